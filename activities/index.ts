@@ -1,0 +1,10 @@
+/** Every activity the gateway worker registers, built from explicit dependencies. */
+import { createChargeActivities, type ChargeActivityDeps } from './charges';
+
+export type ActivityDeps = ChargeActivityDeps;
+
+export function createActivities(deps: ActivityDeps) {
+  return { ...createChargeActivities(deps) };
+}
+
+export type Activities = ReturnType<typeof createActivities>;

@@ -1,0 +1,70 @@
+/** Builds the Express app from explicit dependencies (tests pass real ones on test ports). */
+import express from 'express';
+import passport from 'passport';
+import type { Sequelize } from 'sequelize';
+import type { Client } from '@temporalio/client';
+import type { Logger } from 'pino';
+import { parseKey } from '../core/crypto/secretBox';
+import { ClientCredentialsStrategy, CLIENT_CREDENTIALS } from './auth/clientCredentials';
+import { errorHandler, notFoundHandler } from './errors/errorHandler';
+import { healthRouter } from './health/router';
+import { IdempotencyService } from './idempotency/idempotencyService';
+import { jsonBody, requireJsonContentType } from './middleware/jsonBody';
+import { traceId } from './middleware/traceId';
+import { providerCallbackRouter } from './providerCallbacks/router';
+import { ProviderCallbackService } from './providerCallbacks/service';
+import { legacyDeprecation, sellersRouter } from './sellers/router';
+import { SellerPixService } from './sellers/pix/service';
+
+export interface ApiDeps {
+  sequelize: Sequelize;
+  temporal: Client;
+  taskQueue: string;
+  logger: Logger;
+  credentialsEncryptionKey: string;
+  providerCallbackSecret: string;
+  defaultFee: { bps: number; fixedCents: number };
+  defaultChargeTtlSeconds: number;
+  idempotencyTtlHours: number;
+}
+
+export function createApp(deps: ApiDeps): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+
+  const auth = new passport.Passport();
+  auth.use(new ClientCredentialsStrategy(parseKey(deps.credentialsEncryptionKey)));
+  const authenticate = auth.authenticate(CLIENT_CREDENTIALS, { session: false });
+
+  const idempotency = new IdempotencyService(deps.sequelize, { ttlHours: deps.idempotencyTtlHours });
+  const sellerPix = new SellerPixService({
+    sequelize: deps.sequelize,
+    temporal: deps.temporal,
+    taskQueue: deps.taskQueue,
+    idempotency,
+    defaultFee: deps.defaultFee,
+    defaultChargeTtlSeconds: deps.defaultChargeTtlSeconds,
+  });
+
+  app.use(traceId);
+  app.use(auth.initialize());
+  app.use(requireJsonContentType);
+  app.use(jsonBody);
+
+  app.use(healthRouter({ sequelize: deps.sequelize, temporal: deps.temporal }));
+  app.use(
+    '/webhooks/pix-gateway',
+    providerCallbackRouter({
+      service: new ProviderCallbackService({ sequelize: deps.sequelize, temporal: deps.temporal, taskQueue: deps.taskQueue }),
+      callbackSecret: deps.providerCallbackSecret,
+    }),
+  );
+  const sellers = sellersRouter({ authenticate, sellerPix });
+  app.use('/sellers', sellers);
+  app.use('/rifeiro', legacyDeprecation, sellers);
+
+  app.use(notFoundHandler);
+  app.use(errorHandler(deps.logger));
+  return app;
+}

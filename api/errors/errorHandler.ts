@@ -1,0 +1,36 @@
+/**
+ * The one error envelope: {error: {code, message, details, traceId}}. Unknown errors are logged
+ * with the trace id and answered as INTERNAL_ERROR without any internal detail.
+ */
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { Logger } from 'pino';
+import { ApiError } from './apiError';
+
+export function envelope(err: ApiError, traceId: string) {
+  return { error: { code: err.code, message: err.message, details: err.details, traceId } };
+}
+
+export const notFoundHandler: RequestHandler = (req, _res, next) => {
+  next(new ApiError(404, 'NOT_FOUND', `no route for ${req.method} ${req.path}`));
+};
+
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const traceId = res.locals.traceId as string;
+    let apiError: ApiError;
+    if (err instanceof ApiError) {
+      apiError = err;
+    } else if (err?.type === 'entity.parse.failed') {
+      apiError = new ApiError(400, 'VALIDATION_ERROR', 'request body is not valid JSON');
+    } else if (err?.type === 'entity.too.large') {
+      apiError = new ApiError(413, 'PAYLOAD_TOO_LARGE', 'request body is too large');
+    } else if (typeof err?.status === 'number' && err.status >= 400 && err.status < 500) {
+      apiError = new ApiError(400, 'VALIDATION_ERROR', 'request could not be read');
+    } else {
+      logger.error({ traceId, err: { message: err?.message, name: err?.name, stack: err?.stack }, path: req.path }, 'unhandled error');
+      apiError = new ApiError(500, 'INTERNAL_ERROR', 'internal error; quote the traceId to support');
+    }
+    if (apiError.status >= 500 && err instanceof ApiError) logger.warn({ traceId, code: apiError.code }, apiError.message);
+    res.status(apiError.status).json(envelope(apiError, traceId));
+  };
+}

@@ -1,0 +1,50 @@
+/**
+ * POST /webhooks/pix-gateway: payment callbacks from the Pix provider, authenticated by the
+ * provider's HMAC signature over the raw body (not by client credentials). 200 only once the
+ * event is durable in Temporal, so the provider retries anything we did not take.
+ */
+import { Router, type RequestHandler } from 'express';
+import { z } from 'zod';
+import { verifyProviderCallbackSignature } from '../../core/pix/providerSignature';
+import { PROVIDER_CALLBACK_SIGNATURE_HEADER, PROVIDER_CALLBACK_TIMESTAMP_HEADER, type ProviderCallback } from '../../core/provider';
+import { errors } from '../errors/apiError';
+import { parseOrThrow } from '../validation/validate';
+import type { ProviderCallbackService } from './service';
+
+const callbackSchema = z.object({
+  eventId: z.string().min(1).max(200),
+  type: z.string().min(1).max(100),
+  occurredAt: z.string(),
+  charge: z
+    .object({
+      id: z.string().min(1).max(200),
+      status: z.string(),
+      amountCents: z.number().int().positive(),
+      endToEndId: z.string().nullable(),
+      paidAt: z.string().nullable(),
+      payer: z.record(z.string(), z.unknown()).nullable(),
+    })
+    .passthrough(),
+});
+
+export function providerCallbackRouter(deps: { service: ProviderCallbackService; callbackSecret: string }): Router {
+  const router = Router();
+  const receive: RequestHandler = async (req, res) => {
+    const ok = verifyProviderCallbackSignature(
+      req.rawBody ?? Buffer.alloc(0),
+      req.header(PROVIDER_CALLBACK_TIMESTAMP_HEADER),
+      req.header(PROVIDER_CALLBACK_SIGNATURE_HEADER),
+      deps.callbackSecret,
+      Date.now(),
+    );
+    if (!ok) throw errors.invalidSignature();
+    const event = parseOrThrow(callbackSchema, req.body, 'callback body') as unknown as ProviderCallback;
+    const outcome = await deps.service.handle(event);
+    res.json({ received: true, outcome });
+  };
+  router.post('/', receive);
+  router.get('/health', (_req, res) => {
+    res.json({ ok: true, timestamp: new Date().toISOString() });
+  });
+  return router;
+}

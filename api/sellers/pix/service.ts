@@ -1,0 +1,175 @@
+/**
+ * Seller Pix charges. The API never talks to the provider: a new charge is a ChargeLifecycle
+ * workflow started with Update-With-Start, whose update answers once the Pix payload is issued
+ * and the charge row committed, so the 201 and the durable state agree.
+ */
+import crypto from 'node:crypto';
+import { Op, type Sequelize } from 'sequelize';
+import {
+  WithStartWorkflowOperation,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowUpdateFailedError,
+  ApplicationFailure,
+  type Client,
+} from '@temporalio/client';
+import type { chargeLifecycle } from '../../../workflows/charge/chargeLifecycle';
+import { issuePixUpdate, chargeWorkflowId } from '../../../workflows/charge/definitions';
+import { ChargeFailureTypes, type ChargeLifecycleInput } from '../../../workflows/charge/types';
+import { BusinessStatusKey, MerchantIdKey } from '../../../workflows/searchAttributes';
+import { computeFee } from '../../../core/money';
+import { allocateSplits } from '../../../core/splits';
+import { Charge, Merchant } from '../../../db/models';
+import { presentChargeRow } from '../../../db/queries/sellerChargeView';
+import { ApiError, errors } from '../../errors/apiError';
+import { fingerprint, IdempotencyService } from '../../idempotency/idempotencyService';
+import { MAX_CHARGE_TTL_DAYS, type CreateSellerPixBody } from './schema';
+
+export interface SellerPixServiceDeps {
+  sequelize: Sequelize;
+  temporal: Client;
+  taskQueue: string;
+  idempotency: IdempotencyService;
+  defaultFee: { bps: number; fixedCents: number };
+  defaultChargeTtlSeconds: number;
+  now?: () => Date;
+}
+
+const IDEMPOTENCY_SCOPE = 'POST /sellers/pix';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export class SellerPixService {
+  constructor(private readonly deps: SellerPixServiceDeps) {}
+
+  async create(merchant: Merchant, body: CreateSellerPixBody, idempotencyKey: string | undefined): Promise<{ status: number; body: unknown; replay: boolean }> {
+    const input = await this.buildInput(merchant, body, crypto.randomUUID(), idempotencyKey ?? null);
+    if (!idempotencyKey) {
+      return { status: 201, body: await this.issue(input, false), replay: false };
+    }
+    const keyRef = { merchantId: merchant.id, scope: IDEMPOTENCY_SCOPE, key: idempotencyKey };
+    const claim = await this.deps.idempotency.claim({ ...keyRef, requestHash: fingerprint(body), newResourceId: input.chargeId });
+    if (claim.kind === 'replay') return { status: claim.status, body: claim.body, replay: true };
+    try {
+      const view = await this.issue({ ...input, chargeId: claim.resourceId }, claim.takenOver);
+      await this.deps.idempotency.complete({ ...keyRef, status: 201, body: view });
+      return { status: 201, body: view, replay: false };
+    } catch (err) {
+      // Nothing was created when the provider refused or failed: free the key for a retry.
+      // Any other failure keeps the claim, so a retry resumes the same charge id, never a second charge.
+      if (err instanceof ApiError && err.status === 502) await this.deps.idempotency.release(keyRef);
+      throw err;
+    }
+  }
+
+  async findForMerchant(merchantId: string, lookup: string): Promise<Record<string, unknown>> {
+    const candidates: Record<string, string>[] = [
+      { externalRef: lookup },
+      { providerChargeId: lookup },
+      { pixTxid: lookup },
+      { endToEndId: lookup },
+    ];
+    if (UUID.test(lookup)) candidates.unshift({ id: lookup });
+    const charge = await Charge.findOne({
+      where: { merchantId, [Op.or]: candidates },
+      order: [['createdAt', 'DESC']],
+    });
+    if (!charge) throw errors.notFound('Pix charge');
+    return presentChargeRow(charge);
+  }
+
+  private async buildInput(merchant: Merchant, body: CreateSellerPixBody, chargeId: string, idempotencyKey: string | null): Promise<ChargeLifecycleInput> {
+    const now = this.deps.now?.() ?? new Date();
+    const expiresAt = body.expiresAt ? new Date(body.expiresAt) : new Date(now.getTime() + this.deps.defaultChargeTtlSeconds * 1000);
+    if (expiresAt.getTime() < now.getTime() + 60_000 || expiresAt.getTime() > now.getTime() + MAX_CHARGE_TTL_DAYS * 86_400_000) {
+      throw errors.validation('request body is invalid', {
+        fields: [{ field: 'expiresAt', message: `must be between 1 minute and ${MAX_CHARGE_TTL_DAYS} days from now` }],
+      });
+    }
+    const feeCents = computeFee(body.amountCents, {
+      bps: merchant.pixFeeBps ?? this.deps.defaultFee.bps,
+      fixedCents: merchant.pixFeeFixedCents ?? this.deps.defaultFee.fixedCents,
+    });
+    const splits = await this.validateSplits(merchant, body, feeCents);
+    return {
+      chargeId,
+      merchantId: merchant.id,
+      amountCents: body.amountCents,
+      feeCents,
+      description: body.description ?? null,
+      externalRef: body.externalRef ?? null,
+      metadata: body.metadata ?? null,
+      splits,
+      expiresAt: expiresAt.toISOString(),
+      idempotencyKey,
+      webhook: null,
+    };
+  }
+
+  private async validateSplits(merchant: Merchant, body: CreateSellerPixBody, feeCents: number) {
+    const requested = body.splits ?? [];
+    if (requested.length === 0) return [];
+    const fields: { field: string; message: string }[] = [];
+    const seen = new Set<string>();
+    requested.forEach((s, i) => {
+      if (s.merchantId === merchant.id) fields.push({ field: `splits.${i}.merchantId`, message: 'a split cannot go to the charge owner' });
+      if (seen.has(s.merchantId)) fields.push({ field: `splits.${i}.merchantId`, message: 'merchant appears in more than one split' });
+      seen.add(s.merchantId);
+    });
+    const found = await Merchant.findAll({ where: { id: [...seen], active: true }, attributes: ['id'] });
+    const known = new Set(found.map((m) => m.id));
+    requested.forEach((s, i) => {
+      if (!known.has(s.merchantId)) fields.push({ field: `splits.${i}.merchantId`, message: 'no active merchant with this id' });
+    });
+    const allocation = allocateSplits(body.amountCents, feeCents, requested);
+    if (!allocation.ok) {
+      for (const p of allocation.problems) fields.push({ field: p.index >= 0 ? `splits.${p.index}.${p.field}` : p.field, message: p.message });
+    }
+    if (fields.length > 0 || !allocation.ok) throw errors.validation('request body is invalid', { fields });
+    return allocation.allocations;
+  }
+
+  /** Starts the workflow and waits for the issue update; maps workflow failures to API errors. */
+  private async issue(input: ChargeLifecycleInput, resuming: boolean): Promise<Record<string, unknown>> {
+    const workflowId = chargeWorkflowId(input.chargeId);
+    try {
+      if (resuming) {
+        const existing = await Charge.findByPk(input.chargeId);
+        if (existing) return presentChargeRow(existing);
+      }
+      const start = new WithStartWorkflowOperation<typeof chargeLifecycle>('chargeLifecycle', {
+        workflowId,
+        taskQueue: this.deps.taskQueue,
+        args: [input],
+        workflowIdConflictPolicy: 'FAIL',
+        typedSearchAttributes: [
+          { key: MerchantIdKey, value: input.merchantId },
+          { key: BusinessStatusKey, value: 'ISSUING' },
+        ],
+      });
+      try {
+        await this.deps.temporal.workflow.executeUpdateWithStart(issuePixUpdate, { startWorkflowOperation: start });
+      } catch (err) {
+        // A previous holder of this idempotency key started the workflow and died: join it.
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+        await this.deps.temporal.workflow.getHandle(workflowId).executeUpdate(issuePixUpdate);
+      }
+    } catch (err) {
+      throw mapIssueError(err);
+    }
+    const charge = await Charge.findByPk(input.chargeId);
+    if (!charge) throw new Error(`charge ${input.chargeId} issued but not stored`);
+    return presentChargeRow(charge);
+  }
+}
+
+function mapIssueError(err: unknown): unknown {
+  if (err instanceof ApiError) return err;
+  if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
+    if (err.cause.type === ChargeFailureTypes.pixNotIssued) return errors.pixNotIssued();
+    if (err.cause.type === ChargeFailureTypes.providerRejected) return errors.providerError('the Pix provider refused to issue the charge; no charge was created');
+    return errors.providerError('the Pix provider is unavailable; no charge was created, retry later');
+  }
+  if ((err as { name?: string })?.name === 'ServiceError' || (err as { code?: number })?.code === 14) {
+    return errors.unavailable('the workflow service is unavailable; retry with the same idempotency key');
+  }
+  return err;
+}

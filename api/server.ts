@@ -1,0 +1,43 @@
+/** API process entry point (started by `npm start`). */
+import { Client, Connection } from '@temporalio/client';
+import { loadConfig } from '../config';
+import { createLogger } from '../core/logger';
+import { runMigrations } from '../db/migrator';
+import { createSequelize } from '../db/sequelize';
+import { createApp } from './app';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger('api');
+  const sequelize = createSequelize(config.databaseUrl);
+  await runMigrations(sequelize);
+  const connection = await Connection.connect({ address: config.temporal.address });
+  const temporal = new Client({ connection, namespace: config.temporal.namespace });
+  const app = createApp({
+    sequelize,
+    temporal,
+    taskQueue: config.temporal.taskQueue,
+    logger,
+    credentialsEncryptionKey: config.credentialsEncryptionKey,
+    providerCallbackSecret: config.provider.callbackSecret,
+    defaultFee: { bps: config.defaultPixFeeBps, fixedCents: config.defaultPixFeeFixedCents },
+    defaultChargeTtlSeconds: config.defaultChargeTtlSeconds,
+    idempotencyTtlHours: config.idempotencyTtlHours,
+  });
+  const server = app.listen(config.port, config.host, () => logger.info({ port: config.port, host: config.host }, 'api listening'));
+  const stop = () => {
+    server.close(async () => {
+      await connection.close();
+      await sequelize.close();
+      process.exit(0);
+    });
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+main().catch((err) => {
+  // eslint-disable-next-line no-console
+  console.error('api failed to start:', err instanceof Error ? err.message : err);
+  process.exit(1);
+});

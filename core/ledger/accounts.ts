@@ -1,0 +1,32 @@
+/** Ledger account codes. One place names them, so postings and balance reads agree. */
+export const accounts = {
+  merchantAvailable: (merchantId: string) => `merchant:${merchantId}:available`,
+  merchantReserved: (merchantId: string) => `merchant:${merchantId}:reserved`,
+  platformFees: 'platform:fees',
+  /** Money received from Pix payers through the provider (contra account, goes negative). */
+  pixPayins: 'external:pix_payins',
+  /** Money sent out through the provider (contra account). */
+  providerClearing: 'external:provider_clearing',
+} as const;
+
+export interface AccountSpec {
+  code: string;
+  kind: 'MERCHANT_AVAILABLE' | 'MERCHANT_RESERVED' | 'PLATFORM_FEES' | 'EXTERNAL';
+  merchantId: string | null;
+  allowNegative: boolean;
+}
+
+export function describeAccount(code: string): AccountSpec {
+  const merchant = /^merchant:([0-9a-f-]{36}):(available|reserved)$/.exec(code);
+  if (merchant) {
+    return {
+      code,
+      kind: merchant[2] === 'available' ? 'MERCHANT_AVAILABLE' : 'MERCHANT_RESERVED',
+      merchantId: merchant[1],
+      allowNegative: false,
+    };
+  }
+  if (code === accounts.platformFees) return { code, kind: 'PLATFORM_FEES', merchantId: null, allowNegative: false };
+  if (code.startsWith('external:')) return { code, kind: 'EXTERNAL', merchantId: null, allowNegative: true };
+  throw new Error(`unknown ledger account code ${code}`);
+}

@@ -1,0 +1,30 @@
+/**
+ * Versioned migrations with umzug, recorded in the SequelizeMeta table. The list is explicit
+ * (not a glob) so the same code runs from TypeScript sources and from compiled output.
+ */
+import { Umzug, SequelizeStorage, type MigrationParams } from 'umzug';
+import type { Sequelize } from 'sequelize';
+import { initialSchema } from './migrations/0001_initial';
+
+export interface Migration {
+  name: string;
+  up: (params: MigrationParams<Sequelize>) => Promise<void>;
+}
+
+const migrations: Migration[] = [initialSchema];
+
+export async function runMigrations(sequelize: Sequelize): Promise<string[]> {
+  const umzug = new Umzug<Sequelize>({
+    migrations: migrations.map((m) => ({ name: m.name, up: m.up })),
+    context: sequelize,
+    storage: new SequelizeStorage({ sequelize }),
+    logger: undefined,
+  });
+  // Two processes (api and worker) may start together: serialise migrations with a
+  // transaction-scoped advisory lock (released at commit, whichever pool connection ran it).
+  return sequelize.transaction(async (transaction) => {
+    await sequelize.query('SELECT pg_advisory_xact_lock(727001)', { transaction });
+    const applied = await umzug.up();
+    return applied.map((m) => m.name);
+  });
+}

@@ -1,0 +1,67 @@
+import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+
+export type ChargeStatus = 'PENDING' | 'PAID' | 'EXPIRED' | 'CANCELLED';
+
+export interface StoredPix {
+  qrCode: string;
+  copyPaste: string;
+  expiresAt: string;
+}
+
+export class Charge extends Model<InferAttributes<Charge>, InferCreationAttributes<Charge>> {
+  declare id: string;
+  declare merchantId: string;
+  // BIGINT comes back from pg as a string; the getter keeps callers on plain integers.
+  declare amountCents: number;
+  declare feeCents: number;
+  declare currency: CreationOptional<string>;
+  declare method: CreationOptional<string>;
+  declare status: ChargeStatus;
+  declare description: string | null;
+  declare externalRef: string | null;
+  declare metadata: Record<string, unknown> | null;
+  declare pix: StoredPix | null;
+  declare payerSnapshot: Record<string, unknown> | null;
+  declare providerChargeId: string | null;
+  declare pixTxid: string | null;
+  declare endToEndId: string | null;
+  declare idempotencyKey: string | null;
+  declare expiresAt: Date;
+  declare paidAt: Date | null;
+  declare expiredAt: Date | null;
+  declare cancelledAt: Date | null;
+  declare paidAfterExpiry: CreationOptional<boolean>;
+  declare createdAt: CreationOptional<Date>;
+  declare updatedAt: CreationOptional<Date>;
+
+  static initModel(sequelize: Sequelize): void {
+    Charge.init(
+      {
+        id: { type: DataTypes.UUID, primaryKey: true },
+        merchantId: { type: DataTypes.UUID, allowNull: false },
+        amountCents: { type: DataTypes.BIGINT, allowNull: false, get() { return Number(this.getDataValue('amountCents')); } },
+        feeCents: { type: DataTypes.BIGINT, allowNull: false, get() { return Number(this.getDataValue('feeCents')); } },
+        currency: { type: DataTypes.TEXT, defaultValue: 'BRL' },
+        method: { type: DataTypes.TEXT, defaultValue: 'PIX' },
+        status: { type: DataTypes.TEXT, allowNull: false },
+        description: DataTypes.TEXT,
+        externalRef: DataTypes.TEXT,
+        metadata: DataTypes.JSONB,
+        pix: DataTypes.JSONB,
+        payerSnapshot: DataTypes.JSONB,
+        providerChargeId: DataTypes.TEXT,
+        pixTxid: DataTypes.TEXT,
+        endToEndId: DataTypes.TEXT,
+        idempotencyKey: DataTypes.TEXT,
+        expiresAt: { type: DataTypes.DATE, allowNull: false },
+        paidAt: DataTypes.DATE,
+        expiredAt: DataTypes.DATE,
+        cancelledAt: DataTypes.DATE,
+        paidAfterExpiry: { type: DataTypes.BOOLEAN, defaultValue: false },
+        createdAt: DataTypes.DATE,
+        updatedAt: DataTypes.DATE,
+      },
+      { sequelize, tableName: 'charges' },
+    );
+  }
+}

@@ -1,0 +1,24 @@
+import type { Sequelize } from 'sequelize';
+import { Merchant } from './merchant';
+import { ApiCredential } from './apiCredential';
+import { Charge } from './charge';
+import { ChargeSplit } from './chargeSplit';
+import { IdempotencyRecord } from './idempotencyRecord';
+import { OutboxEvent } from './outboxEvent';
+
+export { Merchant, ApiCredential, Charge, ChargeSplit, IdempotencyRecord, OutboxEvent };
+
+let initialisedFor: Sequelize | null = null;
+
+/** Sequelize models are static classes: bind them once per Sequelize instance. */
+export function initModels(sequelize: Sequelize): void {
+  if (initialisedFor === sequelize) return;
+  Merchant.initModel(sequelize);
+  ApiCredential.initModel(sequelize);
+  Charge.initModel(sequelize);
+  ChargeSplit.initModel(sequelize);
+  IdempotencyRecord.initModel(sequelize);
+  OutboxEvent.initModel(sequelize);
+  Charge.hasMany(ChargeSplit, { foreignKey: 'chargeId', as: 'splits' });
+  initialisedFor = sequelize;
+}

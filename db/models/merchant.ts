@@ -1,0 +1,40 @@
+import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+
+export class Merchant extends Model<InferAttributes<Merchant>, InferCreationAttributes<Merchant>> {
+  declare id: string;
+  declare name: string;
+  declare email: string | null;
+  declare document: string | null;
+  declare documentType: 'CPF' | 'CNPJ' | null;
+  declare type: CreationOptional<'PRODUCER' | 'RIFEIRO'>;
+  declare active: CreationOptional<boolean>;
+  declare payoutsEnabled: CreationOptional<boolean>;
+  declare withdrawalsFrozen: CreationOptional<boolean>;
+  declare pixFeeBps: number | null;
+  declare pixFeeFixedCents: number | null;
+  declare payoutFeeCents: CreationOptional<number>;
+  declare createdAt: CreationOptional<Date>;
+  declare updatedAt: CreationOptional<Date>;
+
+  static initModel(sequelize: Sequelize): void {
+    Merchant.init(
+      {
+        id: { type: DataTypes.UUID, primaryKey: true },
+        name: { type: DataTypes.TEXT, allowNull: false },
+        email: DataTypes.TEXT,
+        document: DataTypes.TEXT,
+        documentType: DataTypes.TEXT,
+        type: { type: DataTypes.TEXT, defaultValue: 'PRODUCER' },
+        active: { type: DataTypes.BOOLEAN, defaultValue: true },
+        payoutsEnabled: { type: DataTypes.BOOLEAN, defaultValue: false },
+        withdrawalsFrozen: { type: DataTypes.BOOLEAN, defaultValue: false },
+        pixFeeBps: DataTypes.INTEGER,
+        pixFeeFixedCents: DataTypes.INTEGER,
+        payoutFeeCents: { type: DataTypes.INTEGER, defaultValue: 0 },
+        createdAt: DataTypes.DATE,
+        updatedAt: DataTypes.DATE,
+      },
+      { sequelize, tableName: 'merchants' },
+    );
+  }
+}

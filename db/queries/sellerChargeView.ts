@@ -1,0 +1,21 @@
+/** Loads a charge with its splits and owner, presented as the seller Pix charge. */
+import type { Transaction } from 'sequelize';
+import { Charge, ChargeSplit, Merchant } from '../models';
+import { presentSellerCharge } from '../../core/presenters/sellerCharge';
+
+export const PLATFORM_INSTITUTION = process.env.PLATFORM_INSTITUTION_NAME ?? 'Gateway Pagamentos IP';
+
+export async function presentChargeRow(charge: Charge, transaction?: Transaction): Promise<Record<string, unknown>> {
+  const [splits, merchant] = await Promise.all([
+    ChargeSplit.findAll({ where: { chargeId: charge.id }, order: [['position', 'ASC']], transaction }),
+    Merchant.findByPk(charge.merchantId, { transaction }),
+  ]);
+  if (!merchant) throw new Error(`merchant ${charge.merchantId} of charge ${charge.id} is missing`);
+  return presentSellerCharge({
+    charge: charge.get({ plain: true }) as never,
+    splits: splits.map((s) => ({ id: s.id, merchantId: s.merchantId, amountCents: s.amountCents, percentage: s.percentage })),
+    merchant,
+    webhook: null,
+    platformInstitution: PLATFORM_INSTITUTION,
+  });
+}

@@ -1,0 +1,63 @@
+/** Runs the Temporal CLI dev server (server + optional Web UI) as a child process. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { searchAttributeRegistrations } from '../../workflows/searchAttributes';
+import { temporalCliPath } from './tools';
+
+export interface TemporalDevServer {
+  address: string;
+  process: ChildProcess;
+  stop: () => Promise<void>;
+}
+
+export async function startTemporalDevServer(opts: {
+  port: number;
+  uiPort?: number;
+  dbFile?: string;
+  logFile?: string;
+}): Promise<TemporalDevServer> {
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--log-level', 'error', '--namespace', 'default'];
+  if (opts.uiPort) args.push('--ui-port', String(opts.uiPort));
+  else args.push('--headless');
+  if (opts.dbFile) {
+    fs.mkdirSync(path.dirname(opts.dbFile), { recursive: true });
+    args.push('--db-filename', opts.dbFile);
+  }
+  for (const sa of searchAttributeRegistrations) args.push('--search-attribute', sa);
+  // Update-With-Start and updates are on by default in server 1.29; set explicitly so an older CLI fails loudly.
+  args.push('--dynamic-config-value', 'frontend.enableExecuteMultiOperation=true');
+  args.push('--dynamic-config-value', 'frontend.enableUpdateWorkflowExecution=true');
+  const out = opts.logFile ? fs.openSync(opts.logFile, 'a') : 'ignore';
+  const child = spawn(temporalCliPath, args, { stdio: ['ignore', out, out] });
+  let exited = false;
+  child.once('exit', () => {
+    exited = true;
+  });
+  const address = `127.0.0.1:${opts.port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (exited) throw new Error(`temporal dev server exited early${opts.logFile ? `; see ${opts.logFile}` : ''}`);
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 1000 });
+      await connection.workflowService.getSystemInfo({});
+      await connection.close();
+      break;
+    } catch {
+      if (Date.now() > deadline) throw new Error('temporal dev server did not become ready in 60 s');
+      await new Promise((r) => setTimeout(r, 300));
+    }
+  }
+  return {
+    address,
+    process: child,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (exited) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+      }),
+  };
+}

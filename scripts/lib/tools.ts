@@ -1,0 +1,11 @@
+/** Paths of the Temporal tooling installed by scripts/ensure-tools.sh (run it first). */
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+
+export const projectRoot = path.resolve(__dirname, '..', '..');
+export const temporalCliPath = path.join(projectRoot, '.tools', 'bin', 'temporal');
+export const temporalTestServerPath = path.join(projectRoot, '.tools', 'temporal-test-server', 'run.sh');
+
+export function ensureTools(which: 'cli' | 'test-server' | 'all' = 'all'): void {
+  execFileSync('bash', [path.join(projectRoot, 'scripts', 'ensure-tools.sh'), which], { stdio: 'inherit' });
+}

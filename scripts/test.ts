@@ -1,0 +1,108 @@
+/**
+ * `npm test`: the whole suite against real infrastructure, nothing installed by hand.
+ *   Temporal tooling (.tools/) → type-check → PostgreSQL (embedded unless DATABASE_URL) with a
+ *   fresh database for this run → Temporal dev server (headless, in memory) → jest.
+ * Extra arguments go to jest (`npm test -- test/unit`). Exits non-zero on any failure.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client as PgClient } from 'pg';
+import { runMigrations } from '../db/migrator';
+import { createSequelize } from '../db/sequelize';
+import { prepareDatabase } from './lib/database';
+import { freePort } from './lib/ports';
+import { startTemporalDevServer } from './lib/temporalDevServer';
+import { ensureTools, projectRoot, temporalCliPath, temporalTestServerPath } from './lib/tools';
+
+function step(msg: string): void {
+  process.stdout.write(`[test] ${msg}\n`);
+}
+
+async function main(): Promise<number> {
+  const started = Date.now();
+  step('checking Temporal tooling (.tools/)...');
+  ensureTools('all');
+
+  step('type-checking (tsc --noEmit)...');
+  const tsc = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '--noEmit', '-p', projectRoot], { stdio: 'inherit' });
+  if (tsc.status !== 0) {
+    step('type-check failed');
+    return 1;
+  }
+
+  const database = `gw_test_${Date.now()}_${process.pid}`;
+  const pgPort = await freePort();
+  step(process.env.DATABASE_URL ? 'using DATABASE_URL for a fresh test database' : `starting embedded PostgreSQL on 127.0.0.1:${pgPort}...`);
+  const db = await prepareDatabase({ database, dataDir: '.data/test-postgres', port: pgPort });
+  const temporalPort = await freePort();
+  let temporal: Awaited<ReturnType<typeof startTemporalDevServer>> | undefined;
+  try {
+    const sequelize = createSequelize(db.url, { poolMax: 2 });
+    await runMigrations(sequelize);
+    await sequelize.close();
+
+    step(`starting Temporal dev server on 127.0.0.1:${temporalPort}...`);
+    const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-test-'));
+    temporal = await startTemporalDevServer({ port: temporalPort, logFile: path.join(logDir, 'temporal.log') });
+
+    const resultsFile = path.join(logDir, 'jest-results.json');
+    step(`infrastructure ready in ${((Date.now() - started) / 1000).toFixed(1)} s; running jest...`);
+    const jest = spawnSync(
+      process.execPath,
+      [require.resolve('jest/bin/jest'), '--json', `--outputFile=${resultsFile}`, ...process.argv.slice(2)],
+      {
+        stdio: 'inherit',
+        cwd: projectRoot,
+        env: {
+          ...process.env,
+          NODE_ENV: 'test',
+          DATABASE_URL: db.url,
+          TEMPORAL_ADDRESS: temporal.address,
+          TEMPORAL_CLI_PATH: temporalCliPath,
+          TEMPORAL_TEST_SERVER_PATH: temporalTestServerPath,
+        },
+      },
+    );
+    const summary = readSummary(resultsFile);
+    step(`finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    // The plain closing line CI reads, whatever the runner.
+    process.stdout.write(`${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped\n`);
+    if (summary.passed + summary.failed === 0) return 1;
+    return jest.status === 0 && summary.failed === 0 ? 0 : 1;
+  } finally {
+    await temporal?.stop();
+    await dropDatabase(db.url, database).catch(() => undefined);
+    await db.stop();
+  }
+}
+
+function readSummary(file: string): { passed: number; failed: number; skipped: number } {
+  try {
+    const r = JSON.parse(fs.readFileSync(file, 'utf8'));
+    return { passed: r.numPassedTests, failed: r.numFailedTests + (r.numRuntimeErrorTestSuites ?? 0), skipped: r.numPendingTests + r.numTodoTests };
+  } catch {
+    return { passed: 0, failed: 1, skipped: 0 };
+  }
+}
+
+async function dropDatabase(url: string, database: string): Promise<void> {
+  const server = new URL(url);
+  server.pathname = '/postgres';
+  const client = new PgClient({ connectionString: server.toString() });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    process.stderr.write(`[test] failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,31 @@
+/**
+ * Builds a Temporal worker that runs every gateway workflow and activity on one task queue.
+ * Dependencies come in from the caller (real ones in production, the same real ones with a
+ * test task queue in integration tests).
+ */
+import path from 'node:path';
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { createActivities, type ActivityDeps } from '../activities';
+
+export interface GatewayWorkerOptions {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  deps: ActivityDeps;
+  /** A prebuilt workflow bundle (tests share one across workers to save start-up time). */
+  workflowBundle?: WorkerOptions['workflowBundle'];
+  maxConcurrentActivityTaskExecutions?: number;
+}
+
+export const workflowsPath = path.join(__dirname, '..', 'workflows');
+
+export async function createGatewayWorker(opts: GatewayWorkerOptions): Promise<Worker> {
+  return Worker.create({
+    connection: opts.connection,
+    namespace: opts.namespace,
+    taskQueue: opts.taskQueue,
+    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: require.resolve(workflowsPath) }),
+    activities: createActivities(opts.deps),
+    maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivityTaskExecutions ?? 100,
+  });
+}

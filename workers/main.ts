@@ -1,0 +1,40 @@
+/** Worker process entry point: `node dist/workers/main.js` (started by `npm start`). */
+import { NativeConnection } from '@temporalio/worker';
+import { loadConfig } from '../config';
+import { createSequelize } from '../db/sequelize';
+import { runMigrations } from '../db/migrator';
+import { HttpPixProvider } from '../activities/provider/httpPixProvider';
+import { createLogger } from '../core/logger';
+import { createGatewayWorker } from './createWorker';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger('worker');
+  const sequelize = createSequelize(config.databaseUrl, { poolMax: 20 });
+  await runMigrations(sequelize);
+  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const worker = await createGatewayWorker({
+    connection,
+    namespace: config.temporal.namespace,
+    taskQueue: config.temporal.taskQueue,
+    deps: {
+      sequelize,
+      provider: new HttpPixProvider({ baseUrl: config.provider.baseUrl, apiKey: config.provider.apiKey, timeoutMs: config.provider.timeoutMs }),
+      providerCallbackUrl: `${config.publicBaseUrl}/webhooks/pix-gateway`,
+    },
+  });
+  logger.info({ taskQueue: config.temporal.taskQueue }, 'worker started');
+  const stop = () => worker.shutdown();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  await worker.run();
+  await connection.close();
+  await sequelize.close();
+  logger.info('worker stopped');
+}
+
+main().catch((err) => {
+  // eslint-disable-next-line no-console
+  console.error('worker failed:', err instanceof Error ? err.message : err);
+  process.exit(1);
+});

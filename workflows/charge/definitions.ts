@@ -1,0 +1,14 @@
+/** Messages of ChargeLifecycle, defined once and shared by the workflow and the API. */
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { ChargePhase, IssuedCharge, PaymentConfirmation } from './types';
+
+/** Update-With-Start target: answers once the Pix payload exists (or fails with the reason). */
+export const issuePixUpdate = defineUpdate<IssuedCharge>('issuePix');
+/** The provider confirmed a payment (sent by the provider callback route). */
+export const paymentConfirmedSignal = defineSignal<[PaymentConfirmation]>('paymentConfirmed');
+/** Cancels a pending charge and answers with the final status (PAID if a payment won the race). */
+export const cancelChargeUpdate = defineUpdate<ChargePhase, [{ reason: string }]>('cancelCharge');
+export const chargeStatusQuery = defineQuery<ChargePhase>('status');
+
+export const chargeWorkflowId = (chargeId: string) => `charge-${chargeId}`;
+export const latePaymentWorkflowId = (chargeId: string, endToEndId: string) => `charge-late-payment-${chargeId}-${endToEndId}`;

@@ -1,0 +1,55 @@
+/** Data that crosses the workflow boundary for a charge. Plain JSON, no classes. */
+import type { ProviderPayer } from '../../core/provider';
+
+export interface ChargeSplitInput {
+  merchantId: string;
+  amountCents: number;
+  percentage: number;
+}
+
+export interface ChargeLifecycleInput {
+  chargeId: string;
+  merchantId: string;
+  amountCents: number;
+  feeCents: number;
+  description: string | null;
+  externalRef: string | null;
+  metadata: Record<string, unknown> | null;
+  splits: ChargeSplitInput[];
+  expiresAt: string;
+  idempotencyKey: string | null;
+  webhook: { url: string } | null;
+}
+
+/** What the issue update returns: enough for the API to build its 201 without another read. */
+export interface IssuedCharge {
+  chargeId: string;
+  providerChargeId: string;
+  pixTxid: string;
+  copyPaste: string;
+  qrCode: string;
+  expiresAt: string;
+}
+
+export interface PaymentConfirmation {
+  providerChargeId: string;
+  endToEndId: string;
+  amountCents: number;
+  paidAt: string;
+  payer: ProviderPayer | null;
+}
+
+export type ChargePhase = 'ISSUING' | 'PENDING' | 'PAID' | 'EXPIRED' | 'CANCELLED' | 'FAILED';
+
+export interface ChargeOutcome {
+  chargeId: string;
+  status: ChargePhase;
+}
+
+/** ApplicationFailure types the workflow raises to the API (non-retryable). */
+export const ChargeFailureTypes = {
+  providerRejected: 'ProviderRejected',
+  providerUnavailable: 'ProviderUnavailable',
+  pixNotIssued: 'PixNotIssued',
+  notCancellable: 'ChargeNotCancellable',
+} as const;

@@ -1,0 +1,3 @@
+// The worker's workflow bundle entry: every workflow type the gateway runs.
+export { chargeLifecycle } from './charge/chargeLifecycle';
+export { settleLatePayment } from './charge/latePayment';
