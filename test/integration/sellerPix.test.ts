@@ -1,0 +1,332 @@
+/**
+ * POST/GET /sellers/pix through HTTP against the real stack: PostgreSQL, the Temporal dev
+ * server, a worker, and the sandbox provider over HTTP.
+ */
+import crypto from 'node:crypto';
+import { QueryTypes } from 'sequelize';
+import { hasError, parsePix } from 'pix-utils';
+import { Charge, ApiCredential, OutboxEvent } from '../../db/models';
+import { accounts } from '../../core/ledger/accounts';
+import { encryptSecret, parseKey } from '../../core/crypto/secretBox';
+import { signProviderCallback } from '../../core/pix/providerSignature';
+import { chargeWorkflowId } from '../../workflows/charge/definitions';
+import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
+import { assertLedgerInvariant, balance } from '../support/ledger';
+import { waitFor } from '../support/env';
+import type { MerchantCredentials } from '../../db/merchantAdmin';
+
+jest.setTimeout(60_000);
+
+let stack: IntegrationStack;
+let seller: MerchantCredentials;
+let other: MerchantCredentials;
+
+beforeAll(async () => {
+  stack = await startIntegrationStack();
+  seller = await stack.createMerchant({ name: 'Loja Principal', document: '11144477735' });
+  other = await stack.createMerchant({ name: 'Outra Loja' });
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+afterEach(async () => {
+  await fetch(`${stack.sandboxUrl}/sandbox/faults`, { method: 'DELETE' });
+  await assertLedgerInvariant(stack.sequelize);
+});
+
+const key = () => `key-${crypto.randomUUID()}`;
+
+async function createCharge(creds: MerchantCredentials, body: Record<string, unknown> = {}, idem = key()) {
+  return stack.api('POST', '/sellers/pix', { creds, body: { amountCents: 10_000, description: 'Pedido', ...body }, headers: { 'x-idempotency-key': idem } });
+}
+
+async function waitForStatus(id: string, status: string) {
+  return waitFor(async () => {
+    const res = await stack.api('GET', `/sellers/pix/${id}`, { creds: seller });
+    return res.body?.status === status ? res.body : null;
+  }, `charge ${id} to become ${status}`);
+}
+
+describe('client credentials', () => {
+  it('answers 401 CREDENTIALS_REQUIRED without headers, in the envelope with a traceId', async () => {
+    const res = await stack.api('POST', '/sellers/pix', { body: { amountCents: 100 } });
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('CREDENTIALS_REQUIRED');
+    expect(res.body.error.traceId).toBe(res.headers.get('x-trace-id'));
+  });
+
+  it('answers 401 INVALID_CREDENTIALS for a wrong secret or unknown client', async () => {
+    const wrong = await stack.api('GET', '/sellers/pix/x', { creds: { ...seller, clientSecret: 'sk_wrong' } });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.error.code).toBe('INVALID_CREDENTIALS');
+    const unknown = await stack.api('GET', '/sellers/pix/x', { creds: { ...seller, clientId: 'cli_nobody' } });
+    expect(unknown.body.error.code).toBe('INVALID_CREDENTIALS');
+  });
+
+  it('answers 400 MERCHANT_ID_REQUIRED when the credential has no merchant', async () => {
+    const secret = 'sk_orphan_secret';
+    await ApiCredential.create({
+      id: crypto.randomUUID(),
+      merchantId: null,
+      clientId: `cli_orphan_${crypto.randomUUID()}`,
+      secretCiphertext: encryptSecret(secret, parseKey(stack.encryptionKey)),
+      lastUsedAt: null,
+    }).then(async (c) => {
+      const res = await stack.api('GET', '/sellers/pix/x', { creds: { merchantId: '', clientId: c.clientId, clientSecret: secret } });
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('MERCHANT_ID_REQUIRED');
+    });
+  });
+});
+
+describe('POST /sellers/pix validation', () => {
+  it.each([
+    ['missing amount', { description: 'x' }, 'amountCents'],
+    ['zero amount', { amountCents: 0 }, 'amountCents'],
+    ['fractional amount', { amountCents: 10.5 }, 'amountCents'],
+    ['unknown field', { amountCents: 100, surprise: true }, ''],
+    ['long externalRef', { amountCents: 100, externalRef: 'x'.repeat(129) }, 'externalRef'],
+    ['bad expiresAt', { amountCents: 100, expiresAt: 'tomorrow' }, 'expiresAt'],
+    ['expiresAt in the past', { amountCents: 100, expiresAt: '2020-01-01T00:00:00Z' }, 'expiresAt'],
+    ['split to unknown merchant', { amountCents: 100, splits: [{ merchantId: crypto.randomUUID(), amountCents: 10 }] }, 'splits.0.merchantId'],
+  ])('refuses %s with 400 VALIDATION_ERROR and creates nothing', async (_name, body, field) => {
+    const before = await Charge.count();
+    const res = await stack.api('POST', '/sellers/pix', { creds: seller, body, headers: { 'x-idempotency-key': key() } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('VALIDATION_ERROR');
+    expect(res.body.error.traceId).toEqual(expect.any(String));
+    if (field) expect(res.body.error.details.fields.map((f: { field: string }) => f.field)).toContain(field);
+    expect(await Charge.count()).toBe(before);
+  });
+
+  it('refuses malformed JSON and a non-JSON content type', async () => {
+    const malformed = await stack.api('POST', '/sellers/pix', { creds: seller, rawBody: '{"amountCents": ', headers: { 'content-type': 'application/json' } });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.error.code).toBe('VALIDATION_ERROR');
+    const text = await stack.api('POST', '/sellers/pix', { creds: seller, rawBody: 'amountCents=1', headers: { 'content-type': 'text/plain' } });
+    expect(text.status).toBe(400);
+    expect(text.body.error.code).toBe('VALIDATION_ERROR');
+  });
+
+  it('refuses split shares larger than the amount after fees', async () => {
+    const res = await createCharge(seller, { amountCents: 1000, splits: [{ merchantId: other.merchantId, amountCents: 995 }] });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.fields.map((f: { field: string }) => f.field)).toContain('splits');
+  });
+});
+
+describe('a Pix charge from creation to payment', () => {
+  it('creates the charge with a valid BR Code, finds it by every identifier, and settles it once', async () => {
+    const externalRef = `order-${crypto.randomUUID()}`;
+    const created = await createCharge(seller, { amountCents: 12_345, externalRef, metadata: { orderId: 7 } });
+    expect(created.status).toBe(201);
+    const charge = created.body;
+    expect(charge).toMatchObject({ status: 'PENDING', amountCents: 12_345, externalRef, splits: [], payer: null });
+    expect(charge.beneficiary).toMatchObject({ id: seller.merchantId, name: 'Loja Principal', account: { type: 'PAYMENT' } });
+    const parsed = parsePix(charge.pix.copyPaste);
+    expect(hasError(parsed)).toBe(false);
+    expect(Buffer.from(charge.pix.qrCode, 'base64').subarray(1, 4).toString()).toBe('PNG');
+
+    const row = await Charge.findByPk(charge.id);
+    expect(row?.status).toBe('PENDING');
+    for (const lookup of [charge.id, externalRef, row!.providerChargeId!, row!.pixTxid!]) {
+      const found = await stack.api('GET', `/sellers/pix/${encodeURIComponent(lookup)}`, { creds: seller });
+      expect(found.status).toBe(200);
+      expect(found.body.id).toBe(charge.id);
+    }
+    const foreign = await stack.api('GET', `/sellers/pix/${charge.id}`, { creds: other });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.error.code).toBe('NOT_FOUND');
+
+    const merchantBefore = await balance(stack.sequelize, accounts.merchantAvailable(seller.merchantId));
+    const feesBefore = await balance(stack.sequelize, accounts.platformFees);
+    expect((await stack.pay(charge.id)).status).toBe(200);
+    const paid = await waitForStatus(charge.id, 'PAID');
+    expect(paid.payer).toMatchObject({ name: 'Pagador Sandbox', documentType: 'CPF' });
+    expect(paid.endToEndId).toMatch(/^E\d{8}\d{12}[A-Za-z0-9]{11}$/);
+    const byE2e = await stack.api('GET', `/sellers/pix/${paid.endToEndId}`, { creds: seller });
+    expect(byE2e.body.id).toBe(charge.id);
+
+    // Fee: 1% of 12,345 = 123.45 → 123 cents (half up); merchant gets the rest.
+    expect(await balance(stack.sequelize, accounts.merchantAvailable(seller.merchantId))).toBe(merchantBefore + 12_345 - 123);
+    expect(await balance(stack.sequelize, accounts.platformFees)).toBe(feesBefore + 123);
+
+    // The provider repeats its callback: nothing moves twice.
+    const resend = await fetch(`${stack.sandboxUrl}/sandbox/charges/${row!.providerChargeId}/resend-callback`, { method: 'POST' });
+    expect(resend.status).toBeLessThan(300);
+    // Wait until the sandbox has delivered the repeated callback and our route answered 2xx.
+    await waitFor(
+      async () => stack.sandbox.state.callbacks.filter((c) => c.chargeId === row!.providerChargeId && c.delivered).length >= 2,
+      'the repeated callback to be delivered',
+    );
+    expect(await balance(stack.sequelize, accounts.merchantAvailable(seller.merchantId))).toBe(merchantBefore + 12_345 - 123);
+    const [txCount] = await stack.sequelize.query<{ n: number }>(`SELECT count(*)::int AS n FROM ledger_transactions WHERE movement_key = :k`, {
+      replacements: { k: `charge-paid:${charge.id}` },
+      type: QueryTypes.SELECT,
+    });
+    expect(txCount.n).toBe(1);
+
+    const events = await OutboxEvent.findAll({ where: { aggregateId: charge.id }, order: [['createdAt', 'ASC']] });
+    expect(events.map((e) => e.type)).toEqual(['charge.created', 'charge.paid']);
+    expect(events[1].payload).toMatchObject({ id: charge.id, status: 'PAID' });
+
+    const desc = await stack.temporal.workflow.getHandle(chargeWorkflowId(charge.id)).describe();
+    expect(desc.status.name).toBe('COMPLETED');
+  });
+
+  it('credits split merchants from the paid amount', async () => {
+    const third = await stack.createMerchant({ name: 'Terceira' });
+    const otherBefore = await balance(stack.sequelize, accounts.merchantAvailable(other.merchantId));
+    const sellerBefore = await balance(stack.sequelize, accounts.merchantAvailable(seller.merchantId));
+    const created = await createCharge(seller, {
+      amountCents: 10_000,
+      splits: [
+        { merchantId: other.merchantId, percentage: 30 },
+        { merchantId: third.merchantId, amountCents: 1_000 },
+      ],
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.splits).toEqual([
+      expect.objectContaining({ merchantId: other.merchantId, amountCents: 3_000, percentage: 30 }),
+      expect.objectContaining({ merchantId: third.merchantId, amountCents: 1_000, percentage: 10 }),
+    ]);
+    await stack.pay(created.body.id);
+    await waitForStatus(created.body.id, 'PAID');
+    expect(await balance(stack.sequelize, accounts.merchantAvailable(other.merchantId))).toBe(otherBefore + 3_000);
+    expect(await balance(stack.sequelize, accounts.merchantAvailable(third.merchantId))).toBe(1_000);
+    // 10,000 − 1% fee (100) − 3,000 − 1,000
+    expect(await balance(stack.sequelize, accounts.merchantAvailable(seller.merchantId))).toBe(sellerBefore + 5_900);
+  });
+});
+
+describe('idempotency of POST /sellers/pix', () => {
+  it('replays the same charge for the same key and payload, and refuses another payload', async () => {
+    const idem = key();
+    const first = await createCharge(seller, { amountCents: 500 }, idem);
+    const again = await createCharge(seller, { amountCents: 500 }, idem);
+    expect(again.status).toBe(201);
+    expect(again.body.id).toBe(first.body.id);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    const conflict = await createCharge(seller, { amountCents: 501 }, idem);
+    expect(conflict.status).toBe(409);
+    expect(conflict.body.error.code).toBe('DUPLICATE_IDEMPOTENCY_KEY');
+    expect(await Charge.count({ where: { idempotencyKey: idem } })).toBe(1);
+  });
+
+  it('scopes keys per merchant', async () => {
+    const idem = key();
+    const mine = await createCharge(seller, { amountCents: 700 }, idem);
+    const theirs = await createCharge(other, { amountCents: 700 }, idem);
+    expect(theirs.status).toBe(201);
+    expect(theirs.body.id).not.toBe(mine.body.id);
+  });
+
+  it('makes one charge from ten concurrent requests with one key', async () => {
+    const idem = key();
+    const results = await Promise.all(Array.from({ length: 10 }, () => createCharge(seller, { amountCents: 900 }, idem)));
+    expect(results.map((r) => r.status)).toEqual(Array(10).fill(201));
+    expect(new Set(results.map((r) => r.body.id)).size).toBe(1);
+    expect(await Charge.count({ where: { idempotencyKey: idem } })).toBe(1);
+  });
+});
+
+describe('provider failures while issuing', () => {
+  it('answers 502 PROVIDER_ERROR, stores no charge, and lets the same key succeed later', async () => {
+    await fetch(`${stack.sandboxUrl}/sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ errorRate: 1 }) });
+    const idem = key();
+    const before = await Charge.count();
+    const failed = await createCharge(seller, { amountCents: 4_200 }, idem);
+    expect(failed.status).toBe(502);
+    expect(failed.body.error.code).toBe('PROVIDER_ERROR');
+    expect(await Charge.count()).toBe(before);
+
+    await fetch(`${stack.sandboxUrl}/sandbox/faults`, { method: 'DELETE' });
+    const retried = await createCharge(seller, { amountCents: 4_200 }, idem);
+    expect(retried.status).toBe(201);
+    expect(await Charge.count()).toBe(before + 1);
+  });
+});
+
+describe('cancel and late payment', () => {
+  it('cancelling the workflow (as from the Web UI) closes the charge at the provider and marks it CANCELLED', async () => {
+    const created = await createCharge(seller, { amountCents: 3_000 });
+    await stack.temporal.workflow.getHandle(chargeWorkflowId(created.body.id)).cancel();
+    const cancelled = await waitForStatus(created.body.id, 'CANCELLED');
+    expect(cancelled.paidAt).toBeNull();
+    const pay = await stack.pay(created.body.id);
+    expect(pay.status).toBe(409); // the provider no longer takes payments for it
+    const events = await OutboxEvent.findAll({ where: { aggregateId: created.body.id } });
+    expect(events.map((e) => e.type).sort()).toEqual(['charge.cancelled', 'charge.created']);
+  });
+
+  it('credits a payment the provider confirms after the charge was closed, flagged paidAfterExpiry', async () => {
+    const created = await createCharge(seller, { amountCents: 2_500 });
+    await stack.temporal.workflow.getHandle(chargeWorkflowId(created.body.id)).cancel();
+    await waitForStatus(created.body.id, 'CANCELLED');
+    const row = await Charge.findByPk(created.body.id);
+    const sellerBefore = await balance(stack.sequelize, accounts.merchantAvailable(seller.merchantId));
+    const body = JSON.stringify({
+      eventId: `evt_late_${crypto.randomUUID()}`,
+      type: 'charge.paid',
+      occurredAt: new Date().toISOString(),
+      charge: {
+        id: row!.providerChargeId,
+        reference: row!.id,
+        status: 'PAID',
+        amountCents: 2_500,
+        endToEndId: 'E99999999202611220000LATEPAYMENT',
+        paidAt: new Date().toISOString(),
+        payer: { name: 'Pagador Atrasado', document: '52998224725', documentType: 'CPF', email: null, phone: null, institution: 'Banco', ispb: '99999999', agency: '1', account: '2' },
+      },
+    });
+    const ts = Date.now();
+    const res = await fetch(`${stack.apiUrl}/webhooks/pix-gateway`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-provider-timestamp': String(ts), 'x-provider-signature': signProviderCallback(body, ts, stack.callbackSecret) },
+      body,
+    });
+    expect(res.status).toBe(200);
+    expect((await res.json()) as object).toMatchObject({ outcome: 'LATE_PAYMENT' });
+    const paid = await waitForStatus(created.body.id, 'PAID');
+    expect(paid.paidAfterExpiry).toBe(true);
+    expect(await balance(stack.sequelize, accounts.merchantAvailable(seller.merchantId))).toBe(sellerBefore + 2_500 - 25);
+  });
+
+  it('refuses a provider callback with a bad signature', async () => {
+    const body = JSON.stringify({ eventId: 'evt_forged', type: 'charge.paid', occurredAt: new Date().toISOString(), charge: {} });
+    const res = await fetch(`${stack.apiUrl}/webhooks/pix-gateway`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-provider-timestamp': String(Date.now()), 'x-provider-signature': 'a'.repeat(64) },
+      body,
+    });
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('INVALID_SIGNATURE');
+  });
+});
+
+describe('legacy alias, health and unknown routes', () => {
+  it('serves /rifeiro/pix exactly like /sellers/pix, with a Deprecation header', async () => {
+    const created = await stack.api('POST', '/rifeiro/pix', { creds: seller, body: { amountCents: 321 }, headers: { 'x-idempotency-key': key() } });
+    expect(created.status).toBe(201);
+    expect(created.headers.get('deprecation')).toBe('true');
+    const read = await stack.api('GET', `/rifeiro/pix/${created.body.id}`, { creds: seller });
+    expect(read.body.id).toBe(created.body.id);
+  });
+
+  it('reports health and readiness with the spec fields', async () => {
+    const health = await stack.api('GET', '/healthz');
+    expect(health.status).toBe(200);
+    expect(health.body).toMatchObject({ ok: true, timestamp: expect.any(String), buildInfo: expect.objectContaining({ version: expect.any(String), source: expect.any(String) }) });
+    const ready = await stack.api('GET', '/ready');
+    expect(ready.status).toBe(200);
+    expect(ready.body).toMatchObject({ ok: true, database: true, temporal: true, smtp: false });
+  });
+
+  it('answers unknown routes with 404 in the envelope', async () => {
+    const res = await stack.api('GET', '/sellers/nothing-here', { creds: seller });
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('NOT_FOUND');
+  });
+});
