@@ -1,0 +1,149 @@
+/** Charge lifecycle of the sandbox PSP: issue, read (with lazy expiry), close, pay. */
+import type { ProviderCharge, ProviderChargeStatus, ProviderPayer } from '../core/provider';
+import { buildPixBrCode, generateEndToEndId, generateTxid } from '../core/pix/brcode';
+import { randomAlphanumeric } from '../core/pix/random';
+import type { SandboxContext } from './context';
+import { SandboxHttpError } from './errors';
+import { fingerprint, lookupIdempotent } from './idempotency';
+import { SANDBOX_MERCHANT, defaultPayer } from './payer';
+import { qrCodePngBase64 } from './qrPng';
+import type { ChargeRecord } from './state';
+
+export interface IssueChargeInput {
+  reference: string;
+  amountCents: number;
+  description: string | null;
+  expiresAt: string;
+  callbackUrl: string;
+}
+
+export function effectiveStatus(rec: ChargeRecord, now: Date): ProviderChargeStatus {
+  const { status, expiresAt } = rec.charge;
+  return status === 'ACTIVE' && Date.parse(expiresAt) <= now.getTime() ? 'EXPIRED' : status;
+}
+
+/** A copy, so callers can never mutate stored state through a returned object. */
+export function viewCharge(rec: ChargeRecord, now: Date): ProviderCharge {
+  return { ...structuredClone(rec.charge), status: effectiveStatus(rec, now) };
+}
+
+export async function issueCharge(
+  ctx: SandboxContext,
+  idempotencyKey: string,
+  input: IssueChargeInput,
+): Promise<{ charge: ProviderCharge; created: boolean }> {
+  const { state } = ctx;
+  const bodyFingerprint = fingerprint(input);
+  const known = lookupIdempotent(state.chargeIdempotency, idempotencyKey, bodyFingerprint);
+  if (known) return { charge: viewCharge(getChargeRecord(ctx, known), ctx.now()), created: false };
+
+  const now = ctx.now();
+  if (Date.parse(input.expiresAt) <= now.getTime()) {
+    throw new SandboxHttpError(400, 'VALIDATION_ERROR', 'expiresAt must be in the future');
+  }
+  const txid = generateTxid();
+  const copyPaste = buildPixBrCode({
+    pixKey: SANDBOX_MERCHANT.pixKey,
+    merchantName: SANDBOX_MERCHANT.name,
+    merchantCity: SANDBOX_MERCHANT.city,
+    amountCents: input.amountCents,
+    txid,
+  });
+  const qrCodeBase64 = await qrCodePngBase64(copyPaste);
+
+  // Re-check after the await: a concurrent request with the same key may have won meanwhile.
+  // From here to the store there is no await, so the check-and-insert is atomic.
+  const winner = lookupIdempotent(state.chargeIdempotency, idempotencyKey, bodyFingerprint);
+  if (winner) return { charge: viewCharge(getChargeRecord(ctx, winner), ctx.now()), created: false };
+
+  const rec: ChargeRecord = {
+    charge: {
+      id: `sbx_ch_${randomAlphanumeric(24)}`,
+      reference: input.reference,
+      txid,
+      status: 'ACTIVE',
+      amountCents: input.amountCents,
+      copyPaste,
+      qrCodeBase64,
+      expiresAt: new Date(input.expiresAt).toISOString(),
+      createdAt: now.toISOString(),
+      paidAt: null,
+      endToEndId: null,
+      payer: null,
+    },
+    callbackUrl: input.callbackUrl,
+    description: input.description,
+    paidEvent: null,
+  };
+  state.charges.set(rec.charge.id, rec);
+  state.chargeIdempotency.set(idempotencyKey, { fingerprint: bodyFingerprint, resourceId: rec.charge.id });
+  ctx.logger.info({ chargeId: rec.charge.id, reference: input.reference }, 'charge issued');
+  return { charge: viewCharge(rec, now), created: true };
+}
+
+export function getChargeRecord(ctx: SandboxContext, id: string): ChargeRecord {
+  const rec = ctx.state.charges.get(id);
+  if (!rec) throw new SandboxHttpError(404, 'CHARGE_NOT_FOUND', `charge ${id} not found`);
+  return rec;
+}
+
+/**
+ * First charge issued with this reference: the one a well-behaved client created with
+ * key = reference (reusing a reference under another key is possible and makes several).
+ */
+export function findChargeByReference(ctx: SandboxContext, reference: string): ChargeRecord | null {
+  for (const rec of ctx.state.charges.values()) if (rec.charge.reference === reference) return rec;
+  return null;
+}
+
+/** Idempotent: only an ACTIVE charge changes; PAID, CANCELLED and EXPIRED are final. */
+export function closeCharge(ctx: SandboxContext, id: string, reason: 'EXPIRED' | 'CANCELLED'): ProviderCharge {
+  const rec = getChargeRecord(ctx, id);
+  const now = ctx.now();
+  const status = effectiveStatus(rec, now);
+  if (status === 'ACTIVE') rec.charge.status = reason;
+  else if (status === 'EXPIRED') rec.charge.status = 'EXPIRED'; // make the derived state stick
+  ctx.logger.info({ chargeId: id, reason, status: rec.charge.status }, 'charge close requested');
+  return viewCharge(rec, now);
+}
+
+/** The payer's side: settles an ACTIVE charge and fires the signed callback. */
+export function payCharge(ctx: SandboxContext, idOrReference: string, payerOverride: Partial<ProviderPayer>): ProviderCharge {
+  const rec = ctx.state.charges.get(idOrReference) ?? findChargeByReference(ctx, idOrReference);
+  if (!rec) throw new SandboxHttpError(404, 'CHARGE_NOT_FOUND', `charge ${idOrReference} not found`);
+  const now = ctx.now();
+  const status = effectiveStatus(rec, now);
+  if (status !== 'ACTIVE') {
+    throw new SandboxHttpError(409, 'CHARGE_NOT_PAYABLE', `charge is ${status}`, { status });
+  }
+  const payer: ProviderPayer = { ...defaultPayer(), ...payerOverride };
+  Object.assign(rec.charge, {
+    status: 'PAID',
+    paidAt: now.toISOString(),
+    // The E2E id is minted by the payer's PSP, hence the payer's ISPB.
+    endToEndId: generateEndToEndId(payer.ispb, now),
+    payer,
+  } satisfies Partial<ProviderCharge>);
+  rec.paidEvent = {
+    eventId: `evt_${randomAlphanumeric(24)}`,
+    type: 'charge.paid',
+    occurredAt: now.toISOString(),
+    charge: viewCharge(rec, now),
+  };
+  ctx.logger.info({ chargeId: rec.charge.id, eventId: rec.paidEvent.eventId }, 'charge paid');
+  ctx.callbacks.deliver(rec.paidEvent, rec.callbackUrl);
+  return viewCharge(rec, now);
+}
+
+/** Re-sends the original paid event (same eventId, same body) to prove dedupe downstream. */
+export function resendPaidCallback(ctx: SandboxContext, idOrReference: string): string {
+  const rec = ctx.state.charges.get(idOrReference) ?? findChargeByReference(ctx, idOrReference);
+  if (!rec) throw new SandboxHttpError(404, 'CHARGE_NOT_FOUND', `charge ${idOrReference} not found`);
+  if (!rec.paidEvent) {
+    throw new SandboxHttpError(409, 'CHARGE_NOT_PAID', 'charge has no paid event to resend', {
+      status: effectiveStatus(rec, ctx.now()),
+    });
+  }
+  ctx.callbacks.deliver(rec.paidEvent, rec.callbackUrl);
+  return rec.paidEvent.eventId;
+}

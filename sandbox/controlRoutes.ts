@@ -1,0 +1,59 @@
+/**
+ * /sandbox/* control routes: the "payer" button, callback resends, inspection and faults.
+ * No auth and no faults, by design: they stand for the outside world, not the PSP API.
+ * That is also why the server binds 127.0.0.1 by default.
+ */
+import express, { Router } from 'express';
+import { payCharge, resendPaidCallback } from './charges';
+import type { SandboxContext } from './context';
+import { faultsSchema, parseBody, payBodySchema } from './schemas';
+import { NO_FAULTS } from './state';
+
+export function controlRoutes(ctx: SandboxContext): Router {
+  const router = Router();
+  const { state } = ctx;
+  router.use(express.json({ limit: '64kb' }));
+
+  // :id is the provider charge id or, for convenience, the gateway's reference.
+  router.post('/charges/:id/pay', (req, res) => {
+    const { payer } = parseBody(payBodySchema, req.body);
+    res.json(payCharge(ctx, req.params.id, payer ?? {}));
+  });
+
+  router.post('/charges/:id/resend-callback', (req, res) => {
+    res.status(202).json({ eventId: resendPaidCallback(ctx, req.params.id) });
+  });
+
+  router.get('/callbacks', (req, res) => {
+    const { chargeId, eventId } = req.query;
+    const attempts = state.callbacks.filter(
+      (a) => (typeof chargeId !== 'string' || a.chargeId === chargeId) && (typeof eventId !== 'string' || a.eventId === eventId),
+    );
+    res.json({ attempts });
+  });
+
+  router.get('/transfers', (_req, res) => {
+    res.json({
+      transfers: [...state.transfers.values()],
+      references: Object.fromEntries(state.transferStats),
+    });
+  });
+
+  // POST replaces the whole fault config: omitted fields go back to 0.
+  router.post('/faults', (req, res) => {
+    state.faults = { ...NO_FAULTS, ...parseBody(faultsSchema, req.body) };
+    ctx.logger.warn({ faults: state.faults }, 'faults set');
+    res.json(state.faults);
+  });
+
+  router.get('/faults', (_req, res) => {
+    res.json(state.faults);
+  });
+
+  router.delete('/faults', (_req, res) => {
+    state.faults = { ...NO_FAULTS };
+    res.json(state.faults);
+  });
+
+  return router;
+}

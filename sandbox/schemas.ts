@@ -1,0 +1,73 @@
+/**
+ * Request validation for the sandbox API (zod). Mirrors the types in core/provider.ts.
+ * Provider API bodies drop unknown fields (a field added to the contract later must not
+ * break every call); control-route bodies are strict, so a typo cannot silently do nothing.
+ */
+import { z } from 'zod';
+import { SandboxHttpError } from './errors';
+
+/** 13 chars is the EMV field 54 limit ("99999999999.99" would not fit); keep well inside it. */
+const MAX_AMOUNT_CENTS = 99_999_999_999;
+
+const amountCents = z.number().int().positive().max(MAX_AMOUNT_CENTS);
+const reference = z.string().trim().min(1).max(100);
+
+export const issueChargeSchema = z.object({
+  reference,
+  amountCents,
+  description: z.string().max(140).nullable().default(null),
+  expiresAt: z.iso.datetime({ offset: true }),
+  callbackUrl: z.url({ protocol: /^https?$/ }),
+});
+
+export const closeChargeSchema = z.object({
+  reason: z.enum(['EXPIRED', 'CANCELLED']),
+});
+
+export const transferSchema = z.object({
+  reference,
+  amountCents,
+  // Format is not checked per key type on purpose: the outcome rules (pixKey containing
+  // "invalid" → FAILED) must be reachable whatever type the test picks.
+  pixKey: z.string().trim().min(1).max(77),
+  pixKeyType: z.enum(['CPF', 'CNPJ', 'EMAIL', 'PHONE', 'EVP']),
+  recipientName: z.string().trim().min(1).max(140),
+  recipientDocument: z
+    .string()
+    .regex(/^(\d{11}|\d{14})$/, 'CPF (11) or CNPJ (14) digits')
+    .nullish()
+    // Absent and null mean the same; normalise so both fingerprint alike for idempotency.
+    .transform((v) => v ?? null),
+});
+
+export const payerOverrideSchema = z.strictObject({
+  name: z.string().min(1).max(140),
+  document: z.string().regex(/^(\d{11}|\d{14})$/),
+  documentType: z.enum(['CPF', 'CNPJ']),
+  email: z.string().nullable(),
+  phone: z.string().nullable(),
+  institution: z.string().min(1),
+  ispb: z.string().regex(/^\d{8}$/),
+  agency: z.string().min(1),
+  account: z.string().min(1),
+}).partial();
+
+export const payBodySchema = z.strictObject({ payer: payerOverrideSchema.optional() });
+
+export const faultsSchema = z.strictObject({
+  errorRate: z.number().min(0).max(1).optional(),
+  latencyMs: z.number().int().min(0).max(120_000).optional(),
+  timeoutRate: z.number().min(0).max(1).optional(),
+});
+
+/** Parse or throw a 400 listing every issue, so a client sees all its mistakes at once. */
+export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
+  const result = schema.safeParse(body ?? {});
+  if (!result.success) {
+    const message = result.error.issues
+      .map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`)
+      .join('; ');
+    throw new SandboxHttpError(400, 'VALIDATION_ERROR', message);
+  }
+  return result.data;
+}

@@ -1,0 +1,69 @@
+/** In-memory state of the sandbox PSP. Lost on restart by design: it is a test double. */
+import type { ProviderCallback, ProviderCharge, ProviderTransfer } from '../core/provider';
+
+export interface ChargeRecord {
+  /** Stored status is ACTIVE/PAID/CANCELLED; EXPIRED is derived on read from expiresAt. */
+  charge: ProviderCharge;
+  /** Not part of ProviderCharge: where the paid callback goes. */
+  callbackUrl: string;
+  description: string | null;
+  /** Set when paid; resends reuse it so the gateway sees the same eventId. */
+  paidEvent: ProviderCallback | null;
+}
+
+export interface IdempotencyEntry {
+  fingerprint: string;
+  resourceId: string;
+}
+
+export interface Faults {
+  errorRate: number;
+  latencyMs: number;
+  timeoutRate: number;
+}
+
+export const NO_FAULTS: Faults = Object.freeze({ errorRate: 0, latencyMs: 0, timeoutRate: 0 });
+
+export interface CallbackAttempt {
+  eventId: string;
+  chargeId: string;
+  url: string;
+  attempt: number;
+  at: string;
+  /** HTTP status of the receiver's answer; null on network error or timeout. */
+  httpStatus: number | null;
+  error: string | null;
+  delivered: boolean;
+}
+
+export interface TransferReferenceStats {
+  /** POST /v1/transfers calls naming this reference, replays included. */
+  requests: number;
+  /** Distinct transfers created (money moved or attempted): must be 1 for "paid once". */
+  created: number;
+}
+
+export interface SandboxState {
+  charges: Map<string, ChargeRecord>;
+  chargeIdempotency: Map<string, IdempotencyEntry>;
+  transfers: Map<string, ProviderTransfer>;
+  transferIdempotency: Map<string, IdempotencyEntry>;
+  transferStats: Map<string, TransferReferenceStats>;
+  faults: Faults;
+  /** Oldest entries are dropped past MAX_CALLBACK_LOG so a long-running sandbox stays bounded. */
+  callbacks: CallbackAttempt[];
+}
+
+export const MAX_CALLBACK_LOG = 5_000;
+
+export function createSandboxState(): SandboxState {
+  return {
+    charges: new Map(),
+    chargeIdempotency: new Map(),
+    transfers: new Map(),
+    transferIdempotency: new Map(),
+    transferStats: new Map(),
+    faults: { ...NO_FAULTS },
+    callbacks: [],
+  };
+}

@@ -1,0 +1,62 @@
+/** The provider API proper (/v1), what HttpPixProvider talks to. Auth and faults sit in front. */
+import express, { Router, type Request } from 'express';
+import { closeCharge, findChargeByReference, getChargeRecord, issueCharge, viewCharge } from './charges';
+import type { SandboxContext } from './context';
+import { SandboxHttpError } from './errors';
+import { requireIdempotencyKey } from './idempotency';
+import { closeChargeSchema, issueChargeSchema, parseBody, transferSchema } from './schemas';
+import { createTransfer, findTransferByReference, getTransfer } from './transfers';
+
+function referenceQuery(req: Request): string {
+  const reference = req.query.reference;
+  if (typeof reference !== 'string' || reference === '') {
+    throw new SandboxHttpError(400, 'VALIDATION_ERROR', 'query parameter "reference" is required');
+  }
+  return reference;
+}
+
+export function v1Routes(ctx: SandboxContext): Router {
+  const router = Router();
+  router.use(express.json({ limit: '64kb' }));
+
+  router.post('/charges', async (req, res) => {
+    const key = requireIdempotencyKey(req);
+    const input = parseBody(issueChargeSchema, req.body);
+    const { charge, created } = await issueCharge(ctx, key, input);
+    res.status(created ? 201 : 200).json(charge);
+  });
+
+  router.get('/charges', (req, res) => {
+    const rec = findChargeByReference(ctx, referenceQuery(req));
+    if (!rec) throw new SandboxHttpError(404, 'CHARGE_NOT_FOUND', 'no charge with this reference');
+    res.json(viewCharge(rec, ctx.now()));
+  });
+
+  router.get('/charges/:id', (req, res) => {
+    res.json(viewCharge(getChargeRecord(ctx, req.params.id), ctx.now()));
+  });
+
+  router.post('/charges/:id/close', (req, res) => {
+    const { reason } = parseBody(closeChargeSchema, req.body);
+    res.json(closeCharge(ctx, req.params.id, reason));
+  });
+
+  router.post('/transfers', (req, res) => {
+    const key = requireIdempotencyKey(req);
+    const input = parseBody(transferSchema, req.body);
+    const { transfer, created } = createTransfer(ctx, key, input);
+    res.status(created ? 201 : 200).json(transfer);
+  });
+
+  router.get('/transfers', (req, res) => {
+    const transfer = findTransferByReference(ctx, referenceQuery(req));
+    if (!transfer) throw new SandboxHttpError(404, 'TRANSFER_NOT_FOUND', 'no transfer with this reference');
+    res.json(transfer);
+  });
+
+  router.get('/transfers/:id', (req, res) => {
+    res.json(getTransfer(ctx, req.params.id));
+  });
+
+  return router;
+}

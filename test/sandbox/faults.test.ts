@@ -1,0 +1,78 @@
+import { HttpPixProvider } from '../../activities/provider/httpPixProvider';
+import { ProviderError } from '../../core/provider';
+import { API_KEY, chargeRequest, startSandbox, transferRequest, type SandboxHarness } from './harness';
+
+async function providerError(promise: Promise<unknown>): Promise<ProviderError> {
+  const err = await promise.then(
+    () => new Error('expected a rejection'),
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(ProviderError);
+  return err as ProviderError;
+}
+
+describe('sandbox fault injection', () => {
+  let h: SandboxHarness;
+  beforeEach(async () => {
+    h = await startSandbox({}, 300);
+  });
+  afterEach(() => h.close());
+
+  it('sets, reads and resets faults; POST replaces the whole config', async () => {
+    expect((await h.call('GET', '/sandbox/faults')).json).toEqual({ errorRate: 0, latencyMs: 0, timeoutRate: 0 });
+    expect((await h.call('POST', '/sandbox/faults', { errorRate: 0.5, latencyMs: 10 })).json).toEqual({ errorRate: 0.5, latencyMs: 10, timeoutRate: 0 });
+    expect((await h.call('POST', '/sandbox/faults', { timeoutRate: 0.1 })).json).toEqual({ errorRate: 0, latencyMs: 0, timeoutRate: 0.1 });
+    expect((await h.call('DELETE', '/sandbox/faults')).json).toEqual({ errorRate: 0, latencyMs: 0, timeoutRate: 0 });
+    expect((await h.call('POST', '/sandbox/faults', { errorRate: 2 })).status).toBe(400);
+    expect((await h.call('POST', '/sandbox/faults', { bogus: 1 })).status).toBe(400);
+  });
+
+  it('errorRate 1 → every /v1 call is a 503 → transient PROVIDER_UNAVAILABLE, and nothing is created', async () => {
+    await h.call('POST', '/sandbox/faults', { errorRate: 1 });
+    const req = chargeRequest();
+    const err = await providerError(h.provider.issueCharge(req));
+    expect(err).toMatchObject({ code: 'PROVIDER_UNAVAILABLE', transient: true, httpStatus: 503 });
+    expect(await providerError(h.provider.getTransferByReference('x'))).toMatchObject({ transient: true });
+    expect(h.sandbox.state.charges.size).toBe(0);
+
+    // Control routes are never faulted, so the fault can always be turned off.
+    expect((await h.call('GET', '/sandbox/transfers')).status).toBe(200);
+    expect((await h.call('GET', '/health')).status).toBe(200);
+    await h.call('DELETE', '/sandbox/faults');
+    expect((await h.provider.issueCharge(req)).status).toBe('ACTIVE');
+  });
+
+  it('latency beyond the client timeout → transient PROVIDER_TIMEOUT', async () => {
+    await h.call('POST', '/sandbox/faults', { latencyMs: 600 });
+    const started = Date.now();
+    const err = await providerError(h.provider.findChargeByReference('any'));
+    expect(err).toMatchObject({ code: 'PROVIDER_TIMEOUT', transient: true, httpStatus: null });
+    expect(Date.now() - started).toBeLessThan(550);
+
+    // Latency under the timeout only slows things down.
+    await h.call('POST', '/sandbox/faults', { latencyMs: 50 });
+    expect(await h.provider.getTransferByReference('none')).toBeNull();
+  });
+
+  it('timeoutRate 1 → the call is processed but never answered; a retry with the same key replays it', async () => {
+    await h.call('POST', '/sandbox/faults', { timeoutRate: 1 });
+    const req = transferRequest();
+    const err = await providerError(h.provider.transfer(req));
+    expect(err).toMatchObject({ code: 'PROVIDER_TIMEOUT', transient: true });
+
+    await h.call('DELETE', '/sandbox/faults');
+    const transfer = await h.provider.transfer(req);
+    expect(transfer.status).toBe('COMPLETED');
+    const stats = (await h.call('GET', '/sandbox/transfers')).json.references[req.reference];
+    expect(stats).toEqual({ requests: 2, created: 1 }); // paid exactly once
+  });
+
+  it('maps a refused connection to transient PROVIDER_UNAVAILABLE', async () => {
+    const url = h.url;
+    await h.close();
+    const provider = new HttpPixProvider({ baseUrl: url, apiKey: API_KEY, timeoutMs: 1_000 });
+    const err = await providerError(provider.getCharge('sbx_ch_x'));
+    expect(err).toMatchObject({ code: 'PROVIDER_UNAVAILABLE', transient: true, httpStatus: null });
+    h = await startSandbox(); // so afterEach has something to close
+  });
+});

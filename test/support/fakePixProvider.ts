@@ -1,0 +1,77 @@
+/**
+ * An in-memory Pix provider for workflow tests only (the provider is outside the system).
+ * Integration tests use the real sandbox over HTTP instead.
+ */
+import crypto from 'node:crypto';
+import { ProviderError, type IssueChargeRequest, type PixProvider, type ProviderCharge, type ProviderTransfer, type TransferRequest } from '../../core/provider';
+
+export class FakePixProvider implements PixProvider {
+  charges = new Map<string, ProviderCharge>();
+  issueAttempts = 0;
+  closeCalls: { id: string; reason: string }[] = [];
+  /** Makes issueCharge fail: transiently (retried) or permanently. */
+  issueFailure: 'transient' | 'permanent' | null = null;
+  /** When set, the charge is found PAID at close time (a payment that raced the timer). */
+  payOnClose = false;
+
+  async issueCharge(req: IssueChargeRequest): Promise<ProviderCharge> {
+    this.issueAttempts++;
+    if (this.issueFailure === 'transient') throw new ProviderError('provider unavailable', 'PROVIDER_UNAVAILABLE', true, 503);
+    if (this.issueFailure === 'permanent') throw new ProviderError('refused', 'PROVIDER_REJECTED', false, 422);
+    const existing = [...this.charges.values()].find((c) => c.reference === req.reference);
+    if (existing) return existing;
+    const charge: ProviderCharge = {
+      id: `fake_${crypto.randomUUID()}`,
+      reference: req.reference,
+      txid: crypto.randomBytes(16).toString('hex').slice(0, 30),
+      status: 'ACTIVE',
+      amountCents: req.amountCents,
+      copyPaste: '00020126360014br.gov.bcb.pix0114+5511999999999520400005303986540510.005802BR5905FAKE 6009SAO PAULO62070503***6304ABCD',
+      qrCodeBase64: Buffer.from('fake-png').toString('base64'),
+      expiresAt: req.expiresAt,
+      createdAt: new Date().toISOString(),
+      paidAt: null,
+      endToEndId: null,
+      payer: null,
+    };
+    this.charges.set(charge.id, charge);
+    return charge;
+  }
+
+  async getCharge(id: string): Promise<ProviderCharge> {
+    const c = this.charges.get(id);
+    if (!c) throw new ProviderError('not found', 'NOT_FOUND', false, 404);
+    return c;
+  }
+
+  async findChargeByReference(reference: string): Promise<ProviderCharge | null> {
+    return [...this.charges.values()].find((c) => c.reference === reference) ?? null;
+  }
+
+  markPaid(id: string): ProviderCharge {
+    const c = this.charges.get(id)!;
+    c.status = 'PAID';
+    c.paidAt = new Date().toISOString();
+    c.endToEndId = `E99999999${'202611220000'}${crypto.randomBytes(8).toString('hex').slice(0, 11)}`;
+    c.payer = { name: 'Pagador', document: '52998224725', documentType: 'CPF', email: null, phone: null, institution: 'Banco', ispb: '99999999', agency: '1', account: '2' };
+    return c;
+  }
+
+  async closeCharge(id: string, reason: 'EXPIRED' | 'CANCELLED'): Promise<ProviderCharge> {
+    this.closeCalls.push({ id, reason });
+    const c = await this.getCharge(id);
+    if (c.status === 'ACTIVE') {
+      if (this.payOnClose) return this.markPaid(id);
+      c.status = reason;
+    }
+    return c;
+  }
+
+  async transfer(_req: TransferRequest): Promise<ProviderTransfer> {
+    throw new Error('not used in charge workflow tests');
+  }
+
+  async getTransferByReference(): Promise<ProviderTransfer | null> {
+    return null;
+  }
+}
