@@ -13,6 +13,7 @@ import { ChargeFailureTypes, type ChargeLifecycleInput, type IssuedCharge, type 
 import { writeLedgerEntry } from './db/ledgerWriter';
 import { recordEvent } from './db/outbox';
 import crypto from 'node:crypto';
+import { qrCodePngBase64 } from '../core/pix/qrPng';
 
 export interface ChargeActivityDeps {
   sequelize: Sequelize;
@@ -24,7 +25,11 @@ export interface ChargeActivityDeps {
 export function createChargeActivities(deps: ChargeActivityDeps) {
   const { sequelize, provider } = deps;
 
-  async function issuePixAtProvider(input: ChargeLifecycleInput): Promise<ProviderCharge> {
+  /**
+   * Returns the provider's charge without its QR image: the PNG is rendered again from the BR
+   * Code when the charge is recorded, so kilobytes of base64 never enter workflow history.
+   */
+  async function issuePixAtProvider(input: ChargeLifecycleInput): Promise<IssuedProviderCharge> {
     try {
       const charge = await provider.issueCharge({
         reference: input.chargeId,
@@ -33,18 +38,19 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
         expiresAt: input.expiresAt,
         callbackUrl: deps.providerCallbackUrl,
       });
-      if (!charge.copyPaste || !charge.txid || !charge.qrCodeBase64) {
+      if (!charge.copyPaste || !charge.txid) {
         throw ApplicationFailure.nonRetryable('the provider answered without a Pix payload', ChargeFailureTypes.pixNotIssued);
       }
-      return charge;
+      const { qrCodeBase64: _image, ...withoutImage } = charge;
+      return withoutImage;
     } catch (err) {
       throw toActivityFailure(err);
     }
   }
 
-  async function recordIssuedCharge(args: { input: ChargeLifecycleInput; providerCharge: ProviderCharge }): Promise<IssuedCharge> {
+  async function recordIssuedCharge(args: { input: ChargeLifecycleInput; providerCharge: IssuedProviderCharge }): Promise<IssuedCharge> {
     const { input, providerCharge } = args;
-    const pix = { qrCode: providerCharge.qrCodeBase64, copyPaste: providerCharge.copyPaste, expiresAt: input.expiresAt };
+    const pix = { qrCode: await qrCodePngBase64(providerCharge.copyPaste), copyPaste: providerCharge.copyPaste, expiresAt: input.expiresAt };
     await sequelize.transaction(async (transaction) => {
       const [charge, created] = await Charge.findOrCreate({
         where: { id: input.chargeId },
@@ -92,7 +98,6 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
       providerChargeId: providerCharge.id,
       pixTxid: providerCharge.txid,
       copyPaste: pix.copyPaste,
-      qrCode: pix.qrCode,
       expiresAt: input.expiresAt,
     };
   }
@@ -175,6 +180,8 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
 
   return { issuePixAtProvider, recordIssuedCharge, closeProviderCharge, closeOrphanProviderCharge, settleChargePaid, finalizeUnpaidCharge };
 }
+
+export type IssuedProviderCharge = Omit<ProviderCharge, 'qrCodeBase64'>;
 
 export type ChargeActivities = ReturnType<typeof createChargeActivities>;
 

@@ -6,7 +6,7 @@ import type { SandboxContext } from './context';
 import { SandboxHttpError } from './errors';
 import { fingerprint, lookupIdempotent } from './idempotency';
 import { SANDBOX_MERCHANT, defaultPayer } from './payer';
-import { qrCodePngBase64 } from './qrPng';
+import { qrCodePngBase64 } from '../core/pix/qrPng';
 import type { ChargeRecord } from './state';
 
 export interface IssueChargeInput {

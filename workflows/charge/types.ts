@@ -27,7 +27,6 @@ export interface IssuedCharge {
   providerChargeId: string;
   pixTxid: string;
   copyPaste: string;
-  qrCode: string;
   expiresAt: string;
 }
 

@@ -1,0 +1,8 @@
+# One image for api, worker and sandbox (docker-compose.yml picks the entry point).
+FROM node:20-bookworm-slim
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY . .
+ENV NODE_ENV=production
+CMD ["npx", "tsx", "api/server.ts"]
