@@ -11,6 +11,9 @@ const installed = path.join(root, 'node_modules', '.package-lock.json');
 
 const stale = !fs.existsSync(installed) || fs.statSync(installed).mtimeMs < fs.statSync(lock).mtimeMs;
 if (stale) {
-  process.stdout.write('[bootstrap] installing npm packages (npm ci)...\n');
-  execSync('npm ci --no-audit --no-fund', { cwd: root, stdio: 'inherit' });
+  // `npm install`, not `npm ci`: the npm on our machines leaves other platforms' optional
+  // packages out of the lock it writes and then `npm ci` refuses that lock. `npm install`
+  // installs exactly the locked versions and leaves an in-sync lock untouched.
+  process.stdout.write('[bootstrap] installing npm packages (npm install from package-lock.json)...\n');
+  execSync('npm install --no-audit --no-fund', { cwd: root, stdio: 'inherit' });
 }
