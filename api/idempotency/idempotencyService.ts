@@ -111,3 +111,34 @@ function rowCount(result: unknown): number {
   if (typeof result === 'number') return result;
   return (result as { rowCount?: number })?.rowCount ?? 0;
 }
+
+export interface IdempotentResult {
+  status: number;
+  body: unknown;
+  replay: boolean;
+}
+
+/**
+ * The one way a mutating route runs its work under an idempotency key:
+ * claim → work(resourceId) → store the answer. Without a key the work simply runs.
+ * Errors with status 502 mean "nothing was created" and free the key for a retry; any other
+ * failure keeps the claim so a retry resumes the same resource id instead of doubling it.
+ */
+export async function runIdempotent(
+  service: IdempotencyService,
+  ref: { merchantId: string; scope: string; key: string | undefined; request: unknown; newResourceId: string },
+  work: (resourceId: string, resuming: boolean) => Promise<{ status: number; body: unknown }>,
+): Promise<IdempotentResult> {
+  if (!ref.key) return { ...(await work(ref.newResourceId, false)), replay: false };
+  const keyRef = { merchantId: ref.merchantId, scope: ref.scope, key: ref.key };
+  const claim = await service.claim({ ...keyRef, requestHash: fingerprint(ref.request), newResourceId: ref.newResourceId });
+  if (claim.kind === 'replay') return { status: claim.status, body: claim.body, replay: true };
+  try {
+    const result = await work(claim.resourceId, claim.takenOver);
+    await service.complete({ ...keyRef, status: result.status, body: result.body });
+    return { ...result, replay: false };
+  } catch (err) {
+    if ((err as { status?: number })?.status === 502) await service.release(keyRef);
+    throw err;
+  }
+}

@@ -1,14 +1,13 @@
 import type { RequestHandler } from 'express';
 import { parseOrThrow } from '../../validation/validate';
-import { chargeLookupId, createSellerPixBody, idempotencyKeyHeader } from './schema';
+import { readIdempotencyKey } from '../../idempotency/header';
+import { chargeLookupId, createSellerPixBody } from './schema';
 import type { SellerPixService } from './service';
 
 export function sellerPixHandlers(service: SellerPixService) {
   const create: RequestHandler = async (req, res) => {
     const body = parseOrThrow(createSellerPixBody, req.body);
-    const rawKey = req.header('x-idempotency-key') ?? req.header('idempotency-key');
-    const key = rawKey === undefined ? undefined : parseOrThrow(idempotencyKeyHeader, rawKey, 'x-idempotency-key header');
-    const result = await service.create(req.user!.merchant, body, key);
+    const result = await service.create(req.user!.merchant, body, readIdempotencyKey(req));
     if (result.replay) res.setHeader('idempotent-replayed', 'true');
     res.status(result.status).json(result.body);
   };

@@ -25,6 +25,4 @@ export const createSellerPixBody = z
 
 export type CreateSellerPixBody = z.infer<typeof createSellerPixBody>;
 
-export const idempotencyKeyHeader = z.string().min(1).max(255).regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces');
-
 export const chargeLookupId = z.string().min(1).max(128);

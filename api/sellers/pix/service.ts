@@ -21,7 +21,7 @@ import { allocateSplits } from '../../../core/splits';
 import { Charge, Merchant } from '../../../db/models';
 import { presentChargeRow } from '../../../db/queries/sellerChargeView';
 import { ApiError, errors } from '../../errors/apiError';
-import { fingerprint, IdempotencyService } from '../../idempotency/idempotencyService';
+import { runIdempotent, type IdempotencyService, type IdempotentResult } from '../../idempotency/idempotencyService';
 import { MAX_CHARGE_TTL_DAYS, type CreateSellerPixBody } from './schema';
 
 export interface SellerPixServiceDeps {
@@ -40,24 +40,13 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export class SellerPixService {
   constructor(private readonly deps: SellerPixServiceDeps) {}
 
-  async create(merchant: Merchant, body: CreateSellerPixBody, idempotencyKey: string | undefined): Promise<{ status: number; body: unknown; replay: boolean }> {
+  async create(merchant: Merchant, body: CreateSellerPixBody, idempotencyKey: string | undefined): Promise<IdempotentResult> {
     const input = await this.buildInput(merchant, body, crypto.randomUUID(), idempotencyKey ?? null);
-    if (!idempotencyKey) {
-      return { status: 201, body: await this.issue(input, false), replay: false };
-    }
-    const keyRef = { merchantId: merchant.id, scope: IDEMPOTENCY_SCOPE, key: idempotencyKey };
-    const claim = await this.deps.idempotency.claim({ ...keyRef, requestHash: fingerprint(body), newResourceId: input.chargeId });
-    if (claim.kind === 'replay') return { status: claim.status, body: claim.body, replay: true };
-    try {
-      const view = await this.issue({ ...input, chargeId: claim.resourceId }, claim.takenOver);
-      await this.deps.idempotency.complete({ ...keyRef, status: 201, body: view });
-      return { status: 201, body: view, replay: false };
-    } catch (err) {
-      // Nothing was created when the provider refused or failed: free the key for a retry.
-      // Any other failure keeps the claim, so a retry resumes the same charge id, never a second charge.
-      if (err instanceof ApiError && err.status === 502) await this.deps.idempotency.release(keyRef);
-      throw err;
-    }
+    return runIdempotent(
+      this.deps.idempotency,
+      { merchantId: merchant.id, scope: IDEMPOTENCY_SCOPE, key: idempotencyKey, request: body, newResourceId: input.chargeId },
+      async (chargeId, resuming) => ({ status: 201, body: await this.issue({ ...input, chargeId }, resuming) }),
+    );
   }
 
   async findForMerchant(merchantId: string, lookup: string): Promise<Record<string, unknown>> {
