@@ -5,13 +5,15 @@
 import { Umzug, SequelizeStorage, type MigrationParams } from 'umzug';
 import type { Sequelize } from 'sequelize';
 import { initialSchema } from './migrations/0001_initial';
+import { partnerContract } from './migrations/0002_partner_contract';
+import { withdrawals } from './migrations/0003_withdrawals';
 
 export interface Migration {
   name: string;
   up: (params: MigrationParams<Sequelize>) => Promise<void>;
 }
 
-const migrations: Migration[] = [initialSchema];
+const migrations: Migration[] = [initialSchema, partnerContract, withdrawals];
 
 export async function runMigrations(sequelize: Sequelize): Promise<string[]> {
   const umzug = new Umzug<Sequelize>({

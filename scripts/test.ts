@@ -35,7 +35,10 @@ async function main(): Promise<number> {
   const database = `gw_test_${Date.now()}_${process.pid}`;
   const pgPort = await freePort();
   step(process.env.DATABASE_URL ? 'using DATABASE_URL for a fresh test database' : `starting embedded PostgreSQL on 127.0.0.1:${pgPort}...`);
-  const db = await prepareDatabase({ database, dataDir: '.data/test-postgres', port: pgPort });
+  // A second concurrent run (another terminal) gets its own cluster instead of fighting over the lock.
+  const sharedDir = path.join(projectRoot, '.data', 'test-postgres');
+  const dataDir = clusterInUse(sharedDir) ? path.join(projectRoot, '.data', `test-postgres-${process.pid}`) : sharedDir;
+  const db = await prepareDatabase({ database, dataDir, port: pgPort });
   const temporalPort = await freePort();
   let temporal: Awaited<ReturnType<typeof startTemporalDevServer>> | undefined;
   try {
@@ -75,6 +78,18 @@ async function main(): Promise<number> {
     await temporal?.stop();
     await dropDatabase(db.url, database).catch(() => undefined);
     await db.stop();
+    if (dataDir !== sharedDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+function clusterInUse(dataDir: string): boolean {
+  const pidFile = path.join(dataDir, 'postmaster.pid');
+  if (!fs.existsSync(pidFile)) return false;
+  try {
+    process.kill(Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]), 0);
+    return true;
+  } catch {
+    return false;
   }
 }
 
