@@ -19,6 +19,8 @@ export interface GatewayConfig {
   /** Lifetime of a Pix charge when the caller gives no expiresAt. */
   defaultChargeTtlSeconds: number;
   idempotencyTtlHours: number;
+  rateLimitPerMinute: number;
+  allowPrivateWebhookDestinations: boolean;
 }
 
 function required(name: string, env: NodeJS.ProcessEnv): string {
@@ -61,5 +63,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     defaultPixFeeFixedCents: int('DEFAULT_PIX_FEE_FIXED_CENTS', env, 0),
     defaultChargeTtlSeconds: int('DEFAULT_CHARGE_TTL_SECONDS', env, 3600),
     idempotencyTtlHours: int('IDEMPOTENCY_TTL_HOURS', env, 24),
+    rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', env, mode === 'production' ? 100 : 1000),
+    allowPrivateWebhookDestinations: (env.ALLOW_PRIVATE_WEBHOOK_DESTINATIONS ?? (mode === 'production' ? 'false' : 'true')) === 'true',
   };
 }

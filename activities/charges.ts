@@ -7,7 +7,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Sequelize } from 'sequelize';
 import { ProviderError, type PixProvider, type ProviderCharge } from '../core/provider';
 import { chargePaidEntry } from '../core/ledger/postings';
-import { Charge, ChargeSplit } from '../db/models';
+import { Charge, ChargeSplit, WebhookEndpoint } from '../db/models';
 import { presentChargeRow } from '../db/queries/sellerChargeView';
 import { ChargeFailureTypes, type ChargeLifecycleInput, type IssuedCharge, type PaymentConfirmation } from '../workflows/charge/types';
 import { writeLedgerEntry } from './db/ledgerWriter';
@@ -77,6 +77,24 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
         transaction,
       });
       if (!created) return; // a retry after a commit whose answer was lost
+      if (input.webhook) {
+        await WebhookEndpoint.create(
+          {
+            id: input.webhook.id,
+            merchantId: input.merchantId,
+            chargeId: input.chargeId,
+            url: input.webhook.url,
+            events: input.webhook.events,
+            description: 'charge webhook (webhook_url)',
+            secretCiphertext: input.webhook.secretCiphertext,
+            previousSecretCiphertext: null,
+            previousSecretExpiresAt: null,
+            disabledAt: null,
+            disabledReason: null,
+          },
+          { transaction },
+        );
+      }
       await ChargeSplit.bulkCreate(
         input.splits.map((s, position) => ({
           id: crypto.randomUUID(),

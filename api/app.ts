@@ -15,6 +15,10 @@ import { providerCallbackRouter } from './providerCallbacks/router';
 import { ProviderCallbackService } from './providerCallbacks/service';
 import { legacyDeprecation, sellersRouter } from './sellers/router';
 import { SellerPixService } from './sellers/pix/service';
+import { WebhookService } from './sellers/webhooks/service';
+import { requestSignature } from './auth/requestSignature';
+import { perIpRateLimit } from './middleware/rateLimit';
+import { requestLogger } from './middleware/requestLogger';
 
 export interface ApiDeps {
   sequelize: Sequelize;
@@ -26,6 +30,10 @@ export interface ApiDeps {
   defaultFee: { bps: number; fixedCents: number };
   defaultChargeTtlSeconds: number;
   idempotencyTtlHours: number;
+  /** Requests per minute per IP (spec: 100 in production, 1000 in development). */
+  rateLimitPerMinute?: number;
+  /** Local and private webhook destinations are allowed in development and tests only. */
+  allowPrivateWebhookDestinations?: boolean;
 }
 
 export function createApp(deps: ApiDeps): express.Express {
@@ -33,11 +41,13 @@ export function createApp(deps: ApiDeps): express.Express {
   app.disable('x-powered-by');
   app.set('trust proxy', false);
 
+  const encryptionKey = parseKey(deps.credentialsEncryptionKey);
   const auth = new passport.Passport();
-  auth.use(new ClientCredentialsStrategy(parseKey(deps.credentialsEncryptionKey)));
+  auth.use(new ClientCredentialsStrategy(encryptionKey));
   const authenticate = auth.authenticate(CLIENT_CREDENTIALS, { session: false });
 
   const idempotency = new IdempotencyService(deps.sequelize, { ttlHours: deps.idempotencyTtlHours });
+  const destinations = { allowPrivate: deps.allowPrivateWebhookDestinations ?? false };
   const sellerPix = new SellerPixService({
     sequelize: deps.sequelize,
     temporal: deps.temporal,
@@ -45,9 +55,14 @@ export function createApp(deps: ApiDeps): express.Express {
     idempotency,
     defaultFee: deps.defaultFee,
     defaultChargeTtlSeconds: deps.defaultChargeTtlSeconds,
+    encryptionKey,
+    destinations,
   });
+  const webhooks = new WebhookService({ encryptionKey, destinations, idempotency });
 
   app.use(traceId);
+  app.use(requestLogger(deps.logger));
+  app.use(perIpRateLimit({ perMinute: deps.rateLimitPerMinute ?? 100 }));
   app.use(auth.initialize());
   app.use(requireJsonContentType);
   app.use(jsonBody);
@@ -60,7 +75,8 @@ export function createApp(deps: ApiDeps): express.Express {
       callbackSecret: deps.providerCallbackSecret,
     }),
   );
-  const sellers = sellersRouter({ authenticate, sellerPix });
+  const verifySignature = requestSignature({ sequelize: deps.sequelize, required: false });
+  const sellers = sellersRouter({ authenticate, verifySignature, sellerPix, webhooks });
   app.use('/sellers', sellers);
   app.use('/rifeiro', legacyDeprecation, sellers);
 

@@ -23,6 +23,8 @@ async function main(): Promise<void> {
     defaultFee: { bps: config.defaultPixFeeBps, fixedCents: config.defaultPixFeeFixedCents },
     defaultChargeTtlSeconds: config.defaultChargeTtlSeconds,
     idempotencyTtlHours: config.idempotencyTtlHours,
+    rateLimitPerMinute: config.rateLimitPerMinute,
+    allowPrivateWebhookDestinations: config.allowPrivateWebhookDestinations,
   });
   const server = app.listen(config.port, config.host, () => logger.info({ port: config.port, host: config.host }, 'api listening'));
   const stop = () => {

@@ -17,6 +17,7 @@ export const notFoundHandler: RequestHandler = (req, _res, next) => {
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const traceId = res.locals.traceId as string;
+    const log: Logger = (res.locals.log as Logger | undefined) ?? logger;
     let apiError: ApiError;
     if (err instanceof ApiError) {
       apiError = err;
@@ -27,10 +28,10 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     } else if (typeof err?.status === 'number' && err.status >= 400 && err.status < 500) {
       apiError = new ApiError(400, 'VALIDATION_ERROR', 'request could not be read');
     } else {
-      logger.error({ traceId, err: { message: err?.message, name: err?.name, stack: err?.stack }, path: req.path }, 'unhandled error');
+      log.error({ traceId, err: { message: err?.message, name: err?.name, stack: err?.stack }, path: req.path }, 'unhandled error');
       apiError = new ApiError(500, 'INTERNAL_ERROR', 'internal error; quote the traceId to support');
     }
-    if (apiError.status >= 500 && err instanceof ApiError) logger.warn({ traceId, code: apiError.code }, apiError.message);
+    if (apiError.status >= 500 && err instanceof ApiError) log.warn({ traceId, code: apiError.code }, apiError.message);
     res.status(apiError.status).json(envelope(apiError, traceId));
   };
 }

@@ -126,7 +126,15 @@ export interface IdempotentResult {
  */
 export async function runIdempotent(
   service: IdempotencyService,
-  ref: { merchantId: string; scope: string; key: string | undefined; request: unknown; newResourceId: string },
+  ref: {
+    merchantId: string;
+    scope: string;
+    key: string | undefined;
+    request: unknown;
+    newResourceId: string;
+    /** What a replay may show: secrets shown once are stored redacted. */
+    storedBody?: (body: unknown) => unknown;
+  },
   work: (resourceId: string, resuming: boolean) => Promise<{ status: number; body: unknown }>,
 ): Promise<IdempotentResult> {
   if (!ref.key) return { ...(await work(ref.newResourceId, false)), replay: false };
@@ -135,7 +143,7 @@ export async function runIdempotent(
   if (claim.kind === 'replay') return { status: claim.status, body: claim.body, replay: true };
   try {
     const result = await work(claim.resourceId, claim.takenOver);
-    await service.complete({ ...keyRef, status: result.status, body: result.body });
+    await service.complete({ ...keyRef, status: result.status, body: ref.storedBody ? ref.storedBody(result.body) : result.body });
     return { ...result, replay: false };
   } catch (err) {
     if ((err as { status?: number })?.status === 502) await service.release(keyRef);

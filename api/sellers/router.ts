@@ -1,15 +1,27 @@
 /**
- * Every seller route, behind client credentials. Mounted at /sellers (canonical) and again at
- * the legacy /rifeiro prefix, which answers identically plus a Deprecation header.
+ * Every seller route, behind client credentials (and a request signature whenever one is sent).
+ * Mounted at /sellers (canonical) and again at the legacy /rifeiro prefix, which answers
+ * identically plus a Deprecation header.
  */
 import { Router, type RequestHandler } from 'express';
 import { sellerPixRouter } from './pix/router';
 import type { SellerPixService } from './pix/service';
+import { webhooksRouter } from './webhooks/router';
+import type { WebhookService } from './webhooks/service';
 
-export function sellersRouter(deps: { authenticate: RequestHandler; sellerPix: SellerPixService }): Router {
+export interface SellersRouterDeps {
+  authenticate: RequestHandler;
+  /** Verifies x-gateway-signature when present (optional on seller routes). */
+  verifySignature: RequestHandler;
+  sellerPix: SellerPixService;
+  webhooks: WebhookService;
+}
+
+export function sellersRouter(deps: SellersRouterDeps): Router {
   const router = Router();
-  router.use(deps.authenticate);
+  router.use(deps.authenticate, deps.verifySignature);
   router.use('/pix', sellerPixRouter(deps.sellerPix));
+  router.use('/webhooks', webhooksRouter(deps.webhooks));
   return router;
 }
 

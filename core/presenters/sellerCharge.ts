@@ -23,7 +23,7 @@ export interface SellerChargeSource {
   };
   splits: { id: string; merchantId: string; amountCents: number; percentage: number | null }[];
   merchant: { id: string; name: string; email: string | null; document: string | null; documentType: string | null };
-  webhook: { url: string; secret: string; events: string[] } | null;
+  webhook: { id: string; url: string; secret: string | null; events: string[] } | null;
   /** The service's own payment institution, shown as the beneficiary's account. */
   platformInstitution: string;
 }

@@ -1,21 +1,23 @@
 /** Loads a charge with its splits and owner, presented as the seller Pix charge. */
 import type { Transaction } from 'sequelize';
-import { Charge, ChargeSplit, Merchant } from '../models';
+import { Charge, ChargeSplit, Merchant, WebhookEndpoint } from '../models';
 import { presentSellerCharge } from '../../core/presenters/sellerCharge';
 
 export const PLATFORM_INSTITUTION = process.env.PLATFORM_INSTITUTION_NAME ?? 'Gateway Pagamentos IP';
 
 export async function presentChargeRow(charge: Charge, transaction?: Transaction): Promise<Record<string, unknown>> {
-  const [splits, merchant] = await Promise.all([
+  const [splits, merchant, webhook] = await Promise.all([
     ChargeSplit.findAll({ where: { chargeId: charge.id }, order: [['position', 'ASC']], transaction }),
     Merchant.findByPk(charge.merchantId, { transaction }),
+    WebhookEndpoint.findOne({ where: { chargeId: charge.id }, transaction }),
   ]);
   if (!merchant) throw new Error(`merchant ${charge.merchantId} of charge ${charge.id} is missing`);
   return presentSellerCharge({
     charge: charge.get({ plain: true }) as never,
     splits: splits.map((s) => ({ id: s.id, merchantId: s.merchantId, amountCents: s.amountCents, percentage: s.percentage })),
     merchant,
-    webhook: null,
+    // The secret is shown once, in the 201 of the create (see SellerPixService).
+    webhook: webhook ? { id: webhook.id, url: webhook.url, events: webhook.events, secret: null } : null,
     platformInstitution: PLATFORM_INSTITUTION,
   });
 }

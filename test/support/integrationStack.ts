@@ -30,6 +30,8 @@ export interface IntegrationStack {
   createMerchant: (input?: Partial<NewMerchant>) => Promise<MerchantCredentials>;
   api: (method: string, path: string, opts?: { creds?: MerchantCredentials; body?: unknown; rawBody?: string; headers?: Record<string, string> }) => Promise<{ status: number; body: any; headers: Headers }>;
   pay: (chargeId: string) => Promise<{ status: number; body: any }>;
+  /** Another API instance on the same database and Temporal, with some settings changed. */
+  extraApi: (overrides: Partial<Parameters<typeof createApp>[0]>) => Promise<{ url: string; close: () => Promise<void> }>;
   stop: () => Promise<void>;
 }
 
@@ -64,7 +66,7 @@ export async function startIntegrationStack(opts: { apiOverrides?: Partial<Param
 
   const connection = await Connection.connect({ address: env.temporalAddress });
   const temporal = new Client({ connection, namespace: 'default' });
-  const app = createApp({
+  const apiDeps: Parameters<typeof createApp>[0] = {
     sequelize,
     temporal,
     taskQueue,
@@ -74,9 +76,12 @@ export async function startIntegrationStack(opts: { apiOverrides?: Partial<Param
     defaultFee: { bps: 100, fixedCents: 0 },
     defaultChargeTtlSeconds: 3600,
     idempotencyTtlHours: 24,
+    rateLimitPerMinute: 1_000_000,
+    allowPrivateWebhookDestinations: true,
     ...opts.apiOverrides,
-  });
-  const apiListening = await listen(app);
+  };
+  const apiListening = await listen(createApp(apiDeps));
+  const extraServers: Server[] = [];
 
   const workerConnection = await NativeConnection.connect({ address: env.temporalAddress });
   const worker: Worker = await createGatewayWorker({
@@ -126,7 +131,13 @@ export async function startIntegrationStack(opts: { apiOverrides?: Partial<Param
       const res = await fetch(`${sandboxListening.url}/sandbox/charges/${chargeId}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
       return { status: res.status, body: await res.json() };
     },
+    extraApi: async (overrides) => {
+      const extra = await listen(createApp({ ...apiDeps, ...overrides }));
+      extraServers.push(extra.server);
+      return { url: extra.url, close: () => new Promise<void>((r) => extra.server.close(() => r())) };
+    },
     stop: async () => {
+      for (const s of extraServers) s.closeAllConnections();
       worker.shutdown();
       await running;
       await workerConnection.close();

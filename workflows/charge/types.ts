@@ -18,7 +18,8 @@ export interface ChargeLifecycleInput {
   splits: ChargeSplitInput[];
   expiresAt: string;
   idempotencyKey: string | null;
-  webhook: { url: string } | null;
+  /** Charge-scoped webhook from `webhook_url`; the secret arrives encrypted, never in clear. */
+  webhook: { id: string; url: string; events: string[]; secretCiphertext: string } | null;
 }
 
 /** What the issue update returns: enough for the API to build its 201 without another read. */

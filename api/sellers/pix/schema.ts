@@ -1,4 +1,7 @@
-/** One zod schema per request: used to validate and (issue 3) to generate the OpenAPI document. */
+/**
+ * One zod schema per request: used to validate and to generate the OpenAPI document
+ * (api/sellers/pix/openapi.ts). `.meta()` only adds descriptions and examples; validation is unchanged.
+ */
 import { z } from 'zod';
 
 export const MAX_CHARGE_AMOUNT_CENTS = 1_000_000_000; // R$ 10,000,000.00
@@ -6,23 +9,39 @@ export const MAX_CHARGE_TTL_DAYS = 30;
 
 const splitItem = z
   .object({
-    merchantId: z.uuid(),
-    amountCents: z.number().int().positive().optional(),
-    percentage: z.number().gt(0).max(100).multipleOf(0.01).optional(),
+    merchantId: z.uuid().meta({ description: 'Active merchant receiving this share; not the charge owner, at most once per charge.' }),
+    amountCents: z.number().int().positive().optional().meta({ description: 'Fixed share in cents. Send this or `percentage`.', example: 3000 }),
+    percentage: z
+      .number()
+      .gt(0)
+      .max(100)
+      .multipleOf(0.01)
+      .optional()
+      .meta({ description: 'Share as a percentage of the charge amount (two decimals), rounded down to the cent.', multipleOf: 0.01, example: 30 }),
   })
-  .strict();
+  .strict()
+  .meta({ description: 'A share of the charge for another merchant; shares may take at most `amountCents − fee`.' });
 
 export const createSellerPixBody = z
   .object({
-    amountCents: z.number().int().positive().max(MAX_CHARGE_AMOUNT_CENTS),
-    description: z.string().max(255).optional(),
-    externalRef: z.string().min(1).max(128).optional(),
-    expiresAt: z.iso.datetime({ offset: true }).optional(),
-    metadata: z.record(z.string().max(64), z.unknown()).optional(),
-    splits: z.array(splitItem).max(20).optional(),
+    amountCents: z.number().int().positive().max(MAX_CHARGE_AMOUNT_CENTS).meta({ description: 'Amount in cents of BRL.', example: 12345 }),
+    description: z.string().max(255).optional().meta({ description: 'Reference text shown to the payer.', example: 'Pedido 1001' }),
+    externalRef: z.string().min(1).max(128).optional().meta({ description: "Caller's own identifier; also a lookup key for `GET /sellers/pix/{id}`.", example: 'order-1001' }),
+    expiresAt: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .meta({ description: 'ISO 8601 with offset, 1 minute to 30 days ahead; default 1 hour.', example: '2026-11-22T18:00:00-03:00' }),
+    metadata: z.record(z.string().max(64), z.unknown()).optional().meta({ description: 'Reconciliation data, returned as sent (keys ≤ 64 characters).', example: { orderId: '1001' } }),
+    splits: z.array(splitItem).max(20).optional().meta({ description: 'Up to 20 shares of the charge for other merchants.' }),
+    webhook_url: z.string().min(1).max(2048).optional(),
   })
-  .strict();
+  .strict()
+  .meta({ description: 'Unknown fields are refused with 400 VALIDATION_ERROR.' });
 
 export type CreateSellerPixBody = z.infer<typeof createSellerPixBody>;
 
-export const chargeLookupId = z.string().min(1).max(128);
+export const chargeLookupId = z
+  .string()
+  .min(1)
+  .max(128)
+  .meta({ description: 'Charge id, `externalRef`, `providerChargeId`, `pixTxid` or `endToEndId` (newest match wins).', example: 'order-1001' });

@@ -18,7 +18,11 @@ import { ChargeFailureTypes, type ChargeLifecycleInput } from '../../../workflow
 import { BusinessStatusKey, MerchantIdKey } from '../../../workflows/searchAttributes';
 import { computeFee } from '../../../core/money';
 import { allocateSplits } from '../../../core/splits';
-import { Charge, Merchant } from '../../../db/models';
+import { Charge, Merchant, WebhookEndpoint } from '../../../db/models';
+import { decryptSecret, encryptSecret } from '../../../core/crypto/secretBox';
+import { chargeEventTypes } from '../../../core/webhooks/events';
+import { assertWebhookDestination, type DestinationPolicy } from '../../webhooks/destinationPolicy';
+import { newWebhookSecret } from '../webhooks/service';
 import { presentChargeRow } from '../../../db/queries/sellerChargeView';
 import { ApiError, errors } from '../../errors/apiError';
 import { runIdempotent, type IdempotencyService, type IdempotentResult } from '../../idempotency/idempotencyService';
@@ -31,6 +35,8 @@ export interface SellerPixServiceDeps {
   idempotency: IdempotencyService;
   defaultFee: { bps: number; fixedCents: number };
   defaultChargeTtlSeconds: number;
+  encryptionKey: Buffer;
+  destinations: DestinationPolicy;
   now?: () => Date;
 }
 
@@ -44,9 +50,25 @@ export class SellerPixService {
     const input = await this.buildInput(merchant, body, crypto.randomUUID(), idempotencyKey ?? null);
     return runIdempotent(
       this.deps.idempotency,
-      { merchantId: merchant.id, scope: IDEMPOTENCY_SCOPE, key: idempotencyKey, request: body, newResourceId: input.chargeId },
+      {
+        merchantId: merchant.id,
+        scope: IDEMPOTENCY_SCOPE,
+        key: idempotencyKey,
+        request: body,
+        newResourceId: input.chargeId,
+        storedBody: redactWebhookSecret,
+      },
       async (chargeId, resuming) => ({ status: 201, body: await this.issue({ ...input, chargeId }, resuming) }),
     );
+  }
+
+  /** The 201 is the one answer that shows the charge webhook's secret; replays and reads show null. */
+  private async withWebhookSecret(view: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const webhook = view.webhook as { id: string } | null;
+    if (!webhook) return view;
+    const endpoint = await WebhookEndpoint.findByPk(webhook.id);
+    if (!endpoint) return view;
+    return { ...view, webhook: { ...webhook, secret: decryptSecret(endpoint.secretCiphertext, this.deps.encryptionKey) } };
   }
 
   async findForMerchant(merchantId: string, lookup: string): Promise<Record<string, unknown>> {
@@ -78,6 +100,7 @@ export class SellerPixService {
       fixedCents: merchant.pixFeeFixedCents ?? this.deps.defaultFee.fixedCents,
     });
     const splits = await this.validateSplits(merchant, body, feeCents);
+    const webhook = body.webhook_url ? await this.chargeWebhook(body.webhook_url) : null;
     return {
       chargeId,
       merchantId: merchant.id,
@@ -89,7 +112,17 @@ export class SellerPixService {
       splits,
       expiresAt: expiresAt.toISOString(),
       idempotencyKey,
-      webhook: null,
+      webhook,
+    };
+  }
+
+  private async chargeWebhook(rawUrl: string): Promise<ChargeLifecycleInput['webhook']> {
+    const url = await assertWebhookDestination(rawUrl, 'webhook_url', this.deps.destinations);
+    return {
+      id: crypto.randomUUID(),
+      url,
+      events: [...chargeEventTypes],
+      secretCiphertext: encryptSecret(newWebhookSecret(), this.deps.encryptionKey),
     };
   }
 
@@ -122,7 +155,7 @@ export class SellerPixService {
     try {
       if (resuming) {
         const existing = await Charge.findByPk(input.chargeId);
-        if (existing) return presentChargeRow(existing);
+        if (existing) return this.withWebhookSecret(await presentChargeRow(existing));
       }
       const start = new WithStartWorkflowOperation<typeof chargeLifecycle>('chargeLifecycle', {
         workflowId,
@@ -146,8 +179,13 @@ export class SellerPixService {
     }
     const charge = await Charge.findByPk(input.chargeId);
     if (!charge) throw new Error(`charge ${input.chargeId} issued but not stored`);
-    return presentChargeRow(charge);
+    return this.withWebhookSecret(await presentChargeRow(charge));
   }
+}
+
+function redactWebhookSecret(body: unknown): unknown {
+  const view = body as Record<string, unknown>;
+  return view.webhook ? { ...view, webhook: { ...(view.webhook as object), secret: null } } : view;
 }
 
 function mapIssueError(err: unknown): unknown {

@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import { subscribableEventTypes } from '../../../core/webhooks/events';
+
+const eventList = z
+  .array(z.enum(subscribableEventTypes))
+  .min(1)
+  .max(subscribableEventTypes.length)
+  .refine((events) => new Set(events).size === events.length, 'events must not repeat');
+
+export const createWebhookBody = z
+  .object({
+    url: z.string().min(1).max(2048),
+    events: eventList,
+    description: z.string().max(255).optional(),
+  })
+  .strict();
+
+export const updateWebhookBody = z
+  .object({
+    url: z.string().min(1).max(2048).optional(),
+    events: eventList.optional(),
+    description: z.string().max(255).nullable().optional(),
+    active: z.boolean().optional(),
+  })
+  .strict()
+  .refine((b) => Object.keys(b).length > 0, 'give at least one field to change');
+
+export const listWebhooksQuery = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+    offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+  })
+  .strict();
+
+export const webhookIdParam = z.uuid();
+
+export type CreateWebhookBody = z.infer<typeof createWebhookBody>;
+export type UpdateWebhookBody = z.infer<typeof updateWebhookBody>;
