@@ -5,8 +5,9 @@ import { Charge } from './charge';
 import { ChargeSplit } from './chargeSplit';
 import { IdempotencyRecord } from './idempotencyRecord';
 import { OutboxEvent } from './outboxEvent';
+import { WebhookEndpoint } from './webhookEndpoint';
 
-export { Merchant, ApiCredential, Charge, ChargeSplit, IdempotencyRecord, OutboxEvent };
+export { Merchant, ApiCredential, Charge, ChargeSplit, IdempotencyRecord, OutboxEvent, WebhookEndpoint };
 
 let initialisedFor: Sequelize | null = null;
 
@@ -19,6 +20,7 @@ export function initModels(sequelize: Sequelize): void {
   ChargeSplit.initModel(sequelize);
   IdempotencyRecord.initModel(sequelize);
   OutboxEvent.initModel(sequelize);
+  WebhookEndpoint.initModel(sequelize);
   Charge.hasMany(ChargeSplit, { foreignKey: 'chargeId', as: 'splits' });
   initialisedFor = sequelize;
 }
