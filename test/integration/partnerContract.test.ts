@@ -140,6 +140,22 @@ describe('webhook registration', () => {
   });
 });
 
+describe('idempotency key expiry', () => {
+  it('forgets a key after its time to live, so the key can be used for a new request', async () => {
+    const shortLived = await stack.extraApi({ idempotencyTtlHours: 0 });
+    try {
+      const headers = { 'x-client-id': seller.clientId, 'x-client-secret': seller.clientSecret, 'idempotency-key': key() };
+      const first = await raw(`${shortLived.url}/sellers/webhooks`, 'POST', headers, JSON.stringify({ url: 'https://merchant.example/ttl1', events: ['charge.paid'] }));
+      const second = await raw(`${shortLived.url}/sellers/webhooks`, 'POST', headers, JSON.stringify({ url: 'https://merchant.example/ttl2', events: ['charge.paid'] }));
+      expect(first.status).toBe(201);
+      expect(second.status).toBe(201);
+      expect(second.body.id).not.toBe(first.body.id);
+    } finally {
+      await shortLived.close();
+    }
+  });
+});
+
 describe('webhook_url on POST /sellers/pix', () => {
   it('creates a webhook scoped to the charge lifecycle, secret shown only in the 201', async () => {
     const idem = key();
