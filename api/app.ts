@@ -8,6 +8,7 @@ import { parseKey } from '../core/crypto/secretBox';
 import { ClientCredentialsStrategy, CLIENT_CREDENTIALS } from './auth/clientCredentials';
 import { errorHandler, notFoundHandler } from './errors/errorHandler';
 import { healthRouter } from './health/router';
+import { openApiRouter } from './openapi/router';
 import { IdempotencyService } from './idempotency/idempotencyService';
 import { jsonBody, requireJsonContentType } from './middleware/jsonBody';
 import { traceId } from './middleware/traceId';
@@ -68,6 +69,7 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(jsonBody);
 
   app.use(healthRouter({ sequelize: deps.sequelize, temporal: deps.temporal }));
+  app.use(openApiRouter()); // GET /openapi.json and /docs: public, before the authenticated routers
   app.use(
     '/webhooks/pix-gateway',
     providerCallbackRouter({

@@ -4,28 +4,12 @@
  * event is durable in Temporal, so the provider retries anything we did not take.
  */
 import { Router, type RequestHandler } from 'express';
-import { z } from 'zod';
 import { verifyProviderCallbackSignature } from '../../core/pix/providerSignature';
 import { PROVIDER_CALLBACK_SIGNATURE_HEADER, PROVIDER_CALLBACK_TIMESTAMP_HEADER, type ProviderCallback } from '../../core/provider';
 import { errors } from '../errors/apiError';
 import { parseOrThrow } from '../validation/validate';
+import { providerCallbackBody } from './schema';
 import type { ProviderCallbackService } from './service';
-
-const callbackSchema = z.object({
-  eventId: z.string().min(1).max(200),
-  type: z.string().min(1).max(100),
-  occurredAt: z.string(),
-  charge: z
-    .object({
-      id: z.string().min(1).max(200),
-      status: z.string(),
-      amountCents: z.number().int().positive(),
-      endToEndId: z.string().nullable(),
-      paidAt: z.string().nullable(),
-      payer: z.record(z.string(), z.unknown()).nullable(),
-    })
-    .passthrough(),
-});
 
 export function providerCallbackRouter(deps: { service: ProviderCallbackService; callbackSecret: string }): Router {
   const router = Router();
@@ -38,7 +22,7 @@ export function providerCallbackRouter(deps: { service: ProviderCallbackService;
       Date.now(),
     );
     if (!ok) throw errors.invalidSignature();
-    const event = parseOrThrow(callbackSchema, req.body, 'callback body') as unknown as ProviderCallback;
+    const event = parseOrThrow(providerCallbackBody, req.body, 'callback body') as unknown as ProviderCallback;
     const outcome = await deps.service.handle(event);
     res.json({ received: true, outcome });
   };

@@ -33,7 +33,12 @@ export const createSellerPixBody = z
       .meta({ description: 'ISO 8601 with offset, 1 minute to 30 days ahead; default 1 hour.', example: '2026-11-22T18:00:00-03:00' }),
     metadata: z.record(z.string().max(64), z.unknown()).optional().meta({ description: 'Reconciliation data, returned as sent (keys ≤ 64 characters).', example: { orderId: '1001' } }),
     splits: z.array(splitItem).max(20).optional().meta({ description: 'Up to 20 shares of the charge for other merchants.' }),
-    webhook_url: z.string().min(1).max(2048).optional(),
+    webhook_url: z
+      .string()
+      .min(1)
+      .max(2048)
+      .optional()
+      .meta({ description: 'http(s) URL receiving the charge.* events of this charge (a webhook scoped to it is created).', example: 'https://loja.example/pix-events' }),
   })
   .strict()
   .meta({ description: 'Unknown fields are refused with 400 VALIDATION_ERROR.' });

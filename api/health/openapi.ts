@@ -1,0 +1,51 @@
+/** OpenAPI for the health routes (router.ts). Public: no credentials, not rate limited. */
+import { z } from 'zod';
+import { errorResponses, jsonResponse, registry, security } from '../openapi/registry';
+
+const BuildInfo = registry.register(
+  'BuildInfo',
+  z.object({
+    gitSha: z.string().nullable(),
+    buildId: z.string().nullable(),
+    builtAt: z.string().nullable(),
+    version: z.string().meta({ example: '0.1.0' }),
+    source: z.enum(['env', 'git', 'unknown']).meta({ description: '`env` when GIT_SHA is set, else read from the git checkout, else unknown.' }),
+  }),
+);
+
+export const healthzResponse = z.object({ ok: z.literal(true), timestamp: z.iso.datetime(), buildInfo: BuildInfo });
+
+export const readyResponse = z.object({
+  ok: z.boolean().meta({ description: 'True when the database and Temporal are reachable.' }),
+  database: z.boolean(),
+  temporal: z.boolean(),
+  smtp: z.boolean().meta({ description: 'Always false: this service sends no e-mail, so SMTP is not required.' }),
+  smtpError: z.string().nullable(),
+  timestamp: z.iso.datetime(),
+  buildInfo: BuildInfo,
+  error: z.string().optional().meta({ description: 'What is unreachable (503 only).', example: 'temporal unreachable' }),
+});
+const Readiness = registry.register('Readiness', readyResponse);
+
+registry.registerPath({
+  method: 'get',
+  path: '/healthz',
+  operationId: 'healthz',
+  tags: ['Health'],
+  summary: 'Liveness',
+  security: security.none,
+  responses: { 200: jsonResponse('The process is up.', registry.register('Health', healthzResponse)), ...errorResponses() },
+});
+
+registry.registerPath({
+  method: 'get',
+  path: '/ready',
+  operationId: 'ready',
+  tags: ['Health'],
+  summary: 'Readiness: database and Temporal reachable',
+  security: security.none,
+  responses: {
+    200: jsonResponse('Ready.', Readiness),
+    503: jsonResponse('Not ready; `error` says what is unreachable.', Readiness),
+  },
+});

@@ -1,0 +1,39 @@
+/**
+ * The OpenAPI 3.1 document of this API, generated from the shared registry. Each route module
+ * documents itself in an `openapi.ts` beside it; importing it here puts it in the document.
+ * A mounted route that nobody documented fails test/integration/openapi.test.ts.
+ */
+import { OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { registry } from './registry';
+import './openapi';
+import '../health/openapi';
+import '../providerCallbacks/openapi';
+import '../sellers/pix/openapi';
+import '../sellers/webhooks/openapi';
+
+/** The interface spec's version (shared/spec/interface-spec.md, "Versioning"), not package.json's. */
+export const INTERFACE_VERSION = '2.0.0';
+
+export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
+
+export function buildOpenApiDocument(): OpenApiDocument {
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Pix Gateway API',
+      version: INTERFACE_VERSION,
+      description:
+        'Pix charges for merchants, split among sellers, settled into a double-entry ledger. All amounts are integer cents of BRL. ' +
+        'Errors use one envelope, `{"error": {"code", "message", "details", "traceId"}}`; the trace id is also the `x-trace-id` header of every response.',
+    },
+    servers: [{ url: '/' }],
+    tags: [
+      { name: 'Seller Pix charges', description: 'Server-to-server, with client credentials.' },
+      { name: 'Seller webhooks', description: 'Where charge and withdrawal events are delivered, signed with the webhook secret (`gateway-signature`).' },
+      { name: 'Legacy /rifeiro', description: 'Deprecated aliases of the /sellers routes, identical in behaviour.' },
+      { name: 'Provider callbacks', description: 'Called by the Pix provider, signed with its callback secret.' },
+      { name: 'Health' },
+      { name: 'Documentation' },
+    ],
+  });
+}

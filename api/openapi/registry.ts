@@ -1,0 +1,152 @@
+/**
+ * The one OpenAPI registry every route module documents itself into (see `api/<concern>/openapi.ts`),
+ * plus what those registrations share: security schemes, the error envelope, idempotency headers.
+ * Request schemas are the zod schemas that validate, so the document cannot drift from them.
+ */
+import { extendZodWithOpenApi, OpenAPIRegistry, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import { idempotencyKeyHeader } from '../idempotency/header';
+import { ERROR_CODES, ERROR_CODE_LIST, type ErrorCode } from './errorCodes';
+
+// Adds `.openapi()` (metadata only, validation is untouched); `registry.register` needs it.
+extendZodWithOpenApi(z);
+
+export const registry = new OpenAPIRegistry();
+
+// --- security -------------------------------------------------------------------------------
+
+const apiKeyHeader = (name: string, description: string) => ({ type: 'apiKey' as const, in: 'header' as const, name, description });
+
+registry.registerComponent('securitySchemes', 'clientId', apiKeyHeader('x-client-id', 'Client id of the API credential (`cli_…`). Always sent together with `x-client-secret`.'));
+registry.registerComponent(
+  'securitySchemes',
+  'clientSecret',
+  apiKeyHeader('x-client-secret', 'Client secret of the API credential (`sk_…`), shown once at creation. Keep it on the server; never log it.'),
+);
+registry.registerComponent('securitySchemes', 'gatewayTimestamp', apiKeyHeader('x-gateway-timestamp', 'Unix time in milliseconds (UTC) used in the request signature; must be within ±300 s of the server clock.'));
+registry.registerComponent(
+  'securitySchemes',
+  'gatewaySignature',
+  apiKeyHeader(
+    'x-gateway-signature',
+    'Lower-case hex HMAC-SHA256, keyed with the client secret, of `{timestamp}.{METHOD}.{path}.{rawBody}`: ' +
+      'timestamp as in `x-gateway-timestamp`, METHOD upper case, path without host or query string, raw body exactly as sent (empty for GET). ' +
+      'A signature is valid within ±300 s of its timestamp and only once: a replayed signature is refused with 401 INVALID_SIGNATURE.',
+  ),
+);
+registry.registerComponent('securitySchemes', 'providerTimestamp', apiKeyHeader('x-provider-timestamp', 'Set by the Pix provider: Unix time in milliseconds, within ±300 s of the server clock.'));
+registry.registerComponent(
+  'securitySchemes',
+  'providerSignature',
+  apiKeyHeader('x-provider-signature', 'Set by the Pix provider: lower-case hex HMAC-SHA256 of `{timestamp}.{rawBody}` keyed with the provider callback secret.'),
+);
+
+const clientCredentials = { clientId: [], clientSecret: [] };
+const signedRequest = { ...clientCredentials, gatewayTimestamp: [], gatewaySignature: [] };
+
+/**
+ * Security requirements for `registerPath({ security })`. The schemes of one object are required
+ * together; several objects are alternatives.
+ */
+export const security = {
+  clientCredentials: [clientCredentials],
+  /** Seller routes: credentials; a signature is optional but verified (and refused if wrong) when sent. */
+  sellerCredentials: [clientCredentials, signedRequest],
+  /** Payouts and receipts: credentials and signature both required. */
+  signedRequest: [signedRequest],
+  providerCallback: [{ providerTimestamp: [], providerSignature: [] }],
+  none: [],
+};
+
+// --- headers and parameters -----------------------------------------------------------------
+
+const traceIdHeader = registry.registerComponent('headers', 'TraceId', {
+  description: 'Trace id of this request (also `error.traceId`); quote it to support.',
+  schema: { type: 'string', format: 'uuid' },
+});
+
+/** Both idempotency header spellings are accepted everywhere (`Idempotency-Key` wins when both are sent). */
+export const idempotencyHeaders = [
+  registry.registerParameter(
+    'IdempotencyKey',
+    idempotencyKeyHeader.optional().openapi({
+      param: { name: 'Idempotency-Key', in: 'header', description: 'Idempotency key, ≤ 255 printable ASCII characters; scoped per merchant and route, kept 24 h. Same key + same body replays the stored answer; same key + different body → 409 DUPLICATE_IDEMPOTENCY_KEY.' },
+      example: 'order-1001',
+    }),
+  ),
+  registry.registerParameter(
+    'XIdempotencyKey',
+    idempotencyKeyHeader.optional().openapi({
+      param: { name: 'x-idempotency-key', in: 'header', description: 'Same as `Idempotency-Key` (the seller Pix spelling).' },
+      example: 'order-1001',
+    }),
+  ),
+];
+
+// --- responses ------------------------------------------------------------------------------
+
+/** The spec's pagination object (application API). */
+export const Pagination = registry.register(
+  'Pagination',
+  z.object({ total: z.number().int(), limit: z.number().int(), offset: z.number().int(), hasMore: z.boolean() }),
+);
+
+export const ErrorEnvelope = registry.register(
+  'ErrorEnvelope',
+  z
+    .object({
+      error: z.object({
+        code: z.enum(ERROR_CODE_LIST).describe('Machine-readable code; see the Errors table of the interface spec.'),
+        message: z.string().describe('Human-readable message; never a stack or internal detail.'),
+        details: z.record(z.string(), z.unknown()).nullable().describe('Extra data, e.g. `fields: [{field, message}]` for VALIDATION_ERROR.'),
+        traceId: z.string().describe('Same as the `x-trace-id` response header.'),
+      }),
+    })
+    .describe('The error envelope every seller, health and callback route answers with.'),
+);
+
+/** A success response whose body is `schema`, with the `x-trace-id` header every response carries. */
+export function jsonResponse(description: string, schema: z.ZodType, extraHeaders: Record<string, { description: string; schema: { type: 'string' | 'integer'; enum?: string[] } }> = {}): ResponseConfig {
+  return { description, headers: { 'x-trace-id': traceIdHeader.ref, ...extraHeaders }, content: { 'application/json': { schema } } };
+}
+
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad request', 401: 'Unauthorized', 404: 'Not found', 409: 'Conflict', 413: 'Payload too large', 422: 'Unprocessable', 429: 'Too many requests', 500: 'Internal error', 502: 'Bad gateway', 503: 'Service unavailable' };
+
+// Set by the rate limiter (api/middleware/rateLimit.ts) on a 429.
+const rateLimitHeaders = {
+  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' as const } },
+  RateLimit: { description: 'Remaining budget (IETF RateLimit header, draft 8).', schema: { type: 'string' as const } },
+  'RateLimit-Policy': { description: 'The limit applied (IETF draft 8).', schema: { type: 'string' as const } },
+};
+
+const EXAMPLE_DETAILS: Partial<Record<ErrorCode, Record<string, unknown>>> = {
+  VALIDATION_ERROR: { fields: [{ field: 'amountCents', message: 'Too small: expected number to be >0' }] },
+};
+
+/**
+ * Error responses by code, grouped by HTTP status, one named example per code:
+ * `responses: { 201: …, ...errorResponses('VALIDATION_ERROR', 'NOT_FOUND') }`. INTERNAL_ERROR is
+ * always added: any route can answer it.
+ */
+export function errorResponses(...codes: ErrorCode[]): Record<string, ResponseConfig> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of new Set<ErrorCode>([...codes, 'INTERNAL_ERROR'])) {
+    const { status } = ERROR_CODES[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const out: Record<string, ResponseConfig> = {};
+  for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const examples = Object.fromEntries(
+      list.map((code) => [
+        code,
+        { summary: code, value: { error: { code, message: ERROR_CODES[code].message, details: EXAMPLE_DETAILS[code] ?? null, traceId: '4f1c2d9e-5b7a-4c1e-9a6d-2f8b3c4d5e6f' } } },
+      ]),
+    );
+    out[String(status)] = {
+      description: `${STATUS_TEXT[status] ?? 'Error'}: ${list.join(', ')}`,
+      headers: { 'x-trace-id': traceIdHeader.ref, ...(status === 429 ? rateLimitHeaders : {}) },
+      content: { 'application/json': { schema: ErrorEnvelope, examples } },
+    };
+  }
+  return out;
+}

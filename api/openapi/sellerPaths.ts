@@ -1,0 +1,63 @@
+/**
+ * Seller routes are mounted twice (api/app.ts): at /sellers (canonical) and at the legacy /rifeiro
+ * alias. `registerSellerPath` documents both from one registration, so the alias can never drift
+ * from the canonical route; the alias is marked deprecated and shows the headers it adds. It also
+ * adds what every seller route shares: the security requirement and the errors of the
+ * authentication, signature and rate-limit middleware in front of every seller router.
+ */
+import type { ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
+import type { ErrorCode } from './errorCodes';
+import { errorResponses, registry, security } from './registry';
+
+export const SELLERS_PREFIX = '/sellers';
+export const LEGACY_PREFIX = '/rifeiro';
+
+/** Answered by the middleware in front of every seller route (api/sellers/router.ts, api/app.ts). */
+const SELLER_ERRORS: ErrorCode[] = ['CREDENTIALS_REQUIRED', 'INVALID_CREDENTIALS', 'MERCHANT_ID_REQUIRED', 'INVALID_SIGNATURE', 'RATE_LIMITED'];
+
+const legacyHeaders = {
+  Deprecation: registry.registerComponent('headers', 'Deprecation', {
+    description: 'Always `true`: /rifeiro is a legacy alias of /sellers.',
+    schema: { type: 'string', enum: ['true'] },
+  }).ref,
+  Link: registry.registerComponent('headers', 'SuccessorLink', { description: '`</sellers>; rel="successor-version"`', schema: { type: 'string' } }).ref,
+};
+
+export type SellerRouteConfig = Omit<RouteConfig, 'security'> & {
+  /** Error codes this route answers besides the shared seller ones; grouped by status with examples. */
+  errors?: ErrorCode[];
+  /** Defaults to client credentials, with the request signature verified when sent. */
+  security?: RouteConfig['security'];
+};
+
+/** `path` must start with /sellers/ and use OpenAPI parameters (`{id}`, not `:id`). */
+export function registerSellerPath({ errors = [], ...config }: SellerRouteConfig): void {
+  if (!config.path.startsWith(`${SELLERS_PREFIX}/`)) throw new Error(`registerSellerPath: ${config.path} is not under ${SELLERS_PREFIX}/`);
+  const route: RouteConfig = {
+    ...config,
+    security: config.security ?? security.sellerCredentials,
+    responses: { ...config.responses, ...errorResponses(...SELLER_ERRORS, ...errors) },
+  };
+  registry.registerPath(route);
+
+  const responses: RouteConfig['responses'] = {};
+  for (const [status, response] of Object.entries(route.responses)) {
+    // A $ref response or zod-object headers are left as they are (none of ours use either).
+    if ('$ref' in response || isZodObject(response.headers)) responses[status] = response;
+    else responses[status] = { ...response, headers: { ...response.headers, ...legacyHeaders } };
+  }
+  registry.registerPath({
+    ...route,
+    path: LEGACY_PREFIX + route.path.slice(SELLERS_PREFIX.length),
+    operationId: route.operationId ? `${route.operationId}Legacy` : undefined,
+    tags: ['Legacy /rifeiro'],
+    deprecated: true,
+    summary: `${route.summary ?? route.path} (legacy alias)`,
+    description: `Deprecated alias of \`${route.method.toUpperCase()} ${route.path}\`, identical in behaviour; use /sellers.\n\n${route.description ?? ''}`.trim(),
+    responses,
+  });
+}
+
+function isZodObject(headers: ResponseConfig['headers']): headers is Extract<ResponseConfig['headers'], { _zod: unknown }> {
+  return headers !== undefined && '_zod' in headers;
+}

@@ -1,0 +1,37 @@
+/** OpenAPI for the provider callback routes (router.ts), mounted at /webhooks/pix-gateway. */
+import { z } from 'zod';
+import { errorResponses, jsonResponse, registry, security } from '../openapi/registry';
+import { providerCallbackBody, providerCallbackOutcomes } from './schema';
+import type { CallbackOutcome } from './service';
+
+// Fails the type check if service.ts and the documented outcomes ever differ.
+type Documented = (typeof providerCallbackOutcomes)[number];
+const outcomesMatch: [CallbackOutcome] extends [Documented] ? ([Documented] extends [CallbackOutcome] ? true : never) : never = true;
+void outcomesMatch;
+
+registry.registerPath({
+  method: 'post',
+  path: '/webhooks/pix-gateway',
+  operationId: 'receiveProviderCallback',
+  tags: ['Provider callbacks'],
+  summary: 'Payment callback from the Pix provider',
+  description:
+    'Called by the Pix provider, not by merchants. Answers 200 only once the event is durable in Temporal, so the provider retries ' +
+    'anything not taken (any non-2xx, including 500 while Temporal is unreachable). Every callback is stored with its outcome; duplicates change nothing.',
+  security: security.providerCallback,
+  request: { body: { required: true, content: { 'application/json': { schema: registry.register('ProviderCallback', providerCallbackBody) } } } },
+  responses: {
+    200: jsonResponse('Taken.', z.object({ received: z.literal(true), outcome: z.enum(providerCallbackOutcomes) })),
+    ...errorResponses('VALIDATION_ERROR', 'INVALID_SIGNATURE', 'PAYLOAD_TOO_LARGE', 'RATE_LIMITED'),
+  },
+});
+
+registry.registerPath({
+  method: 'get',
+  path: '/webhooks/pix-gateway/health',
+  operationId: 'providerCallbackHealth',
+  tags: ['Provider callbacks'],
+  summary: 'Callback endpoint liveness, for the provider',
+  security: security.none,
+  responses: { 200: jsonResponse('Up.', z.object({ ok: z.literal(true), timestamp: z.iso.datetime() })), ...errorResponses('RATE_LIMITED') },
+});

@@ -1,0 +1,27 @@
+/**
+ * Body of a provider payment callback (core/provider.ts ProviderCallback). Validates the request
+ * in router.ts and documents it in openapi.ts; `.meta()` adds descriptions only. Unknown charge
+ * fields pass through: the provider may send more than we read.
+ */
+import { z } from 'zod';
+
+export const providerCallbackBody = z
+  .object({
+    eventId: z.string().min(1).max(200).meta({ description: 'Unique per event; retries of one event reuse it.', example: 'sbx_evt_01HZX' }),
+    type: z.string().min(1).max(100).meta({ example: 'charge.paid' }),
+    occurredAt: z.string().meta({ description: 'ISO 8601.' }),
+    charge: z
+      .object({
+        id: z.string().min(1).max(200).meta({ description: 'Provider charge id.', example: 'sbx_ch_01HZX' }),
+        status: z.string().meta({ example: 'PAID' }),
+        amountCents: z.number().int().positive(),
+        endToEndId: z.string().nullable(),
+        paidAt: z.string().nullable(),
+        payer: z.record(z.string(), z.unknown()).nullable(),
+      })
+      .passthrough()
+      .meta({ description: "The provider's charge as it is now." }),
+  })
+  .meta({ description: 'A payment callback from the Pix provider.' });
+
+export const providerCallbackOutcomes = ['SIGNALLED', 'ALREADY_PAID', 'LATE_PAYMENT', 'UNKNOWN_CHARGE', 'IGNORED'] as const;
