@@ -49,3 +49,54 @@ export function chargePaidEntry(input: {
   assertBalanced(postings);
   return { movementKey: `charge-paid:${input.chargeId}`, kind: 'CHARGE_PAID', referenceType: 'charge', referenceId: input.chargeId, postings };
 }
+
+/**
+ * Withdrawal (saque), in three movements keyed by the withdrawal id:
+ * request reserves amount + fee (available → reserved), so concurrent requests cannot spend the
+ * same money; completion sends the amount out (reserved → provider clearing) and books the fee
+ * (reserved → platform fees); failure or cancel returns the whole reserve (reserved → available).
+ * Completion and release are alternatives: a withdrawal's status decides which one is written.
+ */
+export interface WithdrawalMoney {
+  withdrawalId: string;
+  merchantId: string;
+  amountCents: number;
+  feeCents: number;
+}
+
+function withdrawalTotal(w: WithdrawalMoney): number {
+  if (!Number.isSafeInteger(w.amountCents) || w.amountCents <= 0) throw new Error(`invalid withdrawal amount ${w.amountCents}`);
+  if (!Number.isSafeInteger(w.feeCents) || w.feeCents < 0) throw new Error(`invalid withdrawal fee ${w.feeCents}`);
+  return w.amountCents + w.feeCents;
+}
+
+export function withdrawalReservedEntry(w: WithdrawalMoney): LedgerEntry {
+  const total = withdrawalTotal(w);
+  const postings = [
+    { accountCode: accounts.merchantAvailable(w.merchantId), amountCents: -total },
+    { accountCode: accounts.merchantReserved(w.merchantId), amountCents: total },
+  ];
+  assertBalanced(postings);
+  return { movementKey: `withdrawal-reserve:${w.withdrawalId}`, kind: 'WITHDRAWAL_RESERVED', referenceType: 'withdrawal', referenceId: w.withdrawalId, postings };
+}
+
+export function withdrawalCompletedEntry(w: WithdrawalMoney): LedgerEntry {
+  const total = withdrawalTotal(w);
+  const postings = compact([
+    { accountCode: accounts.merchantReserved(w.merchantId), amountCents: -total },
+    { accountCode: accounts.providerClearing, amountCents: w.amountCents },
+    { accountCode: accounts.platformFees, amountCents: w.feeCents },
+  ]);
+  assertBalanced(postings);
+  return { movementKey: `withdrawal-complete:${w.withdrawalId}`, kind: 'WITHDRAWAL_COMPLETED', referenceType: 'withdrawal', referenceId: w.withdrawalId, postings };
+}
+
+export function withdrawalReleasedEntry(w: WithdrawalMoney): LedgerEntry {
+  const total = withdrawalTotal(w);
+  const postings = [
+    { accountCode: accounts.merchantReserved(w.merchantId), amountCents: -total },
+    { accountCode: accounts.merchantAvailable(w.merchantId), amountCents: total },
+  ];
+  assertBalanced(postings);
+  return { movementKey: `withdrawal-release:${w.withdrawalId}`, kind: 'WITHDRAWAL_RELEASED', referenceType: 'withdrawal', referenceId: w.withdrawalId, postings };
+}

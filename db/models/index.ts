@@ -5,9 +5,10 @@ import { Charge } from './charge';
 import { ChargeSplit } from './chargeSplit';
 import { IdempotencyRecord } from './idempotencyRecord';
 import { OutboxEvent } from './outboxEvent';
+import { Withdrawal } from './withdrawal';
 import { WebhookEndpoint } from './webhookEndpoint';
 
-export { Merchant, ApiCredential, Charge, ChargeSplit, IdempotencyRecord, OutboxEvent, WebhookEndpoint };
+export { Merchant, ApiCredential, Charge, ChargeSplit, IdempotencyRecord, OutboxEvent, Withdrawal, WebhookEndpoint };
 
 let initialisedFor: Sequelize | null = null;
 
@@ -20,6 +21,7 @@ export function initModels(sequelize: Sequelize): void {
   ChargeSplit.initModel(sequelize);
   IdempotencyRecord.initModel(sequelize);
   OutboxEvent.initModel(sequelize);
+  Withdrawal.initModel(sequelize);
   WebhookEndpoint.initModel(sequelize);
   Charge.hasMany(ChargeSplit, { foreignKey: 'chargeId', as: 'splits' });
   initialisedFor = sequelize;

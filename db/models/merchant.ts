@@ -1,4 +1,5 @@
 import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+import type { PixKeyType } from '../../core/provider';
 
 export class Merchant extends Model<InferAttributes<Merchant>, InferCreationAttributes<Merchant>> {
   declare id: string;
@@ -13,6 +14,12 @@ export class Merchant extends Model<InferAttributes<Merchant>, InferCreationAttr
   declare pixFeeBps: number | null;
   declare pixFeeFixedCents: number | null;
   declare payoutFeeCents: CreationOptional<number>;
+  /** The merchant's own Pix key, where withdrawals go (set by an operator; see core/pixKeys). */
+  declare pixKey: CreationOptional<string | null>;
+  declare pixKeyType: CreationOptional<PixKeyType | null>;
+  declare pixKeyHolderName: CreationOptional<string | null>;
+  declare pixKeyHolderDocument: CreationOptional<string | null>;
+  declare withdrawalFeeCents: CreationOptional<number>;
   declare createdAt: CreationOptional<Date>;
   declare updatedAt: CreationOptional<Date>;
 
@@ -31,6 +38,11 @@ export class Merchant extends Model<InferAttributes<Merchant>, InferCreationAttr
         pixFeeBps: DataTypes.INTEGER,
         pixFeeFixedCents: DataTypes.INTEGER,
         payoutFeeCents: { type: DataTypes.INTEGER, defaultValue: 0 },
+        pixKey: DataTypes.TEXT,
+        pixKeyType: DataTypes.TEXT,
+        pixKeyHolderName: DataTypes.TEXT,
+        pixKeyHolderDocument: DataTypes.TEXT,
+        withdrawalFeeCents: { type: DataTypes.INTEGER, defaultValue: 0 },
         createdAt: DataTypes.DATE,
         updatedAt: DataTypes.DATE,
       },
