@@ -1,3 +1,4 @@
 // The worker's workflow bundle entry: every workflow type the gateway runs.
 export { chargeLifecycle } from './charge/chargeLifecycle';
 export { settleLatePayment } from './charge/latePayment';
+export { withdrawalLifecycle } from './withdrawal/withdrawal';

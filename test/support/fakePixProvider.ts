@@ -1,5 +1,6 @@
 /**
- * An in-memory Pix provider for workflow tests only (the provider is outside the system).
+ * An in-memory Pix provider for workflow tests only (the provider is outside the system): charges
+ * and transfers.
  * Integration tests use the real sandbox over HTTP instead.
  */
 import crypto from 'node:crypto';
@@ -67,11 +68,44 @@ export class FakePixProvider implements PixProvider {
     return c;
   }
 
-  async transfer(_req: TransferRequest): Promise<ProviderTransfer> {
-    throw new Error('not used in charge workflow tests');
+  /** Transfers by reference: one per reference, as with an idempotency key. */
+  transfers = new Map<string, ProviderTransfer>();
+  transferCalls = 0;
+  /** The next N transfer calls fail transiently (503), before reaching the provider. */
+  transientTransferFailures = 0;
+  /** The provider makes the transfer but its answer is lost (a timeout): "did my call go through?". */
+  loseTransferAnswers = false;
+
+  /** Like the sandbox: a key containing "invalid" fails with INVALID_PIX_KEY, anything else completes. */
+  async transfer(req: TransferRequest): Promise<ProviderTransfer> {
+    this.transferCalls++;
+    if (this.transientTransferFailures > 0) {
+      this.transientTransferFailures--;
+      throw new ProviderError('provider unavailable', 'PROVIDER_UNAVAILABLE', true, 503);
+    }
+    let transfer = this.transfers.get(req.reference);
+    if (!transfer) {
+      const failed = req.pixKey.toLowerCase().includes('invalid');
+      transfer = {
+        id: `fake_tr_${crypto.randomUUID()}`,
+        reference: req.reference,
+        status: failed ? 'FAILED' : 'COMPLETED',
+        amountCents: req.amountCents,
+        pixKey: req.pixKey,
+        pixKeyType: req.pixKeyType,
+        recipientName: req.recipientName,
+        endToEndId: failed ? null : `E99999999202611220000${crypto.randomBytes(8).toString('hex').slice(0, 11)}`,
+        failureCode: failed ? 'INVALID_PIX_KEY' : null,
+        failureReason: failed ? 'Pix key not found in DICT' : null,
+        createdAt: new Date().toISOString(),
+      };
+      this.transfers.set(req.reference, transfer);
+    }
+    if (this.loseTransferAnswers) throw new ProviderError('no answer within 5000ms', 'PROVIDER_TIMEOUT', true);
+    return transfer;
   }
 
-  async getTransferByReference(): Promise<ProviderTransfer | null> {
-    return null;
+  async getTransferByReference(reference: string): Promise<ProviderTransfer | null> {
+    return this.transfers.get(reference) ?? null;
   }
 }

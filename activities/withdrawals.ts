@@ -1,0 +1,220 @@
+/**
+ * Withdrawal activities: the reservation, the provider transfer and the final ledger movement.
+ * Each is idempotent: the transfer carries the withdrawal id as the provider's idempotency key,
+ * DB writes lock the withdrawal row and are keyed by ledger movement key, so a retried activity
+ * changes nothing twice, and a withdrawal is either completed or released, never both.
+ */
+import { ApplicationFailure } from '@temporalio/activity';
+import type { Sequelize, Transaction } from 'sequelize';
+import { accounts } from '../core/ledger/accounts';
+import { withdrawalCompletedEntry, withdrawalReleasedEntry, withdrawalReservedEntry } from '../core/ledger/postings';
+import { ProviderError, type PixProvider, type ProviderTransfer } from '../core/provider';
+import { describeTransferFailure } from '../core/transferFailures';
+import { beneficiarySnapshot, sourceAccountSnapshot, withdrawalFee } from '../core/withdrawals';
+import { Merchant, Withdrawal } from '../db/models';
+import { PLATFORM_INSTITUTION } from '../db/queries/sellerChargeView';
+import {
+  WithdrawalFailureTypes,
+  type FailureNote,
+  type ReservedWithdrawal,
+  type TransferOutcome,
+  type WithdrawalInput,
+} from '../workflows/withdrawal/types';
+import { InsufficientBalanceError, balanceOf, writeLedgerEntry } from './db/ledgerWriter';
+
+export interface WithdrawalActivityDeps {
+  sequelize: Sequelize;
+  provider: PixProvider;
+}
+
+export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
+  const { sequelize, provider } = deps;
+
+  /** Stores the withdrawal and reserves amount + fee in one DB transaction, or refuses and stores nothing. */
+  async function reserveWithdrawal(input: WithdrawalInput): Promise<ReservedWithdrawal> {
+    let requiredCents = input.amountCents;
+    try {
+      return await sequelize.transaction(async (transaction) => {
+        const existing = await Withdrawal.findByPk(input.withdrawalId, { transaction });
+        if (existing) return reservedFrom(existing); // a retry after a commit whose answer was lost
+        // Locked so an operator's freeze or key change lands wholly before or after this request.
+        const merchant = await Merchant.findByPk(input.merchantId, { transaction, lock: transaction.LOCK.UPDATE });
+        if (!merchant || !merchant.active) throw refusal('the merchant is not active', WithdrawalFailureTypes.merchantInactive);
+        if (merchant.withdrawalsFrozen) throw refusal('withdrawals are frozen for this merchant', WithdrawalFailureTypes.frozen);
+        const beneficiary = beneficiarySnapshot(merchant);
+        if (!beneficiary) throw refusal('the merchant has no Pix key registered for withdrawals', WithdrawalFailureTypes.pixKeyMissing);
+        const feeCents = withdrawalFee(merchant);
+        requiredCents = input.amountCents + feeCents;
+        const row = await Withdrawal.create(
+          {
+            id: input.withdrawalId,
+            merchantId: merchant.id,
+            userId: input.userId,
+            amountCents: input.amountCents,
+            feeCents,
+            totalDebitedCents: requiredCents,
+            status: 'PROCESSING',
+            description: input.description,
+            idempotencyKey: input.idempotencyKey,
+            partnerTxId: null,
+            providerTransferId: null,
+            providerEndToEndId: null,
+            failureCode: null,
+            failureReason: null,
+            beneficiarySnapshot: beneficiary,
+            sourceAccountSnapshot: sourceAccountSnapshot(merchant, PLATFORM_INSTITUTION),
+            processedAt: null,
+          },
+          { transaction },
+        );
+        await writeLedgerEntry(sequelize, withdrawalReservedEntry(moneyOf(row)), transaction);
+        return reservedFrom(row);
+      });
+    } catch (err) {
+      if (!(err instanceof InsufficientBalanceError)) throw err;
+      const availableCents = await balanceOf(sequelize, accounts.merchantAvailable(input.merchantId));
+      throw ApplicationFailure.create({
+        message: 'the available balance does not cover the amount plus the withdrawal fee',
+        type: WithdrawalFailureTypes.insufficientBalance,
+        nonRetryable: true,
+        details: [{ requiredCents, availableCents }],
+      });
+    }
+  }
+
+  /** Sends the Pix transfer to the snapshotted key; the withdrawal id is the idempotency key. */
+  async function sendWithdrawalTransfer(args: { withdrawalId: string }): Promise<TransferOutcome> {
+    const withdrawal = await Withdrawal.findByPk(args.withdrawalId);
+    if (!withdrawal || withdrawal.status !== 'PROCESSING' || !withdrawal.beneficiarySnapshot) {
+      // Never send money for a withdrawal that is not waiting for it.
+      throw ApplicationFailure.nonRetryable(`withdrawal ${args.withdrawalId} is not PROCESSING`, WithdrawalFailureTypes.stateConflict);
+    }
+    const beneficiary = withdrawal.beneficiarySnapshot;
+    try {
+      const transfer = await provider.transfer({
+        reference: withdrawal.id,
+        amountCents: withdrawal.amountCents,
+        pixKey: beneficiary.pixKey,
+        pixKeyType: beneficiary.pixKeyType,
+        recipientName: beneficiary.name,
+        recipientDocument: beneficiary.document,
+      });
+      return outcomeOf(transfer, withdrawal);
+    } catch (err) {
+      if (err instanceof ProviderError) {
+        if (err.transient) throw ApplicationFailure.retryable(err.message, WithdrawalFailureTypes.providerUnavailable);
+        throw ApplicationFailure.nonRetryable(err.message, WithdrawalFailureTypes.transferRejected);
+      }
+      throw err;
+    }
+  }
+
+  /** The provider's record of our transfer, or null when it has none. Retried until it answers. */
+  async function findWithdrawalTransfer(args: { withdrawalId: string }): Promise<TransferOutcome | null> {
+    const withdrawal = await Withdrawal.findByPk(args.withdrawalId);
+    if (!withdrawal) throw ApplicationFailure.nonRetryable(`withdrawal ${args.withdrawalId} not found`, WithdrawalFailureTypes.stateConflict);
+    try {
+      const transfer = await provider.getTransferByReference(withdrawal.id);
+      return transfer ? outcomeOf(transfer, withdrawal) : null;
+    } catch (err) {
+      if (err instanceof ProviderError) throw ApplicationFailure.retryable(err.message, WithdrawalFailureTypes.providerUnavailable);
+      throw err;
+    }
+  }
+
+  /** The money left: reserved → provider clearing (amount) and platform fees (fee). */
+  async function completeWithdrawal(args: { withdrawalId: string; transfer: TransferOutcome }): Promise<ReservedWithdrawal> {
+    return sequelize.transaction(async (transaction) => {
+      const withdrawal = await lockWithdrawal(args.withdrawalId, transaction);
+      if (withdrawal.status === 'COMPLETED') return reservedFrom(withdrawal);
+      if (withdrawal.status !== 'PROCESSING') {
+        // The provider paid a withdrawal whose reserve was already returned: stop and alert.
+        throw ApplicationFailure.nonRetryable(`withdrawal ${withdrawal.id} is ${withdrawal.status} but the provider completed it`, WithdrawalFailureTypes.stateConflict);
+      }
+      await writeLedgerEntry(sequelize, withdrawalCompletedEntry(moneyOf(withdrawal)), transaction);
+      await withdrawal.update(
+        {
+          status: 'COMPLETED',
+          processedAt: new Date(),
+          partnerTxId: withdrawal.id,
+          providerTransferId: args.transfer.providerTransferId,
+          providerEndToEndId: args.transfer.endToEndId,
+        },
+        { transaction },
+      );
+      return reservedFrom(withdrawal);
+    });
+  }
+
+  /**
+   * The money did not leave: the whole reserve goes back (reserved → available). Returns null
+   * when there is no such withdrawal (a reservation that never committed).
+   */
+  async function failWithdrawal(args: {
+    withdrawalId: string;
+    status: 'FAILED' | 'CANCELLED';
+    transfer: TransferOutcome | null;
+    failure: FailureNote | null;
+  }): Promise<ReservedWithdrawal | null> {
+    return sequelize.transaction(async (transaction) => {
+      const withdrawal = await Withdrawal.findByPk(args.withdrawalId, { transaction, lock: transaction.LOCK.UPDATE });
+      if (!withdrawal) return null;
+      if (withdrawal.status === 'FAILED' || withdrawal.status === 'CANCELLED') return reservedFrom(withdrawal);
+      if (withdrawal.status === 'COMPLETED') {
+        throw ApplicationFailure.nonRetryable(`withdrawal ${withdrawal.id} is COMPLETED and cannot be released`, WithdrawalFailureTypes.stateConflict);
+      }
+      const failure = args.transfer ? describeTransferFailure(args.transfer.failureCode) : (args.failure ?? describeTransferFailure(null));
+      await writeLedgerEntry(sequelize, withdrawalReleasedEntry(moneyOf(withdrawal)), transaction);
+      await withdrawal.update(
+        {
+          status: args.status,
+          processedAt: new Date(),
+          failureCode: failure.code,
+          failureReason: failure.reason,
+          partnerTxId: args.transfer ? withdrawal.id : null,
+          providerTransferId: args.transfer?.providerTransferId ?? null,
+        },
+        { transaction },
+      );
+      return reservedFrom(withdrawal);
+    });
+  }
+
+  return { reserveWithdrawal, sendWithdrawalTransfer, findWithdrawalTransfer, completeWithdrawal, failWithdrawal };
+}
+
+export type WithdrawalActivities = ReturnType<typeof createWithdrawalActivities>;
+
+function refusal(message: string, type: string): ApplicationFailure {
+  return ApplicationFailure.nonRetryable(message, type);
+}
+
+async function lockWithdrawal(withdrawalId: string, transaction: Transaction): Promise<Withdrawal> {
+  const withdrawal = await Withdrawal.findByPk(withdrawalId, { transaction, lock: transaction.LOCK.UPDATE });
+  if (!withdrawal) throw ApplicationFailure.nonRetryable(`withdrawal ${withdrawalId} not found`, WithdrawalFailureTypes.stateConflict);
+  return withdrawal;
+}
+
+function moneyOf(w: Withdrawal) {
+  return { withdrawalId: w.id, merchantId: w.merchantId, amountCents: w.amountCents, feeCents: w.feeCents };
+}
+
+function reservedFrom(w: Withdrawal): ReservedWithdrawal {
+  return { withdrawalId: w.id, status: w.status, amountCents: w.amountCents, feeCents: w.feeCents, totalDebitedCents: w.totalDebitedCents };
+}
+
+/** Only what we store; a transfer that is not ours (reference or amount differ) is a provider bug: stop. */
+function outcomeOf(transfer: ProviderTransfer, withdrawal: Withdrawal): TransferOutcome {
+  if (transfer.reference !== withdrawal.id || transfer.amountCents !== withdrawal.amountCents) {
+    throw ApplicationFailure.nonRetryable(
+      `provider transfer ${transfer.id} does not match withdrawal ${withdrawal.id} (reference or amount differ)`,
+      WithdrawalFailureTypes.stateConflict,
+    );
+  }
+  return {
+    status: transfer.status,
+    providerTransferId: transfer.id,
+    endToEndId: transfer.status === 'COMPLETED' ? transfer.endToEndId : null,
+    failureCode: transfer.status === 'FAILED' ? (transfer.failureCode ?? null) : null,
+  };
+}

@@ -1,0 +1,248 @@
+/**
+ * The withdrawal workflow on the Java time-skipping test server: provider outages retried with
+ * backoff (minutes of backoff in seconds), and cancels before and after the transfer was sent.
+ * Activities are the real ones on the real test database; only the provider is an in-memory fake.
+ */
+import crypto from 'node:crypto';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
+import type { Sequelize } from 'sequelize';
+import { createActivities } from '../../activities';
+import { writeLedgerEntry } from '../../activities/db/ledgerWriter';
+import { accounts } from '../../core/ledger/accounts';
+import { chargePaidEntry } from '../../core/ledger/postings';
+import { createMerchantWithCredential } from '../../db/merchantAdmin';
+import { Withdrawal } from '../../db/models';
+import { createSequelize } from '../../db/sequelize';
+import { workflowsPath } from '../../workers/createWorker';
+import { searchAttributeRegistrations } from '../../workflows/searchAttributes';
+import { requestWithdrawalUpdate, withdrawalWorkflowId } from '../../workflows/withdrawal/definitions';
+import type { WithdrawalInput } from '../../workflows/withdrawal/types';
+import { FakePixProvider } from '../support/fakePixProvider';
+import { testEnv, waitFor } from '../support/env';
+import { quietTemporalRuntime } from '../support/integrationStack';
+import { assertLedgerInvariant, balance } from '../support/ledger';
+
+jest.setTimeout(120_000);
+
+const FEE = 150;
+let env: TestWorkflowEnvironment;
+let sequelize: Sequelize;
+let merchantId: string;
+
+beforeAll(async () => {
+  quietTemporalRuntime();
+  sequelize = createSequelize(testEnv().databaseUrl);
+  env = await TestWorkflowEnvironment.createTimeSkipping({
+    server: { executable: { type: 'existing-path', path: testEnv().testServerPath } },
+  });
+  await env.connection.operatorService
+    .addSearchAttributes({
+      namespace: env.namespace ?? 'default',
+      searchAttributes: Object.fromEntries(searchAttributeRegistrations.map((r) => [r.split('=')[0], 2 /* KEYWORD */])),
+    })
+    .catch(() => undefined);
+  ({ merchantId } = await createMerchantWithCredential(
+    sequelize,
+    { name: 'Loja Saque WF', pixKey: 'financeiro@loja-saque.com.br', pixKeyType: 'EMAIL', withdrawalFeeCents: FEE },
+    crypto.randomBytes(32).toString('hex'),
+  ));
+  // Money to withdraw, booked as a paid charge would book it.
+  await sequelize.transaction((t) =>
+    writeLedgerEntry(sequelize, chargePaidEntry({ chargeId: crypto.randomUUID(), merchantId, amountCents: 1_000_000, feeCents: 0, splits: [] }), t),
+  );
+});
+
+afterAll(async () => {
+  await env?.teardown();
+  await sequelize?.close();
+});
+
+afterEach(async () => {
+  await assertLedgerInvariant(sequelize);
+});
+
+const input = (amountCents = 10_000): WithdrawalInput => ({
+  withdrawalId: crypto.randomUUID(),
+  merchantId,
+  amountCents,
+  description: null,
+  idempotencyKey: null,
+  userId: null,
+});
+
+type Activities = ReturnType<typeof createActivities>;
+
+async function withWorker<T>(provider: FakePixProvider, fn: (taskQueue: string) => Promise<T>, wrap: (a: Activities) => Activities = (a) => a): Promise<T> {
+  const taskQueue = `wf-${crypto.randomUUID()}`;
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowsPath: require.resolve(workflowsPath),
+    activities: wrap(createActivities({ sequelize, provider, providerCallbackUrl: 'http://127.0.0.1:1/unused' })),
+  });
+  return worker.runUntil(fn(taskQueue));
+}
+
+function start(taskQueue: string, args: WithdrawalInput) {
+  return env.client.workflow.start('withdrawalLifecycle', { taskQueue, workflowId: withdrawalWorkflowId(args.withdrawalId), args: [args] });
+}
+
+const available = () => balance(sequelize, accounts.merchantAvailable(merchantId));
+const reserved = () => balance(sequelize, accounts.merchantReserved(merchantId));
+
+async function failureTypeOf(promise: Promise<unknown>): Promise<string | undefined> {
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(WorkflowFailedError);
+  return ((err as WorkflowFailedError).cause as { type?: string } | undefined)?.type;
+}
+
+it('retries the transfer through a provider outage, then completes and moves the money once', async () => {
+  const provider = new FakePixProvider();
+  provider.transientTransferFailures = 4;
+  const args = input(10_000);
+  const availableBefore = await available();
+  const clearingBefore = await balance(sequelize, accounts.providerClearing);
+  const feesBefore = await balance(sequelize, accounts.platformFees);
+
+  const outcome = await withWorker(provider, async (tq) => {
+    const handle = await start(tq, args);
+    const reservation = await handle.executeUpdate(requestWithdrawalUpdate);
+    expect(reservation).toEqual({ withdrawalId: args.withdrawalId, status: 'PROCESSING', amountCents: 10_000, feeCents: FEE, totalDebitedCents: 10_000 + FEE });
+    return handle.result();
+  });
+
+  expect(outcome).toEqual({ withdrawalId: args.withdrawalId, status: 'COMPLETED' });
+  expect(provider.transferCalls).toBe(5);
+  expect(provider.transfers.size).toBe(1);
+  const row = await Withdrawal.findByPk(args.withdrawalId);
+  expect(row).toMatchObject({ status: 'COMPLETED', partnerTxId: args.withdrawalId, failureReason: null });
+  expect(row?.providerTransferId).toBe(provider.transfers.get(args.withdrawalId)?.id);
+  expect(row?.providerEndToEndId).toMatch(/^E\d{8}/);
+  expect(row?.processedAt).not.toBeNull();
+  expect(await available()).toBe(availableBefore - 10_000 - FEE);
+  expect(await reserved()).toBe(0);
+  expect(await balance(sequelize, accounts.providerClearing)).toBe(clearingBefore + 10_000);
+  expect(await balance(sequelize, accounts.platformFees)).toBe(feesBefore + FEE);
+});
+
+it('refuses a withdrawal above the available balance through the update, storing nothing', async () => {
+  const provider = new FakePixProvider();
+  const args = input((await available()) + 1);
+  await withWorker(provider, async (tq) => {
+    const handle = await start(tq, args);
+    const err = await handle.executeUpdate(requestWithdrawalUpdate).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
+    expect((err as WorkflowUpdateFailedError).cause).toMatchObject({ type: 'InsufficientAvailableBalance' });
+    expect(await handle.result()).toEqual({ withdrawalId: args.withdrawalId, status: 'REFUSED' });
+  });
+  expect(await Withdrawal.findByPk(args.withdrawalId)).toBeNull();
+  expect(provider.transferCalls).toBe(0);
+});
+
+it('returns the reserve when cancelled before the transfer was sent', async () => {
+  const provider = new FakePixProvider();
+  const args = input(20_000);
+  const availableBefore = await available();
+  let openGate: () => void = () => undefined;
+  const gate = new Promise<void>((r) => (openGate = r));
+  // The reservation commits, then its answer waits until the test has cancelled the workflow.
+  const holdReservation = (a: Activities): Activities => ({
+    ...a,
+    reserveWithdrawal: async (i) => {
+      const result = await a.reserveWithdrawal(i);
+      await gate;
+      return result;
+    },
+  });
+
+  await withWorker(
+    provider,
+    async (tq) => {
+      const handle = await start(tq, args);
+      const update = handle.executeUpdate(requestWithdrawalUpdate);
+      await waitFor(() => Withdrawal.findByPk(args.withdrawalId), 'the reservation to commit');
+      expect(await available()).toBe(availableBefore - 20_000 - FEE);
+      await handle.cancel();
+      openGate();
+      expect(await update).toMatchObject({ status: 'PROCESSING', totalDebitedCents: 20_000 + FEE });
+      expect(await failureTypeOf(handle.result())).toBe('WithdrawalCancelled');
+    },
+    holdReservation,
+  );
+
+  expect(provider.transferCalls).toBe(0);
+  expect(await Withdrawal.findByPk(args.withdrawalId)).toMatchObject({ status: 'CANCELLED', failureReason: 'cancelled before the transfer was sent', providerTransferId: null });
+  expect(await available()).toBe(availableBefore);
+  expect(await reserved()).toBe(0);
+});
+
+it('cancelled during an outage: asks the provider, finds no transfer, and returns the reserve', async () => {
+  const provider = new FakePixProvider();
+  provider.transientTransferFailures = 1_000_000;
+  const args = input(30_000);
+  const availableBefore = await available();
+
+  await withWorker(provider, async (tq) => {
+    const handle = await start(tq, args);
+    await handle.executeUpdate(requestWithdrawalUpdate);
+    await waitFor(async () => provider.transferCalls >= 3, 'a few failed transfer attempts');
+    await handle.cancel();
+    expect(await failureTypeOf(handle.result())).toBe('WithdrawalCancelled');
+  });
+
+  expect(provider.transfers.size).toBe(0);
+  expect(await Withdrawal.findByPk(args.withdrawalId)).toMatchObject({ status: 'CANCELLED' });
+  expect(await available()).toBe(availableBefore);
+  expect(await reserved()).toBe(0);
+});
+
+it('cancelled after the provider made the transfer (answers lost): completes, never releases paid money', async () => {
+  const provider = new FakePixProvider();
+  provider.loseTransferAnswers = true;
+  const args = input(40_000);
+  const availableBefore = await available();
+
+  const outcome = await withWorker(provider, async (tq) => {
+    const handle = await start(tq, args);
+    await handle.executeUpdate(requestWithdrawalUpdate);
+    await waitFor(async () => provider.transferCalls >= 2, 'the transfer to be sent and its answer lost');
+    await handle.cancel();
+    return handle.result();
+  });
+
+  expect(outcome).toEqual({ withdrawalId: args.withdrawalId, status: 'COMPLETED' });
+  expect(provider.transfers.size).toBe(1);
+  expect(await Withdrawal.findByPk(args.withdrawalId)).toMatchObject({ status: 'COMPLETED' });
+  expect(await available()).toBe(availableBefore - 40_000 - FEE);
+  expect(await reserved()).toBe(0);
+});
+
+it('fails on a refused Pix key and returns the whole reserve, fee included', async () => {
+  const provider = new FakePixProvider();
+  const other = await createMerchantWithCredential(
+    sequelize,
+    { name: 'Loja Chave Ruim', pixKey: 'invalid@loja.com.br', pixKeyType: 'EMAIL', withdrawalFeeCents: FEE },
+    crypto.randomBytes(32).toString('hex'),
+  );
+  await sequelize.transaction((t) =>
+    writeLedgerEntry(sequelize, chargePaidEntry({ chargeId: crypto.randomUUID(), merchantId: other.merchantId, amountCents: 50_000, feeCents: 0, splits: [] }), t),
+  );
+  const args = { ...input(50_000 - FEE), merchantId: other.merchantId };
+  const outcome = await withWorker(provider, async (tq) => {
+    const handle = await start(tq, args);
+    await handle.executeUpdate(requestWithdrawalUpdate);
+    return handle.result();
+  });
+  expect(outcome.status).toBe('FAILED');
+  expect(provider.transferCalls).toBe(1);
+  const row = await Withdrawal.findByPk(args.withdrawalId);
+  expect(row).toMatchObject({ status: 'FAILED', failureCode: 'INVALID_PIX_KEY', partnerTxId: args.withdrawalId });
+  expect(row?.failureReason).toMatch(/DICT/);
+  expect(await balance(sequelize, accounts.merchantAvailable(other.merchantId))).toBe(50_000);
+  expect(await balance(sequelize, accounts.merchantReserved(other.merchantId))).toBe(0);
+});
