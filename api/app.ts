@@ -16,6 +16,7 @@ import { providerCallbackRouter } from './providerCallbacks/router';
 import { ProviderCallbackService } from './providerCallbacks/service';
 import { legacyDeprecation, sellersRouter } from './sellers/router';
 import { SellerPixService } from './sellers/pix/service';
+import { WithdrawalService } from './sellers/saques/service';
 import { WebhookService } from './sellers/webhooks/service';
 import { requestSignature } from './auth/requestSignature';
 import { perIpRateLimit } from './middleware/rateLimit';
@@ -60,6 +61,7 @@ export function createApp(deps: ApiDeps): express.Express {
     destinations,
   });
   const webhooks = new WebhookService({ encryptionKey, destinations, idempotency });
+  const withdrawals = new WithdrawalService({ temporal: deps.temporal, taskQueue: deps.taskQueue, idempotency });
 
   app.use(traceId);
   app.use(requestLogger(deps.logger));
@@ -78,7 +80,7 @@ export function createApp(deps: ApiDeps): express.Express {
     }),
   );
   const verifySignature = requestSignature({ sequelize: deps.sequelize, required: false });
-  const sellers = sellersRouter({ authenticate, verifySignature, sellerPix, webhooks });
+  const sellers = sellersRouter({ authenticate, verifySignature, sellerPix, webhooks, withdrawals });
   app.use('/sellers', sellers);
   app.use('/rifeiro', legacyDeprecation, sellers);
 

@@ -23,4 +23,8 @@ export const errors = {
   pixNotIssued: () => new ApiError(502, 'PIX_NOT_ISSUED', 'the provider did not return a Pix payload; no charge was created'),
   unavailable: (message: string) => new ApiError(503, 'SERVICE_UNAVAILABLE', message),
   invalidSignature: () => new ApiError(401, 'INVALID_SIGNATURE', 'request signature is missing, invalid or expired'),
+  invalidWithdrawalId: () => new ApiError(400, 'INVALID_WITHDRAWAL_ID', 'the withdrawal id must be 1 to 120 characters'),
+  insufficientBalance: (details: Record<string, unknown> | null = null) =>
+    new ApiError(400, 'INSUFFICIENT_AVAILABLE_BALANCE', 'the available balance does not cover the amount plus the fee', details),
+  withdrawalFrozen: () => new ApiError(409, 'WITHDRAWAL_FROZEN', 'withdrawals and payouts are temporarily blocked for this merchant'),
 };

@@ -8,6 +8,8 @@ import { sellerPixRouter } from './pix/router';
 import type { SellerPixService } from './pix/service';
 import { webhooksRouter } from './webhooks/router';
 import type { WebhookService } from './webhooks/service';
+import { withdrawalsRouter } from './saques/router';
+import type { WithdrawalService } from './saques/service';
 
 export interface SellersRouterDeps {
   authenticate: RequestHandler;
@@ -15,6 +17,7 @@ export interface SellersRouterDeps {
   verifySignature: RequestHandler;
   sellerPix: SellerPixService;
   webhooks: WebhookService;
+  withdrawals: WithdrawalService;
 }
 
 export function sellersRouter(deps: SellersRouterDeps): Router {
@@ -22,6 +25,7 @@ export function sellersRouter(deps: SellersRouterDeps): Router {
   router.use(deps.authenticate, deps.verifySignature);
   router.use('/pix', sellerPixRouter(deps.sellerPix));
   router.use('/webhooks', webhooksRouter(deps.webhooks));
+  router.use('/saques', withdrawalsRouter(deps.withdrawals));
   return router;
 }
 

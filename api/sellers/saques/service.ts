@@ -1,0 +1,173 @@
+/**
+ * Seller withdrawals (saques). The API never moves money: a new withdrawal is a workflow
+ * started with Update-With-Start, whose update answers once amount + fee are reserved in the
+ * ledger, so the 201 and the durable state agree. A refused request (frozen, no Pix key,
+ * insufficient balance) stores nothing and frees its idempotency key for a later retry.
+ */
+import crypto from 'node:crypto';
+import {
+  ApplicationFailure,
+  WithStartWorkflowOperation,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowUpdateFailedError,
+  type Client,
+} from '@temporalio/client';
+import { Merchant, Withdrawal } from '../../../db/models';
+import { presentWithdrawalRows } from '../../../db/queries/withdrawalView';
+import type { withdrawalLifecycle } from '../../../workflows/withdrawal/withdrawal';
+import { requestWithdrawalUpdate, withdrawalWorkflowId } from '../../../workflows/withdrawal/definitions';
+import { WithdrawalFailureTypes, type WithdrawalInput } from '../../../workflows/withdrawal/types';
+import { BusinessStatusKey, MerchantIdKey } from '../../../workflows/searchAttributes';
+import { ApiError, errors } from '../../errors/apiError';
+import { runIdempotent, type IdempotencyService, type IdempotentResult } from '../../idempotency/idempotencyService';
+import type { CreateWithdrawalBody, ListWithdrawalsQuery } from './schema';
+
+export interface WithdrawalServiceDeps {
+  temporal: Client;
+  taskQueue: string;
+  idempotency: IdempotencyService;
+}
+
+const IDEMPOTENCY_SCOPE = 'POST /sellers/saques';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** An answer for which nothing was stored: its idempotency key is freed so a retry can succeed later. */
+class Refusal extends Error {
+  constructor(readonly apiError: ApiError) {
+    super(apiError.message);
+  }
+}
+
+export class WithdrawalService {
+  constructor(private readonly deps: WithdrawalServiceDeps) {}
+
+  async create(merchant: Merchant, body: CreateWithdrawalBody, idempotencyKey: string | undefined): Promise<IdempotentResult> {
+    const keyRef = { merchantId: merchant.id, scope: IDEMPOTENCY_SCOPE, key: idempotencyKey };
+    return runIdempotent(
+      this.deps.idempotency,
+      { ...keyRef, request: body, newResourceId: crypto.randomUUID() },
+      async (withdrawalId, resuming) => {
+        try {
+          const input: WithdrawalInput = {
+            withdrawalId,
+            merchantId: merchant.id,
+            amountCents: body.amountCents,
+            description: body.description ?? null,
+            idempotencyKey: idempotencyKey ?? null,
+            userId: null, // client credentials act for the merchant, not for a signed-in user
+          };
+          return { status: 201, body: await this.request(input, resuming) };
+        } catch (err) {
+          if (!(err instanceof Refusal)) throw err;
+          if (idempotencyKey) await this.deps.idempotency.release({ merchantId: merchant.id, scope: IDEMPOTENCY_SCOPE, key: idempotencyKey });
+          throw err.apiError;
+        }
+      },
+    );
+  }
+
+  async list(merchantId: string, query: ListWithdrawalsQuery): Promise<Record<string, unknown>> {
+    const { rows, count } = await Withdrawal.findAndCountAll({
+      where: { merchantId },
+      order: [
+        ['createdAt', 'DESC'],
+        ['id', 'DESC'],
+      ],
+      limit: query.limit,
+      offset: query.offset,
+    });
+    return {
+      withdrawals: await presentWithdrawalRows(merchantId, rows),
+      pagination: { total: count, limit: query.limit, offset: query.offset, hasMore: query.offset + rows.length < count },
+    };
+  }
+
+  async findForMerchant(merchantId: string, id: string): Promise<Record<string, unknown>> {
+    // Ids are UUIDs; any other string of valid length simply matches nothing.
+    const row = UUID.test(id) ? await Withdrawal.findOne({ where: { id, merchantId } }) : null;
+    if (!row) throw errors.notFound('withdrawal');
+    const [presented] = await presentWithdrawalRows(merchantId, [row]);
+    return presented;
+  }
+
+  /** Starts the workflow and waits for the reservation; maps refusals to API errors. */
+  private async request(input: WithdrawalInput, resuming: boolean): Promise<Record<string, unknown>> {
+    if (resuming) {
+      // A previous holder of this key died: its withdrawal may already exist.
+      const existing = await Withdrawal.findByPk(input.withdrawalId);
+      if (existing) return this.findForMerchant(input.merchantId, existing.id);
+    }
+    await this.precheck(input.merchantId);
+    const workflowId = withdrawalWorkflowId(input.withdrawalId);
+    try {
+      const start = new WithStartWorkflowOperation<typeof withdrawalLifecycle>('withdrawalLifecycle', {
+        workflowId,
+        taskQueue: this.deps.taskQueue,
+        args: [input],
+        workflowIdConflictPolicy: 'FAIL',
+        typedSearchAttributes: [
+          { key: MerchantIdKey, value: input.merchantId },
+          { key: BusinessStatusKey, value: 'RESERVING' },
+        ],
+      });
+      try {
+        await this.deps.temporal.workflow.executeUpdateWithStart(requestWithdrawalUpdate, { startWorkflowOperation: start });
+      } catch (err) {
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+        await this.deps.temporal.workflow.getHandle(workflowId).executeUpdate(requestWithdrawalUpdate);
+      }
+    } catch (err) {
+      throw mapRequestError(err);
+    }
+    return this.findForMerchant(input.merchantId, input.withdrawalId);
+  }
+
+  /**
+   * Fast answers without starting a workflow. The reservation checks the same rules again under
+   * a lock on the merchant, which is what decides when an operator acts at the same moment.
+   */
+  private async precheck(merchantId: string): Promise<void> {
+    const merchant = await Merchant.findByPk(merchantId);
+    if (!merchant || !merchant.active) throw new Refusal(errors.merchantIdRequired());
+    if (merchant.withdrawalsFrozen) throw new Refusal(errors.withdrawalFrozen());
+    if (!merchant.pixKey) throw new Refusal(pixKeyNotRegistered());
+  }
+}
+
+function mapRequestError(err: unknown): unknown {
+  if (err instanceof ApiError || err instanceof Refusal) return err;
+  if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
+    const failure = err.cause;
+    switch (failure.type) {
+      case WithdrawalFailureTypes.insufficientBalance:
+        return new Refusal(errors.insufficientBalance(balanceDetails(failure.details)));
+      case WithdrawalFailureTypes.frozen:
+        return new Refusal(errors.withdrawalFrozen());
+      case WithdrawalFailureTypes.pixKeyMissing:
+        return new Refusal(pixKeyNotRegistered());
+      case WithdrawalFailureTypes.merchantInactive:
+        return new Refusal(errors.merchantIdRequired());
+      default:
+        // ReservationUnavailable: the workflow made sure nothing was reserved.
+        return new Refusal(errors.unavailable('the withdrawal could not be reserved; nothing was debited, retry later'));
+    }
+  }
+  if ((err as { name?: string })?.name === 'ServiceError' || (err as { code?: number })?.code === 14) {
+    return errors.unavailable('the workflow service is unavailable; retry with the same idempotency key');
+  }
+  return err;
+}
+
+/** Not a body problem but the merchant's set-up; still VALIDATION_ERROR, with a reason to branch on. */
+function pixKeyNotRegistered(): ApiError {
+  return errors.validation('the merchant has no Pix key registered for withdrawals', {
+    reason: 'PIX_KEY_NOT_REGISTERED',
+    fields: [{ field: 'merchant.pixKey', message: "ask support to register the merchant's own Pix key (CLI: merchant set-pix-key)" }],
+  });
+}
+
+function balanceDetails(details: unknown[] | undefined | null): Record<string, unknown> | null {
+  const first = details?.[0] as { requiredCents?: unknown; availableCents?: unknown } | undefined;
+  if (typeof first?.requiredCents !== 'number' || typeof first?.availableCents !== 'number') return null;
+  return { requiredCents: first.requiredCents, availableCents: first.availableCents };
+}
