@@ -1,6 +1,9 @@
 /**
  * Operator CLI: `npm run gateway -- <command>`.
- *   merchant create --name <name> [--document <cpf|cnpj>] [--email <e>] [--payouts-enabled] [--json]
+ *   merchant create --name <name> [--document <cpf|cnpj>] [--email <e>] [--payouts-enabled]
+ *                   [--pix-key <key> --pix-key-type <type>] [--withdrawal-fee-cents <n>] [--json]
+ *   merchant set-pix-key <merchantId> --key <key> --type <CPF|CNPJ|EMAIL|PHONE|EVP> [--holder-name <n>] [--holder-document <d>]
+ *   merchant freeze <merchantId> | merchant unfreeze <merchantId>
  *   sandbox pay <chargeId>
  * Reads DATABASE_URL and friends from the environment, else from the running `npm start`
  * stack (.data/local-env.json).
@@ -8,11 +11,15 @@
 import { parseArgs } from 'node:util';
 import { runMigrations } from '../db/migrator';
 import { createSequelize } from '../db/sequelize';
-import { createMerchantWithCredential } from '../db/merchantAdmin';
+import { createMerchantWithCredential, setMerchantPixKey, setWithdrawalsFrozen } from '../db/merchantAdmin';
 import { readLocalEnv } from '../scripts/lib/localSecrets';
 
 const usage = `usage:
-  npm run gateway -- merchant create --name <name> [--document <cpf|cnpj>] [--email <email>] [--payouts-enabled] [--json]
+  npm run gateway -- merchant create --name <name> [--document <cpf|cnpj>] [--email <email>] [--payouts-enabled]
+                      [--pix-key <key> --pix-key-type <CPF|CNPJ|EMAIL|PHONE|EVP>] [--withdrawal-fee-cents <n>] [--json]
+  npm run gateway -- merchant set-pix-key <merchantId> --key <key> --type <CPF|CNPJ|EMAIL|PHONE|EVP> [--holder-name <name>] [--holder-document <cpf|cnpj>]
+  npm run gateway -- merchant freeze <merchantId>
+  npm run gateway -- merchant unfreeze <merchantId>
   npm run gateway -- sandbox pay <chargeId>`;
 
 function env(name: string): string {
@@ -29,17 +36,30 @@ async function merchantCreate(argv: string[]): Promise<void> {
       document: { type: 'string' },
       email: { type: 'string' },
       'payouts-enabled': { type: 'boolean', default: false },
+      'pix-key': { type: 'string' },
+      'pix-key-type': { type: 'string' },
+      'withdrawal-fee-cents': { type: 'string' },
       json: { type: 'boolean', default: false },
     },
     strict: true,
   });
   if (!values.name) throw new Error('--name is required');
+  const feeText = values['withdrawal-fee-cents'];
+  if (feeText !== undefined && !/^\d+$/.test(feeText)) throw new Error('--withdrawal-fee-cents must be a whole number of cents');
   const sequelize = createSequelize(env('DATABASE_URL'), { poolMax: 2 });
   try {
     await runMigrations(sequelize);
     const created = await createMerchantWithCredential(
       sequelize,
-      { name: values.name, document: values.document, email: values.email, payoutsEnabled: values['payouts-enabled'] },
+      {
+        name: values.name,
+        document: values.document,
+        email: values.email,
+        payoutsEnabled: values['payouts-enabled'],
+        pixKey: values['pix-key'],
+        pixKeyType: values['pix-key-type']?.toUpperCase(),
+        withdrawalFeeCents: feeText === undefined ? undefined : Number(feeText),
+      },
       env('CREDENTIALS_ENCRYPTION_KEY'),
     );
     if (values.json) process.stdout.write(`${JSON.stringify(created)}\n`);
@@ -47,6 +67,43 @@ async function merchantCreate(argv: string[]): Promise<void> {
   } finally {
     await sequelize.close();
   }
+}
+
+async function withDatabase<T>(work: (sequelize: ReturnType<typeof createSequelize>) => Promise<T>): Promise<T> {
+  const sequelize = createSequelize(env('DATABASE_URL'), { poolMax: 2 });
+  try {
+    await runMigrations(sequelize);
+    return await work(sequelize);
+  } finally {
+    await sequelize.close();
+  }
+}
+
+async function merchantSetPixKey(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: {
+      key: { type: 'string' },
+      type: { type: 'string' },
+      'holder-name': { type: 'string' },
+      'holder-document': { type: 'string' },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  const [merchantId, ...extra] = positionals;
+  if (!merchantId || extra.length > 0) throw new Error('merchant set-pix-key needs exactly one merchant id');
+  if (!values.key || !values.type) throw new Error('--key and --type are required');
+  const registration = { key: values.key, type: values.type.toUpperCase(), holderName: values['holder-name'], holderDocument: values['holder-document'] };
+  const saved = await withDatabase((sequelize) => setMerchantPixKey(sequelize, merchantId, registration));
+  process.stdout.write(`merchant ${merchantId}: withdrawals go to ${saved.pixKeyType} key ${saved.pixKey}\n`);
+}
+
+async function merchantFreeze(argv: string[], frozen: boolean): Promise<void> {
+  const { positionals } = parseArgs({ args: argv, options: {}, allowPositionals: true, strict: true });
+  if (positionals.length !== 1) throw new Error(`merchant ${frozen ? 'freeze' : 'unfreeze'} needs exactly one merchant id`);
+  await withDatabase((sequelize) => setWithdrawalsFrozen(sequelize, positionals[0], frozen));
+  process.stdout.write(`merchant ${positionals[0]}: withdrawals ${frozen ? 'frozen' : 'unfrozen'}\n`);
 }
 
 async function sandboxPay(argv: string[]): Promise<void> {
@@ -66,6 +123,9 @@ async function sandboxPay(argv: string[]): Promise<void> {
 async function main(): Promise<void> {
   const [group, command, ...rest] = process.argv.slice(2);
   if (group === 'merchant' && command === 'create') return merchantCreate(rest);
+  if (group === 'merchant' && command === 'set-pix-key') return merchantSetPixKey(rest);
+  if (group === 'merchant' && command === 'freeze') return merchantFreeze(rest, true);
+  if (group === 'merchant' && command === 'unfreeze') return merchantFreeze(rest, false);
   if (group === 'sandbox' && command === 'pay') return sandboxPay(rest);
   process.stderr.write(`${usage}\n`);
   process.exit(2);
