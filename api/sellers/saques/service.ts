@@ -136,20 +136,24 @@ export class WithdrawalService {
 
 function mapRequestError(err: unknown): unknown {
   if (err instanceof ApiError || err instanceof Refusal) return err;
-  if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
-    const failure = err.cause;
-    switch (failure.type) {
+  if (err instanceof WorkflowUpdateFailedError) {
+    const failure = err.cause instanceof ApplicationFailure ? err.cause : undefined;
+    switch (failure?.type) {
       case WithdrawalFailureTypes.insufficientBalance:
-        return new Refusal(errors.insufficientBalance(balanceDetails(failure.details)));
+        return new Refusal(errors.insufficientBalance(balanceDetails(failure?.details)));
       case WithdrawalFailureTypes.frozen:
         return new Refusal(errors.withdrawalFrozen());
       case WithdrawalFailureTypes.pixKeyMissing:
         return new Refusal(pixKeyNotRegistered());
       case WithdrawalFailureTypes.merchantInactive:
         return new Refusal(errors.merchantIdRequired());
-      default:
-        // ReservationUnavailable: the workflow made sure nothing was reserved.
+      case WithdrawalFailureTypes.reservationUnavailable:
+        // The workflow made sure nothing was reserved.
         return new Refusal(errors.unavailable('the withdrawal could not be reserved; nothing was debited, retry later'));
+      default:
+        // E.g. the run was terminated by an operator: unknown whether it reserved. A retry with
+        // the same key resumes this withdrawal id and finds out.
+        return errors.unavailable('the withdrawal request was interrupted; retry with the same idempotency key');
     }
   }
   if ((err as { name?: string })?.name === 'ServiceError' || (err as { code?: number })?.code === 14) {
