@@ -21,6 +21,7 @@ export interface GatewayConfig {
   idempotencyTtlHours: number;
   rateLimitPerMinute: number;
   allowPrivateWebhookDestinations: boolean;
+  payouts: { chunkSize: number; parallelChunks: number; itemConcurrency: number };
 }
 
 function required(name: string, env: NodeJS.ProcessEnv): string {
@@ -64,6 +65,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     defaultChargeTtlSeconds: int('DEFAULT_CHARGE_TTL_SECONDS', env, 3600),
     idempotencyTtlHours: int('IDEMPOTENCY_TTL_HOURS', env, 24),
     rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', env, mode === 'production' ? 100 : 1000),
+    payouts: {
+      chunkSize: int('PAYOUT_CHUNK_SIZE', env, 500),
+      parallelChunks: int('PAYOUT_PARALLEL_CHUNKS', env, 2),
+      itemConcurrency: int('PAYOUT_ITEM_CONCURRENCY', env, 20),
+    },
     allowPrivateWebhookDestinations: (env.ALLOW_PRIVATE_WEBHOOK_DESTINATIONS ?? (mode === 'production' ? 'false' : 'true')) === 'true',
   };
 }

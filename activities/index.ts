@@ -1,11 +1,18 @@
 /** Every activity the gateway worker registers, built from explicit dependencies. */
 import { createChargeActivities, type ChargeActivityDeps } from './charges';
 import { createWithdrawalActivities } from './withdrawals';
+import { createPayoutActivities } from './payouts';
+import { createWebhookActivities, type WebhookActivityDeps } from './webhooks';
 
-export type ActivityDeps = ChargeActivityDeps;
+export type ActivityDeps = ChargeActivityDeps & Omit<WebhookActivityDeps, 'sequelize'>;
 
 export function createActivities(deps: ActivityDeps) {
-  return { ...createChargeActivities(deps), ...createWithdrawalActivities(deps) };
+  return {
+    ...createChargeActivities(deps),
+    ...createWithdrawalActivities(deps),
+    ...createPayoutActivities(deps),
+    ...createWebhookActivities(deps),
+  };
 }
 
 export type Activities = ReturnType<typeof createActivities>;

@@ -4,6 +4,8 @@
  * DB writes lock the withdrawal row and are keyed by ledger movement key, so a retried activity
  * changes nothing twice, and a withdrawal is either completed or released, never both.
  */
+import { recordEvent } from './db/outbox';
+import { presentWithdrawalRows } from '../db/queries/withdrawalView';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Sequelize, Transaction } from 'sequelize';
 import { accounts } from '../core/ledger/accounts';
@@ -142,6 +144,7 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
         },
         { transaction },
       );
+      await recordWithdrawalEvent('withdrawal.completed', withdrawal, transaction);
       return reservedFrom(withdrawal);
     });
   }
@@ -176,6 +179,8 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
         },
         { transaction },
       );
+      // A cancelled withdrawal did not pay out either: merchants get withdrawal.failed with status CANCELLED.
+      await recordWithdrawalEvent('withdrawal.failed', withdrawal, transaction);
       return reservedFrom(withdrawal);
     });
   }
@@ -184,6 +189,11 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
 }
 
 export type WithdrawalActivities = ReturnType<typeof createWithdrawalActivities>;
+
+async function recordWithdrawalEvent(type: 'withdrawal.completed' | 'withdrawal.failed', withdrawal: Withdrawal, transaction: Transaction): Promise<void> {
+  const [view] = await presentWithdrawalRows(withdrawal.merchantId, [withdrawal]);
+  await recordEvent({ type, merchantId: withdrawal.merchantId, aggregateType: 'withdrawal', aggregateId: withdrawal.id, payload: view }, transaction);
+}
 
 function refusal(message: string, type: string): ApplicationFailure {
   return ApplicationFailure.nonRetryable(message, type);

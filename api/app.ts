@@ -18,7 +18,10 @@ import { legacyDeprecation, sellersRouter } from './sellers/router';
 import { SellerPixService } from './sellers/pix/service';
 import { WithdrawalService } from './sellers/saques/service';
 import { WebhookService } from './sellers/webhooks/service';
+import { DeliveryService } from './sellers/deliveries/service';
 import { requestSignature } from './auth/requestSignature';
+import { defaultPayoutSettings, PayoutService, type PayoutSettings } from './payouts/service';
+import { payoutsRouter } from './payouts/router';
 import { perIpRateLimit } from './middleware/rateLimit';
 import { requestLogger } from './middleware/requestLogger';
 
@@ -36,6 +39,8 @@ export interface ApiDeps {
   rateLimitPerMinute?: number;
   /** Local and private webhook destinations are allowed in development and tests only. */
   allowPrivateWebhookDestinations?: boolean;
+  /** Chunking and concurrency of payout batches. */
+  payoutSettings?: PayoutSettings;
 }
 
 export function createApp(deps: ApiDeps): express.Express {
@@ -68,7 +73,7 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(perIpRateLimit({ perMinute: deps.rateLimitPerMinute ?? 100 }));
   app.use(auth.initialize());
   app.use(requireJsonContentType);
-  app.use(jsonBody);
+  app.use(jsonBody([{ prefix: '/v1/payouts/batches', limit: '8mb' }]));
 
   app.use(healthRouter({ sequelize: deps.sequelize, temporal: deps.temporal }));
   app.use(openApiRouter()); // GET /openapi.json and /docs: public, before the authenticated routers
@@ -80,9 +85,19 @@ export function createApp(deps: ApiDeps): express.Express {
     }),
   );
   const verifySignature = requestSignature({ sequelize: deps.sequelize, required: false });
-  const sellers = sellersRouter({ authenticate, verifySignature, sellerPix, webhooks, withdrawals });
+  const deliveries = new DeliveryService({ sequelize: deps.sequelize, temporal: deps.temporal, taskQueue: deps.taskQueue });
+  const sellers = sellersRouter({ authenticate, verifySignature, sellerPix, webhooks, withdrawals, deliveries });
   app.use('/sellers', sellers);
   app.use('/rifeiro', legacyDeprecation, sellers);
+  const payouts = new PayoutService({
+    sequelize: deps.sequelize,
+    temporal: deps.temporal,
+    taskQueue: deps.taskQueue,
+    idempotency,
+    settings: deps.payoutSettings ?? defaultPayoutSettings,
+  });
+  const requireSignature = requestSignature({ sequelize: deps.sequelize, required: true });
+  app.use('/v1/payouts/batches', payoutsRouter({ authenticate, requireSignature, service: payouts, idempotency }));
 
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));

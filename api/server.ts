@@ -25,6 +25,7 @@ async function main(): Promise<void> {
     idempotencyTtlHours: config.idempotencyTtlHours,
     rateLimitPerMinute: config.rateLimitPerMinute,
     allowPrivateWebhookDestinations: config.allowPrivateWebhookDestinations,
+    payoutSettings: config.payouts,
   });
   const server = app.listen(config.port, config.host, () => logger.info({ port: config.port, host: config.host }, 'api listening'));
   const stop = () => {

@@ -7,13 +7,15 @@ import type { Sequelize } from 'sequelize';
 import { initialSchema } from './migrations/0001_initial';
 import { partnerContract } from './migrations/0002_partner_contract';
 import { withdrawals } from './migrations/0003_withdrawals';
+import { payouts } from './migrations/0004_payouts';
+import { webhookDeliveries } from './migrations/0005_webhook_deliveries';
 
 export interface Migration {
   name: string;
   up: (params: MigrationParams<Sequelize>) => Promise<void>;
 }
 
-const migrations: Migration[] = [initialSchema, partnerContract, withdrawals];
+const migrations: Migration[] = [initialSchema, partnerContract, withdrawals, payouts, webhookDeliveries];
 
 export async function runMigrations(sequelize: Sequelize): Promise<string[]> {
   const umzug = new Umzug<Sequelize>({

@@ -113,7 +113,9 @@ async function dropDatabase(url: string, database: string): Promise<void> {
   const client = new PgClient({ connectionString: server.toString() });
   await client.connect();
   try {
-    await client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    // This run's database and the per-stack databases the integration tests made from it.
+    const { rows } = await client.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname = $1 OR datname LIKE $2`, [database, `${database}\\_%`]);
+    for (const { datname } of rows) await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
   } finally {
     await client.end();
   }

@@ -6,6 +6,9 @@ import { runMigrations } from '../db/migrator';
 import { HttpPixProvider } from '../activities/provider/httpPixProvider';
 import { createLogger } from '../core/logger';
 import { createGatewayWorker } from './createWorker';
+import { ensureOutboxDispatcher } from './ensureOutboxDispatcher';
+import { Client, Connection } from '@temporalio/client';
+import { parseKey } from '../core/crypto/secretBox';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -21,8 +24,13 @@ async function main(): Promise<void> {
       sequelize,
       provider: new HttpPixProvider({ baseUrl: config.provider.baseUrl, apiKey: config.provider.apiKey, timeoutMs: config.provider.timeoutMs }),
       providerCallbackUrl: `${config.publicBaseUrl}/webhooks/pix-gateway`,
+      secretsKey: parseKey(config.credentialsEncryptionKey),
+      allowPrivateDestinations: config.allowPrivateWebhookDestinations,
     },
   });
+  const clientConnection = await Connection.connect({ address: config.temporal.address });
+  await ensureOutboxDispatcher(new Client({ connection: clientConnection, namespace: config.temporal.namespace }), config.temporal.taskQueue);
+  await clientConnection.close();
   logger.info({ taskQueue: config.temporal.taskQueue }, 'worker started');
   const stop = () => worker.shutdown();
   process.once('SIGINT', stop);

@@ -2,3 +2,7 @@
 export { chargeLifecycle } from './charge/chargeLifecycle';
 export { settleLatePayment } from './charge/latePayment';
 export { withdrawalLifecycle } from './withdrawal/withdrawal';
+export { payoutBatch } from './payout/payoutBatch';
+export { payoutChunk } from './payout/payoutChunk';
+export { webhookDelivery } from './webhook/webhookDelivery';
+export { outboxDispatcher } from './webhook/outboxDispatcher';

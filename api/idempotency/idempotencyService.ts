@@ -121,8 +121,8 @@ export interface IdempotentResult {
 /**
  * The one way a mutating route runs its work under an idempotency key:
  * claim → work(resourceId) → store the answer. Without a key the work simply runs.
- * Errors with status 502 mean "nothing was created" and free the key for a retry; any other
- * failure keeps the claim so a retry resumes the same resource id instead of doubling it.
+ * A refusal (4xx) or provider failure (502) means nothing was created and frees the key; any
+ * other failure keeps the claim so a retry resumes the same resource id instead of doubling it.
  */
 export async function runIdempotent(
   service: IdempotencyService,
@@ -146,7 +146,10 @@ export async function runIdempotent(
     await service.complete({ ...keyRef, status: result.status, body: ref.storedBody ? ref.storedBody(result.body) : result.body });
     return { ...result, replay: false };
   } catch (err) {
-    if ((err as { status?: number })?.status === 502) await service.release(keyRef);
+    // A refusal (4xx) or a provider failure (502) created nothing: free the key for a retry.
+    // Anything else (503, crash) keeps the claim, so a retry resumes the same resource id.
+    const status = (err as { status?: number })?.status;
+    if (status !== undefined && ((status >= 400 && status < 500) || status === 502)) await service.release(keyRef);
     throw err;
   }
 }

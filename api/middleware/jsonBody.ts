@@ -11,14 +11,19 @@ declare module 'http' {
   }
 }
 
-export const jsonBody: RequestHandler = express.json({
-  limit: '1mb',
-  strict: true,
-  type: () => true,
-  verify: (req, _res, buf) => {
-    req.rawBody = buf;
-  },
-});
+const keepRawBody = (req: import('http').IncomingMessage, _res: unknown, buf: Buffer) => {
+  req.rawBody = buf;
+};
+
+/** 1 MB everywhere, more on the routes listed (a 10,000-item payout batch is a few MB). */
+export function jsonBody(largeBodyPaths: { prefix: string; limit: string }[] = []): RequestHandler {
+  const standard = express.json({ limit: '1mb', strict: true, type: () => true, verify: keepRawBody });
+  const large = largeBodyPaths.map((p) => ({ prefix: p.prefix, parser: express.json({ limit: p.limit, strict: true, type: () => true, verify: keepRawBody }) }));
+  return (req, res, next) => {
+    const match = large.find((l) => req.path.startsWith(l.prefix));
+    return (match ? match.parser : standard)(req, res, next);
+  };
+}
 
 /** Methods that carry a body must declare it as JSON. */
 export const requireJsonContentType: RequestHandler = (req, _res, next) => {

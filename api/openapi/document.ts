@@ -9,7 +9,10 @@ import './openapi';
 import '../health/openapi';
 import '../providerCallbacks/openapi';
 import '../sellers/pix/openapi';
+import '../sellers/saques/openapi';
 import '../sellers/webhooks/openapi';
+import '../sellers/deliveries/openapi';
+import '../payouts/openapi';
 
 /** The interface spec's version (shared/spec/interface-spec.md, "Versioning"), not package.json's. */
 export const INTERFACE_VERSION = '2.0.0';
@@ -29,7 +32,9 @@ export function buildOpenApiDocument(): OpenApiDocument {
     servers: [{ url: '/' }],
     tags: [
       { name: 'Seller Pix charges', description: 'Server-to-server, with client credentials.' },
+      { name: 'Seller withdrawals', description: "Saques: Pix transfers of the merchant's available balance to its registered Pix key." },
       { name: 'Seller webhooks', description: 'Where charge and withdrawal events are delivered, signed with the webhook secret (`gateway-signature`).' },
+      { name: 'Payout batches', description: 'Pix transfers to many recipients; client credentials and a request signature on every call.' },
       { name: 'Legacy /rifeiro', description: 'Deprecated aliases of the /sellers routes, identical in behaviour.' },
       { name: 'Provider callbacks', description: 'Called by the Pix provider, signed with its callback secret.' },
       { name: 'Health' },

@@ -20,6 +20,8 @@ export const ERROR_CODES = {
   DUPLICATE_IDEMPOTENCY_KEY: { status: 409, message: 'this idempotency key was already used with a different payload' },
   WITHDRAWAL_FROZEN: { status: 409, message: 'withdrawals and payouts are temporarily blocked' },
   RECEIPT_UNAVAILABLE: { status: 409, message: 'the transaction is not paid yet' },
+  WEBHOOK_DISABLED: { status: 409, message: 'the webhook is disabled; enable it (PATCH active: true) before resending' },
+  BATCH_NOT_CANCELLABLE: { status: 409, message: 'batch is COMPLETED; only PROCESSING batches can be cancelled' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'request body is too large' },
   FREQUENCY_NOT_ENABLED_YET: { status: 422, message: 'only frequency ONE_TIME is enabled' },
   CUSTOMER_NOT_ENABLED_IN_P0: { status: 422, message: 'customerId is not enabled in P0' },

@@ -10,6 +10,8 @@ import { webhooksRouter } from './webhooks/router';
 import type { WebhookService } from './webhooks/service';
 import { withdrawalsRouter } from './saques/router';
 import type { WithdrawalService } from './saques/service';
+import { deliveriesRouter } from './deliveries/router';
+import type { DeliveryService } from './deliveries/service';
 
 export interface SellersRouterDeps {
   authenticate: RequestHandler;
@@ -18,6 +20,7 @@ export interface SellersRouterDeps {
   sellerPix: SellerPixService;
   webhooks: WebhookService;
   withdrawals: WithdrawalService;
+  deliveries: DeliveryService;
 }
 
 export function sellersRouter(deps: SellersRouterDeps): Router {
@@ -26,6 +29,7 @@ export function sellersRouter(deps: SellersRouterDeps): Router {
   router.use('/pix', sellerPixRouter(deps.sellerPix));
   router.use('/webhooks', webhooksRouter(deps.webhooks));
   router.use('/saques', withdrawalsRouter(deps.withdrawals));
+  router.use(deliveriesRouter(deps.deliveries));
   return router;
 }
 

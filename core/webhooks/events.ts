@@ -1,6 +1,7 @@
-/** Event types a merchant can subscribe to. Charge events are emitted today; see README. */
+/** Event types a merchant can subscribe to; every one of them is emitted from the durable outbox. */
 export const chargeEventTypes = ['charge.created', 'charge.paid', 'charge.expired', 'charge.cancelled'] as const;
 export const withdrawalEventTypes = ['withdrawal.completed', 'withdrawal.failed'] as const;
+export const payoutEventTypes = ['payout.batch.completed', 'payout.item.paid', 'payout.item.failed'] as const;
 
-export const subscribableEventTypes = [...chargeEventTypes, ...withdrawalEventTypes] as const;
+export const subscribableEventTypes = [...chargeEventTypes, ...withdrawalEventTypes, ...payoutEventTypes] as const;
 export type SubscribableEventType = (typeof subscribableEventTypes)[number];

@@ -7,8 +7,10 @@ import { IdempotencyRecord } from './idempotencyRecord';
 import { OutboxEvent } from './outboxEvent';
 import { Withdrawal } from './withdrawal';
 import { WebhookEndpoint } from './webhookEndpoint';
+import { PayoutBatch } from './payoutBatch';
+import { PayoutItem } from './payoutItem';
 
-export { Merchant, ApiCredential, Charge, ChargeSplit, IdempotencyRecord, OutboxEvent, Withdrawal, WebhookEndpoint };
+export { Merchant, ApiCredential, Charge, ChargeSplit, IdempotencyRecord, OutboxEvent, Withdrawal, WebhookEndpoint, PayoutBatch, PayoutItem };
 
 let initialisedFor: Sequelize | null = null;
 
@@ -23,6 +25,8 @@ export function initModels(sequelize: Sequelize): void {
   OutboxEvent.initModel(sequelize);
   Withdrawal.initModel(sequelize);
   WebhookEndpoint.initModel(sequelize);
+  PayoutBatch.initModel(sequelize);
+  PayoutItem.initModel(sequelize);
   Charge.hasMany(ChargeSplit, { foreignKey: 'chargeId', as: 'splits' });
   initialisedFor = sequelize;
 }

@@ -14,8 +14,12 @@ import { HttpPixProvider } from '../../activities/provider/httpPixProvider';
 import { createLogger } from '../../core/logger';
 import { createMerchantWithCredential, type MerchantCredentials, type NewMerchant } from '../../db/merchantAdmin';
 import { createSequelize } from '../../db/sequelize';
+import { runMigrations } from '../../db/migrator';
+import { ensureDatabase } from '../../db/embeddedPostgres';
 import { createSandboxApp, type SandboxApp } from '../../sandbox/app';
 import { createGatewayWorker } from '../../workers/createWorker';
+import { ensureOutboxDispatcher } from '../../workers/ensureOutboxDispatcher';
+import { dispatcherWorkflowId } from '../../workflows/webhook/definitions';
 import { testEnv } from './env';
 
 export interface IntegrationStack {
@@ -30,6 +34,8 @@ export interface IntegrationStack {
   createMerchant: (input?: Partial<NewMerchant>) => Promise<MerchantCredentials>;
   api: (method: string, path: string, opts?: { creds?: MerchantCredentials; body?: unknown; rawBody?: string; headers?: Record<string, string> }) => Promise<{ status: number; body: any; headers: Headers }>;
   pay: (chargeId: string) => Promise<{ status: number; body: any }>;
+  /** Environment for a worker process (workers/main.ts) serving this stack's task queue. */
+  workerEnv: Record<string, string>;
   /** Another API instance on the same database and Temporal, with some settings changed. */
   extraApi: (overrides: Partial<Parameters<typeof createApp>[0]>) => Promise<{ url: string; close: () => Promise<void> }>;
   stop: () => Promise<void>;
@@ -43,6 +49,16 @@ function listen(app: import('express').Express): Promise<{ server: Server; url: 
   });
 }
 
+async function freshDatabase(baseUrl: string): Promise<string> {
+  const server = new URL(baseUrl);
+  const name = `${server.pathname.slice(1)}_${crypto.randomBytes(4).toString('hex')}`;
+  server.pathname = '/postgres';
+  await ensureDatabase(server.toString(), name);
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
 let runtimeInstalled = false;
 
 /** Worker SDK logs only warnings in tests (one Runtime per process). */
@@ -52,10 +68,21 @@ export function quietTemporalRuntime(): void {
   runtimeInstalled = true;
 }
 
-export async function startIntegrationStack(opts: { apiOverrides?: Partial<Parameters<typeof createApp>[0]> } = {}): Promise<IntegrationStack> {
+export interface StackOptions {
+  apiOverrides?: Partial<Parameters<typeof createApp>[0]>;
+  /** false: no worker in this process (a test runs its own worker process instead). */
+  inProcessWorker?: boolean;
+  /** Start the outbox dispatcher, so events become webhook deliveries (only local receivers!). */
+  webhookDispatcher?: boolean;
+}
+
+export async function startIntegrationStack(opts: StackOptions = {}): Promise<IntegrationStack> {
   quietTemporalRuntime();
   const env = testEnv();
-  const sequelize = createSequelize(env.databaseUrl, { poolMax: 20 });
+  // Each stack gets its own database: its outbox dispatcher and ledger checks see only its own data.
+  const databaseUrl = await freshDatabase(env.databaseUrl);
+  const sequelize = createSequelize(databaseUrl, { poolMax: 20 });
+  await runMigrations(sequelize);
   const encryptionKey = crypto.randomBytes(32).toString('hex');
   const providerApiKey = `sbx_${crypto.randomBytes(8).toString('hex')}`;
   const callbackSecret = crypto.randomBytes(24).toString('hex');
@@ -83,18 +110,36 @@ export async function startIntegrationStack(opts: { apiOverrides?: Partial<Param
   const apiListening = await listen(createApp(apiDeps));
   const extraServers: Server[] = [];
 
-  const workerConnection = await NativeConnection.connect({ address: env.temporalAddress });
-  const worker: Worker = await createGatewayWorker({
-    connection: workerConnection,
-    namespace: 'default',
-    taskQueue,
-    deps: {
-      sequelize,
-      provider: new HttpPixProvider({ baseUrl: sandboxListening.url, apiKey: providerApiKey, timeoutMs: 2000 }),
-      providerCallbackUrl: `${apiListening.url}/webhooks/pix-gateway`,
-    },
-  });
-  const running = worker.run();
+  const workerEnv = {
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: env.temporalAddress,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    PROVIDER_BASE_URL: sandboxListening.url,
+    PROVIDER_API_KEY: providerApiKey,
+    PROVIDER_CALLBACK_SECRET: callbackSecret,
+    PUBLIC_BASE_URL: apiListening.url,
+    CREDENTIALS_ENCRYPTION_KEY: encryptionKey,
+  };
+  let worker: Worker | undefined;
+  let workerConnection: NativeConnection | undefined;
+  let running: Promise<void> = Promise.resolve();
+  if (opts.inProcessWorker !== false) {
+    workerConnection = await NativeConnection.connect({ address: env.temporalAddress });
+    worker = await createGatewayWorker({
+      connection: workerConnection,
+      namespace: 'default',
+      taskQueue,
+      deps: {
+        sequelize,
+        provider: new HttpPixProvider({ baseUrl: sandboxListening.url, apiKey: providerApiKey, timeoutMs: 2000 }),
+        providerCallbackUrl: `${apiListening.url}/webhooks/pix-gateway`,
+        secretsKey: Buffer.from(encryptionKey, 'hex'),
+        allowPrivateDestinations: true,
+      },
+    });
+    running = worker.run();
+  }
+  if (opts.webhookDispatcher) await ensureOutboxDispatcher(temporal, taskQueue);
 
   const api: IntegrationStack['api'] = async (method, path, o = {}) => {
     const headers: Record<string, string> = { ...(o.headers ?? {}) };
@@ -131,6 +176,7 @@ export async function startIntegrationStack(opts: { apiOverrides?: Partial<Param
       const res = await fetch(`${sandboxListening.url}/sandbox/charges/${chargeId}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
       return { status: res.status, body: await res.json() };
     },
+    workerEnv,
     extraApi: async (overrides) => {
       const extra = await listen(createApp({ ...apiDeps, ...overrides }));
       extraServers.push(extra.server);
@@ -138,9 +184,10 @@ export async function startIntegrationStack(opts: { apiOverrides?: Partial<Param
     },
     stop: async () => {
       for (const s of extraServers) s.closeAllConnections();
-      worker.shutdown();
+      if (opts.webhookDispatcher) await temporal.workflow.getHandle(dispatcherWorkflowId(taskQueue)).terminate('test finished').catch(() => undefined);
+      worker?.shutdown();
       await running;
-      await workerConnection.close();
+      await workerConnection?.close();
       await new Promise((r) => apiListening.server.close(r));
       sandbox.stop();
       await new Promise((r) => sandboxListening.server.close(r));

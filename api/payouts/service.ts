@@ -1,0 +1,252 @@
+/**
+ * Payout batches. The API validates and stages the batch (no money moves here), then starts
+ * the PayoutBatch workflow with Update-With-Start; the update answers once the funding is
+ * reserved in the ledger, so the 201 and the durable state agree. A batch the balance cannot
+ * fund is deleted by the reserve activity and answered 400, with nothing reserved.
+ */
+import crypto from 'node:crypto';
+import { Op, QueryTypes, type Sequelize, type WhereOptions } from 'sequelize';
+import {
+  ApplicationFailure,
+  WithStartWorkflowOperation,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  type Client,
+} from '@temporalio/client';
+import { normalizePixKey } from '../../core/pixKeys';
+import { documentType } from '../../core/documents';
+import { MAX_REPORTED_ITEM_ERRORS } from '../../core/payouts/limits';
+import { presentBatch, presentBatchListEntry, presentItem, type ItemCounts } from '../../core/presenters/payout';
+import { Merchant, PayoutBatch, PayoutItem } from '../../db/models';
+import type { payoutBatch } from '../../workflows/payout/payoutBatch';
+import { cancelBatchUpdate, payoutBatchWorkflowId, reserveBatchUpdate } from '../../workflows/payout/definitions';
+import { PayoutFailureTypes, type BatchReservation } from '../../workflows/payout/types';
+import { BusinessStatusKey, MerchantIdKey } from '../../workflows/searchAttributes';
+import { ApiError, errors } from '../errors/apiError';
+import { runIdempotent, type IdempotencyService } from '../idempotency/idempotencyService';
+import type { CreatePayoutBatchBody, ListBatchesQuery, ListItemsQuery } from './schema';
+
+export interface PayoutSettings {
+  chunkSize: number;
+  parallelChunks: number;
+  itemConcurrency: number;
+}
+
+export const defaultPayoutSettings: PayoutSettings = { chunkSize: 500, parallelChunks: 2, itemConcurrency: 20 };
+const BATCH_READ_ITEMS = 1000;
+
+const payoutErrors = {
+  notEnabled: () => new ApiError(400, 'PAYOUTS_NOT_ENABLED', 'payouts are not enabled for this merchant'),
+  frozen: () => new ApiError(409, 'WITHDRAWAL_FROZEN', 'withdrawals and payouts of this merchant are temporarily blocked'),
+  insufficient: () => new ApiError(400, 'INSUFFICIENT_AVAILABLE_BALANCE', 'available balance cannot fund the batch (amounts plus fees); nothing was reserved'),
+  notFound: () => new ApiError(404, 'BATCH_NOT_FOUND', 'payout batch not found'),
+  notCancellable: (status: string) => new ApiError(409, 'BATCH_NOT_CANCELLABLE', `batch is ${status}; only PROCESSING batches can be cancelled`),
+};
+
+export class PayoutService {
+  constructor(
+    private readonly deps: { sequelize: Sequelize; temporal: Client; taskQueue: string; idempotency: IdempotencyService; settings: PayoutSettings },
+  ) {}
+
+  async create(merchant: Merchant, body: CreatePayoutBatchBody) {
+    assertPayoutsAllowed(merchant);
+    const items = validateItems(body);
+    const result = await runIdempotent(
+      this.deps.idempotency,
+      { merchantId: merchant.id, scope: 'POST /v1/payouts/batches', key: body.idempotencyKey, request: body, newResourceId: crypto.randomUUID() },
+      async (batchId, resuming) => {
+        if (!resuming || !(await PayoutBatch.findByPk(batchId))) await this.stage(merchant, batchId, body, items);
+        const reservation = await this.reserve(merchant.id, batchId, items.length);
+        return { status: 201, body: { ...reservation, batchId, idempotencyReplay: false } };
+      },
+    );
+    return result.replay ? { status: 200, body: { ...(result.body as object), idempotencyReplay: true } } : result;
+  }
+
+  async list(merchantId: string, q: ListBatchesQuery) {
+    const where: WhereOptions = { merchantId, status: q.status ?? { [Op.ne]: 'CREATED' } };
+    const created: Record<symbol, Date> = {};
+    if (q.createdFrom) created[Op.gte] = new Date(q.createdFrom);
+    if (q.createdTo) created[Op.lte] = new Date(q.createdTo);
+    if (q.createdFrom || q.createdTo) Object.assign(where, { createdAt: created });
+    const batches = await PayoutBatch.findAll({ where, order: [['createdAt', 'DESC'], ['id', 'ASC']], limit: q.limit, offset: q.offset });
+    const counts = await this.counts(batches.map((b) => b.id));
+    return { items: batches.map((b) => presentBatchListEntry(b, counts.get(b.id) ?? emptyCounts())), limit: q.limit, offset: q.offset };
+  }
+
+  async get(merchantId: string, batchId: string) {
+    const batch = await this.find(merchantId, batchId);
+    const [counts, items] = await Promise.all([
+      this.counts([batch.id]),
+      PayoutItem.findAll({ where: { batchId: batch.id }, order: [['rowIndex', 'ASC']], limit: BATCH_READ_ITEMS }),
+    ]);
+    return presentBatch(batch, counts.get(batch.id) ?? emptyCounts(), items);
+  }
+
+  async listItems(merchantId: string, batchId: string, q: ListItemsQuery) {
+    const batch = await this.find(merchantId, batchId);
+    const items = await PayoutItem.findAll({
+      where: { batchId: batch.id, ...(q.status ? { status: q.status } : {}) },
+      order: [['rowIndex', 'ASC']],
+      limit: q.limit,
+      offset: q.offset,
+    });
+    return { items: items.map(presentItem), limit: q.limit, offset: q.offset };
+  }
+
+  async cancel(merchantId: string, batchId: string, reason: string) {
+    const batch = await this.find(merchantId, batchId);
+    if (batch.status !== 'PROCESSING') throw payoutErrors.notCancellable(batch.status);
+    try {
+      const outcome = await this.deps.temporal.workflow.getHandle(payoutBatchWorkflowId(batch.id)).executeUpdate(cancelBatchUpdate, { args: [{ reason }] });
+      return { batchId: batch.id, status: outcome.status, releasedAmountCents: outcome.releasedAmountCents };
+    } catch (err) {
+      // The batch finished between our read and the update: it is no longer cancellable.
+      if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError) {
+        await batch.reload();
+        throw payoutErrors.notCancellable(batch.status);
+      }
+      throw err;
+    }
+  }
+
+  private async stage(merchant: Merchant, batchId: string, body: CreatePayoutBatchBody, items: StagedItem[]) {
+    const fee = merchant.payoutFeeCents;
+    await this.deps.sequelize.transaction(async (transaction) => {
+      await PayoutBatch.create(
+        {
+          id: batchId,
+          merchantId: merchant.id,
+          idempotencyKey: body.idempotencyKey,
+          status: 'CREATED',
+          description: body.description ?? null,
+          metadata: body.metadata ?? null,
+          itemsCount: items.length,
+          totalAmountCents: items.reduce((s, i) => s + i.amountCents, 0),
+          totalFeeCents: fee * items.length,
+          cancelReason: null,
+          completedAt: null,
+        },
+        { transaction },
+      );
+      for (let start = 0; start < items.length; start += 2000) {
+        await PayoutItem.bulkCreate(
+          items.slice(start, start + 2000).map((i, n) => ({
+            id: crypto.randomUUID(),
+            batchId,
+            merchantId: merchant.id,
+            rowIndex: start + n,
+            status: 'PENDING' as const,
+            amountCents: i.amountCents,
+            feeCents: fee,
+            pixKey: i.pixKey,
+            pixKeyType: i.pixKeyType,
+            recipientName: i.recipientName,
+            recipientDocument: i.recipientDocument,
+            referenceId: i.referenceId,
+            providerTransferId: null,
+            endToEndId: null,
+            lastError: null,
+            lastErrorCode: null,
+            settledAt: null,
+            releasedAt: null,
+          })),
+          { transaction },
+        );
+      }
+    });
+  }
+
+  private async reserve(merchantId: string, batchId: string, itemsCount: number): Promise<BatchReservation> {
+    const workflowId = payoutBatchWorkflowId(batchId);
+    const start = new WithStartWorkflowOperation<typeof payoutBatch>('payoutBatch', {
+      workflowId,
+      taskQueue: this.deps.taskQueue,
+      args: [{ batchId, merchantId, itemsCount, ...this.deps.settings }],
+      workflowIdConflictPolicy: 'FAIL',
+      typedSearchAttributes: [
+        { key: MerchantIdKey, value: merchantId },
+        { key: BusinessStatusKey, value: 'RESERVING' },
+      ],
+    });
+    try {
+      try {
+        return await this.deps.temporal.workflow.executeUpdateWithStart(reserveBatchUpdate, { startWorkflowOperation: start });
+      } catch (err) {
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+        return await this.deps.temporal.workflow.getHandle(workflowId).executeUpdate(reserveBatchUpdate);
+      }
+    } catch (err) {
+      if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === PayoutFailureTypes.insufficientBalance) {
+        throw payoutErrors.insufficient();
+      }
+      if ((err as { name?: string })?.name === 'ServiceError') throw errors.unavailable('the workflow service is unavailable; retry with the same idempotencyKey');
+      throw err;
+    }
+  }
+
+  private async find(merchantId: string, batchId: string): Promise<PayoutBatch> {
+    const batch = await PayoutBatch.findOne({ where: { id: batchId, merchantId, status: { [Op.ne]: 'CREATED' } } });
+    if (!batch) throw payoutErrors.notFound();
+    return batch;
+  }
+
+  private async counts(batchIds: string[]): Promise<Map<string, ItemCounts>> {
+    const result = new Map<string, ItemCounts>();
+    if (batchIds.length === 0) return result;
+    const rows = await this.deps.sequelize.query<{ batch_id: string; status: keyof ItemCounts; n: number }>(
+      `SELECT batch_id, status, count(*)::int AS n FROM payout_items WHERE batch_id IN (:batchIds) GROUP BY batch_id, status`,
+      { replacements: { batchIds }, type: QueryTypes.SELECT },
+    );
+    for (const r of rows) {
+      const c = result.get(r.batch_id) ?? emptyCounts();
+      c[r.status] = r.n;
+      result.set(r.batch_id, c);
+    }
+    return result;
+  }
+}
+
+interface StagedItem {
+  pixKey: string;
+  pixKeyType: string;
+  amountCents: number;
+  recipientName: string;
+  recipientDocument: string | null;
+  referenceId: string | null;
+}
+
+const emptyCounts = (): ItemCounts => ({ PENDING: 0, SENDING: 0, PAID: 0, FAILED: 0, CANCELLED: 0 });
+
+function assertPayoutsAllowed(merchant: Merchant): void {
+  if (!merchant.payoutsEnabled) throw payoutErrors.notEnabled();
+  if (merchant.withdrawalsFrozen) throw payoutErrors.frozen();
+}
+
+/** Checks each item's Pix key for its type and its document; every error names its rowIndex. */
+function validateItems(body: CreatePayoutBatchBody): StagedItem[] {
+  const fields: { field: string; rowIndex: number; message: string }[] = [];
+  const staged = body.items.map((item, rowIndex) => {
+    const key = normalizePixKey(item.pixKeyType, item.pixKey);
+    if (!key.ok) fields.push({ field: `items.${rowIndex}.pixKey`, rowIndex, message: key.message });
+    if (item.recipientDocument !== undefined && !documentType(item.recipientDocument)) {
+      fields.push({ field: `items.${rowIndex}.recipientDocument`, rowIndex, message: 'not a valid CPF or CNPJ' });
+    }
+    return {
+      pixKey: key.ok ? key.key : item.pixKey,
+      pixKeyType: item.pixKeyType,
+      amountCents: item.amountCents,
+      recipientName: item.recipientName,
+      recipientDocument: item.recipientDocument ?? null,
+      referenceId: item.referenceId ?? null,
+    };
+  });
+  if (fields.length > 0) {
+    throw errors.validation(`${fields.length} item field(s) are invalid`, {
+      fields: fields.slice(0, MAX_REPORTED_ITEM_ERRORS),
+      totalInvalidFields: fields.length,
+    });
+  }
+  return staged;
+}

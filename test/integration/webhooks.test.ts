@@ -1,0 +1,135 @@
+/**
+ * Webhooks end to end: a paid charge reaches real local receivers through the outbox, the
+ * dispatcher and WebhookDelivery workflows; signatures are verified here with plain Node crypto,
+ * independently of the gateway's code.
+ */
+import crypto from 'node:crypto';
+import type { MerchantCredentials } from '../../db/merchantAdmin';
+import { waitFor } from '../support/env';
+import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
+import { assertLedgerInvariant } from '../support/ledger';
+import { startReceiver, type Received, type Receiver } from '../support/receiver';
+
+jest.setTimeout(90_000);
+
+let stack: IntegrationStack;
+let receiver: Receiver;
+let seller: MerchantCredentials;
+
+beforeAll(async () => {
+  stack = await startIntegrationStack({ webhookDispatcher: true });
+  receiver = await startReceiver();
+  seller = await stack.createMerchant({ name: 'Loja Eventos' });
+});
+
+afterAll(async () => {
+  await stack?.stop();
+  await receiver?.close();
+});
+
+afterEach(async () => {
+  await assertLedgerInvariant(stack.sequelize);
+});
+
+/** What a merchant's own code does: split the header, HMAC `${t}.${body}`, compare in constant time. */
+function independentlyVerified(r: Received, secret: string): boolean {
+  const header = String(r.headers['gateway-signature'] ?? '');
+  const fields = header.split(',').map((kv) => kv.split('='));
+  const t = fields.find(([k]) => k === 't')?.[1];
+  if (!t || Math.abs(Date.now() / 1000 - Number(t)) > 300) return false;
+  const expected = crypto.createHmac('sha256', secret).update(`${t}.${r.rawBody}`).digest('hex');
+  return fields.filter(([k]) => k === 'v1').some(([, v]) => v.length === expected.length && crypto.timingSafeEqual(Buffer.from(v), Buffer.from(expected)));
+}
+
+async function register(path: string, events: string[]) {
+  const res = await stack.api('POST', '/sellers/webhooks', { creds: seller, body: { url: `${receiver.url}${path}`, events } });
+  expect(res.status).toBe(201);
+  return res.body as { id: string; secret: string };
+}
+
+async function paidCharge(extra: Record<string, unknown> = {}) {
+  const created = await stack.api('POST', '/sellers/pix', { creds: seller, body: { amountCents: 2_000, ...extra } });
+  expect(created.status).toBe(201);
+  await stack.pay(created.body.id);
+  return created.body as { id: string; webhook?: { id: string; secret: string } };
+}
+
+const at = (path: string, type?: string, chargeId?: string) =>
+  receiver.received.filter((r) => r.path === path && (!type || JSON.parse(r.rawBody).type === type) && (!chargeId || JSON.parse(r.rawBody).data.id === chargeId));
+
+it('delivers charge.paid to every subscribed webhook, signed, and nothing to an unsubscribed one', async () => {
+  const a = await register('/a', ['charge.paid']);
+  const b = await register('/b', ['charge.paid', 'charge.cancelled']);
+  await register('/c', ['charge.expired']);
+  const charge = await paidCharge();
+  await waitFor(async () => at('/a', 'charge.paid', charge.id).length === 1 && at('/b', 'charge.paid', charge.id).length === 1, 'both webhooks to receive charge.paid');
+
+  const [toA] = at('/a', 'charge.paid', charge.id);
+  const [toB] = at('/b', 'charge.paid', charge.id);
+  expect(independentlyVerified(toA, a.secret)).toBe(true);
+  expect(independentlyVerified(toB, b.secret)).toBe(true);
+  expect(independentlyVerified(toA, b.secret)).toBe(false);
+  const event = JSON.parse(toA.rawBody);
+  expect(event).toMatchObject({ eventId: expect.any(String), type: 'charge.paid', createdAt: expect.any(String), data: { id: charge.id, status: 'PAID' } });
+  expect(toA.headers['gateway-event-id']).toBe(event.eventId);
+  expect(toB.headers['gateway-event-id']).toBe(event.eventId);
+  expect(toA.headers['gateway-delivery-attempt']).toBe('1');
+  expect(toA.headers['content-type']).toBe('application/json');
+  // Not subscribed: /a and /b never get charge.created; /c gets nothing.
+  expect(at('/a', 'charge.created')).toEqual([]);
+  expect(at('/c')).toEqual([]);
+
+  const deliveries = await stack.api('GET', `/sellers/events/${event.eventId}/deliveries`, { creds: seller });
+  expect(deliveries.body.deliveries.map((d: { webhookId: string }) => d.webhookId).sort()).toEqual([a.id, b.id].sort());
+  await waitFor(async () => {
+    const list = await stack.api('GET', `/sellers/webhooks/${a.id}/deliveries`, { creds: seller });
+    return list.body.deliveries[0]?.status === 'SUCCEEDED';
+  }, 'delivery recorded as SUCCEEDED');
+  const list = await stack.api('GET', `/sellers/webhooks/${a.id}/deliveries`, { creds: seller });
+  const detail = await stack.api('GET', `/sellers/webhook-deliveries/${list.body.deliveries[0].id}`, { creds: seller });
+  expect(detail.body).toMatchObject({ eventId: event.eventId, eventType: 'charge.paid', status: 'SUCCEEDED', attempts: 1, lastStatusCode: 200 });
+  expect(detail.body.attemptLog).toEqual([expect.objectContaining({ attempt: 1, statusCode: 200, success: true, durationMs: expect.any(Number) })]);
+});
+
+it('resends a delivery: a new delivery with the same eventId', async () => {
+  const hook = await register('/resend', ['charge.paid']);
+  const charge = await paidCharge();
+  await waitFor(async () => at('/resend', 'charge.paid', charge.id).length === 1, 'first delivery');
+  const list = await stack.api('GET', `/sellers/webhooks/${hook.id}/deliveries`, { creds: seller });
+  const original = list.body.deliveries[0];
+  const resent = await stack.api('POST', `/sellers/webhook-deliveries/${original.id}/resend`, { creds: seller });
+  expect(resent.status).toBe(201);
+  expect(resent.body).toMatchObject({ eventId: original.eventId, resendOf: original.id, status: 'PENDING' });
+  await waitFor(async () => at('/resend', 'charge.paid', charge.id).length === 2, 'resent delivery');
+  const [first, second] = at('/resend', 'charge.paid', charge.id);
+  expect(second.headers['gateway-event-id']).toBe(first.headers['gateway-event-id']);
+  expect(second.headers['gateway-delivery-id']).toBe(resent.body.id);
+  expect(second.rawBody).toBe(first.rawBody);
+
+  const other = await stack.createMerchant({ name: 'Outra' });
+  expect((await stack.api('GET', `/sellers/webhook-deliveries/${original.id}`, { creds: other })).status).toBe(404);
+  expect((await stack.api('POST', `/sellers/webhook-deliveries/${original.id}/resend`, { creds: other })).status).toBe(404);
+  expect((await stack.api('GET', `/sellers/webhooks/${hook.id}/deliveries`, { creds: other })).status).toBe(404);
+});
+
+it('signs with both secrets after a rotation, and each verifies', async () => {
+  const hook = await register('/rotated', ['charge.paid']);
+  const rotated = await stack.api('POST', `/sellers/webhooks/${hook.id}/rotate-secret`, { creds: seller });
+  const charge = await paidCharge();
+  await waitFor(async () => at('/rotated', 'charge.paid', charge.id).length === 1, 'delivery after rotation');
+  const [r] = at('/rotated', 'charge.paid', charge.id);
+  expect(String(r.headers['gateway-signature']).match(/v1=/g)).toHaveLength(2);
+  expect(independentlyVerified(r, rotated.body.secret)).toBe(true);
+  expect(independentlyVerified(r, hook.secret)).toBe(true);
+});
+
+it('delivers the lifecycle of a charge to its webhook_url, and nothing to a disabled webhook', async () => {
+  const disabled = await register('/disabled', ['charge.paid']);
+  await stack.api('DELETE', `/sellers/webhooks/${disabled.id}`, { creds: seller });
+  const charge = await paidCharge({ webhook_url: `${receiver.url}/scoped` });
+  await waitFor(async () => at('/scoped', 'charge.paid', charge.id).length === 1 && at('/scoped', 'charge.created', charge.id).length === 1, 'charge-scoped events');
+  const [paid] = at('/scoped', 'charge.paid', charge.id);
+  expect(independentlyVerified(paid, charge.webhook!.secret)).toBe(true);
+  await new Promise((r) => setTimeout(r, 1_000));
+  expect(at('/disabled', undefined, charge.id)).toEqual([]);
+});

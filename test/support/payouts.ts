@@ -1,0 +1,73 @@
+/** Helpers for payout tests: signed requests, funding a merchant through real paid charges. */
+import { signRequest } from '../../core/signatures/requestSignature';
+import type { MerchantCredentials } from '../../db/merchantAdmin';
+import { Merchant } from '../../db/models';
+import type { IntegrationStack } from './integrationStack';
+import { waitFor } from './env';
+
+let lastTimestamp = 0;
+
+export async function signedCall(stack: IntegrationStack, creds: MerchantCredentials, method: string, path: string, body?: unknown) {
+  const raw = body === undefined ? '' : JSON.stringify(body);
+  // A real client signs each request afresh; two identical requests in one millisecond would
+  // carry the same signature and the second would be refused as a replay.
+  const ts = (lastTimestamp = Math.max(Date.now(), lastTimestamp + 1));
+  const headers: Record<string, string> = {
+    'x-client-id': creds.clientId,
+    'x-client-secret': creds.clientSecret,
+    'x-gateway-timestamp': String(ts),
+    'x-gateway-signature': signRequest({ timestampMs: ts, method, path: path.split('?')[0], rawBody: raw, secret: creds.clientSecret }),
+  };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${stack.apiUrl}${path}`, { method, headers, body: body === undefined ? undefined : raw });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+/** Gives the merchant available balance the way production does: a Pix charge, paid. Returns the net credited. */
+export async function fundByPaidCharge(stack: IntegrationStack, creds: MerchantCredentials, amountCents: number): Promise<void> {
+  const created = await stack.api('POST', '/sellers/pix', { creds, body: { amountCents } });
+  if (created.status !== 201) throw new Error(`funding charge failed: ${created.status} ${JSON.stringify(created.body)}`);
+  await stack.pay(created.body.id);
+  await waitFor(async () => (await stack.api('GET', `/sellers/pix/${created.body.id}`, { creds })).body.status === 'PAID', 'funding charge paid');
+}
+
+export async function payoutMerchant(stack: IntegrationStack, opts: { feeCents?: number; name?: string } = {}): Promise<MerchantCredentials> {
+  const creds = await stack.createMerchant({ name: opts.name ?? 'Pagadora', payoutsEnabled: true });
+  await Merchant.update({ payoutFeeCents: opts.feeCents ?? 0 }, { where: { id: creds.merchantId } });
+  return creds;
+}
+
+export function items(n: number, opts: { amountCents?: number; failEvery?: number } = {}) {
+  return Array.from({ length: n }, (_, i) => ({
+    pixKey: opts.failEvery && i % opts.failEvery === 0 ? `invalid${i}@example.com` : `recebedor${i}@example.com`,
+    pixKeyType: 'EMAIL',
+    amountCents: opts.amountCents ?? 1_000,
+    recipientName: `Recebedor ${i}`,
+    referenceId: `ref-${i}`,
+  }));
+}
+
+export async function waitForBatchEnd(stack: IntegrationStack, creds: MerchantCredentials, batchId: string, timeoutMs = 60_000) {
+  return waitFor(
+    async () => {
+      const res = await signedCall(stack, creds, 'GET', `/v1/payouts/batches/${batchId}`);
+      return res.body?.status && res.body.status !== 'PROCESSING' ? res.body : null;
+    },
+    `batch ${batchId} to finish`,
+    timeoutMs,
+  );
+}
+
+export async function sandboxTransfers(stack: IntegrationStack): Promise<Record<string, { requests: number; created: number }>> {
+  const res = await fetch(`${stack.sandboxUrl}/sandbox/transfers`);
+  return ((await res.json()) as { references: Record<string, { requests: number; created: number }> }).references;
+}
+
+export async function setFaults(stack: IntegrationStack, faults: { errorRate?: number; latencyMs?: number; timeoutRate?: number } | null) {
+  await fetch(`${stack.sandboxUrl}/sandbox/faults`, {
+    method: faults ? 'POST' : 'DELETE',
+    headers: { 'content-type': 'application/json' },
+    body: faults ? JSON.stringify(faults) : undefined,
+  });
+}

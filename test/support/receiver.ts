@@ -1,0 +1,47 @@
+/** A real local HTTP receiver for webhook tests (127.0.0.1), recording raw bodies and headers. */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface Received {
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  rawBody: string;
+  at: number;
+}
+
+export interface Receiver {
+  url: string;
+  received: Received[];
+  /** Status answered to every request (default 200). */
+  status: number;
+  close: () => Promise<void>;
+}
+
+export async function startReceiver(): Promise<Receiver> {
+  const received: Received[] = [];
+  const state = { status: 200 };
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      received.push({ path: req.url ?? '/', headers: req.headers, rawBody: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
+      res.writeHead(state.status, { 'content-type': 'text/plain' }).end(state.status < 300 ? 'ok' : 'down for maintenance');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    received,
+    get status() {
+      return state.status;
+    },
+    set status(v: number) {
+      state.status = v;
+    },
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}

@@ -1,0 +1,133 @@
+/**
+ * WebhookDelivery on the time-skipping server, with the real activities, the real database and a
+ * real local receiver: hours of retry backoff run in seconds.
+ */
+import crypto from 'node:crypto';
+import { QueryTypes, type Sequelize } from 'sequelize';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { createActivities } from '../../activities';
+import { encryptSecret } from '../../core/crypto/secretBox';
+import { retryOffsetsMs } from '../../core/webhooks/retrySchedule';
+import { createMerchantWithCredential } from '../../db/merchantAdmin';
+import { WebhookEndpoint } from '../../db/models';
+import { createSequelize } from '../../db/sequelize';
+import { workflowsPath } from '../../workers/createWorker';
+import { deliveryWorkflowId } from '../../workflows/webhook/definitions';
+import { FakePixProvider } from '../support/fakePixProvider';
+import { testEnv } from '../support/env';
+import { quietTemporalRuntime } from '../support/integrationStack';
+import { startReceiver, type Receiver } from '../support/receiver';
+
+jest.setTimeout(120_000);
+
+const key = crypto.randomBytes(32);
+let env: TestWorkflowEnvironment;
+let sequelize: Sequelize;
+let merchantId: string;
+let receiver: Receiver;
+
+beforeAll(async () => {
+  quietTemporalRuntime();
+  sequelize = createSequelize(testEnv().databaseUrl);
+  env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: testEnv().testServerPath } } });
+  ({ merchantId } = await createMerchantWithCredential(sequelize, { name: 'Loja Webhooks' }, key.toString('hex')));
+  receiver = await startReceiver();
+});
+
+afterAll(async () => {
+  await receiver?.close();
+  await env?.teardown();
+  await sequelize?.close();
+});
+
+/** One endpoint, one event, one delivery row: what the dispatcher would have made. */
+async function delivery(path: string): Promise<{ deliveryId: string; webhookId: string; eventId: string }> {
+  const webhookId = crypto.randomUUID();
+  const eventId = crypto.randomUUID();
+  const deliveryId = crypto.randomUUID();
+  await WebhookEndpoint.create({
+    id: webhookId, merchantId, chargeId: null, url: `${receiver.url}${path}`, events: ['charge.paid'], description: null,
+    secretCiphertext: encryptSecret('whsec_test', key), previousSecretCiphertext: null, previousSecretExpiresAt: null, disabledAt: null, disabledReason: null,
+  });
+  const body = JSON.stringify({ eventId, type: 'charge.paid', createdAt: new Date().toISOString(), data: { id: 'c1', status: 'PAID' } });
+  await sequelize.query(
+    `INSERT INTO outbox_events (id, dedup_key, merchant_id, type, aggregate_type, aggregate_id, payload, dispatched_at) VALUES (:eventId, :dedup, :merchantId, 'charge.paid', 'charge', :agg, '{}', now())`,
+    { replacements: { eventId, dedup: `charge.paid:${eventId}`, merchantId, agg: eventId } },
+  );
+  await sequelize.query(
+    `INSERT INTO webhook_deliveries (id, event_id, webhook_id, merchant_id, event_type, url, body, status, workflow_started) VALUES (:deliveryId, :eventId, :webhookId, :merchantId, 'charge.paid', :url, :body, 'PENDING', TRUE)`,
+    { replacements: { deliveryId, eventId, webhookId, merchantId, url: `${receiver.url}${path}`, body } },
+  );
+  return { deliveryId, webhookId, eventId };
+}
+
+async function attempts(deliveryId: string) {
+  return sequelize.query<{ attempt: number; status_code: number | null; success: boolean }>(
+    `SELECT attempt, status_code, success FROM webhook_delivery_attempts WHERE delivery_id = :deliveryId ORDER BY attempt`,
+    { replacements: { deliveryId }, type: QueryTypes.SELECT },
+  );
+}
+
+async function withWorker<T>(fn: (taskQueue: string) => Promise<T>): Promise<T> {
+  const taskQueue = `wh-${crypto.randomUUID()}`;
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowsPath: require.resolve(workflowsPath),
+    activities: createActivities({ sequelize, provider: new FakePixProvider(), providerCallbackUrl: 'http://127.0.0.1:1/unused', secretsKey: key, allowPrivateDestinations: true }),
+  });
+  return worker.runUntil(fn(taskQueue));
+}
+
+it('delivers to a receiver that was down for 6 hours once it is back, recording every failed attempt', async () => {
+  const d = await delivery('/down-6h');
+  receiver.status = 503;
+  const result = await withWorker(async (taskQueue) => {
+    const handle = await env.client.workflow.start('webhookDelivery', { taskQueue, workflowId: deliveryWorkflowId(d.deliveryId), args: [{ deliveryId: d.deliveryId }] });
+    await env.sleep('6 hours');
+    receiver.status = 200;
+    return handle.result();
+  });
+  expect(result).toBe('SUCCEEDED');
+  const log = await attempts(d.deliveryId);
+  const failedBefore6h = retryOffsetsMs().filter((o) => o < 6 * 3_600_000).length;
+  expect(log.filter((a) => !a.success)).toHaveLength(failedBefore6h);
+  expect(log.filter((a) => !a.success).every((a) => a.status_code === 503)).toBe(true);
+  expect(log[log.length - 1]).toMatchObject({ success: true, status_code: 200 });
+  const hits = receiver.received.filter((r) => r.path === '/down-6h');
+  expect(new Set(hits.map((h) => h.headers['gateway-event-id']))).toEqual(new Set([d.eventId]));
+  expect(hits.map((h) => Number(h.headers['gateway-delivery-attempt']))).toEqual(log.map((a) => a.attempt));
+  const [row] = await sequelize.query<{ status: string }>(`SELECT status FROM webhook_deliveries WHERE id = :id`, { replacements: { id: d.deliveryId }, type: QueryTypes.SELECT });
+  expect(row.status).toBe('SUCCEEDED');
+});
+
+it('ends FAILED after 3 days of non-2xx answers, at the documented attempt count, and disables the endpoint', async () => {
+  const d = await delivery('/never');
+  receiver.status = 500;
+  const result = await withWorker(async (taskQueue) => {
+    const handle = await env.client.workflow.start('webhookDelivery', { taskQueue, workflowId: deliveryWorkflowId(d.deliveryId), args: [{ deliveryId: d.deliveryId }] });
+    return handle.result();
+  });
+  receiver.status = 200;
+  expect(result).toBe('FAILED');
+  expect(await attempts(d.deliveryId)).toHaveLength(retryOffsetsMs().length);
+  expect(retryOffsetsMs().length).toBeGreaterThanOrEqual(15);
+  const [row] = await sequelize.query<{ status: string }>(`SELECT status FROM webhook_deliveries WHERE id = :id`, { replacements: { id: d.deliveryId }, type: QueryTypes.SELECT });
+  expect(row.status).toBe('FAILED');
+  const endpoint = await WebhookEndpoint.findByPk(d.webhookId);
+  expect(endpoint).toMatchObject({ active: false, disabledReason: expect.stringMatching(/no successful delivery for 3 days/) });
+});
+
+it('stops retrying when the endpoint is disabled (CANCELLED)', async () => {
+  const d = await delivery('/disabled');
+  receiver.status = 500;
+  const result = await withWorker(async (taskQueue) => {
+    const handle = await env.client.workflow.start('webhookDelivery', { taskQueue, workflowId: deliveryWorkflowId(d.deliveryId), args: [{ deliveryId: d.deliveryId }] });
+    await env.sleep('1 minute');
+    await WebhookEndpoint.update({ active: false }, { where: { id: d.webhookId } });
+    return handle.result();
+  });
+  receiver.status = 200;
+  expect(result).toBe('CANCELLED');
+});

@@ -1,0 +1,127 @@
+/**
+ * PayoutBatch (workflow id `payout-batch-<id>`): reserve the batch's funding → pay items in
+ * child workflows, one per row range (history stays small for 10,000+ items) → finish.
+ *
+ * Cancel — by the cancel update (API) or by cancelling the run in the Temporal Web UI — takes
+ * the same path: children stop starting items and wait for the transfers in flight, then
+ * `finishBatch` (non-cancellable) marks every unsent item CANCELLED and releases its funding
+ * once. Nothing is released twice and nothing paid is released.
+ */
+import {
+  ApplicationFailure,
+  CancellationScope,
+  allHandlersFinished,
+  condition,
+  executeChild,
+  isCancellation,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { PayoutActivities } from '../../activities/payouts';
+import { BusinessStatusKey } from '../searchAttributes';
+import { batchProgressQuery, cancelBatchUpdate, reserveBatchUpdate } from './definitions';
+import { payoutChunk } from './payoutChunk';
+import { PayoutFailureTypes, type BatchOutcome, type BatchReservation, type ChunkResult, type PayoutBatchInput } from './types';
+
+const acts = proxyActivities<PayoutActivities>({
+  startToCloseTimeout: '60 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    nonRetryableErrorTypes: [PayoutFailureTypes.insufficientBalance, PayoutFailureTypes.batchNotFound],
+  },
+});
+
+export async function payoutBatch(input: PayoutBatchInput): Promise<BatchOutcome> {
+  let phase = 'RESERVING';
+  let reservation: BatchReservation | undefined;
+  let reserveFailure: ApplicationFailure | undefined;
+  let cancelReason: string | null = null;
+  let outcome: BatchOutcome | undefined;
+  const chunksTotal = Math.ceil(input.itemsCount / input.chunkSize);
+  const totals = { chunksDone: 0, paid: 0, failed: 0 };
+  const processing = new CancellationScope();
+
+  const setPhase = (next: string) => {
+    phase = next;
+    upsertSearchAttributes([{ key: BusinessStatusKey, value: next }]);
+  };
+
+  setHandler(batchProgressQuery, () => ({ phase, itemsCount: input.itemsCount, chunksTotal, ...totals, cancelReason }));
+
+  setHandler(reserveBatchUpdate, async () => {
+    await condition(() => reservation !== undefined || reserveFailure !== undefined);
+    if (reserveFailure) throw reserveFailure;
+    return reservation as BatchReservation;
+  });
+
+  setHandler(
+    cancelBatchUpdate,
+    async ({ reason }) => {
+      cancelReason ??= reason;
+      processing.cancel();
+      await condition(() => outcome !== undefined);
+      return outcome as BatchOutcome;
+    },
+    {
+      validator: ({ reason }) => {
+        if (phase !== 'PROCESSING') throw ApplicationFailure.nonRetryable(`batch is ${phase}; only PROCESSING batches can be cancelled`, PayoutFailureTypes.notCancellable);
+        if (typeof reason !== 'string' || reason.length > 255) throw new Error('reason must be a string of at most 255 characters');
+      },
+    },
+  );
+
+  setPhase('RESERVING');
+  try {
+    reservation = await acts.reserveBatch({ batchId: input.batchId });
+  } catch (err) {
+    const cause = (err as { cause?: unknown }).cause;
+    reserveFailure = cause instanceof ApplicationFailure ? ApplicationFailure.nonRetryable(cause.message, cause.type) : ApplicationFailure.nonRetryable('reservation failed', 'ReservationFailed');
+    setPhase('REJECTED');
+    await condition(allHandlersFinished);
+    return { batchId: input.batchId, status: 'REJECTED', releasedAmountCents: 0 };
+  }
+  setPhase('PROCESSING');
+
+  try {
+    await processing.run(() => runChunks(input, chunksTotal, (r) => {
+      totals.chunksDone++;
+      totals.paid += r.paid;
+      totals.failed += r.failed;
+    }));
+  } catch (err) {
+    if (!isCancellation(err)) throw err;
+  }
+  // A cancel from outside (Web UI, client) may surface as children that simply stopped early,
+  // not as an error: the scope's state, not an exception, says whether we were cancelled.
+  if (processing.consideredCancelled) cancelReason ??= 'cancelled by operator in Temporal';
+
+  const finished = await CancellationScope.nonCancellable(() => acts.finishBatch({ batchId: input.batchId, cancelReason }));
+  outcome = { batchId: input.batchId, ...finished };
+  setPhase(finished.status);
+  await condition(allHandlersFinished);
+  return outcome;
+}
+
+/** Runs the chunks, a few at a time; waits for every started child even when one is cancelled. */
+async function runChunks(input: PayoutBatchInput, chunksTotal: number, onChunk: (r: ChunkResult) => void): Promise<void> {
+  let next = 0;
+  const scope = CancellationScope.current();
+  const lane = async () => {
+    while (next < chunksTotal && !scope.consideredCancelled) {
+      const index = next++;
+      const fromRow = index * input.chunkSize;
+      const result = await executeChild(payoutChunk, {
+        workflowId: `${workflowInfo().workflowId}-chunk-${index}`,
+        args: [{ batchId: input.batchId, fromRow, toRow: Math.min(fromRow + input.chunkSize, input.itemsCount) - 1, itemConcurrency: input.itemConcurrency }],
+      });
+      onChunk(result);
+    }
+  };
+  const lanes = await Promise.allSettled(Array.from({ length: Math.max(1, Math.min(input.parallelChunks, chunksTotal)) }, lane));
+  const failure = lanes.find((l): l is PromiseRejectedResult => l.status === 'rejected');
+  if (failure) throw failure.reason;
+}

@@ -1,0 +1,29 @@
+/**
+ * OutboxDispatcher (one per task queue, id `outbox-dispatcher-<taskQueue>`): moves committed
+ * events from the outbox into deliveries. Woken by a signal right after an event commits, and
+ * polls every 2 s in case a signal was lost. Continues as new before its history grows large.
+ */
+import { condition, continueAsNew, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import type { WebhookActivities } from '../../activities/webhooks';
+import { outboxKickSignal } from './definitions';
+
+const { dispatchOutbox } = proxyActivities<WebhookActivities>({
+  startToCloseTimeout: '60 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+});
+
+const BATCH = 200;
+const ROUNDS_PER_RUN = 500;
+
+export async function outboxDispatcher(): Promise<void> {
+  let kicked = false;
+  setHandler(outboxKickSignal, () => {
+    kicked = true;
+  });
+  for (let round = 0; round < ROUNDS_PER_RUN && !workflowInfo().continueAsNewSuggested; round++) {
+    kicked = false;
+    const dispatched = await dispatchOutbox({ limit: BATCH });
+    if (dispatched < BATCH) await condition(() => kicked, '2 seconds');
+  }
+  await continueAsNew<typeof outboxDispatcher>();
+}
