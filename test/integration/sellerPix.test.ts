@@ -255,6 +255,9 @@ describe('cancel and late payment', () => {
     await stack.temporal.workflow.getHandle(chargeWorkflowId(created.body.id)).cancel();
     const cancelled = await waitForStatus(created.body.id, 'CANCELLED');
     expect(cancelled.paidAt).toBeNull();
+    const handle = stack.temporal.workflow.getHandle(chargeWorkflowId(created.body.id));
+    await handle.result().catch(() => undefined);
+    expect((await handle.describe()).status.name).toBe('CANCELLED');
     const pay = await stack.pay(created.body.id);
     expect(pay.status).toBe(409); // the provider no longer takes payments for it
     const events = await OutboxEvent.findAll({ where: { aggregateId: created.body.id } });

@@ -105,14 +105,14 @@ export async function chargeLifecycle(input: ChargeLifecycleInput): Promise<Char
     return { chargeId: input.chargeId, status: phase };
   }
 
-  let cancelledFromOutside = false;
+  let cancelledFromOutside: unknown;
   try {
     const msUntilExpiry = Math.max(0, Date.parse(input.expiresAt) - Date.now());
     await condition(() => payment !== undefined || cancelReason !== undefined, msUntilExpiry);
   } catch (err) {
     if (!isCancellation(err)) throw err;
     // Cancelled from the Temporal Web UI or the client: same compensation as the cancel update.
-    cancelledFromOutside = true;
+    cancelledFromOutside = err;
     cancelReason = cancelReason ?? 'workflow cancelled by operator';
   }
 
@@ -133,10 +133,10 @@ export async function chargeLifecycle(input: ChargeLifecycleInput): Promise<Char
     setPhase('PAID');
   });
 
-  await condition(allHandlersFinished);
-  if (cancelledFromOutside && (phase as ChargePhase) === 'CANCELLED') {
-    throw ApplicationFailure.nonRetryable('charge cancelled by operator', 'ChargeCancelled');
-  }
+  // The root scope may be cancelled: wait for handlers outside it, then report the run as
+  // cancelled (as the operator asked) unless a payment won the race.
+  await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
+  if (cancelledFromOutside && (phase as ChargePhase) === 'CANCELLED') throw cancelledFromOutside;
   return { chargeId: input.chargeId, status: phase };
 }
 

@@ -102,7 +102,8 @@ export async function payoutBatch(input: PayoutBatchInput): Promise<BatchOutcome
   const finished = await CancellationScope.nonCancellable(() => acts.finishBatch({ batchId: input.batchId, cancelReason }));
   outcome = { batchId: input.batchId, ...finished };
   setPhase(finished.status);
-  await condition(allHandlersFinished);
+  // After a cancel from outside the root scope is cancelled: wait for handlers outside it.
+  await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
   return outcome;
 }
 
