@@ -12,6 +12,7 @@ import '../sellers/pix/openapi';
 import '../sellers/saques/openapi';
 import '../sellers/webhooks/openapi';
 import '../sellers/deliveries/openapi';
+import '../webhooks/openapi';
 import '../payouts/openapi';
 
 /** The interface spec's version (shared/spec/interface-spec.md, "Versioning"), not package.json's. */
@@ -35,6 +36,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
       { name: 'Seller withdrawals', description: "Saques: Pix transfers of the merchant's available balance to its registered Pix key." },
       { name: 'Seller webhooks', description: 'Where charge and withdrawal events are delivered, signed with the webhook secret (`gateway-signature`).' },
       { name: 'Payout batches', description: 'Pix transfers to many recipients; client credentials and a request signature on every call.' },
+      { name: 'Webhook events', description: 'What the gateway POSTs to your webhooks, signed with `gateway-signature`.' },
       { name: 'Legacy /rifeiro', description: 'Deprecated aliases of the /sellers routes, identical in behaviour.' },
       { name: 'Provider callbacks', description: 'Called by the Pix provider, signed with its callback secret.' },
       { name: 'Health' },
