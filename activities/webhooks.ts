@@ -77,7 +77,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       `SELECT id, merchant_id FROM webhook_deliveries WHERE NOT workflow_started ORDER BY created_at LIMIT 500`,
       { type: QueryTypes.SELECT },
     );
-    for (const d of pending) {
+    const start = async (d: { id: string; merchant_id: string }) => {
       try {
         await ctx.client.workflow.start('webhookDelivery', {
           workflowId: deliveryWorkflowId(d.id),
@@ -89,7 +89,9 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
         if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
       }
       await sequelize.query(`UPDATE webhook_deliveries SET workflow_started = TRUE WHERE id = :id`, { replacements: { id: d.id } });
-    }
+    };
+    // A few starts at a time: a burst of events must not queue behind one another.
+    for (let i = 0; i < pending.length; i += 20) await Promise.all(pending.slice(i, i + 20).map(start));
   }
 
   async function attemptDelivery(args: { deliveryId: string; attempt: number }): Promise<AttemptOutcome> {

@@ -1,11 +1,15 @@
 /**
  * `npm run bench`: performance figures on real infrastructure (embedded PostgreSQL, Temporal dev
  * server, sandbox provider over HTTP, the worker as its own process). Prints:
+ *   - webhooks: delay from the provider's payment callback to the merchant's receiver getting
+ *     charge.paid, median and p99 over BENCH_CHARGES (200) charges;
  *   - a 10,000-item payout batch: wall time from POST to the batch's end, items per second,
- *     the worker's peak resident memory, and the largest workflow history;
- * BENCH_ITEMS overrides the batch size.
+ *     the worker's peak resident memory, and the largest workflow history.
+ * BENCH_ITEMS overrides the batch size; BENCH_ONLY=webhooks|payouts runs one part.
  */
 import crypto from 'node:crypto';
+import http from 'node:http';
+import { QueryTypes } from 'sequelize';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -29,6 +33,8 @@ import { startTemporalDevServer } from './lib/temporalDevServer';
 import { ensureTools, projectRoot } from './lib/tools';
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 10_000);
+const CHARGES = Number(process.env.BENCH_CHARGES ?? 200);
+const ONLY = process.env.BENCH_ONLY;
 
 function listen(app: Express): Promise<{ server: Server; url: string }> {
   return new Promise((resolve) => {
@@ -106,6 +112,10 @@ async function main() {
       },
     });
 
+    const line = (k: string, v: string) => process.stdout.write(`${k.padEnd(38)} ${v}\n`);
+    if (ONLY !== 'payouts') await benchWebhookLatency(api.url, sandboxHttp.url, sandbox, sequelize, secrets.CREDENTIALS_ENCRYPTION_KEY, line);
+    if (ONLY === 'webhooks') return;
+
     const creds = await createMerchantWithCredential(sequelize, { name: 'Bench Pagadora', payoutsEnabled: true }, secrets.CREDENTIALS_ENCRYPTION_KEY);
     await Merchant.update({ payoutFeeCents: 10 }, { where: { id: creds.merchantId } });
     await fund(api.url, sandboxHttp.url, creds, ITEMS * 200);
@@ -131,7 +141,6 @@ async function main() {
     const parent = await temporal.workflow.getHandle(payoutBatchWorkflowId(batchId)).describe();
     const chunk = await temporal.workflow.getHandle(`${payoutBatchWorkflowId(batchId)}-chunk-0`).describe();
 
-    const line = (k: string, v: string) => process.stdout.write(`${k.padEnd(38)} ${v}\n`);
     process.stdout.write(`\npayout batch benchmark (${ITEMS} items, chunk ${settings.chunkSize}, ${settings.parallelChunks} chunks in parallel, ${settings.itemConcurrency} transfers per chunk)\n`);
     line('final status', batch.status);
     line('POST /v1/payouts/batches answered in', `${acceptedMs} ms (validated, staged, reserved)`);
@@ -145,6 +154,64 @@ async function main() {
     await sequelize.close();
     await temporalServer.stop();
     await db.stop();
+  }
+}
+
+/** Pays CHARGES charges and times callback → merchant receiver for each charge.paid. */
+async function benchWebhookLatency(
+  apiUrl: string,
+  sandboxUrl: string,
+  sandbox: ReturnType<typeof createSandboxApp>,
+  sequelize: import('sequelize').Sequelize,
+  encryptionKey: string,
+  line: (k: string, v: string) => void,
+) {
+  const receivedAt = new Map<string, number>();
+  const receiver = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const at = Date.now();
+      const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type: string; data: { id: string } };
+      if (event.type === 'charge.paid' && !receivedAt.has(event.data.id)) receivedAt.set(event.data.id, at);
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+  try {
+    const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/events`;
+    const creds = await createMerchantWithCredential(sequelize, { name: 'Bench Loja' }, encryptionKey);
+    const headers = { 'content-type': 'application/json', 'x-client-id': creds.clientId, 'x-client-secret': creds.clientSecret };
+    const hook = await fetch(`${apiUrl}/sellers/webhooks`, { method: 'POST', headers, body: JSON.stringify({ url: receiverUrl, events: ['charge.paid'] }) });
+    if (hook.status !== 201) throw new Error(`webhook registration failed: ${hook.status}`);
+    const ids: string[] = [];
+    for (let i = 0; i < CHARGES; i++) {
+      const res = await fetch(`${apiUrl}/sellers/pix`, { method: 'POST', headers, body: JSON.stringify({ amountCents: 1_000 + i }) });
+      ids.push(((await res.json()) as { id: string }).id);
+    }
+    // Payments arrive at a steady rate (BENCH_PAYMENTS_PER_SECOND, default 5), as real traffic would.
+    const gapMs = 1000 / Number(process.env.BENCH_PAYMENTS_PER_SECOND ?? 5);
+    const payments: Promise<unknown>[] = [];
+    for (const id of ids) {
+      payments.push(fetch(`${sandboxUrl}/sandbox/charges/${id}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }));
+      await new Promise((r) => setTimeout(r, gapMs));
+    }
+    await Promise.all(payments);
+    await waitUntil(async () => receivedAt.size >= ids.length, 120_000, 'every charge.paid to arrive');
+    const refs = await sequelize.query<{ id: string; provider_charge_id: string }>(`SELECT id, provider_charge_id FROM charges WHERE id IN (:ids)`, { replacements: { ids }, type: QueryTypes.SELECT });
+    const delays: number[] = [];
+    for (const { id, provider_charge_id } of refs) {
+      const callback = sandbox.state.callbacks.find((c) => c.chargeId === provider_charge_id);
+      if (callback) delays.push(receivedAt.get(id)! - Date.parse(callback.at));
+    }
+    delays.sort((a, b) => a - b);
+    const pct = (p: number) => delays[Math.min(delays.length - 1, Math.ceil((p / 100) * delays.length) - 1)];
+    process.stdout.write(`\nwebhook latency (${delays.length} charges paid at ${1000 / gapMs}/s: provider callback → merchant receives charge.paid)\n`);
+    line('median', `${pct(50)} ms`);
+    line('p99', `${pct(99)} ms`);
+    line('max', `${delays[delays.length - 1]} ms`);
+  } finally {
+    receiver.close();
   }
 }
 
