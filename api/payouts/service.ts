@@ -6,23 +6,15 @@
  */
 import crypto from 'node:crypto';
 import { Op, QueryTypes, type Sequelize, type WhereOptions } from 'sequelize';
-import {
-  ApplicationFailure,
-  WithStartWorkflowOperation,
-  WorkflowExecutionAlreadyStartedError,
-  WorkflowNotFoundError,
-  WorkflowUpdateFailedError,
-  type Client,
-} from '@temporalio/client';
+import { ApplicationFailure, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { updateWithStartOrJoin } from '../temporal/updateWithStart';
 import { normalizePixKey } from '../../core/pixKeys';
 import { documentType } from '../../core/documents';
 import { MAX_REPORTED_ITEM_ERRORS } from '../../core/payouts/limits';
 import { presentBatch, presentBatchListEntry, presentItem, type ItemCounts } from '../../core/presenters/payout';
 import { Merchant, PayoutBatch, PayoutItem } from '../../db/models';
-import type { payoutBatch } from '../../workflows/payout/payoutBatch';
 import { cancelBatchUpdate, payoutBatchWorkflowId, reserveBatchUpdate } from '../../workflows/payout/definitions';
 import { PayoutFailureTypes, type BatchReservation } from '../../workflows/payout/types';
-import { BusinessStatusKey, MerchantIdKey } from '../../workflows/searchAttributes';
 import { ApiError, errors } from '../errors/apiError';
 import { runIdempotent, type IdempotencyService } from '../idempotency/idempotencyService';
 import type { CreatePayoutBatchBody, ListBatchesQuery, ListItemsQuery } from './schema';
@@ -160,23 +152,15 @@ export class PayoutService {
 
   private async reserve(merchantId: string, batchId: string, itemsCount: number): Promise<BatchReservation> {
     const workflowId = payoutBatchWorkflowId(batchId);
-    const start = new WithStartWorkflowOperation<typeof payoutBatch>('payoutBatch', {
-      workflowId,
-      taskQueue: this.deps.taskQueue,
-      args: [{ batchId, merchantId, itemsCount, ...this.deps.settings }],
-      workflowIdConflictPolicy: 'FAIL',
-      typedSearchAttributes: [
-        { key: MerchantIdKey, value: merchantId },
-        { key: BusinessStatusKey, value: 'RESERVING' },
-      ],
-    });
     try {
-      try {
-        return await this.deps.temporal.workflow.executeUpdateWithStart(reserveBatchUpdate, { startWorkflowOperation: start });
-      } catch (err) {
-        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-        return await this.deps.temporal.workflow.getHandle(workflowId).executeUpdate(reserveBatchUpdate);
-      }
+      return await updateWithStartOrJoin(this.deps.temporal, reserveBatchUpdate, {
+        workflowType: 'payoutBatch',
+        workflowId,
+        taskQueue: this.deps.taskQueue,
+        args: [{ batchId, merchantId, itemsCount, ...this.deps.settings }],
+        merchantId,
+        initialStatus: 'RESERVING',
+      });
     } catch (err) {
       if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === PayoutFailureTypes.insufficientBalance) {
         throw payoutErrors.insufficient();

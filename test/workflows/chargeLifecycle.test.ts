@@ -4,7 +4,8 @@
  * system) is an in-memory fake.
  */
 import crypto from 'node:crypto';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { createTimeSkippingEnv } from '../support/timeSkipping';
 import { Worker } from '@temporalio/worker';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Sequelize } from 'sequelize';
@@ -18,9 +19,7 @@ import type { ChargeLifecycleInput } from '../../workflows/charge/types';
 import { workflowsPath } from '../../workers/createWorker';
 import { FakePixProvider } from '../support/fakePixProvider';
 import { testEnv } from '../support/env';
-import { quietTemporalRuntime } from '../support/integrationStack';
 import { assertLedgerInvariant, balance } from '../support/ledger';
-import { searchAttributeRegistrations } from '../../workflows/searchAttributes';
 
 jest.setTimeout(120_000);
 
@@ -29,18 +28,8 @@ let sequelize: Sequelize;
 let merchantId: string;
 
 beforeAll(async () => {
-  quietTemporalRuntime();
   sequelize = createSequelize(testEnv().databaseUrl);
-  env = await TestWorkflowEnvironment.createTimeSkipping({
-    server: { executable: { type: 'existing-path', path: testEnv().testServerPath } },
-  });
-  // The test server accepts custom search attributes once registered.
-  await env.connection.operatorService
-    .addSearchAttributes({
-      namespace: env.namespace ?? 'default',
-      searchAttributes: Object.fromEntries(searchAttributeRegistrations.map((r) => [r.split('=')[0], 2 /* KEYWORD */])),
-    })
-    .catch(() => undefined);
+  env = await createTimeSkippingEnv();
   ({ merchantId } = await createMerchantWithCredential(sequelize, { name: 'Loja WF' }, crypto.randomBytes(32).toString('hex')));
 });
 

@@ -4,7 +4,8 @@
  */
 import crypto from 'node:crypto';
 import { QueryTypes, type Sequelize } from 'sequelize';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { createTimeSkippingEnv } from '../support/timeSkipping';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { encryptSecret } from '../../core/crypto/secretBox';
@@ -16,7 +17,6 @@ import { workflowsPath } from '../../workers/createWorker';
 import { deliveryWorkflowId } from '../../workflows/webhook/definitions';
 import { FakePixProvider } from '../support/fakePixProvider';
 import { testEnv } from '../support/env';
-import { quietTemporalRuntime } from '../support/integrationStack';
 import { startReceiver, type Receiver } from '../support/receiver';
 
 jest.setTimeout(120_000);
@@ -28,9 +28,8 @@ let merchantId: string;
 let receiver: Receiver;
 
 beforeAll(async () => {
-  quietTemporalRuntime();
   sequelize = createSequelize(testEnv().databaseUrl);
-  env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: testEnv().testServerPath } } });
+  env = await createTimeSkippingEnv();
   ({ merchantId } = await createMerchantWithCredential(sequelize, { name: 'Loja Webhooks' }, key.toString('hex')));
   receiver = await startReceiver();
 });

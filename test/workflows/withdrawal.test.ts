@@ -4,7 +4,8 @@
  * Activities are the real ones on the real test database; only the provider is an in-memory fake.
  */
 import crypto from 'node:crypto';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { createTimeSkippingEnv } from '../support/timeSkipping';
 import { Worker } from '@temporalio/worker';
 import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Sequelize } from 'sequelize';
@@ -16,12 +17,10 @@ import { createMerchantWithCredential } from '../../db/merchantAdmin';
 import { Withdrawal } from '../../db/models';
 import { createSequelize } from '../../db/sequelize';
 import { workflowsPath } from '../../workers/createWorker';
-import { searchAttributeRegistrations } from '../../workflows/searchAttributes';
 import { requestWithdrawalUpdate, withdrawalWorkflowId } from '../../workflows/withdrawal/definitions';
 import type { WithdrawalInput } from '../../workflows/withdrawal/types';
 import { FakePixProvider } from '../support/fakePixProvider';
 import { testEnv, waitFor } from '../support/env';
-import { quietTemporalRuntime } from '../support/integrationStack';
 import { assertLedgerInvariant, balance } from '../support/ledger';
 
 jest.setTimeout(120_000);
@@ -32,17 +31,8 @@ let sequelize: Sequelize;
 let merchantId: string;
 
 beforeAll(async () => {
-  quietTemporalRuntime();
   sequelize = createSequelize(testEnv().databaseUrl);
-  env = await TestWorkflowEnvironment.createTimeSkipping({
-    server: { executable: { type: 'existing-path', path: testEnv().testServerPath } },
-  });
-  await env.connection.operatorService
-    .addSearchAttributes({
-      namespace: env.namespace ?? 'default',
-      searchAttributes: Object.fromEntries(searchAttributeRegistrations.map((r) => [r.split('=')[0], 2 /* KEYWORD */])),
-    })
-    .catch(() => undefined);
+  env = await createTimeSkippingEnv();
   ({ merchantId } = await createMerchantWithCredential(
     sequelize,
     { name: 'Loja Saque WF', pixKey: 'financeiro@loja-saque.com.br', pixKeyType: 'EMAIL', withdrawalFeeCents: FEE },

@@ -5,17 +5,10 @@
  */
 import crypto from 'node:crypto';
 import { Op, type Sequelize } from 'sequelize';
-import {
-  WithStartWorkflowOperation,
-  WorkflowExecutionAlreadyStartedError,
-  WorkflowUpdateFailedError,
-  ApplicationFailure,
-  type Client,
-} from '@temporalio/client';
-import type { chargeLifecycle } from '../../../workflows/charge/chargeLifecycle';
+import { WorkflowUpdateFailedError, ApplicationFailure, type Client } from '@temporalio/client';
+import { updateWithStartOrJoin } from '../../temporal/updateWithStart';
 import { issuePixUpdate, chargeWorkflowId } from '../../../workflows/charge/definitions';
 import { ChargeFailureTypes, type ChargeLifecycleInput } from '../../../workflows/charge/types';
-import { BusinessStatusKey, MerchantIdKey } from '../../../workflows/searchAttributes';
 import { computeFee } from '../../../core/money';
 import { allocateSplits } from '../../../core/splits';
 import { Charge, Merchant, WebhookEndpoint } from '../../../db/models';
@@ -157,23 +150,14 @@ export class SellerPixService {
         const existing = await Charge.findByPk(input.chargeId);
         if (existing) return this.withWebhookSecret(await presentChargeRow(existing));
       }
-      const start = new WithStartWorkflowOperation<typeof chargeLifecycle>('chargeLifecycle', {
+      await updateWithStartOrJoin(this.deps.temporal, issuePixUpdate, {
+        workflowType: 'chargeLifecycle',
         workflowId,
         taskQueue: this.deps.taskQueue,
         args: [input],
-        workflowIdConflictPolicy: 'FAIL',
-        typedSearchAttributes: [
-          { key: MerchantIdKey, value: input.merchantId },
-          { key: BusinessStatusKey, value: 'ISSUING' },
-        ],
+        merchantId: input.merchantId,
+        initialStatus: 'ISSUING',
       });
-      try {
-        await this.deps.temporal.workflow.executeUpdateWithStart(issuePixUpdate, { startWorkflowOperation: start });
-      } catch (err) {
-        // A previous holder of this idempotency key started the workflow and died: join it.
-        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-        await this.deps.temporal.workflow.getHandle(workflowId).executeUpdate(issuePixUpdate);
-      }
     } catch (err) {
       throw mapIssueError(err);
     }

@@ -5,19 +5,12 @@
  * insufficient balance) stores nothing and frees its idempotency key for a later retry.
  */
 import crypto from 'node:crypto';
-import {
-  ApplicationFailure,
-  WithStartWorkflowOperation,
-  WorkflowExecutionAlreadyStartedError,
-  WorkflowUpdateFailedError,
-  type Client,
-} from '@temporalio/client';
+import { ApplicationFailure, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { updateWithStartOrJoin } from '../../temporal/updateWithStart';
 import { Merchant, Withdrawal } from '../../../db/models';
 import { presentWithdrawalRows } from '../../../db/queries/withdrawalView';
-import type { withdrawalLifecycle } from '../../../workflows/withdrawal/withdrawal';
 import { requestWithdrawalUpdate, withdrawalWorkflowId } from '../../../workflows/withdrawal/definitions';
 import { WithdrawalFailureTypes, type WithdrawalInput } from '../../../workflows/withdrawal/types';
-import { BusinessStatusKey, MerchantIdKey } from '../../../workflows/searchAttributes';
 import { ApiError, errors } from '../../errors/apiError';
 import { runIdempotent, type IdempotencyService, type IdempotentResult } from '../../idempotency/idempotencyService';
 import type { CreateWithdrawalBody, ListWithdrawalsQuery } from './schema';
@@ -100,22 +93,14 @@ export class WithdrawalService {
     await this.precheck(input.merchantId);
     const workflowId = withdrawalWorkflowId(input.withdrawalId);
     try {
-      const start = new WithStartWorkflowOperation<typeof withdrawalLifecycle>('withdrawalLifecycle', {
+      await updateWithStartOrJoin(this.deps.temporal, requestWithdrawalUpdate, {
+        workflowType: 'withdrawalLifecycle',
         workflowId,
         taskQueue: this.deps.taskQueue,
         args: [input],
-        workflowIdConflictPolicy: 'FAIL',
-        typedSearchAttributes: [
-          { key: MerchantIdKey, value: input.merchantId },
-          { key: BusinessStatusKey, value: 'RESERVING' },
-        ],
+        merchantId: input.merchantId,
+        initialStatus: 'RESERVING',
       });
-      try {
-        await this.deps.temporal.workflow.executeUpdateWithStart(requestWithdrawalUpdate, { startWorkflowOperation: start });
-      } catch (err) {
-        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-        await this.deps.temporal.workflow.getHandle(workflowId).executeUpdate(requestWithdrawalUpdate);
-      }
     } catch (err) {
       throw mapRequestError(err);
     }
