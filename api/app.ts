@@ -86,7 +86,7 @@ export function createApp(deps: ApiDeps): express.Express {
   );
   const verifySignature = requestSignature({ sequelize: deps.sequelize, required: false });
   const deliveries = new DeliveryService({ sequelize: deps.sequelize, temporal: deps.temporal, taskQueue: deps.taskQueue });
-  const sellers = sellersRouter({ authenticate, verifySignature, sellerPix, webhooks, withdrawals, deliveries });
+  const sellers = sellersRouter({ authenticate, verifySignature, sellerPix, webhooks, withdrawals, deliveries, idempotency });
   app.use('/sellers', sellers);
   app.use('/rifeiro', legacyDeprecation, sellers);
   const payouts = new PayoutService({

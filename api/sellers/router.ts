@@ -12,6 +12,7 @@ import { withdrawalsRouter } from './saques/router';
 import type { WithdrawalService } from './saques/service';
 import { deliveriesRouter } from './deliveries/router';
 import type { DeliveryService } from './deliveries/service';
+import type { IdempotencyService } from '../idempotency/idempotencyService';
 
 export interface SellersRouterDeps {
   authenticate: RequestHandler;
@@ -21,15 +22,16 @@ export interface SellersRouterDeps {
   webhooks: WebhookService;
   withdrawals: WithdrawalService;
   deliveries: DeliveryService;
+  idempotency: IdempotencyService;
 }
 
 export function sellersRouter(deps: SellersRouterDeps): Router {
   const router = Router();
   router.use(deps.authenticate, deps.verifySignature);
   router.use('/pix', sellerPixRouter(deps.sellerPix));
-  router.use('/webhooks', webhooksRouter(deps.webhooks));
+  router.use('/webhooks', webhooksRouter(deps.webhooks, deps.idempotency));
   router.use('/saques', withdrawalsRouter(deps.withdrawals));
-  router.use(deliveriesRouter(deps.deliveries));
+  router.use(deliveriesRouter(deps.deliveries, deps.idempotency));
   return router;
 }
 

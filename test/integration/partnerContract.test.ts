@@ -88,6 +88,13 @@ describe('webhook registration', () => {
     expect(rotated.body.secret).toMatch(/^whsec_/);
     expect(rotated.body.secret).not.toBe(created.body.secret);
     expect(Date.parse(rotated.body.previousSecretExpiresAt)).toBeGreaterThan(Date.now());
+    // A replayed rotation (same key) makes no second secret and shows none.
+    const idem = { 'idempotency-key': key() };
+    const rotatedOnce = await stack.api('POST', `/sellers/webhooks/${created.body.id}/rotate-secret`, { creds: seller, headers: idem });
+    const rotatedAgain = await stack.api('POST', `/sellers/webhooks/${created.body.id}/rotate-secret`, { creds: seller, headers: idem });
+    expect(rotatedOnce.body.secret).toMatch(/^whsec_/);
+    expect(rotatedAgain.body).toMatchObject({ id: created.body.id, secret: null });
+    expect(rotatedAgain.headers.get('idempotent-replayed')).toBe('true');
     const deleted = await stack.api('DELETE', `/sellers/webhooks/${created.body.id}`, { creds: seller });
     expect(deleted.body).toMatchObject({ active: false, disabledReason: 'deleted by merchant' });
   });

@@ -106,6 +106,13 @@ it('resends a delivery: a new delivery with the same eventId', async () => {
   expect(second.headers['gateway-delivery-id']).toBe(resent.body.id);
   expect(second.rawBody).toBe(first.rawBody);
 
+  // With an idempotency key, a retried resend makes one new delivery, not two.
+  const idem = { 'idempotency-key': `resend-${crypto.randomUUID()}` };
+  const once = await stack.api('POST', `/sellers/webhook-deliveries/${original.id}/resend`, { creds: seller, headers: idem });
+  const twice = await stack.api('POST', `/sellers/webhook-deliveries/${original.id}/resend`, { creds: seller, headers: idem });
+  expect(twice.body.id).toBe(once.body.id);
+  expect(twice.headers.get('idempotent-replayed')).toBe('true');
+
   const other = await stack.createMerchant({ name: 'Outra' });
   expect((await stack.api('GET', `/sellers/webhook-deliveries/${original.id}`, { creds: other })).status).toBe(404);
   expect((await stack.api('POST', `/sellers/webhook-deliveries/${original.id}/resend`, { creds: other })).status).toBe(404);

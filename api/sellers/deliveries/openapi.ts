@@ -1,7 +1,7 @@
 /** OpenAPI for webhook delivery history and resend (router.ts), from the schemas that validate them. */
 import { z } from 'zod';
 import { subscribableEventTypes } from '../../../core/webhooks/events';
-import { jsonResponse, Pagination, registry } from '../../openapi/registry';
+import { idempotencyHeaders, jsonResponse, Pagination, registry } from '../../openapi/registry';
 import { registerSellerPath } from '../../openapi/sellerPaths';
 import { deliveryStatuses, listDeliveriesQuery, uuidParam } from './schema';
 
@@ -75,7 +75,7 @@ registerSellerPath({
   operationId: 'resendWebhookDelivery',
   tags,
   summary: 'Send the event again (a new delivery, same eventId and body)',
-  request: { params: z.object({ deliveryId: uuidParam }) },
+  request: { params: z.object({ deliveryId: uuidParam }), headers: idempotencyHeaders },
   responses: { 201: jsonResponse('The new delivery, PENDING.', Delivery) },
   errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'WEBHOOK_DISABLED'],
 });

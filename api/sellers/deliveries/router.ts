@@ -3,8 +3,10 @@ import { Router, type RequestHandler } from 'express';
 import { parseOrThrow } from '../../validation/validate';
 import { listDeliveriesQuery, uuidParam } from './schema';
 import type { DeliveryService } from './service';
+import type { IdempotencyService } from '../../idempotency/idempotencyService';
+import { respondIdempotently } from '../../idempotency/respond';
 
-export function deliveriesRouter(service: DeliveryService): Router {
+export function deliveriesRouter(service: DeliveryService, idempotency: IdempotencyService): Router {
   const router = Router();
   const id = (raw: unknown, what: string) => parseOrThrow(uuidParam, raw, what);
   const forWebhook: RequestHandler = async (req, res) => {
@@ -17,7 +19,12 @@ export function deliveriesRouter(service: DeliveryService): Router {
     res.json(await service.get(req.user!.merchantId, id(req.params.deliveryId, 'delivery id')));
   };
   const resend: RequestHandler = async (req, res) => {
-    res.status(201).json(await service.resend(req.user!.merchantId, id(req.params.deliveryId, 'delivery id')));
+    const deliveryId = id(req.params.deliveryId, 'delivery id');
+    // With a key, a retried resend makes one new delivery, not two.
+    await respondIdempotently(req, res, idempotency, { scope: `POST /sellers/webhook-deliveries/${deliveryId}/resend`, request: {} }, async () => ({
+      status: 201,
+      body: await service.resend(req.user!.merchantId, deliveryId),
+    }));
   };
   router.get('/webhooks/:id/deliveries', forWebhook);
   router.get('/events/:eventId/deliveries', forEvent);

@@ -3,8 +3,10 @@ import { readIdempotencyKey } from '../../idempotency/header';
 import { parseOrThrow } from '../../validation/validate';
 import { createWebhookBody, listWebhooksQuery, updateWebhookBody, webhookIdParam } from './schema';
 import type { WebhookService } from './service';
+import type { IdempotencyService } from '../../idempotency/idempotencyService';
+import { respondIdempotently } from '../../idempotency/respond';
 
-export function webhookHandlers(service: WebhookService) {
+export function webhookHandlers(service: WebhookService, idempotency: IdempotencyService) {
   const idOf = (raw: unknown) => parseOrThrow(webhookIdParam, raw, 'webhook id');
   const create: RequestHandler = async (req, res) => {
     const body = parseOrThrow(createWebhookBody, req.body);
@@ -20,13 +22,29 @@ export function webhookHandlers(service: WebhookService) {
   };
   const update: RequestHandler = async (req, res) => {
     const id = idOf(req.params.id);
-    res.json(await service.update(req.user!.merchantId, id, parseOrThrow(updateWebhookBody, req.body)));
+    const body = parseOrThrow(updateWebhookBody, req.body);
+    await respondIdempotently(req, res, idempotency, { scope: `PATCH /sellers/webhooks/${id}`, request: body }, async () => ({
+      status: 200,
+      body: await service.update(req.user!.merchantId, id, body),
+    }));
   };
   const rotate: RequestHandler = async (req, res) => {
-    res.json(await service.rotateSecret(req.user!.merchantId, idOf(req.params.id)));
+    const id = idOf(req.params.id);
+    // A replay must not show (or make) another secret: it answers with the secret redacted.
+    await respondIdempotently(
+      req,
+      res,
+      idempotency,
+      { scope: `POST /sellers/webhooks/${id}/rotate-secret`, request: {}, storedBody: (b) => ({ ...(b as object), secret: null }) },
+      async () => ({ status: 200, body: await service.rotateSecret(req.user!.merchantId, id) }),
+    );
   };
   const remove: RequestHandler = async (req, res) => {
-    res.json(await service.disable(req.user!.merchantId, idOf(req.params.id)));
+    const id = idOf(req.params.id);
+    await respondIdempotently(req, res, idempotency, { scope: `DELETE /sellers/webhooks/${id}`, request: {} }, async () => ({
+      status: 200,
+      body: await service.disable(req.user!.merchantId, id),
+    }));
   };
   return { create, list, read, update, rotate, remove };
 }

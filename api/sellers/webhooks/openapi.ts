@@ -77,7 +77,7 @@ registerSellerPath({
   operationId: 'updateWebhook',
   tags,
   summary: 'Change a webhook',
-  request: { params: idParams, body: json(UpdateWebhookRequest) },
+  request: { params: idParams, headers: idempotencyHeaders, body: json(UpdateWebhookRequest) },
   responses: { 200: jsonResponse('The webhook as changed.', Webhook) },
   errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE'],
 });
@@ -89,7 +89,7 @@ registerSellerPath({
   tags,
   summary: 'Rotate the signing secret',
   description: 'Answers the new secret once. The previous secret keeps signing deliveries until `previousSecretExpiresAt` (24 h), so receivers can switch.',
-  request: { params: idParams },
+  request: { params: idParams, headers: idempotencyHeaders },
   responses: { 200: jsonResponse('The webhook with its new secret.', webhookEndpoint.extend({ secret: z.string(), previousSecretExpiresAt: z.iso.datetime() })) },
   errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
 });
@@ -101,7 +101,7 @@ registerSellerPath({
   tags,
   summary: 'Disable a webhook',
   description: 'Disables the webhook (`active: false`); it is kept for the delivery history and never erased.',
-  request: { params: idParams },
+  request: { params: idParams, headers: idempotencyHeaders },
   responses: { 200: jsonResponse('The disabled webhook.', Webhook) },
   errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
 });

@@ -1,9 +1,10 @@
 import { Router } from 'express';
 import { webhookHandlers } from './handler';
 import type { WebhookService } from './service';
+import type { IdempotencyService } from '../../idempotency/idempotencyService';
 
-export function webhooksRouter(service: WebhookService): Router {
-  const h = webhookHandlers(service);
+export function webhooksRouter(service: WebhookService, idempotency: IdempotencyService): Router {
+  const h = webhookHandlers(service, idempotency);
   const router = Router();
   router.post('/', h.create);
   router.get('/', h.list);
