@@ -130,3 +130,20 @@ it('stops retrying when the endpoint is disabled (CANCELLED)', async () => {
   receiver.status = 200;
   expect(result).toBe('CANCELLED');
 });
+
+it('never follows a redirect: a 3xx is a failed attempt', async () => {
+  const d = await delivery('/moved');
+  receiver.status = 302;
+  const result = await withWorker(async (taskQueue) => {
+    const handle = await env.client.workflow.start('webhookDelivery', { taskQueue, workflowId: deliveryWorkflowId(d.deliveryId), args: [{ deliveryId: d.deliveryId }] });
+    await env.sleep('2 minutes');
+    await WebhookEndpoint.update({ active: false }, { where: { id: d.webhookId } });
+    return handle.result();
+  });
+  receiver.status = 200;
+  expect(result).toBe('CANCELLED');
+  const log = await attempts(d.deliveryId);
+  expect(log.length).toBeGreaterThanOrEqual(2);
+  expect(log.every((a) => !a.success && a.status_code === 302)).toBe(true);
+  expect(receiver.received.filter((r) => r.path === '/redirect-target')).toEqual([]);
+});
