@@ -188,7 +188,15 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
     });
   }
 
-  return { dispatchOutbox, attemptDelivery, scheduleNextAttempt, completeDelivery };
+  /** Housekeeping run by the dispatcher: expired idempotency keys and replay-guard entries. */
+  async function sweepExpired(): Promise<{ idempotencyKeys: number; signatures: number }> {
+    const [, keys] = await sequelize.query(`DELETE FROM idempotency_records WHERE expires_at < now()`);
+    const [, signatures] = await sequelize.query(`DELETE FROM request_signatures_seen WHERE expires_at < now()`);
+    const count = (r: unknown) => (typeof r === 'number' ? r : ((r as { rowCount?: number })?.rowCount ?? 0));
+    return { idempotencyKeys: count(keys), signatures: count(signatures) };
+  }
+
+  return { dispatchOutbox, attemptDelivery, scheduleNextAttempt, completeDelivery, sweepExpired };
 }
 
 export type WebhookActivities = ReturnType<typeof createWebhookActivities>;

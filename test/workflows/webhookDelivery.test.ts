@@ -147,3 +147,27 @@ it('never follows a redirect: a 3xx is a failed attempt', async () => {
   expect(log.every((a) => !a.success && a.status_code === 302)).toBe(true);
   expect(receiver.received.filter((r) => r.path === '/redirect-target')).toEqual([]);
 });
+
+it('sweeps expired idempotency keys and replay-guard entries, keeping live ones', async () => {
+  const { createWebhookActivities } = await import('../../activities/webhooks');
+  const insertKey = (key: string, expires: string) =>
+    sequelize.query(
+      `INSERT INTO idempotency_records (merchant_id, scope, key, request_hash, state, resource_id, locked_until, expires_at)
+       VALUES (:merchantId, 'test', :key, 'h', 'COMPLETED', 'r', now(), ${expires})`,
+      { replacements: { merchantId, key } },
+    );
+  await insertKey('expired-key', "now() - interval '1 hour'");
+  await insertKey('live-key', "now() + interval '1 hour'");
+  const credentialId = crypto.randomUUID();
+  await sequelize.query(
+    `INSERT INTO request_signatures_seen (credential_id, signature, expires_at) VALUES (:c, 'old', now() - interval '1 minute'), (:c, 'new', now() + interval '5 minutes')`,
+    { replacements: { c: credentialId } },
+  );
+  const swept = await createWebhookActivities({ sequelize }).sweepExpired();
+  expect(swept.idempotencyKeys).toBeGreaterThanOrEqual(1);
+  expect(swept.signatures).toBeGreaterThanOrEqual(1);
+  const keys = await sequelize.query<{ key: string }>(`SELECT key FROM idempotency_records WHERE scope = 'test' AND merchant_id = :merchantId`, { replacements: { merchantId }, type: QueryTypes.SELECT });
+  expect(keys.map((k) => k.key)).toEqual(['live-key']);
+  const sigs = await sequelize.query<{ signature: string }>(`SELECT signature FROM request_signatures_seen WHERE credential_id = :c`, { replacements: { c: credentialId }, type: QueryTypes.SELECT });
+  expect(sigs.map((s) => s.signature)).toEqual(['new']);
+});

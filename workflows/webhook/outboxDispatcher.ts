@@ -2,12 +2,13 @@
  * OutboxDispatcher (one per task queue, id `outbox-dispatcher-<taskQueue>`): moves committed
  * events from the outbox into deliveries. Woken by a signal right after an event commits, and
  * polls every 2 s in case a signal was lost. Continues as new before its history grows large.
+ * Each run also sweeps expired idempotency keys and replay-guard entries.
  */
 import { condition, continueAsNew, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { WebhookActivities } from '../../activities/webhooks';
 import { outboxKickSignal } from './definitions';
 
-const { dispatchOutbox } = proxyActivities<WebhookActivities>({
+const { dispatchOutbox, sweepExpired } = proxyActivities<WebhookActivities>({
   startToCloseTimeout: '60 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
 });
@@ -20,6 +21,8 @@ export async function outboxDispatcher(): Promise<void> {
   setHandler(outboxKickSignal, () => {
     kicked = true;
   });
+  // Once per run (every few minutes at most): forget expired idempotency keys and signatures.
+  await sweepExpired();
   for (let round = 0; round < ROUNDS_PER_RUN && !workflowInfo().continueAsNewSuggested; round++) {
     kicked = false;
     const dispatched = await dispatchOutbox({ limit: BATCH });
