@@ -13,6 +13,7 @@ import { decryptSecret } from '../core/crypto/secretBox';
 import { checkDestination } from '../core/net/destinationPolicy';
 import { DELIVERY_TIMEOUT_MS, MAX_RESPONSE_BYTES } from '../core/webhooks/retrySchedule';
 import { signWebhook } from '../core/webhooks/signature';
+import { affectedRows } from '../db/affectedRows';
 import { deliveryWorkflowId, type AttemptOutcome } from '../workflows/webhook/definitions';
 import { MerchantIdKey } from '../workflows/searchAttributes';
 
@@ -192,8 +193,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
   async function sweepExpired(): Promise<{ idempotencyKeys: number; signatures: number }> {
     const [, keys] = await sequelize.query(`DELETE FROM idempotency_records WHERE expires_at < now()`);
     const [, signatures] = await sequelize.query(`DELETE FROM request_signatures_seen WHERE expires_at < now()`);
-    const count = (r: unknown) => (typeof r === 'number' ? r : ((r as { rowCount?: number })?.rowCount ?? 0));
-    return { idempotencyKeys: count(keys), signatures: count(signatures) };
+    return { idempotencyKeys: affectedRows(keys), signatures: affectedRows(signatures) };
   }
 
   return { dispatchOutbox, attemptDelivery, scheduleNextAttempt, completeDelivery, sweepExpired };

@@ -19,7 +19,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { Express } from 'express';
 import { createApp } from '../api/app';
 import pino from 'pino';
-import { signRequest } from '../core/signatures/requestSignature';
+import { signedRequestHeaders } from '../core/signatures/requestSignature';
 import { createMerchantWithCredential, type MerchantCredentials } from '../db/merchantAdmin';
 import { Merchant, PayoutBatch } from '../db/models';
 import { runMigrations } from '../db/migrator';
@@ -216,16 +216,9 @@ async function benchWebhookLatency(
 }
 
 async function signedPost(apiUrl: string, creds: MerchantCredentials, p: string, body: string) {
-  const ts = Date.now();
   const res = await fetch(`${apiUrl}${p}`, {
     method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-client-id': creds.clientId,
-      'x-client-secret': creds.clientSecret,
-      'x-gateway-timestamp': String(ts),
-      'x-gateway-signature': signRequest({ timestampMs: ts, method: 'POST', path: p, rawBody: body, secret: creds.clientSecret }),
-    },
+    headers: { 'content-type': 'application/json', ...signedRequestHeaders({ ...creds, method: 'POST', path: p, rawBody: body }) },
     body,
   });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };

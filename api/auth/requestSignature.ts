@@ -1,7 +1,8 @@
 /**
  * Request signature check (x-gateway-timestamp + x-gateway-signature), after client
  * credentials. `required`: payouts and receipts; otherwise a signature is verified when sent.
- * A signature is accepted once: replays inside the window are refused (request_signatures_seen).
+ * A signature is accepted once: replays inside the window are refused (request_signatures_seen;
+ * expired entries are swept by the outbox dispatcher workflow).
  */
 import type { RequestHandler } from 'express';
 import { QueryTypes, type Sequelize } from 'sequelize';
@@ -37,9 +38,6 @@ export function requestSignature(deps: { sequelize: Sequelize; required: boolean
     if (fresh.length === 0) {
       res.locals.signatureFailure = 'replay';
       return next(errors.invalidSignature());
-    }
-    if (Math.random() < 0.01) {
-      void deps.sequelize.query(`DELETE FROM request_signatures_seen WHERE expires_at < now()`).catch(() => undefined);
     }
     next();
   };

@@ -8,6 +8,7 @@
 import crypto from 'node:crypto';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { IdempotencyRecord } from '../../db/models';
+import { affectedRows } from '../../db/affectedRows';
 import { errors } from '../errors/apiError';
 
 export type IdempotencyClaim =
@@ -84,7 +85,7 @@ export class IdempotencyService {
            WHERE merchant_id = :merchantId AND scope = :scope AND key = :key AND state = 'IN_PROGRESS' AND locked_until = :lockedUntil`,
           { replacements: { ...args, lockSeconds: this.lockSeconds, lockedUntil: existing.lockedUntil } },
         );
-        if (rowCount(taken) === 1) return { kind: 'owner', resourceId: existing.resourceId, takenOver: true };
+        if (affectedRows(taken) === 1) return { kind: 'owner', resourceId: existing.resourceId, takenOver: true };
         continue;
       }
       if (Date.now() > deadline) {
@@ -107,10 +108,6 @@ export class IdempotencyService {
   }
 }
 
-function rowCount(result: unknown): number {
-  if (typeof result === 'number') return result;
-  return (result as { rowCount?: number })?.rowCount ?? 0;
-}
 
 export interface IdempotentResult {
   status: number;

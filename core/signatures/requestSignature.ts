@@ -35,3 +35,32 @@ export function verifyRequestSignature(args: {
   const given = Buffer.from(signatureHeader, 'hex');
   return crypto.timingSafeEqual(expected, given) ? { ok: true } : { ok: false, reason: 'mismatch' };
 }
+
+/**
+ * The headers a partner sends on a signed call: client credentials, timestamp and signature of
+ * `{timestamp}.{METHOD}.{path without query}.{rawBody}`. `signingSecret` defaults to the client
+ * secret (tests pass another one to prove it is refused).
+ */
+export function signedRequestHeaders(args: {
+  clientId: string;
+  clientSecret: string;
+  method: string;
+  path: string;
+  rawBody: string;
+  timestampMs?: number;
+  signingSecret?: string;
+}): Record<string, string> {
+  const ts = args.timestampMs ?? Date.now();
+  return {
+    'x-client-id': args.clientId,
+    'x-client-secret': args.clientSecret,
+    'x-gateway-timestamp': String(ts),
+    'x-gateway-signature': signRequest({
+      timestampMs: ts,
+      method: args.method,
+      path: args.path.split('?')[0],
+      rawBody: args.rawBody,
+      secret: args.signingSecret ?? args.clientSecret,
+    }),
+  };
+}

@@ -1,4 +1,5 @@
 import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+import { centsColumn } from './centsColumn';
 
 export type ChargeStatus = 'PENDING' | 'PAID' | 'EXPIRED' | 'CANCELLED';
 
@@ -11,7 +12,6 @@ export interface StoredPix {
 export class Charge extends Model<InferAttributes<Charge>, InferCreationAttributes<Charge>> {
   declare id: string;
   declare merchantId: string;
-  // BIGINT comes back from pg as a string; the getter keeps callers on plain integers.
   declare amountCents: number;
   declare feeCents: number;
   declare currency: CreationOptional<string>;
@@ -39,8 +39,8 @@ export class Charge extends Model<InferAttributes<Charge>, InferCreationAttribut
       {
         id: { type: DataTypes.UUID, primaryKey: true },
         merchantId: { type: DataTypes.UUID, allowNull: false },
-        amountCents: { type: DataTypes.BIGINT, allowNull: false, get() { return Number(this.getDataValue('amountCents')); } },
-        feeCents: { type: DataTypes.BIGINT, allowNull: false, get() { return Number(this.getDataValue('feeCents')); } },
+        amountCents: centsColumn('amountCents'),
+        feeCents: centsColumn('feeCents'),
         currency: { type: DataTypes.TEXT, defaultValue: 'BRL' },
         method: { type: DataTypes.TEXT, defaultValue: 'PIX' },
         status: { type: DataTypes.TEXT, allowNull: false },

@@ -1,4 +1,5 @@
 import { DataTypes, Model, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+import { centsColumn } from './centsColumn';
 
 export class ChargeSplit extends Model<InferAttributes<ChargeSplit>, InferCreationAttributes<ChargeSplit>> {
   declare id: string;
@@ -14,7 +15,7 @@ export class ChargeSplit extends Model<InferAttributes<ChargeSplit>, InferCreati
         id: { type: DataTypes.UUID, primaryKey: true },
         chargeId: { type: DataTypes.UUID, allowNull: false },
         merchantId: { type: DataTypes.UUID, allowNull: false },
-        amountCents: { type: DataTypes.BIGINT, allowNull: false, get() { return Number(this.getDataValue('amountCents')); } },
+        amountCents: centsColumn('amountCents'),
         percentage: {
           type: DataTypes.DECIMAL(5, 2),
           get() {

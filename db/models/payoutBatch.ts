@@ -1,14 +1,7 @@
 import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+import { centsColumn } from './centsColumn';
 
 export type PayoutBatchStatus = 'CREATED' | 'PROCESSING' | 'COMPLETED' | 'COMPLETED_WITH_FAILURES' | 'FAILED' | 'CANCELLED';
-
-const bigint = (field: string) => ({
-  type: DataTypes.BIGINT,
-  allowNull: false,
-  get(this: Model) {
-    return Number(this.getDataValue(field));
-  },
-});
 
 export class PayoutBatch extends Model<InferAttributes<PayoutBatch>, InferCreationAttributes<PayoutBatch>> {
   declare id: string;
@@ -36,10 +29,10 @@ export class PayoutBatch extends Model<InferAttributes<PayoutBatch>, InferCreati
         description: DataTypes.TEXT,
         metadata: DataTypes.JSONB,
         itemsCount: { type: DataTypes.INTEGER, allowNull: false },
-        totalAmountCents: bigint('totalAmountCents'),
-        totalFeeCents: bigint('totalFeeCents'),
+        totalAmountCents: centsColumn('totalAmountCents'),
+        totalFeeCents: centsColumn('totalFeeCents'),
         cancelReason: DataTypes.TEXT,
-        releasedAmountCents: { ...bigint('releasedAmountCents'), defaultValue: 0 },
+        releasedAmountCents: { ...centsColumn('releasedAmountCents'), defaultValue: 0 },
         completedAt: DataTypes.DATE,
         createdAt: DataTypes.DATE,
         updatedAt: DataTypes.DATE,

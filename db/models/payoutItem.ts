@@ -1,4 +1,5 @@
 import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+import { centsColumn } from './centsColumn';
 
 export type PayoutItemStatus = 'PENDING' | 'SENDING' | 'PAID' | 'FAILED' | 'CANCELLED';
 
@@ -33,8 +34,8 @@ export class PayoutItem extends Model<InferAttributes<PayoutItem>, InferCreation
         merchantId: { type: DataTypes.UUID, allowNull: false },
         rowIndex: { type: DataTypes.INTEGER, allowNull: false },
         status: { type: DataTypes.TEXT, allowNull: false },
-        amountCents: { type: DataTypes.BIGINT, allowNull: false, get() { return Number(this.getDataValue('amountCents')); } },
-        feeCents: { type: DataTypes.BIGINT, allowNull: false, get() { return Number(this.getDataValue('feeCents')); } },
+        amountCents: centsColumn('amountCents'),
+        feeCents: centsColumn('feeCents'),
         pixKey: { type: DataTypes.TEXT, allowNull: false },
         pixKeyType: { type: DataTypes.TEXT, allowNull: false },
         recipientName: { type: DataTypes.TEXT, allowNull: false },

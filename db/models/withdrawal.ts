@@ -1,14 +1,6 @@
 import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+import { centsColumn } from './centsColumn';
 import type { AccountSnapshot, BeneficiarySnapshot, WithdrawalStatus } from '../../core/withdrawals';
-
-const bigintAsNumber = (field: 'amountCents' | 'feeCents' | 'totalDebitedCents') => ({
-  type: DataTypes.BIGINT,
-  allowNull: false,
-  // BIGINT comes back from pg as a string; the getter keeps callers on plain integers.
-  get(this: Withdrawal) {
-    return Number(this.getDataValue(field));
-  },
-});
 
 export class Withdrawal extends Model<InferAttributes<Withdrawal>, InferCreationAttributes<Withdrawal>> {
   declare id: string;
@@ -38,9 +30,9 @@ export class Withdrawal extends Model<InferAttributes<Withdrawal>, InferCreation
         id: { type: DataTypes.UUID, primaryKey: true },
         merchantId: { type: DataTypes.UUID, allowNull: false },
         userId: DataTypes.UUID,
-        amountCents: bigintAsNumber('amountCents'),
-        feeCents: bigintAsNumber('feeCents'),
-        totalDebitedCents: bigintAsNumber('totalDebitedCents'),
+        amountCents: centsColumn('amountCents'),
+        feeCents: centsColumn('feeCents'),
+        totalDebitedCents: centsColumn('totalDebitedCents'),
         status: { type: DataTypes.TEXT, allowNull: false },
         description: DataTypes.TEXT,
         idempotencyKey: DataTypes.TEXT,

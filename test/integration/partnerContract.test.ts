@@ -5,7 +5,7 @@
 import crypto from 'node:crypto';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { signRequest } from '../../core/signatures/requestSignature';
+import { signedRequestHeaders } from '../../core/signatures/requestSignature';
 import { redactedPaths } from '../../core/logger';
 import type { MerchantCredentials } from '../../db/merchantAdmin';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
@@ -30,13 +30,7 @@ afterAll(async () => {
 const key = () => `key-${crypto.randomUUID()}`;
 
 function signedHeaders(creds: MerchantCredentials, method: string, path: string, body: string, opts: { ts?: number; secret?: string } = {}) {
-  const ts = opts.ts ?? Date.now();
-  return {
-    'x-client-id': creds.clientId,
-    'x-client-secret': creds.clientSecret,
-    'x-gateway-timestamp': String(ts),
-    'x-gateway-signature': signRequest({ timestampMs: ts, method, path, rawBody: body, secret: opts.secret ?? creds.clientSecret }),
-  };
+  return signedRequestHeaders({ ...creds, method, path, rawBody: body, timestampMs: opts.ts, signingSecret: opts.secret });
 }
 
 async function raw(url: string, method: string, headers: Record<string, string>, body?: string) {
@@ -273,7 +267,7 @@ describe('logs', () => {
     try {
       const hooks = '/sellers/webhooks';
       const body = JSON.stringify({ url: 'https://merchant.example/logged', events: ['charge.paid'] });
-      const headers = { ...signedHeaders(seller, 'POST', hooks, body), authorization: 'Bearer very-secret-token' };
+      const headers: Record<string, string> = { ...signedHeaders(seller, 'POST', hooks, body), authorization: 'Bearer very-secret-token' };
       const created = await raw(`${logged.url}${hooks}`, 'POST', headers, body);
       expect(created.status).toBe(201);
       await raw(`${logged.url}${hooks}`, 'GET', { ...headers, 'x-gateway-signature': 'f'.repeat(64) });

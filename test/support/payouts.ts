@@ -1,5 +1,5 @@
 /** Helpers for payout tests: signed requests, funding a merchant through real paid charges. */
-import { signRequest } from '../../core/signatures/requestSignature';
+import { signedRequestHeaders } from '../../core/signatures/requestSignature';
 import type { MerchantCredentials } from '../../db/merchantAdmin';
 import { Merchant } from '../../db/models';
 import type { IntegrationStack } from './integrationStack';
@@ -12,12 +12,7 @@ export async function signedCall(stack: IntegrationStack, creds: MerchantCredent
   // A real client signs each request afresh; two identical requests in one millisecond would
   // carry the same signature and the second would be refused as a replay.
   const ts = (lastTimestamp = Math.max(Date.now(), lastTimestamp + 1));
-  const headers: Record<string, string> = {
-    'x-client-id': creds.clientId,
-    'x-client-secret': creds.clientSecret,
-    'x-gateway-timestamp': String(ts),
-    'x-gateway-signature': signRequest({ timestampMs: ts, method, path: path.split('?')[0], rawBody: raw, secret: creds.clientSecret }),
-  };
+  const headers = signedRequestHeaders({ ...creds, method, path, rawBody: raw, timestampMs: ts });
   if (body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(`${stack.apiUrl}${path}`, { method, headers, body: body === undefined ? undefined : raw });
   const text = await res.text();

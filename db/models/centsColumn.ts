@@ -1,0 +1,15 @@
+import { DataTypes, type Model } from 'sequelize';
+
+/**
+ * A NOT NULL BIGINT column of cents. pg returns BIGINT as a string; the getter keeps callers on
+ * plain integers (amounts stay far below 2^53).
+ */
+export function centsColumn(field: string) {
+  return {
+    type: DataTypes.BIGINT,
+    allowNull: false,
+    get(this: Model) {
+      return Number(this.getDataValue(field));
+    },
+  };
+}
