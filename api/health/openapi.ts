@@ -1,4 +1,4 @@
-/** OpenAPI for the health routes (router.ts). Public: no credentials, not rate limited. */
+/** OpenAPI for the health routes (router.ts). Public: no credentials; /ready is rate limited per IP, /healthz is not. */
 import { z } from 'zod';
 import { errorResponses, jsonResponse, registry, security } from '../openapi/registry';
 
@@ -13,7 +13,9 @@ const BuildInfo = registry.register(
   }),
 );
 
-export const healthzResponse = z.object({ ok: z.literal(true), timestamp: z.iso.datetime(), buildInfo: BuildInfo });
+const optionalBuildInfo = BuildInfo.optional().meta({ description: 'Present only when the server sets EXPOSE_BUILD_INFO=true.' });
+
+export const healthzResponse = z.object({ ok: z.literal(true), timestamp: z.iso.datetime(), buildInfo: optionalBuildInfo });
 
 export const readyResponse = z.object({
   ok: z.boolean().meta({ description: 'True when the database and Temporal are reachable.' }),
@@ -22,7 +24,7 @@ export const readyResponse = z.object({
   smtp: z.boolean().meta({ description: 'Always false: this service sends no e-mail, so SMTP is not required.' }),
   smtpError: z.string().nullable(),
   timestamp: z.iso.datetime(),
-  buildInfo: BuildInfo,
+  buildInfo: optionalBuildInfo,
   error: z.string().optional().meta({ description: 'What is unreachable (503 only).', example: 'temporal unreachable' }),
 });
 const Readiness = registry.register('Readiness', readyResponse);
@@ -43,9 +45,11 @@ registry.registerPath({
   operationId: 'ready',
   tags: ['Health'],
   summary: 'Readiness: database and Temporal reachable',
+  description: 'Probes the database and Temporal at most once a second (answers within that second share one probe). Rate limited per IP.',
   security: security.none,
   responses: {
     200: jsonResponse('Ready.', Readiness),
     503: jsonResponse('Not ready; `error` says what is unreachable.', Readiness),
+    ...errorResponses('RATE_LIMITED'),
   },
 });
