@@ -9,13 +9,13 @@ const BuildInfo = registry.register(
     buildId: z.string().nullable(),
     builtAt: z.string().nullable(),
     version: z.string().meta({ example: '0.1.0' }),
-    source: z.enum(['env', 'git', 'unknown']).meta({ description: '`env` when GIT_SHA is set, else read from the git checkout, else unknown.' }),
+    source: z
+      .enum(['env', 'git', 'unknown', 'hidden'])
+      .meta({ description: '`hidden` (gitSha, buildId and builtAt null) unless the server sets EXPOSE_BUILD_INFO=true; then `env` when GIT_SHA is set, else read from the git checkout, else unknown.' }),
   }),
 );
 
-const optionalBuildInfo = BuildInfo.optional().meta({ description: 'Present only when the server sets EXPOSE_BUILD_INFO=true.' });
-
-export const healthzResponse = z.object({ ok: z.literal(true), timestamp: z.iso.datetime(), buildInfo: optionalBuildInfo });
+export const healthzResponse = z.object({ ok: z.literal(true), timestamp: z.iso.datetime(), buildInfo: BuildInfo });
 
 export const readyResponse = z.object({
   ok: z.boolean().meta({ description: 'True when the database and Temporal are reachable.' }),
@@ -24,7 +24,7 @@ export const readyResponse = z.object({
   smtp: z.boolean().meta({ description: 'Always false: this service sends no e-mail, so SMTP is not required.' }),
   smtpError: z.string().nullable(),
   timestamp: z.iso.datetime(),
-  buildInfo: optionalBuildInfo,
+  buildInfo: BuildInfo,
   error: z.string().optional().meta({ description: 'What is unreachable (503 only).', example: 'temporal unreachable' }),
 });
 const Readiness = registry.register('Readiness', readyResponse);

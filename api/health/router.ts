@@ -1,6 +1,7 @@
 /**
  * Liveness (/healthz) and readiness (/ready: database and Temporal reachable). Both are public,
- * so they show the build (git SHA, build id) only when EXPOSE_BUILD_INFO is set: a SHA tells an
+ * so their `buildInfo` (a spec field) carries the git SHA, build id and build time only when
+ * EXPOSE_BUILD_INFO is set; otherwise those are null and `source` is `hidden`: a SHA tells an
  * attacker which known bugs the deployment has. /ready is rate limited with everything else and
  * probes at most once a second: a flood of /ready costs one database and one Temporal call per
  * second, not one per request.
@@ -8,7 +9,7 @@
 import { Router } from 'express';
 import type { Sequelize } from 'sequelize';
 import type { Client } from '@temporalio/client';
-import { buildInfo } from './buildInfo';
+import { buildInfo, hiddenBuildInfo } from './buildInfo';
 
 const PROBE_CACHE_MS = 1000;
 
@@ -20,7 +21,7 @@ interface Probe {
 
 export function healthRouter(deps: { sequelize: Sequelize; temporal: Client; exposeBuildInfo?: boolean }): Router {
   const router = Router();
-  const build = () => (deps.exposeBuildInfo ? { buildInfo: buildInfo() } : {});
+  const build = () => ({ buildInfo: deps.exposeBuildInfo ? buildInfo() : hiddenBuildInfo() });
   let last: Probe | undefined;
   let running: Promise<Probe> | undefined;
   const probe = async (): Promise<Probe> => {
