@@ -12,7 +12,11 @@ export const METADATA_LIMITS = { keys: 50, keyLength: 64, valueLength: 500, seri
 const VALUE_MESSAGE = `must be a string of at most ${METADATA_LIMITS.valueLength} characters, a number, a boolean, null, or one flat array or object of those`;
 
 const scalar = z.union([text().max(METADATA_LIMITS.valueLength), z.number(), z.boolean(), z.null()]);
-const nested = z.union([z.array(scalar).max(METADATA_LIMITS.keys), z.record(z.string(), scalar)]);
+const keyRules = { minLength: 1, maxLength: METADATA_LIMITS.keyLength, pattern: NO_CONTROL_CHARACTERS.source };
+const nested = z.union([
+  z.array(scalar).max(METADATA_LIMITS.keys),
+  z.record(z.string(), scalar).meta({ maxProperties: METADATA_LIMITS.keys, propertyNames: keyRules }),
+]);
 
 // Keys are checked here rather than by the record's key schema, so an error names the field
 // `metadata` and never echoes a bad key (it may hold a control character) as a field name.
@@ -39,7 +43,7 @@ export const metadata = () =>
     })
     .meta({
       maxProperties: METADATA_LIMITS.keys,
-      propertyNames: { minLength: 1, maxLength: METADATA_LIMITS.keyLength, pattern: NO_CONTROL_CHARACTERS.source },
+      propertyNames: keyRules,
       description:
         `Reconciliation data, returned as sent: at most ${METADATA_LIMITS.keys} keys of at most ${METADATA_LIMITS.keyLength} characters; ` +
         `values are strings (≤ ${METADATA_LIMITS.valueLength} characters), numbers, booleans, null, or one flat array or object of those (depth ≤ 2); ` +
