@@ -54,8 +54,12 @@ function parseWith(parse: RequestHandler): RequestHandler {
  */
 export function jsonBody(opts: { limit?: string; deferredPrefixes?: string[] } = {}): RequestHandler {
   const standard = parseWith(parser(opts.limit ?? DEFAULT_BODY_LIMIT));
-  const deferred = opts.deferredPrefixes ?? [];
-  return (req, res, next) => (deferred.some((p) => req.path === p || req.path.startsWith(`${p}/`)) ? next() : standard(req, res, next));
+  const deferred = (opts.deferredPrefixes ?? []).map((p) => p.toLowerCase());
+  // Express matches routes case-insensitively, so this must too: else a body would be read twice.
+  return (req, res, next) => {
+    const path = req.path.toLowerCase();
+    return deferred.some((p) => path === p || path.startsWith(`${p}/`)) ? next() : standard(req, res, next);
+  };
 }
 
 /** A router's own parser, mounted after authentication: `largeLimit` where `isLarge`, the small limit elsewhere. */

@@ -112,6 +112,9 @@ describe('M7: bodies and metadata', () => {
     const notJson = `{"idempotencyKey": "x", "items": [${'1,'.repeat(100_000)}`; // 200 KB, malformed
     const anonymous = await raw(`${stack.apiUrl}/v1/payouts/batches`, 'POST', {}, notJson);
     expect({ status: anonymous.status, code: anonymous.body.error.code }).toEqual({ status: 401, code: 'CREDENTIALS_REQUIRED' });
+    // Express routes paths case-insensitively: so does the deferral.
+    const upper = await raw(`${stack.apiUrl}/V1/Payouts/Batches`, 'POST', {}, notJson);
+    expect({ status: upper.status, code: upper.body.error.code }).toEqual({ status: 401, code: 'CREDENTIALS_REQUIRED' });
     const wrong = await raw(`${stack.apiUrl}/v1/payouts/batches`, 'POST', { 'x-client-id': seller.clientId, 'x-client-secret': 'sk_wrong' }, notJson);
     expect({ status: wrong.status, code: wrong.body.error.code }).toEqual({ status: 401, code: 'INVALID_CREDENTIALS' });
     // An authenticated payout merchant gets the large limit: the body is read, then refused as JSON.
