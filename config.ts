@@ -1,9 +1,22 @@
 /**
- * Process configuration, read once from the environment. Every secret has no default in
- * production; in development and tests the start/test scripts generate local ones.
+ * Process configuration, read once from the environment and checked as a whole: a configuration
+ * that would fail open (an unknown environment, a production URL over http or to loopback,
+ * private webhook destinations in production, a missing secret, a negative fee, idempotency
+ * switched off) refuses to start with one error that lists every problem. Messages name the
+ * variable, never its value: values may be secrets. In development and tests the start/test
+ * scripts generate local secrets.
  */
+import net from 'node:net';
+import { parseKey } from './core/crypto/secretBox';
+
+export const ENVIRONMENTS = ['development', 'test', 'production'] as const;
+export type Environment = (typeof ENVIRONMENTS)[number];
+
+/** Express 'trust proxy': false, a hop count, or the proxies' addresses / CIDR ranges / proxy-addr names. */
+export type TrustProxy = false | number | string[];
+
 export interface GatewayConfig {
-  env: 'development' | 'test' | 'production';
+  env: Environment;
   port: number;
   host: string;
   /** Base URL the provider uses to reach our callback route. */
@@ -20,56 +33,177 @@ export interface GatewayConfig {
   defaultChargeTtlSeconds: number;
   idempotencyTtlHours: number;
   rateLimitPerMinute: number;
+  /** Which hops in front of the API are trusted to set X-Forwarded-For (the per-IP limit keys on the client address). */
+  trustProxy: TrustProxy;
   allowPrivateWebhookDestinations: boolean;
+  /** /healthz and /ready show the git SHA and build id only when this is set (they are public). */
+  exposeBuildInfo: boolean;
   payouts: { chunkSize: number; parallelChunks: number; itemConcurrency: number };
 }
 
-function required(name: string, env: NodeJS.ProcessEnv): string {
-  const value = env[name];
-  if (!value) throw new Error(`Missing required environment variable ${name}`);
-  return value;
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration, refusing to start:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
 }
 
-function int(name: string, env: NodeJS.ProcessEnv, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n)) throw new Error(`Environment variable ${name} must be an integer`);
-  return n;
+/** Reads variables and collects every problem instead of stopping at the first. */
+class EnvReader {
+  readonly problems: string[] = [];
+
+  constructor(private readonly env: NodeJS.ProcessEnv) {}
+
+  raw(name: string): string | undefined {
+    const value = this.env[name];
+    return value === undefined || value === '' ? undefined : value;
+  }
+
+  secret(name: string): string {
+    const value = this.raw(name);
+    if (value === undefined) this.problems.push(`${name} is required`);
+    return value ?? '';
+  }
+
+  int(name: string, fallback: number, range: { min: number; max?: number }): number {
+    const raw = this.raw(name);
+    if (raw === undefined) return fallback;
+    const n = Number(raw);
+    const max = range.max ?? Number.MAX_SAFE_INTEGER;
+    if (!Number.isSafeInteger(n) || n < range.min || n > max) {
+      this.problems.push(`${name} must be a whole number from ${range.min}${range.max === undefined ? ' up' : ` to ${range.max}`}`);
+      return fallback;
+    }
+    return n;
+  }
+
+  bool(name: string, fallback: boolean): boolean {
+    const raw = this.raw(name);
+    if (raw === undefined) return fallback;
+    if (raw === 'true' || raw === 'false') return raw === 'true';
+    this.problems.push(`${name} must be true or false`);
+    return fallback;
+  }
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
-  const mode = env.NODE_ENV === 'production' ? 'production' : env.NODE_ENV === 'test' ? 'test' : 'development';
-  const port = int('PORT', env, 3000);
-  const host = env.HOST ?? '127.0.0.1';
-  return {
-    env: mode,
+  const read = new EnvReader(env);
+  const mode = ENVIRONMENTS.find((e) => e === env.NODE_ENV);
+  if (!mode) read.problems.push(`NODE_ENV must be one of ${ENVIRONMENTS.join(', ')} (anything else could run with development defaults)`);
+  const production = mode === 'production';
+
+  const port = read.int('PORT', 3000, { min: 1, max: 65_535 });
+  const databaseUrl = read.secret('DATABASE_URL');
+  const providerApiKey = read.secret('PROVIDER_API_KEY');
+  const callbackSecret = read.secret('PROVIDER_CALLBACK_SECRET');
+  const credentialsEncryptionKey = read.secret('CREDENTIALS_ENCRYPTION_KEY');
+  if (credentialsEncryptionKey && !isEncryptionKey(credentialsEncryptionKey)) {
+    read.problems.push('CREDENTIALS_ENCRYPTION_KEY must be 32 bytes, as 64 hex characters or base64');
+  }
+
+  const providerBaseUrl = baseUrl(read, 'PROVIDER_BASE_URL', 'http://127.0.0.1:4010', production);
+  const publicBaseUrl = baseUrl(read, 'PUBLIC_BASE_URL', `http://127.0.0.1:${port}`, production);
+  const allowPrivateWebhookDestinations = read.bool('ALLOW_PRIVATE_WEBHOOK_DESTINATIONS', !production);
+  if (production && allowPrivateWebhookDestinations) {
+    read.problems.push('ALLOW_PRIVATE_WEBHOOK_DESTINATIONS=true is refused in production: merchants could make the gateway call internal networks');
+  }
+
+  const config: GatewayConfig = {
+    env: mode ?? 'development',
     port,
-    host,
-    publicBaseUrl: env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${port}`,
-    databaseUrl: required('DATABASE_URL', env),
+    host: read.raw('HOST') ?? '127.0.0.1',
+    publicBaseUrl,
+    databaseUrl,
     temporal: {
-      address: env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233',
-      namespace: env.TEMPORAL_NAMESPACE ?? 'default',
-      taskQueue: env.TEMPORAL_TASK_QUEUE ?? 'gateway',
+      address: read.raw('TEMPORAL_ADDRESS') ?? '127.0.0.1:7233',
+      namespace: read.raw('TEMPORAL_NAMESPACE') ?? 'default',
+      taskQueue: read.raw('TEMPORAL_TASK_QUEUE') ?? 'gateway',
     },
     provider: {
-      baseUrl: env.PROVIDER_BASE_URL ?? 'http://127.0.0.1:4010',
-      apiKey: required('PROVIDER_API_KEY', env),
-      callbackSecret: required('PROVIDER_CALLBACK_SECRET', env),
-      timeoutMs: int('PROVIDER_TIMEOUT_MS', env, 5_000),
+      baseUrl: providerBaseUrl,
+      apiKey: providerApiKey,
+      callbackSecret,
+      timeoutMs: read.int('PROVIDER_TIMEOUT_MS', 5_000, { min: 100, max: 120_000 }),
     },
-    credentialsEncryptionKey: required('CREDENTIALS_ENCRYPTION_KEY', env),
-    defaultPixFeeBps: int('DEFAULT_PIX_FEE_BPS', env, 99),
-    defaultPixFeeFixedCents: int('DEFAULT_PIX_FEE_FIXED_CENTS', env, 0),
-    defaultChargeTtlSeconds: int('DEFAULT_CHARGE_TTL_SECONDS', env, 3600),
-    idempotencyTtlHours: int('IDEMPOTENCY_TTL_HOURS', env, 24),
-    rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', env, mode === 'production' ? 100 : 1000),
+    credentialsEncryptionKey,
+    defaultPixFeeBps: read.int('DEFAULT_PIX_FEE_BPS', 99, { min: 0, max: 10_000 }),
+    defaultPixFeeFixedCents: read.int('DEFAULT_PIX_FEE_FIXED_CENTS', 0, { min: 0 }),
+    defaultChargeTtlSeconds: read.int('DEFAULT_CHARGE_TTL_SECONDS', 3600, { min: 60, max: 30 * 86_400 }),
+    // 0 would forget every key at once: a retried request would charge or pay twice.
+    idempotencyTtlHours: read.int('IDEMPOTENCY_TTL_HOURS', 24, { min: 1 }),
+    rateLimitPerMinute: read.int('RATE_LIMIT_PER_MINUTE', production ? 100 : 1000, { min: 1 }),
+    trustProxy: trustProxy(read),
+    allowPrivateWebhookDestinations,
+    exposeBuildInfo: read.bool('EXPOSE_BUILD_INFO', false),
     payouts: {
-      chunkSize: int('PAYOUT_CHUNK_SIZE', env, 500),
-      parallelChunks: int('PAYOUT_PARALLEL_CHUNKS', env, 2),
-      itemConcurrency: int('PAYOUT_ITEM_CONCURRENCY', env, 20),
+      chunkSize: read.int('PAYOUT_CHUNK_SIZE', 500, { min: 1, max: 10_000 }),
+      parallelChunks: read.int('PAYOUT_PARALLEL_CHUNKS', 2, { min: 1, max: 100 }),
+      itemConcurrency: read.int('PAYOUT_ITEM_CONCURRENCY', 20, { min: 1, max: 1000 }),
     },
-    allowPrivateWebhookDestinations: (env.ALLOW_PRIVATE_WEBHOOK_DESTINATIONS ?? (mode === 'production' ? 'false' : 'true')) === 'true',
   };
+  if (read.problems.length > 0) throw new ConfigError(read.problems);
+  return config;
+}
+
+function isEncryptionKey(value: string): boolean {
+  try {
+    parseKey(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** In production a base URL must be given, https, and not loopback (the sandbox default is none of these). */
+function baseUrl(read: EnvReader, name: string, devDefault: string, production: boolean): string {
+  const raw = read.raw(name);
+  if (raw === undefined) {
+    if (production) read.problems.push(`${name} is required in production (an https URL)`);
+    return devDefault;
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    read.problems.push(`${name} must be an absolute http(s) URL`);
+    return raw;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') read.problems.push(`${name} must be an http(s) URL`);
+  else if (production && url.protocol !== 'https:') read.problems.push(`${name} must use https in production`);
+  else if (production && isLoopback(url.hostname)) read.problems.push(`${name} must not point at loopback in production`);
+  return raw;
+}
+
+function isLoopback(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  if (net.isIPv4(host)) return host.startsWith('127.') || host.startsWith('0.');
+  if (net.isIPv6(host)) return host === '::1' || host === '::' || /^::ffff:(127\.|7f)/.test(host);
+  return false;
+}
+
+const PROXY_ADDR_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * `true` (trust every hop) is refused: any client could then choose its own address with
+ * X-Forwarded-For and escape the per-IP limit.
+ */
+function trustProxy(read: EnvReader): TrustProxy {
+  const raw = read.raw('TRUST_PROXY');
+  if (raw === undefined || raw === 'false') return false;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  const entries = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  if (entries.length > 0 && entries.every(isProxyEntry)) return entries;
+  read.problems.push('TRUST_PROXY must be false, a hop count (e.g. 1), or a comma-separated list of proxy addresses / CIDR ranges (loopback, linklocal, uniquelocal allowed)');
+  return false;
+}
+
+function isProxyEntry(entry: string): boolean {
+  if (PROXY_ADDR_NAMES.has(entry)) return true;
+  const [address, prefix, ...rest] = entry.split('/');
+  const family = net.isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  const bits = family === 4 ? 32 : 128;
+  return /^\d+$/.test(prefix) && Number(prefix) <= bits;
 }

@@ -1,5 +1,5 @@
 /** Builds the Express app from explicit dependencies (tests pass real ones on test ports). */
-import express from 'express';
+import express, { type RequestHandler } from 'express';
 import passport from 'passport';
 import type { Sequelize } from 'sequelize';
 import type { Client } from '@temporalio/client';
@@ -10,7 +10,9 @@ import { errorHandler, notFoundHandler } from './errors/errorHandler';
 import { healthRouter } from './health/router';
 import { openApiRouter } from './openapi/router';
 import { IdempotencyService } from './idempotency/idempotencyService';
-import { jsonBody, requireJsonContentType } from './middleware/jsonBody';
+import { jsonBody, requireJsonContentType, routeJsonBody } from './middleware/jsonBody';
+import { requireScope, sellerScopeFamily } from './auth/scopes';
+import type { TrustProxy } from '../config';
 import { traceId } from './middleware/traceId';
 import { providerCallbackRouter } from './providerCallbacks/router';
 import { ProviderCallbackService } from './providerCallbacks/service';
@@ -37,16 +39,28 @@ export interface ApiDeps {
   idempotencyTtlHours: number;
   /** Requests per minute per IP (spec: 100 in production, 1000 in development). */
   rateLimitPerMinute?: number;
+  /** Express 'trust proxy' (TRUST_PROXY): which hops may set X-Forwarded-For. Default false. */
+  trustProxy?: TrustProxy;
+  /** /healthz and /ready show the git SHA and build id (EXPOSE_BUILD_INFO). Default false. */
+  exposeBuildInfo?: boolean;
   /** Local and private webhook destinations are allowed in development and tests only. */
   allowPrivateWebhookDestinations?: boolean;
   /** Chunking and concurrency of payout batches. */
   payoutSettings?: PayoutSettings;
 }
 
+const PROVIDER_CALLBACK_PATH = '/webhooks/pix-gateway';
+const PAYOUTS_PATH = '/v1/payouts/batches';
+
+/** Several middleware as one (a router takes one `authenticate` handler). */
+function inOrder(first: RequestHandler, second: RequestHandler): RequestHandler {
+  return (req, res, next) => first(req, res, (err?: unknown) => (err ? next(err) : second(req, res, next)));
+}
+
 export function createApp(deps: ApiDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', false);
+  app.set('trust proxy', deps.trustProxy ?? false);
 
   const encryptionKey = parseKey(deps.credentialsEncryptionKey);
   const auth = new passport.Passport();
@@ -70,15 +84,16 @@ export function createApp(deps: ApiDeps): express.Express {
 
   app.use(traceId);
   app.use(requestLogger(deps.logger));
-  app.use(perIpRateLimit({ perMinute: deps.rateLimitPerMinute ?? 100 }));
+  app.use(perIpRateLimit({ perMinute: deps.rateLimitPerMinute ?? 100, exemptPaths: ['/healthz', PROVIDER_CALLBACK_PATH] }));
   app.use(auth.initialize());
   app.use(requireJsonContentType);
-  app.use(jsonBody([{ prefix: '/v1/payouts/batches', limit: '8mb' }]));
+  // Payout batches take up to 8 MB: their router parses after authentication (below).
+  app.use(jsonBody({ deferredPrefixes: [PAYOUTS_PATH] }));
 
-  app.use(healthRouter({ sequelize: deps.sequelize, temporal: deps.temporal }));
+  app.use(healthRouter({ sequelize: deps.sequelize, temporal: deps.temporal, exposeBuildInfo: deps.exposeBuildInfo ?? false }));
   app.use(openApiRouter()); // GET /openapi.json and /docs: public, before the authenticated routers
   app.use(
-    '/webhooks/pix-gateway',
+    PROVIDER_CALLBACK_PATH,
     providerCallbackRouter({
       service: new ProviderCallbackService({ sequelize: deps.sequelize, temporal: deps.temporal, taskQueue: deps.taskQueue }),
       callbackSecret: deps.providerCallbackSecret,
@@ -86,7 +101,7 @@ export function createApp(deps: ApiDeps): express.Express {
   );
   const verifySignature = requestSignature({ sequelize: deps.sequelize, required: false });
   const deliveries = new DeliveryService({ sequelize: deps.sequelize, temporal: deps.temporal, taskQueue: deps.taskQueue });
-  const sellers = sellersRouter({ authenticate, verifySignature, sellerPix, webhooks, withdrawals, deliveries, idempotency });
+  const sellers = sellersRouter({ authenticate: inOrder(authenticate, requireScope(sellerScopeFamily)), verifySignature, sellerPix, webhooks, withdrawals, deliveries, idempotency });
   app.use('/sellers', sellers);
   app.use('/rifeiro', legacyDeprecation, sellers);
   const payouts = new PayoutService({
@@ -97,7 +112,8 @@ export function createApp(deps: ApiDeps): express.Express {
     settings: deps.payoutSettings ?? defaultPayoutSettings,
   });
   const requireSignature = requestSignature({ sequelize: deps.sequelize, required: true });
-  app.use('/v1/payouts/batches', payoutsRouter({ authenticate, requireSignature, service: payouts, idempotency }));
+  const payoutBody = routeJsonBody({ largeLimit: '8mb', isLarge: (req) => req.method === 'POST' && req.path === '/' });
+  app.use(PAYOUTS_PATH, payoutsRouter({ authenticate, parseBody: payoutBody, requireSignature, service: payouts, idempotency }));
 
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));

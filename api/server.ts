@@ -24,6 +24,8 @@ async function main(): Promise<void> {
     defaultChargeTtlSeconds: config.defaultChargeTtlSeconds,
     idempotencyTtlHours: config.idempotencyTtlHours,
     rateLimitPerMinute: config.rateLimitPerMinute,
+    trustProxy: config.trustProxy,
+    exposeBuildInfo: config.exposeBuildInfo,
     allowPrivateWebhookDestinations: config.allowPrivateWebhookDestinations,
     payoutSettings: config.payouts,
   });

@@ -10,6 +10,7 @@ import { documentType, onlyDigits } from '../core/documents';
 import { normalizePixKey } from '../core/pixKeys';
 import type { PixKeyType } from '../core/provider';
 import { ApiCredential, Merchant } from './models';
+import { ALL_SCOPES } from '../api/auth/scopes';
 
 export interface NewMerchant {
   name: string;
@@ -32,7 +33,8 @@ export interface MerchantCredentials {
   clientSecret: string;
 }
 
-export const DEFAULT_SCOPES = ['checkout:read', 'checkout:write', 'payouts:write', 'charges:write'];
+/** Every scope (api/auth/scopes.ts): a new credential keeps the full access credentials always had. */
+export const DEFAULT_SCOPES = ALL_SCOPES;
 
 export async function createMerchantWithCredential(sequelize: Sequelize, input: NewMerchant, encryptionKey: string): Promise<MerchantCredentials> {
   if (!input.name || input.name.trim().length < 2) throw new Error('name must have at least 2 characters');

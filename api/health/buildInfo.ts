@@ -9,6 +9,11 @@ export function buildInfo() {
   return cached;
 }
 
+/** What public health answers show unless EXPOSE_BUILD_INFO is set: the shape, not the build. */
+export function hiddenBuildInfo() {
+  return { gitSha: null, buildId: null, builtAt: null, version, source: 'hidden' as const };
+}
+
 function compute() {
   if (process.env.GIT_SHA) {
     return { gitSha: process.env.GIT_SHA, buildId: process.env.BUILD_ID ?? null, builtAt: process.env.BUILT_AT ?? null, version, source: 'env' };

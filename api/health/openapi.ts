@@ -1,4 +1,4 @@
-/** OpenAPI for the health routes (router.ts). Public: no credentials, not rate limited. */
+/** OpenAPI for the health routes (router.ts). Public: no credentials; /ready is rate limited per IP, /healthz is not. */
 import { z } from 'zod';
 import { errorResponses, jsonResponse, registry, security } from '../openapi/registry';
 
@@ -9,7 +9,9 @@ const BuildInfo = registry.register(
     buildId: z.string().nullable(),
     builtAt: z.string().nullable(),
     version: z.string().meta({ example: '0.1.0' }),
-    source: z.enum(['env', 'git', 'unknown']).meta({ description: '`env` when GIT_SHA is set, else read from the git checkout, else unknown.' }),
+    source: z
+      .enum(['env', 'git', 'unknown', 'hidden'])
+      .meta({ description: '`hidden` (gitSha, buildId and builtAt null) unless the server sets EXPOSE_BUILD_INFO=true; then `env` when GIT_SHA is set, else read from the git checkout, else unknown.' }),
   }),
 );
 
@@ -43,9 +45,11 @@ registry.registerPath({
   operationId: 'ready',
   tags: ['Health'],
   summary: 'Readiness: database and Temporal reachable',
+  description: 'Probes the database and Temporal at most once a second (answers within that second share one probe). Rate limited per IP.',
   security: security.none,
   responses: {
     200: jsonResponse('Ready.', Readiness),
     503: jsonResponse('Not ready; `error` says what is unreachable.', Readiness),
+    ...errorResponses('RATE_LIMITED'),
   },
 });

@@ -1,21 +1,35 @@
 /**
  * Per-IP request rate limit (express-rate-limit, in-memory store). Answers 429 RATE_LIMITED in
  * the error envelope with `RateLimit`/`RateLimit-Policy` (IETF draft 8) and `Retry-After`.
- * Several API instances need a shared store (e.g. rate-limit-redis) to enforce one budget.
+ * The client address is the socket's unless the app's 'trust proxy' (TRUST_PROXY) says which
+ * hops may set X-Forwarded-For. Several API instances need a shared store (e.g.
+ * rate-limit-redis) to enforce one budget.
  */
 import { rateLimit } from 'express-rate-limit';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { ApiError } from '../errors/apiError';
 
-const unlimitedPaths = new Set(['/healthz', '/ready']);
+export interface RateLimitOptions {
+  perMinute: number;
+  /**
+   * Paths never limited: liveness (answers from memory) and the provider's payment callbacks,
+   * which are authenticated by HMAC, come from a few provider addresses, and must never be
+   * turned away (a refused confirmation leaves a paid charge PENDING).
+   */
+  exemptPaths: string[];
+}
 
-export function perIpRateLimit(opts: { perMinute: number }): RequestHandler {
+export function perIpRateLimit(opts: RateLimitOptions): RequestHandler {
+  const exempt = (req: Request) => opts.exemptPaths.some((p) => req.path === p || req.path.startsWith(`${p}/`));
   return rateLimit({
     windowMs: 60_000,
     limit: opts.perMinute,
     standardHeaders: 'draft-8',
     legacyHeaders: false,
-    skip: (req) => unlimitedPaths.has(req.path),
+    skip: exempt,
+    // Without TRUST_PROXY an X-Forwarded-For header is a client's claim, deliberately ignored;
+    // the library would log it as a misconfiguration, once per process, with a stack trace.
+    validate: { xForwardedForHeader: false },
     handler: (_req, res, next, options) => {
       res.setHeader('Retry-After', String(Math.ceil(options.windowMs / 1000)));
       next(new ApiError(429, 'RATE_LIMITED', `rate limit of ${options.limit} requests per minute exceeded; retry after the Retry-After delay`));

@@ -1,6 +1,6 @@
 /**
  * Every error code the API may answer with, its HTTP status and an example message. The codes are
- * the spec's Errors table plus our own (RATE_LIMITED, PAYLOAD_TOO_LARGE, SERVICE_UNAVAILABLE).
+ * the spec's Errors table plus our own (RATE_LIMITED, PAYLOAD_TOO_LARGE, SERVICE_UNAVAILABLE, INSUFFICIENT_SCOPE).
  * Pure data: the OpenAPI helper `errorResponses` reads it, so a route can only document a code
  * that is listed here (a typo fails the type check).
  */
@@ -14,6 +14,7 @@ export const ERROR_CODES = {
   CREDENTIALS_REQUIRED: { status: 401, message: 'x-client-id and x-client-secret headers are required' },
   INVALID_CREDENTIALS: { status: 401, message: 'client credentials are invalid' },
   INVALID_SIGNATURE: { status: 401, message: 'request signature is missing, invalid or expired' },
+  INSUFFICIENT_SCOPE: { status: 403, message: 'this credential lacks the scope charges:write' },
   NOT_FOUND: { status: 404, message: 'Pix charge not found' },
   BATCH_NOT_FOUND: { status: 404, message: 'payout batch not found' },
   CHECKOUT_NOT_FOUND: { status: 404, message: 'checkout not found' },

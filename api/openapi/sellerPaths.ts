@@ -13,7 +13,7 @@ export const SELLERS_PREFIX = '/sellers';
 export const LEGACY_PREFIX = '/rifeiro';
 
 /** Answered by the middleware in front of every seller route (api/sellers/router.ts, api/app.ts). */
-const SELLER_ERRORS: ErrorCode[] = ['CREDENTIALS_REQUIRED', 'INVALID_CREDENTIALS', 'MERCHANT_ID_REQUIRED', 'INVALID_SIGNATURE', 'RATE_LIMITED'];
+const SELLER_ERRORS: ErrorCode[] = ['CREDENTIALS_REQUIRED', 'INVALID_CREDENTIALS', 'MERCHANT_ID_REQUIRED', 'INVALID_SIGNATURE', 'INSUFFICIENT_SCOPE', 'RATE_LIMITED'];
 
 const legacyHeaders = {
   Deprecation: registry.registerComponent('headers', 'Deprecation', {

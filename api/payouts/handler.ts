@@ -4,13 +4,17 @@ import { runIdempotent, type IdempotencyService } from '../idempotency/idempoten
 import { parseOrThrow } from '../validation/validate';
 import { errors } from '../errors/apiError';
 import { MAX_REPORTED_ITEM_ERRORS } from '../../core/payouts/limits';
+import { onlyDigits } from '../../core/documents';
 import { batchIdParam, cancelBatchBody, createPayoutBatchBody, listBatchesQuery, listItemsQuery } from './schema';
 import type { PayoutService } from './service';
 
 /** Body errors of a batch name the item's rowIndex (`items.<rowIndex>.<field>`). */
 function parseBatchBody(raw: unknown) {
   const parsed = createPayoutBatchBody.safeParse(raw);
-  if (parsed.success) return parsed.data;
+  // The provider takes documents as digits only: '529.982.247-25' is stored and sent as '52998224725'.
+  if (parsed.success) {
+    return { ...parsed.data, items: parsed.data.items.map((item) => (item.recipientDocument === undefined ? item : { ...item, recipientDocument: onlyDigits(item.recipientDocument) })) };
+  }
   const fields = parsed.error.issues.map((issue) => {
     const rowIndex = issue.path[0] === 'items' && typeof issue.path[1] === 'number' ? issue.path[1] : undefined;
     const field = issue.path.length ? issue.path.join('.') : ((issue as { keys?: string[] }).keys ?? []).join(',');

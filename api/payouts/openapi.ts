@@ -4,7 +4,8 @@ import { MAX_BATCH_ITEMS, MAX_ITEM_AMOUNT_CENTS } from '../../core/payouts/limit
 import { errorResponses, idempotencyHeaders, jsonResponse, registry, security } from '../openapi/registry';
 import { batchIdParam, batchStatuses, cancelBatchBody, createPayoutBatchBody, itemStatuses, listBatchesQuery, listItemsQuery } from './schema';
 
-const sharedErrors = ['VALIDATION_ERROR', 'CREDENTIALS_REQUIRED', 'INVALID_CREDENTIALS', 'MERCHANT_ID_REQUIRED', 'INVALID_SIGNATURE', 'RATE_LIMITED'] as const;
+/** Answered by the middleware in front of every payout route (router.ts). */
+const sharedErrors = ['VALIDATION_ERROR', 'CREDENTIALS_REQUIRED', 'INVALID_CREDENTIALS', 'MERCHANT_ID_REQUIRED', 'INVALID_SIGNATURE', 'INSUFFICIENT_SCOPE', 'PAYOUTS_NOT_ENABLED', 'RATE_LIMITED', 'PAYLOAD_TOO_LARGE'] as const;
 
 const CreatePayoutBatchRequest = registry.register(
   'CreatePayoutBatchRequest',
@@ -90,7 +91,7 @@ registry.registerPath({
   responses: {
     201: jsonResponse('Batch created and funded; items are being paid.', PayoutBatchCreated),
     200: jsonResponse('Idempotent replay of an earlier create.', PayoutBatchCreated),
-    ...errorResponses(...sharedErrors, 'PAYOUTS_NOT_ENABLED', 'INSUFFICIENT_AVAILABLE_BALANCE', 'WITHDRAWAL_FROZEN', 'DUPLICATE_IDEMPOTENCY_KEY', 'PAYLOAD_TOO_LARGE', 'SERVICE_UNAVAILABLE'),
+    ...errorResponses(...sharedErrors, 'INSUFFICIENT_AVAILABLE_BALANCE', 'WITHDRAWAL_FROZEN', 'DUPLICATE_IDEMPOTENCY_KEY', 'SERVICE_UNAVAILABLE'),
   },
 });
 

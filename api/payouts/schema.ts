@@ -1,23 +1,31 @@
 import { z } from 'zod';
 import { MAX_BATCH_ITEMS, MAX_ITEM_AMOUNT_CENTS, MIN_ITEM_AMOUNT_CENTS } from '../../core/payouts/limits';
 import { PIX_KEY_TYPES } from '../../core/pixKeys';
+import { metadata } from '../validation/metadata';
+import { text } from '../validation/text';
 
 export const payoutItemInput = z
   .object({
-    pixKey: z.string().min(1).max(140),
+    pixKey: text().min(1).max(140),
     pixKeyType: z.enum(PIX_KEY_TYPES as [string, ...string[]]),
     amountCents: z.number().int().min(MIN_ITEM_AMOUNT_CENTS).max(MAX_ITEM_AMOUNT_CENTS),
-    recipientName: z.string().trim().min(2).max(140),
-    recipientDocument: z.string().min(11).max(18).optional(),
-    referenceId: z.string().min(1).max(128).optional(),
+    recipientName: text().trim().min(2).max(140),
+    recipientDocument: z
+      .string()
+      .regex(/^[0-9./ -]+$/, 'digits, optionally with . / - separators')
+      .min(11)
+      .max(18)
+      .optional()
+      .meta({ description: 'CPF or CNPJ, with or without punctuation; stored and sent to the provider as digits only.', example: '529.982.247-25' }),
+    referenceId: text().min(1).max(128).optional(),
   })
   .strict();
 
 export const createPayoutBatchBody = z
   .object({
-    idempotencyKey: z.string().min(8).max(100),
-    description: z.string().max(255).optional(),
-    metadata: z.record(z.string().max(64), z.unknown()).optional(),
+    idempotencyKey: text().min(8).max(100),
+    description: text().max(255).optional(),
+    metadata: metadata().optional(),
     items: z.array(payoutItemInput).min(1).max(MAX_BATCH_ITEMS),
   })
   .strict();
@@ -43,7 +51,7 @@ export const listItemsQuery = z
   })
   .strict();
 
-export const cancelBatchBody = z.object({ reason: z.string().min(1).max(255) }).strict();
+export const cancelBatchBody = z.object({ reason: text().min(1).max(255) }).strict();
 export const batchIdParam = z.uuid();
 
 export type CreatePayoutBatchBody = z.infer<typeof createPayoutBatchBody>;

@@ -28,7 +28,7 @@ export interface PayoutSettings {
 export const defaultPayoutSettings: PayoutSettings = { chunkSize: 500, parallelChunks: 2, itemConcurrency: 20 };
 const BATCH_READ_ITEMS = 1000;
 
-const payoutErrors = {
+export const payoutErrors = {
   notEnabled: () => new ApiError(400, 'PAYOUTS_NOT_ENABLED', 'payouts are not enabled for this merchant'),
   frozen: () => new ApiError(409, 'WITHDRAWAL_FROZEN', 'withdrawals and payouts of this merchant are temporarily blocked'),
   insufficient: () => new ApiError(400, 'INSUFFICIENT_AVAILABLE_BALANCE', 'available balance cannot fund the batch (amounts plus fees); nothing was reserved'),

@@ -148,7 +148,16 @@ describe('real answers match the documented schemas', () => {
   });
 
   it('errors, with a code the operation documents under that status', async () => {
+    const unscoped = await stack.createMerchant({ name: 'Loja sem escopo', scopes: [] });
+    const hook = await stack.api('POST', '/sellers/webhooks', { creds: seller, body: { url: 'https://loja.example/h2', events: ['charge.paid'] } });
     const cases = [
+      { method: 'GET', path: '/sellers/webhooks', docPath: '/sellers/webhooks', body: undefined, creds: unscoped },
+      { method: 'POST', path: '/sellers/webhooks', docPath: '/sellers/webhooks', body: { url: '/relative', events: ['charge.paid'] }, creds: seller },
+      { method: 'POST', path: '/sellers/webhooks', docPath: '/sellers/webhooks', body: { url: 'https://loja.example/h', events: ['charge.paid', 'charge.paid'] }, creds: seller },
+      { method: 'PATCH', path: `/sellers/webhooks/${hook.body.id}`, docPath: '/sellers/webhooks/{id}', body: {}, creds: seller },
+      { method: 'POST', path: '/sellers/pix', docPath: '/sellers/pix', body: { amountCents: 100, splits: [{ merchantId: seller.merchantId, amountCents: 10, percentage: 10 }] }, creds: seller },
+      { method: 'POST', path: '/sellers/pix', docPath: '/sellers/pix', body: { amountCents: 100, description: 'nul\u0000' }, creds: seller },
+      { method: 'GET', path: '/v1/payouts/batches', docPath: '/v1/payouts/batches', body: undefined, creds: seller },
       { method: 'POST', path: '/sellers/pix', docPath: '/sellers/pix', body: { amountCents: 100 }, creds: undefined },
       { method: 'POST', path: '/sellers/pix', docPath: '/sellers/pix', body: { amountCents: -1 }, creds: seller },
       { method: 'GET', path: '/sellers/pix/no-such-charge', docPath: '/sellers/pix/{id}', body: undefined, creds: seller },
@@ -156,6 +165,7 @@ describe('real answers match the documented schemas', () => {
     ];
     for (const c of cases) {
       const res = await stack.api(c.method, c.path, { creds: c.creds, body: c.body });
+      expect({ at: `${c.method} ${c.path}`, status: res.status >= 400 && res.status < 500 }).toEqual({ at: `${c.method} ${c.path}`, status: true });
       expect(ErrorEnvelope.safeParse(res.body).error).toBeUndefined();
       const op = (doc.paths as Record<string, Record<string, any>>)[c.docPath][c.method.toLowerCase()];
       const documentedCodes = Object.keys(op.responses[String(res.status)]?.content?.['application/json']?.examples ?? {});

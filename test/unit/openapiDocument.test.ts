@@ -96,3 +96,70 @@ describe('OpenAPI document', () => {
     });
   });
 });
+
+/** What the code enforces, said by the document (schemathesis found each of these missing). */
+describe('OpenAPI document: the rules the code enforces', () => {
+  const schemas = doc.components?.schemas as Record<string, any>;
+  const deref = (node: any): any => (node?.$ref ? deref(resolve(node.$ref)) : node);
+  const codesAt = (op: Operation, status: number) => Object.keys(op.responses?.[String(status)]?.content?.['application/json']?.examples ?? {});
+
+  it('lets a replayed rotate-secret answer secret: null (a secret is never shown twice)', () => {
+    const op = (doc.paths as any)['/sellers/webhooks/{id}/rotate-secret'].post as Operation;
+    const secret = deref(op.responses!['200'].content['application/json'].schema).properties.secret;
+    expect(secret.type).toEqual(['string', 'null']);
+    expect(secret.description).toMatch(/replay/);
+  });
+
+  it('webhook events are unique, the url is a URI, and a PATCH names at least one field', () => {
+    for (const name of ['CreateWebhookRequest', 'UpdateWebhookRequest']) {
+      expect({ name, uniqueItems: schemas[name].properties.events.uniqueItems }).toEqual({ name, uniqueItems: true });
+      expect({ name, format: schemas[name].properties.url.format }).toEqual({ name, format: 'uri' });
+    }
+    expect(schemas.UpdateWebhookRequest.minProperties).toBe(1);
+    expect(schemas.CreateSellerPixRequest.properties.webhook_url.format).toBe('uri');
+  });
+
+  it('a split gives exactly one of amountCents and percentage', () => {
+    const split = deref(schemas.CreateSellerPixRequest.properties.splits.items);
+    expect(split.oneOf).toEqual([{ required: ['amountCents'] }, { required: ['percentage'] }]);
+  });
+
+  it('caps metadata and the charge description', () => {
+    for (const name of ['CreateSellerPixRequest', 'CreatePayoutBatchRequest']) {
+      const metadata = schemas[name].properties.metadata;
+      expect({ name, maxProperties: metadata.maxProperties, keyLength: metadata.propertyNames?.maxLength }).toEqual({ name, maxProperties: 50, keyLength: 64 });
+    }
+    expect(schemas.CreateSellerPixRequest.properties.description.maxLength).toBe(140);
+  });
+
+  it('refuses control characters in every free-text string of a request body (a pattern on each)', () => {
+    const unpatterned: string[] = [];
+    const walk = (node: any, at: string) => {
+      node = deref(node);
+      if (!node || typeof node !== 'object') return;
+      const types = [node.type].flat();
+      if (types.includes('string') && !node.enum && !node.format && !node.pattern) unpatterned.push(at);
+      for (const [k, v] of Object.entries<any>(node.properties ?? {})) walk(v, `${at}.${k}`);
+      if (node.items) walk(node.items, `${at}[]`);
+      for (const key of ['anyOf', 'oneOf', 'allOf']) (node[key] ?? []).forEach((v: any, i: number) => walk(v, `${at}<${key}${i}>`));
+      if (node.additionalProperties && typeof node.additionalProperties === 'object') walk(node.additionalProperties, `${at}{}`);
+    };
+    for (const { method, path, op } of operations()) {
+      const body = (op as any).requestBody?.content?.['application/json']?.schema;
+      if (body && !path.startsWith('/webhooks/')) walk(body, `${method} ${path}`);
+    }
+    expect(unpatterned).toEqual([]);
+  });
+
+  it('documents 403 INSUFFICIENT_SCOPE on every merchant route, and PAYOUTS_NOT_ENABLED on every payout route', () => {
+    for (const { method, path, op } of operations()) {
+      const at = `${method} ${path}`;
+      if (/^\/(sellers|rifeiro|v1\/payouts)\//.test(`${path}/`)) expect({ at, codes: codesAt(op, 403) }).toEqual({ at, codes: ['INSUFFICIENT_SCOPE'] });
+      if (path.startsWith('/v1/payouts')) expect({ at, codes: codesAt(op, 400) }).toEqual({ at, codes: expect.arrayContaining(['PAYOUTS_NOT_ENABLED', 'VALIDATION_ERROR']) });
+    }
+  });
+
+  it('documents the rate limit on /ready', () => {
+    expect(codesAt((doc.paths as any)['/ready'].get, 429)).toEqual(['RATE_LIMITED']);
+  });
+});

@@ -3,9 +3,13 @@
  * (api/sellers/pix/openapi.ts). `.meta()` only adds descriptions and examples; validation is unchanged.
  */
 import { z } from 'zod';
+import { metadata } from '../../validation/metadata';
+import { httpUrl, text } from '../../validation/text';
 
 export const MAX_CHARGE_AMOUNT_CENTS = 1_000_000_000; // R$ 10,000,000.00
 export const MAX_CHARGE_TTL_DAYS = 30;
+/** The provider refuses longer descriptions (sandbox/schemas.ts, the PSP contract). */
+export const MAX_CHARGE_DESCRIPTION = 140;
 
 const splitItem = z
   .object({
@@ -20,22 +24,29 @@ const splitItem = z
       .meta({ description: 'Share as a percentage of the charge amount (two decimals), rounded down to the cent.', multipleOf: 0.01, example: 30 }),
   })
   .strict()
-  .meta({ description: 'A share of the charge for another merchant; shares may take at most `amountCents − fee`.' });
+  .refine((split) => (split.amountCents === undefined) !== (split.percentage === undefined), {
+    message: 'give exactly one of amountCents and percentage',
+  })
+  .meta({
+    description: 'A share of the charge for another merchant: exactly one of `amountCents` and `percentage`. Shares may take at most `amountCents − fee`.',
+    oneOf: [{ required: ['amountCents'] }, { required: ['percentage'] }],
+  });
 
 export const createSellerPixBody = z
   .object({
     amountCents: z.number().int().positive().max(MAX_CHARGE_AMOUNT_CENTS).meta({ description: 'Amount in cents of BRL.', example: 12345 }),
-    description: z.string().max(255).optional().meta({ description: 'Reference text shown to the payer.', example: 'Pedido 1001' }),
-    externalRef: z.string().min(1).max(128).optional().meta({ description: "Caller's own identifier; also a lookup key for `GET /sellers/pix/{id}`.", example: 'order-1001' }),
+    description: text()
+      .max(MAX_CHARGE_DESCRIPTION)
+      .optional()
+      .meta({ description: `Reference text shown to the payer (the provider's limit: ${MAX_CHARGE_DESCRIPTION} characters).`, example: 'Pedido 1001' }),
+    externalRef: text().min(1).max(128).optional().meta({ description: "Caller's own identifier; also a lookup key for `GET /sellers/pix/{id}`.", example: 'order-1001' }),
     expiresAt: z.iso
       .datetime({ offset: true })
       .optional()
       .meta({ description: 'ISO 8601 with offset, 1 minute to 30 days ahead; default 1 hour.', example: '2026-11-22T18:00:00-03:00' }),
-    metadata: z.record(z.string().max(64), z.unknown()).optional().meta({ description: 'Reconciliation data, returned as sent (keys ≤ 64 characters).', example: { orderId: '1001' } }),
+    metadata: metadata().optional(),
     splits: z.array(splitItem).max(20).optional().meta({ description: 'Up to 20 shares of the charge for other merchants.' }),
-    webhook_url: z
-      .string()
-      .min(1)
+    webhook_url: httpUrl()
       .max(2048)
       .optional()
       .meta({ description: 'http(s) URL receiving the charge.* events of this charge (a webhook scoped to it is created).', example: 'https://loja.example/pix-events' }),
@@ -45,8 +56,7 @@ export const createSellerPixBody = z
 
 export type CreateSellerPixBody = z.infer<typeof createSellerPixBody>;
 
-export const chargeLookupId = z
-  .string()
+export const chargeLookupId = text()
   .min(1)
   .max(128)
   .meta({ description: 'Charge id, `externalRef`, `providerChargeId`, `pixTxid` or `endToEndId` (newest match wins).', example: 'order-1001' });

@@ -1,5 +1,6 @@
 /** Request schemas of the withdrawal (saque) routes. */
 import { z } from 'zod';
+import { text } from '../../validation/text';
 
 export const MAX_WITHDRAWAL_AMOUNT_CENTS = 1_000_000_000; // R$ 10,000,000.00, as for charges
 
@@ -7,7 +8,7 @@ export const createWithdrawalBody = z
   .object({
     amountCents: z.number().int().positive().max(MAX_WITHDRAWAL_AMOUNT_CENTS),
     /** Kept with the withdrawal for operators and receipts; the Withdrawal object has no such field. */
-    description: z.string().max(140).optional(),
+    description: text().max(140).optional(),
   })
   .strict();
 
@@ -23,4 +24,4 @@ export const listWithdrawalsQuery = z
 
 export type ListWithdrawalsQuery = z.infer<typeof listWithdrawalsQuery>;
 
-export const withdrawalId = z.string().min(1).max(120);
+export const withdrawalId = text().min(1).max(120);

@@ -90,7 +90,19 @@ registerSellerPath({
   summary: 'Rotate the signing secret',
   description: 'Answers the new secret once. The previous secret keeps signing deliveries until `previousSecretExpiresAt` (24 h), so receivers can switch.',
   request: { params: idParams, headers: idempotencyHeaders },
-  responses: { 200: jsonResponse('The webhook with its new secret.', webhookEndpoint.extend({ secret: z.string(), previousSecretExpiresAt: z.iso.datetime() })) },
+  responses: {
+    200: jsonResponse(
+      'The webhook with its new secret.',
+      webhookEndpoint.extend({
+        secret: z
+          .string()
+          .nullable()
+          .meta({ description: 'The new signing secret (`whsec_…`). `null` on an idempotent replay (same Idempotency-Key): a secret is never shown twice.' }),
+        previousSecretExpiresAt: z.iso.datetime(),
+      }),
+      { 'idempotent-replayed': { description: '`true` on a replay (the secret is then null).', schema: { type: 'string', enum: ['true'] } } },
+    ),
+  },
   errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
 });
 

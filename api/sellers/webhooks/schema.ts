@@ -1,29 +1,36 @@
 import { z } from 'zod';
+import { httpUrl, text } from '../../validation/text';
 import { subscribableEventTypes } from '../../../core/webhooks/events';
 
 const eventList = z
   .array(z.enum(subscribableEventTypes))
   .min(1)
   .max(subscribableEventTypes.length)
-  .refine((events) => new Set(events).size === events.length, 'events must not repeat');
+  .refine((events) => new Set(events).size === events.length, 'events must not repeat')
+  .meta({ uniqueItems: true });
+
+const url = httpUrl()
+  .max(2048)
+  .meta({ description: 'Absolute http(s) URL without credentials; outside development it must resolve to public addresses only.', example: 'https://loja.example/pix-events' });
 
 export const createWebhookBody = z
   .object({
-    url: z.string().min(1).max(2048),
+    url,
     events: eventList,
-    description: z.string().max(255).optional(),
+    description: text().max(255).optional(),
   })
   .strict();
 
 export const updateWebhookBody = z
   .object({
-    url: z.string().min(1).max(2048).optional(),
+    url: url.optional(),
     events: eventList.optional(),
-    description: z.string().max(255).nullable().optional(),
+    description: text().max(255).nullable().optional(),
     active: z.boolean().optional(),
   })
   .strict()
-  .refine((b) => Object.keys(b).length > 0, 'give at least one field to change');
+  .refine((b) => Object.keys(b).length > 0, 'give at least one field to change')
+  .meta({ minProperties: 1 });
 
 export const listWebhooksQuery = z
   .object({
