@@ -9,13 +9,14 @@ import { partnerContract } from './migrations/0002_partner_contract';
 import { withdrawals } from './migrations/0003_withdrawals';
 import { payouts } from './migrations/0004_payouts';
 import { webhookDeliveries } from './migrations/0005_webhook_deliveries';
+import { chargeSettlementGuards } from './migrations/0007_charge_settlement_guards';
 
 export interface Migration {
   name: string;
   up: (params: MigrationParams<Sequelize>) => Promise<void>;
 }
 
-const migrations: Migration[] = [initialSchema, partnerContract, withdrawals, payouts, webhookDeliveries];
+const migrations: Migration[] = [initialSchema, partnerContract, withdrawals, payouts, webhookDeliveries, chargeSettlementGuards];
 
 export async function runMigrations(sequelize: Sequelize): Promise<string[]> {
   const umzug = new Umzug<Sequelize>({
