@@ -63,13 +63,12 @@ async function input(overrides: Partial<ChargeLifecycleInput> = {}): Promise<Cha
 }
 
 async function withWorker<T>(provider: FakePixProvider, fn: (taskQueue: string) => Promise<T>): Promise<T> {
+  return withActivities(createActivities({ sequelize, provider, providerCallbackUrl: 'http://127.0.0.1:1/unused' }), fn);
+}
+
+async function withActivities<T>(activities: object, fn: (taskQueue: string) => Promise<T>): Promise<T> {
   const taskQueue = `wf-${crypto.randomUUID()}`;
-  const worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowsPath: require.resolve(workflowsPath),
-    activities: createActivities({ sequelize, provider, providerCallbackUrl: 'http://127.0.0.1:1/unused' }),
-  });
+  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowsPath: require.resolve(workflowsPath), activities });
   return worker.runUntil(fn(taskQueue));
 }
 
@@ -362,9 +361,7 @@ it('a record step that commits after the workflow gave up leaves no ghost charge
   const provider = new FakePixProvider();
   const args = await input();
   const { activities, late } = slowRecordActivities(provider, 'after-give-up');
-  const taskQueue = `wf-${crypto.randomUUID()}`;
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowsPath: require.resolve(workflowsPath), activities });
-  const outcome = await worker.runUntil(async () => {
+  const outcome = await withActivities(activities, async (taskQueue) => {
     const handle = await env.client.workflow.start('chargeLifecycle', { taskQueue, workflowId: chargeWorkflowId(args.chargeId), args: [args] });
     const err = await handle.executeUpdate(issuePixUpdate).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
@@ -386,9 +383,7 @@ it('answers the issue update truthfully when the last record attempt did commit 
   const provider = new FakePixProvider();
   const args = await input();
   const { activities } = slowRecordActivities(provider, 'before-give-up');
-  const taskQueue = `wf-${crypto.randomUUID()}`;
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowsPath: require.resolve(workflowsPath), activities });
-  const outcome = await worker.runUntil(async () => {
+  const outcome = await withActivities(activities, async (taskQueue) => {
     const handle = await env.client.workflow.start('chargeLifecycle', { taskQueue, workflowId: chargeWorkflowId(args.chargeId), args: [args] });
     const issued = await handle.executeUpdate(issuePixUpdate);
     expect(issued.chargeId).toBe(args.chargeId);
