@@ -22,6 +22,7 @@ import {
   condition,
   isCancellation,
   log,
+  patched,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -103,10 +104,13 @@ export async function chargeLifecycle(input: ChargeLifecycleInput): Promise<Char
     issued = await issuing.recordIssuedCharge({ input, providerCharge });
   } catch (err) {
     // Make the give-up durable: a record attempt still running on some worker can no longer
-    // commit. If one already did, the charge exists, and the client is told so.
-    const committed = await CancellationScope.nonCancellable(() =>
-      settling.abandonChargeIssue({ chargeId: input.chargeId, merchantId: input.merchantId, expiresAt: input.expiresAt, reason: failureMessage(err) }),
-    );
+    // commit. If one already did, the charge exists, and the client is told so. (patched: runs
+    // recorded before this step replay without it.)
+    const committed = patched('charge-issue-tombstone')
+      ? await CancellationScope.nonCancellable(() =>
+          settling.abandonChargeIssue({ chargeId: input.chargeId, merchantId: input.merchantId, expiresAt: input.expiresAt, reason: failureMessage(err) }),
+        )
+      : null;
     if (committed) {
       issued = committed;
     } else {
@@ -121,10 +125,14 @@ export async function chargeLifecycle(input: ChargeLifecycleInput): Promise<Char
   }
   setPhase('PENDING');
 
-  /** Settlement asks the provider; true once the charge is PAID (now or by a concurrent path). */
+  /**
+   * Settlement asks the provider; true once the charge is PAID (now or by a concurrent path).
+   * Only an explicit refusal means "not paid": results recorded by older runs ({applied}) carry
+   * no outcome and were settlements, so their histories replay the same way.
+   */
   const settle = async (claim: PaymentConfirmation): Promise<boolean> => {
     const { outcome } = await settling.settleChargePaid({ chargeId: input.chargeId, payment: claim });
-    return outcome === 'SETTLED' || outcome === 'ALREADY_PAID';
+    return outcome !== 'NOT_CONFIRMED' && outcome !== 'MISMATCH';
   };
 
   let paid = false;
