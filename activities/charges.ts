@@ -2,18 +2,29 @@
  * Charge activities: every provider call and DB write of a charge's life. Each is idempotent:
  * provider calls carry the charge id as idempotency key, DB writes are keyed (charge id,
  * ledger movement key, outbox dedup key), so a retried activity changes nothing twice.
+ *
+ * Money comes in only on the provider's word: a confirmation (signal or callback) is a hint to
+ * look, and settlement credits what the provider's own record of the charge says.
  */
-import { ApplicationFailure } from '@temporalio/activity';
-import type { Sequelize } from 'sequelize';
+import crypto from 'node:crypto';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { ProviderError, type PixProvider, type ProviderCharge } from '../core/provider';
 import { chargePaidEntry } from '../core/ledger/postings';
-import { Charge, ChargeSplit, WebhookEndpoint } from '../db/models';
+import { endToEndKey } from '../core/pix/endToEndKey';
+import { qrCodePngBase64 } from '../core/pix/qrPng';
+import { Charge, ChargeSplit, Merchant, WebhookEndpoint } from '../db/models';
 import { presentChargeRow } from '../db/queries/sellerChargeView';
-import { ChargeFailureTypes, type ChargeLifecycleInput, type IssuedCharge, type PaymentConfirmation } from '../workflows/charge/types';
+import {
+  ChargeFailureTypes,
+  type ChargeLifecycleInput,
+  type CloseOutcome,
+  type IssuedCharge,
+  type PaymentConfirmation,
+  type SettleOutcome,
+} from '../workflows/charge/types';
 import { writeLedgerEntry } from './db/ledgerWriter';
 import { recordEvent } from './db/outbox';
-import crypto from 'node:crypto';
-import { qrCodePngBase64 } from '../core/pix/qrPng';
 
 export interface ChargeActivityDeps {
   sequelize: Sequelize;
@@ -21,6 +32,8 @@ export interface ChargeActivityDeps {
   /** Our callback URL the provider will POST payment confirmations to. */
   providerCallbackUrl: string;
 }
+
+export type PaymentAlertKind = 'NOT_CONFIRMED' | 'AMOUNT_MISMATCH' | 'REFERENCE_MISMATCH' | 'DUPLICATE_PAYMENT' | 'NO_PROVIDER_RECORD';
 
 export function createChargeActivities(deps: ChargeActivityDeps) {
   const { sequelize, provider } = deps;
@@ -30,6 +43,8 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
    * Code when the charge is recorded, so kilobytes of base64 never enter workflow history.
    */
   async function issuePixAtProvider(input: ChargeLifecycleInput): Promise<IssuedProviderCharge> {
+    // The payer's bank app shows field 59 of the BR Code: the merchant's name, not the gateway's.
+    const merchant = await Merchant.findByPk(input.merchantId, { attributes: ['name'] });
     try {
       const charge = await provider.issueCharge({
         reference: input.chargeId,
@@ -37,6 +52,7 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
         description: input.description,
         expiresAt: input.expiresAt,
         callbackUrl: deps.providerCallbackUrl,
+        merchantName: merchant?.name ?? null,
       });
       if (!charge.copyPaste || !charge.txid) {
         throw ApplicationFailure.nonRetryable('the provider answered without a Pix payload', ChargeFailureTypes.pixNotIssued);
@@ -52,6 +68,11 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
     const { input, providerCharge } = args;
     const pix = { qrCode: await qrCodePngBase64(providerCharge.copyPaste), copyPaste: providerCharge.copyPaste, expiresAt: input.expiresAt };
     await sequelize.transaction(async (transaction) => {
+      await lockIssue(input.chargeId, transaction);
+      // An attempt that outlived the workflow's patience must not create the charge it gave up on.
+      if (await isTombstoned(input.chargeId, transaction)) {
+        throw ApplicationFailure.nonRetryable(`charge ${input.chargeId} was abandoned while issuing`, ChargeFailureTypes.issueAbandoned);
+      }
       const [charge, created] = await Charge.findOrCreate({
         where: { id: input.chargeId },
         defaults: {
@@ -111,23 +132,54 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
         transaction,
       );
     });
-    return {
-      chargeId: input.chargeId,
-      providerChargeId: providerCharge.id,
-      pixTxid: providerCharge.txid,
-      copyPaste: pix.copyPaste,
-      expiresAt: input.expiresAt,
-    };
+    return issuedFrom(input.chargeId, providerCharge.id, providerCharge.txid, pix.copyPaste, input.expiresAt);
   }
 
-  /** Closes the charge at the provider; reports a payment if one beat the close. */
-  async function closeProviderCharge(args: { providerChargeId: string; reason: 'EXPIRED' | 'CANCELLED' }): Promise<{ status: string; payment: PaymentConfirmation | null }> {
+  /**
+   * The workflow gave up issuing. Under the same lock the record step takes: if a record attempt
+   * did commit, answer with that charge (it exists, so the client must hear so); otherwise leave
+   * a tombstone, so an attempt still running somewhere can never commit it later.
+   */
+  async function abandonChargeIssue(args: { chargeId: string; merchantId: string; expiresAt: string; reason: string }): Promise<IssuedCharge | null> {
+    return sequelize.transaction(async (transaction) => {
+      await lockIssue(args.chargeId, transaction);
+      const charge = await Charge.findByPk(args.chargeId, { transaction });
+      if (charge) {
+        const copyPaste = (charge.pix as { copyPaste: string } | null)?.copyPaste ?? '';
+        return issuedFrom(charge.id, charge.providerChargeId as string, charge.pixTxid as string, copyPaste, args.expiresAt);
+      }
+      await sequelize.query(
+        `INSERT INTO charge_tombstones (charge_id, merchant_id, reason) VALUES (:chargeId, :merchantId, :reason) ON CONFLICT (charge_id) DO NOTHING`,
+        { replacements: { chargeId: args.chargeId, merchantId: args.merchantId, reason: args.reason.slice(0, 500) }, transaction },
+      );
+      return null;
+    });
+  }
+
+  /**
+   * Closes the charge at the provider; reports a payment if one beat the close. A provider that
+   * has no record of the charge (lost state, wrong environment) is asked what it knows; with no
+   * record at all the answer is NO_RECORD, so the workflow expires the charge instead of failing.
+   */
+  async function closeProviderCharge(args: { providerChargeId: string; reason: 'EXPIRED' | 'CANCELLED'; chargeId?: string }): Promise<CloseOutcome> {
     try {
       const closed = await provider.closeCharge(args.providerChargeId, args.reason);
       return { status: closed.status, payment: closed.status === 'PAID' ? paymentFrom(closed) : null };
     } catch (err) {
-      throw toActivityFailure(err);
+      if (!isNoRecord(err)) throw toRetryable(err);
     }
+    try {
+      const found = (await getChargeOrNull(args.providerChargeId)) ?? (args.chargeId ? await provider.findChargeByReference(args.chargeId) : null);
+      if (found) {
+        const closed = found.status === 'ACTIVE' ? await provider.closeCharge(found.id, args.reason) : found;
+        return { status: closed.status, payment: closed.status === 'PAID' ? paymentFrom(closed) : null };
+      }
+    } catch (err) {
+      throw toRetryable(err);
+    }
+    activityLog('warn', 'the provider has no record of the charge; closing it on our side', { chargeId: args.chargeId, providerChargeId: args.providerChargeId });
+    if (args.chargeId) await recordAlert(args.chargeId, 'NO_PROVIDER_RECORD', null, null, { providerChargeId: args.providerChargeId });
+    return { status: 'NO_RECORD', payment: null };
   }
 
   async function closeOrphanProviderCharge(args: { reference: string }): Promise<void> {
@@ -135,51 +187,82 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
       const found = await provider.findChargeByReference(args.reference);
       if (found && found.status === 'ACTIVE') await provider.closeCharge(found.id, 'CANCELLED');
     } catch (err) {
-      throw toActivityFailure(err);
+      throw toRetryable(err);
     }
   }
 
-  async function settleChargePaid(args: { chargeId: string; payment: PaymentConfirmation }): Promise<{ applied: boolean }> {
+  /**
+   * Credits a payment once the provider confirms it: its record of our charge must be PAID, carry
+   * our reference and the charge's amount. endToEndId, paidAt and payer come from that record,
+   * never from the claim (`payment`), which only says "go and look". A claim the provider does
+   * not back up, or a paid record that differs from the charge, credits nothing: it is stored in
+   * payment_alerts and logged, and the charge is left as it was. Provider errors are retried.
+   */
+  async function settleChargePaid(args: { chargeId: string; payment: PaymentConfirmation }): Promise<{ outcome: SettleOutcome }> {
+    const charge = await Charge.findByPk(args.chargeId);
+    if (!charge) throw ApplicationFailure.nonRetryable(`charge ${args.chargeId} not found`, 'ChargeNotFound');
+    if (charge.status === 'PAID') return { outcome: await alreadyPaid(charge, args.payment.endToEndId) };
+
+    let paid: ProviderCharge | null;
+    try {
+      paid = await getChargeOrNull(charge.providerChargeId as string);
+    } catch (err) {
+      throw toRetryable(err);
+    }
+    const problem = paymentProblem(charge, paid);
+    if (problem) {
+      activityLog('error', `payment not credited: ${problem.message}`, { chargeId: charge.id, kind: problem.kind });
+      const endToEndId = problem.kind === 'NOT_CONFIRMED' ? args.payment.endToEndId : (paid?.endToEndId ?? null);
+      await recordAlert(charge.id, problem.kind, endToEndId, paid?.amountCents ?? args.payment.amountCents, {
+        message: problem.message,
+        providerStatus: paid?.status ?? null,
+        claimedAmountCents: args.payment.amountCents,
+      });
+      return { outcome: problem.kind === 'NOT_CONFIRMED' ? 'NOT_CONFIRMED' : 'MISMATCH' };
+    }
+    const confirmed = paid as ProviderCharge;
+
     return sequelize.transaction(async (transaction) => {
-      const charge = await Charge.findByPk(args.chargeId, { transaction, lock: transaction.LOCK.UPDATE });
-      if (!charge) throw ApplicationFailure.nonRetryable(`charge ${args.chargeId} not found`, 'ChargeNotFound');
-      if (charge.status === 'PAID') return { applied: false };
-      if (args.payment.amountCents !== charge.amountCents) {
-        // A Pix cob is paid in full or not at all; a different amount means a provider bug. Stop and alert.
-        throw ApplicationFailure.nonRetryable(
-          `paid amount ${args.payment.amountCents} differs from charge amount ${charge.amountCents}`,
-          'PaymentAmountMismatch',
-        );
-      }
-      const late = charge.status !== 'PENDING';
-      const splits = await ChargeSplit.findAll({ where: { chargeId: charge.id }, transaction });
+      const locked = await Charge.findByPk(args.chargeId, { transaction, lock: transaction.LOCK.UPDATE });
+      if (!locked) throw ApplicationFailure.nonRetryable(`charge ${args.chargeId} not found`, 'ChargeNotFound');
+      if (locked.status === 'PAID') return { outcome: 'ALREADY_PAID' as const };
+      const late = locked.status !== 'PENDING';
+      const splits = await ChargeSplit.findAll({ where: { chargeId: locked.id }, transaction });
       await writeLedgerEntry(
         sequelize,
         chargePaidEntry({
-          chargeId: charge.id,
-          merchantId: charge.merchantId,
-          amountCents: charge.amountCents,
-          feeCents: charge.feeCents,
+          chargeId: locked.id,
+          merchantId: locked.merchantId,
+          amountCents: locked.amountCents,
+          feeCents: locked.feeCents,
           splits: splits.map((s) => ({ merchantId: s.merchantId, amountCents: s.amountCents })),
         }),
         transaction,
       );
-      await charge.update(
+      await locked.update(
         {
           status: 'PAID',
-          paidAt: new Date(args.payment.paidAt),
-          endToEndId: args.payment.endToEndId,
-          payerSnapshot: args.payment.payer ? { ...args.payment.payer } : null,
+          paidAt: new Date(confirmed.paidAt as string),
+          endToEndId: confirmed.endToEndId,
+          payerSnapshot: confirmed.payer ? { ...confirmed.payer } : null,
           paidAfterExpiry: late,
         },
         { transaction },
       );
       await recordEvent(
-        { type: 'charge.paid', merchantId: charge.merchantId, aggregateType: 'charge', aggregateId: charge.id, payload: await presentChargeRow(charge, transaction) },
+        { type: 'charge.paid', merchantId: locked.merchantId, aggregateType: 'charge', aggregateId: locked.id, payload: await presentChargeRow(locked, transaction) },
         transaction,
       );
-      return { applied: true };
+      return { outcome: 'SETTLED' as const };
     });
+  }
+
+  /** A claim for a charge already PAID: the same payment is a duplicate; another one is an alert. */
+  async function alreadyPaid(charge: Charge, claimedEndToEndId: string): Promise<SettleOutcome> {
+    if (claimedEndToEndId && claimedEndToEndId !== charge.endToEndId) {
+      await recordAlert(charge.id, 'DUPLICATE_PAYMENT', claimedEndToEndId, null, { paidEndToEndId: charge.endToEndId });
+    }
+    return 'ALREADY_PAID';
   }
 
   async function finalizeUnpaidCharge(args: { chargeId: string; status: 'EXPIRED' | 'CANCELLED'; reason: string | null }): Promise<void> {
@@ -196,12 +279,64 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
     });
   }
 
-  return { issuePixAtProvider, recordIssuedCharge, closeProviderCharge, closeOrphanProviderCharge, settleChargePaid, finalizeUnpaidCharge };
+  /** Serialises the record step and the give-up of one charge (transaction-scoped, so a crash frees it). */
+  async function lockIssue(chargeId: string, transaction: Transaction): Promise<void> {
+    await sequelize.query(`SELECT pg_advisory_xact_lock(hashtext(:key))`, { replacements: { key: `charge-issue:${chargeId}` }, transaction });
+  }
+
+  async function isTombstoned(chargeId: string, transaction: Transaction): Promise<boolean> {
+    const rows = await sequelize.query(`SELECT 1 FROM charge_tombstones WHERE charge_id = :chargeId`, { replacements: { chargeId }, type: QueryTypes.SELECT, transaction });
+    return rows.length > 0;
+  }
+
+  async function recordAlert(chargeId: string, kind: PaymentAlertKind, endToEndId: string | null, amountCents: number | null, details: Record<string, unknown>): Promise<void> {
+    await recordPaymentAlert(sequelize, { chargeId, kind, endToEndId, amountCents, details });
+  }
+
+  /** The provider's charge, or null when the provider says it has none. */
+  async function getChargeOrNull(providerChargeId: string): Promise<ProviderCharge | null> {
+    try {
+      return await provider.getCharge(providerChargeId);
+    } catch (err) {
+      if (isNoRecord(err)) return null;
+      throw err;
+    }
+  }
+
+  return {
+    issuePixAtProvider,
+    recordIssuedCharge,
+    abandonChargeIssue,
+    closeProviderCharge,
+    closeOrphanProviderCharge,
+    settleChargePaid,
+    finalizeUnpaidCharge,
+  };
 }
 
 export type IssuedProviderCharge = Omit<ProviderCharge, 'qrCodeBase64'>;
 
 export type ChargeActivities = ReturnType<typeof createChargeActivities>;
+
+/** Stores an alert once per charge, kind and claimed payment (replays add nothing). */
+export async function recordPaymentAlert(
+  sequelize: Sequelize,
+  alert: { chargeId: string; kind: PaymentAlertKind; endToEndId: string | null; amountCents: number | null; details: Record<string, unknown> },
+): Promise<void> {
+  await sequelize.query(
+    `INSERT INTO payment_alerts (charge_id, kind, end_to_end_id, amount_cents, details) VALUES (:chargeId, :kind, :endToEndId, :amountCents, :details)
+     ON CONFLICT DO NOTHING`,
+    {
+      replacements: {
+        chargeId: alert.chargeId,
+        kind: alert.kind,
+        endToEndId: alert.endToEndId === null ? null : endToEndKey(alert.endToEndId),
+        amountCents: alert.amountCents,
+        details: JSON.stringify(alert.details),
+      },
+    },
+  );
+}
 
 export function paymentFrom(charge: ProviderCharge): PaymentConfirmation {
   return {
@@ -213,6 +348,29 @@ export function paymentFrom(charge: ProviderCharge): PaymentConfirmation {
   };
 }
 
+/** Why the provider's record does not back up a payment of this charge, or null when it does. */
+function paymentProblem(charge: Charge, paid: ProviderCharge | null): { kind: PaymentAlertKind; message: string } | null {
+  if (!paid) return { kind: 'NOT_CONFIRMED', message: `the provider has no charge ${charge.providerChargeId}` };
+  if (paid.status !== 'PAID' || !paid.endToEndId || !paid.paidAt) {
+    return { kind: 'NOT_CONFIRMED', message: `the provider says the charge is ${paid.status}` };
+  }
+  if (paid.reference !== charge.id) return { kind: 'REFERENCE_MISMATCH', message: `the provider's charge carries reference ${paid.reference}` };
+  if (paid.amountCents !== charge.amountCents) {
+    // A Pix cob is paid in full or not at all: another amount is a provider defect for a person to look at.
+    return { kind: 'AMOUNT_MISMATCH', message: `paid amount ${paid.amountCents} differs from charge amount ${charge.amountCents}` };
+  }
+  return null;
+}
+
+function issuedFrom(chargeId: string, providerChargeId: string, pixTxid: string, copyPaste: string, expiresAt: string): IssuedCharge {
+  return { chargeId, providerChargeId, pixTxid, copyPaste, expiresAt };
+}
+
+/** The provider's own "no such charge" (a bare 404 from a proxy or a wrong URL is not one). */
+function isNoRecord(err: unknown): boolean {
+  return err instanceof ProviderError && err.httpStatus === 404 && err.code === 'CHARGE_NOT_FOUND';
+}
+
 /** Transient provider errors are retried by Temporal; permanent ones end the attempt chain. */
 function toActivityFailure(err: unknown): unknown {
   if (err instanceof ProviderError) {
@@ -220,4 +378,25 @@ function toActivityFailure(err: unknown): unknown {
     return ApplicationFailure.nonRetryable(err.message, ChargeFailureTypes.providerRejected);
   }
   return err;
+}
+
+/**
+ * For steps that must finish (close, settle): any provider error is retried with backoff. A
+ * refusal here (401 after a key rotation, 403, 409) says nothing about the payment, so waiting
+ * for the provider (and an operator) beats failing the charge's run for good.
+ */
+function toRetryable(err: unknown): unknown {
+  if (err instanceof ProviderError) return ApplicationFailure.retryable(err.message, ChargeFailureTypes.providerUnavailable);
+  return err;
+}
+
+/** The activity's logger inside Temporal; silent when called directly (tests). */
+function activityLog(level: 'warn' | 'error', message: string, attrs: Record<string, unknown>): void {
+  let context: Context;
+  try {
+    context = Context.current();
+  } catch {
+    return;
+  }
+  context.log[level](message, attrs);
 }

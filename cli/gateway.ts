@@ -4,7 +4,7 @@
  *                   [--pix-key <key> --pix-key-type <type>] [--withdrawal-fee-cents <n>] [--json]
  *   merchant set-pix-key <merchantId> --key <key> --type <CPF|CNPJ|EMAIL|PHONE|EVP> [--holder-name <n>] [--holder-document <d>]
  *   merchant freeze <merchantId> | merchant unfreeze <merchantId>
- *   sandbox pay <chargeId>
+ *   sandbox pay <chargeId> [--json]
  * Reads DATABASE_URL and friends from the environment, else from the running `npm start`
  * stack (.data/local-env.json).
  */
@@ -20,7 +20,7 @@ const usage = `usage:
   npm run gateway -- merchant set-pix-key <merchantId> --key <key> --type <CPF|CNPJ|EMAIL|PHONE|EVP> [--holder-name <name>] [--holder-document <cpf|cnpj>]
   npm run gateway -- merchant freeze <merchantId>
   npm run gateway -- merchant unfreeze <merchantId>
-  npm run gateway -- sandbox pay <chargeId>`;
+  npm run gateway -- sandbox pay <chargeId> [--json]`;
 
 function env(name: string): string {
   const value = process.env[name] ?? readLocalEnv()[name];
@@ -107,17 +107,33 @@ async function merchantFreeze(argv: string[], frozen: boolean): Promise<void> {
 }
 
 async function sandboxPay(argv: string[]): Promise<void> {
-  const chargeId = argv[0];
-  if (!chargeId) throw new Error('sandbox pay needs a charge id');
-  const base = process.env.SANDBOX_BASE_URL ?? readLocalEnv().SANDBOX_BASE_URL ?? 'http://127.0.0.1:4010';
-  const res = await fetch(`${base}/sandbox/charges/${encodeURIComponent(chargeId)}/pay`, {
+  const { values, positionals } = parseArgs({ args: argv, options: { json: { type: 'boolean', default: false } }, allowPositionals: true, strict: true });
+  if (positionals.length !== 1) throw new Error('sandbox pay needs exactly one charge id');
+  const local = readLocalEnv();
+  const base = process.env.SANDBOX_BASE_URL ?? local.SANDBOX_BASE_URL ?? 'http://127.0.0.1:4010';
+  // Outside development the sandbox's control routes want this token (never printed).
+  const token = process.env.SANDBOX_CONTROL_TOKEN ?? local.SANDBOX_CONTROL_TOKEN;
+  const res = await fetch(`${base}/sandbox/charges/${encodeURIComponent(positionals[0])}/pay`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     body: '{}',
   });
   const body = await res.text();
   if (!res.ok) throw new Error(`sandbox answered ${res.status}: ${body}`);
-  process.stdout.write(`${body}\n`);
+  if (values.json) {
+    process.stdout.write(`${body}\n`);
+    return;
+  }
+  // The whole charge carries a 4 KB base64 QR image: show what a person checks.
+  const charge = JSON.parse(body) as { id: string; reference: string; status: string; amountCents: number; endToEndId: string | null };
+  process.stdout.write(
+    [
+      `charge       ${charge.id} (reference ${charge.reference})`,
+      `status       ${charge.status}`,
+      `amount       BRL ${(charge.amountCents / 100).toFixed(2)}`,
+      `endToEndId   ${charge.endToEndId ?? '-'}`,
+    ].join('\n') + '\n',
+  );
 }
 
 async function main(): Promise<void> {

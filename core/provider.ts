@@ -26,6 +26,8 @@ export interface IssueChargeRequest {
   expiresAt: string; // ISO 8601
   /** Where the provider POSTs signed payment callbacks. */
   callbackUrl: string;
+  /** The merchant's name for the BR Code (field 59, what the payer's bank app shows); the Pix key stays the gateway's. */
+  merchantName?: string | null;
 }
 
 export interface ProviderCharge {

@@ -9,6 +9,7 @@ import { partnerContract } from './migrations/0002_partner_contract';
 import { withdrawals } from './migrations/0003_withdrawals';
 import { payouts } from './migrations/0004_payouts';
 import { webhookDeliveries } from './migrations/0005_webhook_deliveries';
+import { chargeSettlementGuards } from './migrations/0007_charge_settlement_guards';
 import { credentialScopes } from './migrations/0008_credential_scopes';
 
 export interface Migration {
@@ -16,7 +17,7 @@ export interface Migration {
   up: (params: MigrationParams<Sequelize>) => Promise<void>;
 }
 
-const migrations: Migration[] = [initialSchema, partnerContract, withdrawals, payouts, webhookDeliveries, credentialScopes];
+const migrations: Migration[] = [initialSchema, partnerContract, withdrawals, payouts, webhookDeliveries, chargeSettlementGuards, credentialScopes];
 
 export async function runMigrations(sequelize: Sequelize): Promise<string[]> {
   const umzug = new Umzug<Sequelize>({

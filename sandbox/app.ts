@@ -1,15 +1,16 @@
 /**
  * The sandbox PSP as an express app. No listen() here, so tests and server.ts own the socket.
- * Layout: /health (open) · /v1/* (faults → API key → provider API) · /sandbox/* (control).
+ * Layout: /health (open) · /v1/* (faults → API key → provider API) · /sandbox/* (control token, when set → control).
  */
 import express, { type Express, type RequestHandler } from 'express';
 import pino, { type Logger } from 'pino';
-import { requireApiKey } from './auth';
+import { requireApiKey, requireBearer } from './auth';
 import { CallbackDispatcher, DEFAULT_CALLBACK_RETRY_DELAYS_MS } from './callbacks';
 import type { SandboxContext } from './context';
 import { controlRoutes } from './controlRoutes';
 import { errorHandler, notFoundHandler } from './errors';
 import { applyFaults, releaseFaults, type FaultRuntime } from './faults';
+import { memoryJournal, openFileJournal } from './journal';
 import { createSandboxState, type SandboxState } from './state';
 import { v1Routes } from './v1Routes';
 
@@ -26,6 +27,10 @@ export interface SandboxAppOptions {
   faultHangMs?: number;
   /** Source of randomness for fault decisions. */
   random?: () => number;
+  /** Bearer token the control routes (/sandbox/*) require; open when unset (development, tests). */
+  controlToken?: string;
+  /** Journal file that keeps charges and transfers across restarts; in memory only when unset. */
+  dataFile?: string;
 }
 
 export interface SandboxApp {
@@ -39,6 +44,7 @@ export function createSandboxApp(opts: SandboxAppOptions): SandboxApp {
   if (!opts.apiKey || !opts.callbackSecret) throw new Error('apiKey and callbackSecret are required');
   const logger = opts.logger ?? pino({ level: 'silent' });
   const state = createSandboxState();
+  const journal = opts.dataFile ? openFileJournal(opts.dataFile, state, logger) : memoryJournal;
   const callbacks = new CallbackDispatcher({
     state,
     secret: opts.callbackSecret,
@@ -46,7 +52,7 @@ export function createSandboxApp(opts: SandboxAppOptions): SandboxApp {
     retryDelaysMs: opts.callbackRetryDelaysMs ?? DEFAULT_CALLBACK_RETRY_DELAYS_MS,
     timeoutMs: opts.callbackTimeoutMs ?? 5_000,
   });
-  const ctx: SandboxContext = { state, now: opts.now ?? (() => new Date()), logger, callbacks };
+  const ctx: SandboxContext = { state, journal, now: opts.now ?? (() => new Date()), logger, callbacks };
   const faultRuntime: FaultRuntime = {
     random: opts.random ?? Math.random,
     hangMs: opts.faultHangMs ?? 60_000,
@@ -61,7 +67,7 @@ export function createSandboxApp(opts: SandboxAppOptions): SandboxApp {
     res.json({ ok: true });
   });
   app.use('/v1', applyFaults(state, faultRuntime), requireApiKey(opts.apiKey), v1Routes(ctx));
-  app.use('/sandbox', controlRoutes(ctx));
+  app.use('/sandbox', ...(opts.controlToken ? [requireBearer(opts.controlToken, 'control token')] : []), controlRoutes(ctx));
   app.use(notFoundHandler);
   app.use(errorHandler(logger));
 

@@ -1,4 +1,4 @@
-/** Bearer API-key check for /v1/*. Constant-time so the key cannot be guessed byte by byte. */
+/** Bearer token checks: the API key for /v1/*, the control token for /sandbox/*. Constant-time so the key cannot be guessed byte by byte. */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { sendError } from './errors';
@@ -9,12 +9,17 @@ function digest(value: string): Buffer {
 }
 
 export function requireApiKey(apiKey: string): RequestHandler {
-  const expected = digest(apiKey);
+  return requireBearer(apiKey, 'API key');
+}
+
+/** `Authorization: Bearer <token>` or 401; `what` names the token in the answer, never its value. */
+export function requireBearer(token: string, what: string): RequestHandler {
+  const expected = digest(token);
   return (req, res, next) => {
     const match = /^Bearer (.+)$/.exec(req.get('Authorization') ?? '');
     if (!match || !timingSafeEqual(digest(match[1]), expected)) {
       res.set('WWW-Authenticate', 'Bearer');
-      return sendError(res, 401, 'UNAUTHORIZED', 'missing or invalid API key');
+      return sendError(res, 401, 'UNAUTHORIZED', `missing or invalid ${what}`);
     }
     next();
   };

@@ -1,6 +1,6 @@
 /** Charge lifecycle of the sandbox PSP: issue, read (with lazy expiry), close, pay. */
 import type { ProviderCharge, ProviderChargeStatus, ProviderPayer } from '../core/provider';
-import { buildPixBrCode, generateEndToEndId, generateTxid } from '../core/pix/brcode';
+import { brCodeMerchantName, buildPixBrCode, generateEndToEndId, generateTxid } from '../core/pix/brcode';
 import { randomAlphanumeric } from '../core/pix/random';
 import type { SandboxContext } from './context';
 import { SandboxHttpError } from './errors';
@@ -15,6 +15,8 @@ export interface IssueChargeInput {
   description: string | null;
   expiresAt: string;
   callbackUrl: string;
+  /** Shown to the payer in field 59 of the BR Code; the sandbox's own name when absent. */
+  merchantName?: string | null;
 }
 
 export function effectiveStatus(rec: ChargeRecord, now: Date): ProviderChargeStatus {
@@ -44,7 +46,7 @@ export async function issueCharge(
   const txid = generateTxid();
   const copyPaste = buildPixBrCode({
     pixKey: SANDBOX_MERCHANT.pixKey,
-    merchantName: SANDBOX_MERCHANT.name,
+    merchantName: brCodeMerchantName(input.merchantName ?? '') || SANDBOX_MERCHANT.name,
     merchantCity: SANDBOX_MERCHANT.city,
     amountCents: input.amountCents,
     txid,
@@ -75,8 +77,11 @@ export async function issueCharge(
     description: input.description,
     paidEvent: null,
   };
+  const key = { fingerprint: bodyFingerprint, resourceId: rec.charge.id };
+  ctx.journal.charge(rec);
+  ctx.journal.chargeKey(idempotencyKey, key);
   state.charges.set(rec.charge.id, rec);
-  state.chargeIdempotency.set(idempotencyKey, { fingerprint: bodyFingerprint, resourceId: rec.charge.id });
+  state.chargeIdempotency.set(idempotencyKey, key);
   ctx.logger.info({ chargeId: rec.charge.id, reference: input.reference }, 'charge issued');
   return { charge: viewCharge(rec, now), created: true };
 }
@@ -103,17 +108,22 @@ export function closeCharge(ctx: SandboxContext, id: string, reason: 'EXPIRED' |
   const status = effectiveStatus(rec, now);
   if (status === 'ACTIVE') rec.charge.status = reason;
   else if (status === 'EXPIRED') rec.charge.status = 'EXPIRED'; // make the derived state stick
+  ctx.journal.charge(rec);
   ctx.logger.info({ chargeId: id, reason, status: rec.charge.status }, 'charge close requested');
   return viewCharge(rec, now);
 }
 
-/** The payer's side: settles an ACTIVE charge and fires the signed callback. */
-export function payCharge(ctx: SandboxContext, idOrReference: string, payerOverride: Partial<ProviderPayer>): ProviderCharge {
+/**
+ * The payer's side: settles an ACTIVE charge and fires the signed callback. `late` also settles
+ * an EXPIRED or CANCELLED one: a payment SPI settled while the charge was being closed, which
+ * the gateway must credit, never drop.
+ */
+export function payCharge(ctx: SandboxContext, idOrReference: string, payerOverride: Partial<ProviderPayer>, late = false): ProviderCharge {
   const rec = ctx.state.charges.get(idOrReference) ?? findChargeByReference(ctx, idOrReference);
   if (!rec) throw new SandboxHttpError(404, 'CHARGE_NOT_FOUND', `charge ${idOrReference} not found`);
   const now = ctx.now();
   const status = effectiveStatus(rec, now);
-  if (status !== 'ACTIVE') {
+  if (status !== 'ACTIVE' && !(late && status !== 'PAID')) {
     throw new SandboxHttpError(409, 'CHARGE_NOT_PAYABLE', `charge is ${status}`, { status });
   }
   const payer: ProviderPayer = { ...defaultPayer(), ...payerOverride };
@@ -130,7 +140,8 @@ export function payCharge(ctx: SandboxContext, idOrReference: string, payerOverr
     occurredAt: now.toISOString(),
     charge: viewCharge(rec, now),
   };
-  ctx.logger.info({ chargeId: rec.charge.id, eventId: rec.paidEvent.eventId }, 'charge paid');
+  ctx.journal.charge(rec);
+  ctx.logger.info({ chargeId: rec.charge.id, eventId: rec.paidEvent.eventId, late }, 'charge paid');
   ctx.callbacks.deliver(rec.paidEvent, rec.callbackUrl);
   return viewCharge(rec, now);
 }

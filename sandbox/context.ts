@@ -1,10 +1,13 @@
 /** What route handlers share: state, the (injectable) clock, logging and callback delivery. */
 import type { Logger } from 'pino';
 import type { CallbackDispatcher } from './callbacks';
+import type { SandboxJournal } from './journal';
 import type { SandboxState } from './state';
 
 export interface SandboxContext {
   state: SandboxState;
+  /** Every change to charges and transfers goes here too, so a restart keeps them. */
+  journal: SandboxJournal;
   now: () => Date;
   logger: Logger;
   callbacks: CallbackDispatcher;

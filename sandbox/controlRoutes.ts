@@ -1,7 +1,8 @@
 /**
  * /sandbox/* control routes: the "payer" button, callback resends, inspection and faults.
- * No auth and no faults, by design: they stand for the outside world, not the PSP API.
- * That is also why the server binds 127.0.0.1 by default.
+ * No faults, by design: they stand for the outside world, not the PSP API. Open in development
+ * and tests; elsewhere app.ts puts SANDBOX_CONTROL_TOKEN in front (anyone reaching them can pay
+ * any charge). The server also binds 127.0.0.1 by default.
  */
 import express, { Router } from 'express';
 import { payCharge, resendPaidCallback } from './charges';
@@ -16,8 +17,8 @@ export function controlRoutes(ctx: SandboxContext): Router {
 
   // :id is the provider charge id or, for convenience, the gateway's reference.
   router.post('/charges/:id/pay', (req, res) => {
-    const { payer } = parseBody(payBodySchema, req.body);
-    res.json(payCharge(ctx, req.params.id, payer ?? {}));
+    const { payer, late } = parseBody(payBodySchema, req.body);
+    res.json(payCharge(ctx, req.params.id, payer ?? {}, late ?? false));
   });
 
   router.post('/charges/:id/resend-callback', (req, res) => {

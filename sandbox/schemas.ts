@@ -18,6 +18,8 @@ export const issueChargeSchema = z.object({
   description: z.string().max(140).nullable().default(null),
   expiresAt: z.iso.datetime({ offset: true }),
   callbackUrl: z.url({ protocol: /^https?$/ }),
+  // Normalised for the BR Code (field 59) by the sandbox; free text here, as a PSP takes it.
+  merchantName: z.string().max(200).nullish(),
 });
 
 export const closeChargeSchema = z.object({
@@ -52,7 +54,7 @@ export const payerOverrideSchema = z.strictObject({
   account: z.string().min(1),
 }).partial();
 
-export const payBodySchema = z.strictObject({ payer: payerOverrideSchema.optional() });
+export const payBodySchema = z.strictObject({ payer: payerOverrideSchema.optional(), late: z.boolean().optional() });
 
 export const faultsSchema = z.strictObject({
   errorRate: z.number().min(0).max(1).optional(),

@@ -1,30 +1,28 @@
 /**
  * Sandbox PSP entrypoint: `npx tsx sandbox/server.ts`.
  * Env: SANDBOX_PORT (4010), SANDBOX_HOST (127.0.0.1), PROVIDER_API_KEY and
- * PROVIDER_CALLBACK_SECRET (both required). The key and secret are never logged.
+ * PROVIDER_CALLBACK_SECRET (both required), SANDBOX_CONTROL_TOKEN (required unless NODE_ENV is
+ * development or test), SANDBOX_DATA_FILE (.data/sandbox/state.jsonl). Secrets are never logged.
  */
 import pino from 'pino';
 import { createSandboxApp } from './app';
+import { readSandboxConfig, type SandboxConfig } from './config';
 
 const SHUTDOWN_GRACE_MS = 5_000;
 
 function main(): void {
   const logger = pino({ name: 'pix-sandbox' });
-  const apiKey = process.env.PROVIDER_API_KEY;
-  const callbackSecret = process.env.PROVIDER_CALLBACK_SECRET;
-  const missing = [!apiKey && 'PROVIDER_API_KEY', !callbackSecret && 'PROVIDER_CALLBACK_SECRET'].filter(Boolean);
-  if (!apiKey || !callbackSecret) {
-    console.error(`pix-sandbox: missing required environment variable(s): ${missing.join(', ')}`);
+  let config: SandboxConfig;
+  try {
+    config = readSandboxConfig(process.env);
+  } catch (err) {
+    console.error(`pix-sandbox: ${(err as Error).message}`);
     process.exit(1);
   }
-  const port = Number(process.env.SANDBOX_PORT ?? 4010);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    console.error(`pix-sandbox: SANDBOX_PORT must be an integer 0..65535`);
-    process.exit(1);
-  }
-  const host = process.env.SANDBOX_HOST ?? '127.0.0.1';
+  const { apiKey, callbackSecret, port, host, controlToken, dataFile } = config;
+  if (!controlToken) logger.warn('control routes (/sandbox/*) are open: set SANDBOX_CONTROL_TOKEN to require a token');
 
-  const sandbox = createSandboxApp({ apiKey, callbackSecret, logger });
+  const sandbox = createSandboxApp({ apiKey, callbackSecret, logger, controlToken, dataFile });
   const server = sandbox.app.listen(port, host, (err?: Error) => {
     if (err) {
       logger.fatal({ err }, 'cannot listen');

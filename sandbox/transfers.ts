@@ -44,6 +44,7 @@ export function createTransfer(
   const stats = state.transferStats.get(input.reference) ?? { requests: 0, created: 0 };
   stats.requests++;
   state.transferStats.set(input.reference, stats);
+  ctx.journal.transferStats(input.reference, stats);
 
   const bodyFingerprint = fingerprint(input);
   const known = lookupIdempotent(state.transferIdempotency, idempotencyKey, bodyFingerprint);
@@ -63,9 +64,13 @@ export function createTransfer(
     ...outcome,
     createdAt: now.toISOString(),
   };
-  state.transfers.set(transfer.id, transfer);
-  state.transferIdempotency.set(idempotencyKey, { fingerprint: bodyFingerprint, resourceId: transfer.id });
+  const key = { fingerprint: bodyFingerprint, resourceId: transfer.id };
   stats.created++;
+  ctx.journal.transfer(transfer);
+  ctx.journal.transferKey(idempotencyKey, key);
+  ctx.journal.transferStats(input.reference, stats);
+  state.transfers.set(transfer.id, transfer);
+  state.transferIdempotency.set(idempotencyKey, key);
   ctx.logger.info({ transferId: transfer.id, reference: input.reference, status: transfer.status }, 'transfer created');
   return { transfer: structuredClone(transfer), created: true };
 }

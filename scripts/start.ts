@@ -109,6 +109,8 @@ async function main(): Promise<void> {
     SANDBOX_PORT: String(SANDBOX_PORT),
     SANDBOX_BASE_URL: `http://127.0.0.1:${SANDBOX_PORT}`,
     PROVIDER_BASE_URL: process.env.PROVIDER_BASE_URL ?? `http://127.0.0.1:${SANDBOX_PORT}`,
+    // So `npm run gateway -- sandbox pay` can reach the control routes when they are guarded.
+    ...(process.env.SANDBOX_CONTROL_TOKEN ? { SANDBOX_CONTROL_TOKEN: process.env.SANDBOX_CONTROL_TOKEN } : {}),
     ...secrets,
   };
   writeLocalEnv(env);

@@ -17,7 +17,8 @@ registry.registerPath({
   summary: 'Payment callback from the Pix provider',
   description:
     'Called by the Pix provider, not by merchants. Answers 200 only once the event is durable in Temporal, so the provider retries ' +
-    'anything not taken (any non-2xx, including 500 while Temporal is unreachable). Every callback is stored with its outcome; duplicates change nothing.',
+    'anything not taken (any non-2xx, including 500 while Temporal is unreachable). Every callback is stored with its first outcome; a replay answers it again and changes nothing. ' +
+    "A callback is a claim: nothing is credited until the provider's own record of the charge says PAID with our reference and amount.",
   security: security.providerCallback,
   request: { body: { required: true, content: { 'application/json': { schema: registry.register('ProviderCallback', providerCallbackBody) } } } },
   responses: {

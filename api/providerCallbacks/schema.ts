@@ -24,4 +24,10 @@ export const providerCallbackBody = z
   })
   .meta({ description: 'A payment callback from the Pix provider.' });
 
-export const providerCallbackOutcomes = ['SIGNALLED', 'ALREADY_PAID', 'LATE_PAYMENT', 'UNKNOWN_CHARGE', 'IGNORED'] as const;
+/**
+ * SIGNALLED: passed to the charge's workflow · LATE_PAYMENT: the charge was closed, settled by
+ * settleLatePayment · ALREADY_PAID: this payment was credited before · DUPLICATE_PAYMENT: another
+ * payment for a PAID charge, not credited, stored as an alert · UNKNOWN_CHARGE · IGNORED (not a
+ * payment). Every payment is credited only after the provider confirms it.
+ */
+export const providerCallbackOutcomes = ['SIGNALLED', 'ALREADY_PAID', 'DUPLICATE_PAYMENT', 'LATE_PAYMENT', 'UNKNOWN_CHARGE', 'IGNORED'] as const;

@@ -1,34 +1,48 @@
 /**
- * Turns a verified provider callback into durable workflow input. The API moves no money: it
- * signals the charge's workflow, or, when that workflow has already closed (the charge expired
- * or was cancelled first), starts the small settleLatePayment workflow. Each event is stored
- * once in provider_events for audit and reconciliation.
+ * Turns a verified provider callback into durable workflow input. The API moves no money, and a
+ * callback is only a claim: settlement asks the provider before crediting anything.
+ * - PENDING charge: signal its lifecycle workflow. If the run has closed meanwhile (or closes
+ *   the charge right after our signal), settle through settleLatePayment as well: that path is
+ *   idempotent (ledger key + row lock), so a payment racing expiry or cancel is never dropped.
+ * - EXPIRED or CANCELLED charge: settleLatePayment.
+ * - PAID charge: the same payment is a duplicate; another endToEndId is stored as an alert.
+ * Each event is stored once in provider_events with its FIRST outcome: a replay answers that
+ * outcome and re-runs nothing.
  */
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { ProviderCallback } from '../../core/provider';
+import { createLogger } from '../../core/logger';
+import { endToEndKey } from '../../core/pix/endToEndKey';
+import { recordPaymentAlert } from '../../activities/charges';
 import { Charge } from '../../db/models';
 import { chargeWorkflowId, latePaymentWorkflowId, paymentConfirmedSignal } from '../../workflows/charge/definitions';
 import type { settleLatePayment } from '../../workflows/charge/latePayment';
 import type { PaymentConfirmation } from '../../workflows/charge/types';
 import { MerchantIdKey } from '../../workflows/searchAttributes';
+import type { providerCallbackOutcomes } from './schema';
 
-export type CallbackOutcome = 'SIGNALLED' | 'ALREADY_PAID' | 'LATE_PAYMENT' | 'UNKNOWN_CHARGE' | 'IGNORED';
+export type CallbackOutcome = (typeof providerCallbackOutcomes)[number];
+
+const logger = createLogger('provider-callbacks');
 
 export class ProviderCallbackService {
   constructor(private readonly deps: { sequelize: Sequelize; temporal: Client; taskQueue: string }) {}
 
   async handle(event: ProviderCallback): Promise<CallbackOutcome> {
-    await this.deps.sequelize.query(
+    const first = await this.deps.sequelize.query<{ outcome: CallbackOutcome | null }>(
       `INSERT INTO provider_events (id, type, provider_charge_id, payload) VALUES (:id, :type, :chargeId, :payload)
-       ON CONFLICT (id) DO NOTHING`,
-      { replacements: { id: event.eventId, type: event.type, chargeId: event.charge.id, payload: JSON.stringify(event) }, type: QueryTypes.INSERT },
+       ON CONFLICT (id) DO UPDATE SET id = provider_events.id RETURNING outcome`,
+      { replacements: { id: event.eventId, type: event.type, chargeId: event.charge.id, payload: JSON.stringify(event) }, type: QueryTypes.SELECT },
     );
+    // A replay of an event already taken: its first outcome stands, nothing runs again.
+    if (first[0]?.outcome) return first[0].outcome;
     const outcome = await this.route(event);
-    await this.deps.sequelize.query(`UPDATE provider_events SET outcome = :outcome WHERE id = :id`, {
-      replacements: { outcome, id: event.eventId },
-    });
-    return outcome;
+    const stored = await this.deps.sequelize.query<{ outcome: CallbackOutcome }>(
+      `UPDATE provider_events SET outcome = COALESCE(outcome, :outcome) WHERE id = :id RETURNING outcome`,
+      { replacements: { outcome, id: event.eventId }, type: QueryTypes.SELECT },
+    );
+    return stored[0]?.outcome ?? outcome;
   }
 
   private async route(event: ProviderCallback): Promise<CallbackOutcome> {
@@ -42,19 +56,39 @@ export class ProviderCallbackService {
       paidAt: event.charge.paidAt,
       payer: event.charge.payer,
     };
-    if (charge.status === 'PAID') return 'ALREADY_PAID';
+    if (charge.status === 'PAID') return this.forPaidCharge(charge, payment);
+    if (charge.status !== 'PENDING') return this.settleLate(charge, payment);
     try {
       await this.deps.temporal.workflow.getHandle(chargeWorkflowId(charge.id)).signal(paymentConfirmedSignal, payment);
-      return 'SIGNALLED';
     } catch (err) {
       if (!(err instanceof WorkflowNotFoundError)) throw err;
+      return this.settleLate(charge, payment);
     }
-    // The lifecycle workflow has closed. Re-read: it may have settled this very payment.
+    // The run may have closed the charge between our read and the signal, after its last look
+    // for a payment: then the signal may never be read, so settle late too.
     await charge.reload();
-    if ((charge.status as string) === 'PAID') return 'ALREADY_PAID';
+    if (charge.status !== 'PENDING' && charge.status !== 'PAID') return this.settleLate(charge, payment);
+    return 'SIGNALLED';
+  }
+
+  private async forPaidCharge(charge: Charge, payment: PaymentConfirmation): Promise<CallbackOutcome> {
+    if (payment.endToEndId === charge.endToEndId) return 'ALREADY_PAID';
+    // A second payment for one charge: the money may be at the provider; a person must look.
+    await recordPaymentAlert(this.deps.sequelize, {
+      chargeId: charge.id,
+      kind: 'DUPLICATE_PAYMENT',
+      endToEndId: payment.endToEndId,
+      amountCents: payment.amountCents,
+      details: { paidEndToEndId: charge.endToEndId, providerChargeId: payment.providerChargeId },
+    });
+    logger.error({ chargeId: charge.id, merchantId: charge.merchantId, endToEndId: endToEndKey(payment.endToEndId) }, 'second payment reported for a PAID charge; not credited, see payment_alerts');
+    return 'DUPLICATE_PAYMENT';
+  }
+
+  private async settleLate(charge: Charge, payment: PaymentConfirmation): Promise<CallbackOutcome> {
     try {
       await this.deps.temporal.workflow.start<typeof settleLatePayment>('settleLatePayment', {
-        workflowId: latePaymentWorkflowId(charge.id, payment.endToEndId),
+        workflowId: latePaymentWorkflowId(charge.id, endToEndKey(payment.endToEndId)),
         taskQueue: this.deps.taskQueue,
         args: [{ chargeId: charge.id, payment }],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',

@@ -21,9 +21,12 @@ const E2E_RE = /^E\d{8}\d{12}[a-zA-Z0-9]{11}$/;
 const MAI_MAX = 99;
 const PIX_GUI_ELEMENT_LENGTH = 4 + 'br.gov.bcb.pix'.length;
 
+/** EMV field 59 (merchant name) limit. */
+export const MERCHANT_NAME_MAX = 25;
+
 export interface BrCodeInput {
   pixKey: string;
-  merchantName: string; // truncated to 25 and upper-cased by pix-utils
+  merchantName: string; // normalised by brCodeMerchantName
   merchantCity: string; // max 15
   amountCents: number;
   txid: string;
@@ -85,7 +88,7 @@ export function buildPixBrCode(input: BrCodeInput): string {
     throw new RangeError('amountCents must be a positive integer');
   }
   const pix = createStaticPix({
-    merchantName: asciiOnly(input.merchantName).slice(0, 25),
+    merchantName: brCodeMerchantName(input.merchantName) || 'PIX',
     merchantCity: asciiOnly(input.merchantCity).slice(0, 15),
     pixKey: input.pixKey,
     transactionAmount: input.amountCents / 100,
@@ -94,6 +97,14 @@ export function buildPixBrCode(input: BrCodeInput): string {
   });
   if (hasError(pix)) throw new Error(`cannot build BR Code: ${pix.message}`);
   return pix.toBRCode();
+}
+
+/**
+ * Field 59 as bank apps show it: no accents, printable ASCII, upper case, single spaces, at
+ * most 25 characters (cut at the limit, then trimmed). Empty when nothing printable remains.
+ */
+export function brCodeMerchantName(name: string): string {
+  return asciiOnly(name).replace(/\s+/g, ' ').trim().toUpperCase().slice(0, MERCHANT_NAME_MAX).trim();
 }
 
 /** Drop the info text rather than emit a field 26 longer than EMV allows. */

@@ -264,39 +264,6 @@ describe('cancel and late payment', () => {
     expect(events.map((e) => e.type).sort()).toEqual(['charge.cancelled', 'charge.created']);
   });
 
-  it('credits a payment the provider confirms after the charge was closed, flagged paidAfterExpiry', async () => {
-    const created = await createCharge(seller, { amountCents: 2_500 });
-    await stack.temporal.workflow.getHandle(chargeWorkflowId(created.body.id)).cancel();
-    await waitForStatus(created.body.id, 'CANCELLED');
-    const row = await Charge.findByPk(created.body.id);
-    const sellerBefore = await balance(stack.sequelize, accounts.merchantAvailable(seller.merchantId));
-    const body = JSON.stringify({
-      eventId: `evt_late_${crypto.randomUUID()}`,
-      type: 'charge.paid',
-      occurredAt: new Date().toISOString(),
-      charge: {
-        id: row!.providerChargeId,
-        reference: row!.id,
-        status: 'PAID',
-        amountCents: 2_500,
-        endToEndId: 'E99999999202611220000LATEPAYMENT',
-        paidAt: new Date().toISOString(),
-        payer: { name: 'Pagador Atrasado', document: '52998224725', documentType: 'CPF', email: null, phone: null, institution: 'Banco', ispb: '99999999', agency: '1', account: '2' },
-      },
-    });
-    const ts = Date.now();
-    const res = await fetch(`${stack.apiUrl}/webhooks/pix-gateway`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-provider-timestamp': String(ts), 'x-provider-signature': signProviderCallback(body, ts, stack.callbackSecret) },
-      body,
-    });
-    expect(res.status).toBe(200);
-    expect((await res.json()) as object).toMatchObject({ outcome: 'LATE_PAYMENT' });
-    const paid = await waitForStatus(created.body.id, 'PAID');
-    expect(paid.paidAfterExpiry).toBe(true);
-    expect(await balance(stack.sequelize, accounts.merchantAvailable(seller.merchantId))).toBe(sellerBefore + 2_500 - 25);
-  });
-
   it('refuses a provider callback with a bad signature', async () => {
     const body = JSON.stringify({ eventId: 'evt_forged', type: 'charge.paid', occurredAt: new Date().toISOString(), charge: {} });
     const res = await fetch(`${stack.apiUrl}/webhooks/pix-gateway`, {
@@ -331,5 +298,152 @@ describe('legacy alias, health and unknown routes', () => {
     const res = await stack.api('GET', '/sellers/nothing-here', { creds: seller });
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe('NOT_FOUND');
+  });
+});
+
+// ---- Settlement asks the provider (M1, M2, L11, L16), BR Code name, sandbox restarts ----
+
+async function sendCallback(event: Record<string, unknown>) {
+  const body = JSON.stringify(event);
+  const ts = Date.now();
+  const res = await fetch(`${stack.apiUrl}/webhooks/pix-gateway`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-provider-timestamp': String(ts), 'x-provider-signature': signProviderCallback(body, ts, stack.callbackSecret) },
+    body,
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+function paidEvent(row: Charge, overrides: Record<string, unknown> = {}, eventId = `evt_${crypto.randomUUID()}`) {
+  return {
+    eventId,
+    type: 'charge.paid',
+    occurredAt: new Date().toISOString(),
+    charge: {
+      id: row.providerChargeId,
+      reference: row.id,
+      status: 'PAID',
+      amountCents: row.amountCents,
+      endToEndId: 'E99999999202611220000FORGEDCALLB',
+      paidAt: new Date().toISOString(),
+      payer: { name: 'Forjador', document: '52998224725', documentType: 'CPF', email: null, phone: null, institution: 'Banco', ispb: '99999999', agency: '1', account: '2' },
+      ...overrides,
+    },
+  };
+}
+
+async function paymentAlerts(chargeId: string) {
+  return stack.sequelize.query<{ kind: string; end_to_end_id: string | null }>(`SELECT kind, end_to_end_id FROM payment_alerts WHERE charge_id = :id ORDER BY id`, {
+    replacements: { id: chargeId },
+    type: QueryTypes.SELECT,
+  });
+}
+
+async function chargePaidTransactions(chargeId: string) {
+  const [row] = await stack.sequelize.query<{ n: number }>(`SELECT count(*)::int AS n FROM ledger_transactions WHERE movement_key = :k`, {
+    replacements: { k: `charge-paid:${chargeId}` },
+    type: QueryTypes.SELECT,
+  });
+  return row.n;
+}
+
+describe('settlement asks the provider', () => {
+  it('credits nothing for a correctly signed callback whose charge the provider says is ACTIVE (M1)', async () => {
+    const created = await createCharge(seller, { amountCents: 4_321 });
+    const row = (await Charge.findByPk(created.body.id))!;
+    const before = await balance(stack.sequelize, accounts.merchantAvailable(seller.merchantId));
+    const res = await sendCallback(paidEvent(row));
+    expect(res.status).toBe(200);
+    await waitFor(async () => (await paymentAlerts(row.id)).length > 0 || (await Charge.findByPk(row.id))?.status === 'PAID', 'the forged callback to be handled');
+    expect((await Charge.findByPk(row.id))?.status).toBe('PENDING');
+    expect(await chargePaidTransactions(row.id)).toBe(0);
+    expect(await balance(stack.sequelize, accounts.merchantAvailable(seller.merchantId))).toBe(before);
+    expect(await paymentAlerts(row.id)).toEqual([{ kind: 'NOT_CONFIRMED', end_to_end_id: 'E99999999202611220000FORGEDCALLB' }]);
+
+    // The real payment still settles, from the provider's own data.
+    expect((await stack.pay(row.id)).status).toBe(200);
+    const paid = await waitForStatus(row.id, 'PAID');
+    expect(paid.endToEndId).not.toBe('E99999999202611220000FORGEDCALLB');
+    expect(paid.payer).toMatchObject({ name: 'Pagador Sandbox' });
+    expect(await chargePaidTransactions(row.id)).toBe(1);
+  });
+
+  it('credits a payment the provider settled after the charge was cancelled, flagged paidAfterExpiry (M2)', async () => {
+    const created = await createCharge(seller, { amountCents: 2_600 });
+    await stack.temporal.workflow.getHandle(chargeWorkflowId(created.body.id)).cancel();
+    await waitForStatus(created.body.id, 'CANCELLED');
+    const before = await balance(stack.sequelize, accounts.merchantAvailable(seller.merchantId));
+    // The payer's bank settled it in SPI as the provider closed it: the provider sends its callback.
+    const late = await fetch(`${stack.sandboxUrl}/sandbox/charges/${created.body.id}/pay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ late: true }),
+    });
+    expect(late.status).toBe(200);
+    const paid = await waitForStatus(created.body.id, 'PAID');
+    expect(paid.paidAfterExpiry).toBe(true);
+    expect(await balance(stack.sequelize, accounts.merchantAvailable(seller.merchantId))).toBe(before + 2_600 - 26);
+    const [event] = await stack.sequelize.query<{ outcome: string }>(`SELECT outcome FROM provider_events WHERE provider_charge_id = :id`, {
+      replacements: { id: (await Charge.findByPk(created.body.id))!.providerChargeId },
+      type: QueryTypes.SELECT,
+    });
+    expect(event.outcome).toBe('LATE_PAYMENT');
+    expect(await chargePaidTransactions(created.body.id)).toBe(1);
+  });
+
+  it('keeps the first outcome of a replayed callback and alerts on a second, distinct payment (L11)', async () => {
+    const created = await createCharge(seller, { amountCents: 3_100 });
+    const row = (await Charge.findByPk(created.body.id))!;
+    const forged = paidEvent(row);
+    expect((await sendCallback(forged)).body.outcome).toBe('SIGNALLED');
+    await stack.pay(row.id);
+    await waitForStatus(row.id, 'PAID');
+    // The same event again, now that the charge is PAID: the stored outcome is not rewritten.
+    expect((await sendCallback(forged)).status).toBe(200);
+    const [stored] = await stack.sequelize.query<{ outcome: string }>(`SELECT outcome FROM provider_events WHERE id = :id`, {
+      replacements: { id: forged.eventId },
+      type: QueryTypes.SELECT,
+    });
+    expect(stored.outcome).toBe('SIGNALLED');
+
+    // A different payment (another endToEndId) for the PAID charge is recorded as an alert.
+    const second = await sendCallback(paidEvent(row, { endToEndId: 'E99999999202611220000SECONDPAYMN' }));
+    expect(second.status).toBe(200);
+    expect(second.body.outcome).toBe('DUPLICATE_PAYMENT');
+    expect((await paymentAlerts(row.id)).map((a) => a.end_to_end_id)).toContain('E99999999202611220000SECONDPAYMN');
+    expect(await chargePaidTransactions(row.id)).toBe(1);
+  });
+
+  it('answers 200 (never 500) for a callback with a very long endToEndId, and credits nothing unconfirmed (L16)', async () => {
+    const created = await createCharge(seller, { amountCents: 1_900 });
+    await stack.temporal.workflow.getHandle(chargeWorkflowId(created.body.id)).cancel();
+    await waitForStatus(created.body.id, 'CANCELLED');
+    const row = (await Charge.findByPk(created.body.id))!;
+    const res = await sendCallback(paidEvent(row, { endToEndId: `E${'9'.repeat(3_000)}` }));
+    expect(res.status).toBe(200);
+    expect(res.body.outcome).toBe('LATE_PAYMENT');
+    await waitFor(async () => (await paymentAlerts(row.id)).length > 0, 'the unconfirmed late payment to be recorded');
+    expect((await Charge.findByPk(row.id))?.status).toBe('CANCELLED');
+    expect(await chargePaidTransactions(row.id)).toBe(0);
+  });
+});
+
+describe('BR Code and sandbox restarts', () => {
+  it("carries the merchant's name in field 59, without accents, at most 25 characters", async () => {
+    const shop = await stack.createMerchant({ name: 'Açaí & Café São João Ltda Filial Centro' });
+    const created = await createCharge(shop, { amountCents: 1_234 });
+    expect(created.status).toBe(201);
+    const parsed = parsePix(created.body.pix.copyPaste);
+    expect(hasError(parsed)).toBe(false);
+    expect((parsed as { merchantName: string }).merchantName).toBe('ACAI & CAFE SAO JOAO LTDA');
+  });
+
+  it('pays a charge created before the sandbox restarted (the provider keeps its state on disk)', async () => {
+    const created = await createCharge(seller, { amountCents: 2_222 });
+    expect(created.status).toBe(201);
+    await stack.restartSandbox();
+    expect((await stack.pay(created.body.id)).status).toBe(200);
+    await waitForStatus(created.body.id, 'PAID');
+    expect(await chargePaidTransactions(created.body.id)).toBe(1);
   });
 });

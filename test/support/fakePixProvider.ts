@@ -41,7 +41,7 @@ export class FakePixProvider implements PixProvider {
 
   async getCharge(id: string): Promise<ProviderCharge> {
     const c = this.charges.get(id);
-    if (!c) throw new ProviderError('not found', 'NOT_FOUND', false, 404);
+    if (!c) throw new ProviderError('not found', 'CHARGE_NOT_FOUND', false, 404);
     return c;
   }
 

@@ -5,6 +5,9 @@
  */
 import crypto from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { Server } from 'node:http';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
@@ -29,6 +32,8 @@ export interface IntegrationStack {
   apiUrl: string;
   sandboxUrl: string;
   sandbox: SandboxApp;
+  /** Stops the sandbox and starts it again on the same port from its state file (a provider restart). */
+  restartSandbox: () => Promise<void>;
   encryptionKey: string;
   callbackSecret: string;
   createMerchant: (input?: Partial<NewMerchant>) => Promise<MerchantCredentials>;
@@ -88,7 +93,13 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
   const callbackSecret = crypto.randomBytes(24).toString('hex');
   const taskQueue = `test-${crypto.randomUUID()}`;
 
-  const sandbox = createSandboxApp({ apiKey: providerApiKey, callbackSecret, callbackRetryDelaysMs: [50, 100, 200, 400, 800] });
+  const sandboxOptions = {
+    apiKey: providerApiKey,
+    callbackSecret,
+    callbackRetryDelaysMs: [50, 100, 200, 400, 800],
+    dataFile: path.join(os.tmpdir(), `pix-sandbox-${crypto.randomUUID()}.jsonl`),
+  };
+  let sandbox = createSandboxApp(sandboxOptions);
   const sandboxListening = await listen(sandbox.app);
 
   const connection = await Connection.connect({ address: env.temporalAddress });
@@ -161,13 +172,30 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
     return { status: res.status, body: parsed, headers: res.headers };
   };
 
-  return {
+  const closeSandbox = async () => {
+    sandbox.stop();
+    sandboxListening.server.closeAllConnections();
+    await new Promise((r) => sandboxListening.server.close(r));
+  };
+
+  const stack: IntegrationStack = {
     sequelize,
     temporal,
     taskQueue,
     apiUrl: apiListening.url,
     sandboxUrl: sandboxListening.url,
     sandbox,
+    restartSandbox: async () => {
+      await closeSandbox();
+      sandbox = createSandboxApp(sandboxOptions);
+      stack.sandbox = sandbox;
+      const port = Number(new URL(sandboxListening.url).port);
+      sandboxListening.server = await new Promise<Server>((resolve) => {
+        const server = sandbox.app.listen(port, '127.0.0.1', () => resolve(server));
+      });
+      // Let clients notice their pooled keep-alive sockets to the old server are gone.
+      await new Promise((r) => setTimeout(r, 200));
+    },
     encryptionKey,
     callbackSecret,
     createMerchant: (input = {}) => createMerchantWithCredential(sequelize, { name: 'Loja Teste', ...input }, encryptionKey),
@@ -189,10 +217,11 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
       await running;
       await workerConnection?.close();
       await new Promise((r) => apiListening.server.close(r));
-      sandbox.stop();
-      await new Promise((r) => sandboxListening.server.close(r));
+      await closeSandbox();
+      fs.rmSync(sandboxOptions.dataFile, { force: true });
       await connection.close();
       await sequelize.close();
     },
   };
+  return stack;
 }

@@ -8,7 +8,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createTimeSkippingEnv } from '../support/timeSkipping';
 import { Worker } from '@temporalio/worker';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import type { Sequelize } from 'sequelize';
+import { QueryTypes, type Sequelize } from 'sequelize';
 import { createActivities } from '../../activities';
 import { accounts } from '../../core/ledger/accounts';
 import { createMerchantWithCredential } from '../../db/merchantAdmin';
@@ -17,8 +17,9 @@ import { createSequelize } from '../../db/sequelize';
 import { cancelChargeUpdate, chargeWorkflowId, issuePixUpdate, paymentConfirmedSignal } from '../../workflows/charge/definitions';
 import type { ChargeLifecycleInput } from '../../workflows/charge/types';
 import { workflowsPath } from '../../workers/createWorker';
+import { BusinessStatusKey } from '../../workflows/searchAttributes';
 import { FakePixProvider } from '../support/fakePixProvider';
-import { testEnv } from '../support/env';
+import { testEnv, waitFor } from '../support/env';
 import { assertLedgerInvariant, balance } from '../support/ledger';
 
 jest.setTimeout(120_000);
@@ -62,13 +63,12 @@ async function input(overrides: Partial<ChargeLifecycleInput> = {}): Promise<Cha
 }
 
 async function withWorker<T>(provider: FakePixProvider, fn: (taskQueue: string) => Promise<T>): Promise<T> {
+  return withActivities(createActivities({ sequelize, provider, providerCallbackUrl: 'http://127.0.0.1:1/unused' }), fn);
+}
+
+async function withActivities<T>(activities: object, fn: (taskQueue: string) => Promise<T>): Promise<T> {
   const taskQueue = `wf-${crypto.randomUUID()}`;
-  const worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowsPath: require.resolve(workflowsPath),
-    activities: createActivities({ sequelize, provider, providerCallbackUrl: 'http://127.0.0.1:1/unused' }),
-  });
+  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowsPath: require.resolve(workflowsPath), activities });
   return worker.runUntil(fn(taskQueue));
 }
 
@@ -172,4 +172,225 @@ it('cancels a pending charge through the cancel update, and refuses to cancel it
   });
   expect((await Charge.findByPk(args.chargeId))?.status).toBe('CANCELLED');
   expect(provider.closeCalls.map((c) => c.reason)).toEqual(['CANCELLED']);
+});
+
+// ---- Settlement asks the provider (M1), races with expiry (M2), durable give-ups (M3), L11 ----
+
+async function ledgerTransactions(chargeId: string): Promise<number> {
+  const [{ n }] = await sequelize.query<{ n: number }>(`SELECT count(*)::int AS n FROM ledger_transactions WHERE reference_id = :id`, {
+    replacements: { id: chargeId },
+    type: 'SELECT' as never,
+  });
+  return n;
+}
+
+async function alerts(chargeId: string): Promise<{ kind: string; end_to_end_id: string | null }[]> {
+  return sequelize.query<{ kind: string; end_to_end_id: string | null }>(`SELECT kind, end_to_end_id FROM payment_alerts WHERE charge_id = :id ORDER BY id`, {
+    replacements: { id: chargeId },
+    type: QueryTypes.SELECT,
+  });
+}
+
+async function eventTypes(chargeId: string): Promise<string[]> {
+  return (await OutboxEvent.findAll({ where: { aggregateId: chargeId }, order: [['createdAt', 'ASC']] })).map((e) => e.type);
+}
+
+const forgedConfirmation = (providerChargeId: string, amountCents: number) => ({
+  providerChargeId,
+  endToEndId: 'E00000000202601010000FORGED00001',
+  amountCents,
+  paidAt: '2026-01-01T00:00:00Z',
+  payer: null,
+});
+
+it('credits nothing for a forged paymentConfirmed signal: the provider says the charge is unpaid (M1)', async () => {
+  const provider = new FakePixProvider();
+  const args = await input({ amountCents: 7_000, feeCents: 70 });
+  const before = await balance(sequelize, accounts.merchantAvailable(merchantId));
+  const outcome = await withWorker(provider, async (tq) => {
+    const { handle, issued } = await startAndIssue(tq, args);
+    await handle.signal(paymentConfirmedSignal, forgedConfirmation(issued.providerChargeId, 7_000));
+    // Wait until settlement has looked at the claim (it records an alert, or wrongly credits).
+    await waitFor(async () => (await alerts(args.chargeId)).length > 0 || (await Charge.findByPk(args.chargeId))?.status === 'PAID', 'the forged claim to be handled');
+    expect((await Charge.findByPk(args.chargeId))?.status).toBe('PENDING');
+    return handle.result();
+  });
+  // The lifecycle kept running and expired the charge normally.
+  expect(outcome.status).toBe('EXPIRED');
+  expect(await ledgerTransactions(args.chargeId)).toBe(0);
+  expect(await balance(sequelize, accounts.merchantAvailable(merchantId))).toBe(before);
+  expect(await alerts(args.chargeId)).toEqual([{ kind: 'NOT_CONFIRMED', end_to_end_id: 'E00000000202601010000FORGED00001' }]);
+  expect(await eventTypes(args.chargeId)).toEqual(['charge.created', 'charge.expired']);
+});
+
+it('settles from the provider answer, not from the signal: payer and endToEndId are the provider ones (M1)', async () => {
+  const provider = new FakePixProvider();
+  const args = await input({ amountCents: 5_000, feeCents: 50 });
+  const outcome = await withWorker(provider, async (tq) => {
+    const { handle, issued } = await startAndIssue(tq, args);
+    const paid = provider.markPaid(issued.providerChargeId);
+    // A confirmation whose details differ from what the provider says: the provider wins.
+    await handle.signal(paymentConfirmedSignal, { ...forgedConfirmation(issued.providerChargeId, 5_000), payer: null });
+    expect(paid.endToEndId).not.toBe('E00000000202601010000FORGED00001');
+    return handle.result();
+  });
+  expect(outcome.status).toBe('PAID');
+  const row = await Charge.findByPk(args.chargeId);
+  expect(row?.endToEndId).toBe(provider.charges.get(row!.providerChargeId!)!.endToEndId);
+  expect(row?.payerSnapshot).toMatchObject({ name: 'Pagador' });
+  expect(await ledgerTransactions(args.chargeId)).toBe(1);
+});
+
+/** A provider whose close is slow and answers EXPIRED although the charge was paid meanwhile (SPI settled it). */
+class SlowClosePaidProvider extends FakePixProvider {
+  override async closeCharge(id: string, reason: 'EXPIRED' | 'CANCELLED') {
+    this.closeCalls.push({ id, reason });
+    await new Promise((r) => setTimeout(r, 2_000));
+    const stale = { ...(await this.getCharge(id)), status: 'EXPIRED' as const };
+    this.markPaid(id);
+    return stale;
+  }
+}
+
+it('credits once a payment signalled while the provider close is in flight (M2), flagged paidAfterExpiry', async () => {
+  const provider = new SlowClosePaidProvider();
+  const args = await input({ amountCents: 9_000, feeCents: 90 });
+  const before = await balance(sequelize, accounts.merchantAvailable(merchantId));
+  const outcome = await withWorker(provider, async (tq) => {
+    const { handle, issued } = await startAndIssue(tq, args);
+    const result = handle.result();
+    await waitFor(async () => provider.closeCalls.length > 0, 'the expiry close to start');
+    await new Promise((r) => setTimeout(r, 300));
+    await handle.signal(paymentConfirmedSignal, forgedConfirmation(issued.providerChargeId, 9_000));
+    return result;
+  });
+  expect(outcome.status).toBe('PAID');
+  const row = await Charge.findByPk(args.chargeId);
+  expect(row).toMatchObject({ status: 'PAID', paidAfterExpiry: true });
+  expect(await ledgerTransactions(args.chargeId)).toBe(1);
+  expect(await balance(sequelize, accounts.merchantAvailable(merchantId))).toBe(before + 8_910);
+  expect(await eventTypes(args.chargeId)).toEqual(['charge.created', 'charge.expired', 'charge.paid']);
+});
+
+it('settleChargePaid called twice in parallel writes one ledger transaction', async () => {
+  const provider = new FakePixProvider();
+  const activities = createActivities({ sequelize, provider, providerCallbackUrl: 'http://127.0.0.1:1/unused' });
+  const args = await input({ amountCents: 4_000, feeCents: 40 });
+  const providerCharge = await activities.issuePixAtProvider(args);
+  await activities.recordIssuedCharge({ input: args, providerCharge });
+  const paid = provider.markPaid(providerCharge.id);
+  const confirmation = { providerChargeId: paid.id, endToEndId: paid.endToEndId!, amountCents: paid.amountCents, paidAt: paid.paidAt!, payer: paid.payer };
+  await Promise.all([
+    activities.settleChargePaid({ chargeId: args.chargeId, payment: confirmation }),
+    activities.settleChargePaid({ chargeId: args.chargeId, payment: confirmation }),
+    activities.settleChargePaid({ chargeId: args.chargeId, payment: confirmation }),
+  ]);
+  expect(await ledgerTransactions(args.chargeId)).toBe(1);
+  expect((await Charge.findByPk(args.chargeId))?.status).toBe('PAID');
+});
+
+it('records a paid amount that differs from the charge, credits nothing, and expires the charge instead of failing (L11)', async () => {
+  const provider = new FakePixProvider();
+  const args = await input({ amountCents: 6_000, feeCents: 60 });
+  const outcome = await withWorker(provider, async (tq) => {
+    const { handle, issued } = await startAndIssue(tq, args);
+    const paid = provider.markPaid(issued.providerChargeId);
+    paid.amountCents = 5_999;
+    await handle.signal(paymentConfirmedSignal, { providerChargeId: paid.id, endToEndId: paid.endToEndId!, amountCents: 5_999, paidAt: paid.paidAt!, payer: paid.payer });
+    return handle.result();
+  });
+  expect(outcome.status).toBe('EXPIRED');
+  expect((await Charge.findByPk(args.chargeId))?.status).toBe('EXPIRED');
+  expect(await ledgerTransactions(args.chargeId)).toBe(0);
+  expect((await alerts(args.chargeId)).map((a) => a.kind)).toContain('AMOUNT_MISMATCH');
+});
+
+it('expires a charge the provider has no record of (close answers 404), with a search attribute saying so', async () => {
+  const provider = new FakePixProvider();
+  const args = await input();
+  let workflowId = '';
+  const outcome = await withWorker(provider, async (tq) => {
+    const { handle, issued } = await startAndIssue(tq, args);
+    workflowId = handle.workflowId;
+    provider.charges.delete(issued.providerChargeId); // the provider forgot it (e.g. lost its state)
+    return handle.result();
+  });
+  expect(outcome.status).toBe('EXPIRED');
+  expect((await Charge.findByPk(args.chargeId))?.status).toBe('EXPIRED');
+  expect(await eventTypes(args.chargeId)).toEqual(['charge.created', 'charge.expired']);
+  const desc = await env.client.workflow.getHandle(workflowId).describe();
+  expect(desc.status.name).toBe('COMPLETED');
+  expect(desc.typedSearchAttributes.get(BusinessStatusKey)).toBe('EXPIRED_NO_PROVIDER_RECORD');
+  expect((await alerts(args.chargeId)).map((a) => a.kind)).toEqual(['NO_PROVIDER_RECORD']);
+});
+
+/**
+ * Every record attempt "times out" (a retryable error), as when the DB pool is saturated; the
+ * attempts keep running on the worker. `lateCommit` decides when the last one really commits.
+ */
+function slowRecordActivities(provider: FakePixProvider, lateCommit: 'after-give-up' | 'before-give-up') {
+  const real = createActivities({ sequelize, provider, providerCallbackUrl: 'http://127.0.0.1:1/unused' });
+  let attempts = 0;
+  let giveUpSeen!: () => void;
+  const gaveUp = new Promise<void>((r) => (giveUpSeen = r));
+  const late: { result?: unknown; error?: unknown; done?: Promise<void> } = {};
+  const activities = {
+    ...real,
+    recordIssuedCharge: async (a: Parameters<typeof real.recordIssuedCharge>[0]) => {
+      attempts++;
+      if (attempts < 3) throw new Error('simulated timeout');
+      if (lateCommit === 'before-give-up') {
+        await real.recordIssuedCharge(a);
+        throw new Error('simulated timeout: the commit happened but its answer was lost');
+      }
+      late.done = gaveUp
+        .then(() => real.recordIssuedCharge(a))
+        .then((r) => void (late.result = r), (e: unknown) => void (late.error = e));
+      throw new Error('simulated timeout');
+    },
+    closeOrphanProviderCharge: async (a: { reference: string }) => {
+      giveUpSeen();
+      if (late.done) await late.done; // let the zombie attempt try its commit first
+      return real.closeOrphanProviderCharge(a);
+    },
+  };
+  return { activities, late };
+}
+
+it('a record step that commits after the workflow gave up leaves no ghost charge and no charge.created (M3)', async () => {
+  const provider = new FakePixProvider();
+  const args = await input();
+  const { activities, late } = slowRecordActivities(provider, 'after-give-up');
+  const outcome = await withActivities(activities, async (taskQueue) => {
+    const handle = await env.client.workflow.start('chargeLifecycle', { taskQueue, workflowId: chargeWorkflowId(args.chargeId), args: [args] });
+    const err = await handle.executeUpdate(issuePixUpdate).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
+    return handle.result();
+  });
+  await late.done;
+  expect(outcome.status).toBe('FAILED');
+  expect(late.error).toBeDefined();
+  expect(await Charge.findByPk(args.chargeId)).toBeNull();
+  expect(await eventTypes(args.chargeId)).toEqual([]);
+  const [tomb] = await sequelize.query<{ n: number }>(`SELECT count(*)::int AS n FROM charge_tombstones WHERE charge_id = :id`, {
+    replacements: { id: args.chargeId },
+    type: 'SELECT' as never,
+  });
+  expect(tomb.n).toBe(1);
+});
+
+it('answers the issue update truthfully when the last record attempt did commit (M3)', async () => {
+  const provider = new FakePixProvider();
+  const args = await input();
+  const { activities } = slowRecordActivities(provider, 'before-give-up');
+  const outcome = await withActivities(activities, async (taskQueue) => {
+    const handle = await env.client.workflow.start('chargeLifecycle', { taskQueue, workflowId: chargeWorkflowId(args.chargeId), args: [args] });
+    const issued = await handle.executeUpdate(issuePixUpdate);
+    expect(issued.chargeId).toBe(args.chargeId);
+    return handle.result();
+  });
+  // The charge exists, so it lives its normal life: not closed as an orphan, expired by its timer.
+  expect(outcome.status).toBe('EXPIRED');
+  expect((await Charge.findByPk(args.chargeId))?.status).toBe('EXPIRED');
+  expect(await eventTypes(args.chargeId)).toEqual(['charge.created', 'charge.expired']);
 });

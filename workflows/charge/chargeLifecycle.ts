@@ -3,9 +3,15 @@
  * the payment, the expiry timer or a cancel → settle or close. All I/O is in activities.
  *
  * Money rules kept here:
+ * - A payment confirmation is a claim: settlement asks the provider and credits only what its
+ *   record says is PAID (see settleChargePaid). An unbacked claim changes nothing; the run
+ *   keeps waiting until expiry.
  * - Expiry and cancel first close the charge at the provider. If the provider answers that it
- *   was already paid (a payment raced the timer), the charge settles as PAID: money that
- *   arrived is never dropped.
+ *   was already paid (a payment raced the timer), the charge settles as PAID; a confirmation
+ *   that arrives during the close or the finalize is settled late: money that arrived is never
+ *   dropped. A provider with no record of the charge gets it expired, not a failed run.
+ * - Giving up on issuing leaves a tombstone, so a late record attempt cannot create a charge
+ *   the client was told does not exist.
  * - Compensation after a cancel (route or Temporal Web UI) runs in a non-cancellable scope, so
  *   it completes even though the workflow itself is being cancelled.
  */
@@ -15,6 +21,8 @@ import {
   allHandlersFinished,
   condition,
   isCancellation,
+  log,
+  patched,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -94,21 +102,54 @@ export async function chargeLifecycle(input: ChargeLifecycleInput): Promise<Char
   try {
     const providerCharge = await issuing.issuePixAtProvider(input);
     issued = await issuing.recordIssuedCharge({ input, providerCharge });
-    setPhase('PENDING');
   } catch (err) {
-    issueFailure = toIssueFailure(err);
-    setPhase('FAILED');
-    // The provider may have created the charge before failing us: close it so nobody pays a
-    // charge the gateway never recorded.
-    await CancellationScope.nonCancellable(() => settling.closeOrphanProviderCharge({ reference: input.chargeId }));
-    await condition(allHandlersFinished);
-    return { chargeId: input.chargeId, status: phase };
+    // Make the give-up durable: a record attempt still running on some worker can no longer
+    // commit. If one already did, the charge exists, and the client is told so. (patched: runs
+    // recorded before this step replay without it.)
+    const committed = patched('charge-issue-tombstone')
+      ? await CancellationScope.nonCancellable(() =>
+          settling.abandonChargeIssue({ chargeId: input.chargeId, merchantId: input.merchantId, expiresAt: input.expiresAt, reason: failureMessage(err) }),
+        )
+      : null;
+    if (committed) {
+      issued = committed;
+    } else {
+      issueFailure = toIssueFailure(err);
+      setPhase('FAILED');
+      // The provider may have created the charge before failing us: close it so nobody pays a
+      // charge the gateway never recorded.
+      await CancellationScope.nonCancellable(() => settling.closeOrphanProviderCharge({ reference: input.chargeId }));
+      await condition(allHandlersFinished);
+      return { chargeId: input.chargeId, status: phase };
+    }
   }
+  setPhase('PENDING');
 
+  /**
+   * Settlement asks the provider; true once the charge is PAID (now or by a concurrent path).
+   * Only an explicit refusal means "not paid": results recorded by older runs ({applied}) carry
+   * no outcome and were settlements, so their histories replay the same way.
+   */
+  const settle = async (claim: PaymentConfirmation): Promise<boolean> => {
+    const { outcome } = await settling.settleChargePaid({ chargeId: input.chargeId, payment: claim });
+    return outcome !== 'NOT_CONFIRMED' && outcome !== 'MISMATCH';
+  };
+
+  let paid = false;
   let cancelledFromOutside: unknown;
   try {
-    const msUntilExpiry = Math.max(0, Date.parse(input.expiresAt) - Date.now());
-    await condition(() => payment !== undefined || cancelReason !== undefined, msUntilExpiry);
+    for (;;) {
+      const msUntilExpiry = Date.parse(input.expiresAt) - Date.now();
+      if (msUntilExpiry <= 0) break;
+      await condition(() => payment !== undefined || cancelReason !== undefined, msUntilExpiry);
+      const claim = payment;
+      if (cancelReason !== undefined || claim === undefined) break;
+      paid = await CancellationScope.nonCancellable(() => settle(claim));
+      if (paid) break;
+      // The provider did not back the claim (forged, or a paid amount that differs): keep
+      // waiting for a real payment until expiry.
+      payment = undefined;
+    }
   } catch (err) {
     if (!isCancellation(err)) throw err;
     // Cancelled from the Temporal Web UI or the client: same compensation as the cancel update.
@@ -117,20 +158,25 @@ export async function chargeLifecycle(input: ChargeLifecycleInput): Promise<Char
   }
 
   await CancellationScope.nonCancellable(async () => {
+    if (paid) return setPhase('PAID');
+    const closing = cancelReason !== undefined ? 'CANCELLED' : 'EXPIRED';
+    // A claim that came together with the cancel is looked at first.
+    const pending = payment;
+    payment = undefined;
+    if (pending && (await settle(pending))) return setPhase('PAID');
     const providerChargeId = (issued as IssuedCharge).providerChargeId;
-    if (!payment) {
-      const closing = cancelReason !== undefined ? 'CANCELLED' : 'EXPIRED';
-      const closed = await settling.closeProviderCharge({ providerChargeId, reason: closing });
-      if (closed.payment) {
-        payment = closed.payment;
-      } else {
-        await settling.finalizeUnpaidCharge({ chargeId: input.chargeId, status: closing, reason: cancelReason ?? null });
-        setPhase(closing);
-        return;
-      }
+    const closed = await settling.closeProviderCharge({ providerChargeId, reason: closing, chargeId: input.chargeId });
+    if (closed.payment && (await settle(closed.payment))) return setPhase('PAID');
+    await settling.finalizeUnpaidCharge({ chargeId: input.chargeId, status: closing, reason: cancelReason ?? null });
+    setPhase(closing);
+    if (closed.status === 'NO_RECORD') {
+      log.warn('the provider has no record of this charge; closed it without the provider', { chargeId: input.chargeId, providerChargeId, status: closing });
+      upsertSearchAttributes([{ key: BusinessStatusKey, value: `${closing}_NO_PROVIDER_RECORD` }]);
     }
-    await settling.settleChargePaid({ chargeId: input.chargeId, payment: payment as PaymentConfirmation });
-    setPhase('PAID');
+    // A confirmation that arrived while the provider was closing, or while we finalized, is
+    // settled late (paidAfterExpiry), never dropped.
+    const late = payment as PaymentConfirmation | undefined;
+    if (late && (await settle(late))) setPhase('PAID');
   });
 
   // The root scope may be cancelled: wait for handlers outside it, then report the run as
@@ -138,6 +184,11 @@ export async function chargeLifecycle(input: ChargeLifecycleInput): Promise<Char
   await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
   if (cancelledFromOutside && (phase as ChargePhase) === 'CANCELLED') throw cancelledFromOutside;
   return { chargeId: input.chargeId, status: phase };
+}
+
+function failureMessage(err: unknown): string {
+  const cause = (err as { cause?: { message?: unknown } }).cause;
+  return String(cause?.message ?? (err as { message?: unknown }).message ?? 'issue failed');
 }
 
 function toIssueFailure(err: unknown): ApplicationFailure {

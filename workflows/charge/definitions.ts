@@ -11,4 +11,5 @@ export const cancelChargeUpdate = defineUpdate<ChargePhase, [{ reason: string }]
 export const chargeStatusQuery = defineQuery<ChargePhase>('status');
 
 export const chargeWorkflowId = (chargeId: string) => `charge-${chargeId}`;
-export const latePaymentWorkflowId = (chargeId: string, endToEndId: string) => `charge-late-payment-${chargeId}-${endToEndId}`;
+/** `paymentKey` is core/pix/endToEndKey of the claimed endToEndId: provider text never goes into an id unchecked. */
+export const latePaymentWorkflowId = (chargeId: string, paymentKey: string) => `charge-late-payment-${chargeId}-${paymentKey}`;

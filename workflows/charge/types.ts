@@ -39,6 +39,18 @@ export interface PaymentConfirmation {
   payer: ProviderPayer | null;
 }
 
+/**
+ * What settlement made of a payment claim: SETTLED (credited now), ALREADY_PAID, NOT_CONFIRMED
+ * (the provider does not say PAID: forged or premature), MISMATCH (paid, but not as charged).
+ */
+export type SettleOutcome = 'SETTLED' | 'ALREADY_PAID' | 'NOT_CONFIRMED' | 'MISMATCH';
+
+/** The provider's answer to a close; NO_RECORD when it has no record of the charge at all. */
+export interface CloseOutcome {
+  status: string;
+  payment: PaymentConfirmation | null;
+}
+
 export type ChargePhase = 'ISSUING' | 'PENDING' | 'PAID' | 'EXPIRED' | 'CANCELLED' | 'FAILED';
 
 export interface ChargeOutcome {
@@ -52,4 +64,6 @@ export const ChargeFailureTypes = {
   providerUnavailable: 'ProviderUnavailable',
   pixNotIssued: 'PixNotIssued',
   notCancellable: 'ChargeNotCancellable',
+  /** A record attempt found the give-up's tombstone and committed nothing. */
+  issueAbandoned: 'ChargeIssueAbandoned',
 } as const;

@@ -1,0 +1,104 @@
+/**
+ * The sandbox's state on disk: an append-only journal of JSON lines, one per change, replayed
+ * (last write wins) and compacted when the sandbox starts. A PSP never forgets a charge it
+ * issued, so neither does the sandbox across restarts. Writes are synchronous, so a change is
+ * on disk before the answer that reports it leaves the process. Faults and the callback log
+ * stay in memory: they describe this run, not the provider's records.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { ProviderTransfer } from '../core/provider';
+import type { ChargeRecord, IdempotencyEntry, SandboxState, TransferReferenceStats } from './state';
+
+export interface SandboxJournal {
+  charge(rec: ChargeRecord): void;
+  chargeKey(key: string, entry: IdempotencyEntry): void;
+  transfer(transfer: ProviderTransfer): void;
+  transferKey(key: string, entry: IdempotencyEntry): void;
+  transferStats(reference: string, stats: TransferReferenceStats): void;
+}
+
+type Line =
+  | { kind: 'charge'; value: ChargeRecord }
+  | { kind: 'chargeKey'; key: string; value: IdempotencyEntry }
+  | { kind: 'transfer'; value: ProviderTransfer }
+  | { kind: 'transferKey'; key: string; value: IdempotencyEntry }
+  | { kind: 'transferStats'; key: string; value: TransferReferenceStats };
+
+/** Keeps nothing: for tests that want a throwaway provider. */
+export const memoryJournal: SandboxJournal = {
+  charge: () => undefined,
+  chargeKey: () => undefined,
+  transfer: () => undefined,
+  transferKey: () => undefined,
+  transferStats: () => undefined,
+};
+
+/** Loads `file` into `state` (creating it when missing), compacts it, and appends from then on. */
+export function openFileJournal(file: string, state: SandboxState, logger: Logger): SandboxJournal {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const skipped = load(file, state);
+  if (skipped > 0) logger.warn({ file, skipped }, 'sandbox state: skipped unreadable lines (a write cut short by a crash)');
+  compact(file, state);
+  logger.info({ file, charges: state.charges.size, transfers: state.transfers.size }, 'sandbox state loaded');
+  const append = (line: Line) => fs.appendFileSync(file, `${JSON.stringify(line)}\n`);
+  return {
+    charge: (value) => append({ kind: 'charge', value }),
+    chargeKey: (key, value) => append({ kind: 'chargeKey', key, value }),
+    transfer: (value) => append({ kind: 'transfer', value }),
+    transferKey: (key, value) => append({ kind: 'transferKey', key, value }),
+    transferStats: (key, value) => append({ kind: 'transferStats', key, value }),
+  };
+}
+
+function load(file: string, state: SandboxState): number {
+  if (!fs.existsSync(file)) return 0;
+  let skipped = 0;
+  for (const text of fs.readFileSync(file, 'utf8').split('\n')) {
+    if (!text) continue;
+    let line: Line;
+    try {
+      line = JSON.parse(text) as Line;
+    } catch {
+      skipped++;
+      continue;
+    }
+    apply(state, line);
+  }
+  return skipped;
+}
+
+function apply(state: SandboxState, line: Line): void {
+  switch (line.kind) {
+    case 'charge':
+      state.charges.set(line.value.charge.id, line.value);
+      break;
+    case 'chargeKey':
+      state.chargeIdempotency.set(line.key, line.value);
+      break;
+    case 'transfer':
+      state.transfers.set(line.value.id, line.value);
+      break;
+    case 'transferKey':
+      state.transferIdempotency.set(line.key, line.value);
+      break;
+    case 'transferStats':
+      state.transferStats.set(line.key, line.value);
+      break;
+  }
+}
+
+/** One line per record, written aside and renamed over the journal, so a crash keeps one whole copy. */
+function compact(file: string, state: SandboxState): void {
+  const lines: Line[] = [
+    ...[...state.charges.values()].map((value) => ({ kind: 'charge' as const, value })),
+    ...[...state.chargeIdempotency].map(([key, value]) => ({ kind: 'chargeKey' as const, key, value })),
+    ...[...state.transfers.values()].map((value) => ({ kind: 'transfer' as const, value })),
+    ...[...state.transferIdempotency].map(([key, value]) => ({ kind: 'transferKey' as const, key, value })),
+    ...[...state.transferStats].map(([key, value]) => ({ kind: 'transferStats' as const, key, value })),
+  ];
+  const temp = `${file}.compacting`;
+  fs.writeFileSync(temp, lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
+  fs.renameSync(temp, file);
+}

@@ -1,0 +1,62 @@
+/** /sandbox/* (pay any charge, inject faults) needs a token outside development and tests (M5). */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { readSandboxConfig } from '../../sandbox/config';
+import { API_KEY, chargeRequest, startSandbox } from './harness';
+
+const run = promisify(execFile);
+
+describe('sandbox control token', () => {
+  it('refuses control routes without the token, and takes them with it', async () => {
+    const h = await startSandbox({ controlToken: 'ctl_secret_token' });
+    try {
+      const charge = await h.provider.issueCharge(chargeRequest());
+      const anonymous = await h.call('POST', `/sandbox/charges/${charge.id}/pay`, {});
+      expect(anonymous.status).toBe(401);
+      expect(anonymous.json.error.code).toBe('UNAUTHORIZED');
+      expect((await h.call('POST', '/sandbox/faults', { errorRate: 1 })).status).toBe(401);
+      expect((await h.call('POST', `/sandbox/charges/${charge.id}/pay`, {}, { authorization: 'Bearer wrong' })).status).toBe(401);
+      // Nothing happened: the charge is still payable and the provider API still works.
+      expect((await h.provider.getCharge(charge.id)).status).toBe('ACTIVE');
+      const paid = await h.call('POST', `/sandbox/charges/${charge.id}/pay`, {}, { authorization: 'Bearer ctl_secret_token' });
+      expect(paid.status).toBe(200);
+      // The provider API key is not a control token.
+      expect((await h.call('GET', '/sandbox/faults', undefined, { authorization: `Bearer ${API_KEY}` })).status).toBe(401);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('requires SANDBOX_CONTROL_TOKEN unless NODE_ENV is development or test', () => {
+    const base = { PROVIDER_API_KEY: 'k', PROVIDER_CALLBACK_SECRET: 's' };
+    expect(() => readSandboxConfig({ ...base, NODE_ENV: 'production' })).toThrow(/SANDBOX_CONTROL_TOKEN/);
+    expect(() => readSandboxConfig({ ...base })).toThrow(/SANDBOX_CONTROL_TOKEN/);
+    expect(() => readSandboxConfig({ ...base, NODE_ENV: 'staging' })).toThrow(/SANDBOX_CONTROL_TOKEN/);
+    expect(readSandboxConfig({ ...base, NODE_ENV: 'development' }).controlToken).toBeUndefined();
+    expect(readSandboxConfig({ ...base, NODE_ENV: 'production', SANDBOX_CONTROL_TOKEN: 'x'.repeat(32) }).controlToken).toBe('x'.repeat(32));
+  });
+
+  it('`gateway sandbox pay` prints a short summary with the token it is given, --json prints the whole charge', async () => {
+    const h = await startSandbox({ controlToken: 'ctl_cli_token' });
+    try {
+      const root = path.resolve(__dirname, '../..');
+      const env = { ...process.env, SANDBOX_BASE_URL: h.url, SANDBOX_CONTROL_TOKEN: 'ctl_cli_token' };
+      const cli = (args: string[]) => run(process.execPath, [require.resolve('tsx/cli'), path.join(root, 'cli/gateway.ts'), ...args], { env, cwd: root });
+      const charge = await h.provider.issueCharge(chargeRequest({ amountCents: 1_050 }));
+      const { stdout } = await cli(['sandbox', 'pay', charge.id]);
+      expect(stdout).toContain(charge.id);
+      expect(stdout).toContain('PAID');
+      expect(stdout).toContain('10.50');
+      expect(stdout).toMatch(/E\d{8}\d{12}[A-Za-z0-9]{11}/);
+      expect(stdout).not.toContain(charge.qrCodeBase64.slice(0, 40));
+      expect(stdout.length).toBeLessThan(500);
+
+      const other = await h.provider.issueCharge(chargeRequest());
+      const json = JSON.parse((await cli(['sandbox', 'pay', other.id, '--json'])).stdout);
+      expect(json).toMatchObject({ id: other.id, status: 'PAID', qrCodeBase64: expect.any(String) });
+    } finally {
+      await h.close();
+    }
+  }, 60_000);
+});
