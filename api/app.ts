@@ -73,14 +73,13 @@ export function createApp(deps: ApiDeps): express.Express {
     sequelize: deps.sequelize,
     temporal: deps.temporal,
     taskQueue: deps.taskQueue,
-    idempotency,
     defaultFee: deps.defaultFee,
     defaultChargeTtlSeconds: deps.defaultChargeTtlSeconds,
     encryptionKey,
     destinations,
   });
-  const webhooks = new WebhookService({ encryptionKey, destinations, idempotency });
-  const withdrawals = new WithdrawalService({ temporal: deps.temporal, taskQueue: deps.taskQueue, idempotency });
+  const webhooks = new WebhookService({ encryptionKey, destinations });
+  const withdrawals = new WithdrawalService({ temporal: deps.temporal, taskQueue: deps.taskQueue });
 
   app.use(traceId);
   app.use(requestLogger(deps.logger));
@@ -108,7 +107,6 @@ export function createApp(deps: ApiDeps): express.Express {
     sequelize: deps.sequelize,
     temporal: deps.temporal,
     taskQueue: deps.taskQueue,
-    idempotency,
     settings: deps.payoutSettings ?? defaultPayoutSettings,
   });
   const requireSignature = requestSignature({ sequelize: deps.sequelize, required: true });

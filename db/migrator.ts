@@ -11,13 +11,14 @@ import { payouts } from './migrations/0004_payouts';
 import { webhookDeliveries } from './migrations/0005_webhook_deliveries';
 import { chargeSettlementGuards } from './migrations/0007_charge_settlement_guards';
 import { credentialScopes } from './migrations/0008_credential_scopes';
+import { idempotencyHolder } from './migrations/0010_idempotency_holder';
 
 export interface Migration {
   name: string;
   up: (params: MigrationParams<Sequelize>) => Promise<void>;
 }
 
-const migrations: Migration[] = [initialSchema, partnerContract, withdrawals, payouts, webhookDeliveries, chargeSettlementGuards, credentialScopes];
+const migrations: Migration[] = [initialSchema, partnerContract, withdrawals, payouts, webhookDeliveries, chargeSettlementGuards, credentialScopes, idempotencyHolder];
 
 export async function runMigrations(sequelize: Sequelize): Promise<string[]> {
   const umzug = new Umzug<Sequelize>({

@@ -1,24 +1,37 @@
 /**
  * Idempotency keys, per merchant and scope. The first request with a key claims it (with the
- * resource id it will create); a replay with the same payload gets the stored answer; a
- * different payload gets 409 DUPLICATE_IDEMPOTENCY_KEY; a concurrent duplicate waits for the
- * first one. A claim whose holder died (lock expired) is taken over with the same resource id,
- * so the retry finishes the same work instead of doubling it. Keys expire after a set time.
+ * resource id it will create) and holds the claim under a holder token; a replay with the same
+ * payload gets the stored answer; a different payload gets 409 DUPLICATE_IDEMPOTENCY_KEY; a
+ * concurrent duplicate waits for the first one. A live holder keeps extending its lock while it
+ * works, so only a claim whose holder died (lock ran out) is taken over — with the same
+ * resource id, so the retry finishes the same work instead of doubling it. Only the current
+ * holder may extend, complete or free a claim. Keys expire after a set time.
+ *
+ * Every time comparison happens in PostgreSQL (now()), never against a JavaScript Date read
+ * back from it: timestamps there have microseconds, a Date only milliseconds.
  */
 import crypto from 'node:crypto';
 import { QueryTypes, type Sequelize } from 'sequelize';
-import { IdempotencyRecord } from '../../db/models';
 import { affectedRows } from '../../db/affectedRows';
+import { createLogger } from '../../core/logger';
 import { errors } from '../errors/apiError';
 
 export type IdempotencyClaim =
-  | { kind: 'owner'; resourceId: string; takenOver: boolean }
+  | { kind: 'owner'; resourceId: string; takenOver: boolean; holder: string }
   | { kind: 'replay'; status: number; body: unknown; resourceId: string };
 
 export interface IdempotencyOptions {
   ttlHours: number;
+  /** How long a claim stays locked without being extended; a live holder extends it every third of that. */
   lockSeconds?: number;
+  /** How long a concurrent duplicate waits for the holder's answer before 503. */
   waitMs?: number;
+}
+
+export interface KeyRef {
+  merchantId: string;
+  scope: string;
+  key: string;
 }
 
 export function fingerprint(value: unknown): string {
@@ -37,10 +50,22 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
+const logger = createLogger('idempotency');
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+const KEY_WHERE = 'merchant_id = :merchantId AND scope = :scope AND key = :key';
+
+interface RecordRow {
+  request_hash: string;
+  state: 'IN_PROGRESS' | 'COMPLETED';
+  resource_id: string;
+  response_status: number | null;
+  response_body: unknown;
+}
+
 export class IdempotencyService {
-  private readonly lockSeconds: number;
+  readonly lockSeconds: number;
   private readonly waitMs: number;
 
   constructor(
@@ -51,42 +76,40 @@ export class IdempotencyService {
     this.waitMs = opts.waitMs ?? 30_000;
   }
 
-  async claim(args: { merchantId: string; scope: string; key: string; requestHash: string; newResourceId: string }): Promise<IdempotencyClaim> {
+  async claim(args: KeyRef & { requestHash: string; newResourceId: string }): Promise<IdempotencyClaim> {
     const deadline = Date.now() + this.waitMs;
+    const replacements = { ...args, lockSeconds: this.lockSeconds, ttlHours: this.opts.ttlHours };
     for (;;) {
+      const holder = crypto.randomUUID();
+      // An expired record no longer binds its key.
+      await this.sequelize.query(`DELETE FROM idempotency_records WHERE ${KEY_WHERE} AND expires_at <= now()`, { replacements });
       const inserted = await this.sequelize.query<{ resource_id: string }>(
-        `INSERT INTO idempotency_records (merchant_id, scope, key, request_hash, state, resource_id, locked_until, expires_at)
-         VALUES (:merchantId, :scope, :key, :requestHash, 'IN_PROGRESS', :resourceId,
+        `INSERT INTO idempotency_records (merchant_id, scope, key, request_hash, state, resource_id, holder, locked_until, expires_at)
+         VALUES (:merchantId, :scope, :key, :requestHash, 'IN_PROGRESS', :newResourceId, :holder,
                  now() + make_interval(secs => :lockSeconds), now() + make_interval(hours => :ttlHours))
          ON CONFLICT (merchant_id, scope, key) DO NOTHING RETURNING resource_id`,
-        {
-          replacements: { ...args, resourceId: args.newResourceId, lockSeconds: this.lockSeconds, ttlHours: this.opts.ttlHours },
-          type: QueryTypes.SELECT,
-        },
+        { replacements: { ...replacements, holder }, type: QueryTypes.SELECT },
       );
-      if (inserted.length === 1) return { kind: 'owner', resourceId: args.newResourceId, takenOver: false };
+      if (inserted.length === 1) return { kind: 'owner', resourceId: args.newResourceId, takenOver: false, holder };
 
-      const existing = await IdempotencyRecord.findOne({ where: { merchantId: args.merchantId, scope: args.scope, key: args.key } });
-      if (!existing) continue; // expired and deleted between our two statements: try again
-      if (existing.expiresAt.getTime() <= Date.now()) {
-        await this.sequelize.query(
-          `DELETE FROM idempotency_records WHERE merchant_id = :merchantId AND scope = :scope AND key = :key AND expires_at <= now()`,
-          { replacements: args },
-        );
-        continue;
-      }
-      if (existing.requestHash !== args.requestHash) throw errors.duplicateIdempotencyKey();
-      if (existing.state === 'COMPLETED') {
-        return { kind: 'replay', status: existing.responseStatus as number, body: existing.responseBody, resourceId: existing.resourceId };
-      }
-      if (existing.lockedUntil.getTime() <= Date.now()) {
-        const [, taken] = await this.sequelize.query(
-          `UPDATE idempotency_records SET locked_until = now() + make_interval(secs => :lockSeconds), updated_at = now()
-           WHERE merchant_id = :merchantId AND scope = :scope AND key = :key AND state = 'IN_PROGRESS' AND locked_until = :lockedUntil`,
-          { replacements: { ...args, lockSeconds: this.lockSeconds, lockedUntil: existing.lockedUntil } },
-        );
-        if (affectedRows(taken) === 1) return { kind: 'owner', resourceId: existing.resourceId, takenOver: true };
-        continue;
+      // The holder stopped extending its lock (it died): take over, same payload only.
+      const taken = await this.sequelize.query<{ resource_id: string }>(
+        `UPDATE idempotency_records SET holder = :holder, locked_until = now() + make_interval(secs => :lockSeconds), updated_at = now()
+         WHERE ${KEY_WHERE} AND state = 'IN_PROGRESS' AND request_hash = :requestHash AND locked_until <= now() AND expires_at > now()
+         RETURNING resource_id`,
+        { replacements: { ...replacements, holder }, type: QueryTypes.SELECT },
+      );
+      if (taken.length === 1) return { kind: 'owner', resourceId: taken[0].resource_id, takenOver: true, holder };
+
+      const [existing] = await this.sequelize.query<RecordRow>(
+        `SELECT request_hash, state, resource_id, response_status, response_body FROM idempotency_records WHERE ${KEY_WHERE} AND expires_at > now()`,
+        { replacements, type: QueryTypes.SELECT },
+      );
+      if (existing) {
+        if (existing.request_hash !== args.requestHash) throw errors.duplicateIdempotencyKey();
+        if (existing.state === 'COMPLETED') {
+          return { kind: 'replay', status: existing.response_status as number, body: existing.response_body, resourceId: existing.resource_id };
+        }
       }
       if (Date.now() > deadline) {
         throw errors.unavailable('a request with this idempotency key is still in progress; retry later with the same key');
@@ -95,19 +118,33 @@ export class IdempotencyService {
     }
   }
 
-  async complete(args: { merchantId: string; scope: string; key: string; status: number; body: unknown }): Promise<void> {
-    await IdempotencyRecord.update(
-      { state: 'COMPLETED', responseStatus: args.status, responseBody: args.body },
-      { where: { merchantId: args.merchantId, scope: args.scope, key: args.key } },
+  /** Keeps a live holder's claim locked. False when the claim is no longer this holder's. */
+  async extend(args: KeyRef & { holder: string }): Promise<boolean> {
+    const [, meta] = await this.sequelize.query(
+      `UPDATE idempotency_records SET locked_until = now() + make_interval(secs => :lockSeconds), updated_at = now()
+       WHERE ${KEY_WHERE} AND holder = :holder AND state = 'IN_PROGRESS'`,
+      { replacements: { ...args, lockSeconds: this.lockSeconds } },
     );
+    return affectedRows(meta) === 1;
+  }
+
+  /** Stores the answer. False when another request took the claim over meanwhile: its answer stands. */
+  async complete(args: KeyRef & { holder: string; status: number; body: unknown }): Promise<boolean> {
+    const [, meta] = await this.sequelize.query(
+      `UPDATE idempotency_records SET state = 'COMPLETED', response_status = :status, response_body = CAST(:body AS JSONB), updated_at = now()
+       WHERE ${KEY_WHERE} AND holder = :holder AND state = 'IN_PROGRESS'`,
+      { replacements: { ...args, body: JSON.stringify(args.body ?? null) } },
+    );
+    return affectedRows(meta) === 1;
   }
 
   /** Frees a key whose request created nothing (e.g. the provider refused), so the caller may retry with it. */
-  async release(args: { merchantId: string; scope: string; key: string }): Promise<void> {
-    await IdempotencyRecord.destroy({ where: { merchantId: args.merchantId, scope: args.scope, key: args.key, state: 'IN_PROGRESS' } });
+  async release(args: KeyRef & { holder: string }): Promise<void> {
+    await this.sequelize.query(`DELETE FROM idempotency_records WHERE ${KEY_WHERE} AND holder = :holder AND state = 'IN_PROGRESS'`, {
+      replacements: { ...args },
+    });
   }
 }
-
 
 export interface IdempotentResult {
   status: number;
@@ -116,10 +153,21 @@ export interface IdempotentResult {
 }
 
 /**
+ * Marks an error after which nothing was created although it is not a 4xx/502 (e.g. a 503
+ * whose workflow made sure nothing was reserved): the key is freed for a retry.
+ */
+export function nothingCreated<E extends Error>(err: E): E {
+  return Object.assign(err, { nothingCreated: true });
+}
+
+/**
  * The one way a mutating route runs its work under an idempotency key:
- * claim → work(resourceId) → store the answer. Without a key the work simply runs.
- * A refusal (4xx) or provider failure (502) means nothing was created and frees the key; any
- * other failure keeps the claim so a retry resumes the same resource id instead of doubling it.
+ * claim → work(resourceId) while the claim is kept alive → store the answer. Without a key the
+ * work simply runs. Checks that depend on time, the database or DNS belong inside `work`, so a
+ * same-key retry replays the stored answer instead of being judged again.
+ * A refusal (4xx), a provider failure (502) or an error marked `nothingCreated` means nothing
+ * was created and frees the key; any other failure keeps the claim, so a retry resumes the same
+ * resource id instead of doubling it.
  */
 export async function runIdempotent(
   service: IdempotencyService,
@@ -135,18 +183,26 @@ export async function runIdempotent(
   work: (resourceId: string, resuming: boolean) => Promise<{ status: number; body: unknown }>,
 ): Promise<IdempotentResult> {
   if (!ref.key) return { ...(await work(ref.newResourceId, false)), replay: false };
-  const keyRef = { merchantId: ref.merchantId, scope: ref.scope, key: ref.key };
+  const keyRef: KeyRef = { merchantId: ref.merchantId, scope: ref.scope, key: ref.key };
   const claim = await service.claim({ ...keyRef, requestHash: fingerprint(ref.request), newResourceId: ref.newResourceId });
   if (claim.kind === 'replay') return { status: claim.status, body: claim.body, replay: true };
+  const held = { ...keyRef, holder: claim.holder };
+  const keepAlive = setInterval(() => {
+    service.extend(held).catch((err: unknown) => logger.warn({ scope: keyRef.scope, err: String(err) }, 'could not extend an idempotency claim'));
+  }, (service.lockSeconds * 1000) / 3);
+  keepAlive.unref();
   try {
     const result = await work(claim.resourceId, claim.takenOver);
-    await service.complete({ ...keyRef, status: result.status, body: ref.storedBody ? ref.storedBody(result.body) : result.body });
+    clearInterval(keepAlive);
+    const stored = await service.complete({ ...held, status: result.status, body: ref.storedBody ? ref.storedBody(result.body) : result.body });
+    // Same resource id either way: the request that took over finishes the same work.
+    if (!stored) logger.warn({ scope: keyRef.scope, resourceId: claim.resourceId }, 'idempotency claim was taken over before its answer was stored');
     return { ...result, replay: false };
   } catch (err) {
-    // A refusal (4xx) or a provider failure (502) created nothing: free the key for a retry.
-    // Anything else (503, crash) keeps the claim, so a retry resumes the same resource id.
+    clearInterval(keepAlive);
     const status = (err as { status?: number })?.status;
-    if (status !== undefined && ((status >= 400 && status < 500) || status === 502)) await service.release(keyRef);
+    const freed = (err as { nothingCreated?: boolean })?.nothingCreated === true;
+    if (freed || (status !== undefined && ((status >= 400 && status < 500) || status === 502))) await service.release(held);
     throw err;
   }
 }

@@ -1,21 +1,43 @@
-/** Runs a mutating handler under the request's idempotency key (if any) and sends its answer. */
+/**
+ * The one way a mutating route answers under an idempotency key: every handler that changes
+ * state calls `respondIdempotently`, and services only do the work for a given resource id.
+ */
 import crypto from 'node:crypto';
 import type { Request, Response } from 'express';
 import { readIdempotencyKey } from './header';
 import { runIdempotent, type IdempotencyService } from './idempotencyService';
 
+export interface RespondOptions {
+  scope: string;
+  request: unknown;
+  /** The key when it travels in the body (payout batches); otherwise the header's. */
+  key?: string;
+  /** What a replay may show: secrets shown once are stored redacted. */
+  storedBody?: (body: unknown) => unknown;
+  /** How a replay is answered; by default the stored status and body with `idempotent-replayed: true`. */
+  replayAnswer?: (stored: { status: number; body: unknown }) => { status: number; body: unknown };
+}
+
 export async function respondIdempotently(
   req: Request,
   res: Response,
   idempotency: IdempotencyService,
-  opts: { scope: string; request: unknown; storedBody?: (body: unknown) => unknown },
-  work: () => Promise<{ status: number; body: unknown }>,
+  opts: RespondOptions,
+  work: (resourceId: string, resuming: boolean) => Promise<{ status: number; body: unknown }>,
 ): Promise<void> {
   const result = await runIdempotent(
     idempotency,
-    { merchantId: req.user!.merchantId, scope: opts.scope, key: readIdempotencyKey(req), request: opts.request, newResourceId: crypto.randomUUID(), storedBody: opts.storedBody },
+    {
+      merchantId: req.user!.merchantId,
+      scope: opts.scope,
+      key: opts.key ?? readIdempotencyKey(req),
+      request: opts.request,
+      newResourceId: crypto.randomUUID(),
+      storedBody: opts.storedBody,
+    },
     work,
   );
+  const answer = result.replay && opts.replayAnswer ? opts.replayAnswer(result) : result;
   if (result.replay) res.setHeader('idempotent-replayed', 'true');
-  res.status(result.status).json(result.body);
+  res.status(answer.status).json(answer.body);
 }

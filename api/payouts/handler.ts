@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
-import { readIdempotencyKey } from '../idempotency/header';
-import { runIdempotent, type IdempotencyService } from '../idempotency/idempotencyService';
+import type { IdempotencyService } from '../idempotency/idempotencyService';
+import { respondIdempotently } from '../idempotency/respond';
 import { parseOrThrow } from '../validation/validate';
 import { errors } from '../errors/apiError';
 import { MAX_REPORTED_ITEM_ERRORS } from '../../core/payouts/limits';
@@ -32,8 +32,15 @@ export function payoutHandlers(service: PayoutService, idempotency: IdempotencyS
 
   const create: RequestHandler = async (req, res) => {
     const body = parseBatchBody(req.body);
-    const result = await service.create(req.user!.merchant, body);
-    res.status(result.status).json(result.body);
+    const items = service.validate(body);
+    // Payout batches carry their key in the body, and a replay answers 200 with idempotencyReplay.
+    await respondIdempotently(
+      req,
+      res,
+      idempotency,
+      { scope: 'POST /v1/payouts/batches', request: body, key: body.idempotencyKey, replayAnswer: ({ body: stored }) => ({ status: 200, body: { ...(stored as object), idempotencyReplay: true } }) },
+      async (batchId, resuming) => ({ status: 201, body: await service.create(req.user!.merchant, body, items, batchId, resuming) }),
+    );
   };
   const list: RequestHandler = async (req, res) => {
     res.json(await service.list(req.user!.merchantId, parseOrThrow(listBatchesQuery, req.query, 'query')));
@@ -48,13 +55,10 @@ export function payoutHandlers(service: PayoutService, idempotency: IdempotencyS
     const id = batchId(req.params.batchId);
     const body = parseOrThrow(cancelBatchBody, req.body);
     const merchantId = req.user!.merchantId;
-    const result = await runIdempotent(
-      idempotency,
-      { merchantId, scope: `POST /v1/payouts/batches/${id}/cancel`, key: readIdempotencyKey(req), request: body, newResourceId: id },
-      async () => ({ status: 200, body: await service.cancel(merchantId, id, body.reason) }),
-    );
-    if (result.replay) res.setHeader('idempotent-replayed', 'true');
-    res.status(result.status).json(result.body);
+    await respondIdempotently(req, res, idempotency, { scope: `POST /v1/payouts/batches/${id}/cancel`, request: body }, async () => ({
+      status: 200,
+      body: await service.cancel(merchantId, id, body.reason),
+    }));
   };
   return { create, list, read, items, cancel };
 }

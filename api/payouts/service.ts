@@ -16,7 +16,6 @@ import { Merchant, PayoutBatch, PayoutItem } from '../../db/models';
 import { cancelBatchUpdate, payoutBatchWorkflowId, reserveBatchUpdate } from '../../workflows/payout/definitions';
 import { PayoutFailureTypes, type BatchReservation } from '../../workflows/payout/types';
 import { ApiError, errors } from '../errors/apiError';
-import { runIdempotent, type IdempotencyService } from '../idempotency/idempotencyService';
 import type { CreatePayoutBatchBody, ListBatchesQuery, ListItemsQuery } from './schema';
 
 export interface PayoutSettings {
@@ -33,27 +32,32 @@ export const payoutErrors = {
   frozen: () => new ApiError(409, 'WITHDRAWAL_FROZEN', 'withdrawals and payouts of this merchant are temporarily blocked'),
   insufficient: () => new ApiError(400, 'INSUFFICIENT_AVAILABLE_BALANCE', 'available balance cannot fund the batch (amounts plus fees); nothing was reserved'),
   notFound: () => new ApiError(404, 'BATCH_NOT_FOUND', 'payout batch not found'),
+  keyUsed: (batchId: string) =>
+    new ApiError(409, 'DUPLICATE_IDEMPOTENCY_KEY', 'this idempotencyKey already identifies another payout batch; use a new key for a new batch', { batchId }),
   notCancellable: (status: string) => new ApiError(409, 'BATCH_NOT_CANCELLABLE', `batch is ${status}; only PROCESSING batches can be cancelled`),
 };
 
 export class PayoutService {
   constructor(
-    private readonly deps: { sequelize: Sequelize; temporal: Client; taskQueue: string; idempotency: IdempotencyService; settings: PayoutSettings },
+    private readonly deps: { sequelize: Sequelize; temporal: Client; taskQueue: string; settings: PayoutSettings },
   ) {}
 
-  async create(merchant: Merchant, body: CreatePayoutBatchBody) {
-    assertPayoutsAllowed(merchant);
-    const items = validateItems(body);
-    const result = await runIdempotent(
-      this.deps.idempotency,
-      { merchantId: merchant.id, scope: 'POST /v1/payouts/batches', key: body.idempotencyKey, request: body, newResourceId: crypto.randomUUID() },
-      async (batchId, resuming) => {
-        if (!resuming || !(await PayoutBatch.findByPk(batchId))) await this.stage(merchant, batchId, body, items);
-        const reservation = await this.reserve(merchant.id, batchId, items.length);
-        return { status: 201, body: { ...reservation, batchId, idempotencyReplay: false } };
-      },
-    );
-    return result.replay ? { status: 200, body: { ...(result.body as object), idempotencyReplay: true } } : result;
+  /** Pure checks of the body, before the idempotency claim; every error names its rowIndex. */
+  validate(body: CreatePayoutBatchBody): StagedItem[] {
+    return validateItems(body);
+  }
+
+  /**
+   * Stages and reserves batch `batchId` (the idempotency claim's resource id). Runs inside the
+   * claim: what it checks depends on the database, so a same-key retry replays instead.
+   */
+  async create(merchant: Merchant, body: CreatePayoutBatchBody, items: StagedItem[], batchId: string, resuming: boolean) {
+    if (!resuming || !(await PayoutBatch.findByPk(batchId))) {
+      assertPayoutsAllowed(merchant);
+      await this.stage(merchant, batchId, body, items);
+    }
+    const reservation = await this.reserve(merchant.id, batchId, items.length);
+    return { ...reservation, batchId, idempotencyReplay: false };
   }
 
   async list(merchantId: string, q: ListBatchesQuery) {
@@ -105,6 +109,9 @@ export class PayoutService {
 
   private async stage(merchant: Merchant, batchId: string, body: CreatePayoutBatchBody, items: StagedItem[]) {
     const fee = merchant.payoutFeeCents;
+    // A batch's idempotencyKey stays bound to it after the 24 h idempotency record expired.
+    const earlier = await PayoutBatch.findOne({ where: { merchantId: merchant.id, idempotencyKey: body.idempotencyKey }, attributes: ['id'] });
+    if (earlier) throw payoutErrors.keyUsed(earlier.id);
     await this.deps.sequelize.transaction(async (transaction) => {
       await PayoutBatch.create(
         {
@@ -192,7 +199,7 @@ export class PayoutService {
   }
 }
 
-interface StagedItem {
+export interface StagedItem {
   pixKey: string;
   pixKeyType: string;
   amountCents: number;

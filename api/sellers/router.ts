@@ -28,9 +28,9 @@ export interface SellersRouterDeps {
 export function sellersRouter(deps: SellersRouterDeps): Router {
   const router = Router();
   router.use(deps.authenticate, deps.verifySignature);
-  router.use('/pix', sellerPixRouter(deps.sellerPix));
+  router.use('/pix', sellerPixRouter(deps.sellerPix, deps.idempotency));
   router.use('/webhooks', webhooksRouter(deps.webhooks, deps.idempotency));
-  router.use('/saques', withdrawalsRouter(deps.withdrawals));
+  router.use('/saques', withdrawalsRouter(deps.withdrawals, deps.idempotency));
   router.use(deliveriesRouter(deps.deliveries, deps.idempotency));
   return router;
 }

@@ -1,15 +1,19 @@
 import type { RequestHandler } from 'express';
 import { parseOrThrow } from '../../validation/validate';
 import { readIdempotencyKey } from '../../idempotency/header';
+import { respondIdempotently } from '../../idempotency/respond';
+import type { IdempotencyService } from '../../idempotency/idempotencyService';
 import { chargeLookupId, createSellerPixBody } from './schema';
-import type { SellerPixService } from './service';
+import { redactWebhookSecret, type SellerPixService } from './service';
 
-export function sellerPixHandlers(service: SellerPixService) {
+export function sellerPixHandlers(service: SellerPixService, idempotency: IdempotencyService) {
   const create: RequestHandler = async (req, res) => {
     const body = parseOrThrow(createSellerPixBody, req.body);
-    const result = await service.create(req.user!.merchant, body, readIdempotencyKey(req));
-    if (result.replay) res.setHeader('idempotent-replayed', 'true');
-    res.status(result.status).json(result.body);
+    const key = readIdempotencyKey(req) ?? null;
+    await respondIdempotently(req, res, idempotency, { scope: 'POST /sellers/pix', request: body, storedBody: redactWebhookSecret }, async (chargeId, resuming) => ({
+      status: 201,
+      body: await service.create(req.user!.merchant, body, chargeId, resuming, key),
+    }));
   };
 
   const read: RequestHandler = async (req, res) => {

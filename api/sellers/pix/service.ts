@@ -18,14 +18,12 @@ import { assertWebhookDestination, type DestinationPolicy } from '../../webhooks
 import { newWebhookSecret } from '../webhooks/service';
 import { presentChargeRow } from '../../../db/queries/sellerChargeView';
 import { ApiError, errors } from '../../errors/apiError';
-import { runIdempotent, type IdempotencyService, type IdempotentResult } from '../../idempotency/idempotencyService';
 import { MAX_CHARGE_TTL_DAYS, type CreateSellerPixBody } from './schema';
 
 export interface SellerPixServiceDeps {
   sequelize: Sequelize;
   temporal: Client;
   taskQueue: string;
-  idempotency: IdempotencyService;
   defaultFee: { bps: number; fixedCents: number };
   defaultChargeTtlSeconds: number;
   encryptionKey: Buffer;
@@ -33,26 +31,23 @@ export interface SellerPixServiceDeps {
   now?: () => Date;
 }
 
-const IDEMPOTENCY_SCOPE = 'POST /sellers/pix';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export class SellerPixService {
   constructor(private readonly deps: SellerPixServiceDeps) {}
 
-  async create(merchant: Merchant, body: CreateSellerPixBody, idempotencyKey: string | undefined): Promise<IdempotentResult> {
-    const input = await this.buildInput(merchant, body, crypto.randomUUID(), idempotencyKey ?? null);
-    return runIdempotent(
-      this.deps.idempotency,
-      {
-        merchantId: merchant.id,
-        scope: IDEMPOTENCY_SCOPE,
-        key: idempotencyKey,
-        request: body,
-        newResourceId: input.chargeId,
-        storedBody: redactWebhookSecret,
-      },
-      async (chargeId, resuming) => ({ status: 201, body: await this.issue({ ...input, chargeId }, resuming) }),
-    );
+  /**
+   * Issues the charge `chargeId` (the idempotency claim's resource id). Runs inside the claim:
+   * its checks depend on time, the database and DNS, so a same-key retry replays instead.
+   */
+  async create(merchant: Merchant, body: CreateSellerPixBody, chargeId: string, resuming: boolean, idempotencyKey: string | null): Promise<Record<string, unknown>> {
+    if (resuming) {
+      // A previous holder of this key died: its charge may already exist.
+      const existing = await Charge.findByPk(chargeId);
+      if (existing) return this.withWebhookSecret(await presentChargeRow(existing));
+    }
+    const input = await this.buildInput(merchant, body, chargeId, idempotencyKey);
+    return this.issue(input);
   }
 
   /** The 201 is the one answer that shows the charge webhook's secret; replays and reads show null. */
@@ -143,13 +138,9 @@ export class SellerPixService {
   }
 
   /** Starts the workflow and waits for the issue update; maps workflow failures to API errors. */
-  private async issue(input: ChargeLifecycleInput, resuming: boolean): Promise<Record<string, unknown>> {
+  private async issue(input: ChargeLifecycleInput): Promise<Record<string, unknown>> {
     const workflowId = chargeWorkflowId(input.chargeId);
     try {
-      if (resuming) {
-        const existing = await Charge.findByPk(input.chargeId);
-        if (existing) return this.withWebhookSecret(await presentChargeRow(existing));
-      }
       await updateWithStartOrJoin(this.deps.temporal, issuePixUpdate, {
         workflowType: 'chargeLifecycle',
         workflowId,
@@ -167,7 +158,8 @@ export class SellerPixService {
   }
 }
 
-function redactWebhookSecret(body: unknown): unknown {
+/** What a replay shows: the charge webhook's secret only ever appears in the first 201. */
+export function redactWebhookSecret(body: unknown): unknown {
   const view = body as Record<string, unknown>;
   return view.webhook ? { ...view, webhook: { ...(view.webhook as object), secret: null } } : view;
 }

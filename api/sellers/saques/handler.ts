@@ -1,16 +1,20 @@
 import type { RequestHandler } from 'express';
 import { errors } from '../../errors/apiError';
 import { readIdempotencyKey } from '../../idempotency/header';
+import { respondIdempotently } from '../../idempotency/respond';
+import type { IdempotencyService } from '../../idempotency/idempotencyService';
 import { parseOrThrow } from '../../validation/validate';
 import { createWithdrawalBody, listWithdrawalsQuery, withdrawalId } from './schema';
 import type { WithdrawalService } from './service';
 
-export function withdrawalHandlers(service: WithdrawalService) {
+export function withdrawalHandlers(service: WithdrawalService, idempotency: IdempotencyService) {
   const create: RequestHandler = async (req, res) => {
     const body = parseOrThrow(createWithdrawalBody, req.body);
-    const result = await service.create(req.user!.merchant, body, readIdempotencyKey(req));
-    if (result.replay) res.setHeader('idempotent-replayed', 'true');
-    res.status(result.status).json(result.body);
+    const key = readIdempotencyKey(req) ?? null;
+    await respondIdempotently(req, res, idempotency, { scope: 'POST /sellers/saques', request: body }, async (withdrawalId, resuming) => ({
+      status: 201,
+      body: await service.create(req.user!.merchant, body, withdrawalId, resuming, key),
+    }));
   };
 
   const list: RequestHandler = async (req, res) => {

@@ -12,51 +12,30 @@ import { presentWithdrawalRows } from '../../../db/queries/withdrawalView';
 import { requestWithdrawalUpdate, withdrawalWorkflowId } from '../../../workflows/withdrawal/definitions';
 import { WithdrawalFailureTypes, type WithdrawalInput } from '../../../workflows/withdrawal/types';
 import { ApiError, errors } from '../../errors/apiError';
-import { runIdempotent, type IdempotencyService, type IdempotentResult } from '../../idempotency/idempotencyService';
+import { nothingCreated } from '../../idempotency/idempotencyService';
 import type { CreateWithdrawalBody, ListWithdrawalsQuery } from './schema';
 
 export interface WithdrawalServiceDeps {
   temporal: Client;
   taskQueue: string;
-  idempotency: IdempotencyService;
 }
 
-const IDEMPOTENCY_SCOPE = 'POST /sellers/saques';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** An answer for which nothing was stored: its idempotency key is freed so a retry can succeed later. */
-class Refusal extends Error {
-  constructor(readonly apiError: ApiError) {
-    super(apiError.message);
-  }
-}
 
 export class WithdrawalService {
   constructor(private readonly deps: WithdrawalServiceDeps) {}
 
-  async create(merchant: Merchant, body: CreateWithdrawalBody, idempotencyKey: string | undefined): Promise<IdempotentResult> {
-    const keyRef = { merchantId: merchant.id, scope: IDEMPOTENCY_SCOPE, key: idempotencyKey };
-    return runIdempotent(
-      this.deps.idempotency,
-      { ...keyRef, request: body, newResourceId: crypto.randomUUID() },
-      async (withdrawalId, resuming) => {
-        try {
-          const input: WithdrawalInput = {
-            withdrawalId,
-            merchantId: merchant.id,
-            amountCents: body.amountCents,
-            description: body.description ?? null,
-            idempotencyKey: idempotencyKey ?? null,
-            userId: null, // client credentials act for the merchant, not for a signed-in user
-          };
-          return { status: 201, body: await this.request(input, resuming) };
-        } catch (err) {
-          if (!(err instanceof Refusal)) throw err;
-          if (idempotencyKey) await this.deps.idempotency.release({ merchantId: merchant.id, scope: IDEMPOTENCY_SCOPE, key: idempotencyKey });
-          throw err.apiError;
-        }
-      },
-    );
+  /** Requests the withdrawal `withdrawalId` (the idempotency claim's resource id). */
+  async create(merchant: Merchant, body: CreateWithdrawalBody, withdrawalId: string, resuming: boolean, idempotencyKey: string | null): Promise<Record<string, unknown>> {
+    const input: WithdrawalInput = {
+      withdrawalId,
+      merchantId: merchant.id,
+      amountCents: body.amountCents,
+      description: body.description ?? null,
+      idempotencyKey,
+      userId: null, // client credentials act for the merchant, not for a signed-in user
+    };
+    return this.request(input, resuming);
   }
 
   async list(merchantId: string, query: ListWithdrawalsQuery): Promise<Record<string, unknown>> {
@@ -113,28 +92,28 @@ export class WithdrawalService {
    */
   private async precheck(merchantId: string): Promise<void> {
     const merchant = await Merchant.findByPk(merchantId);
-    if (!merchant || !merchant.active) throw new Refusal(errors.merchantIdRequired());
-    if (merchant.withdrawalsFrozen) throw new Refusal(errors.withdrawalFrozen());
-    if (!merchant.pixKey) throw new Refusal(pixKeyNotRegistered());
+    if (!merchant || !merchant.active) throw errors.merchantIdRequired();
+    if (merchant.withdrawalsFrozen) throw errors.withdrawalFrozen();
+    if (!merchant.pixKey) throw pixKeyNotRegistered();
   }
 }
 
 function mapRequestError(err: unknown): unknown {
-  if (err instanceof ApiError || err instanceof Refusal) return err;
+  if (err instanceof ApiError) return err;
   if (err instanceof WorkflowUpdateFailedError) {
     const failure = err.cause instanceof ApplicationFailure ? err.cause : undefined;
     switch (failure?.type) {
       case WithdrawalFailureTypes.insufficientBalance:
-        return new Refusal(errors.insufficientBalance(balanceDetails(failure?.details)));
+        return errors.insufficientBalance(balanceDetails(failure?.details));
       case WithdrawalFailureTypes.frozen:
-        return new Refusal(errors.withdrawalFrozen());
+        return errors.withdrawalFrozen();
       case WithdrawalFailureTypes.pixKeyMissing:
-        return new Refusal(pixKeyNotRegistered());
+        return pixKeyNotRegistered();
       case WithdrawalFailureTypes.merchantInactive:
-        return new Refusal(errors.merchantIdRequired());
+        return errors.merchantIdRequired();
       case WithdrawalFailureTypes.reservationUnavailable:
-        // The workflow made sure nothing was reserved.
-        return new Refusal(errors.unavailable('the withdrawal could not be reserved; nothing was debited, retry later'));
+        // The workflow made sure nothing was reserved: the key is freed for a retry.
+        return nothingCreated(errors.unavailable('the withdrawal could not be reserved; nothing was debited, retry later'));
       default:
         // E.g. the run was terminated by an operator: unknown whether it reserved. A retry with
         // the same key resumes this withdrawal id and finds out.

@@ -1,8 +1,7 @@
 import type { RequestHandler } from 'express';
-import { readIdempotencyKey } from '../../idempotency/header';
 import { parseOrThrow } from '../../validation/validate';
 import { createWebhookBody, listWebhooksQuery, updateWebhookBody, webhookIdParam } from './schema';
-import type { WebhookService } from './service';
+import { redactSecret, type WebhookService } from './service';
 import type { IdempotencyService } from '../../idempotency/idempotencyService';
 import { respondIdempotently } from '../../idempotency/respond';
 
@@ -10,9 +9,10 @@ export function webhookHandlers(service: WebhookService, idempotency: Idempotenc
   const idOf = (raw: unknown) => parseOrThrow(webhookIdParam, raw, 'webhook id');
   const create: RequestHandler = async (req, res) => {
     const body = parseOrThrow(createWebhookBody, req.body);
-    const result = await service.create(req.user!.merchantId, body, readIdempotencyKey(req));
-    if (result.replay) res.setHeader('idempotent-replayed', 'true');
-    res.status(result.status).json(result.body);
+    await respondIdempotently(req, res, idempotency, { scope: 'POST /sellers/webhooks', request: body, storedBody: redactSecret }, async (id) => ({
+      status: 201,
+      body: await service.create(req.user!.merchantId, body, id),
+    }));
   };
   const list: RequestHandler = async (req, res) => {
     res.json(await service.list(req.user!.merchantId, parseOrThrow(listWebhooksQuery, req.query, 'query')));
@@ -35,7 +35,7 @@ export function webhookHandlers(service: WebhookService, idempotency: Idempotenc
       req,
       res,
       idempotency,
-      { scope: `POST /sellers/webhooks/${id}/rotate-secret`, request: {}, storedBody: (b) => ({ ...(b as object), secret: null }) },
+      { scope: `POST /sellers/webhooks/${id}/rotate-secret`, request: {}, storedBody: redactSecret },
       async () => ({ status: 200, body: await service.rotateSecret(req.user!.merchantId, id) }),
     );
   };

@@ -9,7 +9,6 @@ import { decryptSecret, encryptSecret } from '../../../core/crypto/secretBox';
 import { presentWebhookEndpoint } from '../../../core/presenters/webhookEndpoint';
 import { WebhookEndpoint } from '../../../db/models';
 import { errors } from '../../errors/apiError';
-import { runIdempotent, type IdempotencyService, type IdempotentResult } from '../../idempotency/idempotencyService';
 import { assertWebhookDestination, type DestinationPolicy } from '../../webhooks/destinationPolicy';
 import type { CreateWebhookBody, UpdateWebhookBody } from './schema';
 
@@ -19,39 +18,33 @@ export function newWebhookSecret(): string {
   return `whsec_${crypto.randomBytes(32).toString('base64url')}`;
 }
 
-const redactSecret = (body: unknown) => ({ ...(body as Record<string, unknown>), secret: null });
+/** What a replay shows: a secret is shown once. */
+export const redactSecret = (body: unknown) => ({ ...(body as Record<string, unknown>), secret: null });
 
 export class WebhookService {
-  constructor(
-    private readonly deps: { encryptionKey: Buffer; destinations: DestinationPolicy; idempotency: IdempotencyService },
-  ) {}
+  constructor(private readonly deps: { encryptionKey: Buffer; destinations: DestinationPolicy }) {}
 
-  async create(merchantId: string, body: CreateWebhookBody, idempotencyKey: string | undefined): Promise<IdempotentResult> {
+  /** Creates endpoint `id` (the idempotency claim's resource id); its URL is checked (DNS) inside the claim. */
+  async create(merchantId: string, body: CreateWebhookBody, id: string): Promise<Record<string, unknown>> {
     const url = await assertWebhookDestination(body.url, 'url', this.deps.destinations);
-    return runIdempotent(
-      this.deps.idempotency,
-      { merchantId, scope: 'POST /sellers/webhooks', key: idempotencyKey, request: body, newResourceId: crypto.randomUUID(), storedBody: redactSecret },
-      async (id) => {
-        const secret = newWebhookSecret();
-        const [endpoint] = await WebhookEndpoint.findOrCreate({
-          where: { id },
-          defaults: {
-            id,
-            merchantId,
-            chargeId: null,
-            url,
-            events: body.events,
-            description: body.description ?? null,
-            secretCiphertext: encryptSecret(secret, this.deps.encryptionKey),
-            previousSecretCiphertext: null,
-            previousSecretExpiresAt: null,
-            disabledAt: null,
-            disabledReason: null,
-          },
-        });
-        return { status: 201, body: presentWebhookEndpoint(endpoint, decryptSecret(endpoint.secretCiphertext, this.deps.encryptionKey)) };
+    const secret = newWebhookSecret();
+    const [endpoint] = await WebhookEndpoint.findOrCreate({
+      where: { id },
+      defaults: {
+        id,
+        merchantId,
+        chargeId: null,
+        url,
+        events: body.events,
+        description: body.description ?? null,
+        secretCiphertext: encryptSecret(secret, this.deps.encryptionKey),
+        previousSecretCiphertext: null,
+        previousSecretExpiresAt: null,
+        disabledAt: null,
+        disabledReason: null,
       },
-    );
+    });
+    return presentWebhookEndpoint(endpoint, decryptSecret(endpoint.secretCiphertext, this.deps.encryptionKey));
   }
 
   async list(merchantId: string, page: { limit: number; offset: number }) {
