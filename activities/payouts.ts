@@ -5,17 +5,29 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
-import { ProviderError, type PixKeyType, type PixProvider, type ProviderTransfer } from '../core/provider';
+import type { PixKeyType, PixProvider } from '../core/provider';
+import { TRANSFER_NOT_ACCEPTED, describeTransferFailure } from '../core/transferFailures';
+import { payoutRefusal, type PayoutRefusal } from '../core/payouts/refusal';
 import {
   payoutBatchCancelReleaseEntry,
   payoutItemPaidEntry,
   payoutItemReleasedEntry,
   payoutReserveEntry,
 } from '../core/ledger/payoutPostings';
-import { PayoutBatch, PayoutItem } from '../db/models';
+import { Merchant, PayoutBatch, PayoutItem } from '../db/models';
 import { PayoutFailureTypes, type BatchReservation, type FinalBatchStatus } from '../workflows/payout/types';
 import { InsufficientBalanceError, writeLedgerEntry } from './db/ledgerWriter';
 import { recordEvent } from './db/outbox';
+import { createTransferPath, type TransferAnswer } from './transferPath';
+
+/** What became of one item in one call; see payItem. */
+class PayoutRefused extends Error {
+  constructor(readonly refusal: PayoutRefusal) {
+    super(refusal);
+  }
+}
+
+export type ItemOutcome = 'PAID' | 'FAILED' | 'SKIPPED' | 'PARKED' | 'UNCONFIRMED';
 
 export interface PayoutActivityDeps {
   sequelize: Sequelize;
@@ -24,6 +36,7 @@ export interface PayoutActivityDeps {
 
 export function createPayoutActivities(deps: PayoutActivityDeps) {
   const { sequelize, provider } = deps;
+  const transfers = createTransferPath(provider);
 
   async function reserveBatch(args: { batchId: string }): Promise<BatchReservation> {
     try {
@@ -31,24 +44,39 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
         const batch = await lockBatch(args.batchId, transaction);
         const funding = batch.totalAmountCents + batch.totalFeeCents;
         if (batch.status === 'CREATED') {
+          // Locked so an operator's freeze or deactivation lands wholly before or after this reserve.
+          const merchant = await Merchant.findByPk(batch.merchantId, { transaction, lock: transaction.LOCK.UPDATE });
+          const refusal = merchant ? payoutRefusal(merchant) : 'MERCHANT_INACTIVE';
+          if (refusal) throw new PayoutRefused(refusal);
           await writeLedgerEntry(sequelize, payoutReserveEntry(batch.id, batch.merchantId, funding), transaction);
           await batch.update({ status: 'PROCESSING' }, { transaction });
         }
-        return {
-          batchId: batch.id,
-          status: 'PROCESSING' as const,
-          totalAmountCents: batch.totalAmountCents,
-          totalFeeCents: batch.totalFeeCents,
-          totalFundingCents: funding,
-          itemsCount: batch.itemsCount,
-        };
+        return reservationOf(batch);
       });
     } catch (err) {
-      if (!(err instanceof InsufficientBalanceError)) throw err;
+      if (!(err instanceof InsufficientBalanceError) && !(err instanceof PayoutRefused)) throw err;
       // Nothing was reserved: remove the staged batch so no trace of it stays, and free its key.
       await PayoutBatch.destroy({ where: { id: args.batchId, status: 'CREATED' } });
+      if (err instanceof PayoutRefused) throw ApplicationFailure.nonRetryable(`the merchant may not pay out: ${err.refusal}`, PayoutFailureTypes.refused, err.refusal);
       throw ApplicationFailure.nonRetryable('available balance cannot fund the batch', PayoutFailureTypes.insufficientBalance);
     }
+  }
+
+  /**
+   * Makes a given-up reserve final: under the batch row lock (which a late reserve attempt takes
+   * first too), a batch already reserved is reported as such; one still CREATED is removed, so no
+   * late attempt can reserve it after the client was told nothing was reserved.
+   */
+  async function abandonReserve(args: { batchId: string }): Promise<BatchReservation | null> {
+    return sequelize.transaction(async (transaction) => {
+      const batch = await PayoutBatch.findByPk(args.batchId, { transaction, lock: transaction.LOCK.UPDATE });
+      if (!batch) return null;
+      if (batch.status === 'CREATED') {
+        await batch.destroy({ transaction });
+        return null;
+      }
+      return reservationOf(batch);
+    });
   }
 
   async function listChunkItemIds(args: { batchId: string; fromRow: number; toRow: number }): Promise<string[]> {
@@ -60,60 +88,86 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
     return rows.map((r) => r.id);
   }
 
-  /** Pays one item. Returns its final status, or SKIPPED when it was already settled or cancelled. */
-  async function payItem(args: { itemId: string }): Promise<'PAID' | 'FAILED' | 'SKIPPED'> {
-    const [claimed] = await sequelize.query<{ id: string }>(
-      `UPDATE payout_items SET status = 'SENDING', attempts = attempts + 1, updated_at = now()
-       WHERE id = :itemId AND status IN ('PENDING','SENDING') RETURNING id`,
-      { replacements: args, type: QueryTypes.SELECT },
-    );
-    if (!claimed) return 'SKIPPED';
-    const item = (await PayoutItem.findByPk(args.itemId)) as PayoutItem;
-    let transfer: ProviderTransfer;
-    try {
-      transfer = await provider.transfer({
+  /**
+   * Pays one item through the one transfer path. Returns its final status; SKIPPED when it was
+   * already settled or cancelled; PARKED when the merchant may not pay out now (frozen,
+   * inactive, payouts disabled) and the item was not sent; UNCONFIRMED when the provider refused
+   * the call and has no record yet — the caller waits TRANSFER_GRACE, then calls `resolveItem`.
+   */
+  async function payItem(args: { itemId: string }): Promise<ItemOutcome> {
+    const claim = await claimItem(args.itemId);
+    if (claim === 'SKIPPED' || claim === 'PARKED') return claim;
+    const { item, attempts } = claim;
+    const answer = await transfers.send(
+      {
         reference: item.id,
         amountCents: item.amountCents,
         pixKey: item.pixKey,
         pixKeyType: item.pixKeyType as PixKeyType,
         recipientName: item.recipientName,
         recipientDocument: item.recipientDocument,
-      });
-    } catch (err) {
-      if (err instanceof ProviderError && err.transient) {
-        await item.update({ lastError: err.message.slice(0, 500), lastErrorCode: err.code });
-        throw ApplicationFailure.retryable(err.message, 'ProviderUnavailable');
-      }
-      if (err instanceof ProviderError) {
-        transfer = failedTransfer(item.id, err.code, err.message);
-      } else {
-        throw err;
-      }
+      },
+      // A later attempt may follow one whose answer was lost: the provider's record comes first.
+      { retry: attempts > 1 },
+    );
+    if (answer.kind === 'NO_RECORD') {
+      await PayoutItem.update({ lastErrorCode: answer.code, lastError: describeTransferFailure(TRANSFER_NOT_ACCEPTED.code).reason }, { where: { id: item.id } });
+      return 'UNCONFIRMED';
     }
-    return settleItem(item.id, transfer);
+    return settleItem(item.id, answer);
   }
 
-  async function settleItem(itemId: string, transfer: ProviderTransfer): Promise<'PAID' | 'FAILED' | 'SKIPPED'> {
+  /** After the grace period: the provider's record decides; with none, nothing was paid and the funding goes back. */
+  async function resolveItem(args: { itemId: string }): Promise<ItemOutcome> {
+    const item = await PayoutItem.findByPk(args.itemId);
+    if (!item || item.status !== 'SENDING') return 'SKIPPED';
+    const answer = await transfers.lookup({ reference: item.id, amountCents: item.amountCents });
+    return settleItem(item.id, answer ?? { kind: 'NO_RECORD', code: TRANSFER_NOT_ACCEPTED.code });
+  }
+
+  /**
+   * Marks the item SENDING before anything is sent. Under a share lock on the merchant row, so an
+   * operator's freeze (which updates that row) lands wholly before or after: once it committed,
+   * no item of the merchant is claimed for a first send. An item already SENDING (a retry) may
+   * have reached the provider: it is always followed through.
+   */
+  async function claimItem(itemId: string): Promise<'SKIPPED' | 'PARKED' | { item: PayoutItem; attempts: number }> {
+    return sequelize.transaction(async (transaction) => {
+      const item = await PayoutItem.findByPk(itemId, { transaction, lock: transaction.LOCK.UPDATE });
+      if (!item || (item.status !== 'PENDING' && item.status !== 'SENDING')) return 'SKIPPED';
+      if (item.status === 'PENDING') {
+        const merchant = await Merchant.findByPk(item.merchantId, { transaction, lock: transaction.LOCK.SHARE });
+        if (!merchant || payoutRefusal(merchant)) return 'PARKED';
+      }
+      await item.update({ status: 'SENDING', attempts: item.attempts + 1 }, { transaction });
+      return { item, attempts: item.attempts };
+    });
+  }
+
+  /** Records the provider's answer: PAID (money left), or FAILED with the funding released. */
+  async function settleItem(itemId: string, answer: TransferAnswer): Promise<ItemOutcome> {
     return sequelize.transaction(async (transaction) => {
       const item = await PayoutItem.findByPk(itemId, { transaction, lock: transaction.LOCK.UPDATE });
       if (!item || item.status !== 'SENDING') return 'SKIPPED';
       const now = new Date();
-      const outcome: 'PAID' | 'FAILED' = transfer.status === 'COMPLETED' ? 'PAID' : 'FAILED';
-      if (outcome === 'PAID') {
+      const outcome: 'PAID' | 'FAILED' = answer.kind === 'COMPLETED' ? 'PAID' : 'FAILED';
+      if (answer.kind === 'COMPLETED') {
         await writeLedgerEntry(sequelize, payoutItemPaidEntry(item.id, item.merchantId, item.amountCents, item.feeCents), transaction);
         await item.update(
-          { status: 'PAID', settledAt: now, providerTransferId: transfer.id, endToEndId: transfer.endToEndId, lastError: null, lastErrorCode: null },
+          { status: 'PAID', settledAt: now, providerTransferId: answer.transfer.id, endToEndId: answer.transfer.endToEndId, lastError: null, lastErrorCode: null },
           { transaction },
         );
       } else {
+        const failure =
+          answer.kind === 'REFUSED' ? describeTransferFailure(answer.transfer.failureCode) : TRANSFER_NOT_ACCEPTED;
         await writeLedgerEntry(sequelize, payoutItemReleasedEntry(item.id, item.merchantId, item.amountCents + item.feeCents), transaction);
         await item.update(
           {
             status: 'FAILED',
             releasedAt: now,
-            providerTransferId: transfer.id || null,
-            lastError: transfer.failureReason ?? 'transfer failed',
-            lastErrorCode: transfer.failureCode ?? 'TRANSFER_FAILED',
+            providerTransferId: answer.kind === 'REFUSED' ? answer.transfer.id : null,
+            lastError: failure.reason,
+            lastErrorCode: failure.code,
           },
           { transaction },
         );
@@ -191,23 +245,18 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
     return counts;
   }
 
-  return { reserveBatch, listChunkItemIds, payItem, finishBatch };
+  return { reserveBatch, abandonReserve, listChunkItemIds, payItem, resolveItem, finishBatch };
 }
 
 export type PayoutActivities = ReturnType<typeof createPayoutActivities>;
 
-function failedTransfer(reference: string, code: string, message: string): ProviderTransfer {
+function reservationOf(batch: PayoutBatch): BatchReservation {
   return {
-    id: '',
-    reference,
-    status: 'FAILED',
-    amountCents: 0,
-    pixKey: '',
-    pixKeyType: 'EVP',
-    recipientName: '',
-    endToEndId: null,
-    failureCode: code,
-    failureReason: message.slice(0, 500),
-    createdAt: new Date().toISOString(),
+    batchId: batch.id,
+    status: 'PROCESSING',
+    totalAmountCents: batch.totalAmountCents,
+    totalFeeCents: batch.totalFeeCents,
+    totalFundingCents: batch.totalAmountCents + batch.totalFeeCents,
+    itemsCount: batch.itemsCount,
   };
 }

@@ -6,11 +6,11 @@
  */
 import { recordEvent } from './db/outbox';
 import { presentWithdrawalRows } from '../db/queries/withdrawalView';
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Sequelize, Transaction } from 'sequelize';
 import { accounts } from '../core/ledger/accounts';
 import { withdrawalCompletedEntry, withdrawalReleasedEntry, withdrawalReservedEntry } from '../core/ledger/postings';
-import { ProviderError, type PixProvider, type ProviderTransfer } from '../core/provider';
+import type { PixProvider, ProviderTransfer } from '../core/provider';
 import { describeTransferFailure } from '../core/transferFailures';
 import { beneficiarySnapshot, sourceAccountSnapshot, withdrawalFee } from '../core/withdrawals';
 import { Merchant, Withdrawal } from '../db/models';
@@ -23,6 +23,7 @@ import {
   type WithdrawalInput,
 } from '../workflows/withdrawal/types';
 import { InsufficientBalanceError, balanceOf, writeLedgerEntry } from './db/ledgerWriter';
+import { createTransferPath } from './transferPath';
 
 export interface WithdrawalActivityDeps {
   sequelize: Sequelize;
@@ -31,6 +32,7 @@ export interface WithdrawalActivityDeps {
 
 export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
   const { sequelize, provider } = deps;
+  const transfers = createTransferPath(provider);
 
   /** Stores the withdrawal and reserves amount + fee in one DB transaction, or refuses and stores nothing. */
   async function reserveWithdrawal(input: WithdrawalInput): Promise<ReservedWithdrawal> {
@@ -84,44 +86,39 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
     }
   }
 
-  /** Sends the Pix transfer to the snapshotted key; the withdrawal id is the idempotency key. */
-  async function sendWithdrawalTransfer(args: { withdrawalId: string }): Promise<TransferOutcome> {
+  /**
+   * Sends the Pix transfer to the snapshotted key through the one transfer path (the
+   * withdrawal id is the idempotency key). Null when the provider refused the call and has no
+   * record of it: the workflow waits TRANSFER_GRACE and asks again before releasing anything.
+   */
+  async function sendWithdrawalTransfer(args: { withdrawalId: string }): Promise<TransferOutcome | null> {
     const withdrawal = await Withdrawal.findByPk(args.withdrawalId);
     if (!withdrawal || withdrawal.status !== 'PROCESSING' || !withdrawal.beneficiarySnapshot) {
       // Never send money for a withdrawal that is not waiting for it.
       throw ApplicationFailure.nonRetryable(`withdrawal ${args.withdrawalId} is not PROCESSING`, WithdrawalFailureTypes.stateConflict);
     }
     const beneficiary = withdrawal.beneficiarySnapshot;
-    try {
-      const transfer = await provider.transfer({
+    const answer = await transfers.send(
+      {
         reference: withdrawal.id,
         amountCents: withdrawal.amountCents,
         pixKey: beneficiary.pixKey,
         pixKeyType: beneficiary.pixKeyType,
         recipientName: beneficiary.name,
         recipientDocument: beneficiary.document,
-      });
-      return outcomeOf(transfer, withdrawal);
-    } catch (err) {
-      if (err instanceof ProviderError) {
-        if (err.transient) throw ApplicationFailure.retryable(err.message, WithdrawalFailureTypes.providerUnavailable);
-        throw ApplicationFailure.nonRetryable(err.message, WithdrawalFailureTypes.transferRejected);
-      }
-      throw err;
-    }
+      },
+      // A later attempt may follow one whose answer was lost: the provider's record comes first.
+      { retry: Context.current().info.attempt > 1 },
+    );
+    return answer.kind === 'NO_RECORD' ? null : outcomeOf(answer.transfer);
   }
 
   /** The provider's record of our transfer, or null when it has none. Retried until it answers. */
   async function findWithdrawalTransfer(args: { withdrawalId: string }): Promise<TransferOutcome | null> {
     const withdrawal = await Withdrawal.findByPk(args.withdrawalId);
     if (!withdrawal) throw ApplicationFailure.nonRetryable(`withdrawal ${args.withdrawalId} not found`, WithdrawalFailureTypes.stateConflict);
-    try {
-      const transfer = await provider.getTransferByReference(withdrawal.id);
-      return transfer ? outcomeOf(transfer, withdrawal) : null;
-    } catch (err) {
-      if (err instanceof ProviderError) throw ApplicationFailure.retryable(err.message, WithdrawalFailureTypes.providerUnavailable);
-      throw err;
-    }
+    const answer = await transfers.lookup({ reference: withdrawal.id, amountCents: withdrawal.amountCents });
+    return answer && answer.kind !== 'NO_RECORD' ? outcomeOf(answer.transfer) : null;
   }
 
   /** The money left: reserved → provider clearing (amount) and platform fees (fee). */
@@ -213,14 +210,8 @@ function reservedFrom(w: Withdrawal): ReservedWithdrawal {
   return { withdrawalId: w.id, status: w.status, amountCents: w.amountCents, feeCents: w.feeCents, totalDebitedCents: w.totalDebitedCents };
 }
 
-/** Only what we store; a transfer that is not ours (reference or amount differ) is a provider bug: stop. */
-function outcomeOf(transfer: ProviderTransfer, withdrawal: Withdrawal): TransferOutcome {
-  if (transfer.reference !== withdrawal.id || transfer.amountCents !== withdrawal.amountCents) {
-    throw ApplicationFailure.nonRetryable(
-      `provider transfer ${transfer.id} does not match withdrawal ${withdrawal.id} (reference or amount differ)`,
-      WithdrawalFailureTypes.stateConflict,
-    );
-  }
+/** Only what we store (the transfer path already checked it is ours: reference and amount). */
+function outcomeOf(transfer: ProviderTransfer): TransferOutcome {
   return {
     status: transfer.status,
     providerTransferId: transfer.id,

@@ -24,3 +24,10 @@ export const TRANSFER_NOT_ACCEPTED = { code: 'TRANSFER_NOT_ACCEPTED', reason: 't
 export const CANCELLED_BEFORE_TRANSFER = { code: 'CANCELLED', reason: 'cancelled before the transfer was sent' };
 /** The reservation could not be confirmed in time; nothing was sent. */
 export const NOT_PROCESSED = { code: 'NOT_PROCESSED', reason: 'the withdrawal could not be processed; nothing was sent' };
+
+/**
+ * How long a transfer the provider has no record of may still appear there (our attempt still
+ * running, or its request still being processed): well beyond the activity and HTTP timeouts.
+ * Nothing is released for such a transfer before this has passed and the provider was asked again.
+ */
+export const TRANSFER_GRACE = '2 minutes';

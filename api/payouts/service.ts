@@ -8,6 +8,7 @@ import crypto from 'node:crypto';
 import { Op, QueryTypes, type Sequelize, type WhereOptions } from 'sequelize';
 import { ApplicationFailure, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { updateWithStartOrJoin } from '../temporal/updateWithStart';
+import { nothingCreated } from '../idempotency/idempotencyService';
 import { normalizePixKey } from '../../core/pixKeys';
 import { documentType } from '../../core/documents';
 import { MAX_REPORTED_ITEM_ERRORS } from '../../core/payouts/limits';
@@ -169,8 +170,17 @@ export class PayoutService {
         initialStatus: 'RESERVING',
       });
     } catch (err) {
-      if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === PayoutFailureTypes.insufficientBalance) {
-        throw payoutErrors.insufficient();
+      if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
+        if (err.cause.type === PayoutFailureTypes.insufficientBalance) throw payoutErrors.insufficient();
+        if (err.cause.type === PayoutFailureTypes.refused) {
+          const refusal = err.cause.details?.[0];
+          if (refusal === 'WITHDRAWAL_FROZEN') throw payoutErrors.frozen();
+          if (refusal === 'PAYOUTS_NOT_ENABLED') throw payoutErrors.notEnabled();
+          throw errors.merchantIdRequired();
+        }
+        if (err.cause.type === PayoutFailureTypes.reservationUnavailable) {
+          throw nothingCreated(errors.unavailable('the batch could not be reserved; nothing was reserved, retry with the same idempotencyKey'));
+        }
       }
       if ((err as { name?: string })?.name === 'ServiceError') throw errors.unavailable('the workflow service is unavailable; retry with the same idempotencyKey');
       throw err;

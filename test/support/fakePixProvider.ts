@@ -76,9 +76,28 @@ export class FakePixProvider implements PixProvider {
   /** The provider makes the transfer but its answer is lost (a timeout): "did my call go through?". */
   loseTransferAnswers = false;
 
+  /**
+   * What the next transfer calls do, one entry per call, before the defaults below:
+   * 'lose' makes the transfer and loses the answer (timeout); 'unauthorized' answers 401 and
+   * 'rejected' answers 400, both without making anything; 'wrong-amount' makes it for another amount.
+   */
+  transferScript: ('lose' | 'unauthorized' | 'rejected' | 'wrong-amount')[] = [];
+
   /** Like the sandbox: a key containing "invalid" fails with INVALID_PIX_KEY, anything else completes. */
   async transfer(req: TransferRequest): Promise<ProviderTransfer> {
     this.transferCalls++;
+    const scripted = this.transferScript.shift();
+    if (scripted === 'unauthorized') throw new ProviderError('POST /v1/transfers → 401: invalid API key sk_live_leaked', 'UNAUTHORIZED', false, 401);
+    if (scripted === 'rejected') throw new ProviderError('POST /v1/transfers → 400: recipientDocument is invalid', 'VALIDATION_ERROR', false, 400);
+    if (scripted === 'wrong-amount') req = { ...req, amountCents: req.amountCents + 1 };
+    if (scripted === 'lose') {
+      await this.transferNow(req);
+      throw new ProviderError('POST /v1/transfers: no answer within 5000ms', 'PROVIDER_TIMEOUT', true);
+    }
+    return this.transferNow(req);
+  }
+
+  private async transferNow(req: TransferRequest): Promise<ProviderTransfer> {
     if (this.transientTransferFailures > 0) {
       this.transientTransferFailures--;
       throw new ProviderError('provider unavailable', 'PROVIDER_UNAVAILABLE', true, 503);
@@ -105,7 +124,13 @@ export class FakePixProvider implements PixProvider {
     return transfer;
   }
 
+  /** Look-ups by reference fail transiently while set: the outcome stays unknown. */
+  lookupUnavailable = false;
+  lookupCalls = 0;
+
   async getTransferByReference(reference: string): Promise<ProviderTransfer | null> {
+    this.lookupCalls++;
+    if (this.lookupUnavailable) throw new ProviderError('provider unavailable', 'PROVIDER_UNAVAILABLE', true, 503);
     return this.transfers.get(reference) ?? null;
   }
 }

@@ -31,9 +31,23 @@ const acts = proxyActivities<PayoutActivities>({
     initialInterval: '1 second',
     backoffCoefficient: 2,
     maximumInterval: '1 minute',
-    nonRetryableErrorTypes: [PayoutFailureTypes.insufficientBalance, PayoutFailureTypes.batchNotFound],
+    nonRetryableErrorTypes: [PayoutFailureTypes.insufficientBalance, PayoutFailureTypes.batchNotFound, PayoutFailureTypes.refused],
   },
 });
+
+// The reserve is on the synchronous path of POST /v1/payouts/batches: a few quick tries, so the
+// request never hangs; then the give-up is made durable (abandonReserve) before answering.
+const reserving = proxyActivities<PayoutActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: {
+    initialInterval: '500 milliseconds',
+    backoffCoefficient: 2,
+    maximumAttempts: 3,
+    nonRetryableErrorTypes: [PayoutFailureTypes.insufficientBalance, PayoutFailureTypes.batchNotFound, PayoutFailureTypes.refused],
+  },
+});
+
+const RESERVE_REFUSALS: string[] = [PayoutFailureTypes.insufficientBalance, PayoutFailureTypes.batchNotFound, PayoutFailureTypes.refused];
 
 export async function payoutBatch(input: PayoutBatchInput): Promise<BatchOutcome> {
   let phase = 'RESERVING';
@@ -76,10 +90,20 @@ export async function payoutBatch(input: PayoutBatchInput): Promise<BatchOutcome
 
   setPhase('RESERVING');
   try {
-    reservation = await acts.reserveBatch({ batchId: input.batchId });
+    reservation = await reserving.reserveBatch({ batchId: input.batchId });
   } catch (err) {
     const cause = (err as { cause?: unknown }).cause;
-    reserveFailure = cause instanceof ApplicationFailure ? ApplicationFailure.nonRetryable(cause.message, cause.type) : ApplicationFailure.nonRetryable('reservation failed', 'ReservationFailed');
+    if (cause instanceof ApplicationFailure && typeof cause.type === 'string' && RESERVE_REFUSALS.includes(cause.type)) {
+      reserveFailure = ApplicationFailure.create({ message: cause.message, type: cause.type, nonRetryable: true, details: cause.details ?? undefined });
+    } else {
+      // Out of quick tries (database trouble): the last attempt may still commit. abandonReserve
+      // takes the batch row lock, so it sees that commit, or removes the staged batch for good
+      // and a late attempt then finds nothing to reserve: the 503 the client gets stays true.
+      reservation = (await CancellationScope.nonCancellable(() => acts.abandonReserve({ batchId: input.batchId }))) ?? undefined;
+      if (!reservation) reserveFailure = ApplicationFailure.nonRetryable('the batch could not be reserved; nothing was reserved', PayoutFailureTypes.reservationUnavailable);
+    }
+  }
+  if (!reservation) {
     setPhase('REJECTED');
     await condition(allHandlersFinished);
     return { batchId: input.batchId, status: 'REJECTED', releasedAmountCents: 0 };

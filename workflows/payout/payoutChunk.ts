@@ -3,9 +3,17 @@
  * row range with bounded concurrency. On cancel it starts no new item, but each transfer already
  * started runs to its end in a non-cancellable scope: money sent to the provider is never
  * abandoned half-way, so it is settled, not released.
+ *
+ * Two waits keep money safe:
+ * - an item the provider refused to take and has no record of is released only after
+ *   TRANSFER_GRACE and one more look at the provider (the one transfer path's rule);
+ * - while the merchant is frozen, inactive or has payouts disabled, no item is sent: the chunk
+ *   parks (unsent items stay PENDING, the funding stays reserved) and looks again with backoff,
+ *   until the merchant may pay out again or the batch is cancelled.
  */
-import { CancellationScope, proxyActivities } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities, sleep } from '@temporalio/workflow';
 import type { PayoutActivities } from '../../activities/payouts';
+import { TRANSFER_GRACE } from '../../core/transferFailures';
 import type { ChunkInput, ChunkResult } from './types';
 
 const { listChunkItemIds } = proxyActivities<PayoutActivities>({
@@ -14,25 +22,59 @@ const { listChunkItemIds } = proxyActivities<PayoutActivities>({
 });
 
 // Transient provider errors retry with backoff until the transfer's outcome is known.
-const { payItem } = proxyActivities<PayoutActivities>({
+const { payItem, resolveItem } = proxyActivities<PayoutActivities>({
   startToCloseTimeout: '15 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '2 minutes' },
 });
 
+/** Parked: first look after a minute, then less often, at most every 15 minutes. */
+const PARK_FIRST_MS = 60_000;
+const PARK_MAX_MS = 15 * 60_000;
+
 export async function payoutChunk(input: ChunkInput): Promise<ChunkResult> {
   const root = CancellationScope.current();
-  const ids = await listChunkItemIds({ batchId: input.batchId, fromRow: input.fromRow, toRow: input.toRow });
+  let queue = await listChunkItemIds({ batchId: input.batchId, fromRow: input.fromRow, toRow: input.toRow });
   const result: ChunkResult = { paid: 0, failed: 0, skipped: 0 };
-  let next = 0;
-  const lane = async () => {
-    while (next < ids.length && !root.consideredCancelled) {
-      const itemId = ids[next++];
-      const outcome = await CancellationScope.nonCancellable(() => payItem({ itemId }));
-      if (outcome === 'PAID') result.paid++;
-      else if (outcome === 'FAILED') result.failed++;
-      else result.skipped++;
+  let parkMs = PARK_FIRST_MS;
+
+  for (;;) {
+    const parkedIds: string[] = [];
+    let next = 0;
+    const lane = async () => {
+      while (next < queue.length && !root.consideredCancelled && parkedIds.length === 0) {
+        const itemId = queue[next++];
+        const outcome = await CancellationScope.nonCancellable(() => payOne(itemId));
+        if (outcome === 'PARKED') parkedIds.push(itemId);
+        else if (outcome === 'PAID') result.paid++;
+        else if (outcome === 'FAILED') result.failed++;
+        else result.skipped++;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(input.itemConcurrency, queue.length)) }, lane));
+    if (parkedIds.length === 0 || root.consideredCancelled) return result;
+    queue = [...parkedIds, ...queue.slice(next)];
+    try {
+      await sleep(parkMs);
+    } catch (err) {
+      if (isCancellation(err)) return result; // cancelled while parked: the batch releases what is unsent
+      throw err;
     }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(input.itemConcurrency, ids.length)) }, lane));
-  return result;
+    parkMs = Math.min(parkMs * 2, PARK_MAX_MS);
+  }
+}
+
+/** One item to its end: paid, released, skipped or parked (not sent). */
+async function payOne(itemId: string): Promise<'PAID' | 'FAILED' | 'SKIPPED' | 'PARKED'> {
+  try {
+    const outcome = await payItem({ itemId });
+    if (outcome !== 'UNCONFIRMED') return outcome;
+    await sleep(TRANSFER_GRACE);
+    const resolved = await resolveItem({ itemId });
+    return resolved === 'UNCONFIRMED' ? 'SKIPPED' : resolved;
+  } catch (err) {
+    // A final failure (the provider answered with a transfer that is not ours) leaves the item
+    // SENDING with its funding reserved: the batch cannot finish until someone looks.
+    if (err instanceof ApplicationFailure || (err as { cause?: unknown }).cause instanceof ApplicationFailure) return 'SKIPPED';
+    throw err;
+  }
 }

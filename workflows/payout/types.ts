@@ -55,4 +55,8 @@ export const PayoutFailureTypes = {
   insufficientBalance: 'InsufficientAvailableBalance',
   notCancellable: 'BatchNotCancellable',
   batchNotFound: 'BatchNotFound',
+  /** The merchant may not pay out (frozen, inactive, payouts disabled); details[0] says which. */
+  refused: 'PayoutRefused',
+  /** The reserve could not be made in time; the staged batch was removed, nothing was reserved. */
+  reservationUnavailable: 'ReservationUnavailable',
 } as const;

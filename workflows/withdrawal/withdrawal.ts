@@ -19,13 +19,14 @@ import {
   allHandlersFinished,
   condition,
   isCancellation,
+  patched,
   proxyActivities,
   setHandler,
   sleep,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { WithdrawalActivities } from '../../activities/withdrawals';
-import { CANCELLED_BEFORE_TRANSFER, NOT_PROCESSED, TRANSFER_NOT_ACCEPTED } from '../../core/transferFailures';
+import { CANCELLED_BEFORE_TRANSFER, NOT_PROCESSED, TRANSFER_GRACE, TRANSFER_NOT_ACCEPTED } from '../../core/transferFailures';
 import { BusinessStatusKey } from '../searchAttributes';
 import { requestWithdrawalUpdate, withdrawalStatusQuery } from './definitions';
 import {
@@ -43,7 +44,10 @@ import {
  * ours may still be running or its request still be processed there: wait well beyond the
  * attempt timeout (30 s, and the provider client's own 5 s), then ask again.
  */
-export const LATE_TRANSFER_GRACE = '2 minutes';
+export const LATE_TRANSFER_GRACE = TRANSFER_GRACE;
+
+/** Since the one transfer path: a refused call also waits the grace period before any release. */
+const GRACE_BEFORE_ANY_RELEASE = 'grace-before-any-release';
 
 // Reserving is on the synchronous path of POST /sellers/saques: a few quick retries.
 const reserving = proxyActivities<WithdrawalActivities>({
@@ -62,7 +66,7 @@ const transferring = proxyActivities<WithdrawalActivities>({
     initialInterval: '1 second',
     backoffCoefficient: 2,
     maximumInterval: '1 minute',
-    nonRetryableErrorTypes: [WithdrawalFailureTypes.transferRejected, WithdrawalFailureTypes.stateConflict],
+    nonRetryableErrorTypes: [WithdrawalFailureTypes.stateConflict],
   },
 });
 
@@ -138,10 +142,11 @@ export async function withdrawalLifecycle(input: WithdrawalInput): Promise<Withd
   }
 
   const final = await CancellationScope.nonCancellable(async () => {
-    // No answer (cancelled between attempts) or a refusal (which may be "already exists"):
-    // the provider's record for our reference decides, never our guess.
+    // No answer (cancelled between attempts) or a refused call the provider has no record of:
+    // the provider's record for our reference decides, never our guess — and only after the
+    // grace period, since an attempt of ours may still be running or being processed there.
     if (!transfer) transfer = await settling.findWithdrawalTransfer({ withdrawalId });
-    if (!transfer && cancelled) {
+    if (!transfer && (cancelled || patched(GRACE_BEFORE_ANY_RELEASE))) {
       await sleep(LATE_TRANSFER_GRACE);
       transfer = await settling.findWithdrawalTransfer({ withdrawalId });
     }
