@@ -5,12 +5,12 @@
  * tried again. Each is safe to retry: rows are keyed, attempts are numbered.
  */
 import crypto from 'node:crypto';
-import dns from 'node:dns/promises';
 import { Context } from '@temporalio/activity';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { decryptSecret } from '../core/crypto/secretBox';
-import { checkDestination } from '../core/net/destinationPolicy';
+import { checkWebhookUrlSyntax } from '../core/net/destination';
+import { DestinationRefusedError, postWebhook } from './webhookSender';
 import { DELIVERY_TIMEOUT_MS, MAX_RESPONSE_BYTES } from '../core/webhooks/retrySchedule';
 import { signWebhook } from '../core/webhooks/signature';
 import { affectedRows } from '../db/affectedRows';
@@ -118,30 +118,35 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
     const started = Date.now();
     let statusCode: number | null = null;
     let error: string | null = null;
-    const destination = await checkDestination(d.url, { allowPrivate: deps.allowPrivateDestinations ?? false }, (h) => dns.lookup(h, { all: true }));
+    const destination = checkWebhookUrlSyntax(d.url);
     if (!destination.ok) {
-      error = `destination refused: ${destination.problem}`;
+      error = 'DESTINATION_NOT_ALLOWED: the URL is not a valid webhook URL';
     } else {
       try {
-        const res = await fetch(destination.url, {
-          method: 'POST',
-          redirect: 'manual', // never follow: a redirect could point anywhere
-          signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
-          headers: {
-            'content-type': 'application/json',
-            'user-agent': 'PixGateway-Webhooks/1.0',
-            'gateway-signature': signWebhook(d.body, secrets, Math.floor(Date.now() / 1000)),
-            'gateway-event-id': d.event_id,
-            'gateway-delivery-id': args.deliveryId,
-            'gateway-delivery-attempt': String(args.attempt),
+        // The destination policy is enforced by the connection itself (webhookSender).
+        const res = await postWebhook(
+          destination.url.toString(),
+          {
+            timeoutMs: DELIVERY_TIMEOUT_MS,
+            headers: {
+              'content-type': 'application/json',
+              'user-agent': 'PixGateway-Webhooks/1.0',
+              'gateway-signature': signWebhook(d.body, secrets, Math.floor(Date.now() / 1000)),
+              'gateway-event-id': d.event_id,
+              'gateway-delivery-id': args.deliveryId,
+              'gateway-delivery-attempt': String(args.attempt),
+            },
+            body: d.body,
           },
-          body: d.body,
-        });
+          { allowPrivate: deps.allowPrivateDestinations ?? false },
+        );
         statusCode = res.status;
         const excerpt = await readCapped(res);
         if (res.status < 200 || res.status >= 300) error = `HTTP ${res.status}${excerpt ? `: ${excerpt.slice(0, 500)}` : ''}`;
       } catch (err) {
-        error = (err as Error).name === 'TimeoutError' ? `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s` : `connection failed: ${(err as Error).message}`.slice(0, 500);
+        // Merchants read this back: a refused destination says so and nothing about our network.
+        if (err instanceof DestinationRefusedError) error = `${err.code}: ${err.message}`;
+        else error = (err as Error).name === 'TimeoutError' ? `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s` : `connection failed: ${(err as Error).message}`.slice(0, 500);
       }
     }
     const success = error === null;

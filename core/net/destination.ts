@@ -3,7 +3,7 @@
  * outside development — never a private, loopback, link-local or otherwise internal address,
  * so a merchant cannot make us call into our own network (SSRF).
  */
-import net from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 export type UrlProblem = 'not_a_url' | 'bad_scheme' | 'credentials_in_url' | 'private_address' | 'too_long';
 
@@ -28,23 +28,32 @@ export function isBlockedHostname(hostname: string): boolean {
   return blockedHostnames.has(host) || host.endsWith('.localhost') || host.endsWith('.internal') || host.endsWith('.local');
 }
 
-/** True for any address a public webhook must not resolve to. */
+/**
+ * True for any address a public webhook must not reach: every special-purpose range of IPv4 and
+ * IPv6 (ipaddr.js's classification: anything but plain unicast), and IPv6 forms that embed an
+ * IPv4 address (mapped, compatible, NAT64, 6to4) judged by the address they embed. Teredo and
+ * local-use NAT64 are refused whole: their far end cannot be judged from here.
+ * A string that is not an IP address is not an address: false.
+ */
 export function isPrivateAddress(address: string): boolean {
-  const ip = address.replace(/^\[|\]$/g, '');
-  if (net.isIPv4(ip)) {
-    const [a, b] = ip.split('.').map(Number);
-    return (
-      a === 0 || a === 10 || a === 127 || (a === 100 && b >= 64 && b <= 127) || (a === 169 && b === 254) ||
-      (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 192 && b === 0) ||
-      (a === 198 && (b === 18 || b === 19)) || a >= 224
-    );
-  }
-  if (net.isIPv6(ip)) {
-    const lower = ip.toLowerCase();
-    if (lower === '::' || lower === '::1') return true;
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-    if (mapped) return isPrivateAddress(mapped[1]);
-    return /^(fc|fd|fe8|fe9|fea|feb|ff)/.test(lower);
-  }
-  return false;
+  const raw = address.replace(/^\[|\]$/g, '');
+  if (!ipaddr.isValid(raw)) return false;
+  const ip = ipaddr.parse(raw);
+  if (ip.kind() === 'ipv4') return (ip as ipaddr.IPv4).range() !== 'unicast';
+  const v6 = ip as ipaddr.IPv6;
+  const embedded = embeddedIPv4(v6);
+  if (embedded) return embedded.range() !== 'unicast';
+  return v6.range() !== 'unicast';
+}
+
+/** The IPv4 address an IPv6 address carries, for the forms that route to it. */
+function embeddedIPv4(ip: ipaddr.IPv6): ipaddr.IPv4 | null {
+  const p = ip.parts; // eight 16-bit groups
+  const v4 = (hi: number, lo: number) => ipaddr.fromByteArray([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]) as ipaddr.IPv4;
+  const zeros = (from: number, to: number) => p.slice(from, to).every((x) => x === 0);
+  if (zeros(0, 5) && p[5] === 0xffff) return v4(p[6], p[7]); // ::ffff:a.b.c.d (mapped)
+  if (zeros(0, 6) && (p[6] !== 0 || p[7] > 1)) return v4(p[6], p[7]); // ::a.b.c.d (compatible; not :: or ::1)
+  if (p[0] === 0x64 && p[1] === 0xff9b && zeros(2, 6)) return v4(p[6], p[7]); // 64:ff9b::/96 (NAT64)
+  if (p[0] === 0x2002) return v4(p[1], p[2]); // 2002::/16 (6to4)
+  return null;
 }

