@@ -6,7 +6,7 @@
  */
 import crypto from 'node:crypto';
 import { Context } from '@temporalio/activity';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { startDeliveryWorkflow } from '../db/deliveryWorkflows';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { decryptSecret } from '../core/crypto/secretBox';
 import { checkWebhookUrlSyntax } from '../core/net/destination';
@@ -14,8 +14,7 @@ import { DestinationRefusedError, postWebhook } from './webhookSender';
 import { DELIVERY_TIMEOUT_MS, MAX_RESPONSE_BYTES } from '../core/webhooks/retrySchedule';
 import { signWebhook } from '../core/webhooks/signature';
 import { affectedRows } from '../db/affectedRows';
-import { deliveryWorkflowId, type AttemptOutcome } from '../workflows/webhook/definitions';
-import { MerchantIdKey } from '../workflows/searchAttributes';
+import type { AttemptOutcome } from '../workflows/webhook/definitions';
 
 export interface WebhookActivityDeps {
   sequelize: Sequelize;
@@ -78,19 +77,8 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       `SELECT id, merchant_id FROM webhook_deliveries WHERE NOT workflow_started ORDER BY created_at LIMIT 500`,
       { type: QueryTypes.SELECT },
     );
-    const start = async (d: { id: string; merchant_id: string }) => {
-      try {
-        await ctx.client.workflow.start('webhookDelivery', {
-          workflowId: deliveryWorkflowId(d.id),
-          taskQueue: ctx.info.taskQueue,
-          args: [{ deliveryId: d.id }],
-          typedSearchAttributes: [{ key: MerchantIdKey, value: d.merchant_id }],
-        });
-      } catch (err) {
-        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-      }
-      await sequelize.query(`UPDATE webhook_deliveries SET workflow_started = TRUE WHERE id = :id`, { replacements: { id: d.id } });
-    };
+    const start = (d: { id: string; merchant_id: string }) =>
+      startDeliveryWorkflow(sequelize, ctx.client.workflow, { id: d.id, merchantId: d.merchant_id, taskQueue: ctx.info.taskQueue });
     // A few starts at a time: a burst of events must not queue behind one another.
     for (let i = 0; i < pending.length; i += 20) await Promise.all(pending.slice(i, i + 20).map(start));
   }

@@ -3,7 +3,7 @@
  * causes them, keyed so a retried activity records each event once. Webhook delivery reads here.
  */
 import crypto from 'node:crypto';
-import type { Transaction } from 'sequelize';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { Context } from '@temporalio/activity';
 import { OutboxEvent } from '../../db/models';
 import { dispatcherWorkflowId, outboxKickSignal } from '../../workflows/webhook/definitions';
@@ -16,9 +16,15 @@ export interface OutboxEventInput {
   payload: Record<string, unknown>;
 }
 
+/** At most one wake-up signal per dispatcher per this many ms from one worker process. */
+const KICK_EVERY_MS = 250;
+const kicks = new Map<string, { lastAt: number; scheduled: boolean }>();
+
 /**
  * Wakes this task queue's outbox dispatcher once the transaction commits, so deliveries start at
- * once; if the signal is lost the dispatcher's 2-second poll still finds the event.
+ * once. Wake-ups are coalesced: a burst of commits (10,000 payout items) sends a few signals,
+ * not one each — a singleton workflow must never take one signal per event. If a wake-up is
+ * lost the dispatcher's 2-second poll still finds the event.
  */
 function kickDispatcherAfterCommit(transaction: Transaction): void {
   let ctx: Context;
@@ -28,15 +34,34 @@ function kickDispatcherAfterCommit(transaction: Transaction): void {
     return; // not inside an activity (e.g. a script): the poll will pick the event up
   }
   transaction.afterCommit(() => {
-    ctx.client.workflow
-      .getHandle(dispatcherWorkflowId(ctx.info.taskQueue))
-      .signal(outboxKickSignal)
-      .catch(() => undefined);
+    const workflowId = dispatcherWorkflowId(ctx.info.taskQueue);
+    const state = kicks.get(workflowId) ?? { lastAt: 0, scheduled: false };
+    kicks.set(workflowId, state);
+    if (state.scheduled) return; // a wake-up is already on its way and will see this commit
+    const send = () => {
+      state.scheduled = false;
+      state.lastAt = Date.now();
+      ctx.client.workflow.getHandle(workflowId).signal(outboxKickSignal).catch(() => undefined);
+    };
+    const wait = state.lastAt + KICK_EVERY_MS - Date.now();
+    if (wait <= 0) return send();
+    state.scheduled = true;
+    setTimeout(send, wait).unref();
   });
 }
 
+/** Whether any active endpoint could receive this event: events nobody subscribed to wake nobody. */
+async function hasSubscriber(event: OutboxEventInput, transaction: Transaction): Promise<boolean> {
+  const sequelize = OutboxEvent.sequelize as Sequelize;
+  const rows = await sequelize.query(
+    `SELECT 1 FROM webhook_endpoints WHERE merchant_id = :merchantId AND active AND :type = ANY(events) LIMIT 1`,
+    { replacements: { merchantId: event.merchantId, type: event.type }, type: QueryTypes.SELECT, transaction },
+  );
+  return rows.length > 0;
+}
+
 export async function recordEvent(event: OutboxEventInput, transaction: Transaction): Promise<void> {
-  kickDispatcherAfterCommit(transaction);
+  if (await hasSubscriber(event, transaction)) kickDispatcherAfterCommit(transaction);
   await OutboxEvent.findOrCreate({
     where: { dedupKey: `${event.type}:${event.aggregateId}` },
     defaults: {

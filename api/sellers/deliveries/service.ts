@@ -6,8 +6,7 @@ import crypto from 'node:crypto';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { Client } from '@temporalio/client';
 import { presentDelivery, type AttemptRow, type DeliveryRow } from '../../../core/presenters/webhookDelivery';
-import { deliveryWorkflowId } from '../../../workflows/webhook/definitions';
-import { MerchantIdKey } from '../../../workflows/searchAttributes';
+import { startDeliveryWorkflow } from '../../../db/deliveryWorkflows';
 import { ApiError, errors } from '../../errors/apiError';
 import type { ListDeliveriesQuery } from './schema';
 
@@ -48,15 +47,10 @@ export class DeliveryService {
     const id = crypto.randomUUID();
     await this.deps.sequelize.query(
       `INSERT INTO webhook_deliveries (id, event_id, webhook_id, merchant_id, event_type, url, body, status, resend_of, workflow_started)
-       SELECT :id, event_id, webhook_id, merchant_id, event_type, :url, body, 'PENDING', id, TRUE FROM webhook_deliveries WHERE id = :originalId`,
+       SELECT :id, event_id, webhook_id, merchant_id, event_type, :url, body, 'PENDING', id, FALSE FROM webhook_deliveries WHERE id = :originalId`,
       { replacements: { id, url: endpoint.url, originalId: original.id } },
     );
-    await this.deps.temporal.workflow.start('webhookDelivery', {
-      workflowId: deliveryWorkflowId(id),
-      taskQueue: this.deps.taskQueue,
-      args: [{ deliveryId: id }],
-      typedSearchAttributes: [{ key: MerchantIdKey, value: merchantId }],
-    });
+    await startDeliveryWorkflow(this.deps.sequelize, this.deps.temporal.workflow, { id, merchantId, taskQueue: this.deps.taskQueue });
     return presentDelivery(await this.find(merchantId, id));
   }
 

@@ -1,0 +1,105 @@
+/**
+ * The outbox dispatcher under a flood (issue 8 item 10): thousands of events committed quickly
+ * must not flood the singleton dispatcher with one signal each (its history passed 10,000
+ * events in the 10,000-item bench and the worker died). Events nobody subscribed to cost no
+ * signal and no delivery; subscribed ones get exactly one delivery each.
+ * Runs on the dev server (real signal and history behaviour), with the real activities.
+ */
+import crypto from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { QueryTypes, type Sequelize } from 'sequelize';
+import { createActivities } from '../../activities';
+import { recordEvent } from '../../activities/db/outbox';
+import { encryptSecret } from '../../core/crypto/secretBox';
+import { createMerchantWithCredential } from '../../db/merchantAdmin';
+import { WebhookEndpoint } from '../../db/models';
+import { createSequelize } from '../../db/sequelize';
+import { workflowsPath } from '../../workers/createWorker';
+import { ensureOutboxDispatcher } from '../../workers/ensureOutboxDispatcher';
+import { dispatcherWorkflowId } from '../../workflows/webhook/definitions';
+import { FakePixProvider } from '../support/fakePixProvider';
+import { testEnv, waitFor } from '../support/env';
+import { startReceiver, type Receiver } from '../support/receiver';
+
+jest.setTimeout(240_000);
+
+const key = crypto.randomBytes(32);
+let sequelize: Sequelize;
+let connection: Connection;
+let nativeConnection: NativeConnection;
+let client: Client;
+let receiver: Receiver;
+
+beforeAll(async () => {
+  sequelize = createSequelize(testEnv().databaseUrl, { poolMax: 10 });
+  connection = await Connection.connect({ address: testEnv().temporalAddress });
+  nativeConnection = await NativeConnection.connect({ address: testEnv().temporalAddress });
+  client = new Client({ connection });
+  receiver = await startReceiver();
+});
+
+afterAll(async () => {
+  await receiver?.close();
+  await nativeConnection?.close();
+  await connection?.close();
+  await sequelize?.close();
+});
+
+async function commitEvents(taskQueue: string, merchantId: string, n: number, type: string): Promise<void> {
+  const activityEnv = new MockActivityEnvironment({ taskQueue }, { client });
+  await activityEnv.run(async () => {
+    for (let i = 0; i < n; i += 10) {
+      await Promise.all(
+        Array.from({ length: Math.min(10, n - i) }, () =>
+          sequelize.transaction((t) =>
+            recordEvent({ type, merchantId, aggregateType: 'payout_item', aggregateId: crypto.randomUUID(), payload: { status: 'PAID' } }, t),
+          ),
+        ),
+      );
+    }
+  });
+}
+
+const count = async (sql: string, replacements: Record<string, unknown>) =>
+  (await sequelize.query<{ n: number }>(sql, { replacements, type: QueryTypes.SELECT }))[0].n;
+
+it('keeps the dispatcher history small and delivers each subscribed event once', async () => {
+  const taskQueue = `flood-${crypto.randomUUID()}`;
+  const quiet = await createMerchantWithCredential(sequelize, { name: 'Sem Webhooks' }, key.toString('hex'));
+  const subscribed = await createMerchantWithCredential(sequelize, { name: 'Com Webhooks' }, key.toString('hex'));
+  await WebhookEndpoint.create({
+    id: crypto.randomUUID(), merchantId: subscribed.merchantId, chargeId: null, url: `${receiver.url}/flood`, events: ['payout.item.paid'], description: null,
+    secretCiphertext: encryptSecret('whsec_test', key), previousSecretCiphertext: null, previousSecretExpiresAt: null, disabledAt: null, disabledReason: null,
+  });
+  const worker = await Worker.create({
+    connection: nativeConnection,
+    taskQueue,
+    workflowsPath: require.resolve(workflowsPath),
+    activities: createActivities({ sequelize, provider: new FakePixProvider(), providerCallbackUrl: 'http://127.0.0.1:1/unused', secretsKey: key, allowPrivateDestinations: true }),
+  });
+  await worker.runUntil(async () => {
+    await ensureOutboxDispatcher(client, taskQueue);
+    await commitEvents(taskQueue, quiet.merchantId, 1_500, 'payout.item.paid');
+    await commitEvents(taskQueue, subscribed.merchantId, 200, 'payout.item.paid');
+    await waitFor(
+      async () => (await count(`SELECT count(*)::int AS n FROM outbox_events WHERE merchant_id IN (:a, :b) AND dispatched_at IS NULL`, { a: quiet.merchantId, b: subscribed.merchantId })) === 0,
+      'every event to be dispatched',
+      120_000,
+    );
+    await waitFor(
+      async () => (await count(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE merchant_id = :m AND status = 'SUCCEEDED'`, { m: subscribed.merchantId })) === 200,
+      'every subscribed event to be delivered',
+      120_000,
+    );
+    const description = await client.workflow.getHandle(dispatcherWorkflowId(taskQueue)).describe();
+    const history = await client.workflow.getHandle(dispatcherWorkflowId(taskQueue)).fetchHistory();
+    const signals = (history.events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes).length;
+    expect({ historyLength: description.historyLength < 1_000, signals: signals < 50 }).toEqual({ historyLength: true, signals: true });
+    await client.workflow.getHandle(dispatcherWorkflowId(taskQueue)).terminate('test over');
+  });
+  expect(await count(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE merchant_id = :m`, { m: quiet.merchantId })).toBe(0);
+  expect(await count(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE merchant_id = :m AND resend_of IS NULL`, { m: subscribed.merchantId })).toBe(200);
+  expect(new Set(receiver.received.filter((r) => r.path === '/flood').map((r) => JSON.parse(r.rawBody).eventId)).size).toBe(200);
+});
