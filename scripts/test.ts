@@ -27,12 +27,21 @@ async function main(): Promise<number> {
 
   // SKIP_TYPECHECK=1 is for a developer iterating on one file while others edit the tree; CI never sets it.
   if (process.env.SKIP_TYPECHECK === '1') {
-    step('type-check skipped (SKIP_TYPECHECK=1)');
+    step('type-check and lint skipped (SKIP_TYPECHECK=1)');
   } else {
     step('type-checking (tsc --noEmit)...');
     const tsc = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '--noEmit', '-p', projectRoot], { stdio: 'inherit' });
     if (tsc.status !== 0) {
       step('type-check failed');
+      return 1;
+    }
+    step('linting (eslint, cached in node_modules/.cache/eslint)...');
+    const eslint = spawnSync(process.execPath, [require.resolve('eslint/bin/eslint.js'), '--cache', '--cache-location', path.join(projectRoot, 'node_modules', '.cache', 'eslint') + path.sep, projectRoot], {
+      stdio: 'inherit',
+      cwd: projectRoot,
+    });
+    if (eslint.status !== 0) {
+      step('lint failed');
       return 1;
     }
   }
