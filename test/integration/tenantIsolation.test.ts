@@ -5,17 +5,17 @@
  * A's data; B's list routes show none of A's ids; A's resources read the same afterwards.
  *
  * A route added later is covered without editing this file. Its path parameters are filled from
- * ID_RULES by (the segment before the parameter, the parameter's name), so a route whose
- * parameter has no rule fails the test instead of being skipped silently.
+ * ID_RULES (test/support/merchantResources.ts) by the segment before the parameter and the
+ * parameter's name, so a route whose parameter has no rule fails the test instead of being skipped.
  */
 import crypto from 'node:crypto';
 import { signedRequestHeaders } from '../../core/signatures/requestSignature';
 import type { MerchantCredentials } from '../../db/merchantAdmin';
-import { waitFor } from '../support/env';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant } from '../support/ledger';
 import { listMountedRoutes, type MountedRoute } from '../support/mountedRoutes';
-import { fundByPaidCharge, items, payoutMerchant, signedCall, waitForBatchEnd } from '../support/payouts';
+import { createOwnedResources, ID_RULES, type OwnedResources } from '../support/merchantResources';
+import { fundByPaidCharge, payoutMerchant, signedCall } from '../support/payouts';
 import { startReceiver, type Receiver } from '../support/receiver';
 
 jest.setTimeout(120_000);
@@ -23,24 +23,7 @@ jest.setTimeout(120_000);
 /** Routes that belong to no merchant: health, documentation, the provider's HMAC-signed callback. */
 const PUBLIC_ROUTES = [/^\/(docs|healthz|ready|openapi\.json)$/, /^\/webhooks\/pix-gateway(\/|$)/];
 
-interface Fixtures {
-  chargeId: string;
-  withdrawalId: string;
-  webhookId: string;
-  deliveryId: string;
-  eventId: string;
-  batchId: string;
-}
-
-/** `<segment before the parameter>/{<parameter>}` → which of merchant A's ids fills it. */
-const ID_RULES: Record<string, keyof Fixtures> = {
-  'pix/{id}': 'chargeId',
-  'saques/{id}': 'withdrawalId',
-  'webhooks/{id}': 'webhookId',
-  'webhook-deliveries/{deliveryId}': 'deliveryId',
-  'events/{eventId}': 'eventId',
-  'batches/{batchId}': 'batchId',
-};
+type Fixtures = OwnedResources;
 
 /** A body that passes validation, so the answer shows the ownership check, not a 400. */
 function probeBody(route: MountedRoute): unknown {
@@ -107,33 +90,9 @@ beforeAll(async () => {
   merchantA = await stack.createMerchant({ name: 'Loja A', payoutsEnabled: true, document: '11144477735', pixKeyType: 'EMAIL', pixKey: `financeiro+${crypto.randomUUID().slice(0, 8)}@loja-a.com.br` });
   merchantB = await payoutMerchant(stack, { name: 'Loja B' });
 
-  // Merchant A owns one of everything: a webhook, a paid charge (so an event and a delivery), a withdrawal, a payout batch.
-  const webhook = await stack.api('POST', '/sellers/webhooks', { creds: merchantA, body: { url: `${receiver.url}/a`, events: ['charge.paid'] } });
-  expect(webhook.status).toBe(201);
-  const charge = await stack.api('POST', '/sellers/pix', { creds: merchantA, body: { amountCents: 100_000 } });
-  expect(charge.status).toBe(201);
-  await stack.pay(charge.body.id);
-  await waitFor(async () => (await stack.api('GET', `/sellers/pix/${charge.body.id}`, { creds: merchantA })).body.status === 'PAID', 'A charge paid');
-  const delivery = await waitFor(async () => {
-    const list = await stack.api('GET', `/sellers/webhooks/${webhook.body.id}/deliveries`, { creds: merchantA });
-    return list.body.deliveries?.find((d: { status: string }) => d.status === 'SUCCEEDED') as { id: string; eventId: string } | undefined;
-  }, 'A delivery to succeed');
-  const withdrawal = await stack.api('POST', '/sellers/saques', { creds: merchantA, body: { amountCents: 1_000 }, headers: { 'idempotency-key': crypto.randomUUID() } });
-  expect(withdrawal.status).toBe(201);
-  const batch = await signedCall(stack, merchantA, 'POST', '/v1/payouts/batches', { idempotencyKey: crypto.randomUUID(), items: items(1) });
-  expect(batch.status).toBe(201);
-  fixtures = {
-    chargeId: charge.body.id,
-    withdrawalId: withdrawal.body.id,
-    webhookId: webhook.body.id,
-    deliveryId: delivery.id,
-    eventId: delivery.eventId,
-    batchId: batch.body.batchId,
-  };
+  fixtures = await createOwnedResources(stack, merchantA, receiver.url);
   // B has money and data of its own too, so "not found" cannot come from B having nothing.
   await fundByPaidCharge(stack, merchantB, 10_000);
-  await waitForBatchEnd(stack, merchantA, fixtures.batchId);
-  await waitFor(async () => (await stack.api('GET', `/sellers/saques/${fixtures.withdrawalId}`, { creds: merchantA })).body.status !== 'PROCESSING', 'A withdrawal to settle');
 });
 
 afterAll(async () => {
