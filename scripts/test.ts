@@ -37,7 +37,9 @@ async function main(): Promise<number> {
       return 1;
     }
     step('linting (eslint, cached in node_modules/.cache/eslint)...');
-    const eslint = spawnSync(process.execPath, [require.resolve('eslint/bin/eslint.js'), '--cache', '--cache-location', path.join(projectRoot, 'node_modules', '.cache', 'eslint') + path.sep, projectRoot], {
+    // eslint's package exports hide bin/; its main module (lib/api.js) sits beside it.
+    const eslintBin = path.join(path.dirname(require.resolve('eslint')), '..', 'bin', 'eslint.js');
+    const eslint = spawnSync(process.execPath, [eslintBin, '--cache', '--cache-location', path.join(projectRoot, 'node_modules', '.cache', 'eslint') + path.sep, projectRoot], {
       stdio: 'inherit',
       cwd: projectRoot,
     });
