@@ -73,8 +73,6 @@ export function quietTemporalRuntime(): void {
   if (runtimeInstalled) return;
   const file = `temporal-sdk-${process.pid}.log`;
   Runtime.install({
-    // Core (Rust) warnings too ("Task not found when completing"), forwarded to the same file.
-    telemetryOptions: { logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} } },
     logger: new DefaultLogger('WARN', (entry) => {
       appendTestLog(file, JSON.stringify({ level: entry.level, time: new Date(Number(entry.timestampNanos / 1_000_000n)).toISOString(), message: entry.message, meta: entry.meta }));
     }),
