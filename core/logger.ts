@@ -31,6 +31,19 @@ export const redactedPaths = [
 ];
 
 export function createLogger(service: string, destination?: pino.DestinationStream): Logger {
-  const level = process.env.LOG_LEVEL ?? (process.env.NODE_ENV === 'test' ? 'silent' : 'info');
-  return pino({ name: service, level, redact: { paths: redactedPaths, censor: '[REDACTED]' } }, destination);
+  // Under `npm test` logs go to a file in the run's log directory (GATEWAY_TEST_LOG_DIR), never to
+  // the test output: failures stay readable, and the secrets audit scans every line written.
+  const testLog = destination ? undefined : testLogDestination();
+  const level = process.env.LOG_LEVEL ?? (process.env.NODE_ENV !== 'test' ? 'info' : testLog ? 'debug' : 'silent');
+  return pino({ name: service, level, redact: { paths: redactedPaths, censor: '[REDACTED]' } }, destination ?? testLog);
+}
+
+let testDestination: pino.DestinationStream | undefined;
+
+function testLogDestination(): pino.DestinationStream | undefined {
+  const dir = process.env.NODE_ENV === 'test' ? process.env.GATEWAY_TEST_LOG_DIR : undefined;
+  if (!dir) return undefined;
+  // One file per process; synchronous so the last lines before a crash or exit are kept.
+  testDestination ??= pino.destination({ dest: `${dir}/pino-${process.pid}.log`, sync: true, mkdir: true });
+  return testDestination;
 }

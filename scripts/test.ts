@@ -4,7 +4,7 @@
  *   fresh database for this run → Temporal dev server (headless, in memory) → jest.
  * Extra arguments go to jest (`npm test -- test/unit`). Exits non-zero on any failure.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,6 +12,7 @@ import { Client as PgClient } from 'pg';
 import { runMigrations } from '../db/migrator';
 import { createSequelize } from '../db/sequelize';
 import { prepareDatabase } from './lib/database';
+import { auditSecrets } from './lib/secretsAudit';
 import { freePort } from './lib/ports';
 import { startTemporalDevServer } from './lib/temporalDevServer';
 import { ensureTools, projectRoot, temporalCliPath, temporalTestServerPath } from './lib/tools';
@@ -27,12 +28,23 @@ async function main(): Promise<number> {
 
   // SKIP_TYPECHECK=1 is for a developer iterating on one file while others edit the tree; CI never sets it.
   if (process.env.SKIP_TYPECHECK === '1') {
-    step('type-check skipped (SKIP_TYPECHECK=1)');
+    step('type-check and lint skipped (SKIP_TYPECHECK=1)');
   } else {
     step('type-checking (tsc --noEmit)...');
     const tsc = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '--noEmit', '-p', projectRoot], { stdio: 'inherit' });
     if (tsc.status !== 0) {
       step('type-check failed');
+      return 1;
+    }
+    step('linting (eslint, cached in node_modules/.cache/eslint)...');
+    // eslint's package exports hide bin/; its main module (lib/api.js) sits beside it.
+    const eslintBin = path.join(path.dirname(require.resolve('eslint')), '..', 'bin', 'eslint.js');
+    const eslint = spawnSync(process.execPath, [eslintBin, '--cache', '--cache-location', path.join(projectRoot, 'node_modules', '.cache', 'eslint') + path.sep, projectRoot], {
+      stdio: 'inherit',
+      cwd: projectRoot,
+    });
+    if (eslint.status !== 0) {
+      step('lint failed');
       return 1;
     }
   }
@@ -57,34 +69,62 @@ async function main(): Promise<number> {
 
     const resultsFile = path.join(logDir, 'jest-results.json');
     step(`infrastructure ready in ${((Date.now() - started) / 1000).toFixed(1)} s; running jest...`);
-    const jest = spawnSync(
-      process.execPath,
-      [require.resolve('jest/bin/jest'), '--json', `--outputFile=${resultsFile}`, ...process.argv.slice(2)],
+    const jestStatus = await runJest(
+      [require.resolve('jest/bin/jest'), '--json', `--outputFile=${resultsFile}`, ...(process.stdout.isTTY ? ['--colors'] : []), ...process.argv.slice(2)],
       {
-        stdio: 'inherit',
-        cwd: projectRoot,
-        env: {
-          ...process.env,
-          NODE_ENV: 'test',
-          DATABASE_URL: db.url,
-          TEMPORAL_ADDRESS: temporal.address,
-          TEMPORAL_CLI_PATH: temporalCliPath,
-          TEMPORAL_TEST_SERVER_PATH: temporalTestServerPath,
-        },
+        ...process.env,
+        NODE_ENV: 'test',
+        DATABASE_URL: db.url,
+        TEMPORAL_ADDRESS: temporal.address,
+        TEMPORAL_CLI_PATH: temporalCliPath,
+        TEMPORAL_TEST_SERVER_PATH: temporalTestServerPath,
+        // Every process of the stack logs here, not into the test output (core/logger.ts, test/support/testLogs.ts).
+        GATEWAY_TEST_LOG_DIR: logDir,
       },
+      path.join(logDir, 'jest-output.log'),
     );
     const summary = readSummary(resultsFile);
+
+    // After the suite: no secret issued during it may appear in any captured log line.
+    const audit = auditSecrets(logDir);
+    if (audit.leaks.length > 0) {
+      for (const leak of audit.leaks.slice(0, 20)) step(`SECRET LEAKED: a ${leak.kind} value (${leak.prefix}…) in ${leak.file}:${leak.line}`);
+      if (audit.leaks.length > 20) step(`… and ${audit.leaks.length - 20} more`);
+      step(`secrets audit FAILED: ${audit.leaks.length} leak(s) of ${audit.secrets} secrets in ${audit.files} log files`);
+      summary.failed += 1;
+    } else {
+      step(`secrets audit: ${audit.secrets} secrets issued, none in ${audit.files} log files`);
+    }
+    step(`logs of this run: ${logDir}`);
     step(`finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     // The plain closing line CI reads, whatever the runner.
     process.stdout.write(`${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped\n`);
     if (summary.passed + summary.failed === 0) return 1;
-    return jest.status === 0 && summary.failed === 0 ? 0 : 1;
+    return jestStatus === 0 && summary.failed === 0 ? 0 : 1;
   } finally {
     await temporal?.stop();
     await dropDatabase(db.url, database).catch(() => undefined);
     await db.stop();
     if (dataDir !== sharedDir) fs.rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** Runs jest with its output shown and also kept in the log directory (the secrets audit scans it). */
+function runJest(args: string[], env: NodeJS.ProcessEnv, outputFile: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const out = fs.createWriteStream(outputFile);
+    const child = spawn(process.execPath, args, { cwd: projectRoot, env, stdio: ['inherit', 'pipe', 'pipe'] });
+    child.stdout.on('data', (chunk: Buffer) => {
+      process.stdout.write(chunk);
+      out.write(chunk);
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      process.stderr.write(chunk);
+      out.write(chunk);
+    });
+    child.once('error', reject);
+    child.once('close', (code) => out.end(() => resolve(code ?? 1)));
+  });
 }
 
 function clusterInUse(dataDir: string): boolean {

@@ -6,6 +6,8 @@
  */
 import { z } from 'zod';
 
+// Matching control characters is the point of this pattern.
+// eslint-disable-next-line no-control-regex
 export const NO_CONTROL_CHARACTERS = /^[^\u0000-\u001F\u007F-\u009F]*$/;
 export const CONTROL_CHARACTERS_MESSAGE = 'must not contain control characters';
 

@@ -6,11 +6,11 @@ import { presentSellerCharge } from '../../core/presenters/sellerCharge';
 export const PLATFORM_INSTITUTION = process.env.PLATFORM_INSTITUTION_NAME ?? 'Gateway Pagamentos IP';
 
 export async function presentChargeRow(charge: Charge, transaction?: Transaction): Promise<Record<string, unknown>> {
-  const [splits, merchant, webhook] = await Promise.all([
-    ChargeSplit.findAll({ where: { chargeId: charge.id }, order: [['position', 'ASC']], transaction }),
-    Merchant.findByPk(charge.merchantId, { transaction }),
-    WebhookEndpoint.findOne({ where: { chargeId: charge.id }, transaction }),
-  ]);
+  // One after another: inside a transaction they share one connection, and concurrent queries on
+  // one pg client are deprecated (pg 9 refuses them).
+  const splits = await ChargeSplit.findAll({ where: { chargeId: charge.id }, order: [['position', 'ASC']], transaction });
+  const merchant = await Merchant.findByPk(charge.merchantId, { transaction });
+  const webhook = await WebhookEndpoint.findOne({ where: { chargeId: charge.id }, transaction });
   if (!merchant) throw new Error(`merchant ${charge.merchantId} of charge ${charge.id} is missing`);
   return presentSellerCharge({
     charge: charge.get({ plain: true }) as never,

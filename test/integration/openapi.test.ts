@@ -28,6 +28,8 @@ let seller: MerchantCredentials;
 function standaloneDocument(): OpenApiDocument {
   let built: OpenApiDocument | undefined;
   jest.isolateModules(() => {
+    // A require inside isolateModules loads a fresh copy of the module graph; an import cannot.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
     built = (require('../../api/openapi/document') as { buildOpenApiDocument: typeof buildOpenApiDocument }).buildOpenApiDocument();
   });
   return built!;

@@ -15,6 +15,7 @@ import type { Sequelize } from 'sequelize';
 import { createApp } from '../../api/app';
 import { HttpPixProvider } from '../../activities/provider/httpPixProvider';
 import { createLogger } from '../../core/logger';
+import { decryptSecret } from '../../core/crypto/secretBox';
 import { createMerchantWithCredential, type MerchantCredentials, type NewMerchant } from '../../db/merchantAdmin';
 import { createSequelize } from '../../db/sequelize';
 import { runMigrations } from '../../db/migrator';
@@ -24,6 +25,7 @@ import { createGatewayWorker } from '../../workers/createWorker';
 import { ensureOutboxDispatcher } from '../../workers/ensureOutboxDispatcher';
 import { dispatcherWorkflowId } from '../../workflows/webhook/definitions';
 import { testEnv } from './env';
+import { appendTestLog, recordIssuedSecrets, recordSecretsIn } from './testLogs';
 
 export interface IntegrationStack {
   sequelize: Sequelize;
@@ -34,6 +36,8 @@ export interface IntegrationStack {
   sandbox: SandboxApp;
   /** Stops the sandbox and starts it again on the same port from its state file (a provider restart). */
   restartSandbox: () => Promise<void>;
+  /** The API's Express app (its mounted routes drive the generated tests). */
+  app: import('express').Express;
   encryptionKey: string;
   callbackSecret: string;
   createMerchant: (input?: Partial<NewMerchant>) => Promise<MerchantCredentials>;
@@ -66,10 +70,18 @@ async function freshDatabase(baseUrl: string): Promise<string> {
 
 let runtimeInstalled = false;
 
-/** Worker SDK logs only warnings in tests (one Runtime per process). */
+/**
+ * Worker SDK logs only warnings in tests (one Runtime per process), into the run's log directory:
+ * an activity failing on an injected fault is expected there, not a stack trace in the test output.
+ */
 export function quietTemporalRuntime(): void {
   if (runtimeInstalled) return;
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  const file = `temporal-sdk-${process.pid}.log`;
+  Runtime.install({
+    logger: new DefaultLogger('WARN', (entry) => {
+      appendTestLog(file, JSON.stringify({ level: entry.level, time: new Date(Number(entry.timestampNanos / 1_000_000n)).toISOString(), message: entry.message, meta: entry.meta }));
+    }),
+  });
   runtimeInstalled = true;
 }
 
@@ -93,11 +105,13 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
   const callbackSecret = crypto.randomBytes(24).toString('hex');
   const taskQueue = `test-${crypto.randomUUID()}`;
 
+  recordIssuedSecrets('stack keys (provider API key, callback secret, credentials encryption key)', [providerApiKey, callbackSecret, encryptionKey]);
   const sandboxOptions = {
     apiKey: providerApiKey,
     callbackSecret,
     callbackRetryDelaysMs: [50, 100, 200, 400, 800],
     dataFile: path.join(os.tmpdir(), `pix-sandbox-${crypto.randomUUID()}.jsonl`),
+    logger: createLogger('sandbox-test'),
   };
   let sandbox = createSandboxApp(sandboxOptions);
   const sandboxListening = await listen(sandbox.app);
@@ -118,7 +132,8 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
     allowPrivateWebhookDestinations: true,
     ...opts.apiOverrides,
   };
-  const apiListening = await listen(createApp(apiDeps));
+  const app = createApp(apiDeps);
+  const apiListening = await listen(app);
   const extraServers: Server[] = [];
 
   const workerEnv = {
@@ -169,6 +184,7 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
     } catch {
       /* not JSON */
     }
+    recordSecretsIn(parsed);
     return { status: res.status, body: parsed, headers: res.headers };
   };
 
@@ -196,6 +212,7 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
       // Let clients notice their pooled keep-alive sockets to the old server are gone.
       await new Promise((r) => setTimeout(r, 200));
     },
+    app,
     encryptionKey,
     callbackSecret,
     createMerchant: (input = {}) => createMerchantWithCredential(sequelize, { name: 'Loja Teste', ...input }, encryptionKey),
@@ -211,6 +228,7 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
       return { url: extra.url, close: () => new Promise<void>((r) => extra.server.close(() => r())) };
     },
     stop: async () => {
+      await recordStoredSecrets(sequelize, encryptionKey).catch((err) => appendTestLog('harness.log', `secrets audit: could not read stored secrets: ${String(err)}`));
       for (const s of extraServers) s.closeAllConnections();
       if (opts.webhookDispatcher) await temporal.workflow.getHandle(dispatcherWorkflowId(taskQueue)).terminate('test finished').catch(() => undefined);
       worker?.shutdown();
@@ -224,4 +242,17 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
     },
   };
   return stack;
+}
+
+/** Every client and webhook secret this stack's database holds, for the end-of-run secrets audit. */
+async function recordStoredSecrets(sequelize: Sequelize, encryptionKey: string): Promise<void> {
+  const key = Buffer.from(encryptionKey, 'hex');
+  const open = (box: string | null) => (box ? decryptSecret(box, key) : undefined);
+  const [credentials] = (await sequelize.query('SELECT secret_ciphertext FROM api_credentials')) as [Array<{ secret_ciphertext: string }>, unknown];
+  recordIssuedSecrets('client secrets', credentials.map((r) => open(r.secret_ciphertext)));
+  const [webhooks] = (await sequelize.query('SELECT secret_ciphertext, previous_secret_ciphertext FROM webhook_endpoints')) as [
+    Array<{ secret_ciphertext: string; previous_secret_ciphertext: string | null }>,
+    unknown,
+  ];
+  recordIssuedSecrets('webhook secrets', webhooks.flatMap((r) => [open(r.secret_ciphertext), open(r.previous_secret_ciphertext)]));
 }

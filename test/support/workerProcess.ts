@@ -1,15 +1,23 @@
 /** Runs workers/main.ts as its own OS process (so a test can kill it with SIGKILL). */
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
+import { testLogFile } from './testLogs';
 
 export function spawnWorkerProcess(env: Record<string, string>): ChildProcess {
   const root = path.resolve(__dirname, '..', '..');
+  // The worker's own pino lines go to the run's log directory (core/logger.ts); anything else it
+  // prints (SDK warnings, a crash) is kept in a file there too, out of the test output.
+  const file = testLogFile(`worker-process-${Date.now()}-${process.pid}.log`);
+  const out = file ? fs.openSync(file, 'a') : 'ignore';
   // `node --import tsx` (not the tsx CLI) so the pid we hold is the worker itself.
-  return spawn(process.execPath, ['--import', 'tsx', path.join(root, 'workers', 'main.ts')], {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'workers', 'main.ts')], {
     cwd: root,
-    env: { ...process.env, ...env, NODE_ENV: 'test', LOG_LEVEL: 'silent' },
-    stdio: 'ignore',
+    env: { ...process.env, ...env, NODE_ENV: 'test' },
+    stdio: ['ignore', out, out],
   });
+  if (typeof out === 'number') fs.closeSync(out);
+  return child;
 }
 
 export function killHard(child: ChildProcess): Promise<void> {

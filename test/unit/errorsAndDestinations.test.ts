@@ -1,4 +1,5 @@
 import express from 'express';
+import { createHmac } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { errorHandler, notFoundHandler } from '../../api/errors/errorHandler';
@@ -60,7 +61,7 @@ describe('request signature', () => {
   it('verifies the documented signed string', () => {
     const ts = 1_790_000_000_000;
     const sig = signRequest({ ...base, timestampMs: ts });
-    expect(sig).toBe(require('node:crypto').createHmac('sha256', secret).update(`${ts}.POST./v1/payouts/batches.{"a":1}`).digest('hex'));
+    expect(sig).toBe(createHmac('sha256', secret).update(`${ts}.POST./v1/payouts/batches.{"a":1}`).digest('hex'));
     expect(verifyRequestSignature({ ...base, timestampHeader: String(ts), signatureHeader: sig, nowMs: ts + 299_000 })).toEqual({ ok: true });
     expect(verifyRequestSignature({ ...base, timestampHeader: String(ts), signatureHeader: sig, nowMs: ts + 301_000 })).toEqual({ ok: false, reason: 'expired' });
     expect(verifyRequestSignature({ ...base, method: 'post', timestampHeader: String(ts), signatureHeader: sig, nowMs: ts })).toEqual({ ok: true });

@@ -55,7 +55,7 @@ registerSellerPath({
   summary: 'Deliveries of one event (to every webhook it went to)',
   request: { params: z.object({ eventId: uuidParam }), query: listDeliveriesQuery },
   responses: { 200: jsonResponse('A page of deliveries.', DeliveryPage) },
-  errors: ['VALIDATION_ERROR'],
+  errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
 });
 
 registerSellerPath({

@@ -25,6 +25,12 @@ export class DeliveryService {
   }
 
   async listForEvent(merchantId: string, eventId: string, q: ListDeliveriesQuery) {
+    // Another merchant's event answers 404 like any other id of theirs, not an empty page.
+    const [event] = await this.deps.sequelize.query(`SELECT 1 FROM outbox_events WHERE id = :eventId AND merchant_id = :merchantId`, {
+      replacements: { eventId, merchantId },
+      type: QueryTypes.SELECT,
+    });
+    if (!event) throw errors.notFound('event');
     return this.page(`merchant_id = :merchantId AND event_id = :eventId`, { merchantId, eventId }, q);
   }
 

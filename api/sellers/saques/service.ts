@@ -4,7 +4,6 @@
  * ledger, so the 201 and the durable state agree. A refused request (frozen, no Pix key,
  * insufficient balance) stores nothing and frees its idempotency key for a later retry.
  */
-import crypto from 'node:crypto';
 import { ApplicationFailure, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { updateWithStartOrJoin } from '../../temporal/updateWithStart';
 import { Merchant, Withdrawal } from '../../../db/models';

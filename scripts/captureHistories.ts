@@ -1,0 +1,374 @@
+/**
+ * `npm run capture-histories [-- --suffix <label>] [-- --only <scenario>]`
+ *
+ * Runs every workflow type of the gateway on a real Temporal dev server with the real worker
+ * (the same stack as the integration tests: embedded PostgreSQL, the sandbox provider over HTTP,
+ * the API) through happy, cancel and failure paths, and writes each run's event history as JSON
+ * to test/replay/histories/<workflowType>/<scenario>[.<suffix>].json (History.toObject plus the
+ * run's workflowId). test/replay/replay.test.ts
+ * replays them all against the current workflow code: a change that would break a running
+ * workflow fails `npm test`.
+ *
+ * When to run it: after adding a workflow or a new behaviour (with patched()), to add histories
+ * of the new code. Never to "fix" a replay failure: that failure is the point (see README,
+ * "Changing a workflow safely"). Use --suffix to add histories next to the old ones instead of
+ * replacing them. Takes about a minute; output is quiet (logs go to a temporary directory).
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { temporal as proto } from '@temporalio/proto';
+import { prepareDatabase } from './lib/database';
+import { freePort } from './lib/ports';
+import { startTemporalDevServer } from './lib/temporalDevServer';
+import { ensureTools, projectRoot } from './lib/tools';
+import { runMigrations } from '../db/migrator';
+import { createSequelize } from '../db/sequelize';
+import { Charge } from '../db/models';
+import type { MerchantCredentials } from '../db/merchantAdmin';
+import { chargeWorkflowId, latePaymentWorkflowId } from '../workflows/charge/definitions';
+import { dispatcherWorkflowId, deliveryWorkflowId } from '../workflows/webhook/definitions';
+import { withdrawalWorkflowId } from '../workflows/withdrawal/definitions';
+import { payoutBatchWorkflowId } from '../workflows/payout/definitions';
+import type { IntegrationStack } from '../test/support/integrationStack';
+
+const historiesDir = path.join(projectRoot, 'test', 'replay', 'histories');
+/** A scenario's workflows must close within this; a stuck one is terminated and its history kept (a partial history replays too). */
+const SCENARIO_TIMEOUT_MS = 45_000;
+
+interface Scenario {
+  name: string;
+  /** Needs the sandbox to itself (sets faults): run alone, after the others. */
+  exclusive?: boolean;
+  /** Mostly waits (a charge's one-minute minimum expiry): the exclusive scenarios run meanwhile. */
+  long?: boolean;
+  /** Runs the scenario; returns the ids of the workflow runs it made, by prefix (chunks share their batch's prefix). */
+  run: (stack: IntegrationStack) => Promise<string[]>;
+}
+
+function log(msg: string): void {
+  process.stdout.write(`[capture] ${msg}\n`);
+}
+
+function key(): string {
+  return crypto.randomUUID();
+}
+
+async function waitClosed(handle: WorkflowHandle, timeoutMs = SCENARIO_TIMEOUT_MS): Promise<void> {
+  const closed = handle.result().then(
+    () => true,
+    (err: unknown) => {
+      if (err instanceof WorkflowFailedError) return true; // failed or cancelled: a history like any other
+      throw err;
+    },
+  );
+  const timer = new Promise<false>((r) => setTimeout(() => r(false), timeoutMs).unref());
+  if (!(await Promise.race([closed, timer]))) {
+    log(`  ${handle.workflowId} still open after ${timeoutMs} ms: terminating, keeping the partial history`);
+    await handle.terminate('capture-histories: scenario timed out').catch(() => undefined);
+  }
+}
+
+async function must<T extends { status: number; body: any }>(what: string, expected: number, res: Promise<T>): Promise<T> {
+  const r = await res;
+  if (r.status !== expected) throw new Error(`${what}: expected ${expected}, got ${r.status} ${JSON.stringify(r.body)}`);
+  return r;
+}
+
+async function setFaults(stack: IntegrationStack, faults: { errorRate?: number; latencyMs?: number } | null): Promise<void> {
+  await fetch(`${stack.sandboxUrl}/sandbox/faults`, {
+    method: faults ? 'POST' : 'DELETE',
+    headers: { 'content-type': 'application/json' },
+    body: faults ? JSON.stringify(faults) : undefined,
+  });
+}
+
+async function withdrawingMerchant(stack: IntegrationStack, pixKey: string): Promise<MerchantCredentials> {
+  const { fundByPaidCharge } = await import('../test/support/payouts');
+  const m = await stack.createMerchant({ name: 'Loja Historico', payoutsEnabled: true, document: '11144477735', pixKeyType: 'EMAIL', pixKey });
+  await fundByPaidCharge(stack, m, 100_000);
+  return m;
+}
+
+async function newCharge(stack: IntegrationStack, m: MerchantCredentials, apiUrl?: string): Promise<string> {
+  if (!apiUrl) return (await must('create charge', 201, stack.api('POST', '/sellers/pix', { creds: m, body: { amountCents: 1_500 } }))).body.id;
+  const res = await fetch(`${apiUrl}/sellers/pix`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-client-id': m.clientId, 'x-client-secret': m.clientSecret },
+    body: JSON.stringify({ amountCents: 1_500 }),
+  });
+  const body = (await res.json()) as { id: string };
+  if (res.status !== 201) throw new Error(`create charge: ${res.status} ${JSON.stringify(body)}`);
+  return body.id;
+}
+
+const scenarios: Scenario[] = [
+  {
+    name: 'paid',
+    async run(stack) {
+      const m = await stack.createMerchant({ name: 'Loja Paga' });
+      const id = await newCharge(stack, m);
+      await stack.pay(id);
+      await waitClosed(stack.temporal.workflow.getHandle(chargeWorkflowId(id)));
+      return [chargeWorkflowId(id)];
+    },
+  },
+  {
+    // The shortest expiry the API accepts is one minute.
+    name: 'expired',
+    long: true,
+    async run(stack) {
+      const m = await stack.createMerchant({ name: 'Loja Expira' });
+      const shortLived = await stack.extraApi({ defaultChargeTtlSeconds: 61 });
+      try {
+        const id = await newCharge(stack, m, shortLived.url);
+        await waitClosed(stack.temporal.workflow.getHandle(chargeWorkflowId(id)), 90_000);
+        return [chargeWorkflowId(id)];
+      } finally {
+        await shortLived.close();
+      }
+    },
+  },
+  {
+    // An operator cancels the run (Temporal Web UI / client); then the provider confirms a
+    // payment for it anyway, which the callback service hands to settleLatePayment.
+    name: 'cancelled-then-paid-late',
+    async run(stack) {
+      const m = await stack.createMerchant({ name: 'Loja Cancela' });
+      const id = await newCharge(stack, m);
+      const handle = stack.temporal.workflow.getHandle(chargeWorkflowId(id));
+      await handle.cancel();
+      await waitClosed(handle);
+      const charge = await Charge.findByPk(id);
+      const endToEndId = `E${Date.now()}${crypto.randomBytes(6).toString('hex')}`.slice(0, 32);
+      const late = await stack.temporal.workflow.start('settleLatePayment', {
+        workflowId: latePaymentWorkflowId(id, endToEndId),
+        taskQueue: stack.taskQueue,
+        args: [{ chargeId: id, payment: { providerChargeId: charge?.providerChargeId, endToEndId, amountCents: 1_500, paidAt: new Date().toISOString(), payer: null } }],
+      });
+      await waitClosed(late, 20_000);
+      return [chargeWorkflowId(id), late.workflowId];
+    },
+  },
+  {
+    name: 'withdrawal-completed',
+    async run(stack) {
+      const m = await withdrawingMerchant(stack, `financeiro+${key().slice(0, 8)}@loja.com.br`);
+      const w = await must('withdraw', 201, stack.api('POST', '/sellers/saques', { creds: m, body: { amountCents: 1_000 }, headers: { 'idempotency-key': key() } }));
+      await waitClosed(stack.temporal.workflow.getHandle(withdrawalWorkflowId(w.body.id)));
+      return [withdrawalWorkflowId(w.body.id)];
+    },
+  },
+  {
+    // The sandbox refuses transfers to keys starting with "invalid": a business refusal.
+    name: 'withdrawal-refused',
+    async run(stack) {
+      const m = await withdrawingMerchant(stack, `invalid-${key().slice(0, 8)}@example.com`);
+      const w = await must('withdraw', 201, stack.api('POST', '/sellers/saques', { creds: m, body: { amountCents: 1_000 }, headers: { 'idempotency-key': key() } }));
+      await waitClosed(stack.temporal.workflow.getHandle(withdrawalWorkflowId(w.body.id)));
+      return [withdrawalWorkflowId(w.body.id)];
+    },
+  },
+  {
+    name: 'payout-batch-completed-with-refusals',
+    async run(stack) {
+      const { items, payoutMerchant, fundByPaidCharge, signedCall } = await import('../test/support/payouts');
+      const m = await payoutMerchant(stack);
+      await fundByPaidCharge(stack, m, 100_000);
+      const b = await must('batch', 201, signedCall(stack, m, 'POST', '/v1/payouts/batches', { idempotencyKey: key(), items: items(4, { failEvery: 2 }) }));
+      await waitClosed(stack.temporal.workflow.getHandle(payoutBatchWorkflowId(b.body.batchId)));
+      return [payoutBatchWorkflowId(b.body.batchId)];
+    },
+  },
+  {
+    name: 'webhook-delivered-after-a-retry',
+    async run(stack) {
+      const { startReceiver } = await import('../test/support/receiver');
+      const receiver = await startReceiver();
+      try {
+        const m = await stack.createMerchant({ name: 'Loja Webhook' });
+        const hook = await must('webhook', 201, stack.api('POST', '/sellers/webhooks', { creds: m, body: { url: `${receiver.url}/hook`, events: ['charge.paid'] } }));
+        receiver.status = 500; // the first attempt fails; the retry (10 s later) succeeds
+        const id = await newCharge(stack, m);
+        await stack.pay(id);
+        const deadline = Date.now() + 20_000;
+        while (receiver.received.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+        receiver.status = 200;
+        const list = await stack.api('GET', `/sellers/webhooks/${hook.body.id}/deliveries`, { creds: m });
+        const ids = (list.body.deliveries as Array<{ id: string }>).map((d) => deliveryWorkflowId(d.id));
+        for (const wid of ids) await waitClosed(stack.temporal.workflow.getHandle(wid));
+        return [chargeWorkflowId(id), ...ids];
+      } finally {
+        await receiver.close();
+      }
+    },
+  },
+  {
+    name: 'charge-issue-failed',
+    exclusive: true,
+    async run(stack) {
+      const m = await stack.createMerchant({ name: 'Loja Falha' });
+      await setFaults(stack, { errorRate: 1 });
+      try {
+        const res = await stack.api('POST', '/sellers/pix', { creds: m, body: { amountCents: 1_500 } });
+        if (res.status !== 502) throw new Error(`issue failure: expected 502, got ${res.status}`);
+      } finally {
+        await setFaults(stack, null); // the orphan close after the failure needs the provider back
+      }
+      // The failed charge may leave no row (no ghost charge): find its run by the merchant's search attribute.
+      const ids: string[] = [];
+      for (let tries = 0; ids.length === 0 && tries < 50; tries++) {
+        for await (const wf of stack.temporal.workflow.list({ query: `MerchantId = "${m.merchantId}"` })) ids.push(wf.workflowId);
+        if (ids.length === 0) await new Promise((r) => setTimeout(r, 200));
+      }
+      for (const id of ids) await waitClosed(stack.temporal.workflow.getHandle(id));
+      return ids;
+    },
+  },
+  {
+    name: 'withdrawal-cancelled',
+    exclusive: true,
+    async run(stack) {
+      const m = await withdrawingMerchant(stack, `financeiro+${key().slice(0, 8)}@loja.com.br`);
+      await setFaults(stack, { latencyMs: 3_000 });
+      try {
+        const w = await must('withdraw', 201, stack.api('POST', '/sellers/saques', { creds: m, body: { amountCents: 1_000 }, headers: { 'idempotency-key': key() } }));
+        const handle = stack.temporal.workflow.getHandle(withdrawalWorkflowId(w.body.id));
+        await handle.cancel();
+        await setFaults(stack, null); // the provider answers again (within the client's 2 s timeout)
+        // A transfer interrupted with no answer is released only after a grace period (minutes):
+        // the partial history (cancel, lookup, grace timer) is what replay needs.
+        await waitClosed(handle, 10_000);
+        return [withdrawalWorkflowId(w.body.id)];
+      } finally {
+        await setFaults(stack, null);
+      }
+    },
+  },
+  {
+    name: 'payout-batch-cancelled',
+    exclusive: true,
+    async run(stack) {
+      const { items, payoutMerchant, fundByPaidCharge, signedCall } = await import('../test/support/payouts');
+      const m = await payoutMerchant(stack);
+      await fundByPaidCharge(stack, m, 100_000);
+      await setFaults(stack, { latencyMs: 1_500 });
+      try {
+        const b = await must('batch', 201, signedCall(stack, m, 'POST', '/v1/payouts/batches', { idempotencyKey: key(), items: items(6) }));
+        await signedCall(stack, m, 'POST', `/v1/payouts/batches/${b.body.batchId}/cancel`, { reason: 'capture-histories' });
+        await setFaults(stack, null);
+        await waitClosed(stack.temporal.workflow.getHandle(payoutBatchWorkflowId(b.body.batchId)));
+        return [payoutBatchWorkflowId(b.body.batchId)];
+      } finally {
+        await setFaults(stack, null);
+      }
+    },
+  },
+];
+
+/**
+ * The history as plain JSON (int64 as strings, enums by name, bytes in base64), read back with
+ * History.fromObject in test/replay/replay.test.ts. Not historyToJSON (proto3 JSON): in this
+ * install @temporalio/common and @temporalio/proto carry separate protobufjs copies and it throws
+ * "type must be a Type"; toObject/fromObject use @temporalio/proto's own.
+ */
+function historyToObject(history: proto.api.history.v1.IHistory): unknown {
+  return proto.api.history.v1.History.toObject(history as proto.api.history.v1.History, { longs: String, enums: String, bytes: String });
+}
+
+function parseArgs(argv: string[]): { suffix?: string; only?: string } {
+  const out: { suffix?: string; only?: string } = {};
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--suffix') out.suffix = argv[++i];
+    else if (argv[i] === '--only') out.only = argv[++i];
+    else throw new Error(`unknown argument ${argv[i]} (use --suffix <label> or --only <scenario>)`);
+  }
+  if (out.suffix && !/^[\w-]+$/.test(out.suffix)) throw new Error('--suffix: letters, digits, - and _ only');
+  return out;
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  const started = Date.now();
+  ensureTools('cli');
+  const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-capture-'));
+  // The stack's helpers read these (test/support/env.ts); NODE_ENV=test keeps its logs in logDir.
+  process.env.NODE_ENV = 'test';
+  process.env.GATEWAY_TEST_LOG_DIR = logDir;
+
+  const database = `gw_capture_${Date.now()}`;
+  const pgPort = await freePort();
+  const db = await prepareDatabase({ database, dataDir: path.join('.data', `capture-postgres-${process.pid}`), port: pgPort });
+  const temporal = await startTemporalDevServer({ port: await freePort(), logFile: path.join(logDir, 'temporal.log') });
+  let stack: IntegrationStack | undefined;
+  try {
+    process.env.DATABASE_URL = db.url;
+    process.env.TEMPORAL_ADDRESS = temporal.address;
+    const sequelize = createSequelize(db.url, { poolMax: 2 });
+    await runMigrations(sequelize);
+    await sequelize.close();
+    const { startIntegrationStack } = await import('../test/support/integrationStack');
+    stack = await startIntegrationStack({ webhookDispatcher: true });
+    log(`stack ready in ${((Date.now() - started) / 1000).toFixed(1)} s; running scenarios (logs: ${logDir})`);
+
+    const chosen = scenarios.filter((s) => !args.only || s.name === args.only);
+    if (chosen.length === 0) throw new Error(`no scenario named ${args.only}; have: ${scenarios.map((s) => s.name).join(', ')}`);
+    const made = new Map<string, string[]>();
+    const failed: string[] = [];
+    // A failed scenario is reported and the others still run and are written: one broken path
+    // (say, after a workflow change) must not cost the histories of every other.
+    const runOne = async (s: Scenario) => {
+      const t = Date.now();
+      try {
+        made.set(s.name, await s.run(stack as IntegrationStack));
+        log(`  ${s.name}: ${((Date.now() - t) / 1000).toFixed(1)} s`);
+      } catch (err) {
+        failed.push(s.name);
+        log(`  ${s.name} FAILED: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    };
+    const long = Promise.all(chosen.filter((s) => s.long).map(runOne));
+    await Promise.all(chosen.filter((s) => !s.exclusive && !s.long).map(runOne));
+    for (const s of chosen.filter((x) => x.exclusive)) await runOne(s);
+    await long;
+
+    // Every run on this stack's task queue, matched to the scenario that made it by workflow id prefix.
+    const written: string[] = [];
+    const seen = new Set<string>();
+    for await (const wf of stack.temporal.workflow.list({ query: `TaskQueue = "${stack.taskQueue}"` })) {
+      const scenario = [...made].find(([, prefixes]) => prefixes.some((p) => wf.workflowId.startsWith(p)))?.[0];
+      const isDispatcher = wf.workflowId === dispatcherWorkflowId(stack.taskQueue);
+      if (!scenario && !isDispatcher) continue;
+      const name = isDispatcher ? 'running' : scenario!;
+      let file = `${name}${args.suffix ? `.${args.suffix}` : ''}`;
+      for (let n = 2; seen.has(`${wf.type}/${file}`); n++) file = `${name}-${n}${args.suffix ? `.${args.suffix}` : ''}`;
+      seen.add(`${wf.type}/${file}`);
+      const history = await stack.temporal.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory();
+      const target = path.join(historiesDir, wf.type, `${file}.json`);
+      fs.mkdirSync(path.dirname(target), { recursive: true });
+      // The workflow id goes with the history: replay needs it (child workflow ids derive from it).
+      fs.writeFileSync(target, `${JSON.stringify({ workflowId: wf.workflowId, ...(historyToObject(history) as object) }, null, 1)}\n`);
+      written.push(path.relative(projectRoot, target));
+    }
+    written.sort().forEach((f) => log(`  wrote ${f}`));
+    log(`${written.length} histories in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    if (failed.length > 0) throw new Error(`scenarios failed: ${failed.join(', ')} (logs: ${logDir})`);
+  } finally {
+    await stack?.stop();
+    await temporal.stop();
+    await db.stop();
+    fs.rmSync(path.join(projectRoot, '.data', `capture-postgres-${process.pid}`), { recursive: true, force: true });
+    // The stack recorded its secrets for the test run's audit; nobody audits this run.
+    fs.rmSync(path.join(logDir, 'issued-secrets'), { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    process.stderr.write(`[capture] failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,140 @@
+/**
+ * Schema fuzzing with a tool we did not write: schemathesis (pinned, installed by
+ * scripts/lib/schemathesis.sh into a git-ignored virtualenv) reads /openapi.json of the running
+ * stack and sends positive and negative cases to every operation, as a real merchant (payouts
+ * enabled, with a balance, its requests authenticated and signed by test/support/signingProxy).
+ * Passes only with 0 server errors and 0 answers the document does not announce (status codes
+ * and bodies). The full output is kept in the run's log directory (schemathesis.log).
+ *
+ * SCHEMATHESIS_ARGS adds arguments (filters) for a run by hand.
+ * Budget: SCHEMATHESIS_MAX_EXAMPLES per operation (default 8), one worker and a fixed seed, so
+ * a run takes about a minute and a failure reproduces.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
+import { assertLedgerInvariant } from '../support/ledger';
+import { createOwnedResources, ID_RULES, type OwnedResources } from '../support/merchantResources';
+import { fundByPaidCharge } from '../support/payouts';
+import { startReceiver, type Receiver } from '../support/receiver';
+import { startSigningProxy } from '../support/signingProxy';
+import { testLogFile } from '../support/testLogs';
+
+jest.setTimeout(600_000);
+
+const root = path.resolve(__dirname, '..', '..');
+/**
+ * Server errors, answers the document does not describe, and (positive_data_acceptance) refusals
+ * of requests the document says are valid: a rule the code enforces but the document omits.
+ */
+const CHECKS = ['not_a_server_error', 'status_code_conformance', 'response_schema_conformance', 'positive_data_acceptance'];
+
+let stack: IntegrationStack;
+let receiver: Receiver;
+let proxy: { url: string; close: () => Promise<void> };
+let owned: OwnedResources;
+
+beforeAll(async () => {
+  stack = await startIntegrationStack({ webhookDispatcher: true });
+  receiver = await startReceiver();
+  const merchant = await stack.createMerchant({
+    name: 'Loja Fuzz',
+    payoutsEnabled: true,
+    document: '11144477735',
+    pixKeyType: 'EMAIL',
+    pixKey: 'financeiro@loja-fuzz.com.br',
+  });
+  // A balance, so positive cases reach the success paths of withdrawals and payouts too.
+  await fundByPaidCharge(stack, merchant, 10_000_000);
+  // Real ids for path parameters, so cases reach past "not found" into each route's logic.
+  owned = await createOwnedResources(stack, merchant, receiver.url);
+  proxy = await startSigningProxy(stack.apiUrl, merchant);
+});
+
+afterAll(async () => {
+  await proxy?.close();
+  await stack?.stop();
+  await receiver?.close();
+});
+
+/** schemathesis.toml: the checks, and each path parameter fixed to the merchant's own resource (ID_RULES). */
+function configFile(dir: string): string {
+  const lines = Object.entries(ID_RULES).flatMap(([rule, resource]) => {
+    const [segment, param] = rule.replace(/[{}]/g, '').split('/');
+    return ['[[operations]]', `include-path-regex = '/${segment}/\\{${param}\\}'`, `parameters = { "path.${param}" = "${owned[resource]}" }`, ''];
+  });
+  // Refusals no schema can announce, so a 400 counts as an acceptable answer to valid data for
+  // these two only (every other check still runs on them): a payout item's CPF/CNPJ check
+  // digits, and an amount above the merchant's balance (the balance is state, not document).
+  const stateful = 'checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "409", "429"]';
+  lines.push('[[operations]]', "include-path-regex = '^/v1/payouts/batches$'", 'include-method = "POST"', stateful, '');
+  lines.push('[[operations]]', "include-path-regex = '^/(sellers|rifeiro)/saques$'", 'include-method = "POST"', stateful, '');
+  const file = path.join(dir, 'schemathesis.toml');
+  fs.writeFileSync(file, lines.join('\n'));
+  return file;
+}
+
+function runSchemathesis(args: string[], logFile: string): Promise<{ code: number; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', [path.join(root, 'scripts', 'lib', 'schemathesis.sh'), ...args], {
+      cwd: root,
+      env: { ...process.env, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    const keep = (c: Buffer) => {
+      output += c.toString('utf8');
+    };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    child.once('error', reject);
+    child.once('close', (code) => {
+      fs.writeFileSync(logFile, output);
+      resolve({ code: code ?? 1, output });
+    });
+  });
+}
+
+it('finds no server error and no answer outside the OpenAPI document, positive and negative cases', async () => {
+  const logFile = testLogFile('schemathesis.log') ?? path.join(os.tmpdir(), `schemathesis-${process.pid}.log`);
+  const maxExamples = process.env.SCHEMATHESIS_MAX_EXAMPLES ?? '8';
+  const { code, output } = await runSchemathesis(
+    [
+      '--config-file',
+      configFile(path.dirname(logFile)),
+      'run',
+      '--checks',
+      CHECKS.join(','),
+      `${proxy.url}/openapi.json`,
+      '--url',
+      proxy.url,
+      '--mode',
+      'all',
+      '--max-examples',
+      maxExamples,
+      '--seed',
+      '20261122',
+      // One worker and no example database: the same seed gives the same cases run after run.
+      '--workers',
+      '1',
+      '--generation-database',
+      'none',
+      '--request-timeout',
+      '20',
+      '--suppress-health-check',
+      'too_slow,filter_too_much',
+      '--no-color',
+      // e.g. SCHEMATHESIS_ARGS="--include-path-regex ^/sellers/webhooks" to look at one area.
+      ...(process.env.SCHEMATHESIS_ARGS?.split(' ').filter(Boolean) ?? []),
+    ],
+    logFile,
+  );
+  // The summary (failures with their reproduction commands) is the useful part of a long output.
+  const summaryAt = output.search(/=+ (FAILURES|SUMMARY) =+/);
+  const shown = summaryAt >= 0 ? output.slice(summaryAt) : output.slice(-6_000);
+  if (code !== 0) throw new Error(`schemathesis exited with ${code}; full output in ${logFile}\n\n${shown.slice(0, 20_000)}`);
+  expect(output).toMatch(/No issues found|passed/i);
+  await assertLedgerInvariant(stack.sequelize);
+});
