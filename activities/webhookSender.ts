@@ -11,7 +11,7 @@ import net from 'node:net';
 import { Agent, buildConnector, fetch } from 'undici';
 import { isBlockedHostname, isPrivateAddress } from '../core/net/destination';
 
-export type Lookup = (host: string) => Promise<{ address: string; family: number }[]>;
+export type Lookup = (host: string) => Promise<{ address: string; family?: number }[]>;
 
 export interface SenderPolicy {
   /** Development and tests only: local receivers. Production refuses to start with it (config). */

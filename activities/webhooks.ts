@@ -10,7 +10,7 @@ import { startDeliveryWorkflow } from '../db/deliveryWorkflows';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { decryptSecret } from '../core/crypto/secretBox';
 import { checkWebhookUrlSyntax } from '../core/net/destination';
-import { DestinationRefusedError, postWebhook } from './webhookSender';
+import { DestinationRefusedError, postWebhook, type Lookup } from './webhookSender';
 import { DELIVERY_TIMEOUT_MS, MAX_RESPONSE_BYTES } from '../core/webhooks/retrySchedule';
 import { signWebhook } from '../core/webhooks/signature';
 import { affectedRows } from '../db/affectedRows';
@@ -22,6 +22,8 @@ export interface WebhookActivityDeps {
   secretsKey?: Buffer;
   /** Local receivers are allowed in development and tests only. */
   allowPrivateDestinations?: boolean;
+  /** The resolver deliveries connect through (tests inject one); the system's by default. */
+  lookup?: Lookup;
 }
 
 interface OutboxRow {
@@ -126,7 +128,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
             },
             body: d.body,
           },
-          { allowPrivate: deps.allowPrivateDestinations ?? false },
+          { allowPrivate: deps.allowPrivateDestinations ?? false, lookup: deps.lookup },
         );
         statusCode = res.status;
         const excerpt = await readCapped(res);
@@ -134,7 +136,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       } catch (err) {
         // Merchants read this back: a refused destination says so and nothing about our network.
         if (err instanceof DestinationRefusedError) error = `${err.code}: ${err.message}`;
-        else error = (err as Error).name === 'TimeoutError' ? `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s` : `connection failed: ${(err as Error).message}`.slice(0, 500);
+        else error = (err as Error).name === 'TimeoutError' ? `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s` : `connection failed: ${networkCode(err)}`;
       }
     }
     const success = error === null;
@@ -193,6 +195,13 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
 }
 
 export type WebhookActivities = ReturnType<typeof createWebhookActivities>;
+
+/** A network failure as a bare code (ECONNREFUSED, ENOTFOUND…): the message may name addresses. */
+function networkCode(err: unknown): string {
+  const cause = (err as { cause?: { code?: unknown } }).cause;
+  const code = cause?.code ?? (err as { code?: unknown }).code;
+  return typeof code === 'string' && /^[A-Z0-9_]{2,40}$/.test(code) ? code : 'NETWORK_ERROR';
+}
 
 async function readCapped(res: Response): Promise<string> {
   if (!res.body) return '';
