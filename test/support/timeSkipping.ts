@@ -6,9 +6,7 @@ import { quietTemporalRuntime } from './integrationStack';
 
 export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
   quietTemporalRuntime();
-  const env = await TestWorkflowEnvironment.createTimeSkipping({
-    server: { executable: { type: 'existing-path', path: testEnv().testServerPath } },
-  });
+  const env = await startWithRetries();
   await env.connection.operatorService
     .addSearchAttributes({
       namespace: env.namespace ?? 'default',
@@ -16,4 +14,20 @@ export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> 
     })
     .catch(() => undefined); // already registered
   return env;
+}
+
+/**
+ * The SDK gives the Java server 5 s to accept connections, a bound a loaded 2-core machine (JVM
+ * start-up) sometimes misses: try again rather than fail the suite on start-up time.
+ */
+async function startWithRetries(tries = 4): Promise<TestWorkflowEnvironment> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await TestWorkflowEnvironment.createTimeSkipping({
+        server: { executable: { type: 'existing-path', path: testEnv().testServerPath } },
+      });
+    } catch (err) {
+      if (attempt >= tries || !/did not start within/.test(String((err as Error)?.message))) throw err;
+    }
+  }
 }
