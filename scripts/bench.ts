@@ -4,7 +4,10 @@
  *   - webhooks: delay from the provider's payment callback to the merchant's receiver getting
  *     charge.paid, median and p99 over BENCH_CHARGES (200) charges;
  *   - a 10,000-item payout batch: wall time from POST to the batch's end, items per second,
- *     the worker's peak resident memory, and the largest workflow history.
+ *     the worker's peak resident memory, the largest workflow history and the outbox
+ *     dispatcher's longest run.
+ * The worker's and the API's output go to log files under .data/bench/ (paths printed); if the
+ * worker dies the bench stops at once and says so.
  * BENCH_ITEMS overrides the batch size; BENCH_ONLY=webhooks|payouts runs one part.
  */
 import crypto from 'node:crypto';
@@ -26,6 +29,8 @@ import { runMigrations } from '../db/migrator';
 import { createSequelize } from '../db/sequelize';
 import { createSandboxApp } from '../sandbox/app';
 import { payoutBatchWorkflowId } from '../workflows/payout/definitions';
+import { dispatcherWorkflowId } from '../workflows/webhook/definitions';
+import { longestHistory } from './lib/history';
 import { prepareDatabase } from './lib/database';
 import { generateSecrets } from './lib/localSecrets';
 import { freePort } from './lib/ports';
@@ -48,9 +53,13 @@ function peakRssMb(pid: number): number {
   return Math.round(kb / 1024);
 }
 
+/** Set when the worker process ends before the bench does: waiting any longer is pointless. */
+let workerGone: string | undefined;
+
 async function waitUntil(probe: () => Promise<boolean>, timeoutMs: number, what: string) {
   const deadline = Date.now() + timeoutMs;
   while (!(await probe())) {
+    if (workerGone) throw new Error(`${what}: ${workerGone}`);
     if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -65,6 +74,11 @@ async function main() {
   const sequelize = createSequelize(db.url, { poolMax: 20 });
   const cleanup: (() => Promise<void> | void)[] = [];
   let worker: ChildProcess | undefined;
+  const logDir = path.join(projectRoot, '.data', 'bench');
+  fs.mkdirSync(logDir, { recursive: true });
+  const workerLog = path.join(logDir, `worker-${database}.log`);
+  const apiLog = path.join(logDir, `api-${database}.log`);
+  process.stdout.write(`worker log: ${workerLog}\napi log:    ${apiLog}\n`);
   try {
     await runMigrations(sequelize);
     const sandbox = createSandboxApp({ apiKey: secrets.PROVIDER_API_KEY, callbackSecret: secrets.PROVIDER_CALLBACK_SECRET });
@@ -83,7 +97,7 @@ async function main() {
         sequelize,
         temporal,
         taskQueue,
-        logger: pino({ level: 'silent' }),
+        logger: pino({ level: 'info' }, pino.destination({ dest: apiLog, sync: false })),
         credentialsEncryptionKey: secrets.CREDENTIALS_ENCRYPTION_KEY,
         providerCallbackSecret: secrets.PROVIDER_CALLBACK_SECRET,
         defaultFee: { bps: 99, fixedCents: 0 },
@@ -98,11 +112,11 @@ async function main() {
 
     worker = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'workers', 'main.ts')], {
       cwd: projectRoot,
-      stdio: 'ignore',
+      stdio: ['ignore', fs.openSync(workerLog, 'a'), fs.openSync(workerLog, 'a')],
       env: {
         ...process.env,
         NODE_ENV: 'test',
-        LOG_LEVEL: 'silent',
+        LOG_LEVEL: 'info',
         DATABASE_URL: db.url,
         TEMPORAL_ADDRESS: temporalServer.address,
         TEMPORAL_TASK_QUEUE: taskQueue,
@@ -112,6 +126,9 @@ async function main() {
       },
     });
 
+    worker.once('exit', (code, signal) => {
+      workerGone = `the worker exited (${signal ? `signal ${signal}` : `code ${code}`}); see ${workerLog}`;
+    });
     const line = (k: string, v: string) => process.stdout.write(`${k.padEnd(38)} ${v}\n`);
     if (ONLY !== 'payouts') await benchWebhookLatency(api.url, sandboxHttp.url, sandbox, sequelize, secrets.CREDENTIALS_ENCRYPTION_KEY, line);
     if (ONLY === 'webhooks') return;
@@ -139,7 +156,12 @@ async function main() {
     const wallMs = Date.now() - started;
     const batch = (await PayoutBatch.findByPk(batchId))!;
     const parent = await temporal.workflow.getHandle(payoutBatchWorkflowId(batchId)).describe();
-    const chunk = await temporal.workflow.getHandle(`${payoutBatchWorkflowId(batchId)}-chunk-0`).describe();
+    let largestChunk = 0;
+    for (let i = 0; i * settings.chunkSize < ITEMS; i++) {
+      const chunk = await temporal.workflow.getHandle(`${payoutBatchWorkflowId(batchId)}-chunk-${i}`).describe().catch(() => undefined);
+      largestChunk = Math.max(largestChunk, chunk?.historyLength ?? 0);
+    }
+    const dispatcherHistory = await longestHistory(temporal, dispatcherWorkflowId(taskQueue));
 
     process.stdout.write(`\npayout batch benchmark (${ITEMS} items, chunk ${settings.chunkSize}, ${settings.parallelChunks} chunks in parallel, ${settings.itemConcurrency} transfers per chunk)\n`);
     line('final status', batch.status);
@@ -147,7 +169,8 @@ async function main() {
     line('wall time, POST to batch end', `${(wallMs / 1000).toFixed(1)} s`);
     line('throughput', `${(ITEMS / (wallMs / 1000)).toFixed(1)} items/s`);
     line('worker peak RSS (VmHWM)', `${peakRssMb(worker.pid!)} MiB`);
-    line('history events: batch / one chunk', `${parent.historyLength} / ${chunk.historyLength} (limit 51,200)`);
+    line('history events: batch / largest chunk', `${parent.historyLength} / ${largestChunk} (limit 51,200)`);
+    line('outbox dispatcher, longest run', `${dispatcherHistory} history events`);
   } finally {
     if (worker) worker.kill('SIGTERM');
     for (const c of cleanup.reverse()) await c();
