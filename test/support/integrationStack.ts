@@ -35,7 +35,7 @@ export interface IntegrationStack {
   sandboxUrl: string;
   sandbox: SandboxApp;
   /** Stops the sandbox and starts it again on the same port from its state file (a provider restart). */
-  restartSandbox: () => Promise<void>;
+  restartSandbox: (overrides?: { apiKey?: string }) => Promise<void>;
   /** The API's Express app (its mounted routes drive the generated tests). */
   app: import('express').Express;
   encryptionKey: string;
@@ -201,9 +201,10 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
     apiUrl: apiListening.url,
     sandboxUrl: sandboxListening.url,
     sandbox,
-    restartSandbox: async () => {
+    restartSandbox: async (overrides = {}) => {
       await closeSandbox();
-      sandbox = createSandboxApp(sandboxOptions);
+      // An apiKey override plays a provider whose key was rotated: every call of ours gets 401.
+      sandbox = createSandboxApp({ ...sandboxOptions, ...overrides });
       stack.sandbox = sandbox;
       const port = Number(new URL(sandboxListening.url).port);
       sandboxListening.server = await new Promise<Server>((resolve) => {
