@@ -77,5 +77,5 @@ registerSellerPath({
   summary: 'Send the event again (a new delivery, same eventId and body)',
   request: { params: z.object({ deliveryId: uuidParam }), headers: idempotencyHeaders },
   responses: { 201: jsonResponse('The new delivery, PENDING.', Delivery) },
-  errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'WEBHOOK_DISABLED'],
+  errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'WEBHOOK_DISABLED', 'DUPLICATE_IDEMPOTENCY_KEY', 'SERVICE_UNAVAILABLE'],
 });

@@ -43,7 +43,7 @@ export const createSellerPixBody = z
     expiresAt: z.iso
       .datetime({ offset: true })
       .optional()
-      .meta({ description: 'ISO 8601 with offset, 1 minute to 30 days ahead; default 1 hour.', example: '2026-11-22T18:00:00-03:00' }),
+      .meta({ description: 'ISO 8601 with offset, 1 minute to 30 days ahead; default 1 hour. (No example: any fixed instant falls outside that window one day.)' }),
     metadata: metadata().optional(),
     splits: z.array(splitItem).max(20).optional().meta({ description: 'Up to 20 shares of the charge for other merchants.' }),
     webhook_url: httpUrl()

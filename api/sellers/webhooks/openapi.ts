@@ -79,7 +79,7 @@ registerSellerPath({
   summary: 'Change a webhook',
   request: { params: idParams, headers: idempotencyHeaders, body: json(UpdateWebhookRequest) },
   responses: { 200: jsonResponse('The webhook as changed.', Webhook) },
-  errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE'],
+  errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'DUPLICATE_IDEMPOTENCY_KEY', 'SERVICE_UNAVAILABLE'],
 });
 
 registerSellerPath({
@@ -103,7 +103,7 @@ registerSellerPath({
       { 'idempotent-replayed': { description: '`true` on a replay (the secret is then null).', schema: { type: 'string', enum: ['true'] } } },
     ),
   },
-  errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
+  errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'DUPLICATE_IDEMPOTENCY_KEY', 'SERVICE_UNAVAILABLE'],
 });
 
 registerSellerPath({
@@ -115,5 +115,5 @@ registerSellerPath({
   description: 'Disables the webhook (`active: false`); it is kept for the delivery history and never erased.',
   request: { params: idParams, headers: idempotencyHeaders },
   responses: { 200: jsonResponse('The disabled webhook.', Webhook) },
-  errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
+  errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'DUPLICATE_IDEMPOTENCY_KEY', 'SERVICE_UNAVAILABLE'],
 });
