@@ -58,7 +58,16 @@ async function stagedBatch(n: number) {
   return { merchantId, batchId };
 }
 
-async function runBatch(provider: FakePixProvider, batch: { merchantId: string; batchId: string }, n: number, during?: () => Promise<void>) {
+/** One lane, one item at a time: which items are in flight when an operator acts is known. */
+const oneAtATime = { chunkSize: 3, parallelChunks: 1, itemConcurrency: 1 };
+
+async function runBatch(
+  provider: FakePixProvider,
+  batch: { merchantId: string; batchId: string },
+  n: number,
+  during?: () => Promise<void>,
+  shape: { chunkSize: number; parallelChunks: number; itemConcurrency: number } = { chunkSize: 2, parallelChunks: 2, itemConcurrency: 2 },
+) {
   const taskQueue = `pb-${crypto.randomUUID()}`;
   const worker = await Worker.create({
     connection: env.nativeConnection,
@@ -70,7 +79,7 @@ async function runBatch(provider: FakePixProvider, batch: { merchantId: string; 
     const handle = await env.client.workflow.start('payoutBatch', {
       taskQueue,
       workflowId: payoutBatchWorkflowId(batch.batchId),
-      args: [{ batchId: batch.batchId, merchantId: batch.merchantId, itemsCount: n, chunkSize: 2, parallelChunks: 2, itemConcurrency: 2 }],
+      args: [{ batchId: batch.batchId, merchantId: batch.merchantId, itemsCount: n, ...shape }],
     });
     await handle.executeUpdate(reserveBatchUpdate);
     await during?.();
@@ -150,5 +159,92 @@ describe('one transfer path: nothing is released while the provider may have pai
     expect(outcome.status).toBe('COMPLETED');
     expect(provider.transfers.size).toBe(1);
     expect(await balance(sequelize, accounts.merchantReserved(batch.merchantId))).toBe(0);
+  });
+});
+
+describe('operators cannot strand money (M6)', () => {
+  const reservedOf = (merchantId: string) => balance(sequelize, accounts.merchantReserved(merchantId));
+  const fundingOf = async (batchId: string, status: string) =>
+    (await PayoutItem.findAll({ where: { batchId, status } })).reduce((s, i) => s + i.amountCents + i.feeCents, 0);
+
+  /** Waits (real time) until an item of the batch is SENDING: a transfer is in flight. */
+  async function untilSending(batchId: string) {
+    for (let i = 0; i < 200; i++) {
+      if ((await PayoutItem.count({ where: { batchId, status: 'SENDING' } })) > 0) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error('no item became SENDING');
+  }
+
+  /** The batch's result, or a clear failure instead of waiting forever on a stranded batch. */
+  async function resultWithin<T>(result: Promise<T>, batchId: string, ms = 45_000): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const stuck = new Promise<never>((_, reject) => {
+      timer = setTimeout(async () => {
+        const batch = await PayoutBatch.findByPk(batchId);
+        // End the run so the test's worker stops; the assertion below is what fails.
+        await env.client.workflow.getHandle(payoutBatchWorkflowId(batchId)).terminate('test: batch stranded').catch(() => undefined);
+        reject(new Error(`batch still ${batch?.status} after ${ms} ms: its money is stranded`));
+      }, ms);
+    });
+    result.catch(() => undefined);
+    try {
+      return await Promise.race([result, stuck]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  const chunk0 = (batchId: string) => env.client.workflow.getHandle(`${payoutBatchWorkflowId(batchId)}-chunk-0`);
+
+  it('a chunk child cancelled in the Web UI counts as a cancel of its unsent items', async () => {
+    const provider = new FakePixProvider();
+    provider.transientTransferFailures = 3; // the first transfer stays in flight a few seconds
+    const batch = await stagedBatch(6);
+    const outcome = await resultWithin(
+      runBatch(provider, batch, 6, async () => {
+        await untilSending(batch.batchId);
+        await chunk0(batch.batchId).cancel();
+      }, oneAtATime),
+      batch.batchId,
+    );
+    const stored = await PayoutBatch.findByPk(batch.batchId);
+    expect(stored?.status).toBe('CANCELLED');
+    expect(outcome.status).toBe('CANCELLED');
+    // Chunk 0's item in flight (row 0) was paid; its unsent rows 1 and 2 were released, exactly;
+    // the other chunk went on and paid its items.
+    const items = await PayoutItem.findAll({ where: { batchId: batch.batchId }, order: [['rowIndex', 'ASC']] });
+    expect(items.map((i) => i.status)).toEqual(['PAID', 'CANCELLED', 'CANCELLED', 'PAID', 'PAID', 'PAID']);
+    expect(outcome.releasedAmountCents).toBe(2_000);
+    expect(provider.transfers.size).toBe(4);
+    expect(await reservedOf(batch.merchantId)).toBe(0);
+    expect(await balance(sequelize, accounts.merchantAvailable(batch.merchantId))).toBe(100_000 - 4_000);
+  });
+
+  it('finishBatch reads the cancel intent from the database, not from its arguments', async () => {
+    const acts = createActivities({ sequelize, provider: new FakePixProvider(), providerCallbackUrl: 'http://127.0.0.1:1/unused' });
+    const batch = await stagedBatch(2);
+    await acts.reserveBatch({ batchId: batch.batchId });
+    // The cancel route recorded its intent after finishBatch was scheduled with no reason.
+    await PayoutBatch.update({ cancelReason: 'pagamento duplicado' }, { where: { id: batch.batchId } });
+    const finished = await acts.finishBatch({ batchId: batch.batchId, cancelReason: null });
+    expect(finished).toEqual({ status: 'CANCELLED', releasedAmountCents: 2_000 });
+    expect((await PayoutBatch.findByPk(batch.batchId))?.cancelReason).toBe('pagamento duplicado');
+    expect(await reservedOf(batch.merchantId)).toBe(0);
+  });
+
+  it('a batch cancelled in the Web UI releases the unsent items and its run ends Cancelled', async () => {
+    const provider = new FakePixProvider();
+    provider.transientTransferFailures = 3;
+    const batch = await stagedBatch(6);
+    const result = runBatch(provider, batch, 6, async () => {
+      await untilSending(batch.batchId);
+      await env.client.workflow.getHandle(payoutBatchWorkflowId(batch.batchId)).cancel();
+    }, oneAtATime);
+    await expect(result).rejects.toMatchObject({ cause: { name: 'CancelledFailure' } });
+    const stored = await PayoutBatch.findByPk(batch.batchId);
+    expect(stored?.status).toBe('CANCELLED');
+    expect(stored?.releasedAmountCents).toBe(await fundingOf(batch.batchId, 'CANCELLED'));
+    expect(await reservedOf(batch.merchantId)).toBe(0);
   });
 });
