@@ -59,6 +59,16 @@ async function stagedBatch(n: number) {
   return { merchantId, batchId };
 }
 
+/** A worker with the real activities and database, on its own task queue. */
+function testWorker(provider: FakePixProvider, taskQueue: string) {
+  return Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowsPath: require.resolve(workflowsPath),
+    activities: createActivities({ sequelize, provider, providerCallbackUrl: 'http://127.0.0.1:1/unused' }),
+  });
+}
+
 /** One lane, one item at a time: which items are in flight when an operator acts is known. */
 const oneAtATime = { chunkSize: 3, parallelChunks: 1, itemConcurrency: 1 };
 
@@ -70,12 +80,7 @@ async function runBatch(
   shape: { chunkSize: number; parallelChunks: number; itemConcurrency: number } = { chunkSize: 2, parallelChunks: 2, itemConcurrency: 2 },
 ) {
   const taskQueue = `pb-${crypto.randomUUID()}`;
-  const worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowsPath: require.resolve(workflowsPath),
-    activities: createActivities({ sequelize, provider, providerCallbackUrl: 'http://127.0.0.1:1/unused' }),
-  });
+  const worker = await testWorker(provider, taskQueue);
   return worker.runUntil(async () => {
     const handle = await env.client.workflow.start('payoutBatch', {
       taskQueue,
@@ -255,12 +260,7 @@ describe('repair after a terminate: reconcile and the janitor (M6)', () => {
 
   async function runJanitor(provider: FakePixProvider) {
     const taskQueue = `janitor-${crypto.randomUUID()}`;
-    const worker = await Worker.create({
-      connection: env.nativeConnection,
-      taskQueue,
-      workflowsPath: require.resolve(workflowsPath),
-      activities: createActivities({ sequelize, provider, providerCallbackUrl: 'http://127.0.0.1:1/unused' }),
-    });
+    const worker = await testWorker(provider, taskQueue);
     return worker.runUntil(env.client.workflow.execute('janitor', { taskQueue, workflowId: `janitor-${crypto.randomUUID()}` }));
   }
 
