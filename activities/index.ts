@@ -2,6 +2,7 @@
 import { createChargeActivities, type ChargeActivityDeps } from './charges';
 import { createWithdrawalActivities } from './withdrawals';
 import { createPayoutActivities } from './payouts';
+import { createReconcileActivities } from './reconcile';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks';
 
 export type ActivityDeps = ChargeActivityDeps & Omit<WebhookActivityDeps, 'sequelize'>;
@@ -11,6 +12,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createChargeActivities(deps),
     ...createWithdrawalActivities(deps),
     ...createPayoutActivities(deps),
+    ...createReconcileActivities(deps),
     ...createWebhookActivities(deps),
   };
 }

@@ -27,6 +27,9 @@ class PayoutRefused extends Error {
   }
 }
 
+/** Why unsent items were cancelled when nobody asked for a cancel: their chunk stopped early. */
+const UNSENT_REASON = 'a payout chunk stopped before sending every item (cancelled or stopped in Temporal)';
+
 export type ItemOutcome = 'PAID' | 'FAILED' | 'SKIPPED' | 'PARKED' | 'UNCONFIRMED';
 
 export interface PayoutActivityDeps {
@@ -187,34 +190,51 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
   }
 
   /**
-   * Ends the batch. With a cancel reason, every item not yet sent is CANCELLED and its funding
-   * released in one ledger entry; items already sent were settled by their own activities.
+   * The cancel route's intent, recorded on the batch row before the workflow stops anything:
+   * finishBatch reads it from there, so a finish already scheduled (or retrying) still sees it.
+   * The first reason wins; a batch no longer PROCESSING is left as it is.
    */
-  async function finishBatch(args: { batchId: string; cancelReason: string | null }): Promise<{ status: FinalBatchStatus; releasedAmountCents: number }> {
+  async function recordCancelIntent(args: { batchId: string; reason: string }): Promise<void> {
+    await PayoutBatch.update({ cancelReason: args.reason }, { where: { id: args.batchId, status: 'PROCESSING', cancelReason: null } });
+  }
+
+  /** Items that may have reached the provider: the provider's record settles each (resolveItem). */
+  async function listSendingItemIds(args: { batchId: string }): Promise<string[]> {
+    const rows = await PayoutItem.findAll({ attributes: ['id'], where: { batchId: args.batchId, status: 'SENDING' }, order: [['rowIndex', 'ASC']] });
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * Ends the batch once no item is SENDING. Every item still PENDING was never sent and never
+   * will be (its chunk stopped: the batch was cancelled, or an operator stopped the chunk): it is
+   * CANCELLED and its funding released in one ledger entry. The cancel reason is the one the
+   * cancel route recorded on the row, else the caller's (a cancel from Temporal), else
+   * `unsentReason` when unsent items were found.
+   */
+  async function finishBatch(args: { batchId: string; cancelReason: string | null; unsentReason?: string }): Promise<{ status: FinalBatchStatus; releasedAmountCents: number }> {
     return sequelize.transaction(async (transaction) => {
       const batch = await lockBatch(args.batchId, transaction);
       if (batch.status !== 'PROCESSING') return { status: batch.status as FinalBatchStatus, releasedAmountCents: batch.releasedAmountCents };
-      let released = 0;
-      if (args.cancelReason !== null) {
-        const [row] = await sequelize.query<{ sum: string | null }>(
-          `WITH cancelled AS (
-             UPDATE payout_items SET status = 'CANCELLED', released_at = now(), updated_at = now()
-             WHERE batch_id = :batchId AND status = 'PENDING' RETURNING amount_cents + fee_cents AS funding)
-           SELECT SUM(funding) AS sum FROM cancelled`,
-          { replacements: { batchId: batch.id }, type: QueryTypes.SELECT, transaction },
-        );
-        released = Number(row?.sum ?? 0);
-        if (released > 0) await writeLedgerEntry(sequelize, payoutBatchCancelReleaseEntry(batch.id, batch.merchantId, released), transaction);
+      const sending = (await itemCounts(batch.id, transaction)).SENDING;
+      if (sending > 0) {
+        // Never finish a batch with a transfer whose outcome is unknown: retrying keeps it
+        // PROCESSING (money stays reserved, visible as a retrying activity in the Web UI).
+        throw ApplicationFailure.retryable(`${sending} items are not settled yet`, 'BatchIncomplete');
       }
+      const [row] = await sequelize.query<{ n: number; sum: string | null }>(
+        `WITH cancelled AS (
+           UPDATE payout_items SET status = 'CANCELLED', released_at = now(), updated_at = now()
+           WHERE batch_id = :batchId AND status = 'PENDING' RETURNING amount_cents + fee_cents AS funding)
+         SELECT count(*)::int AS n, SUM(funding) AS sum FROM cancelled`,
+        { replacements: { batchId: batch.id }, type: QueryTypes.SELECT, transaction },
+      );
+      const released = Number(row?.sum ?? 0);
+      if (released > 0) await writeLedgerEntry(sequelize, payoutBatchCancelReleaseEntry(batch.id, batch.merchantId, released), transaction);
+      const cancelReason = batch.cancelReason ?? args.cancelReason ?? ((row?.n ?? 0) > 0 ? (args.unsentReason ?? UNSENT_REASON) : null);
       const counts = await itemCounts(batch.id, transaction);
-      if (counts.PENDING + counts.SENDING > 0) {
-        // Never finish a batch with unsettled items: retrying keeps it PROCESSING (money stays
-        // reserved, visible as a retrying activity in the Web UI) instead of losing track.
-        throw ApplicationFailure.retryable(`${counts.PENDING + counts.SENDING} items are not settled yet`, 'BatchIncomplete');
-      }
       const status: FinalBatchStatus =
-        args.cancelReason !== null ? 'CANCELLED' : counts.FAILED === 0 ? 'COMPLETED' : counts.PAID === 0 ? 'FAILED' : 'COMPLETED_WITH_FAILURES';
-      await batch.update({ status, completedAt: new Date(), cancelReason: args.cancelReason, releasedAmountCents: released }, { transaction });
+        cancelReason !== null ? 'CANCELLED' : counts.FAILED === 0 ? 'COMPLETED' : counts.PAID === 0 ? 'FAILED' : 'COMPLETED_WITH_FAILURES';
+      await batch.update({ status, completedAt: new Date(), cancelReason, releasedAmountCents: released }, { transaction });
       await recordEvent(
         {
           type: 'payout.batch.completed',
@@ -245,7 +265,7 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
     return counts;
   }
 
-  return { reserveBatch, abandonReserve, listChunkItemIds, payItem, resolveItem, finishBatch };
+  return { reserveBatch, abandonReserve, listChunkItemIds, payItem, resolveItem, recordCancelIntent, listSendingItemIds, finishBatch };
 }
 
 export type PayoutActivities = ReturnType<typeof createPayoutActivities>;

@@ -5,6 +5,7 @@
  *   merchant set-pix-key <merchantId> --key <key> --type <CPF|CNPJ|EMAIL|PHONE|EVP> [--holder-name <n>] [--holder-document <d>]
  *   merchant freeze <merchantId> | merchant unfreeze <merchantId>
  *   sandbox pay <chargeId> [--json]
+ *   payout reconcile <batchId> | withdrawal reconcile <withdrawalId>
  * Reads DATABASE_URL and friends from the environment, else from the running `npm start`
  * stack (.data/local-env.json).
  */
@@ -13,6 +14,7 @@ import { runMigrations } from '../db/migrator';
 import { createSequelize } from '../db/sequelize';
 import { createMerchantWithCredential, setMerchantPixKey, setWithdrawalsFrozen } from '../db/merchantAdmin';
 import { readLocalEnv } from '../scripts/lib/localSecrets';
+import { reconcileCommand } from './reconcile';
 
 const usage = `usage:
   npm run gateway -- merchant create --name <name> [--document <cpf|cnpj>] [--email <email>] [--payouts-enabled]
@@ -20,7 +22,9 @@ const usage = `usage:
   npm run gateway -- merchant set-pix-key <merchantId> --key <key> --type <CPF|CNPJ|EMAIL|PHONE|EVP> [--holder-name <name>] [--holder-document <cpf|cnpj>]
   npm run gateway -- merchant freeze <merchantId>
   npm run gateway -- merchant unfreeze <merchantId>
-  npm run gateway -- sandbox pay <chargeId> [--json]`;
+  npm run gateway -- sandbox pay <chargeId> [--json]
+  npm run gateway -- payout reconcile <batchId>
+  npm run gateway -- withdrawal reconcile <withdrawalId>`;
 
 function env(name: string): string {
   const value = process.env[name] ?? readLocalEnv()[name];
@@ -143,6 +147,11 @@ async function main(): Promise<void> {
   if (group === 'merchant' && command === 'freeze') return merchantFreeze(rest, true);
   if (group === 'merchant' && command === 'unfreeze') return merchantFreeze(rest, false);
   if (group === 'sandbox' && command === 'pay') return sandboxPay(rest);
+  if ((group === 'payout' || group === 'withdrawal') && command === 'reconcile') {
+    const { positionals } = parseArgs({ args: rest, options: {}, allowPositionals: true, strict: true });
+    if (positionals.length !== 1) throw new Error(`${group} reconcile needs exactly one ${group === 'payout' ? 'batch' : 'withdrawal'} id`);
+    return withDatabase((sequelize) => reconcileCommand(sequelize, env, group === 'payout' ? 'payout-batch' : 'withdrawal', positionals[0]));
+  }
   process.stderr.write(`${usage}\n`);
   process.exit(2);
 }

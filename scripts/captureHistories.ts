@@ -172,6 +172,14 @@ const scenarios: Scenario[] = [
     },
   },
   {
+    name: 'janitor-run',
+    async run(stack) {
+      const workflowId = `janitor-capture-${crypto.randomUUID()}`;
+      await stack.temporal.workflow.execute('janitor', { taskQueue: stack.taskQueue, workflowId });
+      return [workflowId];
+    },
+  },
+  {
     name: 'payout-batch-completed-with-refusals',
     async run(stack) {
       const { items, payoutMerchant, fundByPaidCharge, signedCall } = await import('../test/support/payouts');

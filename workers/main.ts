@@ -7,6 +7,7 @@ import { HttpPixProvider } from '../activities/provider/httpPixProvider';
 import { createLogger } from '../core/logger';
 import { createGatewayWorker } from './createWorker';
 import { ensureOutboxDispatcher } from './ensureOutboxDispatcher';
+import { ensureJanitorSchedule } from './ensureJanitorSchedule';
 import { Client, Connection } from '@temporalio/client';
 import { parseKey } from '../core/crypto/secretBox';
 
@@ -29,7 +30,9 @@ async function main(): Promise<void> {
     },
   });
   const clientConnection = await Connection.connect({ address: config.temporal.address });
-  await ensureOutboxDispatcher(new Client({ connection: clientConnection, namespace: config.temporal.namespace }), config.temporal.taskQueue);
+  const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
+  await ensureOutboxDispatcher(client, config.temporal.taskQueue);
+  await ensureJanitorSchedule(client, config.temporal.taskQueue);
   await clientConnection.close();
   logger.info({ taskQueue: config.temporal.taskQueue }, 'worker started');
   const stop = () => worker.shutdown();

@@ -6,3 +6,4 @@ export { payoutBatch } from './payout/payoutBatch';
 export { payoutChunk } from './payout/payoutChunk';
 export { webhookDelivery } from './webhook/webhookDelivery';
 export { outboxDispatcher } from './webhook/outboxDispatcher';
+export { janitor } from './janitor/janitor';

@@ -102,6 +102,11 @@ export class PayoutService {
       // The batch finished between our read and the update: it is no longer cancellable.
       if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError) {
         await batch.reload();
+        // Still PROCESSING with no workflow to take the cancel: it was stopped by an operator, and
+        // the janitor (or `payout reconcile`) settles it by the provider's records.
+        if (batch.status === 'PROCESSING') {
+          throw new ApiError(409, 'BATCH_NOT_CANCELLABLE', 'batch processing was stopped; it is being reconciled and funding not sent will be released');
+        }
         throw payoutErrors.notCancellable(batch.status);
       }
       throw err;

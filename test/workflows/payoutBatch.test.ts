@@ -8,11 +8,12 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { Sequelize } from 'sequelize';
 import { createActivities } from '../../activities';
+import { createReconciler } from '../../activities/reconcile';
 import { writeLedgerEntry } from '../../activities/db/ledgerWriter';
 import { accounts } from '../../core/ledger/accounts';
 import { chargePaidEntry } from '../../core/ledger/postings';
 import { createMerchantWithCredential } from '../../db/merchantAdmin';
-import { PayoutBatch, PayoutItem } from '../../db/models';
+import { PayoutBatch, PayoutItem, Withdrawal } from '../../db/models';
 import { createSequelize } from '../../db/sequelize';
 import { workflowsPath } from '../../workers/createWorker';
 import { payoutBatchWorkflowId, reserveBatchUpdate } from '../../workflows/payout/definitions';
@@ -58,19 +59,33 @@ async function stagedBatch(n: number) {
   return { merchantId, batchId };
 }
 
-async function runBatch(provider: FakePixProvider, batch: { merchantId: string; batchId: string }, n: number, during?: () => Promise<void>) {
-  const taskQueue = `pb-${crypto.randomUUID()}`;
-  const worker = await Worker.create({
+/** A worker with the real activities and database, on its own task queue. */
+function testWorker(provider: FakePixProvider, taskQueue: string) {
+  return Worker.create({
     connection: env.nativeConnection,
     taskQueue,
     workflowsPath: require.resolve(workflowsPath),
     activities: createActivities({ sequelize, provider, providerCallbackUrl: 'http://127.0.0.1:1/unused' }),
   });
+}
+
+/** One lane, one item at a time: which items are in flight when an operator acts is known. */
+const oneAtATime = { chunkSize: 3, parallelChunks: 1, itemConcurrency: 1 };
+
+async function runBatch(
+  provider: FakePixProvider,
+  batch: { merchantId: string; batchId: string },
+  n: number,
+  during?: () => Promise<void>,
+  shape: { chunkSize: number; parallelChunks: number; itemConcurrency: number } = { chunkSize: 2, parallelChunks: 2, itemConcurrency: 2 },
+) {
+  const taskQueue = `pb-${crypto.randomUUID()}`;
+  const worker = await testWorker(provider, taskQueue);
   return worker.runUntil(async () => {
     const handle = await env.client.workflow.start('payoutBatch', {
       taskQueue,
       workflowId: payoutBatchWorkflowId(batch.batchId),
-      args: [{ batchId: batch.batchId, merchantId: batch.merchantId, itemsCount: n, chunkSize: 2, parallelChunks: 2, itemConcurrency: 2 }],
+      args: [{ batchId: batch.batchId, merchantId: batch.merchantId, itemsCount: n, ...shape }],
     });
     await handle.executeUpdate(reserveBatchUpdate);
     await during?.();
@@ -150,5 +165,181 @@ describe('one transfer path: nothing is released while the provider may have pai
     expect(outcome.status).toBe('COMPLETED');
     expect(provider.transfers.size).toBe(1);
     expect(await balance(sequelize, accounts.merchantReserved(batch.merchantId))).toBe(0);
+  });
+});
+
+/** Waits (real time) until an item of the batch is SENDING: a transfer is in flight. */
+async function untilSending(batchId: string) {
+  for (let i = 0; i < 200; i++) {
+    if ((await PayoutItem.count({ where: { batchId, status: 'SENDING' } })) > 0) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('no item became SENDING');
+}
+
+describe('operators cannot strand money (M6)', () => {
+  const reservedOf = (merchantId: string) => balance(sequelize, accounts.merchantReserved(merchantId));
+  const fundingOf = async (batchId: string, status: string) =>
+    (await PayoutItem.findAll({ where: { batchId, status } })).reduce((s, i) => s + i.amountCents + i.feeCents, 0);
+
+  /** The batch's result, or a clear failure instead of waiting forever on a stranded batch. */
+  async function resultWithin<T>(result: Promise<T>, batchId: string, ms = 45_000): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const stuck = new Promise<never>((_, reject) => {
+      timer = setTimeout(async () => {
+        const batch = await PayoutBatch.findByPk(batchId);
+        // End the run so the test's worker stops; the assertion below is what fails.
+        await env.client.workflow.getHandle(payoutBatchWorkflowId(batchId)).terminate('test: batch stranded').catch(() => undefined);
+        reject(new Error(`batch still ${batch?.status} after ${ms} ms: its money is stranded`));
+      }, ms);
+    });
+    result.catch(() => undefined);
+    try {
+      return await Promise.race([result, stuck]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  const chunk0 = (batchId: string) => env.client.workflow.getHandle(`${payoutBatchWorkflowId(batchId)}-chunk-0`);
+
+  it('a chunk child cancelled in the Web UI counts as a cancel of its unsent items', async () => {
+    const provider = new FakePixProvider();
+    provider.transientTransferFailures = 3; // the first transfer stays in flight a few seconds
+    const batch = await stagedBatch(6);
+    const outcome = await resultWithin(
+      runBatch(provider, batch, 6, async () => {
+        await untilSending(batch.batchId);
+        await chunk0(batch.batchId).cancel();
+      }, oneAtATime),
+      batch.batchId,
+    );
+    const stored = await PayoutBatch.findByPk(batch.batchId);
+    expect(stored?.status).toBe('CANCELLED');
+    expect(outcome.status).toBe('CANCELLED');
+    // Chunk 0's item in flight (row 0) was paid; its unsent rows 1 and 2 were released, exactly;
+    // the other chunk went on and paid its items.
+    const items = await PayoutItem.findAll({ where: { batchId: batch.batchId }, order: [['rowIndex', 'ASC']] });
+    expect(items.map((i) => i.status)).toEqual(['PAID', 'CANCELLED', 'CANCELLED', 'PAID', 'PAID', 'PAID']);
+    expect(outcome.releasedAmountCents).toBe(2_000);
+    expect(provider.transfers.size).toBe(4);
+    expect(await reservedOf(batch.merchantId)).toBe(0);
+    expect(await balance(sequelize, accounts.merchantAvailable(batch.merchantId))).toBe(100_000 - 4_000);
+  });
+
+  it('finishBatch reads the cancel intent from the database, not from its arguments', async () => {
+    const acts = createActivities({ sequelize, provider: new FakePixProvider(), providerCallbackUrl: 'http://127.0.0.1:1/unused' });
+    const batch = await stagedBatch(2);
+    await acts.reserveBatch({ batchId: batch.batchId });
+    // The cancel route recorded its intent after finishBatch was scheduled with no reason.
+    await PayoutBatch.update({ cancelReason: 'pagamento duplicado' }, { where: { id: batch.batchId } });
+    const finished = await acts.finishBatch({ batchId: batch.batchId, cancelReason: null });
+    expect(finished).toEqual({ status: 'CANCELLED', releasedAmountCents: 2_000 });
+    expect((await PayoutBatch.findByPk(batch.batchId))?.cancelReason).toBe('pagamento duplicado');
+    expect(await reservedOf(batch.merchantId)).toBe(0);
+  });
+
+  it('a batch cancelled in the Web UI releases the unsent items and its run ends Cancelled', async () => {
+    const provider = new FakePixProvider();
+    provider.transientTransferFailures = 3;
+    const batch = await stagedBatch(6);
+    const result = runBatch(provider, batch, 6, async () => {
+      await untilSending(batch.batchId);
+      await env.client.workflow.getHandle(payoutBatchWorkflowId(batch.batchId)).cancel();
+    }, oneAtATime);
+    await expect(result).rejects.toMatchObject({ cause: { name: 'CancelledFailure' } });
+    const stored = await PayoutBatch.findByPk(batch.batchId);
+    expect(stored?.status).toBe('CANCELLED');
+    expect(stored?.releasedAmountCents).toBe(await fundingOf(batch.batchId, 'CANCELLED'));
+    expect(await reservedOf(batch.merchantId)).toBe(0);
+  });
+});
+
+describe('repair after a terminate: reconcile and the janitor (M6)', () => {
+  const reservedOf = (merchantId: string) => balance(sequelize, accounts.merchantReserved(merchantId));
+
+  async function runJanitor(provider: FakePixProvider) {
+    const taskQueue = `janitor-${crypto.randomUUID()}`;
+    const worker = await testWorker(provider, taskQueue);
+    return worker.runUntil(env.client.workflow.execute('janitor', { taskQueue, workflowId: `janitor-${crypto.randomUUID()}` }));
+  }
+
+  /** Makes the rows look claimed longer ago than TRANSFER_GRACE (the database clock does not skip). */
+  const ageRows = (table: 'payout_items' | 'withdrawals', where: string, id: string) =>
+    sequelize.query(`UPDATE ${table} SET updated_at = now() - interval '3 minutes' WHERE ${where} = :id`, { replacements: { id } });
+
+  it('a terminated batch: reconcile refuses while it runs; the janitor settles the sent item by the provider record and releases the unsent', async () => {
+    const provider = new FakePixProvider();
+    provider.transientTransferFailures = 1_000; // the provider is down: row 0 stays SENDING
+    const batch = await stagedBatch(6);
+    const reconciler = createReconciler({ sequelize, provider });
+    const ended = runBatch(provider, batch, 6, async () => {
+      await untilSending(batch.batchId);
+      await expect(reconciler.reconcileStopped(env.client, { kind: 'payout-batch', id: batch.batchId })).rejects.toThrow(/still running: cancel it instead/);
+      await env.client.workflow.getHandle(payoutBatchWorkflowId(batch.batchId)).terminate('operator terminated the batch');
+    }, oneAtATime);
+    await expect(ended).rejects.toThrow();
+    expect((await PayoutBatch.findByPk(batch.batchId))?.status).toBe('PROCESSING');
+    expect(await reservedOf(batch.merchantId)).toBe(6_000);
+
+    // The provider did make row 0's transfer (its answer was lost): the record settles it PAID.
+    provider.transientTransferFailures = 0;
+    const row0 = await PayoutItem.findOne({ where: { batchId: batch.batchId, rowIndex: 0 } });
+    await provider.transfer({ reference: row0!.id, amountCents: 1_000, pixKey: row0!.pixKey, pixKeyType: 'EMAIL', recipientName: row0!.recipientName, recipientDocument: null });
+    const result = await runJanitor(provider);
+    expect(result.reconciled).toContainEqual(expect.objectContaining({ id: batch.batchId, status: 'CANCELLED', paid: 1, waiting: 0, releasedAmountCents: 5_000 }));
+    const items = await PayoutItem.findAll({ where: { batchId: batch.batchId }, order: [['rowIndex', 'ASC']] });
+    expect(items.map((i) => i.status)).toEqual(['PAID', 'CANCELLED', 'CANCELLED', 'CANCELLED', 'CANCELLED', 'CANCELLED']);
+    expect(await reservedOf(batch.merchantId)).toBe(0);
+    expect(await balance(sequelize, accounts.merchantAvailable(batch.merchantId))).toBe(100_000 - 1_000);
+  });
+
+  it('a sent item with no provider record is released only after TRANSFER_GRACE since its claim', async () => {
+    const provider = new FakePixProvider();
+    provider.transientTransferFailures = 1_000;
+    const batch = await stagedBatch(3);
+    await expect(
+      runBatch(provider, batch, 3, async () => {
+        await untilSending(batch.batchId);
+        await env.client.workflow.getHandle(payoutBatchWorkflowId(batch.batchId)).terminate('operator terminated the batch');
+      }, oneAtATime),
+    ).rejects.toThrow();
+    const reconciler = createReconciler({ sequelize, provider });
+    const early = await reconciler.reconcileStopped(env.client, { kind: 'payout-batch', id: batch.batchId });
+    expect(early).toMatchObject({ status: 'PROCESSING', waiting: 1, released: 0 });
+    expect(await reservedOf(batch.merchantId)).toBe(3_000);
+    await ageRows('payout_items', 'batch_id', batch.batchId);
+    const late = await reconciler.reconcileStopped(env.client, { kind: 'payout-batch', id: batch.batchId });
+    expect(late).toMatchObject({ status: 'CANCELLED', released: 1, waiting: 0, releasedAmountCents: 2_000 });
+    expect(await reservedOf(batch.merchantId)).toBe(0);
+    expect(await balance(sequelize, accounts.merchantAvailable(batch.merchantId))).toBe(100_000);
+  });
+
+  it('a withdrawal left PROCESSING without its workflow: completed by the provider record, or released after the grace period', async () => {
+    const provider = new FakePixProvider();
+    const acts = createActivities({ sequelize, provider, providerCallbackUrl: 'http://127.0.0.1:1/unused' });
+    const reconciler = createReconciler({ sequelize, provider });
+    const { merchantId } = await createMerchantWithCredential(
+      sequelize,
+      { name: 'Sacadora', payoutsEnabled: true, document: '11144477735', pixKey: 'saque@example.com', pixKeyType: 'EMAIL' },
+      crypto.randomBytes(32).toString('hex'),
+    );
+    await sequelize.transaction((t) =>
+      writeLedgerEntry(sequelize, chargePaidEntry({ chargeId: crypto.randomUUID(), merchantId, amountCents: 100_000, feeCents: 0, splits: [] }), t),
+    );
+    const reserve = (amountCents: number) =>
+      acts.reserveWithdrawal({ withdrawalId: crypto.randomUUID(), merchantId, userId: null, amountCents, description: null, idempotencyKey: crypto.randomUUID() });
+    const paid = await reserve(10_000);
+    const unsent = await reserve(20_000);
+    // The provider made the first transfer; it never heard of the second.
+    await provider.transfer({ reference: paid.withdrawalId, amountCents: 10_000, pixKey: 'saque@example.com', pixKeyType: 'EMAIL', recipientName: 'Sacadora', recipientDocument: null });
+
+    expect(await reconciler.reconcileStopped(env.client, { kind: 'withdrawal', id: paid.withdrawalId })).toMatchObject({ status: 'COMPLETED', paid: 1 });
+    expect(await reconciler.reconcileStopped(env.client, { kind: 'withdrawal', id: unsent.withdrawalId })).toMatchObject({ status: 'PROCESSING', waiting: 1 });
+    await ageRows('withdrawals', 'id', unsent.withdrawalId);
+    expect(await reconciler.reconcileStopped(env.client, { kind: 'withdrawal', id: unsent.withdrawalId })).toMatchObject({ status: 'FAILED', released: 1 });
+    expect((await Withdrawal.findByPk(unsent.withdrawalId))?.failureCode).toBe('NOT_PROCESSED');
+    expect(await reservedOf(merchantId)).toBe(0);
+    expect(await balance(sequelize, accounts.merchantAvailable(merchantId))).toBe(100_000 - paid.totalDebitedCents);
   });
 });

@@ -5,7 +5,15 @@
  * Cancel — by the cancel update (API) or by cancelling the run in the Temporal Web UI — takes
  * the same path: children stop starting items and wait for the transfers in flight, then
  * `finishBatch` (non-cancellable) marks every unsent item CANCELLED and releases its funding
- * once. Nothing is released twice and nothing paid is released.
+ * once. Nothing is released twice and nothing paid is released. The API cancel records its
+ * reason on the batch row first: finishBatch reads it there. A run cancelled from the Web UI
+ * ends Cancelled after that compensation; an API cancel completes normally with its outcome.
+ *
+ * An operator acting on one chunk child cannot strand the batch's money either:
+ * - a chunk cancelled on its own returns with unsent items: finishBatch cancels them;
+ * - a chunk that fails or is terminated may leave a transfer in flight: the batch stops starting
+ *   chunks, waits TRANSFER_GRACE, lets the provider's record settle every SENDING item
+ *   (resolveItem), then finishes the same way.
  */
 import {
   ApplicationFailure,
@@ -13,13 +21,17 @@ import {
   allHandlersFinished,
   condition,
   executeChild,
+  CancelledFailure,
   isCancellation,
+  patched,
   proxyActivities,
   setHandler,
+  sleep,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { PayoutActivities } from '../../activities/payouts';
+import { TRANSFER_GRACE } from '../../core/transferFailures';
 import { BusinessStatusKey } from '../searchAttributes';
 import { batchProgressQuery, cancelBatchUpdate, reserveBatchUpdate } from './definitions';
 import { payoutChunk } from './payoutChunk';
@@ -47,6 +59,16 @@ const reserving = proxyActivities<PayoutActivities>({
   },
 });
 
+// Settling an item the provider may have paid must eventually happen: retry until it does.
+const resolving = proxyActivities<PayoutActivities>({
+  startToCloseTimeout: '15 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '2 minutes' },
+});
+
+/** Since M6: the cancel update records its reason on the batch row before stopping anything. */
+const CANCEL_INTENT_IN_DB = 'cancel-intent-in-db';
+const CHUNK_STOPPED_REASON = 'a payout chunk failed or was stopped in Temporal before sending every item';
+
 const RESERVE_REFUSALS: string[] = [PayoutFailureTypes.insufficientBalance, PayoutFailureTypes.batchNotFound, PayoutFailureTypes.refused];
 
 export async function payoutBatch(input: PayoutBatchInput): Promise<BatchOutcome> {
@@ -57,6 +79,7 @@ export async function payoutBatch(input: PayoutBatchInput): Promise<BatchOutcome
   let outcome: BatchOutcome | undefined;
   const chunksTotal = Math.ceil(input.itemsCount / input.chunkSize);
   const totals = { chunksDone: 0, paid: 0, failed: 0 };
+  const root = CancellationScope.current();
   const processing = new CancellationScope();
 
   const setPhase = (next: string) => {
@@ -76,6 +99,7 @@ export async function payoutBatch(input: PayoutBatchInput): Promise<BatchOutcome
     cancelBatchUpdate,
     async ({ reason }) => {
       cancelReason ??= reason;
+      if (patched(CANCEL_INTENT_IN_DB)) await CancellationScope.nonCancellable(() => acts.recordCancelIntent({ batchId: input.batchId, reason }));
       processing.cancel();
       await condition(() => outcome !== undefined);
       return outcome as BatchOutcome;
@@ -110,6 +134,7 @@ export async function payoutBatch(input: PayoutBatchInput): Promise<BatchOutcome
   }
   setPhase('PROCESSING');
 
+  let chunkStopped = false;
   try {
     await processing.run(() => runChunks(input, chunksTotal, (r) => {
       totals.chunksDone++;
@@ -117,31 +142,68 @@ export async function payoutBatch(input: PayoutBatchInput): Promise<BatchOutcome
       totals.failed += r.failed;
     }));
   } catch (err) {
-    if (!isCancellation(err)) throw err;
+    // Any chunk error but the cancel we asked for (a failure, a terminate, a cancel of the chunk
+    // alone) may leave a transfer in flight: handled below, never left PROCESSING.
+    chunkStopped = !(processing.consideredCancelled && isCancellation(err));
   }
   // A cancel from outside (Web UI, client) may surface as children that simply stopped early,
   // not as an error: the scope's state, not an exception, says whether we were cancelled.
+  const cancelledFromOutside = root.consideredCancelled;
   if (processing.consideredCancelled) cancelReason ??= 'cancelled by operator in Temporal';
 
-  const finished = await CancellationScope.nonCancellable(() => acts.finishBatch({ batchId: input.batchId, cancelReason }));
+  const finished = await CancellationScope.nonCancellable(async () => {
+    if (chunkStopped) {
+      // An attempt of the stopped chunk may still be running, or its request still be processed
+      // at the provider: after the grace period the provider's record decides each item.
+      await sleep(TRANSFER_GRACE);
+      await settleSending(input);
+    }
+    return acts.finishBatch({ batchId: input.batchId, cancelReason, unsentReason: CHUNK_STOPPED_REASON });
+  });
   outcome = { batchId: input.batchId, ...finished };
   setPhase(finished.status);
   // After a cancel from outside the root scope is cancelled: wait for handlers outside it.
   await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
+  // The operator cancelled the run: show it as Cancelled, now that the unsent money is back.
+  if (cancelledFromOutside && finished.status === 'CANCELLED') throw new CancelledFailure('payout batch cancelled in Temporal; unsent items were released');
   return outcome;
+}
+
+/** Settles every SENDING item by the provider's record, a few at a time. */
+async function settleSending(input: PayoutBatchInput): Promise<void> {
+  const ids = await resolving.listSendingItemIds({ batchId: input.batchId });
+  let next = 0;
+  const lane = async () => {
+    while (next < ids.length) {
+      const itemId = ids[next++];
+      try {
+        await resolving.resolveItem({ itemId });
+      } catch (err) {
+        // A transfer that is not ours (reference or amount differ) stays SENDING, alerted: the
+        // batch then waits in finishBatch, visibly, until someone looks.
+        if (!(err instanceof ApplicationFailure || (err as { cause?: unknown }).cause instanceof ApplicationFailure)) throw err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(input.itemConcurrency, ids.length)) }, lane));
 }
 
 /** Runs the chunks, a few at a time; waits for every started child even when one is cancelled. */
 async function runChunks(input: PayoutBatchInput, chunksTotal: number, onChunk: (r: ChunkResult) => void): Promise<void> {
   let next = 0;
+  let failed = false;
   const scope = CancellationScope.current();
   const lane = async () => {
-    while (next < chunksTotal && !scope.consideredCancelled) {
+    // After one chunk failed, no new chunk starts: the batch finishes what was sent.
+    while (next < chunksTotal && !scope.consideredCancelled && !failed) {
       const index = next++;
       const fromRow = index * input.chunkSize;
       const result = await executeChild(payoutChunk, {
         workflowId: `${workflowInfo().workflowId}-chunk-${index}`,
         args: [{ batchId: input.batchId, fromRow, toRow: Math.min(fromRow + input.chunkSize, input.itemsCount) - 1, itemConcurrency: input.itemConcurrency }],
+      }).catch((err: unknown) => {
+        failed = true;
+        throw err;
       });
       onChunk(result);
     }

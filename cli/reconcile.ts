@@ -1,0 +1,39 @@
+/**
+ * `payout reconcile <batchId>` / `withdrawal reconcile <withdrawalId>`: repairs a reservation
+ * whose workflow was terminated, through the same module the janitor uses (activities/reconcile.ts).
+ */
+import { Client, Connection } from '@temporalio/client';
+import type { Sequelize } from 'sequelize';
+import { createReconciler, type ReconcileSummary } from '../activities/reconcile';
+import { HttpPixProvider } from '../activities/provider/httpPixProvider';
+
+export async function reconcileCommand(sequelize: Sequelize, env: (name: string) => string, kind: ReconcileSummary['kind'], id: string): Promise<void> {
+  const optional = (name: string, fallback: string) => {
+    try {
+      return env(name);
+    } catch {
+      return fallback;
+    }
+  };
+  const provider = new HttpPixProvider({
+    baseUrl: optional('PROVIDER_BASE_URL', 'http://127.0.0.1:4010'),
+    apiKey: env('PROVIDER_API_KEY'),
+    timeoutMs: Number(optional('PROVIDER_TIMEOUT_MS', '5000')),
+  });
+  const connection = await Connection.connect({ address: optional('TEMPORAL_ADDRESS', '127.0.0.1:7233') });
+  try {
+    const client = new Client({ connection, namespace: optional('TEMPORAL_NAMESPACE', 'default') });
+    const summary = await createReconciler({ sequelize, provider }).reconcileStopped(client, { kind, id });
+    process.stdout.write(`${describe(summary)}\n`);
+  } finally {
+    await connection.close();
+  }
+}
+
+function describe(s: ReconcileSummary): string {
+  const what = s.kind === 'payout-batch' ? `payout batch ${s.id}` : `withdrawal ${s.id}`;
+  const lines = [`${what}: ${s.status}`, `  settled paid by the provider's record: ${s.paid}`, `  released: ${s.released}`];
+  if (s.releasedAmountCents > 0) lines.push(`  released amount: BRL ${(s.releasedAmountCents / 100).toFixed(2)}`);
+  if (s.waiting > 0) lines.push(`  waiting: ${s.waiting} sent less than the grace period ago with no provider record yet; run again in a few minutes`);
+  return lines.join('\n');
+}
