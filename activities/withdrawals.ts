@@ -11,7 +11,7 @@ import type { Sequelize, Transaction } from 'sequelize';
 import { accounts } from '../core/ledger/accounts';
 import { withdrawalCompletedEntry, withdrawalReleasedEntry, withdrawalReservedEntry } from '../core/ledger/postings';
 import type { PixProvider, ProviderTransfer } from '../core/provider';
-import { describeTransferFailure } from '../core/transferFailures';
+import { NOT_PROCESSED, describeTransferFailure } from '../core/transferFailures';
 import { beneficiarySnapshot, sourceAccountSnapshot, withdrawalFee } from '../core/withdrawals';
 import { Merchant, Withdrawal } from '../db/models';
 import { PLATFORM_INSTITUTION } from '../db/queries/sellerChargeView';
@@ -155,10 +155,17 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
     status: 'FAILED' | 'CANCELLED';
     transfer: TransferOutcome | null;
     failure: FailureNote | null;
+    /** Given when the workflow gives up reserving: with no row yet, a terminal one is written. */
+    tombstone?: WithdrawalInput;
   }): Promise<ReservedWithdrawal | null> {
     return sequelize.transaction(async (transaction) => {
       const withdrawal = await Withdrawal.findByPk(args.withdrawalId, { transaction, lock: transaction.LOCK.UPDATE });
-      if (!withdrawal) return null;
+      if (!withdrawal) {
+        // A durable give-up: a late reserve attempt finds this row (or hits its primary key)
+        // and reserves nothing, so the client's "nothing was debited" stays true.
+        if (args.tombstone) await writeTombstone(args.tombstone, transaction);
+        return null;
+      }
       if (withdrawal.status === 'FAILED' || withdrawal.status === 'CANCELLED') return reservedFrom(withdrawal);
       if (withdrawal.status === 'COMPLETED') {
         throw ApplicationFailure.nonRetryable(`withdrawal ${withdrawal.id} is COMPLETED and cannot be released`, WithdrawalFailureTypes.stateConflict);
@@ -190,6 +197,31 @@ export type WithdrawalActivities = ReturnType<typeof createWithdrawalActivities>
 async function recordWithdrawalEvent(type: 'withdrawal.completed' | 'withdrawal.failed', withdrawal: Withdrawal, transaction: Transaction): Promise<void> {
   const [view] = await presentWithdrawalRows(withdrawal.merchantId, [withdrawal]);
   await recordEvent({ type, merchantId: withdrawal.merchantId, aggregateType: 'withdrawal', aggregateId: withdrawal.id, payload: view }, transaction);
+}
+
+async function writeTombstone(input: WithdrawalInput, transaction: Transaction): Promise<void> {
+  await Withdrawal.create(
+    {
+      id: input.withdrawalId,
+      merchantId: input.merchantId,
+      userId: input.userId,
+      amountCents: input.amountCents,
+      feeCents: 0,
+      totalDebitedCents: input.amountCents,
+      status: 'FAILED',
+      description: input.description,
+      idempotencyKey: input.idempotencyKey,
+      partnerTxId: null,
+      providerTransferId: null,
+      providerEndToEndId: null,
+      failureCode: NOT_PROCESSED.code,
+      failureReason: NOT_PROCESSED.reason,
+      beneficiarySnapshot: null,
+      sourceAccountSnapshot: null,
+      processedAt: new Date(),
+    },
+    { transaction },
+  );
 }
 
 function refusal(message: string, type: string): ApplicationFailure {

@@ -238,3 +238,30 @@ it('fails on a refused Pix key and returns the whole reserve, fee included', asy
   expect(await balance(sequelize, accounts.merchantAvailable(other.merchantId))).toBe(50_000);
   expect(await balance(sequelize, accounts.merchantReserved(other.merchantId))).toBe(0);
 });
+
+it('gives up reserving durably: a late reserve attempt finds the terminal row and debits nothing (M3)', async () => {
+  const provider = new FakePixProvider();
+  const args = input(10_000);
+  const availableBefore = await available();
+  let real: Activities['reserveWithdrawal'] | undefined;
+  await withWorker(
+    provider,
+    async (tq) => {
+      const handle = await start(tq, args);
+      const err = await handle.executeUpdate(requestWithdrawalUpdate).catch((e: unknown) => e);
+      expect((err as WorkflowUpdateFailedError).cause).toMatchObject({ type: 'ReservationUnavailable' });
+      await handle.result();
+    },
+    (a) => {
+      real = a.reserveWithdrawal;
+      return { ...a, reserveWithdrawal: async () => { throw new Error('database connection lost'); } };
+    },
+  );
+  // The timed-out attempt commits late: it must not reserve.
+  const late = await real!(args).catch((e: unknown) => e);
+  expect(late).not.toMatchObject({ status: 'PROCESSING' });
+  expect(await Withdrawal.findByPk(args.withdrawalId)).toMatchObject({ status: 'FAILED', failureCode: 'NOT_PROCESSED' });
+  expect(await available()).toBe(availableBefore);
+  expect(await reserved()).toBe(0);
+  expect(provider.transferCalls).toBe(0);
+});

@@ -183,7 +183,8 @@ async function reserve(input: WithdrawalInput): Promise<Reservation> {
     }
     // Out of quick retries (database trouble). The last attempt may still have committed, so
     // settle that case for good (the withdrawal fails, the reserve goes back) before answering.
-    const abandoned = await settling.failWithdrawal({ withdrawalId: input.withdrawalId, status: 'FAILED', transfer: null, failure: NOT_PROCESSED });
+    // With no row yet, a terminal one is written so a late attempt cannot reserve.
+    const abandoned = await settling.failWithdrawal({ withdrawalId: input.withdrawalId, status: 'FAILED', transfer: null, failure: NOT_PROCESSED, tombstone: input });
     if (abandoned) return { reserved: abandoned };
     return { refusal: ApplicationFailure.nonRetryable('the withdrawal could not be reserved; nothing was debited', WithdrawalFailureTypes.reservationUnavailable) };
   }
