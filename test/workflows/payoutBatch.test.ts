@@ -21,6 +21,7 @@ import { FakePixProvider } from '../support/fakePixProvider';
 import { testEnv } from '../support/env';
 import { assertLedgerInvariant, balance } from '../support/ledger';
 import { createTimeSkippingEnv } from '../support/timeSkipping';
+import { stagedBatch as stagedBatchOf } from '../support/stagedBatch';
 
 jest.setTimeout(120_000);
 
@@ -41,23 +42,7 @@ afterEach(async () => {
   await assertLedgerInvariant(sequelize);
 });
 
-/** A funded merchant and a staged batch of `n` items of 1,000 cents: what the API would have made. */
-async function stagedBatch(n: number) {
-  const { merchantId } = await createMerchantWithCredential(sequelize, { name: 'Pagadora WF', payoutsEnabled: true }, crypto.randomBytes(32).toString('hex'));
-  await sequelize.transaction((t) =>
-    writeLedgerEntry(sequelize, chargePaidEntry({ chargeId: crypto.randomUUID(), merchantId, amountCents: 100_000, feeCents: 0, splits: [] }), t),
-  );
-  const batchId = crypto.randomUUID();
-  await PayoutBatch.create({ id: batchId, merchantId, idempotencyKey: `wf-${batchId}`, status: 'CREATED', description: null, metadata: null, itemsCount: n, totalAmountCents: n * 1_000, totalFeeCents: 0, cancelReason: null, completedAt: null });
-  await PayoutItem.bulkCreate(
-    Array.from({ length: n }, (_, rowIndex) => ({
-      id: crypto.randomUUID(), batchId, merchantId, rowIndex, status: 'PENDING' as const, amountCents: 1_000, feeCents: 0,
-      pixKey: `r${rowIndex}@example.com`, pixKeyType: 'EMAIL', recipientName: `R ${rowIndex}`, recipientDocument: null, referenceId: null,
-      providerTransferId: null, endToEndId: null, lastError: null, lastErrorCode: null, settledAt: null, releasedAt: null,
-    })),
-  );
-  return { merchantId, batchId };
-}
+const stagedBatch = (n: number) => stagedBatchOf(sequelize, n);
 
 /** A worker with the real activities and database, on its own task queue. */
 function testWorker(provider: FakePixProvider, taskQueue: string) {

@@ -9,10 +9,8 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { Op, type Sequelize } from 'sequelize';
 import { createActivities } from '../../activities';
-import { writeLedgerEntry } from '../../activities/db/ledgerWriter';
 import { accounts } from '../../core/ledger/accounts';
-import { chargePaidEntry } from '../../core/ledger/postings';
-import { createMerchantWithCredential, setWithdrawalsFrozen } from '../../db/merchantAdmin';
+import { setWithdrawalsFrozen } from '../../db/merchantAdmin';
 import { PayoutBatch, PayoutItem } from '../../db/models';
 import { createSequelize } from '../../db/sequelize';
 import { workflowsPath } from '../../workers/createWorker';
@@ -21,6 +19,7 @@ import { FakePixProvider } from '../support/fakePixProvider';
 import { testEnv, waitFor } from '../support/env';
 import { assertLedgerInvariant, balance } from '../support/ledger';
 import { createTimeSkippingEnv } from '../support/timeSkipping';
+import { stagedBatch } from '../support/stagedBatch';
 
 jest.setTimeout(180_000);
 
@@ -40,17 +39,7 @@ afterAll(async () => {
 const ITEMS = 500;
 
 it('sends nothing new after the freeze commits, parks, and resumes after the unfreeze', async () => {
-  const { merchantId } = await createMerchantWithCredential(sequelize, { name: 'Pagadora Congelada', payoutsEnabled: true }, crypto.randomBytes(32).toString('hex'));
-  await sequelize.transaction((t) => writeLedgerEntry(sequelize, chargePaidEntry({ chargeId: crypto.randomUUID(), merchantId, amountCents: 100_000, feeCents: 0, splits: [] }), t));
-  const batchId = crypto.randomUUID();
-  await PayoutBatch.create({ id: batchId, merchantId, idempotencyKey: `freeze-${batchId}`, status: 'CREATED', description: null, metadata: null, itemsCount: ITEMS, totalAmountCents: ITEMS * 100, totalFeeCents: 0, cancelReason: null, completedAt: null });
-  await PayoutItem.bulkCreate(
-    Array.from({ length: ITEMS }, (_, rowIndex) => ({
-      id: crypto.randomUUID(), batchId, merchantId, rowIndex, status: 'PENDING' as const, amountCents: 100, feeCents: 0,
-      pixKey: `r${rowIndex}@example.com`, pixKeyType: 'EMAIL', recipientName: `R ${rowIndex}`, recipientDocument: null, referenceId: null,
-      providerTransferId: null, endToEndId: null, lastError: null, lastErrorCode: null, settledAt: null, releasedAt: null,
-    })),
-  );
+  const { merchantId, batchId } = await stagedBatch(sequelize, ITEMS, { amountCents: 100, name: 'Pagadora Congelada' });
   const provider = new FakePixProvider();
   const taskQueue = `freeze-${crypto.randomUUID()}`;
   const worker = await Worker.create({
