@@ -3,6 +3,9 @@
  * turn faults off). Semantics, chosen to exercise the two distinct client failure modes:
  *  - latencyMs: every call waits that long before being handled.
  *  - errorRate: the call answers 503 *without* being processed (safe to retry, nothing happened).
+ *  - failFirst: the same, but deterministic: the first n identical calls (method, URL and
+ *    Idempotency-Key) answer 503, the next one goes through. Tests of "through transient errors"
+ *    use it so that their run time does not depend on a lucky draw.
  *  - timeoutRate: the call *is processed* but its answer is swallowed and the connection is
  *    dropped after hangMs: the client cannot know whether it happened, which is exactly
  *    what idempotency keys must make safe.
@@ -20,13 +23,29 @@ export interface FaultRuntime {
   hung: Set<Socket>;
 }
 
+/** Bounds the failFirst memory of a long-running sandbox; counting starts again past it. */
+const MAX_COUNTED_CALLS = 100_000;
+
 export function applyFaults(state: SandboxState, rt: FaultRuntime): RequestHandler {
+  // Calls seen under the current fault config; a new config (a new object) starts a new count.
+  let countedFor: Faults | null = null;
+  const seen = new Map<string, number>();
+  const failsFirst = (faults: Faults, call: string): boolean => {
+    if (countedFor !== faults || seen.size >= MAX_COUNTED_CALLS) {
+      seen.clear();
+      countedFor = faults;
+    }
+    const count = seen.get(call) ?? 0;
+    seen.set(call, count + 1);
+    return count < faults.failFirst;
+  };
   return (req, res, next) => {
     const faults: Faults = state.faults;
     const proceed = () => {
-      if (faults.errorRate > 0 && rt.random() < faults.errorRate) {
-        return sendError(res, 503, 'SANDBOX_FAULT', 'injected fault: provider unavailable');
-      }
+      const unavailable =
+        (faults.failFirst > 0 && failsFirst(faults, `${req.method} ${req.originalUrl} ${req.get('idempotency-key') ?? ''}`)) ||
+        (faults.errorRate > 0 && rt.random() < faults.errorRate);
+      if (unavailable) return sendError(res, 503, 'SANDBOX_FAULT', 'injected fault: provider unavailable');
       if (faults.timeoutRate > 0 && rt.random() < faults.timeoutRate) swallowAnswer(res, rt);
       next();
     };

@@ -60,6 +60,7 @@ export const faultsSchema = z.strictObject({
   errorRate: z.number().min(0).max(1).optional(),
   latencyMs: z.number().int().min(0).max(120_000).optional(),
   timeoutRate: z.number().min(0).max(1).optional(),
+  failFirst: z.number().int().min(0).max(10).optional(),
 });
 
 /** Parse or throw a 400 listing every issue, so a client sees all its mistakes at once. */

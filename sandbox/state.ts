@@ -20,9 +20,11 @@ export interface Faults {
   errorRate: number;
   latencyMs: number;
   timeoutRate: number;
+  /** The first n identical calls answer 503 unprocessed (deterministic errorRate). */
+  failFirst: number;
 }
 
-export const NO_FAULTS: Faults = Object.freeze({ errorRate: 0, latencyMs: 0, timeoutRate: 0 });
+export const NO_FAULTS: Faults = Object.freeze({ errorRate: 0, latencyMs: 0, timeoutRate: 0, failFirst: 0 });
 
 export interface CallbackAttempt {
   eventId: string;

@@ -19,10 +19,10 @@ describe('sandbox fault injection', () => {
   afterEach(() => h.close());
 
   it('sets, reads and resets faults; POST replaces the whole config', async () => {
-    expect((await h.call('GET', '/sandbox/faults')).json).toEqual({ errorRate: 0, latencyMs: 0, timeoutRate: 0 });
-    expect((await h.call('POST', '/sandbox/faults', { errorRate: 0.5, latencyMs: 10 })).json).toEqual({ errorRate: 0.5, latencyMs: 10, timeoutRate: 0 });
-    expect((await h.call('POST', '/sandbox/faults', { timeoutRate: 0.1 })).json).toEqual({ errorRate: 0, latencyMs: 0, timeoutRate: 0.1 });
-    expect((await h.call('DELETE', '/sandbox/faults')).json).toEqual({ errorRate: 0, latencyMs: 0, timeoutRate: 0 });
+    expect((await h.call('GET', '/sandbox/faults')).json).toEqual({ errorRate: 0, latencyMs: 0, timeoutRate: 0, failFirst: 0 });
+    expect((await h.call('POST', '/sandbox/faults', { errorRate: 0.5, latencyMs: 10 })).json).toEqual({ errorRate: 0.5, latencyMs: 10, timeoutRate: 0, failFirst: 0 });
+    expect((await h.call('POST', '/sandbox/faults', { timeoutRate: 0.1, failFirst: 0 })).json).toEqual({ errorRate: 0, latencyMs: 0, timeoutRate: 0.1, failFirst: 0 });
+    expect((await h.call('DELETE', '/sandbox/faults')).json).toEqual({ errorRate: 0, latencyMs: 0, timeoutRate: 0, failFirst: 0 });
     expect((await h.call('POST', '/sandbox/faults', { errorRate: 2 })).status).toBe(400);
     expect((await h.call('POST', '/sandbox/faults', { bogus: 1 })).status).toBe(400);
   });
@@ -40,6 +40,22 @@ describe('sandbox fault injection', () => {
     expect((await h.call('GET', '/health')).status).toBe(200);
     await h.call('DELETE', '/sandbox/faults');
     expect((await h.provider.issueCharge(req)).status).toBe('ACTIVE');
+  });
+
+  it('failFirst n → the first n identical calls are 503s unprocessed, the next one goes through', async () => {
+    await h.call('POST', '/sandbox/faults', { failFirst: 2 });
+    const req = transferRequest();
+    expect(await providerError(h.provider.transfer(req))).toMatchObject({ transient: true, httpStatus: 503 });
+    expect(await providerError(h.provider.transfer(req))).toMatchObject({ transient: true, httpStatus: 503 });
+    expect(h.sandbox.state.transfers.size).toBe(0);
+    // Another call (another URL) has its own count; the third identical call is processed.
+    expect(await providerError(h.provider.getTransferByReference(req.reference))).toMatchObject({ transient: true });
+    expect((await h.provider.transfer(req)).reference).toBe(req.reference);
+    expect(h.sandbox.state.transfers.size).toBe(1);
+    // A new fault config starts counting again.
+    await h.call('POST', '/sandbox/faults', { failFirst: 1 });
+    expect(await providerError(h.provider.getTransferByReference(req.reference))).toMatchObject({ transient: true });
+    expect((await h.provider.getTransferByReference(req.reference))?.reference).toBe(req.reference);
   });
 
   it('latency beyond the client timeout → transient PROVIDER_TIMEOUT', async () => {

@@ -59,7 +59,7 @@ export async function sandboxTransfers(stack: IntegrationStack): Promise<Record<
   return ((await res.json()) as { references: Record<string, { requests: number; created: number }> }).references;
 }
 
-export async function setFaults(stack: IntegrationStack, faults: { errorRate?: number; latencyMs?: number; timeoutRate?: number } | null) {
+export async function setFaults(stack: IntegrationStack, faults: { errorRate?: number; latencyMs?: number; timeoutRate?: number; failFirst?: number } | null) {
   await fetch(`${stack.sandboxUrl}/sandbox/faults`, {
     method: faults ? 'POST' : 'DELETE',
     headers: { 'content-type': 'application/json' },
