@@ -45,11 +45,11 @@ afterEach(async () => {
 const stagedBatch = (n: number) => stagedBatchOf(sequelize, n);
 
 /** A worker with the real activities and database, on its own task queue. */
-function testWorker(provider: FakePixProvider, taskQueue: string) {
+function testWorker(provider: FakePixProvider, taskQueue: string, workflows = require.resolve(workflowsPath)) {
   return Worker.create({
     connection: env.nativeConnection,
     taskQueue,
-    workflowsPath: require.resolve(workflowsPath),
+    workflowsPath: workflows,
     activities: createActivities({ sequelize, provider, providerCallbackUrl: 'http://127.0.0.1:1/unused' }),
   });
 }
@@ -63,9 +63,10 @@ async function runBatch(
   n: number,
   during?: () => Promise<void>,
   shape: { chunkSize: number; parallelChunks: number; itemConcurrency: number } = { chunkSize: 2, parallelChunks: 2, itemConcurrency: 2 },
+  workflows?: string,
 ) {
   const taskQueue = `pb-${crypto.randomUUID()}`;
-  const worker = await testWorker(provider, taskQueue);
+  const worker = await testWorker(provider, taskQueue, workflows);
   return worker.runUntil(async () => {
     const handle = await env.client.workflow.start('payoutBatch', {
       taskQueue,
@@ -210,6 +211,27 @@ describe('operators cannot strand money (M6)', () => {
     expect(provider.transfers.size).toBe(4);
     expect(await reservedOf(batch.merchantId)).toBe(0);
     expect(await balance(sequelize, accounts.merchantAvailable(batch.merchantId))).toBe(100_000 - 4_000);
+  });
+
+  it('a chunk child that dies with a transfer in flight strands nothing: the provider record settles it, the unsent are released', async () => {
+    // The Web UI's terminate of a chunk reaches the batch as the same child failure; the
+    // time-skipping server does not report a terminated child to its parent, so the chunk dies here.
+    const provider = new FakePixProvider();
+    provider.transferScript = ['lose']; // the first transfer is made, its answer lost
+    const batch = await stagedBatch(6);
+    const outcome = await resultWithin(
+      runBatch(provider, batch, 6, undefined, oneAtATime, require.resolve('../support/workflows/failingChunk')),
+      batch.batchId,
+    );
+    const items = await PayoutItem.findAll({ where: { batchId: batch.batchId }, order: [['rowIndex', 'ASC']] });
+    // Row 0 was SENDING when its chunk died: after TRANSFER_GRACE the provider's record settled
+    // it PAID. No chunk starts after a failure: rows 1–5 were never sent and are released once.
+    expect(items.map((i) => i.status)).toEqual(['PAID', 'CANCELLED', 'CANCELLED', 'CANCELLED', 'CANCELLED', 'CANCELLED']);
+    expect(provider.transfers.size).toBe(1);
+    expect(outcome).toMatchObject({ status: 'CANCELLED', releasedAmountCents: 5_000 });
+    expect(await PayoutBatch.findByPk(batch.batchId)).toMatchObject({ status: 'CANCELLED' });
+    expect(await reservedOf(batch.merchantId)).toBe(0);
+    expect(await balance(sequelize, accounts.merchantAvailable(batch.merchantId))).toBe(100_000 - 1_000);
   });
 
   it('finishBatch reads the cancel intent from the database, not from its arguments', async () => {

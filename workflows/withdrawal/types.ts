@@ -48,7 +48,6 @@ export const WithdrawalFailureTypes = {
   merchantInactive: 'MerchantInactive',
   reservationUnavailable: 'ReservationUnavailable',
   providerUnavailable: 'ProviderUnavailable',
-  transferRejected: 'TransferRejected',
   stateConflict: 'WithdrawalStateConflict',
   cancelled: 'WithdrawalCancelled',
 } as const;
