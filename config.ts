@@ -39,6 +39,19 @@ export interface GatewayConfig {
   /** /healthz and /ready show the git SHA and build id only when this is set (they are public). */
   exposeBuildInfo: boolean;
   payouts: { chunkSize: number; parallelChunks: number; itemConcurrency: number };
+  /** Application API sign-in (api/auth/accessTokens.ts, refresh cookie). */
+  auth: AuthConfig;
+}
+
+export interface AuthConfig {
+  /**
+   * HMAC keys for access tokens (JWT_SECRETS, comma-separated, ≥ 32 characters each): the first
+   * signs, every one verifies, so a key is rotated by putting a new one first and dropping the old
+   * one 15 minutes later. Empty in development and tests: derived from the encryption key.
+   */
+  jwtSecrets: string[];
+  /** The refresh and CSRF cookies carry `Secure` (everywhere but development and tests). */
+  secureCookies: boolean;
 }
 
 export class ConfigError extends Error {
@@ -108,6 +121,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     read.problems.push('ALLOW_PRIVATE_WEBHOOK_DESTINATIONS=true is refused in production: merchants could make the gateway call internal networks');
   }
 
+  const jwtSecrets = (read.raw('JWT_SECRETS') ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+  if (jwtSecrets.some((x) => x.length < 32)) read.problems.push('JWT_SECRETS must list keys of at least 32 characters each');
+  if (production && jwtSecrets.length === 0) read.problems.push('JWT_SECRETS is required in production');
+
   const config: GatewayConfig = {
     env: mode ?? 'development',
     port,
@@ -140,7 +157,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       parallelChunks: read.int('PAYOUT_PARALLEL_CHUNKS', 2, { min: 1, max: 100 }),
       itemConcurrency: read.int('PAYOUT_ITEM_CONCURRENCY', 20, { min: 1, max: 1000 }),
     },
+    auth: { jwtSecrets, secureCookies: read.bool('SECURE_COOKIES', production) },
   };
+  if (production && !config.auth.secureCookies) read.problems.push('SECURE_COOKIES=false is refused in production: the refresh cookie would travel over plain http');
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   return config;
 }

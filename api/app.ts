@@ -12,7 +12,8 @@ import { openApiRouter } from './openapi/router';
 import { IdempotencyService } from './idempotency/idempotencyService';
 import { jsonBody, requireJsonContentType, routeJsonBody } from './middleware/jsonBody';
 import { requireScope, sellerScopeFamily } from './auth/scopes';
-import type { TrustProxy } from '../config';
+import type { AuthConfig, TrustProxy } from '../config';
+import { applicationRoutes } from './applicationRoutes';
 import { traceId } from './middleware/traceId';
 import { providerCallbackRouter } from './providerCallbacks/router';
 import { ProviderCallbackService } from './providerCallbacks/service';
@@ -47,6 +48,8 @@ export interface ApiDeps {
   allowPrivateWebhookDestinations?: boolean;
   /** Chunking and concurrency of payout batches. */
   payoutSettings?: PayoutSettings;
+  /** Sign-in of the application API; keys derived from the encryption key when none are given (development, tests). */
+  auth?: AuthConfig;
 }
 
 const PROVIDER_CALLBACK_PATH = '/webhooks/pix-gateway';
@@ -112,6 +115,8 @@ export function createApp(deps: ApiDeps): express.Express {
   const requireSignature = requestSignature({ sequelize: deps.sequelize, required: true });
   const payoutBody = routeJsonBody({ largeLimit: '8mb', isLarge: (req) => req.method === 'POST' && req.path === '/' });
   app.use(PAYOUTS_PATH, payoutsRouter({ authenticate, parseBody: payoutBody, requireSignature, service: payouts, idempotency }));
+
+  app.use(applicationRoutes({ sequelize: deps.sequelize, encryptionKey: deps.credentialsEncryptionKey, auth: deps.auth, passport: auth }));
 
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));

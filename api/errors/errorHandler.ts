@@ -32,6 +32,9 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       apiError = new ApiError(500, 'INTERNAL_ERROR', 'internal error; quote the traceId to support');
     }
     if (apiError.status >= 500 && err instanceof ApiError) log.warn({ traceId, code: apiError.code }, apiError.message);
+    // A brake that names its wait (TOO_MANY_ATTEMPTS) says it in the standard header too.
+    const retryAfter = apiError.details?.retryAfterSeconds;
+    if (typeof retryAfter === 'number' && !res.headersSent) res.setHeader('Retry-After', String(retryAfter));
     res.status(apiError.status).json(envelope(apiError, traceId));
   };
 }

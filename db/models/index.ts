@@ -9,8 +9,12 @@ import { Withdrawal } from './withdrawal';
 import { WebhookEndpoint } from './webhookEndpoint';
 import { PayoutBatch } from './payoutBatch';
 import { PayoutItem } from './payoutItem';
+import { User } from './user';
+import { MerchantMember } from './merchantMember';
+import { RefreshToken, UserSession } from './userSession';
+import { ActionToken, AuthChallenge, RecoveryCode, SecondFactor } from './secondFactor';
 
-export { Merchant, ApiCredential, Charge, ChargeSplit, IdempotencyRecord, OutboxEvent, Withdrawal, WebhookEndpoint, PayoutBatch, PayoutItem };
+export { Merchant, ApiCredential, Charge, ChargeSplit, IdempotencyRecord, OutboxEvent, Withdrawal, WebhookEndpoint, PayoutBatch, PayoutItem, User, MerchantMember, UserSession, RefreshToken, SecondFactor, RecoveryCode, AuthChallenge, ActionToken };
 
 let initialisedFor: Sequelize | null = null;
 
@@ -27,6 +31,7 @@ export function initModels(sequelize: Sequelize): void {
   WebhookEndpoint.initModel(sequelize);
   PayoutBatch.initModel(sequelize);
   PayoutItem.initModel(sequelize);
+  for (const model of [User, MerchantMember, UserSession, RefreshToken, SecondFactor, RecoveryCode, AuthChallenge, ActionToken]) model.initModel(sequelize);
   Charge.hasMany(ChargeSplit, { foreignKey: 'chargeId', as: 'splits' });
   initialisedFor = sequelize;
 }

@@ -1,0 +1,70 @@
+/**
+ * A browser-like client of the application API for tests: keeps the cookies the API sets
+ * (refresh_token, csrf_token) and sends them back, as a browser would on the same site.
+ */
+export interface AppAnswer {
+  status: number;
+  body: any;
+  headers: Headers;
+}
+
+export class AppClient {
+  readonly cookies = new Map<string, string>();
+  accessToken: string | undefined;
+
+  constructor(private readonly baseUrl: string) {}
+
+  async call(method: string, path: string, o: { body?: unknown; bearer?: string | null; headers?: Record<string, string>; cookies?: boolean } = {}): Promise<AppAnswer> {
+    const headers: Record<string, string> = { ...(o.headers ?? {}) };
+    const bearer = o.bearer === undefined ? this.accessToken : o.bearer;
+    if (bearer) headers.authorization = `Bearer ${bearer}`;
+    if (o.cookies !== false && this.cookies.size) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    if (o.body !== undefined) headers['content-type'] = 'application/json';
+    const res = await fetch(`${this.baseUrl}${path}`, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body) });
+    for (const line of res.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const [name, ...rest] = pair.split('=');
+      const value = rest.join('=');
+      if (value === '' || /max-age=0/i.test(line)) this.cookies.delete(name.trim());
+      else this.cookies.set(name.trim(), value);
+    }
+    const text = await res.text();
+    let body: any = text;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      /* not JSON */
+    }
+    return { status: res.status, body, headers: res.headers };
+  }
+
+  /** GET /auth/csrf: the token goes to the cookie jar and is returned for the header. */
+  async csrf(): Promise<string> {
+    const res = await this.call('GET', '/auth/csrf', { bearer: null });
+    return res.body.csrfToken as string;
+  }
+
+  async register(input: { email: string; password: string; name?: string; [k: string]: unknown }): Promise<AppAnswer> {
+    return this.call('POST', '/auth/register', { body: { name: 'Ana Lima', ...input }, bearer: null });
+  }
+
+  async login(email: string, password: string): Promise<AppAnswer> {
+    const res = await this.call('POST', '/auth/login', { body: { email, password }, bearer: null });
+    if (res.status === 200 && res.body.accessToken) this.accessToken = res.body.accessToken;
+    return res;
+  }
+
+  async refresh(): Promise<AppAnswer> {
+    const token = await this.csrf();
+    const res = await this.call('POST', '/auth/refresh', { headers: { 'x-csrf-token': token }, bearer: null });
+    if (res.status === 200) this.accessToken = res.body.accessToken;
+    return res;
+  }
+}
+
+let counter = 0;
+/** A unique e-mail per call (tests share one database). */
+export function uniqueEmail(prefix = 'user'): string {
+  counter++;
+  return `${prefix}.${Date.now().toString(36)}${counter}${Math.random().toString(36).slice(2, 6)}@example.com`;
+}
