@@ -17,13 +17,23 @@ import { accountsRouter } from './accounts/router';
 import { AccountService } from './accounts/service';
 import { sessionsRouter } from './sessions/router';
 import { SessionService } from './sessions/service';
+import { parseKey } from '../core/crypto/secretBox';
+import { ApiError } from './errors/apiError';
+import { twoFactorRouter } from './twoFactor/router';
+import { TwoFactorService, type MailSender } from './twoFactor/service';
 
 export interface ApplicationDeps {
   sequelize: Sequelize;
   encryptionKey: string;
   auth?: AuthConfig;
   passport: Authenticator;
+  /** Sends e-mail codes; without one, the e-mail routes answer 503. */
+  mail?: MailSender;
 }
+
+const noMail: MailSender = {
+  send: () => Promise.reject(new ApiError(503, 'SERVICE_UNAVAILABLE', 'e-mail is not configured on this server')),
+};
 
 export function applicationRoutes(deps: ApplicationDeps): Router {
   const secrets = deps.auth?.jwtSecrets.length ? deps.auth.jwtSecrets : [derivedJwtSecret(deps.encryptionKey)];
@@ -35,6 +45,7 @@ export function applicationRoutes(deps: ApplicationDeps): Router {
   const throttle = new AttemptThrottle(deps.sequelize);
   const sessions = new SessionService({ sequelize: deps.sequelize, tokens, throttle });
   const accounts = new AccountService({ sequelize: deps.sequelize, sessions });
+  const twoFactor = new TwoFactorService({ sequelize: deps.sequelize, encryptionKey: parseKey(deps.encryptionKey), throttle, sessions, mail: deps.mail ?? noMail });
 
   const bearerSession = async (req: import('express').Request) => {
     const header = req.header('authorization');
@@ -45,5 +56,6 @@ export function applicationRoutes(deps: ApplicationDeps): Router {
   const router = Router();
   router.use('/auth', sessionsRouter({ sessions, cookies, csrf, bearerSession }));
   router.use('/auth', accountsRouter({ accounts, requireUser: authenticated }));
+  router.use('/auth', twoFactorRouter({ service: twoFactor, cookies, requireUser: authenticated }));
   return router;
 }

@@ -1,0 +1,243 @@
+/**
+ * Second factors: TOTP (setup shows a seed, a first code confirms it), e-mail codes (setup sends
+ * a code, the code confirms it), recovery codes (given once when the first factor is turned on).
+ * They complete a login that answered `secondFactorRequired`, and they open sensitive actions
+ * (api/twoFactor/actionTokens.ts). Failed codes count per user and lock with growing waits;
+ * a challenge dies after 5 wrong codes; every code is single-use.
+ */
+import crypto from 'node:crypto';
+import QRCode from 'qrcode';
+import { Op, type Sequelize } from 'sequelize';
+import { sha256 } from '../../core/auth/opaqueTokens';
+import { decryptSecret, encryptSecret } from '../../core/crypto/secretBox';
+import { AuthChallenge, RecoveryCode, SecondFactor, User } from '../../db/models';
+import { AttemptThrottle, policies, throttleKeys } from '../auth/attemptThrottle';
+import { ApiError } from '../errors/apiError';
+import { methodsOf, type IssuedTokens, type SecondFactorMethod, type SessionService } from '../sessions/service';
+import { issueActionToken, type SensitiveAction } from './actionTokens';
+import {
+  EMAIL_CODE_TTL_SECONDS,
+  RECOVERY_CODES,
+  checkTotp,
+  emailCodeHash,
+  looksLikeRecoveryCode,
+  newEmailCode,
+  newRecoveryCode,
+  newTotpSecret,
+  recoveryCodeHash,
+  totpUri,
+} from './codes';
+
+export interface MailSender {
+  send(message: { to: string; subject: string; text: string }): Promise<unknown>;
+}
+
+const MAX_CODE_ATTEMPTS = 5;
+const ACTION_CHALLENGE_TTL_SECONDS = 10 * 60;
+
+export const twoFactorErrors = {
+  invalidCode: () => new ApiError(401, 'INVALID_SECOND_FACTOR_CODE', 'the code is wrong, expired or already used'),
+  invalidChallenge: () => new ApiError(401, 'INVALID_CHALLENGE', 'the challenge is invalid, expired or already used; start again'),
+  alreadyEnabled: (method: string) => new ApiError(409, 'SECOND_FACTOR_ALREADY_ENABLED', `${method} is already on`),
+  notPending: (method: string) => new ApiError(409, 'SECOND_FACTOR_NOT_PENDING', `start the ${method} setup first`),
+  noSecondFactor: () => new ApiError(409, 'SECOND_FACTOR_NOT_PENDING', 'you have no second factor on; sensitive actions need none'),
+  noEmailFactor: () => new ApiError(409, 'SECOND_FACTOR_NOT_PENDING', 'e-mail codes are not on for this account'),
+};
+
+export class TwoFactorService {
+  constructor(private readonly deps: { sequelize: Sequelize; encryptionKey: Buffer; throttle: AttemptThrottle; sessions: SessionService; mail: MailSender }) {}
+
+  async status(userId: string) {
+    const factor = await SecondFactor.findByPk(userId);
+    const recoveryCodesLeft = await RecoveryCode.count({ where: { userId, usedAt: null } });
+    return {
+      enabled: methodsOf(factor).length > 0,
+      totp: { enabled: Boolean(factor?.totpEnabledAt), pending: Boolean(factor?.totpPendingCiphertext) },
+      email: { enabled: Boolean(factor?.emailEnabledAt) },
+      recoveryCodesLeft,
+    };
+  }
+
+  // --- setup -------------------------------------------------------------------------------
+
+  async totpSetup(user: User): Promise<{ otpauthUrl: string; secret: string; qrCodePng: string }> {
+    const factor = await this.factorOf(user.id);
+    if (factor.totpEnabledAt) throw twoFactorErrors.alreadyEnabled('TOTP');
+    const secret = newTotpSecret();
+    await factor.update({ totpPendingCiphertext: encryptSecret(secret, this.deps.encryptionKey) });
+    const otpauthUrl = totpUri(secret, user.email ?? user.id);
+    return { otpauthUrl, secret, qrCodePng: await QRCode.toDataURL(otpauthUrl, { errorCorrectionLevel: 'M', margin: 2, width: 256 }) };
+  }
+
+  async totpConfirm(user: User, code: string): Promise<{ message: string; recoveryCodes: string[] }> {
+    await this.deps.throttle.assertOpen([throttleKeys.secondFactor(user.id)]);
+    const factor = await this.factorOf(user.id);
+    if (factor.totpEnabledAt) throw twoFactorErrors.alreadyEnabled('TOTP');
+    if (!factor.totpPendingCiphertext) throw twoFactorErrors.notPending('TOTP');
+    const step = checkTotp(decryptSecret(factor.totpPendingCiphertext, this.deps.encryptionKey), code, null);
+    if (step === null) return this.failed(user.id);
+    await this.deps.throttle.reset(throttleKeys.secondFactor(user.id));
+    await factor.update({ totpSecretCiphertext: factor.totpPendingCiphertext, totpPendingCiphertext: null, totpEnabledAt: new Date(), totpLastStep: String(step) });
+    return { message: 'TOTP is on', recoveryCodes: await this.recoveryCodesIfNone(user.id) };
+  }
+
+  async emailSetup(user: User): Promise<{ message: string; expiresAt: string }> {
+    const factor = await this.factorOf(user.id);
+    if (factor.emailEnabledAt) throw twoFactorErrors.alreadyEnabled('e-mail codes');
+    const challenge = await AuthChallenge.create({ id: crypto.randomUUID(), userId: user.id, purpose: 'EMAIL_SETUP', action: null, tokenHash: null, expiresAt: inSeconds(EMAIL_CODE_TTL_SECONDS) });
+    const expiresAt = await this.sendEmailCode(user, challenge, 'confirm e-mail codes');
+    return { message: 'a code was sent to your e-mail', expiresAt: expiresAt.toISOString() };
+  }
+
+  async emailConfirm(user: User, code: string): Promise<{ message: string; recoveryCodes: string[] }> {
+    await this.deps.throttle.assertOpen([throttleKeys.secondFactor(user.id)]);
+    const factor = await this.factorOf(user.id);
+    if (factor.emailEnabledAt) throw twoFactorErrors.alreadyEnabled('e-mail codes');
+    const challenge = await AuthChallenge.findOne({ where: { userId: user.id, purpose: 'EMAIL_SETUP', completedAt: null, expiresAt: { [Op.gt]: new Date() } }, order: [['createdAt', 'DESC']] });
+    if (!challenge) throw twoFactorErrors.notPending('e-mail');
+    if (!(await this.consumeEmailCode(challenge, code))) return this.failed(user.id, challenge);
+    await this.deps.throttle.reset(throttleKeys.secondFactor(user.id));
+    await factor.update({ emailEnabledAt: new Date() });
+    return { message: 'e-mail codes are on', recoveryCodes: await this.recoveryCodesIfNone(user.id) };
+  }
+
+  // --- login second step -------------------------------------------------------------------
+
+  async loginMethods(challengeToken: string): Promise<{ methods: SecondFactorMethod[]; expiresAt: string }> {
+    const challenge = await this.loginChallenge(challengeToken);
+    return { methods: methodsOf(await SecondFactor.findByPk(challenge.userId)), expiresAt: challenge.expiresAt.toISOString() };
+  }
+
+  async loginEmail(challengeToken: string): Promise<{ message: string; expiresAt: string }> {
+    const challenge = await this.loginChallenge(challengeToken);
+    const factor = await SecondFactor.findByPk(challenge.userId);
+    if (!factor?.emailEnabledAt) throw twoFactorErrors.noEmailFactor();
+    const user = await User.findByPk(challenge.userId);
+    if (!user || user.deletedAt) throw twoFactorErrors.invalidChallenge();
+    const expiresAt = await this.sendEmailCode(user, challenge, 'sign in');
+    return { message: 'a code was sent to your e-mail', expiresAt: expiresAt.toISOString() };
+  }
+
+  async loginComplete(challengeToken: string, code: string): Promise<IssuedTokens> {
+    const challenge = await this.loginChallenge(challengeToken);
+    await this.deps.throttle.assertOpen([throttleKeys.secondFactor(challenge.userId)]);
+    if (!(await this.verifyAny(challenge, code))) return this.failed(challenge.userId, challenge);
+    await this.deps.throttle.reset(throttleKeys.secondFactor(challenge.userId));
+    return this.deps.sequelize.transaction(async (transaction) => {
+      const [done] = await AuthChallenge.update({ completedAt: new Date() }, { where: { id: challenge.id, completedAt: null }, transaction });
+      if (done !== 1) throw twoFactorErrors.invalidChallenge(); // a parallel request completed it
+      return this.deps.sessions.open(challenge.userId, transaction);
+    });
+  }
+
+  // --- sensitive actions -------------------------------------------------------------------
+
+  async actionStart(user: User, action: SensitiveAction): Promise<{ challengeId: string; action: string; methods: SecondFactorMethod[]; expiresAt: string }> {
+    const methods = methodsOf(await SecondFactor.findByPk(user.id));
+    if (methods.length === 0) throw twoFactorErrors.noSecondFactor();
+    const challenge = await AuthChallenge.create({ id: crypto.randomUUID(), userId: user.id, purpose: 'ACTION', action, tokenHash: null, expiresAt: inSeconds(ACTION_CHALLENGE_TTL_SECONDS) });
+    return { challengeId: challenge.id, action, methods, expiresAt: challenge.expiresAt.toISOString() };
+  }
+
+  async actionEmail(user: User, challengeId: string): Promise<{ message: string; expiresAt: string }> {
+    const challenge = await this.actionChallenge(user.id, challengeId);
+    const factor = await SecondFactor.findByPk(user.id);
+    if (!factor?.emailEnabledAt) throw twoFactorErrors.noEmailFactor();
+    const expiresAt = await this.sendEmailCode(user, challenge, `confirm "${challenge.action}"`);
+    return { message: 'a code was sent to your e-mail', expiresAt: expiresAt.toISOString() };
+  }
+
+  async actionConfirm(user: User, challengeId: string, code: string): Promise<{ actionToken: string; action: string; expiresAt: string }> {
+    await this.deps.throttle.assertOpen([throttleKeys.secondFactor(user.id)]);
+    const challenge = await this.actionChallenge(user.id, challengeId);
+    if (!(await this.verifyAny(challenge, code))) return this.failed(user.id, challenge);
+    await this.deps.throttle.reset(throttleKeys.secondFactor(user.id));
+    return this.deps.sequelize.transaction(async (transaction) => {
+      const [done] = await AuthChallenge.update({ completedAt: new Date() }, { where: { id: challenge.id, completedAt: null }, transaction });
+      if (done !== 1) throw twoFactorErrors.invalidChallenge();
+      const issued = await issueActionToken(user.id, challenge.action as SensitiveAction, transaction);
+      return { actionToken: issued.actionToken, action: challenge.action!, expiresAt: issued.expiresAt.toISOString() };
+    });
+  }
+
+  // --- internals ---------------------------------------------------------------------------
+
+  private async factorOf(userId: string): Promise<SecondFactor> {
+    const [factor] = await SecondFactor.findOrCreate({ where: { userId }, defaults: { userId } });
+    return factor;
+  }
+
+  private async loginChallenge(token: string): Promise<AuthChallenge> {
+    const challenge = token.length <= 200 ? await AuthChallenge.findOne({ where: { tokenHash: sha256(token), purpose: 'LOGIN' } }) : null;
+    if (!challenge || challenge.completedAt || challenge.expiresAt <= new Date() || challenge.attempts >= MAX_CODE_ATTEMPTS) throw twoFactorErrors.invalidChallenge();
+    return challenge;
+  }
+
+  private async actionChallenge(userId: string, challengeId: string): Promise<AuthChallenge> {
+    const challenge = await AuthChallenge.findOne({ where: { id: challengeId, userId, purpose: 'ACTION' } });
+    if (!challenge || challenge.completedAt || challenge.expiresAt <= new Date() || challenge.attempts >= MAX_CODE_ATTEMPTS) throw twoFactorErrors.invalidChallenge();
+    return challenge;
+  }
+
+  /** A code for this challenge: TOTP, then the challenge's e-mail code, then a recovery code. */
+  private async verifyAny(challenge: AuthChallenge, code: string): Promise<boolean> {
+    const factor = await SecondFactor.findByPk(challenge.userId);
+    if (!factor) return false;
+    if (factor.totpEnabledAt && factor.totpSecretCiphertext) {
+      const last = factor.totpLastStep === null ? null : Number(factor.totpLastStep);
+      const step = checkTotp(decryptSecret(factor.totpSecretCiphertext, this.deps.encryptionKey), code, last);
+      if (step !== null) {
+        // Compare-and-set: two requests with the same code cannot both pass.
+        const [won] = await SecondFactor.update({ totpLastStep: String(step) }, { where: { userId: challenge.userId, ...(last === null ? { totpLastStep: null } : { totpLastStep: String(last) }) } });
+        return won === 1;
+      }
+    }
+    if (factor.emailEnabledAt && (await this.consumeEmailCode(challenge, code))) return true;
+    if (looksLikeRecoveryCode(code)) {
+      const [used] = await RecoveryCode.update({ usedAt: new Date() }, { where: { userId: challenge.userId, codeHash: recoveryCodeHash(code), usedAt: null } });
+      return used === 1;
+    }
+    return false;
+  }
+
+  private async consumeEmailCode(challenge: AuthChallenge, code: string): Promise<boolean> {
+    if (!/^\d{6}$/.test(code)) return false;
+    const [used] = await AuthChallenge.update(
+      { emailCodeHash: null, emailCodeExpiresAt: null },
+      { where: { id: challenge.id, emailCodeHash: emailCodeHash(challenge.id, code), emailCodeExpiresAt: { [Op.gt]: new Date() } } },
+    );
+    return used === 1;
+  }
+
+  private async sendEmailCode(user: User, challenge: AuthChallenge, purpose: string): Promise<Date> {
+    if (!user.email) throw twoFactorErrors.invalidChallenge();
+    const code = newEmailCode();
+    const expiresAt = inSeconds(EMAIL_CODE_TTL_SECONDS);
+    // A new code replaces the previous one of the same challenge.
+    await challenge.update({ emailCodeHash: emailCodeHash(challenge.id, code), emailCodeExpiresAt: expiresAt });
+    await this.deps.mail.send({
+      to: user.email,
+      subject: `Your Pix Gateway code: ${code}`,
+      text: `Your code to ${purpose} is ${code}. It expires in 10 minutes and works once.\n\nIf you did not ask for it, change your password.`,
+    });
+    return expiresAt;
+  }
+
+  /** Counts a wrong code against the user and the challenge, then refuses. */
+  private async failed(userId: string, challenge?: AuthChallenge): Promise<never> {
+    if (challenge) await AuthChallenge.increment('attempts', { where: { id: challenge.id } });
+    await this.deps.throttle.fail(throttleKeys.secondFactor(userId), policies.secondFactor);
+    throw twoFactorErrors.invalidCode();
+  }
+
+  private async recoveryCodesIfNone(userId: string): Promise<string[]> {
+    if ((await RecoveryCode.count({ where: { userId, usedAt: null } })) > 0) return [];
+    const codes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
+    await RecoveryCode.bulkCreate(codes.map((code) => ({ id: crypto.randomUUID(), userId, codeHash: recoveryCodeHash(code) })));
+    return codes;
+  }
+}
+
+function inSeconds(seconds: number): Date {
+  return new Date(Date.now() + seconds * 1000);
+}
