@@ -110,7 +110,7 @@ export function jsonResponse(description: string, schema: z.ZodType, extraHeader
   return { description, headers: { 'x-trace-id': traceIdHeader.ref, ...extraHeaders }, content: { 'application/json': { schema } } };
 }
 
-const STATUS_TEXT: Record<number, string> = { 400: 'Bad request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not found', 409: 'Conflict', 413: 'Payload too large', 422: 'Unprocessable', 429: 'Too many requests', 500: 'Internal error', 502: 'Bad gateway', 503: 'Service unavailable' };
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not found', 409: 'Conflict', 413: 'Payload too large', 415: 'Unsupported media type', 422: 'Unprocessable', 429: 'Too many requests', 500: 'Internal error', 502: 'Bad gateway', 503: 'Service unavailable' };
 
 // Set by the rate limiter (api/middleware/rateLimit.ts) on a 429.
 const rateLimitHeaders = {

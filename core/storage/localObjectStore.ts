@@ -110,8 +110,18 @@ export class LocalObjectStore implements ObjectStore {
         done(size > maxBytes ? new ObjectTooLargeError(maxBytes) : null, chunk);
       },
     });
+    const out = pipeline(limit, fs.createWriteStream(tmp, { mode: 0o600 }));
+    // `body` is piped by hand rather than put in the pipeline: a failed pipeline destroys its
+    // source, and destroying an HTTP request destroys its socket, so the caller could not
+    // answer 413. A body that stops short (client gone) fails the write instead.
+    const abort = () => {
+      if (!body.readableEnded) limit.destroy(new Error('upload ended before its body was complete'));
+    };
+    body.once('close', abort);
+    body.once('error', abort);
+    body.pipe(limit);
     try {
-      await pipeline(body, limit, fs.createWriteStream(tmp, { mode: 0o600 }));
+      await out;
       const meta: StoredObjectMeta = { contentType, size };
       await fsp.writeFile(metaFile(file), JSON.stringify(meta), { mode: 0o600 });
       await fsp.rename(tmp, file);
@@ -119,6 +129,10 @@ export class LocalObjectStore implements ObjectStore {
     } catch (err) {
       await fsp.rm(tmp, { force: true });
       throw err;
+    } finally {
+      body.unpipe(limit);
+      body.off('close', abort);
+      body.off('error', abort);
     }
   }
 
