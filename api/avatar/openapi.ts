@@ -3,8 +3,15 @@ import { errorResponses, jsonResponse, registry } from '../openapi/registry';
 import { AVATAR_MAX_BYTES, AVATAR_UPLOAD_TTL_SECONDS, confirmAvatarBody, confirmAvatarResult, presignAvatarBody, presignAvatarResult } from './schema';
 
 // The user's bearer token (the users module's login). Named here until that module registers its own scheme.
-registry.registerComponent('securitySchemes', 'userBearer', { type: 'http', scheme: 'bearer', description: 'A signed-in user\'s access token.' });
-const userBearer = [{ userBearer: [] }];
+registry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', description: 'A signed-in user\'s access token.' });
+const userBearer = [{ bearerAuth: [] }];
+
+// Registered as derived schemas (.describe): a schema built before the registry extended zod
+// (schema.ts is imported by the router first) has no .openapi(), which register needs.
+const PresignAvatarRequest = registry.register('PresignAvatarRequest', presignAvatarBody.describe('The type of the avatar you will upload.'));
+const PresignAvatarResult = registry.register('PresignAvatarResult', presignAvatarResult.describe('Where and how to upload the file.'));
+const ConfirmAvatarRequest = registry.register('ConfirmAvatarRequest', confirmAvatarBody.describe('The uploaded file to make your avatar.'));
+const ConfirmAvatarResult = registry.register('ConfirmAvatarResult', confirmAvatarResult.describe('The new avatar.'));
 
 const shared = ['VALIDATION_ERROR', 'PAYLOAD_TOO_LARGE', 'RATE_LIMITED'] as const;
 
@@ -18,9 +25,9 @@ registry.registerPath({
     `Answers a PUT URL valid for ${AVATAR_UPLOAD_TTL_SECONDS} s for a PNG, JPEG or WebP file of at most ${AVATAR_MAX_BYTES} bytes. ` +
     'Upload the file there with exactly the `headers` given, then call `POST /auth/avatar/confirm` with the `key`. Nothing changes on the user until then.',
   security: userBearer,
-  request: { body: { required: true, content: { 'application/json': { schema: registry.register('PresignAvatarRequest', presignAvatarBody) } } } },
+  request: { body: { required: true, content: { 'application/json': { schema: PresignAvatarRequest } } } },
   responses: {
-    200: jsonResponse('Where and how to upload.', registry.register('PresignAvatarResult', presignAvatarResult)),
+    200: jsonResponse('Where and how to upload.', PresignAvatarResult),
     ...errorResponses(...shared),
   },
 });
@@ -36,9 +43,9 @@ registry.registerPath({
     `be at most ${AVATAR_MAX_BYTES} bytes and be a PNG, JPEG or WebP image by its content, whatever its declared type (else 400 INVALID_AVATAR, and the file is deleted). ` +
     'Then it becomes your avatar.',
   security: userBearer,
-  request: { body: { required: true, content: { 'application/json': { schema: registry.register('ConfirmAvatarRequest', confirmAvatarBody) } } } },
+  request: { body: { required: true, content: { 'application/json': { schema: ConfirmAvatarRequest } } } },
   responses: {
-    200: jsonResponse('The avatar was set.', registry.register('ConfirmAvatarResult', confirmAvatarResult)),
+    200: jsonResponse('The avatar was set.', ConfirmAvatarResult),
     ...errorResponses(...shared, 'INVALID_AVATAR', 'AVATAR_KEY_FORBIDDEN', 'UPLOAD_NOT_FOUND'),
   },
 });
