@@ -26,6 +26,7 @@ export const ERROR_CODES = {
   DUPLICATE_IDEMPOTENCY_KEY: { status: 409, message: 'this idempotency key was already used with a different payload' },
   WITHDRAWAL_FROZEN: { status: 409, message: 'withdrawals and payouts are temporarily blocked' },
   RECEIPT_UNAVAILABLE: { status: 409, message: 'the transaction is not paid yet' },
+  UPLOAD_ALREADY_EXISTS: { status: 409, message: 'a file was already uploaded to this URL; ask for a new one' },
   WEBHOOK_DISABLED: { status: 409, message: 'the webhook is disabled; enable it (PATCH active: true) before resending' },
   BATCH_NOT_CANCELLABLE: { status: 409, message: 'batch is COMPLETED; only PROCESSING batches can be cancelled' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'request body is too large' },

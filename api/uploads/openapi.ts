@@ -24,12 +24,12 @@ registry.registerPath({
   summary: 'Upload a file to a presigned URL',
   description:
     'Use the `uploadUrl` and `headers` from a presign call (e.g. `POST /auth/avatar/presign`) exactly as given: the signed query string is the only authorisation. ' +
-    'Content-Type must be the signed one; a body over `maxBytes` is refused with 413 and the connection is closed. Uploading again to the same URL replaces the file.',
+    'Content-Type must be the signed one; a body over `maxBytes` is refused with 413 and the connection is closed. Each URL stores one file: a second upload to it is refused with 409 (ask for a new URL).',
   security: security.none,
   request: { params, query: signedQuery, body: { required: true, content: { 'image/png': binary, 'image/jpeg': binary, 'image/webp': binary } } },
   responses: {
     200: { description: 'Stored.', content: { 'application/json': { schema: z.object({ key: z.string(), size: z.number().int() }) } } },
-    ...errorResponses('VALIDATION_ERROR', 'UPLOAD_URL_INVALID', 'UPLOAD_URL_EXPIRED', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'RATE_LIMITED'),
+    ...errorResponses('VALIDATION_ERROR', 'UPLOAD_URL_INVALID', 'UPLOAD_URL_EXPIRED', 'UPLOAD_ALREADY_EXISTS', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'RATE_LIMITED'),
   },
 });
 

@@ -10,7 +10,7 @@ import { Router, type RequestHandler } from 'express';
 import { pipeline } from 'node:stream/promises';
 import { ApiError, errors } from '../errors/apiError';
 import { isValidObjectKey } from '../../core/storage/objectStore';
-import { ObjectTooLargeError, UPLOADS_ROUTE, type LocalObjectStore } from '../../core/storage/localObjectStore';
+import { ObjectExistsError, ObjectTooLargeError, UploadAbortedError, UPLOADS_ROUTE, type LocalObjectStore } from '../../core/storage/localObjectStore';
 import { mediaTypeOf } from '../../core/storage/uploadSignature';
 
 export const UPLOAD_PATH = `${UPLOADS_ROUTE}/:scope/:owner/:name`;
@@ -19,6 +19,8 @@ export const uploadErrors = {
   invalidUrl: () => new ApiError(403, 'UPLOAD_URL_INVALID', 'the upload URL is malformed or its signature does not match'),
   expired: () => new ApiError(403, 'UPLOAD_URL_EXPIRED', 'the upload URL has expired; ask for a new one'),
   contentType: (expected: string) => new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', `Content-Type must be ${expected}, as the upload URL was signed for`),
+  exists: () => new ApiError(409, 'UPLOAD_ALREADY_EXISTS', 'a file was already uploaded to this URL; ask for a new one'),
+  aborted: () => new ApiError(400, 'VALIDATION_ERROR', 'the upload ended before its body was complete'),
   tooLarge: (maxBytes: number) => new ApiError(413, 'PAYLOAD_TOO_LARGE', `the upload is larger than ${maxBytes} bytes`, { maxBytes }),
 };
 
@@ -45,6 +47,8 @@ export function uploadsRouter(store: LocalObjectStore): Router {
       res.status(200).json({ key, size: stored.size });
     } catch (err) {
       if (err instanceof ObjectTooLargeError) return refuseTooLarge(req, res, next, grant.maxBytes);
+      if (err instanceof ObjectExistsError) throw uploadErrors.exists();
+      if (err instanceof UploadAbortedError) throw uploadErrors.aborted();
       throw err;
     }
   };

@@ -37,6 +37,22 @@ export class ObjectTooLargeError extends Error {
   }
 }
 
+/** A write to a key that already holds an object: keys are write-once (see `write`). */
+export class ObjectExistsError extends Error {
+  constructor() {
+    super('an object already exists under this key');
+    this.name = 'ObjectExistsError';
+  }
+}
+
+/** The body stopped before its end (the client went away). */
+export class UploadAbortedError extends Error {
+  constructor() {
+    super('upload ended before its body was complete');
+    this.name = 'UploadAbortedError';
+  }
+}
+
 export const UPLOADS_ROUTE = '/uploads';
 
 export class LocalObjectStore implements ObjectStore {
@@ -94,8 +110,9 @@ export class LocalObjectStore implements ObjectStore {
   /**
    * Streams `body` into the object, never holding more than a chunk in memory and never
    * writing more than `maxBytes`: past that it throws ObjectTooLargeError and leaves nothing
-   * behind. The bytes go to a temporary file first and are renamed into place, so a reader
-   * never sees half an upload.
+   * behind. The bytes go to a temporary file first and are linked into place, so a reader
+   * never sees half an upload. Keys are write-once (ObjectExistsError): otherwise a URL still
+   * valid after its avatar was confirmed could replace the checked image with anything.
    */
   async write(key: string, body: Readable, contentType: string, maxBytes: number): Promise<StoredObjectMeta> {
     const file = this.file(key);
@@ -115,21 +132,22 @@ export class LocalObjectStore implements ObjectStore {
     // source, and destroying an HTTP request destroys its socket, so the caller could not
     // answer 413. A body that stops short (client gone) fails the write instead.
     const abort = () => {
-      if (!body.readableEnded) limit.destroy(new Error('upload ended before its body was complete'));
+      if (!body.readableEnded) limit.destroy(new UploadAbortedError());
     };
     body.once('close', abort);
     body.once('error', abort);
     body.pipe(limit);
     try {
       await out;
+      // link fails with EEXIST where rename would replace: the atomic claim of the key.
+      await fsp.link(tmp, file).catch((err: NodeJS.ErrnoException) => {
+        throw err.code === 'EEXIST' ? new ObjectExistsError() : err;
+      });
       const meta: StoredObjectMeta = { contentType, size };
       await fsp.writeFile(metaFile(file), JSON.stringify(meta), { mode: 0o600 });
-      await fsp.rename(tmp, file);
       return meta;
-    } catch (err) {
-      await fsp.rm(tmp, { force: true });
-      throw err;
     } finally {
+      await fsp.rm(tmp, { force: true });
       body.unpipe(limit);
       body.off('close', abort);
       body.off('error', abort);

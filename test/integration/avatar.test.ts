@@ -139,6 +139,10 @@ describe('avatars over HTTP with the local store', () => {
     expect(res.headers.get('content-type')).toBe('image/png');
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect(Buffer.from(await res.arrayBuffer()).equals(png)).toBe(true);
+
+    // The URL is still valid, but the checked avatar cannot be replaced through it.
+    expect(await upload(grant, Buffer.from('<html>not an image</html>'))).toMatchObject({ status: 409, body: { error: { code: 'UPLOAD_ALREADY_EXISTS' } } });
+    expect(Buffer.from(await (await fetch(avatarUrl)).arrayBuffer()).equals(png)).toBe(true);
   });
 
   it('refuses a text file uploaded as image/png at confirm (INVALID_AVATAR) and deletes it', async () => {

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { InvalidObjectKeyError, isValidKeySegment, isValidObjectKey } from '../../core/storage/objectStore';
-import { LocalObjectStore, ObjectTooLargeError } from '../../core/storage/localObjectStore';
+import { LocalObjectStore, ObjectExistsError, ObjectTooLargeError } from '../../core/storage/localObjectStore';
 
 const GOOD = 'avatars/42/6f1c2d9e-5b7a-4c1e-9a6d-2f8b3c4d5e6f';
 
@@ -76,6 +76,10 @@ describe('LocalObjectStore', () => {
     const opened = await store.open(GOOD);
     expect(opened?.meta).toEqual({ contentType: 'image/png', size: 11 });
     opened?.stream.destroy();
+    // Write-once: a second write to the key is refused and changes nothing.
+    await expect(store.write(GOOD, Readable.from([Buffer.from('other')]), 'image/png', 100)).rejects.toBeInstanceOf(ObjectExistsError);
+    expect(await store.head(GOOD)).toEqual({ size: 11 });
+    expect(fs.readdirSync(path.join(dir, '.tmp'))).toEqual([]);
     await store.delete(GOOD);
     expect(await store.head(GOOD)).toBeNull();
     expect(await store.readStart(GOOD, 5)).toBeNull();
