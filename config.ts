@@ -6,8 +6,10 @@
  * variable, never its value: values may be secrets. In development and tests the start/test
  * scripts generate local secrets.
  */
+import crypto from 'node:crypto';
 import net from 'node:net';
 import { parseKey } from './core/crypto/secretBox';
+import type { StorageConfig } from './core/storage/createObjectStore';
 
 export const ENVIRONMENTS = ['development', 'test', 'production'] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];
@@ -41,6 +43,8 @@ export interface GatewayConfig {
   payouts: { chunkSize: number; parallelChunks: number; itemConcurrency: number };
   /** Application API sign-in (api/auth/accessTokens.ts, refresh cookie). */
   auth: AuthConfig;
+  /** Uploaded files (avatars): S3 when S3_ENDPOINT is set, else UPLOADS_DIR served by the API. */
+  storage: StorageConfig;
 }
 
 export interface AuthConfig {
@@ -158,10 +162,54 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       itemConcurrency: read.int('PAYOUT_ITEM_CONCURRENCY', 20, { min: 1, max: 1000 }),
     },
     auth: { jwtSecrets, secureCookies: read.bool('SECURE_COOKIES', production) },
+    storage: storage(read, production, credentialsEncryptionKey),
   };
   if (production && !config.auth.secureCookies) read.problems.push('SECURE_COOKIES=false is refused in production: the refresh cookie would travel over plain http');
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   return config;
+}
+
+/** Shorter HMAC keys could be guessed; 32 characters is 128+ bits for any random encoding. */
+const MIN_UPLOAD_SECRET_LENGTH = 32;
+
+/**
+ * S3 when S3_ENDPOINT is set (then bucket and keys are required), else the local store, whose
+ * upload URLs are signed with UPLOAD_SIGNING_SECRET. Production must set that secret when the
+ * local store is used; development and tests derive one from CREDENTIALS_ENCRYPTION_KEY (a
+ * labelled HMAC, so neither key reveals the other), which survives restarts like that key does.
+ */
+function storage(read: EnvReader, production: boolean, credentialsEncryptionKey: string): StorageConfig {
+  const endpoint = read.raw('S3_ENDPOINT');
+  let s3: StorageConfig['s3'] = null;
+  if (endpoint !== undefined) {
+    try {
+      const url = new URL(endpoint);
+      if (url.protocol !== 'https:' && url.protocol !== 'http:') read.problems.push('S3_ENDPOINT must be an http(s) URL');
+      else if (production && url.protocol !== 'https:') read.problems.push('S3_ENDPOINT must use https in production');
+    } catch {
+      read.problems.push('S3_ENDPOINT must be an absolute http(s) URL');
+    }
+    s3 = {
+      endpoint,
+      bucket: read.secret('S3_BUCKET'),
+      region: read.raw('S3_REGION') ?? 'us-east-1',
+      accessKeyId: read.secret('S3_ACCESS_KEY_ID'),
+      secretAccessKey: read.secret('S3_SECRET_ACCESS_KEY'),
+      publicBaseUrl: read.raw('S3_PUBLIC_BASE_URL'),
+    };
+  }
+  let secret = read.raw('UPLOAD_SIGNING_SECRET');
+  if (secret !== undefined && secret.length < MIN_UPLOAD_SECRET_LENGTH) {
+    read.problems.push(`UPLOAD_SIGNING_SECRET must be at least ${MIN_UPLOAD_SECRET_LENGTH} characters`);
+  }
+  if (secret === undefined) {
+    if (production && !s3) read.problems.push('UPLOAD_SIGNING_SECRET is required in production unless S3_ENDPOINT is set');
+    else if (!production) {
+      const base = credentialsEncryptionKey || crypto.randomBytes(32).toString('hex');
+      secret = crypto.createHmac('sha256', base).update('pix-gateway upload signing v1').digest('hex');
+    }
+  }
+  return { uploadsDir: read.raw('UPLOADS_DIR') ?? '.data/uploads', uploadSigningSecret: secret ?? '', s3 };
 }
 
 function isEncryptionKey(value: string): boolean {

@@ -1,4 +1,8 @@
 /** Builds the Express app from explicit dependencies (tests pass real ones on test ports). */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import express, { type RequestHandler } from 'express';
 import passport from 'passport';
 import type { Sequelize } from 'sequelize';
@@ -13,7 +17,8 @@ import { IdempotencyService } from './idempotency/idempotencyService';
 import { jsonBody, requireJsonContentType, routeJsonBody } from './middleware/jsonBody';
 import { requireScope, sellerScopeFamily } from './auth/scopes';
 import type { AuthConfig, TrustProxy } from '../config';
-import { applicationRoutes } from './applicationRoutes';
+import { applicationApi } from './applicationRoutes';
+import type { StorageConfig } from '../core/storage/createObjectStore';
 import { traceId } from './middleware/traceId';
 import { providerCallbackRouter } from './providerCallbacks/router';
 import { ProviderCallbackService } from './providerCallbacks/service';
@@ -50,6 +55,10 @@ export interface ApiDeps {
   payoutSettings?: PayoutSettings;
   /** Sign-in of the application API; keys derived from the encryption key when none are given (development, tests). */
   auth?: AuthConfig;
+  /** Uploaded files (avatars). Default: a local store in a temporary directory (tests, tools). */
+  storage?: StorageConfig;
+  /** This API's public base URL (links to locally stored uploads). */
+  publicBaseUrl?: string;
 }
 
 const PROVIDER_CALLBACK_PATH = '/webhooks/pix-gateway';
@@ -58,6 +67,13 @@ const PAYOUTS_PATH = '/v1/payouts/batches';
 /** Several middleware as one (a router takes one `authenticate` handler). */
 function inOrder(first: RequestHandler, second: RequestHandler): RequestHandler {
   return (req, res, next) => first(req, res, (err?: unknown) => (err ? next(err) : second(req, res, next)));
+}
+
+/** Uploads kept in a fresh temporary directory, signed with a key derived from the encryption key. */
+function temporaryStorage(encryptionKey: string): StorageConfig {
+  const uploadsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-uploads-'));
+  const uploadSigningSecret = crypto.createHmac('sha256', encryptionKey).update('pix-gateway upload signing v1').digest('hex');
+  return { uploadsDir, uploadSigningSecret, s3: null };
 }
 
 export function createApp(deps: ApiDeps): express.Express {
@@ -88,6 +104,16 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(requestLogger(deps.logger));
   app.use(perIpRateLimit({ perMinute: deps.rateLimitPerMinute ?? 100, exemptPaths: ['/healthz', PROVIDER_CALLBACK_PATH] }));
   app.use(auth.initialize());
+  const application = applicationApi({
+    sequelize: deps.sequelize,
+    encryptionKey: deps.credentialsEncryptionKey,
+    auth: deps.auth,
+    passport: auth,
+    storage: deps.storage ?? temporaryStorage(deps.credentialsEncryptionKey),
+    publicBaseUrl: deps.publicBaseUrl ?? 'http://127.0.0.1',
+  });
+  // Avatar uploads carry image bodies: before the JSON-only gate below.
+  app.use(application.beforeBody);
   app.use(requireJsonContentType);
   // Payout batches take up to 8 MB: their router parses after authentication (below).
   app.use(jsonBody({ deferredPrefixes: [PAYOUTS_PATH] }));
@@ -116,7 +142,7 @@ export function createApp(deps: ApiDeps): express.Express {
   const payoutBody = routeJsonBody({ largeLimit: '8mb', isLarge: (req) => req.method === 'POST' && req.path === '/' });
   app.use(PAYOUTS_PATH, payoutsRouter({ authenticate, parseBody: payoutBody, requireSignature, service: payouts, idempotency }));
 
-  app.use(applicationRoutes({ sequelize: deps.sequelize, encryptionKey: deps.credentialsEncryptionKey, auth: deps.auth, passport: auth }));
+  app.use(application.routes);
 
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));

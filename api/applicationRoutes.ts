@@ -2,7 +2,11 @@
  * The application API (signed-in people, bearer tokens): its sign-in machinery built once and
  * the routers that share it. Mounted by app.ts.
  */
-import { Router } from 'express';
+import { Router, type RequestHandler } from 'express';
+import type { StorageConfig } from '../core/storage/createObjectStore';
+import { createObjectStore } from '../core/storage/createObjectStore';
+import { User } from '../db/models';
+import { createAvatarRoutes } from './avatar';
 import type passport from 'passport';
 
 type Authenticator = InstanceType<typeof passport.Passport>;
@@ -27,6 +31,9 @@ export interface ApplicationDeps {
   encryptionKey: string;
   auth?: AuthConfig;
   passport: Authenticator;
+  storage: StorageConfig;
+  /** Where the local upload store's URLs point. */
+  publicBaseUrl: string;
   /** Sends e-mail codes; without one, the e-mail routes answer 503. */
   mail?: MailSender;
 }
@@ -35,7 +42,13 @@ const noMail: MailSender = {
   send: () => Promise.reject(new ApiError(503, 'SERVICE_UNAVAILABLE', 'e-mail is not configured on this server')),
 };
 
-export function applicationRoutes(deps: ApplicationDeps): Router {
+export interface ApplicationApi {
+  /** Routes whose bodies are not JSON (avatar uploads): mount before the app's JSON parser. */
+  beforeBody: Router;
+  routes: Router;
+}
+
+export function applicationApi(deps: ApplicationDeps): ApplicationApi {
   const secrets = deps.auth?.jwtSecrets.length ? deps.auth.jwtSecrets : [derivedJwtSecret(deps.encryptionKey)];
   const tokens = new AccessTokens(secrets);
   deps.passport.use(new BearerStrategy(tokens));
@@ -53,9 +66,23 @@ export function applicationRoutes(deps: ApplicationDeps): Router {
     return match ? ((await tokens.verify(match[1]))?.sessionId ?? null) : null;
   };
 
+  // The avatar routes read the caller from res.locals.user (their own seam).
+  const avatarUser: RequestHandler = (req, res, next) =>
+    authenticated(req, res, (err?: unknown) => {
+      if (!err && req.account) res.locals.user = { id: req.account.user.id };
+      next(err);
+    });
+  const beforeBody = createAvatarRoutes({
+    requireUser: avatarUser,
+    store: createObjectStore(deps.storage, deps.publicBaseUrl),
+    setAvatar: async (userId, avatar) => {
+      await User.update({ avatarKey: avatar.key, avatarUrl: avatar.url }, { where: { id: userId } });
+    },
+  });
+
   const router = Router();
   router.use('/auth', sessionsRouter({ sessions, cookies, csrf, bearerSession }));
   router.use('/auth', accountsRouter({ accounts, requireUser: authenticated }));
   router.use('/auth', twoFactorRouter({ service: twoFactor, cookies, requireUser: authenticated }));
-  return router;
+  return { beforeBody, routes: router };
 }

@@ -29,6 +29,8 @@ async function main(): Promise<void> {
     allowPrivateWebhookDestinations: config.allowPrivateWebhookDestinations,
     payoutSettings: config.payouts,
     auth: config.auth,
+    storage: config.storage,
+    publicBaseUrl: config.publicBaseUrl,
   });
   const server = app.listen(config.port, config.host, () => logger.info({ port: config.port, host: config.host }, 'api listening'));
   const stop = () => {

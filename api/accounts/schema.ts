@@ -5,7 +5,7 @@ import { isValidCnpj, isValidCpf } from '../../core/documents';
 import { text } from '../validation/text';
 
 export const email = () => z.email({ error: 'must be an e-mail address' }).max(254).meta({ example: 'ana@loja.com.br' });
-export const password = () => z.string().min(PASSWORD_MIN).max(PASSWORD_MAX).meta({ description: `${PASSWORD_MIN} to ${PASSWORD_MAX} characters.` });
+export const password = () => text().min(PASSWORD_MIN).max(PASSWORD_MAX).meta({ description: `${PASSWORD_MIN} to ${PASSWORD_MAX} characters.` });
 const name = () => text().trim().min(2).max(120);
 const phone = () =>
   z

@@ -14,6 +14,11 @@ import '../sellers/webhooks/openapi';
 import '../sellers/deliveries/openapi';
 import '../webhooks/openapi';
 import '../payouts/openapi';
+import '../accounts/openapi';
+import '../sessions/openapi';
+import '../twoFactor/openapi';
+import '../avatar/openapi';
+import '../uploads/openapi';
 
 /** The interface spec's version (shared/spec/interface-spec.md, "Versioning"), not package.json's. */
 export const INTERFACE_VERSION = '2.0.0';
@@ -37,6 +42,11 @@ export function buildOpenApiDocument(): OpenApiDocument {
       { name: 'Seller webhooks', description: 'Where charge and withdrawal events are delivered, signed with the webhook secret (`gateway-signature`).' },
       { name: 'Payout batches', description: 'Pix transfers to many recipients; client credentials and a request signature on every call.' },
       { name: 'Webhook events', description: 'What the gateway POSTs to your webhooks, signed with `gateway-signature`.' },
+      { name: 'Account', description: 'Application API: a signed-in person\'s own account (bearer access token).' },
+      { name: 'Sessions', description: 'Application API: login, refresh (cookie + CSRF), logout.' },
+      { name: 'Two-factor authentication', description: 'TOTP, e-mail codes, recovery codes; the login second step; action tokens for sensitive actions.' },
+      { name: 'Avatars', description: 'Application API: upload a profile picture (presign → PUT → confirm).' },
+      { name: 'Uploads', description: 'The local upload store (when no S3 is configured): signed PUT URLs and reads.' },
       { name: 'Legacy /rifeiro', description: 'Deprecated aliases of the /sellers routes, identical in behaviour.' },
       { name: 'Provider callbacks', description: 'Called by the Pix provider, signed with its callback secret.' },
       { name: 'Health' },

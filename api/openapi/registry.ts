@@ -41,6 +41,13 @@ registry.registerComponent(
   apiKeyHeader('x-provider-signature', 'Set by the Pix provider: lower-case hex HMAC-SHA256 of `{timestamp}.{rawBody}` keyed with the provider callback secret.'),
 );
 
+registry.registerComponent('securitySchemes', 'bearerAuth', {
+  type: 'http',
+  scheme: 'bearer',
+  bearerFormat: 'JWT',
+  description: 'A signed-in user\'s access token from POST /auth/login (15 minutes; renew with POST /auth/refresh).',
+});
+
 const clientCredentials = { clientId: [], clientSecret: [] };
 const signedRequest = { ...clientCredentials, gatewayTimestamp: [], gatewaySignature: [] };
 
@@ -55,6 +62,8 @@ export const security = {
   /** Payouts and receipts: credentials and signature both required. */
   signedRequest: [signedRequest],
   providerCallback: [{ providerTimestamp: [], providerSignature: [] }],
+  /** Application API: a signed-in user's bearer access token. */
+  bearer: [{ bearerAuth: [] }],
   none: [],
 };
 
@@ -110,7 +119,7 @@ export function jsonResponse(description: string, schema: z.ZodType, extraHeader
   return { description, headers: { 'x-trace-id': traceIdHeader.ref, ...extraHeaders }, content: { 'application/json': { schema } } };
 }
 
-const STATUS_TEXT: Record<number, string> = { 400: 'Bad request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not found', 409: 'Conflict', 413: 'Payload too large', 422: 'Unprocessable', 429: 'Too many requests', 500: 'Internal error', 502: 'Bad gateway', 503: 'Service unavailable' };
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not found', 409: 'Conflict', 413: 'Payload too large', 415: 'Unsupported media type', 422: 'Unprocessable', 429: 'Too many requests', 500: 'Internal error', 502: 'Bad gateway', 503: 'Service unavailable' };
 
 // Set by the rate limiter (api/middleware/rateLimit.ts) on a 429.
 const rateLimitHeaders = {

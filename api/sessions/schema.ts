@@ -2,9 +2,10 @@
 import { z } from 'zod';
 import { PASSWORD_MAX } from '../../core/auth/passwords';
 import { email } from '../accounts/schema';
+import { text } from '../validation/text';
 
 // Any length up to the cap: a login must not tell which passwords the policy would refuse.
-export const loginBody = z.strictObject({ email: email(), password: z.string().min(8).max(PASSWORD_MAX) });
+export const loginBody = z.strictObject({ email: email(), password: text().min(8).max(PASSWORD_MAX) });
 
 export const loginAnswer = z.object({
   message: z.string(),

@@ -1,9 +1,10 @@
 /** Bodies and answers of the second-factor routes; the same schemas validate and document (openapi.ts). */
 import { z } from 'zod';
 import { SENSITIVE_ACTIONS } from './actionTokens';
+import { text } from '../validation/text';
 
-const code = () => z.string().trim().min(6).max(20).meta({ description: 'A 6-digit TOTP or e-mail code, or a recovery code (`xxxxx-xxxxx`).', example: '123456' });
-const challengeToken = () => z.string().min(1).max(200).meta({ description: 'From the login answer with `secondFactorRequired: true`.' });
+const code = () => text().trim().min(6).max(20).meta({ description: 'A 6-digit TOTP or e-mail code, or a recovery code (`xxxxx-xxxxx`).', example: '123456' });
+const challengeToken = () => text().min(1).max(200).meta({ description: 'From the login answer with `secondFactorRequired: true`.' });
 
 export const codeBody = z.strictObject({ code: z.string().trim().regex(/^\d{6}$/, 'a 6-digit code') });
 export const loginSecondFactorBody = z.strictObject({ challengeToken: challengeToken(), code: code() });

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Server } from 'node:http';
+import http, { type Server } from 'node:http';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import type { Sequelize } from 'sequelize';
@@ -48,6 +48,14 @@ export interface IntegrationStack {
   /** Another API instance on the same database and Temporal, with some settings changed. */
   extraApi: (overrides: Partial<Parameters<typeof createApp>[0]>) => Promise<{ url: string; close: () => Promise<void> }>;
   stop: () => Promise<void>;
+}
+
+/** A server listening first, its handler set later: an app that must know its own URL can be built in between. */
+function listenFirst(): Promise<{ server: Server; url: string }> {
+  return new Promise((resolve) => {
+    const server = http.createServer();
+    server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
+  });
 }
 
 function listen(app: import('express').Express): Promise<{ server: Server; url: string }> {
@@ -132,8 +140,10 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
     allowPrivateWebhookDestinations: true,
     ...opts.apiOverrides,
   };
+  const apiListening = await listenFirst();
+  apiDeps.publicBaseUrl ??= apiListening.url;
   const app = createApp(apiDeps);
-  const apiListening = await listen(app);
+  apiListening.server.on('request', app);
   const extraServers: Server[] = [];
 
   const workerEnv = {

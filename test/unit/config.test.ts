@@ -10,6 +10,7 @@ const SECRETS = {
   PROVIDER_API_KEY: 'prov-key-SHOULD-NOT-LEAK',
   PROVIDER_CALLBACK_SECRET: 'callback-secret-SHOULD-NOT-LEAK',
   CREDENTIALS_ENCRYPTION_KEY: '000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f',
+  UPLOAD_SIGNING_SECRET: 'upload-signing-secret-SHOULD-NOT-LEAK-0123456789',
 };
 
 const production = (): NodeJS.ProcessEnv => ({
@@ -136,5 +137,45 @@ describe('loadConfig', () => {
     expect(loadConfig(development()).exposeBuildInfo).toBe(false);
     expect(loadConfig({ ...production(), EXPOSE_BUILD_INFO: 'true' }).exposeBuildInfo).toBe(true);
     expect(problemsOf({ ...production(), EXPOSE_BUILD_INFO: 'maybe' })).toEqual([expect.stringContaining('EXPOSE_BUILD_INFO')]);
+  });
+});
+
+describe('loadConfig: uploads (avatars)', () => {
+  const s3 = { S3_ENDPOINT: 'https://s3.example.com', S3_BUCKET: 'avatars', S3_ACCESS_KEY_ID: 'AKIDEXAMPLE', S3_SECRET_ACCESS_KEY: 's3-secret-SHOULD-NOT-LEAK' };
+
+  it('uses the local store under .data/uploads by default, with the given secret', () => {
+    expect(loadConfig(production()).storage).toEqual({ uploadsDir: '.data/uploads', uploadSigningSecret: SECRETS.UPLOAD_SIGNING_SECRET, s3: null });
+    expect(loadConfig({ ...production(), UPLOADS_DIR: '/srv/uploads' }).storage.uploadsDir).toBe('/srv/uploads');
+  });
+
+  it('requires UPLOAD_SIGNING_SECRET in production unless S3 is used, and refuses a short one', () => {
+    expect(problemsOf({ ...production(), UPLOAD_SIGNING_SECRET: undefined })).toEqual([expect.stringContaining('UPLOAD_SIGNING_SECRET')]);
+    expect(problemsOf({ ...production(), UPLOAD_SIGNING_SECRET: undefined, ...s3 })).toEqual([]);
+    expect(problemsOf({ ...development(), UPLOAD_SIGNING_SECRET: 'short-SHOULD-NOT-LEAK' })).toEqual([expect.stringContaining('at least 32')]);
+  });
+
+  it('derives a stable secret in development and test from CREDENTIALS_ENCRYPTION_KEY, unlike that key', () => {
+    const dev = { ...development(), UPLOAD_SIGNING_SECRET: undefined };
+    const secret = loadConfig(dev).storage.uploadSigningSecret;
+    expect(secret).toMatch(/^[0-9a-f]{64}$/);
+    expect(secret).not.toBe(SECRETS.CREDENTIALS_ENCRYPTION_KEY);
+    expect(loadConfig({ ...dev, NODE_ENV: 'test' }).storage.uploadSigningSecret).toBe(secret);
+  });
+
+  it('uses S3 when S3_ENDPOINT is set: path-style defaults, and bucket and keys required', () => {
+    expect(loadConfig({ ...production(), ...s3 }).storage.s3).toEqual({
+      endpoint: 'https://s3.example.com',
+      bucket: 'avatars',
+      region: 'us-east-1',
+      accessKeyId: 'AKIDEXAMPLE',
+      secretAccessKey: 's3-secret-SHOULD-NOT-LEAK',
+      publicBaseUrl: undefined,
+    });
+    expect(problemsOf({ ...production(), S3_ENDPOINT: 'https://s3.example.com' })).toEqual([
+      expect.stringContaining('S3_BUCKET'),
+      expect.stringContaining('S3_ACCESS_KEY_ID'),
+      expect.stringContaining('S3_SECRET_ACCESS_KEY'),
+    ]);
+    expect(problemsOf({ ...production(), ...s3, S3_ENDPOINT: 'http://s3.example.com' })).toEqual([expect.stringContaining('S3_ENDPOINT must use https')]);
   });
 });
