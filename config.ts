@@ -39,7 +39,13 @@ export interface GatewayConfig {
   /** /healthz and /ready show the git SHA and build id only when this is set (they are public). */
   exposeBuildInfo: boolean;
   payouts: { chunkSize: number; parallelChunks: number; itemConcurrency: number };
+  /** SMTP server mail is sent through (smtp:// or smtps://, may carry a login). Null: not configured (development/test only). */
+  smtpUrl: string | null;
+  /** From header of every mail we send. */
+  mailFrom: string;
 }
+
+export const DEFAULT_MAIL_FROM = 'Pix Gateway <no-reply@localhost>';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -108,6 +114,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     read.problems.push('ALLOW_PRIVATE_WEBHOOK_DESTINATIONS=true is refused in production: merchants could make the gateway call internal networks');
   }
 
+  const smtpUrl = smtp(read, production);
+  const mailFrom = read.raw('MAIL_FROM') ?? DEFAULT_MAIL_FROM;
+  if (/[\r\n]/.test(mailFrom)) read.problems.push('MAIL_FROM must be one line (a name and address, e.g. Pix Gateway <no-reply@example.com>)');
+
   const config: GatewayConfig = {
     env: mode ?? 'development',
     port,
@@ -140,6 +150,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       parallelChunks: read.int('PAYOUT_PARALLEL_CHUNKS', 2, { min: 1, max: 100 }),
       itemConcurrency: read.int('PAYOUT_ITEM_CONCURRENCY', 20, { min: 1, max: 1000 }),
     },
+    smtpUrl,
+    mailFrom,
   };
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   return config;
@@ -171,6 +183,27 @@ function baseUrl(read: EnvReader, name: string, devDefault: string, production: 
   if (url.protocol !== 'https:' && url.protocol !== 'http:') read.problems.push(`${name} must be an http(s) URL`);
   else if (production && url.protocol !== 'https:') read.problems.push(`${name} must use https in production`);
   else if (production && isLoopback(url.hostname)) read.problems.push(`${name} must not point at loopback in production`);
+  return raw;
+}
+
+/**
+ * Outside development and test SMTP_URL is required: without it login codes would queue and
+ * never arrive. The URL may carry a password, so messages name the variable only.
+ */
+function smtp(read: EnvReader, required: boolean): string | null {
+  const raw = read.raw('SMTP_URL');
+  if (raw === undefined) {
+    if (required) read.problems.push('SMTP_URL is required outside development and test (smtp:// or smtps://)');
+    return null;
+  }
+  let protocol: string;
+  try {
+    protocol = new URL(raw).protocol;
+  } catch {
+    read.problems.push('SMTP_URL must be an absolute smtp:// or smtps:// URL');
+    return null;
+  }
+  if (protocol !== 'smtp:' && protocol !== 'smtps:') read.problems.push('SMTP_URL must be an smtp:// or smtps:// URL');
   return raw;
 }
 

@@ -47,6 +47,8 @@ export interface ApiDeps {
   allowPrivateWebhookDestinations?: boolean;
   /** Chunking and concurrency of payout batches. */
   payoutSettings?: PayoutSettings;
+  /** SMTP_URL: /ready reports whether its server answers. Mail itself is sent by the worker. */
+  smtpUrl?: string | null;
 }
 
 const PROVIDER_CALLBACK_PATH = '/webhooks/pix-gateway';
@@ -89,7 +91,7 @@ export function createApp(deps: ApiDeps): express.Express {
   // Payout batches take up to 8 MB: their router parses after authentication (below).
   app.use(jsonBody({ deferredPrefixes: [PAYOUTS_PATH] }));
 
-  app.use(healthRouter({ sequelize: deps.sequelize, temporal: deps.temporal, exposeBuildInfo: deps.exposeBuildInfo ?? false }));
+  app.use(healthRouter({ sequelize: deps.sequelize, temporal: deps.temporal, smtpUrl: deps.smtpUrl ?? null, exposeBuildInfo: deps.exposeBuildInfo ?? false }));
   app.use(openApiRouter()); // GET /openapi.json and /docs: public, before the authenticated routers
   app.use(
     PROVIDER_CALLBACK_PATH,

@@ -28,6 +28,7 @@ async function main(): Promise<void> {
     exposeBuildInfo: config.exposeBuildInfo,
     allowPrivateWebhookDestinations: config.allowPrivateWebhookDestinations,
     payoutSettings: config.payouts,
+    smtpUrl: config.smtpUrl,
   });
   const server = app.listen(config.port, config.host, () => logger.info({ port: config.port, host: config.host }, 'api listening'));
   const stop = () => {

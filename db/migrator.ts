@@ -12,13 +12,14 @@ import { webhookDeliveries } from './migrations/0005_webhook_deliveries';
 import { chargeSettlementGuards } from './migrations/0007_charge_settlement_guards';
 import { credentialScopes } from './migrations/0008_credential_scopes';
 import { idempotencyHolder } from './migrations/0010_idempotency_holder';
+import { outgoingMails } from './migrations/0011_outgoing_mails';
 
 export interface Migration {
   name: string;
   up: (params: MigrationParams<Sequelize>) => Promise<void>;
 }
 
-const migrations: Migration[] = [initialSchema, partnerContract, withdrawals, payouts, webhookDeliveries, chargeSettlementGuards, credentialScopes, idempotencyHolder];
+const migrations: Migration[] = [initialSchema, partnerContract, withdrawals, payouts, webhookDeliveries, chargeSettlementGuards, credentialScopes, idempotencyHolder, outgoingMails];
 
 export async function runMigrations(sequelize: Sequelize): Promise<string[]> {
   const umzug = new Umzug<Sequelize>({

@@ -9,8 +9,9 @@ import { Withdrawal } from './withdrawal';
 import { WebhookEndpoint } from './webhookEndpoint';
 import { PayoutBatch } from './payoutBatch';
 import { PayoutItem } from './payoutItem';
+import { OutgoingMail } from './outgoingMail';
 
-export { Merchant, ApiCredential, Charge, ChargeSplit, IdempotencyRecord, OutboxEvent, Withdrawal, WebhookEndpoint, PayoutBatch, PayoutItem };
+export { Merchant, ApiCredential, Charge, ChargeSplit, IdempotencyRecord, OutboxEvent, Withdrawal, WebhookEndpoint, PayoutBatch, PayoutItem, OutgoingMail };
 
 let initialisedFor: Sequelize | null = null;
 
@@ -27,6 +28,7 @@ export function initModels(sequelize: Sequelize): void {
   WebhookEndpoint.initModel(sequelize);
   PayoutBatch.initModel(sequelize);
   PayoutItem.initModel(sequelize);
+  OutgoingMail.initModel(sequelize);
   Charge.hasMany(ChargeSplit, { foreignKey: 'chargeId', as: 'splits' });
   initialisedFor = sequelize;
 }
