@@ -91,6 +91,19 @@ describe('Mailer.send', () => {
     expect((await row(mailId)).attempts).toBe(1);
   });
 
+  it('sends inside the caller\'s transaction: the workflow waits for the commit', async () => {
+    const to = `edu+${crypto.randomBytes(3).toString('hex')}@example.com`;
+    const mailId = await stack.sequelize.transaction(async (transaction) => {
+      const sent = await mailer.send({ to, subject: 'Na transação', text: 'depois do commit' }, { transaction });
+      // The workflow is already running; its first attempts find no committed row and retry.
+      await new Promise((r) => setTimeout(r, 1500));
+      return sent.mailId;
+    });
+    await expect(stack.mail.waitFor((m) => m.to.includes(to), 30_000)).resolves.toMatchObject({ text: 'depois do commit' });
+    await expect(stack.temporal.workflow.getHandle(mailWorkflowId(mailId)).result()).resolves.toBe('SENT');
+    expect(await row(mailId)).toMatchObject({ status: 'SENT', body_ciphertext: null });
+  });
+
   it('is durable: with the SMTP server down the mail waits, retries, and arrives once the server is back', async () => {
     await stack.mail.stop();
     const code = newCode();
