@@ -92,7 +92,7 @@ export function createMailActivities(deps: MailActivityDeps) {
   async function failMail(input: { mailId: string; reason: string }): Promise<void> {
     await sequelize.query(
       `UPDATE outgoing_mails SET status = 'FAILED', body_ciphertext = NULL, updated_at = now(),
-         last_error = :reason || COALESCE(' (last: ' || last_error || ')', '')
+         last_error = CASE WHEN last_error LIKE :reason || '%' THEN last_error ELSE :reason || COALESCE(' (last: ' || last_error || ')', '') END
        WHERE id = :mailId AND status = 'QUEUED'`,
       { replacements: { mailId: input.mailId, reason: input.reason } },
     );

@@ -4,6 +4,9 @@
  * (`npm start` uses .data/mail/, read with `npm run gateway -- mail list|show`). Development and
  * tests send real SMTP to it; nothing leaves the machine. No TLS and no login: it listens on
  * loopback only. Files are readable by their owner only (they hold login codes).
+ *
+ * Recipients at `refused.invalid` (a domain that cannot exist, RFC 2606) are refused with 550, as
+ * a real server refuses an unknown mailbox: that is how tests and developers see the FAILED path.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -31,6 +34,7 @@ export interface MailSink {
 
 /** Big enough for any mail we send; anything larger is refused (552) rather than buffered. */
 const MAX_MESSAGE_BYTES = 1024 * 1024;
+export const REFUSED_DOMAIN = 'refused.invalid';
 
 export async function startMailSink(opts: { port: number; dir?: string }): Promise<MailSink> {
   const received: Mail[] = [];
@@ -43,6 +47,10 @@ export async function startMailSink(opts: { port: number; dir?: string }): Promi
     disabledCommands: ['STARTTLS', 'AUTH'],
     size: MAX_MESSAGE_BYTES,
     banner: 'Pix Gateway local mail sink',
+    onRcptTo(address, _session, callback) {
+      if (address.address.toLowerCase().endsWith(`@${REFUSED_DOMAIN}`)) return callback(Object.assign(new Error('no such mailbox'), { responseCode: 550 }));
+      callback();
+    },
     onData(stream, session, callback) {
       simpleParser(stream)
         .then((parsed) => {

@@ -126,6 +126,18 @@ describe('Mailer.send', () => {
     expect(sent.attempts).toBeGreaterThanOrEqual(3);
   });
 
+  it('gives up at once when the server refuses the recipient for good: FAILED, body wiped, our words', async () => {
+    const { mailId } = await mailer.send({ to: 'ninguem@refused.invalid', subject: 'Código', text: 'Código: 987654' });
+    await expect(stack.temporal.workflow.getHandle(mailWorkflowId(mailId)).result()).resolves.toBe('FAILED');
+    expect(await row(mailId)).toMatchObject({
+      status: 'FAILED',
+      body_ciphertext: null,
+      attempts: 1,
+      last_error: 'SMTP_REJECTED: the SMTP server refused the message (reply 550)',
+      sent_at: null,
+    });
+  });
+
   it('refuses a malformed recipient or subject with a 400 ApiError and stores nothing', async () => {
     const before = (await stack.sequelize.query<{ n: string }>('SELECT count(*) AS n FROM outgoing_mails', { type: QueryTypes.SELECT }))[0].n;
     for (const msg of [
