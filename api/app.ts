@@ -18,6 +18,7 @@ import { jsonBody, requireJsonContentType, routeJsonBody } from './middleware/js
 import { requireScope, sellerScopeFamily } from './auth/scopes';
 import type { AuthConfig, TrustProxy } from '../config';
 import { applicationApi } from './applicationRoutes';
+import { Mailer } from './mail/mailer';
 import type { StorageConfig } from '../core/storage/createObjectStore';
 import { traceId } from './middleware/traceId';
 import { providerCallbackRouter } from './providerCallbacks/router';
@@ -59,6 +60,8 @@ export interface ApiDeps {
   storage?: StorageConfig;
   /** This API's public base URL (links to locally stored uploads). */
   publicBaseUrl?: string;
+  /** SMTP_URL: /ready reports whether its server answers. Mail itself is sent by the worker. */
+  smtpUrl?: string | null;
 }
 
 const PROVIDER_CALLBACK_PATH = '/webhooks/pix-gateway';
@@ -111,6 +114,7 @@ export function createApp(deps: ApiDeps): express.Express {
     passport: auth,
     storage: deps.storage ?? temporaryStorage(deps.credentialsEncryptionKey),
     publicBaseUrl: deps.publicBaseUrl ?? 'http://127.0.0.1',
+    mail: new Mailer({ sequelize: deps.sequelize, temporal: deps.temporal, taskQueue: deps.taskQueue, encryptionKey: deps.credentialsEncryptionKey }),
   });
   // Avatar uploads carry image bodies: before the JSON-only gate below.
   app.use(application.beforeBody);
@@ -118,7 +122,7 @@ export function createApp(deps: ApiDeps): express.Express {
   // Payout batches take up to 8 MB: their router parses after authentication (below).
   app.use(jsonBody({ deferredPrefixes: [PAYOUTS_PATH] }));
 
-  app.use(healthRouter({ sequelize: deps.sequelize, temporal: deps.temporal, exposeBuildInfo: deps.exposeBuildInfo ?? false }));
+  app.use(healthRouter({ sequelize: deps.sequelize, temporal: deps.temporal, smtpUrl: deps.smtpUrl ?? null, exposeBuildInfo: deps.exposeBuildInfo ?? false }));
   app.use(openApiRouter()); // GET /openapi.json and /docs: public, before the authenticated routers
   app.use(
     PROVIDER_CALLBACK_PATH,

@@ -31,6 +31,7 @@ async function main(): Promise<void> {
     auth: config.auth,
     storage: config.storage,
     publicBaseUrl: config.publicBaseUrl,
+    smtpUrl: config.smtpUrl,
   });
   const server = app.listen(config.port, config.host, () => logger.info({ port: config.port, host: config.host }, 'api listening'));
   const stop = () => {

@@ -6,6 +6,7 @@
  *   merchant freeze <merchantId> | merchant unfreeze <merchantId>
  *   sandbox pay <chargeId> [--json]
  *   payout reconcile <batchId> | withdrawal reconcile <withdrawalId>
+ *   mail list [--json] [--limit <n>] | mail show <id> [--json]   (the local mail sink of npm start)
  * Reads DATABASE_URL and friends from the environment, else from the running `npm start`
  * stack (.data/local-env.json).
  */
@@ -15,6 +16,7 @@ import { createSequelize } from '../db/sequelize';
 import { createMerchantWithCredential, setMerchantPixKey, setWithdrawalsFrozen } from '../db/merchantAdmin';
 import { readLocalEnv } from '../scripts/lib/localSecrets';
 import { reconcileCommand } from './reconcile';
+import { mailCommand } from './mail';
 
 const usage = `usage:
   npm run gateway -- merchant create --name <name> [--document <cpf|cnpj>] [--email <email>] [--payouts-enabled]
@@ -24,7 +26,9 @@ const usage = `usage:
   npm run gateway -- merchant unfreeze <merchantId>
   npm run gateway -- sandbox pay <chargeId> [--json]
   npm run gateway -- payout reconcile <batchId>
-  npm run gateway -- withdrawal reconcile <withdrawalId>`;
+  npm run gateway -- withdrawal reconcile <withdrawalId>
+  npm run gateway -- mail list [--json] [--limit <n>]     (mail the local sink of npm start received)
+  npm run gateway -- mail show <id> [--json]`;
 
 function env(name: string): string {
   const value = process.env[name] ?? readLocalEnv()[name];
@@ -151,6 +155,10 @@ async function main(): Promise<void> {
     const { positionals } = parseArgs({ args: rest, options: {}, allowPositionals: true, strict: true });
     if (positionals.length !== 1) throw new Error(`${group} reconcile needs exactly one ${group === 'payout' ? 'batch' : 'withdrawal'} id`);
     return withDatabase((sequelize) => reconcileCommand(sequelize, env, group === 'payout' ? 'payout-batch' : 'withdrawal', positionals[0]));
+  }
+  if (group === 'mail') {
+    const out = mailCommand(command, rest);
+    if (out !== undefined) return void process.stdout.write(out);
   }
   process.stderr.write(`${usage}\n`);
   process.exit(2);

@@ -12,6 +12,7 @@ import { webhookDeliveries } from './migrations/0005_webhook_deliveries';
 import { chargeSettlementGuards } from './migrations/0007_charge_settlement_guards';
 import { credentialScopes } from './migrations/0008_credential_scopes';
 import { idempotencyHolder } from './migrations/0010_idempotency_holder';
+import { outgoingMails } from './migrations/0011_outgoing_mails';
 import { appUsers } from './migrations/0012_app_users';
 
 export interface Migration {
@@ -19,7 +20,7 @@ export interface Migration {
   up: (params: MigrationParams<Sequelize>) => Promise<void>;
 }
 
-const migrations: Migration[] = [initialSchema, partnerContract, withdrawals, payouts, webhookDeliveries, chargeSettlementGuards, credentialScopes, idempotencyHolder, appUsers];
+const migrations: Migration[] = [initialSchema, partnerContract, withdrawals, payouts, webhookDeliveries, chargeSettlementGuards, credentialScopes, idempotencyHolder, outgoingMails, appUsers];
 
 export async function runMigrations(sequelize: Sequelize): Promise<string[]> {
   const umzug = new Umzug<Sequelize>({

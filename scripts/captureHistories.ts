@@ -32,6 +32,8 @@ import { chargeWorkflowId, latePaymentWorkflowId } from '../workflows/charge/def
 import { dispatcherWorkflowId, deliveryWorkflowId } from '../workflows/webhook/definitions';
 import { withdrawalWorkflowId } from '../workflows/withdrawal/definitions';
 import { payoutBatchWorkflowId } from '../workflows/payout/definitions';
+import { mailWorkflowId } from '../workflows/mail/definitions';
+import { Mailer } from '../api/mail/mailer';
 import type { IntegrationStack } from '../test/support/integrationStack';
 
 const historiesDir = path.join(projectRoot, 'test', 'replay', 'histories');
@@ -211,6 +213,34 @@ const scenarios: Scenario[] = [
       } finally {
         await receiver.close();
       }
+    },
+  },
+  {
+    // The SMTP server is down for the first attempt: deliverMail fails, is retried, and sends.
+    name: 'mail-sent-after-a-retry',
+    async run(stack) {
+      const mailer = new Mailer({ sequelize: stack.sequelize, temporal: stack.temporal, taskQueue: stack.taskQueue, encryptionKey: stack.encryptionKey });
+      await stack.mail.stop();
+      const { mailId } = await mailer.send({ to: 'historico@example.com', subject: 'Código', text: 'Código: 000000' });
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const [row] = (await stack.sequelize.query('SELECT attempts FROM outgoing_mails WHERE id = :mailId', { replacements: { mailId } }))[0] as Array<{ attempts: number }>;
+        if ((row?.attempts ?? 0) >= 1 || Date.now() > deadline) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      await stack.restartMail();
+      await waitClosed(stack.temporal.workflow.getHandle(mailWorkflowId(mailId)));
+      return [mailWorkflowId(mailId)];
+    },
+  },
+  {
+    // The server refuses the recipient for good (the sink's refused.invalid): failMail closes the row.
+    name: 'mail-refused',
+    async run(stack) {
+      const mailer = new Mailer({ sequelize: stack.sequelize, temporal: stack.temporal, taskQueue: stack.taskQueue, encryptionKey: stack.encryptionKey });
+      const { mailId } = await mailer.send({ to: 'ninguem@refused.invalid', subject: 'Código', text: 'Código: 000000' });
+      await waitClosed(stack.temporal.workflow.getHandle(mailWorkflowId(mailId)));
+      return [mailWorkflowId(mailId)];
     },
   },
   {

@@ -1,9 +1,9 @@
 /**
  * `npm start`: the whole stack on this machine, nothing installed by hand.
  *   PostgreSQL (embedded unless DATABASE_URL) → migrations → Temporal dev server with Web UI
- *   → sandbox Pix provider → worker → API. A crashed sandbox, worker or API is restarted (backoff
- *   1 s doubling to 30 s, a log line each time); Ctrl-C stops everything it started; data persists
- *   in .data/ and is reused on the next start.
+ *   → sandbox Pix provider → local mail sink (unless SMTP_URL is set) → worker → API. A crashed
+ *   sandbox, worker or API is restarted (backoff 1 s doubling to 30 s, a log line each time);
+ *   Ctrl-C stops everything it started; data persists in .data/ and is reused on the next start.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -15,12 +15,15 @@ import { loadOrCreateLocalSecrets, writeLocalEnv } from './lib/localSecrets';
 import { startTemporalDevServer } from './lib/temporalDevServer';
 import { supervise, type Supervised } from './lib/supervisor';
 import { ensureTools, projectRoot } from './lib/tools';
+import { startMailSink } from './lib/mailSink';
 
 const API_PORT = Number(process.env.PORT ?? 3000);
 const SANDBOX_PORT = Number(process.env.SANDBOX_PORT ?? 4010);
 const TEMPORAL_PORT = Number(process.env.TEMPORAL_PORT ?? 7233);
 const TEMPORAL_UI_PORT = Number(process.env.TEMPORAL_UI_PORT ?? 8233);
 const PG_PORT = Number(process.env.PG_PORT ?? 54320);
+const MAIL_SINK_PORT = Number(process.env.MAIL_SINK_PORT ?? 2525);
+const MAIL_DIR = path.join(projectRoot, '.data', 'mail');
 
 const children: ChildProcess[] = [];
 const services: Supervised[] = [];
@@ -106,6 +109,15 @@ async function main(): Promise<void> {
   stoppers.push(temporal.stop);
   children.push(temporal.process);
 
+  // No SMTP server given: mail goes to a local sink (a real SMTP server on loopback) and into .data/mail/.
+  let mailSinkUrl: string | undefined;
+  if (!process.env.SMTP_URL) {
+    const sink = await startMailSink({ port: MAIL_SINK_PORT, dir: MAIL_DIR });
+    stoppers.push(sink.stop);
+    mailSinkUrl = sink.url;
+    log(`local mail sink on ${sink.url} (mail kept in .data/mail)`);
+  }
+
   const env: Record<string, string> = {
     NODE_ENV: process.env.NODE_ENV ?? 'development',
     DATABASE_URL: db.url,
@@ -117,6 +129,7 @@ async function main(): Promise<void> {
     PROVIDER_BASE_URL: process.env.PROVIDER_BASE_URL ?? `http://127.0.0.1:${SANDBOX_PORT}`,
     // So `npm run gateway -- sandbox pay` can reach the control routes when they are guarded.
     ...(process.env.SANDBOX_CONTROL_TOKEN ? { SANDBOX_CONTROL_TOKEN: process.env.SANDBOX_CONTROL_TOKEN } : {}),
+    ...(mailSinkUrl ? { SMTP_URL: mailSinkUrl, MAIL_DIR } : {}),
     ...secrets,
   };
   writeLocalEnv(env);
@@ -134,6 +147,7 @@ async function main(): Promise<void> {
   log(`  Temporal gRPC       ${temporal.address}`);
   log(`  Sandbox provider    http://127.0.0.1:${SANDBOX_PORT}`);
   log(`  PostgreSQL          ${db.embedded ? `127.0.0.1:${PG_PORT} (embedded)` : 'DATABASE_URL'}`);
+  log(`  Mail (SMTP)         ${mailSinkUrl ? `${mailSinkUrl} (local sink; read with: npm run gateway -- mail list | mail show <id>)` : 'SMTP_URL'}`);
   log('create a merchant: npm run gateway -- merchant create --name "Loja" --json');
   log('Ctrl-C stops everything.');
 }

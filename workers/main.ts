@@ -27,6 +27,8 @@ async function main(): Promise<void> {
       providerCallbackUrl: `${config.publicBaseUrl}/webhooks/pix-gateway`,
       secretsKey: parseKey(config.credentialsEncryptionKey),
       allowPrivateDestinations: config.allowPrivateWebhookDestinations,
+      smtpUrl: config.smtpUrl,
+      mailFrom: config.mailFrom,
     },
   });
   const clientConnection = await Connection.connect({ address: config.temporal.address });
@@ -34,7 +36,8 @@ async function main(): Promise<void> {
   await ensureOutboxDispatcher(client, config.temporal.taskQueue);
   await ensureJanitorSchedule(client, config.temporal.taskQueue);
   await clientConnection.close();
-  logger.info({ taskQueue: config.temporal.taskQueue }, 'worker started');
+  // Never the SMTP URL itself: it may carry the login.
+  logger.info({ taskQueue: config.temporal.taskQueue, smtp: config.smtpUrl ? 'configured' : 'not configured' }, 'worker started');
   const stop = () => worker.shutdown();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

@@ -7,3 +7,4 @@ export { payoutChunk } from './payout/payoutChunk';
 export { webhookDelivery } from './webhook/webhookDelivery';
 export { outboxDispatcher } from './webhook/outboxDispatcher';
 export { janitor } from './janitor/janitor';
+export { sendMail } from './mail/sendMail';

@@ -42,11 +42,11 @@ export const updateProfileBody = z
 export type ProfileUpdate = z.output<typeof updateProfileBody>;
 
 export const changePasswordBody = z
-  .strictObject({ currentPassword: z.string().min(1).max(PASSWORD_MAX), newPassword: password() })
+  .strictObject({ currentPassword: text().min(1).max(PASSWORD_MAX), newPassword: password() })
   .refine((v) => v.currentPassword !== v.newPassword, { path: ['newPassword'], message: 'must differ from the current password' });
 
 export const deleteAccountBody = z
-  .strictObject({ password: z.string().min(1).max(PASSWORD_MAX).optional().meta({ description: 'The password; or send `x-action-token` for "delete-account" instead.' }) })
+  .strictObject({ password: text().min(1).max(PASSWORD_MAX).optional().meta({ description: 'The password; or send `x-action-token` for "delete-account" instead.' }) })
   .meta({ description: 'Either the password in the body or a second-factor action token in `x-action-token`.' });
 
 export const userView = z.object({

@@ -21,8 +21,13 @@ export const readyResponse = z.object({
   ok: z.boolean().meta({ description: 'True when the database and Temporal are reachable.' }),
   database: z.boolean(),
   temporal: z.boolean(),
-  smtp: z.boolean().meta({ description: 'Always false: this service sends no e-mail, so SMTP is not required.' }),
-  smtpError: z.string().nullable(),
+  smtp: z.boolean().meta({
+    description: 'True when the SMTP server of SMTP_URL accepts a connection and login (probed with a 2 s timeout). Reported only: mail is queued durably, so SMTP does not make /ready fail.',
+  }),
+  smtpError: z
+    .string()
+    .nullable()
+    .meta({ description: 'Why SMTP is not usable, in the gateway\'s words (never the server URL or login); null when `smtp` is true.', example: 'SMTP_UNREACHABLE: could not connect to the SMTP server' }),
   timestamp: z.iso.datetime(),
   buildInfo: BuildInfo,
   error: z.string().optional().meta({ description: 'What is unreachable (503 only).', example: 'temporal unreachable' }),
@@ -45,7 +50,7 @@ registry.registerPath({
   operationId: 'ready',
   tags: ['Health'],
   summary: 'Readiness: database and Temporal reachable',
-  description: 'Probes the database and Temporal at most once a second (answers within that second share one probe). Rate limited per IP.',
+  description: 'Probes the database, Temporal and the SMTP server at most once a second (answers within that second share one probe). `ok` depends on the database and Temporal only. Rate limited per IP.',
   security: security.none,
   responses: {
     200: jsonResponse('Ready.', Readiness),

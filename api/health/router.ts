@@ -1,25 +1,32 @@
 /**
- * Liveness (/healthz) and readiness (/ready: database and Temporal reachable). Both are public,
+ * Liveness (/healthz) and readiness (/ready: database and Temporal reachable; SMTP reported). Both are public,
  * so their `buildInfo` (a spec field) carries the git SHA, build id and build time only when
  * EXPOSE_BUILD_INFO is set; otherwise those are null and `source` is `hidden`: a SHA tells an
  * attacker which known bugs the deployment has. /ready is rate limited with everything else and
  * probes at most once a second: a flood of /ready costs one database and one Temporal call per
- * second, not one per request.
+ * second, not one per request. SMTP (a login on the server of SMTP_URL) is reported but does not
+ * make /ready fail: mail is queued durably and goes out when the server is back, while a 503
+ * would take the whole API out of rotation for it. `smtpError` is in our words, never the URL.
  */
 import { Router } from 'express';
 import type { Sequelize } from 'sequelize';
 import type { Client } from '@temporalio/client';
 import { buildInfo, hiddenBuildInfo } from './buildInfo';
+import { createSmtpTransport, describeSmtpError } from '../../core/mail/smtp';
 
 const PROBE_CACHE_MS = 1000;
+
+const PROBE_TIMEOUT_MS = 2000;
 
 interface Probe {
   database: boolean;
   temporal: boolean;
+  smtp: boolean;
+  smtpError: string | null;
   at: number;
 }
 
-export function healthRouter(deps: { sequelize: Sequelize; temporal: Client; exposeBuildInfo?: boolean }): Router {
+export function healthRouter(deps: { sequelize: Sequelize; temporal: Client; smtpUrl?: string | null; exposeBuildInfo?: boolean }): Router {
   const router = Router();
   const build = () => ({ buildInfo: deps.exposeBuildInfo ? buildInfo() : hiddenBuildInfo() });
   let last: Probe | undefined;
@@ -27,29 +34,50 @@ export function healthRouter(deps: { sequelize: Sequelize; temporal: Client; exp
   const probe = async (): Promise<Probe> => {
     if (last && Date.now() - last.at < PROBE_CACHE_MS) return last;
     running ??= Promise.all([
-      withTimeout(deps.sequelize.query('SELECT 1').then(() => true), 2000),
-      withTimeout(deps.temporal.connection.workflowService.getSystemInfo({}).then(() => true), 2000),
+      withTimeout(deps.sequelize.query('SELECT 1').then(() => true), PROBE_TIMEOUT_MS),
+      withTimeout(deps.temporal.connection.workflowService.getSystemInfo({}).then(() => true), PROBE_TIMEOUT_MS),
+      smtpProbe(),
     ])
-      .then(([database, temporal]) => (last = { database, temporal, at: Date.now() }))
+      .then(([database, temporal, smtp]) => (last = { database, temporal, ...smtp, at: Date.now() }))
       .finally(() => {
         running = undefined;
       });
     return running;
   };
 
+  const transport = deps.smtpUrl ? createSmtpTransport(deps.smtpUrl) : undefined;
+  const smtpProbe = async (): Promise<{ smtp: boolean; smtpError: string | null }> => {
+    if (!transport) return { smtp: false, smtpError: 'SMTP is not configured (SMTP_URL)' };
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<{ smtp: boolean; smtpError: string }>((resolve) => {
+      timer = setTimeout(() => resolve({ smtp: false, smtpError: 'SMTP_TIMEOUT: the SMTP server did not answer in time' }), PROBE_TIMEOUT_MS);
+    });
+    const verify = transport.verify().then(
+      () => ({ smtp: true, smtpError: null }),
+      (err: unknown) => {
+        const problem = describeSmtpError(err);
+        return { smtp: false, smtpError: `${problem.code}: ${problem.message}` };
+      },
+    );
+    try {
+      return await Promise.race([verify, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
   router.get('/healthz', (_req, res) => {
     res.json({ ok: true, timestamp: new Date().toISOString(), ...build() });
   });
   router.get('/ready', async (_req, res) => {
-    const { database, temporal } = await probe();
+    const { database, temporal, smtp, smtpError } = await probe();
     const ok = database && temporal;
     const body = {
       ok,
       database,
       temporal,
-      // This service sends no e-mail yet: SMTP is reported, never required for readiness.
-      smtp: false,
-      smtpError: 'SMTP is not configured',
+      smtp,
+      smtpError,
       timestamp: new Date().toISOString(),
       ...build(),
       ...(ok ? {} : { error: [!database && 'database unreachable', !temporal && 'temporal unreachable'].filter(Boolean).join('; ') }),

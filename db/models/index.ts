@@ -14,7 +14,10 @@ import { MerchantMember } from './merchantMember';
 import { RefreshToken, UserSession } from './userSession';
 import { ActionToken, AuthChallenge, RecoveryCode, SecondFactor } from './secondFactor';
 
-export { Merchant, ApiCredential, Charge, ChargeSplit, IdempotencyRecord, OutboxEvent, Withdrawal, WebhookEndpoint, PayoutBatch, PayoutItem, User, MerchantMember, UserSession, RefreshToken, SecondFactor, RecoveryCode, AuthChallenge, ActionToken };
+import { OutgoingMail } from './outgoingMail';
+
+export { Merchant, ApiCredential, Charge, ChargeSplit, IdempotencyRecord, OutboxEvent, Withdrawal, WebhookEndpoint, PayoutBatch, PayoutItem, OutgoingMail };
+export { User, MerchantMember, UserSession, RefreshToken, SecondFactor, RecoveryCode, AuthChallenge, ActionToken };
 
 let initialisedFor: Sequelize | null = null;
 
@@ -32,6 +35,7 @@ export function initModels(sequelize: Sequelize): void {
   PayoutBatch.initModel(sequelize);
   PayoutItem.initModel(sequelize);
   for (const model of [User, MerchantMember, UserSession, RefreshToken, SecondFactor, RecoveryCode, AuthChallenge, ActionToken]) model.initModel(sequelize);
+  OutgoingMail.initModel(sequelize);
   Charge.hasMany(ChargeSplit, { foreignKey: 'chargeId', as: 'splits' });
   initialisedFor = sequelize;
 }

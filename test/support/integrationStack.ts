@@ -24,6 +24,7 @@ import { createSandboxApp, type SandboxApp } from '../../sandbox/app';
 import { createGatewayWorker } from '../../workers/createWorker';
 import { ensureOutboxDispatcher } from '../../workers/ensureOutboxDispatcher';
 import { dispatcherWorkflowId } from '../../workflows/webhook/definitions';
+import { startMailSink, type MailSink } from '../../scripts/lib/mailSink';
 import { testEnv } from './env';
 import { appendTestLog, recordIssuedSecrets, recordSecretsIn } from './testLogs';
 
@@ -34,6 +35,10 @@ export interface IntegrationStack {
   apiUrl: string;
   sandboxUrl: string;
   sandbox: SandboxApp;
+  /** The local SMTP sink the worker sends this stack's mail to (read login codes from it). */
+  mail: MailSink;
+  /** Starts a new mail sink on the port of `mail` (after a test stopped it: an SMTP outage ends). */
+  restartMail: () => Promise<MailSink>;
   /** Stops the sandbox and starts it again on the same port from its state file (a provider restart). */
   restartSandbox: (overrides?: { apiKey?: string }) => Promise<void>;
   /** The API's Express app (its mounted routes drive the generated tests). */
@@ -124,6 +129,9 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
   let sandbox = createSandboxApp(sandboxOptions);
   const sandboxListening = await listen(sandbox.app);
 
+  const mail = await startMailSink({ port: 0 });
+  const smtpUrl = mail.url;
+
   const connection = await Connection.connect({ address: env.temporalAddress });
   const temporal = new Client({ connection, namespace: 'default' });
   const apiDeps: Parameters<typeof createApp>[0] = {
@@ -138,6 +146,7 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
     idempotencyTtlHours: 24,
     rateLimitPerMinute: 1_000_000,
     allowPrivateWebhookDestinations: true,
+    smtpUrl,
     ...opts.apiOverrides,
   };
   const apiListening = await listenFirst();
@@ -155,6 +164,7 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
     PROVIDER_CALLBACK_SECRET: callbackSecret,
     PUBLIC_BASE_URL: apiListening.url,
     CREDENTIALS_ENCRYPTION_KEY: encryptionKey,
+    SMTP_URL: smtpUrl,
   };
   let worker: Worker | undefined;
   let workerConnection: NativeConnection | undefined;
@@ -171,6 +181,7 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
         providerCallbackUrl: `${apiListening.url}/webhooks/pix-gateway`,
         secretsKey: Buffer.from(encryptionKey, 'hex'),
         allowPrivateDestinations: true,
+        smtpUrl,
       },
     });
     running = worker.run();
@@ -211,6 +222,12 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
     apiUrl: apiListening.url,
     sandboxUrl: sandboxListening.url,
     sandbox,
+    mail,
+    restartMail: async () => {
+      await stack.mail.stop();
+      stack.mail = await startMailSink({ port: stack.mail.port });
+      return stack.mail;
+    },
     restartSandbox: async (overrides = {}) => {
       await closeSandbox();
       // An apiKey override plays a provider whose key was rotated: every call of ours gets 401.
@@ -247,6 +264,7 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
       await workerConnection?.close();
       await new Promise((r) => apiListening.server.close(r));
       await closeSandbox();
+      await stack.mail.stop();
       fs.rmSync(sandboxOptions.dataFile, { force: true });
       await connection.close();
       await sequelize.close();

@@ -11,6 +11,8 @@ const SECRETS = {
   PROVIDER_CALLBACK_SECRET: 'callback-secret-SHOULD-NOT-LEAK',
   CREDENTIALS_ENCRYPTION_KEY: '000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f',
   UPLOAD_SIGNING_SECRET: 'upload-signing-secret-SHOULD-NOT-LEAK-0123456789',
+  SMTP_URL: 'smtps://mailer:smtp-password-SHOULD-NOT-LEAK@smtp.example.com:465',
+  JWT_SECRETS: 'jwt-signing-key-SHOULD-NOT-LEAK-0123456789abcdef,jwt-old-key-SHOULD-NOT-LEAK-0123456789abcdef',
 };
 
 const production = (): NodeJS.ProcessEnv => ({
@@ -21,7 +23,7 @@ const production = (): NodeJS.ProcessEnv => ({
   ...SECRETS,
 });
 
-const development = (): NodeJS.ProcessEnv => ({ ...production(), NODE_ENV: 'development', PROVIDER_BASE_URL: undefined, PUBLIC_BASE_URL: undefined });
+const development = (): NodeJS.ProcessEnv => ({ ...production(), NODE_ENV: 'development', PROVIDER_BASE_URL: undefined, PUBLIC_BASE_URL: undefined, SMTP_URL: undefined });
 
 function problemsOf(env: NodeJS.ProcessEnv): string[] {
   try {
@@ -29,7 +31,7 @@ function problemsOf(env: NodeJS.ProcessEnv): string[] {
   } catch (err) {
     expect(err).toBeInstanceOf(ConfigError);
     const message = (err as Error).message;
-    for (const secret of [...Object.values(SECRETS), 'db-password-SHOULD-NOT-LEAK', 'not-a-32-byte-key-SHOULD-NOT-LEAK']) expect(message).not.toContain(secret);
+    for (const secret of [...Object.values(SECRETS), 'db-password-SHOULD-NOT-LEAK', 'smtp-password-SHOULD-NOT-LEAK', 'not-a-32-byte-key-SHOULD-NOT-LEAK']) expect(message).not.toContain(secret);
     return (err as ConfigError).problems;
   }
   return [];
@@ -137,6 +139,40 @@ describe('loadConfig', () => {
     expect(loadConfig(development()).exposeBuildInfo).toBe(false);
     expect(loadConfig({ ...production(), EXPOSE_BUILD_INFO: 'true' }).exposeBuildInfo).toBe(true);
     expect(problemsOf({ ...production(), EXPOSE_BUILD_INFO: 'maybe' })).toEqual([expect.stringContaining('EXPOSE_BUILD_INFO')]);
+  });
+
+  describe('SMTP_URL and MAIL_FROM', () => {
+    it('requires SMTP_URL in production only (login codes would never arrive)', () => {
+      expect(problemsOf({ ...production(), SMTP_URL: undefined })).toEqual([expect.stringContaining('SMTP_URL is required')]);
+      expect(loadConfig(development()).smtpUrl).toBeNull();
+      expect(loadConfig({ ...development(), NODE_ENV: 'test' }).smtpUrl).toBeNull();
+      expect(loadConfig(production()).smtpUrl).toBe(SECRETS.SMTP_URL);
+    });
+
+    it.each([['not a url'], ['http://smtp.example.com'], ['smtps//mailer:smtp-password-SHOULD-NOT-LEAK@x']])('refuses SMTP_URL=%p without printing it', (value) => {
+      expect(problemsOf({ ...production(), SMTP_URL: value })).toEqual([expect.stringContaining('SMTP_URL')]);
+    });
+
+    it('defaults MAIL_FROM and refuses a multi-line one', () => {
+      expect(loadConfig(development()).mailFrom).toBe('Pix Gateway <no-reply@localhost>');
+      expect(loadConfig({ ...production(), MAIL_FROM: 'Loja <no-reply@loja.example>' }).mailFrom).toBe('Loja <no-reply@loja.example>');
+      expect(problemsOf({ ...production(), MAIL_FROM: 'a@b.c\r\nBcc: x@y.z' })).toEqual([expect.stringContaining('MAIL_FROM')]);
+    });
+  });
+});
+
+describe('loadConfig: sign-in keys and cookies', () => {
+  it('requires JWT_SECRETS in production, refuses short keys, and lists them in order (the first signs)', () => {
+    expect(loadConfig(production()).auth.jwtSecrets).toHaveLength(2);
+    expect(problemsOf({ ...production(), JWT_SECRETS: undefined })).toEqual([expect.stringContaining('JWT_SECRETS')]);
+    expect(problemsOf({ ...development(), JWT_SECRETS: 'short-SHOULD-NOT-LEAK' })).toEqual([expect.stringContaining('JWT_SECRETS')]);
+    expect(loadConfig({ ...development(), JWT_SECRETS: undefined }).auth.jwtSecrets).toEqual([]);
+  });
+
+  it('sets Secure cookies in production and refuses turning them off there', () => {
+    expect(loadConfig(production()).auth.secureCookies).toBe(true);
+    expect(loadConfig(development()).auth.secureCookies).toBe(false);
+    expect(problemsOf({ ...production(), SECURE_COOKIES: 'false' })).toEqual([expect.stringContaining('SECURE_COOKIES')]);
   });
 });
 
