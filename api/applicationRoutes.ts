@@ -14,6 +14,8 @@ import { BearerStrategy, requireUser } from './auth/bearer';
 import { cookieJar } from './auth/cookies';
 import { CsrfTokens, csrfKey } from './auth/csrf';
 import { accountsRouter } from './accounts/router';
+import { dashboardRouter } from './dashboard/router';
+import { DashboardService } from './dashboard/service';
 import { AccountService } from './accounts/service';
 import { sessionsRouter } from './sessions/router';
 import { SessionService } from './sessions/service';
@@ -45,5 +47,6 @@ export function applicationRoutes(deps: ApplicationDeps): Router {
   const router = Router();
   router.use('/auth', sessionsRouter({ sessions, cookies, csrf, bearerSession }));
   router.use('/auth', accountsRouter({ accounts, requireUser: authenticated }));
+  router.use('/dashboard', dashboardRouter({ dashboard: new DashboardService({ sequelize: deps.sequelize, encryptionKey: deps.encryptionKey }), requireUser: authenticated }));
   return router;
 }

@@ -14,6 +14,7 @@ import '../sellers/webhooks/openapi';
 import '../sellers/deliveries/openapi';
 import '../webhooks/openapi';
 import '../payouts/openapi';
+import '../dashboard/openapi';
 
 /** The interface spec's version (shared/spec/interface-spec.md, "Versioning"), not package.json's. */
 export const INTERFACE_VERSION = '2.0.0';
@@ -39,6 +40,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
       { name: 'Webhook events', description: 'What the gateway POSTs to your webhooks, signed with `gateway-signature`.' },
       { name: 'Legacy /rifeiro', description: 'Deprecated aliases of the /sellers routes, identical in behaviour.' },
       { name: 'Provider callbacks', description: 'Called by the Pix provider, signed with its callback secret.' },
+      { name: 'Dashboard', description: 'Application API for signed-in people (`Authorization: Bearer <access token>`): the merchant and its API credentials.' },
       { name: 'Health' },
       { name: 'Documentation' },
     ],

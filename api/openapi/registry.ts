@@ -41,6 +41,13 @@ registry.registerComponent(
   apiKeyHeader('x-provider-signature', 'Set by the Pix provider: lower-case hex HMAC-SHA256 of `{timestamp}.{rawBody}` keyed with the provider callback secret.'),
 );
 
+registry.registerComponent('securitySchemes', 'bearerAuth', {
+  type: 'http',
+  scheme: 'bearer',
+  bearerFormat: 'JWT',
+  description: 'Application API: the access token from POST /auth/login (15 minutes; renew with POST /auth/refresh).',
+});
+
 const clientCredentials = { clientId: [], clientSecret: [] };
 const signedRequest = { ...clientCredentials, gatewayTimestamp: [], gatewaySignature: [] };
 
@@ -55,6 +62,8 @@ export const security = {
   /** Payouts and receipts: credentials and signature both required. */
   signedRequest: [signedRequest],
   providerCallback: [{ providerTimestamp: [], providerSignature: [] }],
+  /** Application API: a signed-in person's access token. */
+  bearer: [{ bearerAuth: [] }],
   none: [],
 };
 
