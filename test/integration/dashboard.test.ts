@@ -6,6 +6,7 @@
  */
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { DashboardService } from '../../api/dashboard/service';
 import { issueActionToken } from '../../api/twoFactor/actionTokens';
 import { ApiCredential, Merchant, MerchantMember, SecondFactor, User } from '../../db/models';
 import { decryptSecret } from '../../core/crypto/secretBox';
@@ -78,6 +79,16 @@ describe('merchant', () => {
     expect(new Set(answers.map((a) => a.body.id)).size).toBe(1);
     expect(answers.filter((a) => a.body.created)).toHaveLength(1);
     expect(answers[0].body.type).toBe('PRODUCER');
+    expect(await MerchantMember.count({ where: { userId } })).toBe(1);
+  });
+
+  it('the service alone, 10 calls at once on one connection pool: one merchant, one owner row', async () => {
+    const { userId } = await signedIn();
+    const user = (await User.findByPk(userId))!;
+    const service = new DashboardService({ sequelize: stack.sequelize, encryptionKey: stack.encryptionKey });
+    const answers = await Promise.all(Array.from({ length: 10 }, () => service.ensureMerchant(user, { name: 'Loja Paralela', document: CPF, type: 'PRODUCER' })));
+    expect(new Set(answers.map((a) => a.id)).size).toBe(1);
+    expect(answers.filter((a) => a.created)).toHaveLength(1);
     expect(await MerchantMember.count({ where: { userId } })).toBe(1);
   });
 
