@@ -4,9 +4,13 @@
  * API working on a seller route until revoked, the second factor on credential creation, tenant
  * isolation between two users, and the operator CLI's user and credential commands.
  */
+// First, as in api/app.ts: the registry extends zod before any route schema is built.
+import { buildOpenApiDocument } from '../../api/openapi/document';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { DashboardService } from '../../api/dashboard/service';
+import { createdCredentialView, credentialView, ensuredMerchantView, merchantView, revokedCredentialView } from '../../api/dashboard/schema';
+import { ErrorEnvelope } from '../../api/openapi/registry';
 import { issueActionToken } from '../../api/twoFactor/actionTokens';
 import { ApiCredential, Merchant, MerchantMember, SecondFactor, User } from '../../db/models';
 import { decryptSecret } from '../../core/crypto/secretBox';
@@ -242,6 +246,42 @@ describe('roles and tenant isolation', () => {
     expect((await a.client.call('DELETE', '/dashboard/credentials/cli_0123456789abcdef01234567')).body.error.code).toBe('CREDENTIAL_NOT_FOUND');
     const aList = await a.client.call('GET', `/dashboard/credentials?merchantId=${a.merchantId}`);
     expect(aList.body.data).toEqual([]);
+  });
+});
+
+describe('OpenAPI', () => {
+  it('real answers parse with the documented schemas, and each error code is documented for its operation and status', async () => {
+    const doc = buildOpenApiDocument();
+    const { client, merchantId } = await withMerchant();
+    const ok = (schema: { safeParse: (v: unknown) => { error?: unknown } }, body: unknown) => expect(schema.safeParse(body).error).toBeUndefined();
+    ok(ensuredMerchantView, (await client.call('POST', '/dashboard/merchant/ensure', { body: { name: 'Loja Doc', document: CPF } })).body);
+    ok(merchantView.strict(), (await client.call('GET', '/dashboard/merchant/me')).body);
+    const made = await client.call('POST', '/dashboard/credentials', { body: { merchantId, name: 'doc', scopes: ['charges:read'] } });
+    ok(createdCredentialView.strict(), made.body);
+    ok(credentialView.strict(), (await client.call('GET', `/dashboard/credentials?merchantId=${merchantId}`)).body.data[0]);
+    ok(revokedCredentialView.strict(), (await client.call('DELETE', `/dashboard/credentials/${made.body.clientId}`)).body);
+
+    const stranger = await signedIn();
+    const cases: Array<[AppClient, string, string, string, unknown?, string?]> = [
+      [stranger.client, 'GET', '/dashboard/merchant/me', '/dashboard/merchant/me'],
+      [stranger.client, 'POST', '/dashboard/merchant/ensure', '/dashboard/merchant/ensure', { name: 'x' }],
+      [stranger.client, 'POST', '/dashboard/credentials', '/dashboard/credentials', { merchantId, name: 'n', scopes: ['charges:read'] }],
+      [stranger.client, 'GET', `/dashboard/credentials?merchantId=${merchantId}`, '/dashboard/credentials'],
+      [stranger.client, 'GET', '/dashboard/credentials', '/dashboard/credentials'],
+      [stranger.client, 'DELETE', `/dashboard/credentials/${made.body.clientId}`, '/dashboard/credentials/{clientId}'],
+      [stranger.client, 'DELETE', '/dashboard/credentials/not-a-client-id', '/dashboard/credentials/{clientId}'],
+      [stranger.client, 'GET', '/dashboard/merchant/me', '/dashboard/merchant/me', undefined, 'expired.token.here'],
+    ];
+    for (const [who, method, url, docPath, body, bearer] of cases) {
+      const res = await who.call(method, url, { body, ...(bearer ? { bearer } : {}) });
+      expect(ErrorEnvelope.safeParse(res.body).error).toBeUndefined();
+      const op = (doc.paths as Record<string, Record<string, any>>)[docPath][method.toLowerCase()];
+      const codes = Object.keys(op.responses[String(res.status)]?.content?.['application/json']?.examples ?? {});
+      expect({ at: `${method} ${url} ${res.status} ${res.body.error.code}`, documented: codes.includes(res.body.error.code) }).toEqual({
+        at: `${method} ${url} ${res.status} ${res.body.error.code}`,
+        documented: true,
+      });
+    }
   });
 });
 

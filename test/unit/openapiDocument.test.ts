@@ -85,8 +85,10 @@ describe('OpenAPI document', () => {
   });
 
   it('declares the security schemes of the spec', () => {
-    const schemes = doc.components?.securitySchemes as Record<string, { in: string; name: string }>;
-    expect(Object.fromEntries(Object.entries(schemes).map(([k, v]) => [k, `${v.in}:${v.name}`]))).toEqual({
+    const { bearerAuth, ...apiKeys } = doc.components?.securitySchemes as Record<string, { in: string; name: string }>;
+    // The application API: a signed-in person's JWT access token.
+    expect(bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+    expect(Object.fromEntries(Object.entries(apiKeys).map(([k, v]) => [k, `${v.in}:${v.name}`]))).toEqual({
       clientId: 'header:x-client-id',
       clientSecret: 'header:x-client-secret',
       gatewayTimestamp: 'header:x-gateway-timestamp',
