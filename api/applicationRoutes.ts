@@ -18,6 +18,8 @@ import { BearerStrategy, requireUser } from './auth/bearer';
 import { cookieJar } from './auth/cookies';
 import { CsrfTokens, csrfKey } from './auth/csrf';
 import { accountsRouter } from './accounts/router';
+import { dashboardRouter } from './dashboard/router';
+import { DashboardService } from './dashboard/service';
 import { AccountService } from './accounts/service';
 import { sessionsRouter } from './sessions/router';
 import { SessionService } from './sessions/service';
@@ -84,5 +86,6 @@ export function applicationApi(deps: ApplicationDeps): ApplicationApi {
   router.use('/auth', sessionsRouter({ sessions, cookies, csrf, bearerSession }));
   router.use('/auth', accountsRouter({ accounts, requireUser: authenticated }));
   router.use('/auth', twoFactorRouter({ service: twoFactor, cookies, requireUser: authenticated }));
+  router.use('/dashboard', dashboardRouter({ dashboard: new DashboardService({ sequelize: deps.sequelize, encryptionKey: deps.encryptionKey }), requireUser: authenticated }));
   return { beforeBody, routes: router };
 }

@@ -7,13 +7,19 @@
  *   sandbox pay <chargeId> [--json]
  *   payout reconcile <batchId> | withdrawal reconcile <withdrawalId>
  *   mail list [--json] [--limit <n>] | mail show <id> [--json]   (the local mail sink of npm start)
+ *   user create --email <e> --name <n> [--password <p> | env GATEWAY_USER_PASSWORD] [--json]
+ *   user add-to-merchant --email <e> --merchant <id> --role <owner|admin|finance|viewer>
+ *   credential create --merchant <id> --scopes <a,b> [--name <n>] [--json]
  * Reads DATABASE_URL and friends from the environment, else from the running `npm start`
  * stack (.data/local-env.json).
  */
 import { parseArgs } from 'node:util';
 import { runMigrations } from '../db/migrator';
 import { createSequelize } from '../db/sequelize';
-import { createMerchantWithCredential, setMerchantPixKey, setWithdrawalsFrozen } from '../db/merchantAdmin';
+import { createApiCredential, createMerchantWithCredential, setMerchantPixKey, setWithdrawalsFrozen } from '../db/merchantAdmin';
+import { Merchant } from '../db/models';
+import { addUserToMerchant, createUser, parseRole } from '../db/userAdmin';
+import { ALL_SCOPES } from '../api/auth/scopes';
 import { readLocalEnv } from '../scripts/lib/localSecrets';
 import { reconcileCommand } from './reconcile';
 import { mailCommand } from './mail';
@@ -28,7 +34,12 @@ const usage = `usage:
   npm run gateway -- payout reconcile <batchId>
   npm run gateway -- withdrawal reconcile <withdrawalId>
   npm run gateway -- mail list [--json] [--limit <n>]     (mail the local sink of npm start received)
-  npm run gateway -- mail show <id> [--json]`;
+  npm run gateway -- mail show <id> [--json]
+  npm run gateway -- user create --email <email> --name <name> [--password <password>] [--json]
+                      (or the password in env GATEWAY_USER_PASSWORD, which keeps it out of shell history)
+  npm run gateway -- user add-to-merchant --email <email> --merchant <merchantId> --role <owner|admin|finance|viewer>
+  npm run gateway -- credential create --merchant <merchantId> --scopes <scope,scope> [--name <name>] [--json]
+                      scopes: ${ALL_SCOPES.join(', ')}`;
 
 function env(name: string): string {
   const value = process.env[name] ?? readLocalEnv()[name];
@@ -144,6 +155,48 @@ async function sandboxPay(argv: string[]): Promise<void> {
   );
 }
 
+/** The password never appears in any output; prefer the environment over argv (visible in ps). */
+async function userCreate(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { email: { type: 'string' }, name: { type: 'string' }, password: { type: 'string' }, json: { type: 'boolean', default: false } },
+    strict: true,
+  });
+  if (!values.email || !values.name) throw new Error('--email and --name are required');
+  const password = values.password ?? process.env.GATEWAY_USER_PASSWORD;
+  if (!password) throw new Error('give the password with --password or in env GATEWAY_USER_PASSWORD');
+  const created = await withDatabase(() => createUser({ email: values.email!, name: values.name!, password }));
+  if (values.json) process.stdout.write(`${JSON.stringify(created)}\n`);
+  else process.stdout.write(`user ${created.id} (${created.email}) created\n`);
+}
+
+async function userAddToMerchant(argv: string[]): Promise<void> {
+  const { values } = parseArgs({ args: argv, options: { email: { type: 'string' }, merchant: { type: 'string' }, role: { type: 'string' } }, strict: true });
+  if (!values.email || !values.merchant || !values.role) throw new Error('--email, --merchant and --role are required');
+  const role = parseRole(values.role);
+  const done = await withDatabase(() => addUserToMerchant({ email: values.email!, merchantId: values.merchant!, role }));
+  process.stdout.write(`user ${values.email!.toLowerCase()} ${done.changed === 'added' ? 'added to' : 'now has role on'} merchant ${done.merchantId} as ${done.role}\n`);
+}
+
+async function credentialCreate(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { merchant: { type: 'string' }, scopes: { type: 'string' }, name: { type: 'string' }, json: { type: 'boolean', default: false } },
+    strict: true,
+  });
+  if (!values.merchant || !values.scopes) throw new Error(`--merchant and --scopes are required (scopes: ${ALL_SCOPES.join(', ')})`);
+  const scopes = [...new Set(values.scopes.split(',').map((s) => s.trim()).filter(Boolean))];
+  const merchantId = values.merchant;
+  const issued = await withDatabase(async () => {
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+    if (!uuid.test(merchantId) || !(await Merchant.findByPk(merchantId))) throw new Error(`no merchant with id ${merchantId}`);
+    return createApiCredential({ merchantId, scopes, name: values.name ?? null }, env('CREDENTIALS_ENCRYPTION_KEY'));
+  });
+  const shown = { merchantId: issued.merchantId, clientId: issued.clientId, clientSecret: issued.clientSecret, scopes: issued.scopes, name: issued.name };
+  if (values.json) process.stdout.write(`${JSON.stringify(shown)}\n`);
+  else process.stdout.write(`merchant ${shown.merchantId}\nclient id     ${shown.clientId}\nclient secret ${shown.clientSecret}  (shown once; store it now)\nscopes        ${shown.scopes.join(', ')}\n`);
+}
+
 async function main(): Promise<void> {
   const [group, command, ...rest] = process.argv.slice(2);
   if (group === 'merchant' && command === 'create') return merchantCreate(rest);
@@ -151,6 +204,9 @@ async function main(): Promise<void> {
   if (group === 'merchant' && command === 'freeze') return merchantFreeze(rest, true);
   if (group === 'merchant' && command === 'unfreeze') return merchantFreeze(rest, false);
   if (group === 'sandbox' && command === 'pay') return sandboxPay(rest);
+  if (group === 'user' && command === 'create') return userCreate(rest);
+  if (group === 'user' && command === 'add-to-merchant') return userAddToMerchant(rest);
+  if (group === 'credential' && command === 'create') return credentialCreate(rest);
   if ((group === 'payout' || group === 'withdrawal') && command === 'reconcile') {
     const { positionals } = parseArgs({ args: rest, options: {}, allowPositionals: true, strict: true });
     if (positionals.length !== 1) throw new Error(`${group} reconcile needs exactly one ${group === 'payout' ? 'batch' : 'withdrawal'} id`);

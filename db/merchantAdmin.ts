@@ -1,7 +1,8 @@
 /**
  * Operator actions on merchants (CLI and test fixtures): create a merchant with its first API
  * credential (the client secret is returned once and stored only encrypted), register the
- * merchant's own Pix key for withdrawals, freeze and unfreeze withdrawals.
+ * merchant's own Pix key for withdrawals, freeze and unfreeze withdrawals; more credentials for an
+ * existing merchant (dashboard and CLI).
  */
 import crypto from 'node:crypto';
 import type { Sequelize, Transaction } from 'sequelize';
@@ -82,6 +83,51 @@ export async function createMerchantWithCredential(sequelize: Sequelize, input: 
     );
   });
   return { merchantId, clientId, clientSecret };
+}
+
+/** Why a scope list is refused, or null when it is a non-empty list of known scopes. */
+export function scopeListProblem(scopes: readonly string[]): string | null {
+  if (scopes.length === 0) return 'name at least one scope';
+  const unknown = scopes.filter((s) => !ALL_SCOPES.includes(s));
+  return unknown.length ? `unknown scope ${unknown.join(', ')}; known: ${ALL_SCOPES.join(', ')}` : null;
+}
+
+export interface NewCredential {
+  merchantId: string;
+  scopes: string[];
+  name?: string | null;
+}
+
+export interface IssuedCredential {
+  merchantId: string;
+  clientId: string;
+  /** Shown once to whoever asked for it; stored only encrypted. Never log. */
+  clientSecret: string;
+  scopes: string[];
+  name: string | null;
+  createdAt: Date;
+}
+
+/** One more credential for an existing merchant (dashboard, CLI). The caller checks who may ask. */
+export async function createApiCredential(input: NewCredential, encryptionKey: string, transaction?: Transaction): Promise<IssuedCredential> {
+  const problem = scopeListProblem(input.scopes);
+  if (problem) throw new Error(problem);
+  const scopes = ALL_SCOPES.filter((s) => input.scopes.includes(s));
+  const clientId = `cli_${crypto.randomBytes(12).toString('hex')}`;
+  const clientSecret = `sk_${crypto.randomBytes(32).toString('base64url')}`;
+  const row = await ApiCredential.create(
+    {
+      id: crypto.randomUUID(),
+      merchantId: input.merchantId,
+      clientId,
+      name: input.name?.trim() || null,
+      secretCiphertext: encryptSecret(clientSecret, parseKey(encryptionKey)),
+      scopes,
+      lastUsedAt: null,
+    },
+    { transaction },
+  );
+  return { merchantId: input.merchantId, clientId, clientSecret, scopes, name: row.name ?? null, createdAt: row.createdAt };
 }
 
 export interface PixKeyRegistration {

@@ -14,13 +14,14 @@ import { credentialScopes } from './migrations/0008_credential_scopes';
 import { idempotencyHolder } from './migrations/0010_idempotency_holder';
 import { outgoingMails } from './migrations/0011_outgoing_mails';
 import { appUsers } from './migrations/0012_app_users';
+import { credentialNames } from './migrations/0013_credential_names';
 
 export interface Migration {
   name: string;
   up: (params: MigrationParams<Sequelize>) => Promise<void>;
 }
 
-const migrations: Migration[] = [initialSchema, partnerContract, withdrawals, payouts, webhookDeliveries, chargeSettlementGuards, credentialScopes, idempotencyHolder, outgoingMails, appUsers];
+const migrations: Migration[] = [initialSchema, partnerContract, withdrawals, payouts, webhookDeliveries, chargeSettlementGuards, credentialScopes, idempotencyHolder, outgoingMails, appUsers, credentialNames];
 
 export async function runMigrations(sequelize: Sequelize): Promise<string[]> {
   const umzug = new Umzug<Sequelize>({

@@ -4,6 +4,7 @@
  */
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
+import { ConnectionAcquireTimeoutError, ConnectionError } from 'sequelize';
 import { ApiError } from './apiError';
 
 export function envelope(err: ApiError, traceId: string) {
@@ -25,6 +26,10 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       apiError = new ApiError(400, 'VALIDATION_ERROR', 'request body is not valid JSON');
     } else if (err?.type === 'entity.too.large') {
       apiError = new ApiError(413, 'PAYLOAD_TOO_LARGE', 'request body is too large');
+    } else if (err instanceof ConnectionError || err instanceof ConnectionAcquireTimeoutError) {
+      // The database is away (restart, failover): the client may retry, nothing was done.
+      log.warn({ traceId, error: err.name }, 'database unavailable');
+      apiError = new ApiError(503, 'SERVICE_UNAVAILABLE', 'the database is unavailable; retry shortly');
     } else if (typeof err?.status === 'number' && err.status >= 400 && err.status < 500) {
       apiError = new ApiError(400, 'VALIDATION_ERROR', 'request could not be read');
     } else {

@@ -19,6 +19,7 @@ import '../sessions/openapi';
 import '../twoFactor/openapi';
 import '../avatar/openapi';
 import '../uploads/openapi';
+import '../dashboard/openapi';
 
 /** The interface spec's version (shared/spec/interface-spec.md, "Versioning"), not package.json's. */
 export const INTERFACE_VERSION = '2.0.0';
@@ -49,6 +50,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
       { name: 'Uploads', description: 'The local upload store (when no S3 is configured): signed PUT URLs and reads.' },
       { name: 'Legacy /rifeiro', description: 'Deprecated aliases of the /sellers routes, identical in behaviour.' },
       { name: 'Provider callbacks', description: 'Called by the Pix provider, signed with its callback secret.' },
+      { name: 'Dashboard', description: 'Application API for signed-in people (`Authorization: Bearer <access token>`): the merchant and its API credentials.' },
       { name: 'Health' },
       { name: 'Documentation' },
     ],

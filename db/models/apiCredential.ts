@@ -4,6 +4,8 @@ export class ApiCredential extends Model<InferAttributes<ApiCredential>, InferCr
   declare id: string;
   declare merchantId: string | null;
   declare clientId: string;
+  /** A label the merchant chose (dashboard credentials); null for older ones. */
+  declare name: CreationOptional<string | null>;
   /** Encrypted client secret; decrypt with core/crypto/secretBox. Never log. */
   declare secretCiphertext: string;
   declare scopes: CreationOptional<string[]>;
@@ -18,6 +20,7 @@ export class ApiCredential extends Model<InferAttributes<ApiCredential>, InferCr
         id: { type: DataTypes.UUID, primaryKey: true },
         merchantId: DataTypes.UUID,
         clientId: { type: DataTypes.TEXT, allowNull: false, unique: true },
+        name: DataTypes.TEXT,
         secretCiphertext: { type: DataTypes.TEXT, allowNull: false },
         scopes: { type: DataTypes.ARRAY(DataTypes.TEXT), defaultValue: [] },
         active: { type: DataTypes.BOOLEAN, defaultValue: true },

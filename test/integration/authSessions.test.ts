@@ -4,6 +4,11 @@
  * throttling, expired tokens. Tokens are checked with `jose` (a library we did not write).
  */
 import { SignJWT, decodeJwt, decodeProtectedHeader } from 'jose';
+import crypto from 'node:crypto';
+import QRCode from 'qrcode';
+import { writeLedgerEntry } from '../../activities/db/ledgerWriter';
+import { chargePaidEntry } from '../../core/ledger/postings';
+import { assertLedgerInvariant } from '../support/ledger';
 import { User, UserSession } from '../../db/models';
 import { derivedJwtSecret } from '../../api/auth/accessTokens';
 import { AppClient, uniqueEmail } from '../support/appClient';
@@ -224,6 +229,24 @@ describe('brute force', () => {
   });
 });
 
+describe('avatar, on the real stack', () => {
+  it('presign → PUT a real PNG → confirm makes it the avatar of the signed-in user (GET /auth/me), readable at its URL', async () => {
+    const { client } = await signedInClient();
+    expect((await client.call('POST', '/auth/avatar/presign', { body: { contentType: 'image/png' }, bearer: null })).status).toBe(401);
+    const grant = await client.call('POST', '/auth/avatar/presign', { body: { contentType: 'image/png' } });
+    expect(grant.status).toBe(200);
+    const png = await QRCode.toBuffer('avatar');
+    const put = await fetch(grant.body.uploadUrl, { method: 'PUT', headers: grant.body.headers, body: png });
+    expect(put.status).toBeLessThan(300);
+    const confirm = await client.call('POST', '/auth/avatar/confirm', { body: { key: grant.body.key } });
+    expect(confirm.status).toBe(200);
+    const me = await client.call('GET', '/auth/me');
+    expect(me.body.avatarUrl).toBe(confirm.body.avatarUrl);
+    const served = await fetch(me.body.avatarUrl);
+    expect(Buffer.from(await served.arrayBuffer()).equals(png)).toBe(true);
+  });
+});
+
 describe('delete-account', () => {
   it('needs the password, erases personal data and ends every session', async () => {
     const { client, email } = await signedInClient();
@@ -242,5 +265,19 @@ describe('delete-account', () => {
     expect((await new AppClient(stack.apiUrl).login(email, PASSWORD)).status).toBe(401);
     // The address is free again.
     expect((await new AppClient(stack.apiUrl).register({ email, password: PASSWORD })).status).toBe(201);
+  });
+
+  it('is refused while a merchant the user owns holds money; money records stay', async () => {
+    const { client } = await signedInClient();
+    const merchant = await client.call('POST', '/dashboard/merchant/ensure', { body: { name: 'Loja com saldo', document: '11.222.333/0001-81', type: 'PRODUCER' } });
+    expect(merchant.status).toBe(200);
+    await stack.sequelize.transaction((t) =>
+      writeLedgerEntry(stack.sequelize, chargePaidEntry({ chargeId: crypto.randomUUID(), merchantId: merchant.body.id, amountCents: 5_000, feeCents: 0, splits: [] }), t),
+    );
+    const res = await client.call('DELETE', '/auth/delete-account', { body: { password: PASSWORD } });
+    expect(res.status).toBe(409);
+    expect(res.body.error).toMatchObject({ code: 'MERCHANT_HAS_BALANCE', details: { merchantIds: [merchant.body.id] } });
+    expect((await client.call('GET', '/auth/me')).status).toBe(200);
+    await assertLedgerInvariant(stack.sequelize);
   });
 });

@@ -20,6 +20,9 @@ import { createOwnedResources, ID_RULES, type OwnedResources } from '../support/
 import { fundByPaidCharge } from '../support/payouts';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { startSigningProxy } from '../support/signingProxy';
+import { accessTokenMinter } from '../support/accessTokens';
+import { AppClient } from '../support/appClient';
+import { MerchantMember } from '../../db/models';
 import { testLogFile } from '../support/testLogs';
 
 jest.setTimeout(600_000);
@@ -50,7 +53,11 @@ beforeAll(async () => {
   await fundByPaidCharge(stack, merchant, 10_000_000);
   // Real ids for path parameters, so cases reach past "not found" into each route's logic.
   owned = await createOwnedResources(stack, merchant, receiver.url);
-  proxy = await startSigningProxy(stack.apiUrl, merchant);
+  // A signed-in user who owns the merchant, for the application API's bearer routes.
+  const email = `fuzz-${Date.now()}@example.com`;
+  const user = await new AppClient(stack.apiUrl).register({ email, password: 'fuzzing password 1' });
+  await MerchantMember.create({ userId: user.body.id, merchantId: merchant.merchantId, role: 'owner' });
+  proxy = await startSigningProxy(stack.apiUrl, merchant, { bearer: accessTokenMinter(stack.encryptionKey, user.body.id) });
 });
 
 afterAll(async () => {
@@ -71,6 +78,9 @@ function configFile(dir: string): string {
   const stateful = 'checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "409", "429"]';
   lines.push('[[operations]]', "include-path-regex = '^/v1/payouts/batches$'", 'include-method = "POST"', stateful, '');
   lines.push('[[operations]]', "include-path-regex = '^/(sellers|rifeiro)/saques$'", 'include-method = "POST"', stateful, '');
+  // Cross-field rules of the application API no schema states: a document comes with its type
+  // (and right check digits); deleting an account needs the password or an action token.
+  lines.push('[[operations]]', "include-path-regex = '^/auth/(register|update-profile|delete-account)$'", stateful, '');
   const file = path.join(dir, 'schemathesis.toml');
   fs.writeFileSync(file, lines.join('\n'));
   return file;

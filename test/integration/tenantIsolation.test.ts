@@ -13,15 +13,19 @@ import { signedRequestHeaders } from '../../core/signatures/requestSignature';
 import type { MerchantCredentials } from '../../db/merchantAdmin';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant } from '../support/ledger';
-import { listMountedRoutes, type MountedRoute } from '../support/mountedRoutes';
+import { APPLICATION_ROUTES, listMountedRoutes, type MountedRoute } from '../support/mountedRoutes';
 import { createOwnedResources, ID_RULES, type OwnedResources } from '../support/merchantResources';
 import { fundByPaidCharge, payoutMerchant, signedCall } from '../support/payouts';
 import { startReceiver, type Receiver } from '../support/receiver';
 
 jest.setTimeout(120_000);
 
-/** Routes that belong to no merchant: health, documentation, the provider's HMAC-signed callback. */
-const PUBLIC_ROUTES = [/^\/(docs|healthz|ready|openapi\.json)$/, /^\/webhooks\/pix-gateway(\/|$)/];
+/**
+ * Routes that belong to no merchant: health, documentation, the provider's HMAC-signed callback,
+ * the local upload store (signed URLs). The application API (signed-in people, bearer tokens)
+ * has its own matrix: test/integration/tenantIsolationApp.test.ts.
+ */
+const PUBLIC_ROUTES = [/^\/(docs|healthz|ready|openapi\.json)$/, /^\/webhooks\/pix-gateway(\/|$)/, /^\/uploads\//];
 
 type Fixtures = OwnedResources;
 
@@ -40,7 +44,7 @@ let fixtures: Fixtures;
 let routes: MountedRoute[];
 
 function merchantScoped(route: MountedRoute): boolean {
-  return !PUBLIC_ROUTES.some((re) => re.test(route.path));
+  return !PUBLIC_ROUTES.some((re) => re.test(route.path)) && !APPLICATION_ROUTES.test(route.path);
 }
 
 function fillPath(path: string): { path: string; unresolved: string[] } {

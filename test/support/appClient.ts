@@ -2,6 +2,23 @@
  * A browser-like client of the application API for tests: keeps the cookies the API sets
  * (refresh_token, csrf_token) and sends them back, as a browser would on the same site.
  */
+import { recordIssuedSecrets } from './testLogs';
+
+/** Request fields that are secrets (the audit checks no log line holds them). */
+const SECRET_FIELDS = /^(password|currentPassword|newPassword|accessToken|refreshToken|challengeToken|actionToken|secret|clientSecret|recoveryCodes)$/;
+
+/**
+ * Secret values of a request or answer body, for the end-of-run secrets audit. Six-digit codes
+ * are left out: they match timestamps and ports by chance; they live minutes and work once.
+ */
+function secretsIn(value: unknown, depth = 0): string[] {
+  if (depth > 5 || value === null || typeof value !== 'object') return [];
+  return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) => {
+    if (SECRET_FIELDS.test(k)) return (Array.isArray(v) ? v : [v]).filter((x): x is string => typeof x === 'string' && x.length >= 8);
+    return secretsIn(v, depth + 1);
+  });
+}
+
 export interface AppAnswer {
   status: number;
   body: any;
@@ -35,6 +52,7 @@ export class AppClient {
     } catch {
       /* not JSON */
     }
+    recordIssuedSecrets('application API passwords and tokens', [...secretsIn(o.body), ...secretsIn(body)]);
     return { status: res.status, body, headers: res.headers };
   }
 

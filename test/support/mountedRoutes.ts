@@ -15,6 +15,9 @@ interface Listable {
   listRoutes?: () => RouteInfo[];
 }
 
+/** The application API: signed-in people with bearer tokens (everything else is server to server or public). */
+export const APPLICATION_ROUTES = /^\/(auth|dashboard)(\/|$)/;
+
 export interface MountedRoute {
   method: string; // upper case
   path: string; // OpenAPI form

@@ -9,14 +9,26 @@ import { signedRequestHeaders } from '../../core/signatures/requestSignature';
 import type { MerchantCredentials } from '../../db/merchantAdmin';
 
 /** Hop-by-hop and recomputed headers are not forwarded. */
-const DROP = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive', 'x-client-id', 'x-client-secret', 'x-gateway-timestamp', 'x-gateway-signature']);
+const DROP = new Set(['authorization', 'host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive', 'x-client-id', 'x-client-secret', 'x-gateway-timestamp', 'x-gateway-signature']);
 
-export async function startSigningProxy(targetUrl: string, creds: MerchantCredentials): Promise<{ url: string; close: () => Promise<void> }> {
+/**
+ * `bearer`: for application API paths (/auth, /dashboard), a fresh access token of a signed-in
+ * user on every request, in place of whatever the client sent (a fuzzer may log that user out,
+ * so one token would not last).
+ */
+export async function startSigningProxy(
+  targetUrl: string,
+  creds: MerchantCredentials,
+  opts: { bearer?: () => Promise<string> } = {},
+): Promise<{ url: string; close: () => Promise<void> }> {
   let lastTimestamp = 0;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
+    req.on('end', async () => {
+      // The fuzzer sends made-up bearer tokens (the document declares the scheme): replace them.
+      const needsBearer = opts.bearer && /^\/(auth|dashboard)(\/|$|\?)/.test(req.url ?? '');
+      const bearer = needsBearer ? await opts.bearer!().catch(() => undefined) : undefined;
       const raw = Buffer.concat(chunks);
       const url = req.url ?? '/';
       const method = req.method ?? 'GET';
@@ -25,6 +37,7 @@ export async function startSigningProxy(targetUrl: string, creds: MerchantCreden
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(req.headers)) if (!DROP.has(k) && v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
       Object.assign(headers, signedRequestHeaders({ ...creds, method, path: url.split('?')[0], rawBody: raw.toString('utf8'), timestampMs: ts }));
+      if (bearer) headers.authorization = `Bearer ${bearer}`;
       // node:http, not fetch: fetch refuses methods such as TRACE, which a fuzzer rightly tries.
       const target = new URL(url, targetUrl);
       if (raw.length > 0) headers['content-length'] = String(raw.length);

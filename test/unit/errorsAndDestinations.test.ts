@@ -2,6 +2,7 @@ import express from 'express';
 import { createHmac } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
+import { ConnectionRefusedError } from 'sequelize';
 import { errorHandler, notFoundHandler } from '../../api/errors/errorHandler';
 import { traceId } from '../../api/middleware/traceId';
 import { assertWebhookDestination } from '../../api/webhooks/destinationPolicy';
@@ -9,6 +10,26 @@ import { isPrivateAddress } from '../../core/net/destination';
 import { signRequest, verifyRequestSignature } from '../../core/signatures/requestSignature';
 
 describe('error handler', () => {
+  it('answers a lost database connection with 503 SERVICE_UNAVAILABLE (retryable), not a 500', async () => {
+    const app = express();
+    app.use(traceId);
+    app.get('/db', () => {
+      throw new ConnectionRefusedError(new Error('connect ECONNREFUSED 10.0.0.5:5432'));
+    });
+    app.use(errorHandler(pino({ level: 'silent' })));
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    try {
+      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/db`);
+      const text = await res.text();
+      expect(res.status).toBe(503);
+      expect(JSON.parse(text).error.code).toBe('SERVICE_UNAVAILABLE');
+      expect(text).not.toContain('10.0.0.5');
+    } finally {
+      server.close();
+    }
+  });
+
   it('answers an unexpected error with 500 INTERNAL_ERROR and no internal detail', async () => {
     const app = express();
     app.use(traceId);

@@ -1,0 +1,138 @@
+/**
+ * Tenant isolation of the application API, generated from the routes the API really mounts:
+ * user B (signed in, owner of merchant B) calls every bearer route with user A's ids: in the path
+ * (APP_ID_RULES), as `merchantId` in the query or body wherever the OpenAPI document says the
+ * route takes one. A route given one of A's ids must answer 404 in the error envelope; no answer
+ * may carry any of A's ids or A's e-mail; A's data reads the same afterwards.
+ *
+ * A route added later is covered without editing this file, unless it has a new kind of path
+ * parameter (then APP_ID_RULES needs a rule, and the first test says so) or takes merchantId in a
+ * body (then PROBE_BODIES needs a valid body for it).
+ */
+import { buildOpenApiDocument } from '../../api/openapi/document';
+import { AppClient, uniqueEmail } from '../support/appClient';
+import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
+import { APPLICATION_ROUTES, listMountedRoutes, type MountedRoute } from '../support/mountedRoutes';
+
+jest.setTimeout(90_000);
+
+/** Application routes that take no bearer token: sign-up, sign-in and its second step. */
+const PUBLIC = /^\/auth\/(register|login|login\/second-factor(\/email)?|csrf|refresh|logout)$/;
+
+interface Fixtures {
+  userId: string;
+  email: string;
+  merchantId: string;
+  clientId: string;
+}
+
+/** Which of A's ids fills a path parameter, by `<segment before it>/{<name>}`. */
+const APP_ID_RULES: Record<string, keyof Fixtures> = {
+  'credentials/{clientId}': 'clientId',
+};
+
+/** Valid bodies (past validation) for routes that take merchantId in the body; A's id is put in. */
+const PROBE_BODIES: Record<string, Record<string, unknown>> = {
+  'POST /dashboard/credentials': { name: 'isolation probe', scopes: ['charges:read'] },
+};
+
+const PASSWORD = 'correct horse battery';
+let stack: IntegrationStack;
+let routes: MountedRoute[];
+let a: Fixtures;
+let userB: AppClient;
+const doc = buildOpenApiDocument();
+
+type Operation = { parameters?: { name: string; in: string }[]; requestBody?: { content?: Record<string, { schema?: unknown }> } };
+
+function operation(route: MountedRoute): Operation | undefined {
+  return (doc.paths?.[route.path] as Record<string, Operation> | undefined)?.[route.method.toLowerCase()];
+}
+
+/** True when the documented body schema (resolved through $ref) has a merchantId property. */
+function bodyTakesMerchantId(op: Operation | undefined): boolean {
+  let schema = op?.requestBody?.content?.['application/json']?.schema as { $ref?: string; properties?: Record<string, unknown> } | undefined;
+  if (schema?.$ref) schema = doc.components?.schemas?.[schema.$ref.split('/').pop()!] as typeof schema;
+  return Boolean(schema?.properties && 'merchantId' in schema.properties);
+}
+
+async function signUp(name: string): Promise<{ client: AppClient; email: string; userId: string; merchantId: string }> {
+  const client = new AppClient(stack.apiUrl);
+  const email = uniqueEmail(name);
+  const reg = await client.register({ email, password: PASSWORD });
+  await client.login(email, PASSWORD);
+  const merchant = await client.call('POST', '/dashboard/merchant/ensure', { body: { name: `Loja ${name}`, document: '11.222.333/0001-81', type: 'PRODUCER' } });
+  expect(merchant.status).toBe(200);
+  return { client, email: email.toLowerCase(), userId: reg.body.id, merchantId: merchant.body.id };
+}
+
+beforeAll(async () => {
+  stack = await startIntegrationStack({ inProcessWorker: false });
+  routes = listMountedRoutes(stack.app).filter((r) => APPLICATION_ROUTES.test(r.path) && !PUBLIC.test(r.path));
+  const userA = await signUp('a');
+  const credential = await userA.client.call('POST', '/dashboard/credentials', { body: { merchantId: userA.merchantId, name: 'A key', scopes: ['charges:read'] } });
+  expect(credential.status).toBe(201);
+  a = { userId: userA.userId, email: userA.email, merchantId: userA.merchantId, clientId: credential.body.clientId };
+  userB = (await signUp('b')).client;
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+function fill(route: MountedRoute): { path: string; unresolved: string[]; usesAnId: boolean } {
+  const unresolved: string[] = [];
+  let usesAnId = false;
+  let path = route.path.replace(/([^/]+)\/\{(\w+)\}/g, (whole, segment: string, param: string) => {
+    const rule = APP_ID_RULES[`${segment}/{${param}}`];
+    if (!rule) {
+      unresolved.push(`${segment}/{${param}}`);
+      return whole;
+    }
+    usesAnId = true;
+    return `${segment}/${a[rule]}`;
+  });
+  if (operation(route)?.parameters?.some((p) => p.in === 'query' && p.name === 'merchantId')) {
+    path += `?merchantId=${a.merchantId}`;
+    usesAnId = true;
+  }
+  return { path, unresolved, usesAnId };
+}
+
+it('covers every bearer route of the application API, with a rule for every path parameter and a body wherever merchantId is one', () => {
+  expect(routes.length).toBeGreaterThan(15);
+  const problems = routes.flatMap((r) => [
+    ...fill(r).unresolved.map((p) => `${r.method} ${r.path}: no APP_ID_RULES entry for ${p}`),
+    ...(bodyTakesMerchantId(operation(r)) && !PROBE_BODIES[`${r.method} ${r.path}`] ? [`${r.method} ${r.path}: takes merchantId in its body; add a PROBE_BODIES entry`] : []),
+  ]);
+  expect(problems).toEqual([]);
+});
+
+it("answers user B 404 for every route given user A's ids, and no answer carries A's ids or e-mail", async () => {
+  const before = (await stack.sequelize.query(`SELECT client_id, active FROM api_credentials WHERE merchant_id = :m ORDER BY client_id`, { replacements: { m: a.merchantId } }))[0];
+  const failures: string[] = [];
+  let probedWithIds = 0;
+  for (const route of routes) {
+    const { path, unresolved, usesAnId } = fill(route);
+    if (unresolved.length) continue; // reported above
+    const probe = PROBE_BODIES[`${route.method} ${route.path}`];
+    const body = probe ? { ...probe, merchantId: a.merchantId } : route.method === 'GET' || route.method === 'DELETE' ? undefined : {};
+    const takesId = usesAnId || Boolean(probe);
+    const res = await userB.call(route.method, path, { body });
+    const text = JSON.stringify(res.body);
+    const leaked = [a.userId, a.email, a.merchantId, a.clientId].filter((v) => text.includes(v) && !path.includes(v));
+    if (takesId) {
+      probedWithIds++;
+      const isEnvelope = res.body && Object.keys(res.body).join() === 'error';
+      if (res.status !== 404 || !isEnvelope) failures.push(`${route.method} ${path} → ${res.status} ${text.slice(0, 160)}`);
+    }
+    // An answer may echo the id B sent (e.g. in a message), but nothing else of A's.
+    const echoed = new Set([...path.split(/[/?=&]/), ...(probe ? [a.merchantId] : [])]);
+    const realLeaks = leaked.filter((v) => !echoed.has(v));
+    if (realLeaks.length) failures.push(`${route.method} ${path} leaks ${realLeaks.join(', ')}`);
+  }
+  expect(failures).toEqual([]);
+  expect(probedWithIds).toBeGreaterThanOrEqual(3);
+  const after = (await stack.sequelize.query(`SELECT client_id, active FROM api_credentials WHERE merchant_id = :m ORDER BY client_id`, { replacements: { m: a.merchantId } }))[0];
+  expect(after).toEqual(before);
+});
