@@ -229,6 +229,28 @@ describe('brute force', () => {
   });
 });
 
+describe('brute force from one address', () => {
+  it('locks an IP that fails across many accounts (30 free failures), without touching other addresses', async () => {
+    // Behind a proxy the API trusts, X-Forwarded-For names the client: two "machines" here.
+    const proxied = await stack.extraApi({ trustProxy: 1 });
+    try {
+      const from = (ip: string) => ({ 'x-forwarded-for': ip });
+      const attacker = new AppClient(proxied.url);
+      const login = (ip: string, email: string, password: string) => attacker.call('POST', '/auth/login', { body: { email, password }, headers: from(ip), bearer: null });
+      for (let i = 0; i < 31; i++) expect((await login('203.0.113.7', uniqueEmail('spray'), 'wrong password!')).status).toBe(401);
+      const blocked = await login('203.0.113.7', uniqueEmail('spray'), 'wrong password!');
+      expect(blocked.status).toBe(429);
+      expect(blocked.body.error.code).toBe('TOO_MANY_ATTEMPTS');
+      expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
+      // A real user elsewhere still logs in.
+      const { email } = await signedInClient();
+      expect((await login('198.51.100.20', email, PASSWORD)).status).toBe(200);
+    } finally {
+      await proxied.close();
+    }
+  });
+});
+
 describe('avatar, on the real stack', () => {
   it('presign → PUT a real PNG → confirm makes it the avatar of the signed-in user (GET /auth/me), readable at its URL', async () => {
     const { client } = await signedInClient();

@@ -291,7 +291,7 @@ describe('legacy alias, health and unknown routes', () => {
     expect(health.body).toMatchObject({ ok: true, timestamp: expect.any(String), buildInfo: expect.objectContaining({ version: expect.any(String), source: expect.any(String) }) });
     const ready = await stack.api('GET', '/ready');
     expect(ready.status).toBe(200);
-    expect(ready.body).toMatchObject({ ok: true, database: true, temporal: true, smtp: false });
+    expect(ready.body).toMatchObject({ ok: true, database: true, temporal: true, smtp: true, smtpError: null });
   });
 
   it('answers unknown routes with 404 in the envelope', async () => {
