@@ -86,6 +86,7 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
           metadata: input.metadata,
           pix,
           payerSnapshot: null,
+          payerDetails: input.payer ?? null,
           providerChargeId: providerCharge.id,
           pixTxid: providerCharge.txid,
           endToEndId: null,

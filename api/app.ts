@@ -115,6 +115,8 @@ export function createApp(deps: ApiDeps): express.Express {
     storage: deps.storage ?? temporaryStorage(deps.credentialsEncryptionKey),
     publicBaseUrl: deps.publicBaseUrl ?? 'http://127.0.0.1',
     mail: new Mailer({ sequelize: deps.sequelize, temporal: deps.temporal, taskQueue: deps.taskQueue, encryptionKey: deps.credentialsEncryptionKey }),
+    charges: { temporal: deps.temporal, taskQueue: deps.taskQueue, defaultFee: deps.defaultFee, defaultChargeTtlSeconds: deps.defaultChargeTtlSeconds },
+    idempotency,
   });
   // Avatar uploads carry image bodies: before the JSON-only gate below.
   app.use(application.beforeBody);

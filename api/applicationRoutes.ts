@@ -26,6 +26,9 @@ import { SessionService } from './sessions/service';
 import { parseKey } from '../core/crypto/secretBox';
 import { ApiError } from './errors/apiError';
 import { twoFactorRouter } from './twoFactor/router';
+import { chargesRouter } from './charges/router';
+import { AppChargeService, type AppChargeServiceDeps } from './charges/service';
+import type { IdempotencyService } from './idempotency/idempotencyService';
 import { TwoFactorService, type MailSender } from './twoFactor/service';
 
 export interface ApplicationDeps {
@@ -36,6 +39,9 @@ export interface ApplicationDeps {
   storage: StorageConfig;
   /** Where the local upload store's URLs point. */
   publicBaseUrl: string;
+  /** What charges need to be issued (application API /charges). */
+  charges: AppChargeServiceDeps;
+  idempotency: IdempotencyService;
   /** Sends e-mail codes; without one, the e-mail routes answer 503. */
   mail?: MailSender;
 }
@@ -87,5 +93,6 @@ export function applicationApi(deps: ApplicationDeps): ApplicationApi {
   router.use('/auth', accountsRouter({ accounts, requireUser: authenticated }));
   router.use('/auth', twoFactorRouter({ service: twoFactor, cookies, requireUser: authenticated }));
   router.use('/dashboard', dashboardRouter({ dashboard: new DashboardService({ sequelize: deps.sequelize, encryptionKey: deps.encryptionKey }), requireUser: authenticated }));
+  router.use('/charges', chargesRouter({ service: new AppChargeService(deps.charges), idempotency: deps.idempotency, requireUser: authenticated }));
   return { beforeBody, routes: router };
 }

@@ -15,13 +15,14 @@ import { idempotencyHolder } from './migrations/0010_idempotency_holder';
 import { outgoingMails } from './migrations/0011_outgoing_mails';
 import { appUsers } from './migrations/0012_app_users';
 import { credentialNames } from './migrations/0013_credential_names';
+import { chargePayerDetails } from './migrations/0014_charge_payer_details';
 
 export interface Migration {
   name: string;
   up: (params: MigrationParams<Sequelize>) => Promise<void>;
 }
 
-const migrations: Migration[] = [initialSchema, partnerContract, withdrawals, payouts, webhookDeliveries, chargeSettlementGuards, credentialScopes, idempotencyHolder, outgoingMails, appUsers, credentialNames];
+const migrations: Migration[] = [initialSchema, partnerContract, withdrawals, payouts, webhookDeliveries, chargeSettlementGuards, credentialScopes, idempotencyHolder, outgoingMails, appUsers, credentialNames, chargePayerDetails];
 
 export async function runMigrations(sequelize: Sequelize): Promise<string[]> {
   const umzug = new Umzug<Sequelize>({

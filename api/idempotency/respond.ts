@@ -9,6 +9,8 @@ import { runIdempotent, type IdempotencyService } from './idempotencyService';
 
 export interface RespondOptions {
   scope: string;
+  /** Whose keys these are: the credential's merchant by default; the application API names the merchant acted for. */
+  merchantId?: string;
   request: unknown;
   /** The key when it travels in the body (payout batches); otherwise the header's. */
   key?: string;
@@ -28,7 +30,7 @@ export async function respondIdempotently(
   const result = await runIdempotent(
     idempotency,
     {
-      merchantId: req.user!.merchantId,
+      merchantId: opts.merchantId ?? req.user!.merchantId,
       scope: opts.scope,
       key: opts.key ?? readIdempotencyKey(req),
       request: opts.request,

@@ -9,6 +9,12 @@ export interface StoredPix {
   expiresAt: string;
 }
 
+export interface ChargePayerDetails {
+  name: string;
+  taxId: string;
+  email: string | null;
+}
+
 export class Charge extends Model<InferAttributes<Charge>, InferCreationAttributes<Charge>> {
   declare id: string;
   declare merchantId: string;
@@ -22,6 +28,8 @@ export class Charge extends Model<InferAttributes<Charge>, InferCreationAttribut
   declare metadata: Record<string, unknown> | null;
   declare pix: StoredPix | null;
   declare payerSnapshot: Record<string, unknown> | null;
+  /** Who the charge is addressed to (application API `payer`); null for seller charges. */
+  declare payerDetails: CreationOptional<ChargePayerDetails | null>;
   declare providerChargeId: string | null;
   declare pixTxid: string | null;
   declare endToEndId: string | null;
@@ -49,6 +57,7 @@ export class Charge extends Model<InferAttributes<Charge>, InferCreationAttribut
         metadata: DataTypes.JSONB,
         pix: DataTypes.JSONB,
         payerSnapshot: DataTypes.JSONB,
+        payerDetails: DataTypes.JSONB,
         providerChargeId: DataTypes.TEXT,
         pixTxid: DataTypes.TEXT,
         endToEndId: DataTypes.TEXT,

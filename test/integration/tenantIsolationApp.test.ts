@@ -9,6 +9,7 @@
  * parameter (then APP_ID_RULES needs a rule, and the first test says so) or takes merchantId in a
  * body (then PROBE_BODIES needs a valid body for it).
  */
+import crypto from 'node:crypto';
 import { buildOpenApiDocument } from '../../api/openapi/document';
 import { AppClient, uniqueEmail } from '../support/appClient';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
@@ -24,16 +25,19 @@ interface Fixtures {
   email: string;
   merchantId: string;
   clientId: string;
+  chargeId: string;
 }
 
 /** Which of A's ids fills a path parameter, by `<segment before it>/{<name>}`. */
 const APP_ID_RULES: Record<string, keyof Fixtures> = {
   'credentials/{clientId}': 'clientId',
+  'charges/{id}': 'chargeId',
 };
 
 /** Valid bodies (past validation) for routes that take merchantId in the body; A's id is put in. */
 const PROBE_BODIES: Record<string, Record<string, unknown>> = {
   'POST /dashboard/credentials': { name: 'isolation probe', scopes: ['charges:read'] },
+  'POST /charges': { amountCents: 100 },
 };
 
 const PASSWORD = 'correct horse battery';
@@ -67,12 +71,14 @@ async function signUp(name: string): Promise<{ client: AppClient; email: string;
 }
 
 beforeAll(async () => {
-  stack = await startIntegrationStack({ inProcessWorker: false });
+  stack = await startIntegrationStack();
   routes = listMountedRoutes(stack.app).filter((r) => APPLICATION_ROUTES.test(r.path) && !PUBLIC.test(r.path));
   const userA = await signUp('a');
   const credential = await userA.client.call('POST', '/dashboard/credentials', { body: { merchantId: userA.merchantId, name: 'A key', scopes: ['charges:read'] } });
   expect(credential.status).toBe(201);
-  a = { userId: userA.userId, email: userA.email, merchantId: userA.merchantId, clientId: credential.body.clientId };
+  const charge = await userA.client.call('POST', '/charges', { body: { merchantId: userA.merchantId, amountCents: 1_000 }, headers: { 'x-idempotency-key': `iso-${Date.now()}` } });
+  expect(charge.status).toBe(201);
+  a = { userId: userA.userId, email: userA.email, merchantId: userA.merchantId, clientId: credential.body.clientId, chargeId: charge.body.id };
   userB = (await signUp('b')).client;
 });
 
@@ -118,7 +124,8 @@ it("answers user B 404 for every route given user A's ids, and no answer carries
     const probe = PROBE_BODIES[`${route.method} ${route.path}`];
     const body = probe ? { ...probe, merchantId: a.merchantId } : route.method === 'GET' || route.method === 'DELETE' ? undefined : {};
     const takesId = usesAnId || Boolean(probe);
-    const res = await userB.call(route.method, path, { body });
+    // With an idempotency key, so routes that need one reach their ownership check.
+    const res = await userB.call(route.method, path, { body, headers: { 'x-idempotency-key': `probe-${crypto.randomUUID()}` } });
     const text = JSON.stringify(res.body);
     const leaked = [a.userId, a.email, a.merchantId, a.clientId].filter((v) => text.includes(v) && !path.includes(v));
     if (takesId) {

@@ -7,6 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { signedRequestHeaders } from '../../core/signatures/requestSignature';
 import type { MerchantCredentials } from '../../db/merchantAdmin';
+import { APPLICATION_ROUTES } from './mountedRoutes';
 
 /** Hop-by-hop and recomputed headers are not forwarded. */
 const DROP = new Set(['authorization', 'host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive', 'x-client-id', 'x-client-secret', 'x-gateway-timestamp', 'x-gateway-signature']);
@@ -27,7 +28,7 @@ export async function startSigningProxy(
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
       // The fuzzer sends made-up bearer tokens (the document declares the scheme): replace them.
-      const needsBearer = opts.bearer && /^\/(auth|dashboard)(\/|$|\?)/.test(req.url ?? '');
+      const needsBearer = opts.bearer && APPLICATION_ROUTES.test((req.url ?? '').split('?')[0]);
       const bearer = needsBearer ? await opts.bearer!().catch(() => undefined) : undefined;
       const raw = Buffer.concat(chunks);
       const url = req.url ?? '/';

@@ -18,6 +18,8 @@ export interface ChargeLifecycleInput {
   splits: ChargeSplitInput[];
   expiresAt: string;
   idempotencyKey: string | null;
+  /** Who the charge is addressed to (application API); absent on seller charges. */
+  payer?: { name: string; taxId: string; email: string | null } | null;
   /** Charge-scoped webhook from `webhook_url`; the secret arrives encrypted, never in clear. */
   webhook: { id: string; url: string; events: string[]; secretCiphertext: string } | null;
 }

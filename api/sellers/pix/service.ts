@@ -1,14 +1,12 @@
 /**
- * Seller Pix charges. The API never talks to the provider: a new charge is a ChargeLifecycle
- * workflow started with Update-With-Start, whose update answers once the Pix payload is issued
- * and the charge row committed, so the 201 and the durable state agree.
+ * Seller Pix charges: fees, splits and the charge webhook, then the one issue path
+ * (api/chargeIssuing/issueCharge.ts).
  */
 import crypto from 'node:crypto';
 import { Op, type Sequelize } from 'sequelize';
-import { WorkflowUpdateFailedError, ApplicationFailure, type Client } from '@temporalio/client';
-import { updateWithStartOrJoin } from '../../temporal/updateWithStart';
-import { issuePixUpdate, chargeWorkflowId } from '../../../workflows/charge/definitions';
-import { ChargeFailureTypes, type ChargeLifecycleInput } from '../../../workflows/charge/types';
+import type { Client } from '@temporalio/client';
+import type { ChargeLifecycleInput } from '../../../workflows/charge/types';
+import { chargeExpiry, issueCharge } from '../../chargeIssuing/issueCharge';
 import { computeFee } from '../../../core/money';
 import { allocateSplits } from '../../../core/splits';
 import { Charge, Merchant, WebhookEndpoint } from '../../../db/models';
@@ -17,8 +15,8 @@ import { chargeEventTypes } from '../../../core/webhooks/events';
 import { assertWebhookDestination, type DestinationPolicy } from '../../webhooks/destinationPolicy';
 import { newWebhookSecret } from '../webhooks/service';
 import { presentChargeRow } from '../../../db/queries/sellerChargeView';
-import { ApiError, errors } from '../../errors/apiError';
-import { MAX_CHARGE_TTL_DAYS, type CreateSellerPixBody } from './schema';
+import { errors } from '../../errors/apiError';
+import type { CreateSellerPixBody } from './schema';
 
 export interface SellerPixServiceDeps {
   sequelize: Sequelize;
@@ -76,13 +74,7 @@ export class SellerPixService {
   }
 
   private async buildInput(merchant: Merchant, body: CreateSellerPixBody, chargeId: string, idempotencyKey: string | null): Promise<ChargeLifecycleInput> {
-    const now = this.deps.now?.() ?? new Date();
-    const expiresAt = body.expiresAt ? new Date(body.expiresAt) : new Date(now.getTime() + this.deps.defaultChargeTtlSeconds * 1000);
-    if (expiresAt.getTime() < now.getTime() + 60_000 || expiresAt.getTime() > now.getTime() + MAX_CHARGE_TTL_DAYS * 86_400_000) {
-      throw errors.validation('request body is invalid', {
-        fields: [{ field: 'expiresAt', message: `must be between 1 minute and ${MAX_CHARGE_TTL_DAYS} days from now` }],
-      });
-    }
+    const expiresAt = chargeExpiry(body.expiresAt, this.deps.now?.() ?? new Date(), this.deps.defaultChargeTtlSeconds);
     const feeCents = computeFee(body.amountCents, {
       bps: merchant.pixFeeBps ?? this.deps.defaultFee.bps,
       fixedCents: merchant.pixFeeFixedCents ?? this.deps.defaultFee.fixedCents,
@@ -137,23 +129,8 @@ export class SellerPixService {
     return allocation.allocations;
   }
 
-  /** Starts the workflow and waits for the issue update; maps workflow failures to API errors. */
   private async issue(input: ChargeLifecycleInput): Promise<Record<string, unknown>> {
-    const workflowId = chargeWorkflowId(input.chargeId);
-    try {
-      await updateWithStartOrJoin(this.deps.temporal, issuePixUpdate, {
-        workflowType: 'chargeLifecycle',
-        workflowId,
-        taskQueue: this.deps.taskQueue,
-        args: [input],
-        merchantId: input.merchantId,
-        initialStatus: 'ISSUING',
-      });
-    } catch (err) {
-      throw mapIssueError(err);
-    }
-    const charge = await Charge.findByPk(input.chargeId);
-    if (!charge) throw new Error(`charge ${input.chargeId} issued but not stored`);
+    const charge = await issueCharge(this.deps, input);
     return this.withWebhookSecret(await presentChargeRow(charge));
   }
 }
@@ -162,17 +139,4 @@ export class SellerPixService {
 export function redactWebhookSecret(body: unknown): unknown {
   const view = body as Record<string, unknown>;
   return view.webhook ? { ...view, webhook: { ...(view.webhook as object), secret: null } } : view;
-}
-
-function mapIssueError(err: unknown): unknown {
-  if (err instanceof ApiError) return err;
-  if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
-    if (err.cause.type === ChargeFailureTypes.pixNotIssued) return errors.pixNotIssued();
-    if (err.cause.type === ChargeFailureTypes.providerRejected) return errors.providerError('the Pix provider refused to issue the charge; no charge was created');
-    return errors.providerError('the Pix provider is unavailable; no charge was created, retry later');
-  }
-  if ((err as { name?: string })?.name === 'ServiceError' || (err as { code?: number })?.code === 14) {
-    return errors.unavailable('the workflow service is unavailable; retry with the same idempotency key');
-  }
-  return err;
 }

@@ -1,0 +1,63 @@
+/**
+ * The one way the API issues a charge, whichever API asked (seller routes, application API):
+ * a ChargeLifecycle workflow started with Update-With-Start, whose update answers once the
+ * payment data is issued and the charge row committed, so the answer and the durable state
+ * agree. The API never talks to the provider itself.
+ */
+import { WorkflowUpdateFailedError, ApplicationFailure, type Client } from '@temporalio/client';
+import { updateWithStartOrJoin } from '../temporal/updateWithStart';
+import { issuePixUpdate, chargeWorkflowId } from '../../workflows/charge/definitions';
+import { ChargeFailureTypes, type ChargeLifecycleInput } from '../../workflows/charge/types';
+import { Charge } from '../../db/models';
+import { ApiError, errors } from '../errors/apiError';
+
+export interface IssueDeps {
+  temporal: Client;
+  taskQueue: string;
+}
+
+/** Lifetime bounds of a charge: at least a minute, at most this many days. */
+export const MAX_CHARGE_TTL_DAYS = 30;
+
+/** The expiry a create request asks for (or the default), checked against the bounds. */
+export function chargeExpiry(requested: string | undefined, now: Date, defaultTtlSeconds: number): Date {
+  const expiresAt = requested ? new Date(requested) : new Date(now.getTime() + defaultTtlSeconds * 1000);
+  if (expiresAt.getTime() < now.getTime() + 60_000 || expiresAt.getTime() > now.getTime() + MAX_CHARGE_TTL_DAYS * 86_400_000) {
+    throw errors.validation('request body is invalid', {
+      fields: [{ field: 'expiresAt', message: `must be between 1 minute and ${MAX_CHARGE_TTL_DAYS} days from now` }],
+    });
+  }
+  return expiresAt;
+}
+
+/** Starts (or joins) the charge's workflow, waits for the issue, and answers the stored row. */
+export async function issueCharge(deps: IssueDeps, input: ChargeLifecycleInput): Promise<Charge> {
+  try {
+    await updateWithStartOrJoin(deps.temporal, issuePixUpdate, {
+      workflowType: 'chargeLifecycle',
+      workflowId: chargeWorkflowId(input.chargeId),
+      taskQueue: deps.taskQueue,
+      args: [input],
+      merchantId: input.merchantId,
+      initialStatus: 'ISSUING',
+    });
+  } catch (err) {
+    throw mapIssueError(err);
+  }
+  const charge = await Charge.findByPk(input.chargeId);
+  if (!charge) throw new Error(`charge ${input.chargeId} issued but not stored`);
+  return charge;
+}
+
+function mapIssueError(err: unknown): unknown {
+  if (err instanceof ApiError) return err;
+  if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
+    if (err.cause.type === ChargeFailureTypes.pixNotIssued) return errors.pixNotIssued();
+    if (err.cause.type === ChargeFailureTypes.providerRejected) return errors.providerError('the Pix provider refused to issue the charge; no charge was created');
+    return errors.providerError('the Pix provider is unavailable; no charge was created, retry later');
+  }
+  if ((err as { name?: string })?.name === 'ServiceError' || (err as { code?: number })?.code === 14) {
+    return errors.unavailable('the workflow service is unavailable; retry with the same idempotency key');
+  }
+  return err;
+}

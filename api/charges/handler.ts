@@ -1,0 +1,40 @@
+/** HTTP ↔ AppChargeService (router.ts). */
+import type { RequestHandler } from 'express';
+import { signedIn } from '../auth/bearer';
+import { requireRole } from '../dashboard/roles';
+import { readIdempotencyKey } from '../idempotency/header';
+import type { IdempotencyService } from '../idempotency/idempotencyService';
+import { respondIdempotently } from '../idempotency/respond';
+import { parseOrThrow } from '../validation/validate';
+import { cancelChargeBody, chargeIdParam, createChargeBody, listChargesQuery } from './schema';
+import { CHARGE_WRITERS, chargeErrors, type AppChargeService } from './service';
+
+export function chargeHandlers(service: AppChargeService, idempotency: IdempotencyService): Record<'create' | 'list' | 'read' | 'cancel', RequestHandler> {
+  return {
+    create: async (req, res) => {
+      const { user } = signedIn(req);
+      const body = parseOrThrow(createChargeBody, req.body);
+      const key = readIdempotencyKey(req);
+      if (!key) throw chargeErrors.idempotencyKeyRequired();
+      // The role first: a key is never claimed for a merchant the caller may not charge for.
+      await requireRole(user.id, body.merchantId, CHARGE_WRITERS);
+      await respondIdempotently(req, res, idempotency, { scope: 'POST /charges', merchantId: body.merchantId, request: body }, async (chargeId, resuming) => ({
+        status: 201,
+        body: await service.create(body, chargeId, resuming, key),
+      }));
+    },
+    list: async (req, res) => {
+      const query = parseOrThrow(listChargesQuery, req.query, 'query');
+      res.json(await service.list(signedIn(req).user.id, query));
+    },
+    read: async (req, res) => {
+      const id = parseOrThrow(chargeIdParam, req.params.id, 'charge id');
+      res.json(await service.read(signedIn(req).user.id, id));
+    },
+    cancel: async (req, res) => {
+      const id = parseOrThrow(chargeIdParam, req.params.id, 'charge id');
+      const body = parseOrThrow(cancelChargeBody, req.body ?? {});
+      res.json(await service.cancel(signedIn(req).user.id, id, body.reason));
+    },
+  };
+}

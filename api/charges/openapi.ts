@@ -1,0 +1,64 @@
+/** OpenAPI for /charges (router.ts), from the schemas that validate it (schema.ts). */
+import { z } from 'zod';
+import { errorResponses, idempotencyHeaders, jsonResponse, Pagination, registry, security } from '../openapi/registry';
+import { appCharge, cancelChargeBody, createChargeBody, listChargesQuery } from './schema';
+
+// Derived copies (.describe): the routers import schema.ts before the registry extends zod.
+const Charge = registry.register('Charge', appCharge.describe('A charge (application API). Readable on the seller API too, where CANCELED is spelled CANCELLED.'));
+const CreateChargeRequest = registry.register('CreateChargeRequest', createChargeBody.describe('A new charge for a merchant you belong to (role owner, admin or finance).'));
+const CancelChargeRequest = registry.register('CancelChargeRequest', cancelChargeBody.describe('Why (optional).'));
+const ChargeList = registry.register('ChargeList', z.object({ data: z.array(Charge), pagination: Pagination }).describe('Newest first.'));
+const idParam = z.object({ id: z.uuid().openapi({ description: 'Charge id.' }) });
+const bearerErrors = ['AUTHENTICATION_REQUIRED', 'INVALID_ACCESS_TOKEN', 'RATE_LIMITED'] as const;
+
+registry.registerPath({
+  method: 'post',
+  path: '/charges',
+  operationId: 'createCharge',
+  tags: ['Charges'],
+  summary: 'Create a charge',
+  description:
+    'Needs `x-idempotency-key` (or `Idempotency-Key`): the same key and body replays the first answer (header `idempotent-replayed: true`); the same key with another body → 409 DUPLICATE_IDEMPOTENCY_KEY. ' +
+    'Keys are per merchant. PIX answers the Pix QR code and copy-paste code. BOLETO is not available yet (422 METHOD_NOT_ENABLED_YET). ' +
+    'A merchant you do not belong to → 404 MERCHANT_NOT_FOUND; a viewer → 403 INSUFFICIENT_ROLE.',
+  security: security.bearer,
+  request: { headers: idempotencyHeaders, body: { required: true, content: { 'application/json': { schema: CreateChargeRequest } } } },
+  responses: {
+    201: jsonResponse('The charge, PENDING, with its Pix data.', Charge),
+    ...errorResponses('VALIDATION_ERROR', 'IDEMPOTENCY_KEY_REQUIRED', 'MERCHANT_NOT_FOUND', 'INSUFFICIENT_ROLE', 'DUPLICATE_IDEMPOTENCY_KEY', 'METHOD_NOT_ENABLED_YET', 'PIX_NOT_ISSUED', 'PROVIDER_ERROR', 'SERVICE_UNAVAILABLE', ...bearerErrors),
+  },
+});
+
+registry.registerPath({
+  method: 'get',
+  path: '/charges',
+  operationId: 'listCharges',
+  tags: ['Charges'],
+  summary: 'List a merchant’s charges',
+  security: security.bearer,
+  request: { query: listChargesQuery },
+  responses: { 200: jsonResponse('A page of charges.', ChargeList), ...errorResponses('VALIDATION_ERROR', 'MERCHANT_NOT_FOUND', ...bearerErrors) },
+});
+
+registry.registerPath({
+  method: 'get',
+  path: '/charges/{id}',
+  operationId: 'getCharge',
+  tags: ['Charges'],
+  summary: 'Read a charge',
+  security: security.bearer,
+  request: { params: idParam },
+  responses: { 200: jsonResponse('The charge.', Charge), ...errorResponses('VALIDATION_ERROR', 'CHARGE_NOT_FOUND', ...bearerErrors) },
+});
+
+registry.registerPath({
+  method: 'post',
+  path: '/charges/{id}/cancel',
+  operationId: 'cancelCharge',
+  tags: ['Charges'],
+  summary: 'Cancel a PENDING charge',
+  description: 'The provider closes the payment data first; a payment that wins that race leaves the charge PAID (409 CHARGE_NOT_CANCELLABLE). Cancelling a CANCELED charge answers it again.',
+  security: security.bearer,
+  request: { params: idParam, body: { required: false, content: { 'application/json': { schema: CancelChargeRequest } } } },
+  responses: { 200: jsonResponse('The charge, CANCELED.', Charge), ...errorResponses('VALIDATION_ERROR', 'CHARGE_NOT_FOUND', 'INSUFFICIENT_ROLE', 'CHARGE_NOT_CANCELLABLE', 'SERVICE_UNAVAILABLE', ...bearerErrors) },
+});

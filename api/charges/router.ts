@@ -1,0 +1,16 @@
+/** /charges (application API, bearer): POST / and GET / , GET /{id}, POST /{id}/cancel. */
+import { Router, type RequestHandler } from 'express';
+import type { IdempotencyService } from '../idempotency/idempotencyService';
+import { chargeHandlers } from './handler';
+import type { AppChargeService } from './service';
+
+export function chargesRouter(deps: { service: AppChargeService; idempotency: IdempotencyService; requireUser: RequestHandler }): Router {
+  const h = chargeHandlers(deps.service, deps.idempotency);
+  const router = Router();
+  router.use(deps.requireUser);
+  router.post('/', h.create);
+  router.get('/', h.list);
+  router.get('/:id', h.read);
+  router.post('/:id/cancel', h.cancel);
+  return router;
+}

@@ -1,0 +1,66 @@
+/** Bodies, queries and answers of /charges (application API); the same schemas validate and document. */
+import { z } from 'zod';
+import { isValidCnpj, isValidCpf, onlyDigits } from '../../core/documents';
+import { metadata } from '../validation/metadata';
+import { text } from '../validation/text';
+import { MAX_CHARGE_AMOUNT_CENTS } from '../sellers/pix/schema';
+
+export const APP_CHARGE_STATUSES = ['PENDING', 'PAID', 'EXPIRED', 'CANCELED'] as const;
+export const CHARGE_METHODS = ['PIX', 'BOLETO'] as const;
+
+const taxId = () =>
+  z
+    .string()
+    .regex(/^[0-9./ -]{11,18}$/, 'a CPF or CNPJ: digits, optionally with . / - separators')
+    .refine((v) => isValidCpf(v) || isValidCnpj(v), 'not a valid CPF or CNPJ (check digits)')
+    .transform(onlyDigits)
+    .meta({ example: '529.982.247-25' });
+
+export const createChargeBody = z.strictObject({
+  merchantId: z.uuid(),
+  amountCents: z.number().int().min(1).max(MAX_CHARGE_AMOUNT_CENTS),
+  currency: z.literal('BRL').default('BRL'),
+  description: text().max(255).optional(),
+  method: z.enum(CHARGE_METHODS).default('PIX'),
+  expiresAt: z.iso.datetime({ offset: true }).optional().meta({ description: 'Default: 1 hour from now; between 1 minute and 30 days from now.' }),
+  externalRef: text().min(1).max(128).optional(),
+  metadata: metadata().optional(),
+  payer: z
+    .strictObject({ name: text().trim().min(2).max(140), taxId: taxId(), email: z.email().max(254).optional() })
+    .optional()
+    .meta({ description: 'Who pays. Required for BOLETO (a boleto is registered in the payer’s name).' }),
+});
+export type CreateChargeBody = z.output<typeof createChargeBody>;
+
+export const listChargesQuery = z.strictObject({
+  merchantId: z.uuid().optional().meta({ description: 'Default: the merchant you own (or first belong to).' }),
+  status: z.enum(APP_CHARGE_STATUSES).optional(),
+  method: z.enum(CHARGE_METHODS).optional(),
+  createdFrom: z.iso.datetime({ offset: true }).optional(),
+  createdTo: z.iso.datetime({ offset: true }).optional(),
+  externalRef: text().min(1).max(128).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+});
+export type ListChargesQuery = z.output<typeof listChargesQuery>;
+
+export const chargeIdParam = z.uuid();
+export const cancelChargeBody = z.strictObject({ reason: text().min(1).max(255).optional() });
+
+export const appCharge = z.object({
+  id: z.uuid(),
+  merchantId: z.uuid(),
+  amountCents: z.number().int(),
+  currency: z.literal('BRL'),
+  description: z.string().nullable(),
+  status: z.enum(APP_CHARGE_STATUSES).describe('PENDING → PAID | EXPIRED | CANCELED. (The seller API spells CANCELLED.)'),
+  method: z.enum(CHARGE_METHODS).nullable(),
+  expiresAt: z.string().nullable(),
+  idempotencyKey: z.string().nullable().describe('The x-idempotency-key it was created with; null for a seller-API charge created without one.'),
+  externalRef: z.string().nullable(),
+  metadata: z.record(z.string(), z.unknown()).nullable(),
+  pix: z.object({ qrCode: z.string().describe('PNG, base64'), copyPaste: z.string(), expiresAt: z.string() }).nullable(),
+  boleto: z.object({ barcode: z.string(), digitableLine: z.string(), pdfUrl: z.string(), expiresAt: z.string() }).nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});

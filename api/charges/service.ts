@@ -1,0 +1,131 @@
+/**
+ * Charges of the application API: a signed-in member creates, lists, reads and cancels the
+ * charges of their merchants. Same ChargeLifecycle, ledger, events and webhooks as the seller
+ * routes (api/chargeIssuing/issueCharge.ts); a charge made on one API reads on the other.
+ * Another merchant's charge is 404, whatever the caller's roles elsewhere.
+ */
+import { Op, type WhereOptions } from 'sequelize';
+import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { computeFee } from '../../core/money';
+import { Charge, Merchant, MerchantMember } from '../../db/models';
+import { cancelChargeUpdate, chargeWorkflowId } from '../../workflows/charge/definitions';
+import { chargeExpiry, issueCharge } from '../chargeIssuing/issueCharge';
+import { ANY_ROLE, requireRole, roleErrors } from '../dashboard/roles';
+import { ApiError, errors } from '../errors/apiError';
+import { presentAppCharge } from './presenter';
+import type { CreateChargeBody, ListChargesQuery } from './schema';
+
+/** Who may create and cancel charges; every member may read. */
+export const CHARGE_WRITERS = ['owner', 'admin', 'finance'] as const;
+
+export const chargeErrors = {
+  notFound: () => new ApiError(404, 'CHARGE_NOT_FOUND', 'charge not found'),
+  notCancellable: (status: string) => new ApiError(409, 'CHARGE_NOT_CANCELLABLE', `the charge is ${status}; only PENDING charges can be cancelled`, { status }),
+  methodNotEnabled: () => new ApiError(422, 'METHOD_NOT_ENABLED_YET', 'boleto charges are not available yet; use method PIX'),
+  idempotencyKeyRequired: () => new ApiError(400, 'IDEMPOTENCY_KEY_REQUIRED', 'the x-idempotency-key header is required'),
+};
+
+export interface AppChargeServiceDeps {
+  temporal: Client;
+  taskQueue: string;
+  defaultFee: { bps: number; fixedCents: number };
+  defaultChargeTtlSeconds: number;
+}
+
+export class AppChargeService {
+  constructor(private readonly deps: AppChargeServiceDeps) {}
+
+  /** Issues charge `chargeId` (the idempotency claim's id) for a merchant the caller may charge for. */
+  async create(body: CreateChargeBody, chargeId: string, resuming: boolean, idempotencyKey: string) {
+    if (resuming) {
+      const existing = await Charge.findByPk(chargeId);
+      if (existing) return presentAppCharge(existing);
+    }
+    if (body.method === 'BOLETO') throw chargeErrors.methodNotEnabled();
+    const merchant = await Merchant.findByPk(body.merchantId);
+    if (!merchant || !merchant.active) throw roleErrors.merchantNotFound();
+    const expiresAt = chargeExpiry(body.expiresAt, new Date(), this.deps.defaultChargeTtlSeconds);
+    const feeCents = computeFee(body.amountCents, {
+      bps: merchant.pixFeeBps ?? this.deps.defaultFee.bps,
+      fixedCents: merchant.pixFeeFixedCents ?? this.deps.defaultFee.fixedCents,
+    });
+    const charge = await issueCharge(this.deps, {
+      chargeId,
+      merchantId: merchant.id,
+      amountCents: body.amountCents,
+      feeCents,
+      description: body.description ?? null,
+      externalRef: body.externalRef ?? null,
+      metadata: body.metadata ?? null,
+      splits: [],
+      expiresAt: expiresAt.toISOString(),
+      idempotencyKey,
+      payer: body.payer ? { name: body.payer.name, taxId: body.payer.taxId, email: body.payer.email ?? null } : null,
+      webhook: null,
+    });
+    return presentAppCharge(charge);
+  }
+
+  async list(userId: string, query: ListChargesQuery) {
+    const merchantId = query.merchantId ?? (await this.defaultMerchantOf(userId));
+    await requireRole(userId, merchantId, ANY_ROLE);
+    const created: Record<symbol, Date> = {};
+    if (query.createdFrom) created[Op.gte] = new Date(query.createdFrom);
+    if (query.createdTo) created[Op.lte] = new Date(query.createdTo);
+    const where: WhereOptions<Charge> = {
+      merchantId,
+      ...(query.status ? { status: query.status === 'CANCELED' ? 'CANCELLED' : query.status } : {}),
+      ...(query.method ? { method: query.method } : {}),
+      ...(query.externalRef ? { externalRef: query.externalRef } : {}),
+      ...(query.createdFrom || query.createdTo ? { createdAt: created } : {}),
+    };
+    const { rows, count } = await Charge.findAndCountAll({ where, order: [['createdAt', 'DESC'], ['id', 'DESC']], limit: query.limit, offset: query.offset });
+    return {
+      data: rows.map(presentAppCharge),
+      pagination: { total: count, limit: query.limit, offset: query.offset, hasMore: query.offset + rows.length < count },
+    };
+  }
+
+  async read(userId: string, chargeId: string) {
+    return presentAppCharge(await this.ownedCharge(userId, chargeId, ANY_ROLE));
+  }
+
+  /** Cancels a PENDING charge; a charge already CANCELED answers as it is (repeatable). */
+  async cancel(userId: string, chargeId: string, reason: string | undefined) {
+    const charge = await this.ownedCharge(userId, chargeId, CHARGE_WRITERS);
+    if (charge.status === 'CANCELLED') return presentAppCharge(charge);
+    if (charge.status !== 'PENDING') throw chargeErrors.notCancellable(presentAppCharge(charge).status);
+    try {
+      await this.deps.temporal.workflow.getHandle(chargeWorkflowId(charge.id)).executeUpdate(cancelChargeUpdate, { args: [{ reason: reason ?? 'cancelled by the merchant' }] });
+    } catch (err) {
+      if (err instanceof WorkflowUpdateFailedError) throw chargeErrors.notCancellable('no longer PENDING');
+      if ((err as { name?: string }).name === 'WorkflowNotFoundError') throw chargeErrors.notCancellable('no longer PENDING');
+      throw errors.unavailable('the workflow service is unavailable; retry');
+    }
+    await charge.reload();
+    // A payment that won the race leaves it PAID: say so instead of pretending.
+    if ((charge.status as string) !== 'CANCELLED') throw chargeErrors.notCancellable(presentAppCharge(charge).status);
+    return presentAppCharge(charge);
+  }
+
+  /** The charge, when the caller is a member of its merchant with an allowed role; else 404/403. */
+  private async ownedCharge(userId: string, chargeId: string, allowed: readonly (typeof ANY_ROLE)[number][]): Promise<Charge> {
+    const charge = await Charge.findByPk(chargeId);
+    if (!charge) throw chargeErrors.notFound();
+    try {
+      await requireRole(userId, charge.merchantId, allowed);
+    } catch (err) {
+      // Not a member: the charge does not exist for this caller.
+      if ((err as ApiError).code === 'MERCHANT_NOT_FOUND') throw chargeErrors.notFound();
+      throw err;
+    }
+    return charge;
+  }
+
+  private async defaultMerchantOf(userId: string): Promise<string> {
+    const memberships = await MerchantMember.findAll({ where: { userId }, order: [['createdAt', 'ASC']] });
+    const primary = memberships.find((m) => m.role === 'owner') ?? memberships[0];
+    if (!primary) throw roleErrors.merchantNotFound();
+    return primary.merchantId;
+  }
+}
