@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Debian command-line tools the boleto PDF tests read the PDF back with, so that the checks run
-# through programs we did not write: pdftotext and pdftoppm (poppler-utils) and zbarimg (zbar-tools).
+# through programs we did not write: pdftotext, pdftoppm and pdfinfo (poppler-utils) and zbarimg (zbar-tools).
 #   bash scripts/lib/debianTools.sh --ensure   installs what is missing (root + apt-get), else exits 1
 #   bash scripts/lib/debianTools.sh --check    only reports; exits 1 when something is missing
 set -euo pipefail
 
 mode="${1:---ensure}"
 # command → Debian package that ships it
-declare -A pkg_of=([pdftotext]=poppler-utils [pdftoppm]=poppler-utils [zbarimg]=zbar-tools)
+declare -A pkg_of=([pdftotext]=poppler-utils [pdftoppm]=poppler-utils [pdfinfo]=poppler-utils [zbarimg]=zbar-tools)
 
 missing_pkgs() {
   local cmd out=()
@@ -41,7 +41,7 @@ if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
     apt-get install -y -qq --no-install-recommends $need >&2
   fi
 else
-  echo "debianTools: the boleto PDF tests need pdftotext, pdftoppm (Debian package poppler-utils) and zbarimg (zbar-tools)." >&2
+  echo "debianTools: the boleto PDF tests need pdftotext, pdftoppm, pdfinfo (Debian package poppler-utils) and zbarimg (zbar-tools)." >&2
   echo "debianTools: missing: $need— install them with: sudo apt-get install --no-install-recommends poppler-utils zbar-tools" >&2
   exit 1
 fi
