@@ -81,6 +81,99 @@ export interface ProviderCallback {
   charge: ProviderCharge;
 }
 
+/**
+ * Boletos (issue 10). The provider registers the boleto as a bank does: it assigns the nosso
+ * número and answers FEBRABAN-valid barcode and digitable line (core/boleto), plus a Pix BR Code
+ * for the same amount (boleto híbrido). Whichever is paid first settles it; the other is closed.
+ */
+export type ProviderBoletoStatus = 'REGISTERED' | 'PAID' | 'CANCELLED';
+
+export interface BoletoPayerInfo {
+  name: string;
+  document: string; // CPF (11) or CNPJ (14) digits
+  email?: string | null;
+}
+
+export interface IssueBoletoRequest {
+  /** Gateway charge id; also the Idempotency-Key, so a retry never registers twice. */
+  reference: string;
+  amountCents: number;
+  dueDate: string; // 'YYYY-MM-DD'
+  payer: BoletoPayerInfo;
+  /** One-off fine after the due date, in basis points of the amount (200 = 2 %). */
+  fine?: { percentBps: number } | null;
+  /** Simple interest after the due date, basis points per 30 days (100 = 1 % a month). */
+  interest?: { monthlyBps: number } | null;
+  /** Days after the due date during which neither fine nor interest is charged. */
+  graceDays?: number;
+  callbackUrl: string;
+  /** Shown on the Pix side (BR Code field 59) and as beneficiary. */
+  merchantName?: string | null;
+}
+
+export type BoletoPaymentVia = 'BOLETO' | 'PIX';
+export type BoletoSettlement = 'D0' | 'D1';
+
+export interface ProviderBoletoPayment {
+  via: BoletoPaymentVia;
+  paidAt: string; // ISO instant
+  paidDate: string; // 'YYYY-MM-DD', Brasília calendar day of paidAt
+  /** What the payer paid: may differ from the expected amount; settled for what was paid. */
+  amountCents: number;
+  /** Face amount plus fine and interest for the paid date (core/boleto/lateCharges.ts). */
+  expectedAmountCents: number;
+  fineCents: number;
+  interestCents: number;
+  daysLate: number;
+  /** Paid after the due date. */
+  late: boolean;
+  amountMismatch: 'UNDERPAID' | 'OVERPAID' | null;
+  settlement: BoletoSettlement;
+  /** When the money reaches the beneficiary: paidDate (D0) or the next business day (D1). */
+  creditDate: string;
+  /** Pix payments only. */
+  endToEndId: string | null;
+  payer: ProviderPayer;
+}
+
+export interface ProviderBoleto {
+  id: string; // "sbx_bol_..."
+  reference: string;
+  status: ProviderBoletoStatus;
+  bankCode: string;
+  nossoNumero: string;
+  barcode: string; // 44 digits
+  digitableLine: string; // 47 digits, no punctuation
+  dueDate: string; // 'YYYY-MM-DD'
+  amountCents: number;
+  fine: { percentBps: number } | null;
+  interest: { monthlyBps: number } | null;
+  graceDays: number;
+  payer: { name: string; document: string; email: string | null };
+  /** The Pix side of the hybrid boleto; CLOSED once the boleto is paid by barcode or cancelled. */
+  pix: { copyPaste: string; qrCodeBase64: string; txid: string; status: 'ACTIVE' | 'PAID' | 'CLOSED' };
+  createdAt: string;
+  paidAt: string | null;
+  cancelledAt: string | null;
+  payment: ProviderBoletoPayment | null;
+}
+
+/** Body of the provider → gateway callback when a boleto is paid (by barcode or by its Pix). */
+export interface ProviderBoletoCallback {
+  eventId: string;
+  type: 'boleto.paid';
+  occurredAt: string;
+  boleto: ProviderBoleto;
+}
+
+export interface BoletoProvider {
+  issueBoleto(req: IssueBoletoRequest): Promise<ProviderBoleto>;
+  getBoleto(providerBoletoId: string): Promise<ProviderBoleto>;
+  findBoletoByReference(reference: string): Promise<ProviderBoleto | null>;
+  /** Cancels (baixa) an unpaid boleto and its Pix; a paid one is a ProviderError BOLETO_NOT_CANCELLABLE (409). */
+  cancelBoleto(providerBoletoId: string): Promise<ProviderBoleto>;
+}
+
 /** Headers the provider sets on a callback. Signature: lower-case hex HMAC-SHA256 of `${timestamp}.${rawBody}` with the callback secret. */
 export const PROVIDER_CALLBACK_TIMESTAMP_HEADER = 'x-provider-timestamp';
 export const PROVIDER_CALLBACK_SIGNATURE_HEADER = 'x-provider-signature';

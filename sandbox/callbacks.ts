@@ -9,10 +9,9 @@ import type { Logger } from 'pino';
 import {
   PROVIDER_CALLBACK_SIGNATURE_HEADER,
   PROVIDER_CALLBACK_TIMESTAMP_HEADER,
-  type ProviderCallback,
 } from '../core/provider';
 import { signProviderCallback } from '../core/pix/providerSignature';
-import { MAX_CALLBACK_LOG, type CallbackAttempt, type SandboxState } from './state';
+import { MAX_CALLBACK_LOG, type CallbackAttempt, type SandboxCallbackEvent, type SandboxState } from './state';
 
 /** 9 waits → 10 attempts, about 2.5 minutes in total. */
 export const DEFAULT_CALLBACK_RETRY_DELAYS_MS = [500, 1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000, 60_000];
@@ -34,7 +33,7 @@ export class CallbackDispatcher {
   }
 
   /** Fire and forget: the payer's request must not wait on the gateway. */
-  deliver(event: ProviderCallback, url: string): void {
+  deliver(event: SandboxCallbackEvent, url: string): void {
     void this.run(event, url, JSON.stringify(event)).catch((err: unknown) => {
       this.opts.logger.error({ err, eventId: event.eventId }, 'callback delivery crashed');
     });
@@ -45,7 +44,7 @@ export class CallbackDispatcher {
     this.stopper.abort();
   }
 
-  private async run(event: ProviderCallback, url: string, rawBody: string): Promise<void> {
+  private async run(event: SandboxCallbackEvent, url: string, rawBody: string): Promise<void> {
     const { retryDelaysMs, logger } = this.opts;
     for (let attempt = 1; !this.stopper.signal.aborted; attempt++) {
       const result = await this.attempt(event, url, rawBody, attempt);
@@ -59,11 +58,11 @@ export class CallbackDispatcher {
     }
   }
 
-  private async attempt(event: ProviderCallback, url: string, rawBody: string, attempt: number): Promise<CallbackAttempt> {
+  private async attempt(event: SandboxCallbackEvent, url: string, rawBody: string, attempt: number): Promise<CallbackAttempt> {
     const timestamp = Date.now();
     const record: CallbackAttempt = {
       eventId: event.eventId,
-      chargeId: event.charge.id,
+      chargeId: 'boleto' in event ? event.boleto.id : event.charge.id,
       url,
       attempt,
       at: new Date(timestamp).toISOString(),

@@ -1,13 +1,14 @@
 /**
- * /sandbox/* control routes: the "payer" button, callback resends, inspection and faults.
+ * /sandbox/* control routes: the "payer" button (charges and boletos), callback resends, inspection and faults.
  * No faults, by design: they stand for the outside world, not the PSP API. Open in development
  * and tests; elsewhere app.ts puts SANDBOX_CONTROL_TOKEN in front (anyone reaching them can pay
  * any charge). The server also binds 127.0.0.1 by default.
  */
 import express, { Router } from 'express';
+import { payBoleto, resendBoletoCallback } from './boletos';
 import { payCharge, resendPaidCallback } from './charges';
 import type { SandboxContext } from './context';
-import { faultsSchema, parseBody, payBodySchema } from './schemas';
+import { faultsSchema, parseBody, payBodySchema, payBoletoBodySchema } from './schemas';
 import { NO_FAULTS } from './state';
 
 export function controlRoutes(ctx: SandboxContext): Router {
@@ -25,8 +26,19 @@ export function controlRoutes(ctx: SandboxContext): Router {
     res.status(202).json({ eventId: resendPaidCallback(ctx, req.params.id) });
   });
 
+  // :id is the boleto id or the gateway's reference. via PIX pays the hybrid boleto's BR Code.
+  router.post('/boletos/:id/pay', (req, res) => {
+    res.json(payBoleto(ctx, req.params.id, parseBody(payBoletoBodySchema, req.body)));
+  });
+
+  router.post('/boletos/:id/resend-callback', (req, res) => {
+    res.status(202).json({ eventId: resendBoletoCallback(ctx, req.params.id) });
+  });
+
   router.get('/callbacks', (req, res) => {
-    const { chargeId, eventId } = req.query;
+    // boletoId is an alias: the log's chargeId holds whichever provider id the event is about.
+    const { eventId } = req.query;
+    const chargeId = req.query.chargeId ?? req.query.boletoId;
     const attempts = state.callbacks.filter(
       (a) => (typeof chargeId !== 'string' || a.chargeId === chargeId) && (typeof eventId !== 'string' || a.eventId === eventId),
     );

@@ -3,17 +3,19 @@
  * (last write wins) and compacted when the sandbox starts. A PSP never forgets a charge it
  * issued, so neither does the sandbox across restarts. Writes are synchronous, so a change is
  * on disk before the answer that reports it leaves the process. Faults and the callback log
- * stay in memory: they describe this run, not the provider's records.
+ * stay in memory: they describe this run, not the provider's records. Boletos are kept like charges.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { ProviderTransfer } from '../core/provider';
-import type { ChargeRecord, IdempotencyEntry, SandboxState, TransferReferenceStats } from './state';
+import type { BoletoRecord, ChargeRecord, IdempotencyEntry, SandboxState, TransferReferenceStats } from './state';
 
 export interface SandboxJournal {
   charge(rec: ChargeRecord): void;
   chargeKey(key: string, entry: IdempotencyEntry): void;
+  boleto(rec: BoletoRecord): void;
+  boletoKey(key: string, entry: IdempotencyEntry): void;
   transfer(transfer: ProviderTransfer): void;
   transferKey(key: string, entry: IdempotencyEntry): void;
   transferStats(reference: string, stats: TransferReferenceStats): void;
@@ -22,6 +24,8 @@ export interface SandboxJournal {
 type Line =
   | { kind: 'charge'; value: ChargeRecord }
   | { kind: 'chargeKey'; key: string; value: IdempotencyEntry }
+  | { kind: 'boleto'; value: BoletoRecord }
+  | { kind: 'boletoKey'; key: string; value: IdempotencyEntry }
   | { kind: 'transfer'; value: ProviderTransfer }
   | { kind: 'transferKey'; key: string; value: IdempotencyEntry }
   | { kind: 'transferStats'; key: string; value: TransferReferenceStats };
@@ -30,6 +34,8 @@ type Line =
 export const memoryJournal: SandboxJournal = {
   charge: () => undefined,
   chargeKey: () => undefined,
+  boleto: () => undefined,
+  boletoKey: () => undefined,
   transfer: () => undefined,
   transferKey: () => undefined,
   transferStats: () => undefined,
@@ -41,11 +47,13 @@ export function openFileJournal(file: string, state: SandboxState, logger: Logge
   const skipped = load(file, state);
   if (skipped > 0) logger.warn({ file, skipped }, 'sandbox state: skipped unreadable lines (a write cut short by a crash)');
   compact(file, state);
-  logger.info({ file, charges: state.charges.size, transfers: state.transfers.size }, 'sandbox state loaded');
+  logger.info({ file, charges: state.charges.size, boletos: state.boletos.size, transfers: state.transfers.size }, 'sandbox state loaded');
   const append = (line: Line) => fs.appendFileSync(file, `${JSON.stringify(line)}\n`);
   return {
     charge: (value) => append({ kind: 'charge', value }),
     chargeKey: (key, value) => append({ kind: 'chargeKey', key, value }),
+    boleto: (value) => append({ kind: 'boleto', value }),
+    boletoKey: (key, value) => append({ kind: 'boletoKey', key, value }),
     transfer: (value) => append({ kind: 'transfer', value }),
     transferKey: (key, value) => append({ kind: 'transferKey', key, value }),
     transferStats: (key, value) => append({ kind: 'transferStats', key, value }),
@@ -77,6 +85,12 @@ function apply(state: SandboxState, line: Line): void {
     case 'chargeKey':
       state.chargeIdempotency.set(line.key, line.value);
       break;
+    case 'boleto':
+      state.boletos.set(line.value.boleto.id, line.value);
+      break;
+    case 'boletoKey':
+      state.boletoIdempotency.set(line.key, line.value);
+      break;
     case 'transfer':
       state.transfers.set(line.value.id, line.value);
       break;
@@ -94,6 +108,8 @@ function compact(file: string, state: SandboxState): void {
   const lines: Line[] = [
     ...[...state.charges.values()].map((value) => ({ kind: 'charge' as const, value })),
     ...[...state.chargeIdempotency].map(([key, value]) => ({ kind: 'chargeKey' as const, key, value })),
+    ...[...state.boletos.values()].map((value) => ({ kind: 'boleto' as const, value })),
+    ...[...state.boletoIdempotency].map(([key, value]) => ({ kind: 'boletoKey' as const, key, value })),
     ...[...state.transfers.values()].map((value) => ({ kind: 'transfer' as const, value })),
     ...[...state.transferIdempotency].map(([key, value]) => ({ kind: 'transferKey' as const, key, value })),
     ...[...state.transferStats].map(([key, value]) => ({ kind: 'transferStats' as const, key, value })),

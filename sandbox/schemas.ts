@@ -4,6 +4,7 @@
  * break every call); control-route bodies are strict, so a typo cannot silently do nothing.
  */
 import { z } from 'zod';
+import { MAX_BOLETO_AMOUNT_CENTS, isIsoDate } from '../core/boleto';
 import { SandboxHttpError } from './errors';
 
 /** 13 chars is the EMV field 54 limit ("99999999999.99" would not fit); keep well inside it. */
@@ -19,6 +20,28 @@ export const issueChargeSchema = z.object({
   expiresAt: z.iso.datetime({ offset: true }),
   callbackUrl: z.url({ protocol: /^https?$/ }),
   // Normalised for the BR Code (field 59) by the sandbox; free text here, as a PSP takes it.
+  merchantName: z.string().max(200).nullish(),
+});
+
+const isoDate = z.string().refine(isIsoDate, 'a calendar date YYYY-MM-DD');
+const basisPoints = z.number().int().min(0).max(10_000);
+
+export const issueBoletoSchema = z.object({
+  reference,
+  // Ten digits of amount in the barcode.
+  amountCents: z.number().int().positive().max(MAX_BOLETO_AMOUNT_CENTS),
+  // The factor needs a date after 1997-10-07; past dates are refused in boletos.ts (clock-dependent).
+  dueDate: isoDate.refine((d) => d > '1997-10-07', 'after 1997-10-07'),
+  payer: z.object({
+    name: z.string().trim().min(1).max(140),
+    document: z.string().regex(/^(\d{11}|\d{14})$/, 'CPF (11) or CNPJ (14) digits'),
+    email: z.string().max(254).nullish().transform((v) => v ?? null),
+  }),
+  // Absent and null mean the same; normalised so both fingerprint alike for idempotency.
+  fine: z.object({ percentBps: basisPoints }).nullish().transform((v) => v ?? null),
+  interest: z.object({ monthlyBps: basisPoints }).nullish().transform((v) => v ?? null),
+  graceDays: z.number().int().min(0).max(60).default(0),
+  callbackUrl: z.url({ protocol: /^https?$/ }),
   merchantName: z.string().max(200).nullish(),
 });
 
@@ -55,6 +78,14 @@ export const payerOverrideSchema = z.strictObject({
 }).partial();
 
 export const payBodySchema = z.strictObject({ payer: payerOverrideSchema.optional(), late: z.boolean().optional() });
+
+export const payBoletoBodySchema = z.strictObject({
+  amountCents: z.number().int().positive().max(MAX_BOLETO_AMOUNT_CENTS).optional(),
+  paidAt: z.union([isoDate, z.iso.datetime({ offset: true })]).optional(),
+  via: z.enum(['BOLETO', 'PIX']).optional(),
+  settlement: z.enum(['D0', 'D1']).optional(),
+  payer: payerOverrideSchema.optional(),
+});
 
 export const faultsSchema = z.strictObject({
   errorRate: z.number().min(0).max(1).optional(),

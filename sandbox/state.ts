@@ -1,5 +1,5 @@
 /** In-memory state of the sandbox PSP. Lost on restart by design: it is a test double. */
-import type { ProviderCallback, ProviderCharge, ProviderTransfer } from '../core/provider';
+import type { ProviderBoleto, ProviderBoletoCallback, ProviderCallback, ProviderCharge, ProviderTransfer } from '../core/provider';
 
 export interface ChargeRecord {
   /** Stored status is ACTIVE/PAID/CANCELLED; EXPIRED is derived on read from expiresAt. */
@@ -10,6 +10,16 @@ export interface ChargeRecord {
   /** Set when paid; resends reuse it so the gateway sees the same eventId. */
   paidEvent: ProviderCallback | null;
 }
+
+export interface BoletoRecord {
+  boleto: ProviderBoleto;
+  callbackUrl: string;
+  /** Set when paid (by barcode or Pix); resends reuse it so the gateway sees the same eventId. */
+  paidEvent: ProviderBoletoCallback | null;
+}
+
+/** What the callback dispatcher sends: a charge or a boleto event. */
+export type SandboxCallbackEvent = ProviderCallback | ProviderBoletoCallback;
 
 export interface IdempotencyEntry {
   fingerprint: string;
@@ -28,6 +38,7 @@ export const NO_FAULTS: Faults = Object.freeze({ errorRate: 0, latencyMs: 0, tim
 
 export interface CallbackAttempt {
   eventId: string;
+  /** Provider id of the charge (sbx_ch_…) or boleto (sbx_bol_…) the event is about. */
   chargeId: string;
   url: string;
   attempt: number;
@@ -48,6 +59,8 @@ export interface TransferReferenceStats {
 export interface SandboxState {
   charges: Map<string, ChargeRecord>;
   chargeIdempotency: Map<string, IdempotencyEntry>;
+  boletos: Map<string, BoletoRecord>;
+  boletoIdempotency: Map<string, IdempotencyEntry>;
   transfers: Map<string, ProviderTransfer>;
   transferIdempotency: Map<string, IdempotencyEntry>;
   transferStats: Map<string, TransferReferenceStats>;
@@ -62,6 +75,8 @@ export function createSandboxState(): SandboxState {
   return {
     charges: new Map(),
     chargeIdempotency: new Map(),
+    boletos: new Map(),
+    boletoIdempotency: new Map(),
     transfers: new Map(),
     transferIdempotency: new Map(),
     transferStats: new Map(),

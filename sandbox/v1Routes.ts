@@ -1,10 +1,11 @@
 /** The provider API proper (/v1), what HttpPixProvider talks to. Auth and faults sit in front. */
 import express, { Router, type Request } from 'express';
+import { cancelBoleto, findBoletoByReference, getBoletoRecord, issueBoleto, viewBoleto } from './boletos';
 import { closeCharge, findChargeByReference, getChargeRecord, issueCharge, viewCharge } from './charges';
 import type { SandboxContext } from './context';
 import { SandboxHttpError } from './errors';
 import { requireIdempotencyKey } from './idempotency';
-import { closeChargeSchema, issueChargeSchema, parseBody, transferSchema } from './schemas';
+import { closeChargeSchema, issueBoletoSchema, issueChargeSchema, parseBody, transferSchema } from './schemas';
 import { createTransfer, findTransferByReference, getTransfer } from './transfers';
 
 function referenceQuery(req: Request): string {
@@ -39,6 +40,27 @@ export function v1Routes(ctx: SandboxContext): Router {
   router.post('/charges/:id/close', (req, res) => {
     const { reason } = parseBody(closeChargeSchema, req.body);
     res.json(closeCharge(ctx, req.params.id, reason));
+  });
+
+  router.post('/boletos', async (req, res) => {
+    const key = requireIdempotencyKey(req);
+    const input = parseBody(issueBoletoSchema, req.body);
+    const { boleto, created } = await issueBoleto(ctx, key, input);
+    res.status(created ? 201 : 200).json(boleto);
+  });
+
+  router.get('/boletos', (req, res) => {
+    const rec = findBoletoByReference(ctx, referenceQuery(req));
+    if (!rec) throw new SandboxHttpError(404, 'BOLETO_NOT_FOUND', 'no boleto with this reference');
+    res.json(viewBoleto(rec));
+  });
+
+  router.get('/boletos/:id', (req, res) => {
+    res.json(viewBoleto(getBoletoRecord(ctx, req.params.id)));
+  });
+
+  router.post('/boletos/:id/cancel', (req, res) => {
+    res.json(cancelBoleto(ctx, req.params.id));
   });
 
   router.post('/transfers', (req, res) => {

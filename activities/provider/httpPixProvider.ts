@@ -4,18 +4,21 @@
  *  - no answer (network error, timeout) / 5xx / 408 / 429 → transient: retry with the same key
  *  - 409 idempotency conflict → PROVIDER_IDEMPOTENCY_CONFLICT, permanent (a bug on our side)
  *  - other 4xx → permanent, with the provider's error code when it gives one
- * Issue and transfer send `Idempotency-Key: <reference>` so a retried call never doubles.
+ * Issue (charges, boletos) and transfer send `Idempotency-Key: <reference>` so a retried call never doubles.
  */
 import type { z } from 'zod';
 import {
   ProviderError,
+  type BoletoProvider,
+  type IssueBoletoRequest,
   type IssueChargeRequest,
   type PixProvider,
+  type ProviderBoleto,
   type ProviderCharge,
   type ProviderTransfer,
   type TransferRequest,
 } from '../../core/provider';
-import { providerChargeSchema, providerTransferSchema } from './responseSchemas';
+import { providerBoletoSchema, providerChargeSchema, providerTransferSchema } from './responseSchemas';
 
 export interface HttpPixProviderOptions {
   baseUrl: string;
@@ -33,7 +36,7 @@ interface CallOptions {
   nullOn?: { status: number; code: string };
 }
 
-export class HttpPixProvider implements PixProvider {
+export class HttpPixProvider implements PixProvider, BoletoProvider {
   private readonly baseUrl: string;
 
   constructor(private readonly opts: HttpPixProviderOptions) {
@@ -68,6 +71,25 @@ export class HttpPixProvider implements PixProvider {
     return this.call('GET', `/v1/transfers?reference=${enc(reference)}`, providerTransferSchema, undefined, {
       nullOn: { status: 404, code: 'TRANSFER_NOT_FOUND' },
     });
+  }
+
+  issueBoleto(req: IssueBoletoRequest): Promise<ProviderBoleto> {
+    return this.required('POST', '/v1/boletos', providerBoletoSchema, req, { idempotencyKey: req.reference });
+  }
+
+  getBoleto(providerBoletoId: string): Promise<ProviderBoleto> {
+    return this.required('GET', `/v1/boletos/${enc(providerBoletoId)}`, providerBoletoSchema);
+  }
+
+  findBoletoByReference(reference: string): Promise<ProviderBoleto | null> {
+    return this.call('GET', `/v1/boletos?reference=${enc(reference)}`, providerBoletoSchema, undefined, {
+      nullOn: { status: 404, code: 'BOLETO_NOT_FOUND' },
+    });
+  }
+
+  /** A paid boleto answers 409 BOLETO_NOT_CANCELLABLE, raised as a permanent ProviderError with that code. */
+  cancelBoleto(providerBoletoId: string): Promise<ProviderBoleto> {
+    return this.required('POST', `/v1/boletos/${enc(providerBoletoId)}/cancel`, providerBoletoSchema, {});
   }
 
   private async required<T>(method: string, path: string, schema: z.ZodType<T>, body?: unknown, options: CallOptions = {}): Promise<T> {

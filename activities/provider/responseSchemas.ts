@@ -3,7 +3,7 @@
  * ProviderError here, not as an undefined field deep inside a workflow.
  */
 import { z } from 'zod';
-import type { ProviderCharge, ProviderTransfer } from '../../core/provider';
+import type { ProviderBoleto, ProviderCharge, ProviderTransfer } from '../../core/provider';
 
 const payerSchema = z.object({
   name: z.string(),
@@ -45,3 +45,41 @@ export const providerTransferSchema = z.object({
   failureReason: z.string().nullable(),
   createdAt: z.string(),
 }) satisfies z.ZodType<ProviderTransfer>;
+
+const boletoPaymentSchema = z.object({
+  via: z.enum(['BOLETO', 'PIX']),
+  paidAt: z.string(),
+  paidDate: z.string(),
+  amountCents: z.number().int(),
+  expectedAmountCents: z.number().int(),
+  fineCents: z.number().int(),
+  interestCents: z.number().int(),
+  daysLate: z.number().int(),
+  late: z.boolean(),
+  amountMismatch: z.enum(['UNDERPAID', 'OVERPAID']).nullable(),
+  settlement: z.enum(['D0', 'D1']),
+  creditDate: z.string(),
+  endToEndId: z.string().nullable(),
+  payer: payerSchema,
+});
+
+export const providerBoletoSchema = z.object({
+  id: z.string().min(1),
+  reference: z.string(),
+  status: z.enum(['REGISTERED', 'PAID', 'CANCELLED']),
+  bankCode: z.string().regex(/^\d{3}$/),
+  nossoNumero: z.string(),
+  barcode: z.string().regex(/^\d{44}$/),
+  digitableLine: z.string().regex(/^\d{47}$/),
+  dueDate: z.string(),
+  amountCents: z.number().int(),
+  fine: z.object({ percentBps: z.number().int() }).nullable(),
+  interest: z.object({ monthlyBps: z.number().int() }).nullable(),
+  graceDays: z.number().int(),
+  payer: z.object({ name: z.string(), document: z.string(), email: z.string().nullable() }),
+  pix: z.object({ copyPaste: z.string(), qrCodeBase64: z.string(), txid: z.string(), status: z.enum(['ACTIVE', 'PAID', 'CLOSED']) }),
+  createdAt: z.string(),
+  paidAt: z.string().nullable(),
+  cancelledAt: z.string().nullable(),
+  payment: boletoPaymentSchema.nullable(),
+}) satisfies z.ZodType<ProviderBoleto>;

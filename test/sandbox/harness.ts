@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type Express } from 'express';
 import { HttpPixProvider } from '../../activities/provider/httpPixProvider';
-import type { IssueChargeRequest, TransferRequest } from '../../core/provider';
+import type { IssueBoletoRequest, IssueChargeRequest, TransferRequest } from '../../core/provider';
 import { createSandboxApp, type SandboxApp, type SandboxAppOptions } from '../../sandbox/app';
 
 export const API_KEY = 'sbx_test_api_key';
@@ -117,6 +117,23 @@ export function transferRequest(overrides: Partial<TransferRequest> = {}): Trans
     pixKeyType: 'EMAIL',
     recipientName: 'Maria Recebedora',
     recipientDocument: '52998224725',
+    ...overrides,
+  };
+}
+
+/** A boleto due in 10 days (Brasília calendar, close enough for tests) unless overridden. */
+export function boletoRequest(overrides: Partial<IssueBoletoRequest> = {}): IssueBoletoRequest {
+  seq++;
+  return {
+    reference: `ch_bol_${process.pid}_${seq}`,
+    amountCents: 15_000,
+    dueDate: new Date(Date.now() + 10 * 86_400_000).toISOString().slice(0, 10),
+    payer: { name: 'Joana Pagadora', document: '52998224725', email: 'joana@example.com' },
+    fine: { percentBps: 200 },
+    interest: { monthlyBps: 100 },
+    graceDays: 0,
+    callbackUrl: 'http://127.0.0.1:9/unused',
+    merchantName: 'Loja Exemplo',
     ...overrides,
   };
 }
