@@ -3,6 +3,7 @@ import { createChargeActivities, type ChargeActivityDeps } from './charges';
 import { createWithdrawalActivities } from './withdrawals';
 import { createPayoutActivities } from './payouts';
 import { createReconcileActivities } from './reconcile';
+import { createRefundActivities } from './refunds';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks';
 import { createMailActivities, type MailActivityDeps } from './mail';
 
@@ -14,6 +15,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createWithdrawalActivities(deps),
     ...createPayoutActivities(deps),
     ...createReconcileActivities(deps),
+    ...createRefundActivities(deps),
     ...createWebhookActivities(deps),
     ...createMailActivities(deps),
   };

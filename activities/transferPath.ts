@@ -1,6 +1,7 @@
 /**
  * The one transfer path: every movement of money out of a merchant's balance (payout item,
- * withdrawal; later refunds, settlements, MED) sends its transfer through here. The flow around
+ * withdrawal, refund; later settlements, MED) sends its transfer through here — a transfer to
+ * a Pix key, or a devolução of a received payment (`PaymentReturnRequest`). The flow around
  * it is always: reserve → `send` (business id as idempotency key) → settle on a confirmed
  * transfer, or release on an explicit refusal — and when the provider's answer leaves the
  * outcome unknown, ask the provider (`lookup`), and release only if it still has no record after
@@ -16,7 +17,7 @@
  *   hosts or keys): errors carry our codes only.
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import { ProviderError, type PixProvider, type ProviderTransfer, type TransferRequest } from '../core/provider';
+import { ProviderError, type PaymentReturnRequest, type PixProvider, type ProviderTransfer, type TransferRequest } from '../core/provider';
 import { createLogger } from '../core/logger';
 
 export type TransferAnswer =
@@ -37,14 +38,14 @@ const logger = createLogger('transfers');
 
 export function createTransferPath(provider: PixProvider) {
   /** Sends the transfer; `retry` when an earlier attempt for this reference may have reached the provider. */
-  async function send(req: TransferRequest, opts: { retry: boolean }): Promise<TransferAnswer> {
+  async function send(req: TransferRequest | PaymentReturnRequest, opts: { retry: boolean }): Promise<TransferAnswer> {
     if (opts.retry) {
       const known = await lookup(req);
       if (known) return known;
     }
     let transfer: ProviderTransfer;
     try {
-      transfer = await provider.transfer(req);
+      transfer = 'endToEndId' in req ? await provider.returnPayment(req) : await provider.transfer(req);
     } catch (err) {
       if (!(err instanceof ProviderError)) throw err;
       if (err.transient) throw unavailable(err);

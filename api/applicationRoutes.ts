@@ -28,6 +28,7 @@ import { ApiError } from './errors/apiError';
 import { twoFactorRouter } from './twoFactor/router';
 import { chargesRouter } from './charges/router';
 import { AppChargeService, type AppChargeServiceDeps } from './charges/service';
+import { RefundService } from './charges/refunds';
 import type { IdempotencyService } from './idempotency/idempotencyService';
 import { TwoFactorService, type MailSender } from './twoFactor/service';
 
@@ -93,6 +94,7 @@ export function applicationApi(deps: ApplicationDeps): ApplicationApi {
   router.use('/auth', accountsRouter({ accounts, requireUser: authenticated }));
   router.use('/auth', twoFactorRouter({ service: twoFactor, cookies, requireUser: authenticated }));
   router.use('/dashboard', dashboardRouter({ dashboard: new DashboardService({ sequelize: deps.sequelize, encryptionKey: deps.encryptionKey }), requireUser: authenticated }));
-  router.use('/charges', chargesRouter({ service: new AppChargeService(deps.charges), idempotency: deps.idempotency, requireUser: authenticated }));
+  const refunds = new RefundService({ sequelize: deps.sequelize, temporal: deps.charges.temporal, taskQueue: deps.charges.taskQueue });
+  router.use('/charges', chargesRouter({ service: new AppChargeService(deps.charges), refunds, idempotency: deps.idempotency, requireUser: authenticated }));
   return { beforeBody, routes: router };
 }

@@ -71,6 +71,20 @@ export interface ProviderTransfer {
   failureCode: string | null; // e.g. "INVALID_PIX_KEY", "RECIPIENT_REFUSED"
   failureReason: string | null;
   createdAt: string;
+  /** Set on a devolução: the endToEndId of the payment it returns (part of) to its payer. */
+  returnOf?: string | null;
+}
+
+/**
+ * A devolução (Pix return): sends back up to the paid amount of a received Pix payment, to its
+ * payer, keyed by the payment's endToEndId. The answer is a transfer like any other (same
+ * lookup by reference), whose recipient is the payer the provider knows.
+ */
+export interface PaymentReturnRequest {
+  /** Business id (refund id); sent as Idempotency-Key. */
+  reference: string;
+  amountCents: number;
+  endToEndId: string;
 }
 
 /** Body of a provider → gateway callback (POST {callbackUrl}). */
@@ -202,5 +216,7 @@ export interface PixProvider {
   /** Closes an ACTIVE charge so it can no longer be paid. Returns the final state (a PAID charge stays PAID). */
   closeCharge(providerChargeId: string, reason: 'EXPIRED' | 'CANCELLED'): Promise<ProviderCharge>;
   transfer(req: TransferRequest): Promise<ProviderTransfer>;
+  /** A devolução of a received payment (see PaymentReturnRequest); FAILED when it exceeds what is left of the payment. */
+  returnPayment(req: PaymentReturnRequest): Promise<ProviderTransfer>;
   getTransferByReference(reference: string): Promise<ProviderTransfer | null>;
 }

@@ -49,6 +49,12 @@ export const closeChargeSchema = z.object({
   reason: z.enum(['EXPIRED', 'CANCELLED']),
 });
 
+export const paymentReturnSchema = z.strictObject({
+  reference,
+  amountCents,
+  endToEndId: z.string().regex(/^E\d{8}\d{12}[A-Za-z0-9]{11}$/, 'a Pix endToEndId (E + ISPB + yyyyMMddHHmm + 11 alphanumerics)'),
+});
+
 export const transferSchema = z.object({
   reference,
   amountCents,

@@ -23,6 +23,12 @@ export interface TransferInput {
   recipientDocument: string | null;
 }
 
+export interface PaymentReturnInput {
+  reference: string;
+  amountCents: number;
+  endToEndId: string;
+}
+
 type Outcome = Pick<ProviderTransfer, 'status' | 'failureCode' | 'failureReason'>;
 
 function decideOutcome(input: TransferInput): Outcome {
@@ -35,10 +41,54 @@ function decideOutcome(input: TransferInput): Outcome {
   return { status: 'COMPLETED', failureCode: null, failureReason: null };
 }
 
+/**
+ * A devolução: returns up to what is left of a received Pix payment to its payer. FAILED with
+ * PAYMENT_NOT_FOUND when no paid charge has that endToEndId, RETURN_EXCEEDS_PAYMENT when the
+ * completed returns plus this one would pass the paid amount.
+ */
+export function createPaymentReturn(ctx: SandboxContext, idempotencyKey: string, input: PaymentReturnInput): { transfer: ProviderTransfer; created: boolean } {
+  const paid = [...ctx.state.charges.values()].find((r) => r.charge.endToEndId === input.endToEndId && r.charge.status === 'PAID')?.charge;
+  const returned = [...ctx.state.transfers.values()].filter((t) => t.returnOf === input.endToEndId && t.status === 'COMPLETED').reduce((s, t) => s + t.amountCents, 0);
+  // Deterministic, so tests can choose it: a return of an amount ending in 13 cents is refused.
+  const outcome: Outcome = !paid
+    ? { status: 'FAILED', failureCode: 'PAYMENT_NOT_FOUND', failureReason: 'no received Pix payment with this endToEndId' }
+    : input.amountCents % 100 === 13
+      ? { status: 'FAILED', failureCode: 'RETURN_REFUSED', failureReason: "the payer's institution refused the return" }
+    : returned + input.amountCents > paid.amountCents
+      ? { status: 'FAILED', failureCode: 'RETURN_EXCEEDS_PAYMENT', failureReason: 'the returns would exceed the paid amount' }
+      : { status: 'COMPLETED', failureCode: null, failureReason: null };
+  const payer = paid?.payer;
+  return recordTransfer(ctx, idempotencyKey, input, outcome, {
+    reference: input.reference,
+    amountCents: input.amountCents,
+    pixKey: payer?.document ?? '',
+    pixKeyType: payer?.documentType ?? 'CPF',
+    recipientName: payer?.name ?? '',
+    returnOf: input.endToEndId,
+  });
+}
+
 export function createTransfer(
   ctx: SandboxContext,
   idempotencyKey: string,
   input: TransferInput,
+): { transfer: ProviderTransfer; created: boolean } {
+  return recordTransfer(ctx, idempotencyKey, input, decideOutcome(input), {
+    reference: input.reference,
+    amountCents: input.amountCents,
+    pixKey: input.pixKey,
+    pixKeyType: input.pixKeyType,
+    recipientName: input.recipientName,
+  });
+}
+
+/** Stats, idempotency and the record, shared by transfers and returns (one store, one lookup by reference). */
+function recordTransfer(
+  ctx: SandboxContext,
+  idempotencyKey: string,
+  input: TransferInput | PaymentReturnInput,
+  outcome: Outcome,
+  shown: Pick<ProviderTransfer, 'reference' | 'amountCents' | 'pixKey' | 'pixKeyType' | 'recipientName'> & { returnOf?: string },
 ): { transfer: ProviderTransfer; created: boolean } {
   const { state } = ctx;
   const stats = state.transferStats.get(input.reference) ?? { requests: 0, created: 0 };
@@ -51,14 +101,9 @@ export function createTransfer(
   if (known) return { transfer: structuredClone(getTransfer(ctx, known)), created: false };
 
   const now = ctx.now();
-  const outcome = decideOutcome(input);
   const transfer: ProviderTransfer = {
     id: `sbx_tr_${randomAlphanumeric(24)}`,
-    reference: input.reference,
-    amountCents: input.amountCents,
-    pixKey: input.pixKey,
-    pixKeyType: input.pixKeyType,
-    recipientName: input.recipientName,
+    ...shown,
     // The sandbox is the paying PSP here, so the E2E id carries its ISPB.
     endToEndId: outcome.status === 'COMPLETED' ? generateEndToEndId(SANDBOX_ISPB, now) : null,
     ...outcome,

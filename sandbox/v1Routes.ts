@@ -5,8 +5,8 @@ import { closeCharge, findChargeByReference, getChargeRecord, issueCharge, viewC
 import type { SandboxContext } from './context';
 import { SandboxHttpError } from './errors';
 import { requireIdempotencyKey } from './idempotency';
-import { closeChargeSchema, issueBoletoSchema, issueChargeSchema, parseBody, transferSchema } from './schemas';
-import { createTransfer, findTransferByReference, getTransfer } from './transfers';
+import { closeChargeSchema, issueBoletoSchema, issueChargeSchema, parseBody, paymentReturnSchema, transferSchema } from './schemas';
+import { createPaymentReturn, createTransfer, findTransferByReference, getTransfer } from './transfers';
 
 function referenceQuery(req: Request): string {
   const reference = req.query.reference;
@@ -61,6 +61,13 @@ export function v1Routes(ctx: SandboxContext): Router {
 
   router.post('/boletos/:id/cancel', (req, res) => {
     res.json(cancelBoleto(ctx, req.params.id));
+  });
+
+  router.post('/payment-returns', (req, res) => {
+    const key = requireIdempotencyKey(req);
+    const input = parseBody(paymentReturnSchema, req.body);
+    const { transfer, created } = createPaymentReturn(ctx, key, input);
+    res.status(created ? 201 : 200).json(transfer);
   });
 
   router.post('/transfers', (req, res) => {

@@ -34,6 +34,8 @@ import { withdrawalWorkflowId } from '../workflows/withdrawal/definitions';
 import { payoutBatchWorkflowId } from '../workflows/payout/definitions';
 import { mailWorkflowId } from '../workflows/mail/definitions';
 import { Mailer } from '../api/mail/mailer';
+import { updateWithStartOrJoin } from '../api/temporal/updateWithStart';
+import { refundWorkflowId, requestRefundUpdate } from '../workflows/refund/definitions';
 import type { IntegrationStack } from '../test/support/integrationStack';
 
 const historiesDir = path.join(projectRoot, 'test', 'replay', 'histories');
@@ -107,6 +109,32 @@ async function newCharge(stack: IntegrationStack, m: MerchantCredentials, apiUrl
 }
 
 const scenarios: Scenario[] = [
+  {
+    // A paid charge refunded twice: 1,000 returned (SUCCEEDED), then 13 cents refused by the
+    // sandbox (an amount ending in 13 cents) and released (FAILED).
+    name: 'refunds',
+    async run(stack) {
+      const m = await stack.createMerchant({ name: 'Loja Reembolsa' });
+      const id = await newCharge(stack, m);
+      await stack.pay(id);
+      await waitClosed(stack.temporal.workflow.getHandle(chargeWorkflowId(id)));
+      const made: string[] = [];
+      for (const amountCents of [1_000, 13]) {
+        const refundId = crypto.randomUUID();
+        await updateWithStartOrJoin(stack.temporal, requestRefundUpdate, {
+          workflowType: 'refundLifecycle',
+          workflowId: refundWorkflowId(refundId),
+          taskQueue: stack.taskQueue,
+          args: [{ refundId, chargeId: id, amountCents, reason: 'capture-histories', idempotencyKey: null, requestedBy: null }],
+          merchantId: m.merchantId,
+          initialStatus: 'RESERVING',
+        });
+        await waitClosed(stack.temporal.workflow.getHandle(refundWorkflowId(refundId)));
+        made.push(refundWorkflowId(refundId));
+      }
+      return made;
+    },
+  },
   {
     name: 'paid',
     async run(stack) {

@@ -8,3 +8,4 @@ export { webhookDelivery } from './webhook/webhookDelivery';
 export { outboxDispatcher } from './webhook/outboxDispatcher';
 export { janitor } from './janitor/janitor';
 export { sendMail } from './mail/sendMail';
+export { refundLifecycle } from './refund/refundLifecycle';

@@ -13,6 +13,8 @@ export interface OutboxEventInput {
   merchantId: string;
   aggregateType: string;
   aggregateId: string;
+  /** One event per key; default `<type>:<aggregateId>`. A charge's refunds each have their own event. */
+  dedupKey?: string;
   payload: Record<string, unknown>;
 }
 
@@ -62,11 +64,12 @@ async function hasSubscriber(event: OutboxEventInput, transaction: Transaction):
 
 export async function recordEvent(event: OutboxEventInput, transaction: Transaction): Promise<void> {
   if (await hasSubscriber(event, transaction)) kickDispatcherAfterCommit(transaction);
+  const dedupKey = event.dedupKey ?? `${event.type}:${event.aggregateId}`;
   await OutboxEvent.findOrCreate({
-    where: { dedupKey: `${event.type}:${event.aggregateId}` },
+    where: { dedupKey },
     defaults: {
       id: crypto.randomUUID(),
-      dedupKey: `${event.type}:${event.aggregateId}`,
+      dedupKey,
       merchantId: event.merchantId,
       type: event.type,
       aggregateType: event.aggregateType,

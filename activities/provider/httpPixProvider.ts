@@ -15,6 +15,7 @@ import {
   type PixProvider,
   type ProviderBoleto,
   type ProviderCharge,
+  type PaymentReturnRequest,
   type ProviderTransfer,
   type TransferRequest,
 } from '../../core/provider';
@@ -65,6 +66,10 @@ export class HttpPixProvider implements PixProvider, BoletoProvider {
 
   transfer(req: TransferRequest): Promise<ProviderTransfer> {
     return this.required('POST', '/v1/transfers', providerTransferSchema, req, { idempotencyKey: req.reference });
+  }
+
+  returnPayment(req: PaymentReturnRequest): Promise<ProviderTransfer> {
+    return this.required('POST', '/v1/payment-returns', providerTransferSchema, req, { idempotencyKey: req.reference });
   }
 
   getTransferByReference(reference: string): Promise<ProviderTransfer | null> {

@@ -44,6 +44,7 @@ export const providerTransferSchema = z.object({
   failureCode: z.string().nullable(),
   failureReason: z.string().nullable(),
   createdAt: z.string(),
+  returnOf: z.string().nullable().optional(),
 }) satisfies z.ZodType<ProviderTransfer>;
 
 const boletoPaymentSchema = z.object({

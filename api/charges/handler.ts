@@ -6,10 +6,12 @@ import { readIdempotencyKey } from '../idempotency/header';
 import type { IdempotencyService } from '../idempotency/idempotencyService';
 import { respondIdempotently } from '../idempotency/respond';
 import { parseOrThrow } from '../validation/validate';
-import { cancelChargeBody, chargeIdParam, createChargeBody, listChargesQuery } from './schema';
+import { cancelChargeBody, chargeIdParam, createChargeBody, listChargesQuery, refundChargeBody } from './schema';
+import type { RefundService } from './refunds';
+import { consumeActionToken } from '../twoFactor/actionTokens';
 import { CHARGE_WRITERS, chargeErrors, type AppChargeService } from './service';
 
-export function chargeHandlers(service: AppChargeService, idempotency: IdempotencyService): Record<'create' | 'list' | 'read' | 'cancel', RequestHandler> {
+export function chargeHandlers(service: AppChargeService, refunds: RefundService, idempotency: IdempotencyService): Record<'create' | 'list' | 'read' | 'cancel' | 'refund', RequestHandler> {
   return {
     create: async (req, res) => {
       const { user } = signedIn(req);
@@ -30,6 +32,24 @@ export function chargeHandlers(service: AppChargeService, idempotency: Idempoten
     read: async (req, res) => {
       const id = parseOrThrow(chargeIdParam, req.params.id, 'charge id');
       res.json(await service.read(signedIn(req).user.id, id));
+    },
+    refund: async (req, res) => {
+      const { user } = signedIn(req);
+      const id = parseOrThrow(chargeIdParam, req.params.id, 'charge id');
+      // Another merchant's charge is 404 whatever the body: ownership first.
+      const charge = await service.ownedCharge(user.id, id, CHARGE_WRITERS);
+      const body = parseOrThrow(refundChargeBody, req.body);
+      const key = readIdempotencyKey(req);
+      if (!key) throw chargeErrors.idempotencyKeyRequired();
+      // An impossible refund is refused before any second factor is asked for or spent.
+      refunds.assertRefundable(charge);
+      await respondIdempotently(req, res, idempotency, { scope: `POST /charges/${id}/refund`, merchantId: charge.merchantId, request: body }, async (refundId) => {
+        // Inside the claim: a replay answers what the first call did without a second code.
+        await consumeActionToken(req, user.id, 'refund');
+        await refunds.request(charge, refundId, body, key, user.id);
+        await charge.reload();
+        return { status: 200, body: await service.view(charge) };
+      });
     },
     cancel: async (req, res) => {
       const id = parseOrThrow(chargeIdParam, req.params.id, 'charge id');

@@ -1,7 +1,7 @@
 /** OpenAPI for /charges (router.ts), from the schemas that validate it (schema.ts). */
 import { z } from 'zod';
 import { errorResponses, idempotencyHeaders, jsonResponse, Pagination, registry, security } from '../openapi/registry';
-import { appCharge, cancelChargeBody, createChargeBody, listChargesQuery } from './schema';
+import { appCharge, cancelChargeBody, createChargeBody, listChargesQuery, refundChargeBody } from './schema';
 
 // Derived copies (.describe): the routers import schema.ts before the registry extends zod.
 const Charge = registry.register('Charge', appCharge.describe('A charge (application API). Readable on the seller API too, where CANCELED is spelled CANCELLED.'));
@@ -61,4 +61,42 @@ registry.registerPath({
   security: security.bearer,
   request: { params: idParam, body: { required: false, content: { 'application/json': { schema: CancelChargeRequest } } } },
   responses: { 200: jsonResponse('The charge, CANCELED.', Charge), ...errorResponses('VALIDATION_ERROR', 'CHARGE_NOT_FOUND', 'INSUFFICIENT_ROLE', 'CHARGE_NOT_CANCELLABLE', 'SERVICE_UNAVAILABLE', ...bearerErrors) },
+});
+
+const RefundChargeRequest = registry.register('RefundChargeRequest', refundChargeBody.describe('How much (default: all that is left) and why.'));
+
+registry.registerPath({
+  method: 'post',
+  path: '/charges/{id}/refund',
+  operationId: 'refundCharge',
+  tags: ['Charges'],
+  summary: 'Refund a paid Pix charge, in full or in part',
+  description:
+    'A devolução of the Pix payment to its payer. Several partial refunds may follow each other up to the paid amount. Needs `x-idempotency-key`, a role of owner, admin or finance, ' +
+    'and, when you have a second factor on, `x-action-token` for "refund" (POST /auth/2fa/action/start). ' +
+    'The refund is taken back from everyone the payment credited, in proportion: your net, each split merchant’s share and the platform fee. ' +
+    'Your and the split merchants’ shares are reserved from the available balance first (409 INSUFFICIENT_BALANCE_FOR_REFUND when it does not cover them; nothing changes). ' +
+    'Answers the charge with the new refund PROCESSING; it becomes SUCCEEDED (event `charge.refunded`) or FAILED (shares released) when the provider answers.',
+  security: security.bearer,
+  request: {
+    params: idParam,
+    headers: z.object({ 'x-action-token': z.string().optional().openapi({ description: 'Required when you have a second factor on.' }) }),
+    body: { required: true, content: { 'application/json': { schema: RefundChargeRequest } } },
+  },
+  responses: {
+    200: jsonResponse('The charge with its refunds.', Charge),
+    ...errorResponses(
+      'VALIDATION_ERROR',
+      'IDEMPOTENCY_KEY_REQUIRED',
+      'CHARGE_NOT_FOUND',
+      'INSUFFICIENT_ROLE',
+      'SECOND_FACTOR_REQUIRED',
+      'DUPLICATE_IDEMPOTENCY_KEY',
+      'CHARGE_NOT_REFUNDABLE',
+      'REFUND_EXCEEDS_PAID_AMOUNT',
+      'INSUFFICIENT_BALANCE_FOR_REFUND',
+      'SERVICE_UNAVAILABLE',
+      ...bearerErrors,
+    ),
+  },
 });

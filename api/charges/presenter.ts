@@ -1,7 +1,8 @@
 /** A charge as the application API shows it (the spec's "Charge (application API)"). Pure. */
-import type { Charge } from '../../db/models';
+import type { Charge, Refund } from '../../db/models';
+import { presentRefund } from './refunds';
 
-export function presentAppCharge(charge: Charge) {
+export function presentAppCharge(charge: Charge, refunds: Refund[] = []) {
   return {
     id: charge.id,
     merchantId: charge.merchantId,
@@ -17,6 +18,8 @@ export function presentAppCharge(charge: Charge) {
     metadata: charge.metadata,
     pix: charge.pix ? { qrCode: charge.pix.qrCode, copyPaste: charge.pix.copyPaste, expiresAt: charge.pix.expiresAt } : null,
     boleto: null,
+    refunds: refunds.map(presentRefund),
+    refundedAmountCents: refunds.filter((r) => r.status === 'SUCCEEDED').reduce((sum, r) => sum + r.amountCents, 0),
     createdAt: charge.createdAt.toISOString(),
     updatedAt: charge.updatedAt.toISOString(),
   };

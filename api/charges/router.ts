@@ -1,16 +1,18 @@
-/** /charges (application API, bearer): POST / and GET / , GET /{id}, POST /{id}/cancel. */
+/** /charges (application API, bearer): POST / and GET / , GET /{id}, POST /{id}/cancel, POST /{id}/refund. */
 import { Router, type RequestHandler } from 'express';
 import type { IdempotencyService } from '../idempotency/idempotencyService';
 import { chargeHandlers } from './handler';
 import type { AppChargeService } from './service';
+import type { RefundService } from './refunds';
 
-export function chargesRouter(deps: { service: AppChargeService; idempotency: IdempotencyService; requireUser: RequestHandler }): Router {
-  const h = chargeHandlers(deps.service, deps.idempotency);
+export function chargesRouter(deps: { service: AppChargeService; refunds: RefundService; idempotency: IdempotencyService; requireUser: RequestHandler }): Router {
+  const h = chargeHandlers(deps.service, deps.refunds, deps.idempotency);
   const router = Router();
   router.use(deps.requireUser);
   router.post('/', h.create);
   router.get('/', h.list);
   router.get('/:id', h.read);
   router.post('/:id/cancel', h.cancel);
+  router.post('/:id/refund', h.refund);
   return router;
 }

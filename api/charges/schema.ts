@@ -47,6 +47,23 @@ export type ListChargesQuery = z.output<typeof listChargesQuery>;
 export const chargeIdParam = z.uuid();
 export const cancelChargeBody = z.strictObject({ reason: text().min(1).max(255).optional() });
 
+export const refundChargeBody = z.strictObject({
+  amountCents: z.number().int().min(1).max(MAX_CHARGE_AMOUNT_CENTS).optional().meta({ description: 'Default: everything still refundable.' }),
+  reason: text().trim().min(1).max(255),
+});
+
+export const refundView = z.object({
+  id: z.uuid(),
+  amountCents: z.number().int(),
+  reason: z.string(),
+  status: z.enum(['PROCESSING', 'SUCCEEDED', 'FAILED']).describe('PROCESSING (shares reserved, devolução under way) → SUCCEEDED | FAILED (shares released).'),
+  failureCode: z.string().nullable(),
+  failureReason: z.string().nullable(),
+  endToEndId: z.string().nullable().describe('Of the devolução, once SUCCEEDED.'),
+  createdAt: z.string(),
+  settledAt: z.string().nullable(),
+});
+
 export const appCharge = z.object({
   id: z.uuid(),
   merchantId: z.uuid(),
@@ -61,6 +78,8 @@ export const appCharge = z.object({
   metadata: z.record(z.string(), z.unknown()).nullable(),
   pix: z.object({ qrCode: z.string().describe('PNG, base64'), copyPaste: z.string(), expiresAt: z.string() }).nullable(),
   boleto: z.object({ barcode: z.string(), digitableLine: z.string(), pdfUrl: z.string(), expiresAt: z.string() }).nullable(),
+  refunds: z.array(refundView).describe('Oldest first.'),
+  refundedAmountCents: z.number().int().describe('Sum of the SUCCEEDED refunds.'),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

@@ -13,6 +13,7 @@ import { chargeExpiry, issueCharge } from '../chargeIssuing/issueCharge';
 import { ANY_ROLE, requireRole, roleErrors } from '../dashboard/roles';
 import { ApiError, errors } from '../errors/apiError';
 import { presentAppCharge } from './presenter';
+import { refundsOf } from './refunds';
 import type { CreateChargeBody, ListChargesQuery } from './schema';
 
 /** Who may create and cancel charges; every member may read. */
@@ -80,20 +81,26 @@ export class AppChargeService {
       ...(query.createdFrom || query.createdTo ? { createdAt: created } : {}),
     };
     const { rows, count } = await Charge.findAndCountAll({ where, order: [['createdAt', 'DESC'], ['id', 'DESC']], limit: query.limit, offset: query.offset });
+    const refunds = await refundsOf(rows.map((c) => c.id));
     return {
-      data: rows.map(presentAppCharge),
+      data: rows.map((c) => presentAppCharge(c, refunds.get(c.id))),
       pagination: { total: count, limit: query.limit, offset: query.offset, hasMore: query.offset + rows.length < count },
     };
   }
 
   async read(userId: string, chargeId: string) {
-    return presentAppCharge(await this.ownedCharge(userId, chargeId, ANY_ROLE));
+    return this.view(await this.ownedCharge(userId, chargeId, ANY_ROLE));
+  }
+
+  /** The charge as answered, with its refunds. */
+  async view(charge: Charge) {
+    return presentAppCharge(charge, (await refundsOf([charge.id])).get(charge.id));
   }
 
   /** Cancels a PENDING charge; a charge already CANCELED answers as it is (repeatable). */
   async cancel(userId: string, chargeId: string, reason: string | undefined) {
     const charge = await this.ownedCharge(userId, chargeId, CHARGE_WRITERS);
-    if (charge.status === 'CANCELLED') return presentAppCharge(charge);
+    if (charge.status === 'CANCELLED') return this.view(charge);
     if (charge.status !== 'PENDING') throw chargeErrors.notCancellable(presentAppCharge(charge).status);
     try {
       await this.deps.temporal.workflow.getHandle(chargeWorkflowId(charge.id)).executeUpdate(cancelChargeUpdate, { args: [{ reason: reason ?? 'cancelled by the merchant' }] });
@@ -105,11 +112,11 @@ export class AppChargeService {
     await charge.reload();
     // A payment that won the race leaves it PAID: say so instead of pretending.
     if ((charge.status as string) !== 'CANCELLED') throw chargeErrors.notCancellable(presentAppCharge(charge).status);
-    return presentAppCharge(charge);
+    return this.view(charge);
   }
 
   /** The charge, when the caller is a member of its merchant with an allowed role; else 404/403. */
-  private async ownedCharge(userId: string, chargeId: string, allowed: readonly (typeof ANY_ROLE)[number][]): Promise<Charge> {
+  async ownedCharge(userId: string, chargeId: string, allowed: readonly (typeof ANY_ROLE)[number][]): Promise<Charge> {
     const charge = await Charge.findByPk(chargeId);
     if (!charge) throw chargeErrors.notFound();
     try {

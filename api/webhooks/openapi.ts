@@ -19,6 +19,7 @@ const headers = z.object({
 
 const examples: Record<string, unknown> = {
   'charge.paid': { id: '0b5c2c4e-5d1f-4f0e-9a57-2f3d4b1e8c11', status: 'PAID', amountCents: 12345, externalRef: 'order-1001', endToEndId: 'E9999999920261122052512345678901', paidAt: '2026-11-22T05:25:21.954Z' },
+  'charge.refunded': { chargeId: '0b5c2c4e-5d1f-4f0e-9a57-2f3d4b1e8c11', refundId: '4f0e9a57-…', amountCents: 2000, refundedAmountCents: 5000, remainingAmountCents: 7345, reason: 'produto devolvido', endToEndId: 'D9999999920261123190512345678901', refundedAt: '2026-11-23T19:05:12.000Z' },
   'withdrawal.completed': { id: 'f3a1…', status: 'COMPLETED', amountCents: 50000, feeCents: 0, provider: 'PIX_GATEWAY' },
   'payout.item.paid': { id: '8e2d…', batchId: '5b7a…', status: 'PAID', amountCents: 1000, referenceId: 'ref-0' },
   'payout.batch.completed': { id: '5b7a…', status: 'COMPLETED', paidItems: 25, failedItems: 0, cancelledItems: 0, releasedAmountCents: 0 },
@@ -32,7 +33,9 @@ for (const type of subscribableEventTypes) {
       type: z.literal(type),
       createdAt: z.iso.datetime(),
       data: z.record(z.string(), z.unknown()).describe(
-        resource === 'charge' ? 'The charge as GET /sellers/pix/{id} shows it.' : resource === 'withdrawal' ? 'The withdrawal as GET /sellers/saques/{id} shows it.' : 'The payout batch or item.',
+        type === 'charge.refunded'
+          ? 'The refund: chargeId, refundId, amountCents, refundedAmountCents (all SUCCEEDED refunds of the charge), remainingAmountCents, reason, endToEndId, refundedAt.'
+          : resource === 'charge' ? 'The charge as GET /sellers/pix/{id} shows it.' : resource === 'withdrawal' ? 'The withdrawal as GET /sellers/saques/{id} shows it.' : 'The payout batch or item.',
       ),
     })
     .meta({

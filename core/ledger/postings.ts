@@ -100,3 +100,63 @@ export function withdrawalReleasedEntry(w: WithdrawalMoney): LedgerEntry {
   assertBalanced(postings);
   return { movementKey: `withdrawal-release:${w.withdrawalId}`, kind: 'WITHDRAWAL_RELEASED', referenceType: 'withdrawal', referenceId: w.withdrawalId, postings };
 }
+
+/**
+ * Refund of a paid charge, in three movements keyed by the refund id (core/refunds/shares.ts
+ * says who gives back what). Reserve: the owner's and each split merchant's share leave their
+ * available balance (available → reserved), so nobody can withdraw the money being returned.
+ * Completion: the reserved shares and the platform's fee share go out to the payer (→ provider
+ * clearing). Release (the provider refused): the reserved shares go back. The fee share is not
+ * reserved: the platform keeps every fee it received, so it always covers its share.
+ */
+export interface RefundMoney {
+  refundId: string;
+  merchantId: string;
+  amountCents: number;
+  shares: { ownerCents: number; feeCents: number; splits: { merchantId: string; amountCents: number }[] };
+}
+
+function reservedParts(r: RefundMoney): Posting[] {
+  return [
+    { accountCode: accounts.merchantReserved(r.merchantId), amountCents: r.shares.ownerCents },
+    ...r.shares.splits.map((s) => ({ accountCode: accounts.merchantReserved(s.merchantId), amountCents: s.amountCents })),
+  ];
+}
+
+function checkRefund(r: RefundMoney): void {
+  const sum = r.shares.ownerCents + r.shares.feeCents + r.shares.splits.reduce((a, s) => a + s.amountCents, 0);
+  if (sum !== r.amountCents) throw new Error(`refund shares sum to ${sum}, not ${r.amountCents}`);
+}
+
+export function refundReservedEntry(r: RefundMoney): LedgerEntry {
+  checkRefund(r);
+  const postings = compact([
+    ...reservedParts(r),
+    { accountCode: accounts.merchantAvailable(r.merchantId), amountCents: -r.shares.ownerCents },
+    ...r.shares.splits.map((s) => ({ accountCode: accounts.merchantAvailable(s.merchantId), amountCents: -s.amountCents })),
+  ]);
+  assertBalanced(postings);
+  return { movementKey: `refund-reserve:${r.refundId}`, kind: 'REFUND_RESERVED', referenceType: 'refund', referenceId: r.refundId, postings };
+}
+
+export function refundCompletedEntry(r: RefundMoney): LedgerEntry {
+  checkRefund(r);
+  const postings = compact([
+    ...reservedParts(r).map((p) => ({ ...p, amountCents: -p.amountCents })),
+    { accountCode: accounts.platformFees, amountCents: -r.shares.feeCents },
+    { accountCode: accounts.providerClearing, amountCents: r.amountCents },
+  ]);
+  assertBalanced(postings);
+  return { movementKey: `refund-complete:${r.refundId}`, kind: 'REFUND_COMPLETED', referenceType: 'refund', referenceId: r.refundId, postings };
+}
+
+export function refundReleasedEntry(r: RefundMoney): LedgerEntry {
+  checkRefund(r);
+  const postings = compact([
+    ...reservedParts(r).map((p) => ({ ...p, amountCents: -p.amountCents })),
+    { accountCode: accounts.merchantAvailable(r.merchantId), amountCents: r.shares.ownerCents },
+    ...r.shares.splits.map((s) => ({ accountCode: accounts.merchantAvailable(s.merchantId), amountCents: s.amountCents })),
+  ]);
+  assertBalanced(postings);
+  return { movementKey: `refund-release:${r.refundId}`, kind: 'REFUND_RELEASED', referenceType: 'refund', referenceId: r.refundId, postings };
+}

@@ -1,5 +1,5 @@
 /** Event types a merchant can subscribe to; every one of them is emitted from the durable outbox. */
-export const chargeEventTypes = ['charge.created', 'charge.paid', 'charge.expired', 'charge.cancelled'] as const;
+export const chargeEventTypes = ['charge.created', 'charge.paid', 'charge.expired', 'charge.cancelled', 'charge.refunded'] as const;
 export const withdrawalEventTypes = ['withdrawal.completed', 'withdrawal.failed'] as const;
 export const payoutEventTypes = ['payout.batch.completed', 'payout.item.paid', 'payout.item.failed'] as const;
 

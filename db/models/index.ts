@@ -15,8 +15,10 @@ import { RefreshToken, UserSession } from './userSession';
 import { ActionToken, AuthChallenge, RecoveryCode, SecondFactor } from './secondFactor';
 
 import { OutgoingMail } from './outgoingMail';
+import { Refund } from './refund';
 
 export { Merchant, ApiCredential, Charge, ChargeSplit, IdempotencyRecord, OutboxEvent, Withdrawal, WebhookEndpoint, PayoutBatch, PayoutItem, OutgoingMail };
+export { Refund };
 export { User, MerchantMember, UserSession, RefreshToken, SecondFactor, RecoveryCode, AuthChallenge, ActionToken };
 
 let initialisedFor: Sequelize | null = null;
@@ -36,6 +38,7 @@ export function initModels(sequelize: Sequelize): void {
   PayoutItem.initModel(sequelize);
   for (const model of [User, MerchantMember, UserSession, RefreshToken, SecondFactor, RecoveryCode, AuthChallenge, ActionToken]) model.initModel(sequelize);
   OutgoingMail.initModel(sequelize);
+  Refund.initModel(sequelize);
   Charge.hasMany(ChargeSplit, { foreignKey: 'chargeId', as: 'splits' });
   initialisedFor = sequelize;
 }

@@ -37,7 +37,8 @@ async function owner(): Promise<{ client: AppClient; merchantId: string; email: 
 
 const key = () => ({ 'x-idempotency-key': `app-${crypto.randomUUID()}` });
 
-const CHARGE_FIELDS = ['amountCents', 'boleto', 'createdAt', 'currency', 'description', 'expiresAt', 'externalRef', 'id', 'idempotencyKey', 'merchantId', 'metadata', 'method', 'pix', 'status', 'updatedAt'];
+// The spec's fields, plus the refunds the issue adds (refunds[], refundedAmountCents).
+const CHARGE_FIELDS = ['amountCents', 'boleto', 'createdAt', 'currency', 'description', 'expiresAt', 'externalRef', 'id', 'idempotencyKey', 'merchantId', 'metadata', 'method', 'pix', 'refundedAmountCents', 'refunds', 'status', 'updatedAt'];
 
 it('creates a Pix charge (the spec’s Charge object exactly), replays it by key, refuses a changed body and a missing key', async () => {
   const { client, merchantId } = await owner();

@@ -4,7 +4,7 @@
  * Integration tests use the real sandbox over HTTP instead.
  */
 import crypto from 'node:crypto';
-import { ProviderError, type IssueChargeRequest, type PixProvider, type ProviderCharge, type ProviderTransfer, type TransferRequest } from '../../core/provider';
+import { ProviderError, type IssueChargeRequest, type PixProvider, type ProviderCharge, type PaymentReturnRequest, type ProviderTransfer, type TransferRequest } from '../../core/provider';
 
 export class FakePixProvider implements PixProvider {
   charges = new Map<string, ProviderCharge>();
@@ -122,6 +122,11 @@ export class FakePixProvider implements PixProvider {
     }
     if (this.loseTransferAnswers) throw new ProviderError('no answer within 5000ms', 'PROVIDER_TIMEOUT', true);
     return transfer;
+  }
+
+  /** A devolução, like the sandbox: to the payer, FAILED when the payment is unknown to the test. */
+  async returnPayment(req: PaymentReturnRequest): Promise<ProviderTransfer> {
+    return this.transferNow({ reference: req.reference, amountCents: req.amountCents, pixKey: '52998224725', pixKeyType: 'CPF', recipientName: 'Pagador Fake' });
   }
 
   /** Look-ups by reference fail transiently while set: the outcome stays unknown. */

@@ -1,0 +1,196 @@
+/**
+ * Refund activities: the reservation of the shares, the devolução through the one transfer
+ * path (activities/transferPath.ts), and the final ledger movement. Each is idempotent: the
+ * provider call carries the refund id as idempotency key, DB writes lock the refund row and are
+ * keyed by ledger movement key, so a refund is completed or released, never both.
+ */
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { refundCompletedEntry, refundReleasedEntry, refundReservedEntry, type RefundMoney } from '../core/ledger/postings';
+import type { PixProvider } from '../core/provider';
+import { refundShares } from '../core/refunds/shares';
+import { TRANSFER_NOT_ACCEPTED, describeTransferFailure } from '../core/transferFailures';
+import { Charge, ChargeSplit, Refund } from '../db/models';
+import { RefundFailureTypes, type RefundInput, type ReservedRefund } from '../workflows/refund/types';
+import { InsufficientBalanceError, writeLedgerEntry } from './db/ledgerWriter';
+import { recordEvent } from './db/outbox';
+import { createTransferPath, type TransferAnswer } from './transferPath';
+
+export interface RefundActivityDeps {
+  sequelize: Sequelize;
+  provider: PixProvider;
+}
+
+export type RefundStepOutcome = 'SUCCEEDED' | 'FAILED' | 'SKIPPED' | 'UNCONFIRMED';
+
+const refusal = (message: string, type: string, details?: Record<string, unknown>) => ApplicationFailure.create({ message, type, nonRetryable: true, details: details ? [details] : [] });
+
+export function createRefundActivities(deps: RefundActivityDeps) {
+  const { sequelize, provider } = deps;
+  const transfers = createTransferPath(provider);
+
+  /**
+   * Stores the refund and reserves its shares in one DB transaction, under a lock on the charge
+   * row (concurrent refunds of one charge queue there, so together they never pass the paid
+   * amount); or refuses and stores nothing.
+   */
+  async function reserveRefund(input: RefundInput): Promise<ReservedRefund> {
+    try {
+      return await sequelize.transaction(async (transaction) => {
+        const existing = await Refund.findByPk(input.refundId, { transaction });
+        if (existing) return { refundId: existing.id, status: existing.status };
+        const charge = await Charge.findByPk(input.chargeId, { transaction, lock: transaction.LOCK.UPDATE });
+        if (!charge || charge.status !== 'PAID' || !charge.endToEndId) {
+          throw refusal('only a paid Pix charge can be refunded', RefundFailureTypes.notRefundable, { status: charge?.status ?? null });
+        }
+        const [{ taken }] = await sequelize.query<{ taken: string }>(
+          `SELECT COALESCE(SUM(amount_cents), 0) AS taken FROM refunds WHERE charge_id = :chargeId AND status <> 'FAILED'`,
+          { replacements: { chargeId: charge.id }, type: QueryTypes.SELECT, transaction },
+        );
+        const alreadyCents = Number(taken);
+        const refundableCents = charge.amountCents - alreadyCents;
+        if (input.amountCents > refundableCents) {
+          throw refusal(`at most ${refundableCents} cents of this charge can still be refunded`, RefundFailureTypes.exceedsPaid, { refundableCents });
+        }
+        const splits = await ChargeSplit.findAll({ where: { chargeId: charge.id }, order: [['position', 'ASC']], transaction });
+        const shares = refundShares({ amountCents: charge.amountCents, feeCents: charge.feeCents, splits: splits.map((s) => ({ merchantId: s.merchantId, amountCents: s.amountCents })) }, alreadyCents, input.amountCents);
+        const row = await Refund.create(
+          {
+            id: input.refundId,
+            chargeId: charge.id,
+            merchantId: charge.merchantId,
+            amountCents: input.amountCents,
+            reason: input.reason,
+            status: 'PROCESSING',
+            shares,
+            idempotencyKey: input.idempotencyKey,
+            requestedBy: input.requestedBy,
+          },
+          { transaction },
+        );
+        await writeLedgerEntry(sequelize, refundReservedEntry(moneyOf(row)), transaction);
+        return { refundId: row.id, status: row.status };
+      });
+    } catch (err) {
+      if (err instanceof InsufficientBalanceError) {
+        // Whose balance: the owner's or a split merchant's (their shares are taken back too).
+        const merchantId = /^merchant:([0-9a-f-]{36}):/.exec(err.accountCode)?.[1] ?? null;
+        throw refusal('the available balance does not cover this refund', RefundFailureTypes.insufficientBalance, { merchantId });
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * Gave up waiting for the reservation: a FAILED row, unless one exists, makes a late attempt
+   * store nothing (it finds the row and answers it). The caller was told the refund did not happen.
+   */
+  async function abandonRefundReserve(input: RefundInput): Promise<ReservedRefund | null> {
+    const charge = await Charge.findByPk(input.chargeId);
+    if (!charge) return null;
+    const [row, created] = await Refund.findOrCreate({
+      where: { id: input.refundId },
+      defaults: {
+        id: input.refundId,
+        chargeId: charge.id,
+        merchantId: charge.merchantId,
+        amountCents: input.amountCents,
+        reason: input.reason,
+        status: 'FAILED',
+        shares: { ownerCents: 0, feeCents: 0, splits: [] },
+        idempotencyKey: input.idempotencyKey,
+        requestedBy: input.requestedBy,
+        failureCode: 'NOT_PROCESSED',
+        failureReason: 'the refund could not be processed; nothing was sent',
+      },
+    });
+    // A late attempt committed first: the refund is reserved and must go on, not be forgotten.
+    return created || row.status === 'FAILED' ? null : { refundId: row.id, status: row.status };
+  }
+
+  /** Sends the devolução (refund id as key) and settles from the answer; UNCONFIRMED: wait, then resolveRefund. */
+  async function sendRefund(args: { refundId: string }): Promise<RefundStepOutcome> {
+    const refund = await Refund.findByPk(args.refundId);
+    if (!refund || refund.status !== 'PROCESSING') return 'SKIPPED';
+    const charge = await Charge.findByPk(refund.chargeId);
+    if (!charge?.endToEndId) throw ApplicationFailure.nonRetryable(`charge ${refund.chargeId} has no endToEndId`, 'RefundStateConflict');
+    const answer = await transfers.send(
+      { reference: refund.id, amountCents: refund.amountCents, endToEndId: charge.endToEndId },
+      // A later attempt may follow one whose answer was lost: the provider's record comes first.
+      { retry: Context.current().info.attempt > 1 },
+    );
+    if (answer.kind === 'NO_RECORD') {
+      await refund.update({ failureCode: answer.code, failureReason: TRANSFER_NOT_ACCEPTED.reason });
+      return 'UNCONFIRMED';
+    }
+    return settle(refund.id, answer);
+  }
+
+  /** After the grace period: the provider's record decides; with none, nothing was sent and the shares go back. */
+  async function resolveRefund(args: { refundId: string }): Promise<RefundStepOutcome> {
+    const refund = await Refund.findByPk(args.refundId);
+    if (!refund || refund.status !== 'PROCESSING') return 'SKIPPED';
+    const answer = await transfers.lookup({ reference: refund.id, amountCents: refund.amountCents });
+    return settle(refund.id, answer ?? { kind: 'NO_RECORD', code: TRANSFER_NOT_ACCEPTED.code });
+  }
+
+  /** COMPLETED → money out (SUCCEEDED, event); anything else → shares released (FAILED). */
+  async function settle(refundId: string, answer: TransferAnswer): Promise<RefundStepOutcome> {
+    return sequelize.transaction(async (transaction) => {
+      const refund = await Refund.findByPk(refundId, { transaction, lock: transaction.LOCK.UPDATE });
+      if (!refund || refund.status !== 'PROCESSING') return 'SKIPPED';
+      const now = new Date();
+      if (answer.kind === 'COMPLETED') {
+        await writeLedgerEntry(sequelize, refundCompletedEntry(moneyOf(refund)), transaction);
+        await refund.update({ status: 'SUCCEEDED', settledAt: now, providerTransferId: answer.transfer.id, endToEndId: answer.transfer.endToEndId, failureCode: null, failureReason: null }, { transaction });
+        await refundedEvent(refund, transaction);
+        return 'SUCCEEDED';
+      }
+      const failure = answer.kind === 'REFUSED' ? describeTransferFailure(answer.transfer.failureCode) : describeTransferFailure(answer.code);
+      await writeLedgerEntry(sequelize, refundReleasedEntry(moneyOf(refund)), transaction);
+      await refund.update(
+        { status: 'FAILED', releasedAt: now, providerTransferId: answer.kind === 'REFUSED' ? answer.transfer.id : null, failureCode: failure.code, failureReason: failure.reason },
+        { transaction },
+      );
+      return 'FAILED';
+    });
+  }
+
+  async function refundedEvent(refund: Refund, transaction: Transaction): Promise<void> {
+    const charge = await Charge.findByPk(refund.chargeId, { transaction });
+    if (!charge) return;
+    const [{ done }] = await sequelize.query<{ done: string }>(
+      `SELECT COALESCE(SUM(amount_cents), 0) AS done FROM refunds WHERE charge_id = :chargeId AND status = 'SUCCEEDED'`,
+      { replacements: { chargeId: charge.id }, type: QueryTypes.SELECT, transaction },
+    );
+    const refundedAmountCents = Number(done);
+    await recordEvent(
+      {
+        type: 'charge.refunded',
+        merchantId: charge.merchantId,
+        aggregateType: 'charge',
+        aggregateId: charge.id,
+        dedupKey: `charge.refunded:${refund.id}`,
+        payload: {
+          chargeId: charge.id,
+          refundId: refund.id,
+          amountCents: refund.amountCents,
+          refundedAmountCents,
+          remainingAmountCents: charge.amountCents - refundedAmountCents,
+          reason: refund.reason,
+          endToEndId: refund.endToEndId,
+          refundedAt: refund.settledAt?.toISOString() ?? null,
+        },
+      },
+      transaction,
+    );
+  }
+
+  return { reserveRefund, abandonRefundReserve, sendRefund, resolveRefund };
+}
+
+function moneyOf(refund: Refund): RefundMoney {
+  return { refundId: refund.id, merchantId: refund.merchantId, amountCents: refund.amountCents, shares: refund.shares };
+}
+
+export type RefundActivities = ReturnType<typeof createRefundActivities>;

@@ -1,0 +1,111 @@
+/**
+ * Refunds of the application API: POST /charges/{id}/refund starts a RefundLifecycle with
+ * Update-With-Start; its update answers once the shares are reserved (or why not), so the
+ * answer and the ledger agree. The refund then completes in the background; its status shows
+ * on the charge (`refunds[]`, `refundedAmountCents`) and a `charge.refunded` event is sent.
+ */
+import { WorkflowUpdateFailedError, ApplicationFailure, type Client } from '@temporalio/client';
+import { QueryTypes, type Sequelize } from 'sequelize';
+import { Refund, type Charge } from '../../db/models';
+import { refundWorkflowId, requestRefundUpdate } from '../../workflows/refund/definitions';
+import { RefundFailureTypes } from '../../workflows/refund/types';
+import { ApiError, errors } from '../errors/apiError';
+import { updateWithStartOrJoin } from '../temporal/updateWithStart';
+
+export const refundErrors = {
+  notRefundable: (status: string) => new ApiError(409, 'CHARGE_NOT_REFUNDABLE', `the charge is ${status}; only a PAID Pix charge can be refunded`, { status }),
+  exceedsPaid: (refundableCents: number) =>
+    new ApiError(409, 'REFUND_EXCEEDS_PAID_AMOUNT', `at most ${refundableCents} cents of this charge can still be refunded`, { refundableCents }),
+  insufficientBalance: (merchantId: string | null) =>
+    new ApiError(409, 'INSUFFICIENT_BALANCE_FOR_REFUND', 'the available balance does not cover this refund; nothing was refunded', { merchantId }),
+};
+
+export interface RefundView {
+  id: string;
+  amountCents: number;
+  reason: string;
+  status: 'PROCESSING' | 'SUCCEEDED' | 'FAILED';
+  failureCode: string | null;
+  failureReason: string | null;
+  endToEndId: string | null;
+  createdAt: string;
+  settledAt: string | null;
+}
+
+export function presentRefund(r: Refund): RefundView {
+  return {
+    id: r.id,
+    amountCents: r.amountCents,
+    reason: r.reason,
+    status: r.status,
+    failureCode: r.failureCode,
+    failureReason: r.failureReason,
+    endToEndId: r.endToEndId,
+    createdAt: r.createdAt.toISOString(),
+    settledAt: r.settledAt?.toISOString() ?? null,
+  };
+}
+
+/** The refunds of these charges, oldest first, by charge id (one query for a page of charges). */
+export async function refundsOf(chargeIds: string[]): Promise<Map<string, Refund[]>> {
+  const byCharge = new Map<string, Refund[]>(chargeIds.map((id) => [id, []]));
+  if (chargeIds.length === 0) return byCharge;
+  for (const r of await Refund.findAll({ where: { chargeId: chargeIds }, order: [['createdAt', 'ASC'], ['id', 'ASC']] })) byCharge.get(r.chargeId)?.push(r);
+  return byCharge;
+}
+
+export class RefundService {
+  constructor(private readonly deps: { sequelize: Sequelize; temporal: Client; taskQueue: string }) {}
+
+  /** What can still be refunded: the paid amount less every refund not FAILED. */
+  async refundableCents(charge: Charge): Promise<number> {
+    const [{ taken }] = await this.deps.sequelize.query<{ taken: string }>(
+      `SELECT COALESCE(SUM(amount_cents), 0) AS taken FROM refunds WHERE charge_id = :chargeId AND status <> 'FAILED'`,
+      { replacements: { chargeId: charge.id }, type: QueryTypes.SELECT },
+    );
+    return charge.amountCents - Number(taken);
+  }
+
+  /** Only a paid Pix charge can be refunded (checked again, under lock, when reserving). */
+  assertRefundable(charge: Charge): void {
+    if (charge.status !== 'PAID' || !charge.endToEndId) throw refundErrors.notRefundable(charge.status === 'CANCELLED' ? 'CANCELED' : charge.status);
+  }
+
+  async request(charge: Charge, refundId: string, body: { amountCents?: number; reason: string }, idempotencyKey: string, userId: string): Promise<void> {
+    this.assertRefundable(charge);
+    const amountCents = body.amountCents ?? (await this.refundableCents(charge));
+    if (amountCents <= 0) throw refundErrors.exceedsPaid(0);
+    try {
+      await updateWithStartOrJoin(this.deps.temporal, requestRefundUpdate, {
+        workflowType: 'refundLifecycle',
+        workflowId: refundWorkflowId(refundId),
+        taskQueue: this.deps.taskQueue,
+        args: [{ refundId, chargeId: charge.id, amountCents, reason: body.reason, idempotencyKey, requestedBy: userId }],
+        merchantId: charge.merchantId,
+        initialStatus: 'RESERVING',
+      });
+    } catch (err) {
+      throw mapRefundError(err);
+    }
+  }
+}
+
+function mapRefundError(err: unknown): unknown {
+  if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
+    const details = (err.cause.details?.[0] ?? {}) as Record<string, unknown>;
+    switch (err.cause.type) {
+      case RefundFailureTypes.notRefundable:
+        return refundErrors.notRefundable(String(details.status ?? 'not PAID'));
+      case RefundFailureTypes.exceedsPaid:
+        return refundErrors.exceedsPaid(Number(details.refundableCents ?? 0));
+      case RefundFailureTypes.insufficientBalance:
+        return refundErrors.insufficientBalance((details.merchantId as string | null) ?? null);
+      default:
+        return errors.unavailable('the refund could not be reserved; nothing was refunded, retry with the same idempotency key');
+    }
+  }
+  if ((err as { name?: string })?.name === 'ServiceError' || (err as { code?: number })?.code === 14) {
+    return errors.unavailable('the workflow service is unavailable; retry with the same idempotency key');
+  }
+  return err;
+}

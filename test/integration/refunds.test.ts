@@ -1,0 +1,177 @@
+/**
+ * Refunds over HTTP against the real stack: a devolução at the sandbox provider (over HTTP) for
+ * a paid Pix charge, full and partial, refused beyond the paid amount or the balance, released
+ * when the provider refuses, behind the second factor when it is on. The ledger invariant holds
+ * after every scenario, and the provider's own record shows one return per refund.
+ */
+import crypto from 'node:crypto';
+import { authenticator } from 'otplib';
+import { writeLedgerEntry } from '../../activities/db/ledgerWriter';
+import { accounts } from '../../core/ledger/accounts';
+import { withdrawalReservedEntry } from '../../core/ledger/postings';
+import { OutboxEvent, Refund } from '../../db/models';
+import { AppClient, uniqueEmail } from '../support/appClient';
+import { waitFor } from '../support/env';
+import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
+import { assertLedgerInvariant, balance } from '../support/ledger';
+import { sandboxTransfers, setFaults } from '../support/payouts';
+
+jest.setTimeout(120_000);
+
+let stack: IntegrationStack;
+const PASSWORD = 'correct horse battery';
+
+beforeAll(async () => {
+  stack = await startIntegrationStack();
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+afterEach(async () => {
+  await assertLedgerInvariant(stack.sequelize);
+});
+
+const key = () => ({ 'x-idempotency-key': `refund-${crypto.randomUUID()}` });
+const available = (merchantId: string) => balance(stack.sequelize, accounts.merchantAvailable(merchantId));
+const reserved = (merchantId: string) => balance(stack.sequelize, accounts.merchantReserved(merchantId));
+const fees = () => balance(stack.sequelize, accounts.platformFees);
+
+/** An owner with a PAID Pix charge of `amountCents` (1% fee on the test stack). */
+async function paidCharge(amountCents: number): Promise<{ client: AppClient; merchantId: string; chargeId: string }> {
+  const client = new AppClient(stack.apiUrl);
+  const email = uniqueEmail('refund');
+  await client.register({ email, password: PASSWORD });
+  await client.login(email, PASSWORD);
+  const merchant = await client.call('POST', '/dashboard/merchant/ensure', { body: { name: 'Loja Reembolso', document: '11.222.333/0001-81', type: 'PRODUCER' } });
+  const created = await client.call('POST', '/charges', { body: { merchantId: merchant.body.id, amountCents }, headers: key() });
+  expect(created.status).toBe(201);
+  await stack.pay(created.body.id);
+  await waitFor(async () => (await client.call('GET', `/charges/${created.body.id}`)).body.status === 'PAID', 'charge PAID');
+  return { client, merchantId: merchant.body.id, chargeId: created.body.id };
+}
+
+async function refundSettled(client: AppClient, chargeId: string, refundId: string) {
+  return waitFor(async () => {
+    const charge = (await client.call('GET', `/charges/${chargeId}`)).body;
+    const refund = charge.refunds.find((r: { id: string }) => r.id === refundId);
+    return refund && refund.status !== 'PROCESSING' ? { charge, refund } : undefined;
+  }, `refund ${refundId} settled`);
+}
+
+it('a full refund returns the payment to the payer: owner net and platform fee given back, one return at the provider, charge.refunded recorded', async () => {
+  const { client, merchantId, chargeId } = await paidCharge(10_000);
+  expect(await available(merchantId)).toBe(9_900);
+  const feesBefore = await fees();
+  const res = await client.call('POST', `/charges/${chargeId}/refund`, { body: { reason: 'produto devolvido' }, headers: key() });
+  expect(res.status).toBe(200);
+  expect(res.body.refunds).toEqual([expect.objectContaining({ amountCents: 10_000, reason: 'produto devolvido', status: expect.stringMatching(/PROCESSING|SUCCEEDED/) })]);
+  const { charge, refund } = await refundSettled(client, chargeId, res.body.refunds[0].id);
+  expect(refund).toMatchObject({ status: 'SUCCEEDED', endToEndId: expect.any(String), settledAt: expect.any(String) });
+  expect(charge).toMatchObject({ status: 'PAID', refundedAmountCents: 10_000 });
+  expect(await available(merchantId)).toBe(0);
+  expect(await reserved(merchantId)).toBe(0);
+  expect(await fees()).toBe(feesBefore - 100);
+  const provider = await sandboxTransfers(stack);
+  expect(provider[refund.id]).toMatchObject({ created: 1 });
+  const event = await OutboxEvent.findOne({ where: { dedupKey: `charge.refunded:${refund.id}` } });
+  expect(event?.payload).toMatchObject({ chargeId, refundId: refund.id, amountCents: 10_000, refundedAmountCents: 10_000, remainingAmountCents: 0 });
+  // Nothing left to refund.
+  const again = await client.call('POST', `/charges/${chargeId}/refund`, { body: { reason: 'de novo' }, headers: key() });
+  expect(again.status).toBe(409);
+  expect(again.body.error.code).toBe('REFUND_EXCEEDS_PAID_AMOUNT');
+});
+
+it('two partial refunds, then an over-refund is refused; a replayed request refunds once', async () => {
+  const { client, merchantId, chargeId } = await paidCharge(10_000);
+  const headers = key();
+  const first = await client.call('POST', `/charges/${chargeId}/refund`, { body: { amountCents: 3_000, reason: 'parcial 1' }, headers });
+  expect(first.status).toBe(200);
+  const replay = await client.call('POST', `/charges/${chargeId}/refund`, { body: { amountCents: 3_000, reason: 'parcial 1' }, headers });
+  expect(replay.headers.get('idempotent-replayed')).toBe('true');
+  const second = await client.call('POST', `/charges/${chargeId}/refund`, { body: { amountCents: 2_000, reason: 'parcial 2' }, headers: key() });
+  expect(second.status).toBe(200);
+  expect(await Refund.count({ where: { chargeId } })).toBe(2);
+  const over = await client.call('POST', `/charges/${chargeId}/refund`, { body: { amountCents: 5_001, reason: 'demais' }, headers: key() });
+  expect(over.status).toBe(409);
+  expect(over.body.error).toMatchObject({ code: 'REFUND_EXCEEDS_PAID_AMOUNT', details: { refundableCents: 5_000 } });
+  for (const r of second.body.refunds) await refundSettled(client, chargeId, r.id);
+  const charge = (await client.call('GET', `/charges/${chargeId}`)).body;
+  expect(charge.refundedAmountCents).toBe(5_000);
+  expect(charge.refunds.map((r: { status: string }) => r.status)).toEqual(['SUCCEEDED', 'SUCCEEDED']);
+  // The owner gave back its net share of 5,000 (4,950); the fee share (50) came from the platform.
+  expect(await available(merchantId)).toBe(9_900 - 4_950);
+  expect(await reserved(merchantId)).toBe(0);
+});
+
+it('the provider made the return but its answer was lost: the retry asks the provider and settles once, never releasing', async () => {
+  const { client, merchantId, chargeId } = await paidCharge(10_000);
+  await setFaults(stack, { timeoutRate: 1 }); // processed, answer swallowed
+  const res = await client.call('POST', `/charges/${chargeId}/refund`, { body: { amountCents: 4_000, reason: 'resposta perdida' }, headers: key() });
+  expect(res.status).toBe(200);
+  const refundId = res.body.refunds[0].id as string;
+  const madeAtProvider = () => [...stack.sandbox.state.transfers.values()].filter((t) => t.reference === refundId);
+  await waitFor(async () => madeAtProvider().length === 1, 'the sandbox to make the return and lose the answer', 30_000);
+  await setFaults(stack, null);
+  const { refund } = await refundSettled(client, chargeId, refundId);
+  expect(refund.status).toBe('SUCCEEDED');
+  expect(madeAtProvider()).toHaveLength(1);
+  expect(await reserved(merchantId)).toBe(0);
+  expect(await available(merchantId)).toBe(9_900 - 3_960);
+});
+
+it('is refused with 409 when the available balance does not cover the shares; nothing is reserved or stored', async () => {
+  const { client, merchantId, chargeId } = await paidCharge(10_000);
+  // Most of the money is on its way out already (a withdrawal holds it).
+  await stack.sequelize.transaction((t) => writeLedgerEntry(stack.sequelize, withdrawalReservedEntry({ withdrawalId: crypto.randomUUID(), merchantId, amountCents: 9_000, feeCents: 0 }), t));
+  const res = await client.call('POST', `/charges/${chargeId}/refund`, { body: { amountCents: 5_000, reason: 'sem saldo' }, headers: key() });
+  expect(res.status).toBe(409);
+  expect(res.body.error).toMatchObject({ code: 'INSUFFICIENT_BALANCE_FOR_REFUND', details: { merchantId } });
+  expect(await Refund.count({ where: { chargeId } })).toBe(0);
+  expect(await available(merchantId)).toBe(900);
+  expect(await reserved(merchantId)).toBe(9_000);
+});
+
+it('a refusal by the provider releases the reserved shares; the refund is FAILED in our words', async () => {
+  const { client, merchantId, chargeId } = await paidCharge(10_000);
+  const res = await client.call('POST', `/charges/${chargeId}/refund`, { body: { amountCents: 1_013, reason: 'recusado' }, headers: key() });
+  expect(res.status).toBe(200);
+  const { charge, refund } = await refundSettled(client, chargeId, res.body.refunds[0].id);
+  expect(refund).toMatchObject({ status: 'FAILED', failureCode: 'RETURN_REFUSED' });
+  expect(charge.refundedAmountCents).toBe(0);
+  expect(await available(merchantId)).toBe(9_900);
+  expect(await reserved(merchantId)).toBe(0);
+  // What failed does not count: the whole amount can still be refunded.
+  const full = await client.call('POST', `/charges/${chargeId}/refund`, { body: { reason: 'agora sim' }, headers: key() });
+  expect(full.body.refunds[1]).toMatchObject({ amountCents: 10_000 });
+  await refundSettled(client, chargeId, full.body.refunds[1].id);
+});
+
+it('needs an action token when the user has a second factor; refuses unpaid and foreign charges', async () => {
+  const { client, chargeId, merchantId } = await paidCharge(2_000);
+  const setup = await client.call('POST', '/auth/2fa/totp/setup');
+  await client.call('POST', '/auth/2fa/totp/confirm', { body: { code: authenticator.generate(setup.body.secret) } });
+  const without = await client.call('POST', `/charges/${chargeId}/refund`, { body: { reason: 'sem 2FA' }, headers: key() });
+  expect(without.status).toBe(403);
+  expect(without.body.error).toMatchObject({ code: 'SECOND_FACTOR_REQUIRED', details: { action: 'refund' } });
+  expect(await Refund.count({ where: { chargeId } })).toBe(0);
+  const start = await client.call('POST', '/auth/2fa/action/start', { body: { action: 'refund' } });
+  // The next time step: the confirm above used this one.
+  const code = authenticator.clone({ epoch: (Math.floor(Date.now() / 30_000) + 1) * 30_000 }).generate(setup.body.secret);
+  const token = await client.call('POST', '/auth/2fa/action/confirm', { body: { challengeId: start.body.challengeId, code } });
+  expect(token.status).toBe(200);
+  const ok = await client.call('POST', `/charges/${chargeId}/refund`, { body: { reason: 'com 2FA' }, headers: { ...key(), 'x-action-token': token.body.actionToken } });
+  expect(ok.status).toBe(200);
+  await refundSettled(client, chargeId, ok.body.refunds[0].id);
+
+  const pending = await client.call('POST', '/charges', { body: { merchantId, amountCents: 500 }, headers: key() });
+  const notPaid = await client.call('POST', `/charges/${pending.body.id}/refund`, { body: { reason: 'não paga' }, headers: key() });
+  expect(notPaid.status).toBe(409);
+  expect(notPaid.body.error.code).toBe('CHARGE_NOT_REFUNDABLE');
+
+  const stranger = await paidCharge(1_000);
+  const foreign = await stranger.client.call('POST', `/charges/${chargeId}/refund`, { body: { reason: 'alheia' }, headers: key() });
+  expect(foreign.status).toBe(404);
+  expect(foreign.body.error.code).toBe('CHARGE_NOT_FOUND');
+});
