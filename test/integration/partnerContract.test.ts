@@ -115,7 +115,7 @@ describe('webhook registration', () => {
     [{ url: 'ftp://merchant.example/x', events: ['charge.paid'] }, 'url'],
     [{ url: 'not a url', events: ['charge.paid'] }, 'url'],
     [{ url: 'https://user:pw@merchant.example/x', events: ['charge.paid'] }, 'url'],
-    [{ url: 'https://merchant.example/x', events: ['charge.refunded'] }, 'events.0'],
+    [{ url: 'https://merchant.example/x', events: ['charge.chargeback'] }, 'events.0'],
     [{ url: 'https://merchant.example/x', events: [] }, 'events'],
     [{ url: 'https://merchant.example/x', events: ['charge.paid'], secret: 'mine' }, ''],
   ])('refuses %j with 400 VALIDATION_ERROR', async (body, field) => {
@@ -165,7 +165,7 @@ describe('webhook_url on POST /sellers/pix', () => {
     expect(created.status).toBe(201);
     expect(created.body.webhook).toMatchObject({
       url: 'https://merchant.example/charge-hook',
-      events: ['charge.created', 'charge.paid', 'charge.expired', 'charge.cancelled'],
+      events: ['charge.created', 'charge.paid', 'charge.expired', 'charge.cancelled', 'charge.refunded'],
       secret: expect.stringMatching(/^whsec_/),
     });
     const read = await stack.api('GET', `/sellers/pix/${created.body.id}`, { creds: seller });
