@@ -16,13 +16,14 @@ import { outgoingMails } from './migrations/0011_outgoing_mails';
 import { appUsers } from './migrations/0012_app_users';
 import { credentialNames } from './migrations/0013_credential_names';
 import { chargePayerDetails } from './migrations/0014_charge_payer_details';
+import { chargeBoletos } from './migrations/0015_charge_boletos';
 
 export interface Migration {
   name: string;
   up: (params: MigrationParams<Sequelize>) => Promise<void>;
 }
 
-const migrations: Migration[] = [initialSchema, partnerContract, withdrawals, payouts, webhookDeliveries, chargeSettlementGuards, credentialScopes, idempotencyHolder, outgoingMails, appUsers, credentialNames, chargePayerDetails];
+const migrations: Migration[] = [initialSchema, partnerContract, withdrawals, payouts, webhookDeliveries, chargeSettlementGuards, credentialScopes, idempotencyHolder, outgoingMails, appUsers, credentialNames, chargePayerDetails, chargeBoletos];
 
 export async function runMigrations(sequelize: Sequelize): Promise<string[]> {
   const umzug = new Umzug<Sequelize>({

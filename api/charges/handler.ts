@@ -6,14 +6,16 @@ import { readIdempotencyKey } from '../idempotency/header';
 import type { IdempotencyService } from '../idempotency/idempotencyService';
 import { respondIdempotently } from '../idempotency/respond';
 import { parseOrThrow } from '../validation/validate';
-import { cancelChargeBody, chargeIdParam, createChargeBody, listChargesQuery } from './schema';
+import { errors } from '../errors/apiError';
+import { cancelChargeBody, chargeIdParam, createChargeBody, listChargesQuery, type CreateChargeBody } from './schema';
 import { CHARGE_WRITERS, chargeErrors, type AppChargeService } from './service';
 
-export function chargeHandlers(service: AppChargeService, idempotency: IdempotencyService): Record<'create' | 'list' | 'read' | 'cancel', RequestHandler> {
+export function chargeHandlers(service: AppChargeService, idempotency: IdempotencyService): Record<'create' | 'list' | 'read' | 'cancel' | 'boletoPdf', RequestHandler> {
   return {
     create: async (req, res) => {
       const { user } = signedIn(req);
       const body = parseOrThrow(createChargeBody, req.body);
+      checkMethodFields(body);
       const key = readIdempotencyKey(req);
       if (!key) throw chargeErrors.idempotencyKeyRequired();
       // The role first: a key is never claimed for a merchant the caller may not charge for.
@@ -36,5 +38,19 @@ export function chargeHandlers(service: AppChargeService, idempotency: Idempoten
       const body = parseOrThrow(cancelChargeBody, req.body ?? {});
       res.json(await service.cancel(signedIn(req).user.id, id, body.reason));
     },
+    boletoPdf: async (req, res) => {
+      const id = parseOrThrow(chargeIdParam, req.params.id, 'charge id');
+      const pdf = await service.boletoPdf(signedIn(req).user.id, id);
+      res.set({ 'content-type': 'application/pdf', 'content-disposition': `inline; filename="boleto-${id}.pdf"`, 'cache-control': 'private, no-store' });
+      res.send(pdf);
+    },
   };
+}
+
+/** Fields that depend on the method: a boleto is registered in the payer's name; terms are boleto-only. */
+function checkMethodFields(body: CreateChargeBody): void {
+  const fields: { field: string; message: string }[] = [];
+  if (body.method === 'BOLETO' && !body.payer) fields.push({ field: 'payer', message: 'required for method BOLETO (name and taxId of who pays)' });
+  if (body.method !== 'BOLETO' && body.boleto) fields.push({ field: 'boleto', message: 'only for method BOLETO' });
+  if (fields.length) throw errors.validation('request body is invalid', { fields });
 }

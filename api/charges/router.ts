@@ -1,4 +1,4 @@
-/** /charges (application API, bearer): POST / and GET / , GET /{id}, POST /{id}/cancel. */
+/** /charges (application API, bearer): POST / and GET / , GET /{id}, POST /{id}/cancel, GET /{id}/boleto/pdf. */
 import { Router, type RequestHandler } from 'express';
 import type { IdempotencyService } from '../idempotency/idempotencyService';
 import { chargeHandlers } from './handler';
@@ -12,5 +12,6 @@ export function chargesRouter(deps: { service: AppChargeService; idempotency: Id
   router.get('/', h.list);
   router.get('/:id', h.read);
   router.post('/:id/cancel', h.cancel);
+  router.get('/:id/boleto/pdf', h.boletoPdf);
   return router;
 }
