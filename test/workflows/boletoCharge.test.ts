@@ -48,7 +48,7 @@ class FakeBoletoProvider extends FakePixProvider implements BoletoProvider {
       interest: req.interest ?? null,
       graceDays: req.graceDays ?? 0,
       payer: { name: req.payer.name, document: req.payer.document, email: req.payer.email ?? null },
-      pix: { copyPaste: '00020126360014br.gov.bcb.pix0114+5511999999999520400005303986540510.005802BR5905FAKE 6009SAO PAULO62070503***6304ABCD', qrCodeBase64: '', txid: 'BOLETOFAKE0123456789ABCDEFGH', status: 'ACTIVE' },
+      pix: { copyPaste: '00020126360014br.gov.bcb.pix0114+5511999999999520400005303986540510.005802BR5905FAKE 6009SAO PAULO62070503***6304ABCD', qrCodeBase64: '', txid: `BOLETO${crypto.randomBytes(12).toString('hex').toUpperCase()}`, status: 'ACTIVE' },
       createdAt: new Date().toISOString(),
       paidAt: null,
       cancelledAt: null,
