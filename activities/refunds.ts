@@ -40,7 +40,7 @@ export function createRefundActivities(deps: RefundActivityDeps) {
         const existing = await Refund.findByPk(input.refundId, { transaction });
         if (existing) return { refundId: existing.id, status: existing.status };
         const charge = await Charge.findByPk(input.chargeId, { transaction, lock: transaction.LOCK.UPDATE });
-        if (!charge || charge.status !== 'PAID' || !charge.endToEndId) {
+        if (!charge || charge.status !== 'PAID' || !charge.endToEndId || charge.method === 'BOLETO') {
           throw refusal('only a paid Pix charge can be refunded', RefundFailureTypes.notRefundable, { status: charge?.status ?? null });
         }
         const [{ taken }] = await sequelize.query<{ taken: string }>(

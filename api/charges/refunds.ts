@@ -14,6 +14,7 @@ import { updateWithStartOrJoin } from '../temporal/updateWithStart';
 
 export const refundErrors = {
   notRefundable: (status: string) => new ApiError(409, 'CHARGE_NOT_REFUNDABLE', `the charge is ${status}; only a PAID Pix charge can be refunded`, { status }),
+  boletoNotYet: () => new ApiError(409, 'CHARGE_NOT_REFUNDABLE', 'refunds of boleto charges are not available yet; only Pix charges can be refunded', { method: 'BOLETO' }),
   exceedsPaid: (refundableCents: number) =>
     new ApiError(409, 'REFUND_EXCEEDS_PAID_AMOUNT', `at most ${refundableCents} cents of this charge can still be refunded`, { refundableCents }),
   insufficientBalance: (merchantId: string | null) =>
@@ -68,6 +69,7 @@ export class RefundService {
 
   /** Only a paid Pix charge can be refunded (checked again, under lock, when reserving). */
   assertRefundable(charge: Charge): void {
+    if (charge.method === 'BOLETO') throw refundErrors.boletoNotYet();
     if (charge.status !== 'PAID' || !charge.endToEndId) throw refundErrors.notRefundable(charge.status === 'CANCELLED' ? 'CANCELED' : charge.status);
   }
 
