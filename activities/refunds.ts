@@ -9,6 +9,7 @@ import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { refundCompletedEntry, refundReleasedEntry, refundReservedEntry, type RefundMoney } from '../core/ledger/postings';
 import type { PixProvider } from '../core/provider';
 import { refundShares } from '../core/refunds/shares';
+import { paidMoney } from '../core/refunds/paid';
 import { TRANSFER_NOT_ACCEPTED, describeTransferFailure } from '../core/transferFailures';
 import { Charge, ChargeSplit, Refund } from '../db/models';
 import { RefundFailureTypes, type RefundInput, type ReservedRefund } from '../workflows/refund/types';
@@ -40,20 +41,23 @@ export function createRefundActivities(deps: RefundActivityDeps) {
         const existing = await Refund.findByPk(input.refundId, { transaction });
         if (existing) return { refundId: existing.id, status: existing.status };
         const charge = await Charge.findByPk(input.chargeId, { transaction, lock: transaction.LOCK.UPDATE });
-        if (!charge || charge.status !== 'PAID' || !charge.endToEndId || charge.method === 'BOLETO') {
-          throw refusal('only a paid Pix charge can be refunded', RefundFailureTypes.notRefundable, { status: charge?.status ?? null });
+        const boleto = charge?.method === 'BOLETO';
+        // A Pix payment is returned (devolução by its endToEndId); a boleto's refund needs a key to go to.
+        if (!charge || charge.status !== 'PAID' || (boleto ? !input.destination : !charge.endToEndId)) {
+          throw refusal('only a paid charge can be refunded (a boleto to a Pix key)', RefundFailureTypes.notRefundable, { status: charge?.status ?? null });
         }
+        const paid = paidMoney(charge);
         const [{ taken }] = await sequelize.query<{ taken: string }>(
           `SELECT COALESCE(SUM(amount_cents), 0) AS taken FROM refunds WHERE charge_id = :chargeId AND status <> 'FAILED'`,
           { replacements: { chargeId: charge.id }, type: QueryTypes.SELECT, transaction },
         );
         const alreadyCents = Number(taken);
-        const refundableCents = charge.amountCents - alreadyCents;
+        const refundableCents = paid.amountCents - alreadyCents;
         if (input.amountCents > refundableCents) {
           throw refusal(`at most ${refundableCents} cents of this charge can still be refunded`, RefundFailureTypes.exceedsPaid, { refundableCents });
         }
         const splits = await ChargeSplit.findAll({ where: { chargeId: charge.id }, order: [['position', 'ASC']], transaction });
-        const shares = refundShares({ amountCents: charge.amountCents, feeCents: charge.feeCents, splits: splits.map((s) => ({ merchantId: s.merchantId, amountCents: s.amountCents })) }, alreadyCents, input.amountCents);
+        const shares = refundShares({ ...paid, splits: splits.map((s) => ({ merchantId: s.merchantId, amountCents: s.amountCents })) }, alreadyCents, input.amountCents);
         const row = await Refund.create(
           {
             id: input.refundId,
@@ -65,6 +69,7 @@ export function createRefundActivities(deps: RefundActivityDeps) {
             shares,
             idempotencyKey: input.idempotencyKey,
             requestedBy: input.requestedBy,
+            destination: boleto ? (input.destination ?? null) : null,
           },
           { transaction },
         );
@@ -113,9 +118,12 @@ export function createRefundActivities(deps: RefundActivityDeps) {
     const refund = await Refund.findByPk(args.refundId);
     if (!refund || refund.status !== 'PROCESSING') return 'SKIPPED';
     const charge = await Charge.findByPk(refund.chargeId);
-    if (!charge?.endToEndId) throw ApplicationFailure.nonRetryable(`charge ${refund.chargeId} has no endToEndId`, 'RefundStateConflict');
+    const to = refund.destination;
+    if (!to && !charge?.endToEndId) throw ApplicationFailure.nonRetryable(`charge ${refund.chargeId} has no endToEndId`, 'RefundStateConflict');
     const answer = await transfers.send(
-      { reference: refund.id, amountCents: refund.amountCents, endToEndId: charge.endToEndId },
+      to
+        ? { reference: refund.id, amountCents: refund.amountCents, pixKey: to.pixKey, pixKeyType: to.pixKeyType, recipientName: to.name, recipientDocument: to.document }
+        : { reference: refund.id, amountCents: refund.amountCents, endToEndId: charge!.endToEndId! },
       // A later attempt may follow one whose answer was lost: the provider's record comes first.
       { retry: Context.current().info.attempt > 1 },
     );
@@ -176,7 +184,7 @@ export function createRefundActivities(deps: RefundActivityDeps) {
           refundId: refund.id,
           amountCents: refund.amountCents,
           refundedAmountCents,
-          remainingAmountCents: charge.amountCents - refundedAmountCents,
+          remainingAmountCents: paidMoney(charge).amountCents - refundedAmountCents,
           reason: refund.reason,
           endToEndId: refund.endToEndId,
           refundedAt: refund.settledAt?.toISOString() ?? null,

@@ -8,13 +8,17 @@ import { WorkflowUpdateFailedError, ApplicationFailure, type Client } from '@tem
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { Refund, type Charge } from '../../db/models';
 import { refundWorkflowId, requestRefundUpdate } from '../../workflows/refund/definitions';
-import { RefundFailureTypes } from '../../workflows/refund/types';
+import { RefundFailureTypes, type RefundInput } from '../../workflows/refund/types';
+import { paidMoney } from '../../core/refunds/paid';
 import { ApiError, errors } from '../errors/apiError';
 import { updateWithStartOrJoin } from '../temporal/updateWithStart';
 
 export const refundErrors = {
   notRefundable: (status: string) => new ApiError(409, 'CHARGE_NOT_REFUNDABLE', `the charge is ${status}; only a PAID Pix charge can be refunded`, { status }),
-  boletoNotYet: () => new ApiError(409, 'CHARGE_NOT_REFUNDABLE', 'refunds of boleto charges are not available yet; only Pix charges can be refunded', { method: 'BOLETO' }),
+  destinationRequired: () =>
+    errors.validation('request body is invalid', { fields: [{ field: 'destination', message: 'a boleto is refunded by Pix: give the Pix key (pixKey, pixKeyType, name) to send it to' }] }),
+  destinationNotAllowed: () =>
+    errors.validation('request body is invalid', { fields: [{ field: 'destination', message: 'a Pix charge is refunded to its payer (devolução): no destination' }] }),
   exceedsPaid: (refundableCents: number) =>
     new ApiError(409, 'REFUND_EXCEEDS_PAID_AMOUNT', `at most ${refundableCents} cents of this charge can still be refunded`, { refundableCents }),
   insufficientBalance: (merchantId: string | null) =>
@@ -64,17 +68,21 @@ export class RefundService {
       `SELECT COALESCE(SUM(amount_cents), 0) AS taken FROM refunds WHERE charge_id = :chargeId AND status <> 'FAILED'`,
       { replacements: { chargeId: charge.id }, type: QueryTypes.SELECT },
     );
-    return charge.amountCents - Number(taken);
+    return paidMoney(charge).amountCents - Number(taken);
   }
 
   /** Only a paid Pix charge can be refunded (checked again, under lock, when reserving). */
-  assertRefundable(charge: Charge): void {
-    if (charge.method === 'BOLETO') throw refundErrors.boletoNotYet();
-    if (charge.status !== 'PAID' || !charge.endToEndId) throw refundErrors.notRefundable(charge.status === 'CANCELLED' ? 'CANCELED' : charge.status);
+  assertRefundable(charge: Charge, destination: RefundInput['destination']): void {
+    const status = charge.status === 'CANCELLED' ? 'CANCELED' : charge.status;
+    if (charge.status !== 'PAID') throw refundErrors.notRefundable(status);
+    // A Pix payment goes back to its payer (devolução); a boleto has no Pix payment to return.
+    if (charge.method === 'BOLETO' && !destination) throw refundErrors.destinationRequired();
+    if (charge.method !== 'BOLETO' && destination) throw refundErrors.destinationNotAllowed();
+    if (charge.method !== 'BOLETO' && !charge.endToEndId) throw refundErrors.notRefundable(status);
   }
 
-  async request(charge: Charge, refundId: string, body: { amountCents?: number; reason: string }, idempotencyKey: string, userId: string): Promise<void> {
-    this.assertRefundable(charge);
+  async request(charge: Charge, refundId: string, body: { amountCents?: number; reason: string; destination?: RefundInput['destination'] }, idempotencyKey: string, userId: string): Promise<void> {
+    this.assertRefundable(charge, body.destination);
     const amountCents = body.amountCents ?? (await this.refundableCents(charge));
     if (amountCents <= 0) throw refundErrors.exceedsPaid(0);
     try {
@@ -82,7 +90,7 @@ export class RefundService {
         workflowType: 'refundLifecycle',
         workflowId: refundWorkflowId(refundId),
         taskQueue: this.deps.taskQueue,
-        args: [{ refundId, chargeId: charge.id, amountCents, reason: body.reason, idempotencyKey, requestedBy: userId }],
+        args: [{ refundId, chargeId: charge.id, amountCents, reason: body.reason, idempotencyKey, requestedBy: userId, destination: body.destination ?? null } satisfies RefundInput],
         merchantId: charge.merchantId,
         initialStatus: 'RESERVING',
       });

@@ -1,6 +1,14 @@
 import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
 import { centsColumn } from './centsColumn';
 import type { RefundShares } from '../../core/refunds/shares';
+import type { PixKeyType } from '../../core/provider';
+
+export interface RefundDestination {
+  pixKey: string;
+  pixKeyType: PixKeyType;
+  name: string;
+  document: string | null;
+}
 
 export type RefundStatus = 'PROCESSING' | 'SUCCEEDED' | 'FAILED';
 
@@ -15,6 +23,8 @@ export class Refund extends Model<InferAttributes<Refund>, InferCreationAttribut
   declare shares: RefundShares;
   declare idempotencyKey: string | null;
   declare requestedBy: string | null;
+  /** A boleto's refund: the Pix key it is sent to (a Pix charge's refund returns the payment instead). */
+  declare destination: CreationOptional<RefundDestination | null>;
   declare providerTransferId: CreationOptional<string | null>;
   declare endToEndId: CreationOptional<string | null>;
   declare failureCode: CreationOptional<string | null>;
@@ -36,6 +46,7 @@ export class Refund extends Model<InferAttributes<Refund>, InferCreationAttribut
         shares: { type: DataTypes.JSONB, allowNull: false },
         idempotencyKey: DataTypes.TEXT,
         requestedBy: DataTypes.UUID,
+        destination: DataTypes.JSONB,
         providerTransferId: DataTypes.TEXT,
         endToEndId: DataTypes.TEXT,
         failureCode: DataTypes.TEXT,

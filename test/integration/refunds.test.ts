@@ -175,3 +175,41 @@ it('needs an action token when the user has a second factor; refuses unpaid and 
   expect(foreign.status).toBe(404);
   expect(foreign.body.error.code).toBe('CHARGE_NOT_FOUND');
 });
+
+it('a boleto paid short by barcode is refunded by Pix to the key given, up to what was paid; a Pix charge takes no destination', async () => {
+  const { client, merchantId } = await paidCharge(1_000); // the owner and its merchant
+  const created = await client.call('POST', '/charges', {
+    body: { merchantId, amountCents: 10_000, method: 'BOLETO', payer: { name: 'Bia Souza', taxId: '529.982.247-25' } },
+    headers: key(),
+  });
+  expect(created.status).toBe(201);
+  const pay = await fetch(`${stack.sandboxUrl}/sandbox/boletos/${created.body.id}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ amountCents: 8_000 }) });
+  expect(pay.status).toBe(200);
+  await waitFor(async () => (await client.call('GET', `/charges/${created.body.id}`)).body.status === 'PAID', 'boleto PAID');
+  const availableBefore = await available(merchantId);
+
+  const noKey = await client.call('POST', `/charges/${created.body.id}/refund`, { body: { reason: 'sem chave' }, headers: key() });
+  expect(noKey.status).toBe(400);
+  expect(noKey.body.error.details.fields[0].field).toBe('destination');
+  const badKey = await client.call('POST', `/charges/${created.body.id}/refund`, { body: { reason: 'chave ruim', destination: { pixKeyType: 'CPF', pixKey: '123', name: 'Bia Souza' } }, headers: key() });
+  expect(badKey.status).toBe(400);
+  const tooMuch = await client.call('POST', `/charges/${created.body.id}/refund`, { body: { amountCents: 8_001, reason: 'demais', destination: { pixKeyType: 'EMAIL', pixKey: 'bia@example.com', name: 'Bia Souza' } }, headers: key() });
+  expect(tooMuch.status).toBe(409);
+  expect(tooMuch.body.error).toMatchObject({ code: 'REFUND_EXCEEDS_PAID_AMOUNT', details: { refundableCents: 8_000 } });
+
+  const res = await client.call('POST', `/charges/${created.body.id}/refund`, { body: { reason: 'devolução do boleto', destination: { pixKeyType: 'EMAIL', pixKey: 'Bia@Example.com', name: 'Bia Souza', document: '529.982.247-25' } }, headers: key() });
+  expect(res.status).toBe(200);
+  const { refund, charge } = await refundSettled(client, created.body.id, res.body.refunds[0].id);
+  expect(refund).toMatchObject({ status: 'SUCCEEDED', amountCents: 8_000 });
+  expect(charge.refundedAmountCents).toBe(8_000);
+  const sent = [...stack.sandbox.state.transfers.values()].filter((t) => t.reference === refund.id);
+  expect(sent).toEqual([expect.objectContaining({ pixKey: 'bia@example.com', pixKeyType: 'EMAIL', amountCents: 8_000, status: 'COMPLETED' })]);
+  expect(await reserved(merchantId)).toBe(0);
+  // The owner gave back its net of the 8,000 paid (the fee taken on the paid amount came back from the platform).
+  expect(await available(merchantId)).toBeLessThan(availableBefore);
+
+  const pix = await paidCharge(500);
+  const withKey = await pix.client.call('POST', `/charges/${pix.chargeId}/refund`, { body: { reason: 'x', destination: { pixKeyType: 'EMAIL', pixKey: 'a@b.com', name: 'Ana Lima' } }, headers: key() });
+  expect(withKey.status).toBe(400);
+});
+

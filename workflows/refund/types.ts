@@ -6,6 +6,8 @@ export interface RefundInput {
   reason: string;
   idempotencyKey: string | null;
   requestedBy: string | null;
+  /** Boleto charges: the Pix key the refund is sent to (normalised). Absent: a devolução of the Pix payment. */
+  destination?: { pixKey: string; pixKeyType: 'CPF' | 'CNPJ' | 'EMAIL' | 'PHONE' | 'EVP'; name: string; document: string | null } | null;
 }
 
 export type RefundPhase = 'RESERVING' | 'REFUSED' | 'PROCESSING' | 'SUCCEEDED' | 'FAILED';
