@@ -213,3 +213,33 @@ it('a boleto paid short by barcode is refunded by Pix to the key given, up to wh
   expect(withKey.status).toBe(400);
 });
 
+it('a charge with a split (made on the seller API) is refunded from everyone it credited, in proportion', async () => {
+  const { client, merchantId } = await paidCharge(1_000);
+  const credential = await client.call('POST', '/dashboard/credentials', { body: { merchantId, name: 'seller', scopes: ['charges:write'] } });
+  const creds = { merchantId, clientId: credential.body.clientId, clientSecret: credential.body.clientSecret };
+  const partner = await stack.createMerchant({ name: 'Parceiro' });
+  const created = await stack.api('POST', '/sellers/pix', { creds, body: { amountCents: 10_000, splits: [{ merchantId: partner.merchantId, amountCents: 3_000 }] } });
+  expect(created.status).toBe(201);
+  await stack.pay(created.body.id);
+  await waitFor(async () => (await client.call('GET', `/charges/${created.body.id}`)).body.status === 'PAID', 'charge PAID');
+  const ownerBefore = await available(merchantId);
+  const partnerBefore = await available(partner.merchantId);
+  const feesBefore = await fees();
+
+  const res = await client.call('POST', `/charges/${created.body.id}/refund`, { body: { amountCents: 5_000, reason: 'metade' }, headers: key() });
+  expect(res.status).toBe(200);
+  await refundSettled(client, created.body.id, res.body.refunds[0].id);
+  // Half of what each received: partner 1,500 of 3,000; platform 50 of 100; owner 3,450 of 6,900.
+  expect(await available(partner.merchantId)).toBe(partnerBefore - 1_500);
+  expect(await fees()).toBe(feesBefore - 50);
+  expect(await available(merchantId)).toBe(ownerBefore - 3_450);
+  expect(await reserved(partner.merchantId)).toBe(0);
+
+  // The partner has spent its share meanwhile: the rest cannot be taken back, nothing moves.
+  await stack.sequelize.transaction((t) => writeLedgerEntry(stack.sequelize, withdrawalReservedEntry({ withdrawalId: crypto.randomUUID(), merchantId: partner.merchantId, amountCents: 1_500, feeCents: 0 }), t));
+  const rest = await client.call('POST', `/charges/${created.body.id}/refund`, { body: { reason: 'o resto' }, headers: key() });
+  expect(rest.status).toBe(409);
+  expect(rest.body.error).toMatchObject({ code: 'INSUFFICIENT_BALANCE_FOR_REFUND', details: { merchantId: partner.merchantId } });
+  expect(await available(merchantId)).toBe(ownerBefore - 3_450);
+});
+
