@@ -110,8 +110,10 @@ describe('a batch from reservation to completion', () => {
     const list = await signedCall(stack, m, 'GET', '/v1/payouts/batches?status=COMPLETED');
     expect(list.body.items[0]).toMatchObject({ id: created.body.batchId, paidItems: 25, totalItems: 25 });
 
-    const progress = await stack.temporal.workflow.getHandle(payoutBatchWorkflowId(created.body.batchId)).describe();
-    expect(progress.status.name).toBe('COMPLETED');
+    // The row says COMPLETED once finishBatch committed; the run closes a moment later.
+    const handle = stack.temporal.workflow.getHandle(payoutBatchWorkflowId(created.body.batchId));
+    await handle.result();
+    expect((await handle.describe()).status.name).toBe('COMPLETED');
   });
 
   it("hides another merchant's batch (404 BATCH_NOT_FOUND on every route)", async () => {
