@@ -9,11 +9,12 @@
 import crypto from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
-import { ProviderError, type PixProvider, type ProviderCharge } from '../core/provider';
+import { ProviderError, type BoletoProvider, type PixProvider, type ProviderCharge } from '../core/provider';
 import { chargePaidEntry } from '../core/ledger/postings';
 import { endToEndKey } from '../core/pix/endToEndKey';
 import { qrCodePngBase64 } from '../core/pix/qrPng';
 import { Charge, ChargeSplit, Merchant, WebhookEndpoint } from '../db/models';
+import type { StoredPix } from '../db/models/charge';
 import { presentChargeRow } from '../db/queries/sellerChargeView';
 import {
   ChargeFailureTypes,
@@ -23,12 +24,15 @@ import {
   type PaymentConfirmation,
   type SettleOutcome,
 } from '../workflows/charge/types';
+import { createBoletoChargeActivities, type BoletoColumns } from './boletoCharges';
 import { writeLedgerEntry } from './db/ledgerWriter';
 import { recordEvent } from './db/outbox';
 
 export interface ChargeActivityDeps {
   sequelize: Sequelize;
   provider: PixProvider;
+  /** Boletos; by default `provider` when its client issues them too (HttpPixProvider does). */
+  boletoProvider?: BoletoProvider;
   /** Our callback URL the provider will POST payment confirmations to. */
   providerCallbackUrl: string;
 }
@@ -37,6 +41,14 @@ export type PaymentAlertKind = 'NOT_CONFIRMED' | 'AMOUNT_MISMATCH' | 'REFERENCE_
 
 export function createChargeActivities(deps: ChargeActivityDeps) {
   const { sequelize, provider } = deps;
+  const boletoActivities = createBoletoChargeActivities({
+    sequelize,
+    boletos: deps.boletoProvider ?? (isBoletoProvider(provider) ? provider : undefined),
+    providerCallbackUrl: deps.providerCallbackUrl,
+    recordCharge: (input, issuedAs) => recordCharge(input, issuedAs),
+    recordAlert: (...a) => recordAlert(...a),
+    log: activityLog,
+  });
 
   /**
    * Returns the provider's charge without its QR image: the PNG is rendered again from the BR
@@ -67,6 +79,16 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
   async function recordIssuedCharge(args: { input: ChargeLifecycleInput; providerCharge: IssuedProviderCharge }): Promise<IssuedCharge> {
     const { input, providerCharge } = args;
     const pix = { qrCode: await qrCodePngBase64(providerCharge.copyPaste), copyPaste: providerCharge.copyPaste, expiresAt: input.expiresAt };
+    await recordCharge(input, { pix, providerChargeId: providerCharge.id, pixTxid: providerCharge.txid });
+    return issuedFrom(input.chargeId, providerCharge.id, providerCharge.txid, pix.copyPaste, input.expiresAt);
+  }
+
+  /**
+   * Stores the issued charge (Pix or boleto) once, with its webhook, splits and charge.created,
+   * under the issue lock and only if the workflow has not given up on it (tombstone).
+   */
+  async function recordCharge(input: ChargeLifecycleInput, issuedAs: { pix: StoredPix; providerChargeId: string; pixTxid: string; boleto?: BoletoColumns }): Promise<void> {
+    const { pix } = issuedAs;
     await sequelize.transaction(async (transaction) => {
       await lockIssue(input.chargeId, transaction);
       // An attempt that outlived the workflow's patience must not create the charge it gave up on.
@@ -87,14 +109,15 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
           pix,
           payerSnapshot: null,
           payerDetails: input.payer ?? null,
-          providerChargeId: providerCharge.id,
-          pixTxid: providerCharge.txid,
+          providerChargeId: issuedAs.providerChargeId,
+          pixTxid: issuedAs.pixTxid,
           endToEndId: null,
           idempotencyKey: input.idempotencyKey,
           expiresAt: new Date(input.expiresAt),
           paidAt: null,
           expiredAt: null,
           cancelledAt: null,
+          ...(issuedAs.boleto ? { method: 'BOLETO', ...issuedAs.boleto } : {}),
         },
         transaction,
       });
@@ -133,7 +156,6 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
         transaction,
       );
     });
-    return issuedFrom(input.chargeId, providerCharge.id, providerCharge.txid, pix.copyPaste, input.expiresAt);
   }
 
   /**
@@ -202,6 +224,7 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
   async function settleChargePaid(args: { chargeId: string; payment: PaymentConfirmation }): Promise<{ outcome: SettleOutcome }> {
     const charge = await Charge.findByPk(args.chargeId);
     if (!charge) throw ApplicationFailure.nonRetryable(`charge ${args.chargeId} not found`, 'ChargeNotFound');
+    if (charge.method === 'BOLETO') return { outcome: await boletoActivities.settleBoleto(charge, args.payment) };
     if (charge.status === 'PAID') return { outcome: await alreadyPaid(charge, args.payment.endToEndId) };
 
     let paid: ProviderCharge | null;
@@ -312,6 +335,10 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
     closeOrphanProviderCharge,
     settleChargePaid,
     finalizeUnpaidCharge,
+    issueBoletoAtProvider: boletoActivities.issueBoletoAtProvider,
+    recordIssuedBoleto: boletoActivities.recordIssuedBoleto,
+    closeProviderBoleto: boletoActivities.closeProviderBoleto,
+    closeOrphanProviderBoleto: boletoActivities.closeOrphanProviderBoleto,
   };
 }
 
@@ -365,6 +392,11 @@ function paymentProblem(charge: Charge, paid: ProviderCharge | null): { kind: Pa
 
 function issuedFrom(chargeId: string, providerChargeId: string, pixTxid: string, copyPaste: string, expiresAt: string): IssuedCharge {
   return { chargeId, providerChargeId, pixTxid, copyPaste, expiresAt };
+}
+
+function isBoletoProvider(p: PixProvider): p is PixProvider & BoletoProvider {
+  const candidate = p as Partial<BoletoProvider>;
+  return typeof candidate.issueBoleto === 'function' && typeof candidate.getBoleto === 'function' && typeof candidate.cancelBoleto === 'function';
 }
 
 /** The provider's own "no such charge" (a bare 404 from a proxy or a wrong URL is not one). */

@@ -115,7 +115,13 @@ export function createApp(deps: ApiDeps): express.Express {
     storage: deps.storage ?? temporaryStorage(deps.credentialsEncryptionKey),
     publicBaseUrl: deps.publicBaseUrl ?? 'http://127.0.0.1',
     mail: new Mailer({ sequelize: deps.sequelize, temporal: deps.temporal, taskQueue: deps.taskQueue, encryptionKey: deps.credentialsEncryptionKey }),
-    charges: { temporal: deps.temporal, taskQueue: deps.taskQueue, defaultFee: deps.defaultFee, defaultChargeTtlSeconds: deps.defaultChargeTtlSeconds },
+    charges: {
+      temporal: deps.temporal,
+      taskQueue: deps.taskQueue,
+      defaultFee: deps.defaultFee,
+      defaultChargeTtlSeconds: deps.defaultChargeTtlSeconds,
+      publicBaseUrl: deps.publicBaseUrl ?? 'http://127.0.0.1',
+    },
     idempotency,
   });
   // Avatar uploads carry image bodies: before the JSON-only gate below.

@@ -5,6 +5,7 @@
  *   merchant set-pix-key <merchantId> --key <key> --type <CPF|CNPJ|EMAIL|PHONE|EVP> [--holder-name <n>] [--holder-document <d>]
  *   merchant freeze <merchantId> | merchant unfreeze <merchantId>
  *   sandbox pay <chargeId> [--json]
+ *   sandbox pay-boleto <chargeId> [--amount <cents>] [--date YYYY-MM-DD] [--via PIX] [--json]
  *   payout reconcile <batchId> | withdrawal reconcile <withdrawalId>
  *   mail list [--json] [--limit <n>] | mail show <id> [--json]   (the local mail sink of npm start)
  *   user create --email <e> --name <n> [--password <p> | env GATEWAY_USER_PASSWORD] [--json]
@@ -23,6 +24,7 @@ import { ALL_SCOPES } from '../api/auth/scopes';
 import { readLocalEnv } from '../scripts/lib/localSecrets';
 import { reconcileCommand } from './reconcile';
 import { mailCommand } from './mail';
+import { sandboxPayBoleto } from './sandboxBoleto';
 
 const usage = `usage:
   npm run gateway -- merchant create --name <name> [--document <cpf|cnpj>] [--email <email>] [--payouts-enabled]
@@ -31,6 +33,7 @@ const usage = `usage:
   npm run gateway -- merchant freeze <merchantId>
   npm run gateway -- merchant unfreeze <merchantId>
   npm run gateway -- sandbox pay <chargeId> [--json]
+  npm run gateway -- sandbox pay-boleto <chargeId> [--amount <cents>] [--date YYYY-MM-DD] [--via PIX] [--json]
   npm run gateway -- payout reconcile <batchId>
   npm run gateway -- withdrawal reconcile <withdrawalId>
   npm run gateway -- mail list [--json] [--limit <n>]     (mail the local sink of npm start received)
@@ -204,6 +207,7 @@ async function main(): Promise<void> {
   if (group === 'merchant' && command === 'freeze') return merchantFreeze(rest, true);
   if (group === 'merchant' && command === 'unfreeze') return merchantFreeze(rest, false);
   if (group === 'sandbox' && command === 'pay') return sandboxPay(rest);
+  if (group === 'sandbox' && command === 'pay-boleto') return sandboxPayBoleto(rest);
   if (group === 'user' && command === 'create') return userCreate(rest);
   if (group === 'user' && command === 'add-to-merchant') return userAddToMerchant(rest);
   if (group === 'credential' && command === 'create') return credentialCreate(rest);

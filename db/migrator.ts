@@ -16,6 +16,7 @@ import { outgoingMails } from './migrations/0011_outgoing_mails';
 import { appUsers } from './migrations/0012_app_users';
 import { credentialNames } from './migrations/0013_credential_names';
 import { chargePayerDetails } from './migrations/0014_charge_payer_details';
+import { chargeBoletos } from './migrations/0015_charge_boletos';
 import { refunds } from './migrations/0016_refunds';
 
 export interface Migration {
@@ -23,7 +24,7 @@ export interface Migration {
   up: (params: MigrationParams<Sequelize>) => Promise<void>;
 }
 
-const migrations: Migration[] = [initialSchema, partnerContract, withdrawals, payouts, webhookDeliveries, chargeSettlementGuards, credentialScopes, idempotencyHolder, outgoingMails, appUsers, credentialNames, chargePayerDetails, refunds];
+const migrations: Migration[] = [initialSchema, partnerContract, withdrawals, payouts, webhookDeliveries, chargeSettlementGuards, credentialScopes, idempotencyHolder, outgoingMails, appUsers, credentialNames, chargePayerDetails, chargeBoletos, refunds];
 
 export async function runMigrations(sequelize: Sequelize): Promise<string[]> {
   const umzug = new Umzug<Sequelize>({

@@ -6,16 +6,18 @@ import { readIdempotencyKey } from '../idempotency/header';
 import type { IdempotencyService } from '../idempotency/idempotencyService';
 import { respondIdempotently } from '../idempotency/respond';
 import { parseOrThrow } from '../validation/validate';
-import { cancelChargeBody, chargeIdParam, createChargeBody, listChargesQuery, refundChargeBody } from './schema';
+import { errors } from '../errors/apiError';
+import { cancelChargeBody, chargeIdParam, createChargeBody, listChargesQuery, refundChargeBody, type CreateChargeBody } from './schema';
 import type { RefundService } from './refunds';
 import { consumeActionToken } from '../twoFactor/actionTokens';
 import { CHARGE_WRITERS, chargeErrors, type AppChargeService } from './service';
 
-export function chargeHandlers(service: AppChargeService, refunds: RefundService, idempotency: IdempotencyService): Record<'create' | 'list' | 'read' | 'cancel' | 'refund', RequestHandler> {
+export function chargeHandlers(service: AppChargeService, refunds: RefundService, idempotency: IdempotencyService): Record<'create' | 'list' | 'read' | 'cancel' | 'refund' | 'boletoPdf', RequestHandler> {
   return {
     create: async (req, res) => {
       const { user } = signedIn(req);
       const body = parseOrThrow(createChargeBody, req.body);
+      checkMethodFields(body);
       const key = readIdempotencyKey(req);
       if (!key) throw chargeErrors.idempotencyKeyRequired();
       // The role first: a key is never claimed for a merchant the caller may not charge for.
@@ -56,5 +58,19 @@ export function chargeHandlers(service: AppChargeService, refunds: RefundService
       const body = parseOrThrow(cancelChargeBody, req.body ?? {});
       res.json(await service.cancel(signedIn(req).user.id, id, body.reason));
     },
+    boletoPdf: async (req, res) => {
+      const id = parseOrThrow(chargeIdParam, req.params.id, 'charge id');
+      const pdf = await service.boletoPdf(signedIn(req).user.id, id);
+      res.set({ 'content-type': 'application/pdf', 'content-disposition': `inline; filename="boleto-${id}.pdf"`, 'cache-control': 'private, no-store' });
+      res.send(pdf);
+    },
   };
+}
+
+/** Fields that depend on the method: a boleto is registered in the payer's name; terms are boleto-only. */
+function checkMethodFields(body: CreateChargeBody): void {
+  const fields: { field: string; message: string }[] = [];
+  if (body.method === 'BOLETO' && !body.payer) fields.push({ field: 'payer', message: 'required for method BOLETO (name and taxId of who pays)' });
+  if (body.method !== 'BOLETO' && body.boleto) fields.push({ field: 'boleto', message: 'only for method BOLETO' });
+  if (fields.length) throw errors.validation('request body is invalid', { fields });
 }

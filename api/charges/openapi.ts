@@ -19,13 +19,16 @@ registry.registerPath({
   summary: 'Create a charge',
   description:
     'Needs `x-idempotency-key` (or `Idempotency-Key`): the same key and body replays the first answer (header `idempotent-replayed: true`); the same key with another body → 409 DUPLICATE_IDEMPOTENCY_KEY. ' +
-    'Keys are per merchant. PIX answers the Pix QR code and copy-paste code. BOLETO is not available yet (422 METHOD_NOT_ENABLED_YET). ' +
+    'Keys are per merchant. PIX answers the Pix QR code and copy-paste code. ' +
+    'BOLETO needs `payer` (400 naming `payer` without it) and registers a hybrid boleto at the provider: the answer carries `boleto` (barcode, digitable line, `pdfUrl`) and `pix` (the same boleto’s Pix BR Code; whichever is paid first settles the charge and the other is closed). ' +
+    '`expiresAt` is the due date and time (default for BOLETO: 3 days); optional `boleto` terms (fine, monthly interest, grace days) apply after the due date, and the boleto is closed at expiresAt plus the grace days. ' +
+    'A boleto paid late or for another amount is settled for what was paid (see `boleto.payment`). ' +
     'A merchant you do not belong to → 404 MERCHANT_NOT_FOUND; a viewer → 403 INSUFFICIENT_ROLE.',
   security: security.bearer,
   request: { headers: idempotencyHeaders, body: { required: true, content: { 'application/json': { schema: CreateChargeRequest } } } },
   responses: {
-    201: jsonResponse('The charge, PENDING, with its Pix data.', Charge),
-    ...errorResponses('VALIDATION_ERROR', 'IDEMPOTENCY_KEY_REQUIRED', 'MERCHANT_NOT_FOUND', 'INSUFFICIENT_ROLE', 'DUPLICATE_IDEMPOTENCY_KEY', 'METHOD_NOT_ENABLED_YET', 'PIX_NOT_ISSUED', 'PROVIDER_ERROR', 'SERVICE_UNAVAILABLE', ...bearerErrors),
+    201: jsonResponse('The charge, PENDING, with its Pix data (and, for BOLETO, its boleto).', Charge),
+    ...errorResponses('VALIDATION_ERROR', 'IDEMPOTENCY_KEY_REQUIRED', 'MERCHANT_NOT_FOUND', 'INSUFFICIENT_ROLE', 'DUPLICATE_IDEMPOTENCY_KEY', 'PIX_NOT_ISSUED', 'PROVIDER_ERROR', 'SERVICE_UNAVAILABLE', ...bearerErrors),
   },
 });
 
@@ -98,5 +101,22 @@ registry.registerPath({
       'SERVICE_UNAVAILABLE',
       ...bearerErrors,
     ),
+  },
+});
+
+registry.registerPath({
+  method: 'get',
+  path: '/charges/{id}/boleto/pdf',
+  operationId: 'getChargeBoletoPdf',
+  tags: ['Charges'],
+  summary: 'The boleto of a BOLETO charge, as PDF',
+  description:
+    'Any member of the charge’s merchant. The standard layout: beneficiary (the merchant), payer, amount, due date, fine and interest instructions, the digitable line, ' +
+    'the barcode (Interleaved 2 of 5) and the hybrid boleto’s Pix QR code and copy-paste code. A charge that is not a boleto → 409 CHARGE_NOT_BOLETO.',
+  security: security.bearer,
+  request: { params: idParam },
+  responses: {
+    200: { description: 'The PDF.', content: { 'application/pdf': { schema: z.string().meta({ format: 'binary' }) } } },
+    ...errorResponses('VALIDATION_ERROR', 'CHARGE_NOT_FOUND', 'CHARGE_NOT_BOLETO', ...bearerErrors),
   },
 });

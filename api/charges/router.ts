@@ -1,4 +1,4 @@
-/** /charges (application API, bearer): POST / and GET / , GET /{id}, POST /{id}/cancel, POST /{id}/refund. */
+/** /charges (application API, bearer): POST / and GET / , GET /{id}, POST /{id}/cancel, POST /{id}/refund, GET /{id}/boleto/pdf. */
 import { Router, type RequestHandler } from 'express';
 import type { IdempotencyService } from '../idempotency/idempotencyService';
 import { chargeHandlers } from './handler';
@@ -14,5 +14,6 @@ export function chargesRouter(deps: { service: AppChargeService; refunds: Refund
   router.get('/:id', h.read);
   router.post('/:id/cancel', h.cancel);
   router.post('/:id/refund', h.refund);
+  router.get('/:id/boleto/pdf', h.boletoPdf);
   return router;
 }

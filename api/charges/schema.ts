@@ -5,6 +5,11 @@ import { metadata } from '../validation/metadata';
 import { text } from '../validation/text';
 import { MAX_CHARGE_AMOUNT_CENTS } from '../sellers/pix/schema';
 
+/** Limits of the boleto terms (create body). */
+export const MAX_FINE_BPS = 200;
+export const MAX_MONTHLY_INTEREST_BPS = 1_000;
+export const MAX_GRACE_DAYS = 60;
+
 export const APP_CHARGE_STATUSES = ['PENDING', 'PAID', 'EXPIRED', 'CANCELED'] as const;
 export const CHARGE_METHODS = ['PIX', 'BOLETO'] as const;
 
@@ -29,6 +34,14 @@ export const createChargeBody = z.strictObject({
     .strictObject({ name: text().trim().min(2).max(140), taxId: taxId(), email: z.email().max(254).optional() })
     .optional()
     .meta({ description: 'Who pays. Required for BOLETO (a boleto is registered in the payer’s name).' }),
+  boleto: z
+    .strictObject({
+      finePercentBps: z.number().int().min(0).max(MAX_FINE_BPS).default(0).meta({ description: 'One-off fine (multa) after the due date and grace days, in basis points of the amount (200 = 2 %; the law caps it at 2 %).' }),
+      monthlyInterestBps: z.number().int().min(0).max(MAX_MONTHLY_INTEREST_BPS).default(0).meta({ description: 'Simple interest (juros de mora) per 30 days after the due date and grace days, in basis points (100 = 1 % a month).' }),
+      graceDays: z.number().int().min(0).max(MAX_GRACE_DAYS).default(0).meta({ description: 'Days after the due date with neither fine nor interest; the boleto is closed (baixa) at expiresAt plus these days.' }),
+    })
+    .optional()
+    .meta({ description: 'BOLETO only: late-payment terms. `expiresAt` is the due date and time (the due date is its calendar day in Brasília).' }),
 });
 export type CreateChargeBody = z.output<typeof createChargeBody>;
 
@@ -77,7 +90,25 @@ export const appCharge = z.object({
   externalRef: z.string().nullable(),
   metadata: z.record(z.string(), z.unknown()).nullable(),
   pix: z.object({ qrCode: z.string().describe('PNG, base64'), copyPaste: z.string(), expiresAt: z.string() }).nullable(),
-  boleto: z.object({ barcode: z.string(), digitableLine: z.string(), pdfUrl: z.string(), expiresAt: z.string() }).nullable(),
+  boleto: z
+    .object({
+      barcode: z.string().describe('44 digits (FEBRABAN).'),
+      digitableLine: z.string().describe('47 digits (linha digitável), no punctuation.'),
+      pdfUrl: z.string().describe('GET it with your bearer token: the boleto as PDF.'),
+      expiresAt: z.string().describe('Due date and time.'),
+      payment: z
+        .object({
+          amountCents: z.number().int().describe('What was paid (and credited): may differ from amountCents.'),
+          via: z.enum(['BOLETO', 'PIX']).describe('Barcode or the hybrid boleto’s Pix.'),
+          late: z.boolean().describe('Paid after the due date.'),
+          underpaid: z.boolean().describe('Less than was owed that day (face amount plus fine and interest).'),
+          overpaid: z.boolean().describe('More than was owed that day.'),
+        })
+        .nullable()
+        .optional()
+        .describe('Once PAID: what the provider says was paid. A boleto is settled for what was paid.'),
+    })
+    .nullable(),
   refunds: z.array(refundView).describe('Oldest first.'),
   refundedAmountCents: z.number().int().describe('Sum of the SUCCEEDED refunds.'),
   createdAt: z.string(),

@@ -7,11 +7,13 @@
 import { Op, type WhereOptions } from 'sequelize';
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { computeFee } from '../../core/money';
-import { Charge, Merchant, MerchantMember } from '../../db/models';
+import { Charge, Merchant, MerchantMember, type Refund } from '../../db/models';
 import { cancelChargeUpdate, chargeWorkflowId } from '../../workflows/charge/definitions';
 import { chargeExpiry, issueCharge } from '../chargeIssuing/issueCharge';
 import { ANY_ROLE, requireRole, roleErrors } from '../dashboard/roles';
 import { ApiError, errors } from '../errors/apiError';
+import { renderBoletoPdf } from '../../core/boleto/pdf/renderBoletoPdf';
+import { boletoPdfInput } from './boletoPdf';
 import { presentAppCharge } from './presenter';
 import { refundsOf } from './refunds';
 import type { CreateChargeBody, ListChargesQuery } from './schema';
@@ -22,7 +24,7 @@ export const CHARGE_WRITERS = ['owner', 'admin', 'finance'] as const;
 export const chargeErrors = {
   notFound: () => new ApiError(404, 'CHARGE_NOT_FOUND', 'charge not found'),
   notCancellable: (status: string) => new ApiError(409, 'CHARGE_NOT_CANCELLABLE', `the charge is ${status}; only PENDING charges can be cancelled`, { status }),
-  methodNotEnabled: () => new ApiError(422, 'METHOD_NOT_ENABLED_YET', 'boleto charges are not available yet; use method PIX'),
+  notBoleto: () => new ApiError(409, 'CHARGE_NOT_BOLETO', 'the charge is not a boleto; it has no boleto PDF'),
   idempotencyKeyRequired: () => new ApiError(400, 'IDEMPOTENCY_KEY_REQUIRED', 'the x-idempotency-key header is required'),
 };
 
@@ -31,7 +33,12 @@ export interface AppChargeServiceDeps {
   taskQueue: string;
   defaultFee: { bps: number; fixedCents: number };
   defaultChargeTtlSeconds: number;
+  /** Base of the boleto's pdfUrl (PUBLIC_BASE_URL). */
+  publicBaseUrl: string;
 }
+
+/** A boleto without expiresAt is due in three days (Pix charges keep the configured default). */
+export const DEFAULT_BOLETO_TTL_SECONDS = 3 * 86_400;
 
 export class AppChargeService {
   constructor(private readonly deps: AppChargeServiceDeps) {}
@@ -40,12 +47,12 @@ export class AppChargeService {
   async create(body: CreateChargeBody, chargeId: string, resuming: boolean, idempotencyKey: string) {
     if (resuming) {
       const existing = await Charge.findByPk(chargeId);
-      if (existing) return presentAppCharge(existing);
+      if (existing) return this.present(existing);
     }
-    if (body.method === 'BOLETO') throw chargeErrors.methodNotEnabled();
+    const boleto = body.method === 'BOLETO';
     const merchant = await Merchant.findByPk(body.merchantId);
     if (!merchant || !merchant.active) throw roleErrors.merchantNotFound();
-    const expiresAt = chargeExpiry(body.expiresAt, new Date(), this.deps.defaultChargeTtlSeconds);
+    const expiresAt = chargeExpiry(body.expiresAt, new Date(), boleto ? DEFAULT_BOLETO_TTL_SECONDS : this.deps.defaultChargeTtlSeconds);
     const feeCents = computeFee(body.amountCents, {
       bps: merchant.pixFeeBps ?? this.deps.defaultFee.bps,
       fixedCents: merchant.pixFeeFixedCents ?? this.deps.defaultFee.fixedCents,
@@ -63,8 +70,15 @@ export class AppChargeService {
       idempotencyKey,
       payer: body.payer ? { name: body.payer.name, taxId: body.payer.taxId, email: body.payer.email ?? null } : null,
       webhook: null,
+      // Only boletos carry `method`: Pix inputs stay as they were before boletos.
+      ...(boleto
+        ? {
+            method: 'BOLETO' as const,
+            boleto: { finePercentBps: body.boleto?.finePercentBps ?? 0, monthlyInterestBps: body.boleto?.monthlyInterestBps ?? 0, graceDays: body.boleto?.graceDays ?? 0 },
+          }
+        : {}),
     });
-    return presentAppCharge(charge);
+    return this.present(charge);
   }
 
   async list(userId: string, query: ListChargesQuery) {
@@ -83,7 +97,7 @@ export class AppChargeService {
     const { rows, count } = await Charge.findAndCountAll({ where, order: [['createdAt', 'DESC'], ['id', 'DESC']], limit: query.limit, offset: query.offset });
     const refunds = await refundsOf(rows.map((c) => c.id));
     return {
-      data: rows.map((c) => presentAppCharge(c, refunds.get(c.id))),
+      data: rows.map((c) => this.present(c, refunds.get(c.id))),
       pagination: { total: count, limit: query.limit, offset: query.offset, hasMore: query.offset + rows.length < count },
     };
   }
@@ -94,14 +108,14 @@ export class AppChargeService {
 
   /** The charge as answered, with its refunds. */
   async view(charge: Charge) {
-    return presentAppCharge(charge, (await refundsOf([charge.id])).get(charge.id));
+    return this.present(charge, (await refundsOf([charge.id])).get(charge.id));
   }
 
   /** Cancels a PENDING charge; a charge already CANCELED answers as it is (repeatable). */
   async cancel(userId: string, chargeId: string, reason: string | undefined) {
     const charge = await this.ownedCharge(userId, chargeId, CHARGE_WRITERS);
     if (charge.status === 'CANCELLED') return this.view(charge);
-    if (charge.status !== 'PENDING') throw chargeErrors.notCancellable(presentAppCharge(charge).status);
+    if (charge.status !== 'PENDING') throw chargeErrors.notCancellable(this.present(charge).status);
     try {
       await this.deps.temporal.workflow.getHandle(chargeWorkflowId(charge.id)).executeUpdate(cancelChargeUpdate, { args: [{ reason: reason ?? 'cancelled by the merchant' }] });
     } catch (err) {
@@ -111,8 +125,21 @@ export class AppChargeService {
     }
     await charge.reload();
     // A payment that won the race leaves it PAID: say so instead of pretending.
-    if ((charge.status as string) !== 'CANCELLED') throw chargeErrors.notCancellable(presentAppCharge(charge).status);
+    if ((charge.status as string) !== 'CANCELLED') throw chargeErrors.notCancellable(this.present(charge).status);
     return this.view(charge);
+  }
+
+  /** The boleto of a charge of the caller's merchants, as PDF (any member role). */
+  async boletoPdf(userId: string, chargeId: string): Promise<Buffer> {
+    const charge = await this.ownedCharge(userId, chargeId, ANY_ROLE);
+    if (charge.method !== 'BOLETO' || !charge.boletoBarcode) throw chargeErrors.notBoleto();
+    const merchant = await Merchant.findByPk(charge.merchantId);
+    if (!merchant) throw chargeErrors.notFound();
+    return renderBoletoPdf(boletoPdfInput(charge, merchant));
+  }
+
+  private present(charge: Charge, refunds: Refund[] = []) {
+    return presentAppCharge(charge, this.deps.publicBaseUrl, refunds);
   }
 
   /** The charge, when the caller is a member of its merchant with an allowed role; else 404/403. */

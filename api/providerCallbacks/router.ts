@@ -5,11 +5,11 @@
  */
 import { Router, type RequestHandler } from 'express';
 import { verifyProviderCallbackSignature } from '../../core/pix/providerSignature';
-import { PROVIDER_CALLBACK_SIGNATURE_HEADER, PROVIDER_CALLBACK_TIMESTAMP_HEADER, type ProviderCallback } from '../../core/provider';
+import { PROVIDER_CALLBACK_SIGNATURE_HEADER, PROVIDER_CALLBACK_TIMESTAMP_HEADER } from '../../core/provider';
 import { errors } from '../errors/apiError';
 import { parseOrThrow } from '../validation/validate';
 import { providerCallbackBody } from './schema';
-import type { ProviderCallbackService } from './service';
+import type { ProviderCallbackService, ProviderEvent } from './service';
 
 export function providerCallbackRouter(deps: { service: ProviderCallbackService; callbackSecret: string }): Router {
   const router = Router();
@@ -22,7 +22,9 @@ export function providerCallbackRouter(deps: { service: ProviderCallbackService;
       Date.now(),
     );
     if (!ok) throw errors.invalidSignature();
-    const event = parseOrThrow(providerCallbackBody, req.body, 'callback body') as unknown as ProviderCallback;
+    const body = parseOrThrow(providerCallbackBody, req.body, 'callback body');
+    if (!body.charge && !body.boleto) throw errors.validation('callback body is invalid', { fields: [{ field: 'charge', message: 'charge or boleto is required' }] });
+    const event = body as unknown as ProviderEvent;
     const outcome = await deps.service.handle(event);
     res.json({ received: true, outcome });
   };

@@ -20,9 +20,31 @@ export const providerCallbackBody = z
         payer: z.record(z.string(), z.unknown()).nullable(),
       })
       .passthrough()
-      .meta({ description: "The provider's charge as it is now." }),
+      .optional()
+      .meta({ description: "charge.paid: the provider's charge as it is now." }),
+    boleto: z
+      .object({
+        id: z.string().min(1).max(200).meta({ description: 'Provider boleto id.', example: 'sbx_bol_01HZX' }),
+        reference: z.string().max(200),
+        status: z.string().meta({ example: 'PAID' }),
+        amountCents: z.number().int().positive(),
+        paidAt: z.string().nullable(),
+        payment: z
+          .object({
+            via: z.string(),
+            amountCents: z.number().int().positive(),
+            paidAt: z.string(),
+            endToEndId: z.string().nullable(),
+            payer: z.record(z.string(), z.unknown()).nullable(),
+          })
+          .passthrough()
+          .nullable(),
+      })
+      .passthrough()
+      .optional()
+      .meta({ description: "boleto.paid: the provider's boleto as it is now (paid by barcode or by its Pix)." }),
   })
-  .meta({ description: 'A payment callback from the Pix provider.' });
+  .meta({ description: 'A payment callback from the provider: `charge` for charge.paid, `boleto` for boleto.paid.' });
 
 /**
  * SIGNALLED: passed to the charge's workflow · LATE_PAYMENT: the charge was closed, settled by

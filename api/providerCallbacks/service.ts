@@ -11,7 +11,8 @@
  */
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { ProviderCallback } from '../../core/provider';
+import type { ProviderBoletoCallback, ProviderCallback } from '../../core/provider';
+import { boletoClaim } from '../../activities/boletoCharges';
 import { createLogger } from '../../core/logger';
 import { endToEndKey } from '../../core/pix/endToEndKey';
 import { recordPaymentAlert } from '../../activities/charges';
@@ -24,16 +25,23 @@ import type { providerCallbackOutcomes } from './schema';
 
 export type CallbackOutcome = (typeof providerCallbackOutcomes)[number];
 
+/** charge.paid (Pix charges) or boleto.paid (boleto charges, paid by barcode or by their Pix). */
+export type ProviderEvent = ProviderCallback | ProviderBoletoCallback;
+
+function subjectId(event: ProviderEvent): string {
+  return 'boleto' in event && event.boleto ? event.boleto.id : (event as ProviderCallback).charge.id;
+}
+
 const logger = createLogger('provider-callbacks');
 
 export class ProviderCallbackService {
   constructor(private readonly deps: { sequelize: Sequelize; temporal: Client; taskQueue: string }) {}
 
-  async handle(event: ProviderCallback): Promise<CallbackOutcome> {
+  async handle(event: ProviderEvent): Promise<CallbackOutcome> {
     const first = await this.deps.sequelize.query<{ outcome: CallbackOutcome | null }>(
       `INSERT INTO provider_events (id, type, provider_charge_id, payload) VALUES (:id, :type, :chargeId, :payload)
        ON CONFLICT (id) DO UPDATE SET id = provider_events.id RETURNING outcome`,
-      { replacements: { id: event.eventId, type: event.type, chargeId: event.charge.id, payload: JSON.stringify(event) }, type: QueryTypes.SELECT },
+      { replacements: { id: event.eventId, type: event.type, chargeId: subjectId(event), payload: JSON.stringify(event) }, type: QueryTypes.SELECT },
     );
     // A replay of an event already taken: its first outcome stands, nothing runs again.
     if (first[0]?.outcome) return first[0].outcome;
@@ -45,8 +53,9 @@ export class ProviderCallbackService {
     return stored[0]?.outcome ?? outcome;
   }
 
-  private async route(event: ProviderCallback): Promise<CallbackOutcome> {
-    if (event.type !== 'charge.paid' || event.charge.status !== 'PAID' || !event.charge.endToEndId || !event.charge.paidAt) return 'IGNORED';
+  private async route(event: ProviderEvent): Promise<CallbackOutcome> {
+    if (event.type === 'boleto.paid' && 'boleto' in event && event.boleto) return this.routeBoleto(event);
+    if (event.type !== 'charge.paid' || !('charge' in event) || !event.charge || event.charge.status !== 'PAID' || !event.charge.endToEndId || !event.charge.paidAt) return 'IGNORED';
     const charge = await Charge.findOne({ where: { providerChargeId: event.charge.id } });
     if (!charge) return 'UNKNOWN_CHARGE';
     const payment: PaymentConfirmation = {
@@ -57,6 +66,24 @@ export class ProviderCallbackService {
       payer: event.charge.payer,
     };
     if (charge.status === 'PAID') return this.forPaidCharge(charge, payment);
+    return this.deliver(charge, payment);
+  }
+
+  /**
+   * boleto.paid: the same claim path as a Pix payment (settlement asks the provider's boleto). A
+   * boleto is paid once at most (the provider closes the other way), so a PAID charge is ALREADY_PAID.
+   */
+  private async routeBoleto(event: ProviderBoletoCallback): Promise<CallbackOutcome> {
+    const boleto = event.boleto;
+    if (boleto.status !== 'PAID' || !boleto.payment) return 'IGNORED';
+    const charge = await Charge.findOne({ where: { providerChargeId: boleto.id } });
+    if (!charge || charge.method !== 'BOLETO') return 'UNKNOWN_CHARGE';
+    if (charge.status === 'PAID') return 'ALREADY_PAID';
+    return this.deliver(charge, boletoClaim(boleto));
+  }
+
+  /** PENDING: signal the lifecycle (and settle late if it closed meanwhile); closed: settle late. */
+  private async deliver(charge: Charge, payment: PaymentConfirmation): Promise<CallbackOutcome> {
     if (charge.status !== 'PENDING') return this.settleLate(charge, payment);
     try {
       await this.deps.temporal.workflow.getHandle(chargeWorkflowId(charge.id)).signal(paymentConfirmedSignal, payment);

@@ -5,6 +5,8 @@ export const accounts = {
   platformFees: 'platform:fees',
   /** Money received from Pix payers through the provider (contra account, goes negative). */
   pixPayins: 'external:pix_payins',
+  /** Money received from boleto payers (paid by barcode) through the provider (contra account). */
+  boletoPayins: 'external:boleto_payins',
   /** Money sent out through the provider (contra account). */
   providerClearing: 'external:provider_clearing',
 } as const;

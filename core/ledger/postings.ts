@@ -36,12 +36,14 @@ export function chargePaidEntry(input: {
   amountCents: number;
   feeCents: number;
   splits: { merchantId: string; amountCents: number }[];
+  /** Where the money came from: Pix payins by default; a boleto paid by barcode comes from boleto payins. */
+  payinsAccount?: string;
 }): LedgerEntry {
   const shares = input.splits.reduce((s, x) => s + x.amountCents, 0);
   const ownerNet = input.amountCents - input.feeCents - shares;
   if (ownerNet < 0) throw new Error('charge owner net would be negative');
   const postings = compact([
-    { accountCode: accounts.pixPayins, amountCents: -input.amountCents },
+    { accountCode: input.payinsAccount ?? accounts.pixPayins, amountCents: -input.amountCents },
     { accountCode: accounts.merchantAvailable(input.merchantId), amountCents: ownerNet },
     { accountCode: accounts.platformFees, amountCents: input.feeCents },
     ...input.splits.map((s) => ({ accountCode: accounts.merchantAvailable(s.merchantId), amountCents: s.amountCents })),

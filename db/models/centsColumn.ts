@@ -13,3 +13,15 @@ export function centsColumn(field: string) {
     },
   };
 }
+
+/** A nullable BIGINT column of cents, read as a number (or null). */
+export function nullableCents(field: string) {
+  return {
+    type: DataTypes.BIGINT,
+    allowNull: true,
+    get(this: Model) {
+      const value = this.getDataValue(field) as string | number | null;
+      return value === null || value === undefined ? null : Number(value);
+    },
+  };
+}

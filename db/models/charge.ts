@@ -1,5 +1,5 @@
 import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
-import { centsColumn } from './centsColumn';
+import { centsColumn, nullableCents } from './centsColumn';
 
 export type ChargeStatus = 'PENDING' | 'PAID' | 'EXPIRED' | 'CANCELLED';
 
@@ -39,6 +39,24 @@ export class Charge extends Model<InferAttributes<Charge>, InferCreationAttribut
   declare expiredAt: Date | null;
   declare cancelledAt: Date | null;
   declare paidAfterExpiry: CreationOptional<boolean>;
+  /** Boleto charges only (migration 0015); null/false on Pix charges. */
+  declare boletoProviderId: CreationOptional<string | null>;
+  declare boletoBankCode: CreationOptional<string | null>;
+  declare boletoNossoNumero: CreationOptional<string | null>;
+  declare boletoBarcode: CreationOptional<string | null>;
+  declare boletoDigitableLine: CreationOptional<string | null>;
+  /** 'YYYY-MM-DD' (a calendar day, Brasília). */
+  declare boletoDueDate: CreationOptional<string | null>;
+  declare boletoFineBps: CreationOptional<number | null>;
+  declare boletoInterestMonthlyBps: CreationOptional<number | null>;
+  declare boletoGraceDays: CreationOptional<number | null>;
+  /** What the provider says was paid (may differ from amountCents), and the fee taken on it. */
+  declare boletoPaidAmountCents: CreationOptional<number | null>;
+  declare boletoPaidFeeCents: CreationOptional<number | null>;
+  declare boletoPaidVia: CreationOptional<'BOLETO' | 'PIX' | null>;
+  declare boletoLate: CreationOptional<boolean>;
+  declare boletoUnderpaid: CreationOptional<boolean>;
+  declare boletoOverpaid: CreationOptional<boolean>;
   declare createdAt: CreationOptional<Date>;
   declare updatedAt: CreationOptional<Date>;
 
@@ -67,6 +85,21 @@ export class Charge extends Model<InferAttributes<Charge>, InferCreationAttribut
         expiredAt: DataTypes.DATE,
         cancelledAt: DataTypes.DATE,
         paidAfterExpiry: { type: DataTypes.BOOLEAN, defaultValue: false },
+        boletoProviderId: DataTypes.TEXT,
+        boletoBankCode: DataTypes.TEXT,
+        boletoNossoNumero: DataTypes.TEXT,
+        boletoBarcode: DataTypes.TEXT,
+        boletoDigitableLine: DataTypes.TEXT,
+        boletoDueDate: DataTypes.DATEONLY,
+        boletoFineBps: DataTypes.INTEGER,
+        boletoInterestMonthlyBps: DataTypes.INTEGER,
+        boletoGraceDays: DataTypes.INTEGER,
+        boletoPaidAmountCents: nullableCents('boletoPaidAmountCents'),
+        boletoPaidFeeCents: nullableCents('boletoPaidFeeCents'),
+        boletoPaidVia: DataTypes.TEXT,
+        boletoLate: { type: DataTypes.BOOLEAN, defaultValue: false },
+        boletoUnderpaid: { type: DataTypes.BOOLEAN, defaultValue: false },
+        boletoOverpaid: { type: DataTypes.BOOLEAN, defaultValue: false },
         createdAt: DataTypes.DATE,
         updatedAt: DataTypes.DATE,
       },

@@ -76,9 +76,9 @@ function configFile(dir: string): string {
   // these two only (every other check still runs on them): a payout item's CPF/CNPJ check
   // digits, and an amount above the merchant's balance (the balance is state, not document).
   const stateful = 'checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "409", "429"]';
-  // Until boleto issuing lands (issue 10), method BOLETO is refused with 422 METHOD_NOT_ENABLED_YET.
+  // A boleto needs a payer (a cross-field rule the schema does not state: 400 naming `payer`).
   // First: the first block that matches an operation applies (and a method filter alone matches).
-  lines.push('[[operations]]', "include-path-regex = '^/charges$'", stateful.replace('"429"]', '"422", "429"]'), '');
+  lines.push('[[operations]]', "include-path-regex = '^/charges$'", stateful, '');
   lines.push('[[operations]]', "include-path-regex = '^/v1/payouts/batches$'", 'include-method = "POST"', stateful, '');
   lines.push('[[operations]]', "include-path-regex = '^/(sellers|rifeiro)/saques$'", 'include-method = "POST"', stateful, '');
   // Cross-field rules of the application API no schema states: a document comes with its type

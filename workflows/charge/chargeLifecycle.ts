@@ -1,6 +1,7 @@
 /**
- * ChargeLifecycle (workflow id `charge-<id>`): issue the Pix charge at the provider → wait for
- * the payment, the expiry timer or a cancel → settle or close. All I/O is in activities.
+ * ChargeLifecycle (workflow id `charge-<id>`): issue the Pix charge (or, with method BOLETO, the
+ * hybrid boleto) at the provider → wait for the payment, the expiry timer (a boleto's due time
+ * plus its grace days) or a cancel → settle or close. All I/O is in activities.
  *
  * Money rules kept here:
  * - A payment confirmation is a claim: settlement asks the provider and credits only what its
@@ -32,6 +33,7 @@ import { BusinessStatusKey } from '../searchAttributes';
 import { cancelChargeUpdate, chargeStatusQuery, issuePixUpdate, paymentConfirmedSignal } from './definitions';
 import {
   ChargeFailureTypes,
+  closesAt,
   type ChargeLifecycleInput,
   type ChargeOutcome,
   type ChargePhase,
@@ -98,10 +100,19 @@ export async function chargeLifecycle(input: ChargeLifecycleInput): Promise<Char
     },
   );
 
+  // Boletos (application API) take their own provider steps; runs without `method` are Pix, so
+  // every history recorded before boletos replays the same commands.
+  const isBoleto = input.method === 'BOLETO';
+
   setPhase('ISSUING');
   try {
-    const providerCharge = await issuing.issuePixAtProvider(input);
-    issued = await issuing.recordIssuedCharge({ input, providerCharge });
+    if (isBoleto) {
+      const providerBoleto = await issuing.issueBoletoAtProvider(input);
+      issued = await issuing.recordIssuedBoleto({ input, providerBoleto });
+    } else {
+      const providerCharge = await issuing.issuePixAtProvider(input);
+      issued = await issuing.recordIssuedCharge({ input, providerCharge });
+    }
   } catch (err) {
     // Make the give-up durable: a record attempt still running on some worker can no longer
     // commit. If one already did, the charge exists, and the client is told so. (patched: runs
@@ -118,7 +129,9 @@ export async function chargeLifecycle(input: ChargeLifecycleInput): Promise<Char
       setPhase('FAILED');
       // The provider may have created the charge before failing us: close it so nobody pays a
       // charge the gateway never recorded.
-      await CancellationScope.nonCancellable(() => settling.closeOrphanProviderCharge({ reference: input.chargeId }));
+      await CancellationScope.nonCancellable(() =>
+        isBoleto ? settling.closeOrphanProviderBoleto({ reference: input.chargeId }) : settling.closeOrphanProviderCharge({ reference: input.chargeId }),
+      );
       await condition(allHandlersFinished);
       return { chargeId: input.chargeId, status: phase };
     }
@@ -139,7 +152,8 @@ export async function chargeLifecycle(input: ChargeLifecycleInput): Promise<Char
   let cancelledFromOutside: unknown;
   try {
     for (;;) {
-      const msUntilExpiry = Date.parse(input.expiresAt) - Date.now();
+      // A boleto stays payable through its grace days after the due date.
+      const msUntilExpiry = closesAt(input) - Date.now();
       if (msUntilExpiry <= 0) break;
       await condition(() => payment !== undefined || cancelReason !== undefined, msUntilExpiry);
       const claim = payment;
@@ -165,7 +179,9 @@ export async function chargeLifecycle(input: ChargeLifecycleInput): Promise<Char
     payment = undefined;
     if (pending && (await settle(pending))) return setPhase('PAID');
     const providerChargeId = (issued as IssuedCharge).providerChargeId;
-    const closed = await settling.closeProviderCharge({ providerChargeId, reason: closing, chargeId: input.chargeId });
+    const closed = isBoleto
+      ? await settling.closeProviderBoleto({ providerBoletoId: providerChargeId, chargeId: input.chargeId })
+      : await settling.closeProviderCharge({ providerChargeId, reason: closing, chargeId: input.chargeId });
     if (closed.payment && (await settle(closed.payment))) return setPhase('PAID');
     await settling.finalizeUnpaidCharge({ chargeId: input.chargeId, status: closing, reason: cancelReason ?? null });
     setPhase(closing);

@@ -20,8 +20,29 @@ export interface ChargeLifecycleInput {
   idempotencyKey: string | null;
   /** Who the charge is addressed to (application API); absent on seller charges. */
   payer?: { name: string; taxId: string; email: string | null } | null;
+  /**
+   * PIX (default: absent on every run recorded before boletos, which replay unchanged) or BOLETO
+   * (application API). A boleto is issued with `boleto` terms and closed at expiresAt + graceDays.
+   */
+  method?: ChargeMethod;
+  boleto?: BoletoTerms | null;
   /** Charge-scoped webhook from `webhook_url`; the secret arrives encrypted, never in clear. */
   webhook: { id: string; url: string; events: string[]; secretCiphertext: string } | null;
+}
+
+export type ChargeMethod = 'PIX' | 'BOLETO';
+
+/** Late-payment terms a boleto is registered with (basis points; 0 = none). */
+export interface BoletoTerms {
+  finePercentBps: number;
+  monthlyInterestBps: number;
+  graceDays: number;
+}
+
+/** When an unpaid charge is closed: its expiry, plus the grace days of a boleto. */
+export function closesAt(input: Pick<ChargeLifecycleInput, 'method' | 'expiresAt' | 'boleto'>): number {
+  const graceDays = input.method === 'BOLETO' ? (input.boleto?.graceDays ?? 0) : 0;
+  return Date.parse(input.expiresAt) + graceDays * 86_400_000;
 }
 
 /** What the issue update returns: enough for the API to build its 201 without another read. */
