@@ -18,13 +18,14 @@ import { credentialNames } from './migrations/0013_credential_names';
 import { chargePayerDetails } from './migrations/0014_charge_payer_details';
 import { chargeBoletos } from './migrations/0015_charge_boletos';
 import { refunds } from './migrations/0016_refunds';
+import { boletoBatches } from './migrations/0017_boleto_batches';
 
 export interface Migration {
   name: string;
   up: (params: MigrationParams<Sequelize>) => Promise<void>;
 }
 
-const migrations: Migration[] = [initialSchema, partnerContract, withdrawals, payouts, webhookDeliveries, chargeSettlementGuards, credentialScopes, idempotencyHolder, outgoingMails, appUsers, credentialNames, chargePayerDetails, chargeBoletos, refunds];
+const migrations: Migration[] = [initialSchema, partnerContract, withdrawals, payouts, webhookDeliveries, chargeSettlementGuards, credentialScopes, idempotencyHolder, outgoingMails, appUsers, credentialNames, chargePayerDetails, chargeBoletos, refunds, boletoBatches];
 
 export async function runMigrations(sequelize: Sequelize): Promise<string[]> {
   const umzug = new Umzug<Sequelize>({
