@@ -26,7 +26,7 @@ export const boletoConsultation = z.object({
     .describe('Which check digit is wrong: field1..field3 (mod 10 of the digitable line’s fields), general (mod 11, position 5 of the barcode), or currency.'),
 });
 
-const dueDate = z.string().refine(isIsoDate, 'a calendar date YYYY-MM-DD').meta({ description: 'The due date (YYYY-MM-DD): payable through that whole day in Brasília; from today to 30 days ahead.', example: '2030-01-15' });
+const dueDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a calendar date YYYY-MM-DD').refine(isIsoDate, 'a calendar date YYYY-MM-DD').meta({ description: 'The due date (YYYY-MM-DD): payable through that whole day in Brasília; from today to 30 days ahead.', example: '2030-01-15' });
 
 export const boletoItem = z.strictObject({
   amountCents: z.number().int().min(1).max(MAX_CHARGE_AMOUNT_CENTS),
