@@ -109,6 +109,20 @@ async function newCharge(stack: IntegrationStack, m: MerchantCredentials, apiUrl
   return body.id;
 }
 
+/** A BOLETO charge of the application API (a signed-in owner; boletos are not on the seller routes). */
+async function newBoletoCharge(stack: IntegrationStack): Promise<{ id: string; client: import('../test/support/appClient').AppClient }> {
+  const { AppClient, uniqueEmail } = await import('../test/support/appClient');
+  const client = new AppClient(stack.apiUrl);
+  const email = uniqueEmail('history');
+  await client.register({ email, password: 'correct horse battery' });
+  await client.login(email, 'correct horse battery');
+  const merchant = await client.call('POST', '/dashboard/merchant/ensure', { body: { name: 'Loja Boleto', document: '11.222.333/0001-81', type: 'PRODUCER' } });
+  if (!merchant.body?.id) throw new Error(`ensure merchant: ${merchant.status} ${JSON.stringify(merchant.body)}`);
+  const body = { merchantId: merchant.body.id, amountCents: 10_000, method: 'BOLETO', payer: { name: 'Bia Souza', taxId: '529.982.247-25' }, boleto: { finePercentBps: 200, monthlyInterestBps: 100 } };
+  const created = await must('create boleto charge', 201, client.call('POST', '/charges', { body, headers: { 'x-idempotency-key': key() } }));
+  return { id: created.body.id, client };
+}
+
 const scenarios: Scenario[] = [
   {
     // A paid charge refunded twice: 1,000 returned (SUCCEEDED), then 13 cents refused by the
@@ -171,6 +185,28 @@ const scenarios: Scenario[] = [
       });
       await waitClosed(stack.temporal.workflow.getHandle(boletoBatchWorkflowId(batchId)));
       return [boletoBatchWorkflowId(batchId)];
+    },
+  },
+  {
+    // Paid late and short by barcode: settled for what was paid.
+    name: 'boleto-paid-late-underpaid',
+    async run(stack) {
+      const { id } = await newBoletoCharge(stack);
+      const lateDay = new Date(Date.now() + 5 * 86_400_000).toISOString().slice(0, 10);
+      const paid = await fetch(`${stack.sandboxUrl}/sandbox/boletos/${id}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ paidAt: lateDay, amountCents: 9_000 }) });
+      if (paid.status !== 200) throw new Error(`pay boleto: ${paid.status} ${await paid.text()}`);
+      await waitClosed(stack.temporal.workflow.getHandle(chargeWorkflowId(id)));
+      return [chargeWorkflowId(id)];
+    },
+  },
+  {
+    // Cancelled by the merchant: the boleto is cancelled (baixa) at the provider.
+    name: 'boleto-cancelled',
+    async run(stack) {
+      const { id, client } = await newBoletoCharge(stack);
+      await must('cancel boleto charge', 200, client.call('POST', `/charges/${id}/cancel`, { body: {} }));
+      await waitClosed(stack.temporal.workflow.getHandle(chargeWorkflowId(id)));
+      return [chargeWorkflowId(id)];
     },
   },
   {

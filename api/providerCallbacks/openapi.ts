@@ -14,11 +14,12 @@ registry.registerPath({
   path: '/webhooks/pix-gateway',
   operationId: 'receiveProviderCallback',
   tags: ['Provider callbacks'],
-  summary: 'Payment callback from the Pix provider',
+  summary: 'Payment callback from the provider (charge.paid, boleto.paid)',
   description:
     'Called by the Pix provider, not by merchants. Answers 200 only once the event is durable in Temporal, so the provider retries ' +
     'anything not taken (any non-2xx, including 500 while Temporal is unreachable). Every callback is stored with its first outcome; a replay answers it again and changes nothing. ' +
-    "A callback is a claim: nothing is credited until the provider's own record of the charge says PAID with our reference and amount.",
+    "A callback is a claim: nothing is credited until the provider's own record of the charge says PAID with our reference and amount. " +
+    "`boleto.paid` (a boleto paid by barcode or by its Pix) is checked the same way against the provider's boleto, and settled for the amount that record says was paid.",
   security: security.providerCallback,
   request: { body: { required: true, content: { 'application/json': { schema: registry.register('ProviderCallback', providerCallbackBody) } } } },
   responses: {
