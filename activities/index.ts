@@ -4,6 +4,7 @@ import { createWithdrawalActivities } from './withdrawals';
 import { createPayoutActivities } from './payouts';
 import { createReconcileActivities } from './reconcile';
 import { createRefundActivities } from './refunds';
+import { createBoletoBatchActivities } from './boletoBatches';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks';
 import { createMailActivities, type MailActivityDeps } from './mail';
 
@@ -16,6 +17,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createPayoutActivities(deps),
     ...createReconcileActivities(deps),
     ...createRefundActivities(deps),
+    ...createBoletoBatchActivities(deps),
     ...createWebhookActivities(deps),
     ...createMailActivities(deps),
   };

@@ -14,6 +14,7 @@ import { errorHandler, notFoundHandler } from './errors/errorHandler';
 import { healthRouter } from './health/router';
 import { openApiRouter } from './openapi/router';
 import { IdempotencyService } from './idempotency/idempotencyService';
+import { BOLETOS_PATH } from './boletos/router';
 import { jsonBody, requireJsonContentType, routeJsonBody } from './middleware/jsonBody';
 import { requireScope, sellerScopeFamily } from './auth/scopes';
 import type { AuthConfig, TrustProxy } from '../config';
@@ -127,8 +128,8 @@ export function createApp(deps: ApiDeps): express.Express {
   // Avatar uploads carry image bodies: before the JSON-only gate below.
   app.use(application.beforeBody);
   app.use(requireJsonContentType);
-  // Payout batches take up to 8 MB: their router parses after authentication (below).
-  app.use(jsonBody({ deferredPrefixes: [PAYOUTS_PATH] }));
+  // Payout batches take up to 8 MB, boleto batches 1 MB: their routers parse after authentication.
+  app.use(jsonBody({ deferredPrefixes: [PAYOUTS_PATH, BOLETOS_PATH] }));
 
   app.use(healthRouter({ sequelize: deps.sequelize, temporal: deps.temporal, smtpUrl: deps.smtpUrl ?? null, exposeBuildInfo: deps.exposeBuildInfo ?? false }));
   app.use(openApiRouter()); // GET /openapi.json and /docs: public, before the authenticated routers

@@ -29,6 +29,8 @@ import { twoFactorRouter } from './twoFactor/router';
 import { chargesRouter } from './charges/router';
 import { AppChargeService, type AppChargeServiceDeps } from './charges/service';
 import { RefundService } from './charges/refunds';
+import { boletosRouter, BOLETOS_PATH } from './boletos/router';
+import { BoletoService } from './boletos/service';
 import type { IdempotencyService } from './idempotency/idempotencyService';
 import { TwoFactorService, type MailSender } from './twoFactor/service';
 
@@ -95,6 +97,9 @@ export function applicationApi(deps: ApplicationDeps): ApplicationApi {
   router.use('/auth', twoFactorRouter({ service: twoFactor, cookies, requireUser: authenticated }));
   router.use('/dashboard', dashboardRouter({ dashboard: new DashboardService({ sequelize: deps.sequelize, encryptionKey: deps.encryptionKey }), requireUser: authenticated }));
   const refunds = new RefundService({ sequelize: deps.sequelize, temporal: deps.charges.temporal, taskQueue: deps.charges.taskQueue });
-  router.use('/charges', chargesRouter({ service: new AppChargeService(deps.charges), refunds, idempotency: deps.idempotency, requireUser: authenticated }));
+  const charges = new AppChargeService(deps.charges);
+  router.use('/charges', chargesRouter({ service: charges, refunds, idempotency: deps.idempotency, requireUser: authenticated }));
+  const boletos = new BoletoService({ sequelize: deps.sequelize, temporal: deps.charges.temporal, taskQueue: deps.charges.taskQueue, defaultFee: deps.charges.defaultFee, charges });
+  router.use(BOLETOS_PATH, boletosRouter({ service: boletos, idempotency: deps.idempotency, requireUser: authenticated }));
   return { beforeBody, routes: router };
 }

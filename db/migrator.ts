@@ -18,6 +18,7 @@ import { credentialNames } from './migrations/0013_credential_names';
 import { chargePayerDetails } from './migrations/0014_charge_payer_details';
 import { chargeBoletos } from './migrations/0015_charge_boletos';
 import { refunds } from './migrations/0016_refunds';
+import { boletoBatches } from './migrations/0017_boleto_batches';
 import { refundDestinations } from './migrations/0018_refund_destinations';
 
 export interface Migration {
@@ -25,7 +26,7 @@ export interface Migration {
   up: (params: MigrationParams<Sequelize>) => Promise<void>;
 }
 
-const migrations: Migration[] = [initialSchema, partnerContract, withdrawals, payouts, webhookDeliveries, chargeSettlementGuards, credentialScopes, idempotencyHolder, outgoingMails, appUsers, credentialNames, chargePayerDetails, chargeBoletos, refunds, refundDestinations];
+const migrations: Migration[] = [initialSchema, partnerContract, withdrawals, payouts, webhookDeliveries, chargeSettlementGuards, credentialScopes, idempotencyHolder, outgoingMails, appUsers, credentialNames, chargePayerDetails, chargeBoletos, refunds, boletoBatches, refundDestinations];
 
 export async function runMigrations(sequelize: Sequelize): Promise<string[]> {
   const umzug = new Umzug<Sequelize>({

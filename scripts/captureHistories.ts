@@ -26,7 +26,8 @@ import { startTemporalDevServer } from './lib/temporalDevServer';
 import { ensureTools, projectRoot } from './lib/tools';
 import { runMigrations } from '../db/migrator';
 import { createSequelize } from '../db/sequelize';
-import { Charge } from '../db/models';
+import { BoletoBatch, BoletoBatchItem, Charge } from '../db/models';
+import { acceptBoletoBatchUpdate, boletoBatchWorkflowId } from '../workflows/boleto/definitions';
 import type { MerchantCredentials } from '../db/merchantAdmin';
 import { chargeWorkflowId, latePaymentWorkflowId } from '../workflows/charge/definitions';
 import { dispatcherWorkflowId, deliveryWorkflowId } from '../workflows/webhook/definitions';
@@ -147,6 +148,43 @@ const scenarios: Scenario[] = [
         made.push(refundWorkflowId(refundId));
       }
       return made;
+    },
+  },
+  {
+    // Three stored rows, one cancelled before the run starts: two boletos issued (each its own
+    // ChargeLifecycle, left PENDING: not captured here), the batch COMPLETED.
+    name: 'boleto-batch-completed',
+    async run(stack) {
+      const m = await stack.createMerchant({ name: 'Loja Boletos' });
+      const batchId = crypto.randomUUID();
+      const dueDate = new Date(Date.now() + 5 * 86_400_000).toISOString().slice(0, 10);
+      await BoletoBatch.create({ id: batchId, merchantId: m.merchantId, idempotencyKey: key(), status: 'PROCESSING', itemsCount: 3, fineBps: 0, interestMonthlyBps: 0, graceDays: 0 });
+      await BoletoBatchItem.bulkCreate(
+        [0, 1, 2].map((rowIndex) => ({
+          id: crypto.randomUUID(),
+          batchId,
+          rowIndex,
+          status: rowIndex === 2 ? ('CANCELLED' as const) : ('PENDING' as const),
+          amountCents: 1_000 + rowIndex,
+          feeCents: 10,
+          dueDate,
+          payerName: 'Bia Souza',
+          payerTaxId: '52998224725',
+          payerEmail: null,
+          description: null,
+          externalRef: null,
+        })),
+      );
+      await updateWithStartOrJoin(stack.temporal, acceptBoletoBatchUpdate, {
+        workflowType: 'boletoBatch',
+        workflowId: boletoBatchWorkflowId(batchId),
+        taskQueue: stack.taskQueue,
+        args: [{ batchId, merchantId: m.merchantId, itemsCount: 3, concurrency: 2 }],
+        merchantId: m.merchantId,
+        initialStatus: 'ACCEPTING',
+      });
+      await waitClosed(stack.temporal.workflow.getHandle(boletoBatchWorkflowId(batchId)));
+      return [boletoBatchWorkflowId(batchId)];
     },
   },
   {

@@ -9,3 +9,4 @@ export { outboxDispatcher } from './webhook/outboxDispatcher';
 export { janitor } from './janitor/janitor';
 export { sendMail } from './mail/sendMail';
 export { refundLifecycle } from './refund/refundLifecycle';
+export { boletoBatch } from './boleto/boletoBatch';

@@ -33,20 +33,48 @@ export function chargeExpiry(requested: string | undefined, now: Date, defaultTt
 /** Starts (or joins) the charge's workflow, waits for the issue, and answers the stored row. */
 export async function issueCharge(deps: IssueDeps, input: ChargeLifecycleInput): Promise<Charge> {
   try {
-    await updateWithStartOrJoin(deps.temporal, issuePixUpdate, {
-      workflowType: 'chargeLifecycle',
-      workflowId: chargeWorkflowId(input.chargeId),
-      taskQueue: deps.taskQueue,
-      args: [input],
-      merchantId: input.merchantId,
-      initialStatus: 'ISSUING',
-    });
+    return await issueChargeRaw(deps, input);
   } catch (err) {
     throw mapIssueError(err);
   }
+}
+
+/**
+ * The same issue, failures left as Temporal reports them: for a caller that decides itself what
+ * a failure means (a boleto batch retries transient ones, records permanent ones on the row).
+ * Read them with `issueFailureOf`.
+ */
+export async function issueChargeRaw(deps: IssueDeps, input: ChargeLifecycleInput): Promise<Charge> {
+  await updateWithStartOrJoin(deps.temporal, issuePixUpdate, {
+    workflowType: 'chargeLifecycle',
+    workflowId: chargeWorkflowId(input.chargeId),
+    taskQueue: deps.taskQueue,
+    args: [input],
+    merchantId: input.merchantId,
+    initialStatus: 'ISSUING',
+  });
   const charge = await Charge.findByPk(input.chargeId);
   if (!charge) throw new Error(`charge ${input.chargeId} issued but not stored`);
   return charge;
+}
+
+/** Why an issue failed, in our words; `transient` when trying again (with a new charge) may work. Null: not an issue failure. */
+export interface IssueFailure {
+  transient: boolean;
+  code: 'PROVIDER_REJECTED' | 'PROVIDER_NOT_ISSUED' | 'PROVIDER_UNAVAILABLE' | 'WORKFLOW_SERVICE_UNAVAILABLE';
+  message: string;
+}
+
+export function issueFailureOf(err: unknown): IssueFailure | null {
+  if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
+    if (err.cause.type === ChargeFailureTypes.pixNotIssued) return { transient: false, code: 'PROVIDER_NOT_ISSUED', message: 'the provider answered without the payment data; nothing was issued' };
+    if (err.cause.type === ChargeFailureTypes.providerRejected) return { transient: false, code: 'PROVIDER_REJECTED', message: 'the provider refused to issue it; nothing was issued' };
+    return { transient: true, code: 'PROVIDER_UNAVAILABLE', message: 'the provider was unavailable; nothing was issued' };
+  }
+  if ((err as { name?: string })?.name === 'ServiceError' || (err as { code?: number })?.code === 14) {
+    return { transient: true, code: 'WORKFLOW_SERVICE_UNAVAILABLE', message: 'the workflow service was unavailable' };
+  }
+  return null;
 }
 
 function mapIssueError(err: unknown): unknown {

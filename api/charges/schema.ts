@@ -22,6 +22,16 @@ const taxId = () =>
     .transform(onlyDigits)
     .meta({ example: '529.982.247-25' });
 
+/** Who pays (a boleto is registered in the payer's name). */
+export const payerSchema = z.strictObject({ name: text().trim().min(2).max(140), taxId: taxId(), email: z.email().max(254).optional() });
+
+/** Late-payment terms of a boleto (also POST /boletos). */
+export const boletoTermsSchema = z.strictObject({
+  finePercentBps: z.number().int().min(0).max(MAX_FINE_BPS).default(0).meta({ description: 'One-off fine (multa) after the due date and grace days, in basis points of the amount (200 = 2 %; the law caps it at 2 %).' }),
+  monthlyInterestBps: z.number().int().min(0).max(MAX_MONTHLY_INTEREST_BPS).default(0).meta({ description: 'Simple interest (juros de mora) per 30 days after the due date and grace days, in basis points (100 = 1 % a month).' }),
+  graceDays: z.number().int().min(0).max(MAX_GRACE_DAYS).default(0).meta({ description: 'Days after the due date with neither fine nor interest; the boleto is closed (baixa) at expiresAt plus these days.' }),
+});
+
 export const createChargeBody = z.strictObject({
   merchantId: z.uuid(),
   amountCents: z.number().int().min(1).max(MAX_CHARGE_AMOUNT_CENTS),
@@ -31,16 +41,10 @@ export const createChargeBody = z.strictObject({
   expiresAt: z.iso.datetime({ offset: true }).optional().meta({ description: 'Default: 1 hour from now; between 1 minute and 30 days from now.' }),
   externalRef: text().min(1).max(128).optional(),
   metadata: metadata().optional(),
-  payer: z
-    .strictObject({ name: text().trim().min(2).max(140), taxId: taxId(), email: z.email().max(254).optional() })
+  payer: payerSchema
     .optional()
     .meta({ description: 'Who pays. Required for BOLETO (a boleto is registered in the payer’s name).' }),
-  boleto: z
-    .strictObject({
-      finePercentBps: z.number().int().min(0).max(MAX_FINE_BPS).default(0).meta({ description: 'One-off fine (multa) after the due date and grace days, in basis points of the amount (200 = 2 %; the law caps it at 2 %).' }),
-      monthlyInterestBps: z.number().int().min(0).max(MAX_MONTHLY_INTEREST_BPS).default(0).meta({ description: 'Simple interest (juros de mora) per 30 days after the due date and grace days, in basis points (100 = 1 % a month).' }),
-      graceDays: z.number().int().min(0).max(MAX_GRACE_DAYS).default(0).meta({ description: 'Days after the due date with neither fine nor interest; the boleto is closed (baixa) at expiresAt plus these days.' }),
-    })
+  boleto: boletoTermsSchema
     .optional()
     .meta({ description: 'BOLETO only: late-payment terms. `expiresAt` is the due date and time (the due date is its calendar day in Brasília).' }),
 });

@@ -21,6 +21,7 @@ import '../avatar/openapi';
 import '../uploads/openapi';
 import '../dashboard/openapi';
 import '../charges/openapi';
+import '../boletos/openapi';
 
 /** The interface spec's version (shared/spec/interface-spec.md, "Versioning"), not package.json's. */
 export const INTERFACE_VERSION = '2.0.0';

@@ -16,9 +16,10 @@ import { ActionToken, AuthChallenge, RecoveryCode, SecondFactor } from './second
 
 import { OutgoingMail } from './outgoingMail';
 import { Refund } from './refund';
+import { BoletoBatch, BoletoBatchItem } from './boletoBatch';
 
 export { Merchant, ApiCredential, Charge, ChargeSplit, IdempotencyRecord, OutboxEvent, Withdrawal, WebhookEndpoint, PayoutBatch, PayoutItem, OutgoingMail };
-export { Refund };
+export { Refund, BoletoBatch, BoletoBatchItem };
 export { User, MerchantMember, UserSession, RefreshToken, SecondFactor, RecoveryCode, AuthChallenge, ActionToken };
 
 let initialisedFor: Sequelize | null = null;
@@ -39,6 +40,8 @@ export function initModels(sequelize: Sequelize): void {
   for (const model of [User, MerchantMember, UserSession, RefreshToken, SecondFactor, RecoveryCode, AuthChallenge, ActionToken]) model.initModel(sequelize);
   OutgoingMail.initModel(sequelize);
   Refund.initModel(sequelize);
+  BoletoBatch.initModel(sequelize);
+  BoletoBatchItem.initModel(sequelize);
   Charge.hasMany(ChargeSplit, { foreignKey: 'chargeId', as: 'splits' });
   initialisedFor = sequelize;
 }

@@ -26,18 +26,25 @@ interface Fixtures {
   merchantId: string;
   clientId: string;
   chargeId: string;
+  boletoId: string;
+  batchId: string;
+  batchItemId: string;
 }
 
 /** Which of A's ids fills a path parameter, by `<segment before it>/{<name>}`. */
 const APP_ID_RULES: Record<string, keyof Fixtures> = {
   'credentials/{clientId}': 'clientId',
   'charges/{id}': 'chargeId',
+  'boletos/{id}': 'boletoId',
+  'batches/{batchId}': 'batchId',
+  '{batchId}/{id}': 'batchItemId',
 };
 
 /** Valid bodies (past validation) for routes that take merchantId in the body; A's id is put in. */
 const PROBE_BODIES: Record<string, Record<string, unknown>> = {
   'POST /dashboard/credentials': { name: 'isolation probe', scopes: ['charges:read'] },
   'POST /charges': { amountCents: 100 },
+  'POST /boletos': { items: [{ amountCents: 100, dueDate: new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10), payer: { name: 'Bia Souza', taxId: '52998224725' } }] },
 };
 
 const PASSWORD = 'correct horse battery';
@@ -78,7 +85,23 @@ beforeAll(async () => {
   expect(credential.status).toBe(201);
   const charge = await userA.client.call('POST', '/charges', { body: { merchantId: userA.merchantId, amountCents: 1_000 }, headers: { 'x-idempotency-key': `iso-${Date.now()}` } });
   expect(charge.status).toBe(201);
-  a = { userId: userA.userId, email: userA.email, merchantId: userA.merchantId, clientId: credential.body.clientId, chargeId: charge.body.id };
+  const payer = { name: 'Bia Souza', taxId: '52998224725' };
+  const dueDate = new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10);
+  const boleto = await userA.client.call('POST', '/boletos', { body: { merchantId: userA.merchantId, items: [{ amountCents: 900, dueDate, payer }] }, headers: { 'x-idempotency-key': `iso-b-${Date.now()}` } });
+  expect(boleto.status).toBe(201);
+  const batch = await userA.client.call('POST', '/boletos', { body: { merchantId: userA.merchantId, items: [{ amountCents: 901, dueDate, payer }, { amountCents: 902, dueDate, payer }] }, headers: { 'x-idempotency-key': `iso-bb-${Date.now()}` } });
+  expect(batch.status).toBe(202);
+  const batchRead = await userA.client.call('GET', `/boletos/batches/${batch.body.batchId}`);
+  a = {
+    userId: userA.userId,
+    email: userA.email,
+    merchantId: userA.merchantId,
+    clientId: credential.body.clientId,
+    chargeId: charge.body.id,
+    boletoId: boleto.body.boletos[0].id,
+    batchId: batch.body.batchId,
+    batchItemId: batchRead.body.items[0].id,
+  };
   userB = (await signUp('b')).client;
 });
 
@@ -89,14 +112,15 @@ afterAll(async () => {
 function fill(route: MountedRoute): { path: string; unresolved: string[]; usesAnId: boolean } {
   const unresolved: string[] = [];
   let usesAnId = false;
-  let path = route.path.replace(/([^/]+)\/\{(\w+)\}/g, (whole, segment: string, param: string) => {
+  // The segment before a parameter is looked behind, not consumed: `{batchId}/{id}` resolves too.
+  let path = route.path.replace(/(?<=([^/]+)\/)\{(\w+)\}/g, (whole, segment: string, param: string) => {
     const rule = APP_ID_RULES[`${segment}/{${param}}`];
     if (!rule) {
       unresolved.push(`${segment}/{${param}}`);
       return whole;
     }
     usesAnId = true;
-    return `${segment}/${a[rule]}`;
+    return a[rule];
   });
   if (operation(route)?.parameters?.some((p) => p.in === 'query' && p.name === 'merchantId')) {
     path += `?merchantId=${a.merchantId}`;
