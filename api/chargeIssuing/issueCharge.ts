@@ -77,15 +77,19 @@ export function issueFailureOf(err: unknown): IssueFailure | null {
   return null;
 }
 
+/** The API's answer to a failed issue, from the one classification (issueFailureOf). */
 function mapIssueError(err: unknown): unknown {
   if (err instanceof ApiError) return err;
-  if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
-    if (err.cause.type === ChargeFailureTypes.pixNotIssued) return errors.pixNotIssued();
-    if (err.cause.type === ChargeFailureTypes.providerRejected) return errors.providerError('the Pix provider refused to issue the charge; no charge was created');
-    return errors.providerError('the Pix provider is unavailable; no charge was created, retry later');
+  const failure = issueFailureOf(err);
+  if (!failure) return err;
+  switch (failure.code) {
+    case 'PROVIDER_NOT_ISSUED':
+      return errors.pixNotIssued();
+    case 'PROVIDER_REJECTED':
+      return errors.providerError('the Pix provider refused to issue the charge; no charge was created');
+    case 'PROVIDER_UNAVAILABLE':
+      return errors.providerError('the Pix provider is unavailable; no charge was created, retry later');
+    case 'WORKFLOW_SERVICE_UNAVAILABLE':
+      return errors.unavailable('the workflow service is unavailable; retry with the same idempotency key');
   }
-  if ((err as { name?: string })?.name === 'ServiceError' || (err as { code?: number })?.code === 14) {
-    return errors.unavailable('the workflow service is unavailable; retry with the same idempotency key');
-  }
-  return err;
 }
