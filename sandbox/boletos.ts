@@ -16,8 +16,7 @@ import {
   isoDateOf,
   sandboxNossoNumero,
 } from '../core/boleto';
-import { brCodeMerchantName, buildPixBrCode, generateEndToEndId, generateTxid } from '../core/pix/brcode';
-import { qrCodePngBase64 } from '../core/pix/qrPng';
+import { generateEndToEndId } from '../core/pix/brcode';
 import { randomAlphanumeric } from '../core/pix/random';
 import type {
   BoletoPaymentVia,
@@ -29,8 +28,9 @@ import type {
 } from '../core/provider';
 import type { SandboxContext } from './context';
 import { SandboxHttpError } from './errors';
+import { issuePixPayload } from './pixPayload';
 import { fingerprint, lookupIdempotent } from './idempotency';
-import { SANDBOX_MERCHANT, defaultPayer } from './payer';
+import { defaultPayer } from './payer';
 import type { BoletoRecord } from './state';
 
 const BRASILIA_OFFSET_MS = 3 * 3_600_000;
@@ -74,15 +74,7 @@ export async function issueBoleto(
   if (input.dueDate < brasiliaDate(now)) {
     throw new SandboxHttpError(400, 'VALIDATION_ERROR', `dueDate ${input.dueDate} is in the past`);
   }
-  const txid = generateTxid();
-  const copyPaste = buildPixBrCode({
-    pixKey: SANDBOX_MERCHANT.pixKey,
-    merchantName: brCodeMerchantName(input.merchantName ?? '') || SANDBOX_MERCHANT.name,
-    merchantCity: SANDBOX_MERCHANT.city,
-    amountCents: input.amountCents,
-    txid,
-  });
-  const qrCodeBase64 = await qrCodePngBase64(copyPaste);
+  const { txid, copyPaste, qrCodeBase64 } = await issuePixPayload(input.merchantName, input.amountCents);
 
   // Re-check after the await; from here to the store nothing awaits, so numbering is atomic.
   const winner = lookupIdempotent(state.boletoIdempotency, idempotencyKey, bodyFingerprint);

@@ -1,12 +1,12 @@
 /** Charge lifecycle of the sandbox PSP: issue, read (with lazy expiry), close, pay. */
 import type { ProviderCharge, ProviderChargeStatus, ProviderPayer } from '../core/provider';
-import { brCodeMerchantName, buildPixBrCode, generateEndToEndId, generateTxid } from '../core/pix/brcode';
+import { generateEndToEndId } from '../core/pix/brcode';
 import { randomAlphanumeric } from '../core/pix/random';
 import type { SandboxContext } from './context';
 import { SandboxHttpError } from './errors';
+import { issuePixPayload } from './pixPayload';
 import { fingerprint, lookupIdempotent } from './idempotency';
-import { SANDBOX_MERCHANT, defaultPayer } from './payer';
-import { qrCodePngBase64 } from '../core/pix/qrPng';
+import { defaultPayer } from './payer';
 import type { ChargeRecord } from './state';
 
 export interface IssueChargeInput {
@@ -43,15 +43,7 @@ export async function issueCharge(
   if (Date.parse(input.expiresAt) <= now.getTime()) {
     throw new SandboxHttpError(400, 'VALIDATION_ERROR', 'expiresAt must be in the future');
   }
-  const txid = generateTxid();
-  const copyPaste = buildPixBrCode({
-    pixKey: SANDBOX_MERCHANT.pixKey,
-    merchantName: brCodeMerchantName(input.merchantName ?? '') || SANDBOX_MERCHANT.name,
-    merchantCity: SANDBOX_MERCHANT.city,
-    amountCents: input.amountCents,
-    txid,
-  });
-  const qrCodeBase64 = await qrCodePngBase64(copyPaste);
+  const { txid, copyPaste, qrCodeBase64 } = await issuePixPayload(input.merchantName, input.amountCents);
 
   // Re-check after the await: a concurrent request with the same key may have won meanwhile.
   // From here to the store there is no await, so the check-and-insert is atomic.

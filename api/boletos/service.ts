@@ -10,10 +10,9 @@ import type { Sequelize } from 'sequelize';
 import type { Client } from '@temporalio/client';
 import { parseBoletoCode } from '../../core/boleto';
 import { endOfDueDateInBrasilia } from '../../core/boleto/dueTime';
-import { computeFee } from '../../core/money';
 import { BoletoBatch, BoletoBatchItem, Merchant } from '../../db/models';
 import { acceptBoletoBatchUpdate, boletoBatchWorkflowId } from '../../workflows/boleto/definitions';
-import { chargeExpiry, MAX_CHARGE_TTL_DAYS } from '../chargeIssuing/issueCharge';
+import { chargeExpiry, chargeFee, MAX_CHARGE_TTL_DAYS } from '../chargeIssuing/issueCharge';
 import { CHARGE_WRITERS, type AppChargeService } from '../charges/service';
 import { ANY_ROLE, requireRole, roleErrors } from '../dashboard/roles';
 import { ApiError, errors } from '../errors/apiError';
@@ -116,7 +115,6 @@ export class BoletoService {
   }
 
   private async stage(merchant: Merchant, body: CreateBoletosBody, batchId: string, key: string): Promise<void> {
-    const fee = { bps: merchant.pixFeeBps ?? this.deps.defaultFee.bps, fixedCents: merchant.pixFeeFixedCents ?? this.deps.defaultFee.fixedCents };
     const terms = body.terms ?? { finePercentBps: 0, monthlyInterestBps: 0, graceDays: 0 };
     await this.deps.sequelize.transaction(async (transaction) => {
       await BoletoBatch.create(
@@ -139,7 +137,7 @@ export class BoletoService {
           rowIndex,
           status: 'PENDING' as const,
           amountCents: item.amountCents,
-          feeCents: computeFee(item.amountCents, fee),
+          feeCents: chargeFee(merchant, this.deps.defaultFee, item.amountCents),
           dueDate: item.dueDate,
           payerName: item.payer.name,
           payerTaxId: item.payer.taxId,

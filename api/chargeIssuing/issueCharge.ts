@@ -8,7 +8,8 @@ import { WorkflowUpdateFailedError, ApplicationFailure, type Client } from '@tem
 import { updateWithStartOrJoin } from '../temporal/updateWithStart';
 import { issuePixUpdate, chargeWorkflowId } from '../../workflows/charge/definitions';
 import { ChargeFailureTypes, type ChargeLifecycleInput } from '../../workflows/charge/types';
-import { Charge } from '../../db/models';
+import { Charge, type Merchant } from '../../db/models';
+import { computeFee } from '../../core/money';
 import { ApiError, errors } from '../errors/apiError';
 
 export interface IssueDeps {
@@ -28,6 +29,11 @@ export function chargeExpiry(requested: string | undefined, now: Date, defaultTt
     });
   }
   return expiresAt;
+}
+
+/** The platform fee on a charge: the merchant's own schedule, else the default. */
+export function chargeFee(merchant: Pick<Merchant, 'pixFeeBps' | 'pixFeeFixedCents'>, defaultFee: { bps: number; fixedCents: number }, amountCents: number): number {
+  return computeFee(amountCents, { bps: merchant.pixFeeBps ?? defaultFee.bps, fixedCents: merchant.pixFeeFixedCents ?? defaultFee.fixedCents });
 }
 
 /** Starts (or joins) the charge's workflow, waits for the issue, and answers the stored row. */

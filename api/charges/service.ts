@@ -6,10 +6,9 @@
  */
 import { Op, type WhereOptions } from 'sequelize';
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
-import { computeFee } from '../../core/money';
 import { Charge, Merchant, MerchantMember, type Refund } from '../../db/models';
 import { cancelChargeUpdate, chargeWorkflowId } from '../../workflows/charge/definitions';
-import { chargeExpiry, issueCharge } from '../chargeIssuing/issueCharge';
+import { chargeExpiry, chargeFee, issueCharge } from '../chargeIssuing/issueCharge';
 import { ANY_ROLE, requireRole, roleErrors } from '../dashboard/roles';
 import { ApiError, errors } from '../errors/apiError';
 import { renderBoletoPdf } from '../../core/boleto/pdf/renderBoletoPdf';
@@ -53,10 +52,7 @@ export class AppChargeService {
     const merchant = await Merchant.findByPk(body.merchantId);
     if (!merchant || !merchant.active) throw roleErrors.merchantNotFound();
     const expiresAt = chargeExpiry(body.expiresAt, new Date(), boleto ? DEFAULT_BOLETO_TTL_SECONDS : this.deps.defaultChargeTtlSeconds);
-    const feeCents = computeFee(body.amountCents, {
-      bps: merchant.pixFeeBps ?? this.deps.defaultFee.bps,
-      fixedCents: merchant.pixFeeFixedCents ?? this.deps.defaultFee.fixedCents,
-    });
+    const feeCents = chargeFee(merchant, this.deps.defaultFee, body.amountCents);
     const charge = await issueCharge(this.deps, {
       chargeId,
       merchantId: merchant.id,

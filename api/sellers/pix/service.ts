@@ -6,8 +6,7 @@ import crypto from 'node:crypto';
 import { Op, type Sequelize } from 'sequelize';
 import type { Client } from '@temporalio/client';
 import type { ChargeLifecycleInput } from '../../../workflows/charge/types';
-import { chargeExpiry, issueCharge } from '../../chargeIssuing/issueCharge';
-import { computeFee } from '../../../core/money';
+import { chargeExpiry, chargeFee, issueCharge } from '../../chargeIssuing/issueCharge';
 import { allocateSplits } from '../../../core/splits';
 import { Charge, Merchant, WebhookEndpoint } from '../../../db/models';
 import { decryptSecret, encryptSecret } from '../../../core/crypto/secretBox';
@@ -75,10 +74,7 @@ export class SellerPixService {
 
   private async buildInput(merchant: Merchant, body: CreateSellerPixBody, chargeId: string, idempotencyKey: string | null): Promise<ChargeLifecycleInput> {
     const expiresAt = chargeExpiry(body.expiresAt, this.deps.now?.() ?? new Date(), this.deps.defaultChargeTtlSeconds);
-    const feeCents = computeFee(body.amountCents, {
-      bps: merchant.pixFeeBps ?? this.deps.defaultFee.bps,
-      fixedCents: merchant.pixFeeFixedCents ?? this.deps.defaultFee.fixedCents,
-    });
+    const feeCents = chargeFee(merchant, this.deps.defaultFee, body.amountCents);
     const splits = await this.validateSplits(merchant, body, feeCents);
     const webhook = body.webhook_url ? await this.chargeWebhook(body.webhook_url) : null;
     return {
