@@ -8,7 +8,14 @@ import { APP_CHARGE_STATUSES, boletoTermsSchema, payerSchema } from '../charges/
 export const MAX_BOLETOS_PER_REQUEST = 1_000;
 
 export const consultQuery = z.strictObject({
-  code: z.string().min(1).max(80).meta({ description: 'A digitable line (47 digits; dots, spaces and dashes allowed) or a barcode (44 digits).', example: '00190.00009 01234.567891 23456.789018 1 10000000010000' }),
+  // 44 or 47 digits, separators allowed, not a utility bill (those start with 8): the document
+  // says exactly what the route reads.
+  code: z
+    .string()
+    .min(1)
+    .max(80)
+    .regex(/^[\s.-]*[0-79][\s.-]*(?:\d[\s.-]*){43}(?:(?:\d[\s.-]*){3})?$/, 'a digitable line (47 digits) or a barcode (44 digits) of a bank boleto')
+    .meta({ description: 'A digitable line (47 digits; dots, spaces and dashes allowed) or a barcode (44 digits).', example: '00190.00009 01234.567891 23456.789018 1 10000000010000' }),
 });
 
 export const BOLETO_CODE_ERROR_FIELDS = ['currency', 'field1', 'field2', 'field3', 'general'] as const;
