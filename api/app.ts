@@ -33,6 +33,11 @@ import { requestSignature } from './auth/requestSignature';
 import { defaultPayoutSettings, PayoutService, type PayoutSettings } from './payouts/service';
 import { payoutsRouter } from './payouts/router';
 import { perIpRateLimit } from './middleware/rateLimit';
+import { receiptKeyFor } from '../core/receipts/verificationCode';
+import { ReceiptDocuments } from './receipts/receiptDocuments';
+import { pooledReceiptRenderer, type ReceiptRenderer } from './receipts/renderPool';
+import { receiptsRouter, RECEIPTS_PATH } from './receipts/router';
+import { ReceiptService } from './receipts/service';
 import { requestLogger } from './middleware/requestLogger';
 
 export interface ApiDeps {
@@ -63,6 +68,10 @@ export interface ApiDeps {
   publicBaseUrl?: string;
   /** SMTP_URL: /ready reports whether its server answers. Mail itself is sent by the worker. */
   smtpUrl?: string | null;
+  /** RECEIPT_SIGNING_KEY (config.ts); empty: derived from the encryption key (development, tests). */
+  receiptSigningKey?: string;
+  /** Draws receipt PDFs; default: the worker-thread pool (api/receipts/renderPool.ts). */
+  receiptRenderer?: ReceiptRenderer;
 }
 
 const PROVIDER_CALLBACK_PATH = '/webhooks/pix-gateway';
@@ -103,6 +112,14 @@ export function createApp(deps: ApiDeps): express.Express {
   });
   const webhooks = new WebhookService({ encryptionKey, destinations });
   const withdrawals = new WithdrawalService({ temporal: deps.temporal, taskQueue: deps.taskQueue });
+  const receipts = new ReceiptService(
+    new ReceiptDocuments({
+      sequelize: deps.sequelize,
+      renderer: deps.receiptRenderer ?? pooledReceiptRenderer,
+      verificationKey: receiptKeyFor({ receiptSigningKey: deps.receiptSigningKey, credentialsEncryptionKey: deps.credentialsEncryptionKey }),
+      publicBaseUrl: deps.publicBaseUrl ?? 'http://127.0.0.1',
+    }),
+  );
 
   app.use(traceId);
   app.use(requestLogger(deps.logger));
@@ -124,6 +141,7 @@ export function createApp(deps: ApiDeps): express.Express {
       publicBaseUrl: deps.publicBaseUrl ?? 'http://127.0.0.1',
     },
     idempotency,
+    receipts,
   });
   // Avatar uploads carry image bodies: before the JSON-only gate below.
   app.use(application.beforeBody);
@@ -154,6 +172,7 @@ export function createApp(deps: ApiDeps): express.Express {
   const requireSignature = requestSignature({ sequelize: deps.sequelize, required: true });
   const payoutBody = routeJsonBody({ largeLimit: '8mb', isLarge: (req) => req.method === 'POST' && req.path === '/' });
   app.use(PAYOUTS_PATH, payoutsRouter({ authenticate, parseBody: payoutBody, requireSignature, service: payouts, idempotency }));
+  app.use(RECEIPTS_PATH, receiptsRouter({ authenticate, requireSignature, service: receipts }));
 
   app.use(application.routes);
 
