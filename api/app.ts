@@ -34,6 +34,9 @@ import { defaultPayoutSettings, PayoutService, type PayoutSettings } from './pay
 import { payoutsRouter } from './payouts/router';
 import { perIpRateLimit } from './middleware/rateLimit';
 import { requestLogger } from './middleware/requestLogger';
+import { receiptVerifyRouter } from './receipts/verify';
+import { loadReceiptFacts as loadStoredReceiptFacts, type LoadReceiptFacts } from './receipts/facts';
+import { receiptKeyFor } from '../core/receipts/verificationCode';
 
 export interface ApiDeps {
   sequelize: Sequelize;
@@ -63,6 +66,10 @@ export interface ApiDeps {
   publicBaseUrl?: string;
   /** SMTP_URL: /ready reports whether its server answers. Mail itself is sent by the worker. */
   smtpUrl?: string | null;
+  /** RECEIPT_SIGNING_KEY; empty or absent: derived from the encryption key (development, tests). */
+  receiptSigningKey?: string;
+  /** Where GET /receipts/verify reads a document's facts. Default: our database (api/receipts/facts.ts). */
+  loadReceiptFacts?: LoadReceiptFacts;
 }
 
 const PROVIDER_CALLBACK_PATH = '/webhooks/pix-gateway';
@@ -133,6 +140,13 @@ export function createApp(deps: ApiDeps): express.Express {
 
   app.use(healthRouter({ sequelize: deps.sequelize, temporal: deps.temporal, smtpUrl: deps.smtpUrl ?? null, exposeBuildInfo: deps.exposeBuildInfo ?? false }));
   app.use(openApiRouter()); // GET /openapi.json and /docs: public, before the authenticated routers
+  // GET /receipts/verify: public too (anyone holding a receipt may check it); the per-IP limit above applies.
+  app.use(
+    receiptVerifyRouter({
+      key: receiptKeyFor({ receiptSigningKey: deps.receiptSigningKey, credentialsEncryptionKey: deps.credentialsEncryptionKey }),
+      loadFacts: deps.loadReceiptFacts ?? loadStoredReceiptFacts,
+    }),
+  );
   app.use(
     PROVIDER_CALLBACK_PATH,
     providerCallbackRouter({

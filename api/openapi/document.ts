@@ -22,6 +22,7 @@ import '../uploads/openapi';
 import '../dashboard/openapi';
 import '../charges/openapi';
 import '../boletos/openapi';
+import '../receipts/openapi';
 
 /** The interface spec's version (shared/spec/interface-spec.md, "Versioning"), not package.json's. */
 export const INTERFACE_VERSION = '2.0.0';
@@ -54,6 +55,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
       { name: 'Legacy /rifeiro', description: 'Deprecated aliases of the /sellers routes, identical in behaviour.' },
       { name: 'Provider callbacks', description: 'Called by the Pix provider, signed with its callback secret.' },
       { name: 'Dashboard', description: 'Application API for signed-in people (`Authorization: Bearer <access token>`): the merchant and its API credentials.' },
+      { name: 'Receipts', description: 'PDF receipts (comprovantes) and their public verification.' },
       { name: 'Health' },
       { name: 'Documentation' },
     ],
