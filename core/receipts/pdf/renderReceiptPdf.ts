@@ -95,7 +95,7 @@ export async function renderReceiptPdf(facts: ReceiptFacts, opts: ReceiptPdfOpti
   const sides = SIDE_TITLES[facts.kind];
   y = partyBlock(doc, y, sides.payer, maskParty(facts.payer));
   y = partyBlock(doc, y, sides.receiver, maskParty(facts.receiver));
-  if (facts.refunds.length > 0) y = refundsBlock(doc, y, facts.refunds);
+  if (facts.refunds.length > 0) refundsBlock(doc, y, facts.refunds);
 
   drawFooter(doc, qrPng, opts.verifyUrl);
   doc.end();
