@@ -33,12 +33,14 @@ import { requestSignature } from './auth/requestSignature';
 import { defaultPayoutSettings, PayoutService, type PayoutSettings } from './payouts/service';
 import { payoutsRouter } from './payouts/router';
 import { perIpRateLimit } from './middleware/rateLimit';
-import { receiptKeyFor } from '../core/receipts/verificationCode';
 import { ReceiptDocuments } from './receipts/receiptDocuments';
 import { pooledReceiptRenderer, type ReceiptRenderer } from './receipts/renderPool';
-import { receiptsRouter, RECEIPTS_PATH } from './receipts/router';
-import { ReceiptService } from './receipts/service';
+import { receiptsRouter, RECEIPTS_PATH } from './receipts/downloads/router';
+import { ReceiptService } from './receipts/downloads/service';
 import { requestLogger } from './middleware/requestLogger';
+import { receiptVerifyRouter } from './receipts/verify';
+import { loadReceiptFacts as loadStoredReceiptFacts, type LoadReceiptFacts } from './receipts/facts';
+import { receiptKeyFor } from '../core/receipts/verificationCode';
 
 export interface ApiDeps {
   sequelize: Sequelize;
@@ -68,8 +70,10 @@ export interface ApiDeps {
   publicBaseUrl?: string;
   /** SMTP_URL: /ready reports whether its server answers. Mail itself is sent by the worker. */
   smtpUrl?: string | null;
-  /** RECEIPT_SIGNING_KEY (config.ts); empty: derived from the encryption key (development, tests). */
+  /** RECEIPT_SIGNING_KEY; empty or absent: derived from the encryption key (development, tests). */
   receiptSigningKey?: string;
+  /** Where GET /receipts/verify reads a document's facts. Default: our database (api/receipts/facts.ts). */
+  loadReceiptFacts?: LoadReceiptFacts;
   /** Draws receipt PDFs; default: the worker-thread pool (api/receipts/renderPool.ts). */
   receiptRenderer?: ReceiptRenderer;
 }
@@ -112,11 +116,13 @@ export function createApp(deps: ApiDeps): express.Express {
   });
   const webhooks = new WebhookService({ encryptionKey, destinations });
   const withdrawals = new WithdrawalService({ temporal: deps.temporal, taskQueue: deps.taskQueue });
+  // One key for the codes printed on receipts and the codes GET /receipts/verify opens.
+  const receiptKey = receiptKeyFor({ receiptSigningKey: deps.receiptSigningKey, credentialsEncryptionKey: deps.credentialsEncryptionKey });
   const receipts = new ReceiptService(
     new ReceiptDocuments({
       sequelize: deps.sequelize,
       renderer: deps.receiptRenderer ?? pooledReceiptRenderer,
-      verificationKey: receiptKeyFor({ receiptSigningKey: deps.receiptSigningKey, credentialsEncryptionKey: deps.credentialsEncryptionKey }),
+      verificationKey: receiptKey,
       publicBaseUrl: deps.publicBaseUrl ?? 'http://127.0.0.1',
     }),
   );
@@ -151,6 +157,13 @@ export function createApp(deps: ApiDeps): express.Express {
 
   app.use(healthRouter({ sequelize: deps.sequelize, temporal: deps.temporal, smtpUrl: deps.smtpUrl ?? null, exposeBuildInfo: deps.exposeBuildInfo ?? false }));
   app.use(openApiRouter()); // GET /openapi.json and /docs: public, before the authenticated routers
+  // GET /receipts/verify: public too (anyone holding a receipt may check it); the per-IP limit above applies.
+  app.use(
+    receiptVerifyRouter({
+      key: receiptKey,
+      loadFacts: deps.loadReceiptFacts ?? loadStoredReceiptFacts,
+    }),
+  );
   app.use(
     PROVIDER_CALLBACK_PATH,
     providerCallbackRouter({

@@ -32,7 +32,7 @@ import { RefundService } from './charges/refunds';
 import { boletosRouter, BOLETOS_PATH } from './boletos/router';
 import { BoletoService } from './boletos/service';
 import type { IdempotencyService } from './idempotency/idempotencyService';
-import type { ReceiptService } from './receipts/service';
+import type { ReceiptService } from './receipts/downloads/service';
 import { TwoFactorService, type MailSender } from './twoFactor/service';
 
 export interface ApplicationDeps {

@@ -2,8 +2,8 @@
 import type { RequestHandler } from 'express';
 import { signedIn } from '../auth/bearer';
 import { ANY_ROLE, requireRole } from '../dashboard/roles';
-import { sendReceiptPdf } from '../receipts/handler';
-import type { ReceiptService } from '../receipts/service';
+import { sendReceiptPdf } from '../receipts/downloads/handler';
+import type { ReceiptService } from '../receipts/downloads/service';
 import { readIdempotencyKey } from '../idempotency/header';
 import type { IdempotencyService } from '../idempotency/idempotencyService';
 import { respondIdempotently } from '../idempotency/respond';

@@ -1,7 +1,7 @@
 /** OpenAPI for /charges (router.ts), from the schemas that validate it (schema.ts). */
 import { z } from 'zod';
 import { errorResponses, idempotencyHeaders, jsonResponse, Pagination, registry, security } from '../openapi/registry';
-import { receiptPdfResponse } from '../receipts/openapi';
+import { receiptPdfResponse } from '../receipts/downloads/openapi';
 import { appCharge, cancelChargeBody, createChargeBody, listChargesQuery, refundChargeBody } from './schema';
 
 // Derived copies (.describe): the routers import schema.ts before the registry extends zod.

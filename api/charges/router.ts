@@ -4,7 +4,7 @@ import type { IdempotencyService } from '../idempotency/idempotencyService';
 import { chargeHandlers } from './handler';
 import type { AppChargeService } from './service';
 import type { RefundService } from './refunds';
-import type { ReceiptService } from '../receipts/service';
+import type { ReceiptService } from '../receipts/downloads/service';
 
 export function chargesRouter(deps: { service: AppChargeService; refunds: RefundService; receipts: ReceiptService; idempotency: IdempotencyService; requireUser: RequestHandler }): Router {
   const h = chargeHandlers(deps.service, deps.refunds, deps.idempotency, deps.receipts);

@@ -1,42 +1,21 @@
-/** HTTP ↔ ReceiptService (router.ts): the path id checked, then the PDF with the spec's headers. */
-import type { Request, RequestHandler, Response } from 'express';
-import { parseOrThrow } from '../validation/validate';
-import { errors } from '../errors/apiError';
-import { payoutItemReceiptId, transactionReceiptId, withdrawalReceiptId } from './schema';
-import type { ReceiptService } from './service';
+/** GET /receipts/verify: JSON by default, the HTML page when the client prefers text/html. */
+import type { RequestHandler } from 'express';
+import type { ReceiptVerifyService } from './service';
+import { VERIFY_PAGE_CSP, verifyPage } from './verifyPage';
 
-/**
- * Exactly the spec's three headers (no ETag: the bytes are private and never cached), the
- * filename unquoted as the spec writes it: the id schemas allow only token characters in it.
- */
-export function sendReceiptPdf(res: Response, filename: string, pdf: Buffer): void {
-  res.status(200);
-  res.setHeader('Content-Type', 'application/pdf');
-  res.setHeader('Content-Disposition', `inline; filename=${filename}`);
-  res.setHeader('Cache-Control', 'private, no-store');
-  res.setHeader('Content-Length', String(pdf.byteLength));
-  res.end(pdf);
-}
-
-/** The authenticated merchant (the router authenticates first). */
-function merchantOf(req: Request): string {
-  if (!req.user) throw errors.invalidCredentials();
-  return req.user.merchantId;
-}
-
-export function receiptHandlers(service: ReceiptService): Record<'transaction' | 'withdrawal' | 'payoutItem', RequestHandler> {
-  return {
-    transaction: async (req, res) => {
-      const id = parseOrThrow(transactionReceiptId, req.params.id, 'transaction id');
-      sendReceiptPdf(res, `comprovante-transacao-${id}.pdf`, await service.transaction(merchantOf(req), id));
-    },
-    withdrawal: async (req, res) => {
-      const id = parseOrThrow(withdrawalReceiptId, req.params.id, 'withdrawal id');
-      sendReceiptPdf(res, `comprovante-saque-${id}.pdf`, await service.withdrawal(merchantOf(req), id));
-    },
-    payoutItem: async (req, res) => {
-      const id = parseOrThrow(payoutItemReceiptId, req.params.id, 'payout item id');
-      sendReceiptPdf(res, `comprovante-pagamento-${id}.pdf`, await service.payoutItem(merchantOf(req), id));
-    },
+export function receiptVerifyHandler(service: ReceiptVerifyService): RequestHandler {
+  return async (req, res) => {
+    // A repeated or nested `code` is not a string: verify() answers not authentic.
+    const result = await service.verify(req.query.code);
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('Vary', 'Accept');
+    // The code is in the URL: keep it out of Referer headers of anything the page links to.
+    res.setHeader('Referrer-Policy', 'no-referrer');
+    if (req.accepts(['application/json', 'text/html']) === 'text/html') {
+      res.setHeader('Content-Security-Policy', VERIFY_PAGE_CSP);
+      res.type('html').send(verifyPage(result));
+      return;
+    }
+    res.json(result);
   };
 }

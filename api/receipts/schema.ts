@@ -1,20 +1,33 @@
 /**
- * The path ids of the receipt routes: one schema for validation and the OpenAPI document.
- * A transaction's id is any id the merchant holds for it (db/queries/merchantChargeLookup.ts); it
- * is also written into the Content-Disposition filename unquoted (the spec's exact header), so it
- * is limited to characters of an HTTP token that URLs carry as they are. Anything else → 400.
+ * GET /receipts/verify: the query and both answers. The code is not validated into a 400: any
+ * value, missing, repeated or malformed, is simply not an authentic receipt (no hint why).
  */
 import { z } from 'zod';
+import { RECEIPT_KINDS } from '../../core/receipts/facts';
 
-export const TRANSACTION_RECEIPT_ID = /^[A-Za-z0-9._~+-]{1,128}$/;
+export const verifyQuery = z.object({
+  code: z.string().optional().describe('The code from the receipt’s QR code (base64url, about 106 characters).'),
+});
 
-export const transactionReceiptId = z
-  .string()
-  .regex(TRANSACTION_RECEIPT_ID, 'must be 1 to 128 letters, digits or . _ ~ + -')
-  .meta({
-    description: 'Charge id, `externalRef`, `providerChargeId`, `pixTxid`, `endToEndId` or `providerTransactionId` (the same as `providerChargeId`) of one of your charges; newest match wins.',
-    example: 'E12345678202501011200abcdefghijk',
-  });
+const maskedParty = z
+  .object({
+    name: z.string(),
+    document: z.string().nullable().describe('CPF masked as `***.456.789-**`; a CNPJ is shown in full.'),
+  })
+  .nullable();
 
-export const withdrawalReceiptId = z.uuid().meta({ description: 'Withdrawal id.' });
-export const payoutItemReceiptId = z.uuid().meta({ description: 'Payout item id (GET /v1/payouts/batches/{batchId}/items).' });
+export const authenticReceipt = z.object({
+  authentic: z.literal(true),
+  kind: z.enum(RECEIPT_KINDS as [string, ...string[]]),
+  amountCents: z.int(),
+  occurredAt: z.iso.datetime(),
+  endToEndId: z.string().nullable(),
+  payer: maskedParty,
+  receiver: maskedParty,
+  refunds: z.array(z.object({ amountCents: z.int(), at: z.iso.datetime() })).describe('Settled refunds of a charge (empty otherwise).'),
+});
+
+export const notAuthentic = z.object({ authentic: z.literal(false) });
+
+export const receiptVerification = z.union([authenticReceipt, notAuthentic]);
+export type ReceiptVerification = z.infer<typeof receiptVerification>;

@@ -95,7 +95,7 @@ export async function renderReceiptPdf(facts: ReceiptFacts, opts: ReceiptPdfOpti
   const sides = SIDE_TITLES[facts.kind];
   y = partyBlock(doc, y, sides.payer, maskParty(facts.payer));
   y = partyBlock(doc, y, sides.receiver, maskParty(facts.receiver));
-  if (facts.refunds.length > 0) y = refundsBlock(doc, y, facts.refunds);
+  if (facts.refunds.length > 0) refundsBlock(doc, y, facts.refunds);
 
   drawFooter(doc, qrPng, opts.verifyUrl);
   doc.end();
@@ -105,7 +105,6 @@ export async function renderReceiptPdf(facts: ReceiptFacts, opts: ReceiptPdfOpti
 function drawHeader(doc: Doc, facts: ReceiptFacts, title: string, issuer: string): number {
   let y = MARGIN;
   doc.font('Sans-Bold').fontSize(10).fillColor(GRAY).text(issuer, MARGIN, y, { width: WIDTH, lineBreak: false });
-  doc.font('Sans').fontSize(8).text(`Emitido em ${formatDateTimeBrasilia(facts.occurredAt).split(' às ')[0]}`, MARGIN, y + 1, { width: WIDTH, align: 'right', lineBreak: false });
   y += 24;
   doc.font('Sans-Bold').fontSize(20).fillColor('#000000').text(title, MARGIN, y, { width: WIDTH, lineBreak: false });
   y += 34;
