@@ -49,6 +49,12 @@ export interface GatewayConfig {
   smtpUrl: string | null;
   /** From header of every mail we send. */
   mailFrom: string;
+  /**
+   * Keys the verification codes printed on receipts (RECEIPT_SIGNING_KEY, ≥ 32 characters;
+   * core/receipts/verificationCode.ts). Required in production; empty in development and tests,
+   * where the key is derived from the encryption key. Changing it makes earlier receipts unverifiable.
+   */
+  receiptSigningKey: string;
 }
 
 export interface AuthConfig {
@@ -134,6 +140,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
   const jwtSecrets = (read.raw('JWT_SECRETS') ?? '').split(',').map((x) => x.trim()).filter(Boolean);
   if (jwtSecrets.some((x) => x.length < 32)) read.problems.push('JWT_SECRETS must list keys of at least 32 characters each');
   if (production && jwtSecrets.length === 0) read.problems.push('JWT_SECRETS is required in production');
+  const receiptSigningKey = read.raw('RECEIPT_SIGNING_KEY') ?? '';
+  if (receiptSigningKey && receiptSigningKey.length < 32) read.problems.push('RECEIPT_SIGNING_KEY must be at least 32 characters');
+  if (production && !receiptSigningKey) read.problems.push('RECEIPT_SIGNING_KEY is required in production (at least 32 characters)');
   const smtpUrl = smtp(read, production);
   const mailFrom = read.raw('MAIL_FROM') ?? DEFAULT_MAIL_FROM;
   if (/[\r\n]/.test(mailFrom)) read.problems.push('MAIL_FROM must be one line (a name and address, e.g. Pix Gateway <no-reply@example.com>)');
@@ -174,6 +183,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     storage: storage(read, production, credentialsEncryptionKey),
     smtpUrl,
     mailFrom,
+    receiptSigningKey,
   };
   if (production && !config.auth.secureCookies) read.problems.push('SECURE_COOKIES=false is refused in production: the refresh cookie would travel over plain http');
   if (read.problems.length > 0) throw new ConfigError(read.problems);

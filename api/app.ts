@@ -33,7 +33,14 @@ import { requestSignature } from './auth/requestSignature';
 import { defaultPayoutSettings, PayoutService, type PayoutSettings } from './payouts/service';
 import { payoutsRouter } from './payouts/router';
 import { perIpRateLimit } from './middleware/rateLimit';
+import { ReceiptDocuments } from './receipts/receiptDocuments';
+import { pooledReceiptRenderer, type ReceiptRenderer } from './receipts/renderPool';
+import { receiptsRouter, RECEIPTS_PATH } from './receipts/downloads/router';
+import { ReceiptService } from './receipts/downloads/service';
 import { requestLogger } from './middleware/requestLogger';
+import { receiptVerifyRouter } from './receipts/verify';
+import { loadReceiptFacts as loadStoredReceiptFacts, type LoadReceiptFacts } from './receipts/facts';
+import { receiptKeyFor } from '../core/receipts/verificationCode';
 
 export interface ApiDeps {
   sequelize: Sequelize;
@@ -63,6 +70,12 @@ export interface ApiDeps {
   publicBaseUrl?: string;
   /** SMTP_URL: /ready reports whether its server answers. Mail itself is sent by the worker. */
   smtpUrl?: string | null;
+  /** RECEIPT_SIGNING_KEY; empty or absent: derived from the encryption key (development, tests). */
+  receiptSigningKey?: string;
+  /** Where GET /receipts/verify reads a document's facts. Default: our database (api/receipts/facts.ts). */
+  loadReceiptFacts?: LoadReceiptFacts;
+  /** Draws receipt PDFs; default: the worker-thread pool (api/receipts/renderPool.ts). */
+  receiptRenderer?: ReceiptRenderer;
 }
 
 const PROVIDER_CALLBACK_PATH = '/webhooks/pix-gateway';
@@ -103,6 +116,16 @@ export function createApp(deps: ApiDeps): express.Express {
   });
   const webhooks = new WebhookService({ encryptionKey, destinations });
   const withdrawals = new WithdrawalService({ temporal: deps.temporal, taskQueue: deps.taskQueue });
+  // One key for the codes printed on receipts and the codes GET /receipts/verify opens.
+  const receiptKey = receiptKeyFor({ receiptSigningKey: deps.receiptSigningKey, credentialsEncryptionKey: deps.credentialsEncryptionKey });
+  const receipts = new ReceiptService(
+    new ReceiptDocuments({
+      sequelize: deps.sequelize,
+      renderer: deps.receiptRenderer ?? pooledReceiptRenderer,
+      verificationKey: receiptKey,
+      publicBaseUrl: deps.publicBaseUrl ?? 'http://127.0.0.1',
+    }),
+  );
 
   app.use(traceId);
   app.use(requestLogger(deps.logger));
@@ -124,6 +147,7 @@ export function createApp(deps: ApiDeps): express.Express {
       publicBaseUrl: deps.publicBaseUrl ?? 'http://127.0.0.1',
     },
     idempotency,
+    receipts,
   });
   // Avatar uploads carry image bodies: before the JSON-only gate below.
   app.use(application.beforeBody);
@@ -133,6 +157,13 @@ export function createApp(deps: ApiDeps): express.Express {
 
   app.use(healthRouter({ sequelize: deps.sequelize, temporal: deps.temporal, smtpUrl: deps.smtpUrl ?? null, exposeBuildInfo: deps.exposeBuildInfo ?? false }));
   app.use(openApiRouter()); // GET /openapi.json and /docs: public, before the authenticated routers
+  // GET /receipts/verify: public too (anyone holding a receipt may check it); the per-IP limit above applies.
+  app.use(
+    receiptVerifyRouter({
+      key: receiptKey,
+      loadFacts: deps.loadReceiptFacts ?? loadStoredReceiptFacts,
+    }),
+  );
   app.use(
     PROVIDER_CALLBACK_PATH,
     providerCallbackRouter({
@@ -154,6 +185,7 @@ export function createApp(deps: ApiDeps): express.Express {
   const requireSignature = requestSignature({ sequelize: deps.sequelize, required: true });
   const payoutBody = routeJsonBody({ largeLimit: '8mb', isLarge: (req) => req.method === 'POST' && req.path === '/' });
   app.use(PAYOUTS_PATH, payoutsRouter({ authenticate, parseBody: payoutBody, requireSignature, service: payouts, idempotency }));
+  app.use(RECEIPTS_PATH, receiptsRouter({ authenticate, requireSignature, service: receipts }));
 
   app.use(application.routes);
 

@@ -32,6 +32,7 @@ import { RefundService } from './charges/refunds';
 import { boletosRouter, BOLETOS_PATH } from './boletos/router';
 import { BoletoService } from './boletos/service';
 import type { IdempotencyService } from './idempotency/idempotencyService';
+import type { ReceiptService } from './receipts/downloads/service';
 import { TwoFactorService, type MailSender } from './twoFactor/service';
 
 export interface ApplicationDeps {
@@ -45,6 +46,8 @@ export interface ApplicationDeps {
   /** What charges need to be issued (application API /charges). */
   charges: AppChargeServiceDeps;
   idempotency: IdempotencyService;
+  /** Receipt PDFs (GET /charges/{id}/receipt). */
+  receipts: ReceiptService;
   /** Sends e-mail codes; without one, the e-mail routes answer 503. */
   mail?: MailSender;
 }
@@ -98,7 +101,7 @@ export function applicationApi(deps: ApplicationDeps): ApplicationApi {
   router.use('/dashboard', dashboardRouter({ dashboard: new DashboardService({ sequelize: deps.sequelize, encryptionKey: deps.encryptionKey }), requireUser: authenticated }));
   const refunds = new RefundService({ sequelize: deps.sequelize, temporal: deps.charges.temporal, taskQueue: deps.charges.taskQueue });
   const charges = new AppChargeService(deps.charges);
-  router.use('/charges', chargesRouter({ service: charges, refunds, idempotency: deps.idempotency, requireUser: authenticated }));
+  router.use('/charges', chargesRouter({ service: charges, refunds, receipts: deps.receipts, idempotency: deps.idempotency, requireUser: authenticated }));
   const boletos = new BoletoService({ sequelize: deps.sequelize, temporal: deps.charges.temporal, taskQueue: deps.charges.taskQueue, defaultFee: deps.charges.defaultFee, charges });
   router.use(BOLETOS_PATH, boletosRouter({ service: boletos, idempotency: deps.idempotency, requireUser: authenticated }));
   return { beforeBody, routes: router };

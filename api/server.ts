@@ -32,6 +32,7 @@ async function main(): Promise<void> {
     storage: config.storage,
     publicBaseUrl: config.publicBaseUrl,
     smtpUrl: config.smtpUrl,
+    receiptSigningKey: config.receiptSigningKey,
   });
   const server = app.listen(config.port, config.host, () => logger.info({ port: config.port, host: config.host }, 'api listening'));
   const stop = () => {

@@ -8,7 +8,12 @@
  *     dispatcher's longest run.
  * The worker's and the API's output go to log files under .data/bench/ (paths printed); if the
  * worker dies the bench stops at once and says so.
- * BENCH_ITEMS overrides the batch size; BENCH_ONLY=webhooks|payouts runs one part.
+ *   - receipts: PDF receipt downloads (GET /v1/receipts/transactions/{id}, signed) at 50 concurrent
+ *     clients, receipts/s and p99, first downloads (rendered in the worker-thread pool) beside
+ *     cached ones (the stored bytes), with the API's event-loop delay while rendering and, as the
+ *     raw baseline, the same PDF rendered on the main thread one after another.
+ * BENCH_ITEMS overrides the batch size, BENCH_RECEIPTS the number of paid charges the receipt
+ * part downloads (200); BENCH_ONLY=webhooks|payouts|receipts runs one part.
  */
 import crypto from 'node:crypto';
 import http from 'node:http';
@@ -36,6 +41,7 @@ import { generateSecrets } from './lib/localSecrets';
 import { freePort } from './lib/ports';
 import { startTemporalDevServer } from './lib/temporalDevServer';
 import { ensureTools, projectRoot } from './lib/tools';
+import { benchReceipts } from './lib/receiptBench';
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 10_000);
 const CHARGES = Number(process.env.BENCH_CHARGES ?? 200);
@@ -130,8 +136,9 @@ async function main() {
       workerGone = `the worker exited (${signal ? `signal ${signal}` : `code ${code}`}); see ${workerLog}`;
     });
     const line = (k: string, v: string) => process.stdout.write(`${k.padEnd(38)} ${v}\n`);
-    if (ONLY !== 'payouts') await benchWebhookLatency(api.url, sandboxHttp.url, sandbox, sequelize, secrets.CREDENTIALS_ENCRYPTION_KEY, line);
-    if (ONLY === 'webhooks') return;
+    if (!ONLY || ONLY === 'webhooks') await benchWebhookLatency(api.url, sandboxHttp.url, sandbox, sequelize, secrets.CREDENTIALS_ENCRYPTION_KEY, line);
+    if (!ONLY || ONLY === 'receipts') await benchReceipts({ apiUrl: api.url, sandboxUrl: sandboxHttp.url, sequelize, encryptionKey: secrets.CREDENTIALS_ENCRYPTION_KEY, line });
+    if (ONLY === 'webhooks' || ONLY === 'receipts') return;
 
     const creds = await createMerchantWithCredential(sequelize, { name: 'Bench Pagadora', payoutsEnabled: true }, secrets.CREDENTIALS_ENCRYPTION_KEY);
     await Merchant.update({ payoutFeeCents: 10 }, { where: { id: creds.merchantId } });

@@ -1,7 +1,9 @@
 /** HTTP ↔ AppChargeService (router.ts). */
 import type { RequestHandler } from 'express';
 import { signedIn } from '../auth/bearer';
-import { requireRole } from '../dashboard/roles';
+import { ANY_ROLE, requireRole } from '../dashboard/roles';
+import { sendReceiptPdf } from '../receipts/downloads/handler';
+import type { ReceiptService } from '../receipts/downloads/service';
 import { readIdempotencyKey } from '../idempotency/header';
 import type { IdempotencyService } from '../idempotency/idempotencyService';
 import { respondIdempotently } from '../idempotency/respond';
@@ -12,7 +14,12 @@ import type { RefundService } from './refunds';
 import { consumeActionToken } from '../twoFactor/actionTokens';
 import { CHARGE_WRITERS, chargeErrors, type AppChargeService } from './service';
 
-export function chargeHandlers(service: AppChargeService, refunds: RefundService, idempotency: IdempotencyService): Record<'create' | 'list' | 'read' | 'cancel' | 'refund' | 'boletoPdf', RequestHandler> {
+export function chargeHandlers(
+  service: AppChargeService,
+  refunds: RefundService,
+  idempotency: IdempotencyService,
+  receipts: ReceiptService,
+): Record<'create' | 'list' | 'read' | 'cancel' | 'refund' | 'boletoPdf' | 'receipt', RequestHandler> {
   return {
     create: async (req, res) => {
       const { user } = signedIn(req);
@@ -63,6 +70,12 @@ export function chargeHandlers(service: AppChargeService, refunds: RefundService
       const pdf = await service.boletoPdf(signedIn(req).user.id, id);
       res.set({ 'content-type': 'application/pdf', 'content-disposition': `inline; filename="boleto-${id}.pdf"`, 'cache-control': 'private, no-store' });
       res.send(pdf);
+    },
+    receipt: async (req, res) => {
+      const id = parseOrThrow(chargeIdParam, req.params.id, 'charge id');
+      // Any member of the charge's merchant; anyone else: 404, as for reading the charge.
+      const charge = await service.ownedCharge(signedIn(req).user.id, id, ANY_ROLE);
+      sendReceiptPdf(res, `comprovante-transacao-${id}.pdf`, await receipts.charge(charge));
     },
   };
 }

@@ -1,6 +1,7 @@
 /** OpenAPI for /charges (router.ts), from the schemas that validate it (schema.ts). */
 import { z } from 'zod';
 import { errorResponses, idempotencyHeaders, jsonResponse, Pagination, registry, security } from '../openapi/registry';
+import { receiptPdfResponse } from '../receipts/downloads/openapi';
 import { appCharge, cancelChargeBody, createChargeBody, listChargesQuery, refundChargeBody } from './schema';
 
 // Derived copies (.describe): the routers import schema.ts before the registry extends zod.
@@ -119,4 +120,18 @@ registry.registerPath({
     200: { description: 'The PDF.', content: { 'application/pdf': { schema: z.string().meta({ format: 'binary' }) } } },
     ...errorResponses('VALIDATION_ERROR', 'CHARGE_NOT_FOUND', 'CHARGE_NOT_BOLETO', ...bearerErrors),
   },
+});
+
+registry.registerPath({
+  method: 'get',
+  path: '/charges/{id}/receipt',
+  operationId: 'getAppChargeReceipt',
+  tags: ['Charges'],
+  summary: 'The receipt (comprovante) of a PAID charge, as PDF',
+  description:
+    'Any member of the charge’s merchant; anyone else → 404 CHARGE_NOT_FOUND. A charge that is not PAID → 409 RECEIPT_UNAVAILABLE. ' +
+    'The same PDF as GET /v1/receipts/transactions/{id}, rendered once and kept.',
+  security: security.bearer,
+  request: { params: idParam },
+  responses: { 200: receiptPdfResponse('comprovante-transacao-{id}.pdf'), ...errorResponses('VALIDATION_ERROR', 'CHARGE_NOT_FOUND', 'RECEIPT_UNAVAILABLE', ...bearerErrors) },
 });

@@ -1,12 +1,13 @@
-/** /charges (application API, bearer): POST / and GET / , GET /{id}, POST /{id}/cancel, POST /{id}/refund, GET /{id}/boleto/pdf. */
+/** /charges (application API, bearer): POST / and GET / , GET /{id}, POST /{id}/cancel, POST /{id}/refund, GET /{id}/boleto/pdf, GET /{id}/receipt. */
 import { Router, type RequestHandler } from 'express';
 import type { IdempotencyService } from '../idempotency/idempotencyService';
 import { chargeHandlers } from './handler';
 import type { AppChargeService } from './service';
 import type { RefundService } from './refunds';
+import type { ReceiptService } from '../receipts/downloads/service';
 
-export function chargesRouter(deps: { service: AppChargeService; refunds: RefundService; idempotency: IdempotencyService; requireUser: RequestHandler }): Router {
-  const h = chargeHandlers(deps.service, deps.refunds, deps.idempotency);
+export function chargesRouter(deps: { service: AppChargeService; refunds: RefundService; receipts: ReceiptService; idempotency: IdempotencyService; requireUser: RequestHandler }): Router {
+  const h = chargeHandlers(deps.service, deps.refunds, deps.idempotency, deps.receipts);
   const router = Router();
   router.use(deps.requireUser);
   router.post('/', h.create);
@@ -15,5 +16,6 @@ export function chargesRouter(deps: { service: AppChargeService; refunds: Refund
   router.post('/:id/cancel', h.cancel);
   router.post('/:id/refund', h.refund);
   router.get('/:id/boleto/pdf', h.boletoPdf);
+  router.get('/:id/receipt', h.receipt);
   return router;
 }

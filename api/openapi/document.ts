@@ -22,6 +22,8 @@ import '../uploads/openapi';
 import '../dashboard/openapi';
 import '../charges/openapi';
 import '../boletos/openapi';
+import '../receipts/openapi';
+import '../receipts/downloads/openapi';
 
 /** The interface spec's version (shared/spec/interface-spec.md, "Versioning"), not package.json's. */
 export const INTERFACE_VERSION = '2.0.0';
@@ -43,7 +45,8 @@ export function buildOpenApiDocument(): OpenApiDocument {
       { name: 'Seller Pix charges', description: 'Server-to-server, with client credentials.' },
       { name: 'Seller withdrawals', description: "Saques: Pix transfers of the merchant's available balance to its registered Pix key." },
       { name: 'Seller webhooks', description: 'Where charge and withdrawal events are delivered, signed with the webhook secret (`gateway-signature`).' },
-      { name: 'Payout batches', description: 'Pix transfers to many recipients; client credentials and a request signature on every call.' },
+      { name: 'Payout batches', description: 'Pix transfers to many recipients; client credentials and a request signature on every download; their public verification.' },
+      { name: 'Receipts', description: 'PDF receipts (comprovantes) of paid charges, completed withdrawals and paid payout items; client credentials and a request signature on every download; their public verification.' },
       { name: 'Webhook events', description: 'What the gateway POSTs to your webhooks, signed with `gateway-signature`.' },
       { name: 'Account', description: 'Application API: a signed-in person\'s own account (bearer access token).' },
       { name: 'Sessions', description: 'Application API: login, refresh (cookie + CSRF), logout.' },

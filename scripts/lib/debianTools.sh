@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Debian command-line tools the boleto PDF tests read the PDF back with, so that the checks run
-# through programs we did not write: pdftotext, pdftoppm and pdfinfo (poppler-utils) and zbarimg (zbar-tools).
+# Debian command-line tools the boleto and receipt PDF tests read the PDF back with, so that the checks run
+# through programs we did not write: pdftotext, pdftoppm, pdfinfo and pdffonts (poppler-utils) and zbarimg (zbar-tools).
 #   bash scripts/lib/debianTools.sh --ensure   installs what is missing (root + apt-get), else exits 1
 #   bash scripts/lib/debianTools.sh --check    only reports; exits 1 when something is missing
 set -euo pipefail
 
 mode="${1:---ensure}"
 # command → Debian package that ships it
-declare -A pkg_of=([pdftotext]=poppler-utils [pdftoppm]=poppler-utils [pdfinfo]=poppler-utils [zbarimg]=zbar-tools)
+declare -A pkg_of=([pdftotext]=poppler-utils [pdftoppm]=poppler-utils [pdfinfo]=poppler-utils [pdffonts]=poppler-utils [zbarimg]=zbar-tools)
 
 missing_pkgs() {
   local cmd out=()

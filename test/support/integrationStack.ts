@@ -47,7 +47,8 @@ export interface IntegrationStack {
   callbackSecret: string;
   createMerchant: (input?: Partial<NewMerchant>) => Promise<MerchantCredentials>;
   api: (method: string, path: string, opts?: { creds?: MerchantCredentials; body?: unknown; rawBody?: string; headers?: Record<string, string> }) => Promise<{ status: number; body: any; headers: Headers }>;
-  pay: (chargeId: string) => Promise<{ status: number; body: any }>;
+  /** Pays at the sandbox, optionally as a given payer (sandbox payBodySchema's payer fields). */
+  pay: (chargeId: string, payer?: Record<string, unknown>) => Promise<{ status: number; body: any }>;
   /** Environment for a worker process (workers/main.ts) serving this stack's task queue. */
   workerEnv: Record<string, string>;
   /** Another API instance on the same database and Temporal, with some settings changed. */
@@ -245,8 +246,8 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
     callbackSecret,
     createMerchant: (input = {}) => createMerchantWithCredential(sequelize, { name: 'Loja Teste', ...input }, encryptionKey),
     api,
-    pay: async (chargeId) => {
-      const res = await fetch(`${sandboxListening.url}/sandbox/charges/${chargeId}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    pay: async (chargeId, payer) => {
+      const res = await fetch(`${sandboxListening.url}/sandbox/charges/${chargeId}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payer ? { payer } : {}) });
       return { status: res.status, body: await res.json() };
     },
     workerEnv,

@@ -17,6 +17,7 @@ export interface OwnedResources {
   deliveryId: string;
   eventId: string;
   batchId: string;
+  payoutItemId: string;
 }
 
 /**
@@ -31,6 +32,11 @@ export const ID_RULES: Record<string, keyof OwnedResources> = {
   'webhook-deliveries/{deliveryId}': 'deliveryId',
   'events/{eventId}': 'eventId',
   'batches/{batchId}': 'batchId',
+  // /v1/receipts/*: a transaction (charge) by any of its ids, a withdrawal, a payout item.
+  'transactions/{id}': 'chargeId',
+  'charges/{id}': 'chargeId',
+  'withdrawals/{id}': 'withdrawalId',
+  'payout-items/{id}': 'payoutItemId',
 };
 
 function expectStatus(what: string, res: { status: number; body: unknown }, status: number): void {
@@ -52,7 +58,7 @@ export async function createOwnedResources(stack: IntegrationStack, creds: Merch
   expectStatus('withdrawal', withdrawal, 201);
   const batch = await signedCall(stack, creds, 'POST', '/v1/payouts/batches', { idempotencyKey: crypto.randomUUID(), items: items(1) });
   expectStatus('payout batch', batch, 201);
-  await waitForBatchEnd(stack, creds, batch.body.batchId);
+  const ended = (await waitForBatchEnd(stack, creds, batch.body.batchId)) as { items: { id: string }[] };
   await waitFor(async () => (await stack.api('GET', `/sellers/saques/${withdrawal.body.id}`, { creds })).body.status !== 'PROCESSING', 'withdrawal to settle');
   return {
     chargeId: charge.body.id,
@@ -61,5 +67,6 @@ export async function createOwnedResources(stack: IntegrationStack, creds: Merch
     deliveryId: delivery.id,
     eventId: delivery.eventId,
     batchId: batch.body.batchId,
+    payoutItemId: ended.items[0].id,
   };
 }

@@ -13,6 +13,7 @@ const SECRETS = {
   UPLOAD_SIGNING_SECRET: 'upload-signing-secret-SHOULD-NOT-LEAK-0123456789',
   SMTP_URL: 'smtps://mailer:smtp-password-SHOULD-NOT-LEAK@smtp.example.com:465',
   JWT_SECRETS: 'jwt-signing-key-SHOULD-NOT-LEAK-0123456789abcdef,jwt-old-key-SHOULD-NOT-LEAK-0123456789abcdef',
+  RECEIPT_SIGNING_KEY: 'receipt-signing-key-SHOULD-NOT-LEAK-0123456789',
 };
 
 const production = (): NodeJS.ProcessEnv => ({
@@ -162,6 +163,13 @@ describe('loadConfig', () => {
 });
 
 describe('loadConfig: sign-in keys and cookies', () => {
+  it('requires RECEIPT_SIGNING_KEY in production, refuses a short one, leaves it empty in development', () => {
+    expect(problemsOf({ ...production(), RECEIPT_SIGNING_KEY: undefined })).toEqual([expect.stringContaining('RECEIPT_SIGNING_KEY')]);
+    expect(problemsOf({ ...development(), RECEIPT_SIGNING_KEY: 'short-SHOULD-NOT-LEAK' })).toEqual([expect.stringContaining('at least 32')]);
+    expect(loadConfig({ ...development(), RECEIPT_SIGNING_KEY: undefined }).receiptSigningKey).toBe('');
+    expect(loadConfig(production()).receiptSigningKey).toBe(SECRETS.RECEIPT_SIGNING_KEY);
+  });
+
   it('requires JWT_SECRETS in production, refuses short keys, and lists them in order (the first signs)', () => {
     expect(loadConfig(production()).auth.jwtSecrets).toHaveLength(2);
     expect(problemsOf({ ...production(), JWT_SECRETS: undefined })).toEqual([expect.stringContaining('JWT_SECRETS')]);

@@ -3,7 +3,7 @@
  * (api/chargeIssuing/issueCharge.ts).
  */
 import crypto from 'node:crypto';
-import { Op, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 import type { Client } from '@temporalio/client';
 import type { ChargeLifecycleInput } from '../../../workflows/charge/types';
 import { chargeExpiry, chargeFee, issueCharge } from '../../chargeIssuing/issueCharge';
@@ -14,6 +14,7 @@ import { chargeEventTypes } from '../../../core/webhooks/events';
 import { assertWebhookDestination, type DestinationPolicy } from '../../webhooks/destinationPolicy';
 import { newWebhookSecret } from '../webhooks/service';
 import { presentChargeRow } from '../../../db/queries/sellerChargeView';
+import { findMerchantCharge } from '../../../db/queries/merchantChargeLookup';
 import { errors } from '../../errors/apiError';
 import type { CreateSellerPixBody } from './schema';
 
@@ -27,8 +28,6 @@ export interface SellerPixServiceDeps {
   destinations: DestinationPolicy;
   now?: () => Date;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export class SellerPixService {
   constructor(private readonly deps: SellerPixServiceDeps) {}
@@ -57,17 +56,7 @@ export class SellerPixService {
   }
 
   async findForMerchant(merchantId: string, lookup: string): Promise<Record<string, unknown>> {
-    const candidates: Record<string, string>[] = [
-      { externalRef: lookup },
-      { providerChargeId: lookup },
-      { pixTxid: lookup },
-      { endToEndId: lookup },
-    ];
-    if (UUID.test(lookup)) candidates.unshift({ id: lookup });
-    const charge = await Charge.findOne({
-      where: { merchantId, [Op.or]: candidates },
-      order: [['createdAt', 'DESC']],
-    });
+    const charge = await findMerchantCharge(merchantId, lookup);
     if (!charge) throw errors.notFound('Pix charge');
     return presentChargeRow(charge);
   }

@@ -1,0 +1,89 @@
+/**
+ * Receipts rendered once. The PDF of a set of facts is looked up by a key that hashes everything
+ * the PDF shows or depends on: the facts (refunds included: a later refund is a new receipt),
+ * the verify URL's base, the layout version and the verification key's fingerprint (a rotated key
+ * must not keep handing out codes it no longer opens). Hit: the stored bytes, no render. Miss:
+ * one render per key in this process however many requests ask at once (they share the promise);
+ * two processes racing store one row (ON CONFLICT) and both answer the stored bytes, so every
+ * download of the same facts is byte-identical.
+ */
+import crypto from 'node:crypto';
+import { QueryTypes, type Sequelize } from 'sequelize';
+import type { ReceiptFacts } from '../../core/receipts/facts';
+import { createVerificationCode, receiptDigest, receiptVerifyUrl } from '../../core/receipts/verificationCode';
+import type { ReceiptRenderer } from './renderPool';
+
+/** Bump when the PDF layout changes, so stored receipts are drawn again. */
+const LAYOUT_VERSION = 'receipt-layout-v1';
+
+export interface ReceiptDocumentsDeps {
+  sequelize: Sequelize;
+  renderer: ReceiptRenderer;
+  /** The 32-byte key of verification codes (core/receipts/verificationCode.ts receiptKeyFor). */
+  verificationKey: Buffer;
+  publicBaseUrl: string;
+}
+
+/** JSON with keys sorted at every level: the same facts give the same text whatever built them. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+    return `{${entries
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export class ReceiptDocuments {
+  private readonly inFlight = new Map<string, Promise<Buffer>>();
+  private readonly keyFingerprint: string;
+
+  constructor(private readonly deps: ReceiptDocumentsDeps) {
+    this.keyFingerprint = crypto.createHash('sha256').update('receipt-cache-key-fingerprint').update(deps.verificationKey).digest('hex');
+  }
+
+  cacheKey(facts: ReceiptFacts): string {
+    return crypto
+      .createHash('sha256')
+      .update(canonicalJson([LAYOUT_VERSION, this.deps.publicBaseUrl, this.keyFingerprint, facts]))
+      .digest('hex');
+  }
+
+  /** The PDF of these facts: stored, or rendered now (once) and stored. */
+  async pdf(facts: ReceiptFacts): Promise<Buffer> {
+    const key = this.cacheKey(facts);
+    const stored = await this.read(key);
+    if (stored) return stored;
+    let pending = this.inFlight.get(key);
+    if (!pending) {
+      pending = this.renderAndStore(key, facts).finally(() => this.inFlight.delete(key));
+      this.inFlight.set(key, pending);
+    }
+    return pending;
+  }
+
+  private async read(key: string): Promise<Buffer | null> {
+    const rows = await this.deps.sequelize.query<{ pdf: Buffer }>('SELECT pdf FROM receipt_documents WHERE cache_key = $1', { bind: [key], type: QueryTypes.SELECT });
+    return rows[0]?.pdf ?? null;
+  }
+
+  private async renderAndStore(key: string, facts: ReceiptFacts): Promise<Buffer> {
+    // Stored meanwhile by a request that finished between our read and our claim.
+    const again = await this.read(key);
+    if (again) return again;
+    const code = createVerificationCode(facts, this.deps.verificationKey);
+    const pdf = await this.deps.renderer.render(facts, receiptVerifyUrl(this.deps.publicBaseUrl, code));
+    const inserted = await this.deps.sequelize.query<{ cache_key: string }>(
+      `INSERT INTO receipt_documents (cache_key, kind, document_id, digest, pdf, byte_size)
+       VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (cache_key) DO NOTHING RETURNING cache_key`,
+      { bind: [key, facts.kind, facts.documentId, receiptDigest(facts), pdf, pdf.byteLength], type: QueryTypes.SELECT },
+    );
+    if (inserted.length > 0) return pdf;
+    // Another process stored the same facts first: answer its bytes, so every download matches.
+    return (await this.read(key)) ?? pdf;
+  }
+}

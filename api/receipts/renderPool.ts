@@ -1,0 +1,69 @@
+/**
+ * The receipt renderer: a piscina pool of worker threads running renderWorker.ts, so drawing a PDF
+ * never blocks the API's event loop. One pool per process, started on the first render (most
+ * processes and tests never draw a receipt), its threads leaving after a minute idle; idle threads
+ * do not keep the process alive.
+ *
+ * From TypeScript sources (tsx in development, Jest in tests) the worker is a .ts file that a
+ * plain worker thread cannot load: the pool then preloads tsx's require hook in its threads.
+ * Compiled, renderWorker.js sits beside this file and loads as it is.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { Piscina } from 'piscina';
+import type { ReceiptFacts } from '../../core/receipts/facts';
+import type { RenderTask } from './renderWorker';
+
+export interface ReceiptRenderer {
+  render(facts: ReceiptFacts, verifyUrl: string): Promise<Buffer>;
+}
+
+const fromSources = path.extname(__filename) === '.ts';
+
+/** Threads: the cores but one (the event loop's), at least 1 and at most 4; RECEIPT_RENDER_THREADS overrides. */
+function threadCount(): number {
+  const configured = Number(process.env.RECEIPT_RENDER_THREADS);
+  if (Number.isInteger(configured) && configured > 0 && configured <= 32) return configured;
+  return Math.min(4, Math.max(1, os.availableParallelism() - 1));
+}
+
+function workerExecArgv(): string[] {
+  if (!fromSources) return process.execArgv;
+  // Already under tsx (`node --import tsx`): the threads inherit its hooks.
+  if (process.execArgv.some((a) => a.includes('tsx'))) return process.execArgv;
+  return [...process.execArgv, '--require', require.resolve('tsx/cjs')];
+}
+
+let pool: Piscina<RenderTask, Uint8Array> | undefined;
+let renders = 0;
+
+function sharedPool(): Piscina<RenderTask, Uint8Array> {
+  pool ??= new Piscina<RenderTask, Uint8Array>({
+    filename: path.join(__dirname, fromSources ? 'renderWorker.ts' : 'renderWorker.js'),
+    execArgv: workerExecArgv(),
+    minThreads: 0,
+    maxThreads: threadCount(),
+    idleTimeout: 60_000,
+  });
+  return pool;
+}
+
+/** PDFs drawn by this process since it started (tests and the benchmark check the cache with it). */
+export function receiptRenderCount(): number {
+  return renders;
+}
+
+export const pooledReceiptRenderer: ReceiptRenderer = {
+  async render(facts, verifyUrl) {
+    renders += 1;
+    const bytes = await sharedPool().run({ facts, verifyUrl });
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  },
+};
+
+/** Stops the pool's threads (process shutdown); a later render starts a new pool. */
+export async function closeReceiptRenderPool(): Promise<void> {
+  const p = pool;
+  pool = undefined;
+  await p?.destroy();
+}

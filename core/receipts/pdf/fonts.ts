@@ -1,0 +1,29 @@
+/**
+ * The receipt's embedded fonts: DejaVu Sans (regular, bold) and DejaVu Sans Mono, TrueType files
+ * shipped by the npm package `dejavu-fonts-ttf` (Bitstream Vera licence + public-domain DejaVu
+ * changes: free to embed and redistribute; see node_modules/dejavu-fonts-ttf/LICENSE). Embedded
+ * (pdfkit subsets them), so accents and "R$" render the same in every viewer and pdftotext reads
+ * them back as Unicode. Read once per process.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+export interface ReceiptFonts {
+  regular: Buffer;
+  bold: Buffer;
+  mono: Buffer;
+}
+
+let cached: ReceiptFonts | undefined;
+
+export function receiptFonts(): ReceiptFonts {
+  if (!cached) {
+    const dir = path.join(path.dirname(require.resolve('dejavu-fonts-ttf/package.json')), 'ttf');
+    cached = {
+      regular: fs.readFileSync(path.join(dir, 'DejaVuSans.ttf')),
+      bold: fs.readFileSync(path.join(dir, 'DejaVuSans-Bold.ttf')),
+      mono: fs.readFileSync(path.join(dir, 'DejaVuSansMono.ttf')),
+    };
+  }
+  return cached;
+}

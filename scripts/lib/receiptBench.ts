@@ -1,0 +1,115 @@
+/**
+ * The receipt part of `npm run bench` (scripts/bench.ts): BENCH_RECEIPTS (200) charges paid the
+ * real way, then their receipts downloaded over HTTP, signed, by 50 concurrent clients:
+ *   1. first downloads: every one a cache miss, rendered in the worker-thread pool and stored;
+ *   2. cached downloads: the same receipts again (BENCH_RECEIPTS × 5 requests), the stored bytes;
+ *   3. raw baseline: the same PDF drawn by renderReceiptPdf on this thread, one after another
+ *      (what every download would cost, and block the event loop for, without pool and cache).
+ * While (1) runs, the API's event-loop delay is sampled (the API runs in this process).
+ */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { Op, type Sequelize } from 'sequelize';
+import { signedRequestHeaders } from '../../core/signatures/requestSignature';
+import { renderReceiptPdf } from '../../core/receipts/pdf/renderReceiptPdf';
+import { createMerchantWithCredential, type MerchantCredentials } from '../../db/merchantAdmin';
+import { Charge } from '../../db/models';
+import { chargeReceiptFacts } from '../../api/receipts/facts';
+import { receiptRenderCount } from '../../api/receipts/renderPool';
+
+const RECEIPTS = Number(process.env.BENCH_RECEIPTS ?? 200);
+const CONCURRENCY = 50;
+
+export interface ReceiptBenchDeps {
+  apiUrl: string;
+  sandboxUrl: string;
+  sequelize: Sequelize;
+  encryptionKey: string;
+  line: (k: string, v: string) => void;
+}
+
+/** Runs `task` over `n` indexes with `concurrency` at a time; resolves with each call's duration (ms). */
+async function timed(n: number, concurrency: number, task: (i: number) => Promise<void>): Promise<{ durations: number[]; wallMs: number }> {
+  const durations: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, n) }, async () => {
+      while (next < n) {
+        const i = next++;
+        const t = performance.now();
+        await task(i);
+        durations.push(performance.now() - t);
+      }
+    }),
+  );
+  return { durations, wallMs: performance.now() - started };
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+}
+
+const summary = (r: { durations: number[]; wallMs: number }) =>
+  `${(r.durations.length / (r.wallMs / 1000)).toFixed(1)} receipts/s, p50 ${percentile(r.durations, 50).toFixed(1)} ms, p99 ${percentile(r.durations, 99).toFixed(1)} ms`;
+
+async function payCharges(d: ReceiptBenchDeps, creds: MerchantCredentials): Promise<string[]> {
+  const headers = { 'content-type': 'application/json', 'x-client-id': creds.clientId, 'x-client-secret': creds.clientSecret };
+  const ids: string[] = [];
+  await timed(RECEIPTS, 20, async (i) => {
+    const res = await fetch(`${d.apiUrl}/sellers/pix`, { method: 'POST', headers, body: JSON.stringify({ amountCents: 1_000 + i, description: `Recibo de bench nº ${i}` }) });
+    if (res.status !== 201) throw new Error(`charge ${i}: ${res.status} ${await res.text()}`);
+    const { id } = (await res.json()) as { id: string };
+    const paid = await fetch(`${d.sandboxUrl}/sandbox/charges/${id}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    if (paid.status !== 200) throw new Error(`paying charge ${i}: ${paid.status}`);
+    ids.push(id);
+  });
+  const deadline = Date.now() + 5 * 60_000;
+  while ((await Charge.count({ where: { id: { [Op.in]: ids }, status: 'PAID' } })) < ids.length) {
+    if (Date.now() > deadline) throw new Error('timed out waiting for the receipt charges to be paid');
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return ids;
+}
+
+export async function benchReceipts(d: ReceiptBenchDeps): Promise<void> {
+  const creds = await createMerchantWithCredential(d.sequelize, { name: 'Bench Recibos' }, d.encryptionKey);
+  const ids = await payCharges(d, creds);
+
+  let lastTimestamp = 0;
+  let bytes = 0;
+  const download = async (id: string) => {
+    const p = `/v1/receipts/transactions/${id}`;
+    // Each request signed afresh: a signature is accepted once.
+    const ts = (lastTimestamp = Math.max(Date.now(), lastTimestamp + 1));
+    const res = await fetch(`${d.apiUrl}${p}`, { headers: signedRequestHeaders({ ...creds, method: 'GET', path: p, rawBody: '', timestampMs: ts }) });
+    const body = Buffer.from(await res.arrayBuffer());
+    if (res.status !== 200) throw new Error(`receipt ${id}: ${res.status} ${body.toString('utf8').slice(0, 200)}`);
+    bytes += body.byteLength;
+  };
+
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  const rendersBefore = receiptRenderCount();
+  loop.enable();
+  const first = await timed(ids.length, CONCURRENCY, (i) => download(ids[i]));
+  loop.disable();
+  const rendered = receiptRenderCount() - rendersBefore;
+  const averageBytes = Math.round(bytes / ids.length);
+
+  const cachedRendersBefore = receiptRenderCount();
+  const cached = await timed(ids.length * 5, CONCURRENCY, (i) => download(ids[i % ids.length]));
+  const cachedRenders = receiptRenderCount() - cachedRendersBefore;
+
+  // Raw baseline: the renderer itself on this thread, no HTTP, no pool, no cache.
+  const facts = await chargeReceiptFacts((await Charge.findByPk(ids[0]))!);
+  const rawN = Math.min(50, ids.length);
+  const raw = await timed(rawN, 1, async () => {
+    await renderReceiptPdf(facts!, { verifyUrl: `${d.apiUrl}/receipts/verify?code=${'A'.repeat(106)}` });
+  });
+
+  process.stdout.write(`\nreceipt downloads (${ids.length} paid charges, ${CONCURRENCY} concurrent clients, signed GET /v1/receipts/transactions/{id}, ~${Math.round(averageBytes / 1024)} KiB each)\n`);
+  d.line('first download (rendered in pool)', `${summary(first)} (${rendered} renders)`);
+  d.line('cached download (stored bytes)', `${summary(cached)} (${cachedRenders} renders)`);
+  d.line('raw: renderReceiptPdf on main thread', `${summary(raw)} (one at a time, blocks the loop)`);
+  d.line('API event-loop delay while rendering', `p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms, max ${(loop.max / 1e6).toFixed(1)} ms`);
+}
