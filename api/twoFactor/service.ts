@@ -217,7 +217,8 @@ export class TwoFactorService {
     await challenge.update({ emailCodeHash: emailCodeHash(challenge.id, code), emailCodeExpiresAt: expiresAt });
     await this.deps.mail.send({
       to: user.email,
-      subject: `Your Pix Gateway code: ${code}`,
+      // Not in the subject: mail servers log subjects.
+      subject: 'Your Pix Gateway verification code',
       text: `Your code to ${purpose} is ${code}. It expires in 10 minutes and works once.\n\nIf you did not ask for it, change your password.`,
     });
     return expiresAt;
