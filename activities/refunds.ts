@@ -5,7 +5,8 @@
  * keyed by ledger movement key, so a refund is completed or released, never both.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { Sequelize, Transaction } from 'sequelize';
+import { refundTotal } from '../db/queries/refundTotals';
 import { refundCompletedEntry, refundReleasedEntry, refundReservedEntry, type RefundMoney } from '../core/ledger/postings';
 import type { PixProvider } from '../core/provider';
 import { refundShares } from '../core/refunds/shares';
@@ -47,11 +48,7 @@ export function createRefundActivities(deps: RefundActivityDeps) {
           throw refusal('only a paid charge can be refunded (a boleto to a Pix key)', RefundFailureTypes.notRefundable, { status: charge?.status ?? null });
         }
         const paid = paidMoney(charge);
-        const [{ taken }] = await sequelize.query<{ taken: string }>(
-          `SELECT COALESCE(SUM(amount_cents), 0) AS taken FROM refunds WHERE charge_id = :chargeId AND status <> 'FAILED'`,
-          { replacements: { chargeId: charge.id }, type: QueryTypes.SELECT, transaction },
-        );
-        const alreadyCents = Number(taken);
+        const alreadyCents = await refundTotal(sequelize, charge.id, 'committed', transaction);
         const refundableCents = paid.amountCents - alreadyCents;
         if (input.amountCents > refundableCents) {
           throw refusal(`at most ${refundableCents} cents of this charge can still be refunded`, RefundFailureTypes.exceedsPaid, { refundableCents });
@@ -167,11 +164,7 @@ export function createRefundActivities(deps: RefundActivityDeps) {
   async function refundedEvent(refund: Refund, transaction: Transaction): Promise<void> {
     const charge = await Charge.findByPk(refund.chargeId, { transaction });
     if (!charge) return;
-    const [{ done }] = await sequelize.query<{ done: string }>(
-      `SELECT COALESCE(SUM(amount_cents), 0) AS done FROM refunds WHERE charge_id = :chargeId AND status = 'SUCCEEDED'`,
-      { replacements: { chargeId: charge.id }, type: QueryTypes.SELECT, transaction },
-    );
-    const refundedAmountCents = Number(done);
+    const refundedAmountCents = await refundTotal(sequelize, charge.id, 'succeeded', transaction);
     await recordEvent(
       {
         type: 'charge.refunded',

@@ -5,7 +5,8 @@
  * on the charge (`refunds[]`, `refundedAmountCents`) and a `charge.refunded` event is sent.
  */
 import { WorkflowUpdateFailedError, ApplicationFailure, type Client } from '@temporalio/client';
-import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
+import { refundTotal } from '../../db/queries/refundTotals';
 import { Refund, type Charge } from '../../db/models';
 import { refundWorkflowId, requestRefundUpdate } from '../../workflows/refund/definitions';
 import { RefundFailureTypes, type RefundInput } from '../../workflows/refund/types';
@@ -64,11 +65,7 @@ export class RefundService {
 
   /** What can still be refunded: the paid amount less every refund not FAILED. */
   async refundableCents(charge: Charge): Promise<number> {
-    const [{ taken }] = await this.deps.sequelize.query<{ taken: string }>(
-      `SELECT COALESCE(SUM(amount_cents), 0) AS taken FROM refunds WHERE charge_id = :chargeId AND status <> 'FAILED'`,
-      { replacements: { chargeId: charge.id }, type: QueryTypes.SELECT },
-    );
-    return paidMoney(charge).amountCents - Number(taken);
+    return paidMoney(charge).amountCents - (await refundTotal(this.deps.sequelize, charge.id, 'committed'));
   }
 
   /** Only a paid Pix charge can be refunded (checked again, under lock, when reserving). */
