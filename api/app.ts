@@ -41,6 +41,8 @@ import { requestLogger } from './middleware/requestLogger';
 import { receiptVerifyRouter } from './receipts/verify';
 import { loadReceiptFacts as loadStoredReceiptFacts, type LoadReceiptFacts } from './receipts/facts';
 import { receiptKeyFor } from '../core/receipts/verificationCode';
+import { checkoutPageRouter, CHECKOUT_PAGE_PREFIX } from './checkoutPage/router';
+import type { PaymentSimulator } from './checkoutPage/simulate';
 
 export interface ApiDeps {
   sequelize: Sequelize;
@@ -76,6 +78,8 @@ export interface ApiDeps {
   loadReceiptFacts?: LoadReceiptFacts;
   /** Draws receipt PDFs; default: the worker-thread pool (api/receipts/renderPool.ts). */
   receiptRenderer?: ReceiptRenderer;
+  /** The checkout page's "Simular pagamento" (api/checkoutPage/simulate.ts); absent or null: none (production). */
+  paymentSimulator?: PaymentSimulator | null;
 }
 
 const PROVIDER_CALLBACK_PATH = '/webhooks/pix-gateway';
@@ -149,6 +153,9 @@ export function createApp(deps: ApiDeps): express.Express {
     idempotency,
     receipts,
   });
+  // The hosted checkout page: public HTML (anyone with the URL is the buyer), its form posts are
+  // not JSON: before the JSON-only gate and outside every authenticated router.
+  app.use(CHECKOUT_PAGE_PREFIX, checkoutPageRouter({ sequelize: deps.sequelize, simulator: deps.paymentSimulator ?? null }));
   // Avatar uploads carry image bodies: before the JSON-only gate below.
   app.use(application.beforeBody);
   app.use(requireJsonContentType);

@@ -5,6 +5,7 @@ import { createLogger } from '../core/logger';
 import { runMigrations } from '../db/migrator';
 import { createSequelize } from '../db/sequelize';
 import { createApp } from './app';
+import { paymentSimulatorFor } from './checkoutPage/simulate';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -33,6 +34,8 @@ async function main(): Promise<void> {
     publicBaseUrl: config.publicBaseUrl,
     smtpUrl: config.smtpUrl,
     receiptSigningKey: config.receiptSigningKey,
+    // The checkout page's "Simular pagamento" pays at the sandbox provider; never in production.
+    paymentSimulator: paymentSimulatorFor(config.env, config.provider.baseUrl, process.env.SANDBOX_CONTROL_TOKEN),
   });
   const server = app.listen(config.port, config.host, () => logger.info({ port: config.port, host: config.host }, 'api listening'));
   const stop = () => {

@@ -24,6 +24,7 @@ import '../charges/openapi';
 import '../boletos/openapi';
 import '../receipts/openapi';
 import '../receipts/downloads/openapi';
+import '../checkoutPage/openapi';
 
 /** The interface spec's version (shared/spec/interface-spec.md, "Versioning"), not package.json's. */
 export const INTERFACE_VERSION = '2.0.0';
@@ -47,6 +48,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
       { name: 'Seller webhooks', description: 'Where charge and withdrawal events are delivered, signed with the webhook secret (`gateway-signature`).' },
       { name: 'Payout batches', description: 'Pix transfers to many recipients; client credentials and a request signature on every download; their public verification.' },
       { name: 'Receipts', description: 'PDF receipts (comprovantes) of paid charges, completed withdrawals and paid payout items; client credentials and a request signature on every download; their public verification.' },
+      { name: 'Hosted checkout page', description: 'The public page a buyer pays a checkout on (HTML), its QR code and live status.' },
       { name: 'Webhook events', description: 'What the gateway POSTs to your webhooks, signed with `gateway-signature`.' },
       { name: 'Account', description: 'Application API: a signed-in person\'s own account (bearer access token).' },
       { name: 'Sessions', description: 'Application API: login, refresh (cookie + CSRF), logout.' },

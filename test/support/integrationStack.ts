@@ -148,6 +148,8 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
     rateLimitPerMinute: 1_000_000,
     allowPrivateWebhookDestinations: true,
     smtpUrl,
+    // The checkout page's "Simular pagamento" pays at this stack's sandbox.
+    paymentSimulator: { sandboxBaseUrl: sandboxListening.url },
     ...opts.apiOverrides,
   };
   const apiListening = await listenFirst();
