@@ -3,10 +3,10 @@ import type { RequestHandler } from 'express';
 import { signedIn } from '../auth/bearer';
 import { consumeActionToken } from '../twoFactor/actionTokens';
 import { parseOrThrow } from '../validation/validate';
-import { clientIdParam, createCredentialBody, ensureMerchantBody, listCredentialsQuery } from './schema';
+import { brandingBody, clientIdParam, createCredentialBody, ensureMerchantBody, listCredentialsQuery } from './schema';
 import type { DashboardService } from './service';
 
-export function dashboardHandlers(dashboard: DashboardService): Record<'ensureMerchant' | 'myMerchant' | 'createCredential' | 'listCredentials' | 'revokeCredential', RequestHandler> {
+export function dashboardHandlers(dashboard: DashboardService): Record<'ensureMerchant' | 'myMerchant' | 'updateBranding' | 'createCredential' | 'listCredentials' | 'revokeCredential', RequestHandler> {
   return {
     ensureMerchant: async (req, res) => {
       const body = parseOrThrow(ensureMerchantBody, req.body);
@@ -14,6 +14,10 @@ export function dashboardHandlers(dashboard: DashboardService): Record<'ensureMe
     },
     myMerchant: async (req, res) => {
       res.json(await dashboard.myMerchant(signedIn(req).user.id));
+    },
+    updateBranding: async (req, res) => {
+      const body = parseOrThrow(brandingBody, req.body);
+      res.json(await dashboard.updateBranding(signedIn(req).user.id, body));
     },
     createCredential: async (req, res) => {
       const { user } = signedIn(req);

@@ -1,7 +1,7 @@
 /** OpenAPI for the dashboard routes (router.ts), from the schemas that validate them (schema.ts). */
 import { z } from 'zod';
 import { errorResponses, jsonResponse, Pagination, registry, security } from '../openapi/registry';
-import { clientIdParam, createCredentialBody, createdCredentialView, credentialView, ensuredMerchantView, ensureMerchantBody, listCredentialsQuery, merchantView, revokedCredentialView } from './schema';
+import { brandedMerchantView, brandingBody, clientIdParam, createCredentialBody, createdCredentialView, credentialView, ensuredMerchantView, ensureMerchantBody, listCredentialsQuery, merchantView, revokedCredentialView } from './schema';
 
 /** Answered in front of every dashboard route (bearer authentication). */
 const authErrors = ['AUTHENTICATION_REQUIRED', 'INVALID_ACCESS_TOKEN', 'RATE_LIMITED'] as const;
@@ -36,6 +36,21 @@ registry.registerPath({
   security: security.bearer,
   request: { body: { required: true, content: { 'application/json': { schema: EnsureMerchantRequest } } } },
   responses: { 200: jsonResponse('The user’s merchant.', EnsuredMerchant), ...errorResponses(...authErrors, 'VALIDATION_ERROR') },
+});
+
+const BrandingRequest = registry.register('MerchantBrandingRequest', brandingBody);
+const BrandedMerchant = registry.register('DashboardBrandedMerchant', brandedMerchantView);
+
+registry.registerPath({
+  method: 'patch',
+  path: '/dashboard/merchant/branding',
+  operationId: 'updateMerchantBranding',
+  tags,
+  summary: 'Set the logo and colour of the hosted checkout page',
+  description: 'Owners and admins. A field left out is unchanged; null clears it. The page picks white or dark text on the colour, whichever contrasts more (WCAG AA).',
+  security: security.bearer,
+  request: { body: { required: true, content: { 'application/json': { schema: BrandingRequest } } } },
+  responses: { 200: jsonResponse('The merchant with its branding.', BrandedMerchant), ...errorResponses(...authErrors, 'VALIDATION_ERROR', 'INSUFFICIENT_ROLE', 'MERCHANT_NOT_FOUND') },
 });
 
 registry.registerPath({

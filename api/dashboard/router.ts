@@ -1,6 +1,6 @@
 /**
  * Dashboard routes under /dashboard, all behind the bearer token: GET /merchant/me,
- * POST /merchant/ensure; POST /credentials, GET /credentials?merchantId=, DELETE /credentials/:clientId.
+ * POST /merchant/ensure, PATCH /merchant/branding (the checkout page's logo and colour); POST /credentials, GET /credentials?merchantId=, DELETE /credentials/:clientId.
  */
 import { Router, type RequestHandler } from 'express';
 import { dashboardHandlers } from './handler';
@@ -12,6 +12,7 @@ export function dashboardRouter(deps: { dashboard: DashboardService; requireUser
   const router = Router();
   router.get('/merchant/me', auth, h.myMerchant);
   router.post('/merchant/ensure', auth, h.ensureMerchant);
+  router.patch('/merchant/branding', auth, h.updateBranding);
   router.post('/credentials', auth, h.createCredential);
   router.get('/credentials', auth, h.listCredentials);
   router.delete('/credentials/:clientId', auth, h.revokeCredential);

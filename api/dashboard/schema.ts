@@ -36,6 +36,33 @@ const scopeList = z
 
 export const merchantIdField = () => z.uuid({ error: 'must be a merchant id (uuid)' });
 
+/**
+ * The hosted checkout page's branding. A field left out is left unchanged; null clears it. The
+ * logo must be https (the page's CSP loads images from https: only; http would be mixed content).
+ */
+export const brandingBody = z.strictObject({
+  merchantId: merchantIdField(),
+  logoUrl: z
+    .string()
+    .max(2048)
+    .regex(/^https:\/\/[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*(\/[A-Za-z0-9\-._~%!$&'()*+,;=:@/?#]*)?$/, 'an https URL')
+    .nullable()
+    .optional()
+    .meta({ example: 'https://loja.example.com/logo.png', description: 'https URL of the logo shown on the checkout page; null removes it.' }),
+  color: z
+    .string()
+    .regex(/^#[0-9a-fA-F]{6}$/, "a colour '#rrggbb'")
+    .nullable()
+    .optional()
+    .meta({ example: '#0a7d5a', description: "The page's brand colour '#rrggbb'; null: the default. The text on it is chosen for WCAG AA contrast." }),
+});
+export type Branding = z.output<typeof brandingBody>;
+
+export const brandedMerchantView = merchantView.extend({
+  logoUrl: z.string().nullable(),
+  color: z.string().nullable(),
+});
+
 export const createCredentialBody = z.strictObject({
   merchantId: merchantIdField(),
   name: text().trim().min(1).max(80).meta({ example: 'production' }),

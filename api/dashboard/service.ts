@@ -4,13 +4,13 @@
  * creation, and stored only encrypted (db/merchantAdmin.ts).
  */
 import crypto from 'node:crypto';
-import type { Sequelize } from 'sequelize';
+import { QueryTypes, type Sequelize } from 'sequelize';
 import { documentType, onlyDigits } from '../../core/documents';
 import { createApiCredential, type IssuedCredential } from '../../db/merchantAdmin';
 import { ApiCredential, Merchant, MerchantMember, User } from '../../db/models';
 import { ApiError } from '../errors/apiError';
 import { ANY_ROLE, MANAGERS, requireRole } from './roles';
-import type { EnsureMerchant, NewDashboardCredential } from './schema';
+import type { Branding, EnsureMerchant, NewDashboardCredential } from './schema';
 
 export const dashboardErrors = {
   noMerchant: () => new ApiError(404, 'MERCHANT_NOT_FOUND', 'you have no merchant yet; create one with POST /dashboard/merchant/ensure'),
@@ -91,6 +91,29 @@ export class DashboardService {
     const merchant = primary ? await Merchant.findByPk(primary.merchantId) : null;
     if (!merchant) throw dashboardErrors.noMerchant();
     return merchantView(merchant);
+  }
+
+  /**
+   * The checkout page's logo and colour (owners and admins). Fields left out stay as they are;
+   * null clears one. Raw SQL: the columns are read only by the page and this route.
+   */
+  async updateBranding(userId: string, input: Branding): Promise<MerchantView & { logoUrl: string | null; color: string | null }> {
+    await requireRole(userId, input.merchantId, MANAGERS);
+    const sets: string[] = [];
+    if (input.logoUrl !== undefined) sets.push('brand_logo_url = :logoUrl');
+    if (input.color !== undefined) sets.push('brand_color = :color');
+    if (sets.length > 0) {
+      await this.deps.sequelize.query(`UPDATE merchants SET ${sets.join(', ')}, updated_at = now() WHERE id = :id`, {
+        replacements: { id: input.merchantId, logoUrl: input.logoUrl ?? null, color: input.color?.toLowerCase() ?? null },
+      });
+    }
+    const merchant = await Merchant.findByPk(input.merchantId);
+    if (!merchant) throw dashboardErrors.noMerchant();
+    const [brand] = await this.deps.sequelize.query<{ brand_logo_url: string | null; brand_color: string | null }>(
+      'SELECT brand_logo_url, brand_color FROM merchants WHERE id = :id',
+      { replacements: { id: input.merchantId }, type: QueryTypes.SELECT },
+    );
+    return { ...merchantView(merchant), logoUrl: brand.brand_logo_url, color: brand.brand_color };
   }
 
   /** Owners and admins only; the caller has already checked the second factor (handler.ts). */

@@ -22,10 +22,11 @@ jest.setTimeout(120_000);
 
 /**
  * Routes that belong to no merchant: health, documentation, the provider's HMAC-signed callback,
- * the local upload store (signed URLs). The application API (signed-in people, bearer tokens)
+ * the local upload store (signed URLs), the hosted checkout page (whoever has its URL is the
+ * buyer; test/integration/checkoutPage.test.ts checks it shows nothing else). The application API (signed-in people, bearer tokens)
  * has its own matrix: test/integration/tenantIsolationApp.test.ts.
  */
-const PUBLIC_ROUTES = [/^\/(docs|healthz|ready|openapi\.json)$/, /^\/webhooks\/pix-gateway(\/|$)/, /^\/uploads\//];
+const PUBLIC_ROUTES = [/^\/(docs|healthz|ready|openapi\.json)$/, /^\/webhooks\/pix-gateway(\/|$)/, /^\/uploads\//, /^\/c\//];
 
 type Fixtures = OwnedResources;
 

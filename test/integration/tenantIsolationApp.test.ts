@@ -44,6 +44,7 @@ const APP_ID_RULES: Record<string, keyof Fixtures> = {
 const PROBE_BODIES: Record<string, Record<string, unknown>> = {
   'POST /dashboard/credentials': { name: 'isolation probe', scopes: ['charges:read'] },
   'POST /charges': { amountCents: 100 },
+  'PATCH /dashboard/merchant/branding': { color: '#112233', logoUrl: 'https://loja.example.com/logo.png' },
   'POST /boletos': { items: [{ amountCents: 100, dueDate: new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10), payer: { name: 'Bia Souza', taxId: '52998224725' } }] },
 };
 
