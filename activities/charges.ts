@@ -27,6 +27,7 @@ import {
 import { createBoletoChargeActivities, type BoletoColumns } from './boletoCharges';
 import { writeLedgerEntry } from './db/ledgerWriter';
 import { recordEvent } from './db/outbox';
+import { CheckoutEffects, checkoutBaseUrl } from './db/checkoutEffects';
 
 export interface ChargeActivityDeps {
   sequelize: Sequelize;
@@ -35,12 +36,15 @@ export interface ChargeActivityDeps {
   boletoProvider?: BoletoProvider;
   /** Our callback URL the provider will POST payment confirmations to. */
   providerCallbackUrl: string;
+  /** PUBLIC_BASE_URL (checkout page URLs in checkout.* events); default: the callback URL's base. */
+  publicBaseUrl?: string;
 }
 
 export type PaymentAlertKind = 'NOT_CONFIRMED' | 'AMOUNT_MISMATCH' | 'REFERENCE_MISMATCH' | 'DUPLICATE_PAYMENT' | 'NO_PROVIDER_RECORD';
 
 export function createChargeActivities(deps: ChargeActivityDeps) {
   const { sequelize, provider } = deps;
+  const checkouts = new CheckoutEffects(sequelize, checkoutBaseUrl(deps));
   const boletoActivities = createBoletoChargeActivities({
     sequelize,
     boletos: deps.boletoProvider ?? (isBoletoProvider(provider) ? provider : undefined),
@@ -122,6 +126,7 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
         transaction,
       });
       if (!created) return; // a retry after a commit whose answer was lost
+      await checkouts.insert(input, transaction);
       if (input.webhook) {
         await WebhookEndpoint.create(
           {
@@ -277,6 +282,11 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
         { type: 'charge.paid', merchantId: locked.merchantId, aggregateType: 'charge', aggregateId: locked.id, payload: await presentChargeRow(locked, transaction) },
         transaction,
       );
+      // Money that arrived is never dropped: a late payment moves an EXPIRED/CANCELLED checkout to PAID too.
+      await checkouts.paid(
+        { chargeId: locked.id, amountCents: locked.amountCents, paidAt: new Date(confirmed.paidAt as string), studentName: confirmed.payer?.name ?? null, studentDocument: confirmed.payer?.document ?? null },
+        transaction,
+      );
       return { outcome: 'SETTLED' as const };
     });
   }
@@ -300,6 +310,7 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
         { type, merchantId: charge.merchantId, aggregateType: 'charge', aggregateId: charge.id, payload: await presentChargeRow(charge, transaction) },
         transaction,
       );
+      await checkouts.closed({ chargeId: charge.id, status: args.status }, transaction);
     });
   }
 

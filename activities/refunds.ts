@@ -16,11 +16,15 @@ import { Charge, ChargeSplit, Refund } from '../db/models';
 import { RefundFailureTypes, type RefundInput, type ReservedRefund } from '../workflows/refund/types';
 import { InsufficientBalanceError, writeLedgerEntry } from './db/ledgerWriter';
 import { recordEvent } from './db/outbox';
+import { CheckoutEffects, checkoutBaseUrl } from './db/checkoutEffects';
 import { createTransferPath, type TransferAnswer } from './transferPath';
 
 export interface RefundActivityDeps {
   sequelize: Sequelize;
   provider: PixProvider;
+  /** Where checkout pages live (checkout.refunded payloads); see checkoutBaseUrl. */
+  publicBaseUrl?: string;
+  providerCallbackUrl?: string;
 }
 
 export type RefundStepOutcome = 'SUCCEEDED' | 'FAILED' | 'SKIPPED' | 'UNCONFIRMED';
@@ -30,6 +34,7 @@ const refusal = (message: string, type: string, details?: Record<string, unknown
 export function createRefundActivities(deps: RefundActivityDeps) {
   const { sequelize, provider } = deps;
   const transfers = createTransferPath(provider);
+  const checkouts = new CheckoutEffects(sequelize, checkoutBaseUrl(deps));
 
   /**
    * Stores the refund and reserves its shares in one DB transaction, under a lock on the charge
@@ -165,6 +170,8 @@ export function createRefundActivities(deps: RefundActivityDeps) {
     const charge = await Charge.findByPk(refund.chargeId, { transaction });
     if (!charge) return;
     const refundedAmountCents = await refundTotal(sequelize, charge.id, 'succeeded', transaction);
+    // Fully refunded: the checkout it backs (if any) is REFUNDED and its enrolments revoked.
+    if (refundedAmountCents >= paidMoney(charge).amountCents) await checkouts.refunded({ chargeId: charge.id }, transaction);
     await recordEvent(
       {
         type: 'charge.refunded',

@@ -43,6 +43,9 @@ import { loadReceiptFacts as loadStoredReceiptFacts, type LoadReceiptFacts } fro
 import { receiptKeyFor } from '../core/receipts/verificationCode';
 import { checkoutPageRouter, CHECKOUT_PAGE_PREFIX } from './checkoutPage/router';
 import type { PaymentSimulator } from './checkoutPage/simulate';
+import { CHECKOUTS_PATH, partnerCheckoutsRouter } from './partnerCheckouts/router';
+import { PartnerCheckoutService } from './partnerCheckouts/service';
+import { p0Errors } from './partnerCheckouts/envelope';
 
 export interface ApiDeps {
   sequelize: Sequelize;
@@ -80,6 +83,8 @@ export interface ApiDeps {
   receiptRenderer?: ReceiptRenderer;
   /** The checkout page's "Simular pagamento" (api/checkoutPage/simulate.ts); absent or null: none (production). */
   paymentSimulator?: PaymentSimulator | null;
+  /** Production rules (https return URLs, signed POST /v1/checkouts). Default: NODE_ENV === 'production'. */
+  production?: boolean;
 }
 
 const PROVIDER_CALLBACK_PATH = '/webhooks/pix-gateway';
@@ -193,6 +198,22 @@ export function createApp(deps: ApiDeps): express.Express {
   const payoutBody = routeJsonBody({ largeLimit: '8mb', isLarge: (req) => req.method === 'POST' && req.path === '/' });
   app.use(PAYOUTS_PATH, payoutsRouter({ authenticate, parseBody: payoutBody, requireSignature, service: payouts, idempotency }));
   app.use(RECEIPTS_PATH, receiptsRouter({ authenticate, requireSignature, service: receipts }));
+  const production = deps.production ?? process.env.NODE_ENV === 'production';
+  const partnerCheckouts = new PartnerCheckoutService({
+    sequelize: deps.sequelize,
+    temporal: deps.temporal,
+    taskQueue: deps.taskQueue,
+    defaultFee: deps.defaultFee,
+    defaultChargeTtlSeconds: deps.defaultChargeTtlSeconds,
+    publicBaseUrl: deps.publicBaseUrl ?? 'http://127.0.0.1',
+    production,
+  });
+  // p0Errors on the path itself: errors raised before the router (rate limit, body parser) answer in the P0 envelope too.
+  app.use(
+    CHECKOUTS_PATH,
+    partnerCheckoutsRouter({ authenticate, verifySignature, createSignature: production ? requireSignature : verifySignature, service: partnerCheckouts, idempotency }),
+    p0Errors(deps.logger),
+  );
 
   app.use(application.routes);
 

@@ -25,6 +25,7 @@ async function main(): Promise<void> {
       sequelize,
       provider: new HttpPixProvider({ baseUrl: config.provider.baseUrl, apiKey: config.provider.apiKey, timeoutMs: config.provider.timeoutMs }),
       providerCallbackUrl: `${config.publicBaseUrl}/webhooks/pix-gateway`,
+      publicBaseUrl: config.publicBaseUrl,
       secretsKey: parseKey(config.credentialsEncryptionKey),
       allowPrivateDestinations: config.allowPrivateWebhookDestinations,
       smtpUrl: config.smtpUrl,

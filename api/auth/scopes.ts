@@ -8,7 +8,7 @@
 import type { Request, RequestHandler } from 'express';
 import { ApiError } from '../errors/apiError';
 
-export const SCOPE_FAMILIES = ['charges', 'withdrawals', 'webhooks', 'payouts'] as const;
+export const SCOPE_FAMILIES = ['charges', 'withdrawals', 'webhooks', 'payouts', 'checkout'] as const;
 export type ScopeFamily = (typeof SCOPE_FAMILIES)[number];
 
 export const ALL_SCOPES: string[] = SCOPE_FAMILIES.flatMap((family) => [`${family}:read`, `${family}:write`]);

@@ -2,7 +2,7 @@
  * The one error envelope: {error: {code, message, details, traceId}}. Unknown errors are logged
  * with the trace id and answered as INTERNAL_ERROR without any internal detail.
  */
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { ConnectionAcquireTimeoutError, ConnectionError } from 'sequelize';
 import { ApiError } from './apiError';
@@ -15,31 +15,37 @@ export const notFoundHandler: RequestHandler = (req, _res, next) => {
   next(new ApiError(404, 'NOT_FOUND', `no route for ${req.method} ${req.path}`));
 };
 
+/** Any error as the ApiError it is answered with; unknown ones are logged (with the trace id) and become INTERNAL_ERROR. */
+export function toApiError(err: any, req: Request, res: Response, logger: Logger): ApiError {
+  const traceId = res.locals.traceId as string;
+  const log: Logger = (res.locals.log as Logger | undefined) ?? logger;
+  let apiError: ApiError;
+  if (err instanceof ApiError) {
+    apiError = err;
+  } else if (err?.type === 'entity.parse.failed') {
+    apiError = new ApiError(400, 'VALIDATION_ERROR', 'request body is not valid JSON');
+  } else if (err?.type === 'entity.too.large') {
+    apiError = new ApiError(413, 'PAYLOAD_TOO_LARGE', 'request body is too large');
+  } else if (err instanceof ConnectionError || err instanceof ConnectionAcquireTimeoutError) {
+    // The database is away (restart, failover): the client may retry, nothing was done.
+    log.warn({ traceId, error: err.name }, 'database unavailable');
+    apiError = new ApiError(503, 'SERVICE_UNAVAILABLE', 'the database is unavailable; retry shortly');
+  } else if (typeof err?.status === 'number' && err.status >= 400 && err.status < 500) {
+    apiError = new ApiError(400, 'VALIDATION_ERROR', 'request could not be read');
+  } else {
+    log.error({ traceId, err: { message: err?.message, name: err?.name, stack: err?.stack }, path: req.path }, 'unhandled error');
+    apiError = new ApiError(500, 'INTERNAL_ERROR', 'internal error; quote the traceId to support');
+  }
+  if (apiError.status >= 500 && err instanceof ApiError) log.warn({ traceId, code: apiError.code }, apiError.message);
+  // A brake that names its wait (TOO_MANY_ATTEMPTS) says it in the standard header too.
+  const retryAfter = apiError.details?.retryAfterSeconds;
+  if (typeof retryAfter === 'number' && !res.headersSent) res.setHeader('Retry-After', String(retryAfter));
+  return apiError;
+}
+
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
-    const traceId = res.locals.traceId as string;
-    const log: Logger = (res.locals.log as Logger | undefined) ?? logger;
-    let apiError: ApiError;
-    if (err instanceof ApiError) {
-      apiError = err;
-    } else if (err?.type === 'entity.parse.failed') {
-      apiError = new ApiError(400, 'VALIDATION_ERROR', 'request body is not valid JSON');
-    } else if (err?.type === 'entity.too.large') {
-      apiError = new ApiError(413, 'PAYLOAD_TOO_LARGE', 'request body is too large');
-    } else if (err instanceof ConnectionError || err instanceof ConnectionAcquireTimeoutError) {
-      // The database is away (restart, failover): the client may retry, nothing was done.
-      log.warn({ traceId, error: err.name }, 'database unavailable');
-      apiError = new ApiError(503, 'SERVICE_UNAVAILABLE', 'the database is unavailable; retry shortly');
-    } else if (typeof err?.status === 'number' && err.status >= 400 && err.status < 500) {
-      apiError = new ApiError(400, 'VALIDATION_ERROR', 'request could not be read');
-    } else {
-      log.error({ traceId, err: { message: err?.message, name: err?.name, stack: err?.stack }, path: req.path }, 'unhandled error');
-      apiError = new ApiError(500, 'INTERNAL_ERROR', 'internal error; quote the traceId to support');
-    }
-    if (apiError.status >= 500 && err instanceof ApiError) log.warn({ traceId, code: apiError.code }, apiError.message);
-    // A brake that names its wait (TOO_MANY_ATTEMPTS) says it in the standard header too.
-    const retryAfter = apiError.details?.retryAfterSeconds;
-    if (typeof retryAfter === 'number' && !res.headersSent) res.setHeader('Retry-After', String(retryAfter));
-    res.status(apiError.status).json(envelope(apiError, traceId));
+    const apiError = toApiError(err, req, res, logger);
+    res.status(apiError.status).json(envelope(apiError, res.locals.traceId as string));
   };
 }

@@ -3,5 +3,8 @@ export const chargeEventTypes = ['charge.created', 'charge.paid', 'charge.expire
 export const withdrawalEventTypes = ['withdrawal.completed', 'withdrawal.failed'] as const;
 export const payoutEventTypes = ['payout.batch.completed', 'payout.item.paid', 'payout.item.failed'] as const;
 
-export const subscribableEventTypes = [...chargeEventTypes, ...withdrawalEventTypes, ...payoutEventTypes] as const;
+/** Checkouts (P0 and sessions): payload is the P0 public object, or the session for sessions. */
+export const checkoutEventTypes = ['checkout.paid', 'checkout.expired', 'checkout.cancelled', 'checkout.refunded'] as const;
+
+export const subscribableEventTypes = [...chargeEventTypes, ...withdrawalEventTypes, ...payoutEventTypes, ...checkoutEventTypes] as const;
 export type SubscribableEventType = (typeof subscribableEventTypes)[number];

@@ -17,9 +17,11 @@ import { ActionToken, AuthChallenge, RecoveryCode, SecondFactor } from './second
 import { OutgoingMail } from './outgoingMail';
 import { Refund } from './refund';
 import { BoletoBatch, BoletoBatchItem } from './boletoBatch';
+import { Checkout, CheckoutItem } from './checkout';
 
 export { Merchant, ApiCredential, Charge, ChargeSplit, IdempotencyRecord, OutboxEvent, Withdrawal, WebhookEndpoint, PayoutBatch, PayoutItem, OutgoingMail };
 export { Refund, BoletoBatch, BoletoBatchItem };
+export { Checkout, CheckoutItem };
 export { User, MerchantMember, UserSession, RefreshToken, SecondFactor, RecoveryCode, AuthChallenge, ActionToken };
 
 let initialisedFor: Sequelize | null = null;
@@ -42,6 +44,8 @@ export function initModels(sequelize: Sequelize): void {
   Refund.initModel(sequelize);
   BoletoBatch.initModel(sequelize);
   BoletoBatchItem.initModel(sequelize);
+  Checkout.initModel(sequelize);
+  CheckoutItem.initModel(sequelize);
   Charge.hasMany(ChargeSplit, { foreignKey: 'chargeId', as: 'splits' });
   initialisedFor = sequelize;
 }

@@ -10,7 +10,8 @@ import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { artifactDir, ensureChromium, launchBrowser, type RunningBrowser } from '../support/browser';
-import { createPageCheckout, pageOwner, payCheckoutInSandbox, setCheckoutStatus, type PageOwner } from '../support/checkoutPage';
+import { asProducer, createP0PageCheckout, pageOwner, payCheckoutInSandbox, waitForCheckoutStatus, type PageCheckout, type PageOwner } from '../support/checkoutPage';
+import type { Producer } from '../support/checkouts';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant } from '../support/ledger';
 
@@ -27,6 +28,9 @@ const describeBrowser = available ? describe : describe.skip;
 describeBrowser('hosted checkout page in Chromium', () => {
   let stack: IntegrationStack;
   let owner: PageOwner;
+  let producer: Producer;
+  /** Made first with the shortest expiry the P0 route allows (1 minute): expired by the last test. */
+  let expiring: PageCheckout;
   let browser: RunningBrowser;
   let shop: { server: Server; url: string; visits: string[] };
   const shots = artifactDir('checkout');
@@ -37,6 +41,7 @@ describeBrowser('hosted checkout page in Chromium', () => {
     stack = await startIntegrationStack();
     owner = await pageOwner(stack, 'Escola Aurora');
     await owner.client.call('PATCH', '/dashboard/merchant/branding', { body: { merchantId: owner.merchantId, color: '#0a7d5a' } });
+    producer = await asProducer(owner, stack.encryptionKey);
     browser = await launchBrowser();
     // The merchant's shop: where returnUrl and completionUrl point.
     const visits: string[] = [];
@@ -47,6 +52,11 @@ describeBrowser('hosted checkout page in Chromium', () => {
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     shop = { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, visits };
+    expiring = await createP0PageCheckout(stack, producer, {
+      items: [{ name: 'Curso Relâmpago', quantity: 1, unitAmountCents: 990 }],
+      returnUrl: `${shop.url}/carrinho`,
+      expiresAt: new Date(Date.now() + 62_000).toISOString(),
+    });
   });
 
   afterAll(async () => {
@@ -60,7 +70,7 @@ describeBrowser('hosted checkout page in Chromium', () => {
   });
 
   it('renders the amount and items; the QR image decodes to the copy-paste code shown', async () => {
-    const checkout = await createPageCheckout(stack, owner, {
+    const checkout = await createP0PageCheckout(stack, producer, {
       items: [
         { name: 'Curso de Fotografia', quantity: 1, unitAmountCents: 123_456 },
         { name: 'Apostila impressa', quantity: 2, unitAmountCents: 1_500 },
@@ -87,7 +97,8 @@ describeBrowser('hosted checkout page in Chromium', () => {
     });
     const qrFile = path.join(shots, 'qr.png');
     await page.locator('#qr').screenshot({ path: qrFile });
-    const decoded = execFileSync('zbarimg', ['--quiet', '--raw', qrFile]).toString('utf8').trim();
+    // stderr captured: zbarimg prints D-Bus noise on machines without a system bus.
+    const decoded = execFileSync('zbarimg', ['--quiet', '--raw', qrFile], { stdio: ['ignore', 'pipe', 'pipe'] }).toString('utf8').trim();
     const shown = await page.inputValue('#pix-code');
     expect(shown).toBe(checkout.copyPaste);
     expect(decoded).toBe(shown);
@@ -96,7 +107,7 @@ describeBrowser('hosted checkout page in Chromium', () => {
   });
 
   it('keyboard: Tab reaches the copy button, Enter copies the code', async () => {
-    const checkout = await createPageCheckout(stack, owner, { items: [{ name: 'Curso', quantity: 1, unitAmountCents: 4_990 }], returnUrl: `${shop.url}/carrinho` });
+    const checkout = await createP0PageCheckout(stack, producer, { items: [{ name: 'Curso', quantity: 1, unitAmountCents: 4_990 }], returnUrl: `${shop.url}/carrinho` });
     const context = await browser.context();
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: stack.apiUrl });
     const page = await context.newPage();
@@ -121,7 +132,7 @@ describeBrowser('hosted checkout page in Chromium', () => {
   });
 
   it('paying in the sandbox flips the open page to paid and redirects to completionUrl', async () => {
-    const checkout = await createPageCheckout(stack, owner, {
+    const checkout = await createP0PageCheckout(stack, producer, {
       items: [{ name: 'Curso de Violão', quantity: 1, unitAmountCents: 19_900 }],
       returnUrl: `${shop.url}/carrinho`,
       completionUrl: `${shop.url}/obrigado`,
@@ -141,21 +152,6 @@ describeBrowser('hosted checkout page in Chromium', () => {
     await context.close();
   });
 
-  it('an expired checkout shows the expired page, no QR', async () => {
-    const checkout = await createPageCheckout(stack, owner, { items: [{ name: 'Curso', quantity: 1, unitAmountCents: 990 }], returnUrl: `${shop.url}/carrinho` });
-    await setCheckoutStatus(stack, checkout.id, 'EXPIRED');
-    const context = await browser.context();
-    const page = await context.newPage();
-    await page.goto(checkout.url);
-    expect(await page.textContent('h1')).toBe('Este checkout expirou');
-    expect(await page.$('#qr')).toBeNull();
-    expect(await page.$('#pix-code')).toBeNull();
-    await page.screenshot({ path: path.join(shots, '4-expired.png'), fullPage: true });
-    await page.click('text=Voltar à loja');
-    await page.waitForURL(`${shop.url}/carrinho`);
-    await context.close();
-  });
-
   it('an unknown checkout shows the not-found page', async () => {
     const context = await browser.context();
     const page = await context.newPage();
@@ -163,6 +159,20 @@ describeBrowser('hosted checkout page in Chromium', () => {
     expect(res?.status()).toBe(404);
     expect(await page.textContent('h1')).toBe('Checkout não encontrado');
     await page.screenshot({ path: path.join(shots, '5-not-found.png'), fullPage: true });
+    await context.close();
+  });
+  it('a checkout the charge lifecycle expired shows the expired page, no QR', async () => {
+    // Real expiry: the ChargeLifecycle timer fires and its hook moves the checkout to EXPIRED.
+    await waitForCheckoutStatus(stack, expiring.id, 'EXPIRED', 120_000);
+    const context = await browser.context();
+    const page = await context.newPage();
+    await page.goto(expiring.url);
+    expect(await page.textContent('h1')).toBe('Este checkout expirou');
+    expect(await page.$('#qr')).toBeNull();
+    expect(await page.$('#pix-code')).toBeNull();
+    await page.screenshot({ path: path.join(shots, '4-expired.png'), fullPage: true });
+    await page.click('text=Voltar à loja');
+    await page.waitForURL(`${shop.url}/carrinho`);
     await context.close();
   });
 });

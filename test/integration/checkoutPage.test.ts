@@ -6,7 +6,7 @@
  */
 import { paymentSimulatorFor } from '../../api/checkoutPage/simulate';
 import { brandColors, contrastRatio, formatBrl } from '../../api/checkoutPage/format';
-import { checkoutRow, createPageCheckout, pageOwner, setCheckoutStatus, waitForChargePaid, type PageOwner } from '../support/checkoutPage';
+import { checkoutRow, createPageCheckout, pageOwner, payCheckoutInSandbox, setCheckoutStatus, waitForCheckoutStatus, type PageOwner } from '../support/checkoutPage';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant } from '../support/ledger';
 
@@ -123,7 +123,8 @@ it('/status and the QR follow the checkout; the SSE stream sends the change to P
   const events = () => [...text.matchAll(/event: status\ndata: (.*)\n\n/g)].map((m) => JSON.parse(m[1]));
   while (events().length < 1) text += decoder.decode((await reader.read()).value);
   expect(events()).toEqual([{ status: 'PENDING' }]);
-  await setCheckoutStatus(stack, checkout.id, 'PAID');
+  // Paid at the sandbox: the charge lifecycle moves the checkout (by its charge) to PAID.
+  await payCheckoutInSandbox(stack, checkout);
   for (;;) {
     const chunk = await reader.read();
     if (chunk.done) break; // the server ends the stream after a final status
@@ -146,8 +147,13 @@ it('an expired or cancelled checkout shows its closed page without QR or code', 
   expect(html).not.toContain(checkout.copyPaste);
   expect(html).not.toContain('Simular pagamento');
   expect(await (await fetch(`${stack.apiUrl}/c/${checkout.id}/status`)).json()).toEqual({ status: 'EXPIRED' });
-  await setCheckoutStatus(stack, checkout.id, 'CANCELLED');
-  expect(await (await fetch(`${stack.apiUrl}/c/${checkout.id}`)).text()).toContain('Este checkout foi cancelado');
+  // Cancelled through the charge: the lifecycle closes the checkout.
+  const open = await createPageCheckout(stack, owner, { items: [{ name: 'Curso', quantity: 1, unitAmountCents: 900 }] });
+  expect((await owner.client.call('POST', `/charges/${open.chargeId}/cancel`, { body: {} })).status).toBe(200);
+  await waitForCheckoutStatus(stack, open.id, 'CANCELLED');
+  const cancelled = await (await fetch(`${stack.apiUrl}/c/${open.id}`)).text();
+  expect(cancelled).toContain('Este checkout foi cancelado');
+  expect(cancelled).not.toContain('qr.png');
 });
 
 it('"Simular pagamento" pays the charge at the sandbox and comes back to the page; in production there is no button and the route is 404', async () => {
@@ -155,7 +161,8 @@ it('"Simular pagamento" pays the charge at the sandbox and comes back to the pag
   const res = await fetch(`${stack.apiUrl}/c/${checkout.id}/simulate-payment`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
   expect(res.status).toBe(303);
   expect(res.headers.get('location')).toBe(`/c/${checkout.id}`);
-  await waitForChargePaid(stack, checkout.chargeId);
+  await waitForCheckoutStatus(stack, checkout.id, 'PAID');
+  expect(await (await fetch(`${stack.apiUrl}/c/${checkout.id}`)).text()).toContain('Pagamento confirmado');
 
   expect(paymentSimulatorFor('production', 'http://127.0.0.1:4010', 'tok')).toBeNull();
   expect(paymentSimulatorFor('development', 'http://127.0.0.1:4010')).toEqual({ sandboxBaseUrl: 'http://127.0.0.1:4010', controlToken: undefined });

@@ -1,13 +1,17 @@
 /**
- * Fixtures of the hosted checkout page tests: a signed-in owner with a merchant, and checkouts
- * backed by a real PIX charge issued through the application API (POST /charges). The checkouts
- * and checkout_items rows are inserted with SQL here because the routes that create them (P0
- * /v1/checkouts, /checkout/sessions) belong to another branch; the page only reads these tables.
+ * Fixtures of the hosted checkout page tests: a signed-in owner with a merchant, and checkouts of
+ * two kinds. `createP0PageCheckout`: a real partner checkout (POST /v1/checkouts with client
+ * credentials, course prices inserted by test/support/checkouts.ts), whose charge lifecycle moves
+ * it (paid, expired). `createPageCheckout`: a real PIX charge issued through the application API
+ * (POST /charges) with a checkouts row inserted by SQL, for the cases the P0 route refuses to make
+ * (free-form item names with markup, any metadata); the lifecycle moves it too (by charge_id).
  */
 import crypto from 'node:crypto';
+import { createApiCredential } from '../../db/merchantAdmin';
 import { AppClient, uniqueEmail } from './appClient';
 import { waitFor } from './env';
 import type { IntegrationStack } from './integrationStack';
+import { chargeOf, checkoutBody, idemKey, postCheckout, sellableCourse, type Producer } from './checkouts';
 
 export interface PageOwner {
   client: AppClient;
@@ -88,20 +92,53 @@ export async function setCheckoutStatus(stack: IntegrationStack, id: string, sta
   await stack.sequelize.query('UPDATE checkouts SET status = :status, updated_at = now() WHERE id = :id', { replacements: { id, status } });
 }
 
+/** The owner as a P0 partner too: a client credential with the checkout scopes (as test/support/checkouts.ts `producer`). */
+export async function asProducer(owner: PageOwner, encryptionKey: string): Promise<Producer> {
+  const issued = await createApiCredential({ merchantId: owner.merchantId, scopes: ['checkout:read', 'checkout:write'], name: 'checkout page tests' }, encryptionKey);
+  return { client: owner.client, merchantId: owner.merchantId, creds: { merchantId: issued.merchantId, clientId: issued.clientId, clientSecret: issued.clientSecret } };
+}
+
+/**
+ * A partner checkout made through POST /v1/checkouts: one published course with one price per
+ * item (the course title is the item's name on the page).
+ */
+export async function createP0PageCheckout(
+  stack: IntegrationStack,
+  producer: Producer,
+  opts: { items: PageItem[]; returnUrl?: string; completionUrl?: string; expiresAt?: string },
+): Promise<PageCheckout> {
+  const items: { id: string; quantity: number }[] = [];
+  for (const item of opts.items) {
+    const { priceId } = await sellableCourse(stack.sequelize, producer.merchantId, item.unitAmountCents, item.name);
+    items.push({ id: priceId, quantity: item.quantity });
+  }
+  const extra: Record<string, unknown> = {};
+  if (opts.returnUrl) extra.returnUrl = opts.returnUrl;
+  if (opts.completionUrl) extra.completionUrl = opts.completionUrl;
+  if (opts.expiresAt) extra.expiresAt = opts.expiresAt;
+  const res = await postCheckout(stack, producer.creds, checkoutBody(items, extra), idemKey());
+  if (res.status !== 201) throw new Error(`POST /v1/checkouts answered ${res.status}: ${JSON.stringify(res.body)}`);
+  const id = String(res.body.data.id).replace(/^bill_/, '');
+  const chargeId = await chargeOf(stack.sequelize, id);
+  const [rows] = (await stack.sequelize.query("SELECT pix->>'copyPaste' AS copy_paste, amount_cents FROM charges WHERE id = :id", { replacements: { id: chargeId } })) as [
+    Array<{ copy_paste: string; amount_cents: string }>,
+    unknown,
+  ];
+  return { id, chargeId, copyPaste: rows[0].copy_paste, amountCents: Number(rows[0].amount_cents), url: res.body.data.url };
+}
+
 /**
  * Pays the checkout's charge at the sandbox (its control route, as `npm run gateway -- sandbox pay`
- * does), waits for the charge lifecycle to record it, and makes sure the checkout reads PAID: the
- * lifecycle hook that moves the checkout lands with the P0 branch; until then this sets it the way
- * the hook will (a no-op once the hook has done it).
+ * does) and waits until the charge lifecycle has moved the checkout to PAID.
  */
 export async function payCheckoutInSandbox(stack: IntegrationStack, checkout: PageCheckout): Promise<void> {
   const paid = await stack.pay(checkout.chargeId);
   if (paid.status !== 200) throw new Error(`sandbox pay answered ${paid.status}`);
-  await waitForChargePaid(stack, checkout.chargeId);
-  await stack.sequelize.query(
-    "UPDATE checkouts SET status = 'PAID', paid_amount_cents = amount_cents, paid_at = now(), updated_at = now() WHERE id = :id AND status = 'PENDING'",
-    { replacements: { id: checkout.id } },
-  );
+  await waitForCheckoutStatus(stack, checkout.id, 'PAID');
+}
+
+export async function waitForCheckoutStatus(stack: IntegrationStack, id: string, status: string, timeoutMs = 20_000): Promise<void> {
+  await waitFor(async () => ((await checkoutRow(stack, id))?.status === status ? true : undefined), `checkout ${status}`, timeoutMs);
 }
 
 export async function waitForChargePaid(stack: IntegrationStack, chargeId: string): Promise<void> {

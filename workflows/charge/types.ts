@@ -28,6 +28,22 @@ export interface ChargeLifecycleInput {
   boleto?: BoletoTerms | null;
   /** Charge-scoped webhook from `webhook_url`; the secret arrives encrypted, never in clear. */
   webhook: { id: string; url: string; events: string[]; secretCiphertext: string } | null;
+  /**
+   * The checkout this charge backs (P0 or session), stored by recordCharge in the charge's own
+   * transaction. Absent on plain charges (and on every run recorded before checkouts).
+   */
+  checkout?: CheckoutRecordInput;
+}
+
+export interface CheckoutRecordInput {
+  id: string;
+  kind: 'P0' | 'SESSION';
+  externalId: string | null;
+  returnUrl: string | null;
+  completionUrl: string | null;
+  metadata: Record<string, unknown>;
+  idempotencyKey: string | null;
+  items: { priceId: string | null; courseId: string | null; name: string | null; quantity: number; unitAmountCents: number }[];
 }
 
 export type ChargeMethod = 'PIX' | 'BOLETO';

@@ -1,0 +1,91 @@
+/**
+ * Fixtures for checkout tests (issue 12, H2): courses and prices inserted with SQL (the course
+ * routes are another helper's), a merchant owned by a signed-in user *and* holding a client
+ * credential (P0 routes use the credential, refunds and sessions the user), and P0 calls.
+ */
+import crypto from 'node:crypto';
+import type { Sequelize } from 'sequelize';
+import { createApiCredential, type MerchantCredentials } from '../../db/merchantAdmin';
+import { AppClient, uniqueEmail } from './appClient';
+import type { IntegrationStack } from './integrationStack';
+
+export const PASSWORD = 'correct horse battery';
+
+export async function insertCourse(sequelize: Sequelize, merchantId: string, o: { title?: string; status?: 'DRAFT' | 'PUBLISHED' | 'ARCHIVED' } = {}): Promise<string> {
+  const id = crypto.randomUUID();
+  await sequelize.query(
+    `INSERT INTO courses (id, merchant_id, title, description, status, access_type, published_at) VALUES (:id, :merchantId, :title, 'Curso de teste', :status, 'LIFETIME', now())`,
+    { replacements: { id, merchantId, title: o.title ?? `Curso ${id.slice(0, 8)}`, status: o.status ?? 'PUBLISHED' } },
+  );
+  return id;
+}
+
+export async function insertPrice(
+  sequelize: Sequelize,
+  merchantId: string,
+  courseId: string,
+  o: { amountCents?: number; type?: 'ONE_TIME' | 'SUBSCRIPTION' | 'MULTIPLE_PAYMENTS'; active?: boolean } = {},
+): Promise<string> {
+  const id = crypto.randomUUID();
+  await sequelize.query(`INSERT INTO course_prices (id, course_id, merchant_id, amount_cents, type, active) VALUES (:id, :courseId, :merchantId, :amountCents, :type, :active)`, {
+    replacements: { id, courseId, merchantId, amountCents: o.amountCents ?? 4_990, type: o.type ?? 'ONE_TIME', active: o.active ?? true },
+  });
+  return id;
+}
+
+/** A published course with one active ONE_TIME price. */
+export async function sellableCourse(sequelize: Sequelize, merchantId: string, amountCents = 4_990, title?: string) {
+  const courseId = await insertCourse(sequelize, merchantId, { title });
+  const priceId = await insertPrice(sequelize, merchantId, courseId, { amountCents });
+  return { courseId, priceId };
+}
+
+export interface Producer {
+  client: AppClient;
+  merchantId: string;
+  creds: MerchantCredentials;
+}
+
+/** A signed-in owner of a new merchant, plus a credential for it with `scopes` (default: checkout read + write). */
+export async function producer(stack: IntegrationStack, scopes = ['checkout:read', 'checkout:write']): Promise<Producer> {
+  const client = new AppClient(stack.apiUrl);
+  const email = uniqueEmail('producer');
+  await client.register({ email, password: PASSWORD });
+  await client.login(email, PASSWORD);
+  const merchant = await client.call('POST', '/dashboard/merchant/ensure', { body: { name: 'Escola Teste', document: '11.222.333/0001-81', type: 'PRODUCER' } });
+  if (merchant.status !== 200) throw new Error(`merchant ensure answered ${merchant.status}`);
+  const issued = await createApiCredential({ merchantId: merchant.body.id, scopes, name: 'checkout tests' }, stack.encryptionKey);
+  return { client, merchantId: merchant.body.id, creds: { merchantId: issued.merchantId, clientId: issued.clientId, clientSecret: issued.clientSecret } };
+}
+
+export function checkoutBody(items: { id: string; quantity: number }[], extra: Record<string, unknown> = {}) {
+  return {
+    items,
+    frequency: 'ONE_TIME',
+    returnUrl: 'https://loja.example.com/voltar',
+    completionUrl: 'https://loja.example.com/obrigado',
+    externalId: `pedido-${crypto.randomUUID().slice(0, 8)}`,
+    metadata: { pedido: '1001' },
+    ...extra,
+  };
+}
+
+export const idemKey = () => ({ 'Idempotency-Key': `chk-${crypto.randomUUID()}` });
+
+export async function postCheckout(stack: IntegrationStack, creds: MerchantCredentials, body: unknown, headers: Record<string, string> = idemKey()) {
+  return stack.api('POST', '/v1/checkouts', { creds, body, headers });
+}
+
+/** The charge behind a checkout (`bill_<uuid>` or the UUID). */
+export async function chargeOf(sequelize: Sequelize, checkoutId: string): Promise<string> {
+  const [rows] = (await sequelize.query(`SELECT charge_id FROM checkouts WHERE id = :id`, { replacements: { id: checkoutId.replace(/^bill_/, '') } })) as [Array<{ charge_id: string }>, unknown];
+  if (!rows[0]) throw new Error(`no checkout ${checkoutId}`);
+  return rows[0].charge_id;
+}
+
+export async function enrolmentsOf(sequelize: Sequelize, checkoutId: string) {
+  const [rows] = (await sequelize.query(`SELECT course_id, status, revoked_reason, student_name FROM enrolments WHERE checkout_id = :id ORDER BY course_id`, {
+    replacements: { id: checkoutId.replace(/^bill_/, '') },
+  })) as [Array<{ course_id: string; status: string; revoked_reason: string | null; student_name: string | null }>, unknown];
+  return rows;
+}
