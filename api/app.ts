@@ -153,6 +153,7 @@ export function createApp(deps: ApiDeps): express.Express {
     },
     idempotency,
     receipts,
+    production: deps.production ?? process.env.NODE_ENV === 'production',
   });
   // Avatar uploads carry image bodies: before the JSON-only gate below.
   app.use(application.beforeBody);
