@@ -34,6 +34,8 @@ import { BoletoService } from './boletos/service';
 import type { IdempotencyService } from './idempotency/idempotencyService';
 import type { ReceiptService } from './receipts/downloads/service';
 import { TwoFactorService, type MailSender } from './twoFactor/service';
+import { CHECKOUT_SESSIONS_PATH, checkoutSessionsRouter } from './checkoutSessions/router';
+import { CheckoutSessionService } from './checkoutSessions/service';
 
 export interface ApplicationDeps {
   sequelize: Sequelize;
@@ -50,6 +52,8 @@ export interface ApplicationDeps {
   receipts: ReceiptService;
   /** Sends e-mail codes; without one, the e-mail routes answer 503. */
   mail?: MailSender;
+  /** Production rules (https success/cancel URLs of checkout sessions). */
+  production?: boolean;
 }
 
 const noMail: MailSender = {
@@ -104,5 +108,7 @@ export function applicationApi(deps: ApplicationDeps): ApplicationApi {
   router.use('/charges', chargesRouter({ service: charges, refunds, receipts: deps.receipts, idempotency: deps.idempotency, requireUser: authenticated }));
   const boletos = new BoletoService({ sequelize: deps.sequelize, temporal: deps.charges.temporal, taskQueue: deps.charges.taskQueue, defaultFee: deps.charges.defaultFee, charges });
   router.use(BOLETOS_PATH, boletosRouter({ service: boletos, idempotency: deps.idempotency, requireUser: authenticated }));
+  const checkoutSessions = new CheckoutSessionService({ ...deps.charges, production: deps.production ?? process.env.NODE_ENV === 'production' });
+  router.use(CHECKOUT_SESSIONS_PATH, checkoutSessionsRouter({ service: checkoutSessions, idempotency: deps.idempotency, requireUser: authenticated }));
   return { beforeBody, routes: router };
 }

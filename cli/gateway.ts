@@ -4,7 +4,7 @@
  *                   [--pix-key <key> --pix-key-type <type>] [--withdrawal-fee-cents <n>] [--json]
  *   merchant set-pix-key <merchantId> --key <key> --type <CPF|CNPJ|EMAIL|PHONE|EVP> [--holder-name <n>] [--holder-document <d>]
  *   merchant freeze <merchantId> | merchant unfreeze <merchantId>
- *   sandbox pay <chargeId> [--json]
+ *   sandbox pay <chargeId | bill_<checkoutId>> [--json]
  *   sandbox pay-boleto <chargeId> [--amount <cents>] [--date YYYY-MM-DD] [--via PIX] [--json]
  *   payout reconcile <batchId> | withdrawal reconcile <withdrawalId>
  *   mail list [--json] [--limit <n>] | mail show <id> [--json]   (the local mail sink of npm start)
@@ -18,7 +18,8 @@ import { parseArgs } from 'node:util';
 import { runMigrations } from '../db/migrator';
 import { createSequelize } from '../db/sequelize';
 import { createApiCredential, createMerchantWithCredential, setMerchantPixKey, setWithdrawalsFrozen } from '../db/merchantAdmin';
-import { Merchant } from '../db/models';
+import { Checkout, Merchant } from '../db/models';
+import { BILL_PREFIX, parseBillId } from '../core/checkouts/urls';
 import { addUserToMerchant, createUser, parseRole } from '../db/userAdmin';
 import { ALL_SCOPES } from '../api/auth/scopes';
 import { readLocalEnv } from '../scripts/lib/localSecrets';
@@ -32,7 +33,7 @@ const usage = `usage:
   npm run gateway -- merchant set-pix-key <merchantId> --key <key> --type <CPF|CNPJ|EMAIL|PHONE|EVP> [--holder-name <name>] [--holder-document <cpf|cnpj>]
   npm run gateway -- merchant freeze <merchantId>
   npm run gateway -- merchant unfreeze <merchantId>
-  npm run gateway -- sandbox pay <chargeId> [--json]
+  npm run gateway -- sandbox pay <chargeId | bill_<checkoutId>> [--json]
   npm run gateway -- sandbox pay-boleto <chargeId> [--amount <cents>] [--date YYYY-MM-DD] [--via PIX] [--json]
   npm run gateway -- payout reconcile <batchId>
   npm run gateway -- withdrawal reconcile <withdrawalId>
@@ -130,12 +131,13 @@ async function merchantFreeze(argv: string[], frozen: boolean): Promise<void> {
 
 async function sandboxPay(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({ args: argv, options: { json: { type: 'boolean', default: false } }, allowPositionals: true, strict: true });
-  if (positionals.length !== 1) throw new Error('sandbox pay needs exactly one charge id');
+  if (positionals.length !== 1) throw new Error('sandbox pay needs exactly one charge id or checkout id (bill_<uuid>)');
+  const chargeId = positionals[0].startsWith(BILL_PREFIX) ? await checkoutCharge(positionals[0]) : positionals[0];
   const local = readLocalEnv();
   const base = process.env.SANDBOX_BASE_URL ?? local.SANDBOX_BASE_URL ?? 'http://127.0.0.1:4010';
   // Outside development the sandbox's control routes want this token (never printed).
   const token = process.env.SANDBOX_CONTROL_TOKEN ?? local.SANDBOX_CONTROL_TOKEN;
-  const res = await fetch(`${base}/sandbox/charges/${encodeURIComponent(positionals[0])}/pay`, {
+  const res = await fetch(`${base}/sandbox/charges/${encodeURIComponent(chargeId)}/pay`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     body: '{}',
@@ -156,6 +158,15 @@ async function sandboxPay(argv: string[]): Promise<void> {
       `endToEndId   ${charge.endToEndId ?? '-'}`,
     ].join('\n') + '\n',
   );
+}
+
+/** The charge behind a checkout (`bill_<uuid>`, P0 or session), read from the database. */
+async function checkoutCharge(publicId: string): Promise<string> {
+  const id = parseBillId(publicId);
+  if (!id) throw new Error(`${publicId} is not a checkout id of the form bill_<uuid>`);
+  const checkout = await withDatabase(() => Checkout.findByPk(id, { attributes: ['chargeId'] }));
+  if (!checkout) throw new Error(`no checkout ${publicId}`);
+  return checkout.chargeId;
 }
 
 /** The password never appears in any output; prefer the environment over argv (visible in ps). */

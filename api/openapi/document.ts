@@ -26,6 +26,7 @@ import '../receipts/openapi';
 import '../receipts/downloads/openapi';
 import '../checkoutPage/openapi';
 import '../partnerCheckouts/openapi';
+import '../checkoutSessions/openapi';
 
 /** The interface spec's version (shared/spec/interface-spec.md, "Versioning"), not package.json's. */
 export const INTERFACE_VERSION = '2.0.0';
@@ -61,6 +62,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
       { name: 'Provider callbacks', description: 'Called by the Pix provider, signed with its callback secret.' },
       { name: 'Dashboard', description: 'Application API for signed-in people (`Authorization: Bearer <access token>`): the merchant and its API credentials.' },
       { name: 'Partner checkouts P0', description: 'Client credentials with scopes checkout:read / checkout:write; every answer in the P0 envelope {data, success, error}.' },
+      { name: 'Checkout sessions', description: 'Application API: hosted checkout pages for an amount (the same page and lifecycle as P0 checkouts).' },
       { name: 'Health' },
       { name: 'Documentation' },
     ],

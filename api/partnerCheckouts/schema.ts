@@ -50,7 +50,7 @@ export const p0Checkout = z.object({
   items: z.array(z.object({ id: z.string(), quantity: z.number().int() })),
   status: z.enum(CHECKOUT_STATUSES),
   frequency: z.literal('ONE_TIME'),
-  coupons: z.array(z.never()),
+  coupons: z.array(z.unknown()).max(0).describe('Always empty in P0.'),
   devMode: z.literal(false),
   customerId: z.null(),
   returnUrl: z.string().nullable(),

@@ -7,7 +7,7 @@ export function checkoutPageUrl(publicBaseUrl: string, checkoutId: string): stri
 export const BILL_PREFIX = 'bill_';
 export const billId = (checkoutId: string): string => `${BILL_PREFIX}${checkoutId}`;
 
-const BILL_ID = /^bill_([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
+const BILL_ID = /^bill_([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
 
 /** The UUID inside a `bill_<uuid>` id, lower-cased; null when the id is not of that form. */
 export function parseBillId(value: string): string | null {

@@ -84,6 +84,7 @@ async function snapshotOfA(): Promise<Record<string, unknown>> {
     webhook: await read(`/sellers/webhooks/${fixtures.webhookId}`),
     delivery: await read(`/sellers/webhook-deliveries/${fixtures.deliveryId}`),
     batch: await read(`/v1/payouts/batches/${fixtures.batchId}`, true),
+    checkout: await read(`/v1/checkouts/${fixtures.checkoutId}`),
   };
 }
 
@@ -122,8 +123,11 @@ it("answers 404 with no data to merchant B for every route given merchant A's id
     const { path, unresolved } = fillPath(route.path);
     if (unresolved.length > 0) continue; // reported by the test above
     const res = await callAs(merchantB, route.method, path, probeBody(route));
-    const body = res.body as { error?: { code?: string } } | null;
-    const ok = res.status === 404 && body !== null && Object.keys(body).join() === 'error' && typeof body.error?.code === 'string';
+    const body = res.body as { error?: { code?: string }; data?: unknown; success?: boolean } | null;
+    // Partner checkout routes answer in the P0 envelope {data: null, success: false, error}; all others in {error}.
+    const p0 = route.path.startsWith('/v1/checkouts');
+    const envelopeOk = p0 ? body !== null && Object.keys(body).sort().join() === 'data,error,success' && body.data === null && body.success === false : body !== null && Object.keys(body).join() === 'error';
+    const ok = res.status === 404 && envelopeOk && typeof body?.error?.code === 'string';
     // The answer may echo the id B asked for, but nothing else of A's: no other id, no merchant id.
     const leaked = [...aIds.filter((id) => !path.includes(id)), merchantA.merchantId].filter((v) => res.text.includes(v));
     if (!ok || leaked.length > 0) failures.push(`${route.method} ${route.path} → ${res.status} ${res.text.slice(0, 200)}${leaked.length ? ` (leaks ${leaked.join(', ')})` : ''}`);

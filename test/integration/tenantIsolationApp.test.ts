@@ -29,6 +29,7 @@ interface Fixtures {
   boletoId: string;
   batchId: string;
   batchItemId: string;
+  sessionId: string;
 }
 
 /** Which of A's ids fills a path parameter, by `<segment before it>/{<name>}`. */
@@ -38,6 +39,7 @@ const APP_ID_RULES: Record<string, keyof Fixtures> = {
   'boletos/{id}': 'boletoId',
   'batches/{batchId}': 'batchId',
   '{batchId}/{id}': 'batchItemId',
+  'sessions/{id}': 'sessionId',
 };
 
 /** Valid bodies (past validation) for routes that take merchantId in the body; A's id is put in. */
@@ -45,6 +47,7 @@ const PROBE_BODIES: Record<string, Record<string, unknown>> = {
   'POST /dashboard/credentials': { name: 'isolation probe', scopes: ['charges:read'] },
   'POST /charges': { amountCents: 100 },
   'PATCH /dashboard/merchant/branding': { color: '#112233', logoUrl: 'https://loja.example.com/logo.png' },
+  'POST /checkout/sessions': { amountCents: 100 },
   'POST /boletos': { items: [{ amountCents: 100, dueDate: new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10), payer: { name: 'Bia Souza', taxId: '52998224725' } }] },
 };
 
@@ -93,6 +96,8 @@ beforeAll(async () => {
   const batch = await userA.client.call('POST', '/boletos', { body: { merchantId: userA.merchantId, items: [{ amountCents: 901, dueDate, payer }, { amountCents: 902, dueDate, payer }] }, headers: { 'x-idempotency-key': `iso-bb-${Date.now()}` } });
   expect(batch.status).toBe(202);
   const batchRead = await userA.client.call('GET', `/boletos/batches/${batch.body.batchId}`);
+  const session = await userA.client.call('POST', '/checkout/sessions', { body: { merchantId: userA.merchantId, amountCents: 1_500 }, headers: { 'x-idempotency-key': `iso-s-${Date.now()}` } });
+  expect(session.status).toBe(201);
   a = {
     userId: userA.userId,
     email: userA.email,
@@ -102,6 +107,7 @@ beforeAll(async () => {
     boletoId: boleto.body.boletos[0].id,
     batchId: batch.body.batchId,
     batchItemId: batchRead.body.items[0].id,
+    sessionId: session.body.id,
   };
   userB = (await signUp('b')).client;
 });

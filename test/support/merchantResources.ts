@@ -9,6 +9,7 @@ import type { MerchantCredentials } from '../../db/merchantAdmin';
 import { waitFor } from './env';
 import type { IntegrationStack } from './integrationStack';
 import { items, signedCall, waitForBatchEnd } from './payouts';
+import { checkoutBody, idemKey, sellableCourse } from './checkouts';
 
 export interface OwnedResources {
   chargeId: string;
@@ -18,6 +19,8 @@ export interface OwnedResources {
   eventId: string;
   batchId: string;
   payoutItemId: string;
+  /** A partner P0 checkout (`bill_<uuid>`). */
+  checkoutId: string;
 }
 
 /**
@@ -37,6 +40,7 @@ export const ID_RULES: Record<string, keyof OwnedResources> = {
   'charges/{id}': 'chargeId',
   'withdrawals/{id}': 'withdrawalId',
   'payout-items/{id}': 'payoutItemId',
+  'checkouts/{id}': 'checkoutId',
 };
 
 function expectStatus(what: string, res: { status: number; body: unknown }, status: number): void {
@@ -60,6 +64,9 @@ export async function createOwnedResources(stack: IntegrationStack, creds: Merch
   expectStatus('payout batch', batch, 201);
   const ended = (await waitForBatchEnd(stack, creds, batch.body.batchId)) as { items: { id: string }[] };
   await waitFor(async () => (await stack.api('GET', `/sellers/saques/${withdrawal.body.id}`, { creds })).body.status !== 'PROCESSING', 'withdrawal to settle');
+  const { priceId } = await sellableCourse(stack.sequelize, creds.merchantId);
+  const checkout = await stack.api('POST', '/v1/checkouts', { creds, body: checkoutBody([{ id: priceId, quantity: 1 }]), headers: idemKey() });
+  expectStatus('checkout', checkout, 201);
   return {
     chargeId: charge.body.id,
     withdrawalId: withdrawal.body.id,
@@ -68,5 +75,6 @@ export async function createOwnedResources(stack: IntegrationStack, creds: Merch
     eventId: delivery.eventId,
     batchId: batch.body.batchId,
     payoutItemId: ended.items[0].id,
+    checkoutId: checkout.body.data.id,
   };
 }
