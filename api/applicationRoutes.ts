@@ -30,6 +30,9 @@ import { chargesRouter } from './charges/router';
 import { AppChargeService, type AppChargeServiceDeps } from './charges/service';
 import { RefundService } from './charges/refunds';
 import { boletosRouter, BOLETOS_PATH } from './boletos/router';
+import { coursesRouter } from './courses/router';
+import { CourseService } from './courses/service';
+import { CourseContentService } from './courses/content';
 import { BoletoService } from './boletos/service';
 import type { IdempotencyService } from './idempotency/idempotencyService';
 import type { ReceiptService } from './receipts/downloads/service';
@@ -104,5 +107,7 @@ export function applicationApi(deps: ApplicationDeps): ApplicationApi {
   router.use('/charges', chargesRouter({ service: charges, refunds, receipts: deps.receipts, idempotency: deps.idempotency, requireUser: authenticated }));
   const boletos = new BoletoService({ sequelize: deps.sequelize, temporal: deps.charges.temporal, taskQueue: deps.charges.taskQueue, defaultFee: deps.charges.defaultFee, charges });
   router.use(BOLETOS_PATH, boletosRouter({ service: boletos, idempotency: deps.idempotency, requireUser: authenticated }));
+  const courses = new CourseService({ sequelize: deps.sequelize });
+  router.use('/courses', coursesRouter({ courses, content: new CourseContentService(courses), requireUser: authenticated }));
   return { beforeBody, routes: router };
 }

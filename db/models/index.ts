@@ -17,9 +17,12 @@ import { ActionToken, AuthChallenge, RecoveryCode, SecondFactor } from './second
 import { OutgoingMail } from './outgoingMail';
 import { Refund } from './refund';
 import { BoletoBatch, BoletoBatchItem } from './boletoBatch';
+import { Course, CoursePrice } from './course';
+import { CourseLesson, CourseModule } from './courseContent';
 
 export { Merchant, ApiCredential, Charge, ChargeSplit, IdempotencyRecord, OutboxEvent, Withdrawal, WebhookEndpoint, PayoutBatch, PayoutItem, OutgoingMail };
 export { Refund, BoletoBatch, BoletoBatchItem };
+export { Course, CoursePrice, CourseModule, CourseLesson };
 export { User, MerchantMember, UserSession, RefreshToken, SecondFactor, RecoveryCode, AuthChallenge, ActionToken };
 
 let initialisedFor: Sequelize | null = null;
@@ -42,6 +45,7 @@ export function initModels(sequelize: Sequelize): void {
   Refund.initModel(sequelize);
   BoletoBatch.initModel(sequelize);
   BoletoBatchItem.initModel(sequelize);
+  for (const model of [Course, CoursePrice, CourseModule, CourseLesson]) model.initModel(sequelize);
   Charge.hasMany(ChargeSplit, { foreignKey: 'chargeId', as: 'splits' });
   initialisedFor = sequelize;
 }
