@@ -30,6 +30,9 @@ import { chargesRouter } from './charges/router';
 import { AppChargeService, type AppChargeServiceDeps } from './charges/service';
 import { RefundService } from './charges/refunds';
 import { boletosRouter, BOLETOS_PATH } from './boletos/router';
+import { coursesRouter } from './courses/router';
+import { CourseService } from './courses/service';
+import { CourseContentService } from './courses/content';
 import { BoletoService } from './boletos/service';
 import type { IdempotencyService } from './idempotency/idempotencyService';
 import type { ReceiptService } from './receipts/downloads/service';
@@ -110,5 +113,7 @@ export function applicationApi(deps: ApplicationDeps): ApplicationApi {
   router.use(BOLETOS_PATH, boletosRouter({ service: boletos, idempotency: deps.idempotency, requireUser: authenticated }));
   const checkoutSessions = new CheckoutSessionService({ ...deps.charges, production: deps.production ?? process.env.NODE_ENV === 'production' });
   router.use(CHECKOUT_SESSIONS_PATH, checkoutSessionsRouter({ service: checkoutSessions, idempotency: deps.idempotency, requireUser: authenticated }));
+  const courses = new CourseService({ sequelize: deps.sequelize });
+  router.use('/courses', coursesRouter({ courses, content: new CourseContentService(courses), requireUser: authenticated }));
   return { beforeBody, routes: router };
 }

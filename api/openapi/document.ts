@@ -27,6 +27,7 @@ import '../receipts/downloads/openapi';
 import '../checkoutPage/openapi';
 import '../partnerCheckouts/openapi';
 import '../checkoutSessions/openapi';
+import '../courses/openapi';
 
 /** The interface spec's version (shared/spec/interface-spec.md, "Versioning"), not package.json's. */
 export const INTERFACE_VERSION = '2.0.0';
@@ -56,6 +57,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
       { name: 'Sessions', description: 'Application API: login, refresh (cookie + CSRF), logout.' },
       { name: 'Two-factor authentication', description: 'TOTP, e-mail codes, recovery codes; the login second step; action tokens for sensitive actions.' },
       { name: 'Charges', description: 'Application API: Pix charges of your merchants (the same lifecycle, ledger and webhooks as the seller routes).' },
+      { name: 'Courses', description: 'Application API: the marketplace catalogue of your merchants: courses (DRAFT → PUBLISHED → ARCHIVED), their prices, modules and lessons. Only PUBLISHED courses sell.' },
       { name: 'Avatars', description: 'Application API: upload a profile picture (presign → PUT → confirm).' },
       { name: 'Uploads', description: 'The local upload store (when no S3 is configured): signed PUT URLs and reads.' },
       { name: 'Legacy /rifeiro', description: 'Deprecated aliases of the /sellers routes, identical in behaviour.' },

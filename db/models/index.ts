@@ -18,10 +18,13 @@ import { OutgoingMail } from './outgoingMail';
 import { Refund } from './refund';
 import { BoletoBatch, BoletoBatchItem } from './boletoBatch';
 import { Checkout, CheckoutItem } from './checkout';
+import { Course, CoursePrice } from './course';
+import { CourseLesson, CourseModule } from './courseContent';
 
 export { Merchant, ApiCredential, Charge, ChargeSplit, IdempotencyRecord, OutboxEvent, Withdrawal, WebhookEndpoint, PayoutBatch, PayoutItem, OutgoingMail };
 export { Refund, BoletoBatch, BoletoBatchItem };
 export { Checkout, CheckoutItem };
+export { Course, CoursePrice, CourseModule, CourseLesson };
 export { User, MerchantMember, UserSession, RefreshToken, SecondFactor, RecoveryCode, AuthChallenge, ActionToken };
 
 let initialisedFor: Sequelize | null = null;
@@ -46,6 +49,7 @@ export function initModels(sequelize: Sequelize): void {
   BoletoBatchItem.initModel(sequelize);
   Checkout.initModel(sequelize);
   CheckoutItem.initModel(sequelize);
+  for (const model of [Course, CoursePrice, CourseModule, CourseLesson]) model.initModel(sequelize);
   Charge.hasMany(ChargeSplit, { foreignKey: 'chargeId', as: 'splits' });
   initialisedFor = sequelize;
 }

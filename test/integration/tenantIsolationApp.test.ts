@@ -13,6 +13,7 @@ import crypto from 'node:crypto';
 import { buildOpenApiDocument } from '../../api/openapi/document';
 import { AppClient, uniqueEmail } from '../support/appClient';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
+import { createCourseContent, createPublishedCourseWithPrice } from '../support/courses';
 import { APPLICATION_ROUTES, listMountedRoutes, type MountedRoute } from '../support/mountedRoutes';
 
 jest.setTimeout(90_000);
@@ -30,6 +31,10 @@ interface Fixtures {
   batchId: string;
   batchItemId: string;
   sessionId: string;
+  courseId: string;
+  priceId: string;
+  moduleId: string;
+  lessonId: string;
 }
 
 /** Which of A's ids fills a path parameter, by `<segment before it>/{<name>}`. */
@@ -40,6 +45,10 @@ const APP_ID_RULES: Record<string, keyof Fixtures> = {
   'batches/{batchId}': 'batchId',
   '{batchId}/{id}': 'batchItemId',
   'sessions/{id}': 'sessionId',
+  'courses/{id}': 'courseId',
+  'prices/{priceId}': 'priceId',
+  'modules/{moduleId}': 'moduleId',
+  'lessons/{lessonId}': 'lessonId',
 };
 
 /** Valid bodies (past validation) for routes that take merchantId in the body; A's id is put in. */
@@ -48,6 +57,7 @@ const PROBE_BODIES: Record<string, Record<string, unknown>> = {
   'POST /charges': { amountCents: 100 },
   'PATCH /dashboard/merchant/branding': { color: '#112233', logoUrl: 'https://loja.example.com/logo.png' },
   'POST /checkout/sessions': { amountCents: 100 },
+  'POST /courses': { title: 'isolation probe', accessType: 'LIFETIME' },
   'POST /boletos': { items: [{ amountCents: 100, dueDate: new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10), payer: { name: 'Bia Souza', taxId: '52998224725' } }] },
 };
 
@@ -98,6 +108,8 @@ beforeAll(async () => {
   const batchRead = await userA.client.call('GET', `/boletos/batches/${batch.body.batchId}`);
   const session = await userA.client.call('POST', '/checkout/sessions', { body: { merchantId: userA.merchantId, amountCents: 1_500 }, headers: { 'x-idempotency-key': `iso-s-${Date.now()}` } });
   expect(session.status).toBe(201);
+  const { course, price } = await createPublishedCourseWithPrice(userA.client, userA.merchantId, { amountCents: 4_990 });
+  const [content] = await createCourseContent(userA.client, course.id, [{ title: 'Módulo 1', lessons: [{ title: 'Aula 1' }] }]);
   a = {
     userId: userA.userId,
     email: userA.email,
@@ -108,6 +120,10 @@ beforeAll(async () => {
     batchId: batch.body.batchId,
     batchItemId: batchRead.body.items[0].id,
     sessionId: session.body.id,
+    courseId: course.id,
+    priceId: price.id,
+    moduleId: content.moduleId,
+    lessonId: content.lessonIds[0],
   };
   userB = (await signUp('b')).client;
 });
@@ -147,6 +163,9 @@ it('covers every bearer route of the application API, with a rule for every path
 
 it("answers user B 404 for every route given user A's ids, and no answer carries A's ids or e-mail", async () => {
   const before = (await stack.sequelize.query(`SELECT client_id, active FROM api_credentials WHERE merchant_id = :m ORDER BY client_id`, { replacements: { m: a.merchantId } }))[0];
+  const catalogue = `SELECT c.status, c.title, c.updated_at, p.amount_cents, p.active, p.updated_at AS pu, m.title AS mt, m.updated_at AS mu, l.title AS lt, l.updated_at AS lu
+    FROM courses c JOIN course_prices p ON p.course_id = c.id JOIN course_modules m ON m.course_id = c.id JOIN course_lessons l ON l.module_id = m.id WHERE c.merchant_id = :m ORDER BY c.id`;
+  const coursesBefore = (await stack.sequelize.query(catalogue, { replacements: { m: a.merchantId } }))[0];
   const failures: string[] = [];
   let probedWithIds = 0;
   for (const route of routes) {
@@ -173,4 +192,7 @@ it("answers user B 404 for every route given user A's ids, and no answer carries
   expect(probedWithIds).toBeGreaterThanOrEqual(3);
   const after = (await stack.sequelize.query(`SELECT client_id, active FROM api_credentials WHERE merchant_id = :m ORDER BY client_id`, { replacements: { m: a.merchantId } }))[0];
   expect(after).toEqual(before);
+  // B's writes to A's course, price, module and lesson changed nothing, and B created no course for A.
+  expect((await stack.sequelize.query(catalogue, { replacements: { m: a.merchantId } }))[0]).toEqual(coursesBefore);
+  expect(coursesBefore).toHaveLength(1);
 });
