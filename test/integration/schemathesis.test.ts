@@ -24,6 +24,7 @@ import { accessTokenMinter } from '../support/accessTokens';
 import { AppClient } from '../support/appClient';
 import { MerchantMember } from '../../db/models';
 import { testLogFile } from '../support/testLogs';
+import { createCourse, createCourseContent, createPrice } from '../support/courses';
 
 jest.setTimeout(600_000);
 
@@ -38,6 +39,8 @@ let stack: IntegrationStack;
 let receiver: Receiver;
 let proxy: { url: string; close: () => Promise<void> };
 let owned: OwnedResources;
+/** The merchant's catalogue, so /courses cases reach past "not found" too. */
+let catalogue: { courseId: string; spareCourseId: string; priceId: string; moduleId: string; lessonId: string };
 
 beforeAll(async () => {
   stack = await startIntegrationStack({ webhookDispatcher: true });
@@ -57,6 +60,12 @@ beforeAll(async () => {
   const email = `fuzz-${Date.now()}@example.com`;
   const user = await new AppClient(stack.apiUrl).register({ email, password: 'fuzzing password 1' });
   await MerchantMember.create({ userId: user.body.id, merchantId: merchant.merchantId, role: 'owner' });
+  const app = new AppClient(stack.apiUrl);
+  await app.login(email, 'fuzzing password 1');
+  const course = await createCourse(app, merchant.merchantId);
+  const price = await createPrice(app, course.id, { amountCents: 1_000 });
+  const [content] = await createCourseContent(app, course.id, [{ title: 'Módulo', lessons: [{ title: 'Aula' }] }]);
+  catalogue = { courseId: course.id, spareCourseId: (await createCourse(app, merchant.merchantId)).id, priceId: price.id, moduleId: content.moduleId, lessonId: content.lessonIds[0] };
   proxy = await startSigningProxy(stack.apiUrl, merchant, { bearer: accessTokenMinter(stack.encryptionKey, user.body.id) });
 });
 
@@ -68,10 +77,26 @@ afterAll(async () => {
 
 /** schemathesis.toml: the checks, and each path parameter fixed to the merchant's own resource (ID_RULES). */
 function configFile(dir: string): string {
-  const lines = Object.entries(ID_RULES).flatMap(([rule, resource]) => {
+  // Courses first (the first matching block applies): archive gets a course of its own, so the
+  // fuzzed archive does not make every other course case a 409 COURSE_ARCHIVED.
+  const c = catalogue;
+  const courseBlocks: [string, Record<string, string>][] = [
+    ['^/courses/\\{id\\}/archive$', { id: c.spareCourseId }],
+    ['^/courses/\\{id\\}/prices/\\{priceId\\}$', { id: c.courseId, priceId: c.priceId }],
+    ['^/courses/\\{id\\}/modules/\\{moduleId\\}', { id: c.courseId, moduleId: c.moduleId }],
+    ['^/courses/\\{id\\}/lessons/\\{lessonId\\}$', { id: c.courseId, lessonId: c.lessonId }],
+    ['^/courses/\\{id\\}', { id: c.courseId }],
+  ];
+  const courseLines = courseBlocks.flatMap(([regex, params]) => [
+    '[[operations]]',
+    `include-path-regex = '${regex}'`,
+    `parameters = { ${Object.entries(params).map(([k, v]) => `"path.${k}" = "${v}"`).join(', ')} }`,
+    '',
+  ]);
+  const lines = courseLines.concat(Object.entries(ID_RULES).flatMap(([rule, resource]) => {
     const [segment, param] = rule.replace(/[{}]/g, '').split('/');
     return ['[[operations]]', `include-path-regex = '/${segment}/\\{${param}\\}'`, `parameters = { "path.${param}" = "${owned[resource]}" }`, ''];
-  });
+  }));
   // Refusals no schema can announce, so a 400 counts as an acceptable answer to valid data for
   // these two only (every other check still runs on them): a payout item's CPF/CNPJ check
   // digits, and an amount above the merchant's balance (the balance is state, not document).
