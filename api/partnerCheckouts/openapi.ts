@@ -81,7 +81,7 @@ registry.registerPath({
   summary: 'List checkouts, newest first (scope checkout:read)',
   description:
     'Keyset pages by (createdAt, id), newest first: pass `pagination.next` as `after` for the next page; checkouts created meanwhile never shift later pages. ' +
-    '`after` naming no checkout of yours → 422 INVALID_CHECKOUT_ID.',
+    '`after` not of the form `bill_<uuid>` → 422 INVALID_CHECKOUT_ID; a well-formed `after` naming no checkout of yours → 404 CHECKOUT_NOT_FOUND.',
   security: [...security.sellerCredentials],
   request: { query: listCheckoutsQuery },
   responses: {
@@ -98,7 +98,7 @@ registry.registerPath({
         },
       },
     },
-    ...p0Errors(...shared, 'INVALID_CHECKOUT_ID'),
+    ...p0Errors(...shared, 'INVALID_CHECKOUT_ID', 'CHECKOUT_NOT_FOUND'),
   },
 });
 

@@ -11,14 +11,23 @@ import { CHECKOUT_STATUSES } from '../../db/models/checkout';
 export const MAX_CHECKOUT_ITEMS = 50;
 export const MAX_ITEM_QUANTITY = 1000;
 
-const billIdText = () => z.string().max(100).meta({ description: 'A checkout id: `bill_` followed by a UUID.', example: 'bill_0b5c2c4e-5d1f-4f0e-9a57-2f3d4b1e8c11' });
+/**
+ * A checkout id. The pattern is documented, not validated here: an id of another form is the
+ * spec's 422 INVALID_CHECKOUT_ID (checked by the service), not a 400.
+ */
+const billIdText = () =>
+  z.string().max(100).meta({
+    description: 'A checkout id: `bill_` followed by a UUID; another form → 422 INVALID_CHECKOUT_ID.',
+    pattern: '^bill_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+    example: 'bill_0b5c2c4e-5d1f-4f0e-9a57-2f3d4b1e8c11',
+  });
 
 export const createCheckoutBody = z.strictObject({
   items: z
     .array(z.strictObject({ id: z.uuid().describe('A course price id.'), quantity: z.number().int().min(1).max(MAX_ITEM_QUANTITY) }))
     .min(1)
     .max(MAX_CHECKOUT_ITEMS),
-  frequency: z.string().max(64).default('ONE_TIME').describe('Only ONE_TIME in P0; any other value → 422 FREQUENCY_NOT_ENABLED_YET.'),
+  frequency: text().max(64).default('ONE_TIME').describe('Only ONE_TIME in P0; any other value → 422 FREQUENCY_NOT_ENABLED_YET.'),
   customerId: z.unknown().optional().describe('Not enabled in P0: any value other than null → 422 CUSTOMER_NOT_ENABLED_IN_P0.'),
   coupons: z.array(z.unknown()).max(100).default([]).describe('Not enabled in P0: a non-empty array → 422 COUPONS_NOT_ENABLED_IN_P0.'),
   returnUrl: httpUrl().max(2048).describe('Where the page links back to. Absolute http(s) URL; https only in production.'),

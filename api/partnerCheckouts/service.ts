@@ -134,8 +134,9 @@ export class PartnerCheckoutService {
   /**
    * Newest first by (created_at, id); `after` is the last id of the previous page, compared in
    * SQL (microsecond timestamps), so rows created meanwhile land before page one and never shift
-   * later pages. An `after` that names no P0 checkout of this merchant (unknown or another
-   * merchant's) → 422 INVALID_CHECKOUT_ID: the same answer for both, nothing leaks.
+   * later pages. A well-formed `after` that names no P0 checkout of this merchant (unknown or
+   * another merchant's) → 404 CHECKOUT_NOT_FOUND, as GET /v1/checkouts/{id} answers it: the same
+   * answer for both, nothing leaks.
    */
   async list(merchantId: string, query: ListCheckoutsQuery) {
     const after = query.after === undefined ? null : parseBillId(query.after);
@@ -145,7 +146,7 @@ export class PartnerCheckoutService {
     const replacements: Record<string, unknown> = { merchantId, after, id, externalId: query.externalId ?? null, status: query.status ?? null, limit: query.limit + 1 };
     if (after) {
       const cursor = await Checkout.findOne({ where: { id: after, merchantId, kind: 'P0' }, attributes: ['id'] });
-      if (!cursor) throw p0ErrorCodes.invalidId('after', 'after does not name a checkout of this merchant');
+      if (!cursor) throw p0ErrorCodes.notFound();
     }
     const rows = await this.deps.sequelize.query<{ id: string }>(
       `SELECT id FROM checkouts

@@ -339,9 +339,9 @@ describe('GET /v1/checkouts/{id} and GET /v1/checkouts', () => {
     }
     expectP0Error(await stack.api('GET', '/v1/checkouts?after=123', { creds: p.creds }), 422, 'INVALID_CHECKOUT_ID');
     expectP0Error(await stack.api('GET', '/v1/checkouts?id=abc', { creds: p.creds }), 422, 'INVALID_CHECKOUT_ID');
-    // An unknown cursor and another merchant's cursor answer alike.
-    expectP0Error(await stack.api('GET', `/v1/checkouts?after=bill_${crypto.randomUUID()}`, { creds: p.creds }), 422, 'INVALID_CHECKOUT_ID');
-    expectP0Error(await stack.api('GET', `/v1/checkouts?after=${expiring.id}`, { creds: p.creds }), 422, 'INVALID_CHECKOUT_ID');
+    // An unknown cursor and another merchant's cursor answer alike, as GET /v1/checkouts/{id} does.
+    expectP0Error(await stack.api('GET', `/v1/checkouts?after=bill_${crypto.randomUUID()}`, { creds: p.creds }), 404, 'CHECKOUT_NOT_FOUND');
+    expectP0Error(await stack.api('GET', `/v1/checkouts?after=${expiring.id}`, { creds: p.creds }), 404, 'CHECKOUT_NOT_FOUND');
   });
 });
 

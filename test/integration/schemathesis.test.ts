@@ -104,6 +104,9 @@ function configFile(dir: string): string {
   // A boleto needs a payer (a cross-field rule the schema does not state: 400 naming `payer`).
   // First: the first block that matches an operation applies (and a method filter alone matches).
   lines.push('[[operations]]', "include-path-regex = '^/charges$'", stateful, '');
+  // A P0 checkout's items name course prices (no method filter: it would match every POST): whether a UUID is a price of this merchant,
+  // active, published and ONE_TIME is state the schema cannot state (422 COURSE_PRICE_*, spec codes).
+  lines.push('[[operations]]', "include-path-regex = '^/v1/checkouts$'", stateful.replace('"409", ', '"409", "422", '), '');
   lines.push('[[operations]]', "include-path-regex = '^/v1/payouts/batches$'", 'include-method = "POST"', stateful, '');
   lines.push('[[operations]]', "include-path-regex = '^/(sellers|rifeiro)/saques$'", 'include-method = "POST"', stateful, '');
   // Cross-field rules of the application API no schema states: a document comes with its type
