@@ -157,6 +157,7 @@ export function createApp(deps: ApiDeps): express.Express {
     },
     idempotency,
     receipts,
+    verificationKey: receiptKey,
     production: deps.production ?? process.env.NODE_ENV === 'production',
   });
   // The hosted checkout page: public HTML (anyone with the URL is the buyer), its form posts are

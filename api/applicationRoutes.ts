@@ -39,6 +39,8 @@ import type { ReceiptService } from './receipts/downloads/service';
 import { TwoFactorService, type MailSender } from './twoFactor/service';
 import { CHECKOUT_SESSIONS_PATH, checkoutSessionsRouter } from './checkoutSessions/router';
 import { CheckoutSessionService } from './checkoutSessions/service';
+import { ENROLMENTS_PATH, enrolmentsRouter } from './enrolments/router';
+import { EnrolmentService } from './enrolments/service';
 
 export interface ApplicationDeps {
   sequelize: Sequelize;
@@ -55,6 +57,8 @@ export interface ApplicationDeps {
   receipts: ReceiptService;
   /** Sends e-mail codes; without one, the e-mail routes answer 503. */
   mail?: MailSender;
+  /** The receipts' verification key: certificates carry codes the same verify route opens. */
+  verificationKey: Buffer;
   /** Production rules (https success/cancel URLs of checkout sessions). */
   production?: boolean;
 }
@@ -115,5 +119,6 @@ export function applicationApi(deps: ApplicationDeps): ApplicationApi {
   router.use(CHECKOUT_SESSIONS_PATH, checkoutSessionsRouter({ service: checkoutSessions, idempotency: deps.idempotency, requireUser: authenticated }));
   const courses = new CourseService({ sequelize: deps.sequelize });
   router.use('/courses', coursesRouter({ courses, content: new CourseContentService(courses), requireUser: authenticated }));
+  router.use(ENROLMENTS_PATH, enrolmentsRouter({ service: new EnrolmentService({ sequelize: deps.sequelize, verificationKey: deps.verificationKey, publicBaseUrl: deps.publicBaseUrl }), requireUser: authenticated }));
   return { beforeBody, routes: router };
 }

@@ -28,6 +28,7 @@ import '../checkoutPage/openapi';
 import '../partnerCheckouts/openapi';
 import '../checkoutSessions/openapi';
 import '../courses/openapi';
+import '../enrolments/openapi';
 
 /** The interface spec's version (shared/spec/interface-spec.md, "Versioning"), not package.json's. */
 export const INTERFACE_VERSION = '2.0.0';
@@ -58,6 +59,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
       { name: 'Two-factor authentication', description: 'TOTP, e-mail codes, recovery codes; the login second step; action tokens for sensitive actions.' },
       { name: 'Charges', description: 'Application API: Pix charges of your merchants (the same lifecycle, ledger and webhooks as the seller routes).' },
       { name: 'Courses', description: 'Application API: the marketplace catalogue of your merchants: courses (DRAFT → PUBLISHED → ARCHIVED), their prices, modules and lessons. Only PUBLISHED courses sell.' },
+      { name: 'Enrolments', description: 'Application API: enrolments created when a checkout selling a course is paid (revoked on a full refund), lesson progress reported by the producer’s platform, and certificates (PDF, verified at GET /receipts/verify).' },
       { name: 'Avatars', description: 'Application API: upload a profile picture (presign → PUT → confirm).' },
       { name: 'Uploads', description: 'The local upload store (when no S3 is configured): signed PUT URLs and reads.' },
       { name: 'Legacy /rifeiro', description: 'Deprecated aliases of the /sellers routes, identical in behaviour.' },

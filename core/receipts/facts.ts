@@ -6,7 +6,15 @@
  */
 
 export type ReceiptKind = 'CHARGE' | 'WITHDRAWAL' | 'PAYOUT_ITEM';
-export const RECEIPT_KINDS: readonly ReceiptKind[] = ['CHARGE', 'WITHDRAWAL', 'PAYOUT_ITEM'];
+/** The money receipts (comprovantes). */
+export const MONEY_RECEIPT_KINDS: readonly ReceiptKind[] = ['CHARGE', 'WITHDRAWAL', 'PAYOUT_ITEM'];
+/** Everything a verification code names: the receipts, and course certificates (core/receipts/certificate.ts). */
+export type VerifiableKind = ReceiptKind | 'CERTIFICATE';
+/**
+ * A code stores the kind's index in this list: APPEND ONLY, never reorder, or codes already
+ * printed would decode as another kind.
+ */
+export const RECEIPT_KINDS: readonly VerifiableKind[] = ['CHARGE', 'WITHDRAWAL', 'PAYOUT_ITEM', 'CERTIFICATE'];
 
 /** One side of the transfer as the Pix network knows it. Any field but the name may be unknown. */
 export interface Party {

@@ -15,7 +15,7 @@
  * ~106 characters: a small QR code. Pure apart from the nonce.
  */
 import crypto from 'node:crypto';
-import { RECEIPT_KINDS, type ReceiptFacts, type ReceiptKind } from './facts';
+import { RECEIPT_KINDS, type ReceiptFacts, type VerifiableKind } from './facts';
 import { maskReceiptDocument } from './masking';
 
 const VERSION = 1;
@@ -28,7 +28,7 @@ const MAX_ID_BYTES = 120;
 const MAX_CODE_CHARS = 4 * Math.ceil((1 + NONCE_BYTES + 1 + DIGEST_BYTES + 1 + MAX_ID_BYTES + TAG_BYTES) / 3);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-export type VerifiedCode = { ok: true; kind: ReceiptKind; documentId: string; digest: string } | { ok: false };
+export type VerifiedCode = { ok: true; kind: VerifiableKind; documentId: string; digest: string } | { ok: false };
 
 /**
  * A 32-byte receipt key from a secret string (RECEIPT_SIGNING_KEY, or in development and tests
@@ -78,7 +78,12 @@ export function receiptDigest(facts: ReceiptFacts): string {
 
 /** Constant-time: does the digest in a code match these facts? */
 export function digestMatches(facts: ReceiptFacts, digestHex: string): boolean {
-  const expected = Buffer.from(receiptDigest(facts), 'hex');
+  return hexDigestsEqual(receiptDigest(facts), digestHex);
+}
+
+/** Constant-time comparison of two hex digests (any kind's). */
+export function hexDigestsEqual(expectedHex: string, digestHex: string): boolean {
+  const expected = Buffer.from(expectedHex, 'hex');
   const given = Buffer.from(digestHex, 'hex');
   return given.length === expected.length && crypto.timingSafeEqual(given, expected);
 }
@@ -104,10 +109,20 @@ function decodeId(buf: Buffer): string | null {
 }
 
 export function createVerificationCode(facts: ReceiptFacts, key: Buffer): string {
+  return sealCode(facts.kind, receiptDigest(facts), facts.documentId, key);
+}
+
+/**
+ * A code for any verifiable kind, from the document's id and the SHA-256 (hex) of its facts: the
+ * receipts above, and certificates (core/receipts/certificate.ts certificateDigest).
+ */
+export function sealCode(kind: VerifiableKind, digestHex: string, documentId: string, key: Buffer): string {
   checkKey(key);
-  const kindIndex = RECEIPT_KINDS.indexOf(facts.kind);
-  if (kindIndex < 0) throw new RangeError(`unknown receipt kind ${String(facts.kind)}`);
-  const plain = Buffer.concat([Buffer.from([kindIndex]), Buffer.from(receiptDigest(facts), 'hex'), encodeId(facts.documentId)]);
+  const kindIndex = RECEIPT_KINDS.indexOf(kind);
+  if (kindIndex < 0) throw new RangeError(`unknown receipt kind ${String(kind)}`);
+  const digest = Buffer.from(digestHex, 'hex');
+  if (digest.length !== DIGEST_BYTES) throw new RangeError('the digest must be 32 bytes of hex');
+  const plain = Buffer.concat([Buffer.from([kindIndex]), digest, encodeId(documentId)]);
   const nonce = crypto.randomBytes(NONCE_BYTES);
   const header = Buffer.from([VERSION]);
   const cipher = crypto.createCipheriv('aes-256-gcm', key, nonce, { authTagLength: TAG_BYTES });

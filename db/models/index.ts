@@ -20,11 +20,13 @@ import { BoletoBatch, BoletoBatchItem } from './boletoBatch';
 import { Checkout, CheckoutItem } from './checkout';
 import { Course, CoursePrice } from './course';
 import { CourseLesson, CourseModule } from './courseContent';
+import { Certificate, Enrolment, LessonProgress } from './enrolment';
 
 export { Merchant, ApiCredential, Charge, ChargeSplit, IdempotencyRecord, OutboxEvent, Withdrawal, WebhookEndpoint, PayoutBatch, PayoutItem, OutgoingMail };
 export { Refund, BoletoBatch, BoletoBatchItem };
 export { Checkout, CheckoutItem };
 export { Course, CoursePrice, CourseModule, CourseLesson };
+export { Enrolment, LessonProgress, Certificate };
 export { User, MerchantMember, UserSession, RefreshToken, SecondFactor, RecoveryCode, AuthChallenge, ActionToken };
 
 let initialisedFor: Sequelize | null = null;
@@ -50,6 +52,7 @@ export function initModels(sequelize: Sequelize): void {
   Checkout.initModel(sequelize);
   CheckoutItem.initModel(sequelize);
   for (const model of [Course, CoursePrice, CourseModule, CourseLesson]) model.initModel(sequelize);
+  for (const model of [Enrolment, LessonProgress, Certificate]) model.initModel(sequelize);
   Charge.hasMany(ChargeSplit, { foreignKey: 'chargeId', as: 'splits' });
   initialisedFor = sequelize;
 }

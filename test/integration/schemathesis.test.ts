@@ -10,6 +10,7 @@
  * Budget: SCHEMATHESIS_MAX_EXAMPLES per operation (default 8), one worker and a fixed seed, so
  * a run takes about a minute and a failure reproduces.
  */
+import crypto from 'node:crypto';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -40,7 +41,7 @@ let receiver: Receiver;
 let proxy: { url: string; close: () => Promise<void> };
 let owned: OwnedResources;
 /** The merchant's catalogue, so /courses cases reach past "not found" too. */
-let catalogue: { courseId: string; spareCourseId: string; priceId: string; moduleId: string; lessonId: string };
+let catalogue: { courseId: string; spareCourseId: string; priceId: string; moduleId: string; lessonId: string; enrolmentId: string };
 
 beforeAll(async () => {
   stack = await startIntegrationStack({ webhookDispatcher: true });
@@ -65,7 +66,17 @@ beforeAll(async () => {
   const course = await createCourse(app, merchant.merchantId);
   const price = await createPrice(app, course.id, { amountCents: 1_000 });
   const [content] = await createCourseContent(app, course.id, [{ title: 'Módulo', lessons: [{ title: 'Aula' }] }]);
-  catalogue = { courseId: course.id, spareCourseId: (await createCourse(app, merchant.merchantId)).id, priceId: price.id, moduleId: content.moduleId, lessonId: content.lessonIds[0] };
+  // An enrolment in that course, so /enrolments cases reach past "not found": on a checkout
+  // session of the merchant, written as the paid-checkout hook writes it (enrolments.test.ts pays for real).
+  const session = await app.call('POST', '/checkout/sessions', { body: { merchantId: merchant.merchantId, amountCents: 1_000 }, headers: { 'x-idempotency-key': `fuzz-enrolment-${Date.now()}` } });
+  expect(session.status).toBe(201);
+  const enrolmentId = crypto.randomUUID();
+  await stack.sequelize.query(
+    `INSERT INTO enrolments (id, merchant_id, course_id, checkout_id, student_name, student_document)
+     SELECT :id, :m, :course, id, 'Aluna Fuzz', '52998224725' FROM checkouts WHERE merchant_id = :m ORDER BY created_at LIMIT 1`,
+    { replacements: { id: enrolmentId, m: merchant.merchantId, course: course.id } },
+  );
+  catalogue = { courseId: course.id, spareCourseId: (await createCourse(app, merchant.merchantId)).id, priceId: price.id, moduleId: content.moduleId, lessonId: content.lessonIds[0], enrolmentId };
   proxy = await startSigningProxy(stack.apiUrl, merchant, { bearer: accessTokenMinter(stack.encryptionKey, user.body.id) });
 });
 
@@ -86,6 +97,8 @@ function configFile(dir: string): string {
     ['^/courses/\\{id\\}/modules/\\{moduleId\\}', { id: c.courseId, moduleId: c.moduleId }],
     ['^/courses/\\{id\\}/lessons/\\{lessonId\\}$', { id: c.courseId, lessonId: c.lessonId }],
     ['^/courses/\\{id\\}', { id: c.courseId }],
+    ['^/enrolments/\\{id\\}/lessons/\\{lessonId\\}/complete$', { id: c.enrolmentId, lessonId: c.lessonId }],
+    ['^/enrolments/\\{id\\}', { id: c.enrolmentId }],
   ];
   const courseLines = courseBlocks.flatMap(([regex, params]) => [
     '[[operations]]',

@@ -35,6 +35,7 @@ interface Fixtures {
   priceId: string;
   moduleId: string;
   lessonId: string;
+  enrolmentId: string;
 }
 
 /** Which of A's ids fills a path parameter, by `<segment before it>/{<name>}`. */
@@ -49,6 +50,7 @@ const APP_ID_RULES: Record<string, keyof Fixtures> = {
   'prices/{priceId}': 'priceId',
   'modules/{moduleId}': 'moduleId',
   'lessons/{lessonId}': 'lessonId',
+  'enrolments/{id}': 'enrolmentId',
 };
 
 /** Valid bodies (past validation) for routes that take merchantId in the body; A's id is put in. */
@@ -110,6 +112,14 @@ beforeAll(async () => {
   expect(session.status).toBe(201);
   const { course, price } = await createPublishedCourseWithPrice(userA.client, userA.merchantId, { amountCents: 4_990 });
   const [content] = await createCourseContent(userA.client, course.id, [{ title: 'Módulo 1', lessons: [{ title: 'Aula 1' }] }]);
+  // An enrolment of A's course, as the paid-checkout hook writes it, on A's session checkout
+  // (paying is not what this test is about; test/integration/enrolments.test.ts pays for real).
+  const enrolmentId = crypto.randomUUID();
+  await stack.sequelize.query(
+    `INSERT INTO enrolments (id, merchant_id, course_id, checkout_id, student_name, student_document)
+     SELECT :id, :m, :course, id, 'Bia Souza', '52998224725' FROM checkouts WHERE merchant_id = :m ORDER BY created_at LIMIT 1`,
+    { replacements: { id: enrolmentId, m: userA.merchantId, course: course.id } },
+  );
   a = {
     userId: userA.userId,
     email: userA.email,
@@ -124,6 +134,7 @@ beforeAll(async () => {
     priceId: price.id,
     moduleId: content.moduleId,
     lessonId: content.lessonIds[0],
+    enrolmentId,
   };
   userB = (await signUp('b')).client;
 });
