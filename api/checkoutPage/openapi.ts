@@ -49,6 +49,12 @@ registry.registerPath({
   responses: { 200: jsonResponse('The status.', checkoutStatusView), ...errorResponses('CHECKOUT_NOT_FOUND', 'RATE_LIMITED') },
 });
 
+/** One server-sent event as a client parses it: `event: status` and `data:` the JSON of GET /c/{checkoutId}/status. */
+const sseEvent = z
+  .object({ event: z.string(), data: z.string().describe('JSON: {status, completionUrl?}'), id: z.string(), retry: z.number().int() })
+  .partial()
+  .openapi('CheckoutPageEvent');
+
 registry.registerPath({
   method: 'get',
   path: '/c/{checkoutId}/events',
@@ -58,7 +64,7 @@ registry.registerPath({
   description: 'Events named `status`, data as /status; the first is the current status, then one per change. The stream ends after a final status or five minutes (EventSource reconnects).',
   security: security.none,
   request: { params },
-  responses: { 200: { description: 'An event stream.', content: { 'text/event-stream': { schema: z.string() } } }, ...errorResponses('CHECKOUT_NOT_FOUND', 'RATE_LIMITED') },
+  responses: { 200: { description: 'An event stream.', content: { 'text/event-stream': { schema: sseEvent } } }, ...errorResponses('CHECKOUT_NOT_FOUND', 'RATE_LIMITED') },
 });
 
 registry.registerPath({

@@ -102,7 +102,9 @@ export function checkoutPageRouter(deps: CheckoutPageDeps): Router {
     if (!view) return sendNotFoundPage(res);
     if (view.status === 'PENDING') {
       const paid = await simulatePayment(deps.simulator, view.chargeId);
-      if (!paid.ok) throw new ApiError(502, 'PROVIDER_ERROR', `the sandbox answered ${paid.status}`);
+      // 409: the sandbox's charge is no longer payable (paid by a double click, or closed as it
+      // expired): nothing to do, the page shows what the lifecycle makes of it.
+      if (!paid.ok && paid.status !== 409) throw new ApiError(502, 'PROVIDER_ERROR', `the sandbox answered ${paid.status}`);
     }
     // Back to the page, which follows the payment (303: the browser GETs it).
     res.redirect(303, `${CHECKOUT_PAGE_PREFIX}/${view.id}`);

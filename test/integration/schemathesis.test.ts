@@ -120,6 +120,8 @@ function configFile(dir: string): string {
   // A P0 checkout's items name course prices (no method filter: it would match every POST): whether a UUID is a price of this merchant,
   // active, published and ONE_TIME is state the schema cannot state (422 COURSE_PRICE_*, spec codes).
   lines.push('[[operations]]', "include-path-regex = '^/v1/checkouts$'", stateful.replace('"409", ', '"409", "422", '), '');
+  // The hosted page's "Simular pagamento" is a form POST: its success is 303 back to the page.
+  lines.push('[[operations]]', "include-path-regex = '^/c/\\{checkoutId\\}/simulate-payment$'", stateful.replace('"2xx", ', '"2xx", "303", '), '');
   lines.push('[[operations]]', "include-path-regex = '^/v1/payouts/batches$'", 'include-method = "POST"', stateful, '');
   lines.push('[[operations]]', "include-path-regex = '^/(sellers|rifeiro)/saques$'", 'include-method = "POST"', stateful, '');
   // Cross-field rules of the application API no schema states: a document comes with its type
