@@ -5,11 +5,12 @@
  * Another merchant's session is 404, whatever the caller's roles elsewhere.
  */
 import { Checkout, Merchant } from '../../db/models';
-import { chargeExpiry, chargeFee, issueCharge } from '../chargeIssuing/issueCharge';
+import { chargeExpiry } from '../chargeIssuing/issueCharge';
+import { issueCheckout } from '../chargeIssuing/issueCheckout';
 import { ANY_ROLE, requireRole, roleErrors } from '../dashboard/roles';
 import { ApiError } from '../errors/apiError';
 import { presentCheckoutSession, sessionStatus } from '../../core/checkouts/present';
-import { chargeIdOf, checkUrls, type CheckoutIssueDeps } from '../partnerCheckouts/service';
+import { checkUrls, type CheckoutIssueDeps } from '../partnerCheckouts/service';
 import type { CreateSessionBody } from './schema';
 
 export const sessionErrors = {
@@ -30,34 +31,19 @@ export class CheckoutSessionService {
     }
     const merchant = await Merchant.findByPk(body.merchantId);
     if (!merchant || !merchant.active) throw roleErrors.merchantNotFound();
-    const expiresAt = chargeExpiry(undefined, new Date(), this.deps.defaultChargeTtlSeconds);
     const items = (body.items ?? []).map((item) => ({ priceId: null, courseId: null, name: item.name, quantity: item.quantity, unitAmountCents: item.unitAmountCents }));
-    await issueCharge(this.deps, {
-      chargeId: chargeIdOf(sessionId),
-      merchantId: merchant.id,
+    const stored = await issueCheckout(this.deps, merchant, {
+      id: sessionId,
+      kind: 'SESSION',
       amountCents: body.amountCents,
-      feeCents: chargeFee(merchant, this.deps.defaultFee, body.amountCents),
-      description: items.length ? [...new Set(items.map((i) => i.name))].join(', ').slice(0, 255) : null,
-      externalRef: body.externalRef ?? null,
-      metadata: body.metadata ?? null,
-      splits: [],
-      expiresAt: expiresAt.toISOString(),
+      expiresAt: chargeExpiry(undefined, new Date(), this.deps.defaultChargeTtlSeconds),
+      items,
+      externalId: body.externalRef ?? null,
+      returnUrl: body.cancelUrl ?? null,
+      completionUrl: body.successUrl ?? null,
+      metadata: body.metadata,
       idempotencyKey,
-      payer: null,
-      webhook: null,
-      checkout: {
-        id: sessionId,
-        kind: 'SESSION',
-        externalId: body.externalRef ?? null,
-        returnUrl: body.cancelUrl ?? null,
-        completionUrl: body.successUrl ?? null,
-        metadata: body.metadata ?? {},
-        idempotencyKey,
-        items,
-      },
     });
-    const stored = await Checkout.findByPk(sessionId);
-    if (!stored) throw new Error(`checkout session ${sessionId} issued but not stored`);
     return this.present(stored);
   }
 

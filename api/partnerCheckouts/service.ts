@@ -10,11 +10,11 @@
  *   4. its type is ONE_TIME                  else 422 COURSE_PRICE_TYPE_NOT_ENABLED_YET
  * Ownership comes before state so a foreign price is never described.
  */
-import crypto from 'node:crypto';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { Client } from '@temporalio/client';
 import { Checkout, CheckoutItem, type Merchant } from '../../db/models';
-import { chargeExpiry, chargeFee, issueCharge } from '../chargeIssuing/issueCharge';
+import { chargeExpiry } from '../chargeIssuing/issueCharge';
+import { issueCheckout } from '../chargeIssuing/issueCheckout';
 import { errors } from '../errors/apiError';
 import { presentP0Checkout } from '../../core/checkouts/present';
 import { parseBillId } from '../../core/checkouts/urls';
@@ -42,15 +42,6 @@ interface PriceRow {
   active: boolean;
   course_status: string;
   course_title: string;
-}
-
-/**
- * The charge id of a checkout, derived from the checkout id: a request that resumes an
- * idempotency claim joins the same charge workflow instead of issuing a second charge.
- */
-export function chargeIdOf(checkoutId: string): string {
-  const h = crypto.createHash('sha256').update(`checkout-charge:${checkoutId}`).digest('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${((parseInt(h[16], 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
 /** Return and completion URLs: https only in production (http allowed for local development). */
@@ -93,33 +84,18 @@ export class PartnerCheckoutService {
     if (amountCents > MAX_CHARGE_AMOUNT_CENTS) {
       throw errors.validation('request body is invalid', { fields: [{ field: 'items', message: `the total may be at most ${MAX_CHARGE_AMOUNT_CENTS} cents` }] });
     }
-    const expiresAt = chargeExpiry(body.expiresAt, new Date(), this.deps.defaultChargeTtlSeconds);
-    await issueCharge(this.deps, {
-      chargeId: chargeIdOf(checkoutId),
-      merchantId: merchant.id,
+    const stored = await issueCheckout(this.deps, merchant, {
+      id: checkoutId,
+      kind: 'P0',
       amountCents,
-      feeCents: chargeFee(merchant, this.deps.defaultFee, amountCents),
-      description: describe(items.map((i) => i.name)),
-      externalRef: body.externalId,
+      expiresAt: chargeExpiry(body.expiresAt, new Date(), this.deps.defaultChargeTtlSeconds),
+      items,
+      externalId: body.externalId,
+      returnUrl: body.returnUrl,
+      completionUrl: body.completionUrl,
       metadata: body.metadata,
-      splits: [],
-      expiresAt: expiresAt.toISOString(),
       idempotencyKey,
-      payer: null,
-      webhook: null,
-      checkout: {
-        id: checkoutId,
-        kind: 'P0',
-        externalId: body.externalId,
-        returnUrl: body.returnUrl,
-        completionUrl: body.completionUrl,
-        metadata: body.metadata,
-        idempotencyKey,
-        items,
-      },
     });
-    const stored = await Checkout.findByPk(checkoutId);
-    if (!stored) throw new Error(`checkout ${checkoutId} issued but not stored`);
     return this.present(stored);
   }
 
@@ -192,7 +168,3 @@ export class PartnerCheckoutService {
 }
 
 /** The charge's description (the payer's bank app may show it): the course titles, ≤ 255 characters. */
-function describe(names: string[]): string {
-  const joined = [...new Set(names)].join(', ');
-  return joined.length > 255 ? `${joined.slice(0, 252)}...` : joined;
-}

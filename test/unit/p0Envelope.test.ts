@@ -7,7 +7,7 @@ import express from 'express';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { p0Errors } from '../../api/partnerCheckouts/envelope';
-import { chargeIdOf } from '../../api/partnerCheckouts/service';
+import { chargeIdOf } from '../../api/chargeIssuing/issueCheckout';
 import { billId, checkoutPageUrl, parseBillId } from '../../core/checkouts/urls';
 import { sessionStatus } from '../../core/checkouts/present';
 

@@ -35,6 +35,15 @@ export interface ChargeLifecycleInput {
   checkout?: CheckoutRecordInput;
 }
 
+/** One line of a checkout: a course price (P0) or a free-form item (session). */
+export interface CheckoutItemInput {
+  priceId: string | null;
+  courseId: string | null;
+  name: string | null;
+  quantity: number;
+  unitAmountCents: number;
+}
+
 export interface CheckoutRecordInput {
   id: string;
   kind: 'P0' | 'SESSION';
@@ -43,7 +52,7 @@ export interface CheckoutRecordInput {
   completionUrl: string | null;
   metadata: Record<string, unknown>;
   idempotencyKey: string | null;
-  items: { priceId: string | null; courseId: string | null; name: string | null; quantity: number; unitAmountCents: number }[];
+  items: CheckoutItemInput[];
 }
 
 export type ChargeMethod = 'PIX' | 'BOLETO';

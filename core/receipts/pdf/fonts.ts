@@ -27,3 +27,20 @@ export function receiptFonts(): ReceiptFonts {
   }
   return cached;
 }
+
+/**
+ * Registers the fonts as 'Sans', 'Sans-Bold' and 'Mono' on a new document and collects its bytes:
+ * the promise settles once the caller has drawn the pages and called doc.end().
+ */
+export function prepareReceiptDocument(doc: PDFKit.PDFDocument): Promise<Buffer> {
+  const fonts = receiptFonts();
+  doc.registerFont('Sans', fonts.regular);
+  doc.registerFont('Sans-Bold', fonts.bold);
+  doc.registerFont('Mono', fonts.mono);
+  const chunks: Buffer[] = [];
+  return new Promise<Buffer>((resolve, reject) => {
+    doc.on('data', (c: Buffer) => chunks.push(c));
+    doc.on('end', () => resolve(Buffer.concat(chunks)));
+    doc.on('error', reject);
+  });
+}

@@ -8,7 +8,7 @@
 import PDFDocument from 'pdfkit';
 import QRCode from 'qrcode';
 import { formatDateBrasilia, type CertificateFacts } from '../certificate';
-import { receiptFonts } from './fonts';
+import { prepareReceiptDocument } from './fonts';
 
 export interface CertificatePdfOptions {
   /** The code the QR's URL carries (also printed, for typing it in). */
@@ -27,21 +27,12 @@ export async function renderCertificatePdf(facts: CertificateFacts, opts: Certif
   const issuedAt = new Date(facts.issuedAt);
   if (Number.isNaN(issuedAt.getTime())) throw new RangeError('issuedAt is not a valid date');
   const qrPng = await QRCode.toBuffer(opts.verifyUrl, { type: 'png', errorCorrectionLevel: 'M', margin: 4, scale: 8 });
-  const fonts = receiptFonts();
   const doc = new PDFDocument({
     size: [PAGE.width, PAGE.height],
     margins: { top: 0, bottom: 0, left: 0, right: 0 },
     info: { Title: `Certificado de conclusão - ${facts.courseTitle}`, Subject: 'Certificado de conclusão', Creator: 'pix-gateway', Producer: 'pix-gateway', CreationDate: issuedAt, ModDate: issuedAt },
   });
-  doc.registerFont('Sans', fonts.regular);
-  doc.registerFont('Sans-Bold', fonts.bold);
-  doc.registerFont('Mono', fonts.mono);
-  const chunks: Buffer[] = [];
-  const done = new Promise<Buffer>((resolve, reject) => {
-    doc.on('data', (c: Buffer) => chunks.push(c));
-    doc.on('end', () => resolve(Buffer.concat(chunks)));
-    doc.on('error', reject);
-  });
+  const done = prepareReceiptDocument(doc);
 
   doc.rect(MARGIN / 2, MARGIN / 2, PAGE.width - MARGIN, PAGE.height - MARGIN).lineWidth(2).strokeColor('#1f3a5f').stroke();
   const center = (text: string, y: number, font: string, size: number, color = '#000000', maxLines = 1) => {

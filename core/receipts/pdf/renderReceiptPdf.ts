@@ -13,7 +13,7 @@ import QRCode from 'qrcode';
 import type { ReceiptFacts } from '../facts';
 import { formatBrl, formatDateTimeBrasilia, RECEIPT_TITLES } from '../format';
 import { maskParty, type MaskedParty } from '../masking';
-import { receiptFonts } from './fonts';
+import { prepareReceiptDocument } from './fonts';
 
 export interface ReceiptPdfOptions {
   /** `{PUBLIC_BASE_URL}/receipts/verify?code=…` (core/receipts/verificationCode.ts receiptVerifyUrl). */
@@ -55,7 +55,6 @@ export async function renderReceiptPdf(facts: ReceiptFacts, opts: ReceiptPdfOpti
   // Margin 4 modules (the QR standard's quiet zone); M: a printed, photographed page survives.
   const qrPng = await QRCode.toBuffer(opts.verifyUrl, { type: 'png', errorCorrectionLevel: 'M', margin: 4, scale: 8 });
   const title = RECEIPT_TITLES[facts.kind];
-  const fonts = receiptFonts();
 
   const doc = new PDFDocument({
     size: 'A4',
@@ -70,15 +69,7 @@ export async function renderReceiptPdf(facts: ReceiptFacts, opts: ReceiptPdfOpti
       ModDate: occurredAt,
     },
   });
-  doc.registerFont('Sans', fonts.regular);
-  doc.registerFont('Sans-Bold', fonts.bold);
-  doc.registerFont('Mono', fonts.mono);
-  const chunks: Buffer[] = [];
-  const done = new Promise<Buffer>((resolve, reject) => {
-    doc.on('data', (c: Buffer) => chunks.push(c));
-    doc.on('end', () => resolve(Buffer.concat(chunks)));
-    doc.on('error', reject);
-  });
+  const done = prepareReceiptDocument(doc);
 
   let y = drawHeader(doc, facts, title, opts.issuerName ?? 'Pix Gateway');
   y = section(doc, y, 'Dados da transação');
