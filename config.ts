@@ -55,6 +55,8 @@ export interface GatewayConfig {
    * where the key is derived from the encryption key. Changing it makes earlier receipts unverifiable.
    */
   receiptSigningKey: string;
+  /** METRICS_TOKEN (≥ 32 characters): bearer token of /metrics and /metrics/perf-db; null: open outside production, 404 in production. */
+  metricsToken: string | null;
 }
 
 export interface AuthConfig {
@@ -143,6 +145,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
   const receiptSigningKey = read.raw('RECEIPT_SIGNING_KEY') ?? '';
   if (receiptSigningKey && receiptSigningKey.length < 32) read.problems.push('RECEIPT_SIGNING_KEY must be at least 32 characters');
   if (production && !receiptSigningKey) read.problems.push('RECEIPT_SIGNING_KEY is required in production (at least 32 characters)');
+  // Bearer token of /metrics and /metrics/perf-db; unset: open in development/test, 404 in production (api/metrics/access.ts).
+  const metricsToken = read.raw('METRICS_TOKEN') ?? null;
+  if (metricsToken !== null && metricsToken.length < 32) read.problems.push('METRICS_TOKEN must be at least 32 characters');
   const smtpUrl = smtp(read, production);
   const mailFrom = read.raw('MAIL_FROM') ?? DEFAULT_MAIL_FROM;
   if (/[\r\n]/.test(mailFrom)) read.problems.push('MAIL_FROM must be one line (a name and address, e.g. Pix Gateway <no-reply@example.com>)');
@@ -184,6 +189,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     smtpUrl,
     mailFrom,
     receiptSigningKey,
+    metricsToken,
   };
   if (production && !config.auth.secureCookies) read.problems.push('SECURE_COOKIES=false is refused in production: the refresh cookie would travel over plain http');
   if (read.problems.length > 0) throw new ConfigError(read.problems);

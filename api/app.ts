@@ -46,6 +46,11 @@ import type { PaymentSimulator } from './checkoutPage/simulate';
 import { CHECKOUTS_PATH, partnerCheckoutsRouter } from './partnerCheckouts/router';
 import { PartnerCheckoutService } from './partnerCheckouts/service';
 import { p0Errors } from './partnerCheckouts/envelope';
+import { createApiMetrics } from './metrics/registry';
+import { metricsRouter } from './metrics/router';
+import { httpMetrics } from './middleware/httpMetrics';
+import { instrumentedClient } from './temporal/instrumentedClient';
+import { CallbackHealth } from './providerCallbacks/callbackHealth';
 
 export interface ApiDeps {
   sequelize: Sequelize;
@@ -85,6 +90,8 @@ export interface ApiDeps {
   paymentSimulator?: PaymentSimulator | null;
   /** Production rules (https return URLs, signed POST /v1/checkouts). Default: NODE_ENV === 'production'. */
   production?: boolean;
+  /** METRICS_TOKEN: bearer token of /metrics and /metrics/perf-db (api/metrics/access.ts). Unset: open outside production, 404 in production. */
+  metricsToken?: string | null;
 }
 
 const PROVIDER_CALLBACK_PATH = '/webhooks/pix-gateway';
@@ -106,6 +113,11 @@ export function createApp(deps: ApiDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', deps.trustProxy ?? false);
+
+  // This app's own registry; the Temporal client counts its failures into it (one hook for every call).
+  const metrics = createApiMetrics({ sequelize: deps.sequelize });
+  deps = { ...deps, temporal: instrumentedClient(deps.temporal, metrics) };
+  const production = deps.production ?? process.env.NODE_ENV === 'production';
 
   const encryptionKey = parseKey(deps.credentialsEncryptionKey);
   const auth = new passport.Passport();
@@ -137,6 +149,7 @@ export function createApp(deps: ApiDeps): express.Express {
   );
 
   app.use(traceId);
+  app.use(httpMetrics(metrics));
   app.use(requestLogger(deps.logger));
   app.use(perIpRateLimit({ perMinute: deps.rateLimitPerMinute ?? 100, exemptPaths: ['/healthz', PROVIDER_CALLBACK_PATH] }));
   app.use(auth.initialize());
@@ -158,7 +171,7 @@ export function createApp(deps: ApiDeps): express.Express {
     idempotency,
     receipts,
     verificationKey: receiptKey,
-    production: deps.production ?? process.env.NODE_ENV === 'production',
+    production,
   });
   // The hosted checkout page: public HTML (anyone with the URL is the buyer), its form posts are
   // not JSON: before the JSON-only gate and outside every authenticated router.
@@ -170,6 +183,7 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(jsonBody({ deferredPrefixes: [PAYOUTS_PATH, BOLETOS_PATH] }));
 
   app.use(healthRouter({ sequelize: deps.sequelize, temporal: deps.temporal, smtpUrl: deps.smtpUrl ?? null, exposeBuildInfo: deps.exposeBuildInfo ?? false }));
+  app.use(metricsRouter({ metrics, sequelize: deps.sequelize, access: { token: deps.metricsToken ?? null, production } }));
   app.use(openApiRouter()); // GET /openapi.json and /docs: public, before the authenticated routers
   // GET /receipts/verify: public too (anyone holding a receipt may check it); the per-IP limit above applies.
   app.use(
@@ -183,6 +197,7 @@ export function createApp(deps: ApiDeps): express.Express {
     providerCallbackRouter({
       service: new ProviderCallbackService({ sequelize: deps.sequelize, temporal: deps.temporal, taskQueue: deps.taskQueue }),
       callbackSecret: deps.providerCallbackSecret,
+      health: new CallbackHealth({ sequelize: deps.sequelize, logger: deps.logger }),
     }),
   );
   const verifySignature = requestSignature({ sequelize: deps.sequelize, required: false });
@@ -200,7 +215,6 @@ export function createApp(deps: ApiDeps): express.Express {
   const payoutBody = routeJsonBody({ largeLimit: '8mb', isLarge: (req) => req.method === 'POST' && req.path === '/' });
   app.use(PAYOUTS_PATH, payoutsRouter({ authenticate, parseBody: payoutBody, requireSignature, service: payouts, idempotency }));
   app.use(RECEIPTS_PATH, receiptsRouter({ authenticate, requireSignature, service: receipts }));
-  const production = deps.production ?? process.env.NODE_ENV === 'production';
   const partnerCheckouts = new PartnerCheckoutService({
     sequelize: deps.sequelize,
     temporal: deps.temporal,

@@ -7,6 +7,7 @@ import { OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { registry } from './registry';
 import './openapi';
 import '../health/openapi';
+import '../metrics/openapi';
 import '../providerCallbacks/openapi';
 import '../sellers/pix/openapi';
 import '../sellers/saques/openapi';

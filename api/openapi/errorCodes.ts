@@ -27,6 +27,7 @@ export const ERROR_CODES = {
   CREDENTIALS_REQUIRED: { status: 401, message: 'x-client-id and x-client-secret headers are required' },
   INVALID_CREDENTIALS: { status: 401, message: 'client credentials are invalid' },
   INVALID_SIGNATURE: { status: 401, message: 'request signature is missing, invalid or expired' },
+  INVALID_METRICS_TOKEN: { status: 401, message: 'Authorization: Bearer <METRICS_TOKEN> is missing or wrong' },
   INSUFFICIENT_SCOPE: { status: 403, message: 'this credential lacks the scope charges:write' },
   UPLOAD_URL_INVALID: { status: 403, message: 'the upload URL is malformed or its signature does not match' },
   UPLOAD_URL_EXPIRED: { status: 403, message: 'the upload URL has expired; ask for a new one' },

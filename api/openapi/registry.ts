@@ -48,6 +48,13 @@ registry.registerComponent('securitySchemes', 'bearerAuth', {
   description: 'A signed-in user\'s access token from POST /auth/login (15 minutes; renew with POST /auth/refresh).',
 });
 
+registry.registerComponent('securitySchemes', 'metricsToken', {
+  type: 'http',
+  scheme: 'bearer',
+  description:
+    'METRICS_TOKEN of the server, for /metrics and /metrics/perf-db. Required whenever the server sets it; when unset, these routes are open in development and test and absent (404) in production.',
+});
+
 const clientCredentials = { clientId: [], clientSecret: [] };
 const signedRequest = { ...clientCredentials, gatewayTimestamp: [], gatewaySignature: [] };
 
@@ -65,6 +72,8 @@ export const security = {
   /** Application API: a signed-in user's bearer access token. */
   bearer: [{ bearerAuth: [] }],
   none: [],
+  /** /metrics and /metrics/perf-db: the metrics token, or nothing where the server sets none (development, test). */
+  metrics: [{ metricsToken: [] }, {}] as Record<string, string[]>[],
 };
 
 // --- headers and parameters -----------------------------------------------------------------

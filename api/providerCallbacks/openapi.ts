@@ -28,12 +28,23 @@ registry.registerPath({
   },
 });
 
+export const providerCallbackHealthResponse = z.object({
+  ok: z.literal(true),
+  timestamp: z.iso.datetime(),
+  lastCallbackAt: z.iso.datetime().nullable().meta({ description: 'When the last callback with a valid signature arrived; null if none is recorded.' }),
+  callbacksLastHour: z.number().int().min(0).meta({ description: 'Callbacks with a valid signature received in the last hour.' }),
+  signatureFailuresLastHour: z.number().int().min(0).meta({ description: 'Callbacks refused with 401 INVALID_SIGNATURE in the last hour.' }),
+});
+
 registry.registerPath({
   method: 'get',
   path: '/webhooks/pix-gateway/health',
   operationId: 'providerCallbackHealth',
   tags: ['Provider callbacks'],
-  summary: 'Callback endpoint liveness, for the provider',
+  summary: 'Callback endpoint health: last callback received, signature failures in the last hour',
+  description:
+    'Public, like the callback endpoint (for the provider and uptime checks); platform-wide figures, no merchant data. ' +
+    'Counted by every API process in per-minute buckets (shared through the database within ~2 s), so "last hour" is the last 60 minutes to the minute.',
   security: security.none,
-  responses: { 200: jsonResponse('Up.', z.object({ ok: z.literal(true), timestamp: z.iso.datetime() })), ...errorResponses('RATE_LIMITED') },
+  responses: { 200: jsonResponse('Up.', registry.register('ProviderCallbackHealth', providerCallbackHealthResponse)), ...errorResponses('RATE_LIMITED') },
 });

@@ -1,7 +1,8 @@
 /**
  * POST /webhooks/pix-gateway: payment callbacks from the Pix provider, authenticated by the
  * provider's HMAC signature over the raw body (not by client credentials). 200 only once the
- * event is durable in Temporal, so the provider retries anything we did not take.
+ * event is durable in Temporal, so the provider retries anything we did not take. Every valid
+ * callback and every signature failure is counted for GET /health (callbackHealth.ts).
  */
 import { Router, type RequestHandler } from 'express';
 import { verifyProviderCallbackSignature } from '../../core/pix/providerSignature';
@@ -10,8 +11,9 @@ import { errors } from '../errors/apiError';
 import { parseOrThrow } from '../validation/validate';
 import { providerCallbackBody } from './schema';
 import type { ProviderCallbackService, ProviderEvent } from './service';
+import type { CallbackHealth } from './callbackHealth';
 
-export function providerCallbackRouter(deps: { service: ProviderCallbackService; callbackSecret: string }): Router {
+export function providerCallbackRouter(deps: { service: ProviderCallbackService; callbackSecret: string; health: CallbackHealth }): Router {
   const router = Router();
   const receive: RequestHandler = async (req, res) => {
     const ok = verifyProviderCallbackSignature(
@@ -21,7 +23,11 @@ export function providerCallbackRouter(deps: { service: ProviderCallbackService;
       deps.callbackSecret,
       Date.now(),
     );
-    if (!ok) throw errors.invalidSignature();
+    if (!ok) {
+      deps.health.signatureFailed();
+      throw errors.invalidSignature();
+    }
+    deps.health.received();
     const body = parseOrThrow(providerCallbackBody, req.body, 'callback body');
     if (!body.charge && !body.boleto) throw errors.validation('callback body is invalid', { fields: [{ field: 'charge', message: 'charge or boleto is required' }] });
     const event = body as unknown as ProviderEvent;
@@ -29,8 +35,10 @@ export function providerCallbackRouter(deps: { service: ProviderCallbackService;
     res.json({ received: true, outcome });
   };
   router.post('/', receive);
-  router.get('/health', (_req, res) => {
-    res.json({ ok: true, timestamp: new Date().toISOString() });
+  // Public like the callback itself (the provider and uptime checks read it): platform-wide
+  // figures only, no merchant data.
+  router.get('/health', async (_req, res) => {
+    res.json({ ok: true, timestamp: new Date().toISOString(), ...(await deps.health.report()) });
   });
   return router;
 }

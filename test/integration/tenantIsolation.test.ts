@@ -21,12 +21,12 @@ import { startReceiver, type Receiver } from '../support/receiver';
 jest.setTimeout(120_000);
 
 /**
- * Routes that belong to no merchant: health, documentation, the provider's HMAC-signed callback,
+ * Routes that belong to no merchant: health, metrics (operators, METRICS_TOKEN; platform-wide figures, checked for ids in test/integration/metrics.test.ts), documentation, the provider's HMAC-signed callback,
  * the local upload store (signed URLs), the hosted checkout page (whoever has its URL is the
  * buyer; test/integration/checkoutPage.test.ts checks it shows nothing else). The application API (signed-in people, bearer tokens)
  * has its own matrix: test/integration/tenantIsolationApp.test.ts.
  */
-const PUBLIC_ROUTES = [/^\/(docs|healthz|ready|openapi\.json)$/, /^\/webhooks\/pix-gateway(\/|$)/, /^\/uploads\//, /^\/c\//];
+const PUBLIC_ROUTES = [/^\/(docs|healthz|ready|openapi\.json|metrics|metrics\/perf-db)$/, /^\/webhooks\/pix-gateway(\/|$)/, /^\/uploads\//, /^\/c\//];
 
 type Fixtures = OwnedResources;
 

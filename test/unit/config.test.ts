@@ -170,6 +170,12 @@ describe('loadConfig: sign-in keys and cookies', () => {
     expect(loadConfig(production()).receiptSigningKey).toBe(SECRETS.RECEIPT_SIGNING_KEY);
   });
 
+  it('reads METRICS_TOKEN (optional everywhere, at least 32 characters), null when unset', () => {
+    expect(loadConfig(production()).metricsToken).toBeNull();
+    expect(loadConfig({ ...production(), METRICS_TOKEN: 'metrics-token-SHOULD-NOT-LEAK-0123456789' }).metricsToken).toBe('metrics-token-SHOULD-NOT-LEAK-0123456789');
+    expect(problemsOf({ ...development(), METRICS_TOKEN: 'short-SHOULD-NOT-LEAK' })).toEqual([expect.stringContaining('METRICS_TOKEN must be at least 32')]);
+  });
+
   it('requires JWT_SECRETS in production, refuses short keys, and lists them in order (the first signs)', () => {
     expect(loadConfig(production()).auth.jwtSecrets).toHaveLength(2);
     expect(problemsOf({ ...production(), JWT_SECRETS: undefined })).toEqual([expect.stringContaining('JWT_SECRETS')]);

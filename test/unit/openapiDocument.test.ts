@@ -89,6 +89,7 @@ describe('OpenAPI document', () => {
     const schemes = doc.components?.securitySchemes as Record<string, { in?: string; name?: string; type: string; scheme?: string }>;
     expect(Object.fromEntries(Object.entries(schemes).map(([k, v]) => [k, v.type === 'http' ? `http:${v.scheme}` : `${v.in}:${v.name}`]))).toEqual({
       bearerAuth: 'http:bearer',
+      metricsToken: 'http:bearer',
       clientId: 'header:x-client-id',
       clientSecret: 'header:x-client-secret',
       gatewayTimestamp: 'header:x-gateway-timestamp',

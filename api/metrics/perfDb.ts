@@ -1,0 +1,67 @@
+/**
+ * GET /metrics/perf-db: the connection pool of this process (sequelize's pool: size, available,
+ * using, waiting) and the ten slowest statements by mean time from pg_stat_statements, whose
+ * texts PostgreSQL normalises (constants become $1, $2: no values, so no personal data). When the
+ * extension is not installed in this database, or not loaded (shared_preload_libraries),
+ * `slowestQueries` is null and `note` says so.
+ */
+import { QueryTypes, type Sequelize } from 'sequelize';
+
+export interface PoolStats {
+  size: number;
+  available: number;
+  using: number;
+  waiting: number;
+}
+
+export interface SlowQuery {
+  query: string;
+  calls: number;
+  meanMs: number;
+  totalMs: number;
+}
+
+export interface PerfDbReport {
+  pool: PoolStats;
+  slowestQueries: SlowQuery[] | null;
+  note?: string;
+}
+
+const NOT_ENABLED =
+  'pg_stat_statements is not enabled: add it to shared_preload_libraries and run CREATE EXTENSION pg_stat_statements in this database to see the slowest queries';
+
+/** Longest query text returned: enough to recognise a statement, not a dump of a huge IN list. */
+const MAX_QUERY_CHARS = 2000;
+
+export function poolStats(sequelize: Sequelize): PoolStats {
+  const pool = (sequelize.connectionManager as unknown as { pool?: Partial<PoolStats> & { write?: Partial<PoolStats> } }).pool;
+  // With read replicas sequelize keeps {read, write} pools; the write pool is the one we use.
+  const p = pool && typeof pool.size === 'number' ? pool : (pool?.write ?? {});
+  return { size: p.size ?? 0, available: p.available ?? 0, using: p.using ?? 0, waiting: p.waiting ?? 0 };
+}
+
+export async function perfDbReport(sequelize: Sequelize): Promise<PerfDbReport> {
+  const pool = poolStats(sequelize);
+  const [ext] = await sequelize.query<{ installed: boolean }>(
+    "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_stat_statements') AS installed",
+    { type: QueryTypes.SELECT },
+  );
+  if (!ext?.installed) return { pool, slowestQueries: null, note: NOT_ENABLED };
+  try {
+    const rows = await sequelize.query<{ query: string; calls: string; mean_ms: number; total_ms: number }>(
+      `SELECT query, calls, mean_exec_time AS mean_ms, total_exec_time AS total_ms
+         FROM pg_stat_statements
+        WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+        ORDER BY mean_exec_time DESC
+        LIMIT 10`,
+      { type: QueryTypes.SELECT },
+    );
+    return {
+      pool,
+      slowestQueries: rows.map((r) => ({ query: r.query.slice(0, MAX_QUERY_CHARS), calls: Number(r.calls), meanMs: Number(r.mean_ms), totalMs: Number(r.total_ms) })),
+    };
+  } catch {
+    // Installed but not preloaded: PostgreSQL refuses to read the view.
+    return { pool, slowestQueries: null, note: NOT_ENABLED };
+  }
+}

@@ -1,0 +1,18 @@
+/** Types for parse-prometheus-text-format (ships none): its prom2json-like output. */
+declare module 'parse-prometheus-text-format' {
+  export interface PromSample {
+    value?: string;
+    labels?: Record<string, string>;
+    /** Histograms: cumulative counts by upper bound (`le`). */
+    buckets?: Record<string, string>;
+    count?: string;
+    sum?: string;
+  }
+  export interface PromFamily {
+    name: string;
+    help: string;
+    type: 'COUNTER' | 'GAUGE' | 'HISTOGRAM' | 'SUMMARY' | 'UNTYPED';
+    metrics: PromSample[];
+  }
+  export default function parsePrometheusTextFormat(text: string): PromFamily[];
+}
