@@ -7,7 +7,7 @@ set -euo pipefail
 
 mode="${1:---ensure}"
 # command → Debian package that ships it
-declare -A pkg_of=([pdftotext]=poppler-utils [pdftoppm]=poppler-utils [pdfinfo]=poppler-utils [pdffonts]=poppler-utils [zbarimg]=zbar-tools)
+declare -A pkg_of=([pdftotext]=poppler-utils [pdfimages]=poppler-utils [pdftoppm]=poppler-utils [pdfinfo]=poppler-utils [pdffonts]=poppler-utils [zbarimg]=zbar-tools)
 
 missing_pkgs() {
   local cmd out=()

@@ -8,6 +8,7 @@
  * Fonts are pdfkit's built-in Helvetica (WinAnsi covers Portuguese accents).
  */
 import PDFDocument from 'pdfkit';
+import { opaqueGrayPng } from '../../pdf/opaquePng';
 import bwipjs from 'bwip-js';
 import QRCode from 'qrcode';
 import {
@@ -71,13 +72,15 @@ function checkInput(input: BoletoPdfInput): Checked {
 /** Renders the boleto; rejects (RangeError) when the input cannot make a payable boleto. */
 export async function renderBoletoPdf(input: BoletoPdfInput): Promise<Buffer> {
   const checked = checkInput(input);
-  const [barsPng, qrPng] = await Promise.all([
+  const [bars, qr] = await Promise.all([
     // scaleX 3: three image pixels per module, so a 300 dpi raster maps pixels one to one.
     bwipjs.toBuffer({ bcid: 'interleaved2of5', text: checked.barcode, scaleX: 3, scaleY: 1, height: 13, includetext: false }),
     input.pixCopyPaste
       ? QRCode.toBuffer(input.pixCopyPaste, { type: 'png', errorCorrectionLevel: 'M', margin: 4, scale: 8 })
       : Promise.resolve(undefined),
   ]);
+  const barsPng = opaqueGrayPng(bars);
+  const qrPng = qr && opaqueGrayPng(qr);
 
   const doc = new PDFDocument({
     size: 'A4',

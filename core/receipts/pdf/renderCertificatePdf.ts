@@ -9,6 +9,7 @@ import PDFDocument from 'pdfkit';
 import QRCode from 'qrcode';
 import { formatDateBrasilia, type CertificateFacts } from '../certificate';
 import { prepareReceiptDocument } from './fonts';
+import { opaqueGrayPng } from '../../pdf/opaquePng';
 
 export interface CertificatePdfOptions {
   /** The code the QR's URL carries (also printed, for typing it in). */
@@ -26,7 +27,7 @@ const GRAY = '#555555';
 export async function renderCertificatePdf(facts: CertificateFacts, opts: CertificatePdfOptions): Promise<Buffer> {
   const issuedAt = new Date(facts.issuedAt);
   if (Number.isNaN(issuedAt.getTime())) throw new RangeError('issuedAt is not a valid date');
-  const qrPng = await QRCode.toBuffer(opts.verifyUrl, { type: 'png', errorCorrectionLevel: 'M', margin: 4, scale: 8 });
+  const qrPng = opaqueGrayPng(await QRCode.toBuffer(opts.verifyUrl, { type: 'png', errorCorrectionLevel: 'M', margin: 4, scale: 8 }));
   const doc = new PDFDocument({
     size: [PAGE.width, PAGE.height],
     margins: { top: 0, bottom: 0, left: 0, right: 0 },

@@ -14,6 +14,7 @@ import type { ReceiptFacts } from '../facts';
 import { formatBrl, formatDateTimeBrasilia, RECEIPT_TITLES } from '../format';
 import { maskParty, type MaskedParty } from '../masking';
 import { prepareReceiptDocument } from './fonts';
+import { opaqueGrayPng } from '../../pdf/opaquePng';
 
 export interface ReceiptPdfOptions {
   /** `{PUBLIC_BASE_URL}/receipts/verify?code=…` (core/receipts/verificationCode.ts receiptVerifyUrl). */
@@ -53,7 +54,7 @@ function checkFacts(facts: ReceiptFacts): Date {
 export async function renderReceiptPdf(facts: ReceiptFacts, opts: ReceiptPdfOptions): Promise<Buffer> {
   const occurredAt = checkFacts(facts);
   // Margin 4 modules (the QR standard's quiet zone); M: a printed, photographed page survives.
-  const qrPng = await QRCode.toBuffer(opts.verifyUrl, { type: 'png', errorCorrectionLevel: 'M', margin: 4, scale: 8 });
+  const qrPng = opaqueGrayPng(await QRCode.toBuffer(opts.verifyUrl, { type: 'png', errorCorrectionLevel: 'M', margin: 4, scale: 8 }));
   const title = RECEIPT_TITLES[facts.kind];
 
   const doc = new PDFDocument({
