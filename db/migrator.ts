@@ -22,13 +22,14 @@ import { boletoBatches } from './migrations/0017_boleto_batches';
 import { refundDestinations } from './migrations/0018_refund_destinations';
 import { receiptDocuments } from './migrations/0019_receipt_documents';
 import { marketplaceCheckouts } from './migrations/0020_marketplace_checkouts';
+import { dashboard } from './migrations/0022_dashboard';
 
 export interface Migration {
   name: string;
   up: (params: MigrationParams<Sequelize>) => Promise<void>;
 }
 
-const migrations: Migration[] = [initialSchema, partnerContract, withdrawals, payouts, webhookDeliveries, chargeSettlementGuards, credentialScopes, idempotencyHolder, outgoingMails, appUsers, credentialNames, chargePayerDetails, chargeBoletos, refunds, boletoBatches, refundDestinations, receiptDocuments, marketplaceCheckouts];
+const migrations: Migration[] = [initialSchema, partnerContract, withdrawals, payouts, webhookDeliveries, chargeSettlementGuards, credentialScopes, idempotencyHolder, outgoingMails, appUsers, credentialNames, chargePayerDetails, chargeBoletos, refunds, boletoBatches, refundDestinations, receiptDocuments, marketplaceCheckouts, dashboard];
 
 export async function runMigrations(sequelize: Sequelize): Promise<string[]> {
   const umzug = new Umzug<Sequelize>({
