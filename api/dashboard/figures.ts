@@ -88,14 +88,17 @@ export class DashboardFigures {
     const { from, to } = await this.days(q.period);
     const byMethod = await this.rollup(q.merchantId, from, to);
     const t = DashboardFigures.sum(byMethod);
+    // Grouped on the narrow index (migration 0022); name and document from each top payer's latest payment.
     const payers = await this.select<{ name: string | null; document: string | null; payments: string; amount: string }>(
-      `SELECT MAX(payer_snapshot->>'name') AS name, MAX(payer_snapshot->>'document') AS document, COUNT(*) AS payments,
-              SUM(COALESCE(boleto_paid_amount_cents, amount_cents)) AS amount
-         FROM charges
-        WHERE merchant_id = :merchantId AND status = 'PAID' AND payer_snapshot IS NOT NULL
-          AND paid_at >= CAST(:from AS date)::timestamp AT TIME ZONE '${TZ}' AND paid_at < (CAST(:to AS date) + 1)::timestamp AT TIME ZONE '${TZ}'
-        GROUP BY COALESCE(NULLIF(payer_snapshot->>'document', ''), payer_snapshot->>'name')
-        ORDER BY amount DESC, payments DESC, name ASC LIMIT :top`,
+      `WITH top AS (
+         SELECT payer_key, COUNT(*) AS payments, SUM(gross_paid_cents) AS amount FROM charges
+          WHERE merchant_id = :merchantId AND status = 'PAID' AND payer_key IS NOT NULL
+            AND paid_at >= CAST(:from AS date)::timestamp AT TIME ZONE '${TZ}' AND paid_at < (CAST(:to AS date) + 1)::timestamp AT TIME ZONE '${TZ}'
+          GROUP BY payer_key ORDER BY amount DESC, payments DESC, payer_key LIMIT :top)
+       SELECT top.payments, top.amount, p.name, p.document FROM top
+         CROSS JOIN LATERAL (SELECT c.payer_snapshot->>'name' AS name, NULLIF(c.payer_snapshot->>'document', '') AS document FROM charges c
+                              WHERE c.merchant_id = :merchantId AND c.status = 'PAID' AND c.payer_key = top.payer_key ORDER BY c.paid_at DESC LIMIT 1) p
+        ORDER BY top.amount DESC, top.payments DESC, top.payer_key`,
       { merchantId: q.merchantId, from, to, top: q.topLimit },
     );
     return {
