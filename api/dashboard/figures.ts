@@ -12,6 +12,8 @@ import { ANY_ROLE, requireRole } from './roles';
 import { DASHBOARD_METHODS, PERIODS, type Period, type SummaryQuery, type TransactionsQuery } from './figuresSchema';
 
 const TZ = 'America/Sao_Paulo';
+/** A delivery that gave up, or is still retrying after a failed attempt (a success ends it SUCCEEDED). */
+const FAILING = `(x.status = 'FAILED' OR (x.status = 'PENDING' AND x.attempts > 0))`;
 const n = (v: unknown): number => Number(v ?? 0);
 const iso = (v: Date | string | null): string | null => (v == null ? null : new Date(v).toISOString());
 const appStatus = (s: string) => (s === 'CANCELLED' ? 'CANCELED' : s) as 'PENDING' | 'PAID' | 'EXPIRED' | 'CANCELED';
@@ -246,17 +248,17 @@ export class DashboardFigures {
     const since = `now() - interval '24 hours'`;
     const [d] = await this.select<Record<string, string>>(
       `SELECT COUNT(*) FILTER (WHERE status = 'SUCCEEDED') AS delivered, COUNT(*) FILTER (WHERE status = 'FAILED') AS failed,
-              COUNT(*) FILTER (WHERE status = 'PENDING') AS pending
-         FROM webhook_deliveries WHERE merchant_id = :m AND created_at >= ${since}`,
+              COUNT(*) FILTER (WHERE status = 'PENDING') AS pending, COUNT(*) FILTER (WHERE ${FAILING}) AS failing
+         FROM webhook_deliveries x WHERE merchant_id = :m AND created_at >= ${since}`,
       { m: merchantId },
     );
     const [e] = await this.select<Record<string, string>>(`SELECT COUNT(*) FILTER (WHERE active) AS active, COUNT(*) FILTER (WHERE NOT active) AS disabled FROM webhook_endpoints WHERE merchant_id = :m`, { m: merchantId });
-    const failing = await this.select<{ id: string; url: string; active: boolean; failed: string; last_status_code: number | null; last_error: string | null; last_at: Date }>(
+    const endpoints = await this.select<{ id: string; url: string; active: boolean; failed: string; last_status_code: number | null; last_error: string | null; last_at: Date }>(
       `SELECT w.id, w.url, w.active, COUNT(f.id) AS failed, last.last_status_code, last.last_error, COALESCE(last.at, w.disabled_at, w.updated_at) AS last_at
          FROM webhook_endpoints w
-         LEFT JOIN webhook_deliveries f ON f.webhook_id = w.id AND f.status = 'FAILED' AND f.created_at >= ${since}
+         LEFT JOIN webhook_deliveries f ON f.webhook_id = w.id AND ${FAILING.replace(/\bx\./g, 'f.')} AND f.created_at >= ${since}
          LEFT JOIN LATERAL (SELECT x.last_status_code, x.last_error, COALESCE(x.completed_at, x.updated_at) AS at FROM webhook_deliveries x
-                             WHERE x.webhook_id = w.id AND x.status = 'FAILED' ORDER BY x.created_at DESC LIMIT 1) last ON true
+                             WHERE x.webhook_id = w.id AND ${FAILING} ORDER BY x.updated_at DESC LIMIT 1) last ON true
         WHERE w.merchant_id = :m
         GROUP BY w.id, w.url, w.active, last.last_status_code, last.last_error, last.at
        HAVING COUNT(f.id) > 0 OR NOT w.active
@@ -270,14 +272,16 @@ export class DashboardFigures {
     );
     const delivered = n(d.delivered);
     const failed = n(d.failed);
-    const successRate = delivered + failed === 0 ? null : ratio(delivered, delivered + failed);
+    // Retrying deliveries count against the rate too: an endpoint answering 500 is failing now, not in a day.
+    const failing = n(d.failing);
+    const successRate = delivered + failing === 0 ? null : ratio(delivered, delivered + failing);
     const status = successRate === null ? 'NO_TRAFFIC' : successRate >= 0.95 ? 'HEALTHY' : successRate >= 0.5 ? 'DEGRADED' : 'FAILING';
     return {
       merchantId,
       status: status as 'HEALTHY',
-      webhooks: { windowHours: 24 as const, delivered, failed, pending: n(d.pending), successRate },
+      webhooks: { windowHours: 24 as const, delivered, failed, retrying: failing - failed, pending: n(d.pending), successRate },
       endpoints: { active: n(e.active), disabled: n(e.disabled) },
-      failingEndpoints: failing.map((f) => ({ id: f.id, url: f.url, active: f.active, failedDeliveries: n(f.failed), lastStatusCode: f.last_status_code, lastError: f.last_error, lastFailureAt: iso(f.last_at) as string })),
+      failingEndpoints: endpoints.map((f) => ({ id: f.id, url: f.url, active: f.active, failedDeliveries: n(f.failed), lastStatusCode: f.last_status_code, lastError: f.last_error, lastFailureAt: iso(f.last_at) as string })),
       lastProviderCallback: callback ? { type: callback.type, receivedAt: iso(callback.received_at) as string, chargeId: callback.charge_id } : null,
     };
   }

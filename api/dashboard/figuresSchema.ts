@@ -123,17 +123,18 @@ export const transactionView = z.object({
 
 export const healthView = z.object({
   merchantId: z.uuid(),
-  status: z.enum(['HEALTHY', 'DEGRADED', 'FAILING', 'NO_TRAFFIC']).describe('From the last 24 hours of webhook deliveries: NO_TRAFFIC with none finished, HEALTHY ≥ 95% succeeded, DEGRADED ≥ 50%, else FAILING.'),
+  status: z.enum(['HEALTHY', 'DEGRADED', 'FAILING', 'NO_TRAFFIC']).describe('From successRate: NO_TRAFFIC when null, HEALTHY ≥ 0.95, DEGRADED ≥ 0.5, else FAILING.'),
   webhooks: z.object({
     windowHours: z.literal(24),
     delivered: count().describe('Deliveries SUCCEEDED in the window.'),
     failed: count().describe('Deliveries FAILED (gave up) in the window.'),
-    pending: count().describe('Deliveries still being tried.'),
-    successRate: z.number().min(0).max(1).nullable().describe('delivered / (delivered + failed); null with neither.'),
+    retrying: count().describe('Deliveries still PENDING after at least one failed attempt.'),
+    pending: count().describe('Deliveries still PENDING (retrying ones included).'),
+    successRate: z.number().min(0).max(1).nullable().describe('delivered / (delivered + failed + retrying); null with none of them.'),
   }),
   endpoints: z.object({ active: count(), disabled: count() }),
   failingEndpoints: z
     .array(z.object({ id: z.uuid(), url: z.string(), active: z.boolean(), failedDeliveries: count(), lastStatusCode: z.number().int().nullable(), lastError: z.string().nullable(), lastFailureAt: z.string() }))
-    .describe('Endpoints with a FAILED delivery in the window, or disabled; most failures first.'),
+    .describe('Endpoints with a FAILED or retrying delivery in the window, or disabled; most failures first (50 at most).'),
   lastProviderCallback: z.object({ type: z.string(), receivedAt: z.string(), chargeId: z.uuid() }).nullable().describe('The last callback the payment provider sent about one of the merchant’s charges.'),
 });

@@ -11,6 +11,7 @@ import { AppClient, uniqueEmail } from '../support/appClient';
 import { waitFor } from '../support/env';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant } from '../support/ledger';
+import { startReceiver, type Receiver } from '../support/receiver';
 
 jest.setTimeout(180_000);
 
@@ -50,7 +51,7 @@ async function rows<T extends object>(sql: string): Promise<T[]> {
 }
 
 beforeAll(async () => {
-  stack = await startIntegrationStack();
+  stack = await startIntegrationStack({ webhookDispatcher: true });
   ({ client, merchantId } = await signUp('dash'));
   // First, so its minute runs while the rest is seeded (1 minute is the shortest expiry allowed).
   const expiring = await charge({ amountCents: 4_321, expiresAt: new Date(Date.now() + 62_000).toISOString() });
@@ -71,7 +72,9 @@ beforeAll(async () => {
   await waitFor(async () => (await statusOf(expiring)).status === 'EXPIRED', 'charge EXPIRED', 90_000);
 });
 
+const receivers: Receiver[] = [];
 afterAll(async () => {
+  for (const r of receivers) await r.close();
   await stack?.stop();
 });
 
@@ -273,4 +276,41 @@ it('every bad query is 400 VALIDATION_ERROR; another merchant is 404 in the enve
   });
   const anon = await fetch(`${stack.apiUrl}/dashboard/metrics?merchantId=${merchantId}`);
   expect(anon.status).toBe(401);
+});
+
+it('health: one endpoint delivering, one answering 500 (retrying): DEGRADED at 0.5, the failing one listed, the last provider callback named', async () => {
+  const shop = await signUp('hooks');
+  const cred = await shop.client.call('POST', '/dashboard/credentials', { body: { merchantId: shop.merchantId, name: 'hooks', scopes: ['webhooks:write'] } });
+  expect(cred.status).toBe(201);
+  const creds = { merchantId: shop.merchantId, clientId: cred.body.clientId, clientSecret: cred.body.clientSecret };
+  const [good, bad] = [await startReceiver(), await startReceiver()];
+  receivers.push(good, bad);
+  bad.status = 500;
+  for (const r of [good, bad]) expect((await stack.api('POST', '/sellers/webhooks', { creds, body: { url: `${r.url}/hook`, events: ['charge.paid'] } })).status).toBe(201);
+  const created = await shop.client.call('POST', '/charges', { body: { merchantId: shop.merchantId, amountCents: 1_500 }, headers: key() });
+  await stack.pay(created.body.id);
+  const deliveries = () => stack.sequelize.query<{ status: string; attempts: number; url: string; last_status_code: number | null }>(
+    `SELECT status, attempts, url, last_status_code FROM webhook_deliveries WHERE merchant_id = :m ORDER BY url`,
+    { replacements: { m: shop.merchantId }, type: QueryTypes.SELECT },
+  );
+  await waitFor(async () => {
+    const rows = await deliveries();
+    return rows.some((r) => r.status === 'SUCCEEDED') && rows.some((r) => r.status === 'PENDING' && r.attempts > 0 && r.last_status_code === 500);
+  }, 'one delivery succeeded and one failed an attempt', 60_000);
+  const health = await shop.client.call('GET', `/dashboard/health?merchantId=${shop.merchantId}`);
+  expect(health.status).toBe(200);
+  // Recomputed from the rows: delivered / (delivered + gave up + retrying after a failure).
+  const rows = await deliveries();
+  const delivered = rows.filter((r) => r.status === 'SUCCEEDED').length;
+  const failing = rows.filter((r) => r.status === 'FAILED' || (r.status === 'PENDING' && r.attempts > 0)).length;
+  expect(health.body.webhooks).toMatchObject({ delivered, failed: 0, retrying: failing, successRate: delivered / (delivered + failing) });
+  expect(health.body.status).toBe('DEGRADED');
+  expect(health.body.endpoints).toEqual({ active: 2, disabled: 0 });
+  expect(health.body.failingEndpoints).toEqual([expect.objectContaining({ url: `${bad.url}/hook`, active: true, failedDeliveries: 1, lastStatusCode: 500 })]);
+  const [last] = await stack.sequelize.query<{ received_at: Date }>(
+    `SELECT pe.received_at FROM provider_events pe JOIN charges c ON c.provider_charge_id = pe.provider_charge_id WHERE c.merchant_id = :m ORDER BY pe.received_at DESC LIMIT 1`,
+    { replacements: { m: shop.merchantId }, type: QueryTypes.SELECT },
+  );
+  expect(health.body.lastProviderCallback).toEqual(last ? expect.objectContaining({ chargeId: created.body.id, receivedAt: last.received_at.toISOString() }) : null);
+  bad.status = 200; // let the retry succeed, so the stack stops with nothing pending
 });
