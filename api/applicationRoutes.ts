@@ -19,6 +19,7 @@ import { cookieJar } from './auth/cookies';
 import { CsrfTokens, csrfKey } from './auth/csrf';
 import { accountsRouter } from './accounts/router';
 import { dashboardRouter } from './dashboard/router';
+import { DashboardFigures } from './dashboard/figures';
 import { DashboardService } from './dashboard/service';
 import { AccountService } from './accounts/service';
 import { sessionsRouter } from './sessions/router';
@@ -109,7 +110,7 @@ export function applicationApi(deps: ApplicationDeps): ApplicationApi {
   router.use('/auth', sessionsRouter({ sessions, cookies, csrf, bearerSession }));
   router.use('/auth', accountsRouter({ accounts, requireUser: authenticated }));
   router.use('/auth', twoFactorRouter({ service: twoFactor, cookies, requireUser: authenticated }));
-  router.use('/dashboard', dashboardRouter({ dashboard: new DashboardService({ sequelize: deps.sequelize, encryptionKey: deps.encryptionKey }), requireUser: authenticated }));
+  router.use('/dashboard', dashboardRouter({ dashboard: new DashboardService({ sequelize: deps.sequelize, encryptionKey: deps.encryptionKey }), figures: new DashboardFigures(deps.sequelize), requireUser: authenticated }));
   const refunds = new RefundService({ sequelize: deps.sequelize, temporal: deps.charges.temporal, taskQueue: deps.charges.taskQueue });
   const charges = new AppChargeService(deps.charges);
   router.use('/charges', chargesRouter({ service: charges, refunds, receipts: deps.receipts, idempotency: deps.idempotency, requireUser: authenticated }));

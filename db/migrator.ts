@@ -23,13 +23,14 @@ import { refundDestinations } from './migrations/0018_refund_destinations';
 import { receiptDocuments } from './migrations/0019_receipt_documents';
 import { marketplaceCheckouts } from './migrations/0020_marketplace_checkouts';
 import { callbackHealth } from './migrations/0021_callback_health';
+import { dashboard } from './migrations/0022_dashboard';
 
 export interface Migration {
   name: string;
   up: (params: MigrationParams<Sequelize>) => Promise<void>;
 }
 
-const migrations: Migration[] = [initialSchema, partnerContract, withdrawals, payouts, webhookDeliveries, chargeSettlementGuards, credentialScopes, idempotencyHolder, outgoingMails, appUsers, credentialNames, chargePayerDetails, chargeBoletos, refunds, boletoBatches, refundDestinations, receiptDocuments, marketplaceCheckouts, callbackHealth];
+const migrations: Migration[] = [initialSchema, partnerContract, withdrawals, payouts, webhookDeliveries, chargeSettlementGuards, credentialScopes, idempotencyHolder, outgoingMails, appUsers, credentialNames, chargePayerDetails, chargeBoletos, refunds, boletoBatches, refundDestinations, receiptDocuments, marketplaceCheckouts, callbackHealth, dashboard];
 
 export async function runMigrations(sequelize: Sequelize): Promise<string[]> {
   const umzug = new Umzug<Sequelize>({

@@ -13,7 +13,9 @@
  *     cached ones (the stored bytes), with the API's event-loop delay while rendering and, as the
  *     raw baseline, the same PDF rendered on the main thread one after another.
  * BENCH_ITEMS overrides the batch size, BENCH_RECEIPTS the number of paid charges the receipt
- * part downloads (200); BENCH_ONLY=webhooks|payouts|receipts runs one part.
+ * part downloads (200); BENCH_ONLY=webhooks|payouts|receipts|dashboard runs one part.
+ *   - dashboard: every /dashboard route's p50 and p99 with 1,000,000 charges for one merchant
+ *     (scripts/lib/dashboardBench.ts; BENCH_DASHBOARD_CHARGES overrides the count).
  */
 import crypto from 'node:crypto';
 import http from 'node:http';
@@ -42,6 +44,7 @@ import { freePort } from './lib/ports';
 import { startTemporalDevServer } from './lib/temporalDevServer';
 import { ensureTools, projectRoot } from './lib/tools';
 import { benchReceipts } from './lib/receiptBench';
+import { benchDashboard } from './lib/dashboardBench';
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 10_000);
 const CHARGES = Number(process.env.BENCH_CHARGES ?? 200);
@@ -138,7 +141,8 @@ async function main() {
     const line = (k: string, v: string) => process.stdout.write(`${k.padEnd(38)} ${v}\n`);
     if (!ONLY || ONLY === 'webhooks') await benchWebhookLatency(api.url, sandboxHttp.url, sandbox, sequelize, secrets.CREDENTIALS_ENCRYPTION_KEY, line);
     if (!ONLY || ONLY === 'receipts') await benchReceipts({ apiUrl: api.url, sandboxUrl: sandboxHttp.url, sequelize, encryptionKey: secrets.CREDENTIALS_ENCRYPTION_KEY, line });
-    if (ONLY === 'webhooks' || ONLY === 'receipts') return;
+    if (!ONLY || ONLY === 'dashboard') await benchDashboard({ apiUrl: api.url, sequelize, line });
+    if (ONLY === 'webhooks' || ONLY === 'receipts' || ONLY === 'dashboard') return;
 
     const creds = await createMerchantWithCredential(sequelize, { name: 'Bench Pagadora', payoutsEnabled: true }, secrets.CREDENTIALS_ENCRYPTION_KEY);
     await Merchant.update({ payoutFeeCents: 10 }, { where: { id: creds.merchantId } });

@@ -21,6 +21,7 @@ import '../twoFactor/openapi';
 import '../avatar/openapi';
 import '../uploads/openapi';
 import '../dashboard/openapi';
+import '../dashboard/figuresOpenapi';
 import '../charges/openapi';
 import '../boletos/openapi';
 import '../receipts/openapi';
