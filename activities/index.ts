@@ -3,6 +3,7 @@ import { createChargeActivities, type ChargeActivityDeps } from './charges';
 import { createWithdrawalActivities } from './withdrawals';
 import { createPayoutActivities } from './payouts';
 import { createReconcileActivities } from './reconcile';
+import { createReconciliationActivities } from './reconciliations';
 import { createRefundActivities } from './refunds';
 import { createBoletoBatchActivities } from './boletoBatches';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks';
@@ -16,6 +17,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createWithdrawalActivities(deps),
     ...createPayoutActivities(deps),
     ...createReconcileActivities(deps),
+    ...createReconciliationActivities(deps),
     ...createRefundActivities(deps),
     ...createBoletoBatchActivities(deps),
     ...createWebhookActivities(deps),

@@ -42,6 +42,8 @@ import { CHECKOUT_SESSIONS_PATH, checkoutSessionsRouter } from './checkoutSessio
 import { CheckoutSessionService } from './checkoutSessions/service';
 import { ENROLMENTS_PATH, enrolmentsRouter } from './enrolments/router';
 import { EnrolmentService } from './enrolments/service';
+import { RECONCILIATIONS_PATH, reconciliationsRouter } from './reconciliations/router';
+import { ReconciliationService } from './reconciliations/service';
 
 export interface ApplicationDeps {
   sequelize: Sequelize;
@@ -121,5 +123,7 @@ export function applicationApi(deps: ApplicationDeps): ApplicationApi {
   const courses = new CourseService({ sequelize: deps.sequelize });
   router.use('/courses', coursesRouter({ courses, content: new CourseContentService(courses), requireUser: authenticated }));
   router.use(ENROLMENTS_PATH, enrolmentsRouter({ service: new EnrolmentService({ sequelize: deps.sequelize, verificationKey: deps.verificationKey, publicBaseUrl: deps.publicBaseUrl }), requireUser: authenticated }));
+  const reconciliations = new ReconciliationService({ sequelize: deps.sequelize, temporal: deps.charges.temporal, taskQueue: deps.charges.taskQueue });
+  router.use(RECONCILIATIONS_PATH, reconciliationsRouter({ service: reconciliations, requireUser: authenticated }));
   return { beforeBody, routes: router };
 }

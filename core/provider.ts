@@ -188,6 +188,46 @@ export interface BoletoProvider {
   cancelBoleto(providerBoletoId: string): Promise<ProviderBoleto>;
 }
 
+/**
+ * The provider's account statement for [from, to) (issue 13, reconciliations): every Pix charge
+ * paid (by paidAt) and every transfer or devolução (by createdAt) in the range.
+ */
+export interface StatementPayment {
+  providerChargeId: string;
+  /** Our charge id (the reference we issued the charge with). */
+  reference: string;
+  amountCents: number;
+  endToEndId: string;
+  paidAt: string;
+}
+
+export interface StatementTransfer {
+  id: string;
+  reference: string;
+  kind: 'TRANSFER' | 'RETURN';
+  status: ProviderTransferStatus;
+  amountCents: number;
+  endToEndId: string | null;
+  /** RETURN only: the endToEndId of the payment it returns. */
+  returnOf: string | null;
+  createdAt: string;
+}
+
+export interface ProviderStatement {
+  from: string;
+  to: string;
+  payments: StatementPayment[];
+  transfers: StatementTransfer[];
+}
+
+export interface StatementProvider {
+  getStatement(range: { from: string; to: string }): Promise<ProviderStatement>;
+}
+
+export function isStatementProvider(p: unknown): p is StatementProvider {
+  return typeof (p as Partial<StatementProvider> | null)?.getStatement === 'function';
+}
+
 /** Headers the provider sets on a callback. Signature: lower-case hex HMAC-SHA256 of `${timestamp}.${rawBody}` with the callback secret. */
 export const PROVIDER_CALLBACK_TIMESTAMP_HEADER = 'x-provider-timestamp';
 export const PROVIDER_CALLBACK_SIGNATURE_HEADER = 'x-provider-signature';

@@ -110,7 +110,7 @@ export function closeCharge(ctx: SandboxContext, id: string, reason: 'EXPIRED' |
  * an EXPIRED or CANCELLED one: a payment SPI settled while the charge was being closed, which
  * the gateway must credit, never drop.
  */
-export function payCharge(ctx: SandboxContext, idOrReference: string, payerOverride: Partial<ProviderPayer>, late = false): ProviderCharge {
+export function payCharge(ctx: SandboxContext, idOrReference: string, payerOverride: Partial<ProviderPayer>, late = false, callback = true): ProviderCharge {
   const rec = ctx.state.charges.get(idOrReference) ?? findChargeByReference(ctx, idOrReference);
   if (!rec) throw new SandboxHttpError(404, 'CHARGE_NOT_FOUND', `charge ${idOrReference} not found`);
   const now = ctx.now();
@@ -133,8 +133,9 @@ export function payCharge(ctx: SandboxContext, idOrReference: string, payerOverr
     charge: viewCharge(rec, now),
   };
   ctx.journal.charge(rec);
-  ctx.logger.info({ chargeId: rec.charge.id, eventId: rec.paidEvent.eventId, late }, 'charge paid');
-  ctx.callbacks.deliver(rec.paidEvent, rec.callbackUrl);
+  ctx.logger.info({ chargeId: rec.charge.id, eventId: rec.paidEvent.eventId, late, callback }, 'charge paid');
+  // callback=false: the payment happened but its callback is lost (resend-callback still works).
+  if (callback) ctx.callbacks.deliver(rec.paidEvent, rec.callbackUrl);
   return viewCharge(rec, now);
 }
 

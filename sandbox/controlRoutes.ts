@@ -8,7 +8,8 @@ import express, { Router } from 'express';
 import { payBoleto, resendBoletoCallback } from './boletos';
 import { payCharge, resendPaidCallback } from './charges';
 import type { SandboxContext } from './context';
-import { faultsSchema, parseBody, payBodySchema, payBoletoBodySchema } from './schemas';
+import { faultsSchema, parseBody, payBodySchema, payBoletoBodySchema, statementAmountSchema } from './schemas';
+import { setStatementAmount } from './statement';
 import { NO_FAULTS } from './state';
 
 export function controlRoutes(ctx: SandboxContext): Router {
@@ -18,8 +19,14 @@ export function controlRoutes(ctx: SandboxContext): Router {
 
   // :id is the provider charge id or, for convenience, the gateway's reference.
   router.post('/charges/:id/pay', (req, res) => {
-    const { payer, late } = parseBody(payBodySchema, req.body);
-    res.json(payCharge(ctx, req.params.id, payer ?? {}, late ?? false));
+    const { payer, late, callback } = parseBody(payBodySchema, req.body);
+    res.json(payCharge(ctx, req.params.id, payer ?? {}, late ?? false, callback ?? true));
+  });
+
+  // Test control: the statement reports this amount for a paid charge (a provider-side disagreement).
+  router.post('/charges/:id/statement-amount', (req, res) => {
+    const { amountCents } = parseBody(statementAmountSchema, req.body);
+    res.json({ statementAmountCents: setStatementAmount(ctx, req.params.id, amountCents) });
   });
 
   router.post('/charges/:id/resend-callback', (req, res) => {

@@ -83,7 +83,12 @@ export const payerOverrideSchema = z.strictObject({
   account: z.string().min(1),
 }).partial();
 
-export const payBodySchema = z.strictObject({ payer: payerOverrideSchema.optional(), late: z.boolean().optional() });
+// callback: false pays without sending the callback (a lost callback, for reconciliation tests).
+export const payBodySchema = z.strictObject({ payer: payerOverrideSchema.optional(), late: z.boolean().optional(), callback: z.boolean().optional() });
+
+export const statementAmountSchema = z.strictObject({ amountCents: z.number().int().positive() });
+
+export const statementQuerySchema = z.strictObject({ from: z.iso.datetime({ offset: true }), to: z.iso.datetime({ offset: true }) });
 
 export const payBoletoBodySchema = z.strictObject({
   amountCents: z.number().int().positive().max(MAX_BOLETO_AMOUNT_CENTS).optional(),

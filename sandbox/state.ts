@@ -9,6 +9,8 @@ export interface ChargeRecord {
   description: string | null;
   /** Set when paid; resends reuse it so the gateway sees the same eventId. */
   paidEvent: ProviderCallback | null;
+  /** Test control only: the amount the statement reports instead of the paid one (a provider-side disagreement). */
+  statementAmountCents?: number;
 }
 
 export interface BoletoRecord {

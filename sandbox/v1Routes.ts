@@ -5,7 +5,8 @@ import { closeCharge, findChargeByReference, getChargeRecord, issueCharge, viewC
 import type { SandboxContext } from './context';
 import { SandboxHttpError } from './errors';
 import { requireIdempotencyKey } from './idempotency';
-import { closeChargeSchema, issueBoletoSchema, issueChargeSchema, parseBody, paymentReturnSchema, transferSchema } from './schemas';
+import { closeChargeSchema, issueBoletoSchema, issueChargeSchema, parseBody, paymentReturnSchema, statementQuerySchema, transferSchema } from './schemas';
+import { statement } from './statement';
 import { createPaymentReturn, createTransfer, findTransferByReference, getTransfer } from './transfers';
 
 function referenceQuery(req: Request): string {
@@ -40,6 +41,12 @@ export function v1Routes(ctx: SandboxContext): Router {
   router.post('/charges/:id/close', (req, res) => {
     const { reason } = parseBody(closeChargeSchema, req.body);
     res.json(closeCharge(ctx, req.params.id, reason));
+  });
+
+  // The account statement: every charge paid, return and transfer in [from, to).
+  router.get('/statements', (req, res) => {
+    const { from, to } = parseBody(statementQuerySchema, req.query);
+    res.json(statement(ctx, new Date(from), new Date(to)));
   });
 
   router.post('/boletos', async (req, res) => {

@@ -10,3 +10,4 @@ export { janitor } from './janitor/janitor';
 export { sendMail } from './mail/sendMail';
 export { refundLifecycle } from './refund/refundLifecycle';
 export { boletoBatch } from './boleto/boletoBatch';
+export { reconciliation } from './reconciliation/reconciliation';

@@ -13,13 +13,15 @@ import {
   type IssueBoletoRequest,
   type IssueChargeRequest,
   type PixProvider,
+  type ProviderStatement,
+  type StatementProvider,
   type ProviderBoleto,
   type ProviderCharge,
   type PaymentReturnRequest,
   type ProviderTransfer,
   type TransferRequest,
 } from '../../core/provider';
-import { providerBoletoSchema, providerChargeSchema, providerTransferSchema } from './responseSchemas';
+import { providerBoletoSchema, providerChargeSchema, providerStatementSchema, providerTransferSchema } from './responseSchemas';
 
 export interface HttpPixProviderOptions {
   baseUrl: string;
@@ -37,7 +39,7 @@ interface CallOptions {
   nullOn?: { status: number; code: string };
 }
 
-export class HttpPixProvider implements PixProvider, BoletoProvider {
+export class HttpPixProvider implements PixProvider, BoletoProvider, StatementProvider {
   private readonly baseUrl: string;
 
   constructor(private readonly opts: HttpPixProviderOptions) {
@@ -76,6 +78,11 @@ export class HttpPixProvider implements PixProvider, BoletoProvider {
     return this.call('GET', `/v1/transfers?reference=${enc(reference)}`, providerTransferSchema, undefined, {
       nullOn: { status: 404, code: 'TRANSFER_NOT_FOUND' },
     });
+  }
+
+  /** The account statement for [from, to) (ISO instants): payments, transfers and returns. */
+  getStatement(range: { from: string; to: string }): Promise<ProviderStatement> {
+    return this.required('GET', `/v1/statements?from=${enc(range.from)}&to=${enc(range.to)}`, providerStatementSchema);
   }
 
   issueBoleto(req: IssueBoletoRequest): Promise<ProviderBoleto> {

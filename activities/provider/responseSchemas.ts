@@ -3,7 +3,7 @@
  * ProviderError here, not as an undefined field deep inside a workflow.
  */
 import { z } from 'zod';
-import type { ProviderBoleto, ProviderCharge, ProviderTransfer } from '../../core/provider';
+import type { ProviderBoleto, ProviderCharge, ProviderStatement, ProviderTransfer } from '../../core/provider';
 
 const payerSchema = z.object({
   name: z.string(),
@@ -84,3 +84,23 @@ export const providerBoletoSchema = z.object({
   cancelledAt: z.string().nullable(),
   payment: boletoPaymentSchema.nullable(),
 }) satisfies z.ZodType<ProviderBoleto>;
+
+export const providerStatementSchema = z.object({
+  from: z.string(),
+  to: z.string(),
+  payments: z.array(
+    z.object({ providerChargeId: z.string().min(1), reference: z.string(), amountCents: z.number().int(), endToEndId: z.string(), paidAt: z.string() }),
+  ),
+  transfers: z.array(
+    z.object({
+      id: z.string().min(1),
+      reference: z.string(),
+      kind: z.enum(['TRANSFER', 'RETURN']),
+      status: z.enum(['COMPLETED', 'FAILED']),
+      amountCents: z.number().int(),
+      endToEndId: z.string().nullable(),
+      returnOf: z.string().nullable(),
+      createdAt: z.string(),
+    }),
+  ),
+}) satisfies z.ZodType<ProviderStatement>;

@@ -31,6 +31,7 @@ import '../partnerCheckouts/openapi';
 import '../checkoutSessions/openapi';
 import '../courses/openapi';
 import '../enrolments/openapi';
+import '../reconciliations/openapi';
 
 /** The interface spec's version (shared/spec/interface-spec.md, "Versioning"), not package.json's. */
 export const INTERFACE_VERSION = '2.0.0';
@@ -62,6 +63,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
       { name: 'Charges', description: 'Application API: Pix charges of your merchants (the same lifecycle, ledger and webhooks as the seller routes).' },
       { name: 'Courses', description: 'Application API: the marketplace catalogue of your merchants: courses (DRAFT → PUBLISHED → ARCHIVED), their prices, modules and lessons. Only PUBLISHED courses sell.' },
       { name: 'Enrolments', description: 'Application API: enrolments created when a checkout selling a course is paid (revoked on a full refund), lesson progress reported by the producer’s platform, and certificates (PDF, verified at GET /receipts/verify).' },
+      { name: 'Reconciliations', description: 'Application API: the provider’s statement compared with the ledger for a date range (matched, missing in the ledger, missing at the provider, amount mismatch); lost payments are healed through the normal settlement path.' },
       { name: 'Avatars', description: 'Application API: upload a profile picture (presign → PUT → confirm).' },
       { name: 'Uploads', description: 'The local upload store (when no S3 is configured): signed PUT URLs and reads.' },
       { name: 'Legacy /rifeiro', description: 'Deprecated aliases of the /sellers routes, identical in behaviour.' },

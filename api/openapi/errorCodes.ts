@@ -46,6 +46,7 @@ export const ERROR_CODES = {
   MODULE_NOT_FOUND: { status: 404, message: 'module not found' },
   LESSON_NOT_FOUND: { status: 404, message: 'lesson not found' },
   ENROLMENT_NOT_FOUND: { status: 404, message: 'enrolment not found' },
+  RECONCILIATION_NOT_FOUND: { status: 404, message: 'reconciliation not found' },
   DUPLICATE_IDEMPOTENCY_KEY: { status: 409, message: 'this idempotency key was already used with a different payload' },
   EMAIL_ALREADY_REGISTERED: { status: 409, message: 'an account with this e-mail already exists' },
   CHARGE_NOT_REFUNDABLE: { status: 409, message: 'the charge is PENDING; only a PAID Pix charge can be refunded' },

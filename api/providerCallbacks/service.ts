@@ -82,6 +82,14 @@ export class ProviderCallbackService {
     return this.deliver(charge, boletoClaim(boleto));
   }
 
+  /**
+   * The normal path for a payment claim that did not come as a callback (a reconciliation found
+   * a payment the provider has and we lack): exactly what a callback for it would have done.
+   */
+  settleClaim(charge: Charge, payment: PaymentConfirmation): Promise<CallbackOutcome> {
+    return charge.status === 'PAID' ? this.forPaidCharge(charge, payment) : this.deliver(charge, payment);
+  }
+
   /** PENDING: signal the lifecycle (and settle late if it closed meanwhile); closed: settle late. */
   private async deliver(charge: Charge, payment: PaymentConfirmation): Promise<CallbackOutcome> {
     if (charge.status !== 'PENDING') return this.settleLate(charge, payment);

@@ -1,0 +1,146 @@
+/**
+ * Activities of the Reconciliation workflow (issue 13): the provider's statement against the
+ * ledger, for one merchant's Pix charges paid in a date range (Brasília days, inclusive).
+ *
+ * - On the statement and in the ledger with the same gross and endToEndId: matched.
+ * - On the statement, no CHARGE_PAID entry: missing in the ledger (a lost callback). It goes
+ *   through the normal path, ProviderCallbackService.settleClaim (signal the lifecycle, or
+ *   settleLatePayment when the run closed), which asks the provider again before crediting:
+ *   reported healed. Nothing here writes to the ledger.
+ * - Both, but the amounts (or the endToEndId) disagree: amount mismatch, for a person to look at.
+ * - In the ledger, not on the statement: missing at the provider.
+ * Transfers and returns on the statement are not compared yet (README "Reconciliations").
+ */
+import { Context } from '@temporalio/activity';
+import { QueryTypes, type Sequelize } from 'sequelize';
+import { ProviderCallbackService } from '../api/providerCallbacks/service';
+import { isStatementProvider, type PixProvider, type StatementPayment, type StatementProvider } from '../core/provider';
+import { Charge } from '../db/models';
+import type { ReconciliationCounts, ReconciliationDifference, ReconciliationResult } from '../workflows/reconciliation/types';
+
+export interface ReconciliationActivityDeps {
+  sequelize: Sequelize;
+  provider: PixProvider;
+  statementProvider?: StatementProvider;
+}
+
+/** Brasília has had no daylight saving since 2019: a day starts at 03:00Z. */
+export function brasiliaDayRange(from: string, to: string): { from: string; to: string } {
+  const end = new Date(`${to}T00:00:00-03:00`);
+  end.setUTCDate(end.getUTCDate() + 1);
+  return { from: new Date(`${from}T00:00:00-03:00`).toISOString(), to: end.toISOString() };
+}
+
+interface LedgerPaid {
+  id: string;
+  provider_charge_id: string | null;
+  end_to_end_id: string | null;
+  gross_cents: string;
+}
+
+export function createReconciliationActivities(deps: ReconciliationActivityDeps) {
+  const { sequelize } = deps;
+  const statements = deps.statementProvider ?? (isStatementProvider(deps.provider) ? deps.provider : undefined);
+
+  /** Compares, heals lost payments through the normal path, and stores the report (idempotent). */
+  async function runReconciliation(args: { reconciliationId: string }): Promise<ReconciliationResult> {
+    const [row] = await sequelize.query<{ merchant_id: string; from_date: string; to_date: string; status: string }>(
+      `SELECT merchant_id, to_char(from_date, 'YYYY-MM-DD') AS from_date, to_char(to_date, 'YYYY-MM-DD') AS to_date, status FROM reconciliations WHERE id = :id`,
+      { replacements: { id: args.reconciliationId }, type: QueryTypes.SELECT },
+    );
+    if (!row) throw new Error(`reconciliation ${args.reconciliationId} not found`);
+    if (!statements) throw new Error('the provider client serves no statement');
+    const range = brasiliaDayRange(row.from_date, row.to_date);
+    const statement = await statements.getStatement(range);
+
+    // Ours: the statement's payments for this merchant's charges (by provider charge id).
+    const providerIds = statement.payments.map((p) => p.providerChargeId);
+    const ours = providerIds.length
+      ? await Charge.findAll({ where: { merchantId: row.merchant_id, providerChargeId: providerIds } })
+      : [];
+    const chargeByProviderId = new Map(ours.map((c) => [c.providerChargeId as string, c]));
+    // The ledger side: CHARGE_PAID entries of the merchant's Pix charges paid in the range, plus
+    // those of the charges on the statement (paid_at may sit just across a boundary).
+    const ledger = await sequelize.query<LedgerPaid>(
+      `SELECT c.id, c.provider_charge_id, c.end_to_end_id, SUM(p.amount_cents) FILTER (WHERE p.amount_cents > 0) AS gross_cents
+       FROM charges c
+       JOIN ledger_transactions t ON t.movement_key = 'charge-paid:' || c.id
+       JOIN ledger_postings p ON p.transaction_id = t.id
+       WHERE c.merchant_id = :merchantId AND c.method = 'PIX'
+         AND ((c.paid_at >= :from AND c.paid_at < :to) OR c.id IN (:ids))
+       GROUP BY c.id`,
+      { replacements: { merchantId: row.merchant_id, from: range.from, to: range.to, ids: ours.length ? ours.map((c) => c.id) : [null] }, type: QueryTypes.SELECT },
+    );
+    const ledgerById = new Map(ledger.map((l) => [l.id, l]));
+
+    const counts: ReconciliationCounts = { matched: 0, missingInLedger: 0, missingAtProvider: 0, amountMismatch: 0, healed: 0 };
+    const differences: ReconciliationDifference[] = [];
+    const seen = new Set<string>();
+    const ctx = Context.current();
+    const normalPath = new ProviderCallbackService({ sequelize, temporal: ctx.client, taskQueue: ctx.info.taskQueue });
+
+    for (const payment of statement.payments) {
+      const charge = chargeByProviderId.get(payment.providerChargeId);
+      if (!charge) continue; // another merchant's, or not ours at all
+      seen.add(charge.id);
+      const entry = ledgerById.get(charge.id);
+      const diff = (kind: ReconciliationDifference['kind'], healed: boolean, resolution: string | null): ReconciliationDifference => ({
+        kind,
+        chargeId: charge.id,
+        providerChargeId: payment.providerChargeId,
+        endToEndId: payment.endToEndId,
+        providerAmountCents: payment.amountCents,
+        ledgerAmountCents: entry ? Number(entry.gross_cents) : null,
+        healed,
+        resolution,
+      });
+      if (!entry) {
+        const outcome = await normalPath.settleClaim(charge, confirmation(payment));
+        counts.missingInLedger++;
+        counts.healed++;
+        differences.push(diff('MISSING_IN_LEDGER', true, outcome));
+      } else if (Number(entry.gross_cents) !== payment.amountCents || entry.end_to_end_id !== payment.endToEndId) {
+        counts.amountMismatch++;
+        differences.push(diff('AMOUNT_MISMATCH', false, null));
+      } else {
+        counts.matched++;
+      }
+    }
+    for (const entry of ledger) {
+      if (seen.has(entry.id)) continue;
+      counts.missingAtProvider++;
+      differences.push({
+        kind: 'MISSING_AT_PROVIDER',
+        chargeId: entry.id,
+        providerChargeId: entry.provider_charge_id,
+        endToEndId: entry.end_to_end_id,
+        providerAmountCents: null,
+        ledgerAmountCents: Number(entry.gross_cents),
+        healed: false,
+        resolution: null,
+      });
+    }
+
+    await sequelize.query(
+      `UPDATE reconciliations SET status = 'COMPLETED', completed_at = now(), matched_count = :matched, missing_in_ledger_count = :missingInLedger,
+         missing_at_provider_count = :missingAtProvider, amount_mismatch_count = :amountMismatch, healed_count = :healed, differences = CAST(:differences AS jsonb)
+       WHERE id = :id AND status = 'RUNNING'`,
+      { replacements: { id: args.reconciliationId, ...counts, differences: JSON.stringify(differences) } },
+    );
+    return { counts, differences };
+  }
+
+  async function failReconciliation(args: { reconciliationId: string; reason: string }): Promise<void> {
+    await sequelize.query(`UPDATE reconciliations SET status = 'FAILED', completed_at = now(), failure_reason = :reason WHERE id = :id AND status = 'RUNNING'`, {
+      replacements: { id: args.reconciliationId, reason: args.reason.slice(0, 500) },
+    });
+  }
+
+  return { runReconciliation, failReconciliation };
+}
+
+function confirmation(p: StatementPayment) {
+  return { providerChargeId: p.providerChargeId, endToEndId: p.endToEndId, amountCents: p.amountCents, paidAt: p.paidAt, payer: null };
+}
+
+export type ReconciliationActivities = ReturnType<typeof createReconciliationActivities>;

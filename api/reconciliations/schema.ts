@@ -1,0 +1,70 @@
+/** Bodies, queries and answers of /reconciliations (application API); the same schemas validate and document. */
+import { z } from 'zod';
+
+/** The longest range one reconciliation covers: a month's statement. */
+export const MAX_RECONCILIATION_DAYS = 31;
+
+const isoDay = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a date YYYY-MM-DD')
+  .refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d), 'not a calendar date');
+
+const dayNumber = (d: string) => Date.parse(`${d}T00:00:00Z`) / 86_400_000;
+
+export const createReconciliationBody = z
+  .strictObject({
+    merchantId: z.uuid().meta({
+      description: 'The merchant whose books are reconciled (you must be its owner, admin or finance). Required for now: operator-wide runs (no merchant) are the daily schedule’s job, not the API’s.',
+    }),
+    from: isoDay.meta({ description: 'First day (Brasília calendar day, inclusive).' }),
+    to: isoDay.meta({ description: `Last day (inclusive); at most ${MAX_RECONCILIATION_DAYS} days after from’s start, not in the future.` }),
+  })
+  .superRefine((b, ctx) => {
+    if (!isoDay.safeParse(b.from).success || !isoDay.safeParse(b.to).success) return;
+    const span = dayNumber(b.to) - dayNumber(b.from) + 1;
+    if (span < 1) ctx.addIssue({ code: 'custom', path: ['to'], message: 'to must not be before from' });
+    else if (span > MAX_RECONCILIATION_DAYS) ctx.addIssue({ code: 'custom', path: ['to'], message: `the range covers at most ${MAX_RECONCILIATION_DAYS} days` });
+  });
+export type CreateReconciliationBody = z.output<typeof createReconciliationBody>;
+
+export const listReconciliationsQuery = z.strictObject({
+  merchantId: z.uuid().optional().meta({ description: 'Default: the merchant you own (or first belong to).' }),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+});
+export type ListReconciliationsQuery = z.output<typeof listReconciliationsQuery>;
+
+export const reconciliationIdParam = z.uuid();
+
+// --- answers --------------------------------------------------------------------------------
+
+export const reconciliationDifferenceView = z.object({
+  kind: z.enum(['MISSING_IN_LEDGER', 'MISSING_AT_PROVIDER', 'AMOUNT_MISMATCH']),
+  chargeId: z.string(),
+  providerChargeId: z.string().nullable(),
+  endToEndId: z.string().nullable(),
+  providerAmountCents: z.number().int().nullable().describe('What the provider’s statement says; null when the payment is not on it.'),
+  ledgerAmountCents: z.number().int().nullable().describe('What the CHARGE_PAID ledger entry took from the payer; null when there is none.'),
+  healed: z.boolean().describe('A lost payment handed to the normal settlement path (the charge’s lifecycle, or the late-payment path), which asks the provider and credits it once.'),
+  resolution: z.string().nullable().describe('What that path answered: SIGNALLED, LATE_PAYMENT, ALREADY_PAID, DUPLICATE_PAYMENT.'),
+});
+
+export const reconciliationView = z.object({
+  id: z.uuid(),
+  merchantId: z.uuid(),
+  from: z.string(),
+  to: z.string(),
+  status: z.enum(['RUNNING', 'COMPLETED', 'FAILED']),
+  counts: z.object({
+    matched: z.number().int(),
+    missingInLedger: z.number().int(),
+    missingAtProvider: z.number().int(),
+    amountMismatch: z.number().int(),
+    healed: z.number().int(),
+  }),
+  differences: z.array(reconciliationDifferenceView),
+  failureReason: z.string().nullable(),
+  createdAt: z.string(),
+  completedAt: z.string().nullable(),
+});
+export type ReconciliationView = z.infer<typeof reconciliationView>;

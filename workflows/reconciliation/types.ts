@@ -1,0 +1,32 @@
+/** Data of the Reconciliation workflow (issue 13). Plain JSON. */
+
+export type ReconciliationDifferenceKind = 'MISSING_IN_LEDGER' | 'MISSING_AT_PROVIDER' | 'AMOUNT_MISMATCH';
+
+export interface ReconciliationDifference {
+  kind: ReconciliationDifferenceKind;
+  chargeId: string;
+  providerChargeId: string | null;
+  endToEndId: string | null;
+  /** What the provider's statement says (null: not on it). */
+  providerAmountCents: number | null;
+  /** What the ledger's CHARGE_PAID entry took from the payer (null: no entry). */
+  ledgerAmountCents: number | null;
+  /** Handed to the normal settlement path (lost callback); how it answered. */
+  healed: boolean;
+  resolution: string | null;
+}
+
+export interface ReconciliationCounts {
+  matched: number;
+  missingInLedger: number;
+  missingAtProvider: number;
+  amountMismatch: number;
+  healed: number;
+}
+
+export interface ReconciliationResult {
+  counts: ReconciliationCounts;
+  differences: ReconciliationDifference[];
+}
+
+export const reconciliationWorkflowId = (reconciliationId: string) => `reconciliation-${reconciliationId}`;
