@@ -36,6 +36,7 @@ interface Fixtures {
   moduleId: string;
   lessonId: string;
   enrolmentId: string;
+  reconciliationId: string;
 }
 
 /** Which of A's ids fills a path parameter, by `<segment before it>/{<name>}`. */
@@ -51,6 +52,7 @@ const APP_ID_RULES: Record<string, keyof Fixtures> = {
   'modules/{moduleId}': 'moduleId',
   'lessons/{lessonId}': 'lessonId',
   'enrolments/{id}': 'enrolmentId',
+  'reconciliations/{id}': 'reconciliationId',
 };
 
 /** Valid bodies (past validation) for routes that take merchantId in the body; A's id is put in. */
@@ -60,6 +62,7 @@ const PROBE_BODIES: Record<string, Record<string, unknown>> = {
   'PATCH /dashboard/merchant/branding': { color: '#112233', logoUrl: 'https://loja.example.com/logo.png' },
   'POST /checkout/sessions': { amountCents: 100 },
   'POST /courses': { title: 'isolation probe', accessType: 'LIFETIME' },
+  'POST /reconciliations': { from: new Date(Date.now() - 3 * 3_600_000).toISOString().slice(0, 10), to: new Date(Date.now() - 3 * 3_600_000).toISOString().slice(0, 10) },
   'POST /boletos': { items: [{ amountCents: 100, dueDate: new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10), payer: { name: 'Bia Souza', taxId: '52998224725' } }] },
 };
 
@@ -120,6 +123,12 @@ beforeAll(async () => {
      SELECT :id, :m, :course, id, 'Bia Souza', '52998224725' FROM checkouts WHERE merchant_id = :m ORDER BY created_at LIMIT 1`,
     { replacements: { id: enrolmentId, m: userA.merchantId, course: course.id } },
   );
+  // A finished reconciliation of A's, as the Reconciliation workflow leaves it (reconciliations.test.ts runs them for real).
+  const reconciliationId = crypto.randomUUID();
+  await stack.sequelize.query(
+    `INSERT INTO reconciliations (id, merchant_id, from_date, to_date, status, completed_at) VALUES (:id, :m, CURRENT_DATE, CURRENT_DATE, 'COMPLETED', now())`,
+    { replacements: { id: reconciliationId, m: userA.merchantId } },
+  );
   a = {
     userId: userA.userId,
     email: userA.email,
@@ -135,6 +144,7 @@ beforeAll(async () => {
     moduleId: content.moduleId,
     lessonId: content.lessonIds[0],
     enrolmentId,
+    reconciliationId,
   };
   userB = (await signUp('b')).client;
 });

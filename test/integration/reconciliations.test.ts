@@ -1,0 +1,170 @@
+/**
+ * Reconciliations over HTTP against the real stack (issue 13 item 3): the sandbox provider's
+ * statement (GET /v1/statements) compared with the ledger. Books that agree change nothing; a
+ * lost callback is found and settled through the normal path (credited once); an amount the
+ * provider reports differently is flagged and nothing is written; another merchant's
+ * reconciliation is 404. The ledger invariant holds after every scenario.
+ */
+import crypto from 'node:crypto';
+import { QueryTypes } from 'sequelize';
+import { accounts } from '../../core/ledger/accounts';
+import { AppClient, uniqueEmail } from '../support/appClient';
+import { waitFor } from '../support/env';
+import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
+import { assertLedgerInvariant, balance } from '../support/ledger';
+
+jest.setTimeout(120_000);
+
+let stack: IntegrationStack;
+const PASSWORD = 'correct horse battery';
+/** Brasília's calendar day (no daylight saving since 2019). */
+const today = () => new Date(Date.now() - 3 * 3_600_000).toISOString().slice(0, 10);
+
+beforeAll(async () => {
+  stack = await startIntegrationStack();
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+afterEach(async () => {
+  await assertLedgerInvariant(stack.sequelize);
+});
+
+const key = () => ({ 'x-idempotency-key': `recon-${crypto.randomUUID()}` });
+
+async function owner(): Promise<{ client: AppClient; merchantId: string }> {
+  const client = new AppClient(stack.apiUrl);
+  const email = uniqueEmail('recon');
+  await client.register({ email, password: PASSWORD });
+  await client.login(email, PASSWORD);
+  const merchant = await client.call('POST', '/dashboard/merchant/ensure', { body: { name: 'Loja Conciliação', document: '11.222.333/0001-81', type: 'PRODUCER' } });
+  return { client, merchantId: merchant.body.id };
+}
+
+async function charge(client: AppClient, merchantId: string, amountCents: number): Promise<string> {
+  const created = await client.call('POST', '/charges', { body: { merchantId, amountCents }, headers: key() });
+  expect(created.status).toBe(201);
+  return created.body.id;
+}
+
+async function payAtSandbox(chargeId: string, body: Record<string, unknown> = {}) {
+  const res = await fetch(`${stack.sandboxUrl}/sandbox/charges/${chargeId}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  expect(res.status).toBe(200);
+}
+
+async function paidCharge(client: AppClient, merchantId: string, amountCents: number): Promise<string> {
+  const id = await charge(client, merchantId, amountCents);
+  await payAtSandbox(id);
+  await waitFor(async () => (await client.call('GET', `/charges/${id}`)).body.status === 'PAID', 'charge PAID');
+  return id;
+}
+
+async function reconcile(client: AppClient, merchantId: string) {
+  const started = await client.call('POST', '/reconciliations', { body: { merchantId, from: today(), to: today() } });
+  expect(started.status).toBe(202);
+  expect(started.body).toMatchObject({ merchantId, from: today(), to: today(), status: expect.stringMatching(/RUNNING|COMPLETED/) });
+  return waitFor(async () => {
+    const res = await client.call('GET', `/reconciliations/${started.body.id}`);
+    return res.body.status !== 'RUNNING' ? res.body : undefined;
+  }, 'reconciliation finished');
+}
+
+/** Every ledger account's balance and the number of ledger transactions: what "nothing changed" means. */
+async function ledgerSnapshot() {
+  const rows = await stack.sequelize.query<{ code: string; balance_cents: string }>('SELECT code, balance_cents FROM ledger_accounts ORDER BY code', { type: QueryTypes.SELECT });
+  const [tx] = await stack.sequelize.query<{ n: string }>('SELECT count(*) AS n FROM ledger_transactions', { type: QueryTypes.SELECT });
+  return { balances: Object.fromEntries(rows.map((r) => [r.code, r.balance_cents])), transactions: tx.n };
+}
+
+async function chargePaidEntries(chargeId: string): Promise<number> {
+  const [row] = await stack.sequelize.query<{ n: string }>(`SELECT count(*) AS n FROM ledger_transactions WHERE movement_key = :k`, { replacements: { k: `charge-paid:${chargeId}` }, type: QueryTypes.SELECT });
+  return Number(row.n);
+}
+
+it('books that agree: everything matched, nothing changes', async () => {
+  const { client, merchantId } = await owner();
+  const a = await paidCharge(client, merchantId, 10_000);
+  await paidCharge(client, merchantId, 2_500);
+  await charge(client, merchantId, 777); // unpaid: on neither side
+  const before = await ledgerSnapshot();
+  const report = await reconcile(client, merchantId);
+  expect(report).toMatchObject({
+    status: 'COMPLETED',
+    counts: { matched: 2, missingInLedger: 0, missingAtProvider: 0, amountMismatch: 0, healed: 0 },
+    differences: [],
+    completedAt: expect.any(String),
+  });
+  // Only this reconciliation's own work ran: the whole ledger is as it was.
+  expect(await ledgerSnapshot()).toEqual(before);
+  expect(await chargePaidEntries(a)).toBe(1);
+  const list = await client.call('GET', `/reconciliations?merchantId=${merchantId}`);
+  expect(list.status).toBe(200);
+  expect(list.body).toMatchObject({ data: [expect.objectContaining({ id: report.id })], pagination: { total: 1, limit: 20, offset: 0, hasMore: false } });
+});
+
+it('a lost callback is found and settled through the normal path: PAID, credited once, reported healed', async () => {
+  const { client, merchantId } = await owner();
+  const id = await charge(client, merchantId, 10_000);
+  await payAtSandbox(id, { callback: false });
+  // The provider has the payment; no callback came: still PENDING, nothing credited.
+  await new Promise((r) => setTimeout(r, 500));
+  expect((await client.call('GET', `/charges/${id}`)).body.status).toBe('PENDING');
+  expect(await balance(stack.sequelize, accounts.merchantAvailable(merchantId))).toBe(0);
+
+  const report = await reconcile(client, merchantId);
+  expect(report).toMatchObject({ status: 'COMPLETED', counts: { matched: 0, missingInLedger: 1, missingAtProvider: 0, amountMismatch: 0, healed: 1 } });
+  expect(report.differences).toEqual([
+    expect.objectContaining({ kind: 'MISSING_IN_LEDGER', chargeId: id, providerAmountCents: 10_000, ledgerAmountCents: null, healed: true, resolution: 'SIGNALLED', endToEndId: expect.any(String) }),
+  ]);
+  await waitFor(async () => (await client.call('GET', `/charges/${id}`)).body.status === 'PAID', 'charge healed to PAID');
+  const [row] = await stack.sequelize.query<{ end_to_end_id: string }>('SELECT end_to_end_id FROM charges WHERE id = :id', { replacements: { id }, type: QueryTypes.SELECT });
+  expect(row.end_to_end_id).toBe(report.differences[0].endToEndId);
+  expect(await balance(stack.sequelize, accounts.merchantAvailable(merchantId))).toBe(9_900); // 1 % fee
+  expect(await chargePaidEntries(id)).toBe(1);
+
+  // Reconciling again: now the books agree, and nothing is credited twice.
+  const again = await reconcile(client, merchantId);
+  expect(again.counts).toEqual({ matched: 1, missingInLedger: 0, missingAtProvider: 0, amountMismatch: 0, healed: 0 });
+  expect(await chargePaidEntries(id)).toBe(1);
+  expect(await balance(stack.sequelize, accounts.merchantAvailable(merchantId))).toBe(9_900);
+});
+
+it('an amount the provider reports differently is flagged, and nothing is written', async () => {
+  const { client, merchantId } = await owner();
+  const id = await paidCharge(client, merchantId, 10_000);
+  const altered = await fetch(`${stack.sandboxUrl}/sandbox/charges/${id}/statement-amount`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ amountCents: 12_345 }) });
+  expect(altered.status).toBe(200);
+  const before = await ledgerSnapshot();
+  const report = await reconcile(client, merchantId);
+  expect(report).toMatchObject({ status: 'COMPLETED', counts: { matched: 0, missingInLedger: 0, missingAtProvider: 0, amountMismatch: 1, healed: 0 } });
+  expect(report.differences).toEqual([expect.objectContaining({ kind: 'AMOUNT_MISMATCH', chargeId: id, providerAmountCents: 12_345, ledgerAmountCents: 10_000, healed: false, resolution: null })]);
+  expect(await ledgerSnapshot()).toEqual(before);
+  expect((await client.call('GET', `/charges/${id}`)).body.status).toBe('PAID');
+});
+
+it('another merchant’s reconciliation is 404; bad ranges are 400 in the envelope', async () => {
+  const a = await owner();
+  const b = await owner();
+  const report = await reconcile(a.client, a.merchantId);
+  const other = await b.client.call('GET', `/reconciliations/${report.id}`);
+  expect(other.status).toBe(404);
+  expect(other.body.error.code).toBe('RECONCILIATION_NOT_FOUND');
+  expect((await b.client.call('GET', `/reconciliations?merchantId=${a.merchantId}`)).body.error.code).toBe('MERCHANT_NOT_FOUND');
+  const start = await b.client.call('POST', '/reconciliations', { body: { merchantId: a.merchantId, from: today(), to: today() } });
+  expect([start.status, start.body.error.code]).toEqual([404, 'MERCHANT_NOT_FOUND']);
+  expect((await b.client.call('GET', `/reconciliations/${crypto.randomUUID()}`)).status).toBe(404);
+
+  const bad = async (body: unknown) => {
+    const res = await b.client.call('POST', '/reconciliations', { body });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('VALIDATION_ERROR');
+  };
+  await bad({ merchantId: b.merchantId, from: '2026-01-01', to: '2026-03-01' }); // > 31 days
+  await bad({ merchantId: b.merchantId, from: '2026-02-10', to: '2026-02-01' }); // to before from
+  await bad({ merchantId: b.merchantId, from: '2026-02-30', to: '2026-03-01' }); // not a date
+  await bad({ from: today(), to: today() }); // merchantId required for now
+  await bad({ merchantId: b.merchantId, from: today(), to: '2999-01-01' }); // future (and too long)
+  expect((await b.client.call('GET', '/reconciliations/not-a-uuid')).status).toBe(400);
+});
