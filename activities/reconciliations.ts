@@ -136,7 +136,36 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
     });
   }
 
-  return { runReconciliation, failReconciliation };
+  /**
+   * The daily run's rows: one reconciliation of `day` for every merchant the day's statement or
+   * ledger mentions (a lost payment's merchant has nothing in the ledger, only on the statement).
+   * Idempotent: a merchant's scheduled row for the day is created once (reconciliations_daily_once).
+   */
+  async function prepareDailyReconciliations(args: { day: string }): Promise<string[]> {
+    if (!statements) throw new Error('the provider client serves no statement');
+    const range = brasiliaDayRange(args.day, args.day);
+    const statement = await statements.getStatement(range);
+    const providerIds = statement.payments.map((p) => p.providerChargeId);
+    const merchants = await sequelize.query<{ merchant_id: string }>(
+      `SELECT DISTINCT merchant_id FROM charges
+       WHERE method = 'PIX' AND ((paid_at >= :from AND paid_at < :to) OR provider_charge_id IN (:providerIds))`,
+      { replacements: { from: range.from, to: range.to, providerIds: providerIds.length ? providerIds : [null] }, type: QueryTypes.SELECT },
+    );
+    const ids: string[] = [];
+    for (const { merchant_id } of merchants) {
+      const [row] = await sequelize.query<{ id: string }>(
+        `WITH created AS (
+           INSERT INTO reconciliations (id, merchant_id, from_date, to_date, scheduled) VALUES (gen_random_uuid(), :merchantId, :day, :day, TRUE)
+           ON CONFLICT (merchant_id, from_date) WHERE scheduled DO NOTHING RETURNING id)
+         SELECT id FROM created UNION ALL SELECT id FROM reconciliations WHERE merchant_id = :merchantId AND from_date = :day AND scheduled LIMIT 1`,
+        { replacements: { merchantId: merchant_id, day: args.day }, type: QueryTypes.SELECT },
+      );
+      ids.push(row.id);
+    }
+    return ids;
+  }
+
+  return { runReconciliation, failReconciliation, prepareDailyReconciliations };
 }
 
 function confirmation(p: StatementPayment) {

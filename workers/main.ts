@@ -8,6 +8,7 @@ import { createLogger } from '../core/logger';
 import { createGatewayWorker } from './createWorker';
 import { ensureOutboxDispatcher } from './ensureOutboxDispatcher';
 import { ensureJanitorSchedule } from './ensureJanitorSchedule';
+import { ensureReconciliationSchedule } from './ensureReconciliationSchedule';
 import { Client, Connection } from '@temporalio/client';
 import { parseKey } from '../core/crypto/secretBox';
 
@@ -36,6 +37,7 @@ async function main(): Promise<void> {
   const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
   await ensureOutboxDispatcher(client, config.temporal.taskQueue);
   await ensureJanitorSchedule(client, config.temporal.taskQueue);
+  await ensureReconciliationSchedule(client, config.temporal.taskQueue);
   await clientConnection.close();
   // Never the SMTP URL itself: it may carry the login.
   logger.info({ taskQueue: config.temporal.taskQueue, smtp: config.smtpUrl ? 'configured' : 'not configured' }, 'worker started');

@@ -11,3 +11,4 @@ export { sendMail } from './mail/sendMail';
 export { refundLifecycle } from './refund/refundLifecycle';
 export { boletoBatch } from './boleto/boletoBatch';
 export { reconciliation } from './reconciliation/reconciliation';
+export { dailyReconciliation } from './reconciliation/daily';

@@ -23,9 +23,12 @@ export const reconciliations: Migration = {
         differences JSONB NOT NULL DEFAULT '[]'::jsonb,
         failure_reason TEXT,
         requested_by UUID,
+        -- Started by the daily schedule (requested_by NULL): one per merchant and day, so a retried run creates none twice.
+        scheduled BOOLEAN NOT NULL DEFAULT FALSE,
         created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
         completed_at TIMESTAMPTZ
       );
+      CREATE UNIQUE INDEX reconciliations_daily_once ON reconciliations (merchant_id, from_date) WHERE scheduled;
       CREATE INDEX reconciliations_merchant_created ON reconciliations (merchant_id, created_at DESC, id DESC);
     `);
   },

@@ -12,6 +12,8 @@ import { AppClient, uniqueEmail } from '../support/appClient';
 import { waitFor } from '../support/env';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant, balance } from '../support/ledger';
+import type { dailyReconciliation } from '../../workflows/reconciliation/daily';
+import { dailyReconciliationScheduleId, ensureReconciliationSchedule } from '../../workers/ensureReconciliationSchedule';
 
 jest.setTimeout(120_000);
 
@@ -167,4 +169,40 @@ it('another merchant’s reconciliation is 404; bad ranges are 400 in the envelo
   await bad({ from: today(), to: today() }); // merchantId required for now
   await bad({ merchantId: b.merchantId, from: today(), to: '2999-01-01' }); // future (and too long)
   expect((await b.client.call('GET', '/reconciliations/not-a-uuid')).status).toBe(400);
+});
+
+it('the daily run reconciles each merchant the day touched, once per day, and heals a lost callback', async () => {
+  const { client, merchantId } = await owner();
+  const id = await charge(client, merchantId, 4_000);
+  await payAtSandbox(id, { callback: false });
+  const run = (n: number) =>
+    stack.temporal.workflow.execute<typeof dailyReconciliation>('dailyReconciliation', { workflowId: `daily-test-${crypto.randomUUID()}-${n}`, taskQueue: stack.taskQueue, args: [{ day: today() }] });
+  const first = await run(1);
+  expect(first.day).toBe(today());
+  const mine = (await client.call('GET', `/reconciliations?merchantId=${merchantId}`)).body.data;
+  expect(mine).toHaveLength(1);
+  expect(first.reconciliationIds).toContain(mine[0].id);
+  expect(mine[0]).toMatchObject({ status: 'COMPLETED', from: today(), to: today(), counts: { missingInLedger: 1, healed: 1 } });
+  await waitFor(async () => (await client.call('GET', `/charges/${id}`)).body.status === 'PAID', 'charge healed to PAID');
+  expect(await balance(stack.sequelize, accounts.merchantAvailable(merchantId))).toBe(3_960);
+  // A second run for the same day (a retried schedule) creates nothing new.
+  const second = await run(2);
+  expect(second.reconciliationIds).toEqual(first.reconciliationIds);
+  expect((await client.call('GET', `/reconciliations?merchantId=${merchantId}`)).body.data).toHaveLength(1);
+  expect(await chargePaidEntries(id)).toBe(1);
+});
+
+it('the daily Schedule exists once, 04:00 Brasília, pausable', async () => {
+  await ensureReconciliationSchedule(stack.temporal, stack.taskQueue);
+  await ensureReconciliationSchedule(stack.temporal, stack.taskQueue); // idempotent at every boot
+  const handle = stack.temporal.schedule.getHandle(dailyReconciliationScheduleId);
+  try {
+    const described = await handle.describe();
+    expect(described.spec.timezone).toBe('America/Sao_Paulo');
+    expect(described.action).toMatchObject({ type: 'startWorkflow', workflowType: 'dailyReconciliation' });
+    await handle.pause('test');
+    expect((await handle.describe()).state.paused).toBe(true);
+  } finally {
+    await handle.delete();
+  }
 });

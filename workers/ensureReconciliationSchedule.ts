@@ -1,0 +1,21 @@
+/**
+ * Creates the daily reconciliation's Temporal Schedule unless it exists (idempotent at every
+ * boot): 04:00 in America/Sao_Paulo, reconciling the day before. A pause made in the Web UI is
+ * kept, since an existing schedule is left as it is.
+ */
+import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
+
+export const dailyReconciliationScheduleId = 'daily-reconciliation';
+
+export async function ensureReconciliationSchedule(client: Client, taskQueue: string): Promise<void> {
+  try {
+    await client.schedule.create({
+      scheduleId: dailyReconciliationScheduleId,
+      spec: { calendars: [{ hour: 4, minute: 0 }], timezone: 'America/Sao_Paulo' },
+      policies: { overlap: ScheduleOverlapPolicy.SKIP },
+      action: { type: 'startWorkflow', workflowType: 'dailyReconciliation', workflowId: dailyReconciliationScheduleId, taskQueue, args: [] },
+    });
+  } catch (err) {
+    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+  }
+}
