@@ -9,14 +9,18 @@
  *   reported healed. Nothing here writes to the ledger.
  * - Both, but the amounts (or the endToEndId) disagree: amount mismatch, for a person to look at.
  * - In the ledger, not on the statement: missing at the provider.
- * Transfers and returns on the statement are not compared yet (README "Reconciliations").
+ * Devoluções (refunds) the same way, by refund id, against their REFUND_COMPLETED entries; one
+ * the provider made and the ledger lacks is reported, not healed: its refund workflow owns it and
+ * settles by the provider's record. Transfers (withdrawals, payouts) are not compared yet.
  */
 import { Context } from '@temporalio/activity';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { ProviderCallbackService } from '../api/providerCallbacks/service';
-import { isStatementProvider, type PixProvider, type StatementPayment, type StatementProvider } from '../core/provider';
+import { isStatementProvider, type PixProvider, type StatementPayment, type StatementProvider, type StatementTransfer } from '../core/provider';
 import { Charge } from '../db/models';
 import type { ReconciliationCounts, ReconciliationDifference, ReconciliationResult } from '../workflows/reconciliation/types';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface ReconciliationActivityDeps {
   sequelize: Sequelize;
@@ -86,7 +90,9 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
       const entry = ledgerById.get(charge.id);
       const diff = (kind: ReconciliationDifference['kind'], healed: boolean, resolution: string | null): ReconciliationDifference => ({
         kind,
+        subject: 'PAYMENT',
         chargeId: charge.id,
+        refundId: null,
         providerChargeId: payment.providerChargeId,
         endToEndId: payment.endToEndId,
         providerAmountCents: payment.amountCents,
@@ -111,7 +117,9 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
       counts.missingAtProvider++;
       differences.push({
         kind: 'MISSING_AT_PROVIDER',
+        subject: 'PAYMENT',
         chargeId: entry.id,
+        refundId: null,
         providerChargeId: entry.provider_charge_id,
         endToEndId: entry.end_to_end_id,
         providerAmountCents: null,
@@ -121,6 +129,8 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
       });
     }
 
+    await compareReturns(row.merchant_id, range, statement.transfers, counts, differences);
+
     await sequelize.query(
       `UPDATE reconciliations SET status = 'COMPLETED', completed_at = now(), matched_count = :matched, missing_in_ledger_count = :missingInLedger,
          missing_at_provider_count = :missingAtProvider, amount_mismatch_count = :amountMismatch, healed_count = :healed, differences = CAST(:differences AS jsonb)
@@ -128,6 +138,60 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
       { replacements: { id: args.reconciliationId, ...counts, differences: JSON.stringify(differences) } },
     );
     return { counts, differences };
+  }
+
+  /** Devoluções: the statement's RETURNs of this merchant's refunds against REFUND_COMPLETED entries. */
+  async function compareReturns(
+    merchantId: string,
+    range: { from: string; to: string },
+    transfers: StatementTransfer[],
+    counts: ReconciliationCounts,
+    differences: ReconciliationDifference[],
+  ): Promise<void> {
+    const returns = transfers.filter((t) => t.kind === 'RETURN' && t.status === 'COMPLETED' && UUID.test(t.reference));
+    const refunds = await sequelize.query<{ id: string; charge_id: string; status: string; end_to_end_id: string | null; ledger_cents: string | null; in_range: boolean }>(
+      `SELECT r.id, r.charge_id, r.status, r.end_to_end_id, r.settled_at >= :from AND r.settled_at < :to AS in_range,
+         (SELECT SUM(p.amount_cents) FILTER (WHERE p.amount_cents > 0) FROM ledger_transactions t JOIN ledger_postings p ON p.transaction_id = t.id
+          WHERE t.movement_key = 'refund-complete:' || r.id) AS ledger_cents
+       FROM refunds r
+       WHERE r.merchant_id = :merchantId AND ((r.settled_at >= :from AND r.settled_at < :to) OR r.id IN (:ids))`,
+      { replacements: { merchantId, from: range.from, to: range.to, ids: returns.length ? returns.map((t) => t.reference) : [null] }, type: QueryTypes.SELECT },
+    );
+    const byId = new Map(refunds.map((r) => [r.id, r]));
+    const seen = new Set<string>();
+    for (const ret of returns) {
+      const refund = byId.get(ret.reference);
+      if (!refund) continue; // another merchant's
+      seen.add(refund.id);
+      const ledgerCents = refund.ledger_cents === null ? null : Number(refund.ledger_cents);
+      const base = { subject: 'RETURN' as const, chargeId: refund.charge_id, refundId: refund.id, providerChargeId: null, endToEndId: ret.endToEndId, providerAmountCents: ret.amountCents, ledgerAmountCents: ledgerCents, healed: false };
+      if (ledgerCents === null) {
+        counts.missingInLedger++;
+        // A PROCESSING refund's own workflow settles it by the provider's record.
+        differences.push({ ...base, kind: 'MISSING_IN_LEDGER', resolution: refund.status === 'PROCESSING' ? 'REFUND_IN_PROGRESS' : null });
+      } else if (ledgerCents !== ret.amountCents) {
+        counts.amountMismatch++;
+        differences.push({ ...base, kind: 'AMOUNT_MISMATCH', resolution: null });
+      } else {
+        counts.matched++;
+      }
+    }
+    for (const refund of refunds) {
+      if (seen.has(refund.id) || refund.ledger_cents === null || !refund.in_range) continue;
+      counts.missingAtProvider++;
+      differences.push({
+        kind: 'MISSING_AT_PROVIDER',
+        subject: 'RETURN',
+        chargeId: refund.charge_id,
+        refundId: refund.id,
+        providerChargeId: null,
+        endToEndId: refund.end_to_end_id,
+        providerAmountCents: null,
+        ledgerAmountCents: Number(refund.ledger_cents),
+        healed: false,
+        resolution: null,
+      });
+    }
   }
 
   async function failReconciliation(args: { reconciliationId: string; reason: string }): Promise<void> {

@@ -40,13 +40,15 @@ export const reconciliationIdParam = z.uuid();
 
 export const reconciliationDifferenceView = z.object({
   kind: z.enum(['MISSING_IN_LEDGER', 'MISSING_AT_PROVIDER', 'AMOUNT_MISMATCH']),
+  subject: z.enum(['PAYMENT', 'RETURN']).describe('PAYMENT: a Pix charge paid; RETURN: a devolução (refund) sent to the payer.'),
   chargeId: z.string(),
+  refundId: z.string().nullable().describe('RETURN only.'),
   providerChargeId: z.string().nullable(),
   endToEndId: z.string().nullable(),
   providerAmountCents: z.number().int().nullable().describe('What the provider’s statement says; null when the payment is not on it.'),
   ledgerAmountCents: z.number().int().nullable().describe('What the CHARGE_PAID ledger entry took from the payer; null when there is none.'),
   healed: z.boolean().describe('A lost payment handed to the normal settlement path (the charge’s lifecycle, or the late-payment path), which asks the provider and credits it once.'),
-  resolution: z.string().nullable().describe('What that path answered: SIGNALLED, LATE_PAYMENT, ALREADY_PAID, DUPLICATE_PAYMENT.'),
+  resolution: z.string().nullable().describe('What that path answered: SIGNALLED, LATE_PAYMENT, ALREADY_PAID, DUPLICATE_PAYMENT; REFUND_IN_PROGRESS for a return whose refund workflow has not settled yet (it settles by the provider’s record).'),
 });
 
 export const reconciliationView = z.object({

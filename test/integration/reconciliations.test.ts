@@ -85,16 +85,20 @@ async function chargePaidEntries(chargeId: string): Promise<number> {
   return Number(row.n);
 }
 
-it('books that agree: everything matched, nothing changes', async () => {
+it('books that agree (two payments, one devolução): everything matched, nothing changes', async () => {
   const { client, merchantId } = await owner();
   const a = await paidCharge(client, merchantId, 10_000);
   await paidCharge(client, merchantId, 2_500);
   await charge(client, merchantId, 777); // unpaid: on neither side
+  // A partial devolução, settled: the statement's RETURN matches the REFUND_COMPLETED entry.
+  const refund = await client.call('POST', `/charges/${a}/refund`, { body: { amountCents: 3_000, reason: 'parcial' }, headers: key() });
+  expect(refund.status).toBe(200);
+  await waitFor(async () => (await client.call('GET', `/charges/${a}`)).body.refunds[0].status === 'SUCCEEDED', 'refund SUCCEEDED');
   const before = await ledgerSnapshot();
   const report = await reconcile(client, merchantId);
   expect(report).toMatchObject({
     status: 'COMPLETED',
-    counts: { matched: 2, missingInLedger: 0, missingAtProvider: 0, amountMismatch: 0, healed: 0 },
+    counts: { matched: 3, missingInLedger: 0, missingAtProvider: 0, amountMismatch: 0, healed: 0 },
     differences: [],
     completedAt: expect.any(String),
   });

@@ -4,7 +4,11 @@ export type ReconciliationDifferenceKind = 'MISSING_IN_LEDGER' | 'MISSING_AT_PRO
 
 export interface ReconciliationDifference {
   kind: ReconciliationDifferenceKind;
+  /** PAYMENT: a Pix charge paid; RETURN: a devolução (refund) sent. */
+  subject: 'PAYMENT' | 'RETURN';
   chargeId: string;
+  /** RETURN only. */
+  refundId: string | null;
   providerChargeId: string | null;
   endToEndId: string | null;
   /** What the provider's statement says (null: not on it). */
