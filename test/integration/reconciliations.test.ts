@@ -137,6 +137,21 @@ it('a lost callback is found and settled through the normal path: PAID, credited
   expect(await balance(stack.sequelize, accounts.merchantAvailable(merchantId))).toBe(9_900);
 });
 
+it('a lost payment of a charge already closed goes through the late-payment path: PAID after the fact, credited once', async () => {
+  const { client, merchantId } = await owner();
+  const id = await charge(client, merchantId, 5_000);
+  const cancelled = await client.call('POST', `/charges/${id}/cancel`, { body: {} });
+  expect(cancelled.body.status).toBe('CANCELED'); // the application API's spelling
+  // SPI settled it while the charge was being closed, and the callback was lost.
+  await payAtSandbox(id, { late: true, callback: false });
+  const report = await reconcile(client, merchantId);
+  expect(report.counts).toEqual({ matched: 0, missingInLedger: 1, missingAtProvider: 0, amountMismatch: 0, healed: 1 });
+  expect(report.differences).toEqual([expect.objectContaining({ kind: 'MISSING_IN_LEDGER', subject: 'PAYMENT', chargeId: id, healed: true, resolution: 'LATE_PAYMENT' })]);
+  await waitFor(async () => (await client.call('GET', `/charges/${id}`)).body.status === 'PAID', 'late payment settled');
+  expect(await balance(stack.sequelize, accounts.merchantAvailable(merchantId))).toBe(4_950);
+  expect(await chargePaidEntries(id)).toBe(1);
+});
+
 it('an amount the provider reports differently is flagged, and nothing is written', async () => {
   const { client, merchantId } = await owner();
   const id = await paidCharge(client, merchantId, 10_000);
