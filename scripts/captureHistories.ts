@@ -14,6 +14,8 @@
  * "Changing a workflow safely"). Use --suffix to add histories next to the old ones instead of
  * replacing them. Takes about a minute; output is quiet (logs go to a temporary directory).
  */
+import type { dailyReconciliation } from '../workflows/reconciliation/daily';
+import { reconciliationWorkflowId } from '../workflows/reconciliation/types';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -217,6 +219,20 @@ const scenarios: Scenario[] = [
       await stack.pay(id);
       await waitClosed(stack.temporal.workflow.getHandle(chargeWorkflowId(id)));
       return [chargeWorkflowId(id)];
+    },
+  },
+  {
+    // The daily run for today (Brasília) over a day with a paid charge: one child reconciliation per merchant.
+    name: 'daily-reconciliation',
+    async run(stack) {
+      const m = await stack.createMerchant({ name: 'Loja Concilia' });
+      const id = await newCharge(stack, m);
+      await stack.pay(id);
+      await waitClosed(stack.temporal.workflow.getHandle(chargeWorkflowId(id)));
+      const workflowId = `daily-reconciliation-capture-${crypto.randomUUID()}`;
+      const day = new Date(Date.now() - 3 * 3_600_000).toISOString().slice(0, 10);
+      const { reconciliationIds } = await stack.temporal.workflow.execute<typeof dailyReconciliation>('dailyReconciliation', { taskQueue: stack.taskQueue, workflowId, args: [{ day }] });
+      return [workflowId, ...reconciliationIds.map(reconciliationWorkflowId)];
     },
   },
   {
