@@ -34,7 +34,7 @@ path('post', '/reconciliations', 'createReconciliation', 'Reconcile a date range
 });
 
 path('get', '/reconciliations', 'listReconciliations', 'List a merchant’s reconciliations', {
-  description: `${ROLES} A merchant you do not belong to → 404 MERCHANT_NOT_FOUND. With platform=true: the platform-wide runs (platform operators only, else 403 PLATFORM_OPERATOR_REQUIRED).`,
+  description: `${ROLES} A merchant you do not belong to → 404 MERCHANT_NOT_FOUND. With platform=true: the platform-wide runs (platform operators only, else 403 PLATFORM_OPERATOR_REQUIRED; an operator who also names a merchant → 400 VALIDATION_ERROR).`,
   request: { query: listReconciliationsQuery },
   responses: {
     200: jsonResponse('A page of reconciliations.', ReconciliationList),

@@ -78,8 +78,9 @@ export class ReconciliationService {
   async list(userId: string, query: ListReconciliationsQuery) {
     let merchantId: string | null = null;
     if (query.platform) {
-      if (query.merchantId) throw new ApiError(400, 'VALIDATION_ERROR', 'platform=true lists the runs with no merchant: leave merchantId out', { field: 'merchantId' });
+      // Who may ask comes first: to anyone but an operator, platform=true is simply forbidden.
       if (!(await isPlatformOperator(userId))) throw reconciliationErrors.operatorsOnly();
+      if (query.merchantId) throw new ApiError(400, 'VALIDATION_ERROR', 'platform=true lists the runs with no merchant: leave merchantId out', { field: 'merchantId' });
     } else {
       merchantId = query.merchantId ?? (await defaultMerchantOf(userId));
       await requireRole(userId, merchantId, RECONCILIATION_ROLES);

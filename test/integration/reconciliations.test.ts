@@ -100,6 +100,8 @@ it('a platform operator reconciles every merchant at once (and heals a lost call
   const refused = await a.client.call('POST', '/reconciliations', { body: { from: today(), to: today() } });
   expect([refused.status, refused.body.error.code, refused.body.error.details?.field]).toEqual([400, 'VALIDATION_ERROR', 'merchantId']);
   expect((await a.client.call('GET', '/reconciliations?platform=true')).body.error.code).toBe('PLATFORM_OPERATOR_REQUIRED');
+  // Forbidden before anything else is judged (schemathesis: a schema-valid query must not be a 400 to a merchant's user).
+  expect((await a.client.call('GET', `/reconciliations?platform=true&merchantId=${a.merchantId}`)).body.error.code).toBe('PLATFORM_OPERATOR_REQUIRED');
 
   const operator = new AppClient(stack.apiUrl);
   const email = uniqueEmail('recon-operator');
