@@ -52,7 +52,7 @@ export const settlementView = z.object({
   feeCents: z.number().int(),
   totalDebitedCents: z.number().int(),
   destination: z.object({ type: z.literal('PIX'), pixKeyType: z.string(), pixKeyMasked: z.string() }).nullable(),
-  providerTransferId: z.string().nullable(),
+  providerTransferId: z.string().nullable().describe('Our public reference of the provider’s transfer (ptr_…), as on the withdrawal.'),
   endToEndId: z.string().nullable(),
   failure: z.object({ code: z.string(), reason: z.string() }).nullable(),
   createdAt: z.string(),

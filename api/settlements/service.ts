@@ -8,6 +8,7 @@
 import type { Client } from '@temporalio/client';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { maskPixKey } from '../../core/presenters/masking';
+import { publicTransferReference } from '../../core/presenters/withdrawal';
 import type { BeneficiarySnapshot } from '../../core/withdrawals';
 import { Merchant, MerchantMember } from '../../db/models';
 import type { MemberRole } from '../../db/models/merchantMember';
@@ -150,7 +151,8 @@ function view(r: Row): SettlementView {
     feeCents: Number(r.fee_cents),
     totalDebitedCents: Number(r.total_debited_cents),
     destination: b ? { type: 'PIX', pixKeyType: b.pixKeyType, pixKeyMasked: maskPixKey(b.pixKey, b.pixKeyType) } : null,
-    providerTransferId: r.provider_transfer_id,
+    // The same public reference the withdrawal shows: never the supplier's own id.
+    providerTransferId: r.provider_transfer_id ? publicTransferReference(r.provider_transfer_id) : null,
     endToEndId: r.provider_end_to_end_id,
     failure: r.failure_code ? { code: r.failure_code, reason: r.failure_reason ?? '' } : null,
     createdAt: new Date(r.created_at).toISOString(),

@@ -116,6 +116,11 @@ describe('on demand', () => {
     expect(done).toMatchObject({ status: 'COMPLETED', failure: null, processedAt: expect.any(String) });
     expect(done.providerTransferId).toMatch(/^ptr_[0-9a-f]{24}$/);
     expect(done.endToEndId).toMatch(/^E\d{8}\d{12}[A-Za-z0-9]{11}$/);
+    // Never the supplier's ids or a raw payload.
+    expect(JSON.stringify(done)).not.toMatch(/sandbox|sbx|secret|token/i);
+    const seller = await stack.sequelize.query<{ provider_transfer_id: string }>(`SELECT provider_transfer_id FROM withdrawals WHERE id = :id`, { replacements: { id: done.withdrawalId }, type: QueryTypes.SELECT });
+    const atSandbox = stack.sandbox.state.transfers.get(seller[0].provider_transfer_id);
+    expect(atSandbox).toMatchObject({ status: 'COMPLETED', amountCents: 40_000, endToEndId: done.endToEndId });
     expect(await available(o)).toBe(net - 40_150);
     expect(await reserved(o)).toBe(0);
     expect(await postingsOf(`withdrawal-complete:${done.withdrawalId}`)).toEqual({
