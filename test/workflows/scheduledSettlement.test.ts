@@ -62,10 +62,15 @@ async function fund(merchantId: string, amountCents: number, at?: Date): Promise
   const chargeId = crypto.randomUUID();
   await sequelize.transaction((t) => writeLedgerEntry(sequelize, chargePaidEntry({ chargeId, merchantId, amountCents, feeCents: 0, splits: [] }), t));
   if (at) {
-    await sequelize.query(
-      `UPDATE ledger_postings SET created_at = :at WHERE transaction_id IN (SELECT id FROM ledger_transactions WHERE movement_key = :key)`,
-      { replacements: { at, key: `charge-paid:${chargeId}` } },
-    );
+    // Postings are immutable (a trigger refuses updates); only this test transaction skips
+    // triggers, to pretend the money arrived yesterday. Amounts and accounts are untouched.
+    await sequelize.transaction(async (transaction) => {
+      await sequelize.query(`SET LOCAL session_replication_role = replica`, { transaction });
+      await sequelize.query(
+        `UPDATE ledger_postings SET created_at = :at WHERE transaction_id IN (SELECT id FROM ledger_transactions WHERE movement_key = :key)`,
+        { replacements: { at, key: `charge-paid:${chargeId}` }, transaction },
+      );
+    });
   }
 }
 
@@ -122,9 +127,10 @@ it('below the minimum, or with no schedule config: skips and records nothing', a
 
 it("D1 settles what the previous day ended with, not today's money", async () => {
   const merchantId = await merchantWith({ frequency: 'D1', minimumAmountCents: 0 });
-  const yesterday = new Date(brasiliaStartOfDay(new Date()).getTime() - 3_600_000);
-  await fund(merchantId, 20_000, yesterday);
-  await fund(merchantId, 7_000); // arrived today: left for tomorrow's run
+  // The run's "today" is the test server's clock (skipped ahead by earlier tests), not the wall clock.
+  const cutoff = brasiliaStartOfDay(new Date(await env.currentTimeMs())).getTime();
+  await fund(merchantId, 20_000, new Date(cutoff - 3_600_000)); // the evening before
+  await fund(merchantId, 7_000, new Date(cutoff + 60_000)); // arrived today: left for tomorrow's run
   const provider = new FakePixProvider();
   const { result } = await run(merchantId, provider);
   expect(result).toMatchObject({ plan: { kind: 'SETTLE', frequency: 'D1', amountCents: 20_000 - FEE }, status: 'COMPLETED' });
