@@ -231,4 +231,9 @@ it("answers user B 404 for every route given user A's ids, and no answer carries
   // B's writes to A's course, price, module and lesson changed nothing, and B created no course for A.
   expect((await stack.sequelize.query(catalogue, { replacements: { m: a.merchantId } }))[0]).toEqual(coursesBefore);
   expect(coursesBefore).toHaveLength(1);
+  // B's settlement requests and schedule writes for A moved no money and changed no schedule.
+  const [money] = await stack.sequelize.query(`SELECT (SELECT count(*) FROM withdrawals WHERE merchant_id = :m) AS w, (SELECT count(*) FROM settlements WHERE merchant_id = :m) AS s`, { replacements: { m: a.merchantId } });
+  expect(money).toEqual([{ w: '1', s: '1' }]);
+  const [schedule] = await stack.sequelize.query(`SELECT frequency, minimum_amount_cents FROM settlement_schedules WHERE merchant_id = :m`, { replacements: { m: a.merchantId } });
+  expect(schedule).toEqual([{ frequency: 'D1', minimum_amount_cents: '0' }]);
 });
