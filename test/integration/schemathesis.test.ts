@@ -124,6 +124,8 @@ function configFile(dir: string): string {
   lines.push('[[operations]]', "include-path-regex = '^/c/\\{checkoutId\\}/simulate-payment$'", stateful.replace('"2xx", ', '"2xx", "303", '), '');
   lines.push('[[operations]]', "include-path-regex = '^/v1/payouts/batches$'", 'include-method = "POST"', stateful, '');
   lines.push('[[operations]]', "include-path-regex = '^/(sellers|rifeiro)/saques$'", 'include-method = "POST"', stateful, '');
+  // A settlement of more than the balance (or, later in the run, of a balance already settled) is a 400 too.
+  lines.push('[[operations]]', "include-path-regex = '^/settlements$'", 'include-method = "POST"', stateful, '');
   // Cross-field rules of the application API no schema states: a document comes with its type
   // (and right check digits); deleting an account needs the password or an action token.
   lines.push('[[operations]]', "include-path-regex = '^/auth/(register|update-profile|delete-account)$'", stateful, '');
