@@ -8,7 +8,8 @@ import { consumeActionToken } from '../twoFactor/actionTokens';
 import { parseOrThrow } from '../validation/validate';
 import type { SettlementScheduleService } from './schedule';
 import { createSettlementBody, listSettlementsQuery, putScheduleBody, scheduleQuery, settlementIdParam } from './schema';
-import { settlementErrors, type SettlementService } from './service';
+import { SETTLEMENT_ROLES, settlementErrors, type SettlementService } from './service';
+import { requireRole } from '../dashboard/roles';
 
 export const SETTLEMENTS_PATH = '/settlements';
 
@@ -21,10 +22,13 @@ export function settlementsRouter(deps: { service: SettlementService; schedules:
     const body = parseOrThrow(createSettlementBody, req.body);
     const key = readIdempotencyKey(req);
     if (!key) throw settlementErrors.idempotencyKeyRequired();
-    // Role, Pix key and freeze first: a key is never claimed (nor a second factor spent) for a refused request.
-    await service.precheck(user.id, body.merchantId);
+    // The role first: a key is never claimed for a merchant the caller may not settle for.
+    await requireRole(user.id, body.merchantId, SETTLEMENT_ROLES);
     await respondIdempotently(req, res, idempotency, { scope: 'POST /settlements', merchantId: body.merchantId, request: body }, async (settlementId, resuming) => {
-      // Inside the claim: a replay answers what the first call did without a second code.
+      // Inside the claim, so a replay answers what the first call did (no second code, even if
+      // the merchant was frozen since). A refusal (4xx) frees the key; the merchant's set-up is
+      // checked before a second factor is spent.
+      await service.precheck(body.merchantId);
       await consumeActionToken(req, user.id, 'settlement');
       return { status: 201, body: await service.create(user.id, body, settlementId, resuming, key) };
     });

@@ -56,9 +56,8 @@ const SELECT = `SELECT s.id, s.merchant_id, s.withdrawal_id, s.trigger, s.reques
 export class SettlementService {
   constructor(private readonly deps: { sequelize: Sequelize; temporal: Client; taskQueue: string }) {}
 
-  /** Fast refusals before a key is claimed or a second factor spent; the reservation checks again under lock. */
-  async precheck(userId: string, merchantId: string): Promise<void> {
-    await requireRole(userId, merchantId, SETTLEMENT_ROLES);
+  /** Fast refusals before a second factor is spent or a workflow started; the reservation checks again under lock. */
+  async precheck(merchantId: string): Promise<void> {
     const merchant = await Merchant.findByPk(merchantId);
     if (!merchant || !merchant.active) throw errors.merchantIdRequired();
     if (merchant.withdrawalsFrozen) throw errors.withdrawalFrozen();

@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import { authenticator } from 'otplib';
 import { QueryTypes } from 'sequelize';
 import { accounts } from '../../core/ledger/accounts';
-import { setMerchantPixKey } from '../../db/merchantAdmin';
+import { setMerchantPixKey, setWithdrawalsFrozen } from '../../db/merchantAdmin';
 import { settlementScheduleId } from '../../api/settlements/schedule';
 import type { ScheduledSettlementResult } from '../../workflows/settlement/types';
 import { AppClient, uniqueEmail } from '../support/appClient';
@@ -166,7 +166,7 @@ describe('on demand', () => {
     expect(await countRows('withdrawals', o.merchantId)).toBe(1);
   });
 
-  it('refusals store nothing: more than available, no Pix key, missing key header, bad body', async () => {
+  it('refusals store nothing: more than available, no Pix key, frozen, missing key header, bad body', async () => {
     const o = await owner();
     const net = await fund(o, 10_000);
     const tooMuch = await settle(o, { amountCents: net });
@@ -185,6 +185,11 @@ describe('on demand', () => {
     const refused = await settle(keyless, {});
     expect(refused.status).toBe(400);
     expect(refused.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { reason: 'PIX_KEY_NOT_REGISTERED' } });
+    await setWithdrawalsFrozen(stack.sequelize, o.merchantId, true);
+    const frozen = await settle(o, { amountCents: 100 });
+    expect(frozen.status).toBe(409);
+    expect(frozen.body.error.code).toBe('WITHDRAWAL_FROZEN');
+    await setWithdrawalsFrozen(stack.sequelize, o.merchantId, false);
     expect(await countRows('settlements', o.merchantId)).toBe(0);
     expect(await countRows('withdrawals', o.merchantId)).toBe(0);
     expect(await countRows('withdrawals', keyless.merchantId)).toBe(0);
