@@ -9,6 +9,7 @@ import { authenticator } from 'otplib';
 import { QueryTypes } from 'sequelize';
 import { accounts } from '../../core/ledger/accounts';
 import { setMerchantPixKey, setWithdrawalsFrozen } from '../../db/merchantAdmin';
+import { MerchantMember } from '../../db/models';
 import { settlementScheduleId } from '../../api/settlements/schedule';
 import type { ScheduledSettlementResult } from '../../workflows/settlement/types';
 import { AppClient, uniqueEmail } from '../support/appClient';
@@ -164,6 +165,36 @@ describe('on demand', () => {
     expect(again.body.error.code).toBe('INSUFFICIENT_AVAILABLE_BALANCE');
     expect(await countRows('settlements', o.merchantId)).toBe(1);
     expect(await countRows('withdrawals', o.merchantId)).toBe(1);
+  });
+
+  it('two "all available" requests at once: one settles everything, the other is refused; never overdrawn', async () => {
+    const o = await owner();
+    const net = await fund(o, 30_000);
+    const answers = await Promise.all([settle(o, {}), settle(o, {})]);
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses).toEqual([201, 400]);
+    const ok = answers.find((a) => a.status === 201)!;
+    expect(ok.body.amountCents).toBe(net - FEE);
+    expect(answers.find((a) => a.status === 400)!.body.error.code).toBe('INSUFFICIENT_AVAILABLE_BALANCE');
+    expect((await finished(o, ok.body.id)).status).toBe('COMPLETED');
+    expect(await available(o)).toBe(0);
+    expect(await countRows('withdrawals', o.merchantId)).toBe(1);
+  });
+
+  it('a viewer of the merchant may not settle or read settlements (403), and nothing is stored', async () => {
+    const o = await owner();
+    await fund(o, 10_000);
+    const viewer = new AppClient(stack.apiUrl);
+    const email = uniqueEmail('settle-viewer');
+    const reg = await viewer.register({ email, password: PASSWORD });
+    await viewer.login(email, PASSWORD);
+    await MerchantMember.create({ userId: reg.body.id, merchantId: o.merchantId, role: 'viewer' });
+    const post = await viewer.call('POST', '/settlements', { body: { merchantId: o.merchantId }, headers: key() });
+    expect(post.status).toBe(403);
+    expect(post.body.error.code).toBe('INSUFFICIENT_ROLE');
+    expect((await viewer.call('GET', `/settlements?merchantId=${o.merchantId}`)).status).toBe(403);
+    expect((await viewer.call('PUT', '/settlements/schedule', { body: { merchantId: o.merchantId, frequency: 'D0', minimumAmountCents: 0 } })).status).toBe(403);
+    expect(await countRows('withdrawals', o.merchantId)).toBe(0);
   });
 
   it('refusals store nothing: more than available, no Pix key, frozen, missing key header, bad body', async () => {
