@@ -1,6 +1,7 @@
 /**
  * Activities of the Reconciliation workflow (issue 13): the provider's statement against the
- * ledger, for one merchant's Pix charges paid in a date range (Brasília days, inclusive).
+ * ledger, for one merchant's Pix charges paid in a date range (Brasília days, inclusive), or for
+ * every merchant's at once (a platform-wide run, no merchant: operators only).
  *
  * - On the statement and in the ledger with the same gross and endToEndId: matched.
  * - On the statement, no CHARGE_PAID entry: missing in the ledger (a lost callback). It goes
@@ -11,12 +12,14 @@
  * - In the ledger, not on the statement: missing at the provider.
  * Devoluções (refunds) the same way, by refund id, against their REFUND_COMPLETED entries; one
  * the provider made and the ledger lacks is reported, not healed: its refund workflow owns it and
- * settles by the provider's record. Transfers (withdrawals, payouts) are not compared yet.
+ * settles by the provider's record. Transfers out (withdrawals, settlements, payout items) the
+ * same way, by their id, against the amount their completing entry sent to provider clearing.
  */
 import { Context } from '@temporalio/activity';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { ProviderCallbackService } from '../api/providerCallbacks/service';
 import { isStatementProvider, type PixProvider, type StatementPayment, type StatementProvider, type StatementTransfer } from '../core/provider';
+import { accounts } from '../core/ledger/accounts';
 import { Charge } from '../db/models';
 import type { ReconciliationCounts, ReconciliationDifference, ReconciliationResult } from '../workflows/reconciliation/types';
 
@@ -48,7 +51,7 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
 
   /** Compares, heals lost payments through the normal path, and stores the report (idempotent). */
   async function runReconciliation(args: { reconciliationId: string }): Promise<ReconciliationResult> {
-    const [row] = await sequelize.query<{ merchant_id: string; from_date: string; to_date: string; status: string }>(
+    const [row] = await sequelize.query<{ merchant_id: string | null; from_date: string; to_date: string; status: string }>(
       `SELECT merchant_id, to_char(from_date, 'YYYY-MM-DD') AS from_date, to_char(to_date, 'YYYY-MM-DD') AS to_date, status FROM reconciliations WHERE id = :id`,
       { replacements: { id: args.reconciliationId }, type: QueryTypes.SELECT },
     );
@@ -60,7 +63,7 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
     // Ours: the statement's payments for this merchant's charges (by provider charge id).
     const providerIds = statement.payments.map((p) => p.providerChargeId);
     const ours = providerIds.length
-      ? await Charge.findAll({ where: { merchantId: row.merchant_id, providerChargeId: providerIds } })
+      ? await Charge.findAll({ where: { ...(row.merchant_id ? { merchantId: row.merchant_id } : {}), providerChargeId: providerIds } })
       : [];
     const chargeByProviderId = new Map(ours.map((c) => [c.providerChargeId as string, c]));
     // The ledger side: CHARGE_PAID entries of the merchant's Pix charges paid in the range, plus
@@ -70,7 +73,7 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
        FROM charges c
        JOIN ledger_transactions t ON t.movement_key = 'charge-paid:' || c.id
        JOIN ledger_postings p ON p.transaction_id = t.id
-       WHERE c.merchant_id = :merchantId AND c.method = 'PIX'
+       WHERE ${inScope('c')} AND c.method = 'PIX'
          AND ((c.paid_at >= :from AND c.paid_at < :to) OR c.id IN (:ids))
        GROUP BY c.id`,
       { replacements: { merchantId: row.merchant_id, from: range.from, to: range.to, ids: ours.length ? ours.map((c) => c.id) : [null] }, type: QueryTypes.SELECT },
@@ -93,6 +96,8 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
         subject: 'PAYMENT',
         chargeId: charge.id,
         refundId: null,
+        transferId: null,
+        transferKind: null,
         providerChargeId: payment.providerChargeId,
         endToEndId: payment.endToEndId,
         providerAmountCents: payment.amountCents,
@@ -120,6 +125,8 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
         subject: 'PAYMENT',
         chargeId: entry.id,
         refundId: null,
+        transferId: null,
+        transferKind: null,
         providerChargeId: entry.provider_charge_id,
         endToEndId: entry.end_to_end_id,
         providerAmountCents: null,
@@ -129,7 +136,8 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
       });
     }
 
-    await compareReturns(row.merchant_id, range, statement.transfers, counts, differences);
+    await compareReturns(row.merchant_id, range, statement.transfers, { counts, differences });
+    await compareTransfers(row.merchant_id, range, statement.transfers, { counts, differences });
 
     await sequelize.query(
       `UPDATE reconciliations SET status = 'COMPLETED', completed_at = now(), matched_count = :matched, missing_in_ledger_count = :missingInLedger,
@@ -141,57 +149,42 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
   }
 
   /** Devoluções: the statement's RETURNs of this merchant's refunds against REFUND_COMPLETED entries. */
-  async function compareReturns(
-    merchantId: string,
-    range: { from: string; to: string },
-    transfers: StatementTransfer[],
-    counts: ReconciliationCounts,
-    differences: ReconciliationDifference[],
-  ): Promise<void> {
+  async function compareReturns(merchantId: string | null, range: DayRange, transfers: StatementTransfer[], report: Report): Promise<void> {
     const returns = transfers.filter((t) => t.kind === 'RETURN' && t.status === 'COMPLETED' && UUID.test(t.reference));
-    const refunds = await sequelize.query<{ id: string; charge_id: string; status: string; end_to_end_id: string | null; ledger_cents: string | null; in_range: boolean }>(
-      `SELECT r.id, r.charge_id, r.status, r.end_to_end_id, r.settled_at >= :from AND r.settled_at < :to AS in_range,
+    const refunds = await sequelize.query<OutgoingRow>(
+      `SELECT r.id, NULL AS transfer_kind, r.charge_id, r.status = 'PROCESSING' AS in_progress, r.end_to_end_id,
+         r.settled_at >= :from AND r.settled_at < :to AS in_range,
          (SELECT SUM(p.amount_cents) FILTER (WHERE p.amount_cents > 0) FROM ledger_transactions t JOIN ledger_postings p ON p.transaction_id = t.id
           WHERE t.movement_key = 'refund-complete:' || r.id) AS ledger_cents
        FROM refunds r
-       WHERE r.merchant_id = :merchantId AND ((r.settled_at >= :from AND r.settled_at < :to) OR r.id IN (:ids))`,
-      { replacements: { merchantId, from: range.from, to: range.to, ids: returns.length ? returns.map((t) => t.reference) : [null] }, type: QueryTypes.SELECT },
+       WHERE ${inScope('r')} AND ((r.settled_at >= :from AND r.settled_at < :to) OR r.id IN (:ids))`,
+      { replacements: { merchantId, from: range.from, to: range.to, ids: idsOrNull(returns) }, type: QueryTypes.SELECT },
     );
-    const byId = new Map(refunds.map((r) => [r.id, r]));
-    const seen = new Set<string>();
-    for (const ret of returns) {
-      const refund = byId.get(ret.reference);
-      if (!refund) continue; // another merchant's
-      seen.add(refund.id);
-      const ledgerCents = refund.ledger_cents === null ? null : Number(refund.ledger_cents);
-      const base = { subject: 'RETURN' as const, chargeId: refund.charge_id, refundId: refund.id, providerChargeId: null, endToEndId: ret.endToEndId, providerAmountCents: ret.amountCents, ledgerAmountCents: ledgerCents, healed: false };
-      if (ledgerCents === null) {
-        counts.missingInLedger++;
-        // A PROCESSING refund's own workflow settles it by the provider's record.
-        differences.push({ ...base, kind: 'MISSING_IN_LEDGER', resolution: refund.status === 'PROCESSING' ? 'REFUND_IN_PROGRESS' : null });
-      } else if (ledgerCents !== ret.amountCents) {
-        counts.amountMismatch++;
-        differences.push({ ...base, kind: 'AMOUNT_MISMATCH', resolution: null });
-      } else {
-        counts.matched++;
-      }
-    }
-    for (const refund of refunds) {
-      if (seen.has(refund.id) || refund.ledger_cents === null || !refund.in_range) continue;
-      counts.missingAtProvider++;
-      differences.push({
-        kind: 'MISSING_AT_PROVIDER',
-        subject: 'RETURN',
-        chargeId: refund.charge_id,
-        refundId: refund.id,
-        providerChargeId: null,
-        endToEndId: refund.end_to_end_id,
-        providerAmountCents: null,
-        ledgerAmountCents: Number(refund.ledger_cents),
-        healed: false,
-        resolution: null,
-      });
-    }
+    compareOutgoing('RETURN', returns, refunds, report);
+  }
+
+  /**
+   * Transfers out (withdrawals, settlements, payout items): the statement's completed TRANSFERs
+   * against the money the ledger sent to provider clearing for them (WITHDRAWAL_COMPLETED,
+   * PAYOUT_ITEM_PAID; the fee is ours and never reaches the provider).
+   */
+  async function compareTransfers(merchantId: string | null, range: DayRange, transfers: StatementTransfer[], report: Report): Promise<void> {
+    const sent = transfers.filter((t) => t.kind === 'TRANSFER' && t.status === 'COMPLETED' && UUID.test(t.reference));
+    const clearing = `(SELECT SUM(p.amount_cents) FROM ledger_transactions t JOIN ledger_postings p ON p.transaction_id = t.id
+        JOIN ledger_accounts a ON a.id = p.account_id AND a.code = '${accounts.providerClearing}' WHERE t.movement_key = :prefix || x.id)`;
+    const rows = await sequelize.query<OutgoingRow>(
+      `SELECT x.id, 'WITHDRAWAL' AS transfer_kind, NULL AS charge_id, x.status = 'PROCESSING' AS in_progress, x.provider_end_to_end_id AS end_to_end_id,
+         x.processed_at >= :from AND x.processed_at < :to AS in_range, ${clearing.replace(':prefix', "'withdrawal-complete:'")} AS ledger_cents
+       FROM withdrawals x
+       WHERE ${inScope('x')} AND ((x.processed_at >= :from AND x.processed_at < :to) OR x.id IN (:ids))
+       UNION ALL
+       SELECT x.id, 'PAYOUT_ITEM', NULL, x.status IN ('PENDING', 'SENDING'), x.end_to_end_id,
+         x.settled_at >= :from AND x.settled_at < :to, ${clearing.replace(':prefix', "'payout-item-paid:'")}
+       FROM payout_items x
+       WHERE ${inScope('x')} AND ((x.settled_at >= :from AND x.settled_at < :to) OR x.id IN (:ids))`,
+      { replacements: { merchantId, from: range.from, to: range.to, ids: idsOrNull(sent) }, type: QueryTypes.SELECT },
+    );
+    compareOutgoing('TRANSFER', sent, rows, report);
   }
 
   async function failReconciliation(args: { reconciliationId: string; reason: string }): Promise<void> {
@@ -210,10 +203,18 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
     const range = brasiliaDayRange(args.day, args.day);
     const statement = await statements.getStatement(range);
     const providerIds = statement.payments.map((p) => p.providerChargeId);
+    // Money out counts too: a merchant whose day had only a withdrawal or a devolução is reconciled.
+    const references = statement.transfers.filter((t) => UUID.test(t.reference));
     const merchants = await sequelize.query<{ merchant_id: string }>(
-      `SELECT DISTINCT merchant_id FROM charges
-       WHERE method = 'PIX' AND ((paid_at >= :from AND paid_at < :to) OR provider_charge_id IN (:providerIds))`,
-      { replacements: { from: range.from, to: range.to, providerIds: providerIds.length ? providerIds : [null] }, type: QueryTypes.SELECT },
+      `SELECT merchant_id FROM charges
+       WHERE method = 'PIX' AND ((paid_at >= :from AND paid_at < :to) OR provider_charge_id IN (:providerIds))
+       UNION SELECT merchant_id FROM refunds WHERE (settled_at >= :from AND settled_at < :to) OR id IN (:references)
+       UNION SELECT merchant_id FROM withdrawals WHERE (processed_at >= :from AND processed_at < :to) OR id IN (:references)
+       UNION SELECT merchant_id FROM payout_items WHERE (settled_at >= :from AND settled_at < :to) OR id IN (:references)`,
+      {
+        replacements: { from: range.from, to: range.to, providerIds: providerIds.length ? providerIds : [null], references: idsOrNull(references) },
+        type: QueryTypes.SELECT,
+      },
     );
     const ids: string[] = [];
     for (const { merchant_id } of merchants) {
@@ -230,6 +231,67 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
   }
 
   return { runReconciliation, failReconciliation, prepareDailyReconciliations };
+}
+
+type DayRange = { from: string; to: string };
+
+/** A merchant's rows, or every merchant's for a platform-wide run (merchantId null: operators only). */
+const inScope = (alias: string) => `(CAST(:merchantId AS uuid) IS NULL OR ${alias}.merchant_id = :merchantId)`;
+type Report = { counts: ReconciliationCounts; differences: ReconciliationDifference[] };
+
+/** A refund, withdrawal or payout item of the merchant, with what its completing ledger entry sent out. */
+interface OutgoingRow {
+  id: string;
+  transfer_kind: 'WITHDRAWAL' | 'PAYOUT_ITEM' | null;
+  charge_id: string | null;
+  /** Its workflow has not settled it yet (it settles by the provider's record). */
+  in_progress: boolean;
+  end_to_end_id: string | null;
+  ledger_cents: string | null;
+  in_range: boolean;
+}
+
+const idsOrNull = (items: StatementTransfer[]) => (items.length ? items.map((t) => t.reference) : [null]);
+
+/**
+ * Money that left through the provider (devoluções, transfers), by our reference. One the
+ * provider made that the ledger lacks is reported, never healed here: the workflow that sent it
+ * owns it and settles by the provider's record (IN_PROGRESS while it runs).
+ */
+function compareOutgoing(subject: 'RETURN' | 'TRANSFER', statement: StatementTransfer[], rows: OutgoingRow[], report: Report): void {
+  const { counts, differences } = report;
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const seen = new Set<string>();
+  const base = (r: OutgoingRow) => ({
+    subject,
+    chargeId: r.charge_id,
+    refundId: subject === 'RETURN' ? r.id : null,
+    transferId: subject === 'TRANSFER' ? r.id : null,
+    transferKind: r.transfer_kind,
+    providerChargeId: null,
+    healed: false,
+  });
+  for (const item of statement) {
+    const row = byId.get(item.reference);
+    if (!row) continue; // another merchant's
+    seen.add(row.id);
+    const ledgerCents = row.ledger_cents === null ? null : Number(row.ledger_cents);
+    const diff = { ...base(row), endToEndId: item.endToEndId, providerAmountCents: item.amountCents, ledgerAmountCents: ledgerCents };
+    if (ledgerCents === null) {
+      counts.missingInLedger++;
+      differences.push({ ...diff, kind: 'MISSING_IN_LEDGER', resolution: row.in_progress ? `${subject === 'RETURN' ? 'REFUND' : 'TRANSFER'}_IN_PROGRESS` : null });
+    } else if (ledgerCents !== item.amountCents) {
+      counts.amountMismatch++;
+      differences.push({ ...diff, kind: 'AMOUNT_MISMATCH', resolution: null });
+    } else {
+      counts.matched++;
+    }
+  }
+  for (const row of rows) {
+    if (seen.has(row.id) || row.ledger_cents === null || !row.in_range) continue;
+    counts.missingAtProvider++;
+    differences.push({ ...base(row), kind: 'MISSING_AT_PROVIDER', endToEndId: row.end_to_end_id, providerAmountCents: null, ledgerAmountCents: Number(row.ledger_cents), resolution: null });
+  }
 }
 
 function confirmation(p: StatementPayment) {

@@ -10,6 +10,7 @@
  *   mail list [--json] [--limit <n>] | mail show <id> [--json]   (the local mail sink of npm start)
  *   user create --email <e> --name <n> [--password <p> | env GATEWAY_USER_PASSWORD] [--json]
  *   user add-to-merchant --email <e> --merchant <id> --role <owner|admin|finance|viewer>
+ *   user operator --email <e> [--revoke]
  *   credential create --merchant <id> --scopes <a,b> [--name <n>] [--json]
  * Reads DATABASE_URL and friends from the environment, else from the running `npm start`
  * stack (.data/local-env.json).
@@ -20,7 +21,7 @@ import { createSequelize } from '../db/sequelize';
 import { createApiCredential, createMerchantWithCredential, setMerchantPixKey, setWithdrawalsFrozen } from '../db/merchantAdmin';
 import { Checkout, Merchant } from '../db/models';
 import { BILL_PREFIX, parseBillId } from '../core/checkouts/urls';
-import { addUserToMerchant, createUser, parseRole } from '../db/userAdmin';
+import { addUserToMerchant, createUser, parseRole, setPlatformOperator } from '../db/userAdmin';
 import { ALL_SCOPES } from '../api/auth/scopes';
 import { readLocalEnv } from '../scripts/lib/localSecrets';
 import { reconcileCommand } from './reconcile';
@@ -42,6 +43,7 @@ const usage = `usage:
   npm run gateway -- user create --email <email> --name <name> [--password <password>] [--json]
                       (or the password in env GATEWAY_USER_PASSWORD, which keeps it out of shell history)
   npm run gateway -- user add-to-merchant --email <email> --merchant <merchantId> --role <owner|admin|finance|viewer>
+  npm run gateway -- user operator --email <email> [--revoke]   (platform staff: may reconcile every merchant at once)
   npm run gateway -- credential create --merchant <merchantId> --scopes <scope,scope> [--name <name>] [--json]
                       scopes: ${ALL_SCOPES.join(', ')}`;
 
@@ -192,6 +194,13 @@ async function userAddToMerchant(argv: string[]): Promise<void> {
   process.stdout.write(`user ${values.email!.toLowerCase()} ${done.changed === 'added' ? 'added to' : 'now has role on'} merchant ${done.merchantId} as ${done.role}\n`);
 }
 
+async function userOperator(argv: string[]): Promise<void> {
+  const { values } = parseArgs({ args: argv, options: { email: { type: 'string' }, revoke: { type: 'boolean', default: false } }, strict: true });
+  if (!values.email) throw new Error('--email is required');
+  const done = await withDatabase(() => setPlatformOperator({ email: values.email!, operator: !values.revoke }));
+  process.stdout.write(`user ${values.email.toLowerCase()} is ${done.platformOperator ? 'now' : 'no longer'} a platform operator\n`);
+}
+
 async function credentialCreate(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
@@ -221,6 +230,7 @@ async function main(): Promise<void> {
   if (group === 'sandbox' && command === 'pay-boleto') return sandboxPayBoleto(rest);
   if (group === 'user' && command === 'create') return userCreate(rest);
   if (group === 'user' && command === 'add-to-merchant') return userAddToMerchant(rest);
+  if (group === 'user' && command === 'operator') return userOperator(rest);
   if (group === 'credential' && command === 'create') return credentialCreate(rest);
   if ((group === 'payout' || group === 'withdrawal') && command === 'reconcile') {
     const { positionals } = parseArgs({ args: rest, options: {}, allowPositionals: true, strict: true });

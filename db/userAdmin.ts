@@ -45,3 +45,12 @@ export async function addUserToMerchant(input: { email: string; merchantId: stri
   if (!created && member.role !== input.role) await member.update({ role: input.role });
   return { userId: user.id, merchantId: merchant.id, role: input.role, changed: created ? 'added' : 'updated' };
 }
+
+/** Marks (or unmarks) a user as a platform operator: the gateway's own staff, never set through the API. */
+export async function setPlatformOperator(input: { email: string; operator: boolean }): Promise<{ userId: string; platformOperator: boolean }> {
+  const email = input.email.trim().toLowerCase();
+  const user = await User.findOne({ where: { email } });
+  if (!user || user.deletedAt) throw new Error(`no user with e-mail ${email}`);
+  await user.update({ platformOperator: input.operator });
+  return { userId: user.id, platformOperator: input.operator };
+}

@@ -9,7 +9,7 @@ import { payBoleto, resendBoletoCallback } from './boletos';
 import { payCharge, resendPaidCallback } from './charges';
 import type { SandboxContext } from './context';
 import { faultsSchema, parseBody, payBodySchema, payBoletoBodySchema, statementAmountSchema } from './schemas';
-import { setStatementAmount } from './statement';
+import { setStatementAmount, setTransferStatementAmount } from './statement';
 import { NO_FAULTS } from './state';
 
 export function controlRoutes(ctx: SandboxContext): Router {
@@ -27,6 +27,12 @@ export function controlRoutes(ctx: SandboxContext): Router {
   router.post('/charges/:id/statement-amount', (req, res) => {
     const { amountCents } = parseBody(statementAmountSchema, req.body);
     res.json({ statementAmountCents: setStatementAmount(ctx, req.params.id, amountCents) });
+  });
+
+  // Test control: the statement reports this amount for the transfer with our reference.
+  router.post('/transfers/:reference/statement-amount', (req, res) => {
+    const { amountCents } = parseBody(statementAmountSchema, req.body);
+    res.json({ statementAmountCents: setTransferStatementAmount(ctx, req.params.reference, amountCents) });
   });
 
   router.post('/charges/:id/resend-callback', (req, res) => {

@@ -66,6 +66,8 @@ export interface SandboxState {
   transfers: Map<string, ProviderTransfer>;
   transferIdempotency: Map<string, IdempotencyEntry>;
   transferStats: Map<string, TransferReferenceStats>;
+  /** Test control only, by transfer id: the amount the statement reports instead (not journaled). */
+  transferStatementAmounts: Map<string, number>;
   faults: Faults;
   /** Oldest entries are dropped past MAX_CALLBACK_LOG so a long-running sandbox stays bounded. */
   callbacks: CallbackAttempt[];
@@ -82,6 +84,7 @@ export function createSandboxState(): SandboxState {
     transfers: new Map(),
     transferIdempotency: new Map(),
     transferStats: new Map(),
+    transferStatementAmounts: new Map(),
     faults: { ...NO_FAULTS },
     callbacks: [],
   };

@@ -5,6 +5,7 @@
  */
 import type { ProviderStatement } from '../core/provider';
 import { findChargeByReference, getChargeRecord } from './charges';
+import { findTransferByReference } from './transfers';
 import type { SandboxContext } from './context';
 import { SandboxHttpError } from './errors';
 
@@ -27,7 +28,7 @@ export function statement(ctx: SandboxContext, from: Date, to: Date): ProviderSt
       reference: t.reference,
       kind: t.returnOf ? ('RETURN' as const) : ('TRANSFER' as const),
       status: t.status,
-      amountCents: t.amountCents,
+      amountCents: ctx.state.transferStatementAmounts.get(t.id) ?? t.amountCents,
       endToEndId: t.endToEndId,
       returnOf: t.returnOf ?? null,
       createdAt: t.createdAt,
@@ -39,5 +40,13 @@ export function statement(ctx: SandboxContext, from: Date, to: Date): ProviderSt
 export function setStatementAmount(ctx: SandboxContext, idOrReference: string, amountCents: number): number {
   const rec = ctx.state.charges.get(idOrReference) ?? findChargeByReference(ctx, idOrReference) ?? getChargeRecord(ctx, idOrReference);
   rec.statementAmountCents = amountCents;
+  return amountCents;
+}
+
+/** Test control: the statement reports `amountCents` for the transfer with our `reference` from now on. */
+export function setTransferStatementAmount(ctx: SandboxContext, reference: string, amountCents: number): number {
+  const transfer = findTransferByReference(ctx, reference);
+  if (!transfer) throw new SandboxHttpError(404, 'TRANSFER_NOT_FOUND', `no transfer with reference ${reference}`);
+  ctx.state.transferStatementAmounts.set(transfer.id, amountCents);
   return amountCents;
 }

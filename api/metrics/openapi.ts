@@ -4,8 +4,8 @@ import { errorResponses, jsonResponse, registry, security } from '../openapi/reg
 
 export const perfDbResponse = z.object({
   pool: z
-    .object({ size: z.number().int(), available: z.number().int(), using: z.number().int(), waiting: z.number().int() })
-    .meta({ description: "This API process's database connection pool: open connections, idle ones, in use, and requests waiting for one." }),
+    .object({ size: z.number().int(), available: z.number().int(), using: z.number().int(), opening: z.number().int(), waiting: z.number().int() })
+    .meta({ description: "This API process's database connection pool: connections counted (size = available + using + opening), idle ones, in use, being opened, and requests waiting for one." }),
   slowestQueries: z
     .array(
       z.object({

@@ -1,6 +1,6 @@
 /**
  * GET /metrics/perf-db: the connection pool of this process (sequelize's pool: size, available,
- * using, waiting) and the ten slowest statements by mean time from pg_stat_statements, whose
+ * using, opening, waiting) and the ten slowest statements by mean time from pg_stat_statements, whose
  * texts PostgreSQL normalises (constants become $1, $2: no values, so no personal data). When the
  * extension is not installed in this database, or not loaded (shared_preload_libraries),
  * `slowestQueries` is null and `note` says so.
@@ -8,9 +8,12 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 
 export interface PoolStats {
+  /** Connections counted by the pool: idle + in use + being opened. */
   size: number;
   available: number;
   using: number;
+  /** Connections being opened right now (the pool counts them in size before they exist). */
+  opening: number;
   waiting: number;
 }
 
@@ -37,7 +40,10 @@ export function poolStats(sequelize: Sequelize): PoolStats {
   const pool = (sequelize.connectionManager as unknown as { pool?: Partial<PoolStats> & { write?: Partial<PoolStats> } }).pool;
   // With read replicas sequelize keeps {read, write} pools; the write pool is the one we use.
   const p = pool && typeof pool.size === 'number' ? pool : (pool?.write ?? {});
-  return { size: p.size ?? 0, available: p.available ?? 0, using: p.using ?? 0, waiting: p.waiting ?? 0 };
+  const size = p.size ?? 0;
+  const available = p.available ?? 0;
+  const using = p.using ?? 0;
+  return { size, available, using, opening: Math.max(0, size - available - using), waiting: p.waiting ?? 0 };
 }
 
 export async function perfDbReport(sequelize: Sequelize): Promise<PerfDbReport> {

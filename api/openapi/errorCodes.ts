@@ -24,6 +24,7 @@ export const ERROR_CODES = {
   SECOND_FACTOR_REQUIRED: { status: 403, message: 'this action needs a second factor: send x-action-token from /auth/2fa/action/confirm' },
   INVALID_PASSWORD: { status: 403, message: 'the current password is wrong' },
   INSUFFICIENT_ROLE: { status: 403, message: 'your role on this merchant does not allow this' },
+  PLATFORM_OPERATOR_REQUIRED: { status: 403, message: 'only platform operators read the platform-wide reconciliations' },
   CREDENTIALS_REQUIRED: { status: 401, message: 'x-client-id and x-client-secret headers are required' },
   INVALID_CREDENTIALS: { status: 401, message: 'client credentials are invalid' },
   INVALID_SIGNATURE: { status: 401, message: 'request signature is missing, invalid or expired' },

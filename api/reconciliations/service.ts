@@ -6,7 +6,7 @@
 import crypto from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { QueryTypes, type Sequelize } from 'sequelize';
-import { MerchantMember } from '../../db/models';
+import { MerchantMember, User } from '../../db/models';
 import type { MemberRole } from '../../db/models/merchantMember';
 import type { reconciliation } from '../../workflows/reconciliation/reconciliation';
 import { reconciliationWorkflowId, type ReconciliationDifference } from '../../workflows/reconciliation/types';
@@ -19,11 +19,12 @@ export const RECONCILIATION_ROLES: readonly MemberRole[] = ['owner', 'admin', 'f
 
 export const reconciliationErrors = {
   notFound: () => new ApiError(404, 'RECONCILIATION_NOT_FOUND', 'reconciliation not found'),
+  operatorsOnly: () => new ApiError(403, 'PLATFORM_OPERATOR_REQUIRED', 'only platform operators read the platform-wide reconciliations'),
 };
 
 interface Row {
   id: string;
-  merchant_id: string;
+  merchant_id: string | null;
   from_date: string;
   to_date: string;
   status: ReconciliationView['status'];
@@ -45,20 +46,24 @@ export class ReconciliationService {
   constructor(private readonly deps: { sequelize: Sequelize; temporal: Client; taskQueue: string }) {}
 
   async create(userId: string, body: CreateReconciliationBody): Promise<ReconciliationView> {
-    await requireRole(userId, body.merchantId, RECONCILIATION_ROLES);
+    const merchantId = body.merchantId ?? null;
+    if (merchantId) await requireRole(userId, merchantId, RECONCILIATION_ROLES);
+    else if (!(await isPlatformOperator(userId))) {
+      throw new ApiError(400, 'VALIDATION_ERROR', 'merchantId is required: only platform operators reconcile every merchant at once', { field: 'merchantId' });
+    }
     const today = new Date(Date.now() - 3 * 3_600_000).toISOString().slice(0, 10); // Brasília's today
     if (body.to > today) throw new ApiError(400, 'VALIDATION_ERROR', 'to must not be in the future (Brasília calendar)', { field: 'to', today });
     const id = crypto.randomUUID();
     await this.deps.sequelize.query(
       `INSERT INTO reconciliations (id, merchant_id, from_date, to_date, requested_by) VALUES (:id, :merchantId, :from, :to, :userId)`,
-      { replacements: { id, merchantId: body.merchantId, from: body.from, to: body.to, userId } },
+      { replacements: { id, merchantId, from: body.from, to: body.to, userId } },
     );
     try {
       await this.deps.temporal.workflow.start<typeof reconciliation>('reconciliation', {
         workflowId: reconciliationWorkflowId(id),
         taskQueue: this.deps.taskQueue,
         args: [{ reconciliationId: id }],
-        typedSearchAttributes: [{ key: MerchantIdKey, value: body.merchantId }],
+        typedSearchAttributes: merchantId ? [{ key: MerchantIdKey, value: merchantId }] : [],
       });
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) {
@@ -71,10 +76,17 @@ export class ReconciliationService {
   }
 
   async list(userId: string, query: ListReconciliationsQuery) {
-    const merchantId = query.merchantId ?? (await defaultMerchantOf(userId));
-    await requireRole(userId, merchantId, RECONCILIATION_ROLES);
+    let merchantId: string | null = null;
+    if (query.platform) {
+      if (query.merchantId) throw new ApiError(400, 'VALIDATION_ERROR', 'platform=true lists the runs with no merchant: leave merchantId out', { field: 'merchantId' });
+      if (!(await isPlatformOperator(userId))) throw reconciliationErrors.operatorsOnly();
+    } else {
+      merchantId = query.merchantId ?? (await defaultMerchantOf(userId));
+      await requireRole(userId, merchantId, RECONCILIATION_ROLES);
+    }
     const rows = await this.deps.sequelize.query<Row & { total: string }>(
-      `SELECT ${COLUMNS}, count(*) OVER () AS total FROM reconciliations WHERE merchant_id = :merchantId ORDER BY created_at DESC, id DESC LIMIT :limit OFFSET :offset`,
+      `SELECT ${COLUMNS}, count(*) OVER () AS total FROM reconciliations WHERE merchant_id IS NOT DISTINCT FROM CAST(:merchantId AS uuid)
+       ORDER BY created_at DESC, id DESC LIMIT :limit OFFSET :offset`,
       { replacements: { merchantId, limit: query.limit, offset: query.offset }, type: QueryTypes.SELECT },
     );
     const total = rows.length ? Number(rows[0].total) : (await this.count(merchantId));
@@ -84,14 +96,22 @@ export class ReconciliationService {
   async read(userId: string, id: string): Promise<ReconciliationView> {
     const [row] = await this.deps.sequelize.query<Row>(`SELECT ${COLUMNS} FROM reconciliations WHERE id = :id`, { replacements: { id }, type: QueryTypes.SELECT });
     if (!row) throw reconciliationErrors.notFound();
+    if (row.merchant_id === null) {
+      // A platform-wide run: for operators only; to anyone else it does not exist.
+      if (!(await isPlatformOperator(userId))) throw reconciliationErrors.notFound();
+      return view(row);
+    }
     const member = await MerchantMember.findOne({ where: { userId, merchantId: row.merchant_id } });
     if (!member) throw reconciliationErrors.notFound();
     if (!RECONCILIATION_ROLES.includes(member.role)) throw roleErrors.insufficientRole(member.role, RECONCILIATION_ROLES);
     return view(row);
   }
 
-  private async count(merchantId: string): Promise<number> {
-    const [row] = await this.deps.sequelize.query<{ n: string }>(`SELECT count(*) AS n FROM reconciliations WHERE merchant_id = :merchantId`, { replacements: { merchantId }, type: QueryTypes.SELECT });
+  private async count(merchantId: string | null): Promise<number> {
+    const [row] = await this.deps.sequelize.query<{ n: string }>(`SELECT count(*) AS n FROM reconciliations WHERE merchant_id IS NOT DISTINCT FROM CAST(:merchantId AS uuid)`, {
+      replacements: { merchantId },
+      type: QueryTypes.SELECT,
+    });
     return Number(row.n);
   }
 }
@@ -110,11 +130,18 @@ function view(r: Row): ReconciliationView {
       amountMismatch: r.amount_mismatch_count,
       healed: r.healed_count,
     },
-    differences: r.differences,
+    // Reports stored before transfers were compared lack the transfer fields.
+    differences: r.differences.map((d) => ({ ...d, transferId: d.transferId ?? null, transferKind: d.transferKind ?? null })),
     failureReason: r.failure_reason,
     createdAt: new Date(r.created_at).toISOString(),
     completedAt: r.completed_at ? new Date(r.completed_at).toISOString() : null,
   };
+}
+
+/** The gateway's own staff (marked by the CLI `user operator`), never a merchant's role. */
+async function isPlatformOperator(userId: string): Promise<boolean> {
+  const user = await User.findByPk(userId, { attributes: ['platformOperator', 'deletedAt'] });
+  return Boolean(user && !user.deletedAt && user.platformOperator);
 }
 
 async function defaultMerchantOf(userId: string): Promise<string> {

@@ -14,6 +14,8 @@ export class User extends Model<InferAttributes<User>, InferCreationAttributes<U
   declare kycStatus: CreationOptional<string | null>;
   declare avatarKey: CreationOptional<string | null>;
   declare avatarUrl: CreationOptional<string | null>;
+  /** The gateway's own staff (set by the CLI `user operator`): may reconcile every merchant at once. */
+  declare platformOperator: CreationOptional<boolean>;
   declare deletedAt: CreationOptional<Date | null>;
   declare createdAt: CreationOptional<Date>;
   declare updatedAt: CreationOptional<Date>;
@@ -31,6 +33,7 @@ export class User extends Model<InferAttributes<User>, InferCreationAttributes<U
         kycStatus: DataTypes.TEXT,
         avatarKey: DataTypes.TEXT,
         avatarUrl: DataTypes.TEXT,
+        platformOperator: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
         deletedAt: DataTypes.DATE,
         createdAt: DataTypes.DATE,
         updatedAt: DataTypes.DATE,

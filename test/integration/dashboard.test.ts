@@ -7,7 +7,7 @@
 // First, as in api/app.ts: the registry extends zod before any route schema is built.
 import { buildOpenApiDocument } from '../../api/openapi/document';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { DashboardService } from '../../api/dashboard/service';
 import { createdCredentialView, credentialView, ensuredMerchantView, merchantView, revokedCredentialView } from '../../api/dashboard/schema';
 import { ErrorEnvelope } from '../../api/openapi/registry';
@@ -287,32 +287,42 @@ describe('OpenAPI', () => {
 
 describe('operator CLI', () => {
   const root = path.resolve(__dirname, '..', '..');
+  // Asynchronous on purpose: a spawnSync blocks this process's event loop, where the API under
+  // test also runs, for seconds; its keep-alive sockets then time out at the moment the client
+  // reuses them, and the next request fails with ECONNRESET.
   const gateway = (args: string[], env: Record<string, string> = {}) =>
-    spawnSync(process.execPath, [require.resolve('tsx/cli'), 'cli/gateway.ts', ...args], {
-      cwd: root,
-      encoding: 'utf8',
-      // The stack's own database (each stack gets a fresh one), not the suite's.
-      env: { ...process.env, DATABASE_URL: stack.workerEnv.DATABASE_URL, CREDENTIALS_ENCRYPTION_KEY: stack.encryptionKey, ...env },
+    new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, [require.resolve('tsx/cli'), 'cli/gateway.ts', ...args], {
+        cwd: root,
+        // The stack's own database (each stack gets a fresh one), not the suite's.
+        env: { ...process.env, DATABASE_URL: stack.workerEnv.DATABASE_URL, CREDENTIALS_ENCRYPTION_KEY: stack.encryptionKey, ...env },
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      child.on('error', reject);
+      child.on('close', (status) => resolve({ status, stdout, stderr }));
     });
 
   it('creates a user who can sign in, adds them to a merchant, and issues a credential; never prints the password', async () => {
     const email = uniqueEmail('Op');
     const password = 'operator chosen password';
-    const made = gateway(['user', 'create', '--email', email, '--name', 'Operadora', '--json'], { GATEWAY_USER_PASSWORD: password });
+    const made = await gateway(['user', 'create', '--email', email, '--name', 'Operadora', '--json'], { GATEWAY_USER_PASSWORD: password });
     expect(made.stderr).toBe('');
     expect(made.status).toBe(0);
     expect(made.stdout + made.stderr).not.toContain(password);
     const { id } = JSON.parse(made.stdout) as { id: string };
     expect((await User.findByPk(id))?.passwordHash).toMatch(/^\$argon2id\$/);
-    const dup = gateway(['user', 'create', '--email', email.toUpperCase(), '--name', 'Outra', '--password', password]);
+    const dup = await gateway(['user', 'create', '--email', email.toUpperCase(), '--name', 'Outra', '--password', password]);
     expect(dup.status).toBe(1);
     expect(dup.stderr).toMatch(/already exists/);
     expect(dup.stdout + dup.stderr).not.toContain(password);
-    expect(gateway(['user', 'create', '--email', uniqueEmail(), '--name', 'Sem Senha']).stderr).toMatch(/GATEWAY_USER_PASSWORD/);
+    expect((await gateway(['user', 'create', '--email', uniqueEmail(), '--name', 'Sem Senha'])).stderr).toMatch(/GATEWAY_USER_PASSWORD/);
 
     const merchant = await stack.createMerchant({ name: 'Loja CLI' });
-    expect(gateway(['user', 'add-to-merchant', '--email', email, '--merchant', merchant.merchantId, '--role', 'boss']).stderr).toMatch(/role must be one of/);
-    const added = gateway(['user', 'add-to-merchant', '--email', email, '--merchant', merchant.merchantId, '--role', 'finance']);
+    expect((await gateway(['user', 'add-to-merchant', '--email', email, '--merchant', merchant.merchantId, '--role', 'boss'])).stderr).toMatch(/role must be one of/);
+    const added = await gateway(['user', 'add-to-merchant', '--email', email, '--merchant', merchant.merchantId, '--role', 'finance']);
     expect(added.status).toBe(0);
     expect(await MerchantMember.findOne({ where: { userId: id, merchantId: merchant.merchantId } })).toMatchObject({ role: 'finance' });
 
@@ -322,15 +332,22 @@ describe('operator CLI', () => {
     // finance may list, not create.
     expect((await client.call('POST', '/dashboard/credentials', { body: { merchantId: merchant.merchantId, name: 'x', scopes: ['charges:read'] } })).status).toBe(403);
 
-    const bad = gateway(['credential', 'create', '--merchant', merchant.merchantId, '--scopes', 'charges:read,charges:admin']);
+    const bad = await gateway(['credential', 'create', '--merchant', merchant.merchantId, '--scopes', 'charges:read,charges:admin']);
     expect(bad.status).toBe(1);
     expect(bad.stderr).toMatch(/unknown scope charges:admin/);
-    const issued = gateway(['credential', 'create', '--merchant', merchant.merchantId, '--scopes', 'charges:read', '--name', 'cli key', '--json']);
+    const issued = await gateway(['credential', 'create', '--merchant', merchant.merchantId, '--scopes', 'charges:read', '--name', 'cli key', '--json']);
     expect(issued.status).toBe(0);
     const cred = JSON.parse(issued.stdout) as { clientId: string; clientSecret: string; scopes: string[]; name: string };
     expect(cred).toMatchObject({ scopes: ['charges:read'], name: 'cli key' });
     expect((await seller(cred, '/sellers/pix/no-such-charge')).status).toBe(404);
-    expect(gateway(['credential', 'create', '--merchant', crypto.randomUUID(), '--scopes', 'charges:read']).stderr).toMatch(/no merchant with id/);
+    expect((await gateway(['credential', 'create', '--merchant', crypto.randomUUID(), '--scopes', 'charges:read'])).stderr).toMatch(/no merchant with id/);
     expect((await Merchant.findByPk(merchant.merchantId))?.active).toBe(true);
+
+    // Platform operators are made only here, never through the API.
+    expect((await gateway(['user', 'operator', '--email', email.toUpperCase()])).status).toBe(0);
+    expect((await User.findByPk(id))?.platformOperator).toBe(true);
+    expect((await gateway(['user', 'operator', '--email', email, '--revoke'])).stdout).toMatch(/no longer a platform operator/);
+    expect((await User.findByPk(id))?.platformOperator).toBe(false);
+    expect((await gateway(['user', 'operator', '--email', uniqueEmail()])).stderr).toMatch(/no user with e-mail/);
   });
 });

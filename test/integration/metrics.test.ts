@@ -203,9 +203,11 @@ describe('GET /metrics', () => {
   it('answers /metrics/perf-db with the pool and the slowest queries, or a note when pg_stat_statements is off', async () => {
     const res = await stack.api('GET', '/metrics/perf-db');
     expect(res.status).toBe(200);
-    expect(res.body.pool).toEqual({ size: expect.any(Number), available: expect.any(Number), using: expect.any(Number), waiting: expect.any(Number) });
+    expect(res.body.pool).toEqual({ size: expect.any(Number), available: expect.any(Number), using: expect.any(Number), opening: expect.any(Number), waiting: expect.any(Number) });
     expect(res.body.pool.size).toBeGreaterThanOrEqual(1);
-    expect(res.body.pool.size).toBe(res.body.pool.available + res.body.pool.using);
+    // The pool counts a connection from the moment it starts opening it (this failed once under load as size = available + using).
+    expect(res.body.pool.size).toBe(res.body.pool.available + res.body.pool.using + res.body.pool.opening);
+    expect(res.body.pool.opening).toBeGreaterThanOrEqual(0);
     const [ext] = await stack.sequelize.query<{ on: boolean }>("SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_stat_statements') AS on", { type: QueryTypes.SELECT });
     if (ext!.on) {
       expect(Array.isArray(res.body.slowestQueries)).toBe(true);

@@ -12,6 +12,10 @@ import { AppClient, uniqueEmail } from '../support/appClient';
 import { waitFor } from '../support/env';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant, balance } from '../support/ledger';
+import { fundByPaidCharge, items, payoutMerchant, signedCall, waitForBatchEnd } from '../support/payouts';
+import type { MerchantCredentials } from '../../db/merchantAdmin';
+import { Merchant, Withdrawal } from '../../db/models';
+import { addUserToMerchant, setPlatformOperator } from '../../db/userAdmin';
 import type { dailyReconciliation } from '../../workflows/reconciliation/daily';
 import { dailyReconciliationScheduleId, ensureReconciliationSchedule } from '../../workers/ensureReconciliationSchedule';
 
@@ -84,6 +88,45 @@ async function chargePaidEntries(chargeId: string): Promise<number> {
   const [row] = await stack.sequelize.query<{ n: string }>(`SELECT count(*) AS n FROM ledger_transactions WHERE movement_key = :k`, { replacements: { k: `charge-paid:${chargeId}` }, type: QueryTypes.SELECT });
   return Number(row.n);
 }
+
+// First in the file: a platform-wide run sees every merchant this file made, so it runs before the others make more.
+it('a platform operator reconciles every merchant at once (and heals a lost callback); nobody else runs or reads that', async () => {
+  const a = await owner();
+  const b = await owner();
+  const paid = await paidCharge(a.client, a.merchantId, 1_000);
+  const lost = await charge(b.client, b.merchantId, 2_000);
+  await payAtSandbox(lost, { callback: false });
+
+  const refused = await a.client.call('POST', '/reconciliations', { body: { from: today(), to: today() } });
+  expect([refused.status, refused.body.error.code, refused.body.error.details?.field]).toEqual([400, 'VALIDATION_ERROR', 'merchantId']);
+  expect((await a.client.call('GET', '/reconciliations?platform=true')).body.error.code).toBe('PLATFORM_OPERATOR_REQUIRED');
+
+  const operator = new AppClient(stack.apiUrl);
+  const email = uniqueEmail('recon-operator');
+  await operator.register({ email, password: PASSWORD });
+  await setPlatformOperator({ email, operator: true });
+  await operator.login(email, PASSWORD);
+  const started = await operator.call('POST', '/reconciliations', { body: { from: today(), to: today() } });
+  expect(started.status).toBe(202);
+  expect(started.body).toMatchObject({ merchantId: null, from: today(), to: today() });
+  const report = await waitFor(async () => {
+    const res = await operator.call('GET', `/reconciliations/${started.body.id}`);
+    return res.body.status !== 'RUNNING' ? res.body : undefined;
+  }, 'platform reconciliation finished');
+  // Both merchants' books: a's payment matched, b's lost payment healed through the normal path.
+  expect(report).toMatchObject({ status: 'COMPLETED', counts: { matched: 1, missingInLedger: 1, healed: 1, amountMismatch: 0, missingAtProvider: 0 } });
+  expect(report.differences).toEqual([expect.objectContaining({ kind: 'MISSING_IN_LEDGER', subject: 'PAYMENT', chargeId: lost, healed: true })]);
+  await waitFor(async () => (await b.client.call('GET', `/charges/${lost}`)).body.status === 'PAID', 'lost charge PAID');
+  expect(await chargePaidEntries(lost)).toBe(1);
+  expect(await chargePaidEntries(paid)).toBe(1);
+
+  const listed = await operator.call('GET', '/reconciliations?platform=true');
+  expect(listed.body).toMatchObject({ data: [expect.objectContaining({ id: report.id, merchantId: null })], pagination: { total: 1 } });
+  // To a merchant's user the platform run does not exist; platform=true with a merchant is a contradiction.
+  expect((await a.client.call('GET', `/reconciliations/${report.id}`)).body.error.code).toBe('RECONCILIATION_NOT_FOUND');
+  expect((await operator.call('GET', `/reconciliations?platform=true&merchantId=${a.merchantId}`)).status).toBe(400);
+  expect((await operator.call('GET', '/reconciliations?platform=yes')).status).toBe(400);
+});
 
 it('books that agree (two payments, one devolução): everything matched, nothing changes', async () => {
   const { client, merchantId } = await owner();
@@ -165,6 +208,65 @@ it('an amount the provider reports differently is flagged, and nothing is writte
   expect((await client.call('GET', `/charges/${id}`)).body.status).toBe('PAID');
 });
 
+describe('transfers out', () => {
+  /** A seller merchant with a Pix key and payouts, funded by a paid charge, with this test's user as its owner. */
+  async function sellerWithOwner() {
+    const creds = await payoutMerchant(stack, { feeCents: 50 });
+    await Merchant.update({ pixKey: `financeiro+${crypto.randomUUID().slice(0, 8)}@loja.com.br`, pixKeyType: 'EMAIL', withdrawalFeeCents: 150 }, { where: { id: creds.merchantId } });
+    await fundByPaidCharge(stack, creds, 50_000);
+    const client = new AppClient(stack.apiUrl);
+    const email = uniqueEmail('recon-transfer');
+    await client.register({ email, password: PASSWORD });
+    await addUserToMerchant({ email, merchantId: creds.merchantId, role: 'finance' });
+    await client.login(email, PASSWORD);
+    return { creds, client };
+  }
+
+  async function withdraw(creds: MerchantCredentials, amountCents: number): Promise<string> {
+    const res = await stack.api('POST', '/sellers/saques', { creds, body: { amountCents }, headers: key() });
+    expect(res.status).toBe(201);
+    await waitFor(async () => (await Withdrawal.findByPk(res.body.id))?.status === 'COMPLETED', 'withdrawal COMPLETED');
+    return res.body.id;
+  }
+
+  it('a completed withdrawal and paid payout items match the statement, fees aside; nothing changes', async () => {
+    const { creds, client } = await sellerWithOwner();
+    await withdraw(creds, 7_000);
+    const batch = await signedCall(stack, creds, 'POST', '/v1/payouts/batches', { idempotencyKey: `recon-${crypto.randomUUID()}`, items: items(2, { amountCents: 1_500 }) });
+    expect(batch.status).toBe(201);
+    expect((await waitForBatchEnd(stack, creds, batch.body.batchId)).status).toBe('COMPLETED');
+    const before = await ledgerSnapshot();
+    const report = await reconcile(client, creds.merchantId);
+    // The funding payment, the withdrawal and the two payout items.
+    expect(report).toMatchObject({ status: 'COMPLETED', counts: { matched: 4, missingInLedger: 0, missingAtProvider: 0, amountMismatch: 0, healed: 0 }, differences: [] });
+    expect(await ledgerSnapshot()).toEqual(before);
+  });
+
+  it('a transfer the provider reports with another amount is flagged as TRANSFER; nothing is written', async () => {
+    const { creds, client } = await sellerWithOwner();
+    const withdrawalId = await withdraw(creds, 7_000);
+    const set = await fetch(`${stack.sandboxUrl}/sandbox/transfers/${withdrawalId}/statement-amount`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ amountCents: 7_100 }) });
+    expect(set.status).toBe(200);
+    const before = await ledgerSnapshot();
+    const report = await reconcile(client, creds.merchantId);
+    expect(report.counts).toEqual({ matched: 1, missingInLedger: 0, missingAtProvider: 0, amountMismatch: 1, healed: 0 });
+    expect(report.differences).toEqual([
+      expect.objectContaining({
+        kind: 'AMOUNT_MISMATCH',
+        subject: 'TRANSFER',
+        transferId: withdrawalId,
+        transferKind: 'WITHDRAWAL',
+        chargeId: null,
+        providerAmountCents: 7_100,
+        ledgerAmountCents: 7_000,
+        healed: false,
+        endToEndId: expect.any(String),
+      }),
+    ]);
+    expect(await ledgerSnapshot()).toEqual(before);
+  });
+});
+
 it('another merchant’s reconciliation is 404; bad ranges are 400 in the envelope', async () => {
   const a = await owner();
   const b = await owner();
@@ -185,7 +287,7 @@ it('another merchant’s reconciliation is 404; bad ranges are 400 in the envelo
   await bad({ merchantId: b.merchantId, from: '2026-01-01', to: '2026-03-01' }); // > 31 days
   await bad({ merchantId: b.merchantId, from: '2026-02-10', to: '2026-02-01' }); // to before from
   await bad({ merchantId: b.merchantId, from: '2026-02-30', to: '2026-03-01' }); // not a date
-  await bad({ from: today(), to: today() }); // merchantId required for now
+  await bad({ from: today(), to: today() }); // merchantId required unless a platform operator
   await bad({ merchantId: b.merchantId, from: today(), to: '2999-01-01' }); // future (and too long)
   expect((await b.client.call('GET', '/reconciliations/not-a-uuid')).status).toBe(400);
 });

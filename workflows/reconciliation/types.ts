@@ -4,11 +4,15 @@ export type ReconciliationDifferenceKind = 'MISSING_IN_LEDGER' | 'MISSING_AT_PRO
 
 export interface ReconciliationDifference {
   kind: ReconciliationDifferenceKind;
-  /** PAYMENT: a Pix charge paid; RETURN: a devolução (refund) sent. */
-  subject: 'PAYMENT' | 'RETURN';
-  chargeId: string;
+  /** PAYMENT: a Pix charge paid; RETURN: a devolução (refund) sent; TRANSFER: a withdrawal, settlement or payout item sent. */
+  subject: 'PAYMENT' | 'RETURN' | 'TRANSFER';
+  /** PAYMENT and RETURN. */
+  chargeId: string | null;
   /** RETURN only. */
   refundId: string | null;
+  /** TRANSFER only: the withdrawal (a settlement's too) or payout item id, our reference at the provider. */
+  transferId: string | null;
+  transferKind: 'WITHDRAWAL' | 'PAYOUT_ITEM' | null;
   providerChargeId: string | null;
   endToEndId: string | null;
   /** What the provider's statement says (null: not on it). */
