@@ -149,6 +149,16 @@ describe('on demand', () => {
     // The money left as a withdrawal: its row is the settlement's state.
     const [w] = await stack.sequelize.query<{ status: string; user_id: string }>(`SELECT status, user_id FROM withdrawals WHERE id = :id`, { replacements: { id: done.withdrawalId }, type: QueryTypes.SELECT });
     expect(w).toEqual({ status: 'COMPLETED', user_id: o.userId });
+
+    // The provider's statement agrees: the funding payment and the settlement's transfer match.
+    const today = new Date(Date.now() - 3 * 3_600_000).toISOString().slice(0, 10);
+    const started = await o.client.call('POST', '/reconciliations', { body: { merchantId: o.merchantId, from: today, to: today } });
+    expect(started.status).toBe(202);
+    const report = await waitFor(async () => {
+      const r = await o.client.call('GET', `/reconciliations/${started.body.id}`);
+      return r.body.status !== 'RUNNING' ? r.body : undefined;
+    }, 'reconciliation finished');
+    expect(report).toMatchObject({ status: 'COMPLETED', counts: { matched: 2, missingInLedger: 0, missingAtProvider: 0, amountMismatch: 0 }, differences: [] });
   });
 
   it('without an amount settles everything available minus the fee; then nothing is left: 400, nothing stored', async () => {
