@@ -52,7 +52,7 @@ path('get', '/settlements', 'listSettlements', 'List a merchant’s settlements'
 path('get', '/settlements/schedule', 'getSettlementSchedule', 'Read a merchant’s automatic settlement schedule', {
   description: `paused is read from the Temporal Schedule, so a pause made in the Web UI shows here. No schedule → 404 SETTLEMENT_SCHEDULE_NOT_FOUND. ${ROLES}`,
   request: { query: scheduleQuery },
-  responses: { 200: jsonResponse('The schedule.', SettlementSchedule), ...errorResponses('VALIDATION_ERROR', 'SETTLEMENT_SCHEDULE_NOT_FOUND', 'MERCHANT_NOT_FOUND', 'INSUFFICIENT_ROLE', ...bearerErrors) },
+  responses: { 200: jsonResponse('The schedule.', SettlementSchedule), ...errorResponses('VALIDATION_ERROR', 'SETTLEMENT_SCHEDULE_NOT_FOUND', 'MERCHANT_NOT_FOUND', 'INSUFFICIENT_ROLE', 'SERVICE_UNAVAILABLE', ...bearerErrors) },
 });
 
 path('put', '/settlements/schedule', 'putSettlementSchedule', 'Create or change a merchant’s automatic settlement schedule', {
@@ -61,13 +61,13 @@ path('put', '/settlements/schedule', 'putSettlementSchedule', 'Create or change 
     '(never more than is available now). WEEKLY: Mondays 06:00, like D1. The fee is debited on top of the amount sent; a run whose amount is below minimumAmountCents settles nothing ' +
     `(the skip is the run’s result in Temporal, no settlement is recorded). ${ROLES}`,
   request: { body: { content: { 'application/json': { schema: PutSettlementScheduleRequest } } } },
-  responses: { 200: jsonResponse('The schedule as it now is.', SettlementSchedule), ...errorResponses('VALIDATION_ERROR', 'MERCHANT_NOT_FOUND', 'INSUFFICIENT_ROLE', ...bearerErrors) },
+  responses: { 200: jsonResponse('The schedule as it now is.', SettlementSchedule), ...errorResponses('VALIDATION_ERROR', 'MERCHANT_NOT_FOUND', 'INSUFFICIENT_ROLE', 'SERVICE_UNAVAILABLE', ...bearerErrors) },
 });
 
 path('delete', '/settlements/schedule', 'deleteSettlementSchedule', 'Stop automatic settlements for a merchant', {
   description: `Deletes the Temporal Schedule and its config; settlements already made are kept. No schedule → 404 SETTLEMENT_SCHEDULE_NOT_FOUND. ${ROLES}`,
   request: { query: scheduleQuery },
-  responses: { 204: { description: 'Deleted.' }, ...errorResponses('VALIDATION_ERROR', 'SETTLEMENT_SCHEDULE_NOT_FOUND', 'MERCHANT_NOT_FOUND', 'INSUFFICIENT_ROLE', ...bearerErrors) },
+  responses: { 204: { description: 'Deleted.' }, ...errorResponses('VALIDATION_ERROR', 'SETTLEMENT_SCHEDULE_NOT_FOUND', 'MERCHANT_NOT_FOUND', 'INSUFFICIENT_ROLE', 'SERVICE_UNAVAILABLE', ...bearerErrors) },
 });
 
 path('get', '/settlements/{id}', 'getSettlement', 'Read a settlement', {

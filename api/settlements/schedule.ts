@@ -7,7 +7,7 @@
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleSpec } from '@temporalio/client';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { requireRole } from '../dashboard/roles';
-import { ApiError } from '../errors/apiError';
+import { ApiError, errors } from '../errors/apiError';
 import type { PutScheduleBody, ScheduleView, SettlementFrequency } from './schema';
 import { SETTLEMENT_ROLES } from './service';
 
@@ -32,10 +32,34 @@ interface ConfigRow {
   updated_at: Date;
 }
 
+/** Temporal unreachable: 503 (the same request can simply be sent again), never a 500. */
+async function orUnavailable<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if ((err as { name?: string })?.name === 'ServiceError' || (err as { code?: number })?.code === 14) {
+      throw errors.unavailable('the workflow service is unavailable; retry');
+    }
+    throw err;
+  }
+}
+
 export class SettlementScheduleService {
   constructor(private readonly deps: { sequelize: Sequelize; temporal: Client; taskQueue: string }) {}
 
   async get(userId: string, merchantId: string): Promise<ScheduleView> {
+    return orUnavailable(() => this.read(userId, merchantId));
+  }
+
+  async put(userId: string, body: PutScheduleBody): Promise<ScheduleView> {
+    return orUnavailable(() => this.write(userId, body));
+  }
+
+  async remove(userId: string, merchantId: string): Promise<void> {
+    return orUnavailable(() => this.delete(userId, merchantId));
+  }
+
+  private async read(userId: string, merchantId: string): Promise<ScheduleView> {
     await requireRole(userId, merchantId, SETTLEMENT_ROLES);
     const row = await this.config(merchantId);
     if (!row) throw scheduleErrors.notFound();
@@ -43,7 +67,7 @@ export class SettlementScheduleService {
   }
 
   /** Creates or updates the row and the Temporal Schedule (the row first: a fired run reads it). */
-  async put(userId: string, body: PutScheduleBody): Promise<ScheduleView> {
+  private async write(userId: string, body: PutScheduleBody): Promise<ScheduleView> {
     await requireRole(userId, body.merchantId, SETTLEMENT_ROLES);
     await this.deps.sequelize.query(
       `INSERT INTO settlement_schedules (merchant_id, frequency, minimum_amount_cents, updated_by) VALUES (:merchantId, :frequency, :minimum, :userId)
@@ -67,10 +91,10 @@ export class SettlementScheduleService {
       if (body.paused === true) await handle.pause('paused through PUT /settlements/schedule');
       if (body.paused === false) await handle.unpause('resumed through PUT /settlements/schedule');
     }
-    return this.get(userId, body.merchantId);
+    return this.read(userId, body.merchantId);
   }
 
-  async remove(userId: string, merchantId: string): Promise<void> {
+  private async delete(userId: string, merchantId: string): Promise<void> {
     await requireRole(userId, merchantId, SETTLEMENT_ROLES);
     const row = await this.config(merchantId);
     try {
