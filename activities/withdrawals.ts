@@ -19,6 +19,7 @@ import {
   WithdrawalFailureTypes,
   type FailureNote,
   type ReservedWithdrawal,
+  type SettlementTag,
   type TransferOutcome,
   type WithdrawalInput,
 } from '../workflows/withdrawal/types';
@@ -48,13 +49,17 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
         const beneficiary = beneficiarySnapshot(merchant);
         if (!beneficiary) throw refusal('the merchant has no Pix key registered for withdrawals', WithdrawalFailureTypes.pixKeyMissing);
         const feeCents = withdrawalFee(merchant);
-        requiredCents = input.amountCents + feeCents;
+        // "All available" is computed here, under the merchant lock, so no concurrent
+        // reservation of this merchant can slip in between the read and the debit.
+        const amountCents = input.allAvailable ? (await balanceOf(sequelize, accounts.merchantAvailable(merchant.id), transaction)) - feeCents : input.amountCents;
+        requiredCents = Math.max(amountCents, 1) + feeCents;
+        if (amountCents <= 0) throw new InsufficientBalanceError(accounts.merchantAvailable(merchant.id));
         const row = await Withdrawal.create(
           {
             id: input.withdrawalId,
             merchantId: merchant.id,
             userId: input.userId,
-            amountCents: input.amountCents,
+            amountCents,
             feeCents,
             totalDebitedCents: requiredCents,
             status: 'PROCESSING',
@@ -72,6 +77,7 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
           { transaction },
         );
         await writeLedgerEntry(sequelize, withdrawalReservedEntry(moneyOf(row)), transaction);
+        if (input.settlement) await insertSettlement(sequelize, input.settlement, row, transaction);
         return reservedFrom(row);
       });
     } catch (err) {
@@ -200,14 +206,17 @@ async function recordWithdrawalEvent(type: 'withdrawal.completed' | 'withdrawal.
 }
 
 async function writeTombstone(input: WithdrawalInput, transaction: Transaction): Promise<void> {
+  // An all-available request has no amount of its own (0): the tombstone moved no money either
+  // way (FAILED, no ledger entry), and 1 cent only satisfies the amount CHECK.
+  const amountCents = Math.max(input.amountCents, 1);
   await Withdrawal.create(
     {
       id: input.withdrawalId,
       merchantId: input.merchantId,
       userId: input.userId,
-      amountCents: input.amountCents,
+      amountCents,
       feeCents: 0,
-      totalDebitedCents: input.amountCents,
+      totalDebitedCents: amountCents,
       status: 'FAILED',
       description: input.description,
       idempotencyKey: input.idempotencyKey,
@@ -221,6 +230,26 @@ async function writeTombstone(input: WithdrawalInput, transaction: Transaction):
       processedAt: new Date(),
     },
     { transaction },
+  );
+}
+
+/** The settlement label of a withdrawal, in the reservation's transaction (commits with it or not at all). */
+async function insertSettlement(sequelize: Sequelize, tag: SettlementTag, withdrawal: Withdrawal, transaction: Transaction): Promise<void> {
+  await sequelize.query(
+    `INSERT INTO settlements (id, merchant_id, withdrawal_id, trigger, requested_by, schedule_run_id, schedule_frequency)
+     VALUES (:id, :merchantId, :withdrawalId, :trigger, :requestedBy, :runId, :frequency)`,
+    {
+      replacements: {
+        id: tag.settlementId,
+        merchantId: withdrawal.merchantId,
+        withdrawalId: withdrawal.id,
+        trigger: tag.trigger,
+        requestedBy: tag.requestedBy,
+        runId: tag.scheduleRunId,
+        frequency: tag.scheduleFrequency,
+      },
+      transaction,
+    },
   );
 }
 

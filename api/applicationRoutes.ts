@@ -44,6 +44,9 @@ import { ENROLMENTS_PATH, enrolmentsRouter } from './enrolments/router';
 import { EnrolmentService } from './enrolments/service';
 import { RECONCILIATIONS_PATH, reconciliationsRouter } from './reconciliations/router';
 import { ReconciliationService } from './reconciliations/service';
+import { SETTLEMENTS_PATH, settlementsRouter } from './settlements/router';
+import { SettlementScheduleService } from './settlements/schedule';
+import { SettlementService } from './settlements/service';
 
 export interface ApplicationDeps {
   sequelize: Sequelize;
@@ -125,5 +128,7 @@ export function applicationApi(deps: ApplicationDeps): ApplicationApi {
   router.use(ENROLMENTS_PATH, enrolmentsRouter({ service: new EnrolmentService({ sequelize: deps.sequelize, verificationKey: deps.verificationKey, publicBaseUrl: deps.publicBaseUrl }), requireUser: authenticated }));
   const reconciliations = new ReconciliationService({ sequelize: deps.sequelize, temporal: deps.charges.temporal, taskQueue: deps.charges.taskQueue });
   router.use(RECONCILIATIONS_PATH, reconciliationsRouter({ service: reconciliations, requireUser: authenticated }));
+  const money = { sequelize: deps.sequelize, temporal: deps.charges.temporal, taskQueue: deps.charges.taskQueue };
+  router.use(SETTLEMENTS_PATH, settlementsRouter({ service: new SettlementService(money), schedules: new SettlementScheduleService(money), idempotency: deps.idempotency, requireUser: authenticated }));
   return { beforeBody, routes: router };
 }

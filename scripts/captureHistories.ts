@@ -16,6 +16,7 @@
  */
 import type { dailyReconciliation } from '../workflows/reconciliation/daily';
 import { reconciliationWorkflowId } from '../workflows/reconciliation/types';
+import type { scheduledSettlement } from '../workflows/settlement/scheduledSettlement';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -233,6 +234,20 @@ const scenarios: Scenario[] = [
       const day = new Date(Date.now() - 3 * 3_600_000).toISOString().slice(0, 10);
       const { reconciliationIds } = await stack.temporal.workflow.execute<typeof dailyReconciliation>('dailyReconciliation', { taskQueue: stack.taskQueue, workflowId, args: [{ day }] });
       return [workflowId, ...reconciliationIds.map(reconciliationWorkflowId)];
+    },
+  },
+  {
+    // One firing of a merchant's settlement schedule (D0, everything available): the plan, then
+    // the child withdrawalLifecycle carrying the settlement, COMPLETED.
+    name: 'scheduled-settlement',
+    async run(stack) {
+      const m = await withdrawingMerchant(stack, `repasse+${crypto.randomUUID().slice(0, 8)}@loja-historico.com.br`);
+      await stack.sequelize.query(`INSERT INTO settlement_schedules (merchant_id, frequency, minimum_amount_cents) VALUES (:m, 'D0', 0)`, { replacements: { m: m.merchantId } });
+      const workflowId = `settlement-${m.merchantId}-capture`;
+      const result = await stack.temporal.workflow.execute<typeof scheduledSettlement>('scheduledSettlement', { taskQueue: stack.taskQueue, workflowId, args: [{ merchantId: m.merchantId }] });
+      if (!result.settlementId) throw new Error(`scheduled settlement skipped: ${JSON.stringify(result.plan)}`);
+      await waitClosed(stack.temporal.workflow.getHandle(withdrawalWorkflowId(result.settlementId)));
+      return [workflowId, withdrawalWorkflowId(result.settlementId)];
     },
   },
   {

@@ -12,3 +12,4 @@ export { refundLifecycle } from './refund/refundLifecycle';
 export { boletoBatch } from './boleto/boletoBatch';
 export { reconciliation } from './reconciliation/reconciliation';
 export { dailyReconciliation } from './reconciliation/daily';
+export { scheduledSettlement } from './settlement/scheduledSettlement';

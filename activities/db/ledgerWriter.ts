@@ -66,9 +66,10 @@ function isCheckViolation(err: unknown): boolean {
   return original?.code === '23514' && original.constraint === 'ledger_balance_not_negative';
 }
 
-export async function balanceOf(sequelize: Sequelize, accountCode: string): Promise<number> {
+export async function balanceOf(sequelize: Sequelize, accountCode: string, transaction?: Transaction): Promise<number> {
   const rows = await sequelize.query<{ balance_cents: string }>(`SELECT balance_cents FROM ledger_accounts WHERE code = :code`, {
     replacements: { code: accountCode },
+    transaction,
     type: QueryTypes.SELECT,
   });
   return rows.length ? Number(rows[0].balance_cents) : 0;

@@ -32,6 +32,7 @@ import '../checkoutSessions/openapi';
 import '../courses/openapi';
 import '../enrolments/openapi';
 import '../reconciliations/openapi';
+import '../settlements/openapi';
 
 /** The interface spec's version (shared/spec/interface-spec.md, "Versioning"), not package.json's. */
 export const INTERFACE_VERSION = '2.0.0';
@@ -64,6 +65,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
       { name: 'Courses', description: 'Application API: the marketplace catalogue of your merchants: courses (DRAFT → PUBLISHED → ARCHIVED), their prices, modules and lessons. Only PUBLISHED courses sell.' },
       { name: 'Enrolments', description: 'Application API: enrolments created when a checkout selling a course is paid (revoked on a full refund), lesson progress reported by the producer’s platform, and certificates (PDF, verified at GET /receipts/verify).' },
       { name: 'Reconciliations', description: 'Application API: the provider’s statement compared with the ledger for a date range (matched, missing in the ledger, missing at the provider, amount mismatch); lost payments are healed through the normal settlement path.' },
+      { name: 'Settlements', description: 'Application API: move a merchant’s available balance to its own registered Pix key, on demand or on a per-merchant Temporal Schedule (D0, D1, WEEKLY). The money moves as a withdrawal (the same transfer path). Bank-account (TED) destinations are not offered.' },
       { name: 'Avatars', description: 'Application API: upload a profile picture (presign → PUT → confirm).' },
       { name: 'Uploads', description: 'The local upload store (when no S3 is configured): signed PUT URLs and reads.' },
       { name: 'Legacy /rifeiro', description: 'Deprecated aliases of the /sellers routes, identical in behaviour.' },

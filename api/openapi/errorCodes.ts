@@ -48,6 +48,8 @@ export const ERROR_CODES = {
   LESSON_NOT_FOUND: { status: 404, message: 'lesson not found' },
   ENROLMENT_NOT_FOUND: { status: 404, message: 'enrolment not found' },
   RECONCILIATION_NOT_FOUND: { status: 404, message: 'reconciliation not found' },
+  SETTLEMENT_NOT_FOUND: { status: 404, message: 'settlement not found' },
+  SETTLEMENT_SCHEDULE_NOT_FOUND: { status: 404, message: 'this merchant has no settlement schedule' },
   DUPLICATE_IDEMPOTENCY_KEY: { status: 409, message: 'this idempotency key was already used with a different payload' },
   EMAIL_ALREADY_REGISTERED: { status: 409, message: 'an account with this e-mail already exists' },
   CHARGE_NOT_REFUNDABLE: { status: 409, message: 'the charge is PENDING; only a PAID Pix charge can be refunded' },

@@ -12,7 +12,7 @@ import { ActionToken, SecondFactor } from '../../db/models';
 import { ApiError } from '../errors/apiError';
 import { methodsOf } from '../sessions/service';
 
-export const SENSITIVE_ACTIONS = ['change-password', 'delete-account', 'create-credential', 'withdrawal', 'refund'] as const;
+export const SENSITIVE_ACTIONS = ['change-password', 'delete-account', 'create-credential', 'withdrawal', 'refund', 'settlement'] as const;
 export type SensitiveAction = (typeof SENSITIVE_ACTIONS)[number];
 
 export const ACTION_TOKEN_TTL_SECONDS = 5 * 60;

@@ -40,6 +40,8 @@ let stack: IntegrationStack;
 let receiver: Receiver;
 let proxy: { url: string; close: () => Promise<void> };
 let owned: OwnedResources;
+/** The fuzzing merchant, for application routes that take merchantId in the query. */
+let fuzzMerchantId: string;
 /** The merchant's catalogue, so /courses cases reach past "not found" too. */
 let catalogue: { courseId: string; spareCourseId: string; priceId: string; moduleId: string; lessonId: string; enrolmentId: string };
 
@@ -57,6 +59,7 @@ beforeAll(async () => {
   await fundByPaidCharge(stack, merchant, 10_000_000);
   // Real ids for path parameters, so cases reach past "not found" into each route's logic.
   owned = await createOwnedResources(stack, merchant, receiver.url);
+  fuzzMerchantId = merchant.merchantId;
   // A signed-in user who owns the merchant, for the application API's bearer routes.
   const email = `fuzz-${Date.now()}@example.com`;
   const user = await new AppClient(stack.apiUrl).register({ email, password: 'fuzzing password 1' });
@@ -124,6 +127,11 @@ function configFile(dir: string): string {
   lines.push('[[operations]]', "include-path-regex = '^/c/\\{checkoutId\\}/simulate-payment$'", stateful.replace('"2xx", ', '"2xx", "303", '), '');
   lines.push('[[operations]]', "include-path-regex = '^/v1/payouts/batches$'", 'include-method = "POST"', stateful, '');
   lines.push('[[operations]]', "include-path-regex = '^/(sellers|rifeiro)/saques$'", 'include-method = "POST"', stateful, '');
+  // The merchant's own settlements and schedule, so these cases reach past 404 MERCHANT_NOT_FOUND.
+  lines.push('[[operations]]', "include-path-regex = '^/settlements/schedule$'", `parameters = { "query.merchantId" = "${fuzzMerchantId}" }`, '');
+  lines.push('[[operations]]', "include-path-regex = '^/settlements$'", 'include-method = "GET"', `parameters = { "query.merchantId" = "${fuzzMerchantId}" }`, '');
+  // A settlement of more than the balance (or, later in the run, of a balance already settled) is a 400 too.
+  lines.push('[[operations]]', "include-path-regex = '^/settlements$'", 'include-method = "POST"', stateful, '');
   // Cross-field rules of the application API no schema states: a document comes with its type
   // (and right check digits); deleting an account needs the password or an action token.
   lines.push('[[operations]]', "include-path-regex = '^/auth/(register|update-profile|delete-account)$'", stateful, '');

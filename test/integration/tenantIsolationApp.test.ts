@@ -37,6 +37,7 @@ interface Fixtures {
   lessonId: string;
   enrolmentId: string;
   reconciliationId: string;
+  settlementId: string;
 }
 
 /** Which of A's ids fills a path parameter, by `<segment before it>/{<name>}`. */
@@ -53,6 +54,7 @@ const APP_ID_RULES: Record<string, keyof Fixtures> = {
   'lessons/{lessonId}': 'lessonId',
   'enrolments/{id}': 'enrolmentId',
   'reconciliations/{id}': 'reconciliationId',
+  'settlements/{id}': 'settlementId',
 };
 
 /** Valid bodies (past validation) for routes that take merchantId in the body; A's id is put in. */
@@ -63,6 +65,8 @@ const PROBE_BODIES: Record<string, Record<string, unknown>> = {
   'POST /checkout/sessions': { amountCents: 100 },
   'POST /courses': { title: 'isolation probe', accessType: 'LIFETIME' },
   'POST /reconciliations': { from: new Date(Date.now() - 3 * 3_600_000).toISOString().slice(0, 10), to: new Date(Date.now() - 3 * 3_600_000).toISOString().slice(0, 10) },
+  'POST /settlements': { amountCents: 100 },
+  'PUT /settlements/schedule': { frequency: 'D0', minimumAmountCents: 0 },
   'POST /boletos': { items: [{ amountCents: 100, dueDate: new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10), payer: { name: 'Bia Souza', taxId: '52998224725' } }] },
 };
 
@@ -129,7 +133,18 @@ beforeAll(async () => {
     `INSERT INTO reconciliations (id, merchant_id, from_date, to_date, status, completed_at) VALUES (:id, :m, CURRENT_DATE, CURRENT_DATE, 'COMPLETED', now())`,
     { replacements: { id: reconciliationId, m: userA.merchantId } },
   );
+  // A failed settlement of A's and the withdrawal it rode on, as the reservation writes them
+  // (settlements.test.ts moves real money); and A's schedule config.
+  const settlementId = crypto.randomUUID();
+  await stack.sequelize.query(
+    `INSERT INTO withdrawals (id, merchant_id, amount_cents, fee_cents, total_debited_cents, status, failure_code, failure_reason, processed_at)
+       VALUES (:id, :m, 100, 0, 100, 'FAILED', 'NOT_PROCESSED', 'fixture', now());
+     INSERT INTO settlements (id, merchant_id, withdrawal_id, trigger) VALUES (:id, :m, :id, 'ON_DEMAND');
+     INSERT INTO settlement_schedules (merchant_id, frequency, minimum_amount_cents) VALUES (:m, 'D1', 0)`,
+    { replacements: { id: settlementId, m: userA.merchantId } },
+  );
   a = {
+    settlementId,
     userId: userA.userId,
     email: userA.email,
     merchantId: userA.merchantId,
@@ -216,4 +231,9 @@ it("answers user B 404 for every route given user A's ids, and no answer carries
   // B's writes to A's course, price, module and lesson changed nothing, and B created no course for A.
   expect((await stack.sequelize.query(catalogue, { replacements: { m: a.merchantId } }))[0]).toEqual(coursesBefore);
   expect(coursesBefore).toHaveLength(1);
+  // B's settlement requests and schedule writes for A moved no money and changed no schedule.
+  const [money] = await stack.sequelize.query(`SELECT (SELECT count(*) FROM withdrawals WHERE merchant_id = :m) AS w, (SELECT count(*) FROM settlements WHERE merchant_id = :m) AS s`, { replacements: { m: a.merchantId } });
+  expect(money).toEqual([{ w: '1', s: '1' }]);
+  const [schedule] = await stack.sequelize.query(`SELECT frequency, minimum_amount_cents FROM settlement_schedules WHERE merchant_id = :m`, { replacements: { m: a.merchantId } });
+  expect(schedule).toEqual([{ frequency: 'D1', minimum_amount_cents: '0' }]);
 });

@@ -8,6 +8,22 @@ export interface WithdrawalInput {
   description: string | null;
   idempotencyKey: string | null;
   userId: string | null;
+  /**
+   * Settle everything available: amountCents is ignored and the amount is the available balance
+   * minus the fee, read under the merchant row lock inside the reservation (settlements only).
+   */
+  allAvailable?: boolean;
+  /** A settlement rides on this withdrawal: its row is written in the reservation's DB transaction. */
+  settlement?: SettlementTag;
+}
+
+export interface SettlementTag {
+  settlementId: string;
+  trigger: 'ON_DEMAND' | 'SCHEDULED';
+  requestedBy: string | null;
+  /** SCHEDULED: the schedule's workflow run (unique: one settlement per run). */
+  scheduleRunId: string | null;
+  scheduleFrequency: 'D0' | 'D1' | 'WEEKLY' | null;
 }
 
 /** What the request update answers: the reservation is committed (or, rarely, already settled). */

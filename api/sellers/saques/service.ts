@@ -97,7 +97,8 @@ export class WithdrawalService {
   }
 }
 
-function mapRequestError(err: unknown): unknown {
+/** Shared with /settlements (the same reservation, the same refusals). */
+export function mapRequestError(err: unknown): unknown {
   if (err instanceof ApiError) return err;
   if (err instanceof WorkflowUpdateFailedError) {
     const failure = err.cause instanceof ApplicationFailure ? err.cause : undefined;
@@ -126,7 +127,7 @@ function mapRequestError(err: unknown): unknown {
 }
 
 /** Not a body problem but the merchant's set-up; still VALIDATION_ERROR, with a reason to branch on. */
-function pixKeyNotRegistered(): ApiError {
+export function pixKeyNotRegistered(): ApiError {
   return errors.validation('the merchant has no Pix key registered for withdrawals', {
     reason: 'PIX_KEY_NOT_REGISTERED',
     fields: [{ field: 'merchant.pixKey', message: "ask support to register the merchant's own Pix key (CLI: merchant set-pix-key)" }],

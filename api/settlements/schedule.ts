@@ -1,0 +1,139 @@
+/**
+ * Per-merchant automatic settlement: the config row (settlement_schedules) and the Temporal
+ * Schedule `settlement-<merchantId>` that fires `scheduledSettlement`. Whether it is paused lives
+ * only in Temporal (so a pause made in the Web UI is what GET shows); frequency and minimum live
+ * in the row, which the scheduled run reads when it fires (a deleted row → the run skips).
+ */
+import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleSpec } from '@temporalio/client';
+import { QueryTypes, type Sequelize } from 'sequelize';
+import { requireRole } from '../dashboard/roles';
+import { ApiError, errors } from '../errors/apiError';
+import type { PutScheduleBody, ScheduleView, SettlementFrequency } from './schema';
+import { SETTLEMENT_ROLES } from './service';
+
+export const SETTLEMENT_TIMEZONE = 'America/Sao_Paulo';
+export const settlementScheduleId = (merchantId: string) => `settlement-${merchantId}`;
+
+export const scheduleErrors = {
+  notFound: () => new ApiError(404, 'SETTLEMENT_SCHEDULE_NOT_FOUND', 'this merchant has no settlement schedule'),
+};
+
+/** D0 settles the day's balance late in the evening; D1 and WEEKLY settle at 06:00 what the previous day ended with. */
+export function scheduleSpec(frequency: SettlementFrequency): ScheduleSpec {
+  const calendar =
+    frequency === 'D0' ? { hour: 23, minute: 0 } : frequency === 'D1' ? { hour: 6, minute: 0 } : { dayOfWeek: 'MONDAY' as const, hour: 6, minute: 0 };
+  return { calendars: [calendar], timezone: SETTLEMENT_TIMEZONE };
+}
+
+interface ConfigRow {
+  merchant_id: string;
+  frequency: SettlementFrequency;
+  minimum_amount_cents: string;
+  updated_at: Date;
+}
+
+/** Temporal unreachable: 503 (the same request can simply be sent again), never a 500. */
+async function orUnavailable<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if ((err as { name?: string })?.name === 'ServiceError' || (err as { code?: number })?.code === 14) {
+      throw errors.unavailable('the workflow service is unavailable; retry');
+    }
+    throw err;
+  }
+}
+
+export class SettlementScheduleService {
+  constructor(private readonly deps: { sequelize: Sequelize; temporal: Client; taskQueue: string }) {}
+
+  async get(userId: string, merchantId: string): Promise<ScheduleView> {
+    return orUnavailable(() => this.read(userId, merchantId));
+  }
+
+  async put(userId: string, body: PutScheduleBody): Promise<ScheduleView> {
+    return orUnavailable(() => this.write(userId, body));
+  }
+
+  async remove(userId: string, merchantId: string): Promise<void> {
+    return orUnavailable(() => this.delete(userId, merchantId));
+  }
+
+  private async read(userId: string, merchantId: string): Promise<ScheduleView> {
+    await requireRole(userId, merchantId, SETTLEMENT_ROLES);
+    const row = await this.config(merchantId);
+    if (!row) throw scheduleErrors.notFound();
+    return this.view(row);
+  }
+
+  /** Creates or updates the row and the Temporal Schedule (the row first: a fired run reads it). */
+  private async write(userId: string, body: PutScheduleBody): Promise<ScheduleView> {
+    await requireRole(userId, body.merchantId, SETTLEMENT_ROLES);
+    await this.deps.sequelize.query(
+      `INSERT INTO settlement_schedules (merchant_id, frequency, minimum_amount_cents, updated_by) VALUES (:merchantId, :frequency, :minimum, :userId)
+       ON CONFLICT (merchant_id) DO UPDATE SET frequency = EXCLUDED.frequency, minimum_amount_cents = EXCLUDED.minimum_amount_cents, updated_by = EXCLUDED.updated_by, updated_at = now()`,
+      { replacements: { merchantId: body.merchantId, frequency: body.frequency, minimum: body.minimumAmountCents, userId } },
+    );
+    const scheduleId = settlementScheduleId(body.merchantId);
+    const spec = scheduleSpec(body.frequency);
+    try {
+      await this.deps.temporal.schedule.create({
+        scheduleId,
+        spec,
+        policies: { overlap: ScheduleOverlapPolicy.SKIP },
+        state: { paused: body.paused ?? false, note: body.paused ? 'paused through PUT /settlements/schedule' : undefined },
+        action: { type: 'startWorkflow', workflowType: 'scheduledSettlement', workflowId: scheduleId, taskQueue: this.deps.taskQueue, args: [{ merchantId: body.merchantId }] },
+      });
+    } catch (err) {
+      if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+      const handle = this.deps.temporal.schedule.getHandle(scheduleId);
+      await handle.update((previous) => ({ ...previous, spec }));
+      if (body.paused === true) await handle.pause('paused through PUT /settlements/schedule');
+      if (body.paused === false) await handle.unpause('resumed through PUT /settlements/schedule');
+    }
+    return this.read(userId, body.merchantId);
+  }
+
+  private async delete(userId: string, merchantId: string): Promise<void> {
+    await requireRole(userId, merchantId, SETTLEMENT_ROLES);
+    const row = await this.config(merchantId);
+    try {
+      await this.deps.temporal.schedule.getHandle(settlementScheduleId(merchantId)).delete();
+    } catch (err) {
+      if (!(err instanceof ScheduleNotFoundError)) throw err;
+      if (!row) throw scheduleErrors.notFound();
+    }
+    await this.deps.sequelize.query(`DELETE FROM settlement_schedules WHERE merchant_id = :merchantId`, { replacements: { merchantId } });
+  }
+
+  private async config(merchantId: string): Promise<ConfigRow | undefined> {
+    const [row] = await this.deps.sequelize.query<ConfigRow>(`SELECT merchant_id, frequency, minimum_amount_cents, updated_at FROM settlement_schedules WHERE merchant_id = :merchantId`, {
+      replacements: { merchantId },
+      type: QueryTypes.SELECT,
+    });
+    return row;
+  }
+
+  private async view(row: ConfigRow): Promise<ScheduleView> {
+    let paused = true; // no Temporal Schedule (deleted in the Web UI): nothing will fire
+    let nextRunAt: string | null = null;
+    try {
+      const described = await this.deps.temporal.schedule.getHandle(settlementScheduleId(row.merchant_id)).describe();
+      paused = described.state.paused;
+      const next = described.info.nextActionTimes[0];
+      nextRunAt = next && !paused ? next.toISOString() : null;
+    } catch (err) {
+      if (!(err instanceof ScheduleNotFoundError)) throw err;
+    }
+    return {
+      merchantId: row.merchant_id,
+      scheduleId: settlementScheduleId(row.merchant_id),
+      frequency: row.frequency,
+      minimumAmountCents: Number(row.minimum_amount_cents),
+      paused,
+      timezone: SETTLEMENT_TIMEZONE,
+      nextRunAt,
+      updatedAt: new Date(row.updated_at).toISOString(),
+    };
+  }
+}
