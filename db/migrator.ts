@@ -25,13 +25,14 @@ import { marketplaceCheckouts } from './migrations/0020_marketplace_checkouts';
 import { callbackHealth } from './migrations/0021_callback_health';
 import { dashboard } from './migrations/0022_dashboard';
 import { reconciliations } from './migrations/0024_reconciliations';
+import { medInfractions } from './migrations/0026_med_infractions';
 
 export interface Migration {
   name: string;
   up: (params: MigrationParams<Sequelize>) => Promise<void>;
 }
 
-const migrations: Migration[] = [initialSchema, partnerContract, withdrawals, payouts, webhookDeliveries, chargeSettlementGuards, credentialScopes, idempotencyHolder, outgoingMails, appUsers, credentialNames, chargePayerDetails, chargeBoletos, refunds, boletoBatches, refundDestinations, receiptDocuments, marketplaceCheckouts, callbackHealth, dashboard, reconciliations];
+const migrations: Migration[] = [initialSchema, partnerContract, withdrawals, payouts, webhookDeliveries, chargeSettlementGuards, credentialScopes, idempotencyHolder, outgoingMails, appUsers, credentialNames, chargePayerDetails, chargeBoletos, refunds, boletoBatches, refundDestinations, receiptDocuments, marketplaceCheckouts, callbackHealth, dashboard, reconciliations, medInfractions];
 
 export async function runMigrations(sequelize: Sequelize): Promise<string[]> {
   const umzug = new Umzug<Sequelize>({

@@ -1,5 +1,5 @@
 /** In-memory state of the sandbox PSP. Lost on restart by design: it is a test double. */
-import type { ProviderBoleto, ProviderBoletoCallback, ProviderCallback, ProviderCharge, ProviderTransfer } from '../core/provider';
+import type { ProviderBoleto, ProviderBoletoCallback, ProviderCallback, ProviderCharge, ProviderInfraction, ProviderTransfer } from '../core/provider';
 
 export interface ChargeRecord {
   /** Stored status is ACTIVE/PAID/CANCELLED; EXPIRED is derived on read from expiresAt. */
@@ -66,6 +66,8 @@ export interface SandboxState {
   transfers: Map<string, ProviderTransfer>;
   transferIdempotency: Map<string, IdempotencyEntry>;
   transferStats: Map<string, TransferReferenceStats>;
+  /** Pix infractions (MED) opened against paid charges, by id. */
+  infractions: Map<string, ProviderInfraction>;
   faults: Faults;
   /** Oldest entries are dropped past MAX_CALLBACK_LOG so a long-running sandbox stays bounded. */
   callbacks: CallbackAttempt[];
@@ -82,6 +84,7 @@ export function createSandboxState(): SandboxState {
     transfers: new Map(),
     transferIdempotency: new Map(),
     transferStats: new Map(),
+    infractions: new Map(),
     faults: { ...NO_FAULTS },
     callbacks: [],
   };
