@@ -5,6 +5,7 @@ import { createPayoutActivities } from './payouts';
 import { createReconcileActivities } from './reconcile';
 import { createReconciliationActivities } from './reconciliations';
 import { createRefundActivities } from './refunds';
+import { createMedActivities } from './med';
 import { createBoletoBatchActivities } from './boletoBatches';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks';
 import { createMailActivities, type MailActivityDeps } from './mail';
@@ -19,6 +20,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createReconcileActivities(deps),
     ...createReconciliationActivities(deps),
     ...createRefundActivities(deps),
+    ...createMedActivities(deps),
     ...createBoletoBatchActivities(deps),
     ...createWebhookActivities(deps),
     ...createMailActivities(deps),

@@ -44,6 +44,8 @@ import { ENROLMENTS_PATH, enrolmentsRouter } from './enrolments/router';
 import { EnrolmentService } from './enrolments/service';
 import { RECONCILIATIONS_PATH, reconciliationsRouter } from './reconciliations/router';
 import { ReconciliationService } from './reconciliations/service';
+import { MED_INFRACTIONS_PATH, medRouter } from './med/router';
+import { DEFAULT_MED_SETTINGS, MedService, type MedSettings } from './med/service';
 
 export interface ApplicationDeps {
   sequelize: Sequelize;
@@ -64,6 +66,8 @@ export interface ApplicationDeps {
   verificationKey: Buffer;
   /** Production rules (https success/cancel URLs of checkout sessions). */
   production?: boolean;
+  /** Pix infractions (MED): the analysis deadline and its reminder. Default: 7 days, 1 day before. */
+  med?: MedSettings;
 }
 
 const noMail: MailSender = {
@@ -125,5 +129,7 @@ export function applicationApi(deps: ApplicationDeps): ApplicationApi {
   router.use(ENROLMENTS_PATH, enrolmentsRouter({ service: new EnrolmentService({ sequelize: deps.sequelize, verificationKey: deps.verificationKey, publicBaseUrl: deps.publicBaseUrl }), requireUser: authenticated }));
   const reconciliations = new ReconciliationService({ sequelize: deps.sequelize, temporal: deps.charges.temporal, taskQueue: deps.charges.taskQueue });
   router.use(RECONCILIATIONS_PATH, reconciliationsRouter({ service: reconciliations, requireUser: authenticated }));
+  const med = new MedService({ sequelize: deps.sequelize, temporal: deps.charges.temporal, taskQueue: deps.charges.taskQueue, settings: deps.med ?? DEFAULT_MED_SETTINGS });
+  router.use(MED_INFRACTIONS_PATH, medRouter({ service: med, requireUser: authenticated }));
   return { beforeBody, routes: router };
 }

@@ -12,3 +12,5 @@ export { refundLifecycle } from './refund/refundLifecycle';
 export { boletoBatch } from './boleto/boletoBatch';
 export { reconciliation } from './reconciliation/reconciliation';
 export { dailyReconciliation } from './reconciliation/daily';
+export { medInfraction } from './med/medInfraction';
+export { medInfractionSync } from './med/medInfractionSync';
