@@ -37,8 +37,10 @@ export function medRouter(deps: { service: MedService; requireUser: RequestHandl
   });
   router.post('/:id/analysis', async (req, res) => {
     const id = parseOrThrow(infractionIdParam, req.params.id, 'infraction id');
-    const body = parseOrThrow(analysisBody, req.body);
     const userId = signedIn(req).user.id;
+    // Another merchant's infraction is 404 whatever the body says.
+    await deps.service.read(userId, id);
+    const body = parseOrThrow(analysisBody, req.body);
     res.json(await deps.service.decide(userId, id, body, secondFactorFor(req, userId)));
   });
   return router;

@@ -37,6 +37,7 @@ interface Fixtures {
   lessonId: string;
   enrolmentId: string;
   reconciliationId: string;
+  infractionId: string;
 }
 
 /** Which of A's ids fills a path parameter, by `<segment before it>/{<name>}`. */
@@ -53,6 +54,7 @@ const APP_ID_RULES: Record<string, keyof Fixtures> = {
   'lessons/{lessonId}': 'lessonId',
   'enrolments/{id}': 'enrolmentId',
   'reconciliations/{id}': 'reconciliationId',
+  'infractions/{id}': 'infractionId',
 };
 
 /** Valid bodies (past validation) for routes that take merchantId in the body; A's id is put in. */
@@ -63,6 +65,7 @@ const PROBE_BODIES: Record<string, Record<string, unknown>> = {
   'POST /checkout/sessions': { amountCents: 100 },
   'POST /courses': { title: 'isolation probe', accessType: 'LIFETIME' },
   'POST /reconciliations': { from: new Date(Date.now() - 3 * 3_600_000).toISOString().slice(0, 10), to: new Date(Date.now() - 3 * 3_600_000).toISOString().slice(0, 10) },
+  'POST /med/infractions/sync': {},
   'POST /boletos': { items: [{ amountCents: 100, dueDate: new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10), payer: { name: 'Bia Souza', taxId: '52998224725' } }] },
 };
 
@@ -129,6 +132,13 @@ beforeAll(async () => {
     `INSERT INTO reconciliations (id, merchant_id, from_date, to_date, status, completed_at) VALUES (:id, :m, CURRENT_DATE, CURRENT_DATE, 'COMPLETED', now())`,
     { replacements: { id: reconciliationId, m: userA.merchantId } },
   );
+  // An open Pix infraction (MED) against A's charge, as the sync stores it (med.test.ts opens them at the sandbox for real).
+  const infractionId = crypto.randomUUID();
+  await stack.sequelize.query(
+    `INSERT INTO med_infractions (id, provider_infraction_id, merchant_id, charge_id, end_to_end_id, disputed_cents, reason, opened_at, deadline_at)
+     VALUES (:id, :pid, :m, :c, 'E99999999202611241200abcdefghijk', 500, 'FRAUD', now(), now() + interval '7 days')`,
+    { replacements: { id: infractionId, pid: `sbx_inf_${infractionId}`, m: userA.merchantId, c: charge.body.id } },
+  );
   a = {
     userId: userA.userId,
     email: userA.email,
@@ -145,6 +155,7 @@ beforeAll(async () => {
     lessonId: content.lessonIds[0],
     enrolmentId,
     reconciliationId,
+    infractionId,
   };
   userB = (await signUp('b')).client;
 });
