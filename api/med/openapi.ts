@@ -41,7 +41,7 @@ path('post', '/med/infractions/sync', 'syncMedInfractions', 'Pull new Pix infrac
     'and starts one workflow each, which blocks the disputed amount. Answers the merchant’s infractions this call created. ' +
     `${DECIDE} A merchant you do not belong to → 404 MERCHANT_NOT_FOUND.`,
   request: { body: { content: { 'application/json': { schema: syncInfractionsBody } } } },
-  responses: { 200: jsonResponse('Synced.', SyncResult), ...errorResponses('VALIDATION_ERROR', 'MERCHANT_NOT_FOUND', 'INSUFFICIENT_ROLE', ...bearerErrors) },
+  responses: { 200: jsonResponse('Synced.', SyncResult), ...errorResponses('VALIDATION_ERROR', 'MERCHANT_NOT_FOUND', 'INSUFFICIENT_ROLE', 'SERVICE_UNAVAILABLE', ...bearerErrors) },
 });
 
 path('post', '/med/infractions/analysis', 'analyseMedInfractions', 'Decide several Pix infractions at once', {

@@ -5,7 +5,7 @@
  * Update on the infraction's workflow: it answers once the decision is recorded.
  */
 import crypto from 'node:crypto';
-import { WorkflowNotFoundError, WorkflowUpdateFailedError, ApplicationFailure, type Client } from '@temporalio/client';
+import { WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError, ApplicationFailure, type Client } from '@temporalio/client';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { MerchantMember } from '../../db/models';
 import type { MemberRole } from '../../db/models/merchantMember';
@@ -61,12 +61,18 @@ export class MedService {
     const merchantId = body.merchantId ?? (await defaultMerchantOf(userId));
     await requireRole(userId, merchantId, MED_DECIDE_ROLES);
     const { analysisDeadlineMs } = this.deps.settings;
-    const result = await this.deps.temporal.workflow.execute<typeof medInfractionSync>('medInfractionSync', {
-      workflowId: `med-infraction-sync-${crypto.randomUUID()}`,
-      taskQueue: this.deps.taskQueue,
-      args: [{ merchantId, analysisDeadlineMs, reminderBeforeMs: reminderBeforeMs(analysisDeadlineMs, this.deps.settings.reminderBeforeMs) }],
-      typedSearchAttributes: [{ key: MerchantIdKey, value: merchantId }],
-    });
+    const result = await this.deps.temporal.workflow
+      .execute<typeof medInfractionSync>('medInfractionSync', {
+        workflowId: `med-infraction-sync-${crypto.randomUUID()}`,
+        taskQueue: this.deps.taskQueue,
+        args: [{ merchantId, analysisDeadlineMs, reminderBeforeMs: reminderBeforeMs(analysisDeadlineMs, this.deps.settings.reminderBeforeMs) }],
+        typedSearchAttributes: [{ key: MerchantIdKey, value: merchantId }],
+      })
+      .catch((err: unknown) => {
+        // The provider kept failing: what was stored is kept (the next sync goes on from there).
+        if (err instanceof WorkflowFailedError) throw errors.unavailable('the provider could not be read; retry the sync');
+        throw err;
+      });
     const rows = result.createdIds.length
       ? await this.deps.sequelize.query<MedInfractionRow>(`SELECT * FROM med_infractions WHERE id IN (:ids) AND merchant_id = :merchantId ORDER BY opened_at, id`, {
           replacements: { ids: result.createdIds, merchantId },
@@ -118,6 +124,8 @@ export class MedService {
         throw medErrors.alreadyDecided(((await findInfraction(this.deps.sequelize, id))?.status ?? 'decided'));
       }
       if (err instanceof WorkflowNotFoundError) throw errors.unavailable('this infraction is not being tracked yet; run POST /med/infractions/sync and retry');
+      // Any other failure of the update: nothing was recorded (the update answers only after the decision is).
+      if (err instanceof WorkflowUpdateFailedError) throw errors.unavailable('the decision could not be applied; retry');
       throw err;
     }
   }
