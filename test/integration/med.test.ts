@@ -10,6 +10,7 @@
 import crypto from 'node:crypto';
 import { QueryTypes } from 'sequelize';
 import { accounts } from '../../core/ledger/accounts';
+import { authenticator } from 'otplib';
 import { AppClient, uniqueEmail } from '../support/appClient';
 import { waitFor } from '../support/env';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
@@ -223,4 +224,55 @@ it("another merchant's infraction is 404 on every route, and nothing changes", a
   expect((await a.client.call('GET', `/med/infractions/${id}`)).body).toMatchObject({ status: 'OPEN', blockedAmountCents: 500 });
   // Leave nothing running into the next test's ledger checks.
   expect((await a.client.call('POST', `/med/infractions/${id}/analysis`, { body: { decision: 'REJECT', justification: 'legitimate sale' } })).status).toBe(200);
+});
+
+it('ACCEPT whose devolução the payer’s bank refuses: the disputed money goes back to available, refundStatus FAILED', async () => {
+  const s = await shop();
+  const charge = await paidCharge(s, 3_000);
+  // The sandbox refuses returns of an amount ending in 13 cents.
+  const { id } = await openAndSync(s, charge.id, 1_013);
+  expect(await blocked(s.merchantId)).toBe(1_013);
+  const decided = await s.client.call('POST', `/med/infractions/${id}/analysis`, { body: { decision: 'ACCEPT', justification: 'fraud confirmed' } });
+  expect(decided.status).toBe(200);
+  const done = await waitFor(async () => {
+    const res = await s.client.call('GET', `/med/infractions/${id}`);
+    return res.body.refundStatus && res.body.refundStatus !== 'PROCESSING' ? res.body : undefined;
+  }, 'devolução settled');
+  expect(done).toMatchObject({ status: 'ACCEPTED', refundStatus: 'FAILED' });
+  expect(await blocked(s.merchantId)).toBe(0);
+  expect(await reserved(s.merchantId)).toBe(0);
+  expect(await available(s.merchantId)).toBe(2_970);
+  const transfers = (await sandbox('GET', '/sandbox/transfers')).body.transfers.filter((t: any) => t.returnOf === charge.endToEndId);
+  expect(transfers).toEqual([expect.objectContaining({ amountCents: 1_013, status: 'FAILED', failureCode: 'RETURN_REFUSED' })]);
+});
+
+it('ACCEPT needs the second factor of a user who has one (action "refund"); REJECT does not', async () => {
+  const s = await shop();
+  const charge = await paidCharge(s, 4_000);
+  const first = await openAndSync(s, charge.id, 1_000);
+  const second = await openAndSync(s, charge.id, 1_500);
+  const setup = await s.client.call('POST', '/auth/2fa/totp/setup');
+  await s.client.call('POST', '/auth/2fa/totp/confirm', { body: { code: authenticator.generate(setup.body.secret) } });
+  const without = await s.client.call('POST', `/med/infractions/${first.id}/analysis`, { body: { decision: 'ACCEPT', justification: 'fraud' } });
+  expect(without.status).toBe(403);
+  expect(without.body.error).toMatchObject({ code: 'SECOND_FACTOR_REQUIRED', details: { action: 'refund' } });
+  expect((await s.client.call('GET', `/med/infractions/${first.id}`)).body).toMatchObject({ status: 'OPEN', decision: null });
+  expect(await blocked(s.merchantId)).toBe(2_500);
+  // The bulk route asks once for the request too, and changes nothing without it.
+  const bulkWithout = await s.client.call('POST', '/med/infractions/analysis', { body: { items: [{ id: first.id, decision: 'ACCEPT', justification: 'fraud' }, { id: second.id, decision: 'REJECT', justification: 'ok' }] } });
+  expect(bulkWithout.status).toBe(403);
+  expect((await s.client.call('GET', `/med/infractions/${second.id}`)).body.status).toBe('OPEN');
+
+  const start = await s.client.call('POST', '/auth/2fa/action/start', { body: { action: 'refund' } });
+  // The next time step: the confirm above used this one.
+  const code = authenticator.clone({ epoch: (Math.floor(Date.now() / 30_000) + 1) * 30_000 }).generate(setup.body.secret);
+  const token = await s.client.call('POST', '/auth/2fa/action/confirm', { body: { challengeId: start.body.challengeId, code } });
+  expect(token.status).toBe(200);
+  const ok = await s.client.call('POST', `/med/infractions/${first.id}/analysis`, { body: { decision: 'ACCEPT', justification: 'fraud' }, headers: { 'x-action-token': token.body.actionToken } });
+  expect(ok.status).toBe(200);
+  expect(ok.body.status).toBe('ACCEPTED');
+  const rejected = await s.client.call('POST', `/med/infractions/${second.id}/analysis`, { body: { decision: 'REJECT', justification: 'legitimate sale' } });
+  expect(rejected.status).toBe(200);
+  await waitFor(async () => (await s.client.call('GET', `/med/infractions/${first.id}`)).body.refundStatus === 'SUCCEEDED', 'devolução SUCCEEDED');
+  expect(await blocked(s.merchantId)).toBe(0);
 });
