@@ -12,7 +12,10 @@ import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { accounts } from '../core/ledger/accounts';
 import { medBlockEntry, medUnblockEntry } from '../core/ledger/postings';
 import { isInfractionProvider, ProviderError, type PixProvider } from '../core/provider';
+import { Charge } from '../db/models';
 import { findInfraction, presentInfraction, type MedInfractionRow } from '../db/queries/medInfractions';
+import { refundTotal } from '../db/queries/refundTotals';
+import { paidMoney } from '../core/refunds/paid';
 import { medInfractionWorkflowId } from '../workflows/med/definitions';
 import type { MedDecisionRequest, MedInfractionInput, MedSyncInput, MedSyncResult } from '../workflows/med/types';
 import { BusinessStatusKey, MerchantIdKey } from '../workflows/searchAttributes';
@@ -163,7 +166,7 @@ export function createMedActivities(deps: MedActivityDeps) {
    */
   async function recordMedDecision(args: MedDecisionRequest & { infractionId: string; refundId: string }): Promise<{ status: string; refundId: string | null; chargeId: string; amountCents: number; reason: string }> {
     return locked(args.infractionId, async (row, transaction) => {
-      const answer = (r: MedInfractionRow) => ({ status: r.status, refundId: r.refund_id, chargeId: r.charge_id, amountCents: Number(r.disputed_cents), reason: r.reason });
+      const answer = (r: MedInfractionRow) => ({ status: r.status, refundId: r.refund_id, chargeId: r.charge_id, amountCents: Number(r.refund_cents ?? 0), reason: r.reason });
       if (row.status !== 'OPEN') return answer(row);
       const common = { decision: args.decision, justification: args.justification, decidedBy: args.decidedBy };
       const decided = `decision = :decision, justification = :justification, decided_by = :decidedBy, decided_at = now()`;
@@ -174,7 +177,20 @@ export function createMedActivities(deps: MedActivityDeps) {
         await event('med.infraction.rejected', updated, transaction);
         return answer(updated);
       }
-      const updated = await update(row.id, `status = 'ACCEPTED', ${decided}, refund_id = :refundId, refund_status = 'PROCESSING'`, { ...common, refundId: args.refundId }, transaction);
+      // The devolução returns the disputed amount, or what is left to return of the payment when
+      // earlier refunds already gave part of it back (the refund flow would refuse more).
+      const charge = await Charge.findByPk(row.charge_id, { transaction });
+      const refundable = charge ? paidMoney(charge).amountCents - (await refundTotal(sequelize, charge.id, 'committed', transaction)) : 0;
+      const amountCents = Math.min(Number(row.disputed_cents), refundable);
+      if (amountCents <= 0) {
+        // Nothing left to return: the block goes back to available.
+        const blocked = Number(row.blocked_cents);
+        if (blocked > 0) await writeLedgerEntry(sequelize, medUnblockEntry({ infractionId: row.id, merchantId: row.merchant_id, amountCents: blocked }), transaction);
+        const updated = await update(row.id, `status = 'ACCEPTED', ${decided}, refund_cents = 0, refund_status = 'NOTHING_TO_RETURN'`, common, transaction);
+        await event('med.infraction.accepted', updated, transaction);
+        return answer(updated);
+      }
+      const updated = await update(row.id, `status = 'ACCEPTED', ${decided}, refund_id = :refundId, refund_cents = :amountCents, refund_status = 'PROCESSING'`, { ...common, refundId: args.refundId, amountCents }, transaction);
       await event('med.infraction.accepted', updated, transaction);
       return answer(updated);
     });

@@ -54,7 +54,8 @@ export const infractionView = z.object({
   openedAt: z.string(),
   deadlineAt: z.string().describe('Answer by then, or the default decision (ACCEPT) is applied.'),
   refundId: z.uuid().nullable().describe('ACCEPTED: the devolução (a refund of the charge).'),
-  refundStatus: z.string().nullable().describe('PROCESSING, SUCCEEDED, FAILED or REFUSED. Not SUCCEEDED: the disputed money went back to available.'),
+  refundAmountCents: z.number().int().nullable().describe('ACCEPTED: what the devolução returns: the disputed amount, or what was left to return of the payment after earlier refunds.'),
+  refundStatus: z.string().nullable().describe('PROCESSING, SUCCEEDED, FAILED or REFUSED, or NOTHING_TO_RETURN (earlier refunds returned the whole payment). Not SUCCEEDED: the disputed money went back to available.'),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

@@ -30,6 +30,8 @@ export const medInfractions: Migration = {
         opened_at TIMESTAMPTZ NOT NULL,
         deadline_at TIMESTAMPTZ NOT NULL,
         refund_id UUID,
+        -- What the devolução returns: the disputed amount, or less when earlier refunds left less to return.
+        refund_cents BIGINT,
         refund_status TEXT,
         created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
         updated_at TIMESTAMPTZ NOT NULL DEFAULT now()

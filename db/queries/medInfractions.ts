@@ -25,6 +25,7 @@ export interface MedInfractionRow {
   opened_at: Date;
   deadline_at: Date;
   refund_id: string | null;
+  refund_cents: string | number | null;
   refund_status: string | null;
   created_at: Date;
   updated_at: Date;
@@ -47,6 +48,7 @@ export interface MedInfractionView {
   openedAt: string;
   deadlineAt: string;
   refundId: string | null;
+  refundAmountCents: number | null;
   refundStatus: string | null;
   createdAt: string;
   updatedAt: string;
@@ -72,6 +74,7 @@ export function presentInfraction(r: MedInfractionRow): MedInfractionView {
     openedAt: iso(r.opened_at) as string,
     deadlineAt: iso(r.deadline_at) as string,
     refundId: r.refund_id,
+    refundAmountCents: r.refund_cents === null ? null : Number(r.refund_cents),
     refundStatus: r.refund_status,
     createdAt: iso(r.created_at) as string,
     updatedAt: iso(r.updated_at) as string,

@@ -276,3 +276,25 @@ it('ACCEPT needs the second factor of a user who has one (action "refund"); REJE
   await waitFor(async () => (await s.client.call('GET', `/med/infractions/${first.id}`)).body.refundStatus === 'SUCCEEDED', 'devolução SUCCEEDED');
   expect(await blocked(s.merchantId)).toBe(0);
 });
+
+it('ACCEPT after a partial refund: the devolução returns what is left of the payment (never more than paid), the block consumed', async () => {
+  const s = await shop();
+  const charge = await paidCharge(s, 2_000);
+  const refund = await s.client.call('POST', `/charges/${charge.id}/refund`, { body: { amountCents: 1_500, reason: 'parcial' }, headers: key() });
+  expect(refund.status).toBe(200);
+  await waitFor(async () => (await s.client.call('GET', `/charges/${charge.id}`)).body.refunds[0].status === 'SUCCEEDED', 'refund SUCCEEDED');
+  expect(await available(s.merchantId)).toBe(495);
+  // The whole payment is disputed; the merchant has 495 left: that is blocked.
+  const { id } = await openAndSync(s, charge.id);
+  expect(await blocked(s.merchantId)).toBe(495);
+  expect((await s.client.call('POST', `/med/infractions/${id}/analysis`, { body: { decision: 'ACCEPT', justification: 'fraud' } })).status).toBe(200);
+  const done = await waitFor(async () => {
+    const res = await s.client.call('GET', `/med/infractions/${id}`);
+    return res.body.refundStatus === 'SUCCEEDED' ? res.body : undefined;
+  }, 'devolução SUCCEEDED');
+  expect(done).toMatchObject({ disputedAmountCents: 2_000, blockedAmountCents: 495, refundAmountCents: 500 });
+  expect(await blocked(s.merchantId)).toBe(0);
+  expect(await available(s.merchantId)).toBe(0);
+  const returns = (await sandbox('GET', '/sandbox/transfers')).body.transfers.filter((t: any) => t.returnOf === charge.endToEndId && t.status === 'COMPLETED');
+  expect(returns.map((t: any) => t.amountCents).sort()).toEqual([1_500, 500]);
+});
