@@ -16,6 +16,8 @@ import { waitFor } from '../support/env';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant, balance } from '../support/ledger';
 import { startReceiver, type Receiver } from '../support/receiver';
+import { ensureMedSyncSchedule } from '../../workers/ensureMedSyncSchedule';
+import { medSyncScheduleId } from '../../workflows/med/definitions';
 
 jest.setTimeout(120_000);
 
@@ -297,4 +299,36 @@ it('ACCEPT after a partial refund: the devolução returns what is left of the p
   expect(await available(s.merchantId)).toBe(0);
   const returns = (await sandbox('GET', '/sandbox/transfers')).body.transfers.filter((t: any) => t.returnOf === charge.endToEndId && t.status === 'COMPLETED');
   expect(returns.map((t: any) => t.amountCents).sort()).toEqual([1_500, 500]);
+});
+
+it('the Schedule med-infraction-sync (every 15 minutes, created once) runs the same sync: a triggered run picks up a new infraction and blocks it', async () => {
+  const s = await shop();
+  const charge = await paidCharge(s, 1_000);
+  const opened = await sandbox('POST', `/sandbox/charges/${charge.id}/infractions`, { amountCents: 300 });
+  expect(opened.status).toBe(201);
+  const settings = { analysisDeadlineMs: 7 * 86_400_000, reminderBeforeMs: 86_400_000 };
+  await ensureMedSyncSchedule(stack.temporal, stack.taskQueue, settings);
+  await ensureMedSyncSchedule(stack.temporal, stack.taskQueue, settings); // idempotent at every boot
+  const handle = stack.temporal.schedule.getHandle(medSyncScheduleId);
+  try {
+    const described = await handle.describe();
+    expect(described.action).toMatchObject({ type: 'startWorkflow', workflowType: 'medInfractionSync' });
+    expect(described.spec.intervals).toEqual([expect.objectContaining({ every: 15 * 60_000 })]);
+    await handle.trigger();
+    const row = await waitFor(async () => {
+      const [r] = await stack.sequelize.query<{ id: string; blocked_cents: string; blocked_at: Date | null; deadline_at: Date }>(
+        `SELECT id, blocked_cents, blocked_at, deadline_at FROM med_infractions WHERE provider_infraction_id = :pid`,
+        { replacements: { pid: opened.body.id }, type: QueryTypes.SELECT },
+      );
+      return r?.blocked_at ? r : undefined;
+    }, 'scheduled sync stored and blocked the infraction');
+    expect(Number(row.blocked_cents)).toBe(300);
+    expect(await blocked(s.merchantId)).toBe(300);
+    // The schedule's own deadline setting (7 days) applies to what it stores.
+    expect(new Date(row.deadline_at).getTime() - Date.now()).toBeGreaterThan(6 * 86_400_000);
+    expect((await s.client.call('POST', `/med/infractions/${row.id}/analysis`, { body: { decision: 'REJECT', justification: 'legitimate sale' } })).status).toBe(200);
+    expect(await blocked(s.merchantId)).toBe(0);
+  } finally {
+    await handle.delete();
+  }
 });
