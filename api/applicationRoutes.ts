@@ -130,6 +130,6 @@ export function applicationApi(deps: ApplicationDeps): ApplicationApi {
   const reconciliations = new ReconciliationService({ sequelize: deps.sequelize, temporal: deps.charges.temporal, taskQueue: deps.charges.taskQueue });
   router.use(RECONCILIATIONS_PATH, reconciliationsRouter({ service: reconciliations, requireUser: authenticated }));
   const med = new MedService({ sequelize: deps.sequelize, temporal: deps.charges.temporal, taskQueue: deps.charges.taskQueue, settings: deps.med ?? DEFAULT_MED_SETTINGS });
-  router.use(MED_INFRACTIONS_PATH, medRouter({ service: med, requireUser: authenticated }));
+  router.use(MED_INFRACTIONS_PATH, medRouter({ service: med, idempotency: deps.idempotency, requireUser: authenticated }));
   return { beforeBody, routes: router };
 }

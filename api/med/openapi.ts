@@ -1,6 +1,6 @@
 /** OpenAPI for /med/infractions (router.ts), from the schemas that validate it (schema.ts). */
 import { z } from 'zod';
-import { errorResponses, jsonResponse, Pagination, registry, security } from '../openapi/registry';
+import { errorResponses, idempotencyHeaders, jsonResponse, Pagination, registry, security } from '../openapi/registry';
 import { analysisBody, analysisResult, bulkAnalysisBody, infractionView, listInfractionsQuery, MAX_ANALYSIS_ITEMS, syncInfractionsBody } from './schema';
 
 // Derived copies (.describe): the routers import schema.ts before the registry extends zod.
@@ -63,10 +63,11 @@ path('post', '/med/infractions/{id}/analysis', 'analyseMedInfraction', 'Decide a
     'Answers once the decision is recorded: REJECT → the justification was sent to the provider and the block released (status REJECTED); ' +
     'ACCEPT → the provider was told, status ACCEPTED, and the devolução of the disputed amount runs through the refund flow (refundId, refundStatus PROCESSING then SUCCEEDED; ' +
     'the block is consumed by the refund’s reservation; a devolução that fails or is refused gives the money back to available, refundStatus FAILED/REFUSED). ' +
+    'An optional x-idempotency-key makes a retry answer what the first request did (header idempotent-replayed) instead of 409; the same key with another body → 409 DUPLICATE_IDEMPOTENCY_KEY. ' +
     `Already decided (by someone, or by default at the deadline) → 409 INFRACTION_ALREADY_DECIDED, nothing changes. ${DECIDE} ${TWO_FACTOR} Another merchant’s infraction → 404 INFRACTION_NOT_FOUND.`,
-  request: { params: idParam, body: { content: { 'application/json': { schema: AnalysisRequest } } } },
+  request: { params: idParam, headers: idempotencyHeaders, body: { content: { 'application/json': { schema: AnalysisRequest } } } },
   responses: {
     200: jsonResponse('The decided infraction.', Infraction),
-    ...errorResponses('VALIDATION_ERROR', 'INFRACTION_NOT_FOUND', 'INSUFFICIENT_ROLE', 'INFRACTION_ALREADY_DECIDED', 'SECOND_FACTOR_REQUIRED', 'SERVICE_UNAVAILABLE', ...bearerErrors),
+    ...errorResponses('VALIDATION_ERROR', 'INFRACTION_NOT_FOUND', 'INSUFFICIENT_ROLE', 'INFRACTION_ALREADY_DECIDED', 'DUPLICATE_IDEMPOTENCY_KEY', 'SECOND_FACTOR_REQUIRED', 'SERVICE_UNAVAILABLE', ...bearerErrors),
   },
 });

@@ -1,6 +1,8 @@
 /** /med/infractions (application API, bearer): Pix infractions (MED). See service.ts. */
 import { Router, type Request, type RequestHandler } from 'express';
 import { signedIn } from '../auth/bearer';
+import type { IdempotencyService } from '../idempotency/idempotencyService';
+import { respondIdempotently } from '../idempotency/respond';
 import { consumeActionToken } from '../twoFactor/actionTokens';
 import { parseOrThrow } from '../validation/validate';
 import { analysisBody, bulkAnalysisBody, infractionIdParam, listInfractionsQuery, syncInfractionsBody } from './schema';
@@ -15,7 +17,7 @@ function secondFactorFor(req: Request, userId: string): Authorize {
   };
 }
 
-export function medRouter(deps: { service: MedService; requireUser: RequestHandler }): Router {
+export function medRouter(deps: { service: MedService; idempotency: IdempotencyService; requireUser: RequestHandler }): Router {
   const router = Router();
   router.use(deps.requireUser);
   router.get('/', async (req, res) => {
@@ -39,9 +41,13 @@ export function medRouter(deps: { service: MedService; requireUser: RequestHandl
     const id = parseOrThrow(infractionIdParam, req.params.id, 'infraction id');
     const userId = signedIn(req).user.id;
     // Another merchant's infraction is 404 whatever the body says.
-    await deps.service.read(userId, id);
+    const { merchantId } = await deps.service.read(userId, id);
     const body = parseOrThrow(analysisBody, req.body);
-    res.json(await deps.service.decide(userId, id, body, secondFactorFor(req, userId)));
+    // x-idempotency-key (optional): a retried request answers what the first one did instead of 409.
+    await respondIdempotently(req, res, deps.idempotency, { scope: `POST /med/infractions/${id}/analysis`, merchantId, request: body }, async () => ({
+      status: 200,
+      body: await deps.service.decide(userId, id, body, secondFactorFor(req, userId)),
+    }));
   });
   return router;
 }

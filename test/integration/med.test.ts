@@ -118,8 +118,14 @@ it('ACCEPT: the disputed amount is blocked, then returned to the payer (devoluç
   // The dashboard reports the blocked money.
   expect((await s.client.call('GET', `/dashboard/stats?merchantId=${s.merchantId}`)).body.balance).toEqual({ availableCents: 4_900, reservedCents: 0, blockedCents: 5_000 });
 
-  const decided = await s.client.call('POST', `/med/infractions/${id}/analysis`, { body: { decision: 'ACCEPT', justification: 'confirmed fraud with the customer' } });
+  const retryKey = key();
+  const decided = await s.client.call('POST', `/med/infractions/${id}/analysis`, { body: { decision: 'ACCEPT', justification: 'confirmed fraud with the customer' }, headers: retryKey });
   expect(decided.status).toBe(200);
+  // A retry with the same key answers the first answer (not 409), and decides nothing again.
+  const replay = await s.client.call('POST', `/med/infractions/${id}/analysis`, { body: { decision: 'ACCEPT', justification: 'confirmed fraud with the customer' }, headers: retryKey });
+  expect(replay.status).toBe(200);
+  expect(replay.headers.get('idempotent-replayed')).toBe('true');
+  expect(replay.body).toEqual(decided.body);
   expect(decided.body).toMatchObject({ id, status: 'ACCEPTED', decision: 'ACCEPT', justification: 'confirmed fraud with the customer', decidedBy: expect.any(String), refundId: expect.any(String) });
   const settled = await waitFor(async () => {
     const res = await s.client.call('GET', `/med/infractions/${id}`);
