@@ -57,6 +57,8 @@ export interface GatewayConfig {
   receiptSigningKey: string;
   /** METRICS_TOKEN (≥ 32 characters): bearer token of /metrics and /metrics/perf-db; null: open outside production, 404 in production. */
   metricsToken: string | null;
+  /** Pix infractions (MED): how long a merchant has to answer one, and when the reminder goes. */
+  med: { analysisDeadlineMs: number; reminderBeforeMs: number };
 }
 
 export interface AuthConfig {
@@ -179,6 +181,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     trustProxy: trustProxy(read),
     allowPrivateWebhookDestinations,
     exposeBuildInfo: read.bool('EXPOSE_BUILD_INFO', false),
+    med: {
+      // Unanswered by then: the default decision (ACCEPT) is applied (README, "Pix infractions").
+      analysisDeadlineMs: read.int('MED_ANALYSIS_DEADLINE_SECONDS', 7 * 86_400, { min: 1, max: 30 * 86_400 }) * 1000,
+      reminderBeforeMs: read.int('MED_REMINDER_BEFORE_SECONDS', 86_400, { min: 0, max: 30 * 86_400 }) * 1000,
+    },
     payouts: {
       chunkSize: read.int('PAYOUT_CHUNK_SIZE', 500, { min: 1, max: 10_000 }),
       parallelChunks: read.int('PAYOUT_PARALLEL_CHUNKS', 2, { min: 1, max: 100 }),

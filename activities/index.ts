@@ -6,6 +6,7 @@ import { createReconcileActivities } from './reconcile';
 import { createReconciliationActivities } from './reconciliations';
 import { createRefundActivities } from './refunds';
 import { createSettlementActivities } from './settlements';
+import { createMedActivities } from './med';
 import { createBoletoBatchActivities } from './boletoBatches';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks';
 import { createMailActivities, type MailActivityDeps } from './mail';
@@ -21,6 +22,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createReconciliationActivities(deps),
     ...createRefundActivities(deps),
     ...createSettlementActivities(deps),
+    ...createMedActivities(deps),
     ...createBoletoBatchActivities(deps),
     ...createWebhookActivities(deps),
     ...createMailActivities(deps),

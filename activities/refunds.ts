@@ -7,7 +7,8 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Sequelize, Transaction } from 'sequelize';
 import { refundTotal } from '../db/queries/refundTotals';
-import { refundCompletedEntry, refundReleasedEntry, refundReservedEntry, type RefundMoney } from '../core/ledger/postings';
+import { medUnblockEntry, refundCompletedEntry, refundReleasedEntry, refundReservedEntry, type RefundMoney } from '../core/ledger/postings';
+import { findInfraction } from '../db/queries/medInfractions';
 import type { PixProvider } from '../core/provider';
 import { refundShares } from '../core/refunds/shares';
 import { paidMoney } from '../core/refunds/paid';
@@ -75,6 +76,12 @@ export function createRefundActivities(deps: RefundActivityDeps) {
           },
           { transaction },
         );
+        if (input.medInfractionId) {
+          // blocked → available → reserved, in this one transaction (keyed: one unblock per infraction).
+          const infraction = await findInfraction(sequelize, input.medInfractionId, { transaction, lock: true });
+          const blocked = Number(infraction?.blocked_cents ?? 0);
+          if (infraction && blocked > 0) await writeLedgerEntry(sequelize, medUnblockEntry({ infractionId: infraction.id, merchantId: infraction.merchant_id, amountCents: blocked }), transaction);
+        }
         await writeLedgerEntry(sequelize, refundReservedEntry(moneyOf(row)), transaction);
         return { refundId: row.id, status: row.status };
       });

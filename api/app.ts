@@ -19,6 +19,7 @@ import { jsonBody, requireJsonContentType, routeJsonBody } from './middleware/js
 import { requireScope, sellerScopeFamily } from './auth/scopes';
 import type { AuthConfig, TrustProxy } from '../config';
 import { applicationApi } from './applicationRoutes';
+import type { MedSettings } from './med/service';
 import { Mailer } from './mail/mailer';
 import type { StorageConfig } from '../core/storage/createObjectStore';
 import { traceId } from './middleware/traceId';
@@ -92,6 +93,8 @@ export interface ApiDeps {
   production?: boolean;
   /** METRICS_TOKEN: bearer token of /metrics and /metrics/perf-db (api/metrics/access.ts). Unset: open outside production, 404 in production. */
   metricsToken?: string | null;
+  /** Pix infractions (MED): analysis deadline and reminder lead (MED_ANALYSIS_DEADLINE_SECONDS, MED_REMINDER_BEFORE_SECONDS). */
+  med?: MedSettings;
 }
 
 const PROVIDER_CALLBACK_PATH = '/webhooks/pix-gateway';
@@ -172,6 +175,7 @@ export function createApp(deps: ApiDeps): express.Express {
     receipts,
     verificationKey: receiptKey,
     production,
+    med: deps.med,
   });
   // The hosted checkout page: public HTML (anyone with the URL is the buyer), its form posts are
   // not JSON: before the JSON-only gate and outside every authenticated router.

@@ -47,6 +47,8 @@ import { ReconciliationService } from './reconciliations/service';
 import { SETTLEMENTS_PATH, settlementsRouter } from './settlements/router';
 import { SettlementScheduleService } from './settlements/schedule';
 import { SettlementService } from './settlements/service';
+import { MED_INFRACTIONS_PATH, medRouter } from './med/router';
+import { DEFAULT_MED_SETTINGS, MedService, type MedSettings } from './med/service';
 
 export interface ApplicationDeps {
   sequelize: Sequelize;
@@ -67,6 +69,8 @@ export interface ApplicationDeps {
   verificationKey: Buffer;
   /** Production rules (https success/cancel URLs of checkout sessions). */
   production?: boolean;
+  /** Pix infractions (MED): the analysis deadline and its reminder. Default: 7 days, 1 day before. */
+  med?: MedSettings;
 }
 
 const noMail: MailSender = {
@@ -130,5 +134,7 @@ export function applicationApi(deps: ApplicationDeps): ApplicationApi {
   router.use(RECONCILIATIONS_PATH, reconciliationsRouter({ service: reconciliations, requireUser: authenticated }));
   const money = { sequelize: deps.sequelize, temporal: deps.charges.temporal, taskQueue: deps.charges.taskQueue };
   router.use(SETTLEMENTS_PATH, settlementsRouter({ service: new SettlementService(money), schedules: new SettlementScheduleService(money), idempotency: deps.idempotency, requireUser: authenticated }));
+  const med = new MedService({ sequelize: deps.sequelize, temporal: deps.charges.temporal, taskQueue: deps.charges.taskQueue, settings: deps.med ?? DEFAULT_MED_SETTINGS });
+  router.use(MED_INFRACTIONS_PATH, medRouter({ service: med, idempotency: deps.idempotency, requireUser: authenticated }));
   return { beforeBody, routes: router };
 }

@@ -35,6 +35,7 @@ async function main(): Promise<void> {
     smtpUrl: config.smtpUrl,
     receiptSigningKey: config.receiptSigningKey,
     metricsToken: config.metricsToken,
+    med: config.med,
     // The checkout page's "Simular pagamento" pays at the sandbox provider; never in production.
     paymentSimulator: paymentSimulatorFor(config.env, config.provider.baseUrl, process.env.SANDBOX_CONTROL_TOKEN),
   });

@@ -6,6 +6,7 @@
  *   merchant freeze <merchantId> | merchant unfreeze <merchantId>
  *   sandbox pay <chargeId | bill_<checkoutId>> [--json]
  *   sandbox pay-boleto <chargeId> [--amount <cents>] [--date YYYY-MM-DD] [--via PIX] [--json]
+ *   sandbox open-infraction <chargeId> [--amount <cents>] [--reason FRAUD] [--json]
  *   payout reconcile <batchId> | withdrawal reconcile <withdrawalId>
  *   mail list [--json] [--limit <n>] | mail show <id> [--json]   (the local mail sink of npm start)
  *   user create --email <e> --name <n> [--password <p> | env GATEWAY_USER_PASSWORD] [--json]
@@ -27,6 +28,7 @@ import { readLocalEnv } from '../scripts/lib/localSecrets';
 import { reconcileCommand } from './reconcile';
 import { mailCommand } from './mail';
 import { sandboxPayBoleto } from './sandboxBoleto';
+import { sandboxOpenInfraction } from './sandboxInfraction';
 
 const usage = `usage:
   npm run gateway -- merchant create --name <name> [--document <cpf|cnpj>] [--email <email>] [--payouts-enabled]
@@ -36,6 +38,7 @@ const usage = `usage:
   npm run gateway -- merchant unfreeze <merchantId>
   npm run gateway -- sandbox pay <chargeId | bill_<checkoutId>> [--json]
   npm run gateway -- sandbox pay-boleto <chargeId> [--amount <cents>] [--date YYYY-MM-DD] [--via PIX] [--json]
+  npm run gateway -- sandbox open-infraction <chargeId> [--amount <cents>] [--reason FRAUD] [--json]
   npm run gateway -- payout reconcile <batchId>
   npm run gateway -- withdrawal reconcile <withdrawalId>
   npm run gateway -- mail list [--json] [--limit <n>]     (mail the local sink of npm start received)
@@ -228,6 +231,7 @@ async function main(): Promise<void> {
   if (group === 'merchant' && command === 'unfreeze') return merchantFreeze(rest, false);
   if (group === 'sandbox' && command === 'pay') return sandboxPay(rest);
   if (group === 'sandbox' && command === 'pay-boleto') return sandboxPayBoleto(rest);
+  if (group === 'sandbox' && command === 'open-infraction') return sandboxOpenInfraction(rest);
   if (group === 'user' && command === 'create') return userCreate(rest);
   if (group === 'user' && command === 'add-to-merchant') return userAddToMerchant(rest);
   if (group === 'user' && command === 'operator') return userOperator(rest);

@@ -228,6 +228,39 @@ export function isStatementProvider(p: unknown): p is StatementProvider {
   return typeof (p as Partial<StatementProvider> | null)?.getStatement === 'function';
 }
 
+/**
+ * Pix infractions (MED): the central bank's DICT, through the PSP, disputes a received payment
+ * (fraud, a scam) and asks the receiving side to analyse it by a deadline. The gateway pulls
+ * them (listInfractions) and answers each (answerInfraction: idempotent, the first answer stands).
+ */
+export type ProviderInfractionStatus = 'OPEN' | 'ACCEPTED' | 'REJECTED';
+export type InfractionDecision = 'ACCEPT' | 'REJECT';
+
+export interface ProviderInfraction {
+  id: string; // "sbx_inf_..."
+  endToEndId: string; // the disputed payment
+  /** Our charge id (the reference we issued the charge with), when the provider knows it. */
+  reference: string | null;
+  amountCents: number;
+  reason: string; // e.g. FRAUD, SCAM, ACCOUNT_TAKEOVER
+  status: ProviderInfractionStatus;
+  openedAt: string;
+  analysisDeadline: string;
+  decision: InfractionDecision | null;
+  justification: string | null;
+  answeredAt: string | null;
+}
+
+export interface InfractionProvider {
+  /** Infractions opened at or after `since` (ISO instant), oldest first. */
+  listInfractions(since: string): Promise<ProviderInfraction[]>;
+  answerInfraction(id: string, answer: { decision: InfractionDecision; justification: string }): Promise<ProviderInfraction>;
+}
+
+export function isInfractionProvider(p: unknown): p is InfractionProvider {
+  return typeof (p as Partial<InfractionProvider> | null)?.listInfractions === 'function';
+}
+
 /** Headers the provider sets on a callback. Signature: lower-case hex HMAC-SHA256 of `${timestamp}.${rawBody}` with the callback secret. */
 export const PROVIDER_CALLBACK_TIMESTAMP_HEADER = 'x-provider-timestamp';
 export const PROVIDER_CALLBACK_SIGNATURE_HEADER = 'x-provider-signature';

@@ -26,6 +26,7 @@ import { callbackHealth } from './migrations/0021_callback_health';
 import { dashboard } from './migrations/0022_dashboard';
 import { reconciliations } from './migrations/0024_reconciliations';
 import { settlements } from './migrations/0025_settlements';
+import { medInfractions } from './migrations/0026_med_infractions';
 import { platformOperators } from './migrations/0027_platform_operators';
 
 export interface Migration {
@@ -33,7 +34,7 @@ export interface Migration {
   up: (params: MigrationParams<Sequelize>) => Promise<void>;
 }
 
-const migrations: Migration[] = [initialSchema, partnerContract, withdrawals, payouts, webhookDeliveries, chargeSettlementGuards, credentialScopes, idempotencyHolder, outgoingMails, appUsers, credentialNames, chargePayerDetails, chargeBoletos, refunds, boletoBatches, refundDestinations, receiptDocuments, marketplaceCheckouts, callbackHealth, dashboard, reconciliations, settlements, platformOperators];
+const migrations: Migration[] = [initialSchema, partnerContract, withdrawals, payouts, webhookDeliveries, chargeSettlementGuards, credentialScopes, idempotencyHolder, outgoingMails, appUsers, credentialNames, chargePayerDetails, chargeBoletos, refunds, boletoBatches, refundDestinations, receiptDocuments, marketplaceCheckouts, callbackHealth, dashboard, reconciliations, settlements, medInfractions, platformOperators];
 
 export async function runMigrations(sequelize: Sequelize): Promise<string[]> {
   const umzug = new Umzug<Sequelize>({

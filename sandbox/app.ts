@@ -31,6 +31,8 @@ export interface SandboxAppOptions {
   controlToken?: string;
   /** Journal file that keeps charges and transfers across restarts; in memory only when unset. */
   dataFile?: string;
+  /** Probability (0..1) that each Pix payment gets an infraction (MED) opened against it. Default 0. */
+  openInfractionRate?: number;
 }
 
 export interface SandboxApp {
@@ -52,7 +54,9 @@ export function createSandboxApp(opts: SandboxAppOptions): SandboxApp {
     retryDelaysMs: opts.callbackRetryDelaysMs ?? DEFAULT_CALLBACK_RETRY_DELAYS_MS,
     timeoutMs: opts.callbackTimeoutMs ?? 5_000,
   });
-  const ctx: SandboxContext = { state, journal, now: opts.now ?? (() => new Date()), logger, callbacks };
+  const rate = opts.openInfractionRate ?? 0;
+  if (!(rate >= 0 && rate <= 1)) throw new Error('openInfractionRate must be between 0 and 1');
+  const ctx: SandboxContext = { state, journal, now: opts.now ?? (() => new Date()), logger, callbacks, openInfractionRate: rate, random: opts.random ?? Math.random };
   const faultRuntime: FaultRuntime = {
     random: opts.random ?? Math.random,
     hangMs: opts.faultHangMs ?? 60_000,

@@ -13,6 +13,8 @@ export interface SandboxConfig {
   controlToken: string | undefined;
   /** Where the provider's state lives across restarts. */
   dataFile: string;
+  /** SANDBOX_OPEN_INFRACTION_RATE: probability (0..1) that a payment gets a Pix infraction (MED). */
+  openInfractionRate: number;
 }
 
 const OPEN_CONTROL_ENVIRONMENTS = new Set(['development', 'test']);
@@ -34,5 +36,13 @@ export function readSandboxConfig(env: NodeJS.ProcessEnv): SandboxConfig {
     host: env.SANDBOX_HOST ?? '127.0.0.1',
     controlToken,
     dataFile: env.SANDBOX_DATA_FILE || DEFAULT_SANDBOX_DATA_FILE,
+    openInfractionRate: readRate(env.SANDBOX_OPEN_INFRACTION_RATE),
   };
+}
+
+function readRate(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return 0;
+  const rate = Number(raw);
+  if (!(rate >= 0 && rate <= 1)) throw new Error('SANDBOX_OPEN_INFRACTION_RATE must be a number between 0 and 1');
+  return rate;
 }

@@ -11,4 +11,7 @@ export interface SandboxContext {
   now: () => Date;
   logger: Logger;
   callbacks: CallbackDispatcher;
+  /** Probability (0..1) that a payment gets a Pix infraction opened against it; 0 by default. */
+  openInfractionRate: number;
+  random: () => number;
 }

@@ -8,8 +8,9 @@ import express, { Router } from 'express';
 import { payBoleto, resendBoletoCallback } from './boletos';
 import { payCharge, resendPaidCallback } from './charges';
 import type { SandboxContext } from './context';
-import { faultsSchema, parseBody, payBodySchema, payBoletoBodySchema, statementAmountSchema } from './schemas';
 import { setStatementAmount, setTransferStatementAmount } from './statement';
+import { maybeOpenInfraction, openInfraction } from './infractions';
+import { faultsSchema, openInfractionSchema, parseBody, payBodySchema, payBoletoBodySchema, statementAmountSchema } from './schemas';
 import { NO_FAULTS } from './state';
 
 export function controlRoutes(ctx: SandboxContext): Router {
@@ -20,7 +21,18 @@ export function controlRoutes(ctx: SandboxContext): Router {
   // :id is the provider charge id or, for convenience, the gateway's reference.
   router.post('/charges/:id/pay', (req, res) => {
     const { payer, late, callback } = parseBody(payBodySchema, req.body);
-    res.json(payCharge(ctx, req.params.id, payer ?? {}, late ?? false, callback ?? true));
+    const charge = payCharge(ctx, req.params.id, payer ?? {}, late ?? false, callback ?? true);
+    maybeOpenInfraction(ctx, charge.id, ctx.openInfractionRate, ctx.random);
+    res.json(charge);
+  });
+
+  // Test control: the DICT opens a Pix infraction (MED) against a paid charge (:id as for pay, or its endToEndId).
+  router.post('/charges/:id/infractions', (req, res) => {
+    res.status(201).json(openInfraction(ctx, req.params.id, parseBody(openInfractionSchema, req.body ?? {})));
+  });
+
+  router.get('/infractions', (_req, res) => {
+    res.json({ infractions: [...state.infractions.values()] });
   });
 
   // Test control: the statement reports this amount for a paid charge (a provider-side disagreement).

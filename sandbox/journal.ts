@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { ProviderTransfer } from '../core/provider';
+import type { ProviderInfraction, ProviderTransfer } from '../core/provider';
 import type { BoletoRecord, ChargeRecord, IdempotencyEntry, SandboxState, TransferReferenceStats } from './state';
 
 export interface SandboxJournal {
@@ -19,6 +19,7 @@ export interface SandboxJournal {
   transfer(transfer: ProviderTransfer): void;
   transferKey(key: string, entry: IdempotencyEntry): void;
   transferStats(reference: string, stats: TransferReferenceStats): void;
+  infraction(infraction: ProviderInfraction): void;
 }
 
 type Line =
@@ -28,7 +29,8 @@ type Line =
   | { kind: 'boletoKey'; key: string; value: IdempotencyEntry }
   | { kind: 'transfer'; value: ProviderTransfer }
   | { kind: 'transferKey'; key: string; value: IdempotencyEntry }
-  | { kind: 'transferStats'; key: string; value: TransferReferenceStats };
+  | { kind: 'transferStats'; key: string; value: TransferReferenceStats }
+  | { kind: 'infraction'; value: ProviderInfraction };
 
 /** Keeps nothing: for tests that want a throwaway provider. */
 export const memoryJournal: SandboxJournal = {
@@ -39,6 +41,7 @@ export const memoryJournal: SandboxJournal = {
   transfer: () => undefined,
   transferKey: () => undefined,
   transferStats: () => undefined,
+  infraction: () => undefined,
 };
 
 /** Loads `file` into `state` (creating it when missing), compacts it, and appends from then on. */
@@ -57,6 +60,7 @@ export function openFileJournal(file: string, state: SandboxState, logger: Logge
     transfer: (value) => append({ kind: 'transfer', value }),
     transferKey: (key, value) => append({ kind: 'transferKey', key, value }),
     transferStats: (key, value) => append({ kind: 'transferStats', key, value }),
+    infraction: (value) => append({ kind: 'infraction', value }),
   };
 }
 
@@ -100,6 +104,9 @@ function apply(state: SandboxState, line: Line): void {
     case 'transferStats':
       state.transferStats.set(line.key, line.value);
       break;
+    case 'infraction':
+      state.infractions.set(line.value.id, line.value);
+      break;
   }
 }
 
@@ -113,6 +120,7 @@ function compact(file: string, state: SandboxState): void {
     ...[...state.transfers.values()].map((value) => ({ kind: 'transfer' as const, value })),
     ...[...state.transferIdempotency].map(([key, value]) => ({ kind: 'transferKey' as const, key, value })),
     ...[...state.transferStats].map(([key, value]) => ({ kind: 'transferStats' as const, key, value })),
+    ...[...state.infractions.values()].map((value) => ({ kind: 'infraction' as const, value })),
   ];
   const temp = `${file}.compacting`;
   fs.writeFileSync(temp, lines.map((l) => `${JSON.stringify(l)}\n`).join(''));

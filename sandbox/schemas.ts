@@ -98,6 +98,19 @@ export const payBoletoBodySchema = z.strictObject({
   payer: payerOverrideSchema.optional(),
 });
 
+/** Test control: open a Pix infraction against a paid charge (default: the whole paid amount, FRAUD). */
+export const openInfractionSchema = z.strictObject({
+  amountCents: amountCents.optional(),
+  reason: z.enum(['FRAUD', 'SCAM', 'ACCOUNT_TAKEOVER', 'COERCION', 'OTHER']).optional(),
+});
+
+export const infractionsQuerySchema = z.object({ since: z.iso.datetime({ offset: true }).optional() });
+
+export const infractionAnalysisSchema = z.object({
+  decision: z.enum(['ACCEPT', 'REJECT']),
+  justification: z.string().trim().min(1).max(2000),
+});
+
 export const faultsSchema = z.strictObject({
   errorRate: z.number().min(0).max(1).optional(),
   latencyMs: z.number().int().min(0).max(120_000).optional(),

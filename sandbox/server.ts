@@ -19,10 +19,10 @@ function main(): void {
     console.error(`pix-sandbox: ${(err as Error).message}`);
     process.exit(1);
   }
-  const { apiKey, callbackSecret, port, host, controlToken, dataFile } = config;
+  const { apiKey, callbackSecret, port, host, controlToken, dataFile, openInfractionRate } = config;
   if (!controlToken) logger.warn('control routes (/sandbox/*) are open: set SANDBOX_CONTROL_TOKEN to require a token');
 
-  const sandbox = createSandboxApp({ apiKey, callbackSecret, logger, controlToken, dataFile });
+  const sandbox = createSandboxApp({ apiKey, callbackSecret, logger, controlToken, dataFile, openInfractionRate });
   const server = sandbox.app.listen(port, host, (err?: Error) => {
     if (err) {
       logger.fatal({ err }, 'cannot listen');

@@ -1,5 +1,5 @@
 /** In-memory state of the sandbox PSP. Lost on restart by design: it is a test double. */
-import type { ProviderBoleto, ProviderBoletoCallback, ProviderCallback, ProviderCharge, ProviderTransfer } from '../core/provider';
+import type { ProviderBoleto, ProviderBoletoCallback, ProviderCallback, ProviderCharge, ProviderInfraction, ProviderTransfer } from '../core/provider';
 
 export interface ChargeRecord {
   /** Stored status is ACTIVE/PAID/CANCELLED; EXPIRED is derived on read from expiresAt. */
@@ -68,6 +68,8 @@ export interface SandboxState {
   transferStats: Map<string, TransferReferenceStats>;
   /** Test control only, by transfer id: the amount the statement reports instead (not journaled). */
   transferStatementAmounts: Map<string, number>;
+  /** Pix infractions (MED) opened against paid charges, by id. */
+  infractions: Map<string, ProviderInfraction>;
   faults: Faults;
   /** Oldest entries are dropped past MAX_CALLBACK_LOG so a long-running sandbox stays bounded. */
   callbacks: CallbackAttempt[];
@@ -85,6 +87,7 @@ export function createSandboxState(): SandboxState {
     transferIdempotency: new Map(),
     transferStats: new Map(),
     transferStatementAmounts: new Map(),
+    infractions: new Map(),
     faults: { ...NO_FAULTS },
     callbacks: [],
   };

@@ -5,7 +5,8 @@ import { closeCharge, findChargeByReference, getChargeRecord, issueCharge, viewC
 import type { SandboxContext } from './context';
 import { SandboxHttpError } from './errors';
 import { requireIdempotencyKey } from './idempotency';
-import { closeChargeSchema, issueBoletoSchema, issueChargeSchema, parseBody, paymentReturnSchema, statementQuerySchema, transferSchema } from './schemas';
+import { answerInfraction, getInfraction, listInfractions } from './infractions';
+import { closeChargeSchema, infractionAnalysisSchema, infractionsQuerySchema, issueBoletoSchema, issueChargeSchema, parseBody, paymentReturnSchema, statementQuerySchema, transferSchema } from './schemas';
 import { statement } from './statement';
 import { createPaymentReturn, createTransfer, findTransferByReference, getTransfer } from './transfers';
 
@@ -47,6 +48,21 @@ export function v1Routes(ctx: SandboxContext): Router {
   router.get('/statements', (req, res) => {
     const { from, to } = parseBody(statementQuerySchema, req.query);
     res.json(statement(ctx, new Date(from), new Date(to)));
+  });
+
+  // Pix infractions (MED) opened at or after `since` (all when absent), oldest first.
+  router.get('/infractions', (req, res) => {
+    const { since } = parseBody(infractionsQuerySchema, req.query);
+    res.json({ infractions: listInfractions(ctx, since ? new Date(since) : null) });
+  });
+
+  router.get('/infractions/:id', (req, res) => {
+    res.json(getInfraction(ctx, req.params.id));
+  });
+
+  // The receiving PSP's analysis: idempotent (the same answer again is a replay).
+  router.post('/infractions/:id/analysis', (req, res) => {
+    res.json(answerInfraction(ctx, req.params.id, parseBody(infractionAnalysisSchema, req.body)));
   });
 
   router.post('/boletos', async (req, res) => {

@@ -23,6 +23,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { temporal as proto } from '@temporalio/proto';
+import { QueryTypes } from 'sequelize';
 import { prepareDatabase } from './lib/database';
 import { freePort } from './lib/ports';
 import { startTemporalDevServer } from './lib/temporalDevServer';
@@ -39,6 +40,8 @@ import { payoutBatchWorkflowId } from '../workflows/payout/definitions';
 import { mailWorkflowId } from '../workflows/mail/definitions';
 import { Mailer } from '../api/mail/mailer';
 import { updateWithStartOrJoin } from '../api/temporal/updateWithStart';
+import { decideInfractionUpdate, medInfractionWorkflowId } from '../workflows/med/definitions';
+import type { medInfractionSync } from '../workflows/med/medInfractionSync';
 import { refundWorkflowId, requestRefundUpdate } from '../workflows/refund/definitions';
 import type { IntegrationStack } from '../test/support/integrationStack';
 
@@ -248,6 +251,37 @@ const scenarios: Scenario[] = [
       if (!result.settlementId) throw new Error(`scheduled settlement skipped: ${JSON.stringify(result.plan)}`);
       await waitClosed(stack.temporal.workflow.getHandle(withdrawalWorkflowId(result.settlementId)));
       return [workflowId, withdrawalWorkflowId(result.settlementId)];
+    },
+  },
+  {
+    // Two Pix infractions (MED) opened at the sandbox against one paid charge and pulled by a
+    // sync: one ACCEPTED (devolução through a child refundLifecycle), one REJECTED.
+    name: 'med-infractions',
+    async run(stack) {
+      const m = await stack.createMerchant({ name: 'Loja MED' });
+      const id = await newCharge(stack, m);
+      await stack.pay(id);
+      await waitClosed(stack.temporal.workflow.getHandle(chargeWorkflowId(id)));
+      for (const amountCents of [500, 700]) {
+        const res = await fetch(`${stack.sandboxUrl}/sandbox/charges/${id}/infractions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ amountCents }) });
+        if (res.status !== 201) throw new Error(`open infraction: ${res.status}`);
+      }
+      const syncId = `med-infraction-sync-capture-${crypto.randomUUID()}`;
+      const { createdIds } = await stack.temporal.workflow.execute<typeof medInfractionSync>('medInfractionSync', {
+        taskQueue: stack.taskQueue,
+        workflowId: syncId,
+        args: [{ merchantId: m.merchantId, analysisDeadlineMs: 7 * 86_400_000, reminderBeforeMs: 86_400_000 }],
+      });
+      const made = [syncId];
+      for (const [i, infractionId] of createdIds.entries()) {
+        const handle = stack.temporal.workflow.getHandle(medInfractionWorkflowId(infractionId));
+        const decision = i === 0 ? 'ACCEPT' : 'REJECT';
+        await handle.executeUpdate(decideInfractionUpdate, { args: [{ decision, justification: `capture-histories ${decision}`, decidedBy: 'capture' }] });
+        await waitClosed(handle);
+        made.push(medInfractionWorkflowId(infractionId));
+      }
+      const refunds = await stack.sequelize.query<{ refund_id: string }>(`SELECT refund_id FROM med_infractions WHERE refund_id IS NOT NULL AND merchant_id = :m`, { replacements: { m: m.merchantId }, type: QueryTypes.SELECT });
+      return [...made, ...refunds.map((r) => refundWorkflowId(r.refund_id))];
     },
   },
   {

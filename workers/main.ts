@@ -9,6 +9,7 @@ import { createGatewayWorker } from './createWorker';
 import { ensureOutboxDispatcher } from './ensureOutboxDispatcher';
 import { ensureJanitorSchedule } from './ensureJanitorSchedule';
 import { ensureReconciliationSchedule } from './ensureReconciliationSchedule';
+import { ensureMedSyncSchedule } from './ensureMedSyncSchedule';
 import { Client, Connection } from '@temporalio/client';
 import { parseKey } from '../core/crypto/secretBox';
 
@@ -38,6 +39,7 @@ async function main(): Promise<void> {
   await ensureOutboxDispatcher(client, config.temporal.taskQueue);
   await ensureJanitorSchedule(client, config.temporal.taskQueue);
   await ensureReconciliationSchedule(client, config.temporal.taskQueue);
+  await ensureMedSyncSchedule(client, config.temporal.taskQueue, config.med);
   await clientConnection.close();
   // Never the SMTP URL itself: it may carry the login.
   logger.info({ taskQueue: config.temporal.taskQueue, smtp: config.smtpUrl ? 'configured' : 'not configured' }, 'worker started');

@@ -13,3 +13,5 @@ export { boletoBatch } from './boleto/boletoBatch';
 export { reconciliation } from './reconciliation/reconciliation';
 export { dailyReconciliation } from './reconciliation/daily';
 export { scheduledSettlement } from './settlement/scheduledSettlement';
+export { medInfraction } from './med/medInfraction';
+export { medInfractionSync } from './med/medInfractionSync';

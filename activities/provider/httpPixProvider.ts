@@ -15,13 +15,16 @@ import {
   type PixProvider,
   type ProviderStatement,
   type StatementProvider,
+  type InfractionDecision,
+  type InfractionProvider,
+  type ProviderInfraction,
   type ProviderBoleto,
   type ProviderCharge,
   type PaymentReturnRequest,
   type ProviderTransfer,
   type TransferRequest,
 } from '../../core/provider';
-import { providerBoletoSchema, providerChargeSchema, providerStatementSchema, providerTransferSchema } from './responseSchemas';
+import { providerBoletoSchema, providerChargeSchema, providerInfractionListSchema, providerInfractionSchema, providerStatementSchema, providerTransferSchema } from './responseSchemas';
 
 export interface HttpPixProviderOptions {
   baseUrl: string;
@@ -39,7 +42,7 @@ interface CallOptions {
   nullOn?: { status: number; code: string };
 }
 
-export class HttpPixProvider implements PixProvider, BoletoProvider, StatementProvider {
+export class HttpPixProvider implements PixProvider, BoletoProvider, StatementProvider, InfractionProvider {
   private readonly baseUrl: string;
 
   constructor(private readonly opts: HttpPixProviderOptions) {
@@ -83,6 +86,16 @@ export class HttpPixProvider implements PixProvider, BoletoProvider, StatementPr
   /** The account statement for [from, to) (ISO instants): payments, transfers and returns. */
   getStatement(range: { from: string; to: string }): Promise<ProviderStatement> {
     return this.required('GET', `/v1/statements?from=${enc(range.from)}&to=${enc(range.to)}`, providerStatementSchema);
+  }
+
+  /** Pix infractions (MED) opened at or after `since`, oldest first. */
+  async listInfractions(since: string): Promise<ProviderInfraction[]> {
+    return (await this.required('GET', `/v1/infractions?since=${enc(since)}`, providerInfractionListSchema)).infractions;
+  }
+
+  /** Idempotent at the provider: the same answer again is a replay; a different one is a permanent 409. */
+  answerInfraction(id: string, answer: { decision: InfractionDecision; justification: string }): Promise<ProviderInfraction> {
+    return this.required('POST', `/v1/infractions/${enc(id)}/analysis`, providerInfractionSchema, answer);
   }
 
   issueBoleto(req: IssueBoletoRequest): Promise<ProviderBoleto> {

@@ -3,7 +3,7 @@
  * ProviderError here, not as an undefined field deep inside a workflow.
  */
 import { z } from 'zod';
-import type { ProviderBoleto, ProviderCharge, ProviderStatement, ProviderTransfer } from '../../core/provider';
+import type { ProviderBoleto, ProviderCharge, ProviderInfraction, ProviderStatement, ProviderTransfer } from '../../core/provider';
 
 const payerSchema = z.object({
   name: z.string(),
@@ -104,3 +104,19 @@ export const providerStatementSchema = z.object({
     }),
   ),
 }) satisfies z.ZodType<ProviderStatement>;
+
+export const providerInfractionSchema = z.object({
+  id: z.string().min(1),
+  endToEndId: z.string().min(1),
+  reference: z.string().nullable(),
+  amountCents: z.number().int().positive(),
+  reason: z.string(),
+  status: z.enum(['OPEN', 'ACCEPTED', 'REJECTED']),
+  openedAt: z.string(),
+  analysisDeadline: z.string(),
+  decision: z.enum(['ACCEPT', 'REJECT']).nullable(),
+  justification: z.string().nullable(),
+  answeredAt: z.string().nullable(),
+}) satisfies z.ZodType<ProviderInfraction>;
+
+export const providerInfractionListSchema = z.object({ infractions: z.array(providerInfractionSchema) });

@@ -108,7 +108,7 @@ export class AccountService {
         const holding = await this.deps.sequelize.query<{ merchant_id: string }>(
           `SELECT DISTINCT split_part(code, ':', 2) AS merchant_id FROM ledger_accounts
             WHERE balance_cents <> 0 AND code IN (:codes)`,
-          { type: QueryTypes.SELECT, transaction, replacements: { codes: ids.flatMap((id) => [`merchant:${id}:available`, `merchant:${id}:reserved`]) } },
+          { type: QueryTypes.SELECT, transaction, replacements: { codes: ids.flatMap((id) => [`merchant:${id}:available`, `merchant:${id}:reserved`, `merchant:${id}:blocked`]) } },
         );
         if (holding.length) throw accountErrors.merchantHasBalance(holding.map((h) => h.merchant_id));
       }

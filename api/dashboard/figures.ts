@@ -133,12 +133,12 @@ export class DashboardFigures {
     const [{ day }] = await this.select<{ day: string }>(`SELECT to_char((now() AT TIME ZONE '${TZ}')::date, 'YYYY-MM-DD') AS day`, {});
     const today = DashboardFigures.sum(await this.rollup(merchantId, day, day));
     const balances = await this.select<{ code: string; balance_cents: string }>(`SELECT code, balance_cents FROM ledger_accounts WHERE code IN (:codes)`, {
-      codes: [accounts.merchantAvailable(merchantId), accounts.merchantReserved(merchantId)],
+      codes: [accounts.merchantAvailable(merchantId), accounts.merchantReserved(merchantId), accounts.merchantBlocked(merchantId)],
     });
     const bal = (code: string) => n(balances.find((b) => b.code === code)?.balance_cents);
     return {
       merchantId,
-      balance: { availableCents: bal(accounts.merchantAvailable(merchantId)), reservedCents: bal(accounts.merchantReserved(merchantId)) },
+      balance: { availableCents: bal(accounts.merchantAvailable(merchantId)), reservedCents: bal(accounts.merchantReserved(merchantId)), blockedCents: bal(accounts.merchantBlocked(merchantId)) },
       charges: { total: t.created, pending: t.created - t.paid - t.failed, paid: t.paid, failed: t.failed, refunded: await this.refundedCharges(merchantId) },
       amounts: { salesCents: t.paidCents, feesCents: t.feeCents, refundedCents: t.refundedCents, netCents: t.paidCents - t.feeCents - t.refundedCents },
       today: { day, salesCents: today.paidCents, payments: today.paid, transactions: today.created },

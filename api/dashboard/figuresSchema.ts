@@ -98,7 +98,7 @@ export const summaryView = z.object({
 
 export const statsView = z.object({
   merchantId: z.uuid(),
-  balance: z.object({ availableCents: cents(), reservedCents: cents() }).describe('The ledger balances of the merchant now.'),
+  balance: z.object({ availableCents: cents(), reservedCents: cents(), blockedCents: cents().describe('Disputed by open Pix infractions (MED): neither withdrawable nor refundable until decided.') }).describe('The ledger balances of the merchant now.'),
   charges: z.object({ total: count(), pending: count(), paid: count(), failed: count(), refunded: count() }),
   amounts: z.object({ salesCents: cents(), feesCents: cents(), refundedCents: cents(), netCents: cents() }).describe('All time; as in the summary totals.'),
   today: z.object({ day: z.string(), salesCents: cents(), payments: count(), transactions: count() }),

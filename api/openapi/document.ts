@@ -33,6 +33,7 @@ import '../courses/openapi';
 import '../enrolments/openapi';
 import '../reconciliations/openapi';
 import '../settlements/openapi';
+import '../med/openapi';
 
 /** The interface spec's version (shared/spec/interface-spec.md, "Versioning"), not package.json's. */
 export const INTERFACE_VERSION = '2.0.0';

@@ -35,7 +35,7 @@ for (const type of subscribableEventTypes) {
       data: z.record(z.string(), z.unknown()).describe(
         type === 'charge.refunded'
           ? 'The refund: chargeId, refundId, amountCents, refundedAmountCents (all SUCCEEDED refunds of the charge), remainingAmountCents, reason, endToEndId, refundedAt.'
-          : resource === 'charge' ? 'The charge as GET /sellers/pix/{id} shows it.' : resource === 'withdrawal' ? 'The withdrawal as GET /sellers/saques/{id} shows it.' : resource === 'checkout' ? 'The checkout: the P0 public object as GET /v1/checkouts/{id} shows it (a checkout session: the session as GET /checkout/sessions/{id} shows it).' : 'The payout batch or item.',
+          : resource === 'charge' ? 'The charge as GET /sellers/pix/{id} shows it.' : resource === 'withdrawal' ? 'The withdrawal as GET /sellers/saques/{id} shows it.' : resource === 'med' ? 'The Pix infraction (MED) as GET /med/infractions/{id} shows it.' : resource === 'checkout' ? 'The checkout: the P0 public object as GET /v1/checkouts/{id} shows it (a checkout session: the session as GET /checkout/sessions/{id} shows it).' : 'The payout batch or item.',
       ),
     })
     .meta({

@@ -2,6 +2,8 @@
 export const accounts = {
   merchantAvailable: (merchantId: string) => `merchant:${merchantId}:available`,
   merchantReserved: (merchantId: string) => `merchant:${merchantId}:reserved`,
+  /** Money under a Pix infraction (MED): neither withdrawable nor refundable until decided. */
+  merchantBlocked: (merchantId: string) => `merchant:${merchantId}:blocked`,
   platformFees: 'platform:fees',
   /** Money received from Pix payers through the provider (contra account, goes negative). */
   pixPayins: 'external:pix_payins',
@@ -13,17 +15,17 @@ export const accounts = {
 
 export interface AccountSpec {
   code: string;
-  kind: 'MERCHANT_AVAILABLE' | 'MERCHANT_RESERVED' | 'PLATFORM_FEES' | 'EXTERNAL';
+  kind: 'MERCHANT_AVAILABLE' | 'MERCHANT_RESERVED' | 'MERCHANT_BLOCKED' | 'PLATFORM_FEES' | 'EXTERNAL';
   merchantId: string | null;
   allowNegative: boolean;
 }
 
 export function describeAccount(code: string): AccountSpec {
-  const merchant = /^merchant:([0-9a-f-]{36}):(available|reserved)$/.exec(code);
+  const merchant = /^merchant:([0-9a-f-]{36}):(available|reserved|blocked)$/.exec(code);
   if (merchant) {
     return {
       code,
-      kind: merchant[2] === 'available' ? 'MERCHANT_AVAILABLE' : 'MERCHANT_RESERVED',
+      kind: merchant[2] === 'available' ? 'MERCHANT_AVAILABLE' : merchant[2] === 'reserved' ? 'MERCHANT_RESERVED' : 'MERCHANT_BLOCKED',
       merchantId: merchant[1],
       allowNegative: false,
     };

@@ -162,3 +162,28 @@ export function refundReleasedEntry(r: RefundMoney): LedgerEntry {
   assertBalanced(postings);
   return { movementKey: `refund-release:${r.refundId}`, kind: 'REFUND_RELEASED', referenceType: 'refund', referenceId: r.refundId, postings };
 }
+
+/**
+ * Pix infraction (MED): the disputed money leaves the merchant's available balance while the
+ * infraction is open (block), and comes back when it is rejected or its devolução cannot be made
+ * (unblock). An accepted infraction's block is unblocked in the same DB transaction that reserves
+ * its refund (activities/refunds.ts), so the money is never withdrawable in between. One block
+ * and one unblock per infraction, keyed by its id.
+ */
+export function medBlockEntry(m: { infractionId: string; merchantId: string; amountCents: number }): LedgerEntry {
+  const postings = [
+    { accountCode: accounts.merchantAvailable(m.merchantId), amountCents: -m.amountCents },
+    { accountCode: accounts.merchantBlocked(m.merchantId), amountCents: m.amountCents },
+  ];
+  assertBalanced(postings);
+  return { movementKey: `med-block:${m.infractionId}`, kind: 'MED_BLOCKED', referenceType: 'med_infraction', referenceId: m.infractionId, postings };
+}
+
+export function medUnblockEntry(m: { infractionId: string; merchantId: string; amountCents: number }): LedgerEntry {
+  const postings = [
+    { accountCode: accounts.merchantBlocked(m.merchantId), amountCents: -m.amountCents },
+    { accountCode: accounts.merchantAvailable(m.merchantId), amountCents: m.amountCents },
+  ];
+  assertBalanced(postings);
+  return { movementKey: `med-unblock:${m.infractionId}`, kind: 'MED_UNBLOCKED', referenceType: 'med_infraction', referenceId: m.infractionId, postings };
+}

@@ -6,5 +6,8 @@ export const payoutEventTypes = ['payout.batch.completed', 'payout.item.paid', '
 /** Checkouts (P0 and sessions): payload is the P0 public object, or the session for sessions. */
 export const checkoutEventTypes = ['checkout.paid', 'checkout.expired', 'checkout.cancelled', 'checkout.refunded'] as const;
 
-export const subscribableEventTypes = [...chargeEventTypes, ...withdrawalEventTypes, ...payoutEventTypes, ...checkoutEventTypes] as const;
+/** Pix infractions (MED): payload is the infraction as GET /med/infractions/{id} answers it. */
+export const medEventTypes = ['med.infraction.opened', 'med.infraction.deadline_approaching', 'med.infraction.accepted', 'med.infraction.rejected'] as const;
+
+export const subscribableEventTypes = [...chargeEventTypes, ...withdrawalEventTypes, ...payoutEventTypes, ...checkoutEventTypes, ...medEventTypes] as const;
 export type SubscribableEventType = (typeof subscribableEventTypes)[number];

@@ -139,7 +139,7 @@ it('stats and summary agree with the recomputation; revenue is 30 zero-filled SÃ
   const [bal] = await rows<{ b: string }>(`SELECT COALESCE(SUM(p.amount_cents), 0) AS b FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.account_id WHERE a.code = 'merchant:' || :m || ':available'`);
   expect(stats).toMatchObject({
     merchantId,
-    balance: { availableCents: Number(bal.b), reservedCents: 0 },
+    balance: { availableCents: Number(bal.b), reservedCents: 0, blockedCents: 0 },
     charges: { total: x.created, pending: x.pending, paid: x.paid, failed: x.failed, refunded: x.refundedCharges },
     amounts: { salesCents: x.ledgerSales, feesCents: x.fees, refundedCents: x.refunded, netCents: x.ledgerSales - x.fees - x.refunded },
   });

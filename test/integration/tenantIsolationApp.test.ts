@@ -38,6 +38,7 @@ interface Fixtures {
   enrolmentId: string;
   reconciliationId: string;
   settlementId: string;
+  infractionId: string;
 }
 
 /** Which of A's ids fills a path parameter, by `<segment before it>/{<name>}`. */
@@ -55,6 +56,7 @@ const APP_ID_RULES: Record<string, keyof Fixtures> = {
   'enrolments/{id}': 'enrolmentId',
   'reconciliations/{id}': 'reconciliationId',
   'settlements/{id}': 'settlementId',
+  'infractions/{id}': 'infractionId',
 };
 
 /** Valid bodies (past validation) for routes that take merchantId in the body; A's id is put in. */
@@ -67,6 +69,7 @@ const PROBE_BODIES: Record<string, Record<string, unknown>> = {
   'POST /reconciliations': { from: new Date(Date.now() - 3 * 3_600_000).toISOString().slice(0, 10), to: new Date(Date.now() - 3 * 3_600_000).toISOString().slice(0, 10) },
   'POST /settlements': { amountCents: 100 },
   'PUT /settlements/schedule': { frequency: 'D0', minimumAmountCents: 0 },
+  'POST /med/infractions/sync': {},
   'POST /boletos': { items: [{ amountCents: 100, dueDate: new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10), payer: { name: 'Bia Souza', taxId: '52998224725' } }] },
 };
 
@@ -143,6 +146,13 @@ beforeAll(async () => {
      INSERT INTO settlement_schedules (merchant_id, frequency, minimum_amount_cents) VALUES (:m, 'D1', 0)`,
     { replacements: { id: settlementId, m: userA.merchantId } },
   );
+  // An open Pix infraction (MED) against A's charge, as the sync stores it (med.test.ts opens them at the sandbox for real).
+  const infractionId = crypto.randomUUID();
+  await stack.sequelize.query(
+    `INSERT INTO med_infractions (id, provider_infraction_id, merchant_id, charge_id, end_to_end_id, disputed_cents, reason, opened_at, deadline_at)
+     VALUES (:id, :pid, :m, :c, 'E99999999202611241200abcdefghijk', 500, 'FRAUD', now(), now() + interval '7 days')`,
+    { replacements: { id: infractionId, pid: `sbx_inf_${infractionId}`, m: userA.merchantId, c: charge.body.id } },
+  );
   a = {
     settlementId,
     userId: userA.userId,
@@ -160,6 +170,7 @@ beforeAll(async () => {
     lessonId: content.lessonIds[0],
     enrolmentId,
     reconciliationId,
+    infractionId,
   };
   userB = (await signUp('b')).client;
 });

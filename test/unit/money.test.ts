@@ -1,6 +1,6 @@
 import { computeFee } from '../../core/money';
 import { allocateSplits } from '../../core/splits';
-import { chargePaidEntry, assertBalanced } from '../../core/ledger/postings';
+import { chargePaidEntry, assertBalanced, medBlockEntry, medUnblockEntry } from '../../core/ledger/postings';
 import { accounts, describeAccount } from '../../core/ledger/accounts';
 
 describe('computeFee', () => {
@@ -82,6 +82,21 @@ describe('ledger accounts', () => {
     expect(describeAccount(accounts.pixPayins).allowNegative).toBe(true);
     expect(describeAccount(accounts.platformFees).allowNegative).toBe(false);
     expect(describeAccount(accounts.merchantReserved('00000000-0000-0000-0000-000000000001'))).toMatchObject({ kind: 'MERCHANT_RESERVED', allowNegative: false });
+    expect(describeAccount(accounts.merchantBlocked('00000000-0000-0000-0000-000000000001'))).toMatchObject({ kind: 'MERCHANT_BLOCKED', allowNegative: false, merchantId: '00000000-0000-0000-0000-000000000001' });
     expect(() => describeAccount('bogus')).toThrow();
+  });
+
+  it('a Pix infraction (MED) blocks and unblocks the same amount between available and blocked, once each by infraction id', () => {
+    const m = { infractionId: 'inf-1', merchantId: '00000000-0000-0000-0000-000000000001', amountCents: 1_234 };
+    const block = medBlockEntry(m);
+    const unblock = medUnblockEntry(m);
+    expect(block).toMatchObject({ movementKey: 'med-block:inf-1', kind: 'MED_BLOCKED', referenceType: 'med_infraction', referenceId: 'inf-1' });
+    expect(block.postings).toEqual([
+      { accountCode: accounts.merchantAvailable(m.merchantId), amountCents: -1_234 },
+      { accountCode: accounts.merchantBlocked(m.merchantId), amountCents: 1_234 },
+    ]);
+    expect(unblock.movementKey).toBe('med-unblock:inf-1');
+    expect(unblock.postings).toEqual(block.postings.map((p) => ({ ...p, amountCents: -p.amountCents })).reverse());
+    expect(() => medBlockEntry({ ...m, amountCents: 0 })).toThrow();
   });
 });

@@ -8,6 +8,11 @@ export interface RefundInput {
   requestedBy: string | null;
   /** Boleto charges: the Pix key the refund is sent to (normalised). Absent: a devolução of the Pix payment. */
   destination?: { pixKey: string; pixKeyType: 'CPF' | 'CNPJ' | 'EMAIL' | 'PHONE' | 'EVP'; name: string; document: string | null } | null;
+  /**
+   * The devolução of an accepted Pix infraction (MED): its blocked money is unblocked in the
+   * same DB transaction that reserves the shares, so it is never withdrawable in between.
+   */
+  medInfractionId?: string | null;
 }
 
 export type RefundPhase = 'RESERVING' | 'REFUSED' | 'PROCESSING' | 'SUCCEEDED' | 'FAILED';

@@ -1,0 +1,73 @@
+/** OpenAPI for /med/infractions (router.ts), from the schemas that validate it (schema.ts). */
+import { z } from 'zod';
+import { errorResponses, idempotencyHeaders, jsonResponse, Pagination, registry, security } from '../openapi/registry';
+import { analysisBody, analysisResult, bulkAnalysisBody, infractionView, listInfractionsQuery, MAX_ANALYSIS_ITEMS, syncInfractionsBody } from './schema';
+
+// Derived copies (.describe): the routers import schema.ts before the registry extends zod.
+const Infraction = registry.register(
+  'MedInfraction',
+  infractionView.describe(
+    'A Pix infraction (MED): the central bank, through the provider, disputes a payment received by the merchant. On open the disputed amount is blocked ' +
+      '(available → blocked; what is available when less). ACCEPT returns it to the payer (a Pix devolução through the refund flow, consuming the block); ' +
+      'REJECT sends the justification to the provider and releases the block. Unanswered by deadlineAt: the default decision ACCEPT is applied ' +
+      "(justification 'no analysis before the deadline', decidedBy DEFAULT), as an unanswered card dispute is lost.",
+  ),
+);
+const InfractionList = registry.register('MedInfractionList', z.object({ data: z.array(Infraction), pagination: Pagination }).describe('Newest first.'));
+const SyncResult = registry.register('MedInfractionSyncResult', z.object({ created: z.number().int(), data: z.array(Infraction) }).describe("The merchant's infractions this sync created."));
+const AnalysisRequest = registry.register('MedInfractionAnalysisRequest', analysisBody.describe('The analysis of one infraction.'));
+const BulkAnalysisRequest = registry.register('MedInfractionBulkAnalysisRequest', bulkAnalysisBody.describe(`1 to ${MAX_ANALYSIS_ITEMS} analyses, each infraction at most once.`));
+const BulkAnalysisResult = registry.register('MedInfractionBulkAnalysisResult', z.object({ results: z.array(analysisResult) }).describe('One result per item, in request order.'));
+
+const bearerErrors = ['AUTHENTICATION_REQUIRED', 'INVALID_ACCESS_TOKEN', 'RATE_LIMITED'] as const;
+const READ = 'Every member of the merchant.';
+const DECIDE = 'Owner, admin and finance (others → 403 INSUFFICIENT_ROLE).';
+const TWO_FACTOR = 'ACCEPT sends money back: a user with a second factor sends x-action-token (action "refund", from /auth/2fa/action/confirm), else 403 SECOND_FACTOR_REQUIRED.';
+const idParam = z.object({ id: z.uuid().openapi({ description: 'Infraction id (ours).' }) });
+
+function path(method: 'get' | 'post', route: string, operationId: string, summary: string, rest: Omit<Parameters<typeof registry.registerPath>[0], 'method' | 'path' | 'operationId' | 'summary' | 'tags' | 'security'>) {
+  registry.registerPath({ method, path: route, operationId, summary, tags: ['Pix infractions (MED)'], security: security.bearer, ...rest });
+}
+
+path('get', '/med/infractions', 'listMedInfractions', 'List a merchant’s Pix infractions', {
+  description: `${READ} A merchant you do not belong to → 404 MERCHANT_NOT_FOUND.`,
+  request: { query: listInfractionsQuery },
+  responses: { 200: jsonResponse('A page of infractions.', InfractionList), ...errorResponses('VALIDATION_ERROR', 'MERCHANT_NOT_FOUND', 'INSUFFICIENT_ROLE', ...bearerErrors) },
+});
+
+path('post', '/med/infractions/sync', 'syncMedInfractions', 'Pull new Pix infractions from the provider', {
+  description:
+    'Pulls the provider’s infractions (the schedule med-infraction-sync does the same every 15 minutes), stores the new ones (once each, matched to our charge by endToEndId) ' +
+    'and starts one workflow each, which blocks the disputed amount. Answers the merchant’s infractions this call created. ' +
+    `${DECIDE} A merchant you do not belong to → 404 MERCHANT_NOT_FOUND.`,
+  request: { body: { content: { 'application/json': { schema: syncInfractionsBody } } } },
+  responses: { 200: jsonResponse('Synced.', SyncResult), ...errorResponses('VALIDATION_ERROR', 'MERCHANT_NOT_FOUND', 'INSUFFICIENT_ROLE', 'SERVICE_UNAVAILABLE', ...bearerErrors) },
+});
+
+path('post', '/med/infractions/analysis', 'analyseMedInfractions', 'Decide several Pix infractions at once', {
+  description:
+    `Every item is checked first (found, your role, still OPEN); then each is applied as POST /med/infractions/{id}/analysis would. Always 200 with per-item results (status 200, 403, 404 or 409 and the error envelope's code and message). ` +
+    `${DECIDE} ${TWO_FACTOR} One action token covers the request.`,
+  request: { body: { content: { 'application/json': { schema: BulkAnalysisRequest } } } },
+  responses: { 200: jsonResponse('Per-item results.', BulkAnalysisResult), ...errorResponses('VALIDATION_ERROR', 'SECOND_FACTOR_REQUIRED', ...bearerErrors) },
+});
+
+path('get', '/med/infractions/{id}', 'getMedInfraction', 'Read a Pix infraction', {
+  description: `${READ} Another merchant’s infraction → 404 INFRACTION_NOT_FOUND.`,
+  request: { params: idParam },
+  responses: { 200: jsonResponse('The infraction.', Infraction), ...errorResponses('VALIDATION_ERROR', 'INFRACTION_NOT_FOUND', 'INSUFFICIENT_ROLE', ...bearerErrors) },
+});
+
+path('post', '/med/infractions/{id}/analysis', 'analyseMedInfraction', 'Decide a Pix infraction: ACCEPT or REJECT', {
+  description:
+    'Answers once the decision is recorded: REJECT → the justification was sent to the provider and the block released (status REJECTED); ' +
+    'ACCEPT → the provider was told, status ACCEPTED, and the devolução of the disputed amount runs through the refund flow (refundId, refundStatus PROCESSING then SUCCEEDED; ' +
+    'the block is consumed by the refund’s reservation; a devolução that fails or is refused gives the money back to available, refundStatus FAILED/REFUSED). ' +
+    'An optional x-idempotency-key makes a retry answer what the first request did (header idempotent-replayed) instead of 409; the same key with another body → 409 DUPLICATE_IDEMPOTENCY_KEY. ' +
+    `Already decided (by someone, or by default at the deadline) → 409 INFRACTION_ALREADY_DECIDED, nothing changes. ${DECIDE} ${TWO_FACTOR} Another merchant’s infraction → 404 INFRACTION_NOT_FOUND.`,
+  request: { params: idParam, headers: idempotencyHeaders, body: { content: { 'application/json': { schema: AnalysisRequest } } } },
+  responses: {
+    200: jsonResponse('The decided infraction.', Infraction),
+    ...errorResponses('VALIDATION_ERROR', 'INFRACTION_NOT_FOUND', 'INSUFFICIENT_ROLE', 'INFRACTION_ALREADY_DECIDED', 'DUPLICATE_IDEMPOTENCY_KEY', 'SECOND_FACTOR_REQUIRED', 'SERVICE_UNAVAILABLE', ...bearerErrors),
+  },
+});

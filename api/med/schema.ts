@@ -1,0 +1,68 @@
+/** Bodies, queries and answers of /med/infractions (application API); the same schemas validate and document. */
+import { z } from 'zod';
+
+/** At most this many infractions in one POST /med/infractions/analysis. */
+export const MAX_ANALYSIS_ITEMS = 100;
+export const MAX_JUSTIFICATION_CHARS = 2000;
+
+export const infractionIdParam = z.uuid();
+
+export const listInfractionsQuery = z.strictObject({
+  merchantId: z.uuid().optional().meta({ description: 'Default: the merchant you own (or first belong to).' }),
+  status: z.enum(['OPEN', 'ACCEPTED', 'REJECTED']).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+});
+export type ListInfractionsQuery = z.output<typeof listInfractionsQuery>;
+
+export const syncInfractionsBody = z.strictObject({
+  merchantId: z.uuid().optional().meta({ description: 'The merchant whose new infractions are answered (default: the one you own or first belong to). The pull itself covers every infraction the provider has.' }),
+});
+export type SyncInfractionsBody = z.output<typeof syncInfractionsBody>;
+
+const decision = z.enum(['ACCEPT', 'REJECT']).meta({ description: 'ACCEPT: the disputed amount is returned to the payer (a Pix devolução through the refund flow). REJECT: the justification goes to the provider and the block is released.' });
+const justification = z.string().trim().min(1).max(MAX_JUSTIFICATION_CHARS).meta({ description: `Sent to the provider (and on to the central bank); 1 to ${MAX_JUSTIFICATION_CHARS} characters.` });
+
+export const analysisBody = z.strictObject({ decision, justification });
+export type AnalysisBody = z.output<typeof analysisBody>;
+
+export const bulkAnalysisBody = z.strictObject({
+  items: z
+    .array(z.strictObject({ id: z.uuid(), decision, justification }))
+    .min(1)
+    .max(MAX_ANALYSIS_ITEMS)
+    .refine((items) => new Set(items.map((i) => i.id)).size === items.length, 'each infraction at most once'),
+});
+export type BulkAnalysisBody = z.output<typeof bulkAnalysisBody>;
+
+// --- answers --------------------------------------------------------------------------------
+
+export const infractionView = z.object({
+  id: z.uuid(),
+  providerInfractionId: z.string(),
+  merchantId: z.uuid(),
+  chargeId: z.uuid(),
+  endToEndId: z.string().describe('The disputed Pix payment.'),
+  disputedAmountCents: z.number().int(),
+  blockedAmountCents: z.number().int().describe('What was moved from available to blocked when the infraction was opened: the disputed amount, or less when the available balance did not cover it (never negative).'),
+  reason: z.string().describe('As the provider reports it, e.g. FRAUD.'),
+  status: z.enum(['OPEN', 'ACCEPTED', 'REJECTED']),
+  decision: z.enum(['ACCEPT', 'REJECT']).nullable(),
+  justification: z.string().nullable(),
+  decidedBy: z.string().nullable().describe("The deciding user's id, or DEFAULT when the deadline passed unanswered (the default decision is ACCEPT)."),
+  decidedAt: z.string().nullable(),
+  openedAt: z.string(),
+  deadlineAt: z.string().describe('Answer by then, or the default decision (ACCEPT) is applied.'),
+  refundId: z.uuid().nullable().describe('ACCEPTED: the devolução (a refund of the charge).'),
+  refundAmountCents: z.number().int().nullable().describe('ACCEPTED: what the devolução returns: the disputed amount, or what was left to return of the payment after earlier refunds.'),
+  refundStatus: z.string().nullable().describe('PROCESSING, SUCCEEDED, FAILED or REFUSED, or NOTHING_TO_RETURN (earlier refunds returned the whole payment). Not SUCCEEDED: the disputed money went back to available.'),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+export const analysisResult = z.object({
+  id: z.string(),
+  status: z.number().int().describe('The HTTP status this item would have had alone: 200, 403, 404 or 409.'),
+  infraction: infractionView.optional(),
+  error: z.object({ code: z.string(), message: z.string() }).optional(),
+});

@@ -1,0 +1,22 @@
+/**
+ * Creates the Pix infraction (MED) sync's Temporal Schedule unless it exists (idempotent at
+ * every boot): every 15 minutes, the same medInfractionSync workflow POST /med/infractions/sync
+ * runs. A pause made in the Web UI is kept, since an existing schedule is left as it is.
+ */
+import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
+import { medSyncScheduleId } from '../workflows/med/definitions';
+import { reminderBeforeMs, type MedSyncInput } from '../workflows/med/types';
+
+export async function ensureMedSyncSchedule(client: Client, taskQueue: string, settings: { analysisDeadlineMs: number; reminderBeforeMs: number }): Promise<void> {
+  const args: MedSyncInput[] = [{ merchantId: null, analysisDeadlineMs: settings.analysisDeadlineMs, reminderBeforeMs: reminderBeforeMs(settings.analysisDeadlineMs, settings.reminderBeforeMs) }];
+  try {
+    await client.schedule.create({
+      scheduleId: medSyncScheduleId,
+      spec: { intervals: [{ every: '15 minutes' }] },
+      policies: { overlap: ScheduleOverlapPolicy.SKIP },
+      action: { type: 'startWorkflow', workflowType: 'medInfractionSync', workflowId: medSyncScheduleId, taskQueue, args },
+    });
+  } catch (err) {
+    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+  }
+}

@@ -1,0 +1,10 @@
+/** Messages of the medInfraction workflow, defined once and shared by the workflow and the API. */
+import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import type { MedDecisionRequest } from './types';
+
+/** The analysis: answers once the decision is recorded (REJECT: block released; ACCEPT: devolução started). */
+export const decideInfractionUpdate = defineUpdate<void, [MedDecisionRequest]>('decideInfraction');
+export const infractionStatusQuery = defineQuery<string>('status');
+
+export const medInfractionWorkflowId = (infractionId: string) => `med-infraction-${infractionId}`;
+export const medSyncScheduleId = 'med-infraction-sync';

@@ -1,0 +1,50 @@
+/** Data that crosses the workflow boundary for a Pix infraction (MED). Plain JSON. */
+export type MedDecision = 'ACCEPT' | 'REJECT';
+
+export interface MedInfractionInput {
+  infractionId: string;
+  merchantId: string;
+  /** ISO instant: with no answer by then, DEFAULT_MED_DECISION is applied. */
+  deadlineAt: string;
+  /** How long before the deadline med.infraction.deadline_approaching is sent. */
+  reminderBeforeMs: number;
+}
+
+export interface MedDecisionRequest {
+  decision: MedDecision;
+  justification: string;
+  /** The deciding user's id, or 'DEFAULT' when the deadline passed unanswered. */
+  decidedBy: string;
+}
+
+/** No answer by the deadline: the claim is lost, as an unanswered card dispute is (README, "Pix infractions"). */
+export const DEFAULT_MED_DECISION: MedDecisionRequest = { decision: 'ACCEPT', justification: 'no analysis before the deadline', decidedBy: 'DEFAULT' };
+
+export interface MedSyncInput {
+  /** Only for the answer's counts: the sync always pulls everything the provider has. */
+  merchantId?: string | null;
+  analysisDeadlineMs: number;
+  reminderBeforeMs: number;
+}
+
+export interface MedSyncResult {
+  pulled: number;
+  created: number;
+  unmatched: number;
+  /** Infraction ids (ours) created by this sync, for merchantId when given. */
+  createdIds: string[];
+}
+
+export const MedFailureTypes = {
+  alreadyDecided: 'InfractionAlreadyDecided',
+} as const;
+
+/** The reminder before the deadline: a day, or a fifth of the window when the window is short (tests). */
+export function reminderBeforeMs(analysisDeadlineMs: number, configured: number): number {
+  return Math.min(configured, Math.floor(analysisDeadlineMs / 5));
+}
+
+/** A refund's requestedBy is a user id; the default decision has none. */
+export function requesterOf(decidedBy: string): string | null {
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(decidedBy) ? decidedBy : null;
+}
