@@ -11,9 +11,9 @@
  */
 import crypto from 'node:crypto';
 import type { Sequelize, Transaction, WhereOptions } from 'sequelize';
-import { Course, CoursePrice, Merchant, MerchantMember } from '../../db/models';
+import { Course, CoursePrice, Merchant } from '../../db/models';
 import type { MemberRole } from '../../db/models/merchantMember';
-import { ANY_ROLE, requireRole, roleErrors } from '../dashboard/roles';
+import { ANY_ROLE, defaultMerchantOf, requireRole, roleErrors } from '../dashboard/roles';
 import { ApiError } from '../errors/apiError';
 import { CHARGE_WRITERS } from '../charges/service';
 import { presentCourse, presentPrice } from './presenter';
@@ -166,12 +166,4 @@ export class CourseService {
 /** The fields a PATCH body names (undefined = not given; null = clear). */
 export function definedOnly<T extends object>(body: T): Partial<T> {
   return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-/** The merchant a list defaults to: the one the caller owns, else the first they joined (as GET /charges). */
-async function defaultMerchantOf(userId: string): Promise<string> {
-  const memberships = await MerchantMember.findAll({ where: { userId }, order: [['createdAt', 'ASC']] });
-  const primary = memberships.find((m) => m.role === 'owner') ?? memberships[0];
-  if (!primary) throw roleErrors.merchantNotFound();
-  return primary.merchantId;
 }

@@ -26,3 +26,11 @@ export async function requireRole(userId: string, merchantId: string, allowed: r
   if (!allowed.includes(member.role)) throw roleErrors.insufficientRole(member.role, allowed);
   return member;
 }
+
+/** The merchant a list defaults to when none is named: the one the user owns, else the first they joined. */
+export async function defaultMerchantOf(userId: string): Promise<string> {
+  const memberships = await MerchantMember.findAll({ where: { userId }, order: [['createdAt', 'ASC']] });
+  const primary = memberships.find((m) => m.role === 'owner') ?? memberships[0];
+  if (!primary) throw roleErrors.merchantNotFound();
+  return primary.merchantId;
+}

@@ -13,9 +13,9 @@
  */
 import crypto from 'node:crypto';
 import { QueryTypes, type Sequelize, type Transaction, type WhereOptions } from 'sequelize';
-import { Certificate, CourseLesson, Enrolment, MerchantMember } from '../../db/models';
+import { Certificate, CourseLesson, Enrolment } from '../../db/models';
 import type { MemberRole } from '../../db/models/merchantMember';
-import { ANY_ROLE, requireRole, roleErrors } from '../dashboard/roles';
+import { ANY_ROLE, defaultMerchantOf, requireRole } from '../dashboard/roles';
 import { ApiError } from '../errors/apiError';
 import { CHARGE_WRITERS } from '../charges/service';
 import { receiptVerifyUrl, sealCode } from '../../core/receipts/verificationCode';
@@ -139,11 +139,4 @@ export class EnrolmentService {
     );
     return progressOf(Number(row.completed), Number(row.total));
   }
-}
-
-async function defaultMerchantOf(userId: string): Promise<string> {
-  const memberships = await MerchantMember.findAll({ where: { userId }, order: [['createdAt', 'ASC']] });
-  const primary = memberships.find((m) => m.role === 'owner') ?? memberships[0];
-  if (!primary) throw roleErrors.merchantNotFound();
-  return primary.merchantId;
 }

@@ -14,7 +14,7 @@ import { decideInfractionUpdate, medInfractionWorkflowId } from '../../workflows
 import type { medInfractionSync } from '../../workflows/med/medInfractionSync';
 import { MedFailureTypes, reminderBeforeMs } from '../../workflows/med/types';
 import { MerchantIdKey } from '../../workflows/searchAttributes';
-import { ANY_ROLE, requireRole, roleErrors } from '../dashboard/roles';
+import { ANY_ROLE, defaultMerchantOf, requireRole, roleErrors } from '../dashboard/roles';
 import { ApiError, errors } from '../errors/apiError';
 import type { AnalysisBody, BulkAnalysisBody, ListInfractionsQuery, SyncInfractionsBody } from './schema';
 
@@ -146,11 +146,4 @@ export class MedService {
     });
     return Number(row.n);
   }
-}
-
-async function defaultMerchantOf(userId: string): Promise<string> {
-  const memberships = await MerchantMember.findAll({ where: { userId }, order: [['createdAt', 'ASC']] });
-  const primary = memberships.find((m) => m.role === 'owner') ?? memberships[0];
-  if (!primary) throw roleErrors.merchantNotFound();
-  return primary.merchantId;
 }

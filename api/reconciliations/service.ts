@@ -11,7 +11,7 @@ import type { MemberRole } from '../../db/models/merchantMember';
 import type { reconciliation } from '../../workflows/reconciliation/reconciliation';
 import { reconciliationWorkflowId, type ReconciliationDifference } from '../../workflows/reconciliation/types';
 import { MerchantIdKey } from '../../workflows/searchAttributes';
-import { requireRole, roleErrors } from '../dashboard/roles';
+import { defaultMerchantOf, requireRole, roleErrors } from '../dashboard/roles';
 import { ApiError } from '../errors/apiError';
 import type { CreateReconciliationBody, ListReconciliationsQuery, ReconciliationView } from './schema';
 
@@ -143,11 +143,4 @@ function view(r: Row): ReconciliationView {
 async function isPlatformOperator(userId: string): Promise<boolean> {
   const user = await User.findByPk(userId, { attributes: ['platformOperator', 'deletedAt'] });
   return Boolean(user && !user.deletedAt && user.platformOperator);
-}
-
-async function defaultMerchantOf(userId: string): Promise<string> {
-  const memberships = await MerchantMember.findAll({ where: { userId }, order: [['createdAt', 'ASC']] });
-  const primary = memberships.find((m) => m.role === 'owner') ?? memberships[0];
-  if (!primary) throw roleErrors.merchantNotFound();
-  return primary.merchantId;
 }

@@ -14,7 +14,7 @@ import { Merchant, MerchantMember } from '../../db/models';
 import type { MemberRole } from '../../db/models/merchantMember';
 import { requestWithdrawalUpdate, withdrawalWorkflowId } from '../../workflows/withdrawal/definitions';
 import type { WithdrawalInput } from '../../workflows/withdrawal/types';
-import { requireRole, roleErrors } from '../dashboard/roles';
+import { defaultMerchantOf, requireRole, roleErrors } from '../dashboard/roles';
 import { ApiError, errors } from '../errors/apiError';
 import { mapRequestError, pixKeyNotRegistered } from '../sellers/saques/service';
 import { updateWithStartOrJoin } from '../temporal/updateWithStart';
@@ -157,11 +157,4 @@ function view(r: Row): SettlementView {
     createdAt: new Date(r.created_at).toISOString(),
     processedAt: r.processed_at ? new Date(r.processed_at).toISOString() : null,
   };
-}
-
-export async function defaultMerchantOf(userId: string): Promise<string> {
-  const memberships = await MerchantMember.findAll({ where: { userId }, order: [['createdAt', 'ASC']] });
-  const primary = memberships.find((m) => m.role === 'owner') ?? memberships[0];
-  if (!primary) throw roleErrors.merchantNotFound();
-  return primary.merchantId;
 }
