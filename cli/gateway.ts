@@ -29,6 +29,7 @@ import { reconcileCommand } from './reconcile';
 import { mailCommand } from './mail';
 import { sandboxPayBoleto } from './sandboxBoleto';
 import { sandboxOpenInfraction } from './sandboxInfraction';
+import { postSandboxControl } from './sandboxControl';
 
 const usage = `usage:
   npm run gateway -- merchant create --name <name> [--document <cpf|cnpj>] [--email <email>] [--payouts-enabled]
@@ -138,17 +139,7 @@ async function sandboxPay(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({ args: argv, options: { json: { type: 'boolean', default: false } }, allowPositionals: true, strict: true });
   if (positionals.length !== 1) throw new Error('sandbox pay needs exactly one charge id or checkout id (bill_<uuid>)');
   const chargeId = positionals[0].startsWith(BILL_PREFIX) ? await checkoutCharge(positionals[0]) : positionals[0];
-  const local = readLocalEnv();
-  const base = process.env.SANDBOX_BASE_URL ?? local.SANDBOX_BASE_URL ?? 'http://127.0.0.1:4010';
-  // Outside development the sandbox's control routes want this token (never printed).
-  const token = process.env.SANDBOX_CONTROL_TOKEN ?? local.SANDBOX_CONTROL_TOKEN;
-  const res = await fetch(`${base}/sandbox/charges/${encodeURIComponent(chargeId)}/pay`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: '{}',
-  });
-  const body = await res.text();
-  if (!res.ok) throw new Error(`sandbox answered ${res.status}: ${body}`);
+  const body = await postSandboxControl(`/charges/${encodeURIComponent(chargeId)}/pay`, {});
   if (values.json) {
     process.stdout.write(`${body}\n`);
     return;

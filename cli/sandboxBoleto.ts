@@ -5,7 +5,7 @@
  * The sandbox then sends the signed boleto.paid callback; the gateway settles on its own look.
  */
 import { parseArgs } from 'node:util';
-import { readLocalEnv } from '../scripts/lib/localSecrets';
+import { postSandboxControl } from './sandboxControl';
 
 export async function sandboxPayBoleto(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
@@ -29,17 +29,7 @@ export async function sandboxPayBoleto(argv: string[]): Promise<void> {
     if (via !== 'PIX' && via !== 'BOLETO') throw new Error('--via must be PIX or BOLETO');
     body.via = via;
   }
-  const local = readLocalEnv();
-  const base = process.env.SANDBOX_BASE_URL ?? local.SANDBOX_BASE_URL ?? 'http://127.0.0.1:4010';
-  // Outside development the sandbox's control routes want this token (never printed).
-  const token = process.env.SANDBOX_CONTROL_TOKEN ?? local.SANDBOX_CONTROL_TOKEN;
-  const res = await fetch(`${base}/sandbox/boletos/${encodeURIComponent(positionals[0])}/pay`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`sandbox answered ${res.status}: ${text}`);
+  const text = await postSandboxControl(`/boletos/${encodeURIComponent(positionals[0])}/pay`, body);
   if (values.json) {
     process.stdout.write(`${text}\n`);
     return;

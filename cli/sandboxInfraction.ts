@@ -5,7 +5,7 @@
  * sync (POST /med/infractions/sync, or the med-infraction-sync schedule every 15 minutes).
  */
 import { parseArgs } from 'node:util';
-import { readLocalEnv } from '../scripts/lib/localSecrets';
+import { postSandboxControl } from './sandboxControl';
 
 const REASONS = ['FRAUD', 'SCAM', 'ACCOUNT_TAKEOVER', 'COERCION', 'OTHER'];
 
@@ -27,17 +27,7 @@ export async function sandboxOpenInfraction(argv: string[]): Promise<void> {
     if (!REASONS.includes(reason)) throw new Error(`--reason must be one of ${REASONS.join(', ')}`);
     body.reason = reason;
   }
-  const local = readLocalEnv();
-  const base = process.env.SANDBOX_BASE_URL ?? local.SANDBOX_BASE_URL ?? 'http://127.0.0.1:4010';
-  // Outside development the sandbox's control routes want this token (never printed).
-  const token = process.env.SANDBOX_CONTROL_TOKEN ?? local.SANDBOX_CONTROL_TOKEN;
-  const res = await fetch(`${base}/sandbox/charges/${encodeURIComponent(positionals[0])}/infractions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`sandbox answered ${res.status}: ${text}`);
+  const text = await postSandboxControl(`/charges/${encodeURIComponent(positionals[0])}/infractions`, body);
   if (values.json) {
     process.stdout.write(`${text}\n`);
     return;

@@ -55,6 +55,10 @@ describe('sandbox control token', () => {
       const other = await h.provider.issueCharge(chargeRequest());
       const json = JSON.parse((await cli(['sandbox', 'pay', other.id, '--json'])).stdout);
       expect(json).toMatchObject({ id: other.id, status: 'PAID', qrCodeBase64: expect.any(String) });
+
+      // The same control call opens a Pix infraction (MED) against the paid charge.
+      const infraction = JSON.parse((await cli(['sandbox', 'open-infraction', charge.id, '--amount', '300', '--reason', 'scam', '--json'])).stdout);
+      expect(infraction).toMatchObject({ amountCents: 300, reason: 'SCAM', endToEndId: expect.stringMatching(/^E\d{8}/) });
     } finally {
       await h.close();
     }
