@@ -15,13 +15,16 @@
  * settles by the provider's record. Transfers out (withdrawals, settlements, payout items) the
  * same way, by their id, against the amount their completing entry sent to provider clearing.
  */
-import { Context } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { ProviderCallbackService } from '../api/providerCallbacks/service';
-import { isStatementProvider, type PixProvider, type StatementPayment, type StatementProvider, type StatementTransfer } from '../core/provider';
+import { createLogger } from '../core/logger';
+import { ProviderError, isStatementProvider, type PixProvider, type StatementPayment, type StatementProvider, type StatementTransfer } from '../core/provider';
 import { accounts } from '../core/ledger/accounts';
 import { Charge } from '../db/models';
 import type { ReconciliationCounts, ReconciliationDifference, ReconciliationResult } from '../workflows/reconciliation/types';
+
+const logger = createLogger('reconciliations');
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -49,8 +52,24 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
   const { sequelize } = deps;
   const statements = deps.statementProvider ?? (isStatementProvider(deps.provider) ? deps.provider : undefined);
 
-  /** Compares, heals lost payments through the normal path, and stores the report (idempotent). */
+  /**
+   * Compares, heals lost payments through the normal path, and stores the report (idempotent).
+   * A failure carries our words only: the workflow stores its message as the report's
+   * failureReason, which merchants read, and the provider's or the network's own text may name
+   * the supplier, hosts or paths. The whole error goes to the worker's log.
+   */
   async function runReconciliation(args: { reconciliationId: string }): Promise<ReconciliationResult> {
+    try {
+      return await reconcile(args);
+    } catch (err) {
+      if (err instanceof ApplicationFailure) throw err;
+      logger.warn({ err, reconciliationId: args.reconciliationId }, 'reconciliation attempt failed');
+      if (err instanceof ProviderError) throw ApplicationFailure.retryable(`the provider’s statement could not be read (${err.code})`, 'StatementUnavailable');
+      throw ApplicationFailure.retryable('the reconciliation could not be completed (internal error)', 'ReconciliationInternalError');
+    }
+  }
+
+  async function reconcile(args: { reconciliationId: string }): Promise<ReconciliationResult> {
     const [row] = await sequelize.query<{ merchant_id: string | null; from_date: string; to_date: string; status: string }>(
       `SELECT merchant_id, to_char(from_date, 'YYYY-MM-DD') AS from_date, to_char(to_date, 'YYYY-MM-DD') AS to_date, status FROM reconciliations WHERE id = :id`,
       { replacements: { id: args.reconciliationId }, type: QueryTypes.SELECT },

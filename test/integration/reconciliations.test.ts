@@ -12,7 +12,7 @@ import { AppClient, uniqueEmail } from '../support/appClient';
 import { waitFor } from '../support/env';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant, balance } from '../support/ledger';
-import { fundByPaidCharge, items, payoutMerchant, signedCall, waitForBatchEnd } from '../support/payouts';
+import { fundByPaidCharge, items, payoutMerchant, setFaults, signedCall, waitForBatchEnd } from '../support/payouts';
 import type { MerchantCredentials } from '../../db/merchantAdmin';
 import { Merchant, Withdrawal } from '../../db/models';
 import { addUserToMerchant, setPlatformOperator } from '../../db/userAdmin';
@@ -267,6 +267,30 @@ describe('transfers out', () => {
     ]);
     expect(await ledgerSnapshot()).toEqual(before);
   });
+});
+
+it('a provider down through every retry: FAILED with our words only (no provider text, host or path), nothing written', async () => {
+  const { client, merchantId } = await owner();
+  await paidCharge(client, merchantId, 1_000);
+  const before = await ledgerSnapshot();
+  await setFaults(stack, { errorRate: 1 });
+  try {
+    const started = await client.call('POST', '/reconciliations', { body: { merchantId, from: today(), to: today() } });
+    expect(started.status).toBe(202);
+    const report = await waitFor(
+      async () => {
+        const res = await client.call('GET', `/reconciliations/${started.body.id}`);
+        return res.body.status !== 'RUNNING' ? res.body : undefined;
+      },
+      'reconciliation FAILED',
+      90_000,
+    );
+    expect(report).toMatchObject({ status: 'FAILED', counts: { matched: 0, missingInLedger: 0, missingAtProvider: 0, amountMismatch: 0, healed: 0 }, differences: [] });
+    expect(report.failureReason).toBe('the provider’s statement could not be read (PROVIDER_UNAVAILABLE)');
+  } finally {
+    await setFaults(stack, null);
+  }
+  expect(await ledgerSnapshot()).toEqual(before);
 });
 
 it('another merchant’s reconciliation is 404; bad ranges are 400 in the envelope', async () => {
