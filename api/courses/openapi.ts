@@ -1,6 +1,6 @@
 /** OpenAPI for /courses (router.ts), from the schemas that validate it (schema.ts). */
 import { z } from 'zod';
-import { errorResponses, jsonResponse, Pagination, registry, security } from '../openapi/registry';
+import { bearerPaths, errorResponses, jsonResponse, Pagination, registry } from '../openapi/registry';
 import type { ErrorCode } from '../openapi/errorCodes';
 import {
   courseView,
@@ -40,9 +40,7 @@ const writeErrors = (...more: ErrorCode[]) => readErrors('INSUFFICIENT_ROLE', ..
 const ROLES = 'Any member of the course’s merchant reads; owner, admin and finance write (a viewer → 403 INSUFFICIENT_ROLE). Another merchant’s course → 404 COURSE_NOT_FOUND.';
 const READ_ONLY = 'An ARCHIVED course is read-only → 409 COURSE_ARCHIVED.';
 
-function path(method: 'get' | 'post' | 'patch', route: string, operationId: string, summary: string, rest: Omit<Parameters<typeof registry.registerPath>[0], 'method' | 'path' | 'operationId' | 'summary' | 'tags' | 'security'>) {
-  registry.registerPath({ method, path: route, operationId, summary, tags: ['Courses'], security: security.bearer, ...rest });
-}
+const path = bearerPaths('Courses');
 
 path('post', '/courses', 'createCourse', 'Create a course (DRAFT)', {
   description: 'For a merchant you belong to with role owner, admin or finance (a merchant you do not belong to → 404 MERCHANT_NOT_FOUND; a viewer → 403). The course starts DRAFT: publish it to sell it.',

@@ -1,6 +1,6 @@
 /** OpenAPI for /enrolments (router.ts), from the schemas that validate it (schema.ts). */
 import { z } from 'zod';
-import { errorResponses, jsonResponse, Pagination, registry, security } from '../openapi/registry';
+import { bearerPaths, errorResponses, jsonResponse, Pagination, registry } from '../openapi/registry';
 import type { ErrorCode } from '../openapi/errorCodes';
 import { enrolmentView, listEnrolmentsQuery, progressDetailView } from './schema';
 
@@ -15,9 +15,7 @@ const readErrors = (...more: ErrorCode[]) => errorResponses('VALIDATION_ERROR', 
 
 const ROLES = 'Any member of the enrolment’s merchant reads. Another merchant’s enrolment → 404 ENROLMENT_NOT_FOUND.';
 
-function path(method: 'get' | 'post', route: string, operationId: string, summary: string, rest: Omit<Parameters<typeof registry.registerPath>[0], 'method' | 'path' | 'operationId' | 'summary' | 'tags' | 'security'>) {
-  registry.registerPath({ method, path: route, operationId, summary, tags: ['Enrolments'], security: security.bearer, ...rest });
-}
+const path = bearerPaths('Enrolments');
 
 path('get', '/enrolments', 'listEnrolments', 'List a merchant’s enrolments', {
   description: 'Filter by course and status. A merchant you do not belong to → 404 MERCHANT_NOT_FOUND.',

@@ -1,6 +1,6 @@
 /** OpenAPI for /med/infractions (router.ts), from the schemas that validate it (schema.ts). */
 import { z } from 'zod';
-import { errorResponses, idempotencyHeaders, jsonResponse, Pagination, registry, security } from '../openapi/registry';
+import { bearerPaths, errorResponses, idempotencyHeaders, jsonResponse, Pagination, registry } from '../openapi/registry';
 import { analysisBody, analysisResult, bulkAnalysisBody, infractionView, listInfractionsQuery, MAX_ANALYSIS_ITEMS, syncInfractionsBody } from './schema';
 
 // Derived copies (.describe): the routers import schema.ts before the registry extends zod.
@@ -25,9 +25,7 @@ const DECIDE = 'Owner, admin and finance (others → 403 INSUFFICIENT_ROLE).';
 const TWO_FACTOR = 'ACCEPT sends money back: a user with a second factor sends x-action-token (action "refund", from /auth/2fa/action/confirm), else 403 SECOND_FACTOR_REQUIRED.';
 const idParam = z.object({ id: z.uuid().openapi({ description: 'Infraction id (ours).' }) });
 
-function path(method: 'get' | 'post', route: string, operationId: string, summary: string, rest: Omit<Parameters<typeof registry.registerPath>[0], 'method' | 'path' | 'operationId' | 'summary' | 'tags' | 'security'>) {
-  registry.registerPath({ method, path: route, operationId, summary, tags: ['Pix infractions (MED)'], security: security.bearer, ...rest });
-}
+const path = bearerPaths('Pix infractions (MED)');
 
 path('get', '/med/infractions', 'listMedInfractions', 'List a merchant’s Pix infractions', {
   description: `${READ} A merchant you do not belong to → 404 MERCHANT_NOT_FOUND.`,

@@ -169,3 +169,12 @@ export function errorResponses(...codes: ErrorCode[]): Record<string, ResponseCo
   }
   return out;
 }
+
+type PathRest = Omit<Parameters<typeof registry.registerPath>[0], 'method' | 'path' | 'operationId' | 'summary' | 'tags' | 'security'>;
+
+/** Registers the application API's bearer-authenticated operations of one tag (one per resource folder). */
+export function bearerPaths(tag: string) {
+  return (method: 'get' | 'post' | 'put' | 'patch' | 'delete', route: string, operationId: string, summary: string, rest: PathRest): void => {
+    registry.registerPath({ method, path: route, operationId, summary, tags: [tag], security: security.bearer, ...rest });
+  };
+}

@@ -1,6 +1,6 @@
 /** OpenAPI for /reconciliations (router.ts), from the schemas that validate it (schema.ts). */
 import { z } from 'zod';
-import { errorResponses, jsonResponse, Pagination, registry, security } from '../openapi/registry';
+import { bearerPaths, errorResponses, jsonResponse, Pagination, registry } from '../openapi/registry';
 import { createReconciliationBody, listReconciliationsQuery, reconciliationView } from './schema';
 
 // Derived copies (.describe): the routers import schema.ts before the registry extends zod.
@@ -18,9 +18,7 @@ const CreateReconciliationRequest = registry.register('CreateReconciliationReque
 const bearerErrors = ['AUTHENTICATION_REQUIRED', 'INVALID_ACCESS_TOKEN', 'RATE_LIMITED'] as const;
 const ROLES = 'Owner, admin and finance (a viewer → 403 INSUFFICIENT_ROLE).';
 
-function path(method: 'get' | 'post', route: string, operationId: string, summary: string, rest: Omit<Parameters<typeof registry.registerPath>[0], 'method' | 'path' | 'operationId' | 'summary' | 'tags' | 'security'>) {
-  registry.registerPath({ method, path: route, operationId, summary, tags: ['Reconciliations'], security: security.bearer, ...rest });
-}
+const path = bearerPaths('Reconciliations');
 
 path('post', '/reconciliations', 'createReconciliation', 'Reconcile a date range with the provider’s statement', {
   description:

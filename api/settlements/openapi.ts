@@ -1,6 +1,6 @@
 /** OpenAPI for /settlements (router.ts), from the schemas that validate it (schema.ts). */
 import { z } from 'zod';
-import { errorResponses, idempotencyHeaders, jsonResponse, Pagination, registry, security } from '../openapi/registry';
+import { bearerPaths, errorResponses, idempotencyHeaders, jsonResponse, Pagination, registry } from '../openapi/registry';
 import { createSettlementBody, listSettlementsQuery, putScheduleBody, scheduleQuery, scheduleView, settlementView } from './schema';
 
 // Derived copies (.describe): the routers import schema.ts before the registry extends zod.
@@ -19,9 +19,7 @@ const PutSettlementScheduleRequest = registry.register('PutSettlementScheduleReq
 const bearerErrors = ['AUTHENTICATION_REQUIRED', 'INVALID_ACCESS_TOKEN', 'RATE_LIMITED'] as const;
 const ROLES = 'Owner, admin and finance (a viewer → 403 INSUFFICIENT_ROLE). A merchant you do not belong to → 404 MERCHANT_NOT_FOUND.';
 
-function path(method: 'get' | 'post' | 'put' | 'delete', route: string, operationId: string, summary: string, rest: Omit<Parameters<typeof registry.registerPath>[0], 'method' | 'path' | 'operationId' | 'summary' | 'tags' | 'security'>) {
-  registry.registerPath({ method, path: route, operationId, summary, tags: ['Settlements'], security: security.bearer, ...rest });
-}
+const path = bearerPaths('Settlements');
 
 path('post', '/settlements', 'createSettlement', 'Settle the available balance to the merchant’s Pix key now', {
   description:
