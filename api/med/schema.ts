@@ -1,5 +1,6 @@
 /** Bodies, queries and answers of /med/infractions (application API); the same schemas validate and document. */
 import { z } from 'zod';
+import { text } from '../validation/text';
 
 /** At most this many infractions in one POST /med/infractions/analysis. */
 export const MAX_ANALYSIS_ITEMS = 100;
@@ -21,7 +22,8 @@ export const syncInfractionsBody = z.strictObject({
 export type SyncInfractionsBody = z.output<typeof syncInfractionsBody>;
 
 const decision = z.enum(['ACCEPT', 'REJECT']).meta({ description: 'ACCEPT: the disputed amount is returned to the payer (a Pix devolução through the refund flow). REJECT: the justification goes to the provider and the block is released.' });
-const justification = z.string().trim().min(1).max(MAX_JUSTIFICATION_CHARS).meta({ description: `Sent to the provider (and on to the central bank); 1 to ${MAX_JUSTIFICATION_CHARS} characters.` });
+// No control characters: it goes to the provider and on to the central bank.
+const justification = text().trim().min(1).max(MAX_JUSTIFICATION_CHARS).meta({ description: `Sent to the provider (and on to the central bank); 1 to ${MAX_JUSTIFICATION_CHARS} characters.` });
 
 export const analysisBody = z.strictObject({ decision, justification });
 export type AnalysisBody = z.output<typeof analysisBody>;

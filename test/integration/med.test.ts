@@ -158,7 +158,7 @@ it('REJECT (bulk route): the justification reaches the provider and the block is
   expect(await blocked(s.merchantId)).toBe(1_000);
   expect(await available(s.merchantId)).toBe(1_970);
 
-  for (const body of [{ decision: 'MAYBE', justification: 'x' }, { decision: 'REJECT', justification: '' }, { decision: 'REJECT' }, { decision: 'REJECT', justification: 'x'.repeat(2001) }]) {
+  for (const body of [{ decision: 'MAYBE', justification: 'x' }, { decision: 'REJECT', justification: '' }, { decision: 'REJECT' }, { decision: 'REJECT', justification: 'x'.repeat(2001) }, { decision: 'REJECT', justification: 'golpe\u0000 confirmado' }]) {
     const bad = await s.client.call('POST', `/med/infractions/${id}/analysis`, { body });
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe('VALIDATION_ERROR');
