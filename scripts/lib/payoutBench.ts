@@ -73,7 +73,8 @@ export async function benchPayouts(d: PayoutBenchDeps): Promise<void> {
 
   const ok = full.status === 'COMPLETED';
   const wallS = full.wallMs / 1000;
-  d.table.add({ name: `payout batch ${d.items} items, wall time (s)`, ours: wallS, baseline: d.items / transfersPerS, goal: '≤ 20 s at 10,000 items', met: ok && wallS <= 20 });
+  // The goal is for 10,000 items: a smaller run cannot meet it, however fast.
+  d.table.add({ name: `payout batch ${d.items} items, wall time (s)`, ours: wallS, baseline: d.items / transfersPerS, goal: '≤ 20 s at 10,000 items', met: ok && d.items >= 10_000 && wallS <= 20 });
   d.table.add({ name: `payout throughput c=${concurrency} (items/s)`, ours: itemsPerS, baseline: transfersPerS, goal: '≥ 0.6 × baseline (a)', met: ok && itemsPerS >= 0.6 * transfersPerS });
   const growth = full.wallMs / first.wallMs;
   d.table.add({ name: `payout linearity time(${d.items})/time(${small})`, ours: growth, baseline: null, ratio: null, goal: '≤ 11', met: ok && growth <= 11 });

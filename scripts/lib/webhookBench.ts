@@ -100,7 +100,9 @@ export async function benchWebhooks(d: WebhookBenchDeps): Promise<void> {
     d.line(`baseline: bare POST of ${eventBytes} B`, `median ${percentile(floor, 50).toFixed(1)} ms, p99 ${percentile(floor, 99).toFixed(1)} ms`);
     const p99 = percentile(delays, 99);
     const floorP99 = percentile(floor, 99);
-    d.table.add({ name: `webhook p99 at ${RATE}/s × ${COUNT} (ms)`, ours: p99, baseline: floorP99, goal: '< 250 ms and ≤ 3 × baseline (c) (at 50/s for 60 s)', met: delays.length === ids.length && p99 < 250 && p99 <= 3 * floorP99 });
+    // The goal holds at 50/s for 60 s: a lighter load cannot meet it, however fast.
+    const atGoalLoad = RATE >= 50 && COUNT >= 3000;
+    d.table.add({ name: `webhook p99 at ${RATE}/s × ${COUNT} (ms)`, ours: p99, baseline: floorP99, goal: '< 250 ms and ≤ 3 × baseline (c) (at 50/s for 60 s)', met: atGoalLoad && delays.length === ids.length && p99 < 250 && p99 <= 3 * floorP99 });
   } finally {
     receiver.close();
   }
