@@ -107,5 +107,6 @@ async function run(d: DashboardBenchDeps): Promise<void> {
     d.line(path.replace(q, 'merchantId=…'), `p50 ${percentile(durations, 50).toFixed(1)} ms, p99 ${percentile(durations, 99).toFixed(1)} ms`);
   }
   d.line('dashboard worst p99', `${worst.toFixed(1)} ms (goal < 200 ms)`);
-  d.table?.add({ name: `dashboard worst route p99, ${CHARGES} charges (ms)`, ours: worst, baseline: null, goal: '< 200 ms', met: worst < 200 });
+  // The goal is for 1,000,000 charges: a smaller seed cannot meet it, however fast.
+  d.table?.add({ name: `dashboard worst route p99, ${CHARGES} charges (ms)`, ours: worst, baseline: null, goal: '< 200 ms at 1,000,000 charges', met: CHARGES >= 1_000_000 && worst < 200 });
 }
