@@ -8,16 +8,11 @@
  * workflows (the figures read charges, refunds and the rollup only).
  */
 import type { Sequelize } from 'sequelize';
-import type { BenchTable } from './benchTable';
+import { percentile, type BenchTable } from './benchTable';
 
 const CHARGES = Number(process.env.BENCH_DASHBOARD_CHARGES ?? 1_000_000);
 const CALLS = Number(process.env.BENCH_DASHBOARD_CALLS ?? 100);
 const BATCH = 100_000;
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
-}
 
 async function json(url: string, init: RequestInit): Promise<{ status: number; body: any }> {
   const res = await fetch(url, init);

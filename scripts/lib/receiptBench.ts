@@ -15,7 +15,7 @@ import { createMerchantWithCredential, type MerchantCredentials } from '../../db
 import { Charge } from '../../db/models';
 import { chargeReceiptFacts } from '../../api/receipts/facts';
 import { receiptRenderCount } from '../../api/receipts/renderPool';
-import type { BenchTable } from './benchTable';
+import { percentile, timed, type BenchTable } from './benchTable';
 
 const RECEIPTS = Number(process.env.BENCH_RECEIPTS ?? 200);
 const CONCURRENCY = 50;
@@ -27,29 +27,6 @@ export interface ReceiptBenchDeps {
   encryptionKey: string;
   line: (k: string, v: string) => void;
   table?: BenchTable;
-}
-
-/** Runs `task` over `n` indexes with `concurrency` at a time; resolves with each call's duration (ms). */
-async function timed(n: number, concurrency: number, task: (i: number) => Promise<void>): Promise<{ durations: number[]; wallMs: number }> {
-  const durations: number[] = [];
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: Math.min(concurrency, n) }, async () => {
-      while (next < n) {
-        const i = next++;
-        const t = performance.now();
-        await task(i);
-        durations.push(performance.now() - t);
-      }
-    }),
-  );
-  return { durations, wallMs: performance.now() - started };
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
 }
 
 const summary = (r: { durations: number[]; wallMs: number }) =>
