@@ -8,22 +8,25 @@
  * workflows (the figures read charges, refunds and the rollup only).
  */
 import type { Sequelize } from 'sequelize';
+import { percentile, type BenchTable } from './benchTable';
 
 const CHARGES = Number(process.env.BENCH_DASHBOARD_CHARGES ?? 1_000_000);
 const CALLS = Number(process.env.BENCH_DASHBOARD_CALLS ?? 100);
 const BATCH = 100_000;
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
-}
 
 async function json(url: string, init: RequestInit): Promise<{ status: number; body: any }> {
   const res = await fetch(url, init);
   return { status: res.status, body: await res.json().catch(() => null) };
 }
 
-export async function benchDashboard(d: { apiUrl: string; sequelize: Sequelize; line: (k: string, v: string) => void }): Promise<void> {
+interface DashboardBenchDeps {
+  apiUrl: string;
+  sequelize: Sequelize;
+  line: (k: string, v: string) => void;
+  table?: BenchTable;
+}
+
+export async function benchDashboard(d: DashboardBenchDeps): Promise<void> {
   try {
     await run(d);
   } catch (err) {
@@ -32,7 +35,7 @@ export async function benchDashboard(d: { apiUrl: string; sequelize: Sequelize; 
   }
 }
 
-async function run(d: { apiUrl: string; sequelize: Sequelize; line: (k: string, v: string) => void }): Promise<void> {
+async function run(d: DashboardBenchDeps): Promise<void> {
   const email = `bench.${Date.now()}@example.com`;
   const password = 'correct horse battery';
   const post = (path: string, body: unknown, token?: string) =>
@@ -99,4 +102,6 @@ async function run(d: { apiUrl: string; sequelize: Sequelize; line: (k: string, 
     d.line(path.replace(q, 'merchantId=…'), `p50 ${percentile(durations, 50).toFixed(1)} ms, p99 ${percentile(durations, 99).toFixed(1)} ms`);
   }
   d.line('dashboard worst p99', `${worst.toFixed(1)} ms (goal < 200 ms)`);
+  // The goal is for 1,000,000 charges: a smaller seed cannot meet it, however fast.
+  d.table?.add({ name: `dashboard worst route p99, ${CHARGES} charges (ms)`, ours: worst, baseline: null, goal: '< 200 ms at 1,000,000 charges', met: CHARGES >= 1_000_000 && worst < 200 });
 }

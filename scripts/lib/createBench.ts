@@ -1,0 +1,96 @@
+/**
+ * The charge-create part of `npm run bench` (BENCH_ONLY=creates): POST /sellers/pix through the
+ * real API (client credentials), BENCH_CREATES (320) at concurrency 32 and BENCH_CREATES_SERIAL
+ * (50) one at a time, beside baseline (b): a no-op Update-With-Start workflow on the same
+ * Temporal at the same concurrency, the floor of a charge create. The no-op worker runs in this
+ * process (it bundles scripts/lib/benchWorkflows, never the gateway's workflows) on its own task
+ * queue. The API runs in this process too, so its peak RSS under the load is this process's RSS,
+ * sampled every 20 ms while the concurrent creates run.
+ */
+import crypto from 'node:crypto';
+import { Client, WithStartWorkflowOperation } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import type { Sequelize } from 'sequelize';
+import { createMerchantWithCredential } from '../../db/merchantAdmin';
+import { percentile, timed, type BenchTable } from './benchTable';
+import { noopUpdate } from './benchWorkflows';
+
+const CREATES = Number(process.env.BENCH_CREATES ?? 320);
+const SERIAL = Number(process.env.BENCH_CREATES_SERIAL ?? 50);
+const CONCURRENCY = 32;
+
+export interface CreateBenchDeps {
+  apiUrl: string;
+  temporalAddress: string;
+  temporal: Client;
+  sequelize: Sequelize;
+  encryptionKey: string;
+  table: BenchTable;
+  line: (k: string, v: string) => void;
+}
+
+const perSecond = (r: { durations: number[]; wallMs: number }) => r.durations.length / (r.wallMs / 1000);
+
+export async function benchCreates(d: CreateBenchDeps): Promise<void> {
+  const creds = await createMerchantWithCredential(d.sequelize, { name: 'Bench Cobranças' }, d.encryptionKey);
+  const headers = { 'content-type': 'application/json', 'x-client-id': creds.clientId, 'x-client-secret': creds.clientSecret };
+  let errors = 0;
+  const create = async (i: number) => {
+    const res = await fetch(`${d.apiUrl}/sellers/pix`, { method: 'POST', headers, body: JSON.stringify({ amountCents: 1_000 + i }) });
+    await res.arrayBuffer();
+    if (res.status !== 201) errors++;
+  };
+  await timed(4, 1, create); // warm-up: first-use costs (connections, JIT) are not the steady state
+
+  let peakRss = process.memoryUsage.rss();
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 20);
+  const concurrent = await timed(CREATES, CONCURRENCY, create);
+  clearInterval(sampler);
+  const serial = await timed(SERIAL, 1, create);
+
+  const base = await noopBaseline(d);
+
+  process.stdout.write(`\ncharge create (POST /sellers/pix: ${CREATES} at concurrency ${CONCURRENCY}, ${SERIAL} one at a time; baseline: no-op Update-With-Start)\n`);
+  d.line('concurrent', `${perSecond(concurrent).toFixed(1)} creates/s, p99 ${percentile(concurrent.durations, 99).toFixed(1)} ms, ${errors} errors`);
+  d.line('one at a time', `p50 ${percentile(serial.durations, 50).toFixed(1)} ms`);
+  d.line('baseline concurrent', `${perSecond(base.concurrent).toFixed(1)} updates/s`);
+  d.line('baseline one at a time', `p50 ${percentile(base.serial.durations, 50).toFixed(1)} ms`);
+  d.line('API (this process) peak RSS', `${Math.round(peakRss / 2 ** 20)} MiB`);
+
+  const ratio = perSecond(concurrent) / perSecond(base.concurrent);
+  d.table.add({ name: `charge create c=${CONCURRENCY} (creates/s)`, ours: perSecond(concurrent), baseline: perSecond(base.concurrent), goal: '≥ 0.8 × baseline (b), no error', met: ratio >= 0.8 && errors === 0 });
+  const p50 = percentile(serial.durations, 50);
+  d.table.add({ name: 'charge create one at a time p50 (ms)', ours: p50, baseline: percentile(base.serial.durations, 50), goal: '< 120 ms', met: p50 < 120 });
+  d.table.add({ name: 'API peak RSS under create load (MiB)', ours: peakRss / 2 ** 20, baseline: null, goal: '< 200 MiB', met: peakRss / 2 ** 20 < 200 });
+}
+
+/** Baseline (b): the same counts and concurrency against benchNoopWorkflow. */
+async function noopBaseline(d: CreateBenchDeps) {
+  const taskQueue = `bench-noop-${crypto.randomUUID()}`;
+  // Errors only: the SDK's default logs every state change, the bundler's output and a warning
+  // that this worker has no activities (none needed) to stdout,
+  // burying the figures. Process-wide, and refused once a runtime exists, hence the catch.
+  try {
+    Runtime.install({ logger: new DefaultLogger('ERROR') });
+  } catch {
+    // Already installed: keep it.
+  }
+  const connection = await NativeConnection.connect({ address: d.temporalAddress });
+  const worker = await Worker.create({ connection, taskQueue, workflowsPath: require.resolve('./benchWorkflows') });
+  const run = (i: number) =>
+    d.temporal.workflow
+      .executeUpdateWithStart(noopUpdate, {
+        startWorkflowOperation: new WithStartWorkflowOperation('benchNoopWorkflow', { workflowId: `${taskQueue}-${i}`, taskQueue, workflowIdConflictPolicy: 'FAIL' }),
+      })
+      .then(() => undefined);
+  try {
+    return await worker.runUntil(async () => {
+      await timed(4, 1, (i) => run(-1 - i));
+      const concurrent = await timed(CREATES, CONCURRENCY, run);
+      const serial = await timed(SERIAL, 1, (i) => run(CREATES + i));
+      return { concurrent, serial };
+    });
+  } finally {
+    await connection.close();
+  }
+}
