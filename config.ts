@@ -40,7 +40,7 @@ export interface GatewayConfig {
   allowPrivateWebhookDestinations: boolean;
   /** /healthz and /ready show the git SHA and build id only when this is set (they are public). */
   exposeBuildInfo: boolean;
-  payouts: { chunkSize: number; parallelChunks: number; itemConcurrency: number };
+  payouts: { chunkSize: number; parallelChunks: number; itemConcurrency: number; sliceSize: number };
   /** Application API sign-in (api/auth/accessTokens.ts, refresh cookie). */
   auth: AuthConfig;
   /** Uploaded files (avatars): S3 when S3_ENDPOINT is set, else UPLOADS_DIR served by the API. */
@@ -190,6 +190,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       chunkSize: read.int('PAYOUT_CHUNK_SIZE', 500, { min: 1, max: 10_000 }),
       parallelChunks: read.int('PAYOUT_PARALLEL_CHUNKS', 2, { min: 1, max: 100 }),
       itemConcurrency: read.int('PAYOUT_ITEM_CONCURRENCY', 20, { min: 1, max: 1000 }),
+      sliceSize: read.int('PAYOUT_SLICE_SIZE', 250, { min: 1, max: 10_000 }),
     },
     auth: { jwtSecrets, secureCookies: read.bool('SECURE_COOKIES', production) },
     storage: storage(read, production, credentialsEncryptionKey),

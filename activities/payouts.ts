@@ -3,7 +3,7 @@
  * under row-level conditions, the provider transfer carries the item id as idempotency key, and
  * each ledger movement has a unique key. A retried or re-run activity changes nothing twice.
  */
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { PixKeyType, PixProvider } from '../core/provider';
 import { TRANSFER_NOT_ACCEPTED, describeTransferFailure } from '../core/transferFailures';
@@ -16,9 +16,9 @@ import {
 } from '../core/ledger/payoutPostings';
 import { Merchant, PayoutBatch, PayoutItem } from '../db/models';
 import { PayoutFailureTypes, type BatchReservation, type FinalBatchStatus } from '../workflows/payout/types';
-import { InsufficientBalanceError, writeLedgerEntry } from './db/ledgerWriter';
-import { recordEvent } from './db/outbox';
-import { createTransferPath, type TransferAnswer } from './transferPath';
+import { InsufficientBalanceError, writeLedgerEntries, writeLedgerEntry } from './db/ledgerWriter';
+import { recordEvent, recordEvents } from './db/outbox';
+import { TransferFailureTypes, createTransferPath, type TransferAnswer } from './transferPath';
 
 /** What became of one item in one call; see payItem. */
 class PayoutRefused extends Error {
@@ -96,12 +96,85 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
    * already settled or cancelled; PARKED when the merchant may not pay out now (frozen,
    * inactive, payouts disabled) and the item was not sent; UNCONFIRMED when the provider refused
    * the call and has no record yet — the caller waits TRANSFER_GRACE, then calls `resolveItem`.
+   * (Chunks started before slices pay one item per activity; payItems is the same steps for many.)
    */
   async function payItem(args: { itemId: string }): Promise<ItemOutcome> {
-    const claim = await claimItem(args.itemId);
-    if (claim === 'SKIPPED' || claim === 'PARKED') return claim;
-    const { item, attempts } = claim;
-    const answer = await transfers.send(
+    const claim = await claimItems({ itemIds: [args.itemId] });
+    const [item] = claim.claimed;
+    if (!item) return claim.parked ? 'PARKED' : 'SKIPPED';
+    const answer = await send(item);
+    if (answer.kind === 'NO_RECORD') {
+      await markUnconfirmed([{ itemId: item.id, code: answer.code }]);
+      return 'UNCONFIRMED';
+    }
+    return (await settleItems([{ itemId: item.id, answer }])).get(item.id) ?? 'SKIPPED';
+  }
+
+  /**
+   * Pays the PENDING and SENDING items of one row range (a slice of a chunk) in waves of
+   * `concurrency`: each wave is claimed in one transaction, its transfers sent at once (item id
+   * as idempotency key, the provider asked first for an item an earlier attempt may have sent),
+   * and its answers settled in one transaction. What stays per item: the claim before the send,
+   * the key at the provider, the ledger movement key. A retry of this activity resumes from the
+   * database: settled items are not picked again.
+   *
+   * Stops claiming when the merchant may not pay out (parked: true), or when the batch carries a
+   * cancel intent. A transfer left unknown by a provider that did not answer is retried by
+   * throwing at the end of the slice (Temporal's backoff), after every other item was settled.
+   * Returns the items the provider refused to take and has no record of: the caller waits
+   * TRANSFER_GRACE, then `resolveItem`s them.
+   */
+  async function payItems(args: { batchId: string; fromRow: number; toRow: number; concurrency: number }): Promise<{ unconfirmed: string[]; parked: boolean }> {
+    const ids = await listChunkItemIds(args);
+    const heartbeat = activityHeartbeat();
+    const unconfirmed: string[] = [];
+    let parked = false;
+    let unavailable: unknown = null;
+    let stopError: unknown = null;
+    const wave = Math.max(1, args.concurrency);
+    for (let i = 0; i < ids.length && !parked && stopError === null; i += wave) {
+      const claim = await claimItems({ itemIds: ids.slice(i, i + wave), batchId: args.batchId });
+      parked = claim.parked;
+      if (claim.claimed.length === 0 && claim.cancelled) break;
+      const answers: Array<{ itemId: string; answer: TransferAnswer }> = [];
+      await Promise.all(
+        claim.claimed.map(async (item) => {
+          try {
+            answers.push({ itemId: item.id, answer: await send(item) });
+          } catch (err) {
+            // Not ours (reference or amount differ): stays SENDING with its funding reserved, alerted.
+            if (err instanceof ApplicationFailure && err.type === TransferFailureTypes.mismatch) return;
+            if (err instanceof ApplicationFailure && err.type === TransferFailureTypes.unavailable) unavailable ??= err;
+            else stopError ??= err;
+          } finally {
+            heartbeat();
+          }
+        }),
+      );
+      const unknown = answers.filter((a): a is { itemId: string; answer: Extract<TransferAnswer, { kind: 'NO_RECORD' }> } => a.answer.kind === 'NO_RECORD');
+      await markUnconfirmed(unknown.map((a) => ({ itemId: a.itemId, code: a.answer.code })));
+      unconfirmed.push(...unknown.map((a) => a.itemId));
+      await settleItems(answers.filter((a) => a.answer.kind !== 'NO_RECORD'));
+      if (claim.cancelled) break;
+    }
+    if (stopError !== null) throw stopError;
+    if (unavailable !== null) throw unavailable;
+    return { unconfirmed, parked };
+  }
+
+  /** The range's items by final status, for the chunk's result. */
+  async function countChunkItems(args: { batchId: string; fromRow: number; toRow: number }): Promise<{ paid: number; failed: number; skipped: number }> {
+    const [row] = await sequelize.query<{ paid: number; failed: number; total: number }>(
+      `SELECT count(*) FILTER (WHERE status = 'PAID')::int AS paid, count(*) FILTER (WHERE status = 'FAILED')::int AS failed, count(*)::int AS total
+       FROM payout_items WHERE batch_id = :batchId AND row_index BETWEEN :fromRow AND :toRow`,
+      { replacements: args, type: QueryTypes.SELECT },
+    );
+    return { paid: row.paid, failed: row.failed, skipped: row.total - row.paid - row.failed };
+  }
+
+  /** Sends one claimed item; a later attempt may follow one whose answer was lost: the provider's record comes first. */
+  function send(item: ClaimedItem): Promise<TransferAnswer> {
+    return transfers.send(
       {
         reference: item.id,
         amountCents: item.amountCents,
@@ -110,14 +183,8 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
         recipientName: item.recipientName,
         recipientDocument: item.recipientDocument,
       },
-      // A later attempt may follow one whose answer was lost: the provider's record comes first.
-      { retry: attempts > 1 },
+      { retry: item.attempts > 1 },
     );
-    if (answer.kind === 'NO_RECORD') {
-      await PayoutItem.update({ lastErrorCode: answer.code, lastError: describeTransferFailure(TRANSFER_NOT_ACCEPTED.code).reason }, { where: { id: item.id } });
-      return 'UNCONFIRMED';
-    }
-    return settleItem(item.id, answer);
   }
 
   /** After the grace period: the provider's record decides; with none, nothing was paid and the funding goes back. */
@@ -125,68 +192,130 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
     const item = await PayoutItem.findByPk(args.itemId);
     if (!item || item.status !== 'SENDING') return 'SKIPPED';
     const answer = await transfers.lookup({ reference: item.id, amountCents: item.amountCents });
-    return settleItem(item.id, answer ?? { kind: 'NO_RECORD', code: TRANSFER_NOT_ACCEPTED.code });
+    return (await settleItems([{ itemId: item.id, answer: answer ?? { kind: 'NO_RECORD', code: TRANSFER_NOT_ACCEPTED.code } }])).get(item.id) ?? 'SKIPPED';
   }
 
   /**
-   * Marks the item SENDING before anything is sent. Under a share lock on the merchant row, so an
+   * Marks items SENDING before anything is sent. Under a share lock on the merchant row, so an
    * operator's freeze (which updates that row) lands wholly before or after: once it committed,
-   * no item of the merchant is claimed for a first send. An item already SENDING (a retry) may
-   * have reached the provider: it is always followed through.
+   * no item of the merchant is claimed for a first send (parked). Nor once the batch carries a
+   * cancel intent (cancelled). An item already SENDING (a retry) may have reached the provider:
+   * it is always followed through.
    */
-  async function claimItem(itemId: string): Promise<'SKIPPED' | 'PARKED' | { item: PayoutItem; attempts: number }> {
+  async function claimItems(args: { itemIds: string[]; batchId?: string }): Promise<{ claimed: ClaimedItem[]; parked: boolean; cancelled: boolean }> {
+    if (args.itemIds.length === 0) return { claimed: [], parked: false, cancelled: false };
     return sequelize.transaction(async (transaction) => {
-      const item = await PayoutItem.findByPk(itemId, { transaction, lock: transaction.LOCK.UPDATE });
-      if (!item || (item.status !== 'PENDING' && item.status !== 'SENDING')) return 'SKIPPED';
-      if (item.status === 'PENDING') {
-        const merchant = await Merchant.findByPk(item.merchantId, { transaction, lock: transaction.LOCK.SHARE });
-        if (!merchant || payoutRefusal(merchant)) return 'PARKED';
+      const rows = await sequelize.query<{ id: string; status: string; merchant_id: string }>(
+        `SELECT id, status, merchant_id FROM payout_items WHERE id IN (:ids) AND status IN ('PENDING','SENDING') ORDER BY id FOR UPDATE`,
+        { replacements: { ids: args.itemIds }, type: QueryTypes.SELECT, transaction },
+      );
+      let parked = false;
+      let cancelled = false;
+      let claimIds = rows.filter((r) => r.status === 'SENDING').map((r) => r.id);
+      const pending = rows.filter((r) => r.status === 'PENDING');
+      if (pending.length > 0) {
+        if (args.batchId) {
+          const [batch] = await sequelize.query<{ cancel_reason: string | null }>(`SELECT cancel_reason FROM payout_batches WHERE id = :id`, {
+            replacements: { id: args.batchId },
+            type: QueryTypes.SELECT,
+            transaction,
+          });
+          cancelled = !batch || batch.cancel_reason !== null;
+        }
+        const merchantIds = [...new Set(pending.map((r) => r.merchant_id))];
+        const refused = new Set<string>();
+        for (const id of merchantIds) {
+          const merchant = await Merchant.findByPk(id, { transaction, lock: transaction.LOCK.SHARE });
+          if (!merchant || payoutRefusal(merchant)) refused.add(id);
+        }
+        parked = refused.size > 0;
+        if (!cancelled) claimIds = claimIds.concat(pending.filter((r) => !refused.has(r.merchant_id)).map((r) => r.id));
       }
-      await item.update({ status: 'SENDING', attempts: item.attempts + 1 }, { transaction });
-      return { item, attempts: item.attempts };
+      if (claimIds.length === 0) return { claimed: [], parked, cancelled };
+      const claimed = await sequelize.query<ClaimedRow>(
+        `UPDATE payout_items SET status = 'SENDING', attempts = attempts + 1, updated_at = now() WHERE id IN (:ids)
+         RETURNING id, amount_cents::float8 AS amount_cents, pix_key, pix_key_type, recipient_name, recipient_document, attempts, row_index`,
+        { replacements: { ids: claimIds }, type: QueryTypes.SELECT, transaction },
+      );
+      claimed.sort((a, b) => a.row_index - b.row_index);
+      return { claimed: claimed.map(claimedItemOf), parked, cancelled };
     });
   }
 
-  /** Records the provider's answer: PAID (money left), or FAILED with the funding released. */
-  async function settleItem(itemId: string, answer: TransferAnswer): Promise<ItemOutcome> {
-    return sequelize.transaction(async (transaction) => {
-      const item = await PayoutItem.findByPk(itemId, { transaction, lock: transaction.LOCK.UPDATE });
-      if (!item || item.status !== 'SENDING') return 'SKIPPED';
-      const now = new Date();
-      const outcome: 'PAID' | 'FAILED' = answer.kind === 'COMPLETED' ? 'PAID' : 'FAILED';
-      if (answer.kind === 'COMPLETED') {
-        await writeLedgerEntry(sequelize, payoutItemPaidEntry(item.id, item.merchantId, item.amountCents, item.feeCents), transaction);
-        await item.update(
-          { status: 'PAID', settledAt: now, providerTransferId: answer.transfer.id, endToEndId: answer.transfer.endToEndId, lastError: null, lastErrorCode: null },
-          { transaction },
-        );
-      } else {
-        const failure =
-          answer.kind === 'REFUSED' ? describeTransferFailure(answer.transfer.failureCode) : TRANSFER_NOT_ACCEPTED;
-        await writeLedgerEntry(sequelize, payoutItemReleasedEntry(item.id, item.merchantId, item.amountCents + item.feeCents), transaction);
-        await item.update(
-          {
-            status: 'FAILED',
-            releasedAt: now,
-            providerTransferId: answer.kind === 'REFUSED' ? answer.transfer.id : null,
-            lastError: failure.reason,
-            lastErrorCode: failure.code,
-          },
-          { transaction },
+  /** The provider refused the call and has no record yet: said on the item while it waits for the grace period. */
+  async function markUnconfirmed(items: Array<{ itemId: string; code: string }>): Promise<void> {
+    if (items.length === 0) return;
+    await sequelize.query(
+      `UPDATE payout_items p SET last_error_code = v.code, last_error = :reason, updated_at = now()
+       FROM unnest(ARRAY[:ids]::uuid[], ARRAY[:codes]::text[]) AS v(id, code) WHERE p.id = v.id`,
+      { replacements: { ids: items.map((i) => i.itemId), codes: items.map((i) => i.code), reason: describeTransferFailure(TRANSFER_NOT_ACCEPTED.code).reason } },
+    );
+  }
+
+  /**
+   * Records the provider's answers in one transaction: PAID (money left), or FAILED with the
+   * funding released; items no longer SENDING are skipped. Each item keeps its own ledger
+   * movement key and event, so an answer recorded twice changes nothing the second time.
+   */
+  async function settleItems(answers: Array<{ itemId: string; answer: TransferAnswer }>): Promise<Map<string, 'PAID' | 'FAILED' | 'SKIPPED'>> {
+    const outcomes = new Map<string, 'PAID' | 'FAILED' | 'SKIPPED'>(answers.map((a) => [a.itemId, 'SKIPPED']));
+    if (answers.length === 0) return outcomes;
+    const byId = new Map(answers.map((a) => [a.itemId, a.answer]));
+    await sequelize.transaction(async (transaction) => {
+      const rows = await sequelize.query<{ id: string; batch_id: string; merchant_id: string; amount_cents: number; fee_cents: number; reference_id: string | null }>(
+        `SELECT id, batch_id, merchant_id, amount_cents::float8 AS amount_cents, fee_cents::float8 AS fee_cents, reference_id
+         FROM payout_items WHERE id IN (:ids) AND status = 'SENDING' ORDER BY id FOR UPDATE`,
+        { replacements: { ids: [...byId.keys()] }, type: QueryTypes.SELECT, transaction },
+      );
+      const paid: Array<{ id: string; transferId: string; endToEndId: string | null }> = [];
+      const failed: Array<{ id: string; transferId: string | null; reason: string; code: string }> = [];
+      const entries = rows.map((item) => {
+        const answer = byId.get(item.id) as TransferAnswer;
+        if (answer.kind === 'COMPLETED') {
+          paid.push({ id: item.id, transferId: answer.transfer.id, endToEndId: answer.transfer.endToEndId });
+          outcomes.set(item.id, 'PAID');
+          return payoutItemPaidEntry(item.id, item.merchant_id, item.amount_cents, item.fee_cents);
+        }
+        const failure = answer.kind === 'REFUSED' ? describeTransferFailure(answer.transfer.failureCode) : TRANSFER_NOT_ACCEPTED;
+        failed.push({ id: item.id, transferId: answer.kind === 'REFUSED' ? answer.transfer.id : null, reason: failure.reason, code: failure.code });
+        outcomes.set(item.id, 'FAILED');
+        return payoutItemReleasedEntry(item.id, item.merchant_id, item.amount_cents + item.fee_cents);
+      });
+      await writeLedgerEntries(sequelize, entries, transaction);
+      if (paid.length > 0) {
+        await sequelize.query(
+          `UPDATE payout_items p SET status = 'PAID', settled_at = now(), provider_transfer_id = v.transfer_id, end_to_end_id = v.end_to_end_id,
+             last_error = NULL, last_error_code = NULL, updated_at = now()
+           FROM unnest(ARRAY[:ids]::uuid[], ARRAY[:transferIds]::text[], ARRAY[:endToEndIds]::text[]) AS v(id, transfer_id, end_to_end_id) WHERE p.id = v.id`,
+          { replacements: { ids: paid.map((p) => p.id), transferIds: paid.map((p) => p.transferId), endToEndIds: paid.map((p) => p.endToEndId) }, transaction },
         );
       }
-      await recordEvent(
-        {
-          type: outcome === 'PAID' ? 'payout.item.paid' : 'payout.item.failed',
-          merchantId: item.merchantId,
-          aggregateType: 'payout_item',
-          aggregateId: item.id,
-          payload: { id: item.id, batchId: item.batchId, status: outcome, amountCents: item.amountCents, referenceId: item.referenceId },
-        },
+      if (failed.length > 0) {
+        await sequelize.query(
+          `UPDATE payout_items p SET status = 'FAILED', released_at = now(), provider_transfer_id = v.transfer_id,
+             last_error = v.reason, last_error_code = v.code, updated_at = now()
+           FROM unnest(ARRAY[:ids]::uuid[], ARRAY[:transferIds]::text[], ARRAY[:reasons]::text[], ARRAY[:codes]::text[]) AS v(id, transfer_id, reason, code) WHERE p.id = v.id`,
+          {
+            replacements: { ids: failed.map((f) => f.id), transferIds: failed.map((f) => f.transferId), reasons: failed.map((f) => f.reason), codes: failed.map((f) => f.code) },
+            transaction,
+          },
+        );
+      }
+      await recordEvents(
+        rows.map((item) => {
+          const status = outcomes.get(item.id) as 'PAID' | 'FAILED';
+          return {
+            type: status === 'PAID' ? 'payout.item.paid' : 'payout.item.failed',
+            merchantId: item.merchant_id,
+            aggregateType: 'payout_item',
+            aggregateId: item.id,
+            payload: { id: item.id, batchId: item.batch_id, status, amountCents: item.amount_cents, referenceId: item.reference_id },
+          };
+        }),
         transaction,
       );
-      return outcome;
     });
+    return outcomes;
   }
 
   /**
@@ -265,10 +394,55 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
     return counts;
   }
 
-  return { reserveBatch, abandonReserve, listChunkItemIds, payItem, resolveItem, recordCancelIntent, listSendingItemIds, finishBatch };
+  return { reserveBatch, abandonReserve, listChunkItemIds, payItem, payItems, countChunkItems, resolveItem, recordCancelIntent, listSendingItemIds, finishBatch };
 }
 
 export type PayoutActivities = ReturnType<typeof createPayoutActivities>;
+
+/** An item marked SENDING, with what its transfer needs; `attempts` counts this claim. */
+interface ClaimedItem {
+  id: string;
+  amountCents: number;
+  pixKey: string;
+  pixKeyType: string;
+  recipientName: string;
+  recipientDocument: string | null;
+  attempts: number;
+}
+
+interface ClaimedRow {
+  id: string;
+  amount_cents: number;
+  pix_key: string;
+  pix_key_type: string;
+  recipient_name: string;
+  recipient_document: string | null;
+  attempts: number;
+  row_index: number;
+}
+
+function claimedItemOf(r: ClaimedRow): ClaimedItem {
+  return {
+    id: r.id,
+    amountCents: r.amount_cents,
+    pixKey: r.pix_key,
+    pixKeyType: r.pix_key_type,
+    recipientName: r.recipient_name,
+    recipientDocument: r.recipient_document,
+    attempts: r.attempts,
+  };
+}
+
+/** Heartbeats when running as an activity (so a killed worker's slice is retried in seconds); a no-op when called directly. */
+function activityHeartbeat(): () => void {
+  let ctx: Context;
+  try {
+    ctx = Context.current();
+  } catch {
+    return () => undefined;
+  }
+  return () => ctx.heartbeat();
+}
 
 function reservationOf(batch: PayoutBatch): BatchReservation {
   return {

@@ -104,6 +104,7 @@ async function main() {
       chunkSize: Number(process.env.PAYOUT_CHUNK_SIZE ?? 500),
       parallelChunks: Number(process.env.PAYOUT_PARALLEL_CHUNKS ?? 2),
       itemConcurrency: Number(process.env.PAYOUT_ITEM_CONCURRENCY ?? 20),
+      sliceSize: Number(process.env.PAYOUT_SLICE_SIZE ?? 250),
     };
     const api = await listen(
       createApp({

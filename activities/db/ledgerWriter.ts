@@ -1,8 +1,12 @@
 /**
- * Writes one balanced ledger entry inside the caller's DB transaction, exactly once per
- * movement key. Balances are updated in account-code order so concurrent writers lock rows in
- * the same order (no deadlocks); the CHECK constraint on ledger_accounts refuses any update that
- * would take a non-external account below zero, whatever the concurrency.
+ * Writes balanced ledger entries inside the caller's DB transaction, each exactly once per
+ * movement key. Many entries go in a few statements (a payout slice settles hundreds of items
+ * in one transaction): every entry keeps its own ledger transaction and postings, while each
+ * account's balance is updated once with the sum of its applied postings, so concurrent slices
+ * hold the hot rows (provider clearing, platform fees) for one UPDATE each, not one per item.
+ * Balances are updated in account-code order so concurrent writers lock rows in the same order
+ * (no deadlocks); the CHECK constraint on ledger_accounts refuses any update that would take a
+ * non-external account below zero, whatever the concurrency.
  */
 import crypto from 'node:crypto';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
@@ -21,46 +25,91 @@ export async function writeLedgerEntry(
   entry: LedgerEntry,
   transaction: Transaction,
 ): Promise<{ applied: boolean; transactionId: string | null }> {
-  assertBalanced(entry.postings);
-  const inserted = await sequelize.query<{ id: string }>(
+  const [applied] = await writeLedgerEntries(sequelize, [entry], transaction);
+  return applied ?? { applied: false, transactionId: null };
+}
+
+/** One answer per entry, in order: applied, or already written under its movement key. */
+export async function writeLedgerEntries(
+  sequelize: Sequelize,
+  entries: LedgerEntry[],
+  transaction: Transaction,
+): Promise<Array<{ applied: boolean; transactionId: string | null }>> {
+  if (entries.length === 0) return [];
+  for (const entry of entries) assertBalanced(entry.postings);
+  const keys = new Set<string>();
+  for (const entry of entries) {
+    if (keys.has(entry.movementKey)) throw new Error(`movement key ${entry.movementKey} appears twice in one write`);
+    keys.add(entry.movementKey);
+  }
+  const ids = entries.map(() => crypto.randomUUID());
+  const inserted = await sequelize.query<{ id: string; movement_key: string }>(
     `INSERT INTO ledger_transactions (id, movement_key, kind, reference_type, reference_id)
-     VALUES (:id, :movementKey, :kind, :referenceType, :referenceId)
-     ON CONFLICT (movement_key) DO NOTHING RETURNING id`,
+     SELECT * FROM unnest(ARRAY[:ids]::uuid[], ARRAY[:movementKeys]::text[], ARRAY[:kinds]::text[], ARRAY[:referenceTypes]::text[], ARRAY[:referenceIds]::text[])
+     ON CONFLICT (movement_key) DO NOTHING RETURNING id, movement_key`,
     {
-      replacements: { id: crypto.randomUUID(), movementKey: entry.movementKey, kind: entry.kind, referenceType: entry.referenceType, referenceId: entry.referenceId },
+      replacements: {
+        ids,
+        movementKeys: entries.map((e) => e.movementKey),
+        kinds: entries.map((e) => e.kind),
+        referenceTypes: entries.map((e) => e.referenceType),
+        referenceIds: entries.map((e) => e.referenceId),
+      },
       type: QueryTypes.SELECT,
       transaction,
     },
   );
-  if (inserted.length === 0) return { applied: false, transactionId: null };
-  const transactionId = inserted[0].id;
+  const appliedIds = new Map(inserted.map((r) => [r.movement_key, r.id]));
+  const applied = entries.filter((e) => appliedIds.has(e.movementKey));
+  if (applied.length === 0) return entries.map(() => ({ applied: false, transactionId: null }));
 
-  const ordered = [...entry.postings].sort((a, b) => (a.accountCode < b.accountCode ? -1 : a.accountCode > b.accountCode ? 1 : 0));
-  for (const posting of ordered) {
-    const spec = describeAccount(posting.accountCode);
-    await sequelize.query(
-      `INSERT INTO ledger_accounts (code, merchant_id, kind, allow_negative) VALUES (:code, :merchantId, :kind, :allowNegative)
-       ON CONFLICT (code) DO NOTHING`,
-      { replacements: { code: spec.code, merchantId: spec.merchantId, kind: spec.kind, allowNegative: spec.allowNegative }, transaction },
-    );
+  // Each account once, in code order, with the sum of its postings.
+  const sums = new Map<string, number>();
+  for (const entry of applied) for (const p of entry.postings) sums.set(p.accountCode, (sums.get(p.accountCode) ?? 0) + p.amountCents);
+  const codes = [...sums.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const specs = codes.map((code) => describeAccount(code));
+  await sequelize.query(
+    `INSERT INTO ledger_accounts (code, merchant_id, kind, allow_negative)
+     SELECT * FROM unnest(ARRAY[:codes]::text[], ARRAY[:merchantIds]::uuid[], ARRAY[:kinds]::text[], ARRAY[:allowNegative]::boolean[])
+     ON CONFLICT (code) DO NOTHING`,
+    {
+      replacements: {
+        codes: specs.map((s) => s.code),
+        merchantIds: specs.map((s) => s.merchantId),
+        kinds: specs.map((s) => s.kind),
+        allowNegative: specs.map((s) => s.allowNegative),
+      },
+      transaction,
+    },
+  );
+  const accountIds = new Map<string, string>();
+  for (const code of codes) {
     let account: { id: string }[];
     try {
       account = await sequelize.query<{ id: string }>(
         `UPDATE ledger_accounts SET balance_cents = balance_cents + :amount WHERE code = :code RETURNING id`,
-        { replacements: { amount: posting.amountCents, code: spec.code }, type: QueryTypes.SELECT, transaction },
+        { replacements: { amount: sums.get(code), code }, type: QueryTypes.SELECT, transaction },
       );
     } catch (err) {
-      if (isCheckViolation(err)) throw new InsufficientBalanceError(spec.code);
+      if (isCheckViolation(err)) throw new InsufficientBalanceError(code);
       throw err;
     }
-    await sequelize.query(
-      `INSERT INTO ledger_postings (transaction_id, account_id, amount_cents) VALUES (:transactionId, :accountId, :amount)`,
-      { replacements: { transactionId, accountId: account[0].id, amount: posting.amountCents }, transaction },
-    );
+    accountIds.set(code, account[0].id);
   }
-  return { applied: true, transactionId };
-}
 
+  const postings = applied.flatMap((entry) =>
+    entry.postings.map((p) => ({ transactionId: appliedIds.get(entry.movementKey) as string, accountId: accountIds.get(p.accountCode) as string, amount: p.amountCents })),
+  );
+  await sequelize.query(
+    `INSERT INTO ledger_postings (transaction_id, account_id, amount_cents)
+     SELECT * FROM unnest(ARRAY[:transactionIds]::uuid[], ARRAY[:accountIds]::bigint[], ARRAY[:amounts]::bigint[])`,
+    {
+      replacements: { transactionIds: postings.map((p) => p.transactionId), accountIds: postings.map((p) => p.accountId), amounts: postings.map((p) => p.amount) },
+      transaction,
+    },
+  );
+  return entries.map((e) => ({ applied: appliedIds.has(e.movementKey), transactionId: appliedIds.get(e.movementKey) ?? null }));
+}
 function isCheckViolation(err: unknown): boolean {
   const original = (err as { original?: { code?: string; constraint?: string } }).original;
   return original?.code === '23514' && original.constraint === 'ledger_balance_not_negative';

@@ -53,7 +53,7 @@ function kickDispatcherAfterCommit(transaction: Transaction): void {
 }
 
 /** Whether any active endpoint could receive this event: events nobody subscribed to wake nobody. */
-async function hasSubscriber(event: OutboxEventInput, transaction: Transaction): Promise<boolean> {
+async function hasSubscriber(event: Pick<OutboxEventInput, 'merchantId' | 'type'>, transaction: Transaction): Promise<boolean> {
   const sequelize = OutboxEvent.sequelize as Sequelize;
   const rows = await sequelize.query(
     `SELECT 1 FROM webhook_endpoints WHERE merchant_id = :merchantId AND active AND :type = ANY(events) LIMIT 1`,
@@ -63,20 +63,39 @@ async function hasSubscriber(event: OutboxEventInput, transaction: Transaction):
 }
 
 export async function recordEvent(event: OutboxEventInput, transaction: Transaction): Promise<void> {
-  if (await hasSubscriber(event, transaction)) kickDispatcherAfterCommit(transaction);
-  const dedupKey = event.dedupKey ?? `${event.type}:${event.aggregateId}`;
-  await OutboxEvent.findOrCreate({
-    where: { dedupKey },
-    defaults: {
-      id: crypto.randomUUID(),
-      dedupKey,
-      merchantId: event.merchantId,
-      type: event.type,
-      aggregateType: event.aggregateType,
-      aggregateId: event.aggregateId,
-      payload: event.payload,
-      dispatchedAt: null,
+  await recordEvents([event], transaction);
+}
+
+/**
+ * Records many events in one statement (a payout slice settles hundreds of items at once), each
+ * once per dedup key; the dispatcher is woken once if anyone subscribed to any of them.
+ */
+export async function recordEvents(events: OutboxEventInput[], transaction: Transaction): Promise<void> {
+  if (events.length === 0) return;
+  const sequelize = OutboxEvent.sequelize as Sequelize;
+  const kinds = new Map(events.map((e) => [`${e.merchantId}|${e.type}`, e]));
+  for (const e of kinds.values()) {
+    if (await hasSubscriber(e, transaction)) {
+      kickDispatcherAfterCommit(transaction);
+      break;
+    }
+  }
+  await sequelize.query(
+    `INSERT INTO outbox_events (id, dedup_key, merchant_id, type, aggregate_type, aggregate_id, payload, created_at)
+     SELECT *, clock_timestamp() FROM unnest(ARRAY[:ids]::uuid[], ARRAY[:dedupKeys]::text[], ARRAY[:merchantIds]::uuid[], ARRAY[:types]::text[],
+       ARRAY[:aggregateTypes]::text[], ARRAY[:aggregateIds]::text[], ARRAY[:payloads]::jsonb[])
+     ON CONFLICT (dedup_key) DO NOTHING`,
+    {
+      replacements: {
+        ids: events.map(() => crypto.randomUUID()),
+        dedupKeys: events.map((e) => e.dedupKey ?? `${e.type}:${e.aggregateId}`),
+        merchantIds: events.map((e) => e.merchantId),
+        types: events.map((e) => e.type),
+        aggregateTypes: events.map((e) => e.aggregateType),
+        aggregateIds: events.map((e) => e.aggregateId),
+        payloads: events.map((e) => JSON.stringify(e.payload)),
+      },
+      transaction,
     },
-    transaction,
-  });
+  );
 }

@@ -23,9 +23,11 @@ export interface PayoutSettings {
   chunkSize: number;
   parallelChunks: number;
   itemConcurrency: number;
+  /** Items per activity within a chunk; absent: one wave of itemConcurrency per activity. */
+  sliceSize?: number;
 }
 
-export const defaultPayoutSettings: PayoutSettings = { chunkSize: 500, parallelChunks: 2, itemConcurrency: 20 };
+export const defaultPayoutSettings: PayoutSettings = { chunkSize: 500, parallelChunks: 2, itemConcurrency: 20, sliceSize: 250 };
 const BATCH_READ_ITEMS = 1000;
 
 export const payoutErrors = {

@@ -26,7 +26,7 @@ export interface PayoutBenchDeps {
   sequelize: Sequelize;
   encryptionKey: string;
   workerPid: number;
-  settings: { chunkSize: number; parallelChunks: number; itemConcurrency: number };
+  settings: { chunkSize: number; parallelChunks: number; itemConcurrency: number; sliceSize?: number };
   items: number;
   table: BenchTable;
   line: (k: string, v: string) => void;
@@ -61,7 +61,7 @@ export async function benchPayouts(d: PayoutBenchDeps): Promise<void> {
   const transfersPerS = await hammerSandbox(d, d.items, concurrency);
 
   const itemsPerS = d.items / (full.wallMs / 1000);
-  process.stdout.write(`\npayout batch benchmark (${d.items} items, chunk ${d.settings.chunkSize}, ${d.settings.parallelChunks} chunks in parallel, ${d.settings.itemConcurrency} transfers per chunk)\n`);
+  process.stdout.write(`\npayout batch benchmark (${d.items} items, chunk ${d.settings.chunkSize}, ${d.settings.parallelChunks} chunks in parallel, ${d.settings.itemConcurrency} transfers per chunk, slices of ${d.settings.sliceSize ?? d.settings.itemConcurrency})\n`);
   d.line('final status', full.status);
   d.line('POST /v1/payouts/batches answered in', `${full.acceptedMs} ms (validated, staged, reserved)`);
   d.line('wall time, POST to batch end', `${(full.wallMs / 1000).toFixed(1)} s (${small} items: ${(first.wallMs / 1000).toFixed(1)} s)`);

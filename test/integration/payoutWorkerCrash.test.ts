@@ -21,7 +21,7 @@ const workers: ChildProcess[] = [];
 beforeAll(async () => {
   stack = await startIntegrationStack({
     inProcessWorker: false,
-    apiOverrides: { payoutSettings: { chunkSize: 20, parallelChunks: 2, itemConcurrency: 3 } },
+    apiOverrides: { payoutSettings: { chunkSize: 20, parallelChunks: 2, itemConcurrency: 3, sliceSize: 9 } },
   });
   workers.push(spawnWorkerProcess(stack.workerEnv));
 });

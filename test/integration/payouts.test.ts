@@ -17,7 +17,7 @@ jest.setTimeout(120_000);
 let stack: IntegrationStack;
 
 beforeAll(async () => {
-  stack = await startIntegrationStack({ apiOverrides: { payoutSettings: { chunkSize: 10, parallelChunks: 2, itemConcurrency: 4 } } });
+  stack = await startIntegrationStack({ apiOverrides: { payoutSettings: { chunkSize: 10, parallelChunks: 2, itemConcurrency: 4, sliceSize: 8 } } });
 });
 
 afterAll(async () => {

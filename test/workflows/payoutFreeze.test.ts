@@ -53,7 +53,7 @@ it('sends nothing new after the freeze commits, parks, and resumes after the unf
     const handle = await env.client.workflow.start('payoutBatch', {
       taskQueue,
       workflowId: payoutBatchWorkflowId(batchId),
-      args: [{ batchId, merchantId, itemsCount: ITEMS, chunkSize: 250, parallelChunks: 2, itemConcurrency: 5 }],
+      args: [{ batchId, merchantId, itemsCount: ITEMS, chunkSize: 250, parallelChunks: 2, itemConcurrency: 5, sliceSize: 50 }],
     });
     await handle.executeUpdate(reserveBatchUpdate);
     await waitFor(async () => (await PayoutItem.count({ where: { batchId, status: 'PAID' } })) >= 40, 'some items to be paid', 60_000);

@@ -200,7 +200,7 @@ async function runChunks(input: PayoutBatchInput, chunksTotal: number, onChunk: 
       const fromRow = index * input.chunkSize;
       const result = await executeChild(payoutChunk, {
         workflowId: `${workflowInfo().workflowId}-chunk-${index}`,
-        args: [{ batchId: input.batchId, fromRow, toRow: Math.min(fromRow + input.chunkSize, input.itemsCount) - 1, itemConcurrency: input.itemConcurrency }],
+        args: [{ batchId: input.batchId, fromRow, toRow: Math.min(fromRow + input.chunkSize, input.itemsCount) - 1, itemConcurrency: input.itemConcurrency, ...(input.sliceSize ? { sliceSize: input.sliceSize } : {}) }],
       }).catch((err: unknown) => {
         failed = true;
         throw err;

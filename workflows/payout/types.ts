@@ -9,6 +9,11 @@ export interface PayoutBatchInput {
   parallelChunks: number;
   /** Provider transfers in flight at once within one chunk. */
   itemConcurrency: number;
+  /**
+   * Items paid by one activity (absent in batches started before slices: one wave of
+   * itemConcurrency). A cancel from Temporal stops a chunk between slices.
+   */
+  sliceSize?: number;
 }
 
 export interface BatchReservation {
@@ -25,6 +30,7 @@ export interface ChunkInput {
   fromRow: number;
   toRow: number;
   itemConcurrency: number;
+  sliceSize?: number;
 }
 
 export interface ChunkResult {
