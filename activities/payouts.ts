@@ -127,18 +127,18 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
   async function payItems(args: { batchId: string; fromRow: number; toRow: number; concurrency: number }): Promise<{ unconfirmed: string[]; parked: boolean }> {
     const ids = await listChunkItemIds(args);
     const heartbeat = activityHeartbeat();
+    const size = Math.max(1, args.concurrency);
+    const waves: string[][] = [];
+    for (let i = 0; i < ids.length; i += size) waves.push(ids.slice(i, i + size));
     const unconfirmed: string[] = [];
     let parked = false;
     let unavailable: unknown = null;
     let stopError: unknown = null;
-    const wave = Math.max(1, args.concurrency);
-    for (let i = 0; i < ids.length && !parked && stopError === null; i += wave) {
-      const claim = await claimItems({ itemIds: ids.slice(i, i + wave), batchId: args.batchId });
-      parked = claim.parked;
-      if (claim.claimed.length === 0 && claim.cancelled) break;
+
+    const sendWave = async (claimed: ClaimedItem[]) => {
       const answers: Array<{ itemId: string; answer: TransferAnswer }> = [];
       await Promise.all(
-        claim.claimed.map(async (item) => {
+        claimed.map(async (item) => {
           try {
             answers.push({ itemId: item.id, answer: await send(item) });
           } catch (err) {
@@ -151,12 +151,38 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
           }
         }),
       );
+      return answers;
+    };
+    const settleWave = async (answers: Array<{ itemId: string; answer: TransferAnswer }>) => {
       const unknown = answers.filter((a): a is { itemId: string; answer: Extract<TransferAnswer, { kind: 'NO_RECORD' }> } => a.answer.kind === 'NO_RECORD');
       await markUnconfirmed(unknown.map((a) => ({ itemId: a.itemId, code: a.answer.code })));
       unconfirmed.push(...unknown.map((a) => a.itemId));
       await settleItems(answers.filter((a) => a.answer.kind !== 'NO_RECORD'));
-      if (claim.cancelled) break;
+    };
+
+    // A pipeline of three steps, so the database round trips overlap the transfers: while wave
+    // w is at the provider, wave w+1 is being claimed and wave w-1 settled. At most two waves
+    // are claimed and unsettled at once; a claimed item is always sent (or, if this attempt
+    // dies, followed through by the next one: the provider is asked first).
+    let settling: Promise<void> = Promise.resolve();
+    let claiming = waves.length > 0 ? observed(claimItems({ itemIds: waves[0], batchId: args.batchId })) : null;
+    for (let w = 0; claiming !== null; w++) {
+      const claim = await claiming;
+      parked ||= claim.parked;
+      const last = claim.parked || claim.cancelled || w + 1 >= waves.length;
+      claiming = last ? null : observed(claimItems({ itemIds: waves[w + 1], batchId: args.batchId }));
+      const answers = await sendWave(claim.claimed);
+      await settling;
+      settling = settleWave(answers).catch((err: unknown) => {
+        stopError ??= err;
+      });
+      if (stopError !== null && claiming !== null) {
+        // Stop here: what the next claim took stays SENDING, followed through by the retry.
+        await claiming.catch((err: unknown) => (stopError ??= err));
+        claiming = null;
+      }
     }
+    await settling;
     if (stopError !== null) throw stopError;
     if (unavailable !== null) throw unavailable;
     return { unconfirmed, parked };
@@ -196,46 +222,32 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
   }
 
   /**
-   * Marks items SENDING before anything is sent. Under a share lock on the merchant row, so an
-   * operator's freeze (which updates that row) lands wholly before or after: once it committed,
-   * no item of the merchant is claimed for a first send (parked). Nor once the batch carries a
-   * cancel intent (cancelled). An item already SENDING (a retry) may have reached the provider:
-   * it is always followed through.
+   * Marks items SENDING before anything is sent (items of one batch). Under a share lock on the
+   * merchant row, so an operator's freeze (which updates that row) lands wholly before or after:
+   * once it committed, no item of the merchant is claimed for a first send (parked). Nor once
+   * the batch carries a cancel intent (cancelled; looked at when `batchId` is given). An item
+   * already SENDING (a retry) may have reached the provider: it is always followed through.
+   * Four round trips: the lock and what it decides in one query, the claim in one UPDATE.
    */
   async function claimItems(args: { itemIds: string[]; batchId?: string }): Promise<{ claimed: ClaimedItem[]; parked: boolean; cancelled: boolean }> {
     if (args.itemIds.length === 0) return { claimed: [], parked: false, cancelled: false };
     return sequelize.transaction(async (transaction) => {
-      const rows = await sequelize.query<{ id: string; status: string; merchant_id: string }>(
-        `SELECT id, status, merchant_id FROM payout_items WHERE id IN (:ids) AND status IN ('PENDING','SENDING') ORDER BY id FOR UPDATE`,
-        { replacements: { ids: args.itemIds }, type: QueryTypes.SELECT, transaction },
+      const [control] = await sequelize.query<{ active: boolean; payouts_enabled: boolean; withdrawals_frozen: boolean; cancel_reason: string | null; pending: number }>(
+        `SELECT m.active, m.payouts_enabled, m.withdrawals_frozen, b.cancel_reason,
+           (SELECT count(*)::int FROM payout_items WHERE id IN (:ids) AND status = 'PENDING') AS pending
+         FROM payout_items i JOIN payout_batches b ON b.id = i.batch_id JOIN merchants m ON m.id = i.merchant_id
+         WHERE i.id = :first FOR SHARE OF m`,
+        { replacements: { ids: args.itemIds, first: args.itemIds[0] }, type: QueryTypes.SELECT, transaction },
       );
-      let parked = false;
-      let cancelled = false;
-      let claimIds = rows.filter((r) => r.status === 'SENDING').map((r) => r.id);
-      const pending = rows.filter((r) => r.status === 'PENDING');
-      if (pending.length > 0) {
-        if (args.batchId) {
-          const [batch] = await sequelize.query<{ cancel_reason: string | null }>(`SELECT cancel_reason FROM payout_batches WHERE id = :id`, {
-            replacements: { id: args.batchId },
-            type: QueryTypes.SELECT,
-            transaction,
-          });
-          cancelled = !batch || batch.cancel_reason !== null;
-        }
-        const merchantIds = [...new Set(pending.map((r) => r.merchant_id))];
-        const refused = new Set<string>();
-        for (const id of merchantIds) {
-          const merchant = await Merchant.findByPk(id, { transaction, lock: transaction.LOCK.SHARE });
-          if (!merchant || payoutRefusal(merchant)) refused.add(id);
-        }
-        parked = refused.size > 0;
-        if (!cancelled) claimIds = claimIds.concat(pending.filter((r) => !refused.has(r.merchant_id)).map((r) => r.id));
-      }
-      if (claimIds.length === 0) return { claimed: [], parked, cancelled };
+      if (!control) return { claimed: [], parked: false, cancelled: false };
+      const hasPending = control.pending > 0;
+      const parked = hasPending && payoutRefusal({ active: control.active, payoutsEnabled: control.payouts_enabled, withdrawalsFrozen: control.withdrawals_frozen }) !== null;
+      const cancelled = hasPending && args.batchId !== undefined && control.cancel_reason !== null;
       const claimed = await sequelize.query<ClaimedRow>(
-        `UPDATE payout_items SET status = 'SENDING', attempts = attempts + 1, updated_at = now() WHERE id IN (:ids)
+        `UPDATE payout_items SET status = 'SENDING', attempts = attempts + 1, updated_at = now()
+         WHERE id IN (:ids) AND (status = 'SENDING' OR (status = 'PENDING' AND :claimPending))
          RETURNING id, amount_cents::float8 AS amount_cents, pix_key, pix_key_type, recipient_name, recipient_document, attempts, row_index`,
-        { replacements: { ids: claimIds }, type: QueryTypes.SELECT, transaction },
+        { replacements: { ids: [...args.itemIds].sort(), claimPending: !parked && !cancelled }, type: QueryTypes.SELECT, transaction },
       );
       claimed.sort((a, b) => a.row_index - b.row_index);
       return { claimed: claimed.map(claimedItemOf), parked, cancelled };
@@ -260,58 +272,56 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
   async function settleItems(answers: Array<{ itemId: string; answer: TransferAnswer }>): Promise<Map<string, 'PAID' | 'FAILED' | 'SKIPPED'>> {
     const outcomes = new Map<string, 'PAID' | 'FAILED' | 'SKIPPED'>(answers.map((a) => [a.itemId, 'SKIPPED']));
     if (answers.length === 0) return outcomes;
-    const byId = new Map(answers.map((a) => [a.itemId, a.answer]));
-    await sequelize.transaction(async (transaction) => {
-      const rows = await sequelize.query<{ id: string; batch_id: string; merchant_id: string; amount_cents: number; fee_cents: number; reference_id: string | null }>(
-        `SELECT id, batch_id, merchant_id, amount_cents::float8 AS amount_cents, fee_cents::float8 AS fee_cents, reference_id
-         FROM payout_items WHERE id IN (:ids) AND status = 'SENDING' ORDER BY id FOR UPDATE`,
-        { replacements: { ids: [...byId.keys()] }, type: QueryTypes.SELECT, transaction },
-      );
-      const paid: Array<{ id: string; transferId: string; endToEndId: string | null }> = [];
-      const failed: Array<{ id: string; transferId: string | null; reason: string; code: string }> = [];
-      const entries = rows.map((item) => {
-        const answer = byId.get(item.id) as TransferAnswer;
-        if (answer.kind === 'COMPLETED') {
-          paid.push({ id: item.id, transferId: answer.transfer.id, endToEndId: answer.transfer.endToEndId });
-          outcomes.set(item.id, 'PAID');
-          return payoutItemPaidEntry(item.id, item.merchant_id, item.amount_cents, item.fee_cents);
-        }
+    const rows = [...answers]
+      .sort((a, b) => (a.itemId < b.itemId ? -1 : a.itemId > b.itemId ? 1 : 0))
+      .map(({ itemId, answer }) => {
+        if (answer.kind === 'COMPLETED') return { id: itemId, status: 'PAID', transferId: answer.transfer.id, endToEndId: answer.transfer.endToEndId, reason: null, code: null };
         const failure = answer.kind === 'REFUSED' ? describeTransferFailure(answer.transfer.failureCode) : TRANSFER_NOT_ACCEPTED;
-        failed.push({ id: item.id, transferId: answer.kind === 'REFUSED' ? answer.transfer.id : null, reason: failure.reason, code: failure.code });
-        outcomes.set(item.id, 'FAILED');
-        return payoutItemReleasedEntry(item.id, item.merchant_id, item.amount_cents + item.fee_cents);
+        return { id: itemId, status: 'FAILED', transferId: answer.kind === 'REFUSED' ? answer.transfer.id : null, endToEndId: null, reason: failure.reason, code: failure.code };
       });
-      await writeLedgerEntries(sequelize, entries, transaction);
-      if (paid.length > 0) {
-        await sequelize.query(
-          `UPDATE payout_items p SET status = 'PAID', settled_at = now(), provider_transfer_id = v.transfer_id, end_to_end_id = v.end_to_end_id,
-             last_error = NULL, last_error_code = NULL, updated_at = now()
-           FROM unnest(ARRAY[:ids]::uuid[], ARRAY[:transferIds]::text[], ARRAY[:endToEndIds]::text[]) AS v(id, transfer_id, end_to_end_id) WHERE p.id = v.id`,
-          { replacements: { ids: paid.map((p) => p.id), transferIds: paid.map((p) => p.transferId), endToEndIds: paid.map((p) => p.endToEndId) }, transaction },
-        );
-      }
-      if (failed.length > 0) {
-        await sequelize.query(
-          `UPDATE payout_items p SET status = 'FAILED', released_at = now(), provider_transfer_id = v.transfer_id,
-             last_error = v.reason, last_error_code = v.code, updated_at = now()
-           FROM unnest(ARRAY[:ids]::uuid[], ARRAY[:transferIds]::text[], ARRAY[:reasons]::text[], ARRAY[:codes]::text[]) AS v(id, transfer_id, reason, code) WHERE p.id = v.id`,
-          {
-            replacements: { ids: failed.map((f) => f.id), transferIds: failed.map((f) => f.transferId), reasons: failed.map((f) => f.reason), codes: failed.map((f) => f.code) },
-            transaction,
+    await sequelize.transaction(async (transaction) => {
+      // Only items still SENDING move (the row lock orders a concurrent settle of the same item).
+      const settled = await sequelize.query<{ id: string; batch_id: string; merchant_id: string; amount_cents: number; fee_cents: number; reference_id: string | null; status: 'PAID' | 'FAILED' }>(
+        `UPDATE payout_items p SET status = v.status,
+           settled_at = CASE WHEN v.status = 'PAID' THEN now() ELSE p.settled_at END,
+           released_at = CASE WHEN v.status = 'FAILED' THEN now() ELSE p.released_at END,
+           end_to_end_id = CASE WHEN v.status = 'PAID' THEN v.end_to_end_id ELSE p.end_to_end_id END,
+           provider_transfer_id = v.transfer_id, last_error = v.reason, last_error_code = v.code, updated_at = now()
+         FROM unnest(ARRAY[:ids]::uuid[], ARRAY[:statuses]::text[], ARRAY[:transferIds]::text[], ARRAY[:endToEndIds]::text[], ARRAY[:reasons]::text[], ARRAY[:codes]::text[])
+           AS v(id, status, transfer_id, end_to_end_id, reason, code)
+         WHERE p.id = v.id AND p.status = 'SENDING'
+         RETURNING p.id, p.batch_id, p.merchant_id, p.amount_cents::float8 AS amount_cents, p.fee_cents::float8 AS fee_cents, p.reference_id, p.status`,
+        {
+          replacements: {
+            ids: rows.map((r) => r.id),
+            statuses: rows.map((r) => r.status),
+            transferIds: rows.map((r) => r.transferId),
+            endToEndIds: rows.map((r) => r.endToEndId),
+            reasons: rows.map((r) => r.reason),
+            codes: rows.map((r) => r.code),
           },
-        );
-      }
+          type: QueryTypes.SELECT,
+          transaction,
+        },
+      );
+      for (const item of settled) outcomes.set(item.id, item.status);
+      await writeLedgerEntries(
+        sequelize,
+        settled.map((item) =>
+          item.status === 'PAID'
+            ? payoutItemPaidEntry(item.id, item.merchant_id, item.amount_cents, item.fee_cents)
+            : payoutItemReleasedEntry(item.id, item.merchant_id, item.amount_cents + item.fee_cents),
+        ),
+        transaction,
+      );
       await recordEvents(
-        rows.map((item) => {
-          const status = outcomes.get(item.id) as 'PAID' | 'FAILED';
-          return {
-            type: status === 'PAID' ? 'payout.item.paid' : 'payout.item.failed',
-            merchantId: item.merchant_id,
-            aggregateType: 'payout_item',
-            aggregateId: item.id,
-            payload: { id: item.id, batchId: item.batch_id, status, amountCents: item.amount_cents, referenceId: item.reference_id },
-          };
-        }),
+        settled.map((item) => ({
+          type: item.status === 'PAID' ? 'payout.item.paid' : 'payout.item.failed',
+          merchantId: item.merchant_id,
+          aggregateType: 'payout_item',
+          aggregateId: item.id,
+          payload: { id: item.id, batchId: item.batch_id, status: item.status, amountCents: item.amount_cents, referenceId: item.reference_id },
+        })),
         transaction,
       );
     });
@@ -431,6 +441,12 @@ function claimedItemOf(r: ClaimedRow): ClaimedItem {
     recipientDocument: r.recipient_document,
     attempts: r.attempts,
   };
+}
+
+/** Marks a promise whose failure is awaited later as handled, so a failure meanwhile does not end the process. */
+function observed<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined);
+  return promise;
 }
 
 /** Heartbeats when running as an activity (so a killed worker's slice is retried in seconds); a no-op when called directly. */

@@ -45,6 +45,7 @@ import { benchCreates } from './lib/createBench';
 import { benchReceipts } from './lib/receiptBench';
 import { benchDashboard } from './lib/dashboardBench';
 import { benchPayouts } from './lib/payoutBench';
+import { WORKER_NODE_ARGS } from '../workers/nodeArgs';
 
 const PARTS = ['webhooks', 'creates', 'receipts', 'dashboard', 'payouts'] as const;
 type Part = (typeof PARTS)[number];
@@ -124,7 +125,7 @@ async function main() {
     );
     cleanup.push(() => new Promise<void>((r) => api.server.close(() => r())), () => connection.close());
 
-    worker = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'workers', 'main.ts')], {
+    worker = spawn(process.execPath, [...WORKER_NODE_ARGS, ...(process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', path.join(projectRoot, 'workers', 'main.ts')], {
       cwd: projectRoot,
       stdio: ['ignore', fs.openSync(workerLog, 'a'), fs.openSync(workerLog, 'a')],
       env: {

@@ -16,6 +16,7 @@ import { startTemporalDevServer } from './lib/temporalDevServer';
 import { supervise, type Supervised } from './lib/supervisor';
 import { ensureTools, projectRoot } from './lib/tools';
 import { startMailSink } from './lib/mailSink';
+import { WORKER_NODE_ARGS } from '../workers/nodeArgs';
 
 const API_PORT = Number(process.env.PORT ?? 3000);
 const SANDBOX_PORT = Number(process.env.SANDBOX_PORT ?? 4010);
@@ -48,7 +49,7 @@ function runService(name: string, entry: string, env: NodeJS.ProcessEnv): void {
       name,
       // One process per service (tsx as a loader, not its CLI wrapper), so a signal reaches the service itself.
       start: () => {
-        const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, entry)], { env, cwd: projectRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn(process.execPath, [...(entry === 'workers/main.ts' ? WORKER_NODE_ARGS : []), '--import', 'tsx', path.join(projectRoot, entry)], { env, cwd: projectRoot, stdio: ['ignore', 'pipe', 'pipe'] });
         child.stdout?.on('data', (c: Buffer) => process.stdout.write(prefix(c)));
         child.stderr?.on('data', (c: Buffer) => process.stderr.write(prefix(c)));
         return child;

@@ -1,4 +1,6 @@
 /** Worker process entry point: `node dist/workers/main.js` (started by `npm start`). */
+import fs from 'node:fs';
+import path from 'node:path';
 import { NativeConnection } from '@temporalio/worker';
 import { loadConfig } from '../config';
 import { createSequelize } from '../db/sequelize';
@@ -6,6 +8,7 @@ import { runMigrations } from '../db/migrator';
 import { HttpPixProvider } from '../activities/provider/httpPixProvider';
 import { createLogger } from '../core/logger';
 import { createGatewayWorker } from './createWorker';
+import { bundleWorkflowsInChild } from './bundleWorkflows';
 import { ensureOutboxDispatcher } from './ensureOutboxDispatcher';
 import { ensureJanitorSchedule } from './ensureJanitorSchedule';
 import { ensureReconciliationSchedule } from './ensureReconciliationSchedule';
@@ -19,7 +22,9 @@ async function main(): Promise<void> {
   const sequelize = createSequelize(config.databaseUrl, { poolMax: 20 });
   await runMigrations(sequelize);
   const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const bundlePath = await bundleWorkflowsInChild();
   const worker = await createGatewayWorker({
+    workflowBundle: { codePath: bundlePath },
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
@@ -34,6 +39,8 @@ async function main(): Promise<void> {
       mailFrom: config.mailFrom,
     },
   });
+  // The worker has read the bundle: the temporary copy is not needed any more.
+  fs.rmSync(path.dirname(bundlePath), { recursive: true, force: true });
   const clientConnection = await Connection.connect({ address: config.temporal.address });
   const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
   await ensureOutboxDispatcher(client, config.temporal.taskQueue);

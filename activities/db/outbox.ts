@@ -52,16 +52,6 @@ function kickDispatcherAfterCommit(transaction: Transaction): void {
   });
 }
 
-/** Whether any active endpoint could receive this event: events nobody subscribed to wake nobody. */
-async function hasSubscriber(event: Pick<OutboxEventInput, 'merchantId' | 'type'>, transaction: Transaction): Promise<boolean> {
-  const sequelize = OutboxEvent.sequelize as Sequelize;
-  const rows = await sequelize.query(
-    `SELECT 1 FROM webhook_endpoints WHERE merchant_id = :merchantId AND active AND :type = ANY(events) LIMIT 1`,
-    { replacements: { merchantId: event.merchantId, type: event.type }, type: QueryTypes.SELECT, transaction },
-  );
-  return rows.length > 0;
-}
-
 export async function recordEvent(event: OutboxEventInput, transaction: Transaction): Promise<void> {
   await recordEvents([event], transaction);
 }
@@ -73,18 +63,18 @@ export async function recordEvent(event: OutboxEventInput, transaction: Transact
 export async function recordEvents(events: OutboxEventInput[], transaction: Transaction): Promise<void> {
   if (events.length === 0) return;
   const sequelize = OutboxEvent.sequelize as Sequelize;
-  const kinds = new Map(events.map((e) => [`${e.merchantId}|${e.type}`, e]));
-  for (const e of kinds.values()) {
-    if (await hasSubscriber(e, transaction)) {
-      kickDispatcherAfterCommit(transaction);
-      break;
-    }
-  }
-  await sequelize.query(
-    `INSERT INTO outbox_events (id, dedup_key, merchant_id, type, aggregate_type, aggregate_id, payload, created_at)
-     SELECT *, clock_timestamp() FROM unnest(ARRAY[:ids]::uuid[], ARRAY[:dedupKeys]::text[], ARRAY[:merchantIds]::uuid[], ARRAY[:types]::text[],
-       ARRAY[:aggregateTypes]::text[], ARRAY[:aggregateIds]::text[], ARRAY[:payloads]::jsonb[])
-     ON CONFLICT (dedup_key) DO NOTHING`,
+  const kinds = [...new Map(events.map((e) => [`${e.merchantId}|${e.type}`, e])).values()];
+  // The insert and "did anyone subscribe to any of these?" in one round trip.
+  const [row] = await sequelize.query<{ subscribed: boolean }>(
+    `WITH inserted AS (
+       INSERT INTO outbox_events (id, dedup_key, merchant_id, type, aggregate_type, aggregate_id, payload, created_at)
+       SELECT *, clock_timestamp() FROM unnest(ARRAY[:ids]::uuid[], ARRAY[:dedupKeys]::text[], ARRAY[:merchantIds]::uuid[], ARRAY[:types]::text[],
+         ARRAY[:aggregateTypes]::text[], ARRAY[:aggregateIds]::text[], ARRAY[:payloads]::jsonb[])
+       ON CONFLICT (dedup_key) DO NOTHING RETURNING 1)
+     SELECT EXISTS (
+       SELECT 1 FROM webhook_endpoints w JOIN unnest(ARRAY[:kindMerchants]::uuid[], ARRAY[:kindTypes]::text[]) AS k(merchant_id, type)
+         ON w.merchant_id = k.merchant_id AND k.type = ANY(w.events)
+       WHERE w.active) AS subscribed`,
     {
       replacements: {
         ids: events.map(() => crypto.randomUUID()),
@@ -94,8 +84,12 @@ export async function recordEvents(events: OutboxEventInput[], transaction: Tran
         aggregateTypes: events.map((e) => e.aggregateType),
         aggregateIds: events.map((e) => e.aggregateId),
         payloads: events.map((e) => JSON.stringify(e.payload)),
+        kindMerchants: kinds.map((e) => e.merchantId),
+        kindTypes: kinds.map((e) => e.type),
       },
+      type: QueryTypes.SELECT,
       transaction,
     },
   );
+  if (row?.subscribed) kickDispatcherAfterCommit(transaction);
 }

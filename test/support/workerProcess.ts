@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { testLogFile } from './testLogs';
+import { WORKER_NODE_ARGS } from '../../workers/nodeArgs';
 
 export function spawnWorkerProcess(env: Record<string, string>): ChildProcess {
   const root = path.resolve(__dirname, '..', '..');
@@ -11,7 +12,7 @@ export function spawnWorkerProcess(env: Record<string, string>): ChildProcess {
   const file = testLogFile(`worker-process-${Date.now()}-${process.pid}.log`);
   const out = file ? fs.openSync(file, 'a') : 'ignore';
   // `node --import tsx` (not the tsx CLI) so the pid we hold is the worker itself.
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'workers', 'main.ts')], {
+  const child = spawn(process.execPath, [...WORKER_NODE_ARGS, '--import', 'tsx', path.join(root, 'workers', 'main.ts')], {
     cwd: root,
     env: { ...process.env, ...env, NODE_ENV: 'test' },
     stdio: ['ignore', out, out],
