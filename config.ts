@@ -187,10 +187,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       reminderBeforeMs: read.int('MED_REMINDER_BEFORE_SECONDS', 86_400, { min: 0, max: 30 * 86_400 }) * 1000,
     },
     payouts: {
-      chunkSize: read.int('PAYOUT_CHUNK_SIZE', 500, { min: 1, max: 10_000 }),
+      chunkSize: read.int('PAYOUT_CHUNK_SIZE', 2500, { min: 1, max: 10_000 }),
       parallelChunks: read.int('PAYOUT_PARALLEL_CHUNKS', 2, { min: 1, max: 100 }),
       itemConcurrency: read.int('PAYOUT_ITEM_CONCURRENCY', 20, { min: 1, max: 1000 }),
-      sliceSize: read.int('PAYOUT_SLICE_SIZE', 250, { min: 1, max: 10_000 }),
+      sliceSize: read.int('PAYOUT_SLICE_SIZE', 2500, { min: 1, max: 10_000 }),
     },
     auth: { jwtSecrets, secureCookies: read.bool('SECURE_COOKIES', production) },
     storage: storage(read, production, credentialsEncryptionKey),

@@ -27,6 +27,12 @@ class PayoutRefused extends Error {
   }
 }
 
+/** How long one payItems call starts new waves (a cancel from Temporal is seen between calls). */
+const SLICE_BUDGET_MS = 2_000;
+
+/** Waves of a slice sent but not yet settled, at most: bounds what a retry must look up at the provider. */
+const MAX_UNSETTLED_WAVES = 4;
+
 /** Why unsent items were cancelled when nobody asked for a cancel: their chunk stopped early. */
 const UNSENT_REASON = 'a payout chunk stopped before sending every item (cancelled or stopped in Temporal)';
 
@@ -122,14 +128,23 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
    * cancel intent. A transfer left unknown by a provider that did not answer is retried by
    * throwing at the end of the slice (Temporal's backoff), after every other item was settled.
    * Returns the items the provider refused to take and has no record of: the caller waits
-   * TRANSFER_GRACE, then `resolveItem`s them.
+   * TRANSFER_GRACE, then `resolveItem`s them; and, when it stopped starting waves after
+   * SLICE_BUDGET_MS, the row to resume from (so a cancel from Temporal is seen within seconds
+   * however large the slice).
    */
-  async function payItems(args: { batchId: string; fromRow: number; toRow: number; concurrency: number }): Promise<{ unconfirmed: string[]; parked: boolean }> {
-    const ids = await listChunkItemIds(args);
+  async function payItems(args: { batchId: string; fromRow: number; toRow: number; concurrency: number }): Promise<{ unconfirmed: string[]; parked: boolean; resumeFromRow: number | null }> {
+    const rows = await sequelize.query<{ id: string; row_index: number }>(
+      `SELECT id, row_index FROM payout_items WHERE batch_id = :batchId AND row_index BETWEEN :fromRow AND :toRow
+       AND status IN ('PENDING','SENDING') ORDER BY row_index`,
+      { replacements: args, type: QueryTypes.SELECT },
+    );
     const heartbeat = activityHeartbeat();
     const size = Math.max(1, args.concurrency);
-    const waves: string[][] = [];
-    for (let i = 0; i < ids.length; i += size) waves.push(ids.slice(i, i + size));
+    const waves: Array<{ ids: string[]; fromRow: number }> = [];
+    for (let i = 0; i < rows.length; i += size) waves.push({ ids: rows.slice(i, i + size).map((r) => r.id), fromRow: rows[i].row_index });
+    // Past the budget no new wave starts: the chunk looks at a cancel from Temporal between calls.
+    const budgetEnds = Date.now() + SLICE_BUDGET_MS;
+    let resumeFromRow: number | null = null;
     const unconfirmed: string[] = [];
     let parked = false;
     let unavailable: unknown = null;
@@ -161,31 +176,49 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
     };
 
     // A pipeline of three steps, so the database round trips overlap the transfers: while wave
-    // w is at the provider, wave w+1 is being claimed and wave w-1 settled. At most two waves
-    // are claimed and unsettled at once; a claimed item is always sent (or, if this attempt
-    // dies, followed through by the next one: the provider is asked first).
-    let settling: Promise<void> = Promise.resolve();
-    let claiming = waves.length > 0 ? observed(claimItems({ itemIds: waves[0], batchId: args.batchId })) : null;
+    // w is at the provider, wave w+1 is being claimed, and the answers of the waves before are
+    // settled, as many as have come in since the last settle, in one transaction (a settle
+    // costs more than a wave of transfers, and the hot ledger rows are then taken once for all
+    // of them). At most MAX_UNSETTLED_WAVES waves are sent and unsettled at once. A claimed item
+    // is always sent; if this attempt dies, the next one follows it through (provider first).
+    const unsettled: Array<{ itemId: string; answer: TransferAnswer }> = [];
+    let settling: Promise<void> | null = null;
+    const settleWhatCameIn = () => {
+      if (settling !== null || unsettled.length === 0) return;
+      settling = settleWave(unsettled.splice(0))
+        .catch((err: unknown) => {
+          stopError ??= err;
+        })
+        .finally(() => {
+          settling = null;
+          if (stopError === null) settleWhatCameIn();
+        });
+    };
+    const settled = async () => {
+      while (settling !== null) await settling;
+    };
+    let claiming = waves.length > 0 ? observed(claimItems({ itemIds: waves[0].ids, batchId: args.batchId })) : null;
     for (let w = 0; claiming !== null; w++) {
       const claim = await claiming;
       parked ||= claim.parked;
       const last = claim.parked || claim.cancelled || w + 1 >= waves.length;
-      claiming = last ? null : observed(claimItems({ itemIds: waves[w + 1], batchId: args.batchId }));
-      const answers = await sendWave(claim.claimed);
-      await settling;
-      settling = settleWave(answers).catch((err: unknown) => {
-        stopError ??= err;
-      });
+      if (!last && Date.now() >= budgetEnds) resumeFromRow = waves[w + 1].fromRow;
+      claiming = last || resumeFromRow !== null ? null : observed(claimItems({ itemIds: waves[w + 1].ids, batchId: args.batchId }));
+      unsettled.push(...(await sendWave(claim.claimed)));
+      settleWhatCameIn();
+      if (unsettled.length >= MAX_UNSETTLED_WAVES * size) await settled();
       if (stopError !== null && claiming !== null) {
         // Stop here: what the next claim took stays SENDING, followed through by the retry.
         await claiming.catch((err: unknown) => (stopError ??= err));
         claiming = null;
       }
     }
-    await settling;
+    await settled();
+    settleWhatCameIn();
+    await settled();
     if (stopError !== null) throw stopError;
     if (unavailable !== null) throw unavailable;
-    return { unconfirmed, parked };
+    return { unconfirmed, parked, resumeFromRow };
   }
 
   /** The range's items by final status, for the chunk's result. */

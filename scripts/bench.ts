@@ -102,10 +102,10 @@ async function main() {
     const temporal = new Client({ connection });
     const taskQueue = 'bench';
     const settings = {
-      chunkSize: Number(process.env.PAYOUT_CHUNK_SIZE ?? 500),
+      chunkSize: Number(process.env.PAYOUT_CHUNK_SIZE ?? 2500),
       parallelChunks: Number(process.env.PAYOUT_PARALLEL_CHUNKS ?? 2),
       itemConcurrency: Number(process.env.PAYOUT_ITEM_CONCURRENCY ?? 20),
-      sliceSize: Number(process.env.PAYOUT_SLICE_SIZE ?? 250),
+      sliceSize: Number(process.env.PAYOUT_SLICE_SIZE ?? 2500),
     };
     const api = await listen(
       createApp({

@@ -27,7 +27,7 @@ export interface PayoutSettings {
   sliceSize?: number;
 }
 
-export const defaultPayoutSettings: PayoutSettings = { chunkSize: 500, parallelChunks: 2, itemConcurrency: 20, sliceSize: 250 };
+export const defaultPayoutSettings: PayoutSettings = { chunkSize: 2500, parallelChunks: 2, itemConcurrency: 20, sliceSize: 2500 };
 const BATCH_READ_ITEMS = 1000;
 
 export const payoutErrors = {
@@ -137,29 +137,32 @@ export class PayoutService {
         },
         { transaction },
       );
+      // One multi-row INSERT per 2,000 items: sequelize's bulkCreate built a model instance per
+      // row and took most of the POST's time for 10,000 items (issue 14).
       for (let start = 0; start < items.length; start += 2000) {
-        await PayoutItem.bulkCreate(
-          items.slice(start, start + 2000).map((i, n) => ({
-            id: crypto.randomUUID(),
-            batchId,
-            merchantId: merchant.id,
-            rowIndex: start + n,
-            status: 'PENDING' as const,
-            amountCents: i.amountCents,
-            feeCents: fee,
-            pixKey: i.pixKey,
-            pixKeyType: i.pixKeyType,
-            recipientName: i.recipientName,
-            recipientDocument: i.recipientDocument,
-            referenceId: i.referenceId,
-            providerTransferId: null,
-            endToEndId: null,
-            lastError: null,
-            lastErrorCode: null,
-            settledAt: null,
-            releasedAt: null,
-          })),
-          { transaction },
+        const slab = items.slice(start, start + 2000);
+        await this.deps.sequelize.query(
+          `INSERT INTO payout_items (id, batch_id, merchant_id, row_index, status, amount_cents, fee_cents, pix_key, pix_key_type, recipient_name, recipient_document, reference_id)
+           SELECT v.id, :batchId, :merchantId, v.row_index, 'PENDING', v.amount_cents, :fee, v.pix_key, v.pix_key_type, v.recipient_name, v.recipient_document, v.reference_id
+           FROM unnest(ARRAY[:ids]::uuid[], ARRAY[:rowIndexes]::int[], ARRAY[:amounts]::bigint[], ARRAY[:pixKeys]::text[], ARRAY[:pixKeyTypes]::text[],
+             ARRAY[:names]::text[], ARRAY[:documents]::text[], ARRAY[:references]::text[])
+             AS v(id, row_index, amount_cents, pix_key, pix_key_type, recipient_name, recipient_document, reference_id)`,
+          {
+            replacements: {
+              batchId,
+              merchantId: merchant.id,
+              fee,
+              ids: slab.map(() => crypto.randomUUID()),
+              rowIndexes: slab.map((_, n) => start + n),
+              amounts: slab.map((i) => i.amountCents),
+              pixKeys: slab.map((i) => i.pixKey),
+              pixKeyTypes: slab.map((i) => i.pixKeyType),
+              names: slab.map((i) => i.recipientName),
+              documents: slab.map((i) => i.recipientDocument ?? null),
+              references: slab.map((i) => i.referenceId ?? null),
+            },
+            transaction,
+          },
         );
       }
     });

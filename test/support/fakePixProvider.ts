@@ -84,8 +84,12 @@ export class FakePixProvider implements PixProvider {
   transferScript: ('lose' | 'unauthorized' | 'rejected' | 'wrong-amount')[] = [];
 
   /** Like the sandbox: a key containing "invalid" fails with INVALID_PIX_KEY, anything else completes. */
+  /** Real milliseconds each transfer call takes (a slow provider). */
+  transferDelayMs = 0;
+
   async transfer(req: TransferRequest): Promise<ProviderTransfer> {
     this.transferCalls++;
+    if (this.transferDelayMs > 0) await new Promise((r) => setTimeout(r, this.transferDelayMs));
     const scripted = this.transferScript.shift();
     if (scripted === 'unauthorized') throw new ProviderError('POST /v1/transfers → 401: invalid API key sk_live_leaked', 'UNAUTHORIZED', false, 401);
     if (scripted === 'rejected') throw new ProviderError('POST /v1/transfers → 400: recipientDocument is invalid', 'VALIDATION_ERROR', false, 400);

@@ -18,7 +18,7 @@ import { createSequelize } from '../../db/sequelize';
 import { workflowsPath } from '../../workers/createWorker';
 import { payoutBatchWorkflowId, reserveBatchUpdate } from '../../workflows/payout/definitions';
 import { FakePixProvider } from '../support/fakePixProvider';
-import { testEnv } from '../support/env';
+import { testEnv, waitFor } from '../support/env';
 import { assertLedgerInvariant, balance } from '../support/ledger';
 import { createTimeSkippingEnv } from '../support/timeSkipping';
 import { stagedBatch as stagedBatchOf } from '../support/stagedBatch';
@@ -62,7 +62,7 @@ async function runBatch(
   batch: { merchantId: string; batchId: string },
   n: number,
   during?: () => Promise<void>,
-  shape: { chunkSize: number; parallelChunks: number; itemConcurrency: number } = { chunkSize: 2, parallelChunks: 2, itemConcurrency: 2 },
+  shape: { chunkSize: number; parallelChunks: number; itemConcurrency: number; sliceSize?: number } = { chunkSize: 2, parallelChunks: 2, itemConcurrency: 2 },
   workflows?: string,
 ) {
   const taskQueue = `pb-${crypto.randomUUID()}`;
@@ -259,6 +259,29 @@ describe('operators cannot strand money (M6)', () => {
     expect(stored?.status).toBe('CANCELLED');
     expect(stored?.releasedAmountCents).toBe(await fundingOf(batch.batchId, 'CANCELLED'));
     expect(await reservedOf(batch.merchantId)).toBe(0);
+  });
+  it('a cancel in the Web UI stops a large slice within seconds: no new wave after it, the unsent released exactly', async () => {
+    // One chunk, one call for all its items: only the call's time budget lets the cancel in.
+    const provider = new FakePixProvider();
+    provider.transferDelayMs = 25;
+    const n = 800; // 5 s of transfers at this pace: a slice paid to its end would leave nothing to cancel
+    const batch = await stagedBatchOf(sequelize, n, { amountCents: 100 });
+    const result = runBatch(provider, batch, n, async () => {
+      await waitFor(async () => (await PayoutItem.count({ where: { batchId: batch.batchId, status: 'PAID' } })) >= 20, 'some items paid', 30_000);
+      await env.client.workflow.getHandle(payoutBatchWorkflowId(batch.batchId)).cancel();
+    }, { chunkSize: n, parallelChunks: 1, itemConcurrency: 4, sliceSize: n });
+    await expect(resultWithin(result, batch.batchId, 60_000)).rejects.toMatchObject({ cause: { name: 'CancelledFailure' } });
+    const items = await PayoutItem.findAll({ where: { batchId: batch.batchId } });
+    const paid = items.filter((i) => i.status === 'PAID').length;
+    const cancelled = items.filter((i) => i.status === 'CANCELLED').length;
+    expect(paid + cancelled).toBe(n); // nothing SENDING, PENDING or FAILED is left
+    expect(cancelled).toBeGreaterThan(0);
+    expect(provider.transfers.size).toBe(paid); // every transfer made is a paid item, once
+    const stored = await PayoutBatch.findByPk(batch.batchId);
+    expect(stored?.status).toBe('CANCELLED');
+    expect(stored?.releasedAmountCents).toBe(await fundingOf(batch.batchId, 'CANCELLED'));
+    expect(await reservedOf(batch.merchantId)).toBe(0);
+    expect(await balance(sequelize, accounts.merchantAvailable(batch.merchantId))).toBe(100_000 - paid * 100);
   });
 });
 

@@ -67,7 +67,8 @@ async function payInSlices(input: ChunkInput): Promise<ChunkResult> {
     unconfirmed.push(...slice.unconfirmed);
     if (!slice.parked) {
       parkMs = PARK_FIRST_MS;
-      fromRow = toRow + 1;
+      // A call stops starting waves after a couple of seconds: go on from where it stopped.
+      fromRow = slice.resumeFromRow ?? toRow + 1;
       continue;
     }
     // The merchant may not pay out now: unsent items stay PENDING, funding reserved; look again later.
