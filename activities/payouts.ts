@@ -88,13 +88,17 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
     });
   }
 
-  async function listChunkItemIds(args: { batchId: string; fromRow: number; toRow: number }): Promise<string[]> {
-    const rows = await sequelize.query<{ id: string }>(
-      `SELECT id FROM payout_items WHERE batch_id = :batchId AND row_index BETWEEN :fromRow AND :toRow
+  /** The range's items still to pay (PENDING) or to follow through (SENDING), in row order. */
+  async function unsettledRows(args: { batchId: string; fromRow: number; toRow: number }): Promise<Array<{ id: string; row_index: number }>> {
+    return sequelize.query<{ id: string; row_index: number }>(
+      `SELECT id, row_index FROM payout_items WHERE batch_id = :batchId AND row_index BETWEEN :fromRow AND :toRow
        AND status IN ('PENDING','SENDING') ORDER BY row_index`,
-      { replacements: args, type: QueryTypes.SELECT },
+      { replacements: { batchId: args.batchId, fromRow: args.fromRow, toRow: args.toRow }, type: QueryTypes.SELECT },
     );
-    return rows.map((r) => r.id);
+  }
+
+  async function listChunkItemIds(args: { batchId: string; fromRow: number; toRow: number }): Promise<string[]> {
+    return (await unsettledRows(args)).map((r) => r.id);
   }
 
   /**
@@ -133,11 +137,7 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
    * however large the slice).
    */
   async function payItems(args: { batchId: string; fromRow: number; toRow: number; concurrency: number }): Promise<{ unconfirmed: string[]; parked: boolean; resumeFromRow: number | null }> {
-    const rows = await sequelize.query<{ id: string; row_index: number }>(
-      `SELECT id, row_index FROM payout_items WHERE batch_id = :batchId AND row_index BETWEEN :fromRow AND :toRow
-       AND status IN ('PENDING','SENDING') ORDER BY row_index`,
-      { replacements: args, type: QueryTypes.SELECT },
-    );
+    const rows = await unsettledRows(args);
     const heartbeat = activityHeartbeat();
     const size = Math.max(1, args.concurrency);
     const waves: Array<{ ids: string[]; fromRow: number }> = [];
