@@ -110,6 +110,7 @@ export async function writeLedgerEntries(
   );
   return entries.map((e) => ({ applied: appliedIds.has(e.movementKey), transactionId: appliedIds.get(e.movementKey) ?? null }));
 }
+
 function isCheckViolation(err: unknown): boolean {
   const original = (err as { original?: { code?: string; constraint?: string } }).original;
   return original?.code === '23514' && original.constraint === 'ledger_balance_not_negative';

@@ -83,10 +83,10 @@ export class FakePixProvider implements PixProvider {
    */
   transferScript: ('lose' | 'unauthorized' | 'rejected' | 'wrong-amount')[] = [];
 
-  /** Like the sandbox: a key containing "invalid" fails with INVALID_PIX_KEY, anything else completes. */
   /** Real milliseconds each transfer call takes (a slow provider). */
   transferDelayMs = 0;
 
+  /** Like the sandbox: a key containing "invalid" fails with INVALID_PIX_KEY, anything else completes. */
   async transfer(req: TransferRequest): Promise<ProviderTransfer> {
     this.transferCalls++;
     if (this.transferDelayMs > 0) await new Promise((r) => setTimeout(r, this.transferDelayMs));

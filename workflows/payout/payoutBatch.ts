@@ -35,6 +35,7 @@ import { TRANSFER_GRACE } from '../../core/transferFailures';
 import { BusinessStatusKey } from '../searchAttributes';
 import { batchProgressQuery, cancelBatchUpdate, reserveBatchUpdate } from './definitions';
 import { payoutChunk } from './payoutChunk';
+import { resolveItems } from './resolveItems';
 import { PayoutFailureTypes, type BatchOutcome, type BatchReservation, type ChunkResult, type PayoutBatchInput } from './types';
 
 const acts = proxyActivities<PayoutActivities>({
@@ -59,7 +60,7 @@ const reserving = proxyActivities<PayoutActivities>({
   },
 });
 
-// Settling an item the provider may have paid must eventually happen: retry until it does.
+// Listing the items left SENDING must eventually happen: retry until it does.
 const resolving = proxyActivities<PayoutActivities>({
   startToCloseTimeout: '15 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '2 minutes' },
@@ -171,21 +172,7 @@ export async function payoutBatch(input: PayoutBatchInput): Promise<BatchOutcome
 
 /** Settles every SENDING item by the provider's record, a few at a time. */
 async function settleSending(input: PayoutBatchInput): Promise<void> {
-  const ids = await resolving.listSendingItemIds({ batchId: input.batchId });
-  let next = 0;
-  const lane = async () => {
-    while (next < ids.length) {
-      const itemId = ids[next++];
-      try {
-        await resolving.resolveItem({ itemId });
-      } catch (err) {
-        // A transfer that is not ours (reference or amount differ) stays SENDING, alerted: the
-        // batch then waits in finishBatch, visibly, until someone looks.
-        if (!(err instanceof ApplicationFailure || (err as { cause?: unknown }).cause instanceof ApplicationFailure)) throw err;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(input.itemConcurrency, ids.length)) }, lane));
+  await resolveItems(await resolving.listSendingItemIds({ batchId: input.batchId }), input.itemConcurrency);
 }
 
 /** Runs the chunks, a few at a time; waits for every started child even when one is cancelled. */

@@ -2,10 +2,10 @@
  * PayoutChunk (child of PayoutBatch, id `payout-batch-<id>-chunk-<n>`): pays the items of one
  * row range with bounded concurrency, a slice of items per activity (`payItems`: claim a wave,
  * send it, settle it in one transaction, next wave), so a 10,000-item batch costs tens of
- * activities, not 10,000, and its history stays small. On cancel it starts no new slice, but a
- * slice already started runs to its end in a non-cancellable scope (it stops claiming once the
- * batch carries the cancel route's intent): money sent to the provider is never abandoned
- * half-way, so it is settled, not released.
+ * activities, not 10,000, and its history stays small. On cancel it starts no new call, but a
+ * call already started runs in a non-cancellable scope until it stops starting waves (after
+ * 2 s, or at once when the batch carries the cancel route's intent) and has settled every wave
+ * it sent: money sent to the provider is never abandoned half-way, so it is settled, not released.
  *
  * Two waits keep money safe:
  * - an item the provider refused to take and has no record of is released only after
@@ -14,9 +14,10 @@
  *   parks (unsent items stay PENDING, the funding stays reserved) and looks again with backoff,
  *   until the merchant may pay out again or the batch is cancelled.
  */
-import { ApplicationFailure, CancellationScope, isCancellation, patched, proxyActivities, sleep } from '@temporalio/workflow';
+import { CancellationScope, isCancellation, patched, proxyActivities, sleep } from '@temporalio/workflow';
 import type { PayoutActivities } from '../../activities/payouts';
 import { TRANSFER_GRACE } from '../../core/transferFailures';
+import { isFinalFailure, resolveItems } from './resolveItems';
 import type { ChunkInput, ChunkResult } from './types';
 
 const { listChunkItemIds } = proxyActivities<PayoutActivities>({
@@ -85,11 +86,7 @@ async function payInSlices(input: ChunkInput): Promise<ChunkResult> {
     // the provider's record, however the chunk was stopped.
     await CancellationScope.nonCancellable(async () => {
       await sleep(TRANSFER_GRACE);
-      for (const itemId of unconfirmed) {
-        await resolveItem({ itemId }).catch((err: unknown) => {
-          if (!(err instanceof ApplicationFailure || (err as { cause?: unknown }).cause instanceof ApplicationFailure)) throw err;
-        });
-      }
+      await resolveItems(unconfirmed, input.itemConcurrency);
     });
   }
   return CancellationScope.nonCancellable(() => countChunkItems({ batchId: input.batchId, fromRow: input.fromRow, toRow: input.toRow }));
@@ -138,7 +135,7 @@ async function payOne(itemId: string): Promise<'PAID' | 'FAILED' | 'SKIPPED' | '
   } catch (err) {
     // A final failure (the provider answered with a transfer that is not ours) leaves the item
     // SENDING with its funding reserved: the batch cannot finish until someone looks.
-    if (err instanceof ApplicationFailure || (err as { cause?: unknown }).cause instanceof ApplicationFailure) return 'SKIPPED';
+    if (isFinalFailure(err)) return 'SKIPPED';
     throw err;
   }
 }
