@@ -81,6 +81,23 @@ export async function benchWebhooks(d: WebhookBenchDeps): Promise<void> {
       const at = callbackAt.get(provider_charge_id);
       if (at !== undefined) delays.push(receivedAt.get(id)! - at);
     }
+    // Where the time goes: the event's commit (settle) and the delivery row's creation, per charge.
+    const stages = await d.sequelize.query<{ id: string; provider_charge_id: string; event_at: Date; delivery_at: Date }>(
+      `SELECT c.id, c.provider_charge_id, o.created_at AS event_at, w.created_at AS delivery_at
+       FROM charges c JOIN outbox_events o ON o.aggregate_id = c.id::text AND o.type = 'charge.paid' JOIN webhook_deliveries w ON w.event_id = o.id
+       WHERE c.id IN (:ids)`,
+      { replacements: { ids }, type: QueryTypes.SELECT },
+    );
+    const toSettle: number[] = [];
+    const toDelivery: number[] = [];
+    const toReceiver: number[] = [];
+    for (const s of stages) {
+      const at = callbackAt.get(s.provider_charge_id);
+      if (at === undefined) continue;
+      toSettle.push(new Date(s.event_at).getTime() - at);
+      toDelivery.push(new Date(s.delivery_at).getTime() - new Date(s.event_at).getTime());
+      toReceiver.push(receivedAt.get(s.id)! - new Date(s.delivery_at).getTime());
+    }
 
     // Baseline (c): the same number of bare POSTs, same size, same rate, same receiver.
     const body = JSON.stringify({ type: 'bench.baseline', pad: 'x'.repeat(Math.max(0, eventBytes - 40)) });
@@ -97,6 +114,10 @@ export async function benchWebhooks(d: WebhookBenchDeps): Promise<void> {
     d.line('median', `${percentile(delays, 50)} ms`);
     d.line('p99', `${percentile(delays, 99)} ms`);
     d.line('max', `${Math.max(...delays)} ms`);
+    const stage = (v: number[]) => `p50 ${percentile(v, 50)} ms, p99 ${percentile(v, 99)} ms`;
+    d.line('  callback → event committed (settle)', stage(toSettle));
+    d.line('  event → delivery row', stage(toDelivery));
+    d.line('  delivery row → receiver', stage(toReceiver));
     d.line(`baseline: bare POST of ${eventBytes} B`, `median ${percentile(floor, 50).toFixed(1)} ms, p99 ${percentile(floor, 99).toFixed(1)} ms`);
     const p99 = percentile(delays, 99);
     const floorP99 = percentile(floor, 99);
