@@ -17,6 +17,8 @@
  *   it completes even though the workflow itself is being cancelled.
  */
 import {
+  type ActivityOptions,
+  type LocalActivityOptions,
   ApplicationFailure,
   CancellationScope,
   allHandlersFinished,
@@ -25,6 +27,7 @@ import {
   log,
   patched,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
@@ -42,7 +45,7 @@ import {
 } from './types';
 
 // Issuing is on the synchronous path of POST /sellers/pix: a few quick retries, then a clear 502.
-const issuing = proxyActivities<ChargeActivities>({
+const issuingOptions: LocalActivityOptions & ActivityOptions = {
   startToCloseTimeout: '10 seconds',
   retry: {
     initialInterval: '500 milliseconds',
@@ -50,7 +53,16 @@ const issuing = proxyActivities<ChargeActivities>({
     maximumAttempts: 3,
     nonRetryableErrorTypes: [ChargeFailureTypes.providerRejected, ChargeFailureTypes.pixNotIssued],
   },
-});
+};
+/** Runs recorded before 'charge-issue-local' issued with regular activities, and replay so. */
+const issuingRemotely = proxyActivities<ChargeActivities>(issuingOptions);
+/**
+ * Issue and record run as local activities, inside the workflow task that the Update-With-Start
+ * delivered (the early-return pattern): the update's answer needs no activity task to go through
+ * the server and back twice. Both steps are idempotent (the charge id is the provider's key and
+ * the row's key), so a worker that dies mid-task only makes the next worker run them again.
+ */
+const issuingLocally = proxyLocalActivities<ChargeActivities>(issuingOptions);
 
 // Settlement must eventually happen: retry until it does (DB and provider outages are waited out).
 const settling = proxyActivities<ChargeActivities>({
@@ -104,7 +116,12 @@ export async function chargeLifecycle(input: ChargeLifecycleInput): Promise<Char
   // every history recorded before boletos replays the same commands.
   const isBoleto = input.method === 'BOLETO';
 
-  setPhase('ISSUING');
+  // The start already set BusinessStatus ISSUING (api/temporal/updateWithStart.ts); runs before
+  // 'charge-issue-local' upserted it once more, and replay that command.
+  const local = patched('charge-issue-local');
+  if (local) phase = 'ISSUING';
+  else setPhase('ISSUING');
+  const issuing = local ? issuingLocally : issuingRemotely;
   try {
     if (isBoleto) {
       const providerBoleto = await issuing.issueBoletoAtProvider(input);
@@ -203,12 +220,14 @@ export async function chargeLifecycle(input: ChargeLifecycleInput): Promise<Char
 }
 
 function failureMessage(err: unknown): string {
-  const cause = (err as { cause?: { message?: unknown } }).cause;
+  const cause = err instanceof ApplicationFailure ? err : (err as { cause?: { message?: unknown } }).cause;
   return String(cause?.message ?? (err as { message?: unknown }).message ?? 'issue failed');
 }
 
 function toIssueFailure(err: unknown): ApplicationFailure {
-  const cause = (err as { cause?: unknown }).cause;
+  // A regular activity's failure arrives wrapped (ActivityFailure, the reason in `cause`); a local
+  // activity's arrives as the activity threw it.
+  const cause = err instanceof ApplicationFailure ? err : (err as { cause?: unknown }).cause;
   if (cause instanceof ApplicationFailure && cause.type && Object.values<string>(ChargeFailureTypes).includes(cause.type)) {
     return ApplicationFailure.nonRetryable(cause.message, cause.type);
   }
