@@ -4,9 +4,9 @@
  * makes one signed POST and records it; `completeDelivery` closes a delivery that will not be
  * tried again. Each is safe to retry: rows are keyed, attempts are numbered.
  */
-import crypto from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { startDeliveryWorkflow } from '../db/deliveryWorkflows';
+import { dispatchEvents } from './db/outboxDispatch';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { decryptSecret } from '../core/crypto/secretBox';
 import { checkWebhookUrlSyntax } from '../core/net/destination';
@@ -26,58 +26,13 @@ export interface WebhookActivityDeps {
   lookup?: Lookup;
 }
 
-interface OutboxRow {
-  id: string;
-  merchant_id: string;
-  type: string;
-  aggregate_type: string;
-  aggregate_id: string;
-  payload: unknown;
-  created_at: Date;
-}
-
 export function createWebhookActivities(deps: WebhookActivityDeps) {
   const { sequelize } = deps;
 
   async function dispatchOutbox(args: { limit: number }): Promise<number> {
-    const dispatched = await sequelize.transaction(async (transaction) => {
-      const events = await sequelize.query<OutboxRow>(
-        `SELECT id, merchant_id, type, aggregate_type, aggregate_id, payload, created_at FROM outbox_events
-         WHERE dispatched_at IS NULL ORDER BY created_at LIMIT :limit FOR UPDATE SKIP LOCKED`,
-        { replacements: args, type: QueryTypes.SELECT, transaction },
-      );
-      // Every endpoint of the page's merchants in one query, matched here: a page of 10,000
-      // payout items' events used to cost 10,000 lookups.
-      const merchantIds = [...new Set(events.map((e) => e.merchant_id))];
-      const candidates =
-        merchantIds.length === 0
-          ? []
-          : await sequelize.query<{ id: string; url: string; merchant_id: string; events: string[]; charge_id: string | null }>(
-              `SELECT id, url, merchant_id, events, charge_id::text AS charge_id FROM webhook_endpoints WHERE merchant_id IN (:merchantIds) AND active ORDER BY created_at, id`,
-              { replacements: { merchantIds }, type: QueryTypes.SELECT, transaction },
-            );
-      for (const e of events) {
-        const endpoints = candidates.filter(
-          (w) => w.merchant_id === e.merchant_id && w.events.includes(e.type) && (w.charge_id === null || (e.aggregate_type === 'charge' && w.charge_id === e.aggregate_id)),
-        );
-        // One body per event: every endpoint and every retry get the same bytes and eventId.
-        const body = JSON.stringify({ eventId: e.id, type: e.type, createdAt: new Date(e.created_at).toISOString(), data: e.payload });
-        for (const endpoint of endpoints) {
-          await sequelize.query(
-            `INSERT INTO webhook_deliveries (id, event_id, webhook_id, merchant_id, event_type, url, body, status)
-             VALUES (:id, :eventId, :webhookId, :merchantId, :type, :url, :body, 'PENDING')
-             ON CONFLICT (event_id, webhook_id) WHERE resend_of IS NULL DO NOTHING`,
-            { replacements: { id: crypto.randomUUID(), eventId: e.id, webhookId: endpoint.id, merchantId: e.merchant_id, type: e.type, url: endpoint.url, body }, transaction },
-          );
-        }
-      }
-      if (events.length > 0) {
-        await sequelize.query(`UPDATE outbox_events SET dispatched_at = now() WHERE id IN (:ids)`, { replacements: { ids: events.map((e) => e.id) }, transaction });
-      }
-      return events.length;
-    });
+    const { events } = await dispatchEvents(sequelize, args);
     await startPendingDeliveries();
-    return dispatched;
+    return events;
   }
 
   /** Starts the workflow of every delivery that has none yet (also those a crash left behind). */

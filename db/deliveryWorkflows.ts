@@ -2,7 +2,7 @@
  * Starts the WebhookDelivery workflow of a delivery row, then marks the row started — in that
  * order, for the dispatcher and the API's resend alike: if the start fails, the row still says
  * "not started" and the dispatcher's sweep starts it later; a delivery never claims a workflow
- * that does not exist.
+ * that does not exist. `eager` only from a worker's client (a NativeConnection it shares).
  */
 import { WorkflowExecutionAlreadyStartedError, type WorkflowClient } from '@temporalio/client';
 import type { Sequelize } from 'sequelize';
@@ -13,6 +13,7 @@ export async function startDeliveryWorkflow(
   sequelize: Sequelize,
   workflows: WorkflowClient,
   delivery: { id: string; merchantId: string; taskQueue: string },
+  opts: { eager?: boolean } = {},
 ): Promise<void> {
   try {
     await workflows.start('webhookDelivery', {
@@ -20,6 +21,10 @@ export async function startDeliveryWorkflow(
       taskQueue: delivery.taskQueue,
       args: [{ deliveryId: delivery.id }],
       typedSearchAttributes: [{ key: MerchantIdKey, value: delivery.merchantId }],
+      // From a worker's own client: the server may hand the first workflow task straight back to
+      // this process with its answer (eager start), skipping a trip through the task queue. A
+      // request only: a server that does not do it starts the run the ordinary way.
+      ...(opts.eager ? { requestEagerStart: true } : {}),
     });
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;

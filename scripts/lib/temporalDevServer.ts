@@ -29,6 +29,11 @@ export async function startTemporalDevServer(opts: {
   // Update-With-Start and updates are on by default in server 1.29; set explicitly so an older CLI fails loudly.
   args.push('--dynamic-config-value', 'frontend.enableExecuteMultiOperation=true');
   args.push('--dynamic-config-value', 'frontend.enableUpdateWorkflowExecution=true');
+  // Eager execution (README, "Performance"): the server hands a worker the activity it just
+  // scheduled, and a worker that starts a workflow its first task, in the answer to that very
+  // call, instead of through the task queue. Off by default in the server; the SDK asks for it.
+  args.push('--dynamic-config-value', 'system.enableActivityEagerExecution=true');
+  args.push('--dynamic-config-value', 'system.enableEagerWorkflowStart=true');
   const out = opts.logFile ? fs.openSync(opts.logFile, 'a') : 'ignore';
   const child = spawn(temporalCliPath, args, { stdio: ['ignore', out, out] });
   let exited = false;
