@@ -16,6 +16,8 @@ import type { createSandboxApp } from '../../sandbox/app';
 import { percentile, timed, type BenchTable } from './benchTable';
 
 const RATE = Number(process.env.BENCH_WEBHOOK_RATE ?? process.env.BENCH_PAYMENTS_PER_SECOND ?? 5);
+/** How long after the last payment the charge.paid events may take before they count as not delivered. */
+const DRAIN_MS = 60_000;
 const COUNT = process.env.BENCH_WEBHOOK_SECONDS ? Math.round(RATE * Number(process.env.BENCH_WEBHOOK_SECONDS)) : Number(process.env.BENCH_CHARGES ?? 200);
 
 export interface WebhookBenchDeps {
@@ -72,14 +74,21 @@ export async function benchWebhooks(d: WebhookBenchDeps): Promise<void> {
       const res = await fetch(`${d.apiUrl}/sellers/pix`, { method: 'POST', headers, body: JSON.stringify({ amountCents: 1_000 + i }) });
       ids[i] = ((await res.json()) as { id: string }).id;
     });
+    const firstPaidAt = Date.now();
     await atRate((i) => fetch(`${d.sandboxUrl}/sandbox/charges/${ids[i]}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }).then((r) => r.arrayBuffer()));
-    await d.waitUntil(async () => receivedAt.size >= ids.length, 120_000, 'every charge.paid to arrive');
+    // A pipeline slower than the arrival rate falls behind: after DRAIN_MS the late ones are
+    // counted as not delivered (and as DRAIN_MS in the percentiles, a bound they exceed).
+    const lastSentAt = Date.now();
+    await d.waitUntil(async () => receivedAt.size >= ids.length, DRAIN_MS, 'every charge.paid to arrive').catch((err: Error) => {
+      if (!err.message.startsWith('timed out')) throw err;
+    });
+    const missing = ids.length - receivedAt.size;
     const refs = await d.sequelize.query<{ id: string; provider_charge_id: string }>(`SELECT id, provider_charge_id FROM charges WHERE id IN (:ids)`, { replacements: { ids }, type: QueryTypes.SELECT });
     const callbackAt = new Map(d.sandbox.state.callbacks.map((c) => [c.chargeId, Date.parse(c.at)]));
     const delays: number[] = [];
     for (const { id, provider_charge_id } of refs) {
       const at = callbackAt.get(provider_charge_id);
-      if (at !== undefined) delays.push(receivedAt.get(id)! - at);
+      if (at !== undefined) delays.push((receivedAt.get(id) ?? Math.max(lastSentAt + DRAIN_MS, at + DRAIN_MS)) - at);
     }
     // Where the time goes: the event's commit (settle) and the delivery row's creation, per charge.
     const stages = await d.sequelize.query<{ id: string; provider_charge_id: string; event_at: Date; delivery_at: Date }>(
@@ -96,7 +105,8 @@ export async function benchWebhooks(d: WebhookBenchDeps): Promise<void> {
       if (at === undefined) continue;
       toSettle.push(new Date(s.event_at).getTime() - at);
       toDelivery.push(new Date(s.delivery_at).getTime() - new Date(s.event_at).getTime());
-      toReceiver.push(receivedAt.get(s.id)! - new Date(s.delivery_at).getTime());
+      const received = receivedAt.get(s.id);
+      if (received !== undefined) toReceiver.push(received - new Date(s.delivery_at).getTime());
     }
 
     // Baseline (c): the same number of bare POSTs, same size, same rate, same receiver.
@@ -114,6 +124,8 @@ export async function benchWebhooks(d: WebhookBenchDeps): Promise<void> {
     d.line('median', `${percentile(delays, 50)} ms`);
     d.line('p99', `${percentile(delays, 99)} ms`);
     d.line('max', `${Math.max(...delays)} ms`);
+    if (missing > 0) d.line('fell behind', `${missing} of ${ids.length} not delivered ${DRAIN_MS / 1000} s after the last payment`);
+    d.line('delivered per second', `${(receivedAt.size / ((Math.max(...receivedAt.values()) - firstPaidAt) / 1000)).toFixed(1)} (payments sent at ${RATE}/s)`);
     const stage = (v: number[]) => `p50 ${percentile(v, 50)} ms, p99 ${percentile(v, 99)} ms`;
     d.line('  callback → event committed (settle)', stage(toSettle));
     d.line('  event → delivery row', stage(toDelivery));
@@ -123,7 +135,7 @@ export async function benchWebhooks(d: WebhookBenchDeps): Promise<void> {
     const floorP99 = percentile(floor, 99);
     // The goal holds at 50/s for 60 s: a lighter load cannot meet it, however fast.
     const atGoalLoad = RATE >= 50 && COUNT >= 3000;
-    d.table.add({ name: `webhook p99 at ${RATE}/s × ${COUNT} (ms)`, ours: p99, baseline: floorP99, goal: '< 250 ms and ≤ 3 × baseline (c) (at 50/s for 60 s)', met: atGoalLoad && delays.length === ids.length && p99 < 250 && p99 <= 3 * floorP99 });
+    d.table.add({ name: `webhook p99 at ${RATE}/s × ${COUNT} (ms)`, ours: p99, baseline: floorP99, goal: '< 250 ms and ≤ 3 × baseline (c) (at 50/s for 60 s)', met: atGoalLoad && missing === 0 && p99 < 250 && p99 <= 3 * floorP99 });
   } finally {
     receiver.close();
   }
