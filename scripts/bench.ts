@@ -29,8 +29,6 @@ import type { Server } from 'node:http';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Client, Connection } from '@temporalio/client';
 import type { Express } from 'express';
-import { createApp } from '../api/app';
-import pino from 'pino';
 import { runMigrations } from '../db/migrator';
 import { createSequelize } from '../db/sequelize';
 import { createSandboxApp } from '../sandbox/app';
@@ -45,6 +43,7 @@ import { benchCreates } from './lib/createBench';
 import { benchReceipts } from './lib/receiptBench';
 import { benchDashboard } from './lib/dashboardBench';
 import { benchPayouts } from './lib/payoutBench';
+import { postgresPids, type ProcessGroups } from './lib/processCpu';
 import { WORKER_NODE_ARGS } from '../workers/nodeArgs';
 
 const PARTS = ['webhooks', 'creates', 'receipts', 'dashboard', 'payouts'] as const;
@@ -64,13 +63,13 @@ function listen(app: Express): Promise<{ server: Server; url: string }> {
   });
 }
 
-/** Set when the worker process ends before the bench does: waiting any longer is pointless. */
-let workerGone: string | undefined;
+/** Set when the worker or the API process ends before the bench does: waiting any longer is pointless. */
+let childGone: string | undefined;
 
 async function waitUntil(probe: () => Promise<boolean>, timeoutMs: number, what: string) {
   const deadline = Date.now() + timeoutMs;
   while (!(await probe())) {
-    if (workerGone) throw new Error(`${what}: ${workerGone}`);
+    if (childGone) throw new Error(`${what}: ${childGone}`);
     if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -82,11 +81,13 @@ async function main() {
   ensureTools('cli');
   const secrets = generateSecrets();
   const database = `gw_bench_${Date.now()}`;
-  const db = await prepareDatabase({ database, dataDir: '.data/bench-postgres', port: await freePort() });
+  const pgDataDir = path.join(projectRoot, '.data', 'bench-postgres');
+  const db = await prepareDatabase({ database, dataDir: pgDataDir, port: await freePort() });
   const temporalServer = await startTemporalDevServer({ port: await freePort() });
   const sequelize = createSequelize(db.url, { poolMax: 20 });
   const cleanup: (() => Promise<void> | void)[] = [];
   let worker: ChildProcess | undefined;
+  let api: ChildProcess | undefined;
   const logDir = path.join(projectRoot, '.data', 'bench');
   fs.mkdirSync(logDir, { recursive: true });
   const workerLog = path.join(logDir, `worker-${database}.log`);
@@ -107,47 +108,65 @@ async function main() {
       itemConcurrency: Number(process.env.PAYOUT_ITEM_CONCURRENCY ?? 20),
       sliceSize: Number(process.env.PAYOUT_SLICE_SIZE ?? 2500),
     };
-    const api = await listen(
-      createApp({
-        sequelize,
-        temporal,
-        taskQueue,
-        logger: pino({ level: 'info' }, pino.destination({ dest: apiLog, sync: false })),
-        credentialsEncryptionKey: secrets.CREDENTIALS_ENCRYPTION_KEY,
-        providerCallbackSecret: secrets.PROVIDER_CALLBACK_SECRET,
-        defaultFee: { bps: 99, fixedCents: 0 },
-        defaultChargeTtlSeconds: 3600,
-        idempotencyTtlHours: 24,
-        rateLimitPerMinute: 1_000_000,
-        allowPrivateWebhookDestinations: true,
-        payoutSettings: settings,
-      }),
-    );
-    cleanup.push(() => new Promise<void>((r) => api.server.close(() => r())), () => connection.close());
+    cleanup.push(() => connection.close());
+    const apiPort = await freePort();
+    const apiUrl = `http://127.0.0.1:${apiPort}`;
+    const env = {
+      ...process.env,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      DATABASE_URL: db.url,
+      TEMPORAL_ADDRESS: temporalServer.address,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      PROVIDER_BASE_URL: sandboxHttp.url,
+      PUBLIC_BASE_URL: apiUrl,
+      ...secrets,
+    };
 
-    worker = spawn(process.execPath, [...WORKER_NODE_ARGS, ...(process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', path.join(projectRoot, 'workers', 'main.ts')], {
+    // The API as its own process, as in production: its RSS and CPU are its own (config.ts names the variables).
+    api = spawn(process.execPath, [...splitArgs(process.env.BENCH_API_NODE_ARGS), '--import', 'tsx', path.join(projectRoot, 'api', 'server.ts')], {
+      cwd: projectRoot,
+      stdio: ['ignore', fs.openSync(apiLog, 'a'), fs.openSync(apiLog, 'a')],
+      env: {
+        ...env,
+        PORT: String(apiPort),
+        HOST: '127.0.0.1',
+        RATE_LIMIT_PER_MINUTE: '1000000',
+        ALLOW_PRIVATE_WEBHOOK_DESTINATIONS: 'true',
+        PAYOUT_CHUNK_SIZE: String(settings.chunkSize),
+        PAYOUT_PARALLEL_CHUNKS: String(settings.parallelChunks),
+        PAYOUT_ITEM_CONCURRENCY: String(settings.itemConcurrency),
+        PAYOUT_SLICE_SIZE: String(settings.sliceSize),
+      },
+    });
+    api.once('exit', (code, signal) => {
+      childGone ??= `the API exited (${signal ? `signal ${signal}` : `code ${code}`}); see ${apiLog}`;
+    });
+    await waitUntil(async () => (await fetch(`${apiUrl}/healthz`).catch(() => undefined))?.status === 200, 60_000, 'the API to answer /healthz');
+
+    worker = spawn(process.execPath, [...WORKER_NODE_ARGS, ...splitArgs(process.env.BENCH_WORKER_NODE_ARGS), '--import', 'tsx', path.join(projectRoot, 'workers', 'main.ts')], {
       cwd: projectRoot,
       stdio: ['ignore', fs.openSync(workerLog, 'a'), fs.openSync(workerLog, 'a')],
-      env: {
-        ...process.env,
-        NODE_ENV: 'test',
-        LOG_LEVEL: 'info',
-        DATABASE_URL: db.url,
-        TEMPORAL_ADDRESS: temporalServer.address,
-        TEMPORAL_TASK_QUEUE: taskQueue,
-        PROVIDER_BASE_URL: sandboxHttp.url,
-        PUBLIC_BASE_URL: api.url,
-        ...secrets,
-      },
+      env,
     });
 
     worker.once('exit', (code, signal) => {
-      workerGone = `the worker exited (${signal ? `signal ${signal}` : `code ${code}`}); see ${workerLog}`;
+      childGone ??= `the worker exited (${signal ? `signal ${signal}` : `code ${code}`}); see ${workerLog}`;
     });
     const line = (k: string, v: string) => process.stdout.write(`${k.padEnd(38)} ${v}\n`);
-    const common = { apiUrl: api.url, sequelize, encryptionKey: secrets.CREDENTIALS_ENCRYPTION_KEY, table, line };
+    const common = { apiUrl, sequelize, encryptionKey: secrets.CREDENTIALS_ENCRYPTION_KEY, table, line };
+    const workerPid = worker.pid!;
+    const apiPid = api.pid!;
+    // Where a create's CPU goes (scripts/lib/processCpu.ts); "bench" is this process: load generator and sandbox.
+    const cpuGroups: ProcessGroups = {
+      api: () => [apiPid],
+      worker: () => [workerPid],
+      temporal: () => (temporalServer.process.pid ? [temporalServer.process.pid] : []),
+      postgres: () => postgresPids(pgDataDir),
+      bench: () => [process.pid],
+    };
     if (parts.has('webhooks')) await benchWebhooks({ ...common, sandboxUrl: sandboxHttp.url, sandbox, waitUntil });
-    if (parts.has('creates')) await benchCreates({ ...common, temporal, temporalAddress: temporalServer.address });
+    if (parts.has('creates')) await benchCreates({ ...common, apiPid, cpuGroups, temporal, temporalAddress: temporalServer.address });
     if (parts.has('receipts')) await benchReceipts({ ...common, sandboxUrl: sandboxHttp.url });
     if (parts.has('dashboard')) await benchDashboard(common);
     if (parts.has('payouts')) {
@@ -157,7 +176,7 @@ async function main() {
         providerApiKey: secrets.PROVIDER_API_KEY,
         temporal,
         taskQueue,
-        workerPid: worker.pid!,
+        workerPid,
         settings,
         items,
         waitUntil,
@@ -171,6 +190,7 @@ async function main() {
       process.stdout.write(`\n${table.render()}(written to ${path.relative(projectRoot, out)})\n`);
     }
     if (worker) worker.kill('SIGTERM');
+    if (api) await stopChild(api);
     for (const c of cleanup.reverse()) await c();
     await sequelize.close();
     await temporalServer.stop();
@@ -178,9 +198,26 @@ async function main() {
   }
 }
 
+/** Node flags from a space-separated variable (BENCH_API_NODE_ARGS, BENCH_WORKER_NODE_ARGS). */
+function splitArgs(value: string | undefined): string[] {
+  return (value ?? '').split(' ').filter(Boolean);
+}
+
+/** SIGTERM, then waits for the exit (SIGKILL after 10 s), so the process lets go of the database before it stops. */
+function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+  });
+}
+
 main().then(
   () => process.exit(0),
   (err) => {
+    // A part that failed because the API or the worker died says so (e.g. 'fetch failed' alone would not).
+    if (childGone) process.stderr.write(`${childGone}\n`);
     process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     process.exit(1);
   },
