@@ -45,6 +45,7 @@ import { benchDashboard } from './lib/dashboardBench';
 import { benchPayouts } from './lib/payoutBench';
 import { postgresPids, type ProcessGroups } from './lib/processCpu';
 import { WORKER_NODE_ARGS } from '../workers/nodeArgs';
+import { API_NODE_ARGS } from '../api/nodeArgs';
 
 const PARTS = ['webhooks', 'creates', 'receipts', 'dashboard', 'payouts'] as const;
 type Part = (typeof PARTS)[number];
@@ -124,7 +125,7 @@ async function main() {
     };
 
     // The API as its own process, as in production: its RSS and CPU are its own (config.ts names the variables).
-    api = spawn(process.execPath, [...splitArgs(process.env.BENCH_API_NODE_ARGS), '--import', 'tsx', path.join(projectRoot, 'api', 'server.ts')], {
+    api = spawn(process.execPath, [...API_NODE_ARGS, ...splitArgs(process.env.BENCH_API_NODE_ARGS), '--import', 'tsx', path.join(projectRoot, 'api', 'server.ts')], {
       cwd: projectRoot,
       stdio: ['ignore', fs.openSync(apiLog, 'a'), fs.openSync(apiLog, 'a')],
       env: {
