@@ -1,15 +1,18 @@
 /**
  * `npm run bench`: performance figures on real infrastructure (embedded PostgreSQL, Temporal dev
- * server, sandbox provider over HTTP, the worker as its own process; the API and the sandbox run
- * in this process). Each part prints its details as it ends; the run ends with ONE table (each
- * measure, the raw baseline measured in the same run, their ratio, the goal of issue 14, met or
- * not), also written as JSON to .bench/latest.json (scripts/lib/benchTable.ts).
+ * server, sandbox provider over HTTP; the API (api/server.ts, node flags api/nodeArgs.ts) and the
+ * worker each as its own process; the sandbox and the load generator in this one). Each part
+ * prints its details as it ends; the run ends with ONE table (each measure, the raw baseline
+ * measured in the same run, their ratio, the goal of issue 14, met or not), also written as JSON
+ * to .bench/latest.json (scripts/lib/benchTable.ts).
  *   - webhooks (scripts/lib/webhookBench.ts): provider callback → merchant receiver gets
  *     charge.paid, median and p99; baseline (c): a bare POST of the same size to the receiver.
  *     BENCH_WEBHOOK_RATE (5/s), BENCH_WEBHOOK_SECONDS (else BENCH_CHARGES, 200, charges).
  *   - creates (scripts/lib/createBench.ts): POST /sellers/pix at concurrency 32 (BENCH_CREATES,
- *     320) and one at a time (BENCH_CREATES_SERIAL, 50), the API's peak RSS; baseline (b): a no-op
- *     Update-With-Start workflow on the same Temporal.
+ *     320) and one at a time (BENCH_CREATES_SERIAL, 50); the API process's peak RSS (VmHWM) and
+ *     CPU ms per create of each process group (api, worker, temporal, postgres, bench: this
+ *     process), for ours and the baseline; baseline (b): a no-op Update-With-Start workflow on
+ *     the same Temporal.
  *   - receipts (scripts/lib/receiptBench.ts): PDF receipt downloads at 50 concurrent clients;
  *     raw baseline: the same PDF rendered on the main thread. BENCH_RECEIPTS (200).
  *   - dashboard (scripts/lib/dashboardBench.ts): every /dashboard route's p50 and p99 with
@@ -18,9 +21,10 @@
  *     of that, wall time POST → batch end, items/s, linearity, the worker's peak RSS; baseline (a):
  *     the sandbox's /v1/transfers hammered directly at the batch's concurrency.
  * BENCH_ONLY=webhooks,creates,receipts,dashboard,payouts (any comma-separated subset) runs those
- * parts only. The worker's and the API's output go to log files under .data/bench/ (paths
- * printed); if the worker dies the bench stops at once and says so. Nothing printed carries a
- * secret (keys and client secrets stay in the requests).
+ * parts only. BENCH_API_NODE_ARGS and BENCH_WORKER_NODE_ARGS add node flags to those processes.
+ * The worker's and the API's output go to log files under .data/bench/ (paths printed); if
+ * either dies the bench stops at once and says so. Nothing printed carries a secret (keys and
+ * client secrets stay in the requests).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -218,8 +222,9 @@ main().then(
   () => process.exit(0),
   (err) => {
     // A part that failed because the API or the worker died says so (e.g. 'fetch failed' alone would not).
-    if (childGone) process.stderr.write(`${childGone}\n`);
-    process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    const text = err instanceof Error ? (err.stack ?? err.message) : String(err);
+    if (childGone && !text.includes(childGone)) process.stderr.write(`${childGone}\n`);
+    process.stderr.write(`bench failed: ${text}\n`);
     process.exit(1);
   },
 );
