@@ -1,15 +1,18 @@
 /**
  * `npm run bench`: performance figures on real infrastructure (embedded PostgreSQL, Temporal dev
- * server, sandbox provider over HTTP, the worker as its own process; the API and the sandbox run
- * in this process). Each part prints its details as it ends; the run ends with ONE table (each
- * measure, the raw baseline measured in the same run, their ratio, the goal of issue 14, met or
- * not), also written as JSON to .bench/latest.json (scripts/lib/benchTable.ts).
+ * server, sandbox provider over HTTP; the API (api/server.ts, node flags api/nodeArgs.ts) and the
+ * worker each as its own process; the sandbox and the load generator in this one). Each part
+ * prints its details as it ends; the run ends with ONE table (each measure, the raw baseline
+ * measured in the same run, their ratio, the goal of issue 14, met or not), also written as JSON
+ * to .bench/latest.json (scripts/lib/benchTable.ts).
  *   - webhooks (scripts/lib/webhookBench.ts): provider callback → merchant receiver gets
  *     charge.paid, median and p99; baseline (c): a bare POST of the same size to the receiver.
  *     BENCH_WEBHOOK_RATE (5/s), BENCH_WEBHOOK_SECONDS (else BENCH_CHARGES, 200, charges).
  *   - creates (scripts/lib/createBench.ts): POST /sellers/pix at concurrency 32 (BENCH_CREATES,
- *     320) and one at a time (BENCH_CREATES_SERIAL, 50), the API's peak RSS; baseline (b): a no-op
- *     Update-With-Start workflow on the same Temporal.
+ *     320) and one at a time (BENCH_CREATES_SERIAL, 50); the API process's peak RSS (VmHWM) and
+ *     CPU ms per create of each process group (api, worker, temporal, postgres, bench: this
+ *     process), for ours and the baseline; baseline (b): a no-op Update-With-Start workflow on
+ *     the same Temporal.
  *   - receipts (scripts/lib/receiptBench.ts): PDF receipt downloads at 50 concurrent clients;
  *     raw baseline: the same PDF rendered on the main thread. BENCH_RECEIPTS (200).
  *   - dashboard (scripts/lib/dashboardBench.ts): every /dashboard route's p50 and p99 with
@@ -18,9 +21,10 @@
  *     of that, wall time POST → batch end, items/s, linearity, the worker's peak RSS; baseline (a):
  *     the sandbox's /v1/transfers hammered directly at the batch's concurrency.
  * BENCH_ONLY=webhooks,creates,receipts,dashboard,payouts (any comma-separated subset) runs those
- * parts only. The worker's and the API's output go to log files under .data/bench/ (paths
- * printed); if the worker dies the bench stops at once and says so. Nothing printed carries a
- * secret (keys and client secrets stay in the requests).
+ * parts only. BENCH_API_NODE_ARGS and BENCH_WORKER_NODE_ARGS add node flags to those processes.
+ * The worker's and the API's output go to log files under .data/bench/ (paths printed); if
+ * either dies the bench stops at once and says so. Nothing printed carries a secret (keys and
+ * client secrets stay in the requests).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -29,8 +33,6 @@ import type { Server } from 'node:http';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Client, Connection } from '@temporalio/client';
 import type { Express } from 'express';
-import { createApp } from '../api/app';
-import pino from 'pino';
 import { runMigrations } from '../db/migrator';
 import { createSequelize } from '../db/sequelize';
 import { createSandboxApp } from '../sandbox/app';
@@ -45,7 +47,9 @@ import { benchCreates } from './lib/createBench';
 import { benchReceipts } from './lib/receiptBench';
 import { benchDashboard } from './lib/dashboardBench';
 import { benchPayouts } from './lib/payoutBench';
+import { postgresPids, type ProcessGroups } from './lib/processCpu';
 import { WORKER_NODE_ARGS } from '../workers/nodeArgs';
+import { API_NODE_ARGS } from '../api/nodeArgs';
 
 const PARTS = ['webhooks', 'creates', 'receipts', 'dashboard', 'payouts'] as const;
 type Part = (typeof PARTS)[number];
@@ -64,13 +68,13 @@ function listen(app: Express): Promise<{ server: Server; url: string }> {
   });
 }
 
-/** Set when the worker process ends before the bench does: waiting any longer is pointless. */
-let workerGone: string | undefined;
+/** Set when the worker or the API process ends before the bench does: waiting any longer is pointless. */
+let childGone: string | undefined;
 
 async function waitUntil(probe: () => Promise<boolean>, timeoutMs: number, what: string) {
   const deadline = Date.now() + timeoutMs;
   while (!(await probe())) {
-    if (workerGone) throw new Error(`${what}: ${workerGone}`);
+    if (childGone) throw new Error(`${what}: ${childGone}`);
     if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -82,11 +86,13 @@ async function main() {
   ensureTools('cli');
   const secrets = generateSecrets();
   const database = `gw_bench_${Date.now()}`;
-  const db = await prepareDatabase({ database, dataDir: '.data/bench-postgres', port: await freePort() });
+  const pgDataDir = path.join(projectRoot, '.data', 'bench-postgres');
+  const db = await prepareDatabase({ database, dataDir: pgDataDir, port: await freePort() });
   const temporalServer = await startTemporalDevServer({ port: await freePort() });
   const sequelize = createSequelize(db.url, { poolMax: 20 });
   const cleanup: (() => Promise<void> | void)[] = [];
   let worker: ChildProcess | undefined;
+  let api: ChildProcess | undefined;
   const logDir = path.join(projectRoot, '.data', 'bench');
   fs.mkdirSync(logDir, { recursive: true });
   const workerLog = path.join(logDir, `worker-${database}.log`);
@@ -107,47 +113,65 @@ async function main() {
       itemConcurrency: Number(process.env.PAYOUT_ITEM_CONCURRENCY ?? 20),
       sliceSize: Number(process.env.PAYOUT_SLICE_SIZE ?? 2500),
     };
-    const api = await listen(
-      createApp({
-        sequelize,
-        temporal,
-        taskQueue,
-        logger: pino({ level: 'info' }, pino.destination({ dest: apiLog, sync: false })),
-        credentialsEncryptionKey: secrets.CREDENTIALS_ENCRYPTION_KEY,
-        providerCallbackSecret: secrets.PROVIDER_CALLBACK_SECRET,
-        defaultFee: { bps: 99, fixedCents: 0 },
-        defaultChargeTtlSeconds: 3600,
-        idempotencyTtlHours: 24,
-        rateLimitPerMinute: 1_000_000,
-        allowPrivateWebhookDestinations: true,
-        payoutSettings: settings,
-      }),
-    );
-    cleanup.push(() => new Promise<void>((r) => api.server.close(() => r())), () => connection.close());
+    cleanup.push(() => connection.close());
+    const apiPort = await freePort();
+    const apiUrl = `http://127.0.0.1:${apiPort}`;
+    const env = {
+      ...process.env,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      DATABASE_URL: db.url,
+      TEMPORAL_ADDRESS: temporalServer.address,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      PROVIDER_BASE_URL: sandboxHttp.url,
+      PUBLIC_BASE_URL: apiUrl,
+      ...secrets,
+    };
 
-    worker = spawn(process.execPath, [...WORKER_NODE_ARGS, ...(process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', path.join(projectRoot, 'workers', 'main.ts')], {
+    // The API as its own process, as in production: its RSS and CPU are its own (config.ts names the variables).
+    api = spawn(process.execPath, [...API_NODE_ARGS, ...splitArgs(process.env.BENCH_API_NODE_ARGS), '--import', 'tsx', path.join(projectRoot, 'api', 'server.ts')], {
+      cwd: projectRoot,
+      stdio: ['ignore', fs.openSync(apiLog, 'a'), fs.openSync(apiLog, 'a')],
+      env: {
+        ...env,
+        PORT: String(apiPort),
+        HOST: '127.0.0.1',
+        RATE_LIMIT_PER_MINUTE: '1000000',
+        ALLOW_PRIVATE_WEBHOOK_DESTINATIONS: 'true',
+        PAYOUT_CHUNK_SIZE: String(settings.chunkSize),
+        PAYOUT_PARALLEL_CHUNKS: String(settings.parallelChunks),
+        PAYOUT_ITEM_CONCURRENCY: String(settings.itemConcurrency),
+        PAYOUT_SLICE_SIZE: String(settings.sliceSize),
+      },
+    });
+    api.once('exit', (code, signal) => {
+      childGone ??= `the API exited (${signal ? `signal ${signal}` : `code ${code}`}); see ${apiLog}`;
+    });
+    await waitUntil(async () => (await fetch(`${apiUrl}/healthz`).catch(() => undefined))?.status === 200, 60_000, 'the API to answer /healthz');
+
+    worker = spawn(process.execPath, [...WORKER_NODE_ARGS, ...splitArgs(process.env.BENCH_WORKER_NODE_ARGS), '--import', 'tsx', path.join(projectRoot, 'workers', 'main.ts')], {
       cwd: projectRoot,
       stdio: ['ignore', fs.openSync(workerLog, 'a'), fs.openSync(workerLog, 'a')],
-      env: {
-        ...process.env,
-        NODE_ENV: 'test',
-        LOG_LEVEL: 'info',
-        DATABASE_URL: db.url,
-        TEMPORAL_ADDRESS: temporalServer.address,
-        TEMPORAL_TASK_QUEUE: taskQueue,
-        PROVIDER_BASE_URL: sandboxHttp.url,
-        PUBLIC_BASE_URL: api.url,
-        ...secrets,
-      },
+      env,
     });
 
     worker.once('exit', (code, signal) => {
-      workerGone = `the worker exited (${signal ? `signal ${signal}` : `code ${code}`}); see ${workerLog}`;
+      childGone ??= `the worker exited (${signal ? `signal ${signal}` : `code ${code}`}); see ${workerLog}`;
     });
     const line = (k: string, v: string) => process.stdout.write(`${k.padEnd(38)} ${v}\n`);
-    const common = { apiUrl: api.url, sequelize, encryptionKey: secrets.CREDENTIALS_ENCRYPTION_KEY, table, line };
+    const common = { apiUrl, sequelize, encryptionKey: secrets.CREDENTIALS_ENCRYPTION_KEY, table, line };
+    const workerPid = worker.pid!;
+    const apiPid = api.pid!;
+    // Where a create's CPU goes (scripts/lib/processCpu.ts); "bench" is this process: load generator and sandbox.
+    const cpuGroups: ProcessGroups = {
+      api: () => [apiPid],
+      worker: () => [workerPid],
+      temporal: () => (temporalServer.process.pid ? [temporalServer.process.pid] : []),
+      postgres: () => postgresPids(pgDataDir),
+      bench: () => [process.pid],
+    };
     if (parts.has('webhooks')) await benchWebhooks({ ...common, sandboxUrl: sandboxHttp.url, sandbox, waitUntil });
-    if (parts.has('creates')) await benchCreates({ ...common, temporal, temporalAddress: temporalServer.address });
+    if (parts.has('creates')) await benchCreates({ ...common, apiPid, cpuGroups, temporal, temporalAddress: temporalServer.address });
     if (parts.has('receipts')) await benchReceipts({ ...common, sandboxUrl: sandboxHttp.url });
     if (parts.has('dashboard')) await benchDashboard(common);
     if (parts.has('payouts')) {
@@ -157,7 +181,7 @@ async function main() {
         providerApiKey: secrets.PROVIDER_API_KEY,
         temporal,
         taskQueue,
-        workerPid: worker.pid!,
+        workerPid,
         settings,
         items,
         waitUntil,
@@ -171,6 +195,7 @@ async function main() {
       process.stdout.write(`\n${table.render()}(written to ${path.relative(projectRoot, out)})\n`);
     }
     if (worker) worker.kill('SIGTERM');
+    if (api) await stopChild(api);
     for (const c of cleanup.reverse()) await c();
     await sequelize.close();
     await temporalServer.stop();
@@ -178,10 +203,28 @@ async function main() {
   }
 }
 
+/** Node flags from a space-separated variable (BENCH_API_NODE_ARGS, BENCH_WORKER_NODE_ARGS). */
+function splitArgs(value: string | undefined): string[] {
+  return (value ?? '').split(' ').filter(Boolean);
+}
+
+/** SIGTERM, then waits for the exit (SIGKILL after 10 s), so the process lets go of the database before it stops. */
+function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+  });
+}
+
 main().then(
   () => process.exit(0),
   (err) => {
-    process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    // A part that failed because the API or the worker died says so (e.g. 'fetch failed' alone would not).
+    const text = err instanceof Error ? (err.stack ?? err.message) : String(err);
+    if (childGone && !text.includes(childGone)) process.stderr.write(`${childGone}\n`);
+    process.stderr.write(`bench failed: ${text}\n`);
     process.exit(1);
   },
 );

@@ -17,6 +17,7 @@ import { supervise, type Supervised } from './lib/supervisor';
 import { ensureTools, projectRoot } from './lib/tools';
 import { startMailSink } from './lib/mailSink';
 import { WORKER_NODE_ARGS } from '../workers/nodeArgs';
+import { API_NODE_ARGS } from '../api/nodeArgs';
 
 const API_PORT = Number(process.env.PORT ?? 3000);
 const SANDBOX_PORT = Number(process.env.SANDBOX_PORT ?? 4010);
@@ -25,6 +26,9 @@ const TEMPORAL_UI_PORT = Number(process.env.TEMPORAL_UI_PORT ?? 8233);
 const PG_PORT = Number(process.env.PG_PORT ?? 54320);
 const MAIL_SINK_PORT = Number(process.env.MAIL_SINK_PORT ?? 2525);
 const MAIL_DIR = path.join(projectRoot, '.data', 'mail');
+
+/** Node flags per service entry point (heap caps: workers/nodeArgs.ts, api/nodeArgs.ts). */
+const NODE_ARGS: Record<string, readonly string[]> = { 'workers/main.ts': WORKER_NODE_ARGS, 'api/server.ts': API_NODE_ARGS };
 
 const children: ChildProcess[] = [];
 const services: Supervised[] = [];
@@ -49,7 +53,7 @@ function runService(name: string, entry: string, env: NodeJS.ProcessEnv): void {
       name,
       // One process per service (tsx as a loader, not its CLI wrapper), so a signal reaches the service itself.
       start: () => {
-        const child = spawn(process.execPath, [...(entry === 'workers/main.ts' ? WORKER_NODE_ARGS : []), '--import', 'tsx', path.join(projectRoot, entry)], { env, cwd: projectRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn(process.execPath, [...(NODE_ARGS[entry] ?? []), '--import', 'tsx', path.join(projectRoot, entry)], { env, cwd: projectRoot, stdio: ['ignore', 'pipe', 'pipe'] });
         child.stdout?.on('data', (c: Buffer) => process.stdout.write(prefix(c)));
         child.stderr?.on('data', (c: Buffer) => process.stderr.write(prefix(c)));
         return child;

@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Piscina } from 'piscina';
 import type { ReceiptFacts } from '../../core/receipts/facts';
+import { withoutHeapCaps } from '../nodeArgs';
 import type { RenderTask } from './renderWorker';
 
 export interface ReceiptRenderer {
@@ -27,11 +28,13 @@ function threadCount(): number {
   return Math.min(4, Math.max(1, os.availableParallelism() - 1));
 }
 
+/** This process's node flags for the threads, without the heap caps a thread refuses (api/nodeArgs.ts). */
 function workerExecArgv(): string[] {
-  if (!fromSources) return process.execArgv;
+  const own = withoutHeapCaps(process.execArgv);
+  if (!fromSources) return own;
   // Already under tsx (`node --import tsx`): the threads inherit its hooks.
-  if (process.execArgv.some((a) => a.includes('tsx'))) return process.execArgv;
-  return [...process.execArgv, '--require', require.resolve('tsx/cjs')];
+  if (own.some((a) => a.includes('tsx'))) return own;
+  return [...own, '--require', require.resolve('tsx/cjs')];
 }
 
 let pool: Piscina<RenderTask, Uint8Array> | undefined;

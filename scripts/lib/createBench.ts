@@ -4,8 +4,11 @@
  * (50) one at a time, beside baseline (b): a no-op Update-With-Start workflow on the same
  * Temporal at the same concurrency, the floor of a charge create. The no-op worker runs in this
  * process (it bundles scripts/lib/benchWorkflows, never the gateway's workflows) on its own task
- * queue. The API runs in this process too, so its peak RSS under the load is this process's RSS,
- * sampled every 20 ms while the concurrent creates run.
+ * queue. The API runs in its own process: its peak RSS under the load is that process's VmHWM,
+ * reset just before the concurrent creates (as the payout part does for the worker). CPU per
+ * create: each process group's CPU time (scripts/lib/processCpu.ts) over the concurrent phase,
+ * divided by the creates, and the same over the baseline's concurrent phase, where the no-op
+ * worker runs in this process (the "bench" group, with the load generator and the sandbox).
  */
 import crypto from 'node:crypto';
 import { Client, WithStartWorkflowOperation } from '@temporalio/client';
@@ -13,6 +16,8 @@ import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/wo
 import type { Sequelize } from 'sequelize';
 import { createMerchantWithCredential } from '../../db/merchantAdmin';
 import { percentile, timed, type BenchTable } from './benchTable';
+import { cpuDeltaMs, cpuSnapshot, type ProcessGroups } from './processCpu';
+import { peakRssMib, resetPeakRss } from './processMemory';
 import { noopUpdate } from './benchWorkflows';
 
 const CREATES = Number(process.env.BENCH_CREATES ?? 320);
@@ -21,6 +26,10 @@ const CONCURRENCY = 32;
 
 export interface CreateBenchDeps {
   apiUrl: string;
+  /** The API process: its VmHWM is the API's peak RSS. */
+  apiPid: number;
+  /** Process groups whose CPU time is shown per create (api, worker, temporal, postgres, bench). */
+  cpuGroups: ProcessGroups;
   temporalAddress: string;
   temporal: Client;
   sequelize: Sequelize;
@@ -30,6 +39,13 @@ export interface CreateBenchDeps {
 }
 
 const perSecond = (r: { durations: number[]; wallMs: number }) => r.durations.length / (r.wallMs / 1000);
+
+/** "api 12.3 · worker 20.1 · … · total 48.7": each group's CPU ms divided by the operations. */
+function perOp(cpuMs: Record<string, number>, ops: number): string {
+  const parts = Object.entries(cpuMs).map(([name, ms]) => `${name} ${(ms / ops).toFixed(1)}`);
+  const total = Object.values(cpuMs).reduce((a, b) => a + b, 0);
+  return [...parts, `total ${(total / ops).toFixed(1)}`].join(' · ');
+}
 
 export async function benchCreates(d: CreateBenchDeps): Promise<void> {
   const creds = await createMerchantWithCredential(d.sequelize, { name: 'Bench Cobranças' }, d.encryptionKey);
@@ -42,10 +58,11 @@ export async function benchCreates(d: CreateBenchDeps): Promise<void> {
   };
   await timed(4, 1, create); // warm-up: first-use costs (connections, JIT) are not the steady state
 
-  let peakRss = process.memoryUsage.rss();
-  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 20);
+  resetPeakRss(d.apiPid);
+  const cpuBefore = cpuSnapshot(d.cpuGroups);
   const concurrent = await timed(CREATES, CONCURRENCY, create);
-  clearInterval(sampler);
+  const cpu = cpuDeltaMs(cpuBefore, cpuSnapshot(d.cpuGroups));
+  const peakRss = peakRssMib(d.apiPid);
   const serial = await timed(SERIAL, 1, create);
 
   const base = await noopBaseline(d);
@@ -55,13 +72,15 @@ export async function benchCreates(d: CreateBenchDeps): Promise<void> {
   d.line('one at a time', `p50 ${percentile(serial.durations, 50).toFixed(1)} ms`);
   d.line('baseline concurrent', `${perSecond(base.concurrent).toFixed(1)} updates/s`);
   d.line('baseline one at a time', `p50 ${percentile(base.serial.durations, 50).toFixed(1)} ms`);
-  d.line('API (this process) peak RSS', `${Math.round(peakRss / 2 ** 20)} MiB`);
+  d.line('CPU per create (ms), concurrent', perOp(cpu, CREATES));
+  d.line('baseline CPU per update (ms)', perOp(base.cpu, CREATES));
+  d.line('API process peak RSS', `${Math.round(peakRss)} MiB (VmHWM over the concurrent creates)`);
 
   const ratio = perSecond(concurrent) / perSecond(base.concurrent);
   d.table.add({ name: `charge create c=${CONCURRENCY} (creates/s)`, ours: perSecond(concurrent), baseline: perSecond(base.concurrent), goal: '≥ 0.8 × baseline (b), no error', met: ratio >= 0.8 && errors === 0 });
   const p50 = percentile(serial.durations, 50);
   d.table.add({ name: 'charge create one at a time p50 (ms)', ours: p50, baseline: percentile(base.serial.durations, 50), goal: '< 120 ms', met: p50 < 120 });
-  d.table.add({ name: 'API peak RSS under create load (MiB)', ours: peakRss / 2 ** 20, baseline: null, goal: '< 200 MiB', met: peakRss / 2 ** 20 < 200 });
+  d.table.add({ name: 'API peak RSS under create load (MiB)', ours: peakRss, baseline: null, goal: '< 200 MiB', met: peakRss < 200 });
 }
 
 /** Baseline (b): the same counts and concurrency against benchNoopWorkflow. */
@@ -86,9 +105,11 @@ async function noopBaseline(d: CreateBenchDeps) {
   try {
     return await worker.runUntil(async () => {
       await timed(4, 1, (i) => run(-1 - i));
+      const cpuBefore = cpuSnapshot(d.cpuGroups);
       const concurrent = await timed(CREATES, CONCURRENCY, run);
+      const cpu = cpuDeltaMs(cpuBefore, cpuSnapshot(d.cpuGroups));
       const serial = await timed(SERIAL, 1, (i) => run(CREATES + i));
-      return { concurrent, serial };
+      return { concurrent, serial, cpu };
     });
   } finally {
     await connection.close();

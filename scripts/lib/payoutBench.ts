@@ -6,7 +6,6 @@
  * chunk) — the physical limit of a payout here, with nothing of ours in the way.
  */
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import type { Client } from '@temporalio/client';
 import type { Sequelize } from 'sequelize';
 import { signedRequestHeaders } from '../../core/signatures/requestSignature';
@@ -16,6 +15,7 @@ import { payoutBatchWorkflowId } from '../../workflows/payout/definitions';
 import { dispatcherWorkflowId } from '../../workflows/webhook/definitions';
 import { timed, type BenchTable } from './benchTable';
 import { longestHistory } from './history';
+import { peakRssMib, resetPeakRss } from './processMemory';
 
 export interface PayoutBenchDeps {
   apiUrl: string;
@@ -33,20 +33,6 @@ export interface PayoutBenchDeps {
   waitUntil: (probe: () => Promise<boolean>, timeoutMs: number, what: string) => Promise<void>;
 }
 
-function peakRssMb(pid: number): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Math.round(Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
-}
-
-/** Resets the worker's VmHWM so its peak covers the batch alone, not the parts before it (Linux: clear_refs 5). */
-function resetPeakRss(pid: number): void {
-  try {
-    fs.writeFileSync(`/proc/${pid}/clear_refs`, '5');
-  } catch {
-    // Not permitted here: the peak then covers the worker's whole life, which is only higher.
-  }
-}
-
 export async function benchPayouts(d: PayoutBenchDeps): Promise<void> {
   const concurrency = d.settings.parallelChunks * d.settings.itemConcurrency;
   const creds = await createMerchantWithCredential(d.sequelize, { name: 'Bench Pagadora', payoutsEnabled: true }, d.encryptionKey);
@@ -57,7 +43,7 @@ export async function benchPayouts(d: PayoutBenchDeps): Promise<void> {
   const first = await runBatch(d, creds, small);
   resetPeakRss(d.workerPid);
   const full = await runBatch(d, creds, d.items);
-  const workerPeak = peakRssMb(d.workerPid);
+  const workerPeak = Math.round(peakRssMib(d.workerPid));
   const transfersPerS = await hammerSandbox(d, d.items, concurrency);
 
   const itemsPerS = d.items / (full.wallMs / 1000);
