@@ -15,7 +15,10 @@ export interface GatewayWorkerOptions {
   /** A prebuilt workflow bundle (tests share one across workers to save start-up time). */
   workflowBundle?: WorkerOptions['workflowBundle'];
   maxConcurrentActivityTaskExecutions?: number;
+  maxCachedWorkflows?: number;
 }
+
+export const MAX_CACHED_WORKFLOWS = 400;
 
 export const workflowsPath = path.join(__dirname, '..', 'workflows');
 
@@ -27,5 +30,13 @@ export async function createGatewayWorker(opts: GatewayWorkerOptions): Promise<W
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: require.resolve(workflowsPath) }),
     activities: createActivities(opts.deps),
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivityTaskExecutions ?? 100,
+    // The SDK sizes the workflow cache from the heap limit, and under the worker's heap cap
+    // (workers/nodeArgs.ts) that is its floor: 10 workflows. The cache also bounds the workflow
+    // tasks in progress, so only 10 charges could be issued at once (c=32 creates: 23 → 37/s).
+    // A cached charge run costs about 110 KB of the workflow thread's heap (1,370 of them
+    // exhausted it), so 400 keep a third of the cap; a run evicted from the cache is replayed
+    // from its history when it next has work.
+    maxCachedWorkflows: opts.maxCachedWorkflows ?? MAX_CACHED_WORKFLOWS,
+    maxConcurrentWorkflowTaskExecutions: 100,
   });
 }
