@@ -65,10 +65,19 @@ const issuingRemotely = proxyActivities<ChargeActivities>(issuingOptions);
 const issuingLocally = proxyLocalActivities<ChargeActivities>(issuingOptions);
 
 // Settlement must eventually happen: retry until it does (DB and provider outages are waited out).
-const settling = proxyActivities<ChargeActivities>({
+const settlingOptions: ActivityOptions & LocalActivityOptions = {
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes' },
-});
+};
+const settling = proxyActivities<ChargeActivities>(settlingOptions);
+/**
+ * A payment is settled by a local activity, in the workflow task that brought the confirmation:
+ * the charge.paid event commits without an activity task going through the server and back
+ * (webhook latency, issue 14). Settlement is keyed (ledger movement, row lock), so a rerun after
+ * a crash credits nothing twice; past a minute of retries the SDK waits on a durable timer.
+ * Runs that settled before 'charge-settle-local' replay with the regular activity.
+ */
+const settlingLocally = proxyLocalActivities<ChargeActivities>(settlingOptions);
 
 export async function chargeLifecycle(input: ChargeLifecycleInput): Promise<ChargeOutcome> {
   let phase: ChargePhase = 'ISSUING';
@@ -161,7 +170,8 @@ export async function chargeLifecycle(input: ChargeLifecycleInput): Promise<Char
    * no outcome and were settlements, so their histories replay the same way.
    */
   const settle = async (claim: PaymentConfirmation): Promise<boolean> => {
-    const { outcome } = await settling.settleChargePaid({ chargeId: input.chargeId, payment: claim });
+    const settler = patched('charge-settle-local') ? settlingLocally : settling;
+    const { outcome } = await settler.settleChargePaid({ chargeId: input.chargeId, payment: claim });
     return outcome !== 'NOT_CONFIRMED' && outcome !== 'MISMATCH';
   };
 
