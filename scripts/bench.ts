@@ -7,7 +7,7 @@
  * to .bench/latest.json (scripts/lib/benchTable.ts).
  *   - webhooks (scripts/lib/webhookBench.ts): provider callback → merchant receiver gets
  *     charge.paid, median and p99; baseline (c): a bare POST of the same size to the receiver.
- *     BENCH_WEBHOOK_RATE (5/s), BENCH_WEBHOOK_SECONDS (else BENCH_CHARGES, 200, charges).
+ *     BENCH_WEBHOOK_RATE (50/s), BENCH_WEBHOOK_SECONDS (60; or BENCH_CHARGES charges).
  *   - creates (scripts/lib/createBench.ts): POST /sellers/pix at concurrency 32 (BENCH_CREATES,
  *     320) and one at a time (BENCH_CREATES_SERIAL, 50); the API process's peak RSS (VmHWM) and
  *     CPU ms per create of each process group (api, worker, temporal, postgres, bench: this
@@ -170,7 +170,7 @@ async function main() {
       postgres: () => postgresPids(pgDataDir),
       bench: () => [process.pid],
     };
-    if (parts.has('webhooks')) await benchWebhooks({ ...common, sandboxUrl: sandboxHttp.url, sandbox, waitUntil });
+    if (parts.has('webhooks')) await benchWebhooks({ ...common, cpuGroups, sandboxUrl: sandboxHttp.url, sandbox, waitUntil });
     if (parts.has('creates')) await benchCreates({ ...common, apiPid, cpuGroups, temporal, temporalAddress: temporalServer.address });
     if (parts.has('receipts')) await benchReceipts({ ...common, sandboxUrl: sandboxHttp.url });
     if (parts.has('dashboard')) await benchDashboard(common);

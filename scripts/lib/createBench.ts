@@ -16,7 +16,7 @@ import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/wo
 import type { Sequelize } from 'sequelize';
 import { createMerchantWithCredential } from '../../db/merchantAdmin';
 import { percentile, timed, type BenchTable } from './benchTable';
-import { cpuDeltaMs, cpuSnapshot, type ProcessGroups } from './processCpu';
+import { cpuDeltaMs, cpuSnapshot, perOp, type ProcessGroups } from './processCpu';
 import { peakRssMib, resetPeakRss } from './processMemory';
 import { noopUpdate } from './benchWorkflows';
 
@@ -39,13 +39,6 @@ export interface CreateBenchDeps {
 }
 
 const perSecond = (r: { durations: number[]; wallMs: number }) => r.durations.length / (r.wallMs / 1000);
-
-/** "api 12.3 · worker 20.1 · … · total 48.7": each group's CPU ms divided by the operations. */
-function perOp(cpuMs: Record<string, number>, ops: number): string {
-  const parts = Object.entries(cpuMs).map(([name, ms]) => `${name} ${(ms / ops).toFixed(1)}`);
-  const total = Object.values(cpuMs).reduce((a, b) => a + b, 0);
-  return [...parts, `total ${(total / ops).toFixed(1)}`].join(' · ');
-}
 
 export async function benchCreates(d: CreateBenchDeps): Promise<void> {
   const creds = await createMerchantWithCredential(d.sequelize, { name: 'Bench Cobranças' }, d.encryptionKey);

@@ -110,3 +110,10 @@ export function cpuDeltaMs(before: CpuSnapshot, after: CpuSnapshot): Record<stri
   }
   return out;
 }
+
+/** "api 12.3 · worker 20.1 · … · total 48.7": each group's CPU ms divided by the operations. */
+export function perOp(cpuMs: Record<string, number>, ops: number): string {
+  const parts = Object.entries(cpuMs).map(([name, ms]) => `${name} ${(ms / ops).toFixed(1)}`);
+  const total = Object.values(cpuMs).reduce((a, b) => a + b, 0);
+  return [...parts, `total ${(total / ops).toFixed(1)}`].join(' · ');
+}

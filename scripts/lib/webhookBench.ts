@@ -1,8 +1,8 @@
 /**
  * The webhook part of `npm run bench` (BENCH_ONLY=webhooks): charges paid at a steady rate
- * (BENCH_WEBHOOK_RATE per second, default 5; BENCH_PAYMENTS_PER_SECOND is the older name), as
- * real traffic would arrive; BENCH_WEBHOOK_SECONDS sets how long (rate × seconds charges),
- * otherwise BENCH_CHARGES (200) charges. Measured: the provider's payment callback → the
+ * (BENCH_WEBHOOK_RATE per second, default 50, the goal's load; BENCH_PAYMENTS_PER_SECOND is
+ * the older name), as real traffic would arrive; BENCH_CHARGES charges, else rate ×
+ * BENCH_WEBHOOK_SECONDS (default 60). Measured: the provider's payment callback → the
  * merchant's receiver getting charge.paid. Baseline (c), the floor of a webhook: a bare HTTP
  * POST of a body the size of a real charge.paid event straight to the same receiver, as many and
  * at the same rate, timed request to response.
@@ -14,11 +14,12 @@ import { QueryTypes, type Sequelize } from 'sequelize';
 import { createMerchantWithCredential } from '../../db/merchantAdmin';
 import type { createSandboxApp } from '../../sandbox/app';
 import { percentile, timed, type BenchTable } from './benchTable';
+import { cpuDeltaMs, cpuSnapshot, perOp, type ProcessGroups } from './processCpu';
 
-const RATE = Number(process.env.BENCH_WEBHOOK_RATE ?? process.env.BENCH_PAYMENTS_PER_SECOND ?? 5);
+const RATE = Number(process.env.BENCH_WEBHOOK_RATE ?? process.env.BENCH_PAYMENTS_PER_SECOND ?? 50);
 /** How long after the last payment the charge.paid events may take before they count as not delivered. */
 const DRAIN_MS = 60_000;
-const COUNT = process.env.BENCH_WEBHOOK_SECONDS ? Math.round(RATE * Number(process.env.BENCH_WEBHOOK_SECONDS)) : Number(process.env.BENCH_CHARGES ?? 200);
+const COUNT = process.env.BENCH_CHARGES ? Number(process.env.BENCH_CHARGES) : Math.round(RATE * Number(process.env.BENCH_WEBHOOK_SECONDS ?? 60));
 
 export interface WebhookBenchDeps {
   apiUrl: string;
@@ -27,6 +28,8 @@ export interface WebhookBenchDeps {
   sequelize: Sequelize;
   encryptionKey: string;
   table: BenchTable;
+  /** Where a paid charge's CPU goes, from the first payment to the last delivery (or the drain's end). */
+  cpuGroups: ProcessGroups;
   line: (k: string, v: string) => void;
   waitUntil: (probe: () => Promise<boolean>, timeoutMs: number, what: string) => Promise<void>;
 }
@@ -75,6 +78,7 @@ export async function benchWebhooks(d: WebhookBenchDeps): Promise<void> {
       ids[i] = ((await res.json()) as { id: string }).id;
     });
     const firstPaidAt = Date.now();
+    const cpuBefore = cpuSnapshot(d.cpuGroups);
     await atRate((i) => fetch(`${d.sandboxUrl}/sandbox/charges/${ids[i]}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }).then((r) => r.arrayBuffer()));
     // A pipeline slower than the arrival rate falls behind: after DRAIN_MS the late ones are
     // counted as not delivered (and as DRAIN_MS in the percentiles, a bound they exceed).
@@ -83,6 +87,7 @@ export async function benchWebhooks(d: WebhookBenchDeps): Promise<void> {
       if (!err.message.startsWith('timed out')) throw err;
     });
     const missing = ids.length - receivedAt.size;
+    const cpu = cpuDeltaMs(cpuBefore, cpuSnapshot(d.cpuGroups));
     const refs = await d.sequelize.query<{ id: string; provider_charge_id: string }>(`SELECT id, provider_charge_id FROM charges WHERE id IN (:ids)`, { replacements: { ids }, type: QueryTypes.SELECT });
     const callbackAt = new Map(d.sandbox.state.callbacks.map((c) => [c.chargeId, Date.parse(c.at)]));
     const delays: number[] = [];
@@ -126,6 +131,7 @@ export async function benchWebhooks(d: WebhookBenchDeps): Promise<void> {
     d.line('max', `${Math.max(...delays)} ms`);
     if (missing > 0) d.line('fell behind', `${missing} of ${ids.length} not delivered ${DRAIN_MS / 1000} s after the last payment`);
     d.line('delivered per second', `${(receivedAt.size / ((Math.max(...receivedAt.values()) - firstPaidAt) / 1000)).toFixed(1)} (payments sent at ${RATE}/s)`);
+    d.line('CPU per paid charge (ms)', perOp(cpu, Math.max(1, receivedAt.size)));
     const stage = (v: number[]) => `p50 ${percentile(v, 50)} ms, p99 ${percentile(v, 99)} ms`;
     d.line('  callback → event committed (settle)', stage(toSettle));
     d.line('  event → delivery row', stage(toDelivery));
