@@ -88,7 +88,10 @@ async function main() {
   const database = `gw_bench_${Date.now()}`;
   const pgDataDir = path.join(projectRoot, '.data', 'bench-postgres');
   const db = await prepareDatabase({ database, dataDir: pgDataDir, port: await freePort() });
-  const temporalServer = await startTemporalDevServer({ port: await freePort() });
+  // BENCH_TEMPORAL_FILE=1: the dev server keeps its state in a SQLite file, as under `npm start`
+  // (the default is its in-memory store).
+  const temporalDbFile = process.env.BENCH_TEMPORAL_FILE === '1' ? path.join(projectRoot, '.data', 'bench', `temporal-${database}.db`) : undefined;
+  const temporalServer = await startTemporalDevServer({ port: await freePort(), dbFile: temporalDbFile });
   const sequelize = createSequelize(db.url, { poolMax: 20 });
   const cleanup: (() => Promise<void> | void)[] = [];
   let worker: ChildProcess | undefined;
@@ -199,6 +202,7 @@ async function main() {
     for (const c of cleanup.reverse()) await c();
     await sequelize.close();
     await temporalServer.stop();
+    if (temporalDbFile) for (const f of [temporalDbFile, `${temporalDbFile}-wal`, `${temporalDbFile}-shm`]) fs.rmSync(f, { force: true });
     await db.stop();
   }
 }
