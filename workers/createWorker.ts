@@ -18,7 +18,7 @@ export interface GatewayWorkerOptions {
   maxCachedWorkflows?: number;
 }
 
-export const MAX_CACHED_WORKFLOWS = 400;
+export const MAX_CACHED_WORKFLOWS = 200;
 
 export const workflowsPath = path.join(__dirname, '..', 'workflows');
 
@@ -34,8 +34,10 @@ export async function createGatewayWorker(opts: GatewayWorkerOptions): Promise<W
     // (workers/nodeArgs.ts) that is its floor: 10 workflows. The cache also bounds the workflow
     // tasks in progress, so only 10 charges could be issued at once (c=32 creates: 23 → 37/s).
     // A cached charge run costs about 110 KB of the workflow thread's heap (1,370 of them
-    // exhausted it), so 400 keep a third of the cap; a run evicted from the cache is replayed
-    // from its history when it next has work.
+    // exhausted it): 400 cached runs left the worker at 392 MiB peak in a payout batch after
+    // the webhook and create benches (goal < 400), 200 keep it well under and still cover
+    // every workflow task in progress. A run evicted from the cache is replayed from its
+    // history when it next has work (a charge paid hours later is, in any case).
     maxCachedWorkflows: opts.maxCachedWorkflows ?? MAX_CACHED_WORKFLOWS,
     maxConcurrentWorkflowTaskExecutions: 100,
   });
