@@ -40,6 +40,7 @@ import { prepareDatabase } from './lib/database';
 import { generateSecrets } from './lib/localSecrets';
 import { freePort } from './lib/ports';
 import { startTemporalDevServer } from './lib/temporalDevServer';
+import { stopChild } from './lib/stopChild';
 import { ensureTools, projectRoot } from './lib/tools';
 import { BenchTable } from './lib/benchTable';
 import { benchWebhooks } from './lib/webhookBench';
@@ -197,7 +198,8 @@ async function main() {
       table.write(out);
       process.stdout.write(`\n${table.render()}(written to ${path.relative(projectRoot, out)})\n`);
     }
-    if (worker) worker.kill('SIGTERM');
+    // Both awaited, so they let go of the database and Temporal before those stop.
+    if (worker) await stopChild(worker);
     if (api) await stopChild(api);
     for (const c of cleanup.reverse()) await c();
     await sequelize.close();
@@ -210,16 +212,6 @@ async function main() {
 /** Node flags from a space-separated variable (BENCH_API_NODE_ARGS, BENCH_WORKER_NODE_ARGS). */
 function splitArgs(value: string | undefined): string[] {
   return (value ?? '').split(' ').filter(Boolean);
-}
-
-/** SIGTERM, then waits for the exit (SIGKILL after 10 s), so the process lets go of the database before it stops. */
-function stopChild(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-    setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
-  });
 }
 
 main().then(

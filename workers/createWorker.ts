@@ -15,10 +15,7 @@ export interface GatewayWorkerOptions {
   /** A prebuilt workflow bundle (tests share one across workers to save start-up time). */
   workflowBundle?: WorkerOptions['workflowBundle'];
   maxConcurrentActivityTaskExecutions?: number;
-  maxCachedWorkflows?: number;
 }
-
-export const MAX_CACHED_WORKFLOWS = 200;
 
 export const workflowsPath = path.join(__dirname, '..', 'workflows');
 
@@ -38,7 +35,7 @@ export async function createGatewayWorker(opts: GatewayWorkerOptions): Promise<W
     // the webhook and create benches (goal < 400), 200 keep it well under and still cover
     // every workflow task in progress. A run evicted from the cache is replayed from its
     // history when it next has work (a charge paid hours later is, in any case).
-    maxCachedWorkflows: opts.maxCachedWorkflows ?? MAX_CACHED_WORKFLOWS,
+    maxCachedWorkflows: 200,
     maxConcurrentWorkflowTaskExecutions: 100,
   });
 }

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { searchAttributeRegistrations } from '../../workflows/searchAttributes';
+import { stopChild } from './stopChild';
 import { temporalCliPath } from './tools';
 
 export interface TemporalDevServer {
@@ -29,7 +30,7 @@ export async function startTemporalDevServer(opts: {
   // Update-With-Start and updates are on by default in server 1.29; set explicitly so an older CLI fails loudly.
   args.push('--dynamic-config-value', 'frontend.enableExecuteMultiOperation=true');
   args.push('--dynamic-config-value', 'frontend.enableUpdateWorkflowExecution=true');
-  // Eager execution (README, "Performance"): the server hands a worker the activity it just
+  // Eager execution (README, Benchmarks): the server hands a worker the activity it just
   // scheduled, and a worker that starts a workflow its first task, in the answer to that very
   // call, instead of through the task queue. Off by default in the server; the SDK asks for it.
   args.push('--dynamic-config-value', 'system.enableActivityEagerExecution=true');
@@ -57,12 +58,6 @@ export async function startTemporalDevServer(opts: {
   return {
     address,
     process: child,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (exited) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-        setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
-      }),
+    stop: () => stopChild(child),
   };
 }

@@ -130,7 +130,8 @@ export async function benchWebhooks(d: WebhookBenchDeps): Promise<void> {
     d.line('p99', `${percentile(delays, 99)} ms`);
     d.line('max', `${Math.max(...delays)} ms`);
     if (missing > 0) d.line('fell behind', `${missing} of ${ids.length} not delivered ${DRAIN_MS / 1000} s after the last payment`);
-    d.line('delivered per second', `${(receivedAt.size / ((Math.max(...receivedAt.values()) - firstPaidAt) / 1000)).toFixed(1)} (payments sent at ${RATE}/s)`);
+    const lastReceivedAt = Math.max(firstPaidAt, ...receivedAt.values());
+    d.line('delivered per second', `${(receivedAt.size / Math.max(0.001, (lastReceivedAt - firstPaidAt) / 1000)).toFixed(1)} (payments sent at ${RATE}/s)`);
     d.line('CPU per paid charge (ms)', perOp(cpu, Math.max(1, receivedAt.size)));
     const stage = (v: number[]) => `p50 ${percentile(v, 50)} ms, p99 ${percentile(v, 99)} ms`;
     d.line('  callback → event committed (settle)', stage(toSettle));

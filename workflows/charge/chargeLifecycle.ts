@@ -229,15 +229,20 @@ export async function chargeLifecycle(input: ChargeLifecycleInput): Promise<Char
   return { chargeId: input.chargeId, status: phase };
 }
 
+/**
+ * What an issue step failed with: a regular activity's failure arrives wrapped (ActivityFailure,
+ * the reason in `cause`); a local activity's arrives as the activity threw it.
+ */
+function issueFailureReason(err: unknown): { message?: unknown } | undefined {
+  return err instanceof ApplicationFailure ? err : (err as { cause?: { message?: unknown } }).cause;
+}
+
 function failureMessage(err: unknown): string {
-  const cause = err instanceof ApplicationFailure ? err : (err as { cause?: { message?: unknown } }).cause;
-  return String(cause?.message ?? (err as { message?: unknown }).message ?? 'issue failed');
+  return String(issueFailureReason(err)?.message ?? (err as { message?: unknown }).message ?? 'issue failed');
 }
 
 function toIssueFailure(err: unknown): ApplicationFailure {
-  // A regular activity's failure arrives wrapped (ActivityFailure, the reason in `cause`); a local
-  // activity's arrives as the activity threw it.
-  const cause = err instanceof ApplicationFailure ? err : (err as { cause?: unknown }).cause;
+  const cause = issueFailureReason(err);
   if (cause instanceof ApplicationFailure && cause.type && Object.values<string>(ChargeFailureTypes).includes(cause.type)) {
     return ApplicationFailure.nonRetryable(cause.message, cause.type);
   }
