@@ -34,3 +34,22 @@ export function documentType(value: string): 'CPF' | 'CNPJ' | null {
   if (isValidCnpj(value)) return 'CNPJ';
   return null;
 }
+
+/**
+ * Whether a document as a directory shows it (a CPF masked like `***.982.247-**`, or in full)
+ * is this one: the same length once the punctuation is gone, and every digit shown equal to
+ * the document's at its place. At least six digits must be shown: a fully masked document
+ * proves nothing.
+ */
+export function shownDocumentMatches(shown: string, document: string): boolean {
+  const pattern = shown.replace(/[./\s-]/g, '');
+  const digits = onlyDigits(document);
+  if (pattern.length !== digits.length || !/^[\d*]+$/.test(pattern)) return false;
+  let visible = 0;
+  for (let i = 0; i < pattern.length; i++) {
+    if (pattern[i] === '*') continue;
+    if (pattern[i] !== digits[i]) return false;
+    visible++;
+  }
+  return visible >= 6;
+}

@@ -76,6 +76,18 @@ export interface ProviderTransfer {
 }
 
 /**
+ * The Pix directory's (DICT's) answer for a key, as the PSP relays it: who owns the key and at
+ * which institution. A natural person's CPF comes masked as the central bank shows it to others
+ * (`***.982.247-**`, digits 4 to 9); a CNPJ is public and comes in full.
+ */
+export interface PixKeyOwner {
+  key: string;
+  keyType: PixKeyType;
+  owner: { name: string; documentType: 'CPF' | 'CNPJ'; document: string };
+  bank: { ispb: string; name: string };
+}
+
+/**
  * A devolução (Pix return): sends back up to the paid amount of a received Pix payment, to its
  * payer, keyed by the payment's endToEndId. The answer is a transfer like any other (same
  * lookup by reference), whose recipient is the payer the provider knows.
@@ -292,4 +304,6 @@ export interface PixProvider {
   /** A devolução of a received payment (see PaymentReturnRequest); FAILED when it exceeds what is left of the payment. */
   returnPayment(req: PaymentReturnRequest): Promise<ProviderTransfer>;
   getTransferByReference(reference: string): Promise<ProviderTransfer | null>;
+  /** Who owns a Pix key (DICT look-up, key in its stored form), or null when the directory has no such key. */
+  lookUpPixKey(key: string): Promise<PixKeyOwner | null>;
 }

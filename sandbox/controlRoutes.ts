@@ -10,7 +10,8 @@ import { payCharge, resendPaidCallback } from './charges';
 import type { SandboxContext } from './context';
 import { setStatementAmount, setTransferStatementAmount } from './statement';
 import { maybeOpenInfraction, openInfraction } from './infractions';
-import { faultsSchema, openInfractionSchema, parseBody, payBodySchema, payBoletoBodySchema, statementAmountSchema } from './schemas';
+import { registerKey } from './dict';
+import { dictKeySchema, faultsSchema, openInfractionSchema, parseBody, payBodySchema, payBoletoBodySchema, statementAmountSchema } from './schemas';
 import { NO_FAULTS } from './state';
 
 export function controlRoutes(ctx: SandboxContext): Router {
@@ -68,6 +69,11 @@ export function controlRoutes(ctx: SandboxContext): Router {
       (a) => (typeof chargeId !== 'string' || a.chargeId === chargeId) && (typeof eventId !== 'string' || a.eventId === eventId),
     );
     res.json({ attempts });
+  });
+
+  // Test control: the Pix directory (DICT) learns who owns an e-mail, phone or random key.
+  router.post('/dict/keys', (req, res) => {
+    res.status(201).json(registerKey(state, parseBody(dictKeySchema, req.body)));
   });
 
   router.get('/transfers', (_req, res) => {

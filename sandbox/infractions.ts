@@ -1,39 +1,32 @@
 /**
  * Pix infractions (MED) as the PSP relays them from the central bank's DICT: opened against a
- * paid charge (a test control, or at random on payment with probability openInfractionRate),
+ * received Pix payment, a paid charge or a boleto paid by its Pix (a test control, or at random on payment with probability openInfractionRate),
  * listed by the gateway's sync (GET /v1/infractions?since=), answered once by the gateway
  * (POST /v1/infractions/{id}/analysis: the first answer is recorded; the same answer again is a
  * replay, a different one is 409 INFRACTION_ALREADY_ANSWERED).
  */
 import type { InfractionDecision, ProviderInfraction } from '../core/provider';
 import { randomAlphanumeric } from '../core/pix/random';
-import { findChargeByReference } from './charges';
 import type { SandboxContext } from './context';
 import { SandboxHttpError } from './errors';
-import type { ChargeRecord } from './state';
+import { findReceivedPixPayment, knownPayable } from './receivedPayments';
 
 /** How long the receiving PSP has to analyse an infraction (the central bank's rule: 7 days). */
 export const ANALYSIS_WINDOW_MS = 7 * 86_400_000;
 
-function paidRecord(ctx: SandboxContext, idOrReferenceOrE2e: string): ChargeRecord {
-  const rec =
-    ctx.state.charges.get(idOrReferenceOrE2e) ??
-    findChargeByReference(ctx, idOrReferenceOrE2e) ??
-    [...ctx.state.charges.values()].find((r) => r.charge.endToEndId === idOrReferenceOrE2e);
-  if (!rec) throw new SandboxHttpError(404, 'CHARGE_NOT_FOUND', `charge ${idOrReferenceOrE2e} not found`);
-  if (rec.charge.status !== 'PAID' || !rec.charge.endToEndId) throw new SandboxHttpError(409, 'CHARGE_NOT_PAID', 'only a paid Pix charge can be disputed', { status: rec.charge.status });
-  return rec;
-}
-
 export function openInfraction(ctx: SandboxContext, idOrReference: string, input: { amountCents?: number; reason?: string }): ProviderInfraction {
-  const rec = paidRecord(ctx, idOrReference);
-  const amountCents = input.amountCents ?? rec.charge.amountCents;
-  if (amountCents > rec.charge.amountCents) throw new SandboxHttpError(400, 'VALIDATION_ERROR', `amountCents must not exceed the paid amount (${rec.charge.amountCents})`);
+  const payment = findReceivedPixPayment(ctx, idOrReference);
+  if (!payment) {
+    if (!knownPayable(ctx, idOrReference)) throw new SandboxHttpError(404, 'CHARGE_NOT_FOUND', `charge ${idOrReference} not found`);
+    throw new SandboxHttpError(409, 'CHARGE_NOT_PAID', 'only a Pix payment received can be disputed (a paid charge, or a boleto paid by its Pix)');
+  }
+  const amountCents = input.amountCents ?? payment.amountCents;
+  if (amountCents > payment.amountCents) throw new SandboxHttpError(400, 'VALIDATION_ERROR', `amountCents must not exceed the paid amount (${payment.amountCents})`);
   const now = ctx.now();
   const infraction: ProviderInfraction = {
     id: `sbx_inf_${randomAlphanumeric(20)}`,
-    endToEndId: rec.charge.endToEndId as string,
-    reference: rec.charge.reference,
+    endToEndId: payment.endToEndId,
+    reference: payment.reference,
     amountCents,
     reason: input.reason ?? 'FRAUD',
     status: 'OPEN',
@@ -45,7 +38,7 @@ export function openInfraction(ctx: SandboxContext, idOrReference: string, input
   };
   ctx.state.infractions.set(infraction.id, infraction);
   ctx.journal.infraction(infraction);
-  ctx.logger.info({ infractionId: infraction.id, chargeId: rec.charge.id, amountCents }, 'infraction opened');
+  ctx.logger.info({ infractionId: infraction.id, paymentId: payment.providerId, amountCents }, 'infraction opened');
   return infraction;
 }
 

@@ -129,3 +129,13 @@ export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.outp
   }
   return result.data;
 }
+
+/** Control route: the directory learns who owns a key (a strict body: a typo must not register nothing). */
+export const dictKeySchema = z.strictObject({
+  key: z.string().trim().min(1).max(77),
+  keyType: z.enum(['CPF', 'CNPJ', 'EMAIL', 'PHONE', 'EVP']),
+  ownerName: z.string().trim().min(1).max(140),
+  ownerDocument: z.string().regex(/^(\d{11}|\d{14})$/, 'CPF (11) or CNPJ (14) digits'),
+  ispb: z.string().regex(/^\d{8}$/).optional(),
+  bankName: z.string().trim().min(1).max(100).optional(),
+});

@@ -1,5 +1,5 @@
 /** In-memory state of the sandbox PSP. Lost on restart by design: it is a test double. */
-import type { ProviderBoleto, ProviderBoletoCallback, ProviderCallback, ProviderCharge, ProviderInfraction, ProviderTransfer } from '../core/provider';
+import type { PixKeyType, ProviderBoleto, ProviderBoletoCallback, ProviderCallback, ProviderCharge, ProviderInfraction, ProviderTransfer } from '../core/provider';
 
 export interface ChargeRecord {
   /** Stored status is ACTIVE/PAID/CANCELLED; EXPIRED is derived on read from expiresAt. */
@@ -58,6 +58,17 @@ export interface TransferReferenceStats {
   created: number;
 }
 
+/** A Pix key the directory (DICT) knows, registered by a test control (sandbox/dict.ts). */
+export interface DictEntry {
+  key: string;
+  keyType: PixKeyType;
+  ownerName: string;
+  /** CPF (11) or CNPJ (14) digits. */
+  ownerDocument: string;
+  ispb: string;
+  bankName: string;
+}
+
 export interface SandboxState {
   charges: Map<string, ChargeRecord>;
   chargeIdempotency: Map<string, IdempotencyEntry>;
@@ -70,6 +81,8 @@ export interface SandboxState {
   transferStatementAmounts: Map<string, number>;
   /** Pix infractions (MED) opened against paid charges, by id. */
   infractions: Map<string, ProviderInfraction>;
+  /** Test control only, by key: the Pix directory's registered e-mail, phone and EVP keys (not journaled). */
+  dictKeys: Map<string, DictEntry>;
   faults: Faults;
   /** Oldest entries are dropped past MAX_CALLBACK_LOG so a long-running sandbox stays bounded. */
   callbacks: CallbackAttempt[];
@@ -88,6 +101,7 @@ export function createSandboxState(): SandboxState {
     transferStats: new Map(),
     transferStatementAmounts: new Map(),
     infractions: new Map(),
+    dictKeys: new Map(),
     faults: { ...NO_FAULTS },
     callbacks: [],
   };

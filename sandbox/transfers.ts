@@ -1,6 +1,8 @@
 /**
  * Outgoing Pix transfers (payouts). Outcomes are deterministic so tests can choose them:
  *  - pixKey containing "invalid"        → FAILED, INVALID_PIX_KEY (DICT lookup fails; no E2E)
+ *  - a recipientDocument that is not the key owner's, when the directory knows the key
+ *                                       → FAILED, RECIPIENT_DOCUMENT_MISMATCH (sandbox/dict.ts)
  *  - recipientName containing "REFUSE"  → FAILED, RECIPIENT_REFUSED
  *  - otherwise                          → COMPLETED with an endToEndId
  * A FAILED transfer is still a created resource (201): the request was accepted, the money
@@ -10,9 +12,12 @@ import type { PixKeyType, ProviderTransfer } from '../core/provider';
 import { generateEndToEndId } from '../core/pix/brcode';
 import { randomAlphanumeric } from '../core/pix/random';
 import type { SandboxContext } from './context';
+import { findDictEntry } from './dict';
 import { SandboxHttpError } from './errors';
 import { fingerprint, lookupIdempotent } from './idempotency';
 import { SANDBOX_ISPB } from './payer';
+import { findReceivedPixPayment } from './receivedPayments';
+import type { SandboxState } from './state';
 
 export interface TransferInput {
   reference: string;
@@ -31,9 +36,14 @@ export interface PaymentReturnInput {
 
 type Outcome = Pick<ProviderTransfer, 'status' | 'failureCode' | 'failureReason'>;
 
-function decideOutcome(input: TransferInput): Outcome {
+function decideOutcome(state: SandboxState, input: TransferInput): Outcome {
   if (input.pixKey.toLowerCase().includes('invalid')) {
     return { status: 'FAILED', failureCode: 'INVALID_PIX_KEY', failureReason: 'Pix key not found in DICT' };
+  }
+  // A document named with the transfer must be the key owner's, as a PSP checks it against the DICT.
+  const owner = input.recipientDocument ? findDictEntry(state, input.pixKey) : null;
+  if (owner && owner.ownerDocument !== input.recipientDocument) {
+    return { status: 'FAILED', failureCode: 'RECIPIENT_DOCUMENT_MISMATCH', failureReason: "the key's owner has another document" };
   }
   if (input.recipientName.includes('REFUSE')) {
     return { status: 'FAILED', failureCode: 'RECIPIENT_REFUSED', failureReason: "Recipient's PSP refused the transfer" };
@@ -42,12 +52,12 @@ function decideOutcome(input: TransferInput): Outcome {
 }
 
 /**
- * A devolução: returns up to what is left of a received Pix payment to its payer. FAILED with
- * PAYMENT_NOT_FOUND when no paid charge has that endToEndId, RETURN_EXCEEDS_PAYMENT when the
- * completed returns plus this one would pass the paid amount.
+ * A devolução: returns up to what is left of a received Pix payment (a charge, or a boleto paid
+ * by its Pix) to its payer. FAILED with PAYMENT_NOT_FOUND when no payment has that endToEndId,
+ * RETURN_EXCEEDS_PAYMENT when the completed returns plus this one would pass the paid amount.
  */
 export function createPaymentReturn(ctx: SandboxContext, idempotencyKey: string, input: PaymentReturnInput): { transfer: ProviderTransfer; created: boolean } {
-  const paid = [...ctx.state.charges.values()].find((r) => r.charge.endToEndId === input.endToEndId && r.charge.status === 'PAID')?.charge;
+  const paid = findReceivedPixPayment(ctx, input.endToEndId);
   const returned = [...ctx.state.transfers.values()].filter((t) => t.returnOf === input.endToEndId && t.status === 'COMPLETED').reduce((s, t) => s + t.amountCents, 0);
   // Deterministic, so tests can choose it: a return of an amount ending in 13 cents is refused.
   const outcome: Outcome = !paid
@@ -73,7 +83,7 @@ export function createTransfer(
   idempotencyKey: string,
   input: TransferInput,
 ): { transfer: ProviderTransfer; created: boolean } {
-  return recordTransfer(ctx, idempotencyKey, input, decideOutcome(input), {
+  return recordTransfer(ctx, idempotencyKey, input, decideOutcome(ctx.state, input), {
     reference: input.reference,
     amountCents: input.amountCents,
     pixKey: input.pixKey,

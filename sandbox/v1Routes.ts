@@ -3,6 +3,7 @@ import express, { Router, type Request } from 'express';
 import { cancelBoleto, findBoletoByReference, getBoletoRecord, issueBoleto, viewBoleto } from './boletos';
 import { closeCharge, findChargeByReference, getChargeRecord, issueCharge, viewCharge } from './charges';
 import type { SandboxContext } from './context';
+import { lookUpKey } from './dict';
 import { SandboxHttpError } from './errors';
 import { requireIdempotencyKey } from './idempotency';
 import { answerInfraction, getInfraction, listInfractions } from './infractions';
@@ -84,6 +85,11 @@ export function v1Routes(ctx: SandboxContext): Router {
 
   router.post('/boletos/:id/cancel', (req, res) => {
     res.json(cancelBoleto(ctx, req.params.id));
+  });
+
+  // The Pix directory (DICT): who owns a key, before money is sent to it.
+  router.get('/dict/keys/:key', (req, res) => {
+    res.json(lookUpKey(ctx.state, req.params.key));
   });
 
   router.post('/payment-returns', (req, res) => {

@@ -21,10 +21,11 @@ import {
   type ProviderBoleto,
   type ProviderCharge,
   type PaymentReturnRequest,
+  type PixKeyOwner,
   type ProviderTransfer,
   type TransferRequest,
 } from '../../core/provider';
-import { providerBoletoSchema, providerChargeSchema, providerInfractionListSchema, providerInfractionSchema, providerStatementSchema, providerTransferSchema } from './responseSchemas';
+import { pixKeyOwnerSchema, providerBoletoSchema, providerChargeSchema, providerInfractionListSchema, providerInfractionSchema, providerStatementSchema, providerTransferSchema } from './responseSchemas';
 
 export interface HttpPixProviderOptions {
   baseUrl: string;
@@ -81,6 +82,10 @@ export class HttpPixProvider implements PixProvider, BoletoProvider, StatementPr
     return this.call('GET', `/v1/transfers?reference=${enc(reference)}`, providerTransferSchema, undefined, {
       nullOn: { status: 404, code: 'TRANSFER_NOT_FOUND' },
     });
+  }
+
+  lookUpPixKey(key: string): Promise<PixKeyOwner | null> {
+    return this.call('GET', `/v1/dict/keys/${enc(key)}`, pixKeyOwnerSchema, undefined, { nullOn: { status: 404, code: 'PIX_KEY_NOT_FOUND' } });
   }
 
   /** The account statement for [from, to) (ISO instants): payments, transfers and returns. */

@@ -3,7 +3,7 @@
  * ProviderError here, not as an undefined field deep inside a workflow.
  */
 import { z } from 'zod';
-import type { ProviderBoleto, ProviderCharge, ProviderInfraction, ProviderStatement, ProviderTransfer } from '../../core/provider';
+import type { PixKeyOwner, ProviderBoleto, ProviderCharge, ProviderInfraction, ProviderStatement, ProviderTransfer } from '../../core/provider';
 
 const payerSchema = z.object({
   name: z.string(),
@@ -120,3 +120,10 @@ export const providerInfractionSchema = z.object({
 }) satisfies z.ZodType<ProviderInfraction>;
 
 export const providerInfractionListSchema = z.object({ infractions: z.array(providerInfractionSchema) });
+
+export const pixKeyOwnerSchema = z.object({
+  key: z.string().min(1),
+  keyType: z.enum(['CPF', 'CNPJ', 'EMAIL', 'PHONE', 'EVP']),
+  owner: z.object({ name: z.string(), documentType: z.enum(['CPF', 'CNPJ']), document: z.string() }),
+  bank: z.object({ ispb: z.string(), name: z.string() }),
+}) satisfies z.ZodType<PixKeyOwner>;

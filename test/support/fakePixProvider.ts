@@ -4,7 +4,7 @@
  * Integration tests use the real sandbox over HTTP instead.
  */
 import crypto from 'node:crypto';
-import { ProviderError, type IssueChargeRequest, type PixProvider, type ProviderCharge, type PaymentReturnRequest, type ProviderTransfer, type TransferRequest } from '../../core/provider';
+import { ProviderError, type IssueChargeRequest, type PixKeyOwner, type PixProvider, type ProviderCharge, type PaymentReturnRequest, type ProviderTransfer, type TransferRequest } from '../../core/provider';
 
 export class FakePixProvider implements PixProvider {
   charges = new Map<string, ProviderCharge>();
@@ -131,6 +131,16 @@ export class FakePixProvider implements PixProvider {
   /** A devolução, like the sandbox: to the payer, FAILED when the payment is unknown to the test. */
   async returnPayment(req: PaymentReturnRequest): Promise<ProviderTransfer> {
     return this.transferNow({ reference: req.reference, amountCents: req.amountCents, pixKey: '52998224725', pixKeyType: 'CPF', recipientName: 'Pagador Fake' });
+  }
+
+  /** The directory (DICT): keys registered by the test; a CPF key belongs to that CPF. */
+  dictKeys = new Map<string, PixKeyOwner>();
+
+  async lookUpPixKey(key: string): Promise<PixKeyOwner | null> {
+    const known = this.dictKeys.get(key);
+    if (known) return known;
+    if (!/^\d{11}$/.test(key)) return null;
+    return { key, keyType: 'CPF', owner: { name: 'Titular', documentType: 'CPF', document: `***.${key.slice(3, 6)}.${key.slice(6, 9)}-**` }, bank: { ispb: '99999999', name: 'Banco Fake' } };
   }
 
   /** Look-ups by reference fail transiently while set: the outcome stays unknown. */
