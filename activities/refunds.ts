@@ -9,16 +9,19 @@ import type { Sequelize, Transaction } from 'sequelize';
 import { refundTotal } from '../db/queries/refundTotals';
 import { medUnblockEntry, refundCompletedEntry, refundReleasedEntry, refundReservedEntry, type RefundMoney } from '../core/ledger/postings';
 import { findInfraction } from '../db/queries/medInfractions';
-import type { PixProvider } from '../core/provider';
+import { ProviderError, type PixKeyOwner, type PixProvider } from '../core/provider';
+import { moneyOutRefusal } from '../core/merchants/moneyOut';
+import { mayBePayersKey, ownedByPayer, returnedByDevolucao } from '../core/refunds/destination';
 import { refundShares } from '../core/refunds/shares';
 import { paidMoney } from '../core/refunds/paid';
-import { TRANSFER_NOT_ACCEPTED, describeTransferFailure } from '../core/transferFailures';
-import { Charge, ChargeSplit, Refund } from '../db/models';
+import { CANCELLED_BEFORE_TRANSFER, TRANSFER_NOT_ACCEPTED, describeTransferFailure } from '../core/transferFailures';
+import { Charge, ChargeSplit, Merchant, Refund } from '../db/models';
+import type { RefundDestination } from '../db/models/refund';
 import { RefundFailureTypes, type RefundInput, type ReservedRefund } from '../workflows/refund/types';
 import { InsufficientBalanceError, writeLedgerEntry } from './db/ledgerWriter';
 import { recordEvent } from './db/outbox';
 import { CheckoutEffects, checkoutBaseUrl } from './db/checkoutEffects';
-import { createTransferPath, type TransferAnswer } from './transferPath';
+import { TransferFailureTypes, createTransferPath, type TransferAnswer } from './transferPath';
 
 export interface RefundActivityDeps {
   sequelize: Sequelize;
@@ -28,7 +31,8 @@ export interface RefundActivityDeps {
   providerCallbackUrl?: string;
 }
 
-export type RefundStepOutcome = 'SUCCEEDED' | 'FAILED' | 'SKIPPED' | 'UNCONFIRMED';
+/** PARKED: reserved, but the merchant was frozen or deactivated since; nothing sent, look again later. */
+export type RefundStepOutcome = 'SUCCEEDED' | 'FAILED' | 'SKIPPED' | 'UNCONFIRMED' | 'PARKED';
 
 const refusal = (message: string, type: string, details?: Record<string, unknown>) => ApplicationFailure.create({ message, type, nonRetryable: true, details: details ? [details] : [] });
 
@@ -38,20 +42,29 @@ export function createRefundActivities(deps: RefundActivityDeps) {
   const checkouts = new CheckoutEffects(sequelize, checkoutBaseUrl(deps));
 
   /**
-   * Stores the refund and reserves its shares in one DB transaction, under a lock on the charge
-   * row (concurrent refunds of one charge queue there, so together they never pass the paid
-   * amount); or refuses and stores nothing.
+   * Stores the refund and reserves its shares in one DB transaction, or refuses and stores
+   * nothing. Under a lock on the merchant row (an operator's freeze or deactivation lands wholly
+   * before or after, as for withdrawals and payouts), then on the charge row (concurrent refunds
+   * of one charge queue there, so together they never pass the paid amount). A boleto paid by
+   * barcode is refunded to a key of its payer only: the directory is asked first.
    */
   async function reserveRefund(input: RefundInput): Promise<ReservedRefund> {
+    const known = await Refund.findByPk(input.refundId);
+    if (known) return { refundId: known.id, status: known.status };
+    const directory = input.destination ? await payersKey(input) : null;
     try {
       return await sequelize.transaction(async (transaction) => {
         const existing = await Refund.findByPk(input.refundId, { transaction });
         if (existing) return { refundId: existing.id, status: existing.status };
+        const owner = await Charge.findByPk(input.chargeId, { attributes: ['merchantId'], transaction });
+        const merchant = owner ? await Merchant.findByPk(owner.merchantId, { transaction, lock: transaction.LOCK.UPDATE }) : null;
+        // A devolução ordered by the central bank's MED goes back to the payer whatever the merchant's state.
+        const held = input.medInfractionId ? null : moneyOutRefusal(merchant);
+        if (held) throw merchantRefusal(held);
         const charge = await Charge.findByPk(input.chargeId, { transaction, lock: transaction.LOCK.UPDATE });
-        const boleto = charge?.method === 'BOLETO';
-        // A Pix payment is returned (devolução by its endToEndId); a boleto's refund needs a key to go to.
-        if (!charge || charge.status !== 'PAID' || (boleto ? !input.destination : !charge.endToEndId)) {
-          throw refusal('only a paid charge can be refunded (a boleto to a Pix key)', RefundFailureTypes.notRefundable, { status: charge?.status ?? null });
+        const devolucao = charge ? returnedByDevolucao(charge) : false;
+        if (!charge || charge.status !== 'PAID' || (!devolucao && !directory)) {
+          throw refusal('only a paid charge can be refunded (a boleto paid by barcode to a Pix key of its payer)', RefundFailureTypes.notRefundable, { status: charge?.status ?? null });
         }
         const paid = paidMoney(charge);
         const alreadyCents = await refundTotal(sequelize, charge.id, 'committed', transaction);
@@ -72,7 +85,8 @@ export function createRefundActivities(deps: RefundActivityDeps) {
             shares,
             idempotencyKey: input.idempotencyKey,
             requestedBy: input.requestedBy,
-            destination: boleto ? (input.destination ?? null) : null,
+            destination: devolucao ? null : directory,
+            medInfractionId: input.medInfractionId ?? null,
           },
           { transaction },
         );
@@ -93,6 +107,31 @@ export function createRefundActivities(deps: RefundActivityDeps) {
       }
       throw err;
     }
+  }
+
+  /**
+   * The destination of a boleto's refund as stored: the payer's document (the transfer names
+   * it, so the provider checks it too) and the directory's answer for the key; or a refusal
+   * when the directory does not know the key or its owner is not the boleto's payer.
+   */
+  async function payersKey(input: RefundInput): Promise<RefundDestination> {
+    const destination = input.destination!;
+    const charge = await Charge.findByPk(input.chargeId);
+    const payerDocument = charge?.payerDetails?.taxId;
+    if (!payerDocument) throw refusal('the charge has no payer to refund to', RefundFailureTypes.notRefundable, { status: charge?.status ?? null });
+    const notPayer = () => refusal("the Pix key does not belong to the boleto's payer", RefundFailureTypes.destinationNotPayer);
+    if (!mayBePayersKey(destination, payerDocument)) throw notPayer();
+    let owner: PixKeyOwner | null;
+    try {
+      owner = await provider.lookUpPixKey(destination.pixKey);
+    } catch (err) {
+      // Our code only: the provider's text may name hosts or keys.
+      if (err instanceof ProviderError) throw ApplicationFailure.retryable(`the payment institution did not answer the key look-up (${err.code})`, TransferFailureTypes.unavailable);
+      throw err;
+    }
+    if (!owner) throw refusal('the Pix key is not in the Pix directory (DICT)', RefundFailureTypes.destinationNotFound);
+    if (!ownedByPayer(owner, payerDocument)) throw notPayer();
+    return { ...destination, document: payerDocument, directory: { owner: owner.owner, bank: owner.bank, checkedAt: new Date().toISOString() } };
   }
 
   /**
@@ -122,10 +161,20 @@ export function createRefundActivities(deps: RefundActivityDeps) {
     return created || row.status === 'FAILED' ? null : { refundId: row.id, status: row.status };
   }
 
-  /** Sends the devolução (refund id as key) and settles from the answer; UNCONFIRMED: wait, then resolveRefund. */
+  /**
+   * Sends the devolução or the transfer (refund id as key) and settles from the answer;
+   * UNCONFIRMED: wait, then resolveRefund. PARKED when the merchant was frozen or deactivated
+   * after the reservation: nothing is sent (as payout items), unless a MED devolução.
+   */
   async function sendRefund(args: { refundId: string }): Promise<RefundStepOutcome> {
     const refund = await Refund.findByPk(args.refundId);
     if (!refund || refund.status !== 'PROCESSING') return 'SKIPPED';
+    // A later attempt may follow one whose answer was lost: the provider's record comes first.
+    const retry = Context.current().info.attempt > 1;
+    if (!refund.medInfractionId && moneyOutRefusal(await Merchant.findByPk(refund.merchantId))) {
+      const known = retry ? await transfers.lookup({ reference: refund.id, amountCents: refund.amountCents }) : null;
+      return known ? settle(refund.id, known) : 'PARKED';
+    }
     const charge = await Charge.findByPk(refund.chargeId);
     const to = refund.destination;
     if (!to && !charge?.endToEndId) throw ApplicationFailure.nonRetryable(`charge ${refund.chargeId} has no endToEndId`, 'RefundStateConflict');
@@ -133,8 +182,7 @@ export function createRefundActivities(deps: RefundActivityDeps) {
       to
         ? { reference: refund.id, amountCents: refund.amountCents, pixKey: to.pixKey, pixKeyType: to.pixKeyType, recipientName: to.name, recipientDocument: to.document }
         : { reference: refund.id, amountCents: refund.amountCents, endToEndId: charge!.endToEndId! },
-      // A later attempt may follow one whose answer was lost: the provider's record comes first.
-      { retry: Context.current().info.attempt > 1 },
+      { retry },
     );
     if (answer.kind === 'NO_RECORD') {
       await refund.update({ failureCode: answer.code, failureReason: TRANSFER_NOT_ACCEPTED.reason });
@@ -143,12 +191,15 @@ export function createRefundActivities(deps: RefundActivityDeps) {
     return settle(refund.id, answer);
   }
 
-  /** After the grace period: the provider's record decides; with none, nothing was sent and the shares go back. */
-  async function resolveRefund(args: { refundId: string }): Promise<RefundStepOutcome> {
+  /**
+   * After the grace period: the provider's record decides; with none, nothing was sent and the
+   * shares go back (`cancelled`: an operator cancelled the parked refund).
+   */
+  async function resolveRefund(args: { refundId: string; cancelled?: boolean }): Promise<RefundStepOutcome> {
     const refund = await Refund.findByPk(args.refundId);
     if (!refund || refund.status !== 'PROCESSING') return 'SKIPPED';
     const answer = await transfers.lookup({ reference: refund.id, amountCents: refund.amountCents });
-    return settle(refund.id, answer ?? { kind: 'NO_RECORD', code: TRANSFER_NOT_ACCEPTED.code });
+    return settle(refund.id, answer ?? { kind: 'NO_RECORD', code: args.cancelled ? CANCELLED_BEFORE_TRANSFER.code : TRANSFER_NOT_ACCEPTED.code });
   }
 
   /** COMPLETED → money out (SUCCEEDED, event); anything else → shares released (FAILED). */
@@ -202,6 +253,12 @@ export function createRefundActivities(deps: RefundActivityDeps) {
   }
 
   return { reserveRefund, abandonRefundReserve, sendRefund, resolveRefund };
+}
+
+function merchantRefusal(held: 'MERCHANT_INACTIVE' | 'WITHDRAWAL_FROZEN'): ApplicationFailure {
+  return held === 'MERCHANT_INACTIVE'
+    ? refusal('the merchant is not active', RefundFailureTypes.merchantInactive)
+    : refusal('withdrawals, payouts and refunds are frozen for this merchant', RefundFailureTypes.merchantFrozen);
 }
 
 function moneyOf(refund: Refund): RefundMoney {

@@ -9,6 +9,7 @@ import { presentWithdrawalRows } from '../db/queries/withdrawalView';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Sequelize, Transaction } from 'sequelize';
 import { accounts } from '../core/ledger/accounts';
+import { moneyOutRefusal } from '../core/merchants/moneyOut';
 import { withdrawalCompletedEntry, withdrawalReleasedEntry, withdrawalReservedEntry } from '../core/ledger/postings';
 import type { PixProvider, ProviderTransfer } from '../core/provider';
 import { NOT_PROCESSED, describeTransferFailure } from '../core/transferFailures';
@@ -44,8 +45,9 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
         if (existing) return reservedFrom(existing); // a retry after a commit whose answer was lost
         // Locked so an operator's freeze or key change lands wholly before or after this request.
         const merchant = await Merchant.findByPk(input.merchantId, { transaction, lock: transaction.LOCK.UPDATE });
-        if (!merchant || !merchant.active) throw refusal('the merchant is not active', WithdrawalFailureTypes.merchantInactive);
-        if (merchant.withdrawalsFrozen) throw refusal('withdrawals are frozen for this merchant', WithdrawalFailureTypes.frozen);
+        const held = moneyOutRefusal(merchant);
+        if (!merchant || held === 'MERCHANT_INACTIVE') throw refusal('the merchant is not active', WithdrawalFailureTypes.merchantInactive);
+        if (held === 'WITHDRAWAL_FROZEN') throw refusal('withdrawals are frozen for this merchant', WithdrawalFailureTypes.frozen);
         const beneficiary = beneficiarySnapshot(merchant);
         if (!beneficiary) throw refusal('the merchant has no Pix key registered for withdrawals', WithdrawalFailureTypes.pixKeyMissing);
         const feeCents = withdrawalFee(merchant);

@@ -2,10 +2,15 @@
  * Why an outgoing Pix transfer failed, in our own words. The provider's free-text reason is
  * never shown to merchants: it may name the supplier or carry internal detail. Pure.
  */
+/** Cancelled by an operator before any transfer was sent. */
+export const CANCELLED_BEFORE_TRANSFER = { code: 'CANCELLED', reason: 'cancelled before the transfer was sent' };
+
 const reasons: Record<string, string> = {
+  [CANCELLED_BEFORE_TRANSFER.code]: CANCELLED_BEFORE_TRANSFER.reason,
   INVALID_PIX_KEY: 'the Pix key was not found in the Pix directory (DICT)',
   RECIPIENT_REFUSED: "the recipient's institution refused the transfer",
   INSUFFICIENT_FUNDS: 'the transfer could not be funded at the payment institution',
+  RECIPIENT_DOCUMENT_MISMATCH: "the Pix key's owner is not the person the transfer was addressed to",
 };
 
 /** Failure codes are shown only when they look like a plain machine code. */
@@ -20,8 +25,6 @@ export function describeTransferFailure(code: string | null): { code: string; re
 
 /** The transfer was refused before it reached the Pix network (bad request, conflict, ...). */
 export const TRANSFER_NOT_ACCEPTED = { code: 'TRANSFER_NOT_ACCEPTED', reason: 'the payment institution did not accept the transfer' };
-/** Cancelled by an operator before any transfer was sent. */
-export const CANCELLED_BEFORE_TRANSFER = { code: 'CANCELLED', reason: 'cancelled before the transfer was sent' };
 /** The reservation could not be confirmed in time; nothing was sent. */
 export const NOT_PROCESSED = { code: 'NOT_PROCESSED', reason: 'the withdrawal could not be processed; nothing was sent' };
 

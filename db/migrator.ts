@@ -28,13 +28,14 @@ import { reconciliations } from './migrations/0024_reconciliations';
 import { settlements } from './migrations/0025_settlements';
 import { medInfractions } from './migrations/0026_med_infractions';
 import { platformOperators } from './migrations/0027_platform_operators';
+import { refundOrigin } from './migrations/0028_refund_origin';
 
 export interface Migration {
   name: string;
   up: (params: MigrationParams<Sequelize>) => Promise<void>;
 }
 
-const migrations: Migration[] = [initialSchema, partnerContract, withdrawals, payouts, webhookDeliveries, chargeSettlementGuards, credentialScopes, idempotencyHolder, outgoingMails, appUsers, credentialNames, chargePayerDetails, chargeBoletos, refunds, boletoBatches, refundDestinations, receiptDocuments, marketplaceCheckouts, callbackHealth, dashboard, reconciliations, settlements, medInfractions, platformOperators];
+const migrations: Migration[] = [initialSchema, partnerContract, withdrawals, payouts, webhookDeliveries, chargeSettlementGuards, credentialScopes, idempotencyHolder, outgoingMails, appUsers, credentialNames, chargePayerDetails, chargeBoletos, refunds, boletoBatches, refundDestinations, receiptDocuments, marketplaceCheckouts, callbackHealth, dashboard, reconciliations, settlements, medInfractions, platformOperators, refundOrigin];
 
 export async function runMigrations(sequelize: Sequelize): Promise<string[]> {
   const umzug = new Umzug<Sequelize>({

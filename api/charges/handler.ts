@@ -52,6 +52,7 @@ export function chargeHandlers(
       if (!key) throw chargeErrors.idempotencyKeyRequired();
       // An impossible refund is refused before any second factor is asked for or spent.
       refunds.assertRefundable(charge, body.destination);
+      await refunds.assertMerchantMayRefund(charge.merchantId);
       await respondIdempotently(req, res, idempotency, { scope: `POST /charges/${id}/refund`, merchantId: charge.merchantId, request: body }, async (refundId) => {
         // Inside the claim: a replay answers what the first call did without a second code.
         await consumeActionToken(req, user.id, 'refund');

@@ -74,9 +74,14 @@ registry.registerPath({
   path: '/charges/{id}/refund',
   operationId: 'refundCharge',
   tags: ['Charges'],
-  summary: 'Refund a paid Pix charge, in full or in part',
+  summary: 'Refund a paid charge, in full or in part',
   description:
-    'A devolução of the Pix payment to its payer. Several partial refunds may follow each other up to the paid amount. Needs `x-idempotency-key`, a role of owner, admin or finance, ' +
+    'A payment made by Pix (a Pix charge, or a boleto paid through its Pix QR code) is returned to its payer (devolução; no `destination`). ' +
+    'A boleto paid by barcode is refunded by a Pix transfer to `destination`, which must be a Pix key of the boleto’s payer: a CPF or CNPJ key equal to the payer’s document, ' +
+    'or a key the Pix directory (DICT) says the payer owns (422 REFUND_DESTINATION_NOT_PAYER otherwise, 422 PIX_KEY_NOT_FOUND for a key the directory does not know; the directory’s answer is kept with the refund). ' +
+    'A merchant that is inactive (409 MERCHANT_INACTIVE) or frozen (409 WITHDRAWAL_FROZEN) refunds nothing; these are answered before any action token is spent. ' +
+    'A refund reserved before a freeze is held, not sent, until the merchant is unfrozen. ' +
+    'Several partial refunds may follow each other up to the paid amount. Needs `x-idempotency-key`, a role of owner, admin or finance, ' +
     'and, when you have a second factor on, `x-action-token` for "refund" (POST /auth/2fa/action/start). ' +
     'The refund is taken back from everyone the payment credited, in proportion: your net, each split merchant’s share and the platform fee. ' +
     'Your and the split merchants’ shares are reserved from the available balance first (409 INSUFFICIENT_BALANCE_FOR_REFUND when it does not cover them; nothing changes). ' +
@@ -99,6 +104,10 @@ registry.registerPath({
       'CHARGE_NOT_REFUNDABLE',
       'REFUND_EXCEEDS_PAID_AMOUNT',
       'INSUFFICIENT_BALANCE_FOR_REFUND',
+      'MERCHANT_INACTIVE',
+      'WITHDRAWAL_FROZEN',
+      'REFUND_DESTINATION_NOT_PAYER',
+      'PIX_KEY_NOT_FOUND',
       'SERVICE_UNAVAILABLE',
       ...bearerErrors,
     ),

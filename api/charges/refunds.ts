@@ -7,7 +7,9 @@
 import { WorkflowUpdateFailedError, ApplicationFailure, type Client } from '@temporalio/client';
 import type { Sequelize } from 'sequelize';
 import { refundTotal } from '../../db/queries/refundTotals';
-import { Refund, type Charge } from '../../db/models';
+import { Merchant, Refund, type Charge } from '../../db/models';
+import { moneyOutRefusal } from '../../core/merchants/moneyOut';
+import { mayBePayersKey, returnedByDevolucao } from '../../core/refunds/destination';
 import { refundWorkflowId, requestRefundUpdate } from '../../workflows/refund/definitions';
 import { RefundFailureTypes, type RefundInput } from '../../workflows/refund/types';
 import { paidMoney } from '../../core/refunds/paid';
@@ -15,11 +17,17 @@ import { ApiError, errors } from '../errors/apiError';
 import { updateWithStartOrJoin } from '../temporal/updateWithStart';
 
 export const refundErrors = {
-  notRefundable: (status: string) => new ApiError(409, 'CHARGE_NOT_REFUNDABLE', `the charge is ${status}; only a PAID Pix charge can be refunded`, { status }),
+  notRefundable: (status: string) => new ApiError(409, 'CHARGE_NOT_REFUNDABLE', `the charge is ${status}; only a PAID charge can be refunded`, { status }),
   destinationRequired: () =>
-    errors.validation('request body is invalid', { fields: [{ field: 'destination', message: 'a boleto is refunded by Pix: give the Pix key (pixKey, pixKeyType, name) to send it to' }] }),
+    errors.validation('request body is invalid', {
+      fields: [{ field: 'destination', message: "a boleto paid by barcode is refunded by Pix: give a Pix key of the boleto's payer (pixKey, pixKeyType, name)" }],
+    }),
   destinationNotAllowed: () =>
-    errors.validation('request body is invalid', { fields: [{ field: 'destination', message: 'a Pix charge is refunded to its payer (devolução): no destination' }] }),
+    errors.validation('request body is invalid', { fields: [{ field: 'destination', message: 'a payment made by Pix is returned to its payer (devolução): no destination' }] }),
+  destinationNotPayer: () =>
+    new ApiError(422, 'REFUND_DESTINATION_NOT_PAYER', "a boleto is refunded only to a Pix key of its payer (the document it was issued to); this key's owner is someone else"),
+  destinationNotFound: () => new ApiError(422, 'PIX_KEY_NOT_FOUND', 'the Pix key was not found in the Pix directory (DICT)'),
+  merchantInactive: () => new ApiError(409, 'MERCHANT_INACTIVE', 'the merchant is not active; no money can leave its balance'),
   exceedsPaid: (refundableCents: number) =>
     new ApiError(409, 'REFUND_EXCEEDS_PAID_AMOUNT', `at most ${refundableCents} cents of this charge can still be refunded`, { refundableCents }),
   insufficientBalance: (merchantId: string | null) =>
@@ -68,14 +76,30 @@ export class RefundService {
     return paidMoney(charge).amountCents - (await refundTotal(this.deps.sequelize, charge.id, 'committed'));
   }
 
-  /** Only a paid Pix charge can be refunded (checked again, under lock, when reserving). */
+  /**
+   * Only a paid charge can be refunded (checked again, under lock, when reserving): a payment
+   * made by Pix goes back to its payer (devolução); a boleto paid by barcode to a Pix key of its
+   * payer, which the directory confirms when reserving.
+   */
   assertRefundable(charge: Charge, destination: RefundInput['destination']): void {
     const status = charge.status === 'CANCELLED' ? 'CANCELED' : charge.status;
     if (charge.status !== 'PAID') throw refundErrors.notRefundable(status);
-    // A Pix payment goes back to its payer (devolução); a boleto has no Pix payment to return.
-    if (charge.method === 'BOLETO' && !destination) throw refundErrors.destinationRequired();
-    if (charge.method !== 'BOLETO' && destination) throw refundErrors.destinationNotAllowed();
     if (charge.method !== 'BOLETO' && !charge.endToEndId) throw refundErrors.notRefundable(status);
+    if (returnedByDevolucao(charge)) {
+      if (destination) throw refundErrors.destinationNotAllowed();
+      return;
+    }
+    if (!destination) throw refundErrors.destinationRequired();
+    const payerDocument = charge.payerDetails?.taxId;
+    if (!payerDocument) throw refundErrors.notRefundable(status);
+    if (!mayBePayersKey(destination, payerDocument)) throw refundErrors.destinationNotPayer();
+  }
+
+  /** Whether money may leave the merchant now; checked again under the merchant row's lock when reserving. */
+  async assertMerchantMayRefund(merchantId: string): Promise<void> {
+    const held = moneyOutRefusal(await Merchant.findByPk(merchantId));
+    if (held === 'MERCHANT_INACTIVE') throw refundErrors.merchantInactive();
+    if (held === 'WITHDRAWAL_FROZEN') throw errors.withdrawalFrozen();
   }
 
   async request(charge: Charge, refundId: string, body: { amountCents?: number; reason: string; destination?: RefundInput['destination'] }, idempotencyKey: string, userId: string): Promise<void> {
@@ -107,6 +131,14 @@ function mapRefundError(err: unknown): unknown {
         return refundErrors.exceedsPaid(Number(details.refundableCents ?? 0));
       case RefundFailureTypes.insufficientBalance:
         return refundErrors.insufficientBalance((details.merchantId as string | null) ?? null);
+      case RefundFailureTypes.merchantInactive:
+        return refundErrors.merchantInactive();
+      case RefundFailureTypes.merchantFrozen:
+        return errors.withdrawalFrozen();
+      case RefundFailureTypes.destinationNotFound:
+        return refundErrors.destinationNotFound();
+      case RefundFailureTypes.destinationNotPayer:
+        return refundErrors.destinationNotPayer();
       default:
         return errors.unavailable('the refund could not be reserved; nothing was refunded, retry with the same idempotency key');
     }

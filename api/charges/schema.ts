@@ -80,7 +80,10 @@ const refundDestination = z
     }
     return { pixKey: key.key, pixKeyType: key.type, name: d.name, document: d.document ? onlyDigits(d.document) : null };
   })
-  .meta({ description: 'Boleto charges only (required there): the Pix key the refund is sent to. A Pix charge is refunded to its payer.' });
+  .meta({
+    description:
+      "Boleto charges paid by barcode only (required there): a Pix key of the boleto's payer, where the refund is sent. `document`, when given, must be the payer's. A payment made by Pix is returned to its payer.",
+  });
 
 export const refundChargeBody = z.strictObject({
   amountCents: z.number().int().min(1).max(MAX_CHARGE_AMOUNT_CENTS).optional().meta({ description: 'Default: everything still refundable.' }),

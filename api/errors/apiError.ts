@@ -26,5 +26,5 @@ export const errors = {
   invalidWithdrawalId: () => new ApiError(400, 'INVALID_WITHDRAWAL_ID', 'the withdrawal id must be 1 to 120 characters'),
   insufficientBalance: (details: Record<string, unknown> | null = null) =>
     new ApiError(400, 'INSUFFICIENT_AVAILABLE_BALANCE', 'the available balance does not cover the amount plus the fee', details),
-  withdrawalFrozen: () => new ApiError(409, 'WITHDRAWAL_FROZEN', 'withdrawals and payouts are temporarily blocked for this merchant'),
+  withdrawalFrozen: () => new ApiError(409, 'WITHDRAWAL_FROZEN', 'withdrawals, payouts and refunds are temporarily blocked for this merchant'),
 };

@@ -1,13 +1,16 @@
 import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
 import { centsColumn } from './centsColumn';
 import type { RefundShares } from '../../core/refunds/shares';
-import type { PixKeyType } from '../../core/provider';
+import type { PixKeyOwner, PixKeyType } from '../../core/provider';
 
 export interface RefundDestination {
   pixKey: string;
   pixKeyType: PixKeyType;
   name: string;
+  /** The boleto payer's document: the transfer names it, and the key's owner must have it. */
   document: string | null;
+  /** The directory's (DICT's) answer for the key when the refund was accepted (owner, masked document, bank). */
+  directory?: Omit<PixKeyOwner, 'key' | 'keyType'> & { checkedAt: string };
 }
 
 export type RefundStatus = 'PROCESSING' | 'SUCCEEDED' | 'FAILED';
@@ -25,6 +28,8 @@ export class Refund extends Model<InferAttributes<Refund>, InferCreationAttribut
   declare requestedBy: string | null;
   /** A boleto's refund: the Pix key it is sent to (a Pix charge's refund returns the payment instead). */
   declare destination: CreationOptional<RefundDestination | null>;
+  /** The accepted Pix infraction (MED) this refund returns the money of; sent even while the merchant is frozen. */
+  declare medInfractionId: CreationOptional<string | null>;
   declare providerTransferId: CreationOptional<string | null>;
   declare endToEndId: CreationOptional<string | null>;
   declare failureCode: CreationOptional<string | null>;
@@ -47,6 +52,7 @@ export class Refund extends Model<InferAttributes<Refund>, InferCreationAttribut
         idempotencyKey: DataTypes.TEXT,
         requestedBy: DataTypes.UUID,
         destination: DataTypes.JSONB,
+        medInfractionId: DataTypes.UUID,
         providerTransferId: DataTypes.TEXT,
         endToEndId: DataTypes.TEXT,
         failureCode: DataTypes.TEXT,

@@ -307,6 +307,35 @@ it('ACCEPT after a partial refund: the devolução returns what is left of the p
   expect(returns.map((t: any) => t.amountCents).sort()).toEqual([1_500, 500]);
 });
 
+it('review 2 N4: ACCEPT on a hybrid boleto paid through its Pix returns the money by devolução of that payment, exactly once', async () => {
+  const s = await shop();
+  const created = await s.client.call('POST', '/charges', { body: { merchantId: s.merchantId, amountCents: 10_000, method: 'BOLETO', payer: { name: 'Bia Souza', taxId: '529.982.247-25' } }, headers: key() });
+  expect(created.status).toBe(201);
+  expect((await sandbox('POST', `/sandbox/boletos/${created.body.id}/pay`, { via: 'PIX' })).status).toBe(200);
+  await waitFor(async () => (await s.client.call('GET', `/charges/${created.body.id}`)).body.status === 'PAID', 'boleto PAID by Pix');
+  const [row] = await stack.sequelize.query<{ end_to_end_id: string }>(`SELECT end_to_end_id FROM charges WHERE id = :id`, { replacements: { id: created.body.id }, type: QueryTypes.SELECT });
+  expect(row.end_to_end_id).toMatch(/^E/);
+  const availableBefore = await available(s.merchantId);
+  const { id, providerId } = await openAndSync(s, created.body.id, 4_000);
+  // Frozen meanwhile: a devolução ordered by the MED still goes back to the payer.
+  await stack.sequelize.query(`UPDATE merchants SET withdrawals_frozen = true WHERE id = :id`, { replacements: { id: s.merchantId } });
+
+  const decided = await s.client.call('POST', `/med/infractions/${id}/analysis`, { body: { decision: 'ACCEPT', justification: 'confirmed fraud with the customer' }, headers: key() });
+  expect(decided.status).toBe(200);
+  const settled = await waitFor(async () => {
+    const res = await s.client.call('GET', `/med/infractions/${id}`);
+    return res.body.refundStatus !== 'PROCESSING' ? res.body : undefined;
+  }, 'devolução settled');
+  expect(settled).toMatchObject({ status: 'ACCEPTED', refundStatus: 'SUCCEEDED', refundAmountCents: 4_000 });
+  expect(await blocked(s.merchantId)).toBe(0);
+  expect(await reserved(s.merchantId)).toBe(0);
+  expect(await available(s.merchantId)).toBeLessThan(availableBefore);
+  const returns = (await sandbox('GET', '/sandbox/transfers')).body.transfers.filter((t: any) => t.returnOf === row.end_to_end_id);
+  expect(returns).toEqual([expect.objectContaining({ amountCents: 4_000, status: 'COMPLETED' })]);
+  expect((await sandbox('GET', '/sandbox/infractions')).body.infractions.find((i: any) => i.id === providerId)).toMatchObject({ status: 'ACCEPTED' });
+  expect((await s.client.call('GET', `/charges/${created.body.id}`)).body.refunds).toEqual([expect.objectContaining({ amountCents: 4_000, status: 'SUCCEEDED' })]);
+});
+
 it('the Schedule med-infraction-sync (every 15 minutes, created once) runs the same sync: a triggered run picks up a new infraction and blocks it', async () => {
   const s = await shop();
   const charge = await paidCharge(s, 1_000);

@@ -10,6 +10,7 @@ import { writeLedgerEntry } from '../../activities/db/ledgerWriter';
 import { accounts } from '../../core/ledger/accounts';
 import { withdrawalReservedEntry } from '../../core/ledger/postings';
 import { OutboxEvent, Refund } from '../../db/models';
+import { setWithdrawalsFrozen } from '../../db/merchantAdmin';
 import { AppClient, uniqueEmail } from '../support/appClient';
 import { waitFor } from '../support/env';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
@@ -193,6 +194,8 @@ it('a boleto paid short by barcode is refunded by Pix to the key given, up to wh
   expect(noKey.body.error.details.fields[0].field).toBe('destination');
   const badKey = await client.call('POST', `/charges/${created.body.id}/refund`, { body: { reason: 'chave ruim', destination: { pixKeyType: 'CPF', pixKey: '123', name: 'Bia Souza' } }, headers: key() });
   expect(badKey.status).toBe(400);
+  // The payer's own key, as the provider's directory (DICT) knows it.
+  await registerDictKey({ key: 'bia@example.com', keyType: 'EMAIL', ownerName: 'Bia Souza', ownerDocument: '52998224725' });
   const tooMuch = await client.call('POST', `/charges/${created.body.id}/refund`, { body: { amountCents: 8_001, reason: 'demais', destination: { pixKeyType: 'EMAIL', pixKey: 'bia@example.com', name: 'Bia Souza' } }, headers: key() });
   expect(tooMuch.status).toBe(409);
   expect(tooMuch.body.error).toMatchObject({ code: 'REFUND_EXCEEDS_PAID_AMOUNT', details: { refundableCents: 8_000 } });
@@ -243,3 +246,114 @@ it('a charge with a split (made on the seller API) is refunded from everyone it 
   expect(await available(merchantId)).toBe(ownerBefore - 3_450);
 });
 
+
+/** The provider's Pix directory (DICT) learns who owns a key (a sandbox control). */
+async function registerDictKey(entry: { key: string; keyType: string; ownerName: string; ownerDocument: string }) {
+  const res = await fetch(`${stack.sandboxUrl}/sandbox/dict/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(entry) });
+  expect(res.status).toBe(201);
+}
+
+/** A BOLETO charge of Bia Souza (CPF 529.982.247-25), paid by barcode. */
+async function paidBoleto(client: AppClient, merchantId: string, amountCents: number): Promise<string> {
+  const created = await client.call('POST', '/charges', { body: { merchantId, amountCents, method: 'BOLETO', payer: { name: 'Bia Souza', taxId: '529.982.247-25' } }, headers: key() });
+  expect(created.status).toBe(201);
+  const pay = await fetch(`${stack.sandboxUrl}/sandbox/boletos/${created.body.id}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  expect(pay.status).toBe(200);
+  await waitFor(async () => (await client.call('GET', `/charges/${created.body.id}`)).body.status === 'PAID', 'boleto PAID');
+  return created.body.id;
+}
+
+/** Transfers to this key at the sandbox (devoluções, which go to the payer the provider knows, left out). */
+const sentTo = (pixKey: string) => [...stack.sandbox.state.transfers.values()].filter((t) => t.pixKey === pixKey && !t.returnOf);
+
+/** Review 2, N1: what `gateway merchant freeze` writes, plus deactivation. */
+async function setMerchantState(merchantId: string, state: { frozen: boolean; active: boolean }) {
+  await setWithdrawalsFrozen(stack.sequelize, merchantId, state.frozen);
+  await stack.sequelize.query(`UPDATE merchants SET active = :active WHERE id = :id`, { replacements: { id: merchantId, active: state.active } });
+}
+
+it('review 2 N1: a frozen or inactive merchant refunds nothing, Pix or boleto: 409 before the second factor is spent, nothing reserved or sent', async () => {
+  const { client, merchantId, chargeId } = await paidCharge(5_000);
+  const boletoId = await paidBoleto(client, merchantId, 10_000);
+  const mule = { pixKeyType: 'EMAIL', pixKey: 'mule@attacker.example', name: 'Someone Else' };
+  await registerDictKey({ key: 'mule@attacker.example', keyType: 'EMAIL', ownerName: 'Someone Else', ownerDocument: '11144477735' });
+  // A second factor is on: the action token must survive the refusals.
+  const setup = await client.call('POST', '/auth/2fa/totp/setup');
+  await client.call('POST', '/auth/2fa/totp/confirm', { body: { code: authenticator.generate(setup.body.secret) } });
+  const start = await client.call('POST', '/auth/2fa/action/start', { body: { action: 'refund' } });
+  const code = authenticator.clone({ epoch: (Math.floor(Date.now() / 30_000) + 1) * 30_000 }).generate(setup.body.secret);
+  const token = await client.call('POST', '/auth/2fa/action/confirm', { body: { challengeId: start.body.challengeId, code } });
+  expect(token.status).toBe(200);
+  const withToken = () => ({ ...key(), 'x-action-token': token.body.actionToken });
+  const availableBefore = await available(merchantId);
+
+  // The review's reproduction: frozen and inactive, a boleto refund to someone else's key.
+  await setMerchantState(merchantId, { frozen: true, active: false });
+  const repro = await client.call('POST', `/charges/${boletoId}/refund`, { body: { reason: 'x', destination: mule }, headers: withToken() });
+  expect(repro.status).toBe(409);
+  expect(repro.body.error.code).toBe('MERCHANT_INACTIVE');
+  await setMerchantState(merchantId, { frozen: true, active: true });
+  for (const [id, destination] of [[boletoId, { pixKeyType: 'CPF', pixKey: '529.982.247-25', name: 'Bia Souza' }], [chargeId, undefined]] as const) {
+    const frozen = await client.call('POST', `/charges/${id}/refund`, { body: { reason: 'congelada', ...(destination ? { destination } : {}) }, headers: withToken() });
+    expect(frozen.status).toBe(409);
+    expect(frozen.body.error.code).toBe('WITHDRAWAL_FROZEN');
+  }
+  await setMerchantState(merchantId, { frozen: false, active: false });
+  const inactive = await client.call('POST', `/charges/${chargeId}/refund`, { body: { reason: 'inativa' }, headers: withToken() });
+  expect(inactive.status).toBe(409);
+  expect(inactive.body.error.code).toBe('MERCHANT_INACTIVE');
+
+  expect(await Refund.count({ where: { merchantId } })).toBe(0);
+  expect(sentTo('mule@attacker.example')).toEqual([]);
+  expect(await available(merchantId)).toBe(availableBefore);
+  expect(await reserved(merchantId)).toBe(0);
+
+  // Active and unfrozen again: the same, unspent token refunds the Pix charge.
+  await setMerchantState(merchantId, { frozen: false, active: true });
+  const ok = await client.call('POST', `/charges/${chargeId}/refund`, { body: { reason: 'liberada' }, headers: withToken() });
+  expect(ok.status).toBe(200);
+  expect((await refundSettled(client, chargeId, ok.body.refunds[0].id)).refund.status).toBe('SUCCEEDED');
+});
+
+it("review 2 N1: a boleto is refunded only to a Pix key of its payer, as the provider's directory answers; the answer is kept on the refund", async () => {
+  const { client, merchantId } = await paidCharge(1_000);
+  const boletoId = await paidBoleto(client, merchantId, 10_000);
+  await registerDictKey({ key: 'mule@attacker.example', keyType: 'EMAIL', ownerName: 'Someone Else', ownerDocument: '11144477735' });
+  await registerDictKey({ key: 'bia.souza@example.com', keyType: 'EMAIL', ownerName: 'Bia Souza', ownerDocument: '52998224725' });
+  const refundTo = (destination: Record<string, string>, amountCents = 1_000) =>
+    client.call('POST', `/charges/${boletoId}/refund`, { body: { amountCents, reason: 'devolução', destination }, headers: key() });
+
+  // Another person's e-mail key, another CPF as key, another document named: 422, nothing stored.
+  const mule = await refundTo({ pixKeyType: 'EMAIL', pixKey: 'mule@attacker.example', name: 'Bia Souza' });
+  expect(mule.status).toBe(422);
+  expect(mule.body.error.code).toBe('REFUND_DESTINATION_NOT_PAYER');
+  const otherCpf = await refundTo({ pixKeyType: 'CPF', pixKey: '111.444.777-35', name: 'Bia Souza' });
+  expect(otherCpf.status).toBe(422);
+  expect(otherCpf.body.error.code).toBe('REFUND_DESTINATION_NOT_PAYER');
+  const otherDocument = await refundTo({ pixKeyType: 'EMAIL', pixKey: 'bia.souza@example.com', name: 'Bia Souza', document: '111.444.777-35' });
+  expect(otherDocument.status).toBe(422);
+  expect(otherDocument.body.error.code).toBe('REFUND_DESTINATION_NOT_PAYER');
+  // A key the directory does not know.
+  const unknown = await refundTo({ pixKeyType: 'EMAIL', pixKey: 'ninguem@example.com', name: 'Bia Souza' });
+  expect(unknown.status).toBe(422);
+  expect(unknown.body.error.code).toBe('PIX_KEY_NOT_FOUND');
+  expect(await Refund.count({ where: { chargeId: boletoId } })).toBe(0);
+  expect(sentTo('mule@attacker.example')).toEqual([]);
+  expect(await reserved(merchantId)).toBe(0);
+
+  // The payer's own keys: an e-mail the directory gives to her CPF, and the CPF itself.
+  const own = await refundTo({ pixKeyType: 'EMAIL', pixKey: 'bia.souza@example.com', name: 'Bia Souza' });
+  expect(own.status).toBe(200);
+  const byCpf = await refundTo({ pixKeyType: 'CPF', pixKey: '529.982.247-25', name: 'Bia Souza' }, 2_000);
+  expect(byCpf.status).toBe(200);
+  for (const r of byCpf.body.refunds) expect((await refundSettled(client, boletoId, r.id)).refund.status).toBe('SUCCEEDED');
+  expect(sentTo('bia.souza@example.com')).toEqual([expect.objectContaining({ amountCents: 1_000, status: 'COMPLETED' })]);
+  expect(sentTo('52998224725')).toEqual([expect.objectContaining({ amountCents: 2_000, status: 'COMPLETED' })]);
+  const stored = await Refund.findByPk(own.body.refunds[0].id);
+  expect(stored?.destination).toMatchObject({
+    pixKey: 'bia.souza@example.com',
+    document: '52998224725',
+    directory: { owner: { name: 'Bia Souza', documentType: 'CPF', document: '***.982.247-**' }, bank: { ispb: expect.stringMatching(/^\d{8}$/), name: expect.any(String) } },
+  });
+  expect(await reserved(merchantId)).toBe(0);
+});

@@ -11,8 +11,8 @@
  *   sent is settled by the provider's record, never released on a guess. A refused call the
  *   provider has no record of is released only after TRANSFER_GRACE and one more look.
  */
-import { ApplicationFailure, CancellationScope, allHandlersFinished, condition, proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
-import type { RefundActivities } from '../../activities/refunds';
+import { ApplicationFailure, CancellationScope, allHandlersFinished, condition, isCancellation, proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
+import type { RefundActivities, RefundStepOutcome } from '../../activities/refunds';
 import { TRANSFER_GRACE } from '../../core/transferFailures';
 import { BusinessStatusKey } from '../searchAttributes';
 import { refundStatusQuery, requestRefundUpdate } from './definitions';
@@ -29,6 +29,27 @@ const sending = proxyActivities<RefundActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes', nonRetryableErrorTypes: ['TransferMismatch', 'RefundStateConflict'] },
 });
+
+/** Parked (the merchant frozen or deactivated after the reservation): look again after a minute, then less often, at most every 15 minutes. */
+const PARK_FIRST_MS = 60_000;
+const PARK_MAX_MS = 15 * 60_000;
+
+/** Send, and when the provider's answer leaves the outcome unknown, wait the grace period and ask it. */
+async function sendStep(refundId: string): Promise<RefundStepOutcome> {
+  try {
+    let outcome = await sending.sendRefund({ refundId });
+    if (outcome === 'UNCONFIRMED') {
+      await sleep(TRANSFER_GRACE);
+      outcome = await sending.resolveRefund({ refundId });
+    }
+    return outcome;
+  } catch (err) {
+    // A transfer that is not ours (reference or amount differ): the refund stays PROCESSING
+    // with its shares reserved, alerted in the worker log, until someone looks.
+    if (err instanceof ApplicationFailure || (err as { cause?: unknown }).cause instanceof ApplicationFailure) return 'SKIPPED';
+    throw err;
+  }
+}
 
 export async function refundLifecycle(input: RefundInput): Promise<RefundOutcome> {
   let phase: RefundPhase = 'RESERVING';
@@ -75,21 +96,25 @@ export async function refundLifecycle(input: RefundInput): Promise<RefundOutcome
   setPhase(reserved.status);
   if (reserved.status !== 'PROCESSING') return finish();
 
-  const final = await CancellationScope.nonCancellable(async () => {
+  // Each step is non-cancellable; only the wait of a parked refund is not: an operator's cancel
+  // (Web UI) then releases the shares, after the grace period, by the provider's record.
+  let final = await CancellationScope.nonCancellable(() => sendStep(input.refundId));
+  let parkMs = PARK_FIRST_MS;
+  while (final === 'PARKED') {
+    if (parkMs === PARK_FIRST_MS) setPhase('PARKED');
     try {
-      let outcome = await sending.sendRefund({ refundId: input.refundId });
-      if (outcome === 'UNCONFIRMED') {
-        await sleep(TRANSFER_GRACE);
-        outcome = await sending.resolveRefund({ refundId: input.refundId });
-      }
-      return outcome;
+      await sleep(parkMs);
     } catch (err) {
-      // A transfer that is not ours (reference or amount differ): the refund stays PROCESSING
-      // with its shares reserved, alerted in the worker log, until someone looks.
-      if (err instanceof ApplicationFailure || (err as { cause?: unknown }).cause instanceof ApplicationFailure) return 'SKIPPED' as const;
-      throw err;
+      if (!isCancellation(err)) throw err;
+      final = await CancellationScope.nonCancellable(async () => {
+        await sleep(TRANSFER_GRACE);
+        return sending.resolveRefund({ refundId: input.refundId, cancelled: true });
+      });
+      break;
     }
-  });
+    parkMs = Math.min(parkMs * 2, PARK_MAX_MS);
+    final = await CancellationScope.nonCancellable(() => sendStep(input.refundId));
+  }
   if (final === 'SUCCEEDED' || final === 'FAILED') setPhase(final);
   return finish();
 }

@@ -1,4 +1,14 @@
 /** Data that crosses the workflow boundary for a refund. Plain JSON. */
+import type { PixKeyType } from '../../core/provider';
+
+/** Where a boleto paid by barcode is refunded: a Pix key of its payer (the document is the payer's). */
+export interface RefundDestinationRequest {
+  pixKey: string;
+  pixKeyType: PixKeyType;
+  name: string;
+  document: string | null;
+}
+
 export interface RefundInput {
   refundId: string;
   chargeId: string;
@@ -7,7 +17,7 @@ export interface RefundInput {
   idempotencyKey: string | null;
   requestedBy: string | null;
   /** Boleto charges: the Pix key the refund is sent to (normalised). Absent: a devolução of the Pix payment. */
-  destination?: { pixKey: string; pixKeyType: 'CPF' | 'CNPJ' | 'EMAIL' | 'PHONE' | 'EVP'; name: string; document: string | null } | null;
+  destination?: RefundDestinationRequest | null;
   /**
    * The devolução of an accepted Pix infraction (MED): its blocked money is unblocked in the
    * same DB transaction that reserves the shares, so it is never withdrawable in between.
@@ -15,7 +25,8 @@ export interface RefundInput {
   medInfractionId?: string | null;
 }
 
-export type RefundPhase = 'RESERVING' | 'REFUSED' | 'PROCESSING' | 'SUCCEEDED' | 'FAILED';
+/** PARKED: reserved, not sent, while the merchant is frozen or inactive (shown to operators as BusinessStatus). */
+export type RefundPhase = 'RESERVING' | 'REFUSED' | 'PROCESSING' | 'PARKED' | 'SUCCEEDED' | 'FAILED';
 
 /** What the request update answers once the reservation is committed. */
 export interface ReservedRefund {
@@ -34,6 +45,20 @@ export const RefundFailureTypes = {
   exceedsPaid: 'RefundExceedsPaidAmount',
   insufficientBalance: 'InsufficientBalanceForRefund',
   reservationUnavailable: 'RefundReservationUnavailable',
+  /** The merchant may not move money out now (review 2, N1): as withdrawals and payouts. */
+  merchantFrozen: 'RefundMerchantFrozen',
+  merchantInactive: 'RefundMerchantInactive',
+  /** A boleto's refund destination: unknown to the directory, or not a key of the boleto's payer. */
+  destinationNotFound: 'RefundDestinationNotFound',
+  destinationNotPayer: 'RefundDestinationNotPayer',
 } as const;
 
-export const refundRefusalTypes: readonly string[] = [RefundFailureTypes.notRefundable, RefundFailureTypes.exceedsPaid, RefundFailureTypes.insufficientBalance];
+export const refundRefusalTypes: readonly string[] = [
+  RefundFailureTypes.notRefundable,
+  RefundFailureTypes.exceedsPaid,
+  RefundFailureTypes.insufficientBalance,
+  RefundFailureTypes.merchantFrozen,
+  RefundFailureTypes.merchantInactive,
+  RefundFailureTypes.destinationNotFound,
+  RefundFailureTypes.destinationNotPayer,
+];
