@@ -35,6 +35,8 @@ export interface GatewayConfig {
   defaultChargeTtlSeconds: number;
   idempotencyTtlHours: number;
   rateLimitPerMinute: number;
+  /** Open live-status streams of the hosted checkout page (GET /c/{id}/events) per checkout and per client IP; beyond, 429. */
+  checkoutStreams: { perCheckout: number; perIp: number };
   /** Which hops in front of the API are trusted to set X-Forwarded-For (the per-IP limit keys on the client address). */
   trustProxy: TrustProxy;
   allowPrivateWebhookDestinations: boolean;
@@ -178,6 +180,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     // 0 would forget every key at once: a retried request would charge or pay twice.
     idempotencyTtlHours: read.int('IDEMPOTENCY_TTL_HOURS', 24, { min: 1 }),
     rateLimitPerMinute: read.int('RATE_LIMIT_PER_MINUTE', production ? 100 : 1000, { min: 1 }),
+    checkoutStreams: {
+      perCheckout: read.int('CHECKOUT_STREAMS_PER_CHECKOUT', 3, { min: 1, max: 100 }),
+      perIp: read.int('CHECKOUT_STREAMS_PER_IP', 20, { min: 1, max: 10_000 }),
+    },
     trustProxy: trustProxy(read),
     allowPrivateWebhookDestinations,
     exposeBuildInfo: read.bool('EXPOSE_BUILD_INFO', false),

@@ -44,6 +44,7 @@ import { loadReceiptFacts as loadStoredReceiptFacts, type LoadReceiptFacts } fro
 import { receiptKeyFor } from '../core/receipts/verificationCode';
 import { checkoutPageRouter, CHECKOUT_PAGE_PREFIX } from './checkoutPage/router';
 import type { PaymentSimulator } from './checkoutPage/simulate';
+import type { StreamOptions } from './checkoutPage/events';
 import { CHECKOUTS_PATH, partnerCheckoutsRouter } from './partnerCheckouts/router';
 import { PartnerCheckoutService } from './partnerCheckouts/service';
 import { p0Errors } from './partnerCheckouts/envelope';
@@ -95,6 +96,8 @@ export interface ApiDeps {
   metricsToken?: string | null;
   /** Pix infractions (MED): analysis deadline and reminder lead (MED_ANALYSIS_DEADLINE_SECONDS, MED_REMINDER_BEFORE_SECONDS). */
   med?: MedSettings;
+  /** The checkout page's live-status streams: open streams per checkout and per client IP (CHECKOUT_STREAMS_PER_CHECKOUT, _PER_IP); tests also shorten the poll and lifetime. */
+  checkoutStreams?: Partial<StreamOptions>;
 }
 
 const PROVIDER_CALLBACK_PATH = '/webhooks/pix-gateway';
@@ -179,7 +182,7 @@ export function createApp(deps: ApiDeps): express.Express {
   });
   // The hosted checkout page: public HTML (anyone with the URL is the buyer), its form posts are
   // not JSON: before the JSON-only gate and outside every authenticated router.
-  app.use(CHECKOUT_PAGE_PREFIX, checkoutPageRouter({ sequelize: deps.sequelize, simulator: deps.paymentSimulator ?? null }));
+  app.use(CHECKOUT_PAGE_PREFIX, checkoutPageRouter({ sequelize: deps.sequelize, simulator: deps.paymentSimulator ?? null, streams: deps.checkoutStreams }));
   // Avatar uploads carry image bodies: before the JSON-only gate below.
   app.use(application.beforeBody);
   app.use(requireJsonContentType);

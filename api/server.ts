@@ -25,6 +25,7 @@ async function main(): Promise<void> {
     defaultChargeTtlSeconds: config.defaultChargeTtlSeconds,
     idempotencyTtlHours: config.idempotencyTtlHours,
     rateLimitPerMinute: config.rateLimitPerMinute,
+    checkoutStreams: config.checkoutStreams,
     trustProxy: config.trustProxy,
     exposeBuildInfo: config.exposeBuildInfo,
     allowPrivateWebhookDestinations: config.allowPrivateWebhookDestinations,

@@ -98,7 +98,9 @@ export const CHECKOUT_JS = `(function () {
   if (window.EventSource && eventsUrl) {
     source = new EventSource(eventsUrl);
     source.addEventListener('status', function (ev) { try { apply(JSON.parse(ev.data)); } catch (e) { /* ignore */ } });
-    // EventSource reconnects by itself; once it gives up (CLOSED), poll instead.
+    // EventSource reconnects by itself after a dropped stream. A refused one (429 when the
+    // checkout's or this address's streams are all open, or any answer but 200) is CLOSED, as is
+    // one it gives up on: poll instead.
     source.onerror = function () { if (source.readyState === 2 && !finished) { source = null; poll(); } };
   } else {
     poll();

@@ -61,10 +61,13 @@ registry.registerPath({
   operationId: 'checkoutPageEvents',
   tags,
   summary: 'The checkout’s status as server-sent events',
-  description: 'Events named `status`, data as /status; the first is the current status, then one per change. The stream ends after a final status or five minutes (EventSource reconnects).',
+  description:
+    'Events named `status`, data as /status; the first is the current status, then one per change. The stream ends after a final status or five minutes (EventSource reconnects). ' +
+    'At most 3 streams may be open per checkout and 20 per client IP (`CHECKOUT_STREAMS_PER_CHECKOUT`, `CHECKOUT_STREAMS_PER_IP`; the IP as `TRUST_PROXY` makes it): ' +
+    'beyond either, 429 `TOO_MANY_STREAMS` with `Retry-After` and `details.scope` `checkout` or `client`; poll GET /c/{checkoutId}/status instead. A stream frees its slot when it closes.',
   security: security.none,
   request: { params },
-  responses: { 200: { description: 'An event stream.', content: { 'text/event-stream': { schema: sseEvent } } }, ...errorResponses('CHECKOUT_NOT_FOUND', 'RATE_LIMITED') },
+  responses: { 200: { description: 'An event stream.', content: { 'text/event-stream': { schema: sseEvent } } }, ...errorResponses('CHECKOUT_NOT_FOUND', 'TOO_MANY_STREAMS', 'RATE_LIMITED') },
 });
 
 registry.registerPath({

@@ -5,7 +5,7 @@
  *   GET  /c/:checkoutId                          the page (UUID or bill_<uuid>); 404 page otherwise
  *   GET  /c/:checkoutId/qr.png                   the Pix QR, drawn from the charge's copy-paste code
  *   GET  /c/:checkoutId/status                   {status, completionUrl?} (polling fallback)
- *   GET  /c/:checkoutId/events                   the same as server-sent events
+ *   GET  /c/:checkoutId/events                   the same as server-sent events (capped: events.ts)
  *   POST /c/:checkoutId/simulate-payment         development and tests only (404 in production)
  */
 import crypto from 'node:crypto';
@@ -14,7 +14,7 @@ import type { Sequelize } from 'sequelize';
 import { qrCodePngBase64 } from '../../core/pix/qrPng';
 import { ApiError } from '../errors/apiError';
 import { CHECKOUT_CSS, CHECKOUT_JS } from './assets';
-import { DEFAULT_EVENT_OPTIONS, statusBody, streamStatus, type EventOptions } from './events';
+import { DEFAULT_STREAM_OPTIONS, statusBody, StatusStreams, type StreamOptions } from './events';
 import { renderCheckoutPage, renderNotFound } from './html';
 import { simulatePayment, type PaymentSimulator } from './simulate';
 import { loadCheckoutPage, loadCheckoutStatus, markOpened, parseCheckoutId } from './store';
@@ -25,7 +25,8 @@ export interface CheckoutPageDeps {
   sequelize: Sequelize;
   /** null: no simulate button, POST …/simulate-payment answers 404 (production). */
   simulator: PaymentSimulator | null;
-  events?: EventOptions;
+  /** Caps, poll interval and lifetime of the live-status streams; default DEFAULT_STREAM_OPTIONS. */
+  streams?: Partial<StreamOptions>;
 }
 
 const notFound = () => new ApiError(404, 'CHECKOUT_NOT_FOUND', 'checkout not found');
@@ -51,7 +52,7 @@ function sendNotFoundPage(res: Response): void {
 
 export function checkoutPageRouter(deps: CheckoutPageDeps): Router {
   const router = Router();
-  const events = deps.events ?? DEFAULT_EVENT_OPTIONS;
+  const streams = new StatusStreams(deps.sequelize, { ...DEFAULT_STREAM_OPTIONS, ...deps.streams });
 
   const asset = (body: string, type: string) => (_req: unknown, res: Response) => {
     res.setHeader('cache-control', 'public, max-age=3600');
@@ -90,9 +91,7 @@ export function checkoutPageRouter(deps: CheckoutPageDeps): Router {
 
   router.get('/:checkoutId/events', async (req, res) => {
     const id = parseCheckoutId(req.params.checkoutId);
-    const status = id ? await loadCheckoutStatus(deps.sequelize, id) : null;
-    if (!id || !status) throw notFound();
-    streamStatus(deps.sequelize, id, status, events, req, res);
+    if (!id || !(await streams.serve(id, req, res))) throw notFound();
   });
 
   router.post('/:checkoutId/simulate-payment', async (req, res) => {

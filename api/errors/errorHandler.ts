@@ -37,7 +37,7 @@ export function toApiError(err: any, req: Request, res: Response, logger: Logger
     apiError = new ApiError(500, 'INTERNAL_ERROR', 'internal error; quote the traceId to support');
   }
   if (apiError.status >= 500 && err instanceof ApiError) log.warn({ traceId, code: apiError.code }, apiError.message);
-  // A brake that names its wait (TOO_MANY_ATTEMPTS) says it in the standard header too.
+  // A brake that names its wait (TOO_MANY_ATTEMPTS, TOO_MANY_STREAMS) says it in the standard header too.
   const retryAfter = apiError.details?.retryAfterSeconds;
   if (typeof retryAfter === 'number' && !res.headersSent) res.setHeader('Retry-After', String(retryAfter));
   return apiError;

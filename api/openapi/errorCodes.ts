@@ -88,6 +88,7 @@ export const ERROR_CODES = {
   PIX_KEY_NOT_FOUND: { status: 422, message: 'the Pix key was not found in the Pix directory (DICT)' },
   RATE_LIMITED: { status: 429, message: 'too many requests; retry later' },
   TOO_MANY_ATTEMPTS: { status: 429, message: 'too many failed attempts; retry after the time in Retry-After' },
+  TOO_MANY_STREAMS: { status: 429, message: 'at most 3 status streams may be open for one checkout; poll GET /c/{checkoutId}/status instead, or retry after Retry-After' },
   INTERNAL_ERROR: { status: 500, message: 'internal error; quote the traceId to support' },
   PIX_NOT_ISSUED: { status: 502, message: 'the provider did not return a Pix payload; no charge was created' },
   PROVIDER_ERROR: { status: 502, message: 'the Pix provider is unavailable; no charge was created, retry later' },

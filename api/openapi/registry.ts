@@ -140,6 +140,7 @@ const rateLimitHeaders = {
 const EXAMPLE_DETAILS: Partial<Record<ErrorCode, Record<string, unknown>>> = {
   VALIDATION_ERROR: { fields: [{ field: 'amountCents', message: 'Too small: expected number to be >0' }] },
   INSUFFICIENT_SCOPE: { requiredScope: 'charges:write' },
+  TOO_MANY_STREAMS: { scope: 'checkout', maxOpenStreams: 3, retryAfterSeconds: 30 },
 };
 
 /**

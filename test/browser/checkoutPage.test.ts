@@ -2,16 +2,27 @@
  * The hosted checkout page in real headless Chromium (Debian's chromium driven by playwright-core;
  * test/support/browser.ts), against the integration stack on 127.0.0.1: the amount and items, the
  * QR image read back by zbarimg equal to the copy-paste code shown, a sandbox payment flipping the
- * open page to paid and on to completionUrl (a local server), the expired page, the copy button by
- * keyboard. A screenshot of each state lands in test-artifacts/checkout/.
+ * open page to paid and on to completionUrl (a local server), the page falling back to polling when
+ * its live stream is refused, the expired page, the copy button by keyboard. A screenshot of each state lands in test-artifacts/checkout/.
  */
 import { execFileSync } from 'node:child_process';
 import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { artifactDir, ensureChromium, launchBrowser, type RunningBrowser } from '../support/browser';
-import { asProducer, createP0PageCheckout, pageOwner, payCheckoutInSandbox, waitForCheckoutStatus, type PageCheckout, type PageOwner } from '../support/checkoutPage';
+import {
+  asProducer,
+  createP0PageCheckout,
+  openStatusStream,
+  pageOwner,
+  payCheckoutInSandbox,
+  waitForCheckoutStatus,
+  type PageCheckout,
+  type PageOwner,
+  type StatusStream,
+} from '../support/checkoutPage';
 import type { Producer } from '../support/checkouts';
+import { waitFor } from '../support/env';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant } from '../support/ledger';
 
@@ -150,6 +161,33 @@ describeBrowser('hosted checkout page in Chromium', () => {
     expect(await page.textContent('h1')).toBe('Obrigado pela compra');
     expect(shop.visits).toContain('/obrigado');
     await context.close();
+  });
+
+  it('its live stream refused (429: the checkout\'s three streams are open elsewhere), the page polls /status and still turns paid', async () => {
+    const checkout = await createP0PageCheckout(stack, producer, { items: [{ name: 'Curso de Piano', quantity: 1, unitAmountCents: 9_900 }], returnUrl: `${shop.url}/carrinho` });
+    const held: StatusStream[] = [];
+    try {
+      for (let i = 0; i < 3; i++) held.push(await openStatusStream(stack.apiUrl, checkout.id));
+      expect(held.map((s) => s.status)).toEqual([200, 200, 200]);
+      const context = await browser.context();
+      const page = await context.newPage();
+      const answers: Array<{ path: string; status: number }> = [];
+      page.on('response', (r) => {
+        const { pathname } = new URL(r.url());
+        if (/\/(events|status)$/.test(pathname)) answers.push({ path: pathname.split('/').pop()!, status: r.status() });
+      });
+      await page.goto(checkout.url);
+      await waitFor(async () => answers.some((a) => a.path === 'status' && a.status === 200), 'the page to poll /status');
+      // One refused stream (EventSource does not retry a 429), then polling only.
+      expect(answers.filter((a) => a.path === 'events')).toEqual([{ path: 'events', status: 429 }]);
+      await payCheckoutInSandbox(stack, checkout);
+      await page.waitForFunction(() => document.getElementById('status')?.textContent?.startsWith('Pagamento confirmado'));
+      expect(await page.textContent('h1')).toBe('Pagamento confirmado');
+      expect(await page.isVisible('#qr')).toBe(false);
+      await context.close();
+    } finally {
+      for (const s of held) await s.close();
+    }
   });
 
   it('an unknown checkout shows the not-found page', async () => {

@@ -1,12 +1,23 @@
 /**
  * The hosted checkout page over plain HTTP (no browser): the 404 page, the page's headers and
  * contents (only what the buyer needs), opened_at, the assets, /status, the SSE stream on a status
- * change, the QR, the dev-only "Simular pagamento" (and its absence in production), and the
+ * change, the caps on open streams (per checkout, per client IP), the QR, the dev-only "Simular pagamento" (and its absence in production), and the
  * branding route. Browser tests: test/browser/checkoutPage.test.ts.
  */
 import { paymentSimulatorFor } from '../../api/checkoutPage/simulate';
 import { brandColors, contrastRatio, formatBrl } from '../../api/checkoutPage/format';
-import { checkoutRow, createPageCheckout, pageOwner, payCheckoutInSandbox, setCheckoutStatus, waitForCheckoutStatus, type PageOwner } from '../support/checkoutPage';
+import {
+  checkoutRow,
+  createPageCheckout,
+  openStatusStream,
+  pageOwner,
+  payCheckoutInSandbox,
+  setCheckoutStatus,
+  waitForCheckoutStatus,
+  type PageOwner,
+  type StatusStream,
+} from '../support/checkoutPage';
+import { waitFor } from '../support/env';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant } from '../support/ledger';
 
@@ -133,6 +144,150 @@ it('/status and the QR follow the checkout; the SSE stream sends the change to P
   expect(events()).toEqual([{ status: 'PENDING' }, { status: 'PAID', completionUrl: 'https://loja.example.com/obrigado' }]);
   expect(await (await fetch(`${stack.apiUrl}/c/${checkout.id}/status`)).json()).toEqual({ status: 'PAID', completionUrl: 'https://loja.example.com/obrigado' });
   expect((await fetch(`${stack.apiUrl}/c/${checkout.id}/qr.png`)).status).toBe(404);
+});
+
+/**
+ * Every stream a test opens, closed at its end: also one that opened where a refusal was expected
+ * (on code without the cap), which would otherwise keep its server from closing.
+ */
+function streams() {
+  const all: StatusStream[] = [];
+  const open = async (baseUrl: string, checkoutId: string, headers: Record<string, string> = {}) => {
+    const stream = await openStatusStream(baseUrl, checkoutId, headers);
+    all.push(stream);
+    return stream;
+  };
+  return {
+    open,
+    /** Opens one once a slot is free: the server frees a slot when it sees the socket closed, a moment after the client closes it. */
+    onceFree: (baseUrl: string, checkoutId: string, headers: Record<string, string> = {}) =>
+      waitFor(async () => {
+        const stream = await open(baseUrl, checkoutId, headers);
+        return stream.status === 200 ? stream : undefined;
+      }, 'a free stream slot'),
+    closeAll: async () => {
+      for (const stream of all) await stream.close();
+    },
+  };
+}
+
+it('at most 3 open live-status streams per checkout: the 4th is 429 TOO_MANY_STREAMS with Retry-After; a closed stream frees its slot', async () => {
+  const checkout = await createPageCheckout(stack, owner, { items: [{ name: 'Curso', quantity: 1, unitAmountCents: 3_000 }] });
+  const other = await createPageCheckout(stack, owner, { items: [{ name: 'Curso', quantity: 1, unitAmountCents: 3_000 }] });
+  const tracked = streams();
+  try {
+    const first = [await tracked.open(stack.apiUrl, checkout.id), await tracked.open(stack.apiUrl, checkout.id), await tracked.open(stack.apiUrl, checkout.id)];
+    expect(first.map((s) => [s.status, s.events()])).toEqual(Array(3).fill([200, [{ status: 'PENDING' }]]));
+
+    const refused = await tracked.open(stack.apiUrl, checkout.id);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(refused.body).toEqual({
+      error: {
+        code: 'TOO_MANY_STREAMS',
+        message: expect.stringContaining(`GET /c/${checkout.id}/status`),
+        details: { scope: 'checkout', maxOpenStreams: 3, retryAfterSeconds: Number(refused.headers.get('retry-after')) },
+        traceId: expect.any(String),
+      },
+    });
+    // What the page falls back to still answers, and another checkout's streams are not affected.
+    expect(await (await fetch(`${stack.apiUrl}/c/${checkout.id}/status`)).json()).toEqual({ status: 'PENDING' });
+    expect((await tracked.open(stack.apiUrl, other.id)).status).toBe(200);
+
+    // A buyer closes a tab: its slot is free again, and the cap holds once it is taken.
+    await first[0].close();
+    await tracked.onceFree(stack.apiUrl, checkout.id);
+    expect((await tracked.open(stack.apiUrl, checkout.id)).status).toBe(429);
+  } finally {
+    await tracked.closeAll();
+  }
+});
+
+it('the open streams of a checkout share one status read per tick; each gets PAID; streams the server ends free their slots', async () => {
+  const checkout = await createPageCheckout(stack, owner, { items: [{ name: 'Curso', quantity: 1, unitAmountCents: 3_100 }], completionUrl: 'https://loja.example.com/ok' });
+  const tracked = streams();
+  try {
+    const open = [await tracked.open(stack.apiUrl, checkout.id), await tracked.open(stack.apiUrl, checkout.id), await tracked.open(stack.apiUrl, checkout.id)];
+    // A slow database: every read of this checkout's status takes 1.5 poll intervals. Streams that
+    // each polled would overlap their reads (one stream alone would, every second tick); one
+    // shared read per checkout, never started while the last is running, never overlaps.
+    let running = 0;
+    let mostAtOnce = 0;
+    let reads = 0;
+    stack.sequelize.addHook('beforeQuery', 'slowStatusRead', async (options: { type?: string; replacements?: Record<string, unknown> }) => {
+      if (options.type !== 'SELECT' || options.replacements?.id !== checkout.id) return;
+      running++;
+      mostAtOnce = Math.max(mostAtOnce, running);
+      await new Promise((r) => setTimeout(r, 1_500));
+      running--;
+      reads++;
+    });
+    try {
+      await waitFor(async () => reads >= 2, 'two status reads');
+    } finally {
+      stack.sequelize.removeHook('beforeQuery', 'slowStatusRead');
+    }
+    expect(mostAtOnce).toBe(1);
+
+    await payCheckoutInSandbox(stack, checkout);
+    for (const s of open) expect(await s.readToEnd()).toEqual([{ status: 'PENDING' }, { status: 'PAID', completionUrl: 'https://loja.example.com/ok' }]);
+    // Ended by the server after the final status: their slots are free. A stream of the paid
+    // checkout gets PAID and ends at once, and frees its slot too.
+    for (let i = 0; i < 4; i++) {
+      const stream = await tracked.onceFree(stack.apiUrl, checkout.id);
+      expect(await stream.readToEnd()).toEqual([{ status: 'PAID', completionUrl: 'https://loja.example.com/ok' }]);
+    }
+  } finally {
+    await tracked.closeAll();
+  }
+});
+
+it('a stream the server ends after its lifetime frees its slot', async () => {
+  const shortLived = await stack.extraApi({ checkoutStreams: { perCheckout: 1, maxLifetimeMs: 1_000 } });
+  const tracked = streams();
+  try {
+    const checkout = await createPageCheckout(stack, owner, { items: [{ name: 'Curso', quantity: 1, unitAmountCents: 3_200 }] });
+    const first = await tracked.open(shortLived.url, checkout.id);
+    expect(first.status).toBe(200);
+    expect((await tracked.open(shortLived.url, checkout.id)).status).toBe(429);
+    expect(await first.readToEnd()).toEqual([{ status: 'PENDING' }]); // ended by the server, still PENDING
+    await tracked.onceFree(shortLived.url, checkout.id);
+  } finally {
+    await tracked.closeAll();
+    await shortLived.close();
+  }
+});
+
+it('at most 20 open streams per client IP (the address express sees under TRUST_PROXY); another address has its own', async () => {
+  const proxied = await stack.extraApi({ trustProxy: 1 });
+  const from = (ip: string) => ({ 'x-forwarded-for': ip });
+  const tracked = streams();
+  try {
+    const checkouts: string[] = [];
+    for (let i = 0; i < 7; i++) checkouts.push((await createPageCheckout(stack, owner, { items: [{ name: 'Curso', quantity: 1, unitAmountCents: 3_300 + i }] })).id);
+    const spare = (await createPageCheckout(stack, owner, { items: [{ name: 'Curso', quantity: 1, unitAmountCents: 3_400 }] })).id;
+    // 20 streams from one address over 7 checkouts: 3 each on the first six, 2 on the last.
+    const first: StatusStream[] = [];
+    for (let i = 0; i < 20; i++) first.push(await tracked.open(proxied.url, checkouts[i % 7], from('203.0.113.7')));
+    expect(first.map((s) => s.status)).toEqual(Array(20).fill(200));
+
+    // The 21st, on a checkout nobody follows: refused for the address.
+    const refused = await tracked.open(proxied.url, spare, from('203.0.113.7'));
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(refused.body.error).toMatchObject({ code: 'TOO_MANY_STREAMS', details: { scope: 'client', maxOpenStreams: 20 } });
+    // Another buyer behind the same proxy is another address.
+    expect((await tracked.open(proxied.url, spare, from('198.51.100.9'))).status).toBe(200);
+
+    // One of the first address's streams closes: it may open one again, and no more.
+    await first[0].close(); // on checkouts[0]
+    await tracked.onceFree(proxied.url, checkouts[0], from('203.0.113.7'));
+    expect((await tracked.open(proxied.url, spare, from('203.0.113.7'))).status).toBe(429);
+  } finally {
+    await tracked.closeAll();
+    await proxied.close();
+  }
 });
 
 it('an expired or cancelled checkout shows its closed page without QR or code', async () => {

@@ -4,8 +4,10 @@
  * independently of the gateway's code.
  */
 import crypto from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { QueryTypes } from 'sequelize';
 import type { MerchantCredentials } from '../../db/merchantAdmin';
-import { waitFor } from '../support/env';
+import { testEnv, waitFor } from '../support/env';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant } from '../support/ledger';
 import { startReceiver, type Received, type Receiver } from '../support/receiver';
@@ -117,6 +119,50 @@ it('resends a delivery: a new delivery with the same eventId', async () => {
   expect((await stack.api('GET', `/sellers/webhook-deliveries/${original.id}`, { creds: other })).status).toBe(404);
   expect((await stack.api('POST', `/sellers/webhook-deliveries/${original.id}/resend`, { creds: other })).status).toBe(404);
   expect((await stack.api('GET', `/sellers/webhooks/${hook.id}/deliveries`, { creds: other })).status).toBe(404);
+});
+
+it('a resend whose workflow cannot be started answers 202 queued, and the dispatcher sends it', async () => {
+  const hook = await register('/resend-queued', ['charge.paid']);
+  const charge = await paidCharge();
+  await waitFor(async () => at('/resend-queued', 'charge.paid', charge.id).length === 1, 'first delivery');
+  const original = (await stack.api('GET', `/sellers/webhooks/${hook.id}/deliveries`, { creds: seller })).body.deliveries[0];
+  // An API instance whose Temporal connection is closed: every workflow start it makes fails.
+  const connection = await Connection.connect({ address: testEnv().temporalAddress });
+  await connection.close();
+  const offline = await stack.extraApi({ temporal: new Client({ connection }) });
+  try {
+    const resend = async (key: string) => {
+      const res = await fetch(`${offline.url}/sellers/webhook-deliveries/${original.id}/resend`, {
+        method: 'POST',
+        headers: { 'x-client-id': seller.clientId, 'x-client-secret': seller.clientSecret, 'idempotency-key': key },
+      });
+      return { status: res.status, replayed: res.headers.get('idempotent-replayed'), body: (await res.json()) as any };
+    };
+    const key = `resend-${crypto.randomUUID()}`;
+    const queued = await resend(key);
+    expect(queued).toMatchObject({
+      status: 202,
+      body: { eventId: original.eventId, resendOf: original.id, status: 'PENDING', attempts: 0, queued: true, message: expect.stringContaining('dispatcher') },
+    });
+    // A retry of the request is the same queued delivery, not a second one.
+    expect(await resend(key)).toMatchObject({ status: 202, replayed: 'true', body: { id: queued.body.id, queued: true } });
+
+    // The dispatcher's sweep starts the row's workflow: the receiver gets the same event again, once.
+    await waitFor(async () => at('/resend-queued', 'charge.paid', charge.id).length === 2, 'the queued resend delivered by the dispatcher');
+    const [first, second] = at('/resend-queued', 'charge.paid', charge.id);
+    expect(second.headers['gateway-delivery-id']).toBe(queued.body.id);
+    expect(second.rawBody).toBe(first.rawBody);
+    await waitFor(async () => (await stack.api('GET', `/sellers/webhook-deliveries/${queued.body.id}`, { creds: seller })).body.status === 'SUCCEEDED', 'the resend SUCCEEDED');
+    const [row] = await stack.sequelize.query<{ workflow_started: boolean }>('SELECT workflow_started FROM webhook_deliveries WHERE id = :id', {
+      replacements: { id: queued.body.id },
+      type: QueryTypes.SELECT,
+    });
+    expect(row.workflow_started).toBe(true);
+    const all = await stack.api('GET', `/sellers/events/${original.eventId}/deliveries`, { creds: seller });
+    expect(all.body.deliveries.filter((d: { resendOf: string | null }) => d.resendOf === original.id)).toHaveLength(1);
+  } finally {
+    await offline.close();
+  }
 });
 
 it('signs with both secrets after a rotation, and each verifies', async () => {

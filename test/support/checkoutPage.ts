@@ -147,3 +147,55 @@ export async function waitForChargePaid(stack: IntegrationStack, chargeId: strin
     return rows[0]?.status === 'PAID' ? true : undefined;
   }, 'charge PAID');
 }
+
+export interface StatusStream {
+  status: number;
+  headers: Headers;
+  /** The error envelope of a refused stream (null when it opened). */
+  body: any;
+  /** The `status` events read so far. */
+  events: () => Array<{ status: string; completionUrl?: string }>;
+  /** Reads until the server ends the stream; answers every `status` event it sent. */
+  readToEnd: () => Promise<Array<{ status: string; completionUrl?: string }>>;
+  /** Disconnects, as a closed tab does (the socket goes away). */
+  close: () => Promise<void>;
+}
+
+/**
+ * Opens GET /c/{id}/events. Once it answers 200, reads until the first `status` event: the stream
+ * holds its slot on the server from then on. A refused stream is read whole (its JSON envelope).
+ * Close every stream a test opens.
+ */
+export async function openStatusStream(baseUrl: string, checkoutId: string, headers: Record<string, string> = {}): Promise<StatusStream> {
+  const abort = new AbortController();
+  const res = await fetch(`${baseUrl}/c/${checkoutId}/events`, { headers, signal: abort.signal });
+  if (res.status !== 200) {
+    const body = JSON.parse(await res.text());
+    return { status: res.status, headers: res.headers, body, events: () => [], readToEnd: async () => [], close: async () => undefined };
+  }
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let done = false;
+  const events = () => [...text.matchAll(/event: status\ndata: (.*)\n\n/g)].map((m) => JSON.parse(m[1]));
+  const readOne = async () => {
+    const chunk = await reader.read();
+    if (chunk.done) done = true;
+    else text += decoder.decode(chunk.value, { stream: true });
+  };
+  while (events().length < 1 && !done) await readOne();
+  return {
+    status: res.status,
+    headers: res.headers,
+    body: null,
+    events,
+    readToEnd: async () => {
+      while (!done) await readOne();
+      return events();
+    },
+    close: async () => {
+      abort.abort();
+      await reader.cancel().catch(() => undefined);
+    },
+  };
+}

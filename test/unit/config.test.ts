@@ -97,6 +97,15 @@ describe('loadConfig', () => {
     expect(problemsOf({ ...development(), RATE_LIMIT_PER_MINUTE: '0' })).toEqual([expect.stringContaining('RATE_LIMIT_PER_MINUTE')]);
   });
 
+  it('caps the checkout page\'s open status streams at 3 per checkout and 20 per IP unless set; refuses 0 or a non-number', () => {
+    expect(loadConfig(development()).checkoutStreams).toEqual({ perCheckout: 3, perIp: 20 });
+    expect(loadConfig({ ...production(), CHECKOUT_STREAMS_PER_CHECKOUT: '5', CHECKOUT_STREAMS_PER_IP: '200' }).checkoutStreams).toEqual({ perCheckout: 5, perIp: 200 });
+    expect(problemsOf({ ...development(), CHECKOUT_STREAMS_PER_CHECKOUT: '0', CHECKOUT_STREAMS_PER_IP: 'many' })).toEqual([
+      expect.stringContaining('CHECKOUT_STREAMS_PER_CHECKOUT'),
+      expect.stringContaining('CHECKOUT_STREAMS_PER_IP'),
+    ]);
+  });
+
   it('lists every problem in one error', () => {
     const problems = problemsOf({
       ...production(),

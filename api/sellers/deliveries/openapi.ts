@@ -33,6 +33,13 @@ export const webhookDelivery = z.object({
 });
 
 const Delivery = registry.register('WebhookDelivery', webhookDelivery);
+const QueuedDelivery = registry.register(
+  'QueuedWebhookDelivery',
+  webhookDelivery.extend({
+    queued: z.literal(true).describe('Recorded, not started yet: the webhook dispatcher starts it.'),
+    message: z.string().describe('What happens next, for a person reading the answer.'),
+  }),
+);
 const DeliveryPage = registry.register('WebhookDeliveryPage', z.object({ deliveries: z.array(Delivery), pagination: Pagination }));
 const tags = ['Seller webhooks'];
 
@@ -75,7 +82,14 @@ registerSellerPath({
   operationId: 'resendWebhookDelivery',
   tags,
   summary: 'Send the event again (a new delivery, same eventId and body)',
+  description:
+    '201: the new delivery, PENDING, its WebhookDelivery workflow started. 202: the new delivery is recorded (PENDING, `queued: true`) but its workflow could not be started ' +
+    '(the workflow service did not answer); the webhook dispatcher starts it within seconds once the service answers, so do not resend: follow it with GET /sellers/webhook-deliveries/{deliveryId}. ' +
+    'With an idempotency key, a retry answers the first answer again.',
   request: { params: z.object({ deliveryId: uuidParam }), headers: idempotencyHeaders },
-  responses: { 201: jsonResponse('The new delivery, PENDING.', Delivery) },
+  responses: {
+    201: jsonResponse('The new delivery, PENDING, being sent.', Delivery),
+    202: jsonResponse('The new delivery, PENDING, recorded and queued for the webhook dispatcher.', QueuedDelivery),
+  },
   errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'WEBHOOK_DISABLED', 'DUPLICATE_IDEMPOTENCY_KEY', 'SERVICE_UNAVAILABLE'],
 });

@@ -1,5 +1,6 @@
 /** Delivery history and resend, mounted under the sellers router. */
 import { Router, type RequestHandler } from 'express';
+import type { Logger } from 'pino';
 import { parseOrThrow } from '../../validation/validate';
 import { listDeliveriesQuery, uuidParam } from './schema';
 import type { DeliveryService } from './service';
@@ -21,10 +22,9 @@ export function deliveriesRouter(service: DeliveryService, idempotency: Idempote
   const resend: RequestHandler = async (req, res) => {
     const deliveryId = id(req.params.deliveryId, 'delivery id');
     // With a key, a retried resend makes one new delivery, not two.
-    await respondIdempotently(req, res, idempotency, { scope: `POST /sellers/webhook-deliveries/${deliveryId}/resend`, request: {} }, async () => ({
-      status: 201,
-      body: await service.resend(req.user!.merchantId, deliveryId),
-    }));
+    await respondIdempotently(req, res, idempotency, { scope: `POST /sellers/webhook-deliveries/${deliveryId}/resend`, request: {} }, () =>
+      service.resend(req.user!.merchantId, deliveryId, res.locals.log as Logger | undefined),
+    );
   };
   router.get('/webhooks/:id/deliveries', forWebhook);
   router.get('/events/:eventId/deliveries', forEvent);

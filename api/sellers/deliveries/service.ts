@@ -5,10 +5,14 @@
 import crypto from 'node:crypto';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { Client } from '@temporalio/client';
+import type { Logger } from 'pino';
 import { presentDelivery, type AttemptRow, type DeliveryRow } from '../../../core/presenters/webhookDelivery';
 import { startDeliveryWorkflow } from '../../../db/deliveryWorkflows';
 import { ApiError, errors } from '../../errors/apiError';
 import type { ListDeliveriesQuery } from './schema';
+
+const queuedMessage = (id: string) =>
+  `the delivery is recorded but could not be started now: the webhook dispatcher starts it within seconds once the workflow service answers; follow it with GET /sellers/webhook-deliveries/${id}, do not resend`;
 
 const COLUMNS = `id, event_id, event_type, webhook_id, url, status, attempts, last_status_code, last_error, next_attempt_at, resend_of, created_at, completed_at`;
 
@@ -43,7 +47,15 @@ export class DeliveryService {
     return presentDelivery(delivery, attempts);
   }
 
-  async resend(merchantId: string, deliveryId: string) {
+  /**
+   * 201 with the new delivery once its workflow runs; 202 with the delivery `queued` when the row
+   * is committed but the start failed (Temporal unreachable): the row still says
+   * workflow_started = FALSE, and the OutboxDispatcher's sweep (activities/webhooks.ts,
+   * startPendingDeliveries, every round: at most 2 s apart) starts it with the worker's own
+   * client. An error there would tell the caller nothing was done, and a retry would send the
+   * event twice.
+   */
+  async resend(merchantId: string, deliveryId: string, log?: Logger): Promise<{ status: 201 | 202; body: unknown }> {
     const original = await this.find(merchantId, deliveryId);
     const [endpoint] = await this.deps.sequelize.query<{ active: boolean; url: string }>(`SELECT active, url FROM webhook_endpoints WHERE id = :id`, {
       replacements: { id: original.webhook_id },
@@ -56,8 +68,13 @@ export class DeliveryService {
        SELECT :id, event_id, webhook_id, merchant_id, event_type, :url, body, 'PENDING', id, FALSE FROM webhook_deliveries WHERE id = :originalId`,
       { replacements: { id, url: endpoint.url, originalId: original.id } },
     );
-    await startDeliveryWorkflow(this.deps.sequelize, this.deps.temporal.workflow, { id, merchantId, taskQueue: this.deps.taskQueue });
-    return presentDelivery(await this.find(merchantId, id));
+    try {
+      await startDeliveryWorkflow(this.deps.sequelize, this.deps.temporal.workflow, { id, merchantId, taskQueue: this.deps.taskQueue });
+    } catch (err) {
+      log?.warn({ deliveryId: id, error: (err as { name?: unknown })?.name }, 'resend: delivery workflow not started; queued for the dispatcher');
+      return { status: 202, body: { ...presentDelivery(await this.find(merchantId, id)), queued: true, message: queuedMessage(id) } };
+    }
+    return { status: 201, body: presentDelivery(await this.find(merchantId, id)) };
   }
 
   private async page(where: string, replacements: Record<string, unknown>, q: ListDeliveriesQuery) {
