@@ -12,7 +12,7 @@ import { healthzResponse, readyResponse } from '../../api/health/openapi';
 import { signProviderCallback } from '../../core/pix/providerSignature';
 import { signedRequestHeaders } from '../../core/signatures/requestSignature';
 import { sellerPixCharge } from '../../api/sellers/pix/responseSchema';
-import { webhookEndpoint } from '../../api/sellers/webhooks/openapi';
+import { createdWebhookEndpoint, webhookEndpoint } from '../../api/sellers/webhooks/openapi';
 import { createLogger } from '../../core/logger';
 import type { MerchantCredentials } from '../../db/merchantAdmin';
 import { listMountedRoutes, normaliseDocumentPath } from '../support/mountedRoutes';
@@ -140,10 +140,66 @@ describe('GET /openapi.json and /docs', () => {
   });
 });
 
-describe('real answers match the documented schemas', () => {
+type JsonSchema = Record<string, any>;
+
+/** A schema with its `$ref` (to components/schemas) followed and an `allOf` merged into one object schema. */
+function resolved(schema: JsonSchema): JsonSchema {
+  if (typeof schema.$ref === 'string') return resolved((doc.components?.schemas as Record<string, JsonSchema>)[schema.$ref.split('/').pop()!]);
+  if (!Array.isArray(schema.allOf)) return schema;
+  const parts = (schema.allOf as JsonSchema[]).map(resolved);
+  return {
+    ...schema,
+    properties: Object.assign({}, schema.properties, ...parts.map((p) => p.properties ?? {})),
+    required: [...(schema.required ?? []), ...parts.flatMap((p) => p.required ?? [])],
+  };
+}
+
+const jsonType = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value === 'number' ? 'number' : typeof value);
+const admits = (schema: JsonSchema, type: string) =>
+  schema.type === undefined || [schema.type].flat().some((t: string) => t === type || (t === 'integer' && type === 'number') || (t === 'object' && type === 'object' && !schema.items));
+
+/**
+ * Where the answer carries a property that its documented schema lists but does not mark
+ * required: a generated client types it optional (`id?: string`) although the server sent it.
+ * Walks the document's own schema along the answer (`$ref`, `allOf`, the `anyOf`/`oneOf` of
+ * nullable and union types, arrays). Deterministic: it looks only at what this answer carries,
+ * so a property the server really omits at times is never flagged by an answer without it.
+ */
+function presentButOptional(schema: JsonSchema, value: unknown, at = ''): string[] {
+  const s = resolved(schema);
+  const alternatives = (s.anyOf ?? s.oneOf) as JsonSchema[] | undefined;
+  if (alternatives) {
+    // The branches this value can be; a property is flagged only if every such branch flags it.
+    const found = alternatives.map(resolved).filter((b) => admits(b, jsonType(value)) && (b.anyOf || b.oneOf || b.type !== undefined || b.properties)).map((b) => presentButOptional(b, value, at));
+    return found.length === 0 ? [] : found.reduce((a, b) => a.filter((p) => b.includes(p)));
+  }
+  if (Array.isArray(value) && s.items) return [...new Set(value.flatMap((item) => presentButOptional(s.items, item, `${at}[]`)))];
+  if (value === null || typeof value !== 'object' || !s.properties) return [];
+  const required = new Set<string>(s.required ?? []);
+  return Object.entries(value as Record<string, unknown>).flatMap(([key, v]) => {
+    const property = (s.properties as Record<string, JsonSchema>)[key];
+    if (!property) return [];
+    return [...(required.has(key) ? [] : [`${at}.${key}`]), ...presentButOptional(property, v, `${at}.${key}`)];
+  });
+}
+
+/** The answer's status is documented for the operation, and every property it carries is marked required there. */
+function expectAnswerDocumented(method: string, docPath: string, res: { status: number; body: unknown }): void {
+  const at = `${method} ${docPath} ${res.status}`;
+  const response = (doc.paths as Record<string, Record<string, JsonSchema>>)[docPath][method.toLowerCase()].responses[String(res.status)];
+  expect({ at, documented: response !== undefined }).toEqual({ at, documented: true });
+  const schema = response?.content?.['application/json']?.schema as JsonSchema | undefined;
+  expect({ at, presentButOptional: schema ? presentButOptional(schema, res.body) : ['(no JSON schema)'] }).toEqual({ at, presentButOptional: [] });
+}
+
+describe('real answers match the documented schemas, which mark required every property the server sent', () => {
   it('health', async () => {
-    expect(healthzResponse.safeParse((await stack.api('GET', '/healthz')).body).error).toBeUndefined();
-    expect(readyResponse.safeParse((await stack.api('GET', '/ready')).body).error).toBeUndefined();
+    const healthz = await stack.api('GET', '/healthz');
+    expect(healthzResponse.safeParse(healthz.body).error).toBeUndefined();
+    expectAnswerDocumented('GET', '/healthz', healthz);
+    const ready = await stack.api('GET', '/ready');
+    expect(readyResponse.safeParse(ready.body).error).toBeUndefined();
+    expectAnswerDocumented('GET', '/ready', ready);
   });
 
   it('seller Pix charge, created and read, under both prefixes', async () => {
@@ -154,17 +210,23 @@ describe('real answers match the documented schemas', () => {
     });
     expect(created.status).toBe(201);
     expect(sellerPixCharge.safeParse(created.body).error).toBeUndefined();
+    expectAnswerDocumented('POST', '/sellers/pix', created);
     for (const prefix of ['/sellers', '/rifeiro']) {
       const read = await stack.api('GET', `${prefix}/pix/${created.body.id}`, { creds: seller });
       expect(read.status).toBe(200);
       expect(sellerPixCharge.safeParse(read.body).error).toBeUndefined();
+      expectAnswerDocumented('GET', `${prefix}/pix/{id}`, read);
     }
   });
 
   it('seller webhook', async () => {
     const created = await stack.api('POST', '/sellers/webhooks', { creds: seller, body: { url: 'https://loja.example/hooks', events: ['charge.paid'] } });
     expect(created.status).toBe(201);
-    expect(webhookEndpoint.safeParse(created.body).error).toBeUndefined();
+    expect(createdWebhookEndpoint.safeParse(created.body).error).toBeUndefined();
+    expectAnswerDocumented('POST', '/sellers/webhooks', created);
+    const read = await stack.api('GET', `/sellers/webhooks/${created.body.id}`, { creds: seller });
+    expect(webhookEndpoint.safeParse(read.body).error).toBeUndefined();
+    expectAnswerDocumented('GET', '/sellers/webhooks/{id}', read);
   });
 
   it('errors, with a code the operation documents under that status', async () => {
@@ -187,6 +249,7 @@ describe('real answers match the documented schemas', () => {
       const res = await stack.api(c.method, c.path, { creds: c.creds, body: c.body });
       expect({ at: `${c.method} ${c.path}`, status: res.status >= 400 && res.status < 500 }).toEqual({ at: `${c.method} ${c.path}`, status: true });
       expect(ErrorEnvelope.safeParse(res.body).error).toBeUndefined();
+      expectAnswerDocumented(c.method, c.docPath, res);
       const op = (doc.paths as Record<string, Record<string, any>>)[c.docPath][c.method.toLowerCase()];
       expect({ at: `${c.method} ${c.path} ${res.status}`, documented: documentedCodes(op, res.status).includes(res.body.error.code) }).toEqual({ at: `${c.method} ${c.path} ${res.status}`, documented: true });
     }
