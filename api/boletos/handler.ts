@@ -1,7 +1,7 @@
 /** HTTP ↔ BoletoService (router.ts). */
 import type { RequestHandler } from 'express';
 import { signedIn } from '../auth/bearer';
-import { CHARGE_WRITERS, chargeErrors } from '../charges/service';
+import { CHARGE_WRITERS } from '../charges/service';
 import { requireRole } from '../dashboard/roles';
 import { errors } from '../errors/apiError';
 import { readIdempotencyKey } from '../idempotency/header';
@@ -38,8 +38,7 @@ export function boletoHandlers(service: BoletoService, idempotency: IdempotencyS
     create: async (req, res) => {
       const { user } = signedIn(req);
       const body = parseCreateBody(req.body);
-      const key = readIdempotencyKey(req);
-      if (!key) throw chargeErrors.idempotencyKeyRequired();
+      const key = readIdempotencyKey(req)!; // present: requireIdempotencyKey (router.ts)
       // The role first: a key is never claimed for a merchant the caller may not charge for.
       await requireRole(user.id, body.merchantId, CHARGE_WRITERS);
       service.validate(body);

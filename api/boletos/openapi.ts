@@ -1,6 +1,6 @@
 /** OpenAPI for /boletos (router.ts), from the schemas that validate it (schema.ts). */
 import { z } from 'zod';
-import { errorResponses, idempotencyHeaders, jsonResponse, Pagination, registry, security } from '../openapi/registry';
+import { errorResponses, jsonResponse, Pagination, registry, requiredIdempotencyHeaders, requiredIdempotencyRule, security } from '../openapi/registry';
 import { appCharge } from '../charges/schema';
 import { batchItemsQuery, boletoBatchAccepted, boletoBatchView, boletoConsultation, consultQuery, createBoletosBody, listBoletosQuery, MAX_BOLETOS_PER_REQUEST } from './schema';
 
@@ -35,11 +35,12 @@ registry.registerPath({
   tags: ['Boletos'],
   summary: 'Issue one boleto or a batch',
   description:
-    'Needs `x-idempotency-key` (same replay and conflict rules as POST /charges). One item: the boleto is issued now (a BOLETO charge, as POST /charges makes) → 201 `{batchId: null, boletos: [Charge]}`. ' +
+    requiredIdempotencyRule('x-idempotency-key') +
+    'Same replay and conflict rules as POST /charges. One item: the boleto is issued now (a BOLETO charge, as POST /charges makes) → 201 `{batchId: null, boletos: [Charge]}`. ' +
     'Several: the batch and its rows are stored and answered 202 `{batchId, status: PROCESSING, itemsCount}`; the BoletoBatch workflow then issues them, 10 at a time, each retried on provider outages (a new charge per try, 4 tries) and FAILED with a reason when the provider refuses or stays down. ' +
     'Follow it with GET /boletos/batches/{batchId}. Errors in items name the row (`items.<rowIndex>.<field>`, `rowIndex`).',
   security: security.bearer,
-  request: { headers: idempotencyHeaders, body: { required: true, content: { 'application/json': { schema: CreateBoletosRequest } } } },
+  request: { headers: requiredIdempotencyHeaders('x-idempotency-key'), body: { required: true, content: { 'application/json': { schema: CreateBoletosRequest } } } },
   responses: {
     201: jsonResponse('One boleto, issued.', z.object({ batchId: z.null(), boletos: z.array(Boleto) })),
     202: jsonResponse('A batch, stored and being issued.', BoletoBatchAccepted),

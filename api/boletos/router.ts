@@ -5,6 +5,7 @@
  */
 import { Router, type RequestHandler } from 'express';
 import type { IdempotencyService } from '../idempotency/idempotencyService';
+import { requireIdempotencyKey } from '../idempotency/header';
 import { routeJsonBody } from '../middleware/jsonBody';
 import { boletoHandlers } from './handler';
 import type { BoletoService } from './service';
@@ -17,7 +18,7 @@ export function boletosRouter(deps: { service: BoletoService; idempotency: Idemp
   router.use(deps.requireUser);
   router.use(routeJsonBody({ largeLimit: '1mb', isLarge: (req) => req.method === 'POST' && req.path === '/' }));
   router.get('/consult', h.consult);
-  router.post('/', h.create);
+  router.post('/', requireIdempotencyKey, h.create);
   router.get('/', h.list);
   router.get('/batches/:batchId', h.batch);
   router.delete('/batches/:batchId/:id', h.cancelItem);

@@ -12,7 +12,7 @@ import { errors } from '../errors/apiError';
 import { cancelChargeBody, chargeIdParam, createChargeBody, listChargesQuery, refundChargeBody, type CreateChargeBody } from './schema';
 import type { RefundService } from './refunds';
 import { consumeActionToken } from '../twoFactor/actionTokens';
-import { CHARGE_WRITERS, chargeErrors, type AppChargeService } from './service';
+import { CHARGE_WRITERS, type AppChargeService } from './service';
 
 export function chargeHandlers(
   service: AppChargeService,
@@ -25,8 +25,8 @@ export function chargeHandlers(
       const { user } = signedIn(req);
       const body = parseOrThrow(createChargeBody, req.body);
       checkMethodFields(body);
-      const key = readIdempotencyKey(req);
-      if (!key) throw chargeErrors.idempotencyKeyRequired();
+      // Present: requireIdempotencyKey (router.ts) refused the request otherwise.
+      const key = readIdempotencyKey(req)!;
       // The role first: a key is never claimed for a merchant the caller may not charge for.
       await requireRole(user.id, body.merchantId, CHARGE_WRITERS);
       await respondIdempotently(req, res, idempotency, { scope: 'POST /charges', merchantId: body.merchantId, request: body }, async (chargeId, resuming) => ({
@@ -45,11 +45,11 @@ export function chargeHandlers(
     refund: async (req, res) => {
       const { user } = signedIn(req);
       const id = parseOrThrow(chargeIdParam, req.params.id, 'charge id');
-      // Another merchant's charge is 404 whatever the body: ownership first.
+      // Another merchant's charge is 404 whatever the body: ownership first (only a missing
+      // idempotency key is refused before, the same for every id).
       const charge = await service.ownedCharge(user.id, id, CHARGE_WRITERS);
       const body = parseOrThrow(refundChargeBody, req.body);
-      const key = readIdempotencyKey(req);
-      if (!key) throw chargeErrors.idempotencyKeyRequired();
+      const key = readIdempotencyKey(req)!; // present: requireIdempotencyKey (router.ts)
       // An impossible refund is refused before any second factor is asked for or spent.
       refunds.assertRefundable(charge, body.destination);
       await refunds.assertMerchantMayRefund(charge.merchantId);

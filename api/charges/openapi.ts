@@ -1,6 +1,6 @@
 /** OpenAPI for /charges (router.ts), from the schemas that validate it (schema.ts). */
 import { z } from 'zod';
-import { errorResponses, idempotencyHeaders, jsonResponse, Pagination, registry, security } from '../openapi/registry';
+import { errorResponses, jsonResponse, Pagination, registry, requiredIdempotencyHeaders, requiredIdempotencyRule, security } from '../openapi/registry';
 import { receiptPdfResponse } from '../receipts/downloads/openapi';
 import { appCharge, cancelChargeBody, createChargeBody, listChargesQuery, refundChargeBody } from './schema';
 
@@ -19,14 +19,15 @@ registry.registerPath({
   tags: ['Charges'],
   summary: 'Create a charge',
   description:
-    'Needs `x-idempotency-key` (or `Idempotency-Key`): the same key and body replays the first answer (header `idempotent-replayed: true`); the same key with another body → 409 DUPLICATE_IDEMPOTENCY_KEY. ' +
+    requiredIdempotencyRule('x-idempotency-key') +
+    'The same key and body replays the first answer (header `idempotent-replayed: true`); the same key with another body → 409 DUPLICATE_IDEMPOTENCY_KEY. ' +
     'Keys are per merchant. PIX answers the Pix QR code and copy-paste code. ' +
     'BOLETO needs `payer` (400 naming `payer` without it) and registers a hybrid boleto at the provider: the answer carries `boleto` (barcode, digitable line, `pdfUrl`) and `pix` (the same boleto’s Pix BR Code; whichever is paid first settles the charge and the other is closed). ' +
     '`expiresAt` is the due date and time (default for BOLETO: 3 days); optional `boleto` terms (fine, monthly interest, grace days) apply after the due date, and the boleto is closed at expiresAt plus the grace days. ' +
     'A boleto paid late or for another amount is settled for what was paid (see `boleto.payment`). ' +
     'A merchant you do not belong to → 404 MERCHANT_NOT_FOUND; a viewer → 403 INSUFFICIENT_ROLE.',
   security: security.bearer,
-  request: { headers: idempotencyHeaders, body: { required: true, content: { 'application/json': { schema: CreateChargeRequest } } } },
+  request: { headers: requiredIdempotencyHeaders('x-idempotency-key'), body: { required: true, content: { 'application/json': { schema: CreateChargeRequest } } } },
   responses: {
     201: jsonResponse('The charge, PENDING, with its Pix data (and, for BOLETO, its boleto).', Charge),
     ...errorResponses('VALIDATION_ERROR', 'IDEMPOTENCY_KEY_REQUIRED', 'MERCHANT_NOT_FOUND', 'INSUFFICIENT_ROLE', 'DUPLICATE_IDEMPOTENCY_KEY', 'PIX_NOT_ISSUED', 'PROVIDER_ERROR', 'SERVICE_UNAVAILABLE', ...bearerErrors),
@@ -81,7 +82,9 @@ registry.registerPath({
     'or a key the Pix directory (DICT) says the payer owns (422 REFUND_DESTINATION_NOT_PAYER otherwise, 422 PIX_KEY_NOT_FOUND for a key the directory does not know; the directory’s answer is kept with the refund). ' +
     'A merchant that is inactive (409 MERCHANT_INACTIVE) or frozen (409 WITHDRAWAL_FROZEN) refunds nothing; these are answered before any action token is spent. ' +
     'A refund reserved before a freeze is held, not sent, until the merchant is unfrozen. ' +
-    'Several partial refunds may follow each other up to the paid amount. Needs `x-idempotency-key`, a role of owner, admin or finance, ' +
+    'Several partial refunds may follow each other up to the paid amount. ' +
+    requiredIdempotencyRule('x-idempotency-key') +
+    'The same key and body replays the first answer; another body → 409 DUPLICATE_IDEMPOTENCY_KEY. Needs a role of owner, admin or finance, ' +
     'and, when you have a second factor on, `x-action-token` for "refund" (POST /auth/2fa/action/start). ' +
     'The refund is taken back from everyone the payment credited, in proportion: your net, each split merchant’s share and the platform fee. ' +
     'Your and the split merchants’ shares are reserved from the available balance first (409 INSUFFICIENT_BALANCE_FOR_REFUND when it does not cover them; nothing changes). ' +
@@ -89,7 +92,10 @@ registry.registerPath({
   security: security.bearer,
   request: {
     params: idParam,
-    headers: z.object({ 'x-action-token': z.string().optional().openapi({ description: 'Required when you have a second factor on.' }) }),
+    headers: [
+      ...requiredIdempotencyHeaders('x-idempotency-key'),
+      z.string().optional().openapi({ param: { name: 'x-action-token', in: 'header', description: 'Required when you have a second factor on.' } }),
+    ],
     body: { required: true, content: { 'application/json': { schema: RefundChargeRequest } } },
   },
   responses: {

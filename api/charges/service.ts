@@ -24,7 +24,6 @@ export const chargeErrors = {
   notFound: () => new ApiError(404, 'CHARGE_NOT_FOUND', 'charge not found'),
   notCancellable: (status: string) => new ApiError(409, 'CHARGE_NOT_CANCELLABLE', `the charge is ${status}; only PENDING charges can be cancelled`, { status }),
   notBoleto: () => new ApiError(409, 'CHARGE_NOT_BOLETO', 'the charge is not a boleto; it has no boleto PDF'),
-  idempotencyKeyRequired: () => new ApiError(400, 'IDEMPOTENCY_KEY_REQUIRED', 'the x-idempotency-key header is required'),
 };
 
 export interface AppChargeServiceDeps {

@@ -1,6 +1,6 @@
 /** OpenAPI for /checkout/sessions (router.ts), from the schemas that validate it (schema.ts). */
 import { z } from 'zod';
-import { errorResponses, idempotencyHeaders, jsonResponse, registry, security } from '../openapi/registry';
+import { errorResponses, jsonResponse, registry, requiredIdempotencyHeaders, requiredIdempotencyRule, security } from '../openapi/registry';
 import { checkoutSession, checkoutSessionStatus, createSessionBody } from './schema';
 
 const CheckoutSession = registry.register('CheckoutSession', checkoutSession.describe('A checkout session: a hosted page for an amount, backed by one Pix charge.'));
@@ -14,10 +14,12 @@ registry.registerPath({
   tags: ['Checkout sessions'],
   summary: 'Create a checkout session',
   description:
-    'Role owner, admin or finance on `merchantId`. Needs `x-idempotency-key` (or `Idempotency-Key`): the same key and body replay the first answer; ' +
+    'Role owner, admin or finance on `merchantId`. ' +
+    requiredIdempotencyRule('x-idempotency-key') +
+    'The same key and body replay the first answer; ' +
     'another body → 409 DUPLICATE_IDEMPOTENCY_KEY. The page at `url` shows the items and the Pix QR; paid → COMPLETED (the charge is `chargeId`).',
   security: security.bearer,
-  request: { headers: idempotencyHeaders, body: { required: true, content: { 'application/json': { schema: registry.register('CreateCheckoutSessionRequest', createSessionBody) } } } },
+  request: { headers: requiredIdempotencyHeaders('x-idempotency-key'), body: { required: true, content: { 'application/json': { schema: registry.register('CreateCheckoutSessionRequest', createSessionBody) } } } },
   responses: {
     201: jsonResponse('The session, CREATED.', CheckoutSession),
     ...errorResponses('VALIDATION_ERROR', 'IDEMPOTENCY_KEY_REQUIRED', 'MERCHANT_NOT_FOUND', 'INSUFFICIENT_ROLE', 'DUPLICATE_IDEMPOTENCY_KEY', 'PIX_NOT_ISSUED', 'PROVIDER_ERROR', 'SERVICE_UNAVAILABLE', ...bearerErrors),

@@ -2,11 +2,11 @@
 import { Router, type RequestHandler } from 'express';
 import type { IdempotencyService } from '../idempotency/idempotencyService';
 import { respondIdempotently } from '../idempotency/respond';
-import { readIdempotencyKey } from '../idempotency/header';
+import { readIdempotencyKey, requireIdempotencyKey } from '../idempotency/header';
 import { signedIn } from '../auth/bearer';
 import { requireRole } from '../dashboard/roles';
 import { parseOrThrow } from '../validation/validate';
-import { CHARGE_WRITERS, chargeErrors } from '../charges/service';
+import { CHARGE_WRITERS } from '../charges/service';
 import { createSessionBody, sessionIdParam } from './schema';
 import type { CheckoutSessionService } from './service';
 
@@ -16,12 +16,11 @@ export function checkoutSessionsRouter(deps: { service: CheckoutSessionService; 
   const { service, idempotency } = deps;
   const router = Router();
   router.use(deps.requireUser);
-  router.post('/', async (req, res) => {
+  router.post('/', requireIdempotencyKey, async (req, res) => {
     const { user } = signedIn(req);
     const body = parseOrThrow(createSessionBody, req.body);
     service.checkUrls(body);
-    const key = readIdempotencyKey(req);
-    if (!key) throw chargeErrors.idempotencyKeyRequired();
+    const key = readIdempotencyKey(req)!; // present: requireIdempotencyKey
     // The role first (as POST /charges): a key is never claimed for a merchant the caller may not charge for.
     await requireRole(user.id, body.merchantId, CHARGE_WRITERS);
     await respondIdempotently(req, res, idempotency, { scope: 'POST /checkout/sessions', merchantId: body.merchantId, request: body }, async (sessionId, resuming) => ({

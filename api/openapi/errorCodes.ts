@@ -11,7 +11,7 @@ export const ERROR_CODES = {
   PAYOUTS_NOT_ENABLED: { status: 400, message: 'payouts are not enabled for this merchant' },
   INVALID_AVATAR: { status: 400, message: 'the uploaded file is not a PNG, JPEG or WebP image of at most 2097152 bytes; it was deleted' },
   INSUFFICIENT_AVAILABLE_BALANCE: { status: 400, message: 'available balance cannot fund this batch' },
-  IDEMPOTENCY_KEY_REQUIRED: { status: 400, message: 'the Idempotency-Key header is required' },
+  IDEMPOTENCY_KEY_REQUIRED: { status: 400, message: 'send an Idempotency-Key (or x-idempotency-key) header: this request must be safe to retry' },
   AUTHENTICATION_REQUIRED: { status: 401, message: 'Authorization: Bearer <access token> is required' },
   INVALID_ACCESS_TOKEN: { status: 401, message: 'the access token is invalid or expired; refresh it' },
   INVALID_LOGIN: { status: 401, message: 'e-mail or password is wrong' },

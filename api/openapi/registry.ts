@@ -84,6 +84,9 @@ const traceIdHeader = registry.registerComponent('headers', 'TraceId', {
 });
 
 /** Both idempotency header spellings are accepted everywhere (`Idempotency-Key` wins when both are sent). */
+export type IdempotencyHeaderName = 'Idempotency-Key' | 'x-idempotency-key';
+
+/** For routes where a key is optional: both spellings, neither required. */
 export const idempotencyHeaders = [
   registry.registerParameter(
     'IdempotencyKey',
@@ -100,6 +103,49 @@ export const idempotencyHeaders = [
     }),
   ),
 ];
+
+const otherSpelling = (canonical: IdempotencyHeaderName): IdempotencyHeaderName => (canonical === 'Idempotency-Key' ? 'x-idempotency-key' : 'Idempotency-Key');
+
+/**
+ * For routes that refuse a request without a key (api/idempotency/header.ts,
+ * requireIdempotencyKey). The server takes either spelling, and OpenAPI cannot say "one of these
+ * two headers is required". Marking both optional let generated clients compile without a key
+ * and get 400, so the route's canonical spelling (the spec's: `Idempotency-Key` on P0,
+ * `x-idempotency-key` on the application API) is marked required: a client that follows the
+ * document always sends a key. The other spelling stays documented as accepted in its place
+ * (a client sending only it is served, as the server accepts either); the operation's
+ * description says the rule in words (`requiredIdempotencyRule`).
+ */
+export function requiredIdempotencyHeaders(canonical: IdempotencyHeaderName): z.ZodType[] {
+  const other = otherSpelling(canonical);
+  return [
+    // A derived copy: header.ts made `idempotencyKeyHeader` before zod had `.openapi()`.
+    idempotencyKeyHeader.meta({}).openapi({
+      param: {
+        name: canonical,
+        in: 'header',
+        required: true,
+        description:
+          `Required (or \`${other}\` in its place): without either → 400 IDEMPOTENCY_KEY_REQUIRED, before anything else of the request is read. ` +
+          'Idempotency key, ≤ 255 printable ASCII characters; scoped per merchant and route, kept 24 h. Same key + same body replays the stored answer; same key + different body → 409 DUPLICATE_IDEMPOTENCY_KEY.',
+      },
+      example: 'order-1001',
+    }),
+    idempotencyKeyHeader.optional().openapi({
+      param: {
+        name: other,
+        in: 'header',
+        description: `Accepted in place of \`${canonical}\` (one of the two is required; OpenAPI cannot state "one of two headers", so only \`${canonical}\` is marked required). When both are sent, \`Idempotency-Key\` is used.`,
+      },
+      example: 'order-1001',
+    }),
+  ];
+}
+
+/** The sentence of an operation's description that states its key rule (with requiredIdempotencyHeaders). */
+export function requiredIdempotencyRule(canonical: IdempotencyHeaderName): string {
+  return `\`${canonical}\` is required (\`${otherSpelling(canonical)}\` is accepted in its place): without either → 400 IDEMPOTENCY_KEY_REQUIRED, before the body is read. `;
+}
 
 // --- responses ------------------------------------------------------------------------------
 

@@ -26,7 +26,6 @@ export function p0Errors(logger: Logger): ErrorRequestHandler {
 export const p0NotFound: RequestHandler = (req, _res, next) => next(new ApiError(404, 'NOT_FOUND', `no route for ${req.method} ${req.originalUrl.split('?')[0]}`));
 
 export const p0ErrorCodes = {
-  idempotencyKeyRequired: () => new ApiError(400, 'IDEMPOTENCY_KEY_REQUIRED', 'the Idempotency-Key header is required'),
   notFound: () => new ApiError(404, 'CHECKOUT_NOT_FOUND', 'checkout not found'),
   invalidId: (field: string, reason?: string) =>
     new ApiError(422, 'INVALID_CHECKOUT_ID', reason ?? `${field} must be a checkout id of the form bill_<uuid>`, { field }),

@@ -3,16 +3,15 @@ import type { IdempotencyService } from '../idempotency/idempotencyService';
 import { respondIdempotently } from '../idempotency/respond';
 import { readIdempotencyKey } from '../idempotency/header';
 import { parseOrThrow } from '../validation/validate';
-import { ok, p0ErrorCodes } from './envelope';
+import { ok } from './envelope';
 import { checkoutIdParam, createCheckoutBody, listCheckoutsQuery } from './schema';
 import type { PartnerCheckoutService } from './service';
 
 export function partnerCheckoutHandlers(service: PartnerCheckoutService, idempotency: IdempotencyService): Record<'create' | 'read' | 'list', RequestHandler> {
   return {
     create: async (req, res) => {
-      // The key first: without one nothing else is looked at.
-      const key = readIdempotencyKey(req);
-      if (!key) throw p0ErrorCodes.idempotencyKeyRequired();
+      // Present: requireIdempotencyKey (router.ts) refused the request otherwise.
+      const key = readIdempotencyKey(req)!;
       const body = parseOrThrow(createCheckoutBody, req.body);
       service.checkP0Rules(body);
       const merchant = req.user!.merchant;

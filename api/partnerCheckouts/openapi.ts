@@ -2,7 +2,7 @@
 import type { ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from '../openapi/errorCodes';
-import { idempotencyHeaders, registry, security } from '../openapi/registry';
+import { registry, requiredIdempotencyHeaders, requiredIdempotencyRule, security } from '../openapi/registry';
 import { checkoutIdParam, createCheckoutBody, listCheckoutsQuery, p0Checkout } from './schema';
 
 const P0Checkout = registry.register('P0Checkout', p0Checkout);
@@ -47,11 +47,12 @@ registry.registerPath({
   tags: ['Partner checkouts P0'],
   summary: 'Create a checkout for course prices (scope checkout:write)',
   description:
-    'One Pix charge for Σ price × quantity, paid on the hosted page at `url`. `Idempotency-Key` (or `x-idempotency-key`) is required: the same key and body ' +
-    'answer the first answer again (nothing is created twice); another body → 409 DUPLICATE_IDEMPOTENCY_KEY. The request signature is verified when sent and ' +
+    'One Pix charge for Σ price × quantity, paid on the hosted page at `url`. ' +
+    requiredIdempotencyRule('Idempotency-Key') +
+    'The same key and body answer the first answer again (nothing is created twice); another body → 409 DUPLICATE_IDEMPOTENCY_KEY. The request signature is verified when sent and ' +
     'required in production. Items are checked in order (exists → belongs to your merchant → active and course PUBLISHED → type ONE_TIME); the first failure answers.',
   security: [...security.sellerCredentials],
-  request: { headers: idempotencyHeaders, body: { required: true, content: { 'application/json': { schema: registry.register('CreateCheckoutP0Request', createCheckoutBody) } } } },
+  request: { headers: requiredIdempotencyHeaders('Idempotency-Key'), body: { required: true, content: { 'application/json': { schema: registry.register('CreateCheckoutP0Request', createCheckoutBody) } } } },
   responses: {
     201: { description: 'The checkout.', content: { 'application/json': { schema: envelopeOf(P0Checkout) } } },
     ...p0Errors(

@@ -3,25 +3,9 @@ import type { IdempotencyService } from '../idempotency/idempotencyService';
 import { respondIdempotently } from '../idempotency/respond';
 import { parseOrThrow } from '../validation/validate';
 import { errors } from '../errors/apiError';
-import { MAX_REPORTED_ITEM_ERRORS } from '../../core/payouts/limits';
-import { onlyDigits } from '../../core/documents';
-import { batchIdParam, cancelBatchBody, createPayoutBatchBody, listBatchesQuery, listItemsQuery } from './schema';
+import { parseBatchBody } from './batchBody';
+import { batchIdParam, cancelBatchBody, listBatchesQuery, listItemsQuery } from './schema';
 import type { PayoutService } from './service';
-
-/** Body errors of a batch name the item's rowIndex (`items.<rowIndex>.<field>`). */
-function parseBatchBody(raw: unknown) {
-  const parsed = createPayoutBatchBody.safeParse(raw);
-  // The provider takes documents as digits only: '529.982.247-25' is stored and sent as '52998224725'.
-  if (parsed.success) {
-    return { ...parsed.data, items: parsed.data.items.map((item) => (item.recipientDocument === undefined ? item : { ...item, recipientDocument: onlyDigits(item.recipientDocument) })) };
-  }
-  const fields = parsed.error.issues.map((issue) => {
-    const rowIndex = issue.path[0] === 'items' && typeof issue.path[1] === 'number' ? issue.path[1] : undefined;
-    const field = issue.path.length ? issue.path.join('.') : ((issue as { keys?: string[] }).keys ?? []).join(',');
-    return { field, ...(rowIndex !== undefined ? { rowIndex } : {}), message: issue.message };
-  });
-  throw errors.validation('request body is invalid', { fields: fields.slice(0, MAX_REPORTED_ITEM_ERRORS), totalInvalidFields: fields.length });
-}
 
 export function payoutHandlers(service: PayoutService, idempotency: IdempotencyService) {
   const batchId = (raw: unknown) => {
@@ -31,8 +15,8 @@ export function payoutHandlers(service: PayoutService, idempotency: IdempotencyS
   };
 
   const create: RequestHandler = async (req, res) => {
-    const body = parseBatchBody(req.body);
-    const items = service.validate(body);
+    // Every invalid field of every item in one 400, before the idempotency claim.
+    const { body, items } = parseBatchBody(req.body);
     // Payout batches carry their key in the body, and a replay answers 200 with idempotencyReplay.
     await respondIdempotently(
       req,

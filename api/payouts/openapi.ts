@@ -11,7 +11,9 @@ const CreatePayoutBatchRequest = registry.register(
   'CreatePayoutBatchRequest',
   createPayoutBatchBody.describe(
     `1 to ${MAX_BATCH_ITEMS} items of 1 to ${MAX_ITEM_AMOUNT_CENTS} cents each. Pix keys are checked for their type ` +
-      '(CPF/CNPJ with check digits, EMAIL, PHONE as +55 and 10–11 digits, EVP as a UUID); each error names the item by `rowIndex`.',
+      '(CPF/CNPJ with check digits, EMAIL, PHONE as +55 and 10–11 digits, EVP as a UUID). A 400 VALIDATION_ERROR reports every invalid field of every item at once ' +
+      '(shape, Pix key and document together): `details.fields` `[{field: "items.<rowIndex>.<field>", rowIndex, message}]`, one entry per field in row order, the first 100; ' +
+      '`details.totalInvalidFields` counts them all.',
   ),
 );
 

@@ -9,15 +9,13 @@ import { Op, QueryTypes, type Sequelize, type WhereOptions } from 'sequelize';
 import { ApplicationFailure, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { updateWithStartOrJoin } from '../temporal/updateWithStart';
 import { nothingCreated } from '../idempotency/idempotencyService';
-import { normalizePixKey } from '../../core/pixKeys';
-import { documentType } from '../../core/documents';
-import { MAX_REPORTED_ITEM_ERRORS } from '../../core/payouts/limits';
 import { presentBatch, presentBatchListEntry, presentItem, type ItemCounts } from '../../core/presenters/payout';
 import { Merchant, PayoutBatch, PayoutItem } from '../../db/models';
 import { cancelBatchUpdate, payoutBatchWorkflowId, reserveBatchUpdate } from '../../workflows/payout/definitions';
 import { PayoutFailureTypes, type BatchReservation } from '../../workflows/payout/types';
 import { ApiError, errors } from '../errors/apiError';
 import type { CreatePayoutBatchBody, ListBatchesQuery, ListItemsQuery } from './schema';
+import type { StagedItem } from './batchBody';
 
 export interface PayoutSettings {
   chunkSize: number;
@@ -44,11 +42,6 @@ export class PayoutService {
   constructor(
     private readonly deps: { sequelize: Sequelize; temporal: Client; taskQueue: string; settings: PayoutSettings },
   ) {}
-
-  /** Pure checks of the body, before the idempotency claim; every error names its rowIndex. */
-  validate(body: CreatePayoutBatchBody): StagedItem[] {
-    return validateItems(body);
-  }
 
   /**
    * Stages and reserves batch `batchId` (the idempotency claim's resource id). Runs inside the
@@ -219,45 +212,9 @@ export class PayoutService {
   }
 }
 
-export interface StagedItem {
-  pixKey: string;
-  pixKeyType: string;
-  amountCents: number;
-  recipientName: string;
-  recipientDocument: string | null;
-  referenceId: string | null;
-}
-
 const emptyCounts = (): ItemCounts => ({ PENDING: 0, SENDING: 0, PAID: 0, FAILED: 0, CANCELLED: 0 });
 
 function assertPayoutsAllowed(merchant: Merchant): void {
   if (!merchant.payoutsEnabled) throw payoutErrors.notEnabled();
   if (merchant.withdrawalsFrozen) throw payoutErrors.frozen();
-}
-
-/** Checks each item's Pix key for its type and its document; every error names its rowIndex. */
-function validateItems(body: CreatePayoutBatchBody): StagedItem[] {
-  const fields: { field: string; rowIndex: number; message: string }[] = [];
-  const staged = body.items.map((item, rowIndex) => {
-    const key = normalizePixKey(item.pixKeyType, item.pixKey);
-    if (!key.ok) fields.push({ field: `items.${rowIndex}.pixKey`, rowIndex, message: key.message });
-    if (item.recipientDocument !== undefined && !documentType(item.recipientDocument)) {
-      fields.push({ field: `items.${rowIndex}.recipientDocument`, rowIndex, message: 'not a valid CPF or CNPJ' });
-    }
-    return {
-      pixKey: key.ok ? key.key : item.pixKey,
-      pixKeyType: item.pixKeyType,
-      amountCents: item.amountCents,
-      recipientName: item.recipientName,
-      recipientDocument: item.recipientDocument ?? null,
-      referenceId: item.referenceId ?? null,
-    };
-  });
-  if (fields.length > 0) {
-    throw errors.validation(`${fields.length} item field(s) are invalid`, {
-      fields: fields.slice(0, MAX_REPORTED_ITEM_ERRORS),
-      totalInvalidFields: fields.length,
-    });
-  }
-  return staged;
 }

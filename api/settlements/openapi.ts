@@ -1,6 +1,6 @@
 /** OpenAPI for /settlements (router.ts), from the schemas that validate it (schema.ts). */
 import { z } from 'zod';
-import { bearerPaths, errorResponses, idempotencyHeaders, jsonResponse, Pagination, registry } from '../openapi/registry';
+import { bearerPaths, errorResponses, jsonResponse, Pagination, registry, requiredIdempotencyHeaders, requiredIdempotencyRule } from '../openapi/registry';
 import { createSettlementBody, listSettlementsQuery, putScheduleBody, scheduleQuery, scheduleView, settlementView } from './schema';
 
 // Derived copies (.describe): the routers import schema.ts before the registry extends zod.
@@ -25,13 +25,14 @@ path('post', '/settlements', 'createSettlement', 'Settle the available balance t
   description:
     'Reserves amount + withdrawal fee and answers 201 once the reservation is committed; the Pix transfer follows (poll GET /settlements/{id}). ' +
     'Without amountCents, everything available minus the fee is settled (computed under the merchant’s lock). ' +
-    'Requires `x-idempotency-key` or `Idempotency-Key` (a replay with the same body answers the same settlement; another body → 409 DUPLICATE_IDEMPOTENCY_KEY) and, when you have a second factor on, ' +
+    requiredIdempotencyRule('x-idempotency-key') +
+    'A replay with the same body answers the same settlement; another body → 409 DUPLICATE_IDEMPOTENCY_KEY. When you have a second factor on, it also needs ' +
     '`x-action-token` for "settlement" (POST /auth/2fa/action/start). Not enough available (or nothing available) → 400 INSUFFICIENT_AVAILABLE_BALANCE; no Pix key registered → 400 VALIDATION_ERROR with reason PIX_KEY_NOT_REGISTERED; ' +
     `frozen → 409 WITHDRAWAL_FROZEN. A refused request stores nothing. ${ROLES}`,
   request: {
     body: { content: { 'application/json': { schema: CreateSettlementRequest } } },
     headers: [
-      ...idempotencyHeaders,
+      ...requiredIdempotencyHeaders('x-idempotency-key'),
       z.string().optional().openapi({ param: { name: 'x-action-token', in: 'header', description: 'An action token for "settlement"; required when you have a second factor on.' } }),
     ],
   },

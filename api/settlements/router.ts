@@ -1,14 +1,14 @@
 /** /settlements (application API, bearer): request one, list, read; the automatic schedule. See service.ts and schedule.ts. */
 import { Router, type RequestHandler } from 'express';
 import { signedIn } from '../auth/bearer';
-import { readIdempotencyKey } from '../idempotency/header';
+import { readIdempotencyKey, requireIdempotencyKey } from '../idempotency/header';
 import type { IdempotencyService } from '../idempotency/idempotencyService';
 import { respondIdempotently } from '../idempotency/respond';
 import { consumeActionToken } from '../twoFactor/actionTokens';
 import { parseOrThrow } from '../validation/validate';
 import type { SettlementScheduleService } from './schedule';
 import { createSettlementBody, listSettlementsQuery, putScheduleBody, scheduleQuery, settlementIdParam } from './schema';
-import { SETTLEMENT_ROLES, settlementErrors, type SettlementService } from './service';
+import { SETTLEMENT_ROLES, type SettlementService } from './service';
 import { requireRole } from '../dashboard/roles';
 
 export const SETTLEMENTS_PATH = '/settlements';
@@ -17,11 +17,11 @@ export function settlementsRouter(deps: { service: SettlementService; schedules:
   const { service, schedules, idempotency } = deps;
   const router = Router();
   router.use(deps.requireUser);
-  router.post('/', async (req, res) => {
+  // A settlement moves money: it must be safe to retry, so a key is required (checked first).
+  router.post('/', requireIdempotencyKey, async (req, res) => {
     const { user } = signedIn(req);
     const body = parseOrThrow(createSettlementBody, req.body);
-    const key = readIdempotencyKey(req);
-    if (!key) throw settlementErrors.idempotencyKeyRequired();
+    const key = readIdempotencyKey(req)!; // present: requireIdempotencyKey
     // The role first: a key is never claimed for a merchant the caller may not settle for.
     await requireRole(user.id, body.merchantId, SETTLEMENT_ROLES);
     await respondIdempotently(req, res, idempotency, { scope: 'POST /settlements', merchantId: body.merchantId, request: body }, async (settlementId, resuming) => {

@@ -24,7 +24,6 @@ export const SETTLEMENT_ROLES: readonly MemberRole[] = ['owner', 'admin', 'finan
 
 export const settlementErrors = {
   notFound: () => new ApiError(404, 'SETTLEMENT_NOT_FOUND', 'settlement not found'),
-  idempotencyKeyRequired: () => new ApiError(400, 'IDEMPOTENCY_KEY_REQUIRED', 'send an x-idempotency-key header: a settlement moves money and must be safe to retry'),
 };
 
 interface Row {

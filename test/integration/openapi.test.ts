@@ -1,20 +1,24 @@
 /**
  * The OpenAPI document against the real app: every route mounted by createApp is documented
  * (and nothing documented is missing from the app), /openapi.json and /docs are served without
- * credentials and without any outside resource, and real answers parse with the documented
- * response schemas.
+ * credentials and without any outside resource, real answers parse with the documented
+ * response schemas, and every operation's idempotency header rule is what the server enforces.
  */
 import crypto from 'node:crypto';
 import { createApp } from '../../api/app';
 import { buildOpenApiDocument, type OpenApiDocument } from '../../api/openapi/document';
 import { ErrorEnvelope } from '../../api/openapi/registry';
 import { healthzResponse, readyResponse } from '../../api/health/openapi';
+import { signProviderCallback } from '../../core/pix/providerSignature';
+import { signedRequestHeaders } from '../../core/signatures/requestSignature';
 import { sellerPixCharge } from '../../api/sellers/pix/responseSchema';
-import { webhookEndpoint } from '../../api/sellers/webhooks/openapi';
+import { createdWebhookEndpoint, webhookEndpoint } from '../../api/sellers/webhooks/openapi';
 import { createLogger } from '../../core/logger';
 import type { MerchantCredentials } from '../../db/merchantAdmin';
 import { listMountedRoutes, normaliseDocumentPath } from '../support/mountedRoutes';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
+import { accessTokenMinter } from '../support/accessTokens';
+import { AppClient, uniqueEmail } from '../support/appClient';
 
 jest.setTimeout(60_000);
 
@@ -46,12 +50,26 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-function documentedRoutes(): Set<string> {
-  return new Set(
-    Object.entries(doc.paths ?? {}).flatMap(([path, item]) =>
-      DOC_METHODS.filter((m) => (item as Record<string, unknown>)[m]).map((m) => `${m.toUpperCase()} ${normaliseDocumentPath(path)}`),
-    ),
+/** An operation of the document as JSON (the document's own types are a union too wide to walk). */
+interface DocOperation {
+  method: string; // upper case
+  path: string; // as in the document
+  op: Record<string, any>;
+}
+
+function documentedOperations(): DocOperation[] {
+  return Object.entries(doc.paths ?? {}).flatMap(([path, item]) =>
+    DOC_METHODS.filter((m) => (item as Record<string, unknown>)[m]).map((m) => ({ method: m.toUpperCase(), path, op: (item as Record<string, Record<string, unknown>>)[m] })),
   );
+}
+
+function documentedRoutes(): Set<string> {
+  return new Set(documentedOperations().map(({ method, path }) => `${method} ${normaliseDocumentPath(path)}`));
+}
+
+/** The codes an operation documents under one status (one named example per code). */
+function documentedCodes(op: DocOperation['op'], status: number | string): string[] {
+  return Object.keys(op.responses[String(status)]?.content?.['application/json']?.examples ?? {});
 }
 
 /** The app as the server builds it; the route table does not depend on the dependency values. */
@@ -122,10 +140,66 @@ describe('GET /openapi.json and /docs', () => {
   });
 });
 
-describe('real answers match the documented schemas', () => {
+type JsonSchema = Record<string, any>;
+
+/** A schema with its `$ref` (to components/schemas) followed and an `allOf` merged into one object schema. */
+function resolved(schema: JsonSchema): JsonSchema {
+  if (typeof schema.$ref === 'string') return resolved((doc.components?.schemas as Record<string, JsonSchema>)[schema.$ref.split('/').pop()!]);
+  if (!Array.isArray(schema.allOf)) return schema;
+  const parts = (schema.allOf as JsonSchema[]).map(resolved);
+  return {
+    ...schema,
+    properties: Object.assign({}, schema.properties, ...parts.map((p) => p.properties ?? {})),
+    required: [...(schema.required ?? []), ...parts.flatMap((p) => p.required ?? [])],
+  };
+}
+
+const jsonType = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value === 'number' ? 'number' : typeof value);
+const admits = (schema: JsonSchema, type: string) =>
+  schema.type === undefined || [schema.type].flat().some((t: string) => t === type || (t === 'integer' && type === 'number') || (t === 'object' && type === 'object' && !schema.items));
+
+/**
+ * Where the answer carries a property that its documented schema lists but does not mark
+ * required: a generated client types it optional (`id?: string`) although the server sent it.
+ * Walks the document's own schema along the answer (`$ref`, `allOf`, the `anyOf`/`oneOf` of
+ * nullable and union types, arrays). Deterministic: it looks only at what this answer carries,
+ * so a property the server really omits at times is never flagged by an answer without it.
+ */
+function presentButOptional(schema: JsonSchema, value: unknown, at = ''): string[] {
+  const s = resolved(schema);
+  const alternatives = (s.anyOf ?? s.oneOf) as JsonSchema[] | undefined;
+  if (alternatives) {
+    // The branches this value can be; a property is flagged only if every such branch flags it.
+    const found = alternatives.map(resolved).filter((b) => admits(b, jsonType(value)) && (b.anyOf || b.oneOf || b.type !== undefined || b.properties)).map((b) => presentButOptional(b, value, at));
+    return found.length === 0 ? [] : found.reduce((a, b) => a.filter((p) => b.includes(p)));
+  }
+  if (Array.isArray(value) && s.items) return [...new Set(value.flatMap((item) => presentButOptional(s.items, item, `${at}[]`)))];
+  if (value === null || typeof value !== 'object' || !s.properties) return [];
+  const required = new Set<string>(s.required ?? []);
+  return Object.entries(value as Record<string, unknown>).flatMap(([key, v]) => {
+    const property = (s.properties as Record<string, JsonSchema>)[key];
+    if (!property) return [];
+    return [...(required.has(key) ? [] : [`${at}.${key}`]), ...presentButOptional(property, v, `${at}.${key}`)];
+  });
+}
+
+/** The answer's status is documented for the operation, and every property it carries is marked required there. */
+function expectAnswerDocumented(method: string, docPath: string, res: { status: number; body: unknown }): void {
+  const at = `${method} ${docPath} ${res.status}`;
+  const response = (doc.paths as Record<string, Record<string, JsonSchema>>)[docPath][method.toLowerCase()].responses[String(res.status)];
+  expect({ at, documented: response !== undefined }).toEqual({ at, documented: true });
+  const schema = response?.content?.['application/json']?.schema as JsonSchema | undefined;
+  expect({ at, presentButOptional: schema ? presentButOptional(schema, res.body) : ['(no JSON schema)'] }).toEqual({ at, presentButOptional: [] });
+}
+
+describe('real answers match the documented schemas, which mark required every property the server sent', () => {
   it('health', async () => {
-    expect(healthzResponse.safeParse((await stack.api('GET', '/healthz')).body).error).toBeUndefined();
-    expect(readyResponse.safeParse((await stack.api('GET', '/ready')).body).error).toBeUndefined();
+    const healthz = await stack.api('GET', '/healthz');
+    expect(healthzResponse.safeParse(healthz.body).error).toBeUndefined();
+    expectAnswerDocumented('GET', '/healthz', healthz);
+    const ready = await stack.api('GET', '/ready');
+    expect(readyResponse.safeParse(ready.body).error).toBeUndefined();
+    expectAnswerDocumented('GET', '/ready', ready);
   });
 
   it('seller Pix charge, created and read, under both prefixes', async () => {
@@ -136,17 +210,23 @@ describe('real answers match the documented schemas', () => {
     });
     expect(created.status).toBe(201);
     expect(sellerPixCharge.safeParse(created.body).error).toBeUndefined();
+    expectAnswerDocumented('POST', '/sellers/pix', created);
     for (const prefix of ['/sellers', '/rifeiro']) {
       const read = await stack.api('GET', `${prefix}/pix/${created.body.id}`, { creds: seller });
       expect(read.status).toBe(200);
       expect(sellerPixCharge.safeParse(read.body).error).toBeUndefined();
+      expectAnswerDocumented('GET', `${prefix}/pix/{id}`, read);
     }
   });
 
   it('seller webhook', async () => {
     const created = await stack.api('POST', '/sellers/webhooks', { creds: seller, body: { url: 'https://loja.example/hooks', events: ['charge.paid'] } });
     expect(created.status).toBe(201);
-    expect(webhookEndpoint.safeParse(created.body).error).toBeUndefined();
+    expect(createdWebhookEndpoint.safeParse(created.body).error).toBeUndefined();
+    expectAnswerDocumented('POST', '/sellers/webhooks', created);
+    const read = await stack.api('GET', `/sellers/webhooks/${created.body.id}`, { creds: seller });
+    expect(webhookEndpoint.safeParse(read.body).error).toBeUndefined();
+    expectAnswerDocumented('GET', '/sellers/webhooks/{id}', read);
   });
 
   it('errors, with a code the operation documents under that status', async () => {
@@ -169,9 +249,84 @@ describe('real answers match the documented schemas', () => {
       const res = await stack.api(c.method, c.path, { creds: c.creds, body: c.body });
       expect({ at: `${c.method} ${c.path}`, status: res.status >= 400 && res.status < 500 }).toEqual({ at: `${c.method} ${c.path}`, status: true });
       expect(ErrorEnvelope.safeParse(res.body).error).toBeUndefined();
+      expectAnswerDocumented(c.method, c.docPath, res);
       const op = (doc.paths as Record<string, Record<string, any>>)[c.docPath][c.method.toLowerCase()];
-      const documentedCodes = Object.keys(op.responses[String(res.status)]?.content?.['application/json']?.examples ?? {});
-      expect({ at: `${c.method} ${c.path} ${res.status}`, documented: documentedCodes.includes(res.body.error.code) }).toEqual({ at: `${c.method} ${c.path} ${res.status}`, documented: true });
+      expect({ at: `${c.method} ${c.path} ${res.status}`, documented: documentedCodes(op, res.status).includes(res.body.error.code) }).toEqual({ at: `${c.method} ${c.path} ${res.status}`, documented: true });
     }
+  });
+});
+
+describe('idempotency headers: what the document says is what the server enforces', () => {
+  const IDEMPOTENCY_HEADERS = ['idempotency-key', 'x-idempotency-key'];
+  let bearer: () => Promise<string>;
+  let lastTimestamp = 0;
+
+  beforeAll(async () => {
+    const registered = await new AppClient(stack.apiUrl).register({ email: uniqueEmail('openapi-idem'), password: 'openapi password 1' });
+    expect(registered.status).toBe(201);
+    // A fresh session per request: a probe of POST /auth/logout ends the one it is sent with.
+    bearer = accessTokenMinter(stack.encryptionKey, registered.body.id);
+  });
+
+  /** An operation's header parameters, $refs to components resolved. */
+  function headerParameters(op: DocOperation['op']): { name: string; required?: boolean }[] {
+    const components = (doc.components?.parameters ?? {}) as Record<string, { name: string; in: string; required?: boolean }>;
+    return ((op.parameters ?? []) as ({ $ref: string } | { name: string; in: string; required?: boolean })[])
+      .map((p) => ('$ref' in p ? components[p.$ref.split('/').pop()!] : p))
+      .filter((p) => p.in === 'header');
+  }
+
+  /**
+   * The operation called as a client following the document would call it, authenticated as
+   * its security asks (credentials and a signature, a bearer token, the provider's signature),
+   * with no idempotency header. Path parameters are fresh UUIDs and a JSON body is `{}`: the key
+   * is checked before anything of the request is read (api/idempotency/header.ts,
+   * requireIdempotencyKey), so neither has to be valid for the answer to show the key's rule.
+   */
+  async function callWithoutKey({ method, path, op }: DocOperation) {
+    const url = path.replace(/\{\w+\}/g, () => crypto.randomUUID());
+    const body = op.requestBody ? '{}' : undefined;
+    const headers: Record<string, string> = body ? { 'content-type': 'application/json' } : {};
+    const schemes = new Set(((op.security ?? []) as Record<string, string[]>[]).flatMap((alternative) => Object.keys(alternative)));
+    const ts = (lastTimestamp = Math.max(Date.now(), lastTimestamp + 1));
+    if (schemes.has('clientId')) Object.assign(headers, signedRequestHeaders({ ...seller, method, path: url, rawBody: body ?? '', timestampMs: ts }));
+    if (schemes.has('bearerAuth')) headers.authorization = `Bearer ${await bearer()}`;
+    if (schemes.has('providerSignature')) {
+      headers['x-provider-timestamp'] = String(ts);
+      headers['x-provider-signature'] = signProviderCallback(body ?? '', ts, stack.callbackSecret);
+    }
+    const res = await fetch(`${stack.apiUrl}${url}`, { method, headers, body, signal: AbortSignal.timeout(20_000) });
+    // Only JSON is read: a page, a PDF or an event stream is not an idempotency refusal.
+    const json = res.headers.get('content-type')?.startsWith('application/json') ? ((await res.json()) as { error?: { code?: string; message?: string } }) : (await res.body?.cancel(), undefined);
+    return { status: res.status, code: json?.error?.code, message: json?.error?.message ?? '' };
+  }
+
+  it('every operation, sent without its idempotency header: refused with 400 IDEMPOTENCY_KEY_REQUIRED exactly where the document marks a header required', async () => {
+    const operations = documentedOperations();
+    const mismatches: string[] = [];
+    const unreached: string[] = [];
+    const required: string[] = [];
+    for (const operation of operations) {
+      const { method, path, op } = operation;
+      const keyHeaders = headerParameters(op).filter((p) => IDEMPOTENCY_HEADERS.includes(p.name.toLowerCase()));
+      const says = keyHeaders.some((p) => p.required) ? 'required' : keyHeaders.length > 0 ? 'optional' : 'not documented';
+      const res = await callWithoutKey(operation);
+      const at = `${method} ${path} (document: ${says}) → ${res.status} ${res.code ?? ''}`;
+      // A probe stopped before the route (authentication, scope, rate limit, no such route) shows nothing about the key.
+      const authenticated = ((op.security ?? []) as Record<string, string[]>[]).every((alternative) => Object.keys(alternative).length > 0) && (op.security ?? []).length > 0;
+      if ((authenticated && (res.status === 401 || res.code === 'INSUFFICIENT_SCOPE')) || res.status === 429 || res.message.startsWith('no route')) unreached.push(at);
+      if (says === 'required') {
+        required.push(`${method} ${path}`);
+        const refused = res.status === 400 && res.code === 'IDEMPOTENCY_KEY_REQUIRED' && documentedCodes(op, 400).includes('IDEMPOTENCY_KEY_REQUIRED');
+        if (!refused) mismatches.push(at);
+      } else if (res.code === 'IDEMPOTENCY_KEY_REQUIRED') {
+        mismatches.push(at);
+      }
+    }
+    expect(operations.length).toBeGreaterThan(100);
+    expect(unreached).toEqual([]);
+    expect(mismatches).toEqual([]);
+    // The partner checkout's rule (spec: `Idempotency-Key` required) is among those checked.
+    expect(required).toContain('POST /v1/checkouts');
   });
 });

@@ -62,8 +62,9 @@ describe('access and validation', () => {
     const res = await signedCall(stack, m, 'POST', '/v1/payouts/batches', { idempotencyKey: key(), items: bad });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('VALIDATION_ERROR');
+    // One answer names every invalid item: the amount (a shape error) and both Pix keys together.
     const rows = res.body.error.details.fields.map((f: { rowIndex: number }) => f.rowIndex).sort();
-    expect(rows).toEqual([1]);
+    expect(rows).toEqual([1, 2, 3]);
     const keyErrors = await signedCall(stack, m, 'POST', '/v1/payouts/batches', { idempotencyKey: key(), items: [items(1)[0], bad[2], bad[3]] });
     expect(keyErrors.body.error.details.fields).toEqual([
       expect.objectContaining({ field: 'items.1.pixKey', rowIndex: 1 }),
@@ -72,6 +73,54 @@ describe('access and validation', () => {
     const shortKey = await signedCall(stack, m, 'POST', '/v1/payouts/batches', { idempotencyKey: 'short', items: items(1) });
     expect(shortKey.body.error.details.fields[0].field).toBe('idempotencyKey');
     expect(await PayoutBatch.count({ where: { merchantId: m.merchantId } })).toBe(0);
+  });
+
+  it('reports every invalid field of every item in one answer: shape, Pix key and document errors together, one entry per field', async () => {
+    const m = await payoutMerchant(stack);
+    await fundByPaidCharge(stack, m, 10_000);
+    const before = { available: await available(m), reserved: await reserved(m) };
+    const row = (fields: Record<string, unknown>) => ({ pixKey: 'recebedor@example.com', pixKeyType: 'EMAIL', amountCents: 1_000, recipientName: 'Ana Souza', ...fields });
+    const res = await signedCall(stack, m, 'POST', '/v1/payouts/batches', {
+      idempotencyKey: key(),
+      items: [
+        row({ pixKey: '12345678900', pixKeyType: 'CPF' }), // the outside clients' rows: CPF check digits wrong,
+        row({ pixKey: 'nope', recipientName: 'A' }), //          an e-mail key that is none, a name too short
+        row({ amountCents: 0, recipientDocument: '52998224726' }), // amount below 1, CPF check digits wrong
+        row({ recipientDocument: 'abc' }), // two rules broken (characters, length): one entry
+        row({}),
+      ],
+    });
+    expect(res.status).toBe(400);
+    const { error } = res.body;
+    expect(error).toEqual({ code: 'VALIDATION_ERROR', message: expect.any(String), details: expect.any(Object), traceId: expect.any(String) });
+    expect(error.details.fields.map((f: { field: string; rowIndex: number }) => [f.field, f.rowIndex])).toEqual([
+      ['items.0.pixKey', 0],
+      ['items.1.pixKey', 1],
+      ['items.1.recipientName', 1],
+      ['items.2.amountCents', 2],
+      ['items.2.recipientDocument', 2],
+      ['items.3.recipientDocument', 3],
+    ]);
+    expect(error.details.totalInvalidFields).toBe(6);
+    const messages = Object.fromEntries(error.details.fields.map((f: { field: string; message: string }) => [f.field, f.message]));
+    expect(messages['items.0.pixKey']).toMatch(/CPF/);
+    expect(messages['items.1.pixKey']).toMatch(/e-mail/);
+    expect(messages['items.2.recipientDocument']).toMatch(/CPF or CNPJ/);
+    // Nothing stored, nothing reserved.
+    expect(await PayoutBatch.count({ where: { merchantId: m.merchantId } })).toBe(0);
+    expect({ available: await available(m), reserved: await reserved(m) }).toEqual(before);
+  });
+
+  it('lists the first 100 invalid fields in row order and counts them all', async () => {
+    const m = await payoutMerchant(stack);
+    const bad = items(120).map((item) => ({ ...item, pixKey: 'nope', recipientName: 'A' }));
+    const res = await signedCall(stack, m, 'POST', '/v1/payouts/batches', { idempotencyKey: key(), items: bad });
+    expect(res.status).toBe(400);
+    const { fields, totalInvalidFields } = res.body.error.details;
+    expect(totalInvalidFields).toBe(240);
+    expect(fields).toHaveLength(100);
+    expect(fields.slice(0, 4).map((f: { field: string }) => f.field)).toEqual(['items.0.pixKey', 'items.0.recipientName', 'items.1.pixKey', 'items.1.recipientName']);
+    expect(fields[99]).toMatchObject({ field: 'items.49.recipientName', rowIndex: 49 });
   });
 });
 

@@ -159,7 +159,6 @@ it('requires credentials and a signature over the exact path; refuses bad ids; a
   expectError(await download(merchant, '/v1/receipts/transactions/bad%20id'), 400, 'VALIDATION_ERROR');
   expectError(await download(merchant, '/v1/receipts/charges/a%22b'), 400, 'VALIDATION_ERROR');
   expectError(await download(merchant, `/v1/receipts/transactions/${'x'.repeat(129)}`), 400, 'VALIDATION_ERROR');
-  expectError(await download(merchant, '/v1/receipts/withdrawals/not-a-uuid'), 400, 'VALIDATION_ERROR');
   expectError(await download(merchant, '/v1/receipts/payout-items/not-a-uuid'), 400, 'VALIDATION_ERROR');
 
   // The read scope of the document's family.
@@ -192,7 +191,27 @@ it('a withdrawal: 409 while PROCESSING, the receipt once COMPLETED; another merc
   expect(text).toContain('43,21');
   expect(text).toContain('Comprovante de saque');
   if (done.providerEndToEndId) expect(text).toContain(done.providerEndToEndId);
+  // Another merchant: 404 NOT_FOUND on the receipt and on the read alike.
   expectError(await download(other, `/v1/receipts/withdrawals/${withdrawalId}`), 404, 'NOT_FOUND');
+  const read = await stack.api('GET', `/sellers/saques/${withdrawalId}`, { creds: other });
+  expect({ status: read.status, code: read.body.error?.code }).toEqual({ status: 404, code: 'NOT_FOUND' });
+});
+
+it('a withdrawal receipt takes exactly the ids GET /sellers/saques/{id} takes (1 to 120 characters): an unknown one is 404 NOT_FOUND on both', async () => {
+  const answers = async (id: string) => {
+    const read = await stack.api('GET', `/sellers/saques/${encodeURIComponent(id)}`, { creds: merchant });
+    const receipt = await download(merchant, `/v1/receipts/withdrawals/${encodeURIComponent(id)}`);
+    return { id: id.slice(0, 20), read: [read.status, read.body.error?.code], receipt: [receipt.status, receipt.error?.code] };
+  };
+  for (const id of ['not-a-uuid', 'w', 'x'.repeat(120), 'saque 2026/11', crypto.randomUUID(), crypto.randomUUID().toUpperCase()]) {
+    expect(await answers(id)).toEqual({ id: id.slice(0, 20), read: [404, 'NOT_FOUND'], receipt: [404, 'NOT_FOUND'] });
+  }
+  // Outside the spec's ids (over 120 characters, a control character): 400 on both, each with
+  // its spec code (INVALID_WITHDRAWAL_ID on the read; VALIDATION_ERROR, "invalid identifier on
+  // receipt download", on the receipt).
+  for (const id of ['x'.repeat(121), 'a\u0001b']) {
+    expect(await answers(id)).toEqual({ id: id.slice(0, 20), read: [400, 'INVALID_WITHDRAWAL_ID'], receipt: [400, 'VALIDATION_ERROR'] });
+  }
 });
 
 it('a payout item: the receipt of a PAID item, 409 for a FAILED one, 404 to another merchant', async () => {

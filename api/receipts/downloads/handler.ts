@@ -2,12 +2,13 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { parseOrThrow } from '../../validation/validate';
 import { errors } from '../../errors/apiError';
-import { payoutItemReceiptId, transactionReceiptId, withdrawalReceiptId } from './schema';
+import { withdrawalId } from '../../sellers/saques/schema';
+import { payoutItemReceiptId, transactionReceiptId } from './schema';
 import type { ReceiptService } from './service';
 
 /**
  * Exactly the spec's three headers (no ETag: the bytes are private and never cached), the
- * filename unquoted as the spec writes it: the id schemas allow only token characters in it.
+ * filename unquoted as the spec writes it: only ids of token characters reach it.
  */
 export function sendReceiptPdf(res: Response, filename: string, pdf: Buffer): void {
   res.status(200);
@@ -31,7 +32,9 @@ export function receiptHandlers(service: ReceiptService): Record<'transaction' |
       sendReceiptPdf(res, `comprovante-transacao-${id}.pdf`, await service.transaction(merchantOf(req), id));
     },
     withdrawal: async (req, res) => {
-      const id = parseOrThrow(withdrawalReceiptId, req.params.id, 'withdrawal id');
+      // The ids GET /sellers/saques/{id} takes. Only a UUID names a withdrawal (any other id is
+      // 404 before a PDF is made), so the unquoted filename below is always a token.
+      const id = parseOrThrow(withdrawalId, req.params.id, 'withdrawal id');
       sendReceiptPdf(res, `comprovante-saque-${id}.pdf`, await service.withdrawal(merchantOf(req), id));
     },
     payoutItem: async (req, res) => {

@@ -2,7 +2,8 @@
 import { z } from 'zod';
 import type { ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { errorResponses, registry, security } from '../../openapi/registry';
-import { payoutItemReceiptId, transactionReceiptId, withdrawalReceiptId } from './schema';
+import { withdrawalId } from '../../sellers/saques/schema';
+import { payoutItemReceiptId, transactionReceiptId } from './schema';
 
 /** Answered by the middleware in front of every receipt route (router.ts). */
 const sharedErrors = ['VALIDATION_ERROR', 'CREDENTIALS_REQUIRED', 'INVALID_CREDENTIALS', 'MERCHANT_ID_REQUIRED', 'INVALID_SIGNATURE', 'INSUFFICIENT_SCOPE', 'NOT_FOUND', 'RECEIPT_UNAVAILABLE', 'RATE_LIMITED'] as const;
@@ -52,11 +53,12 @@ registry.registerPath({
   tags: ['Receipts'],
   summary: 'The receipt of a completed withdrawal (PDF)',
   description:
-    'Needs the scope `withdrawals:read` and a request signature. Another merchant’s or an unknown withdrawal → 404 NOT_FOUND; not a UUID → 400 VALIDATION_ERROR; ' +
+    'Needs the scope `withdrawals:read` and a request signature. {id} takes exactly the ids GET /sellers/saques/{id} takes: another merchant’s or an unknown withdrawal → 404 NOT_FOUND; ' +
+    'longer than 120 characters or with a control character → 400 VALIDATION_ERROR; ' +
     'not COMPLETED yet (or FAILED) → 409 RECEIPT_UNAVAILABLE. Shows the amount, the fee and the total debited. ' +
     rendering,
   security: security.signedRequest,
-  request: { params: z.object({ id: withdrawalReceiptId }) },
+  request: { params: z.object({ id: withdrawalId }) },
   responses: { 200: receiptPdfResponse('comprovante-saque-{id}.pdf'), ...errorResponses(...sharedErrors) },
 });
 

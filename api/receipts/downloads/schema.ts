@@ -3,6 +3,7 @@
  * A transaction's id is any id the merchant holds for it (db/queries/merchantChargeLookup.ts); it
  * is also written into the Content-Disposition filename unquoted (the spec's exact header), so it
  * is limited to characters of an HTTP token that URLs carry as they are. Anything else → 400.
+ * A withdrawal's id is the one schema of GET /sellers/saques/{id} (api/sellers/saques/schema.ts).
  */
 import { z } from 'zod';
 
@@ -16,5 +17,4 @@ export const transactionReceiptId = z
     example: 'E12345678202501011200abcdefghijk',
   });
 
-export const withdrawalReceiptId = z.uuid().meta({ description: 'Withdrawal id.' });
 export const payoutItemReceiptId = z.uuid().meta({ description: 'Payout item id (GET /v1/payouts/batches/{batchId}/items).' });

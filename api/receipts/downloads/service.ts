@@ -4,8 +4,9 @@
  * null unless settled → 409 RECEIPT_UNAVAILABLE), answer the PDF, rendered once
  * (receiptDocuments.ts) off the event loop (renderPool.ts).
  */
-import { PayoutItem, Withdrawal, type Charge } from '../../../db/models';
+import { PayoutItem, type Charge } from '../../../db/models';
 import { findMerchantCharge } from '../../../db/queries/merchantChargeLookup';
+import { findMerchantWithdrawal } from '../../../db/queries/merchantWithdrawalLookup';
 import type { ReceiptFacts } from '../../../core/receipts/facts';
 import { ApiError, errors } from '../../errors/apiError';
 import { chargeReceiptFacts, payoutItemReceiptFacts, withdrawalReceiptFacts } from '../facts';
@@ -31,8 +32,9 @@ export class ReceiptService {
     return this.render(await chargeReceiptFacts(charge), () => receiptErrors.unavailable('transaction', charge.status, 'PAID'));
   }
 
+  /** The same look-up as GET /sellers/saques/{id}: the two routes find the same withdrawals. */
   async withdrawal(merchantId: string, id: string): Promise<Buffer> {
-    const row = await Withdrawal.findOne({ where: { id, merchantId } });
+    const row = await findMerchantWithdrawal(merchantId, id);
     if (!row) throw errors.notFound('withdrawal');
     return this.render(await withdrawalReceiptFacts(row), () => receiptErrors.unavailable('withdrawal', row.status, 'COMPLETED'));
   }

@@ -25,7 +25,7 @@ const split = z.object({
 
 const webhook = z
   .object({
-    id: z.uuid().optional(),
+    id: z.uuid().meta({ description: 'Id of the webhook (GET /sellers/webhooks/{id}, its deliveries); always sent.' }),
     url: z.string().meta({ example: 'https://loja.example/pix-events' }),
     secret: z.string().nullable().meta({ description: 'Signing secret, shown only in the 201 of the request that created it; null afterwards.' }),
     events: z.array(z.string()).meta({ example: ['charge.created', 'charge.paid', 'charge.expired', 'charge.cancelled'] }),

@@ -102,8 +102,10 @@ registerSellerPath({
   operationId: 'getWithdrawal',
   tags,
   summary: 'Read a withdrawal',
-  description: "Among the authenticated merchant's withdrawals only; another merchant's id answers 404.",
-  request: { params: z.object({ id: withdrawalId.openapi({ description: 'Withdrawal id (1 to 120 characters).' }) }) },
+  description:
+    "Among the authenticated merchant's withdrawals only: another merchant's or an unknown id → 404 NOT_FOUND; longer than 120 characters or with a control character → 400 INVALID_WITHDRAWAL_ID. " +
+    'GET /v1/receipts/withdrawals/{id} takes the same ids.',
+  request: { params: z.object({ id: withdrawalId }) },
   responses: { 200: jsonResponse('The withdrawal.', WithdrawalSchema) },
   errors: ['INVALID_WITHDRAWAL_ID', 'NOT_FOUND'],
 });

@@ -24,4 +24,13 @@ export const listWithdrawalsQuery = z
 
 export type ListWithdrawalsQuery = z.infer<typeof listWithdrawalsQuery>;
 
-export const withdrawalId = text().min(1).max(120);
+/**
+ * A withdrawal id as a client sends it: the spec's 1 to 120 characters. The one schema of
+ * GET /sellers/saques/{id} and GET /v1/receipts/withdrawals/{id}, so both take the same ids;
+ * an id that names none of the merchant's withdrawals is 404 on both
+ * (db/queries/merchantWithdrawalLookup.ts).
+ */
+export const withdrawalId = text()
+  .min(1)
+  .max(120)
+  .meta({ description: 'Withdrawal id (1 to 120 characters; ours are UUIDs).', example: '3f2b8c1e-6a4d-4e8b-9c1f-2d7e5a9b0c13' });

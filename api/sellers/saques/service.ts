@@ -8,6 +8,7 @@ import { ApplicationFailure, WorkflowUpdateFailedError, type Client } from '@tem
 import { updateWithStartOrJoin } from '../../temporal/updateWithStart';
 import { Merchant, Withdrawal } from '../../../db/models';
 import { presentWithdrawalRows } from '../../../db/queries/withdrawalView';
+import { findMerchantWithdrawal } from '../../../db/queries/merchantWithdrawalLookup';
 import { requestWithdrawalUpdate, withdrawalWorkflowId } from '../../../workflows/withdrawal/definitions';
 import { WithdrawalFailureTypes, type WithdrawalInput } from '../../../workflows/withdrawal/types';
 import { ApiError, errors } from '../../errors/apiError';
@@ -18,8 +19,6 @@ export interface WithdrawalServiceDeps {
   temporal: Client;
   taskQueue: string;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export class WithdrawalService {
   constructor(private readonly deps: WithdrawalServiceDeps) {}
@@ -54,8 +53,7 @@ export class WithdrawalService {
   }
 
   async findForMerchant(merchantId: string, id: string): Promise<Record<string, unknown>> {
-    // Ids are UUIDs; any other string of valid length simply matches nothing.
-    const row = UUID.test(id) ? await Withdrawal.findOne({ where: { id, merchantId } }) : null;
+    const row = await findMerchantWithdrawal(merchantId, id);
     if (!row) throw errors.notFound('withdrawal');
     const [presented] = await presentWithdrawalRows(merchantId, [row]);
     return presented;

@@ -17,16 +17,20 @@ export const webhookEndpoint = z.object({
   chargeId: z.uuid().nullable().meta({ description: 'Set when the webhook was created by `webhook_url` on a charge, and scoped to it.' }),
   active: z.boolean(),
   disabledReason: z.string().nullable(),
-  secret: z
-    .string()
-    .nullable()
-    .optional()
-    .meta({ description: 'Signing secret (`whsec_…`), present only on creation and rotation; null on an idempotent replay of the creation.' }),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
 });
 
-const Webhook = registry.register('Webhook', webhookEndpoint);
+/**
+ * The 201 of the creation: the webhook and its secret, always sent (null on a replay). Reads
+ * never carry a secret (`Webhook`), so the secret is required here rather than optional there:
+ * a generated client's type then says what each answer holds.
+ */
+export const createdWebhookEndpoint = webhookEndpoint.extend({
+  secret: z.string().nullable().meta({ description: 'Signing secret (`whsec_…`), shown in this answer only; null on an idempotent replay of the creation.' }),
+});
+
+const Webhook = registry.register('Webhook', webhookEndpoint.describe('A webhook as reads answer it: never with its secret (shown only on creation and rotation).'));
 const CreateWebhookRequest = registry.register('CreateWebhookRequest', createWebhookBody.openapi({ description: 'Unknown fields are refused.' }));
 const UpdateWebhookRequest = registry.register('UpdateWebhookRequest', updateWebhookBody.openapi({ description: 'At least one field; unknown fields are refused. `active: false` disables.' }));
 const idParams = z.object({ id: webhookIdParam.openapi({ description: 'Webhook id.' }) });
@@ -42,7 +46,7 @@ registerSellerPath({
   description: 'The URL must be http(s), without credentials, and (outside development) resolve to public addresses only. The secret is shown in this answer only.',
   request: { headers: idempotencyHeaders, body: json(CreateWebhookRequest) },
   responses: {
-    201: jsonResponse('Created, with its secret.', Webhook, {
+    201: jsonResponse('Created, with its secret.', registry.register('CreatedWebhook', createdWebhookEndpoint), {
       'idempotent-replayed': { description: '`true` on a replay (the secret is then null).', schema: { type: 'string', enum: ['true'] } },
     }),
   },
