@@ -62,6 +62,7 @@ path('post', '/auth/2fa/email/setup', 'setupEmailCodes', 'Start e-mail codes set
   responses: { 200: jsonResponse('A code was sent.', CodeSent), ...errorResponses('SECOND_FACTOR_ALREADY_ENABLED', 'SERVICE_UNAVAILABLE', ...bearerErrors) },
 });
 path('post', '/auth/2fa/email/confirm', 'confirmEmailCodes', 'Turn e-mail codes on with the code sent', {
+  description: 'The setup dies after 5 wrong codes (409 SECOND_FACTOR_NOT_PENDING: start it again); wrong codes also lock the user for growing periods (429).',
   security: security.bearer,
   request: body(CodeRequest),
   responses: { 200: jsonResponse('E-mail codes are on.', Enabled), ...errorResponses(...codeErrors, 'SECOND_FACTOR_ALREADY_ENABLED', 'SECOND_FACTOR_NOT_PENDING', ...bearerErrors) },

@@ -3,11 +3,12 @@
  * a code, the code confirms it), recovery codes (given once when the first factor is turned on).
  * They complete a login that answered `secondFactorRequired`, and they open sensitive actions
  * (api/twoFactor/actionTokens.ts). Failed codes count per user and lock with growing waits;
- * a challenge dies after 5 wrong codes; every code is single-use.
+ * a challenge dies after 5 wrong codes; every code is single-use. Both counts are taken before a
+ * code is checked, atomically (see takeAttempt), so codes sent at once cannot outrun them.
  */
 import crypto from 'node:crypto';
 import QRCode from 'qrcode';
-import { Op, type Sequelize } from 'sequelize';
+import { Op, fn, type Sequelize, type WhereOptions } from 'sequelize';
 import { sha256 } from '../../core/auth/opaqueTokens';
 import { decryptSecret, encryptSecret } from '../../core/crypto/secretBox';
 import { AuthChallenge, RecoveryCode, SecondFactor, User } from '../../db/models';
@@ -42,6 +43,7 @@ export const twoFactorErrors = {
   notPending: (method: string) => new ApiError(409, 'SECOND_FACTOR_NOT_PENDING', `start the ${method} setup first`),
   noSecondFactor: () => new ApiError(409, 'SECOND_FACTOR_NOT_PENDING', 'you have no second factor on; sensitive actions need none'),
   noEmailFactor: () => new ApiError(409, 'SECOND_FACTOR_NOT_PENDING', 'e-mail codes are not on for this account'),
+  emailSetupNotPending: () => new ApiError(409, 'SECOND_FACTOR_NOT_PENDING', 'no e-mail setup is waiting for a code (none started, expired, or 5 wrong codes): start the e-mail setup again'),
 };
 
 export class TwoFactorService {
@@ -70,12 +72,12 @@ export class TwoFactorService {
   }
 
   async totpConfirm(user: User, code: string): Promise<{ message: string; recoveryCodes: string[] }> {
-    await this.deps.throttle.assertOpen([throttleKeys.secondFactor(user.id)]);
     const factor = await this.factorOf(user.id);
     if (factor.totpEnabledAt) throw twoFactorErrors.alreadyEnabled('TOTP');
     if (!factor.totpPendingCiphertext) throw twoFactorErrors.notPending('TOTP');
+    await this.deps.throttle.take(throttleKeys.secondFactor(user.id), policies.secondFactor);
     const step = checkTotp(decryptSecret(factor.totpPendingCiphertext, this.deps.encryptionKey), code, null);
-    if (step === null) return this.failed(user.id);
+    if (step === null) throw twoFactorErrors.invalidCode();
     await this.deps.throttle.reset(throttleKeys.secondFactor(user.id));
     await factor.update({ totpSecretCiphertext: factor.totpPendingCiphertext, totpPendingCiphertext: null, totpEnabledAt: new Date(), totpLastStep: String(step) });
     return { message: 'TOTP is on', recoveryCodes: await this.recoveryCodesIfNone(user.id) };
@@ -90,12 +92,12 @@ export class TwoFactorService {
   }
 
   async emailConfirm(user: User, code: string): Promise<{ message: string; recoveryCodes: string[] }> {
-    await this.deps.throttle.assertOpen([throttleKeys.secondFactor(user.id)]);
     const factor = await this.factorOf(user.id);
     if (factor.emailEnabledAt) throw twoFactorErrors.alreadyEnabled('e-mail codes');
-    const challenge = await AuthChallenge.findOne({ where: { userId: user.id, purpose: 'EMAIL_SETUP', completedAt: null, expiresAt: { [Op.gt]: new Date() } }, order: [['createdAt', 'DESC']] });
-    if (!challenge) throw twoFactorErrors.notPending('e-mail');
-    if (!(await this.consumeEmailCode(challenge, code))) return this.failed(user.id, challenge);
+    const pending = await AuthChallenge.findOne({ where: { userId: user.id, purpose: 'EMAIL_SETUP', ...awaitingCode() }, order: [['createdAt', 'DESC']] });
+    if (!pending) throw twoFactorErrors.emailSetupNotPending();
+    const challenge = await this.takeAttempt({ id: pending.id, userId: user.id, purpose: 'EMAIL_SETUP' }, twoFactorErrors.emailSetupNotPending);
+    if (!(await this.consumeEmailCode(challenge, code))) throw twoFactorErrors.invalidCode();
     await this.deps.throttle.reset(throttleKeys.secondFactor(user.id));
     await factor.update({ emailEnabledAt: new Date() });
     return { message: 'e-mail codes are on', recoveryCodes: await this.recoveryCodesIfNone(user.id) };
@@ -119,9 +121,9 @@ export class TwoFactorService {
   }
 
   async loginComplete(challengeToken: string, code: string): Promise<IssuedTokens> {
-    const challenge = await this.loginChallenge(challengeToken);
-    await this.deps.throttle.assertOpen([throttleKeys.secondFactor(challenge.userId)]);
-    if (!(await this.verifyAny(challenge, code))) return this.failed(challenge.userId, challenge);
+    if (challengeToken.length > 200) throw twoFactorErrors.invalidChallenge();
+    const challenge = await this.takeAttempt({ tokenHash: sha256(challengeToken), purpose: 'LOGIN' }, twoFactorErrors.invalidChallenge);
+    if (!(await this.verifyAny(challenge, code))) throw twoFactorErrors.invalidCode();
     await this.deps.throttle.reset(throttleKeys.secondFactor(challenge.userId));
     return this.deps.sequelize.transaction(async (transaction) => {
       const [done] = await AuthChallenge.update({ completedAt: new Date() }, { where: { id: challenge.id, completedAt: null }, transaction });
@@ -148,9 +150,8 @@ export class TwoFactorService {
   }
 
   async actionConfirm(user: User, challengeId: string, code: string): Promise<{ actionToken: string; action: string; expiresAt: string }> {
-    await this.deps.throttle.assertOpen([throttleKeys.secondFactor(user.id)]);
-    const challenge = await this.actionChallenge(user.id, challengeId);
-    if (!(await this.verifyAny(challenge, code))) return this.failed(user.id, challenge);
+    const challenge = await this.takeAttempt({ id: challengeId, userId: user.id, purpose: 'ACTION' }, twoFactorErrors.invalidChallenge);
+    if (!(await this.verifyAny(challenge, code))) throw twoFactorErrors.invalidCode();
     await this.deps.throttle.reset(throttleKeys.secondFactor(user.id));
     return this.deps.sequelize.transaction(async (transaction) => {
       const [done] = await AuthChallenge.update({ completedAt: new Date() }, { where: { id: challenge.id, completedAt: null }, transaction });
@@ -177,6 +178,25 @@ export class TwoFactorService {
     const challenge = await AuthChallenge.findOne({ where: { id: challengeId, userId, purpose: 'ACTION' } });
     if (!challenge || challenge.completedAt || challenge.expiresAt <= new Date() || challenge.attempts >= MAX_CODE_ATTEMPTS) throw twoFactorErrors.invalidChallenge();
     return challenge;
+  }
+
+  /**
+   * Counts one code attempt before the code is checked: on the challenge (one conditional UPDATE,
+   * refused with `dead()` once it has had 5, is completed or expired) and on the user's lock
+   * (429 when locked), in one transaction so that a locked user does not use up the challenge.
+   * Concurrent requests queue on the challenge row: at most 5 codes are ever checked per challenge.
+   */
+  private async takeAttempt(where: WhereOptions<AuthChallenge>, dead: () => ApiError): Promise<AuthChallenge> {
+    return this.deps.sequelize.transaction(async (transaction) => {
+      const [, rows] = await AuthChallenge.update(
+        { attempts: this.deps.sequelize.literal('attempts + 1') },
+        { where: { ...where, attempts: { [Op.lt]: MAX_CODE_ATTEMPTS }, ...awaitingCode() }, returning: true, transaction },
+      );
+      const challenge = rows[0];
+      if (!challenge) throw dead();
+      await this.deps.throttle.take(throttleKeys.secondFactor(challenge.userId), policies.secondFactor, transaction);
+      return challenge;
+    });
   }
 
   /** A code for this challenge: TOTP, then the challenge's e-mail code, then a recovery code. */
@@ -224,19 +244,17 @@ export class TwoFactorService {
     return expiresAt;
   }
 
-  /** Counts a wrong code against the user and the challenge, then refuses. */
-  private async failed(userId: string, challenge?: AuthChallenge): Promise<never> {
-    if (challenge) await AuthChallenge.increment('attempts', { where: { id: challenge.id } });
-    await this.deps.throttle.fail(throttleKeys.secondFactor(userId), policies.secondFactor);
-    throw twoFactorErrors.invalidCode();
-  }
-
   private async recoveryCodesIfNone(userId: string): Promise<string[]> {
     if ((await RecoveryCode.count({ where: { userId, usedAt: null } })) > 0) return [];
     const codes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
     await RecoveryCode.bulkCreate(codes.map((code) => ({ id: crypto.randomUUID(), userId, codeHash: recoveryCodeHash(code) })));
     return codes;
   }
+}
+
+/** A challenge still waiting for its code, by the database's clock. */
+function awaitingCode() {
+  return { completedAt: null, expiresAt: { [Op.gt]: fn('now') } };
 }
 
 function inSeconds(seconds: number): Date {

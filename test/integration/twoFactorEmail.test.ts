@@ -4,7 +4,7 @@
  * database. Codes work once and expire after 10 minutes.
  */
 import { AuthChallenge } from '../../db/models';
-import { AppClient, uniqueEmail } from '../support/appClient';
+import { AppClient, tallyAnswers, uniqueEmail } from '../support/appClient';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 
 jest.setTimeout(120_000);
@@ -20,9 +20,11 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-/** The code of the newest mail to `to` received after `since`. */
+const CODE_SUBJECT = 'Your Pix Gateway verification code';
+
+/** The code of the first code mail to `to` received after `since` (other mail to the account is not a code). */
 async function codeFor(to: string, since: number): Promise<string> {
-  const mail = await stack.mail.waitFor((m) => m.to.includes(to.toLowerCase()) && new Date(m.receivedAt).getTime() >= since, 30_000);
+  const mail = await stack.mail.waitFor((m) => m.to.includes(to.toLowerCase()) && m.subject === CODE_SUBJECT && new Date(m.receivedAt).getTime() >= since, 30_000);
   const match = /\b(\d{6})\b/.exec(mail.text);
   if (!match) throw new Error(`no code in mail "${mail.subject}"`);
   return match[1];
@@ -97,4 +99,24 @@ it('a sensitive action can be confirmed with an e-mailed code', async () => {
     headers: { 'x-action-token': confirm.body.actionToken },
   });
   expect(ok.status).toBe(200);
+});
+
+it('40 wrong codes at once on the e-mail setup confirm: 5 are evaluated, and the right code afterwards finds the setup dead', async () => {
+  const client = new AppClient(stack.apiUrl);
+  const email = uniqueEmail();
+  await client.register({ email, password: PASSWORD });
+  await client.login(email, PASSWORD);
+  const since = Date.now();
+  expect((await client.call('POST', '/auth/2fa/email/setup')).status).toBe(200);
+  const code = await codeFor(email, since);
+  const wrong = Array.from({ length: 41 }, (_, i) => String(100_000 + i))
+    .filter((c) => c !== code)
+    .slice(0, 40);
+  const answers = await Promise.all(wrong.map((c) => client.call('POST', '/auth/2fa/email/confirm', { body: { code: c } })));
+  expect(tallyAnswers(answers)).toEqual({ '401 INVALID_SECOND_FACTOR_CODE': 5, '409 SECOND_FACTOR_NOT_PENDING': 35 });
+
+  const right = await client.call('POST', '/auth/2fa/email/confirm', { body: { code } });
+  expect(right.status).toBe(409);
+  expect(right.body.error.code).toBe('SECOND_FACTOR_NOT_PENDING');
+  expect((await client.call('GET', '/auth/2fa/status')).body).toMatchObject({ enabled: false, email: { enabled: false } });
 });
