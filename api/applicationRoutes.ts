@@ -92,7 +92,7 @@ export function applicationApi(deps: ApplicationDeps): ApplicationApi {
   const csrf = new CsrfTokens(csrfKey(secrets[0]));
   const throttle = new AttemptThrottle(deps.sequelize);
   const sessions = new SessionService({ sequelize: deps.sequelize, tokens, throttle });
-  const accounts = new AccountService({ sequelize: deps.sequelize, sessions });
+  const accounts = new AccountService({ sequelize: deps.sequelize, sessions, throttle });
   const twoFactor = new TwoFactorService({ sequelize: deps.sequelize, encryptionKey: parseKey(deps.encryptionKey), throttle, sessions, mail: deps.mail ?? noMail });
 
   const bearerSession = async (req: import('express').Request) => {
