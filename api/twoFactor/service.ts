@@ -8,14 +8,14 @@
  */
 import crypto from 'node:crypto';
 import QRCode from 'qrcode';
-import { Op, fn, type Sequelize, type WhereOptions } from 'sequelize';
+import { Op, fn, type Sequelize, type Transaction, type WhereOptions } from 'sequelize';
 import { sha256 } from '../../core/auth/opaqueTokens';
 import { decryptSecret, encryptSecret } from '../../core/crypto/secretBox';
 import { AuthChallenge, RecoveryCode, SecondFactor, User } from '../../db/models';
 import { AttemptThrottle, policies, throttleKeys } from '../auth/attemptThrottle';
 import { ApiError } from '../errors/apiError';
 import { methodsOf, type IssuedTokens, type SecondFactorMethod, type SessionService } from '../sessions/service';
-import { issueActionToken, type SensitiveAction } from './actionTokens';
+import { isLiveActionToken, issueActionToken, secondFactorRequired, useActionToken, type SensitiveAction } from './actionTokens';
 import {
   EMAIL_CODE_TTL_SECONDS,
   RECOVERY_CODES,
@@ -61,46 +61,70 @@ export class TwoFactorService {
   }
 
   // --- setup -------------------------------------------------------------------------------
+  // The first factor is turned on with the access token alone. Once one is on, adding another
+  // needs a fresh proof of an existing one, an action token for "manage-2fa" (`actionToken`):
+  // else a stolen access token could enrol the thief's own TOTP and then pass every sensitive
+  // action. The setup checks the token and leaves it; the confirm uses it, with the change.
 
-  async totpSetup(user: User): Promise<{ otpauthUrl: string; secret: string; qrCodePng: string }> {
+  async totpSetup(user: User, actionToken?: string): Promise<{ otpauthUrl: string; secret: string; qrCodePng: string }> {
     const factor = await this.factorOf(user.id);
     if (factor.totpEnabledAt) throw twoFactorErrors.alreadyEnabled('TOTP');
+    await this.assertMayAddFactor(factor, actionToken);
     const secret = newTotpSecret();
     await factor.update({ totpPendingCiphertext: encryptSecret(secret, this.deps.encryptionKey) });
     const otpauthUrl = totpUri(secret, user.email ?? user.id);
     return { otpauthUrl, secret, qrCodePng: await QRCode.toDataURL(otpauthUrl, { errorCorrectionLevel: 'M', margin: 2, width: 256 }) };
   }
 
-  async totpConfirm(user: User, code: string): Promise<{ message: string; recoveryCodes: string[] }> {
+  async totpConfirm(user: User, code: string, actionToken?: string): Promise<{ message: string; recoveryCodes: string[] }> {
     const factor = await this.factorOf(user.id);
     if (factor.totpEnabledAt) throw twoFactorErrors.alreadyEnabled('TOTP');
-    if (!factor.totpPendingCiphertext) throw twoFactorErrors.notPending('TOTP');
+    const pending = factor.totpPendingCiphertext;
+    if (!pending) throw twoFactorErrors.notPending('TOTP');
+    await this.assertMayAddFactor(factor, actionToken);
     await this.deps.throttle.take(throttleKeys.secondFactor(user.id), policies.secondFactor);
-    const step = checkTotp(decryptSecret(factor.totpPendingCiphertext, this.deps.encryptionKey), code, null);
+    const step = checkTotp(decryptSecret(pending, this.deps.encryptionKey), code, null);
     if (step === null) throw twoFactorErrors.invalidCode();
+    const recoveryCodes = await this.deps.sequelize.transaction(async (transaction) => {
+      const locked = await this.lockedFactor(user.id, transaction);
+      if (locked.totpEnabledAt) throw twoFactorErrors.alreadyEnabled('TOTP');
+      // A setup in between replaced the seed this code was made from.
+      if (locked.totpPendingCiphertext !== pending) throw twoFactorErrors.notPending('TOTP');
+      await this.useAddFactorToken(locked, actionToken, transaction);
+      await locked.update({ totpSecretCiphertext: pending, totpPendingCiphertext: null, totpEnabledAt: new Date(), totpLastStep: String(step) }, { transaction });
+      return this.recoveryCodesIfNone(user.id, transaction);
+    });
     await this.deps.throttle.reset(throttleKeys.secondFactor(user.id));
-    await factor.update({ totpSecretCiphertext: factor.totpPendingCiphertext, totpPendingCiphertext: null, totpEnabledAt: new Date(), totpLastStep: String(step) });
-    return { message: 'TOTP is on', recoveryCodes: await this.recoveryCodesIfNone(user.id) };
+    return { message: 'TOTP is on', recoveryCodes };
   }
 
-  async emailSetup(user: User): Promise<{ message: string; expiresAt: string }> {
+  async emailSetup(user: User, actionToken?: string): Promise<{ message: string; expiresAt: string }> {
     const factor = await this.factorOf(user.id);
     if (factor.emailEnabledAt) throw twoFactorErrors.alreadyEnabled('e-mail codes');
+    await this.assertMayAddFactor(factor, actionToken);
     const challenge = await AuthChallenge.create({ id: crypto.randomUUID(), userId: user.id, purpose: 'EMAIL_SETUP', action: null, tokenHash: null, expiresAt: inSeconds(EMAIL_CODE_TTL_SECONDS) });
     const expiresAt = await this.sendEmailCode(user, challenge, 'confirm e-mail codes');
     return { message: 'a code was sent to your e-mail', expiresAt: expiresAt.toISOString() };
   }
 
-  async emailConfirm(user: User, code: string): Promise<{ message: string; recoveryCodes: string[] }> {
+  async emailConfirm(user: User, code: string, actionToken?: string): Promise<{ message: string; recoveryCodes: string[] }> {
     const factor = await this.factorOf(user.id);
     if (factor.emailEnabledAt) throw twoFactorErrors.alreadyEnabled('e-mail codes');
     const pending = await AuthChallenge.findOne({ where: { userId: user.id, purpose: 'EMAIL_SETUP', ...awaitingCode() }, order: [['createdAt', 'DESC']] });
     if (!pending) throw twoFactorErrors.emailSetupNotPending();
+    await this.assertMayAddFactor(factor, actionToken);
     const challenge = await this.takeAttempt({ id: pending.id, userId: user.id, purpose: 'EMAIL_SETUP' }, twoFactorErrors.emailSetupNotPending);
-    if (!(await this.consumeEmailCode(challenge, code))) throw twoFactorErrors.invalidCode();
+    const recoveryCodes = await this.deps.sequelize.transaction(async (transaction) => {
+      if (!(await this.consumeEmailCode(challenge, code, transaction))) return null;
+      const locked = await this.lockedFactor(user.id, transaction);
+      if (locked.emailEnabledAt) throw twoFactorErrors.alreadyEnabled('e-mail codes');
+      await this.useAddFactorToken(locked, actionToken, transaction);
+      await locked.update({ emailEnabledAt: new Date() }, { transaction });
+      return this.recoveryCodesIfNone(user.id, transaction);
+    });
+    if (!recoveryCodes) throw twoFactorErrors.invalidCode();
     await this.deps.throttle.reset(throttleKeys.secondFactor(user.id));
-    await factor.update({ emailEnabledAt: new Date() });
-    return { message: 'e-mail codes are on', recoveryCodes: await this.recoveryCodesIfNone(user.id) };
+    return { message: 'e-mail codes are on', recoveryCodes };
   }
 
   // --- login second step -------------------------------------------------------------------
@@ -168,6 +192,25 @@ export class TwoFactorService {
     return factor;
   }
 
+  /** The factor row under lock: a confirm decides and changes on what no other request changes meanwhile. */
+  private async lockedFactor(userId: string, transaction: Transaction): Promise<SecondFactor> {
+    const factor = await SecondFactor.findByPk(userId, { transaction, lock: transaction.LOCK.UPDATE });
+    if (!factor) throw twoFactorErrors.notPending('second factor'); // factorOf created it; only a deleted account loses it
+    return factor;
+  }
+
+  /** Refuses (403 SECOND_FACTOR_REQUIRED) to add a factor beside one that is on without a live "manage-2fa" token. */
+  private async assertMayAddFactor(factor: SecondFactor, actionToken: string | undefined): Promise<void> {
+    if (methodsOf(factor).length === 0) return;
+    if (!(await isLiveActionToken(actionToken, factor.userId, 'manage-2fa'))) throw secondFactorRequired('manage-2fa');
+  }
+
+  /** Uses the "manage-2fa" token with the change it allows, when a factor is on (decided on the locked row). */
+  private async useAddFactorToken(locked: SecondFactor, actionToken: string | undefined, transaction: Transaction): Promise<void> {
+    if (methodsOf(locked).length === 0) return;
+    if (!(await useActionToken(actionToken, locked.userId, 'manage-2fa', transaction))) throw secondFactorRequired('manage-2fa');
+  }
+
   private async loginChallenge(token: string): Promise<AuthChallenge> {
     const challenge = token.length <= 200 ? await AuthChallenge.findOne({ where: { tokenHash: sha256(token), purpose: 'LOGIN' } }) : null;
     if (!challenge || challenge.completedAt || challenge.expiresAt <= new Date() || challenge.attempts >= MAX_CODE_ATTEMPTS) throw twoFactorErrors.invalidChallenge();
@@ -220,11 +263,11 @@ export class TwoFactorService {
     return false;
   }
 
-  private async consumeEmailCode(challenge: AuthChallenge, code: string): Promise<boolean> {
+  private async consumeEmailCode(challenge: AuthChallenge, code: string, transaction?: Transaction): Promise<boolean> {
     if (!/^\d{6}$/.test(code)) return false;
     const [used] = await AuthChallenge.update(
       { emailCodeHash: null, emailCodeExpiresAt: null },
-      { where: { id: challenge.id, emailCodeHash: emailCodeHash(challenge.id, code), emailCodeExpiresAt: { [Op.gt]: new Date() } } },
+      { where: { id: challenge.id, emailCodeHash: emailCodeHash(challenge.id, code), emailCodeExpiresAt: { [Op.gt]: new Date() } }, transaction },
     );
     return used === 1;
   }
@@ -244,10 +287,13 @@ export class TwoFactorService {
     return expiresAt;
   }
 
-  private async recoveryCodesIfNone(userId: string): Promise<string[]> {
-    if ((await RecoveryCode.count({ where: { userId, usedAt: null } })) > 0) return [];
+  private async recoveryCodesIfNone(userId: string, transaction: Transaction): Promise<string[]> {
+    if ((await RecoveryCode.count({ where: { userId, usedAt: null }, transaction })) > 0) return [];
     const codes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
-    await RecoveryCode.bulkCreate(codes.map((code) => ({ id: crypto.randomUUID(), userId, codeHash: recoveryCodeHash(code) })));
+    await RecoveryCode.bulkCreate(
+      codes.map((code) => ({ id: crypto.randomUUID(), userId, codeHash: recoveryCodeHash(code) })),
+      { transaction },
+    );
     return codes;
   }
 }

@@ -1,9 +1,11 @@
 /**
  * E-mail codes over HTTP against the real stack: the code travels through the durable mail
  * workflow to a real SMTP server (the test's sink) and is read from there, never from the
- * database. Codes work once and expire after 10 minutes.
+ * database. Codes work once and expire after 10 minutes. With a factor on, adding another needs
+ * an action token for "manage-2fa".
  */
-import { AuthChallenge } from '../../db/models';
+import { authenticator } from 'otplib';
+import { AuthChallenge, SecondFactor } from '../../db/models';
 import { AppClient, tallyAnswers, uniqueEmail } from '../support/appClient';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 
@@ -43,6 +45,42 @@ async function userWithEmailCodes(): Promise<{ client: AppClient; email: string;
   expect(confirm.status).toBe(200);
   expect(confirm.body.recoveryCodes).toHaveLength(10);
   return { client, email, recoveryCodes: confirm.body.recoveryCodes };
+}
+
+/** A user whose only factor is TOTP; `code(n)` is the code n steps after the one that turned it on. */
+async function userWithTotp(): Promise<{ client: AppClient; email: string; userId: string; code: (steps: number) => string }> {
+  const client = new AppClient(stack.apiUrl);
+  const email = uniqueEmail();
+  await client.register({ email, password: PASSWORD });
+  await client.login(email, PASSWORD);
+  const setup = await client.call('POST', '/auth/2fa/totp/setup');
+  expect(setup.status).toBe(200);
+  const first = Math.floor(Date.now() / 30_000);
+  const code = (steps: number) => authenticator.clone({ epoch: (first + steps) * 30_000 }).generate(setup.body.secret);
+  expect((await client.call('POST', '/auth/2fa/totp/confirm', { body: { code: code(0) } })).status).toBe(200);
+  const me = await client.call('GET', '/auth/me');
+  return { client, email, userId: me.body.id, code };
+}
+
+/** A 6-digit code that is none of the codes of `secret` from 2 steps before now to 10 after. */
+function notACodeOf(secret: string): string {
+  const now = Math.floor(Date.now() / 30_000);
+  const valid = new Set(Array.from({ length: 13 }, (_, i) => authenticator.clone({ epoch: (now - 2 + i) * 30_000 }).generate(secret)));
+  let n = 100_000;
+  while (valid.has(String(n))) n++;
+  return String(n);
+}
+
+/** An action token for `action`, confirmed with an e-mailed code. */
+async function actionTokenByEmail(client: AppClient, email: string, action: string): Promise<string> {
+  const start = await client.call('POST', '/auth/2fa/action/start', { body: { action } });
+  expect(start.status).toBe(200);
+  const since = Date.now();
+  expect((await client.call('POST', '/auth/2fa/action/email', { body: { challengeId: start.body.challengeId } })).status).toBe(200);
+  const code = await codeFor(email, since);
+  const confirm = await client.call('POST', '/auth/2fa/action/confirm', { body: { challengeId: start.body.challengeId, code } });
+  expect(confirm.status).toBe(200);
+  return confirm.body.actionToken as string;
 }
 
 it('email setup → the code from the SMTP sink turns it on; login then needs an e-mailed code, usable once', async () => {
@@ -119,4 +157,64 @@ it('40 wrong codes at once on the e-mail setup confirm: 5 are evaluated, and the
   expect(right.status).toBe(409);
   expect(right.body.error.code).toBe('SECOND_FACTOR_NOT_PENDING');
   expect((await client.call('GET', '/auth/2fa/status')).body).toMatchObject({ enabled: false, email: { enabled: false } });
+});
+
+describe('adding a factor when one is on needs an existing one (action "manage-2fa")', () => {
+  it('an access token alone (stolen) cannot start or confirm a TOTP on an e-mail-2FA account; a manage-2fa token from an e-mailed code can', async () => {
+    const { client, email } = await userWithEmailCodes();
+    const me = await client.call('GET', '/auth/me');
+    const stolen = await client.call('POST', '/auth/2fa/totp/setup');
+    expect(stolen.status).toBe(403);
+    expect(stolen.body.error).toMatchObject({ code: 'SECOND_FACTOR_REQUIRED', details: { action: 'manage-2fa' } });
+    expect(await SecondFactor.findByPk(me.body.id)).toMatchObject({ totpPendingCiphertext: null, totpEnabledAt: null });
+    // A token for another action does not do.
+    const otherAction = await actionTokenByEmail(client, email, 'change-password');
+    expect((await client.call('POST', '/auth/2fa/totp/setup', { headers: { 'x-action-token': otherAction } })).status).toBe(403);
+
+    const token = await actionTokenByEmail(client, email, 'manage-2fa');
+    const setup = await client.call('POST', '/auth/2fa/totp/setup', { headers: { 'x-action-token': token } });
+    expect(setup.status).toBe(200);
+    const secret = setup.body.secret as string;
+    // The confirm needs it too: the seed alone (shown to whoever called setup) is not enough.
+    const bare = await client.call('POST', '/auth/2fa/totp/confirm', { body: { code: authenticator.generate(secret) } });
+    expect(bare.status).toBe(403);
+    expect(bare.body.error).toMatchObject({ code: 'SECOND_FACTOR_REQUIRED', details: { action: 'manage-2fa' } });
+    // A wrong code does not use the token up.
+    const wrong = await client.call('POST', '/auth/2fa/totp/confirm', { body: { code: notACodeOf(secret) }, headers: { 'x-action-token': token } });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.error.code).toBe('INVALID_SECOND_FACTOR_CODE');
+    const ok = await client.call('POST', '/auth/2fa/totp/confirm', { body: { code: authenticator.generate(secret) }, headers: { 'x-action-token': token } });
+    expect(ok.status).toBe(200);
+    expect(ok.body.recoveryCodes).toEqual([]); // the e-mail factor's codes stand
+    expect((await client.call('GET', '/auth/2fa/status')).body).toMatchObject({ totp: { enabled: true, pending: false }, email: { enabled: true } });
+  });
+
+  it('a TOTP account adds e-mail codes only with a manage-2fa token, on setup (no code is mailed without it) and on confirm; the token works once', async () => {
+    const { client, email, userId, code } = await userWithTotp();
+    const challengesBefore = await AuthChallenge.count({ where: { userId, purpose: 'EMAIL_SETUP' } });
+    const stolen = await client.call('POST', '/auth/2fa/email/setup');
+    expect(stolen.status).toBe(403);
+    expect(stolen.body.error).toMatchObject({ code: 'SECOND_FACTOR_REQUIRED', details: { action: 'manage-2fa' } });
+    expect(await AuthChallenge.count({ where: { userId, purpose: 'EMAIL_SETUP' } })).toBe(challengesBefore);
+
+    const start = await client.call('POST', '/auth/2fa/action/start', { body: { action: 'manage-2fa' } });
+    expect(start.body).toMatchObject({ action: 'manage-2fa', methods: ['totp', 'recovery'] });
+    const confirm = await client.call('POST', '/auth/2fa/action/confirm', { body: { challengeId: start.body.challengeId, code: code(1) } });
+    expect(confirm.status).toBe(200);
+    const token = confirm.body.actionToken as string;
+
+    const since = Date.now();
+    expect((await client.call('POST', '/auth/2fa/email/setup', { headers: { 'x-action-token': token } })).status).toBe(200);
+    const mailed = await codeFor(email, since);
+    const bare = await client.call('POST', '/auth/2fa/email/confirm', { body: { code: mailed } });
+    expect(bare.status).toBe(403);
+    expect(bare.body.error.code).toBe('SECOND_FACTOR_REQUIRED');
+    expect(await SecondFactor.findByPk(userId)).toMatchObject({ emailEnabledAt: null });
+    const ok = await client.call('POST', '/auth/2fa/email/confirm', { body: { code: mailed }, headers: { 'x-action-token': token } });
+    expect(ok.status).toBe(200);
+    expect((await client.call('GET', '/auth/2fa/status')).body).toMatchObject({ totp: { enabled: true }, email: { enabled: true } });
+    // Used: it opens nothing else.
+    const again = await client.call('POST', '/auth/change-password', { body: { currentPassword: PASSWORD, newPassword: 'another long password' }, headers: { 'x-action-token': token } });
+    expect(again.status).toBe(403);
+  });
 });
