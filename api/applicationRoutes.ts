@@ -63,7 +63,7 @@ export interface ApplicationDeps {
   idempotency: IdempotencyService;
   /** Receipt PDFs (GET /charges/{id}/receipt). */
   receipts: ReceiptService;
-  /** Sends e-mail codes; without one, the e-mail routes answer 503. */
+  /** Sends e-mail codes and security notices; without one, the e-mail routes and every change that sends a notice answer 503. */
   mail?: MailSender;
   /** The receipts' verification key: certificates carry codes the same verify route opens. */
   verificationKey: Buffer;

@@ -5,6 +5,9 @@
  * (api/twoFactor/actionTokens.ts). Failed codes count per user and lock with growing waits;
  * a challenge dies after 5 wrong codes; every code is single-use. Both counts are taken before a
  * code is checked, atomically (see takeAttempt), so codes sent at once cannot outrun them.
+ * A factor turned on, a recovery code used and an action token for a money action are announced
+ * to the account by e-mail (securityNotices.ts), queued in the transaction of the change itself:
+ * if the notice cannot be queued, the change is not made (503).
  */
 import crypto from 'node:crypto';
 import QRCode from 'qrcode';
@@ -16,6 +19,7 @@ import { AttemptThrottle, policies, throttleKeys } from '../auth/attemptThrottle
 import { ApiError } from '../errors/apiError';
 import { methodsOf, type IssuedTokens, type SecondFactorMethod, type SessionService } from '../sessions/service';
 import { isLiveActionToken, issueActionToken, secondFactorRequired, useActionToken, type SensitiveAction } from './actionTokens';
+import { MONEY_ACTIONS, actionTokenIssued, factorTurnedOn, recoveryCodeUsed, type SecurityNotice } from './securityNotices';
 import {
   EMAIL_CODE_TTL_SECONDS,
   RECOVERY_CODES,
@@ -30,7 +34,8 @@ import {
 } from './codes';
 
 export interface MailSender {
-  send(message: { to: string; subject: string; text: string }): Promise<unknown>;
+  /** With `transaction`, the mail is queued in it: it goes out only if the transaction commits (api/mail/mailer.ts). */
+  send(message: { to: string; subject: string; text: string }, opts?: { transaction?: Transaction }): Promise<unknown>;
 }
 
 const MAX_CODE_ATTEMPTS = 5;
@@ -91,8 +96,11 @@ export class TwoFactorService {
       // A setup in between replaced the seed this code was made from.
       if (locked.totpPendingCiphertext !== pending) throw twoFactorErrors.notPending('TOTP');
       await this.useAddFactorToken(locked, actionToken, transaction);
-      await locked.update({ totpSecretCiphertext: pending, totpPendingCiphertext: null, totpEnabledAt: new Date(), totpLastStep: String(step) }, { transaction });
-      return this.recoveryCodesIfNone(user.id, transaction);
+      const enabledAt = new Date();
+      await locked.update({ totpSecretCiphertext: pending, totpPendingCiphertext: null, totpEnabledAt: enabledAt, totpLastStep: String(step) }, { transaction });
+      const issued = await this.recoveryCodesIfNone(user.id, transaction);
+      await this.notify(user, factorTurnedOn('TOTP', enabledAt, issued.length > 0), transaction);
+      return issued;
     });
     await this.deps.throttle.reset(throttleKeys.secondFactor(user.id));
     return { message: 'TOTP is on', recoveryCodes };
@@ -119,8 +127,11 @@ export class TwoFactorService {
       const locked = await this.lockedFactor(user.id, transaction);
       if (locked.emailEnabledAt) throw twoFactorErrors.alreadyEnabled('e-mail codes');
       await this.useAddFactorToken(locked, actionToken, transaction);
-      await locked.update({ emailEnabledAt: new Date() }, { transaction });
-      return this.recoveryCodesIfNone(user.id, transaction);
+      const enabledAt = new Date();
+      await locked.update({ emailEnabledAt: enabledAt }, { transaction });
+      const issued = await this.recoveryCodesIfNone(user.id, transaction);
+      await this.notify(user, factorTurnedOn('e-mail codes', enabledAt, issued.length > 0), transaction);
+      return issued;
     });
     if (!recoveryCodes) throw twoFactorErrors.invalidCode();
     await this.deps.throttle.reset(throttleKeys.secondFactor(user.id));
@@ -147,13 +158,18 @@ export class TwoFactorService {
   async loginComplete(challengeToken: string, code: string): Promise<IssuedTokens> {
     if (challengeToken.length > 200) throw twoFactorErrors.invalidChallenge();
     const challenge = await this.takeAttempt({ tokenHash: sha256(challengeToken), purpose: 'LOGIN' }, twoFactorErrors.invalidChallenge);
-    if (!(await this.verifyAny(challenge, code))) throw twoFactorErrors.invalidCode();
-    await this.deps.throttle.reset(throttleKeys.secondFactor(challenge.userId));
-    return this.deps.sequelize.transaction(async (transaction) => {
+    // The code is used in the transaction that opens the session: a failure after it gives it back.
+    const tokens = await this.deps.sequelize.transaction(async (transaction) => {
+      const method = await this.verifyAny(challenge, code, transaction);
+      if (!method) return null;
       const [done] = await AuthChallenge.update({ completedAt: new Date() }, { where: { id: challenge.id, completedAt: null }, transaction });
       if (done !== 1) throw twoFactorErrors.invalidChallenge(); // a parallel request completed it
+      if (method === 'recovery') await this.notifyRecoveryCodeUsed(challenge.userId, 'sign in', transaction);
       return this.deps.sessions.open(challenge.userId, transaction);
     });
+    if (!tokens) throw twoFactorErrors.invalidCode();
+    await this.deps.throttle.reset(throttleKeys.secondFactor(challenge.userId));
+    return tokens;
   }
 
   // --- sensitive actions -------------------------------------------------------------------
@@ -175,14 +191,20 @@ export class TwoFactorService {
 
   async actionConfirm(user: User, challengeId: string, code: string): Promise<{ actionToken: string; action: string; expiresAt: string }> {
     const challenge = await this.takeAttempt({ id: challengeId, userId: user.id, purpose: 'ACTION' }, twoFactorErrors.invalidChallenge);
-    if (!(await this.verifyAny(challenge, code))) throw twoFactorErrors.invalidCode();
-    await this.deps.throttle.reset(throttleKeys.secondFactor(user.id));
-    return this.deps.sequelize.transaction(async (transaction) => {
+    const action = challenge.action as SensitiveAction;
+    const issued = await this.deps.sequelize.transaction(async (transaction) => {
+      const method = await this.verifyAny(challenge, code, transaction);
+      if (!method) return null;
       const [done] = await AuthChallenge.update({ completedAt: new Date() }, { where: { id: challenge.id, completedAt: null }, transaction });
       if (done !== 1) throw twoFactorErrors.invalidChallenge();
-      const issued = await issueActionToken(user.id, challenge.action as SensitiveAction, transaction);
-      return { actionToken: issued.actionToken, action: challenge.action!, expiresAt: issued.expiresAt.toISOString() };
+      const token = await issueActionToken(user.id, action, transaction);
+      if (method === 'recovery') await this.notifyRecoveryCodeUsed(user.id, action, transaction);
+      if (MONEY_ACTIONS.has(action)) await this.notify(user, actionTokenIssued(action, new Date()), transaction);
+      return token;
     });
+    if (!issued) throw twoFactorErrors.invalidCode();
+    await this.deps.throttle.reset(throttleKeys.secondFactor(user.id));
+    return { actionToken: issued.actionToken, action, expiresAt: issued.expiresAt.toISOString() };
   }
 
   // --- internals ---------------------------------------------------------------------------
@@ -242,25 +264,41 @@ export class TwoFactorService {
     });
   }
 
-  /** A code for this challenge: TOTP, then the challenge's e-mail code, then a recovery code. */
-  private async verifyAny(challenge: AuthChallenge, code: string): Promise<boolean> {
-    const factor = await SecondFactor.findByPk(challenge.userId);
-    if (!factor) return false;
+  /** Uses a code for this challenge: TOTP, then the challenge's e-mail code, then a recovery code. Answers which one it was, or null. */
+  private async verifyAny(challenge: AuthChallenge, code: string, transaction: Transaction): Promise<SecondFactorMethod | null> {
+    const factor = await SecondFactor.findByPk(challenge.userId, { transaction });
+    if (!factor) return null;
     if (factor.totpEnabledAt && factor.totpSecretCiphertext) {
       const last = factor.totpLastStep === null ? null : Number(factor.totpLastStep);
       const step = checkTotp(decryptSecret(factor.totpSecretCiphertext, this.deps.encryptionKey), code, last);
       if (step !== null) {
         // Compare-and-set: two requests with the same code cannot both pass.
-        const [won] = await SecondFactor.update({ totpLastStep: String(step) }, { where: { userId: challenge.userId, ...(last === null ? { totpLastStep: null } : { totpLastStep: String(last) }) } });
-        return won === 1;
+        const [won] = await SecondFactor.update(
+          { totpLastStep: String(step) },
+          { where: { userId: challenge.userId, ...(last === null ? { totpLastStep: null } : { totpLastStep: String(last) }) }, transaction },
+        );
+        return won === 1 ? 'totp' : null;
       }
     }
-    if (factor.emailEnabledAt && (await this.consumeEmailCode(challenge, code))) return true;
+    if (factor.emailEnabledAt && (await this.consumeEmailCode(challenge, code, transaction))) return 'email';
     if (looksLikeRecoveryCode(code)) {
-      const [used] = await RecoveryCode.update({ usedAt: new Date() }, { where: { userId: challenge.userId, codeHash: recoveryCodeHash(code), usedAt: null } });
-      return used === 1;
+      const [used] = await RecoveryCode.update({ usedAt: new Date() }, { where: { userId: challenge.userId, codeHash: recoveryCodeHash(code), usedAt: null }, transaction });
+      return used === 1 ? 'recovery' : null;
     }
-    return false;
+    return null;
+  }
+
+  /** Queues `notice` to the account in `transaction`: no notice, no change (Mailer.send throws 503). */
+  private async notify(user: User, notice: SecurityNotice, transaction: Transaction): Promise<void> {
+    if (!user.email) return; // only a deleted account has none, and it can neither sign in nor hold factors
+    await this.deps.mail.send({ to: user.email, ...notice }, { transaction });
+  }
+
+  private async notifyRecoveryCodeUsed(userId: string, purpose: 'sign in' | SensitiveAction, transaction: Transaction): Promise<void> {
+    const user = await User.findByPk(userId, { transaction });
+    if (!user) return;
+    const left = await RecoveryCode.count({ where: { userId, usedAt: null }, transaction });
+    await this.notify(user, recoveryCodeUsed(purpose, left, new Date()), transaction);
   }
 
   private async consumeEmailCode(challenge: AuthChallenge, code: string, transaction?: Transaction): Promise<boolean> {

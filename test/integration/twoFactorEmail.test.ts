@@ -2,11 +2,15 @@
  * E-mail codes over HTTP against the real stack: the code travels through the durable mail
  * workflow to a real SMTP server (the test's sink) and is read from there, never from the
  * database. Codes work once and expire after 10 minutes. With a factor on, adding another needs
- * an action token for "manage-2fa".
+ * an action token for "manage-2fa". Factor changes, recovery-code use and action tokens for money
+ * actions are announced to the account by e-mail, read here from the same sink.
  */
+import { Client, Connection } from '@temporalio/client';
 import { authenticator } from 'otplib';
 import { AuthChallenge, SecondFactor } from '../../db/models';
+import type { Mail } from '../../scripts/lib/mailSink';
 import { AppClient, tallyAnswers, uniqueEmail } from '../support/appClient';
+import { testEnv } from '../support/env';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 
 jest.setTimeout(120_000);
@@ -45,6 +49,18 @@ async function userWithEmailCodes(): Promise<{ client: AppClient; email: string;
   expect(confirm.status).toBe(200);
   expect(confirm.body.recoveryCodes).toHaveLength(10);
   return { client, email, recoveryCodes: confirm.body.recoveryCodes };
+}
+
+/** The first security notice to `to` received after `since` whose subject matches `subject`. */
+async function noticeFor(to: string, since: number, subject: RegExp): Promise<Mail> {
+  return stack.mail.waitFor((m) => m.to.includes(to.toLowerCase()) && m.subject.startsWith('Security notice') && subject.test(m.subject) && new Date(m.receivedAt).getTime() >= since, 30_000);
+}
+
+/** A notice says what happened, never how to do it again: no code, seed, token or recovery code. */
+function expectNoSecrets(mail: Mail, secrets: string[]): void {
+  const whole = `${mail.subject}\n${mail.text}`;
+  expect(whole).not.toMatch(/\b\d{6}\b/);
+  for (const secret of secrets) expect(whole.toLowerCase()).not.toContain(secret.toLowerCase());
 }
 
 /** A user whose only factor is TOTP; `code(n)` is the code n steps after the one that turned it on. */
@@ -216,5 +232,83 @@ describe('adding a factor when one is on needs an existing one (action "manage-2
     // Used: it opens nothing else.
     const again = await client.call('POST', '/auth/change-password', { body: { currentPassword: PASSWORD, newPassword: 'another long password' }, headers: { 'x-action-token': token } });
     expect(again.status).toBe(403);
+  });
+});
+
+describe('security notices by e-mail', () => {
+  it('turning a factor on tells the account: the first one (e-mail codes) and an added TOTP; no code, seed, token or recovery code in the mail', async () => {
+    const since = Date.now();
+    const { client, email, recoveryCodes } = await userWithEmailCodes();
+    const emailOn = await noticeFor(email, since, /e-mail codes/i);
+    expect(emailOn.text).toMatch(/second factor was turned on .*: e-mail codes\./);
+    expect(emailOn.text).toMatch(/recovery codes/i); // they were issued with it
+    expectNoSecrets(emailOn, recoveryCodes);
+
+    const token = await actionTokenByEmail(client, email, 'manage-2fa');
+    const setup = await client.call('POST', '/auth/2fa/totp/setup', { headers: { 'x-action-token': token } });
+    const beforeTotp = Date.now();
+    expect((await client.call('POST', '/auth/2fa/totp/confirm', { body: { code: authenticator.generate(setup.body.secret) }, headers: { 'x-action-token': token } })).status).toBe(200);
+    const totpOn = await noticeFor(email, beforeTotp, /TOTP/);
+    expect(totpOn.text).toMatch(/second factor was turned on .*: TOTP \(an authenticator app\)\./);
+    expect(totpOn.text).not.toMatch(/recovery codes/); // the e-mail factor's codes stand: none were issued
+    expectNoSecrets(totpOn, [setup.body.secret, token, ...recoveryCodes]);
+  });
+
+  it('a recovery code used to sign in, or to confirm an action, tells the account and how many are left', async () => {
+    const { client, email, recoveryCodes } = await userWithEmailCodes();
+    const fresh = new AppClient(stack.apiUrl);
+    const login = await fresh.login(email, PASSWORD);
+    const beforeLogin = Date.now();
+    const signedIn = await fresh.call('POST', '/auth/login/second-factor', { body: { challengeToken: login.body.challengeToken, code: recoveryCodes[0] } });
+    expect(signedIn.status).toBe(200);
+    const onLogin = await noticeFor(email, beforeLogin, /recovery code/i);
+    expect(onLogin.text).toMatch(/to sign in/);
+    expect(onLogin.text).toMatch(/\b9 recovery codes are left\b/);
+    expectNoSecrets(onLogin, [login.body.challengeToken, signedIn.body.accessToken, ...recoveryCodes]);
+
+    const start = await client.call('POST', '/auth/2fa/action/start', { body: { action: 'delete-account' } });
+    const beforeAction = Date.now();
+    const confirm = await client.call('POST', '/auth/2fa/action/confirm', { body: { challengeId: start.body.challengeId, code: recoveryCodes[1] } });
+    expect(confirm.status).toBe(200);
+    const onAction = await noticeFor(email, beforeAction, /recovery code/i);
+    expect(onAction.text).toMatch(/delete the account/);
+    expect(onAction.text).toMatch(/\b8 recovery codes are left\b/);
+    expectNoSecrets(onAction, [confirm.body.actionToken, ...recoveryCodes]);
+  });
+
+  it('no notice, no change: when the notice cannot be queued (Temporal away), a recovery-code sign-in answers 503 and the code stays unused', async () => {
+    const { email, recoveryCodes } = await userWithEmailCodes();
+    const connection = await Connection.connect({ address: testEnv().temporalAddress });
+    await connection.close();
+    const offline = await stack.extraApi({ temporal: new Client({ connection }) });
+    try {
+      const c = new AppClient(offline.url);
+      const login = await c.login(email, PASSWORD);
+      const res = await c.call('POST', '/auth/login/second-factor', { body: { challengeToken: login.body.challengeToken, code: recoveryCodes[0] } });
+      expect(res.status).toBe(503);
+      expect(res.body.error.code).toBe('SERVICE_UNAVAILABLE');
+      expect(res.body.accessToken).toBeUndefined();
+    } finally {
+      await offline.close();
+    }
+    const fresh = new AppClient(stack.apiUrl);
+    const login = await fresh.login(email, PASSWORD);
+    const ok = await fresh.call('POST', '/auth/login/second-factor', { body: { challengeToken: login.body.challengeToken, code: recoveryCodes[0] } });
+    expect(ok.status).toBe(200);
+    expect((await fresh.call('GET', '/auth/2fa/status', { bearer: ok.body.accessToken })).body.recoveryCodesLeft).toBe(9);
+  });
+
+  it.each([
+    ['refund', /refund/],
+    ['settlement', /settlement/],
+    ['withdrawal', /withdrawal/],
+    ['create-credential', /API credential/],
+  ])('an action token for "%s" (money or API access) tells the account; the mail carries neither the code nor the token', async (action, words) => {
+    const { client, email } = await userWithEmailCodes();
+    const since = Date.now();
+    const token = await actionTokenByEmail(client, email, action);
+    const notice = await noticeFor(email, since, words);
+    expect(notice.text).toMatch(/valid 5 minutes/);
+    expectNoSecrets(notice, [token]);
   });
 });
