@@ -63,7 +63,7 @@ export interface ApplicationDeps {
   idempotency: IdempotencyService;
   /** Receipt PDFs (GET /charges/{id}/receipt). */
   receipts: ReceiptService;
-  /** Sends e-mail codes; without one, the e-mail routes answer 503. */
+  /** Sends e-mail codes and security notices; without one, the e-mail routes and every change that sends a notice answer 503. */
   mail?: MailSender;
   /** The receipts' verification key: certificates carry codes the same verify route opens. */
   verificationKey: Buffer;
@@ -92,7 +92,7 @@ export function applicationApi(deps: ApplicationDeps): ApplicationApi {
   const csrf = new CsrfTokens(csrfKey(secrets[0]));
   const throttle = new AttemptThrottle(deps.sequelize);
   const sessions = new SessionService({ sequelize: deps.sequelize, tokens, throttle });
-  const accounts = new AccountService({ sequelize: deps.sequelize, sessions });
+  const accounts = new AccountService({ sequelize: deps.sequelize, sessions, throttle });
   const twoFactor = new TwoFactorService({ sequelize: deps.sequelize, encryptionKey: parseKey(deps.encryptionKey), throttle, sessions, mail: deps.mail ?? noMail });
 
   const bearerSession = async (req: import('express').Request) => {

@@ -54,10 +54,12 @@ registry.registerPath({
   operationId: 'changePassword',
   tags: ['Account'],
   summary: 'Change the password',
-  description: 'Needs the current password, and an action token for "change-password" when a second factor is on. Every other session of the user ends; this one stays.',
+  description:
+    'Needs the current password, and an action token for "change-password" when a second factor is on. Every other session of the user ends; this one stays. ' +
+    'Wrong current passwords count with failed logins of the account: past 5 within 15 minutes the account is locked for growing periods (429 TOO_MANY_ATTEMPTS with Retry-After, even for the right password).',
   security: security.bearer,
   request: { headers: actionTokenHeader, body: { required: true, content: { 'application/json': { schema: ChangePasswordRequest } } } },
-  responses: { 200: jsonResponse('Changed.', Message), ...errorResponses('VALIDATION_ERROR', 'INVALID_PASSWORD', 'SECOND_FACTOR_REQUIRED', ...bearerErrors) },
+  responses: { 200: jsonResponse('Changed.', Message), ...errorResponses('VALIDATION_ERROR', 'INVALID_PASSWORD', 'SECOND_FACTOR_REQUIRED', 'TOO_MANY_ATTEMPTS', ...bearerErrors) },
 });
 
 registry.registerPath({
@@ -68,8 +70,9 @@ registry.registerPath({
   summary: 'Delete the account',
   description:
     'Needs the password, or an action token for "delete-account". Personal data (name, e-mail, phone, document, avatar) is erased and every session ends; ' +
-    'charges, payouts and the ledger are kept. Refused with 409 MERCHANT_HAS_BALANCE while a merchant the user owns holds money. The e-mail can be registered again.',
+    'charges, payouts and the ledger are kept. Refused with 409 MERCHANT_HAS_BALANCE while a merchant the user owns holds money. The e-mail can be registered again. ' +
+    'A wrong password counts with failed logins of the account (429 TOO_MANY_ATTEMPTS with Retry-After once locked).',
   security: security.bearer,
   request: { headers: actionTokenHeader, body: { required: false, content: { 'application/json': { schema: DeleteAccountRequest } } } },
-  responses: { 200: jsonResponse('Deleted.', Message), ...errorResponses('VALIDATION_ERROR', 'INVALID_PASSWORD', 'SECOND_FACTOR_REQUIRED', 'MERCHANT_HAS_BALANCE', ...bearerErrors) },
+  responses: { 200: jsonResponse('Deleted.', Message), ...errorResponses('VALIDATION_ERROR', 'INVALID_PASSWORD', 'SECOND_FACTOR_REQUIRED', 'MERCHANT_HAS_BALANCE', 'TOO_MANY_ATTEMPTS', ...bearerErrors) },
 });

@@ -9,6 +9,7 @@ import { QueryTypes, UniqueConstraintError, type Sequelize } from 'sequelize';
 import { hashPassword, verifyOrBurn } from '../../core/auth/passwords';
 import { onlyDigits } from '../../core/documents';
 import { AuthChallenge, MerchantMember, RecoveryCode, SecondFactor, User } from '../../db/models';
+import { policies, throttleKeys, type AttemptThrottle } from '../auth/attemptThrottle';
 import { ApiError } from '../errors/apiError';
 import type { SessionService } from '../sessions/service';
 import type { ProfileUpdate, Registration } from './schema';
@@ -36,7 +37,7 @@ export interface UserView {
 }
 
 export class AccountService {
-  constructor(private readonly deps: { sequelize: Sequelize; sessions: SessionService }) {}
+  constructor(private readonly deps: { sequelize: Sequelize; sessions: SessionService; throttle: AttemptThrottle }) {}
 
   async register(input: Registration): Promise<UserView> {
     const passwordHash = await hashPassword(input.password);
@@ -95,8 +96,17 @@ export class AccountService {
     });
   }
 
+  /**
+   * The current password of a signed-in user, braked like login and on the same `account:` key, so
+   * a stolen access token gets no more guesses here than at POST /auth/login (429 TOO_MANY_ATTEMPTS
+   * once locked, even for the right one). The attempt is counted before the hash is checked
+   * (AttemptThrottle.take): guesses sent at once do not pass a check made before any failed.
+   */
   async checkPassword(user: User, password: string): Promise<void> {
+    const key = throttleKeys.account(user.email ?? user.id);
+    await this.deps.throttle.take(key, policies.account);
     if (!(await verifyOrBurn(user.passwordHash, password))) throw accountErrors.invalidPassword();
+    await this.deps.throttle.reset(key);
   }
 
   /** Erases personal data and ends every session; refused while an owned merchant holds money. */

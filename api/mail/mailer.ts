@@ -1,8 +1,8 @@
 /**
- * Sending e-mail from the API (login and 2FA codes): `send` stores the message in outgoing_mails
- * with its body encrypted, then starts the SendMail workflow (`mail-<mailId>`), which delivers it
- * over SMTP with retries for about a day. Only the mail id goes to Temporal: the text (a code)
- * never enters workflow history.
+ * Sending e-mail from the API (login and 2FA codes, security notices): `send` stores the message
+ * in outgoing_mails with its body encrypted, then starts the SendMail workflow (`mail-<mailId>`),
+ * which delivers it over SMTP with retries for about a day. Only the mail id goes to Temporal: the
+ * text (a code) never enters workflow history.
  *
  * With `opts.transaction` the row is written in the caller's transaction and the workflow is
  * started before it commits, so a start failure (503) can still roll the caller back; the

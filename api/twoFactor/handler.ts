@@ -4,6 +4,7 @@ import { signedIn } from '../auth/bearer';
 import type { CookieJar } from '../auth/cookies';
 import { answerSignedIn } from '../sessions/handler';
 import { parseOrThrow } from '../validation/validate';
+import { presentedActionToken } from './actionTokens';
 import { actionConfirmBody, actionEmailBody, actionStartBody, codeBody, loginEmailBody, loginSecondFactorBody } from './schema';
 import { twoFactorErrors, type TwoFactorService } from './service';
 
@@ -16,20 +17,20 @@ export function twoFactorHandlers(service: TwoFactorService, cookies: CookieJar)
     },
     totpSetup: async (req, res) => {
       res.setHeader('Cache-Control', 'no-store');
-      res.json(await service.totpSetup(signedIn(req).user));
+      res.json(await service.totpSetup(signedIn(req).user, presentedActionToken(req)));
     },
     totpConfirm: async (req, res) => {
       const body = parseOrThrow(codeBody, req.body);
       res.setHeader('Cache-Control', 'no-store');
-      res.json(await service.totpConfirm(signedIn(req).user, body.code));
+      res.json(await service.totpConfirm(signedIn(req).user, body.code, presentedActionToken(req)));
     },
     emailSetup: async (req, res) => {
-      res.json(await service.emailSetup(signedIn(req).user));
+      res.json(await service.emailSetup(signedIn(req).user, presentedActionToken(req)));
     },
     emailConfirm: async (req, res) => {
       const body = parseOrThrow(codeBody, req.body);
       res.setHeader('Cache-Control', 'no-store');
-      res.json(await service.emailConfirm(signedIn(req).user, body.code));
+      res.json(await service.emailConfirm(signedIn(req).user, body.code, presentedActionToken(req)));
     },
     loginMethods: async (req, res) => {
       // The header keeps the token out of URLs (and access logs); the query works too.

@@ -3,18 +3,23 @@
  * a code, the code confirms it), recovery codes (given once when the first factor is turned on).
  * They complete a login that answered `secondFactorRequired`, and they open sensitive actions
  * (api/twoFactor/actionTokens.ts). Failed codes count per user and lock with growing waits;
- * a challenge dies after 5 wrong codes; every code is single-use.
+ * a challenge dies after 5 wrong codes; every code is single-use. Both counts are taken before a
+ * code is checked, atomically (see takeAttempt), so codes sent at once cannot outrun them.
+ * A factor turned on, a recovery code used and an action token for a money action are announced
+ * to the account by e-mail (securityNotices.ts), queued in the transaction of the change itself:
+ * if the notice cannot be queued, the change is not made (503).
  */
 import crypto from 'node:crypto';
 import QRCode from 'qrcode';
-import { Op, type Sequelize } from 'sequelize';
+import { Op, fn, type Sequelize, type Transaction, type WhereOptions } from 'sequelize';
 import { sha256 } from '../../core/auth/opaqueTokens';
 import { decryptSecret, encryptSecret } from '../../core/crypto/secretBox';
 import { AuthChallenge, RecoveryCode, SecondFactor, User } from '../../db/models';
 import { AttemptThrottle, policies, throttleKeys } from '../auth/attemptThrottle';
 import { ApiError } from '../errors/apiError';
 import { methodsOf, type IssuedTokens, type SecondFactorMethod, type SessionService } from '../sessions/service';
-import { issueActionToken, type SensitiveAction } from './actionTokens';
+import { isLiveActionToken, issueActionToken, secondFactorRequired, useActionToken, type SensitiveAction } from './actionTokens';
+import { MONEY_ACTIONS, actionTokenIssued, factorTurnedOn, recoveryCodeUsed, type SecurityNotice } from './securityNotices';
 import {
   EMAIL_CODE_TTL_SECONDS,
   RECOVERY_CODES,
@@ -29,7 +34,8 @@ import {
 } from './codes';
 
 export interface MailSender {
-  send(message: { to: string; subject: string; text: string }): Promise<unknown>;
+  /** With `transaction`, the mail is queued in it: it goes out only if the transaction commits (api/mail/mailer.ts). */
+  send(message: { to: string; subject: string; text: string }, opts?: { transaction?: Transaction }): Promise<unknown>;
 }
 
 const MAX_CODE_ATTEMPTS = 5;
@@ -42,6 +48,7 @@ export const twoFactorErrors = {
   notPending: (method: string) => new ApiError(409, 'SECOND_FACTOR_NOT_PENDING', `start the ${method} setup first`),
   noSecondFactor: () => new ApiError(409, 'SECOND_FACTOR_NOT_PENDING', 'you have no second factor on; sensitive actions need none'),
   noEmailFactor: () => new ApiError(409, 'SECOND_FACTOR_NOT_PENDING', 'e-mail codes are not on for this account'),
+  emailSetupNotPending: () => new ApiError(409, 'SECOND_FACTOR_NOT_PENDING', 'no e-mail setup is waiting for a code (none started, expired, or 5 wrong codes): start the e-mail setup again'),
 };
 
 export class TwoFactorService {
@@ -59,46 +66,76 @@ export class TwoFactorService {
   }
 
   // --- setup -------------------------------------------------------------------------------
+  // The first factor is turned on with the access token alone. Once one is on, adding another
+  // needs a fresh proof of an existing one, an action token for "manage-2fa" (`actionToken`):
+  // else a stolen access token could enrol the thief's own TOTP and then pass every sensitive
+  // action. The setup checks the token and leaves it; the confirm uses it, with the change.
 
-  async totpSetup(user: User): Promise<{ otpauthUrl: string; secret: string; qrCodePng: string }> {
+  async totpSetup(user: User, actionToken?: string): Promise<{ otpauthUrl: string; secret: string; qrCodePng: string }> {
     const factor = await this.factorOf(user.id);
     if (factor.totpEnabledAt) throw twoFactorErrors.alreadyEnabled('TOTP');
+    await this.assertMayAddFactor(factor, actionToken);
     const secret = newTotpSecret();
     await factor.update({ totpPendingCiphertext: encryptSecret(secret, this.deps.encryptionKey) });
     const otpauthUrl = totpUri(secret, user.email ?? user.id);
     return { otpauthUrl, secret, qrCodePng: await QRCode.toDataURL(otpauthUrl, { errorCorrectionLevel: 'M', margin: 2, width: 256 }) };
   }
 
-  async totpConfirm(user: User, code: string): Promise<{ message: string; recoveryCodes: string[] }> {
-    await this.deps.throttle.assertOpen([throttleKeys.secondFactor(user.id)]);
+  async totpConfirm(user: User, code: string, actionToken?: string): Promise<{ message: string; recoveryCodes: string[] }> {
     const factor = await this.factorOf(user.id);
     if (factor.totpEnabledAt) throw twoFactorErrors.alreadyEnabled('TOTP');
-    if (!factor.totpPendingCiphertext) throw twoFactorErrors.notPending('TOTP');
-    const step = checkTotp(decryptSecret(factor.totpPendingCiphertext, this.deps.encryptionKey), code, null);
-    if (step === null) return this.failed(user.id);
+    const pending = factor.totpPendingCiphertext;
+    if (!pending) throw twoFactorErrors.notPending('TOTP');
+    await this.assertMayAddFactor(factor, actionToken);
+    await this.deps.throttle.take(throttleKeys.secondFactor(user.id), policies.secondFactor);
+    const step = checkTotp(decryptSecret(pending, this.deps.encryptionKey), code, null);
+    if (step === null) throw twoFactorErrors.invalidCode();
+    const recoveryCodes = await this.deps.sequelize.transaction(async (transaction) => {
+      const locked = await this.lockedFactor(user.id, transaction);
+      if (locked.totpEnabledAt) throw twoFactorErrors.alreadyEnabled('TOTP');
+      // A setup in between replaced the seed this code was made from.
+      if (locked.totpPendingCiphertext !== pending) throw twoFactorErrors.notPending('TOTP');
+      await this.useAddFactorToken(locked, actionToken, transaction);
+      const enabledAt = new Date();
+      await locked.update({ totpSecretCiphertext: pending, totpPendingCiphertext: null, totpEnabledAt: enabledAt, totpLastStep: String(step) }, { transaction });
+      const issued = await this.recoveryCodesIfNone(user.id, transaction);
+      await this.notify(user, factorTurnedOn('TOTP', enabledAt, issued.length > 0), transaction);
+      return issued;
+    });
     await this.deps.throttle.reset(throttleKeys.secondFactor(user.id));
-    await factor.update({ totpSecretCiphertext: factor.totpPendingCiphertext, totpPendingCiphertext: null, totpEnabledAt: new Date(), totpLastStep: String(step) });
-    return { message: 'TOTP is on', recoveryCodes: await this.recoveryCodesIfNone(user.id) };
+    return { message: 'TOTP is on', recoveryCodes };
   }
 
-  async emailSetup(user: User): Promise<{ message: string; expiresAt: string }> {
+  async emailSetup(user: User, actionToken?: string): Promise<{ message: string; expiresAt: string }> {
     const factor = await this.factorOf(user.id);
     if (factor.emailEnabledAt) throw twoFactorErrors.alreadyEnabled('e-mail codes');
+    await this.assertMayAddFactor(factor, actionToken);
     const challenge = await AuthChallenge.create({ id: crypto.randomUUID(), userId: user.id, purpose: 'EMAIL_SETUP', action: null, tokenHash: null, expiresAt: inSeconds(EMAIL_CODE_TTL_SECONDS) });
     const expiresAt = await this.sendEmailCode(user, challenge, 'confirm e-mail codes');
     return { message: 'a code was sent to your e-mail', expiresAt: expiresAt.toISOString() };
   }
 
-  async emailConfirm(user: User, code: string): Promise<{ message: string; recoveryCodes: string[] }> {
-    await this.deps.throttle.assertOpen([throttleKeys.secondFactor(user.id)]);
+  async emailConfirm(user: User, code: string, actionToken?: string): Promise<{ message: string; recoveryCodes: string[] }> {
     const factor = await this.factorOf(user.id);
     if (factor.emailEnabledAt) throw twoFactorErrors.alreadyEnabled('e-mail codes');
-    const challenge = await AuthChallenge.findOne({ where: { userId: user.id, purpose: 'EMAIL_SETUP', completedAt: null, expiresAt: { [Op.gt]: new Date() } }, order: [['createdAt', 'DESC']] });
-    if (!challenge) throw twoFactorErrors.notPending('e-mail');
-    if (!(await this.consumeEmailCode(challenge, code))) return this.failed(user.id, challenge);
+    const pending = await AuthChallenge.findOne({ where: { userId: user.id, purpose: 'EMAIL_SETUP', ...awaitingCode() }, order: [['createdAt', 'DESC']] });
+    if (!pending) throw twoFactorErrors.emailSetupNotPending();
+    await this.assertMayAddFactor(factor, actionToken);
+    const challenge = await this.takeAttempt({ id: pending.id, userId: user.id, purpose: 'EMAIL_SETUP' }, twoFactorErrors.emailSetupNotPending);
+    const recoveryCodes = await this.deps.sequelize.transaction(async (transaction) => {
+      if (!(await this.consumeEmailCode(challenge, code, transaction))) return null;
+      const locked = await this.lockedFactor(user.id, transaction);
+      if (locked.emailEnabledAt) throw twoFactorErrors.alreadyEnabled('e-mail codes');
+      await this.useAddFactorToken(locked, actionToken, transaction);
+      const enabledAt = new Date();
+      await locked.update({ emailEnabledAt: enabledAt }, { transaction });
+      const issued = await this.recoveryCodesIfNone(user.id, transaction);
+      await this.notify(user, factorTurnedOn('e-mail codes', enabledAt, issued.length > 0), transaction);
+      return issued;
+    });
+    if (!recoveryCodes) throw twoFactorErrors.invalidCode();
     await this.deps.throttle.reset(throttleKeys.secondFactor(user.id));
-    await factor.update({ emailEnabledAt: new Date() });
-    return { message: 'e-mail codes are on', recoveryCodes: await this.recoveryCodesIfNone(user.id) };
+    return { message: 'e-mail codes are on', recoveryCodes };
   }
 
   // --- login second step -------------------------------------------------------------------
@@ -119,15 +156,20 @@ export class TwoFactorService {
   }
 
   async loginComplete(challengeToken: string, code: string): Promise<IssuedTokens> {
-    const challenge = await this.loginChallenge(challengeToken);
-    await this.deps.throttle.assertOpen([throttleKeys.secondFactor(challenge.userId)]);
-    if (!(await this.verifyAny(challenge, code))) return this.failed(challenge.userId, challenge);
-    await this.deps.throttle.reset(throttleKeys.secondFactor(challenge.userId));
-    return this.deps.sequelize.transaction(async (transaction) => {
+    if (challengeToken.length > 200) throw twoFactorErrors.invalidChallenge();
+    const challenge = await this.takeAttempt({ tokenHash: sha256(challengeToken), purpose: 'LOGIN' }, twoFactorErrors.invalidChallenge);
+    // The code is used in the transaction that opens the session: a failure after it gives it back.
+    const tokens = await this.deps.sequelize.transaction(async (transaction) => {
+      const method = await this.verifyAny(challenge, code, transaction);
+      if (!method) return null;
       const [done] = await AuthChallenge.update({ completedAt: new Date() }, { where: { id: challenge.id, completedAt: null }, transaction });
       if (done !== 1) throw twoFactorErrors.invalidChallenge(); // a parallel request completed it
+      if (method === 'recovery') await this.notifyRecoveryCodeUsed(challenge.userId, 'sign in', transaction);
       return this.deps.sessions.open(challenge.userId, transaction);
     });
+    if (!tokens) throw twoFactorErrors.invalidCode();
+    await this.deps.throttle.reset(throttleKeys.secondFactor(challenge.userId));
+    return tokens;
   }
 
   // --- sensitive actions -------------------------------------------------------------------
@@ -148,16 +190,21 @@ export class TwoFactorService {
   }
 
   async actionConfirm(user: User, challengeId: string, code: string): Promise<{ actionToken: string; action: string; expiresAt: string }> {
-    await this.deps.throttle.assertOpen([throttleKeys.secondFactor(user.id)]);
-    const challenge = await this.actionChallenge(user.id, challengeId);
-    if (!(await this.verifyAny(challenge, code))) return this.failed(user.id, challenge);
-    await this.deps.throttle.reset(throttleKeys.secondFactor(user.id));
-    return this.deps.sequelize.transaction(async (transaction) => {
+    const challenge = await this.takeAttempt({ id: challengeId, userId: user.id, purpose: 'ACTION' }, twoFactorErrors.invalidChallenge);
+    const action = challenge.action as SensitiveAction;
+    const issued = await this.deps.sequelize.transaction(async (transaction) => {
+      const method = await this.verifyAny(challenge, code, transaction);
+      if (!method) return null;
       const [done] = await AuthChallenge.update({ completedAt: new Date() }, { where: { id: challenge.id, completedAt: null }, transaction });
       if (done !== 1) throw twoFactorErrors.invalidChallenge();
-      const issued = await issueActionToken(user.id, challenge.action as SensitiveAction, transaction);
-      return { actionToken: issued.actionToken, action: challenge.action!, expiresAt: issued.expiresAt.toISOString() };
+      const token = await issueActionToken(user.id, action, transaction);
+      if (method === 'recovery') await this.notifyRecoveryCodeUsed(user.id, action, transaction);
+      if (MONEY_ACTIONS.has(action)) await this.notify(user, actionTokenIssued(action, new Date()), transaction);
+      return token;
     });
+    if (!issued) throw twoFactorErrors.invalidCode();
+    await this.deps.throttle.reset(throttleKeys.secondFactor(user.id));
+    return { actionToken: issued.actionToken, action, expiresAt: issued.expiresAt.toISOString() };
   }
 
   // --- internals ---------------------------------------------------------------------------
@@ -165,6 +212,25 @@ export class TwoFactorService {
   private async factorOf(userId: string): Promise<SecondFactor> {
     const [factor] = await SecondFactor.findOrCreate({ where: { userId }, defaults: { userId } });
     return factor;
+  }
+
+  /** The factor row under lock: a confirm decides and changes on what no other request changes meanwhile. */
+  private async lockedFactor(userId: string, transaction: Transaction): Promise<SecondFactor> {
+    const factor = await SecondFactor.findByPk(userId, { transaction, lock: transaction.LOCK.UPDATE });
+    if (!factor) throw twoFactorErrors.notPending('second factor'); // factorOf created it; only a deleted account loses it
+    return factor;
+  }
+
+  /** Refuses (403 SECOND_FACTOR_REQUIRED) to add a factor beside one that is on without a live "manage-2fa" token. */
+  private async assertMayAddFactor(factor: SecondFactor, actionToken: string | undefined): Promise<void> {
+    if (methodsOf(factor).length === 0) return;
+    if (!(await isLiveActionToken(actionToken, factor.userId, 'manage-2fa'))) throw secondFactorRequired('manage-2fa');
+  }
+
+  /** Uses the "manage-2fa" token with the change it allows, when a factor is on (decided on the locked row). */
+  private async useAddFactorToken(locked: SecondFactor, actionToken: string | undefined, transaction: Transaction): Promise<void> {
+    if (methodsOf(locked).length === 0) return;
+    if (!(await useActionToken(actionToken, locked.userId, 'manage-2fa', transaction))) throw secondFactorRequired('manage-2fa');
   }
 
   private async loginChallenge(token: string): Promise<AuthChallenge> {
@@ -179,32 +245,67 @@ export class TwoFactorService {
     return challenge;
   }
 
-  /** A code for this challenge: TOTP, then the challenge's e-mail code, then a recovery code. */
-  private async verifyAny(challenge: AuthChallenge, code: string): Promise<boolean> {
-    const factor = await SecondFactor.findByPk(challenge.userId);
-    if (!factor) return false;
+  /**
+   * Counts one code attempt before the code is checked: on the challenge (one conditional UPDATE,
+   * refused with `dead()` once it has had 5, is completed or expired) and on the user's lock
+   * (429 when locked), in one transaction so that a locked user does not use up the challenge.
+   * Concurrent requests queue on the challenge row: at most 5 codes are ever checked per challenge.
+   */
+  private async takeAttempt(where: WhereOptions<AuthChallenge>, dead: () => ApiError): Promise<AuthChallenge> {
+    return this.deps.sequelize.transaction(async (transaction) => {
+      const [, rows] = await AuthChallenge.update(
+        { attempts: this.deps.sequelize.literal('attempts + 1') },
+        { where: { ...where, attempts: { [Op.lt]: MAX_CODE_ATTEMPTS }, ...awaitingCode() }, returning: true, transaction },
+      );
+      const challenge = rows[0];
+      if (!challenge) throw dead();
+      await this.deps.throttle.take(throttleKeys.secondFactor(challenge.userId), policies.secondFactor, transaction);
+      return challenge;
+    });
+  }
+
+  /** Uses a code for this challenge: TOTP, then the challenge's e-mail code, then a recovery code. Answers which one it was, or null. */
+  private async verifyAny(challenge: AuthChallenge, code: string, transaction: Transaction): Promise<SecondFactorMethod | null> {
+    const factor = await SecondFactor.findByPk(challenge.userId, { transaction });
+    if (!factor) return null;
     if (factor.totpEnabledAt && factor.totpSecretCiphertext) {
       const last = factor.totpLastStep === null ? null : Number(factor.totpLastStep);
       const step = checkTotp(decryptSecret(factor.totpSecretCiphertext, this.deps.encryptionKey), code, last);
       if (step !== null) {
         // Compare-and-set: two requests with the same code cannot both pass.
-        const [won] = await SecondFactor.update({ totpLastStep: String(step) }, { where: { userId: challenge.userId, ...(last === null ? { totpLastStep: null } : { totpLastStep: String(last) }) } });
-        return won === 1;
+        const [won] = await SecondFactor.update(
+          { totpLastStep: String(step) },
+          { where: { userId: challenge.userId, ...(last === null ? { totpLastStep: null } : { totpLastStep: String(last) }) }, transaction },
+        );
+        return won === 1 ? 'totp' : null;
       }
     }
-    if (factor.emailEnabledAt && (await this.consumeEmailCode(challenge, code))) return true;
+    if (factor.emailEnabledAt && (await this.consumeEmailCode(challenge, code, transaction))) return 'email';
     if (looksLikeRecoveryCode(code)) {
-      const [used] = await RecoveryCode.update({ usedAt: new Date() }, { where: { userId: challenge.userId, codeHash: recoveryCodeHash(code), usedAt: null } });
-      return used === 1;
+      const [used] = await RecoveryCode.update({ usedAt: new Date() }, { where: { userId: challenge.userId, codeHash: recoveryCodeHash(code), usedAt: null }, transaction });
+      return used === 1 ? 'recovery' : null;
     }
-    return false;
+    return null;
   }
 
-  private async consumeEmailCode(challenge: AuthChallenge, code: string): Promise<boolean> {
+  /** Queues `notice` to the account in `transaction`: no notice, no change (Mailer.send throws 503). */
+  private async notify(user: User, notice: SecurityNotice, transaction: Transaction): Promise<void> {
+    if (!user.email) return; // only a deleted account has none, and it can neither sign in nor hold factors
+    await this.deps.mail.send({ to: user.email, ...notice }, { transaction });
+  }
+
+  private async notifyRecoveryCodeUsed(userId: string, purpose: 'sign in' | SensitiveAction, transaction: Transaction): Promise<void> {
+    const user = await User.findByPk(userId, { transaction });
+    if (!user) return;
+    const left = await RecoveryCode.count({ where: { userId, usedAt: null }, transaction });
+    await this.notify(user, recoveryCodeUsed(purpose, left, new Date()), transaction);
+  }
+
+  private async consumeEmailCode(challenge: AuthChallenge, code: string, transaction?: Transaction): Promise<boolean> {
     if (!/^\d{6}$/.test(code)) return false;
     const [used] = await AuthChallenge.update(
       { emailCodeHash: null, emailCodeExpiresAt: null },
-      { where: { id: challenge.id, emailCodeHash: emailCodeHash(challenge.id, code), emailCodeExpiresAt: { [Op.gt]: new Date() } } },
+      { where: { id: challenge.id, emailCodeHash: emailCodeHash(challenge.id, code), emailCodeExpiresAt: { [Op.gt]: new Date() } }, transaction },
     );
     return used === 1;
   }
@@ -224,19 +325,20 @@ export class TwoFactorService {
     return expiresAt;
   }
 
-  /** Counts a wrong code against the user and the challenge, then refuses. */
-  private async failed(userId: string, challenge?: AuthChallenge): Promise<never> {
-    if (challenge) await AuthChallenge.increment('attempts', { where: { id: challenge.id } });
-    await this.deps.throttle.fail(throttleKeys.secondFactor(userId), policies.secondFactor);
-    throw twoFactorErrors.invalidCode();
-  }
-
-  private async recoveryCodesIfNone(userId: string): Promise<string[]> {
-    if ((await RecoveryCode.count({ where: { userId, usedAt: null } })) > 0) return [];
+  private async recoveryCodesIfNone(userId: string, transaction: Transaction): Promise<string[]> {
+    if ((await RecoveryCode.count({ where: { userId, usedAt: null }, transaction })) > 0) return [];
     const codes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
-    await RecoveryCode.bulkCreate(codes.map((code) => ({ id: crypto.randomUUID(), userId, codeHash: recoveryCodeHash(code) })));
+    await RecoveryCode.bulkCreate(
+      codes.map((code) => ({ id: crypto.randomUUID(), userId, codeHash: recoveryCodeHash(code) })),
+      { transaction },
+    );
     return codes;
   }
+}
+
+/** A challenge still waiting for its code, by the database's clock. */
+function awaitingCode() {
+  return { completedAt: null, expiresAt: { [Op.gt]: fn('now') } };
 }
 
 function inSeconds(seconds: number): Date {

@@ -11,7 +11,7 @@ import { chargePaidEntry } from '../../core/ledger/postings';
 import { assertLedgerInvariant } from '../support/ledger';
 import { User, UserSession } from '../../db/models';
 import { derivedJwtSecret } from '../../api/auth/accessTokens';
-import { AppClient, uniqueEmail } from '../support/appClient';
+import { AppClient, tallyAnswers, uniqueEmail } from '../support/appClient';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 
 jest.setTimeout(60_000);
@@ -226,6 +226,56 @@ describe('brute force', () => {
     const ghost = uniqueEmail();
     for (let i = 0; i < 6; i++) await client.login(ghost, 'wrong password!');
     expect((await client.login(ghost, 'wrong password!')).status).toBe(429);
+  });
+});
+
+describe('brute force on the password re-checks (change-password, delete-account)', () => {
+  it('change-password: 5 wrong current passwords are free, the 6th locks the account: 429 with Retry-After even for the right one, and login is locked too', async () => {
+    const { client, email } = await signedInClient();
+    const me = await client.call('GET', '/auth/me');
+    const hashBefore = (await User.findByPk(me.body.id))!.passwordHash;
+    const change = (currentPassword: string) => client.call('POST', '/auth/change-password', { body: { currentPassword, newPassword: 'a new long password' } });
+    for (let i = 0; i < 6; i++) {
+      const wrong = await change(`wrong password ${i}`);
+      expect(wrong.status).toBe(403);
+      expect(wrong.body.error.code).toBe('INVALID_PASSWORD');
+    }
+    const blocked = await change(PASSWORD);
+    expect(blocked.status).toBe(429);
+    expect(blocked.body.error.code).toBe('TOO_MANY_ATTEMPTS');
+    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(blocked.body.error.details.retryAfterSeconds).toBe(Number(blocked.headers.get('retry-after')));
+    expect((await User.findByPk(me.body.id))!.passwordHash).toBe(hashBefore);
+    // The same brake as login (the account: key): guesses here are guesses there.
+    expect((await new AppClient(stack.apiUrl).login(email, PASSWORD)).status).toBe(429);
+  });
+
+  it('delete-account: the password check is braked the same way; the locked account is not deleted', async () => {
+    const { client } = await signedInClient();
+    const me = await client.call('GET', '/auth/me');
+    for (let i = 0; i < 6; i++) expect((await client.call('DELETE', '/auth/delete-account', { body: { password: `wrong password ${i}` } })).status).toBe(403);
+    const blocked = await client.call('DELETE', '/auth/delete-account', { body: { password: PASSWORD } });
+    expect(blocked.status).toBe(429);
+    expect(blocked.body.error.code).toBe('TOO_MANY_ATTEMPTS');
+    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await User.findByPk(me.body.id))?.deletedAt).toBeNull();
+    expect((await client.call('GET', '/auth/me')).status).toBe(200);
+  });
+
+  it('wrong current passwords sent at once get 6 checks (5 free, the one that locks); the rest 429', async () => {
+    const { client } = await signedInClient();
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => client.call('POST', '/auth/change-password', { body: { currentPassword: `wrong password ${i}`, newPassword: 'a new long password' } })),
+    );
+    expect(tallyAnswers(answers)).toEqual({ '403 INVALID_PASSWORD': 6, '429 TOO_MANY_ATTEMPTS': 4 });
+  });
+
+  it('a right password clears the count, as a login does', async () => {
+    const { client } = await signedInClient();
+    for (let i = 0; i < 5; i++) expect((await client.call('DELETE', '/auth/delete-account', { body: { password: `wrong password ${i}` } })).status).toBe(403);
+    const ok = await client.call('POST', '/auth/change-password', { body: { currentPassword: PASSWORD, newPassword: 'a new long password' } });
+    expect(ok.status).toBe(200);
+    for (let i = 0; i < 5; i++) expect((await client.call('DELETE', '/auth/delete-account', { body: { password: `wrong password ${i}` } })).status).toBe(403);
   });
 });
 

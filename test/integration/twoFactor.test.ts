@@ -4,7 +4,10 @@
  * single-use; sensitive actions need an action token; wrong codes are throttled.
  */
 import { authenticator } from 'otplib';
-import { AppClient, uniqueEmail } from '../support/appClient';
+import { QueryTypes } from 'sequelize';
+import { sha256 } from '../../core/auth/opaqueTokens';
+import { ActionToken, AuthChallenge, SecondFactor } from '../../db/models';
+import { AppClient, tallyAnswers, uniqueEmail } from '../support/appClient';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 
 jest.setTimeout(120_000);
@@ -176,5 +179,73 @@ describe('sensitive actions', () => {
     const res = await client.call('DELETE', '/auth/delete-account', { body: {}, headers: { 'x-action-token': confirm.body.actionToken } });
     expect(res.status).toBe(200);
     expect((await new AppClient(stack.apiUrl).login(email, PASSWORD)).status).toBe(401);
+  });
+});
+
+/**
+ * `count` distinct 6-digit codes, none of them a code of `secret` from 2 steps before now to 10
+ * steps after (±1 step is accepted): wrong whatever the clock does while the test runs.
+ */
+function wrongCodes(secret: string, count: number): string[] {
+  const now = Math.floor(Date.now() / 30_000);
+  const valid = new Set(Array.from({ length: 13 }, (_, i) => authenticator.clone({ epoch: (now - 2 + i) * 30_000 }).generate(secret)));
+  const codes: string[] = [];
+  for (let n = 100_000; codes.length < count; n++) if (!valid.has(String(n))) codes.push(String(n));
+  return codes;
+}
+
+describe('attempt limits under concurrency', () => {
+  it('40 wrong codes at once on one login challenge: 5 are evaluated, and the right code afterwards finds the challenge dead', async () => {
+    const { email, app } = await userWithTotp();
+    const c = new AppClient(stack.apiUrl);
+    const login = await c.login(email, PASSWORD);
+    const challengeToken = login.body.challengeToken as string;
+    const answers = await Promise.all(wrongCodes(app.secret, 40).map((code) => c.call('POST', '/auth/login/second-factor', { body: { challengeToken, code } })));
+    expect(tallyAnswers(answers)).toEqual({ '401 INVALID_SECOND_FACTOR_CODE': 5, '401 INVALID_CHALLENGE': 35 });
+    const challenge = await AuthChallenge.findOne({ where: { tokenHash: sha256(challengeToken) } });
+    expect(challenge).toMatchObject({ attempts: 5, completedAt: null });
+
+    const right = await c.call('POST', '/auth/login/second-factor', { body: { challengeToken, code: await app.code() } });
+    expect(right.status).toBe(401);
+    expect(right.body.error.code).toBe('INVALID_CHALLENGE');
+    expect(right.body.accessToken).toBeUndefined();
+    expect(await AuthChallenge.findByPk(challenge!.id)).toMatchObject({ attempts: 5, completedAt: null });
+  });
+
+  it('40 wrong codes at once on one action challenge: 5 are evaluated, and the right code afterwards gets no action token', async () => {
+    const { client, app } = await userWithTotp();
+    const me = await client.call('GET', '/auth/me');
+    const start = await client.call('POST', '/auth/2fa/action/start', { body: { action: 'refund' } });
+    const challengeId = start.body.challengeId as string;
+    const answers = await Promise.all(wrongCodes(app.secret, 40).map((code) => client.call('POST', '/auth/2fa/action/confirm', { body: { challengeId, code } })));
+    expect(tallyAnswers(answers)).toEqual({ '401 INVALID_SECOND_FACTOR_CODE': 5, '401 INVALID_CHALLENGE': 35 });
+    expect(await AuthChallenge.findByPk(challengeId)).toMatchObject({ attempts: 5, completedAt: null });
+
+    const right = await client.call('POST', '/auth/2fa/action/confirm', { body: { challengeId, code: await app.code() } });
+    expect(right.status).toBe(401);
+    expect(right.body.error.code).toBe('INVALID_CHALLENGE');
+    expect(await ActionToken.count({ where: { userId: me.body.id } })).toBe(0);
+  });
+
+  it('40 wrong codes at once on a TOTP setup confirm: the per-user lock lets 6 through (5 free, the 6th locks) and answers 429 to the rest', async () => {
+    const client = new AppClient(stack.apiUrl);
+    const email = uniqueEmail();
+    await client.register({ email, password: PASSWORD });
+    await client.login(email, PASSWORD);
+    const me = await client.call('GET', '/auth/me');
+    const setup = await client.call('POST', '/auth/2fa/totp/setup');
+    const secret = setup.body.secret as string;
+    const answers = await Promise.all(wrongCodes(secret, 40).map((code) => client.call('POST', '/auth/2fa/totp/confirm', { body: { code } })));
+    expect(tallyAnswers(answers)).toEqual({ '401 INVALID_SECOND_FACTOR_CODE': 6, '429 TOO_MANY_ATTEMPTS': 34 });
+    const [throttle] = await stack.sequelize.query<{ failures: number }>(`SELECT failures FROM login_throttles WHERE key = :key`, {
+      type: QueryTypes.SELECT,
+      replacements: { key: `second-factor:${me.body.id}` },
+    });
+    expect(throttle.failures).toBe(6);
+
+    const right = await client.call('POST', '/auth/2fa/totp/confirm', { body: { code: authenticator.generate(secret) } });
+    expect(right.status).toBe(429);
+    expect(Number(right.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await SecondFactor.findByPk(me.body.id)).toMatchObject({ totpEnabledAt: null });
   });
 });

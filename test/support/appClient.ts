@@ -80,6 +80,16 @@ export class AppClient {
   }
 }
 
+/** Answers counted by "status CODE" (e.g. "401 INVALID_CHALLENGE"), for requests sent at once. */
+export function tallyAnswers(answers: AppAnswer[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const a of answers) {
+    const key = `${a.status} ${a.body?.error?.code ?? ''}`.trim();
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  return counts;
+}
+
 let counter = 0;
 /** A unique e-mail per call (tests share one database). */
 export function uniqueEmail(prefix = 'user'): string {
