@@ -5,9 +5,10 @@
  * the key for longer (doubling, capped); a locked key answers 429 TOO_MANY_ATTEMPTS with
  * Retry-After before any password is checked. Failures older than the window are forgotten.
  *
- * Two ways to count: `assertOpen` + `fail` checks before and counts after (login); `take` counts
- * the attempt first, under the row's lock, so requests sent at once cannot all pass a check made
- * before any of them failed (second-factor codes, password re-checks).
+ * Two ways to count: `assertOpen` + `fail` checks before and counts after (the coarse per-IP
+ * brake); `take` counts the attempt first, under the row's lock, so requests sent at once cannot
+ * all pass a check made before any of them failed (an account's passwords at login and in the
+ * re-checks, second-factor codes).
  */
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { ApiError } from '../errors/apiError';

@@ -55,12 +55,14 @@ export class SessionService {
   async login(email: string, password: string, ip: string | undefined): Promise<LoginResult> {
     const accountKey = throttleKeys.account(email);
     const ipKey = throttleKeys.ip(ip);
-    await this.deps.throttle.assertOpen([accountKey, ipKey]);
+    await this.deps.throttle.assertOpen([ipKey]);
+    // Counted before the password is checked: logins sent at once cannot all pass a lock check
+    // made before any of them failed (the per-IP brake stays check-then-count: it is coarse).
+    await this.deps.throttle.take(accountKey, policies.account);
     const user = await User.findOne({ where: { email: email.toLowerCase(), deletedAt: null } });
     // Same work whether or not the account exists (verifyOrBurn hashes against a dummy).
     const ok = await verifyOrBurn(user?.passwordHash, password);
     if (!ok || !user) {
-      await this.deps.throttle.fail(accountKey, policies.account);
       await this.deps.throttle.fail(ipKey, policies.ip);
       throw sessionErrors.invalidLogin();
     }

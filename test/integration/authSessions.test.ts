@@ -270,6 +270,14 @@ describe('brute force on the password re-checks (change-password, delete-account
     expect(tallyAnswers(answers)).toEqual({ '403 INVALID_PASSWORD': 6, '429 TOO_MANY_ATTEMPTS': 4 });
   });
 
+  it('wrong passwords sent at once to POST /auth/login get 6 checks per account (5 free, the one that locks); the rest 429', async () => {
+    const { email } = await signedInClient();
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => new AppClient(stack.apiUrl).login(email, `wrong password ${i}`)));
+    expect(tallyAnswers(answers)).toEqual({ '401 INVALID_LOGIN': 6, '429 TOO_MANY_ATTEMPTS': 4 });
+    // Locked: the right password too, until Retry-After.
+    expect((await new AppClient(stack.apiUrl).login(email, PASSWORD)).status).toBe(429);
+  });
+
   it('a right password clears the count, as a login does', async () => {
     const { client } = await signedInClient();
     for (let i = 0; i < 5; i++) expect((await client.call('DELETE', '/auth/delete-account', { body: { password: `wrong password ${i}` } })).status).toBe(403);
