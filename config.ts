@@ -61,6 +61,11 @@ export interface GatewayConfig {
   metricsToken: string | null;
   /** Pix infractions (MED): how long a merchant has to answer one, and when the reminder goes. */
   med: { analysisDeadlineMs: number; reminderBeforeMs: number };
+  /**
+   * WORKFLOW_BUNDLE: a workflow bundle built beforehand (workers/bundleWorkflowsCli.ts), which the
+   * worker loads instead of bundling the workflow code at start; null: bundle at start.
+   */
+  workflowBundlePath: string | null;
 }
 
 export interface AuthConfig {
@@ -204,6 +209,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     mailFrom,
     receiptSigningKey,
     metricsToken,
+    workflowBundlePath: read.raw('WORKFLOW_BUNDLE') ?? null,
   };
   if (production && !config.auth.secureCookies) read.problems.push('SECURE_COOKIES=false is refused in production: the refresh cookie would travel over plain http');
   if (read.problems.length > 0) throw new ConfigError(read.problems);

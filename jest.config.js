@@ -1,6 +1,23 @@
+/**
+ * Three projects in one pool of jest workers (scripts/test.ts sets --maxWorkers):
+ * - unit: pure tests and the sandbox over HTTP; no PostgreSQL, no Temporal;
+ * - workflows: the Java time-skipping server (one per file), real activities and database; replay;
+ * - integration: the real stack (embedded PostgreSQL, the Temporal dev server, the sandbox over
+ *   HTTP), and the hosted page in Chromium.
+ * The workflow code is bundled once per run (test/support/globalSetup.js) and every worker uses
+ * that bundle. The longest files start first (test/support/sequencer.js), so they do not end the run alone.
+ */
+const transform = { '^.+\\.tsx?$': ['@swc/jest'] };
+const project = (displayName, roots) => ({
+  displayName,
+  testEnvironment: 'node',
+  transform,
+  testMatch: roots.map((r) => `<rootDir>/test/${r}/**/*.test.ts`),
+});
+
 /** @type {import('jest').Config} */
 module.exports = {
-  testEnvironment: 'node',
-  transform: { '^.+\\.tsx?$': ['@swc/jest'] },
-  testMatch: ['<rootDir>/test/**/*.test.ts'],
+  projects: [project('unit', ['unit', 'sandbox']), project('workflows', ['workflows', 'replay']), project('integration', ['integration', 'browser'])],
+  globalSetup: '<rootDir>/test/support/globalSetup.js',
+  testSequencer: '<rootDir>/test/support/sequencer.js',
 };

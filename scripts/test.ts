@@ -1,10 +1,14 @@
 /**
  * `npm test`: the whole suite against real infrastructure, nothing installed by hand.
- *   Temporal tooling (.tools/) → type-check → PostgreSQL (embedded unless DATABASE_URL) with a
- *   fresh database for this run → Temporal dev server (headless, in memory) → jest.
+ *   Temporal tooling (.tools/) → PostgreSQL (embedded unless DATABASE_URL) with a fresh database
+ *   for this run, migrated once, and a template copy of it for the integration stacks → Temporal
+ *   dev server (headless, in memory) → jest, its three projects in one pool of workers
+ *   (jest.config.js), with the type-check and lint running beside it → the slowest files and the
+ *   time per project, then the secrets audit.
  * Extra arguments go to jest (`npm test -- test/unit`). Exits non-zero on any failure.
+ * GATEWAY_TEST_WORKERS sets jest's worker count (default 4: the suite mostly waits on I/O).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,7 +19,11 @@ import { prepareDatabase } from './lib/database';
 import { auditSecrets } from './lib/secretsAudit';
 import { freePort } from './lib/ports';
 import { startTemporalDevServer } from './lib/temporalDevServer';
+import { timingReport } from './lib/testTimings';
 import { ensureTools, projectRoot, temporalCliPath, temporalTestServerPath } from './lib/tools';
+
+/** Jest workers: integration files mostly wait (polls, timers, the provider), so more than the cores. */
+const DEFAULT_WORKERS = 4;
 
 function step(msg: string): void {
   process.stdout.write(`[test] ${msg}\n`);
@@ -25,31 +33,15 @@ async function main(): Promise<number> {
   const started = Date.now();
   step('checking Temporal tooling (.tools/)...');
   ensureTools('all');
+  const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-test-'));
 
   // SKIP_TYPECHECK=1 is for a developer iterating on one file while others edit the tree; CI never sets it.
-  if (process.env.SKIP_TYPECHECK === '1') {
-    step('type-check and lint skipped (SKIP_TYPECHECK=1)');
-  } else {
-    step('type-checking (tsc --noEmit)...');
-    const tsc = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '--noEmit', '-p', projectRoot], { stdio: 'inherit' });
-    if (tsc.status !== 0) {
-      step('type-check failed');
-      return 1;
-    }
-    step('linting (eslint, cached in node_modules/.cache/eslint)...');
-    // eslint's package exports hide bin/; its main module (lib/api.js) sits beside it.
-    const eslintBin = path.join(path.dirname(require.resolve('eslint')), '..', 'bin', 'eslint.js');
-    const eslint = spawnSync(process.execPath, [eslintBin, '--cache', '--cache-location', path.join(projectRoot, 'node_modules', '.cache', 'eslint') + path.sep, projectRoot], {
-      stdio: 'inherit',
-      cwd: projectRoot,
-    });
-    if (eslint.status !== 0) {
-      step('lint failed');
-      return 1;
-    }
-  }
+  const checks = process.env.SKIP_TYPECHECK === '1' ? [] : startStaticChecks(logDir);
+  if (checks.length === 0) step('type-check and lint skipped (SKIP_TYPECHECK=1)');
+  else step('type-check (tsc --noEmit) and lint (eslint) started beside the tests');
 
   const database = `gw_test_${Date.now()}_${process.pid}`;
+  const template = `${database}_template`;
   const pgPort = await freePort();
   step(process.env.DATABASE_URL ? 'using DATABASE_URL for a fresh test database' : `starting embedded PostgreSQL on 127.0.0.1:${pgPort}...`);
   // A second concurrent run (another terminal) gets its own cluster instead of fighting over the lock.
@@ -62,19 +54,22 @@ async function main(): Promise<number> {
     const sequelize = createSequelize(db.url, { poolMax: 2 });
     await runMigrations(sequelize);
     await sequelize.close();
+    // The integration stacks copy this (CREATE DATABASE … TEMPLATE) instead of migrating each.
+    await createTemplate(db.url, template, database);
 
     step(`starting Temporal dev server on 127.0.0.1:${temporalPort}...`);
-    const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-test-'));
     temporal = await startTemporalDevServer({ port: temporalPort, logFile: path.join(logDir, 'temporal.log') });
 
     const resultsFile = path.join(logDir, 'jest-results.json');
-    step(`infrastructure ready in ${((Date.now() - started) / 1000).toFixed(1)} s; running jest...`);
+    const workers = process.env.GATEWAY_TEST_WORKERS ?? String(DEFAULT_WORKERS);
+    step(`infrastructure ready in ${((Date.now() - started) / 1000).toFixed(1)} s; running jest with ${workers} workers...`);
     const jestStatus = await runJest(
-      [require.resolve('jest/bin/jest'), '--json', `--outputFile=${resultsFile}`, ...(process.stdout.isTTY ? ['--colors'] : []), ...process.argv.slice(2)],
+      [require.resolve('jest/bin/jest'), '--json', `--outputFile=${resultsFile}`, `--maxWorkers=${workers}`, ...(process.stdout.isTTY ? ['--colors'] : []), ...process.argv.slice(2)],
       {
         ...process.env,
         NODE_ENV: 'test',
         DATABASE_URL: db.url,
+        GATEWAY_TEST_TEMPLATE_DATABASE: template,
         TEMPORAL_ADDRESS: temporal.address,
         TEMPORAL_CLI_PATH: temporalCliPath,
         TEMPORAL_TEST_SERVER_PATH: temporalTestServerPath,
@@ -84,6 +79,17 @@ async function main(): Promise<number> {
       path.join(logDir, 'jest-output.log'),
     );
     const summary = readSummary(resultsFile);
+    const report = timingReport(resultsFile, projectRoot);
+    if (report) process.stdout.write(`${report}\n`);
+
+    for (const check of checks) {
+      const result = await check.done;
+      if (result.code === 0) continue;
+      process.stdout.write(result.output);
+      step(`${check.name} FAILED`);
+      summary.failed += 1;
+    }
+    if (checks.length) step(`type-check and lint: ${checks.every((c) => c.passed) ? 'clean' : 'see above'}`);
 
     // After the suite: no secret issued during it may appear in any captured log line.
     const audit = auditSecrets(logDir);
@@ -102,10 +108,60 @@ async function main(): Promise<number> {
     if (summary.passed + summary.failed === 0) return 1;
     return jestStatus === 0 && summary.failed === 0 ? 0 : 1;
   } finally {
+    for (const check of checks) check.child.kill('SIGTERM');
     await temporal?.stop();
     await dropDatabase(db.url, database).catch(() => undefined);
     await db.stop();
     if (dataDir !== sharedDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+interface StaticCheck {
+  name: string;
+  child: import('node:child_process').ChildProcess;
+  done: Promise<{ code: number; output: string }>;
+  passed: boolean;
+}
+
+/** tsc and eslint as child processes beside jest; their output is shown only when they fail. */
+function startStaticChecks(logDir: string): StaticCheck[] {
+  // eslint's package exports hide bin/; its main module (lib/api.js) sits beside it.
+  const eslintBin = path.join(path.dirname(require.resolve('eslint')), '..', 'bin', 'eslint.js');
+  const commands: [string, string[]][] = [
+    ['type-check (tsc --noEmit)', [require.resolve('typescript/bin/tsc'), '--noEmit', '-p', projectRoot]],
+    ['lint (eslint, cached in node_modules/.cache/eslint)', [eslintBin, '--cache', '--cache-location', path.join(projectRoot, 'node_modules', '.cache', 'eslint') + path.sep, projectRoot]],
+  ];
+  return commands.map(([name, args]) => {
+    const child = spawn(process.execPath, args, { cwd: projectRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout?.on('data', (c: Buffer) => (output += c.toString('utf8')));
+    child.stderr?.on('data', (c: Buffer) => (output += c.toString('utf8')));
+    const check: StaticCheck = {
+      name,
+      child,
+      passed: false,
+      done: new Promise((resolve) =>
+        child.once('close', (code) => {
+          fs.writeFileSync(path.join(logDir, `${name.split(' ')[0]}.log`), output);
+          check.passed = code === 0;
+          resolve({ code: code ?? 1, output });
+        }),
+      ),
+    };
+    return check;
+  });
+}
+
+/** A copy of the migrated run database, never connected to, that CREATE DATABASE … TEMPLATE can copy. */
+async function createTemplate(url: string, template: string, source: string): Promise<void> {
+  const server = new URL(url);
+  server.pathname = '/postgres';
+  const client = new PgClient({ connectionString: server.toString() });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE "${template}" TEMPLATE "${source}"`);
+  } finally {
+    await client.end();
   }
 }
 

@@ -22,7 +22,8 @@ async function main(): Promise<void> {
   const sequelize = createSequelize(config.databaseUrl, { poolMax: 20 });
   await runMigrations(sequelize);
   const connection = await NativeConnection.connect({ address: config.temporal.address });
-  const bundlePath = await bundleWorkflowsInChild();
+  // A bundle built beforehand (tests share one per run) is read as is; one built here is a temporary copy.
+  const bundlePath = config.workflowBundlePath ?? (await bundleWorkflowsInChild());
   const worker = await createGatewayWorker({
     workflowBundle: { codePath: bundlePath },
     connection,
@@ -40,7 +41,7 @@ async function main(): Promise<void> {
     },
   });
   // The worker has read the bundle: the temporary copy is not needed any more.
-  fs.rmSync(path.dirname(bundlePath), { recursive: true, force: true });
+  if (!config.workflowBundlePath) fs.rmSync(path.dirname(bundlePath), { recursive: true, force: true });
   const clientConnection = await Connection.connect({ address: config.temporal.address });
   const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
   await ensureOutboxDispatcher(client, config.temporal.taskQueue);

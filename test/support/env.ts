@@ -10,6 +10,8 @@ export function testEnv() {
     temporalAddress,
     testServerPath: process.env.TEMPORAL_TEST_SERVER_PATH as string,
     cliPath: process.env.TEMPORAL_CLI_PATH as string,
+    /** The run's migrated template database (scripts/test.ts): stacks copy it instead of migrating. */
+    templateDatabase: process.env.GATEWAY_TEST_TEMPLATE_DATABASE || undefined,
   };
 }
 

@@ -20,12 +20,14 @@ import { createMerchantWithCredential, type MerchantCredentials, type NewMerchan
 import { createSequelize } from '../../db/sequelize';
 import { runMigrations } from '../../db/migrator';
 import { ensureDatabase } from '../../db/embeddedPostgres';
+import { Client as PgClient } from 'pg';
 import { createSandboxApp, type SandboxApp } from '../../sandbox/app';
 import { createGatewayWorker } from '../../workers/createWorker';
 import { ensureOutboxDispatcher } from '../../workers/ensureOutboxDispatcher';
 import { dispatcherWorkflowId } from '../../workflows/webhook/definitions';
 import { startMailSink, type MailSink } from '../../scripts/lib/mailSink';
 import { testEnv } from './env';
+import { workflowBundle } from './workflowBundle';
 import { appendTestLog, recordIssuedSecrets, recordSecretsIn } from './testLogs';
 
 export interface IntegrationStack {
@@ -72,14 +74,39 @@ function listen(app: import('express').Express): Promise<{ server: Server; url: 
   });
 }
 
-async function freshDatabase(baseUrl: string): Promise<string> {
+/**
+ * A database of this stack's own: a copy of the run's migrated template (scripts/test.ts makes it
+ * once; CREATE DATABASE … TEMPLATE copies files, milliseconds) or, outside `npm test`, an empty
+ * one the migrations then fill.
+ */
+async function freshDatabase(baseUrl: string, template: string | undefined): Promise<string> {
   const server = new URL(baseUrl);
   const name = `${server.pathname.slice(1)}_${crypto.randomBytes(4).toString('hex')}`;
   server.pathname = '/postgres';
-  await ensureDatabase(server.toString(), name);
+  if (template) await createFromTemplate(server.toString(), name, template);
+  else await ensureDatabase(server.toString(), name);
   const url = new URL(baseUrl);
   url.pathname = `/${name}`;
   return url.toString();
+}
+
+async function createFromTemplate(serverUrl: string, name: string, template: string): Promise<void> {
+  const client = new PgClient({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await client.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
+        return;
+      } catch (err) {
+        // 55006: the template is being copied by another worker's CREATE DATABASE at this instant.
+        if ((err as { code?: string }).code !== '55006' || attempt >= 20) throw err;
+        await new Promise((r) => setTimeout(r, 50 * attempt));
+      }
+    }
+  } finally {
+    await client.end();
+  }
 }
 
 let runtimeInstalled = false;
@@ -111,8 +138,9 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
   quietTemporalRuntime();
   const env = testEnv();
   // Each stack gets its own database: its outbox dispatcher and ledger checks see only its own data.
-  const databaseUrl = await freshDatabase(env.databaseUrl);
+  const databaseUrl = await freshDatabase(env.databaseUrl, env.templateDatabase);
   const sequelize = createSequelize(databaseUrl, { poolMax: 20 });
+  // Nothing to do on a copy of the template (already migrated): a check that it is up to date.
   await runMigrations(sequelize);
   const encryptionKey = crypto.randomBytes(32).toString('hex');
   const providerApiKey = `sbx_${crypto.randomBytes(8).toString('hex')}`;
@@ -175,6 +203,7 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
   if (opts.inProcessWorker !== false) {
     workerConnection = await NativeConnection.connect({ address: env.temporalAddress });
     worker = await createGatewayWorker({
+      workflowBundle: await workflowBundle(),
       connection: workerConnection,
       namespace: 'default',
       taskQueue,

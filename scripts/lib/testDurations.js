@@ -1,0 +1,18 @@
+#!/usr/bin/env node
+/**
+ * Writes test/support/durations.json (seconds per test file, rounded to 0.1) from a jest results
+ * file (`npm test` keeps one in its log directory: jest-results.json), for the test sequencer.
+ *   node scripts/lib/testDurations.js <jest-results.json>
+ */
+const fs = require('node:fs');
+const path = require('node:path');
+
+const root = path.resolve(__dirname, '..', '..');
+const results = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
+const durations = Object.fromEntries(
+  results.testResults
+    .map((t) => [path.relative(root, t.name).split(path.sep).join('/'), Math.round((t.endTime - t.startTime) / 100) / 10])
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])),
+);
+fs.writeFileSync(path.join(root, 'test', 'support', 'durations.json'), `${JSON.stringify(durations, null, 2)}\n`);
+process.stdout.write(`wrote ${Object.keys(durations).length} durations\n`);
