@@ -19,5 +19,6 @@ const project = (displayName, roots) => ({
 module.exports = {
   projects: [project('unit', ['unit', 'sandbox']), project('workflows', ['workflows', 'replay']), project('integration', ['integration', 'browser'])],
   globalSetup: '<rootDir>/test/support/globalSetup.js',
+  globalTeardown: '<rootDir>/test/support/globalTeardown.js',
   testSequencer: '<rootDir>/test/support/sequencer.js',
 };

@@ -3,7 +3,8 @@
  * in a child process, as the worker does in production) into the run's log directory and hands
  * its path to every jest worker as GATEWAY_WORKFLOW_BUNDLE. Test workers, the integration stacks'
  * workers, the worker processes tests spawn and the replay test all load this one file
- * (test/support/workflowBundle.ts) instead of bundling the same code again. Plain JavaScript:
+ * (test/support/workflowBundle.ts) instead of bundling the same code again. Also makes the
+ * directory where the shared integration stacks describe themselves. Plain JavaScript:
  * jest loads it outside the projects' TypeScript transform.
  */
 const { spawnSync } = require('node:child_process');
@@ -12,6 +13,9 @@ const os = require('node:os');
 const path = require('node:path');
 
 module.exports = async function globalSetup() {
+  // Where the shared integration stacks (test/support/sharedStack.ts) describe themselves: out of
+  // the log directory, which the secrets audit scans (the descriptions hold the stacks' keys).
+  process.env.GATEWAY_SHARED_STACKS_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-shared-stacks-'));
   const existing = process.env.GATEWAY_WORKFLOW_BUNDLE;
   if (existing && fs.existsSync(existing)) return;
   const root = path.resolve(__dirname, '..', '..');

@@ -163,23 +163,7 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
 
   const connection = await Connection.connect({ address: env.temporalAddress });
   const temporal = new Client({ connection, namespace: 'default' });
-  const apiDeps: Parameters<typeof createApp>[0] = {
-    sequelize,
-    temporal,
-    taskQueue,
-    logger: createLogger('api-test'),
-    credentialsEncryptionKey: encryptionKey,
-    providerCallbackSecret: callbackSecret,
-    defaultFee: { bps: 100, fixedCents: 0 },
-    defaultChargeTtlSeconds: 3600,
-    idempotencyTtlHours: 24,
-    rateLimitPerMinute: 1_000_000,
-    allowPrivateWebhookDestinations: true,
-    smtpUrl,
-    // The checkout page's "Simular pagamento" pays at this stack's sandbox.
-    paymentSimulator: { sandboxBaseUrl: sandboxListening.url },
-    ...opts.apiOverrides,
-  };
+  const apiDeps = stackApiDeps({ sequelize, temporal, taskQueue, encryptionKey, callbackSecret, smtpUrl, sandboxUrl: sandboxListening.url }, opts.apiOverrides);
   const apiListening = await listenFirst();
   apiDeps.publicBaseUrl ??= apiListening.url;
   const app = createApp(apiDeps);
@@ -220,27 +204,7 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
   }
   if (opts.webhookDispatcher) await ensureOutboxDispatcher(temporal, taskQueue);
 
-  const api: IntegrationStack['api'] = async (method, path, o = {}) => {
-    const headers: Record<string, string> = { ...(o.headers ?? {}) };
-    if (o.creds) {
-      headers['x-client-id'] = o.creds.clientId;
-      headers['x-client-secret'] = o.creds.clientSecret;
-    }
-    let body: string | undefined = o.rawBody;
-    if (o.body !== undefined) body = JSON.stringify(o.body);
-    if (body !== undefined && !headers['content-type']) headers['content-type'] = 'application/json';
-    const res = await fetch(`${apiListening.url}${path}`, { method, headers, body });
-    const text = await res.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : null;
-    } catch {
-      /* not JSON */
-    }
-    recordSecretsIn(parsed);
-    return { status: res.status, body: parsed, headers: res.headers };
-  };
-
+  const api = stackApi(apiListening.url);
   const closeSandbox = async () => {
     sandbox.stop();
     sandboxListening.server.closeAllConnections();
@@ -277,10 +241,7 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
     callbackSecret,
     createMerchant: (input = {}) => createMerchantWithCredential(sequelize, { name: 'Loja Teste', ...input }, encryptionKey),
     api,
-    pay: async (chargeId, payer) => {
-      const res = await fetch(`${sandboxListening.url}/sandbox/charges/${chargeId}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payer ? { payer } : {}) });
-      return { status: res.status, body: await res.json() };
-    },
+    pay: stackPay(sandboxListening.url),
     workerEnv,
     extraApi: async (overrides) => {
       const extra = await listen(createApp({ ...apiDeps, ...overrides }));
@@ -303,6 +264,62 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
     },
   };
   return stack;
+}
+
+/** What the API of a test stack runs with (an extra API instance changes some of it). */
+export function stackApiDeps(
+  s: { sequelize: Sequelize; temporal: Client; taskQueue: string; encryptionKey: string; callbackSecret: string; smtpUrl: string; sandboxUrl: string },
+  overrides: Partial<Parameters<typeof createApp>[0]> = {},
+): Parameters<typeof createApp>[0] {
+  return {
+    sequelize: s.sequelize,
+    temporal: s.temporal,
+    taskQueue: s.taskQueue,
+    logger: createLogger('api-test'),
+    credentialsEncryptionKey: s.encryptionKey,
+    providerCallbackSecret: s.callbackSecret,
+    defaultFee: { bps: 100, fixedCents: 0 },
+    defaultChargeTtlSeconds: 3600,
+    idempotencyTtlHours: 24,
+    rateLimitPerMinute: 1_000_000,
+    allowPrivateWebhookDestinations: true,
+    smtpUrl: s.smtpUrl,
+    // The checkout page's "Simular pagamento" pays at this stack's sandbox.
+    paymentSimulator: { sandboxBaseUrl: s.sandboxUrl },
+    ...overrides,
+  };
+}
+
+/** Calls the stack's API (client credentials when given); answers are scanned for secrets to audit. */
+export function stackApi(apiUrl: string): IntegrationStack['api'] {
+  return async (method, path, o = {}) => {
+    const headers: Record<string, string> = { ...(o.headers ?? {}) };
+    if (o.creds) {
+      headers['x-client-id'] = o.creds.clientId;
+      headers['x-client-secret'] = o.creds.clientSecret;
+    }
+    let body: string | undefined = o.rawBody;
+    if (o.body !== undefined) body = JSON.stringify(o.body);
+    if (body !== undefined && !headers['content-type']) headers['content-type'] = 'application/json';
+    const res = await fetch(`${apiUrl}${path}`, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      /* not JSON */
+    }
+    recordSecretsIn(parsed);
+    return { status: res.status, body: parsed, headers: res.headers };
+  };
+}
+
+/** The payer's button at the stack's sandbox. */
+export function stackPay(sandboxUrl: string): IntegrationStack['pay'] {
+  return async (chargeId, payer) => {
+    const res = await fetch(`${sandboxUrl}/sandbox/charges/${chargeId}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payer ? { payer } : {}) });
+    return { status: res.status, body: await res.json() };
+  };
 }
 
 /** Every client and webhook secret this stack's database holds, for the end-of-run secrets audit. */
