@@ -10,8 +10,6 @@ import type { AppClient } from './appClient';
 import type { IntegrationStack } from './integrationStack';
 import { signedInMerchant } from './signedIn';
 
-export const PASSWORD = 'correct horse battery';
-
 export async function insertCourse(sequelize: Sequelize, merchantId: string, o: { title?: string; status?: 'DRAFT' | 'PUBLISHED' | 'ARCHIVED' } = {}): Promise<string> {
   const id = crypto.randomUUID();
   await sequelize.query(
