@@ -4,15 +4,14 @@
  * the seller API, cancel, list with filters and pages, roles, and another merchant's charge 404.
  */
 import crypto from 'node:crypto';
-import { AppClient, uniqueEmail } from '../support/appClient';
 import { waitFor } from '../support/env';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant } from '../support/ledger';
+import { signedInMerchant, signedInUser } from '../support/signedIn';
 
 jest.setTimeout(120_000);
 
 let stack: IntegrationStack;
-const PASSWORD = 'correct horse battery';
 
 beforeAll(async () => {
   stack = await startIntegrationStack();
@@ -26,14 +25,7 @@ afterEach(async () => {
   await assertLedgerInvariant(stack.sequelize);
 });
 
-async function owner(): Promise<{ client: AppClient; merchantId: string; email: string }> {
-  const client = new AppClient(stack.apiUrl);
-  const email = uniqueEmail('owner');
-  await client.register({ email, password: PASSWORD });
-  await client.login(email, PASSWORD);
-  const merchant = await client.call('POST', '/dashboard/merchant/ensure', { body: { name: 'Loja App', document: '11.222.333/0001-81', type: 'PRODUCER' } });
-  return { client, merchantId: merchant.body.id, email };
-}
+const owner = () => signedInMerchant(stack, { emailPrefix: 'owner', name: 'Loja App' });
 
 const key = () => ({ 'x-idempotency-key': `app-${crypto.randomUUID()}` });
 
@@ -118,11 +110,8 @@ it('lists newest first with filters and the spec’s pagination object', async (
 it('roles: a viewer reads but cannot create or cancel; a stranger gets 404 for the charge and the merchant', async () => {
   const { client, merchantId } = await owner();
   const created = await client.call('POST', '/charges', { body: { merchantId, amountCents: 700 }, headers: key() });
-  const viewer = new AppClient(stack.apiUrl);
-  const viewerEmail = uniqueEmail('viewer');
-  const viewerUser = await viewer.register({ email: viewerEmail, password: PASSWORD });
-  await viewer.login(viewerEmail, PASSWORD);
-  await stack.sequelize.query(`INSERT INTO merchant_members (user_id, merchant_id, role) VALUES (:u, :m, 'viewer')`, { replacements: { u: viewerUser.body.id, m: merchantId } });
+  const { client: viewer, userId: viewerId } = await signedInUser(stack, { emailPrefix: 'viewer' });
+  await stack.sequelize.query(`INSERT INTO merchant_members (user_id, merchant_id, role) VALUES (:u, :m, 'viewer')`, { replacements: { u: viewerId, m: merchantId } });
   expect((await viewer.call('GET', `/charges/${created.body.id}`)).status).toBe(200);
   expect((await viewer.call('GET', '/charges')).body.pagination.total).toBe(1);
   const create = await viewer.call('POST', '/charges', { body: { merchantId, amountCents: 100 }, headers: key() });

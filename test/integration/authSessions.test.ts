@@ -13,11 +13,11 @@ import { User, UserSession } from '../../db/models';
 import { derivedJwtSecret } from '../../api/auth/accessTokens';
 import { AppClient, tallyAnswers, uniqueEmail } from '../support/appClient';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
+import { PASSWORD, signedInUser } from '../support/signedIn';
 
 jest.setTimeout(60_000);
 
 let stack: IntegrationStack;
-const PASSWORD = 'correct horse battery';
 
 beforeAll(async () => {
   stack = await startIntegrationStack({ inProcessWorker: false });
@@ -27,12 +27,7 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-async function signedInClient(email = uniqueEmail()): Promise<{ client: AppClient; email: string }> {
-  const client = new AppClient(stack.apiUrl);
-  expect((await client.register({ email, password: PASSWORD })).status).toBe(201);
-  expect((await client.login(email, PASSWORD)).status).toBe(200);
-  return { client, email };
-}
+const signedInClient = () => signedInUser(stack);
 
 describe('register', () => {
   it('creates the user and answers the User object without the password', async () => {

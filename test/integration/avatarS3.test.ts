@@ -9,8 +9,9 @@ import net from 'node:net';
 import path from 'node:path';
 import QRCode from 'qrcode';
 import { CreateBucketCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { AppClient, uniqueEmail } from '../support/appClient';
+import type { AppClient } from '../support/appClient';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
+import { signedInUser } from '../support/signedIn';
 
 jest.setTimeout(300_000);
 
@@ -63,11 +64,7 @@ afterAll(async () => {
 });
 
 async function signedIn(): Promise<AppClient> {
-  const client = new AppClient(stack.apiUrl);
-  const email = uniqueEmail('s3');
-  await client.register({ email, password: 'correct horse battery' });
-  await client.login(email, 'correct horse battery');
-  return client;
+  return (await signedInUser(stack, { emailPrefix: 's3' })).client;
 }
 
 it('presign → PUT to the S3 store → confirm sets the avatar; the object is served by the store', async () => {

@@ -15,10 +15,11 @@ import { QueryTypes } from 'sequelize';
 import { HttpPixProvider } from '../../activities/provider/httpPixProvider';
 import { formatBrl, formatDigitableLine } from '../../core/boleto/pdf/format';
 import { accounts } from '../../core/ledger/accounts';
-import { AppClient, uniqueEmail } from '../support/appClient';
+import type { AppClient } from '../support/appClient';
 import { waitFor } from '../support/env';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant, balance } from '../support/ledger';
+import { signedInMerchant } from '../support/signedIn';
 
 jest.setTimeout(150_000);
 
@@ -26,7 +27,6 @@ const root = path.resolve(__dirname, '../..');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'boleto-charges-'));
 let stack: IntegrationStack;
 let provider: HttpPixProvider;
-const PASSWORD = 'correct horse battery';
 const PAYER = { name: 'Bia Souza', taxId: '529.982.247-25', email: 'bia@example.com' };
 
 beforeAll(async () => {
@@ -44,14 +44,7 @@ afterEach(async () => {
   await assertLedgerInvariant(stack.sequelize);
 });
 
-async function owner(): Promise<{ client: AppClient; merchantId: string }> {
-  const client = new AppClient(stack.apiUrl);
-  const email = uniqueEmail('boleto');
-  await client.register({ email, password: PASSWORD });
-  await client.login(email, PASSWORD);
-  const merchant = await client.call('POST', '/dashboard/merchant/ensure', { body: { name: 'Loja Boleto', document: '11.222.333/0001-81', type: 'PRODUCER' } });
-  return { client, merchantId: merchant.body.id };
-}
+const owner = () => signedInMerchant(stack, { emailPrefix: 'boleto', name: 'Loja Boleto' });
 
 const key = () => ({ 'x-idempotency-key': `boleto-${crypto.randomUUID()}` });
 

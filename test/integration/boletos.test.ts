@@ -8,17 +8,17 @@ import crypto from 'node:crypto';
 import { isValidBoleto } from '@brazilian-utils/brazilian-utils';
 import { boletoBancarioCodigoBarras } from 'boleto-brasileiro-validator';
 import { QueryTypes } from 'sequelize';
-import { AppClient, uniqueEmail } from '../support/appClient';
+import type { AppClient } from '../support/appClient';
 import { buildBoletoNumbers } from '../support/boletoNumbers';
 import { waitFor } from '../support/env';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant } from '../support/ledger';
 import { setFaults } from '../support/payouts';
+import { signedInMerchant } from '../support/signedIn';
 
 jest.setTimeout(400_000);
 
 let stack: IntegrationStack;
-const PASSWORD = 'correct horse battery';
 const PAYER = { name: 'Bia Souza', taxId: '529.982.247-25', email: 'bia@example.com' };
 
 beforeAll(async () => {
@@ -34,14 +34,7 @@ afterEach(async () => {
   await assertLedgerInvariant(stack.sequelize);
 });
 
-async function owner(): Promise<{ client: AppClient; merchantId: string }> {
-  const client = new AppClient(stack.apiUrl);
-  const email = uniqueEmail('boletos');
-  await client.register({ email, password: PASSWORD });
-  await client.login(email, PASSWORD);
-  const merchant = await client.call('POST', '/dashboard/merchant/ensure', { body: { name: 'Loja Lote', document: '11.222.333/0001-81', type: 'PRODUCER' } });
-  return { client, merchantId: merchant.body.id };
-}
+const owner = () => signedInMerchant(stack, { emailPrefix: 'boletos', name: 'Loja Lote' });
 
 const key = () => ({ 'x-idempotency-key': `boletos-${crypto.randomUUID()}` });
 

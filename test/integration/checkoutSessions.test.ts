@@ -11,8 +11,9 @@ import { Checkout, CheckoutItem, OutboxEvent } from '../../db/models';
 import { waitFor } from '../support/env';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant } from '../support/ledger';
-import { AppClient, uniqueEmail } from '../support/appClient';
-import { checkoutBody, enrolmentsOf, postCheckout, producer, sellableCourse, PASSWORD, type Producer } from '../support/checkouts';
+import type { AppClient } from '../support/appClient';
+import { checkoutBody, enrolmentsOf, postCheckout, producer, sellableCourse, type Producer } from '../support/checkouts';
+import { signedInUser } from '../support/signedIn';
 
 jest.setTimeout(120_000);
 
@@ -87,10 +88,7 @@ it('validates the body, needs an idempotency key and replays the same key', asyn
 
 it('is 404 to anyone outside the merchant; 400 for a malformed id', async () => {
   const session = (await create({ amountCents: 800 })).body;
-  const stranger = new AppClient(stack.apiUrl);
-  const email = uniqueEmail('stranger');
-  await stranger.register({ email, password: PASSWORD });
-  await stranger.login(email, PASSWORD);
+  const { client: stranger } = await signedInUser(stack, { emailPrefix: 'stranger' });
   for (const p of [`/checkout/sessions/${session.id}`, `/checkout/sessions/${session.id}/status`]) {
     const res = await stranger.call('GET', p);
     expect([res.status, res.body.error.code]).toEqual([404, 'CHECKOUT_NOT_FOUND']);

@@ -4,14 +4,14 @@
  * changes), roles (viewer reads, cannot write), another merchant's resources (404, never 403).
  */
 import crypto from 'node:crypto';
-import { AppClient, uniqueEmail } from '../support/appClient';
+import { AppClient } from '../support/appClient';
 import { archiveCourse, createCourse, createCourseContent, createPrice, createPublishedCourseWithPrice, publishCourse } from '../support/courses';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
+import { signedInMerchant, signedInUser } from '../support/signedIn';
 
 jest.setTimeout(120_000);
 
 let stack: IntegrationStack;
-const PASSWORD = 'correct horse battery';
 const COURSE_FIELDS = ['accessType', 'createdAt', 'description', 'id', 'merchantId', 'status', 'thumbnailUrl', 'title', 'updatedAt'];
 
 beforeAll(async () => {
@@ -22,23 +22,10 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-async function signUp(name = 'owner'): Promise<{ client: AppClient; userId: string }> {
-  const client = new AppClient(stack.apiUrl);
-  const email = uniqueEmail(name);
-  const reg = await client.register({ email, password: PASSWORD });
-  await client.login(email, PASSWORD);
-  return { client, userId: reg.body.id };
-}
-
-async function owner(): Promise<{ client: AppClient; merchantId: string }> {
-  const { client } = await signUp();
-  const merchant = await client.call('POST', '/dashboard/merchant/ensure', { body: { name: 'Escola Online', document: '11.222.333/0001-81', type: 'PRODUCER' } });
-  expect(merchant.status).toBe(200);
-  return { client, merchantId: merchant.body.id };
-}
+const owner = () => signedInMerchant(stack, { emailPrefix: 'owner', name: 'Escola Online' });
 
 async function member(merchantId: string, role: 'viewer' | 'finance' | 'admin'): Promise<AppClient> {
-  const { client, userId } = await signUp(role);
+  const { client, userId } = await signedInUser(stack, { emailPrefix: role });
   await stack.sequelize.query(`INSERT INTO merchant_members (user_id, merchant_id, role) VALUES (:u, :m, :role)`, { replacements: { u: userId, m: merchantId, role } });
   return client;
 }

@@ -16,11 +16,11 @@ import { ApiCredential, Merchant, MerchantMember, SecondFactor, User } from '../
 import { decryptSecret } from '../../core/crypto/secretBox';
 import { AppClient, uniqueEmail } from '../support/appClient';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
+import { signedInMerchant, signedInUser } from '../support/signedIn';
 
 jest.setTimeout(90_000);
 
 let stack: IntegrationStack;
-const PASSWORD = 'correct horse battery';
 const CNPJ = '11.222.333/0001-81';
 const CPF = '529.982.247-25';
 
@@ -32,20 +32,8 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-async function signedIn(email = uniqueEmail()): Promise<{ client: AppClient; email: string; userId: string }> {
-  const client = new AppClient(stack.apiUrl);
-  const reg = await client.register({ email, password: PASSWORD });
-  expect(reg.status).toBe(201);
-  expect((await client.login(email, PASSWORD)).status).toBe(200);
-  return { client, email: email.toLowerCase(), userId: reg.body.id };
-}
-
-async function withMerchant(): Promise<{ client: AppClient; userId: string; merchantId: string; email: string }> {
-  const who = await signedIn();
-  const res = await who.client.call('POST', '/dashboard/merchant/ensure', { body: { name: 'Loja da Ana', document: CNPJ, type: 'PRODUCER' } });
-  expect(res.status).toBe(200);
-  return { ...who, merchantId: res.body.id };
-}
+const signedIn = () => signedInUser(stack);
+const withMerchant = () => signedInMerchant(stack, { name: 'Loja da Ana', document: CNPJ });
 
 const seller = (creds: { clientId: string; clientSecret: string }, p: string) =>
   stack.api('GET', p, { headers: { 'x-client-id': creds.clientId, 'x-client-secret': creds.clientSecret } });

@@ -7,30 +7,22 @@
  */
 import crypto from 'node:crypto';
 import { QueryTypes } from 'sequelize';
-import { AppClient, uniqueEmail } from '../support/appClient';
+import type { AppClient } from '../support/appClient';
 import { waitFor } from '../support/env';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant } from '../support/ledger';
 import { startReceiver, type Receiver } from '../support/receiver';
+import { signedInMerchant } from '../support/signedIn';
 
 jest.setTimeout(180_000);
 
 let stack: IntegrationStack;
 let client: AppClient;
 let merchantId: string;
-const PASSWORD = 'correct horse battery';
 const key = () => ({ 'x-idempotency-key': `dash-${crypto.randomUUID()}` });
 const spDay = (d: Date) => new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Sao_Paulo', year: 'numeric', month: '2-digit', day: '2-digit' }).format(d);
 
-async function signUp(name: string) {
-  const c = new AppClient(stack.apiUrl);
-  const email = uniqueEmail(name);
-  await c.register({ email, password: PASSWORD });
-  await c.login(email, PASSWORD);
-  const m = await c.call('POST', '/dashboard/merchant/ensure', { body: { name: `Loja ${name}`, document: '11.222.333/0001-81', type: 'PRODUCER' } });
-  expect(m.status).toBe(200);
-  return { client: c, merchantId: m.body.id as string };
-}
+const signUp = (name: string) => signedInMerchant(stack, { emailPrefix: name, name: `Loja ${name}` });
 
 async function charge(body: Record<string, unknown>): Promise<string> {
   const res = await client.call('POST', '/charges', { body: { merchantId, ...body }, headers: key() });

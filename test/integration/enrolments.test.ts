@@ -11,12 +11,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { AppClient, uniqueEmail } from '../support/appClient';
+import { AppClient } from '../support/appClient';
 import { waitFor } from '../support/env';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant } from '../support/ledger';
-import { PASSWORD, producer, type Producer } from '../support/checkouts';
+import { producer, type Producer } from '../support/checkouts';
 import { paidEnrolment, STUDENT } from '../support/enrolments';
+import { signedInUser } from '../support/signedIn';
 
 jest.setTimeout(240_000);
 
@@ -43,11 +44,8 @@ afterEach(async () => {
 });
 
 async function member(merchantId: string, role: 'viewer' | 'finance'): Promise<AppClient> {
-  const client = new AppClient(stack.apiUrl);
-  const email = uniqueEmail(role);
-  const reg = await client.register({ email, password: PASSWORD });
-  await client.login(email, PASSWORD);
-  await stack.sequelize.query(`INSERT INTO merchant_members (user_id, merchant_id, role) VALUES (:u, :m, :role)`, { replacements: { u: reg.body.id, m: merchantId, role } });
+  const { client, userId } = await signedInUser(stack, { emailPrefix: role });
+  await stack.sequelize.query(`INSERT INTO merchant_members (user_id, merchant_id, role) VALUES (:u, :m, :role)`, { replacements: { u: userId, m: merchantId, role } });
   return client;
 }
 

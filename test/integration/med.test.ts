@@ -11,11 +11,12 @@ import crypto from 'node:crypto';
 import { QueryTypes } from 'sequelize';
 import { accounts } from '../../core/ledger/accounts';
 import { authenticator } from 'otplib';
-import { AppClient, uniqueEmail } from '../support/appClient';
+import type { AppClient } from '../support/appClient';
 import { waitFor } from '../support/env';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant, balance } from '../support/ledger';
 import { startReceiver, type Receiver } from '../support/receiver';
+import { signedInMerchant } from '../support/signedIn';
 import { ensureMedSyncSchedule } from '../../workers/ensureMedSyncSchedule';
 import { medSyncScheduleId } from '../../workflows/med/definitions';
 
@@ -23,7 +24,6 @@ jest.setTimeout(120_000);
 
 let stack: IntegrationStack;
 const receivers: Receiver[] = [];
-const PASSWORD = 'correct horse battery';
 /** Short on purpose: the deadline scenario waits for it; the others decide well before. */
 const DEADLINE_MS = 20_000;
 const MED_EVENTS = ['med.infraction.opened', 'med.infraction.deadline_approaching', 'med.infraction.accepted', 'med.infraction.rejected'];
@@ -50,12 +50,7 @@ interface Shop {
 }
 
 async function shop(): Promise<Shop> {
-  const client = new AppClient(stack.apiUrl);
-  const email = uniqueEmail('med');
-  await client.register({ email, password: PASSWORD });
-  await client.login(email, PASSWORD);
-  const merchant = await client.call('POST', '/dashboard/merchant/ensure', { body: { name: 'Loja MED', document: '11.222.333/0001-81', type: 'PRODUCER' } });
-  const merchantId = merchant.body.id as string;
+  const { client, merchantId } = await signedInMerchant(stack, { emailPrefix: 'med', name: 'Loja MED' });
   const cred = await client.call('POST', '/dashboard/credentials', { body: { merchantId, name: 'hooks', scopes: ['webhooks:write'] } });
   expect(cred.status).toBe(201);
   const receiver = await startReceiver();

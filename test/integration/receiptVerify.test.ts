@@ -13,9 +13,9 @@ import { loadReceiptFacts } from '../../api/receipts/facts';
 import { renderReceiptPdf } from '../../core/receipts/pdf/renderReceiptPdf';
 import { createVerificationCode, receiptKeyFor, receiptVerifyUrl } from '../../core/receipts/verificationCode';
 import type { ReceiptFacts } from '../../core/receipts/facts';
-import { AppClient, uniqueEmail } from '../support/appClient';
 import { waitFor } from '../support/env';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
+import { signedInMerchant } from '../support/signedIn';
 
 jest.setTimeout(180_000);
 
@@ -35,13 +35,9 @@ beforeAll(async () => {
   execFileSync('bash', [path.join(root, 'scripts/lib/debianTools.sh'), '--ensure'], { stdio: 'inherit', timeout: 300_000 });
   stack = await startIntegrationStack();
   key = receiptKeyFor({ credentialsEncryptionKey: stack.encryptionKey });
-  const client = new AppClient(stack.apiUrl);
-  const email = uniqueEmail('receipt');
-  await client.register({ email, password: 'correct horse battery' });
-  await client.login(email, 'correct horse battery');
-  const merchant = await client.call('POST', '/dashboard/merchant/ensure', { body: { name: 'Loja Exemplo Comércio Ltda', document: '11.222.333/0001-81', type: 'PRODUCER' } });
+  const { client, merchantId } = await signedInMerchant(stack, { emailPrefix: 'receipt', name: 'Loja Exemplo Comércio Ltda' });
   const created = await client.call('POST', '/charges', {
-    body: { merchantId: merchant.body.id, amountCents: 123456, description: 'Inscrição no curso' },
+    body: { merchantId, amountCents: 123456, description: 'Inscrição no curso' },
     headers: { 'x-idempotency-key': `receipt-${crypto.randomUUID()}` },
   });
   expect(created.status).toBe(201);

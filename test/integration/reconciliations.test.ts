@@ -13,6 +13,7 @@ import { waitFor } from '../support/env';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant, balance } from '../support/ledger';
 import { fundByPaidCharge, items, payoutMerchant, setFaults, signedCall, waitForBatchEnd } from '../support/payouts';
+import { signedInMerchant } from '../support/signedIn';
 import type { MerchantCredentials } from '../../db/merchantAdmin';
 import { Merchant, Withdrawal } from '../../db/models';
 import { addUserToMerchant, setPlatformOperator } from '../../db/userAdmin';
@@ -40,14 +41,7 @@ afterEach(async () => {
 
 const key = () => ({ 'x-idempotency-key': `recon-${crypto.randomUUID()}` });
 
-async function owner(): Promise<{ client: AppClient; merchantId: string }> {
-  const client = new AppClient(stack.apiUrl);
-  const email = uniqueEmail('recon');
-  await client.register({ email, password: PASSWORD });
-  await client.login(email, PASSWORD);
-  const merchant = await client.call('POST', '/dashboard/merchant/ensure', { body: { name: 'Loja Conciliação', document: '11.222.333/0001-81', type: 'PRODUCER' } });
-  return { client, merchantId: merchant.body.id };
-}
+const owner = () => signedInMerchant(stack, { emailPrefix: 'recon', name: 'Loja Conciliação' });
 
 async function charge(client: AppClient, merchantId: string, amountCents: number): Promise<string> {
   const created = await client.call('POST', '/charges', { body: { merchantId, amountCents }, headers: key() });

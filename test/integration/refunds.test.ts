@@ -11,16 +11,16 @@ import { accounts } from '../../core/ledger/accounts';
 import { withdrawalReservedEntry } from '../../core/ledger/postings';
 import { OutboxEvent, Refund } from '../../db/models';
 import { setWithdrawalsFrozen } from '../../db/merchantAdmin';
-import { AppClient, uniqueEmail } from '../support/appClient';
+import type { AppClient } from '../support/appClient';
 import { waitFor } from '../support/env';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant, balance } from '../support/ledger';
 import { sandboxTransfers, setFaults } from '../support/payouts';
+import { signedInMerchant } from '../support/signedIn';
 
 jest.setTimeout(120_000);
 
 let stack: IntegrationStack;
-const PASSWORD = 'correct horse battery';
 
 beforeAll(async () => {
   stack = await startIntegrationStack();
@@ -41,16 +41,12 @@ const fees = () => balance(stack.sequelize, accounts.platformFees);
 
 /** An owner with a PAID Pix charge of `amountCents` (1% fee on the test stack). */
 async function paidCharge(amountCents: number): Promise<{ client: AppClient; merchantId: string; chargeId: string }> {
-  const client = new AppClient(stack.apiUrl);
-  const email = uniqueEmail('refund');
-  await client.register({ email, password: PASSWORD });
-  await client.login(email, PASSWORD);
-  const merchant = await client.call('POST', '/dashboard/merchant/ensure', { body: { name: 'Loja Reembolso', document: '11.222.333/0001-81', type: 'PRODUCER' } });
-  const created = await client.call('POST', '/charges', { body: { merchantId: merchant.body.id, amountCents }, headers: key() });
+  const { client, merchantId } = await signedInMerchant(stack, { emailPrefix: 'refund', name: 'Loja Reembolso' });
+  const created = await client.call('POST', '/charges', { body: { merchantId, amountCents }, headers: key() });
   expect(created.status).toBe(201);
   await stack.pay(created.body.id);
   await waitFor(async () => (await client.call('GET', `/charges/${created.body.id}`)).body.status === 'PAID', 'charge PAID');
-  return { client, merchantId: merchant.body.id, chargeId: created.body.id };
+  return { client, merchantId, chargeId: created.body.id };
 }
 
 async function refundSettled(client: AppClient, chargeId: string, refundId: string) {

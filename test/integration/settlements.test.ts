@@ -12,15 +12,14 @@ import { setMerchantPixKey, setWithdrawalsFrozen } from '../../db/merchantAdmin'
 import { MerchantMember } from '../../db/models';
 import { settlementScheduleId } from '../../api/settlements/schedule';
 import type { ScheduledSettlementResult } from '../../workflows/settlement/types';
-import { AppClient, uniqueEmail } from '../support/appClient';
 import { waitFor } from '../support/env';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant, balance } from '../support/ledger';
+import { signedInMerchant, signedInUser, type SignedInMerchant } from '../support/signedIn';
 
 jest.setTimeout(180_000);
 
 let stack: IntegrationStack;
-const PASSWORD = 'correct horse battery';
 const FEE = 150;
 
 beforeAll(async () => {
@@ -38,24 +37,16 @@ afterEach(async () => {
 
 const key = () => ({ 'x-idempotency-key': `settle-${crypto.randomUUID()}` });
 
-interface Owner {
-  client: AppClient;
-  merchantId: string;
-  userId: string;
-}
+type Owner = SignedInMerchant;
 
+/** A signed-in owner of a new merchant with a Pix key (unless `pixKey: null`) and the withdrawal fee FEE. */
 async function owner(opts: { pixKey?: string | null } = {}): Promise<Owner> {
-  const client = new AppClient(stack.apiUrl);
-  const email = uniqueEmail('settle');
-  await client.register({ email, password: PASSWORD });
-  await client.login(email, PASSWORD);
-  const merchant = await client.call('POST', '/dashboard/merchant/ensure', { body: { name: 'Loja Repasse', document: '11.222.333/0001-81', type: 'PRODUCER' } });
-  const merchantId: string = merchant.body.id;
+  const o = await signedInMerchant(stack, { emailPrefix: 'settle', name: 'Loja Repasse' });
+  const merchantId = o.merchantId;
   const pixKey = opts.pixKey === undefined ? `repasse+${crypto.randomUUID().slice(0, 8)}@loja.com.br` : opts.pixKey;
   if (pixKey) await setMerchantPixKey(stack.sequelize, merchantId, { key: pixKey, type: 'EMAIL' });
   await stack.sequelize.query(`UPDATE merchants SET withdrawal_fee_cents = :fee WHERE id = :id`, { replacements: { fee: FEE, id: merchantId } });
-  const me = await client.call('GET', '/auth/me');
-  return { client, merchantId, userId: me.body.id ?? me.body.user?.id };
+  return o;
 }
 
 /** Pays a Pix charge of `amountCents` through the API and the sandbox; answers the available balance after it. */
@@ -194,11 +185,8 @@ describe('on demand', () => {
   it('a viewer of the merchant may not settle or read settlements (403), and nothing is stored', async () => {
     const o = await owner();
     await fund(o, 10_000);
-    const viewer = new AppClient(stack.apiUrl);
-    const email = uniqueEmail('settle-viewer');
-    const reg = await viewer.register({ email, password: PASSWORD });
-    await viewer.login(email, PASSWORD);
-    await MerchantMember.create({ userId: reg.body.id, merchantId: o.merchantId, role: 'viewer' });
+    const { client: viewer, userId: viewerId } = await signedInUser(stack, { emailPrefix: 'settle-viewer' });
+    await MerchantMember.create({ userId: viewerId, merchantId: o.merchantId, role: 'viewer' });
     const post = await viewer.call('POST', '/settlements', { body: { merchantId: o.merchantId }, headers: key() });
     expect(post.status).toBe(403);
     expect(post.body.error.code).toBe('INSUFFICIENT_ROLE');

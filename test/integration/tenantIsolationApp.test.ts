@@ -11,10 +11,11 @@
  */
 import crypto from 'node:crypto';
 import { buildOpenApiDocument } from '../../api/openapi/document';
-import { AppClient, uniqueEmail } from '../support/appClient';
+import type { AppClient } from '../support/appClient';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { createCourseContent, createPublishedCourseWithPrice } from '../support/courses';
 import { APPLICATION_ROUTES, listMountedRoutes, type MountedRoute } from '../support/mountedRoutes';
+import { signedInMerchant } from '../support/signedIn';
 
 jest.setTimeout(90_000);
 
@@ -73,7 +74,6 @@ const PROBE_BODIES: Record<string, Record<string, unknown>> = {
   'POST /boletos': { items: [{ amountCents: 100, dueDate: new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10), payer: { name: 'Bia Souza', taxId: '52998224725' } }] },
 };
 
-const PASSWORD = 'correct horse battery';
 let stack: IntegrationStack;
 let routes: MountedRoute[];
 let a: Fixtures;
@@ -93,15 +93,7 @@ function bodyTakesMerchantId(op: Operation | undefined): boolean {
   return Boolean(schema?.properties && 'merchantId' in schema.properties);
 }
 
-async function signUp(name: string): Promise<{ client: AppClient; email: string; userId: string; merchantId: string }> {
-  const client = new AppClient(stack.apiUrl);
-  const email = uniqueEmail(name);
-  const reg = await client.register({ email, password: PASSWORD });
-  await client.login(email, PASSWORD);
-  const merchant = await client.call('POST', '/dashboard/merchant/ensure', { body: { name: `Loja ${name}`, document: '11.222.333/0001-81', type: 'PRODUCER' } });
-  expect(merchant.status).toBe(200);
-  return { client, email: email.toLowerCase(), userId: reg.body.id, merchantId: merchant.body.id };
-}
+const signUp = (name: string) => signedInMerchant(stack, { emailPrefix: name, name: `Loja ${name}` });
 
 beforeAll(async () => {
   stack = await startIntegrationStack();

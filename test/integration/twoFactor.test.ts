@@ -7,13 +7,13 @@ import { authenticator } from 'otplib';
 import { QueryTypes } from 'sequelize';
 import { sha256 } from '../../core/auth/opaqueTokens';
 import { ActionToken, AuthChallenge, SecondFactor } from '../../db/models';
-import { AppClient, tallyAnswers, uniqueEmail } from '../support/appClient';
+import { AppClient, tallyAnswers } from '../support/appClient';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
+import { PASSWORD, signedInUser } from '../support/signedIn';
 
 jest.setTimeout(120_000);
 
 let stack: IntegrationStack;
-const PASSWORD = 'correct horse battery';
 
 beforeAll(async () => {
   stack = await startIntegrationStack({ inProcessWorker: false });
@@ -43,10 +43,7 @@ class Authenticator {
 }
 
 async function userWithTotp(): Promise<{ client: AppClient; email: string; app: Authenticator; recoveryCodes: string[] }> {
-  const client = new AppClient(stack.apiUrl);
-  const email = uniqueEmail();
-  await client.register({ email, password: PASSWORD });
-  await client.login(email, PASSWORD);
+  const { client, email } = await signedInUser(stack);
   const setup = await client.call('POST', '/auth/2fa/totp/setup');
   expect(setup.status).toBe(200);
   expect(setup.body.otpauthUrl).toMatch(/^otpauth:\/\/totp\/Pix%20Gateway:/);
@@ -228,10 +225,7 @@ describe('attempt limits under concurrency', () => {
   });
 
   it('40 wrong codes at once on a TOTP setup confirm: the per-user lock lets 6 through (5 free, the 6th locks) and answers 429 to the rest', async () => {
-    const client = new AppClient(stack.apiUrl);
-    const email = uniqueEmail();
-    await client.register({ email, password: PASSWORD });
-    await client.login(email, PASSWORD);
+    const { client } = await signedInUser(stack);
     const me = await client.call('GET', '/auth/me');
     const setup = await client.call('POST', '/auth/2fa/totp/setup');
     const secret = setup.body.secret as string;

@@ -9,14 +9,14 @@ import { Client, Connection } from '@temporalio/client';
 import { authenticator } from 'otplib';
 import { AuthChallenge, SecondFactor } from '../../db/models';
 import type { Mail } from '../../scripts/lib/mailSink';
-import { AppClient, tallyAnswers, uniqueEmail } from '../support/appClient';
+import { AppClient, tallyAnswers } from '../support/appClient';
 import { testEnv } from '../support/env';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
+import { PASSWORD, signedInUser } from '../support/signedIn';
 
 jest.setTimeout(120_000);
 
 let stack: IntegrationStack;
-const PASSWORD = 'correct horse battery';
 
 beforeAll(async () => {
   stack = await startIntegrationStack();
@@ -37,10 +37,7 @@ async function codeFor(to: string, since: number): Promise<string> {
 }
 
 async function userWithEmailCodes(): Promise<{ client: AppClient; email: string; recoveryCodes: string[] }> {
-  const client = new AppClient(stack.apiUrl);
-  const email = uniqueEmail();
-  await client.register({ email, password: PASSWORD });
-  await client.login(email, PASSWORD);
+  const { client, email } = await signedInUser(stack);
   const since = Date.now();
   const setup = await client.call('POST', '/auth/2fa/email/setup');
   expect(setup.status).toBe(200);
@@ -65,17 +62,13 @@ function expectNoSecrets(mail: Mail, secrets: string[]): void {
 
 /** A user whose only factor is TOTP; `code(n)` is the code n steps after the one that turned it on. */
 async function userWithTotp(): Promise<{ client: AppClient; email: string; userId: string; code: (steps: number) => string }> {
-  const client = new AppClient(stack.apiUrl);
-  const email = uniqueEmail();
-  await client.register({ email, password: PASSWORD });
-  await client.login(email, PASSWORD);
+  const { client, email, userId } = await signedInUser(stack);
   const setup = await client.call('POST', '/auth/2fa/totp/setup');
   expect(setup.status).toBe(200);
   const first = Math.floor(Date.now() / 30_000);
   const code = (steps: number) => authenticator.clone({ epoch: (first + steps) * 30_000 }).generate(setup.body.secret);
   expect((await client.call('POST', '/auth/2fa/totp/confirm', { body: { code: code(0) } })).status).toBe(200);
-  const me = await client.call('GET', '/auth/me');
-  return { client, email, userId: me.body.id, code };
+  return { client, email, userId, code };
 }
 
 /** A 6-digit code that is none of the codes of `secret` from 2 steps before now to 10 after. */
@@ -156,10 +149,7 @@ it('a sensitive action can be confirmed with an e-mailed code', async () => {
 });
 
 it('40 wrong codes at once on the e-mail setup confirm: 5 are evaluated, and the right code afterwards finds the setup dead', async () => {
-  const client = new AppClient(stack.apiUrl);
-  const email = uniqueEmail();
-  await client.register({ email, password: PASSWORD });
-  await client.login(email, PASSWORD);
+  const { client, email } = await signedInUser(stack);
   const since = Date.now();
   expect((await client.call('POST', '/auth/2fa/email/setup')).status).toBe(200);
   const code = await codeFor(email, since);

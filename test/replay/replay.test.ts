@@ -8,9 +8,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { temporal as proto } from '@temporalio/proto';
-import { bundleWorkflowCode, Worker } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import { quietTemporalRuntime } from '../support/integrationStack';
-import { workflowsPath } from '../../workers/createWorker';
+import { workflowBundle } from '../support/workflowBundle';
 import * as workflows from '../../workflows';
 
 jest.setTimeout(180_000);
@@ -42,7 +42,8 @@ it('has at least one history for every workflow type the worker runs', () => {
 
 it('replays every captured history with the current workflow code', async () => {
   quietTemporalRuntime();
-  const bundle = await bundleWorkflowCode({ workflowsPath: require.resolve(workflowsPath), logger: silentBundlerLogger });
+  // The run's one bundle of the current workflow code (the one every test worker runs).
+  const bundle = await workflowBundle();
   const histories = files.map(({ file }) => {
     // Written by scripts/captureHistories.ts: History.toObject plus the run's workflowId, which
     // replay must reuse (a batch derives its chunks' workflow ids from its own).
@@ -60,12 +61,3 @@ it('replays every captured history with the current workflow code', async () => 
   expect(failures).toEqual([]);
   expect(replayed).toBe(files.length);
 });
-
-const silentBundlerLogger = {
-  log: () => undefined,
-  trace: () => undefined,
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: () => undefined,
-};

@@ -8,25 +8,19 @@
  */
 import crypto from 'node:crypto';
 import { createApiCredential } from '../../db/merchantAdmin';
-import { AppClient, uniqueEmail } from './appClient';
+import type { AppClient } from './appClient';
 import { waitFor } from './env';
 import type { IntegrationStack } from './integrationStack';
 import { chargeOf, checkoutBody, idemKey, postCheckout, sellableCourse, type Producer } from './checkouts';
+import { signedInMerchant } from './signedIn';
 
 export interface PageOwner {
   client: AppClient;
   merchantId: string;
 }
 
-export async function pageOwner(stack: IntegrationStack, name = 'Escola Aurora'): Promise<PageOwner> {
-  const client = new AppClient(stack.apiUrl);
-  const email = uniqueEmail('page-owner');
-  const password = 'correct horse battery';
-  await client.register({ email, password });
-  await client.login(email, password);
-  const merchant = await client.call('POST', '/dashboard/merchant/ensure', { body: { name, document: '11.222.333/0001-81', type: 'PRODUCER' } });
-  if (merchant.status !== 200) throw new Error(`merchant ensure answered ${merchant.status}`);
-  return { client, merchantId: merchant.body.id };
+export function pageOwner(stack: IntegrationStack, name = 'Escola Aurora'): Promise<PageOwner> {
+  return signedInMerchant(stack, { emailPrefix: 'page-owner', name });
 }
 
 export interface PageItem {

@@ -6,10 +6,9 @@
 import crypto from 'node:crypto';
 import type { Sequelize } from 'sequelize';
 import { createApiCredential, type MerchantCredentials } from '../../db/merchantAdmin';
-import { AppClient, uniqueEmail } from './appClient';
+import type { AppClient } from './appClient';
 import type { IntegrationStack } from './integrationStack';
-
-export const PASSWORD = 'correct horse battery';
+import { signedInMerchant } from './signedIn';
 
 export async function insertCourse(sequelize: Sequelize, merchantId: string, o: { title?: string; status?: 'DRAFT' | 'PUBLISHED' | 'ARCHIVED' } = {}): Promise<string> {
   const id = crypto.randomUUID();
@@ -48,14 +47,9 @@ export interface Producer {
 
 /** A signed-in owner of a new merchant, plus a credential for it with `scopes` (default: checkout read + write). */
 export async function producer(stack: IntegrationStack, scopes = ['checkout:read', 'checkout:write']): Promise<Producer> {
-  const client = new AppClient(stack.apiUrl);
-  const email = uniqueEmail('producer');
-  await client.register({ email, password: PASSWORD });
-  await client.login(email, PASSWORD);
-  const merchant = await client.call('POST', '/dashboard/merchant/ensure', { body: { name: 'Escola Teste', document: '11.222.333/0001-81', type: 'PRODUCER' } });
-  if (merchant.status !== 200) throw new Error(`merchant ensure answered ${merchant.status}`);
-  const issued = await createApiCredential({ merchantId: merchant.body.id, scopes, name: 'checkout tests' }, stack.encryptionKey);
-  return { client, merchantId: merchant.body.id, creds: { merchantId: issued.merchantId, clientId: issued.clientId, clientSecret: issued.clientSecret } };
+  const { client, merchantId } = await signedInMerchant(stack, { emailPrefix: 'producer', name: 'Escola Teste' });
+  const issued = await createApiCredential({ merchantId, scopes, name: 'checkout tests' }, stack.encryptionKey);
+  return { client, merchantId, creds: { merchantId: issued.merchantId, clientId: issued.clientId, clientSecret: issued.clientSecret } };
 }
 
 export function checkoutBody(items: { id: string; quantity: number }[], extra: Record<string, unknown> = {}) {

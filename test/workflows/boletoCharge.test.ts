@@ -6,22 +6,15 @@
  * test/integration/boletoCharges.test.ts.
  */
 import crypto from 'node:crypto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
-import type { Sequelize } from 'sequelize';
-import { createActivities } from '../../activities';
 import { accounts } from '../../core/ledger/accounts';
 import { ProviderError, type BoletoProvider, type IssueBoletoRequest, type ProviderBoleto } from '../../core/provider';
 import { createMerchantWithCredential } from '../../db/merchantAdmin';
 import { Charge } from '../../db/models';
-import { createSequelize } from '../../db/sequelize';
-import { workflowsPath } from '../../workers/createWorker';
 import { chargeStatusQuery, chargeWorkflowId, issuePixUpdate } from '../../workflows/charge/definitions';
 import type { ChargeLifecycleInput } from '../../workflows/charge/types';
 import { FakePixProvider } from '../support/fakePixProvider';
-import { testEnv } from '../support/env';
 import { assertLedgerInvariant, balance } from '../support/ledger';
-import { createTimeSkippingEnv } from '../support/timeSkipping';
+import { useWorkflowEnv } from '../support/workflowEnv';
 
 jest.setTimeout(120_000);
 
@@ -102,27 +95,19 @@ class FakeBoletoProvider extends FakePixProvider implements BoletoProvider {
   }
 }
 
-let env: TestWorkflowEnvironment;
-let sequelize: Sequelize;
+const wf = useWorkflowEnv();
 let merchantId: string;
 
 beforeAll(async () => {
-  sequelize = createSequelize(testEnv().databaseUrl);
-  env = await createTimeSkippingEnv();
-  ({ merchantId } = await createMerchantWithCredential(sequelize, { name: 'Loja Boleto WF' }, crypto.randomBytes(32).toString('hex')));
-});
-
-afterAll(async () => {
-  await env?.teardown();
-  await sequelize?.close();
+  ({ merchantId } = await createMerchantWithCredential(wf.sequelize, { name: 'Loja Boleto WF' }, crypto.randomBytes(32).toString('hex')));
 });
 
 afterEach(async () => {
-  await assertLedgerInvariant(sequelize);
+  await assertLedgerInvariant(wf.sequelize);
 });
 
 async function input(graceDays: number): Promise<ChargeLifecycleInput> {
-  const serverNow = await env.currentTimeMs();
+  const serverNow = await wf.env.currentTimeMs();
   return {
     chargeId: crypto.randomUUID(),
     merchantId,
@@ -141,12 +126,9 @@ async function input(graceDays: number): Promise<ChargeLifecycleInput> {
   };
 }
 
-async function run<T>(provider: FakeBoletoProvider, args: ChargeLifecycleInput, fn: (handle: Awaited<ReturnType<typeof env.client.workflow.start>>) => Promise<T>): Promise<T> {
-  const taskQueue = `wf-${crypto.randomUUID()}`;
-  const activities = createActivities({ sequelize, provider, providerCallbackUrl: 'http://127.0.0.1:1/unused' });
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowsPath: require.resolve(workflowsPath), activities });
-  return worker.runUntil(async () => {
-    const handle = await env.client.workflow.start('chargeLifecycle', { taskQueue, workflowId: chargeWorkflowId(args.chargeId), args: [args] });
+async function run<T>(provider: FakeBoletoProvider, args: ChargeLifecycleInput, fn: (handle: Awaited<ReturnType<typeof wf.env.client.workflow.start>>) => Promise<T>): Promise<T> {
+  return wf.withWorker(wf.activities(provider), async (taskQueue) => {
+    const handle = await wf.env.client.workflow.start('chargeLifecycle', { taskQueue, workflowId: chargeWorkflowId(args.chargeId), args: [args] });
     await handle.executeUpdate(issuePixUpdate);
     return fn(handle);
   });
@@ -156,7 +138,7 @@ it('stays PENDING past the due time through the grace days, then cancels the bol
   const provider = new FakeBoletoProvider();
   const args = await input(2);
   const outcome = await run(provider, args, async (handle) => {
-    await env.sleep('1 day'); // past the due time, within the grace days
+    await wf.env.sleep('1 day'); // past the due time, within the grace days
     expect(await handle.query(chargeStatusQuery)).toBe('PENDING');
     expect(provider.cancelCalls).toEqual([]);
     return handle.result();
@@ -171,12 +153,12 @@ it('a payment that races the close is settled for what was paid (late, under-pai
   const provider = new FakeBoletoProvider();
   provider.payOnCancel = { amountCents: 9_000 };
   const args = await input(0);
-  const before = await balance(sequelize, accounts.merchantAvailable(merchantId));
-  const boletoPayinsBefore = await balance(sequelize, accounts.boletoPayins);
+  const before = await balance(wf.sequelize, accounts.merchantAvailable(merchantId));
+  const boletoPayinsBefore = await balance(wf.sequelize, accounts.boletoPayins);
   const outcome = await run(provider, args, (handle) => handle.result());
   expect(outcome).toMatchObject({ status: 'PAID' });
   const row = await Charge.findByPk(args.chargeId);
   expect(row).toMatchObject({ status: 'PAID', boletoPaidAmountCents: 9_000, boletoPaidFeeCents: 90, boletoPaidVia: 'BOLETO', boletoLate: true, boletoUnderpaid: true, boletoOverpaid: false });
-  expect(await balance(sequelize, accounts.merchantAvailable(merchantId))).toBe(before + 8_910);
-  expect(await balance(sequelize, accounts.boletoPayins)).toBe(boletoPayinsBefore - 9_000);
+  expect(await balance(wf.sequelize, accounts.merchantAvailable(merchantId))).toBe(before + 8_910);
+  expect(await balance(wf.sequelize, accounts.boletoPayins)).toBe(boletoPayinsBefore - 9_000);
 });

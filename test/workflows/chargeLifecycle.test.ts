@@ -4,48 +4,35 @@
  * system) is an in-memory fake.
  */
 import crypto from 'node:crypto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { createTimeSkippingEnv } from '../support/timeSkipping';
-import { Worker } from '@temporalio/worker';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { QueryTypes, type Sequelize } from 'sequelize';
-import { createActivities } from '../../activities';
+import { QueryTypes } from 'sequelize';
 import { accounts } from '../../core/ledger/accounts';
 import { createMerchantWithCredential } from '../../db/merchantAdmin';
 import { Charge, OutboxEvent } from '../../db/models';
-import { createSequelize } from '../../db/sequelize';
 import { cancelChargeUpdate, chargeWorkflowId, issuePixUpdate, paymentConfirmedSignal } from '../../workflows/charge/definitions';
 import type { ChargeLifecycleInput } from '../../workflows/charge/types';
-import { workflowsPath } from '../../workers/createWorker';
 import { BusinessStatusKey } from '../../workflows/searchAttributes';
 import { FakePixProvider } from '../support/fakePixProvider';
-import { testEnv, waitFor } from '../support/env';
+import { waitFor } from '../support/env';
 import { assertLedgerInvariant, balance } from '../support/ledger';
+import { useWorkflowEnv } from '../support/workflowEnv';
 
 jest.setTimeout(120_000);
 
-let env: TestWorkflowEnvironment;
-let sequelize: Sequelize;
+const wf = useWorkflowEnv();
 let merchantId: string;
 
 beforeAll(async () => {
-  sequelize = createSequelize(testEnv().databaseUrl);
-  env = await createTimeSkippingEnv();
-  ({ merchantId } = await createMerchantWithCredential(sequelize, { name: 'Loja WF' }, crypto.randomBytes(32).toString('hex')));
-});
-
-afterAll(async () => {
-  await env?.teardown();
-  await sequelize?.close();
+  ({ merchantId } = await createMerchantWithCredential(wf.sequelize, { name: 'Loja WF' }, crypto.randomBytes(32).toString('hex')));
 });
 
 afterEach(async () => {
-  await assertLedgerInvariant(sequelize);
+  await assertLedgerInvariant(wf.sequelize);
 });
 
 /** Expiry is set on the test server's clock, which runs ahead of real time once timers were skipped. */
 async function input(overrides: Partial<ChargeLifecycleInput> = {}): Promise<ChargeLifecycleInput> {
-  const serverNow = await env.currentTimeMs();
+  const serverNow = await wf.env.currentTimeMs();
   return {
     chargeId: crypto.randomUUID(),
     merchantId,
@@ -63,17 +50,15 @@ async function input(overrides: Partial<ChargeLifecycleInput> = {}): Promise<Cha
 }
 
 async function withWorker<T>(provider: FakePixProvider, fn: (taskQueue: string) => Promise<T>): Promise<T> {
-  return withActivities(createActivities({ sequelize, provider, providerCallbackUrl: 'http://127.0.0.1:1/unused' }), fn);
+  return wf.withWorker(wf.activities(provider), fn);
 }
 
 async function withActivities<T>(activities: object, fn: (taskQueue: string) => Promise<T>): Promise<T> {
-  const taskQueue = `wf-${crypto.randomUUID()}`;
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowsPath: require.resolve(workflowsPath), activities });
-  return worker.runUntil(fn(taskQueue));
+  return wf.withWorker(activities, fn);
 }
 
 async function startAndIssue(taskQueue: string, args: ChargeLifecycleInput) {
-  const handle = await env.client.workflow.start('chargeLifecycle', { taskQueue, workflowId: chargeWorkflowId(args.chargeId), args: [args] });
+  const handle = await wf.env.client.workflow.start('chargeLifecycle', { taskQueue, workflowId: chargeWorkflowId(args.chargeId), args: [args] });
   const issued = await handle.executeUpdate(issuePixUpdate);
   return { handle, issued };
 }
@@ -100,7 +85,7 @@ it('expires an unpaid charge when its 30-minute timer fires (in seconds of real 
 it('settles a charge paid before expiry once, even when the payment signal is duplicated', async () => {
   const provider = new FakePixProvider();
   const args = await input({ amountCents: 20_000, feeCents: 200 });
-  const before = await balance(sequelize, accounts.merchantAvailable(merchantId));
+  const before = await balance(wf.sequelize, accounts.merchantAvailable(merchantId));
   const outcome = await withWorker(provider, async (tq) => {
     const { handle, issued } = await startAndIssue(tq, args);
     const paid = provider.markPaid(issued.providerChargeId);
@@ -110,11 +95,11 @@ it('settles a charge paid before expiry once, even when the payment signal is du
     return handle.result();
   });
   expect(outcome.status).toBe('PAID');
-  expect(await balance(sequelize, accounts.merchantAvailable(merchantId))).toBe(before + 19_800);
+  expect(await balance(wf.sequelize, accounts.merchantAvailable(merchantId))).toBe(before + 19_800);
   const row = await Charge.findByPk(args.chargeId);
   expect(row).toMatchObject({ status: 'PAID', paidAfterExpiry: false });
   expect(row?.payerSnapshot).toMatchObject({ name: 'Pagador' });
-  const [{ n }] = await sequelize.query<{ n: number }>(`SELECT count(*)::int AS n FROM ledger_transactions WHERE reference_id = :id`, {
+  const [{ n }] = await wf.sequelize.query<{ n: number }>(`SELECT count(*)::int AS n FROM ledger_transactions WHERE reference_id = :id`, {
     replacements: { id: args.chargeId },
     type: 'SELECT' as never,
   });
@@ -135,7 +120,7 @@ it('answers the issue update with ProviderUnavailable after retries during a pro
   provider.issueFailure = 'transient';
   const args = await input();
   const outcome = await withWorker(provider, async (tq) => {
-    const handle = await env.client.workflow.start('chargeLifecycle', { taskQueue: tq, workflowId: chargeWorkflowId(args.chargeId), args: [args] });
+    const handle = await wf.env.client.workflow.start('chargeLifecycle', { taskQueue: tq, workflowId: chargeWorkflowId(args.chargeId), args: [args] });
     const err = await handle.executeUpdate(issuePixUpdate).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
     expect((err as WorkflowUpdateFailedError).cause).toMatchObject({ type: 'ProviderUnavailable' });
@@ -151,7 +136,7 @@ it('does not retry a permanent provider refusal', async () => {
   provider.issueFailure = 'permanent';
   const args = await input();
   await withWorker(provider, async (tq) => {
-    const handle = await env.client.workflow.start('chargeLifecycle', { taskQueue: tq, workflowId: chargeWorkflowId(args.chargeId), args: [args] });
+    const handle = await wf.env.client.workflow.start('chargeLifecycle', { taskQueue: tq, workflowId: chargeWorkflowId(args.chargeId), args: [args] });
     const err = await handle.executeUpdate(issuePixUpdate).catch((e: unknown) => e);
     expect((err as WorkflowUpdateFailedError).cause).toMatchObject({ type: 'ProviderRejected' });
     await handle.result();
@@ -177,7 +162,7 @@ it('cancels a pending charge through the cancel update, and refuses to cancel it
 // ---- Settlement asks the provider (M1), races with expiry (M2), durable give-ups (M3), L11 ----
 
 async function ledgerTransactions(chargeId: string): Promise<number> {
-  const [{ n }] = await sequelize.query<{ n: number }>(`SELECT count(*)::int AS n FROM ledger_transactions WHERE reference_id = :id`, {
+  const [{ n }] = await wf.sequelize.query<{ n: number }>(`SELECT count(*)::int AS n FROM ledger_transactions WHERE reference_id = :id`, {
     replacements: { id: chargeId },
     type: 'SELECT' as never,
   });
@@ -185,7 +170,7 @@ async function ledgerTransactions(chargeId: string): Promise<number> {
 }
 
 async function alerts(chargeId: string): Promise<{ kind: string; end_to_end_id: string | null }[]> {
-  return sequelize.query<{ kind: string; end_to_end_id: string | null }>(`SELECT kind, end_to_end_id FROM payment_alerts WHERE charge_id = :id ORDER BY id`, {
+  return wf.sequelize.query<{ kind: string; end_to_end_id: string | null }>(`SELECT kind, end_to_end_id FROM payment_alerts WHERE charge_id = :id ORDER BY id`, {
     replacements: { id: chargeId },
     type: QueryTypes.SELECT,
   });
@@ -206,7 +191,7 @@ const forgedConfirmation = (providerChargeId: string, amountCents: number) => ({
 it('credits nothing for a forged paymentConfirmed signal: the provider says the charge is unpaid (M1)', async () => {
   const provider = new FakePixProvider();
   const args = await input({ amountCents: 7_000, feeCents: 70 });
-  const before = await balance(sequelize, accounts.merchantAvailable(merchantId));
+  const before = await balance(wf.sequelize, accounts.merchantAvailable(merchantId));
   const outcome = await withWorker(provider, async (tq) => {
     const { handle, issued } = await startAndIssue(tq, args);
     await handle.signal(paymentConfirmedSignal, forgedConfirmation(issued.providerChargeId, 7_000));
@@ -218,7 +203,7 @@ it('credits nothing for a forged paymentConfirmed signal: the provider says the 
   // The lifecycle kept running and expired the charge normally.
   expect(outcome.status).toBe('EXPIRED');
   expect(await ledgerTransactions(args.chargeId)).toBe(0);
-  expect(await balance(sequelize, accounts.merchantAvailable(merchantId))).toBe(before);
+  expect(await balance(wf.sequelize, accounts.merchantAvailable(merchantId))).toBe(before);
   expect(await alerts(args.chargeId)).toEqual([{ kind: 'NOT_CONFIRMED', end_to_end_id: 'E00000000202601010000FORGED00001' }]);
   expect(await eventTypes(args.chargeId)).toEqual(['charge.created', 'charge.expired']);
 });
@@ -255,7 +240,7 @@ class SlowClosePaidProvider extends FakePixProvider {
 it('credits once a payment signalled while the provider close is in flight (M2), flagged paidAfterExpiry', async () => {
   const provider = new SlowClosePaidProvider();
   const args = await input({ amountCents: 9_000, feeCents: 90 });
-  const before = await balance(sequelize, accounts.merchantAvailable(merchantId));
+  const before = await balance(wf.sequelize, accounts.merchantAvailable(merchantId));
   const outcome = await withWorker(provider, async (tq) => {
     const { handle, issued } = await startAndIssue(tq, args);
     const result = handle.result();
@@ -268,13 +253,13 @@ it('credits once a payment signalled while the provider close is in flight (M2),
   const row = await Charge.findByPk(args.chargeId);
   expect(row).toMatchObject({ status: 'PAID', paidAfterExpiry: true });
   expect(await ledgerTransactions(args.chargeId)).toBe(1);
-  expect(await balance(sequelize, accounts.merchantAvailable(merchantId))).toBe(before + 8_910);
+  expect(await balance(wf.sequelize, accounts.merchantAvailable(merchantId))).toBe(before + 8_910);
   expect(await eventTypes(args.chargeId)).toEqual(['charge.created', 'charge.expired', 'charge.paid']);
 });
 
 it('settleChargePaid called twice in parallel writes one ledger transaction', async () => {
   const provider = new FakePixProvider();
-  const activities = createActivities({ sequelize, provider, providerCallbackUrl: 'http://127.0.0.1:1/unused' });
+  const activities = wf.activities(provider);
   const args = await input({ amountCents: 4_000, feeCents: 40 });
   const providerCharge = await activities.issuePixAtProvider(args);
   await activities.recordIssuedCharge({ input: args, providerCharge });
@@ -318,7 +303,7 @@ it('expires a charge the provider has no record of (close answers 404), with a s
   expect(outcome.status).toBe('EXPIRED');
   expect((await Charge.findByPk(args.chargeId))?.status).toBe('EXPIRED');
   expect(await eventTypes(args.chargeId)).toEqual(['charge.created', 'charge.expired']);
-  const desc = await env.client.workflow.getHandle(workflowId).describe();
+  const desc = await wf.env.client.workflow.getHandle(workflowId).describe();
   expect(desc.status.name).toBe('COMPLETED');
   expect(desc.typedSearchAttributes.get(BusinessStatusKey)).toBe('EXPIRED_NO_PROVIDER_RECORD');
   expect((await alerts(args.chargeId)).map((a) => a.kind)).toEqual(['NO_PROVIDER_RECORD']);
@@ -329,7 +314,7 @@ it('expires a charge the provider has no record of (close answers 404), with a s
  * attempts keep running on the worker. `lateCommit` decides when the last one really commits.
  */
 function slowRecordActivities(provider: FakePixProvider, lateCommit: 'after-give-up' | 'before-give-up') {
-  const real = createActivities({ sequelize, provider, providerCallbackUrl: 'http://127.0.0.1:1/unused' });
+  const real = wf.activities(provider);
   let attempts = 0;
   let giveUpSeen!: () => void;
   const gaveUp = new Promise<void>((r) => (giveUpSeen = r));
@@ -362,7 +347,7 @@ it('a record step that commits after the workflow gave up leaves no ghost charge
   const args = await input();
   const { activities, late } = slowRecordActivities(provider, 'after-give-up');
   const outcome = await withActivities(activities, async (taskQueue) => {
-    const handle = await env.client.workflow.start('chargeLifecycle', { taskQueue, workflowId: chargeWorkflowId(args.chargeId), args: [args] });
+    const handle = await wf.env.client.workflow.start('chargeLifecycle', { taskQueue, workflowId: chargeWorkflowId(args.chargeId), args: [args] });
     const err = await handle.executeUpdate(issuePixUpdate).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
     return handle.result();
@@ -372,7 +357,7 @@ it('a record step that commits after the workflow gave up leaves no ghost charge
   expect(late.error).toBeDefined();
   expect(await Charge.findByPk(args.chargeId)).toBeNull();
   expect(await eventTypes(args.chargeId)).toEqual([]);
-  const [tomb] = await sequelize.query<{ n: number }>(`SELECT count(*)::int AS n FROM charge_tombstones WHERE charge_id = :id`, {
+  const [tomb] = await wf.sequelize.query<{ n: number }>(`SELECT count(*)::int AS n FROM charge_tombstones WHERE charge_id = :id`, {
     replacements: { id: args.chargeId },
     type: 'SELECT' as never,
   });
@@ -384,7 +369,7 @@ it('answers the issue update truthfully when the last record attempt did commit 
   const args = await input();
   const { activities } = slowRecordActivities(provider, 'before-give-up');
   const outcome = await withActivities(activities, async (taskQueue) => {
-    const handle = await env.client.workflow.start('chargeLifecycle', { taskQueue, workflowId: chargeWorkflowId(args.chargeId), args: [args] });
+    const handle = await wf.env.client.workflow.start('chargeLifecycle', { taskQueue, workflowId: chargeWorkflowId(args.chargeId), args: [args] });
     const issued = await handle.executeUpdate(issuePixUpdate);
     expect(issued.chargeId).toBe(args.chargeId);
     return handle.result();

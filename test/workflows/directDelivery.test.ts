@@ -6,70 +6,54 @@
  * the delivery's workflow recorded as started, as the dispatcher would have left them.
  */
 import crypto from 'node:crypto';
-import { QueryTypes, type Sequelize } from 'sequelize';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { QueryTypes } from 'sequelize';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { Worker } from '@temporalio/worker';
-import { createActivities } from '../../activities';
 import { encryptSecret } from '../../core/crypto/secretBox';
 import { verifyWebhook } from '../../core/webhooks/signature';
 import { createMerchantWithCredential } from '../../db/merchantAdmin';
 import { WebhookEndpoint } from '../../db/models';
-import { createSequelize } from '../../db/sequelize';
-import { workflowsPath } from '../../workers/createWorker';
 import { chargeWorkflowId, issuePixUpdate, paymentConfirmedSignal } from '../../workflows/charge/definitions';
 import type { ChargeLifecycleInput } from '../../workflows/charge/types';
 import { deliveryWorkflowId, dispatcherWorkflowId } from '../../workflows/webhook/definitions';
 import { FakePixProvider } from '../support/fakePixProvider';
-import { testEnv, waitFor } from '../support/env';
+import { waitFor } from '../support/env';
 import { assertLedgerInvariant } from '../support/ledger';
 import { startReceiver, type Receiver } from '../support/receiver';
-import { createTimeSkippingEnv } from '../support/timeSkipping';
+import { useWorkflowEnv } from '../support/workflowEnv';
 
 jest.setTimeout(120_000);
 
 const key = crypto.randomBytes(32);
-let env: TestWorkflowEnvironment;
-let sequelize: Sequelize;
+const wf = useWorkflowEnv();
 let receiver: Receiver;
 
 beforeAll(async () => {
-  sequelize = createSequelize(testEnv().databaseUrl);
-  env = await createTimeSkippingEnv();
   receiver = await startReceiver();
 });
 
 afterAll(async () => {
   await receiver?.close();
-  await env?.teardown();
-  await sequelize?.close();
 });
 
 afterEach(async () => {
-  await assertLedgerInvariant(sequelize);
+  await assertLedgerInvariant(wf.sequelize);
 });
 
 it('delivers charge.paid straight from the settle commit, with no dispatcher running', async () => {
-  const { merchantId } = await createMerchantWithCredential(sequelize, { name: 'Loja Direta' }, key.toString('hex'));
+  const { merchantId } = await createMerchantWithCredential(wf.sequelize, { name: 'Loja Direta' }, key.toString('hex'));
   await WebhookEndpoint.create({
     id: crypto.randomUUID(), merchantId, chargeId: null, url: `${receiver.url}/direct`, events: ['charge.paid'], description: null,
     secretCiphertext: encryptSecret('whsec_direct', key), previousSecretCiphertext: null, previousSecretExpiresAt: null, disabledAt: null, disabledReason: null,
   });
   const provider = new FakePixProvider();
-  const taskQueue = `direct-${crypto.randomUUID()}`;
-  const worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowsPath: require.resolve(workflowsPath),
-    activities: createActivities({ sequelize, provider, providerCallbackUrl: 'http://127.0.0.1:1/unused', secretsKey: key, allowPrivateDestinations: true }),
-  });
+  const { worker, taskQueue } = await wf.createWorker(wf.activities(provider, { secretsKey: key, allowPrivateDestinations: true }), { prefix: 'direct' });
   const chargeId = crypto.randomUUID();
   const input: ChargeLifecycleInput = {
     chargeId, merchantId, amountCents: 4_200, feeCents: 42, description: null, externalRef: null, metadata: null, splits: [],
-    expiresAt: new Date((await env.currentTimeMs()) + 30 * 60_000).toISOString(), idempotencyKey: null, webhook: null,
+    expiresAt: new Date((await wf.env.currentTimeMs()) + 30 * 60_000).toISOString(), idempotencyKey: null, webhook: null,
   };
   await worker.runUntil(async () => {
-    const handle = await env.client.workflow.start('chargeLifecycle', { taskQueue, workflowId: chargeWorkflowId(chargeId), args: [input] });
+    const handle = await wf.env.client.workflow.start('chargeLifecycle', { taskQueue, workflowId: chargeWorkflowId(chargeId), args: [input] });
     const issued = await handle.executeUpdate(issuePixUpdate);
     const paid = provider.markPaid(issued.providerChargeId);
     await handle.signal(paymentConfirmedSignal, { providerChargeId: paid.id, endToEndId: paid.endToEndId!, amountCents: paid.amountCents, paidAt: paid.paidAt!, payer: paid.payer });
@@ -84,12 +68,12 @@ it('delivers charge.paid straight from the settle commit, with no dispatcher run
   expect(verifyWebhook(got[0].rawBody, got[0].headers['gateway-signature'] as string, 'whsec_direct', Math.floor(Date.now() / 1000))).toBe(true);
 
   // Nothing was left for a dispatcher, and none ran.
-  await expect(env.client.workflow.getHandle(dispatcherWorkflowId(taskQueue)).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
-  const [row] = await sequelize.query<{ id: string; dispatched: boolean; status: string; workflow_started: boolean; attempts: number }>(
+  await expect(wf.env.client.workflow.getHandle(dispatcherWorkflowId(taskQueue)).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+  const [row] = await wf.sequelize.query<{ id: string; dispatched: boolean; status: string; workflow_started: boolean; attempts: number }>(
     `SELECT d.id, o.dispatched_at IS NOT NULL AS dispatched, d.status, d.workflow_started, d.attempts
      FROM outbox_events o JOIN webhook_deliveries d ON d.event_id = o.id WHERE o.aggregate_id = :chargeId AND o.type = 'charge.paid'`,
     { replacements: { chargeId }, type: QueryTypes.SELECT },
   );
   expect(row).toMatchObject({ dispatched: true, status: 'SUCCEEDED', workflow_started: true, attempts: 1 });
-  expect(await env.client.workflow.getHandle(deliveryWorkflowId(row.id)).result()).toBe('SUCCEEDED');
+  expect(await wf.env.client.workflow.getHandle(deliveryWorkflowId(row.id)).result()).toBe('SUCCEEDED');
 });

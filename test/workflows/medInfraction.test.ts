@@ -7,27 +7,16 @@
  * recording fakes: the money moves themselves are proven over HTTP in test/integration/med.test.ts.
  */
 import crypto from 'node:crypto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { Context } from '@temporalio/activity';
-import { Worker } from '@temporalio/worker';
-import { workflowsPath } from '../../workers/createWorker';
 import { decideInfractionUpdate, infractionStatusQuery, medInfractionWorkflowId } from '../../workflows/med/definitions';
 import type { MedInfractionInput } from '../../workflows/med/types';
-import { createTimeSkippingEnv } from '../support/timeSkipping';
+import { useWorkflowEnv } from '../support/workflowEnv';
 
 jest.setTimeout(120_000);
 
 const DAY = 86_400_000;
-let env: TestWorkflowEnvironment;
-
-beforeAll(async () => {
-  env = await createTimeSkippingEnv();
-});
-
-afterAll(async () => {
-  await env?.teardown();
-});
+const wf = useWorkflowEnv();
 
 type Call = [string, unknown];
 
@@ -51,9 +40,7 @@ function fakes(calls: Call[]) {
 }
 
 async function run<T>(calls: Call[], fn: (taskQueue: string) => Promise<T>): Promise<T> {
-  const taskQueue = `med-${crypto.randomUUID()}`;
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowsPath: require.resolve(workflowsPath), activities: fakes(calls) });
-  return worker.runUntil(fn(taskQueue));
+  return wf.withWorker(fakes(calls), fn, { prefix: 'med' });
 }
 
 const input = (now: number): MedInfractionInput => ({ infractionId: crypto.randomUUID(), merchantId: crypto.randomUUID(), deadlineAt: new Date(now + 7 * DAY).toISOString(), reminderBeforeMs: DAY });
@@ -63,7 +50,7 @@ it('unanswered for 7 days: reminder a day before, then the default ACCEPT and th
   const now = Date.now();
   const args = input(now);
   // The test server's clock starts at the wall clock; `now` is when the deadline was set.
-  const result = await run(calls, (taskQueue) => env.client.workflow.execute('medInfraction', { taskQueue, workflowId: medInfractionWorkflowId(args.infractionId), args: [args] }));
+  const result = await run(calls, (taskQueue) => wf.env.client.workflow.execute('medInfraction', { taskQueue, workflowId: medInfractionWorkflowId(args.infractionId), args: [args] }));
   expect(result).toEqual({ infractionId: args.infractionId, status: 'ACCEPTED' });
   expect(calls.map(([name]) => name)).toEqual(['block', 'remind', 'answer', 'decide', 'reserveRefund', 'sendRefund', 'refundOutcome']);
   const at = (name: string) => (calls.find(([n]) => n === name)![1] as { at: number }).at;
@@ -82,7 +69,7 @@ it('answered in time (REJECT): no reminder, no default, no refund; a second answ
   const calls: Call[] = [];
   const args = input(Date.now());
   await run(calls, async (taskQueue) => {
-    const handle = await env.client.workflow.start('medInfraction', { taskQueue, workflowId: medInfractionWorkflowId(args.infractionId), args: [args] });
+    const handle = await wf.env.client.workflow.start('medInfraction', { taskQueue, workflowId: medInfractionWorkflowId(args.infractionId), args: [args] });
     const userId = crypto.randomUUID();
     await handle.executeUpdate(decideInfractionUpdate, { args: [{ decision: 'REJECT', justification: 'goods delivered', decidedBy: userId }] });
     expect(await handle.query(infractionStatusQuery)).toBe('REJECTED');

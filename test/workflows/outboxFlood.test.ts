@@ -6,54 +6,39 @@
  * Runs on the dev server (real signal and history behaviour), with the real activities.
  */
 import crypto from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { NativeConnection, Worker } from '@temporalio/worker';
-import { QueryTypes, type Sequelize } from 'sequelize';
-import { createActivities } from '../../activities';
+import { QueryTypes } from 'sequelize';
 import { recordEvent } from '../../activities/db/outbox';
 import { encryptSecret } from '../../core/crypto/secretBox';
 import { createMerchantWithCredential } from '../../db/merchantAdmin';
 import { WebhookEndpoint } from '../../db/models';
-import { createSequelize } from '../../db/sequelize';
-import { workflowsPath } from '../../workers/createWorker';
 import { ensureOutboxDispatcher } from '../../workers/ensureOutboxDispatcher';
 import { dispatcherWorkflowId } from '../../workflows/webhook/definitions';
-import { FakePixProvider } from '../support/fakePixProvider';
-import { testEnv, waitFor } from '../support/env';
+import { waitFor } from '../support/env';
 import { startReceiver, type Receiver } from '../support/receiver';
+import { useWorkflowEnv } from '../support/workflowEnv';
 
 jest.setTimeout(240_000);
 
 const key = crypto.randomBytes(32);
-let sequelize: Sequelize;
-let connection: Connection;
-let nativeConnection: NativeConnection;
-let client: Client;
+const wf = useWorkflowEnv({ server: 'dev', poolMax: 10 });
 let receiver: Receiver;
 
 beforeAll(async () => {
-  sequelize = createSequelize(testEnv().databaseUrl, { poolMax: 10 });
-  connection = await Connection.connect({ address: testEnv().temporalAddress });
-  nativeConnection = await NativeConnection.connect({ address: testEnv().temporalAddress });
-  client = new Client({ connection });
   receiver = await startReceiver();
 });
 
 afterAll(async () => {
   await receiver?.close();
-  await nativeConnection?.close();
-  await connection?.close();
-  await sequelize?.close();
 });
 
 async function commitEvents(taskQueue: string, merchantId: string, n: number, type: string): Promise<void> {
-  const activityEnv = new MockActivityEnvironment({ taskQueue }, { client });
+  const activityEnv = new MockActivityEnvironment({ taskQueue }, { client: wf.client });
   await activityEnv.run(async () => {
     for (let i = 0; i < n; i += 10) {
       await Promise.all(
         Array.from({ length: Math.min(10, n - i) }, () =>
-          sequelize.transaction((t) =>
+          wf.sequelize.transaction((t) =>
             recordEvent({ type, merchantId, aggregateType: 'payout_item', aggregateId: crypto.randomUUID(), payload: { status: 'PAID' } }, t),
           ),
         ),
@@ -63,24 +48,17 @@ async function commitEvents(taskQueue: string, merchantId: string, n: number, ty
 }
 
 const count = async (sql: string, replacements: Record<string, unknown>) =>
-  (await sequelize.query<{ n: number }>(sql, { replacements, type: QueryTypes.SELECT }))[0].n;
+  (await wf.sequelize.query<{ n: number }>(sql, { replacements, type: QueryTypes.SELECT }))[0].n;
 
 it('keeps the dispatcher history small and delivers each subscribed event once', async () => {
-  const taskQueue = `flood-${crypto.randomUUID()}`;
-  const quiet = await createMerchantWithCredential(sequelize, { name: 'Sem Webhooks' }, key.toString('hex'));
-  const subscribed = await createMerchantWithCredential(sequelize, { name: 'Com Webhooks' }, key.toString('hex'));
+  const quiet = await createMerchantWithCredential(wf.sequelize, { name: 'Sem Webhooks' }, key.toString('hex'));
+  const subscribed = await createMerchantWithCredential(wf.sequelize, { name: 'Com Webhooks' }, key.toString('hex'));
   await WebhookEndpoint.create({
     id: crypto.randomUUID(), merchantId: subscribed.merchantId, chargeId: null, url: `${receiver.url}/flood`, events: ['payout.item.paid'], description: null,
     secretCiphertext: encryptSecret('whsec_test', key), previousSecretCiphertext: null, previousSecretExpiresAt: null, disabledAt: null, disabledReason: null,
   });
-  const worker = await Worker.create({
-    connection: nativeConnection,
-    taskQueue,
-    workflowsPath: require.resolve(workflowsPath),
-    activities: createActivities({ sequelize, provider: new FakePixProvider(), providerCallbackUrl: 'http://127.0.0.1:1/unused', secretsKey: key, allowPrivateDestinations: true }),
-  });
-  await worker.runUntil(async () => {
-    await ensureOutboxDispatcher(client, taskQueue);
+  await wf.withWorker(wf.activities(undefined, { secretsKey: key, allowPrivateDestinations: true }), async (taskQueue) => {
+    await ensureOutboxDispatcher(wf.client, taskQueue);
     await commitEvents(taskQueue, quiet.merchantId, 1_500, 'payout.item.paid');
     await commitEvents(taskQueue, subscribed.merchantId, 200, 'payout.item.paid');
     await waitFor(
@@ -93,12 +71,12 @@ it('keeps the dispatcher history small and delivers each subscribed event once',
       'every subscribed event to be delivered',
       120_000,
     );
-    const description = await client.workflow.getHandle(dispatcherWorkflowId(taskQueue)).describe();
-    const history = await client.workflow.getHandle(dispatcherWorkflowId(taskQueue)).fetchHistory();
+    const description = await wf.client.workflow.getHandle(dispatcherWorkflowId(taskQueue)).describe();
+    const history = await wf.client.workflow.getHandle(dispatcherWorkflowId(taskQueue)).fetchHistory();
     const signals = (history.events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes).length;
     expect({ historyLength: description.historyLength < 1_000, signals: signals < 50 }).toEqual({ historyLength: true, signals: true });
-    await client.workflow.getHandle(dispatcherWorkflowId(taskQueue)).terminate('test over');
-  });
+    await wf.client.workflow.getHandle(dispatcherWorkflowId(taskQueue)).terminate('test over');
+  }, { prefix: 'flood' });
   expect(await count(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE merchant_id = :m`, { m: quiet.merchantId })).toBe(0);
   expect(await count(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE merchant_id = :m AND resend_of IS NULL`, { m: subscribed.merchantId })).toBe(200);
   expect(new Set(receiver.received.filter((r) => r.path === '/flood').map((r) => JSON.parse(r.rawBody).eventId)).size).toBe(200);

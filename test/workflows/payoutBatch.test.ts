@@ -4,55 +4,28 @@
  * backoff in seconds of real time — and every item is paid exactly once.
  */
 import crypto from 'node:crypto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
-import type { Sequelize } from 'sequelize';
-import { createActivities } from '../../activities';
 import { createReconciler } from '../../activities/reconcile';
 import { writeLedgerEntry } from '../../activities/db/ledgerWriter';
 import { accounts } from '../../core/ledger/accounts';
 import { chargePaidEntry } from '../../core/ledger/postings';
 import { createMerchantWithCredential } from '../../db/merchantAdmin';
 import { PayoutBatch, PayoutItem, Withdrawal } from '../../db/models';
-import { createSequelize } from '../../db/sequelize';
-import { workflowsPath } from '../../workers/createWorker';
 import { payoutBatchWorkflowId, reserveBatchUpdate } from '../../workflows/payout/definitions';
 import { FakePixProvider } from '../support/fakePixProvider';
-import { testEnv, waitFor } from '../support/env';
+import { waitFor } from '../support/env';
 import { assertLedgerInvariant, balance } from '../support/ledger';
-import { createTimeSkippingEnv } from '../support/timeSkipping';
 import { stagedBatch as stagedBatchOf } from '../support/stagedBatch';
+import { useWorkflowEnv } from '../support/workflowEnv';
 
 jest.setTimeout(120_000);
 
-let env: TestWorkflowEnvironment;
-let sequelize: Sequelize;
-
-beforeAll(async () => {
-  sequelize = createSequelize(testEnv().databaseUrl);
-  env = await createTimeSkippingEnv();
-});
-
-afterAll(async () => {
-  await env?.teardown();
-  await sequelize?.close();
-});
+const wf = useWorkflowEnv();
 
 afterEach(async () => {
-  await assertLedgerInvariant(sequelize);
+  await assertLedgerInvariant(wf.sequelize);
 });
 
-const stagedBatch = (n: number) => stagedBatchOf(sequelize, n);
-
-/** A worker with the real activities and database, on its own task queue. */
-function testWorker(provider: FakePixProvider, taskQueue: string, workflows = require.resolve(workflowsPath)) {
-  return Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowsPath: workflows,
-    activities: createActivities({ sequelize, provider, providerCallbackUrl: 'http://127.0.0.1:1/unused' }),
-  });
-}
+const stagedBatch = (n: number) => stagedBatchOf(wf.sequelize, n);
 
 /** One lane, one item at a time: which items are in flight when an operator acts is known. */
 const oneAtATime = { chunkSize: 3, parallelChunks: 1, itemConcurrency: 1 };
@@ -65,18 +38,21 @@ async function runBatch(
   shape: { chunkSize: number; parallelChunks: number; itemConcurrency: number; sliceSize?: number } = { chunkSize: 2, parallelChunks: 2, itemConcurrency: 2 },
   workflows?: string,
 ) {
-  const taskQueue = `pb-${crypto.randomUUID()}`;
-  const worker = await testWorker(provider, taskQueue, workflows);
-  return worker.runUntil(async () => {
-    const handle = await env.client.workflow.start('payoutBatch', {
-      taskQueue,
-      workflowId: payoutBatchWorkflowId(batch.batchId),
-      args: [{ batchId: batch.batchId, merchantId: batch.merchantId, itemsCount: n, ...shape }],
-    });
-    await handle.executeUpdate(reserveBatchUpdate);
-    await during?.();
-    return handle.result();
-  });
+  // The real activities and database; `workflows`: a test-only workflow module instead of the run's bundle.
+  return wf.withWorker(
+    wf.activities(provider),
+    async (taskQueue) => {
+      const handle = await wf.env.client.workflow.start('payoutBatch', {
+        taskQueue,
+        workflowId: payoutBatchWorkflowId(batch.batchId),
+        args: [{ batchId: batch.batchId, merchantId: batch.merchantId, itemsCount: n, ...shape }],
+      });
+      await handle.executeUpdate(reserveBatchUpdate);
+      await during?.();
+      return handle.result();
+    },
+    { prefix: 'pb', workflowsPath: workflows },
+  );
 }
 
 it('waits out a long provider outage with backoff and pays every item once', async () => {
@@ -91,7 +67,7 @@ it('waits out a long provider outage with backoff and pays every item once', asy
   const items = await PayoutItem.findAll({ where: { batchId: batch.batchId } });
   expect(items.every((i) => i.status === 'PAID' && i.attempts >= 1)).toBe(true);
   expect(items.reduce((s, i) => s + i.attempts, 0)).toBeGreaterThan(5);
-  expect(await balance(sequelize, accounts.merchantReserved(batch.merchantId))).toBe(0);
+  expect(await balance(wf.sequelize, accounts.merchantReserved(batch.merchantId))).toBe(0);
 });
 
 it('asks the provider, before sending again, when the provider paid but its answer was lost', async () => {
@@ -99,15 +75,15 @@ it('asks the provider, before sending again, when the provider paid but its answ
   provider.loseTransferAnswers = true;
   const batch = await stagedBatch(4);
   const outcome = await runBatch(provider, batch, 4, async () => {
-    await env.sleep('30 minutes');
+    await wf.env.sleep('30 minutes');
     provider.loseTransferAnswers = false;
   });
   expect(outcome.status).toBe('COMPLETED');
   expect(provider.transfers.size).toBe(4); // one transfer per item, however many calls
   expect(provider.transferCalls).toBe(4); // each retry found the transfer by reference instead of sending again
   // This batch's own accounts: the shared database makes global sums vacuous.
-  expect(await balance(sequelize, accounts.merchantReserved(batch.merchantId))).toBe(0);
-  expect(await balance(sequelize, accounts.merchantAvailable(batch.merchantId))).toBe(100_000 - 4_000);
+  expect(await balance(wf.sequelize, accounts.merchantReserved(batch.merchantId))).toBe(0);
+  expect(await balance(wf.sequelize, accounts.merchantAvailable(batch.merchantId))).toBe(100_000 - 4_000);
 });
 
 describe('one transfer path: nothing is released while the provider may have paid (H1, L3)', () => {
@@ -121,15 +97,15 @@ describe('one transfer path: nothing is released while the provider may have pai
     const [item] = await PayoutItem.findAll({ where: { batchId: batch.batchId } });
     expect(item.status).toBe('PAID');
     expect(item.providerTransferId).toBe([...provider.transfers.values()][0].id);
-    expect(await balance(sequelize, accounts.merchantReserved(batch.merchantId))).toBe(0);
-    expect(await balance(sequelize, accounts.merchantAvailable(batch.merchantId))).toBe(100_000 - 1_000);
+    expect(await balance(wf.sequelize, accounts.merchantReserved(batch.merchantId))).toBe(0);
+    expect(await balance(wf.sequelize, accounts.merchantAvailable(batch.merchantId))).toBe(100_000 - 1_000);
   });
 
   it('releases an item the provider has no record of only after the grace period, in our own words', async () => {
     const provider = new FakePixProvider();
     provider.transferScript = ['unauthorized'];
     const batch = await stagedBatch(1);
-    const started = await env.currentTimeMs();
+    const started = await wf.env.currentTimeMs();
     const outcome = await runBatch(provider, batch, 1);
     expect(outcome).toMatchObject({ status: 'FAILED', releasedAmountCents: 0 });
     expect(provider.transfers.size).toBe(0);
@@ -138,9 +114,9 @@ describe('one transfer path: nothing is released while the provider may have pai
     expect(item.lastErrorCode).toBe('TRANSFER_NOT_ACCEPTED');
     expect(item.lastError).not.toMatch(/401|API key|sk_live/);
     // The release waited for the grace period (time-skipped) and asked the provider again.
-    expect((await env.currentTimeMs()) - started).toBeGreaterThanOrEqual(2 * 60_000);
-    expect(await balance(sequelize, accounts.merchantReserved(batch.merchantId))).toBe(0);
-    expect(await balance(sequelize, accounts.merchantAvailable(batch.merchantId))).toBe(100_000);
+    expect((await wf.env.currentTimeMs()) - started).toBeGreaterThanOrEqual(2 * 60_000);
+    expect(await balance(wf.sequelize, accounts.merchantReserved(batch.merchantId))).toBe(0);
+    expect(await balance(wf.sequelize, accounts.merchantAvailable(batch.merchantId))).toBe(100_000);
   });
 
   it('finds a transfer the provider made although it refused a repeated call', async () => {
@@ -150,7 +126,7 @@ describe('one transfer path: nothing is released while the provider may have pai
     const outcome = await runBatch(provider, batch, 1);
     expect(outcome.status).toBe('COMPLETED');
     expect(provider.transfers.size).toBe(1);
-    expect(await balance(sequelize, accounts.merchantReserved(batch.merchantId))).toBe(0);
+    expect(await balance(wf.sequelize, accounts.merchantReserved(batch.merchantId))).toBe(0);
   });
 });
 
@@ -164,7 +140,7 @@ async function untilSending(batchId: string) {
 }
 
 describe('operators cannot strand money (M6)', () => {
-  const reservedOf = (merchantId: string) => balance(sequelize, accounts.merchantReserved(merchantId));
+  const reservedOf = (merchantId: string) => balance(wf.sequelize, accounts.merchantReserved(merchantId));
   const fundingOf = async (batchId: string, status: string) =>
     (await PayoutItem.findAll({ where: { batchId, status } })).reduce((s, i) => s + i.amountCents + i.feeCents, 0);
 
@@ -175,7 +151,7 @@ describe('operators cannot strand money (M6)', () => {
       timer = setTimeout(async () => {
         const batch = await PayoutBatch.findByPk(batchId);
         // End the run so the test's worker stops; the assertion below is what fails.
-        await env.client.workflow.getHandle(payoutBatchWorkflowId(batchId)).terminate('test: batch stranded').catch(() => undefined);
+        await wf.env.client.workflow.getHandle(payoutBatchWorkflowId(batchId)).terminate('test: batch stranded').catch(() => undefined);
         reject(new Error(`batch still ${batch?.status} after ${ms} ms: its money is stranded`));
       }, ms);
     });
@@ -187,7 +163,7 @@ describe('operators cannot strand money (M6)', () => {
     }
   }
 
-  const chunk0 = (batchId: string) => env.client.workflow.getHandle(`${payoutBatchWorkflowId(batchId)}-chunk-0`);
+  const chunk0 = (batchId: string) => wf.env.client.workflow.getHandle(`${payoutBatchWorkflowId(batchId)}-chunk-0`);
 
   it('a chunk child cancelled in the Web UI counts as a cancel of its unsent items', async () => {
     const provider = new FakePixProvider();
@@ -210,7 +186,7 @@ describe('operators cannot strand money (M6)', () => {
     expect(outcome.releasedAmountCents).toBe(2_000);
     expect(provider.transfers.size).toBe(4);
     expect(await reservedOf(batch.merchantId)).toBe(0);
-    expect(await balance(sequelize, accounts.merchantAvailable(batch.merchantId))).toBe(100_000 - 4_000);
+    expect(await balance(wf.sequelize, accounts.merchantAvailable(batch.merchantId))).toBe(100_000 - 4_000);
   });
 
   it('a chunk child that dies with a transfer in flight strands nothing: the provider record settles it, the unsent are released', async () => {
@@ -231,11 +207,11 @@ describe('operators cannot strand money (M6)', () => {
     expect(outcome).toMatchObject({ status: 'CANCELLED', releasedAmountCents: 5_000 });
     expect(await PayoutBatch.findByPk(batch.batchId)).toMatchObject({ status: 'CANCELLED' });
     expect(await reservedOf(batch.merchantId)).toBe(0);
-    expect(await balance(sequelize, accounts.merchantAvailable(batch.merchantId))).toBe(100_000 - 1_000);
+    expect(await balance(wf.sequelize, accounts.merchantAvailable(batch.merchantId))).toBe(100_000 - 1_000);
   });
 
   it('finishBatch reads the cancel intent from the database, not from its arguments', async () => {
-    const acts = createActivities({ sequelize, provider: new FakePixProvider(), providerCallbackUrl: 'http://127.0.0.1:1/unused' });
+    const acts = wf.activities(new FakePixProvider());
     const batch = await stagedBatch(2);
     await acts.reserveBatch({ batchId: batch.batchId });
     // The cancel route recorded its intent after finishBatch was scheduled with no reason.
@@ -252,7 +228,7 @@ describe('operators cannot strand money (M6)', () => {
     const batch = await stagedBatch(6);
     const result = runBatch(provider, batch, 6, async () => {
       await untilSending(batch.batchId);
-      await env.client.workflow.getHandle(payoutBatchWorkflowId(batch.batchId)).cancel();
+      await wf.env.client.workflow.getHandle(payoutBatchWorkflowId(batch.batchId)).cancel();
     }, oneAtATime);
     await expect(result).rejects.toMatchObject({ cause: { name: 'CancelledFailure' } });
     const stored = await PayoutBatch.findByPk(batch.batchId);
@@ -265,10 +241,10 @@ describe('operators cannot strand money (M6)', () => {
     const provider = new FakePixProvider();
     provider.transferDelayMs = 25;
     const n = 800; // 5 s of transfers at this pace: a slice paid to its end would leave nothing to cancel
-    const batch = await stagedBatchOf(sequelize, n, { amountCents: 100 });
+    const batch = await stagedBatchOf(wf.sequelize, n, { amountCents: 100 });
     const result = runBatch(provider, batch, n, async () => {
       await waitFor(async () => (await PayoutItem.count({ where: { batchId: batch.batchId, status: 'PAID' } })) >= 20, 'some items paid', 30_000);
-      await env.client.workflow.getHandle(payoutBatchWorkflowId(batch.batchId)).cancel();
+      await wf.env.client.workflow.getHandle(payoutBatchWorkflowId(batch.batchId)).cancel();
     }, { chunkSize: n, parallelChunks: 1, itemConcurrency: 4, sliceSize: n });
     await expect(resultWithin(result, batch.batchId, 60_000)).rejects.toMatchObject({ cause: { name: 'CancelledFailure' } });
     const items = await PayoutItem.findAll({ where: { batchId: batch.batchId } });
@@ -281,32 +257,30 @@ describe('operators cannot strand money (M6)', () => {
     expect(stored?.status).toBe('CANCELLED');
     expect(stored?.releasedAmountCents).toBe(await fundingOf(batch.batchId, 'CANCELLED'));
     expect(await reservedOf(batch.merchantId)).toBe(0);
-    expect(await balance(sequelize, accounts.merchantAvailable(batch.merchantId))).toBe(100_000 - paid * 100);
+    expect(await balance(wf.sequelize, accounts.merchantAvailable(batch.merchantId))).toBe(100_000 - paid * 100);
   });
 });
 
 describe('repair after a terminate: reconcile and the janitor (M6)', () => {
-  const reservedOf = (merchantId: string) => balance(sequelize, accounts.merchantReserved(merchantId));
+  const reservedOf = (merchantId: string) => balance(wf.sequelize, accounts.merchantReserved(merchantId));
 
   async function runJanitor(provider: FakePixProvider) {
-    const taskQueue = `janitor-${crypto.randomUUID()}`;
-    const worker = await testWorker(provider, taskQueue);
-    return worker.runUntil(env.client.workflow.execute('janitor', { taskQueue, workflowId: `janitor-${crypto.randomUUID()}` }));
+    return wf.withWorker(wf.activities(provider), (taskQueue) => wf.env.client.workflow.execute('janitor', { taskQueue, workflowId: `janitor-${crypto.randomUUID()}` }), { prefix: 'janitor' });
   }
 
   /** Makes the rows look claimed longer ago than TRANSFER_GRACE (the database clock does not skip). */
   const ageRows = (table: 'payout_items' | 'withdrawals', where: string, id: string) =>
-    sequelize.query(`UPDATE ${table} SET updated_at = now() - interval '3 minutes' WHERE ${where} = :id`, { replacements: { id } });
+    wf.sequelize.query(`UPDATE ${table} SET updated_at = now() - interval '3 minutes' WHERE ${where} = :id`, { replacements: { id } });
 
   it('a terminated batch: reconcile refuses while it runs; the janitor settles the sent item by the provider record and releases the unsent', async () => {
     const provider = new FakePixProvider();
     provider.transientTransferFailures = 1_000; // the provider is down: row 0 stays SENDING
     const batch = await stagedBatch(6);
-    const reconciler = createReconciler({ sequelize, provider });
+    const reconciler = createReconciler({ sequelize: wf.sequelize, provider });
     const ended = runBatch(provider, batch, 6, async () => {
       await untilSending(batch.batchId);
-      await expect(reconciler.reconcileStopped(env.client, { kind: 'payout-batch', id: batch.batchId })).rejects.toThrow(/still running: cancel it instead/);
-      await env.client.workflow.getHandle(payoutBatchWorkflowId(batch.batchId)).terminate('operator terminated the batch');
+      await expect(reconciler.reconcileStopped(wf.env.client, { kind: 'payout-batch', id: batch.batchId })).rejects.toThrow(/still running: cancel it instead/);
+      await wf.env.client.workflow.getHandle(payoutBatchWorkflowId(batch.batchId)).terminate('operator terminated the batch');
     }, oneAtATime);
     await expect(ended).rejects.toThrow();
     expect((await PayoutBatch.findByPk(batch.batchId))?.status).toBe('PROCESSING');
@@ -321,7 +295,7 @@ describe('repair after a terminate: reconcile and the janitor (M6)', () => {
     const items = await PayoutItem.findAll({ where: { batchId: batch.batchId }, order: [['rowIndex', 'ASC']] });
     expect(items.map((i) => i.status)).toEqual(['PAID', 'CANCELLED', 'CANCELLED', 'CANCELLED', 'CANCELLED', 'CANCELLED']);
     expect(await reservedOf(batch.merchantId)).toBe(0);
-    expect(await balance(sequelize, accounts.merchantAvailable(batch.merchantId))).toBe(100_000 - 1_000);
+    expect(await balance(wf.sequelize, accounts.merchantAvailable(batch.merchantId))).toBe(100_000 - 1_000);
   });
 
   it('a sent item with no provider record is released only after TRANSFER_GRACE since its claim', async () => {
@@ -331,31 +305,31 @@ describe('repair after a terminate: reconcile and the janitor (M6)', () => {
     await expect(
       runBatch(provider, batch, 3, async () => {
         await untilSending(batch.batchId);
-        await env.client.workflow.getHandle(payoutBatchWorkflowId(batch.batchId)).terminate('operator terminated the batch');
+        await wf.env.client.workflow.getHandle(payoutBatchWorkflowId(batch.batchId)).terminate('operator terminated the batch');
       }, oneAtATime),
     ).rejects.toThrow();
-    const reconciler = createReconciler({ sequelize, provider });
-    const early = await reconciler.reconcileStopped(env.client, { kind: 'payout-batch', id: batch.batchId });
+    const reconciler = createReconciler({ sequelize: wf.sequelize, provider });
+    const early = await reconciler.reconcileStopped(wf.env.client, { kind: 'payout-batch', id: batch.batchId });
     expect(early).toMatchObject({ status: 'PROCESSING', waiting: 1, released: 0 });
     expect(await reservedOf(batch.merchantId)).toBe(3_000);
     await ageRows('payout_items', 'batch_id', batch.batchId);
-    const late = await reconciler.reconcileStopped(env.client, { kind: 'payout-batch', id: batch.batchId });
+    const late = await reconciler.reconcileStopped(wf.env.client, { kind: 'payout-batch', id: batch.batchId });
     expect(late).toMatchObject({ status: 'CANCELLED', released: 1, waiting: 0, releasedAmountCents: 2_000 });
     expect(await reservedOf(batch.merchantId)).toBe(0);
-    expect(await balance(sequelize, accounts.merchantAvailable(batch.merchantId))).toBe(100_000);
+    expect(await balance(wf.sequelize, accounts.merchantAvailable(batch.merchantId))).toBe(100_000);
   });
 
   it('a withdrawal left PROCESSING without its workflow: completed by the provider record, or released after the grace period', async () => {
     const provider = new FakePixProvider();
-    const acts = createActivities({ sequelize, provider, providerCallbackUrl: 'http://127.0.0.1:1/unused' });
-    const reconciler = createReconciler({ sequelize, provider });
+    const acts = wf.activities(provider);
+    const reconciler = createReconciler({ sequelize: wf.sequelize, provider });
     const { merchantId } = await createMerchantWithCredential(
-      sequelize,
+      wf.sequelize,
       { name: 'Sacadora', payoutsEnabled: true, document: '11144477735', pixKey: 'saque@example.com', pixKeyType: 'EMAIL' },
       crypto.randomBytes(32).toString('hex'),
     );
-    await sequelize.transaction((t) =>
-      writeLedgerEntry(sequelize, chargePaidEntry({ chargeId: crypto.randomUUID(), merchantId, amountCents: 100_000, feeCents: 0, splits: [] }), t),
+    await wf.sequelize.transaction((t) =>
+      writeLedgerEntry(wf.sequelize, chargePaidEntry({ chargeId: crypto.randomUUID(), merchantId, amountCents: 100_000, feeCents: 0, splits: [] }), t),
     );
     const reserve = (amountCents: number) =>
       acts.reserveWithdrawal({ withdrawalId: crypto.randomUUID(), merchantId, userId: null, amountCents, description: null, idempotencyKey: crypto.randomUUID() });
@@ -364,12 +338,12 @@ describe('repair after a terminate: reconcile and the janitor (M6)', () => {
     // The provider made the first transfer; it never heard of the second.
     await provider.transfer({ reference: paid.withdrawalId, amountCents: 10_000, pixKey: 'saque@example.com', pixKeyType: 'EMAIL', recipientName: 'Sacadora', recipientDocument: null });
 
-    expect(await reconciler.reconcileStopped(env.client, { kind: 'withdrawal', id: paid.withdrawalId })).toMatchObject({ status: 'COMPLETED', paid: 1 });
-    expect(await reconciler.reconcileStopped(env.client, { kind: 'withdrawal', id: unsent.withdrawalId })).toMatchObject({ status: 'PROCESSING', waiting: 1 });
+    expect(await reconciler.reconcileStopped(wf.env.client, { kind: 'withdrawal', id: paid.withdrawalId })).toMatchObject({ status: 'COMPLETED', paid: 1 });
+    expect(await reconciler.reconcileStopped(wf.env.client, { kind: 'withdrawal', id: unsent.withdrawalId })).toMatchObject({ status: 'PROCESSING', waiting: 1 });
     await ageRows('withdrawals', 'id', unsent.withdrawalId);
-    expect(await reconciler.reconcileStopped(env.client, { kind: 'withdrawal', id: unsent.withdrawalId })).toMatchObject({ status: 'FAILED', released: 1 });
+    expect(await reconciler.reconcileStopped(wf.env.client, { kind: 'withdrawal', id: unsent.withdrawalId })).toMatchObject({ status: 'FAILED', released: 1 });
     expect((await Withdrawal.findByPk(unsent.withdrawalId))?.failureCode).toBe('NOT_PROCESSED');
     expect(await reservedOf(merchantId)).toBe(0);
-    expect(await balance(sequelize, accounts.merchantAvailable(merchantId))).toBe(100_000 - paid.totalDebitedCents);
+    expect(await balance(wf.sequelize, accounts.merchantAvailable(merchantId))).toBe(100_000 - paid.totalDebitedCents);
   });
 });

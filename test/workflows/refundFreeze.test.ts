@@ -10,55 +10,38 @@
  * The ledger invariant holds after each.
  */
 import crypto from 'node:crypto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { Worker } from '@temporalio/worker';
-import type { Sequelize } from 'sequelize';
-import { createActivities } from '../../activities';
 import { updateWithStartOrJoin } from '../../api/temporal/updateWithStart';
 import { writeLedgerEntry } from '../../activities/db/ledgerWriter';
 import { accounts } from '../../core/ledger/accounts';
 import { chargePaidEntry } from '../../core/ledger/postings';
 import { createMerchantWithCredential, setWithdrawalsFrozen } from '../../db/merchantAdmin';
 import { Charge, Refund } from '../../db/models';
-import { createSequelize } from '../../db/sequelize';
-import { workflowsPath } from '../../workers/createWorker';
 import { refundStatusQuery, refundWorkflowId, requestRefundUpdate } from '../../workflows/refund/definitions';
 import { RefundFailureTypes, type RefundInput } from '../../workflows/refund/types';
 import { FakePixProvider } from '../support/fakePixProvider';
-import { testEnv, waitFor } from '../support/env';
+import { waitFor } from '../support/env';
 import { assertLedgerInvariant, balance } from '../support/ledger';
-import { createTimeSkippingEnv } from '../support/timeSkipping';
+import { useWorkflowEnv } from '../support/workflowEnv';
 
 jest.setTimeout(180_000);
 
-let env: TestWorkflowEnvironment;
-let sequelize: Sequelize;
-
-beforeAll(async () => {
-  sequelize = createSequelize(testEnv().databaseUrl);
-  env = await createTimeSkippingEnv();
-});
-
-afterAll(async () => {
-  await env?.teardown();
-  await sequelize?.close();
-});
+const wf = useWorkflowEnv();
 
 afterEach(async () => {
-  await assertLedgerInvariant(sequelize);
+  await assertLedgerInvariant(wf.sequelize);
 });
 
 /** A merchant with a paid Pix charge of 10,000 cents (no fee) credited to its available balance. */
 async function paidCharge(): Promise<{ merchantId: string; chargeId: string }> {
-  const { merchantId } = await createMerchantWithCredential(sequelize, { name: 'Loja Congelada' }, crypto.randomBytes(32).toString('hex'));
+  const { merchantId } = await createMerchantWithCredential(wf.sequelize, { name: 'Loja Congelada' }, crypto.randomBytes(32).toString('hex'));
   const chargeId = crypto.randomUUID();
   await Charge.create({
     id: chargeId, merchantId, amountCents: 10_000, feeCents: 0, status: 'PAID', description: null, externalRef: null, metadata: null, pix: null, payerSnapshot: null,
     providerChargeId: null, pixTxid: null, endToEndId: `E99999999202611250000${crypto.randomBytes(8).toString('hex').slice(0, 11)}`, idempotencyKey: null,
     expiresAt: new Date(Date.now() + 3_600_000), paidAt: new Date(), expiredAt: null, cancelledAt: null,
   });
-  await sequelize.transaction((t) => writeLedgerEntry(sequelize, chargePaidEntry({ chargeId, merchantId, amountCents: 10_000, feeCents: 0, splits: [] }), t));
+  await wf.sequelize.transaction((t) => writeLedgerEntry(wf.sequelize, chargePaidEntry({ chargeId, merchantId, amountCents: 10_000, feeCents: 0, splits: [] }), t));
   return { merchantId, chargeId };
 }
 
@@ -66,13 +49,9 @@ const refundInput = (chargeId: string, amountCents: number): RefundInput => ({ r
 
 /** Runs the real activities; `afterReserve` runs once the reservation has committed, before anything is sent. */
 async function withWorker<T>(provider: FakePixProvider, hooks: { beforeReserve?: () => Promise<void>; afterReserve?: () => Promise<void> }, fn: (taskQueue: string) => Promise<T>): Promise<T> {
-  const activities = createActivities({ sequelize, provider, providerCallbackUrl: 'http://127.0.0.1:1/unused' });
-  const taskQueue = `refund-freeze-${crypto.randomUUID()}`;
-  const worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowsPath: require.resolve(workflowsPath),
-    activities: {
+  const activities = wf.activities(provider);
+  return wf.withWorker(
+    {
       ...activities,
       reserveRefund: async (input: RefundInput) => {
         await hooks.beforeReserve?.();
@@ -81,13 +60,14 @@ async function withWorker<T>(provider: FakePixProvider, hooks: { beforeReserve?:
         return reserved;
       },
     },
-  });
-  return worker.runUntil(fn(taskQueue));
+    fn,
+    { prefix: 'refund-freeze' },
+  );
 }
 
 /** What POST /charges/{id}/refund does: Update-With-Start; resolves with the reservation or rejects with the refusal. */
 function request(taskQueue: string, input: RefundInput, merchantId: string): Promise<unknown> {
-  return updateWithStartOrJoin(env.client, requestRefundUpdate, {
+  return updateWithStartOrJoin(wf.env.client, requestRefundUpdate, {
     workflowType: 'refundLifecycle',
     workflowId: refundWorkflowId(input.refundId),
     taskQueue,
@@ -101,13 +81,13 @@ it('a freeze that commits after the API check is seen under the merchant lock: r
   const { merchantId, chargeId } = await paidCharge();
   const provider = new FakePixProvider();
   const input = refundInput(chargeId, 4_000);
-  const refused = await withWorker(provider, { beforeReserve: () => setWithdrawalsFrozen(sequelize, merchantId, true) }, async (taskQueue) => {
+  const refused = await withWorker(provider, { beforeReserve: () => setWithdrawalsFrozen(wf.sequelize, merchantId, true) }, async (taskQueue) => {
     return request(taskQueue, input, merchantId).catch((err: unknown) => err);
   });
   expect(refused).toBeInstanceOf(WorkflowUpdateFailedError);
   expect((refused as WorkflowUpdateFailedError).cause).toMatchObject({ type: RefundFailureTypes.merchantFrozen });
   expect(await Refund.findByPk(input.refundId)).toBeNull();
-  expect(await balance(sequelize, accounts.merchantAvailable(merchantId))).toBe(10_000);
+  expect(await balance(wf.sequelize, accounts.merchantAvailable(merchantId))).toBe(10_000);
   expect(provider.transfers.size).toBe(0);
 });
 
@@ -115,30 +95,30 @@ it('a refund reserved before the freeze is parked, not sent, however long it las
   const { merchantId, chargeId } = await paidCharge();
   const provider = new FakePixProvider();
   const input = refundInput(chargeId, 4_000);
-  const outcome = await withWorker(provider, { afterReserve: () => setWithdrawalsFrozen(sequelize, merchantId, true) }, async (taskQueue) => {
+  const outcome = await withWorker(provider, { afterReserve: () => setWithdrawalsFrozen(wf.sequelize, merchantId, true) }, async (taskQueue) => {
     expect(await request(taskQueue, input, merchantId)).toMatchObject({ status: 'PROCESSING' });
-    const handle = env.client.workflow.getHandle(refundWorkflowId(input.refundId));
+    const handle = wf.env.client.workflow.getHandle(refundWorkflowId(input.refundId));
     await waitFor(async () => (await handle.query(refundStatusQuery)) === 'PARKED', 'the refund to park');
-    await env.sleep('3 hours');
+    await wf.env.sleep('3 hours');
     expect(provider.transfers.size).toBe(0);
     expect(await Refund.findByPk(input.refundId)).toMatchObject({ status: 'PROCESSING' });
-    expect(await balance(sequelize, accounts.merchantReserved(merchantId))).toBe(4_000);
-    await setWithdrawalsFrozen(sequelize, merchantId, false);
+    expect(await balance(wf.sequelize, accounts.merchantReserved(merchantId))).toBe(4_000);
+    await setWithdrawalsFrozen(wf.sequelize, merchantId, false);
     return handle.result();
   });
   expect(outcome).toMatchObject({ status: 'SUCCEEDED' });
   expect([...provider.transfers.keys()]).toEqual([input.refundId]);
-  expect(await balance(sequelize, accounts.merchantReserved(merchantId))).toBe(0);
-  expect(await balance(sequelize, accounts.merchantAvailable(merchantId))).toBe(6_000);
+  expect(await balance(wf.sequelize, accounts.merchantReserved(merchantId))).toBe(0);
+  expect(await balance(wf.sequelize, accounts.merchantAvailable(merchantId))).toBe(6_000);
 });
 
 it("an operator's cancel of a parked refund releases its shares after the grace period; nothing is sent", async () => {
   const { merchantId, chargeId } = await paidCharge();
   const provider = new FakePixProvider();
   const input = refundInput(chargeId, 2_500);
-  const outcome = await withWorker(provider, { afterReserve: () => setWithdrawalsFrozen(sequelize, merchantId, true) }, async (taskQueue) => {
+  const outcome = await withWorker(provider, { afterReserve: () => setWithdrawalsFrozen(wf.sequelize, merchantId, true) }, async (taskQueue) => {
     await request(taskQueue, input, merchantId);
-    const handle = env.client.workflow.getHandle(refundWorkflowId(input.refundId));
+    const handle = wf.env.client.workflow.getHandle(refundWorkflowId(input.refundId));
     await waitFor(async () => (await handle.query(refundStatusQuery)) === 'PARKED', 'the refund to park');
     await handle.cancel();
     return handle.result();
@@ -147,6 +127,6 @@ it("an operator's cancel of a parked refund releases its shares after the grace 
   expect(await Refund.findByPk(input.refundId)).toMatchObject({ status: 'FAILED', failureCode: 'CANCELLED', failureReason: 'cancelled before the transfer was sent' });
   expect(provider.transfers.size).toBe(0);
   expect(provider.lookupCalls).toBeGreaterThan(0);
-  expect(await balance(sequelize, accounts.merchantReserved(merchantId))).toBe(0);
-  expect(await balance(sequelize, accounts.merchantAvailable(merchantId))).toBe(10_000);
+  expect(await balance(wf.sequelize, accounts.merchantReserved(merchantId))).toBe(0);
+  expect(await balance(wf.sequelize, accounts.merchantAvailable(merchantId))).toBe(10_000);
 });

@@ -6,51 +6,34 @@
  * The schedule itself (a Temporal Schedule) is exercised in test/integration/settlements.test.ts.
  */
 import crypto from 'node:crypto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
-import { QueryTypes, type Sequelize } from 'sequelize';
-import { createActivities } from '../../activities';
+import { QueryTypes } from 'sequelize';
 import { writeLedgerEntry } from '../../activities/db/ledgerWriter';
 import { brasiliaStartOfDay } from '../../activities/settlements';
 import { accounts } from '../../core/ledger/accounts';
 import { chargePaidEntry } from '../../core/ledger/postings';
 import { createMerchantWithCredential } from '../../db/merchantAdmin';
-import { createSequelize } from '../../db/sequelize';
-import { workflowsPath } from '../../workers/createWorker';
 import type { ScheduledSettlementResult } from '../../workflows/settlement/types';
 import { FakePixProvider } from '../support/fakePixProvider';
-import { testEnv } from '../support/env';
 import { assertLedgerInvariant, balance } from '../support/ledger';
-import { createTimeSkippingEnv } from '../support/timeSkipping';
+import { useWorkflowEnv } from '../support/workflowEnv';
 
 jest.setTimeout(120_000);
 
 const FEE = 150;
-let env: TestWorkflowEnvironment;
-let sequelize: Sequelize;
-
-beforeAll(async () => {
-  sequelize = createSequelize(testEnv().databaseUrl);
-  env = await createTimeSkippingEnv();
-});
-
-afterAll(async () => {
-  await env?.teardown();
-  await sequelize?.close();
-});
+const wf = useWorkflowEnv();
 
 afterEach(async () => {
-  await assertLedgerInvariant(sequelize);
+  await assertLedgerInvariant(wf.sequelize);
 });
 
 async function merchantWith(schedule: { frequency: 'D0' | 'D1' | 'WEEKLY'; minimumAmountCents: number } | null): Promise<string> {
   const { merchantId } = await createMerchantWithCredential(
-    sequelize,
+    wf.sequelize,
     { name: 'Loja Repasse WF', pixKey: `repasse+${crypto.randomUUID().slice(0, 8)}@loja.com.br`, pixKeyType: 'EMAIL', withdrawalFeeCents: FEE },
     crypto.randomBytes(32).toString('hex'),
   );
   if (schedule) {
-    await sequelize.query(`INSERT INTO settlement_schedules (merchant_id, frequency, minimum_amount_cents) VALUES (:merchantId, :frequency, :minimum)`, {
+    await wf.sequelize.query(`INSERT INTO settlement_schedules (merchant_id, frequency, minimum_amount_cents) VALUES (:merchantId, :frequency, :minimum)`, {
       replacements: { merchantId, frequency: schedule.frequency, minimum: schedule.minimumAmountCents },
     });
   }
@@ -60,13 +43,13 @@ async function merchantWith(schedule: { frequency: 'D0' | 'D1' | 'WEEKLY'; minim
 /** Books a paid charge's credit; `at` back-dates its postings (money that arrived on an earlier day). */
 async function fund(merchantId: string, amountCents: number, at?: Date): Promise<void> {
   const chargeId = crypto.randomUUID();
-  await sequelize.transaction((t) => writeLedgerEntry(sequelize, chargePaidEntry({ chargeId, merchantId, amountCents, feeCents: 0, splits: [] }), t));
+  await wf.sequelize.transaction((t) => writeLedgerEntry(wf.sequelize, chargePaidEntry({ chargeId, merchantId, amountCents, feeCents: 0, splits: [] }), t));
   if (at) {
     // Postings are immutable (a trigger refuses updates); only this test transaction skips
     // triggers, to pretend the money arrived yesterday. Amounts and accounts are untouched.
-    await sequelize.transaction(async (transaction) => {
-      await sequelize.query(`SET LOCAL session_replication_role = replica`, { transaction });
-      await sequelize.query(
+    await wf.sequelize.transaction(async (transaction) => {
+      await wf.sequelize.query(`SET LOCAL session_replication_role = replica`, { transaction });
+      await wf.sequelize.query(
         `UPDATE ledger_postings SET created_at = :at WHERE transaction_id IN (SELECT id FROM ledger_transactions WHERE movement_key = :key)`,
         { replacements: { at, key: `charge-paid:${chargeId}` }, transaction },
       );
@@ -75,22 +58,15 @@ async function fund(merchantId: string, amountCents: number, at?: Date): Promise
 }
 
 async function run(merchantId: string, provider: FakePixProvider): Promise<{ result: ScheduledSettlementResult; workflowId: string }> {
-  const taskQueue = `wf-${crypto.randomUUID()}`;
-  const worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowsPath: require.resolve(workflowsPath),
-    activities: createActivities({ sequelize, provider, providerCallbackUrl: 'http://127.0.0.1:1/unused' }),
-  });
   const workflowId = `settlement-${merchantId}-${new Date().toISOString()}`;
-  const result = await worker.runUntil(env.client.workflow.execute('scheduledSettlement', { taskQueue, workflowId, args: [{ merchantId }] }));
+  const result = await wf.withWorker(wf.activities(provider), (taskQueue) => wf.env.client.workflow.execute('scheduledSettlement', { taskQueue, workflowId, args: [{ merchantId }] }));
   return { result: result as ScheduledSettlementResult, workflowId };
 }
 
-const available = (merchantId: string) => balance(sequelize, accounts.merchantAvailable(merchantId));
+const available = (merchantId: string) => balance(wf.sequelize, accounts.merchantAvailable(merchantId));
 
 async function settlementRows(merchantId: string) {
-  return sequelize.query<{ id: string; withdrawal_id: string; trigger: string; schedule_run_id: string; schedule_frequency: string; status: string; amount_cents: string }>(
+  return wf.sequelize.query<{ id: string; withdrawal_id: string; trigger: string; schedule_run_id: string; schedule_frequency: string; status: string; amount_cents: string }>(
     `SELECT s.id, s.withdrawal_id, s.trigger, s.schedule_run_id, s.schedule_frequency, w.status, w.amount_cents FROM settlements s JOIN withdrawals w ON w.id = s.withdrawal_id WHERE s.merchant_id = :merchantId`,
     { replacements: { merchantId }, type: QueryTypes.SELECT },
   );
@@ -106,7 +82,7 @@ it('D0 through a provider outage: everything available minus the fee, one transf
   expect(provider.transfers.size).toBe(1);
   expect(provider.transfers.get(result.settlementId!)?.amountCents).toBe(50_000 - FEE);
   expect(await available(merchantId)).toBe(0);
-  expect(await balance(sequelize, accounts.merchantReserved(merchantId))).toBe(0);
+  expect(await balance(wf.sequelize, accounts.merchantReserved(merchantId))).toBe(0);
   expect(await settlementRows(merchantId)).toEqual([
     { id: result.settlementId, withdrawal_id: result.settlementId, trigger: 'SCHEDULED', schedule_run_id: workflowId, schedule_frequency: 'D0', status: 'COMPLETED', amount_cents: String(50_000 - FEE) },
   ]);
@@ -128,7 +104,7 @@ it('below the minimum, or with no schedule config: skips and records nothing', a
 it("D1 settles what the previous day ended with, not today's money", async () => {
   const merchantId = await merchantWith({ frequency: 'D1', minimumAmountCents: 0 });
   // The run's "today" is the test server's clock (skipped ahead by earlier tests), not the wall clock.
-  const cutoff = brasiliaStartOfDay(new Date(await env.currentTimeMs())).getTime();
+  const cutoff = brasiliaStartOfDay(new Date(await wf.env.currentTimeMs())).getTime();
   await fund(merchantId, 20_000, new Date(cutoff - 3_600_000)); // the evening before
   await fund(merchantId, 7_000, new Date(cutoff + 60_000)); // arrived today: left for tomorrow's run
   const provider = new FakePixProvider();

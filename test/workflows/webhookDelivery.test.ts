@@ -3,41 +3,29 @@
  * real local receiver: hours of retry backoff run in seconds.
  */
 import crypto from 'node:crypto';
-import { QueryTypes, type Sequelize } from 'sequelize';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { createTimeSkippingEnv } from '../support/timeSkipping';
-import { Worker } from '@temporalio/worker';
-import { createActivities } from '../../activities';
+import { QueryTypes } from 'sequelize';
 import { encryptSecret } from '../../core/crypto/secretBox';
 import { retryOffsetsMs } from '../../core/webhooks/retrySchedule';
 import { createMerchantWithCredential } from '../../db/merchantAdmin';
 import { WebhookEndpoint } from '../../db/models';
-import { createSequelize } from '../../db/sequelize';
-import { workflowsPath } from '../../workers/createWorker';
 import { deliveryWorkflowId } from '../../workflows/webhook/definitions';
-import { FakePixProvider } from '../support/fakePixProvider';
-import { testEnv } from '../support/env';
 import { startReceiver, type Receiver } from '../support/receiver';
+import { useWorkflowEnv } from '../support/workflowEnv';
 
 jest.setTimeout(120_000);
 
 const key = crypto.randomBytes(32);
-let env: TestWorkflowEnvironment;
-let sequelize: Sequelize;
+const wf = useWorkflowEnv();
 let merchantId: string;
 let receiver: Receiver;
 
 beforeAll(async () => {
-  sequelize = createSequelize(testEnv().databaseUrl);
-  env = await createTimeSkippingEnv();
-  ({ merchantId } = await createMerchantWithCredential(sequelize, { name: 'Loja Webhooks' }, key.toString('hex')));
+  ({ merchantId } = await createMerchantWithCredential(wf.sequelize, { name: 'Loja Webhooks' }, key.toString('hex')));
   receiver = await startReceiver();
 });
 
 afterAll(async () => {
   await receiver?.close();
-  await env?.teardown();
-  await sequelize?.close();
 });
 
 /** One endpoint, one event, one delivery row: what the dispatcher would have made. */
@@ -50,11 +38,11 @@ async function delivery(path: string): Promise<{ deliveryId: string; webhookId: 
     secretCiphertext: encryptSecret('whsec_test', key), previousSecretCiphertext: null, previousSecretExpiresAt: null, disabledAt: null, disabledReason: null,
   });
   const body = JSON.stringify({ eventId, type: 'charge.paid', createdAt: new Date().toISOString(), data: { id: 'c1', status: 'PAID' } });
-  await sequelize.query(
+  await wf.sequelize.query(
     `INSERT INTO outbox_events (id, dedup_key, merchant_id, type, aggregate_type, aggregate_id, payload, dispatched_at) VALUES (:eventId, :dedup, :merchantId, 'charge.paid', 'charge', :agg, '{}', now())`,
     { replacements: { eventId, dedup: `charge.paid:${eventId}`, merchantId, agg: eventId } },
   );
-  await sequelize.query(
+  await wf.sequelize.query(
     `INSERT INTO webhook_deliveries (id, event_id, webhook_id, merchant_id, event_type, url, body, status, workflow_started) VALUES (:deliveryId, :eventId, :webhookId, :merchantId, 'charge.paid', :url, :body, 'PENDING', TRUE)`,
     { replacements: { deliveryId, eventId, webhookId, merchantId, url: `${receiver.url}${path}`, body } },
   );
@@ -62,29 +50,22 @@ async function delivery(path: string): Promise<{ deliveryId: string; webhookId: 
 }
 
 async function attempts(deliveryId: string) {
-  return sequelize.query<{ attempt: number; status_code: number | null; success: boolean }>(
+  return wf.sequelize.query<{ attempt: number; status_code: number | null; success: boolean }>(
     `SELECT attempt, status_code, success FROM webhook_delivery_attempts WHERE delivery_id = :deliveryId ORDER BY attempt`,
     { replacements: { deliveryId }, type: QueryTypes.SELECT },
   );
 }
 
 async function withWorker<T>(fn: (taskQueue: string) => Promise<T>): Promise<T> {
-  const taskQueue = `wh-${crypto.randomUUID()}`;
-  const worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowsPath: require.resolve(workflowsPath),
-    activities: createActivities({ sequelize, provider: new FakePixProvider(), providerCallbackUrl: 'http://127.0.0.1:1/unused', secretsKey: key, allowPrivateDestinations: true }),
-  });
-  return worker.runUntil(fn(taskQueue));
+  return wf.withWorker(wf.activities(undefined, { secretsKey: key, allowPrivateDestinations: true }), fn, { prefix: 'wh' });
 }
 
 it('delivers to a receiver that was down for 6 hours once it is back, recording every failed attempt', async () => {
   const d = await delivery('/down-6h');
   receiver.status = 503;
   const result = await withWorker(async (taskQueue) => {
-    const handle = await env.client.workflow.start('webhookDelivery', { taskQueue, workflowId: deliveryWorkflowId(d.deliveryId), args: [{ deliveryId: d.deliveryId }] });
-    await env.sleep('6 hours');
+    const handle = await wf.env.client.workflow.start('webhookDelivery', { taskQueue, workflowId: deliveryWorkflowId(d.deliveryId), args: [{ deliveryId: d.deliveryId }] });
+    await wf.env.sleep('6 hours');
     receiver.status = 200;
     return handle.result();
   });
@@ -97,7 +78,7 @@ it('delivers to a receiver that was down for 6 hours once it is back, recording 
   const hits = receiver.received.filter((r) => r.path === '/down-6h');
   expect(new Set(hits.map((h) => h.headers['gateway-event-id']))).toEqual(new Set([d.eventId]));
   expect(hits.map((h) => Number(h.headers['gateway-delivery-attempt']))).toEqual(log.map((a) => a.attempt));
-  const [row] = await sequelize.query<{ status: string }>(`SELECT status FROM webhook_deliveries WHERE id = :id`, { replacements: { id: d.deliveryId }, type: QueryTypes.SELECT });
+  const [row] = await wf.sequelize.query<{ status: string }>(`SELECT status FROM webhook_deliveries WHERE id = :id`, { replacements: { id: d.deliveryId }, type: QueryTypes.SELECT });
   expect(row.status).toBe('SUCCEEDED');
 });
 
@@ -105,14 +86,14 @@ it('ends FAILED after 3 days of non-2xx answers, at the documented attempt count
   const d = await delivery('/never');
   receiver.status = 500;
   const result = await withWorker(async (taskQueue) => {
-    const handle = await env.client.workflow.start('webhookDelivery', { taskQueue, workflowId: deliveryWorkflowId(d.deliveryId), args: [{ deliveryId: d.deliveryId }] });
+    const handle = await wf.env.client.workflow.start('webhookDelivery', { taskQueue, workflowId: deliveryWorkflowId(d.deliveryId), args: [{ deliveryId: d.deliveryId }] });
     return handle.result();
   });
   receiver.status = 200;
   expect(result).toBe('FAILED');
   expect(await attempts(d.deliveryId)).toHaveLength(retryOffsetsMs().length);
   expect(retryOffsetsMs().length).toBeGreaterThanOrEqual(15);
-  const [row] = await sequelize.query<{ status: string }>(`SELECT status FROM webhook_deliveries WHERE id = :id`, { replacements: { id: d.deliveryId }, type: QueryTypes.SELECT });
+  const [row] = await wf.sequelize.query<{ status: string }>(`SELECT status FROM webhook_deliveries WHERE id = :id`, { replacements: { id: d.deliveryId }, type: QueryTypes.SELECT });
   expect(row.status).toBe('FAILED');
   const endpoint = await WebhookEndpoint.findByPk(d.webhookId);
   expect(endpoint).toMatchObject({ active: false, disabledReason: expect.stringMatching(/no successful delivery for 3 days/) });
@@ -122,8 +103,8 @@ it('stops retrying when the endpoint is disabled (CANCELLED)', async () => {
   const d = await delivery('/disabled');
   receiver.status = 500;
   const result = await withWorker(async (taskQueue) => {
-    const handle = await env.client.workflow.start('webhookDelivery', { taskQueue, workflowId: deliveryWorkflowId(d.deliveryId), args: [{ deliveryId: d.deliveryId }] });
-    await env.sleep('1 minute');
+    const handle = await wf.env.client.workflow.start('webhookDelivery', { taskQueue, workflowId: deliveryWorkflowId(d.deliveryId), args: [{ deliveryId: d.deliveryId }] });
+    await wf.env.sleep('1 minute');
     await WebhookEndpoint.update({ active: false }, { where: { id: d.webhookId } });
     return handle.result();
   });
@@ -135,8 +116,8 @@ it('never follows a redirect: a 3xx is a failed attempt', async () => {
   const d = await delivery('/moved');
   receiver.status = 302;
   const result = await withWorker(async (taskQueue) => {
-    const handle = await env.client.workflow.start('webhookDelivery', { taskQueue, workflowId: deliveryWorkflowId(d.deliveryId), args: [{ deliveryId: d.deliveryId }] });
-    await env.sleep('2 minutes');
+    const handle = await wf.env.client.workflow.start('webhookDelivery', { taskQueue, workflowId: deliveryWorkflowId(d.deliveryId), args: [{ deliveryId: d.deliveryId }] });
+    await wf.env.sleep('2 minutes');
     await WebhookEndpoint.update({ active: false }, { where: { id: d.webhookId } });
     return handle.result();
   });
@@ -151,7 +132,7 @@ it('never follows a redirect: a 3xx is a failed attempt', async () => {
 it('sweeps expired idempotency keys and replay-guard entries, keeping live ones', async () => {
   const { createWebhookActivities } = await import('../../activities/webhooks');
   const insertKey = (key: string, expires: string) =>
-    sequelize.query(
+    wf.sequelize.query(
       `INSERT INTO idempotency_records (merchant_id, scope, key, request_hash, state, resource_id, locked_until, expires_at)
        VALUES (:merchantId, 'test', :key, 'h', 'COMPLETED', 'r', now(), ${expires})`,
       { replacements: { merchantId, key } },
@@ -159,15 +140,15 @@ it('sweeps expired idempotency keys and replay-guard entries, keeping live ones'
   await insertKey('expired-key', "now() - interval '1 hour'");
   await insertKey('live-key', "now() + interval '1 hour'");
   const credentialId = crypto.randomUUID();
-  await sequelize.query(
+  await wf.sequelize.query(
     `INSERT INTO request_signatures_seen (credential_id, signature, expires_at) VALUES (:c, 'old', now() - interval '1 minute'), (:c, 'new', now() + interval '5 minutes')`,
     { replacements: { c: credentialId } },
   );
-  const swept = await createWebhookActivities({ sequelize }).sweepExpired();
+  const swept = await createWebhookActivities({ sequelize: wf.sequelize }).sweepExpired();
   expect(swept.idempotencyKeys).toBeGreaterThanOrEqual(1);
   expect(swept.signatures).toBeGreaterThanOrEqual(1);
-  const keys = await sequelize.query<{ key: string }>(`SELECT key FROM idempotency_records WHERE scope = 'test' AND merchant_id = :merchantId`, { replacements: { merchantId }, type: QueryTypes.SELECT });
+  const keys = await wf.sequelize.query<{ key: string }>(`SELECT key FROM idempotency_records WHERE scope = 'test' AND merchant_id = :merchantId`, { replacements: { merchantId }, type: QueryTypes.SELECT });
   expect(keys.map((k) => k.key)).toEqual(['live-key']);
-  const sigs = await sequelize.query<{ signature: string }>(`SELECT signature FROM request_signatures_seen WHERE credential_id = :c`, { replacements: { c: credentialId }, type: QueryTypes.SELECT });
+  const sigs = await wf.sequelize.query<{ signature: string }>(`SELECT signature FROM request_signatures_seen WHERE credential_id = :c`, { replacements: { c: credentialId }, type: QueryTypes.SELECT });
   expect(sigs.map((s) => s.signature)).toEqual(['new']);
 });

@@ -5,35 +5,32 @@
  * refused too. What the merchant can read back is a code, never network detail.
  */
 import crypto from 'node:crypto';
-import { QueryTypes, type Sequelize } from 'sequelize';
+import { QueryTypes } from 'sequelize';
 import { createWebhookActivities } from '../../activities/webhooks';
 import { assertWebhookDestination } from '../../api/webhooks/destinationPolicy';
 import { encryptSecret } from '../../core/crypto/secretBox';
 import { presentDelivery, type AttemptRow, type DeliveryRow } from '../../core/presenters/webhookDelivery';
 import { createMerchantWithCredential } from '../../db/merchantAdmin';
 import { WebhookEndpoint } from '../../db/models';
-import { createSequelize } from '../../db/sequelize';
-import { testEnv } from '../support/env';
 import { startReceiver, type Receiver } from '../support/receiver';
+import { useWorkflowEnv } from '../support/workflowEnv';
 
 jest.setTimeout(60_000);
 
 const key = crypto.randomBytes(32);
-let sequelize: Sequelize;
+const wf = useWorkflowEnv({ server: 'none' });
 let merchantId: string;
 let receiver: Receiver;
 let port: string;
 
 beforeAll(async () => {
-  sequelize = createSequelize(testEnv().databaseUrl);
-  ({ merchantId } = await createMerchantWithCredential(sequelize, { name: 'Loja Destinos' }, key.toString('hex')));
+  ({ merchantId } = await createMerchantWithCredential(wf.sequelize, { name: 'Loja Destinos' }, key.toString('hex')));
   receiver = await startReceiver();
   port = new URL(receiver.url).port;
 });
 
 afterAll(async () => {
   await receiver?.close();
-  await sequelize?.close();
 });
 
 /** An endpoint and a pending delivery written straight to the database, as if the API had been bypassed. */
@@ -45,11 +42,11 @@ async function delivery(url: string): Promise<string> {
     id: webhookId, merchantId, chargeId: null, url, events: ['charge.paid'], description: null,
     secretCiphertext: encryptSecret('whsec_test', key), previousSecretCiphertext: null, previousSecretExpiresAt: null, disabledAt: null, disabledReason: null,
   });
-  await sequelize.query(
+  await wf.sequelize.query(
     `INSERT INTO outbox_events (id, dedup_key, merchant_id, type, aggregate_type, aggregate_id, payload, dispatched_at) VALUES (:eventId, :dedup, :merchantId, 'charge.paid', 'charge', :agg, '{}', now())`,
     { replacements: { eventId, dedup: `charge.paid:${eventId}`, merchantId, agg: eventId } },
   );
-  await sequelize.query(
+  await wf.sequelize.query(
     `INSERT INTO webhook_deliveries (id, event_id, webhook_id, merchant_id, event_type, url, body, status, workflow_started) VALUES (:deliveryId, :eventId, :webhookId, :merchantId, 'charge.paid', :url, '{}', 'PENDING', TRUE)`,
     { replacements: { deliveryId, eventId, webhookId, merchantId, url } },
   );
@@ -58,8 +55,8 @@ async function delivery(url: string): Promise<string> {
 
 /** The delivery as the merchant reads it (`GET /sellers/webhook-deliveries/{id}`). */
 async function readBack(deliveryId: string) {
-  const [d] = await sequelize.query<DeliveryRow>(`SELECT * FROM webhook_deliveries WHERE id = :deliveryId`, { replacements: { deliveryId }, type: QueryTypes.SELECT });
-  const attempts = await sequelize.query<AttemptRow>(`SELECT * FROM webhook_delivery_attempts WHERE delivery_id = :deliveryId ORDER BY attempt`, { replacements: { deliveryId }, type: QueryTypes.SELECT });
+  const [d] = await wf.sequelize.query<DeliveryRow>(`SELECT * FROM webhook_deliveries WHERE id = :deliveryId`, { replacements: { deliveryId }, type: QueryTypes.SELECT });
+  const attempts = await wf.sequelize.query<AttemptRow>(`SELECT * FROM webhook_delivery_attempts WHERE delivery_id = :deliveryId ORDER BY attempt`, { replacements: { deliveryId }, type: QueryTypes.SELECT });
   return presentDelivery(d, attempts);
 }
 
@@ -74,7 +71,7 @@ it.each(['http://[::ffff:127.0.0.1]:PORT/direct-mapped', 'http://127.0.0.1:PORT/
   async (raw) => {
     const url = raw.replace('PORT', port);
     const deliveryId = await delivery(url);
-    const activities = createWebhookActivities({ sequelize, secretsKey: key, allowPrivateDestinations: false });
+    const activities = createWebhookActivities({ sequelize: wf.sequelize, secretsKey: key, allowPrivateDestinations: false });
     await expect(activities.attemptDelivery({ deliveryId, attempt: 1 })).resolves.toEqual({ outcome: 'FAILED', statusCode: null });
     expectRefused(await readBack(deliveryId));
     expect(receiver.received.filter((r) => r.path.startsWith('/direct'))).toEqual([]);
@@ -91,7 +88,7 @@ it('refuses a name that rebinds to 127.0.0.1 after passing the registration chec
   const url = `http://rebind.attacker.test:${port}/rebound`;
   await expect(assertWebhookDestination(url, 'url', { allowPrivate: false, lookup })).resolves.toBe(url);
   const deliveryId = await delivery(url);
-  const activities = createWebhookActivities({ sequelize, secretsKey: key, allowPrivateDestinations: false, lookup });
+  const activities = createWebhookActivities({ sequelize: wf.sequelize, secretsKey: key, allowPrivateDestinations: false, lookup });
   await expect(activities.attemptDelivery({ deliveryId, attempt: 1 })).resolves.toEqual({ outcome: 'FAILED', statusCode: null });
   expectRefused(await readBack(deliveryId));
   expect(asked).toEqual(['rebind.attacker.test', 'rebind.attacker.test']);

@@ -4,53 +4,40 @@
  * Activities are the real ones on the real test database; only the provider is an in-memory fake.
  */
 import crypto from 'node:crypto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { createTimeSkippingEnv } from '../support/timeSkipping';
-import { Worker } from '@temporalio/worker';
 import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
-import type { Sequelize } from 'sequelize';
-import { createActivities } from '../../activities';
+import type { Activities } from '../../activities';
 import { writeLedgerEntry } from '../../activities/db/ledgerWriter';
 import { accounts } from '../../core/ledger/accounts';
 import { chargePaidEntry } from '../../core/ledger/postings';
 import { createMerchantWithCredential } from '../../db/merchantAdmin';
 import { Withdrawal } from '../../db/models';
-import { createSequelize } from '../../db/sequelize';
-import { workflowsPath } from '../../workers/createWorker';
 import { requestWithdrawalUpdate, withdrawalWorkflowId } from '../../workflows/withdrawal/definitions';
 import type { WithdrawalInput } from '../../workflows/withdrawal/types';
 import { FakePixProvider } from '../support/fakePixProvider';
-import { testEnv, waitFor } from '../support/env';
+import { waitFor } from '../support/env';
 import { assertLedgerInvariant, balance } from '../support/ledger';
+import { useWorkflowEnv } from '../support/workflowEnv';
 
 jest.setTimeout(120_000);
 
 const FEE = 150;
-let env: TestWorkflowEnvironment;
-let sequelize: Sequelize;
+const wf = useWorkflowEnv();
 let merchantId: string;
 
 beforeAll(async () => {
-  sequelize = createSequelize(testEnv().databaseUrl);
-  env = await createTimeSkippingEnv();
   ({ merchantId } = await createMerchantWithCredential(
-    sequelize,
+    wf.sequelize,
     { name: 'Loja Saque WF', pixKey: 'financeiro@loja-saque.com.br', pixKeyType: 'EMAIL', withdrawalFeeCents: FEE },
     crypto.randomBytes(32).toString('hex'),
   ));
   // Money to withdraw, booked as a paid charge would book it.
-  await sequelize.transaction((t) =>
-    writeLedgerEntry(sequelize, chargePaidEntry({ chargeId: crypto.randomUUID(), merchantId, amountCents: 1_000_000, feeCents: 0, splits: [] }), t),
+  await wf.sequelize.transaction((t) =>
+    writeLedgerEntry(wf.sequelize, chargePaidEntry({ chargeId: crypto.randomUUID(), merchantId, amountCents: 1_000_000, feeCents: 0, splits: [] }), t),
   );
 });
 
-afterAll(async () => {
-  await env?.teardown();
-  await sequelize?.close();
-});
-
 afterEach(async () => {
-  await assertLedgerInvariant(sequelize);
+  await assertLedgerInvariant(wf.sequelize);
 });
 
 const input = (amountCents = 10_000): WithdrawalInput => ({
@@ -62,25 +49,16 @@ const input = (amountCents = 10_000): WithdrawalInput => ({
   userId: null,
 });
 
-type Activities = ReturnType<typeof createActivities>;
-
 async function withWorker<T>(provider: FakePixProvider, fn: (taskQueue: string) => Promise<T>, wrap: (a: Activities) => Activities = (a) => a): Promise<T> {
-  const taskQueue = `wf-${crypto.randomUUID()}`;
-  const worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowsPath: require.resolve(workflowsPath),
-    activities: wrap(createActivities({ sequelize, provider, providerCallbackUrl: 'http://127.0.0.1:1/unused' })),
-  });
-  return worker.runUntil(fn(taskQueue));
+  return wf.withWorker(wrap(wf.activities(provider)), fn);
 }
 
 function start(taskQueue: string, args: WithdrawalInput) {
-  return env.client.workflow.start('withdrawalLifecycle', { taskQueue, workflowId: withdrawalWorkflowId(args.withdrawalId), args: [args] });
+  return wf.env.client.workflow.start('withdrawalLifecycle', { taskQueue, workflowId: withdrawalWorkflowId(args.withdrawalId), args: [args] });
 }
 
-const available = () => balance(sequelize, accounts.merchantAvailable(merchantId));
-const reserved = () => balance(sequelize, accounts.merchantReserved(merchantId));
+const available = () => balance(wf.sequelize, accounts.merchantAvailable(merchantId));
+const reserved = () => balance(wf.sequelize, accounts.merchantReserved(merchantId));
 
 async function failureTypeOf(promise: Promise<unknown>): Promise<string | undefined> {
   const err = await promise.then(
@@ -96,8 +74,8 @@ it('retries the transfer through a provider outage, then completes and moves the
   provider.transientTransferFailures = 4;
   const args = input(10_000);
   const availableBefore = await available();
-  const clearingBefore = await balance(sequelize, accounts.providerClearing);
-  const feesBefore = await balance(sequelize, accounts.platformFees);
+  const clearingBefore = await balance(wf.sequelize, accounts.providerClearing);
+  const feesBefore = await balance(wf.sequelize, accounts.platformFees);
 
   const outcome = await withWorker(provider, async (tq) => {
     const handle = await start(tq, args);
@@ -116,8 +94,8 @@ it('retries the transfer through a provider outage, then completes and moves the
   expect(row?.processedAt).not.toBeNull();
   expect(await available()).toBe(availableBefore - 10_000 - FEE);
   expect(await reserved()).toBe(0);
-  expect(await balance(sequelize, accounts.providerClearing)).toBe(clearingBefore + 10_000);
-  expect(await balance(sequelize, accounts.platformFees)).toBe(feesBefore + FEE);
+  expect(await balance(wf.sequelize, accounts.providerClearing)).toBe(clearingBefore + 10_000);
+  expect(await balance(wf.sequelize, accounts.platformFees)).toBe(feesBefore + FEE);
 });
 
 it('refuses a withdrawal above the available balance through the update, storing nothing', async () => {
@@ -217,12 +195,12 @@ it('cancelled after the provider made the transfer (answers lost): completes, ne
 it('fails on a refused Pix key and returns the whole reserve, fee included', async () => {
   const provider = new FakePixProvider();
   const other = await createMerchantWithCredential(
-    sequelize,
+    wf.sequelize,
     { name: 'Loja Chave Ruim', pixKey: 'invalid@loja.com.br', pixKeyType: 'EMAIL', withdrawalFeeCents: FEE },
     crypto.randomBytes(32).toString('hex'),
   );
-  await sequelize.transaction((t) =>
-    writeLedgerEntry(sequelize, chargePaidEntry({ chargeId: crypto.randomUUID(), merchantId: other.merchantId, amountCents: 50_000, feeCents: 0, splits: [] }), t),
+  await wf.sequelize.transaction((t) =>
+    writeLedgerEntry(wf.sequelize, chargePaidEntry({ chargeId: crypto.randomUUID(), merchantId: other.merchantId, amountCents: 50_000, feeCents: 0, splits: [] }), t),
   );
   const args = { ...input(50_000 - FEE), merchantId: other.merchantId };
   const outcome = await withWorker(provider, async (tq) => {
@@ -235,8 +213,8 @@ it('fails on a refused Pix key and returns the whole reserve, fee included', asy
   const row = await Withdrawal.findByPk(args.withdrawalId);
   expect(row).toMatchObject({ status: 'FAILED', failureCode: 'INVALID_PIX_KEY', partnerTxId: args.withdrawalId });
   expect(row?.failureReason).toMatch(/DICT/);
-  expect(await balance(sequelize, accounts.merchantAvailable(other.merchantId))).toBe(50_000);
-  expect(await balance(sequelize, accounts.merchantReserved(other.merchantId))).toBe(0);
+  expect(await balance(wf.sequelize, accounts.merchantAvailable(other.merchantId))).toBe(50_000);
+  expect(await balance(wf.sequelize, accounts.merchantReserved(other.merchantId))).toBe(0);
 });
 
 it('gives up reserving durably: a late reserve attempt finds the terminal row and debits nothing (M3)', async () => {
