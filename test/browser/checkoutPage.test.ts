@@ -6,6 +6,7 @@
  * its live stream is refused, the expired page, the copy button by keyboard. A screenshot of each state lands in test-artifacts/checkout/.
  */
 import { execFileSync } from 'node:child_process';
+import { runTool } from '../support/externalTools';
 import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -109,7 +110,7 @@ describeBrowser('hosted checkout page in Chromium', () => {
     const qrFile = path.join(shots, 'qr.png');
     await page.locator('#qr').screenshot({ path: qrFile });
     // stderr captured: zbarimg prints D-Bus noise on machines without a system bus.
-    const decoded = execFileSync('zbarimg', ['--quiet', '--raw', qrFile], { stdio: ['ignore', 'pipe', 'pipe'] }).toString('utf8').trim();
+    const decoded = (await runTool('zbarimg', ['--quiet', '--raw', qrFile])).trim();
     const shown = await page.inputValue('#pix-code');
     expect(shown).toBe(checkout.copyPaste);
     expect(decoded).toBe(shown);

@@ -5,6 +5,7 @@
  * a balanced ledger; the PDF read back by poppler and zbar; expiry closes the boleto at the provider.
  */
 import { execFileSync } from 'node:child_process';
+import { runTool } from '../support/externalTools';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -66,9 +67,7 @@ async function readWhen(client: AppClient, id: string, status: string) {
   }, `charge ${status}`);
 }
 
-function run(cmd: string, args: string[]): string {
-  return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 60_000 });
-}
+const run = (cmd: string, args: string[]) => runTool(cmd, args);
 
 it('BOLETO needs a payer (400 naming payer); boleto terms only with BOLETO', async () => {
   const { client, merchantId } = await owner();
@@ -101,15 +100,15 @@ it('creates a hybrid boleto, pays it by barcode, reads it PAID with payer data; 
   expect(pdfRes.headers.get('content-type')).toBe('application/pdf');
   const pdf = path.join(dir, `${charge.id}.pdf`);
   fs.writeFileSync(pdf, Buffer.from(await pdfRes.arrayBuffer()));
-  const text = run('pdftotext', ['-layout', pdf, '-']);
+  const text = await run('pdftotext', ['-layout', pdf, '-']);
   expect(text).toContain(formatDigitableLine(charge.boleto.digitableLine));
   expect(text).toContain(formatBrl(10_000));
   expect(text).toContain('Loja Boleto');
   expect(text).toContain('Bia Souza');
   expect(text).toContain('multa de 2,00%');
   expect(text).toContain('juros de mora de 1,00% ao mês');
-  run('pdftoppm', ['-r', '300', '-png', '-f', '1', '-l', '1', pdf, pdf.replace(/\.pdf$/, '')]);
-  const scanned = run('zbarimg', ['--raw', '-q', '-Sdisable', '-Si25.enable', `${pdf.replace(/\.pdf$/, '')}-1.png`]).split('\n').filter(Boolean);
+  await run('pdftoppm', ['-r', '300', '-png', '-f', '1', '-l', '1', pdf, pdf.replace(/\.pdf$/, '')]);
+  const scanned = (await run('zbarimg', ['--raw', '-q', '-Sdisable', '-Si25.enable', `${pdf.replace(/\.pdf$/, '')}-1.png`])).split('\n').filter(Boolean);
   expect(scanned).toContain(charge.boleto.barcode);
 
   expect((await sandboxPay(charge.id)).status).toBe(200); // via BOLETO: by barcode

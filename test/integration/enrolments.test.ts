@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
+import { runTool } from '../support/externalTools';
 import { AppClient } from '../support/appClient';
 import { waitFor } from '../support/env';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
@@ -54,16 +55,16 @@ async function fetchPdf(client: AppClient, enrolmentId: string) {
   return { status: res.status, headers: res.headers, bytes: Buffer.from(await res.arrayBuffer()) };
 }
 
-const pdfText = (pdf: Buffer) => execFileSync('pdftotext', ['-layout', '-', '-'], { input: pdf }).toString('utf8').replace(/\s+/g, ' ');
+const pdfText = async (pdf: Buffer) => (await runTool('pdftotext', ['-layout', '-', '-'], { input: pdf })).replace(/\s+/g, ' ');
 
 /** The PDF's page rendered by pdftoppm and its QR read back by zbarimg. */
-function pdfQr(pdf: Buffer): string {
+async function pdfQr(pdf: Buffer): Promise<string> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'certificate-'));
   try {
     fs.writeFileSync(path.join(dir, 'c.pdf'), pdf);
-    execFileSync('pdftoppm', ['-png', '-r', '150', '-singlefile', path.join(dir, 'c.pdf'), path.join(dir, 'page')]);
+    await runTool('pdftoppm', ['-png', '-r', '150', '-singlefile', path.join(dir, 'c.pdf'), path.join(dir, 'page')]);
     // stderr captured: zbarimg prints D-Bus noise on machines without a system bus.
-    return execFileSync('zbarimg', ['--quiet', '--raw', path.join(dir, 'page.png')], { stdio: ['ignore', 'pipe', 'pipe'] }).toString('utf8').trim();
+    return (await runTool('zbarimg', ['--quiet', '--raw', path.join(dir, 'page.png')])).trim();
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -149,11 +150,11 @@ it('the certificate PDF: text read back by pdftotext, its QR decoded by zbarimg 
   expect(pdf.status).toBe(200);
   expect(pdf.headers.get('content-type')).toBe('application/pdf');
   expect(pdf.bytes.subarray(0, 5).toString('latin1')).toBe('%PDF-');
-  const text = pdfText(pdf.bytes);
+  const text = await pdfText(pdf.bytes);
   const issued = new Intl.DateTimeFormat('pt-BR', { timeZone: 'America/Sao_Paulo', day: '2-digit', month: '2-digit', year: 'numeric' }).format(new Date(certificate.issuedAt));
   for (const expected of ['Certificado de conclusão', STUDENT.name, 'Finanças com ação', 'Escola Teste', issued, certificate.id]) expect(text).toContain(expected);
 
-  const qr = pdfQr(pdf.bytes);
+  const qr = await pdfQr(pdf.bytes);
   expect(qr).toMatch(new RegExp(`^${stack.apiUrl}/receipts/verify\\?code=[A-Za-z0-9_-]+$`));
   const code = new URL(qr).searchParams.get('code')!;
   expect(text.replace(/\s/g, '')).toContain(code);

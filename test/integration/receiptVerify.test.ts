@@ -6,6 +6,7 @@
  */
 import crypto from 'node:crypto';
 import { execFileSync } from 'node:child_process';
+import { runTool } from '../support/externalTools';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,9 +26,7 @@ let stack: IntegrationStack;
 let facts: ReceiptFacts;
 let key: Buffer;
 
-function run(cmd: string, args: string[]): string {
-  return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 60_000 });
-}
+const run = (cmd: string, args: string[]) => runTool(cmd, args);
 
 const PAYER = { name: 'Conceição Ação da Silva', document: '52998224725', documentType: 'CPF', institution: 'Banco Sandbox', ispb: '99999999', agency: '0001', account: '7654321-0' };
 
@@ -71,17 +70,17 @@ test('PDF → pdftotext holds the amount, endToEndId and masked parties with acc
   const pdf = path.join(dir, 'receipt.pdf');
   fs.writeFileSync(pdf, await renderReceiptPdf(facts, { verifyUrl: url }));
 
-  expect(run('pdfinfo', [pdf])).toMatch(/^Pages:\s+1$/m);
-  expect(run('pdffonts', [pdf])).toMatch(/DejaVuSans\s+CID TrueType\s+Identity-H\s+yes/);
-  const text = run('pdftotext', ['-layout', pdf, '-']);
+  expect(await run('pdfinfo', [pdf])).toMatch(/^Pages:\s+1$/m);
+  expect(await run('pdffonts', [pdf])).toMatch(/DejaVuSans\s+CID TrueType\s+Identity-H\s+yes/);
+  const text = await run('pdftotext', ['-layout', pdf, '-']);
   for (const s of ['Comprovante de Pix', 'R$ 1.234,56', facts.endToEndId!, 'Conceição Ação da Silva', '***.982.247-**', 'Loja Exemplo Comércio Ltda', '11.222.333/0001-81', 'Inscrição no curso', 'Valide este comprovante', '*****21-0']) {
     expect(text).toContain(s);
   }
   expect(text).not.toContain(PAYER.document);
   expect(text).not.toContain('7654321-0');
 
-  run('pdftoppm', ['-r', '200', '-png', '-f', '1', '-l', '1', pdf, path.join(dir, 'page')]);
-  const decoded = run('zbarimg', ['--raw', '-q', '-Sdisable', '-Sqrcode.enable', path.join(dir, 'page-1.png')]).split('\n').filter(Boolean);
+  await run('pdftoppm', ['-r', '200', '-png', '-f', '1', '-l', '1', pdf, path.join(dir, 'page')]);
+  const decoded = (await run('zbarimg', ['--raw', '-q', '-Sdisable', '-Sqrcode.enable', path.join(dir, 'page-1.png')])).split('\n').filter(Boolean);
   expect(decoded).toEqual([url]);
 
   const json = await verify(decoded[0]);

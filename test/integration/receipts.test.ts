@@ -8,6 +8,7 @@
 import crypto from 'node:crypto';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
+import { runTool } from '../support/externalTools';
 import { QueryTypes } from 'sequelize';
 import { signedRequestHeaders } from '../../core/signatures/requestSignature';
 import type { MerchantCredentials } from '../../db/merchantAdmin';
@@ -73,8 +74,8 @@ function expectError(res: Download, status: number, code: string): void {
 }
 
 /** The PDF's text as poppler reads it (spaces normalised: amounts may carry a no-break space). */
-function pdfText(pdf: Buffer): string {
-  return execFileSync('pdftotext', ['-layout', '-', '-'], { input: pdf }).toString('utf8').replace(/\s+/g, ' ');
+async function pdfText(pdf: Buffer): Promise<string> {
+  return (await runTool('pdftotext', ['-layout', '-', '-'], { input: pdf })).replace(/\s+/g, ' ');
 }
 
 async function storedReceipts(documentId: string): Promise<number> {
@@ -120,7 +121,7 @@ it('a charge: 409 before payment; after it, every id kind on both paths answers 
   expect(await storedReceipts(chargeId)).toBe(1);
   for (const bytes of answers) expect(bytes.equals(answers[0])).toBe(true);
 
-  const text = pdfText(answers[0]);
+  const text = await pdfText(answers[0]);
   expect(text).toContain('123,45');
   expect(text).toContain(charge.endToEndId as string);
   expect(text).toContain('Comprovante de Pix');
@@ -187,7 +188,7 @@ it('a withdrawal: 409 while PROCESSING, the receipt once COMPLETED; another merc
   expect(done.status).toBe('COMPLETED');
   const res = await download(merchant, `/v1/receipts/withdrawals/${withdrawalId}`);
   expectPdf(res, `comprovante-saque-${withdrawalId}.pdf`);
-  const text = pdfText(res.bytes);
+  const text = await pdfText(res.bytes);
   expect(text).toContain('43,21');
   expect(text).toContain('Comprovante de saque');
   if (done.providerEndToEndId) expect(text).toContain(done.providerEndToEndId);
@@ -224,7 +225,7 @@ it('a payout item: the receipt of a PAID item, 409 for a FAILED one, 404 to anot
   expect(paid && failed).toBeTruthy();
   const res = await download(merchant, `/v1/receipts/payout-items/${paid!.id}`);
   expectPdf(res, `comprovante-pagamento-${paid!.id}.pdf`);
-  const text = pdfText(res.bytes);
+  const text = await pdfText(res.bytes);
   expect(text).toContain('24,68');
   expect(text).toContain(paid!.endToEndId as string);
   expectError(await download(merchant, `/v1/receipts/payout-items/${failed!.id}`), 409, 'RECEIPT_UNAVAILABLE');
@@ -246,7 +247,7 @@ it('GET /charges/{id}/receipt: any member with a bearer token gets the same PDF;
   const res = await fetch(`${stack.apiUrl}/charges/${charge.id}/receipt`, { headers: { authorization: `Bearer ${viewer.accessToken}` } });
   const bytes = Buffer.from(await res.arrayBuffer());
   expectPdf({ status: res.status, headers: res.headers, bytes, error: undefined }, `comprovante-transacao-${charge.id}.pdf`);
-  expect(pdfText(bytes)).toContain('50,50');
+  expect(await pdfText(bytes)).toContain('50,50');
   // The partner route answers the same stored document.
   expect((await download(merchant, `/v1/receipts/transactions/${charge.id}`)).bytes.equals(bytes)).toBe(true);
 
