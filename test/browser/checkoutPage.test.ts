@@ -24,7 +24,7 @@ import {
 } from '../support/checkoutPage';
 import type { Producer } from '../support/checkouts';
 import { waitFor } from '../support/env';
-import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
+import { sharedIntegrationStack, type SharedStack } from '../support/sharedStack';
 import { assertLedgerInvariant } from '../support/ledger';
 
 jest.setTimeout(180_000);
@@ -38,7 +38,7 @@ const available = ensureChromium();
 const describeBrowser = available ? describe : describe.skip;
 
 describeBrowser('hosted checkout page in Chromium', () => {
-  let stack: IntegrationStack;
+  let stack: SharedStack;
   let owner: PageOwner;
   let producer: Producer;
   /** Made first with the shortest expiry the P0 route allows (1 minute): expired by the last test. */
@@ -50,7 +50,7 @@ describeBrowser('hosted checkout page in Chromium', () => {
   beforeAll(async () => {
     // zbarimg (zbar-tools) reads the QR back: a decoder we did not write.
     execFileSync('bash', [path.resolve(__dirname, '..', '..', 'scripts', 'lib', 'debianTools.sh'), '--ensure'], { stdio: 'inherit' });
-    stack = await startIntegrationStack();
+    stack = await sharedIntegrationStack();
     owner = await pageOwner(stack, 'Escola Aurora');
     await owner.client.call('PATCH', '/dashboard/merchant/branding', { body: { merchantId: owner.merchantId, color: '#0a7d5a' } });
     producer = await asProducer(owner, stack.encryptionKey);

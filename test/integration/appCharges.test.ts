@@ -5,16 +5,16 @@
  */
 import crypto from 'node:crypto';
 import { waitFor } from '../support/env';
-import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
+import { sharedIntegrationStack, type SharedStack } from '../support/sharedStack';
 import { assertLedgerInvariant } from '../support/ledger';
 import { signedInMerchant, signedInUser } from '../support/signedIn';
 
 jest.setTimeout(120_000);
 
-let stack: IntegrationStack;
+let stack: SharedStack;
 
 beforeAll(async () => {
-  stack = await startIntegrationStack();
+  stack = await sharedIntegrationStack();
 });
 
 afterAll(async () => {

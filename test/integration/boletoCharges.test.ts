@@ -18,7 +18,7 @@ import { formatBrl, formatDigitableLine } from '../../core/boleto/pdf/format';
 import { accounts } from '../../core/ledger/accounts';
 import type { AppClient } from '../support/appClient';
 import { waitFor } from '../support/env';
-import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
+import { sharedIntegrationStack, type SharedStack } from '../support/sharedStack';
 import { assertLedgerInvariant, balance } from '../support/ledger';
 import { signedInMerchant } from '../support/signedIn';
 
@@ -26,13 +26,13 @@ jest.setTimeout(150_000);
 
 const root = path.resolve(__dirname, '../..');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'boleto-charges-'));
-let stack: IntegrationStack;
+let stack: SharedStack;
 let provider: HttpPixProvider;
 const PAYER = { name: 'Bia Souza', taxId: '529.982.247-25', email: 'bia@example.com' };
 
 beforeAll(async () => {
   execFileSync('bash', [path.join(root, 'scripts/lib/debianTools.sh'), '--ensure'], { stdio: 'inherit', timeout: 300_000 });
-  stack = await startIntegrationStack();
+  stack = await sharedIntegrationStack();
   provider = new HttpPixProvider({ baseUrl: stack.sandboxUrl, apiKey: stack.workerEnv.PROVIDER_API_KEY, timeoutMs: 5_000 });
 }, 400_000);
 

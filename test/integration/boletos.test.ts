@@ -11,18 +11,18 @@ import { QueryTypes } from 'sequelize';
 import type { AppClient } from '../support/appClient';
 import { buildBoletoNumbers } from '../support/boletoNumbers';
 import { waitFor } from '../support/env';
-import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
+import { sharedIntegrationStack, type SharedStack } from '../support/sharedStack';
 import { assertLedgerInvariant } from '../support/ledger';
 import { setFaults } from '../support/payouts';
 import { signedInMerchant } from '../support/signedIn';
 
 jest.setTimeout(400_000);
 
-let stack: IntegrationStack;
+let stack: SharedStack;
 const PAYER = { name: 'Bia Souza', taxId: '529.982.247-25', email: 'bia@example.com' };
 
 beforeAll(async () => {
-  stack = await startIntegrationStack();
+  stack = await sharedIntegrationStack();
 }, 400_000);
 
 afterAll(async () => {

@@ -27,6 +27,7 @@ let stack: IntegrationStack;
 let owner: PageOwner;
 
 beforeAll(async () => {
+  // A stack of its own, not the worker's shared one (test/support/sharedStack.ts): it watches the API's own database queries.
   stack = await startIntegrationStack();
   owner = await pageOwner(stack);
 });

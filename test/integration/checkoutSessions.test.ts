@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Checkout, CheckoutItem, OutboxEvent } from '../../db/models';
 import { waitFor } from '../support/env';
-import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
+import { sharedIntegrationStack, type SharedStack } from '../support/sharedStack';
 import { assertLedgerInvariant } from '../support/ledger';
 import type { AppClient } from '../support/appClient';
 import { checkoutBody, enrolmentsOf, postCheckout, producer, sellableCourse, type Producer } from '../support/checkouts';
@@ -17,13 +17,13 @@ import { signedInUser } from '../support/signedIn';
 
 jest.setTimeout(120_000);
 
-let stack: IntegrationStack;
+let stack: SharedStack;
 let shop: Producer;
 const key = () => ({ 'x-idempotency-key': `sess-${crypto.randomUUID()}` });
 const SESSION_FIELDS = ['amountCents', 'chargeId', 'createdAt', 'expiresAt', 'id', 'merchantId', 'status', 'url'];
 
 beforeAll(async () => {
-  stack = await startIntegrationStack();
+  stack = await sharedIntegrationStack();
   shop = await producer(stack);
 });
 

@@ -6,16 +6,16 @@
 import crypto from 'node:crypto';
 import { AppClient } from '../support/appClient';
 import { archiveCourse, createCourse, createCourseContent, createPrice, createPublishedCourseWithPrice, publishCourse } from '../support/courses';
-import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
+import { sharedIntegrationStack, type SharedStack } from '../support/sharedStack';
 import { signedInMerchant, signedInUser } from '../support/signedIn';
 
 jest.setTimeout(120_000);
 
-let stack: IntegrationStack;
+let stack: SharedStack;
 const COURSE_FIELDS = ['accessType', 'createdAt', 'description', 'id', 'merchantId', 'status', 'thumbnailUrl', 'title', 'updatedAt'];
 
 beforeAll(async () => {
-  stack = await startIntegrationStack();
+  stack = await sharedIntegrationStack();
 });
 
 afterAll(async () => {

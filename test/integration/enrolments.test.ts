@@ -14,7 +14,7 @@ import { execFileSync } from 'node:child_process';
 import { runTool } from '../support/externalTools';
 import { AppClient } from '../support/appClient';
 import { waitFor } from '../support/env';
-import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
+import { sharedIntegrationStack, type SharedStack } from '../support/sharedStack';
 import { assertLedgerInvariant } from '../support/ledger';
 import { producer, type Producer } from '../support/checkouts';
 import { paidEnrolment, STUDENT } from '../support/enrolments';
@@ -23,7 +23,7 @@ import { signedInUser } from '../support/signedIn';
 jest.setTimeout(240_000);
 
 const root = path.resolve(__dirname, '..', '..');
-let stack: IntegrationStack;
+let stack: SharedStack;
 let shop: Producer;
 let other: Producer;
 
@@ -31,7 +31,7 @@ const ENROLMENT_FIELDS = ['certificate', 'checkoutId', 'courseId', 'createdAt', 
 
 beforeAll(async () => {
   execFileSync('bash', [path.join(root, 'scripts/lib/debianTools.sh'), '--ensure'], { stdio: 'inherit', timeout: 300_000 });
-  stack = await startIntegrationStack();
+  stack = await sharedIntegrationStack();
   shop = await producer(stack);
   other = await producer(stack);
 });

@@ -6,18 +6,18 @@
 import crypto from 'node:crypto';
 import { QueryTypes } from 'sequelize';
 import { IdempotencyService, runIdempotent } from '../../api/idempotency/idempotencyService';
-import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
+import { sharedIntegrationStack, type SharedStack } from '../support/sharedStack';
 import { assertLedgerInvariant } from '../support/ledger';
 import { fundByPaidCharge, items, payoutMerchant, signedCall, waitForBatchEnd } from '../support/payouts';
 import type { MerchantCredentials } from '../../db/merchantAdmin';
 
 jest.setTimeout(90_000);
 
-let stack: IntegrationStack;
+let stack: SharedStack;
 let seller: MerchantCredentials;
 
 beforeAll(async () => {
-  stack = await startIntegrationStack();
+  stack = await sharedIntegrationStack();
   seller = await stack.createMerchant({ name: 'Loja Idempotente' });
 });
 

@@ -16,17 +16,17 @@ import { PROVIDER_CALLBACK_SIGNATURE_HEADER, PROVIDER_CALLBACK_TIMESTAMP_HEADER 
 import { signedRequestHeaders } from '../../core/signatures/requestSignature';
 import type { MerchantCredentials } from '../../db/merchantAdmin';
 import { ApiCredential, Charge, Merchant, PayoutBatch, PayoutItem, WebhookEndpoint } from '../../db/models';
-import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
+import { sharedIntegrationStack, type SharedStack } from '../support/sharedStack';
 import { assertLedgerInvariant } from '../support/ledger';
 import { fundByPaidCharge, items, payoutMerchant, signedCall, waitForBatchEnd } from '../support/payouts';
 
 jest.setTimeout(120_000);
 
-let stack: IntegrationStack;
+let stack: SharedStack;
 let seller: MerchantCredentials;
 
 beforeAll(async () => {
-  stack = await startIntegrationStack();
+  stack = await sharedIntegrationStack();
   seller = await stack.createMerchant({ name: 'Loja Limites' });
 });
 

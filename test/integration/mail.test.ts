@@ -19,6 +19,7 @@ let stack: IntegrationStack;
 let mailer: Mailer;
 
 beforeAll(async () => {
+  // A stack of its own, not the worker's shared one (test/support/sharedStack.ts): it reads and restarts its mail sink in process.
   stack = await startIntegrationStack();
   mailer = new Mailer({ sequelize: stack.sequelize, temporal: stack.temporal, taskQueue: stack.taskQueue, encryptionKey: stack.encryptionKey });
 });

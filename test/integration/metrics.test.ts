@@ -69,6 +69,7 @@ async function sendForged(body: string, signature: string) {
 }
 
 beforeAll(async () => {
+  // A stack of its own, not the worker's shared one (test/support/sharedStack.ts): it counts platform-wide figures: no other file's data may change them meanwhile.
   stack = await startIntegrationStack();
   seller = await stack.createMerchant({ name: 'Loja Métricas', document: '11144477735' });
   // A charge created and paid in the sandbox (its callback reaches our API), a pending one, a 404.

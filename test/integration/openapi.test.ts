@@ -16,13 +16,13 @@ import { createdWebhookEndpoint, webhookEndpoint } from '../../api/sellers/webho
 import { createLogger } from '../../core/logger';
 import type { MerchantCredentials } from '../../db/merchantAdmin';
 import { listMountedRoutes, normaliseDocumentPath } from '../support/mountedRoutes';
-import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
+import { sharedIntegrationStack, type SharedStack } from '../support/sharedStack';
 import { accessTokenMinter } from '../support/accessTokens';
 import { AppClient, uniqueEmail } from '../support/appClient';
 
 jest.setTimeout(60_000);
 
-let stack: IntegrationStack;
+let stack: SharedStack;
 let seller: MerchantCredentials;
 /**
  * Built in a fresh module registry, where only api/openapi/document.ts's own imports register
@@ -42,7 +42,7 @@ const doc = standaloneDocument();
 const DOC_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'trace'];
 
 beforeAll(async () => {
-  stack = await startIntegrationStack();
+  stack = await sharedIntegrationStack();
   seller = await stack.createMerchant({ name: 'Loja OpenAPI' });
 });
 

@@ -8,17 +8,17 @@ import pino from 'pino';
 import { signedRequestHeaders } from '../../core/signatures/requestSignature';
 import { redactedPaths } from '../../core/logger';
 import type { MerchantCredentials } from '../../db/merchantAdmin';
-import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
+import { sharedIntegrationStack, type SharedStack } from '../support/sharedStack';
 import { assertLedgerInvariant } from '../support/ledger';
 
 jest.setTimeout(60_000);
 
-let stack: IntegrationStack;
+let stack: SharedStack;
 let seller: MerchantCredentials;
 let other: MerchantCredentials;
 
 beforeAll(async () => {
-  stack = await startIntegrationStack();
+  stack = await sharedIntegrationStack();
   seller = await stack.createMerchant({ name: 'Loja Contrato' });
   other = await stack.createMerchant({ name: 'Outra Loja' });
 });

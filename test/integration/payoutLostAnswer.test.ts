@@ -17,6 +17,7 @@ jest.setTimeout(120_000);
 let stack: IntegrationStack;
 
 beforeAll(async () => {
+  // A stack of its own, not the worker's shared one (test/support/sharedStack.ts): it restarts its sandbox.
   stack = await startIntegrationStack();
 });
 

@@ -15,14 +15,14 @@ import { renderReceiptPdf } from '../../core/receipts/pdf/renderReceiptPdf';
 import { createVerificationCode, receiptKeyFor, receiptVerifyUrl } from '../../core/receipts/verificationCode';
 import type { ReceiptFacts } from '../../core/receipts/facts';
 import { waitFor } from '../support/env';
-import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
+import { sharedIntegrationStack, type SharedStack } from '../support/sharedStack';
 import { signedInMerchant } from '../support/signedIn';
 
 jest.setTimeout(180_000);
 
 const root = path.resolve(__dirname, '../..');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'receipt-'));
-let stack: IntegrationStack;
+let stack: SharedStack;
 let facts: ReceiptFacts;
 let key: Buffer;
 
@@ -32,7 +32,7 @@ const PAYER = { name: 'Conceição Ação da Silva', document: '52998224725', do
 
 beforeAll(async () => {
   execFileSync('bash', [path.join(root, 'scripts/lib/debianTools.sh'), '--ensure'], { stdio: 'inherit', timeout: 300_000 });
-  stack = await startIntegrationStack();
+  stack = await sharedIntegrationStack();
   key = receiptKeyFor({ credentialsEncryptionKey: stack.encryptionKey });
   const { client, merchantId } = await signedInMerchant(stack, { emailPrefix: 'receipt', name: 'Loja Exemplo Comércio Ltda' });
   const created = await client.call('POST', '/charges', {

@@ -30,6 +30,7 @@ let other: MerchantCredentials;
 
 beforeAll(async () => {
   execFileSync('bash', [path.join(root, 'scripts/lib/debianTools.sh'), '--ensure'], { stdio: 'inherit', timeout: 300_000 });
+  // A stack of its own, not the worker's shared one (test/support/sharedStack.ts): it reads the API's in-process render count.
   stack = await startIntegrationStack();
   const pixKey = () => `financeiro+${crypto.randomUUID().slice(0, 8)}@loja-recibo.com.br`;
   merchant = await stack.createMerchant({ name: 'Loja Recibo', payoutsEnabled: true, document: '11144477735', pixKeyType: 'EMAIL', pixKey: pixKey() });

@@ -28,6 +28,7 @@ const PASSWORD = 'correct horse battery';
 const today = () => new Date(Date.now() - 3 * 3_600_000).toISOString().slice(0, 10);
 
 beforeAll(async () => {
+  // A stack of its own, not the worker's shared one (test/support/sharedStack.ts): it compares platform-wide statements: no other file's data may be in them.
   stack = await startIntegrationStack();
 });
 

@@ -13,17 +13,17 @@ import { OutboxEvent, Refund } from '../../db/models';
 import { setWithdrawalsFrozen } from '../../db/merchantAdmin';
 import type { AppClient } from '../support/appClient';
 import { waitFor } from '../support/env';
-import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
+import { sharedIntegrationStack, type SharedStack } from '../support/sharedStack';
 import { assertLedgerInvariant, balance } from '../support/ledger';
-import { sandboxTransfers, setFaults } from '../support/payouts';
+import { sandboxTransferList, sandboxTransfers, setFaults } from '../support/payouts';
 import { signedInMerchant } from '../support/signedIn';
 
 jest.setTimeout(120_000);
 
-let stack: IntegrationStack;
+let stack: SharedStack;
 
 beforeAll(async () => {
-  stack = await startIntegrationStack();
+  stack = await sharedIntegrationStack();
 });
 
 afterAll(async () => {
@@ -108,12 +108,12 @@ it('the provider made the return but its answer was lost: the retry asks the pro
   const res = await client.call('POST', `/charges/${chargeId}/refund`, { body: { amountCents: 4_000, reason: 'resposta perdida' }, headers: key() });
   expect(res.status).toBe(200);
   const refundId = res.body.refunds[0].id as string;
-  const madeAtProvider = () => [...stack.sandbox.state.transfers.values()].filter((t) => t.reference === refundId);
-  await waitFor(async () => madeAtProvider().length === 1, 'the sandbox to make the return and lose the answer', 30_000);
+  const madeAtProvider = async () => (await sandboxTransferList(stack)).filter((t) => t.reference === refundId);
+  await waitFor(async () => (await madeAtProvider()).length === 1, 'the sandbox to make the return and lose the answer', 30_000);
   await setFaults(stack, null);
   const { refund } = await refundSettled(client, chargeId, refundId);
   expect(refund.status).toBe('SUCCEEDED');
-  expect(madeAtProvider()).toHaveLength(1);
+  expect(await madeAtProvider()).toHaveLength(1);
   expect(await reserved(merchantId)).toBe(0);
   expect(await available(merchantId)).toBe(9_900 - 3_960);
 });
@@ -201,7 +201,7 @@ it('a boleto paid short by barcode is refunded by Pix to the key given, up to wh
   const { refund, charge } = await refundSettled(client, created.body.id, res.body.refunds[0].id);
   expect(refund).toMatchObject({ status: 'SUCCEEDED', amountCents: 8_000 });
   expect(charge.refundedAmountCents).toBe(8_000);
-  const sent = [...stack.sandbox.state.transfers.values()].filter((t) => t.reference === refund.id);
+  const sent = (await sandboxTransferList(stack)).filter((t) => t.reference === refund.id);
   expect(sent).toEqual([expect.objectContaining({ pixKey: 'bia@example.com', pixKeyType: 'EMAIL', amountCents: 8_000, status: 'COMPLETED' })]);
   expect(await reserved(merchantId)).toBe(0);
   // The owner gave back its net of the 8,000 paid (the fee taken on the paid amount came back from the platform).
@@ -259,8 +259,14 @@ async function paidBoleto(client: AppClient, merchantId: string, amountCents: nu
   return created.body.id;
 }
 
-/** Transfers to this key at the sandbox (devoluções, which go to the payer the provider knows, left out). */
-const sentTo = (pixKey: string) => [...stack.sandbox.state.transfers.values()].filter((t) => t.pixKey === pixKey && !t.returnOf);
+/**
+ * Transfers to this key at the sandbox (devoluções, which go to the payer the provider knows, left
+ * out); only those of this charge's refunds when given (other files share the sandbox).
+ */
+async function sentTo(pixKey: string, chargeId?: string) {
+  const ours = chargeId ? new Set((await Refund.findAll({ where: { chargeId } })).map((r) => r.id)) : null;
+  return (await sandboxTransferList(stack)).filter((t) => t.pixKey === pixKey && !t.returnOf && (!ours || ours.has(t.reference)));
+}
 
 /** Review 2, N1: what `gateway merchant freeze` writes, plus deactivation. */
 async function setMerchantState(merchantId: string, state: { frozen: boolean; active: boolean }) {
@@ -300,7 +306,7 @@ it('review 2 N1: a frozen or inactive merchant refunds nothing, Pix or boleto: 4
   expect(inactive.body.error.code).toBe('MERCHANT_INACTIVE');
 
   expect(await Refund.count({ where: { merchantId } })).toBe(0);
-  expect(sentTo('mule@attacker.example')).toEqual([]);
+  expect(await sentTo('mule@attacker.example')).toEqual([]);
   expect(await available(merchantId)).toBe(availableBefore);
   expect(await reserved(merchantId)).toBe(0);
 
@@ -334,7 +340,7 @@ it("review 2 N1: a boleto is refunded only to a Pix key of its payer, as the pro
   expect(unknown.status).toBe(422);
   expect(unknown.body.error.code).toBe('PIX_KEY_NOT_FOUND');
   expect(await Refund.count({ where: { chargeId: boletoId } })).toBe(0);
-  expect(sentTo('mule@attacker.example')).toEqual([]);
+  expect(await sentTo('mule@attacker.example')).toEqual([]);
   expect(await reserved(merchantId)).toBe(0);
 
   // The payer's own keys: an e-mail the directory gives to her CPF, and the CPF itself.
@@ -343,8 +349,8 @@ it("review 2 N1: a boleto is refunded only to a Pix key of its payer, as the pro
   const byCpf = await refundTo({ pixKeyType: 'CPF', pixKey: '529.982.247-25', name: 'Bia Souza' }, 2_000);
   expect(byCpf.status).toBe(200);
   for (const r of byCpf.body.refunds) expect((await refundSettled(client, boletoId, r.id)).refund.status).toBe('SUCCEEDED');
-  expect(sentTo('bia.souza@example.com')).toEqual([expect.objectContaining({ amountCents: 1_000, status: 'COMPLETED' })]);
-  expect(sentTo('52998224725')).toEqual([expect.objectContaining({ amountCents: 2_000, status: 'COMPLETED' })]);
+  expect(await sentTo('bia.souza@example.com', boletoId)).toEqual([expect.objectContaining({ amountCents: 1_000, status: 'COMPLETED' })]);
+  expect(await sentTo('52998224725', boletoId)).toEqual([expect.objectContaining({ amountCents: 2_000, status: 'COMPLETED' })]);
   const stored = await Refund.findByPk(own.body.refunds[0].id);
   expect(stored?.destination).toMatchObject({
     pixKey: 'bia.souza@example.com',

@@ -22,6 +22,7 @@ let seller: MerchantCredentials;
 let other: MerchantCredentials;
 
 beforeAll(async () => {
+  // A stack of its own, not the worker's shared one (test/support/sharedStack.ts): it restarts its sandbox.
   stack = await startIntegrationStack();
   seller = await stack.createMerchant({ name: 'Loja Principal', document: '11144477735' });
   other = await stack.createMerchant({ name: 'Outra Loja' });

@@ -13,17 +13,18 @@ import { MerchantMember } from '../../db/models';
 import { settlementScheduleId } from '../../api/settlements/schedule';
 import type { ScheduledSettlementResult } from '../../workflows/settlement/types';
 import { waitFor } from '../support/env';
-import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
+import { sharedIntegrationStack, type SharedStack } from '../support/sharedStack';
 import { assertLedgerInvariant, balance } from '../support/ledger';
 import { signedInMerchant, signedInUser, type SignedInMerchant } from '../support/signedIn';
+import { sandboxTransferList, sandboxTransfers } from '../support/payouts';
 
 jest.setTimeout(180_000);
 
-let stack: IntegrationStack;
+let stack: SharedStack;
 const FEE = 150;
 
 beforeAll(async () => {
-  stack = await startIntegrationStack();
+  stack = await sharedIntegrationStack();
 });
 
 afterAll(async () => {
@@ -111,7 +112,7 @@ describe('on demand', () => {
     // Never the supplier's ids or a raw payload.
     expect(JSON.stringify(done)).not.toMatch(/sandbox|sbx|secret|token/i);
     const seller = await stack.sequelize.query<{ provider_transfer_id: string }>(`SELECT provider_transfer_id FROM withdrawals WHERE id = :id`, { replacements: { id: done.withdrawalId }, type: QueryTypes.SELECT });
-    const atSandbox = stack.sandbox.state.transfers.get(seller[0].provider_transfer_id);
+    const atSandbox = (await sandboxTransferList(stack)).find((t) => t.id === seller[0].provider_transfer_id);
     expect(atSandbox).toMatchObject({ status: 'COMPLETED', amountCents: 40_000, endToEndId: done.endToEndId });
     expect(await available(o)).toBe(net - 40_150);
     expect(await reserved(o)).toBe(0);
@@ -120,7 +121,7 @@ describe('on demand', () => {
       [accounts.providerClearing]: 40_000,
       [accounts.platformFees]: FEE,
     });
-    expect(stack.sandbox.state.transferStats.get(done.withdrawalId)?.created).toBe(1);
+    expect((await sandboxTransfers(stack))[done.withdrawalId]?.created).toBe(1);
 
     // Same key, same body: the same settlement, nothing new. Another body: 409.
     const replay = await settle(o, { amountCents: 40_000 }, headers);
@@ -233,7 +234,7 @@ describe('on demand', () => {
     expect(res.status).toBe(201);
     const done = await finished(o, res.body.id);
     expect(done.status).toBe('COMPLETED');
-    expect(stack.sandbox.state.transferStats.get(done.withdrawalId)?.created).toBe(1);
+    expect((await sandboxTransfers(stack))[done.withdrawalId]?.created).toBe(1);
     expect(await available(o)).toBe(net - 30_150);
     expect(await reserved(o)).toBe(0);
     expect(await postingsOf(`withdrawal-release:${done.withdrawalId}`)).toEqual({});
@@ -319,7 +320,7 @@ describe('by schedule', () => {
     const list = await o.client.call('GET', `/settlements?merchantId=${o.merchantId}`);
     expect(list.body.data).toHaveLength(1);
     expect(list.body.data[0]).toMatchObject({ id: result.settlementId, trigger: 'SCHEDULED', scheduleFrequency: 'D0', requestedBy: null, status: 'COMPLETED', amountCents: net - FEE });
-    expect(stack.sandbox.state.transferStats.get(list.body.data[0].withdrawalId)?.created).toBe(1);
+    expect((await sandboxTransfers(stack))[list.body.data[0].withdrawalId]?.created).toBe(1);
     expect(await available(o)).toBe(0);
 
     // Nothing left: the next run skips and records nothing.

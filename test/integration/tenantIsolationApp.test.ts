@@ -96,6 +96,7 @@ function bodyTakesMerchantId(op: Operation | undefined): boolean {
 const signUp = (name: string) => signedInMerchant(stack, { emailPrefix: name, name: `Loja ${name}` });
 
 beforeAll(async () => {
+  // A stack of its own, not the worker's shared one (test/support/sharedStack.ts): it walks the Express app's mounted routes.
   stack = await startIntegrationStack();
   routes = listMountedRoutes(stack.app).filter((r) => APPLICATION_ROUTES.test(r.path) && !PUBLIC.test(r.path));
   const userA = await signUp('a');

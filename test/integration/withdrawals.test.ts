@@ -9,9 +9,10 @@ import { accounts } from '../../core/ledger/accounts';
 import { setWithdrawalsFrozen, type MerchantCredentials, type NewMerchant } from '../../db/merchantAdmin';
 import { IdempotencyRecord, Withdrawal } from '../../db/models';
 import { withdrawalResponse } from '../../api/sellers/saques/openapi';
-import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
+import { sharedIntegrationStack, type SharedStack } from '../support/sharedStack';
 import { assertLedgerInvariant, balance } from '../support/ledger';
 import { waitFor } from '../support/env';
+import { sandboxTransfers } from '../support/payouts';
 
 jest.setTimeout(90_000);
 
@@ -22,10 +23,10 @@ const SPEC_FIELDS = [
   'payer', 'sourceAccount', 'beneficiary', 'tracking',
 ].sort();
 
-let stack: IntegrationStack;
+let stack: SharedStack;
 
 beforeAll(async () => {
-  stack = await startIntegrationStack();
+  stack = await sharedIntegrationStack();
 });
 
 afterAll(async () => {
@@ -131,8 +132,7 @@ describe('a withdrawal from request to completion', () => {
     });
     expect(await postingsOf(`withdrawal-release:${done.id}`)).toEqual({});
 
-    const sandboxTransfers = stack.sandbox.state.transferStats.get(done.id);
-    expect(sandboxTransfers?.created).toBe(1);
+    expect((await sandboxTransfers(stack))[done.id]?.created).toBe(1);
   });
 
   it('fails when the provider refuses the merchant Pix key, returning amount and fee', async () => {

@@ -10,7 +10,7 @@ import crypto from 'node:crypto';
 import { createApiCredential } from '../../db/merchantAdmin';
 import type { AppClient } from './appClient';
 import { waitFor } from './env';
-import type { IntegrationStack } from './integrationStack';
+import type { StackClient } from './integrationStack';
 import { chargeOf, checkoutBody, idemKey, postCheckout, sellableCourse, type Producer } from './checkouts';
 import { signedInMerchant } from './signedIn';
 
@@ -19,7 +19,7 @@ export interface PageOwner {
   merchantId: string;
 }
 
-export function pageOwner(stack: IntegrationStack, name = 'Escola Aurora'): Promise<PageOwner> {
+export function pageOwner(stack: StackClient, name = 'Escola Aurora'): Promise<PageOwner> {
   return signedInMerchant(stack, { emailPrefix: 'page-owner', name });
 }
 
@@ -38,7 +38,7 @@ export interface PageCheckout {
 }
 
 export async function createPageCheckout(
-  stack: IntegrationStack,
+  stack: StackClient,
   owner: PageOwner,
   opts: { items: PageItem[]; returnUrl?: string | null; completionUrl?: string | null; kind?: 'P0' | 'SESSION'; metadata?: Record<string, unknown>; externalId?: string },
 ): Promise<PageCheckout> {
@@ -77,12 +77,12 @@ export async function createPageCheckout(
   return { id, chargeId: charge.body.id, copyPaste: charge.body.pix.copyPaste, amountCents, url: `${stack.apiUrl}/c/${id}` };
 }
 
-export async function checkoutRow(stack: IntegrationStack, id: string): Promise<{ status: string; opened_at: Date | null }> {
+export async function checkoutRow(stack: StackClient, id: string): Promise<{ status: string; opened_at: Date | null }> {
   const [rows] = (await stack.sequelize.query('SELECT status, opened_at FROM checkouts WHERE id = :id', { replacements: { id } })) as [Array<{ status: string; opened_at: Date | null }>, unknown];
   return rows[0];
 }
 
-export async function setCheckoutStatus(stack: IntegrationStack, id: string, status: 'PENDING' | 'PAID' | 'EXPIRED' | 'CANCELLED' | 'REFUNDED'): Promise<void> {
+export async function setCheckoutStatus(stack: StackClient, id: string, status: 'PENDING' | 'PAID' | 'EXPIRED' | 'CANCELLED' | 'REFUNDED'): Promise<void> {
   await stack.sequelize.query('UPDATE checkouts SET status = :status, updated_at = now() WHERE id = :id', { replacements: { id, status } });
 }
 
@@ -97,7 +97,7 @@ export async function asProducer(owner: PageOwner, encryptionKey: string): Promi
  * item (the course title is the item's name on the page).
  */
 export async function createP0PageCheckout(
-  stack: IntegrationStack,
+  stack: StackClient,
   producer: Producer,
   opts: { items: PageItem[]; returnUrl?: string; completionUrl?: string; expiresAt?: string },
 ): Promise<PageCheckout> {
@@ -125,17 +125,17 @@ export async function createP0PageCheckout(
  * Pays the checkout's charge at the sandbox (its control route, as `npm run gateway -- sandbox pay`
  * does) and waits until the charge lifecycle has moved the checkout to PAID.
  */
-export async function payCheckoutInSandbox(stack: IntegrationStack, checkout: PageCheckout): Promise<void> {
+export async function payCheckoutInSandbox(stack: StackClient, checkout: PageCheckout): Promise<void> {
   const paid = await stack.pay(checkout.chargeId);
   if (paid.status !== 200) throw new Error(`sandbox pay answered ${paid.status}`);
   await waitForCheckoutStatus(stack, checkout.id, 'PAID');
 }
 
-export async function waitForCheckoutStatus(stack: IntegrationStack, id: string, status: string, timeoutMs = 20_000): Promise<void> {
+export async function waitForCheckoutStatus(stack: StackClient, id: string, status: string, timeoutMs = 20_000): Promise<void> {
   await waitFor(async () => ((await checkoutRow(stack, id))?.status === status ? true : undefined), `checkout ${status}`, timeoutMs);
 }
 
-export async function waitForChargePaid(stack: IntegrationStack, chargeId: string): Promise<void> {
+export async function waitForChargePaid(stack: StackClient, chargeId: string): Promise<void> {
   await waitFor(async () => {
     const [rows] = (await stack.sequelize.query('SELECT status FROM charges WHERE id = :id', { replacements: { id: chargeId } })) as [Array<{ status: string }>, unknown];
     return rows[0]?.status === 'PAID' ? true : undefined;

@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import type { Sequelize } from 'sequelize';
 import { createApiCredential, type MerchantCredentials } from '../../db/merchantAdmin';
 import type { AppClient } from './appClient';
-import type { IntegrationStack } from './integrationStack';
+import type { StackClient } from './integrationStack';
 import { signedInMerchant } from './signedIn';
 
 export async function insertCourse(sequelize: Sequelize, merchantId: string, o: { title?: string; status?: 'DRAFT' | 'PUBLISHED' | 'ARCHIVED' } = {}): Promise<string> {
@@ -46,7 +46,7 @@ export interface Producer {
 }
 
 /** A signed-in owner of a new merchant, plus a credential for it with `scopes` (default: checkout read + write). */
-export async function producer(stack: IntegrationStack, scopes = ['checkout:read', 'checkout:write']): Promise<Producer> {
+export async function producer(stack: StackClient, scopes = ['checkout:read', 'checkout:write']): Promise<Producer> {
   const { client, merchantId } = await signedInMerchant(stack, { emailPrefix: 'producer', name: 'Escola Teste' });
   const issued = await createApiCredential({ merchantId, scopes, name: 'checkout tests' }, stack.encryptionKey);
   return { client, merchantId, creds: { merchantId: issued.merchantId, clientId: issued.clientId, clientSecret: issued.clientSecret } };
@@ -66,7 +66,7 @@ export function checkoutBody(items: { id: string; quantity: number }[], extra: R
 
 export const idemKey = () => ({ 'Idempotency-Key': `chk-${crypto.randomUUID()}` });
 
-export async function postCheckout(stack: IntegrationStack, creds: MerchantCredentials, body: unknown, headers: Record<string, string> = idemKey()) {
+export async function postCheckout(stack: StackClient, creds: MerchantCredentials, body: unknown, headers: Record<string, string> = idemKey()) {
   return stack.api('POST', '/v1/checkouts', { creds, body, headers });
 }
 

@@ -6,7 +6,7 @@
 import crypto from 'node:crypto';
 import type { Sequelize } from 'sequelize';
 import { waitFor } from './env';
-import type { IntegrationStack } from './integrationStack';
+import type { StackClient } from './integrationStack';
 import { chargeOf, checkoutBody, postCheckout, type Producer } from './checkouts';
 import { createCourseContent, createPublishedCourseWithPrice, type CourseAnswer } from './courses';
 
@@ -29,7 +29,7 @@ export async function enrolmentIdOf(sequelize: Sequelize, checkoutId: string, co
 }
 
 /** A course with `lessons` lessons (in one module), sold by a P0 checkout and paid: its ACTIVE enrolment. */
-export async function paidEnrolment(stack: IntegrationStack, p: Producer, o: { lessons?: number; title?: string; amountCents?: number; student?: typeof STUDENT } = {}): Promise<PaidEnrolment> {
+export async function paidEnrolment(stack: StackClient, p: Producer, o: { lessons?: number; title?: string; amountCents?: number; student?: typeof STUDENT } = {}): Promise<PaidEnrolment> {
   const { course, price } = await createPublishedCourseWithPrice(p.client, p.merchantId, { amountCents: o.amountCents ?? 2_500 }, { title: o.title ?? `Curso ${crypto.randomUUID().slice(0, 6)}` });
   const count = o.lessons ?? 3;
   const content = count > 0 ? await createCourseContent(p.client, course.id, [{ title: 'Módulo 1', lessons: Array.from({ length: count }, (_, i) => ({ title: `Aula ${i + 1}` })) }]) : [];

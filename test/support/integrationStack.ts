@@ -58,6 +58,13 @@ export interface IntegrationStack {
   stop: () => Promise<void>;
 }
 
+/**
+ * What a test needs of a stack, whether its own or shared with the other files of its jest worker
+ * (test/support/sharedStack.ts): everything but the in-process sandbox and mail sink, their
+ * restarts and the Express app. Test helpers take this.
+ */
+export type StackClient = Omit<IntegrationStack, 'sandbox' | 'mail' | 'restartMail' | 'restartSandbox' | 'app'>;
+
 /** A server listening first, its handler set later: an app that must know its own URL can be built in between. */
 function listenFirst(): Promise<{ server: Server; url: string }> {
   return new Promise((resolve) => {

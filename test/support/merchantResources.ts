@@ -7,7 +7,7 @@
 import crypto from 'node:crypto';
 import type { MerchantCredentials } from '../../db/merchantAdmin';
 import { waitFor } from './env';
-import type { IntegrationStack } from './integrationStack';
+import type { StackClient } from './integrationStack';
 import { items, signedCall, waitForBatchEnd } from './payouts';
 import { checkoutBody, idemKey, sellableCourse } from './checkouts';
 
@@ -47,7 +47,7 @@ function expectStatus(what: string, res: { status: number; body: unknown }, stat
   if (res.status !== status) throw new Error(`${what}: expected ${status}, got ${res.status} ${JSON.stringify(res.body)}`);
 }
 
-export async function createOwnedResources(stack: IntegrationStack, creds: MerchantCredentials, receiverUrl: string): Promise<OwnedResources> {
+export async function createOwnedResources(stack: StackClient, creds: MerchantCredentials, receiverUrl: string): Promise<OwnedResources> {
   const webhook = await stack.api('POST', '/sellers/webhooks', { creds, body: { url: `${receiverUrl}/owned`, events: ['charge.paid'] } });
   expectStatus('webhook', webhook, 201);
   const charge = await stack.api('POST', '/sellers/pix', { creds, body: { amountCents: 100_000 } });

@@ -2,12 +2,13 @@
 import { signedRequestHeaders } from '../../core/signatures/requestSignature';
 import type { MerchantCredentials } from '../../db/merchantAdmin';
 import { Merchant } from '../../db/models';
-import type { IntegrationStack } from './integrationStack';
+import type { ProviderTransfer } from '../../core/provider';
+import type { StackClient } from './integrationStack';
 import { waitFor } from './env';
 
 let lastTimestamp = 0;
 
-export async function signedCall(stack: IntegrationStack, creds: MerchantCredentials, method: string, path: string, body?: unknown) {
+export async function signedCall(stack: StackClient, creds: MerchantCredentials, method: string, path: string, body?: unknown) {
   const raw = body === undefined ? '' : JSON.stringify(body);
   // A real client signs each request afresh; two identical requests in one millisecond would
   // carry the same signature and the second would be refused as a replay.
@@ -20,14 +21,14 @@ export async function signedCall(stack: IntegrationStack, creds: MerchantCredent
 }
 
 /** Gives the merchant available balance the way production does: a Pix charge, paid. Returns the net credited. */
-export async function fundByPaidCharge(stack: IntegrationStack, creds: MerchantCredentials, amountCents: number): Promise<void> {
+export async function fundByPaidCharge(stack: StackClient, creds: MerchantCredentials, amountCents: number): Promise<void> {
   const created = await stack.api('POST', '/sellers/pix', { creds, body: { amountCents } });
   if (created.status !== 201) throw new Error(`funding charge failed: ${created.status} ${JSON.stringify(created.body)}`);
   await stack.pay(created.body.id);
   await waitFor(async () => (await stack.api('GET', `/sellers/pix/${created.body.id}`, { creds })).body.status === 'PAID', 'funding charge paid');
 }
 
-export async function payoutMerchant(stack: IntegrationStack, opts: { feeCents?: number; name?: string } = {}): Promise<MerchantCredentials> {
+export async function payoutMerchant(stack: StackClient, opts: { feeCents?: number; name?: string } = {}): Promise<MerchantCredentials> {
   const creds = await stack.createMerchant({ name: opts.name ?? 'Pagadora', payoutsEnabled: true });
   await Merchant.update({ payoutFeeCents: opts.feeCents ?? 0 }, { where: { id: creds.merchantId } });
   return creds;
@@ -43,7 +44,7 @@ export function items(n: number, opts: { amountCents?: number; failEvery?: numbe
   }));
 }
 
-export async function waitForBatchEnd(stack: IntegrationStack, creds: MerchantCredentials, batchId: string, timeoutMs = 60_000) {
+export async function waitForBatchEnd(stack: StackClient, creds: MerchantCredentials, batchId: string, timeoutMs = 60_000) {
   return waitFor(
     async () => {
       const res = await signedCall(stack, creds, 'GET', `/v1/payouts/batches/${batchId}`);
@@ -54,12 +55,18 @@ export async function waitForBatchEnd(stack: IntegrationStack, creds: MerchantCr
   );
 }
 
-export async function sandboxTransfers(stack: IntegrationStack): Promise<Record<string, { requests: number; created: number }>> {
+/** Every transfer and devolução the stack's sandbox made, in order (its own record, over HTTP). */
+export async function sandboxTransferList(stack: StackClient): Promise<ProviderTransfer[]> {
+  const res = await fetch(`${stack.sandboxUrl}/sandbox/transfers`);
+  return ((await res.json()) as { transfers: ProviderTransfer[] }).transfers;
+}
+
+export async function sandboxTransfers(stack: StackClient): Promise<Record<string, { requests: number; created: number }>> {
   const res = await fetch(`${stack.sandboxUrl}/sandbox/transfers`);
   return ((await res.json()) as { references: Record<string, { requests: number; created: number }> }).references;
 }
 
-export async function setFaults(stack: IntegrationStack, faults: { errorRate?: number; latencyMs?: number; timeoutRate?: number; failFirst?: number } | null) {
+export async function setFaults(stack: StackClient, faults: { errorRate?: number; latencyMs?: number; timeoutRate?: number; failFirst?: number } | null) {
   await fetch(`${stack.sandboxUrl}/sandbox/faults`, {
     method: faults ? 'POST' : 'DELETE',
     headers: { 'content-type': 'application/json' },

@@ -21,11 +21,11 @@ import { createApp } from '../../api/app';
 import { createMerchantWithCredential } from '../../db/merchantAdmin';
 import { createSequelize } from '../../db/sequelize';
 import { testEnv } from './env';
-import { stackApi, stackApiDeps, stackPay, quietTemporalRuntime, type IntegrationStack } from './integrationStack';
+import { stackApi, stackApiDeps, stackPay, quietTemporalRuntime, type StackClient } from './integrationStack';
 import type { SharedStackInfo } from './stackServer';
 import { testLogFile } from './testLogs';
 
-export type SharedStack = Omit<IntegrationStack, 'sandbox' | 'mail' | 'restartMail' | 'restartSandbox' | 'app'>;
+export type SharedStack = StackClient;
 
 /** Where the running shared stacks are described (made by test/support/globalSetup.js; not the log directory: they hold keys). */
 function stacksDir(): string {
