@@ -14,6 +14,9 @@ import { SETTLEMENT_ROLES } from './service';
 export const SETTLEMENT_TIMEZONE = 'America/Sao_Paulo';
 export const settlementScheduleId = (merchantId: string) => `settlement-${merchantId}`;
 
+/** How long a PUT's answer waits for the schedule to show the pause state it set (see view). */
+const UPDATE_APPLIED_WITHIN_MS = 3_000;
+
 export const scheduleErrors = {
   notFound: () => new ApiError(404, 'SETTLEMENT_SCHEDULE_NOT_FOUND', 'this merchant has no settlement schedule'),
 };
@@ -86,12 +89,17 @@ export class SettlementScheduleService {
       });
     } catch (err) {
       if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-      const handle = this.deps.temporal.schedule.getHandle(scheduleId);
-      await handle.update((previous) => ({ ...previous, spec }));
-      if (body.paused === true) await handle.pause('paused through PUT /settlements/schedule');
-      if (body.paused === false) await handle.unpause('resumed through PUT /settlements/schedule');
+      // One update carries the spec and the pause state: a pause or resume sent beside it is
+      // applied by the schedule's own workflow later, after this answer was read.
+      await this.deps.temporal.schedule.getHandle(scheduleId).update((previous) => ({
+        ...previous,
+        spec,
+        state: body.paused === undefined ? previous.state : { ...previous.state, paused: body.paused, note: body.paused ? 'paused through PUT /settlements/schedule' : 'resumed through PUT /settlements/schedule' },
+      }));
     }
-    return this.read(userId, body.merchantId);
+    const row = await this.config(body.merchantId);
+    if (!row) throw scheduleErrors.notFound();
+    return this.view(row, body.paused);
   }
 
   private async delete(userId: string, merchantId: string): Promise<void> {
@@ -114,11 +122,22 @@ export class SettlementScheduleService {
     return row;
   }
 
-  private async view(row: ConfigRow): Promise<ScheduleView> {
+  /**
+   * The config row with what Temporal says of the schedule. `expectPaused`: the state a PUT just
+   * set; the schedule's workflow applies an update shortly after accepting it, so the read waits
+   * (up to UPDATE_APPLIED_WITHIN_MS) until it shows that state, and answers what it shows then.
+   */
+  private async view(row: ConfigRow, expectPaused?: boolean): Promise<ScheduleView> {
     let paused = true; // no Temporal Schedule (deleted in the Web UI): nothing will fire
     let nextRunAt: string | null = null;
     try {
-      const described = await this.deps.temporal.schedule.getHandle(settlementScheduleId(row.merchant_id)).describe();
+      const handle = this.deps.temporal.schedule.getHandle(settlementScheduleId(row.merchant_id));
+      let described = await handle.describe();
+      const deadline = Date.now() + UPDATE_APPLIED_WITHIN_MS;
+      while (expectPaused !== undefined && described.state.paused !== expectPaused && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+        described = await handle.describe();
+      }
       paused = described.state.paused;
       const next = described.info.nextActionTimes[0];
       nextRunAt = next && !paused ? next.toISOString() : null;

@@ -338,6 +338,24 @@ describe('by schedule', () => {
     expect((await o.client.call('DELETE', `/settlements/schedule?merchantId=${o.merchantId}`)).status).toBe(404);
   });
 
+  it('PUT answers the state it set, however quickly pauses and resumes follow each other (also from the Web UI)', async () => {
+    const o = await owner();
+    const put = (paused: boolean, frequency = 'D1') => o.client.call('PUT', '/settlements/schedule', { body: { merchantId: o.merchantId, frequency, minimumAmountCents: 0, paused } });
+    expect((await put(false)).body).toMatchObject({ paused: false, nextRunAt: expect.any(String) });
+    const handle = stack.temporal.schedule.getHandle(settlementScheduleId(o.merchantId));
+    for (let i = 0; i < 12; i++) {
+      const paused = i % 2 === 0;
+      // An operator sets the other state in the Web UI; GET says so; then PUT changes it back.
+      if (paused) await handle.unpause('operator in the Web UI');
+      else await handle.pause('operator in the Web UI');
+      const read = await o.client.call('GET', `/settlements/schedule?merchantId=${o.merchantId}`);
+      expect({ i, paused: read.body.paused }).toEqual({ i, paused: !paused });
+      const answer = await put(paused, i % 4 < 2 ? 'D1' : 'WEEKLY');
+      expect({ i, paused: answer.body.paused, noNextRun: answer.body.nextRunAt === null }).toEqual({ i, paused, noNextRun: paused });
+    }
+    expect((await o.client.call('DELETE', `/settlements/schedule?merchantId=${o.merchantId}`)).status).toBe(204);
+  });
+
   it('a run below the minimum settles nothing; D1 settles only what was there at the end of yesterday', async () => {
     const o = await owner();
     await fund(o, 5_000);
