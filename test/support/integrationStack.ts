@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import http, { type Server } from 'node:http';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, makeTelemetryFilterString, type Worker } from '@temporalio/worker';
 import type { Sequelize } from 'sequelize';
 import { createApp } from '../../api/app';
 import { HttpPixProvider } from '../../activities/provider/httpPixProvider';
@@ -126,6 +126,8 @@ export function quietTemporalRuntime(): void {
   if (runtimeInstalled) return;
   const file = `temporal-sdk-${process.pid}.log`;
   Runtime.install({
+    // The SDK core's own lines (e.g. the time-skipping server's missing capabilities) go to the same file, not the test output.
+    telemetryOptions: { logging: { forward: {}, filter: makeTelemetryFilterString({ core: 'WARN', other: 'ERROR' }) } },
     logger: new DefaultLogger('WARN', (entry) => {
       appendTestLog(file, JSON.stringify({ level: entry.level, time: new Date(Number(entry.timestampNanos / 1_000_000n)).toISOString(), message: entry.message, meta: entry.meta }));
     }),
