@@ -76,16 +76,17 @@ describe('a payout idempotencyKey reused after its record expired (L7)', () => {
 
 describe('a slow holder keeps its claim (L8)', () => {
   it('extends its lock while working: a concurrent duplicate waits and replays, the work runs once', async () => {
-    const service = new IdempotencyService(stack.sequelize, { ttlHours: 24, lockSeconds: 1, waitMs: 10_000 });
+    // A 3 s lock extended every second: only a stall of 2 s (not a loaded machine's pauses) could lose it.
+    const service = new IdempotencyService(stack.sequelize, { ttlHours: 24, lockSeconds: 3, waitMs: 15_000 });
     const ref = { merchantId: seller.merchantId, scope: 'TEST slow holder', key: `key-${crypto.randomUUID()}`, request: { n: 1 }, newResourceId: crypto.randomUUID() };
     let runs = 0;
     const work = async (resourceId: string) => {
       runs++;
-      await sleep(3_500); // well past the 1 s lock
+      await sleep(7_000); // well past the 3 s lock
       return { status: 201, body: { resourceId } };
     };
     const first = runIdempotent(service, ref, work);
-    await sleep(1_500);
+    await sleep(4_000); // the first lock would have run out by now, had it not been extended
     const second = await runIdempotent(service, { ...ref, newResourceId: crypto.randomUUID() }, work);
     const firstResult = await first;
     expect(runs).toBe(1);
