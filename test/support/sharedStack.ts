@@ -21,7 +21,7 @@ import { createApp } from '../../api/app';
 import { createMerchantWithCredential } from '../../db/merchantAdmin';
 import { createSequelize } from '../../db/sequelize';
 import { testEnv } from './env';
-import { stackApi, stackApiDeps, stackPay, quietTemporalRuntime, type StackClient } from './integrationStack';
+import { stackApi, stackApiDeps, stackPay, type StackClient } from './integrationStack';
 import type { SharedStackInfo } from './stackServer';
 import { testLogFile } from './testLogs';
 
@@ -35,7 +35,8 @@ function stacksDir(): string {
 }
 
 export async function sharedIntegrationStack(): Promise<SharedStack> {
-  quietTemporalRuntime();
+  // No Temporal Runtime here: a client needs none, and an installed one that no worker ever
+  // releases keeps a file run alone (in band) from exiting. The stack's worker has its own process.
   const info = await serverOfThisWorker();
   const sequelize = createSequelize(info.databaseUrl, { poolMax: 10 });
   const connection = await Connection.connect({ address: testEnv().temporalAddress });
