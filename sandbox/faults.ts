@@ -9,10 +9,13 @@
  *  - timeoutRate: the call *is processed* but its answer is swallowed and the connection is
  *    dropped after hangMs: the client cannot know whether it happened, which is exactly
  *    what idempotency keys must make safe.
+ *  - seed: the errorRate/timeoutRate draws come from a generator seeded with it (a new config
+ *    starts it again), so a test drawing faults at random can print its seed and be replayed.
  */
 import type { Socket } from 'node:net';
 import type { RequestHandler, Response } from 'express';
 import { sendError } from './errors';
+import { seededRandom } from './seededRandom';
 import type { Faults, SandboxState } from './state';
 
 export interface FaultRuntime {
@@ -30,6 +33,15 @@ export function applyFaults(state: SandboxState, rt: FaultRuntime): RequestHandl
   // Calls seen under the current fault config; a new config (a new object) starts a new count.
   let countedFor: Faults | null = null;
   const seen = new Map<string, number>();
+  let drawsFor: Faults | null = null;
+  let draw = rt.random;
+  const random = (faults: Faults): number => {
+    if (drawsFor !== faults) {
+      drawsFor = faults;
+      draw = faults.seed === null ? rt.random : seededRandom(faults.seed);
+    }
+    return draw();
+  };
   const failsFirst = (faults: Faults, call: string): boolean => {
     if (countedFor !== faults || seen.size >= MAX_COUNTED_CALLS) {
       seen.clear();
@@ -44,9 +56,9 @@ export function applyFaults(state: SandboxState, rt: FaultRuntime): RequestHandl
     const proceed = () => {
       const unavailable =
         (faults.failFirst > 0 && failsFirst(faults, `${req.method} ${req.originalUrl} ${req.get('idempotency-key') ?? ''}`)) ||
-        (faults.errorRate > 0 && rt.random() < faults.errorRate);
+        (faults.errorRate > 0 && random(faults) < faults.errorRate);
       if (unavailable) return sendError(res, 503, 'SANDBOX_FAULT', 'injected fault: provider unavailable');
-      if (faults.timeoutRate > 0 && rt.random() < faults.timeoutRate) swallowAnswer(res, rt);
+      if (faults.timeoutRate > 0 && random(faults) < faults.timeoutRate) swallowAnswer(res, rt);
       next();
     };
     if (faults.latencyMs > 0) later(rt, faults.latencyMs, proceed);

@@ -116,6 +116,7 @@ export const faultsSchema = z.strictObject({
   latencyMs: z.number().int().min(0).max(120_000).optional(),
   timeoutRate: z.number().min(0).max(1).optional(),
   failFirst: z.number().int().min(0).max(10).optional(),
+  seed: z.number().int().min(0).max(4_294_967_295).optional(),
 });
 
 /** Parse or throw a 400 listing every issue, so a client sees all its mistakes at once. */

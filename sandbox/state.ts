@@ -34,9 +34,11 @@ export interface Faults {
   timeoutRate: number;
   /** The first n identical calls answer 503 unprocessed (deterministic errorRate). */
   failFirst: number;
+  /** Seed of the errorRate/timeoutRate draws (null: Math.random); the same seed, the same schedule. */
+  seed: number | null;
 }
 
-export const NO_FAULTS: Faults = Object.freeze({ errorRate: 0, latencyMs: 0, timeoutRate: 0, failFirst: 0 });
+export const NO_FAULTS: Faults = Object.freeze({ errorRate: 0, latencyMs: 0, timeoutRate: 0, failFirst: 0, seed: null });
 
 export interface CallbackAttempt {
   eventId: string;

@@ -19,12 +19,27 @@ describe('sandbox fault injection', () => {
   afterEach(() => h.close());
 
   it('sets, reads and resets faults; POST replaces the whole config', async () => {
-    expect((await h.call('GET', '/sandbox/faults')).json).toEqual({ errorRate: 0, latencyMs: 0, timeoutRate: 0, failFirst: 0 });
-    expect((await h.call('POST', '/sandbox/faults', { errorRate: 0.5, latencyMs: 10 })).json).toEqual({ errorRate: 0.5, latencyMs: 10, timeoutRate: 0, failFirst: 0 });
-    expect((await h.call('POST', '/sandbox/faults', { timeoutRate: 0.1, failFirst: 0 })).json).toEqual({ errorRate: 0, latencyMs: 0, timeoutRate: 0.1, failFirst: 0 });
-    expect((await h.call('DELETE', '/sandbox/faults')).json).toEqual({ errorRate: 0, latencyMs: 0, timeoutRate: 0, failFirst: 0 });
+    expect((await h.call('GET', '/sandbox/faults')).json).toEqual({ errorRate: 0, latencyMs: 0, timeoutRate: 0, failFirst: 0, seed: null });
+    expect((await h.call('POST', '/sandbox/faults', { errorRate: 0.5, latencyMs: 10 })).json).toEqual({ errorRate: 0.5, latencyMs: 10, timeoutRate: 0, failFirst: 0, seed: null });
+    expect((await h.call('POST', '/sandbox/faults', { timeoutRate: 0.1, failFirst: 0 })).json).toEqual({ errorRate: 0, latencyMs: 0, timeoutRate: 0.1, failFirst: 0, seed: null });
+    expect((await h.call('DELETE', '/sandbox/faults')).json).toEqual({ errorRate: 0, latencyMs: 0, timeoutRate: 0, failFirst: 0, seed: null });
     expect((await h.call('POST', '/sandbox/faults', { errorRate: 2 })).status).toBe(400);
     expect((await h.call('POST', '/sandbox/faults', { bogus: 1 })).status).toBe(400);
+    expect((await h.call('POST', '/sandbox/faults', { errorRate: 0.5, seed: -1 })).status).toBe(400);
+  });
+
+  it('a seed makes the random draws a schedule: the same seed, the same faults, call after call (issue 22)', async () => {
+    const schedule = async (seed: number) => {
+      await h.call('POST', '/sandbox/faults', { errorRate: 0.5, seed });
+      const outcomes: number[] = [];
+      for (let i = 0; i < 24; i++) outcomes.push((await h.call('GET', '/v1/transfers?reference=none')).status);
+      return outcomes;
+    };
+    const first = await schedule(20261125);
+    // No API key: a call the faults let through is refused by the key check (401), the others are 503s.
+    expect(new Set(first)).toEqual(new Set([401, 503]));
+    expect(await schedule(20261125)).toEqual(first);
+    expect(await schedule(7)).not.toEqual(first);
   });
 
   it('errorRate 1 → every /v1 call is a 503 → transient PROVIDER_UNAVAILABLE, and nothing is created', async () => {

@@ -66,7 +66,25 @@ export async function sandboxTransfers(stack: StackClient): Promise<Record<strin
   return ((await res.json()) as { references: Record<string, { requests: number; created: number }> }).references;
 }
 
-export async function setFaults(stack: StackClient, faults: { errorRate?: number; latencyMs?: number; timeoutRate?: number; failFirst?: number } | null) {
+/**
+ * The seed of a test's random fault draws: FAULT_SEED when set (to replay a failure), else a new
+ * one. `withFaultSeed` names it in the failure, so every failing run can be replayed.
+ */
+export function faultSeed(): number {
+  const given = process.env.FAULT_SEED;
+  return given ? Number(given) : Math.floor(Math.random() * 4_294_967_295);
+}
+
+export async function withFaultSeed<T>(seed: number, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof Error) err.message = `[fault seed ${seed}: replay with FAULT_SEED=${seed}] ${err.message}`;
+    throw err;
+  }
+}
+
+export async function setFaults(stack: StackClient, faults: { errorRate?: number; latencyMs?: number; timeoutRate?: number; failFirst?: number; seed?: number } | null) {
   await fetch(`${stack.sandboxUrl}/sandbox/faults`, {
     method: faults ? 'POST' : 'DELETE',
     headers: { 'content-type': 'application/json' },
