@@ -9,11 +9,11 @@ import { janitorEvery, janitorScheduleId } from '../workflows/janitor/definition
 export async function ensureJanitorSchedule(client: Client, taskQueue: string): Promise<void> {
   try {
     await client.schedule.create({
-      scheduleId: janitorScheduleId,
+      scheduleId: janitorScheduleId(taskQueue),
       spec: { intervals: [{ every: janitorEvery }] },
       // One run at a time: a slow run is never doubled by the next tick.
       policies: { overlap: ScheduleOverlapPolicy.SKIP },
-      action: { type: 'startWorkflow', workflowType: 'janitor', workflowId: janitorScheduleId, taskQueue, args: [] },
+      action: { type: 'startWorkflow', workflowType: 'janitor', workflowId: janitorScheduleId(taskQueue), taskQueue, args: [] },
     });
   } catch (err) {
     if (!(err instanceof ScheduleAlreadyRunning)) throw err;

@@ -11,10 +11,10 @@ export async function ensureMedSyncSchedule(client: Client, taskQueue: string, s
   const args: MedSyncInput[] = [{ merchantId: null, analysisDeadlineMs: settings.analysisDeadlineMs, reminderBeforeMs: reminderBeforeMs(settings.analysisDeadlineMs, settings.reminderBeforeMs) }];
   try {
     await client.schedule.create({
-      scheduleId: medSyncScheduleId,
+      scheduleId: medSyncScheduleId(taskQueue),
       spec: { intervals: [{ every: '15 minutes' }] },
       policies: { overlap: ScheduleOverlapPolicy.SKIP },
-      action: { type: 'startWorkflow', workflowType: 'medInfractionSync', workflowId: medSyncScheduleId, taskQueue, args },
+      action: { type: 'startWorkflow', workflowType: 'medInfractionSync', workflowId: medSyncScheduleId(taskQueue), taskQueue, args },
     });
   } catch (err) {
     if (!(err instanceof ScheduleAlreadyRunning)) throw err;

@@ -5,15 +5,16 @@
  */
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 
-export const dailyReconciliationScheduleId = 'daily-reconciliation';
+/** One per task queue (deployment), like the outbox dispatcher: its runs go to that queue's workers. */
+export const dailyReconciliationScheduleId = (taskQueue: string) => `daily-reconciliation-${taskQueue}`;
 
 export async function ensureReconciliationSchedule(client: Client, taskQueue: string): Promise<void> {
   try {
     await client.schedule.create({
-      scheduleId: dailyReconciliationScheduleId,
+      scheduleId: dailyReconciliationScheduleId(taskQueue),
       spec: { calendars: [{ hour: 4, minute: 0 }], timezone: 'America/Sao_Paulo' },
       policies: { overlap: ScheduleOverlapPolicy.SKIP },
-      action: { type: 'startWorkflow', workflowType: 'dailyReconciliation', workflowId: dailyReconciliationScheduleId, taskQueue, args: [] },
+      action: { type: 'startWorkflow', workflowType: 'dailyReconciliation', workflowId: dailyReconciliationScheduleId(taskQueue), taskQueue, args: [] },
     });
   } catch (err) {
     if (!(err instanceof ScheduleAlreadyRunning)) throw err;

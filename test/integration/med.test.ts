@@ -331,7 +331,7 @@ it('review 2 N4: ACCEPT on a hybrid boleto paid through its Pix returns the mone
   expect((await s.client.call('GET', `/charges/${created.body.id}`)).body.refunds).toEqual([expect.objectContaining({ amountCents: 4_000, status: 'SUCCEEDED' })]);
 });
 
-it('the Schedule med-infraction-sync (every 15 minutes, created once) runs the same sync: a triggered run picks up a new infraction and blocks it', async () => {
+it('the Schedule med-infraction-sync-<task queue> (every 15 minutes, created once) runs the same sync: a triggered run picks up a new infraction and blocks it', async () => {
   const s = await shop();
   const charge = await paidCharge(s, 1_000);
   const opened = await sandbox('POST', `/sandbox/charges/${charge.id}/infractions`, { amountCents: 300 });
@@ -339,7 +339,7 @@ it('the Schedule med-infraction-sync (every 15 minutes, created once) runs the s
   const settings = { analysisDeadlineMs: 7 * 86_400_000, reminderBeforeMs: 86_400_000 };
   await ensureMedSyncSchedule(stack.temporal, stack.taskQueue, settings);
   await ensureMedSyncSchedule(stack.temporal, stack.taskQueue, settings); // idempotent at every boot
-  const handle = stack.temporal.schedule.getHandle(medSyncScheduleId);
+  const handle = stack.temporal.schedule.getHandle(medSyncScheduleId(stack.taskQueue));
   try {
     const described = await handle.describe();
     expect(described.action).toMatchObject({ type: 'startWorkflow', workflowType: 'medInfractionSync' });

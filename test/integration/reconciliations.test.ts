@@ -337,7 +337,7 @@ it('the daily run reconciles each merchant the day touched, once per day, and he
 it('the daily Schedule exists once, 04:00 Brasília, pausable', async () => {
   await ensureReconciliationSchedule(stack.temporal, stack.taskQueue);
   await ensureReconciliationSchedule(stack.temporal, stack.taskQueue); // idempotent at every boot
-  const handle = stack.temporal.schedule.getHandle(dailyReconciliationScheduleId);
+  const handle = stack.temporal.schedule.getHandle(dailyReconciliationScheduleId(stack.taskQueue));
   try {
     const described = await handle.describe();
     expect(described.spec.timezone).toBe('America/Sao_Paulo');

@@ -7,4 +7,5 @@ export const decideInfractionUpdate = defineUpdate<void, [MedDecisionRequest]>('
 export const infractionStatusQuery = defineQuery<string>('status');
 
 export const medInfractionWorkflowId = (infractionId: string) => `med-infraction-${infractionId}`;
-export const medSyncScheduleId = 'med-infraction-sync';
+/** One per task queue (deployment), like the outbox dispatcher: its runs go to that queue's workers. */
+export const medSyncScheduleId = (taskQueue: string) => `med-infraction-sync-${taskQueue}`;
