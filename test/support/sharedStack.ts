@@ -24,6 +24,7 @@ import { testEnv } from './env';
 import { stackApi, stackApiDeps, stackPay, type StackClient } from './integrationStack';
 import type { SharedStackInfo } from './stackServer';
 import { testLogFile } from './testLogs';
+import { processAlive } from './processAlive';
 
 export type SharedStack = StackClient;
 
@@ -81,7 +82,7 @@ async function serverOfThisWorker(): Promise<SharedStackInfo> {
   const file = path.join(stacksDir(), `worker-${process.env.JEST_WORKER_ID ?? '1'}.json`);
   if (fs.existsSync(file)) {
     const known = JSON.parse(fs.readFileSync(file, 'utf8')) as SharedStackInfo;
-    if (alive(known.pid)) return known;
+    if (processAlive(known.pid)) return known;
   }
   const info = await startServer();
   fs.writeFileSync(file, JSON.stringify(info), { mode: 0o600 });
@@ -110,13 +111,4 @@ function startServer(): Promise<SharedStackInfo> {
       resolve(JSON.parse(out.slice(0, newline)) as SharedStackInfo);
     });
   });
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -7,6 +7,7 @@
  * and stops on SIGTERM, or by itself once the jest worker that started it is gone.
  */
 import { startIntegrationStack } from './integrationStack';
+import { processAlive } from './processAlive';
 
 export interface SharedStackInfo {
   pid: number;
@@ -46,17 +47,8 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void stop());
   // An interrupted run never reaches the global teardown: stop with the worker that started us.
   setInterval(() => {
-    if (!alive(parent)) void stop();
+    if (!processAlive(parent)) void stop();
   }, 1_000);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 main().catch((err: unknown) => {

@@ -4,18 +4,11 @@
  */
 import { spawn } from 'node:child_process';
 import { supervise } from '../../scripts/lib/supervisor';
+import { processAlive } from '../support/processAlive';
 
 jest.setTimeout(20_000);
 
 const node = (code: string) => () => spawn(process.execPath, ['-e', code], { stdio: 'ignore' });
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 it('restarts a child that exits, with a doubling backoff and a log line each time', async () => {
   const lines: string[] = [];
@@ -57,9 +50,9 @@ it('stop() ends a running child and does not restart it', async () => {
     backoff: { initialMs: 50, maxMs: 200, resetAfterMs: 10_000 },
   });
   await new Promise((r) => setTimeout(r, 200));
-  expect(alive(pid)).toBe(true);
+  expect(processAlive(pid)).toBe(true);
   await service.stop();
-  expect(alive(pid)).toBe(false);
+  expect(processAlive(pid)).toBe(false);
   await new Promise((r) => setTimeout(r, 200));
   expect(lines).toEqual([]);
 });
