@@ -144,7 +144,6 @@ export interface StackOptions {
 }
 
 export async function startIntegrationStack(opts: StackOptions = {}): Promise<IntegrationStack> {
-  quietTemporalRuntime();
   const env = testEnv();
   // Each stack gets its own database: its outbox dispatcher and ledger checks see only its own data.
   const databaseUrl = await freshDatabase(env.databaseUrl, env.templateDatabase);
@@ -194,6 +193,9 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
   let workerConnection: NativeConnection | undefined;
   let running: Promise<void> = Promise.resolve();
   if (opts.inProcessWorker !== false) {
+    // Only with a worker: the worker's shutdown releases the Runtime; one installed without a
+    // worker is never released and keeps the jest worker from exiting.
+    quietTemporalRuntime();
     workerConnection = await NativeConnection.connect({ address: env.temporalAddress });
     worker = await createGatewayWorker({
       workflowBundle: await workflowBundle(),
