@@ -11,10 +11,15 @@ async function providerError(promise: Promise<unknown>): Promise<ProviderError> 
   return err as ProviderError;
 }
 
+// Two tests wait out a 2 s client timeout on purpose.
+jest.setTimeout(30_000);
+
 describe('sandbox fault injection', () => {
   let h: SandboxHarness;
+  // A client timeout far above an ordinary call's time, even on a loaded 2-core machine (300 ms
+  // failed plain calls there); faults that must outlast it are far longer still.
   beforeEach(async () => {
-    h = await startSandbox({}, 300);
+    h = await startSandbox({ faultHangMs: 10_000 }, 2_000);
   });
   afterEach(() => h.close());
 
@@ -74,11 +79,12 @@ describe('sandbox fault injection', () => {
   });
 
   it('latency beyond the client timeout → transient PROVIDER_TIMEOUT', async () => {
-    await h.call('POST', '/sandbox/faults', { latencyMs: 600 });
+    await h.call('POST', '/sandbox/faults', { latencyMs: 10_000 });
     const started = Date.now();
     const err = await providerError(h.provider.findChargeByReference('any'));
     expect(err).toMatchObject({ code: 'PROVIDER_TIMEOUT', transient: true, httpStatus: null });
-    expect(Date.now() - started).toBeLessThan(550);
+    // The client gave up at its own 2 s, not when the provider would have answered (10 s).
+    expect(Date.now() - started).toBeLessThan(9_000);
 
     // Latency under the timeout only slows things down.
     await h.call('POST', '/sandbox/faults', { latencyMs: 50 });

@@ -17,6 +17,10 @@ import { buildBoletoNumbers } from '../support/boletoNumbers';
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- the package ships no types
 const boletoUtils = require('@mrmgomes/boleto-utils') as { validarBoleto(code: string): { sucesso: boolean; codigoBarras: string; linhaDigitavel: string; valor: number; vencimentoComNovoFator2025?: Date } };
 
+// Renders PDFs and runs poppler and zbar on them: seconds of real work, more on a loaded machine
+// (the default 5 s hook budget ran out while the suite ran beside other work).
+jest.setTimeout(60_000);
+
 const root = path.resolve(__dirname, '../..');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'boleto-pdf-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
