@@ -87,6 +87,18 @@ export class FakePixPsp {
     return this.requests.filter((r) => r.url === '/oauth/token');
   }
 
+  /**
+   * "METHOD url" of every request (API only, or all): what assertions compare, since a failing
+   * assertion prints what it compared, and the requests themselves carry tokens and secrets.
+   */
+  calls(which: 'api' | 'all' = 'api'): string[] {
+    return (which === 'api' ? this.apiRequests() : this.requests).map((r) => `${r.method} ${r.url}`);
+  }
+
+  tokenCalls(): number {
+    return this.tokenRequests().length;
+  }
+
   async start(): Promise<this> {
     const handler = (req: http.IncomingMessage, res: http.ServerResponse) => void this.handle(req, res);
     const certs = this.opts.certificates;
@@ -135,7 +147,8 @@ export class FakePixPsp {
     } catch {
       answer = problem(500, 'ErroInternoDoServidor');
     }
-    if (answer.delayMs) await new Promise((resolve) => setTimeout(resolve, answer.delayMs));
+    // Unref'd: a slow answer still pending when the test ends must not hold the worker open.
+    if (answer.delayMs) await new Promise((resolve) => setTimeout(resolve, answer.delayMs).unref());
     if (answer.destroy) {
       req.socket.destroy();
       return;

@@ -46,6 +46,7 @@ export interface ReceivedRequest {
 }
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
+const validators = new Map<string, Promise<PixApiRequestValidator>>();
 
 export class PixApiRequestValidator {
   private constructor(
@@ -53,9 +54,21 @@ export class PixApiRequestValidator {
     private readonly apiRoot: string,
   ) {}
 
-  static async create(opts: { apiRoot?: string; document?: string } = {}): Promise<PixApiRequestValidator> {
+  /** One per document and root per process: parsing and dereferencing the document is the costly part. */
+  static create(opts: { apiRoot?: string; document?: string } = {}): Promise<PixApiRequestValidator> {
     const apiRoot = (opts.apiRoot ?? '/api/v2').replace(/\/+$/, '');
-    const definition = adapted(parse(fs.readFileSync(opts.document ?? pixApiDocumentPath(), 'utf8')) as Document);
+    const document = opts.document ?? pixApiDocumentPath();
+    const key = `${document}\n${apiRoot}`;
+    let made = validators.get(key);
+    if (!made) {
+      made = PixApiRequestValidator.make(document, apiRoot);
+      validators.set(key, made);
+    }
+    return made;
+  }
+
+  private static async make(document: string, apiRoot: string): Promise<PixApiRequestValidator> {
+    const definition = adapted(parse(fs.readFileSync(document, 'utf8')) as Document);
     const api = new OpenAPIBackend({
       definition,
       apiRoot,

@@ -69,7 +69,7 @@ export async function pixApiTestbed(opts: { tls?: boolean } & Partial<Omit<FakeP
         clientId,
         clientSecret,
         tls: opts.tls === false ? null : pemTls(),
-        timeoutMs: 5_000,
+        timeoutMs: 15_000,
         allowPlainHttp: opts.tls === false,
         ...overrides,
       });
