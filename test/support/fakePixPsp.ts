@@ -266,6 +266,9 @@ export class FakePixPsp {
   private putDevolucao(e2eid: string, id: string, body: Record<string, any>): FakeAnswer {
     const pix = this.pix.find((p) => p.endToEndId === e2eid);
     if (!pix) return problem(404, 'PixNaoEncontrado');
+    if (this.devolucoes.has(`${e2eid}/${id}`)) {
+      return problem(400, 'PixDevolucaoInvalida', [{ razao: 'O id da devolução já foi utilizado para este Pix.', propriedade: 'id' }]);
+    }
     const returned = pix.devolucoes.reduce((sum: number, d: Record<string, any>) => sum + Math.round(Number(d.valor) * 100), 0);
     if (returned + Math.round(Number(body.valor) * 100) > Math.round(Number(pix.valor) * 100)) {
       return problem(400, 'PixDevolucaoInvalida', [{ razao: 'A devolução excederia o valor do Pix originário.', propriedade: 'devolucao.valor', valor: body.valor }]);

@@ -170,6 +170,19 @@ describe('devolução', () => {
     expect(await client.getPix(received.endToEndId)).toMatchObject({ devolucoes: [expect.objectContaining({ id, valor: '4.00' })] });
   });
 
+  it('a retried devolução is the same devolução, not a refusal (the PSP refuses a used id)', async () => {
+    const received = bed.psp.receive({ valor: '8.00' });
+    const id = crypto.randomBytes(16).toString('hex');
+    const first = await client.putDevolucao(received.endToEndId, id, { valor: '2.00' });
+    const again = await client.putDevolucao(received.endToEndId, id, { valor: '2.00' });
+    expect(again).toEqual(first);
+    expect(bed.psp.calls().filter((c) => c.startsWith('PUT '))).toHaveLength(2);
+    expect(await client.getPix(received.endToEndId)).toMatchObject({ devolucoes: [expect.objectContaining({ id })] });
+    // Another amount under a used id stays refused.
+    const other = await client.putDevolucao(received.endToEndId, id, { valor: '3.00' }).catch((e: unknown) => e);
+    expect(other).toMatchObject({ code: 'DEVOLUCAO_REFUSED', transient: false });
+  });
+
   it('a devolução beyond what was paid is refused: DEVOLUCAO_REFUSED', async () => {
     const received = bed.psp.receive({ valor: '3.00' });
     const err = await client.putDevolucao(received.endToEndId, 'r1', { valor: '3.01' }).catch((e: unknown) => e);

@@ -124,11 +124,21 @@ export class PixApiClient {
     }
   }
 
-  /** Asks for a devolução of (part of) a received Pix; its status follows by getDevolucao or the callback. */
+  /**
+   * Asks for a devolução of (part of) a received Pix; its status follows by getDevolucao or the
+   * callback. Idempotent by id: the standard refuses an id already used for this Pix
+   * (PixDevolucaoInvalida), so when a retried request is refused and the PSP has a devolução of
+   * the same amount under our id, that devolução is the answer.
+   */
   async putDevolucao(e2eid: string, devolucaoId: string, devolucao: DevolucaoRequest): Promise<Devolucao> {
     const path = `/pix/${id(e2eid, END_TO_END_ID, 'e2eid')}/devolucao/${id(devolucaoId, DEVOLUCAO_ID, 'devolução id')}`;
     const body = valid(devolucaoRequestSchema, devolucao, 'devolução');
-    const answer = await this.required({ method: 'PUT', path, body, schema: devolucaoSchema, route: 'PUT /pix/{e2eid}/devolucao/{id}', codes: DEVOLUCAO });
+    const answer = await this.required<Devolucao>({ method: 'PUT', path, body, schema: devolucaoSchema, route: 'PUT /pix/{e2eid}/devolucao/{id}', codes: DEVOLUCAO }).catch(async (err: unknown) => {
+      if (!(err instanceof ProviderError) || err.code !== PixApiErrorCodes.devolucaoRefused) throw err;
+      const existing = await this.getDevolucao(e2eid, devolucaoId);
+      if (existing && existing.valor === body.valor) return existing;
+      throw err;
+    });
     return sameId(answer, answer.id, devolucaoId, 'PUT /pix/{e2eid}/devolucao/{id}');
   }
 
