@@ -9,6 +9,7 @@
 import crypto from 'node:crypto';
 import net from 'node:net';
 import { parseKey } from './core/crypto/secretBox';
+import { readClientTls, type ClientTls } from './core/net/clientTls';
 import type { StorageConfig } from './core/storage/createObjectStore';
 
 export const ENVIRONMENTS = ['development', 'test', 'production'] as const;
@@ -26,6 +27,8 @@ export interface GatewayConfig {
   databaseUrl: string;
   temporal: { address: string; namespace: string; taskQueue: string };
   provider: { baseUrl: string; apiKey: string; callbackSecret: string; timeoutMs: number };
+  /** The PSP's API Pix v2, which collects Pix charges (issue 23); calls share provider.timeoutMs. */
+  pixApi: PixApiConfig;
   /** 32-byte key (hex or base64) that encrypts API client secrets at rest. */
   credentialsEncryptionKey: string;
   /** Platform fee on Pix charges, applied when a merchant has no own fee set. */
@@ -78,6 +81,43 @@ export interface AuthConfig {
   /** The refresh and CSRF cookies carry `Secure` (everywhere but development and tests). */
   secureCookies: boolean;
 }
+
+/**
+ * API Pix v2 (PIX_API_*, PIX_RECEIVING_KEY, PIX_WEBHOOK_SECRET). Without PIX_API_BASE_URL, outside
+ * production, the bundled sandbox speaks API Pix at PROVIDER_BASE_URL with its own client
+ * credentials and key; in production every value must be given.
+ */
+export interface PixApiConfig {
+  /** e.g. https://psp.example/api/v2 (the major version is part of the path). */
+  baseUrl: string;
+  tokenUrl: string;
+  clientId: string;
+  clientSecret: string;
+  /** Client certificate (PEM pair or PKCS#12) and extra CA, read and checked at start; null: none. */
+  tls: ClientTls | null;
+  /** The Pix key (chave DICT) cobs are created on and the webhook is registered for. */
+  receivingKey: string;
+  /** Secret path segment of the callback URL registered at the PSP (≥ 32 URL-safe characters). */
+  webhookSecret: string;
+  /**
+   * Plain http accepted: development and test only, for the sandbox wherever PROVIDER_BASE_URL
+   * puts it (docker-compose: http://sandbox:4010) and for a PSP simulator on loopback.
+   */
+  allowPlainHttp: boolean;
+  /** The bundled sandbox (no PIX_API_BASE_URL, not production). */
+  sandbox: boolean;
+}
+
+/**
+ * The sandbox's API Pix client credentials of development and tests, unless SANDBOX_PIX_CLIENT_ID
+ * / SANDBOX_PIX_CLIENT_SECRET say otherwise: public on purpose, like a PSP's published sandbox
+ * credentials, and the same values as sandbox/config.ts (DEV_PIX_CLIENT_ID / DEV_PIX_CLIENT_SECRET).
+ * Never used in production (the sandbox refuses them there too).
+ */
+export const SANDBOX_PIX_CLIENT_ID = 'pix-sandbox-client';
+export const SANDBOX_PIX_CLIENT_SECRET = 'pix-sandbox-secret';
+/** The sandbox merchant's key (sandbox/payer.ts, SANDBOX_MERCHANT.pixKey). */
+export const SANDBOX_PIX_RECEIVING_KEY = '11222333000181';
 
 export const DEFAULT_MAIL_FROM = 'Pix Gateway <no-reply@localhost>';
 
@@ -161,6 +201,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
   const mailFrom = read.raw('MAIL_FROM') ?? DEFAULT_MAIL_FROM;
   if (/[\r\n]/.test(mailFrom)) read.problems.push('MAIL_FROM must be one line (a name and address, e.g. Pix Gateway <no-reply@example.com>)');
 
+  const pixApiConfig = pixApi(read, production, providerBaseUrl, credentialsEncryptionKey);
+
   const config: GatewayConfig = {
     env: mode ?? 'development',
     port,
@@ -178,6 +220,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       callbackSecret,
       timeoutMs: read.int('PROVIDER_TIMEOUT_MS', 5_000, { min: 100, max: 120_000 }),
     },
+    pixApi: pixApiConfig,
     credentialsEncryptionKey,
     defaultPixFeeBps: read.int('DEFAULT_PIX_FEE_BPS', 99, { min: 0, max: 10_000 }),
     defaultPixFeeFixedCents: read.int('DEFAULT_PIX_FEE_FIXED_CENTS', 0, { min: 0 }),
@@ -218,6 +261,79 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
 
 /** Shorter HMAC keys could be guessed; 32 characters is 128+ bits for any random encoding. */
 const MIN_UPLOAD_SECRET_LENGTH = 32;
+/** The webhook path secret is guessed by whoever can reach the URL: as long as the other keys. */
+const MIN_WEBHOOK_SECRET_LENGTH = 32;
+
+/**
+ * API Pix: real PSP settings when PIX_API_BASE_URL is set or in production (then the token URL,
+ * client id and secret and the receiving key are required, and in production a client
+ * certificate and the webhook secret too); otherwise the sandbox defaults. Certificate files are
+ * read here, once, and proven usable (core/net/clientTls.ts).
+ */
+function pixApi(read: EnvReader, production: boolean, providerBaseUrl: string, credentialsEncryptionKey: string): PixApiConfig {
+  const sandbox = !production && read.raw('PIX_API_BASE_URL') === undefined;
+  const sandboxBase = providerBaseUrl.replace(/\/+$/, '');
+  const realPsp = (name: string): string => {
+    const value = read.raw(name);
+    if (value === undefined) read.problems.push(`${name} is required${production ? ' in production' : ' with PIX_API_BASE_URL'}`);
+    return value ?? '';
+  };
+  const baseUrl = sandbox ? `${sandboxBase}/api/v2` : pixApiUrl(read, 'PIX_API_BASE_URL', production);
+  const tokenUrl = read.raw('PIX_API_TOKEN_URL') !== undefined || !sandbox ? pixApiUrl(read, 'PIX_API_TOKEN_URL', production) : `${sandboxBase}/oauth/token`;
+  const clientId = sandbox ? (read.raw('PIX_API_CLIENT_ID') ?? read.raw('SANDBOX_PIX_CLIENT_ID') ?? SANDBOX_PIX_CLIENT_ID) : realPsp('PIX_API_CLIENT_ID');
+  const clientSecret = sandbox ? (read.raw('PIX_API_CLIENT_SECRET') ?? read.raw('SANDBOX_PIX_CLIENT_SECRET') ?? SANDBOX_PIX_CLIENT_SECRET) : realPsp('PIX_API_CLIENT_SECRET');
+  const receivingKey = sandbox ? (read.raw('PIX_RECEIVING_KEY') ?? SANDBOX_PIX_RECEIVING_KEY) : realPsp('PIX_RECEIVING_KEY');
+  if (receivingKey.length > 77) read.problems.push('PIX_RECEIVING_KEY must be a Pix key (at most 77 characters)');
+
+  const { tls, problems } = readClientTls({
+    certFile: { name: 'PIX_API_CERT_FILE', value: read.raw('PIX_API_CERT_FILE') },
+    keyFile: { name: 'PIX_API_KEY_FILE', value: read.raw('PIX_API_KEY_FILE') },
+    pfxFile: { name: 'PIX_API_PFX_FILE', value: read.raw('PIX_API_PFX_FILE') },
+    pfxPassphrase: { name: 'PIX_API_PFX_PASSPHRASE', value: read.raw('PIX_API_PFX_PASSPHRASE') },
+    caFile: { name: 'PIX_API_CA_FILE', value: read.raw('PIX_API_CA_FILE') },
+  });
+  read.problems.push(...problems);
+  if (production && problems.length === 0 && !tls?.identity) {
+    read.problems.push('a client certificate is required in production: PIX_API_CERT_FILE + PIX_API_KEY_FILE, or PIX_API_PFX_FILE + PIX_API_PFX_PASSPHRASE');
+  }
+
+  let webhookSecret = read.raw('PIX_WEBHOOK_SECRET');
+  if (webhookSecret !== undefined && (webhookSecret.length < MIN_WEBHOOK_SECRET_LENGTH || !/^[A-Za-z0-9_-]+$/.test(webhookSecret))) {
+    read.problems.push(`PIX_WEBHOOK_SECRET must be at least ${MIN_WEBHOOK_SECRET_LENGTH} characters of A-Z, a-z, 0-9, "-" and "_" (it is a URL path segment)`);
+  }
+  if (webhookSecret === undefined) {
+    if (production) read.problems.push(`PIX_WEBHOOK_SECRET is required in production (at least ${MIN_WEBHOOK_SECRET_LENGTH} URL-safe characters)`);
+    else {
+      // Stable across restarts like the key it comes from, so the registered URL stays valid.
+      const base = credentialsEncryptionKey || crypto.randomBytes(32).toString('hex');
+      webhookSecret = crypto.createHmac('sha256', base).update('pix-gateway pix webhook path v1').digest('hex');
+    }
+  }
+
+  return { baseUrl, tokenUrl, clientId, clientSecret, tls, receivingKey, webhookSecret: webhookSecret ?? '', allowPlainHttp: !production, sandbox };
+}
+
+/** https, not loopback, in production; elsewhere https, or http on loopback only (a local PSP simulator). */
+function pixApiUrl(read: EnvReader, name: string, production: boolean): string {
+  const raw = read.raw(name);
+  if (raw === undefined) {
+    read.problems.push(`${name} is required${production ? ' in production' : ' with PIX_API_BASE_URL'} (an https URL)`);
+    return '';
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    read.problems.push(`${name} must be an absolute https URL`);
+    return raw;
+  }
+  if (url.protocol === 'https:') {
+    if (production && isLoopback(url.hostname)) read.problems.push(`${name} must not point at loopback in production`);
+  } else if (url.protocol !== 'http:' || production || !isLoopback(url.hostname)) {
+    read.problems.push(`${name} must use https${production ? '' : ' (http only on loopback, outside production)'}`);
+  }
+  return raw;
+}
 
 /**
  * S3 when S3_ENDPOINT is set (then bucket and keys are required), else the local store, whose

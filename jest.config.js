@@ -7,11 +7,17 @@
  * The workflow code is bundled once per run (test/support/globalSetup.js) and every worker uses
  * that bundle. The longest files start first (test/support/sequencer.js), so they do not end the run alone.
  */
-const transform = { '^.+\\.tsx?$': ['@swc/jest'] };
+const transform = {
+  '^.+\\.tsx?$': ['@swc/jest'],
+  // openapi-backend (the tests' API Pix request validator) requires @apidevtools/json-schema-ref-parser,
+  // which is published as ES modules only; jest's CommonJS runtime needs it compiled like our code.
+  '/@apidevtools/json-schema-ref-parser/.+\\.js$': ['@swc/jest', { module: { type: 'commonjs' } }],
+};
 const project = (displayName, roots) => ({
   displayName,
   testEnvironment: 'node',
   transform,
+  transformIgnorePatterns: ['/node_modules/(?!.*@apidevtools/json-schema-ref-parser/)'],
   testMatch: roots.map((r) => `<rootDir>/test/${r}/**/*.test.ts`),
 });
 

@@ -278,18 +278,35 @@ export const PROVIDER_CALLBACK_TIMESTAMP_HEADER = 'x-provider-timestamp';
 export const PROVIDER_CALLBACK_SIGNATURE_HEADER = 'x-provider-signature';
 
 /**
+ * What a ProviderError may carry beyond its code. Neither field is for merchants: `message` is
+ * written in our words so it may reach them; the provider's own text stays in `detail`.
+ */
+export interface ProviderErrorExtras {
+  /** The provider asked us to wait this long before trying again (Retry-After on a 429 or 503). */
+  retryAfterMs?: number | null;
+  /** The provider's own words (problem title, detail, violations), truncated: for logs only. */
+  detail?: string | null;
+}
+
+/**
  * Errors the client raises. `transient` ones (timeouts, 5xx, connection refused, 429) may be
  * retried with the same idempotency key; permanent ones (4xx business refusals) must not be.
  */
 export class ProviderError extends Error {
+  readonly retryAfterMs: number | null;
+  readonly detail: string | null;
+
   constructor(
     message: string,
     readonly code: string,
     readonly transient: boolean,
     readonly httpStatus: number | null = null,
+    extras: ProviderErrorExtras = {},
   ) {
     super(message);
     this.name = 'ProviderError';
+    this.retryAfterMs = extras.retryAfterMs ?? null;
+    this.detail = extras.detail ?? null;
   }
 }
 

@@ -4,7 +4,11 @@
  * secrets, negative fees, a zero idempotency TTL, an unsafe TRUST_PROXY. Every problem is
  * listed at once, and no secret value ever appears in the message.
  */
+import fs from 'node:fs';
+import path from 'node:path';
+import { inspect } from 'node:util';
 import { ConfigError, loadConfig } from '../../config';
+import { testCertificates, type TestCertificates } from '../support/testCertificates';
 
 const SECRETS = {
   PROVIDER_API_KEY: 'prov-key-SHOULD-NOT-LEAK',
@@ -14,17 +18,44 @@ const SECRETS = {
   SMTP_URL: 'smtps://mailer:smtp-password-SHOULD-NOT-LEAK@smtp.example.com:465',
   JWT_SECRETS: 'jwt-signing-key-SHOULD-NOT-LEAK-0123456789abcdef,jwt-old-key-SHOULD-NOT-LEAK-0123456789abcdef',
   RECEIPT_SIGNING_KEY: 'receipt-signing-key-SHOULD-NOT-LEAK-0123456789',
+  PIX_API_CLIENT_SECRET: 'pix-client-secret-SHOULD-NOT-LEAK',
+  PIX_WEBHOOK_SECRET: 'pix-webhook-path-secret-SHOULD-NOT-LEAK-0123456789',
 };
+
+/** Not in SECRETS (spread into every fixture): a passphrase without its PKCS#12 file is a problem of its own. */
+const PFX_PASSPHRASE_WRONG = 'pfx-passphrase-SHOULD-NOT-LEAK';
+
+// The client certificate files production requires are real: config.ts opens them.
+let certs: TestCertificates;
+beforeAll(async () => {
+  certs = await testCertificates();
+}, 30_000);
+
+/** A real PSP's API Pix, with a PEM client certificate and the PSP's private CA. */
+const pixApiProduction = (): NodeJS.ProcessEnv => ({
+  PIX_API_BASE_URL: 'https://pix.psp.example.com/api/v2',
+  PIX_API_TOKEN_URL: 'https://pix.psp.example.com/oauth/token',
+  PIX_API_CLIENT_ID: 'Client_Id_gateway',
+  PIX_API_CERT_FILE: certs.clientCertFile,
+  PIX_API_KEY_FILE: certs.clientKeyFile,
+  PIX_API_CA_FILE: certs.caFile,
+  PIX_RECEIVING_KEY: '7d9f0335-8dcc-4054-9bf9-0dbd61d36906',
+});
+
+/** Every PIX_* variable unset: the bundled sandbox. */
+const noPixApi = (): NodeJS.ProcessEnv =>
+  Object.fromEntries(['PIX_API_BASE_URL', 'PIX_API_TOKEN_URL', 'PIX_API_CLIENT_ID', 'PIX_API_CLIENT_SECRET', 'PIX_API_CERT_FILE', 'PIX_API_KEY_FILE', 'PIX_API_PFX_FILE', 'PIX_API_PFX_PASSPHRASE', 'PIX_API_CA_FILE', 'PIX_RECEIVING_KEY', 'PIX_WEBHOOK_SECRET'].map((name) => [name, undefined]));
 
 const production = (): NodeJS.ProcessEnv => ({
   NODE_ENV: 'production',
   DATABASE_URL: 'postgres://gateway:db-password-SHOULD-NOT-LEAK@db.internal:5432/gateway',
   PROVIDER_BASE_URL: 'https://psp.example.com',
   PUBLIC_BASE_URL: 'https://api.gateway.example.com',
+  ...pixApiProduction(),
   ...SECRETS,
 });
 
-const development = (): NodeJS.ProcessEnv => ({ ...production(), NODE_ENV: 'development', PROVIDER_BASE_URL: undefined, PUBLIC_BASE_URL: undefined, SMTP_URL: undefined });
+const development = (): NodeJS.ProcessEnv => ({ ...production(), NODE_ENV: 'development', PROVIDER_BASE_URL: undefined, PUBLIC_BASE_URL: undefined, SMTP_URL: undefined, ...noPixApi() });
 
 function problemsOf(env: NodeJS.ProcessEnv): string[] {
   try {
@@ -32,7 +63,9 @@ function problemsOf(env: NodeJS.ProcessEnv): string[] {
   } catch (err) {
     expect(err).toBeInstanceOf(ConfigError);
     const message = (err as Error).message;
-    for (const secret of [...Object.values(SECRETS), 'db-password-SHOULD-NOT-LEAK', 'smtp-password-SHOULD-NOT-LEAK', 'not-a-32-byte-key-SHOULD-NOT-LEAK']) expect(message).not.toContain(secret);
+    for (const secret of [...Object.values(SECRETS), 'db-password-SHOULD-NOT-LEAK', 'smtp-password-SHOULD-NOT-LEAK', 'not-a-32-byte-key-SHOULD-NOT-LEAK', PFX_PASSPHRASE_WRONG]) expect(message).not.toContain(secret);
+    // A boolean: a failing toContain would print the run's real test passphrase.
+    expect(message.includes(certs.pfxPassphrase)).toBe(false);
     return (err as ConfigError).problems;
   }
   return [];
@@ -236,5 +269,145 @@ describe('loadConfig: uploads (avatars)', () => {
       expect.stringContaining('S3_SECRET_ACCESS_KEY'),
     ]);
     expect(problemsOf({ ...production(), ...s3, S3_ENDPOINT: 'http://s3.example.com' })).toEqual([expect.stringContaining('S3_ENDPOINT must use https')]);
+  });
+});
+
+describe('loadConfig: API Pix (PIX_API_*, PIX_RECEIVING_KEY, PIX_WEBHOOK_SECRET)', () => {
+  const tmpFile = (name: string, content: string): string => {
+    const file = path.join(certs.dir, name);
+    fs.writeFileSync(file, content);
+    return file;
+  };
+
+  it('accepts a real PSP in production: https, a PEM client certificate, the private CA, the secrets', () => {
+    const { pixApi } = loadConfig(production());
+    expect(pixApi).toMatchObject({
+      baseUrl: 'https://pix.psp.example.com/api/v2',
+      tokenUrl: 'https://pix.psp.example.com/oauth/token',
+      clientId: 'Client_Id_gateway',
+      clientSecret: SECRETS.PIX_API_CLIENT_SECRET,
+      receivingKey: '7d9f0335-8dcc-4054-9bf9-0dbd61d36906',
+      webhookSecret: SECRETS.PIX_WEBHOOK_SECRET,
+      allowPlainHttp: false,
+      sandbox: false,
+    });
+    expect(pixApi.tls?.identity?.kind).toBe('pem');
+    expect(pixApi.tls?.ca).not.toBeNull();
+  });
+
+  it('accepts a PKCS#12 file with its passphrase instead of the PEM pair', () => {
+    const { pixApi } = loadConfig({ ...production(), PIX_API_CERT_FILE: undefined, PIX_API_KEY_FILE: undefined, PIX_API_PFX_FILE: certs.clientPfxFile, PIX_API_PFX_PASSPHRASE: certs.pfxPassphrase });
+    expect(pixApi.tls?.identity?.kind).toBe('pfx');
+  });
+
+  it('keeps certificate material and passphrase out of a serialised or printed configuration', () => {
+    const keyPem = fs.readFileSync(certs.clientKeyFile, 'utf8').split('\n')[1];
+    const pfxBase64 = fs.readFileSync(certs.clientPfxFile).toString('base64').slice(0, 40);
+    const pem = loadConfig(production());
+    const pfx = loadConfig({ ...production(), PIX_API_CERT_FILE: undefined, PIX_API_KEY_FILE: undefined, PIX_API_PFX_FILE: certs.clientPfxFile, PIX_API_PFX_PASSPHRASE: certs.pfxPassphrase });
+    for (const [kind, config] of [['pem', pem], ['pfx', pfx]] as const) {
+      for (const text of [JSON.stringify(config), inspect(config, { depth: 10 })]) {
+        expect([certs.pfxPassphrase, keyPem, pfxBase64].some((secret) => text.includes(secret))).toBe(false);
+        expect(text).toContain(kind);
+      }
+    }
+  });
+
+  it('uses the bundled sandbox over API Pix when nothing is set (development and test)', () => {
+    for (const NODE_ENV of ['development', 'test']) {
+      const { pixApi } = loadConfig({ ...development(), NODE_ENV, PROVIDER_BASE_URL: 'http://sandbox:4010/' });
+      expect(pixApi).toMatchObject({
+        baseUrl: 'http://sandbox:4010/api/v2',
+        tokenUrl: 'http://sandbox:4010/oauth/token',
+        clientId: 'pix-sandbox-client',
+        receivingKey: '11222333000181',
+        tls: null,
+        allowPlainHttp: true,
+        sandbox: true,
+      });
+      expect(pixApi.clientSecret.length).toBeGreaterThan(0);
+      // Derived from the encryption key: stable across restarts, so the registered URL stays valid.
+      expect(pixApi.webhookSecret).toMatch(/^[0-9a-f]{64}$/);
+      expect(loadConfig({ ...development(), NODE_ENV }).pixApi.webhookSecret).toBe(pixApi.webhookSecret);
+    }
+    expect(loadConfig({ ...development(), SANDBOX_PIX_CLIENT_ID: 'other', SANDBOX_PIX_CLIENT_SECRET: 'other-secret' }).pixApi).toMatchObject({ clientId: 'other', clientSecret: 'other-secret' });
+  });
+
+  it('turns mutual TLS on for the sandbox when certificate files are given', () => {
+    const { pixApi } = loadConfig({ ...development(), PROVIDER_BASE_URL: 'https://127.0.0.1:4443', PIX_API_CERT_FILE: certs.clientCertFile, PIX_API_KEY_FILE: certs.clientKeyFile, PIX_API_CA_FILE: certs.caFile });
+    expect(pixApi).toMatchObject({ baseUrl: 'https://127.0.0.1:4443/api/v2', sandbox: true });
+    expect(pixApi.tls?.identity?.kind).toBe('pem');
+  });
+
+  it('refuses to start in production without any of it, naming every missing piece', () => {
+    expect(problemsOf({ ...production(), ...noPixApi() })).toEqual([
+      expect.stringContaining('PIX_API_BASE_URL is required in production'),
+      expect.stringContaining('PIX_API_TOKEN_URL is required in production'),
+      expect.stringContaining('PIX_API_CLIENT_ID is required'),
+      expect.stringContaining('PIX_API_CLIENT_SECRET is required'),
+      expect.stringContaining('PIX_RECEIVING_KEY is required'),
+      expect.stringContaining('a client certificate is required in production'),
+      expect.stringContaining('PIX_WEBHOOK_SECRET is required in production'),
+    ]);
+  });
+
+  it.each([
+    ['plain http', 'http://pix.psp.example.com/api/v2'],
+    ['loopback', 'https://127.0.0.1:8443/api/v2'],
+    ['not a URL', 'pix.psp.example.com/api/v2'],
+  ])('refuses, in production, API Pix URLs that are %s', (_what, url) => {
+    expect(problemsOf({ ...production(), PIX_API_BASE_URL: url, PIX_API_TOKEN_URL: url })).toEqual([expect.stringContaining('PIX_API_BASE_URL'), expect.stringContaining('PIX_API_TOKEN_URL')]);
+  });
+
+  it('with PIX_API_BASE_URL outside production, requires the rest of a real PSP, and http on loopback only', () => {
+    expect(problemsOf({ ...development(), PIX_API_BASE_URL: 'https://pix-h.psp.example.com/api/v2' })).toEqual([
+      expect.stringContaining('PIX_API_TOKEN_URL is required with PIX_API_BASE_URL'),
+      expect.stringContaining('PIX_API_CLIENT_ID is required with PIX_API_BASE_URL'),
+      expect.stringContaining('PIX_API_CLIENT_SECRET is required with PIX_API_BASE_URL'),
+      expect.stringContaining('PIX_RECEIVING_KEY is required with PIX_API_BASE_URL'),
+    ]);
+    const simulator = { ...development(), PIX_API_BASE_URL: 'http://127.0.0.1:9000/api/v2', PIX_API_TOKEN_URL: 'http://localhost:9000/oauth/token', PIX_API_CLIENT_ID: 'id', PIX_API_CLIENT_SECRET: 'secret', PIX_RECEIVING_KEY: 'chave@example.com' };
+    expect(loadConfig(simulator).pixApi).toMatchObject({ sandbox: false, tls: null, allowPlainHttp: true, clientId: 'id' });
+    expect(problemsOf({ ...simulator, PIX_API_BASE_URL: 'http://pix-h.psp.example.com/api/v2' })).toEqual([expect.stringContaining('PIX_API_BASE_URL must use https (http only on loopback')]);
+  });
+
+  it.each<[string, NodeJS.ProcessEnv, string[]]>([
+    ['a certificate and a PKCS#12 both', { PIX_API_PFX_FILE: 'x.p12', PIX_API_PFX_PASSPHRASE: PFX_PASSPHRASE_WRONG }, ['either PIX_API_CERT_FILE + PIX_API_KEY_FILE or PIX_API_PFX_FILE + PIX_API_PFX_PASSPHRASE, not both']],
+    ['a certificate without its key', { PIX_API_KEY_FILE: undefined }, ['PIX_API_KEY_FILE is required with PIX_API_CERT_FILE']],
+    ['a key without its certificate', { PIX_API_CERT_FILE: undefined }, ['PIX_API_CERT_FILE is required with PIX_API_KEY_FILE']],
+    ['a PKCS#12 without its passphrase', { PIX_API_CERT_FILE: undefined, PIX_API_KEY_FILE: undefined, PIX_API_PFX_FILE: 'x.p12' }, ['PIX_API_PFX_PASSPHRASE is required with PIX_API_PFX_FILE']],
+    ['a passphrase without its PKCS#12', { PIX_API_CERT_FILE: undefined, PIX_API_KEY_FILE: undefined, PIX_API_PFX_PASSPHRASE: PFX_PASSPHRASE_WRONG }, ['PIX_API_PFX_FILE is required with PIX_API_PFX_PASSPHRASE']],
+  ])('refuses %s, in every mode', (_what, change, expected) => {
+    for (const base of [production(), { ...development(), ...pixApiProduction(), PIX_API_CLIENT_SECRET: 'secret' }]) {
+      expect(problemsOf({ ...base, ...change })).toEqual(expected.map((p) => expect.stringContaining(p)));
+    }
+  });
+
+  it('reports a file it cannot read as a configuration problem, by variable and error code, without its path', () => {
+    const missing = path.join(certs.dir, 'no-such-file-SHOULD-NOT-LEAK.pem');
+    const problems = problemsOf({ ...production(), PIX_API_CERT_FILE: missing, PIX_API_CA_FILE: certs.dir });
+    expect(problems).toEqual([expect.stringMatching(/^PIX_API_CA_FILE could not be read \(EISDIR\)$/), expect.stringMatching(/^PIX_API_CERT_FILE could not be read \(ENOENT\)$/)]);
+    expect(problems.join('\n')).not.toContain('no-such-file');
+  });
+
+  it('refuses files that do not make a usable client certificate: a wrong passphrase, a key of another certificate, a CA that is no certificate', () => {
+    const pfx = { ...production(), PIX_API_CERT_FILE: undefined, PIX_API_KEY_FILE: undefined, PIX_API_PFX_FILE: certs.clientPfxFile, PIX_API_PFX_PASSPHRASE: PFX_PASSPHRASE_WRONG };
+    expect(problemsOf(pfx)).toEqual([expect.stringContaining('PIX_API_PFX_FILE cannot be opened with PIX_API_PFX_PASSPHRASE')]);
+    expect(problemsOf({ ...production(), PIX_API_KEY_FILE: certs.serverKeyFile })).toEqual([expect.stringContaining('PIX_API_CERT_FILE and PIX_API_KEY_FILE are not a PEM certificate and its private key')]);
+    expect(problemsOf({ ...production(), PIX_API_CERT_FILE: tmpFile('garbage.pem', 'not a certificate') })).toEqual([expect.stringContaining('PIX_API_CERT_FILE and PIX_API_KEY_FILE')]);
+    expect(problemsOf({ ...production(), PIX_API_CA_FILE: tmpFile('garbage-ca.pem', 'not a certificate either') })).toEqual([expect.stringContaining('PIX_API_CA_FILE is not a PEM certificate bundle')]);
+  });
+
+  it.each([
+    ['shorter than 32 characters', 'short-SHOULD-NOT-LEAK'],
+    ['not a URL path segment', 'pix/webhook?secret=SHOULD-NOT-LEAK-0123456789abcdef'],
+  ])('refuses a PIX_WEBHOOK_SECRET %s, in every mode', (_what, value) => {
+    for (const base of [production(), development()]) {
+      expect(problemsOf({ ...base, PIX_WEBHOOK_SECRET: value })).toEqual([expect.stringContaining('PIX_WEBHOOK_SECRET must be at least 32 characters')]);
+    }
+  });
+
+  it('refuses a receiving key longer than a Pix key can be', () => {
+    expect(problemsOf({ ...production(), PIX_RECEIVING_KEY: 'k'.repeat(78) })).toEqual([expect.stringContaining('PIX_RECEIVING_KEY')]);
   });
 });

@@ -1,0 +1,132 @@
+/**
+ * A TLS client identity for mutual TLS (a PEM certificate and key, or a PKCS#12 file and its
+ * passphrase) and an optional CA bundle, read from files once, at start, and proven usable there:
+ * OpenSSL builds a secure context from them, so a key that does not match its certificate, a
+ * wrong passphrase or a file that is not PEM is a configuration problem before the first charge,
+ * not a handshake failure in the middle of one.
+ *
+ * The material is key material: ClientTls prints and serialises as a summary only, so a logged
+ * config object carries no key, no PKCS#12 and no passphrase.
+ */
+import fs from 'node:fs';
+import tls from 'node:tls';
+import { inspect } from 'node:util';
+
+export type ClientIdentity = { kind: 'pem'; cert: Buffer; key: Buffer } | { kind: 'pfx'; pfx: Buffer; passphrase: string };
+
+export class ClientTls {
+  constructor(
+    /** Null: no client certificate (a server that asks for one will refuse the connection). */
+    readonly identity: ClientIdentity | null,
+    /** Extra trusted CA certificates (PEM), e.g. a PSP's private CA; trusted beside the public ones. */
+    readonly ca: Buffer | null,
+  ) {}
+
+  /** Options for tls.connect / undici's `connect`. */
+  connectOptions(): tls.ConnectionOptions {
+    const options: tls.ConnectionOptions = { rejectUnauthorized: true };
+    if (this.identity?.kind === 'pem') Object.assign(options, { cert: this.identity.cert, key: this.identity.key });
+    if (this.identity?.kind === 'pfx') Object.assign(options, { pfx: this.identity.pfx, passphrase: this.identity.passphrase });
+    // Node replaces its public roots with `ca` when given: adding them back means a private CA
+    // bundle can only add trust (the token endpoint may sit on a public certificate).
+    if (this.ca) options.ca = [...tls.rootCertificates, this.ca.toString('utf8')];
+    return options;
+  }
+
+  toJSON(): { identity: 'pem' | 'pfx' | null; ca: boolean } {
+    return { identity: this.identity?.kind ?? null, ca: this.ca !== null };
+  }
+
+  [inspect.custom](): string {
+    return `ClientTls ${JSON.stringify(this.toJSON())}`;
+  }
+}
+
+/** Paths (or undefined) by role, each with the variable that named it, for the messages. */
+export interface ClientTlsSources {
+  certFile: NamedValue;
+  keyFile: NamedValue;
+  pfxFile: NamedValue;
+  pfxPassphrase: NamedValue;
+  caFile: NamedValue;
+}
+
+export interface NamedValue {
+  name: string;
+  value: string | undefined;
+}
+
+/**
+ * Reads and checks the files. Problems name variables, never values (a passphrase is one), and
+ * carry OpenSSL's or the file system's error code only.
+ */
+export function readClientTls(src: ClientTlsSources): { tls: ClientTls | null; problems: string[] } {
+  const problems: string[] = [];
+  const pem = src.certFile.value !== undefined || src.keyFile.value !== undefined;
+  const pfx = src.pfxFile.value !== undefined || src.pfxPassphrase.value !== undefined;
+  if (pem && pfx) {
+    problems.push(`set either ${src.certFile.name} + ${src.keyFile.name} or ${src.pfxFile.name} + ${src.pfxPassphrase.name}, not both`);
+    return { tls: null, problems };
+  }
+  if (pem) pairComplete(src.certFile, src.keyFile, problems);
+  // A PKCS#12 without a passphrase leaves the private key unprotected on disk: export it with one.
+  if (pfx) pairComplete(src.pfxFile, src.pfxPassphrase, problems);
+  if (problems.length > 0) return { tls: null, problems };
+
+  const ca = src.caFile.value === undefined ? null : readFile(src.caFile, problems);
+  let identity: ClientIdentity | null = null;
+  if (pem) {
+    const cert = readFile(src.certFile, problems);
+    const key = readFile(src.keyFile, problems);
+    if (cert && key) identity = { kind: 'pem', cert, key };
+  } else if (pfx) {
+    const file = readFile(src.pfxFile, problems);
+    if (file) identity = { kind: 'pfx', pfx: file, passphrase: src.pfxPassphrase.value as string };
+  }
+  if (problems.length > 0) return { tls: null, problems };
+
+  if (ca) {
+    // OpenSSL skips what is not a certificate in a bundle without complaint: an empty trust list
+    // would only show up as a handshake failure, so at least one certificate must be there.
+    const noCertificate = () => {
+      if (!ca.toString('utf8').includes('-----BEGIN CERTIFICATE-----')) throw Object.assign(new Error('no certificate'), { code: 'NO_CERTIFICATE' });
+    };
+    usable(() => (noCertificate(), tls.createSecureContext({ ca })), `${src.caFile.name} is not a PEM certificate bundle`, problems);
+  }
+  if (identity?.kind === 'pem') {
+    usable(() => tls.createSecureContext({ cert: identity.cert, key: identity.key }), `${src.certFile.name} and ${src.keyFile.name} are not a PEM certificate and its private key`, problems);
+  }
+  if (identity?.kind === 'pfx') {
+    usable(() => tls.createSecureContext({ pfx: identity.pfx, passphrase: identity.passphrase }), `${src.pfxFile.name} cannot be opened with ${src.pfxPassphrase.name} (not PKCS#12, or a wrong passphrase)`, problems);
+  }
+  if (problems.length > 0) return { tls: null, problems };
+  return { tls: identity || ca ? new ClientTls(identity, ca) : null, problems };
+}
+
+function pairComplete(a: NamedValue, b: NamedValue, problems: string[]): void {
+  if (a.value === undefined) problems.push(`${a.name} is required with ${b.name}`);
+  if (b.value === undefined) problems.push(`${b.name} is required with ${a.name}`);
+}
+
+function readFile(src: NamedValue, problems: string[]): Buffer | null {
+  try {
+    return fs.readFileSync(src.value as string);
+  } catch (err) {
+    problems.push(`${src.name} could not be read (${errorCode(err)})`);
+    return null;
+  }
+}
+
+function usable(build: () => unknown, problem: string, problems: string[]): void {
+  try {
+    build();
+  } catch (err) {
+    problems.push(`${problem} (${errorCode(err)})`);
+  }
+}
+
+/** `ENOENT`, `ERR_OSSL_...`: a code says what went wrong without quoting any of the input. */
+function errorCode(err: unknown): string {
+  const code = (err as { code?: unknown })?.code;
+  return typeof code === 'string' && /^[A-Z0-9_]{1,80}$/.test(code) ? code : 'unusable';
+}

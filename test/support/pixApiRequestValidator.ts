@@ -1,0 +1,136 @@
+/**
+ * Checks API Pix requests against the BCB's own OpenAPI document (release 2.9.0, the issue's
+ * ../shared/spec/api-pix-2.9.0.yaml)
+ * with openapi-backend, a validator we did not write: the route must be one of the standard's
+ * operations, and its path and query parameters and its JSON body must follow the document's
+ * schemas. Plug it into whatever receives the gateway's requests (the unit tests' fake PSP, the
+ * sandbox in integration tests) and assert that every request had zero violations.
+ *
+ * Three adaptations of the document, each for a defect of the document or of the tool, not to
+ * loosen a rule:
+ *  - the document has no operationIds, which openapi-backend keys its validators by: each
+ *    operation gets "<METHOD> <path>";
+ *  - a few CPF patterns are written as JavaScript regex literals ("/^\d{11}$/"), which as JSON
+ *    Schema patterns match no CPF at all: the slashes are dropped;
+ *  - its servers end in `/api/` while the paths lack the `v2` that its description puts in every
+ *    URL; requests are matched below the base path the client is configured with (`apiRoot`).
+ * Formats (date-time of `inicio`/`fim`, uri of `webhookUrl`) are checked with ajv-formats.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import addFormats from 'ajv-formats';
+import { OpenAPIBackend, type Document } from 'openapi-backend';
+import { parse } from 'yaml';
+
+/**
+ * Where the document is: PIX_API_DOCUMENT, else shared/spec/api-pix-2.9.0.yaml in the nearest
+ * directory above the checkout that has one (../shared/spec from a clone; a worktree sits deeper).
+ */
+export function pixApiDocumentPath(): string {
+  if (process.env.PIX_API_DOCUMENT) return process.env.PIX_API_DOCUMENT;
+  for (let dir = path.resolve(__dirname, '..', '..'); ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, 'shared', 'spec', 'api-pix-2.9.0.yaml');
+    if (fs.existsSync(candidate)) return candidate;
+    if (path.dirname(dir) === dir) throw new Error('the BCB API Pix document (shared/spec/api-pix-2.9.0.yaml) is not above this checkout: set PIX_API_DOCUMENT');
+  }
+}
+
+/** A request as the receiving server saw it. */
+export interface ReceivedRequest {
+  method: string;
+  /** Path and query string as received, e.g. "/api/v2/pix?inicio=…". */
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** The raw body, when there is one. */
+  body?: string;
+}
+
+const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
+const validators = new Map<string, Promise<PixApiRequestValidator>>();
+
+export class PixApiRequestValidator {
+  private constructor(
+    private readonly api: OpenAPIBackend,
+    private readonly apiRoot: string,
+  ) {}
+
+  /** One per document and root per process: parsing and dereferencing the document is the costly part. */
+  static create(opts: { apiRoot?: string; document?: string } = {}): Promise<PixApiRequestValidator> {
+    const apiRoot = (opts.apiRoot ?? '/api/v2').replace(/\/+$/, '');
+    const document = opts.document ?? pixApiDocumentPath();
+    const key = `${document}\n${apiRoot}`;
+    let made = validators.get(key);
+    if (!made) {
+      made = PixApiRequestValidator.make(document, apiRoot);
+      validators.set(key, made);
+    }
+    return made;
+  }
+
+  private static async make(document: string, apiRoot: string): Promise<PixApiRequestValidator> {
+    const definition = adapted(parse(fs.readFileSync(document, 'utf8')) as Document);
+    const api = new OpenAPIBackend({
+      definition,
+      apiRoot,
+      strict: false,
+      quick: true,
+      customizeAjv: (ajv) => {
+        addFormats(ajv);
+        return ajv;
+      },
+    });
+    await api.init();
+    return new PixApiRequestValidator(api, apiRoot);
+  }
+
+  /** Requests outside the API root (the OAuth token endpoint) are not the document's business. */
+  concerns(req: ReceivedRequest): boolean {
+    const p = req.url.split('?')[0];
+    return p === this.apiRoot || p.startsWith(`${this.apiRoot}/`);
+  }
+
+  /** What is wrong with the request by the document, one line each; empty when nothing is. */
+  violationsOf(req: ReceivedRequest): string[] {
+    const [pathname, query = ''] = req.url.split('?');
+    const request = {
+      method: req.method.toLowerCase(),
+      path: pathname,
+      query,
+      headers: Object.fromEntries(Object.entries(req.headers).filter((e): e is [string, string | string[]] => e[1] !== undefined)),
+      body: req.body === undefined || req.body === '' ? undefined : req.body,
+    };
+    const label = `${req.method} ${pathname}`;
+    const operation = this.api.matchOperation(request);
+    if (!operation) return [`${label}: no operation of the standard has this method and path`];
+    const violations: string[] = [];
+    if (request.body !== undefined && !/^application\/json\b/i.test(String(request.headers['content-type'] ?? ''))) {
+      violations.push(`${label}: the body is not sent as application/json`);
+    }
+    const result = this.api.validateRequest(request, operation);
+    for (const e of result.errors ?? []) violations.push(`${label} (${operation.operationId}): ${e.instancePath || '/'} ${e.message ?? e.keyword}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
+    return violations;
+  }
+}
+
+function adapted(document: Document): Document {
+  for (const [route, item] of Object.entries(document.paths ?? {})) {
+    for (const method of METHODS) {
+      const operation = (item as Record<string, { operationId?: string } | undefined>)[method];
+      if (operation && !operation.operationId) operation.operationId = `${method.toUpperCase()} ${route}`;
+    }
+  }
+  fixRegexLiteralPatterns(document);
+  return document;
+}
+
+function fixRegexLiteralPatterns(node: unknown): void {
+  if (Array.isArray(node)) {
+    node.forEach(fixRegexLiteralPatterns);
+    return;
+  }
+  if (node === null || typeof node !== 'object') return;
+  const object = node as Record<string, unknown>;
+  const pattern = object.pattern;
+  if (typeof pattern === 'string' && pattern.length > 2 && pattern.startsWith('/') && pattern.endsWith('/')) object.pattern = pattern.slice(1, -1);
+  Object.values(object).forEach(fixRegexLiteralPatterns);
+}
