@@ -1,7 +1,6 @@
 /**
- * Checks API Pix requests against the BCB's own OpenAPI document (release 2.9.0, the issue's
- * ../shared/spec/api-pix-2.9.0.yaml)
- * with openapi-backend, a validator we did not write: the route must be one of the standard's
+ * Checks API Pix requests against the BCB's own OpenAPI document (release 2.9.0, kept in
+ * docs/standards/api-pix-2.9.0.yaml) with openapi-backend, a validator we did not write: the route must be one of the standard's
  * operations, and its path and query parameters and its JSON body must follow the document's
  * schemas. Plug it into whatever receives the gateway's requests (the unit tests' fake PSP, the
  * sandbox in integration tests) and assert that every request had zero violations.
@@ -22,17 +21,9 @@ import addFormats from 'ajv-formats';
 import { OpenAPIBackend, type Document } from 'openapi-backend';
 import { parse } from 'yaml';
 
-/**
- * Where the document is: PIX_API_DOCUMENT, else shared/spec/api-pix-2.9.0.yaml in the nearest
- * directory above the checkout that has one (../shared/spec from a clone; a worktree sits deeper).
- */
+/** Where the document is: PIX_API_DOCUMENT, else the copy kept in the repository (docs/standards/). */
 export function pixApiDocumentPath(): string {
-  if (process.env.PIX_API_DOCUMENT) return process.env.PIX_API_DOCUMENT;
-  for (let dir = path.resolve(__dirname, '..', '..'); ; dir = path.dirname(dir)) {
-    const candidate = path.join(dir, 'shared', 'spec', 'api-pix-2.9.0.yaml');
-    if (fs.existsSync(candidate)) return candidate;
-    if (path.dirname(dir) === dir) throw new Error('the BCB API Pix document (shared/spec/api-pix-2.9.0.yaml) is not above this checkout: set PIX_API_DOCUMENT');
-  }
+  return process.env.PIX_API_DOCUMENT || path.resolve(__dirname, '..', '..', 'docs', 'standards', 'api-pix-2.9.0.yaml');
 }
 
 /** A request as the receiving server saw it. */
