@@ -117,9 +117,9 @@ export function closeCharge(ctx: SandboxContext, id: string, reason: 'EXPIRED' |
 }
 
 /**
- * The payer's side: settles an ACTIVE charge and fires the signed callback. `late` also settles
- * an EXPIRED or CANCELLED one: a payment SPI settled while the charge was being closed, which
- * the gateway must credit, never drop.
+ * The payer's side: settles an ACTIVE charge and fires the signed callback (a cob: the API Pix
+ * webhook of its chave). `late` also settles an EXPIRED or CANCELLED one: a payment SPI settled
+ * while the charge was being closed, which the gateway must credit, never drop.
  */
 export function payCharge(ctx: SandboxContext, idReferenceOrTxid: string, payerOverride: Partial<ProviderPayer>, late = false, callback = true): ProviderCharge {
   const rec = findChargeRecord(ctx, idReferenceOrTxid);
@@ -146,11 +146,14 @@ export function payCharge(ctx: SandboxContext, idReferenceOrTxid: string, payerO
   ctx.journal.charge(rec);
   ctx.logger.info({ chargeId: rec.charge.id, eventId: rec.paidEvent.eventId, late, callback }, 'charge paid');
   // callback=false: the payment happened but its callback is lost (resend-callback still works).
-  if (callback) ctx.callbacks.deliver(rec.paidEvent, rec.callbackUrl);
+  if (callback) sendPaidCallback(ctx, rec);
   return viewCharge(rec, now);
 }
 
-/** Re-sends the original paid event (same eventId, same body) to prove dedupe downstream. */
+/**
+ * Re-sends the original paid event (same eventId, same body) to prove dedupe downstream. A cob's
+ * notification is built again: the Pix as it is now (with any devoluções since), same eventId in the log.
+ */
 export function resendPaidCallback(ctx: SandboxContext, idReferenceOrTxid: string): string {
   const rec = findChargeRecord(ctx, idReferenceOrTxid);
   if (!rec) throw new SandboxHttpError(404, 'CHARGE_NOT_FOUND', `charge ${idReferenceOrTxid} not found`);
@@ -159,6 +162,12 @@ export function resendPaidCallback(ctx: SandboxContext, idReferenceOrTxid: strin
       status: effectiveStatus(rec, ctx.now()),
     });
   }
-  ctx.callbacks.deliver(rec.paidEvent, rec.callbackUrl);
+  sendPaidCallback(ctx, rec);
   return rec.paidEvent.eventId;
+}
+
+/** A /v1 charge calls back its callbackUrl; a cob is announced through API Pix (the webhook of its chave). */
+function sendPaidCallback(ctx: SandboxContext, rec: ChargeRecord): void {
+  if (rec.cob) ctx.cobNotifications.cobPaid(rec);
+  else if (rec.paidEvent && rec.callbackUrl) ctx.callbacks.deliver(rec.paidEvent, rec.callbackUrl);
 }

@@ -4,8 +4,8 @@ import type { PixKeyType, ProviderBoleto, ProviderBoletoCallback, ProviderCallba
 export interface ChargeRecord {
   /** Stored status is ACTIVE/PAID/CANCELLED; EXPIRED is derived on read from expiresAt. */
   charge: ProviderCharge;
-  /** Not part of ProviderCharge: where the paid callback goes. */
-  callbackUrl: string;
+  /** Not part of ProviderCharge: where the paid callback goes; null for a cob, notified through the webhook of its chave. */
+  callbackUrl: string | null;
   description: string | null;
   /** Set when paid; resends reuse it so the gateway sees the same eventId. */
   paidEvent: ProviderCallback | null;
