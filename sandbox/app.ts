@@ -58,6 +58,8 @@ export interface SandboxApp {
   state: SandboxState;
   /** Stops callback retries and releases fault timers; call before closing the server. */
   stop: () => void;
+  /** Makes what the sandbox would otherwise make on first use (the payload locations' signing key). */
+  prepare: () => Promise<void>;
 }
 
 export function createSandboxApp(opts: SandboxAppOptions): SandboxApp {
@@ -120,7 +122,7 @@ export function createSandboxApp(opts: SandboxAppOptions): SandboxApp {
     pixApi.stop();
     releaseFaults(faultRuntime);
   };
-  return { app, state, stop };
+  return { app, state, stop, prepare: () => pixApi.prepare() };
 }
 
 function unavailable(req: Request, res: Response): void {

@@ -42,9 +42,11 @@ async function main(): Promise<void> {
   });
   let server: Awaited<ReturnType<typeof listenSandbox>>['server'];
   try {
+    // The signing key of the payload locations, before the first payer asks.
+    await sandbox.prepare();
     ({ server } = await listenSandbox(sandbox.app, { host, port, tls }));
   } catch (err) {
-    logger.fatal({ err }, 'cannot listen');
+    logger.fatal({ err }, 'cannot start');
     process.exit(1);
   }
   logger.info({ host, port, tls: tls ? (tls.clientCa ? 'mutual' : 'server') : 'off' }, 'pix sandbox listening');

@@ -33,6 +33,8 @@ export interface PixApi {
   api: Router;
   /** Mount at the root: /qr/v2/{token} and /.well-known/jwks.json. */
   locations: Router;
+  /** Makes the payload locations' signing key now rather than on the first read. */
+  prepare(): Promise<void>;
   stop(): void;
 }
 
@@ -52,10 +54,12 @@ export function createPixApi(ctx: SandboxContext, options: PixApiOptions): PixAp
   api.use(problemNotFound);
   api.use(problemErrorHandler(ctx.logger));
 
+  const signer = createLocationSigner();
   return {
     oauth: oauthRoutes(options.client, tokens),
     api,
-    locations: locationRoutes(ctx, createLocationSigner(), ctx.logger),
+    locations: locationRoutes(ctx, signer, ctx.logger),
+    prepare: () => signer.prepare(),
     stop: () => settlements.stop(),
   };
 }

@@ -3,14 +3,18 @@
  * a compact JWS with alg PS256 whose protected header names the key (kid), the signing
  * certificate (x5t: base64url SHA-1 of its DER) and where its key set is published (jku, on the
  * location's own host), the set carrying the certificate chain (x5c). The RSA key and its
- * self-signed certificate are made when the sandbox starts and live only in memory: nothing
- * secret is written or logged, and a restart simply publishes a new key set.
+ * self-signed certificate are made once, when the server starts (sandbox/server.ts calls
+ * prepare()) or, in tests, when a location is first read, since most tests never read one and an
+ * RSA key costs CPU; they live only in memory: nothing secret is written or logged, and a restart
+ * simply publishes a new key set.
  */
 import { createHash, createPrivateKey, createPublicKey, webcrypto, type KeyObject } from 'node:crypto';
 import * as x509 from '../x509';
 import { CompactSign, calculateJwkThumbprint, exportJWK, type JWK } from 'jose';
 
 export interface LocationSigner {
+  /** Makes the key now (instead of on the first call). */
+  prepare(): Promise<void>;
   /** The compact JWS of `payload`, its header pointing at `jku`. */
   sign(payload: unknown, jku: string): Promise<string>;
   /** The published key set: {keys: [the public key with kid, use, alg, x5t and x5c]}. */
@@ -24,21 +28,19 @@ interface SigningKey {
   x5t: string;
 }
 
-/** Starts making the key at once (a second or so of CPU, off the request path); calls wait for it. */
 export function createLocationSigner(): LocationSigner {
-  const ready = makeSigningKey();
-  // Awaited by every call; this only keeps a failure from being reported as unhandled before the first one.
-  ready.catch(() => undefined);
+  let made: Promise<SigningKey> | undefined;
+  const key = () => (made ??= makeSigningKey());
   return {
+    async prepare() {
+      await key();
+    },
     async sign(payload, jku) {
-      const key = await ready;
-      return new CompactSign(Buffer.from(JSON.stringify(payload), 'utf8'))
-        .setProtectedHeader({ alg: 'PS256', typ: 'JWS', kid: key.kid, x5t: key.x5t, jku })
-        .sign(key.privateKey);
+      const { privateKey, kid, x5t } = await key();
+      return new CompactSign(Buffer.from(JSON.stringify(payload), 'utf8')).setProtectedHeader({ alg: 'PS256', typ: 'JWS', kid, x5t, jku }).sign(privateKey);
     },
     async jwks() {
-      const key = await ready;
-      return { keys: [key.jwk] };
+      return { keys: [(await key()).jwk] };
     },
   };
 }
