@@ -7,11 +7,22 @@
  * The workflow code is bundled once per run (test/support/globalSetup.js) and every worker uses
  * that bundle. The longest files start first (test/support/sequencer.js), so they do not end the run alone.
  */
-const transform = { '^.+\\.tsx?$': ['@swc/jest'] };
+/**
+ * ESM-only packages in node_modules that a test loads through CommonJS: jest cannot require ES
+ * modules on Node 20 (plain Node can), so swc compiles them like our own code. Today one:
+ * openapi-backend's @apidevtools/json-schema-ref-parser (the API Pix document validator).
+ */
+const ESM_ONLY = ['@apidevtools/json-schema-ref-parser'];
+const transform = {
+  '^.+\\.tsx?$': ['@swc/jest'],
+  [`/node_modules/.*(${ESM_ONLY.join('|')})/.+\\.js$`]: ['@swc/jest'],
+};
 const project = (displayName, roots) => ({
   displayName,
   testEnvironment: 'node',
   transform,
+  // Every other file under node_modules is loaded as it is.
+  transformIgnorePatterns: [`/node_modules/(?!.*(${ESM_ONLY.join('|')})/)`],
   testMatch: roots.map((r) => `<rootDir>/test/${r}/**/*.test.ts`),
 });
 
