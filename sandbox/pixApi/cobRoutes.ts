@@ -9,11 +9,7 @@ import { pathParam } from './pathParam';
 import { paginate, readPage } from './pagination';
 import { PixProblem } from './problem';
 import { QueryReader } from './queryReader';
-import { cobCreateSchema, cobReviseSchema, parseBody, TXID_RE } from './schemas';
-
-const CPF_RE = /^\d{11}$/;
-const CNPJ_RE = /^[0-9A-Z]{14}$/;
-const INT32_MAX = 2_147_483_647;
+import { CNPJ_RE, cobCreateSchema, cobReviseSchema, CPF_RE, INT32_MAX, parseBody, TXID_RE } from './schemas';
 
 export interface CobRouteOptions extends CobRules {
   /** host[:port] written in payload locations; the Host the client called when unset. */

@@ -5,6 +5,7 @@
  * an empty list, not an error.
  */
 import type { QueryReader } from './queryReader';
+import { INT32_MAX } from './schemas';
 
 export interface PageRequest {
   paginaAtual: number;
@@ -15,8 +16,6 @@ export interface Paginacao extends PageRequest {
   quantidadeDePaginas: number;
   quantidadeTotalDeItens: number;
 }
-
-const INT32_MAX = 2_147_483_647;
 
 export function readPage(query: QueryReader): PageRequest {
   return {

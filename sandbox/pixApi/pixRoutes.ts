@@ -10,10 +10,7 @@ import { paginate, readPage } from './pagination';
 import { devolucaoJson, devolucoesOf, pixJson } from './pixView';
 import { PixProblem } from './problem';
 import { QueryReader } from './queryReader';
-import { DEVOLUCAO_ID_RE, devolucaoSchema, E2E_RE, parseBody, TXID_RE } from './schemas';
-
-const CPF_RE = /^\d{11}$/;
-const CNPJ_RE = /^[0-9A-Z]{14}$/;
+import { CNPJ_RE, CPF_RE, DEVOLUCAO_ID_RE, devolucaoSchema, E2E_RE, parseBody, TXID_RE } from './schemas';
 
 export interface PixRouteOptions {
   /** How long a devolução reads EM_PROCESSAMENTO before its outcome. */

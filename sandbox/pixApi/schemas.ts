@@ -13,10 +13,11 @@ import { VALOR_RE } from './valor';
 export const TXID_RE = /^[a-zA-Z0-9]{26,35}$/;
 export const E2E_RE = /^[a-zA-Z0-9]{32}$/;
 export const DEVOLUCAO_ID_RE = /^[a-zA-Z0-9]{1,35}$/;
-const CPF_RE = /^\d{11}$/;
+export const CPF_RE = /^\d{11}$/;
 /** Letters too: the alphanumeric CNPJ the Receita Federal issues from 2026. */
-const CNPJ_RE = /^[0-9A-Z]{14}$/;
-const INT32_MAX = 2_147_483_647;
+export const CNPJ_RE = /^[0-9A-Z]{14}$/;
+/** The document's int32 fields (expiracao, revisao, paginaAtual). */
+export const INT32_MAX = 2_147_483_647;
 
 const valor = z.string().regex(VALOR_RE, 'um valor decimal com ponto e duas casas, como "12.34"');
 /** A positive amount: "0.00" is refused by name (the standard lists "valor.original é zero" as a violação). */

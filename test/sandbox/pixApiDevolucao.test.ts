@@ -3,6 +3,9 @@
  * (an amount ending in 13 cents); the same id again is the same devolução; no more than what is
  * left of the payment, counting /v1 payment-returns too (one store of returns for both APIs).
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { pixApiSchemaValidator, type SchemaValidator } from '../support/pixApiSpec';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { API_KEY, waitFor } from './harness';
@@ -116,5 +119,48 @@ describe('PUT /pix/{e2eid}/devolucao/{id}', () => {
     }
     const retirada = await h.pix('PUT', `/pix/${e2e}/devolucao/saque`, { valor: '1.00', natureza: 'RETIRADA' });
     expect([retirada.status, retirada.json.violacoes[0].propriedade]).toEqual([400, 'devolucao.natureza']);
+  });
+});
+
+describe('on disk', () => {
+  it('keeps cobs (with their revisions), devoluções and webhooks across a restart; access tokens are not kept', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sandbox-pix-state-'));
+    const dataFile = path.join(dir, 'state.jsonl');
+    try {
+      const first = await startPixApiSandbox({ dataFile, devolucaoSettleMs: 0 });
+      const txid = newTxid();
+      await first.pix('PUT', `/cob/${txid}`, cobBody());
+      await first.pix('PATCH', `/cob/${txid}`, { valor: { original: '40.00' } });
+      const e2e = (await first.call('POST', `/sandbox/charges/${txid}/pay`, {})).json.endToEndId as string;
+      const devolucao = (await first.pix('PUT', `/pix/${e2e}/devolucao/kept1`, { valor: '15.00' })).json;
+      await first.pix('PUT', `/webhook/${RECEIVING_KEY}`, { webhookUrl: 'http://127.0.0.1:9/kept' });
+      const cob = (await first.pix('GET', `/cob/${txid}`)).json;
+      await first.close();
+
+      const second = await startPixApiSandbox({ dataFile });
+      try {
+        expect((await second.pix('GET', `/cob/${txid}`, undefined, first.token)).status).toBe(401);
+        expect((await second.pix('GET', `/cob/${txid}`)).json).toEqual(cob);
+        expect((await second.pix('GET', `/cob/${txid}?revisao=0`)).json.valor.original).toBe('25.00');
+        expect((await second.pix('GET', `/pix/${e2e}/devolucao/kept1`)).json).toMatchObject({ rtrId: devolucao.rtrId, status: 'DEVOLVIDO' });
+        expect((await second.pix('GET', `/webhook/${RECEIVING_KEY}`)).json.webhookUrl).toBe('http://127.0.0.1:9/kept');
+        // What was returned still counts: 25.00 of 40.00 is left.
+        expect((await second.pix('PUT', `/pix/${e2e}/devolucao/kept2`, { valor: '25.01' })).status).toBe(400);
+        // A new cob gets the next location id, not one already used.
+        const next = (await second.pix('PUT', `/cob/${newTxid()}`, cobBody())).json;
+        expect(next.loc.id).toBeGreaterThan(cob.loc.id);
+        await second.pix('DELETE', `/webhook/${RECEIVING_KEY}`);
+      } finally {
+        await second.close();
+      }
+      const third = await startPixApiSandbox({ dataFile });
+      try {
+        expect((await third.pix('GET', `/webhook/${RECEIVING_KEY}`)).status).toBe(404);
+      } finally {
+        await third.close();
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
