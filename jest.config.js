@@ -7,17 +7,22 @@
  * The workflow code is bundled once per run (test/support/globalSetup.js) and every worker uses
  * that bundle. The longest files start first (test/support/sequencer.js), so they do not end the run alone.
  */
+/**
+ * ESM-only packages in node_modules that a test loads through CommonJS: jest cannot require ES
+ * modules on Node 20 (plain Node can), so swc compiles them like our own code. Today one:
+ * openapi-backend's @apidevtools/json-schema-ref-parser (the API Pix document validator).
+ */
+const ESM_ONLY = ['@apidevtools/json-schema-ref-parser'];
 const transform = {
   '^.+\\.tsx?$': ['@swc/jest'],
-  // openapi-backend (the tests' API Pix request validator) requires @apidevtools/json-schema-ref-parser,
-  // which is published as ES modules only; jest's CommonJS runtime needs it compiled like our code.
-  '/@apidevtools/json-schema-ref-parser/.+\\.js$': ['@swc/jest', { module: { type: 'commonjs' } }],
+  [`/node_modules/.*(${ESM_ONLY.join('|')})/.+\\.js$`]: ['@swc/jest'],
 };
 const project = (displayName, roots) => ({
   displayName,
   testEnvironment: 'node',
   transform,
-  transformIgnorePatterns: ['/node_modules/(?!.*@apidevtools/json-schema-ref-parser/)'],
+  // Every other file under node_modules is loaded as it is.
+  transformIgnorePatterns: [`/node_modules/(?!.*(${ESM_ONLY.join('|')})/)`],
   testMatch: roots.map((r) => `<rootDir>/test/${r}/**/*.test.ts`),
 });
 

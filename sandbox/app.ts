@@ -1,16 +1,23 @@
 /**
  * The sandbox PSP as an express app. No listen() here, so tests and server.ts own the socket.
- * Layout: /health (open) · /v1/* (faults → API key → provider API) · /sandbox/* (control token, when set → control).
+ * Layout: /health (open) · /v1/* (faults → API key → provider API) · /oauth/token and /api/v2/*
+ * (faults → API Pix v2: OAuth2 token → cob, pix, webhook) · /qr/v2/*, /.well-known/jwks.json (open:
+ * payload locations) · /sandbox/* (control token, when set → control).
  */
-import express, { type Express, type RequestHandler } from 'express';
+import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import pino, { type Logger } from 'pino';
 import { requireApiKey, requireBearer } from './auth';
 import { CallbackDispatcher, DEFAULT_CALLBACK_RETRY_DELAYS_MS } from './callbacks';
 import type { SandboxContext } from './context';
 import { controlRoutes } from './controlRoutes';
-import { errorHandler, notFoundHandler } from './errors';
+import { DEV_PIX_CLIENT_ID, DEV_PIX_CLIENT_SECRET } from './config';
+import { errorHandler, notFoundHandler, sendError } from './errors';
 import { applyFaults, releaseFaults, type FaultRuntime } from './faults';
 import { memoryJournal, openFileJournal } from './journal';
+import { SANDBOX_MERCHANT } from './payer';
+import { createPixApi } from './pixApi';
+import { notifyCobPaid } from './pixApi/notifications';
+import { PixProblem, sendProblem } from './pixApi/problem';
 import { createSandboxState, type SandboxState } from './state';
 import { v1Routes } from './v1Routes';
 
@@ -33,6 +40,17 @@ export interface SandboxAppOptions {
   dataFile?: string;
   /** Probability (0..1) that each Pix payment gets an infraction (MED) opened against it. Default 0. */
   openInfractionRate?: number;
+  /** API Pix OAuth2 client credentials; the development values of config.ts when unset. */
+  pixClientId?: string;
+  pixClientSecret?: string;
+  /** Lifetime of API Pix access tokens, in seconds (default 3600). */
+  pixTokenTtlSeconds?: number;
+  /** The receiving user's Pix keys, which cobs and webhooks may name (default: the sandbox's CNPJ key). */
+  pixReceivingKeys?: readonly string[];
+  /** How long an API Pix devolução reads EM_PROCESSAMENTO before DEVOLVIDO or NAO_REALIZADO (default 1000 ms). */
+  devolucaoSettleMs?: number;
+  /** host[:port] written in payload locations; the Host header of each PUT /cob when unset. */
+  locationHost?: string;
 }
 
 export interface SandboxApp {
@@ -40,6 +58,8 @@ export interface SandboxApp {
   state: SandboxState;
   /** Stops callback retries and releases fault timers; call before closing the server. */
   stop: () => void;
+  /** Makes what the sandbox would otherwise make on first use (the payload locations' signing key). */
+  prepare: () => Promise<void>;
 }
 
 export function createSandboxApp(opts: SandboxAppOptions): SandboxApp {
@@ -56,7 +76,24 @@ export function createSandboxApp(opts: SandboxAppOptions): SandboxApp {
   });
   const rate = opts.openInfractionRate ?? 0;
   if (!(rate >= 0 && rate <= 1)) throw new Error('openInfractionRate must be between 0 and 1');
-  const ctx: SandboxContext = { state, journal, now: opts.now ?? (() => new Date()), logger, callbacks, openInfractionRate: rate, random: opts.random ?? Math.random };
+  const ctx: SandboxContext = {
+    state,
+    journal,
+    now: opts.now ?? (() => new Date()),
+    logger,
+    callbacks,
+    // Called on payment, long after ctx exists.
+    cobNotifications: { cobPaid: (rec) => notifyCobPaid(ctx, rec) },
+    openInfractionRate: rate,
+    random: opts.random ?? Math.random,
+  };
+  const pixApi = createPixApi(ctx, {
+    client: { clientId: opts.pixClientId ?? DEV_PIX_CLIENT_ID, clientSecret: opts.pixClientSecret ?? DEV_PIX_CLIENT_SECRET },
+    tokenTtlSeconds: opts.pixTokenTtlSeconds ?? 3600,
+    receivingKeys: opts.pixReceivingKeys ?? [SANDBOX_MERCHANT.pixKey],
+    devolucaoSettleMs: opts.devolucaoSettleMs ?? 1000,
+    locationHost: opts.locationHost,
+  });
   const faultRuntime: FaultRuntime = {
     random: opts.random ?? Math.random,
     hangMs: opts.faultHangMs ?? 60_000,
@@ -70,16 +107,27 @@ export function createSandboxApp(opts: SandboxAppOptions): SandboxApp {
   app.get('/health', (_req, res) => {
     res.json({ ok: true });
   });
-  app.use('/v1', applyFaults(state, faultRuntime), requireApiKey(opts.apiKey), v1Routes(ctx));
+  // One fault middleware for every API (one seeded schedule); each answers an injected 503 in its own error shape.
+  const faults = applyFaults(state, faultRuntime, unavailable);
+  app.use('/v1', faults, requireApiKey(opts.apiKey), v1Routes(ctx));
+  app.use('/oauth', faults, pixApi.oauth);
+  app.use('/api/v2', faults, pixApi.api);
+  app.use(pixApi.locations);
   app.use('/sandbox', ...(opts.controlToken ? [requireBearer(opts.controlToken, 'control token')] : []), controlRoutes(ctx));
   app.use(notFoundHandler);
   app.use(errorHandler(logger));
 
   const stop = () => {
     callbacks.stop();
+    pixApi.stop();
     releaseFaults(faultRuntime);
   };
-  return { app, state, stop };
+  return { app, state, stop, prepare: () => pixApi.prepare() };
+}
+
+function unavailable(req: Request, res: Response): void {
+  if (req.baseUrl === '/v1') sendError(res, 503, 'SANDBOX_FAULT', 'injected fault: provider unavailable');
+  else sendProblem(res, new PixProblem('ServicoIndisponivel', 'Falha injetada: o PSP está indisponível (a requisição não foi processada).'));
 }
 
 /** Method, path and outcome only: headers (API key) and bodies never reach the log. */
@@ -88,8 +136,9 @@ function accessLog(logger: Logger): RequestHandler {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      // originalUrl: req.path is router-relative here; the query is dropped on purpose.
-      const path = req.originalUrl.split('?')[0];
+      // originalUrl: req.path is router-relative here; the query is dropped on purpose, and so is a
+      // payload location's token (a capability: whoever has the URL can read the cob).
+      const path = req.originalUrl.split('?')[0].replace(/^\/qr\/v2\/[^/]+/, '/qr/v2/:token');
       logger.info({ method: req.method, path, status: res.statusCode, ms: Math.round(ms) }, 'request');
     });
     next();

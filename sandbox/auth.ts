@@ -8,6 +8,11 @@ function digest(value: string): Buffer {
   return createHash('sha256').update(value, 'utf8').digest();
 }
 
+/** Constant-time equality of a secret given by a client and the expected one (any lengths). */
+export function secretsEqual(given: string, expected: string): boolean {
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
 export function requireApiKey(apiKey: string): RequestHandler {
   return requireBearer(apiKey, 'API key');
 }

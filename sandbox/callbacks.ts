@@ -3,6 +3,8 @@
  * every manual resend) carries byte-identical bodies and the same eventId: the gateway must
  * dedupe on eventId. The timestamp (and so the signature) is fresh per attempt, like real PSPs,
  * and uses the real clock, not the sandbox's injectable one, since receivers check freshness.
+ * API Pix notifications ({"pix": [...]}, sandbox/pixApi/notifications.ts) go through here too,
+ * with the same retries, log and (as an extra the standard does not ask for) signature headers.
  */
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
@@ -15,6 +17,12 @@ import { MAX_CALLBACK_LOG, type CallbackAttempt, type SandboxCallbackEvent, type
 
 /** 9 waits → 10 attempts, about 2.5 minutes in total. */
 export const DEFAULT_CALLBACK_RETRY_DELAYS_MS = [500, 1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000, 60_000];
+
+/** What the attempt log needs to know about a delivery. */
+interface Delivery {
+  eventId: string;
+  subjectId: string;
+}
 
 export interface CallbackDispatcherOptions {
   state: SandboxState;
@@ -34,8 +42,14 @@ export class CallbackDispatcher {
 
   /** Fire and forget: the payer's request must not wait on the gateway. */
   deliver(event: SandboxCallbackEvent, url: string): void {
-    void this.run(event, url, JSON.stringify(event)).catch((err: unknown) => {
-      this.opts.logger.error({ err, eventId: event.eventId }, 'callback delivery crashed');
+    this.deliverJson({ eventId: event.eventId, subjectId: 'boleto' in event ? event.boleto.id : event.charge.id, body: event }, url);
+  }
+
+  /** Any JSON body, with the same retries, log and signature; subjectId is the provider id the log files it under. */
+  deliverJson(delivery: { eventId: string; subjectId: string; body: unknown }, url: string): void {
+    const { eventId, subjectId } = delivery;
+    void this.run({ eventId, subjectId }, url, JSON.stringify(delivery.body)).catch((err: unknown) => {
+      this.opts.logger.error({ err, eventId }, 'callback delivery crashed');
     });
   }
 
@@ -44,7 +58,7 @@ export class CallbackDispatcher {
     this.stopper.abort();
   }
 
-  private async run(event: SandboxCallbackEvent, url: string, rawBody: string): Promise<void> {
+  private async run(event: Delivery, url: string, rawBody: string): Promise<void> {
     const { retryDelaysMs, logger } = this.opts;
     for (let attempt = 1; !this.stopper.signal.aborted; attempt++) {
       const result = await this.attempt(event, url, rawBody, attempt);
@@ -58,11 +72,11 @@ export class CallbackDispatcher {
     }
   }
 
-  private async attempt(event: SandboxCallbackEvent, url: string, rawBody: string, attempt: number): Promise<CallbackAttempt> {
+  private async attempt(event: Delivery, url: string, rawBody: string, attempt: number): Promise<CallbackAttempt> {
     const timestamp = Date.now();
     const record: CallbackAttempt = {
       eventId: event.eventId,
-      chargeId: 'boleto' in event ? event.boleto.id : event.charge.id,
+      chargeId: event.subjectId,
       url,
       attempt,
       at: new Date(timestamp).toISOString(),

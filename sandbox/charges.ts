@@ -93,6 +93,17 @@ export function findChargeByReference(ctx: SandboxContext, reference: string): C
   return null;
 }
 
+/** The charge with this txid (a cob's, or the one a /v1 charge's BR Code carries), or null. */
+export function findChargeByTxid(ctx: SandboxContext, txid: string): ChargeRecord | null {
+  for (const rec of ctx.state.charges.values()) if (rec.charge.txid === txid) return rec;
+  return null;
+}
+
+/** For the control routes: a charge by its provider id, the gateway's reference or its txid. */
+export function findChargeRecord(ctx: SandboxContext, idReferenceOrTxid: string): ChargeRecord | null {
+  return ctx.state.charges.get(idReferenceOrTxid) ?? findChargeByReference(ctx, idReferenceOrTxid) ?? findChargeByTxid(ctx, idReferenceOrTxid);
+}
+
 /** Idempotent: only an ACTIVE charge changes; PAID, CANCELLED and EXPIRED are final. */
 export function closeCharge(ctx: SandboxContext, id: string, reason: 'EXPIRED' | 'CANCELLED'): ProviderCharge {
   const rec = getChargeRecord(ctx, id);
@@ -106,13 +117,13 @@ export function closeCharge(ctx: SandboxContext, id: string, reason: 'EXPIRED' |
 }
 
 /**
- * The payer's side: settles an ACTIVE charge and fires the signed callback. `late` also settles
- * an EXPIRED or CANCELLED one: a payment SPI settled while the charge was being closed, which
- * the gateway must credit, never drop.
+ * The payer's side: settles an ACTIVE charge and fires the signed callback (a cob: the API Pix
+ * webhook of its chave). `late` also settles an EXPIRED or CANCELLED one: a payment SPI settled
+ * while the charge was being closed, which the gateway must credit, never drop.
  */
-export function payCharge(ctx: SandboxContext, idOrReference: string, payerOverride: Partial<ProviderPayer>, late = false, callback = true): ProviderCharge {
-  const rec = ctx.state.charges.get(idOrReference) ?? findChargeByReference(ctx, idOrReference);
-  if (!rec) throw new SandboxHttpError(404, 'CHARGE_NOT_FOUND', `charge ${idOrReference} not found`);
+export function payCharge(ctx: SandboxContext, idReferenceOrTxid: string, payerOverride: Partial<ProviderPayer>, late = false, callback = true): ProviderCharge {
+  const rec = findChargeRecord(ctx, idReferenceOrTxid);
+  if (!rec) throw new SandboxHttpError(404, 'CHARGE_NOT_FOUND', `charge ${idReferenceOrTxid} not found`);
   const now = ctx.now();
   const status = effectiveStatus(rec, now);
   if (status !== 'ACTIVE' && !(late && status !== 'PAID')) {
@@ -135,19 +146,28 @@ export function payCharge(ctx: SandboxContext, idOrReference: string, payerOverr
   ctx.journal.charge(rec);
   ctx.logger.info({ chargeId: rec.charge.id, eventId: rec.paidEvent.eventId, late, callback }, 'charge paid');
   // callback=false: the payment happened but its callback is lost (resend-callback still works).
-  if (callback) ctx.callbacks.deliver(rec.paidEvent, rec.callbackUrl);
+  if (callback) sendPaidCallback(ctx, rec);
   return viewCharge(rec, now);
 }
 
-/** Re-sends the original paid event (same eventId, same body) to prove dedupe downstream. */
-export function resendPaidCallback(ctx: SandboxContext, idOrReference: string): string {
-  const rec = ctx.state.charges.get(idOrReference) ?? findChargeByReference(ctx, idOrReference);
-  if (!rec) throw new SandboxHttpError(404, 'CHARGE_NOT_FOUND', `charge ${idOrReference} not found`);
+/**
+ * Re-sends the original paid event (same eventId, same body) to prove dedupe downstream. A cob's
+ * notification is built again: the Pix as it is now (with any devoluções since), same eventId in the log.
+ */
+export function resendPaidCallback(ctx: SandboxContext, idReferenceOrTxid: string): string {
+  const rec = findChargeRecord(ctx, idReferenceOrTxid);
+  if (!rec) throw new SandboxHttpError(404, 'CHARGE_NOT_FOUND', `charge ${idReferenceOrTxid} not found`);
   if (!rec.paidEvent) {
     throw new SandboxHttpError(409, 'CHARGE_NOT_PAID', 'charge has no paid event to resend', {
       status: effectiveStatus(rec, ctx.now()),
     });
   }
-  ctx.callbacks.deliver(rec.paidEvent, rec.callbackUrl);
+  sendPaidCallback(ctx, rec);
   return rec.paidEvent.eventId;
+}
+
+/** A /v1 charge calls back its callbackUrl; a cob is announced through API Pix (the webhook of its chave). */
+function sendPaidCallback(ctx: SandboxContext, rec: ChargeRecord): void {
+  if (rec.cob) ctx.cobNotifications.cobPaid(rec);
+  else if (rec.paidEvent && rec.callbackUrl) ctx.callbacks.deliver(rec.paidEvent, rec.callbackUrl);
 }

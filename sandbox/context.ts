@@ -2,7 +2,13 @@
 import type { Logger } from 'pino';
 import type { CallbackDispatcher } from './callbacks';
 import type { SandboxJournal } from './journal';
-import type { SandboxState } from './state';
+import type { ChargeRecord, SandboxState } from './state';
+
+/** How a paid cob (a charge created through API Pix) is announced: sandbox/pixApi/notifications.ts. */
+export interface CobNotifications {
+  /** POSTs {"pix": [...]} to the webhook of the cob's chave, when one is registered. */
+  cobPaid(rec: ChargeRecord): void;
+}
 
 export interface SandboxContext {
   state: SandboxState;
@@ -11,6 +17,7 @@ export interface SandboxContext {
   now: () => Date;
   logger: Logger;
   callbacks: CallbackDispatcher;
+  cobNotifications: CobNotifications;
   /** Probability (0..1) that a payment gets a Pix infraction opened against it; 0 by default. */
   openInfractionRate: number;
   random: () => number;

@@ -1,6 +1,7 @@
 /**
- * Fault injection for /v1/* only (never the /sandbox/* control routes, or tests could not
- * turn faults off). Semantics, chosen to exercise the two distinct client failure modes:
+ * Fault injection for the provider's APIs: /v1/*, and API Pix (/oauth/token, /api/v2/*), never the
+ * /sandbox/* control routes (or tests could not turn faults off) nor the payer's side (payload
+ * locations). One middleware serves every API, so a seeded schedule is one sequence of draws. Semantics, chosen to exercise the two distinct client failure modes:
  *  - latencyMs: every call waits that long before being handled.
  *  - errorRate: the call answers 503 *without* being processed (safe to retry, nothing happened).
  *  - failFirst: the same, but deterministic: the first n identical calls (method, URL and
@@ -13,7 +14,7 @@
  *    starts it again), so a test drawing faults at random can print its seed and be replayed.
  */
 import type { Socket } from 'node:net';
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { sendError } from './errors';
 import { seededRandom } from './seededRandom';
 import type { Faults, SandboxState } from './state';
@@ -29,7 +30,12 @@ export interface FaultRuntime {
 /** Bounds the failFirst memory of a long-running sandbox; counting starts again past it. */
 const MAX_COUNTED_CALLS = 100_000;
 
-export function applyFaults(state: SandboxState, rt: FaultRuntime): RequestHandler {
+/** The /v1 shape of an injected 503; API Pix answers problem+json instead (app.ts picks by path). */
+function unavailableV1(_req: Request, res: Response): void {
+  sendError(res, 503, 'SANDBOX_FAULT', 'injected fault: provider unavailable');
+}
+
+export function applyFaults(state: SandboxState, rt: FaultRuntime, respondUnavailable: (req: Request, res: Response) => void = unavailableV1): RequestHandler {
   // Calls seen under the current fault config; a new config (a new object) starts a new count.
   let countedFor: Faults | null = null;
   const seen = new Map<string, number>();
@@ -57,7 +63,7 @@ export function applyFaults(state: SandboxState, rt: FaultRuntime): RequestHandl
       const unavailable =
         (faults.failFirst > 0 && failsFirst(faults, `${req.method} ${req.originalUrl} ${req.get('idempotency-key') ?? ''}`)) ||
         (faults.errorRate > 0 && random(faults) < faults.errorRate);
-      if (unavailable) return sendError(res, 503, 'SANDBOX_FAULT', 'injected fault: provider unavailable');
+      if (unavailable) return respondUnavailable(req, res);
       if (faults.timeoutRate > 0 && random(faults) < faults.timeoutRate) swallowAnswer(res, rt);
       next();
     };

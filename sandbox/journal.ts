@@ -3,13 +3,14 @@
  * (last write wins) and compacted when the sandbox starts. A PSP never forgets a charge it
  * issued, so neither does the sandbox across restarts. Writes are synchronous, so a change is
  * on disk before the answer that reports it leaves the process. Faults and the callback log
- * stay in memory: they describe this run, not the provider's records. Boletos are kept like charges.
+ * stay in memory: they describe this run, not the provider's records. Boletos are kept like charges;
+ * so are API Pix cobs (charges with their cob fields), devoluções and webhook registrations.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { ProviderInfraction, ProviderTransfer } from '../core/provider';
-import type { BoletoRecord, ChargeRecord, IdempotencyEntry, SandboxState, TransferReferenceStats } from './state';
+import type { BoletoRecord, ChargeRecord, DevolucaoRecord, IdempotencyEntry, PixWebhookRecord, SandboxState, TransferReferenceStats } from './state';
 
 export interface SandboxJournal {
   charge(rec: ChargeRecord): void;
@@ -20,6 +21,9 @@ export interface SandboxJournal {
   transferKey(key: string, entry: IdempotencyEntry): void;
   transferStats(reference: string, stats: TransferReferenceStats): void;
   infraction(infraction: ProviderInfraction): void;
+  devolucao(devolucao: DevolucaoRecord): void;
+  pixWebhook(webhook: PixWebhookRecord): void;
+  pixWebhookRemoved(chave: string): void;
 }
 
 type Line =
@@ -30,7 +34,10 @@ type Line =
   | { kind: 'transfer'; value: ProviderTransfer }
   | { kind: 'transferKey'; key: string; value: IdempotencyEntry }
   | { kind: 'transferStats'; key: string; value: TransferReferenceStats }
-  | { kind: 'infraction'; value: ProviderInfraction };
+  | { kind: 'infraction'; value: ProviderInfraction }
+  | { kind: 'devolucao'; value: DevolucaoRecord }
+  | { kind: 'pixWebhook'; value: PixWebhookRecord }
+  | { kind: 'pixWebhookRemoved'; key: string };
 
 /** Keeps nothing: for tests that want a throwaway provider. */
 export const memoryJournal: SandboxJournal = {
@@ -42,6 +49,9 @@ export const memoryJournal: SandboxJournal = {
   transferKey: () => undefined,
   transferStats: () => undefined,
   infraction: () => undefined,
+  devolucao: () => undefined,
+  pixWebhook: () => undefined,
+  pixWebhookRemoved: () => undefined,
 };
 
 /** Loads `file` into `state` (creating it when missing), compacts it, and appends from then on. */
@@ -61,6 +71,9 @@ export function openFileJournal(file: string, state: SandboxState, logger: Logge
     transferKey: (key, value) => append({ kind: 'transferKey', key, value }),
     transferStats: (key, value) => append({ kind: 'transferStats', key, value }),
     infraction: (value) => append({ kind: 'infraction', value }),
+    devolucao: (value) => append({ kind: 'devolucao', value }),
+    pixWebhook: (value) => append({ kind: 'pixWebhook', value }),
+    pixWebhookRemoved: (key) => append({ kind: 'pixWebhookRemoved', key }),
   };
 }
 
@@ -107,6 +120,15 @@ function apply(state: SandboxState, line: Line): void {
     case 'infraction':
       state.infractions.set(line.value.id, line.value);
       break;
+    case 'devolucao':
+      state.devolucoes.set(`${line.value.endToEndId}/${line.value.id}`, line.value);
+      break;
+    case 'pixWebhook':
+      state.pixWebhooks.set(line.value.chave, line.value);
+      break;
+    case 'pixWebhookRemoved':
+      state.pixWebhooks.delete(line.key);
+      break;
   }
 }
 
@@ -121,6 +143,8 @@ function compact(file: string, state: SandboxState): void {
     ...[...state.transferIdempotency].map(([key, value]) => ({ kind: 'transferKey' as const, key, value })),
     ...[...state.transferStats].map(([key, value]) => ({ kind: 'transferStats' as const, key, value })),
     ...[...state.infractions.values()].map((value) => ({ kind: 'infraction' as const, value })),
+    ...[...state.devolucoes.values()].map((value) => ({ kind: 'devolucao' as const, value })),
+    ...[...state.pixWebhooks.values()].map((value) => ({ kind: 'pixWebhook' as const, value })),
   ];
   const temp = `${file}.compacting`;
   fs.writeFileSync(temp, lines.map((l) => `${JSON.stringify(l)}\n`).join(''));

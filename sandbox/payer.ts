@@ -10,6 +10,8 @@ export const SANDBOX_MERCHANT = Object.freeze({
   city: 'SAO PAULO',
   // A check-digit-valid CNPJ used as the Pix key (short, so field 26 has room for the txid).
   pixKey: '11222333000181',
+  /** The receiving account holder's CNPJ (the key above is its CNPJ key); API Pix shows it on webhooks. */
+  cnpj: '11222333000181',
 });
 
 export function defaultPayer(): ProviderPayer {

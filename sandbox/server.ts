@@ -2,15 +2,20 @@
  * Sandbox PSP entrypoint: `npx tsx sandbox/server.ts`.
  * Env: SANDBOX_PORT (4010), SANDBOX_HOST (127.0.0.1), PROVIDER_API_KEY and
  * PROVIDER_CALLBACK_SECRET (both required), SANDBOX_CONTROL_TOKEN (required unless NODE_ENV is
- * development or test), SANDBOX_DATA_FILE (.data/sandbox/state.jsonl). Secrets are never logged.
+ * development or test), SANDBOX_DATA_FILE (.data/sandbox/state.jsonl); API Pix:
+ * SANDBOX_PIX_CLIENT_ID and SANDBOX_PIX_CLIENT_SECRET (development values unless NODE_ENV is
+ * neither development nor test, then required), SANDBOX_PIX_TOKEN_TTL_SECONDS (3600),
+ * SANDBOX_PIX_KEYS, SANDBOX_LOCATION_HOST; TLS: SANDBOX_TLS_CERT_FILE and SANDBOX_TLS_KEY_FILE
+ * (https), plus SANDBOX_TLS_CLIENT_CA_FILE (mutual TLS). Secrets are never logged.
  */
 import pino from 'pino';
 import { createSandboxApp } from './app';
 import { readSandboxConfig, type SandboxConfig } from './config';
+import { listenSandbox } from './listen';
 
 const SHUTDOWN_GRACE_MS = 5_000;
 
-function main(): void {
+async function main(): Promise<void> {
   const logger = pino({ name: 'pix-sandbox' });
   let config: SandboxConfig;
   try {
@@ -19,17 +24,32 @@ function main(): void {
     console.error(`pix-sandbox: ${(err as Error).message}`);
     process.exit(1);
   }
-  const { apiKey, callbackSecret, port, host, controlToken, dataFile, openInfractionRate } = config;
+  const { apiKey, callbackSecret, port, host, controlToken, dataFile, openInfractionRate, tls } = config;
   if (!controlToken) logger.warn('control routes (/sandbox/*) are open: set SANDBOX_CONTROL_TOKEN to require a token');
 
-  const sandbox = createSandboxApp({ apiKey, callbackSecret, logger, controlToken, dataFile, openInfractionRate });
-  const server = sandbox.app.listen(port, host, (err?: Error) => {
-    if (err) {
-      logger.fatal({ err }, 'cannot listen');
-      process.exit(1);
-    }
-    logger.info({ host, port }, 'pix sandbox listening');
+  const sandbox = createSandboxApp({
+    apiKey,
+    callbackSecret,
+    logger,
+    controlToken,
+    dataFile,
+    openInfractionRate,
+    pixClientId: config.pixClientId,
+    pixClientSecret: config.pixClientSecret,
+    pixTokenTtlSeconds: config.pixTokenTtlSeconds,
+    pixReceivingKeys: config.pixReceivingKeys,
+    locationHost: config.locationHost,
   });
+  let server: Awaited<ReturnType<typeof listenSandbox>>['server'];
+  try {
+    // The signing key of the payload locations, before the first payer asks.
+    await sandbox.prepare();
+    ({ server } = await listenSandbox(sandbox.app, { host, port, tls }));
+  } catch (err) {
+    logger.fatal({ err }, 'cannot start');
+    process.exit(1);
+  }
+  logger.info({ host, port, tls: tls ? (tls.clientCa ? 'mutual' : 'server') : 'off' }, 'pix sandbox listening');
 
   let stopping = false;
   const shutdown = (signal: string) => {
@@ -49,4 +69,4 @@ function main(): void {
   process.on('SIGTERM', () => shutdown('SIGTERM'));
 }
 
-main();
+void main();

@@ -4,13 +4,62 @@ import type { PixKeyType, ProviderBoleto, ProviderBoletoCallback, ProviderCallba
 export interface ChargeRecord {
   /** Stored status is ACTIVE/PAID/CANCELLED; EXPIRED is derived on read from expiresAt. */
   charge: ProviderCharge;
-  /** Not part of ProviderCharge: where the paid callback goes. */
-  callbackUrl: string;
+  /** Not part of ProviderCharge: where the paid callback goes; null for a cob, notified through the webhook of its chave. */
+  callbackUrl: string | null;
   description: string | null;
   /** Set when paid; resends reuse it so the gateway sees the same eventId. */
   paidEvent: ProviderCallback | null;
   /** Test control only: the amount the statement reports instead of the paid one (a provider-side disagreement). */
   statementAmountCents?: number;
+  /** Set when the charge was created through API Pix (PUT /cob/{txid}): the cob's own fields. */
+  cob?: CobRecord;
+}
+
+/** A cob's debtor (devedor): a natural person (cpf) or a company (cnpj). */
+export type CobDebtor = { cpf: string; nome: string } | { cnpj: string; nome: string };
+
+/** What the receiving user sets on a cob (PUT or PATCH): one revision. Absent optional fields are null. */
+export interface CobContent {
+  /** calendario.expiracao: seconds from creation. */
+  expiracao: number;
+  devedor: CobDebtor | null;
+  /** valor.original, in cents. */
+  amountCents: number;
+  /** valor.modalidadeAlteracao: 1 when the payer may change the amount. */
+  modalidadeAlteracao: 0 | 1;
+  chave: string;
+  solicitacaoPagador: string | null;
+  infoAdicionais: { nome: string; valor: string }[] | null;
+}
+
+export interface CobRecord {
+  /** Index = revisao; the last one is current. The standard keeps each revision's content. */
+  revisions: CobContent[];
+  /** The payload location: its id (loc.id), URL without scheme, and the capability token it ends in. */
+  loc: { id: number; location: string; token: string; criacao: string };
+}
+
+/** A devolução asked through API Pix (PUT /pix/{e2eid}/devolucao/{id}); the money moves as a transfer (returnOf). */
+export interface DevolucaoRecord {
+  endToEndId: string;
+  /** The client's id for this devolução, unique per endToEndId. */
+  id: string;
+  /** The transfer that carries the money (transfers.ts), COMPLETED or FAILED from the start. */
+  transferId: string;
+  /** ReturnIdentification of the pacs.004: "D" + ISPB + yyyyMMddHHmm + 11 alphanumerics. */
+  rtrId: string;
+  amountCents: number;
+  descricao: string | null;
+  requestedAt: string;
+  /** Until then it reads EM_PROCESSAMENTO; from then on DEVOLVIDO or NAO_REALIZADO (the transfer's outcome). */
+  settlesAt: string;
+}
+
+/** A webhook registered through API Pix for one of the receiving user's keys. */
+export interface PixWebhookRecord {
+  chave: string;
+  webhookUrl: string;
+  criacao: string;
 }
 
 export interface BoletoRecord {
@@ -85,6 +134,10 @@ export interface SandboxState {
   infractions: Map<string, ProviderInfraction>;
   /** Test control only, by key: the Pix directory's registered e-mail, phone and EVP keys (not journaled). */
   dictKeys: Map<string, DictEntry>;
+  /** API Pix devoluções, by `${endToEndId}/${id}`. */
+  devolucoes: Map<string, DevolucaoRecord>;
+  /** API Pix webhooks, by chave. */
+  pixWebhooks: Map<string, PixWebhookRecord>;
   faults: Faults;
   /** Oldest entries are dropped past MAX_CALLBACK_LOG so a long-running sandbox stays bounded. */
   callbacks: CallbackAttempt[];
@@ -104,6 +157,8 @@ export function createSandboxState(): SandboxState {
     transferStatementAmounts: new Map(),
     infractions: new Map(),
     dictKeys: new Map(),
+    devolucoes: new Map(),
+    pixWebhooks: new Map(),
     faults: { ...NO_FAULTS },
     callbacks: [],
   };

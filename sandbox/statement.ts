@@ -4,7 +4,7 @@
  * devoluções by createdAt, in [from, to).
  */
 import type { ProviderStatement } from '../core/provider';
-import { findChargeByReference, getChargeRecord } from './charges';
+import { findChargeRecord, getChargeRecord } from './charges';
 import { findTransferByReference } from './transfers';
 import type { SandboxContext } from './context';
 import { SandboxHttpError } from './errors';
@@ -36,9 +36,9 @@ export function statement(ctx: SandboxContext, from: Date, to: Date): ProviderSt
   return { from: from.toISOString(), to: to.toISOString(), payments, transfers };
 }
 
-/** Test control: the statement reports `amountCents` for this paid charge from now on. */
-export function setStatementAmount(ctx: SandboxContext, idOrReference: string, amountCents: number): number {
-  const rec = ctx.state.charges.get(idOrReference) ?? findChargeByReference(ctx, idOrReference) ?? getChargeRecord(ctx, idOrReference);
+/** Test control: the statement (and API Pix's GET /pix list) reports `amountCents` for this paid charge from now on. */
+export function setStatementAmount(ctx: SandboxContext, idReferenceOrTxid: string, amountCents: number): number {
+  const rec = findChargeRecord(ctx, idReferenceOrTxid) ?? getChargeRecord(ctx, idReferenceOrTxid);
   rec.statementAmountCents = amountCents;
   return amountCents;
 }

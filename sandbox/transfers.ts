@@ -58,7 +58,7 @@ function decideOutcome(state: SandboxState, input: TransferInput): Outcome {
  */
 export function createPaymentReturn(ctx: SandboxContext, idempotencyKey: string, input: PaymentReturnInput): { transfer: ProviderTransfer; created: boolean } {
   const paid = findReceivedPixPayment(ctx, input.endToEndId);
-  const returned = [...ctx.state.transfers.values()].filter((t) => t.returnOf === input.endToEndId && t.status === 'COMPLETED').reduce((s, t) => s + t.amountCents, 0);
+  const returned = returnedCents(ctx, input.endToEndId);
   // Deterministic, so tests can choose it: a return of an amount ending in 13 cents is refused.
   const outcome: Outcome = !paid
     ? { status: 'FAILED', failureCode: 'PAYMENT_NOT_FOUND', failureReason: 'no received Pix payment with this endToEndId' }
@@ -76,6 +76,14 @@ export function createPaymentReturn(ctx: SandboxContext, idempotencyKey: string,
     recipientName: payer?.name ?? '',
     returnOf: input.endToEndId,
   });
+}
+
+/**
+ * What the completed devoluções of a payment add up to, whichever API asked for them (/v1
+ * payment-returns or API Pix's devolucao): one sum, so the same money cannot go back twice.
+ */
+export function returnedCents(ctx: SandboxContext, endToEndId: string): number {
+  return [...ctx.state.transfers.values()].filter((t) => t.returnOf === endToEndId && t.status === 'COMPLETED').reduce((s, t) => s + t.amountCents, 0);
 }
 
 export function createTransfer(

@@ -34,7 +34,21 @@ describe('sandbox control token', () => {
     expect(() => readSandboxConfig({ ...base })).toThrow(/SANDBOX_CONTROL_TOKEN/);
     expect(() => readSandboxConfig({ ...base, NODE_ENV: 'staging' })).toThrow(/SANDBOX_CONTROL_TOKEN/);
     expect(readSandboxConfig({ ...base, NODE_ENV: 'development' }).controlToken).toBeUndefined();
-    expect(readSandboxConfig({ ...base, NODE_ENV: 'production', SANDBOX_CONTROL_TOKEN: 'x'.repeat(32) }).controlToken).toBe('x'.repeat(32));
+    const pix = { SANDBOX_PIX_CLIENT_ID: 'client', SANDBOX_PIX_CLIENT_SECRET: 'y'.repeat(32) };
+    expect(readSandboxConfig({ ...base, ...pix, NODE_ENV: 'production', SANDBOX_CONTROL_TOKEN: 'x'.repeat(32) }).controlToken).toBe('x'.repeat(32));
+  });
+
+  it('requires the API Pix client credentials unless NODE_ENV is development or test, where they have public values', () => {
+    const base = { PROVIDER_API_KEY: 'k', PROVIDER_CALLBACK_SECRET: 's', SANDBOX_CONTROL_TOKEN: 'x'.repeat(32) };
+    expect(() => readSandboxConfig({ ...base, NODE_ENV: 'production' })).toThrow(/SANDBOX_PIX_CLIENT_ID and SANDBOX_PIX_CLIENT_SECRET/);
+    expect(() => readSandboxConfig({ ...base, NODE_ENV: 'production', SANDBOX_PIX_CLIENT_ID: 'c' })).toThrow(/SANDBOX_PIX_CLIENT_SECRET/);
+    expect(readSandboxConfig({ ...base, NODE_ENV: 'test' })).toMatchObject({ pixClientId: 'pix-sandbox-client', pixClientSecret: 'pix-sandbox-secret', pixTokenTtlSeconds: 3600, tls: undefined });
+    const set = readSandboxConfig({ ...base, NODE_ENV: 'production', SANDBOX_PIX_CLIENT_ID: 'c', SANDBOX_PIX_CLIENT_SECRET: 's', SANDBOX_PIX_TOKEN_TTL_SECONDS: '60', SANDBOX_PIX_KEYS: 'a@b.com, 11222333000181' });
+    expect(set).toMatchObject({ pixClientId: 'c', pixClientSecret: 's', pixTokenTtlSeconds: 60, pixReceivingKeys: ['a@b.com', '11222333000181'] });
+    expect(() => readSandboxConfig({ ...base, NODE_ENV: 'test', SANDBOX_PIX_TOKEN_TTL_SECONDS: '0' })).toThrow(/SANDBOX_PIX_TOKEN_TTL_SECONDS/);
+    // TLS: the certificate and key go together; a file that cannot be read fails the start.
+    expect(() => readSandboxConfig({ ...base, NODE_ENV: 'test', SANDBOX_TLS_CERT_FILE: '/nonexistent.crt' })).toThrow(/SANDBOX_TLS_KEY_FILE/);
+    expect(() => readSandboxConfig({ ...base, NODE_ENV: 'test', SANDBOX_TLS_CERT_FILE: '/nonexistent.crt', SANDBOX_TLS_KEY_FILE: '/nonexistent.key' })).toThrow(/cannot read/);
   });
 
   it('`gateway sandbox pay` prints a short summary with the token it is given, --json prints the whole charge', async () => {

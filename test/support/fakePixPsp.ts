@@ -12,7 +12,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import fs from 'node:fs';
-import type { TestCertificates } from './testCertificates';
+import type { PkiFiles } from './testCertificates';
 
 export interface FakeRequest {
   method: string;
@@ -37,7 +37,7 @@ export interface FakeAnswer {
 
 export interface FakePixPspOptions {
   /** Null: plain http (no TLS at all). */
-  certificates: TestCertificates | null;
+  certificates: PkiFiles | null;
   clientId: string;
   clientSecret: string;
   expiresInSeconds?: number;

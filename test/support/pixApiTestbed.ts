@@ -9,11 +9,11 @@ import { readClientTls, type ClientTls } from '../../core/net/clientTls';
 import { PixApiClient, type PixApiClientOptions } from '../../activities/provider/pixApi/pixApiClient';
 import { FakePixPsp, type FakePixPspOptions } from './fakePixPsp';
 import { PixApiRequestValidator } from './pixApiRequestValidator';
-import { testCertificates, type TestCertificates } from './testCertificates';
+import { testCertificates, type PkiFiles } from './testCertificates';
 import { recordIssuedSecrets } from './testLogs';
 
 export interface PixApiTestbed {
-  certs: TestCertificates;
+  certs: PkiFiles;
   psp: FakePixPsp;
   clientId: string;
   clientSecret: string;

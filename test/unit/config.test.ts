@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { inspect } from 'node:util';
 import { ConfigError, loadConfig } from '../../config';
-import { testCertificates, type TestCertificates } from '../support/testCertificates';
+import { testCertificates, type PkiFiles } from '../support/testCertificates';
 
 const SECRETS = {
   PROVIDER_API_KEY: 'prov-key-SHOULD-NOT-LEAK',
@@ -26,7 +26,7 @@ const SECRETS = {
 const PFX_PASSPHRASE_WRONG = 'pfx-passphrase-SHOULD-NOT-LEAK';
 
 // The client certificate files production requires are real: config.ts opens them.
-let certs: TestCertificates;
+let certs: PkiFiles;
 beforeAll(async () => {
   certs = await testCertificates();
 }, 30_000);

@@ -44,8 +44,8 @@ async function failure(promise: Promise<unknown>): Promise<ProviderError> {
 describe('API Pix over mutual TLS', () => {
   it('reaches the PSP with a PEM certificate and key; the PSP sees our client certificate', async () => {
     expect(await bed.client().getCob(TXID)).toBeNull();
-    expect(bed.psp.apiRequests().map((r) => r.clientCn)).toEqual(['gateway-test-client']);
-    expect(bed.psp.tokenRequests().map((r) => r.clientCn)).toEqual(['gateway-test-client']);
+    expect(bed.psp.apiRequests().map((r) => r.clientCn)).toEqual(['pix-gateway test client']);
+    expect(bed.psp.tokenRequests().map((r) => r.clientCn)).toEqual(['pix-gateway test client']);
   });
 
   it('reaches the PSP with a PKCS#12 file and its passphrase', async () => {
@@ -58,7 +58,7 @@ describe('API Pix over mutual TLS', () => {
     });
     expect(problems).toEqual([]);
     expect(await bed.client({ tls }).getCob(TXID)).toBeNull();
-    expect(bed.psp.apiRequests().map((r) => r.clientCn)).toEqual(['gateway-test-client']);
+    expect(bed.psp.apiRequests().map((r) => r.clientCn)).toEqual(['pix-gateway test client']);
   });
 
   it('is refused by the PSP without a client certificate: a transient failure, and nothing was received', async () => {

@@ -1,0 +1,110 @@
+/** /api/v2/cob: create (PUT with the client's txid, POST with the PSP's), revise or remove (PATCH), read and list. */
+import { Router, type Request } from 'express';
+import { generateTxid } from '../../core/pix/brcode';
+import type { SandboxContext } from '../context';
+import { findCob, listCobs, patchCob, putCob, cobStatus, type CobCharge, type CobRules } from './cobs';
+import { cobCompletaJson, cobJson } from './cobView';
+import { requireScope } from './oauth';
+import { pathParam } from './pathParam';
+import { paginate, readPage } from './pagination';
+import { PixProblem } from './problem';
+import { QueryReader } from './queryReader';
+import { CNPJ_RE, cobCreateSchema, cobReviseSchema, CPF_RE, INT32_MAX, parseBody, TXID_RE } from './schemas';
+
+export interface CobRouteOptions extends CobRules {
+  /** host[:port] written in payload locations; the Host the client called when unset. */
+  locationHost?: string;
+}
+
+/** Where the payer's PSP will fetch the payload: the configured host, else the Host header (a sane one). */
+function locationHost(req: Request, configured: string | undefined): string {
+  if (configured) return configured;
+  const host = req.get('host') ?? '';
+  return /^[A-Za-z0-9.:[\]-]{1,50}$/.test(host) ? host : 'localhost';
+}
+
+export function cobRoutes(ctx: SandboxContext, options: CobRouteOptions): Router {
+  const router = Router();
+
+  router.put('/cob/:txid', requireScope('cob.write'), (req, res) => {
+    const txid = pathParam(req, 'txid');
+    if (!TXID_RE.test(txid)) {
+      throw new PixProblem('CobOperacaoInvalida', 'O txid não respeita o schema.', [{ propriedade: 'txid', razao: 'O txid tem de 26 a 35 caracteres alfanuméricos.', valor: txid.slice(0, 40) }]);
+    }
+    const body = parseBody(cobCreateSchema, req.body, 'CobOperacaoInvalida', 'cob');
+    const { rec } = putCob(ctx, options, txid, body, locationHost(req, options.locationHost));
+    res.status(201).json(cobJson(rec));
+  });
+
+  router.post('/cob', requireScope('cob.write'), (req, res) => {
+    const body = parseBody(cobCreateSchema, req.body, 'CobOperacaoInvalida', 'cob');
+    const { rec } = putCob(ctx, options, generateTxid(32), body, locationHost(req, options.locationHost));
+    res.status(201).json(cobJson(rec));
+  });
+
+  router.patch('/cob/:txid', requireScope('cob.write'), (req, res) => {
+    const txid = pathParam(req, 'txid');
+    if (!findCob(ctx, txid)) throw new PixProblem('CobNaoEncontrado', `Nenhuma cobrança com o txid ${txid.slice(0, 40)}.`);
+    const body = parseBody(cobReviseSchema, req.body, 'CobOperacaoInvalida', 'cob');
+    res.json(cobJson(patchCob(ctx, options, txid, body)));
+  });
+
+  router.get('/cob/:txid', requireScope('cob.read'), (req, res) => {
+    const txid = pathParam(req, 'txid');
+    const rec = findCob(ctx, txid);
+    if (!rec) throw new PixProblem('CobNaoEncontrado', `Nenhuma cobrança com o txid ${txid.slice(0, 40)}.`);
+    const query = new QueryReader(req.query, 'CobConsultaInvalida');
+    const current = rec.cob.revisions.length - 1;
+    const revisao = query.integer('revisao', 0, INT32_MAX, current);
+    query.check(revisao <= current, 'revisao', `a cobrança não tem a revisão ${revisao} (a atual é ${current})`);
+    query.done();
+    res.json(cobCompletaJson(ctx, rec, revisao));
+  });
+
+  router.get('/cob', requireScope('cob.read'), (req, res) => {
+    const query = new QueryReader(req.query, 'CobConsultaInvalida');
+    const inicio = query.instant('inicio', true);
+    const fim = query.instant('fim', true);
+    const cpf = query.string('cpf', CPF_RE, '11 dígitos');
+    const cnpj = query.string('cnpj', CNPJ_RE, '14 caracteres, dígitos ou letras maiúsculas');
+    const locationPresente = query.boolean('locationPresente');
+    const status = query.string('status');
+    const page = readPage(query);
+    query.check(!inicio || !fim || inicio.at <= fim.at, 'fim', 'anterior a inicio');
+    query.check(cpf === undefined || cnpj === undefined, 'cpf', 'cpf e cnpj não podem ser usados juntos');
+    query.done();
+    const from = inicio?.at as number;
+    const to = fim?.at as number;
+    const matches = (rec: CobCharge) => {
+      const created = Date.parse(rec.charge.createdAt);
+      const devedor = rec.cob.revisions[rec.cob.revisions.length - 1].devedor;
+      return (
+        created >= from &&
+        created <= to &&
+        (cpf === undefined || (devedor !== null && 'cpf' in devedor && devedor.cpf === cpf)) &&
+        (cnpj === undefined || (devedor !== null && 'cnpj' in devedor && devedor.cnpj === cnpj)) &&
+        // Every cob of this PSP has a location: it is made with the cob.
+        locationPresente !== false &&
+        (status === undefined || cobStatus(rec) === status)
+      );
+    };
+    const found = listCobs(ctx)
+      .filter(matches)
+      .sort((a, b) => a.charge.createdAt.localeCompare(b.charge.createdAt) || a.charge.txid.localeCompare(b.charge.txid));
+    const { page: cobs, paginacao } = paginate(found, page);
+    res.json({
+      parametros: {
+        inicio: inicio?.text,
+        fim: fim?.text,
+        ...(cpf !== undefined ? { cpf } : {}),
+        ...(cnpj !== undefined ? { cnpj } : {}),
+        ...(locationPresente !== undefined ? { locationPresente } : {}),
+        ...(status !== undefined ? { status } : {}),
+        paginacao,
+      },
+      cobs: cobs.map((rec) => cobCompletaJson(ctx, rec)),
+    });
+  });
+
+  return router;
+}

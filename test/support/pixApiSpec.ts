@@ -1,0 +1,111 @@
+/**
+ * The BCB's API Pix document (release 2.9.0, docs/standards/api-pix-2.9.0.yaml) for tests: as
+ * published, plus the errata below, each a place where the document contradicts itself (its
+ * description sections or its own examples) so that no implementation could conform to the
+ * letter. Nothing else is changed; each erratum says which part of the document it follows.
+ * Used by the schemathesis run (test/sandbox/pixApiConformance.test.ts) and by
+ * pixApiSchemaValidator(), which checks a body against one of the document's schemas with
+ * openapi-backend (a validator we did not write).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { parse } from '@readme/openapi-parser';
+import OpenAPIBackend from 'openapi-backend';
+import { pixApiDocumentPath } from './pixApiRequestValidator';
+
+type Json = any;
+
+export interface Erratum {
+  what: string;
+  apply(doc: Json): void;
+}
+
+/** Every object in the document, depth first, with the key it sits under. */
+function walk(node: Json, visit: (value: Json, key: string) => void, key = ''): void {
+  if (Array.isArray(node)) node.forEach((item) => walk(item, visit, key));
+  else if (node && typeof node === 'object') {
+    visit(node, key);
+    for (const [k, v] of Object.entries(node)) walk(v, visit, k);
+  }
+}
+
+const PROBLEM_400 = {
+  description: 'Requisição com formato inválido.',
+  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problema' } } },
+};
+
+export const PIX_API_ERRATA: Erratum[] = [
+  {
+    what: 'CPF patterns are written as JavaScript regex literals ("/^\\d{11}$/"), which as JSON Schema patterns match no string at all; read as the regex they quote (11 digits).',
+    apply: (doc) =>
+      walk(doc, (node) => {
+        if (typeof node.pattern === 'string' && /^\/\^.*\$\/$/.test(node.pattern)) node.pattern = node.pattern.slice(1, -1);
+      }),
+  },
+  {
+    what: 'PixConsultados requires "cobs" but lists Pix under "pix" (its own example getPix1 has parametros and pix): requires "pix".',
+    apply: (doc) => {
+      doc.components.schemas.PixConsultados.required = ['parametros', 'pix'];
+    },
+  },
+  {
+    what: 'CobsConsultadas requires an "idCob" in each cob, a property no schema defines and no example has: not required.',
+    apply: (doc) =>
+      walk(doc.components.schemas.CobsConsultadas, (node) => {
+        if (Array.isArray(node.required)) node.required = node.required.filter((r: string) => r !== 'idCob');
+      }),
+  },
+  {
+    what: 'location is "format: uri" but, as the examples show ("pix.example.com/qr/v2/…"), it has no scheme, which an absolute URI must have: no format.',
+    apply: (doc) =>
+      walk(doc.components.schemas, (node, key) => {
+        if (key === 'location' && node.format === 'uri') delete node.format;
+      }),
+  },
+  {
+    what: 'The description section defines 400 CobConsultaInvalida (GET /cob, GET /cob/{txid}), PixConsultaInvalida (GET /pix) and WebhookConsultaInvalida (GET /webhook); their paths omit the response: added.',
+    apply: (doc) => {
+      for (const p of ['/cob', '/cob/{txid}', '/pix', '/webhook']) doc.paths[p].get.responses['400'] ??= PROBLEM_400;
+    },
+  },
+];
+
+/** A fresh copy of the document with the errata applied. */
+export async function pixApiDocument(): Promise<Json> {
+  const doc = structuredClone(await parse(pixApiDocumentPath()));
+  for (const erratum of PIX_API_ERRATA) erratum.apply(doc);
+  return doc;
+}
+
+/** The corrected document as JSON in `dir` (for a tool that reads a file), its path returned. */
+export async function writePixApiDocument(dir: string): Promise<string> {
+  const file = path.join(dir, 'api-pix-2.9.0-errata.json');
+  fs.writeFileSync(file, JSON.stringify(await pixApiDocument()));
+  return file;
+}
+
+export type SchemaValidator = (schema: string, value: unknown) => string[];
+
+/**
+ * Checks a value against components.schemas[name] of the corrected document: [] when valid, else
+ * openapi-backend's (Ajv's) messages. One synthetic operation per schema, since openapi-backend
+ * validates bodies by operation. Types, required properties, patterns, enums and lengths are
+ * checked; formats (date-time, uri) are not (schemathesis checks those on every answer).
+ */
+export async function pixApiSchemaValidator(schemas: readonly string[]): Promise<SchemaValidator> {
+  const doc = await pixApiDocument();
+  doc.paths = Object.fromEntries(
+    schemas.map((name) => [
+      `/__schema/${name}`,
+      { get: { operationId: name, responses: { 200: { description: name, content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } } } } } },
+    ]),
+  );
+  // Structure only: Ajv knows no formats here (and would warn about each); schemathesis checks them.
+  const api = new OpenAPIBackend({ definition: doc, quick: true, validate: true, ajvOpts: { logger: false } });
+  await api.init();
+  return (schema, value) => {
+    if (!schemas.includes(schema)) throw new Error(`validator built without schema ${schema}`);
+    const result = api.validateResponse(value, schema);
+    return result.valid ? [] : (result.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+  };
+}
