@@ -1,30 +1,22 @@
 /**
  * Checks API Pix requests against the BCB's own OpenAPI document (release 2.9.0, kept in
- * docs/standards/api-pix-2.9.0.yaml) with openapi-backend, a validator we did not write: the route must be one of the standard's
- * operations, and its path and query parameters and its JSON body must follow the document's
- * schemas. Plug it into whatever receives the gateway's requests (the unit tests' fake PSP, the
+ * docs/standards/api-pix-2.9.0.yaml) with openapi-backend, a validator we did not write: the
+ * route must be one of the standard's operations, and its path and query parameters and its JSON
+ * body must follow the document's schemas. Plug it into whatever receives the gateway's requests (the unit tests' fake PSP, the
  * sandbox in integration tests) and assert that every request had zero violations.
  *
- * Three adaptations of the document, each for a defect of the document or of the tool, not to
- * loosen a rule:
+ * The document is read with the errata every API Pix test applies (test/support/pixApiSpec.ts:
+ * e.g. CPF patterns written as JavaScript regex literals), and two adaptations for the tool, not
+ * to loosen a rule:
  *  - the document has no operationIds, which openapi-backend keys its validators by: each
  *    operation gets "<METHOD> <path>";
- *  - a few CPF patterns are written as JavaScript regex literals ("/^\d{11}$/"), which as JSON
- *    Schema patterns match no CPF at all: the slashes are dropped;
  *  - its servers end in `/api/` while the paths lack the `v2` that its description puts in every
  *    URL; requests are matched below the base path the client is configured with (`apiRoot`).
  * Formats (date-time of `inicio`/`fim`, uri of `webhookUrl`) are checked with ajv-formats.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import addFormats from 'ajv-formats';
 import { OpenAPIBackend, type Document } from 'openapi-backend';
-import { parse } from 'yaml';
-
-/** Where the document is: PIX_API_DOCUMENT, else the copy kept in the repository (docs/standards/). */
-export function pixApiDocumentPath(): string {
-  return process.env.PIX_API_DOCUMENT || path.resolve(__dirname, '..', '..', 'docs', 'standards', 'api-pix-2.9.0.yaml');
-}
+import { pixApiDocument, pixApiDocumentPath } from './pixApiSpec';
 
 /** A request as the receiving server saw it. */
 export interface ReceivedRequest {
@@ -59,7 +51,8 @@ export class PixApiRequestValidator {
   }
 
   private static async make(document: string, apiRoot: string): Promise<PixApiRequestValidator> {
-    const definition = adapted(parse(fs.readFileSync(document, 'utf8')) as Document);
+    // The document with the errata every API Pix test applies (test/support/pixApiSpec.ts).
+    const definition = withOperationIds((await pixApiDocument(document)) as Document);
     const api = new OpenAPIBackend({
       definition,
       apiRoot,
@@ -103,25 +96,13 @@ export class PixApiRequestValidator {
   }
 }
 
-function adapted(document: Document): Document {
+/** openapi-backend routes by operationId; the document has none: "<METHOD> <path>" stands in. */
+function withOperationIds(document: Document): Document {
   for (const [route, item] of Object.entries(document.paths ?? {})) {
     for (const method of METHODS) {
       const operation = (item as Record<string, { operationId?: string } | undefined>)[method];
       if (operation && !operation.operationId) operation.operationId = `${method.toUpperCase()} ${route}`;
     }
   }
-  fixRegexLiteralPatterns(document);
   return document;
-}
-
-function fixRegexLiteralPatterns(node: unknown): void {
-  if (Array.isArray(node)) {
-    node.forEach(fixRegexLiteralPatterns);
-    return;
-  }
-  if (node === null || typeof node !== 'object') return;
-  const object = node as Record<string, unknown>;
-  const pattern = object.pattern;
-  if (typeof pattern === 'string' && pattern.length > 2 && pattern.startsWith('/') && pattern.endsWith('/')) object.pattern = pattern.slice(1, -1);
-  Object.values(object).forEach(fixRegexLiteralPatterns);
 }

@@ -11,7 +11,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from '@readme/openapi-parser';
 import OpenAPIBackend from 'openapi-backend';
-import { pixApiDocumentPath } from './pixApiRequestValidator';
+
+/** Where the document is: PIX_API_DOCUMENT, else the copy kept in the repository (docs/standards/). */
+export function pixApiDocumentPath(): string {
+  return process.env.PIX_API_DOCUMENT || path.resolve(__dirname, '..', '..', 'docs', 'standards', 'api-pix-2.9.0.yaml');
+}
 
 type Json = any;
 
@@ -71,8 +75,8 @@ export const PIX_API_ERRATA: Erratum[] = [
 ];
 
 /** A fresh copy of the document with the errata applied. */
-export async function pixApiDocument(): Promise<Json> {
-  const doc = structuredClone(await parse(pixApiDocumentPath()));
+export async function pixApiDocument(file: string = pixApiDocumentPath()): Promise<Json> {
+  const doc = structuredClone(await parse(file));
   for (const erratum of PIX_API_ERRATA) erratum.apply(doc);
   return doc;
 }
