@@ -1,6 +1,8 @@
 /**
  * Turns a verified provider callback into durable workflow input. The API moves no money, and a
- * callback is only a claim: settlement asks the provider before crediting anything.
+ * callback is only a claim: settlement asks the provider before crediting anything. Two kinds
+ * arrive: the provider's own signed events (charge.paid, boleto.paid) and API Pix notifications,
+ * one Pix each (`handlePix`, stored as event `pix:<endToEndId>`).
  * - PENDING charge: signal its lifecycle workflow. If the run has closed meanwhile (or closes
  *   the charge right after our signal), settle through settleLatePayment as well: that path is
  *   idempotent (ledger key + row lock), so a payment racing expiry or cancel is never dropped.
@@ -15,7 +17,11 @@ import type { ProviderBoletoCallback, ProviderCallback } from '../../core/provid
 import { boletoClaim } from '../../activities/boletoCharges';
 import { createLogger } from '../../core/logger';
 import { endToEndKey } from '../../core/pix/endToEndKey';
+import { chargeIdOfTxid } from '../../core/pix/apiPixIds';
+import { pixAmountToCents } from '../../core/pix/pixAmount';
 import { recordPaymentAlert } from '../../activities/charges';
+import { payerOf } from '../../activities/provider/chargeOfCob';
+import { pagadorSchema } from '../../activities/provider/pixApi/schemas';
 import { Charge } from '../../db/models';
 import { chargeWorkflowId, latePaymentWorkflowId, paymentConfirmedSignal } from '../../workflows/charge/definitions';
 import type { settleLatePayment } from '../../workflows/charge/latePayment';
@@ -28,6 +34,17 @@ export type CallbackOutcome = (typeof providerCallbackOutcomes)[number];
 /** charge.paid (Pix charges) or boleto.paid (boleto charges, paid by barcode or by their Pix). */
 export type ProviderEvent = ProviderCallback | ProviderBoletoCallback;
 
+/** One Pix of an API Pix notification, as the route validated it (api/pixApiCallbacks/schema.ts). */
+export interface NotifiedPix {
+  endToEndId: string;
+  txid?: string;
+  /** API Pix amount: digits, a dot, two decimals. */
+  valor: string;
+  horario: string;
+  /** The PSP's `pagador` extension, unchecked: read when it is well formed. */
+  pagador?: unknown;
+}
+
 function subjectId(event: ProviderEvent): string {
   return 'boleto' in event && event.boleto ? event.boleto.id : (event as ProviderCallback).charge.id;
 }
@@ -37,20 +54,57 @@ const logger = createLogger('provider-callbacks');
 export class ProviderCallbackService {
   constructor(private readonly deps: { sequelize: Sequelize; temporal: Client; taskQueue: string }) {}
 
-  async handle(event: ProviderEvent): Promise<CallbackOutcome> {
+  handle(event: ProviderEvent): Promise<CallbackOutcome> {
+    return this.once({ id: event.eventId, type: event.type, subject: subjectId(event), payload: event }, () => this.route(event));
+  }
+
+  /**
+   * One Pix of an API Pix notification. Its txid names our charge (the cob's txid is derived from
+   * the charge id); a txid that is not one of ours, or names no Pix charge of ours, is logged and
+   * credits nothing. Every other Pix is a claim like a callback's: settlement reads the cob and the
+   * Pix back from the PSP (GET /cob, GET /pix/{e2eid}) before crediting.
+   */
+  handlePix(pix: NotifiedPix): Promise<CallbackOutcome> {
+    return this.once({ id: `pix:${endToEndKey(pix.endToEndId)}`, type: 'pix', subject: pix.txid ?? null, payload: pix }, () => this.routePix(pix));
+  }
+
+  /** Stores the event once, with its FIRST outcome: a replay answers that outcome and re-runs nothing. */
+  private async once(event: { id: string; type: string; subject: string | null; payload: unknown }, route: () => Promise<CallbackOutcome>): Promise<CallbackOutcome> {
     const first = await this.deps.sequelize.query<{ outcome: CallbackOutcome | null }>(
       `INSERT INTO provider_events (id, type, provider_charge_id, payload) VALUES (:id, :type, :chargeId, :payload)
        ON CONFLICT (id) DO UPDATE SET id = provider_events.id RETURNING outcome`,
-      { replacements: { id: event.eventId, type: event.type, chargeId: subjectId(event), payload: JSON.stringify(event) }, type: QueryTypes.SELECT },
+      { replacements: { id: event.id, type: event.type, chargeId: event.subject, payload: JSON.stringify(event.payload) }, type: QueryTypes.SELECT },
     );
-    // A replay of an event already taken: its first outcome stands, nothing runs again.
     if (first[0]?.outcome) return first[0].outcome;
-    const outcome = await this.route(event);
+    const outcome = await route();
     const stored = await this.deps.sequelize.query<{ outcome: CallbackOutcome }>(
       `UPDATE provider_events SET outcome = COALESCE(outcome, :outcome) WHERE id = :id RETURNING outcome`,
-      { replacements: { outcome, id: event.eventId }, type: QueryTypes.SELECT },
+      { replacements: { outcome, id: event.id }, type: QueryTypes.SELECT },
     );
     return stored[0]?.outcome ?? outcome;
+  }
+
+  private async routePix(pix: NotifiedPix): Promise<CallbackOutcome> {
+    const chargeId = pix.txid ? chargeIdOfTxid(pix.txid) : null;
+    const charge = chargeId ? await Charge.findByPk(chargeId) : null;
+    if (!charge || charge.method !== 'PIX' || charge.providerChargeId !== pix.txid) {
+      // The ids only: a notified Pix may carry a payer's name and document.
+      logger.warn({ txid: pix.txid ?? null, endToEndId: endToEndKey(pix.endToEndId) }, 'API Pix notification for no Pix charge of ours; nothing credited');
+      return 'UNKNOWN_CHARGE';
+    }
+    const payment: PaymentConfirmation = {
+      providerChargeId: charge.providerChargeId as string,
+      endToEndId: pix.endToEndId,
+      amountCents: pixAmountToCents(pix.valor),
+      paidAt: pix.horario,
+      payer: payerOf(pagadorSchema.safeParse(pix.pagador).data),
+    };
+    if (payment.amountCents !== charge.amountCents) {
+      // Settlement decides on the PSP's own record; this only says the notification disagrees.
+      logger.warn({ chargeId: charge.id, endToEndId: endToEndKey(pix.endToEndId), notifiedCents: payment.amountCents, chargeCents: charge.amountCents }, 'API Pix notification of another amount than the charge; settlement asks the PSP');
+    }
+    if (charge.status === 'PAID') return this.forPaidCharge(charge, payment);
+    return this.deliver(charge, payment);
   }
 
   private async route(event: ProviderEvent): Promise<CallbackOutcome> {
