@@ -14,6 +14,7 @@ import { ensureJanitorSchedule } from './ensureJanitorSchedule';
 import { ensureReconciliationSchedule } from './ensureReconciliationSchedule';
 import { ensureMedSyncSchedule } from './ensureMedSyncSchedule';
 import { ensurePixWebhook } from './ensurePixWebhook';
+import { ensurePixSweepSchedule } from './ensurePixSweepSchedule';
 import { Client, Connection } from '@temporalio/client';
 import { parseKey } from '../core/crypto/secretBox';
 
@@ -50,6 +51,7 @@ async function main(): Promise<void> {
   await ensureJanitorSchedule(client, config.temporal.taskQueue);
   await ensureReconciliationSchedule(client, config.temporal.taskQueue);
   await ensureMedSyncSchedule(client, config.temporal.taskQueue, config.med);
+  await ensurePixSweepSchedule(client, config.temporal.taskQueue);
   await clientConnection.close();
   await registerPixWebhook(pixApi, config, logger);
   // Never the SMTP URL itself: it may carry the login.

@@ -5,28 +5,26 @@
  * taken; the PSP lists every Pix received on the account.
  */
 import { chargeIdOfTxid } from '../../core/pix/apiPixIds';
-import { pixAmountToCents } from '../../core/pix/pixAmount';
-import type { StatementPayment } from '../../core/provider';
+import type { ReceivedPix, StatementPayment } from '../../core/provider';
 import type { PixApiClient } from './pixApi';
+import { receivedPixOf } from './receivedPixOf';
 
 export type PixListClient = Pick<PixApiClient, 'listPix'>;
 
-/** Payments received in [from, to) (ISO instants), by the time the PSP received them. */
+/** Every Pix received in [from, to] (ISO instants), as the PSP lists it (GET /pix, every page). */
+export async function receivedPix(client: PixListClient, range: { from: string; to: string }): Promise<ReceivedPix[]> {
+  return (await client.listPix({ inicio: range.from, fim: range.to })).map(receivedPixOf);
+}
+
+/** Payments on our charges received in [from, to) (ISO instants), by the time the PSP received them. */
 export async function receivedPayments(client: PixListClient, range: { from: string; to: string }): Promise<StatementPayment[]> {
   // The standard's range is closed at both ends; the statement's is half-open.
-  const listed = await client.listPix({ inicio: range.from, fim: range.to });
   const toMs = Date.parse(range.to);
   const payments: StatementPayment[] = [];
-  for (const pix of listed) {
+  for (const pix of await receivedPix(client, range)) {
     const chargeId = pix.txid ? chargeIdOfTxid(pix.txid) : null;
-    if (!pix.txid || !chargeId || Date.parse(pix.horario) >= toMs) continue;
-    payments.push({
-      providerChargeId: pix.txid,
-      reference: chargeId,
-      amountCents: pixAmountToCents(pix.valor),
-      endToEndId: pix.endToEndId,
-      paidAt: new Date(Date.parse(pix.horario)).toISOString(),
-    });
+    if (!pix.txid || !chargeId || Date.parse(pix.paidAt) >= toMs) continue;
+    payments.push({ providerChargeId: pix.txid, reference: chargeId, amountCents: pix.amountCents, endToEndId: pix.endToEndId, paidAt: pix.paidAt });
   }
   return payments;
 }

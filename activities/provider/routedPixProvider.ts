@@ -18,6 +18,8 @@ import type {
   PaymentReturnRequest,
   PixKeyOwner,
   PixProvider,
+  ReceivedPix,
+  ReceivedPixProvider,
   ProviderBoleto,
   ProviderCharge,
   ProviderInfraction,
@@ -27,7 +29,7 @@ import type {
   TransferRequest,
 } from '../../core/provider';
 import type { ApiPixCharges } from './apiPixCharges';
-import { mergedPayments, receivedPayments, type PixListClient } from './apiPixReceived';
+import { mergedPayments, receivedPayments, receivedPix, type PixListClient } from './apiPixReceived';
 import type { HttpPixProvider } from './httpPixProvider';
 
 export interface RoutedPixProviderParts {
@@ -38,7 +40,7 @@ export interface RoutedPixProviderParts {
   own: HttpPixProvider;
 }
 
-export class RoutedPixProvider implements PixProvider, BoletoProvider, StatementProvider, InfractionProvider {
+export class RoutedPixProvider implements PixProvider, BoletoProvider, StatementProvider, InfractionProvider, ReceivedPixProvider {
   private readonly cobs: ApiPixCharges;
   private readonly pixList: PixListClient;
   private readonly own: HttpPixProvider;
@@ -62,6 +64,11 @@ export class RoutedPixProvider implements PixProvider, BoletoProvider, Statement
 
   closeCharge(providerChargeId: string, reason: 'EXPIRED' | 'CANCELLED'): Promise<ProviderCharge> {
     return isCob(providerChargeId) ? this.cobs.closeCharge(providerChargeId, reason) : this.own.closeCharge(providerChargeId, reason);
+  }
+
+  /** API Pix's GET /pix: every Pix received on the account, ours or not. */
+  listReceivedPix(range: { from: string; to: string }): Promise<ReceivedPix[]> {
+    return receivedPix(this.pixList, range);
   }
 
   transfer(req: TransferRequest): Promise<ProviderTransfer> {

@@ -4,7 +4,7 @@
  * that does not exist (404) and logged without its value. The body is read only after that (up to
  * 1 MB: a PSP batches), so an anonymous caller cannot make the server parse megabytes.
  *
- * Each Pix goes through the one claim path (ProviderCallbackService.handlePix): stored once,
+ * Each Pix goes through the one claim path (ProviderCallbackService.handleReceivedPix): stored once,
  * signalled to its charge's workflow or settled late, credited only once the PSP's own record
  * confirms it. A Pix that names no charge of ours is logged and answered 200 all the same, so the
  * PSP stops retrying it. 200 only once every Pix is durable, so the PSP retries what we did not take.
@@ -18,6 +18,7 @@ import { parseOrThrow } from '../validation/validate';
 import type { CallbackHealth } from '../providerCallbacks/callbackHealth';
 import type { CallbackOutcome, ProviderCallbackService } from '../providerCallbacks/service';
 import { pixNotificationBody } from './schema';
+import { receivedPixOf } from '../../activities/provider/receivedPixOf';
 
 export function pixApiCallbackRouter(deps: { service: ProviderCallbackService; webhookSecret: string; health: CallbackHealth; logger: Logger }): Router {
   if (!deps.webhookSecret) throw new Error('pixApiCallbackRouter: the webhook secret is required');
@@ -36,7 +37,7 @@ export function pixApiCallbackRouter(deps: { service: ProviderCallbackService; w
     deps.health.received();
     const outcomes: Array<{ endToEndId: string; outcome: CallbackOutcome }> = [];
     // In order, one at a time: a batch is a few Pix, and each is a database write and a signal.
-    for (const pix of body.pix) outcomes.push({ endToEndId: pix.endToEndId, outcome: await deps.service.handlePix(pix) });
+    for (const pix of body.pix) outcomes.push({ endToEndId: pix.endToEndId, outcome: await deps.service.handleReceivedPix(receivedPixOf(pix)) });
     res.json({ received: true, outcomes });
   };
 

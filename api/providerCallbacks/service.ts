@@ -2,7 +2,8 @@
  * Turns a verified provider callback into durable workflow input. The API moves no money, and a
  * callback is only a claim: settlement asks the provider before crediting anything. Two kinds
  * arrive: the provider's own signed events (charge.paid, boleto.paid) and API Pix notifications,
- * one Pix each (`handlePix`, stored as event `pix:<endToEndId>`).
+ * one Pix each, as the sweep for lost notifications finds them too (`handleReceivedPix`, stored as event
+ * `pix:<endToEndId>`).
  * - PENDING charge: signal its lifecycle workflow. If the run has closed meanwhile (or closes
  *   the charge right after our signal), settle through settleLatePayment as well: that path is
  *   idempotent (ledger key + row lock), so a payment racing expiry or cancel is never dropped.
@@ -13,15 +14,12 @@
  */
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { ProviderBoletoCallback, ProviderCallback } from '../../core/provider';
+import type { ProviderBoletoCallback, ProviderCallback, ReceivedPix } from '../../core/provider';
 import { boletoClaim } from '../../activities/boletoCharges';
 import { createLogger } from '../../core/logger';
 import { endToEndKey } from '../../core/pix/endToEndKey';
 import { chargeIdOfTxid } from '../../core/pix/apiPixIds';
-import { pixAmountToCents } from '../../core/pix/pixAmount';
 import { recordPaymentAlert } from '../../activities/charges';
-import { payerOf } from '../../activities/provider/chargeOfCob';
-import { pagadorSchema } from '../../activities/provider/pixApi/schemas';
 import { Charge } from '../../db/models';
 import { chargeWorkflowId, latePaymentWorkflowId, paymentConfirmedSignal } from '../../workflows/charge/definitions';
 import type { settleLatePayment } from '../../workflows/charge/latePayment';
@@ -34,15 +32,10 @@ export type CallbackOutcome = (typeof providerCallbackOutcomes)[number];
 /** charge.paid (Pix charges) or boleto.paid (boleto charges, paid by barcode or by their Pix). */
 export type ProviderEvent = ProviderCallback | ProviderBoletoCallback;
 
-/** One Pix of an API Pix notification, as the route validated it (api/pixApiCallbacks/schema.ts). */
-export interface NotifiedPix {
-  endToEndId: string;
-  txid?: string;
-  /** API Pix amount: digits, a dot, two decimals. */
-  valor: string;
-  horario: string;
-  /** The PSP's `pagador` extension, unchecked: read when it is well formed. */
-  pagador?: unknown;
+
+/** The provider_events id of a Pix received, however it came (notification or sweep). */
+export function receivedPixEventId(endToEndId: string): string {
+  return `pix:${endToEndKey(endToEndId)}`;
 }
 
 function subjectId(event: ProviderEvent): string {
@@ -59,13 +52,14 @@ export class ProviderCallbackService {
   }
 
   /**
-   * One Pix of an API Pix notification. Its txid names our charge (the cob's txid is derived from
-   * the charge id); a txid that is not one of ours, or names no Pix charge of ours, is logged and
-   * credits nothing. Every other Pix is a claim like a callback's: settlement reads the cob and the
-   * Pix back from the PSP (GET /cob, GET /pix/{e2eid}) before crediting.
+   * One Pix received (an API Pix notification's entry, or one the sweep found with GET /pix). Its
+   * txid names our charge (the cob's txid is derived from the charge id); a txid that is not one
+   * of ours, or names no Pix charge of ours, is logged and credits nothing. Every other Pix is a
+   * claim like a callback's: settlement reads the cob and the Pix back from the PSP (GET /cob,
+   * GET /pix/{e2eid}) before crediting. Stored once as `pix:<endToEndId>`, whichever way it came.
    */
-  handlePix(pix: NotifiedPix): Promise<CallbackOutcome> {
-    return this.once({ id: `pix:${endToEndKey(pix.endToEndId)}`, type: 'pix', subject: pix.txid ?? null, payload: pix }, () => this.routePix(pix));
+  handleReceivedPix(pix: ReceivedPix): Promise<CallbackOutcome> {
+    return this.once({ id: receivedPixEventId(pix.endToEndId), type: 'pix', subject: pix.txid, payload: pix }, () => this.routePix(pix));
   }
 
   /** Stores the event once, with its FIRST outcome: a replay answers that outcome and re-runs nothing. */
@@ -84,24 +78,24 @@ export class ProviderCallbackService {
     return stored[0]?.outcome ?? outcome;
   }
 
-  private async routePix(pix: NotifiedPix): Promise<CallbackOutcome> {
+  private async routePix(pix: ReceivedPix): Promise<CallbackOutcome> {
     const chargeId = pix.txid ? chargeIdOfTxid(pix.txid) : null;
     const charge = chargeId ? await Charge.findByPk(chargeId) : null;
     if (!charge || charge.method !== 'PIX' || charge.providerChargeId !== pix.txid) {
-      // The ids only: a notified Pix may carry a payer's name and document.
-      logger.warn({ txid: pix.txid ?? null, endToEndId: endToEndKey(pix.endToEndId) }, 'API Pix notification for no Pix charge of ours; nothing credited');
+      // The ids only: a Pix may carry a payer's name and document.
+      logger.warn({ txid: pix.txid, endToEndId: endToEndKey(pix.endToEndId) }, 'Pix received for no Pix charge of ours; nothing credited');
       return 'UNKNOWN_CHARGE';
     }
     const payment: PaymentConfirmation = {
       providerChargeId: charge.providerChargeId as string,
       endToEndId: pix.endToEndId,
-      amountCents: pixAmountToCents(pix.valor),
-      paidAt: pix.horario,
-      payer: payerOf(pagadorSchema.safeParse(pix.pagador).data),
+      amountCents: pix.amountCents,
+      paidAt: pix.paidAt,
+      payer: pix.payer,
     };
     if (payment.amountCents !== charge.amountCents) {
       // Settlement decides on the PSP's own record; this only says the notification disagrees.
-      logger.warn({ chargeId: charge.id, endToEndId: endToEndKey(pix.endToEndId), notifiedCents: payment.amountCents, chargeCents: charge.amountCents }, 'API Pix notification of another amount than the charge; settlement asks the PSP');
+      logger.warn({ chargeId: charge.id, endToEndId: endToEndKey(pix.endToEndId), reportedCents: payment.amountCents, chargeCents: charge.amountCents }, 'Pix received of another amount than the charge; settlement asks the PSP');
     }
     if (charge.status === 'PAID') return this.forPaidCharge(charge, payment);
     return this.deliver(charge, payment);
