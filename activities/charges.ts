@@ -415,10 +415,14 @@ function isNoRecord(err: unknown): boolean {
   return err instanceof ProviderError && err.httpStatus === 404 && err.code === 'CHARGE_NOT_FOUND';
 }
 
-/** Transient provider errors are retried by Temporal; permanent ones end the attempt chain. */
+/**
+ * Transient provider errors are retried by Temporal; permanent ones end the attempt chain. An
+ * answer of unknown outcome (PROVIDER_OUTCOME_UNKNOWN) is transient: the retry addresses the same
+ * cob (its txid is our charge id's), so it finds what the lost answer created.
+ */
 function toActivityFailure(err: unknown): unknown {
   if (err instanceof ProviderError) {
-    if (err.transient) return ApplicationFailure.retryable(err.message, ChargeFailureTypes.providerUnavailable);
+    if (err.transient) return retryable(err);
     return ApplicationFailure.nonRetryable(err.message, ChargeFailureTypes.providerRejected);
   }
   return err;
@@ -430,9 +434,22 @@ function toActivityFailure(err: unknown): unknown {
  * for the provider (and an operator) beats failing the charge's run for good.
  */
 function toRetryable(err: unknown): unknown {
-  if (err instanceof ProviderError) return ApplicationFailure.retryable(err.message, ChargeFailureTypes.providerUnavailable);
+  if (err instanceof ProviderError) return retryable(err);
   return err;
 }
+
+/** Retried after the wait the provider asked for (Retry-After on a 429 or 503), else on the activity's own backoff. */
+function retryable(err: ProviderError): ApplicationFailure {
+  return ApplicationFailure.create({
+    message: err.message,
+    type: ChargeFailureTypes.providerUnavailable,
+    nonRetryable: false,
+    ...(err.retryAfterMs !== null ? { nextRetryDelay: Math.min(err.retryAfterMs, MAX_PROVIDER_WAIT_MS) } : {}),
+  });
+}
+
+/** A Retry-After past this is waited out in steps: the settling policy's longest interval. */
+const MAX_PROVIDER_WAIT_MS = 5 * 60_000;
 
 /** The activity's logger inside Temporal; silent when called directly (tests). */
 function activityLog(level: 'warn' | 'error', message: string, attrs: Record<string, unknown>): void {

@@ -10,6 +10,7 @@ import { createMedActivities } from './med';
 import { createBoletoBatchActivities } from './boletoBatches';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks';
 import { createMailActivities, type MailActivityDeps } from './mail';
+import { createPixSweepActivities } from './pixSweep';
 
 export type ActivityDeps = ChargeActivityDeps & Omit<WebhookActivityDeps, 'sequelize'> & Omit<MailActivityDeps, 'sequelize'>;
 
@@ -26,6 +27,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createBoletoBatchActivities(deps),
     ...createWebhookActivities(deps),
     ...createMailActivities(deps),
+    ...createPixSweepActivities(deps),
   };
 }
 

@@ -53,6 +53,8 @@ import { metricsRouter } from './metrics/router';
 import { httpMetrics } from './middleware/httpMetrics';
 import { instrumentedClient } from './temporal/instrumentedClient';
 import { CallbackHealth } from './providerCallbacks/callbackHealth';
+import { pixApiCallbackRouter } from './pixApiCallbacks/router';
+import { PIX_API_CALLBACK_PATH } from './pixApiCallbacks/path';
 
 export interface ApiDeps {
   sequelize: Sequelize;
@@ -61,6 +63,12 @@ export interface ApiDeps {
   logger: Logger;
   credentialsEncryptionKey: string;
   providerCallbackSecret: string;
+  /**
+   * PIX_WEBHOOK_SECRET: the path segment of the API Pix notification URL registered at the PSP.
+   * Absent (an app built without a PSP, e.g. a route-table test): a random one, so the route
+   * exists but answers no one.
+   */
+  pixWebhookSecret?: string;
   defaultFee: { bps: number; fixedCents: number };
   defaultChargeTtlSeconds: number;
   idempotencyTtlHours: number;
@@ -157,7 +165,7 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(traceId);
   app.use(httpMetrics(metrics));
   app.use(requestLogger(deps.logger));
-  app.use(perIpRateLimit({ perMinute: deps.rateLimitPerMinute ?? 100, exemptPaths: ['/healthz', PROVIDER_CALLBACK_PATH] }));
+  app.use(perIpRateLimit({ perMinute: deps.rateLimitPerMinute ?? 100, exemptPaths: ['/healthz', PROVIDER_CALLBACK_PATH, PIX_API_CALLBACK_PATH] }));
   app.use(auth.initialize());
   const application = applicationApi({
     sequelize: deps.sequelize,
@@ -187,7 +195,8 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(application.beforeBody);
   app.use(requireJsonContentType);
   // Payout batches take up to 8 MB, boleto batches 1 MB: their routers parse after authentication.
-  app.use(jsonBody({ deferredPrefixes: [PAYOUTS_PATH, BOLETOS_PATH] }));
+  // API Pix notifications are read after their secret is checked (api/pixApiCallbacks/router.ts).
+  app.use(jsonBody({ deferredPrefixes: [PAYOUTS_PATH, BOLETOS_PATH, PIX_API_CALLBACK_PATH] }));
 
   app.use(healthRouter({ sequelize: deps.sequelize, temporal: deps.temporal, smtpUrl: deps.smtpUrl ?? null, exposeBuildInfo: deps.exposeBuildInfo ?? false }));
   app.use(metricsRouter({ metrics, sequelize: deps.sequelize, access: { token: deps.metricsToken ?? null, production } }));
@@ -199,12 +208,16 @@ export function createApp(deps: ApiDeps): express.Express {
       loadFacts: deps.loadReceiptFacts ?? loadStoredReceiptFacts,
     }),
   );
+  const callbackService = new ProviderCallbackService({ sequelize: deps.sequelize, temporal: deps.temporal, taskQueue: deps.taskQueue });
+  const callbackHealth = new CallbackHealth({ sequelize: deps.sequelize, logger: deps.logger });
+  app.use(PROVIDER_CALLBACK_PATH, providerCallbackRouter({ service: callbackService, callbackSecret: deps.providerCallbackSecret, health: callbackHealth }));
   app.use(
-    PROVIDER_CALLBACK_PATH,
-    providerCallbackRouter({
-      service: new ProviderCallbackService({ sequelize: deps.sequelize, temporal: deps.temporal, taskQueue: deps.taskQueue }),
-      callbackSecret: deps.providerCallbackSecret,
-      health: new CallbackHealth({ sequelize: deps.sequelize, logger: deps.logger }),
+    PIX_API_CALLBACK_PATH,
+    pixApiCallbackRouter({
+      service: callbackService,
+      webhookSecret: deps.pixWebhookSecret || crypto.randomBytes(32).toString('hex'),
+      health: callbackHealth,
+      logger: deps.logger,
     }),
   );
   const verifySignature = requestSignature({ sequelize: deps.sequelize, required: false });

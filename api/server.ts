@@ -21,6 +21,7 @@ async function main(): Promise<void> {
     logger,
     credentialsEncryptionKey: config.credentialsEncryptionKey,
     providerCallbackSecret: config.provider.callbackSecret,
+    pixWebhookSecret: config.pixApi.webhookSecret,
     defaultFee: { bps: config.defaultPixFeeBps, fixedCents: config.defaultPixFeeFixedCents },
     defaultChargeTtlSeconds: config.defaultChargeTtlSeconds,
     idempotencyTtlHours: config.idempotencyTtlHours,

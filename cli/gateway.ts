@@ -8,6 +8,7 @@
  *   sandbox pay-boleto <chargeId> [--amount <cents>] [--date YYYY-MM-DD] [--via PIX] [--json]
  *   sandbox open-infraction <chargeId> [--amount <cents>] [--reason FRAUD] [--json]
  *   payout reconcile <batchId> | withdrawal reconcile <withdrawalId>
+ *   provider webhook register [--help]   (API Pix: where the PSP notifies Pix received)
  *   mail list [--json] [--limit <n>] | mail show <id> [--json]   (the local mail sink of npm start)
  *   user create --email <e> --name <n> [--password <p> | env GATEWAY_USER_PASSWORD] [--json]
  *   user add-to-merchant --email <e> --merchant <id> --role <owner|admin|finance|viewer>
@@ -22,6 +23,7 @@ import { createSequelize } from '../db/sequelize';
 import { createApiCredential, createMerchantWithCredential, setMerchantPixKey, setWithdrawalsFrozen } from '../db/merchantAdmin';
 import { Checkout, Merchant } from '../db/models';
 import { BILL_PREFIX, parseBillId } from '../core/checkouts/urls';
+import { pspChargeRef } from '../core/pix/apiPixIds';
 import { addUserToMerchant, createUser, parseRole, setPlatformOperator } from '../db/userAdmin';
 import { ALL_SCOPES } from '../api/auth/scopes';
 import { readLocalEnv } from '../scripts/lib/localSecrets';
@@ -30,6 +32,7 @@ import { mailCommand } from './mail';
 import { sandboxPayBoleto } from './sandboxBoleto';
 import { sandboxOpenInfraction } from './sandboxInfraction';
 import { postSandboxControl } from './sandboxControl';
+import { providerWebhookCommand } from './providerWebhook';
 
 const usage = `usage:
   npm run gateway -- merchant create --name <name> [--document <cpf|cnpj>] [--email <email>] [--payouts-enabled]
@@ -42,6 +45,7 @@ const usage = `usage:
   npm run gateway -- sandbox open-infraction <chargeId> [--amount <cents>] [--reason FRAUD] [--json]
   npm run gateway -- payout reconcile <batchId>
   npm run gateway -- withdrawal reconcile <withdrawalId>
+  npm run gateway -- provider webhook register [--help]   (API Pix: where the PSP notifies Pix received; --help lists the PIX_API_* variables)
   npm run gateway -- mail list [--json] [--limit <n>]     (mail the local sink of npm start received)
   npm run gateway -- mail show <id> [--json]
   npm run gateway -- user create --email <email> --name <name> [--password <password>] [--json]
@@ -139,7 +143,9 @@ async function sandboxPay(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({ args: argv, options: { json: { type: 'boolean', default: false } }, allowPositionals: true, strict: true });
   if (positionals.length !== 1) throw new Error('sandbox pay needs exactly one charge id or checkout id (bill_<uuid>)');
   const chargeId = positionals[0].startsWith(BILL_PREFIX) ? await checkoutCharge(positionals[0]) : positionals[0];
-  const body = await postSandboxControl(`/charges/${encodeURIComponent(chargeId)}/pay`, {});
+  // A charge of ours is the cob of its txid at the PSP (one issued before API Pix: our charge id).
+  const refs = [...new Set([pspChargeRef(chargeId), chargeId])];
+  const body = await postSandboxControl(refs.map((ref) => `/charges/${encodeURIComponent(ref)}/pay`), {});
   if (values.json) {
     process.stdout.write(`${body}\n`);
     return;
@@ -232,6 +238,7 @@ async function main(): Promise<void> {
     if (positionals.length !== 1) throw new Error(`${group} reconcile needs exactly one ${group === 'payout' ? 'batch' : 'withdrawal'} id`);
     return withDatabase((sequelize) => reconcileCommand(sequelize, env, group === 'payout' ? 'payout-batch' : 'withdrawal', positionals[0]));
   }
+  if (group === 'provider' && command === 'webhook') return providerWebhookCommand(rest, { ...readLocalEnv(), ...process.env });
   if (group === 'mail') {
     const out = mailCommand(command, rest);
     if (out !== undefined) return void process.stdout.write(out);

@@ -6,6 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import { postSandboxControl } from './sandboxControl';
+import { pspChargeRef } from '../core/pix/apiPixIds';
 
 const REASONS = ['FRAUD', 'SCAM', 'ACCOUNT_TAKEOVER', 'COERCION', 'OTHER'];
 
@@ -27,7 +28,9 @@ export async function sandboxOpenInfraction(argv: string[]): Promise<void> {
     if (!REASONS.includes(reason)) throw new Error(`--reason must be one of ${REASONS.join(', ')}`);
     body.reason = reason;
   }
-  const text = await postSandboxControl(`/charges/${encodeURIComponent(positionals[0])}/infractions`, body);
+  // A Pix charge of ours is the cob of its txid at the PSP; a boleto is known by our charge id.
+  const refs = [...new Set([pspChargeRef(positionals[0]), positionals[0]])];
+  const text = await postSandboxControl(refs.map((ref) => `/charges/${encodeURIComponent(ref)}/infractions`), body);
   if (values.json) {
     process.stdout.write(`${text}\n`);
     return;

@@ -273,6 +273,29 @@ export function isInfractionProvider(p: unknown): p is InfractionProvider {
   return typeof (p as Partial<InfractionProvider> | null)?.listInfractions === 'function';
 }
 
+/**
+ * A Pix received on the gateway's key, as the PSP reports it (API Pix: a notification's entry, or
+ * GET /pix). A claim only: a charge is credited once the PSP's record of its cob confirms it.
+ */
+export interface ReceivedPix {
+  endToEndId: string;
+  /** The cob it paid; null for a Pix without one (a static code). */
+  txid: string | null;
+  amountCents: number;
+  paidAt: string; // ISO instant
+  payer: ProviderPayer | null;
+}
+
+/** The PSP's list of Pix received (the sweep for lost notifications reads it). */
+export interface ReceivedPixProvider {
+  /** Every Pix received in [from, to] (ISO instants), all pages. */
+  listReceivedPix(range: { from: string; to: string }): Promise<ReceivedPix[]>;
+}
+
+export function isReceivedPixProvider(p: unknown): p is ReceivedPixProvider {
+  return typeof (p as Partial<ReceivedPixProvider> | null)?.listReceivedPix === 'function';
+}
+
 /** Headers the provider sets on a callback. Signature: lower-case hex HMAC-SHA256 of `${timestamp}.${rawBody}` with the callback secret. */
 export const PROVIDER_CALLBACK_TIMESTAMP_HEADER = 'x-provider-timestamp';
 export const PROVIDER_CALLBACK_SIGNATURE_HEADER = 'x-provider-signature';
@@ -312,6 +335,7 @@ export class ProviderError extends Error {
 
 export interface PixProvider {
   issueCharge(req: IssueChargeRequest): Promise<ProviderCharge>;
+  /** A charge the provider has no record of is a ProviderError CHARGE_NOT_FOUND (404). */
   getCharge(providerChargeId: string): Promise<ProviderCharge>;
   /** The charge issued for our reference (charge id), or null when the provider has none. */
   findChargeByReference(reference: string): Promise<ProviderCharge | null>;

@@ -15,7 +15,7 @@ import { errorHandler, notFoundHandler, sendError } from './errors';
 import { applyFaults, releaseFaults, type FaultRuntime } from './faults';
 import { memoryJournal, openFileJournal } from './journal';
 import { SANDBOX_MERCHANT } from './payer';
-import { createPixApi } from './pixApi';
+import { createPixApi, type ObservedApiRequest } from './pixApi';
 import { notifyCobPaid } from './pixApi/notifications';
 import { PixProblem, sendProblem } from './pixApi/problem';
 import { createSandboxState, type SandboxState } from './state';
@@ -51,6 +51,11 @@ export interface SandboxAppOptions {
   devolucaoSettleMs?: number;
   /** host[:port] written in payload locations; the Host header of each PUT /cob when unset. */
   locationHost?: string;
+  /**
+   * Sees every API Pix request that carries a valid token, as received (method, URL, headers,
+   * raw body): tests validate what the gateway sends against the BCB document with it.
+   */
+  observeApiRequest?: (req: ObservedApiRequest) => void;
 }
 
 export interface SandboxApp {
@@ -93,6 +98,7 @@ export function createSandboxApp(opts: SandboxAppOptions): SandboxApp {
     receivingKeys: opts.pixReceivingKeys ?? [SANDBOX_MERCHANT.pixKey],
     devolucaoSettleMs: opts.devolucaoSettleMs ?? 1000,
     locationHost: opts.locationHost,
+    observeApiRequest: opts.observeApiRequest,
   });
   const faultRuntime: FaultRuntime = {
     random: opts.random ?? Math.random,

@@ -42,6 +42,9 @@ import { Mailer } from '../api/mail/mailer';
 import { updateWithStartOrJoin } from '../api/temporal/updateWithStart';
 import { decideInfractionUpdate, medInfractionWorkflowId } from '../workflows/med/definitions';
 import type { medInfractionSync } from '../workflows/med/medInfractionSync';
+import type { pixPaymentSweep } from '../workflows/pixSweep/pixPaymentSweep';
+import { PIX_SWEEP_LOOKBACK_MS } from '../workflows/pixSweep/definitions';
+import { pspChargeRef } from '../core/pix/apiPixIds';
 import { refundWorkflowId, requestRefundUpdate } from '../workflows/refund/definitions';
 import type { IntegrationStack } from '../test/support/integrationStack';
 
@@ -263,7 +266,7 @@ const scenarios: Scenario[] = [
       await stack.pay(id);
       await waitClosed(stack.temporal.workflow.getHandle(chargeWorkflowId(id)));
       for (const amountCents of [500, 700]) {
-        const res = await fetch(`${stack.sandboxUrl}/sandbox/charges/${id}/infractions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ amountCents }) });
+        const res = await fetch(`${stack.sandboxUrl}/sandbox/charges/${pspChargeRef(id)}/infractions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ amountCents }) });
         if (res.status !== 201) throw new Error(`open infraction: ${res.status}`);
       }
       const syncId = `med-infraction-sync-capture-${crypto.randomUUID()}`;
@@ -282,6 +285,20 @@ const scenarios: Scenario[] = [
       }
       const refunds = await stack.sequelize.query<{ refund_id: string }>(`SELECT refund_id FROM med_infractions WHERE refund_id IS NOT NULL AND merchant_id = :m`, { replacements: { m: m.merchantId }, type: QueryTypes.SELECT });
       return [...made, ...refunds.map((r) => refundWorkflowId(r.refund_id))];
+    },
+  },
+  {
+    // A charge paid whose notification the PSP lost, taken by one pass of the sweep (GET /pix).
+    name: 'pix-payment-sweep',
+    async run(stack) {
+      const m = await stack.createMerchant({ name: 'Loja Varredura' });
+      const id = await newCharge(stack, m);
+      const paid = await fetch(`${stack.sandboxUrl}/sandbox/charges/${pspChargeRef(id)}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ callback: false }) });
+      if (paid.status !== 200) throw new Error(`pay without callback: ${paid.status}`);
+      const sweepId = `pix-payment-sweep-capture-${crypto.randomUUID()}`;
+      await stack.temporal.workflow.execute<typeof pixPaymentSweep>('pixPaymentSweep', { taskQueue: stack.taskQueue, workflowId: sweepId, args: [{ lookbackMs: PIX_SWEEP_LOOKBACK_MS }] });
+      await waitClosed(stack.temporal.workflow.getHandle(chargeWorkflowId(id)));
+      return [sweepId, chargeWorkflowId(id)];
     },
   },
   {

@@ -101,6 +101,16 @@ async function main(): Promise<number> {
     } else {
       step(`secrets audit: ${audit.secrets} secrets issued, none in ${audit.files} log files`);
     }
+    // Every API Pix request the gateway sent during the suite, checked against the BCB document (test/support/pixApiAudit.ts).
+    const violationsFile = path.join(logDir, 'pix-api-violations.log');
+    const violations = fs.existsSync(violationsFile) ? fs.readFileSync(violationsFile, 'utf8').split('\n').filter(Boolean) : [];
+    if (violations.length > 0) {
+      for (const line of violations.slice(0, 20)) step(`API PIX REQUEST VIOLATION: ${line}`);
+      step(`API Pix request audit FAILED: ${violations.length} violation(s) of the BCB document`);
+      summary.failed += 1;
+    } else {
+      step('API Pix request audit: every request the gateway sent follows the BCB document');
+    }
     step(`logs of this run: ${logDir}`);
     step(`finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     // The plain closing line CI reads, whatever the runner.

@@ -5,7 +5,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { loadConfig } from '../config';
 import { createSequelize } from '../db/sequelize';
 import { runMigrations } from '../db/migrator';
-import { HttpPixProvider } from '../activities/provider/httpPixProvider';
+import { providerFrom } from '../activities/provider/providerFrom';
 import { createLogger } from '../core/logger';
 import { createGatewayWorker } from './createWorker';
 import { bundleWorkflowsInChild } from './bundleWorkflows';
@@ -13,6 +13,8 @@ import { ensureOutboxDispatcher } from './ensureOutboxDispatcher';
 import { ensureJanitorSchedule } from './ensureJanitorSchedule';
 import { ensureReconciliationSchedule } from './ensureReconciliationSchedule';
 import { ensureMedSyncSchedule } from './ensureMedSyncSchedule';
+import { ensurePixWebhook } from './ensurePixWebhook';
+import { ensurePixSweepSchedule } from './ensurePixSweepSchedule';
 import { Client, Connection } from '@temporalio/client';
 import { parseKey } from '../core/crypto/secretBox';
 
@@ -24,6 +26,7 @@ async function main(): Promise<void> {
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   // A bundle built beforehand (tests share one per run) is read as is; one built here is a temporary copy.
   const bundlePath = config.workflowBundlePath ?? (await bundleWorkflowsInChild());
+  const { provider, pixApi } = providerFrom(config);
   const worker = await createGatewayWorker({
     workflowBundle: { codePath: bundlePath },
     connection,
@@ -31,7 +34,7 @@ async function main(): Promise<void> {
     taskQueue: config.temporal.taskQueue,
     deps: {
       sequelize,
-      provider: new HttpPixProvider({ baseUrl: config.provider.baseUrl, apiKey: config.provider.apiKey, timeoutMs: config.provider.timeoutMs }),
+      provider,
       providerCallbackUrl: `${config.publicBaseUrl}/webhooks/pix-gateway`,
       publicBaseUrl: config.publicBaseUrl,
       secretsKey: parseKey(config.credentialsEncryptionKey),
@@ -48,16 +51,33 @@ async function main(): Promise<void> {
   await ensureJanitorSchedule(client, config.temporal.taskQueue);
   await ensureReconciliationSchedule(client, config.temporal.taskQueue);
   await ensureMedSyncSchedule(client, config.temporal.taskQueue, config.med);
+  await ensurePixSweepSchedule(client, config.temporal.taskQueue);
   await clientConnection.close();
+  await registerPixWebhook(pixApi, config, logger);
   // Never the SMTP URL itself: it may carry the login.
   logger.info({ taskQueue: config.temporal.taskQueue, smtp: config.smtpUrl ? 'configured' : 'not configured' }, 'worker started');
   const stop = () => worker.shutdown();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   await worker.run();
+  await pixApi.close();
   await connection.close();
   await sequelize.close();
   logger.info('worker stopped');
+}
+
+/**
+ * A PSP that does not answer must not keep the worker from starting: charges are still read back
+ * from the PSP at settlement and expiry. The failure is logged (its code, never the URL: it holds
+ * the webhook secret) for an operator to run `npm run gateway -- provider webhook register`.
+ */
+async function registerPixWebhook(pixApi: Parameters<typeof ensurePixWebhook>[0], config: ReturnType<typeof loadConfig>, logger: ReturnType<typeof createLogger>): Promise<void> {
+  try {
+    const done = await ensurePixWebhook(pixApi, { receivingKey: config.pixApi.receivingKey, publicBaseUrl: config.publicBaseUrl, webhookSecret: config.pixApi.webhookSecret });
+    logger.info({ receivingKey: config.pixApi.receivingKey, outcome: done }, 'API Pix webhook');
+  } catch (err) {
+    logger.error({ code: (err as { code?: unknown }).code ?? null, message: (err as Error).message }, 'API Pix webhook could not be registered; run `npm run gateway -- provider webhook register`');
+  }
 }
 
 main().catch((err) => {

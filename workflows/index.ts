@@ -15,3 +15,4 @@ export { dailyReconciliation } from './reconciliation/daily';
 export { scheduledSettlement } from './settlement/scheduledSettlement';
 export { medInfraction } from './med/medInfraction';
 export { medInfractionSync } from './med/medInfractionSync';
+export { pixPaymentSweep } from './pixSweep/pixPaymentSweep';

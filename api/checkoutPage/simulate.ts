@@ -5,6 +5,7 @@
  * live status. Never in production: there the route answers 404 and the button is not drawn.
  */
 import type { Environment } from '../../config';
+import { pspChargeRef } from '../../core/pix/apiPixIds';
 
 export interface PaymentSimulator {
   /** The sandbox provider's base URL (config.provider.baseUrl). */
@@ -19,9 +20,9 @@ export function paymentSimulatorFor(env: Environment, sandboxBaseUrl: string, co
   return { sandboxBaseUrl, controlToken: controlToken || undefined };
 }
 
-/** Pays the charge at the sandbox (the control route accepts our charge id as the reference). */
+/** Pays the charge at the sandbox: the cob of its txid (the control route accepts a txid). */
 export async function simulatePayment(sim: PaymentSimulator, chargeId: string): Promise<{ ok: boolean; status: number }> {
-  const res = await fetch(`${sim.sandboxBaseUrl.replace(/\/+$/, '')}/sandbox/charges/${encodeURIComponent(chargeId)}/pay`, {
+  const res = await fetch(`${sim.sandboxBaseUrl.replace(/\/+$/, '')}/sandbox/charges/${encodeURIComponent(pspChargeRef(chargeId))}/pay`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(sim.controlToken ? { authorization: `Bearer ${sim.controlToken}` } : {}) },
     body: '{}',

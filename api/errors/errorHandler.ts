@@ -6,13 +6,14 @@ import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'exp
 import type { Logger } from 'pino';
 import { ConnectionAcquireTimeoutError, ConnectionError } from 'sequelize';
 import { ApiError } from './apiError';
+import { withoutWebhookSecret } from '../pixApiCallbacks/path';
 
 export function envelope(err: ApiError, traceId: string) {
   return { error: { code: err.code, message: err.message, details: err.details, traceId } };
 }
 
 export const notFoundHandler: RequestHandler = (req, _res, next) => {
-  next(new ApiError(404, 'NOT_FOUND', `no route for ${req.method} ${req.path}`));
+  next(new ApiError(404, 'NOT_FOUND', `no route for ${req.method} ${withoutWebhookSecret(req.path)}`));
 };
 
 /** Any error as the ApiError it is answered with; unknown ones are logged (with the trace id) and become INTERNAL_ERROR. */
@@ -33,7 +34,7 @@ export function toApiError(err: any, req: Request, res: Response, logger: Logger
   } else if (typeof err?.status === 'number' && err.status >= 400 && err.status < 500) {
     apiError = new ApiError(400, 'VALIDATION_ERROR', 'request could not be read');
   } else {
-    log.error({ traceId, err: { message: err?.message, name: err?.name, stack: err?.stack }, path: req.path }, 'unhandled error');
+    log.error({ traceId, err: { message: err?.message, name: err?.name, stack: err?.stack }, path: withoutWebhookSecret(req.originalUrl.split('?')[0]) }, 'unhandled error');
     apiError = new ApiError(500, 'INTERNAL_ERROR', 'internal error; quote the traceId to support');
   }
   if (apiError.status >= 500 && err instanceof ApiError) log.warn({ traceId, code: apiError.code }, apiError.message);

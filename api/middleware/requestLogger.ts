@@ -5,6 +5,7 @@
  */
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
+import { withoutWebhookSecret } from '../pixApiCallbacks/path';
 
 export function requestLogger(logger: Logger): RequestHandler {
   return (req, res, next) => {
@@ -15,7 +16,8 @@ export function requestLogger(logger: Logger): RequestHandler {
       log.info(
         {
           method: req.method,
-          path: req.originalUrl.split('?')[0],
+          // The API Pix notification path carries a secret segment.
+          path: withoutWebhookSecret(req.originalUrl.split('?')[0]),
           status: res.statusCode,
           durationMs: Number((process.hrtime.bigint() - started) / 1_000_000n),
           merchantId: req.user?.merchantId,

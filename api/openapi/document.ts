@@ -9,6 +9,7 @@ import './openapi';
 import '../health/openapi';
 import '../metrics/openapi';
 import '../providerCallbacks/openapi';
+import '../pixApiCallbacks/openapi';
 import '../sellers/pix/openapi';
 import '../sellers/saques/openapi';
 import '../sellers/webhooks/openapi';

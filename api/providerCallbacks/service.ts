@@ -1,6 +1,9 @@
 /**
  * Turns a verified provider callback into durable workflow input. The API moves no money, and a
- * callback is only a claim: settlement asks the provider before crediting anything.
+ * callback is only a claim: settlement asks the provider before crediting anything. Two kinds
+ * arrive: the provider's own signed events (charge.paid, boleto.paid) and API Pix notifications,
+ * one Pix each, as the sweep for lost notifications finds them too (`handleReceivedPix`, stored as event
+ * `pix:<endToEndId>`).
  * - PENDING charge: signal its lifecycle workflow. If the run has closed meanwhile (or closes
  *   the charge right after our signal), settle through settleLatePayment as well: that path is
  *   idempotent (ledger key + row lock), so a payment racing expiry or cancel is never dropped.
@@ -11,10 +14,11 @@
  */
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { ProviderBoletoCallback, ProviderCallback } from '../../core/provider';
+import type { ProviderBoletoCallback, ProviderCallback, ReceivedPix } from '../../core/provider';
 import { boletoClaim } from '../../activities/boletoCharges';
 import { createLogger } from '../../core/logger';
 import { endToEndKey } from '../../core/pix/endToEndKey';
+import { chargeIdOfTxid } from '../../core/pix/apiPixIds';
 import { recordPaymentAlert } from '../../activities/charges';
 import { Charge } from '../../db/models';
 import { chargeWorkflowId, latePaymentWorkflowId, paymentConfirmedSignal } from '../../workflows/charge/definitions';
@@ -28,6 +32,12 @@ export type CallbackOutcome = (typeof providerCallbackOutcomes)[number];
 /** charge.paid (Pix charges) or boleto.paid (boleto charges, paid by barcode or by their Pix). */
 export type ProviderEvent = ProviderCallback | ProviderBoletoCallback;
 
+
+/** The provider_events id of a Pix received, however it came (notification or sweep). */
+export function receivedPixEventId(endToEndId: string): string {
+  return `pix:${endToEndKey(endToEndId)}`;
+}
+
 function subjectId(event: ProviderEvent): string {
   return 'boleto' in event && event.boleto ? event.boleto.id : (event as ProviderCallback).charge.id;
 }
@@ -37,20 +47,58 @@ const logger = createLogger('provider-callbacks');
 export class ProviderCallbackService {
   constructor(private readonly deps: { sequelize: Sequelize; temporal: Client; taskQueue: string }) {}
 
-  async handle(event: ProviderEvent): Promise<CallbackOutcome> {
+  handle(event: ProviderEvent): Promise<CallbackOutcome> {
+    return this.once({ id: event.eventId, type: event.type, subject: subjectId(event), payload: event }, () => this.route(event));
+  }
+
+  /**
+   * One Pix received (an API Pix notification's entry, or one the sweep found with GET /pix). Its
+   * txid names our charge (the cob's txid is derived from the charge id); a txid that is not one
+   * of ours, or names no Pix charge of ours, is logged and credits nothing. Every other Pix is a
+   * claim like a callback's: settlement reads the cob and the Pix back from the PSP (GET /cob,
+   * GET /pix/{e2eid}) before crediting. Stored once as `pix:<endToEndId>`, whichever way it came.
+   */
+  handleReceivedPix(pix: ReceivedPix): Promise<CallbackOutcome> {
+    return this.once({ id: receivedPixEventId(pix.endToEndId), type: 'pix', subject: pix.txid, payload: pix }, () => this.routePix(pix));
+  }
+
+  /** Stores the event once, with its FIRST outcome: a replay answers that outcome and re-runs nothing. */
+  private async once(event: { id: string; type: string; subject: string | null; payload: unknown }, route: () => Promise<CallbackOutcome>): Promise<CallbackOutcome> {
     const first = await this.deps.sequelize.query<{ outcome: CallbackOutcome | null }>(
       `INSERT INTO provider_events (id, type, provider_charge_id, payload) VALUES (:id, :type, :chargeId, :payload)
        ON CONFLICT (id) DO UPDATE SET id = provider_events.id RETURNING outcome`,
-      { replacements: { id: event.eventId, type: event.type, chargeId: subjectId(event), payload: JSON.stringify(event) }, type: QueryTypes.SELECT },
+      { replacements: { id: event.id, type: event.type, chargeId: event.subject, payload: JSON.stringify(event.payload) }, type: QueryTypes.SELECT },
     );
-    // A replay of an event already taken: its first outcome stands, nothing runs again.
     if (first[0]?.outcome) return first[0].outcome;
-    const outcome = await this.route(event);
+    const outcome = await route();
     const stored = await this.deps.sequelize.query<{ outcome: CallbackOutcome }>(
       `UPDATE provider_events SET outcome = COALESCE(outcome, :outcome) WHERE id = :id RETURNING outcome`,
-      { replacements: { outcome, id: event.eventId }, type: QueryTypes.SELECT },
+      { replacements: { outcome, id: event.id }, type: QueryTypes.SELECT },
     );
     return stored[0]?.outcome ?? outcome;
+  }
+
+  private async routePix(pix: ReceivedPix): Promise<CallbackOutcome> {
+    const chargeId = pix.txid ? chargeIdOfTxid(pix.txid) : null;
+    const charge = chargeId ? await Charge.findByPk(chargeId) : null;
+    if (!charge || charge.method !== 'PIX' || charge.providerChargeId !== pix.txid) {
+      // The ids only: a Pix may carry a payer's name and document.
+      logger.warn({ txid: pix.txid, endToEndId: endToEndKey(pix.endToEndId) }, 'Pix received for no Pix charge of ours; nothing credited');
+      return 'UNKNOWN_CHARGE';
+    }
+    const payment: PaymentConfirmation = {
+      providerChargeId: charge.providerChargeId as string,
+      endToEndId: pix.endToEndId,
+      amountCents: pix.amountCents,
+      paidAt: pix.paidAt,
+      payer: pix.payer,
+    };
+    if (payment.amountCents !== charge.amountCents) {
+      // Settlement decides on the PSP's own record; this only says the notification disagrees.
+      logger.warn({ chargeId: charge.id, endToEndId: endToEndKey(pix.endToEndId), reportedCents: payment.amountCents, chargeCents: charge.amountCents }, 'Pix received of another amount than the charge; settlement asks the PSP');
+    }
+    if (charge.status === 'PAID') return this.forPaidCharge(charge, payment);
+    return this.deliver(charge, payment);
   }
 
   private async route(event: ProviderEvent): Promise<CallbackOutcome> {

@@ -32,6 +32,15 @@ export function chargeIdOfTxid(txid: string): string | null {
   return uuidOf(txid);
 }
 
+/**
+ * How the PSP names the charge of this id, for whoever addresses the sandbox PSP's control routes
+ * (the payer's button, open an infraction): a charge id of ours is collected by the cob of its
+ * txid; anything else (a provider id such as `sbx_ch_…`) is passed as it is.
+ */
+export function pspChargeRef(id: string): string {
+  return UUID_RE.test(id) ? txidFor(id) : id;
+}
+
 /** The devolução id of this refund (one devolução per refund). */
 export function devolucaoIdFor(refundId: string): string {
   return hexOf(refundId, 'devolucaoIdFor: a refund id is a UUID');

@@ -4,7 +4,7 @@
  * (/qr/v2/{token}, /.well-known/jwks.json). Everything here works on the sandbox's one model:
  * a cob is a charge, a devolução is a payment-return transfer (README "API Pix").
  */
-import express, { Router } from 'express';
+import express, { Router, type RequestHandler } from 'express';
 import type { SandboxContext } from '../context';
 import { cobRoutes, type CobRouteOptions } from './cobRoutes';
 import { DevolucaoSettlements } from './notifications';
@@ -24,6 +24,18 @@ export interface PixApiOptions {
   devolucaoSettleMs: number;
   /** host[:port] for payload locations; the Host each PUT /cob called when unset. */
   locationHost?: string;
+  /** Sees every API request that carries a valid token, as received (see SandboxAppOptions). */
+  observeApiRequest?: (req: ObservedApiRequest) => void;
+}
+
+/** An API Pix request as the sandbox received it. */
+export interface ObservedApiRequest {
+  method: string;
+  /** Path and query string as received: "/api/v2/cob/…". */
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** The raw body, when there is one. */
+  body?: string;
 }
 
 export interface PixApi {
@@ -38,6 +50,14 @@ export interface PixApi {
   stop(): void;
 }
 
+function observer(observe: (req: ObservedApiRequest) => void): RequestHandler {
+  return (req, _res, next) => {
+    const raw = (req as { rawPixBody?: Buffer }).rawPixBody;
+    observe({ method: req.method, url: req.originalUrl, headers: req.headers, ...(raw ? { body: raw.toString('utf8') } : {}) });
+    next();
+  };
+}
+
 export function createPixApi(ctx: SandboxContext, options: PixApiOptions): PixApi {
   const tokens = new AccessTokens(options.tokenTtlSeconds);
   const settlements = new DevolucaoSettlements(ctx);
@@ -47,7 +67,8 @@ export function createPixApi(ctx: SandboxContext, options: PixApiOptions): PixAp
   const api = Router();
   // The token first: a request without one is not even read.
   api.use(requireAccessToken(tokens));
-  api.use(express.json({ limit: '64kb' }));
+  api.use(express.json({ limit: '64kb', verify: (req, _res, buf) => void ((req as { rawPixBody?: Buffer }).rawPixBody = buf) }));
+  if (options.observeApiRequest) api.use(observer(options.observeApiRequest));
   api.use(cobRoutes(ctx, cobOptions));
   api.use(pixRoutes(ctx, { devolucaoSettleMs: options.devolucaoSettleMs, settlements }));
   api.use(webhookRoutes(ctx, receivingKeys));

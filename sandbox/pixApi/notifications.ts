@@ -20,7 +20,8 @@ function notifyPix(ctx: SandboxContext, payment: ReceivedPixPayment, eventId: st
     ctx.logger.info({ endToEndId: payment.endToEndId, eventId }, 'no webhook registered for the chave: Pix not notified');
     return;
   }
-  ctx.callbacks.deliverJson({ eventId, subjectId: payment.providerId, body: { pix: [pixJson(ctx, payment)] } }, `${webhook.webhookUrl}/pix`);
+  // Logged under the cob's txid: the id an API Pix client knows the cob by (the /v1 id is the sandbox's own).
+  ctx.callbacks.deliverJson({ eventId, subjectId: payment.txid, body: { pix: [pixJson(ctx, payment)] } }, `${webhook.webhookUrl}/pix`);
 }
 
 /** SandboxContext.cobNotifications.cobPaid: the paid event's eventId names the delivery in the log. */

@@ -16,6 +16,7 @@ import { dispatcherWorkflowId } from '../../workflows/webhook/definitions';
 import { timed, type BenchTable } from './benchTable';
 import { longestHistory } from './history';
 import { peakRssMib, resetPeakRss } from './processMemory';
+import { pspChargeRef } from '../../core/pix/apiPixIds';
 
 export interface PayoutBenchDeps {
   apiUrl: string;
@@ -124,7 +125,7 @@ async function fund(d: PayoutBenchDeps, creds: MerchantCredentials, amountCents:
   const headers = { 'content-type': 'application/json', 'x-client-id': creds.clientId, 'x-client-secret': creds.clientSecret };
   const res = await fetch(`${d.apiUrl}/sellers/pix`, { method: 'POST', headers, body: JSON.stringify({ amountCents }) });
   const charge = (await res.json()) as { id: string };
-  await fetch(`${d.sandboxUrl}/sandbox/charges/${charge.id}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  await fetch(`${d.sandboxUrl}/sandbox/charges/${pspChargeRef(charge.id)}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
   await d.waitUntil(async () => {
     const r = await fetch(`${d.apiUrl}/sellers/pix/${charge.id}`, { headers });
     return ((await r.json()) as { status: string }).status === 'PAID';

@@ -17,6 +17,7 @@ import { createMerchantWithCredential, type MerchantCredentials } from '../../db
 import { Charge } from '../../db/models';
 import { chargeReceiptFacts } from '../../api/receipts/facts';
 import { percentile, timed, type BenchTable } from './benchTable';
+import { pspChargeRef } from '../../core/pix/apiPixIds';
 
 const RECEIPTS = Number(process.env.BENCH_RECEIPTS ?? 200);
 const CONCURRENCY = 50;
@@ -40,7 +41,7 @@ async function payCharges(d: ReceiptBenchDeps, creds: MerchantCredentials): Prom
     const res = await fetch(`${d.apiUrl}/sellers/pix`, { method: 'POST', headers, body: JSON.stringify({ amountCents: 1_000 + i, description: `Recibo de bench nº ${i}` }) });
     if (res.status !== 201) throw new Error(`charge ${i}: ${res.status} ${await res.text()}`);
     const { id } = (await res.json()) as { id: string };
-    const paid = await fetch(`${d.sandboxUrl}/sandbox/charges/${id}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const paid = await fetch(`${d.sandboxUrl}/sandbox/charges/${pspChargeRef(id)}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     if (paid.status !== 200) throw new Error(`paying charge ${i}: ${paid.status}`);
     ids.push(id);
   });

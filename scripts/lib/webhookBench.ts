@@ -15,6 +15,7 @@ import { createMerchantWithCredential } from '../../db/merchantAdmin';
 import type { createSandboxApp } from '../../sandbox/app';
 import { percentile, timed, type BenchTable } from './benchTable';
 import { cpuDeltaMs, cpuSnapshot, perOp, type ProcessGroups } from './processCpu';
+import { pspChargeRef } from '../../core/pix/apiPixIds';
 
 const RATE = Number(process.env.BENCH_WEBHOOK_RATE ?? process.env.BENCH_PAYMENTS_PER_SECOND ?? 50);
 /** How long after the last payment the charge.paid events may take before they count as not delivered. */
@@ -79,7 +80,7 @@ export async function benchWebhooks(d: WebhookBenchDeps): Promise<void> {
     });
     const firstPaidAt = Date.now();
     const cpuBefore = cpuSnapshot(d.cpuGroups);
-    await atRate((i) => fetch(`${d.sandboxUrl}/sandbox/charges/${ids[i]}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }).then((r) => r.arrayBuffer()));
+    await atRate((i) => fetch(`${d.sandboxUrl}/sandbox/charges/${pspChargeRef(ids[i])}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }).then((r) => r.arrayBuffer()));
     // A pipeline slower than the arrival rate falls behind: after DRAIN_MS the late ones are
     // counted as not delivered (and as DRAIN_MS in the percentiles, a bound they exceed).
     const lastSentAt = Date.now();

@@ -19,6 +19,8 @@ import { startReceiver, type Receiver } from '../support/receiver';
 import { signedInMerchant } from '../support/signedIn';
 import { ensureMedSyncSchedule } from '../../workers/ensureMedSyncSchedule';
 import { medSyncScheduleId } from '../../workflows/med/definitions';
+import { pspChargeRef } from '../../core/pix/apiPixIds';
+import { isCob } from '../../activities/provider/routedPixProvider';
 
 jest.setTimeout(120_000);
 
@@ -70,6 +72,12 @@ async function paidCharge(s: Shop, amountCents: number): Promise<{ id: string; e
   return { id: created.body.id, endToEndId: row.end_to_end_id };
 }
 
+/** How the sandbox knows the charge: a Pix charge by its cob's txid, a boleto by our charge id (its reference). */
+async function sandboxRef(chargeId: string): Promise<string> {
+  const [row] = await stack.sequelize.query<{ provider_charge_id: string }>(`SELECT provider_charge_id FROM charges WHERE id = :id`, { replacements: { id: chargeId }, type: QueryTypes.SELECT });
+  return isCob(row.provider_charge_id) ? row.provider_charge_id : chargeId;
+}
+
 async function sandbox(method: string, path: string, body?: unknown) {
   const res = await fetch(`${stack.sandboxUrl}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
   return { status: res.status, body: (await res.json()) as any };
@@ -77,7 +85,7 @@ async function sandbox(method: string, path: string, body?: unknown) {
 
 /** The DICT opens an infraction at the provider; our sync pulls it; the workflow blocks. */
 async function openAndSync(s: Shop, chargeId: string, amountCents?: number) {
-  const opened = await sandbox('POST', `/sandbox/charges/${chargeId}/infractions`, amountCents ? { amountCents } : {});
+  const opened = await sandbox('POST', `/sandbox/charges/${await sandboxRef(chargeId)}/infractions`, amountCents ? { amountCents } : {});
   expect(opened.status).toBe(201);
   const synced = await s.client.call('POST', '/med/infractions/sync', { body: { merchantId: s.merchantId } });
   expect(synced.status).toBe(200);
@@ -334,7 +342,7 @@ it('review 2 N4: ACCEPT on a hybrid boleto paid through its Pix returns the mone
 it('the Schedule med-infraction-sync-<task queue> (every 15 minutes, created once) runs the same sync: a triggered run picks up a new infraction and blocks it', async () => {
   const s = await shop();
   const charge = await paidCharge(s, 1_000);
-  const opened = await sandbox('POST', `/sandbox/charges/${charge.id}/infractions`, { amountCents: 300 });
+  const opened = await sandbox('POST', `/sandbox/charges/${pspChargeRef(charge.id)}/infractions`, { amountCents: 300 });
   expect(opened.status).toBe(201);
   const settings = { analysisDeadlineMs: 7 * 86_400_000, reminderBeforeMs: 86_400_000 };
   await ensureMedSyncSchedule(stack.temporal, stack.taskQueue, settings);

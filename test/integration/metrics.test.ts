@@ -14,6 +14,9 @@ import { waitFor } from '../support/env';
 import { fundByPaidCharge, items, payoutMerchant, signedCall, waitForBatchEnd } from '../support/payouts';
 import type { MerchantCredentials } from '../../db/merchantAdmin';
 
+/** The route template API Pix notifications are counted under (api/pixApiCallbacks/router.ts). */
+const PIX_API_NOTIFICATION_ROUTE = '/webhooks/pix-api/:secret/pix';
+
 jest.setTimeout(90_000);
 
 let stack: IntegrationStack;
@@ -93,10 +96,11 @@ afterEach(async () => {
 
 describe('GET /metrics', () => {
   it('counts HTTP requests by route template and status, with latency histograms, and no ids in any label', async () => {
-    // The sandbox's callback for the paid charge may come after the charge run saw it paid.
+    // The sandbox's callback for the paid charge may come after the charge run saw it paid. Since
+    // issue 23 it is the API Pix notification, counted under its template (the secret never a label).
     const { families, samples } = await waitFor(async () => {
       const s = await scrape();
-      return valueOf(family(s.families, 'gateway_http_requests_total'), { method: 'POST', route: '/webhooks/pix-gateway', status: '200' }) >= 1 ? s : null;
+      return valueOf(family(s.families, 'gateway_http_requests_total'), { method: 'POST', route: PIX_API_NOTIFICATION_ROUTE, status: '200' }) >= 1 ? s : null;
     }, 'the sandbox callback');
     const requests = family(families, 'gateway_http_requests_total');
     expect(requests.type).toBe('COUNTER');
@@ -104,8 +108,8 @@ describe('GET /metrics', () => {
     expect(valueOf(requests, { method: 'GET', route: '/sellers/pix/:id', status: '200' })).toBeGreaterThanOrEqual(1);
     expect(valueOf(requests, { method: 'GET', route: '/sellers/pix/:id', status: '404' })).toBe(1);
     expect(valueOf(requests, { method: 'GET', route: 'unmatched', status: '404' })).toBe(1);
-    // The sandbox's callback for the paid charge.
-    expect(valueOf(requests, { method: 'POST', route: '/webhooks/pix-gateway', status: '200' })).toBeGreaterThanOrEqual(1);
+    // The sandbox's callback for the paid charge (API Pix's notification since issue 23).
+    expect(valueOf(requests, { method: 'POST', route: PIX_API_NOTIFICATION_ROUTE, status: '200' })).toBeGreaterThanOrEqual(1);
 
     expect(family(families, 'gateway_http_request_duration_seconds').type).toBe('HISTOGRAM');
     const created = { method: 'POST', route: '/sellers/pix', status: '201' };

@@ -16,6 +16,7 @@ import { startIntegrationStack, type IntegrationStack } from '../support/integra
 import { assertLedgerInvariant } from '../support/ledger';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { chargeOf, checkoutBody, enrolmentsOf, idemKey, insertCourse, insertPrice, postCheckout, producer, sellableCourse, type Producer } from '../support/checkouts';
+import { pspChargeRef } from '../../core/pix/apiPixIds';
 
 jest.setTimeout(180_000);
 
@@ -424,7 +425,7 @@ describe('lifecycle', () => {
     await waitForStatus(shop.creds, created.id, 'CANCELLED');
     await waitFor(async () => delivered(shop, 'checkout.cancelled', created.id).length === 1, 'checkout.cancelled delivered');
     // The payer's bank settled it as the provider closed it: money that arrived is never dropped.
-    const late = await fetch(`${stack.sandboxUrl}/sandbox/charges/${chargeId}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ late: true }) });
+    const late = await fetch(`${stack.sandboxUrl}/sandbox/charges/${pspChargeRef(chargeId)}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ late: true }) });
     expect(late.status).toBe(200);
     const paid = await waitForStatus(shop.creds, created.id, 'PAID');
     expect(paid.paidAmount).toBe(900);

@@ -19,6 +19,7 @@ import { Merchant, Withdrawal } from '../../db/models';
 import { addUserToMerchant, setPlatformOperator } from '../../db/userAdmin';
 import type { dailyReconciliation } from '../../workflows/reconciliation/daily';
 import { dailyReconciliationScheduleId, ensureReconciliationSchedule } from '../../workers/ensureReconciliationSchedule';
+import { pspChargeRef } from '../../core/pix/apiPixIds';
 
 jest.setTimeout(120_000);
 
@@ -51,7 +52,7 @@ async function charge(client: AppClient, merchantId: string, amountCents: number
 }
 
 async function payAtSandbox(chargeId: string, body: Record<string, unknown> = {}) {
-  const res = await fetch(`${stack.sandboxUrl}/sandbox/charges/${chargeId}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${stack.sandboxUrl}/sandbox/charges/${pspChargeRef(chargeId)}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   expect(res.status).toBe(200);
 }
 
@@ -195,7 +196,7 @@ it('a lost payment of a charge already closed goes through the late-payment path
 it('an amount the provider reports differently is flagged, and nothing is written', async () => {
   const { client, merchantId } = await owner();
   const id = await paidCharge(client, merchantId, 10_000);
-  const altered = await fetch(`${stack.sandboxUrl}/sandbox/charges/${id}/statement-amount`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ amountCents: 12_345 }) });
+  const altered = await fetch(`${stack.sandboxUrl}/sandbox/charges/${pspChargeRef(id)}/statement-amount`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ amountCents: 12_345 }) });
   expect(altered.status).toBe(200);
   const before = await ledgerSnapshot();
   const report = await reconcile(client, merchantId);

@@ -14,6 +14,7 @@ import { startIntegrationStack, type IntegrationStack } from '../support/integra
 import { assertLedgerInvariant, balance } from '../support/ledger';
 import { waitFor } from '../support/env';
 import type { MerchantCredentials } from '../../db/merchantAdmin';
+import { pspChargeRef } from '../../core/pix/apiPixIds';
 
 jest.setTimeout(60_000);
 
@@ -375,7 +376,7 @@ describe('settlement asks the provider', () => {
     await waitForStatus(created.body.id, 'CANCELLED');
     const before = await balance(stack.sequelize, accounts.merchantAvailable(seller.merchantId));
     // The payer's bank settled it in SPI as the provider closed it: the provider sends its callback.
-    const late = await fetch(`${stack.sandboxUrl}/sandbox/charges/${created.body.id}/pay`, {
+    const late = await fetch(`${stack.sandboxUrl}/sandbox/charges/${pspChargeRef(created.body.id)}/pay`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ late: true }),
@@ -430,13 +431,20 @@ describe('settlement asks the provider', () => {
 });
 
 describe('BR Code and sandbox restarts', () => {
-  it("carries the merchant's name in field 59, without accents, at most 25 characters", async () => {
+  // Issue 23: a charge is a cob at an API Pix PSP, whose BR Code is the PSP's. A cob has no field
+  // for the BR Code's merchant name (field 59, the receiving user's: the gateway's account); the
+  // merchant's name goes in the cob's infoAdicionais, which the standard has the payer's app show.
+  // (Before API Pix this test read the merchant's name in field 59 of a BR Code the sandbox built.)
+  it("shows the merchant's name to the payer with the cob (infoAdicionais); field 59 is the PSP account's", async () => {
     const shop = await stack.createMerchant({ name: 'Açaí & Café São João Ltda Filial Centro' });
     const created = await createCharge(shop, { amountCents: 1_234 });
     expect(created.status).toBe(201);
     const parsed = parsePix(created.body.pix.copyPaste);
     expect(hasError(parsed)).toBe(false);
-    expect((parsed as { merchantName: string }).merchantName).toBe('ACAI & CAFE SAO JOAO LTDA');
+    expect((parsed as { merchantName: string }).merchantName).toBe('PIX GATEWAY SANDBOX');
+    const row = (await Charge.findByPk(created.body.id))!;
+    const cob = [...stack.sandbox.state.charges.values()].find((r) => r.cob && r.charge.txid === row.pixTxid)?.cob;
+    expect(cob?.revisions.at(-1)?.infoAdicionais).toEqual([{ nome: 'Estabelecimento', valor: 'Açaí & Café São João Ltda Filial Centro' }]);
   });
 
   it('pays a charge created before the sandbox restarted (the provider keeps its state on disk)', async () => {

@@ -17,6 +17,7 @@ import { sharedIntegrationStack, type SharedStack } from '../support/sharedStack
 import { assertLedgerInvariant, balance } from '../support/ledger';
 import { signedInMerchant, signedInUser, type SignedInMerchant } from '../support/signedIn';
 import { sandboxTransferList, sandboxTransfers } from '../support/payouts';
+import { pspChargeRef } from '../../core/pix/apiPixIds';
 
 jest.setTimeout(180_000);
 
@@ -54,7 +55,7 @@ async function owner(opts: { pixKey?: string | null } = {}): Promise<Owner> {
 async function fund(o: Owner, amountCents: number): Promise<number> {
   const created = await o.client.call('POST', '/charges', { body: { merchantId: o.merchantId, amountCents }, headers: key() });
   expect(created.status).toBe(201);
-  const paid = await fetch(`${stack.sandboxUrl}/sandbox/charges/${created.body.id}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  const paid = await fetch(`${stack.sandboxUrl}/sandbox/charges/${pspChargeRef(created.body.id)}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
   expect(paid.status).toBe(200);
   await waitFor(async () => (await o.client.call('GET', `/charges/${created.body.id}`)).body.status === 'PAID', 'charge PAID');
   return available(o);

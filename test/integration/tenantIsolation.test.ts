@@ -26,7 +26,7 @@ jest.setTimeout(120_000);
  * buyer; test/integration/checkoutPage.test.ts checks it shows nothing else). The application API (signed-in people, bearer tokens)
  * has its own matrix: test/integration/tenantIsolationApp.test.ts.
  */
-const PUBLIC_ROUTES = [/^\/(docs|healthz|ready|openapi\.json|metrics|metrics\/perf-db)$/, /^\/webhooks\/pix-gateway(\/|$)/, /^\/uploads\//, /^\/c\//];
+const PUBLIC_ROUTES = [/^\/(docs|healthz|ready|openapi\.json|metrics|metrics\/perf-db)$/, /^\/webhooks\/pix-gateway(\/|$)/, /^\/webhooks\/pix-api\//, /^\/uploads\//, /^\/c\//];
 
 type Fixtures = OwnedResources;
 

@@ -1,5 +1,5 @@
 /**
- * The Schedules every worker creates at start (janitor, daily reconciliation, MED sync) belong to
+ * The Schedules every worker creates at start (janitor, daily reconciliation, MED sync, Pix payment sweep) belong to
  * its task queue, like the outbox dispatcher: a second deployment (another task queue) in the
  * same namespace gets its own, and a schedule never starts its runs on another deployment's
  * queue. Found as a flake of the parallel suite (issue 22): a worker process spawned by another
@@ -14,6 +14,8 @@ import { ensureReconciliationSchedule } from '../../workers/ensureReconciliation
 import { janitorScheduleId } from '../../workflows/janitor/definitions';
 import { medSyncScheduleId } from '../../workflows/med/definitions';
 import { dailyReconciliationScheduleId } from '../../workers/ensureReconciliationSchedule';
+import { ensurePixSweepSchedule } from '../../workers/ensurePixSweepSchedule';
+import { pixSweepScheduleId } from '../../workflows/pixSweep/definitions';
 import { sharedIntegrationStack, type SharedStack } from '../support/sharedStack';
 
 jest.setTimeout(120_000);
@@ -32,6 +34,7 @@ const schedules: Array<{ name: string; ensure: (client: Client, taskQueue: strin
   { name: 'janitor', ensure: ensureJanitorSchedule, id: janitorScheduleId },
   { name: 'daily reconciliation', ensure: ensureReconciliationSchedule, id: dailyReconciliationScheduleId },
   { name: 'MED sync', ensure: (client, taskQueue) => ensureMedSyncSchedule(client, taskQueue, { analysisDeadlineMs: 7 * 86_400_000, reminderBeforeMs: 86_400_000 }), id: medSyncScheduleId },
+  { name: 'Pix payment sweep', ensure: ensurePixSweepSchedule, id: pixSweepScheduleId },
 ];
 
 it.each(schedules)('the $name Schedule of each task queue starts its runs on that task queue', async ({ ensure, id }) => {

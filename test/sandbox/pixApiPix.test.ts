@@ -93,10 +93,11 @@ describe('payment notification', () => {
   });
 
   it('`callback: false` loses the notification of one payment; resend-callback sends it', async () => {
-    const { e2e, chargeId } = await paidCob({ callback: false });
+    const { e2e, chargeId, txid } = await paidCob({ callback: false });
     await new Promise((r) => setTimeout(r, 150));
     expect(receiver.received.some((r) => r.rawBody.includes(e2e))).toBe(false);
-    expect(h.sandbox.state.callbacks.some((a) => a.chargeId === chargeId)).toBe(false);
+    // The attempt log names a cob's notifications by its txid.
+    expect(h.sandbox.state.callbacks.some((a) => a.chargeId === txid)).toBe(false);
     // The payment is there for whoever asks (the gateway's sweep for lost callbacks).
     expect((await h.pix('GET', `/pix/${e2e}`)).status).toBe(200);
     expect((await h.call('POST', `/sandbox/charges/${chargeId}/resend-callback`)).status).toBe(202);
@@ -107,10 +108,10 @@ describe('payment notification', () => {
     receiver.status = 500;
     try {
       const before = receiver.received.length;
-      const { chargeId } = await paidCob();
+      const { txid } = await paidCob();
       const attempts = await waitFor(() => receiver.received.length >= before + 3 && receiver.received.slice(before));
       expect(new Set(attempts.map((a) => a.rawBody)).size).toBe(1);
-      const log = h.sandbox.state.callbacks.filter((a) => a.chargeId === chargeId);
+      const log = h.sandbox.state.callbacks.filter((a) => a.chargeId === txid);
       expect(log.slice(0, 3).map((a) => [a.attempt, a.httpStatus, a.delivered])).toEqual([
         [1, 500, false],
         [2, 500, false],

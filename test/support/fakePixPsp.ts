@@ -117,19 +117,23 @@ export class FakePixPsp {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
-  /** A Pix received for the cob `txid` (which becomes CONCLUIDA), or without txid. */
-  receive(pix: { txid?: string; valor: string; horario?: string; endToEndId?: string }): Record<string, any> {
+  /** A Pix received for the cob `txid` (which becomes CONCLUIDA and lists it), or without txid. */
+  receive(pix: { txid?: string; valor: string; horario?: string; endToEndId?: string; chave?: string; pagador?: Record<string, unknown> }): Record<string, any> {
     const received = {
       endToEndId: pix.endToEndId ?? `E99999999${new Date().toISOString().replace(/\D/g, '').slice(0, 12)}${crypto.randomBytes(8).toString('hex').slice(0, 11)}`,
       ...(pix.txid ? { txid: pix.txid } : {}),
       valor: pix.valor,
       horario: pix.horario ?? new Date().toISOString(),
-      chave: '11222333000181',
+      chave: pix.chave ?? '11222333000181',
       devolucoes: [] as Record<string, any>[],
+      ...(pix.pagador ? { pagador: pix.pagador } : {}),
     };
     this.pix.push(received);
     const cob = pix.txid ? this.cobs.get(pix.txid) : undefined;
-    if (cob) cob.status = 'CONCLUIDA';
+    if (cob) {
+      cob.status = 'CONCLUIDA';
+      cob.pix = [...(cob.pix ?? []), received];
+    }
     return received;
   }
 

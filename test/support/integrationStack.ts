@@ -1,7 +1,11 @@
 /**
- * The real stack in one test process: the sandbox provider over HTTP, a Temporal worker on its
- * own task queue (shared dev server), the API on a loopback port, the shared test database.
- * Nothing is mocked.
+ * The real stack in one test process: the sandbox provider, a Temporal worker on its own task
+ * queue (shared dev server), the API on a loopback port, the shared test database. Nothing is
+ * mocked. The sandbox is served twice: its API Pix over mutual TLS (certificates of
+ * test/support/testCertificates.ts), the gateway configured with the matching PIX_API_* as a real
+ * deployment is, and every request it sends there validated against the BCB document (a violation
+ * fails the stack's stop and the run, pixApiAudit.ts); its own API (/v1) and the control routes
+ * over plain http at `sandboxUrl`, which refuses API Pix, so nothing reaches it around the TLS.
  */
 import crypto from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -13,7 +17,13 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, makeTelemetryFilterString, type Worker } from '@temporalio/worker';
 import type { Sequelize } from 'sequelize';
 import { createApp } from '../../api/app';
-import { HttpPixProvider } from '../../activities/provider/httpPixProvider';
+import { providerFrom } from '../../activities/provider/providerFrom';
+import { loadConfig } from '../../config';
+import { pspChargeRef } from '../../core/pix/apiPixIds';
+import { listenSandbox } from '../../sandbox/listen';
+import { ensurePixWebhook } from '../../workers/ensurePixWebhook';
+import { DEV_PIX_CLIENT_ID, DEV_PIX_CLIENT_SECRET } from '../../sandbox/config';
+import { SANDBOX_MERCHANT } from '../../sandbox/payer';
 import { createLogger } from '../../core/logger';
 import { decryptSecret } from '../../core/crypto/secretBox';
 import { createMerchantWithCredential, type MerchantCredentials, type NewMerchant } from '../../db/merchantAdmin';
@@ -29,13 +39,20 @@ import { startMailSink, type MailSink } from '../../scripts/lib/mailSink';
 import { testEnv } from './env';
 import { workflowBundle } from './workflowBundle';
 import { appendTestLog, recordIssuedSecrets, recordSecretsIn } from './testLogs';
+import { testCertificates, type PkiFiles } from './testCertificates';
+import { PixApiAudit } from './pixApiAudit';
 
 export interface IntegrationStack {
   sequelize: Sequelize;
   temporal: Client;
   taskQueue: string;
   apiUrl: string;
+  /** The sandbox's own API (/v1) and control routes (/sandbox), plain http. */
   sandboxUrl: string;
+  /** The sandbox's API Pix base (https, mutual TLS): what PIX_API_BASE_URL names. */
+  pixApiUrl: string;
+  /** What the gateway sent to API Pix so far, checked against the BCB document. */
+  pixApiRequests: () => { checked: number; violations: string[]; calls: string[] };
   sandbox: SandboxApp;
   /** The local SMTP sink the worker sends this stack's mail to (read login codes from it). */
   mail: MailSink;
@@ -63,7 +80,7 @@ export interface IntegrationStack {
  * (test/support/sharedStack.ts): everything but the in-process sandbox and mail sink, their
  * restarts and the Express app. Test helpers take this.
  */
-export type StackClient = Omit<IntegrationStack, 'sandbox' | 'mail' | 'restartMail' | 'restartSandbox' | 'app'>;
+export type StackClient = Omit<IntegrationStack, 'sandbox' | 'mail' | 'restartMail' | 'restartSandbox' | 'app' | 'pixApiUrl' | 'pixApiRequests'>;
 
 /** A server listening first, its handler set later: an app that must know its own URL can be built in between. */
 function listenFirst(): Promise<{ server: Server; url: string }> {
@@ -155,23 +172,31 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
   const callbackSecret = crypto.randomBytes(24).toString('hex');
   const taskQueue = `test-${crypto.randomUUID()}`;
 
-  recordIssuedSecrets('stack keys (provider API key, callback secret, credentials encryption key)', [providerApiKey, callbackSecret, encryptionKey]);
+  // The path segment of the API Pix notification URL (PIX_WEBHOOK_SECRET).
+  const webhookSecret = crypto.randomBytes(32).toString('hex');
+
+  recordIssuedSecrets('stack keys (provider API key, callback secret, credentials encryption key, API Pix webhook secret)', [providerApiKey, callbackSecret, encryptionKey, webhookSecret]);
+  const pki = await testCertificates();
+  const audit = await PixApiAudit.create();
   const sandboxOptions = {
     apiKey: providerApiKey,
     callbackSecret,
     callbackRetryDelaysMs: [50, 100, 200, 400, 800],
     dataFile: path.join(os.tmpdir(), `pix-sandbox-${crypto.randomUUID()}.jsonl`),
     logger: createLogger('sandbox-test'),
+    devolucaoSettleMs: 200,
+    observeApiRequest: audit.observe,
   };
   let sandbox = createSandboxApp(sandboxOptions);
-  const sandboxListening = await listen(sandbox.app);
+  const sandboxListening = await listenPlain(sandbox, 0);
+  const pixApiListening = await listenSandbox(sandbox.app, { host: '127.0.0.1', port: 0, tls: sandboxTls(pki) });
 
   const mail = await startMailSink({ port: 0 });
   const smtpUrl = mail.url;
 
   const connection = await Connection.connect({ address: env.temporalAddress });
   const temporal = new Client({ connection, namespace: 'default' });
-  const apiDeps = stackApiDeps({ sequelize, temporal, taskQueue, encryptionKey, callbackSecret, smtpUrl, sandboxUrl: sandboxListening.url }, opts.apiOverrides);
+  const apiDeps = stackApiDeps({ sequelize, temporal, taskQueue, encryptionKey, callbackSecret, smtpUrl, sandboxUrl: sandboxListening.url, pixWebhookSecret: webhookSecret }, opts.apiOverrides);
   const apiListening = await listenFirst();
   apiDeps.publicBaseUrl ??= apiListening.url;
   const app = createApp(apiDeps);
@@ -188,7 +213,14 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
     PUBLIC_BASE_URL: apiListening.url,
     CREDENTIALS_ENCRYPTION_KEY: encryptionKey,
     SMTP_URL: smtpUrl,
+    ...pixApiEnv(pixApiListening.url, pki, webhookSecret),
   };
+  // The worker processes' configuration, read the way workers/main.ts reads it.
+  const config = loadConfig({ ...process.env, NODE_ENV: 'test', ...workerEnv });
+  // A short deadline, as before API Pix: the fault tests' hung calls must give up quickly.
+  const { provider, pixApi } = providerFrom({ ...config, provider: { ...config.provider, timeoutMs: 2000 } });
+  // What workers/main.ts does at start: the PSP's notifications come to this stack's API.
+  await ensurePixWebhook(pixApi, { receivingKey: config.pixApi.receivingKey, publicBaseUrl: apiListening.url, webhookSecret });
   let worker: Worker | undefined;
   let workerConnection: NativeConnection | undefined;
   let running: Promise<void> = Promise.resolve();
@@ -204,7 +236,7 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
       taskQueue,
       deps: {
         sequelize,
-        provider: new HttpPixProvider({ baseUrl: sandboxListening.url, apiKey: providerApiKey, timeoutMs: 2000 }),
+        provider,
         providerCallbackUrl: `${apiListening.url}/webhooks/pix-gateway`,
         secretsKey: Buffer.from(encryptionKey, 'hex'),
         allowPrivateDestinations: true,
@@ -218,8 +250,10 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
   const api = stackApi(apiListening.url);
   const closeSandbox = async () => {
     sandbox.stop();
-    sandboxListening.server.closeAllConnections();
-    await new Promise((r) => sandboxListening.server.close(r));
+    for (const listening of [sandboxListening, pixApiListening]) {
+      listening.server.closeAllConnections();
+      await new Promise((r) => listening.server.close(r));
+    }
   };
 
   const stack: IntegrationStack = {
@@ -228,6 +262,8 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
     taskQueue,
     apiUrl: apiListening.url,
     sandboxUrl: sandboxListening.url,
+    pixApiUrl: pixApiListening.url,
+    pixApiRequests: () => audit.report(),
     sandbox,
     mail,
     restartMail: async () => {
@@ -240,10 +276,8 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
       // An apiKey override plays a provider whose key was rotated: every call of ours gets 401.
       sandbox = createSandboxApp({ ...sandboxOptions, ...overrides });
       stack.sandbox = sandbox;
-      const port = Number(new URL(sandboxListening.url).port);
-      sandboxListening.server = await new Promise<Server>((resolve) => {
-        const server = sandbox.app.listen(port, '127.0.0.1', () => resolve(server));
-      });
+      sandboxListening.server = (await listenPlain(sandbox, Number(new URL(sandboxListening.url).port))).server;
+      pixApiListening.server = (await listenSandbox(sandbox.app, { host: '127.0.0.1', port: Number(new URL(pixApiListening.url).port), tls: sandboxTls(pki) })).server;
       // Let clients notice their pooled keep-alive sockets to the old server are gone.
       await new Promise((r) => setTimeout(r, 200));
     },
@@ -267,11 +301,14 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
       await running;
       await workerConnection?.close();
       await new Promise((r) => apiListening.server.close(r));
+      await pixApi.close();
       await closeSandbox();
       await stack.mail.stop();
       fs.rmSync(sandboxOptions.dataFile, { force: true });
       await connection.close();
       await sequelize.close();
+      // Last, once everything is released: a request that broke the BCB document fails the file.
+      audit.assertClean();
     },
   };
   return stack;
@@ -279,7 +316,7 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
 
 /** What the API of a test stack runs with (an extra API instance changes some of it). */
 export function stackApiDeps(
-  s: { sequelize: Sequelize; temporal: Client; taskQueue: string; encryptionKey: string; callbackSecret: string; smtpUrl: string; sandboxUrl: string },
+  s: { sequelize: Sequelize; temporal: Client; taskQueue: string; encryptionKey: string; callbackSecret: string; smtpUrl: string; sandboxUrl: string; pixWebhookSecret: string },
   overrides: Partial<Parameters<typeof createApp>[0]> = {},
 ): Parameters<typeof createApp>[0] {
   return {
@@ -289,6 +326,7 @@ export function stackApiDeps(
     logger: createLogger('api-test'),
     credentialsEncryptionKey: s.encryptionKey,
     providerCallbackSecret: s.callbackSecret,
+    pixWebhookSecret: s.pixWebhookSecret,
     defaultFee: { bps: 100, fixedCents: 0 },
     defaultChargeTtlSeconds: 3600,
     idempotencyTtlHours: 24,
@@ -325,11 +363,47 @@ export function stackApi(apiUrl: string): IntegrationStack['api'] {
   };
 }
 
-/** The payer's button at the stack's sandbox. */
+/** The payer's button at the stack's sandbox: a charge of ours is the cob of its txid there. */
 export function stackPay(sandboxUrl: string): IntegrationStack['pay'] {
   return async (chargeId, payer) => {
-    const res = await fetch(`${sandboxUrl}/sandbox/charges/${chargeId}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payer ? { payer } : {}) });
+    const res = await fetch(`${sandboxUrl}/sandbox/charges/${pspChargeRef(chargeId)}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payer ? { payer } : {}) });
     return { status: res.status, body: await res.json() };
+  };
+}
+
+/**
+ * The sandbox's own API and control routes over plain http. API Pix is refused here (421): the
+ * gateway must reach it through the mutual-TLS socket only, as it would a real PSP.
+ */
+function listenPlain(sandbox: SandboxApp, port: number): Promise<{ server: Server; url: string }> {
+  const server = http.createServer((req, res) => {
+    const path = (req.url ?? '').split('?')[0];
+    if (path.startsWith('/api/') || path.startsWith('/oauth/')) {
+      res.writeHead(421, { 'content-type': 'text/plain' }).end('API Pix is served over mutual TLS in test stacks (pixApiUrl)\n');
+      return;
+    }
+    sandbox.app(req, res);
+  });
+  return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })));
+}
+
+/** The sandbox's certificate, and mutual TLS: a client certificate signed by the test CA is required. */
+function sandboxTls(pki: PkiFiles): { cert: string; key: string; clientCa: string } {
+  return { cert: fs.readFileSync(pki.serverCertFile, 'utf8'), key: fs.readFileSync(pki.serverKeyFile, 'utf8'), clientCa: fs.readFileSync(pki.caFile, 'utf8') };
+}
+
+/** The gateway's API Pix configuration for this stack's sandbox, as a real deployment sets it. */
+function pixApiEnv(pixApiUrl: string, pki: PkiFiles, webhookSecret: string): Record<string, string> {
+  return {
+    PIX_API_BASE_URL: `${pixApiUrl}/api/v2`,
+    PIX_API_TOKEN_URL: `${pixApiUrl}/oauth/token`,
+    PIX_API_CLIENT_ID: DEV_PIX_CLIENT_ID,
+    PIX_API_CLIENT_SECRET: DEV_PIX_CLIENT_SECRET,
+    PIX_API_CERT_FILE: pki.clientCertFile,
+    PIX_API_KEY_FILE: pki.clientKeyFile,
+    PIX_API_CA_FILE: pki.caFile,
+    PIX_RECEIVING_KEY: SANDBOX_MERCHANT.pixKey,
+    PIX_WEBHOOK_SECRET: webhookSecret,
   };
 }
 

@@ -45,7 +45,7 @@ export async function sharedIntegrationStack(): Promise<SharedStack> {
   const faults = await fetch(`${info.sandboxUrl}/sandbox/faults`, { method: 'DELETE' });
   if (!faults.ok) throw new Error(`shared stack: resetting the sandbox's faults answered ${faults.status}`);
   const extraServers: Server[] = [];
-  const apiDeps = stackApiDeps({ sequelize, temporal, taskQueue: info.taskQueue, encryptionKey: info.encryptionKey, callbackSecret: info.callbackSecret, smtpUrl: info.smtpUrl, sandboxUrl: info.sandboxUrl }, { publicBaseUrl: info.apiUrl });
+  const apiDeps = stackApiDeps({ sequelize, temporal, taskQueue: info.taskQueue, encryptionKey: info.encryptionKey, callbackSecret: info.callbackSecret, smtpUrl: info.smtpUrl, sandboxUrl: info.sandboxUrl, pixWebhookSecret: info.workerEnv.PIX_WEBHOOK_SECRET }, { publicBaseUrl: info.apiUrl });
   return {
     sequelize,
     temporal,

@@ -17,6 +17,11 @@ export const cobRequestSchema = z.strictObject({
   valor: z.strictObject({ original: positiveAmount }),
   chave: z.string().min(1).max(77),
   solicitacaoPagador: z.string().max(140).optional(),
+  /** Shown to the payer with the cob (the standard: each name and value "deve ser apresentada ao usuário pagador"). */
+  infoAdicionais: z
+    .array(z.strictObject({ nome: z.string().min(1).max(50), valor: z.string().min(1).max(200) }))
+    .max(50)
+    .optional(),
   devedor: z
     .union([
       z.strictObject({ cpf: z.string().regex(/^\d{11}$/), nome: z.string().min(1).max(200) }),

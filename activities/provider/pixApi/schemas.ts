@@ -39,6 +39,23 @@ export const devolucaoSchema = z.object({
 });
 export type Devolucao = z.infer<typeof devolucaoSchema>;
 
+/**
+ * Who paid: not in the standard's Pix object (it has only the payer's free text, infoPagador),
+ * but a PSP extension some PSPs send, the bundled sandbox among them (sandbox/pixApi/pixView.ts).
+ * Read when it is there and well formed; anything else reads as absent, never as a broken
+ * answer: a PSP with other names for it (or none) must not make a paid Pix unreadable.
+ */
+export const pagadorSchema = z.object({
+  nome: z.string().min(1).max(200),
+  cpf: z.string().regex(/^\d{11}$/).optional(),
+  cnpj: z.string().regex(/^[0-9A-Z]{14}$/).optional(),
+  ispbParticipante: z.string().regex(/^\d{8}$/).optional(),
+  nomeInstituicao: z.string().max(200).optional(),
+  agencia: z.string().max(20).optional(),
+  conta: z.string().max(40).optional(),
+});
+export type Pagador = z.infer<typeof pagadorSchema>;
+
 export const pixSchema = z.object({
   endToEndId: z.string().regex(END_TO_END_ID),
   txid: z.string().regex(PIX_TXID).optional(),
@@ -47,6 +64,7 @@ export const pixSchema = z.object({
   horario: timestamp,
   infoPagador: z.string().optional(),
   devolucoes: z.array(devolucaoSchema).optional(),
+  pagador: pagadorSchema.optional().catch(undefined),
 });
 export type Pix = z.infer<typeof pixSchema>;
 

@@ -1,0 +1,22 @@
+/**
+ * The one place the gateway's provider is built from its configuration: workers/main.ts, the
+ * CLI and the test stacks all call this, so every process talks to the PSP the same way.
+ */
+import type { GatewayConfig } from '../../config';
+import { ApiPixCharges } from './apiPixCharges';
+import { HttpPixProvider } from './httpPixProvider';
+import { pixApiClientFrom, type PixApiClient } from './pixApi';
+import { RoutedPixProvider } from './routedPixProvider';
+
+export interface ConfiguredProvider {
+  provider: RoutedPixProvider;
+  /** The API Pix client itself, for what is no provider call (registering the webhook). */
+  pixApi: PixApiClient;
+}
+
+export function providerFrom(config: Pick<GatewayConfig, 'provider' | 'pixApi'>): ConfiguredProvider {
+  const own = new HttpPixProvider({ baseUrl: config.provider.baseUrl, apiKey: config.provider.apiKey, timeoutMs: config.provider.timeoutMs });
+  const pixApi = pixApiClientFrom(config);
+  const cobs = new ApiPixCharges({ client: pixApi, receivingKey: config.pixApi.receivingKey });
+  return { provider: new RoutedPixProvider({ cobs, pixList: pixApi, own }), pixApi };
+}

@@ -1,0 +1,182 @@
+/**
+ * Issue 23: Pix charges through API Pix on the real stack (the sandbox PSP over mutual TLS). A
+ * charge is a cob; the PSP's notification (POST <registered URL>/pix) is a claim that goes through
+ * the one claim path, and nothing is credited until GET /cob and GET /pix/{e2eid} confirm it. The
+ * route's secret, its envelope for bad input, a notification for no charge of ours, a replay, and
+ * a charge issued through the provider's own API before the switch, which keeps settling there.
+ */
+import crypto from 'node:crypto';
+import { QueryTypes } from 'sequelize';
+import { HttpPixProvider } from '../../activities/provider/httpPixProvider';
+import { accounts } from '../../core/ledger/accounts';
+import { txidFor } from '../../core/pix/apiPixIds';
+import { Charge } from '../../db/models';
+import type { MerchantCredentials } from '../../db/merchantAdmin';
+import { waitFor } from '../support/env';
+import { assertLedgerInvariant, balance } from '../support/ledger';
+import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
+import { recordIssuedSecrets } from '../support/testLogs';
+
+jest.setTimeout(60_000);
+
+let stack: IntegrationStack;
+let seller: MerchantCredentials;
+
+beforeAll(async () => {
+  stack = await startIntegrationStack();
+  seller = await stack.createMerchant({ name: 'Loja API Pix', document: '11144477735' });
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+afterEach(async () => {
+  await assertLedgerInvariant(stack.sequelize);
+});
+
+async function createCharge(amountCents = 4_321) {
+  const res = await stack.api('POST', '/sellers/pix', { creds: seller, body: { amountCents, description: 'Pedido' }, headers: { 'x-idempotency-key': `key-${crypto.randomUUID()}` } });
+  expect(res.status).toBe(201);
+  return res.body as { id: string; pix: { copyPaste: string } };
+}
+
+async function waitForStatus(id: string, status: string) {
+  return waitFor(async () => {
+    const res = await stack.api('GET', `/sellers/pix/${id}`, { creds: seller });
+    return res.body?.status === status ? res.body : null;
+  }, `charge ${id} to become ${status}`);
+}
+
+function notify(body: unknown, secret = stack.workerEnv.PIX_WEBHOOK_SECRET, raw?: string) {
+  return fetch(`${stack.apiUrl}/webhooks/pix-api/${secret}/pix`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: raw ?? JSON.stringify(body) });
+}
+
+async function json(res: Response) {
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+async function paidTransactions(chargeId: string): Promise<number> {
+  const [row] = await stack.sequelize.query<{ n: number }>(`SELECT count(*)::int AS n FROM ledger_transactions WHERE movement_key = :k`, { replacements: { k: `charge-paid:${chargeId}` }, type: QueryTypes.SELECT });
+  return row.n;
+}
+
+async function events(id: string) {
+  return stack.sequelize.query<{ type: string; outcome: string; provider_charge_id: string | null }>(`SELECT type, outcome, provider_charge_id FROM provider_events WHERE id = :id`, { replacements: { id }, type: QueryTypes.SELECT });
+}
+
+function pixEntry(txid: string, overrides: Record<string, unknown> = {}) {
+  return { endToEndId: `E99999999${Date.now().toString().slice(0, 12)}${crypto.randomBytes(6).toString('hex').slice(0, 11)}`, txid, valor: '43.21', chave: '11222333000181', horario: new Date().toISOString(), ...overrides };
+}
+
+it('a charge is a cob at the PSP; paid, the notification settles it once, after GET /pix/{e2eid} confirms it', async () => {
+  const charge = await createCharge();
+  const txid = txidFor(charge.id);
+  const row = (await Charge.findByPk(charge.id))!;
+  expect([row.providerChargeId, row.pixTxid]).toEqual([txid, txid]);
+  const before = await balance(stack.sequelize, accounts.merchantAvailable(seller.merchantId));
+
+  expect((await stack.pay(charge.id)).status).toBe(200);
+  const paid = await waitForStatus(charge.id, 'PAID');
+  expect(paid.payer).toMatchObject({ name: 'Pagador Sandbox', documentType: 'CPF' });
+  expect(await paidTransactions(charge.id)).toBe(1);
+  // 1% fee of 43.21 → 43 cents.
+  expect(await balance(stack.sequelize, accounts.merchantAvailable(seller.merchantId))).toBe(before + 4_321 - 43);
+  expect(await events(`pix:${paid.endToEndId}`)).toEqual([{ type: 'pix', outcome: 'SIGNALLED', provider_charge_id: txid }]);
+  // Every call to API Pix went over mutual TLS and followed the BCB document; settlement read the cob and the Pix back.
+  const { calls, violations } = stack.pixApiRequests();
+  expect(violations).toEqual([]);
+  expect(calls).toEqual(expect.arrayContaining([`PUT /api/v2/cob/${txid}`, `GET /api/v2/cob/${txid}`, `GET /api/v2/pix/${paid.endToEndId}`]));
+
+  // The PSP repeats the notification: its first outcome stands, nothing moves twice.
+  const replay = await json(await notify({ pix: [{ endToEndId: paid.endToEndId, txid, valor: '43.21', horario: paid.paidAt }] }));
+  expect(replay).toEqual({ status: 200, body: { received: true, outcomes: [{ endToEndId: paid.endToEndId, outcome: 'SIGNALLED' }] } });
+  expect(await paidTransactions(charge.id)).toBe(1);
+});
+
+it('credits nothing from a notification the PSP does not back (a pending cob, a made-up Pix), and keeps the charge payable', async () => {
+  const charge = await createCharge();
+  const txid = txidFor(charge.id);
+  const forged = pixEntry(txid);
+  const res = await json(await notify({ pix: [forged] }));
+  expect(res).toEqual({ status: 200, body: { received: true, outcomes: [{ endToEndId: forged.endToEndId, outcome: 'SIGNALLED' }] } });
+  const alerts = () => stack.sequelize.query<{ kind: string }>(`SELECT kind FROM payment_alerts WHERE charge_id = :id`, { replacements: { id: charge.id }, type: QueryTypes.SELECT });
+  await waitFor(async () => (await alerts()).length > 0, 'the unconfirmed claim to be recorded');
+  expect(await alerts()).toEqual([{ kind: 'NOT_CONFIRMED' }]);
+  expect((await Charge.findByPk(charge.id))!.status).toBe('PENDING');
+  expect(await paidTransactions(charge.id)).toBe(0);
+
+  expect((await stack.pay(charge.id)).status).toBe(200);
+  await waitForStatus(charge.id, 'PAID');
+  expect(await paidTransactions(charge.id)).toBe(1);
+});
+
+it('answers 200 UNKNOWN_CHARGE to a Pix of no charge of ours (another txid, our shape but no charge, no txid), crediting nothing', async () => {
+  const notOurs = pixEntry('ABCDEFGHIJKLMNOPQRSTUVWXYZ0123');
+  const noCharge = pixEntry(txidFor(crypto.randomUUID()));
+  const { txid: _none, ...static_ } = pixEntry('x');
+  const res = await json(await notify({ pix: [notOurs, noCharge, static_] }));
+  expect(res.status).toBe(200);
+  expect(res.body.outcomes.map((o: { outcome: string }) => o.outcome)).toEqual(['UNKNOWN_CHARGE', 'UNKNOWN_CHARGE', 'UNKNOWN_CHARGE']);
+  expect(await events(`pix:${noCharge.endToEndId}`)).toEqual([{ type: 'pix', outcome: 'UNKNOWN_CHARGE', provider_charge_id: noCharge.txid }]);
+});
+
+it('answers a wrong secret 404 in the envelope (never logged: the run’s secrets audit checks), before reading the body', async () => {
+  const wrong = `${stack.workerEnv.PIX_WEBHOOK_SECRET.slice(0, -4)}beef`;
+  recordIssuedSecrets('a wrong API Pix webhook secret (must not be logged either)', [wrong]);
+  for (const res of [await notify({ pix: [pixEntry('x')] }, wrong), await notify(undefined, wrong, '{not json')]) {
+    const { status, body } = await json(res);
+    expect(status).toBe(404);
+    expect(body.error).toMatchObject({ code: 'NOT_FOUND', traceId: expect.any(String) });
+    expect(JSON.stringify(body)).not.toContain(wrong);
+  }
+});
+
+it.each([
+  ['not JSON', undefined, '{"pix": ['],
+  ['no pix list', {}, undefined],
+  ['an empty list', { pix: [] }, undefined],
+  ['a Pix without endToEndId', { pix: [{ txid: 'abc', valor: '1.00', horario: new Date().toISOString() }] }, undefined],
+  ['an amount that is no API Pix amount', { pix: [{ endToEndId: 'E'.padEnd(32, '1'), valor: '1,00', horario: new Date().toISOString() }] }, undefined],
+  ['a time without offset', { pix: [{ endToEndId: 'E'.padEnd(32, '1'), valor: '1.00', horario: '2026-01-01T10:00:00' }] }, undefined],
+])('answers a body with %s 400 VALIDATION_ERROR in the envelope', async (_what, body, raw) => {
+  const { status, body: answer } = await json(await notify(body, undefined, raw));
+  expect(status).toBe(400);
+  expect(answer.error).toMatchObject({ code: 'VALIDATION_ERROR', traceId: expect.any(String) });
+});
+
+it('settles a charge issued through the provider’s own API before the switch (sbx_ch_…) there, through its signed callback', async () => {
+  const own = new HttpPixProvider({ baseUrl: stack.sandboxUrl, apiKey: stack.workerEnv.PROVIDER_API_KEY, timeoutMs: 5_000 });
+  const chargeId = crypto.randomUUID();
+  const expiresAt = new Date(Date.now() + 3_600_000).toISOString();
+  const issued = await own.issueCharge({ reference: chargeId, amountCents: 2_500, description: null, expiresAt, callbackUrl: `${stack.apiUrl}/webhooks/pix-gateway`, merchantName: null });
+  expect(issued.id).toMatch(/^sbx_ch_/);
+  // As a charge recorded before the switch: its provider id is the /v1 one, and no run waits for it any more.
+  await Charge.create({
+    id: chargeId,
+    merchantId: seller.merchantId,
+    amountCents: 2_500,
+    feeCents: 25,
+    status: 'PENDING',
+    description: null,
+    externalRef: null,
+    metadata: null,
+    pix: { qrCode: issued.qrCodeBase64, copyPaste: issued.copyPaste, expiresAt },
+    payerSnapshot: null,
+    payerDetails: null,
+    providerChargeId: issued.id,
+    pixTxid: issued.txid,
+    endToEndId: null,
+    idempotencyKey: null,
+    expiresAt: new Date(expiresAt),
+    paidAt: null,
+    expiredAt: null,
+    cancelledAt: null,
+  } as never);
+  const before = stack.pixApiRequests().calls.length;
+  // Paid by the provider's own id: its signed /v1 callback → settleLatePayment → GET /v1/charges/{id}.
+  expect((await stack.pay(issued.id)).status).toBe(200);
+  await waitFor(async () => (await Charge.findByPk(chargeId))?.status === 'PAID', 'the pre-switch charge to settle');
+  expect(await paidTransactions(chargeId)).toBe(1);
+  expect(stack.pixApiRequests().calls.slice(before)).toEqual([]);
+});

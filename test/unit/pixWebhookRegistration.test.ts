@@ -1,0 +1,50 @@
+/**
+ * Registering the gateway's API Pix notification URL (workers/ensurePixWebhook.ts, run at worker
+ * start and by `npm run gateway -- provider webhook register`): PUT /webhook/{chave} with
+ * <PUBLIC_BASE_URL>/webhooks/pix-api/<secret>, once; an identical registration is left alone.
+ * Against the fake PSP over mutual TLS, each request checked against the BCB document.
+ */
+import { ensurePixWebhook } from '../../workers/ensurePixWebhook';
+import { pixWebhookUrl, withoutWebhookSecret } from '../../api/pixApiCallbacks/path';
+import { providerWebhookHelp } from '../../cli/providerWebhook';
+import { pixApiTestbed, type PixApiTestbed } from '../support/pixApiTestbed';
+
+jest.setTimeout(30_000);
+
+const CHAVE = '11222333000181';
+const SECRET = 'a'.repeat(20) + 'B-_c'.repeat(4);
+
+let bed: PixApiTestbed;
+
+beforeAll(async () => {
+  bed = await pixApiTestbed();
+});
+
+afterAll(async () => {
+  await bed.close();
+});
+
+it('registers <PUBLIC_BASE_URL>/webhooks/pix-api/<secret> for our key once, and leaves an identical registration alone', async () => {
+  const client = bed.client();
+  const settings = { receivingKey: CHAVE, publicBaseUrl: 'https://gateway.example/', webhookSecret: SECRET };
+  expect(await ensurePixWebhook(client, settings)).toBe('registered');
+  expect(bed.psp.webhooks.get(CHAVE)?.webhookUrl).toBe(`https://gateway.example/webhooks/pix-api/${SECRET}`);
+  expect(await ensurePixWebhook(client, settings)).toBe('already registered');
+  expect(bed.psp.calls().filter((c) => c.startsWith('PUT'))).toEqual([`PUT /api/v2/webhook/${CHAVE}`]);
+  // Another URL (a new secret, a new host) replaces it.
+  expect(await ensurePixWebhook(client, { ...settings, publicBaseUrl: 'https://other.example' })).toBe('registered');
+  expect(bed.violations).toEqual([]);
+});
+
+it('writes the secret segment out of logged paths', () => {
+  expect(pixWebhookUrl('http://127.0.0.1:3000', SECRET)).toBe(`http://127.0.0.1:3000/webhooks/pix-api/${SECRET}`);
+  expect(withoutWebhookSecret(`/webhooks/pix-api/${SECRET}/pix`)).toBe('/webhooks/pix-api/:secret/pix');
+  expect(withoutWebhookSecret(`/webhooks/pix-api/${SECRET}`)).toBe('/webhooks/pix-api/:secret');
+  expect(withoutWebhookSecret('/sellers/pix/abc')).toBe('/sellers/pix/abc');
+});
+
+it('the CLI’s --help names every API Pix variable', () => {
+  for (const name of ['PIX_API_BASE_URL', 'PIX_API_TOKEN_URL', 'PIX_API_CLIENT_ID', 'PIX_API_CLIENT_SECRET', 'PIX_API_CERT_FILE', 'PIX_API_KEY_FILE', 'PIX_API_PFX_FILE', 'PIX_API_PFX_PASSPHRASE', 'PIX_API_CA_FILE', 'PIX_RECEIVING_KEY', 'PIX_WEBHOOK_SECRET']) {
+    expect(providerWebhookHelp).toContain(name);
+  }
+});
