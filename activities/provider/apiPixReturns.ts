@@ -10,7 +10,7 @@
 import { devolucaoIdFor, refundIdOfDevolucaoId } from '../../core/pix/apiPixIds';
 import { centsToPixAmount, pixAmountToCents } from '../../core/pix/pixAmount';
 import { ProviderError, type PaymentReturnRequest, type ProviderTransfer } from '../../core/provider';
-import type { Devolucao, PixApiClient } from './pixApi';
+import { PixApiErrorCodes, type Devolucao, type PixApiClient } from './pixApi';
 
 export type DevolucaoClient = Pick<PixApiClient, 'putDevolucao' | 'getDevolucao'>;
 
@@ -45,9 +45,19 @@ export class ApiPixReturns {
     return this.finished(req.endToEndId, asked);
   }
 
-  /** The devolução of this refund, once finished; null when the PSP has none; transient while in processing. */
+  /**
+   * The devolução of this refund, once finished; null when the PSP has none (nor, through API Pix,
+   * the payment it would return); transient while in processing.
+   */
   async findPaymentReturn(req: { reference: string; endToEndId: string }): Promise<ProviderTransfer | null> {
-    const found = await this.opts.client.getDevolucao(req.endToEndId, devolucaoIdFor(req.reference));
+    let found: Devolucao | null;
+    try {
+      found = await this.opts.client.getDevolucao(req.endToEndId, devolucaoIdFor(req.reference));
+    } catch (err) {
+      // PixNaoEncontrado: API Pix does not know the payment, so it made no devolução of it.
+      if (err instanceof ProviderError && err.code === PixApiErrorCodes.pixNotFound) return null;
+      throw err;
+    }
     return found ? this.finished(req.endToEndId, found) : null;
   }
 

@@ -79,6 +79,10 @@ it('finds no devolução the PSP does not have (null), and a refusal up front is
   const pix = bed.psp.receive({ valor: '10.00' });
   const returns = new ApiPixReturns({ client: bed.client() });
   expect(await returns.findPaymentReturn({ reference: crypto.randomUUID(), endToEndId: pix.endToEndId })).toBeNull();
+  // Nor of a payment API Pix does not know (one the provider's own API took: its lookup decides).
+  bed.psp.respond = (req) => (req.url.includes('/devolucao/') ? { status: 404, body: { type: 'https://pix.bcb.gov.br/api/v2/error/PixNaoEncontrado', title: 'Pix não encontrado', status: 404 } } : undefined);
+  expect(await returns.findPaymentReturn({ reference: crypto.randomUUID(), endToEndId: pix.endToEndId })).toBeNull();
+  bed.psp.respond = null;
   const err = await returns.returnPayment({ reference: crypto.randomUUID(), amountCents: 1_001, endToEndId: pix.endToEndId }).catch((e: unknown) => e);
   expect(err).toMatchObject({ code: 'DEVOLUCAO_REFUSED', transient: false });
 });
