@@ -172,7 +172,7 @@ export function createRefundActivities(deps: RefundActivityDeps) {
     // A later attempt may follow one whose answer was lost: the provider's record comes first.
     const retry = Context.current().info.attempt > 1;
     if (!refund.medInfractionId && moneyOutRefusal(await Merchant.findByPk(refund.merchantId))) {
-      const known = retry ? await transfers.lookup({ reference: refund.id, amountCents: refund.amountCents }) : null;
+      const known = retry ? await transfers.lookup(await lookupOf(refund)) : null;
       return known ? settle(refund.id, known) : 'PARKED';
     }
     const charge = await Charge.findByPk(refund.chargeId);
@@ -198,8 +198,14 @@ export function createRefundActivities(deps: RefundActivityDeps) {
   async function resolveRefund(args: { refundId: string; cancelled?: boolean }): Promise<RefundStepOutcome> {
     const refund = await Refund.findByPk(args.refundId);
     if (!refund || refund.status !== 'PROCESSING') return 'SKIPPED';
-    const answer = await transfers.lookup({ reference: refund.id, amountCents: refund.amountCents });
+    const answer = await transfers.lookup(await lookupOf(refund));
     return settle(refund.id, answer ?? { kind: 'NO_RECORD', code: args.cancelled ? CANCELLED_BEFORE_TRANSFER.code : TRANSFER_NOT_ACCEPTED.code });
+  }
+
+  /** What the provider knows the refund's money out by: a devolução by its payment too, a transfer to a key by our reference. */
+  async function lookupOf(refund: Refund): Promise<{ reference: string; amountCents: number; endToEndId?: string }> {
+    const endToEndId = refund.destination ? null : (await Charge.findByPk(refund.chargeId, { attributes: ['endToEndId'] }))?.endToEndId;
+    return { reference: refund.id, amountCents: refund.amountCents, ...(endToEndId ? { endToEndId } : {}) };
   }
 
   /** COMPLETED → money out (SUCCEEDED, event); anything else → shares released (FAILED). */

@@ -55,11 +55,14 @@ export function createTransferPath(provider: PixProvider) {
     return answerOf(transfer, req);
   }
 
-  /** The provider's record for our reference, or null when it has none. Retried until it answers. */
-  async function lookup(req: Pick<TransferRequest, 'reference' | 'amountCents'>): Promise<TransferAnswer | null> {
+  /**
+   * The provider's record for our reference, or null when it has none. Retried until it answers.
+   * A devolução (the payment's endToEndId given) is looked up as one: API Pix finds it by payment.
+   */
+  async function lookup(req: Pick<TransferRequest, 'reference' | 'amountCents'> & { endToEndId?: string }): Promise<TransferAnswer | null> {
     let transfer: ProviderTransfer | null;
     try {
-      transfer = await provider.getTransferByReference(req.reference);
+      transfer = req.endToEndId ? await provider.getPaymentReturn({ reference: req.reference, endToEndId: req.endToEndId }) : await provider.getTransferByReference(req.reference);
     } catch (err) {
       if (err instanceof ProviderError) throw unavailable(err);
       throw err;

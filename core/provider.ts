@@ -345,6 +345,11 @@ export interface PixProvider {
   /** A devolução of a received payment (see PaymentReturnRequest); FAILED when it exceeds what is left of the payment. */
   returnPayment(req: PaymentReturnRequest): Promise<ProviderTransfer>;
   getTransferByReference(reference: string): Promise<ProviderTransfer | null>;
+  /**
+   * The devolução made for our reference of this payment, once finished, or null when the provider
+   * has none. A devolução still in processing is a transient ProviderError: ask again later.
+   */
+  getPaymentReturn(req: { reference: string; endToEndId: string }): Promise<ProviderTransfer | null>;
   /** Who owns a Pix key (DICT look-up, key in its stored form), or null when the directory has no such key. */
   lookUpPixKey(key: string): Promise<PixKeyOwner | null>;
 }

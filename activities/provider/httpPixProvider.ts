@@ -84,6 +84,11 @@ export class HttpPixProvider implements PixProvider, BoletoProvider, StatementPr
     });
   }
 
+  /** A return is a transfer like any other here, found by our reference. */
+  getPaymentReturn(req: { reference: string; endToEndId: string }): Promise<ProviderTransfer | null> {
+    return this.getTransferByReference(req.reference);
+  }
+
   lookUpPixKey(key: string): Promise<PixKeyOwner | null> {
     return this.call('GET', `/v1/dict/keys/${enc(key)}`, pixKeyOwnerSchema, undefined, { nullOn: { status: 404, code: 'PIX_KEY_NOT_FOUND' } });
   }

@@ -4,6 +4,7 @@
  */
 import type { GatewayConfig } from '../../config';
 import { ApiPixCharges } from './apiPixCharges';
+import { ApiPixReturns } from './apiPixReturns';
 import { HttpPixProvider } from './httpPixProvider';
 import { pixApiClientFrom, type PixApiClient } from './pixApi';
 import { RoutedPixProvider } from './routedPixProvider';
@@ -18,5 +19,6 @@ export function providerFrom(config: Pick<GatewayConfig, 'provider' | 'pixApi'>)
   const own = new HttpPixProvider({ baseUrl: config.provider.baseUrl, apiKey: config.provider.apiKey, timeoutMs: config.provider.timeoutMs });
   const pixApi = pixApiClientFrom(config);
   const cobs = new ApiPixCharges({ client: pixApi, receivingKey: config.pixApi.receivingKey });
-  return { provider: new RoutedPixProvider({ cobs, pixList: pixApi, own }), pixApi };
+  const returns = new ApiPixReturns({ client: pixApi });
+  return { provider: new RoutedPixProvider({ cobs, returns, pixList: pixApi, own }), pixApi };
 }

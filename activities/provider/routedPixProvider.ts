@@ -1,8 +1,8 @@
 /**
- * The provider the gateway runs with: Pix charges over the BCB's API Pix (cobs, apiPixCharges.ts)
- * and the Pix received on them (GET /pix, apiPixReceived.ts), everything the standard does not
- * cover over the provider's own API (httpPixProvider.ts): transfers and devoluções, boletos, DICT
- * look-ups, the statement of transfers, infractions.
+ * The provider the gateway runs with: Pix charges over the BCB's API Pix (cobs, apiPixCharges.ts),
+ * the Pix received on them (GET /pix, apiPixReceived.ts) and their devoluções (apiPixReturns.ts);
+ * everything the standard does not cover over the provider's own API (httpPixProvider.ts):
+ * transfers, boletos, DICT look-ups, the statement of transfers, infractions.
  *
  * Charges are routed by the shape of their provider id. A cob's id is its txid, the 32 hex digits
  * of our charge id (chargeIdOfTxid parses it); anything else (`sbx_ch_…`) is a charge issued
@@ -28,12 +28,15 @@ import type {
   StatementProvider,
   TransferRequest,
 } from '../../core/provider';
+import { refundIdOfDevolucaoId } from '../../core/pix/apiPixIds';
 import type { ApiPixCharges } from './apiPixCharges';
+import type { ApiPixReturns } from './apiPixReturns';
 import { mergedPayments, receivedPayments, receivedPix, type PixListClient } from './apiPixReceived';
 import type { HttpPixProvider } from './httpPixProvider';
 
 export interface RoutedPixProviderParts {
   cobs: ApiPixCharges;
+  returns: ApiPixReturns;
   /** API Pix's list of received Pix (the statement's payments). */
   pixList: PixListClient;
   /** The provider's own API. */
@@ -42,11 +45,12 @@ export interface RoutedPixProviderParts {
 
 export class RoutedPixProvider implements PixProvider, BoletoProvider, StatementProvider, InfractionProvider, ReceivedPixProvider {
   private readonly cobs: ApiPixCharges;
+  private readonly returns: ApiPixReturns;
   private readonly pixList: PixListClient;
   private readonly own: HttpPixProvider;
 
   constructor(parts: RoutedPixProviderParts) {
-    ({ cobs: this.cobs, pixList: this.pixList, own: this.own } = parts);
+    ({ cobs: this.cobs, returns: this.returns, pixList: this.pixList, own: this.own } = parts);
   }
 
   issueCharge(req: IssueChargeRequest): Promise<ProviderCharge> {
@@ -75,8 +79,14 @@ export class RoutedPixProvider implements PixProvider, BoletoProvider, Statement
     return this.own.transfer(req);
   }
 
+  /** A devolução through API Pix, whichever API issued the charge: it returns a Pix received on the account. */
   returnPayment(req: PaymentReturnRequest): Promise<ProviderTransfer> {
-    return this.own.returnPayment(req);
+    return this.returns.returnPayment(req);
+  }
+
+  /** The API Pix devolução of this refund; else a return the provider's own API made before the switch. */
+  async getPaymentReturn(req: { reference: string; endToEndId: string }): Promise<ProviderTransfer | null> {
+    return (await this.returns.findPaymentReturn(req)) ?? this.own.getPaymentReturn(req);
   }
 
   getTransferByReference(reference: string): Promise<ProviderTransfer | null> {
@@ -90,7 +100,12 @@ export class RoutedPixProvider implements PixProvider, BoletoProvider, Statement
   /** Payments as API Pix lists them (and those of charges issued before the switch); transfers from the provider's own statement. */
   async getStatement(range: { from: string; to: string }): Promise<ProviderStatement> {
     const [own, received] = await Promise.all([this.own.getStatement(range), receivedPayments(this.pixList, range)]);
-    return { ...own, payments: mergedPayments(received, own.payments) };
+    // The provider lists API Pix devoluções under their devolução id; ours is the refund's id.
+    const transfers = own.transfers.map((t) => {
+      const refundId = t.kind === 'RETURN' ? refundIdOfDevolucaoId(t.reference) : null;
+      return refundId ? { ...t, reference: refundId } : t;
+    });
+    return { ...own, payments: mergedPayments(received, own.payments), transfers };
   }
 
   listInfractions(since: string): Promise<ProviderInfraction[]> {

@@ -21,6 +21,7 @@ import { ensureMedSyncSchedule } from '../../workers/ensureMedSyncSchedule';
 import { medSyncScheduleId } from '../../workflows/med/definitions';
 import { pspChargeRef } from '../../core/pix/apiPixIds';
 import { isCob } from '../../activities/provider/routedPixProvider';
+import { sandboxTransferList } from '../support/payouts';
 
 jest.setTimeout(120_000);
 
@@ -142,7 +143,7 @@ it('ACCEPT: the disputed amount is blocked, then returned to the payer (devoluç
   const chargeView = (await s.client.call('GET', `/charges/${charge.id}`)).body;
   expect(chargeView.refunds).toEqual([expect.objectContaining({ id: settled.refundId, amountCents: 5_000, status: 'SUCCEEDED' })]);
   // The sandbox's own records: the devolução of this payment, and the provider's infraction answered.
-  const transfers = (await sandbox('GET', '/sandbox/transfers')).body.transfers;
+  const transfers = (await sandboxTransferList(stack));
   expect(transfers.filter((t: any) => t.returnOf === charge.endToEndId)).toEqual([expect.objectContaining({ reference: settled.refundId, amountCents: 5_000, status: 'COMPLETED' })]);
   const atProvider = (await sandbox('GET', '/sandbox/infractions')).body.infractions.find((i: any) => i.id === providerId);
   expect(atProvider).toMatchObject({ status: 'ACCEPTED', decision: 'ACCEPT', justification: 'confirmed fraud with the customer' });
@@ -182,7 +183,7 @@ it('REJECT (bulk route): the justification reaches the provider and the block is
   const atProvider = (await sandbox('GET', '/sandbox/infractions')).body.infractions.find((i: any) => i.id === providerId);
   expect(atProvider).toMatchObject({ status: 'REJECTED', decision: 'REJECT', justification: 'the customer received the goods; delivery proof attached' });
   // No devolução was sent for this payment.
-  expect((await sandbox('GET', '/sandbox/transfers')).body.transfers.filter((t: any) => t.returnOf === charge.endToEndId)).toEqual([]);
+  expect((await sandboxTransferList(stack)).filter((t: any) => t.returnOf === charge.endToEndId)).toEqual([]);
   const list = await s.client.call('GET', `/med/infractions?merchantId=${s.merchantId}&status=REJECTED`);
   expect(list.body).toMatchObject({ data: [expect.objectContaining({ id })], pagination: { total: 1, limit: 20, offset: 0, hasMore: false } });
   await eventsReceived(s.receiver, id, ['med.infraction.opened', 'med.infraction.rejected']);
@@ -204,7 +205,7 @@ it('unanswered until the deadline: the reminder, then the default decision ACCEP
   expect(Date.parse(done.decidedAt)).toBeGreaterThanOrEqual(Date.parse(done.deadlineAt));
   expect(await blocked(s.merchantId)).toBe(0);
   expect(await available(s.merchantId)).toBe(0);
-  const transfers = (await sandbox('GET', '/sandbox/transfers')).body.transfers;
+  const transfers = (await sandboxTransferList(stack));
   expect(transfers.filter((t: any) => t.returnOf === charge.endToEndId)).toEqual([expect.objectContaining({ amountCents: 2_000, status: 'COMPLETED' })]);
   expect((await sandbox('GET', '/sandbox/infractions')).body.infractions.find((i: any) => i.id === providerId)).toMatchObject({ status: 'ACCEPTED', justification: 'no analysis before the deadline' });
   await eventsReceived(s.receiver, id, ['med.infraction.opened', 'med.infraction.deadline_approaching', 'med.infraction.accepted']);
@@ -253,7 +254,7 @@ it('ACCEPT whose devolução the payer’s bank refuses: the disputed money goes
   expect(await blocked(s.merchantId)).toBe(0);
   expect(await reserved(s.merchantId)).toBe(0);
   expect(await available(s.merchantId)).toBe(2_970);
-  const transfers = (await sandbox('GET', '/sandbox/transfers')).body.transfers.filter((t: any) => t.returnOf === charge.endToEndId);
+  const transfers = (await sandboxTransferList(stack)).filter((t: any) => t.returnOf === charge.endToEndId);
   expect(transfers).toEqual([expect.objectContaining({ amountCents: 1_013, status: 'FAILED', failureCode: 'RETURN_REFUSED' })]);
 });
 
@@ -306,7 +307,7 @@ it('ACCEPT after a partial refund: the devolução returns what is left of the p
   expect(done).toMatchObject({ disputedAmountCents: 2_000, blockedAmountCents: 495, refundAmountCents: 500 });
   expect(await blocked(s.merchantId)).toBe(0);
   expect(await available(s.merchantId)).toBe(0);
-  const returns = (await sandbox('GET', '/sandbox/transfers')).body.transfers.filter((t: any) => t.returnOf === charge.endToEndId && t.status === 'COMPLETED');
+  const returns = (await sandboxTransferList(stack)).filter((t: any) => t.returnOf === charge.endToEndId && t.status === 'COMPLETED');
   expect(returns.map((t: any) => t.amountCents).sort()).toEqual([1_500, 500]);
 });
 
@@ -333,7 +334,7 @@ it('review 2 N4: ACCEPT on a hybrid boleto paid through its Pix returns the mone
   expect(await blocked(s.merchantId)).toBe(0);
   expect(await reserved(s.merchantId)).toBe(0);
   expect(await available(s.merchantId)).toBeLessThan(availableBefore);
-  const returns = (await sandbox('GET', '/sandbox/transfers')).body.transfers.filter((t: any) => t.returnOf === row.end_to_end_id);
+  const returns = (await sandboxTransferList(stack)).filter((t: any) => t.returnOf === row.end_to_end_id);
   expect(returns).toEqual([expect.objectContaining({ amountCents: 4_000, status: 'COMPLETED' })]);
   expect((await sandbox('GET', '/sandbox/infractions')).body.infractions.find((i: any) => i.id === providerId)).toMatchObject({ status: 'ACCEPTED' });
   expect((await s.client.call('GET', `/charges/${created.body.id}`)).body.refunds).toEqual([expect.objectContaining({ amountCents: 4_000, status: 'SUCCEEDED' })]);

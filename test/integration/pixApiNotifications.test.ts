@@ -2,20 +2,22 @@
  * Issue 23: Pix charges through API Pix on the real stack (the sandbox PSP over mutual TLS). A
  * charge is a cob; the PSP's notification (POST <registered URL>/pix) is a claim that goes through
  * the one claim path, and nothing is credited until GET /cob and GET /pix/{e2eid} confirm it. The
- * route's secret, its envelope for bad input, a notification for no charge of ours, a replay, and
- * a charge issued through the provider's own API before the switch, which keeps settling there.
+ * route's secret, its envelope for bad input, a notification for no charge of ours, a replay, a
+ * charge issued through the provider's own API before the switch, which keeps settling there, and
+ * refunds: a devolução through API Pix, followed to DEVOLVIDO (settled) or NAO_REALIZADO (released).
  */
 import crypto from 'node:crypto';
 import { QueryTypes } from 'sequelize';
 import { HttpPixProvider } from '../../activities/provider/httpPixProvider';
 import { accounts } from '../../core/ledger/accounts';
-import { txidFor } from '../../core/pix/apiPixIds';
+import { devolucaoIdFor, txidFor } from '../../core/pix/apiPixIds';
 import { Charge } from '../../db/models';
 import type { MerchantCredentials } from '../../db/merchantAdmin';
 import { waitFor } from '../support/env';
 import { assertLedgerInvariant, balance } from '../support/ledger';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { recordIssuedSecrets } from '../support/testLogs';
+import { signedInMerchant } from '../support/signedIn';
 
 jest.setTimeout(60_000);
 
@@ -179,4 +181,40 @@ it('settles a charge issued through the provider’s own API before the switch (
   await waitFor(async () => (await Charge.findByPk(chargeId))?.status === 'PAID', 'the pre-switch charge to settle');
   expect(await paidTransactions(chargeId)).toBe(1);
   expect(stack.pixApiRequests().calls.slice(before)).toEqual([]);
+});
+
+it('refunds a Pix payment by an API Pix devolução under the refund’s id: DEVOLVIDO settles it, NAO_REALIZADO releases the shares', async () => {
+  const { client, merchantId } = await signedInMerchant(stack, { emailPrefix: 'devolucao', name: 'Loja Devolução' });
+  const created = await client.call('POST', '/charges', { body: { merchantId, amountCents: 10_000 }, headers: { 'x-idempotency-key': crypto.randomUUID() } });
+  expect(created.status).toBe(201);
+  const chargeId = created.body.id as string;
+  expect((await stack.pay(chargeId)).status).toBe(200);
+  await waitFor(async () => (await client.call('GET', `/charges/${chargeId}`)).body.status === 'PAID', 'charge PAID');
+  const { endToEndId } = (await Charge.findByPk(chargeId))!;
+  const available = () => balance(stack.sequelize, accounts.merchantAvailable(merchantId));
+  const reserved = () => balance(stack.sequelize, accounts.merchantReserved(merchantId));
+  expect(await available()).toBe(9_900);
+
+  const settled = async (amountCents: number) => {
+    const res = await client.call('POST', `/charges/${chargeId}/refund`, { body: { amountCents, reason: 'devolução' }, headers: { 'x-idempotency-key': crypto.randomUUID() } });
+    expect(res.status).toBe(200);
+    const refundId = res.body.refunds.at(-1).id as string;
+    const refund = await waitFor(async () => {
+      const found = (await client.call('GET', `/charges/${chargeId}`)).body.refunds.find((r: { id: string }) => r.id === refundId);
+      return found?.status !== 'PROCESSING' ? found : undefined;
+    }, `refund ${refundId} settled`);
+    return { refundId, refund };
+  };
+
+  const done = await settled(4_000);
+  expect(done.refund).toMatchObject({ status: 'SUCCEEDED', endToEndId: expect.stringMatching(/^D/) });
+  expect(stack.pixApiRequests().calls).toContain(`PUT /api/v2/pix/${endToEndId}/devolucao/${devolucaoIdFor(done.refundId)}`);
+  expect(stack.sandbox.state.devolucoes.get(`${endToEndId}/${devolucaoIdFor(done.refundId)}`)).toMatchObject({ amountCents: 4_000 });
+  expect(await available()).toBe(9_900 - 3_960);
+
+  // The sandbox's payer institution refuses an amount ending in 13 cents: NAO_REALIZADO.
+  const refused = await settled(1_013);
+  expect(refused.refund).toMatchObject({ status: 'FAILED', failureCode: 'RETURN_REFUSED' });
+  expect(await reserved()).toBe(0);
+  expect(await available()).toBe(9_900 - 3_960);
 });

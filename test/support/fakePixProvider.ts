@@ -147,6 +147,10 @@ export class FakePixProvider implements PixProvider {
   lookupUnavailable = false;
   lookupCalls = 0;
 
+  getPaymentReturn(req: { reference: string; endToEndId: string }): Promise<ProviderTransfer | null> {
+    return this.getTransferByReference(req.reference);
+  }
+
   async getTransferByReference(reference: string): Promise<ProviderTransfer | null> {
     this.lookupCalls++;
     if (this.lookupUnavailable) throw new ProviderError('provider unavailable', 'PROVIDER_UNAVAILABLE', true, 503);

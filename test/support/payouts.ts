@@ -5,6 +5,7 @@ import { Merchant } from '../../db/models';
 import type { ProviderTransfer } from '../../core/provider';
 import type { StackClient } from './integrationStack';
 import { waitFor } from './env';
+import { refundIdOfDevolucaoId } from '../../core/pix/apiPixIds';
 
 let lastTimestamp = 0;
 
@@ -55,15 +56,25 @@ export async function waitForBatchEnd(stack: StackClient, creds: MerchantCredent
   );
 }
 
-/** Every transfer and devolução the stack's sandbox made, in order (its own record, over HTTP). */
+/**
+ * Every transfer and devolução the stack's sandbox made, in order (its own record, over HTTP). An
+ * API Pix devolução is recorded under its devolução id, devolucaoIdFor(refund id): shown here
+ * under the refund id it was made for, as the tests name it.
+ */
 export async function sandboxTransferList(stack: StackClient): Promise<ProviderTransfer[]> {
   const res = await fetch(`${stack.sandboxUrl}/sandbox/transfers`);
-  return ((await res.json()) as { transfers: ProviderTransfer[] }).transfers;
+  return ((await res.json()) as { transfers: ProviderTransfer[] }).transfers.map((t) => ({ ...t, reference: ourReference(t.reference) }));
 }
 
 export async function sandboxTransfers(stack: StackClient): Promise<Record<string, { requests: number; created: number }>> {
   const res = await fetch(`${stack.sandboxUrl}/sandbox/transfers`);
-  return ((await res.json()) as { references: Record<string, { requests: number; created: number }> }).references;
+  const references = ((await res.json()) as { references: Record<string, { requests: number; created: number }> }).references;
+  return Object.fromEntries(Object.entries(references).map(([reference, stats]) => [ourReference(reference), stats]));
+}
+
+/** A devolução id of ours as the refund id it was derived from; any other reference as it is. */
+function ourReference(reference: string): string {
+  return refundIdOfDevolucaoId(reference) ?? reference;
 }
 
 /**

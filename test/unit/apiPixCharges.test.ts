@@ -8,6 +8,7 @@
 import crypto from 'node:crypto';
 import { ApiPixCharges } from '../../activities/provider/apiPixCharges';
 import { RoutedPixProvider, isCob } from '../../activities/provider/routedPixProvider';
+import { ApiPixReturns } from '../../activities/provider/apiPixReturns';
 import type { HttpPixProvider } from '../../activities/provider/httpPixProvider';
 import { txidFor } from '../../core/pix/apiPixIds';
 import { ProviderError, type IssueChargeRequest } from '../../core/provider';
@@ -201,7 +202,7 @@ describe('RoutedPixProvider', () => {
       closeCharge: async (id: string) => (asked.push(`own close ${id}`), { id }),
       findChargeByReference: async (ref: string) => (asked.push(`own find ${ref}`), null),
     } as unknown as HttpPixProvider;
-    const provider = new RoutedPixProvider({ cobs: charges, pixList: bed.client(), own });
+    const provider = new RoutedPixProvider({ cobs: charges, returns: new ApiPixReturns({ client: bed.client() }), pixList: bed.client(), own });
     const req = request();
     const issued = await provider.issueCharge(req);
     expect(isCob(issued.id)).toBe(true);
