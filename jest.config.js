@@ -28,7 +28,11 @@ const project = (displayName, roots) => ({
 
 /** @type {import('jest').Config} */
 module.exports = {
-  projects: [project('unit', ['unit', 'sandbox']), project('workflows', ['workflows', 'replay']), project('integration', ['integration', 'browser'])],
+  projects: [
+    project('unit', ['unit', 'sandbox']),
+    project('workflows', ['workflows', 'replay']),
+    project('integration', ['integration', 'browser']),
+  ],
   globalSetup: '<rootDir>/test/support/globalSetup.js',
   globalTeardown: '<rootDir>/test/support/globalTeardown.js',
   testSequencer: '<rootDir>/test/support/sequencer.js',

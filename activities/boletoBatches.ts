@@ -15,7 +15,12 @@ import { issueChargeRaw, issueFailureOf } from '../api/chargeIssuing/issueCharge
 import { endOfDueDateInBrasilia } from '../core/boleto/dueTime';
 import { BoletoBatch, BoletoBatchItem, Charge, Merchant } from '../db/models';
 import { cancelChargeUpdate, chargeWorkflowId } from '../workflows/charge/definitions';
-import { BoletoBatchFailureTypes, MAX_BOLETO_ITEM_ATTEMPTS, type BoletoBatchOutcome, type BoletoItemOutcome } from '../workflows/boleto/types';
+import {
+  BoletoBatchFailureTypes,
+  MAX_BOLETO_ITEM_ATTEMPTS,
+  type BoletoBatchOutcome,
+  type BoletoItemOutcome,
+} from '../workflows/boleto/types';
 
 /** Charge id of try `attempt` (1-based) of an item: a UUID-shaped digest, stable across retries. */
 export function itemChargeId(itemId: string, attempt: number): string {
@@ -29,8 +34,16 @@ export function createBoletoBatchActivities(deps: { sequelize: Sequelize }) {
 
   async function listPendingBoletoItems(args: { batchId: string }): Promise<string[]> {
     const batch = await BoletoBatch.findByPk(args.batchId, { attributes: ['id'] });
-    if (!batch) throw ApplicationFailure.nonRetryable(`boleto batch ${args.batchId} is not stored`, BoletoBatchFailureTypes.batchNotFound);
-    const rows = await BoletoBatchItem.findAll({ where: { batchId: args.batchId, status: 'PENDING' }, attributes: ['id'], order: [['rowIndex', 'ASC']] });
+    if (!batch)
+      throw ApplicationFailure.nonRetryable(
+        `boleto batch ${args.batchId} is not stored`,
+        BoletoBatchFailureTypes.batchNotFound,
+      );
+    const rows = await BoletoBatchItem.findAll({
+      where: { batchId: args.batchId, status: 'PENDING' },
+      attributes: ['id'],
+      order: [['rowIndex', 'ASC']],
+    });
     return rows.map((r) => r.id);
   }
 
@@ -50,7 +63,8 @@ export function createBoletoBatchActivities(deps: { sequelize: Sequelize }) {
 
     await BoletoBatchItem.update({ attempts: attempt }, { where: { id: item.id } });
     const merchant = await Merchant.findByPk(batch.merchantId, { attributes: ['id', 'active'] });
-    if (!merchant || !merchant.active) return fail(item.id, 'MERCHANT_INACTIVE', 'the merchant is not active; nothing was issued');
+    if (!merchant || !merchant.active)
+      return fail(item.id, 'MERCHANT_INACTIVE', 'the merchant is not active; nothing was issued');
 
     const chargeId = itemChargeId(item.id, attempt);
     try {
@@ -71,14 +85,19 @@ export function createBoletoBatchActivities(deps: { sequelize: Sequelize }) {
           payer: { name: item.payerName, taxId: item.payerTaxId, email: item.payerEmail },
           webhook: null,
           method: 'BOLETO',
-          boleto: { finePercentBps: batch.fineBps, monthlyInterestBps: batch.interestMonthlyBps, graceDays: batch.graceDays },
+          boleto: {
+            finePercentBps: batch.fineBps,
+            monthlyInterestBps: batch.interestMonthlyBps,
+            graceDays: batch.graceDays,
+          },
         },
       );
     } catch (err) {
       const failure = issueFailureOf(err);
       if (!failure) throw err;
       if (!failure.transient) return fail(item.id, failure.code, failure.message);
-      if (attempt >= MAX_BOLETO_ITEM_ATTEMPTS) return fail(item.id, failure.code, `${failure.message}, on each of ${attempt} tries`);
+      if (attempt >= MAX_BOLETO_ITEM_ATTEMPTS)
+        return fail(item.id, failure.code, `${failure.message}, on each of ${attempt} tries`);
       // Retryable: the activity's retry policy tries again after its backoff, with a new charge.
       throw ApplicationFailure.retryable(failure.message, BoletoBatchFailureTypes.itemRetry);
     }
@@ -87,14 +106,23 @@ export function createBoletoBatchActivities(deps: { sequelize: Sequelize }) {
 
   /** ISSUED unless the row was cancelled meanwhile: then its fresh boleto is cancelled too. */
   async function markIssued(itemId: string, chargeId: string, client: Context['client']): Promise<BoletoItemOutcome> {
-    const [changed] = await BoletoBatchItem.update({ status: 'ISSUED', chargeId, errorCode: null, errorMessage: null }, { where: { id: itemId, status: 'PENDING' } });
+    const [changed] = await BoletoBatchItem.update(
+      { status: 'ISSUED', chargeId, errorCode: null, errorMessage: null },
+      { where: { id: itemId, status: 'PENDING' } },
+    );
     if (changed === 1) return 'ISSUED';
     await BoletoBatchItem.update({ chargeId }, { where: { id: itemId, chargeId: null } });
     try {
-      await client.workflow.getHandle(chargeWorkflowId(chargeId)).executeUpdate(cancelChargeUpdate, { args: [{ reason: 'its batch row was cancelled while it was being issued' }] });
+      await client.workflow.getHandle(chargeWorkflowId(chargeId)).executeUpdate(cancelChargeUpdate, {
+        args: [{ reason: 'its batch row was cancelled while it was being issued' }],
+      });
     } catch (err) {
       // Already closed (paid is impossible this early; expired or cancelled): nothing to undo.
-      if ((err as { name?: string }).name !== 'WorkflowUpdateFailedError' && (err as { name?: string }).name !== 'WorkflowNotFoundError') throw err;
+      if (
+        (err as { name?: string }).name !== 'WorkflowUpdateFailedError' &&
+        (err as { name?: string }).name !== 'WorkflowNotFoundError'
+      )
+        throw err;
     }
     return 'CANCELLED';
   }
@@ -105,14 +133,20 @@ export function createBoletoBatchActivities(deps: { sequelize: Sequelize }) {
   }
 
   async function failBoletoBatchItem(args: { itemId: string; code: string; message: string }): Promise<void> {
-    await BoletoBatchItem.update({ status: 'FAILED', errorCode: args.code, errorMessage: args.message.slice(0, 500) }, { where: { id: args.itemId, status: 'PENDING' } });
+    await BoletoBatchItem.update(
+      { status: 'FAILED', errorCode: args.code, errorMessage: args.message.slice(0, 500) },
+      { where: { id: args.itemId, status: 'PENDING' } },
+    );
   }
 
   async function finishBoletoBatch(args: { batchId: string }): Promise<BoletoBatchOutcome> {
-    const rows = await sequelize.query<{ status: string; n: string }>('SELECT status, COUNT(*) AS n FROM boleto_batch_items WHERE batch_id = :batchId GROUP BY status', {
-      replacements: { batchId: args.batchId },
-      type: QueryTypes.SELECT,
-    });
+    const rows = await sequelize.query<{ status: string; n: string }>(
+      'SELECT status, COUNT(*) AS n FROM boleto_batch_items WHERE batch_id = :batchId GROUP BY status',
+      {
+        replacements: { batchId: args.batchId },
+        type: QueryTypes.SELECT,
+      },
+    );
     const count = (s: string) => Number(rows.find((r) => r.status === s)?.n ?? 0);
     const outcome: BoletoBatchOutcome = {
       batchId: args.batchId,
@@ -122,7 +156,13 @@ export function createBoletoBatchActivities(deps: { sequelize: Sequelize }) {
       cancelled: count('CANCELLED'),
     };
     await BoletoBatch.update(
-      { status: outcome.status, issuedCount: outcome.issued, failedCount: outcome.failed, cancelledCount: outcome.cancelled, completedAt: new Date() },
+      {
+        status: outcome.status,
+        issuedCount: outcome.issued,
+        failedCount: outcome.failed,
+        cancelledCount: outcome.cancelled,
+        completedAt: new Date(),
+      },
       { where: { id: args.batchId } },
     );
     return outcome;

@@ -22,7 +22,14 @@ import { ProviderError, type BoletoProvider, type ProviderBoleto } from '../core
 import { Charge, Merchant } from '../db/models';
 import type { StoredPix } from '../db/models/charge';
 import { presentChargeRow } from '../db/queries/sellerChargeView';
-import { ChargeFailureTypes, type ChargeLifecycleInput, type CloseOutcome, type IssuedCharge, type PaymentConfirmation, type SettleOutcome } from '../workflows/charge/types';
+import {
+  ChargeFailureTypes,
+  type ChargeLifecycleInput,
+  type CloseOutcome,
+  type IssuedCharge,
+  type PaymentConfirmation,
+  type SettleOutcome,
+} from '../workflows/charge/types';
 import { writeLedgerEntry } from './db/ledgerWriter';
 import { recordEvent } from './db/outbox';
 
@@ -49,8 +56,17 @@ export interface BoletoChargeDeps {
   /** Absent when the provider client cannot do boletos: issuing then fails with a clear reason. */
   boletos: BoletoProvider | undefined;
   providerCallbackUrl: string;
-  recordCharge: (input: ChargeLifecycleInput, issuedAs: { pix: StoredPix; providerChargeId: string; pixTxid: string; boleto?: BoletoColumns }) => Promise<void>;
-  recordAlert: (chargeId: string, kind: AlertKind, endToEndId: string | null, amountCents: number | null, details: Record<string, unknown>) => Promise<void>;
+  recordCharge: (
+    input: ChargeLifecycleInput,
+    issuedAs: { pix: StoredPix; providerChargeId: string; pixTxid: string; boleto?: BoletoColumns },
+  ) => Promise<void>;
+  recordAlert: (
+    chargeId: string,
+    kind: AlertKind,
+    endToEndId: string | null,
+    amountCents: number | null,
+    details: Record<string, unknown>,
+  ) => Promise<void>;
   log: (level: 'warn' | 'error', message: string, attrs: Record<string, unknown>) => void;
 }
 
@@ -58,12 +74,17 @@ export function createBoletoChargeActivities(deps: BoletoChargeDeps) {
   const { sequelize } = deps;
 
   function provider(): BoletoProvider {
-    if (!deps.boletos) throw ApplicationFailure.nonRetryable('the provider client does not issue boletos', ChargeFailureTypes.providerRejected);
+    if (!deps.boletos)
+      throw ApplicationFailure.nonRetryable(
+        'the provider client does not issue boletos',
+        ChargeFailureTypes.providerRejected,
+      );
     return deps.boletos;
   }
 
   async function issueBoletoAtProvider(input: ChargeLifecycleInput): Promise<IssuedProviderBoleto> {
-    if (!input.payer) throw ApplicationFailure.nonRetryable('a boleto needs a payer', ChargeFailureTypes.providerRejected);
+    if (!input.payer)
+      throw ApplicationFailure.nonRetryable('a boleto needs a payer', ChargeFailureTypes.providerRejected);
     const merchant = await Merchant.findByPk(input.merchantId, { attributes: ['name'] });
     const terms = input.boleto ?? { finePercentBps: 0, monthlyInterestBps: 0, graceDays: 0 };
     try {
@@ -80,7 +101,10 @@ export function createBoletoChargeActivities(deps: BoletoChargeDeps) {
         merchantName: merchant?.name ?? null,
       });
       if (!boleto.pix?.copyPaste || !boleto.pix.txid) {
-        throw ApplicationFailure.nonRetryable('the provider answered a boleto without its Pix payload', ChargeFailureTypes.pixNotIssued);
+        throw ApplicationFailure.nonRetryable(
+          'the provider answered a boleto without its Pix payload',
+          ChargeFailureTypes.pixNotIssued,
+        );
       }
       const { qrCodeBase64: _image, ...pix } = boleto.pix;
       return { ...boleto, pix };
@@ -93,9 +117,16 @@ export function createBoletoChargeActivities(deps: BoletoChargeDeps) {
     }
   }
 
-  async function recordIssuedBoleto(args: { input: ChargeLifecycleInput; providerBoleto: IssuedProviderBoleto }): Promise<IssuedCharge> {
+  async function recordIssuedBoleto(args: {
+    input: ChargeLifecycleInput;
+    providerBoleto: IssuedProviderBoleto;
+  }): Promise<IssuedCharge> {
     const { input, providerBoleto: b } = args;
-    const pix = { qrCode: await qrCodePngBase64(b.pix.copyPaste), copyPaste: b.pix.copyPaste, expiresAt: input.expiresAt };
+    const pix = {
+      qrCode: await qrCodePngBase64(b.pix.copyPaste),
+      copyPaste: b.pix.copyPaste,
+      expiresAt: input.expiresAt,
+    };
     await deps.recordCharge(input, {
       pix,
       providerChargeId: b.id,
@@ -112,7 +143,13 @@ export function createBoletoChargeActivities(deps: BoletoChargeDeps) {
         boletoGraceDays: b.graceDays,
       },
     });
-    return { chargeId: input.chargeId, providerChargeId: b.id, pixTxid: b.pix.txid, copyPaste: b.pix.copyPaste, expiresAt: input.expiresAt };
+    return {
+      chargeId: input.chargeId,
+      providerChargeId: b.id,
+      pixTxid: b.pix.txid,
+      copyPaste: b.pix.copyPaste,
+      expiresAt: input.expiresAt,
+    };
   }
 
   /**
@@ -126,7 +163,9 @@ export function createBoletoChargeActivities(deps: BoletoChargeDeps) {
       boleto ??= await provider().findBoletoByReference(args.chargeId);
       if (!boleto) {
         deps.log('warn', 'the provider has no record of the boleto; closing it on our side', args);
-        await deps.recordAlert(args.chargeId, 'NO_PROVIDER_RECORD', null, null, { providerBoletoId: args.providerBoletoId });
+        await deps.recordAlert(args.chargeId, 'NO_PROVIDER_RECORD', null, null, {
+          providerBoletoId: args.providerBoletoId,
+        });
         return { status: 'NO_RECORD', payment: null };
       }
       if (boleto.status === 'REGISTERED') boleto = await cancelOrPaid(boleto.id);
@@ -202,7 +241,13 @@ export function createBoletoChargeActivities(deps: BoletoChargeDeps) {
         { transaction },
       );
       await recordEvent(
-        { type: 'charge.paid', merchantId: locked.merchantId, aggregateType: 'charge', aggregateId: locked.id, payload: await presentChargeRow(locked, transaction) },
+        {
+          type: 'charge.paid',
+          merchantId: locked.merchantId,
+          aggregateType: 'charge',
+          aggregateId: locked.id,
+          payload: await presentChargeRow(locked, transaction),
+        },
         transaction,
       );
       return 'SETTLED' as const;
@@ -214,7 +259,8 @@ export function createBoletoChargeActivities(deps: BoletoChargeDeps) {
     try {
       return await provider().cancelBoleto(providerBoletoId);
     } catch (err) {
-      if (err instanceof ProviderError && err.code === 'BOLETO_NOT_CANCELLABLE') return provider().getBoleto(providerBoletoId);
+      if (err instanceof ProviderError && err.code === 'BOLETO_NOT_CANCELLABLE')
+        return provider().getBoleto(providerBoletoId);
       throw err;
     }
   }
@@ -255,8 +301,10 @@ export function boletoFee(feeCents: number, faceCents: number, paidCents: number
 
 function boletoProblem(charge: Charge, boleto: ProviderBoleto | null): { kind: AlertKind; message: string } | null {
   if (!boleto) return { kind: 'NOT_CONFIRMED', message: `the provider has no boleto ${charge.providerChargeId}` };
-  if (boleto.status !== 'PAID' || !boleto.payment) return { kind: 'NOT_CONFIRMED', message: `the provider says the boleto is ${boleto.status}` };
-  if (boleto.reference !== charge.id) return { kind: 'REFERENCE_MISMATCH', message: `the provider's boleto carries reference ${boleto.reference}` };
+  if (boleto.status !== 'PAID' || !boleto.payment)
+    return { kind: 'NOT_CONFIRMED', message: `the provider says the boleto is ${boleto.status}` };
+  if (boleto.reference !== charge.id)
+    return { kind: 'REFERENCE_MISMATCH', message: `the provider's boleto carries reference ${boleto.reference}` };
   if (!Number.isSafeInteger(boleto.payment.amountCents) || boleto.payment.amountCents <= 0) {
     return { kind: 'AMOUNT_MISMATCH', message: `the provider reports a paid amount of ${boleto.payment.amountCents}` };
   }
@@ -264,6 +312,7 @@ function boletoProblem(charge: Charge, boleto: ProviderBoleto | null): { kind: A
 }
 
 function retryable(err: unknown): unknown {
-  if (err instanceof ProviderError) return ApplicationFailure.retryable(err.message, ChargeFailureTypes.providerUnavailable);
+  if (err instanceof ProviderError)
+    return ApplicationFailure.retryable(err.message, ChargeFailureTypes.providerUnavailable);
   return err;
 }

@@ -40,7 +40,8 @@ export interface ChargeActivityDeps {
   publicBaseUrl?: string;
 }
 
-export type PaymentAlertKind = 'NOT_CONFIRMED' | 'AMOUNT_MISMATCH' | 'REFERENCE_MISMATCH' | 'DUPLICATE_PAYMENT' | 'NO_PROVIDER_RECORD';
+export type PaymentAlertKind =
+  'NOT_CONFIRMED' | 'AMOUNT_MISMATCH' | 'REFERENCE_MISMATCH' | 'DUPLICATE_PAYMENT' | 'NO_PROVIDER_RECORD';
 
 export function createChargeActivities(deps: ChargeActivityDeps) {
   const { sequelize, provider } = deps;
@@ -71,7 +72,10 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
         merchantName: merchant?.name ?? null,
       });
       if (!charge.copyPaste || !charge.txid) {
-        throw ApplicationFailure.nonRetryable('the provider answered without a Pix payload', ChargeFailureTypes.pixNotIssued);
+        throw ApplicationFailure.nonRetryable(
+          'the provider answered without a Pix payload',
+          ChargeFailureTypes.pixNotIssued,
+        );
       }
       const { qrCodeBase64: _image, ...withoutImage } = charge;
       return withoutImage;
@@ -80,9 +84,16 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
     }
   }
 
-  async function recordIssuedCharge(args: { input: ChargeLifecycleInput; providerCharge: IssuedProviderCharge }): Promise<IssuedCharge> {
+  async function recordIssuedCharge(args: {
+    input: ChargeLifecycleInput;
+    providerCharge: IssuedProviderCharge;
+  }): Promise<IssuedCharge> {
     const { input, providerCharge } = args;
-    const pix = { qrCode: await qrCodePngBase64(providerCharge.copyPaste), copyPaste: providerCharge.copyPaste, expiresAt: input.expiresAt };
+    const pix = {
+      qrCode: await qrCodePngBase64(providerCharge.copyPaste),
+      copyPaste: providerCharge.copyPaste,
+      expiresAt: input.expiresAt,
+    };
     await recordCharge(input, { pix, providerChargeId: providerCharge.id, pixTxid: providerCharge.txid });
     return issuedFrom(input.chargeId, providerCharge.id, providerCharge.txid, pix.copyPaste, input.expiresAt);
   }
@@ -91,13 +102,19 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
    * Stores the issued charge (Pix or boleto) once, with its webhook, splits and charge.created,
    * under the issue lock and only if the workflow has not given up on it (tombstone).
    */
-  async function recordCharge(input: ChargeLifecycleInput, issuedAs: { pix: StoredPix; providerChargeId: string; pixTxid: string; boleto?: BoletoColumns }): Promise<void> {
+  async function recordCharge(
+    input: ChargeLifecycleInput,
+    issuedAs: { pix: StoredPix; providerChargeId: string; pixTxid: string; boleto?: BoletoColumns },
+  ): Promise<void> {
     const { pix } = issuedAs;
     await sequelize.transaction(async (transaction) => {
       await lockIssue(input.chargeId, transaction);
       // An attempt that outlived the workflow's patience must not create the charge it gave up on.
       if (await isTombstoned(input.chargeId, transaction)) {
-        throw ApplicationFailure.nonRetryable(`charge ${input.chargeId} was abandoned while issuing`, ChargeFailureTypes.issueAbandoned);
+        throw ApplicationFailure.nonRetryable(
+          `charge ${input.chargeId} was abandoned while issuing`,
+          ChargeFailureTypes.issueAbandoned,
+        );
       }
       const [charge, created] = await Charge.findOrCreate({
         where: { id: input.chargeId },
@@ -157,7 +174,13 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
         { transaction },
       );
       await recordEvent(
-        { type: 'charge.created', merchantId: input.merchantId, aggregateType: 'charge', aggregateId: input.chargeId, payload: await presentChargeRow(charge, transaction) },
+        {
+          type: 'charge.created',
+          merchantId: input.merchantId,
+          aggregateType: 'charge',
+          aggregateId: input.chargeId,
+          payload: await presentChargeRow(charge, transaction),
+        },
         transaction,
       );
     });
@@ -168,17 +191,31 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
    * did commit, answer with that charge (it exists, so the client must hear so); otherwise leave
    * a tombstone, so an attempt still running somewhere can never commit it later.
    */
-  async function abandonChargeIssue(args: { chargeId: string; merchantId: string; expiresAt: string; reason: string }): Promise<IssuedCharge | null> {
+  async function abandonChargeIssue(args: {
+    chargeId: string;
+    merchantId: string;
+    expiresAt: string;
+    reason: string;
+  }): Promise<IssuedCharge | null> {
     return sequelize.transaction(async (transaction) => {
       await lockIssue(args.chargeId, transaction);
       const charge = await Charge.findByPk(args.chargeId, { transaction });
       if (charge) {
         const copyPaste = (charge.pix as { copyPaste: string } | null)?.copyPaste ?? '';
-        return issuedFrom(charge.id, charge.providerChargeId as string, charge.pixTxid as string, copyPaste, args.expiresAt);
+        return issuedFrom(
+          charge.id,
+          charge.providerChargeId as string,
+          charge.pixTxid as string,
+          copyPaste,
+          args.expiresAt,
+        );
       }
       await sequelize.query(
         `INSERT INTO charge_tombstones (charge_id, merchant_id, reason) VALUES (:chargeId, :merchantId, :reason) ON CONFLICT (charge_id) DO NOTHING`,
-        { replacements: { chargeId: args.chargeId, merchantId: args.merchantId, reason: args.reason.slice(0, 500) }, transaction },
+        {
+          replacements: { chargeId: args.chargeId, merchantId: args.merchantId, reason: args.reason.slice(0, 500) },
+          transaction,
+        },
       );
       return null;
     });
@@ -189,7 +226,11 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
    * has no record of the charge (lost state, wrong environment) is asked what it knows; with no
    * record at all the answer is NO_RECORD, so the workflow expires the charge instead of failing.
    */
-  async function closeProviderCharge(args: { providerChargeId: string; reason: 'EXPIRED' | 'CANCELLED'; chargeId?: string }): Promise<CloseOutcome> {
+  async function closeProviderCharge(args: {
+    providerChargeId: string;
+    reason: 'EXPIRED' | 'CANCELLED';
+    chargeId?: string;
+  }): Promise<CloseOutcome> {
     try {
       const closed = await provider.closeCharge(args.providerChargeId, args.reason);
       return { status: closed.status, payment: closed.status === 'PAID' ? paymentFrom(closed) : null };
@@ -197,7 +238,9 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
       if (!isNoRecord(err)) throw toRetryable(err);
     }
     try {
-      const found = (await getChargeOrNull(args.providerChargeId)) ?? (args.chargeId ? await provider.findChargeByReference(args.chargeId) : null);
+      const found =
+        (await getChargeOrNull(args.providerChargeId)) ??
+        (args.chargeId ? await provider.findChargeByReference(args.chargeId) : null);
       if (found) {
         const closed = found.status === 'ACTIVE' ? await provider.closeCharge(found.id, args.reason) : found;
         return { status: closed.status, payment: closed.status === 'PAID' ? paymentFrom(closed) : null };
@@ -205,8 +248,12 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
     } catch (err) {
       throw toRetryable(err);
     }
-    activityLog('warn', 'the provider has no record of the charge; closing it on our side', { chargeId: args.chargeId, providerChargeId: args.providerChargeId });
-    if (args.chargeId) await recordAlert(args.chargeId, 'NO_PROVIDER_RECORD', null, null, { providerChargeId: args.providerChargeId });
+    activityLog('warn', 'the provider has no record of the charge; closing it on our side', {
+      chargeId: args.chargeId,
+      providerChargeId: args.providerChargeId,
+    });
+    if (args.chargeId)
+      await recordAlert(args.chargeId, 'NO_PROVIDER_RECORD', null, null, { providerChargeId: args.providerChargeId });
     return { status: 'NO_RECORD', payment: null };
   }
 
@@ -226,7 +273,10 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
    * not back up, or a paid record that differs from the charge, credits nothing: it is stored in
    * payment_alerts and logged, and the charge is left as it was. Provider errors are retried.
    */
-  async function settleChargePaid(args: { chargeId: string; payment: PaymentConfirmation }): Promise<{ outcome: SettleOutcome }> {
+  async function settleChargePaid(args: {
+    chargeId: string;
+    payment: PaymentConfirmation;
+  }): Promise<{ outcome: SettleOutcome }> {
     const charge = await Charge.findByPk(args.chargeId);
     if (!charge) throw ApplicationFailure.nonRetryable(`charge ${args.chargeId} not found`, 'ChargeNotFound');
     if (charge.method === 'BOLETO') return { outcome: await boletoActivities.settleBoleto(charge, args.payment) };
@@ -279,12 +329,24 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
         { transaction },
       );
       await recordEvent(
-        { type: 'charge.paid', merchantId: locked.merchantId, aggregateType: 'charge', aggregateId: locked.id, payload: await presentChargeRow(locked, transaction) },
+        {
+          type: 'charge.paid',
+          merchantId: locked.merchantId,
+          aggregateType: 'charge',
+          aggregateId: locked.id,
+          payload: await presentChargeRow(locked, transaction),
+        },
         transaction,
       );
       // Money that arrived is never dropped: a late payment moves an EXPIRED/CANCELLED checkout to PAID too.
       await checkouts.paid(
-        { chargeId: locked.id, amountCents: locked.amountCents, paidAt: new Date(confirmed.paidAt as string), studentName: confirmed.payer?.name ?? null, studentDocument: confirmed.payer?.document ?? null },
+        {
+          chargeId: locked.id,
+          amountCents: locked.amountCents,
+          paidAt: new Date(confirmed.paidAt as string),
+          studentName: confirmed.payer?.name ?? null,
+          studentDocument: confirmed.payer?.document ?? null,
+        },
         transaction,
       );
       return { outcome: 'SETTLED' as const };
@@ -299,15 +361,28 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
     return 'ALREADY_PAID';
   }
 
-  async function finalizeUnpaidCharge(args: { chargeId: string; status: 'EXPIRED' | 'CANCELLED'; reason: string | null }): Promise<void> {
+  async function finalizeUnpaidCharge(args: {
+    chargeId: string;
+    status: 'EXPIRED' | 'CANCELLED';
+    reason: string | null;
+  }): Promise<void> {
     await sequelize.transaction(async (transaction) => {
       const charge = await Charge.findByPk(args.chargeId, { transaction, lock: transaction.LOCK.UPDATE });
       if (!charge || charge.status !== 'PENDING') return;
       const now = new Date();
-      await charge.update(args.status === 'EXPIRED' ? { status: 'EXPIRED', expiredAt: now } : { status: 'CANCELLED', cancelledAt: now }, { transaction });
+      await charge.update(
+        args.status === 'EXPIRED' ? { status: 'EXPIRED', expiredAt: now } : { status: 'CANCELLED', cancelledAt: now },
+        { transaction },
+      );
       const type = args.status === 'EXPIRED' ? 'charge.expired' : 'charge.cancelled';
       await recordEvent(
-        { type, merchantId: charge.merchantId, aggregateType: 'charge', aggregateId: charge.id, payload: await presentChargeRow(charge, transaction) },
+        {
+          type,
+          merchantId: charge.merchantId,
+          aggregateType: 'charge',
+          aggregateId: charge.id,
+          payload: await presentChargeRow(charge, transaction),
+        },
         transaction,
       );
       await checkouts.closed({ chargeId: charge.id, status: args.status }, transaction);
@@ -316,15 +391,28 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
 
   /** Serialises the record step and the give-up of one charge (transaction-scoped, so a crash frees it). */
   async function lockIssue(chargeId: string, transaction: Transaction): Promise<void> {
-    await sequelize.query(`SELECT pg_advisory_xact_lock(hashtext(:key))`, { replacements: { key: `charge-issue:${chargeId}` }, transaction });
+    await sequelize.query(`SELECT pg_advisory_xact_lock(hashtext(:key))`, {
+      replacements: { key: `charge-issue:${chargeId}` },
+      transaction,
+    });
   }
 
   async function isTombstoned(chargeId: string, transaction: Transaction): Promise<boolean> {
-    const rows = await sequelize.query(`SELECT 1 FROM charge_tombstones WHERE charge_id = :chargeId`, { replacements: { chargeId }, type: QueryTypes.SELECT, transaction });
+    const rows = await sequelize.query(`SELECT 1 FROM charge_tombstones WHERE charge_id = :chargeId`, {
+      replacements: { chargeId },
+      type: QueryTypes.SELECT,
+      transaction,
+    });
     return rows.length > 0;
   }
 
-  async function recordAlert(chargeId: string, kind: PaymentAlertKind, endToEndId: string | null, amountCents: number | null, details: Record<string, unknown>): Promise<void> {
+  async function recordAlert(
+    chargeId: string,
+    kind: PaymentAlertKind,
+    endToEndId: string | null,
+    amountCents: number | null,
+    details: Record<string, unknown>,
+  ): Promise<void> {
     await recordPaymentAlert(sequelize, { chargeId, kind, endToEndId, amountCents, details });
   }
 
@@ -360,7 +448,13 @@ export type ChargeActivities = ReturnType<typeof createChargeActivities>;
 /** Stores an alert once per charge, kind and claimed payment (replays add nothing). */
 export async function recordPaymentAlert(
   sequelize: Sequelize,
-  alert: { chargeId: string; kind: PaymentAlertKind; endToEndId: string | null; amountCents: number | null; details: Record<string, unknown> },
+  alert: {
+    chargeId: string;
+    kind: PaymentAlertKind;
+    endToEndId: string | null;
+    amountCents: number | null;
+    details: Record<string, unknown>;
+  },
 ): Promise<void> {
   await sequelize.query(
     `INSERT INTO payment_alerts (charge_id, kind, end_to_end_id, amount_cents, details) VALUES (:chargeId, :kind, :endToEndId, :amountCents, :details)
@@ -388,26 +482,43 @@ export function paymentFrom(charge: ProviderCharge): PaymentConfirmation {
 }
 
 /** Why the provider's record does not back up a payment of this charge, or null when it does. */
-function paymentProblem(charge: Charge, paid: ProviderCharge | null): { kind: PaymentAlertKind; message: string } | null {
+function paymentProblem(
+  charge: Charge,
+  paid: ProviderCharge | null,
+): { kind: PaymentAlertKind; message: string } | null {
   if (!paid) return { kind: 'NOT_CONFIRMED', message: `the provider has no charge ${charge.providerChargeId}` };
   if (paid.status !== 'PAID' || !paid.endToEndId || !paid.paidAt) {
     return { kind: 'NOT_CONFIRMED', message: `the provider says the charge is ${paid.status}` };
   }
-  if (paid.reference !== charge.id) return { kind: 'REFERENCE_MISMATCH', message: `the provider's charge carries reference ${paid.reference}` };
+  if (paid.reference !== charge.id)
+    return { kind: 'REFERENCE_MISMATCH', message: `the provider's charge carries reference ${paid.reference}` };
   if (paid.amountCents !== charge.amountCents) {
     // A Pix cob is paid in full or not at all: another amount is a provider defect for a person to look at.
-    return { kind: 'AMOUNT_MISMATCH', message: `paid amount ${paid.amountCents} differs from charge amount ${charge.amountCents}` };
+    return {
+      kind: 'AMOUNT_MISMATCH',
+      message: `paid amount ${paid.amountCents} differs from charge amount ${charge.amountCents}`,
+    };
   }
   return null;
 }
 
-function issuedFrom(chargeId: string, providerChargeId: string, pixTxid: string, copyPaste: string, expiresAt: string): IssuedCharge {
+function issuedFrom(
+  chargeId: string,
+  providerChargeId: string,
+  pixTxid: string,
+  copyPaste: string,
+  expiresAt: string,
+): IssuedCharge {
   return { chargeId, providerChargeId, pixTxid, copyPaste, expiresAt };
 }
 
 function isBoletoProvider(p: PixProvider): p is PixProvider & BoletoProvider {
   const candidate = p as Partial<BoletoProvider>;
-  return typeof candidate.issueBoleto === 'function' && typeof candidate.getBoleto === 'function' && typeof candidate.cancelBoleto === 'function';
+  return (
+    typeof candidate.issueBoleto === 'function' &&
+    typeof candidate.getBoleto === 'function' &&
+    typeof candidate.cancelBoleto === 'function'
+  );
 }
 
 /** The provider's own "no such charge" (a bare 404 from a proxy or a wrong URL is not one). */

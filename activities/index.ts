@@ -12,7 +12,9 @@ import { createWebhookActivities, type WebhookActivityDeps } from './webhooks';
 import { createMailActivities, type MailActivityDeps } from './mail';
 import { createPixSweepActivities } from './pixSweep';
 
-export type ActivityDeps = ChargeActivityDeps & Omit<WebhookActivityDeps, 'sequelize'> & Omit<MailActivityDeps, 'sequelize'>;
+export type ActivityDeps = ChargeActivityDeps &
+  Omit<WebhookActivityDeps, 'sequelize'> &
+  Omit<MailActivityDeps, 'sequelize'>;
 
 export function createActivities(deps: ActivityDeps) {
   return {

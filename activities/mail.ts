@@ -37,9 +37,12 @@ export function createMailActivities(deps: MailActivityDeps) {
   let transport: SmtpTransport | undefined;
 
   async function recordError(mailId: string, error: string): Promise<void> {
-    await sequelize.query(`UPDATE outgoing_mails SET last_error = :error, updated_at = now() WHERE id = :mailId AND status = 'QUEUED'`, {
-      replacements: { mailId, error },
-    });
+    await sequelize.query(
+      `UPDATE outgoing_mails SET last_error = :error, updated_at = now() WHERE id = :mailId AND status = 'QUEUED'`,
+      {
+        replacements: { mailId, error },
+      },
+    );
   }
 
   async function deliverMail(input: { mailId: string }): Promise<MailOutcome> {
@@ -63,15 +66,27 @@ export function createMailActivities(deps: MailActivityDeps) {
       if (mail.bodyCiphertext === null) throw new Error('no body');
       text = decryptSecret(mail.bodyCiphertext, deps.secretsKey);
     } catch {
-      throw ApplicationFailure.nonRetryable('the stored body is missing or cannot be decrypted with this key', MailFailureTypes.unusable);
+      throw ApplicationFailure.nonRetryable(
+        'the stored body is missing or cannot be decrypted with this key',
+        MailFailureTypes.unusable,
+      );
     }
 
-    await sequelize.query(`UPDATE outgoing_mails SET attempts = attempts + 1, updated_at = now() WHERE id = :mailId AND status = 'QUEUED'`, {
-      replacements: { mailId },
-    });
+    await sequelize.query(
+      `UPDATE outgoing_mails SET attempts = attempts + 1, updated_at = now() WHERE id = :mailId AND status = 'QUEUED'`,
+      {
+        replacements: { mailId },
+      },
+    );
     transport ??= createSmtpTransport(deps.smtpUrl);
     try {
-      await transport.sendMail({ from, to: mail.toAddress, subject: mail.subject, text, messageId: `<${mailId}@${messageDomain}>` });
+      await transport.sendMail({
+        from,
+        to: mail.toAddress,
+        subject: mail.subject,
+        text,
+        messageId: `<${mailId}@${messageDomain}>`,
+      });
     } catch (err) {
       // Our words only: the server's reply text or the URL could carry the login.
       const problem = describeSmtpError(err);

@@ -31,15 +31,34 @@ export function createMedActivities(deps: MedActivityDeps) {
   const { sequelize, provider } = deps;
 
   function infractionProvider() {
-    if (!isInfractionProvider(provider)) throw ApplicationFailure.nonRetryable('the provider does not report Pix infractions', 'MedUnsupported');
+    if (!isInfractionProvider(provider))
+      throw ApplicationFailure.nonRetryable('the provider does not report Pix infractions', 'MedUnsupported');
     return provider;
   }
 
-  async function event(type: string, row: MedInfractionRow, transaction: Transaction, dedupKey?: string): Promise<void> {
-    await recordEvent({ type, merchantId: row.merchant_id, aggregateType: 'med_infraction', aggregateId: row.id, dedupKey, payload: { ...presentInfraction(row) } }, transaction);
+  async function event(
+    type: string,
+    row: MedInfractionRow,
+    transaction: Transaction,
+    dedupKey?: string,
+  ): Promise<void> {
+    await recordEvent(
+      {
+        type,
+        merchantId: row.merchant_id,
+        aggregateType: 'med_infraction',
+        aggregateId: row.id,
+        dedupKey,
+        payload: { ...presentInfraction(row) },
+      },
+      transaction,
+    );
   }
 
-  async function locked<T>(infractionId: string, fn: (row: MedInfractionRow, transaction: Transaction) => Promise<T>): Promise<T> {
+  async function locked<T>(
+    infractionId: string,
+    fn: (row: MedInfractionRow, transaction: Transaction) => Promise<T>,
+  ): Promise<T> {
     return sequelize.transaction(async (transaction) => {
       const row = await findInfraction(sequelize, infractionId, { transaction, lock: true });
       if (!row) throw ApplicationFailure.nonRetryable(`infraction ${infractionId} not found`, 'MedStateConflict');
@@ -47,8 +66,16 @@ export function createMedActivities(deps: MedActivityDeps) {
     });
   }
 
-  async function update(id: string, set: string, replacements: Record<string, unknown>, transaction: Transaction): Promise<MedInfractionRow> {
-    await sequelize.query(`UPDATE med_infractions SET ${set}, updated_at = now() WHERE id = :id`, { replacements: { ...replacements, id }, transaction });
+  async function update(
+    id: string,
+    set: string,
+    replacements: Record<string, unknown>,
+    transaction: Transaction,
+  ): Promise<MedInfractionRow> {
+    await sequelize.query(`UPDATE med_infractions SET ${set}, updated_at = now() WHERE id = :id`, {
+      replacements: { ...replacements, id },
+      transaction,
+    });
     return (await findInfraction(sequelize, id, { transaction })) as MedInfractionRow;
   }
 
@@ -58,16 +85,24 @@ export function createMedActivities(deps: MedActivityDeps) {
    * one (already started: fine). An infraction we have no charge for is counted, not stored.
    */
   async function syncMedInfractions(input: MedSyncInput): Promise<MedSyncResult> {
-    const [cursor] = await sequelize.query<{ since: Date | null }>(`SELECT max(opened_at) AS since FROM med_infractions`, { type: QueryTypes.SELECT });
+    const [cursor] = await sequelize.query<{ since: Date | null }>(
+      `SELECT max(opened_at) AS since FROM med_infractions`,
+      { type: QueryTypes.SELECT },
+    );
     // A minute back from the newest we have: the provider's clock and ours may differ a little; duplicates are ignored.
-    const since = cursor.since ? new Date(new Date(cursor.since).getTime() - 60_000).toISOString() : new Date(0).toISOString();
+    const since = cursor.since
+      ? new Date(new Date(cursor.since).getTime() - 60_000).toISOString()
+      : new Date(0).toISOString();
     const pulled = await infractionProvider().listInfractions(since);
     const result: MedSyncResult = { pulled: pulled.length, created: 0, unmatched: 0, createdIds: [] };
     for (const p of pulled) {
-      const [charge] = await sequelize.query<{ id: string; merchant_id: string }>(`SELECT id, merchant_id FROM charges WHERE end_to_end_id = :e2e LIMIT 1`, {
-        replacements: { e2e: p.endToEndId },
-        type: QueryTypes.SELECT,
-      });
+      const [charge] = await sequelize.query<{ id: string; merchant_id: string }>(
+        `SELECT id, merchant_id FROM charges WHERE end_to_end_id = :e2e LIMIT 1`,
+        {
+          replacements: { e2e: p.endToEndId },
+          type: QueryTypes.SELECT,
+        },
+      );
       if (!charge) {
         result.unmatched++;
         continue;
@@ -99,14 +134,24 @@ export function createMedActivities(deps: MedActivityDeps) {
         if (!input.merchantId || input.merchantId === charge.merchant_id) result.createdIds.push(id);
       }
     }
-    const open = await sequelize.query<{ id: string; merchant_id: string; deadline_at: Date }>(`SELECT id, merchant_id, deadline_at FROM med_infractions WHERE status = 'OPEN'`, { type: QueryTypes.SELECT });
+    const open = await sequelize.query<{ id: string; merchant_id: string; deadline_at: Date }>(
+      `SELECT id, merchant_id, deadline_at FROM med_infractions WHERE status = 'OPEN'`,
+      { type: QueryTypes.SELECT },
+    );
     const ctx = Context.current();
     for (const row of open) {
       try {
         await ctx.client.workflow.start('medInfraction', {
           workflowId: medInfractionWorkflowId(row.id),
           taskQueue: ctx.info.taskQueue,
-          args: [{ infractionId: row.id, merchantId: row.merchant_id, deadlineAt: new Date(row.deadline_at).toISOString(), reminderBeforeMs: input.reminderBeforeMs } satisfies MedInfractionInput],
+          args: [
+            {
+              infractionId: row.id,
+              merchantId: row.merchant_id,
+              deadlineAt: new Date(row.deadline_at).toISOString(),
+              reminderBeforeMs: input.reminderBeforeMs,
+            } satisfies MedInfractionInput,
+          ],
           typedSearchAttributes: [
             { key: MerchantIdKey, value: row.merchant_id },
             { key: BusinessStatusKey, value: 'OPEN' },
@@ -127,14 +172,27 @@ export function createMedActivities(deps: MedActivityDeps) {
   async function blockMedInfraction(args: { infractionId: string }): Promise<{ blockedCents: number }> {
     return locked(args.infractionId, async (row, transaction) => {
       if (row.blocked_at) return { blockedCents: Number(row.blocked_cents) };
-      const [acct] = await sequelize.query<{ balance_cents: string }>(`SELECT balance_cents FROM ledger_accounts WHERE code = :code FOR UPDATE`, {
-        replacements: { code: accounts.merchantAvailable(row.merchant_id) },
-        type: QueryTypes.SELECT,
-        transaction,
-      });
+      const [acct] = await sequelize.query<{ balance_cents: string }>(
+        `SELECT balance_cents FROM ledger_accounts WHERE code = :code FOR UPDATE`,
+        {
+          replacements: { code: accounts.merchantAvailable(row.merchant_id) },
+          type: QueryTypes.SELECT,
+          transaction,
+        },
+      );
       const blockedCents = Math.max(0, Math.min(Number(row.disputed_cents), Number(acct?.balance_cents ?? 0)));
-      if (blockedCents > 0) await writeLedgerEntry(sequelize, medBlockEntry({ infractionId: row.id, merchantId: row.merchant_id, amountCents: blockedCents }), transaction);
-      const updated = await update(row.id, 'blocked_cents = :blockedCents, blocked_at = now()', { blockedCents }, transaction);
+      if (blockedCents > 0)
+        await writeLedgerEntry(
+          sequelize,
+          medBlockEntry({ infractionId: row.id, merchantId: row.merchant_id, amountCents: blockedCents }),
+          transaction,
+        );
+      const updated = await update(
+        row.id,
+        'blocked_cents = :blockedCents, blocked_at = now()',
+        { blockedCents },
+        transaction,
+      );
       await event('med.infraction.opened', updated, transaction);
       return { blockedCents };
     });
@@ -147,13 +205,21 @@ export function createMedActivities(deps: MedActivityDeps) {
   }
 
   /** Sends the analysis to the provider (idempotent there). A provider that already holds another answer is a conflict for a person. */
-  async function answerMedAtProvider(args: { infractionId: string; decision: MedDecisionRequest['decision']; justification: string }): Promise<void> {
+  async function answerMedAtProvider(args: {
+    infractionId: string;
+    decision: MedDecisionRequest['decision'];
+    justification: string;
+  }): Promise<void> {
     const row = await findInfraction(sequelize, args.infractionId);
     if (!row) throw ApplicationFailure.nonRetryable(`infraction ${args.infractionId} not found`, 'MedStateConflict');
     try {
-      await infractionProvider().answerInfraction(row.provider_infraction_id, { decision: args.decision, justification: args.justification });
+      await infractionProvider().answerInfraction(row.provider_infraction_id, {
+        decision: args.decision,
+        justification: args.justification,
+      });
     } catch (err) {
-      if (err instanceof ProviderError && !err.transient) throw ApplicationFailure.nonRetryable(`provider refused the analysis: ${err.code}`, 'MedStateConflict');
+      if (err instanceof ProviderError && !err.transient)
+        throw ApplicationFailure.nonRetryable(`provider refused the analysis: ${err.code}`, 'MedStateConflict');
       throw err;
     }
   }
@@ -164,15 +230,28 @@ export function createMedActivities(deps: MedActivityDeps) {
    * set; the block stays until the refund's reservation consumes it. Idempotent: a decided row
    * answers what it holds.
    */
-  async function recordMedDecision(args: MedDecisionRequest & { infractionId: string; refundId: string }): Promise<{ status: string; refundId: string | null; chargeId: string; amountCents: number; reason: string }> {
+  async function recordMedDecision(
+    args: MedDecisionRequest & { infractionId: string; refundId: string },
+  ): Promise<{ status: string; refundId: string | null; chargeId: string; amountCents: number; reason: string }> {
     return locked(args.infractionId, async (row, transaction) => {
-      const answer = (r: MedInfractionRow) => ({ status: r.status, refundId: r.refund_id, chargeId: r.charge_id, amountCents: Number(r.refund_cents ?? 0), reason: r.reason });
+      const answer = (r: MedInfractionRow) => ({
+        status: r.status,
+        refundId: r.refund_id,
+        chargeId: r.charge_id,
+        amountCents: Number(r.refund_cents ?? 0),
+        reason: r.reason,
+      });
       if (row.status !== 'OPEN') return answer(row);
       const common = { decision: args.decision, justification: args.justification, decidedBy: args.decidedBy };
       const decided = `decision = :decision, justification = :justification, decided_by = :decidedBy, decided_at = now()`;
       if (args.decision === 'REJECT') {
         const blocked = Number(row.blocked_cents);
-        if (blocked > 0) await writeLedgerEntry(sequelize, medUnblockEntry({ infractionId: row.id, merchantId: row.merchant_id, amountCents: blocked }), transaction);
+        if (blocked > 0)
+          await writeLedgerEntry(
+            sequelize,
+            medUnblockEntry({ infractionId: row.id, merchantId: row.merchant_id, amountCents: blocked }),
+            transaction,
+          );
         const updated = await update(row.id, `status = 'REJECTED', ${decided}`, common, transaction);
         await event('med.infraction.rejected', updated, transaction);
         return answer(updated);
@@ -180,17 +259,34 @@ export function createMedActivities(deps: MedActivityDeps) {
       // The devolução returns the disputed amount, or what is left to return of the payment when
       // earlier refunds already gave part of it back (the refund flow would refuse more).
       const charge = await Charge.findByPk(row.charge_id, { transaction });
-      const refundable = charge ? paidMoney(charge).amountCents - (await refundTotal(sequelize, charge.id, 'committed', transaction)) : 0;
+      const refundable = charge
+        ? paidMoney(charge).amountCents - (await refundTotal(sequelize, charge.id, 'committed', transaction))
+        : 0;
       const amountCents = Math.min(Number(row.disputed_cents), refundable);
       if (amountCents <= 0) {
         // Nothing left to return: the block goes back to available.
         const blocked = Number(row.blocked_cents);
-        if (blocked > 0) await writeLedgerEntry(sequelize, medUnblockEntry({ infractionId: row.id, merchantId: row.merchant_id, amountCents: blocked }), transaction);
-        const updated = await update(row.id, `status = 'ACCEPTED', ${decided}, refund_cents = 0, refund_status = 'NOTHING_TO_RETURN'`, common, transaction);
+        if (blocked > 0)
+          await writeLedgerEntry(
+            sequelize,
+            medUnblockEntry({ infractionId: row.id, merchantId: row.merchant_id, amountCents: blocked }),
+            transaction,
+          );
+        const updated = await update(
+          row.id,
+          `status = 'ACCEPTED', ${decided}, refund_cents = 0, refund_status = 'NOTHING_TO_RETURN'`,
+          common,
+          transaction,
+        );
         await event('med.infraction.accepted', updated, transaction);
         return answer(updated);
       }
-      const updated = await update(row.id, `status = 'ACCEPTED', ${decided}, refund_id = :refundId, refund_cents = :amountCents, refund_status = 'PROCESSING'`, { ...common, refundId: args.refundId, amountCents }, transaction);
+      const updated = await update(
+        row.id,
+        `status = 'ACCEPTED', ${decided}, refund_id = :refundId, refund_cents = :amountCents, refund_status = 'PROCESSING'`,
+        { ...common, refundId: args.refundId, amountCents },
+        transaction,
+      );
       await event('med.infraction.accepted', updated, transaction);
       return answer(updated);
     });
@@ -206,13 +302,24 @@ export function createMedActivities(deps: MedActivityDeps) {
     await locked(args.infractionId, async (row, transaction) => {
       const blocked = Number(row.blocked_cents);
       if (args.refundStatus !== 'SUCCEEDED' && blocked > 0) {
-        await writeLedgerEntry(sequelize, medUnblockEntry({ infractionId: row.id, merchantId: row.merchant_id, amountCents: blocked }), transaction);
+        await writeLedgerEntry(
+          sequelize,
+          medUnblockEntry({ infractionId: row.id, merchantId: row.merchant_id, amountCents: blocked }),
+          transaction,
+        );
       }
       await update(row.id, 'refund_status = :refundStatus', { refundStatus: args.refundStatus }, transaction);
     });
   }
 
-  return { syncMedInfractions, blockMedInfraction, remindMedDeadline, answerMedAtProvider, recordMedDecision, recordMedRefundOutcome };
+  return {
+    syncMedInfractions,
+    blockMedInfraction,
+    remindMedDeadline,
+    answerMedAtProvider,
+    recordMedDecision,
+    recordMedRefundOutcome,
+  };
 }
 
 export type MedActivities = ReturnType<typeof createMedActivities>;

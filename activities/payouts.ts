@@ -66,8 +66,16 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
       if (!(err instanceof InsufficientBalanceError) && !(err instanceof PayoutRefused)) throw err;
       // Nothing was reserved: remove the staged batch so no trace of it stays, and free its key.
       await PayoutBatch.destroy({ where: { id: args.batchId, status: 'CREATED' } });
-      if (err instanceof PayoutRefused) throw ApplicationFailure.nonRetryable(`the merchant may not pay out: ${err.refusal}`, PayoutFailureTypes.refused, err.refusal);
-      throw ApplicationFailure.nonRetryable('available balance cannot fund the batch', PayoutFailureTypes.insufficientBalance);
+      if (err instanceof PayoutRefused)
+        throw ApplicationFailure.nonRetryable(
+          `the merchant may not pay out: ${err.refusal}`,
+          PayoutFailureTypes.refused,
+          err.refusal,
+        );
+      throw ApplicationFailure.nonRetryable(
+        'available balance cannot fund the batch',
+        PayoutFailureTypes.insufficientBalance,
+      );
     }
   }
 
@@ -89,7 +97,11 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
   }
 
   /** The range's items still to pay (PENDING) or to follow through (SENDING), in row order. */
-  async function unsettledRows(args: { batchId: string; fromRow: number; toRow: number }): Promise<Array<{ id: string; row_index: number }>> {
+  async function unsettledRows(args: {
+    batchId: string;
+    fromRow: number;
+    toRow: number;
+  }): Promise<Array<{ id: string; row_index: number }>> {
     return sequelize.query<{ id: string; row_index: number }>(
       `SELECT id, row_index FROM payout_items WHERE batch_id = :batchId AND row_index BETWEEN :fromRow AND :toRow
        AND status IN ('PENDING','SENDING') ORDER BY row_index`,
@@ -136,12 +148,18 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
    * SLICE_BUDGET_MS, the row to resume from (so a cancel from Temporal is seen within seconds
    * however large the slice).
    */
-  async function payItems(args: { batchId: string; fromRow: number; toRow: number; concurrency: number }): Promise<{ unconfirmed: string[]; parked: boolean; resumeFromRow: number | null }> {
+  async function payItems(args: {
+    batchId: string;
+    fromRow: number;
+    toRow: number;
+    concurrency: number;
+  }): Promise<{ unconfirmed: string[]; parked: boolean; resumeFromRow: number | null }> {
     const rows = await unsettledRows(args);
     const heartbeat = activityHeartbeat();
     const size = Math.max(1, args.concurrency);
     const waves: Array<{ ids: string[]; fromRow: number }> = [];
-    for (let i = 0; i < rows.length; i += size) waves.push({ ids: rows.slice(i, i + size).map((r) => r.id), fromRow: rows[i].row_index });
+    for (let i = 0; i < rows.length; i += size)
+      waves.push({ ids: rows.slice(i, i + size).map((r) => r.id), fromRow: rows[i].row_index });
     // Past the budget no new wave starts: the chunk looks at a cancel from Temporal between calls.
     const budgetEnds = Date.now() + SLICE_BUDGET_MS;
     let resumeFromRow: number | null = null;
@@ -169,7 +187,10 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
       return answers;
     };
     const settleWave = async (answers: Array<{ itemId: string; answer: TransferAnswer }>) => {
-      const unknown = answers.filter((a): a is { itemId: string; answer: Extract<TransferAnswer, { kind: 'NO_RECORD' }> } => a.answer.kind === 'NO_RECORD');
+      const unknown = answers.filter(
+        (a): a is { itemId: string; answer: Extract<TransferAnswer, { kind: 'NO_RECORD' }> } =>
+          a.answer.kind === 'NO_RECORD',
+      );
       await markUnconfirmed(unknown.map((a) => ({ itemId: a.itemId, code: a.answer.code })));
       unconfirmed.push(...unknown.map((a) => a.itemId));
       await settleItems(answers.filter((a) => a.answer.kind !== 'NO_RECORD'));
@@ -203,7 +224,10 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
       parked ||= claim.parked;
       const last = claim.parked || claim.cancelled || w + 1 >= waves.length;
       if (!last && Date.now() >= budgetEnds) resumeFromRow = waves[w + 1].fromRow;
-      claiming = last || resumeFromRow !== null ? null : observed(claimItems({ itemIds: waves[w + 1].ids, batchId: args.batchId }));
+      claiming =
+        last || resumeFromRow !== null
+          ? null
+          : observed(claimItems({ itemIds: waves[w + 1].ids, batchId: args.batchId }));
       unsettled.push(...(await sendWave(claim.claimed)));
       settleWhatCameIn();
       if (unsettled.length >= MAX_UNSETTLED_WAVES * size) await settled();
@@ -222,7 +246,11 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
   }
 
   /** The range's items by final status, for the chunk's result. */
-  async function countChunkItems(args: { batchId: string; fromRow: number; toRow: number }): Promise<{ paid: number; failed: number; skipped: number }> {
+  async function countChunkItems(args: {
+    batchId: string;
+    fromRow: number;
+    toRow: number;
+  }): Promise<{ paid: number; failed: number; skipped: number }> {
     const [row] = await sequelize.query<{ paid: number; failed: number; total: number }>(
       `SELECT count(*) FILTER (WHERE status = 'PAID')::int AS paid, count(*) FILTER (WHERE status = 'FAILED')::int AS failed, count(*)::int AS total
        FROM payout_items WHERE batch_id = :batchId AND row_index BETWEEN :fromRow AND :toRow`,
@@ -251,7 +279,13 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
     const item = await PayoutItem.findByPk(args.itemId);
     if (!item || item.status !== 'SENDING') return 'SKIPPED';
     const answer = await transfers.lookup({ reference: item.id, amountCents: item.amountCents });
-    return (await settleItems([{ itemId: item.id, answer: answer ?? { kind: 'NO_RECORD', code: TRANSFER_NOT_ACCEPTED.code } }])).get(item.id) ?? 'SKIPPED';
+    return (
+      (
+        await settleItems([
+          { itemId: item.id, answer: answer ?? { kind: 'NO_RECORD', code: TRANSFER_NOT_ACCEPTED.code } },
+        ])
+      ).get(item.id) ?? 'SKIPPED'
+    );
   }
 
   /**
@@ -262,10 +296,19 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
    * already SENDING (a retry) may have reached the provider: it is always followed through.
    * Four round trips: the lock and what it decides in one query, the claim in one UPDATE.
    */
-  async function claimItems(args: { itemIds: string[]; batchId?: string }): Promise<{ claimed: ClaimedItem[]; parked: boolean; cancelled: boolean }> {
+  async function claimItems(args: {
+    itemIds: string[];
+    batchId?: string;
+  }): Promise<{ claimed: ClaimedItem[]; parked: boolean; cancelled: boolean }> {
     if (args.itemIds.length === 0) return { claimed: [], parked: false, cancelled: false };
     return sequelize.transaction(async (transaction) => {
-      const [control] = await sequelize.query<{ active: boolean; payouts_enabled: boolean; withdrawals_frozen: boolean; cancel_reason: string | null; pending: number }>(
+      const [control] = await sequelize.query<{
+        active: boolean;
+        payouts_enabled: boolean;
+        withdrawals_frozen: boolean;
+        cancel_reason: string | null;
+        pending: number;
+      }>(
         `SELECT m.active, m.payouts_enabled, m.withdrawals_frozen, b.cancel_reason,
            (SELECT count(*)::int FROM payout_items WHERE id IN (:ids) AND status = 'PENDING') AS pending
          FROM payout_items i JOIN payout_batches b ON b.id = i.batch_id JOIN merchants m ON m.id = i.merchant_id
@@ -274,13 +317,23 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
       );
       if (!control) return { claimed: [], parked: false, cancelled: false };
       const hasPending = control.pending > 0;
-      const parked = hasPending && payoutRefusal({ active: control.active, payoutsEnabled: control.payouts_enabled, withdrawalsFrozen: control.withdrawals_frozen }) !== null;
+      const parked =
+        hasPending &&
+        payoutRefusal({
+          active: control.active,
+          payoutsEnabled: control.payouts_enabled,
+          withdrawalsFrozen: control.withdrawals_frozen,
+        }) !== null;
       const cancelled = hasPending && args.batchId !== undefined && control.cancel_reason !== null;
       const claimed = await sequelize.query<ClaimedRow>(
         `UPDATE payout_items SET status = 'SENDING', attempts = attempts + 1, updated_at = now()
          WHERE id IN (:ids) AND (status = 'SENDING' OR (status = 'PENDING' AND :claimPending))
          RETURNING id, amount_cents::float8 AS amount_cents, pix_key, pix_key_type, recipient_name, recipient_document, attempts, row_index`,
-        { replacements: { ids: [...args.itemIds].sort(), claimPending: !parked && !cancelled }, type: QueryTypes.SELECT, transaction },
+        {
+          replacements: { ids: [...args.itemIds].sort(), claimPending: !parked && !cancelled },
+          type: QueryTypes.SELECT,
+          transaction,
+        },
       );
       claimed.sort((a, b) => a.row_index - b.row_index);
       return { claimed: claimed.map(claimedItemOf), parked, cancelled };
@@ -293,7 +346,13 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
     await sequelize.query(
       `UPDATE payout_items p SET last_error_code = v.code, last_error = :reason, updated_at = now()
        FROM unnest(ARRAY[:ids]::uuid[], ARRAY[:codes]::text[]) AS v(id, code) WHERE p.id = v.id`,
-      { replacements: { ids: items.map((i) => i.itemId), codes: items.map((i) => i.code), reason: describeTransferFailure(TRANSFER_NOT_ACCEPTED.code).reason } },
+      {
+        replacements: {
+          ids: items.map((i) => i.itemId),
+          codes: items.map((i) => i.code),
+          reason: describeTransferFailure(TRANSFER_NOT_ACCEPTED.code).reason,
+        },
+      },
     );
   }
 
@@ -302,19 +361,45 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
    * funding released; items no longer SENDING are skipped. Each item keeps its own ledger
    * movement key and event, so an answer recorded twice changes nothing the second time.
    */
-  async function settleItems(answers: Array<{ itemId: string; answer: TransferAnswer }>): Promise<Map<string, 'PAID' | 'FAILED' | 'SKIPPED'>> {
+  async function settleItems(
+    answers: Array<{ itemId: string; answer: TransferAnswer }>,
+  ): Promise<Map<string, 'PAID' | 'FAILED' | 'SKIPPED'>> {
     const outcomes = new Map<string, 'PAID' | 'FAILED' | 'SKIPPED'>(answers.map((a) => [a.itemId, 'SKIPPED']));
     if (answers.length === 0) return outcomes;
     const rows = [...answers]
       .sort((a, b) => (a.itemId < b.itemId ? -1 : a.itemId > b.itemId ? 1 : 0))
       .map(({ itemId, answer }) => {
-        if (answer.kind === 'COMPLETED') return { id: itemId, status: 'PAID', transferId: answer.transfer.id, endToEndId: answer.transfer.endToEndId, reason: null, code: null };
-        const failure = answer.kind === 'REFUSED' ? describeTransferFailure(answer.transfer.failureCode) : TRANSFER_NOT_ACCEPTED;
-        return { id: itemId, status: 'FAILED', transferId: answer.kind === 'REFUSED' ? answer.transfer.id : null, endToEndId: null, reason: failure.reason, code: failure.code };
+        if (answer.kind === 'COMPLETED')
+          return {
+            id: itemId,
+            status: 'PAID',
+            transferId: answer.transfer.id,
+            endToEndId: answer.transfer.endToEndId,
+            reason: null,
+            code: null,
+          };
+        const failure =
+          answer.kind === 'REFUSED' ? describeTransferFailure(answer.transfer.failureCode) : TRANSFER_NOT_ACCEPTED;
+        return {
+          id: itemId,
+          status: 'FAILED',
+          transferId: answer.kind === 'REFUSED' ? answer.transfer.id : null,
+          endToEndId: null,
+          reason: failure.reason,
+          code: failure.code,
+        };
       });
     await sequelize.transaction(async (transaction) => {
       // Only items still SENDING move (the row lock orders a concurrent settle of the same item).
-      const settled = await sequelize.query<{ id: string; batch_id: string; merchant_id: string; amount_cents: number; fee_cents: number; reference_id: string | null; status: 'PAID' | 'FAILED' }>(
+      const settled = await sequelize.query<{
+        id: string;
+        batch_id: string;
+        merchant_id: string;
+        amount_cents: number;
+        fee_cents: number;
+        reference_id: string | null;
+        status: 'PAID' | 'FAILED';
+      }>(
         `UPDATE payout_items p SET status = v.status,
            settled_at = CASE WHEN v.status = 'PAID' THEN now() ELSE p.settled_at END,
            released_at = CASE WHEN v.status = 'FAILED' THEN now() ELSE p.released_at END,
@@ -353,7 +438,13 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
           merchantId: item.merchant_id,
           aggregateType: 'payout_item',
           aggregateId: item.id,
-          payload: { id: item.id, batchId: item.batch_id, status: item.status, amountCents: item.amount_cents, referenceId: item.reference_id },
+          payload: {
+            id: item.id,
+            batchId: item.batch_id,
+            status: item.status,
+            amountCents: item.amount_cents,
+            referenceId: item.reference_id,
+          },
         })),
         transaction,
       );
@@ -367,12 +458,19 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
    * The first reason wins; a batch no longer PROCESSING is left as it is.
    */
   async function recordCancelIntent(args: { batchId: string; reason: string }): Promise<void> {
-    await PayoutBatch.update({ cancelReason: args.reason }, { where: { id: args.batchId, status: 'PROCESSING', cancelReason: null } });
+    await PayoutBatch.update(
+      { cancelReason: args.reason },
+      { where: { id: args.batchId, status: 'PROCESSING', cancelReason: null } },
+    );
   }
 
   /** Items that may have reached the provider: the provider's record settles each (resolveItem). */
   async function listSendingItemIds(args: { batchId: string }): Promise<string[]> {
-    const rows = await PayoutItem.findAll({ attributes: ['id'], where: { batchId: args.batchId, status: 'SENDING' }, order: [['rowIndex', 'ASC']] });
+    const rows = await PayoutItem.findAll({
+      attributes: ['id'],
+      where: { batchId: args.batchId, status: 'SENDING' },
+      order: [['rowIndex', 'ASC']],
+    });
     return rows.map((r) => r.id);
   }
 
@@ -383,10 +481,15 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
    * cancel route recorded on the row, else the caller's (a cancel from Temporal), else
    * `unsentReason` when unsent items were found.
    */
-  async function finishBatch(args: { batchId: string; cancelReason: string | null; unsentReason?: string }): Promise<{ status: FinalBatchStatus; releasedAmountCents: number }> {
+  async function finishBatch(args: {
+    batchId: string;
+    cancelReason: string | null;
+    unsentReason?: string;
+  }): Promise<{ status: FinalBatchStatus; releasedAmountCents: number }> {
     return sequelize.transaction(async (transaction) => {
       const batch = await lockBatch(args.batchId, transaction);
-      if (batch.status !== 'PROCESSING') return { status: batch.status as FinalBatchStatus, releasedAmountCents: batch.releasedAmountCents };
+      if (batch.status !== 'PROCESSING')
+        return { status: batch.status as FinalBatchStatus, releasedAmountCents: batch.releasedAmountCents };
       const sending = (await itemCounts(batch.id, transaction)).SENDING;
       if (sending > 0) {
         // Never finish a batch with a transfer whose outcome is unknown: retrying keeps it
@@ -401,19 +504,41 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
         { replacements: { batchId: batch.id }, type: QueryTypes.SELECT, transaction },
       );
       const released = Number(row?.sum ?? 0);
-      if (released > 0) await writeLedgerEntry(sequelize, payoutBatchCancelReleaseEntry(batch.id, batch.merchantId, released), transaction);
-      const cancelReason = batch.cancelReason ?? args.cancelReason ?? ((row?.n ?? 0) > 0 ? (args.unsentReason ?? UNSENT_REASON) : null);
+      if (released > 0)
+        await writeLedgerEntry(
+          sequelize,
+          payoutBatchCancelReleaseEntry(batch.id, batch.merchantId, released),
+          transaction,
+        );
+      const cancelReason =
+        batch.cancelReason ?? args.cancelReason ?? ((row?.n ?? 0) > 0 ? (args.unsentReason ?? UNSENT_REASON) : null);
       const counts = await itemCounts(batch.id, transaction);
       const status: FinalBatchStatus =
-        cancelReason !== null ? 'CANCELLED' : counts.FAILED === 0 ? 'COMPLETED' : counts.PAID === 0 ? 'FAILED' : 'COMPLETED_WITH_FAILURES';
-      await batch.update({ status, completedAt: new Date(), cancelReason, releasedAmountCents: released }, { transaction });
+        cancelReason !== null
+          ? 'CANCELLED'
+          : counts.FAILED === 0
+            ? 'COMPLETED'
+            : counts.PAID === 0
+              ? 'FAILED'
+              : 'COMPLETED_WITH_FAILURES';
+      await batch.update(
+        { status, completedAt: new Date(), cancelReason, releasedAmountCents: released },
+        { transaction },
+      );
       await recordEvent(
         {
           type: 'payout.batch.completed',
           merchantId: batch.merchantId,
           aggregateType: 'payout_batch',
           aggregateId: batch.id,
-          payload: { id: batch.id, status, paidItems: counts.PAID, failedItems: counts.FAILED, cancelledItems: counts.CANCELLED, releasedAmountCents: released },
+          payload: {
+            id: batch.id,
+            status,
+            paidItems: counts.PAID,
+            failedItems: counts.FAILED,
+            cancelledItems: counts.CANCELLED,
+            releasedAmountCents: released,
+          },
         },
         transaction,
       );
@@ -423,7 +548,8 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
 
   async function lockBatch(batchId: string, transaction: Transaction): Promise<PayoutBatch> {
     const batch = await PayoutBatch.findByPk(batchId, { transaction, lock: transaction.LOCK.UPDATE });
-    if (!batch) throw ApplicationFailure.nonRetryable(`payout batch ${batchId} not found`, PayoutFailureTypes.batchNotFound);
+    if (!batch)
+      throw ApplicationFailure.nonRetryable(`payout batch ${batchId} not found`, PayoutFailureTypes.batchNotFound);
     return batch;
   }
 
@@ -437,7 +563,18 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
     return counts;
   }
 
-  return { reserveBatch, abandonReserve, listChunkItemIds, payItem, payItems, countChunkItems, resolveItem, recordCancelIntent, listSendingItemIds, finishBatch };
+  return {
+    reserveBatch,
+    abandonReserve,
+    listChunkItemIds,
+    payItem,
+    payItems,
+    countChunkItems,
+    resolveItem,
+    recordCancelIntent,
+    listSendingItemIds,
+    finishBatch,
+  };
 }
 
 export type PayoutActivities = ReturnType<typeof createPayoutActivities>;

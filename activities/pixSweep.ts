@@ -41,7 +41,11 @@ export function createPixSweepActivities(deps: PixSweepActivityDeps) {
       listed = await provider.listReceivedPix({ from: from.toISOString(), to: to.toISOString() });
     } catch (err) {
       // Our words only in the failure; the next minute's run looks again over the same window.
-      if (err instanceof ProviderError) throw ApplicationFailure.retryable(`the PSP's list of received Pix could not be read (${err.code})`, 'ProviderUnavailable');
+      if (err instanceof ProviderError)
+        throw ApplicationFailure.retryable(
+          `the PSP's list of received Pix could not be read (${err.code})`,
+          'ProviderUnavailable',
+        );
       throw err;
     }
     // Ours by shape: a Pix of a static code, a boleto's or another system's is not a charge of ours.
@@ -56,7 +60,10 @@ export function createPixSweepActivities(deps: PixSweepActivityDeps) {
         const outcome = await claims.handleReceivedPix(pix);
         outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
         // Worth a look: the PSP (or its webhook registration) is losing notifications.
-        logger.warn({ txid: pix.txid, endToEndId: pix.endToEndId, outcome }, 'a Pix received without its notification was taken by the sweep');
+        logger.warn(
+          { txid: pix.txid, endToEndId: pix.endToEndId, outcome },
+          'a Pix received without its notification was taken by the sweep',
+        );
       }
     }
     return { listed: listed.length, taken: fresh.length, outcomes };
@@ -65,7 +72,10 @@ export function createPixSweepActivities(deps: PixSweepActivityDeps) {
   /** The events already stored with an outcome: a notification or an earlier sweep took them. */
   async function takenEventIds(ids: string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
-    const rows = await sequelize.query<{ id: string }>(`SELECT id FROM provider_events WHERE id IN (:ids) AND outcome IS NOT NULL`, { replacements: { ids }, type: QueryTypes.SELECT });
+    const rows = await sequelize.query<{ id: string }>(
+      `SELECT id FROM provider_events WHERE id IN (:ids) AND outcome IS NOT NULL`,
+      { replacements: { ids }, type: QueryTypes.SELECT },
+    );
     return new Set(rows.map((r) => r.id));
   }
 

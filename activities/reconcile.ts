@@ -65,8 +65,17 @@ export function createReconciler(deps: ReconcileDeps) {
   /** Reconciles batch `batchId`; the caller made sure its workflow is not running. */
   async function reconcileBatch(batchId: string): Promise<ReconcileSummary> {
     const batch = await PayoutBatch.findByPk(batchId);
-    if (!batch) throw ApplicationFailure.nonRetryable(`payout batch ${batchId} not found`, ReconcileFailureTypes.notFound);
-    const summary: ReconcileSummary = { kind: 'payout-batch', id: batchId, status: batch.status, paid: 0, released: 0, waiting: 0, releasedAmountCents: 0 };
+    if (!batch)
+      throw ApplicationFailure.nonRetryable(`payout batch ${batchId} not found`, ReconcileFailureTypes.notFound);
+    const summary: ReconcileSummary = {
+      kind: 'payout-batch',
+      id: batchId,
+      status: batch.status,
+      paid: 0,
+      released: 0,
+      waiting: 0,
+      releasedAmountCents: 0,
+    };
     if (batch.status !== 'PROCESSING') return summary;
     const sending = await sequelize.query<{ id: string; amount_cents: string; grace_passed: boolean }>(
       `SELECT id, amount_cents, updated_at < now() - CAST(:grace AS interval) AS grace_passed
@@ -75,7 +84,10 @@ export function createReconciler(deps: ReconcileDeps) {
     );
     for (const item of sending) {
       // Within the grace period only a provider record settles; resolveItem looks it up again.
-      if (!item.grace_passed && !(await transfers.lookup({ reference: item.id, amountCents: Number(item.amount_cents) }))) {
+      if (
+        !item.grace_passed &&
+        !(await transfers.lookup({ reference: item.id, amountCents: Number(item.amount_cents) }))
+      ) {
         summary.waiting++;
         continue;
       }
@@ -91,8 +103,17 @@ export function createReconciler(deps: ReconcileDeps) {
   /** Reconciles withdrawal `withdrawalId`; the caller made sure its workflow is not running. */
   async function reconcileWithdrawal(withdrawalId: string): Promise<ReconcileSummary> {
     const found = await Withdrawal.findByPk(withdrawalId);
-    if (!found) throw ApplicationFailure.nonRetryable(`withdrawal ${withdrawalId} not found`, ReconcileFailureTypes.notFound);
-    const summary: ReconcileSummary = { kind: 'withdrawal', id: withdrawalId, status: found.status, paid: 0, released: 0, waiting: 0, releasedAmountCents: 0 };
+    if (!found)
+      throw ApplicationFailure.nonRetryable(`withdrawal ${withdrawalId} not found`, ReconcileFailureTypes.notFound);
+    const summary: ReconcileSummary = {
+      kind: 'withdrawal',
+      id: withdrawalId,
+      status: found.status,
+      paid: 0,
+      released: 0,
+      waiting: 0,
+      releasedAmountCents: 0,
+    };
     if (found.status !== 'PROCESSING') return summary;
     const transfer = await withdrawals.findWithdrawalTransfer({ withdrawalId });
     if (transfer?.status === 'COMPLETED') {
@@ -106,13 +127,22 @@ export function createReconciler(deps: ReconcileDeps) {
       );
       if (!row?.grace_passed) return { ...summary, waiting: 1 };
     }
-    await withdrawals.failWithdrawal({ withdrawalId, status: 'FAILED', transfer, failure: transfer ? null : NOT_PROCESSED });
+    await withdrawals.failWithdrawal({
+      withdrawalId,
+      status: 'FAILED',
+      transfer,
+      failure: transfer ? null : NOT_PROCESSED,
+    });
     return { ...summary, status: 'FAILED', released: 1, releasedAmountCents: found.totalDebitedCents };
   }
 
   /** Refuses while the workflow runs: the operator cancels it instead, and it compensates itself. */
-  async function reconcileStopped(client: Client, target: { kind: ReconcileSummary['kind']; id: string }): Promise<ReconcileSummary> {
-    const workflowId = target.kind === 'payout-batch' ? payoutBatchWorkflowId(target.id) : withdrawalWorkflowId(target.id);
+  async function reconcileStopped(
+    client: Client,
+    target: { kind: ReconcileSummary['kind']; id: string },
+  ): Promise<ReconcileSummary> {
+    const workflowId =
+      target.kind === 'payout-batch' ? payoutBatchWorkflowId(target.id) : withdrawalWorkflowId(target.id);
     if (await workflowRunning(client, workflowId)) {
       throw ApplicationFailure.nonRetryable(
         `workflow ${workflowId} is still running: cancel it instead (Temporal Web UI Cancel, or the API cancel route); it releases what was not sent`,
@@ -130,16 +160,34 @@ export function createReconcileActivities(deps: ReconcileDeps) {
   const reconciler = createReconciler(deps);
 
   /** Reservations that are still open: payout batches and withdrawals PROCESSING, oldest first. */
-  async function listOpenReservations(args: { limit: number }): Promise<{ kind: ReconcileSummary['kind']; id: string }[]> {
+  async function listOpenReservations(args: {
+    limit: number;
+  }): Promise<{ kind: ReconcileSummary['kind']; id: string }[]> {
     const [batches, open] = await Promise.all([
-      PayoutBatch.findAll({ attributes: ['id'], where: { status: 'PROCESSING' }, order: [['updatedAt', 'ASC']], limit: args.limit }),
-      Withdrawal.findAll({ attributes: ['id'], where: { status: 'PROCESSING' }, order: [['updatedAt', 'ASC']], limit: args.limit }),
+      PayoutBatch.findAll({
+        attributes: ['id'],
+        where: { status: 'PROCESSING' },
+        order: [['updatedAt', 'ASC']],
+        limit: args.limit,
+      }),
+      Withdrawal.findAll({
+        attributes: ['id'],
+        where: { status: 'PROCESSING' },
+        order: [['updatedAt', 'ASC']],
+        limit: args.limit,
+      }),
     ]);
-    return [...batches.map((b) => ({ kind: 'payout-batch' as const, id: b.id })), ...open.map((w) => ({ kind: 'withdrawal' as const, id: w.id }))];
+    return [
+      ...batches.map((b) => ({ kind: 'payout-batch' as const, id: b.id })),
+      ...open.map((w) => ({ kind: 'withdrawal' as const, id: w.id })),
+    ];
   }
 
   /** Reconciles one reservation unless its workflow runs (then null: it owns the money). */
-  async function reconcileIfStopped(target: { kind: ReconcileSummary['kind']; id: string }): Promise<ReconcileSummary | null> {
+  async function reconcileIfStopped(target: {
+    kind: ReconcileSummary['kind'];
+    id: string;
+  }): Promise<ReconcileSummary | null> {
     try {
       return await reconciler.reconcileStopped(Context.current().client, target);
     } catch (err) {

@@ -19,10 +19,21 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { ProviderCallbackService } from '../api/providerCallbacks/service';
 import { createLogger } from '../core/logger';
-import { ProviderError, isStatementProvider, type PixProvider, type StatementPayment, type StatementProvider, type StatementTransfer } from '../core/provider';
+import {
+  ProviderError,
+  isStatementProvider,
+  type PixProvider,
+  type StatementPayment,
+  type StatementProvider,
+  type StatementTransfer,
+} from '../core/provider';
 import { accounts } from '../core/ledger/accounts';
 import { Charge } from '../db/models';
-import type { ReconciliationCounts, ReconciliationDifference, ReconciliationResult } from '../workflows/reconciliation/types';
+import type {
+  ReconciliationCounts,
+  ReconciliationDifference,
+  ReconciliationResult,
+} from '../workflows/reconciliation/types';
 
 const logger = createLogger('reconciliations');
 
@@ -64,13 +75,25 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
     } catch (err) {
       if (err instanceof ApplicationFailure) throw err;
       logger.warn({ err, reconciliationId: args.reconciliationId }, 'reconciliation attempt failed');
-      if (err instanceof ProviderError) throw ApplicationFailure.retryable(`the provider’s statement could not be read (${err.code})`, 'StatementUnavailable');
-      throw ApplicationFailure.retryable('the reconciliation could not be completed (internal error)', 'ReconciliationInternalError');
+      if (err instanceof ProviderError)
+        throw ApplicationFailure.retryable(
+          `the provider’s statement could not be read (${err.code})`,
+          'StatementUnavailable',
+        );
+      throw ApplicationFailure.retryable(
+        'the reconciliation could not be completed (internal error)',
+        'ReconciliationInternalError',
+      );
     }
   }
 
   async function reconcile(args: { reconciliationId: string }): Promise<ReconciliationResult> {
-    const [row] = await sequelize.query<{ merchant_id: string | null; from_date: string; to_date: string; status: string }>(
+    const [row] = await sequelize.query<{
+      merchant_id: string | null;
+      from_date: string;
+      to_date: string;
+      status: string;
+    }>(
       `SELECT merchant_id, to_char(from_date, 'YYYY-MM-DD') AS from_date, to_char(to_date, 'YYYY-MM-DD') AS to_date, status FROM reconciliations WHERE id = :id`,
       { replacements: { id: args.reconciliationId }, type: QueryTypes.SELECT },
     );
@@ -82,7 +105,9 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
     // Ours: the statement's payments for this merchant's charges (by provider charge id).
     const providerIds = statement.payments.map((p) => p.providerChargeId);
     const ours = providerIds.length
-      ? await Charge.findAll({ where: { ...(row.merchant_id ? { merchantId: row.merchant_id } : {}), providerChargeId: providerIds } })
+      ? await Charge.findAll({
+          where: { ...(row.merchant_id ? { merchantId: row.merchant_id } : {}), providerChargeId: providerIds },
+        })
       : [];
     const chargeByProviderId = new Map(ours.map((c) => [c.providerChargeId as string, c]));
     // The ledger side: CHARGE_PAID entries of the merchant's Pix charges paid in the range, plus
@@ -95,11 +120,25 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
        WHERE ${inScope('c')} AND c.method = 'PIX'
          AND ((c.paid_at >= :from AND c.paid_at < :to) OR c.id IN (:ids))
        GROUP BY c.id`,
-      { replacements: { merchantId: row.merchant_id, from: range.from, to: range.to, ids: ours.length ? ours.map((c) => c.id) : [null] }, type: QueryTypes.SELECT },
+      {
+        replacements: {
+          merchantId: row.merchant_id,
+          from: range.from,
+          to: range.to,
+          ids: ours.length ? ours.map((c) => c.id) : [null],
+        },
+        type: QueryTypes.SELECT,
+      },
     );
     const ledgerById = new Map(ledger.map((l) => [l.id, l]));
 
-    const counts: ReconciliationCounts = { matched: 0, missingInLedger: 0, missingAtProvider: 0, amountMismatch: 0, healed: 0 };
+    const counts: ReconciliationCounts = {
+      matched: 0,
+      missingInLedger: 0,
+      missingAtProvider: 0,
+      amountMismatch: 0,
+      healed: 0,
+    };
     const differences: ReconciliationDifference[] = [];
     const seen = new Set<string>();
     const ctx = Context.current();
@@ -110,7 +149,11 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
       if (!charge) continue; // another merchant's, or not ours at all
       seen.add(charge.id);
       const entry = ledgerById.get(charge.id);
-      const diff = (kind: ReconciliationDifference['kind'], healed: boolean, resolution: string | null): ReconciliationDifference => ({
+      const diff = (
+        kind: ReconciliationDifference['kind'],
+        healed: boolean,
+        resolution: string | null,
+      ): ReconciliationDifference => ({
         kind,
         subject: 'PAYMENT',
         chargeId: charge.id,
@@ -168,7 +211,12 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
   }
 
   /** Devoluções: the statement's RETURNs of this merchant's refunds against REFUND_COMPLETED entries. */
-  async function compareReturns(merchantId: string | null, range: DayRange, transfers: StatementTransfer[], report: Report): Promise<void> {
+  async function compareReturns(
+    merchantId: string | null,
+    range: DayRange,
+    transfers: StatementTransfer[],
+    report: Report,
+  ): Promise<void> {
     const returns = transfers.filter((t) => t.kind === 'RETURN' && t.status === 'COMPLETED' && UUID.test(t.reference));
     const refunds = await sequelize.query<OutgoingRow>(
       `SELECT r.id, NULL AS transfer_kind, r.charge_id, r.status = 'PROCESSING' AS in_progress, r.end_to_end_id,
@@ -177,7 +225,10 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
           WHERE t.movement_key = 'refund-complete:' || r.id) AS ledger_cents
        FROM refunds r
        WHERE ${inScope('r')} AND ((r.settled_at >= :from AND r.settled_at < :to) OR r.id IN (:ids))`,
-      { replacements: { merchantId, from: range.from, to: range.to, ids: idsOrNull(returns) }, type: QueryTypes.SELECT },
+      {
+        replacements: { merchantId, from: range.from, to: range.to, ids: idsOrNull(returns) },
+        type: QueryTypes.SELECT,
+      },
     );
     compareOutgoing('RETURN', returns, refunds, report);
   }
@@ -187,7 +238,12 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
    * against the money the ledger sent to provider clearing for them (WITHDRAWAL_COMPLETED,
    * PAYOUT_ITEM_PAID; the fee is ours and never reaches the provider).
    */
-  async function compareTransfers(merchantId: string | null, range: DayRange, transfers: StatementTransfer[], report: Report): Promise<void> {
+  async function compareTransfers(
+    merchantId: string | null,
+    range: DayRange,
+    transfers: StatementTransfer[],
+    report: Report,
+  ): Promise<void> {
     const sent = transfers.filter((t) => t.kind === 'TRANSFER' && t.status === 'COMPLETED' && UUID.test(t.reference));
     const clearing = `(SELECT SUM(p.amount_cents) FROM ledger_transactions t JOIN ledger_postings p ON p.transaction_id = t.id
         JOIN ledger_accounts a ON a.id = p.account_id AND a.code = '${accounts.providerClearing}' WHERE t.movement_key = :prefix || x.id)`;
@@ -207,9 +263,12 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
   }
 
   async function failReconciliation(args: { reconciliationId: string; reason: string }): Promise<void> {
-    await sequelize.query(`UPDATE reconciliations SET status = 'FAILED', completed_at = now(), failure_reason = :reason WHERE id = :id AND status = 'RUNNING'`, {
-      replacements: { id: args.reconciliationId, reason: args.reason.slice(0, 500) },
-    });
+    await sequelize.query(
+      `UPDATE reconciliations SET status = 'FAILED', completed_at = now(), failure_reason = :reason WHERE id = :id AND status = 'RUNNING'`,
+      {
+        replacements: { id: args.reconciliationId, reason: args.reason.slice(0, 500) },
+      },
+    );
   }
 
   /**
@@ -231,7 +290,12 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
        UNION SELECT merchant_id FROM withdrawals WHERE (processed_at >= :from AND processed_at < :to) OR id IN (:references)
        UNION SELECT merchant_id FROM payout_items WHERE (settled_at >= :from AND settled_at < :to) OR id IN (:references)`,
       {
-        replacements: { from: range.from, to: range.to, providerIds: providerIds.length ? providerIds : [null], references: idsOrNull(references) },
+        replacements: {
+          from: range.from,
+          to: range.to,
+          providerIds: providerIds.length ? providerIds : [null],
+          references: idsOrNull(references),
+        },
         type: QueryTypes.SELECT,
       },
     );
@@ -277,7 +341,12 @@ const idsOrNull = (items: StatementTransfer[]) => (items.length ? items.map((t) 
  * provider made that the ledger lacks is reported, never healed here: the workflow that sent it
  * owns it and settles by the provider's record (IN_PROGRESS while it runs).
  */
-function compareOutgoing(subject: 'RETURN' | 'TRANSFER', statement: StatementTransfer[], rows: OutgoingRow[], report: Report): void {
+function compareOutgoing(
+  subject: 'RETURN' | 'TRANSFER',
+  statement: StatementTransfer[],
+  rows: OutgoingRow[],
+  report: Report,
+): void {
   const { counts, differences } = report;
   const byId = new Map(rows.map((r) => [r.id, r]));
   const seen = new Set<string>();
@@ -295,10 +364,19 @@ function compareOutgoing(subject: 'RETURN' | 'TRANSFER', statement: StatementTra
     if (!row) continue; // another merchant's
     seen.add(row.id);
     const ledgerCents = row.ledger_cents === null ? null : Number(row.ledger_cents);
-    const diff = { ...base(row), endToEndId: item.endToEndId, providerAmountCents: item.amountCents, ledgerAmountCents: ledgerCents };
+    const diff = {
+      ...base(row),
+      endToEndId: item.endToEndId,
+      providerAmountCents: item.amountCents,
+      ledgerAmountCents: ledgerCents,
+    };
     if (ledgerCents === null) {
       counts.missingInLedger++;
-      differences.push({ ...diff, kind: 'MISSING_IN_LEDGER', resolution: row.in_progress ? `${subject === 'RETURN' ? 'REFUND' : 'TRANSFER'}_IN_PROGRESS` : null });
+      differences.push({
+        ...diff,
+        kind: 'MISSING_IN_LEDGER',
+        resolution: row.in_progress ? `${subject === 'RETURN' ? 'REFUND' : 'TRANSFER'}_IN_PROGRESS` : null,
+      });
     } else if (ledgerCents !== item.amountCents) {
       counts.amountMismatch++;
       differences.push({ ...diff, kind: 'AMOUNT_MISMATCH', resolution: null });
@@ -309,12 +387,25 @@ function compareOutgoing(subject: 'RETURN' | 'TRANSFER', statement: StatementTra
   for (const row of rows) {
     if (seen.has(row.id) || row.ledger_cents === null || !row.in_range) continue;
     counts.missingAtProvider++;
-    differences.push({ ...base(row), kind: 'MISSING_AT_PROVIDER', endToEndId: row.end_to_end_id, providerAmountCents: null, ledgerAmountCents: Number(row.ledger_cents), resolution: null });
+    differences.push({
+      ...base(row),
+      kind: 'MISSING_AT_PROVIDER',
+      endToEndId: row.end_to_end_id,
+      providerAmountCents: null,
+      ledgerAmountCents: Number(row.ledger_cents),
+      resolution: null,
+    });
   }
 }
 
 function confirmation(p: StatementPayment) {
-  return { providerChargeId: p.providerChargeId, endToEndId: p.endToEndId, amountCents: p.amountCents, paidAt: p.paidAt, payer: null };
+  return {
+    providerChargeId: p.providerChargeId,
+    endToEndId: p.endToEndId,
+    amountCents: p.amountCents,
+    paidAt: p.paidAt,
+    payer: null,
+  };
 }
 
 export type ReconciliationActivities = ReturnType<typeof createReconciliationActivities>;

@@ -7,7 +7,13 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Sequelize, Transaction } from 'sequelize';
 import { refundTotal } from '../db/queries/refundTotals';
-import { medUnblockEntry, refundCompletedEntry, refundReleasedEntry, refundReservedEntry, type RefundMoney } from '../core/ledger/postings';
+import {
+  medUnblockEntry,
+  refundCompletedEntry,
+  refundReleasedEntry,
+  refundReservedEntry,
+  type RefundMoney,
+} from '../core/ledger/postings';
 import { findInfraction } from '../db/queries/medInfractions';
 import { ProviderError, type PixKeyOwner, type PixProvider } from '../core/provider';
 import { moneyOutRefusal } from '../core/merchants/moneyOut';
@@ -34,7 +40,8 @@ export interface RefundActivityDeps {
 /** PARKED: reserved, but the merchant was frozen or deactivated since; nothing sent, look again later. */
 export type RefundStepOutcome = 'SUCCEEDED' | 'FAILED' | 'SKIPPED' | 'UNCONFIRMED' | 'PARKED';
 
-const refusal = (message: string, type: string, details?: Record<string, unknown>) => ApplicationFailure.create({ message, type, nonRetryable: true, details: details ? [details] : [] });
+const refusal = (message: string, type: string, details?: Record<string, unknown>) =>
+  ApplicationFailure.create({ message, type, nonRetryable: true, details: details ? [details] : [] });
 
 export function createRefundActivities(deps: RefundActivityDeps) {
   const { sequelize, provider } = deps;
@@ -57,23 +64,41 @@ export function createRefundActivities(deps: RefundActivityDeps) {
         const existing = await Refund.findByPk(input.refundId, { transaction });
         if (existing) return { refundId: existing.id, status: existing.status };
         const owner = await Charge.findByPk(input.chargeId, { attributes: ['merchantId'], transaction });
-        const merchant = owner ? await Merchant.findByPk(owner.merchantId, { transaction, lock: transaction.LOCK.UPDATE }) : null;
+        const merchant = owner
+          ? await Merchant.findByPk(owner.merchantId, { transaction, lock: transaction.LOCK.UPDATE })
+          : null;
         // A devolução ordered by the central bank's MED goes back to the payer whatever the merchant's state.
         const held = input.medInfractionId ? null : moneyOutRefusal(merchant);
         if (held) throw merchantRefusal(held);
         const charge = await Charge.findByPk(input.chargeId, { transaction, lock: transaction.LOCK.UPDATE });
         const devolucao = charge ? returnedByDevolucao(charge) : false;
         if (!charge || charge.status !== 'PAID' || (!devolucao && !directory)) {
-          throw refusal('only a paid charge can be refunded (a boleto paid by barcode to a Pix key of its payer)', RefundFailureTypes.notRefundable, { status: charge?.status ?? null });
+          throw refusal(
+            'only a paid charge can be refunded (a boleto paid by barcode to a Pix key of its payer)',
+            RefundFailureTypes.notRefundable,
+            { status: charge?.status ?? null },
+          );
         }
         const paid = paidMoney(charge);
         const alreadyCents = await refundTotal(sequelize, charge.id, 'committed', transaction);
         const refundableCents = paid.amountCents - alreadyCents;
         if (input.amountCents > refundableCents) {
-          throw refusal(`at most ${refundableCents} cents of this charge can still be refunded`, RefundFailureTypes.exceedsPaid, { refundableCents });
+          throw refusal(
+            `at most ${refundableCents} cents of this charge can still be refunded`,
+            RefundFailureTypes.exceedsPaid,
+            { refundableCents },
+          );
         }
-        const splits = await ChargeSplit.findAll({ where: { chargeId: charge.id }, order: [['position', 'ASC']], transaction });
-        const shares = refundShares({ ...paid, splits: splits.map((s) => ({ merchantId: s.merchantId, amountCents: s.amountCents })) }, alreadyCents, input.amountCents);
+        const splits = await ChargeSplit.findAll({
+          where: { chargeId: charge.id },
+          order: [['position', 'ASC']],
+          transaction,
+        });
+        const shares = refundShares(
+          { ...paid, splits: splits.map((s) => ({ merchantId: s.merchantId, amountCents: s.amountCents })) },
+          alreadyCents,
+          input.amountCents,
+        );
         const row = await Refund.create(
           {
             id: input.refundId,
@@ -94,7 +119,16 @@ export function createRefundActivities(deps: RefundActivityDeps) {
           // blocked → available → reserved, in this one transaction (keyed: one unblock per infraction).
           const infraction = await findInfraction(sequelize, input.medInfractionId, { transaction, lock: true });
           const blocked = Number(infraction?.blocked_cents ?? 0);
-          if (infraction && blocked > 0) await writeLedgerEntry(sequelize, medUnblockEntry({ infractionId: infraction.id, merchantId: infraction.merchant_id, amountCents: blocked }), transaction);
+          if (infraction && blocked > 0)
+            await writeLedgerEntry(
+              sequelize,
+              medUnblockEntry({
+                infractionId: infraction.id,
+                merchantId: infraction.merchant_id,
+                amountCents: blocked,
+              }),
+              transaction,
+            );
         }
         await writeLedgerEntry(sequelize, refundReservedEntry(moneyOf(row)), transaction);
         return { refundId: row.id, status: row.status };
@@ -103,7 +137,9 @@ export function createRefundActivities(deps: RefundActivityDeps) {
       if (err instanceof InsufficientBalanceError) {
         // Whose balance: the owner's or a split merchant's (their shares are taken back too).
         const merchantId = /^merchant:([0-9a-f-]{36}):/.exec(err.accountCode)?.[1] ?? null;
-        throw refusal('the available balance does not cover this refund', RefundFailureTypes.insufficientBalance, { merchantId });
+        throw refusal('the available balance does not cover this refund', RefundFailureTypes.insufficientBalance, {
+          merchantId,
+        });
       }
       throw err;
     }
@@ -118,20 +154,32 @@ export function createRefundActivities(deps: RefundActivityDeps) {
     const destination = input.destination!;
     const charge = await Charge.findByPk(input.chargeId);
     const payerDocument = charge?.payerDetails?.taxId;
-    if (!payerDocument) throw refusal('the charge has no payer to refund to', RefundFailureTypes.notRefundable, { status: charge?.status ?? null });
-    const notPayer = () => refusal("the Pix key does not belong to the boleto's payer", RefundFailureTypes.destinationNotPayer);
+    if (!payerDocument)
+      throw refusal('the charge has no payer to refund to', RefundFailureTypes.notRefundable, {
+        status: charge?.status ?? null,
+      });
+    const notPayer = () =>
+      refusal("the Pix key does not belong to the boleto's payer", RefundFailureTypes.destinationNotPayer);
     if (!mayBePayersKey(destination, payerDocument)) throw notPayer();
     let owner: PixKeyOwner | null;
     try {
       owner = await provider.lookUpPixKey(destination.pixKey);
     } catch (err) {
       // Our code only: the provider's text may name hosts or keys.
-      if (err instanceof ProviderError) throw ApplicationFailure.retryable(`the payment institution did not answer the key look-up (${err.code})`, TransferFailureTypes.unavailable);
+      if (err instanceof ProviderError)
+        throw ApplicationFailure.retryable(
+          `the payment institution did not answer the key look-up (${err.code})`,
+          TransferFailureTypes.unavailable,
+        );
       throw err;
     }
     if (!owner) throw refusal('the Pix key is not in the Pix directory (DICT)', RefundFailureTypes.destinationNotFound);
     if (!ownedByPayer(owner, payerDocument)) throw notPayer();
-    return { ...destination, document: payerDocument, directory: { owner: owner.owner, bank: owner.bank, checkedAt: new Date().toISOString() } };
+    return {
+      ...destination,
+      document: payerDocument,
+      directory: { owner: owner.owner, bank: owner.bank, checkedAt: new Date().toISOString() },
+    };
   }
 
   /**
@@ -177,10 +225,18 @@ export function createRefundActivities(deps: RefundActivityDeps) {
     }
     const charge = await Charge.findByPk(refund.chargeId);
     const to = refund.destination;
-    if (!to && !charge?.endToEndId) throw ApplicationFailure.nonRetryable(`charge ${refund.chargeId} has no endToEndId`, 'RefundStateConflict');
+    if (!to && !charge?.endToEndId)
+      throw ApplicationFailure.nonRetryable(`charge ${refund.chargeId} has no endToEndId`, 'RefundStateConflict');
     const answer = await transfers.send(
       to
-        ? { reference: refund.id, amountCents: refund.amountCents, pixKey: to.pixKey, pixKeyType: to.pixKeyType, recipientName: to.name, recipientDocument: to.document }
+        ? {
+            reference: refund.id,
+            amountCents: refund.amountCents,
+            pixKey: to.pixKey,
+            pixKeyType: to.pixKeyType,
+            recipientName: to.name,
+            recipientDocument: to.document,
+          }
         : { reference: refund.id, amountCents: refund.amountCents, endToEndId: charge!.endToEndId! },
       { retry },
     );
@@ -199,12 +255,20 @@ export function createRefundActivities(deps: RefundActivityDeps) {
     const refund = await Refund.findByPk(args.refundId);
     if (!refund || refund.status !== 'PROCESSING') return 'SKIPPED';
     const answer = await transfers.lookup(await lookupOf(refund));
-    return settle(refund.id, answer ?? { kind: 'NO_RECORD', code: args.cancelled ? CANCELLED_BEFORE_TRANSFER.code : TRANSFER_NOT_ACCEPTED.code });
+    return settle(
+      refund.id,
+      answer ?? {
+        kind: 'NO_RECORD',
+        code: args.cancelled ? CANCELLED_BEFORE_TRANSFER.code : TRANSFER_NOT_ACCEPTED.code,
+      },
+    );
   }
 
   /** What the provider knows the refund's money out by: a devolução by its payment too, a transfer to a key by our reference. */
   async function lookupOf(refund: Refund): Promise<{ reference: string; amountCents: number; endToEndId?: string }> {
-    const endToEndId = refund.destination ? null : (await Charge.findByPk(refund.chargeId, { attributes: ['endToEndId'] }))?.endToEndId;
+    const endToEndId = refund.destination
+      ? null
+      : (await Charge.findByPk(refund.chargeId, { attributes: ['endToEndId'] }))?.endToEndId;
     return { reference: refund.id, amountCents: refund.amountCents, ...(endToEndId ? { endToEndId } : {}) };
   }
 
@@ -216,14 +280,33 @@ export function createRefundActivities(deps: RefundActivityDeps) {
       const now = new Date();
       if (answer.kind === 'COMPLETED') {
         await writeLedgerEntry(sequelize, refundCompletedEntry(moneyOf(refund)), transaction);
-        await refund.update({ status: 'SUCCEEDED', settledAt: now, providerTransferId: answer.transfer.id, endToEndId: answer.transfer.endToEndId, failureCode: null, failureReason: null }, { transaction });
+        await refund.update(
+          {
+            status: 'SUCCEEDED',
+            settledAt: now,
+            providerTransferId: answer.transfer.id,
+            endToEndId: answer.transfer.endToEndId,
+            failureCode: null,
+            failureReason: null,
+          },
+          { transaction },
+        );
         await refundedEvent(refund, transaction);
         return 'SUCCEEDED';
       }
-      const failure = answer.kind === 'REFUSED' ? describeTransferFailure(answer.transfer.failureCode) : describeTransferFailure(answer.code);
+      const failure =
+        answer.kind === 'REFUSED'
+          ? describeTransferFailure(answer.transfer.failureCode)
+          : describeTransferFailure(answer.code);
       await writeLedgerEntry(sequelize, refundReleasedEntry(moneyOf(refund)), transaction);
       await refund.update(
-        { status: 'FAILED', releasedAt: now, providerTransferId: answer.kind === 'REFUSED' ? answer.transfer.id : null, failureCode: failure.code, failureReason: failure.reason },
+        {
+          status: 'FAILED',
+          releasedAt: now,
+          providerTransferId: answer.kind === 'REFUSED' ? answer.transfer.id : null,
+          failureCode: failure.code,
+          failureReason: failure.reason,
+        },
         { transaction },
       );
       return 'FAILED';
@@ -235,7 +318,8 @@ export function createRefundActivities(deps: RefundActivityDeps) {
     if (!charge) return;
     const refundedAmountCents = await refundTotal(sequelize, charge.id, 'succeeded', transaction);
     // Fully refunded: the checkout it backs (if any) is REFUNDED and its enrolments revoked.
-    if (refundedAmountCents >= paidMoney(charge).amountCents) await checkouts.refunded({ chargeId: charge.id }, transaction);
+    if (refundedAmountCents >= paidMoney(charge).amountCents)
+      await checkouts.refunded({ chargeId: charge.id }, transaction);
     await recordEvent(
       {
         type: 'charge.refunded',

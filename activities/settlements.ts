@@ -42,13 +42,18 @@ export function createSettlementActivities(deps: { sequelize: Sequelize }) {
     if (!config) return { kind: 'SKIP', reason: 'NO_SCHEDULE', amountCents: 0, minimumAmountCents: 0 };
     const minimumAmountCents = Number(config.minimum_amount_cents);
     const merchant = await Merchant.findByPk(args.merchantId);
-    if (!merchant || !merchant.active || merchant.withdrawalsFrozen) return { kind: 'SKIP', reason: 'MERCHANT_NOT_SETTLEABLE', amountCents: 0, minimumAmountCents };
+    if (!merchant || !merchant.active || merchant.withdrawalsFrozen)
+      return { kind: 'SKIP', reason: 'MERCHANT_NOT_SETTLEABLE', amountCents: 0, minimumAmountCents };
     if (!merchant.pixKey) return { kind: 'SKIP', reason: 'NO_PIX_KEY', amountCents: 0, minimumAmountCents };
     const code = accounts.merchantAvailable(merchant.id);
     const available = await balanceOf(sequelize, code);
-    const settleable = config.frequency === 'D0' ? available : Math.min(available, await balanceAt(code, brasiliaStartOfDay(new Date(args.firedAt))));
+    const settleable =
+      config.frequency === 'D0'
+        ? available
+        : Math.min(available, await balanceAt(code, brasiliaStartOfDay(new Date(args.firedAt))));
     const amountCents = settleable - withdrawalFee(merchant);
-    if (amountCents < Math.max(1, minimumAmountCents)) return { kind: 'SKIP', reason: 'BELOW_MINIMUM', amountCents: Math.max(0, amountCents), minimumAmountCents };
+    if (amountCents < Math.max(1, minimumAmountCents))
+      return { kind: 'SKIP', reason: 'BELOW_MINIMUM', amountCents: Math.max(0, amountCents), minimumAmountCents };
     return { kind: 'SETTLE', frequency: config.frequency, amountCents, minimumAmountCents };
   }
 

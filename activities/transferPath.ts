@@ -17,7 +17,13 @@
  *   hosts or keys): errors carry our codes only.
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import { ProviderError, type PaymentReturnRequest, type PixProvider, type ProviderTransfer, type TransferRequest } from '../core/provider';
+import {
+  ProviderError,
+  type PaymentReturnRequest,
+  type PixProvider,
+  type ProviderTransfer,
+  type TransferRequest,
+} from '../core/provider';
 import { createLogger } from '../core/logger';
 
 export type TransferAnswer =
@@ -59,10 +65,14 @@ export function createTransferPath(provider: PixProvider) {
    * The provider's record for our reference, or null when it has none. Retried until it answers.
    * A devolução (the payment's endToEndId given) is looked up as one: API Pix finds it by payment.
    */
-  async function lookup(req: Pick<TransferRequest, 'reference' | 'amountCents'> & { endToEndId?: string }): Promise<TransferAnswer | null> {
+  async function lookup(
+    req: Pick<TransferRequest, 'reference' | 'amountCents'> & { endToEndId?: string },
+  ): Promise<TransferAnswer | null> {
     let transfer: ProviderTransfer | null;
     try {
-      transfer = req.endToEndId ? await provider.getPaymentReturn({ reference: req.reference, endToEndId: req.endToEndId }) : await provider.getTransferByReference(req.reference);
+      transfer = req.endToEndId
+        ? await provider.getPaymentReturn({ reference: req.reference, endToEndId: req.endToEndId })
+        : await provider.getTransferByReference(req.reference);
     } catch (err) {
       if (err instanceof ProviderError) throw unavailable(err);
       throw err;
@@ -75,18 +85,33 @@ export function createTransferPath(provider: PixProvider) {
 
 export type TransferPath = ReturnType<typeof createTransferPath>;
 
-function answerOf(transfer: ProviderTransfer, sent: Pick<TransferRequest, 'reference' | 'amountCents'>): TransferAnswer {
+function answerOf(
+  transfer: ProviderTransfer,
+  sent: Pick<TransferRequest, 'reference' | 'amountCents'>,
+): TransferAnswer {
   if (transfer.reference !== sent.reference || transfer.amountCents !== sent.amountCents) {
     logger.error(
-      { reference: sent.reference, amountCents: sent.amountCents, providerTransferId: transfer.id, providerReference: transfer.reference, providerAmountCents: transfer.amountCents },
+      {
+        reference: sent.reference,
+        amountCents: sent.amountCents,
+        providerTransferId: transfer.id,
+        providerReference: transfer.reference,
+        providerAmountCents: transfer.amountCents,
+      },
       'ALERT: the provider answered with a transfer that is not the one we sent; not settled',
     );
-    throw ApplicationFailure.nonRetryable(`provider transfer ${transfer.id} does not match reference ${sent.reference} (reference or amount differ)`, TransferFailureTypes.mismatch);
+    throw ApplicationFailure.nonRetryable(
+      `provider transfer ${transfer.id} does not match reference ${sent.reference} (reference or amount differ)`,
+      TransferFailureTypes.mismatch,
+    );
   }
   return transfer.status === 'COMPLETED' ? { kind: 'COMPLETED', transfer } : { kind: 'REFUSED', transfer };
 }
 
 /** Retryable, with our code only: the provider's text stays in no failure a merchant may read. */
 function unavailable(err: ProviderError): ApplicationFailure {
-  return ApplicationFailure.retryable(`the payment institution did not answer (${err.code})`, TransferFailureTypes.unavailable);
+  return ApplicationFailure.retryable(
+    `the payment institution did not answer (${err.code})`,
+    TransferFailureTypes.unavailable,
+  );
 }

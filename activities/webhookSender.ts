@@ -74,7 +74,14 @@ export interface WebhookRequest {
 export async function postWebhook(url: string, req: WebhookRequest, policy: SenderPolicy) {
   const dispatcher = agentFor(policy);
   try {
-    return await fetch(url, { method: 'POST', redirect: 'manual', headers: req.headers, body: req.body, signal: AbortSignal.timeout(req.timeoutMs), dispatcher });
+    return await fetch(url, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: req.headers,
+      body: req.body,
+      signal: AbortSignal.timeout(req.timeoutMs),
+      dispatcher,
+    });
   } catch (err) {
     const cause = (err as { cause?: unknown }).cause;
     if (cause instanceof DestinationRefusedError) throw cause;

@@ -43,13 +43,26 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       { type: QueryTypes.SELECT },
     );
     const start = (d: { id: string; merchant_id: string }) =>
-      startDeliveryWorkflow(sequelize, ctx.client.workflow, { id: d.id, merchantId: d.merchant_id, taskQueue: ctx.info.taskQueue });
+      startDeliveryWorkflow(sequelize, ctx.client.workflow, {
+        id: d.id,
+        merchantId: d.merchant_id,
+        taskQueue: ctx.info.taskQueue,
+      });
     // A few starts at a time: a burst of events must not queue behind one another.
     for (let i = 0; i < pending.length; i += 20) await Promise.all(pending.slice(i, i + 20).map(start));
   }
 
   async function attemptDelivery(args: { deliveryId: string; attempt: number }): Promise<AttemptOutcome> {
-    const [d] = await sequelize.query<{ status: string; body: string; event_id: string; url: string; active: boolean; secret_ciphertext: string; previous_secret_ciphertext: string | null; previous_secret_expires_at: Date | null }>(
+    const [d] = await sequelize.query<{
+      status: string;
+      body: string;
+      event_id: string;
+      url: string;
+      active: boolean;
+      secret_ciphertext: string;
+      previous_secret_ciphertext: string | null;
+      previous_secret_expires_at: Date | null;
+    }>(
       `SELECT d.status, d.body, d.event_id, e.url, e.active, e.secret_ciphertext, e.previous_secret_ciphertext, e.previous_secret_expires_at
        FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.webhook_id WHERE d.id = :deliveryId`,
       { replacements: args, type: QueryTypes.SELECT },
@@ -65,7 +78,11 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
 
     if (!deps.secretsKey) throw new Error('webhook secrets key is not configured for this worker');
     const secrets = [decryptSecret(d.secret_ciphertext, deps.secretsKey)];
-    if (d.previous_secret_ciphertext && d.previous_secret_expires_at && new Date(d.previous_secret_expires_at).getTime() > Date.now()) {
+    if (
+      d.previous_secret_ciphertext &&
+      d.previous_secret_expires_at &&
+      new Date(d.previous_secret_expires_at).getTime() > Date.now()
+    ) {
       secrets.push(decryptSecret(d.previous_secret_ciphertext, deps.secretsKey));
     }
     const started = Date.now();
@@ -95,11 +112,16 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
         );
         statusCode = res.status;
         const excerpt = await readCapped(res);
-        if (res.status < 200 || res.status >= 300) error = `HTTP ${res.status}${excerpt ? `: ${excerpt.slice(0, 500)}` : ''}`;
+        if (res.status < 200 || res.status >= 300)
+          error = `HTTP ${res.status}${excerpt ? `: ${excerpt.slice(0, 500)}` : ''}`;
       } catch (err) {
         // Merchants read this back: a refused destination says so and nothing about our network.
         if (err instanceof DestinationRefusedError) error = `${err.code}: ${err.message}`;
-        else error = (err as Error).name === 'TimeoutError' ? `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s` : `connection failed: ${networkCode(err)}`;
+        else
+          error =
+            (err as Error).name === 'TimeoutError'
+              ? `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s`
+              : `connection failed: ${networkCode(err)}`;
       }
     }
     const success = error === null;
@@ -107,7 +129,10 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       await sequelize.query(
         `INSERT INTO webhook_delivery_attempts (delivery_id, attempt, url, status_code, success, error, duration_ms)
          VALUES (:deliveryId, :attempt, :url, :statusCode, :success, :error, :durationMs) ON CONFLICT DO NOTHING`,
-        { replacements: { ...args, url: d.url, statusCode, success, error, durationMs: Date.now() - started }, transaction },
+        {
+          replacements: { ...args, url: d.url, statusCode, success, error, durationMs: Date.now() - started },
+          transaction,
+        },
       );
       await sequelize.query(
         `UPDATE webhook_deliveries SET attempts = GREATEST(attempts, :attempt), last_status_code = :statusCode, last_error = :error,
@@ -121,7 +146,10 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
   }
 
   async function scheduleNextAttempt(args: { deliveryId: string; at: string }): Promise<void> {
-    await sequelize.query(`UPDATE webhook_deliveries SET next_attempt_at = :at, updated_at = now() WHERE id = :deliveryId AND status = 'PENDING'`, { replacements: args });
+    await sequelize.query(
+      `UPDATE webhook_deliveries SET next_attempt_at = :at, updated_at = now() WHERE id = :deliveryId AND status = 'PENDING'`,
+      { replacements: args },
+    );
   }
 
   /**

@@ -46,14 +46,19 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
         // Locked so an operator's freeze or key change lands wholly before or after this request.
         const merchant = await Merchant.findByPk(input.merchantId, { transaction, lock: transaction.LOCK.UPDATE });
         const held = moneyOutRefusal(merchant);
-        if (!merchant || held === 'MERCHANT_INACTIVE') throw refusal('the merchant is not active', WithdrawalFailureTypes.merchantInactive);
-        if (held === 'WITHDRAWAL_FROZEN') throw refusal('withdrawals are frozen for this merchant', WithdrawalFailureTypes.frozen);
+        if (!merchant || held === 'MERCHANT_INACTIVE')
+          throw refusal('the merchant is not active', WithdrawalFailureTypes.merchantInactive);
+        if (held === 'WITHDRAWAL_FROZEN')
+          throw refusal('withdrawals are frozen for this merchant', WithdrawalFailureTypes.frozen);
         const beneficiary = beneficiarySnapshot(merchant);
-        if (!beneficiary) throw refusal('the merchant has no Pix key registered for withdrawals', WithdrawalFailureTypes.pixKeyMissing);
+        if (!beneficiary)
+          throw refusal('the merchant has no Pix key registered for withdrawals', WithdrawalFailureTypes.pixKeyMissing);
         const feeCents = withdrawalFee(merchant);
         // "All available" is computed here, under the merchant lock, so no concurrent
         // reservation of this merchant can slip in between the read and the debit.
-        const amountCents = input.allAvailable ? (await balanceOf(sequelize, accounts.merchantAvailable(merchant.id), transaction)) - feeCents : input.amountCents;
+        const amountCents = input.allAvailable
+          ? (await balanceOf(sequelize, accounts.merchantAvailable(merchant.id), transaction)) - feeCents
+          : input.amountCents;
         requiredCents = Math.max(amountCents, 1) + feeCents;
         if (amountCents <= 0) throw new InsufficientBalanceError(accounts.merchantAvailable(merchant.id));
         const row = await Withdrawal.create(
@@ -103,7 +108,10 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
     const withdrawal = await Withdrawal.findByPk(args.withdrawalId);
     if (!withdrawal || withdrawal.status !== 'PROCESSING' || !withdrawal.beneficiarySnapshot) {
       // Never send money for a withdrawal that is not waiting for it.
-      throw ApplicationFailure.nonRetryable(`withdrawal ${args.withdrawalId} is not PROCESSING`, WithdrawalFailureTypes.stateConflict);
+      throw ApplicationFailure.nonRetryable(
+        `withdrawal ${args.withdrawalId} is not PROCESSING`,
+        WithdrawalFailureTypes.stateConflict,
+      );
     }
     const beneficiary = withdrawal.beneficiarySnapshot;
     const answer = await transfers.send(
@@ -124,19 +132,29 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
   /** The provider's record of our transfer, or null when it has none. Retried until it answers. */
   async function findWithdrawalTransfer(args: { withdrawalId: string }): Promise<TransferOutcome | null> {
     const withdrawal = await Withdrawal.findByPk(args.withdrawalId);
-    if (!withdrawal) throw ApplicationFailure.nonRetryable(`withdrawal ${args.withdrawalId} not found`, WithdrawalFailureTypes.stateConflict);
+    if (!withdrawal)
+      throw ApplicationFailure.nonRetryable(
+        `withdrawal ${args.withdrawalId} not found`,
+        WithdrawalFailureTypes.stateConflict,
+      );
     const answer = await transfers.lookup({ reference: withdrawal.id, amountCents: withdrawal.amountCents });
     return answer && answer.kind !== 'NO_RECORD' ? outcomeOf(answer.transfer) : null;
   }
 
   /** The money left: reserved → provider clearing (amount) and platform fees (fee). */
-  async function completeWithdrawal(args: { withdrawalId: string; transfer: TransferOutcome }): Promise<ReservedWithdrawal> {
+  async function completeWithdrawal(args: {
+    withdrawalId: string;
+    transfer: TransferOutcome;
+  }): Promise<ReservedWithdrawal> {
     return sequelize.transaction(async (transaction) => {
       const withdrawal = await lockWithdrawal(args.withdrawalId, transaction);
       if (withdrawal.status === 'COMPLETED') return reservedFrom(withdrawal);
       if (withdrawal.status !== 'PROCESSING') {
         // The provider paid a withdrawal whose reserve was already returned: stop and alert.
-        throw ApplicationFailure.nonRetryable(`withdrawal ${withdrawal.id} is ${withdrawal.status} but the provider completed it`, WithdrawalFailureTypes.stateConflict);
+        throw ApplicationFailure.nonRetryable(
+          `withdrawal ${withdrawal.id} is ${withdrawal.status} but the provider completed it`,
+          WithdrawalFailureTypes.stateConflict,
+        );
       }
       await writeLedgerEntry(sequelize, withdrawalCompletedEntry(moneyOf(withdrawal)), transaction);
       await withdrawal.update(
@@ -176,9 +194,14 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
       }
       if (withdrawal.status === 'FAILED' || withdrawal.status === 'CANCELLED') return reservedFrom(withdrawal);
       if (withdrawal.status === 'COMPLETED') {
-        throw ApplicationFailure.nonRetryable(`withdrawal ${withdrawal.id} is COMPLETED and cannot be released`, WithdrawalFailureTypes.stateConflict);
+        throw ApplicationFailure.nonRetryable(
+          `withdrawal ${withdrawal.id} is COMPLETED and cannot be released`,
+          WithdrawalFailureTypes.stateConflict,
+        );
       }
-      const failure = args.transfer ? describeTransferFailure(args.transfer.failureCode) : (args.failure ?? describeTransferFailure(null));
+      const failure = args.transfer
+        ? describeTransferFailure(args.transfer.failureCode)
+        : (args.failure ?? describeTransferFailure(null));
       await writeLedgerEntry(sequelize, withdrawalReleasedEntry(moneyOf(withdrawal)), transaction);
       await withdrawal.update(
         {
@@ -202,9 +225,16 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
 
 export type WithdrawalActivities = ReturnType<typeof createWithdrawalActivities>;
 
-async function recordWithdrawalEvent(type: 'withdrawal.completed' | 'withdrawal.failed', withdrawal: Withdrawal, transaction: Transaction): Promise<void> {
+async function recordWithdrawalEvent(
+  type: 'withdrawal.completed' | 'withdrawal.failed',
+  withdrawal: Withdrawal,
+  transaction: Transaction,
+): Promise<void> {
   const [view] = await presentWithdrawalRows(withdrawal.merchantId, [withdrawal]);
-  await recordEvent({ type, merchantId: withdrawal.merchantId, aggregateType: 'withdrawal', aggregateId: withdrawal.id, payload: view }, transaction);
+  await recordEvent(
+    { type, merchantId: withdrawal.merchantId, aggregateType: 'withdrawal', aggregateId: withdrawal.id, payload: view },
+    transaction,
+  );
 }
 
 async function writeTombstone(input: WithdrawalInput, transaction: Transaction): Promise<void> {
@@ -236,7 +266,12 @@ async function writeTombstone(input: WithdrawalInput, transaction: Transaction):
 }
 
 /** The settlement label of a withdrawal, in the reservation's transaction (commits with it or not at all). */
-async function insertSettlement(sequelize: Sequelize, tag: SettlementTag, withdrawal: Withdrawal, transaction: Transaction): Promise<void> {
+async function insertSettlement(
+  sequelize: Sequelize,
+  tag: SettlementTag,
+  withdrawal: Withdrawal,
+  transaction: Transaction,
+): Promise<void> {
   await sequelize.query(
     `INSERT INTO settlements (id, merchant_id, withdrawal_id, trigger, requested_by, schedule_run_id, schedule_frequency)
      VALUES (:id, :merchantId, :withdrawalId, :trigger, :requestedBy, :runId, :frequency)`,
@@ -261,7 +296,8 @@ function refusal(message: string, type: string): ApplicationFailure {
 
 async function lockWithdrawal(withdrawalId: string, transaction: Transaction): Promise<Withdrawal> {
   const withdrawal = await Withdrawal.findByPk(withdrawalId, { transaction, lock: transaction.LOCK.UPDATE });
-  if (!withdrawal) throw ApplicationFailure.nonRetryable(`withdrawal ${withdrawalId} not found`, WithdrawalFailureTypes.stateConflict);
+  if (!withdrawal)
+    throw ApplicationFailure.nonRetryable(`withdrawal ${withdrawalId} not found`, WithdrawalFailureTypes.stateConflict);
   return withdrawal;
 }
 
@@ -270,7 +306,13 @@ function moneyOf(w: Withdrawal) {
 }
 
 function reservedFrom(w: Withdrawal): ReservedWithdrawal {
-  return { withdrawalId: w.id, status: w.status, amountCents: w.amountCents, feeCents: w.feeCents, totalDebitedCents: w.totalDebitedCents };
+  return {
+    withdrawalId: w.id,
+    status: w.status,
+    amountCents: w.amountCents,
+    feeCents: w.feeCents,
+    totalDebitedCents: w.totalDebitedCents,
+  };
 }
 
 /** Only what we store (the transfer path already checked it is ours: reference and amount). */

@@ -119,7 +119,10 @@ function inOrder(first: RequestHandler, second: RequestHandler): RequestHandler 
 /** Uploads kept in a fresh temporary directory, signed with a key derived from the encryption key. */
 function temporaryStorage(encryptionKey: string): StorageConfig {
   const uploadsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-uploads-'));
-  const uploadSigningSecret = crypto.createHmac('sha256', encryptionKey).update('pix-gateway upload signing v1').digest('hex');
+  const uploadSigningSecret = crypto
+    .createHmac('sha256', encryptionKey)
+    .update('pix-gateway upload signing v1')
+    .digest('hex');
   return { uploadsDir, uploadSigningSecret, s3: null };
 }
 
@@ -152,7 +155,10 @@ export function createApp(deps: ApiDeps): express.Express {
   const webhooks = new WebhookService({ encryptionKey, destinations });
   const withdrawals = new WithdrawalService({ temporal: deps.temporal, taskQueue: deps.taskQueue });
   // One key for the codes printed on receipts and the codes GET /receipts/verify opens.
-  const receiptKey = receiptKeyFor({ receiptSigningKey: deps.receiptSigningKey, credentialsEncryptionKey: deps.credentialsEncryptionKey });
+  const receiptKey = receiptKeyFor({
+    receiptSigningKey: deps.receiptSigningKey,
+    credentialsEncryptionKey: deps.credentialsEncryptionKey,
+  });
   const receipts = new ReceiptService(
     new ReceiptDocuments({
       sequelize: deps.sequelize,
@@ -165,7 +171,12 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(traceId);
   app.use(httpMetrics(metrics));
   app.use(requestLogger(deps.logger));
-  app.use(perIpRateLimit({ perMinute: deps.rateLimitPerMinute ?? 100, exemptPaths: ['/healthz', PROVIDER_CALLBACK_PATH, PIX_API_CALLBACK_PATH] }));
+  app.use(
+    perIpRateLimit({
+      perMinute: deps.rateLimitPerMinute ?? 100,
+      exemptPaths: ['/healthz', PROVIDER_CALLBACK_PATH, PIX_API_CALLBACK_PATH],
+    }),
+  );
   app.use(auth.initialize());
   const application = applicationApi({
     sequelize: deps.sequelize,
@@ -174,7 +185,12 @@ export function createApp(deps: ApiDeps): express.Express {
     passport: auth,
     storage: deps.storage ?? temporaryStorage(deps.credentialsEncryptionKey),
     publicBaseUrl: deps.publicBaseUrl ?? 'http://127.0.0.1',
-    mail: new Mailer({ sequelize: deps.sequelize, temporal: deps.temporal, taskQueue: deps.taskQueue, encryptionKey: deps.credentialsEncryptionKey }),
+    mail: new Mailer({
+      sequelize: deps.sequelize,
+      temporal: deps.temporal,
+      taskQueue: deps.taskQueue,
+      encryptionKey: deps.credentialsEncryptionKey,
+    }),
     charges: {
       temporal: deps.temporal,
       taskQueue: deps.taskQueue,
@@ -190,7 +206,14 @@ export function createApp(deps: ApiDeps): express.Express {
   });
   // The hosted checkout page: public HTML (anyone with the URL is the buyer), its form posts are
   // not JSON: before the JSON-only gate and outside every authenticated router.
-  app.use(CHECKOUT_PAGE_PREFIX, checkoutPageRouter({ sequelize: deps.sequelize, simulator: deps.paymentSimulator ?? null, streams: deps.checkoutStreams }));
+  app.use(
+    CHECKOUT_PAGE_PREFIX,
+    checkoutPageRouter({
+      sequelize: deps.sequelize,
+      simulator: deps.paymentSimulator ?? null,
+      streams: deps.checkoutStreams,
+    }),
+  );
   // Avatar uploads carry image bodies: before the JSON-only gate below.
   app.use(application.beforeBody);
   app.use(requireJsonContentType);
@@ -198,8 +221,17 @@ export function createApp(deps: ApiDeps): express.Express {
   // API Pix notifications are read after their secret is checked (api/pixApiCallbacks/router.ts).
   app.use(jsonBody({ deferredPrefixes: [PAYOUTS_PATH, BOLETOS_PATH, PIX_API_CALLBACK_PATH] }));
 
-  app.use(healthRouter({ sequelize: deps.sequelize, temporal: deps.temporal, smtpUrl: deps.smtpUrl ?? null, exposeBuildInfo: deps.exposeBuildInfo ?? false }));
-  app.use(metricsRouter({ metrics, sequelize: deps.sequelize, access: { token: deps.metricsToken ?? null, production } }));
+  app.use(
+    healthRouter({
+      sequelize: deps.sequelize,
+      temporal: deps.temporal,
+      smtpUrl: deps.smtpUrl ?? null,
+      exposeBuildInfo: deps.exposeBuildInfo ?? false,
+    }),
+  );
+  app.use(
+    metricsRouter({ metrics, sequelize: deps.sequelize, access: { token: deps.metricsToken ?? null, production } }),
+  );
   app.use(openApiRouter()); // GET /openapi.json and /docs: public, before the authenticated routers
   // GET /receipts/verify: public too (anyone holding a receipt may check it); the per-IP limit above applies.
   app.use(
@@ -208,9 +240,20 @@ export function createApp(deps: ApiDeps): express.Express {
       loadFacts: deps.loadReceiptFacts ?? loadStoredReceiptFacts,
     }),
   );
-  const callbackService = new ProviderCallbackService({ sequelize: deps.sequelize, temporal: deps.temporal, taskQueue: deps.taskQueue });
+  const callbackService = new ProviderCallbackService({
+    sequelize: deps.sequelize,
+    temporal: deps.temporal,
+    taskQueue: deps.taskQueue,
+  });
   const callbackHealth = new CallbackHealth({ sequelize: deps.sequelize, logger: deps.logger });
-  app.use(PROVIDER_CALLBACK_PATH, providerCallbackRouter({ service: callbackService, callbackSecret: deps.providerCallbackSecret, health: callbackHealth }));
+  app.use(
+    PROVIDER_CALLBACK_PATH,
+    providerCallbackRouter({
+      service: callbackService,
+      callbackSecret: deps.providerCallbackSecret,
+      health: callbackHealth,
+    }),
+  );
   app.use(
     PIX_API_CALLBACK_PATH,
     pixApiCallbackRouter({
@@ -221,8 +264,20 @@ export function createApp(deps: ApiDeps): express.Express {
     }),
   );
   const verifySignature = requestSignature({ sequelize: deps.sequelize, required: false });
-  const deliveries = new DeliveryService({ sequelize: deps.sequelize, temporal: deps.temporal, taskQueue: deps.taskQueue });
-  const sellers = sellersRouter({ authenticate: inOrder(authenticate, requireScope(sellerScopeFamily)), verifySignature, sellerPix, webhooks, withdrawals, deliveries, idempotency });
+  const deliveries = new DeliveryService({
+    sequelize: deps.sequelize,
+    temporal: deps.temporal,
+    taskQueue: deps.taskQueue,
+  });
+  const sellers = sellersRouter({
+    authenticate: inOrder(authenticate, requireScope(sellerScopeFamily)),
+    verifySignature,
+    sellerPix,
+    webhooks,
+    withdrawals,
+    deliveries,
+    idempotency,
+  });
   app.use('/sellers', sellers);
   app.use('/rifeiro', legacyDeprecation, sellers);
   const payouts = new PayoutService({
@@ -233,7 +288,10 @@ export function createApp(deps: ApiDeps): express.Express {
   });
   const requireSignature = requestSignature({ sequelize: deps.sequelize, required: true });
   const payoutBody = routeJsonBody({ largeLimit: '8mb', isLarge: (req) => req.method === 'POST' && req.path === '/' });
-  app.use(PAYOUTS_PATH, payoutsRouter({ authenticate, parseBody: payoutBody, requireSignature, service: payouts, idempotency }));
+  app.use(
+    PAYOUTS_PATH,
+    payoutsRouter({ authenticate, parseBody: payoutBody, requireSignature, service: payouts, idempotency }),
+  );
   app.use(RECEIPTS_PATH, receiptsRouter({ authenticate, requireSignature, service: receipts }));
   const partnerCheckouts = new PartnerCheckoutService({
     sequelize: deps.sequelize,
@@ -247,7 +305,13 @@ export function createApp(deps: ApiDeps): express.Express {
   // p0Errors on the path itself: errors raised before the router (rate limit, body parser) answer in the P0 envelope too.
   app.use(
     CHECKOUTS_PATH,
-    partnerCheckoutsRouter({ authenticate, verifySignature, createSignature: production ? requireSignature : verifySignature, service: partnerCheckouts, idempotency }),
+    partnerCheckoutsRouter({
+      authenticate,
+      verifySignature,
+      createSignature: production ? requireSignature : verifySignature,
+      service: partnerCheckouts,
+      idempotency,
+    }),
     p0Errors(deps.logger),
   );
 

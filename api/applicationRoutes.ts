@@ -93,7 +93,13 @@ export function applicationApi(deps: ApplicationDeps): ApplicationApi {
   const throttle = new AttemptThrottle(deps.sequelize);
   const sessions = new SessionService({ sequelize: deps.sequelize, tokens, throttle });
   const accounts = new AccountService({ sequelize: deps.sequelize, sessions, throttle });
-  const twoFactor = new TwoFactorService({ sequelize: deps.sequelize, encryptionKey: parseKey(deps.encryptionKey), throttle, sessions, mail: deps.mail ?? noMail });
+  const twoFactor = new TwoFactorService({
+    sequelize: deps.sequelize,
+    encryptionKey: parseKey(deps.encryptionKey),
+    throttle,
+    sessions,
+    mail: deps.mail ?? noMail,
+  });
 
   const bearerSession = async (req: import('express').Request) => {
     const header = req.header('authorization');
@@ -119,22 +125,90 @@ export function applicationApi(deps: ApplicationDeps): ApplicationApi {
   router.use('/auth', sessionsRouter({ sessions, cookies, csrf, bearerSession }));
   router.use('/auth', accountsRouter({ accounts, requireUser: authenticated }));
   router.use('/auth', twoFactorRouter({ service: twoFactor, cookies, requireUser: authenticated }));
-  router.use('/dashboard', dashboardRouter({ dashboard: new DashboardService({ sequelize: deps.sequelize, encryptionKey: deps.encryptionKey }), figures: new DashboardFigures(deps.sequelize), requireUser: authenticated }));
-  const refunds = new RefundService({ sequelize: deps.sequelize, temporal: deps.charges.temporal, taskQueue: deps.charges.taskQueue });
+  router.use(
+    '/dashboard',
+    dashboardRouter({
+      dashboard: new DashboardService({ sequelize: deps.sequelize, encryptionKey: deps.encryptionKey }),
+      figures: new DashboardFigures(deps.sequelize),
+      requireUser: authenticated,
+    }),
+  );
+  const refunds = new RefundService({
+    sequelize: deps.sequelize,
+    temporal: deps.charges.temporal,
+    taskQueue: deps.charges.taskQueue,
+  });
   const charges = new AppChargeService(deps.charges);
-  router.use('/charges', chargesRouter({ service: charges, refunds, receipts: deps.receipts, idempotency: deps.idempotency, requireUser: authenticated }));
-  const boletos = new BoletoService({ sequelize: deps.sequelize, temporal: deps.charges.temporal, taskQueue: deps.charges.taskQueue, defaultFee: deps.charges.defaultFee, charges });
-  router.use(BOLETOS_PATH, boletosRouter({ service: boletos, idempotency: deps.idempotency, requireUser: authenticated }));
-  const checkoutSessions = new CheckoutSessionService({ ...deps.charges, production: deps.production ?? process.env.NODE_ENV === 'production' });
-  router.use(CHECKOUT_SESSIONS_PATH, checkoutSessionsRouter({ service: checkoutSessions, idempotency: deps.idempotency, requireUser: authenticated }));
+  router.use(
+    '/charges',
+    chargesRouter({
+      service: charges,
+      refunds,
+      receipts: deps.receipts,
+      idempotency: deps.idempotency,
+      requireUser: authenticated,
+    }),
+  );
+  const boletos = new BoletoService({
+    sequelize: deps.sequelize,
+    temporal: deps.charges.temporal,
+    taskQueue: deps.charges.taskQueue,
+    defaultFee: deps.charges.defaultFee,
+    charges,
+  });
+  router.use(
+    BOLETOS_PATH,
+    boletosRouter({ service: boletos, idempotency: deps.idempotency, requireUser: authenticated }),
+  );
+  const checkoutSessions = new CheckoutSessionService({
+    ...deps.charges,
+    production: deps.production ?? process.env.NODE_ENV === 'production',
+  });
+  router.use(
+    CHECKOUT_SESSIONS_PATH,
+    checkoutSessionsRouter({ service: checkoutSessions, idempotency: deps.idempotency, requireUser: authenticated }),
+  );
   const courses = new CourseService({ sequelize: deps.sequelize });
-  router.use('/courses', coursesRouter({ courses, content: new CourseContentService(courses), requireUser: authenticated }));
-  router.use(ENROLMENTS_PATH, enrolmentsRouter({ service: new EnrolmentService({ sequelize: deps.sequelize, verificationKey: deps.verificationKey, publicBaseUrl: deps.publicBaseUrl }), requireUser: authenticated }));
-  const reconciliations = new ReconciliationService({ sequelize: deps.sequelize, temporal: deps.charges.temporal, taskQueue: deps.charges.taskQueue });
+  router.use(
+    '/courses',
+    coursesRouter({ courses, content: new CourseContentService(courses), requireUser: authenticated }),
+  );
+  router.use(
+    ENROLMENTS_PATH,
+    enrolmentsRouter({
+      service: new EnrolmentService({
+        sequelize: deps.sequelize,
+        verificationKey: deps.verificationKey,
+        publicBaseUrl: deps.publicBaseUrl,
+      }),
+      requireUser: authenticated,
+    }),
+  );
+  const reconciliations = new ReconciliationService({
+    sequelize: deps.sequelize,
+    temporal: deps.charges.temporal,
+    taskQueue: deps.charges.taskQueue,
+  });
   router.use(RECONCILIATIONS_PATH, reconciliationsRouter({ service: reconciliations, requireUser: authenticated }));
   const money = { sequelize: deps.sequelize, temporal: deps.charges.temporal, taskQueue: deps.charges.taskQueue };
-  router.use(SETTLEMENTS_PATH, settlementsRouter({ service: new SettlementService(money), schedules: new SettlementScheduleService(money), idempotency: deps.idempotency, requireUser: authenticated }));
-  const med = new MedService({ sequelize: deps.sequelize, temporal: deps.charges.temporal, taskQueue: deps.charges.taskQueue, settings: deps.med ?? DEFAULT_MED_SETTINGS });
-  router.use(MED_INFRACTIONS_PATH, medRouter({ service: med, idempotency: deps.idempotency, requireUser: authenticated }));
+  router.use(
+    SETTLEMENTS_PATH,
+    settlementsRouter({
+      service: new SettlementService(money),
+      schedules: new SettlementScheduleService(money),
+      idempotency: deps.idempotency,
+      requireUser: authenticated,
+    }),
+  );
+  const med = new MedService({
+    sequelize: deps.sequelize,
+    temporal: deps.charges.temporal,
+    taskQueue: deps.charges.taskQueue,
+    settings: deps.med ?? DEFAULT_MED_SETTINGS,
+  });
+  router.use(
+    MED_INFRACTIONS_PATH,
+    medRouter({ service: med, idempotency: deps.idempotency, requireUser: authenticated }),
+  );
   return { beforeBody, routes: router };
 }

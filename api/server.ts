@@ -41,7 +41,9 @@ async function main(): Promise<void> {
     // The checkout page's "Simular pagamento" pays at the sandbox provider; never in production.
     paymentSimulator: paymentSimulatorFor(config.env, config.provider.baseUrl, process.env.SANDBOX_CONTROL_TOKEN),
   });
-  const server = app.listen(config.port, config.host, () => logger.info({ port: config.port, host: config.host }, 'api listening'));
+  const server = app.listen(config.port, config.host, () =>
+    logger.info({ port: config.port, host: config.host }, 'api listening'),
+  );
   const stop = () => {
     server.close(async () => {
       await connection.close();

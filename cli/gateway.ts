@@ -20,7 +20,12 @@
 import { parseArgs } from 'node:util';
 import { runMigrations } from '../db/migrator';
 import { createSequelize } from '../db/sequelize';
-import { createApiCredential, createMerchantWithCredential, setMerchantPixKey, setWithdrawalsFrozen } from '../db/merchantAdmin';
+import {
+  createApiCredential,
+  createMerchantWithCredential,
+  setMerchantPixKey,
+  setWithdrawalsFrozen,
+} from '../db/merchantAdmin';
 import { Checkout, Merchant } from '../db/models';
 import { BILL_PREFIX, parseBillId } from '../core/checkouts/urls';
 import { pspChargeRef } from '../core/pix/apiPixIds';
@@ -78,7 +83,8 @@ async function merchantCreate(argv: string[]): Promise<void> {
   });
   if (!values.name) throw new Error('--name is required');
   const feeText = values['withdrawal-fee-cents'];
-  if (feeText !== undefined && !/^\d+$/.test(feeText)) throw new Error('--withdrawal-fee-cents must be a whole number of cents');
+  if (feeText !== undefined && !/^\d+$/.test(feeText))
+    throw new Error('--withdrawal-fee-cents must be a whole number of cents');
   const sequelize = createSequelize(env('DATABASE_URL'), { poolMax: 2 });
   try {
     await runMigrations(sequelize);
@@ -96,7 +102,10 @@ async function merchantCreate(argv: string[]): Promise<void> {
       env('CREDENTIALS_ENCRYPTION_KEY'),
     );
     if (values.json) process.stdout.write(`${JSON.stringify(created)}\n`);
-    else process.stdout.write(`merchant ${created.merchantId}\nclient id     ${created.clientId}\nclient secret ${created.clientSecret}  (shown once; store it now)\n`);
+    else
+      process.stdout.write(
+        `merchant ${created.merchantId}\nclient id     ${created.clientId}\nclient secret ${created.clientSecret}  (shown once; store it now)\n`,
+      );
   } finally {
     await sequelize.close();
   }
@@ -127,31 +136,51 @@ async function merchantSetPixKey(argv: string[]): Promise<void> {
   const [merchantId, ...extra] = positionals;
   if (!merchantId || extra.length > 0) throw new Error('merchant set-pix-key needs exactly one merchant id');
   if (!values.key || !values.type) throw new Error('--key and --type are required');
-  const registration = { key: values.key, type: values.type.toUpperCase(), holderName: values['holder-name'], holderDocument: values['holder-document'] };
+  const registration = {
+    key: values.key,
+    type: values.type.toUpperCase(),
+    holderName: values['holder-name'],
+    holderDocument: values['holder-document'],
+  };
   const saved = await withDatabase((sequelize) => setMerchantPixKey(sequelize, merchantId, registration));
   process.stdout.write(`merchant ${merchantId}: withdrawals go to ${saved.pixKeyType} key ${saved.pixKey}\n`);
 }
 
 async function merchantFreeze(argv: string[], frozen: boolean): Promise<void> {
   const { positionals } = parseArgs({ args: argv, options: {}, allowPositionals: true, strict: true });
-  if (positionals.length !== 1) throw new Error(`merchant ${frozen ? 'freeze' : 'unfreeze'} needs exactly one merchant id`);
+  if (positionals.length !== 1)
+    throw new Error(`merchant ${frozen ? 'freeze' : 'unfreeze'} needs exactly one merchant id`);
   await withDatabase((sequelize) => setWithdrawalsFrozen(sequelize, positionals[0], frozen));
   process.stdout.write(`merchant ${positionals[0]}: withdrawals ${frozen ? 'frozen' : 'unfrozen'}\n`);
 }
 
 async function sandboxPay(argv: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({ args: argv, options: { json: { type: 'boolean', default: false } }, allowPositionals: true, strict: true });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: { json: { type: 'boolean', default: false } },
+    allowPositionals: true,
+    strict: true,
+  });
   if (positionals.length !== 1) throw new Error('sandbox pay needs exactly one charge id or checkout id (bill_<uuid>)');
   const chargeId = positionals[0].startsWith(BILL_PREFIX) ? await checkoutCharge(positionals[0]) : positionals[0];
   // A charge of ours is the cob of its txid at the PSP (one issued before API Pix: our charge id).
   const refs = [...new Set([pspChargeRef(chargeId), chargeId])];
-  const body = await postSandboxControl(refs.map((ref) => `/charges/${encodeURIComponent(ref)}/pay`), {});
+  const body = await postSandboxControl(
+    refs.map((ref) => `/charges/${encodeURIComponent(ref)}/pay`),
+    {},
+  );
   if (values.json) {
     process.stdout.write(`${body}\n`);
     return;
   }
   // The whole charge carries a 4 KB base64 QR image: show what a person checks.
-  const charge = JSON.parse(body) as { id: string; reference: string; status: string; amountCents: number; endToEndId: string | null };
+  const charge = JSON.parse(body) as {
+    id: string;
+    reference: string;
+    status: string;
+    amountCents: number;
+    endToEndId: string | null;
+  };
   process.stdout.write(
     [
       `charge       ${charge.id} (reference ${charge.reference})`,
@@ -175,7 +204,12 @@ async function checkoutCharge(publicId: string): Promise<string> {
 async function userCreate(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
-    options: { email: { type: 'string' }, name: { type: 'string' }, password: { type: 'string' }, json: { type: 'boolean', default: false } },
+    options: {
+      email: { type: 'string' },
+      name: { type: 'string' },
+      password: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
     strict: true,
   });
   if (!values.email || !values.name) throw new Error('--email and --name are required');
@@ -187,37 +221,74 @@ async function userCreate(argv: string[]): Promise<void> {
 }
 
 async function userAddToMerchant(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { email: { type: 'string' }, merchant: { type: 'string' }, role: { type: 'string' } }, strict: true });
+  const { values } = parseArgs({
+    args: argv,
+    options: { email: { type: 'string' }, merchant: { type: 'string' }, role: { type: 'string' } },
+    strict: true,
+  });
   if (!values.email || !values.merchant || !values.role) throw new Error('--email, --merchant and --role are required');
   const role = parseRole(values.role);
-  const done = await withDatabase(() => addUserToMerchant({ email: values.email!, merchantId: values.merchant!, role }));
-  process.stdout.write(`user ${values.email!.toLowerCase()} ${done.changed === 'added' ? 'added to' : 'now has role on'} merchant ${done.merchantId} as ${done.role}\n`);
+  const done = await withDatabase(() =>
+    addUserToMerchant({ email: values.email!, merchantId: values.merchant!, role }),
+  );
+  process.stdout.write(
+    `user ${values.email!.toLowerCase()} ${done.changed === 'added' ? 'added to' : 'now has role on'} merchant ${done.merchantId} as ${done.role}\n`,
+  );
 }
 
 async function userOperator(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { email: { type: 'string' }, revoke: { type: 'boolean', default: false } }, strict: true });
+  const { values } = parseArgs({
+    args: argv,
+    options: { email: { type: 'string' }, revoke: { type: 'boolean', default: false } },
+    strict: true,
+  });
   if (!values.email) throw new Error('--email is required');
   const done = await withDatabase(() => setPlatformOperator({ email: values.email!, operator: !values.revoke }));
-  process.stdout.write(`user ${values.email.toLowerCase()} is ${done.platformOperator ? 'now' : 'no longer'} a platform operator\n`);
+  process.stdout.write(
+    `user ${values.email.toLowerCase()} is ${done.platformOperator ? 'now' : 'no longer'} a platform operator\n`,
+  );
 }
 
 async function credentialCreate(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
-    options: { merchant: { type: 'string' }, scopes: { type: 'string' }, name: { type: 'string' }, json: { type: 'boolean', default: false } },
+    options: {
+      merchant: { type: 'string' },
+      scopes: { type: 'string' },
+      name: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
     strict: true,
   });
-  if (!values.merchant || !values.scopes) throw new Error(`--merchant and --scopes are required (scopes: ${ALL_SCOPES.join(', ')})`);
-  const scopes = [...new Set(values.scopes.split(',').map((s) => s.trim()).filter(Boolean))];
+  if (!values.merchant || !values.scopes)
+    throw new Error(`--merchant and --scopes are required (scopes: ${ALL_SCOPES.join(', ')})`);
+  const scopes = [
+    ...new Set(
+      values.scopes
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ];
   const merchantId = values.merchant;
   const issued = await withDatabase(async () => {
     const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-    if (!uuid.test(merchantId) || !(await Merchant.findByPk(merchantId))) throw new Error(`no merchant with id ${merchantId}`);
+    if (!uuid.test(merchantId) || !(await Merchant.findByPk(merchantId)))
+      throw new Error(`no merchant with id ${merchantId}`);
     return createApiCredential({ merchantId, scopes, name: values.name ?? null }, env('CREDENTIALS_ENCRYPTION_KEY'));
   });
-  const shown = { merchantId: issued.merchantId, clientId: issued.clientId, clientSecret: issued.clientSecret, scopes: issued.scopes, name: issued.name };
+  const shown = {
+    merchantId: issued.merchantId,
+    clientId: issued.clientId,
+    clientSecret: issued.clientSecret,
+    scopes: issued.scopes,
+    name: issued.name,
+  };
   if (values.json) process.stdout.write(`${JSON.stringify(shown)}\n`);
-  else process.stdout.write(`merchant ${shown.merchantId}\nclient id     ${shown.clientId}\nclient secret ${shown.clientSecret}  (shown once; store it now)\nscopes        ${shown.scopes.join(', ')}\n`);
+  else
+    process.stdout.write(
+      `merchant ${shown.merchantId}\nclient id     ${shown.clientId}\nclient secret ${shown.clientSecret}  (shown once; store it now)\nscopes        ${shown.scopes.join(', ')}\n`,
+    );
 }
 
 async function main(): Promise<void> {
@@ -235,10 +306,14 @@ async function main(): Promise<void> {
   if (group === 'credential' && command === 'create') return credentialCreate(rest);
   if ((group === 'payout' || group === 'withdrawal') && command === 'reconcile') {
     const { positionals } = parseArgs({ args: rest, options: {}, allowPositionals: true, strict: true });
-    if (positionals.length !== 1) throw new Error(`${group} reconcile needs exactly one ${group === 'payout' ? 'batch' : 'withdrawal'} id`);
-    return withDatabase((sequelize) => reconcileCommand(sequelize, env, group === 'payout' ? 'payout-batch' : 'withdrawal', positionals[0]));
+    if (positionals.length !== 1)
+      throw new Error(`${group} reconcile needs exactly one ${group === 'payout' ? 'batch' : 'withdrawal'} id`);
+    return withDatabase((sequelize) =>
+      reconcileCommand(sequelize, env, group === 'payout' ? 'payout-batch' : 'withdrawal', positionals[0]),
+    );
   }
-  if (group === 'provider' && command === 'webhook') return providerWebhookCommand(rest, { ...readLocalEnv(), ...process.env });
+  if (group === 'provider' && command === 'webhook')
+    return providerWebhookCommand(rest, { ...readLocalEnv(), ...process.env });
   if (group === 'mail') {
     const out = mailCommand(command, rest);
     if (out !== undefined) return void process.stdout.write(out);

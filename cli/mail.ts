@@ -18,14 +18,25 @@ export function mailListText(dir: string, opts: { json?: boolean; limit?: number
   const mails = readStoredMails(dir).slice(-(opts.limit ?? 50));
   if (opts.json) return `${JSON.stringify(mails.map(summary))}\n`;
   if (mails.length === 0) return `no mail in ${dir} (npm start keeps the local sink's mail there)\n`;
-  return mails.map((m) => `${m.id}  ${m.receivedAt}  to ${m.to.join(', ')}  ${JSON.stringify(m.subject)}`).join('\n') + '\n';
+  return (
+    mails.map((m) => `${m.id}  ${m.receivedAt}  to ${m.to.join(', ')}  ${JSON.stringify(m.subject)}`).join('\n') + '\n'
+  );
 }
 
 export function mailShowText(dir: string, id: string, opts: { json?: boolean } = {}): string {
   const mail = findStoredMail(dir, id);
   if (!mail) throw new Error(`no mail ${id} in ${dir} (see npm run gateway -- mail list)`);
   if (opts.json) return `${JSON.stringify(mail)}\n`;
-  return [`id        ${mail.id}`, `received  ${mail.receivedAt}`, `from      ${mail.from}`, `to        ${mail.to.join(', ')}`, `subject   ${mail.subject}`, '', mail.text, ''].join('\n');
+  return [
+    `id        ${mail.id}`,
+    `received  ${mail.receivedAt}`,
+    `from      ${mail.from}`,
+    `to        ${mail.to.join(', ')}`,
+    `subject   ${mail.subject}`,
+    '',
+    mail.text,
+    '',
+  ].join('\n');
 }
 
 function summary(m: Mail): Omit<Mail, 'text'> {
@@ -35,12 +46,25 @@ function summary(m: Mail): Omit<Mail, 'text'> {
 
 export function mailCommand(command: string | undefined, argv: string[]): string | undefined {
   if (command === 'list') {
-    const { values } = parseArgs({ args: argv, options: { json: { type: 'boolean', default: false }, limit: { type: 'string' } }, strict: true });
-    if (values.limit !== undefined && !/^[1-9]\d*$/.test(values.limit)) throw new Error('--limit must be a positive whole number');
-    return mailListText(mailDir(), { json: values.json, limit: values.limit === undefined ? undefined : Number(values.limit) });
+    const { values } = parseArgs({
+      args: argv,
+      options: { json: { type: 'boolean', default: false }, limit: { type: 'string' } },
+      strict: true,
+    });
+    if (values.limit !== undefined && !/^[1-9]\d*$/.test(values.limit))
+      throw new Error('--limit must be a positive whole number');
+    return mailListText(mailDir(), {
+      json: values.json,
+      limit: values.limit === undefined ? undefined : Number(values.limit),
+    });
   }
   if (command === 'show') {
-    const { values, positionals } = parseArgs({ args: argv, options: { json: { type: 'boolean', default: false } }, allowPositionals: true, strict: true });
+    const { values, positionals } = parseArgs({
+      args: argv,
+      options: { json: { type: 'boolean', default: false } },
+      allowPositionals: true,
+      strict: true,
+    });
     if (positionals.length !== 1) throw new Error('mail show needs exactly one mail id');
     return mailShowText(mailDir(), positionals[0], { json: values.json });
   }

@@ -33,7 +33,12 @@ Configuration (environment, else the running npm start stack's .data/local-env.j
   PUBLIC_BASE_URL         where the PSP reaches this gateway (behind your TLS proxy)`;
 
 export async function providerWebhookCommand(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
-  const { values, positionals } = parseArgs({ args: argv, options: { help: { type: 'boolean', short: 'h', default: false } }, allowPositionals: true, strict: true });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: { help: { type: 'boolean', short: 'h', default: false } },
+    allowPositionals: true,
+    strict: true,
+  });
   if (values.help || positionals.length !== 1 || positionals[0] !== 'register') {
     process.stdout.write(`${providerWebhookHelp}\n`);
     if (!values.help) process.exitCode = 2;
@@ -42,7 +47,11 @@ export async function providerWebhookCommand(argv: string[], env: NodeJS.Process
   const config = loadConfig(env);
   const client = pixApiClientFrom(config);
   try {
-    const outcome = await ensurePixWebhook(client, { receivingKey: config.pixApi.receivingKey, publicBaseUrl: config.publicBaseUrl, webhookSecret: config.pixApi.webhookSecret });
+    const outcome = await ensurePixWebhook(client, {
+      receivingKey: config.pixApi.receivingKey,
+      publicBaseUrl: config.publicBaseUrl,
+      webhookSecret: config.pixApi.webhookSecret,
+    });
     process.stdout.write(`API Pix webhook for key ${config.pixApi.receivingKey}: ${outcome}\n`);
   } finally {
     await client.close();

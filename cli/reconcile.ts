@@ -7,7 +7,12 @@ import type { Sequelize } from 'sequelize';
 import { createReconciler, type ReconcileSummary } from '../activities/reconcile';
 import { HttpPixProvider } from '../activities/provider/httpPixProvider';
 
-export async function reconcileCommand(sequelize: Sequelize, env: (name: string) => string, kind: ReconcileSummary['kind'], id: string): Promise<void> {
+export async function reconcileCommand(
+  sequelize: Sequelize,
+  env: (name: string) => string,
+  kind: ReconcileSummary['kind'],
+  id: string,
+): Promise<void> {
   const optional = (name: string, fallback: string) => {
     try {
       return env(name);
@@ -32,8 +37,15 @@ export async function reconcileCommand(sequelize: Sequelize, env: (name: string)
 
 function describe(s: ReconcileSummary): string {
   const what = s.kind === 'payout-batch' ? `payout batch ${s.id}` : `withdrawal ${s.id}`;
-  const lines = [`${what}: ${s.status}`, `  settled paid by the provider's record: ${s.paid}`, `  released: ${s.released}`];
+  const lines = [
+    `${what}: ${s.status}`,
+    `  settled paid by the provider's record: ${s.paid}`,
+    `  released: ${s.released}`,
+  ];
   if (s.releasedAmountCents > 0) lines.push(`  released amount: BRL ${(s.releasedAmountCents / 100).toFixed(2)}`);
-  if (s.waiting > 0) lines.push(`  waiting: ${s.waiting} sent less than the grace period ago with no provider record yet; run again in a few minutes`);
+  if (s.waiting > 0)
+    lines.push(
+      `  waiting: ${s.waiting} sent less than the grace period ago with no provider record yet; run again in a few minutes`,
+    );
   return lines.join('\n');
 }

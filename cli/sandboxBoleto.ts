@@ -10,14 +10,20 @@ import { postSandboxControl } from './sandboxControl';
 export async function sandboxPayBoleto(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { amount: { type: 'string' }, date: { type: 'string' }, via: { type: 'string' }, json: { type: 'boolean', default: false } },
+    options: {
+      amount: { type: 'string' },
+      date: { type: 'string' },
+      via: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
     allowPositionals: true,
     strict: true,
   });
   if (positionals.length !== 1) throw new Error('sandbox pay-boleto needs exactly one charge id');
   const body: Record<string, unknown> = {};
   if (values.amount !== undefined) {
-    if (!/^\d{1,13}$/.test(values.amount) || Number(values.amount) < 1) throw new Error('--amount must be a whole number of cents ≥ 1');
+    if (!/^\d{1,13}$/.test(values.amount) || Number(values.amount) < 1)
+      throw new Error('--amount must be a whole number of cents ≥ 1');
     body.amountCents = Number(values.amount);
   }
   if (values.date !== undefined) {
@@ -39,7 +45,15 @@ export async function sandboxPayBoleto(argv: string[]): Promise<void> {
     reference: string;
     status: string;
     amountCents: number;
-    payment: { via: string; paidDate: string; amountCents: number; expectedAmountCents: number; late: boolean; amountMismatch: string | null; creditDate: string };
+    payment: {
+      via: string;
+      paidDate: string;
+      amountCents: number;
+      expectedAmountCents: number;
+      late: boolean;
+      amountMismatch: string | null;
+      creditDate: string;
+    };
   };
   const p = boleto.payment;
   process.stdout.write(

@@ -17,10 +17,12 @@ export async function sandboxOpenInfraction(argv: string[]): Promise<void> {
     allowPositionals: true,
     strict: true,
   });
-  if (positionals.length !== 1) throw new Error('sandbox open-infraction needs exactly one charge id (or its endToEndId)');
+  if (positionals.length !== 1)
+    throw new Error('sandbox open-infraction needs exactly one charge id (or its endToEndId)');
   const body: Record<string, unknown> = {};
   if (values.amount !== undefined) {
-    if (!/^\d{1,13}$/.test(values.amount) || Number(values.amount) < 1) throw new Error('--amount must be a whole number of cents ≥ 1');
+    if (!/^\d{1,13}$/.test(values.amount) || Number(values.amount) < 1)
+      throw new Error('--amount must be a whole number of cents ≥ 1');
     body.amountCents = Number(values.amount);
   }
   if (values.reason !== undefined) {
@@ -30,12 +32,22 @@ export async function sandboxOpenInfraction(argv: string[]): Promise<void> {
   }
   // A Pix charge of ours is the cob of its txid at the PSP; a boleto is known by our charge id.
   const refs = [...new Set([pspChargeRef(positionals[0]), positionals[0]])];
-  const text = await postSandboxControl(refs.map((ref) => `/charges/${encodeURIComponent(ref)}/infractions`), body);
+  const text = await postSandboxControl(
+    refs.map((ref) => `/charges/${encodeURIComponent(ref)}/infractions`),
+    body,
+  );
   if (values.json) {
     process.stdout.write(`${text}\n`);
     return;
   }
-  const inf = JSON.parse(text) as { id: string; reference: string | null; endToEndId: string; amountCents: number; reason: string; analysisDeadline: string };
+  const inf = JSON.parse(text) as {
+    id: string;
+    reference: string | null;
+    endToEndId: string;
+    amountCents: number;
+    reason: string;
+    analysisDeadline: string;
+  };
   process.stdout.write(
     [
       `infraction   ${inf.id} (charge ${inf.reference ?? '-'})`,

@@ -9,7 +9,8 @@ export const PIX_KEY_TYPES: readonly PixKeyType[] = ['CPF', 'CNPJ', 'EMAIL', 'PH
 
 /** DICT's limit for e-mail keys. */
 const MAX_EMAIL_KEY_LENGTH = 77;
-const EMAIL = /^[a-z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/;
+const EMAIL =
+  /^[a-z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/;
 /** +55, then area code (2 digits) and number (8 or 9 digits). */
 const PHONE = /^\+55\d{10,11}$/;
 const EVP = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -26,16 +27,19 @@ export function normalizePixKey(type: string, raw: string): PixKeyCheck {
   const value = raw.trim();
   switch (type) {
     case 'CPF': {
-      if (!/^[\d.-]+$/.test(value) || !isValidCpf(value)) return { ok: false, message: 'not a valid CPF (11 digits with check digits)' };
+      if (!/^[\d.-]+$/.test(value) || !isValidCpf(value))
+        return { ok: false, message: 'not a valid CPF (11 digits with check digits)' };
       return { ok: true, key: onlyDigits(value), type };
     }
     case 'CNPJ': {
-      if (!/^[\d./-]+$/.test(value) || !isValidCnpj(value)) return { ok: false, message: 'not a valid CNPJ (14 digits with check digits)' };
+      if (!/^[\d./-]+$/.test(value) || !isValidCnpj(value))
+        return { ok: false, message: 'not a valid CNPJ (14 digits with check digits)' };
       return { ok: true, key: onlyDigits(value), type };
     }
     case 'EMAIL': {
       const email = value.toLowerCase();
-      if (email.length > MAX_EMAIL_KEY_LENGTH || !EMAIL.test(email)) return { ok: false, message: `not a valid e-mail of at most ${MAX_EMAIL_KEY_LENGTH} characters` };
+      if (email.length > MAX_EMAIL_KEY_LENGTH || !EMAIL.test(email))
+        return { ok: false, message: `not a valid e-mail of at most ${MAX_EMAIL_KEY_LENGTH} characters` };
       return { ok: true, key: email, type };
     }
     case 'PHONE': {

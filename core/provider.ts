@@ -266,7 +266,10 @@ export interface ProviderInfraction {
 export interface InfractionProvider {
   /** Infractions opened at or after `since` (ISO instant), oldest first. */
   listInfractions(since: string): Promise<ProviderInfraction[]>;
-  answerInfraction(id: string, answer: { decision: InfractionDecision; justification: string }): Promise<ProviderInfraction>;
+  answerInfraction(
+    id: string,
+    answer: { decision: InfractionDecision; justification: string },
+  ): Promise<ProviderInfraction>;
 }
 
 export function isInfractionProvider(p: unknown): p is InfractionProvider {

@@ -43,7 +43,11 @@ export function allocateSplits(
       share = Math.floor((amountCents * basisPoints) / 10_000);
     }
     if (share < 1) {
-      problems.push({ index, field: hasAmount ? 'amountCents' : 'percentage', message: 'split share must be at least 1 cent' });
+      problems.push({
+        index,
+        field: hasAmount ? 'amountCents' : 'percentage',
+        message: 'split share must be at least 1 cent',
+      });
       return;
     }
     allocations.push({
@@ -58,7 +62,13 @@ export function allocateSplits(
   if (ownerNetCents < 0) {
     return {
       ok: false,
-      problems: [{ index: -1, field: 'splits', message: `split shares (${shares}) exceed the amount after fees (${amountCents - feeCents})` }],
+      problems: [
+        {
+          index: -1,
+          field: 'splits',
+          message: `split shares (${shares}) exceed the amount after fees (${amountCents - feeCents})`,
+        },
+      ],
     };
   }
   return { ok: true, allocations, ownerNetCents };

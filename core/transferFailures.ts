@@ -24,9 +24,15 @@ export function describeTransferFailure(code: string | null): { code: string; re
 }
 
 /** The transfer was refused before it reached the Pix network (bad request, conflict, ...). */
-export const TRANSFER_NOT_ACCEPTED = { code: 'TRANSFER_NOT_ACCEPTED', reason: 'the payment institution did not accept the transfer' };
+export const TRANSFER_NOT_ACCEPTED = {
+  code: 'TRANSFER_NOT_ACCEPTED',
+  reason: 'the payment institution did not accept the transfer',
+};
 /** The reservation could not be confirmed in time; nothing was sent. */
-export const NOT_PROCESSED = { code: 'NOT_PROCESSED', reason: 'the withdrawal could not be processed; nothing was sent' };
+export const NOT_PROCESSED = {
+  code: 'NOT_PROCESSED',
+  reason: 'the withdrawal could not be processed; nothing was sent',
+};
 
 /**
  * How long a transfer the provider has no record of may still appear there (our attempt still

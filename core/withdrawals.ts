@@ -69,7 +69,10 @@ export function beneficiarySnapshot(merchant: MerchantPayoutProfile): Beneficiar
 }
 
 /** The merchant's own payment account at the gateway: where the withdrawn money comes from. */
-export function sourceAccountSnapshot(merchant: Pick<MerchantPayoutProfile, 'id' | 'name' | 'document'>, platformInstitution: string): AccountSnapshot {
+export function sourceAccountSnapshot(
+  merchant: Pick<MerchantPayoutProfile, 'id' | 'name' | 'document'>,
+  platformInstitution: string,
+): AccountSnapshot {
   return {
     institution: platformInstitution,
     type: 'PAYMENT',

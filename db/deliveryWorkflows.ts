@@ -29,5 +29,7 @@ export async function startDeliveryWorkflow(
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }
-  await sequelize.query(`UPDATE webhook_deliveries SET workflow_started = TRUE WHERE id = :id`, { replacements: { id: delivery.id } });
+  await sequelize.query(`UPDATE webhook_deliveries SET workflow_started = TRUE WHERE id = :id`, {
+    replacements: { id: delivery.id },
+  });
 }

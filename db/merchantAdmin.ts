@@ -37,17 +37,25 @@ export interface MerchantCredentials {
 /** Every scope (api/auth/scopes.ts): a new credential keeps the full access credentials always had. */
 export const DEFAULT_SCOPES = ALL_SCOPES;
 
-export async function createMerchantWithCredential(sequelize: Sequelize, input: NewMerchant, encryptionKey: string): Promise<MerchantCredentials> {
+export async function createMerchantWithCredential(
+  sequelize: Sequelize,
+  input: NewMerchant,
+  encryptionKey: string,
+): Promise<MerchantCredentials> {
   if (!input.name || input.name.trim().length < 2) throw new Error('name must have at least 2 characters');
   let docType: 'CPF' | 'CNPJ' | null = null;
   if (input.document) {
     docType = documentType(input.document);
     if (!docType) throw new Error('document must be a valid CPF or CNPJ');
   }
-  if (input.withdrawalFeeCents !== undefined && !(Number.isSafeInteger(input.withdrawalFeeCents) && input.withdrawalFeeCents >= 0)) {
+  if (
+    input.withdrawalFeeCents !== undefined &&
+    !(Number.isSafeInteger(input.withdrawalFeeCents) && input.withdrawalFeeCents >= 0)
+  ) {
     throw new Error('withdrawal fee must be a whole number of cents, 0 or more');
   }
-  if ((input.pixKey === undefined) !== (input.pixKeyType === undefined)) throw new Error('a Pix key needs its type, and a type its key');
+  if ((input.pixKey === undefined) !== (input.pixKeyType === undefined))
+    throw new Error('a Pix key needs its type, and a type its key');
   const key = parseKey(encryptionKey);
   const merchantId = crypto.randomUUID();
   const clientId = `cli_${crypto.randomBytes(12).toString('hex')}`;
@@ -109,7 +117,11 @@ export interface IssuedCredential {
 }
 
 /** One more credential for an existing merchant (dashboard, CLI). The caller checks who may ask. */
-export async function createApiCredential(input: NewCredential, encryptionKey: string, transaction?: Transaction): Promise<IssuedCredential> {
+export async function createApiCredential(
+  input: NewCredential,
+  encryptionKey: string,
+  transaction?: Transaction,
+): Promise<IssuedCredential> {
   const problem = scopeListProblem(input.scopes);
   if (problem) throw new Error(problem);
   const scopes = ALL_SCOPES.filter((s) => input.scopes.includes(s));
@@ -127,7 +139,14 @@ export async function createApiCredential(input: NewCredential, encryptionKey: s
     },
     { transaction },
   );
-  return { merchantId: input.merchantId, clientId, clientSecret, scopes, name: row.name ?? null, createdAt: row.createdAt };
+  return {
+    merchantId: input.merchantId,
+    clientId,
+    clientSecret,
+    scopes,
+    name: row.name ?? null,
+    createdAt: row.createdAt,
+  };
 }
 
 export interface PixKeyRegistration {
@@ -154,13 +173,19 @@ async function applyPixKey(merchantId: string, registration: PixKeyRegistration,
   if (holderDocument && !documentType(holderDocument)) throw new Error('holder document must be a valid CPF or CNPJ');
   if (checked.type === 'CPF' || checked.type === 'CNPJ') {
     // A document key identifies its owner: it must be the holder's own document.
-    if (holderDocument && holderDocument !== checked.key) throw new Error(`a ${checked.type} key must be the holder's own document`);
+    if (holderDocument && holderDocument !== checked.key)
+      throw new Error(`a ${checked.type} key must be the holder's own document`);
     holderDocument = checked.key;
   }
   const holderName = registration.holderName?.trim() || merchant.name;
   if (holderName.length < 2 || holderName.length > 140) throw new Error('holder name must have 2 to 140 characters');
   await merchant.update(
-    { pixKey: checked.key, pixKeyType: checked.type, pixKeyHolderName: holderName, pixKeyHolderDocument: holderDocument ?? null },
+    {
+      pixKey: checked.key,
+      pixKeyType: checked.type,
+      pixKeyHolderName: holderName,
+      pixKeyHolderDocument: holderDocument ?? null,
+    },
     { transaction },
   );
   return { pixKey: checked.key, pixKeyType: checked.type };
@@ -177,7 +202,9 @@ export async function setWithdrawalsFrozen(sequelize: Sequelize, merchantId: str
 
 async function lockMerchant(merchantId: string, transaction: Transaction): Promise<Merchant> {
   const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-  const merchant = uuid.test(merchantId) ? await Merchant.findByPk(merchantId, { transaction, lock: transaction.LOCK.UPDATE }) : null;
+  const merchant = uuid.test(merchantId)
+    ? await Merchant.findByPk(merchantId, { transaction, lock: transaction.LOCK.UPDATE })
+    : null;
   if (!merchant) throw new Error(`no merchant with id ${merchantId}`);
   return merchant;
 }

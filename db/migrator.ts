@@ -35,7 +35,33 @@ export interface Migration {
   up: (params: MigrationParams<Sequelize>) => Promise<void>;
 }
 
-const migrations: Migration[] = [initialSchema, partnerContract, withdrawals, payouts, webhookDeliveries, chargeSettlementGuards, credentialScopes, idempotencyHolder, outgoingMails, appUsers, credentialNames, chargePayerDetails, chargeBoletos, refunds, boletoBatches, refundDestinations, receiptDocuments, marketplaceCheckouts, callbackHealth, dashboard, reconciliations, settlements, medInfractions, platformOperators, refundOrigin];
+const migrations: Migration[] = [
+  initialSchema,
+  partnerContract,
+  withdrawals,
+  payouts,
+  webhookDeliveries,
+  chargeSettlementGuards,
+  credentialScopes,
+  idempotencyHolder,
+  outgoingMails,
+  appUsers,
+  credentialNames,
+  chargePayerDetails,
+  chargeBoletos,
+  refunds,
+  boletoBatches,
+  refundDestinations,
+  receiptDocuments,
+  marketplaceCheckouts,
+  callbackHealth,
+  dashboard,
+  reconciliations,
+  settlements,
+  medInfractions,
+  platformOperators,
+  refundOrigin,
+];
 
 export async function runMigrations(sequelize: Sequelize): Promise<string[]> {
   const umzug = new Umzug<Sequelize>({

@@ -93,7 +93,10 @@ export function createSandboxApp(opts: SandboxAppOptions): SandboxApp {
     random: opts.random ?? Math.random,
   };
   const pixApi = createPixApi(ctx, {
-    client: { clientId: opts.pixClientId ?? DEV_PIX_CLIENT_ID, clientSecret: opts.pixClientSecret ?? DEV_PIX_CLIENT_SECRET },
+    client: {
+      clientId: opts.pixClientId ?? DEV_PIX_CLIENT_ID,
+      clientSecret: opts.pixClientSecret ?? DEV_PIX_CLIENT_SECRET,
+    },
     tokenTtlSeconds: opts.pixTokenTtlSeconds ?? 3600,
     receivingKeys: opts.pixReceivingKeys ?? [SANDBOX_MERCHANT.pixKey],
     devolucaoSettleMs: opts.devolucaoSettleMs ?? 1000,
@@ -119,7 +122,11 @@ export function createSandboxApp(opts: SandboxAppOptions): SandboxApp {
   app.use('/oauth', faults, pixApi.oauth);
   app.use('/api/v2', faults, pixApi.api);
   app.use(pixApi.locations);
-  app.use('/sandbox', ...(opts.controlToken ? [requireBearer(opts.controlToken, 'control token')] : []), controlRoutes(ctx));
+  app.use(
+    '/sandbox',
+    ...(opts.controlToken ? [requireBearer(opts.controlToken, 'control token')] : []),
+    controlRoutes(ctx),
+  );
   app.use(notFoundHandler);
   app.use(errorHandler(logger));
 
@@ -133,7 +140,14 @@ export function createSandboxApp(opts: SandboxAppOptions): SandboxApp {
 
 function unavailable(req: Request, res: Response): void {
   if (req.baseUrl === '/v1') sendError(res, 503, 'SANDBOX_FAULT', 'injected fault: provider unavailable');
-  else sendProblem(res, new PixProblem('ServicoIndisponivel', 'Falha injetada: o PSP está indisponível (a requisição não foi processada).'));
+  else
+    sendProblem(
+      res,
+      new PixProblem(
+        'ServicoIndisponivel',
+        'Falha injetada: o PSP está indisponível (a requisição não foi processada).',
+      ),
+    );
 }
 
 /** Method, path and outcome only: headers (API key) and bodies never reach the log. */

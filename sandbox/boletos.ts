@@ -172,10 +172,18 @@ export function payBoleto(ctx: SandboxContext, idOrReference: string, input: Pay
   const via = input.via ?? 'BOLETO';
   if (boleto.status !== 'REGISTERED') {
     const closed = boleto.status === 'PAID' ? `already paid by ${boleto.payment?.via}` : boleto.status;
-    throw new SandboxHttpError(409, 'BOLETO_NOT_PAYABLE', `boleto is ${closed}`, { status: boleto.status, paidVia: boleto.payment?.via ?? null });
+    throw new SandboxHttpError(409, 'BOLETO_NOT_PAYABLE', `boleto is ${closed}`, {
+      status: boleto.status,
+      paidVia: boleto.payment?.via ?? null,
+    });
   }
   const now = ctx.now();
-  const paidAt = input.paidAt === undefined ? now : /^\d{4}-\d{2}-\d{2}$/.test(input.paidAt) ? new Date(`${input.paidAt}T15:00:00.000Z`) : new Date(input.paidAt);
+  const paidAt =
+    input.paidAt === undefined
+      ? now
+      : /^\d{4}-\d{2}-\d{2}$/.test(input.paidAt)
+        ? new Date(`${input.paidAt}T15:00:00.000Z`)
+        : new Date(input.paidAt);
   const paidDate = brasiliaDate(paidAt);
   const due = amountDueOn(
     {
@@ -207,7 +215,8 @@ export function payBoleto(ctx: SandboxContext, idOrReference: string, input: Pay
     interestCents: due.interestCents,
     daysLate: due.daysLate,
     late: due.late,
-    amountMismatch: amountCents < due.expectedAmountCents ? 'UNDERPAID' : amountCents > due.expectedAmountCents ? 'OVERPAID' : null,
+    amountMismatch:
+      amountCents < due.expectedAmountCents ? 'UNDERPAID' : amountCents > due.expectedAmountCents ? 'OVERPAID' : null,
     settlement,
     creditDate: settlement === 'D0' ? paidDate : nextBusinessDay(paidDate),
     endToEndId: via === 'PIX' ? generateEndToEndId(payer.ispb, paidAt) : null,
@@ -216,9 +225,17 @@ export function payBoleto(ctx: SandboxContext, idOrReference: string, input: Pay
   Object.assign(boleto, { status: 'PAID', paidAt: payment.paidAt, payment });
   // The other way to pay is closed: a paid barcode closes the Pix, a paid Pix the barcode.
   boleto.pix.status = via === 'PIX' ? 'PAID' : 'CLOSED';
-  rec.paidEvent = { eventId: `evt_${randomAlphanumeric(24)}`, type: 'boleto.paid', occurredAt: now.toISOString(), boleto: viewBoleto(rec) };
+  rec.paidEvent = {
+    eventId: `evt_${randomAlphanumeric(24)}`,
+    type: 'boleto.paid',
+    occurredAt: now.toISOString(),
+    boleto: viewBoleto(rec),
+  };
   ctx.journal.boleto(rec);
-  ctx.logger.info({ boletoId: boleto.id, eventId: rec.paidEvent.eventId, via, late: due.late, mismatch: payment.amountMismatch }, 'boleto paid');
+  ctx.logger.info(
+    { boletoId: boleto.id, eventId: rec.paidEvent.eventId, via, late: due.late, mismatch: payment.amountMismatch },
+    'boleto paid',
+  );
   ctx.callbacks.deliver(rec.paidEvent, rec.callbackUrl);
   return viewBoleto(rec);
 }
@@ -227,7 +244,9 @@ export function payBoleto(ctx: SandboxContext, idOrReference: string, input: Pay
 export function resendBoletoCallback(ctx: SandboxContext, idOrReference: string): string {
   const rec = byIdOrReference(ctx, idOrReference);
   if (!rec.paidEvent) {
-    throw new SandboxHttpError(409, 'BOLETO_NOT_PAID', 'boleto has no paid event to resend', { status: rec.boleto.status });
+    throw new SandboxHttpError(409, 'BOLETO_NOT_PAID', 'boleto has no paid event to resend', {
+      status: rec.boleto.status,
+    });
   }
   ctx.callbacks.deliver(rec.paidEvent, rec.callbackUrl);
   return rec.paidEvent.eventId;

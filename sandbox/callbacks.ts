@@ -8,10 +8,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
-import {
-  PROVIDER_CALLBACK_SIGNATURE_HEADER,
-  PROVIDER_CALLBACK_TIMESTAMP_HEADER,
-} from '../core/provider';
+import { PROVIDER_CALLBACK_SIGNATURE_HEADER, PROVIDER_CALLBACK_TIMESTAMP_HEADER } from '../core/provider';
 import { signProviderCallback } from '../core/pix/providerSignature';
 import { MAX_CALLBACK_LOG, type CallbackAttempt, type SandboxCallbackEvent, type SandboxState } from './state';
 
@@ -42,7 +39,10 @@ export class CallbackDispatcher {
 
   /** Fire and forget: the payer's request must not wait on the gateway. */
   deliver(event: SandboxCallbackEvent, url: string): void {
-    this.deliverJson({ eventId: event.eventId, subjectId: 'boleto' in event ? event.boleto.id : event.charge.id, body: event }, url);
+    this.deliverJson(
+      { eventId: event.eventId, subjectId: 'boleto' in event ? event.boleto.id : event.charge.id, body: event },
+      url,
+    );
   }
 
   /** Any JSON body, with the same retries, log and signature; subjectId is the provider id the log files it under. */

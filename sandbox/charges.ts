@@ -101,7 +101,11 @@ export function findChargeByTxid(ctx: SandboxContext, txid: string): ChargeRecor
 
 /** For the control routes: a charge by its provider id, the gateway's reference or its txid. */
 export function findChargeRecord(ctx: SandboxContext, idReferenceOrTxid: string): ChargeRecord | null {
-  return ctx.state.charges.get(idReferenceOrTxid) ?? findChargeByReference(ctx, idReferenceOrTxid) ?? findChargeByTxid(ctx, idReferenceOrTxid);
+  return (
+    ctx.state.charges.get(idReferenceOrTxid) ??
+    findChargeByReference(ctx, idReferenceOrTxid) ??
+    findChargeByTxid(ctx, idReferenceOrTxid)
+  );
 }
 
 /** Idempotent: only an ACTIVE charge changes; PAID, CANCELLED and EXPIRED are final. */
@@ -121,7 +125,13 @@ export function closeCharge(ctx: SandboxContext, id: string, reason: 'EXPIRED' |
  * webhook of its chave). `late` also settles an EXPIRED or CANCELLED one: a payment SPI settled
  * while the charge was being closed, which the gateway must credit, never drop.
  */
-export function payCharge(ctx: SandboxContext, idReferenceOrTxid: string, payerOverride: Partial<ProviderPayer>, late = false, callback = true): ProviderCharge {
+export function payCharge(
+  ctx: SandboxContext,
+  idReferenceOrTxid: string,
+  payerOverride: Partial<ProviderPayer>,
+  late = false,
+  callback = true,
+): ProviderCharge {
   const rec = findChargeRecord(ctx, idReferenceOrTxid);
   if (!rec) throw new SandboxHttpError(404, 'CHARGE_NOT_FOUND', `charge ${idReferenceOrTxid} not found`);
   const now = ctx.now();

@@ -50,13 +50,18 @@ export const DEFAULT_SANDBOX_DATA_FILE = path.join(__dirname, '..', '.data', 'sa
 
 export function readSandboxConfig(env: NodeJS.ProcessEnv): SandboxConfig {
   const open = OPEN_CONTROL_ENVIRONMENTS.has(env.NODE_ENV ?? '');
-  const missing = [!env.PROVIDER_API_KEY && 'PROVIDER_API_KEY', !env.PROVIDER_CALLBACK_SECRET && 'PROVIDER_CALLBACK_SECRET'].filter(Boolean);
+  const missing = [
+    !env.PROVIDER_API_KEY && 'PROVIDER_API_KEY',
+    !env.PROVIDER_CALLBACK_SECRET && 'PROVIDER_CALLBACK_SECRET',
+  ].filter(Boolean);
   const controlToken = env.SANDBOX_CONTROL_TOKEN || undefined;
   if (!controlToken && !open) {
     missing.push('SANDBOX_CONTROL_TOKEN (required unless NODE_ENV is development or test)');
   }
   if (!open && !(env.SANDBOX_PIX_CLIENT_ID && env.SANDBOX_PIX_CLIENT_SECRET)) {
-    missing.push('SANDBOX_PIX_CLIENT_ID and SANDBOX_PIX_CLIENT_SECRET (required unless NODE_ENV is development or test)');
+    missing.push(
+      'SANDBOX_PIX_CLIENT_ID and SANDBOX_PIX_CLIENT_SECRET (required unless NODE_ENV is development or test)',
+    );
   }
   if (missing.length > 0) throw new Error(`missing required environment variable(s): ${missing.join(', ')}`);
   const port = Number(env.SANDBOX_PORT ?? 4010);
@@ -72,7 +77,11 @@ export function readSandboxConfig(env: NodeJS.ProcessEnv): SandboxConfig {
     pixClientId: env.SANDBOX_PIX_CLIENT_ID || DEV_PIX_CLIENT_ID,
     pixClientSecret: env.SANDBOX_PIX_CLIENT_SECRET || DEV_PIX_CLIENT_SECRET,
     pixTokenTtlSeconds: readTtl(env.SANDBOX_PIX_TOKEN_TTL_SECONDS),
-    pixReceivingKeys: env.SANDBOX_PIX_KEYS ? env.SANDBOX_PIX_KEYS.split(',').map((k) => k.trim()).filter(Boolean) : undefined,
+    pixReceivingKeys: env.SANDBOX_PIX_KEYS
+      ? env.SANDBOX_PIX_KEYS.split(',')
+          .map((k) => k.trim())
+          .filter(Boolean)
+      : undefined,
     locationHost: env.SANDBOX_LOCATION_HOST || undefined,
     tls: readTls(env),
   };
@@ -88,7 +97,8 @@ function readRate(raw: string | undefined): number {
 function readTtl(raw: string | undefined): number {
   if (raw === undefined || raw === '') return 3600;
   const ttl = Number(raw);
-  if (!Number.isInteger(ttl) || ttl < 1) throw new Error('SANDBOX_PIX_TOKEN_TTL_SECONDS must be a whole number of seconds, at least 1');
+  if (!Number.isInteger(ttl) || ttl < 1)
+    throw new Error('SANDBOX_PIX_TOKEN_TTL_SECONDS must be a whole number of seconds, at least 1');
   return ttl;
 }
 
@@ -96,7 +106,10 @@ function readTtl(raw: string | undefined): number {
 function readTls(env: NodeJS.ProcessEnv): SandboxTlsConfig | undefined {
   const { SANDBOX_TLS_CERT_FILE: certFile, SANDBOX_TLS_KEY_FILE: keyFile, SANDBOX_TLS_CLIENT_CA_FILE: caFile } = env;
   if (!certFile && !keyFile && !caFile) return undefined;
-  if (!certFile || !keyFile) throw new Error('SANDBOX_TLS_CERT_FILE and SANDBOX_TLS_KEY_FILE go together (SANDBOX_TLS_CLIENT_CA_FILE needs both)');
+  if (!certFile || !keyFile)
+    throw new Error(
+      'SANDBOX_TLS_CERT_FILE and SANDBOX_TLS_KEY_FILE go together (SANDBOX_TLS_CLIENT_CA_FILE needs both)',
+    );
   const read = (file: string, name: string) => {
     try {
       return fs.readFileSync(file, 'utf8');

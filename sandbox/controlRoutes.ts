@@ -11,7 +11,15 @@ import type { SandboxContext } from './context';
 import { setStatementAmount, setTransferStatementAmount } from './statement';
 import { maybeOpenInfraction, openInfraction } from './infractions';
 import { registerKey } from './dict';
-import { dictKeySchema, faultsSchema, openInfractionSchema, parseBody, payBodySchema, payBoletoBodySchema, statementAmountSchema } from './schemas';
+import {
+  dictKeySchema,
+  faultsSchema,
+  openInfractionSchema,
+  parseBody,
+  payBodySchema,
+  payBoletoBodySchema,
+  statementAmountSchema,
+} from './schemas';
 import { NO_FAULTS } from './state';
 
 export function controlRoutes(ctx: SandboxContext): Router {
@@ -66,7 +74,9 @@ export function controlRoutes(ctx: SandboxContext): Router {
     const { eventId } = req.query;
     const chargeId = req.query.chargeId ?? req.query.boletoId;
     const attempts = state.callbacks.filter(
-      (a) => (typeof chargeId !== 'string' || a.chargeId === chargeId) && (typeof eventId !== 'string' || a.eventId === eventId),
+      (a) =>
+        (typeof chargeId !== 'string' || a.chargeId === chargeId) &&
+        (typeof eventId !== 'string' || a.eventId === eventId),
     );
     res.json({ attempts });
   });

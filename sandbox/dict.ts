@@ -28,8 +28,24 @@ export function findDictEntry(state: SandboxState, key: string): DictEntry | nul
   if (key.toLowerCase().includes('invalid')) return null;
   const registered = state.dictKeys.get(key.toLowerCase());
   if (registered) return registered;
-  if (isValidCpf(key) && /^\d{11}$/.test(key)) return { key, keyType: 'CPF', ownerName: `Titular ${key.slice(-4)}`, ownerDocument: key, ispb: SANDBOX_ISPB, bankName: SANDBOX_BANK };
-  if (isValidCnpj(key) && /^\d{14}$/.test(key)) return { key, keyType: 'CNPJ', ownerName: `Empresa ${key.slice(-6)}`, ownerDocument: key, ispb: SANDBOX_ISPB, bankName: SANDBOX_BANK };
+  if (isValidCpf(key) && /^\d{11}$/.test(key))
+    return {
+      key,
+      keyType: 'CPF',
+      ownerName: `Titular ${key.slice(-4)}`,
+      ownerDocument: key,
+      ispb: SANDBOX_ISPB,
+      bankName: SANDBOX_BANK,
+    };
+  if (isValidCnpj(key) && /^\d{14}$/.test(key))
+    return {
+      key,
+      keyType: 'CNPJ',
+      ownerName: `Empresa ${key.slice(-6)}`,
+      ownerDocument: key,
+      ispb: SANDBOX_ISPB,
+      bankName: SANDBOX_BANK,
+    };
   return null;
 }
 
@@ -45,7 +61,17 @@ export function lookUpKey(state: SandboxState, key: string): DictKeyView {
   };
 }
 
-export function registerKey(state: SandboxState, input: { key: string; keyType: PixKeyType; ownerName: string; ownerDocument: string; ispb?: string; bankName?: string }): DictEntry {
+export function registerKey(
+  state: SandboxState,
+  input: {
+    key: string;
+    keyType: PixKeyType;
+    ownerName: string;
+    ownerDocument: string;
+    ispb?: string;
+    bankName?: string;
+  },
+): DictEntry {
   const entry: DictEntry = {
     key: input.key.toLowerCase(),
     keyType: input.keyType,
@@ -60,6 +86,7 @@ export function registerKey(state: SandboxState, input: { key: string; keyType: 
 
 /** A CPF as the Pix directory shows it to others (digits 4 to 9: ***.982.247-**); a CNPJ is public, in full. */
 function maskForDirectory(document: string, type: 'CPF' | 'CNPJ'): string {
-  if (type === 'CNPJ') return `${document.slice(0, 2)}.${document.slice(2, 5)}.${document.slice(5, 8)}/${document.slice(8, 12)}-${document.slice(12)}`;
+  if (type === 'CNPJ')
+    return `${document.slice(0, 2)}.${document.slice(2, 5)}.${document.slice(5, 8)}/${document.slice(8, 12)}-${document.slice(12)}`;
   return `***.${document.slice(3, 6)}.${document.slice(6, 9)}-**`;
 }

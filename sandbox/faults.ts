@@ -35,7 +35,11 @@ function unavailableV1(_req: Request, res: Response): void {
   sendError(res, 503, 'SANDBOX_FAULT', 'injected fault: provider unavailable');
 }
 
-export function applyFaults(state: SandboxState, rt: FaultRuntime, respondUnavailable: (req: Request, res: Response) => void = unavailableV1): RequestHandler {
+export function applyFaults(
+  state: SandboxState,
+  rt: FaultRuntime,
+  respondUnavailable: (req: Request, res: Response) => void = unavailableV1,
+): RequestHandler {
   // Calls seen under the current fault config; a new config (a new object) starts a new count.
   let countedFor: Faults | null = null;
   const seen = new Map<string, number>();
@@ -61,7 +65,8 @@ export function applyFaults(state: SandboxState, rt: FaultRuntime, respondUnavai
     const faults: Faults = state.faults;
     const proceed = () => {
       const unavailable =
-        (faults.failFirst > 0 && failsFirst(faults, `${req.method} ${req.originalUrl} ${req.get('idempotency-key') ?? ''}`)) ||
+        (faults.failFirst > 0 &&
+          failsFirst(faults, `${req.method} ${req.originalUrl} ${req.get('idempotency-key') ?? ''}`)) ||
         (faults.errorRate > 0 && random(faults) < faults.errorRate);
       if (unavailable) return respondUnavailable(req, res);
       if (faults.timeoutRate > 0 && random(faults) < faults.timeoutRate) swallowAnswer(res, rt);

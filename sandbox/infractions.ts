@@ -14,14 +14,28 @@ import { findReceivedPixPayment, knownPayable } from './receivedPayments';
 /** How long the receiving PSP has to analyse an infraction (the central bank's rule: 7 days). */
 export const ANALYSIS_WINDOW_MS = 7 * 86_400_000;
 
-export function openInfraction(ctx: SandboxContext, idOrReference: string, input: { amountCents?: number; reason?: string }): ProviderInfraction {
+export function openInfraction(
+  ctx: SandboxContext,
+  idOrReference: string,
+  input: { amountCents?: number; reason?: string },
+): ProviderInfraction {
   const payment = findReceivedPixPayment(ctx, idOrReference);
   if (!payment) {
-    if (!knownPayable(ctx, idOrReference)) throw new SandboxHttpError(404, 'CHARGE_NOT_FOUND', `charge ${idOrReference} not found`);
-    throw new SandboxHttpError(409, 'CHARGE_NOT_PAID', 'only a Pix payment received can be disputed (a paid charge, or a boleto paid by its Pix)');
+    if (!knownPayable(ctx, idOrReference))
+      throw new SandboxHttpError(404, 'CHARGE_NOT_FOUND', `charge ${idOrReference} not found`);
+    throw new SandboxHttpError(
+      409,
+      'CHARGE_NOT_PAID',
+      'only a Pix payment received can be disputed (a paid charge, or a boleto paid by its Pix)',
+    );
   }
   const amountCents = input.amountCents ?? payment.amountCents;
-  if (amountCents > payment.amountCents) throw new SandboxHttpError(400, 'VALIDATION_ERROR', `amountCents must not exceed the paid amount (${payment.amountCents})`);
+  if (amountCents > payment.amountCents)
+    throw new SandboxHttpError(
+      400,
+      'VALIDATION_ERROR',
+      `amountCents must not exceed the paid amount (${payment.amountCents})`,
+    );
   const now = ctx.now();
   const infraction: ProviderInfraction = {
     id: `sbx_inf_${randomAlphanumeric(20)}`,
@@ -59,11 +73,17 @@ export function getInfraction(ctx: SandboxContext, id: string): ProviderInfracti
   return infraction;
 }
 
-export function answerInfraction(ctx: SandboxContext, id: string, answer: { decision: InfractionDecision; justification: string }): ProviderInfraction {
+export function answerInfraction(
+  ctx: SandboxContext,
+  id: string,
+  answer: { decision: InfractionDecision; justification: string },
+): ProviderInfraction {
   const infraction = getInfraction(ctx, id);
   if (infraction.decision) {
     if (infraction.decision === answer.decision && infraction.justification === answer.justification) return infraction;
-    throw new SandboxHttpError(409, 'INFRACTION_ALREADY_ANSWERED', 'this infraction was already answered', { decision: infraction.decision });
+    throw new SandboxHttpError(409, 'INFRACTION_ALREADY_ANSWERED', 'this infraction was already answered', {
+      decision: infraction.decision,
+    });
   }
   Object.assign(infraction, {
     decision: answer.decision,

@@ -10,7 +10,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { ProviderInfraction, ProviderTransfer } from '../core/provider';
-import type { BoletoRecord, ChargeRecord, DevolucaoRecord, IdempotencyEntry, PixWebhookRecord, SandboxState, TransferReferenceStats } from './state';
+import type {
+  BoletoRecord,
+  ChargeRecord,
+  DevolucaoRecord,
+  IdempotencyEntry,
+  PixWebhookRecord,
+  SandboxState,
+  TransferReferenceStats,
+} from './state';
 
 export interface SandboxJournal {
   charge(rec: ChargeRecord): void;
@@ -58,9 +66,13 @@ export const memoryJournal: SandboxJournal = {
 export function openFileJournal(file: string, state: SandboxState, logger: Logger): SandboxJournal {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const skipped = load(file, state);
-  if (skipped > 0) logger.warn({ file, skipped }, 'sandbox state: skipped unreadable lines (a write cut short by a crash)');
+  if (skipped > 0)
+    logger.warn({ file, skipped }, 'sandbox state: skipped unreadable lines (a write cut short by a crash)');
   compact(file, state);
-  logger.info({ file, charges: state.charges.size, boletos: state.boletos.size, transfers: state.transfers.size }, 'sandbox state loaded');
+  logger.info(
+    { file, charges: state.charges.size, boletos: state.boletos.size, transfers: state.transfers.size },
+    'sandbox state loaded',
+  );
   const append = (line: Line) => fs.appendFileSync(file, `${JSON.stringify(line)}\n`);
   return {
     charge: (value) => append({ kind: 'charge', value }),

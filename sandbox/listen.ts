@@ -16,10 +16,20 @@ export interface ListeningSandbox {
   url: string;
 }
 
-export function listenSandbox(app: Express, opts: { host: string; port: number; tls?: SandboxTlsConfig }): Promise<ListeningSandbox> {
+export function listenSandbox(
+  app: Express,
+  opts: { host: string; port: number; tls?: SandboxTlsConfig },
+): Promise<ListeningSandbox> {
   const { tls } = opts;
   const server = tls
-    ? https.createServer({ cert: tls.cert, key: tls.key, ...(tls.clientCa ? { ca: tls.clientCa, requestCert: true, rejectUnauthorized: true } : {}) }, app)
+    ? https.createServer(
+        {
+          cert: tls.cert,
+          key: tls.key,
+          ...(tls.clientCa ? { ca: tls.clientCa, requestCert: true, rejectUnauthorized: true } : {}),
+        },
+        app,
+      )
     : http.createServer(app);
   return new Promise((resolve, reject) => {
     server.once('error', reject);

@@ -7,7 +7,10 @@ import { brCodeMerchantName, buildPixBrCode, generateTxid } from '../core/pix/br
 import { qrCodePngBase64 } from '../core/pix/qrPng';
 import { SANDBOX_MERCHANT } from './payer';
 
-export async function issuePixPayload(merchantName: string | null | undefined, amountCents: number): Promise<{ txid: string; copyPaste: string; qrCodeBase64: string }> {
+export async function issuePixPayload(
+  merchantName: string | null | undefined,
+  amountCents: number,
+): Promise<{ txid: string; copyPaste: string; qrCodeBase64: string }> {
   const txid = generateTxid();
   const copyPaste = buildPixBrCode({
     pixKey: SANDBOX_MERCHANT.pixKey,

@@ -85,14 +85,22 @@ export function findReceivedPixPaymentByE2e(ctx: SandboxContext, endToEndId: str
 
 export function findReceivedPixPayment(ctx: SandboxContext, idReferenceTxidOrE2e: string): ReceivedPixPayment | null {
   const { charges, boletos } = ctx.state;
-  const charge = findChargeRecord(ctx, idReferenceTxidOrE2e) ?? [...charges.values()].find((r) => r.charge.endToEndId === idReferenceTxidOrE2e);
+  const charge =
+    findChargeRecord(ctx, idReferenceTxidOrE2e) ??
+    [...charges.values()].find((r) => r.charge.endToEndId === idReferenceTxidOrE2e);
   if (charge) return fromCharge(charge);
   const boleto =
-    boletos.get(idReferenceTxidOrE2e) ?? findBoletoByReference(ctx, idReferenceTxidOrE2e) ?? [...boletos.values()].find((r) => r.boleto.payment?.endToEndId === idReferenceTxidOrE2e);
+    boletos.get(idReferenceTxidOrE2e) ??
+    findBoletoByReference(ctx, idReferenceTxidOrE2e) ??
+    [...boletos.values()].find((r) => r.boleto.payment?.endToEndId === idReferenceTxidOrE2e);
   return boleto ? fromBoleto(boleto) : null;
 }
 
 /** Whether anything (a charge or a boleto) is known under this id, reference or txid, paid or not. */
 export function knownPayable(ctx: SandboxContext, idReferenceOrTxid: string): boolean {
-  return findChargeRecord(ctx, idReferenceOrTxid) !== null || ctx.state.boletos.has(idReferenceOrTxid) || findBoletoByReference(ctx, idReferenceOrTxid) !== null;
+  return (
+    findChargeRecord(ctx, idReferenceOrTxid) !== null ||
+    ctx.state.boletos.has(idReferenceOrTxid) ||
+    findBoletoByReference(ctx, idReferenceOrTxid) !== null
+  );
 }

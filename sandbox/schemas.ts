@@ -35,11 +35,21 @@ export const issueBoletoSchema = z.object({
   payer: z.object({
     name: z.string().trim().min(1).max(140),
     document: z.string().regex(/^(\d{11}|\d{14})$/, 'CPF (11) or CNPJ (14) digits'),
-    email: z.string().max(254).nullish().transform((v) => v ?? null),
+    email: z
+      .string()
+      .max(254)
+      .nullish()
+      .transform((v) => v ?? null),
   }),
   // Absent and null mean the same; normalised so both fingerprint alike for idempotency.
-  fine: z.object({ percentBps: basisPoints }).nullish().transform((v) => v ?? null),
-  interest: z.object({ monthlyBps: basisPoints }).nullish().transform((v) => v ?? null),
+  fine: z
+    .object({ percentBps: basisPoints })
+    .nullish()
+    .transform((v) => v ?? null),
+  interest: z
+    .object({ monthlyBps: basisPoints })
+    .nullish()
+    .transform((v) => v ?? null),
   graceDays: z.number().int().min(0).max(60).default(0),
   callbackUrl: z.url({ protocol: /^https?$/ }),
   merchantName: z.string().max(200).nullish(),
@@ -52,7 +62,9 @@ export const closeChargeSchema = z.object({
 export const paymentReturnSchema = z.strictObject({
   reference,
   amountCents,
-  endToEndId: z.string().regex(/^E\d{8}\d{12}[A-Za-z0-9]{11}$/, 'a Pix endToEndId (E + ISPB + yyyyMMddHHmm + 11 alphanumerics)'),
+  endToEndId: z
+    .string()
+    .regex(/^E\d{8}\d{12}[A-Za-z0-9]{11}$/, 'a Pix endToEndId (E + ISPB + yyyyMMddHHmm + 11 alphanumerics)'),
 });
 
 export const transferSchema = z.object({
@@ -71,24 +83,33 @@ export const transferSchema = z.object({
     .transform((v) => v ?? null),
 });
 
-export const payerOverrideSchema = z.strictObject({
-  name: z.string().min(1).max(140),
-  document: z.string().regex(/^(\d{11}|\d{14})$/),
-  documentType: z.enum(['CPF', 'CNPJ']),
-  email: z.string().nullable(),
-  phone: z.string().nullable(),
-  institution: z.string().min(1),
-  ispb: z.string().regex(/^\d{8}$/),
-  agency: z.string().min(1),
-  account: z.string().min(1),
-}).partial();
+export const payerOverrideSchema = z
+  .strictObject({
+    name: z.string().min(1).max(140),
+    document: z.string().regex(/^(\d{11}|\d{14})$/),
+    documentType: z.enum(['CPF', 'CNPJ']),
+    email: z.string().nullable(),
+    phone: z.string().nullable(),
+    institution: z.string().min(1),
+    ispb: z.string().regex(/^\d{8}$/),
+    agency: z.string().min(1),
+    account: z.string().min(1),
+  })
+  .partial();
 
 // callback: false pays without sending the callback (a lost callback, for reconciliation tests).
-export const payBodySchema = z.strictObject({ payer: payerOverrideSchema.optional(), late: z.boolean().optional(), callback: z.boolean().optional() });
+export const payBodySchema = z.strictObject({
+  payer: payerOverrideSchema.optional(),
+  late: z.boolean().optional(),
+  callback: z.boolean().optional(),
+});
 
 export const statementAmountSchema = z.strictObject({ amountCents: z.number().int().positive() });
 
-export const statementQuerySchema = z.strictObject({ from: z.iso.datetime({ offset: true }), to: z.iso.datetime({ offset: true }) });
+export const statementQuerySchema = z.strictObject({
+  from: z.iso.datetime({ offset: true }),
+  to: z.iso.datetime({ offset: true }),
+});
 
 export const payBoletoBodySchema = z.strictObject({
   amountCents: z.number().int().positive().max(MAX_BOLETO_AMOUNT_CENTS).optional(),
@@ -137,6 +158,9 @@ export const dictKeySchema = z.strictObject({
   keyType: z.enum(['CPF', 'CNPJ', 'EMAIL', 'PHONE', 'EVP']),
   ownerName: z.string().trim().min(1).max(140),
   ownerDocument: z.string().regex(/^(\d{11}|\d{14})$/, 'CPF (11) or CNPJ (14) digits'),
-  ispb: z.string().regex(/^\d{8}$/).optional(),
+  ispb: z
+    .string()
+    .regex(/^\d{8}$/)
+    .optional(),
   bankName: z.string().trim().min(1).max(100).optional(),
 });

@@ -1,5 +1,13 @@
 /** In-memory state of the sandbox PSP. Lost on restart by design: it is a test double. */
-import type { PixKeyType, ProviderBoleto, ProviderBoletoCallback, ProviderCallback, ProviderCharge, ProviderInfraction, ProviderTransfer } from '../core/provider';
+import type {
+  PixKeyType,
+  ProviderBoleto,
+  ProviderBoletoCallback,
+  ProviderCallback,
+  ProviderCharge,
+  ProviderInfraction,
+  ProviderTransfer,
+} from '../core/provider';
 
 export interface ChargeRecord {
   /** Stored status is ACTIVE/PAID/CANCELLED; EXPIRED is derived on read from expiresAt. */
@@ -87,7 +95,13 @@ export interface Faults {
   seed: number | null;
 }
 
-export const NO_FAULTS: Faults = Object.freeze({ errorRate: 0, latencyMs: 0, timeoutRate: 0, failFirst: 0, seed: null });
+export const NO_FAULTS: Faults = Object.freeze({
+  errorRate: 0,
+  latencyMs: 0,
+  timeoutRate: 0,
+  failFirst: 0,
+  seed: null,
+});
 
 export interface CallbackAttempt {
   eventId: string;

@@ -19,7 +19,13 @@ export function statement(ctx: SandboxContext, from: Date, to: Date): ProviderSt
   for (const rec of ctx.state.charges.values()) {
     const c = rec.charge;
     if (c.status !== 'PAID' || !c.paidAt || !c.endToEndId || !inRange(c.paidAt)) continue;
-    payments.push({ providerChargeId: c.id, reference: c.reference, amountCents: rec.statementAmountCents ?? c.amountCents, endToEndId: c.endToEndId, paidAt: c.paidAt });
+    payments.push({
+      providerChargeId: c.id,
+      reference: c.reference,
+      amountCents: rec.statementAmountCents ?? c.amountCents,
+      endToEndId: c.endToEndId,
+      paidAt: c.paidAt,
+    });
   }
   const transfers: ProviderStatement['transfers'] = [...ctx.state.transfers.values()]
     .filter((t) => inRange(t.createdAt))

@@ -43,10 +43,18 @@ function decideOutcome(state: SandboxState, input: TransferInput): Outcome {
   // A document named with the transfer must be the key owner's, as a PSP checks it against the DICT.
   const owner = input.recipientDocument ? findDictEntry(state, input.pixKey) : null;
   if (owner && owner.ownerDocument !== input.recipientDocument) {
-    return { status: 'FAILED', failureCode: 'RECIPIENT_DOCUMENT_MISMATCH', failureReason: "the key's owner has another document" };
+    return {
+      status: 'FAILED',
+      failureCode: 'RECIPIENT_DOCUMENT_MISMATCH',
+      failureReason: "the key's owner has another document",
+    };
   }
   if (input.recipientName.includes('REFUSE')) {
-    return { status: 'FAILED', failureCode: 'RECIPIENT_REFUSED', failureReason: "Recipient's PSP refused the transfer" };
+    return {
+      status: 'FAILED',
+      failureCode: 'RECIPIENT_REFUSED',
+      failureReason: "Recipient's PSP refused the transfer",
+    };
   }
   return { status: 'COMPLETED', failureCode: null, failureReason: null };
 }
@@ -56,17 +64,29 @@ function decideOutcome(state: SandboxState, input: TransferInput): Outcome {
  * by its Pix) to its payer. FAILED with PAYMENT_NOT_FOUND when no payment has that endToEndId,
  * RETURN_EXCEEDS_PAYMENT when the completed returns plus this one would pass the paid amount.
  */
-export function createPaymentReturn(ctx: SandboxContext, idempotencyKey: string, input: PaymentReturnInput): { transfer: ProviderTransfer; created: boolean } {
+export function createPaymentReturn(
+  ctx: SandboxContext,
+  idempotencyKey: string,
+  input: PaymentReturnInput,
+): { transfer: ProviderTransfer; created: boolean } {
   const paid = findReceivedPixPayment(ctx, input.endToEndId);
   const returned = returnedCents(ctx, input.endToEndId);
   // Deterministic, so tests can choose it: a return of an amount ending in 13 cents is refused.
   const outcome: Outcome = !paid
-    ? { status: 'FAILED', failureCode: 'PAYMENT_NOT_FOUND', failureReason: 'no received Pix payment with this endToEndId' }
+    ? {
+        status: 'FAILED',
+        failureCode: 'PAYMENT_NOT_FOUND',
+        failureReason: 'no received Pix payment with this endToEndId',
+      }
     : input.amountCents % 100 === 13
       ? { status: 'FAILED', failureCode: 'RETURN_REFUSED', failureReason: "the payer's institution refused the return" }
-    : returned + input.amountCents > paid.amountCents
-      ? { status: 'FAILED', failureCode: 'RETURN_EXCEEDS_PAYMENT', failureReason: 'the returns would exceed the paid amount' }
-      : { status: 'COMPLETED', failureCode: null, failureReason: null };
+      : returned + input.amountCents > paid.amountCents
+        ? {
+            status: 'FAILED',
+            failureCode: 'RETURN_EXCEEDS_PAYMENT',
+            failureReason: 'the returns would exceed the paid amount',
+          }
+        : { status: 'COMPLETED', failureCode: null, failureReason: null };
   const payer = paid?.payer;
   return recordTransfer(ctx, idempotencyKey, input, outcome, {
     reference: input.reference,
@@ -83,7 +103,9 @@ export function createPaymentReturn(ctx: SandboxContext, idempotencyKey: string,
  * payment-returns or API Pix's devolucao): one sum, so the same money cannot go back twice.
  */
 export function returnedCents(ctx: SandboxContext, endToEndId: string): number {
-  return [...ctx.state.transfers.values()].filter((t) => t.returnOf === endToEndId && t.status === 'COMPLETED').reduce((s, t) => s + t.amountCents, 0);
+  return [...ctx.state.transfers.values()]
+    .filter((t) => t.returnOf === endToEndId && t.status === 'COMPLETED')
+    .reduce((s, t) => s + t.amountCents, 0);
 }
 
 export function createTransfer(
@@ -106,7 +128,9 @@ function recordTransfer(
   idempotencyKey: string,
   input: TransferInput | PaymentReturnInput,
   outcome: Outcome,
-  shown: Pick<ProviderTransfer, 'reference' | 'amountCents' | 'pixKey' | 'pixKeyType' | 'recipientName'> & { returnOf?: string },
+  shown: Pick<ProviderTransfer, 'reference' | 'amountCents' | 'pixKey' | 'pixKeyType' | 'recipientName'> & {
+    returnOf?: string;
+  },
 ): { transfer: ProviderTransfer; created: boolean } {
   const { state } = ctx;
   const stats = state.transferStats.get(input.reference) ?? { requests: 0, created: 0 };

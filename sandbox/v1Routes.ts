@@ -7,7 +7,17 @@ import { lookUpKey } from './dict';
 import { SandboxHttpError } from './errors';
 import { requireIdempotencyKey } from './idempotency';
 import { answerInfraction, getInfraction, listInfractions } from './infractions';
-import { closeChargeSchema, infractionAnalysisSchema, infractionsQuerySchema, issueBoletoSchema, issueChargeSchema, parseBody, paymentReturnSchema, statementQuerySchema, transferSchema } from './schemas';
+import {
+  closeChargeSchema,
+  infractionAnalysisSchema,
+  infractionsQuerySchema,
+  issueBoletoSchema,
+  issueChargeSchema,
+  parseBody,
+  paymentReturnSchema,
+  statementQuerySchema,
+  transferSchema,
+} from './schemas';
 import { statement } from './statement';
 import { createPaymentReturn, createTransfer, findTransferByReference, getTransfer } from './transfers';
 

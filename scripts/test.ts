@@ -43,7 +43,11 @@ async function main(): Promise<number> {
   const database = `gw_test_${Date.now()}_${process.pid}`;
   const template = `${database}_template`;
   const pgPort = await freePort();
-  step(process.env.DATABASE_URL ? 'using DATABASE_URL for a fresh test database' : `starting embedded PostgreSQL on 127.0.0.1:${pgPort}...`);
+  step(
+    process.env.DATABASE_URL
+      ? 'using DATABASE_URL for a fresh test database'
+      : `starting embedded PostgreSQL on 127.0.0.1:${pgPort}...`,
+  );
   // A second concurrent run (another terminal) gets its own cluster instead of fighting over the lock.
   const sharedDir = path.join(projectRoot, '.data', 'test-postgres');
   const dataDir = clusterInUse(sharedDir) ? path.join(projectRoot, '.data', `test-postgres-${process.pid}`) : sharedDir;
@@ -62,9 +66,18 @@ async function main(): Promise<number> {
 
     const resultsFile = path.join(logDir, 'jest-results.json');
     const workers = process.env.GATEWAY_TEST_WORKERS ?? String(DEFAULT_WORKERS);
-    step(`infrastructure ready in ${((Date.now() - started) / 1000).toFixed(1)} s; running jest with ${workers} workers...`);
+    step(
+      `infrastructure ready in ${((Date.now() - started) / 1000).toFixed(1)} s; running jest with ${workers} workers...`,
+    );
     const jestStatus = await runJest(
-      [require.resolve('jest/bin/jest'), '--json', `--outputFile=${resultsFile}`, `--maxWorkers=${workers}`, ...(process.stdout.isTTY ? ['--colors'] : []), ...process.argv.slice(2)],
+      [
+        require.resolve('jest/bin/jest'),
+        '--json',
+        `--outputFile=${resultsFile}`,
+        `--maxWorkers=${workers}`,
+        ...(process.stdout.isTTY ? ['--colors'] : []),
+        ...process.argv.slice(2),
+      ],
       {
         ...process.env,
         NODE_ENV: 'test',
@@ -94,16 +107,21 @@ async function main(): Promise<number> {
     // After the suite: no secret issued during it may appear in any captured log line.
     const audit = auditSecrets(logDir);
     if (audit.leaks.length > 0) {
-      for (const leak of audit.leaks.slice(0, 20)) step(`SECRET LEAKED: a ${leak.kind} value (${leak.prefix}…) in ${leak.file}:${leak.line}`);
+      for (const leak of audit.leaks.slice(0, 20))
+        step(`SECRET LEAKED: a ${leak.kind} value (${leak.prefix}…) in ${leak.file}:${leak.line}`);
       if (audit.leaks.length > 20) step(`… and ${audit.leaks.length - 20} more`);
-      step(`secrets audit FAILED: ${audit.leaks.length} leak(s) of ${audit.secrets} secrets in ${audit.files} log files`);
+      step(
+        `secrets audit FAILED: ${audit.leaks.length} leak(s) of ${audit.secrets} secrets in ${audit.files} log files`,
+      );
       summary.failed += 1;
     } else {
       step(`secrets audit: ${audit.secrets} secrets issued, none in ${audit.files} log files`);
     }
     // Every API Pix request the gateway sent during the suite, checked against the BCB document (test/support/pixApiAudit.ts).
     const violationsFile = path.join(logDir, 'pix-api-violations.log');
-    const violations = fs.existsSync(violationsFile) ? fs.readFileSync(violationsFile, 'utf8').split('\n').filter(Boolean) : [];
+    const violations = fs.existsSync(violationsFile)
+      ? fs.readFileSync(violationsFile, 'utf8').split('\n').filter(Boolean)
+      : [];
     if (violations.length > 0) {
       for (const line of violations.slice(0, 20)) step(`API PIX REQUEST VIOLATION: ${line}`);
       step(`API Pix request audit FAILED: ${violations.length} violation(s) of the BCB document`);
@@ -133,13 +151,27 @@ interface StaticCheck {
   passed: boolean;
 }
 
-/** tsc and eslint as child processes beside jest; their output is shown only when they fail. */
+/** tsc, eslint and prettier as child processes beside jest; their output is shown only when they fail. */
 function startStaticChecks(logDir: string): StaticCheck[] {
   // eslint's package exports hide bin/; its main module (lib/api.js) sits beside it.
   const eslintBin = path.join(path.dirname(require.resolve('eslint')), '..', 'bin', 'eslint.js');
   const commands: [string, string[]][] = [
     ['type-check (tsc --noEmit)', [require.resolve('typescript/bin/tsc'), '--noEmit', '-p', projectRoot]],
-    ['lint (eslint, cached in node_modules/.cache/eslint)', [eslintBin, '--cache', '--cache-location', path.join(projectRoot, 'node_modules', '.cache', 'eslint') + path.sep, projectRoot]],
+    [
+      'lint (eslint, cached in node_modules/.cache/eslint)',
+      [
+        eslintBin,
+        '--cache',
+        '--cache-location',
+        path.join(projectRoot, 'node_modules', '.cache', 'eslint') + path.sep,
+        projectRoot,
+      ],
+    ],
+    // The formatter's check: a file prettier would rewrite fails the run (`npx prettier --write .` fixes it).
+    [
+      'format (prettier --check)',
+      [require.resolve('prettier/bin/prettier.cjs'), '--check', '--log-level', 'warn', projectRoot],
+    ],
   ];
   return commands.map(([name, args]) => {
     const child = spawn(process.execPath, args, { cwd: projectRoot, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -207,7 +239,11 @@ function clusterInUse(dataDir: string): boolean {
 function readSummary(file: string): { passed: number; failed: number; skipped: number } {
   try {
     const r = JSON.parse(fs.readFileSync(file, 'utf8'));
-    return { passed: r.numPassedTests, failed: r.numFailedTests + (r.numRuntimeErrorTestSuites ?? 0), skipped: r.numPendingTests + r.numTodoTests };
+    return {
+      passed: r.numPassedTests,
+      failed: r.numFailedTests + (r.numRuntimeErrorTestSuites ?? 0),
+      skipped: r.numPendingTests + r.numTodoTests,
+    };
   } catch {
     return { passed: 0, failed: 1, skipped: 0 };
   }
@@ -220,7 +256,10 @@ async function dropDatabase(url: string, database: string): Promise<void> {
   await client.connect();
   try {
     // This run's database and the per-stack databases the integration tests made from it.
-    const { rows } = await client.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname = $1 OR datname LIKE $2`, [database, `${database}\\_%`]);
+    const { rows } = await client.query<{ datname: string }>(
+      `SELECT datname FROM pg_database WHERE datname = $1 OR datname LIKE $2`,
+      [database, `${database}\\_%`],
+    );
     for (const { datname } of rows) await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
   } finally {
     await client.end();

@@ -16,7 +16,11 @@ import { withoutHeapCaps } from './nodeArgs';
 /** Builds the bundle in a child process and returns its path (a fresh temporary file). */
 export async function bundleWorkflowsInChild(): Promise<string> {
   const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-workflows-')), 'workflow-bundle.js');
-  const child = spawn(process.execPath, [...withoutHeapCaps(process.execArgv), path.join(__dirname, `bundleWorkflowsCli${path.extname(__filename)}`), out], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [...withoutHeapCaps(process.execArgv), path.join(__dirname, `bundleWorkflowsCli${path.extname(__filename)}`), out],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  );
   const code = await new Promise<number | null>((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', resolve);
@@ -29,7 +33,14 @@ export async function writeWorkflowBundle(out: string): Promise<void> {
   const quiet = () => undefined;
   const bundle = await bundleWorkflowCode({
     workflowsPath: require.resolve(workflowsPath),
-    logger: { log: quiet, trace: quiet, debug: quiet, info: quiet, warn: quiet, error: (m: string) => process.stderr.write(`${m}\n`) },
+    logger: {
+      log: quiet,
+      trace: quiet,
+      debug: quiet,
+      info: quiet,
+      warn: quiet,
+      error: (m: string) => process.stderr.write(`${m}\n`),
+    },
   });
   fs.writeFileSync(out, bundle.code);
 }

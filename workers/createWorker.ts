@@ -24,7 +24,9 @@ export async function createGatewayWorker(opts: GatewayWorkerOptions): Promise<W
     connection: opts.connection,
     namespace: opts.namespace,
     taskQueue: opts.taskQueue,
-    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: require.resolve(workflowsPath) }),
+    ...(opts.workflowBundle
+      ? { workflowBundle: opts.workflowBundle }
+      : { workflowsPath: require.resolve(workflowsPath) }),
     activities: createActivities(opts.deps),
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivityTaskExecutions ?? 100,
     // The SDK sizes the workflow cache from the heap limit, and under the worker's heap cap

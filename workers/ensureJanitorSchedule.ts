@@ -13,7 +13,13 @@ export async function ensureJanitorSchedule(client: Client, taskQueue: string): 
       spec: { intervals: [{ every: janitorEvery }] },
       // One run at a time: a slow run is never doubled by the next tick.
       policies: { overlap: ScheduleOverlapPolicy.SKIP },
-      action: { type: 'startWorkflow', workflowType: 'janitor', workflowId: janitorScheduleId(taskQueue), taskQueue, args: [] },
+      action: {
+        type: 'startWorkflow',
+        workflowType: 'janitor',
+        workflowId: janitorScheduleId(taskQueue),
+        taskQueue,
+        args: [],
+      },
     });
   } catch (err) {
     if (!(err instanceof ScheduleAlreadyRunning)) throw err;

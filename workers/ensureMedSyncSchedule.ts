@@ -7,14 +7,30 @@ import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@tem
 import { medSyncScheduleId } from '../workflows/med/definitions';
 import { reminderBeforeMs, type MedSyncInput } from '../workflows/med/types';
 
-export async function ensureMedSyncSchedule(client: Client, taskQueue: string, settings: { analysisDeadlineMs: number; reminderBeforeMs: number }): Promise<void> {
-  const args: MedSyncInput[] = [{ merchantId: null, analysisDeadlineMs: settings.analysisDeadlineMs, reminderBeforeMs: reminderBeforeMs(settings.analysisDeadlineMs, settings.reminderBeforeMs) }];
+export async function ensureMedSyncSchedule(
+  client: Client,
+  taskQueue: string,
+  settings: { analysisDeadlineMs: number; reminderBeforeMs: number },
+): Promise<void> {
+  const args: MedSyncInput[] = [
+    {
+      merchantId: null,
+      analysisDeadlineMs: settings.analysisDeadlineMs,
+      reminderBeforeMs: reminderBeforeMs(settings.analysisDeadlineMs, settings.reminderBeforeMs),
+    },
+  ];
   try {
     await client.schedule.create({
       scheduleId: medSyncScheduleId(taskQueue),
       spec: { intervals: [{ every: '15 minutes' }] },
       policies: { overlap: ScheduleOverlapPolicy.SKIP },
-      action: { type: 'startWorkflow', workflowType: 'medInfractionSync', workflowId: medSyncScheduleId(taskQueue), taskQueue, args },
+      action: {
+        type: 'startWorkflow',
+        workflowType: 'medInfractionSync',
+        workflowId: medSyncScheduleId(taskQueue),
+        taskQueue,
+        args,
+      },
     });
   } catch (err) {
     if (!(err instanceof ScheduleAlreadyRunning)) throw err;

@@ -13,7 +13,13 @@ export async function ensurePixSweepSchedule(client: Client, taskQueue: string):
       scheduleId: pixSweepScheduleId(taskQueue),
       spec: { intervals: [{ every: '1 minute' }] },
       policies: { overlap: ScheduleOverlapPolicy.SKIP },
-      action: { type: 'startWorkflow', workflowType: 'pixPaymentSweep', workflowId: pixSweepScheduleId(taskQueue), taskQueue, args: [{ lookbackMs: PIX_SWEEP_LOOKBACK_MS }] },
+      action: {
+        type: 'startWorkflow',
+        workflowType: 'pixPaymentSweep',
+        workflowId: pixSweepScheduleId(taskQueue),
+        taskQueue,
+        args: [{ lookbackMs: PIX_SWEEP_LOOKBACK_MS }],
+      },
     });
   } catch (err) {
     if (!(err instanceof ScheduleAlreadyRunning)) throw err;

@@ -14,7 +14,13 @@ export async function ensureReconciliationSchedule(client: Client, taskQueue: st
       scheduleId: dailyReconciliationScheduleId(taskQueue),
       spec: { calendars: [{ hour: 4, minute: 0 }], timezone: 'America/Sao_Paulo' },
       policies: { overlap: ScheduleOverlapPolicy.SKIP },
-      action: { type: 'startWorkflow', workflowType: 'dailyReconciliation', workflowId: dailyReconciliationScheduleId(taskQueue), taskQueue, args: [] },
+      action: {
+        type: 'startWorkflow',
+        workflowType: 'dailyReconciliation',
+        workflowId: dailyReconciliationScheduleId(taskQueue),
+        taskQueue,
+        args: [],
+      },
     });
   } catch (err) {
     if (!(err instanceof ScheduleAlreadyRunning)) throw err;

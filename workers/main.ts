@@ -55,7 +55,10 @@ async function main(): Promise<void> {
   await clientConnection.close();
   await registerPixWebhook(pixApi, config, logger);
   // Never the SMTP URL itself: it may carry the login.
-  logger.info({ taskQueue: config.temporal.taskQueue, smtp: config.smtpUrl ? 'configured' : 'not configured' }, 'worker started');
+  logger.info(
+    { taskQueue: config.temporal.taskQueue, smtp: config.smtpUrl ? 'configured' : 'not configured' },
+    'worker started',
+  );
   const stop = () => worker.shutdown();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
@@ -71,12 +74,23 @@ async function main(): Promise<void> {
  * from the PSP at settlement and expiry. The failure is logged (its code, never the URL: it holds
  * the webhook secret) for an operator to run `npm run gateway -- provider webhook register`.
  */
-async function registerPixWebhook(pixApi: Parameters<typeof ensurePixWebhook>[0], config: ReturnType<typeof loadConfig>, logger: ReturnType<typeof createLogger>): Promise<void> {
+async function registerPixWebhook(
+  pixApi: Parameters<typeof ensurePixWebhook>[0],
+  config: ReturnType<typeof loadConfig>,
+  logger: ReturnType<typeof createLogger>,
+): Promise<void> {
   try {
-    const done = await ensurePixWebhook(pixApi, { receivingKey: config.pixApi.receivingKey, publicBaseUrl: config.publicBaseUrl, webhookSecret: config.pixApi.webhookSecret });
+    const done = await ensurePixWebhook(pixApi, {
+      receivingKey: config.pixApi.receivingKey,
+      publicBaseUrl: config.publicBaseUrl,
+      webhookSecret: config.pixApi.webhookSecret,
+    });
     logger.info({ receivingKey: config.pixApi.receivingKey, outcome: done }, 'API Pix webhook');
   } catch (err) {
-    logger.error({ code: (err as { code?: unknown }).code ?? null, message: (err as Error).message }, 'API Pix webhook could not be registered; run `npm run gateway -- provider webhook register`');
+    logger.error(
+      { code: (err as { code?: unknown }).code ?? null, message: (err as Error).message },
+      'API Pix webhook could not be registered; run `npm run gateway -- provider webhook register`',
+    );
   }
 }
 

@@ -70,7 +70,16 @@ export class CheckoutEffects {
   }
 
   /** The charge was paid (even late): PAID, enrolments, checkout.paid. */
-  async paid(args: { chargeId: string; amountCents: number; paidAt: Date; studentName: string | null; studentDocument: string | null }, transaction: Transaction): Promise<void> {
+  async paid(
+    args: {
+      chargeId: string;
+      amountCents: number;
+      paidAt: Date;
+      studentName: string | null;
+      studentDocument: string | null;
+    },
+    transaction: Transaction,
+  ): Promise<void> {
     const row = await this.move(
       `status = 'PAID', paid_amount_cents = :amountCents, paid_at = :paidAt`,
       `status IN ('PENDING', 'EXPIRED', 'CANCELLED')`,
@@ -83,20 +92,38 @@ export class CheckoutEffects {
        SELECT gen_random_uuid(), :merchantId, course_id, :checkoutId, 'ACTIVE', :studentName, :studentDocument
        FROM (SELECT DISTINCT course_id FROM checkout_items WHERE checkout_id = :checkoutId AND course_id IS NOT NULL) AS courses
        ON CONFLICT (checkout_id, course_id) DO NOTHING`,
-      { replacements: { merchantId: row.merchant_id, checkoutId: row.id, studentName: args.studentName, studentDocument: args.studentDocument }, transaction },
+      {
+        replacements: {
+          merchantId: row.merchant_id,
+          checkoutId: row.id,
+          studentName: args.studentName,
+          studentDocument: args.studentDocument,
+        },
+        transaction,
+      },
     );
     await this.event('checkout.paid', row, transaction);
   }
 
   /** The unpaid charge was closed: EXPIRED or CANCELLED, and its event. */
   async closed(args: { chargeId: string; status: 'EXPIRED' | 'CANCELLED' }, transaction: Transaction): Promise<void> {
-    const row = await this.move(`status = :status, closed_at = now()`, `status = 'PENDING'`, { chargeId: args.chargeId, status: args.status }, transaction);
+    const row = await this.move(
+      `status = :status, closed_at = now()`,
+      `status = 'PENDING'`,
+      { chargeId: args.chargeId, status: args.status },
+      transaction,
+    );
     if (row) await this.event(args.status === 'EXPIRED' ? 'checkout.expired' : 'checkout.cancelled', row, transaction);
   }
 
   /** The charge is now fully refunded: REFUNDED, enrolments REVOKED, checkout.refunded. Partial refunds keep access. */
   async refunded(args: { chargeId: string }, transaction: Transaction): Promise<void> {
-    const row = await this.move(`status = 'REFUNDED', refunded_at = now()`, `status = 'PAID'`, { chargeId: args.chargeId }, transaction);
+    const row = await this.move(
+      `status = 'REFUNDED', refunded_at = now()`,
+      `status = 'PAID'`,
+      { chargeId: args.chargeId },
+      transaction,
+    );
     if (!row) return;
     await this.sequelize.query(
       `UPDATE enrolments SET status = 'REVOKED', revoked_at = now(), revoked_reason = 'REFUNDED', updated_at = now()
@@ -106,7 +133,12 @@ export class CheckoutEffects {
     await this.event('checkout.refunded', row, transaction);
   }
 
-  private async move(set: string, when: string, replacements: Record<string, unknown>, transaction: Transaction): Promise<CheckoutRow | null> {
+  private async move(
+    set: string,
+    when: string,
+    replacements: Record<string, unknown>,
+    transaction: Transaction,
+  ): Promise<CheckoutRow | null> {
     const rows = await this.sequelize.query<CheckoutRow>(
       `UPDATE checkouts SET ${set}, updated_at = now() WHERE charge_id = :chargeId AND ${when} RETURNING *`,
       { replacements, type: QueryTypes.SELECT, transaction },
@@ -122,11 +154,18 @@ export class CheckoutEffects {
         `SELECT price_id, quantity FROM checkout_items WHERE checkout_id = :id ORDER BY position`,
         { replacements: { id: row.id }, type: QueryTypes.SELECT, transaction },
       );
-      payload = presentP0Checkout(view, items.map((i) => ({ priceId: i.price_id, quantity: i.quantity })), this.publicBaseUrl);
+      payload = presentP0Checkout(
+        view,
+        items.map((i) => ({ priceId: i.price_id, quantity: i.quantity })),
+        this.publicBaseUrl,
+      );
     } else {
       payload = { ...presentCheckoutSession(view, this.publicBaseUrl), updatedAt: view.updatedAt.toISOString() };
     }
-    await recordEvent({ type, merchantId: row.merchant_id, aggregateType: 'checkout', aggregateId: row.id, payload }, transaction);
+    await recordEvent(
+      { type, merchantId: row.merchant_id, aggregateType: 'checkout', aggregateId: row.id, payload },
+      transaction,
+    );
   }
 }
 

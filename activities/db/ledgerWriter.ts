@@ -65,7 +65,8 @@ export async function writeLedgerEntries(
 
   // Each account once, in code order, with the sum of its postings.
   const sums = new Map<string, number>();
-  for (const entry of applied) for (const p of entry.postings) sums.set(p.accountCode, (sums.get(p.accountCode) ?? 0) + p.amountCents);
+  for (const entry of applied)
+    for (const p of entry.postings) sums.set(p.accountCode, (sums.get(p.accountCode) ?? 0) + p.amountCents);
   const codes = [...sums.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const specs = codes.map((code) => describeAccount(code));
   await sequelize.query(
@@ -98,17 +99,28 @@ export async function writeLedgerEntries(
   }
 
   const postings = applied.flatMap((entry) =>
-    entry.postings.map((p) => ({ transactionId: appliedIds.get(entry.movementKey) as string, accountId: accountIds.get(p.accountCode) as string, amount: p.amountCents })),
+    entry.postings.map((p) => ({
+      transactionId: appliedIds.get(entry.movementKey) as string,
+      accountId: accountIds.get(p.accountCode) as string,
+      amount: p.amountCents,
+    })),
   );
   await sequelize.query(
     `INSERT INTO ledger_postings (transaction_id, account_id, amount_cents)
      SELECT * FROM unnest(ARRAY[:transactionIds]::uuid[], ARRAY[:accountIds]::bigint[], ARRAY[:amounts]::bigint[])`,
     {
-      replacements: { transactionIds: postings.map((p) => p.transactionId), accountIds: postings.map((p) => p.accountId), amounts: postings.map((p) => p.amount) },
+      replacements: {
+        transactionIds: postings.map((p) => p.transactionId),
+        accountIds: postings.map((p) => p.accountId),
+        amounts: postings.map((p) => p.amount),
+      },
       transaction,
     },
   );
-  return entries.map((e) => ({ applied: appliedIds.has(e.movementKey), transactionId: appliedIds.get(e.movementKey) ?? null }));
+  return entries.map((e) => ({
+    applied: appliedIds.has(e.movementKey),
+    transactionId: appliedIds.get(e.movementKey) ?? null,
+  }));
 }
 
 function isCheckViolation(err: unknown): boolean {
@@ -117,10 +129,13 @@ function isCheckViolation(err: unknown): boolean {
 }
 
 export async function balanceOf(sequelize: Sequelize, accountCode: string, transaction?: Transaction): Promise<number> {
-  const rows = await sequelize.query<{ balance_cents: string }>(`SELECT balance_cents FROM ledger_accounts WHERE code = :code`, {
-    replacements: { code: accountCode },
-    transaction,
-    type: QueryTypes.SELECT,
-  });
+  const rows = await sequelize.query<{ balance_cents: string }>(
+    `SELECT balance_cents FROM ledger_accounts WHERE code = :code`,
+    {
+      replacements: { code: accountCode },
+      transaction,
+      type: QueryTypes.SELECT,
+    },
+  );
   return rows.length ? Number(rows[0].balance_cents) : 0;
 }

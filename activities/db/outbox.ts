@@ -42,7 +42,10 @@ function kickDispatcher(ctx: Context): void {
   const send = () => {
     state.scheduled = false;
     state.lastAt = Date.now();
-    ctx.client.workflow.getHandle(workflowId).signal(outboxKickSignal).catch(() => undefined);
+    ctx.client.workflow
+      .getHandle(workflowId)
+      .signal(outboxKickSignal)
+      .catch(() => undefined);
   };
   const wait = state.lastAt + KICK_EVERY_MS - Date.now();
   if (wait <= 0) return send();
@@ -68,7 +71,16 @@ function deliverAfterCommit(transaction: Transaction, sequelize: Sequelize, even
     if (eventIds.length === 0 || eventIds.length > DIRECT_DISPATCH_MAX_EVENTS) return kickDispatcher(ctx);
     void dispatchEvents(sequelize, { limit: eventIds.length, eventIds })
       .then(({ deliveries }) =>
-        Promise.all(deliveries.map((d) => startDeliveryWorkflow(sequelize, ctx.client.workflow, { id: d.id, merchantId: d.merchant_id, taskQueue: ctx.info.taskQueue }, { eager: true }))),
+        Promise.all(
+          deliveries.map((d) =>
+            startDeliveryWorkflow(
+              sequelize,
+              ctx.client.workflow,
+              { id: d.id, merchantId: d.merchant_id, taskQueue: ctx.info.taskQueue },
+              { eager: true },
+            ),
+          ),
+        ),
       )
       .catch(() => kickDispatcher(ctx));
   });

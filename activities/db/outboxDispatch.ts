@@ -28,7 +28,10 @@ export interface CreatedDelivery {
  * Takes up to `limit` undispatched events (only `eventIds` when given), oldest first, and writes
  * their deliveries. Answers how many events it took and the deliveries it created.
  */
-export async function dispatchEvents(sequelize: Sequelize, args: { limit: number; eventIds?: string[] }): Promise<{ events: number; deliveries: CreatedDelivery[] }> {
+export async function dispatchEvents(
+  sequelize: Sequelize,
+  args: { limit: number; eventIds?: string[] },
+): Promise<{ events: number; deliveries: CreatedDelivery[] }> {
   return sequelize.transaction(async (transaction) => {
     const events = await sequelize.query<OutboxRow>(
       `SELECT id, merchant_id, type, aggregate_type, aggregate_id, payload, created_at FROM outbox_events
@@ -39,28 +42,57 @@ export async function dispatchEvents(sequelize: Sequelize, args: { limit: number
     // Every endpoint of the page's merchants in one query, matched here: a page of 10,000
     // payout items' events used to cost 10,000 lookups.
     const merchantIds = [...new Set(events.map((e) => e.merchant_id))];
-    const candidates = await sequelize.query<{ id: string; url: string; merchant_id: string; events: string[]; charge_id: string | null }>(
+    const candidates = await sequelize.query<{
+      id: string;
+      url: string;
+      merchant_id: string;
+      events: string[];
+      charge_id: string | null;
+    }>(
       `SELECT id, url, merchant_id, events, charge_id::text AS charge_id FROM webhook_endpoints WHERE merchant_id IN (:merchantIds) AND active ORDER BY created_at, id`,
       { replacements: { merchantIds }, type: QueryTypes.SELECT, transaction },
     );
     const deliveries: CreatedDelivery[] = [];
     for (const e of events) {
       const endpoints = candidates.filter(
-        (w) => w.merchant_id === e.merchant_id && w.events.includes(e.type) && (w.charge_id === null || (e.aggregate_type === 'charge' && w.charge_id === e.aggregate_id)),
+        (w) =>
+          w.merchant_id === e.merchant_id &&
+          w.events.includes(e.type) &&
+          (w.charge_id === null || (e.aggregate_type === 'charge' && w.charge_id === e.aggregate_id)),
       );
       // One body per event: every endpoint and every retry get the same bytes and eventId.
-      const body = JSON.stringify({ eventId: e.id, type: e.type, createdAt: new Date(e.created_at).toISOString(), data: e.payload });
+      const body = JSON.stringify({
+        eventId: e.id,
+        type: e.type,
+        createdAt: new Date(e.created_at).toISOString(),
+        data: e.payload,
+      });
       for (const endpoint of endpoints) {
         const created = await sequelize.query<CreatedDelivery>(
           `INSERT INTO webhook_deliveries (id, event_id, webhook_id, merchant_id, event_type, url, body, status)
            VALUES (:id, :eventId, :webhookId, :merchantId, :type, :url, :body, 'PENDING')
            ON CONFLICT (event_id, webhook_id) WHERE resend_of IS NULL DO NOTHING RETURNING id, merchant_id`,
-          { replacements: { id: crypto.randomUUID(), eventId: e.id, webhookId: endpoint.id, merchantId: e.merchant_id, type: e.type, url: endpoint.url, body }, type: QueryTypes.SELECT, transaction },
+          {
+            replacements: {
+              id: crypto.randomUUID(),
+              eventId: e.id,
+              webhookId: endpoint.id,
+              merchantId: e.merchant_id,
+              type: e.type,
+              url: endpoint.url,
+              body,
+            },
+            type: QueryTypes.SELECT,
+            transaction,
+          },
         );
         deliveries.push(...created);
       }
     }
-    await sequelize.query(`UPDATE outbox_events SET dispatched_at = now() WHERE id IN (:ids)`, { replacements: { ids: events.map((e) => e.id) }, transaction });
+    await sequelize.query(`UPDATE outbox_events SET dispatched_at = now() WHERE id IN (:ids)`, {
+      replacements: { ids: events.map((e) => e.id) },
+      transaction,
+    });
     return { events: events.length, deliveries };
   });
 }

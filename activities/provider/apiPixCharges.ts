@@ -57,7 +57,9 @@ export class ApiPixCharges {
       valor: { original: centsToPixAmount(req.amountCents) },
       chave: this.opts.receivingKey,
       ...(description ? { solicitacaoPagador: description } : {}),
-      ...(req.merchantName ? { infoAdicionais: [{ nome: MERCHANT_LABEL, valor: [...req.merchantName].slice(0, MAX_INFO_VALUE).join('') }] } : {}),
+      ...(req.merchantName
+        ? { infoAdicionais: [{ nome: MERCHANT_LABEL, valor: [...req.merchantName].slice(0, MAX_INFO_VALUE).join('') }] }
+        : {}),
     });
     return this.chargeOf(cob);
   }
@@ -91,7 +93,12 @@ export class ApiPixCharges {
     try {
       cob = await this.opts.client.removeCob(txid);
     } catch (err) {
-      if (err instanceof ProviderError && err.code === PixApiErrorCodes.cobNotFound && (await this.opts.client.getCob(txid)) === null) throw chargeNotFound();
+      if (
+        err instanceof ProviderError &&
+        err.code === PixApiErrorCodes.cobNotFound &&
+        (await this.opts.client.getCob(txid)) === null
+      )
+        throw chargeNotFound();
       throw err;
     }
     return this.chargeOf(cob, reason);
@@ -110,7 +117,10 @@ export class ApiPixCharges {
       const problem = mismatch(pix, cob, this.opts.receivingKey);
       if (!problem) return pix;
       // Not a secret, and needed to find the payment: the ids and what differs, never the payer.
-      logger.error({ chargeId: chargeIdOfTxid(cob.txid), txid: cob.txid, endToEndId: listed.endToEndId, problem }, 'ALERT: a Pix the cob lists does not check out; the charge is not paid by it');
+      logger.error(
+        { chargeId: chargeIdOfTxid(cob.txid), txid: cob.txid, endToEndId: listed.endToEndId, problem },
+        'ALERT: a Pix the cob lists does not check out; the charge is not paid by it',
+      );
     }
     return null;
   }
@@ -120,7 +130,8 @@ export class ApiPixCharges {
 function mismatch(pix: Pix | null, cob: Cob, receivingKey: string): string | null {
   if (!pix) return 'the PSP has no Pix with this endToEndId';
   if (pix.txid !== cob.txid) return 'the Pix is for another txid';
-  if (pixAmountToCents(pix.valor) !== pixAmountToCents(cob.valor.original)) return `the Pix is of ${pix.valor}, the cob of ${cob.valor.original}`;
+  if (pixAmountToCents(pix.valor) !== pixAmountToCents(cob.valor.original))
+    return `the Pix is of ${pix.valor}, the cob of ${cob.valor.original}`;
   if (pix.chave !== receivingKey) return 'the Pix was not received on our key';
   return null;
 }

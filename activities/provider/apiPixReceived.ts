@@ -17,14 +17,23 @@ export async function receivedPix(client: PixListClient, range: { from: string; 
 }
 
 /** Payments on our charges received in [from, to) (ISO instants), by the time the PSP received them. */
-export async function receivedPayments(client: PixListClient, range: { from: string; to: string }): Promise<StatementPayment[]> {
+export async function receivedPayments(
+  client: PixListClient,
+  range: { from: string; to: string },
+): Promise<StatementPayment[]> {
   // The standard's range is closed at both ends; the statement's is half-open.
   const toMs = Date.parse(range.to);
   const payments: StatementPayment[] = [];
   for (const pix of await receivedPix(client, range)) {
     const chargeId = pix.txid ? chargeIdOfTxid(pix.txid) : null;
     if (!pix.txid || !chargeId || Date.parse(pix.paidAt) >= toMs) continue;
-    payments.push({ providerChargeId: pix.txid, reference: chargeId, amountCents: pix.amountCents, endToEndId: pix.endToEndId, paidAt: pix.paidAt });
+    payments.push({
+      providerChargeId: pix.txid,
+      reference: chargeId,
+      amountCents: pix.amountCents,
+      endToEndId: pix.endToEndId,
+      paidAt: pix.paidAt,
+    });
   }
   return payments;
 }

@@ -66,12 +66,21 @@ export class ApiPixReturns {
     const deadline = Date.now() + this.settleWithinMs;
     for (let wait = FIRST_WAIT_MS; current.status === 'EM_PROCESSAMENTO'; wait = Math.min(wait * 2, 2_000)) {
       if (Date.now() + wait > deadline) {
-        throw new ProviderError(`API Pix devolução still EM_PROCESSAMENTO after ${this.settleWithinMs} ms; asked again later`, DEVOLUCAO_PENDING_CODE, true);
+        throw new ProviderError(
+          `API Pix devolução still EM_PROCESSAMENTO after ${this.settleWithinMs} ms; asked again later`,
+          DEVOLUCAO_PENDING_CODE,
+          true,
+        );
       }
       await this.sleep(wait);
       // It was there a moment ago: a PSP that now denies it is answering nonsense, not "no devolução".
       const again = await this.opts.client.getDevolucao(endToEndId, current.id);
-      if (!again) throw new ProviderError('API Pix devolução not found right after it was read; outcome unknown', 'PROVIDER_OUTCOME_UNKNOWN', true);
+      if (!again)
+        throw new ProviderError(
+          'API Pix devolução not found right after it was read; outcome unknown',
+          'PROVIDER_OUTCOME_UNKNOWN',
+          true,
+        );
       current = again;
     }
     return transferOf(endToEndId, current);

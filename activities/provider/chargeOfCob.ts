@@ -48,7 +48,12 @@ export function chargeOfCob({ cob, payment, qrCodeBase64, closedFor, nowMs }: Ch
   };
 }
 
-function statusOf(cob: Cob, expiresMs: number, nowMs: number, closedFor: 'EXPIRED' | 'CANCELLED' | undefined): ProviderChargeStatus {
+function statusOf(
+  cob: Cob,
+  expiresMs: number,
+  nowMs: number,
+  closedFor: 'EXPIRED' | 'CANCELLED' | undefined,
+): ProviderChargeStatus {
   switch (cob.status) {
     case 'REMOVIDA_PELO_USUARIO_RECEBEDOR':
       return closedFor ?? 'CANCELLED';

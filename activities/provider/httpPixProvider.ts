@@ -25,7 +25,15 @@ import {
   type ProviderTransfer,
   type TransferRequest,
 } from '../../core/provider';
-import { pixKeyOwnerSchema, providerBoletoSchema, providerChargeSchema, providerInfractionListSchema, providerInfractionSchema, providerStatementSchema, providerTransferSchema } from './responseSchemas';
+import {
+  pixKeyOwnerSchema,
+  providerBoletoSchema,
+  providerChargeSchema,
+  providerInfractionListSchema,
+  providerInfractionSchema,
+  providerStatementSchema,
+  providerTransferSchema,
+} from './responseSchemas';
 
 export interface HttpPixProviderOptions {
   baseUrl: string;
@@ -90,7 +98,9 @@ export class HttpPixProvider implements PixProvider, BoletoProvider, StatementPr
   }
 
   lookUpPixKey(key: string): Promise<PixKeyOwner | null> {
-    return this.call('GET', `/v1/dict/keys/${enc(key)}`, pixKeyOwnerSchema, undefined, { nullOn: { status: 404, code: 'PIX_KEY_NOT_FOUND' } });
+    return this.call('GET', `/v1/dict/keys/${enc(key)}`, pixKeyOwnerSchema, undefined, {
+      nullOn: { status: 404, code: 'PIX_KEY_NOT_FOUND' },
+    });
   }
 
   /** The account statement for [from, to) (ISO instants): payments, transfers and returns. */
@@ -100,11 +110,15 @@ export class HttpPixProvider implements PixProvider, BoletoProvider, StatementPr
 
   /** Pix infractions (MED) opened at or after `since`, oldest first. */
   async listInfractions(since: string): Promise<ProviderInfraction[]> {
-    return (await this.required('GET', `/v1/infractions?since=${enc(since)}`, providerInfractionListSchema)).infractions;
+    return (await this.required('GET', `/v1/infractions?since=${enc(since)}`, providerInfractionListSchema))
+      .infractions;
   }
 
   /** Idempotent at the provider: the same answer again is a replay; a different one is a permanent 409. */
-  answerInfraction(id: string, answer: { decision: InfractionDecision; justification: string }): Promise<ProviderInfraction> {
+  answerInfraction(
+    id: string,
+    answer: { decision: InfractionDecision; justification: string },
+  ): Promise<ProviderInfraction> {
     return this.required('POST', `/v1/infractions/${enc(id)}/analysis`, providerInfractionSchema, answer);
   }
 
@@ -127,13 +141,25 @@ export class HttpPixProvider implements PixProvider, BoletoProvider, StatementPr
     return this.required('POST', `/v1/boletos/${enc(providerBoletoId)}/cancel`, providerBoletoSchema, {});
   }
 
-  private async required<T>(method: string, path: string, schema: z.ZodType<T>, body?: unknown, options: CallOptions = {}): Promise<T> {
+  private async required<T>(
+    method: string,
+    path: string,
+    schema: z.ZodType<T>,
+    body?: unknown,
+    options: CallOptions = {},
+  ): Promise<T> {
     const result = await this.call(method, path, schema, body, options);
     if (result === null) throw new Error('unreachable: null without nullOn');
     return result;
   }
 
-  private async call<T>(method: string, path: string, schema: z.ZodType<T>, body?: unknown, options: CallOptions = {}): Promise<T | null> {
+  private async call<T>(
+    method: string,
+    path: string,
+    schema: z.ZodType<T>,
+    body?: unknown,
+    options: CallOptions = {},
+  ): Promise<T | null> {
     const what = `${method} ${path.split('?')[0]}`;
     const headers: Record<string, string> = { authorization: `Bearer ${this.opts.apiKey}`, accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';

@@ -16,7 +16,11 @@ export interface ConfiguredProvider {
 }
 
 export function providerFrom(config: Pick<GatewayConfig, 'provider' | 'pixApi'>): ConfiguredProvider {
-  const own = new HttpPixProvider({ baseUrl: config.provider.baseUrl, apiKey: config.provider.apiKey, timeoutMs: config.provider.timeoutMs });
+  const own = new HttpPixProvider({
+    baseUrl: config.provider.baseUrl,
+    apiKey: config.provider.apiKey,
+    timeoutMs: config.provider.timeoutMs,
+  });
   const pixApi = pixApiClientFrom(config);
   const cobs = new ApiPixCharges({ client: pixApi, receivingKey: config.pixApi.receivingKey });
   const returns = new ApiPixReturns({ client: pixApi });

@@ -3,7 +3,14 @@
  * ProviderError here, not as an undefined field deep inside a workflow.
  */
 import { z } from 'zod';
-import type { PixKeyOwner, ProviderBoleto, ProviderCharge, ProviderInfraction, ProviderStatement, ProviderTransfer } from '../../core/provider';
+import type {
+  PixKeyOwner,
+  ProviderBoleto,
+  ProviderCharge,
+  ProviderInfraction,
+  ProviderStatement,
+  ProviderTransfer,
+} from '../../core/provider';
 
 const payerSchema = z.object({
   name: z.string(),
@@ -78,7 +85,12 @@ export const providerBoletoSchema = z.object({
   interest: z.object({ monthlyBps: z.number().int() }).nullable(),
   graceDays: z.number().int(),
   payer: z.object({ name: z.string(), document: z.string(), email: z.string().nullable() }),
-  pix: z.object({ copyPaste: z.string(), qrCodeBase64: z.string(), txid: z.string(), status: z.enum(['ACTIVE', 'PAID', 'CLOSED']) }),
+  pix: z.object({
+    copyPaste: z.string(),
+    qrCodeBase64: z.string(),
+    txid: z.string(),
+    status: z.enum(['ACTIVE', 'PAID', 'CLOSED']),
+  }),
   createdAt: z.string(),
   paidAt: z.string().nullable(),
   cancelledAt: z.string().nullable(),
@@ -89,7 +101,13 @@ export const providerStatementSchema = z.object({
   from: z.string(),
   to: z.string(),
   payments: z.array(
-    z.object({ providerChargeId: z.string().min(1), reference: z.string(), amountCents: z.number().int(), endToEndId: z.string(), paidAt: z.string() }),
+    z.object({
+      providerChargeId: z.string().min(1),
+      reference: z.string(),
+      amountCents: z.number().int(),
+      endToEndId: z.string(),
+      paidAt: z.string(),
+    }),
   ),
   transfers: z.array(
     z.object({

@@ -43,7 +43,9 @@ export interface RoutedPixProviderParts {
   own: HttpPixProvider;
 }
 
-export class RoutedPixProvider implements PixProvider, BoletoProvider, StatementProvider, InfractionProvider, ReceivedPixProvider {
+export class RoutedPixProvider
+  implements PixProvider, BoletoProvider, StatementProvider, InfractionProvider, ReceivedPixProvider
+{
   private readonly cobs: ApiPixCharges;
   private readonly returns: ApiPixReturns;
   private readonly pixList: PixListClient;
@@ -67,7 +69,9 @@ export class RoutedPixProvider implements PixProvider, BoletoProvider, Statement
   }
 
   closeCharge(providerChargeId: string, reason: 'EXPIRED' | 'CANCELLED'): Promise<ProviderCharge> {
-    return isCob(providerChargeId) ? this.cobs.closeCharge(providerChargeId, reason) : this.own.closeCharge(providerChargeId, reason);
+    return isCob(providerChargeId)
+      ? this.cobs.closeCharge(providerChargeId, reason)
+      : this.own.closeCharge(providerChargeId, reason);
   }
 
   /** API Pix's GET /pix: every Pix received on the account, ours or not. */
@@ -112,7 +116,10 @@ export class RoutedPixProvider implements PixProvider, BoletoProvider, Statement
     return this.own.listInfractions(since);
   }
 
-  answerInfraction(id: string, answer: { decision: InfractionDecision; justification: string }): Promise<ProviderInfraction> {
+  answerInfraction(
+    id: string,
+    answer: { decision: InfractionDecision; justification: string },
+  ): Promise<ProviderInfraction> {
     return this.own.answerInfraction(id, answer);
   }
 

@@ -7,7 +7,9 @@ import { parseOrThrow } from '../validation/validate';
 import { changePasswordBody, deleteAccountBody, registerBody, updateProfileBody } from './schema';
 import type { AccountService } from './service';
 
-export function accountHandlers(accounts: AccountService): Record<'register' | 'me' | 'updateProfile' | 'changePassword' | 'deleteAccount', RequestHandler> {
+export function accountHandlers(
+  accounts: AccountService,
+): Record<'register' | 'me' | 'updateProfile' | 'changePassword' | 'deleteAccount', RequestHandler> {
   return {
     register: async (req, res) => {
       const body = parseOrThrow(registerBody, req.body);
@@ -34,7 +36,9 @@ export function accountHandlers(accounts: AccountService): Record<'register' | '
       // The password, or a second factor: one of them proves it is really the user.
       if (body.password !== undefined) await accounts.checkPassword(user, body.password);
       else if (!(await consumeActionToken(req, user.id, 'delete-account'))) {
-        throw errors.validation('request body is invalid', { fields: [{ field: 'password', message: 'send the password, or an x-action-token for "delete-account"' }] });
+        throw errors.validation('request body is invalid', {
+          fields: [{ field: 'password', message: 'send the password, or an x-action-token for "delete-account"' }],
+        });
       }
       await accounts.delete(user);
       res.json({ message: 'account deleted' });

@@ -18,7 +18,9 @@ export const accountErrors = {
   emailTaken: () => new ApiError(409, 'EMAIL_ALREADY_REGISTERED', 'an account with this e-mail already exists'),
   invalidPassword: () => new ApiError(403, 'INVALID_PASSWORD', 'the current password is wrong'),
   merchantHasBalance: (merchantIds: string[]) =>
-    new ApiError(409, 'MERCHANT_HAS_BALANCE', 'the account owns a merchant that still holds money; withdraw it first', { merchantIds }),
+    new ApiError(409, 'MERCHANT_HAS_BALANCE', 'the account owns a merchant that still holds money; withdraw it first', {
+      merchantIds,
+    }),
 };
 
 export interface UserView {
@@ -81,7 +83,9 @@ export class AccountService {
     await user.update({
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(input.phone !== undefined ? { phone: input.phone } : {}),
-      ...(input.document !== undefined ? { document: input.document ? onlyDigits(input.document) : null, documentType: input.documentType ?? null } : {}),
+      ...(input.document !== undefined
+        ? { document: input.document ? onlyDigits(input.document) : null, documentType: input.documentType ?? null }
+        : {}),
     });
     return this.view(user);
   }
@@ -118,12 +122,32 @@ export class AccountService {
         const holding = await this.deps.sequelize.query<{ merchant_id: string }>(
           `SELECT DISTINCT split_part(code, ':', 2) AS merchant_id FROM ledger_accounts
             WHERE balance_cents <> 0 AND code IN (:codes)`,
-          { type: QueryTypes.SELECT, transaction, replacements: { codes: ids.flatMap((id) => [`merchant:${id}:available`, `merchant:${id}:reserved`, `merchant:${id}:blocked`]) } },
+          {
+            type: QueryTypes.SELECT,
+            transaction,
+            replacements: {
+              codes: ids.flatMap((id) => [
+                `merchant:${id}:available`,
+                `merchant:${id}:reserved`,
+                `merchant:${id}:blocked`,
+              ]),
+            },
+          },
         );
         if (holding.length) throw accountErrors.merchantHasBalance(holding.map((h) => h.merchant_id));
       }
       await user.update(
-        { email: null, passwordHash: null, name: 'deleted user', phone: null, document: null, documentType: null, avatarKey: null, avatarUrl: null, deletedAt: new Date() },
+        {
+          email: null,
+          passwordHash: null,
+          name: 'deleted user',
+          phone: null,
+          document: null,
+          documentType: null,
+          avatarKey: null,
+          avatarUrl: null,
+          deletedAt: new Date(),
+        },
         { transaction },
       );
       await SecondFactor.destroy({ where: { userId: user.id }, transaction });

@@ -22,12 +22,17 @@ interface Key {
 }
 
 function toKey(secret: string): Key {
-  return { kid: crypto.createHash('sha256').update(secret).digest('hex').slice(0, 16), secret: new TextEncoder().encode(secret) };
+  return {
+    kid: crypto.createHash('sha256').update(secret).digest('hex').slice(0, 16),
+    secret: new TextEncoder().encode(secret),
+  };
 }
 
 /** Development and tests: a signing key derived from the credentials encryption key (no new secret to manage). */
 export function derivedJwtSecret(encryptionKey: string): string {
-  return Buffer.from(crypto.hkdfSync('sha256', encryptionKey, 'pix-gateway', 'access-token-signing', 32)).toString('hex');
+  return Buffer.from(crypto.hkdfSync('sha256', encryptionKey, 'pix-gateway', 'access-token-signing', 32)).toString(
+    'hex',
+  );
 }
 
 export class AccessTokens {

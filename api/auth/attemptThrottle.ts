@@ -30,7 +30,9 @@ export const policies = {
 } satisfies Record<string, ThrottlePolicy>;
 
 export const tooManyAttempts = (retryAfterSeconds: number) =>
-  new ApiError(429, 'TOO_MANY_ATTEMPTS', `too many failed attempts; retry in ${retryAfterSeconds} s`, { retryAfterSeconds });
+  new ApiError(429, 'TOO_MANY_ATTEMPTS', `too many failed attempts; retry in ${retryAfterSeconds} s`, {
+    retryAfterSeconds,
+  });
 
 export class AttemptThrottle {
   constructor(private readonly sequelize: Sequelize) {}
@@ -58,7 +60,10 @@ export class AttemptThrottle {
     );
     const lock = lockSeconds(row.failures, policy);
     if (lock === 0) return 0;
-    await this.sequelize.query(`UPDATE login_throttles SET locked_until = now() + make_interval(secs => :lock) WHERE key = :key`, { replacements: { key, lock } });
+    await this.sequelize.query(
+      `UPDATE login_throttles SET locked_until = now() + make_interval(secs => :lock) WHERE key = :key`,
+      { replacements: { key, lock } },
+    );
     return lock;
   }
 
@@ -71,10 +76,13 @@ export class AttemptThrottle {
    */
   async take(key: string, policy: ThrottlePolicy, transaction?: Transaction): Promise<void> {
     const count = async (t: Transaction) => {
-      await this.sequelize.query(`INSERT INTO login_throttles (key, failures, last_failure_at) VALUES (:key, 0, now()) ON CONFLICT (key) DO NOTHING`, {
-        replacements: { key },
-        transaction: t,
-      });
+      await this.sequelize.query(
+        `INSERT INTO login_throttles (key, failures, last_failure_at) VALUES (:key, 0, now()) ON CONFLICT (key) DO NOTHING`,
+        {
+          replacements: { key },
+          transaction: t,
+        },
+      );
       const [row] = await this.sequelize.query<{ failures: number; wait: number; expired: boolean }>(
         `SELECT failures,
                 COALESCE(CEIL(EXTRACT(EPOCH FROM (locked_until - now())))::int, 0) AS wait,

@@ -57,7 +57,8 @@ export class BearerStrategy extends Strategy {
     const claims = await this.tokens.verify(match[1]);
     if (!claims) throw bearerErrors.invalid();
     const [session, user] = await Promise.all([UserSession.findByPk(claims.sessionId), User.findByPk(claims.userId)]);
-    if (!session || session.revokedAt || session.userId !== claims.userId || !user || user.deletedAt) throw bearerErrors.invalid();
+    if (!session || session.revokedAt || session.userId !== claims.userId || !user || user.deletedAt)
+      throw bearerErrors.invalid();
     return { user, sessionId: session.id };
   }
 }

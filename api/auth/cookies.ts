@@ -22,9 +22,11 @@ function append(res: Response, name: string, value: string, opts: SerializeOptio
 export function cookieJar(secure: boolean) {
   const base = { httpOnly: true, secure, sameSite: 'strict' as const };
   return {
-    setRefresh: (res: Response, token: string) => append(res, REFRESH_COOKIE, token, { ...base, path: '/auth', maxAge: REFRESH_TOKEN_TTL_SECONDS }),
+    setRefresh: (res: Response, token: string) =>
+      append(res, REFRESH_COOKIE, token, { ...base, path: '/auth', maxAge: REFRESH_TOKEN_TTL_SECONDS }),
     clearRefresh: (res: Response) => append(res, REFRESH_COOKIE, '', { ...base, path: '/auth', maxAge: 0 }),
-    setCsrf: (res: Response, token: string) => append(res, CSRF_COOKIE, token, { ...base, path: '/', maxAge: 12 * 3600 }),
+    setCsrf: (res: Response, token: string) =>
+      append(res, CSRF_COOKIE, token, { ...base, path: '/', maxAge: 12 * 3600 }),
   };
 }
 

@@ -11,7 +11,12 @@ import { safeEqual } from '../../core/crypto/secretBox';
 import { ApiError } from '../errors/apiError';
 import { CSRF_COOKIE, readCookie } from './cookies';
 
-export const csrfInvalid = () => new ApiError(403, 'CSRF_TOKEN_INVALID', 'x-csrf-token is missing or does not match the csrf cookie; get one from GET /auth/csrf');
+export const csrfInvalid = () =>
+  new ApiError(
+    403,
+    'CSRF_TOKEN_INVALID',
+    'x-csrf-token is missing or does not match the csrf cookie; get one from GET /auth/csrf',
+  );
 
 export class CsrfTokens {
   constructor(private readonly key: Buffer) {}

@@ -9,7 +9,11 @@ import { QueryTypes, type Sequelize } from 'sequelize';
 import { SIGNATURE_WINDOW_MS, verifyRequestSignature } from '../../core/signatures/requestSignature';
 import { errors } from '../errors/apiError';
 
-export function requestSignature(deps: { sequelize: Sequelize; required: boolean; now?: () => number }): RequestHandler {
+export function requestSignature(deps: {
+  sequelize: Sequelize;
+  required: boolean;
+  now?: () => number;
+}): RequestHandler {
   return async (req, res, next) => {
     const timestampHeader = req.header('x-gateway-timestamp');
     const signatureHeader = req.header('x-gateway-signature');
@@ -33,7 +37,14 @@ export function requestSignature(deps: { sequelize: Sequelize; required: boolean
       `INSERT INTO request_signatures_seen (credential_id, signature, expires_at)
        VALUES (:credentialId, :signature, now() + make_interval(secs => :windowSeconds))
        ON CONFLICT DO NOTHING RETURNING signature`,
-      { replacements: { credentialId: user.credentialId, signature: signatureHeader, windowSeconds: (2 * SIGNATURE_WINDOW_MS) / 1000 }, type: QueryTypes.SELECT },
+      {
+        replacements: {
+          credentialId: user.credentialId,
+          signature: signatureHeader,
+          windowSeconds: (2 * SIGNATURE_WINDOW_MS) / 1000,
+        },
+        type: QueryTypes.SELECT,
+      },
     );
     if (fresh.length === 0) {
       res.locals.signatureFailure = 'replay';

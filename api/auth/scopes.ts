@@ -50,4 +50,5 @@ const SELLER_FAMILIES = new Map<string, ScopeFamily>([
   ['events', 'webhooks'],
 ]);
 
-export const sellerScopeFamily = (req: Request): ScopeFamily | undefined => SELLER_FAMILIES.get(req.path.split('/')[1] ?? '');
+export const sellerScopeFamily = (req: Request): ScopeFamily | undefined =>
+  SELLER_FAMILIES.get(req.path.split('/')[1] ?? '');

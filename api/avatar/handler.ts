@@ -7,7 +7,8 @@ import type { AvatarService } from './service';
 function userId(res: Response): string {
   const user = res.locals.user as { id?: unknown } | undefined;
   // requireUser answers 401 itself; reaching here without a user is a wiring mistake (500).
-  if (!user || (typeof user.id !== 'string' && typeof user.id !== 'number')) throw new Error('avatar route reached without res.locals.user');
+  if (!user || (typeof user.id !== 'string' && typeof user.id !== 'number'))
+    throw new Error('avatar route reached without res.locals.user');
   return String(user.id);
 }
 

@@ -1,17 +1,39 @@
 /** OpenAPI for /auth/avatar (router.ts), from the schemas that validate it (schema.ts). */
 import { errorResponses, jsonResponse, registry, security } from '../openapi/registry';
-import { AVATAR_MAX_BYTES, AVATAR_UPLOAD_TTL_SECONDS, confirmAvatarBody, confirmAvatarResult, presignAvatarBody, presignAvatarResult } from './schema';
+import {
+  AVATAR_MAX_BYTES,
+  AVATAR_UPLOAD_TTL_SECONDS,
+  confirmAvatarBody,
+  confirmAvatarResult,
+  presignAvatarBody,
+  presignAvatarResult,
+} from './schema';
 
 const userBearer = security.bearer;
 
 // Registered as derived schemas (.describe): a schema built before the registry extended zod
 // (schema.ts is imported by the router first) has no .openapi(), which register needs.
-const PresignAvatarRequest = registry.register('PresignAvatarRequest', presignAvatarBody.describe('The type of the avatar you will upload.'));
-const PresignAvatarResult = registry.register('PresignAvatarResult', presignAvatarResult.describe('Where and how to upload the file.'));
-const ConfirmAvatarRequest = registry.register('ConfirmAvatarRequest', confirmAvatarBody.describe('The uploaded file to make your avatar.'));
+const PresignAvatarRequest = registry.register(
+  'PresignAvatarRequest',
+  presignAvatarBody.describe('The type of the avatar you will upload.'),
+);
+const PresignAvatarResult = registry.register(
+  'PresignAvatarResult',
+  presignAvatarResult.describe('Where and how to upload the file.'),
+);
+const ConfirmAvatarRequest = registry.register(
+  'ConfirmAvatarRequest',
+  confirmAvatarBody.describe('The uploaded file to make your avatar.'),
+);
 const ConfirmAvatarResult = registry.register('ConfirmAvatarResult', confirmAvatarResult.describe('The new avatar.'));
 
-const shared = ['VALIDATION_ERROR', 'AUTHENTICATION_REQUIRED', 'INVALID_ACCESS_TOKEN', 'PAYLOAD_TOO_LARGE', 'RATE_LIMITED'] as const;
+const shared = [
+  'VALIDATION_ERROR',
+  'AUTHENTICATION_REQUIRED',
+  'INVALID_ACCESS_TOKEN',
+  'PAYLOAD_TOO_LARGE',
+  'RATE_LIMITED',
+] as const;
 
 registry.registerPath({
   method: 'post',

@@ -8,7 +8,12 @@ import crypto from 'node:crypto';
 import { ApiError, errors } from '../errors/apiError';
 import { isValidKeySegment, isValidObjectKey, type ObjectStore } from '../../core/storage/objectStore';
 import { detectImageType, IMAGE_SNIFF_BYTES } from '../../core/storage/imageType';
-import { AVATAR_MAX_BYTES, AVATAR_UPLOAD_TTL_SECONDS, type AvatarContentType, type PresignAvatarResult } from './schema';
+import {
+  AVATAR_MAX_BYTES,
+  AVATAR_UPLOAD_TTL_SECONDS,
+  type AvatarContentType,
+  type PresignAvatarResult,
+} from './schema';
 
 /** Persists the avatar on the user (the users module provides it). */
 export type SetAvatar = (userId: string, avatar: { key: string; url: string }) => Promise<void>;
@@ -29,7 +34,8 @@ export const avatarErrors = {
    * asked, so the answer never depends on whether that object exists.
    */
   forbidden: () => new ApiError(403, 'AVATAR_KEY_FORBIDDEN', 'this upload key belongs to another user'),
-  notUploaded: () => new ApiError(404, 'UPLOAD_NOT_FOUND', 'nothing was uploaded under this key; PUT the file to uploadUrl first'),
+  notUploaded: () =>
+    new ApiError(404, 'UPLOAD_NOT_FOUND', 'nothing was uploaded under this key; PUT the file to uploadUrl first'),
   invalid: (reason: string) => new ApiError(400, 'INVALID_AVATAR', `${reason}; the upload was deleted`),
 };
 
@@ -66,14 +72,20 @@ export class AvatarService {
     const { key } = input;
     if (!key.startsWith(prefix)) {
       if (isValidObjectKey(key) && key.startsWith('avatars/')) throw avatarErrors.forbidden();
-      throw errors.validation('key must be the key from /auth/avatar/presign', { fields: [{ field: 'key', message: 'must be avatars/<your user id>/<uuid>' }] });
+      throw errors.validation('key must be the key from /auth/avatar/presign', {
+        fields: [{ field: 'key', message: 'must be avatars/<your user id>/<uuid>' }],
+      });
     }
     if (!UUID.test(key.slice(prefix.length))) {
-      throw errors.validation('key must be the key from /auth/avatar/presign', { fields: [{ field: 'key', message: 'must be avatars/<your user id>/<uuid>' }] });
+      throw errors.validation('key must be the key from /auth/avatar/presign', {
+        fields: [{ field: 'key', message: 'must be avatars/<your user id>/<uuid>' }],
+      });
     }
     const url = this.deps.store.publicUrl(key);
     if (input.url !== undefined && input.url !== url) {
-      throw errors.validation('url is not the URL of this key', { fields: [{ field: 'url', message: 'must equal the store URL of key (or be left out)' }] });
+      throw errors.validation('url is not the URL of this key', {
+        fields: [{ field: 'url', message: 'must equal the store URL of key (or be left out)' }],
+      });
     }
 
     const head = await this.deps.store.head(key);

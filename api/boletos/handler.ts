@@ -20,16 +20,23 @@ function parseCreateBody(raw: unknown) {
     const field = issue.path.length ? issue.path.join('.') : ((issue as { keys?: string[] }).keys ?? []).join(',');
     return { field, ...(rowIndex !== undefined ? { rowIndex } : {}), message: issue.message };
   });
-  throw errors.validation('request body is invalid', { fields: fields.slice(0, 100), totalInvalidFields: fields.length });
+  throw errors.validation('request body is invalid', {
+    fields: fields.slice(0, 100),
+    totalInvalidFields: fields.length,
+  });
 }
 
 const uuidParam = (raw: unknown, name: string) => {
   const parsed = idParam.safeParse(raw);
-  if (!parsed.success) throw errors.validation(`${name} must be a UUID`, { fields: [{ field: name, message: 'must be a UUID' }] });
+  if (!parsed.success)
+    throw errors.validation(`${name} must be a UUID`, { fields: [{ field: name, message: 'must be a UUID' }] });
   return parsed.data;
 };
 
-export function boletoHandlers(service: BoletoService, idempotency: IdempotencyService): Record<'consult' | 'create' | 'list' | 'read' | 'batch' | 'cancelItem', RequestHandler> {
+export function boletoHandlers(
+  service: BoletoService,
+  idempotency: IdempotencyService,
+): Record<'consult' | 'create' | 'list' | 'read' | 'batch' | 'cancelItem', RequestHandler> {
   return {
     consult: async (req, res) => {
       const query = parseOrThrow(consultQuery, req.query, 'query');
@@ -42,8 +49,12 @@ export function boletoHandlers(service: BoletoService, idempotency: IdempotencyS
       // The role first: a key is never claimed for a merchant the caller may not charge for.
       await requireRole(user.id, body.merchantId, CHARGE_WRITERS);
       service.validate(body);
-      await respondIdempotently(req, res, idempotency, { scope: 'POST /boletos', merchantId: body.merchantId, request: body }, (resourceId, resuming) =>
-        service.create(body, resourceId, resuming, key),
+      await respondIdempotently(
+        req,
+        res,
+        idempotency,
+        { scope: 'POST /boletos', merchantId: body.merchantId, request: body },
+        (resourceId, resuming) => service.create(body, resourceId, resuming, key),
       );
     },
     list: async (req, res) => {

@@ -12,7 +12,11 @@ import type { BoletoService } from './service';
 
 export const BOLETOS_PATH = '/boletos';
 
-export function boletosRouter(deps: { service: BoletoService; idempotency: IdempotencyService; requireUser: RequestHandler }): Router {
+export function boletosRouter(deps: {
+  service: BoletoService;
+  idempotency: IdempotencyService;
+  requireUser: RequestHandler;
+}): Router {
   const h = boletoHandlers(deps.service, deps.idempotency);
   const router = Router();
   router.use(deps.requireUser);

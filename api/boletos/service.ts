@@ -22,7 +22,12 @@ import type { CreateBoletosBody, ListBoletosQuery } from './schema';
 export const boletoErrors = {
   notFound: () => new ApiError(404, 'BOLETO_NOT_FOUND', 'boleto not found'),
   batchNotFound: () => new ApiError(404, 'BOLETO_BATCH_NOT_FOUND', 'boleto batch not found'),
-  notCancellable: () => new ApiError(409, 'BOLETO_NOT_CANCELLABLE', 'this boleto of the batch FAILED: it was never issued, so there is nothing to cancel'),
+  notCancellable: () =>
+    new ApiError(
+      409,
+      'BOLETO_NOT_CANCELLABLE',
+      'this boleto of the batch FAILED: it was never issued, so there is nothing to cancel',
+    ),
 };
 
 /** Items issued at once by a batch. */
@@ -47,7 +52,9 @@ export class BoletoService {
   consult(code: string) {
     const parsed = parseBoletoCode(code);
     if (!parsed.kind || !parsed.barcode || !parsed.digitableLine) {
-      throw errors.validation('code is not a boleto digitable line or barcode', { fields: parsed.errors.map((e) => ({ field: 'code', message: e.message })) });
+      throw errors.validation('code is not a boleto digitable line or barcode', {
+        fields: parsed.errors.map((e) => ({ field: 'code', message: e.message })),
+      });
     }
     return {
       valid: parsed.valid,
@@ -57,7 +64,10 @@ export class BoletoService {
       bankCode: parsed.bankCode as string,
       amountCents: parsed.amountCents ?? 0,
       dueDate: parsed.dueDate,
-      errors: parsed.errors.map((e) => ({ field: e.field as 'currency' | 'field1' | 'field2' | 'field3' | 'general', message: e.message })),
+      errors: parsed.errors.map((e) => ({
+        field: e.field as 'currency' | 'field1' | 'field2' | 'field3' | 'general',
+        message: e.message,
+      })),
     };
   }
 
@@ -68,14 +78,27 @@ export class BoletoService {
       try {
         chargeExpiry(endOfDueDateInBrasilia(item.dueDate), now, 0);
       } catch {
-        fields.push({ field: `items.${rowIndex}.dueDate`, rowIndex, message: `must be between today and ${MAX_CHARGE_TTL_DAYS} days from now` });
+        fields.push({
+          field: `items.${rowIndex}.dueDate`,
+          rowIndex,
+          message: `must be between today and ${MAX_CHARGE_TTL_DAYS} days from now`,
+        });
       }
     });
-    if (fields.length) throw errors.validation('request body is invalid', { fields: fields.slice(0, 100), totalInvalidFields: fields.length });
+    if (fields.length)
+      throw errors.validation('request body is invalid', {
+        fields: fields.slice(0, 100),
+        totalInvalidFields: fields.length,
+      });
   }
 
   /** One item: the boleto now (201). Several: a batch, answered once stored (202). */
-  async create(body: CreateBoletosBody, resourceId: string, resuming: boolean, key: string): Promise<{ status: number; body: unknown }> {
+  async create(
+    body: CreateBoletosBody,
+    resourceId: string,
+    resuming: boolean,
+    key: string,
+  ): Promise<{ status: number; body: unknown }> {
     if (body.items.length === 1) {
       const [item] = body.items;
       const charge = await this.deps.charges.create(
@@ -104,7 +127,14 @@ export class BoletoService {
         workflowType: 'boletoBatch',
         workflowId: boletoBatchWorkflowId(resourceId),
         taskQueue: this.deps.taskQueue,
-        args: [{ batchId: resourceId, merchantId: merchant.id, itemsCount: body.items.length, concurrency: this.deps.concurrency ?? BOLETO_BATCH_CONCURRENCY }],
+        args: [
+          {
+            batchId: resourceId,
+            merchantId: merchant.id,
+            itemsCount: body.items.length,
+            concurrency: this.deps.concurrency ?? BOLETO_BATCH_CONCURRENCY,
+          },
+        ],
         merchantId: merchant.id,
         initialStatus: 'ACCEPTING',
       });
@@ -163,21 +193,37 @@ export class BoletoService {
   async batch(userId: string, batchId: string, page: { limit: number; offset: number }) {
     const batch = await this.ownedBatch(userId, batchId, ANY_ROLE);
     const [items, grouped] = await Promise.all([
-      BoletoBatchItem.findAll({ where: { batchId }, order: [['rowIndex', 'ASC']], limit: page.limit, offset: page.offset }),
+      BoletoBatchItem.findAll({
+        where: { batchId },
+        order: [['rowIndex', 'ASC']],
+        limit: page.limit,
+        offset: page.offset,
+      }),
       BoletoBatchItem.count({ where: { batchId }, group: ['status'] }),
     ]);
-    const count = (s: string) => Number((grouped as unknown as { status: string; count: number }[]).find((g) => g.status === s)?.count ?? 0);
+    const count = (s: string) =>
+      Number((grouped as unknown as { status: string; count: number }[]).find((g) => g.status === s)?.count ?? 0);
     return {
       id: batch.id,
       merchantId: batch.merchantId,
       status: batch.status,
       itemsCount: batch.itemsCount,
-      counts: { pending: count('PENDING'), issued: count('ISSUED'), failed: count('FAILED'), cancelled: count('CANCELLED') },
+      counts: {
+        pending: count('PENDING'),
+        issued: count('ISSUED'),
+        failed: count('FAILED'),
+        cancelled: count('CANCELLED'),
+      },
       idempotencyKey: batch.idempotencyKey,
       createdAt: batch.createdAt.toISOString(),
       completedAt: batch.completedAt ? batch.completedAt.toISOString() : null,
       items: items.map(presentItem),
-      pagination: { total: batch.itemsCount, limit: page.limit, offset: page.offset, hasMore: page.offset + items.length < batch.itemsCount },
+      pagination: {
+        total: batch.itemsCount,
+        limit: page.limit,
+        offset: page.offset,
+        hasMore: page.offset + items.length < batch.itemsCount,
+      },
     };
   }
 
@@ -188,10 +234,15 @@ export class BoletoService {
    */
   async cancelItem(userId: string, batchId: string, id: string) {
     await this.ownedBatch(userId, batchId, CHARGE_WRITERS);
-    const item = (await BoletoBatchItem.findOne({ where: { batchId, id } })) ?? (await BoletoBatchItem.findOne({ where: { batchId, chargeId: id } }));
+    const item =
+      (await BoletoBatchItem.findOne({ where: { batchId, id } })) ??
+      (await BoletoBatchItem.findOne({ where: { batchId, chargeId: id } }));
     if (!item) throw boletoErrors.notFound();
     if (item.status === 'PENDING') {
-      const [changed] = await BoletoBatchItem.update({ status: 'CANCELLED' }, { where: { id: item.id, status: 'PENDING' } });
+      const [changed] = await BoletoBatchItem.update(
+        { status: 'CANCELLED' },
+        { where: { id: item.id, status: 'PENDING' } },
+      );
       await item.reload();
       if (changed === 1) return { item: presentItem(item), charge: null };
     }

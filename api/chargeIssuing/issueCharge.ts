@@ -23,7 +23,10 @@ export const MAX_CHARGE_TTL_DAYS = 30;
 /** The expiry a create request asks for (or the default), checked against the bounds. */
 export function chargeExpiry(requested: string | undefined, now: Date, defaultTtlSeconds: number): Date {
   const expiresAt = requested ? new Date(requested) : new Date(now.getTime() + defaultTtlSeconds * 1000);
-  if (expiresAt.getTime() < now.getTime() + 60_000 || expiresAt.getTime() > now.getTime() + MAX_CHARGE_TTL_DAYS * 86_400_000) {
+  if (
+    expiresAt.getTime() < now.getTime() + 60_000 ||
+    expiresAt.getTime() > now.getTime() + MAX_CHARGE_TTL_DAYS * 86_400_000
+  ) {
     throw errors.validation('request body is invalid', {
       fields: [{ field: 'expiresAt', message: `must be between 1 minute and ${MAX_CHARGE_TTL_DAYS} days from now` }],
     });
@@ -32,8 +35,15 @@ export function chargeExpiry(requested: string | undefined, now: Date, defaultTt
 }
 
 /** The platform fee on a charge: the merchant's own schedule, else the default. */
-export function chargeFee(merchant: Pick<Merchant, 'pixFeeBps' | 'pixFeeFixedCents'>, defaultFee: { bps: number; fixedCents: number }, amountCents: number): number {
-  return computeFee(amountCents, { bps: merchant.pixFeeBps ?? defaultFee.bps, fixedCents: merchant.pixFeeFixedCents ?? defaultFee.fixedCents });
+export function chargeFee(
+  merchant: Pick<Merchant, 'pixFeeBps' | 'pixFeeFixedCents'>,
+  defaultFee: { bps: number; fixedCents: number },
+  amountCents: number,
+): number {
+  return computeFee(amountCents, {
+    bps: merchant.pixFeeBps ?? defaultFee.bps,
+    fixedCents: merchant.pixFeeFixedCents ?? defaultFee.fixedCents,
+  });
 }
 
 /** Starts (or joins) the charge's workflow, waits for the issue, and answers the stored row. */
@@ -73,9 +83,23 @@ export interface IssueFailure {
 
 export function issueFailureOf(err: unknown): IssueFailure | null {
   if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
-    if (err.cause.type === ChargeFailureTypes.pixNotIssued) return { transient: false, code: 'PROVIDER_NOT_ISSUED', message: 'the provider answered without the payment data; nothing was issued' };
-    if (err.cause.type === ChargeFailureTypes.providerRejected) return { transient: false, code: 'PROVIDER_REJECTED', message: 'the provider refused to issue it; nothing was issued' };
-    return { transient: true, code: 'PROVIDER_UNAVAILABLE', message: 'the provider was unavailable; nothing was issued' };
+    if (err.cause.type === ChargeFailureTypes.pixNotIssued)
+      return {
+        transient: false,
+        code: 'PROVIDER_NOT_ISSUED',
+        message: 'the provider answered without the payment data; nothing was issued',
+      };
+    if (err.cause.type === ChargeFailureTypes.providerRejected)
+      return {
+        transient: false,
+        code: 'PROVIDER_REJECTED',
+        message: 'the provider refused to issue it; nothing was issued',
+      };
+    return {
+      transient: true,
+      code: 'PROVIDER_UNAVAILABLE',
+      message: 'the provider was unavailable; nothing was issued',
+    };
   }
   if ((err as { name?: string })?.name === 'ServiceError' || (err as { code?: number })?.code === 14) {
     return { transient: true, code: 'WORKFLOW_SERVICE_UNAVAILABLE', message: 'the workflow service was unavailable' };

@@ -23,7 +23,11 @@ export interface CheckoutToIssue {
   idempotencyKey: string;
 }
 
-export async function issueCheckout(deps: IssueDeps & { defaultFee: { bps: number; fixedCents: number } }, merchant: Merchant, checkout: CheckoutToIssue): Promise<Checkout> {
+export async function issueCheckout(
+  deps: IssueDeps & { defaultFee: { bps: number; fixedCents: number } },
+  merchant: Merchant,
+  checkout: CheckoutToIssue,
+): Promise<Checkout> {
   const names = checkout.items.map((i) => i.name).filter((n): n is string => Boolean(n));
   await issueCharge(deps, {
     chargeId: chargeIdOf(checkout.id),

@@ -37,7 +37,11 @@ export function boletoPdfInput(charge: Charge, merchant: Merchant): BoletoPdfInp
   ];
   const beneficiaryDocument = merchant.document ?? '';
   return {
-    beneficiary: { name: merchant.name, document: beneficiaryDocument, documentType: merchant.documentType ?? documentType(beneficiaryDocument) },
+    beneficiary: {
+      name: merchant.name,
+      document: beneficiaryDocument,
+      documentType: merchant.documentType ?? documentType(beneficiaryDocument),
+    },
     payer: { name: payer?.name ?? '', document: payer?.taxId ?? '', documentType: documentType(payer?.taxId ?? '') },
     amountCents: charge.amountCents,
     dueDate,

@@ -9,7 +9,14 @@ import type { IdempotencyService } from '../idempotency/idempotencyService';
 import { respondIdempotently } from '../idempotency/respond';
 import { parseOrThrow } from '../validation/validate';
 import { errors } from '../errors/apiError';
-import { cancelChargeBody, chargeIdParam, createChargeBody, listChargesQuery, refundChargeBody, type CreateChargeBody } from './schema';
+import {
+  cancelChargeBody,
+  chargeIdParam,
+  createChargeBody,
+  listChargesQuery,
+  refundChargeBody,
+  type CreateChargeBody,
+} from './schema';
 import type { RefundService } from './refunds';
 import { consumeActionToken } from '../twoFactor/actionTokens';
 import { CHARGE_WRITERS, type AppChargeService } from './service';
@@ -29,10 +36,16 @@ export function chargeHandlers(
       const key = readIdempotencyKey(req)!;
       // The role first: a key is never claimed for a merchant the caller may not charge for.
       await requireRole(user.id, body.merchantId, CHARGE_WRITERS);
-      await respondIdempotently(req, res, idempotency, { scope: 'POST /charges', merchantId: body.merchantId, request: body }, async (chargeId, resuming) => ({
-        status: 201,
-        body: await service.create(body, chargeId, resuming, key),
-      }));
+      await respondIdempotently(
+        req,
+        res,
+        idempotency,
+        { scope: 'POST /charges', merchantId: body.merchantId, request: body },
+        async (chargeId, resuming) => ({
+          status: 201,
+          body: await service.create(body, chargeId, resuming, key),
+        }),
+      );
     },
     list: async (req, res) => {
       const query = parseOrThrow(listChargesQuery, req.query, 'query');
@@ -53,13 +66,19 @@ export function chargeHandlers(
       // An impossible refund is refused before any second factor is asked for or spent.
       refunds.assertRefundable(charge, body.destination);
       await refunds.assertMerchantMayRefund(charge.merchantId);
-      await respondIdempotently(req, res, idempotency, { scope: `POST /charges/${id}/refund`, merchantId: charge.merchantId, request: body }, async (refundId) => {
-        // Inside the claim: a replay answers what the first call did without a second code.
-        await consumeActionToken(req, user.id, 'refund');
-        await refunds.request(charge, refundId, body, key, user.id);
-        await charge.reload();
-        return { status: 200, body: await service.view(charge) };
-      });
+      await respondIdempotently(
+        req,
+        res,
+        idempotency,
+        { scope: `POST /charges/${id}/refund`, merchantId: charge.merchantId, request: body },
+        async (refundId) => {
+          // Inside the claim: a replay answers what the first call did without a second code.
+          await consumeActionToken(req, user.id, 'refund');
+          await refunds.request(charge, refundId, body, key, user.id);
+          await charge.reload();
+          return { status: 200, body: await service.view(charge) };
+        },
+      );
     },
     cancel: async (req, res) => {
       const id = parseOrThrow(chargeIdParam, req.params.id, 'charge id');
@@ -69,7 +88,11 @@ export function chargeHandlers(
     boletoPdf: async (req, res) => {
       const id = parseOrThrow(chargeIdParam, req.params.id, 'charge id');
       const pdf = await service.boletoPdf(signedIn(req).user.id, id);
-      res.set({ 'content-type': 'application/pdf', 'content-disposition': `inline; filename="boleto-${id}.pdf"`, 'cache-control': 'private, no-store' });
+      res.set({
+        'content-type': 'application/pdf',
+        'content-disposition': `inline; filename="boleto-${id}.pdf"`,
+        'cache-control': 'private, no-store',
+      });
       res.send(pdf);
     },
     receipt: async (req, res) => {
@@ -84,7 +107,8 @@ export function chargeHandlers(
 /** Fields that depend on the method: a boleto is registered in the payer's name; terms are boleto-only. */
 function checkMethodFields(body: CreateChargeBody): void {
   const fields: { field: string; message: string }[] = [];
-  if (body.method === 'BOLETO' && !body.payer) fields.push({ field: 'payer', message: 'required for method BOLETO (name and taxId of who pays)' });
+  if (body.method === 'BOLETO' && !body.payer)
+    fields.push({ field: 'payer', message: 'required for method BOLETO (name and taxId of who pays)' });
   if (body.method !== 'BOLETO' && body.boleto) fields.push({ field: 'boleto', message: 'only for method BOLETO' });
   if (fields.length) throw errors.validation('request body is invalid', { fields });
 }

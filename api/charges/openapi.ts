@@ -1,14 +1,33 @@
 /** OpenAPI for /charges (router.ts), from the schemas that validate it (schema.ts). */
 import { z } from 'zod';
-import { errorResponses, jsonResponse, Pagination, registry, requiredIdempotencyHeaders, requiredIdempotencyRule, security } from '../openapi/registry';
+import {
+  errorResponses,
+  jsonResponse,
+  Pagination,
+  registry,
+  requiredIdempotencyHeaders,
+  requiredIdempotencyRule,
+  security,
+} from '../openapi/registry';
 import { receiptPdfResponse } from '../receipts/downloads/openapi';
 import { appCharge, cancelChargeBody, createChargeBody, listChargesQuery, refundChargeBody } from './schema';
 
 // Derived copies (.describe): the routers import schema.ts before the registry extends zod.
-const Charge = registry.register('Charge', appCharge.describe('A charge (application API). Readable on the seller API too, where CANCELED is spelled CANCELLED.'));
-const CreateChargeRequest = registry.register('CreateChargeRequest', createChargeBody.describe('A new charge for a merchant you belong to (role owner, admin or finance).'));
+const Charge = registry.register(
+  'Charge',
+  appCharge.describe(
+    'A charge (application API). Readable on the seller API too, where CANCELED is spelled CANCELLED.',
+  ),
+);
+const CreateChargeRequest = registry.register(
+  'CreateChargeRequest',
+  createChargeBody.describe('A new charge for a merchant you belong to (role owner, admin or finance).'),
+);
 const CancelChargeRequest = registry.register('CancelChargeRequest', cancelChargeBody.describe('Why (optional).'));
-const ChargeList = registry.register('ChargeList', z.object({ data: z.array(Charge), pagination: Pagination }).describe('Newest first.'));
+const ChargeList = registry.register(
+  'ChargeList',
+  z.object({ data: z.array(Charge), pagination: Pagination }).describe('Newest first.'),
+);
 const idParam = z.object({ id: z.uuid().openapi({ description: 'Charge id.' }) });
 const bearerErrors = ['AUTHENTICATION_REQUIRED', 'INVALID_ACCESS_TOKEN', 'RATE_LIMITED'] as const;
 
@@ -27,10 +46,23 @@ registry.registerPath({
     'A boleto paid late or for another amount is settled for what was paid (see `boleto.payment`). ' +
     'A merchant you do not belong to → 404 MERCHANT_NOT_FOUND; a viewer → 403 INSUFFICIENT_ROLE.',
   security: security.bearer,
-  request: { headers: requiredIdempotencyHeaders('x-idempotency-key'), body: { required: true, content: { 'application/json': { schema: CreateChargeRequest } } } },
+  request: {
+    headers: requiredIdempotencyHeaders('x-idempotency-key'),
+    body: { required: true, content: { 'application/json': { schema: CreateChargeRequest } } },
+  },
   responses: {
     201: jsonResponse('The charge, PENDING, with its Pix data (and, for BOLETO, its boleto).', Charge),
-    ...errorResponses('VALIDATION_ERROR', 'IDEMPOTENCY_KEY_REQUIRED', 'MERCHANT_NOT_FOUND', 'INSUFFICIENT_ROLE', 'DUPLICATE_IDEMPOTENCY_KEY', 'PIX_NOT_ISSUED', 'PROVIDER_ERROR', 'SERVICE_UNAVAILABLE', ...bearerErrors),
+    ...errorResponses(
+      'VALIDATION_ERROR',
+      'IDEMPOTENCY_KEY_REQUIRED',
+      'MERCHANT_NOT_FOUND',
+      'INSUFFICIENT_ROLE',
+      'DUPLICATE_IDEMPOTENCY_KEY',
+      'PIX_NOT_ISSUED',
+      'PROVIDER_ERROR',
+      'SERVICE_UNAVAILABLE',
+      ...bearerErrors,
+    ),
   },
 });
 
@@ -42,7 +74,10 @@ registry.registerPath({
   summary: 'List a merchant’s charges',
   security: security.bearer,
   request: { query: listChargesQuery },
-  responses: { 200: jsonResponse('A page of charges.', ChargeList), ...errorResponses('VALIDATION_ERROR', 'MERCHANT_NOT_FOUND', ...bearerErrors) },
+  responses: {
+    200: jsonResponse('A page of charges.', ChargeList),
+    ...errorResponses('VALIDATION_ERROR', 'MERCHANT_NOT_FOUND', ...bearerErrors),
+  },
 });
 
 registry.registerPath({
@@ -53,7 +88,10 @@ registry.registerPath({
   summary: 'Read a charge',
   security: security.bearer,
   request: { params: idParam },
-  responses: { 200: jsonResponse('The charge.', Charge), ...errorResponses('VALIDATION_ERROR', 'CHARGE_NOT_FOUND', ...bearerErrors) },
+  responses: {
+    200: jsonResponse('The charge.', Charge),
+    ...errorResponses('VALIDATION_ERROR', 'CHARGE_NOT_FOUND', ...bearerErrors),
+  },
 });
 
 registry.registerPath({
@@ -62,13 +100,30 @@ registry.registerPath({
   operationId: 'cancelCharge',
   tags: ['Charges'],
   summary: 'Cancel a PENDING charge',
-  description: 'The provider closes the payment data first; a payment that wins that race leaves the charge PAID (409 CHARGE_NOT_CANCELLABLE). Cancelling a CANCELED charge answers it again.',
+  description:
+    'The provider closes the payment data first; a payment that wins that race leaves the charge PAID (409 CHARGE_NOT_CANCELLABLE). Cancelling a CANCELED charge answers it again.',
   security: security.bearer,
-  request: { params: idParam, body: { required: false, content: { 'application/json': { schema: CancelChargeRequest } } } },
-  responses: { 200: jsonResponse('The charge, CANCELED.', Charge), ...errorResponses('VALIDATION_ERROR', 'CHARGE_NOT_FOUND', 'INSUFFICIENT_ROLE', 'CHARGE_NOT_CANCELLABLE', 'SERVICE_UNAVAILABLE', ...bearerErrors) },
+  request: {
+    params: idParam,
+    body: { required: false, content: { 'application/json': { schema: CancelChargeRequest } } },
+  },
+  responses: {
+    200: jsonResponse('The charge, CANCELED.', Charge),
+    ...errorResponses(
+      'VALIDATION_ERROR',
+      'CHARGE_NOT_FOUND',
+      'INSUFFICIENT_ROLE',
+      'CHARGE_NOT_CANCELLABLE',
+      'SERVICE_UNAVAILABLE',
+      ...bearerErrors,
+    ),
+  },
 });
 
-const RefundChargeRequest = registry.register('RefundChargeRequest', refundChargeBody.describe('How much (default: all that is left) and why.'));
+const RefundChargeRequest = registry.register(
+  'RefundChargeRequest',
+  refundChargeBody.describe('How much (default: all that is left) and why.'),
+);
 
 registry.registerPath({
   method: 'post',
@@ -94,7 +149,12 @@ registry.registerPath({
     params: idParam,
     headers: [
       ...requiredIdempotencyHeaders('x-idempotency-key'),
-      z.string().optional().openapi({ param: { name: 'x-action-token', in: 'header', description: 'Required when you have a second factor on.' } }),
+      z
+        .string()
+        .optional()
+        .openapi({
+          param: { name: 'x-action-token', in: 'header', description: 'Required when you have a second factor on.' },
+        }),
     ],
     body: { required: true, content: { 'application/json': { schema: RefundChargeRequest } } },
   },
@@ -148,5 +208,8 @@ registry.registerPath({
     'The same PDF as GET /v1/receipts/transactions/{id}, rendered once and kept.',
   security: security.bearer,
   request: { params: idParam },
-  responses: { 200: receiptPdfResponse('comprovante-transacao-{id}.pdf'), ...errorResponses('VALIDATION_ERROR', 'CHARGE_NOT_FOUND', 'RECEIPT_UNAVAILABLE', ...bearerErrors) },
+  responses: {
+    200: receiptPdfResponse('comprovante-transacao-{id}.pdf'),
+    ...errorResponses('VALIDATION_ERROR', 'CHARGE_NOT_FOUND', 'RECEIPT_UNAVAILABLE', ...bearerErrors),
+  },
 });

@@ -22,7 +22,9 @@ export function presentAppCharge(charge: Charge, publicBaseUrl: string, refunds:
     externalRef: charge.externalRef,
     metadata: charge.metadata,
     // A boleto is hybrid: its Pix BR Code is shown too, and whichever is paid first settles it.
-    pix: charge.pix ? { qrCode: charge.pix.qrCode, copyPaste: charge.pix.copyPaste, expiresAt: charge.pix.expiresAt } : null,
+    pix: charge.pix
+      ? { qrCode: charge.pix.qrCode, copyPaste: charge.pix.copyPaste, expiresAt: charge.pix.expiresAt }
+      : null,
     boleto: presentBoleto(charge, publicBaseUrl),
     refunds: refunds.map(presentRefund),
     refundedAmountCents: refunds.filter((r) => r.status === 'SUCCEEDED').reduce((sum, r) => sum + r.amountCents, 0),
@@ -41,7 +43,13 @@ function presentBoleto(charge: Charge, publicBaseUrl: string) {
     expiresAt: charge.expiresAt.toISOString(),
     payment:
       charge.status === 'PAID' && paidAmount !== null && paidAmount !== undefined
-        ? { amountCents: paidAmount, via: charge.boletoPaidVia ?? 'BOLETO', late: charge.boletoLate, underpaid: charge.boletoUnderpaid, overpaid: charge.boletoOverpaid }
+        ? {
+            amountCents: paidAmount,
+            via: charge.boletoPaidVia ?? 'BOLETO',
+            late: charge.boletoLate,
+            underpaid: charge.boletoUnderpaid,
+            overpaid: charge.boletoOverpaid,
+          }
         : null,
   };
 }

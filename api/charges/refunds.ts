@@ -17,21 +17,50 @@ import { ApiError, errors } from '../errors/apiError';
 import { updateWithStartOrJoin } from '../temporal/updateWithStart';
 
 export const refundErrors = {
-  notRefundable: (status: string) => new ApiError(409, 'CHARGE_NOT_REFUNDABLE', `the charge is ${status}; only a PAID charge can be refunded`, { status }),
+  notRefundable: (status: string) =>
+    new ApiError(409, 'CHARGE_NOT_REFUNDABLE', `the charge is ${status}; only a PAID charge can be refunded`, {
+      status,
+    }),
   destinationRequired: () =>
     errors.validation('request body is invalid', {
-      fields: [{ field: 'destination', message: "a boleto paid by barcode is refunded by Pix: give a Pix key of the boleto's payer (pixKey, pixKeyType, name)" }],
+      fields: [
+        {
+          field: 'destination',
+          message:
+            "a boleto paid by barcode is refunded by Pix: give a Pix key of the boleto's payer (pixKey, pixKeyType, name)",
+        },
+      ],
     }),
   destinationNotAllowed: () =>
-    errors.validation('request body is invalid', { fields: [{ field: 'destination', message: 'a payment made by Pix is returned to its payer (devolução): no destination' }] }),
+    errors.validation('request body is invalid', {
+      fields: [
+        { field: 'destination', message: 'a payment made by Pix is returned to its payer (devolução): no destination' },
+      ],
+    }),
   destinationNotPayer: () =>
-    new ApiError(422, 'REFUND_DESTINATION_NOT_PAYER', "a boleto is refunded only to a Pix key of its payer (the document it was issued to); this key's owner is someone else"),
-  destinationNotFound: () => new ApiError(422, 'PIX_KEY_NOT_FOUND', 'the Pix key was not found in the Pix directory (DICT)'),
-  merchantInactive: () => new ApiError(409, 'MERCHANT_INACTIVE', 'the merchant is not active; no money can leave its balance'),
+    new ApiError(
+      422,
+      'REFUND_DESTINATION_NOT_PAYER',
+      "a boleto is refunded only to a Pix key of its payer (the document it was issued to); this key's owner is someone else",
+    ),
+  destinationNotFound: () =>
+    new ApiError(422, 'PIX_KEY_NOT_FOUND', 'the Pix key was not found in the Pix directory (DICT)'),
+  merchantInactive: () =>
+    new ApiError(409, 'MERCHANT_INACTIVE', 'the merchant is not active; no money can leave its balance'),
   exceedsPaid: (refundableCents: number) =>
-    new ApiError(409, 'REFUND_EXCEEDS_PAID_AMOUNT', `at most ${refundableCents} cents of this charge can still be refunded`, { refundableCents }),
+    new ApiError(
+      409,
+      'REFUND_EXCEEDS_PAID_AMOUNT',
+      `at most ${refundableCents} cents of this charge can still be refunded`,
+      { refundableCents },
+    ),
   insufficientBalance: (merchantId: string | null) =>
-    new ApiError(409, 'INSUFFICIENT_BALANCE_FOR_REFUND', 'the available balance does not cover this refund; nothing was refunded', { merchantId }),
+    new ApiError(
+      409,
+      'INSUFFICIENT_BALANCE_FOR_REFUND',
+      'the available balance does not cover this refund; nothing was refunded',
+      { merchantId },
+    ),
 };
 
 export interface RefundView {
@@ -64,7 +93,14 @@ export function presentRefund(r: Refund): RefundView {
 export async function refundsOf(chargeIds: string[]): Promise<Map<string, Refund[]>> {
   const byCharge = new Map<string, Refund[]>(chargeIds.map((id) => [id, []]));
   if (chargeIds.length === 0) return byCharge;
-  for (const r of await Refund.findAll({ where: { chargeId: chargeIds }, order: [['createdAt', 'ASC'], ['id', 'ASC']] })) byCharge.get(r.chargeId)?.push(r);
+  for (const r of await Refund.findAll({
+    where: { chargeId: chargeIds },
+    order: [
+      ['createdAt', 'ASC'],
+      ['id', 'ASC'],
+    ],
+  }))
+    byCharge.get(r.chargeId)?.push(r);
   return byCharge;
 }
 
@@ -102,7 +138,13 @@ export class RefundService {
     if (held === 'WITHDRAWAL_FROZEN') throw errors.withdrawalFrozen();
   }
 
-  async request(charge: Charge, refundId: string, body: { amountCents?: number; reason: string; destination?: RefundInput['destination'] }, idempotencyKey: string, userId: string): Promise<void> {
+  async request(
+    charge: Charge,
+    refundId: string,
+    body: { amountCents?: number; reason: string; destination?: RefundInput['destination'] },
+    idempotencyKey: string,
+    userId: string,
+  ): Promise<void> {
     this.assertRefundable(charge, body.destination);
     const amountCents = body.amountCents ?? (await this.refundableCents(charge));
     if (amountCents <= 0) throw refundErrors.exceedsPaid(0);
@@ -111,7 +153,17 @@ export class RefundService {
         workflowType: 'refundLifecycle',
         workflowId: refundWorkflowId(refundId),
         taskQueue: this.deps.taskQueue,
-        args: [{ refundId, chargeId: charge.id, amountCents, reason: body.reason, idempotencyKey, requestedBy: userId, destination: body.destination ?? null } satisfies RefundInput],
+        args: [
+          {
+            refundId,
+            chargeId: charge.id,
+            amountCents,
+            reason: body.reason,
+            idempotencyKey,
+            requestedBy: userId,
+            destination: body.destination ?? null,
+          } satisfies RefundInput,
+        ],
         merchantId: charge.merchantId,
         initialStatus: 'RESERVING',
       });
@@ -140,7 +192,9 @@ function mapRefundError(err: unknown): unknown {
       case RefundFailureTypes.destinationNotPayer:
         return refundErrors.destinationNotPayer();
       default:
-        return errors.unavailable('the refund could not be reserved; nothing was refunded, retry with the same idempotency key');
+        return errors.unavailable(
+          'the refund could not be reserved; nothing was refunded, retry with the same idempotency key',
+        );
     }
   }
   if ((err as { name?: string })?.name === 'ServiceError' || (err as { code?: number })?.code === 14) {

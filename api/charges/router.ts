@@ -7,7 +7,13 @@ import type { AppChargeService } from './service';
 import type { RefundService } from './refunds';
 import type { ReceiptService } from '../receipts/downloads/service';
 
-export function chargesRouter(deps: { service: AppChargeService; refunds: RefundService; receipts: ReceiptService; idempotency: IdempotencyService; requireUser: RequestHandler }): Router {
+export function chargesRouter(deps: {
+  service: AppChargeService;
+  refunds: RefundService;
+  receipts: ReceiptService;
+  idempotency: IdempotencyService;
+  requireUser: RequestHandler;
+}): Router {
   const h = chargeHandlers(deps.service, deps.refunds, deps.idempotency, deps.receipts);
   const router = Router();
   router.use(deps.requireUser);

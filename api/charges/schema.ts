@@ -23,13 +23,26 @@ const taxId = () =>
     .meta({ example: '529.982.247-25' });
 
 /** Who pays (a boleto is registered in the payer's name). */
-export const payerSchema = z.strictObject({ name: text().trim().min(2).max(140), taxId: taxId(), email: z.email().max(254).optional() });
+export const payerSchema = z.strictObject({
+  name: text().trim().min(2).max(140),
+  taxId: taxId(),
+  email: z.email().max(254).optional(),
+});
 
 /** Late-payment terms of a boleto (also POST /boletos). */
 export const boletoTermsSchema = z.strictObject({
-  finePercentBps: z.number().int().min(0).max(MAX_FINE_BPS).default(0).meta({ description: 'One-off fine (multa) after the due date and grace days, in basis points of the amount (200 = 2 %; the law caps it at 2 %).' }),
-  monthlyInterestBps: z.number().int().min(0).max(MAX_MONTHLY_INTEREST_BPS).default(0).meta({ description: 'Simple interest (juros de mora) per 30 days after the due date and grace days, in basis points (100 = 1 % a month).' }),
-  graceDays: z.number().int().min(0).max(MAX_GRACE_DAYS).default(0).meta({ description: 'Days after the due date with neither fine nor interest; the boleto is closed (baixa) at expiresAt plus these days.' }),
+  finePercentBps: z.number().int().min(0).max(MAX_FINE_BPS).default(0).meta({
+    description:
+      'One-off fine (multa) after the due date and grace days, in basis points of the amount (200 = 2 %; the law caps it at 2 %).',
+  }),
+  monthlyInterestBps: z.number().int().min(0).max(MAX_MONTHLY_INTEREST_BPS).default(0).meta({
+    description:
+      'Simple interest (juros de mora) per 30 days after the due date and grace days, in basis points (100 = 1 % a month).',
+  }),
+  graceDays: z.number().int().min(0).max(MAX_GRACE_DAYS).default(0).meta({
+    description:
+      'Days after the due date with neither fine nor interest; the boleto is closed (baixa) at expiresAt plus these days.',
+  }),
 });
 
 export const createChargeBody = z.strictObject({
@@ -38,15 +51,19 @@ export const createChargeBody = z.strictObject({
   currency: z.literal('BRL').default('BRL'),
   description: text().max(255).optional(),
   method: z.enum(CHARGE_METHODS).default('PIX'),
-  expiresAt: z.iso.datetime({ offset: true }).optional().meta({ description: 'Default: 1 hour from now; between 1 minute and 30 days from now.' }),
+  expiresAt: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .meta({ description: 'Default: 1 hour from now; between 1 minute and 30 days from now.' }),
   externalRef: text().min(1).max(128).optional(),
   metadata: metadata().optional(),
   payer: payerSchema
     .optional()
     .meta({ description: 'Who pays. Required for BOLETO (a boleto is registered in the payer’s name).' }),
-  boleto: boletoTermsSchema
-    .optional()
-    .meta({ description: 'BOLETO only: late-payment terms. `expiresAt` is the due date and time (the due date is its calendar day in Brasília).' }),
+  boleto: boletoTermsSchema.optional().meta({
+    description:
+      'BOLETO only: late-payment terms. `expiresAt` is the due date and time (the due date is its calendar day in Brasília).',
+  }),
 });
 export type CreateChargeBody = z.output<typeof createChargeBody>;
 
@@ -70,7 +87,10 @@ const refundDestination = z
     pixKeyType: z.enum(PIX_KEY_TYPES as ['CPF', 'CNPJ', 'EMAIL', 'PHONE', 'EVP']),
     pixKey: text().min(1).max(140),
     name: text().trim().min(2).max(140),
-    document: z.string().regex(/^[0-9./ -]{11,18}$/, 'a CPF or CNPJ').optional(),
+    document: z
+      .string()
+      .regex(/^[0-9./ -]{11,18}$/, 'a CPF or CNPJ')
+      .optional(),
   })
   .transform((d, ctx) => {
     const key = normalizePixKey(d.pixKeyType, d.pixKey);
@@ -78,7 +98,12 @@ const refundDestination = z
       ctx.addIssue({ code: 'custom', path: ['pixKey'], message: key.message });
       return z.NEVER;
     }
-    return { pixKey: key.key, pixKeyType: key.type, name: d.name, document: d.document ? onlyDigits(d.document) : null };
+    return {
+      pixKey: key.key,
+      pixKeyType: key.type,
+      name: d.name,
+      document: d.document ? onlyDigits(d.document) : null,
+    };
   })
   .meta({
     description:
@@ -86,7 +111,13 @@ const refundDestination = z
   });
 
 export const refundChargeBody = z.strictObject({
-  amountCents: z.number().int().min(1).max(MAX_CHARGE_AMOUNT_CENTS).optional().meta({ description: 'Default: everything still refundable.' }),
+  amountCents: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_CHARGE_AMOUNT_CENTS)
+    .optional()
+    .meta({ description: 'Default: everything still refundable.' }),
   reason: text().trim().min(1).max(255),
   destination: refundDestination.optional(),
 });
@@ -95,7 +126,9 @@ export const refundView = z.object({
   id: z.uuid(),
   amountCents: z.number().int(),
   reason: z.string(),
-  status: z.enum(['PROCESSING', 'SUCCEEDED', 'FAILED']).describe('PROCESSING (shares reserved, devolução under way) → SUCCEEDED | FAILED (shares released).'),
+  status: z
+    .enum(['PROCESSING', 'SUCCEEDED', 'FAILED'])
+    .describe('PROCESSING (shares reserved, devolução under way) → SUCCEEDED | FAILED (shares released).'),
   failureCode: z.string().nullable(),
   failureReason: z.string().nullable(),
   endToEndId: z.string().nullable().describe('Of the devolução, once SUCCEEDED.'),
@@ -109,13 +142,20 @@ export const appCharge = z.object({
   amountCents: z.number().int(),
   currency: z.literal('BRL'),
   description: z.string().nullable(),
-  status: z.enum(APP_CHARGE_STATUSES).describe('PENDING → PAID | EXPIRED | CANCELED. (The seller API spells CANCELLED.)'),
+  status: z
+    .enum(APP_CHARGE_STATUSES)
+    .describe('PENDING → PAID | EXPIRED | CANCELED. (The seller API spells CANCELLED.)'),
   method: z.enum(CHARGE_METHODS).nullable(),
   expiresAt: z.string().nullable(),
-  idempotencyKey: z.string().nullable().describe('The x-idempotency-key it was created with; null for a seller-API charge created without one.'),
+  idempotencyKey: z
+    .string()
+    .nullable()
+    .describe('The x-idempotency-key it was created with; null for a seller-API charge created without one.'),
   externalRef: z.string().nullable(),
   metadata: z.record(z.string(), z.unknown()).nullable(),
-  pix: z.object({ qrCode: z.string().describe('PNG, base64'), copyPaste: z.string(), expiresAt: z.string() }).nullable(),
+  pix: z
+    .object({ qrCode: z.string().describe('PNG, base64'), copyPaste: z.string(), expiresAt: z.string() })
+    .nullable(),
   boleto: z
     .object({
       barcode: z.string().describe('44 digits (FEBRABAN).'),

@@ -22,7 +22,10 @@ export const CHARGE_WRITERS = ['owner', 'admin', 'finance'] as const;
 
 export const chargeErrors = {
   notFound: () => new ApiError(404, 'CHARGE_NOT_FOUND', 'charge not found'),
-  notCancellable: (status: string) => new ApiError(409, 'CHARGE_NOT_CANCELLABLE', `the charge is ${status}; only PENDING charges can be cancelled`, { status }),
+  notCancellable: (status: string) =>
+    new ApiError(409, 'CHARGE_NOT_CANCELLABLE', `the charge is ${status}; only PENDING charges can be cancelled`, {
+      status,
+    }),
   notBoleto: () => new ApiError(409, 'CHARGE_NOT_BOLETO', 'the charge is not a boleto; it has no boleto PDF'),
 };
 
@@ -50,7 +53,11 @@ export class AppChargeService {
     const boleto = body.method === 'BOLETO';
     const merchant = await Merchant.findByPk(body.merchantId);
     if (!merchant || !merchant.active) throw roleErrors.merchantNotFound();
-    const expiresAt = chargeExpiry(body.expiresAt, new Date(), boleto ? DEFAULT_BOLETO_TTL_SECONDS : this.deps.defaultChargeTtlSeconds);
+    const expiresAt = chargeExpiry(
+      body.expiresAt,
+      new Date(),
+      boleto ? DEFAULT_BOLETO_TTL_SECONDS : this.deps.defaultChargeTtlSeconds,
+    );
     const feeCents = chargeFee(merchant, this.deps.defaultFee, body.amountCents);
     const charge = await issueCharge(this.deps, {
       chargeId,
@@ -69,7 +76,11 @@ export class AppChargeService {
       ...(boleto
         ? {
             method: 'BOLETO' as const,
-            boleto: { finePercentBps: body.boleto?.finePercentBps ?? 0, monthlyInterestBps: body.boleto?.monthlyInterestBps ?? 0, graceDays: body.boleto?.graceDays ?? 0 },
+            boleto: {
+              finePercentBps: body.boleto?.finePercentBps ?? 0,
+              monthlyInterestBps: body.boleto?.monthlyInterestBps ?? 0,
+              graceDays: body.boleto?.graceDays ?? 0,
+            },
           }
         : {}),
     });
@@ -89,11 +100,24 @@ export class AppChargeService {
       ...(query.externalRef ? { externalRef: query.externalRef } : {}),
       ...(query.createdFrom || query.createdTo ? { createdAt: created } : {}),
     };
-    const { rows, count } = await Charge.findAndCountAll({ where, order: [['createdAt', 'DESC'], ['id', 'DESC']], limit: query.limit, offset: query.offset });
+    const { rows, count } = await Charge.findAndCountAll({
+      where,
+      order: [
+        ['createdAt', 'DESC'],
+        ['id', 'DESC'],
+      ],
+      limit: query.limit,
+      offset: query.offset,
+    });
     const refunds = await refundsOf(rows.map((c) => c.id));
     return {
       data: rows.map((row) => this.present(row, refunds.get(row.id))),
-      pagination: { total: count, limit: query.limit, offset: query.offset, hasMore: query.offset + rows.length < count },
+      pagination: {
+        total: count,
+        limit: query.limit,
+        offset: query.offset,
+        hasMore: query.offset + rows.length < count,
+      },
     };
   }
 
@@ -112,10 +136,13 @@ export class AppChargeService {
     if (charge.status === 'CANCELLED') return this.view(charge);
     if (charge.status !== 'PENDING') throw chargeErrors.notCancellable(this.present(charge).status);
     try {
-      await this.deps.temporal.workflow.getHandle(chargeWorkflowId(charge.id)).executeUpdate(cancelChargeUpdate, { args: [{ reason: reason ?? 'cancelled by the merchant' }] });
+      await this.deps.temporal.workflow
+        .getHandle(chargeWorkflowId(charge.id))
+        .executeUpdate(cancelChargeUpdate, { args: [{ reason: reason ?? 'cancelled by the merchant' }] });
     } catch (err) {
       if (err instanceof WorkflowUpdateFailedError) throw chargeErrors.notCancellable('no longer PENDING');
-      if ((err as { name?: string }).name === 'WorkflowNotFoundError') throw chargeErrors.notCancellable('no longer PENDING');
+      if ((err as { name?: string }).name === 'WorkflowNotFoundError')
+        throw chargeErrors.notCancellable('no longer PENDING');
       throw errors.unavailable('the workflow service is unavailable; retry');
     }
     await charge.reload();

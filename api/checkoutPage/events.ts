@@ -31,7 +31,12 @@ export interface StreamOptions {
   perIp: number;
 }
 
-export const DEFAULT_STREAM_OPTIONS: StreamOptions = { pollMs: 1_000, maxLifetimeMs: 5 * 60_000, perCheckout: 3, perIp: 20 };
+export const DEFAULT_STREAM_OPTIONS: StreamOptions = {
+  pollMs: 1_000,
+  maxLifetimeMs: 5 * 60_000,
+  perCheckout: 3,
+  perIp: 20,
+};
 
 /**
  * When to try a stream again. Slots free as buyers leave or streams end (five minutes at most);
@@ -43,17 +48,24 @@ type Status = { status: PageStatus; completionUrl: string | null };
 type Listener = (s: Status) => void;
 
 export function statusBody(s: Status): { status: PageStatus; completionUrl?: string } {
-  return s.status === 'PAID' && s.completionUrl ? { status: s.status, completionUrl: s.completionUrl } : { status: s.status };
+  return s.status === 'PAID' && s.completionUrl
+    ? { status: s.status, completionUrl: s.completionUrl }
+    : { status: s.status };
 }
 
 function tooManyStreams(scope: 'checkout' | 'client', max: number, id: string): ApiError {
   const per = scope === 'checkout' ? 'for one checkout' : 'from one client address';
-  return new ApiError(429, 'TOO_MANY_STREAMS', `at most ${max} status streams may be open ${per}; poll GET /c/${id}/status instead, or retry after Retry-After`, {
-    scope,
-    maxOpenStreams: max,
-    // The error handler sends it as the Retry-After header too.
-    retryAfterSeconds: RETRY_AFTER_SECONDS,
-  });
+  return new ApiError(
+    429,
+    'TOO_MANY_STREAMS',
+    `at most ${max} status streams may be open ${per}; poll GET /c/${id}/status instead, or retry after Retry-After`,
+    {
+      scope,
+      maxOpenStreams: max,
+      // The error handler sends it as the Retry-After header too.
+      retryAfterSeconds: RETRY_AFTER_SECONDS,
+    },
+  );
 }
 
 function decrement(counts: Map<string, number>, key: string): void {

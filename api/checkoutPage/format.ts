@@ -7,7 +7,11 @@ export function formatBrl(cents: number): string {
   return BRL.format(cents / 100).replace(/\u00a0/g, ' ');
 }
 
-const DATE_TIME = new Intl.DateTimeFormat('pt-BR', { dateStyle: 'short', timeStyle: 'short', timeZone: 'America/Sao_Paulo' });
+const DATE_TIME = new Intl.DateTimeFormat('pt-BR', {
+  dateStyle: 'short',
+  timeStyle: 'short',
+  timeZone: 'America/Sao_Paulo',
+});
 
 /** When the Pix code stops being payable, in Brasília time (the buyer's clock). */
 export function formatDateTime(date: Date): string {

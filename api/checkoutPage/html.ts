@@ -117,8 +117,14 @@ ${backLink(view)}
 }
 
 const CLOSED_TEXT: Record<'EXPIRED' | 'CANCELLED' | 'REFUNDED', { title: string; text: string }> = {
-  EXPIRED: { title: 'Este checkout expirou', text: 'O prazo para pagar este Pix terminou e o código não vale mais. Volte à loja para fazer um novo pedido.' },
-  CANCELLED: { title: 'Este checkout foi cancelado', text: 'Este pedido foi cancelado e não pode mais ser pago. Volte à loja para fazer um novo pedido.' },
+  EXPIRED: {
+    title: 'Este checkout expirou',
+    text: 'O prazo para pagar este Pix terminou e o código não vale mais. Volte à loja para fazer um novo pedido.',
+  },
+  CANCELLED: {
+    title: 'Este checkout foi cancelado',
+    text: 'Este pedido foi cancelado e não pode mais ser pago. Volte à loja para fazer um novo pedido.',
+  },
   REFUNDED: { title: 'Pagamento estornado', text: 'O valor deste pedido foi devolvido.' },
 };
 

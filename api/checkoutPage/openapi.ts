@@ -3,13 +3,21 @@ import { z } from 'zod';
 import { errorResponses, jsonResponse, registry, security } from '../openapi/registry';
 
 const tags = ['Hosted checkout page'];
-const checkoutId = z.string().meta({ description: 'The checkout’s UUID, or its public id `bill_<uuid>`.', example: 'bill_3f0c1f0e-8a55-4a8e-9f3e-2b7f1f9c6d10' });
+const checkoutId = z.string().meta({
+  description: 'The checkout’s UUID, or its public id `bill_<uuid>`.',
+  example: 'bill_3f0c1f0e-8a55-4a8e-9f3e-2b7f1f9c6d10',
+});
 const params = z.object({ checkoutId });
 const html = (description: string) => ({ description, content: { 'text/html': { schema: z.string() } } });
 
 export const checkoutStatusView = z.object({
-  status: z.enum(['PENDING', 'PAID', 'EXPIRED', 'CANCELLED', 'REFUNDED']).describe('PENDING past its expiry reads EXPIRED.'),
-  completionUrl: z.string().optional().describe('Where the buyer goes next; only once PAID, and only when the checkout has one.'),
+  status: z
+    .enum(['PENDING', 'PAID', 'EXPIRED', 'CANCELLED', 'REFUNDED'])
+    .describe('PENDING past its expiry reads EXPIRED.'),
+  completionUrl: z
+    .string()
+    .optional()
+    .describe('Where the buyer goes next; only once PAID, and only when the checkout has one.'),
 });
 
 registry.registerPath({
@@ -24,7 +32,11 @@ registry.registerPath({
     '`Cache-Control: no-store`, `X-Robots-Tag: noindex`, `Referrer-Policy: no-referrer`, a CSP without inline scripts.',
   security: security.none,
   request: { params },
-  responses: { 200: html('The page.'), 404: html('"Checkout não encontrado": unknown or malformed id.'), ...errorResponses('RATE_LIMITED') },
+  responses: {
+    200: html('The page.'),
+    404: html('"Checkout não encontrado": unknown or malformed id.'),
+    ...errorResponses('RATE_LIMITED'),
+  },
 });
 
 registry.registerPath({
@@ -35,7 +47,10 @@ registry.registerPath({
   summary: 'The Pix QR code of a PENDING checkout (PNG)',
   security: security.none,
   request: { params },
-  responses: { 200: { description: 'A PNG drawn from the copy-paste code.', content: { 'image/png': { schema: z.string() } } }, ...errorResponses('CHECKOUT_NOT_FOUND', 'RATE_LIMITED') },
+  responses: {
+    200: { description: 'A PNG drawn from the copy-paste code.', content: { 'image/png': { schema: z.string() } } },
+    ...errorResponses('CHECKOUT_NOT_FOUND', 'RATE_LIMITED'),
+  },
 });
 
 registry.registerPath({
@@ -46,12 +61,20 @@ registry.registerPath({
   summary: 'The checkout’s status for the page (polling fallback of /events)',
   security: security.none,
   request: { params },
-  responses: { 200: jsonResponse('The status.', checkoutStatusView), ...errorResponses('CHECKOUT_NOT_FOUND', 'RATE_LIMITED') },
+  responses: {
+    200: jsonResponse('The status.', checkoutStatusView),
+    ...errorResponses('CHECKOUT_NOT_FOUND', 'RATE_LIMITED'),
+  },
 });
 
 /** One server-sent event as a client parses it: `event: status` and `data:` the JSON of GET /c/{checkoutId}/status. */
 const sseEvent = z
-  .object({ event: z.string(), data: z.string().describe('JSON: {status, completionUrl?}'), id: z.string(), retry: z.number().int() })
+  .object({
+    event: z.string(),
+    data: z.string().describe('JSON: {status, completionUrl?}'),
+    id: z.string(),
+    retry: z.number().int(),
+  })
   .partial()
   .openapi('CheckoutPageEvent');
 
@@ -67,7 +90,10 @@ registry.registerPath({
     'beyond either, 429 `TOO_MANY_STREAMS` with `Retry-After` and `details.scope` `checkout` or `client`; poll GET /c/{checkoutId}/status instead. A stream frees its slot when it closes.',
   security: security.none,
   request: { params },
-  responses: { 200: { description: 'An event stream.', content: { 'text/event-stream': { schema: sseEvent } } }, ...errorResponses('CHECKOUT_NOT_FOUND', 'TOO_MANY_STREAMS', 'RATE_LIMITED') },
+  responses: {
+    200: { description: 'An event stream.', content: { 'text/event-stream': { schema: sseEvent } } },
+    ...errorResponses('CHECKOUT_NOT_FOUND', 'TOO_MANY_STREAMS', 'RATE_LIMITED'),
+  },
 });
 
 registry.registerPath({
@@ -80,7 +106,10 @@ registry.registerPath({
   security: security.none,
   request: { params },
   responses: {
-    303: { description: 'Paid (or already closed): back to the page.', headers: { Location: { description: 'The page.', schema: { type: 'string' } } } },
+    303: {
+      description: 'Paid (or already closed): back to the page.',
+      headers: { Location: { description: 'The page.', schema: { type: 'string' } } },
+    },
     404: html('"Checkout não encontrado"; in production the route answers the JSON 404 NOT_FOUND.'),
     ...errorResponses('PROVIDER_ERROR', 'RATE_LIMITED'),
   },
@@ -97,6 +126,9 @@ for (const [name, type] of [
     tags,
     summary: `The checkout page’s ${name === 'checkout.css' ? 'stylesheet' : 'script'} (cached one hour)`,
     security: security.none,
-    responses: { 200: { description: name, content: { [type]: { schema: z.string() } } }, ...errorResponses('RATE_LIMITED') },
+    responses: {
+      200: { description: name, content: { [type]: { schema: z.string() } } },
+      ...errorResponses('RATE_LIMITED'),
+    },
   });
 }

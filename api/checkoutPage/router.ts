@@ -69,7 +69,10 @@ export function checkoutPageRouter(deps: CheckoutPageDeps): Router {
     if (view.status === 'PENDING') await markOpened(deps.sequelize, view.id);
     const nonce = crypto.randomBytes(16).toString('base64');
     pageHeaders(res, nonce);
-    res.status(200).type('html').send(renderCheckoutPage(view, { nonce, simulate: deps.simulator !== null }));
+    res
+      .status(200)
+      .type('html')
+      .send(renderCheckoutPage(view, { nonce, simulate: deps.simulator !== null }));
   });
 
   router.get('/:checkoutId/qr.png', async (req, res) => {
@@ -95,7 +98,8 @@ export function checkoutPageRouter(deps: CheckoutPageDeps): Router {
   });
 
   router.post('/:checkoutId/simulate-payment', async (req, res) => {
-    if (!deps.simulator) throw new ApiError(404, 'NOT_FOUND', `no route for ${req.method} ${req.originalUrl.split('?')[0]}`);
+    if (!deps.simulator)
+      throw new ApiError(404, 'NOT_FOUND', `no route for ${req.method} ${req.originalUrl.split('?')[0]}`);
     const id = parseCheckoutId(req.params.checkoutId);
     const view = id ? await loadCheckoutPage(deps.sequelize, id) : null;
     if (!view) return sendNotFoundPage(res);
@@ -103,7 +107,8 @@ export function checkoutPageRouter(deps: CheckoutPageDeps): Router {
       const paid = await simulatePayment(deps.simulator, view.chargeId);
       // 409: the sandbox's charge is no longer payable (paid by a double click, or closed as it
       // expired): nothing to do, the page shows what the lifecycle makes of it.
-      if (!paid.ok && paid.status !== 409) throw new ApiError(502, 'PROVIDER_ERROR', `the sandbox answered ${paid.status}`);
+      if (!paid.ok && paid.status !== 409)
+        throw new ApiError(502, 'PROVIDER_ERROR', `the sandbox answered ${paid.status}`);
     }
     // Back to the page, which follows the payment (303: the browser GETs it).
     res.redirect(303, `${CHECKOUT_PAGE_PREFIX}/${view.id}`);

@@ -15,19 +15,32 @@ export interface PaymentSimulator {
 }
 
 /** The simulator for this environment: none in production, whatever else is configured. */
-export function paymentSimulatorFor(env: Environment, sandboxBaseUrl: string, controlToken?: string): PaymentSimulator | null {
+export function paymentSimulatorFor(
+  env: Environment,
+  sandboxBaseUrl: string,
+  controlToken?: string,
+): PaymentSimulator | null {
   if (env === 'production') return null;
   return { sandboxBaseUrl, controlToken: controlToken || undefined };
 }
 
 /** Pays the charge at the sandbox: the cob of its txid (the control route accepts a txid). */
-export async function simulatePayment(sim: PaymentSimulator, chargeId: string): Promise<{ ok: boolean; status: number }> {
-  const res = await fetch(`${sim.sandboxBaseUrl.replace(/\/+$/, '')}/sandbox/charges/${encodeURIComponent(pspChargeRef(chargeId))}/pay`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(sim.controlToken ? { authorization: `Bearer ${sim.controlToken}` } : {}) },
-    body: '{}',
-    signal: AbortSignal.timeout(5_000),
-  });
+export async function simulatePayment(
+  sim: PaymentSimulator,
+  chargeId: string,
+): Promise<{ ok: boolean; status: number }> {
+  const res = await fetch(
+    `${sim.sandboxBaseUrl.replace(/\/+$/, '')}/sandbox/charges/${encodeURIComponent(pspChargeRef(chargeId))}/pay`,
+    {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        ...(sim.controlToken ? { authorization: `Bearer ${sim.controlToken}` } : {}),
+      },
+      body: '{}',
+      signal: AbortSignal.timeout(5_000),
+    },
+  );
   await res.arrayBuffer();
   return { ok: res.ok, status: res.status };
 }

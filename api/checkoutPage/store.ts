@@ -54,13 +54,19 @@ function pageStatus(status: PageStatus, expiresAt: Date, now: Date): PageStatus 
   return status === 'PENDING' && expiresAt.getTime() <= now.getTime() ? 'EXPIRED' : status;
 }
 
-export async function loadCheckoutStatus(sequelize: Sequelize, id: string): Promise<{ status: PageStatus; completionUrl: string | null } | null> {
+export async function loadCheckoutStatus(
+  sequelize: Sequelize,
+  id: string,
+): Promise<{ status: PageStatus; completionUrl: string | null } | null> {
   const rows = await sequelize.query<{ status: PageStatus; expires_at: Date; completion_url: string | null }>(
     'SELECT status, expires_at, completion_url FROM checkouts WHERE id = :id',
     { replacements: { id }, type: QueryTypes.SELECT },
   );
   if (rows.length === 0) return null;
-  return { status: pageStatus(rows[0].status, new Date(rows[0].expires_at), new Date()), completionUrl: rows[0].completion_url };
+  return {
+    status: pageStatus(rows[0].status, new Date(rows[0].expires_at), new Date()),
+    completionUrl: rows[0].completion_url,
+  };
 }
 
 export async function loadCheckoutPage(sequelize: Sequelize, id: string): Promise<CheckoutPageView | null> {
@@ -95,13 +101,20 @@ export async function loadCheckoutPage(sequelize: Sequelize, id: string): Promis
     brandColor: row.brand_color,
     chargeId: row.charge_id,
     copyPaste: row.copy_paste,
-    items: items.map((i) => ({ name: i.name ?? 'Item', quantity: Number(i.quantity), unitAmountCents: Number(i.unit_amount_cents) })),
+    items: items.map((i) => ({
+      name: i.name ?? 'Item',
+      quantity: Number(i.quantity),
+      unitAmountCents: Number(i.unit_amount_cents),
+    })),
   };
 }
 
 /** The first view of a CREATED session makes it OPENED (checkout sessions' status); later views change nothing. */
 export async function markOpened(sequelize: Sequelize, id: string): Promise<void> {
-  await sequelize.query("UPDATE checkouts SET opened_at = now(), updated_at = now() WHERE id = :id AND opened_at IS NULL AND status = 'PENDING'", {
-    replacements: { id },
-  });
+  await sequelize.query(
+    "UPDATE checkouts SET opened_at = now(), updated_at = now() WHERE id = :id AND opened_at IS NULL AND status = 'PENDING'",
+    {
+      replacements: { id },
+    },
+  );
 }

@@ -1,9 +1,19 @@
 /** OpenAPI for /checkout/sessions (router.ts), from the schemas that validate it (schema.ts). */
 import { z } from 'zod';
-import { errorResponses, jsonResponse, registry, requiredIdempotencyHeaders, requiredIdempotencyRule, security } from '../openapi/registry';
+import {
+  errorResponses,
+  jsonResponse,
+  registry,
+  requiredIdempotencyHeaders,
+  requiredIdempotencyRule,
+  security,
+} from '../openapi/registry';
 import { checkoutSession, checkoutSessionStatus, createSessionBody } from './schema';
 
-const CheckoutSession = registry.register('CheckoutSession', checkoutSession.describe('A checkout session: a hosted page for an amount, backed by one Pix charge.'));
+const CheckoutSession = registry.register(
+  'CheckoutSession',
+  checkoutSession.describe('A checkout session: a hosted page for an amount, backed by one Pix charge.'),
+);
 const idParam = z.object({ id: z.uuid().openapi({ description: 'Checkout session id.' }) });
 const bearerErrors = ['AUTHENTICATION_REQUIRED', 'INVALID_ACCESS_TOKEN', 'RATE_LIMITED'] as const;
 
@@ -19,10 +29,26 @@ registry.registerPath({
     'The same key and body replay the first answer; ' +
     'another body → 409 DUPLICATE_IDEMPOTENCY_KEY. The page at `url` shows the items and the Pix QR; paid → COMPLETED (the charge is `chargeId`).',
   security: security.bearer,
-  request: { headers: requiredIdempotencyHeaders('x-idempotency-key'), body: { required: true, content: { 'application/json': { schema: registry.register('CreateCheckoutSessionRequest', createSessionBody) } } } },
+  request: {
+    headers: requiredIdempotencyHeaders('x-idempotency-key'),
+    body: {
+      required: true,
+      content: { 'application/json': { schema: registry.register('CreateCheckoutSessionRequest', createSessionBody) } },
+    },
+  },
   responses: {
     201: jsonResponse('The session, CREATED.', CheckoutSession),
-    ...errorResponses('VALIDATION_ERROR', 'IDEMPOTENCY_KEY_REQUIRED', 'MERCHANT_NOT_FOUND', 'INSUFFICIENT_ROLE', 'DUPLICATE_IDEMPOTENCY_KEY', 'PIX_NOT_ISSUED', 'PROVIDER_ERROR', 'SERVICE_UNAVAILABLE', ...bearerErrors),
+    ...errorResponses(
+      'VALIDATION_ERROR',
+      'IDEMPOTENCY_KEY_REQUIRED',
+      'MERCHANT_NOT_FOUND',
+      'INSUFFICIENT_ROLE',
+      'DUPLICATE_IDEMPOTENCY_KEY',
+      'PIX_NOT_ISSUED',
+      'PROVIDER_ERROR',
+      'SERVICE_UNAVAILABLE',
+      ...bearerErrors,
+    ),
   },
 });
 
@@ -34,7 +60,10 @@ registry.registerPath({
   summary: 'Read a checkout session',
   security: security.bearer,
   request: { params: idParam },
-  responses: { 200: jsonResponse('The session.', CheckoutSession), ...errorResponses('VALIDATION_ERROR', 'CHECKOUT_NOT_FOUND', ...bearerErrors) },
+  responses: {
+    200: jsonResponse('The session.', CheckoutSession),
+    ...errorResponses('VALIDATION_ERROR', 'CHECKOUT_NOT_FOUND', ...bearerErrors),
+  },
 });
 
 registry.registerPath({

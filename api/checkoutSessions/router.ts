@@ -12,7 +12,11 @@ import type { CheckoutSessionService } from './service';
 
 export const CHECKOUT_SESSIONS_PATH = '/checkout/sessions';
 
-export function checkoutSessionsRouter(deps: { service: CheckoutSessionService; idempotency: IdempotencyService; requireUser: RequestHandler }): Router {
+export function checkoutSessionsRouter(deps: {
+  service: CheckoutSessionService;
+  idempotency: IdempotencyService;
+  requireUser: RequestHandler;
+}): Router {
   const { service, idempotency } = deps;
   const router = Router();
   router.use(deps.requireUser);
@@ -23,16 +27,26 @@ export function checkoutSessionsRouter(deps: { service: CheckoutSessionService; 
     const key = readIdempotencyKey(req)!; // present: requireIdempotencyKey
     // The role first (as POST /charges): a key is never claimed for a merchant the caller may not charge for.
     await requireRole(user.id, body.merchantId, CHARGE_WRITERS);
-    await respondIdempotently(req, res, idempotency, { scope: 'POST /checkout/sessions', merchantId: body.merchantId, request: body }, async (sessionId, resuming) => ({
-      status: 201,
-      body: await service.create(body, sessionId, resuming, key),
-    }));
+    await respondIdempotently(
+      req,
+      res,
+      idempotency,
+      { scope: 'POST /checkout/sessions', merchantId: body.merchantId, request: body },
+      async (sessionId, resuming) => ({
+        status: 201,
+        body: await service.create(body, sessionId, resuming, key),
+      }),
+    );
   });
   router.get('/:id', async (req, res) => {
-    res.json(await service.read(signedIn(req).user.id, parseOrThrow(sessionIdParam, req.params.id, 'checkout session id')));
+    res.json(
+      await service.read(signedIn(req).user.id, parseOrThrow(sessionIdParam, req.params.id, 'checkout session id')),
+    );
   });
   router.get('/:id/status', async (req, res) => {
-    res.json(await service.status(signedIn(req).user.id, parseOrThrow(sessionIdParam, req.params.id, 'checkout session id')));
+    res.json(
+      await service.status(signedIn(req).user.id, parseOrThrow(sessionIdParam, req.params.id, 'checkout session id')),
+    );
   });
   return router;
 }

@@ -11,12 +11,21 @@ export const createSessionBody = z
     merchantId: z.uuid(),
     amountCents: z.number().int().min(1).max(MAX_CHARGE_AMOUNT_CENTS),
     items: z
-      .array(z.strictObject({ name: text().trim().min(1).max(140), quantity: z.number().int().min(1).max(1000), unitAmountCents: z.number().int().min(1).max(MAX_CHARGE_AMOUNT_CENTS) }))
+      .array(
+        z.strictObject({
+          name: text().trim().min(1).max(140),
+          quantity: z.number().int().min(1).max(1000),
+          unitAmountCents: z.number().int().min(1).max(MAX_CHARGE_AMOUNT_CENTS),
+        }),
+      )
       .min(1)
       .max(50)
       .optional()
       .describe('Shown on the page; when given, Σ quantity × unitAmountCents must equal amountCents.'),
-    successUrl: httpUrl().max(2048).optional().describe('Where the page sends the buyer once paid (https only in production).'),
+    successUrl: httpUrl()
+      .max(2048)
+      .optional()
+      .describe('Where the page sends the buyer once paid (https only in production).'),
     cancelUrl: httpUrl().max(2048).optional().describe('Where the page links back to (https only in production).'),
     externalRef: text().max(128).optional(),
     metadata: metadata().optional(),
@@ -24,7 +33,12 @@ export const createSessionBody = z
   .superRefine((body, ctx) => {
     if (!body.items) return;
     const total = body.items.reduce((sum, item) => sum + item.quantity * item.unitAmountCents, 0);
-    if (total !== body.amountCents) ctx.addIssue({ code: 'custom', path: ['items'], message: `Σ quantity × unitAmountCents is ${total}, not amountCents ${body.amountCents}` });
+    if (total !== body.amountCents)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['items'],
+        message: `Σ quantity × unitAmountCents is ${total}, not amountCents ${body.amountCents}`,
+      });
   });
 export type CreateSessionBody = z.output<typeof createSessionBody>;
 
@@ -33,7 +47,9 @@ export const sessionIdParam = z.uuid();
 export const checkoutSession = z.object({
   id: z.uuid(),
   merchantId: z.uuid(),
-  status: z.enum(SESSION_STATUSES).describe('CREATED → OPENED (page first viewed) → COMPLETED (paid) | EXPIRED (expired or cancelled unpaid).'),
+  status: z
+    .enum(SESSION_STATUSES)
+    .describe('CREATED → OPENED (page first viewed) → COMPLETED (paid) | EXPIRED (expired or cancelled unpaid).'),
   amountCents: z.number().int(),
   url: z.string().describe('The hosted checkout page.'),
   expiresAt: z.string(),
@@ -41,4 +57,8 @@ export const checkoutSession = z.object({
   chargeId: z.uuid().describe('The Pix charge behind the session (GET /charges/{id}; refund it there).'),
 });
 
-export const checkoutSessionStatus = z.object({ id: z.uuid(), status: z.enum(SESSION_STATUSES), updatedAt: z.string() });
+export const checkoutSessionStatus = z.object({
+  id: z.uuid(),
+  status: z.enum(SESSION_STATUSES),
+  updatedAt: z.string(),
+});

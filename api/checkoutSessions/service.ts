@@ -31,7 +31,13 @@ export class CheckoutSessionService {
     }
     const merchant = await Merchant.findByPk(body.merchantId);
     if (!merchant || !merchant.active) throw roleErrors.merchantNotFound();
-    const items = (body.items ?? []).map((item) => ({ priceId: null, courseId: null, name: item.name, quantity: item.quantity, unitAmountCents: item.unitAmountCents }));
+    const items = (body.items ?? []).map((item) => ({
+      priceId: null,
+      courseId: null,
+      name: item.name,
+      quantity: item.quantity,
+      unitAmountCents: item.unitAmountCents,
+    }));
     const stored = await issueCheckout(this.deps, merchant, {
       id: sessionId,
       kind: 'SESSION',

@@ -16,7 +16,11 @@ export const contentErrors = {
   lessonNotFound: () => new ApiError(404, 'LESSON_NOT_FOUND', 'lesson not found'),
 };
 
-const ORDER = [['position', 'ASC'], ['createdAt', 'ASC'], ['id', 'ASC']] as [string, string][];
+const ORDER = [
+  ['position', 'ASC'],
+  ['createdAt', 'ASC'],
+  ['id', 'ASC'],
+] as [string, string][];
 
 /** `order` in the API is the `position` column. */
 function positioned<T extends { order?: number }>(body: T): Omit<T, 'order'> & { position?: number } {
@@ -29,34 +33,62 @@ export class CourseContentService {
 
   /** Modules in order, each with its lessons in order. */
   async list(courseId: string) {
-    const [modules, lessons] = await Promise.all([CourseModule.findAll({ where: { courseId }, order: ORDER }), CourseLesson.findAll({ where: { courseId }, order: ORDER })]);
+    const [modules, lessons] = await Promise.all([
+      CourseModule.findAll({ where: { courseId }, order: ORDER }),
+      CourseLesson.findAll({ where: { courseId }, order: ORDER }),
+    ]);
     return {
-      data: modules.map((m) => ({ ...presentModule(m), lessons: lessons.filter((l) => l.moduleId === m.id).map(presentLesson) })),
+      data: modules.map((m) => ({
+        ...presentModule(m),
+        lessons: lessons.filter((l) => l.moduleId === m.id).map(presentLesson),
+      })),
     };
   }
 
   async createModule(courseId: string, body: CreateModuleBody) {
-    return this.courses.write(courseId, async () => null, async (course, _none, transaction) =>
-      presentModule(await CourseModule.create({ id: crypto.randomUUID(), courseId: course.id, title: body.title, position: body.order }, { transaction })),
+    return this.courses.write(
+      courseId,
+      async () => null,
+      async (course, _none, transaction) =>
+        presentModule(
+          await CourseModule.create(
+            { id: crypto.randomUUID(), courseId: course.id, title: body.title, position: body.order },
+            { transaction },
+          ),
+        ),
     );
   }
 
   async updateModule(courseId: string, moduleId: string, body: UpdateModuleBody) {
-    return this.courses.write(courseId, (t) => this.module(courseId, moduleId, t), async (_course, module, transaction) => {
-      module.set(definedOnly(positioned(body)));
-      await module.save({ transaction });
-      return presentModule(module);
-    });
+    return this.courses.write(
+      courseId,
+      (t) => this.module(courseId, moduleId, t),
+      async (_course, module, transaction) => {
+        module.set(definedOnly(positioned(body)));
+        await module.save({ transaction });
+        return presentModule(module);
+      },
+    );
   }
 
   async createLesson(courseId: string, moduleId: string, body: CreateLessonBody) {
-    return this.courses.write(courseId, (t) => this.module(courseId, moduleId, t), async (course, module, transaction) =>
-      presentLesson(
-        await CourseLesson.create(
-          { id: crypto.randomUUID(), courseId: course.id, moduleId: module.id, title: body.title, position: body.order, contentUrl: body.contentUrl ?? null },
-          { transaction },
+    return this.courses.write(
+      courseId,
+      (t) => this.module(courseId, moduleId, t),
+      async (course, module, transaction) =>
+        presentLesson(
+          await CourseLesson.create(
+            {
+              id: crypto.randomUUID(),
+              courseId: course.id,
+              moduleId: module.id,
+              title: body.title,
+              position: body.order,
+              contentUrl: body.contentUrl ?? null,
+            },
+            { transaction },
+          ),
         ),
-      ),
     );
   }
 
@@ -64,7 +96,11 @@ export class CourseContentService {
     return this.courses.write(
       courseId,
       async (transaction) => {
-        const lesson = await CourseLesson.findOne({ where: { id: lessonId, courseId }, transaction, lock: transaction.LOCK.UPDATE });
+        const lesson = await CourseLesson.findOne({
+          where: { id: lessonId, courseId },
+          transaction,
+          lock: transaction.LOCK.UPDATE,
+        });
         if (!lesson) throw contentErrors.lessonNotFound();
         return lesson;
       },
@@ -77,7 +113,11 @@ export class CourseContentService {
   }
 
   private async module(courseId: string, moduleId: string, transaction: Transaction): Promise<CourseModule> {
-    const module = await CourseModule.findOne({ where: { id: moduleId, courseId }, transaction, lock: transaction.LOCK.UPDATE });
+    const module = await CourseModule.findOne({
+      where: { id: moduleId, courseId },
+      transaction,
+      lock: transaction.LOCK.UPDATE,
+    });
     if (!module) throw contentErrors.moduleNotFound();
     return module;
   }

@@ -45,7 +45,8 @@ export function courseHandlers(courses: CourseService, content: CourseContentSer
     const id = parseOrThrow(courseIdParam, req.params.id, 'course id');
     return courses.owned(signedIn(req).user.id, id, allowed);
   };
-  const child = (req: Request, name: 'priceId' | 'moduleId' | 'lessonId') => parseOrThrow(childIdParam, req.params[name], name);
+  const child = (req: Request, name: 'priceId' | 'moduleId' | 'lessonId') =>
+    parseOrThrow(childIdParam, req.params[name], name);
   const body = (req: Request) => (req.body as unknown) ?? {};
 
   return {

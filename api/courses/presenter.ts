@@ -20,7 +20,14 @@ export function presentPrice(p: CoursePrice) {
 }
 
 export function presentModule(m: CourseModule) {
-  return { id: m.id, courseId: m.courseId, title: m.title, order: m.position, createdAt: m.createdAt.toISOString(), updatedAt: m.updatedAt.toISOString() };
+  return {
+    id: m.id,
+    courseId: m.courseId,
+    title: m.title,
+    order: m.position,
+    createdAt: m.createdAt.toISOString(),
+    updatedAt: m.updatedAt.toISOString(),
+  };
 }
 
 export function presentLesson(l: CourseLesson) {

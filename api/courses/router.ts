@@ -7,7 +7,11 @@ import { courseHandlers } from './handler';
 import type { CourseContentService } from './content';
 import type { CourseService } from './service';
 
-export function coursesRouter(deps: { courses: CourseService; content: CourseContentService; requireUser: RequestHandler }): Router {
+export function coursesRouter(deps: {
+  courses: CourseService;
+  content: CourseContentService;
+  requireUser: RequestHandler;
+}): Router {
   const h = courseHandlers(deps.courses, deps.content);
   const router = Router();
   router.use(deps.requireUser);

@@ -13,13 +13,21 @@ export const MAX_PRICE_CENTS = MAX_CHARGE_AMOUNT_CENTS;
 // character that is not a space; the value is then trimmed.
 // eslint-disable-next-line no-control-regex
 const NOT_BLANK = /^[^\u0000-\u001F\u007F-\u009F]*[^ \u0000-\u001F\u007F-\u00A0][^\u0000-\u001F\u007F-\u009F]*$/;
-const title = () => z.string().min(1).max(200).regex(NOT_BLANK, 'must not be blank nor contain control characters').trim();
+const title = () =>
+  z.string().min(1).max(200).regex(NOT_BLANK, 'must not be blank nor contain control characters').trim();
 // A description may have lines and tabs; other control characters are refused as everywhere.
 // eslint-disable-next-line no-control-regex
 const MULTILINE = /^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$/;
-const description = () => z.string().max(5_000).regex(MULTILINE, 'must not contain control characters other than tab and line breaks');
+const description = () =>
+  z.string().max(5_000).regex(MULTILINE, 'must not contain control characters other than tab and line breaks');
 const url = () => httpUrl().max(2_048);
-const order = () => z.number().int().min(0).max(MAX_ORDER).meta({ description: 'Position among its siblings, ascending; equal orders read in creation order.' });
+const order = () =>
+  z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_ORDER)
+    .meta({ description: 'Position among its siblings, ascending; equal orders read in creation order.' });
 
 export const courseIdParam = z.uuid();
 export const childIdParam = z.uuid();
@@ -51,14 +59,19 @@ export type ListCoursesQuery = z.output<typeof listCoursesQuery>;
 
 export const createPriceBody = z.strictObject({
   amountCents: z.number().int().min(1).max(MAX_PRICE_CENTS),
-  type: z.enum(COURSE_PRICE_TYPES).meta({ description: 'Only ONE_TIME sells in P0; the others are stored and refused at checkout (422 COURSE_PRICE_TYPE_NOT_ENABLED_YET).' }),
+  type: z.enum(COURSE_PRICE_TYPES).meta({
+    description:
+      'Only ONE_TIME sells in P0; the others are stored and refused at checkout (422 COURSE_PRICE_TYPE_NOT_ENABLED_YET).',
+  }),
   active: z.boolean().default(true),
 });
 export type CreatePriceBody = z.output<typeof createPriceBody>;
 
 export const updatePriceBody = z.strictObject({
   active: z.boolean().optional(),
-  amountCents: z.number().int().min(1).max(MAX_PRICE_CENTS).optional().meta({ description: 'Applies to checkouts created afterwards; existing checkouts keep the amount they were created with.' }),
+  amountCents: z.number().int().min(1).max(MAX_PRICE_CENTS).optional().meta({
+    description: 'Applies to checkouts created afterwards; existing checkouts keep the amount they were created with.',
+  }),
 });
 export type UpdatePriceBody = z.output<typeof updatePriceBody>;
 
@@ -67,9 +80,17 @@ export type CreateModuleBody = z.output<typeof createModuleBody>;
 export const updateModuleBody = z.strictObject({ title: title().optional(), order: order().optional() });
 export type UpdateModuleBody = z.output<typeof updateModuleBody>;
 
-export const createLessonBody = z.strictObject({ title: title(), order: order(), contentUrl: url().nullable().optional() });
+export const createLessonBody = z.strictObject({
+  title: title(),
+  order: order(),
+  contentUrl: url().nullable().optional(),
+});
 export type CreateLessonBody = z.output<typeof createLessonBody>;
-export const updateLessonBody = z.strictObject({ title: title().optional(), order: order().optional(), contentUrl: url().nullable().optional().meta({ description: 'null removes it.' }) });
+export const updateLessonBody = z.strictObject({
+  title: title().optional(),
+  order: order().optional(),
+  contentUrl: url().nullable().optional().meta({ description: 'null removes it.' }),
+});
 export type UpdateLessonBody = z.output<typeof updateLessonBody>;
 
 // --- answers --------------------------------------------------------------------------------
@@ -80,7 +101,9 @@ export const courseView = z.object({
   title: z.string(),
   description: z.string(),
   thumbnailUrl: z.string().nullable(),
-  status: z.enum(COURSE_STATUSES).describe('DRAFT → PUBLISHED → ARCHIVED (DRAFT → ARCHIVED too). Only PUBLISHED courses sell.'),
+  status: z
+    .enum(COURSE_STATUSES)
+    .describe('DRAFT → PUBLISHED → ARCHIVED (DRAFT → ARCHIVED too). Only PUBLISHED courses sell.'),
   accessType: z.enum(COURSE_ACCESS_TYPES),
   createdAt: z.string(),
   updatedAt: z.string(),
@@ -105,5 +128,12 @@ export const lessonView = z.object({
   updatedAt: z.string(),
 });
 
-export const moduleView = z.object({ id: z.uuid(), courseId: z.uuid(), title: z.string(), order: z.number().int(), createdAt: z.string(), updatedAt: z.string() });
+export const moduleView = z.object({
+  id: z.uuid(),
+  courseId: z.uuid(),
+  title: z.string(),
+  order: z.number().int(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
 export const moduleWithLessonsView = moduleView.extend({ lessons: z.array(lessonView).describe('In order.') });

@@ -26,9 +26,13 @@ export const COURSE_READERS = ANY_ROLE;
 export const courseErrors = {
   notFound: () => new ApiError(404, 'COURSE_NOT_FOUND', 'course not found'),
   priceNotFound: () => new ApiError(404, 'PRICE_NOT_FOUND', 'price not found'),
-  archived: () => new ApiError(409, 'COURSE_ARCHIVED', 'the course is ARCHIVED: it, its prices, modules and lessons are read-only'),
+  archived: () =>
+    new ApiError(409, 'COURSE_ARCHIVED', 'the course is ARCHIVED: it, its prices, modules and lessons are read-only'),
   invalidTransition: (from: string, to: string) =>
-    new ApiError(409, 'INVALID_COURSE_TRANSITION', `the course is ${from}; it cannot become ${to}`, { status: from, requested: to }),
+    new ApiError(409, 'INVALID_COURSE_TRANSITION', `the course is ${from}; it cannot become ${to}`, {
+      status: from,
+      requested: to,
+    }),
 };
 
 export class CourseService {
@@ -53,10 +57,23 @@ export class CourseService {
     const merchantId = query.merchantId ?? (await defaultMerchantOf(userId));
     await requireRole(userId, merchantId, COURSE_READERS);
     const where: WhereOptions<Course> = { merchantId, ...(query.status ? { status: query.status } : {}) };
-    const { rows, count } = await Course.findAndCountAll({ where, order: [['createdAt', 'DESC'], ['id', 'DESC']], limit: query.limit, offset: query.offset });
+    const { rows, count } = await Course.findAndCountAll({
+      where,
+      order: [
+        ['createdAt', 'DESC'],
+        ['id', 'DESC'],
+      ],
+      limit: query.limit,
+      offset: query.offset,
+    });
     return {
       data: rows.map(presentCourse),
-      pagination: { total: count, limit: query.limit, offset: query.offset, hasMore: query.offset + rows.length < count },
+      pagination: {
+        total: count,
+        limit: query.limit,
+        offset: query.offset,
+        hasMore: query.offset + rows.length < count,
+      },
     };
   }
 
@@ -82,7 +99,11 @@ export class CourseService {
    * Runs `write` with the course row locked, unless the course is ARCHIVED (409). `lookup` runs
    * first, so a missing child (price, module, lesson) is 404 whatever the course's status.
    */
-  async write<C, T>(courseId: string, lookup: (t: Transaction) => Promise<C>, write: (course: Course, child: C, t: Transaction) => Promise<T>): Promise<T> {
+  async write<C, T>(
+    courseId: string,
+    lookup: (t: Transaction) => Promise<C>,
+    write: (course: Course, child: C, t: Transaction) => Promise<T>,
+  ): Promise<T> {
     return this.deps.sequelize.transaction(async (t) => {
       const course = await Course.findByPk(courseId, { transaction: t, lock: t.LOCK.UPDATE });
       if (!course) throw courseErrors.notFound();
@@ -93,11 +114,15 @@ export class CourseService {
   }
 
   async update(courseId: string, body: UpdateCourseBody) {
-    return this.write(courseId, async () => null, async (course, _none, transaction) => {
-      course.set(definedOnly(body));
-      await course.save({ transaction });
-      return presentCourse(course);
-    });
+    return this.write(
+      courseId,
+      async () => null,
+      async (course, _none, transaction) => {
+        course.set(definedOnly(body));
+        await course.save({ transaction });
+        return presentCourse(course);
+      },
+    );
   }
 
   /** DRAFT → PUBLISHED; PUBLISHED answers unchanged; ARCHIVED → 409 INVALID_COURSE_TRANSITION. */
@@ -131,18 +156,35 @@ export class CourseService {
   // --- prices ---------------------------------------------------------------------------------
 
   async listPrices(courseId: string) {
-    const prices = await CoursePrice.findAll({ where: { courseId }, order: [['createdAt', 'ASC'], ['id', 'ASC']] });
+    const prices = await CoursePrice.findAll({
+      where: { courseId },
+      order: [
+        ['createdAt', 'ASC'],
+        ['id', 'ASC'],
+      ],
+    });
     return { data: prices.map(presentPrice) };
   }
 
   async createPrice(courseId: string, body: CreatePriceBody) {
-    return this.write(courseId, async () => null, async (course, _none, transaction) => {
-      const price = await CoursePrice.create(
-        { id: crypto.randomUUID(), courseId: course.id, merchantId: course.merchantId, amountCents: body.amountCents, type: body.type, active: body.active },
-        { transaction },
-      );
-      return presentPrice(price);
-    });
+    return this.write(
+      courseId,
+      async () => null,
+      async (course, _none, transaction) => {
+        const price = await CoursePrice.create(
+          {
+            id: crypto.randomUUID(),
+            courseId: course.id,
+            merchantId: course.merchantId,
+            amountCents: body.amountCents,
+            type: body.type,
+            active: body.active,
+          },
+          { transaction },
+        );
+        return presentPrice(price);
+      },
+    );
   }
 
   /** Later checkouts see the change; a checkout item keeps the amount it was created with. */
@@ -150,7 +192,11 @@ export class CourseService {
     return this.write(
       courseId,
       async (transaction) => {
-        const price = await CoursePrice.findOne({ where: { id: priceId, courseId }, transaction, lock: transaction.LOCK.UPDATE });
+        const price = await CoursePrice.findOne({
+          where: { id: priceId, courseId },
+          transaction,
+          lock: transaction.LOCK.UPDATE,
+        });
         if (!price) throw courseErrors.priceNotFound();
         return price;
       },

@@ -45,7 +45,20 @@ export class DashboardFigures {
          FROM dashboard_daily WHERE merchant_id = :merchantId ${from ? 'AND day BETWEEN :from AND :to' : ''} GROUP BY method`,
       { merchantId, from, to },
     );
-    return new Map(rows.map((r) => [r.method, { created: n(r.created), failed: n(r.failed), paid: n(r.paid), paidCents: n(r.paid_cents), feeCents: n(r.fee_cents), refunds: n(r.refunds), refundedCents: n(r.refunded_cents) }]));
+    return new Map(
+      rows.map((r) => [
+        r.method,
+        {
+          created: n(r.created),
+          failed: n(r.failed),
+          paid: n(r.paid),
+          paidCents: n(r.paid_cents),
+          feeCents: n(r.fee_cents),
+          refunds: n(r.refunds),
+          refundedCents: n(r.refunded_cents),
+        },
+      ]),
+    );
   }
 
   private static sum(byMethod: Map<string, RollupTotals>): RollupTotals {
@@ -64,7 +77,10 @@ export class DashboardFigures {
   }
 
   private async refundedCharges(merchantId: string): Promise<number> {
-    const [row] = await this.select<{ c: string }>(`SELECT COUNT(DISTINCT charge_id) AS c FROM refunds WHERE merchant_id = :merchantId AND status = 'SUCCEEDED'`, { merchantId });
+    const [row] = await this.select<{ c: string }>(
+      `SELECT COUNT(DISTINCT charge_id) AS c FROM refunds WHERE merchant_id = :merchantId AND status = 'SUCCEEDED'`,
+      { merchantId },
+    );
     return n(row.c);
   }
 
@@ -91,7 +107,12 @@ export class DashboardFigures {
     const byMethod = await this.rollup(q.merchantId, from, to);
     const t = DashboardFigures.sum(byMethod);
     // Grouped on the narrow index (migration 0022); name and document from each top payer's latest payment.
-    const payers = await this.select<{ name: string | null; document: string | null; payments: string; amount: string }>(
+    const payers = await this.select<{
+      name: string | null;
+      document: string | null;
+      payments: string;
+      amount: string;
+    }>(
       `WITH top AS (
          SELECT payer_key, COUNT(*) AS payments, SUM(gross_paid_cents) AS amount FROM charges
           WHERE merchant_id = :merchantId AND status = 'PAID' AND payer_key IS NOT NULL
@@ -121,8 +142,17 @@ export class DashboardFigures {
         averageTicketCents: avg(t.paidCents, t.paid),
         conversionRate: ratio(t.paid, t.created),
       },
-      byMethod: DASHBOARD_METHODS.map((method) => ({ method, salesCents: byMethod.get(method)?.paidCents ?? 0, payments: byMethod.get(method)?.paid ?? 0 })),
-      topPayers: payers.map((p) => ({ name: p.name, document: p.document ? maskDocument(p.document) : null, payments: n(p.payments), amountCents: n(p.amount) })),
+      byMethod: DASHBOARD_METHODS.map((method) => ({
+        method,
+        salesCents: byMethod.get(method)?.paidCents ?? 0,
+        payments: byMethod.get(method)?.paid ?? 0,
+      })),
+      topPayers: payers.map((p) => ({
+        name: p.name,
+        document: p.document ? maskDocument(p.document) : null,
+        payments: n(p.payments),
+        amountCents: n(p.amount),
+      })),
       recentInteractions: await this.interactionRows(q.merchantId, q.interactionsLimit, 0),
     };
   }
@@ -130,17 +160,42 @@ export class DashboardFigures {
   async stats(userId: string, merchantId: string) {
     await requireRole(userId, merchantId, ANY_ROLE);
     const t = DashboardFigures.sum(await this.rollup(merchantId));
-    const [{ day }] = await this.select<{ day: string }>(`SELECT to_char((now() AT TIME ZONE '${TZ}')::date, 'YYYY-MM-DD') AS day`, {});
+    const [{ day }] = await this.select<{ day: string }>(
+      `SELECT to_char((now() AT TIME ZONE '${TZ}')::date, 'YYYY-MM-DD') AS day`,
+      {},
+    );
     const today = DashboardFigures.sum(await this.rollup(merchantId, day, day));
-    const balances = await this.select<{ code: string; balance_cents: string }>(`SELECT code, balance_cents FROM ledger_accounts WHERE code IN (:codes)`, {
-      codes: [accounts.merchantAvailable(merchantId), accounts.merchantReserved(merchantId), accounts.merchantBlocked(merchantId)],
-    });
+    const balances = await this.select<{ code: string; balance_cents: string }>(
+      `SELECT code, balance_cents FROM ledger_accounts WHERE code IN (:codes)`,
+      {
+        codes: [
+          accounts.merchantAvailable(merchantId),
+          accounts.merchantReserved(merchantId),
+          accounts.merchantBlocked(merchantId),
+        ],
+      },
+    );
     const bal = (code: string) => n(balances.find((b) => b.code === code)?.balance_cents);
     return {
       merchantId,
-      balance: { availableCents: bal(accounts.merchantAvailable(merchantId)), reservedCents: bal(accounts.merchantReserved(merchantId)), blockedCents: bal(accounts.merchantBlocked(merchantId)) },
-      charges: { total: t.created, pending: t.created - t.paid - t.failed, paid: t.paid, failed: t.failed, refunded: await this.refundedCharges(merchantId) },
-      amounts: { salesCents: t.paidCents, feesCents: t.feeCents, refundedCents: t.refundedCents, netCents: t.paidCents - t.feeCents - t.refundedCents },
+      balance: {
+        availableCents: bal(accounts.merchantAvailable(merchantId)),
+        reservedCents: bal(accounts.merchantReserved(merchantId)),
+        blockedCents: bal(accounts.merchantBlocked(merchantId)),
+      },
+      charges: {
+        total: t.created,
+        pending: t.created - t.paid - t.failed,
+        paid: t.paid,
+        failed: t.failed,
+        refunded: await this.refundedCharges(merchantId),
+      },
+      amounts: {
+        salesCents: t.paidCents,
+        feesCents: t.feeCents,
+        refundedCents: t.refundedCents,
+        netCents: t.paidCents - t.feeCents - t.refundedCents,
+      },
       today: { day, salesCents: today.paidCents, payments: today.paid, transactions: today.created },
     };
   }
@@ -155,7 +210,14 @@ export class DashboardFigures {
         GROUP BY g.day ORDER BY g.day`,
       { merchantId, from, to },
     );
-    return rows.map((r) => ({ day: r.day, salesCents: n(r.sales), feesCents: n(r.fees), refundedCents: n(r.refunded), netCents: n(r.sales) - n(r.fees) - n(r.refunded), payments: n(r.payments) }));
+    return rows.map((r) => ({
+      day: r.day,
+      salesCents: n(r.sales),
+      feesCents: n(r.fees),
+      refundedCents: n(r.refunded),
+      netCents: n(r.sales) - n(r.fees) - n(r.refunded),
+      payments: n(r.payments),
+    }));
   }
 
   async revenue(userId: string, merchantId: string, period: Period) {
@@ -169,7 +231,14 @@ export class DashboardFigures {
    * newest first and stops at offset + limit, so a page costs the same at any volume.
    */
   private async interactionRows(merchantId: string, limit: number, offset: number) {
-    const rows = await this.select<{ type: string; at: Date; charge_id: string; refund_id: string | null; method: string; amount: string }>(
+    const rows = await this.select<{
+      type: string;
+      at: Date;
+      charge_id: string;
+      refund_id: string | null;
+      method: string;
+      amount: string;
+    }>(
       `SELECT * FROM (
          (SELECT 'charge.created' AS type, created_at AS at, id AS charge_id, NULL::uuid AS refund_id, method, amount_cents AS amount
             FROM charges WHERE merchant_id = :m ORDER BY created_at DESC, id DESC LIMIT :k)
@@ -201,7 +270,9 @@ export class DashboardFigures {
   async interactions(userId: string, q: { merchantId: string; limit: number; offset: number }) {
     await requireRole(userId, q.merchantId, ANY_ROLE);
     const t = DashboardFigures.sum(await this.rollup(q.merchantId));
-    const [row] = await this.select<{ c: string }>(`SELECT COUNT(*) AS c FROM refunds WHERE merchant_id = :m`, { m: q.merchantId });
+    const [row] = await this.select<{ c: string }>(`SELECT COUNT(*) AS c FROM refunds WHERE merchant_id = :m`, {
+      m: q.merchantId,
+    });
     // Every charge has its created event, a paid or failed one when it is PAID, EXPIRED or CANCELLED; every refund one.
     const total = t.created + t.paid + t.failed + n(row.c);
     const data = await this.interactionRows(q.merchantId, q.limit, q.offset);
@@ -215,8 +286,19 @@ export class DashboardFigures {
     if (q.method) where.push('c.method = :method');
     if (q.from) where.push(`c.created_at >= CAST(:from AS date)::timestamp AT TIME ZONE '${TZ}'`);
     if (q.to) where.push(`c.created_at < (CAST(:to AS date) + 1)::timestamp AT TIME ZONE '${TZ}'`);
-    const replacements = { m: q.merchantId, status: q.status === 'CANCELED' ? 'CANCELLED' : q.status, method: q.method, from: q.from, to: q.to, limit: q.limit, offset: q.offset };
-    const [{ c }] = await this.select<{ c: string }>(`SELECT COUNT(*) AS c FROM charges c WHERE ${where.join(' AND ')}`, replacements);
+    const replacements = {
+      m: q.merchantId,
+      status: q.status === 'CANCELED' ? 'CANCELLED' : q.status,
+      method: q.method,
+      from: q.from,
+      to: q.to,
+      limit: q.limit,
+      offset: q.offset,
+    };
+    const [{ c }] = await this.select<{ c: string }>(
+      `SELECT COUNT(*) AS c FROM charges c WHERE ${where.join(' AND ')}`,
+      replacements,
+    );
     const rows = await this.select<Record<string, string | Date | null>>(
       `SELECT c.id, c.status, c.method, c.amount_cents, c.boleto_paid_amount_cents, c.fee_cents, c.boleto_paid_fee_cents, c.description, c.external_ref, c.created_at, c.paid_at,
               (SELECT COALESCE(SUM(r.amount_cents), 0) FROM refunds r WHERE r.charge_id = c.id AND r.status = 'SUCCEEDED') AS refunded
@@ -252,8 +334,19 @@ export class DashboardFigures {
          FROM webhook_deliveries x WHERE merchant_id = :m AND created_at >= ${since}`,
       { m: merchantId },
     );
-    const [e] = await this.select<Record<string, string>>(`SELECT COUNT(*) FILTER (WHERE active) AS active, COUNT(*) FILTER (WHERE NOT active) AS disabled FROM webhook_endpoints WHERE merchant_id = :m`, { m: merchantId });
-    const endpoints = await this.select<{ id: string; url: string; active: boolean; failed: string; last_status_code: number | null; last_error: string | null; last_at: Date }>(
+    const [e] = await this.select<Record<string, string>>(
+      `SELECT COUNT(*) FILTER (WHERE active) AS active, COUNT(*) FILTER (WHERE NOT active) AS disabled FROM webhook_endpoints WHERE merchant_id = :m`,
+      { m: merchantId },
+    );
+    const endpoints = await this.select<{
+      id: string;
+      url: string;
+      active: boolean;
+      failed: string;
+      last_status_code: number | null;
+      last_error: string | null;
+      last_at: Date;
+    }>(
       `SELECT w.id, w.url, w.active, COUNT(f.id) AS failed, last.last_status_code, last.last_error, COALESCE(last.at, w.disabled_at, w.updated_at) AS last_at
          FROM webhook_endpoints w
          LEFT JOIN webhook_deliveries f ON f.webhook_id = w.id AND ${FAILING.replace(/\bx\./g, 'f.')} AND f.created_at >= ${since}
@@ -275,14 +368,38 @@ export class DashboardFigures {
     // Retrying deliveries count against the rate too: an endpoint answering 500 is failing now, not in a day.
     const failing = n(d.failing);
     const successRate = delivered + failing === 0 ? null : ratio(delivered, delivered + failing);
-    const status = successRate === null ? 'NO_TRAFFIC' : successRate >= 0.95 ? 'HEALTHY' : successRate >= 0.5 ? 'DEGRADED' : 'FAILING';
+    const status =
+      successRate === null
+        ? 'NO_TRAFFIC'
+        : successRate >= 0.95
+          ? 'HEALTHY'
+          : successRate >= 0.5
+            ? 'DEGRADED'
+            : 'FAILING';
     return {
       merchantId,
       status: status as 'HEALTHY',
-      webhooks: { windowHours: 24 as const, delivered, failed, retrying: failing - failed, pending: n(d.pending), successRate },
+      webhooks: {
+        windowHours: 24 as const,
+        delivered,
+        failed,
+        retrying: failing - failed,
+        pending: n(d.pending),
+        successRate,
+      },
       endpoints: { active: n(e.active), disabled: n(e.disabled) },
-      failingEndpoints: endpoints.map((f) => ({ id: f.id, url: f.url, active: f.active, failedDeliveries: n(f.failed), lastStatusCode: f.last_status_code, lastError: f.last_error, lastFailureAt: iso(f.last_at) as string })),
-      lastProviderCallback: callback ? { type: callback.type, receivedAt: iso(callback.received_at) as string, chargeId: callback.charge_id } : null,
+      failingEndpoints: endpoints.map((f) => ({
+        id: f.id,
+        url: f.url,
+        active: f.active,
+        failedDeliveries: n(f.failed),
+        lastStatusCode: f.last_status_code,
+        lastError: f.last_error,
+        lastFailureAt: iso(f.last_at) as string,
+      })),
+      lastProviderCallback: callback
+        ? { type: callback.type, receivedAt: iso(callback.received_at) as string, chargeId: callback.charge_id }
+        : null,
     };
   }
 }

@@ -17,7 +17,13 @@ import {
 } from './figuresSchema';
 
 const tags = ['Dashboard'];
-const errors = errorResponses('AUTHENTICATION_REQUIRED', 'INVALID_ACCESS_TOKEN', 'RATE_LIMITED', 'VALIDATION_ERROR', 'MERCHANT_NOT_FOUND');
+const errors = errorResponses(
+  'AUTHENTICATION_REQUIRED',
+  'INVALID_ACCESS_TOKEN',
+  'RATE_LIMITED',
+  'VALIDATION_ERROR',
+  'MERCHANT_NOT_FOUND',
+);
 const common =
   ' Any member of the merchant; someone who is not a member gets 404 MERCHANT_NOT_FOUND. Amounts are integer cents; days are calendar days in America/Sao_Paulo.';
 
@@ -29,7 +35,14 @@ const Revenue = registry.register('DashboardRevenue', revenueView);
 const Transaction = registry.register('DashboardTransaction', transactionView);
 const Health = registry.register('DashboardHealth', healthView);
 
-const routes: { path: string; operationId: string; summary: string; description: string; query: z.ZodType; answer: z.ZodType }[] = [
+const routes: {
+  path: string;
+  operationId: string;
+  summary: string;
+  description: string;
+  query: z.ZodType;
+  answer: z.ZodType;
+}[] = [
   {
     path: '/dashboard/metrics',
     operationId: 'getDashboardMetrics',
@@ -43,20 +56,36 @@ const routes: { path: string; operationId: string; summary: string; description:
     path: '/dashboard/summary',
     operationId: 'getDashboardSummary',
     summary: 'Totals of a period, by method, top payers and recent interactions',
-    description: 'Payments and refunds count on the day they happened; transactions and failures on the day the charge was created.',
+    description:
+      'Payments and refunds count on the day they happened; transactions and failures on the day the charge was created.',
     query: summaryQuery,
     answer: Summary,
   },
-  { path: '/dashboard/stats', operationId: 'getDashboardStats', summary: 'Balance, charge counts and all-time amounts', description: 'Balances are read from the ledger.', query: merchantQuery, answer: Stats },
+  {
+    path: '/dashboard/stats',
+    operationId: 'getDashboardStats',
+    summary: 'Balance, charge counts and all-time amounts',
+    description: 'Balances are read from the ledger.',
+    query: merchantQuery,
+    answer: Stats,
+  },
   {
     path: '/dashboard/interactions',
     operationId: 'listDashboardInteractions',
     summary: 'Charge and refund events, newest first',
-    description: 'charge.created, charge.paid, charge.expired, charge.canceled and one event per refund (refund.processing | succeeded | failed, by its current status). offset ≤ 10000.',
+    description:
+      'charge.created, charge.paid, charge.expired, charge.canceled and one event per refund (refund.processing | succeeded | failed, by its current status). offset ≤ 10000.',
     query: pageQuery,
     answer: z.object({ data: z.array(Interaction), pagination: Pagination }),
   },
-  { path: '/dashboard/revenue', operationId: 'getDashboardRevenue', summary: 'Daily revenue of the last 30 days, zero-filled', description: 'The last 30 days, today included, oldest first.', query: merchantQuery, answer: Revenue },
+  {
+    path: '/dashboard/revenue',
+    operationId: 'getDashboardRevenue',
+    summary: 'Daily revenue of the last 30 days, zero-filled',
+    description: 'The last 30 days, today included, oldest first.',
+    query: merchantQuery,
+    answer: Revenue,
+  },
   {
     path: '/dashboard/revenue-history',
     operationId: 'getDashboardRevenueHistory',

@@ -13,7 +13,10 @@ export const DASHBOARD_METHODS = ['PIX', 'BOLETO', 'CARD'] as const;
 /** Deep pages cost a scan of everything before them: offset is bounded. */
 const MAX_OFFSET = 10_000;
 
-const period = z.enum(Object.keys(PERIODS) as [Period, ...Period[]]).default('30d').meta({ description: 'The last 7, 30, 90 or 365 days in America/Sao_Paulo, today included.' });
+const period = z
+  .enum(Object.keys(PERIODS) as [Period, ...Period[]])
+  .default('30d')
+  .meta({ description: 'The last 7, 30, 90 or 365 days in America/Sao_Paulo, today included.' });
 const limit = (max: number, def: number) => z.coerce.number().int().min(1).max(max).default(def);
 const offset = z.coerce.number().int().min(0).max(MAX_OFFSET).default(0);
 const isoDay = z.iso.date({ error: 'a date YYYY-MM-DD' });
@@ -36,7 +39,10 @@ export const transactionsQuery = z
   .strictObject({
     merchantId: merchantIdField(),
     status: z.enum(APP_CHARGE_STATUSES).optional(),
-    method: z.enum(DASHBOARD_METHODS).optional().meta({ description: 'CARD exists for the metrics; no charge has it, so it lists nothing.' }),
+    method: z
+      .enum(DASHBOARD_METHODS)
+      .optional()
+      .meta({ description: 'CARD exists for the metrics; no charge has it, so it lists nothing.' }),
     from: isoDay.optional().meta({ description: 'Created on or after this day (America/Sao_Paulo).' }),
     to: isoDay.optional().meta({ description: 'Created on or before this day (America/Sao_Paulo).' }),
     limit: limit(100, 20),
@@ -49,7 +55,9 @@ const cents = () => z.number().int();
 const count = () => z.number().int().min(0);
 
 export const metricsView = z.object({
-  totalSales: cents().describe('Gross cents of PAID charges (what payers paid; a boleto by its paid amount), before fees and refunds. All time.'),
+  totalSales: cents().describe(
+    'Gross cents of PAID charges (what payers paid; a boleto by its paid amount), before fees and refunds. All time.',
+  ),
   totalTransactions: count().describe('Charges created, any status.'),
   averageTicket: cents().describe('totalSales / approvedPayments, rounded to the cent; 0 with no payment.'),
   pixSales: cents().describe('totalSales of PIX charges.'),
@@ -70,11 +78,24 @@ const totals = z.object({
   failedPayments: count().describe('Charges created in the period that are now EXPIRED or CANCELED.'),
   refunds: count().describe('Refunds SUCCEEDED in the period.'),
   averageTicketCents: cents(),
-  conversionRate: z.number().min(0).describe('approvedPayments / transactions (0 when none); may exceed 1 when older charges were paid in the period.'),
+  conversionRate: z
+    .number()
+    .min(0)
+    .describe(
+      'approvedPayments / transactions (0 when none); may exceed 1 when older charges were paid in the period.',
+    ),
 });
 
 export const interactionView = z.object({
-  type: z.enum(['charge.created', 'charge.paid', 'charge.expired', 'charge.canceled', 'refund.processing', 'refund.succeeded', 'refund.failed']),
+  type: z.enum([
+    'charge.created',
+    'charge.paid',
+    'charge.expired',
+    'charge.canceled',
+    'refund.processing',
+    'refund.succeeded',
+    'refund.failed',
+  ]),
   occurredAt: z.string(),
   chargeId: z.uuid(),
   refundId: z.uuid().nullable(),
@@ -89,23 +110,55 @@ export const summaryView = z.object({
   from: z.string().describe('First day of the period (YYYY-MM-DD).'),
   to: z.string().describe('Today (YYYY-MM-DD).'),
   totals,
-  byMethod: z.array(z.object({ method: z.enum(DASHBOARD_METHODS), salesCents: cents(), payments: count() })).describe('PIX, BOLETO, CARD, always in that order.'),
+  byMethod: z
+    .array(z.object({ method: z.enum(DASHBOARD_METHODS), salesCents: cents(), payments: count() }))
+    .describe('PIX, BOLETO, CARD, always in that order.'),
   topPayers: z
-    .array(z.object({ name: z.string().nullable(), document: z.string().nullable().describe('Masked.'), payments: count(), amountCents: cents() }))
+    .array(
+      z.object({
+        name: z.string().nullable(),
+        document: z.string().nullable().describe('Masked.'),
+        payments: count(),
+        amountCents: cents(),
+      }),
+    )
     .describe('Payers (by document, else name) of the charges paid in the period, by amount paid, largest first.'),
   recentInteractions: z.array(interactionView).describe('Newest first, as GET /dashboard/interactions.'),
 });
 
 export const statsView = z.object({
   merchantId: z.uuid(),
-  balance: z.object({ availableCents: cents(), reservedCents: cents(), blockedCents: cents().describe('Disputed by open Pix infractions (MED): neither withdrawable nor refundable until decided.') }).describe('The ledger balances of the merchant now.'),
+  balance: z
+    .object({
+      availableCents: cents(),
+      reservedCents: cents(),
+      blockedCents: cents().describe(
+        'Disputed by open Pix infractions (MED): neither withdrawable nor refundable until decided.',
+      ),
+    })
+    .describe('The ledger balances of the merchant now.'),
   charges: z.object({ total: count(), pending: count(), paid: count(), failed: count(), refunded: count() }),
-  amounts: z.object({ salesCents: cents(), feesCents: cents(), refundedCents: cents(), netCents: cents() }).describe('All time; as in the summary totals.'),
+  amounts: z
+    .object({ salesCents: cents(), feesCents: cents(), refundedCents: cents(), netCents: cents() })
+    .describe('All time; as in the summary totals.'),
   today: z.object({ day: z.string(), salesCents: cents(), payments: count(), transactions: count() }),
 });
 
-export const revenueDay = z.object({ day: z.string().describe('YYYY-MM-DD, America/Sao_Paulo'), salesCents: cents(), feesCents: cents(), refundedCents: cents(), netCents: cents(), payments: count() });
-export const revenueView = z.object({ merchantId: z.uuid(), timezone: z.literal('America/Sao_Paulo'), from: z.string(), to: z.string(), days: z.array(revenueDay).describe('Every day from `from` to `to`, oldest first; days without movement are zeros.') });
+export const revenueDay = z.object({
+  day: z.string().describe('YYYY-MM-DD, America/Sao_Paulo'),
+  salesCents: cents(),
+  feesCents: cents(),
+  refundedCents: cents(),
+  netCents: cents(),
+  payments: count(),
+});
+export const revenueView = z.object({
+  merchantId: z.uuid(),
+  timezone: z.literal('America/Sao_Paulo'),
+  from: z.string(),
+  to: z.string(),
+  days: z.array(revenueDay).describe('Every day from `from` to `to`, oldest first; days without movement are zeros.'),
+});
 
 export const transactionView = z.object({
   id: z.uuid(),
@@ -123,18 +176,40 @@ export const transactionView = z.object({
 
 export const healthView = z.object({
   merchantId: z.uuid(),
-  status: z.enum(['HEALTHY', 'DEGRADED', 'FAILING', 'NO_TRAFFIC']).describe('From successRate: NO_TRAFFIC when null, HEALTHY ≥ 0.95, DEGRADED ≥ 0.5, else FAILING.'),
+  status: z
+    .enum(['HEALTHY', 'DEGRADED', 'FAILING', 'NO_TRAFFIC'])
+    .describe('From successRate: NO_TRAFFIC when null, HEALTHY ≥ 0.95, DEGRADED ≥ 0.5, else FAILING.'),
   webhooks: z.object({
     windowHours: z.literal(24),
     delivered: count().describe('Deliveries SUCCEEDED in the window.'),
     failed: count().describe('Deliveries FAILED (gave up) in the window.'),
     retrying: count().describe('Deliveries still PENDING after at least one failed attempt.'),
     pending: count().describe('Deliveries still PENDING (retrying ones included).'),
-    successRate: z.number().min(0).max(1).nullable().describe('delivered / (delivered + failed + retrying); null with none of them.'),
+    successRate: z
+      .number()
+      .min(0)
+      .max(1)
+      .nullable()
+      .describe('delivered / (delivered + failed + retrying); null with none of them.'),
   }),
   endpoints: z.object({ active: count(), disabled: count() }),
   failingEndpoints: z
-    .array(z.object({ id: z.uuid(), url: z.string(), active: z.boolean(), failedDeliveries: count(), lastStatusCode: z.number().int().nullable(), lastError: z.string().nullable(), lastFailureAt: z.string() }))
-    .describe('Endpoints with a FAILED or retrying delivery in the window, or disabled; most failures first (50 at most).'),
-  lastProviderCallback: z.object({ type: z.string(), receivedAt: z.string(), chargeId: z.uuid() }).nullable().describe('The last callback the payment provider sent about one of the merchant’s charges.'),
+    .array(
+      z.object({
+        id: z.uuid(),
+        url: z.string(),
+        active: z.boolean(),
+        failedDeliveries: count(),
+        lastStatusCode: z.number().int().nullable(),
+        lastError: z.string().nullable(),
+        lastFailureAt: z.string(),
+      }),
+    )
+    .describe(
+      'Endpoints with a FAILED or retrying delivery in the window, or disabled; most failures first (50 at most).',
+    ),
+  lastProviderCallback: z
+    .object({ type: z.string(), receivedAt: z.string(), chargeId: z.uuid() })
+    .nullable()
+    .describe('The last callback the payment provider sent about one of the merchant’s charges.'),
 });

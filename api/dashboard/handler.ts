@@ -6,7 +6,12 @@ import { parseOrThrow } from '../validation/validate';
 import { brandingBody, clientIdParam, createCredentialBody, ensureMerchantBody, listCredentialsQuery } from './schema';
 import type { DashboardService } from './service';
 
-export function dashboardHandlers(dashboard: DashboardService): Record<'ensureMerchant' | 'myMerchant' | 'updateBranding' | 'createCredential' | 'listCredentials' | 'revokeCredential', RequestHandler> {
+export function dashboardHandlers(
+  dashboard: DashboardService,
+): Record<
+  'ensureMerchant' | 'myMerchant' | 'updateBranding' | 'createCredential' | 'listCredentials' | 'revokeCredential',
+  RequestHandler
+> {
   return {
     ensureMerchant: async (req, res) => {
       const body = parseOrThrow(ensureMerchantBody, req.body);

@@ -1,7 +1,19 @@
 /** OpenAPI for the dashboard routes (router.ts), from the schemas that validate them (schema.ts). */
 import { z } from 'zod';
 import { errorResponses, jsonResponse, Pagination, registry, security } from '../openapi/registry';
-import { brandedMerchantView, brandingBody, clientIdParam, createCredentialBody, createdCredentialView, credentialView, ensuredMerchantView, ensureMerchantBody, listCredentialsQuery, merchantView, revokedCredentialView } from './schema';
+import {
+  brandedMerchantView,
+  brandingBody,
+  clientIdParam,
+  createCredentialBody,
+  createdCredentialView,
+  credentialView,
+  ensuredMerchantView,
+  ensureMerchantBody,
+  listCredentialsQuery,
+  merchantView,
+  revokedCredentialView,
+} from './schema';
 
 /** Answered in front of every dashboard route (bearer authentication). */
 const authErrors = ['AUTHENTICATION_REQUIRED', 'INVALID_ACCESS_TOKEN', 'RATE_LIMITED'] as const;
@@ -21,7 +33,10 @@ registry.registerPath({
   tags,
   summary: 'The merchant the signed-in user owns (or first belongs to)',
   security: security.bearer,
-  responses: { 200: jsonResponse('The merchant.', DashboardMerchant), ...errorResponses(...authErrors, 'MERCHANT_NOT_FOUND') },
+  responses: {
+    200: jsonResponse('The merchant.', DashboardMerchant),
+    ...errorResponses(...authErrors, 'MERCHANT_NOT_FOUND'),
+  },
 });
 
 registry.registerPath({
@@ -35,7 +50,10 @@ registry.registerPath({
     'Every later call, concurrent ones included, answers that same merchant unchanged with `created: false`.',
   security: security.bearer,
   request: { body: { required: true, content: { 'application/json': { schema: EnsureMerchantRequest } } } },
-  responses: { 200: jsonResponse('The user’s merchant.', EnsuredMerchant), ...errorResponses(...authErrors, 'VALIDATION_ERROR') },
+  responses: {
+    200: jsonResponse('The user’s merchant.', EnsuredMerchant),
+    ...errorResponses(...authErrors, 'VALIDATION_ERROR'),
+  },
 });
 
 const BrandingRequest = registry.register('MerchantBrandingRequest', brandingBody);
@@ -47,10 +65,14 @@ registry.registerPath({
   operationId: 'updateMerchantBranding',
   tags,
   summary: 'Set the logo and colour of the hosted checkout page',
-  description: 'Owners and admins. A field left out is unchanged; null clears it. The page picks white or dark text on the colour, whichever contrasts more (WCAG AA).',
+  description:
+    'Owners and admins. A field left out is unchanged; null clears it. The page picks white or dark text on the colour, whichever contrasts more (WCAG AA).',
   security: security.bearer,
   request: { body: { required: true, content: { 'application/json': { schema: BrandingRequest } } } },
-  responses: { 200: jsonResponse('The merchant with its branding.', BrandedMerchant), ...errorResponses(...authErrors, 'VALIDATION_ERROR', 'INSUFFICIENT_ROLE', 'MERCHANT_NOT_FOUND') },
+  responses: {
+    200: jsonResponse('The merchant with its branding.', BrandedMerchant),
+    ...errorResponses(...authErrors, 'VALIDATION_ERROR', 'INSUFFICIENT_ROLE', 'MERCHANT_NOT_FOUND'),
+  },
 });
 
 registry.registerPath({
@@ -64,12 +86,20 @@ registry.registerPath({
     '`x-action-token` for "create-credential" (POST /auth/2fa/action/start and /confirm); it is used once.',
   security: security.bearer,
   request: {
-    headers: z.object({ 'x-action-token': z.string().optional().describe('Required when the user has a second factor.') }),
+    headers: z.object({
+      'x-action-token': z.string().optional().describe('Required when the user has a second factor.'),
+    }),
     body: { required: true, content: { 'application/json': { schema: CreateCredentialRequest } } },
   },
   responses: {
     201: jsonResponse('Created; store the secret now.', CreatedCredential),
-    ...errorResponses(...authErrors, 'VALIDATION_ERROR', 'SECOND_FACTOR_REQUIRED', 'INSUFFICIENT_ROLE', 'MERCHANT_NOT_FOUND'),
+    ...errorResponses(
+      ...authErrors,
+      'VALIDATION_ERROR',
+      'SECOND_FACTOR_REQUIRED',
+      'INSUFFICIENT_ROLE',
+      'MERCHANT_NOT_FOUND',
+    ),
   },
 });
 
@@ -94,7 +124,8 @@ registry.registerPath({
   operationId: 'revokeCredential',
   tags,
   summary: 'Revoke an API credential',
-  description: 'Owners and admins. The credential is refused at once (401 INVALID_CREDENTIALS); revoking twice answers 200 again.',
+  description:
+    'Owners and admins. The credential is refused at once (401 INVALID_CREDENTIALS); revoking twice answers 200 again.',
   security: security.bearer,
   request: { params: z.object({ clientId: clientIdParam }) },
   responses: {

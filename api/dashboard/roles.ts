@@ -16,12 +16,22 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const roleErrors = {
   merchantNotFound: () => new ApiError(404, 'MERCHANT_NOT_FOUND', 'merchant not found'),
   insufficientRole: (role: MemberRole, allowed: readonly MemberRole[]) =>
-    new ApiError(403, 'INSUFFICIENT_ROLE', `your role on this merchant (${role}) does not allow this`, { role, allowedRoles: [...allowed] }),
+    new ApiError(403, 'INSUFFICIENT_ROLE', `your role on this merchant (${role}) does not allow this`, {
+      role,
+      allowedRoles: [...allowed],
+    }),
 };
 
 /** The caller's membership of the merchant when its role is allowed; else throws 404 or 403. */
-export async function requireRole(userId: string, merchantId: string, allowed: readonly MemberRole[], transaction?: Transaction): Promise<MerchantMember> {
-  const member = UUID.test(merchantId) ? await MerchantMember.findOne({ where: { userId, merchantId }, transaction }) : null;
+export async function requireRole(
+  userId: string,
+  merchantId: string,
+  allowed: readonly MemberRole[],
+  transaction?: Transaction,
+): Promise<MerchantMember> {
+  const member = UUID.test(merchantId)
+    ? await MerchantMember.findOne({ where: { userId, merchantId }, transaction })
+    : null;
   if (!member) throw roleErrors.merchantNotFound();
   if (!allowed.includes(member.role)) throw roleErrors.insufficientRole(member.role, allowed);
   return member;

@@ -9,7 +9,11 @@ import { figuresHandlers } from './figuresHandler';
 import { dashboardHandlers } from './handler';
 import type { DashboardService } from './service';
 
-export function dashboardRouter(deps: { dashboard: DashboardService; figures: DashboardFigures; requireUser: RequestHandler }): Router {
+export function dashboardRouter(deps: {
+  dashboard: DashboardService;
+  figures: DashboardFigures;
+  requireUser: RequestHandler;
+}): Router {
   const h = dashboardHandlers(deps.dashboard);
   const auth = deps.requireUser;
   const router = Router();

@@ -12,7 +12,10 @@ export const ensureMerchantBody = z.strictObject({
     .string()
     .regex(/^[0-9./ -]{11,18}$/, 'a CPF or CNPJ: digits, optionally with . / - separators')
     .refine((d) => documentType(d) !== null, 'not a valid CPF or CNPJ (check digits)')
-    .meta({ example: '11.222.333/0001-81', description: 'CPF or CNPJ with valid check digits; stored as digits only.' }),
+    .meta({
+      example: '11.222.333/0001-81',
+      description: 'CPF or CNPJ with valid check digits; stored as digits only.',
+    }),
   type: z.enum(MERCHANT_TYPES).default('PRODUCER').meta({ description: 'PRODUCER (default) or RIFEIRO.' }),
 });
 export type EnsureMerchant = z.output<typeof ensureMerchantBody>;
@@ -25,7 +28,9 @@ export const merchantView = z.object({
   type: z.enum(MERCHANT_TYPES),
   active: z.boolean(),
 });
-export const ensuredMerchantView = merchantView.extend({ created: z.boolean().describe('true when this call created the merchant; false when the user already owned it.') });
+export const ensuredMerchantView = merchantView.extend({
+  created: z.boolean().describe('true when this call created the merchant; false when the user already owned it.'),
+});
 
 const scopeList = z
   .array(z.enum(ALL_SCOPES as [string, ...string[]]))
@@ -48,13 +53,20 @@ export const brandingBody = z.strictObject({
     .regex(/^https:\/\/[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*(\/[A-Za-z0-9\-._~%!$&'()*+,;=:@/?#]*)?$/, 'an https URL')
     .nullable()
     .optional()
-    .meta({ example: 'https://loja.example.com/logo.png', description: 'https URL of the logo shown on the checkout page; null removes it.' }),
+    .meta({
+      example: 'https://loja.example.com/logo.png',
+      description: 'https URL of the logo shown on the checkout page; null removes it.',
+    }),
   color: z
     .string()
     .regex(/^#[0-9a-fA-F]{6}$/, "a colour '#rrggbb'")
     .nullable()
     .optional()
-    .meta({ example: '#0a7d5a', description: "The page's brand colour '#rrggbb'; null: the default. The text on it is chosen for WCAG AA contrast." }),
+    .meta({
+      example: '#0a7d5a',
+      description:
+        "The page's brand colour '#rrggbb'; null: the default. The text on it is chosen for WCAG AA contrast.",
+    }),
 });
 export type Branding = z.output<typeof brandingBody>;
 
@@ -80,7 +92,9 @@ export const clientIdParam = z.string().regex(/^cli_[0-9a-f]{1,64}$/, 'a client 
 
 export const createdCredentialView = z.object({
   clientId: z.string(),
-  clientSecret: z.string().describe('Shown only in this answer; stored encrypted. Keep it on your server and never log it.'),
+  clientSecret: z
+    .string()
+    .describe('Shown only in this answer; stored encrypted. Keep it on your server and never log it.'),
   merchantId: z.uuid(),
   name: z.string().nullable(),
   scopes: z.array(z.string()),

@@ -13,7 +13,12 @@ import { ANY_ROLE, MANAGERS, requireRole } from './roles';
 import type { Branding, EnsureMerchant, NewDashboardCredential } from './schema';
 
 export const dashboardErrors = {
-  noMerchant: () => new ApiError(404, 'MERCHANT_NOT_FOUND', 'you have no merchant yet; create one with POST /dashboard/merchant/ensure'),
+  noMerchant: () =>
+    new ApiError(
+      404,
+      'MERCHANT_NOT_FOUND',
+      'you have no merchant yet; create one with POST /dashboard/merchant/ensure',
+    ),
   credentialNotFound: () => new ApiError(404, 'CREDENTIAL_NOT_FOUND', 'API credential not found'),
 };
 
@@ -63,7 +68,11 @@ export class DashboardService {
   async ensureMerchant(user: User, input: EnsureMerchant): Promise<MerchantView & { created: boolean }> {
     return this.deps.sequelize.transaction(async (transaction) => {
       await User.findByPk(user.id, { transaction, lock: transaction.LOCK.UPDATE });
-      const owned = await MerchantMember.findOne({ where: { userId: user.id, role: 'owner' }, order: [['createdAt', 'ASC']], transaction });
+      const owned = await MerchantMember.findOne({
+        where: { userId: user.id, role: 'owner' },
+        order: [['createdAt', 'ASC']],
+        transaction,
+      });
       const existing = owned ? await Merchant.findByPk(owned.merchantId, { transaction }) : null;
       if (existing) return { ...merchantView(existing), created: false };
       const merchant = await Merchant.create(
@@ -97,14 +106,21 @@ export class DashboardService {
    * The checkout page's logo and colour (owners and admins). Fields left out stay as they are;
    * null clears one. Raw SQL: the columns are read only by the page and this route.
    */
-  async updateBranding(userId: string, input: Branding): Promise<MerchantView & { logoUrl: string | null; color: string | null }> {
+  async updateBranding(
+    userId: string,
+    input: Branding,
+  ): Promise<MerchantView & { logoUrl: string | null; color: string | null }> {
     await requireRole(userId, input.merchantId, MANAGERS);
     const sets: string[] = [];
     if (input.logoUrl !== undefined) sets.push('brand_logo_url = :logoUrl');
     if (input.color !== undefined) sets.push('brand_color = :color');
     if (sets.length > 0) {
       await this.deps.sequelize.query(`UPDATE merchants SET ${sets.join(', ')}, updated_at = now() WHERE id = :id`, {
-        replacements: { id: input.merchantId, logoUrl: input.logoUrl ?? null, color: input.color?.toLowerCase() ?? null },
+        replacements: {
+          id: input.merchantId,
+          logoUrl: input.logoUrl ?? null,
+          color: input.color?.toLowerCase() ?? null,
+        },
       });
     }
     const merchant = await Merchant.findByPk(input.merchantId);
@@ -119,7 +135,10 @@ export class DashboardService {
   /** Owners and admins only; the caller has already checked the second factor (handler.ts). */
   async createCredential(userId: string, input: NewDashboardCredential): Promise<IssuedCredential> {
     await requireRole(userId, input.merchantId, MANAGERS);
-    return createApiCredential({ merchantId: input.merchantId, scopes: input.scopes, name: input.name }, this.deps.encryptionKey);
+    return createApiCredential(
+      { merchantId: input.merchantId, scopes: input.scopes, name: input.name },
+      this.deps.encryptionKey,
+    );
   }
 
   async checkCanCreateCredential(userId: string, merchantId: string): Promise<void> {
@@ -138,7 +157,10 @@ export class DashboardService {
       limit: q.limit,
       offset: q.offset,
     });
-    return { data: rows.map(credentialView), pagination: { total: count, limit: q.limit, offset: q.offset, hasMore: q.offset + rows.length < count } };
+    return {
+      data: rows.map(credentialView),
+      pagination: { total: count, limit: q.limit, offset: q.offset, hasMore: q.offset + rows.length < count },
+    };
   }
 
   /**
@@ -146,9 +168,14 @@ export class DashboardService {
    * INVALID_CREDENTIALS). Another merchant's credential, or one of a merchant the user is not a
    * member of, answers 404 CREDENTIAL_NOT_FOUND. Revoking twice is harmless.
    */
-  async revokeCredential(userId: string, clientId: string): Promise<{ message: string; clientId: string; active: false }> {
+  async revokeCredential(
+    userId: string,
+    clientId: string,
+  ): Promise<{ message: string; clientId: string; active: false }> {
     const credential = await ApiCredential.findOne({ where: { clientId } });
-    const member = credential?.merchantId ? await MerchantMember.findOne({ where: { userId, merchantId: credential.merchantId } }) : null;
+    const member = credential?.merchantId
+      ? await MerchantMember.findOne({ where: { userId, merchantId: credential.merchantId } })
+      : null;
     if (!credential || !member) throw dashboardErrors.credentialNotFound();
     await requireRole(userId, credential.merchantId!, MANAGERS);
     if (credential.active) await credential.update({ active: false });

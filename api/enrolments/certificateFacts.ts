@@ -19,7 +19,10 @@ export const loadCertificateFacts: LoadCertificate = async (certificateId) => {
   if (!UUID.test(certificateId)) return null;
   const certificate = await Certificate.findByPk(certificateId);
   if (!certificate) return null;
-  const [enrolment, merchant] = await Promise.all([Enrolment.findByPk(certificate.enrolmentId), Merchant.findByPk(certificate.merchantId)]);
+  const [enrolment, merchant] = await Promise.all([
+    Enrolment.findByPk(certificate.enrolmentId),
+    Merchant.findByPk(certificate.merchantId),
+  ]);
   if (!enrolment || !merchant) return null;
   return {
     facts: {

@@ -10,7 +10,9 @@ import { parseOrThrow } from '../validation/validate';
 import { enrolmentIdParam, lessonIdParam, listEnrolmentsQuery } from './schema';
 import { ENROLMENT_READERS, ENROLMENT_WRITERS, type EnrolmentService } from './service';
 
-export function enrolmentHandlers(service: EnrolmentService): Record<'list' | 'read' | 'progress' | 'complete' | 'certificate', RequestHandler> {
+export function enrolmentHandlers(
+  service: EnrolmentService,
+): Record<'list' | 'read' | 'progress' | 'complete' | 'certificate', RequestHandler> {
   const enrolment = async (req: Request, allowed: readonly MemberRole[]) => {
     const id = parseOrThrow(enrolmentIdParam, req.params.id, 'enrolment id');
     return service.owned(signedIn(req).user.id, id, allowed);
@@ -33,7 +35,11 @@ export function enrolmentHandlers(service: EnrolmentService): Record<'list' | 'r
     },
     certificate: async (req, res) => {
       const { certificateId, pdf } = await service.certificatePdf(await enrolment(req, ENROLMENT_READERS));
-      res.set({ 'content-type': 'application/pdf', 'content-disposition': `inline; filename="certificado-${certificateId}.pdf"`, 'cache-control': 'private, no-store' });
+      res.set({
+        'content-type': 'application/pdf',
+        'content-disposition': `inline; filename="certificado-${certificateId}.pdf"`,
+        'cache-control': 'private, no-store',
+      });
       res.send(pdf);
     },
   };

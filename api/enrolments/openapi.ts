@@ -5,13 +5,23 @@ import type { ErrorCode } from '../openapi/errorCodes';
 import { enrolmentView, listEnrolmentsQuery, progressDetailView } from './schema';
 
 // Derived copies (.describe): the routers import schema.ts before the registry extends zod.
-const Enrolment = registry.register('Enrolment', enrolmentView.describe('A student’s access to a course, created when a checkout selling it is paid.'));
-const EnrolmentList = registry.register('EnrolmentList', z.object({ data: z.array(Enrolment), pagination: Pagination }).describe('Newest first.'));
-const EnrolmentProgress = registry.register('EnrolmentProgress', progressDetailView.describe('Lessons completed of the course’s lessons.'));
+const Enrolment = registry.register(
+  'Enrolment',
+  enrolmentView.describe('A student’s access to a course, created when a checkout selling it is paid.'),
+);
+const EnrolmentList = registry.register(
+  'EnrolmentList',
+  z.object({ data: z.array(Enrolment), pagination: Pagination }).describe('Newest first.'),
+);
+const EnrolmentProgress = registry.register(
+  'EnrolmentProgress',
+  progressDetailView.describe('Lessons completed of the course’s lessons.'),
+);
 
 const idParam = z.object({ id: z.uuid().openapi({ description: 'Enrolment id.' }) });
 const bearerErrors = ['AUTHENTICATION_REQUIRED', 'INVALID_ACCESS_TOKEN', 'RATE_LIMITED'] as const;
-const readErrors = (...more: ErrorCode[]) => errorResponses('VALIDATION_ERROR', 'ENROLMENT_NOT_FOUND', ...more, ...bearerErrors);
+const readErrors = (...more: ErrorCode[]) =>
+  errorResponses('VALIDATION_ERROR', 'ENROLMENT_NOT_FOUND', ...more, ...bearerErrors);
 
 const ROLES = 'Any member of the enrolment’s merchant reads. Another merchant’s enrolment → 404 ENROLMENT_NOT_FOUND.';
 
@@ -20,7 +30,10 @@ const path = bearerPaths('Enrolments');
 path('get', '/enrolments', 'listEnrolments', 'List a merchant’s enrolments', {
   description: 'Filter by course and status. A merchant you do not belong to → 404 MERCHANT_NOT_FOUND.',
   request: { query: listEnrolmentsQuery },
-  responses: { 200: jsonResponse('A page of enrolments.', EnrolmentList), ...errorResponses('VALIDATION_ERROR', 'MERCHANT_NOT_FOUND', ...bearerErrors) },
+  responses: {
+    200: jsonResponse('A page of enrolments.', EnrolmentList),
+    ...errorResponses('VALIDATION_ERROR', 'MERCHANT_NOT_FOUND', ...bearerErrors),
+  },
 });
 
 path('get', '/enrolments/{id}', 'getEnrolment', 'Read an enrolment, with its progress and certificate', {
@@ -41,8 +54,16 @@ path('post', '/enrolments/{id}/lessons/{lessonId}/complete', 'completeLesson', '
     'Idempotent: completing a lesson again changes nothing and answers the same progress. When every lesson of the course is completed, the certificate is issued, exactly once. ' +
     'The lesson must belong to the enrolment’s course (else 404 LESSON_NOT_FOUND); a REVOKED enrolment → 409 ENROLMENT_REVOKED. ' +
     'Owner, admin and finance record progress (a viewer → 403 INSUFFICIENT_ROLE). Another merchant’s enrolment → 404 ENROLMENT_NOT_FOUND.',
-  request: { params: z.object({ id: z.uuid().openapi({ description: 'Enrolment id.' }), lessonId: z.uuid().openapi({ description: 'Lesson id (of the enrolment’s course).' }) }) },
-  responses: { 200: jsonResponse('The progress after it.', EnrolmentProgress), ...readErrors('LESSON_NOT_FOUND', 'ENROLMENT_REVOKED', 'INSUFFICIENT_ROLE') },
+  request: {
+    params: z.object({
+      id: z.uuid().openapi({ description: 'Enrolment id.' }),
+      lessonId: z.uuid().openapi({ description: 'Lesson id (of the enrolment’s course).' }),
+    }),
+  },
+  responses: {
+    200: jsonResponse('The progress after it.', EnrolmentProgress),
+    ...readErrors('LESSON_NOT_FOUND', 'ENROLMENT_REVOKED', 'INSUFFICIENT_ROLE'),
+  },
 });
 
 path('get', '/enrolments/{id}/certificate', 'getEnrolmentCertificate', 'The certificate PDF', {

@@ -10,10 +10,18 @@ export interface Progress {
 }
 
 export function progressOf(completedLessons: number, totalLessons: number): Progress {
-  return { completedLessons, totalLessons, percentage: totalLessons === 0 ? 0 : Math.min(100, Math.floor((100 * completedLessons) / totalLessons)) };
+  return {
+    completedLessons,
+    totalLessons,
+    percentage: totalLessons === 0 ? 0 : Math.min(100, Math.floor((100 * completedLessons) / totalLessons)),
+  };
 }
 
-export function presentEnrolment(e: Enrolment, progress: Progress, certificate: EnrolmentView['certificate']): EnrolmentView {
+export function presentEnrolment(
+  e: Enrolment,
+  progress: Progress,
+  certificate: EnrolmentView['certificate'],
+): EnrolmentView {
   return {
     id: e.id,
     merchantId: e.merchantId,

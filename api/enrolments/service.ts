@@ -32,7 +32,12 @@ export const ENROLMENT_WRITERS: readonly MemberRole[] = CHARGE_WRITERS;
 export const enrolmentErrors = {
   notFound: () => new ApiError(404, 'ENROLMENT_NOT_FOUND', 'enrolment not found'),
   lessonNotFound: () => new ApiError(404, 'LESSON_NOT_FOUND', 'lesson not found in this enrolment’s course'),
-  revoked: () => new ApiError(409, 'ENROLMENT_REVOKED', 'the enrolment is REVOKED (its charge was refunded): progress cannot be recorded'),
+  revoked: () =>
+    new ApiError(
+      409,
+      'ENROLMENT_REVOKED',
+      'the enrolment is REVOKED (its charge was refunded): progress cannot be recorded',
+    ),
   certificateUnavailable: (why: string) => new ApiError(409, 'CERTIFICATE_UNAVAILABLE', why),
 };
 
@@ -49,11 +54,31 @@ export class EnrolmentService {
   async list(userId: string, query: ListEnrolmentsQuery) {
     const merchantId = query.merchantId ?? (await defaultMerchantOf(userId));
     await requireRole(userId, merchantId, ENROLMENT_READERS);
-    const where: WhereOptions<Enrolment> = { merchantId, ...(query.courseId ? { courseId: query.courseId } : {}), ...(query.status ? { status: query.status } : {}) };
-    const { rows, count } = await Enrolment.findAndCountAll({ where, order: [['createdAt', 'DESC'], ['id', 'DESC']], limit: query.limit, offset: query.offset });
+    const where: WhereOptions<Enrolment> = {
+      merchantId,
+      ...(query.courseId ? { courseId: query.courseId } : {}),
+      ...(query.status ? { status: query.status } : {}),
+    };
+    const { rows, count } = await Enrolment.findAndCountAll({
+      where,
+      order: [
+        ['createdAt', 'DESC'],
+        ['id', 'DESC'],
+      ],
+      limit: query.limit,
+      offset: query.offset,
+    });
     const data = [];
     for (const row of rows) data.push(await this.view(row));
-    return { data, pagination: { total: count, limit: query.limit, offset: query.offset, hasMore: query.offset + rows.length < count } };
+    return {
+      data,
+      pagination: {
+        total: count,
+        limit: query.limit,
+        offset: query.offset,
+        hasMore: query.offset + rows.length < count,
+      },
+    };
   }
 
   /** The enrolment, when the caller is a member of its merchant with an allowed role; else 404 (not a member) or 403. */
@@ -71,8 +96,15 @@ export class EnrolmentService {
 
   async view(enrolment: Enrolment) {
     const progress = await this.progressCounts(enrolment);
-    const certificate = enrolment.status === 'ACTIVE' ? await Certificate.findOne({ where: { enrolmentId: enrolment.id } }) : null;
-    const summary = certificate ? { id: certificate.id, issuedAt: certificate.issuedAt.toISOString(), verificationUrl: await this.verifyUrlOf(certificate.id) } : null;
+    const certificate =
+      enrolment.status === 'ACTIVE' ? await Certificate.findOne({ where: { enrolmentId: enrolment.id } }) : null;
+    const summary = certificate
+      ? {
+          id: certificate.id,
+          issuedAt: certificate.issuedAt.toISOString(),
+          verificationUrl: await this.verifyUrlOf(certificate.id),
+        }
+      : null;
     return presentEnrolment(enrolment, progress, summary);
   }
 
@@ -81,9 +113,16 @@ export class EnrolmentService {
     const lessons = await this.deps.sequelize.query<{ lesson_id: string; completed_at: Date }>(
       `SELECT p.lesson_id, p.completed_at FROM lesson_progress p JOIN course_lessons l ON l.id = p.lesson_id AND l.course_id = :courseId
        WHERE p.enrolment_id = :enrolmentId ORDER BY p.completed_at, p.lesson_id`,
-      { replacements: { courseId: enrolment.courseId, enrolmentId: enrolment.id }, type: QueryTypes.SELECT, transaction },
+      {
+        replacements: { courseId: enrolment.courseId, enrolmentId: enrolment.id },
+        type: QueryTypes.SELECT,
+        transaction,
+      },
     );
-    return { ...counts, lessons: lessons.map((l) => ({ lessonId: l.lesson_id, completedAt: new Date(l.completed_at).toISOString() })) };
+    return {
+      ...counts,
+      lessons: lessons.map((l) => ({ lessonId: l.lesson_id, completedAt: new Date(l.completed_at).toISOString() })),
+    };
   }
 
   /** Marks a lesson completed (idempotent) and, the first time progress reaches 100 %, issues the certificate. */
@@ -94,31 +133,50 @@ export class EnrolmentService {
       if (enrolment.status !== 'ACTIVE') throw enrolmentErrors.revoked();
       const lesson = await CourseLesson.findOne({ where: { id: lessonId, courseId: enrolment.courseId }, transaction });
       if (!lesson) throw enrolmentErrors.lessonNotFound();
-      await this.deps.sequelize.query(`INSERT INTO lesson_progress (enrolment_id, lesson_id) VALUES (:enrolmentId, :lessonId) ON CONFLICT DO NOTHING`, {
-        replacements: { enrolmentId, lessonId },
-        transaction,
-      });
+      await this.deps.sequelize.query(
+        `INSERT INTO lesson_progress (enrolment_id, lesson_id) VALUES (:enrolmentId, :lessonId) ON CONFLICT DO NOTHING`,
+        {
+          replacements: { enrolmentId, lessonId },
+          transaction,
+        },
+      );
       const progress = await this.progress(enrolment, transaction);
-      if (progress.totalLessons > 0 && progress.completedLessons >= progress.totalLessons) await this.issueCertificate(enrolment, transaction);
+      if (progress.totalLessons > 0 && progress.completedLessons >= progress.totalLessons)
+        await this.issueCertificate(enrolment, transaction);
       return progress;
     });
   }
 
   /** The certificate PDF of an ACTIVE enrolment that reached 100 %; else 409 CERTIFICATE_UNAVAILABLE. */
   async certificatePdf(enrolment: Enrolment): Promise<{ certificateId: string; pdf: Buffer }> {
-    if (enrolment.status !== 'ACTIVE') throw enrolmentErrors.certificateUnavailable('the enrolment is REVOKED: its certificate is no longer valid');
+    if (enrolment.status !== 'ACTIVE')
+      throw enrolmentErrors.certificateUnavailable('the enrolment is REVOKED: its certificate is no longer valid');
     const certificate = await Certificate.findOne({ where: { enrolmentId: enrolment.id } });
     const loaded = certificate ? await loadCertificateFacts(certificate.id) : null;
-    if (!loaded) throw enrolmentErrors.certificateUnavailable('no certificate yet: it is issued when every lesson of the course is completed');
-    const code = sealCode('CERTIFICATE', certificateDigest(loaded.facts), loaded.facts.certificateId, this.deps.verificationKey);
-    const pdf = await renderCertificatePdf(loaded.facts, { code, verifyUrl: receiptVerifyUrl(this.deps.publicBaseUrl, code) });
+    if (!loaded)
+      throw enrolmentErrors.certificateUnavailable(
+        'no certificate yet: it is issued when every lesson of the course is completed',
+      );
+    const code = sealCode(
+      'CERTIFICATE',
+      certificateDigest(loaded.facts),
+      loaded.facts.certificateId,
+      this.deps.verificationKey,
+    );
+    const pdf = await renderCertificatePdf(loaded.facts, {
+      code,
+      verifyUrl: receiptVerifyUrl(this.deps.publicBaseUrl, code),
+    });
     return { certificateId: loaded.facts.certificateId, pdf };
   }
 
   private async verifyUrlOf(certificateId: string): Promise<string> {
     const loaded = await loadCertificateFacts(certificateId);
     if (!loaded) throw new Error(`certificate ${certificateId} has no facts`);
-    return receiptVerifyUrl(this.deps.publicBaseUrl, sealCode('CERTIFICATE', certificateDigest(loaded.facts), certificateId, this.deps.verificationKey));
+    return receiptVerifyUrl(
+      this.deps.publicBaseUrl,
+      sealCode('CERTIFICATE', certificateDigest(loaded.facts), certificateId, this.deps.verificationKey),
+    );
   }
 
   private async issueCertificate(enrolment: Enrolment, transaction: Transaction): Promise<void> {
@@ -135,7 +193,11 @@ export class EnrolmentService {
     const [row] = await this.deps.sequelize.query<{ total: string; completed: string }>(
       `SELECT (SELECT count(*) FROM course_lessons WHERE course_id = :courseId) AS total,
               (SELECT count(*) FROM lesson_progress p JOIN course_lessons l ON l.id = p.lesson_id AND l.course_id = :courseId WHERE p.enrolment_id = :enrolmentId) AS completed`,
-      { replacements: { courseId: enrolment.courseId, enrolmentId: enrolment.id }, type: QueryTypes.SELECT, transaction },
+      {
+        replacements: { courseId: enrolment.courseId, enrolmentId: enrolment.id },
+        type: QueryTypes.SELECT,
+        transaction,
+      },
     );
     return progressOf(Number(row.completed), Number(row.total));
   }

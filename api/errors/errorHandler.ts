@@ -34,7 +34,14 @@ export function toApiError(err: any, req: Request, res: Response, logger: Logger
   } else if (typeof err?.status === 'number' && err.status >= 400 && err.status < 500) {
     apiError = new ApiError(400, 'VALIDATION_ERROR', 'request could not be read');
   } else {
-    log.error({ traceId, err: { message: err?.message, name: err?.name, stack: err?.stack }, path: withoutWebhookSecret(req.originalUrl.split('?')[0]) }, 'unhandled error');
+    log.error(
+      {
+        traceId,
+        err: { message: err?.message, name: err?.name, stack: err?.stack },
+        path: withoutWebhookSecret(req.originalUrl.split('?')[0]),
+      },
+      'unhandled error',
+    );
     apiError = new ApiError(500, 'INTERNAL_ERROR', 'internal error; quote the traceId to support');
   }
   if (apiError.status >= 500 && err instanceof ApiError) log.warn({ traceId, code: apiError.code }, apiError.message);

@@ -16,10 +16,18 @@ export function hiddenBuildInfo() {
 
 function compute() {
   if (process.env.GIT_SHA) {
-    return { gitSha: process.env.GIT_SHA, buildId: process.env.BUILD_ID ?? null, builtAt: process.env.BUILT_AT ?? null, version, source: 'env' };
+    return {
+      gitSha: process.env.GIT_SHA,
+      buildId: process.env.BUILD_ID ?? null,
+      builtAt: process.env.BUILT_AT ?? null,
+      version,
+      source: 'env',
+    };
   }
   try {
-    const sha = execFileSync('git', ['rev-parse', 'HEAD'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    const sha = execFileSync('git', ['rev-parse', 'HEAD'], { stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
     return { gitSha: sha, buildId: null, builtAt: null, version, source: 'git' };
   } catch {
     return { gitSha: null, buildId: null, builtAt: null, version, source: 'unknown' };

@@ -9,9 +9,10 @@ const BuildInfo = registry.register(
     buildId: z.string().nullable(),
     builtAt: z.string().nullable(),
     version: z.string().meta({ example: '0.1.0' }),
-    source: z
-      .enum(['env', 'git', 'unknown', 'hidden'])
-      .meta({ description: '`hidden` (gitSha, buildId and builtAt null) unless the server sets EXPOSE_BUILD_INFO=true; then `env` when GIT_SHA is set, else read from the git checkout, else unknown.' }),
+    source: z.enum(['env', 'git', 'unknown', 'hidden']).meta({
+      description:
+        '`hidden` (gitSha, buildId and builtAt null) unless the server sets EXPOSE_BUILD_INFO=true; then `env` when GIT_SHA is set, else read from the git checkout, else unknown.',
+    }),
   }),
 );
 
@@ -22,15 +23,20 @@ export const readyResponse = z.object({
   database: z.boolean(),
   temporal: z.boolean(),
   smtp: z.boolean().meta({
-    description: 'True when the SMTP server of SMTP_URL accepts a connection and login (probed with a 2 s timeout). Reported only: mail is queued durably, so SMTP does not make /ready fail.',
+    description:
+      'True when the SMTP server of SMTP_URL accepts a connection and login (probed with a 2 s timeout). Reported only: mail is queued durably, so SMTP does not make /ready fail.',
   }),
-  smtpError: z
-    .string()
-    .nullable()
-    .meta({ description: 'Why SMTP is not usable, in the gateway\'s words (never the server URL or login); null when `smtp` is true.', example: 'SMTP_UNREACHABLE: could not connect to the SMTP server' }),
+  smtpError: z.string().nullable().meta({
+    description:
+      "Why SMTP is not usable, in the gateway's words (never the server URL or login); null when `smtp` is true.",
+    example: 'SMTP_UNREACHABLE: could not connect to the SMTP server',
+  }),
   timestamp: z.iso.datetime(),
   buildInfo: BuildInfo,
-  error: z.string().optional().meta({ description: 'What is unreachable (503 only).', example: 'temporal unreachable' }),
+  error: z
+    .string()
+    .optional()
+    .meta({ description: 'What is unreachable (503 only).', example: 'temporal unreachable' }),
 });
 const Readiness = registry.register('Readiness', readyResponse);
 
@@ -41,7 +47,10 @@ registry.registerPath({
   tags: ['Health'],
   summary: 'Liveness',
   security: security.none,
-  responses: { 200: jsonResponse('The process is up.', registry.register('Health', healthzResponse)), ...errorResponses() },
+  responses: {
+    200: jsonResponse('The process is up.', registry.register('Health', healthzResponse)),
+    ...errorResponses(),
+  },
 });
 
 registry.registerPath({
@@ -50,7 +59,8 @@ registry.registerPath({
   operationId: 'ready',
   tags: ['Health'],
   summary: 'Readiness: database and Temporal reachable',
-  description: 'Probes the database, Temporal and the SMTP server at most once a second (answers within that second share one probe). `ok` depends on the database and Temporal only. Rate limited per IP.',
+  description:
+    'Probes the database, Temporal and the SMTP server at most once a second (answers within that second share one probe). `ok` depends on the database and Temporal only. Rate limited per IP.',
   security: security.none,
   responses: {
     200: jsonResponse('Ready.', Readiness),

@@ -26,7 +26,12 @@ interface Probe {
   at: number;
 }
 
-export function healthRouter(deps: { sequelize: Sequelize; temporal: Client; smtpUrl?: string | null; exposeBuildInfo?: boolean }): Router {
+export function healthRouter(deps: {
+  sequelize: Sequelize;
+  temporal: Client;
+  smtpUrl?: string | null;
+  exposeBuildInfo?: boolean;
+}): Router {
   const router = Router();
   const build = () => ({ buildInfo: deps.exposeBuildInfo ? buildInfo() : hiddenBuildInfo() });
   let last: Probe | undefined;
@@ -34,8 +39,14 @@ export function healthRouter(deps: { sequelize: Sequelize; temporal: Client; smt
   const probe = async (): Promise<Probe> => {
     if (last && Date.now() - last.at < PROBE_CACHE_MS) return last;
     running ??= Promise.all([
-      withTimeout(deps.sequelize.query('SELECT 1').then(() => true), PROBE_TIMEOUT_MS),
-      withTimeout(deps.temporal.connection.workflowService.getSystemInfo({}).then(() => true), PROBE_TIMEOUT_MS),
+      withTimeout(
+        deps.sequelize.query('SELECT 1').then(() => true),
+        PROBE_TIMEOUT_MS,
+      ),
+      withTimeout(
+        deps.temporal.connection.workflowService.getSystemInfo({}).then(() => true),
+        PROBE_TIMEOUT_MS,
+      ),
       smtpProbe(),
     ])
       .then(([database, temporal, smtp]) => (last = { database, temporal, ...smtp, at: Date.now() }))
@@ -50,7 +61,10 @@ export function healthRouter(deps: { sequelize: Sequelize; temporal: Client; smt
     if (!transport) return { smtp: false, smtpError: 'SMTP is not configured (SMTP_URL)' };
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<{ smtp: boolean; smtpError: string }>((resolve) => {
-      timer = setTimeout(() => resolve({ smtp: false, smtpError: 'SMTP_TIMEOUT: the SMTP server did not answer in time' }), PROBE_TIMEOUT_MS);
+      timer = setTimeout(
+        () => resolve({ smtp: false, smtpError: 'SMTP_TIMEOUT: the SMTP server did not answer in time' }),
+        PROBE_TIMEOUT_MS,
+      );
     });
     const verify = transport.verify().then(
       () => ({ smtp: true, smtpError: null }),
@@ -80,7 +94,13 @@ export function healthRouter(deps: { sequelize: Sequelize; temporal: Client; smt
       smtpError,
       timestamp: new Date().toISOString(),
       ...build(),
-      ...(ok ? {} : { error: [!database && 'database unreachable', !temporal && 'temporal unreachable'].filter(Boolean).join('; ') }),
+      ...(ok
+        ? {}
+        : {
+            error: [!database && 'database unreachable', !temporal && 'temporal unreachable']
+              .filter(Boolean)
+              .join('; '),
+          }),
     };
     res.status(ok ? 200 : 503).json(body);
   });

@@ -5,7 +5,11 @@ import { ApiError } from '../errors/apiError';
 import { ERROR_CODES } from '../openapi/errorCodes';
 import { parseOrThrow } from '../validation/validate';
 
-export const idempotencyKeyHeader = z.string().min(1).max(255).regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces');
+export const idempotencyKeyHeader = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces');
 
 export function readIdempotencyKey(req: Request): string | undefined {
   const raw = req.header('idempotency-key') ?? req.header('x-idempotency-key');
@@ -22,6 +26,7 @@ export function readIdempotencyKey(req: Request): string | undefined {
  * without a key and checks the two agree.
  */
 export const requireIdempotencyKey: RequestHandler = (req, _res, next) => {
-  if (readIdempotencyKey(req) === undefined) throw new ApiError(400, 'IDEMPOTENCY_KEY_REQUIRED', ERROR_CODES.IDEMPOTENCY_KEY_REQUIRED.message);
+  if (readIdempotencyKey(req) === undefined)
+    throw new ApiError(400, 'IDEMPOTENCY_KEY_REQUIRED', ERROR_CODES.IDEMPOTENCY_KEY_REQUIRED.message);
   next();
 };

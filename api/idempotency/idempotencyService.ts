@@ -82,7 +82,9 @@ export class IdempotencyService {
     for (;;) {
       const holder = crypto.randomUUID();
       // An expired record no longer binds its key.
-      await this.sequelize.query(`DELETE FROM idempotency_records WHERE ${KEY_WHERE} AND expires_at <= now()`, { replacements });
+      await this.sequelize.query(`DELETE FROM idempotency_records WHERE ${KEY_WHERE} AND expires_at <= now()`, {
+        replacements,
+      });
       const inserted = await this.sequelize.query<{ resource_id: string }>(
         `INSERT INTO idempotency_records (merchant_id, scope, key, request_hash, state, resource_id, holder, locked_until, expires_at)
          VALUES (:merchantId, :scope, :key, :requestHash, 'IN_PROGRESS', :newResourceId, :holder,
@@ -108,11 +110,18 @@ export class IdempotencyService {
       if (existing) {
         if (existing.request_hash !== args.requestHash) throw errors.duplicateIdempotencyKey();
         if (existing.state === 'COMPLETED') {
-          return { kind: 'replay', status: existing.response_status as number, body: existing.response_body, resourceId: existing.resource_id };
+          return {
+            kind: 'replay',
+            status: existing.response_status as number,
+            body: existing.response_body,
+            resourceId: existing.resource_id,
+          };
         }
       }
       if (Date.now() > deadline) {
-        throw errors.unavailable('a request with this idempotency key is still in progress; retry later with the same key');
+        throw errors.unavailable(
+          'a request with this idempotency key is still in progress; retry later with the same key',
+        );
       }
       await sleep(100);
     }
@@ -140,9 +149,12 @@ export class IdempotencyService {
 
   /** Frees a key whose request created nothing (e.g. the provider refused), so the caller may retry with it. */
   async release(args: KeyRef & { holder: string }): Promise<void> {
-    await this.sequelize.query(`DELETE FROM idempotency_records WHERE ${KEY_WHERE} AND holder = :holder AND state = 'IN_PROGRESS'`, {
-      replacements: { ...args },
-    });
+    await this.sequelize.query(
+      `DELETE FROM idempotency_records WHERE ${KEY_WHERE} AND holder = :holder AND state = 'IN_PROGRESS'`,
+      {
+        replacements: { ...args },
+      },
+    );
   }
 }
 
@@ -184,25 +196,45 @@ export async function runIdempotent(
 ): Promise<IdempotentResult> {
   if (!ref.key) return { ...(await work(ref.newResourceId, false)), replay: false };
   const keyRef: KeyRef = { merchantId: ref.merchantId, scope: ref.scope, key: ref.key };
-  const claim = await service.claim({ ...keyRef, requestHash: fingerprint(ref.request), newResourceId: ref.newResourceId });
+  const claim = await service.claim({
+    ...keyRef,
+    requestHash: fingerprint(ref.request),
+    newResourceId: ref.newResourceId,
+  });
   if (claim.kind === 'replay') return { status: claim.status, body: claim.body, replay: true };
   const held = { ...keyRef, holder: claim.holder };
-  const keepAlive = setInterval(() => {
-    service.extend(held).catch((err: unknown) => logger.warn({ scope: keyRef.scope, err: String(err) }, 'could not extend an idempotency claim'));
-  }, (service.lockSeconds * 1000) / 3);
+  const keepAlive = setInterval(
+    () => {
+      service
+        .extend(held)
+        .catch((err: unknown) =>
+          logger.warn({ scope: keyRef.scope, err: String(err) }, 'could not extend an idempotency claim'),
+        );
+    },
+    (service.lockSeconds * 1000) / 3,
+  );
   keepAlive.unref();
   try {
     const result = await work(claim.resourceId, claim.takenOver);
     clearInterval(keepAlive);
-    const stored = await service.complete({ ...held, status: result.status, body: ref.storedBody ? ref.storedBody(result.body) : result.body });
+    const stored = await service.complete({
+      ...held,
+      status: result.status,
+      body: ref.storedBody ? ref.storedBody(result.body) : result.body,
+    });
     // Same resource id either way: the request that took over finishes the same work.
-    if (!stored) logger.warn({ scope: keyRef.scope, resourceId: claim.resourceId }, 'idempotency claim was taken over before its answer was stored');
+    if (!stored)
+      logger.warn(
+        { scope: keyRef.scope, resourceId: claim.resourceId },
+        'idempotency claim was taken over before its answer was stored',
+      );
     return { ...result, replay: false };
   } catch (err) {
     clearInterval(keepAlive);
     const status = (err as { status?: number })?.status;
     const freed = (err as { nothingCreated?: boolean })?.nothingCreated === true;
-    if (freed || (status !== undefined && ((status >= 400 && status < 500) || status === 502))) await service.release(held);
+    if (freed || (status !== undefined && ((status >= 400 && status < 500) || status === 502)))
+      await service.release(held);
     throw err;
   }
 }

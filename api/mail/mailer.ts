@@ -44,7 +44,8 @@ export class Mailer {
   }
 
   async send(msg: MailMessage, opts: { transaction?: Transaction } = {}): Promise<{ mailId: string }> {
-    if (msg.to.length > MAX_ADDRESS || !ADDRESS.test(msg.to)) throw errors.validation('the recipient must be one e-mail address');
+    if (msg.to.length > MAX_ADDRESS || !ADDRESS.test(msg.to))
+      throw errors.validation('the recipient must be one e-mail address');
     if (msg.subject.length === 0 || msg.subject.length > MAX_SUBJECT || /[\r\n]/.test(msg.subject)) {
       throw errors.validation(`the subject must be one line of 1 to ${MAX_SUBJECT} characters`);
     }
@@ -55,17 +56,27 @@ export class Mailer {
     const transaction = opts.transaction;
     await sequelize.query(
       `INSERT INTO outgoing_mails (id, to_address, subject, body_ciphertext, status) VALUES (:mailId, :to, :subject, :body, 'QUEUED')`,
-      { replacements: { mailId, to: msg.to, subject: msg.subject, body: encryptSecret(msg.text, this.key) }, transaction },
+      {
+        replacements: { mailId, to: msg.to, subject: msg.subject, body: encryptSecret(msg.text, this.key) },
+        transaction,
+      },
     );
     try {
-      await temporal.workflow.start<typeof sendMail>('sendMail', { workflowId: mailWorkflowId(mailId), taskQueue, args: [{ mailId }] });
+      await temporal.workflow.start<typeof sendMail>('sendMail', {
+        workflowId: mailWorkflowId(mailId),
+        taskQueue,
+        args: [{ mailId }],
+      });
     } catch {
       // Nothing will deliver this row: close it and wipe the body (the caller may also roll back).
       await sequelize
-        .query(`UPDATE outgoing_mails SET status = 'FAILED', body_ciphertext = NULL, last_error = 'WORKFLOW_NOT_STARTED', updated_at = now() WHERE id = :mailId`, {
-          replacements: { mailId },
-          transaction,
-        })
+        .query(
+          `UPDATE outgoing_mails SET status = 'FAILED', body_ciphertext = NULL, last_error = 'WORKFLOW_NOT_STARTED', updated_at = now() WHERE id = :mailId`,
+          {
+            replacements: { mailId },
+            transaction,
+          },
+        )
         .catch(() => undefined);
       throw errors.unavailable('the e-mail could not be queued; retry later');
     }

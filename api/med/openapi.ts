@@ -1,7 +1,22 @@
 /** OpenAPI for /med/infractions (router.ts), from the schemas that validate it (schema.ts). */
 import { z } from 'zod';
-import { bearerPaths, errorResponses, idempotencyHeaders, jsonResponse, Pagination, registry } from '../openapi/registry';
-import { analysisBody, analysisResult, bulkAnalysisBody, infractionView, listInfractionsQuery, MAX_ANALYSIS_ITEMS, syncInfractionsBody } from './schema';
+import {
+  bearerPaths,
+  errorResponses,
+  idempotencyHeaders,
+  jsonResponse,
+  Pagination,
+  registry,
+} from '../openapi/registry';
+import {
+  analysisBody,
+  analysisResult,
+  bulkAnalysisBody,
+  infractionView,
+  listInfractionsQuery,
+  MAX_ANALYSIS_ITEMS,
+  syncInfractionsBody,
+} from './schema';
 
 // Derived copies (.describe): the routers import schema.ts before the registry extends zod.
 const Infraction = registry.register(
@@ -13,16 +28,34 @@ const Infraction = registry.register(
       "(justification 'no analysis before the deadline', decidedBy DEFAULT), as an unanswered card dispute is lost.",
   ),
 );
-const InfractionList = registry.register('MedInfractionList', z.object({ data: z.array(Infraction), pagination: Pagination }).describe('Newest first.'));
-const SyncResult = registry.register('MedInfractionSyncResult', z.object({ created: z.number().int(), data: z.array(Infraction) }).describe("The merchant's infractions this sync created."));
-const AnalysisRequest = registry.register('MedInfractionAnalysisRequest', analysisBody.describe('The analysis of one infraction.'));
-const BulkAnalysisRequest = registry.register('MedInfractionBulkAnalysisRequest', bulkAnalysisBody.describe(`1 to ${MAX_ANALYSIS_ITEMS} analyses, each infraction at most once.`));
-const BulkAnalysisResult = registry.register('MedInfractionBulkAnalysisResult', z.object({ results: z.array(analysisResult) }).describe('One result per item, in request order.'));
+const InfractionList = registry.register(
+  'MedInfractionList',
+  z.object({ data: z.array(Infraction), pagination: Pagination }).describe('Newest first.'),
+);
+const SyncResult = registry.register(
+  'MedInfractionSyncResult',
+  z
+    .object({ created: z.number().int(), data: z.array(Infraction) })
+    .describe("The merchant's infractions this sync created."),
+);
+const AnalysisRequest = registry.register(
+  'MedInfractionAnalysisRequest',
+  analysisBody.describe('The analysis of one infraction.'),
+);
+const BulkAnalysisRequest = registry.register(
+  'MedInfractionBulkAnalysisRequest',
+  bulkAnalysisBody.describe(`1 to ${MAX_ANALYSIS_ITEMS} analyses, each infraction at most once.`),
+);
+const BulkAnalysisResult = registry.register(
+  'MedInfractionBulkAnalysisResult',
+  z.object({ results: z.array(analysisResult) }).describe('One result per item, in request order.'),
+);
 
 const bearerErrors = ['AUTHENTICATION_REQUIRED', 'INVALID_ACCESS_TOKEN', 'RATE_LIMITED'] as const;
 const READ = 'Every member of the merchant.';
 const DECIDE = 'Owner, admin and finance (others → 403 INSUFFICIENT_ROLE).';
-const TWO_FACTOR = 'ACCEPT sends money back: a user with a second factor sends x-action-token (action "refund", from /auth/2fa/action/confirm), else 403 SECOND_FACTOR_REQUIRED.';
+const TWO_FACTOR =
+  'ACCEPT sends money back: a user with a second factor sends x-action-token (action "refund", from /auth/2fa/action/confirm), else 403 SECOND_FACTOR_REQUIRED.';
 const idParam = z.object({ id: z.uuid().openapi({ description: 'Infraction id (ours).' }) });
 
 const path = bearerPaths('Pix infractions (MED)');
@@ -30,7 +63,10 @@ const path = bearerPaths('Pix infractions (MED)');
 path('get', '/med/infractions', 'listMedInfractions', 'List a merchant’s Pix infractions', {
   description: `${READ} A merchant you do not belong to → 404 MERCHANT_NOT_FOUND.`,
   request: { query: listInfractionsQuery },
-  responses: { 200: jsonResponse('A page of infractions.', InfractionList), ...errorResponses('VALIDATION_ERROR', 'MERCHANT_NOT_FOUND', 'INSUFFICIENT_ROLE', ...bearerErrors) },
+  responses: {
+    200: jsonResponse('A page of infractions.', InfractionList),
+    ...errorResponses('VALIDATION_ERROR', 'MERCHANT_NOT_FOUND', 'INSUFFICIENT_ROLE', ...bearerErrors),
+  },
 });
 
 path('post', '/med/infractions/sync', 'syncMedInfractions', 'Pull new Pix infractions from the provider', {
@@ -39,7 +75,16 @@ path('post', '/med/infractions/sync', 'syncMedInfractions', 'Pull new Pix infrac
     'and starts one workflow each, which blocks the disputed amount. Answers the merchant’s infractions this call created. ' +
     `${DECIDE} A merchant you do not belong to → 404 MERCHANT_NOT_FOUND.`,
   request: { body: { content: { 'application/json': { schema: syncInfractionsBody } } } },
-  responses: { 200: jsonResponse('Synced.', SyncResult), ...errorResponses('VALIDATION_ERROR', 'MERCHANT_NOT_FOUND', 'INSUFFICIENT_ROLE', 'SERVICE_UNAVAILABLE', ...bearerErrors) },
+  responses: {
+    200: jsonResponse('Synced.', SyncResult),
+    ...errorResponses(
+      'VALIDATION_ERROR',
+      'MERCHANT_NOT_FOUND',
+      'INSUFFICIENT_ROLE',
+      'SERVICE_UNAVAILABLE',
+      ...bearerErrors,
+    ),
+  },
 });
 
 path('post', '/med/infractions/analysis', 'analyseMedInfractions', 'Decide several Pix infractions at once', {
@@ -47,13 +92,19 @@ path('post', '/med/infractions/analysis', 'analyseMedInfractions', 'Decide sever
     `Every item is checked first (found, your role, still OPEN); then each is applied as POST /med/infractions/{id}/analysis would. Always 200 with per-item results (status 200, 403, 404 or 409 and the error envelope's code and message). ` +
     `${DECIDE} ${TWO_FACTOR} One action token covers the request.`,
   request: { body: { content: { 'application/json': { schema: BulkAnalysisRequest } } } },
-  responses: { 200: jsonResponse('Per-item results.', BulkAnalysisResult), ...errorResponses('VALIDATION_ERROR', 'SECOND_FACTOR_REQUIRED', ...bearerErrors) },
+  responses: {
+    200: jsonResponse('Per-item results.', BulkAnalysisResult),
+    ...errorResponses('VALIDATION_ERROR', 'SECOND_FACTOR_REQUIRED', ...bearerErrors),
+  },
 });
 
 path('get', '/med/infractions/{id}', 'getMedInfraction', 'Read a Pix infraction', {
   description: `${READ} Another merchant’s infraction → 404 INFRACTION_NOT_FOUND.`,
   request: { params: idParam },
-  responses: { 200: jsonResponse('The infraction.', Infraction), ...errorResponses('VALIDATION_ERROR', 'INFRACTION_NOT_FOUND', 'INSUFFICIENT_ROLE', ...bearerErrors) },
+  responses: {
+    200: jsonResponse('The infraction.', Infraction),
+    ...errorResponses('VALIDATION_ERROR', 'INFRACTION_NOT_FOUND', 'INSUFFICIENT_ROLE', ...bearerErrors),
+  },
 });
 
 path('post', '/med/infractions/{id}/analysis', 'analyseMedInfraction', 'Decide a Pix infraction: ACCEPT or REJECT', {
@@ -63,9 +114,22 @@ path('post', '/med/infractions/{id}/analysis', 'analyseMedInfraction', 'Decide a
     'the block is consumed by the refund’s reservation; a devolução that fails or is refused gives the money back to available, refundStatus FAILED/REFUSED). ' +
     'An optional x-idempotency-key makes a retry answer what the first request did (header idempotent-replayed) instead of 409; the same key with another body → 409 DUPLICATE_IDEMPOTENCY_KEY. ' +
     `Already decided (by someone, or by default at the deadline) → 409 INFRACTION_ALREADY_DECIDED, nothing changes. ${DECIDE} ${TWO_FACTOR} Another merchant’s infraction → 404 INFRACTION_NOT_FOUND.`,
-  request: { params: idParam, headers: idempotencyHeaders, body: { content: { 'application/json': { schema: AnalysisRequest } } } },
+  request: {
+    params: idParam,
+    headers: idempotencyHeaders,
+    body: { content: { 'application/json': { schema: AnalysisRequest } } },
+  },
   responses: {
     200: jsonResponse('The decided infraction.', Infraction),
-    ...errorResponses('VALIDATION_ERROR', 'INFRACTION_NOT_FOUND', 'INSUFFICIENT_ROLE', 'INFRACTION_ALREADY_DECIDED', 'DUPLICATE_IDEMPOTENCY_KEY', 'SECOND_FACTOR_REQUIRED', 'SERVICE_UNAVAILABLE', ...bearerErrors),
+    ...errorResponses(
+      'VALIDATION_ERROR',
+      'INFRACTION_NOT_FOUND',
+      'INSUFFICIENT_ROLE',
+      'INFRACTION_ALREADY_DECIDED',
+      'DUPLICATE_IDEMPOTENCY_KEY',
+      'SECOND_FACTOR_REQUIRED',
+      'SERVICE_UNAVAILABLE',
+      ...bearerErrors,
+    ),
   },
 });

@@ -17,7 +17,11 @@ function secondFactorFor(req: Request, userId: string): Authorize {
   };
 }
 
-export function medRouter(deps: { service: MedService; idempotency: IdempotencyService; requireUser: RequestHandler }): Router {
+export function medRouter(deps: {
+  service: MedService;
+  idempotency: IdempotencyService;
+  requireUser: RequestHandler;
+}): Router {
   const router = Router();
   router.use(deps.requireUser);
   router.get('/', async (req, res) => {
@@ -44,10 +48,16 @@ export function medRouter(deps: { service: MedService; idempotency: IdempotencyS
     const { merchantId } = await deps.service.read(userId, id);
     const body = parseOrThrow(analysisBody, req.body);
     // x-idempotency-key (optional): a retried request answers what the first one did instead of 409.
-    await respondIdempotently(req, res, deps.idempotency, { scope: `POST /med/infractions/${id}/analysis`, merchantId, request: body }, async () => ({
-      status: 200,
-      body: await deps.service.decide(userId, id, body, secondFactorFor(req, userId)),
-    }));
+    await respondIdempotently(
+      req,
+      res,
+      deps.idempotency,
+      { scope: `POST /med/infractions/${id}/analysis`, merchantId, request: body },
+      async () => ({
+        status: 200,
+        body: await deps.service.decide(userId, id, body, secondFactorFor(req, userId)),
+      }),
+    );
   });
   return router;
 }

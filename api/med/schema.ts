@@ -17,13 +17,25 @@ export const listInfractionsQuery = z.strictObject({
 export type ListInfractionsQuery = z.output<typeof listInfractionsQuery>;
 
 export const syncInfractionsBody = z.strictObject({
-  merchantId: z.uuid().optional().meta({ description: 'The merchant whose new infractions are answered (default: the one you own or first belong to). The pull itself covers every infraction the provider has.' }),
+  merchantId: z.uuid().optional().meta({
+    description:
+      'The merchant whose new infractions are answered (default: the one you own or first belong to). The pull itself covers every infraction the provider has.',
+  }),
 });
 export type SyncInfractionsBody = z.output<typeof syncInfractionsBody>;
 
-const decision = z.enum(['ACCEPT', 'REJECT']).meta({ description: 'ACCEPT: the disputed amount is returned to the payer (a Pix devolução through the refund flow). REJECT: the justification goes to the provider and the block is released.' });
+const decision = z.enum(['ACCEPT', 'REJECT']).meta({
+  description:
+    'ACCEPT: the disputed amount is returned to the payer (a Pix devolução through the refund flow). REJECT: the justification goes to the provider and the block is released.',
+});
 // No control characters: it goes to the provider and on to the central bank.
-const justification = text().trim().min(1).max(MAX_JUSTIFICATION_CHARS).meta({ description: `Sent to the provider (and on to the central bank); 1 to ${MAX_JUSTIFICATION_CHARS} characters.` });
+const justification = text()
+  .trim()
+  .min(1)
+  .max(MAX_JUSTIFICATION_CHARS)
+  .meta({
+    description: `Sent to the provider (and on to the central bank); 1 to ${MAX_JUSTIFICATION_CHARS} characters.`,
+  });
 
 export const analysisBody = z.strictObject({ decision, justification });
 export type AnalysisBody = z.output<typeof analysisBody>;
@@ -46,18 +58,39 @@ export const infractionView = z.object({
   chargeId: z.uuid(),
   endToEndId: z.string().describe('The disputed Pix payment.'),
   disputedAmountCents: z.number().int(),
-  blockedAmountCents: z.number().int().describe('What was moved from available to blocked when the infraction was opened: the disputed amount, or less when the available balance did not cover it (never negative).'),
+  blockedAmountCents: z
+    .number()
+    .int()
+    .describe(
+      'What was moved from available to blocked when the infraction was opened: the disputed amount, or less when the available balance did not cover it (never negative).',
+    ),
   reason: z.string().describe('As the provider reports it, e.g. FRAUD.'),
   status: z.enum(['OPEN', 'ACCEPTED', 'REJECTED']),
   decision: z.enum(['ACCEPT', 'REJECT']).nullable(),
   justification: z.string().nullable(),
-  decidedBy: z.string().nullable().describe("The deciding user's id, or DEFAULT when the deadline passed unanswered (the default decision is ACCEPT)."),
+  decidedBy: z
+    .string()
+    .nullable()
+    .describe(
+      "The deciding user's id, or DEFAULT when the deadline passed unanswered (the default decision is ACCEPT).",
+    ),
   decidedAt: z.string().nullable(),
   openedAt: z.string(),
   deadlineAt: z.string().describe('Answer by then, or the default decision (ACCEPT) is applied.'),
   refundId: z.uuid().nullable().describe('ACCEPTED: the devolução (a refund of the charge).'),
-  refundAmountCents: z.number().int().nullable().describe('ACCEPTED: what the devolução returns: the disputed amount, or what was left to return of the payment after earlier refunds.'),
-  refundStatus: z.string().nullable().describe('PROCESSING, SUCCEEDED, FAILED or REFUSED, or NOTHING_TO_RETURN (earlier refunds returned the whole payment). Not SUCCEEDED: the disputed money went back to available.'),
+  refundAmountCents: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      'ACCEPTED: what the devolução returns: the disputed amount, or what was left to return of the payment after earlier refunds.',
+    ),
+  refundStatus: z
+    .string()
+    .nullable()
+    .describe(
+      'PROCESSING, SUCCEEDED, FAILED or REFUSED, or NOTHING_TO_RETURN (earlier refunds returned the whole payment). Not SUCCEEDED: the disputed money went back to available.',
+    ),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

@@ -26,7 +26,9 @@ export function metricsGuard(access: MetricsAccess): RequestHandler {
     const match = /^Bearer (.+)$/.exec(req.header('authorization') ?? '');
     // Digests of equal length: timingSafeEqual needs it, and the token's length stays hidden.
     if (!match || !crypto.timingSafeEqual(digest(match[1]!), expected)) {
-      return next(new ApiError(401, 'INVALID_METRICS_TOKEN', 'Authorization: Bearer <METRICS_TOKEN> is missing or wrong'));
+      return next(
+        new ApiError(401, 'INVALID_METRICS_TOKEN', 'Authorization: Bearer <METRICS_TOKEN> is missing or wrong'),
+      );
     }
     next();
   };

@@ -23,7 +23,8 @@ const QUERIES: Record<keyof Snapshot, string> = {
   withdrawals: 'SELECT status, count(*) AS n FROM withdrawals GROUP BY status',
   ledger: 'SELECT kind, sum(balance_cents) AS balance, count(*) AS n FROM ledger_accounts GROUP BY kind',
   // The partial index outbox_events_undispatched makes this a scan of the pending rows only.
-  outbox: 'SELECT count(*) AS pending, EXTRACT(EPOCH FROM now() - min(created_at))::float8 AS oldest_age_seconds FROM outbox_events WHERE dispatched_at IS NULL',
+  outbox:
+    'SELECT count(*) AS pending, EXTRACT(EPOCH FROM now() - min(created_at))::float8 AS oldest_age_seconds FROM outbox_events WHERE dispatched_at IS NULL',
   deliveries: 'SELECT status, count(*) AS n FROM webhook_deliveries GROUP BY status',
 };
 
@@ -45,7 +46,12 @@ export function registerBusinessGauges(registry: Registry, sequelize: Sequelize,
     return running;
   };
 
-  const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[], fill: (g: Gauge<L>, s: Snapshot) => void) =>
+  const gauge = <L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[],
+    fill: (g: Gauge<L>, s: Snapshot) => void,
+  ) =>
     new Gauge<L>({
       name,
       help,
@@ -67,19 +73,34 @@ export function registerBusinessGauges(registry: Registry, sequelize: Sequelize,
   gauge('gateway_withdrawals', 'Withdrawals (saques) by status', ['status'] as const, (g, s) => {
     for (const r of s.withdrawals) g.set({ status: r.status }, Number(r.n));
   });
-  gauge('gateway_ledger_balance_cents', 'Sum of ledger account balances per account kind, in cents', ['kind'] as const, (g, s) => {
-    for (const r of s.ledger) g.set({ kind: r.kind }, Number(r.balance));
-  });
+  gauge(
+    'gateway_ledger_balance_cents',
+    'Sum of ledger account balances per account kind, in cents',
+    ['kind'] as const,
+    (g, s) => {
+      for (const r of s.ledger) g.set({ kind: r.kind }, Number(r.balance));
+    },
+  );
   gauge('gateway_ledger_accounts', 'Ledger accounts per account kind', ['kind'] as const, (g, s) => {
     for (const r of s.ledger) g.set({ kind: r.kind }, Number(r.n));
   });
   gauge('gateway_outbox_pending_events', 'Outbox events not yet dispatched', [] as const, (g, s) => {
     g.set(Number(s.outbox[0]?.pending ?? 0));
   });
-  gauge('gateway_outbox_oldest_pending_age_seconds', 'Age of the oldest undispatched outbox event in seconds (0 when none is pending)', [] as const, (g, s) => {
-    g.set(s.outbox[0]?.oldest_age_seconds ?? 0);
-  });
-  gauge('gateway_webhook_deliveries', 'Webhook deliveries by status (PENDING, SUCCEEDED, FAILED, CANCELLED)', ['status'] as const, (g, s) => {
-    for (const r of s.deliveries) g.set({ status: r.status }, Number(r.n));
-  });
+  gauge(
+    'gateway_outbox_oldest_pending_age_seconds',
+    'Age of the oldest undispatched outbox event in seconds (0 when none is pending)',
+    [] as const,
+    (g, s) => {
+      g.set(s.outbox[0]?.oldest_age_seconds ?? 0);
+    },
+  );
+  gauge(
+    'gateway_webhook_deliveries',
+    'Webhook deliveries by status (PENDING, SUCCEEDED, FAILED, CANCELLED)',
+    ['status'] as const,
+    (g, s) => {
+      for (const r of s.deliveries) g.set({ status: r.status }, Number(r.n));
+    },
+  );
 }

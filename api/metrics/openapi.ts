@@ -4,12 +4,24 @@ import { errorResponses, jsonResponse, registry, security } from '../openapi/reg
 
 export const perfDbResponse = z.object({
   pool: z
-    .object({ size: z.number().int(), available: z.number().int(), using: z.number().int(), opening: z.number().int(), waiting: z.number().int() })
-    .meta({ description: "This API process's database connection pool: connections counted (size = available + using + opening), idle ones, in use, being opened, and requests waiting for one." }),
+    .object({
+      size: z.number().int(),
+      available: z.number().int(),
+      using: z.number().int(),
+      opening: z.number().int(),
+      waiting: z.number().int(),
+    })
+    .meta({
+      description:
+        "This API process's database connection pool: connections counted (size = available + using + opening), idle ones, in use, being opened, and requests waiting for one.",
+    }),
   slowestQueries: z
     .array(
       z.object({
-        query: z.string().meta({ description: 'Statement text as normalised by PostgreSQL (constants replaced by $1, $2…), at most 2000 characters.' }),
+        query: z.string().meta({
+          description:
+            'Statement text as normalised by PostgreSQL (constants replaced by $1, $2…), at most 2000 characters.',
+        }),
         calls: z.number().int(),
         meanMs: z.number(),
         totalMs: z.number(),
@@ -17,8 +29,14 @@ export const perfDbResponse = z.object({
     )
     .max(10)
     .nullable()
-    .meta({ description: 'Top 10 statements of this database by mean execution time, from pg_stat_statements; null when the extension is not enabled.' }),
-  note: z.string().optional().meta({ description: 'Present when slowestQueries is null: why, and how to enable pg_stat_statements.' }),
+    .meta({
+      description:
+        'Top 10 statements of this database by mean execution time, from pg_stat_statements; null when the extension is not enabled.',
+    }),
+  note: z
+    .string()
+    .optional()
+    .meta({ description: 'Present when slowestQueries is null: why, and how to enable pg_stat_statements.' }),
 });
 
 const access =
@@ -38,7 +56,17 @@ registry.registerPath({
     'and process metrics prefixed gateway_. The business gauges are read from PostgreSQL at most every 5 s. No label carries a merchant id, secret or personal data.',
   security: security.metrics,
   responses: {
-    200: { description: 'Prometheus text format 0.0.4.', content: { 'text/plain': { schema: z.string().meta({ example: '# HELP gateway_charges Charges by status and method\n# TYPE gateway_charges gauge\ngateway_charges{status="PAID",method="PIX"} 12\n' }) } } },
+    200: {
+      description: 'Prometheus text format 0.0.4.',
+      content: {
+        'text/plain': {
+          schema: z.string().meta({
+            example:
+              '# HELP gateway_charges Charges by status and method\n# TYPE gateway_charges gauge\ngateway_charges{status="PAID",method="PIX"} 12\n',
+          }),
+        },
+      },
+    },
     ...errorResponses('INVALID_METRICS_TOKEN', 'NOT_FOUND', 'RATE_LIMITED'),
   },
 });

@@ -37,7 +37,9 @@ const NOT_ENABLED =
 const MAX_QUERY_CHARS = 2000;
 
 export function poolStats(sequelize: Sequelize): PoolStats {
-  const pool = (sequelize.connectionManager as unknown as { pool?: Partial<PoolStats> & { write?: Partial<PoolStats> } }).pool;
+  const pool = (
+    sequelize.connectionManager as unknown as { pool?: Partial<PoolStats> & { write?: Partial<PoolStats> } }
+  ).pool;
   // With read replicas sequelize keeps {read, write} pools; the write pool is the one we use.
   const p = pool && typeof pool.size === 'number' ? pool : (pool?.write ?? {});
   const size = p.size ?? 0;
@@ -64,7 +66,12 @@ export async function perfDbReport(sequelize: Sequelize): Promise<PerfDbReport> 
     );
     return {
       pool,
-      slowestQueries: rows.map((r) => ({ query: r.query.slice(0, MAX_QUERY_CHARS), calls: Number(r.calls), meanMs: Number(r.mean_ms), totalMs: Number(r.total_ms) })),
+      slowestQueries: rows.map((r) => ({
+        query: r.query.slice(0, MAX_QUERY_CHARS),
+        calls: Number(r.calls),
+        meanMs: Number(r.mean_ms),
+        totalMs: Number(r.total_ms),
+      })),
     };
   } catch {
     // Installed but not preloaded: PostgreSQL refuses to read the view.

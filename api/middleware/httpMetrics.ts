@@ -20,7 +20,8 @@ export function httpMetrics(metrics: ApiMetrics): RequestHandler {
       get: () => route,
       set(value: { path?: unknown } | undefined) {
         route = value;
-        if (template === undefined && value && typeof value.path === 'string') template = joinTemplate(req.baseUrl, value.path);
+        if (template === undefined && value && typeof value.path === 'string')
+          template = joinTemplate(req.baseUrl, value.path);
       },
     });
     res.once('finish', () => {

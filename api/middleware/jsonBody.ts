@@ -43,7 +43,8 @@ function parseWith(parse: RequestHandler): RequestHandler {
   return (req, res, next) =>
     parse(req, res, (err?: unknown) => {
       if (err) return next(err);
-      if (jsonDepthExceeds(req.body, MAX_JSON_DEPTH)) return next(errors.validation(`request body is nested deeper than ${MAX_JSON_DEPTH} levels`));
+      if (jsonDepthExceeds(req.body, MAX_JSON_DEPTH))
+        return next(errors.validation(`request body is nested deeper than ${MAX_JSON_DEPTH} levels`));
       next();
     });
 }

@@ -32,7 +32,13 @@ export function perIpRateLimit(opts: RateLimitOptions): RequestHandler {
     validate: { xForwardedForHeader: false },
     handler: (_req, res, next, options) => {
       res.setHeader('Retry-After', String(Math.ceil(options.windowMs / 1000)));
-      next(new ApiError(429, 'RATE_LIMITED', `rate limit of ${options.limit} requests per minute exceeded; retry after the Retry-After delay`));
+      next(
+        new ApiError(
+          429,
+          'RATE_LIMITED',
+          `rate limit of ${options.limit} requests per minute exceeded; retry after the Retry-After delay`,
+        ),
+      );
     },
   });
 }

@@ -54,27 +54,83 @@ export function buildOpenApiDocument(): OpenApiDocument {
     servers: [{ url: '/' }],
     tags: [
       { name: 'Seller Pix charges', description: 'Server-to-server, with client credentials.' },
-      { name: 'Seller withdrawals', description: "Saques: Pix transfers of the merchant's available balance to its registered Pix key." },
-      { name: 'Seller webhooks', description: 'Where charge and withdrawal events are delivered, signed with the webhook secret (`gateway-signature`).' },
-      { name: 'Payout batches', description: 'Pix transfers to many recipients; client credentials and a request signature on every download; their public verification.' },
-      { name: 'Receipts', description: 'PDF receipts (comprovantes) of paid charges, completed withdrawals and paid payout items; client credentials and a request signature on every download; their public verification.' },
-      { name: 'Hosted checkout page', description: 'The public page a buyer pays a checkout on (HTML), its QR code and live status.' },
-      { name: 'Webhook events', description: 'What the gateway POSTs to your webhooks, signed with `gateway-signature`.' },
-      { name: 'Account', description: 'Application API: a signed-in person\'s own account (bearer access token).' },
+      {
+        name: 'Seller withdrawals',
+        description: "Saques: Pix transfers of the merchant's available balance to its registered Pix key.",
+      },
+      {
+        name: 'Seller webhooks',
+        description:
+          'Where charge and withdrawal events are delivered, signed with the webhook secret (`gateway-signature`).',
+      },
+      {
+        name: 'Payout batches',
+        description:
+          'Pix transfers to many recipients; client credentials and a request signature on every download; their public verification.',
+      },
+      {
+        name: 'Receipts',
+        description:
+          'PDF receipts (comprovantes) of paid charges, completed withdrawals and paid payout items; client credentials and a request signature on every download; their public verification.',
+      },
+      {
+        name: 'Hosted checkout page',
+        description: 'The public page a buyer pays a checkout on (HTML), its QR code and live status.',
+      },
+      {
+        name: 'Webhook events',
+        description: 'What the gateway POSTs to your webhooks, signed with `gateway-signature`.',
+      },
+      { name: 'Account', description: "Application API: a signed-in person's own account (bearer access token)." },
       { name: 'Sessions', description: 'Application API: login, refresh (cookie + CSRF), logout.' },
-      { name: 'Two-factor authentication', description: 'TOTP, e-mail codes, recovery codes; the login second step; action tokens for sensitive actions.' },
-      { name: 'Charges', description: 'Application API: Pix charges of your merchants (the same lifecycle, ledger and webhooks as the seller routes).' },
-      { name: 'Courses', description: 'Application API: the marketplace catalogue of your merchants: courses (DRAFT → PUBLISHED → ARCHIVED), their prices, modules and lessons. Only PUBLISHED courses sell.' },
-      { name: 'Enrolments', description: 'Application API: enrolments created when a checkout selling a course is paid (revoked on a full refund), lesson progress reported by the producer’s platform, and certificates (PDF, verified at GET /receipts/verify).' },
-      { name: 'Reconciliations', description: 'Application API: the provider’s statement compared with the ledger for a date range (matched, missing in the ledger, missing at the provider, amount mismatch); lost payments are healed through the normal settlement path.' },
-      { name: 'Settlements', description: 'Application API: move a merchant’s available balance to its own registered Pix key, on demand or on a per-merchant Temporal Schedule (D0, D1, WEEKLY). The money moves as a withdrawal (the same transfer path). Bank-account (TED) destinations are not offered.' },
+      {
+        name: 'Two-factor authentication',
+        description: 'TOTP, e-mail codes, recovery codes; the login second step; action tokens for sensitive actions.',
+      },
+      {
+        name: 'Charges',
+        description:
+          'Application API: Pix charges of your merchants (the same lifecycle, ledger and webhooks as the seller routes).',
+      },
+      {
+        name: 'Courses',
+        description:
+          'Application API: the marketplace catalogue of your merchants: courses (DRAFT → PUBLISHED → ARCHIVED), their prices, modules and lessons. Only PUBLISHED courses sell.',
+      },
+      {
+        name: 'Enrolments',
+        description:
+          'Application API: enrolments created when a checkout selling a course is paid (revoked on a full refund), lesson progress reported by the producer’s platform, and certificates (PDF, verified at GET /receipts/verify).',
+      },
+      {
+        name: 'Reconciliations',
+        description:
+          'Application API: the provider’s statement compared with the ledger for a date range (matched, missing in the ledger, missing at the provider, amount mismatch); lost payments are healed through the normal settlement path.',
+      },
+      {
+        name: 'Settlements',
+        description:
+          'Application API: move a merchant’s available balance to its own registered Pix key, on demand or on a per-merchant Temporal Schedule (D0, D1, WEEKLY). The money moves as a withdrawal (the same transfer path). Bank-account (TED) destinations are not offered.',
+      },
       { name: 'Avatars', description: 'Application API: upload a profile picture (presign → PUT → confirm).' },
       { name: 'Uploads', description: 'The local upload store (when no S3 is configured): signed PUT URLs and reads.' },
       { name: 'Legacy /rifeiro', description: 'Deprecated aliases of the /sellers routes, identical in behaviour.' },
       { name: 'Provider callbacks', description: 'Called by the Pix provider, signed with its callback secret.' },
-      { name: 'Dashboard', description: 'Application API for signed-in people (`Authorization: Bearer <access token>`): the merchant and its API credentials.' },
-      { name: 'Partner checkouts P0', description: 'Client credentials with scopes checkout:read / checkout:write; every answer in the P0 envelope {data, success, error}.' },
-      { name: 'Checkout sessions', description: 'Application API: hosted checkout pages for an amount (the same page and lifecycle as P0 checkouts).' },
+      {
+        name: 'Dashboard',
+        description:
+          'Application API for signed-in people (`Authorization: Bearer <access token>`): the merchant and its API credentials.',
+      },
+      {
+        name: 'Partner checkouts P0',
+        description:
+          'Client credentials with scopes checkout:read / checkout:write; every answer in the P0 envelope {data, success, error}.',
+      },
+      {
+        name: 'Checkout sessions',
+        description:
+          'Application API: hosted checkout pages for an amount (the same page and lifecycle as P0 checkouts).',
+      },
       { name: 'Health' },
       { name: 'Documentation' },
     ],

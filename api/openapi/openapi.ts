@@ -9,7 +9,13 @@ registry.registerPath({
   tags: ['Documentation'],
   summary: 'This OpenAPI 3.1 document',
   security: security.none,
-  responses: { 200: { description: 'The document.', content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } } }, ...errorResponses('RATE_LIMITED') },
+  responses: {
+    200: {
+      description: 'The document.',
+      content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } },
+    },
+    ...errorResponses('RATE_LIMITED'),
+  },
 });
 
 registry.registerPath({
@@ -19,5 +25,8 @@ registry.registerPath({
   tags: ['Documentation'],
   summary: 'Readable API documentation (Swagger UI, self-contained)',
   security: security.none,
-  responses: { 200: { description: 'An HTML page rendering /openapi.json.', content: { 'text/html': { schema: z.string() } } }, ...errorResponses('RATE_LIMITED') },
+  responses: {
+    200: { description: 'An HTML page rendering /openapi.json.', content: { 'text/html': { schema: z.string() } } },
+    ...errorResponses('RATE_LIMITED'),
+  },
 });

@@ -15,15 +15,37 @@ export const registry = new OpenAPIRegistry();
 
 // --- security -------------------------------------------------------------------------------
 
-const apiKeyHeader = (name: string, description: string) => ({ type: 'apiKey' as const, in: 'header' as const, name, description });
+const apiKeyHeader = (name: string, description: string) => ({
+  type: 'apiKey' as const,
+  in: 'header' as const,
+  name,
+  description,
+});
 
-registry.registerComponent('securitySchemes', 'clientId', apiKeyHeader('x-client-id', 'Client id of the API credential (`cli_…`). Always sent together with `x-client-secret`.'));
+registry.registerComponent(
+  'securitySchemes',
+  'clientId',
+  apiKeyHeader(
+    'x-client-id',
+    'Client id of the API credential (`cli_…`). Always sent together with `x-client-secret`.',
+  ),
+);
 registry.registerComponent(
   'securitySchemes',
   'clientSecret',
-  apiKeyHeader('x-client-secret', 'Client secret of the API credential (`sk_…`), shown once at creation. Keep it on the server; never log it.'),
+  apiKeyHeader(
+    'x-client-secret',
+    'Client secret of the API credential (`sk_…`), shown once at creation. Keep it on the server; never log it.',
+  ),
 );
-registry.registerComponent('securitySchemes', 'gatewayTimestamp', apiKeyHeader('x-gateway-timestamp', 'Unix time in milliseconds (UTC) used in the request signature; must be within ±300 s of the server clock.'));
+registry.registerComponent(
+  'securitySchemes',
+  'gatewayTimestamp',
+  apiKeyHeader(
+    'x-gateway-timestamp',
+    'Unix time in milliseconds (UTC) used in the request signature; must be within ±300 s of the server clock.',
+  ),
+);
 registry.registerComponent(
   'securitySchemes',
   'gatewaySignature',
@@ -34,18 +56,28 @@ registry.registerComponent(
       'A signature is valid within ±300 s of its timestamp and only once: a replayed signature is refused with 401 INVALID_SIGNATURE.',
   ),
 );
-registry.registerComponent('securitySchemes', 'providerTimestamp', apiKeyHeader('x-provider-timestamp', 'Set by the Pix provider: Unix time in milliseconds, within ±300 s of the server clock.'));
+registry.registerComponent(
+  'securitySchemes',
+  'providerTimestamp',
+  apiKeyHeader(
+    'x-provider-timestamp',
+    'Set by the Pix provider: Unix time in milliseconds, within ±300 s of the server clock.',
+  ),
+);
 registry.registerComponent(
   'securitySchemes',
   'providerSignature',
-  apiKeyHeader('x-provider-signature', 'Set by the Pix provider: lower-case hex HMAC-SHA256 of `{timestamp}.{rawBody}` keyed with the provider callback secret.'),
+  apiKeyHeader(
+    'x-provider-signature',
+    'Set by the Pix provider: lower-case hex HMAC-SHA256 of `{timestamp}.{rawBody}` keyed with the provider callback secret.',
+  ),
 );
 
 registry.registerComponent('securitySchemes', 'bearerAuth', {
   type: 'http',
   scheme: 'bearer',
   bearerFormat: 'JWT',
-  description: 'A signed-in user\'s access token from POST /auth/login (15 minutes; renew with POST /auth/refresh).',
+  description: "A signed-in user's access token from POST /auth/login (15 minutes; renew with POST /auth/refresh).",
 });
 
 registry.registerComponent('securitySchemes', 'metricsToken', {
@@ -91,20 +123,30 @@ export const idempotencyHeaders = [
   registry.registerParameter(
     'IdempotencyKey',
     idempotencyKeyHeader.optional().openapi({
-      param: { name: 'Idempotency-Key', in: 'header', description: 'Idempotency key, ≤ 255 printable ASCII characters; scoped per merchant and route, kept 24 h. Same key + same body replays the stored answer; same key + different body → 409 DUPLICATE_IDEMPOTENCY_KEY.' },
+      param: {
+        name: 'Idempotency-Key',
+        in: 'header',
+        description:
+          'Idempotency key, ≤ 255 printable ASCII characters; scoped per merchant and route, kept 24 h. Same key + same body replays the stored answer; same key + different body → 409 DUPLICATE_IDEMPOTENCY_KEY.',
+      },
       example: 'order-1001',
     }),
   ),
   registry.registerParameter(
     'XIdempotencyKey',
     idempotencyKeyHeader.optional().openapi({
-      param: { name: 'x-idempotency-key', in: 'header', description: 'Same as `Idempotency-Key` (the seller Pix spelling).' },
+      param: {
+        name: 'x-idempotency-key',
+        in: 'header',
+        description: 'Same as `Idempotency-Key` (the seller Pix spelling).',
+      },
       example: 'order-1001',
     }),
   ),
 ];
 
-const otherSpelling = (canonical: IdempotencyHeaderName): IdempotencyHeaderName => (canonical === 'Idempotency-Key' ? 'x-idempotency-key' : 'Idempotency-Key');
+const otherSpelling = (canonical: IdempotencyHeaderName): IdempotencyHeaderName =>
+  canonical === 'Idempotency-Key' ? 'x-idempotency-key' : 'Idempotency-Key';
 
 /**
  * For routes that refuse a request without a key (api/idempotency/header.ts,
@@ -162,7 +204,10 @@ export const ErrorEnvelope = registry.register(
       error: z.object({
         code: z.enum(ERROR_CODE_LIST).describe('Machine-readable code; see the Errors table of the interface spec.'),
         message: z.string().describe('Human-readable message; never a stack or internal detail.'),
-        details: z.record(z.string(), z.unknown()).nullable().describe('Extra data, e.g. `fields: [{field, message}]` for VALIDATION_ERROR.'),
+        details: z
+          .record(z.string(), z.unknown())
+          .nullable()
+          .describe('Extra data, e.g. `fields: [{field, message}]` for VALIDATION_ERROR.'),
         traceId: z.string().describe('Same as the `x-trace-id` response header.'),
       }),
     })
@@ -170,11 +215,32 @@ export const ErrorEnvelope = registry.register(
 );
 
 /** A success response whose body is `schema`, with the `x-trace-id` header every response carries. */
-export function jsonResponse(description: string, schema: z.ZodType, extraHeaders: Record<string, { description: string; schema: { type: 'string' | 'integer'; enum?: string[] } }> = {}): ResponseConfig {
-  return { description, headers: { 'x-trace-id': traceIdHeader.ref, ...extraHeaders }, content: { 'application/json': { schema } } };
+export function jsonResponse(
+  description: string,
+  schema: z.ZodType,
+  extraHeaders: Record<string, { description: string; schema: { type: 'string' | 'integer'; enum?: string[] } }> = {},
+): ResponseConfig {
+  return {
+    description,
+    headers: { 'x-trace-id': traceIdHeader.ref, ...extraHeaders },
+    content: { 'application/json': { schema } },
+  };
 }
 
-const STATUS_TEXT: Record<number, string> = { 400: 'Bad request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not found', 409: 'Conflict', 413: 'Payload too large', 415: 'Unsupported media type', 422: 'Unprocessable', 429: 'Too many requests', 500: 'Internal error', 502: 'Bad gateway', 503: 'Service unavailable' };
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not found',
+  409: 'Conflict',
+  413: 'Payload too large',
+  415: 'Unsupported media type',
+  422: 'Unprocessable',
+  429: 'Too many requests',
+  500: 'Internal error',
+  502: 'Bad gateway',
+  503: 'Service unavailable',
+};
 
 // Set by the rate limiter (api/middleware/rateLimit.ts) on a 429.
 const rateLimitHeaders = {
@@ -205,7 +271,17 @@ export function errorResponses(...codes: ErrorCode[]): Record<string, ResponseCo
     const examples = Object.fromEntries(
       list.map((code) => [
         code,
-        { summary: code, value: { error: { code, message: ERROR_CODES[code].message, details: EXAMPLE_DETAILS[code] ?? null, traceId: '4f1c2d9e-5b7a-4c1e-9a6d-2f8b3c4d5e6f' } } },
+        {
+          summary: code,
+          value: {
+            error: {
+              code,
+              message: ERROR_CODES[code].message,
+              details: EXAMPLE_DETAILS[code] ?? null,
+              traceId: '4f1c2d9e-5b7a-4c1e-9a6d-2f8b3c4d5e6f',
+            },
+          },
+        },
       ]),
     );
     out[String(status)] = {
@@ -217,11 +293,28 @@ export function errorResponses(...codes: ErrorCode[]): Record<string, ResponseCo
   return out;
 }
 
-type PathRest = Omit<Parameters<typeof registry.registerPath>[0], 'method' | 'path' | 'operationId' | 'summary' | 'tags' | 'security'>;
+type PathRest = Omit<
+  Parameters<typeof registry.registerPath>[0],
+  'method' | 'path' | 'operationId' | 'summary' | 'tags' | 'security'
+>;
 
 /** Registers the application API's bearer-authenticated operations of one tag (one per resource folder). */
 export function bearerPaths(tag: string) {
-  return (method: 'get' | 'post' | 'put' | 'patch' | 'delete', route: string, operationId: string, summary: string, rest: PathRest): void => {
-    registry.registerPath({ method, path: route, operationId, summary, tags: [tag], security: security.bearer, ...rest });
+  return (
+    method: 'get' | 'post' | 'put' | 'patch' | 'delete',
+    route: string,
+    operationId: string,
+    summary: string,
+    rest: PathRest,
+  ): void => {
+    registry.registerPath({
+      method,
+      path: route,
+      operationId,
+      summary,
+      tags: [tag],
+      security: security.bearer,
+      ...rest,
+    });
   };
 }

@@ -42,7 +42,8 @@ const PAGE = `<!doctype html>
 `;
 
 // Swagger UI injects inline styles; everything else is same-origin.
-const DOCS_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'";
+const DOCS_CSP =
+  "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'";
 
 /**
  * Static files of the page. Plain middleware rather than a route on purpose: they are not API

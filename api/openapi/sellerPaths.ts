@@ -13,14 +13,24 @@ export const SELLERS_PREFIX = '/sellers';
 export const LEGACY_PREFIX = '/rifeiro';
 
 /** Answered by the middleware in front of every seller route (api/sellers/router.ts, api/app.ts). */
-const SELLER_ERRORS: ErrorCode[] = ['CREDENTIALS_REQUIRED', 'INVALID_CREDENTIALS', 'MERCHANT_ID_REQUIRED', 'INVALID_SIGNATURE', 'INSUFFICIENT_SCOPE', 'RATE_LIMITED'];
+const SELLER_ERRORS: ErrorCode[] = [
+  'CREDENTIALS_REQUIRED',
+  'INVALID_CREDENTIALS',
+  'MERCHANT_ID_REQUIRED',
+  'INVALID_SIGNATURE',
+  'INSUFFICIENT_SCOPE',
+  'RATE_LIMITED',
+];
 
 const legacyHeaders = {
   Deprecation: registry.registerComponent('headers', 'Deprecation', {
     description: 'Always `true`: /rifeiro is a legacy alias of /sellers.',
     schema: { type: 'string', enum: ['true'] },
   }).ref,
-  Link: registry.registerComponent('headers', 'SuccessorLink', { description: '`</sellers>; rel="successor-version"`', schema: { type: 'string' } }).ref,
+  Link: registry.registerComponent('headers', 'SuccessorLink', {
+    description: '`</sellers>; rel="successor-version"`',
+    schema: { type: 'string' },
+  }).ref,
 };
 
 export type SellerRouteConfig = Omit<RouteConfig, 'security'> & {
@@ -32,7 +42,8 @@ export type SellerRouteConfig = Omit<RouteConfig, 'security'> & {
 
 /** `path` must start with /sellers/ and use OpenAPI parameters (`{id}`, not `:id`). */
 export function registerSellerPath({ errors = [], ...config }: SellerRouteConfig): void {
-  if (!config.path.startsWith(`${SELLERS_PREFIX}/`)) throw new Error(`registerSellerPath: ${config.path} is not under ${SELLERS_PREFIX}/`);
+  if (!config.path.startsWith(`${SELLERS_PREFIX}/`))
+    throw new Error(`registerSellerPath: ${config.path} is not under ${SELLERS_PREFIX}/`);
   const route: RouteConfig = {
     ...config,
     security: config.security ?? security.sellerCredentials,
@@ -53,11 +64,14 @@ export function registerSellerPath({ errors = [], ...config }: SellerRouteConfig
     tags: ['Legacy /rifeiro'],
     deprecated: true,
     summary: `${route.summary ?? route.path} (legacy alias)`,
-    description: `Deprecated alias of \`${route.method.toUpperCase()} ${route.path}\`, identical in behaviour; use /sellers.\n\n${route.description ?? ''}`.trim(),
+    description:
+      `Deprecated alias of \`${route.method.toUpperCase()} ${route.path}\`, identical in behaviour; use /sellers.\n\n${route.description ?? ''}`.trim(),
     responses,
   });
 }
 
-function isZodObject(headers: ResponseConfig['headers']): headers is Extract<ResponseConfig['headers'], { _zod: unknown }> {
+function isZodObject(
+  headers: ResponseConfig['headers'],
+): headers is Extract<ResponseConfig['headers'], { _zod: unknown }> {
   return headers !== undefined && '_zod' in headers;
 }

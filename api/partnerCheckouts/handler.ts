@@ -7,7 +7,10 @@ import { ok } from './envelope';
 import { checkoutIdParam, createCheckoutBody, listCheckoutsQuery } from './schema';
 import type { PartnerCheckoutService } from './service';
 
-export function partnerCheckoutHandlers(service: PartnerCheckoutService, idempotency: IdempotencyService): Record<'create' | 'read' | 'list', RequestHandler> {
+export function partnerCheckoutHandlers(
+  service: PartnerCheckoutService,
+  idempotency: IdempotencyService,
+): Record<'create' | 'read' | 'list', RequestHandler> {
   return {
     create: async (req, res) => {
       // Present: requireIdempotencyKey (router.ts) refused the request otherwise.
@@ -15,10 +18,16 @@ export function partnerCheckoutHandlers(service: PartnerCheckoutService, idempot
       const body = parseOrThrow(createCheckoutBody, req.body);
       service.checkP0Rules(body);
       const merchant = req.user!.merchant;
-      await respondIdempotently(req, res, idempotency, { scope: 'POST /v1/checkouts', request: body, key }, async (checkoutId, resuming) => ({
-        status: 201,
-        body: ok(await service.create(merchant, body, checkoutId, resuming, key)),
-      }));
+      await respondIdempotently(
+        req,
+        res,
+        idempotency,
+        { scope: 'POST /v1/checkouts', request: body, key },
+        async (checkoutId, resuming) => ({
+          status: 201,
+          body: ok(await service.create(merchant, body, checkoutId, resuming, key)),
+        }),
+      );
     },
     read: async (req, res) => {
       const id = parseOrThrow(checkoutIdParam, req.params.id, 'checkout id');

@@ -12,7 +12,11 @@ const P0ErrorEnvelope = registry.register(
     .object({
       data: z.null(),
       success: z.literal(false),
-      error: z.object({ code: z.string().describe('See the Errors table of the interface spec.'), message: z.string(), details: z.record(z.string(), z.unknown()).optional() }),
+      error: z.object({
+        code: z.string().describe('See the Errors table of the interface spec.'),
+        message: z.string(),
+        details: z.record(z.string(), z.unknown()).optional(),
+      }),
     })
     .describe('Every error of the partner checkout routes: the P0 envelope with `data: null`.'),
 );
@@ -21,7 +25,8 @@ const envelopeOf = (data: z.ZodType) => z.object({ data, success: z.literal(true
 
 function p0Errors(...codes: ErrorCode[]): Record<string, ResponseConfig> {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of new Set<ErrorCode>([...codes, 'INTERNAL_ERROR'])) byStatus.set(ERROR_CODES[code].status, [...(byStatus.get(ERROR_CODES[code].status) ?? []), code]);
+  for (const code of new Set<ErrorCode>([...codes, 'INTERNAL_ERROR']))
+    byStatus.set(ERROR_CODES[code].status, [...(byStatus.get(ERROR_CODES[code].status) ?? []), code]);
   return Object.fromEntries(
     [...byStatus].map(([status, list]) => [
       String(status),
@@ -30,7 +35,15 @@ function p0Errors(...codes: ErrorCode[]): Record<string, ResponseConfig> {
         content: {
           'application/json': {
             schema: P0ErrorEnvelope,
-            examples: Object.fromEntries(list.map((code) => [code, { summary: code, value: { data: null, success: false, error: { code, message: ERROR_CODES[code].message } } }])),
+            examples: Object.fromEntries(
+              list.map((code) => [
+                code,
+                {
+                  summary: code,
+                  value: { data: null, success: false, error: { code, message: ERROR_CODES[code].message } },
+                },
+              ]),
+            ),
           },
         },
       },
@@ -38,7 +51,16 @@ function p0Errors(...codes: ErrorCode[]): Record<string, ResponseConfig> {
   );
 }
 
-const shared = ['VALIDATION_ERROR', 'CREDENTIALS_REQUIRED', 'INVALID_CREDENTIALS', 'MERCHANT_ID_REQUIRED', 'INVALID_SIGNATURE', 'INSUFFICIENT_SCOPE', 'RATE_LIMITED', 'NOT_FOUND'] as const;
+const shared = [
+  'VALIDATION_ERROR',
+  'CREDENTIALS_REQUIRED',
+  'INVALID_CREDENTIALS',
+  'MERCHANT_ID_REQUIRED',
+  'INVALID_SIGNATURE',
+  'INSUFFICIENT_SCOPE',
+  'RATE_LIMITED',
+  'NOT_FOUND',
+] as const;
 
 registry.registerPath({
   method: 'post',
@@ -52,7 +74,13 @@ registry.registerPath({
     'The same key and body answer the first answer again (nothing is created twice); another body → 409 DUPLICATE_IDEMPOTENCY_KEY. The request signature is verified when sent and ' +
     'required in production. Items are checked in order (exists → belongs to your merchant → active and course PUBLISHED → type ONE_TIME); the first failure answers.',
   security: [...security.sellerCredentials],
-  request: { headers: requiredIdempotencyHeaders('Idempotency-Key'), body: { required: true, content: { 'application/json': { schema: registry.register('CreateCheckoutP0Request', createCheckoutBody) } } } },
+  request: {
+    headers: requiredIdempotencyHeaders('Idempotency-Key'),
+    body: {
+      required: true,
+      content: { 'application/json': { schema: registry.register('CreateCheckoutP0Request', createCheckoutBody) } },
+    },
+  },
   responses: {
     201: { description: 'The checkout.', content: { 'application/json': { schema: envelopeOf(P0Checkout) } } },
     ...p0Errors(
@@ -94,7 +122,11 @@ registry.registerPath({
             data: z.array(P0Checkout),
             success: z.literal(true),
             error: z.null(),
-            pagination: z.object({ hasMore: z.boolean(), next: z.string().nullable(), before: z.string().nullable().describe('The `after` this page was read with.') }),
+            pagination: z.object({
+              hasMore: z.boolean(),
+              next: z.string().nullable(),
+              before: z.string().nullable().describe('The `after` this page was read with.'),
+            }),
           }),
         },
       },

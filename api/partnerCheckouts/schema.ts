@@ -24,17 +24,39 @@ const billIdText = () =>
 
 export const createCheckoutBody = z.strictObject({
   items: z
-    .array(z.strictObject({ id: z.uuid().describe('A course price id.'), quantity: z.number().int().min(1).max(MAX_ITEM_QUANTITY) }))
+    .array(
+      z.strictObject({
+        id: z.uuid().describe('A course price id.'),
+        quantity: z.number().int().min(1).max(MAX_ITEM_QUANTITY),
+      }),
+    )
     .min(1)
     .max(MAX_CHECKOUT_ITEMS),
-  frequency: text().max(64).default('ONE_TIME').describe('Only ONE_TIME in P0; any other value → 422 FREQUENCY_NOT_ENABLED_YET.'),
-  customerId: z.unknown().optional().describe('Not enabled in P0: any value other than null → 422 CUSTOMER_NOT_ENABLED_IN_P0.'),
-  coupons: z.array(z.unknown()).max(100).default([]).describe('Not enabled in P0: a non-empty array → 422 COUPONS_NOT_ENABLED_IN_P0.'),
-  returnUrl: httpUrl().max(2048).describe('Where the page links back to. Absolute http(s) URL; https only in production.'),
-  completionUrl: httpUrl().max(2048).describe('Where the page sends the buyer once paid. Absolute http(s) URL; https only in production.'),
+  frequency: text()
+    .max(64)
+    .default('ONE_TIME')
+    .describe('Only ONE_TIME in P0; any other value → 422 FREQUENCY_NOT_ENABLED_YET.'),
+  customerId: z
+    .unknown()
+    .optional()
+    .describe('Not enabled in P0: any value other than null → 422 CUSTOMER_NOT_ENABLED_IN_P0.'),
+  coupons: z
+    .array(z.unknown())
+    .max(100)
+    .default([])
+    .describe('Not enabled in P0: a non-empty array → 422 COUPONS_NOT_ENABLED_IN_P0.'),
+  returnUrl: httpUrl()
+    .max(2048)
+    .describe('Where the page links back to. Absolute http(s) URL; https only in production.'),
+  completionUrl: httpUrl()
+    .max(2048)
+    .describe('Where the page sends the buyer once paid. Absolute http(s) URL; https only in production.'),
   externalId: text().min(1).max(128).describe('Your id for this checkout (filterable).'),
   metadata: metadata().default({}),
-  expiresAt: z.iso.datetime({ offset: true }).optional().describe('When the Pix charge expires: 1 minute to 30 days from now; default the server\'s charge lifetime.'),
+  expiresAt: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .describe("When the Pix charge expires: 1 minute to 30 days from now; default the server's charge lifetime."),
 });
 export type CreateCheckoutBody = z.output<typeof createCheckoutBody>;
 
@@ -70,4 +92,8 @@ export const p0Checkout = z.object({
   updatedAt: z.string(),
 });
 
-export const p0Error = z.object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()).optional() });
+export const p0Error = z.object({
+  code: z.string(),
+  message: z.string(),
+  details: z.record(z.string(), z.unknown()).optional(),
+});

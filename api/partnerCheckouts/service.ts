@@ -65,24 +65,42 @@ export class PartnerCheckoutService {
   }
 
   /** Creates checkout `checkoutId` (the idempotency claim's id) for the credential's merchant. */
-  async create(merchant: Merchant, body: CreateCheckoutBody, checkoutId: string, resuming: boolean, idempotencyKey: string) {
+  async create(
+    merchant: Merchant,
+    body: CreateCheckoutBody,
+    checkoutId: string,
+    resuming: boolean,
+    idempotencyKey: string,
+  ) {
     if (resuming) {
       const existing = await Checkout.findByPk(checkoutId);
       if (existing) return this.present(existing);
     }
-    const prices = await this.pricesOf(merchant.id, body.items.map((i) => i.id));
+    const prices = await this.pricesOf(
+      merchant.id,
+      body.items.map((i) => i.id),
+    );
     const items = body.items.map((item, index) => {
       const price = prices.get(item.id.toLowerCase());
       if (!price) throw p0ErrorCodes.priceNotFound(index, item.id);
       if (price.merchant_id !== merchant.id) throw p0ErrorCodes.priceNotOwned(index, item.id);
       if (!price.active) throw p0ErrorCodes.priceInactive(index, item.id, 'PRICE_INACTIVE', price.course_status);
-      if (price.course_status !== 'PUBLISHED') throw p0ErrorCodes.priceInactive(index, item.id, 'COURSE_NOT_PUBLISHED', price.course_status);
+      if (price.course_status !== 'PUBLISHED')
+        throw p0ErrorCodes.priceInactive(index, item.id, 'COURSE_NOT_PUBLISHED', price.course_status);
       if (price.type !== 'ONE_TIME') throw p0ErrorCodes.priceType(index, item.id, price.type);
-      return { priceId: price.id, courseId: price.course_id, name: price.course_title, quantity: item.quantity, unitAmountCents: Number(price.amount_cents) };
+      return {
+        priceId: price.id,
+        courseId: price.course_id,
+        name: price.course_title,
+        quantity: item.quantity,
+        unitAmountCents: Number(price.amount_cents),
+      };
     });
     const amountCents = items.reduce((sum, item) => sum + item.unitAmountCents * item.quantity, 0);
     if (amountCents > MAX_CHARGE_AMOUNT_CENTS) {
-      throw errors.validation('request body is invalid', { fields: [{ field: 'items', message: `the total may be at most ${MAX_CHARGE_AMOUNT_CENTS} cents` }] });
+      throw errors.validation('request body is invalid', {
+        fields: [{ field: 'items', message: `the total may be at most ${MAX_CHARGE_AMOUNT_CENTS} cents` }],
+      });
     }
     const stored = await issueCheckout(this.deps, merchant, {
       id: checkoutId,
@@ -119,7 +137,14 @@ export class PartnerCheckoutService {
     if (query.after !== undefined && !after) throw p0ErrorCodes.invalidId('after');
     const id = query.id === undefined ? null : parseBillId(query.id);
     if (query.id !== undefined && !id) throw p0ErrorCodes.invalidId('id');
-    const replacements: Record<string, unknown> = { merchantId, after, id, externalId: query.externalId ?? null, status: query.status ?? null, limit: query.limit + 1 };
+    const replacements: Record<string, unknown> = {
+      merchantId,
+      after,
+      id,
+      externalId: query.externalId ?? null,
+      status: query.status ?? null,
+      limit: query.limit + 1,
+    };
     if (after) {
       const cursor = await Checkout.findOne({ where: { id: after, merchantId, kind: 'P0' }, attributes: ['id'] });
       if (!cursor) throw p0ErrorCodes.notFound();
@@ -150,7 +175,9 @@ export class PartnerCheckoutService {
   }
 
   private async itemsOf(checkoutIds: string[]) {
-    const items = checkoutIds.length ? await CheckoutItem.findAll({ where: { checkoutId: checkoutIds }, order: [['position', 'ASC']] }) : [];
+    const items = checkoutIds.length
+      ? await CheckoutItem.findAll({ where: { checkoutId: checkoutIds }, order: [['position', 'ASC']] })
+      : [];
     const grouped = new Map<string, CheckoutItem[]>();
     for (const item of items) grouped.set(item.checkoutId, [...(grouped.get(item.checkoutId) ?? []), item]);
     return grouped;

@@ -37,7 +37,8 @@ const fieldRank = (field: string) => {
   return rank < 0 ? ITEM_FIELD_ORDER.length : rank;
 };
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export function parseBatchBody(raw: unknown): { body: CreatePayoutBatchBody; items: StagedItem[] } {
   // One entry per field, in the order found; several broken rules of one field share it.
@@ -53,7 +54,8 @@ export function parseBatchBody(raw: unknown): { body: CreatePayoutBatchBody; ite
   const parsed = createPayoutBatchBody.safeParse(raw);
   for (const issue of parsed.success ? [] : parsed.error.issues) {
     // An unknown field is a field: each one gets its own entry, named.
-    if (issue.code === 'unrecognized_keys') for (const key of issue.keys) report([...issue.path, key], `Unrecognized key: "${key}"`);
+    if (issue.code === 'unrecognized_keys')
+      for (const key of issue.keys) report([...issue.path, key], `Unrecognized key: "${key}"`);
     else report(issue.path, issue.message);
   }
 
@@ -65,13 +67,22 @@ export function parseBatchBody(raw: unknown): { body: CreatePayoutBatchBody; ite
     if (!isRecord(item)) return null;
     const at = (field: string) => ['items', rowIndex, field];
     let key: string | null = null;
-    if (typeof item.pixKey === 'string' && typeof item.pixKeyType === 'string' && !invalid.has(at('pixKey').join('.')) && !invalid.has(at('pixKeyType').join('.'))) {
+    if (
+      typeof item.pixKey === 'string' &&
+      typeof item.pixKeyType === 'string' &&
+      !invalid.has(at('pixKey').join('.')) &&
+      !invalid.has(at('pixKeyType').join('.'))
+    ) {
       const checked = normalizePixKey(item.pixKeyType, item.pixKey);
       if (checked.ok) key = checked.key;
       else report(at('pixKey'), checked.message);
     }
     const document = item.recipientDocument;
-    if (typeof document === 'string' && !invalid.has(at('recipientDocument').join('.')) && !documentType(onlyDigits(document))) {
+    if (
+      typeof document === 'string' &&
+      !invalid.has(at('recipientDocument').join('.')) &&
+      !documentType(onlyDigits(document))
+    ) {
       report(at('recipientDocument'), 'not a valid CPF or CNPJ');
     }
     return key;
@@ -89,7 +100,12 @@ export function parseBatchBody(raw: unknown): { body: CreatePayoutBatchBody; ite
   }
 
   // The provider takes documents as digits only: '529.982.247-25' is stored and sent as '52998224725'.
-  const body = { ...parsed.data, items: parsed.data.items.map((item) => (item.recipientDocument === undefined ? item : { ...item, recipientDocument: onlyDigits(item.recipientDocument) })) };
+  const body = {
+    ...parsed.data,
+    items: parsed.data.items.map((item) =>
+      item.recipientDocument === undefined ? item : { ...item, recipientDocument: onlyDigits(item.recipientDocument) },
+    ),
+  };
   // Nothing invalid: every item's key was checked and normalised above.
   return { body, items: body.items.map((item, rowIndex) => stagedItem(item, keys[rowIndex]!)) };
 }

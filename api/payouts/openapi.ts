@@ -2,10 +2,28 @@
 import { z } from 'zod';
 import { MAX_BATCH_ITEMS, MAX_ITEM_AMOUNT_CENTS } from '../../core/payouts/limits';
 import { errorResponses, idempotencyHeaders, jsonResponse, registry, security } from '../openapi/registry';
-import { batchIdParam, batchStatuses, cancelBatchBody, createPayoutBatchBody, itemStatuses, listBatchesQuery, listItemsQuery } from './schema';
+import {
+  batchIdParam,
+  batchStatuses,
+  cancelBatchBody,
+  createPayoutBatchBody,
+  itemStatuses,
+  listBatchesQuery,
+  listItemsQuery,
+} from './schema';
 
 /** Answered by the middleware in front of every payout route (router.ts). */
-const sharedErrors = ['VALIDATION_ERROR', 'CREDENTIALS_REQUIRED', 'INVALID_CREDENTIALS', 'MERCHANT_ID_REQUIRED', 'INVALID_SIGNATURE', 'INSUFFICIENT_SCOPE', 'PAYOUTS_NOT_ENABLED', 'RATE_LIMITED', 'PAYLOAD_TOO_LARGE'] as const;
+const sharedErrors = [
+  'VALIDATION_ERROR',
+  'CREDENTIALS_REQUIRED',
+  'INVALID_CREDENTIALS',
+  'MERCHANT_ID_REQUIRED',
+  'INVALID_SIGNATURE',
+  'INSUFFICIENT_SCOPE',
+  'PAYOUTS_NOT_ENABLED',
+  'RATE_LIMITED',
+  'PAYLOAD_TOO_LARGE',
+] as const;
 
 const CreatePayoutBatchRequest = registry.register(
   'CreatePayoutBatchRequest',
@@ -32,15 +50,24 @@ export const payoutItem = z.object({
   status: z.enum(itemStatuses).describe('PENDING → SENDING → PAID | FAILED; PENDING → CANCELLED. Only forward.'),
   amountCents: z.number().int(),
   feeCents: z.number().int(),
-  netAmountCents: z.number().int().describe('What the recipient receives (the full amount; the fee is charged to the merchant).'),
+  netAmountCents: z
+    .number()
+    .int()
+    .describe('What the recipient receives (the full amount; the fee is charged to the merchant).'),
   recipientName: z.string(),
   pixKeyType: z.string(),
   referenceId: z.string().nullable(),
   endToEndId: z.string().nullable(),
   lastError: z.string().nullable(),
-  lastErrorCode: z.string().nullable().describe('e.g. INVALID_PIX_KEY, RECIPIENT_REFUSED, PROVIDER_UNAVAILABLE (while retrying).'),
+  lastErrorCode: z
+    .string()
+    .nullable()
+    .describe('e.g. INVALID_PIX_KEY, RECIPIENT_REFUSED, PROVIDER_UNAVAILABLE (while retrying).'),
   settledAt: z.string().nullable(),
-  releasedAt: z.string().nullable().describe('When a failed or cancelled item’s funding went back to the available balance.'),
+  releasedAt: z
+    .string()
+    .nullable()
+    .describe('When a failed or cancelled item’s funding went back to the available balance.'),
   rowIndex: z.number().int(),
   createdAt: z.string(),
   updatedAt: z.string(),
@@ -71,7 +98,11 @@ export const payoutBatch = payoutBatchListEntry.extend({
   items: z.array(payoutItem).describe('The first 1,000 items by rowIndex; page through all of them with /items.'),
 });
 
-export const cancelBatchResult = z.object({ batchId: z.uuid(), status: z.string(), releasedAmountCents: z.number().int() });
+export const cancelBatchResult = z.object({
+  batchId: z.uuid(),
+  status: z.string(),
+  releasedAmountCents: z.number().int(),
+});
 
 const PayoutBatchCreated = registry.register('PayoutBatchCreated', payoutBatchCreated);
 const PayoutItem = registry.register('PayoutItem', payoutItem);
@@ -93,7 +124,13 @@ registry.registerPath({
   responses: {
     201: jsonResponse('Batch created and funded; items are being paid.', PayoutBatchCreated),
     200: jsonResponse('Idempotent replay of an earlier create.', PayoutBatchCreated),
-    ...errorResponses(...sharedErrors, 'INSUFFICIENT_AVAILABLE_BALANCE', 'WITHDRAWAL_FROZEN', 'DUPLICATE_IDEMPOTENCY_KEY', 'SERVICE_UNAVAILABLE'),
+    ...errorResponses(
+      ...sharedErrors,
+      'INSUFFICIENT_AVAILABLE_BALANCE',
+      'WITHDRAWAL_FROZEN',
+      'DUPLICATE_IDEMPOTENCY_KEY',
+      'SERVICE_UNAVAILABLE',
+    ),
   },
 });
 
@@ -106,7 +143,10 @@ registry.registerPath({
   security: security.signedRequest,
   request: { query: listBatchesQuery },
   responses: {
-    200: jsonResponse('A page of batches.', z.object({ items: z.array(PayoutBatchListEntry), limit: z.number().int(), offset: z.number().int() })),
+    200: jsonResponse(
+      'A page of batches.',
+      z.object({ items: z.array(PayoutBatchListEntry), limit: z.number().int(), offset: z.number().int() }),
+    ),
     ...errorResponses(...sharedErrors),
   },
 });
@@ -131,7 +171,10 @@ registry.registerPath({
   security: security.signedRequest,
   request: { params, query: listItemsQuery },
   responses: {
-    200: jsonResponse('A page of items.', z.object({ items: z.array(PayoutItem), limit: z.number().int(), offset: z.number().int() })),
+    200: jsonResponse(
+      'A page of items.',
+      z.object({ items: z.array(PayoutItem), limit: z.number().int(), offset: z.number().int() }),
+    ),
     ...errorResponses(...sharedErrors, 'BATCH_NOT_FOUND'),
   },
 });
@@ -146,7 +189,11 @@ registry.registerPath({
     'Items already sent to the provider finish first (paid or failed); every item not yet sent becomes CANCELLED and its amount + fee ' +
     'returns to the available balance, once. Cancelling the run in the Temporal Web UI does the same.',
   security: security.signedRequest,
-  request: { params, headers: idempotencyHeaders, body: { required: true, content: { 'application/json': { schema: cancelBatchBody } } } },
+  request: {
+    params,
+    headers: idempotencyHeaders,
+    body: { required: true, content: { 'application/json': { schema: cancelBatchBody } } },
+  },
   responses: {
     200: jsonResponse('The batch after the cancel.', registry.register('CancelPayoutBatchResult', cancelBatchResult)),
     ...errorResponses(...sharedErrors, 'BATCH_NOT_FOUND', 'BATCH_NOT_CANCELLABLE', 'DUPLICATE_IDEMPOTENCY_KEY'),

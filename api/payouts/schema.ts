@@ -16,7 +16,10 @@ export const payoutItemInput = z
       .min(11)
       .max(18)
       .optional()
-      .meta({ description: 'CPF or CNPJ, with or without punctuation; stored and sent to the provider as digits only.', example: '529.982.247-25' }),
+      .meta({
+        description: 'CPF or CNPJ, with or without punctuation; stored and sent to the provider as digits only.',
+        example: '529.982.247-25',
+      }),
     referenceId: text().min(1).max(128).optional(),
   })
   .strict();

@@ -25,17 +25,34 @@ export interface PayoutSettings {
   sliceSize?: number;
 }
 
-export const defaultPayoutSettings: PayoutSettings = { chunkSize: 2500, parallelChunks: 2, itemConcurrency: 20, sliceSize: 2500 };
+export const defaultPayoutSettings: PayoutSettings = {
+  chunkSize: 2500,
+  parallelChunks: 2,
+  itemConcurrency: 20,
+  sliceSize: 2500,
+};
 const BATCH_READ_ITEMS = 1000;
 
 export const payoutErrors = {
   notEnabled: () => new ApiError(400, 'PAYOUTS_NOT_ENABLED', 'payouts are not enabled for this merchant'),
-  frozen: () => new ApiError(409, 'WITHDRAWAL_FROZEN', 'withdrawals and payouts of this merchant are temporarily blocked'),
-  insufficient: () => new ApiError(400, 'INSUFFICIENT_AVAILABLE_BALANCE', 'available balance cannot fund the batch (amounts plus fees); nothing was reserved'),
+  frozen: () =>
+    new ApiError(409, 'WITHDRAWAL_FROZEN', 'withdrawals and payouts of this merchant are temporarily blocked'),
+  insufficient: () =>
+    new ApiError(
+      400,
+      'INSUFFICIENT_AVAILABLE_BALANCE',
+      'available balance cannot fund the batch (amounts plus fees); nothing was reserved',
+    ),
   notFound: () => new ApiError(404, 'BATCH_NOT_FOUND', 'payout batch not found'),
   keyUsed: (batchId: string) =>
-    new ApiError(409, 'DUPLICATE_IDEMPOTENCY_KEY', 'this idempotencyKey already identifies another payout batch; use a new key for a new batch', { batchId }),
-  notCancellable: (status: string) => new ApiError(409, 'BATCH_NOT_CANCELLABLE', `batch is ${status}; only PROCESSING batches can be cancelled`),
+    new ApiError(
+      409,
+      'DUPLICATE_IDEMPOTENCY_KEY',
+      'this idempotencyKey already identifies another payout batch; use a new key for a new batch',
+      { batchId },
+    ),
+  notCancellable: (status: string) =>
+    new ApiError(409, 'BATCH_NOT_CANCELLABLE', `batch is ${status}; only PROCESSING batches can be cancelled`),
 };
 
 export class PayoutService {
@@ -47,7 +64,13 @@ export class PayoutService {
    * Stages and reserves batch `batchId` (the idempotency claim's resource id). Runs inside the
    * claim: what it checks depends on the database, so a same-key retry replays instead.
    */
-  async create(merchant: Merchant, body: CreatePayoutBatchBody, items: StagedItem[], batchId: string, resuming: boolean) {
+  async create(
+    merchant: Merchant,
+    body: CreatePayoutBatchBody,
+    items: StagedItem[],
+    batchId: string,
+    resuming: boolean,
+  ) {
     if (!resuming || !(await PayoutBatch.findByPk(batchId))) {
       assertPayoutsAllowed(merchant);
       await this.stage(merchant, batchId, body, items);
@@ -62,9 +85,21 @@ export class PayoutService {
     if (q.createdFrom) created[Op.gte] = new Date(q.createdFrom);
     if (q.createdTo) created[Op.lte] = new Date(q.createdTo);
     if (q.createdFrom || q.createdTo) Object.assign(where, { createdAt: created });
-    const batches = await PayoutBatch.findAll({ where, order: [['createdAt', 'DESC'], ['id', 'ASC']], limit: q.limit, offset: q.offset });
+    const batches = await PayoutBatch.findAll({
+      where,
+      order: [
+        ['createdAt', 'DESC'],
+        ['id', 'ASC'],
+      ],
+      limit: q.limit,
+      offset: q.offset,
+    });
     const counts = await this.counts(batches.map((b) => b.id));
-    return { items: batches.map((b) => presentBatchListEntry(b, counts.get(b.id) ?? emptyCounts())), limit: q.limit, offset: q.offset };
+    return {
+      items: batches.map((b) => presentBatchListEntry(b, counts.get(b.id) ?? emptyCounts())),
+      limit: q.limit,
+      offset: q.offset,
+    };
   }
 
   async get(merchantId: string, batchId: string) {
@@ -91,7 +126,9 @@ export class PayoutService {
     const batch = await this.find(merchantId, batchId);
     if (batch.status !== 'PROCESSING') throw payoutErrors.notCancellable(batch.status);
     try {
-      const outcome = await this.deps.temporal.workflow.getHandle(payoutBatchWorkflowId(batch.id)).executeUpdate(cancelBatchUpdate, { args: [{ reason }] });
+      const outcome = await this.deps.temporal.workflow
+        .getHandle(payoutBatchWorkflowId(batch.id))
+        .executeUpdate(cancelBatchUpdate, { args: [{ reason }] });
       return { batchId: batch.id, status: outcome.status, releasedAmountCents: outcome.releasedAmountCents };
     } catch (err) {
       // The batch finished between our read and the update: it is no longer cancellable.
@@ -100,7 +137,11 @@ export class PayoutService {
         // Still PROCESSING with no workflow to take the cancel: it was stopped by an operator, and
         // the janitor (or `payout reconcile`) settles it by the provider's records.
         if (batch.status === 'PROCESSING') {
-          throw new ApiError(409, 'BATCH_NOT_CANCELLABLE', 'batch processing was stopped; it is being reconciled and funding not sent will be released');
+          throw new ApiError(
+            409,
+            'BATCH_NOT_CANCELLABLE',
+            'batch processing was stopped; it is being reconciled and funding not sent will be released',
+          );
         }
         throw payoutErrors.notCancellable(batch.status);
       }
@@ -111,7 +152,10 @@ export class PayoutService {
   private async stage(merchant: Merchant, batchId: string, body: CreatePayoutBatchBody, items: StagedItem[]) {
     const fee = merchant.payoutFeeCents;
     // A batch's idempotencyKey stays bound to it after the 24 h idempotency record expired.
-    const earlier = await PayoutBatch.findOne({ where: { merchantId: merchant.id, idempotencyKey: body.idempotencyKey }, attributes: ['id'] });
+    const earlier = await PayoutBatch.findOne({
+      where: { merchantId: merchant.id, idempotencyKey: body.idempotencyKey },
+      attributes: ['id'],
+    });
     if (earlier) throw payoutErrors.keyUsed(earlier.id);
     await this.deps.sequelize.transaction(async (transaction) => {
       await PayoutBatch.create(
@@ -182,10 +226,15 @@ export class PayoutService {
           throw errors.merchantIdRequired();
         }
         if (err.cause.type === PayoutFailureTypes.reservationUnavailable) {
-          throw nothingCreated(errors.unavailable('the batch could not be reserved; nothing was reserved, retry with the same idempotencyKey'));
+          throw nothingCreated(
+            errors.unavailable(
+              'the batch could not be reserved; nothing was reserved, retry with the same idempotencyKey',
+            ),
+          );
         }
       }
-      if ((err as { name?: string })?.name === 'ServiceError') throw errors.unavailable('the workflow service is unavailable; retry with the same idempotencyKey');
+      if ((err as { name?: string })?.name === 'ServiceError')
+        throw errors.unavailable('the workflow service is unavailable; retry with the same idempotencyKey');
       throw err;
     }
   }

@@ -13,5 +13,7 @@ export function pixWebhookUrl(publicBaseUrl: string, webhookSecret: string): str
 
 /** A request path with the secret segment of this route blanked, for logs. */
 export function withoutWebhookSecret(path: string): string {
-  return path.startsWith(`${PIX_API_CALLBACK_PATH}/`) ? path.replace(/^(\/webhooks\/pix-api\/)[^/]*/, '$1:secret') : path;
+  return path.startsWith(`${PIX_API_CALLBACK_PATH}/`)
+    ? path.replace(/^(\/webhooks\/pix-api\/)[^/]*/, '$1:secret')
+    : path;
 }

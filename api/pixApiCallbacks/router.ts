@@ -20,7 +20,12 @@ import type { CallbackOutcome, ProviderCallbackService } from '../providerCallba
 import { pixNotificationBody } from './schema';
 import { receivedPixOf } from '../../activities/provider/receivedPixOf';
 
-export function pixApiCallbackRouter(deps: { service: ProviderCallbackService; webhookSecret: string; health: CallbackHealth; logger: Logger }): Router {
+export function pixApiCallbackRouter(deps: {
+  service: ProviderCallbackService;
+  webhookSecret: string;
+  health: CallbackHealth;
+  logger: Logger;
+}): Router {
   if (!deps.webhookSecret) throw new Error('pixApiCallbackRouter: the webhook secret is required');
   const expected = digest(deps.webhookSecret);
   const router = Router();
@@ -28,7 +33,10 @@ export function pixApiCallbackRouter(deps: { service: ProviderCallbackService; w
   const knownSecret: RequestHandler = (req, res, next) => {
     if (crypto.timingSafeEqual(digest(String(req.params.secret ?? '')), expected)) return next();
     // Never the value: a near miss of the secret is still most of the secret.
-    (res.locals.log as Logger | undefined ?? deps.logger).warn({ path: '/webhooks/pix-api/:secret/pix' }, 'API Pix notification with a wrong secret; refused as not found');
+    ((res.locals.log as Logger | undefined) ?? deps.logger).warn(
+      { path: '/webhooks/pix-api/:secret/pix' },
+      'API Pix notification with a wrong secret; refused as not found',
+    );
     next(new ApiError(404, 'NOT_FOUND', 'unknown notification URL'));
   };
 
@@ -37,7 +45,8 @@ export function pixApiCallbackRouter(deps: { service: ProviderCallbackService; w
     deps.health.received();
     const outcomes: Array<{ endToEndId: string; outcome: CallbackOutcome }> = [];
     // In order, one at a time: a batch is a few Pix, and each is a database write and a signal.
-    for (const pix of body.pix) outcomes.push({ endToEndId: pix.endToEndId, outcome: await deps.service.handleReceivedPix(receivedPixOf(pix)) });
+    for (const pix of body.pix)
+      outcomes.push({ endToEndId: pix.endToEndId, outcome: await deps.service.handleReceivedPix(receivedPixOf(pix)) });
     res.json({ received: true, outcomes });
   };
 

@@ -10,20 +10,33 @@ export const MAX_NOTIFIED_PIX = 1000;
 
 export const notifiedPixSchema = z
   .object({
-    endToEndId: z.string().regex(/^[a-zA-Z0-9]{32}$/).meta({ description: 'The Pix (32 alphanumerics).', example: 'E12345678202611221500abcdefghijk' }),
+    endToEndId: z
+      .string()
+      .regex(/^[a-zA-Z0-9]{32}$/)
+      .meta({ description: 'The Pix (32 alphanumerics).', example: 'E12345678202611221500abcdefghijk' }),
     txid: z
       .string()
       .regex(/^[a-zA-Z0-9]{1,35}$/)
       .optional()
-      .meta({ description: 'The cob it paid; ours are the 32 hex digits of our charge id.', example: '0f6c3e0a8a4b4e0e9d4f2b1c3a5e7d90' }),
-    valor: z.string().regex(/^\d{1,10}\.\d{2}$/).meta({ example: '123.45' }),
+      .meta({
+        description: 'The cob it paid; ours are the 32 hex digits of our charge id.',
+        example: '0f6c3e0a8a4b4e0e9d4f2b1c3a5e7d90',
+      }),
+    valor: z
+      .string()
+      .regex(/^\d{1,10}\.\d{2}$/)
+      .meta({ example: '123.45' }),
     chave: z.string().max(77).optional(),
     horario: z.iso.datetime({ offset: true }),
     // Read leniently where it is used (a PSP extension, see pixApi/schemas.ts): never a 400.
-    pagador: z.unknown().optional().meta({ description: "Who paid: a PSP extension (the sandbox's), read when well formed." }),
+    pagador: z
+      .unknown()
+      .optional()
+      .meta({ description: "Who paid: a PSP extension (the sandbox's), read when well formed." }),
   })
   .passthrough();
 
-export const pixNotificationBody = z
-  .object({ pix: z.array(notifiedPixSchema).min(1).max(MAX_NOTIFIED_PIX) })
-  .meta({ description: 'An API Pix notification: the Pix received, each a claim the gateway checks with the PSP before crediting.' });
+export const pixNotificationBody = z.object({ pix: z.array(notifiedPixSchema).min(1).max(MAX_NOTIFIED_PIX) }).meta({
+  description:
+    'An API Pix notification: the Pix received, each a claim the gateway checks with the PSP before crediting.',
+});

@@ -43,7 +43,11 @@ export class CallbackHealth {
   }
 
   async report(now = new Date()): Promise<CallbackHealthReport> {
-    const [row] = await this.deps.sequelize.query<{ received: string | null; failures: string | null; last: Date | null }>(
+    const [row] = await this.deps.sequelize.query<{
+      received: string | null;
+      failures: string | null;
+      last: Date | null;
+    }>(
       `SELECT sum(received) AS received, sum(signature_failures) AS failures,
               (SELECT max(last_received_at) FROM provider_callback_health) AS last
          FROM provider_callback_health WHERE minute > now() - interval '1 hour'`,
@@ -60,7 +64,11 @@ export class CallbackHealth {
       }
       if (p.lastReceivedAt && (!last || p.lastReceivedAt > last)) last = p.lastReceivedAt;
     }
-    return { lastCallbackAt: last ? last.toISOString() : null, callbacksLastHour: received, signatureFailuresLastHour: failures };
+    return {
+      lastCallbackAt: last ? last.toISOString() : null,
+      callbacksLastHour: received,
+      signatureFailuresLastHour: failures,
+    };
   }
 
   /** Writes the pending counts now (also called by the timer). */
@@ -88,7 +96,8 @@ export class CallbackHealth {
         const q = this.bucketAt(minute);
         q.received += p.received;
         q.signatureFailures += p.signatureFailures;
-        if (p.lastReceivedAt && (!q.lastReceivedAt || q.lastReceivedAt < p.lastReceivedAt)) q.lastReceivedAt = p.lastReceivedAt;
+        if (p.lastReceivedAt && (!q.lastReceivedAt || q.lastReceivedAt < p.lastReceivedAt))
+          q.lastReceivedAt = p.lastReceivedAt;
       }
       this.deps.logger?.warn({ error: (err as Error).name }, 'callback health counts not saved; retrying later');
       this.schedule();

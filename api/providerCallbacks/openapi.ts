@@ -6,7 +6,11 @@ import type { CallbackOutcome } from './service';
 
 // Fails the type check if service.ts and the documented outcomes ever differ.
 type Documented = (typeof providerCallbackOutcomes)[number];
-const outcomesMatch: [CallbackOutcome] extends [Documented] ? ([Documented] extends [CallbackOutcome] ? true : never) : never = true;
+const outcomesMatch: [CallbackOutcome] extends [Documented]
+  ? [Documented] extends [CallbackOutcome]
+    ? true
+    : never
+  : never = true;
 void outcomesMatch;
 
 registry.registerPath({
@@ -21,7 +25,12 @@ registry.registerPath({
     "A callback is a claim: nothing is credited until the provider's own record of the charge says PAID with our reference and amount. " +
     "`boleto.paid` (a boleto paid by barcode or by its Pix) is checked the same way against the provider's boleto, and settled for the amount that record says was paid.",
   security: security.providerCallback,
-  request: { body: { required: true, content: { 'application/json': { schema: registry.register('ProviderCallback', providerCallbackBody) } } } },
+  request: {
+    body: {
+      required: true,
+      content: { 'application/json': { schema: registry.register('ProviderCallback', providerCallbackBody) } },
+    },
+  },
   responses: {
     200: jsonResponse('Taken.', z.object({ received: z.literal(true), outcome: z.enum(providerCallbackOutcomes) })),
     ...errorResponses('VALIDATION_ERROR', 'INVALID_SIGNATURE', 'PAYLOAD_TOO_LARGE', 'RATE_LIMITED'),
@@ -31,9 +40,20 @@ registry.registerPath({
 export const providerCallbackHealthResponse = z.object({
   ok: z.literal(true),
   timestamp: z.iso.datetime(),
-  lastCallbackAt: z.iso.datetime().nullable().meta({ description: 'When the last callback with a valid signature arrived; null if none is recorded.' }),
-  callbacksLastHour: z.number().int().min(0).meta({ description: 'Callbacks with a valid signature received in the last hour.' }),
-  signatureFailuresLastHour: z.number().int().min(0).meta({ description: 'Callbacks refused with 401 INVALID_SIGNATURE in the last hour.' }),
+  lastCallbackAt: z.iso
+    .datetime()
+    .nullable()
+    .meta({ description: 'When the last callback with a valid signature arrived; null if none is recorded.' }),
+  callbacksLastHour: z
+    .number()
+    .int()
+    .min(0)
+    .meta({ description: 'Callbacks with a valid signature received in the last hour.' }),
+  signatureFailuresLastHour: z
+    .number()
+    .int()
+    .min(0)
+    .meta({ description: 'Callbacks refused with 401 INVALID_SIGNATURE in the last hour.' }),
 });
 
 registry.registerPath({
@@ -46,5 +66,8 @@ registry.registerPath({
     'Public, like the callback endpoint (for the provider and uptime checks); platform-wide figures, no merchant data. ' +
     'Counted by every API process in per-minute buckets (shared through the database within ~2 s), so "last hour" is the last 60 minutes to the minute.',
   security: security.none,
-  responses: { 200: jsonResponse('Up.', registry.register('ProviderCallbackHealth', providerCallbackHealthResponse)), ...errorResponses('RATE_LIMITED') },
+  responses: {
+    200: jsonResponse('Up.', registry.register('ProviderCallbackHealth', providerCallbackHealthResponse)),
+    ...errorResponses('RATE_LIMITED'),
+  },
 });

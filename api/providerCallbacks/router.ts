@@ -13,7 +13,11 @@ import { providerCallbackBody } from './schema';
 import type { ProviderCallbackService, ProviderEvent } from './service';
 import type { CallbackHealth } from './callbackHealth';
 
-export function providerCallbackRouter(deps: { service: ProviderCallbackService; callbackSecret: string; health: CallbackHealth }): Router {
+export function providerCallbackRouter(deps: {
+  service: ProviderCallbackService;
+  callbackSecret: string;
+  health: CallbackHealth;
+}): Router {
   const router = Router();
   const receive: RequestHandler = async (req, res) => {
     const ok = verifyProviderCallbackSignature(
@@ -29,7 +33,10 @@ export function providerCallbackRouter(deps: { service: ProviderCallbackService;
     }
     deps.health.received();
     const body = parseOrThrow(providerCallbackBody, req.body, 'callback body');
-    if (!body.charge && !body.boleto) throw errors.validation('callback body is invalid', { fields: [{ field: 'charge', message: 'charge or boleto is required' }] });
+    if (!body.charge && !body.boleto)
+      throw errors.validation('callback body is invalid', {
+        fields: [{ field: 'charge', message: 'charge or boleto is required' }],
+      });
     const event = body as unknown as ProviderEvent;
     const outcome = await deps.service.handle(event);
     res.json({ received: true, outcome });

@@ -7,7 +7,11 @@ import { z } from 'zod';
 
 export const providerCallbackBody = z
   .object({
-    eventId: z.string().min(1).max(200).meta({ description: 'Unique per event; retries of one event reuse it.', example: 'sbx_evt_01HZX' }),
+    eventId: z
+      .string()
+      .min(1)
+      .max(200)
+      .meta({ description: 'Unique per event; retries of one event reuse it.', example: 'sbx_evt_01HZX' }),
     type: z.string().min(1).max(100).meta({ example: 'charge.paid' }),
     occurredAt: z.string().meta({ description: 'ISO 8601.' }),
     charge: z
@@ -52,4 +56,11 @@ export const providerCallbackBody = z
  * payment for a PAID charge, not credited, stored as an alert · UNKNOWN_CHARGE · IGNORED (not a
  * payment). Every payment is credited only after the provider confirms it.
  */
-export const providerCallbackOutcomes = ['SIGNALLED', 'ALREADY_PAID', 'DUPLICATE_PAYMENT', 'LATE_PAYMENT', 'UNKNOWN_CHARGE', 'IGNORED'] as const;
+export const providerCallbackOutcomes = [
+  'SIGNALLED',
+  'ALREADY_PAID',
+  'DUPLICATE_PAYMENT',
+  'LATE_PAYMENT',
+  'UNKNOWN_CHARGE',
+  'IGNORED',
+] as const;

@@ -32,7 +32,6 @@ export type CallbackOutcome = (typeof providerCallbackOutcomes)[number];
 /** charge.paid (Pix charges) or boleto.paid (boleto charges, paid by barcode or by their Pix). */
 export type ProviderEvent = ProviderCallback | ProviderBoletoCallback;
 
-
 /** The provider_events id of a Pix received, however it came (notification or sweep). */
 export function receivedPixEventId(endToEndId: string): string {
   return `pix:${endToEndKey(endToEndId)}`;
@@ -48,7 +47,9 @@ export class ProviderCallbackService {
   constructor(private readonly deps: { sequelize: Sequelize; temporal: Client; taskQueue: string }) {}
 
   handle(event: ProviderEvent): Promise<CallbackOutcome> {
-    return this.once({ id: event.eventId, type: event.type, subject: subjectId(event), payload: event }, () => this.route(event));
+    return this.once({ id: event.eventId, type: event.type, subject: subjectId(event), payload: event }, () =>
+      this.route(event),
+    );
   }
 
   /**
@@ -59,15 +60,28 @@ export class ProviderCallbackService {
    * GET /pix/{e2eid}) before crediting. Stored once as `pix:<endToEndId>`, whichever way it came.
    */
   handleReceivedPix(pix: ReceivedPix): Promise<CallbackOutcome> {
-    return this.once({ id: receivedPixEventId(pix.endToEndId), type: 'pix', subject: pix.txid, payload: pix }, () => this.routePix(pix));
+    return this.once({ id: receivedPixEventId(pix.endToEndId), type: 'pix', subject: pix.txid, payload: pix }, () =>
+      this.routePix(pix),
+    );
   }
 
   /** Stores the event once, with its FIRST outcome: a replay answers that outcome and re-runs nothing. */
-  private async once(event: { id: string; type: string; subject: string | null; payload: unknown }, route: () => Promise<CallbackOutcome>): Promise<CallbackOutcome> {
+  private async once(
+    event: { id: string; type: string; subject: string | null; payload: unknown },
+    route: () => Promise<CallbackOutcome>,
+  ): Promise<CallbackOutcome> {
     const first = await this.deps.sequelize.query<{ outcome: CallbackOutcome | null }>(
       `INSERT INTO provider_events (id, type, provider_charge_id, payload) VALUES (:id, :type, :chargeId, :payload)
        ON CONFLICT (id) DO UPDATE SET id = provider_events.id RETURNING outcome`,
-      { replacements: { id: event.id, type: event.type, chargeId: event.subject, payload: JSON.stringify(event.payload) }, type: QueryTypes.SELECT },
+      {
+        replacements: {
+          id: event.id,
+          type: event.type,
+          chargeId: event.subject,
+          payload: JSON.stringify(event.payload),
+        },
+        type: QueryTypes.SELECT,
+      },
     );
     if (first[0]?.outcome) return first[0].outcome;
     const outcome = await route();
@@ -83,7 +97,10 @@ export class ProviderCallbackService {
     const charge = chargeId ? await Charge.findByPk(chargeId) : null;
     if (!charge || charge.method !== 'PIX' || charge.providerChargeId !== pix.txid) {
       // The ids only: a Pix may carry a payer's name and document.
-      logger.warn({ txid: pix.txid, endToEndId: endToEndKey(pix.endToEndId) }, 'Pix received for no Pix charge of ours; nothing credited');
+      logger.warn(
+        { txid: pix.txid, endToEndId: endToEndKey(pix.endToEndId) },
+        'Pix received for no Pix charge of ours; nothing credited',
+      );
       return 'UNKNOWN_CHARGE';
     }
     const payment: PaymentConfirmation = {
@@ -95,7 +112,15 @@ export class ProviderCallbackService {
     };
     if (payment.amountCents !== charge.amountCents) {
       // Settlement decides on the PSP's own record; this only says the notification disagrees.
-      logger.warn({ chargeId: charge.id, endToEndId: endToEndKey(pix.endToEndId), reportedCents: payment.amountCents, chargeCents: charge.amountCents }, 'Pix received of another amount than the charge; settlement asks the PSP');
+      logger.warn(
+        {
+          chargeId: charge.id,
+          endToEndId: endToEndKey(pix.endToEndId),
+          reportedCents: payment.amountCents,
+          chargeCents: charge.amountCents,
+        },
+        'Pix received of another amount than the charge; settlement asks the PSP',
+      );
     }
     if (charge.status === 'PAID') return this.forPaidCharge(charge, payment);
     return this.deliver(charge, payment);
@@ -103,7 +128,15 @@ export class ProviderCallbackService {
 
   private async route(event: ProviderEvent): Promise<CallbackOutcome> {
     if (event.type === 'boleto.paid' && 'boleto' in event && event.boleto) return this.routeBoleto(event);
-    if (event.type !== 'charge.paid' || !('charge' in event) || !event.charge || event.charge.status !== 'PAID' || !event.charge.endToEndId || !event.charge.paidAt) return 'IGNORED';
+    if (
+      event.type !== 'charge.paid' ||
+      !('charge' in event) ||
+      !event.charge ||
+      event.charge.status !== 'PAID' ||
+      !event.charge.endToEndId ||
+      !event.charge.paidAt
+    )
+      return 'IGNORED';
     const charge = await Charge.findOne({ where: { providerChargeId: event.charge.id } });
     if (!charge) return 'UNKNOWN_CHARGE';
     const payment: PaymentConfirmation = {
@@ -164,7 +197,10 @@ export class ProviderCallbackService {
       amountCents: payment.amountCents,
       details: { paidEndToEndId: charge.endToEndId, providerChargeId: payment.providerChargeId },
     });
-    logger.error({ chargeId: charge.id, merchantId: charge.merchantId, endToEndId: endToEndKey(payment.endToEndId) }, 'second payment reported for a PAID charge; not credited, see payment_alerts');
+    logger.error(
+      { chargeId: charge.id, merchantId: charge.merchantId, endToEndId: endToEndKey(payment.endToEndId) },
+      'second payment reported for a PAID charge; not credited, see payment_alerts',
+    );
     return 'DUPLICATE_PAYMENT';
   }
 

@@ -54,7 +54,13 @@ export async function chargeReceiptFacts(charge: Charge): Promise<ReceiptFacts |
   if (charge.status !== 'PAID' || !charge.paidAt) return null;
   const merchant = await Merchant.findByPk(charge.merchantId);
   if (!merchant) return null;
-  const refunds = await Refund.findAll({ where: { chargeId: charge.id, status: 'SUCCEEDED' }, order: [['settledAt', 'ASC'], ['createdAt', 'ASC']] });
+  const refunds = await Refund.findAll({
+    where: { chargeId: charge.id, status: 'SUCCEEDED' },
+    order: [
+      ['settledAt', 'ASC'],
+      ['createdAt', 'ASC'],
+    ],
+  });
   return {
     kind: 'CHARGE',
     documentId: charge.id,
@@ -91,7 +97,15 @@ export async function withdrawalReceiptFacts(w: Withdrawal): Promise<ReceiptFact
     : merchantParty(merchant);
   const b = w.beneficiarySnapshot;
   const receiver: Party | null = b
-    ? { name: b.name, document: digits(b.document), institution: b.account?.institution ?? null, ispb: null, agency: b.account?.branch ?? null, account: b.account?.account ?? null, pixKey: b.pixKey }
+    ? {
+        name: b.name,
+        document: digits(b.document),
+        institution: b.account?.institution ?? null,
+        ispb: null,
+        agency: b.account?.branch ?? null,
+        account: b.account?.account ?? null,
+        pixKey: b.pixKey,
+      }
     : null;
   return {
     kind: 'WITHDRAWAL',
@@ -124,7 +138,15 @@ export async function payoutItemReceiptFacts(item: PayoutItem): Promise<ReceiptF
     txid: null,
     description: batch?.description ?? item.referenceId ?? null,
     payer: merchantParty(merchant),
-    receiver: { name: item.recipientName, document: digits(item.recipientDocument), institution: null, ispb: null, agency: null, account: null, pixKey: item.pixKey },
+    receiver: {
+      name: item.recipientName,
+      document: digits(item.recipientDocument),
+      institution: null,
+      ispb: null,
+      agency: null,
+      account: null,
+      pixKey: item.pixKey,
+    },
     refunds: [],
   };
 }

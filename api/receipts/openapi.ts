@@ -3,12 +3,20 @@ import { z } from 'zod';
 import { errorResponses, registry, security } from '../openapi/registry';
 import { authenticCertificate, authenticReceipt, notAuthentic, verifyQuery } from './schema';
 
-const AuthenticReceipt = registry.register('AuthenticReceipt', authenticReceipt.describe('The receipt is genuine; its key facts as our records hold them now.'));
+const AuthenticReceipt = registry.register(
+  'AuthenticReceipt',
+  authenticReceipt.describe('The receipt is genuine; its key facts as our records hold them now.'),
+);
 const AuthenticCertificate = registry.register(
   'AuthenticCertificate',
-  authenticCertificate.describe('A course certificate we issued, its facts unchanged. `valid` is false (status REVOKED) once its enrolment was revoked by a full refund.'),
+  authenticCertificate.describe(
+    'A course certificate we issued, its facts unchanged. `valid` is false (status REVOKED) once its enrolment was revoked by a full refund.',
+  ),
 );
-const NotAuthenticReceipt = registry.register('NotAuthenticReceipt', notAuthentic.describe('Forged, altered, unknown or malformed: no reason is given.'));
+const NotAuthenticReceipt = registry.register(
+  'NotAuthenticReceipt',
+  notAuthentic.describe('Forged, altered, unknown or malformed: no reason is given.'),
+);
 
 registry.registerPath({
   method: 'get',
@@ -28,7 +36,9 @@ registry.registerPath({
       description: 'The verdict.',
       content: {
         'application/json': { schema: z.union([AuthenticReceipt, AuthenticCertificate, NotAuthenticReceipt]) },
-        'text/html': { schema: z.string().describe('A page saying whether the receipt is authentic, with its key facts.') },
+        'text/html': {
+          schema: z.string().describe('A page saying whether the receipt is authentic, with its key facts.'),
+        },
       },
     },
     ...errorResponses('RATE_LIMITED'),

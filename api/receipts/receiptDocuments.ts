@@ -42,7 +42,11 @@ export class ReceiptDocuments {
   private readonly keyFingerprint: string;
 
   constructor(private readonly deps: ReceiptDocumentsDeps) {
-    this.keyFingerprint = crypto.createHash('sha256').update('receipt-cache-key-fingerprint').update(deps.verificationKey).digest('hex');
+    this.keyFingerprint = crypto
+      .createHash('sha256')
+      .update('receipt-cache-key-fingerprint')
+      .update(deps.verificationKey)
+      .digest('hex');
   }
 
   cacheKey(facts: ReceiptFacts): string {
@@ -66,7 +70,10 @@ export class ReceiptDocuments {
   }
 
   private async read(key: string): Promise<Buffer | null> {
-    const rows = await this.deps.sequelize.query<{ pdf: Buffer }>('SELECT pdf FROM receipt_documents WHERE cache_key = $1', { bind: [key], type: QueryTypes.SELECT });
+    const rows = await this.deps.sequelize.query<{ pdf: Buffer }>(
+      'SELECT pdf FROM receipt_documents WHERE cache_key = $1',
+      { bind: [key], type: QueryTypes.SELECT },
+    );
     return rows[0]?.pdf ?? null;
   }
 

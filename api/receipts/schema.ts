@@ -24,7 +24,9 @@ export const authenticReceipt = z.object({
   endToEndId: z.string().nullable(),
   payer: maskedParty,
   receiver: maskedParty,
-  refunds: z.array(z.object({ amountCents: z.int(), at: z.iso.datetime() })).describe('Settled refunds of a charge (empty otherwise).'),
+  refunds: z
+    .array(z.object({ amountCents: z.int(), at: z.iso.datetime() }))
+    .describe('Settled refunds of a charge (empty otherwise).'),
 });
 
 /**

@@ -18,7 +18,13 @@ export class ReceiptVerifyService {
     if (!opened.ok) return { authentic: false };
     if (opened.kind === 'CERTIFICATE') return this.certificate(opened.documentId, opened.digest);
     const facts = await this.deps.loadFacts(opened.kind, opened.documentId);
-    if (!facts || facts.kind !== opened.kind || facts.documentId !== opened.documentId || !digestMatches(facts, opened.digest)) return { authentic: false };
+    if (
+      !facts ||
+      facts.kind !== opened.kind ||
+      facts.documentId !== opened.documentId ||
+      !digestMatches(facts, opened.digest)
+    )
+      return { authentic: false };
     const party = (p: typeof facts.payer) => (p ? { name: p.name, document: maskReceiptDocument(p.document) } : null);
     return {
       authentic: true,

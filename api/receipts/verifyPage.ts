@@ -6,11 +6,15 @@ import type { authenticCertificate, ReceiptVerification } from './schema';
 import type { z } from 'zod';
 
 export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  return value.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
 }
 
 /** No scripts, no external resources: inline styles only. */
-export const VERIFY_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+export const VERIFY_PAGE_CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
 const STYLE = `body{font-family:system-ui,sans-serif;max-width:36rem;margin:2rem auto;padding:0 1rem;color:#222}
 h1{font-size:1.4rem}.ok{color:#0a6b2d}.bad{color:#a40e0e}dl{display:grid;grid-template-columns:max-content 1fr;gap:.4rem 1rem}dt{color:#666}dd{margin:0;word-break:break-all}`;
@@ -26,7 +30,8 @@ ${body}
 `;
 }
 
-const party = (p: { name: string; document: string | null } | null): string => (p ? [p.name, p.document].filter(Boolean).join(' - ') : 'Não informado');
+const party = (p: { name: string; document: string | null } | null): string =>
+  p ? [p.name, p.document].filter(Boolean).join(' - ') : 'Não informado';
 
 export function verifyPage(result: ReceiptVerification): string {
   if (!result.authentic) {
@@ -44,10 +49,16 @@ export function verifyPage(result: ReceiptVerification): string {
     ['ID da transação (E2E)', result.endToEndId ?? '-'],
     ['Pagador', party(result.payer)],
     ['Recebedor', party(result.receiver)],
-    ...result.refunds.map((r): [string, string] => ['Devolução', `${formatBrl(r.amountCents)} em ${formatDateTimeBrasilia(r.at)}`]),
+    ...result.refunds.map((r): [string, string] => [
+      'Devolução',
+      `${formatBrl(r.amountCents)} em ${formatDateTimeBrasilia(r.at)}`,
+    ]),
   ];
   const dl = rows.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('\n');
-  return page('Comprovante autêntico', `<h1 class="ok">Comprovante autêntico</h1>\n<p>Este comprovante foi emitido por nós e os dados abaixo conferem com os nossos registros.</p>\n<dl>\n${dl}\n</dl>`);
+  return page(
+    'Comprovante autêntico',
+    `<h1 class="ok">Comprovante autêntico</h1>\n<p>Este comprovante foi emitido por nós e os dados abaixo conferem com os nossos registros.</p>\n<dl>\n${dl}\n</dl>`,
+  );
 }
 
 /** A certificate: genuine and valid, or genuine but revoked (its enrolment's charge was refunded). */
@@ -60,7 +71,9 @@ function certificatePage(result: z.infer<typeof authenticCertificate>): string {
     ['Emitido por', result.merchantName],
     ['Data de emissão', formatDateBrasilia(result.issuedAt)],
     ['Certificado', result.certificateId],
-    ...(result.revokedAt ? [['Revogado em', `${formatDateTimeBrasilia(result.revokedAt)} (horário de Brasília)`] as [string, string]] : []),
+    ...(result.revokedAt
+      ? [['Revogado em', `${formatDateTimeBrasilia(result.revokedAt)} (horário de Brasília)`] as [string, string]]
+      : []),
   ];
   const dl = rows.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('\n');
   if (!result.valid) {
@@ -69,5 +82,8 @@ function certificatePage(result: z.infer<typeof authenticCertificate>): string {
       `<h1 class="bad">Certificado revogado</h1>\n<p>Este certificado foi emitido por nós, mas não é mais válido: a matrícula foi revogada.</p>\n<dl>\n${dl}\n</dl>`,
     );
   }
-  return page('Certificado válido', `<h1 class="ok">Certificado válido</h1>\n<p>Este certificado foi emitido por nós e os dados abaixo conferem com os nossos registros.</p>\n<dl>\n${dl}\n</dl>`);
+  return page(
+    'Certificado válido',
+    `<h1 class="ok">Certificado válido</h1>\n<p>Este certificado foi emitido por nós e os dados abaixo conferem com os nossos registros.</p>\n<dl>\n${dl}\n</dl>`,
+  );
 }

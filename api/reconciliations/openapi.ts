@@ -12,8 +12,14 @@ const Reconciliation = registry.register(
       'amountMismatch: both, but the amount or endToEndId differ (for a person to look at; nothing is changed). healed counts the lost payments handed to the normal settlement path.',
   ),
 );
-const ReconciliationList = registry.register('ReconciliationList', z.object({ data: z.array(Reconciliation), pagination: Pagination }).describe('Newest first.'));
-const CreateReconciliationRequest = registry.register('CreateReconciliationRequest', createReconciliationBody.describe('A merchant (operators may leave it out) and a date range of at most 31 days.'));
+const ReconciliationList = registry.register(
+  'ReconciliationList',
+  z.object({ data: z.array(Reconciliation), pagination: Pagination }).describe('Newest first.'),
+);
+const CreateReconciliationRequest = registry.register(
+  'CreateReconciliationRequest',
+  createReconciliationBody.describe('A merchant (operators may leave it out) and a date range of at most 31 days.'),
+);
 
 const bearerErrors = ['AUTHENTICATION_REQUIRED', 'INVALID_ACCESS_TOKEN', 'RATE_LIMITED'] as const;
 const ROLES = 'Owner, admin and finance (a viewer → 403 INSUFFICIENT_ROLE).';
@@ -28,7 +34,10 @@ path('post', '/reconciliations', 'createReconciliation', 'Reconcile a date range
     'Without `merchantId`: a platform-wide run over every merchant’s books (merchantId null in the answer), for platform operators only (marked by the CLI `user operator`); anyone else → 400 VALIDATION_ERROR on merchantId. ' +
     `${ROLES} A merchant you do not belong to → 404 MERCHANT_NOT_FOUND.`,
   request: { body: { content: { 'application/json': { schema: CreateReconciliationRequest } } } },
-  responses: { 202: jsonResponse('Started.', Reconciliation), ...errorResponses('VALIDATION_ERROR', 'MERCHANT_NOT_FOUND', 'INSUFFICIENT_ROLE', ...bearerErrors) },
+  responses: {
+    202: jsonResponse('Started.', Reconciliation),
+    ...errorResponses('VALIDATION_ERROR', 'MERCHANT_NOT_FOUND', 'INSUFFICIENT_ROLE', ...bearerErrors),
+  },
 });
 
 path('get', '/reconciliations', 'listReconciliations', 'List a merchant’s reconciliations', {
@@ -36,12 +45,21 @@ path('get', '/reconciliations', 'listReconciliations', 'List a merchant’s reco
   request: { query: listReconciliationsQuery },
   responses: {
     200: jsonResponse('A page of reconciliations.', ReconciliationList),
-    ...errorResponses('VALIDATION_ERROR', 'MERCHANT_NOT_FOUND', 'INSUFFICIENT_ROLE', 'PLATFORM_OPERATOR_REQUIRED', ...bearerErrors),
+    ...errorResponses(
+      'VALIDATION_ERROR',
+      'MERCHANT_NOT_FOUND',
+      'INSUFFICIENT_ROLE',
+      'PLATFORM_OPERATOR_REQUIRED',
+      ...bearerErrors,
+    ),
   },
 });
 
 path('get', '/reconciliations/{id}', 'getReconciliation', 'Read a reconciliation: counts and differences', {
   description: `${ROLES} Another merchant’s reconciliation → 404 RECONCILIATION_NOT_FOUND; so is a platform-wide run, to anyone but a platform operator.`,
   request: { params: z.object({ id: z.uuid().openapi({ description: 'Reconciliation id.' }) }) },
-  responses: { 200: jsonResponse('The reconciliation.', Reconciliation), ...errorResponses('VALIDATION_ERROR', 'RECONCILIATION_NOT_FOUND', 'INSUFFICIENT_ROLE', ...bearerErrors) },
+  responses: {
+    200: jsonResponse('The reconciliation.', Reconciliation),
+    ...errorResponses('VALIDATION_ERROR', 'RECONCILIATION_NOT_FOUND', 'INSUFFICIENT_ROLE', ...bearerErrors),
+  },
 });

@@ -7,7 +7,10 @@ export const MAX_RECONCILIATION_DAYS = 31;
 const isoDay = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a date YYYY-MM-DD')
-  .refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d), 'not a calendar date');
+  .refine(
+    (d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d),
+    'not a calendar date',
+  );
 
 const dayNumber = (d: string) => Date.parse(`${d}T00:00:00Z`) / 86_400_000;
 
@@ -18,13 +21,20 @@ export const createReconciliationBody = z
         'The merchant whose books are reconciled (you must be its owner, admin or finance). Omitted: a platform-wide run over every merchant’s books, for platform operators only (anyone else → 400 VALIDATION_ERROR on merchantId).',
     }),
     from: isoDay.meta({ description: 'First day (Brasília calendar day, inclusive).' }),
-    to: isoDay.meta({ description: `Last day (inclusive); at most ${MAX_RECONCILIATION_DAYS} days after from’s start, not in the future.` }),
+    to: isoDay.meta({
+      description: `Last day (inclusive); at most ${MAX_RECONCILIATION_DAYS} days after from’s start, not in the future.`,
+    }),
   })
   .superRefine((b, ctx) => {
     if (!isoDay.safeParse(b.from).success || !isoDay.safeParse(b.to).success) return;
     const span = dayNumber(b.to) - dayNumber(b.from) + 1;
     if (span < 1) ctx.addIssue({ code: 'custom', path: ['to'], message: 'to must not be before from' });
-    else if (span > MAX_RECONCILIATION_DAYS) ctx.addIssue({ code: 'custom', path: ['to'], message: `the range covers at most ${MAX_RECONCILIATION_DAYS} days` });
+    else if (span > MAX_RECONCILIATION_DAYS)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['to'],
+        message: `the range covers at most ${MAX_RECONCILIATION_DAYS} days`,
+      });
   });
 export type CreateReconciliationBody = z.output<typeof createReconciliationBody>;
 
@@ -34,7 +44,10 @@ export const listReconciliationsQuery = z.strictObject({
     .enum(['true', 'false'])
     .optional()
     .transform((v) => v === 'true')
-    .meta({ description: 'true: the platform-wide runs (no merchant) instead of a merchant’s; platform operators only. Not with merchantId.' }),
+    .meta({
+      description:
+        'true: the platform-wide runs (no merchant) instead of a merchant’s; platform operators only. Not with merchantId.',
+    }),
   limit: z.coerce.number().int().min(1).max(100).default(20),
   offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
 });
@@ -48,26 +61,49 @@ export const reconciliationDifferenceView = z.object({
   kind: z.enum(['MISSING_IN_LEDGER', 'MISSING_AT_PROVIDER', 'AMOUNT_MISMATCH']),
   subject: z
     .enum(['PAYMENT', 'RETURN', 'TRANSFER'])
-    .describe('PAYMENT: a Pix charge paid; RETURN: a devolução (refund) sent to the payer; TRANSFER: a withdrawal, settlement or payout item sent out.'),
+    .describe(
+      'PAYMENT: a Pix charge paid; RETURN: a devolução (refund) sent to the payer; TRANSFER: a withdrawal, settlement or payout item sent out.',
+    ),
   chargeId: z.string().nullable().describe('PAYMENT and RETURN; null for a TRANSFER.'),
   refundId: z.string().nullable().describe('RETURN only.'),
-  transferId: z.string().nullable().describe('TRANSFER only: the withdrawal (a settlement’s too) or payout item id, our reference at the provider.'),
+  transferId: z
+    .string()
+    .nullable()
+    .describe('TRANSFER only: the withdrawal (a settlement’s too) or payout item id, our reference at the provider.'),
   transferKind: z.enum(['WITHDRAWAL', 'PAYOUT_ITEM']).nullable().describe('TRANSFER only.'),
   providerChargeId: z.string().nullable(),
   endToEndId: z.string().nullable(),
-  providerAmountCents: z.number().int().nullable().describe('What the provider’s statement says; null when the payment is not on it.'),
+  providerAmountCents: z
+    .number()
+    .int()
+    .nullable()
+    .describe('What the provider’s statement says; null when the payment is not on it.'),
   ledgerAmountCents: z
     .number()
     .int()
     .nullable()
-    .describe('What the ledger booked: the payer’s gross on CHARGE_PAID, the devolução on REFUND_COMPLETED, the amount sent to provider clearing on WITHDRAWAL_COMPLETED or PAYOUT_ITEM_PAID (fees stay with us); null when there is no entry.'),
-  healed: z.boolean().describe('A lost payment handed to the normal settlement path (the charge’s lifecycle, or the late-payment path), which asks the provider and credits it once.'),
-  resolution: z.string().nullable().describe('What that path answered: SIGNALLED, LATE_PAYMENT, ALREADY_PAID, DUPLICATE_PAYMENT; REFUND_IN_PROGRESS or TRANSFER_IN_PROGRESS for money out whose workflow has not settled yet (it settles by the provider’s record).'),
+    .describe(
+      'What the ledger booked: the payer’s gross on CHARGE_PAID, the devolução on REFUND_COMPLETED, the amount sent to provider clearing on WITHDRAWAL_COMPLETED or PAYOUT_ITEM_PAID (fees stay with us); null when there is no entry.',
+    ),
+  healed: z
+    .boolean()
+    .describe(
+      'A lost payment handed to the normal settlement path (the charge’s lifecycle, or the late-payment path), which asks the provider and credits it once.',
+    ),
+  resolution: z
+    .string()
+    .nullable()
+    .describe(
+      'What that path answered: SIGNALLED, LATE_PAYMENT, ALREADY_PAID, DUPLICATE_PAYMENT; REFUND_IN_PROGRESS or TRANSFER_IN_PROGRESS for money out whose workflow has not settled yet (it settles by the provider’s record).',
+    ),
 });
 
 export const reconciliationView = z.object({
   id: z.uuid(),
-  merchantId: z.uuid().nullable().describe('null: a platform-wide run (every merchant’s books; platform operators only).'),
+  merchantId: z
+    .uuid()
+    .nullable()
+    .describe('null: a platform-wide run (every merchant’s books; platform operators only).'),
   from: z.string(),
   to: z.string(),
   status: z.enum(['RUNNING', 'COMPLETED', 'FAILED']),

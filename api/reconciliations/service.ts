@@ -19,7 +19,8 @@ export const RECONCILIATION_ROLES: readonly MemberRole[] = ['owner', 'admin', 'f
 
 export const reconciliationErrors = {
   notFound: () => new ApiError(404, 'RECONCILIATION_NOT_FOUND', 'reconciliation not found'),
-  operatorsOnly: () => new ApiError(403, 'PLATFORM_OPERATOR_REQUIRED', 'only platform operators read the platform-wide reconciliations'),
+  operatorsOnly: () =>
+    new ApiError(403, 'PLATFORM_OPERATOR_REQUIRED', 'only platform operators read the platform-wide reconciliations'),
 };
 
 interface Row {
@@ -49,10 +50,19 @@ export class ReconciliationService {
     const merchantId = body.merchantId ?? null;
     if (merchantId) await requireRole(userId, merchantId, RECONCILIATION_ROLES);
     else if (!(await isPlatformOperator(userId))) {
-      throw new ApiError(400, 'VALIDATION_ERROR', 'merchantId is required: only platform operators reconcile every merchant at once', { field: 'merchantId' });
+      throw new ApiError(
+        400,
+        'VALIDATION_ERROR',
+        'merchantId is required: only platform operators reconcile every merchant at once',
+        { field: 'merchantId' },
+      );
     }
     const today = new Date(Date.now() - 3 * 3_600_000).toISOString().slice(0, 10); // Brasília's today
-    if (body.to > today) throw new ApiError(400, 'VALIDATION_ERROR', 'to must not be in the future (Brasília calendar)', { field: 'to', today });
+    if (body.to > today)
+      throw new ApiError(400, 'VALIDATION_ERROR', 'to must not be in the future (Brasília calendar)', {
+        field: 'to',
+        today,
+      });
     const id = crypto.randomUUID();
     await this.deps.sequelize.query(
       `INSERT INTO reconciliations (id, merchant_id, from_date, to_date, requested_by) VALUES (:id, :merchantId, :from, :to, :userId)`,
@@ -68,7 +78,10 @@ export class ReconciliationService {
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) {
         // Never started: the row would stay RUNNING forever, so it says why instead.
-        await this.deps.sequelize.query(`UPDATE reconciliations SET status = 'FAILED', completed_at = now(), failure_reason = 'could not start the workflow' WHERE id = :id`, { replacements: { id } });
+        await this.deps.sequelize.query(
+          `UPDATE reconciliations SET status = 'FAILED', completed_at = now(), failure_reason = 'could not start the workflow' WHERE id = :id`,
+          { replacements: { id } },
+        );
         throw err;
       }
     }
@@ -80,7 +93,13 @@ export class ReconciliationService {
     if (query.platform) {
       // Who may ask comes first: to anyone but an operator, platform=true is simply forbidden.
       if (!(await isPlatformOperator(userId))) throw reconciliationErrors.operatorsOnly();
-      if (query.merchantId) throw new ApiError(400, 'VALIDATION_ERROR', 'platform=true lists the runs with no merchant: leave merchantId out', { field: 'merchantId' });
+      if (query.merchantId)
+        throw new ApiError(
+          400,
+          'VALIDATION_ERROR',
+          'platform=true lists the runs with no merchant: leave merchantId out',
+          { field: 'merchantId' },
+        );
     } else {
       merchantId = query.merchantId ?? (await defaultMerchantOf(userId));
       await requireRole(userId, merchantId, RECONCILIATION_ROLES);
@@ -90,12 +109,18 @@ export class ReconciliationService {
        ORDER BY created_at DESC, id DESC LIMIT :limit OFFSET :offset`,
       { replacements: { merchantId, limit: query.limit, offset: query.offset }, type: QueryTypes.SELECT },
     );
-    const total = rows.length ? Number(rows[0].total) : (await this.count(merchantId));
-    return { data: rows.map(view), pagination: { total, limit: query.limit, offset: query.offset, hasMore: query.offset + rows.length < total } };
+    const total = rows.length ? Number(rows[0].total) : await this.count(merchantId);
+    return {
+      data: rows.map(view),
+      pagination: { total, limit: query.limit, offset: query.offset, hasMore: query.offset + rows.length < total },
+    };
   }
 
   async read(userId: string, id: string): Promise<ReconciliationView> {
-    const [row] = await this.deps.sequelize.query<Row>(`SELECT ${COLUMNS} FROM reconciliations WHERE id = :id`, { replacements: { id }, type: QueryTypes.SELECT });
+    const [row] = await this.deps.sequelize.query<Row>(`SELECT ${COLUMNS} FROM reconciliations WHERE id = :id`, {
+      replacements: { id },
+      type: QueryTypes.SELECT,
+    });
     if (!row) throw reconciliationErrors.notFound();
     if (row.merchant_id === null) {
       // A platform-wide run: for operators only; to anyone else it does not exist.
@@ -104,15 +129,19 @@ export class ReconciliationService {
     }
     const member = await MerchantMember.findOne({ where: { userId, merchantId: row.merchant_id } });
     if (!member) throw reconciliationErrors.notFound();
-    if (!RECONCILIATION_ROLES.includes(member.role)) throw roleErrors.insufficientRole(member.role, RECONCILIATION_ROLES);
+    if (!RECONCILIATION_ROLES.includes(member.role))
+      throw roleErrors.insufficientRole(member.role, RECONCILIATION_ROLES);
     return view(row);
   }
 
   private async count(merchantId: string | null): Promise<number> {
-    const [row] = await this.deps.sequelize.query<{ n: string }>(`SELECT count(*) AS n FROM reconciliations WHERE merchant_id IS NOT DISTINCT FROM CAST(:merchantId AS uuid)`, {
-      replacements: { merchantId },
-      type: QueryTypes.SELECT,
-    });
+    const [row] = await this.deps.sequelize.query<{ n: string }>(
+      `SELECT count(*) AS n FROM reconciliations WHERE merchant_id IS NOT DISTINCT FROM CAST(:merchantId AS uuid)`,
+      {
+        replacements: { merchantId },
+        type: QueryTypes.SELECT,
+      },
+    );
     return Number(row.n);
   }
 }
@@ -132,7 +161,11 @@ function view(r: Row): ReconciliationView {
       healed: r.healed_count,
     },
     // Reports stored before transfers were compared lack the transfer fields.
-    differences: r.differences.map((d) => ({ ...d, transferId: d.transferId ?? null, transferKind: d.transferKind ?? null })),
+    differences: r.differences.map((d) => ({
+      ...d,
+      transferId: d.transferId ?? null,
+      transferKind: d.transferKind ?? null,
+    })),
     failureReason: r.failure_reason,
     createdAt: new Date(r.created_at).toISOString(),
     completedAt: r.completed_at ? new Date(r.completed_at).toISOString() : null,

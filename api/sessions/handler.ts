@@ -20,16 +20,28 @@ export interface SessionHandlerDeps {
 export function answerSignedIn(res: Response, cookies: CookieJar, tokens: IssuedTokens): void {
   cookies.setRefresh(res, tokens.refreshToken);
   res.setHeader('Cache-Control', 'no-store');
-  res.json({ message: 'logged in', accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, expiresIn: tokens.expiresIn });
+  res.json({
+    message: 'logged in',
+    accessToken: tokens.accessToken,
+    refreshToken: tokens.refreshToken,
+    expiresIn: tokens.expiresIn,
+  });
 }
 
 export function answerLogin(res: Response, cookies: CookieJar, result: LoginResult): void {
   if (result.kind === 'SIGNED_IN') return answerSignedIn(res, cookies, result.tokens);
   res.setHeader('Cache-Control', 'no-store');
-  res.json({ message: 'second factor required', secondFactorRequired: true, challengeToken: result.challengeToken, methods: result.methods });
+  res.json({
+    message: 'second factor required',
+    secondFactorRequired: true,
+    challengeToken: result.challengeToken,
+    methods: result.methods,
+  });
 }
 
-export function sessionHandlers(deps: SessionHandlerDeps): Record<'csrf' | 'login' | 'refresh' | 'logout', RequestHandler> {
+export function sessionHandlers(
+  deps: SessionHandlerDeps,
+): Record<'csrf' | 'login' | 'refresh' | 'logout', RequestHandler> {
   return {
     csrf: (_req, res) => {
       const token = deps.csrf.issue();

@@ -5,14 +5,32 @@ import { csrfAnswer, loginAnswer, loginBody, messageAnswer, refreshAnswer, secon
 
 // Derived copies (.describe): the routers import schema.ts before the registry extends zod.
 const LoginRequest = registry.register('LoginRequest', loginBody.describe('E-mail and password.'));
-const LoginAnswer = registry.register('LoginAnswer', loginAnswer.describe('Signed in: an access token, and the refresh token (also as the refresh_token cookie).'));
-const SecondFactorChallenge = registry.register('SecondFactorChallenge', secondFactorChallenge.describe('The password was right and the account has a second factor: finish with POST /auth/login/second-factor.'));
-const RefreshAnswer = registry.register('RefreshAnswer', refreshAnswer.describe('A new access token; the refresh_token cookie was replaced by the next one.'));
-const CsrfAnswer = registry.register('CsrfAnswer', csrfAnswer.describe('A CSRF token for the cookie-authenticated calls.'));
+const LoginAnswer = registry.register(
+  'LoginAnswer',
+  loginAnswer.describe('Signed in: an access token, and the refresh token (also as the refresh_token cookie).'),
+);
+const SecondFactorChallenge = registry.register(
+  'SecondFactorChallenge',
+  secondFactorChallenge.describe(
+    'The password was right and the account has a second factor: finish with POST /auth/login/second-factor.',
+  ),
+);
+const RefreshAnswer = registry.register(
+  'RefreshAnswer',
+  refreshAnswer.describe('A new access token; the refresh_token cookie was replaced by the next one.'),
+);
+const CsrfAnswer = registry.register(
+  'CsrfAnswer',
+  csrfAnswer.describe('A CSRF token for the cookie-authenticated calls.'),
+);
 const MessageAnswer = registry.register('MessageAnswer', messageAnswer.describe('A success message.'));
 
-const csrfHeader = z.string().openapi({ description: 'The token from GET /auth/csrf (equal to the csrf_token cookie).' });
-const refreshCookie = z.string().openapi({ description: 'Set by login and refresh: HttpOnly, SameSite=Strict, path /auth.' });
+const csrfHeader = z
+  .string()
+  .openapi({ description: 'The token from GET /auth/csrf (equal to the csrf_token cookie).' });
+const refreshCookie = z
+  .string()
+  .openapi({ description: 'Set by login and refresh: HttpOnly, SameSite=Strict, path /auth.' });
 
 registry.registerPath({
   method: 'get',
@@ -20,7 +38,8 @@ registry.registerPath({
   operationId: 'getCsrfToken',
   tags: ['Sessions'],
   summary: 'Get a CSRF token',
-  description: 'Answers a token and sets it as the `csrf_token` cookie. POST /auth/refresh and a cookie-authenticated POST /auth/logout need it in `x-csrf-token` (signed double submit). Bearer-only calls need none.',
+  description:
+    'Answers a token and sets it as the `csrf_token` cookie. POST /auth/refresh and a cookie-authenticated POST /auth/logout need it in `x-csrf-token` (signed double submit). Bearer-only calls need none.',
   security: security.none,
   responses: { 200: jsonResponse('A CSRF token.', CsrfAnswer), ...errorResponses('RATE_LIMITED') },
 });
@@ -38,7 +57,10 @@ registry.registerPath({
   security: security.none,
   request: { body: { required: true, content: { 'application/json': { schema: LoginRequest } } } },
   responses: {
-    200: jsonResponse('Signed in (LoginAnswer), or a second factor is required (SecondFactorChallenge).', z.union([LoginAnswer, SecondFactorChallenge])),
+    200: jsonResponse(
+      'Signed in (LoginAnswer), or a second factor is required (SecondFactorChallenge).',
+      z.union([LoginAnswer, SecondFactorChallenge]),
+    ),
     ...errorResponses('VALIDATION_ERROR', 'INVALID_LOGIN', 'TOO_MANY_ATTEMPTS', 'RATE_LIMITED'),
   },
 });
@@ -56,7 +78,15 @@ registry.registerPath({
   request: { headers: z.object({ 'x-csrf-token': csrfHeader }), cookies: z.object({ refresh_token: refreshCookie }) },
   responses: {
     200: jsonResponse('A new access token.', RefreshAnswer),
-    ...errorResponses('REFRESH_TOKEN_MISSING', 'REFRESH_TOKEN_INVALID', 'REFRESH_TOKEN_REUSED', 'CSRF_TOKEN_INVALID', 'REFRESH_IN_PROGRESS', 'SERVICE_UNAVAILABLE', 'RATE_LIMITED'),
+    ...errorResponses(
+      'REFRESH_TOKEN_MISSING',
+      'REFRESH_TOKEN_INVALID',
+      'REFRESH_TOKEN_REUSED',
+      'CSRF_TOKEN_INVALID',
+      'REFRESH_IN_PROGRESS',
+      'SERVICE_UNAVAILABLE',
+      'RATE_LIMITED',
+    ),
   },
 });
 
@@ -66,8 +96,16 @@ registry.registerPath({
   operationId: 'logout',
   tags: ['Sessions'],
   summary: 'End the session',
-  description: 'Ends the session of the refresh_token cookie (then `x-csrf-token` is required) or of the bearer token. Its access tokens stop working at once. Idempotent: answers 200 when there is nothing to end.',
+  description:
+    'Ends the session of the refresh_token cookie (then `x-csrf-token` is required) or of the bearer token. Its access tokens stop working at once. Idempotent: answers 200 when there is nothing to end.',
   security: [...security.bearer, {}],
-  request: { headers: z.object({ 'x-csrf-token': csrfHeader.optional().openapi({ description: 'Required when the refresh_token cookie is sent.' }) }) },
-  responses: { 200: jsonResponse('Logged out.', MessageAnswer), ...errorResponses('CSRF_TOKEN_INVALID', 'RATE_LIMITED') },
+  request: {
+    headers: z.object({
+      'x-csrf-token': csrfHeader.optional().openapi({ description: 'Required when the refresh_token cookie is sent.' }),
+    }),
+  },
+  responses: {
+    200: jsonResponse('Logged out.', MessageAnswer),
+    ...errorResponses('CSRF_TOKEN_INVALID', 'RATE_LIMITED'),
+  },
 });

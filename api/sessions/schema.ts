@@ -10,7 +10,11 @@ export const loginBody = z.strictObject({ email: email(), password: text().min(8
 export const loginAnswer = z.object({
   message: z.string(),
   accessToken: z.string().describe('JWT, valid 15 minutes: `Authorization: Bearer <accessToken>`.'),
-  refreshToken: z.string().describe('Valid 7 days, used once (each refresh hands out the next one). Also set as the httpOnly `refresh_token` cookie (path /auth).'),
+  refreshToken: z
+    .string()
+    .describe(
+      'Valid 7 days, used once (each refresh hands out the next one). Also set as the httpOnly `refresh_token` cookie (path /auth).',
+    ),
   expiresIn: z.number().int().describe('Seconds the access token lives (900).'),
 });
 
@@ -22,5 +26,11 @@ export const secondFactorChallenge = z.object({
 });
 
 export const refreshAnswer = z.object({ accessToken: z.string(), expiresIn: z.number().int() });
-export const csrfAnswer = z.object({ csrfToken: z.string().describe('Send it as `x-csrf-token` on POST /auth/refresh and /auth/logout; it is also set as the `csrf_token` cookie.') });
+export const csrfAnswer = z.object({
+  csrfToken: z
+    .string()
+    .describe(
+      'Send it as `x-csrf-token` on POST /auth/refresh and /auth/logout; it is also set as the `csrf_token` cookie.',
+    ),
+});
 export const messageAnswer = z.object({ message: z.string() });

@@ -22,9 +22,20 @@ export const LOGIN_CHALLENGE_TTL_SECONDS = 10 * 60;
 export const sessionErrors = {
   invalidLogin: () => new ApiError(401, 'INVALID_LOGIN', 'e-mail or password is wrong'),
   refreshMissing: () => new ApiError(401, 'REFRESH_TOKEN_MISSING', 'the refresh_token cookie is missing; log in again'),
-  refreshInvalid: () => new ApiError(401, 'REFRESH_TOKEN_INVALID', 'the refresh token is invalid or expired; log in again'),
-  refreshReused: () => new ApiError(401, 'REFRESH_TOKEN_REUSED', 'this refresh token was already used: the session was ended for safety; log in again'),
-  refreshInProgress: () => new ApiError(409, 'REFRESH_IN_PROGRESS', 'this refresh token is being used by another request; retry with the token that request receives'),
+  refreshInvalid: () =>
+    new ApiError(401, 'REFRESH_TOKEN_INVALID', 'the refresh token is invalid or expired; log in again'),
+  refreshReused: () =>
+    new ApiError(
+      401,
+      'REFRESH_TOKEN_REUSED',
+      'this refresh token was already used: the session was ended for safety; log in again',
+    ),
+  refreshInProgress: () =>
+    new ApiError(
+      409,
+      'REFRESH_IN_PROGRESS',
+      'this refresh token is being used by another request; retry with the token that request receives',
+    ),
 };
 
 export interface IssuedTokens {
@@ -87,11 +98,19 @@ export class SessionService {
     const refreshToken = newOpaqueToken('rt');
     const write = async (t: Transaction) => {
       await UserSession.create({ id: sessionId, userId }, { transaction: t });
-      await RefreshToken.create({ id: crypto.randomUUID(), sessionId, tokenHash: sha256(refreshToken), expiresAt: refreshExpiry() }, { transaction: t });
+      await RefreshToken.create(
+        { id: crypto.randomUUID(), sessionId, tokenHash: sha256(refreshToken), expiresAt: refreshExpiry() },
+        { transaction: t },
+      );
     };
     if (transaction) await write(transaction);
     else await this.deps.sequelize.transaction(write);
-    return { accessToken: await this.deps.tokens.issue({ userId, sessionId }), refreshToken, expiresIn: ACCESS_TOKEN_TTL_SECONDS, sessionId };
+    return {
+      accessToken: await this.deps.tokens.issue({ userId, sessionId }),
+      refreshToken,
+      expiresIn: ACCESS_TOKEN_TTL_SECONDS,
+      sessionId,
+    };
   }
 
   /** One use of a refresh token: the next token and a fresh access token, or the family ends. */
@@ -102,11 +121,14 @@ export class SessionService {
       .transaction(async (transaction) => {
         // NOWAIT: a second request with the same token fails at once (409) instead of queueing
         // behind the first and then looking like a reuse.
-        const [locked] = await this.deps.sequelize.query<{ id: string }>(`SELECT id FROM refresh_tokens WHERE token_hash = :hash FOR UPDATE NOWAIT`, {
-          type: QueryTypes.SELECT,
-          replacements: { hash: sha256(presented) },
-          transaction,
-        });
+        const [locked] = await this.deps.sequelize.query<{ id: string }>(
+          `SELECT id FROM refresh_tokens WHERE token_hash = :hash FOR UPDATE NOWAIT`,
+          {
+            type: QueryTypes.SELECT,
+            replacements: { hash: sha256(presented) },
+            transaction,
+          },
+        );
         const row = locked ? await RefreshToken.findByPk(locked.id, { transaction }) : null;
         if (!row) throw sessionErrors.refreshInvalid();
         const session = await UserSession.findByPk(row.sessionId, { transaction, lock: transaction.LOCK.UPDATE });
@@ -116,12 +138,19 @@ export class SessionService {
           reused = true;
           return null;
         }
-        if (row.expiresAt.getTime() <= Date.now() || session.createdAt.getTime() + SESSION_MAX_AGE_SECONDS * 1000 <= Date.now()) throw sessionErrors.refreshInvalid();
+        if (
+          row.expiresAt.getTime() <= Date.now() ||
+          session.createdAt.getTime() + SESSION_MAX_AGE_SECONDS * 1000 <= Date.now()
+        )
+          throw sessionErrors.refreshInvalid();
         const user = await User.findByPk(session.userId, { transaction });
         if (!user || user.deletedAt) throw sessionErrors.refreshInvalid();
         const next = newOpaqueToken('rt');
         await row.update({ usedAt: new Date() }, { transaction });
-        await RefreshToken.create({ id: crypto.randomUUID(), sessionId: session.id, tokenHash: sha256(next), expiresAt: refreshExpiry() }, { transaction });
+        await RefreshToken.create(
+          { id: crypto.randomUUID(), sessionId: session.id, tokenHash: sha256(next), expiresAt: refreshExpiry() },
+          { transaction },
+        );
         await session.update({ lastUsedAt: new Date() }, { transaction });
         return { userId: user.id, sessionId: session.id, refreshToken: next };
       })
@@ -131,7 +160,12 @@ export class SessionService {
         throw err;
       });
     if (reused || !result) throw sessionErrors.refreshReused();
-    return { accessToken: await this.deps.tokens.issue(result), refreshToken: result.refreshToken, expiresIn: ACCESS_TOKEN_TTL_SECONDS, sessionId: result.sessionId };
+    return {
+      accessToken: await this.deps.tokens.issue(result),
+      refreshToken: result.refreshToken,
+      expiresIn: ACCESS_TOKEN_TTL_SECONDS,
+      sessionId: result.sessionId,
+    };
   }
 
   /** The session a refresh token belongs to, if it is still open (logout by cookie). */
@@ -141,7 +175,10 @@ export class SessionService {
   }
 
   async end(sessionId: string, reason: string): Promise<void> {
-    await UserSession.update({ revokedAt: new Date(), revokedReason: reason }, { where: { id: sessionId, revokedAt: null } });
+    await UserSession.update(
+      { revokedAt: new Date(), revokedReason: reason },
+      { where: { id: sessionId, revokedAt: null } },
+    );
   }
 
   /** Ends every open session of a user but `keep` (password change, account deletion). */

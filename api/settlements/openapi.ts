@@ -1,7 +1,22 @@
 /** OpenAPI for /settlements (router.ts), from the schemas that validate it (schema.ts). */
 import { z } from 'zod';
-import { bearerPaths, errorResponses, jsonResponse, Pagination, registry, requiredIdempotencyHeaders, requiredIdempotencyRule } from '../openapi/registry';
-import { createSettlementBody, listSettlementsQuery, putScheduleBody, scheduleQuery, scheduleView, settlementView } from './schema';
+import {
+  bearerPaths,
+  errorResponses,
+  jsonResponse,
+  Pagination,
+  registry,
+  requiredIdempotencyHeaders,
+  requiredIdempotencyRule,
+} from '../openapi/registry';
+import {
+  createSettlementBody,
+  listSettlementsQuery,
+  putScheduleBody,
+  scheduleQuery,
+  scheduleView,
+  settlementView,
+} from './schema';
 
 // Derived copies (.describe): the routers import schema.ts before the registry extends zod.
 const Settlement = registry.register(
@@ -11,13 +26,28 @@ const Settlement = registry.register(
       '(PROCESSING → COMPLETED, or FAILED / CANCELLED with the reserve returned). Destination is always the registered Pix key: bank-account (TED) destinations are not offered.',
   ),
 );
-const SettlementList = registry.register('SettlementList', z.object({ data: z.array(Settlement), pagination: Pagination }).describe('Newest first.'));
-const CreateSettlementRequest = registry.register('CreateSettlementRequest', createSettlementBody.describe('A merchant and, optionally, an amount (default: everything available minus the fee).'));
-const SettlementSchedule = registry.register('SettlementSchedule', scheduleView.describe('A merchant’s automatic settlement: a Temporal Schedule `settlement-<merchantId>` (America/Sao_Paulo).'));
-const PutSettlementScheduleRequest = registry.register('PutSettlementScheduleRequest', putScheduleBody.describe('Frequency, minimum and (optionally) paused.'));
+const SettlementList = registry.register(
+  'SettlementList',
+  z.object({ data: z.array(Settlement), pagination: Pagination }).describe('Newest first.'),
+);
+const CreateSettlementRequest = registry.register(
+  'CreateSettlementRequest',
+  createSettlementBody.describe('A merchant and, optionally, an amount (default: everything available minus the fee).'),
+);
+const SettlementSchedule = registry.register(
+  'SettlementSchedule',
+  scheduleView.describe(
+    'A merchant’s automatic settlement: a Temporal Schedule `settlement-<merchantId>` (America/Sao_Paulo).',
+  ),
+);
+const PutSettlementScheduleRequest = registry.register(
+  'PutSettlementScheduleRequest',
+  putScheduleBody.describe('Frequency, minimum and (optionally) paused.'),
+);
 
 const bearerErrors = ['AUTHENTICATION_REQUIRED', 'INVALID_ACCESS_TOKEN', 'RATE_LIMITED'] as const;
-const ROLES = 'Owner, admin and finance (a viewer → 403 INSUFFICIENT_ROLE). A merchant you do not belong to → 404 MERCHANT_NOT_FOUND.';
+const ROLES =
+  'Owner, admin and finance (a viewer → 403 INSUFFICIENT_ROLE). A merchant you do not belong to → 404 MERCHANT_NOT_FOUND.';
 
 const path = bearerPaths('Settlements');
 
@@ -33,44 +63,106 @@ path('post', '/settlements', 'createSettlement', 'Settle the available balance t
     body: { content: { 'application/json': { schema: CreateSettlementRequest } } },
     headers: [
       ...requiredIdempotencyHeaders('x-idempotency-key'),
-      z.string().optional().openapi({ param: { name: 'x-action-token', in: 'header', description: 'An action token for "settlement"; required when you have a second factor on.' } }),
+      z
+        .string()
+        .optional()
+        .openapi({
+          param: {
+            name: 'x-action-token',
+            in: 'header',
+            description: 'An action token for "settlement"; required when you have a second factor on.',
+          },
+        }),
     ],
   },
   responses: {
     201: jsonResponse('Reserved; the transfer is under way (or already done).', Settlement),
-    ...errorResponses('VALIDATION_ERROR', 'IDEMPOTENCY_KEY_REQUIRED', 'INSUFFICIENT_AVAILABLE_BALANCE', 'MERCHANT_ID_REQUIRED', 'MERCHANT_NOT_FOUND', 'INSUFFICIENT_ROLE', 'SECOND_FACTOR_REQUIRED', 'DUPLICATE_IDEMPOTENCY_KEY', 'WITHDRAWAL_FROZEN', 'SERVICE_UNAVAILABLE', ...bearerErrors),
+    ...errorResponses(
+      'VALIDATION_ERROR',
+      'IDEMPOTENCY_KEY_REQUIRED',
+      'INSUFFICIENT_AVAILABLE_BALANCE',
+      'MERCHANT_ID_REQUIRED',
+      'MERCHANT_NOT_FOUND',
+      'INSUFFICIENT_ROLE',
+      'SECOND_FACTOR_REQUIRED',
+      'DUPLICATE_IDEMPOTENCY_KEY',
+      'WITHDRAWAL_FROZEN',
+      'SERVICE_UNAVAILABLE',
+      ...bearerErrors,
+    ),
   },
 });
 
 path('get', '/settlements', 'listSettlements', 'List a merchant’s settlements', {
   description: ROLES,
   request: { query: listSettlementsQuery },
-  responses: { 200: jsonResponse('A page of settlements.', SettlementList), ...errorResponses('VALIDATION_ERROR', 'MERCHANT_NOT_FOUND', 'INSUFFICIENT_ROLE', ...bearerErrors) },
+  responses: {
+    200: jsonResponse('A page of settlements.', SettlementList),
+    ...errorResponses('VALIDATION_ERROR', 'MERCHANT_NOT_FOUND', 'INSUFFICIENT_ROLE', ...bearerErrors),
+  },
 });
 
 path('get', '/settlements/schedule', 'getSettlementSchedule', 'Read a merchant’s automatic settlement schedule', {
   description: `paused is read from the Temporal Schedule, so a pause made in the Web UI shows here. No schedule → 404 SETTLEMENT_SCHEDULE_NOT_FOUND. ${ROLES}`,
   request: { query: scheduleQuery },
-  responses: { 200: jsonResponse('The schedule.', SettlementSchedule), ...errorResponses('VALIDATION_ERROR', 'SETTLEMENT_SCHEDULE_NOT_FOUND', 'MERCHANT_NOT_FOUND', 'INSUFFICIENT_ROLE', 'SERVICE_UNAVAILABLE', ...bearerErrors) },
+  responses: {
+    200: jsonResponse('The schedule.', SettlementSchedule),
+    ...errorResponses(
+      'VALIDATION_ERROR',
+      'SETTLEMENT_SCHEDULE_NOT_FOUND',
+      'MERCHANT_NOT_FOUND',
+      'INSUFFICIENT_ROLE',
+      'SERVICE_UNAVAILABLE',
+      ...bearerErrors,
+    ),
+  },
 });
 
-path('put', '/settlements/schedule', 'putSettlementSchedule', 'Create or change a merchant’s automatic settlement schedule', {
-  description:
-    'Creates or updates the Temporal Schedule `settlement-<merchantId>` (visible and pausable in the Web UI). D0: daily 23:00, everything available. D1: daily 06:00, what was available at the end of the previous day ' +
-    '(never more than is available now). WEEKLY: Mondays 06:00, like D1. The fee is debited on top of the amount sent; a run whose amount is below minimumAmountCents settles nothing ' +
-    `(the skip is the run’s result in Temporal, no settlement is recorded). ${ROLES}`,
-  request: { body: { content: { 'application/json': { schema: PutSettlementScheduleRequest } } } },
-  responses: { 200: jsonResponse('The schedule as it now is.', SettlementSchedule), ...errorResponses('VALIDATION_ERROR', 'MERCHANT_NOT_FOUND', 'INSUFFICIENT_ROLE', 'SERVICE_UNAVAILABLE', ...bearerErrors) },
-});
+path(
+  'put',
+  '/settlements/schedule',
+  'putSettlementSchedule',
+  'Create or change a merchant’s automatic settlement schedule',
+  {
+    description:
+      'Creates or updates the Temporal Schedule `settlement-<merchantId>` (visible and pausable in the Web UI). D0: daily 23:00, everything available. D1: daily 06:00, what was available at the end of the previous day ' +
+      '(never more than is available now). WEEKLY: Mondays 06:00, like D1. The fee is debited on top of the amount sent; a run whose amount is below minimumAmountCents settles nothing ' +
+      `(the skip is the run’s result in Temporal, no settlement is recorded). ${ROLES}`,
+    request: { body: { content: { 'application/json': { schema: PutSettlementScheduleRequest } } } },
+    responses: {
+      200: jsonResponse('The schedule as it now is.', SettlementSchedule),
+      ...errorResponses(
+        'VALIDATION_ERROR',
+        'MERCHANT_NOT_FOUND',
+        'INSUFFICIENT_ROLE',
+        'SERVICE_UNAVAILABLE',
+        ...bearerErrors,
+      ),
+    },
+  },
+);
 
 path('delete', '/settlements/schedule', 'deleteSettlementSchedule', 'Stop automatic settlements for a merchant', {
   description: `Deletes the Temporal Schedule and its config; settlements already made are kept. No schedule → 404 SETTLEMENT_SCHEDULE_NOT_FOUND. ${ROLES}`,
   request: { query: scheduleQuery },
-  responses: { 204: { description: 'Deleted.' }, ...errorResponses('VALIDATION_ERROR', 'SETTLEMENT_SCHEDULE_NOT_FOUND', 'MERCHANT_NOT_FOUND', 'INSUFFICIENT_ROLE', 'SERVICE_UNAVAILABLE', ...bearerErrors) },
+  responses: {
+    204: { description: 'Deleted.' },
+    ...errorResponses(
+      'VALIDATION_ERROR',
+      'SETTLEMENT_SCHEDULE_NOT_FOUND',
+      'MERCHANT_NOT_FOUND',
+      'INSUFFICIENT_ROLE',
+      'SERVICE_UNAVAILABLE',
+      ...bearerErrors,
+    ),
+  },
 });
 
 path('get', '/settlements/{id}', 'getSettlement', 'Read a settlement', {
   description: `Another merchant’s settlement → 404 SETTLEMENT_NOT_FOUND. ${ROLES}`,
   request: { params: z.object({ id: z.uuid().openapi({ description: 'Settlement id.' }) }) },
-  responses: { 200: jsonResponse('The settlement.', Settlement), ...errorResponses('VALIDATION_ERROR', 'SETTLEMENT_NOT_FOUND', 'INSUFFICIENT_ROLE', ...bearerErrors) },
+  responses: {
+    200: jsonResponse('The settlement.', Settlement),
+    ...errorResponses('VALIDATION_ERROR', 'SETTLEMENT_NOT_FOUND', 'INSUFFICIENT_ROLE', ...bearerErrors),
+  },
 });

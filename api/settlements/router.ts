@@ -7,13 +7,24 @@ import { respondIdempotently } from '../idempotency/respond';
 import { consumeActionToken } from '../twoFactor/actionTokens';
 import { parseOrThrow } from '../validation/validate';
 import type { SettlementScheduleService } from './schedule';
-import { createSettlementBody, listSettlementsQuery, putScheduleBody, scheduleQuery, settlementIdParam } from './schema';
+import {
+  createSettlementBody,
+  listSettlementsQuery,
+  putScheduleBody,
+  scheduleQuery,
+  settlementIdParam,
+} from './schema';
 import { SETTLEMENT_ROLES, type SettlementService } from './service';
 import { requireRole } from '../dashboard/roles';
 
 export const SETTLEMENTS_PATH = '/settlements';
 
-export function settlementsRouter(deps: { service: SettlementService; schedules: SettlementScheduleService; idempotency: IdempotencyService; requireUser: RequestHandler }): Router {
+export function settlementsRouter(deps: {
+  service: SettlementService;
+  schedules: SettlementScheduleService;
+  idempotency: IdempotencyService;
+  requireUser: RequestHandler;
+}): Router {
   const { service, schedules, idempotency } = deps;
   const router = Router();
   router.use(deps.requireUser);
@@ -24,14 +35,20 @@ export function settlementsRouter(deps: { service: SettlementService; schedules:
     const key = readIdempotencyKey(req)!; // present: requireIdempotencyKey
     // The role first: a key is never claimed for a merchant the caller may not settle for.
     await requireRole(user.id, body.merchantId, SETTLEMENT_ROLES);
-    await respondIdempotently(req, res, idempotency, { scope: 'POST /settlements', merchantId: body.merchantId, request: body }, async (settlementId, resuming) => {
-      // Inside the claim, so a replay answers what the first call did (no second code, even if
-      // the merchant was frozen since). A refusal (4xx) frees the key; the merchant's set-up is
-      // checked before a second factor is spent.
-      await service.precheck(body.merchantId);
-      await consumeActionToken(req, user.id, 'settlement');
-      return { status: 201, body: await service.create(user.id, body, settlementId, resuming, key) };
-    });
+    await respondIdempotently(
+      req,
+      res,
+      idempotency,
+      { scope: 'POST /settlements', merchantId: body.merchantId, request: body },
+      async (settlementId, resuming) => {
+        // Inside the claim, so a replay answers what the first call did (no second code, even if
+        // the merchant was frozen since). A refusal (4xx) frees the key; the merchant's set-up is
+        // checked before a second factor is spent.
+        await service.precheck(body.merchantId);
+        await consumeActionToken(req, user.id, 'settlement');
+        return { status: 201, body: await service.create(user.id, body, settlementId, resuming, key) };
+      },
+    );
   });
   router.get('/', async (req, res) => {
     const query = parseOrThrow(listSettlementsQuery, req.query, 'query');

@@ -4,7 +4,13 @@
  * only in Temporal (so a pause made in the Web UI is what GET shows); frequency and minimum live
  * in the row, which the scheduled run reads when it fires (a deleted row → the run skips).
  */
-import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleSpec } from '@temporalio/client';
+import {
+  ScheduleAlreadyRunning,
+  ScheduleNotFoundError,
+  ScheduleOverlapPolicy,
+  type Client,
+  type ScheduleSpec,
+} from '@temporalio/client';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { requireRole } from '../dashboard/roles';
 import { ApiError, errors } from '../errors/apiError';
@@ -24,7 +30,11 @@ export const scheduleErrors = {
 /** D0 settles the day's balance late in the evening; D1 and WEEKLY settle at 06:00 what the previous day ended with. */
 export function scheduleSpec(frequency: SettlementFrequency): ScheduleSpec {
   const calendar =
-    frequency === 'D0' ? { hour: 23, minute: 0 } : frequency === 'D1' ? { hour: 6, minute: 0 } : { dayOfWeek: 'MONDAY' as const, hour: 6, minute: 0 };
+    frequency === 'D0'
+      ? { hour: 23, minute: 0 }
+      : frequency === 'D1'
+        ? { hour: 6, minute: 0 }
+        : { dayOfWeek: 'MONDAY' as const, hour: 6, minute: 0 };
   return { calendars: [calendar], timezone: SETTLEMENT_TIMEZONE };
 }
 
@@ -75,7 +85,14 @@ export class SettlementScheduleService {
     await this.deps.sequelize.query(
       `INSERT INTO settlement_schedules (merchant_id, frequency, minimum_amount_cents, updated_by) VALUES (:merchantId, :frequency, :minimum, :userId)
        ON CONFLICT (merchant_id) DO UPDATE SET frequency = EXCLUDED.frequency, minimum_amount_cents = EXCLUDED.minimum_amount_cents, updated_by = EXCLUDED.updated_by, updated_at = now()`,
-      { replacements: { merchantId: body.merchantId, frequency: body.frequency, minimum: body.minimumAmountCents, userId } },
+      {
+        replacements: {
+          merchantId: body.merchantId,
+          frequency: body.frequency,
+          minimum: body.minimumAmountCents,
+          userId,
+        },
+      },
     );
     const scheduleId = settlementScheduleId(body.merchantId);
     const spec = scheduleSpec(body.frequency);
@@ -84,8 +101,17 @@ export class SettlementScheduleService {
         scheduleId,
         spec,
         policies: { overlap: ScheduleOverlapPolicy.SKIP },
-        state: { paused: body.paused ?? false, note: body.paused ? 'paused through PUT /settlements/schedule' : undefined },
-        action: { type: 'startWorkflow', workflowType: 'scheduledSettlement', workflowId: scheduleId, taskQueue: this.deps.taskQueue, args: [{ merchantId: body.merchantId }] },
+        state: {
+          paused: body.paused ?? false,
+          note: body.paused ? 'paused through PUT /settlements/schedule' : undefined,
+        },
+        action: {
+          type: 'startWorkflow',
+          workflowType: 'scheduledSettlement',
+          workflowId: scheduleId,
+          taskQueue: this.deps.taskQueue,
+          args: [{ merchantId: body.merchantId }],
+        },
       });
     } catch (err) {
       if (!(err instanceof ScheduleAlreadyRunning)) throw err;
@@ -94,7 +120,16 @@ export class SettlementScheduleService {
       await this.deps.temporal.schedule.getHandle(scheduleId).update((previous) => ({
         ...previous,
         spec,
-        state: body.paused === undefined ? previous.state : { ...previous.state, paused: body.paused, note: body.paused ? 'paused through PUT /settlements/schedule' : 'resumed through PUT /settlements/schedule' },
+        state:
+          body.paused === undefined
+            ? previous.state
+            : {
+                ...previous.state,
+                paused: body.paused,
+                note: body.paused
+                  ? 'paused through PUT /settlements/schedule'
+                  : 'resumed through PUT /settlements/schedule',
+              },
       }));
     }
     const row = await this.config(body.merchantId);
@@ -111,14 +146,19 @@ export class SettlementScheduleService {
       if (!(err instanceof ScheduleNotFoundError)) throw err;
       if (!row) throw scheduleErrors.notFound();
     }
-    await this.deps.sequelize.query(`DELETE FROM settlement_schedules WHERE merchant_id = :merchantId`, { replacements: { merchantId } });
+    await this.deps.sequelize.query(`DELETE FROM settlement_schedules WHERE merchant_id = :merchantId`, {
+      replacements: { merchantId },
+    });
   }
 
   private async config(merchantId: string): Promise<ConfigRow | undefined> {
-    const [row] = await this.deps.sequelize.query<ConfigRow>(`SELECT merchant_id, frequency, minimum_amount_cents, updated_at FROM settlement_schedules WHERE merchant_id = :merchantId`, {
-      replacements: { merchantId },
-      type: QueryTypes.SELECT,
-    });
+    const [row] = await this.deps.sequelize.query<ConfigRow>(
+      `SELECT merchant_id, frequency, minimum_amount_cents, updated_at FROM settlement_schedules WHERE merchant_id = :merchantId`,
+      {
+        replacements: { merchantId },
+        type: QueryTypes.SELECT,
+      },
+    );
     return row;
   }
 

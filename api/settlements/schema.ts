@@ -9,9 +9,12 @@ export type SettlementFrequency = (typeof SETTLEMENT_FREQUENCIES)[number];
 const MAX_CENTS = 1_000_000_000;
 
 export const createSettlementBody = z.strictObject({
-  merchantId: z.uuid().meta({ description: 'The merchant whose available balance is settled (you must be its owner, admin or finance).' }),
+  merchantId: z.uuid().meta({
+    description: 'The merchant whose available balance is settled (you must be its owner, admin or finance).',
+  }),
   amountCents: z.number().int().min(1).max(MAX_CENTS).optional().meta({
-    description: 'Amount sent to the merchant’s Pix key, in cents; the withdrawal fee is debited on top. Omitted: everything available minus the fee.',
+    description:
+      'Amount sent to the merchant’s Pix key, in cents; the withdrawal fee is debited on top. Omitted: everything available minus the fee.',
   }),
 });
 export type CreateSettlementBody = z.output<typeof createSettlementBody>;
@@ -31,10 +34,19 @@ export const scheduleQuery = z.strictObject({ merchantId: z.uuid() });
 export const putScheduleBody = z.strictObject({
   merchantId: z.uuid(),
   frequency: z.enum(SETTLEMENT_FREQUENCIES).meta({
-    description: 'D0: every day at 23:00 (America/Sao_Paulo), everything available. D1: every day at 06:00, what was available at the end of the previous day. WEEKLY: Mondays at 06:00, like D1.',
+    description:
+      'D0: every day at 23:00 (America/Sao_Paulo), everything available. D1: every day at 06:00, what was available at the end of the previous day. WEEKLY: Mondays at 06:00, like D1.',
   }),
-  minimumAmountCents: z.number().int().min(0).max(MAX_CENTS).meta({ description: 'A run whose amount (after the fee) is below this settles nothing.' }),
-  paused: z.boolean().optional().meta({ description: 'Pause or resume the schedule (the same as pausing it in the Temporal Web UI). Omitted: unchanged (new schedules start running).' }),
+  minimumAmountCents: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_CENTS)
+    .meta({ description: 'A run whose amount (after the fee) is below this settles nothing.' }),
+  paused: z.boolean().optional().meta({
+    description:
+      'Pause or resume the schedule (the same as pausing it in the Temporal Web UI). Omitted: unchanged (new schedules start running).',
+  }),
 });
 export type PutScheduleBody = z.output<typeof putScheduleBody>;
 
@@ -52,7 +64,10 @@ export const settlementView = z.object({
   feeCents: z.number().int(),
   totalDebitedCents: z.number().int(),
   destination: z.object({ type: z.literal('PIX'), pixKeyType: z.string(), pixKeyMasked: z.string() }).nullable(),
-  providerTransferId: z.string().nullable().describe('Our public reference of the provider’s transfer (ptr_…), as on the withdrawal.'),
+  providerTransferId: z
+    .string()
+    .nullable()
+    .describe('Our public reference of the provider’s transfer (ptr_…), as on the withdrawal.'),
   endToEndId: z.string().nullable(),
   failure: z.object({ code: z.string(), reason: z.string() }).nullable(),
   createdAt: z.string(),
@@ -62,7 +77,9 @@ export type SettlementView = z.infer<typeof settlementView>;
 
 export const scheduleView = z.object({
   merchantId: z.uuid(),
-  scheduleId: z.string().describe('The Temporal Schedule’s id (settlement-<merchantId>), visible and pausable in the Web UI.'),
+  scheduleId: z
+    .string()
+    .describe('The Temporal Schedule’s id (settlement-<merchantId>), visible and pausable in the Web UI.'),
   frequency: z.enum(SETTLEMENT_FREQUENCIES),
   minimumAmountCents: z.number().int(),
   paused: z.boolean().describe('Read from the Temporal Schedule: a pause made in the Web UI shows here.'),

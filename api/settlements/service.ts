@@ -64,7 +64,13 @@ export class SettlementService {
   }
 
   /** Requests settlement `settlementId` (the idempotency claim's resource id) and answers it once reserved. */
-  async create(userId: string, body: CreateSettlementBody, settlementId: string, resuming: boolean, idempotencyKey: string): Promise<SettlementView> {
+  async create(
+    userId: string,
+    body: CreateSettlementBody,
+    settlementId: string,
+    resuming: boolean,
+    idempotencyKey: string,
+  ): Promise<SettlementView> {
     if (resuming) {
       // A previous holder of this key died: its settlement may already exist.
       const existing = await this.row(settlementId);
@@ -80,7 +86,13 @@ export class SettlementService {
       description: 'Settlement (on demand)',
       idempotencyKey,
       userId,
-      settlement: { settlementId, trigger: 'ON_DEMAND', requestedBy: userId, scheduleRunId: null, scheduleFrequency: null },
+      settlement: {
+        settlementId,
+        trigger: 'ON_DEMAND',
+        requestedBy: userId,
+        scheduleRunId: null,
+        scheduleFrequency: null,
+      },
     };
     try {
       await updateWithStartOrJoin(this.deps.temporal, requestWithdrawalUpdate, {
@@ -106,10 +118,16 @@ export class SettlementService {
     const rows = await this.deps.sequelize.query<Row & { total: string }>(
       `${SELECT.replace('FROM settlements', ', count(*) OVER () AS total FROM settlements')} WHERE s.merchant_id = :merchantId ${statusFilter}
        ORDER BY s.created_at DESC, s.id DESC LIMIT :limit OFFSET :offset`,
-      { replacements: { merchantId, status: query.status ?? null, limit: query.limit, offset: query.offset }, type: QueryTypes.SELECT },
+      {
+        replacements: { merchantId, status: query.status ?? null, limit: query.limit, offset: query.offset },
+        type: QueryTypes.SELECT,
+      },
     );
     const total = rows.length ? Number(rows[0].total) : await this.count(merchantId, query.status);
-    return { data: rows.map(view), pagination: { total, limit: query.limit, offset: query.offset, hasMore: query.offset + rows.length < total } };
+    return {
+      data: rows.map(view),
+      pagination: { total, limit: query.limit, offset: query.offset, hasMore: query.offset + rows.length < total },
+    };
   }
 
   async read(userId: string, id: string): Promise<SettlementView> {
@@ -122,7 +140,10 @@ export class SettlementService {
   }
 
   private async row(id: string): Promise<Row | undefined> {
-    const [row] = await this.deps.sequelize.query<Row>(`${SELECT} WHERE s.id = :id`, { replacements: { id }, type: QueryTypes.SELECT });
+    const [row] = await this.deps.sequelize.query<Row>(`${SELECT} WHERE s.id = :id`, {
+      replacements: { id },
+      type: QueryTypes.SELECT,
+    });
     return row;
   }
 

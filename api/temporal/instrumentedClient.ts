@@ -10,7 +10,18 @@
 import { Client, type WorkflowClientInterceptor } from '@temporalio/client';
 import type { ApiMetrics } from '../metrics/registry';
 
-const OPERATIONS = ['start', 'startWithDetails', 'startUpdate', 'startUpdateWithStart', 'signal', 'signalWithStart', 'query', 'terminate', 'cancel', 'describe'] as const;
+const OPERATIONS = [
+  'start',
+  'startWithDetails',
+  'startUpdate',
+  'startUpdateWithStart',
+  'signal',
+  'signalWithStart',
+  'query',
+  'terminate',
+  'cancel',
+  'describe',
+] as const;
 
 export function temporalErrorCounter(metrics: ApiMetrics): WorkflowClientInterceptor {
   const interceptor: Record<string, unknown> = {};

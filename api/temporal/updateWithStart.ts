@@ -11,7 +11,14 @@ import { BusinessStatusKey, MerchantIdKey } from '../../workflows/searchAttribut
 export async function updateWithStartOrJoin<Ret>(
   client: Client,
   update: UpdateDefinition<Ret, []>,
-  run: { workflowType: string; workflowId: string; taskQueue: string; args: unknown[]; merchantId: string; initialStatus: string },
+  run: {
+    workflowType: string;
+    workflowId: string;
+    taskQueue: string;
+    args: unknown[];
+    merchantId: string;
+    initialStatus: string;
+  },
 ): Promise<Ret> {
   const start = new WithStartWorkflowOperation(run.workflowType, {
     workflowId: run.workflowId,

@@ -13,18 +13,38 @@ import { ApiError } from '../errors/apiError';
 import { methodsOf } from '../sessions/service';
 
 /** `manage-2fa`: turning a factor on when one is on already (api/twoFactor/service.ts). */
-export const SENSITIVE_ACTIONS = ['change-password', 'delete-account', 'create-credential', 'withdrawal', 'refund', 'settlement', 'manage-2fa'] as const;
+export const SENSITIVE_ACTIONS = [
+  'change-password',
+  'delete-account',
+  'create-credential',
+  'withdrawal',
+  'refund',
+  'settlement',
+  'manage-2fa',
+] as const;
 export type SensitiveAction = (typeof SENSITIVE_ACTIONS)[number];
 
 export const ACTION_TOKEN_TTL_SECONDS = 5 * 60;
 
 export const secondFactorRequired = (action: SensitiveAction) =>
-  new ApiError(403, 'SECOND_FACTOR_REQUIRED', `this action needs a second factor: get an action token for "${action}" from POST /auth/2fa/action/start and /confirm, and send it as x-action-token`, { action });
+  new ApiError(
+    403,
+    'SECOND_FACTOR_REQUIRED',
+    `this action needs a second factor: get an action token for "${action}" from POST /auth/2fa/action/start and /confirm, and send it as x-action-token`,
+    { action },
+  );
 
-export async function issueActionToken(userId: string, action: SensitiveAction, transaction?: Transaction): Promise<{ actionToken: string; expiresAt: Date }> {
+export async function issueActionToken(
+  userId: string,
+  action: SensitiveAction,
+  transaction?: Transaction,
+): Promise<{ actionToken: string; expiresAt: Date }> {
   const actionToken = newOpaqueToken('act');
   const expiresAt = new Date(Date.now() + ACTION_TOKEN_TTL_SECONDS * 1000);
-  await ActionToken.create({ id: crypto.randomUUID(), userId, action, tokenHash: sha256(actionToken), expiresAt }, { transaction });
+  await ActionToken.create(
+    { id: crypto.randomUUID(), userId, action, tokenHash: sha256(actionToken), expiresAt },
+    { transaction },
+  );
   return { actionToken, expiresAt };
 }
 
@@ -39,17 +59,33 @@ export function presentedActionToken(req: Request): string | undefined {
 }
 
 /** Whether `presented` is a live token of this user for `action`, leaving it unused (a 2FA setup checks the token its confirm will use). */
-export async function isLiveActionToken(presented: string | undefined, userId: string, action: SensitiveAction): Promise<boolean> {
+export async function isLiveActionToken(
+  presented: string | undefined,
+  userId: string,
+  action: SensitiveAction,
+): Promise<boolean> {
   if (!presented) return false;
-  return (await ActionToken.count({ where: { tokenHash: sha256(presented), userId, action, usedAt: null, expiresAt: { [Op.gt]: new Date() } } })) === 1;
+  return (
+    (await ActionToken.count({
+      where: { tokenHash: sha256(presented), userId, action, usedAt: null, expiresAt: { [Op.gt]: new Date() } },
+    })) === 1
+  );
 }
 
 /** Uses `presented` for `action`: true once, for one request, however many send it at once. */
-export async function useActionToken(presented: string | undefined, userId: string, action: SensitiveAction, transaction?: Transaction): Promise<boolean> {
+export async function useActionToken(
+  presented: string | undefined,
+  userId: string,
+  action: SensitiveAction,
+  transaction?: Transaction,
+): Promise<boolean> {
   if (!presented) return false;
   const [used] = await ActionToken.update(
     { usedAt: new Date() },
-    { where: { tokenHash: sha256(presented), userId, action, usedAt: null, expiresAt: { [Op.gt]: new Date() } }, transaction },
+    {
+      where: { tokenHash: sha256(presented), userId, action, usedAt: null, expiresAt: { [Op.gt]: new Date() } },
+      transaction,
+    },
   );
   return used === 1;
 }

@@ -44,7 +44,8 @@ const RECOVERY_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
 
 /** `xxxxx-xxxxx`: about 49 bits each, easy to copy from paper. */
 export function newRecoveryCode(): string {
-  const pick = () => Array.from({ length: 5 }, () => RECOVERY_ALPHABET[crypto.randomInt(RECOVERY_ALPHABET.length)]).join('');
+  const pick = () =>
+    Array.from({ length: 5 }, () => RECOVERY_ALPHABET[crypto.randomInt(RECOVERY_ALPHABET.length)]).join('');
   return `${pick()}-${pick()}`;
 }
 

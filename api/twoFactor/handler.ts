@@ -5,10 +5,28 @@ import type { CookieJar } from '../auth/cookies';
 import { answerSignedIn } from '../sessions/handler';
 import { parseOrThrow } from '../validation/validate';
 import { presentedActionToken } from './actionTokens';
-import { actionConfirmBody, actionEmailBody, actionStartBody, codeBody, loginEmailBody, loginSecondFactorBody } from './schema';
+import {
+  actionConfirmBody,
+  actionEmailBody,
+  actionStartBody,
+  codeBody,
+  loginEmailBody,
+  loginSecondFactorBody,
+} from './schema';
 import { twoFactorErrors, type TwoFactorService } from './service';
 
-type Names = 'status' | 'totpSetup' | 'totpConfirm' | 'emailSetup' | 'emailConfirm' | 'loginMethods' | 'loginComplete' | 'loginEmail' | 'actionStart' | 'actionEmail' | 'actionConfirm';
+type Names =
+  | 'status'
+  | 'totpSetup'
+  | 'totpConfirm'
+  | 'emailSetup'
+  | 'emailConfirm'
+  | 'loginMethods'
+  | 'loginComplete'
+  | 'loginEmail'
+  | 'actionStart'
+  | 'actionEmail'
+  | 'actionConfirm';
 
 export function twoFactorHandlers(service: TwoFactorService, cookies: CookieJar): Record<Names, RequestHandler> {
   return {
@@ -34,7 +52,9 @@ export function twoFactorHandlers(service: TwoFactorService, cookies: CookieJar)
     },
     loginMethods: async (req, res) => {
       // The header keeps the token out of URLs (and access logs); the query works too.
-      const token = req.header('x-challenge-token') ?? (typeof req.query.challengeToken === 'string' ? req.query.challengeToken : undefined);
+      const token =
+        req.header('x-challenge-token') ??
+        (typeof req.query.challengeToken === 'string' ? req.query.challengeToken : undefined);
       if (!token) throw twoFactorErrors.invalidChallenge();
       res.json(await service.loginMethods(token));
     },

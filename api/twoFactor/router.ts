@@ -8,7 +8,11 @@ import type { CookieJar } from '../auth/cookies';
 import { twoFactorHandlers } from './handler';
 import type { TwoFactorService } from './service';
 
-export function twoFactorRouter(deps: { service: TwoFactorService; cookies: CookieJar; requireUser: RequestHandler }): Router {
+export function twoFactorRouter(deps: {
+  service: TwoFactorService;
+  cookies: CookieJar;
+  requireUser: RequestHandler;
+}): Router {
   const h = twoFactorHandlers(deps.service, deps.cookies);
   const router = Router();
   router.get('/login/second-factor', h.loginMethods);

@@ -3,10 +3,21 @@ import { z } from 'zod';
 import { SENSITIVE_ACTIONS } from './actionTokens';
 import { text } from '../validation/text';
 
-const code = () => text().trim().min(6).max(20).meta({ description: 'A 6-digit TOTP or e-mail code, or a recovery code (`xxxxx-xxxxx`).', example: '123456' });
-const challengeToken = () => text().min(1).max(200).meta({ description: 'From the login answer with `secondFactorRequired: true`.' });
+const code = () =>
+  text()
+    .trim()
+    .min(6)
+    .max(20)
+    .meta({ description: 'A 6-digit TOTP or e-mail code, or a recovery code (`xxxxx-xxxxx`).', example: '123456' });
+const challengeToken = () =>
+  text().min(1).max(200).meta({ description: 'From the login answer with `secondFactorRequired: true`.' });
 
-export const codeBody = z.strictObject({ code: z.string().trim().regex(/^\d{6}$/, 'a 6-digit code') });
+export const codeBody = z.strictObject({
+  code: z
+    .string()
+    .trim()
+    .regex(/^\d{6}$/, 'a 6-digit code'),
+});
 export const loginSecondFactorBody = z.strictObject({ challengeToken: challengeToken(), code: code() });
 export const loginEmailBody = z.strictObject({ challengeToken: challengeToken() });
 export const actionStartBody = z.strictObject({ action: z.enum(SENSITIVE_ACTIONS) });
@@ -26,11 +37,21 @@ export const totpSetupAnswer = z.object({
 });
 export const enabledAnswer = z.object({
   message: z.string(),
-  recoveryCodes: z.array(z.string()).describe('10 single-use recovery codes, shown once, when this is the first factor turned on; empty otherwise.'),
+  recoveryCodes: z
+    .array(z.string())
+    .describe('10 single-use recovery codes, shown once, when this is the first factor turned on; empty otherwise.'),
 });
 export const codeSentAnswer = z.object({ message: z.string(), expiresAt: z.string() });
-export const loginMethodsAnswer = z.object({ methods: z.array(z.enum(['totp', 'email', 'recovery'])), expiresAt: z.string() });
-export const actionStartAnswer = z.object({ challengeId: z.uuid(), action: z.enum(SENSITIVE_ACTIONS), methods: z.array(z.enum(['totp', 'email', 'recovery'])), expiresAt: z.string() });
+export const loginMethodsAnswer = z.object({
+  methods: z.array(z.enum(['totp', 'email', 'recovery'])),
+  expiresAt: z.string(),
+});
+export const actionStartAnswer = z.object({
+  challengeId: z.uuid(),
+  action: z.enum(SENSITIVE_ACTIONS),
+  methods: z.array(z.enum(['totp', 'email', 'recovery'])),
+  expiresAt: z.string(),
+});
 export const actionTokenAnswer = z.object({
   actionToken: z.string().describe('Send as `x-action-token` on the action’s route; valid 5 minutes, once.'),
   action: z.enum(SENSITIVE_ACTIONS),

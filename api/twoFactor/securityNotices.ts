@@ -13,7 +13,12 @@ export interface SecurityNotice {
 }
 
 /** The actions whose action token, once issued, is announced: they move money or grant API access. */
-export const MONEY_ACTIONS: ReadonlySet<SensitiveAction> = new Set<SensitiveAction>(['refund', 'settlement', 'withdrawal', 'create-credential']);
+export const MONEY_ACTIONS: ReadonlySet<SensitiveAction> = new Set<SensitiveAction>([
+  'refund',
+  'settlement',
+  'withdrawal',
+  'create-credential',
+]);
 
 const ACTION_WORDS: Record<SensitiveAction, string> = {
   'change-password': 'change the password',
@@ -31,7 +36,11 @@ const IF_NOT_YOU =
 
 const when = (at: Date) => `${at.toISOString().replace(/\.\d{3}Z$/, 'Z')} (UTC)`;
 
-export function factorTurnedOn(factor: 'TOTP' | 'e-mail codes', at: Date, recoveryCodesIssued: boolean): SecurityNotice {
+export function factorTurnedOn(
+  factor: 'TOTP' | 'e-mail codes',
+  at: Date,
+  recoveryCodesIssued: boolean,
+): SecurityNotice {
   const what = factor === 'TOTP' ? 'TOTP (an authenticator app)' : 'e-mail codes';
   return {
     subject: `Security notice: ${factor} turned on for your account`,

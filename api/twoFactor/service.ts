@@ -18,8 +18,20 @@ import { AuthChallenge, RecoveryCode, SecondFactor, User } from '../../db/models
 import { AttemptThrottle, policies, throttleKeys } from '../auth/attemptThrottle';
 import { ApiError } from '../errors/apiError';
 import { methodsOf, type IssuedTokens, type SecondFactorMethod, type SessionService } from '../sessions/service';
-import { isLiveActionToken, issueActionToken, secondFactorRequired, useActionToken, type SensitiveAction } from './actionTokens';
-import { MONEY_ACTIONS, actionTokenIssued, factorTurnedOn, recoveryCodeUsed, type SecurityNotice } from './securityNotices';
+import {
+  isLiveActionToken,
+  issueActionToken,
+  secondFactorRequired,
+  useActionToken,
+  type SensitiveAction,
+} from './actionTokens';
+import {
+  MONEY_ACTIONS,
+  actionTokenIssued,
+  factorTurnedOn,
+  recoveryCodeUsed,
+  type SecurityNotice,
+} from './securityNotices';
 import {
   EMAIL_CODE_TTL_SECONDS,
   RECOVERY_CODES,
@@ -43,16 +55,31 @@ const ACTION_CHALLENGE_TTL_SECONDS = 10 * 60;
 
 export const twoFactorErrors = {
   invalidCode: () => new ApiError(401, 'INVALID_SECOND_FACTOR_CODE', 'the code is wrong, expired or already used'),
-  invalidChallenge: () => new ApiError(401, 'INVALID_CHALLENGE', 'the challenge is invalid, expired or already used; start again'),
+  invalidChallenge: () =>
+    new ApiError(401, 'INVALID_CHALLENGE', 'the challenge is invalid, expired or already used; start again'),
   alreadyEnabled: (method: string) => new ApiError(409, 'SECOND_FACTOR_ALREADY_ENABLED', `${method} is already on`),
   notPending: (method: string) => new ApiError(409, 'SECOND_FACTOR_NOT_PENDING', `start the ${method} setup first`),
-  noSecondFactor: () => new ApiError(409, 'SECOND_FACTOR_NOT_PENDING', 'you have no second factor on; sensitive actions need none'),
+  noSecondFactor: () =>
+    new ApiError(409, 'SECOND_FACTOR_NOT_PENDING', 'you have no second factor on; sensitive actions need none'),
   noEmailFactor: () => new ApiError(409, 'SECOND_FACTOR_NOT_PENDING', 'e-mail codes are not on for this account'),
-  emailSetupNotPending: () => new ApiError(409, 'SECOND_FACTOR_NOT_PENDING', 'no e-mail setup is waiting for a code (none started, expired, or 5 wrong codes): start the e-mail setup again'),
+  emailSetupNotPending: () =>
+    new ApiError(
+      409,
+      'SECOND_FACTOR_NOT_PENDING',
+      'no e-mail setup is waiting for a code (none started, expired, or 5 wrong codes): start the e-mail setup again',
+    ),
 };
 
 export class TwoFactorService {
-  constructor(private readonly deps: { sequelize: Sequelize; encryptionKey: Buffer; throttle: AttemptThrottle; sessions: SessionService; mail: MailSender }) {}
+  constructor(
+    private readonly deps: {
+      sequelize: Sequelize;
+      encryptionKey: Buffer;
+      throttle: AttemptThrottle;
+      sessions: SessionService;
+      mail: MailSender;
+    },
+  ) {}
 
   async status(userId: string) {
     const factor = await SecondFactor.findByPk(userId);
@@ -71,17 +98,28 @@ export class TwoFactorService {
   // else a stolen access token could enrol the thief's own TOTP and then pass every sensitive
   // action. The setup checks the token and leaves it; the confirm uses it, with the change.
 
-  async totpSetup(user: User, actionToken?: string): Promise<{ otpauthUrl: string; secret: string; qrCodePng: string }> {
+  async totpSetup(
+    user: User,
+    actionToken?: string,
+  ): Promise<{ otpauthUrl: string; secret: string; qrCodePng: string }> {
     const factor = await this.factorOf(user.id);
     if (factor.totpEnabledAt) throw twoFactorErrors.alreadyEnabled('TOTP');
     await this.assertMayAddFactor(factor, actionToken);
     const secret = newTotpSecret();
     await factor.update({ totpPendingCiphertext: encryptSecret(secret, this.deps.encryptionKey) });
     const otpauthUrl = totpUri(secret, user.email ?? user.id);
-    return { otpauthUrl, secret, qrCodePng: await QRCode.toDataURL(otpauthUrl, { errorCorrectionLevel: 'M', margin: 2, width: 256 }) };
+    return {
+      otpauthUrl,
+      secret,
+      qrCodePng: await QRCode.toDataURL(otpauthUrl, { errorCorrectionLevel: 'M', margin: 2, width: 256 }),
+    };
   }
 
-  async totpConfirm(user: User, code: string, actionToken?: string): Promise<{ message: string; recoveryCodes: string[] }> {
+  async totpConfirm(
+    user: User,
+    code: string,
+    actionToken?: string,
+  ): Promise<{ message: string; recoveryCodes: string[] }> {
     const factor = await this.factorOf(user.id);
     if (factor.totpEnabledAt) throw twoFactorErrors.alreadyEnabled('TOTP');
     const pending = factor.totpPendingCiphertext;
@@ -97,7 +135,15 @@ export class TwoFactorService {
       if (locked.totpPendingCiphertext !== pending) throw twoFactorErrors.notPending('TOTP');
       await this.useAddFactorToken(locked, actionToken, transaction);
       const enabledAt = new Date();
-      await locked.update({ totpSecretCiphertext: pending, totpPendingCiphertext: null, totpEnabledAt: enabledAt, totpLastStep: String(step) }, { transaction });
+      await locked.update(
+        {
+          totpSecretCiphertext: pending,
+          totpPendingCiphertext: null,
+          totpEnabledAt: enabledAt,
+          totpLastStep: String(step),
+        },
+        { transaction },
+      );
       const issued = await this.recoveryCodesIfNone(user.id, transaction);
       await this.notify(user, factorTurnedOn('TOTP', enabledAt, issued.length > 0), transaction);
       return issued;
@@ -110,18 +156,35 @@ export class TwoFactorService {
     const factor = await this.factorOf(user.id);
     if (factor.emailEnabledAt) throw twoFactorErrors.alreadyEnabled('e-mail codes');
     await this.assertMayAddFactor(factor, actionToken);
-    const challenge = await AuthChallenge.create({ id: crypto.randomUUID(), userId: user.id, purpose: 'EMAIL_SETUP', action: null, tokenHash: null, expiresAt: inSeconds(EMAIL_CODE_TTL_SECONDS) });
+    const challenge = await AuthChallenge.create({
+      id: crypto.randomUUID(),
+      userId: user.id,
+      purpose: 'EMAIL_SETUP',
+      action: null,
+      tokenHash: null,
+      expiresAt: inSeconds(EMAIL_CODE_TTL_SECONDS),
+    });
     const expiresAt = await this.sendEmailCode(user, challenge, 'confirm e-mail codes');
     return { message: 'a code was sent to your e-mail', expiresAt: expiresAt.toISOString() };
   }
 
-  async emailConfirm(user: User, code: string, actionToken?: string): Promise<{ message: string; recoveryCodes: string[] }> {
+  async emailConfirm(
+    user: User,
+    code: string,
+    actionToken?: string,
+  ): Promise<{ message: string; recoveryCodes: string[] }> {
     const factor = await this.factorOf(user.id);
     if (factor.emailEnabledAt) throw twoFactorErrors.alreadyEnabled('e-mail codes');
-    const pending = await AuthChallenge.findOne({ where: { userId: user.id, purpose: 'EMAIL_SETUP', ...awaitingCode() }, order: [['createdAt', 'DESC']] });
+    const pending = await AuthChallenge.findOne({
+      where: { userId: user.id, purpose: 'EMAIL_SETUP', ...awaitingCode() },
+      order: [['createdAt', 'DESC']],
+    });
     if (!pending) throw twoFactorErrors.emailSetupNotPending();
     await this.assertMayAddFactor(factor, actionToken);
-    const challenge = await this.takeAttempt({ id: pending.id, userId: user.id, purpose: 'EMAIL_SETUP' }, twoFactorErrors.emailSetupNotPending);
+    const challenge = await this.takeAttempt(
+      { id: pending.id, userId: user.id, purpose: 'EMAIL_SETUP' },
+      twoFactorErrors.emailSetupNotPending,
+    );
     const recoveryCodes = await this.deps.sequelize.transaction(async (transaction) => {
       if (!(await this.consumeEmailCode(challenge, code, transaction))) return null;
       const locked = await this.lockedFactor(user.id, transaction);
@@ -142,7 +205,10 @@ export class TwoFactorService {
 
   async loginMethods(challengeToken: string): Promise<{ methods: SecondFactorMethod[]; expiresAt: string }> {
     const challenge = await this.loginChallenge(challengeToken);
-    return { methods: methodsOf(await SecondFactor.findByPk(challenge.userId)), expiresAt: challenge.expiresAt.toISOString() };
+    return {
+      methods: methodsOf(await SecondFactor.findByPk(challenge.userId)),
+      expiresAt: challenge.expiresAt.toISOString(),
+    };
   }
 
   async loginEmail(challengeToken: string): Promise<{ message: string; expiresAt: string }> {
@@ -157,12 +223,18 @@ export class TwoFactorService {
 
   async loginComplete(challengeToken: string, code: string): Promise<IssuedTokens> {
     if (challengeToken.length > 200) throw twoFactorErrors.invalidChallenge();
-    const challenge = await this.takeAttempt({ tokenHash: sha256(challengeToken), purpose: 'LOGIN' }, twoFactorErrors.invalidChallenge);
+    const challenge = await this.takeAttempt(
+      { tokenHash: sha256(challengeToken), purpose: 'LOGIN' },
+      twoFactorErrors.invalidChallenge,
+    );
     // The code is used in the transaction that opens the session: a failure after it gives it back.
     const tokens = await this.deps.sequelize.transaction(async (transaction) => {
       const method = await this.verifyAny(challenge, code, transaction);
       if (!method) return null;
-      const [done] = await AuthChallenge.update({ completedAt: new Date() }, { where: { id: challenge.id, completedAt: null }, transaction });
+      const [done] = await AuthChallenge.update(
+        { completedAt: new Date() },
+        { where: { id: challenge.id, completedAt: null }, transaction },
+      );
       if (done !== 1) throw twoFactorErrors.invalidChallenge(); // a parallel request completed it
       if (method === 'recovery') await this.notifyRecoveryCodeUsed(challenge.userId, 'sign in', transaction);
       return this.deps.sessions.open(challenge.userId, transaction);
@@ -174,10 +246,20 @@ export class TwoFactorService {
 
   // --- sensitive actions -------------------------------------------------------------------
 
-  async actionStart(user: User, action: SensitiveAction): Promise<{ challengeId: string; action: string; methods: SecondFactorMethod[]; expiresAt: string }> {
+  async actionStart(
+    user: User,
+    action: SensitiveAction,
+  ): Promise<{ challengeId: string; action: string; methods: SecondFactorMethod[]; expiresAt: string }> {
     const methods = methodsOf(await SecondFactor.findByPk(user.id));
     if (methods.length === 0) throw twoFactorErrors.noSecondFactor();
-    const challenge = await AuthChallenge.create({ id: crypto.randomUUID(), userId: user.id, purpose: 'ACTION', action, tokenHash: null, expiresAt: inSeconds(ACTION_CHALLENGE_TTL_SECONDS) });
+    const challenge = await AuthChallenge.create({
+      id: crypto.randomUUID(),
+      userId: user.id,
+      purpose: 'ACTION',
+      action,
+      tokenHash: null,
+      expiresAt: inSeconds(ACTION_CHALLENGE_TTL_SECONDS),
+    });
     return { challengeId: challenge.id, action, methods, expiresAt: challenge.expiresAt.toISOString() };
   }
 
@@ -189,13 +271,23 @@ export class TwoFactorService {
     return { message: 'a code was sent to your e-mail', expiresAt: expiresAt.toISOString() };
   }
 
-  async actionConfirm(user: User, challengeId: string, code: string): Promise<{ actionToken: string; action: string; expiresAt: string }> {
-    const challenge = await this.takeAttempt({ id: challengeId, userId: user.id, purpose: 'ACTION' }, twoFactorErrors.invalidChallenge);
+  async actionConfirm(
+    user: User,
+    challengeId: string,
+    code: string,
+  ): Promise<{ actionToken: string; action: string; expiresAt: string }> {
+    const challenge = await this.takeAttempt(
+      { id: challengeId, userId: user.id, purpose: 'ACTION' },
+      twoFactorErrors.invalidChallenge,
+    );
     const action = challenge.action as SensitiveAction;
     const issued = await this.deps.sequelize.transaction(async (transaction) => {
       const method = await this.verifyAny(challenge, code, transaction);
       if (!method) return null;
-      const [done] = await AuthChallenge.update({ completedAt: new Date() }, { where: { id: challenge.id, completedAt: null }, transaction });
+      const [done] = await AuthChallenge.update(
+        { completedAt: new Date() },
+        { where: { id: challenge.id, completedAt: null }, transaction },
+      );
       if (done !== 1) throw twoFactorErrors.invalidChallenge();
       const token = await issueActionToken(user.id, action, transaction);
       if (method === 'recovery') await this.notifyRecoveryCodeUsed(user.id, action, transaction);
@@ -228,20 +320,40 @@ export class TwoFactorService {
   }
 
   /** Uses the "manage-2fa" token with the change it allows, when a factor is on (decided on the locked row). */
-  private async useAddFactorToken(locked: SecondFactor, actionToken: string | undefined, transaction: Transaction): Promise<void> {
+  private async useAddFactorToken(
+    locked: SecondFactor,
+    actionToken: string | undefined,
+    transaction: Transaction,
+  ): Promise<void> {
     if (methodsOf(locked).length === 0) return;
-    if (!(await useActionToken(actionToken, locked.userId, 'manage-2fa', transaction))) throw secondFactorRequired('manage-2fa');
+    if (!(await useActionToken(actionToken, locked.userId, 'manage-2fa', transaction)))
+      throw secondFactorRequired('manage-2fa');
   }
 
   private async loginChallenge(token: string): Promise<AuthChallenge> {
-    const challenge = token.length <= 200 ? await AuthChallenge.findOne({ where: { tokenHash: sha256(token), purpose: 'LOGIN' } }) : null;
-    if (!challenge || challenge.completedAt || challenge.expiresAt <= new Date() || challenge.attempts >= MAX_CODE_ATTEMPTS) throw twoFactorErrors.invalidChallenge();
+    const challenge =
+      token.length <= 200
+        ? await AuthChallenge.findOne({ where: { tokenHash: sha256(token), purpose: 'LOGIN' } })
+        : null;
+    if (
+      !challenge ||
+      challenge.completedAt ||
+      challenge.expiresAt <= new Date() ||
+      challenge.attempts >= MAX_CODE_ATTEMPTS
+    )
+      throw twoFactorErrors.invalidChallenge();
     return challenge;
   }
 
   private async actionChallenge(userId: string, challengeId: string): Promise<AuthChallenge> {
     const challenge = await AuthChallenge.findOne({ where: { id: challengeId, userId, purpose: 'ACTION' } });
-    if (!challenge || challenge.completedAt || challenge.expiresAt <= new Date() || challenge.attempts >= MAX_CODE_ATTEMPTS) throw twoFactorErrors.invalidChallenge();
+    if (
+      !challenge ||
+      challenge.completedAt ||
+      challenge.expiresAt <= new Date() ||
+      challenge.attempts >= MAX_CODE_ATTEMPTS
+    )
+      throw twoFactorErrors.invalidChallenge();
     return challenge;
   }
 
@@ -255,7 +367,11 @@ export class TwoFactorService {
     return this.deps.sequelize.transaction(async (transaction) => {
       const [, rows] = await AuthChallenge.update(
         { attempts: this.deps.sequelize.literal('attempts + 1') },
-        { where: { ...where, attempts: { [Op.lt]: MAX_CODE_ATTEMPTS }, ...awaitingCode() }, returning: true, transaction },
+        {
+          where: { ...where, attempts: { [Op.lt]: MAX_CODE_ATTEMPTS }, ...awaitingCode() },
+          returning: true,
+          transaction,
+        },
       );
       const challenge = rows[0];
       if (!challenge) throw dead();
@@ -265,7 +381,11 @@ export class TwoFactorService {
   }
 
   /** Uses a code for this challenge: TOTP, then the challenge's e-mail code, then a recovery code. Answers which one it was, or null. */
-  private async verifyAny(challenge: AuthChallenge, code: string, transaction: Transaction): Promise<SecondFactorMethod | null> {
+  private async verifyAny(
+    challenge: AuthChallenge,
+    code: string,
+    transaction: Transaction,
+  ): Promise<SecondFactorMethod | null> {
     const factor = await SecondFactor.findByPk(challenge.userId, { transaction });
     if (!factor) return null;
     if (factor.totpEnabledAt && factor.totpSecretCiphertext) {
@@ -275,14 +395,23 @@ export class TwoFactorService {
         // Compare-and-set: two requests with the same code cannot both pass.
         const [won] = await SecondFactor.update(
           { totpLastStep: String(step) },
-          { where: { userId: challenge.userId, ...(last === null ? { totpLastStep: null } : { totpLastStep: String(last) }) }, transaction },
+          {
+            where: {
+              userId: challenge.userId,
+              ...(last === null ? { totpLastStep: null } : { totpLastStep: String(last) }),
+            },
+            transaction,
+          },
         );
         return won === 1 ? 'totp' : null;
       }
     }
     if (factor.emailEnabledAt && (await this.consumeEmailCode(challenge, code, transaction))) return 'email';
     if (looksLikeRecoveryCode(code)) {
-      const [used] = await RecoveryCode.update({ usedAt: new Date() }, { where: { userId: challenge.userId, codeHash: recoveryCodeHash(code), usedAt: null }, transaction });
+      const [used] = await RecoveryCode.update(
+        { usedAt: new Date() },
+        { where: { userId: challenge.userId, codeHash: recoveryCodeHash(code), usedAt: null }, transaction },
+      );
       return used === 1 ? 'recovery' : null;
     }
     return null;
@@ -294,7 +423,11 @@ export class TwoFactorService {
     await this.deps.mail.send({ to: user.email, ...notice }, { transaction });
   }
 
-  private async notifyRecoveryCodeUsed(userId: string, purpose: 'sign in' | SensitiveAction, transaction: Transaction): Promise<void> {
+  private async notifyRecoveryCodeUsed(
+    userId: string,
+    purpose: 'sign in' | SensitiveAction,
+    transaction: Transaction,
+  ): Promise<void> {
     const user = await User.findByPk(userId, { transaction });
     if (!user) return;
     const left = await RecoveryCode.count({ where: { userId, usedAt: null }, transaction });
@@ -305,7 +438,14 @@ export class TwoFactorService {
     if (!/^\d{6}$/.test(code)) return false;
     const [used] = await AuthChallenge.update(
       { emailCodeHash: null, emailCodeExpiresAt: null },
-      { where: { id: challenge.id, emailCodeHash: emailCodeHash(challenge.id, code), emailCodeExpiresAt: { [Op.gt]: new Date() } }, transaction },
+      {
+        where: {
+          id: challenge.id,
+          emailCodeHash: emailCodeHash(challenge.id, code),
+          emailCodeExpiresAt: { [Op.gt]: new Date() },
+        },
+        transaction,
+      },
     );
     return used === 1;
   }

@@ -10,18 +10,28 @@ import { Router, type RequestHandler } from 'express';
 import { pipeline } from 'node:stream/promises';
 import { ApiError, errors } from '../errors/apiError';
 import { isValidObjectKey } from '../../core/storage/objectStore';
-import { ObjectExistsError, ObjectTooLargeError, UploadAbortedError, UPLOADS_ROUTE, type LocalObjectStore } from '../../core/storage/localObjectStore';
+import {
+  ObjectExistsError,
+  ObjectTooLargeError,
+  UploadAbortedError,
+  UPLOADS_ROUTE,
+  type LocalObjectStore,
+} from '../../core/storage/localObjectStore';
 import { mediaTypeOf } from '../../core/storage/uploadSignature';
 
 export const UPLOAD_PATH = `${UPLOADS_ROUTE}/:scope/:owner/:name`;
 
 export const uploadErrors = {
-  invalidUrl: () => new ApiError(403, 'UPLOAD_URL_INVALID', 'the upload URL is malformed or its signature does not match'),
+  invalidUrl: () =>
+    new ApiError(403, 'UPLOAD_URL_INVALID', 'the upload URL is malformed or its signature does not match'),
   expired: () => new ApiError(403, 'UPLOAD_URL_EXPIRED', 'the upload URL has expired; ask for a new one'),
-  contentType: (expected: string) => new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', `Content-Type must be ${expected}, as the upload URL was signed for`),
-  exists: () => new ApiError(409, 'UPLOAD_ALREADY_EXISTS', 'a file was already uploaded to this URL; ask for a new one'),
+  contentType: (expected: string) =>
+    new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', `Content-Type must be ${expected}, as the upload URL was signed for`),
+  exists: () =>
+    new ApiError(409, 'UPLOAD_ALREADY_EXISTS', 'a file was already uploaded to this URL; ask for a new one'),
   aborted: () => new ApiError(400, 'VALIDATION_ERROR', 'the upload ended before its body was complete'),
-  tooLarge: (maxBytes: number) => new ApiError(413, 'PAYLOAD_TOO_LARGE', `the upload is larger than ${maxBytes} bytes`, { maxBytes }),
+  tooLarge: (maxBytes: number) =>
+    new ApiError(413, 'PAYLOAD_TOO_LARGE', `the upload is larger than ${maxBytes} bytes`, { maxBytes }),
 };
 
 function keyOf(params: Record<string, string>): string | null {
@@ -36,8 +46,10 @@ export function uploadsRouter(store: LocalObjectStore): Router {
     const check = store.verify(key, req.query as Record<string, unknown>);
     if (!check.ok) throw check.reason === 'expired' ? uploadErrors.expired() : uploadErrors.invalidUrl();
     const { grant } = check;
-    if (mediaTypeOf(req.headers['content-type']) !== grant.contentType) throw uploadErrors.contentType(grant.contentType);
-    if (Number(req.headers['content-length'] ?? 0) > grant.maxBytes) return refuseTooLarge(req, res, next, grant.maxBytes);
+    if (mediaTypeOf(req.headers['content-type']) !== grant.contentType)
+      throw uploadErrors.contentType(grant.contentType);
+    if (Number(req.headers['content-length'] ?? 0) > grant.maxBytes)
+      return refuseTooLarge(req, res, next, grant.maxBytes);
     if (req.readableEnded || (req as { _body?: boolean })._body) {
       // A JSON parser ran first and consumed the body: a wiring mistake, not the client's.
       throw new Error('uploads router mounted after a body parser; mount createAvatarRoutes before it');
@@ -77,7 +89,12 @@ export function uploadsRouter(store: LocalObjectStore): Router {
  * 413 without reading the rest of the body into the store. The connection is closed after the
  * answer (what is still in flight is discarded), so a client cannot keep streaming on it.
  */
-function refuseTooLarge(req: Parameters<RequestHandler>[0], res: Parameters<RequestHandler>[1], next: Parameters<RequestHandler>[2], maxBytes: number): void {
+function refuseTooLarge(
+  req: Parameters<RequestHandler>[0],
+  res: Parameters<RequestHandler>[1],
+  next: Parameters<RequestHandler>[2],
+  maxBytes: number,
+): void {
   res.setHeader('Connection', 'close');
   req.resume();
   next(uploadErrors.tooLarge(maxBytes));

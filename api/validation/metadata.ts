@@ -22,11 +22,13 @@ const nested = z.union([
 // `metadata` and never echoes a bad key (it may hold a control character) as a field name.
 function checkKeys(object: Record<string, unknown>, ctx: z.RefinementCtx, path: string[]) {
   const keys = Object.keys(object);
-  if (keys.length > METADATA_LIMITS.keys) ctx.addIssue({ code: 'custom', path, message: `at most ${METADATA_LIMITS.keys} keys` });
+  if (keys.length > METADATA_LIMITS.keys)
+    ctx.addIssue({ code: 'custom', path, message: `at most ${METADATA_LIMITS.keys} keys` });
   if (keys.some((k) => k.length === 0 || k.length > METADATA_LIMITS.keyLength)) {
     ctx.addIssue({ code: 'custom', path, message: `keys must have 1 to ${METADATA_LIMITS.keyLength} characters` });
   }
-  if (keys.some((k) => !NO_CONTROL_CHARACTERS.test(k))) ctx.addIssue({ code: 'custom', path, message: `keys ${CONTROL_CHARACTERS_MESSAGE}` });
+  if (keys.some((k) => !NO_CONTROL_CHARACTERS.test(k)))
+    ctx.addIssue({ code: 'custom', path, message: `keys ${CONTROL_CHARACTERS_MESSAGE}` });
 }
 
 export const metadata = () =>
@@ -35,7 +37,8 @@ export const metadata = () =>
     .superRefine((value, ctx) => {
       checkKeys(value, ctx, []);
       for (const [key, inner] of Object.entries(value)) {
-        if (inner && typeof inner === 'object' && !Array.isArray(inner)) checkKeys(inner as Record<string, unknown>, ctx, [key]);
+        if (inner && typeof inner === 'object' && !Array.isArray(inner))
+          checkKeys(inner as Record<string, unknown>, ctx, [key]);
       }
       if (Buffer.byteLength(JSON.stringify(value)) > METADATA_LIMITS.serializedBytes) {
         ctx.addIssue({ code: 'custom', message: `at most ${METADATA_LIMITS.serializedBytes} bytes as JSON` });

@@ -6,7 +6,11 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, wha
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const fields = result.error.issues.map((issue) => ({
-    field: issue.path.length ? issue.path.join('.') : (issue.code === 'unrecognized_keys' ? (issue as { keys?: string[] }).keys?.join(',') ?? '' : ''),
+    field: issue.path.length
+      ? issue.path.join('.')
+      : issue.code === 'unrecognized_keys'
+        ? ((issue as { keys?: string[] }).keys?.join(',') ?? '')
+        : '',
     message: issue.message,
   }));
   throw errors.validation(`${what} is invalid`, { fields });

@@ -16,6 +16,7 @@ const messages: Record<DestinationProblem, string> = {
 
 export async function assertWebhookDestination(raw: string, field: string, policy: DestinationPolicy): Promise<string> {
   const result = await checkDestination(raw, policy, (host) => dns.lookup(host, { all: true }));
-  if (!result.ok) throw errors.validation('request body is invalid', { fields: [{ field, message: messages[result.problem] }] });
+  if (!result.ok)
+    throw errors.validation('request body is invalid', { fields: [{ field, message: messages[result.problem] }] });
   return result.url;
 }

@@ -18,11 +18,40 @@ const headers = z.object({
 });
 
 const examples: Record<string, unknown> = {
-  'charge.paid': { id: '0b5c2c4e-5d1f-4f0e-9a57-2f3d4b1e8c11', status: 'PAID', amountCents: 12345, externalRef: 'order-1001', endToEndId: 'E9999999920261122052512345678901', paidAt: '2026-11-22T05:25:21.954Z' },
-  'charge.refunded': { chargeId: '0b5c2c4e-5d1f-4f0e-9a57-2f3d4b1e8c11', refundId: '4f0e9a57-…', amountCents: 2000, refundedAmountCents: 5000, remainingAmountCents: 7345, reason: 'produto devolvido', endToEndId: 'D9999999920261123190512345678901', refundedAt: '2026-11-23T19:05:12.000Z' },
-  'withdrawal.completed': { id: 'f3a1…', status: 'COMPLETED', amountCents: 50000, feeCents: 0, provider: 'PIX_GATEWAY' },
+  'charge.paid': {
+    id: '0b5c2c4e-5d1f-4f0e-9a57-2f3d4b1e8c11',
+    status: 'PAID',
+    amountCents: 12345,
+    externalRef: 'order-1001',
+    endToEndId: 'E9999999920261122052512345678901',
+    paidAt: '2026-11-22T05:25:21.954Z',
+  },
+  'charge.refunded': {
+    chargeId: '0b5c2c4e-5d1f-4f0e-9a57-2f3d4b1e8c11',
+    refundId: '4f0e9a57-…',
+    amountCents: 2000,
+    refundedAmountCents: 5000,
+    remainingAmountCents: 7345,
+    reason: 'produto devolvido',
+    endToEndId: 'D9999999920261123190512345678901',
+    refundedAt: '2026-11-23T19:05:12.000Z',
+  },
+  'withdrawal.completed': {
+    id: 'f3a1…',
+    status: 'COMPLETED',
+    amountCents: 50000,
+    feeCents: 0,
+    provider: 'PIX_GATEWAY',
+  },
   'payout.item.paid': { id: '8e2d…', batchId: '5b7a…', status: 'PAID', amountCents: 1000, referenceId: 'ref-0' },
-  'payout.batch.completed': { id: '5b7a…', status: 'COMPLETED', paidItems: 25, failedItems: 0, cancelledItems: 0, releasedAmountCents: 0 },
+  'payout.batch.completed': {
+    id: '5b7a…',
+    status: 'COMPLETED',
+    paidItems: 25,
+    failedItems: 0,
+    cancelledItems: 0,
+    releasedAmountCents: 0,
+  },
 };
 
 for (const type of subscribableEventTypes) {
@@ -32,14 +61,29 @@ for (const type of subscribableEventTypes) {
       eventId: z.uuid().describe('Stable across retries and resends.'),
       type: z.literal(type),
       createdAt: z.iso.datetime(),
-      data: z.record(z.string(), z.unknown()).describe(
-        type === 'charge.refunded'
-          ? 'The refund: chargeId, refundId, amountCents, refundedAmountCents (all SUCCEEDED refunds of the charge), remainingAmountCents, reason, endToEndId, refundedAt.'
-          : resource === 'charge' ? 'The charge as GET /sellers/pix/{id} shows it.' : resource === 'withdrawal' ? 'The withdrawal as GET /sellers/saques/{id} shows it.' : resource === 'med' ? 'The Pix infraction (MED) as GET /med/infractions/{id} shows it.' : resource === 'checkout' ? 'The checkout: the P0 public object as GET /v1/checkouts/{id} shows it (a checkout session: the session as GET /checkout/sessions/{id} shows it).' : 'The payout batch or item.',
-      ),
+      data: z
+        .record(z.string(), z.unknown())
+        .describe(
+          type === 'charge.refunded'
+            ? 'The refund: chargeId, refundId, amountCents, refundedAmountCents (all SUCCEEDED refunds of the charge), remainingAmountCents, reason, endToEndId, refundedAt.'
+            : resource === 'charge'
+              ? 'The charge as GET /sellers/pix/{id} shows it.'
+              : resource === 'withdrawal'
+                ? 'The withdrawal as GET /sellers/saques/{id} shows it.'
+                : resource === 'med'
+                  ? 'The Pix infraction (MED) as GET /med/infractions/{id} shows it.'
+                  : resource === 'checkout'
+                    ? 'The checkout: the P0 public object as GET /v1/checkouts/{id} shows it (a checkout session: the session as GET /checkout/sessions/{id} shows it).'
+                    : 'The payout batch or item.',
+        ),
     })
     .meta({
-      example: { eventId: '7d9f3a52-2c11-4a8e-b0f4-1b2c3d4e5f60', type, createdAt: '2026-11-22T05:25:22.093Z', data: examples[type] ?? { id: '…', status: '…' } },
+      example: {
+        eventId: '7d9f3a52-2c11-4a8e-b0f4-1b2c3d4e5f60',
+        type,
+        createdAt: '2026-11-22T05:25:22.093Z',
+        data: examples[type] ?? { id: '…', status: '…' },
+      },
     });
   registry.registerWebhook({
     method: 'post',

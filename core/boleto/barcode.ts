@@ -56,7 +56,14 @@ export function barcodeToDigitableLine(barcode: string): string {
 export function digitableLineToBarcode(line: string): string {
   const digits = line.replace(/[\s.]/g, '');
   if (!/^\d{47}$/.test(digits)) throw new RangeError('digitable line must be 47 digits');
-  return digits.slice(0, 4) + digits[32] + digits.slice(33, 47) + digits.slice(4, 9) + digits.slice(10, 20) + digits.slice(21, 31);
+  return (
+    digits.slice(0, 4) +
+    digits[32] +
+    digits.slice(33, 47) +
+    digits.slice(4, 9) +
+    digits.slice(10, 20) +
+    digits.slice(21, 31)
+  );
 }
 
 /** `00190.00009 01234.567891 ...` the way boletos print it. */

@@ -37,7 +37,13 @@ export function amountDueOn(terms: LateChargeTerms, paidDate: string): AmountDue
   const interestCents = charged
     ? roundDiv(BigInt(terms.amountCents) * BigInt(terms.monthlyInterestBps ?? 0) * BigInt(daysLate), 300_000n)
     : 0;
-  return { daysLate, late: daysLate > 0, fineCents, interestCents, expectedAmountCents: terms.amountCents + fineCents + interestCents };
+  return {
+    daysLate,
+    late: daysLate > 0,
+    fineCents,
+    interestCents,
+    expectedAmountCents: terms.amountCents + fineCents + interestCents,
+  };
 }
 
 /** Half-up division of non-negative integers, exact (BigInt, so no float drift on big amounts). */

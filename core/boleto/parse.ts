@@ -8,7 +8,8 @@ import { mod10 } from './checkDigits';
 import { isoDateOf } from './dates';
 import { dueDateFromFactor } from './dueDateFactor';
 
-export type BoletoCodeErrorField = 'length' | 'format' | 'type' | 'currency' | 'field1' | 'field2' | 'field3' | 'general';
+export type BoletoCodeErrorField =
+  'length' | 'format' | 'type' | 'currency' | 'field1' | 'field2' | 'field3' | 'general';
 
 export interface BoletoCodeError {
   field: BoletoCodeErrorField;
@@ -40,8 +41,16 @@ const FIELDS = [
 /** `referenceDate` ('YYYY-MM-DD', today by default) picks the factor's cycle, as banks do. */
 export function parseBoletoCode(code: string, referenceDate: string = isoDateOf(new Date())): ParsedBoletoCode {
   const empty: ParsedBoletoCode = {
-    kind: null, barcode: null, digitableLine: null, bankCode: null, currency: null,
-    dueDate: null, dueDateFactor: null, amountCents: null, valid: false, errors: [],
+    kind: null,
+    barcode: null,
+    digitableLine: null,
+    bankCode: null,
+    currency: null,
+    dueDate: null,
+    dueDateFactor: null,
+    amountCents: null,
+    valid: false,
+    errors: [],
   };
   if (typeof code !== 'string' || /[^\d\s.-]/.test(code)) {
     return { ...empty, errors: [{ field: 'format', message: 'only digits, spaces, dots and dashes are allowed' }] };
@@ -49,10 +58,23 @@ export function parseBoletoCode(code: string, referenceDate: string = isoDateOf(
   const digits = code.replace(/\D/g, '');
   if (digits.length !== 44 && digits.length !== 47) {
     const hint = digits.length === 48 ? ' (48 digits is a utility/tax bill, arrecadação, not a bank boleto)' : '';
-    return { ...empty, errors: [{ field: 'length', message: `expected 47 digits (digitable line) or 44 (barcode), got ${digits.length}${hint}` }] };
+    return {
+      ...empty,
+      errors: [
+        {
+          field: 'length',
+          message: `expected 47 digits (digitable line) or 44 (barcode), got ${digits.length}${hint}`,
+        },
+      ],
+    };
   }
   if (digits[0] === '8') {
-    return { ...empty, errors: [{ field: 'type', message: 'a code starting with 8 is a utility/tax bill (arrecadação), not a bank boleto' }] };
+    return {
+      ...empty,
+      errors: [
+        { field: 'type', message: 'a code starting with 8 is a utility/tax bill (arrecadação), not a bank boleto' },
+      ],
+    };
   }
 
   const errors: BoletoCodeError[] = [];
@@ -70,7 +92,8 @@ export function parseBoletoCode(code: string, referenceDate: string = isoDateOf(
   if (Number(barcode[4]) !== generalDv) {
     errors.push({ field: 'general', message: `general check digit is ${barcode[4]}, expected ${generalDv}` });
   }
-  if (barcode[3] !== '9') errors.push({ field: 'currency', message: `currency code is ${barcode[3]}, expected 9 (real)` });
+  if (barcode[3] !== '9')
+    errors.push({ field: 'currency', message: `currency code is ${barcode[3]}, expected 9 (real)` });
 
   const factor = barcode.slice(5, 9);
   return {

@@ -25,7 +25,12 @@ export function describeAccount(code: string): AccountSpec {
   if (merchant) {
     return {
       code,
-      kind: merchant[2] === 'available' ? 'MERCHANT_AVAILABLE' : merchant[2] === 'reserved' ? 'MERCHANT_RESERVED' : 'MERCHANT_BLOCKED',
+      kind:
+        merchant[2] === 'available'
+          ? 'MERCHANT_AVAILABLE'
+          : merchant[2] === 'reserved'
+            ? 'MERCHANT_RESERVED'
+            : 'MERCHANT_BLOCKED',
       merchantId: merchant[1],
       allowNegative: false,
     };

@@ -27,7 +27,12 @@ export function payoutReserveEntry(batchId: string, merchantId: string, fundingC
   });
 }
 
-export function payoutItemPaidEntry(itemId: string, merchantId: string, amountCents: number, feeCents: number): LedgerEntry {
+export function payoutItemPaidEntry(
+  itemId: string,
+  merchantId: string,
+  amountCents: number,
+  feeCents: number,
+): LedgerEntry {
   return entry({
     movementKey: `payout-item-paid:${itemId}`,
     kind: 'PAYOUT_ITEM_PAID',

@@ -19,7 +19,8 @@ export function assertBalanced(postings: Posting[]): void {
   const sum = postings.reduce((s, p) => s + p.amountCents, 0);
   if (sum !== 0) throw new Error(`unbalanced ledger entry: postings sum to ${sum}`);
   for (const p of postings) {
-    if (!Number.isSafeInteger(p.amountCents) || p.amountCents === 0) throw new Error(`invalid posting amount ${p.amountCents}`);
+    if (!Number.isSafeInteger(p.amountCents) || p.amountCents === 0)
+      throw new Error(`invalid posting amount ${p.amountCents}`);
   }
 }
 
@@ -49,7 +50,13 @@ export function chargePaidEntry(input: {
     ...input.splits.map((s) => ({ accountCode: accounts.merchantAvailable(s.merchantId), amountCents: s.amountCents })),
   ]);
   assertBalanced(postings);
-  return { movementKey: `charge-paid:${input.chargeId}`, kind: 'CHARGE_PAID', referenceType: 'charge', referenceId: input.chargeId, postings };
+  return {
+    movementKey: `charge-paid:${input.chargeId}`,
+    kind: 'CHARGE_PAID',
+    referenceType: 'charge',
+    referenceId: input.chargeId,
+    postings,
+  };
 }
 
 /**
@@ -67,7 +74,8 @@ export interface WithdrawalMoney {
 }
 
 function withdrawalTotal(w: WithdrawalMoney): number {
-  if (!Number.isSafeInteger(w.amountCents) || w.amountCents <= 0) throw new Error(`invalid withdrawal amount ${w.amountCents}`);
+  if (!Number.isSafeInteger(w.amountCents) || w.amountCents <= 0)
+    throw new Error(`invalid withdrawal amount ${w.amountCents}`);
   if (!Number.isSafeInteger(w.feeCents) || w.feeCents < 0) throw new Error(`invalid withdrawal fee ${w.feeCents}`);
   return w.amountCents + w.feeCents;
 }
@@ -79,7 +87,13 @@ export function withdrawalReservedEntry(w: WithdrawalMoney): LedgerEntry {
     { accountCode: accounts.merchantReserved(w.merchantId), amountCents: total },
   ];
   assertBalanced(postings);
-  return { movementKey: `withdrawal-reserve:${w.withdrawalId}`, kind: 'WITHDRAWAL_RESERVED', referenceType: 'withdrawal', referenceId: w.withdrawalId, postings };
+  return {
+    movementKey: `withdrawal-reserve:${w.withdrawalId}`,
+    kind: 'WITHDRAWAL_RESERVED',
+    referenceType: 'withdrawal',
+    referenceId: w.withdrawalId,
+    postings,
+  };
 }
 
 export function withdrawalCompletedEntry(w: WithdrawalMoney): LedgerEntry {
@@ -90,7 +104,13 @@ export function withdrawalCompletedEntry(w: WithdrawalMoney): LedgerEntry {
     { accountCode: accounts.platformFees, amountCents: w.feeCents },
   ]);
   assertBalanced(postings);
-  return { movementKey: `withdrawal-complete:${w.withdrawalId}`, kind: 'WITHDRAWAL_COMPLETED', referenceType: 'withdrawal', referenceId: w.withdrawalId, postings };
+  return {
+    movementKey: `withdrawal-complete:${w.withdrawalId}`,
+    kind: 'WITHDRAWAL_COMPLETED',
+    referenceType: 'withdrawal',
+    referenceId: w.withdrawalId,
+    postings,
+  };
 }
 
 export function withdrawalReleasedEntry(w: WithdrawalMoney): LedgerEntry {
@@ -100,7 +120,13 @@ export function withdrawalReleasedEntry(w: WithdrawalMoney): LedgerEntry {
     { accountCode: accounts.merchantAvailable(w.merchantId), amountCents: total },
   ];
   assertBalanced(postings);
-  return { movementKey: `withdrawal-release:${w.withdrawalId}`, kind: 'WITHDRAWAL_RELEASED', referenceType: 'withdrawal', referenceId: w.withdrawalId, postings };
+  return {
+    movementKey: `withdrawal-release:${w.withdrawalId}`,
+    kind: 'WITHDRAWAL_RELEASED',
+    referenceType: 'withdrawal',
+    referenceId: w.withdrawalId,
+    postings,
+  };
 }
 
 /**
@@ -121,7 +147,10 @@ export interface RefundMoney {
 function reservedParts(r: RefundMoney): Posting[] {
   return [
     { accountCode: accounts.merchantReserved(r.merchantId), amountCents: r.shares.ownerCents },
-    ...r.shares.splits.map((s) => ({ accountCode: accounts.merchantReserved(s.merchantId), amountCents: s.amountCents })),
+    ...r.shares.splits.map((s) => ({
+      accountCode: accounts.merchantReserved(s.merchantId),
+      amountCents: s.amountCents,
+    })),
   ];
 }
 
@@ -135,10 +164,19 @@ export function refundReservedEntry(r: RefundMoney): LedgerEntry {
   const postings = compact([
     ...reservedParts(r),
     { accountCode: accounts.merchantAvailable(r.merchantId), amountCents: -r.shares.ownerCents },
-    ...r.shares.splits.map((s) => ({ accountCode: accounts.merchantAvailable(s.merchantId), amountCents: -s.amountCents })),
+    ...r.shares.splits.map((s) => ({
+      accountCode: accounts.merchantAvailable(s.merchantId),
+      amountCents: -s.amountCents,
+    })),
   ]);
   assertBalanced(postings);
-  return { movementKey: `refund-reserve:${r.refundId}`, kind: 'REFUND_RESERVED', referenceType: 'refund', referenceId: r.refundId, postings };
+  return {
+    movementKey: `refund-reserve:${r.refundId}`,
+    kind: 'REFUND_RESERVED',
+    referenceType: 'refund',
+    referenceId: r.refundId,
+    postings,
+  };
 }
 
 export function refundCompletedEntry(r: RefundMoney): LedgerEntry {
@@ -149,7 +187,13 @@ export function refundCompletedEntry(r: RefundMoney): LedgerEntry {
     { accountCode: accounts.providerClearing, amountCents: r.amountCents },
   ]);
   assertBalanced(postings);
-  return { movementKey: `refund-complete:${r.refundId}`, kind: 'REFUND_COMPLETED', referenceType: 'refund', referenceId: r.refundId, postings };
+  return {
+    movementKey: `refund-complete:${r.refundId}`,
+    kind: 'REFUND_COMPLETED',
+    referenceType: 'refund',
+    referenceId: r.refundId,
+    postings,
+  };
 }
 
 export function refundReleasedEntry(r: RefundMoney): LedgerEntry {
@@ -157,10 +201,19 @@ export function refundReleasedEntry(r: RefundMoney): LedgerEntry {
   const postings = compact([
     ...reservedParts(r).map((p) => ({ ...p, amountCents: -p.amountCents })),
     { accountCode: accounts.merchantAvailable(r.merchantId), amountCents: r.shares.ownerCents },
-    ...r.shares.splits.map((s) => ({ accountCode: accounts.merchantAvailable(s.merchantId), amountCents: s.amountCents })),
+    ...r.shares.splits.map((s) => ({
+      accountCode: accounts.merchantAvailable(s.merchantId),
+      amountCents: s.amountCents,
+    })),
   ]);
   assertBalanced(postings);
-  return { movementKey: `refund-release:${r.refundId}`, kind: 'REFUND_RELEASED', referenceType: 'refund', referenceId: r.refundId, postings };
+  return {
+    movementKey: `refund-release:${r.refundId}`,
+    kind: 'REFUND_RELEASED',
+    referenceType: 'refund',
+    referenceId: r.refundId,
+    postings,
+  };
 }
 
 /**
@@ -176,7 +229,13 @@ export function medBlockEntry(m: { infractionId: string; merchantId: string; amo
     { accountCode: accounts.merchantBlocked(m.merchantId), amountCents: m.amountCents },
   ];
   assertBalanced(postings);
-  return { movementKey: `med-block:${m.infractionId}`, kind: 'MED_BLOCKED', referenceType: 'med_infraction', referenceId: m.infractionId, postings };
+  return {
+    movementKey: `med-block:${m.infractionId}`,
+    kind: 'MED_BLOCKED',
+    referenceType: 'med_infraction',
+    referenceId: m.infractionId,
+    postings,
+  };
 }
 
 export function medUnblockEntry(m: { infractionId: string; merchantId: string; amountCents: number }): LedgerEntry {
@@ -185,5 +244,11 @@ export function medUnblockEntry(m: { infractionId: string; merchantId: string; a
     { accountCode: accounts.merchantAvailable(m.merchantId), amountCents: m.amountCents },
   ];
   assertBalanced(postings);
-  return { movementKey: `med-unblock:${m.infractionId}`, kind: 'MED_UNBLOCKED', referenceType: 'med_infraction', referenceId: m.infractionId, postings };
+  return {
+    movementKey: `med-unblock:${m.infractionId}`,
+    kind: 'MED_UNBLOCKED',
+    referenceType: 'med_infraction',
+    referenceId: m.infractionId,
+    postings,
+  };
 }

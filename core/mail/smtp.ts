@@ -57,7 +57,8 @@ export function describeSmtpError(err: unknown): SmtpProblem {
     case 'EMESSAGE':
     case 'EPROTOCOL':
       // 5xx is the server's final word on this message; 4xx (and no code) may pass later.
-      if (reply !== undefined && reply >= 500) return { code: 'SMTP_REJECTED', message: `the SMTP server refused the message${replyText}`, retryable: false };
+      if (reply !== undefined && reply >= 500)
+        return { code: 'SMTP_REJECTED', message: `the SMTP server refused the message${replyText}`, retryable: false };
       return { code: 'SMTP_DEFERRED', message: `the SMTP server deferred the message${replyText}`, retryable: true };
     default:
       return { code: 'SMTP_ERROR', message: `sending through the SMTP server failed${replyText}`, retryable: true };

@@ -6,7 +6,9 @@
  */
 export type MoneyOutRefusal = 'MERCHANT_INACTIVE' | 'WITHDRAWAL_FROZEN';
 
-export function moneyOutRefusal(merchant: { active: boolean; withdrawalsFrozen: boolean } | null): MoneyOutRefusal | null {
+export function moneyOutRefusal(
+  merchant: { active: boolean; withdrawalsFrozen: boolean } | null,
+): MoneyOutRefusal | null {
   if (!merchant?.active) return 'MERCHANT_INACTIVE';
   if (merchant.withdrawalsFrozen) return 'WITHDRAWAL_FROZEN';
   return null;

@@ -12,7 +12,8 @@ import fs from 'node:fs';
 import tls from 'node:tls';
 import { inspect } from 'node:util';
 
-export type ClientIdentity = { kind: 'pem'; cert: Buffer; key: Buffer } | { kind: 'pfx'; pfx: Buffer; passphrase: string };
+export type ClientIdentity =
+  { kind: 'pem'; cert: Buffer; key: Buffer } | { kind: 'pfx'; pfx: Buffer; passphrase: string };
 
 export class ClientTls {
   constructor(
@@ -26,7 +27,8 @@ export class ClientTls {
   connectOptions(): tls.ConnectionOptions {
     const options: tls.ConnectionOptions = { rejectUnauthorized: true };
     if (this.identity?.kind === 'pem') Object.assign(options, { cert: this.identity.cert, key: this.identity.key });
-    if (this.identity?.kind === 'pfx') Object.assign(options, { pfx: this.identity.pfx, passphrase: this.identity.passphrase });
+    if (this.identity?.kind === 'pfx')
+      Object.assign(options, { pfx: this.identity.pfx, passphrase: this.identity.passphrase });
     // Node replaces its public roots with `ca` when given: adding them back means a private CA
     // bundle can only add trust (the token endpoint may sit on a public certificate).
     if (this.ca) options.ca = [...tls.rootCertificates, this.ca.toString('utf8')];
@@ -65,7 +67,9 @@ export function readClientTls(src: ClientTlsSources): { tls: ClientTls | null; p
   const pem = src.certFile.value !== undefined || src.keyFile.value !== undefined;
   const pfx = src.pfxFile.value !== undefined || src.pfxPassphrase.value !== undefined;
   if (pem && pfx) {
-    problems.push(`set either ${src.certFile.name} + ${src.keyFile.name} or ${src.pfxFile.name} + ${src.pfxPassphrase.name}, not both`);
+    problems.push(
+      `set either ${src.certFile.name} + ${src.keyFile.name} or ${src.pfxFile.name} + ${src.pfxPassphrase.name}, not both`,
+    );
     return { tls: null, problems };
   }
   if (pem) pairComplete(src.certFile, src.keyFile, problems);
@@ -89,15 +93,28 @@ export function readClientTls(src: ClientTlsSources): { tls: ClientTls | null; p
     // OpenSSL skips what is not a certificate in a bundle without complaint: an empty trust list
     // would only show up as a handshake failure, so at least one certificate must be there.
     const noCertificate = () => {
-      if (!ca.toString('utf8').includes('-----BEGIN CERTIFICATE-----')) throw Object.assign(new Error('no certificate'), { code: 'NO_CERTIFICATE' });
+      if (!ca.toString('utf8').includes('-----BEGIN CERTIFICATE-----'))
+        throw Object.assign(new Error('no certificate'), { code: 'NO_CERTIFICATE' });
     };
-    usable(() => (noCertificate(), tls.createSecureContext({ ca })), `${src.caFile.name} is not a PEM certificate bundle`, problems);
+    usable(
+      () => (noCertificate(), tls.createSecureContext({ ca })),
+      `${src.caFile.name} is not a PEM certificate bundle`,
+      problems,
+    );
   }
   if (identity?.kind === 'pem') {
-    usable(() => tls.createSecureContext({ cert: identity.cert, key: identity.key }), `${src.certFile.name} and ${src.keyFile.name} are not a PEM certificate and its private key`, problems);
+    usable(
+      () => tls.createSecureContext({ cert: identity.cert, key: identity.key }),
+      `${src.certFile.name} and ${src.keyFile.name} are not a PEM certificate and its private key`,
+      problems,
+    );
   }
   if (identity?.kind === 'pfx') {
-    usable(() => tls.createSecureContext({ pfx: identity.pfx, passphrase: identity.passphrase }), `${src.pfxFile.name} cannot be opened with ${src.pfxPassphrase.name} (not PKCS#12, or a wrong passphrase)`, problems);
+    usable(
+      () => tls.createSecureContext({ pfx: identity.pfx, passphrase: identity.passphrase }),
+      `${src.pfxFile.name} cannot be opened with ${src.pfxPassphrase.name} (not PKCS#12, or a wrong passphrase)`,
+      problems,
+    );
   }
   if (problems.length > 0) return { tls: null, problems };
   return { tls: identity || ca ? new ClientTls(identity, ca) : null, problems };

@@ -21,11 +21,19 @@ export function checkWebhookUrlSyntax(raw: string): { ok: true; url: URL } | { o
   return { ok: true, url };
 }
 
-const blockedHostnames = new Set(['localhost', 'localhost.localdomain', 'ip6-localhost', 'ip6-loopback', 'metadata.google.internal']);
+const blockedHostnames = new Set([
+  'localhost',
+  'localhost.localdomain',
+  'ip6-localhost',
+  'ip6-loopback',
+  'metadata.google.internal',
+]);
 
 export function isBlockedHostname(hostname: string): boolean {
   const host = hostname.toLowerCase().replace(/\.$/, '');
-  return blockedHostnames.has(host) || host.endsWith('.localhost') || host.endsWith('.internal') || host.endsWith('.local');
+  return (
+    blockedHostnames.has(host) || host.endsWith('.localhost') || host.endsWith('.internal') || host.endsWith('.local')
+  );
 }
 
 /**

@@ -23,7 +23,10 @@ export async function checkDestination(
   if (policy.allowPrivate) return { ok: true, url: syntax.url.toString() };
   const host = syntax.url.hostname.replace(/^\[|\]$/g, '');
   if (isBlockedHostname(host)) return { ok: false, problem: 'private_address' };
-  if (net.isIP(host)) return isPrivateAddress(host) ? { ok: false, problem: 'private_address' } : { ok: true, url: syntax.url.toString() };
+  if (net.isIP(host))
+    return isPrivateAddress(host)
+      ? { ok: false, problem: 'private_address' }
+      : { ok: true, url: syntax.url.toString() };
   let addresses: { address: string }[];
   try {
     addresses = await (policy.lookup ?? defaultLookup)(host);

@@ -7,7 +7,11 @@ import { moneyOutRefusal, type MoneyOutRefusal } from '../merchants/moneyOut';
 
 export type PayoutRefusal = MoneyOutRefusal | 'PAYOUTS_NOT_ENABLED';
 
-export function payoutRefusal(merchant: { active: boolean; payoutsEnabled: boolean; withdrawalsFrozen: boolean }): PayoutRefusal | null {
+export function payoutRefusal(merchant: {
+  active: boolean;
+  payoutsEnabled: boolean;
+  withdrawalsFrozen: boolean;
+}): PayoutRefusal | null {
   if (!merchant.active) return 'MERCHANT_INACTIVE';
   if (!merchant.payoutsEnabled) return 'PAYOUTS_NOT_ENABLED';
   return moneyOutRefusal(merchant);

@@ -41,6 +41,14 @@ export function qrCodePng(text: string): Buffer {
   const png = new PNG({ width: WIDTH, height: WIDTH });
   png.data = pixels;
   // colorType, inputColorType, deflateStrategy and filterType are pngjs options missing from @types/pngjs.
-  const options = { colorType: 0, inputColorType: 0, inputHasAlpha: false, bitDepth: 8, deflateLevel: 6, deflateStrategy: 0, filterType: 0 };
+  const options = {
+    colorType: 0,
+    inputColorType: 0,
+    inputHasAlpha: false,
+    bitDepth: 8,
+    deflateLevel: 6,
+    deflateStrategy: 0,
+    filterType: 0,
+  };
   return PNG.sync.write(png, options as Parameters<typeof PNG.sync.write>[1]);
 }

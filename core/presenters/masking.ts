@@ -3,7 +3,9 @@
 /** Keeps `keepStart` and `keepEnd` characters and stars the middle; too-short values are fully starred. */
 export function maskMiddle(value: string, keepStart: number, keepEnd: number): string {
   if (value.length <= keepStart + keepEnd) return '*'.repeat(value.length);
-  return value.slice(0, keepStart) + '*'.repeat(value.length - keepStart - keepEnd) + value.slice(value.length - keepEnd);
+  return (
+    value.slice(0, keepStart) + '*'.repeat(value.length - keepStart - keepEnd) + value.slice(value.length - keepEnd)
+  );
 }
 
 /** CPF 529.982.247-25 → 529******25; CNPJ likewise (first 3 and last 2 digits kept). */

@@ -45,7 +45,12 @@ export function presentSellerCharge(src: SellerChargeSource): Record<string, unk
     pix: charge.pix,
     pixTxid: charge.pixTxid,
     endToEndId: charge.endToEndId,
-    splits: src.splits.map((s) => ({ id: s.id, merchantId: s.merchantId, amountCents: s.amountCents, percentage: s.percentage })),
+    splits: src.splits.map((s) => ({
+      id: s.id,
+      merchantId: s.merchantId,
+      amountCents: s.amountCents,
+      percentage: s.percentage,
+    })),
     webhook: src.webhook,
     payer,
     beneficiary: {

@@ -47,7 +47,16 @@ function presentAccount(account: AccountSnapshot | null | undefined): Record<str
 function presentBeneficiary(snapshot: BeneficiarySnapshot | null): Record<string, unknown> {
   if (!snapshot) {
     // Withdrawals made before snapshots existed: the receiver is unknown, not guessed.
-    return { name: null, document: null, documentMasked: null, documentType: null, pixKey: null, pixKeyMasked: null, pixKeyType: null, account: null };
+    return {
+      name: null,
+      document: null,
+      documentMasked: null,
+      documentType: null,
+      pixKey: null,
+      pixKeyMasked: null,
+      pixKeyType: null,
+      account: null,
+    };
   }
   return {
     name: snapshot.name,
@@ -64,7 +73,9 @@ function presentBeneficiary(snapshot: BeneficiarySnapshot | null): Record<string
 export function presentWithdrawal(src: WithdrawalSource): Record<string, unknown> {
   const { withdrawal: w, merchant } = src;
   const providerTransferId = w.providerTransferId ? publicTransferReference(w.providerTransferId) : null;
-  const sourceAccount = presentAccount(w.sourceAccountSnapshot ?? sourceAccountSnapshot(merchant, src.platformInstitution));
+  const sourceAccount = presentAccount(
+    w.sourceAccountSnapshot ?? sourceAccountSnapshot(merchant, src.platformInstitution),
+  );
   return {
     id: w.id,
     amountCents: w.amountCents,

@@ -40,7 +40,12 @@ export function certificateDigest(facts: CertificateFacts): string {
 
 /** "2026-03-01T02:05:09Z" → "28/02/2026": the issue date as printed, in America/Sao_Paulo. */
 export function formatDateBrasilia(iso: string): string {
-  const parts = new Intl.DateTimeFormat('en-GB', { timeZone: 'America/Sao_Paulo', year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(new Date(iso));
+  const parts = new Intl.DateTimeFormat('en-GB', {
+    timeZone: 'America/Sao_Paulo',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).formatToParts(new Date(iso));
   const get = (type: string): string => parts.find((p) => p.type === type)?.value ?? '';
   return `${get('day')}/${get('month')}/${get('year')}`;
 }

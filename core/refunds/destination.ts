@@ -18,7 +18,10 @@ export function returnedByDevolucao(charge: { endToEndId: string | null }): bool
  * What can be told without the directory: a document named with the destination must be the
  * payer's, and a CPF or CNPJ key is its owner's document. True when nothing contradicts.
  */
-export function mayBePayersKey(destination: { pixKey: string; pixKeyType: PixKeyType; document: string | null }, payerDocument: string): boolean {
+export function mayBePayersKey(
+  destination: { pixKey: string; pixKeyType: PixKeyType; document: string | null },
+  payerDocument: string,
+): boolean {
   const payer = onlyDigits(payerDocument);
   if (destination.document !== null && onlyDigits(destination.document) !== payer) return false;
   if (destination.pixKeyType === 'CPF' || destination.pixKeyType === 'CNPJ') return destination.pixKey === payer;

@@ -6,7 +6,11 @@ export function paidMoney(charge: {
   boletoPaidAmountCents?: number | null;
   boletoPaidFeeCents?: number | null;
 }): { amountCents: number; feeCents: number } {
-  if (charge.method === 'BOLETO' && charge.boletoPaidAmountCents !== null && charge.boletoPaidAmountCents !== undefined) {
+  if (
+    charge.method === 'BOLETO' &&
+    charge.boletoPaidAmountCents !== null &&
+    charge.boletoPaidAmountCents !== undefined
+  ) {
     return { amountCents: charge.boletoPaidAmountCents, feeCents: charge.boletoPaidFeeCents ?? 0 };
   }
   return { amountCents: charge.amountCents, feeCents: charge.feeCents };

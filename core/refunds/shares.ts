@@ -43,7 +43,8 @@ function cumulative(charge: PaidCharge, x: number): number[] {
 export function refundShares(charge: PaidCharge, alreadyRefundedCents: number, refundCents: number): RefundShares {
   assertCents(charge.amountCents);
   if (!Number.isSafeInteger(refundCents) || refundCents <= 0) throw new Error(`invalid refund amount ${refundCents}`);
-  if (!Number.isSafeInteger(alreadyRefundedCents) || alreadyRefundedCents < 0) throw new Error(`invalid refunded amount ${alreadyRefundedCents}`);
+  if (!Number.isSafeInteger(alreadyRefundedCents) || alreadyRefundedCents < 0)
+    throw new Error(`invalid refunded amount ${alreadyRefundedCents}`);
   if (alreadyRefundedCents + refundCents > charge.amountCents) throw new Error('refund exceeds the paid amount');
   const before = cumulative(charge, alreadyRefundedCents);
   const after = cumulative(charge, alreadyRefundedCents + refundCents);

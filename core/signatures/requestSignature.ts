@@ -7,7 +7,13 @@ import crypto from 'node:crypto';
 
 export const SIGNATURE_WINDOW_MS = 300_000;
 
-export function signRequest(args: { timestampMs: number | string; method: string; path: string; rawBody: string | Buffer; secret: string }): string {
+export function signRequest(args: {
+  timestampMs: number | string;
+  method: string;
+  path: string;
+  rawBody: string | Buffer;
+  secret: string;
+}): string {
   return crypto
     .createHmac('sha256', args.secret)
     .update(`${args.timestampMs}.${args.method.toUpperCase()}.${args.path}.`, 'utf8')
@@ -29,8 +35,10 @@ export function verifyRequestSignature(args: {
 }): SignatureCheck {
   const { timestampHeader, signatureHeader } = args;
   if (!timestampHeader || !signatureHeader) return { ok: false, reason: 'missing' };
-  if (!/^\d{10,16}$/.test(timestampHeader) || !/^[0-9a-f]{64}$/.test(signatureHeader)) return { ok: false, reason: 'malformed' };
-  if (Math.abs(args.nowMs - Number(timestampHeader)) > (args.windowMs ?? SIGNATURE_WINDOW_MS)) return { ok: false, reason: 'expired' };
+  if (!/^\d{10,16}$/.test(timestampHeader) || !/^[0-9a-f]{64}$/.test(signatureHeader))
+    return { ok: false, reason: 'malformed' };
+  if (Math.abs(args.nowMs - Number(timestampHeader)) > (args.windowMs ?? SIGNATURE_WINDOW_MS))
+    return { ok: false, reason: 'expired' };
   const expected = Buffer.from(signRequest({ ...args, timestampMs: timestampHeader }), 'hex');
   const given = Buffer.from(signatureHeader, 'hex');
   return crypto.timingSafeEqual(expected, given) ? { ok: true } : { ok: false, reason: 'mismatch' };

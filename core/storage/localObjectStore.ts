@@ -67,7 +67,12 @@ export class LocalObjectStore implements ObjectStore {
     this.now = options.now ?? Date.now;
   }
 
-  async presignPut(key: string, contentType: string, maxBytes: number, expiresInSeconds: number): Promise<PresignedPut> {
+  async presignPut(
+    key: string,
+    contentType: string,
+    maxBytes: number,
+    expiresInSeconds: number,
+  ): Promise<PresignedPut> {
     assertObjectKey(key);
     const expires = Math.floor(this.now() / 1000) + expiresInSeconds;
     const query = uploadQuery({ key, expires, contentType, maxBytes }, this.options.signingSecret);

@@ -4,7 +4,13 @@
  * upload of another type is refused by the store. S3 cannot cap the size of a presigned PUT
  * (only POST policies can), so the size is checked after the upload (`head`) by the caller.
  */
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { assertObjectKey, type ObjectStore, type PresignedPut } from './objectStore';
 
@@ -29,13 +35,24 @@ export class S3ObjectStore implements ObjectStore {
       forcePathStyle: true,
       credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey },
     });
-    this.publicBase = (options.publicBaseUrl ?? `${options.endpoint.replace(/\/+$/, '')}/${options.bucket}`).replace(/\/+$/, '');
+    this.publicBase = (options.publicBaseUrl ?? `${options.endpoint.replace(/\/+$/, '')}/${options.bucket}`).replace(
+      /\/+$/,
+      '',
+    );
   }
 
-  async presignPut(key: string, contentType: string, _maxBytes: number, expiresInSeconds: number): Promise<PresignedPut> {
+  async presignPut(
+    key: string,
+    contentType: string,
+    _maxBytes: number,
+    expiresInSeconds: number,
+  ): Promise<PresignedPut> {
     assertObjectKey(key);
     const command = new PutObjectCommand({ Bucket: this.options.bucket, Key: key, ContentType: contentType });
-    const url = await getSignedUrl(this.client, command, { expiresIn: expiresInSeconds, signableHeaders: new Set(['content-type']) });
+    const url = await getSignedUrl(this.client, command, {
+      expiresIn: expiresInSeconds,
+      signableHeaders: new Set(['content-type']),
+    });
     return { url, headers: { 'Content-Type': contentType } };
   }
 
@@ -53,7 +70,9 @@ export class S3ObjectStore implements ObjectStore {
   async readStart(key: string, bytes: number): Promise<Buffer | null> {
     assertObjectKey(key);
     try {
-      const out = await this.client.send(new GetObjectCommand({ Bucket: this.options.bucket, Key: key, Range: `bytes=0-${bytes - 1}` }));
+      const out = await this.client.send(
+        new GetObjectCommand({ Bucket: this.options.bucket, Key: key, Range: `bytes=0-${bytes - 1}` }),
+      );
       if (!out.Body) return Buffer.alloc(0);
       return Buffer.from(await out.Body.transformToByteArray()).subarray(0, bytes);
     } catch (err) {

@@ -13,7 +13,8 @@ export interface UploadGrant {
   maxBytes: number;
 }
 
-export type UploadCheck = { ok: true; grant: UploadGrant } | { ok: false; reason: 'malformed' | 'signature' | 'expired' };
+export type UploadCheck =
+  { ok: true; grant: UploadGrant } | { ok: false; reason: 'malformed' | 'signature' | 'expired' };
 
 function payload(g: UploadGrant): string {
   // Newlines cannot occur in any field (key pattern, integers, a validated media type), so the
@@ -45,10 +46,20 @@ const INTEGER = /^[0-9]{1,15}$/;
  */
 export function verifyUpload(key: string, query: Record<string, unknown>, secret: string, nowMs: number): UploadCheck {
   const { expires, contentType, maxBytes, signature } = query;
-  if (typeof expires !== 'string' || typeof contentType !== 'string' || typeof maxBytes !== 'string' || typeof signature !== 'string') {
+  if (
+    typeof expires !== 'string' ||
+    typeof contentType !== 'string' ||
+    typeof maxBytes !== 'string' ||
+    typeof signature !== 'string'
+  ) {
     return { ok: false, reason: 'malformed' };
   }
-  if (!INTEGER.test(expires) || !INTEGER.test(maxBytes) || !MEDIA_TYPE.test(contentType) || !/^[0-9a-f]{64}$/.test(signature)) {
+  if (
+    !INTEGER.test(expires) ||
+    !INTEGER.test(maxBytes) ||
+    !MEDIA_TYPE.test(contentType) ||
+    !/^[0-9a-f]{64}$/.test(signature)
+  ) {
     return { ok: false, reason: 'malformed' };
   }
   const grant: UploadGrant = { key, expires: Number(expires), contentType, maxBytes: Number(maxBytes) };

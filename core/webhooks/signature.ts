@@ -15,7 +15,13 @@ export function signWebhook(rawBody: string, secrets: string[], timestampSeconds
 }
 
 /** What a receiver does (README shows the same in a few lines). */
-export function verifyWebhook(rawBody: string, header: string | undefined, secret: string, nowSeconds: number, toleranceSeconds = WEBHOOK_TOLERANCE_SECONDS): boolean {
+export function verifyWebhook(
+  rawBody: string,
+  header: string | undefined,
+  secret: string,
+  nowSeconds: number,
+  toleranceSeconds = WEBHOOK_TOLERANCE_SECONDS,
+): boolean {
   if (!header) return false;
   const parts = header.split(',').map((p) => p.split('=') as [string, string]);
   const t = Number(parts.find(([k]) => k === 't')?.[1]);

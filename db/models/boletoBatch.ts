@@ -1,4 +1,11 @@
-import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+import {
+  DataTypes,
+  Model,
+  type CreationOptional,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Sequelize,
+} from 'sequelize';
 import { centsColumn } from './centsColumn';
 
 export type BoletoBatchStatus = 'PROCESSING' | 'COMPLETED' | 'COMPLETED_WITH_FAILURES';

@@ -3,7 +3,14 @@
  * column `position` "order" (a reserved word in SQL). Equal orders are allowed; ties read in
  * creation order.
  */
-import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+import {
+  DataTypes,
+  Model,
+  type CreationOptional,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Sequelize,
+} from 'sequelize';
 
 export class CourseModule extends Model<InferAttributes<CourseModule>, InferCreationAttributes<CourseModule>> {
   declare id: string;

@@ -4,7 +4,14 @@
  * REVOKED on a full refund) with raw SQL in the charge's transaction; the application API reads
  * them and records progress (api/enrolments). A certificate is unique per enrolment.
  */
-import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+import {
+  DataTypes,
+  Model,
+  type CreationOptional,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Sequelize,
+} from 'sequelize';
 
 export const ENROLMENT_STATUSES = ['ACTIVE', 'REVOKED'] as const;
 export type EnrolmentStatus = (typeof ENROLMENT_STATUSES)[number];

@@ -1,6 +1,16 @@
-import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+import {
+  DataTypes,
+  Model,
+  type CreationOptional,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Sequelize,
+} from 'sequelize';
 
-export class IdempotencyRecord extends Model<InferAttributes<IdempotencyRecord>, InferCreationAttributes<IdempotencyRecord>> {
+export class IdempotencyRecord extends Model<
+  InferAttributes<IdempotencyRecord>,
+  InferCreationAttributes<IdempotencyRecord>
+> {
   declare merchantId: string;
   declare scope: string;
   declare key: string;

@@ -22,7 +22,19 @@ import { Course, CoursePrice } from './course';
 import { CourseLesson, CourseModule } from './courseContent';
 import { Certificate, Enrolment, LessonProgress } from './enrolment';
 
-export { Merchant, ApiCredential, Charge, ChargeSplit, IdempotencyRecord, OutboxEvent, Withdrawal, WebhookEndpoint, PayoutBatch, PayoutItem, OutgoingMail };
+export {
+  Merchant,
+  ApiCredential,
+  Charge,
+  ChargeSplit,
+  IdempotencyRecord,
+  OutboxEvent,
+  Withdrawal,
+  WebhookEndpoint,
+  PayoutBatch,
+  PayoutItem,
+  OutgoingMail,
+};
 export { Refund, BoletoBatch, BoletoBatchItem };
 export { Checkout, CheckoutItem };
 export { Course, CoursePrice, CourseModule, CourseLesson };
@@ -44,7 +56,17 @@ export function initModels(sequelize: Sequelize): void {
   WebhookEndpoint.initModel(sequelize);
   PayoutBatch.initModel(sequelize);
   PayoutItem.initModel(sequelize);
-  for (const model of [User, MerchantMember, UserSession, RefreshToken, SecondFactor, RecoveryCode, AuthChallenge, ActionToken]) model.initModel(sequelize);
+  for (const model of [
+    User,
+    MerchantMember,
+    UserSession,
+    RefreshToken,
+    SecondFactor,
+    RecoveryCode,
+    AuthChallenge,
+    ActionToken,
+  ])
+    model.initModel(sequelize);
   OutgoingMail.initModel(sequelize);
   Refund.initModel(sequelize);
   BoletoBatch.initModel(sequelize);

@@ -1,7 +1,15 @@
-import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+import {
+  DataTypes,
+  Model,
+  type CreationOptional,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Sequelize,
+} from 'sequelize';
 import { centsColumn } from './centsColumn';
 
-export type PayoutBatchStatus = 'CREATED' | 'PROCESSING' | 'COMPLETED' | 'COMPLETED_WITH_FAILURES' | 'FAILED' | 'CANCELLED';
+export type PayoutBatchStatus =
+  'CREATED' | 'PROCESSING' | 'COMPLETED' | 'COMPLETED_WITH_FAILURES' | 'FAILED' | 'CANCELLED';
 
 export class PayoutBatch extends Model<InferAttributes<PayoutBatch>, InferCreationAttributes<PayoutBatch>> {
   declare id: string;

@@ -1,4 +1,11 @@
-import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+import {
+  DataTypes,
+  Model,
+  type CreationOptional,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Sequelize,
+} from 'sequelize';
 import { centsColumn } from './centsColumn';
 import type { RefundShares } from '../../core/refunds/shares';
 import type { PixKeyOwner, PixKeyType } from '../../core/provider';

@@ -1,4 +1,11 @@
-import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+import {
+  DataTypes,
+  Model,
+  type CreationOptional,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Sequelize,
+} from 'sequelize';
 
 /** A person who signs in to the application API. Deleted accounts keep their row (money records point at it) with personal data erased. */
 export class User extends Model<InferAttributes<User>, InferCreationAttributes<User>> {

@@ -1,4 +1,11 @@
-import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+import {
+  DataTypes,
+  Model,
+  type CreationOptional,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Sequelize,
+} from 'sequelize';
 
 /** One login: the family of its rotating refresh tokens. Access tokens name it (`sid`) and die with it. */
 export class UserSession extends Model<InferAttributes<UserSession>, InferCreationAttributes<UserSession>> {

@@ -81,11 +81,18 @@ export function presentInfraction(r: MedInfractionRow): MedInfractionView {
   };
 }
 
-export async function findInfraction(sequelize: Sequelize, id: string, opts: { transaction?: Transaction; lock?: boolean } = {}): Promise<MedInfractionRow | null> {
-  const [row] = await sequelize.query<MedInfractionRow>(`SELECT * FROM med_infractions WHERE id = :id${opts.lock ? ' FOR UPDATE' : ''}`, {
-    replacements: { id },
-    type: QueryTypes.SELECT,
-    transaction: opts.transaction,
-  });
+export async function findInfraction(
+  sequelize: Sequelize,
+  id: string,
+  opts: { transaction?: Transaction; lock?: boolean } = {},
+): Promise<MedInfractionRow | null> {
+  const [row] = await sequelize.query<MedInfractionRow>(
+    `SELECT * FROM med_infractions WHERE id = :id${opts.lock ? ' FOR UPDATE' : ''}`,
+    {
+      replacements: { id },
+      type: QueryTypes.SELECT,
+      transaction: opts.transaction,
+    },
+  );
   return row ?? null;
 }

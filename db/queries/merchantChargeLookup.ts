@@ -10,7 +10,12 @@ import { Charge } from '../models';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function findMerchantCharge(merchantId: string, lookup: string): Promise<Charge | null> {
-  const candidates: Record<string, string>[] = [{ externalRef: lookup }, { providerChargeId: lookup }, { pixTxid: lookup }, { endToEndId: lookup }];
+  const candidates: Record<string, string>[] = [
+    { externalRef: lookup },
+    { providerChargeId: lookup },
+    { pixTxid: lookup },
+    { endToEndId: lookup },
+  ];
   if (UUID.test(lookup)) candidates.unshift({ id: lookup });
   return Charge.findOne({ where: { merchantId, [Op.or]: candidates }, order: [['createdAt', 'DESC']] });
 }

@@ -3,7 +3,10 @@ import { Merchant, type Withdrawal } from '../models';
 import { presentWithdrawal } from '../../core/presenters/withdrawal';
 import { PLATFORM_INSTITUTION } from './sellerChargeView';
 
-export async function presentWithdrawalRows(merchantId: string, rows: Withdrawal[]): Promise<Record<string, unknown>[]> {
+export async function presentWithdrawalRows(
+  merchantId: string,
+  rows: Withdrawal[],
+): Promise<Record<string, unknown>[]> {
   if (rows.length === 0) return [];
   const merchant = await Merchant.findByPk(merchantId);
   if (!merchant) throw new Error(`merchant ${merchantId} is missing`);

@@ -29,7 +29,9 @@ export function cobRoutes(ctx: SandboxContext, options: CobRouteOptions): Router
   router.put('/cob/:txid', requireScope('cob.write'), (req, res) => {
     const txid = pathParam(req, 'txid');
     if (!TXID_RE.test(txid)) {
-      throw new PixProblem('CobOperacaoInvalida', 'O txid não respeita o schema.', [{ propriedade: 'txid', razao: 'O txid tem de 26 a 35 caracteres alfanuméricos.', valor: txid.slice(0, 40) }]);
+      throw new PixProblem('CobOperacaoInvalida', 'O txid não respeita o schema.', [
+        { propriedade: 'txid', razao: 'O txid tem de 26 a 35 caracteres alfanuméricos.', valor: txid.slice(0, 40) },
+      ]);
     }
     const body = parseBody(cobCreateSchema, req.body, 'CobOperacaoInvalida', 'cob');
     const { rec } = putCob(ctx, options, txid, body, locationHost(req, options.locationHost));
@@ -44,7 +46,8 @@ export function cobRoutes(ctx: SandboxContext, options: CobRouteOptions): Router
 
   router.patch('/cob/:txid', requireScope('cob.write'), (req, res) => {
     const txid = pathParam(req, 'txid');
-    if (!findCob(ctx, txid)) throw new PixProblem('CobNaoEncontrado', `Nenhuma cobrança com o txid ${txid.slice(0, 40)}.`);
+    if (!findCob(ctx, txid))
+      throw new PixProblem('CobNaoEncontrado', `Nenhuma cobrança com o txid ${txid.slice(0, 40)}.`);
     const body = parseBody(cobReviseSchema, req.body, 'CobOperacaoInvalida', 'cob');
     res.json(cobJson(patchCob(ctx, options, txid, body)));
   });
@@ -90,7 +93,9 @@ export function cobRoutes(ctx: SandboxContext, options: CobRouteOptions): Router
     };
     const found = listCobs(ctx)
       .filter(matches)
-      .sort((a, b) => a.charge.createdAt.localeCompare(b.charge.createdAt) || a.charge.txid.localeCompare(b.charge.txid));
+      .sort(
+        (a, b) => a.charge.createdAt.localeCompare(b.charge.createdAt) || a.charge.txid.localeCompare(b.charge.txid),
+      );
     const { page: cobs, paginacao } = paginate(found, page);
     res.json({
       parametros: {

@@ -48,7 +48,11 @@ export function cobCompletaJson(ctx: SandboxContext, rec: CobCharge, revisao?: n
 export function cobPayloadJson(rec: CobCharge, presentedAt: Date) {
   const content = currentContent(rec);
   return {
-    calendario: { criacao: rec.charge.createdAt, apresentacao: presentedAt.toISOString(), expiracao: content.expiracao },
+    calendario: {
+      criacao: rec.charge.createdAt,
+      apresentacao: presentedAt.toISOString(),
+      expiracao: content.expiracao,
+    },
     txid: rec.charge.txid,
     revisao: rec.cob.revisions.length - 1,
     status: cobStatus(rec),

@@ -72,7 +72,13 @@ export function listCobs(ctx: SandboxContext): CobCharge[] {
 }
 
 /** PUT /cob/{txid} (and POST /cob with a txid of the PSP's). `host` is where the payload location is served. */
-export function putCob(ctx: SandboxContext, rules: CobRules, txid: string, body: CobCreateBody, host: string): { rec: CobCharge; created: boolean } {
+export function putCob(
+  ctx: SandboxContext,
+  rules: CobRules,
+  txid: string,
+  body: CobCreateBody,
+  host: string,
+): { rec: CobCharge; created: boolean } {
   const content = checkedContent(rules, body, {
     expiracao: body.calendario.expiracao ?? DEFAULT_EXPIRACAO_SECONDS,
     devedor: debtor(body.devedor),
@@ -84,11 +90,18 @@ export function putCob(ctx: SandboxContext, rules: CobRules, txid: string, body:
   });
   const existing = findChargeByTxid(ctx, txid);
   if (!existing) return { rec: createCob(ctx, txid, content, host), created: true };
-  if (!existing.cob) throw invalid('O txid já está em uso.', { propriedade: 'txid', razao: 'O txid já identifica outra cobrança deste recebedor.' });
+  if (!existing.cob)
+    throw invalid('O txid já está em uso.', {
+      propriedade: 'txid',
+      razao: 'O txid já identifica outra cobrança deste recebedor.',
+    });
   const rec = existing as CobCharge;
   if (sameContent(currentContent(rec), content)) return { rec, created: false };
   if (rec.charge.status !== 'ACTIVE') {
-    throw invalid('A cobrança já existe, não está ATIVA, e a presente requisição busca alterá-la.', { propriedade: 'cob.status', razao: `A cobrança está ${cobStatus(rec)}.` });
+    throw invalid('A cobrança já existe, não está ATIVA, e a presente requisição busca alterá-la.', {
+      propriedade: 'cob.status',
+      razao: `A cobrança está ${cobStatus(rec)}.`,
+    });
   }
   revise(ctx, rec, content);
   return { rec, created: false };
@@ -101,11 +114,17 @@ export function patchCob(ctx: SandboxContext, rules: CobRules, txid: string, bod
   const { status, ...changes } = body;
   if (status) {
     if (Object.values(changes).some((v) => v !== undefined)) {
-      throw invalid('A cobrança não pode ser removida ao mesmo tempo em que é alterada.', { propriedade: 'cob.status', razao: 'status REMOVIDA_PELO_USUARIO_RECEBEDOR vem sozinho na requisição.' });
+      throw invalid('A cobrança não pode ser removida ao mesmo tempo em que é alterada.', {
+        propriedade: 'cob.status',
+        razao: 'status REMOVIDA_PELO_USUARIO_RECEBEDOR vem sozinho na requisição.',
+      });
     }
     if (rec.charge.status === 'CANCELLED') return rec;
     if (rec.charge.status !== 'ACTIVE') {
-      throw invalid('A cobrança não está ATIVA, e a presente requisição busca alterá-la.', { propriedade: 'cob.status', razao: `A cobrança está ${cobStatus(rec)} e não pode ser removida.` });
+      throw invalid('A cobrança não está ATIVA, e a presente requisição busca alterá-la.', {
+        propriedade: 'cob.status',
+        razao: `A cobrança está ${cobStatus(rec)} e não pode ser removida.`,
+      });
     }
     rec.charge.status = 'CANCELLED';
     rec.cob.revisions.push(currentContent(rec));
@@ -121,30 +140,54 @@ export function patchCob(ctx: SandboxContext, rules: CobRules, txid: string, bod
     modalidadeAlteracao: changes.valor?.modalidadeAlteracao ?? current.modalidadeAlteracao,
     chave: changes.chave ?? current.chave,
     solicitacaoPagador: changes.solicitacaoPagador ?? current.solicitacaoPagador,
-    infoAdicionais: changes.infoAdicionais ? (changes.infoAdicionais.length ? changes.infoAdicionais : null) : current.infoAdicionais,
+    infoAdicionais: changes.infoAdicionais
+      ? changes.infoAdicionais.length
+        ? changes.infoAdicionais
+        : null
+      : current.infoAdicionais,
   });
   if (sameContent(current, content)) return rec;
   if (rec.charge.status !== 'ACTIVE') {
-    throw invalid('A cobrança não está ATIVA, e a presente requisição busca alterá-la.', { propriedade: 'cob.status', razao: `A cobrança está ${cobStatus(rec)}.` });
+    throw invalid('A cobrança não está ATIVA, e a presente requisição busca alterá-la.', {
+      propriedade: 'cob.status',
+      razao: `A cobrança está ${cobStatus(rec)}.`,
+    });
   }
   revise(ctx, rec, content);
   return rec;
 }
 
 /** The semantic rules of PUT and PATCH that a schema cannot state. */
-function checkedContent(rules: CobRules, body: { loc?: unknown; valor?: { retirada?: unknown } }, content: CobContent): CobContent {
+function checkedContent(
+  rules: CobRules,
+  body: { loc?: unknown; valor?: { retirada?: unknown } },
+  content: CobContent,
+): CobContent {
   if (body.valor?.retirada !== undefined) {
     // A product outside the receiving user's contract: the document's general AcessoNegado.
     throw new PixProblem('AcessoNegado', 'Este PSP não oferece Pix Saque nem Pix Troco (valor.retirada).');
   }
   const violacoes: Violacao[] = [];
   if (body.loc !== undefined) {
-    violacoes.push({ propriedade: 'cob.loc.id', razao: 'O location referenciado por loc.id inexiste: este PSP cria a location junto com a cobrança (não há POST /loc).' });
+    violacoes.push({
+      propriedade: 'cob.loc.id',
+      razao:
+        'O location referenciado por loc.id inexiste: este PSP cria a location junto com a cobrança (não há POST /loc).',
+    });
   }
   if (!rules.receivingKeys.has(content.chave)) {
-    violacoes.push({ propriedade: 'cob.chave', razao: 'O campo cob.chave corresponde a uma conta que não pertence a este usuário recebedor.', valor: content.chave.slice(0, 77) });
+    violacoes.push({
+      propriedade: 'cob.chave',
+      razao: 'O campo cob.chave corresponde a uma conta que não pertence a este usuário recebedor.',
+      valor: content.chave.slice(0, 77),
+    });
   }
-  if (violacoes.length > 0) throw new PixProblem('CobOperacaoInvalida', 'A requisição que busca alterar ou criar uma cobrança para pagamento imediato está semanticamente errada.', violacoes);
+  if (violacoes.length > 0)
+    throw new PixProblem(
+      'CobOperacaoInvalida',
+      'A requisição que busca alterar ou criar uma cobrança para pagamento imediato está semanticamente errada.',
+      violacoes,
+    );
   return content;
 }
 
@@ -152,7 +195,11 @@ function createCob(ctx: SandboxContext, txid: string, content: CobContent, host:
   const now = ctx.now();
   const token = randomBytes(16).toString('hex');
   const location = `${host}/qr/v2/${token}`;
-  const copyPaste = buildDynamicBrCode({ location, merchantName: SANDBOX_MERCHANT.name, merchantCity: SANDBOX_MERCHANT.city });
+  const copyPaste = buildDynamicBrCode({
+    location,
+    merchantName: SANDBOX_MERCHANT.name,
+    merchantCity: SANDBOX_MERCHANT.city,
+  });
   const rec: CobCharge = {
     charge: {
       id: `sbx_ch_${randomAlphanumeric(24)}`,
@@ -187,7 +234,10 @@ function revise(ctx: SandboxContext, rec: CobCharge, content: CobContent): void 
   rec.charge.expiresAt = new Date(Date.parse(rec.charge.createdAt) + content.expiracao * 1000).toISOString();
   rec.description = content.solicitacaoPagador;
   ctx.journal.charge(rec);
-  ctx.logger.info({ chargeId: rec.charge.id, txid: rec.charge.txid, revisao: rec.cob.revisions.length - 1 }, 'cob revised');
+  ctx.logger.info(
+    { chargeId: rec.charge.id, txid: rec.charge.txid, revisao: rec.cob.revisions.length - 1 },
+    'cob revised',
+  );
 }
 
 function nextLocationId(ctx: SandboxContext): number {
@@ -199,7 +249,9 @@ function nextLocationId(ctx: SandboxContext): number {
 /** Only the documented fields, in a fixed shape (extra properties a client sent are not kept). */
 function debtor(devedor: { cpf?: string; cnpj?: string; nome: string } | undefined): CobDebtor | null {
   if (!devedor) return null;
-  return devedor.cpf !== undefined ? { cpf: devedor.cpf, nome: devedor.nome } : { cnpj: devedor.cnpj as string, nome: devedor.nome };
+  return devedor.cpf !== undefined
+    ? { cpf: devedor.cpf, nome: devedor.nome }
+    : { cnpj: devedor.cnpj as string, nome: devedor.nome };
 }
 
 function sameContent(a: CobContent, b: CobContent): boolean {

@@ -35,31 +35,60 @@ export function findPaymentOr404(ctx: SandboxContext, endToEndId: string): Recei
 export function findDevolucao(ctx: SandboxContext, endToEndId: string, id: string): DevolucaoRecord {
   findPaymentOr404(ctx, endToEndId);
   const devolucao = ctx.state.devolucoes.get(`${endToEndId}/${id}`);
-  if (!devolucao) throw new PixProblem('PixDevolucaoNaoEncontrada', `Nenhuma devolução ${id} para o Pix ${endToEndId}.`);
+  if (!devolucao)
+    throw new PixProblem('PixDevolucaoNaoEncontrada', `Nenhuma devolução ${id} para o Pix ${endToEndId}.`);
   return devolucao;
 }
 
 /** The devolução (new or the one this id already names) and whether this call created it. */
-export function requestDevolucao(ctx: SandboxContext, settleMs: number, endToEndId: string, id: string, body: DevolucaoRequest): { devolucao: DevolucaoRecord; created: boolean } {
+export function requestDevolucao(
+  ctx: SandboxContext,
+  settleMs: number,
+  endToEndId: string,
+  id: string,
+  body: DevolucaoRequest,
+): { devolucao: DevolucaoRecord; created: boolean } {
   const payment = findPaymentOr404(ctx, endToEndId);
   const amountCents = valorToCents(body.valor);
   const descricao = body.descricao ?? null;
   const known = ctx.state.devolucoes.get(`${endToEndId}/${id}`);
   if (known) {
-    if (known.amountCents === amountCents && known.descricao === descricao && (body.natureza ?? 'ORIGINAL') === 'ORIGINAL') return { devolucao: known, created: false };
-    throw refused('A presente requisição de devolução apresenta um id já utilizado por outra requisição de devolução para este e2eid.', 'id', id);
+    if (
+      known.amountCents === amountCents &&
+      known.descricao === descricao &&
+      (body.natureza ?? 'ORIGINAL') === 'ORIGINAL'
+    )
+      return { devolucao: known, created: false };
+    throw refused(
+      'A presente requisição de devolução apresenta um id já utilizado por outra requisição de devolução para este e2eid.',
+      'id',
+      id,
+    );
   }
-  if (body.natureza === 'RETIRADA') throw refused('Este Pix não é um Pix Saque nem um Pix Troco: a natureza da devolução é ORIGINAL.', 'devolucao.natureza', 'RETIRADA');
+  if (body.natureza === 'RETIRADA')
+    throw refused(
+      'Este Pix não é um Pix Saque nem um Pix Troco: a natureza da devolução é ORIGINAL.',
+      'devolucao.natureza',
+      'RETIRADA',
+    );
   const now = ctx.now();
   if (now.getTime() - Date.parse(payment.paidAt) > RETURN_WINDOW_MS) {
     throw refused('A devolução viola a janela de 90 dias desde a liquidação do Pix.', 'e2eid', endToEndId);
   }
   const left = payment.amountCents - returnedCents(ctx, endToEndId);
   if (amountCents > left) {
-    throw refused(`A devolução, com as anteriores, excederia o valor do Pix (resta ${centsToValor(left)}).`, 'devolucao.valor', body.valor);
+    throw refused(
+      `A devolução, com as anteriores, excederia o valor do Pix (resta ${centsToValor(left)}).`,
+      'devolucao.valor',
+      body.valor,
+    );
   }
   // From here nothing awaits: the check above and the return below are one step.
-  const { transfer } = createPaymentReturn(ctx, `api-pix-devolucao:${endToEndId}/${id}`, { reference: id, amountCents, endToEndId });
+  const { transfer } = createPaymentReturn(ctx, `api-pix-devolucao:${endToEndId}/${id}`, {
+    reference: id,
+    amountCents,
+    endToEndId,
+  });
   const devolucao: DevolucaoRecord = {
     endToEndId,
     id,
@@ -72,7 +101,10 @@ export function requestDevolucao(ctx: SandboxContext, settleMs: number, endToEnd
   };
   ctx.state.devolucoes.set(`${endToEndId}/${id}`, devolucao);
   ctx.journal.devolucao(devolucao);
-  ctx.logger.info({ endToEndId, devolucaoId: id, transferId: transfer.id, status: transfer.status }, 'devolução requested');
+  ctx.logger.info(
+    { endToEndId, devolucaoId: id, transferId: transfer.id, status: transfer.status },
+    'devolução requested',
+  );
   return { devolucao, created: true };
 }
 

@@ -53,7 +53,12 @@ export interface PixApi {
 function observer(observe: (req: ObservedApiRequest) => void): RequestHandler {
   return (req, _res, next) => {
     const raw = (req as { rawPixBody?: Buffer }).rawPixBody;
-    observe({ method: req.method, url: req.originalUrl, headers: req.headers, ...(raw ? { body: raw.toString('utf8') } : {}) });
+    observe({
+      method: req.method,
+      url: req.originalUrl,
+      headers: req.headers,
+      ...(raw ? { body: raw.toString('utf8') } : {}),
+    });
     next();
   };
 }
@@ -67,7 +72,12 @@ export function createPixApi(ctx: SandboxContext, options: PixApiOptions): PixAp
   const api = Router();
   // The token first: a request without one is not even read.
   api.use(requireAccessToken(tokens));
-  api.use(express.json({ limit: '64kb', verify: (req, _res, buf) => void ((req as { rawPixBody?: Buffer }).rawPixBody = buf) }));
+  api.use(
+    express.json({
+      limit: '64kb',
+      verify: (req, _res, buf) => void ((req as { rawPixBody?: Buffer }).rawPixBody = buf),
+    }),
+  );
   if (options.observeApiRequest) api.use(observer(options.observeApiRequest));
   api.use(cobRoutes(ctx, cobOptions));
   api.use(pixRoutes(ctx, { devolucaoSettleMs: options.devolucaoSettleMs, settlements }));

@@ -25,7 +25,11 @@ export function locationRoutes(ctx: SandboxContext, signer: LocationSigner, logg
 
   router.get('/qr/v2/:token', async (req, res) => {
     const rec = findCobByLocationToken(ctx, req.params.token);
-    if (!rec) throw new PixProblem('CobPayloadNaoEncontrado', 'A cobrança em questão não foi encontrada para a location requisitada.');
+    if (!rec)
+      throw new PixProblem(
+        'CobPayloadNaoEncontrado',
+        'A cobrança em questão não foi encontrada para a location requisitada.',
+      );
     const jws = await signer.sign(cobPayloadJson(rec, ctx.now()), jwksUrl(req));
     res.type('application/jose').send(jws);
   });

@@ -37,7 +37,9 @@ export function createLocationSigner(): LocationSigner {
     },
     async sign(payload, jku) {
       const { privateKey, kid, x5t } = await key();
-      return new CompactSign(Buffer.from(JSON.stringify(payload), 'utf8')).setProtectedHeader({ alg: 'PS256', typ: 'JWS', kid, x5t, jku }).sign(privateKey);
+      return new CompactSign(Buffer.from(JSON.stringify(payload), 'utf8'))
+        .setProtectedHeader({ alg: 'PS256', typ: 'JWS', kid, x5t, jku })
+        .sign(privateKey);
     },
     async jwks() {
       return { keys: [(await key()).jwk] };
@@ -51,7 +53,12 @@ type X509Keys = x509.X509CertificateCreateSelfSignedParams['keys'];
 async function makeSigningKey(): Promise<SigningKey> {
   // RSASSA-PKCS1-v1_5 signs the certificate (the algorithm every X.509 stack reads); the same RSA
   // key signs the JWS with PSS (PS256), which an rsaEncryption certificate allows.
-  const algorithm = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256', publicExponent: new Uint8Array([1, 0, 1]), modulusLength: 2048 };
+  const algorithm = {
+    name: 'RSASSA-PKCS1-v1_5',
+    hash: 'SHA-256',
+    publicExponent: new Uint8Array([1, 0, 1]),
+    modulusLength: 2048,
+  };
   const keys = (await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
   const now = Date.now();
   // @peculiar/x509 uses the platform's WebCrypto (globalThis.crypto, Node's webcrypto).
@@ -69,5 +76,10 @@ async function makeSigningKey(): Promise<SigningKey> {
   const publicJwk = await exportJWK(createPublicKey(privateKey));
   const kid = await calculateJwkThumbprint(publicJwk);
   const x5t = createHash('sha1').update(der).digest('base64url');
-  return { privateKey, kid, x5t, jwk: { ...publicJwk, kid, use: 'sig', alg: 'PS256', x5t, x5c: [der.toString('base64')] } };
+  return {
+    privateKey,
+    kid,
+    x5t,
+    jwk: { ...publicJwk, kid, use: 'sig', alg: 'PS256', x5t, x5c: [der.toString('base64')] },
+  };
 }

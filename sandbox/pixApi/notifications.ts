@@ -17,11 +17,17 @@ function notifyPix(ctx: SandboxContext, payment: ReceivedPixPayment, eventId: st
   if (!payment.cob) return;
   const webhook = ctx.state.pixWebhooks.get(payment.pixKey);
   if (!webhook) {
-    ctx.logger.info({ endToEndId: payment.endToEndId, eventId }, 'no webhook registered for the chave: Pix not notified');
+    ctx.logger.info(
+      { endToEndId: payment.endToEndId, eventId },
+      'no webhook registered for the chave: Pix not notified',
+    );
     return;
   }
   // Logged under the cob's txid: the id an API Pix client knows the cob by (the /v1 id is the sandbox's own).
-  ctx.callbacks.deliverJson({ eventId, subjectId: payment.txid, body: { pix: [pixJson(ctx, payment)] } }, `${webhook.webhookUrl}/pix`);
+  ctx.callbacks.deliverJson(
+    { eventId, subjectId: payment.txid, body: { pix: [pixJson(ctx, payment)] } },
+    `${webhook.webhookUrl}/pix`,
+  );
 }
 
 /** SandboxContext.cobNotifications.cobPaid: the paid event's eventId names the delivery in the log. */
@@ -37,11 +43,14 @@ export class DevolucaoSettlements {
   constructor(private readonly ctx: SandboxContext) {}
 
   schedule(devolucao: DevolucaoRecord): void {
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      const payment = findReceivedPixPaymentByE2e(this.ctx, devolucao.endToEndId);
-      if (payment) notifyPix(this.ctx, payment, `evt_${randomAlphanumeric(24)}`);
-    }, Math.max(0, Date.parse(devolucao.settlesAt) - Date.now()));
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(timer);
+        const payment = findReceivedPixPaymentByE2e(this.ctx, devolucao.endToEndId);
+        if (payment) notifyPix(this.ctx, payment, `evt_${randomAlphanumeric(24)}`);
+      },
+      Math.max(0, Date.parse(devolucao.settlesAt) - Date.now()),
+    );
     this.timers.add(timer);
   }
 

@@ -13,7 +13,14 @@ import { secretsEqual } from '../auth';
 import { PixProblem, sendUnauthorized } from './problem';
 
 /** The scopes of the operations this sandbox implements (the document's OAuth2 scheme names them). */
-export const PIX_API_SCOPES = ['cob.read', 'cob.write', 'pix.read', 'pix.write', 'webhook.read', 'webhook.write'] as const;
+export const PIX_API_SCOPES = [
+  'cob.read',
+  'cob.write',
+  'pix.read',
+  'pix.write',
+  'webhook.read',
+  'webhook.write',
+] as const;
 export type PixApiScope = (typeof PIX_API_SCOPES)[number];
 
 export interface PixApiClient {
@@ -35,10 +42,14 @@ export class AccessTokens {
   private readonly byHash = new Map<string, IssuedToken>();
 
   constructor(private readonly ttlSeconds: number) {
-    if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1) throw new Error('the access token lifetime must be a whole number of seconds, at least 1');
+    if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1)
+      throw new Error('the access token lifetime must be a whole number of seconds, at least 1');
   }
 
-  issue(clientId: string, scopes: readonly string[]): { access_token: string; token_type: 'Bearer'; expires_in: number; scope: string } {
+  issue(
+    clientId: string,
+    scopes: readonly string[],
+  ): { access_token: string; token_type: 'Bearer'; expires_in: number; scope: string } {
     if (this.byHash.size > SWEEP_ABOVE) this.sweep();
     const token = randomBytes(32).toString('base64url');
     this.byHash.set(hash(token), { clientId, scopes: new Set(scopes), expiresAt: Date.now() + this.ttlSeconds * 1000 });
@@ -95,20 +106,40 @@ export function oauthRoutes(client: PixApiClient, tokens: AccessTokens): Router 
     // Both compared, always, so a wrong id and a wrong secret take the same time.
     const idOk = credentials !== null && secretsEqual(credentials.id, client.clientId);
     const secretOk = credentials !== null && secretsEqual(credentials.secret, client.clientSecret);
-    if (!idOk || !secretOk) return oauthError(res, 401, 'invalid_client', 'client authentication failed: send the client id and secret in HTTP Basic');
+    if (!idOk || !secretOk)
+      return oauthError(
+        res,
+        401,
+        'invalid_client',
+        'client authentication failed: send the client id and secret in HTTP Basic',
+      );
     const body = (req.body ?? {}) as Record<string, unknown>;
-    if (!req.is('application/x-www-form-urlencoded')) return oauthError(res, 400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
-    if (typeof body.grant_type !== 'string') return oauthError(res, 400, 'invalid_request', 'grant_type is required (once)');
-    if (body.grant_type !== 'client_credentials') return oauthError(res, 400, 'unsupported_grant_type', 'only grant_type=client_credentials');
-    if (body.scope !== undefined && typeof body.scope !== 'string') return oauthError(res, 400, 'invalid_request', 'scope given more than once');
+    if (!req.is('application/x-www-form-urlencoded'))
+      return oauthError(res, 400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
+    if (typeof body.grant_type !== 'string')
+      return oauthError(res, 400, 'invalid_request', 'grant_type is required (once)');
+    if (body.grant_type !== 'client_credentials')
+      return oauthError(res, 400, 'unsupported_grant_type', 'only grant_type=client_credentials');
+    if (body.scope !== undefined && typeof body.scope !== 'string')
+      return oauthError(res, 400, 'invalid_request', 'scope given more than once');
     const asked = typeof body.scope === 'string' ? body.scope.split(' ').filter(Boolean) : [...PIX_API_SCOPES];
     const unknown = asked.filter((s) => !(PIX_API_SCOPES as readonly string[]).includes(s));
-    if (unknown.length > 0) return oauthError(res, 400, 'invalid_scope', `unknown scope(s): ${unknown.join(' ')}; this PSP grants ${PIX_API_SCOPES.join(' ')}`);
-    res.set('Cache-Control', 'no-store').set('Pragma', 'no-cache').json(tokens.issue(credentials.id, [...new Set(asked)]));
+    if (unknown.length > 0)
+      return oauthError(
+        res,
+        400,
+        'invalid_scope',
+        `unknown scope(s): ${unknown.join(' ')}; this PSP grants ${PIX_API_SCOPES.join(' ')}`,
+      );
+    res
+      .set('Cache-Control', 'no-store')
+      .set('Pragma', 'no-cache')
+      .json(tokens.issue(credentials.id, [...new Set(asked)]));
   });
   const malformed: ErrorRequestHandler = (err: unknown, _req, res, next) => {
     const status = (err as { status?: unknown }).status;
-    if (typeof status === 'number' && status >= 400 && status < 500) return oauthError(res, 400, 'invalid_request', 'the body could not be read');
+    if (typeof status === 'number' && status >= 400 && status < 500)
+      return oauthError(res, 400, 'invalid_request', 'the body could not be read');
     next(err);
   };
   router.use(malformed);
@@ -120,7 +151,13 @@ export function requireAccessToken(tokens: AccessTokens): RequestHandler {
   return (req, res, next) => {
     const match = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i.exec(req.get('Authorization') ?? '');
     const grant = match ? tokens.verify(match[1]) : null;
-    if (!grant) return sendUnauthorized(res, match ? 'O access token é desconhecido ou expirou: obtenha outro em /oauth/token.' : 'Envie um access token: Authorization: Bearer <token>.');
+    if (!grant)
+      return sendUnauthorized(
+        res,
+        match
+          ? 'O access token é desconhecido ou expirou: obtenha outro em /oauth/token.'
+          : 'Envie um access token: Authorization: Bearer <token>.',
+      );
     res.locals.pixGrant = grant;
     next();
   };
@@ -130,7 +167,8 @@ export function requireAccessToken(tokens: AccessTokens): RequestHandler {
 export function requireScope(scope: PixApiScope): RequestHandler {
   return (_req, res, next) => {
     const grant = res.locals.pixGrant as IssuedToken | undefined;
-    if (!grant?.scopes.has(scope)) return next(new PixProblem('AcessoNegado', `O access token não tem o escopo ${scope}.`));
+    if (!grant?.scopes.has(scope))
+      return next(new PixProblem('AcessoNegado', `O access token não tem o escopo ${scope}.`));
     next();
   };
 }

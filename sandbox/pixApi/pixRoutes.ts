@@ -23,7 +23,11 @@ export function pixRoutes(ctx: SandboxContext, options: PixRouteOptions): Router
 
   // A malformed e2eid cannot name a Pix: 404, like an unknown one.
   const e2eOr404 = (e2eid: string): string => {
-    if (!E2E_RE.test(e2eid)) throw new PixProblem('PixNaoEncontrado', 'Nenhum Pix recebido com este endToEndId (32 caracteres alfanuméricos).');
+    if (!E2E_RE.test(e2eid))
+      throw new PixProblem(
+        'PixNaoEncontrado',
+        'Nenhum Pix recebido com este endToEndId (32 caracteres alfanuméricos).',
+      );
     return e2eid;
   };
 
@@ -35,7 +39,9 @@ export function pixRoutes(ctx: SandboxContext, options: PixRouteOptions): Router
     const e2eid = e2eOr404(pathParam(req, 'e2eid'));
     const id = pathParam(req, 'id');
     if (!DEVOLUCAO_ID_RE.test(id)) {
-      throw new PixProblem('PixDevolucaoInvalida', 'O id da devolução não respeita o schema.', [{ propriedade: 'id', razao: 'O id tem de 1 a 35 caracteres alfanuméricos.', valor: id.slice(0, 40) }]);
+      throw new PixProblem('PixDevolucaoInvalida', 'O id da devolução não respeita o schema.', [
+        { propriedade: 'id', razao: 'O id tem de 1 a 35 caracteres alfanuméricos.', valor: id.slice(0, 40) },
+      ]);
     }
     findPaymentOr404(ctx, e2eid);
     const body = parseBody(devolucaoSchema, req.body, 'PixDevolucaoInvalida', 'devolucao');

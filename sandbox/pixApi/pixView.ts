@@ -59,7 +59,9 @@ export type DevolucaoStatus = 'EM_PROCESSAMENTO' | 'DEVOLVIDO' | 'NAO_REALIZADO'
  * and /v1 payment-returns under their transfer id (alphanumerics only, as a devolução id must be).
  */
 export function devolucoesOf(ctx: SandboxContext, endToEndId: string) {
-  const byTransfer = new Map([...ctx.state.devolucoes.values()].filter((d) => d.endToEndId === endToEndId).map((d) => [d.transferId, d]));
+  const byTransfer = new Map(
+    [...ctx.state.devolucoes.values()].filter((d) => d.endToEndId === endToEndId).map((d) => [d.transferId, d]),
+  );
   return [...ctx.state.transfers.values()]
     .filter((t) => t.returnOf === endToEndId)
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
@@ -73,7 +75,11 @@ export function devolucoesOf(ctx: SandboxContext, endToEndId: string) {
 export function devolucaoJson(ctx: SandboxContext, d: DevolucaoRecord) {
   const transfer = ctx.state.transfers.get(d.transferId);
   const settled = ctx.now().getTime() >= Date.parse(d.settlesAt);
-  const status: DevolucaoStatus = !settled ? 'EM_PROCESSAMENTO' : transfer?.status === 'COMPLETED' ? 'DEVOLVIDO' : 'NAO_REALIZADO';
+  const status: DevolucaoStatus = !settled
+    ? 'EM_PROCESSAMENTO'
+    : transfer?.status === 'COMPLETED'
+      ? 'DEVOLVIDO'
+      : 'NAO_REALIZADO';
   return {
     id: d.id,
     rtrId: d.rtrId,
@@ -82,7 +88,9 @@ export function devolucaoJson(ctx: SandboxContext, d: DevolucaoRecord) {
     ...(d.descricao !== null ? { descricao: d.descricao } : {}),
     horario: { solicitacao: d.requestedAt, ...(status === 'DEVOLVIDO' ? { liquidacao: d.settlesAt } : {}) },
     status,
-    ...(status === 'NAO_REALIZADO' ? { motivo: (transfer?.failureReason ?? 'Devolução não realizada.').slice(0, 140) } : {}),
+    ...(status === 'NAO_REALIZADO'
+      ? { motivo: (transfer?.failureReason ?? 'Devolução não realizada.').slice(0, 140) }
+      : {}),
   };
 }
 

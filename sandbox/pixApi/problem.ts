@@ -51,7 +51,13 @@ export class PixProblem extends Error {
 
 export function sendProblem(res: Response, problem: PixProblem): void {
   const { status, title } = PROBLEMS[problem.type];
-  const body = { type: `${TYPE_BASE}${problem.type}`, title, status, detail: problem.detail, ...(problem.violacoes.length ? { violacoes: problem.violacoes } : {}) };
+  const body = {
+    type: `${TYPE_BASE}${problem.type}`,
+    title,
+    status,
+    detail: problem.detail,
+    ...(problem.violacoes.length ? { violacoes: problem.violacoes } : {}),
+  };
   res.status(status).type('application/problem+json').send(JSON.stringify(body));
 }
 
@@ -61,7 +67,10 @@ export function sendProblem(res: Response, problem: PixProblem): void {
  */
 export function sendUnauthorized(res: Response, detail: string): void {
   res.set('WWW-Authenticate', 'Bearer realm="api-pix", error="invalid_token"');
-  res.status(401).type('application/problem+json').send(JSON.stringify({ type: 'about:blank', title: 'Unauthorized', status: 401, detail }));
+  res
+    .status(401)
+    .type('application/problem+json')
+    .send(JSON.stringify({ type: 'about:blank', title: 'Unauthorized', status: 401, detail }));
 }
 
 export const problemNotFound: RequestHandler = (_req, res) => {
@@ -79,7 +88,10 @@ export function problemErrorHandler(logger: Logger): ErrorRequestHandler {
     // body-parser: malformed JSON, a body too large, an unsupported charset.
     const status = (err as { status?: unknown }).status;
     if (typeof status === 'number' && status >= 400 && status < 500) {
-      return sendProblem(res, new PixProblem('RequisicaoInvalida', `O corpo da requisição não pôde ser lido: ${(err as Error).message}`));
+      return sendProblem(
+        res,
+        new PixProblem('RequisicaoInvalida', `O corpo da requisição não pôde ser lido: ${(err as Error).message}`),
+      );
     }
     logger.error({ err }, 'api pix internal error');
     sendProblem(res, new PixProblem('ErroInternoDoServidor', 'Erro inesperado no PSP.'));

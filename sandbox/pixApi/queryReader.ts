@@ -43,7 +43,8 @@ export class QueryReader {
 
   boolean(name: string): boolean | undefined {
     const text = this.string(name);
-    if (text === undefined || text === 'true' || text === 'false') return text === undefined ? undefined : text === 'true';
+    if (text === undefined || text === 'true' || text === 'false')
+      return text === undefined ? undefined : text === 'true';
     return this.refuse(name, 'true ou false', text);
   }
 
@@ -54,11 +55,20 @@ export class QueryReader {
 
   /** Throws the collected violações, if any. */
   done(): void {
-    if (this.violacoes.length > 0) throw new PixProblem(this.problem, 'Os parâmetros da consulta não respeitam o schema ou não fazem sentido.', this.violacoes);
+    if (this.violacoes.length > 0)
+      throw new PixProblem(
+        this.problem,
+        'Os parâmetros da consulta não respeitam o schema ou não fazem sentido.',
+        this.violacoes,
+      );
   }
 
   private refuse(propriedade: string, rule: string, valor?: string): undefined {
-    this.violacoes.push({ razao: `O parâmetro ${propriedade} não é válido: ${rule}.`, propriedade, ...(valor === undefined ? {} : { valor: valor.slice(0, 200) }) });
+    this.violacoes.push({
+      razao: `O parâmetro ${propriedade} não é válido: ${rule}.`,
+      propriedade,
+      ...(valor === undefined ? {} : { valor: valor.slice(0, 200) }),
+    });
     return undefined;
   }
 }

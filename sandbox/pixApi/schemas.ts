@@ -90,7 +90,12 @@ export const webhookSchema = z.object({
  * A body the schema refuses, as the `problem` type with one violação per issue. `prefix` names the
  * object ("cob", "devolucao", "webhook"), as the standard's own examples do ("cob.valor.original").
  */
-export function parseBody<T extends z.ZodType>(schema: T, body: unknown, problem: ProblemType, prefix: string): z.output<T> {
+export function parseBody<T extends z.ZodType>(
+  schema: T,
+  body: unknown,
+  problem: ProblemType,
+  prefix: string,
+): z.output<T> {
   if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw new PixProblem(problem, 'O corpo da requisição deve ser um objeto JSON (Content-Type: application/json).', [
       { razao: 'O corpo da requisição não é um objeto JSON.', propriedade: prefix },
@@ -98,7 +103,11 @@ export function parseBody<T extends z.ZodType>(schema: T, body: unknown, problem
   }
   const result = schema.safeParse(body);
   if (result.success) return result.data;
-  throw new PixProblem(problem, 'A requisição não respeita o schema.', result.error.issues.map((issue) => violation(prefix, issue)));
+  throw new PixProblem(
+    problem,
+    'A requisição não respeita o schema.',
+    result.error.issues.map((issue) => violation(prefix, issue)),
+  );
 }
 
 function violation(prefix: string, issue: z.ZodError['issues'][number]): Violacao {

@@ -38,7 +38,10 @@ export function webhookRoutes(ctx: SandboxContext, receivingKeys: ReadonlySet<st
       .filter((w) => (!inicio || Date.parse(w.criacao) >= inicio.at) && (!fim || Date.parse(w.criacao) <= fim.at))
       .sort((a, b) => a.criacao.localeCompare(b.criacao) || a.chave.localeCompare(b.chave));
     const { page: webhooks, paginacao } = paginate(found, page);
-    res.json({ parametros: { ...(inicio ? { inicio: inicio.text } : {}), ...(fim ? { fim: fim.text } : {}), paginacao }, webhooks: webhooks.map(webhookJson) });
+    res.json({
+      parametros: { ...(inicio ? { inicio: inicio.text } : {}), ...(fim ? { fim: fim.text } : {}), paginacao },
+      webhooks: webhooks.map(webhookJson),
+    });
   });
 
   return router;

@@ -8,11 +8,18 @@ import { SANDBOX_MERCHANT } from '../payer';
 import type { PixWebhookRecord } from '../state';
 import { PixProblem } from './problem';
 
-export function registerWebhook(ctx: SandboxContext, receivingKeys: ReadonlySet<string>, chave: string, webhookUrl: string): PixWebhookRecord {
+export function registerWebhook(
+  ctx: SandboxContext,
+  receivingKeys: ReadonlySet<string>,
+  chave: string,
+  webhookUrl: string,
+): PixWebhookRecord {
   if (!receivingKeys.has(chave)) {
-    throw new PixProblem('WebhookOperacaoInvalida', 'O parâmetro chave não corresponde a uma chave DICT pertencente a este usuário recebedor.', [
-      { propriedade: 'chave', razao: 'A chave não pertence a este usuário recebedor.', valor: chave.slice(0, 77) },
-    ]);
+    throw new PixProblem(
+      'WebhookOperacaoInvalida',
+      'O parâmetro chave não corresponde a uma chave DICT pertencente a este usuário recebedor.',
+      [{ propriedade: 'chave', razao: 'A chave não pertence a este usuário recebedor.', valor: chave.slice(0, 77) }],
+    );
   }
   const known = ctx.state.pixWebhooks.get(chave);
   if (known?.webhookUrl === webhookUrl) return known;
@@ -39,5 +46,10 @@ export function removeWebhook(ctx: SandboxContext, chave: string): void {
 
 /** WebhookCompleto: with the receiving user's CNPJ the schema requires, and the chave. */
 export function webhookJson(webhook: PixWebhookRecord) {
-  return { webhookUrl: webhook.webhookUrl, chave: webhook.chave, cnpj: SANDBOX_MERCHANT.cnpj, criacao: webhook.criacao };
+  return {
+    webhookUrl: webhook.webhookUrl,
+    chave: webhook.chave,
+    cnpj: SANDBOX_MERCHANT.cnpj,
+    criacao: webhook.criacao,
+  };
 }

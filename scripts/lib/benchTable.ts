@@ -24,14 +24,32 @@ export class BenchTable {
   add(m: Omit<Measure, 'ratio'> & { ratio?: number | null }): void {
     const ratio = m.ratio !== undefined ? m.ratio : m.baseline ? m.ours / m.baseline : null;
     // Spelled out so the JSON's keys come in the table's order.
-    this.measures.push({ name: m.name, ours: round(m.ours), baseline: m.baseline === null ? null : round(m.baseline), ratio: ratio === null ? null : round(ratio), goal: m.goal, met: m.met });
+    this.measures.push({
+      name: m.name,
+      ours: round(m.ours),
+      baseline: m.baseline === null ? null : round(m.baseline),
+      ratio: ratio === null ? null : round(ratio),
+      goal: m.goal,
+      met: m.met,
+    });
   }
 
   render(): string {
     const head = ['measure', 'ours', 'baseline', 'ratio', 'goal', 'met'];
-    const rows = this.measures.map((m) => [m.name, String(m.ours), m.baseline === null ? '—' : String(m.baseline), m.ratio === null ? '—' : String(m.ratio), m.goal, m.met ? 'yes' : 'NO']);
+    const rows = this.measures.map((m) => [
+      m.name,
+      String(m.ours),
+      m.baseline === null ? '—' : String(m.baseline),
+      m.ratio === null ? '—' : String(m.ratio),
+      m.goal,
+      m.met ? 'yes' : 'NO',
+    ]);
     const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-    const fmt = (r: string[]) => r.map((c, i) => (i === 0 || i === 4 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ').trimEnd();
+    const fmt = (r: string[]) =>
+      r
+        .map((c, i) => (i === 0 || i === 4 ? c.padEnd(widths[i]) : c.padStart(widths[i])))
+        .join('  ')
+        .trimEnd();
     return [fmt(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(fmt)].join('\n') + '\n';
   }
 
@@ -54,7 +72,11 @@ export function percentile(values: number[], p: number): number {
 }
 
 /** Runs `task` over `n` indexes with `concurrency` at a time; each call's duration (ms) and the wall time. */
-export async function timed(n: number, concurrency: number, task: (i: number) => Promise<void>): Promise<{ durations: number[]; wallMs: number }> {
+export async function timed(
+  n: number,
+  concurrency: number,
+  task: (i: number) => Promise<void>,
+): Promise<{ durations: number[]; wallMs: number }> {
   const durations: number[] = [];
   let next = 0;
   const started = performance.now();

@@ -42,10 +42,18 @@ const perSecond = (r: { durations: number[]; wallMs: number }) => r.durations.le
 
 export async function benchCreates(d: CreateBenchDeps): Promise<void> {
   const creds = await createMerchantWithCredential(d.sequelize, { name: 'Bench Cobranças' }, d.encryptionKey);
-  const headers = { 'content-type': 'application/json', 'x-client-id': creds.clientId, 'x-client-secret': creds.clientSecret };
+  const headers = {
+    'content-type': 'application/json',
+    'x-client-id': creds.clientId,
+    'x-client-secret': creds.clientSecret,
+  };
   let errors = 0;
   const create = async (i: number) => {
-    const res = await fetch(`${d.apiUrl}/sellers/pix`, { method: 'POST', headers, body: JSON.stringify({ amountCents: 1_000 + i }) });
+    const res = await fetch(`${d.apiUrl}/sellers/pix`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ amountCents: 1_000 + i }),
+    });
     await res.arrayBuffer();
     if (res.status !== 201) errors++;
   };
@@ -60,8 +68,13 @@ export async function benchCreates(d: CreateBenchDeps): Promise<void> {
 
   const base = await noopBaseline(d);
 
-  process.stdout.write(`\ncharge create (POST /sellers/pix: ${CREATES} at concurrency ${CONCURRENCY}, ${SERIAL} one at a time; baseline: no-op Update-With-Start)\n`);
-  d.line('concurrent', `${perSecond(concurrent).toFixed(1)} creates/s, p99 ${percentile(concurrent.durations, 99).toFixed(1)} ms, ${errors} errors`);
+  process.stdout.write(
+    `\ncharge create (POST /sellers/pix: ${CREATES} at concurrency ${CONCURRENCY}, ${SERIAL} one at a time; baseline: no-op Update-With-Start)\n`,
+  );
+  d.line(
+    'concurrent',
+    `${perSecond(concurrent).toFixed(1)} creates/s, p99 ${percentile(concurrent.durations, 99).toFixed(1)} ms, ${errors} errors`,
+  );
   d.line('one at a time', `p50 ${percentile(serial.durations, 50).toFixed(1)} ms`);
   d.line('baseline concurrent', `${perSecond(base.concurrent).toFixed(1)} updates/s`);
   d.line('baseline one at a time', `p50 ${percentile(base.serial.durations, 50).toFixed(1)} ms`);
@@ -70,10 +83,28 @@ export async function benchCreates(d: CreateBenchDeps): Promise<void> {
   d.line('API process peak RSS', `${Math.round(peakRss)} MiB (VmHWM over the concurrent creates)`);
 
   const ratio = perSecond(concurrent) / perSecond(base.concurrent);
-  d.table.add({ name: `charge create c=${CONCURRENCY} (creates/s)`, ours: perSecond(concurrent), baseline: perSecond(base.concurrent), goal: '≥ 0.8 × baseline (b), no error', met: ratio >= 0.8 && errors === 0 });
+  d.table.add({
+    name: `charge create c=${CONCURRENCY} (creates/s)`,
+    ours: perSecond(concurrent),
+    baseline: perSecond(base.concurrent),
+    goal: '≥ 0.8 × baseline (b), no error',
+    met: ratio >= 0.8 && errors === 0,
+  });
   const p50 = percentile(serial.durations, 50);
-  d.table.add({ name: 'charge create one at a time p50 (ms)', ours: p50, baseline: percentile(base.serial.durations, 50), goal: '< 120 ms', met: p50 < 120 });
-  d.table.add({ name: 'API peak RSS under create load (MiB)', ours: peakRss, baseline: null, goal: '< 200 MiB', met: peakRss < 200 });
+  d.table.add({
+    name: 'charge create one at a time p50 (ms)',
+    ours: p50,
+    baseline: percentile(base.serial.durations, 50),
+    goal: '< 120 ms',
+    met: p50 < 120,
+  });
+  d.table.add({
+    name: 'API peak RSS under create load (MiB)',
+    ours: peakRss,
+    baseline: null,
+    goal: '< 200 MiB',
+    met: peakRss < 200,
+  });
 }
 
 /** Baseline (b): the same counts and concurrency against benchNoopWorkflow. */
@@ -92,7 +123,11 @@ async function noopBaseline(d: CreateBenchDeps) {
   const run = (i: number) =>
     d.temporal.workflow
       .executeUpdateWithStart(noopUpdate, {
-        startWorkflowOperation: new WithStartWorkflowOperation('benchNoopWorkflow', { workflowId: `${taskQueue}-${i}`, taskQueue, workflowIdConflictPolicy: 'FAIL' }),
+        startWorkflowOperation: new WithStartWorkflowOperation('benchNoopWorkflow', {
+          workflowId: `${taskQueue}-${i}`,
+          taskQueue,
+          workflowIdConflictPolicy: 'FAIL',
+        }),
       })
       .then(() => undefined);
   try {

@@ -9,7 +9,12 @@ export interface PreparedDatabase {
   stop: () => Promise<void>;
 }
 
-export async function prepareDatabase(opts: { database: string; dataDir: string; port: number; log?: (l: string) => void }): Promise<PreparedDatabase> {
+export async function prepareDatabase(opts: {
+  database: string;
+  dataDir: string;
+  port: number;
+  log?: (l: string) => void;
+}): Promise<PreparedDatabase> {
   if (process.env.DATABASE_URL) {
     const server = new URL(process.env.DATABASE_URL);
     const target = new URL(process.env.DATABASE_URL);
@@ -21,7 +26,11 @@ export async function prepareDatabase(opts: { database: string; dataDir: string;
     }
     return { url: target.toString(), embedded: false, stop: async () => undefined };
   }
-  const pg = await startLocalPostgres({ dataDir: path.resolve(projectRoot, opts.dataDir), port: opts.port, log: opts.log });
+  const pg = await startLocalPostgres({
+    dataDir: path.resolve(projectRoot, opts.dataDir),
+    port: opts.port,
+    log: opts.log,
+  });
   await ensureDatabase(pg.url('postgres'), opts.database);
   return { url: pg.url(opts.database), embedded: true, stop: pg.stop };
 }

@@ -39,5 +39,7 @@ export function writeLocalEnv(env: Record<string, string>): void {
 }
 
 export function readLocalEnv(): Record<string, string> {
-  return fs.existsSync(localEnvFile) ? (JSON.parse(fs.readFileSync(localEnvFile, 'utf8')) as Record<string, string>) : {};
+  return fs.existsSync(localEnvFile)
+    ? (JSON.parse(fs.readFileSync(localEnvFile, 'utf8')) as Record<string, string>)
+    : {};
 }

@@ -48,13 +48,15 @@ export async function startMailSink(opts: { port: number; dir?: string }): Promi
     size: MAX_MESSAGE_BYTES,
     banner: 'Pix Gateway local mail sink',
     onRcptTo(address, _session, callback) {
-      if (address.address.toLowerCase().endsWith(`@${REFUSED_DOMAIN}`)) return callback(Object.assign(new Error('no such mailbox'), { responseCode: 550 }));
+      if (address.address.toLowerCase().endsWith(`@${REFUSED_DOMAIN}`))
+        return callback(Object.assign(new Error('no such mailbox'), { responseCode: 550 }));
       callback();
     },
     onData(stream, session, callback) {
       simpleParser(stream)
         .then((parsed) => {
-          if (stream.sizeExceeded) return callback(Object.assign(new Error('message too large'), { responseCode: 552 }));
+          if (stream.sizeExceeded)
+            return callback(Object.assign(new Error('message too large'), { responseCode: 552 }));
           const envelopeFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
           const mail: Mail = {
             id: mailId(),
@@ -64,7 +66,10 @@ export async function startMailSink(opts: { port: number; dir?: string }): Promi
             text: (parsed.text ?? '').replace(/\n$/, ''),
             receivedAt: new Date().toISOString(),
           };
-          if (opts.dir) fs.writeFileSync(path.join(opts.dir, `${mail.id}.json`), `${JSON.stringify(mail, null, 2)}\n`, { mode: 0o600 });
+          if (opts.dir)
+            fs.writeFileSync(path.join(opts.dir, `${mail.id}.json`), `${JSON.stringify(mail, null, 2)}\n`, {
+              mode: 0o600,
+            });
           received.push(mail);
           for (const listener of listeners) listener(mail);
           callback();

@@ -70,7 +70,7 @@ export function pidsMatchingWithDescendants(needle: string): number[] {
       // gone
     }
   }
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const [pid, ppid] of parentOf) {
       if (!found.has(pid) && found.has(ppid)) {

@@ -35,13 +35,25 @@ const summary = (r: { durations: number[]; wallMs: number }) =>
   `${(r.durations.length / (r.wallMs / 1000)).toFixed(1)} receipts/s, p50 ${percentile(r.durations, 50).toFixed(1)} ms, p99 ${percentile(r.durations, 99).toFixed(1)} ms`;
 
 async function payCharges(d: ReceiptBenchDeps, creds: MerchantCredentials): Promise<string[]> {
-  const headers = { 'content-type': 'application/json', 'x-client-id': creds.clientId, 'x-client-secret': creds.clientSecret };
+  const headers = {
+    'content-type': 'application/json',
+    'x-client-id': creds.clientId,
+    'x-client-secret': creds.clientSecret,
+  };
   const ids: string[] = [];
   await timed(RECEIPTS, 20, async (i) => {
-    const res = await fetch(`${d.apiUrl}/sellers/pix`, { method: 'POST', headers, body: JSON.stringify({ amountCents: 1_000 + i, description: `Recibo de bench nº ${i}` }) });
+    const res = await fetch(`${d.apiUrl}/sellers/pix`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ amountCents: 1_000 + i, description: `Recibo de bench nº ${i}` }),
+    });
     if (res.status !== 201) throw new Error(`charge ${i}: ${res.status} ${await res.text()}`);
     const { id } = (await res.json()) as { id: string };
-    const paid = await fetch(`${d.sandboxUrl}/sandbox/charges/${pspChargeRef(id)}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const paid = await fetch(`${d.sandboxUrl}/sandbox/charges/${pspChargeRef(id)}/pay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     if (paid.status !== 200) throw new Error(`paying charge ${i}: ${paid.status}`);
     ids.push(id);
   });
@@ -55,14 +67,17 @@ async function payCharges(d: ReceiptBenchDeps, creds: MerchantCredentials): Prom
 
 /** Receipts stored so far: one row per render (api/receipts/receiptDocuments.ts). */
 async function storedReceipts(sequelize: Sequelize): Promise<number> {
-  const [row] = await sequelize.query<{ n: string }>('SELECT count(*) AS n FROM receipt_documents', { type: QueryTypes.SELECT });
+  const [row] = await sequelize.query<{ n: string }>('SELECT count(*) AS n FROM receipt_documents', {
+    type: QueryTypes.SELECT,
+  });
   return Number(row!.n);
 }
 
 /** The API's event-loop lag gauges (seconds) from its /metrics; the scrape also resets them. */
 async function eventLoopLag(apiUrl: string): Promise<{ p99: number; max: number }> {
   const text = await (await fetch(`${apiUrl}/metrics`)).text();
-  const gauge = (name: string) => Number(new RegExp(`^gateway_nodejs_eventloop_lag_${name}_seconds (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  const gauge = (name: string) =>
+    Number(new RegExp(`^gateway_nodejs_eventloop_lag_${name}_seconds (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
   return { p99: gauge('p99'), max: gauge('max') };
 }
 
@@ -76,7 +91,9 @@ export async function benchReceipts(d: ReceiptBenchDeps): Promise<void> {
     const p = `/v1/receipts/transactions/${id}`;
     // Each request signed afresh: a signature is accepted once.
     const ts = (lastTimestamp = Math.max(Date.now(), lastTimestamp + 1));
-    const res = await fetch(`${d.apiUrl}${p}`, { headers: signedRequestHeaders({ ...creds, method: 'GET', path: p, rawBody: '', timestampMs: ts }) });
+    const res = await fetch(`${d.apiUrl}${p}`, {
+      headers: signedRequestHeaders({ ...creds, method: 'GET', path: p, rawBody: '', timestampMs: ts }),
+    });
     const body = Buffer.from(await res.arrayBuffer());
     if (res.status !== 200) throw new Error(`receipt ${id}: ${res.status} ${body.toString('utf8').slice(0, 200)}`);
     bytes += body.byteLength;
@@ -100,13 +117,24 @@ export async function benchReceipts(d: ReceiptBenchDeps): Promise<void> {
     await renderReceiptPdf(facts!, { verifyUrl: `${d.apiUrl}/receipts/verify?code=${'A'.repeat(106)}` });
   });
 
-  process.stdout.write(`\nreceipt downloads (${ids.length} paid charges, ${CONCURRENCY} concurrent clients, signed GET /v1/receipts/transactions/{id}, ~${Math.round(averageBytes / 1024)} KiB each)\n`);
+  process.stdout.write(
+    `\nreceipt downloads (${ids.length} paid charges, ${CONCURRENCY} concurrent clients, signed GET /v1/receipts/transactions/{id}, ~${Math.round(averageBytes / 1024)} KiB each)\n`,
+  );
   d.line('first download (rendered in pool)', `${summary(first)} (${rendered} renders)`);
   d.line('cached download (stored bytes)', `${summary(cached)} (${cachedRenders} renders)`);
   d.line('raw: renderReceiptPdf on main thread', `${summary(raw)} (one at a time, blocks the loop)`);
-  d.line('API event-loop delay while rendering', `p99 ${(loop.p99 * 1000).toFixed(1)} ms, max ${(loop.max * 1000).toFixed(1)} ms`);
+  d.line(
+    'API event-loop delay while rendering',
+    `p99 ${(loop.p99 * 1000).toFixed(1)} ms, max ${(loop.max * 1000).toFixed(1)} ms`,
+  );
   // Issue 14 sets no goal for receipts: the row shows the figure beside its raw baseline, and
   // "met" only says every download succeeded (a failure throws before this line).
   const rate = (r: { durations: number[]; wallMs: number }) => r.durations.length / (r.wallMs / 1000);
-  d.table?.add({ name: 'receipt first download (receipts/s)', ours: rate(first), baseline: rate(raw), goal: 'none set (main-thread render as baseline)', met: true });
+  d.table?.add({
+    name: 'receipt first download (receipts/s)',
+    ours: rate(first),
+    baseline: rate(raw),
+    goal: 'none set (main-thread render as baseline)',
+    met: true,
+  });
 }

@@ -30,7 +30,10 @@ export function auditSecrets(logDir: string): AuditResult {
   const secrets = new Map<string, string>(); // value → kind
   if (fs.existsSync(secretsDir)) {
     for (const name of fs.readdirSync(secretsDir)) {
-      const { kind, values } = JSON.parse(fs.readFileSync(path.join(secretsDir, name), 'utf8')) as { kind: string; values: string[] };
+      const { kind, values } = JSON.parse(fs.readFileSync(path.join(secretsDir, name), 'utf8')) as {
+        kind: string;
+        values: string[];
+      };
       for (const v of values) if (v.length >= MIN_LENGTH && !secrets.has(v)) secrets.set(v, kind);
     }
   }
@@ -41,7 +44,8 @@ export function auditSecrets(logDir: string): AuditResult {
     if (![...secrets.keys()].some((s) => text.includes(s))) continue;
     text.split('\n').forEach((line, i) => {
       for (const [value, kind] of secrets) {
-        if (line.includes(value)) leaks.push({ kind, file: path.relative(logDir, file), line: i + 1, prefix: value.slice(0, 4) });
+        if (line.includes(value))
+          leaks.push({ kind, file: path.relative(logDir, file), line: i + 1, prefix: value.slice(0, 4) });
       }
     });
   }

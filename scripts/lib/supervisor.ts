@@ -38,7 +38,9 @@ export function supervise(opts: SupervisorOptions): Supervised {
       if (Date.now() - startedAt >= backoff.resetAfterMs) crashes = 0;
       const delay = Math.min(backoff.maxMs, backoff.initialMs * 2 ** crashes);
       crashes++;
-      opts.log(`${opts.name} exited with ${signal ? `signal ${signal}` : `code ${code}`}; restarting in ${delay} ms (restart ${crashes})`);
+      opts.log(
+        `${opts.name} exited with ${signal ? `signal ${signal}` : `code ${code}`}; restarting in ${delay} ms (restart ${crashes})`,
+      );
       pending = setTimeout(run, delay);
     });
   };

@@ -14,7 +14,14 @@ interface JestFileResult {
 }
 
 /** jest.config.js's projects, by the folder under test/. */
-const PROJECT_OF: Record<string, string> = { unit: 'unit', sandbox: 'unit', workflows: 'workflows', replay: 'workflows', integration: 'integration', browser: 'integration' };
+const PROJECT_OF: Record<string, string> = {
+  unit: 'unit',
+  sandbox: 'unit',
+  workflows: 'workflows',
+  replay: 'workflows',
+  integration: 'integration',
+  browser: 'integration',
+};
 
 export function timingReport(resultsFile: string, root: string, slowest = 10): string | null {
   let files: JestFileResult[];
@@ -24,7 +31,10 @@ export function timingReport(resultsFile: string, root: string, slowest = 10): s
     return null;
   }
   const rows = files
-    .map((f) => ({ file: path.relative(root, f.name).split(path.sep).join('/'), seconds: (f.endTime - f.startTime) / 1000 }))
+    .map((f) => ({
+      file: path.relative(root, f.name).split(path.sep).join('/'),
+      seconds: (f.endTime - f.startTime) / 1000,
+    }))
     .sort((a, b) => b.seconds - a.seconds);
   const projects = new Map<string, { files: number; seconds: number }>();
   for (const r of rows) {
@@ -37,6 +47,9 @@ export function timingReport(resultsFile: string, root: string, slowest = 10): s
   const lines = [`[test] the ${Math.min(slowest, rows.length)} slowest files:`];
   for (const r of rows.slice(0, slowest)) lines.push(`[test]   ${r.seconds.toFixed(1).padStart(7)} s  ${r.file}`);
   lines.push('[test] per project (files, summed seconds):');
-  for (const [name, p] of [...projects].sort((a, b) => b[1].seconds - a[1].seconds)) lines.push(`[test]   ${name.padEnd(12)} ${String(p.files).padStart(3)} files ${p.seconds.toFixed(0).padStart(6)} s`);
+  for (const [name, p] of [...projects].sort((a, b) => b[1].seconds - a[1].seconds))
+    lines.push(
+      `[test]   ${name.padEnd(12)} ${String(p.files).padStart(3)} files ${p.seconds.toFixed(0).padStart(6)} s`,
+    );
   return lines.join('\n');
 }

@@ -49,10 +49,14 @@ describeBrowser('hosted checkout page in Chromium', () => {
 
   beforeAll(async () => {
     // zbarimg (zbar-tools) reads the QR back: a decoder we did not write.
-    execFileSync('bash', [path.resolve(__dirname, '..', '..', 'scripts', 'lib', 'debianTools.sh'), '--ensure'], { stdio: 'inherit' });
+    execFileSync('bash', [path.resolve(__dirname, '..', '..', 'scripts', 'lib', 'debianTools.sh'), '--ensure'], {
+      stdio: 'inherit',
+    });
     stack = await sharedIntegrationStack();
     owner = await pageOwner(stack, 'Escola Aurora');
-    await owner.client.call('PATCH', '/dashboard/merchant/branding', { body: { merchantId: owner.merchantId, color: '#0a7d5a' } });
+    await owner.client.call('PATCH', '/dashboard/merchant/branding', {
+      body: { merchantId: owner.merchantId, color: '#0a7d5a' },
+    });
     producer = await asProducer(owner, stack.encryptionKey);
     browser = await launchBrowser();
     // The merchant's shop: where returnUrl and completionUrl point.
@@ -60,7 +64,9 @@ describeBrowser('hosted checkout page in Chromium', () => {
     const server = http.createServer((req, res) => {
       visits.push(req.url ?? '');
       res.setHeader('content-type', 'text/html; charset=utf-8');
-      res.end(`<!doctype html><html lang="pt-BR"><title>Loja</title><h1>${req.url === '/obrigado' ? 'Obrigado pela compra' : 'Loja'}</h1></html>`);
+      res.end(
+        `<!doctype html><html lang="pt-BR"><title>Loja</title><h1>${req.url === '/obrigado' ? 'Obrigado pela compra' : 'Loja'}</h1></html>`,
+      );
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     shop = { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, visits };
@@ -95,7 +101,9 @@ describeBrowser('hosted checkout page in Chromium', () => {
     expect(await page.getAttribute('html', 'lang')).toBe('pt-BR');
     expect(await page.textContent('h1')).toBe('Pague com Pix');
     expect(await page.textContent('#total')).toBe('R$ 1.264,56');
-    const rows = await page.$$eval('table.items tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+    const rows = await page.$$eval('table.items tbody tr', (trs) =>
+      trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)),
+    );
     expect(rows).toEqual([
       ['Curso de Fotografia', '1', 'R$ 1.234,56'],
       ['Apostila impressa', '2', 'R$ 15,00'],
@@ -119,7 +127,10 @@ describeBrowser('hosted checkout page in Chromium', () => {
   });
 
   it('keyboard: Tab reaches the copy button, Enter copies the code', async () => {
-    const checkout = await createP0PageCheckout(stack, producer, { items: [{ name: 'Curso', quantity: 1, unitAmountCents: 4_990 }], returnUrl: `${shop.url}/carrinho` });
+    const checkout = await createP0PageCheckout(stack, producer, {
+      items: [{ name: 'Curso', quantity: 1, unitAmountCents: 4_990 }],
+      returnUrl: `${shop.url}/carrinho`,
+    });
     const context = await browser.context();
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: stack.apiUrl });
     const page = await context.newPage();
@@ -128,7 +139,9 @@ describeBrowser('hosted checkout page in Chromium', () => {
     const visited: string[] = [];
     for (let i = 0; i < 10; i++) {
       await page.keyboard.press('Tab');
-      const focused = await page.evaluate(() => document.activeElement?.id || document.activeElement?.textContent || '');
+      const focused = await page.evaluate(
+        () => document.activeElement?.id || document.activeElement?.textContent || '',
+      );
       visited.push(focused);
       if (focused === 'copy') break;
     }
@@ -154,7 +167,9 @@ describeBrowser('hosted checkout page in Chromium', () => {
     await page.goto(checkout.url);
     await page.waitForSelector('#copy:not([hidden])'); // the script runs: live status is on
     await payCheckoutInSandbox(stack, checkout);
-    await page.waitForFunction(() => document.getElementById('status')?.textContent?.startsWith('Pagamento confirmado'));
+    await page.waitForFunction(() =>
+      document.getElementById('status')?.textContent?.startsWith('Pagamento confirmado'),
+    );
     expect(await page.textContent('h1')).toBe('Pagamento confirmado');
     expect(await page.isVisible('#qr')).toBe(false);
     await page.screenshot({ path: path.join(shots, '3-paid.png'), fullPage: true });
@@ -164,8 +179,11 @@ describeBrowser('hosted checkout page in Chromium', () => {
     await context.close();
   });
 
-  it('its live stream refused (429: the checkout\'s three streams are open elsewhere), the page polls /status and still turns paid', async () => {
-    const checkout = await createP0PageCheckout(stack, producer, { items: [{ name: 'Curso de Piano', quantity: 1, unitAmountCents: 9_900 }], returnUrl: `${shop.url}/carrinho` });
+  it("its live stream refused (429: the checkout's three streams are open elsewhere), the page polls /status and still turns paid", async () => {
+    const checkout = await createP0PageCheckout(stack, producer, {
+      items: [{ name: 'Curso de Piano', quantity: 1, unitAmountCents: 9_900 }],
+      returnUrl: `${shop.url}/carrinho`,
+    });
     const held: StatusStream[] = [];
     try {
       for (let i = 0; i < 3; i++) held.push(await openStatusStream(stack.apiUrl, checkout.id));
@@ -178,11 +196,16 @@ describeBrowser('hosted checkout page in Chromium', () => {
         if (/\/(events|status)$/.test(pathname)) answers.push({ path: pathname.split('/').pop()!, status: r.status() });
       });
       await page.goto(checkout.url);
-      await waitFor(async () => answers.some((a) => a.path === 'status' && a.status === 200), 'the page to poll /status');
+      await waitFor(
+        async () => answers.some((a) => a.path === 'status' && a.status === 200),
+        'the page to poll /status',
+      );
       // One refused stream (EventSource does not retry a 429), then polling only.
       expect(answers.filter((a) => a.path === 'events')).toEqual([{ path: 'events', status: 429 }]);
       await payCheckoutInSandbox(stack, checkout);
-      await page.waitForFunction(() => document.getElementById('status')?.textContent?.startsWith('Pagamento confirmado'));
+      await page.waitForFunction(() =>
+        document.getElementById('status')?.textContent?.startsWith('Pagamento confirmado'),
+      );
       expect(await page.textContent('h1')).toBe('Pagamento confirmado');
       expect(await page.isVisible('#qr')).toBe(false);
       await context.close();

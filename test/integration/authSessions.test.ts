@@ -33,9 +33,24 @@ describe('register', () => {
   it('creates the user and answers the User object without the password', async () => {
     const client = new AppClient(stack.apiUrl);
     const email = uniqueEmail('Ana');
-    const res = await client.register({ email, password: PASSWORD, name: 'Ana Lima', phone: '+55 11 99999-0000', document: '529.982.247-25', documentType: 'CPF' });
+    const res = await client.register({
+      email,
+      password: PASSWORD,
+      name: 'Ana Lima',
+      phone: '+55 11 99999-0000',
+      document: '529.982.247-25',
+      documentType: 'CPF',
+    });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ email: email.toLowerCase(), name: 'Ana Lima', roles: [], merchantId: null, kycStatus: null, document: '52998224725', documentType: 'CPF' });
+    expect(res.body).toMatchObject({
+      email: email.toLowerCase(),
+      name: 'Ana Lima',
+      roles: [],
+      merchantId: null,
+      kycStatus: null,
+      document: '52998224725',
+      documentType: 'CPF',
+    });
     expect(JSON.stringify(res.body)).not.toMatch(/password|argon2/i);
     const stored = await User.findByPk(res.body.id);
     expect(stored?.passwordHash).toMatch(/^\$argon2id\$/);
@@ -48,13 +63,33 @@ describe('register', () => {
     const taken = await client.register({ email: email.toUpperCase(), password: PASSWORD });
     expect(taken.status).toBe(409);
     expect(taken.body.error.code).toBe('EMAIL_ALREADY_REGISTERED');
-    const bad = await client.register({ email: 'not-an-email', password: 'short', name: 'A', document: '529.982.247-26', documentType: 'CPF' });
+    const bad = await client.register({
+      email: 'not-an-email',
+      password: 'short',
+      name: 'A',
+      document: '529.982.247-26',
+      documentType: 'CPF',
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe('VALIDATION_ERROR');
-    expect(bad.body.error.details.fields.map((f: { field: string }) => f.field).sort()).toEqual(['document', 'email', 'name', 'password']);
-    const cnpj = await client.register({ email: uniqueEmail(), password: PASSWORD, document: '11.222.333/0001-81', documentType: 'CNPJ' });
+    expect(bad.body.error.details.fields.map((f: { field: string }) => f.field).sort()).toEqual([
+      'document',
+      'email',
+      'name',
+      'password',
+    ]);
+    const cnpj = await client.register({
+      email: uniqueEmail(),
+      password: PASSWORD,
+      document: '11.222.333/0001-81',
+      documentType: 'CNPJ',
+    });
     expect(cnpj.status).toBe(201);
-    const typeless = await client.register({ email: uniqueEmail(), password: PASSWORD, document: '11.222.333/0001-81' });
+    const typeless = await client.register({
+      email: uniqueEmail(),
+      password: PASSWORD,
+      document: '11.222.333/0001-81',
+    });
     expect(typeless.status).toBe(400);
   });
 });
@@ -66,7 +101,12 @@ describe('login and bearer access', () => {
     await client.register({ email, password: PASSWORD });
     const res = await client.login(email, PASSWORD);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ message: expect.any(String), accessToken: expect.any(String), refreshToken: expect.stringMatching(/^rt_/), expiresIn: 900 });
+    expect(res.body).toMatchObject({
+      message: expect.any(String),
+      accessToken: expect.any(String),
+      refreshToken: expect.stringMatching(/^rt_/),
+      expiresIn: 900,
+    });
     const claims = decodeJwt(res.body.accessToken);
     expect((claims.exp ?? 0) - (claims.iat ?? 0)).toBe(900);
     expect(decodeProtectedHeader(res.body.accessToken)).toMatchObject({ alg: 'HS256', kid: expect.any(String) });
@@ -102,14 +142,23 @@ describe('login and bearer access', () => {
     const header = decodeProtectedHeader(client.accessToken!);
     const secret = new TextEncoder().encode(derivedJwtSecret(stack.encryptionKey));
     const sign = (exp: number, key = secret) =>
-      new SignJWT({ sid: claims.sid, typ: 'access' }).setProtectedHeader({ alg: 'HS256', kid: header.kid! }).setSubject(claims.sub!).setIssuer('pix-gateway').setAudience('pix-gateway-app').setIssuedAt(exp - 900).setExpirationTime(exp).sign(key);
+      new SignJWT({ sid: claims.sid, typ: 'access' })
+        .setProtectedHeader({ alg: 'HS256', kid: header.kid! })
+        .setSubject(claims.sub!)
+        .setIssuer('pix-gateway')
+        .setAudience('pix-gateway-app')
+        .setIssuedAt(exp - 900)
+        .setExpirationTime(exp)
+        .sign(key);
     const now = Math.floor(Date.now() / 1000);
     const valid = await client.call('GET', '/auth/me', { bearer: await sign(now + 60) });
     expect(valid.status).toBe(200); // the same key and claims are accepted: the refusals below are for what changed
     const expired = await client.call('GET', '/auth/me', { bearer: await sign(now - 1) });
     expect(expired.status).toBe(401);
     expect(expired.body.error.code).toBe('INVALID_ACCESS_TOKEN');
-    const forged = await client.call('GET', '/auth/me', { bearer: await sign(now + 60, new TextEncoder().encode('x'.repeat(64))) });
+    const forged = await client.call('GET', '/auth/me', {
+      bearer: await sign(now + 60, new TextEncoder().encode('x'.repeat(64))),
+    });
     expect(forged.status).toBe(401);
   });
 });
@@ -122,7 +171,10 @@ describe('refresh', () => {
     expect(noCsrf.status).toBe(403);
     expect(noCsrf.body.error.code).toBe('CSRF_TOKEN_INVALID');
     const token = await client.csrf();
-    const forgedHeader = await client.call('POST', '/auth/refresh', { bearer: null, headers: { 'x-csrf-token': `${token}x` } });
+    const forgedHeader = await client.call('POST', '/auth/refresh', {
+      bearer: null,
+      headers: { 'x-csrf-token': `${token}x` },
+    });
     expect(forgedHeader.status).toBe(403);
     const res = await client.refresh();
     expect(res.status).toBe(200);
@@ -184,10 +236,14 @@ describe('logout and password change', () => {
     const { client, email } = await signedInClient();
     const other = new AppClient(stack.apiUrl);
     await other.login(email, PASSWORD);
-    const wrong = await client.call('POST', '/auth/change-password', { body: { currentPassword: 'not it at all', newPassword: 'a new long password' } });
+    const wrong = await client.call('POST', '/auth/change-password', {
+      body: { currentPassword: 'not it at all', newPassword: 'a new long password' },
+    });
     expect(wrong.status).toBe(403);
     expect(wrong.body.error.code).toBe('INVALID_PASSWORD');
-    const ok = await client.call('POST', '/auth/change-password', { body: { currentPassword: PASSWORD, newPassword: 'a new long password' } });
+    const ok = await client.call('POST', '/auth/change-password', {
+      body: { currentPassword: PASSWORD, newPassword: 'a new long password' },
+    });
     expect(ok.status).toBe(200);
     expect((await client.call('GET', '/auth/me')).status).toBe(200);
     expect((await other.call('GET', '/auth/me')).status).toBe(401);
@@ -198,7 +254,9 @@ describe('logout and password change', () => {
 
   it('update-profile changes the given fields only; an empty body is refused', async () => {
     const { client } = await signedInClient();
-    const res = await client.call('PUT', '/auth/update-profile', { body: { name: 'Bia Souza', phone: '+55 21 98888-7777' } });
+    const res = await client.call('PUT', '/auth/update-profile', {
+      body: { name: 'Bia Souza', phone: '+55 21 98888-7777' },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ name: 'Bia Souza', phone: '+55 21 98888-7777' });
     expect((await client.call('PUT', '/auth/update-profile', { body: {} })).status).toBe(400);
@@ -229,7 +287,8 @@ describe('brute force on the password re-checks (change-password, delete-account
     const { client, email } = await signedInClient();
     const me = await client.call('GET', '/auth/me');
     const hashBefore = (await User.findByPk(me.body.id))!.passwordHash;
-    const change = (currentPassword: string) => client.call('POST', '/auth/change-password', { body: { currentPassword, newPassword: 'a new long password' } });
+    const change = (currentPassword: string) =>
+      client.call('POST', '/auth/change-password', { body: { currentPassword, newPassword: 'a new long password' } });
     for (let i = 0; i < 6; i++) {
       const wrong = await change(`wrong password ${i}`);
       expect(wrong.status).toBe(403);
@@ -248,7 +307,10 @@ describe('brute force on the password re-checks (change-password, delete-account
   it('delete-account: the password check is braked the same way; the locked account is not deleted', async () => {
     const { client } = await signedInClient();
     const me = await client.call('GET', '/auth/me');
-    for (let i = 0; i < 6; i++) expect((await client.call('DELETE', '/auth/delete-account', { body: { password: `wrong password ${i}` } })).status).toBe(403);
+    for (let i = 0; i < 6; i++)
+      expect(
+        (await client.call('DELETE', '/auth/delete-account', { body: { password: `wrong password ${i}` } })).status,
+      ).toBe(403);
     const blocked = await client.call('DELETE', '/auth/delete-account', { body: { password: PASSWORD } });
     expect(blocked.status).toBe(429);
     expect(blocked.body.error.code).toBe('TOO_MANY_ATTEMPTS');
@@ -260,14 +322,20 @@ describe('brute force on the password re-checks (change-password, delete-account
   it('wrong current passwords sent at once get 6 checks (5 free, the one that locks); the rest 429', async () => {
     const { client } = await signedInClient();
     const answers = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => client.call('POST', '/auth/change-password', { body: { currentPassword: `wrong password ${i}`, newPassword: 'a new long password' } })),
+      Array.from({ length: 10 }, (_, i) =>
+        client.call('POST', '/auth/change-password', {
+          body: { currentPassword: `wrong password ${i}`, newPassword: 'a new long password' },
+        }),
+      ),
     );
     expect(tallyAnswers(answers)).toEqual({ '403 INVALID_PASSWORD': 6, '429 TOO_MANY_ATTEMPTS': 4 });
   });
 
   it('wrong passwords sent at once to POST /auth/login get 6 checks per account (5 free, the one that locks); the rest 429', async () => {
     const { email } = await signedInClient();
-    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => new AppClient(stack.apiUrl).login(email, `wrong password ${i}`)));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => new AppClient(stack.apiUrl).login(email, `wrong password ${i}`)),
+    );
     expect(tallyAnswers(answers)).toEqual({ '401 INVALID_LOGIN': 6, '429 TOO_MANY_ATTEMPTS': 4 });
     // Locked: the right password too, until Retry-After.
     expect((await new AppClient(stack.apiUrl).login(email, PASSWORD)).status).toBe(429);
@@ -275,10 +343,18 @@ describe('brute force on the password re-checks (change-password, delete-account
 
   it('a right password clears the count, as a login does', async () => {
     const { client } = await signedInClient();
-    for (let i = 0; i < 5; i++) expect((await client.call('DELETE', '/auth/delete-account', { body: { password: `wrong password ${i}` } })).status).toBe(403);
-    const ok = await client.call('POST', '/auth/change-password', { body: { currentPassword: PASSWORD, newPassword: 'a new long password' } });
+    for (let i = 0; i < 5; i++)
+      expect(
+        (await client.call('DELETE', '/auth/delete-account', { body: { password: `wrong password ${i}` } })).status,
+      ).toBe(403);
+    const ok = await client.call('POST', '/auth/change-password', {
+      body: { currentPassword: PASSWORD, newPassword: 'a new long password' },
+    });
     expect(ok.status).toBe(200);
-    for (let i = 0; i < 5; i++) expect((await client.call('DELETE', '/auth/delete-account', { body: { password: `wrong password ${i}` } })).status).toBe(403);
+    for (let i = 0; i < 5; i++)
+      expect(
+        (await client.call('DELETE', '/auth/delete-account', { body: { password: `wrong password ${i}` } })).status,
+      ).toBe(403);
   });
 });
 
@@ -289,8 +365,10 @@ describe('brute force from one address', () => {
     try {
       const from = (ip: string) => ({ 'x-forwarded-for': ip });
       const attacker = new AppClient(proxied.url);
-      const login = (ip: string, email: string, password: string) => attacker.call('POST', '/auth/login', { body: { email, password }, headers: from(ip), bearer: null });
-      for (let i = 0; i < 31; i++) expect((await login('203.0.113.7', uniqueEmail('spray'), 'wrong password!')).status).toBe(401);
+      const login = (ip: string, email: string, password: string) =>
+        attacker.call('POST', '/auth/login', { body: { email, password }, headers: from(ip), bearer: null });
+      for (let i = 0; i < 31; i++)
+        expect((await login('203.0.113.7', uniqueEmail('spray'), 'wrong password!')).status).toBe(401);
       const blocked = await login('203.0.113.7', uniqueEmail('spray'), 'wrong password!');
       expect(blocked.status).toBe(429);
       expect(blocked.body.error.code).toBe('TOO_MANY_ATTEMPTS');
@@ -307,7 +385,9 @@ describe('brute force from one address', () => {
 describe('avatar, on the real stack', () => {
   it('presign → PUT a real PNG → confirm makes it the avatar of the signed-in user (GET /auth/me), readable at its URL', async () => {
     const { client } = await signedInClient();
-    expect((await client.call('POST', '/auth/avatar/presign', { body: { contentType: 'image/png' }, bearer: null })).status).toBe(401);
+    expect(
+      (await client.call('POST', '/auth/avatar/presign', { body: { contentType: 'image/png' }, bearer: null })).status,
+    ).toBe(401);
     const grant = await client.call('POST', '/auth/avatar/presign', { body: { contentType: 'image/png' } });
     expect(grant.status).toBe(200);
     const png = await QRCode.toBuffer('avatar');
@@ -344,14 +424,29 @@ describe('delete-account', () => {
 
   it('is refused while a merchant the user owns holds money; money records stay', async () => {
     const { client } = await signedInClient();
-    const merchant = await client.call('POST', '/dashboard/merchant/ensure', { body: { name: 'Loja com saldo', document: '11.222.333/0001-81', type: 'PRODUCER' } });
+    const merchant = await client.call('POST', '/dashboard/merchant/ensure', {
+      body: { name: 'Loja com saldo', document: '11.222.333/0001-81', type: 'PRODUCER' },
+    });
     expect(merchant.status).toBe(200);
     await stack.sequelize.transaction((t) =>
-      writeLedgerEntry(stack.sequelize, chargePaidEntry({ chargeId: crypto.randomUUID(), merchantId: merchant.body.id, amountCents: 5_000, feeCents: 0, splits: [] }), t),
+      writeLedgerEntry(
+        stack.sequelize,
+        chargePaidEntry({
+          chargeId: crypto.randomUUID(),
+          merchantId: merchant.body.id,
+          amountCents: 5_000,
+          feeCents: 0,
+          splits: [],
+        }),
+        t,
+      ),
     );
     const res = await client.call('DELETE', '/auth/delete-account', { body: { password: PASSWORD } });
     expect(res.status).toBe(409);
-    expect(res.body.error).toMatchObject({ code: 'MERCHANT_HAS_BALANCE', details: { merchantIds: [merchant.body.id] } });
+    expect(res.body.error).toMatchObject({
+      code: 'MERCHANT_HAS_BALANCE',
+      details: { merchantIds: [merchant.body.id] },
+    });
     expect((await client.call('GET', '/auth/me')).status).toBe(200);
     await assertLedgerInvariant(stack.sequelize);
   });

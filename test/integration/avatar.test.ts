@@ -43,7 +43,12 @@ beforeAll(async () => {
   server = http.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const store = new LocalObjectStore({ dir, publicBaseUrl: base, signingSecret: 'integration-upload-secret-0123456789abcdef', now: () => Date.now() + clockOffsetMs });
+  const store = new LocalObjectStore({
+    dir,
+    publicBaseUrl: base,
+    signingSecret: 'integration-upload-secret-0123456789abcdef',
+    now: () => Date.now() + clockOffsetMs,
+  });
   const app = express();
   app.use(traceId);
   app.use(
@@ -85,10 +90,21 @@ async function post(route: string, user: string | null, body: unknown) {
 async function presign(user: string, contentType = 'image/png') {
   const res = await post('/auth/avatar/presign', user, { contentType });
   expect(res.status).toBe(200);
-  return res.body as { uploadUrl: string; key: string; method: string; headers: Record<string, string>; expiresAt: string; maxBytes: number };
+  return res.body as {
+    uploadUrl: string;
+    key: string;
+    method: string;
+    headers: Record<string, string>;
+    expiresAt: string;
+    maxBytes: number;
+  };
 }
 
-async function upload(grant: { uploadUrl: string; headers: Record<string, string> }, body: Buffer, headers = grant.headers) {
+async function upload(
+  grant: { uploadUrl: string; headers: Record<string, string> },
+  body: Buffer,
+  headers = grant.headers,
+) {
   const res = await fetch(grant.uploadUrl, { method: 'PUT', headers, body });
   return { status: res.status, body: (await res.json()) as any };
 }
@@ -97,7 +113,11 @@ async function upload(grant: { uploadUrl: string; headers: Record<string, string
  * A PUT with node:http, so the body can be streamed without a Content-Length. The server answers
  * 413 and closes before the whole body is read, so a write error after the answer is expected.
  */
-function rawPut(url: string, headers: Record<string, string>, chunks: Buffer[]): Promise<{ status: number; body: any }> {
+function rawPut(
+  url: string,
+  headers: Record<string, string>,
+  chunks: Buffer[],
+): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
     let answered = false;
     const req = http.request(url, { method: 'PUT', headers }, (res) => {
@@ -131,7 +151,10 @@ describe('avatars over HTTP with the local store', () => {
 
     expect(await upload(grant, png)).toEqual({ status: 200, body: { key: grant.key, size: png.length } });
     const avatarUrl = `${base}/uploads/${grant.key}`;
-    expect(await post('/auth/avatar/confirm', 'user-1', { key: grant.key, url: avatarUrl })).toEqual({ status: 200, body: { avatarUrl } });
+    expect(await post('/auth/avatar/confirm', 'user-1', { key: grant.key, url: avatarUrl })).toEqual({
+      status: 200,
+      body: { avatarUrl },
+    });
     expect(saved).toEqual([{ userId: 'user-1', key: grant.key, url: avatarUrl }]);
 
     const res = await fetch(avatarUrl);
@@ -141,13 +164,18 @@ describe('avatars over HTTP with the local store', () => {
     expect(Buffer.from(await res.arrayBuffer()).equals(png)).toBe(true);
 
     // The URL is still valid, but the checked avatar cannot be replaced through it.
-    expect(await upload(grant, Buffer.from('<html>not an image</html>'))).toMatchObject({ status: 409, body: { error: { code: 'UPLOAD_ALREADY_EXISTS' } } });
+    expect(await upload(grant, Buffer.from('<html>not an image</html>'))).toMatchObject({
+      status: 409,
+      body: { error: { code: 'UPLOAD_ALREADY_EXISTS' } },
+    });
     expect(Buffer.from(await (await fetch(avatarUrl)).arrayBuffer()).equals(png)).toBe(true);
   });
 
   it('refuses a text file uploaded as image/png at confirm (INVALID_AVATAR) and deletes it', async () => {
     const grant = await presign('user-1');
-    expect((await upload(grant, Buffer.from('definitely not an image, just text renamed to avatar.png\n'))).status).toBe(200);
+    expect(
+      (await upload(grant, Buffer.from('definitely not an image, just text renamed to avatar.png\n'))).status,
+    ).toBe(200);
     const res = await post('/auth/avatar/confirm', 'user-1', { key: grant.key });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: 'INVALID_AVATAR', traceId: expect.any(String) });
@@ -166,13 +194,22 @@ describe('avatars over HTTP with the local store', () => {
 
   it('refuses a body over 2 MB with 413, declared or streamed, and stores nothing', async () => {
     const grant = await presign('user-1');
-    const declared = await rawPut(grant.uploadUrl, { 'content-type': 'image/png', 'content-length': String(MAX + 1) }, [Buffer.alloc(MAX + 1, 0x41)]);
+    const declared = await rawPut(grant.uploadUrl, { 'content-type': 'image/png', 'content-length': String(MAX + 1) }, [
+      Buffer.alloc(MAX + 1, 0x41),
+    ]);
     expect(declared).toMatchObject({ status: 413, body: { error: { code: 'PAYLOAD_TOO_LARGE' } } });
     // No Content-Length: the limit is enforced while streaming.
     const chunks = Array.from({ length: 40 }, () => Buffer.alloc(64 * 1024, 0x41)); // 2.5 MB
-    const streamed = await rawPut(grant.uploadUrl, { 'content-type': 'image/png', 'transfer-encoding': 'chunked' }, chunks);
+    const streamed = await rawPut(
+      grant.uploadUrl,
+      { 'content-type': 'image/png', 'transfer-encoding': 'chunked' },
+      chunks,
+    );
     expect(streamed).toMatchObject({ status: 413, body: { error: { code: 'PAYLOAD_TOO_LARGE' } } });
-    expect(await post('/auth/avatar/confirm', 'user-1', { key: grant.key })).toMatchObject({ status: 404, body: { error: { code: 'UPLOAD_NOT_FOUND' } } });
+    expect(await post('/auth/avatar/confirm', 'user-1', { key: grant.key })).toMatchObject({
+      status: 404,
+      body: { error: { code: 'UPLOAD_NOT_FOUND' } },
+    });
     expect(fs.readdirSync(path.join(dir, '.tmp'))).toEqual([]);
     // Exactly 2 MB is accepted by the store.
     expect((await upload(grant, Buffer.alloc(MAX, 0x41))).status).toBe(200);
@@ -186,21 +223,40 @@ describe('avatars over HTTP with the local store', () => {
     expect((await upload({ ...grant, uploadUrl: other.toString() }, png)).body.error.code).toBe('UPLOAD_URL_INVALID');
     const otherKey = grant.uploadUrl.replace('/avatars/user-1/', '/avatars/user-2/');
     expect((await upload({ ...grant, uploadUrl: otherKey }, png)).body.error.code).toBe('UPLOAD_URL_INVALID');
-    expect(await upload(grant, png, { 'Content-Type': 'text/html' })).toMatchObject({ status: 415, body: { error: { code: 'UNSUPPORTED_MEDIA_TYPE' } } });
+    expect(await upload(grant, png, { 'Content-Type': 'text/html' })).toMatchObject({
+      status: 415,
+      body: { error: { code: 'UNSUPPORTED_MEDIA_TYPE' } },
+    });
     clockOffsetMs = 601_000;
     expect(await upload(grant, png)).toMatchObject({ status: 403, body: { error: { code: 'UPLOAD_URL_EXPIRED' } } });
   });
 
   it('validates presign and confirm requests', async () => {
     expect(await post('/auth/avatar/presign', null, { contentType: 'image/png' })).toMatchObject({ status: 401 });
-    expect(await post('/auth/avatar/presign', 'user-1', { contentType: 'image/gif' })).toMatchObject({ status: 400, body: { error: { code: 'VALIDATION_ERROR' } } });
-    expect(await post('/auth/avatar/presign', 'user-1', { contentType: 'image/svg+xml' })).toMatchObject({ status: 400, body: { error: { code: 'VALIDATION_ERROR' } } });
-    for (const key of ['avatars/user-1/../../etc/passwd', '/etc/passwd', 'avatars/user-1/not-a-uuid', 'other/user-1/6f1c2d9e-5b7a-4c1e-9a6d-2f8b3c4d5e6f']) {
-      expect(await post('/auth/avatar/confirm', 'user-1', { key })).toMatchObject({ status: 400, body: { error: { code: 'VALIDATION_ERROR' } } });
+    expect(await post('/auth/avatar/presign', 'user-1', { contentType: 'image/gif' })).toMatchObject({
+      status: 400,
+      body: { error: { code: 'VALIDATION_ERROR' } },
+    });
+    expect(await post('/auth/avatar/presign', 'user-1', { contentType: 'image/svg+xml' })).toMatchObject({
+      status: 400,
+      body: { error: { code: 'VALIDATION_ERROR' } },
+    });
+    for (const key of [
+      'avatars/user-1/../../etc/passwd',
+      '/etc/passwd',
+      'avatars/user-1/not-a-uuid',
+      'other/user-1/6f1c2d9e-5b7a-4c1e-9a6d-2f8b3c4d5e6f',
+    ]) {
+      expect(await post('/auth/avatar/confirm', 'user-1', { key })).toMatchObject({
+        status: 400,
+        body: { error: { code: 'VALIDATION_ERROR' } },
+      });
     }
     const grant = await presign('user-1');
     expect((await upload(grant, await QRCode.toBuffer('y'))).status).toBe(200);
-    expect(await post('/auth/avatar/confirm', 'user-1', { key: grant.key, url: 'https://evil.example.com/a.png' })).toMatchObject({
+    expect(
+      await post('/auth/avatar/confirm', 'user-1', { key: grant.key, url: 'https://evil.example.com/a.png' }),
+    ).toMatchObject({
       status: 400,
       body: { error: { code: 'VALIDATION_ERROR', details: { fields: [{ field: 'url' }] } } },
     });
@@ -208,7 +264,12 @@ describe('avatars over HTTP with the local store', () => {
   });
 
   it('answers 404 in the envelope for reads outside the store', async () => {
-    for (const p of ['/uploads/avatars/user-1/..%2f..%2fetc', '/uploads/avatars/..%2F..%2F/x', '/uploads/avatars/user-1/missing', '/uploads/.tmp/a/b']) {
+    for (const p of [
+      '/uploads/avatars/user-1/..%2f..%2fetc',
+      '/uploads/avatars/..%2F..%2F/x',
+      '/uploads/avatars/user-1/missing',
+      '/uploads/.tmp/a/b',
+    ]) {
       const res = await fetch(`${base}${p}`);
       expect(res.status).toBe(404);
       expect(((await res.json()) as any).error.code).toBe('NOT_FOUND');

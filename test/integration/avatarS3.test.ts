@@ -34,7 +34,15 @@ function freePort(): Promise<number> {
 async function untilListening(port: number, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
   for (;;) {
-    const ok = await new Promise<boolean>((r) => net.connect(port, '127.0.0.1').once('connect', function (this: net.Socket) { this.destroy(); r(true); }).once('error', () => r(false)));
+    const ok = await new Promise<boolean>((r) =>
+      net
+        .connect(port, '127.0.0.1')
+        .once('connect', function (this: net.Socket) {
+          this.destroy();
+          r(true);
+        })
+        .once('error', () => r(false)),
+    );
     if (ok) return;
     if (Date.now() > deadline) throw new Error('moto S3 server did not start');
     await new Promise((r) => setTimeout(r, 200));
@@ -53,7 +61,13 @@ beforeAll(async () => {
   await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
   stack = await startIntegrationStack({
     inProcessWorker: false,
-    apiOverrides: { storage: { uploadsDir: '', uploadSigningSecret: '', s3: { endpoint, bucket: BUCKET, region: 'us-east-1', ...credentials } } },
+    apiOverrides: {
+      storage: {
+        uploadsDir: '',
+        uploadSigningSecret: '',
+        s3: { endpoint, bucket: BUCKET, region: 'us-east-1', ...credentials },
+      },
+    },
   });
 });
 
@@ -86,10 +100,15 @@ it('refuses a text file uploaded as a PNG and deletes it from the store', async 
   const client = await signedIn();
   const grant = await client.call('POST', '/auth/avatar/presign', { body: { contentType: 'image/png' } });
   // (moto does not check signatures, so the signed Content-Type is not tested here: see the unit test of the presigned URL.)
-  expect((await fetch(grant.body.uploadUrl, { method: 'PUT', headers: grant.body.headers, body: 'not an image at all' })).status).toBe(200);
+  expect(
+    (await fetch(grant.body.uploadUrl, { method: 'PUT', headers: grant.body.headers, body: 'not an image at all' }))
+      .status,
+  ).toBe(200);
   const confirm = await client.call('POST', '/auth/avatar/confirm', { body: { key: grant.body.key } });
   expect(confirm.status).toBe(400);
   expect(confirm.body.error.code).toBe('INVALID_AVATAR');
-  await expect(s3.send(new HeadObjectCommand({ Bucket: BUCKET, Key: grant.body.key }))).rejects.toMatchObject({ name: 'NotFound' });
+  await expect(s3.send(new HeadObjectCommand({ Bucket: BUCKET, Key: grant.body.key }))).rejects.toMatchObject({
+    name: 'NotFound',
+  });
   expect((await client.call('GET', '/auth/me')).body.avatarUrl).toBeNull();
 });

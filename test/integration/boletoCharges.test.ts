@@ -31,9 +31,16 @@ let provider: HttpPixProvider;
 const PAYER = { name: 'Bia Souza', taxId: '529.982.247-25', email: 'bia@example.com' };
 
 beforeAll(async () => {
-  execFileSync('bash', [path.join(root, 'scripts/lib/debianTools.sh'), '--ensure'], { stdio: 'inherit', timeout: 300_000 });
+  execFileSync('bash', [path.join(root, 'scripts/lib/debianTools.sh'), '--ensure'], {
+    stdio: 'inherit',
+    timeout: 300_000,
+  });
   stack = await sharedIntegrationStack();
-  provider = new HttpPixProvider({ baseUrl: stack.sandboxUrl, apiKey: stack.workerEnv.PROVIDER_API_KEY, timeoutMs: 5_000 });
+  provider = new HttpPixProvider({
+    baseUrl: stack.sandboxUrl,
+    apiKey: stack.workerEnv.PROVIDER_API_KEY,
+    timeoutMs: 5_000,
+  });
 }, 400_000);
 
 afterAll(async () => {
@@ -50,13 +57,20 @@ const owner = () => signedInMerchant(stack, { emailPrefix: 'boleto', name: 'Loja
 const key = () => ({ 'x-idempotency-key': `boleto-${crypto.randomUUID()}` });
 
 async function createBoleto(client: AppClient, merchantId: string, extra: Record<string, unknown> = {}) {
-  const res = await client.call('POST', '/charges', { body: { merchantId, amountCents: 10_000, method: 'BOLETO', payer: PAYER, description: 'Mensalidade', ...extra }, headers: key() });
+  const res = await client.call('POST', '/charges', {
+    body: { merchantId, amountCents: 10_000, method: 'BOLETO', payer: PAYER, description: 'Mensalidade', ...extra },
+    headers: key(),
+  });
   expect(res.status).toBe(201);
   return res.body;
 }
 
 async function sandboxPay(chargeId: string, body: Record<string, unknown> = {}) {
-  const res = await fetch(`${stack.sandboxUrl}/sandbox/boletos/${chargeId}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${stack.sandboxUrl}/sandbox/boletos/${chargeId}/pay`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as any };
 }
 
@@ -71,21 +85,36 @@ const run = (cmd: string, args: string[]) => runTool(cmd, args);
 
 it('BOLETO needs a payer (400 naming payer); boleto terms only with BOLETO', async () => {
   const { client, merchantId } = await owner();
-  const noPayer = await client.call('POST', '/charges', { body: { merchantId, amountCents: 500, method: 'BOLETO' }, headers: key() });
+  const noPayer = await client.call('POST', '/charges', {
+    body: { merchantId, amountCents: 500, method: 'BOLETO' },
+    headers: key(),
+  });
   expect(noPayer.status).toBe(400);
   expect(noPayer.body.error.details.fields).toEqual([{ field: 'payer', message: expect.any(String) }]);
-  const termsOnPix = await client.call('POST', '/charges', { body: { merchantId, amountCents: 500, boleto: { graceDays: 1 } }, headers: key() });
+  const termsOnPix = await client.call('POST', '/charges', {
+    body: { merchantId, amountCents: 500, boleto: { graceDays: 1 } },
+    headers: key(),
+  });
   expect(termsOnPix.status).toBe(400);
   expect(termsOnPix.body.error.details.fields[0].field).toBe('boleto');
-  const badTerms = await client.call('POST', '/charges', { body: { merchantId, amountCents: 500, method: 'BOLETO', payer: PAYER, boleto: { finePercentBps: 5_000 } }, headers: key() });
+  const badTerms = await client.call('POST', '/charges', {
+    body: { merchantId, amountCents: 500, method: 'BOLETO', payer: PAYER, boleto: { finePercentBps: 5_000 } },
+    headers: key(),
+  });
   expect(badTerms.status).toBe(400);
 });
 
 it('creates a hybrid boleto, pays it by barcode, reads it PAID with payer data; the PDF holds the line, amount and barcode', async () => {
   const { client, merchantId } = await owner();
-  const charge = await createBoleto(client, merchantId, { boleto: { finePercentBps: 200, monthlyInterestBps: 100, graceDays: 2 } });
+  const charge = await createBoleto(client, merchantId, {
+    boleto: { finePercentBps: 200, monthlyInterestBps: 100, graceDays: 2 },
+  });
   expect(charge).toMatchObject({ method: 'BOLETO', status: 'PENDING', amountCents: 10_000 });
-  expect(charge.boleto).toMatchObject({ pdfUrl: `${stack.apiUrl}/charges/${charge.id}/boleto/pdf`, expiresAt: charge.expiresAt, payment: null });
+  expect(charge.boleto).toMatchObject({
+    pdfUrl: `${stack.apiUrl}/charges/${charge.id}/boleto/pdf`,
+    expiresAt: charge.expiresAt,
+    payment: null,
+  });
   expect(charge.boleto.barcode).toMatch(/^\d{44}$/);
   expect(charge.boleto.digitableLine).toMatch(/^\d{47}$/);
   // Validators we did not write.
@@ -108,18 +137,37 @@ it('creates a hybrid boleto, pays it by barcode, reads it PAID with payer data; 
   expect(text).toContain('multa de 2,00%');
   expect(text).toContain('juros de mora de 1,00% ao mês');
   await run('pdftoppm', ['-r', '300', '-png', '-f', '1', '-l', '1', pdf, pdf.replace(/\.pdf$/, '')]);
-  const scanned = (await run('zbarimg', ['--raw', '-q', '-Sdisable', '-Si25.enable', `${pdf.replace(/\.pdf$/, '')}-1.png`])).split('\n').filter(Boolean);
+  const scanned = (
+    await run('zbarimg', ['--raw', '-q', '-Sdisable', '-Si25.enable', `${pdf.replace(/\.pdf$/, '')}-1.png`])
+  )
+    .split('\n')
+    .filter(Boolean);
   expect(scanned).toContain(charge.boleto.barcode);
 
   expect((await sandboxPay(charge.id)).status).toBe(200); // via BOLETO: by barcode
   const paid = await readWhen(client, charge.id, 'PAID');
-  expect(paid.boleto.payment).toEqual({ amountCents: 10_000, via: 'BOLETO', late: false, underpaid: false, overpaid: false });
+  expect(paid.boleto.payment).toEqual({
+    amountCents: 10_000,
+    via: 'BOLETO',
+    late: false,
+    underpaid: false,
+    overpaid: false,
+  });
   // Payer data: on the seller API's view of the same charge.
-  const credential = await client.call('POST', '/dashboard/credentials', { body: { merchantId, name: 'reader', scopes: ['charges:read'] } });
-  const seller = await stack.api('GET', `/sellers/pix/${charge.id}`, { creds: { merchantId, clientId: credential.body.clientId, clientSecret: credential.body.clientSecret } });
+  const credential = await client.call('POST', '/dashboard/credentials', {
+    body: { merchantId, name: 'reader', scopes: ['charges:read'] },
+  });
+  const seller = await stack.api('GET', `/sellers/pix/${charge.id}`, {
+    creds: { merchantId, clientId: credential.body.clientId, clientSecret: credential.body.clientSecret },
+  });
   expect(seller.body.status).toBe('PAID');
   expect(seller.body.payer).toMatchObject({ name: expect.any(String) });
-  const fee = (await stack.sequelize.query<{ fee_cents: string }>(`SELECT fee_cents FROM charges WHERE id = :id`, { replacements: { id: charge.id }, type: QueryTypes.SELECT }))[0];
+  const fee = (
+    await stack.sequelize.query<{ fee_cents: string }>(`SELECT fee_cents FROM charges WHERE id = :id`, {
+      replacements: { id: charge.id },
+      type: QueryTypes.SELECT,
+    })
+  )[0];
   expect(await balance(stack.sequelize, accounts.merchantAvailable(merchantId))).toBe(10_000 - Number(fee.fee_cents));
   // Paid: its Pix is closed at the provider.
   const atProvider = await provider.findBoletoByReference(charge.id);
@@ -148,13 +196,26 @@ it('a late, under-paid boleto is settled for what was paid and flagged (fee scal
   expect(payRes.status).toBe(200);
   expect(payRes.body.payment).toMatchObject({ late: true, amountMismatch: 'UNDERPAID' });
   const paid = await readWhen(client, charge.id, 'PAID');
-  expect(paid.boleto.payment).toEqual({ amountCents: 9_000, via: 'BOLETO', late: true, underpaid: true, overpaid: false });
-  const row = (await stack.sequelize.query<{ fee_cents: string; boleto_paid_fee_cents: string }>(`SELECT fee_cents, boleto_paid_fee_cents FROM charges WHERE id = :id`, {
-    replacements: { id: charge.id },
-    type: QueryTypes.SELECT,
-  }))[0];
+  expect(paid.boleto.payment).toEqual({
+    amountCents: 9_000,
+    via: 'BOLETO',
+    late: true,
+    underpaid: true,
+    overpaid: false,
+  });
+  const row = (
+    await stack.sequelize.query<{ fee_cents: string; boleto_paid_fee_cents: string }>(
+      `SELECT fee_cents, boleto_paid_fee_cents FROM charges WHERE id = :id`,
+      {
+        replacements: { id: charge.id },
+        type: QueryTypes.SELECT,
+      },
+    )
+  )[0];
   expect(Number(row.boleto_paid_fee_cents)).toBe(Math.round((Number(row.fee_cents) * 9_000) / 10_000));
-  expect(await balance(stack.sequelize, accounts.merchantAvailable(merchantId))).toBe(9_000 - Number(row.boleto_paid_fee_cents));
+  expect(await balance(stack.sequelize, accounts.merchantAvailable(merchantId))).toBe(
+    9_000 - Number(row.boleto_paid_fee_cents),
+  );
 });
 
 it('PDF: 409 for a Pix charge, 404 for a stranger', async () => {

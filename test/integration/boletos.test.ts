@@ -56,17 +56,38 @@ async function batchEnd(client: AppClient, batchId: string, timeoutMs = 300_000)
 }
 
 describe('GET /boletos/consult', () => {
-  const { barcode, digitableLine } = buildBoletoNumbers({ bankCode: '001', dueDate: '2030-01-15', amountCents: 12_345, freeField: '0000001234567891234567890' });
+  const { barcode, digitableLine } = buildBoletoNumbers({
+    bankCode: '001',
+    dueDate: '2030-01-15',
+    amountCents: 12_345,
+    freeField: '0000001234567891234567890',
+  });
 
   it('decodes a valid digitable line (punctuated) and a valid barcode', async () => {
     const { client } = await owner();
     const pretty = `${digitableLine.slice(0, 5)}.${digitableLine.slice(5, 10)} ${digitableLine.slice(10, 21)} ${digitableLine.slice(21, 32)} ${digitableLine[32]} ${digitableLine.slice(33)}`;
     const line = await client.call('GET', `/boletos/consult?code=${encodeURIComponent(pretty)}`);
     expect(line.status).toBe(200);
-    expect(line.body).toEqual({ valid: true, type: 'DIGITABLE_LINE', barcode, digitableLine, bankCode: '001', amountCents: 12_345, dueDate: '2030-01-15', errors: [] });
+    expect(line.body).toEqual({
+      valid: true,
+      type: 'DIGITABLE_LINE',
+      barcode,
+      digitableLine,
+      bankCode: '001',
+      amountCents: 12_345,
+      dueDate: '2030-01-15',
+      errors: [],
+    });
     const bar = await client.call('GET', `/boletos/consult?code=${barcode}`);
     expect(bar.status).toBe(200);
-    expect(bar.body).toMatchObject({ valid: true, type: 'BARCODE', barcode, digitableLine, amountCents: 12_345, dueDate: '2030-01-15' });
+    expect(bar.body).toMatchObject({
+      valid: true,
+      type: 'BARCODE',
+      barcode,
+      digitableLine,
+      amountCents: 12_345,
+      dueDate: '2030-01-15',
+    });
   });
 
   it('a wrong check digit is 200 with valid false and which digit; a malformed code is 400 naming code', async () => {
@@ -90,12 +111,21 @@ describe('GET /boletos/consult', () => {
 it('one item issues the boleto now (201); GET /boletos and /boletos/{id} read it; bad bodies are 400', async () => {
   const { client, merchantId } = await owner();
   const headers = key();
-  const body = { merchantId, items: [{ amountCents: 4_321, dueDate: inDays(3), payer: PAYER, description: 'Mensalidade' }], terms: { finePercentBps: 200, graceDays: 2 } };
+  const body = {
+    merchantId,
+    items: [{ amountCents: 4_321, dueDate: inDays(3), payer: PAYER, description: 'Mensalidade' }],
+    terms: { finePercentBps: 200, graceDays: 2 },
+  };
   const res = await client.call('POST', '/boletos', { body, headers });
   expect(res.status).toBe(201);
   expect(res.body.batchId).toBeNull();
   const [boleto] = res.body.boletos;
-  expect(boleto).toMatchObject({ method: 'BOLETO', status: 'PENDING', amountCents: 4_321, idempotencyKey: headers['x-idempotency-key'] });
+  expect(boleto).toMatchObject({
+    method: 'BOLETO',
+    status: 'PENDING',
+    amountCents: 4_321,
+    idempotencyKey: headers['x-idempotency-key'],
+  });
   expect(isValidBoleto(boleto.boleto.digitableLine)).toBe(true);
   expect(boletoBancarioCodigoBarras(boleto.boleto.barcode)).toBe(true);
   const replay = await client.call('POST', '/boletos', { body, headers });
@@ -111,10 +141,16 @@ it('one item issues the boleto now (201); GET /boletos and /boletos/{id} read it
   expect((await client.call('GET', `/boletos/${pix.body.id}`)).status).toBe(404);
 
   expect((await client.call('POST', '/boletos', { body })).body.error.code).toBe('IDEMPOTENCY_KEY_REQUIRED');
-  const past = await client.call('POST', '/boletos', { body: { merchantId, items: [item(0), { ...item(1), dueDate: '2020-01-01' }] }, headers: key() });
+  const past = await client.call('POST', '/boletos', {
+    body: { merchantId, items: [item(0), { ...item(1), dueDate: '2020-01-01' }] },
+    headers: key(),
+  });
   expect(past.status).toBe(400);
   expect(past.body.error.details.fields).toEqual([expect.objectContaining({ field: 'items.1.dueDate', rowIndex: 1 })]);
-  const tooMany = await client.call('POST', '/boletos', { body: { merchantId, items: Array.from({ length: 1_001 }, (_, i) => item(i)) }, headers: key() });
+  const tooMany = await client.call('POST', '/boletos', {
+    body: { merchantId, items: Array.from({ length: 1_001 }, (_, i) => item(i)) },
+    headers: key(),
+  });
   expect(tooMany.status).toBe(400);
 });
 
@@ -125,14 +161,18 @@ it('a 500-item batch through provider faults ends with every row ISSUED or FAILE
   const seed = faultSeed();
   await setFaults(stack, { failFirst: 1, errorRate: 0.2, seed });
   await withFaultSeed(seed, async () => {
-    const res = await client.call('POST', '/boletos', { body: { merchantId, items: Array.from({ length: 500 }, (_, i) => item(i)) }, headers: key() });
+    const res = await client.call('POST', '/boletos', {
+      body: { merchantId, items: Array.from({ length: 500 }, (_, i) => item(i)) },
+      headers: key(),
+    });
     expect(res.status).toBe(202);
     expect(res.body).toEqual({ batchId: expect.any(String), status: 'PROCESSING', itemsCount: 500 });
     const batch = await batchEnd(client, res.body.batchId);
     expect(batch.items).toHaveLength(500);
     for (const row of batch.items) {
       expect(['ISSUED', 'FAILED']).toContain(row.status);
-      if (row.status === 'FAILED') expect(row).toMatchObject({ errorCode: expect.any(String), errorMessage: expect.any(String), chargeId: null });
+      if (row.status === 'FAILED')
+        expect(row).toMatchObject({ errorCode: expect.any(String), errorMessage: expect.any(String), chargeId: null });
       else expect(row.chargeId).toEqual(expect.any(String));
     }
     expect(batch.counts.pending).toBe(0);
@@ -140,10 +180,16 @@ it('a 500-item batch through provider faults ends with every row ISSUED or FAILE
     expect(batch.status).toBe(batch.counts.failed ? 'COMPLETED_WITH_FAILURES' : 'COMPLETED');
     expect(batch.items.some((r: any) => r.attempts > 0)).toBe(true);
     const issuedIds = batch.items.filter((r: any) => r.status === 'ISSUED').map((r: any) => r.chargeId);
-    const charges = await stack.sequelize.query<{ id: string; boleto_barcode: string; boleto_digitable_line: string; amount_cents: string; method: string }>(
-      'SELECT id, boleto_barcode, boleto_digitable_line, amount_cents, method FROM charges WHERE id IN (:ids)',
-      { replacements: { ids: issuedIds }, type: QueryTypes.SELECT },
-    );
+    const charges = await stack.sequelize.query<{
+      id: string;
+      boleto_barcode: string;
+      boleto_digitable_line: string;
+      amount_cents: string;
+      method: string;
+    }>('SELECT id, boleto_barcode, boleto_digitable_line, amount_cents, method FROM charges WHERE id IN (:ids)', {
+      replacements: { ids: issuedIds },
+      type: QueryTypes.SELECT,
+    });
     expect(charges).toHaveLength(issuedIds.length);
     for (const c of charges) {
       expect(c.method).toBe('BOLETO');
@@ -161,12 +207,21 @@ it('a provider down for every try leaves the rows FAILED with our reason; a FAIL
   await setFaults(stack, { failFirst: 3 });
   let batchId: string;
   try {
-    const res = await client.call('POST', '/boletos', { body: { merchantId, items: [item(0), item(1)] }, headers: key() });
+    const res = await client.call('POST', '/boletos', {
+      body: { merchantId, items: [item(0), item(1)] },
+      headers: key(),
+    });
     expect(res.status).toBe(202);
     batchId = res.body.batchId;
     const batch = await batchEnd(client, batchId, 120_000);
     expect(batch.status).toBe('COMPLETED_WITH_FAILURES');
-    for (const row of batch.items) expect(row).toMatchObject({ status: 'FAILED', errorCode: 'PROVIDER_UNAVAILABLE', attempts: 4, errorMessage: expect.stringContaining('4 tries') });
+    for (const row of batch.items)
+      expect(row).toMatchObject({
+        status: 'FAILED',
+        errorCode: 'PROVIDER_UNAVAILABLE',
+        attempts: 4,
+        errorMessage: expect.stringContaining('4 tries'),
+      });
   } finally {
     await setFaults(stack, null);
   }
@@ -178,11 +233,18 @@ it('a provider down for every try leaves the rows FAILED with our reason; a FAIL
 
 it('batch read pages items; cancel one boleto of a batch (by item id or charge id); a paid one is 409; another merchant gets 404', async () => {
   const { client, merchantId } = await owner();
-  const res = await client.call('POST', '/boletos', { body: { merchantId, items: [item(0), item(1), item(2)], terms: { monthlyInterestBps: 100 } }, headers: key() });
+  const res = await client.call('POST', '/boletos', {
+    body: { merchantId, items: [item(0), item(1), item(2)], terms: { monthlyInterestBps: 100 } },
+    headers: key(),
+  });
   expect(res.status).toBe(202);
   const { batchId } = res.body;
   const done = await batchEnd(client, batchId, 120_000);
-  expect(done).toMatchObject({ status: 'COMPLETED', itemsCount: 3, counts: { pending: 0, issued: 3, failed: 0, cancelled: 0 } });
+  expect(done).toMatchObject({
+    status: 'COMPLETED',
+    itemsCount: 3,
+    counts: { pending: 0, issued: 3, failed: 0, cancelled: 0 },
+  });
 
   const page = await client.call('GET', `/boletos/batches/${batchId}?limit=2&offset=1`);
   expect(page.body.items.map((r: any) => r.rowIndex)).toEqual([1, 2]);
@@ -198,9 +260,16 @@ it('batch read pages items; cancel one boleto of a batch (by item id or charge i
   const byCharge = await client.call('DELETE', `/boletos/batches/${batchId}/${second.chargeId}`);
   expect(byCharge.body.item).toMatchObject({ id: second.id, status: 'CANCELLED' });
 
-  const paid = await fetch(`${stack.sandboxUrl}/sandbox/boletos/${third.chargeId}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  const paid = await fetch(`${stack.sandboxUrl}/sandbox/boletos/${third.chargeId}/pay`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
   expect(paid.status).toBe(200);
-  await waitFor(async () => ((await client.call('GET', `/boletos/${third.chargeId}`)).body.status === 'PAID' ? true : undefined), 'boleto PAID');
+  await waitFor(
+    async () => ((await client.call('GET', `/boletos/${third.chargeId}`)).body.status === 'PAID' ? true : undefined),
+    'boleto PAID',
+  );
   const late = await client.call('DELETE', `/boletos/batches/${batchId}/${third.id}`);
   expect(late.status).toBe(409);
   expect(late.body.error.code).toBe('CHARGE_NOT_CANCELLABLE');
@@ -215,7 +284,10 @@ it('batch read pages items; cancel one boleto of a batch (by item id or charge i
   const foreignDelete = await other.client.call('DELETE', `/boletos/batches/${batchId}/${third.id}`);
   expect(foreignDelete.status).toBe(404);
   expect(foreignDelete.body.error.code).toBe('BOLETO_BATCH_NOT_FOUND');
-  const foreignCreate = await other.client.call('POST', '/boletos', { body: { merchantId, items: [item(0)] }, headers: key() });
+  const foreignCreate = await other.client.call('POST', '/boletos', {
+    body: { merchantId, items: [item(0)] },
+    headers: key(),
+  });
   expect(foreignCreate.status).toBe(404);
   expect((await other.client.call('GET', `/boletos?merchantId=${merchantId}`)).status).toBe(404);
 });

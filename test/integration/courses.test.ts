@@ -5,14 +5,31 @@
  */
 import crypto from 'node:crypto';
 import { AppClient } from '../support/appClient';
-import { archiveCourse, createCourse, createCourseContent, createPrice, createPublishedCourseWithPrice, publishCourse } from '../support/courses';
+import {
+  archiveCourse,
+  createCourse,
+  createCourseContent,
+  createPrice,
+  createPublishedCourseWithPrice,
+  publishCourse,
+} from '../support/courses';
 import { sharedIntegrationStack, type SharedStack } from '../support/sharedStack';
 import { signedInMerchant, signedInUser } from '../support/signedIn';
 
 jest.setTimeout(120_000);
 
 let stack: SharedStack;
-const COURSE_FIELDS = ['accessType', 'createdAt', 'description', 'id', 'merchantId', 'status', 'thumbnailUrl', 'title', 'updatedAt'];
+const COURSE_FIELDS = [
+  'accessType',
+  'createdAt',
+  'description',
+  'id',
+  'merchantId',
+  'status',
+  'thumbnailUrl',
+  'title',
+  'updatedAt',
+];
 
 beforeAll(async () => {
   stack = await sharedIntegrationStack();
@@ -26,12 +43,16 @@ const owner = () => signedInMerchant(stack, { emailPrefix: 'owner', name: 'Escol
 
 async function member(merchantId: string, role: 'viewer' | 'finance' | 'admin'): Promise<AppClient> {
   const { client, userId } = await signedInUser(stack, { emailPrefix: role });
-  await stack.sequelize.query(`INSERT INTO merchant_members (user_id, merchant_id, role) VALUES (:u, :m, :role)`, { replacements: { u: userId, m: merchantId, role } });
+  await stack.sequelize.query(`INSERT INTO merchant_members (user_id, merchant_id, role) VALUES (:u, :m, :role)`, {
+    replacements: { u: userId, m: merchantId, role },
+  });
   return client;
 }
 
 async function count(table: string, where = 'TRUE', replacements: Record<string, unknown> = {}): Promise<number> {
-  const [rows] = await stack.sequelize.query(`SELECT count(*)::int AS n FROM ${table} WHERE ${where}`, { replacements });
+  const [rows] = await stack.sequelize.query(`SELECT count(*)::int AS n FROM ${table} WHERE ${where}`, {
+    replacements,
+  });
   return (rows as { n: number }[])[0].n;
 }
 
@@ -43,17 +64,32 @@ function fieldsOf(res: { body: any }): string[] {
 it('creates a course (the spec’s Course exactly, DRAFT), reads it, lists it with pagination and a status filter', async () => {
   const { client, merchantId } = await owner();
   const res = await client.call('POST', '/courses', {
-    body: { merchantId, title: '  Pix do zero  ', description: 'Linha 1\nLinha 2', thumbnailUrl: 'https://cdn.example.com/pix.png', accessType: 'LIFETIME' },
+    body: {
+      merchantId,
+      title: '  Pix do zero  ',
+      description: 'Linha 1\nLinha 2',
+      thumbnailUrl: 'https://cdn.example.com/pix.png',
+      accessType: 'LIFETIME',
+    },
   });
   expect(res.status).toBe(201);
   expect(Object.keys(res.body).sort()).toEqual(COURSE_FIELDS);
-  expect(res.body).toMatchObject({ merchantId, title: 'Pix do zero', description: 'Linha 1\nLinha 2', thumbnailUrl: 'https://cdn.example.com/pix.png', status: 'DRAFT', accessType: 'LIFETIME' });
+  expect(res.body).toMatchObject({
+    merchantId,
+    title: 'Pix do zero',
+    description: 'Linha 1\nLinha 2',
+    thumbnailUrl: 'https://cdn.example.com/pix.png',
+    status: 'DRAFT',
+    accessType: 'LIFETIME',
+  });
   expect(new Date(res.body.createdAt).toISOString()).toBe(res.body.createdAt);
   const read = await client.call('GET', `/courses/${res.body.id}`);
   expect(read.status).toBe(200);
   expect(read.body).toEqual(res.body);
   // Defaults: no description → '', no thumbnail → null.
-  const bare = await client.call('POST', '/courses', { body: { merchantId, title: 'Curso 2', accessType: 'SUBSCRIPTION' } });
+  const bare = await client.call('POST', '/courses', {
+    body: { merchantId, title: 'Curso 2', accessType: 'SUBSCRIPTION' },
+  });
   expect(bare.status).toBe(201);
   expect(bare.body).toMatchObject({ description: '', thumbnailUrl: null, accessType: 'SUBSCRIPTION' });
   const third = await createCourse(client, merchantId);
@@ -78,7 +114,14 @@ it('creates a course (the spec’s Course exactly, DRAFT), reads it, lists it wi
 it('refuses bad course input with 400 VALIDATION_ERROR naming each field, and creates nothing', async () => {
   const { client, merchantId } = await owner();
   const bad = await client.call('POST', '/courses', {
-    body: { merchantId: 'nope', title: '   ', description: 'x'.repeat(5_001), thumbnailUrl: 'ftp://example.com/a.png', accessType: 'FOREVER', price: 10 },
+    body: {
+      merchantId: 'nope',
+      title: '   ',
+      description: 'x'.repeat(5_001),
+      thumbnailUrl: 'ftp://example.com/a.png',
+      accessType: 'FOREVER',
+      price: 10,
+    },
   });
   expect(bad.status).toBe(400);
   expect(bad.body.error.code).toBe('VALIDATION_ERROR');
@@ -102,14 +145,25 @@ it('refuses bad course input with 400 VALIDATION_ERROR naming each field, and cr
 it('PATCH changes only the fields sent (null clears the thumbnail); bad input → 400 and nothing changes', async () => {
   const { client, merchantId } = await owner();
   const course = await createCourse(client, merchantId, { thumbnailUrl: 'http://img.example.com/t.jpg' });
-  const patched = await client.call('PATCH', `/courses/${course.id}`, { body: { title: 'Novo título', thumbnailUrl: null } });
+  const patched = await client.call('PATCH', `/courses/${course.id}`, {
+    body: { title: 'Novo título', thumbnailUrl: null },
+  });
   expect(patched.status).toBe(200);
-  expect(patched.body).toMatchObject({ id: course.id, title: 'Novo título', thumbnailUrl: null, description: course.description, accessType: 'LIFETIME', status: 'DRAFT' });
+  expect(patched.body).toMatchObject({
+    id: course.id,
+    title: 'Novo título',
+    thumbnailUrl: null,
+    description: course.description,
+    accessType: 'LIFETIME',
+    status: 'DRAFT',
+  });
   expect(patched.body.updatedAt > course.updatedAt).toBe(true);
   const empty = await client.call('PATCH', `/courses/${course.id}`, { body: {} });
   expect(empty.status).toBe(200);
   expect(empty.body).toEqual(patched.body);
-  const bad = await client.call('PATCH', `/courses/${course.id}`, { body: { title: '', accessType: 'X', status: 'PUBLISHED', merchantId } });
+  const bad = await client.call('PATCH', `/courses/${course.id}`, {
+    body: { title: '', accessType: 'X', status: 'PUBLISHED', merchantId },
+  });
   expect(bad.status).toBe(400);
   expect(fieldsOf(bad)).toEqual(['accessType', 'status,merchantId', 'title']);
   expect((await client.call('GET', `/courses/${course.id}`)).body).toEqual(patched.body);
@@ -127,13 +181,18 @@ it('transitions: DRAFT → PUBLISHED → ARCHIVED, repeats answer unchanged, ARC
   const archived = await archiveCourse(client, course.id);
   expect(archived.status).toBe('ARCHIVED');
   expect(await archiveCourse(client, course.id)).toEqual(archived);
-  const [[row]] = (await stack.sequelize.query(`SELECT published_at, archived_at FROM courses WHERE id = :id`, { replacements: { id: course.id } })) as [{ published_at: Date; archived_at: Date }[], unknown];
+  const [[row]] = (await stack.sequelize.query(`SELECT published_at, archived_at FROM courses WHERE id = :id`, {
+    replacements: { id: course.id },
+  })) as [{ published_at: Date; archived_at: Date }[], unknown];
   expect(row.published_at).toBeTruthy();
   expect(row.archived_at).toBeTruthy();
 
   const republish = await client.call('POST', `/courses/${course.id}/publish`);
   expect(republish.status).toBe(409);
-  expect(republish.body.error).toMatchObject({ code: 'INVALID_COURSE_TRANSITION', details: { status: 'ARCHIVED', requested: 'PUBLISHED' } });
+  expect(republish.body.error).toMatchObject({
+    code: 'INVALID_COURSE_TRANSITION',
+    details: { status: 'ARCHIVED', requested: 'PUBLISHED' },
+  });
   const writes: [string, string, unknown][] = [
     ['PATCH', `/courses/${course.id}`, { title: 'Outro' }],
     ['POST', `/courses/${course.id}/prices`, { amountCents: 500, type: 'ONE_TIME' }],
@@ -163,17 +222,23 @@ it('prices: created (active by default, any type stored), listed, changed; bad i
   const { course, price } = await createPublishedCourseWithPrice(client, merchantId, { amountCents: 19_900 });
   expect(Object.keys(price).sort()).toEqual(['active', 'amountCents', 'courseId', 'id', 'type']);
   expect(price).toMatchObject({ courseId: course.id, amountCents: 19_900, type: 'ONE_TIME', active: true });
-  const sub = await client.call('POST', `/courses/${course.id}/prices`, { body: { amountCents: 2_990, type: 'SUBSCRIPTION', active: false } });
+  const sub = await client.call('POST', `/courses/${course.id}/prices`, {
+    body: { amountCents: 2_990, type: 'SUBSCRIPTION', active: false },
+  });
   expect(sub.status).toBe(201);
   expect(sub.body).toMatchObject({ type: 'SUBSCRIPTION', active: false });
-  const [[row]] = (await stack.sequelize.query(`SELECT merchant_id, amount_cents FROM course_prices WHERE id = :id`, { replacements: { id: price.id } })) as [{ merchant_id: string; amount_cents: string }[], unknown];
+  const [[row]] = (await stack.sequelize.query(`SELECT merchant_id, amount_cents FROM course_prices WHERE id = :id`, {
+    replacements: { id: price.id },
+  })) as [{ merchant_id: string; amount_cents: string }[], unknown];
   expect(row).toEqual({ merchant_id: merchantId, amount_cents: '19900' });
 
   const list = await client.call('GET', `/courses/${course.id}/prices`);
   expect(list.status).toBe(200);
   expect(list.body).toEqual({ data: [price, sub.body] });
 
-  const changed = await client.call('PATCH', `/courses/${course.id}/prices/${price.id}`, { body: { amountCents: 24_900, active: false } });
+  const changed = await client.call('PATCH', `/courses/${course.id}/prices/${price.id}`, {
+    body: { amountCents: 24_900, active: false },
+  });
   expect(changed.status).toBe(200);
   expect(changed.body).toEqual({ ...price, amountCents: 24_900, active: false });
 
@@ -187,9 +252,15 @@ it('prices: created (active by default, any type stored), listed, changed; bad i
     { amountCents: 100, type: 'ONE_TIME', currency: 'BRL' },
   ]) {
     const res = await client.call('POST', `/courses/${course.id}/prices`, { body });
-    expect([JSON.stringify(body), res.status, res.body.error.code]).toEqual([JSON.stringify(body), 400, 'VALIDATION_ERROR']);
+    expect([JSON.stringify(body), res.status, res.body.error.code]).toEqual([
+      JSON.stringify(body),
+      400,
+      'VALIDATION_ERROR',
+    ]);
   }
-  const badPatch = await client.call('PATCH', `/courses/${course.id}/prices/${price.id}`, { body: { amountCents: -1, type: 'SUBSCRIPTION' } });
+  const badPatch = await client.call('PATCH', `/courses/${course.id}/prices/${price.id}`, {
+    body: { amountCents: -1, type: 'SUBSCRIPTION' },
+  });
   expect(badPatch.status).toBe(400);
   expect(fieldsOf(badPatch)).toEqual(['amountCents', 'type']);
   expect(await count('course_prices', 'course_id = :c', { c: course.id })).toBe(2);
@@ -199,7 +270,9 @@ it('prices: created (active by default, any type stored), listed, changed; bad i
   const other = await createCourse(client, merchantId);
   const wrong = await client.call('PATCH', `/courses/${other.id}/prices/${price.id}`, { body: { active: true } });
   expect([wrong.status, wrong.body.error.code]).toEqual([404, 'PRICE_NOT_FOUND']);
-  const missing = await client.call('PATCH', `/courses/${course.id}/prices/${crypto.randomUUID()}`, { body: { active: true } });
+  const missing = await client.call('PATCH', `/courses/${course.id}/prices/${crypto.randomUUID()}`, {
+    body: { active: true },
+  });
   expect([missing.status, missing.body.error.code]).toEqual([404, 'PRICE_NOT_FOUND']);
 });
 
@@ -211,21 +284,51 @@ it('modules and lessons: created in any order, read in order with their lessons 
   expect(m1.status).toBe(201);
   expect(Object.keys(m1.body).sort()).toEqual(['courseId', 'createdAt', 'id', 'order', 'title', 'updatedAt']);
   expect(m1.body).toMatchObject({ courseId: course.id, title: 'Básico', order: 1 });
-  const l2 = await client.call('POST', `/courses/${course.id}/modules/${m1.body.id}/lessons`, { body: { title: 'Cobrança', order: 5, contentUrl: 'https://videos.example.com/2' } });
-  const l1 = await client.call('POST', `/courses/${course.id}/modules/${m1.body.id}/lessons`, { body: { title: 'O que é Pix', order: 0 } });
+  const l2 = await client.call('POST', `/courses/${course.id}/modules/${m1.body.id}/lessons`, {
+    body: { title: 'Cobrança', order: 5, contentUrl: 'https://videos.example.com/2' },
+  });
+  const l1 = await client.call('POST', `/courses/${course.id}/modules/${m1.body.id}/lessons`, {
+    body: { title: 'O que é Pix', order: 0 },
+  });
   expect(l1.status).toBe(201);
-  expect(Object.keys(l1.body).sort()).toEqual(['contentUrl', 'courseId', 'createdAt', 'id', 'moduleId', 'order', 'title', 'updatedAt']);
-  expect(l1.body).toMatchObject({ courseId: course.id, moduleId: m1.body.id, title: 'O que é Pix', order: 0, contentUrl: null });
-  const l3 = await client.call('POST', `/courses/${course.id}/modules/${m2.body.id}/lessons`, { body: { title: 'Split', order: 0 } });
+  expect(Object.keys(l1.body).sort()).toEqual([
+    'contentUrl',
+    'courseId',
+    'createdAt',
+    'id',
+    'moduleId',
+    'order',
+    'title',
+    'updatedAt',
+  ]);
+  expect(l1.body).toMatchObject({
+    courseId: course.id,
+    moduleId: m1.body.id,
+    title: 'O que é Pix',
+    order: 0,
+    contentUrl: null,
+  });
+  const l3 = await client.call('POST', `/courses/${course.id}/modules/${m2.body.id}/lessons`, {
+    body: { title: 'Split', order: 0 },
+  });
 
   const modules = await client.call('GET', `/courses/${course.id}/modules`);
   expect(modules.status).toBe(200);
-  expect(modules.body).toEqual({ data: [{ ...m1.body, lessons: [l1.body, l2.body] }, { ...m2.body, lessons: [l3.body] }] });
+  expect(modules.body).toEqual({
+    data: [
+      { ...m1.body, lessons: [l1.body, l2.body] },
+      { ...m2.body, lessons: [l3.body] },
+    ],
+  });
 
-  const moved = await client.call('PATCH', `/courses/${course.id}/modules/${m2.body.id}`, { body: { order: 0, title: 'Primeiro' } });
+  const moved = await client.call('PATCH', `/courses/${course.id}/modules/${m2.body.id}`, {
+    body: { order: 0, title: 'Primeiro' },
+  });
   expect(moved.status).toBe(200);
   expect(moved.body).toMatchObject({ id: m2.body.id, order: 0, title: 'Primeiro' });
-  const lesson = await client.call('PATCH', `/courses/${course.id}/lessons/${l2.body.id}`, { body: { order: 0, contentUrl: null } });
+  const lesson = await client.call('PATCH', `/courses/${course.id}/lessons/${l2.body.id}`, {
+    body: { order: 0, contentUrl: null },
+  });
   expect(lesson.status).toBe(200);
   expect(lesson.body).toMatchObject({ id: l2.body.id, order: 0, contentUrl: null, title: 'Cobrança' });
   const reordered = await client.call('GET', `/courses/${course.id}/modules`);
@@ -239,13 +342,23 @@ it('modules and lessons: created in any order, read in order with their lessons 
     ['POST', `/courses/${course.id}/modules`, { title: 'X', order: 1.5 }],
     ['POST', `/courses/${course.id}/modules`, { title: 'X' }],
     ['PATCH', `/courses/${course.id}/modules/${m1.body.id}`, { order: 'first' }],
-    ['POST', `/courses/${course.id}/modules/${m1.body.id}/lessons`, { title: 'X', order: 0, contentUrl: 'file:///etc/passwd' }],
+    [
+      'POST',
+      `/courses/${course.id}/modules/${m1.body.id}/lessons`,
+      { title: 'X', order: 0, contentUrl: 'file:///etc/passwd' },
+    ],
     ['POST', `/courses/${course.id}/modules/${m1.body.id}/lessons`, { title: 'X', order: 2_000_000 }],
     ['PATCH', `/courses/${course.id}/lessons/${l1.body.id}`, { moduleId: m2.body.id }],
     ['PATCH', `/courses/${course.id}/lessons/not-a-uuid`, { title: 'X' }],
   ] as [string, string, unknown][]) {
     const res = await client.call(method, path, { body });
-    expect([method, path, JSON.stringify(body), res.status, res.body.error.code]).toEqual([method, path, JSON.stringify(body), 400, 'VALIDATION_ERROR']);
+    expect([method, path, JSON.stringify(body), res.status, res.body.error.code]).toEqual([
+      method,
+      path,
+      JSON.stringify(body),
+      400,
+      'VALIDATION_ERROR',
+    ]);
   }
   expect(await count('course_modules', 'course_id = :c', { c: course.id })).toBe(2);
   expect(await count('course_lessons', 'course_id = :c', { c: course.id })).toBe(3);
@@ -268,10 +381,17 @@ it('modules and lessons: created in any order, read in order with their lessons 
 it('roles: a viewer reads but cannot write (403); finance writes; another merchant’s owner gets 404 everywhere; no token → 401', async () => {
   const { client, merchantId } = await owner();
   const { course, price } = await createPublishedCourseWithPrice(client, merchantId, { amountCents: 5_000 });
-  const [content] = await createCourseContent(client, course.id, [{ title: 'M', lessons: [{ title: 'L', contentUrl: 'https://v.example.com/1' }] }]);
+  const [content] = await createCourseContent(client, course.id, [
+    { title: 'M', lessons: [{ title: 'L', contentUrl: 'https://v.example.com/1' }] },
+  ]);
 
   const viewer = await member(merchantId, 'viewer');
-  for (const path of [`/courses/${course.id}`, `/courses/${course.id}/prices`, `/courses/${course.id}/modules`, `/courses?merchantId=${merchantId}`]) {
+  for (const path of [
+    `/courses/${course.id}`,
+    `/courses/${course.id}/prices`,
+    `/courses/${course.id}/modules`,
+    `/courses?merchantId=${merchantId}`,
+  ]) {
     expect([path, (await viewer.call('GET', path)).status]).toEqual([path, 200]);
   }
   const writes: [string, string, unknown][] = [
@@ -292,9 +412,14 @@ it('roles: a viewer reads but cannot write (403); finance writes; another mercha
   }
 
   const finance = await member(merchantId, 'finance');
-  const byFinance = await finance.call('PATCH', `/courses/${course.id}`, { body: { description: 'Pela equipe financeira' } });
+  const byFinance = await finance.call('PATCH', `/courses/${course.id}`, {
+    body: { description: 'Pela equipe financeira' },
+  });
   expect(byFinance.status).toBe(200);
-  expect((await finance.call('POST', '/courses', { body: { merchantId, title: 'Do financeiro', accessType: 'LIFETIME' } })).status).toBe(201);
+  expect(
+    (await finance.call('POST', '/courses', { body: { merchantId, title: 'Do financeiro', accessType: 'LIFETIME' } }))
+      .status,
+  ).toBe(201);
 
   // Another merchant's owner: every course route is 404 in the envelope, never 403, whatever the body.
   const stranger = (await owner()).client;
@@ -303,13 +428,25 @@ it('roles: a viewer reads but cannot write (403); finance writes; another mercha
     ['GET', `/courses/${course.id}/prices`, undefined],
     ['GET', `/courses/${course.id}/modules`, undefined],
   ];
-  for (const [method, path, body] of [...reads, ...writes.slice(1), ['PATCH', `/courses/${course.id}`, { title: '' }] as [string, string, unknown]]) {
+  for (const [method, path, body] of [
+    ...reads,
+    ...writes.slice(1),
+    ['PATCH', `/courses/${course.id}`, { title: '' }] as [string, string, unknown],
+  ]) {
     const res = await stranger.call(method, path, { body });
-    expect([method, path, res.status, Object.keys(res.body), res.body.error?.code]).toEqual([method, path, 404, ['error'], 'COURSE_NOT_FOUND']);
+    expect([method, path, res.status, Object.keys(res.body), res.body.error?.code]).toEqual([
+      method,
+      path,
+      404,
+      ['error'],
+      'COURSE_NOT_FOUND',
+    ]);
   }
   const otherList = await stranger.call('GET', `/courses?merchantId=${merchantId}`);
   expect([otherList.status, otherList.body.error.code]).toEqual([404, 'MERCHANT_NOT_FOUND']);
-  const otherCreate = await stranger.call('POST', '/courses', { body: { merchantId, title: 'Intruso', accessType: 'LIFETIME' } });
+  const otherCreate = await stranger.call('POST', '/courses', {
+    body: { merchantId, title: 'Intruso', accessType: 'LIFETIME' },
+  });
   expect([otherCreate.status, otherCreate.body.error.code]).toEqual([404, 'MERCHANT_NOT_FOUND']);
   expect((await stranger.call('GET', '/courses')).body.data).toEqual([]);
 

@@ -27,10 +27,26 @@ let stack: SharedStack;
 let shop: Producer;
 let other: Producer;
 
-const ENROLMENT_FIELDS = ['certificate', 'checkoutId', 'courseId', 'createdAt', 'id', 'merchantId', 'progress', 'revokedAt', 'revokedReason', 'status', 'student', 'updatedAt'];
+const ENROLMENT_FIELDS = [
+  'certificate',
+  'checkoutId',
+  'courseId',
+  'createdAt',
+  'id',
+  'merchantId',
+  'progress',
+  'revokedAt',
+  'revokedReason',
+  'status',
+  'student',
+  'updatedAt',
+];
 
 beforeAll(async () => {
-  execFileSync('bash', [path.join(root, 'scripts/lib/debianTools.sh'), '--ensure'], { stdio: 'inherit', timeout: 300_000 });
+  execFileSync('bash', [path.join(root, 'scripts/lib/debianTools.sh'), '--ensure'], {
+    stdio: 'inherit',
+    timeout: 300_000,
+  });
   stack = await sharedIntegrationStack();
   shop = await producer(stack);
   other = await producer(stack);
@@ -46,16 +62,21 @@ afterEach(async () => {
 
 async function member(merchantId: string, role: 'viewer' | 'finance'): Promise<AppClient> {
   const { client, userId } = await signedInUser(stack, { emailPrefix: role });
-  await stack.sequelize.query(`INSERT INTO merchant_members (user_id, merchant_id, role) VALUES (:u, :m, :role)`, { replacements: { u: userId, m: merchantId, role } });
+  await stack.sequelize.query(`INSERT INTO merchant_members (user_id, merchant_id, role) VALUES (:u, :m, :role)`, {
+    replacements: { u: userId, m: merchantId, role },
+  });
   return client;
 }
 
 async function fetchPdf(client: AppClient, enrolmentId: string) {
-  const res = await fetch(`${stack.apiUrl}/enrolments/${enrolmentId}/certificate`, { headers: { authorization: `Bearer ${client.accessToken}` } });
+  const res = await fetch(`${stack.apiUrl}/enrolments/${enrolmentId}/certificate`, {
+    headers: { authorization: `Bearer ${client.accessToken}` },
+  });
   return { status: res.status, headers: res.headers, bytes: Buffer.from(await res.arrayBuffer()) };
 }
 
-const pdfText = async (pdf: Buffer) => (await runTool('pdftotext', ['-layout', '-', '-'], { input: pdf })).replace(/\s+/g, ' ');
+const pdfText = async (pdf: Buffer) =>
+  (await runTool('pdftotext', ['-layout', '-', '-'], { input: pdf })).replace(/\s+/g, ' ');
 
 /** The PDF's page rendered by pdftoppm and its QR read back by zbarimg. */
 async function pdfQr(pdf: Buffer): Promise<string> {
@@ -70,7 +91,8 @@ async function pdfQr(pdf: Buffer): Promise<string> {
   }
 }
 
-const verify = async (url: string): Promise<any> => (await fetch(url, { headers: { accept: 'application/json' } })).json();
+const verify = async (url: string): Promise<any> =>
+  (await fetch(url, { headers: { accept: 'application/json' } })).json();
 
 it('a paid checkout enrols once: listed, filtered by course and status, read with the masked student and 0 % progress', async () => {
   const a = await paidEnrolment(stack, shop, { lessons: 2 });
@@ -115,29 +137,52 @@ it('progress is idempotent; a lesson of another course is 404 LESSON_NOT_FOUND; 
   const e = await paidEnrolment(stack, shop, { lessons: 3, title: 'Pix para iniciantes' });
   const first = await shop.client.call('POST', `/enrolments/${e.enrolmentId}/lessons/${e.lessonIds[0]}/complete`);
   expect(first.status).toBe(200);
-  expect(first.body).toEqual({ completedLessons: 1, totalLessons: 3, percentage: 33, lessons: [{ lessonId: e.lessonIds[0], completedAt: expect.any(String) }] });
+  expect(first.body).toEqual({
+    completedLessons: 1,
+    totalLessons: 3,
+    percentage: 33,
+    lessons: [{ lessonId: e.lessonIds[0], completedAt: expect.any(String) }],
+  });
   const again = await shop.client.call('POST', `/enrolments/${e.enrolmentId}/lessons/${e.lessonIds[0]}/complete`);
   expect(again.body).toEqual(first.body);
   expect((await shop.client.call('GET', `/enrolments/${e.enrolmentId}/progress`)).body).toEqual(first.body);
 
   const otherCourse = await paidEnrolment(stack, shop, { lessons: 1 });
-  const foreignLesson = await shop.client.call('POST', `/enrolments/${e.enrolmentId}/lessons/${otherCourse.lessonIds[0]}/complete`);
+  const foreignLesson = await shop.client.call(
+    'POST',
+    `/enrolments/${e.enrolmentId}/lessons/${otherCourse.lessonIds[0]}/complete`,
+  );
   expect([foreignLesson.status, foreignLesson.body.error.code]).toEqual([404, 'LESSON_NOT_FOUND']);
-  expect((await shop.client.call('POST', `/enrolments/${e.enrolmentId}/lessons/${crypto.randomUUID()}/complete`)).body.error.code).toBe('LESSON_NOT_FOUND');
-  expect((await shop.client.call('POST', `/enrolments/${e.enrolmentId}/lessons/abc/complete`)).body.error.code).toBe('VALIDATION_ERROR');
+  expect(
+    (await shop.client.call('POST', `/enrolments/${e.enrolmentId}/lessons/${crypto.randomUUID()}/complete`)).body.error
+      .code,
+  ).toBe('LESSON_NOT_FOUND');
+  expect((await shop.client.call('POST', `/enrolments/${e.enrolmentId}/lessons/abc/complete`)).body.error.code).toBe(
+    'VALIDATION_ERROR',
+  );
 
   const early = await fetchPdf(shop.client, e.enrolmentId);
   expect(early.status).toBe(409);
   expect(JSON.parse(early.bytes.toString('utf8')).error.code).toBe('CERTIFICATE_UNAVAILABLE');
 
   // The two remaining lessons, each completed several times at once.
-  const answers = await Promise.all([1, 2, 1, 2, 1, 2].map((i) => shop.client.call('POST', `/enrolments/${e.enrolmentId}/lessons/${e.lessonIds[i]}/complete`)));
+  const answers = await Promise.all(
+    [1, 2, 1, 2, 1, 2].map((i) =>
+      shop.client.call('POST', `/enrolments/${e.enrolmentId}/lessons/${e.lessonIds[i]}/complete`),
+    ),
+  );
   expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200]);
-  const [rows] = (await stack.sequelize.query(`SELECT count(*)::int AS n FROM certificates WHERE enrolment_id = :id`, { replacements: { id: e.enrolmentId } })) as [Array<{ n: number }>, unknown];
+  const [rows] = (await stack.sequelize.query(`SELECT count(*)::int AS n FROM certificates WHERE enrolment_id = :id`, {
+    replacements: { id: e.enrolmentId },
+  })) as [Array<{ n: number }>, unknown];
   expect(rows[0].n).toBe(1);
   const done = await shop.client.call('GET', `/enrolments/${e.enrolmentId}`);
   expect(done.body.progress).toEqual({ completedLessons: 3, totalLessons: 3, percentage: 100 });
-  expect(done.body.certificate).toEqual({ id: expect.any(String), issuedAt: expect.any(String), verificationUrl: expect.stringMatching(new RegExp(`^${stack.apiUrl}/receipts/verify\\?code=[A-Za-z0-9_-]+$`)) });
+  expect(done.body.certificate).toEqual({
+    id: expect.any(String),
+    issuedAt: expect.any(String),
+    verificationUrl: expect.stringMatching(new RegExp(`^${stack.apiUrl}/receipts/verify\\?code=[A-Za-z0-9_-]+$`)),
+  });
   expect((await shop.client.call('GET', `/enrolments/${e.enrolmentId}/progress`)).body.lessons).toHaveLength(3);
 });
 
@@ -151,8 +196,21 @@ it('the certificate PDF: text read back by pdftotext, its QR decoded by zbarimg 
   expect(pdf.headers.get('content-type')).toBe('application/pdf');
   expect(pdf.bytes.subarray(0, 5).toString('latin1')).toBe('%PDF-');
   const text = await pdfText(pdf.bytes);
-  const issued = new Intl.DateTimeFormat('pt-BR', { timeZone: 'America/Sao_Paulo', day: '2-digit', month: '2-digit', year: 'numeric' }).format(new Date(certificate.issuedAt));
-  for (const expected of ['Certificado de conclusão', STUDENT.name, 'Finanças com ação', 'Escola Teste', issued, certificate.id]) expect(text).toContain(expected);
+  const issued = new Intl.DateTimeFormat('pt-BR', {
+    timeZone: 'America/Sao_Paulo',
+    day: '2-digit',
+    month: '2-digit',
+    year: 'numeric',
+  }).format(new Date(certificate.issuedAt));
+  for (const expected of [
+    'Certificado de conclusão',
+    STUDENT.name,
+    'Finanças com ação',
+    'Escola Teste',
+    issued,
+    certificate.id,
+  ])
+    expect(text).toContain(expected);
 
   const qr = await pdfQr(pdf.bytes);
   expect(qr).toMatch(new RegExp(`^${stack.apiUrl}/receipts/verify\\?code=[A-Za-z0-9_-]+$`));
@@ -179,9 +237,13 @@ it('the certificate PDF: text read back by pdftotext, its QR decoded by zbarimg 
   // One character changed, or the facts edited behind the code: not genuine.
   const flipped = code.slice(0, 20) + (code[20] === 'A' ? 'B' : 'A') + code.slice(21);
   expect(await verify(`${stack.apiUrl}/receipts/verify?code=${flipped}`)).toEqual({ authentic: false });
-  await stack.sequelize.query(`UPDATE certificates SET course_title = 'Outro curso' WHERE id = :id`, { replacements: { id: certificate.id } });
+  await stack.sequelize.query(`UPDATE certificates SET course_title = 'Outro curso' WHERE id = :id`, {
+    replacements: { id: certificate.id },
+  });
   expect(await verify(qr)).toEqual({ authentic: false });
-  await stack.sequelize.query(`UPDATE certificates SET course_title = 'Finanças com ação' WHERE id = :id`, { replacements: { id: certificate.id } });
+  await stack.sequelize.query(`UPDATE certificates SET course_title = 'Finanças com ação' WHERE id = :id`, {
+    replacements: { id: certificate.id },
+  });
   expect((await verify(qr)).authentic).toBe(true);
 });
 
@@ -189,25 +251,47 @@ it('a full refund revokes the enrolment: completing → 409 ENROLMENT_REVOKED, t
   const e = await paidEnrolment(stack, shop, { lessons: 2 });
   await shop.client.call('POST', `/enrolments/${e.enrolmentId}/lessons/${e.lessonIds[0]}/complete`);
   await shop.client.call('POST', `/enrolments/${e.enrolmentId}/lessons/${e.lessonIds[1]}/complete`);
-  const verificationUrl = (await shop.client.call('GET', `/enrolments/${e.enrolmentId}`)).body.certificate.verificationUrl;
+  const verificationUrl = (await shop.client.call('GET', `/enrolments/${e.enrolmentId}`)).body.certificate
+    .verificationUrl;
   expect((await verify(verificationUrl)).valid).toBe(true);
 
   // The charge must be settled before it can be refunded: wait for the enrolment's checkout PAID.
-  await waitFor(async () => (await shop.client.call('GET', `/charges/${e.chargeId}`)).body.status === 'PAID', 'charge PAID');
-  const refund = await shop.client.call('POST', `/charges/${e.chargeId}/refund`, { body: { reason: 'desistência' }, headers: { 'x-idempotency-key': `r-${crypto.randomUUID()}` } });
+  await waitFor(
+    async () => (await shop.client.call('GET', `/charges/${e.chargeId}`)).body.status === 'PAID',
+    'charge PAID',
+  );
+  const refund = await shop.client.call('POST', `/charges/${e.chargeId}/refund`, {
+    body: { reason: 'desistência' },
+    headers: { 'x-idempotency-key': `r-${crypto.randomUUID()}` },
+  });
   expect(refund.status).toBe(200);
   const revoked = await waitFor(async () => {
     const res = await shop.client.call('GET', `/enrolments/${e.enrolmentId}`);
     return res.body.status === 'REVOKED' ? res.body : undefined;
   }, 'enrolment REVOKED');
-  expect(revoked).toMatchObject({ status: 'REVOKED', revokedReason: 'REFUNDED', revokedAt: expect.any(String), certificate: null });
-  expect((await shop.client.call('GET', `/enrolments?courseId=${e.course.id}&status=REVOKED`)).body.data.map((x: { id: string }) => x.id)).toEqual([e.enrolmentId]);
+  expect(revoked).toMatchObject({
+    status: 'REVOKED',
+    revokedReason: 'REFUNDED',
+    revokedAt: expect.any(String),
+    certificate: null,
+  });
+  expect(
+    (await shop.client.call('GET', `/enrolments?courseId=${e.course.id}&status=REVOKED`)).body.data.map(
+      (x: { id: string }) => x.id,
+    ),
+  ).toEqual([e.enrolmentId]);
 
   const complete = await shop.client.call('POST', `/enrolments/${e.enrolmentId}/lessons/${e.lessonIds[0]}/complete`);
   expect([complete.status, complete.body.error.code]).toEqual([409, 'ENROLMENT_REVOKED']);
   const pdf = await fetchPdf(shop.client, e.enrolmentId);
   expect([pdf.status, JSON.parse(pdf.bytes.toString('utf8')).error.code]).toEqual([409, 'CERTIFICATE_UNAVAILABLE']);
-  expect(await verify(verificationUrl)).toMatchObject({ authentic: true, kind: 'CERTIFICATE', valid: false, status: 'REVOKED', revokedAt: revoked.revokedAt });
+  expect(await verify(verificationUrl)).toMatchObject({
+    authentic: true,
+    kind: 'CERTIFICATE',
+    valid: false,
+    status: 'REVOKED',
+    revokedAt: revoked.revokedAt,
+  });
   const html = await (await fetch(verificationUrl, { headers: { accept: 'text/html' } })).text();
   expect(html).toContain('Certificado revogado');
 });
@@ -220,7 +304,9 @@ it('roles: a viewer reads but cannot record progress (403); finance can; another
   const denied = await viewer.call('POST', `/enrolments/${e.enrolmentId}/lessons/${e.lessonIds[0]}/complete`);
   expect([denied.status, denied.body.error.code]).toEqual([403, 'INSUFFICIENT_ROLE']);
   const finance = await member(shop.merchantId, 'finance');
-  expect((await finance.call('POST', `/enrolments/${e.enrolmentId}/lessons/${e.lessonIds[0]}/complete`)).status).toBe(200);
+  expect((await finance.call('POST', `/enrolments/${e.enrolmentId}/lessons/${e.lessonIds[0]}/complete`)).status).toBe(
+    200,
+  );
 
   for (const [method, route] of [
     ['GET', `/enrolments/${e.enrolmentId}`],

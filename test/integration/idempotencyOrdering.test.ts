@@ -35,17 +35,28 @@ describe('the claim comes before checks that depend on time (L6)', () => {
   it('replays a charge whose expiresAt is no longer far enough ahead', async () => {
     const key = `key-${crypto.randomUUID()}`;
     const body = { amountCents: 2_500, description: 'Pedido', expiresAt: new Date(Date.now() + 61_500).toISOString() };
-    const first = await stack.api('POST', '/sellers/pix', { creds: seller, body, headers: { 'x-idempotency-key': key } });
+    const first = await stack.api('POST', '/sellers/pix', {
+      creds: seller,
+      body,
+      headers: { 'x-idempotency-key': key },
+    });
     expect(first.status).toBe(201);
     await sleep(2_000); // expiresAt is now less than the minimum minute away
-    const retry = await stack.api('POST', '/sellers/pix', { creds: seller, body, headers: { 'x-idempotency-key': key } });
+    const retry = await stack.api('POST', '/sellers/pix', {
+      creds: seller,
+      body,
+      headers: { 'x-idempotency-key': key },
+    });
     expect(retry.status).toBe(201);
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect(retry.body.id).toBe(first.body.id);
-    const [{ n }] = await stack.sequelize.query<{ n: number }>(`SELECT count(*)::int AS n FROM charges WHERE idempotency_key = :key`, {
-      replacements: { key },
-      type: QueryTypes.SELECT,
-    });
+    const [{ n }] = await stack.sequelize.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM charges WHERE idempotency_key = :key`,
+      {
+        replacements: { key },
+        type: QueryTypes.SELECT,
+      },
+    );
     expect(n).toBe(1);
   });
 });
@@ -60,16 +71,25 @@ describe('a payout idempotencyKey reused after its record expired (L7)', () => {
     await waitForBatchEnd(stack, merchant, created.body.batchId);
 
     // The record's 24 h are over: the sweep deleted it.
-    await stack.sequelize.query(`DELETE FROM idempotency_records WHERE key = :key`, { replacements: { key: body.idempotencyKey } });
+    await stack.sequelize.query(`DELETE FROM idempotency_records WHERE key = :key`, {
+      replacements: { key: body.idempotencyKey },
+    });
     for (const attempt of [1, 2]) {
       const reused = await signedCall(stack, merchant, 'POST', '/v1/payouts/batches', body);
-      expect({ attempt, status: reused.status, code: reused.body?.error?.code }).toEqual({ attempt, status: 409, code: 'DUPLICATE_IDEMPOTENCY_KEY' });
+      expect({ attempt, status: reused.status, code: reused.body?.error?.code }).toEqual({
+        attempt,
+        status: 409,
+        code: 'DUPLICATE_IDEMPOTENCY_KEY',
+      });
       expect(reused.body.error.details).toEqual({ batchId: created.body.batchId });
     }
-    const [{ n }] = await stack.sequelize.query<{ n: number }>(`SELECT count(*)::int AS n FROM payout_batches WHERE idempotency_key = :key`, {
-      replacements: { key: body.idempotencyKey },
-      type: QueryTypes.SELECT,
-    });
+    const [{ n }] = await stack.sequelize.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM payout_batches WHERE idempotency_key = :key`,
+      {
+        replacements: { key: body.idempotencyKey },
+        type: QueryTypes.SELECT,
+      },
+    );
     expect(n).toBe(1);
   });
 });
@@ -78,7 +98,13 @@ describe('a slow holder keeps its claim (L8)', () => {
   it('extends its lock while working: a concurrent duplicate waits and replays, the work runs once', async () => {
     // A 3 s lock extended every second: only a stall of 2 s (not a loaded machine's pauses) could lose it.
     const service = new IdempotencyService(stack.sequelize, { ttlHours: 24, lockSeconds: 3, waitMs: 15_000 });
-    const ref = { merchantId: seller.merchantId, scope: 'TEST slow holder', key: `key-${crypto.randomUUID()}`, request: { n: 1 }, newResourceId: crypto.randomUUID() };
+    const ref = {
+      merchantId: seller.merchantId,
+      scope: 'TEST slow holder',
+      key: `key-${crypto.randomUUID()}`,
+      request: { n: 1 },
+      newResourceId: crypto.randomUUID(),
+    };
     let runs = 0;
     const work = async (resourceId: string) => {
       runs++;

@@ -21,7 +21,12 @@ let mailer: Mailer;
 beforeAll(async () => {
   // A stack of its own, not the worker's shared one (test/support/sharedStack.ts): it reads and restarts its mail sink in process.
   stack = await startIntegrationStack();
-  mailer = new Mailer({ sequelize: stack.sequelize, temporal: stack.temporal, taskQueue: stack.taskQueue, encryptionKey: stack.encryptionKey });
+  mailer = new Mailer({
+    sequelize: stack.sequelize,
+    temporal: stack.temporal,
+    taskQueue: stack.taskQueue,
+    encryptionKey: stack.encryptionKey,
+  });
 });
 
 afterAll(async () => {
@@ -40,7 +45,12 @@ interface MailRow {
 }
 
 const row = async (id: string) =>
-  (await stack.sequelize.query<MailRow>('SELECT * FROM outgoing_mails WHERE id = :id', { replacements: { id }, type: QueryTypes.SELECT }))[0];
+  (
+    await stack.sequelize.query<MailRow>('SELECT * FROM outgoing_mails WHERE id = :id', {
+      replacements: { id },
+      type: QueryTypes.SELECT,
+    })
+  )[0];
 
 const newCode = () => String(crypto.randomInt(100_000, 1_000_000));
 
@@ -66,7 +76,12 @@ describe('Mailer.send', () => {
     expect(JSON.stringify(queued)).not.toContain(code);
 
     const mail = await stack.mail.waitFor((m) => m.to.includes(to), 30_000);
-    expect(mail).toMatchObject({ to: [to], from: 'Pix Gateway <no-reply@localhost>', subject: 'Código de acesso', text });
+    expect(mail).toMatchObject({
+      to: [to],
+      from: 'Pix Gateway <no-reply@localhost>',
+      subject: 'Código de acesso',
+      text,
+    });
 
     const handle = stack.temporal.workflow.getHandle(mailWorkflowId(mailId));
     await expect(handle.result()).resolves.toBe('SENT');
@@ -85,14 +100,18 @@ describe('Mailer.send', () => {
     const { mailId } = await mailer.send({ to, subject: 'Uma vez', text: 'só uma vez' });
     await stack.temporal.workflow.getHandle(mailWorkflowId(mailId)).result();
     // The same row again (a replayed or retried delivery): already SENT, not sent twice.
-    const again = await stack.temporal.workflow.execute('sendMail', { workflowId: `mail-again-${mailId}`, taskQueue: stack.taskQueue, args: [{ mailId }] });
+    const again = await stack.temporal.workflow.execute('sendMail', {
+      workflowId: `mail-again-${mailId}`,
+      taskQueue: stack.taskQueue,
+      args: [{ mailId }],
+    });
     expect(again).toBe('SENT');
     await new Promise((r) => setTimeout(r, 300));
     expect(stack.mail.messages().filter((m) => m.to.includes(to))).toHaveLength(1);
     expect((await row(mailId)).attempts).toBe(1);
   });
 
-  it('sends inside the caller\'s transaction: the workflow waits for the commit', async () => {
+  it("sends inside the caller's transaction: the workflow waits for the commit", async () => {
     const to = `edu+${crypto.randomBytes(3).toString('hex')}@example.com`;
     const mailId = await stack.sequelize.transaction(async (transaction) => {
       const sent = await mailer.send({ to, subject: 'Na transação', text: 'depois do commit' }, { transaction });
@@ -100,7 +119,9 @@ describe('Mailer.send', () => {
       await new Promise((r) => setTimeout(r, 1500));
       return sent.mailId;
     });
-    await expect(stack.mail.waitFor((m) => m.to.includes(to), 30_000)).resolves.toMatchObject({ text: 'depois do commit' });
+    await expect(stack.mail.waitFor((m) => m.to.includes(to), 30_000)).resolves.toMatchObject({
+      text: 'depois do commit',
+    });
     await expect(stack.temporal.workflow.getHandle(mailWorkflowId(mailId)).result()).resolves.toBe('SENT');
     expect(await row(mailId)).toMatchObject({ status: 'SENT', body_ciphertext: null });
   });
@@ -111,11 +132,18 @@ describe('Mailer.send', () => {
     const to = `caio+${crypto.randomBytes(3).toString('hex')}@example.com`;
     const { mailId } = await mailer.send({ to, subject: 'Código', text: `Código: ${code}` });
 
-    const failing = await waitFor(async () => {
-      const r = await row(mailId);
-      return r.attempts >= 2 ? r : undefined;
-    }, 'two failed attempts', 30_000);
-    expect(failing).toMatchObject({ status: 'QUEUED', last_error: 'SMTP_UNREACHABLE: could not connect to the SMTP server' });
+    const failing = await waitFor(
+      async () => {
+        const r = await row(mailId);
+        return r.attempts >= 2 ? r : undefined;
+      },
+      'two failed attempts',
+      30_000,
+    );
+    expect(failing).toMatchObject({
+      status: 'QUEUED',
+      last_error: 'SMTP_UNREACHABLE: could not connect to the SMTP server',
+    });
     expect(failing.body_ciphertext).not.toBeNull();
 
     const sink = await stack.restartMail();
@@ -140,7 +168,11 @@ describe('Mailer.send', () => {
   });
 
   it('refuses a malformed recipient or subject with a 400 ApiError and stores nothing', async () => {
-    const before = (await stack.sequelize.query<{ n: string }>('SELECT count(*) AS n FROM outgoing_mails', { type: QueryTypes.SELECT }))[0].n;
+    const before = (
+      await stack.sequelize.query<{ n: string }>('SELECT count(*) AS n FROM outgoing_mails', {
+        type: QueryTypes.SELECT,
+      })
+    )[0].n;
     for (const msg of [
       { to: 'not-an-address', subject: 's', text: 't' },
       { to: 'a@example.com, b@example.com', subject: 's', text: 't' },
@@ -149,19 +181,35 @@ describe('Mailer.send', () => {
     ]) {
       await expect(mailer.send(msg)).rejects.toMatchObject({ status: 400, code: 'VALIDATION_ERROR' });
     }
-    const after = (await stack.sequelize.query<{ n: string }>('SELECT count(*) AS n FROM outgoing_mails', { type: QueryTypes.SELECT }))[0].n;
+    const after = (
+      await stack.sequelize.query<{ n: string }>('SELECT count(*) AS n FROM outgoing_mails', {
+        type: QueryTypes.SELECT,
+      })
+    )[0].n;
     expect(after).toBe(before);
   });
 
   it('answers 503 when the workflow cannot be started, and leaves no body behind', async () => {
     const connection = await Connection.connect({ address: testEnv().temporalAddress });
     await connection.close();
-    const offline = new Mailer({ sequelize: stack.sequelize, temporal: new Client({ connection }), taskQueue: stack.taskQueue, encryptionKey: stack.encryptionKey });
-    const err = await offline.send({ to: 'dora@example.com', subject: 'Código', text: 'Código: 000111' }).catch((e: unknown) => e);
+    const offline = new Mailer({
+      sequelize: stack.sequelize,
+      temporal: new Client({ connection }),
+      taskQueue: stack.taskQueue,
+      encryptionKey: stack.encryptionKey,
+    });
+    const err = await offline
+      .send({ to: 'dora@example.com', subject: 'Código', text: 'Código: 000111' })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(err).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE' });
-    const rows = await stack.sequelize.query<MailRow>(`SELECT * FROM outgoing_mails WHERE to_address = 'dora@example.com'`, { type: QueryTypes.SELECT });
-    expect(rows).toEqual([expect.objectContaining({ status: 'FAILED', body_ciphertext: null, last_error: 'WORKFLOW_NOT_STARTED' })]);
+    const rows = await stack.sequelize.query<MailRow>(
+      `SELECT * FROM outgoing_mails WHERE to_address = 'dora@example.com'`,
+      { type: QueryTypes.SELECT },
+    );
+    expect(rows).toEqual([
+      expect.objectContaining({ status: 'FAILED', body_ciphertext: null, last_error: 'WORKFLOW_NOT_STARTED' }),
+    ]);
   });
 });
 
@@ -178,14 +226,22 @@ describe('/ready', () => {
       const res = await fetch(`${closed.url}/ready`);
       const body = await res.json();
       expect(res.status).toBe(200);
-      expect(body).toMatchObject({ ok: true, smtp: false, smtpError: 'SMTP_UNREACHABLE: could not connect to the SMTP server' });
+      expect(body).toMatchObject({
+        ok: true,
+        smtp: false,
+        smtpError: 'SMTP_UNREACHABLE: could not connect to the SMTP server',
+      });
       expect(JSON.stringify(body)).not.toContain('SHOULD-NOT-LEAK');
     } finally {
       await closed.close();
     }
     const unset = await stack.extraApi({ smtpUrl: null });
     try {
-      expect(await (await fetch(`${unset.url}/ready`)).json()).toMatchObject({ ok: true, smtp: false, smtpError: 'SMTP is not configured (SMTP_URL)' });
+      expect(await (await fetch(`${unset.url}/ready`)).json()).toMatchObject({
+        ok: true,
+        smtp: false,
+        smtpError: 'SMTP is not configured (SMTP_URL)',
+      });
     } finally {
       await unset.close();
     }

@@ -29,10 +29,18 @@ let stack: IntegrationStack;
 const receivers: Receiver[] = [];
 /** Short on purpose: the deadline scenario waits for it; the others decide well before. */
 const DEADLINE_MS = 20_000;
-const MED_EVENTS = ['med.infraction.opened', 'med.infraction.deadline_approaching', 'med.infraction.accepted', 'med.infraction.rejected'];
+const MED_EVENTS = [
+  'med.infraction.opened',
+  'med.infraction.deadline_approaching',
+  'med.infraction.accepted',
+  'med.infraction.rejected',
+];
 
 beforeAll(async () => {
-  stack = await startIntegrationStack({ webhookDispatcher: true, apiOverrides: { med: { analysisDeadlineMs: DEADLINE_MS, reminderBeforeMs: 86_400_000 } } });
+  stack = await startIntegrationStack({
+    webhookDispatcher: true,
+    apiOverrides: { med: { analysisDeadlineMs: DEADLINE_MS, reminderBeforeMs: 86_400_000 } },
+  });
 });
 
 afterAll(async () => {
@@ -54,47 +62,81 @@ interface Shop {
 
 async function shop(): Promise<Shop> {
   const { client, merchantId } = await signedInMerchant(stack, { emailPrefix: 'med', name: 'Loja MED' });
-  const cred = await client.call('POST', '/dashboard/credentials', { body: { merchantId, name: 'hooks', scopes: ['webhooks:write'] } });
+  const cred = await client.call('POST', '/dashboard/credentials', {
+    body: { merchantId, name: 'hooks', scopes: ['webhooks:write'] },
+  });
   expect(cred.status).toBe(201);
   const receiver = await startReceiver();
   receivers.push(receiver);
-  const hook = await stack.api('POST', '/sellers/webhooks', { creds: { merchantId, clientId: cred.body.clientId, clientSecret: cred.body.clientSecret }, body: { url: `${receiver.url}/hook`, events: MED_EVENTS } });
+  const hook = await stack.api('POST', '/sellers/webhooks', {
+    creds: { merchantId, clientId: cred.body.clientId, clientSecret: cred.body.clientSecret },
+    body: { url: `${receiver.url}/hook`, events: MED_EVENTS },
+  });
   expect(hook.status).toBe(201);
   return { client, merchantId, receiver };
 }
 
 async function paidCharge(s: Shop, amountCents: number): Promise<{ id: string; endToEndId: string }> {
-  const created = await s.client.call('POST', '/charges', { body: { merchantId: s.merchantId, amountCents }, headers: key() });
+  const created = await s.client.call('POST', '/charges', {
+    body: { merchantId: s.merchantId, amountCents },
+    headers: key(),
+  });
   expect(created.status).toBe(201);
   expect((await stack.pay(created.body.id)).status).toBe(200);
-  await waitFor(async () => (await s.client.call('GET', `/charges/${created.body.id}`)).body.status === 'PAID', 'charge PAID');
-  const [row] = await stack.sequelize.query<{ end_to_end_id: string }>(`SELECT end_to_end_id FROM charges WHERE id = :id`, { replacements: { id: created.body.id }, type: QueryTypes.SELECT });
+  await waitFor(
+    async () => (await s.client.call('GET', `/charges/${created.body.id}`)).body.status === 'PAID',
+    'charge PAID',
+  );
+  const [row] = await stack.sequelize.query<{ end_to_end_id: string }>(
+    `SELECT end_to_end_id FROM charges WHERE id = :id`,
+    { replacements: { id: created.body.id }, type: QueryTypes.SELECT },
+  );
   expect(row.end_to_end_id).toMatch(/^E/);
   return { id: created.body.id, endToEndId: row.end_to_end_id };
 }
 
 /** How the sandbox knows the charge: a Pix charge by its cob's txid, a boleto by our charge id (its reference). */
 async function sandboxRef(chargeId: string): Promise<string> {
-  const [row] = await stack.sequelize.query<{ provider_charge_id: string }>(`SELECT provider_charge_id FROM charges WHERE id = :id`, { replacements: { id: chargeId }, type: QueryTypes.SELECT });
+  const [row] = await stack.sequelize.query<{ provider_charge_id: string }>(
+    `SELECT provider_charge_id FROM charges WHERE id = :id`,
+    { replacements: { id: chargeId }, type: QueryTypes.SELECT },
+  );
   return isCob(row.provider_charge_id) ? row.provider_charge_id : chargeId;
 }
 
 async function sandbox(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${stack.sandboxUrl}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${stack.sandboxUrl}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as any };
 }
 
 /** The DICT opens an infraction at the provider; our sync pulls it; the workflow blocks. */
 async function openAndSync(s: Shop, chargeId: string, amountCents?: number) {
-  const opened = await sandbox('POST', `/sandbox/charges/${await sandboxRef(chargeId)}/infractions`, amountCents ? { amountCents } : {});
+  const opened = await sandbox(
+    'POST',
+    `/sandbox/charges/${await sandboxRef(chargeId)}/infractions`,
+    amountCents ? { amountCents } : {},
+  );
   expect(opened.status).toBe(201);
   const synced = await s.client.call('POST', '/med/infractions/sync', { body: { merchantId: s.merchantId } });
   expect(synced.status).toBe(200);
   const mine = synced.body.data.find((i: any) => i.providerInfractionId === opened.body.id);
-  expect(mine).toMatchObject({ merchantId: s.merchantId, chargeId, status: 'OPEN', disputedAmountCents: amountCents ?? expect.any(Number), reason: 'FRAUD' });
+  expect(mine).toMatchObject({
+    merchantId: s.merchantId,
+    chargeId,
+    status: 'OPEN',
+    disputedAmountCents: amountCents ?? expect.any(Number),
+    reason: 'FRAUD',
+  });
   // The block happens in the infraction's workflow.
   await waitFor(async () => {
-    const [row] = await stack.sequelize.query<{ blocked_at: Date | null }>(`SELECT blocked_at FROM med_infractions WHERE id = :id`, { replacements: { id: mine.id }, type: QueryTypes.SELECT });
+    const [row] = await stack.sequelize.query<{ blocked_at: Date | null }>(
+      `SELECT blocked_at FROM med_infractions WHERE id = :id`,
+      { replacements: { id: mine.id }, type: QueryTypes.SELECT },
+    );
     return row.blocked_at !== null;
   }, 'infraction blocked');
   return { id: mine.id as string, providerId: opened.body.id as string };
@@ -105,10 +147,14 @@ const blocked = (m: string) => balance(stack.sequelize, accounts.merchantBlocked
 const reserved = (m: string) => balance(stack.sequelize, accounts.merchantReserved(m));
 
 async function eventsReceived(r: Receiver, infractionId: string, types: string[]) {
-  return waitFor(async () => {
-    const seen = r.received.map((x) => JSON.parse(x.rawBody)).filter((e) => e.data?.id === infractionId);
-    return types.every((t) => seen.some((e) => e.type === t)) ? seen : undefined;
-  }, `webhooks ${types.join(', ')}`, 60_000);
+  return waitFor(
+    async () => {
+      const seen = r.received.map((x) => JSON.parse(x.rawBody)).filter((e) => e.data?.id === infractionId);
+      return types.every((t) => seen.some((e) => e.type === t)) ? seen : undefined;
+    },
+    `webhooks ${types.join(', ')}`,
+    60_000,
+  );
 }
 
 it('ACCEPT: the disputed amount is blocked, then returned to the payer (devolução at the sandbox) and the block consumed', async () => {
@@ -118,19 +164,41 @@ it('ACCEPT: the disputed amount is blocked, then returned to the payer (devoluç
   const { id, providerId } = await openAndSync(s, charge.id, 5_000);
   expect(await available(s.merchantId)).toBe(4_900);
   expect(await blocked(s.merchantId)).toBe(5_000);
-  expect((await s.client.call('GET', `/med/infractions/${id}`)).body).toMatchObject({ status: 'OPEN', blockedAmountCents: 5_000, disputedAmountCents: 5_000, endToEndId: charge.endToEndId });
+  expect((await s.client.call('GET', `/med/infractions/${id}`)).body).toMatchObject({
+    status: 'OPEN',
+    blockedAmountCents: 5_000,
+    disputedAmountCents: 5_000,
+    endToEndId: charge.endToEndId,
+  });
   // The dashboard reports the blocked money.
-  expect((await s.client.call('GET', `/dashboard/stats?merchantId=${s.merchantId}`)).body.balance).toEqual({ availableCents: 4_900, reservedCents: 0, blockedCents: 5_000 });
+  expect((await s.client.call('GET', `/dashboard/stats?merchantId=${s.merchantId}`)).body.balance).toEqual({
+    availableCents: 4_900,
+    reservedCents: 0,
+    blockedCents: 5_000,
+  });
 
   const retryKey = key();
-  const decided = await s.client.call('POST', `/med/infractions/${id}/analysis`, { body: { decision: 'ACCEPT', justification: 'confirmed fraud with the customer' }, headers: retryKey });
+  const decided = await s.client.call('POST', `/med/infractions/${id}/analysis`, {
+    body: { decision: 'ACCEPT', justification: 'confirmed fraud with the customer' },
+    headers: retryKey,
+  });
   expect(decided.status).toBe(200);
   // A retry with the same key answers the first answer (not 409), and decides nothing again.
-  const replay = await s.client.call('POST', `/med/infractions/${id}/analysis`, { body: { decision: 'ACCEPT', justification: 'confirmed fraud with the customer' }, headers: retryKey });
+  const replay = await s.client.call('POST', `/med/infractions/${id}/analysis`, {
+    body: { decision: 'ACCEPT', justification: 'confirmed fraud with the customer' },
+    headers: retryKey,
+  });
   expect(replay.status).toBe(200);
   expect(replay.headers.get('idempotent-replayed')).toBe('true');
   expect(replay.body).toEqual(decided.body);
-  expect(decided.body).toMatchObject({ id, status: 'ACCEPTED', decision: 'ACCEPT', justification: 'confirmed fraud with the customer', decidedBy: expect.any(String), refundId: expect.any(String) });
+  expect(decided.body).toMatchObject({
+    id,
+    status: 'ACCEPTED',
+    decision: 'ACCEPT',
+    justification: 'confirmed fraud with the customer',
+    decidedBy: expect.any(String),
+    refundId: expect.any(String),
+  });
   const settled = await waitFor(async () => {
     const res = await s.client.call('GET', `/med/infractions/${id}`);
     return res.body.refundStatus === 'SUCCEEDED' ? res.body : undefined;
@@ -141,17 +209,32 @@ it('ACCEPT: the disputed amount is blocked, then returned to the payer (devoluç
   expect(await available(s.merchantId)).toBe(9_900 - 4_950);
   // The refund is the charge's, through the refund flow.
   const chargeView = (await s.client.call('GET', `/charges/${charge.id}`)).body;
-  expect(chargeView.refunds).toEqual([expect.objectContaining({ id: settled.refundId, amountCents: 5_000, status: 'SUCCEEDED' })]);
+  expect(chargeView.refunds).toEqual([
+    expect.objectContaining({ id: settled.refundId, amountCents: 5_000, status: 'SUCCEEDED' }),
+  ]);
   // The sandbox's own records: the devolução of this payment, and the provider's infraction answered.
-  const transfers = (await sandboxTransferList(stack));
-  expect(transfers.filter((t: any) => t.returnOf === charge.endToEndId)).toEqual([expect.objectContaining({ reference: settled.refundId, amountCents: 5_000, status: 'COMPLETED' })]);
-  const atProvider = (await sandbox('GET', '/sandbox/infractions')).body.infractions.find((i: any) => i.id === providerId);
-  expect(atProvider).toMatchObject({ status: 'ACCEPTED', decision: 'ACCEPT', justification: 'confirmed fraud with the customer' });
+  const transfers = await sandboxTransferList(stack);
+  expect(transfers.filter((t: any) => t.returnOf === charge.endToEndId)).toEqual([
+    expect.objectContaining({ reference: settled.refundId, amountCents: 5_000, status: 'COMPLETED' }),
+  ]);
+  const atProvider = (await sandbox('GET', '/sandbox/infractions')).body.infractions.find(
+    (i: any) => i.id === providerId,
+  );
+  expect(atProvider).toMatchObject({
+    status: 'ACCEPTED',
+    decision: 'ACCEPT',
+    justification: 'confirmed fraud with the customer',
+  });
   // Decided once: a second answer is refused and changes nothing.
-  const again = await s.client.call('POST', `/med/infractions/${id}/analysis`, { body: { decision: 'REJECT', justification: 'changed my mind' } });
+  const again = await s.client.call('POST', `/med/infractions/${id}/analysis`, {
+    body: { decision: 'REJECT', justification: 'changed my mind' },
+  });
   expect(again.status).toBe(409);
   expect(again.body.error.code).toBe('INFRACTION_ALREADY_DECIDED');
-  expect((await s.client.call('GET', `/med/infractions/${id}`)).body).toMatchObject({ status: 'ACCEPTED', decision: 'ACCEPT' });
+  expect((await s.client.call('GET', `/med/infractions/${id}`)).body).toMatchObject({
+    status: 'ACCEPTED',
+    decision: 'ACCEPT',
+  });
   await eventsReceived(s.receiver, id, ['med.infraction.opened', 'med.infraction.accepted']);
 });
 
@@ -162,7 +245,13 @@ it('REJECT (bulk route): the justification reaches the provider and the block is
   expect(await blocked(s.merchantId)).toBe(1_000);
   expect(await available(s.merchantId)).toBe(1_970);
 
-  for (const body of [{ decision: 'MAYBE', justification: 'x' }, { decision: 'REJECT', justification: '' }, { decision: 'REJECT' }, { decision: 'REJECT', justification: 'x'.repeat(2001) }, { decision: 'REJECT', justification: 'golpe\u0000 confirmado' }]) {
+  for (const body of [
+    { decision: 'MAYBE', justification: 'x' },
+    { decision: 'REJECT', justification: '' },
+    { decision: 'REJECT' },
+    { decision: 'REJECT', justification: 'x'.repeat(2001) },
+    { decision: 'REJECT', justification: 'golpe\u0000 confirmado' },
+  ]) {
     const bad = await s.client.call('POST', `/med/infractions/${id}/analysis`, { body });
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe('VALIDATION_ERROR');
@@ -172,20 +261,44 @@ it('REJECT (bulk route): the justification reaches the provider and the block is
   expect((await s.client.call('GET', `/med/infractions/${id}`)).body.status).toBe('OPEN');
 
   const unknown = crypto.randomUUID();
-  const bulk = await s.client.call('POST', '/med/infractions/analysis', { body: { items: [{ id, decision: 'REJECT', justification: 'the customer received the goods; delivery proof attached' }, { id: unknown, decision: 'REJECT', justification: 'x' }] } });
+  const bulk = await s.client.call('POST', '/med/infractions/analysis', {
+    body: {
+      items: [
+        { id, decision: 'REJECT', justification: 'the customer received the goods; delivery proof attached' },
+        { id: unknown, decision: 'REJECT', justification: 'x' },
+      ],
+    },
+  });
   expect(bulk.status).toBe(200);
   expect(bulk.body.results).toEqual([
-    expect.objectContaining({ id, status: 200, infraction: expect.objectContaining({ status: 'REJECTED', decision: 'REJECT', refundId: null }) }),
-    expect.objectContaining({ id: unknown, status: 404, error: expect.objectContaining({ code: 'INFRACTION_NOT_FOUND' }) }),
+    expect.objectContaining({
+      id,
+      status: 200,
+      infraction: expect.objectContaining({ status: 'REJECTED', decision: 'REJECT', refundId: null }),
+    }),
+    expect.objectContaining({
+      id: unknown,
+      status: 404,
+      error: expect.objectContaining({ code: 'INFRACTION_NOT_FOUND' }),
+    }),
   ]);
   expect(await blocked(s.merchantId)).toBe(0);
   expect(await available(s.merchantId)).toBe(2_970);
-  const atProvider = (await sandbox('GET', '/sandbox/infractions')).body.infractions.find((i: any) => i.id === providerId);
-  expect(atProvider).toMatchObject({ status: 'REJECTED', decision: 'REJECT', justification: 'the customer received the goods; delivery proof attached' });
+  const atProvider = (await sandbox('GET', '/sandbox/infractions')).body.infractions.find(
+    (i: any) => i.id === providerId,
+  );
+  expect(atProvider).toMatchObject({
+    status: 'REJECTED',
+    decision: 'REJECT',
+    justification: 'the customer received the goods; delivery proof attached',
+  });
   // No devolução was sent for this payment.
   expect((await sandboxTransferList(stack)).filter((t: any) => t.returnOf === charge.endToEndId)).toEqual([]);
   const list = await s.client.call('GET', `/med/infractions?merchantId=${s.merchantId}&status=REJECTED`);
-  expect(list.body).toMatchObject({ data: [expect.objectContaining({ id })], pagination: { total: 1, limit: 20, offset: 0, hasMore: false } });
+  expect(list.body).toMatchObject({
+    data: [expect.objectContaining({ id })],
+    pagination: { total: 1, limit: 20, offset: 0, hasMore: false },
+  });
   await eventsReceived(s.receiver, id, ['med.infraction.opened', 'med.infraction.rejected']);
 });
 
@@ -196,19 +309,39 @@ it('unanswered until the deadline: the reminder, then the default decision ACCEP
   const { id, providerId } = await openAndSync(s, charge.id);
   expect(await blocked(s.merchantId)).toBe(1_980);
   expect(await available(s.merchantId)).toBe(0);
-  expect((await s.client.call('GET', `/med/infractions/${id}`)).body).toMatchObject({ disputedAmountCents: 2_000, blockedAmountCents: 1_980 });
-  const done = await waitFor(async () => {
-    const res = await s.client.call('GET', `/med/infractions/${id}`);
-    return res.body.refundStatus === 'SUCCEEDED' ? res.body : undefined;
-  }, 'default decision applied and devolução settled', DEADLINE_MS + 40_000);
-  expect(done).toMatchObject({ status: 'ACCEPTED', decision: 'ACCEPT', decidedBy: 'DEFAULT', justification: 'no analysis before the deadline' });
+  expect((await s.client.call('GET', `/med/infractions/${id}`)).body).toMatchObject({
+    disputedAmountCents: 2_000,
+    blockedAmountCents: 1_980,
+  });
+  const done = await waitFor(
+    async () => {
+      const res = await s.client.call('GET', `/med/infractions/${id}`);
+      return res.body.refundStatus === 'SUCCEEDED' ? res.body : undefined;
+    },
+    'default decision applied and devolução settled',
+    DEADLINE_MS + 40_000,
+  );
+  expect(done).toMatchObject({
+    status: 'ACCEPTED',
+    decision: 'ACCEPT',
+    decidedBy: 'DEFAULT',
+    justification: 'no analysis before the deadline',
+  });
   expect(Date.parse(done.decidedAt)).toBeGreaterThanOrEqual(Date.parse(done.deadlineAt));
   expect(await blocked(s.merchantId)).toBe(0);
   expect(await available(s.merchantId)).toBe(0);
-  const transfers = (await sandboxTransferList(stack));
-  expect(transfers.filter((t: any) => t.returnOf === charge.endToEndId)).toEqual([expect.objectContaining({ amountCents: 2_000, status: 'COMPLETED' })]);
-  expect((await sandbox('GET', '/sandbox/infractions')).body.infractions.find((i: any) => i.id === providerId)).toMatchObject({ status: 'ACCEPTED', justification: 'no analysis before the deadline' });
-  await eventsReceived(s.receiver, id, ['med.infraction.opened', 'med.infraction.deadline_approaching', 'med.infraction.accepted']);
+  const transfers = await sandboxTransferList(stack);
+  expect(transfers.filter((t: any) => t.returnOf === charge.endToEndId)).toEqual([
+    expect.objectContaining({ amountCents: 2_000, status: 'COMPLETED' }),
+  ]);
+  expect(
+    (await sandbox('GET', '/sandbox/infractions')).body.infractions.find((i: any) => i.id === providerId),
+  ).toMatchObject({ status: 'ACCEPTED', justification: 'no analysis before the deadline' });
+  await eventsReceived(s.receiver, id, [
+    'med.infraction.opened',
+    'med.infraction.deadline_approaching',
+    'med.infraction.accepted',
+  ]);
 });
 
 it("another merchant's infraction is 404 on every route, and nothing changes", async () => {
@@ -225,17 +358,31 @@ it("another merchant's infraction is 404 on every route, and nothing changes", a
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe('INFRACTION_NOT_FOUND');
   }
-  const bulk = await b.client.call('POST', '/med/infractions/analysis', { body: { items: [{ id, decision: 'REJECT', justification: 'not mine' }] } });
+  const bulk = await b.client.call('POST', '/med/infractions/analysis', {
+    body: { items: [{ id, decision: 'REJECT', justification: 'not mine' }] },
+  });
   expect(bulk.body.results).toEqual([expect.objectContaining({ id, status: 404 })]);
-  for (const [method, path] of [['GET', `/med/infractions?merchantId=${a.merchantId}`], ['POST', '/med/infractions/sync']] as const) {
+  for (const [method, path] of [
+    ['GET', `/med/infractions?merchantId=${a.merchantId}`],
+    ['POST', '/med/infractions/sync'],
+  ] as const) {
     const res = await b.client.call(method, path, method === 'POST' ? { body: { merchantId: a.merchantId } } : {});
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe('MERCHANT_NOT_FOUND');
   }
   expect((await b.client.call('GET', '/med/infractions')).body.data).toEqual([]);
-  expect((await a.client.call('GET', `/med/infractions/${id}`)).body).toMatchObject({ status: 'OPEN', blockedAmountCents: 500 });
+  expect((await a.client.call('GET', `/med/infractions/${id}`)).body).toMatchObject({
+    status: 'OPEN',
+    blockedAmountCents: 500,
+  });
   // Leave nothing running into the next test's ledger checks.
-  expect((await a.client.call('POST', `/med/infractions/${id}/analysis`, { body: { decision: 'REJECT', justification: 'legitimate sale' } })).status).toBe(200);
+  expect(
+    (
+      await a.client.call('POST', `/med/infractions/${id}/analysis`, {
+        body: { decision: 'REJECT', justification: 'legitimate sale' },
+      })
+    ).status,
+  ).toBe(200);
 });
 
 it('ACCEPT whose devolução the payer’s bank refuses: the disputed money goes back to available, refundStatus FAILED', async () => {
@@ -244,7 +391,9 @@ it('ACCEPT whose devolução the payer’s bank refuses: the disputed money goes
   // The sandbox refuses returns of an amount ending in 13 cents.
   const { id } = await openAndSync(s, charge.id, 1_013);
   expect(await blocked(s.merchantId)).toBe(1_013);
-  const decided = await s.client.call('POST', `/med/infractions/${id}/analysis`, { body: { decision: 'ACCEPT', justification: 'fraud confirmed' } });
+  const decided = await s.client.call('POST', `/med/infractions/${id}/analysis`, {
+    body: { decision: 'ACCEPT', justification: 'fraud confirmed' },
+  });
   expect(decided.status).toBe(200);
   const done = await waitFor(async () => {
     const res = await s.client.call('GET', `/med/infractions/${id}`);
@@ -255,7 +404,9 @@ it('ACCEPT whose devolução the payer’s bank refuses: the disputed money goes
   expect(await reserved(s.merchantId)).toBe(0);
   expect(await available(s.merchantId)).toBe(2_970);
   const transfers = (await sandboxTransferList(stack)).filter((t: any) => t.returnOf === charge.endToEndId);
-  expect(transfers).toEqual([expect.objectContaining({ amountCents: 1_013, status: 'FAILED', failureCode: 'RETURN_REFUSED' })]);
+  expect(transfers).toEqual([
+    expect.objectContaining({ amountCents: 1_013, status: 'FAILED', failureCode: 'RETURN_REFUSED' }),
+  ]);
 });
 
 it('ACCEPT needs the second factor of a user who has one (action "refund"); REJECT does not', async () => {
@@ -265,41 +416,77 @@ it('ACCEPT needs the second factor of a user who has one (action "refund"); REJE
   const second = await openAndSync(s, charge.id, 1_500);
   const setup = await s.client.call('POST', '/auth/2fa/totp/setup');
   await s.client.call('POST', '/auth/2fa/totp/confirm', { body: { code: authenticator.generate(setup.body.secret) } });
-  const without = await s.client.call('POST', `/med/infractions/${first.id}/analysis`, { body: { decision: 'ACCEPT', justification: 'fraud' } });
+  const without = await s.client.call('POST', `/med/infractions/${first.id}/analysis`, {
+    body: { decision: 'ACCEPT', justification: 'fraud' },
+  });
   expect(without.status).toBe(403);
   expect(without.body.error).toMatchObject({ code: 'SECOND_FACTOR_REQUIRED', details: { action: 'refund' } });
-  expect((await s.client.call('GET', `/med/infractions/${first.id}`)).body).toMatchObject({ status: 'OPEN', decision: null });
+  expect((await s.client.call('GET', `/med/infractions/${first.id}`)).body).toMatchObject({
+    status: 'OPEN',
+    decision: null,
+  });
   expect(await blocked(s.merchantId)).toBe(2_500);
   // The bulk route asks once for the request too, and changes nothing without it.
-  const bulkWithout = await s.client.call('POST', '/med/infractions/analysis', { body: { items: [{ id: first.id, decision: 'ACCEPT', justification: 'fraud' }, { id: second.id, decision: 'REJECT', justification: 'ok' }] } });
+  const bulkWithout = await s.client.call('POST', '/med/infractions/analysis', {
+    body: {
+      items: [
+        { id: first.id, decision: 'ACCEPT', justification: 'fraud' },
+        { id: second.id, decision: 'REJECT', justification: 'ok' },
+      ],
+    },
+  });
   expect(bulkWithout.status).toBe(403);
   expect((await s.client.call('GET', `/med/infractions/${second.id}`)).body.status).toBe('OPEN');
 
   const start = await s.client.call('POST', '/auth/2fa/action/start', { body: { action: 'refund' } });
   // The next time step: the confirm above used this one.
-  const code = authenticator.clone({ epoch: (Math.floor(Date.now() / 30_000) + 1) * 30_000 }).generate(setup.body.secret);
-  const token = await s.client.call('POST', '/auth/2fa/action/confirm', { body: { challengeId: start.body.challengeId, code } });
+  const code = authenticator
+    .clone({ epoch: (Math.floor(Date.now() / 30_000) + 1) * 30_000 })
+    .generate(setup.body.secret);
+  const token = await s.client.call('POST', '/auth/2fa/action/confirm', {
+    body: { challengeId: start.body.challengeId, code },
+  });
   expect(token.status).toBe(200);
-  const ok = await s.client.call('POST', `/med/infractions/${first.id}/analysis`, { body: { decision: 'ACCEPT', justification: 'fraud' }, headers: { 'x-action-token': token.body.actionToken } });
+  const ok = await s.client.call('POST', `/med/infractions/${first.id}/analysis`, {
+    body: { decision: 'ACCEPT', justification: 'fraud' },
+    headers: { 'x-action-token': token.body.actionToken },
+  });
   expect(ok.status).toBe(200);
   expect(ok.body.status).toBe('ACCEPTED');
-  const rejected = await s.client.call('POST', `/med/infractions/${second.id}/analysis`, { body: { decision: 'REJECT', justification: 'legitimate sale' } });
+  const rejected = await s.client.call('POST', `/med/infractions/${second.id}/analysis`, {
+    body: { decision: 'REJECT', justification: 'legitimate sale' },
+  });
   expect(rejected.status).toBe(200);
-  await waitFor(async () => (await s.client.call('GET', `/med/infractions/${first.id}`)).body.refundStatus === 'SUCCEEDED', 'devolução SUCCEEDED');
+  await waitFor(
+    async () => (await s.client.call('GET', `/med/infractions/${first.id}`)).body.refundStatus === 'SUCCEEDED',
+    'devolução SUCCEEDED',
+  );
   expect(await blocked(s.merchantId)).toBe(0);
 });
 
 it('ACCEPT after a partial refund: the devolução returns what is left of the payment (never more than paid), the block consumed', async () => {
   const s = await shop();
   const charge = await paidCharge(s, 2_000);
-  const refund = await s.client.call('POST', `/charges/${charge.id}/refund`, { body: { amountCents: 1_500, reason: 'parcial' }, headers: key() });
+  const refund = await s.client.call('POST', `/charges/${charge.id}/refund`, {
+    body: { amountCents: 1_500, reason: 'parcial' },
+    headers: key(),
+  });
   expect(refund.status).toBe(200);
-  await waitFor(async () => (await s.client.call('GET', `/charges/${charge.id}`)).body.refunds[0].status === 'SUCCEEDED', 'refund SUCCEEDED');
+  await waitFor(
+    async () => (await s.client.call('GET', `/charges/${charge.id}`)).body.refunds[0].status === 'SUCCEEDED',
+    'refund SUCCEEDED',
+  );
   expect(await available(s.merchantId)).toBe(495);
   // The whole payment is disputed; the merchant has 495 left: that is blocked.
   const { id } = await openAndSync(s, charge.id);
   expect(await blocked(s.merchantId)).toBe(495);
-  expect((await s.client.call('POST', `/med/infractions/${id}/analysis`, { body: { decision: 'ACCEPT', justification: 'fraud' } })).status).toBe(200);
+  expect(
+    (
+      await s.client.call('POST', `/med/infractions/${id}/analysis`, {
+        body: { decision: 'ACCEPT', justification: 'fraud' },
+      })
+    ).status,
+  ).toBe(200);
   const done = await waitFor(async () => {
     const res = await s.client.call('GET', `/med/infractions/${id}`);
     return res.body.refundStatus === 'SUCCEEDED' ? res.body : undefined;
@@ -307,24 +494,45 @@ it('ACCEPT after a partial refund: the devolução returns what is left of the p
   expect(done).toMatchObject({ disputedAmountCents: 2_000, blockedAmountCents: 495, refundAmountCents: 500 });
   expect(await blocked(s.merchantId)).toBe(0);
   expect(await available(s.merchantId)).toBe(0);
-  const returns = (await sandboxTransferList(stack)).filter((t: any) => t.returnOf === charge.endToEndId && t.status === 'COMPLETED');
+  const returns = (await sandboxTransferList(stack)).filter(
+    (t: any) => t.returnOf === charge.endToEndId && t.status === 'COMPLETED',
+  );
   expect(returns.map((t: any) => t.amountCents).sort()).toEqual([1_500, 500]);
 });
 
 it('review 2 N4: ACCEPT on a hybrid boleto paid through its Pix returns the money by devolução of that payment, exactly once', async () => {
   const s = await shop();
-  const created = await s.client.call('POST', '/charges', { body: { merchantId: s.merchantId, amountCents: 10_000, method: 'BOLETO', payer: { name: 'Bia Souza', taxId: '529.982.247-25' } }, headers: key() });
+  const created = await s.client.call('POST', '/charges', {
+    body: {
+      merchantId: s.merchantId,
+      amountCents: 10_000,
+      method: 'BOLETO',
+      payer: { name: 'Bia Souza', taxId: '529.982.247-25' },
+    },
+    headers: key(),
+  });
   expect(created.status).toBe(201);
   expect((await sandbox('POST', `/sandbox/boletos/${created.body.id}/pay`, { via: 'PIX' })).status).toBe(200);
-  await waitFor(async () => (await s.client.call('GET', `/charges/${created.body.id}`)).body.status === 'PAID', 'boleto PAID by Pix');
-  const [row] = await stack.sequelize.query<{ end_to_end_id: string }>(`SELECT end_to_end_id FROM charges WHERE id = :id`, { replacements: { id: created.body.id }, type: QueryTypes.SELECT });
+  await waitFor(
+    async () => (await s.client.call('GET', `/charges/${created.body.id}`)).body.status === 'PAID',
+    'boleto PAID by Pix',
+  );
+  const [row] = await stack.sequelize.query<{ end_to_end_id: string }>(
+    `SELECT end_to_end_id FROM charges WHERE id = :id`,
+    { replacements: { id: created.body.id }, type: QueryTypes.SELECT },
+  );
   expect(row.end_to_end_id).toMatch(/^E/);
   const availableBefore = await available(s.merchantId);
   const { id, providerId } = await openAndSync(s, created.body.id, 4_000);
   // Frozen meanwhile: a devolução ordered by the MED still goes back to the payer.
-  await stack.sequelize.query(`UPDATE merchants SET withdrawals_frozen = true WHERE id = :id`, { replacements: { id: s.merchantId } });
+  await stack.sequelize.query(`UPDATE merchants SET withdrawals_frozen = true WHERE id = :id`, {
+    replacements: { id: s.merchantId },
+  });
 
-  const decided = await s.client.call('POST', `/med/infractions/${id}/analysis`, { body: { decision: 'ACCEPT', justification: 'confirmed fraud with the customer' }, headers: key() });
+  const decided = await s.client.call('POST', `/med/infractions/${id}/analysis`, {
+    body: { decision: 'ACCEPT', justification: 'confirmed fraud with the customer' },
+    headers: key(),
+  });
   expect(decided.status).toBe(200);
   const settled = await waitFor(async () => {
     const res = await s.client.call('GET', `/med/infractions/${id}`);
@@ -336,8 +544,12 @@ it('review 2 N4: ACCEPT on a hybrid boleto paid through its Pix returns the mone
   expect(await available(s.merchantId)).toBeLessThan(availableBefore);
   const returns = (await sandboxTransferList(stack)).filter((t: any) => t.returnOf === row.end_to_end_id);
   expect(returns).toEqual([expect.objectContaining({ amountCents: 4_000, status: 'COMPLETED' })]);
-  expect((await sandbox('GET', '/sandbox/infractions')).body.infractions.find((i: any) => i.id === providerId)).toMatchObject({ status: 'ACCEPTED' });
-  expect((await s.client.call('GET', `/charges/${created.body.id}`)).body.refunds).toEqual([expect.objectContaining({ amountCents: 4_000, status: 'SUCCEEDED' })]);
+  expect(
+    (await sandbox('GET', '/sandbox/infractions')).body.infractions.find((i: any) => i.id === providerId),
+  ).toMatchObject({ status: 'ACCEPTED' });
+  expect((await s.client.call('GET', `/charges/${created.body.id}`)).body.refunds).toEqual([
+    expect.objectContaining({ amountCents: 4_000, status: 'SUCCEEDED' }),
+  ]);
 });
 
 it('the Schedule med-infraction-sync-<task queue> (every 15 minutes, created once) runs the same sync: a triggered run picks up a new infraction and blocks it', async () => {
@@ -355,17 +567,28 @@ it('the Schedule med-infraction-sync-<task queue> (every 15 minutes, created onc
     expect(described.spec.intervals).toEqual([expect.objectContaining({ every: 15 * 60_000 })]);
     await handle.trigger();
     const row = await waitFor(async () => {
-      const [r] = await stack.sequelize.query<{ id: string; blocked_cents: string; blocked_at: Date | null; deadline_at: Date }>(
-        `SELECT id, blocked_cents, blocked_at, deadline_at FROM med_infractions WHERE provider_infraction_id = :pid`,
-        { replacements: { pid: opened.body.id }, type: QueryTypes.SELECT },
-      );
+      const [r] = await stack.sequelize.query<{
+        id: string;
+        blocked_cents: string;
+        blocked_at: Date | null;
+        deadline_at: Date;
+      }>(`SELECT id, blocked_cents, blocked_at, deadline_at FROM med_infractions WHERE provider_infraction_id = :pid`, {
+        replacements: { pid: opened.body.id },
+        type: QueryTypes.SELECT,
+      });
       return r?.blocked_at ? r : undefined;
     }, 'scheduled sync stored and blocked the infraction');
     expect(Number(row.blocked_cents)).toBe(300);
     expect(await blocked(s.merchantId)).toBe(300);
     // The schedule's own deadline setting (7 days) applies to what it stores.
     expect(new Date(row.deadline_at).getTime() - Date.now()).toBeGreaterThan(6 * 86_400_000);
-    expect((await s.client.call('POST', `/med/infractions/${row.id}/analysis`, { body: { decision: 'REJECT', justification: 'legitimate sale' } })).status).toBe(200);
+    expect(
+      (
+        await s.client.call('POST', `/med/infractions/${row.id}/analysis`, {
+          body: { decision: 'REJECT', justification: 'legitimate sale' },
+        })
+      ).status,
+    ).toBe(200);
     expect(await blocked(s.merchantId)).toBe(0);
   } finally {
     await handle.delete();

@@ -66,7 +66,11 @@ async function sqlCounts(sql: string): Promise<Record<string, number>> {
 async function sendForged(body: string, signature: string) {
   return fetch(`${stack.apiUrl}/webhooks/pix-gateway`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-provider-timestamp': String(Date.now()), 'x-provider-signature': signature },
+    headers: {
+      'content-type': 'application/json',
+      'x-provider-timestamp': String(Date.now()),
+      'x-provider-signature': signature,
+    },
     body,
   });
 }
@@ -76,11 +80,18 @@ beforeAll(async () => {
   stack = await startIntegrationStack();
   seller = await stack.createMerchant({ name: 'Loja Métricas', document: '11144477735' });
   // A charge created and paid in the sandbox (its callback reaches our API), a pending one, a 404.
-  const created = await stack.api('POST', '/sellers/pix', { creds: seller, body: { amountCents: 2_500 }, headers: { 'x-idempotency-key': crypto.randomUUID() } });
+  const created = await stack.api('POST', '/sellers/pix', {
+    creds: seller,
+    body: { amountCents: 2_500 },
+    headers: { 'x-idempotency-key': crypto.randomUUID() },
+  });
   expect(created.status).toBe(201);
   paidChargeId = created.body.id;
   await stack.pay(paidChargeId);
-  await waitFor(async () => (await stack.api('GET', `/sellers/pix/${paidChargeId}`, { creds: seller })).body.status === 'PAID', 'charge paid');
+  await waitFor(
+    async () => (await stack.api('GET', `/sellers/pix/${paidChargeId}`, { creds: seller })).body.status === 'PAID',
+    'charge paid',
+  );
   expect((await stack.api('POST', '/sellers/pix', { creds: seller, body: { amountCents: 700 } })).status).toBe(201);
   expect((await stack.api('GET', `/sellers/pix/${crypto.randomUUID()}`, { creds: seller })).status).toBe(404);
   expect((await stack.api('GET', '/no/such/route')).status).toBe(404);
@@ -100,7 +111,13 @@ describe('GET /metrics', () => {
     // issue 23 it is the API Pix notification, counted under its template (the secret never a label).
     const { families, samples } = await waitFor(async () => {
       const s = await scrape();
-      return valueOf(family(s.families, 'gateway_http_requests_total'), { method: 'POST', route: PIX_API_NOTIFICATION_ROUTE, status: '200' }) >= 1 ? s : null;
+      return valueOf(family(s.families, 'gateway_http_requests_total'), {
+        method: 'POST',
+        route: PIX_API_NOTIFICATION_ROUTE,
+        status: '200',
+      }) >= 1
+        ? s
+        : null;
     }, 'the sandbox callback');
     const requests = family(families, 'gateway_http_requests_total');
     expect(requests.type).toBe('COUNTER');
@@ -109,14 +126,31 @@ describe('GET /metrics', () => {
     expect(valueOf(requests, { method: 'GET', route: '/sellers/pix/:id', status: '404' })).toBe(1);
     expect(valueOf(requests, { method: 'GET', route: 'unmatched', status: '404' })).toBe(1);
     // The sandbox's callback for the paid charge (API Pix's notification since issue 23).
-    expect(valueOf(requests, { method: 'POST', route: PIX_API_NOTIFICATION_ROUTE, status: '200' })).toBeGreaterThanOrEqual(1);
+    expect(
+      valueOf(requests, { method: 'POST', route: PIX_API_NOTIFICATION_ROUTE, status: '200' }),
+    ).toBeGreaterThanOrEqual(1);
 
     expect(family(families, 'gateway_http_request_duration_seconds').type).toBe('HISTOGRAM');
     const created = { method: 'POST', route: '/sellers/pix', status: '201' };
     expect(valueOf(family(samples, 'gateway_http_request_duration_seconds_count'), created)).toBe(2);
     expect(valueOf(family(samples, 'gateway_http_request_duration_seconds_sum'), created)).toBeGreaterThan(0);
-    const buckets = family(samples, 'gateway_http_request_duration_seconds_bucket').metrics.filter((m) => Object.entries(created).every(([k, v]) => m.labels?.[k] === v));
-    expect(buckets.map((b) => b.labels?.le)).toEqual(['0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '10', '+Inf']);
+    const buckets = family(samples, 'gateway_http_request_duration_seconds_bucket').metrics.filter((m) =>
+      Object.entries(created).every(([k, v]) => m.labels?.[k] === v),
+    );
+    expect(buckets.map((b) => b.labels?.le)).toEqual([
+      '0.005',
+      '0.01',
+      '0.025',
+      '0.05',
+      '0.1',
+      '0.25',
+      '0.5',
+      '1',
+      '2.5',
+      '5',
+      '10',
+      '+Inf',
+    ]);
     expect(buckets.at(-1)?.value).toBe('2');
     // Cumulative: never decreasing.
     expect(buckets.map((b) => Number(b.value))).toEqual([...buckets.map((b) => Number(b.value))].sort((a, b) => a - b));
@@ -124,7 +158,12 @@ describe('GET /metrics', () => {
     for (const f of samples.values()) {
       for (const m of f.metrics) {
         for (const [name, value] of Object.entries(m.labels ?? {})) {
-          expect({ metric: f.name, name, value, uuid: UUID.test(value) }).toEqual({ metric: f.name, name, value, uuid: false });
+          expect({ metric: f.name, name, value, uuid: UUID.test(value) }).toEqual({
+            metric: f.name,
+            name,
+            value,
+            uuid: false,
+          });
           expect(name).not.toMatch(/merchant/i);
           expect(value).not.toContain(paidChargeId);
           expect(value).not.toContain(seller.clientId);
@@ -137,7 +176,10 @@ describe('GET /metrics', () => {
     // A payout batch of one item, funded by a paid charge.
     const payer = await payoutMerchant(stack, { name: 'Pagadora Métricas' });
     await fundByPaidCharge(stack, payer, 5_000);
-    const batch = await signedCall(stack, payer, 'POST', '/v1/payouts/batches', { idempotencyKey: crypto.randomUUID(), items: items(1, { amountCents: 1_000 }) });
+    const batch = await signedCall(stack, payer, 'POST', '/v1/payouts/batches', {
+      idempotencyKey: crypto.randomUUID(),
+      items: items(1, { amountCents: 1_000 }),
+    });
     expect(batch.status).toBe(201);
     await waitForBatchEnd(stack, payer, batch.body.batchId);
 
@@ -149,7 +191,8 @@ describe('GET /metrics', () => {
       expect(charges.type).toBe('GAUGE');
       const byStatus = await sqlCounts('SELECT status AS k, count(*) AS n FROM charges GROUP BY status');
       expect(byStatus.PAID).toBeGreaterThanOrEqual(2);
-      for (const status of ['PENDING', 'PAID', 'EXPIRED', 'CANCELLED']) expect({ status, n: valueOf(charges, { status }) }).toEqual({ status, n: byStatus[status] ?? 0 });
+      for (const status of ['PENDING', 'PAID', 'EXPIRED', 'CANCELLED'])
+        expect({ status, n: valueOf(charges, { status }) }).toEqual({ status, n: byStatus[status] ?? 0 });
       expect(valueOf(charges, { status: 'PAID', method: 'PIX' })).toBe(byStatus.PAID);
 
       const payoutItems = await sqlCounts('SELECT status AS k, count(*) AS n FROM payout_items GROUP BY status');
@@ -158,12 +201,16 @@ describe('GET /metrics', () => {
 
       const ledger = await sqlCounts('SELECT kind AS k, sum(balance_cents) AS n FROM ledger_accounts GROUP BY kind');
       const balances = family(families, 'gateway_ledger_balance_cents');
-      for (const kind of Object.keys(ledger)) expect({ kind, cents: valueOf(balances, { kind }) }).toEqual({ kind, cents: ledger[kind] });
+      for (const kind of Object.keys(ledger))
+        expect({ kind, cents: valueOf(balances, { kind }) }).toEqual({ kind, cents: ledger[kind] });
       expect(ledger.MERCHANT_AVAILABLE).toBeGreaterThan(0);
       // The double-entry books balance across kinds.
       expect(Object.values(ledger).reduce((a, b) => a + b, 0)).toBe(0);
 
-      const [outbox] = await stack.sequelize.query<{ n: string }>('SELECT count(*) AS n FROM outbox_events WHERE dispatched_at IS NULL', { type: QueryTypes.SELECT });
+      const [outbox] = await stack.sequelize.query<{ n: string }>(
+        'SELECT count(*) AS n FROM outbox_events WHERE dispatched_at IS NULL',
+        { type: QueryTypes.SELECT },
+      );
       // No dispatcher runs in this stack: every event is pending, and the oldest is seconds old.
       expect(valueOf(family(families, 'gateway_outbox_pending_events'))).toBe(Number(outbox!.n));
       expect(Number(outbox!.n)).toBeGreaterThan(0);
@@ -180,26 +227,47 @@ describe('GET /metrics', () => {
     expect(created.status).toBe(201);
     // Close the charge's run behind the API's back: its signal on the next callback fails (workflow not found).
     await stack.temporal.workflow.getHandle(chargeWorkflowId(created.body.id)).terminate('metrics test');
-    const row = await stack.sequelize.query<{ provider_charge_id: string; pix_txid: string | null }>('SELECT provider_charge_id, pix_txid FROM charges WHERE id = $1', {
-      bind: [created.body.id],
-      type: QueryTypes.SELECT,
-    });
+    const row = await stack.sequelize.query<{ provider_charge_id: string; pix_txid: string | null }>(
+      'SELECT provider_charge_id, pix_txid FROM charges WHERE id = $1',
+      {
+        bind: [created.body.id],
+        type: QueryTypes.SELECT,
+      },
+    );
     const body = JSON.stringify({
       eventId: `evt_${crypto.randomUUID()}`,
       type: 'charge.paid',
       occurredAt: new Date().toISOString(),
-      charge: { id: row[0]!.provider_charge_id, reference: created.body.id, status: 'PAID', amountCents: 900, endToEndId: `E${crypto.randomBytes(15).toString('hex')}`, paidAt: new Date().toISOString(), payer: null },
+      charge: {
+        id: row[0]!.provider_charge_id,
+        reference: created.body.id,
+        status: 'PAID',
+        amountCents: 900,
+        endToEndId: `E${crypto.randomBytes(15).toString('hex')}`,
+        paidAt: new Date().toISOString(),
+        payer: null,
+      },
     });
-    const before = valueOf(family((await scrape()).families, 'gateway_temporal_client_errors_total'), { operation: 'signal', error: 'WorkflowNotFoundError' });
+    const before = valueOf(family((await scrape()).families, 'gateway_temporal_client_errors_total'), {
+      operation: 'signal',
+      error: 'WorkflowNotFoundError',
+    });
     const ts = Date.now();
     const res = await fetch(`${stack.apiUrl}/webhooks/pix-gateway`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-provider-timestamp': String(ts), 'x-provider-signature': signProviderCallback(body, ts, stack.callbackSecret) },
+      headers: {
+        'content-type': 'application/json',
+        'x-provider-timestamp': String(ts),
+        'x-provider-signature': signProviderCallback(body, ts, stack.callbackSecret),
+      },
       body,
     });
     expect(res.status).toBe(200);
     const after = await waitFor(async () => {
-      const n = valueOf(family((await scrape()).families, 'gateway_temporal_client_errors_total'), { operation: 'signal', error: 'WorkflowNotFoundError' });
+      const n = valueOf(family((await scrape()).families, 'gateway_temporal_client_errors_total'), {
+        operation: 'signal',
+        error: 'WorkflowNotFoundError',
+      });
       return n > before ? n : null;
     }, 'the failed signal to be counted');
     expect(after).toBe(before + 1);
@@ -208,12 +276,21 @@ describe('GET /metrics', () => {
   it('answers /metrics/perf-db with the pool and the slowest queries, or a note when pg_stat_statements is off', async () => {
     const res = await stack.api('GET', '/metrics/perf-db');
     expect(res.status).toBe(200);
-    expect(res.body.pool).toEqual({ size: expect.any(Number), available: expect.any(Number), using: expect.any(Number), opening: expect.any(Number), waiting: expect.any(Number) });
+    expect(res.body.pool).toEqual({
+      size: expect.any(Number),
+      available: expect.any(Number),
+      using: expect.any(Number),
+      opening: expect.any(Number),
+      waiting: expect.any(Number),
+    });
     expect(res.body.pool.size).toBeGreaterThanOrEqual(1);
     // The pool counts a connection from the moment it starts opening it (this failed once under load as size = available + using).
     expect(res.body.pool.size).toBe(res.body.pool.available + res.body.pool.using + res.body.pool.opening);
     expect(res.body.pool.opening).toBeGreaterThanOrEqual(0);
-    const [ext] = await stack.sequelize.query<{ on: boolean }>("SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_stat_statements') AS on", { type: QueryTypes.SELECT });
+    const [ext] = await stack.sequelize.query<{ on: boolean }>(
+      "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_stat_statements') AS on",
+      { type: QueryTypes.SELECT },
+    );
     if (ext!.on) {
       expect(Array.isArray(res.body.slowestQueries)).toBe(true);
       expect(res.body.slowestQueries.length).toBeLessThanOrEqual(10);
@@ -232,7 +309,11 @@ describe('GET /webhooks/pix-gateway/health', () => {
     expect(first.body.lastCallbackAt).not.toBeNull();
     expect(first.body.callbacksLastHour).toBeGreaterThanOrEqual(1);
 
-    const body = JSON.stringify({ eventId: `evt_${crypto.randomUUID()}`, type: 'charge.paid', charge: { id: 'forged' } });
+    const body = JSON.stringify({
+      eventId: `evt_${crypto.randomUUID()}`,
+      type: 'charge.paid',
+      charge: { id: 'forged' },
+    });
     const forged = await sendForged(body, 'a'.repeat(64));
     expect(forged.status).toBe(401);
     expect(((await forged.json()) as { error: { code: string } }).error.code).toBe('INVALID_SIGNATURE');
@@ -244,12 +325,23 @@ describe('GET /webhooks/pix-gateway/health', () => {
       eventId: `evt_${crypto.randomUUID()}`,
       type: 'charge.paid',
       occurredAt: new Date().toISOString(),
-      charge: { id: `prov_${crypto.randomUUID()}`, status: 'PAID', amountCents: 100, endToEndId: null, paidAt: new Date().toISOString(), payer: null },
+      charge: {
+        id: `prov_${crypto.randomUUID()}`,
+        status: 'PAID',
+        amountCents: 100,
+        endToEndId: null,
+        paidAt: new Date().toISOString(),
+        payer: null,
+      },
     });
     const sentAt = Date.now();
     const ok = await fetch(`${stack.apiUrl}/webhooks/pix-gateway`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-provider-timestamp': String(sentAt), 'x-provider-signature': signProviderCallback(valid, sentAt, stack.callbackSecret) },
+      headers: {
+        'content-type': 'application/json',
+        'x-provider-timestamp': String(sentAt),
+        'x-provider-signature': signProviderCallback(valid, sentAt, stack.callbackSecret),
+      },
       body: valid,
     });
     expect(ok.status).toBe(200);
@@ -264,7 +356,10 @@ describe('GET /webhooks/pix-gateway/health', () => {
       const seen = await waitFor(async () => {
         const res = await fetch(`${other.url}/webhooks/pix-gateway/health`);
         const b = (await res.json()) as { signatureFailuresLastHour: number; callbacksLastHour: number };
-        return b.signatureFailuresLastHour === afterValid.body.signatureFailuresLastHour && b.callbacksLastHour === afterValid.body.callbacksLastHour ? b : null;
+        return b.signatureFailuresLastHour === afterValid.body.signatureFailuresLastHour &&
+          b.callbacksLastHour === afterValid.body.callbacksLastHour
+          ? b
+          : null;
       }, 'the counts shared through the database');
       expect(seen.signatureFailuresLastHour).toBe(afterForged.body.signatureFailuresLastHour);
     } finally {
@@ -289,20 +384,23 @@ describe('access to /metrics and /metrics/perf-db', () => {
     }
   });
 
-  it.each([true, false])('with METRICS_TOKEN set (production %s): 401 without or with a wrong bearer, 200 with it', async (production) => {
-    const api = await stack.extraApi({ production, metricsToken: token });
-    try {
-      for (const path of ['/metrics', '/metrics/perf-db']) {
-        for (const auth of [undefined, 'Bearer wrong', `Bearer ${token}x`, token]) {
-          const res = await fetch(`${api.url}${path}`, { headers: auth ? { authorization: auth } : {} });
-          expect({ path, auth, status: res.status }).toEqual({ path, auth, status: 401 });
-          expect(((await res.json()) as { error: { code: string } }).error.code).toBe('INVALID_METRICS_TOKEN');
+  it.each([true, false])(
+    'with METRICS_TOKEN set (production %s): 401 without or with a wrong bearer, 200 with it',
+    async (production) => {
+      const api = await stack.extraApi({ production, metricsToken: token });
+      try {
+        for (const path of ['/metrics', '/metrics/perf-db']) {
+          for (const auth of [undefined, 'Bearer wrong', `Bearer ${token}x`, token]) {
+            const res = await fetch(`${api.url}${path}`, { headers: auth ? { authorization: auth } : {} });
+            expect({ path, auth, status: res.status }).toEqual({ path, auth, status: 401 });
+            expect(((await res.json()) as { error: { code: string } }).error.code).toBe('INVALID_METRICS_TOKEN');
+          }
+          const ok = await fetch(`${api.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+          expect(ok.status).toBe(200);
         }
-        const ok = await fetch(`${api.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
-        expect(ok.status).toBe(200);
+      } finally {
+        await api.close();
       }
-    } finally {
-      await api.close();
-    }
-  });
+    },
+  );
 });

@@ -34,7 +34,8 @@ function standaloneDocument(): OpenApiDocument {
   jest.isolateModules(() => {
     // A require inside isolateModules loads a fresh copy of the module graph; an import cannot.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    built = (require('../../api/openapi/document') as { buildOpenApiDocument: typeof buildOpenApiDocument }).buildOpenApiDocument();
+    const fresh = require('../../api/openapi/document') as { buildOpenApiDocument: typeof buildOpenApiDocument };
+    built = fresh.buildOpenApiDocument();
   });
   return built!;
 }
@@ -59,7 +60,11 @@ interface DocOperation {
 
 function documentedOperations(): DocOperation[] {
   return Object.entries(doc.paths ?? {}).flatMap(([path, item]) =>
-    DOC_METHODS.filter((m) => (item as Record<string, unknown>)[m]).map((m) => ({ method: m.toUpperCase(), path, op: (item as Record<string, Record<string, unknown>>)[m] })),
+    DOC_METHODS.filter((m) => (item as Record<string, unknown>)[m]).map((m) => ({
+      method: m.toUpperCase(),
+      path,
+      op: (item as Record<string, Record<string, unknown>>)[m],
+    })),
   );
 }
 
@@ -121,8 +126,16 @@ describe('GET /openapi.json and /docs', () => {
     expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
     const html = await page.text();
     expect(html).not.toMatch(/(src|href)="(https?:)?\/\//);
-    const assets = [...html.matchAll(/(?:src|href)="(\/[^"]+)"/g)].map((m) => m[1]).filter((u) => u !== '/openapi.json');
-    expect(assets).toEqual(expect.arrayContaining(['/docs/assets/swagger-ui-bundle.js', '/docs/assets/swagger-ui.css', '/docs/assets/init.js']));
+    const assets = [...html.matchAll(/(?:src|href)="(\/[^"]+)"/g)]
+      .map((m) => m[1])
+      .filter((u) => u !== '/openapi.json');
+    expect(assets).toEqual(
+      expect.arrayContaining([
+        '/docs/assets/swagger-ui-bundle.js',
+        '/docs/assets/swagger-ui.css',
+        '/docs/assets/init.js',
+      ]),
+    );
     for (const asset of assets) {
       const res = await fetch(`${stack.apiUrl}${asset}`);
       expect({ asset, status: res.status }).toEqual({ asset, status: 200 });
@@ -144,7 +157,8 @@ type JsonSchema = Record<string, any>;
 
 /** A schema with its `$ref` (to components/schemas) followed and an `allOf` merged into one object schema. */
 function resolved(schema: JsonSchema): JsonSchema {
-  if (typeof schema.$ref === 'string') return resolved((doc.components?.schemas as Record<string, JsonSchema>)[schema.$ref.split('/').pop()!]);
+  if (typeof schema.$ref === 'string')
+    return resolved((doc.components?.schemas as Record<string, JsonSchema>)[schema.$ref.split('/').pop()!]);
   if (!Array.isArray(schema.allOf)) return schema;
   const parts = (schema.allOf as JsonSchema[]).map(resolved);
   return {
@@ -154,9 +168,16 @@ function resolved(schema: JsonSchema): JsonSchema {
   };
 }
 
-const jsonType = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value === 'number' ? 'number' : typeof value);
+const jsonType = (value: unknown) =>
+  value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value === 'number' ? 'number' : typeof value;
 const admits = (schema: JsonSchema, type: string) =>
-  schema.type === undefined || [schema.type].flat().some((t: string) => t === type || (t === 'integer' && type === 'number') || (t === 'object' && type === 'object' && !schema.items));
+  schema.type === undefined ||
+  [schema.type]
+    .flat()
+    .some(
+      (t: string) =>
+        t === type || (t === 'integer' && type === 'number') || (t === 'object' && type === 'object' && !schema.items),
+    );
 
 /**
  * Where the answer carries a property that its documented schema lists but does not mark
@@ -170,10 +191,14 @@ function presentButOptional(schema: JsonSchema, value: unknown, at = ''): string
   const alternatives = (s.anyOf ?? s.oneOf) as JsonSchema[] | undefined;
   if (alternatives) {
     // The branches this value can be; a property is flagged only if every such branch flags it.
-    const found = alternatives.map(resolved).filter((b) => admits(b, jsonType(value)) && (b.anyOf || b.oneOf || b.type !== undefined || b.properties)).map((b) => presentButOptional(b, value, at));
+    const found = alternatives
+      .map(resolved)
+      .filter((b) => admits(b, jsonType(value)) && (b.anyOf || b.oneOf || b.type !== undefined || b.properties))
+      .map((b) => presentButOptional(b, value, at));
     return found.length === 0 ? [] : found.reduce((a, b) => a.filter((p) => b.includes(p)));
   }
-  if (Array.isArray(value) && s.items) return [...new Set(value.flatMap((item) => presentButOptional(s.items, item, `${at}[]`)))];
+  if (Array.isArray(value) && s.items)
+    return [...new Set(value.flatMap((item) => presentButOptional(s.items, item, `${at}[]`)))];
   if (value === null || typeof value !== 'object' || !s.properties) return [];
   const required = new Set<string>(s.required ?? []);
   return Object.entries(value as Record<string, unknown>).flatMap(([key, v]) => {
@@ -186,10 +211,15 @@ function presentButOptional(schema: JsonSchema, value: unknown, at = ''): string
 /** The answer's status is documented for the operation, and every property it carries is marked required there. */
 function expectAnswerDocumented(method: string, docPath: string, res: { status: number; body: unknown }): void {
   const at = `${method} ${docPath} ${res.status}`;
-  const response = (doc.paths as Record<string, Record<string, JsonSchema>>)[docPath][method.toLowerCase()].responses[String(res.status)];
+  const response = (doc.paths as Record<string, Record<string, JsonSchema>>)[docPath][method.toLowerCase()].responses[
+    String(res.status)
+  ];
   expect({ at, documented: response !== undefined }).toEqual({ at, documented: true });
   const schema = response?.content?.['application/json']?.schema as JsonSchema | undefined;
-  expect({ at, presentButOptional: schema ? presentButOptional(schema, res.body) : ['(no JSON schema)'] }).toEqual({ at, presentButOptional: [] });
+  expect({ at, presentButOptional: schema ? presentButOptional(schema, res.body) : ['(no JSON schema)'] }).toEqual({
+    at,
+    presentButOptional: [],
+  });
 }
 
 describe('real answers match the documented schemas, which mark required every property the server sent', () => {
@@ -205,7 +235,12 @@ describe('real answers match the documented schemas, which mark required every p
   it('seller Pix charge, created and read, under both prefixes', async () => {
     const created = await stack.api('POST', '/sellers/pix', {
       creds: seller,
-      body: { amountCents: 4321, description: 'OpenAPI', externalRef: `ref-${crypto.randomUUID()}`, webhook_url: 'https://loja.example/pix-events' },
+      body: {
+        amountCents: 4321,
+        description: 'OpenAPI',
+        externalRef: `ref-${crypto.randomUUID()}`,
+        webhook_url: 'https://loja.example/pix-events',
+      },
       headers: { 'x-idempotency-key': `key-${crypto.randomUUID()}` },
     });
     expect(created.status).toBe(201);
@@ -220,7 +255,10 @@ describe('real answers match the documented schemas, which mark required every p
   });
 
   it('seller webhook', async () => {
-    const created = await stack.api('POST', '/sellers/webhooks', { creds: seller, body: { url: 'https://loja.example/hooks', events: ['charge.paid'] } });
+    const created = await stack.api('POST', '/sellers/webhooks', {
+      creds: seller,
+      body: { url: 'https://loja.example/hooks', events: ['charge.paid'] },
+    });
     expect(created.status).toBe(201);
     expect(createdWebhookEndpoint.safeParse(created.body).error).toBeUndefined();
     expectAnswerDocumented('POST', '/sellers/webhooks', created);
@@ -231,27 +269,78 @@ describe('real answers match the documented schemas, which mark required every p
 
   it('errors, with a code the operation documents under that status', async () => {
     const unscoped = await stack.createMerchant({ name: 'Loja sem escopo', scopes: [] });
-    const hook = await stack.api('POST', '/sellers/webhooks', { creds: seller, body: { url: 'https://loja.example/h2', events: ['charge.paid'] } });
+    const hook = await stack.api('POST', '/sellers/webhooks', {
+      creds: seller,
+      body: { url: 'https://loja.example/h2', events: ['charge.paid'] },
+    });
     const cases = [
       { method: 'GET', path: '/sellers/webhooks', docPath: '/sellers/webhooks', body: undefined, creds: unscoped },
-      { method: 'POST', path: '/sellers/webhooks', docPath: '/sellers/webhooks', body: { url: '/relative', events: ['charge.paid'] }, creds: seller },
-      { method: 'POST', path: '/sellers/webhooks', docPath: '/sellers/webhooks', body: { url: 'https://loja.example/h', events: ['charge.paid', 'charge.paid'] }, creds: seller },
-      { method: 'PATCH', path: `/sellers/webhooks/${hook.body.id}`, docPath: '/sellers/webhooks/{id}', body: {}, creds: seller },
-      { method: 'POST', path: '/sellers/pix', docPath: '/sellers/pix', body: { amountCents: 100, splits: [{ merchantId: seller.merchantId, amountCents: 10, percentage: 10 }] }, creds: seller },
-      { method: 'POST', path: '/sellers/pix', docPath: '/sellers/pix', body: { amountCents: 100, description: 'nul\u0000' }, creds: seller },
+      {
+        method: 'POST',
+        path: '/sellers/webhooks',
+        docPath: '/sellers/webhooks',
+        body: { url: '/relative', events: ['charge.paid'] },
+        creds: seller,
+      },
+      {
+        method: 'POST',
+        path: '/sellers/webhooks',
+        docPath: '/sellers/webhooks',
+        body: { url: 'https://loja.example/h', events: ['charge.paid', 'charge.paid'] },
+        creds: seller,
+      },
+      {
+        method: 'PATCH',
+        path: `/sellers/webhooks/${hook.body.id}`,
+        docPath: '/sellers/webhooks/{id}',
+        body: {},
+        creds: seller,
+      },
+      {
+        method: 'POST',
+        path: '/sellers/pix',
+        docPath: '/sellers/pix',
+        body: { amountCents: 100, splits: [{ merchantId: seller.merchantId, amountCents: 10, percentage: 10 }] },
+        creds: seller,
+      },
+      {
+        method: 'POST',
+        path: '/sellers/pix',
+        docPath: '/sellers/pix',
+        body: { amountCents: 100, description: 'nul\u0000' },
+        creds: seller,
+      },
       { method: 'GET', path: '/v1/payouts/batches', docPath: '/v1/payouts/batches', body: undefined, creds: seller },
       { method: 'POST', path: '/sellers/pix', docPath: '/sellers/pix', body: { amountCents: 100 }, creds: undefined },
       { method: 'POST', path: '/sellers/pix', docPath: '/sellers/pix', body: { amountCents: -1 }, creds: seller },
-      { method: 'GET', path: '/sellers/pix/no-such-charge', docPath: '/sellers/pix/{id}', body: undefined, creds: seller },
-      { method: 'POST', path: '/webhooks/pix-gateway', docPath: '/webhooks/pix-gateway', body: { eventId: 'x' }, creds: undefined },
+      {
+        method: 'GET',
+        path: '/sellers/pix/no-such-charge',
+        docPath: '/sellers/pix/{id}',
+        body: undefined,
+        creds: seller,
+      },
+      {
+        method: 'POST',
+        path: '/webhooks/pix-gateway',
+        docPath: '/webhooks/pix-gateway',
+        body: { eventId: 'x' },
+        creds: undefined,
+      },
     ];
     for (const c of cases) {
       const res = await stack.api(c.method, c.path, { creds: c.creds, body: c.body });
-      expect({ at: `${c.method} ${c.path}`, status: res.status >= 400 && res.status < 500 }).toEqual({ at: `${c.method} ${c.path}`, status: true });
+      expect({ at: `${c.method} ${c.path}`, status: res.status >= 400 && res.status < 500 }).toEqual({
+        at: `${c.method} ${c.path}`,
+        status: true,
+      });
       expect(ErrorEnvelope.safeParse(res.body).error).toBeUndefined();
       expectAnswerDocumented(c.method, c.docPath, res);
       const op = (doc.paths as Record<string, Record<string, any>>)[c.docPath][c.method.toLowerCase()];
-      expect({ at: `${c.method} ${c.path} ${res.status}`, documented: documentedCodes(op, res.status).includes(res.body.error.code) }).toEqual({ at: `${c.method} ${c.path} ${res.status}`, documented: true });
+      expect({
+        at: `${c.method} ${c.path} ${res.status}`,
+        documented: documentedCodes(op, res.status).includes(res.body.error.code),
+      }).toEqual({ at: `${c.method} ${c.path} ${res.status}`, documented: true });
     }
   });
 });
@@ -262,7 +351,10 @@ describe('idempotency headers: what the document says is what the server enforce
   let lastTimestamp = 0;
 
   beforeAll(async () => {
-    const registered = await new AppClient(stack.apiUrl).register({ email: uniqueEmail('openapi-idem'), password: 'openapi password 1' });
+    const registered = await new AppClient(stack.apiUrl).register({
+      email: uniqueEmail('openapi-idem'),
+      password: 'openapi password 1',
+    });
     expect(registered.status).toBe(201);
     // A fresh session per request: a probe of POST /auth/logout ends the one it is sent with.
     bearer = accessTokenMinter(stack.encryptionKey, registered.body.id);
@@ -270,7 +362,10 @@ describe('idempotency headers: what the document says is what the server enforce
 
   /** An operation's header parameters, $refs to components resolved. */
   function headerParameters(op: DocOperation['op']): { name: string; required?: boolean }[] {
-    const components = (doc.components?.parameters ?? {}) as Record<string, { name: string; in: string; required?: boolean }>;
+    const components = (doc.components?.parameters ?? {}) as Record<
+      string,
+      { name: string; in: string; required?: boolean }
+    >;
     return ((op.parameters ?? []) as ({ $ref: string } | { name: string; in: string; required?: boolean })[])
       .map((p) => ('$ref' in p ? components[p.$ref.split('/').pop()!] : p))
       .filter((p) => p.in === 'header');
@@ -287,9 +382,15 @@ describe('idempotency headers: what the document says is what the server enforce
     const url = path.replace(/\{\w+\}/g, () => crypto.randomUUID());
     const body = op.requestBody ? '{}' : undefined;
     const headers: Record<string, string> = body ? { 'content-type': 'application/json' } : {};
-    const schemes = new Set(((op.security ?? []) as Record<string, string[]>[]).flatMap((alternative) => Object.keys(alternative)));
+    const schemes = new Set(
+      ((op.security ?? []) as Record<string, string[]>[]).flatMap((alternative) => Object.keys(alternative)),
+    );
     const ts = (lastTimestamp = Math.max(Date.now(), lastTimestamp + 1));
-    if (schemes.has('clientId')) Object.assign(headers, signedRequestHeaders({ ...seller, method, path: url, rawBody: body ?? '', timestampMs: ts }));
+    if (schemes.has('clientId'))
+      Object.assign(
+        headers,
+        signedRequestHeaders({ ...seller, method, path: url, rawBody: body ?? '', timestampMs: ts }),
+      );
     if (schemes.has('bearerAuth')) headers.authorization = `Bearer ${await bearer()}`;
     if (schemes.has('providerSignature')) {
       headers['x-provider-timestamp'] = String(ts);
@@ -297,7 +398,9 @@ describe('idempotency headers: what the document says is what the server enforce
     }
     const res = await fetch(`${stack.apiUrl}${url}`, { method, headers, body, signal: AbortSignal.timeout(20_000) });
     // Only JSON is read: a page, a PDF or an event stream is not an idempotency refusal.
-    const json = res.headers.get('content-type')?.startsWith('application/json') ? ((await res.json()) as { error?: { code?: string; message?: string } }) : (await res.body?.cancel(), undefined);
+    const json = res.headers.get('content-type')?.startsWith('application/json')
+      ? ((await res.json()) as { error?: { code?: string; message?: string } })
+      : (await res.body?.cancel(), undefined);
     return { status: res.status, code: json?.error?.code, message: json?.error?.message ?? '' };
   }
 
@@ -309,15 +412,30 @@ describe('idempotency headers: what the document says is what the server enforce
     for (const operation of operations) {
       const { method, path, op } = operation;
       const keyHeaders = headerParameters(op).filter((p) => IDEMPOTENCY_HEADERS.includes(p.name.toLowerCase()));
-      const says = keyHeaders.some((p) => p.required) ? 'required' : keyHeaders.length > 0 ? 'optional' : 'not documented';
+      const says = keyHeaders.some((p) => p.required)
+        ? 'required'
+        : keyHeaders.length > 0
+          ? 'optional'
+          : 'not documented';
       const res = await callWithoutKey(operation);
       const at = `${method} ${path} (document: ${says}) → ${res.status} ${res.code ?? ''}`;
       // A probe stopped before the route (authentication, scope, rate limit, no such route) shows nothing about the key.
-      const authenticated = ((op.security ?? []) as Record<string, string[]>[]).every((alternative) => Object.keys(alternative).length > 0) && (op.security ?? []).length > 0;
-      if ((authenticated && (res.status === 401 || res.code === 'INSUFFICIENT_SCOPE')) || res.status === 429 || res.message.startsWith('no route')) unreached.push(at);
+      const authenticated =
+        ((op.security ?? []) as Record<string, string[]>[]).every(
+          (alternative) => Object.keys(alternative).length > 0,
+        ) && (op.security ?? []).length > 0;
+      if (
+        (authenticated && (res.status === 401 || res.code === 'INSUFFICIENT_SCOPE')) ||
+        res.status === 429 ||
+        res.message.startsWith('no route')
+      )
+        unreached.push(at);
       if (says === 'required') {
         required.push(`${method} ${path}`);
-        const refused = res.status === 400 && res.code === 'IDEMPOTENCY_KEY_REQUIRED' && documentedCodes(op, 400).includes('IDEMPOTENCY_KEY_REQUIRED');
+        const refused =
+          res.status === 400 &&
+          res.code === 'IDEMPOTENCY_KEY_REQUIRED' &&
+          documentedCodes(op, 400).includes('IDEMPOTENCY_KEY_REQUIRED');
         if (!refused) mismatches.push(at);
       } else if (res.code === 'IDEMPOTENCY_KEY_REQUIRED') {
         mismatches.push(at);

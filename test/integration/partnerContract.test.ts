@@ -29,12 +29,29 @@ afterAll(async () => {
 
 const key = () => `key-${crypto.randomUUID()}`;
 
-function signedHeaders(creds: MerchantCredentials, method: string, path: string, body: string, opts: { ts?: number; secret?: string } = {}) {
-  return signedRequestHeaders({ ...creds, method, path, rawBody: body, timestampMs: opts.ts, signingSecret: opts.secret });
+function signedHeaders(
+  creds: MerchantCredentials,
+  method: string,
+  path: string,
+  body: string,
+  opts: { ts?: number; secret?: string } = {},
+) {
+  return signedRequestHeaders({
+    ...creds,
+    method,
+    path,
+    rawBody: body,
+    timestampMs: opts.ts,
+    signingSecret: opts.secret,
+  });
 }
 
 async function raw(url: string, method: string, headers: Record<string, string>, body?: string) {
-  const res = await fetch(url, { method, headers: body !== undefined ? { 'content-type': 'application/json', ...headers } : headers, body });
+  const res = await fetch(url, {
+    method,
+    headers: body !== undefined ? { 'content-type': 'application/json', ...headers } : headers,
+    body,
+  });
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
 }
@@ -47,7 +64,12 @@ describe('webhook registration', () => {
       headers: { 'idempotency-key': key() },
     });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ merchantId: seller.merchantId, url: 'https://merchant.example/hooks', events: ['charge.paid', 'charge.expired'], active: true });
+    expect(created.body).toMatchObject({
+      merchantId: seller.merchantId,
+      url: 'https://merchant.example/hooks',
+      events: ['charge.paid', 'charge.expired'],
+      active: true,
+    });
     expect(created.body.secret).toMatch(/^whsec_/);
     expect(created.body.secret).not.toBe(seller.clientSecret);
 
@@ -63,19 +85,37 @@ describe('webhook registration', () => {
   it('replays an idempotent create without the secret, and refuses the key with another payload', async () => {
     const idem = key();
     const body = { url: 'https://merchant.example/a', events: ['charge.paid'] };
-    const first = await stack.api('POST', '/sellers/webhooks', { creds: seller, body, headers: { 'idempotency-key': idem } });
-    const again = await stack.api('POST', '/sellers/webhooks', { creds: seller, body, headers: { 'idempotency-key': idem } });
+    const first = await stack.api('POST', '/sellers/webhooks', {
+      creds: seller,
+      body,
+      headers: { 'idempotency-key': idem },
+    });
+    const again = await stack.api('POST', '/sellers/webhooks', {
+      creds: seller,
+      body,
+      headers: { 'idempotency-key': idem },
+    });
     expect(again.status).toBe(201);
     expect(again.body.id).toBe(first.body.id);
     expect(again.body.secret).toBeNull();
-    const conflict = await stack.api('POST', '/sellers/webhooks', { creds: seller, body: { ...body, url: 'https://merchant.example/b' }, headers: { 'idempotency-key': idem } });
+    const conflict = await stack.api('POST', '/sellers/webhooks', {
+      creds: seller,
+      body: { ...body, url: 'https://merchant.example/b' },
+      headers: { 'idempotency-key': idem },
+    });
     expect(conflict.status).toBe(409);
     expect(conflict.body.error.code).toBe('DUPLICATE_IDEMPOTENCY_KEY');
   });
 
   it('updates, rotates the secret and disables on delete', async () => {
-    const created = await stack.api('POST', '/sellers/webhooks', { creds: seller, body: { url: 'https://merchant.example/r', events: ['charge.paid'] } });
-    const patched = await stack.api('PATCH', `/sellers/webhooks/${created.body.id}`, { creds: seller, body: { events: ['charge.paid', 'charge.cancelled'] } });
+    const created = await stack.api('POST', '/sellers/webhooks', {
+      creds: seller,
+      body: { url: 'https://merchant.example/r', events: ['charge.paid'] },
+    });
+    const patched = await stack.api('PATCH', `/sellers/webhooks/${created.body.id}`, {
+      creds: seller,
+      body: { events: ['charge.paid', 'charge.cancelled'] },
+    });
     expect(patched.body.events).toEqual(['charge.paid', 'charge.cancelled']);
     const rotated = await stack.api('POST', `/sellers/webhooks/${created.body.id}/rotate-secret`, { creds: seller });
     expect(rotated.status).toBe(200);
@@ -84,8 +124,14 @@ describe('webhook registration', () => {
     expect(Date.parse(rotated.body.previousSecretExpiresAt)).toBeGreaterThan(Date.now());
     // A replayed rotation (same key) makes no second secret and shows none.
     const idem = { 'idempotency-key': key() };
-    const rotatedOnce = await stack.api('POST', `/sellers/webhooks/${created.body.id}/rotate-secret`, { creds: seller, headers: idem });
-    const rotatedAgain = await stack.api('POST', `/sellers/webhooks/${created.body.id}/rotate-secret`, { creds: seller, headers: idem });
+    const rotatedOnce = await stack.api('POST', `/sellers/webhooks/${created.body.id}/rotate-secret`, {
+      creds: seller,
+      headers: idem,
+    });
+    const rotatedAgain = await stack.api('POST', `/sellers/webhooks/${created.body.id}/rotate-secret`, {
+      creds: seller,
+      headers: idem,
+    });
     expect(rotatedOnce.body.secret).toMatch(/^whsec_/);
     expect(rotatedAgain.body).toMatchObject({ id: created.body.id, secret: null });
     expect(rotatedAgain.headers.get('idempotent-replayed')).toBe('true');
@@ -94,7 +140,10 @@ describe('webhook registration', () => {
   });
 
   it("never shows or changes another merchant's webhook (404)", async () => {
-    const mine = await stack.api('POST', '/sellers/webhooks', { creds: seller, body: { url: 'https://merchant.example/x', events: ['charge.paid'] } });
+    const mine = await stack.api('POST', '/sellers/webhooks', {
+      creds: seller,
+      body: { url: 'https://merchant.example/x', events: ['charge.paid'] },
+    });
     const id = mine.body.id;
     for (const [method, path, body] of [
       ['GET', `/sellers/webhooks/${id}`, undefined],
@@ -128,12 +177,31 @@ describe('webhook registration', () => {
   it('refuses private and loopback destinations outside development', async () => {
     const prod = await stack.extraApi({ allowPrivateWebhookDestinations: false });
     try {
-      for (const url of ['http://127.0.0.1:9/x', 'http://10.1.2.3/x', 'http://169.254.169.254/latest', 'http://localhost/x', 'http://[::1]/x']) {
-        const res = await raw(`${prod.url}/sellers/webhooks`, 'POST', { 'x-client-id': seller.clientId, 'x-client-secret': seller.clientSecret }, JSON.stringify({ url, events: ['charge.paid'] }));
+      for (const url of [
+        'http://127.0.0.1:9/x',
+        'http://10.1.2.3/x',
+        'http://169.254.169.254/latest',
+        'http://localhost/x',
+        'http://[::1]/x',
+      ]) {
+        const res = await raw(
+          `${prod.url}/sellers/webhooks`,
+          'POST',
+          { 'x-client-id': seller.clientId, 'x-client-secret': seller.clientSecret },
+          JSON.stringify({ url, events: ['charge.paid'] }),
+        );
         expect(res.status).toBe(400);
-        expect(res.body.error.details.fields[0]).toMatchObject({ field: 'url', message: expect.stringMatching(/private|loopback/) });
+        expect(res.body.error.details.fields[0]).toMatchObject({
+          field: 'url',
+          message: expect.stringMatching(/private|loopback/),
+        });
       }
-      const pub = await raw(`${prod.url}/sellers/webhooks`, 'POST', { 'x-client-id': seller.clientId, 'x-client-secret': seller.clientSecret }, JSON.stringify({ url: 'https://93.184.216.34/hook', events: ['charge.paid'] }));
+      const pub = await raw(
+        `${prod.url}/sellers/webhooks`,
+        'POST',
+        { 'x-client-id': seller.clientId, 'x-client-secret': seller.clientSecret },
+        JSON.stringify({ url: 'https://93.184.216.34/hook', events: ['charge.paid'] }),
+      );
       expect(pub.status).toBe(201);
     } finally {
       await prod.close();
@@ -145,9 +213,23 @@ describe('idempotency key expiry', () => {
   it('forgets a key after its time to live, so the key can be used for a new request', async () => {
     const shortLived = await stack.extraApi({ idempotencyTtlHours: 0 });
     try {
-      const headers = { 'x-client-id': seller.clientId, 'x-client-secret': seller.clientSecret, 'idempotency-key': key() };
-      const first = await raw(`${shortLived.url}/sellers/webhooks`, 'POST', headers, JSON.stringify({ url: 'https://merchant.example/ttl1', events: ['charge.paid'] }));
-      const second = await raw(`${shortLived.url}/sellers/webhooks`, 'POST', headers, JSON.stringify({ url: 'https://merchant.example/ttl2', events: ['charge.paid'] }));
+      const headers = {
+        'x-client-id': seller.clientId,
+        'x-client-secret': seller.clientSecret,
+        'idempotency-key': key(),
+      };
+      const first = await raw(
+        `${shortLived.url}/sellers/webhooks`,
+        'POST',
+        headers,
+        JSON.stringify({ url: 'https://merchant.example/ttl1', events: ['charge.paid'] }),
+      );
+      const second = await raw(
+        `${shortLived.url}/sellers/webhooks`,
+        'POST',
+        headers,
+        JSON.stringify({ url: 'https://merchant.example/ttl2', events: ['charge.paid'] }),
+      );
       expect(first.status).toBe(201);
       expect(second.status).toBe(201);
       expect(second.body.id).not.toBe(first.body.id);
@@ -161,7 +243,11 @@ describe('webhook_url on POST /sellers/pix', () => {
   it('creates a webhook scoped to the charge lifecycle, secret shown only in the 201', async () => {
     const idem = key();
     const body = { amountCents: 1_500, webhook_url: 'https://merchant.example/charge-hook' };
-    const created = await stack.api('POST', '/sellers/pix', { creds: seller, body, headers: { 'x-idempotency-key': idem } });
+    const created = await stack.api('POST', '/sellers/pix', {
+      creds: seller,
+      body,
+      headers: { 'x-idempotency-key': idem },
+    });
     expect(created.status).toBe(201);
     expect(created.body.webhook).toMatchObject({
       url: 'https://merchant.example/charge-hook',
@@ -170,14 +256,23 @@ describe('webhook_url on POST /sellers/pix', () => {
     });
     const read = await stack.api('GET', `/sellers/pix/${created.body.id}`, { creds: seller });
     expect(read.body.webhook).toMatchObject({ id: created.body.webhook.id, secret: null });
-    const replay = await stack.api('POST', '/sellers/pix', { creds: seller, body, headers: { 'x-idempotency-key': idem } });
+    const replay = await stack.api('POST', '/sellers/pix', {
+      creds: seller,
+      body,
+      headers: { 'x-idempotency-key': idem },
+    });
     expect(replay.body.webhook.secret).toBeNull();
     const list = await stack.api('GET', '/sellers/webhooks?limit=100', { creds: seller });
-    expect(list.body.webhooks.find((w: { id: string }) => w.id === created.body.webhook.id)).toMatchObject({ chargeId: created.body.id });
+    expect(list.body.webhooks.find((w: { id: string }) => w.id === created.body.webhook.id)).toMatchObject({
+      chargeId: created.body.id,
+    });
   });
 
   it('refuses an invalid webhook_url and creates nothing', async () => {
-    const res = await stack.api('POST', '/sellers/pix', { creds: seller, body: { amountCents: 100, webhook_url: 'mailto:x@y' } });
+    const res = await stack.api('POST', '/sellers/pix', {
+      creds: seller,
+      body: { amountCents: 100, webhook_url: 'mailto:x@y' },
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.details.fields[0].field).toBe('webhook_url');
   });
@@ -231,7 +326,10 @@ describe('rate limits and error envelopes', () => {
       const statuses: number[] = [];
       let last: Awaited<ReturnType<typeof raw>> | undefined;
       for (let i = 0; i < 6; i++) {
-        last = await raw(`${limited.url}/sellers/webhooks`, 'GET', { 'x-client-id': seller.clientId, 'x-client-secret': seller.clientSecret });
+        last = await raw(`${limited.url}/sellers/webhooks`, 'GET', {
+          'x-client-id': seller.clientId,
+          'x-client-secret': seller.clientSecret,
+        });
         statuses.push(last.status);
       }
       expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
@@ -247,7 +345,12 @@ describe('rate limits and error envelopes', () => {
 
   it('answers 413 PAYLOAD_TOO_LARGE in the envelope for a body over 1 MB', async () => {
     const big = JSON.stringify({ amountCents: 100, description: 'x'.repeat(1_100_000) });
-    const res = await raw(`${stack.apiUrl}/sellers/pix`, 'POST', { 'x-client-id': seller.clientId, 'x-client-secret': seller.clientSecret }, big);
+    const res = await raw(
+      `${stack.apiUrl}/sellers/pix`,
+      'POST',
+      { 'x-client-id': seller.clientId, 'x-client-secret': seller.clientSecret },
+      big,
+    );
     expect(res.status).toBe(413);
     expect(res.body.error.code).toBe('PAYLOAD_TOO_LARGE');
   });
@@ -267,15 +370,29 @@ describe('logs', () => {
     try {
       const hooks = '/sellers/webhooks';
       const body = JSON.stringify({ url: 'https://merchant.example/logged', events: ['charge.paid'] });
-      const headers: Record<string, string> = { ...signedHeaders(seller, 'POST', hooks, body), authorization: 'Bearer very-secret-token' };
+      const headers: Record<string, string> = {
+        ...signedHeaders(seller, 'POST', hooks, body),
+        authorization: 'Bearer very-secret-token',
+      };
       const created = await raw(`${logged.url}${hooks}`, 'POST', headers, body);
       expect(created.status).toBe(201);
       await raw(`${logged.url}${hooks}`, 'GET', { ...headers, 'x-gateway-signature': 'f'.repeat(64) });
-      await raw(`${logged.url}/sellers/pix`, 'POST', { 'x-client-id': seller.clientId, 'x-client-secret': 'sk_wrong_secret_value' }, '{}');
+      await raw(
+        `${logged.url}/sellers/pix`,
+        'POST',
+        { 'x-client-id': seller.clientId, 'x-client-secret': 'sk_wrong_secret_value' },
+        '{}',
+      );
       await new Promise((r) => setTimeout(r, 50));
       const text = lines.join('\n');
       expect(lines.length).toBeGreaterThanOrEqual(3);
-      for (const secret of [seller.clientSecret, created.body.secret, headers['x-gateway-signature'], 'very-secret-token', 'sk_wrong_secret_value']) {
+      for (const secret of [
+        seller.clientSecret,
+        created.body.secret,
+        headers['x-gateway-signature'],
+        'very-secret-token',
+        'sk_wrong_secret_value',
+      ]) {
         expect(text).not.toContain(secret);
       }
       for (const line of lines) expect(JSON.parse(line).traceId).toEqual(expect.any(String));

@@ -31,11 +31,18 @@ it('never releases an item the provider paid, whatever it answers to the retries
   const availableBefore = await balance(stack.sequelize, accounts.merchantAvailable(merchant.merchantId));
 
   await setFaults(stack, { timeoutRate: 1 }); // processed, answer swallowed
-  const created = await signedCall(stack, merchant, 'POST', '/v1/payouts/batches', { idempotencyKey: `lost-${Date.now()}`, items: items(1, { amountCents: 1_000 }) });
+  const created = await signedCall(stack, merchant, 'POST', '/v1/payouts/batches', {
+    idempotencyKey: `lost-${Date.now()}`,
+    items: items(1, { amountCents: 1_000 }),
+  });
   expect(created.status).toBe(201);
   const [item] = await PayoutItem.findAll({ where: { batchId: created.body.batchId } });
   const madeAtProvider = () => [...stack.sandbox.state.transfers.values()].filter((t) => t.reference === item.id);
-  await waitFor(async () => madeAtProvider().length === 1, 'the sandbox to make the transfer and lose the answer', 30_000);
+  await waitFor(
+    async () => madeAtProvider().length === 1,
+    'the sandbox to make the transfer and lose the answer',
+    30_000,
+  );
 
   await stack.restartSandbox({ apiKey: 'rotated-in-the-wrong-order' }); // every call now: 401
   await new Promise((r) => setTimeout(r, 6_000)); // several retries, each refused

@@ -11,7 +11,15 @@ import { PayoutItem } from '../../db/models';
 import { payoutBatchWorkflowId } from '../../workflows/payout/definitions';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant, balance } from '../support/ledger';
-import { fundByPaidCharge, items, payoutMerchant, sandboxTransfers, setFaults, signedCall, waitForBatchEnd } from '../support/payouts';
+import {
+  fundByPaidCharge,
+  items,
+  payoutMerchant,
+  sandboxTransfers,
+  setFaults,
+  signedCall,
+  waitForBatchEnd,
+} from '../support/payouts';
 import { killHard, spawnWorkerProcess } from '../support/workerProcess';
 
 jest.setTimeout(180_000);
@@ -40,7 +48,10 @@ it('pays every item exactly once with two worker processes on one task queue', a
   await setFaults(stack, { latencyMs: 20 });
 
   const n = 300;
-  const created = await signedCall(stack, m, 'POST', '/v1/payouts/batches', { idempotencyKey: `two-${crypto.randomUUID()}`, items: items(n, { amountCents: 1_000 }) });
+  const created = await signedCall(stack, m, 'POST', '/v1/payouts/batches', {
+    idempotencyKey: `two-${crypto.randomUUID()}`,
+    items: items(n, { amountCents: 1_000 }),
+  });
   expect(created.status).toBe(201);
   const batchId = created.body.batchId as string;
 
@@ -61,8 +72,11 @@ it('pays every item exactly once with two worker processes on one task queue', a
   // Both processes did payout work: the identities (pid@host) that started the chunks' activities.
   const identities = new Set<string>();
   for (let i = 0; i * 25 < n; i++) {
-    const history = await stack.temporal.workflow.getHandle(`${payoutBatchWorkflowId(batchId)}-chunk-${i}`).fetchHistory();
-    for (const e of history.events ?? []) if (e.activityTaskStartedEventAttributes?.identity) identities.add(e.activityTaskStartedEventAttributes.identity);
+    const history = await stack.temporal.workflow
+      .getHandle(`${payoutBatchWorkflowId(batchId)}-chunk-${i}`)
+      .fetchHistory();
+    for (const e of history.events ?? [])
+      if (e.activityTaskStartedEventAttributes?.identity) identities.add(e.activityTaskStartedEventAttributes.identity);
   }
   expect([...identities].map((id) => Number(id.split('@')[0])).sort()).toEqual(workers.map((w) => w.pid).sort());
 });

@@ -10,7 +10,15 @@ import { PayoutItem } from '../../db/models';
 import { waitFor } from '../support/env';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant, balance } from '../support/ledger';
-import { fundByPaidCharge, items, payoutMerchant, sandboxTransfers, setFaults, signedCall, waitForBatchEnd } from '../support/payouts';
+import {
+  fundByPaidCharge,
+  items,
+  payoutMerchant,
+  sandboxTransfers,
+  setFaults,
+  signedCall,
+  waitForBatchEnd,
+} from '../support/payouts';
 import { killHard, spawnWorkerProcess } from '../support/workerProcess';
 
 jest.setTimeout(180_000);
@@ -37,11 +45,18 @@ it('pays every item exactly once across a worker crash and restart', async () =>
   const before = await balance(stack.sequelize, accounts.merchantAvailable(m.merchantId));
   await setFaults(stack, { latencyMs: 100 });
 
-  const created = await signedCall(stack, m, 'POST', '/v1/payouts/batches', { idempotencyKey: `crash-${crypto.randomUUID()}`, items: items(60, { amountCents: 1_500 }) });
+  const created = await signedCall(stack, m, 'POST', '/v1/payouts/batches', {
+    idempotencyKey: `crash-${crypto.randomUUID()}`,
+    items: items(60, { amountCents: 1_500 }),
+  });
   expect(created.status).toBe(201);
   const batchId = created.body.batchId as string;
 
-  await waitFor(async () => (await PayoutItem.count({ where: { batchId, status: 'PAID' } })) >= 10, 'ten items paid before the crash', 60_000);
+  await waitFor(
+    async () => (await PayoutItem.count({ where: { batchId, status: 'PAID' } })) >= 10,
+    'ten items paid before the crash',
+    60_000,
+  );
   await killHard(workers[0]);
   const paidAtCrash = await PayoutItem.count({ where: { batchId, status: 'PAID' } });
   expect(paidAtCrash).toBeLessThan(60);

@@ -10,14 +10,24 @@ import { payoutBatchWorkflowId } from '../../workflows/payout/definitions';
 import { waitFor } from '../support/env';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant, balance } from '../support/ledger';
-import { fundByPaidCharge, items, payoutMerchant, sandboxTransfers, setFaults, signedCall, waitForBatchEnd } from '../support/payouts';
+import {
+  fundByPaidCharge,
+  items,
+  payoutMerchant,
+  sandboxTransfers,
+  setFaults,
+  signedCall,
+  waitForBatchEnd,
+} from '../support/payouts';
 
 jest.setTimeout(120_000);
 
 let stack: IntegrationStack;
 
 beforeAll(async () => {
-  stack = await startIntegrationStack({ apiOverrides: { payoutSettings: { chunkSize: 10, parallelChunks: 2, itemConcurrency: 4, sliceSize: 8 } } });
+  stack = await startIntegrationStack({
+    apiOverrides: { payoutSettings: { chunkSize: 10, parallelChunks: 2, itemConcurrency: 4, sliceSize: 8 } },
+  });
 });
 
 afterAll(async () => {
@@ -43,12 +53,18 @@ describe('access and validation', () => {
 
   it('answers 400 PAYOUTS_NOT_ENABLED and 409 WITHDRAWAL_FROZEN', async () => {
     const plain = await stack.createMerchant({ name: 'Sem payouts' });
-    const res = await signedCall(stack, plain, 'POST', '/v1/payouts/batches', { idempotencyKey: key(), items: items(1) });
+    const res = await signedCall(stack, plain, 'POST', '/v1/payouts/batches', {
+      idempotencyKey: key(),
+      items: items(1),
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('PAYOUTS_NOT_ENABLED');
     const frozen = await payoutMerchant(stack);
     await Merchant.update({ withdrawalsFrozen: true }, { where: { id: frozen.merchantId } });
-    const blocked = await signedCall(stack, frozen, 'POST', '/v1/payouts/batches', { idempotencyKey: key(), items: items(1) });
+    const blocked = await signedCall(stack, frozen, 'POST', '/v1/payouts/batches', {
+      idempotencyKey: key(),
+      items: items(1),
+    });
     expect(blocked.status).toBe(409);
     expect(blocked.body.error.code).toBe('WITHDRAWAL_FROZEN');
   });
@@ -65,12 +81,18 @@ describe('access and validation', () => {
     // One answer names every invalid item: the amount (a shape error) and both Pix keys together.
     const rows = res.body.error.details.fields.map((f: { rowIndex: number }) => f.rowIndex).sort();
     expect(rows).toEqual([1, 2, 3]);
-    const keyErrors = await signedCall(stack, m, 'POST', '/v1/payouts/batches', { idempotencyKey: key(), items: [items(1)[0], bad[2], bad[3]] });
+    const keyErrors = await signedCall(stack, m, 'POST', '/v1/payouts/batches', {
+      idempotencyKey: key(),
+      items: [items(1)[0], bad[2], bad[3]],
+    });
     expect(keyErrors.body.error.details.fields).toEqual([
       expect.objectContaining({ field: 'items.1.pixKey', rowIndex: 1 }),
       expect.objectContaining({ field: 'items.2.pixKey', rowIndex: 2 }),
     ]);
-    const shortKey = await signedCall(stack, m, 'POST', '/v1/payouts/batches', { idempotencyKey: 'short', items: items(1) });
+    const shortKey = await signedCall(stack, m, 'POST', '/v1/payouts/batches', {
+      idempotencyKey: 'short',
+      items: items(1),
+    });
     expect(shortKey.body.error.details.fields[0].field).toBe('idempotencyKey');
     expect(await PayoutBatch.count({ where: { merchantId: m.merchantId } })).toBe(0);
   });
@@ -79,7 +101,13 @@ describe('access and validation', () => {
     const m = await payoutMerchant(stack);
     await fundByPaidCharge(stack, m, 10_000);
     const before = { available: await available(m), reserved: await reserved(m) };
-    const row = (fields: Record<string, unknown>) => ({ pixKey: 'recebedor@example.com', pixKeyType: 'EMAIL', amountCents: 1_000, recipientName: 'Ana Souza', ...fields });
+    const row = (fields: Record<string, unknown>) => ({
+      pixKey: 'recebedor@example.com',
+      pixKeyType: 'EMAIL',
+      amountCents: 1_000,
+      recipientName: 'Ana Souza',
+      ...fields,
+    });
     const res = await signedCall(stack, m, 'POST', '/v1/payouts/batches', {
       idempotencyKey: key(),
       items: [
@@ -92,7 +120,12 @@ describe('access and validation', () => {
     });
     expect(res.status).toBe(400);
     const { error } = res.body;
-    expect(error).toEqual({ code: 'VALIDATION_ERROR', message: expect.any(String), details: expect.any(Object), traceId: expect.any(String) });
+    expect(error).toEqual({
+      code: 'VALIDATION_ERROR',
+      message: expect.any(String),
+      details: expect.any(Object),
+      traceId: expect.any(String),
+    });
     expect(error.details.fields.map((f: { field: string; rowIndex: number }) => [f.field, f.rowIndex])).toEqual([
       ['items.0.pixKey', 0],
       ['items.1.pixKey', 1],
@@ -102,7 +135,9 @@ describe('access and validation', () => {
       ['items.3.recipientDocument', 3],
     ]);
     expect(error.details.totalInvalidFields).toBe(6);
-    const messages = Object.fromEntries(error.details.fields.map((f: { field: string; message: string }) => [f.field, f.message]));
+    const messages = Object.fromEntries(
+      error.details.fields.map((f: { field: string; message: string }) => [f.field, f.message]),
+    );
     expect(messages['items.0.pixKey']).toMatch(/CPF/);
     expect(messages['items.1.pixKey']).toMatch(/e-mail/);
     expect(messages['items.2.recipientDocument']).toMatch(/CPF or CNPJ/);
@@ -119,7 +154,12 @@ describe('access and validation', () => {
     const { fields, totalInvalidFields } = res.body.error.details;
     expect(totalInvalidFields).toBe(240);
     expect(fields).toHaveLength(100);
-    expect(fields.slice(0, 4).map((f: { field: string }) => f.field)).toEqual(['items.0.pixKey', 'items.0.recipientName', 'items.1.pixKey', 'items.1.recipientName']);
+    expect(fields.slice(0, 4).map((f: { field: string }) => f.field)).toEqual([
+      'items.0.pixKey',
+      'items.0.recipientName',
+      'items.1.pixKey',
+      'items.1.recipientName',
+    ]);
     expect(fields[99]).toMatchObject({ field: 'items.49.recipientName', rowIndex: 49 });
   });
 });
@@ -130,7 +170,11 @@ describe('a batch from reservation to completion', () => {
     await fundByPaidCharge(stack, m, 100_000);
     const before = await available(m);
     const clearingBefore = await balance(stack.sequelize, accounts.providerClearing);
-    const created = await signedCall(stack, m, 'POST', '/v1/payouts/batches', { idempotencyKey: key(), description: 'folha', items: items(25, { amountCents: 1_000 }) });
+    const created = await signedCall(stack, m, 'POST', '/v1/payouts/batches', {
+      idempotencyKey: key(),
+      description: 'folha',
+      items: items(25, { amountCents: 1_000 }),
+    });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
       batchId: expect.any(String),
@@ -142,9 +186,20 @@ describe('a batch from reservation to completion', () => {
       idempotencyReplay: false,
     });
     const done = await waitForBatchEnd(stack, m, created.body.batchId);
-    expect(done).toMatchObject({ status: 'COMPLETED', totalItems: 25, paidItems: 25, failedItems: 0, totalNetCents: 25_000 });
+    expect(done).toMatchObject({
+      status: 'COMPLETED',
+      totalItems: 25,
+      paidItems: 25,
+      failedItems: 0,
+      totalNetCents: 25_000,
+    });
     expect(done.items).toHaveLength(25);
-    expect(done.items.every((i: { status: string; settledAt: string | null; netAmountCents: number }) => i.status === 'PAID' && i.settledAt && i.netAmountCents === 1_000)).toBe(true);
+    expect(
+      done.items.every(
+        (i: { status: string; settledAt: string | null; netAmountCents: number }) =>
+          i.status === 'PAID' && i.settledAt && i.netAmountCents === 1_000,
+      ),
+    ).toBe(true);
     expect(await available(m)).toBe(before - 26_250);
     expect(await reserved(m)).toBe(0);
     expect(await balance(stack.sequelize, accounts.providerClearing)).toBe(clearingBefore + 25_000);
@@ -153,7 +208,12 @@ describe('a batch from reservation to completion', () => {
     const ids = (await PayoutItem.findAll({ where: { batchId: created.body.batchId } })).map((i) => i.id);
     for (const id of ids) expect(transfers[id]?.created).toBe(1);
 
-    const page = await signedCall(stack, m, 'GET', `/v1/payouts/batches/${created.body.batchId}/items?limit=10&offset=20&status=PAID`);
+    const page = await signedCall(
+      stack,
+      m,
+      'GET',
+      `/v1/payouts/batches/${created.body.batchId}/items?limit=10&offset=20&status=PAID`,
+    );
     expect(page.body).toMatchObject({ limit: 10, offset: 20 });
     expect(page.body.items.map((i: { rowIndex: number }) => i.rowIndex)).toEqual([20, 21, 22, 23, 24]);
     const list = await signedCall(stack, m, 'GET', '/v1/payouts/batches?status=COMPLETED');
@@ -168,7 +228,10 @@ describe('a batch from reservation to completion', () => {
   it("hides another merchant's batch (404 BATCH_NOT_FOUND on every route)", async () => {
     const m = await payoutMerchant(stack);
     await fundByPaidCharge(stack, m, 10_000);
-    const created = await signedCall(stack, m, 'POST', '/v1/payouts/batches', { idempotencyKey: key(), items: items(1) });
+    const created = await signedCall(stack, m, 'POST', '/v1/payouts/batches', {
+      idempotencyKey: key(),
+      items: items(1),
+    });
     const other = await payoutMerchant(stack, { name: 'Intrusa' });
     for (const [method, path, body] of [
       ['GET', `/v1/payouts/batches/${created.body.batchId}`, undefined],
@@ -205,7 +268,9 @@ describe('idempotency and concurrency', () => {
     const m = await payoutMerchant(stack);
     await fundByPaidCharge(stack, m, 50_000);
     const body = { idempotencyKey: key(), items: items(3) };
-    const results = await Promise.all(Array.from({ length: 50 }, () => signedCall(stack, m, 'POST', '/v1/payouts/batches', body)));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => signedCall(stack, m, 'POST', '/v1/payouts/batches', body)),
+    );
     expect(results.every((r) => r.status === 201 || r.status === 200)).toBe(true);
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     expect(new Set(results.map((r) => r.body.batchId)).size).toBe(1);
@@ -217,7 +282,10 @@ describe('idempotency and concurrency', () => {
     const m = await payoutMerchant(stack, { feeCents: 10 });
     await fundByPaidCharge(stack, m, 1_000); // 990 available after the 1% charge fee
     const before = await available(m);
-    const res = await signedCall(stack, m, 'POST', '/v1/payouts/batches', { idempotencyKey: key(), items: items(1, { amountCents: before }) });
+    const res = await signedCall(stack, m, 'POST', '/v1/payouts/batches', {
+      idempotencyKey: key(),
+      items: items(1, { amountCents: before }),
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('INSUFFICIENT_AVAILABLE_BALANCE');
     expect(await available(m)).toBe(before);
@@ -229,10 +297,17 @@ describe('idempotency and concurrency', () => {
     const m = await payoutMerchant(stack);
     await fundByPaidCharge(stack, m, 10_000); // 9,900 available
     const results = await Promise.all(
-      Array.from({ length: 6 }, () => signedCall(stack, m, 'POST', '/v1/payouts/batches', { idempotencyKey: key(), items: items(1, { amountCents: 3_000 }) })),
+      Array.from({ length: 6 }, () =>
+        signedCall(stack, m, 'POST', '/v1/payouts/batches', {
+          idempotencyKey: key(),
+          items: items(1, { amountCents: 3_000 }),
+        }),
+      ),
     );
     expect(results.filter((r) => r.status === 201)).toHaveLength(3);
-    expect(results.filter((r) => r.status === 400).every((r) => r.body.error.code === 'INSUFFICIENT_AVAILABLE_BALANCE')).toBe(true);
+    expect(
+      results.filter((r) => r.status === 400).every((r) => r.body.error.code === 'INSUFFICIENT_AVAILABLE_BALANCE'),
+    ).toBe(true);
     for (const r of results.filter((x) => x.status === 201)) await waitForBatchEnd(stack, m, r.body.batchId);
     expect(await available(m)).toBe(900);
   });
@@ -246,32 +321,53 @@ describe('provider failures', () => {
     // Every distinct provider call fails once with a 503 first (deterministic, unlike errorRate:
     // a random run of failures backs off for minutes and made this test flaky in CI).
     await setFaults(stack, { failFirst: 1 });
-    const created = await signedCall(stack, m, 'POST', '/v1/payouts/batches', { idempotencyKey: key(), items: items(20, { amountCents: 2_000, failEvery: 4 }) });
+    const created = await signedCall(stack, m, 'POST', '/v1/payouts/batches', {
+      idempotencyKey: key(),
+      items: items(20, { amountCents: 2_000, failEvery: 4 }),
+    });
     expect(created.status).toBe(201);
     const done = await waitForBatchEnd(stack, m, created.body.batchId, 90_000);
     expect(done).toMatchObject({ status: 'COMPLETED_WITH_FAILURES', paidItems: 15, failedItems: 5 });
     const failed = done.items.filter((i: { status: string }) => i.status === 'FAILED');
     expect(failed.map((i: { rowIndex: number }) => i.rowIndex)).toEqual([0, 4, 8, 12, 16]);
-    expect(failed.every((i: { lastErrorCode: string; releasedAt: string | null }) => i.lastErrorCode === 'INVALID_PIX_KEY' && i.releasedAt)).toBe(true);
+    expect(
+      failed.every(
+        (i: { lastErrorCode: string; releasedAt: string | null }) =>
+          i.lastErrorCode === 'INVALID_PIX_KEY' && i.releasedAt,
+      ),
+    ).toBe(true);
     expect(await available(m)).toBe(before - 15 * 2_020);
     expect(await reserved(m)).toBe(0);
     const transfers = await sandboxTransfers(stack);
-    for (const item of await PayoutItem.findAll({ where: { batchId: created.body.batchId, status: 'PAID' } })) expect(transfers[item.id].created).toBe(1);
+    for (const item of await PayoutItem.findAll({ where: { batchId: created.body.batchId, status: 'PAID' } }))
+      expect(transfers[item.id].created).toBe(1);
   });
 });
 
 describe('cancel', () => {
   async function slowBatch(m: MerchantCredentials) {
     await setFaults(stack, { latencyMs: 150 });
-    const created = await signedCall(stack, m, 'POST', '/v1/payouts/batches', { idempotencyKey: key(), items: items(60, { amountCents: 1_000 }) });
+    const created = await signedCall(stack, m, 'POST', '/v1/payouts/batches', {
+      idempotencyKey: key(),
+      items: items(60, { amountCents: 1_000 }),
+    });
     expect(created.status).toBe(201);
-    await waitFor(async () => (await PayoutItem.count({ where: { batchId: created.body.batchId, status: 'PAID' } })) >= 3, 'some items paid');
+    await waitFor(
+      async () => (await PayoutItem.count({ where: { batchId: created.body.batchId, status: 'PAID' } })) >= 3,
+      'some items paid',
+    );
     return created.body.batchId as string;
   }
 
-  async function assertReleaseRule(m: MerchantCredentials, batchId: string, releasedAmountCents: number, before: number) {
+  async function assertReleaseRule(
+    m: MerchantCredentials,
+    batchId: string,
+    releasedAmountCents: number,
+    before: number,
+  ) {
     const rows = await PayoutItem.findAll({ where: { batchId } });
-    const funding = (status: string) => rows.filter((i) => i.status === status).reduce((s, i) => s + i.amountCents + i.feeCents, 0);
+    const funding = (status: string) =>
+      rows.filter((i) => i.status === status).reduce((s, i) => s + i.amountCents + i.feeCents, 0);
     expect(rows.some((i) => i.status === 'PENDING' || i.status === 'SENDING')).toBe(false);
     expect(funding('CANCELLED')).toBeGreaterThan(0);
     expect(releasedAmountCents).toBe(funding('CANCELLED'));
@@ -286,7 +382,9 @@ describe('cancel', () => {
     await fundByPaidCharge(stack, m, 200_000);
     const before = await available(m);
     const batchId = await slowBatch(m);
-    const res = await signedCall(stack, m, 'POST', `/v1/payouts/batches/${batchId}/cancel`, { reason: 'pagamento duplicado' });
+    const res = await signedCall(stack, m, 'POST', `/v1/payouts/batches/${batchId}/cancel`, {
+      reason: 'pagamento duplicado',
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ batchId, status: 'CANCELLED', releasedAmountCents: expect.any(Number) });
     await assertReleaseRule(m, batchId, res.body.releasedAmountCents, before);

@@ -38,7 +38,11 @@ afterEach(async () => {
 });
 
 async function createCharge(amountCents = 4_321) {
-  const res = await stack.api('POST', '/sellers/pix', { creds: seller, body: { amountCents, description: 'Pedido' }, headers: { 'x-idempotency-key': `key-${crypto.randomUUID()}` } });
+  const res = await stack.api('POST', '/sellers/pix', {
+    creds: seller,
+    body: { amountCents, description: 'Pedido' },
+    headers: { 'x-idempotency-key': `key-${crypto.randomUUID()}` },
+  });
   expect(res.status).toBe(201);
   return res.body as { id: string; pix: { copyPaste: string } };
 }
@@ -51,7 +55,11 @@ async function waitForStatus(id: string, status: string) {
 }
 
 function notify(body: unknown, secret = stack.workerEnv.PIX_WEBHOOK_SECRET, raw?: string) {
-  return fetch(`${stack.apiUrl}/webhooks/pix-api/${secret}/pix`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: raw ?? JSON.stringify(body) });
+  return fetch(`${stack.apiUrl}/webhooks/pix-api/${secret}/pix`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: raw ?? JSON.stringify(body),
+  });
 }
 
 async function json(res: Response) {
@@ -59,16 +67,29 @@ async function json(res: Response) {
 }
 
 async function paidTransactions(chargeId: string): Promise<number> {
-  const [row] = await stack.sequelize.query<{ n: number }>(`SELECT count(*)::int AS n FROM ledger_transactions WHERE movement_key = :k`, { replacements: { k: `charge-paid:${chargeId}` }, type: QueryTypes.SELECT });
+  const [row] = await stack.sequelize.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM ledger_transactions WHERE movement_key = :k`,
+    { replacements: { k: `charge-paid:${chargeId}` }, type: QueryTypes.SELECT },
+  );
   return row.n;
 }
 
 async function events(id: string) {
-  return stack.sequelize.query<{ type: string; outcome: string; provider_charge_id: string | null }>(`SELECT type, outcome, provider_charge_id FROM provider_events WHERE id = :id`, { replacements: { id }, type: QueryTypes.SELECT });
+  return stack.sequelize.query<{ type: string; outcome: string; provider_charge_id: string | null }>(
+    `SELECT type, outcome, provider_charge_id FROM provider_events WHERE id = :id`,
+    { replacements: { id }, type: QueryTypes.SELECT },
+  );
 }
 
 function pixEntry(txid: string, overrides: Record<string, unknown> = {}) {
-  return { endToEndId: `E99999999${Date.now().toString().slice(0, 12)}${crypto.randomBytes(6).toString('hex').slice(0, 11)}`, txid, valor: '43.21', chave: '11222333000181', horario: new Date().toISOString(), ...overrides };
+  return {
+    endToEndId: `E99999999${Date.now().toString().slice(0, 12)}${crypto.randomBytes(6).toString('hex').slice(0, 11)}`,
+    txid,
+    valor: '43.21',
+    chave: '11222333000181',
+    horario: new Date().toISOString(),
+    ...overrides,
+  };
 }
 
 it('a charge is a cob at the PSP; paid, the notification settles it once, after GET /pix/{e2eid} confirms it', async () => {
@@ -84,15 +105,28 @@ it('a charge is a cob at the PSP; paid, the notification settles it once, after 
   expect(await paidTransactions(charge.id)).toBe(1);
   // 1% fee of 43.21 → 43 cents.
   expect(await balance(stack.sequelize, accounts.merchantAvailable(seller.merchantId))).toBe(before + 4_321 - 43);
-  expect(await events(`pix:${paid.endToEndId}`)).toEqual([{ type: 'pix', outcome: 'SIGNALLED', provider_charge_id: txid }]);
+  expect(await events(`pix:${paid.endToEndId}`)).toEqual([
+    { type: 'pix', outcome: 'SIGNALLED', provider_charge_id: txid },
+  ]);
   // Every call to API Pix went over mutual TLS and followed the BCB document; settlement read the cob and the Pix back.
   const { calls, violations } = stack.pixApiRequests();
   expect(violations).toEqual([]);
-  expect(calls).toEqual(expect.arrayContaining([`PUT /api/v2/cob/${txid}`, `GET /api/v2/cob/${txid}`, `GET /api/v2/pix/${paid.endToEndId}`]));
+  expect(calls).toEqual(
+    expect.arrayContaining([
+      `PUT /api/v2/cob/${txid}`,
+      `GET /api/v2/cob/${txid}`,
+      `GET /api/v2/pix/${paid.endToEndId}`,
+    ]),
+  );
 
   // The PSP repeats the notification: its first outcome stands, nothing moves twice.
-  const replay = await json(await notify({ pix: [{ endToEndId: paid.endToEndId, txid, valor: '43.21', horario: paid.paidAt }] }));
-  expect(replay).toEqual({ status: 200, body: { received: true, outcomes: [{ endToEndId: paid.endToEndId, outcome: 'SIGNALLED' }] } });
+  const replay = await json(
+    await notify({ pix: [{ endToEndId: paid.endToEndId, txid, valor: '43.21', horario: paid.paidAt }] }),
+  );
+  expect(replay).toEqual({
+    status: 200,
+    body: { received: true, outcomes: [{ endToEndId: paid.endToEndId, outcome: 'SIGNALLED' }] },
+  });
   expect(await paidTransactions(charge.id)).toBe(1);
 });
 
@@ -101,8 +135,15 @@ it('credits nothing from a notification the PSP does not back (a pending cob, a 
   const txid = txidFor(charge.id);
   const forged = pixEntry(txid);
   const res = await json(await notify({ pix: [forged] }));
-  expect(res).toEqual({ status: 200, body: { received: true, outcomes: [{ endToEndId: forged.endToEndId, outcome: 'SIGNALLED' }] } });
-  const alerts = () => stack.sequelize.query<{ kind: string }>(`SELECT kind FROM payment_alerts WHERE charge_id = :id`, { replacements: { id: charge.id }, type: QueryTypes.SELECT });
+  expect(res).toEqual({
+    status: 200,
+    body: { received: true, outcomes: [{ endToEndId: forged.endToEndId, outcome: 'SIGNALLED' }] },
+  });
+  const alerts = () =>
+    stack.sequelize.query<{ kind: string }>(`SELECT kind FROM payment_alerts WHERE charge_id = :id`, {
+      replacements: { id: charge.id },
+      type: QueryTypes.SELECT,
+    });
   await waitFor(async () => (await alerts()).length > 0, 'the unconfirmed claim to be recorded');
   expect(await alerts()).toEqual([{ kind: 'NOT_CONFIRMED' }]);
   expect((await Charge.findByPk(charge.id))!.status).toBe('PENDING');
@@ -119,8 +160,14 @@ it('answers 200 UNKNOWN_CHARGE to a Pix of no charge of ours (another txid, our 
   const { txid: _none, ...static_ } = pixEntry('x');
   const res = await json(await notify({ pix: [notOurs, noCharge, static_] }));
   expect(res.status).toBe(200);
-  expect(res.body.outcomes.map((o: { outcome: string }) => o.outcome)).toEqual(['UNKNOWN_CHARGE', 'UNKNOWN_CHARGE', 'UNKNOWN_CHARGE']);
-  expect(await events(`pix:${noCharge.endToEndId}`)).toEqual([{ type: 'pix', outcome: 'UNKNOWN_CHARGE', provider_charge_id: noCharge.txid }]);
+  expect(res.body.outcomes.map((o: { outcome: string }) => o.outcome)).toEqual([
+    'UNKNOWN_CHARGE',
+    'UNKNOWN_CHARGE',
+    'UNKNOWN_CHARGE',
+  ]);
+  expect(await events(`pix:${noCharge.endToEndId}`)).toEqual([
+    { type: 'pix', outcome: 'UNKNOWN_CHARGE', provider_charge_id: noCharge.txid },
+  ]);
 });
 
 it('answers a wrong secret 404 in the envelope (never logged: the run’s secrets audit checks), before reading the body', async () => {
@@ -139,8 +186,16 @@ it.each([
   ['no pix list', {}, undefined],
   ['an empty list', { pix: [] }, undefined],
   ['a Pix without endToEndId', { pix: [{ txid: 'abc', valor: '1.00', horario: new Date().toISOString() }] }, undefined],
-  ['an amount that is no API Pix amount', { pix: [{ endToEndId: 'E'.padEnd(32, '1'), valor: '1,00', horario: new Date().toISOString() }] }, undefined],
-  ['a time without offset', { pix: [{ endToEndId: 'E'.padEnd(32, '1'), valor: '1.00', horario: '2026-01-01T10:00:00' }] }, undefined],
+  [
+    'an amount that is no API Pix amount',
+    { pix: [{ endToEndId: 'E'.padEnd(32, '1'), valor: '1,00', horario: new Date().toISOString() }] },
+    undefined,
+  ],
+  [
+    'a time without offset',
+    { pix: [{ endToEndId: 'E'.padEnd(32, '1'), valor: '1.00', horario: '2026-01-01T10:00:00' }] },
+    undefined,
+  ],
 ])('answers a body with %s 400 VALIDATION_ERROR in the envelope', async (_what, body, raw) => {
   const { status, body: answer } = await json(await notify(body, undefined, raw));
   expect(status).toBe(400);
@@ -148,10 +203,21 @@ it.each([
 });
 
 it('settles a charge issued through the provider’s own API before the switch (sbx_ch_…) there, through its signed callback', async () => {
-  const own = new HttpPixProvider({ baseUrl: stack.sandboxUrl, apiKey: stack.workerEnv.PROVIDER_API_KEY, timeoutMs: 5_000 });
+  const own = new HttpPixProvider({
+    baseUrl: stack.sandboxUrl,
+    apiKey: stack.workerEnv.PROVIDER_API_KEY,
+    timeoutMs: 5_000,
+  });
   const chargeId = crypto.randomUUID();
   const expiresAt = new Date(Date.now() + 3_600_000).toISOString();
-  const issued = await own.issueCharge({ reference: chargeId, amountCents: 2_500, description: null, expiresAt, callbackUrl: `${stack.apiUrl}/webhooks/pix-gateway`, merchantName: null });
+  const issued = await own.issueCharge({
+    reference: chargeId,
+    amountCents: 2_500,
+    description: null,
+    expiresAt,
+    callbackUrl: `${stack.apiUrl}/webhooks/pix-gateway`,
+    merchantName: null,
+  });
   expect(issued.id).toMatch(/^sbx_ch_/);
   // As a charge recorded before the switch: its provider id is the /v1 one, and no run waits for it any more.
   await Charge.create({
@@ -185,7 +251,10 @@ it('settles a charge issued through the provider’s own API before the switch (
 
 it('refunds a Pix payment by an API Pix devolução under the refund’s id: DEVOLVIDO settles it, NAO_REALIZADO releases the shares', async () => {
   const { client, merchantId } = await signedInMerchant(stack, { emailPrefix: 'devolucao', name: 'Loja Devolução' });
-  const created = await client.call('POST', '/charges', { body: { merchantId, amountCents: 10_000 }, headers: { 'x-idempotency-key': crypto.randomUUID() } });
+  const created = await client.call('POST', '/charges', {
+    body: { merchantId, amountCents: 10_000 },
+    headers: { 'x-idempotency-key': crypto.randomUUID() },
+  });
   expect(created.status).toBe(201);
   const chargeId = created.body.id as string;
   expect((await stack.pay(chargeId)).status).toBe(200);
@@ -196,11 +265,16 @@ it('refunds a Pix payment by an API Pix devolução under the refund’s id: DEV
   expect(await available()).toBe(9_900);
 
   const settled = async (amountCents: number) => {
-    const res = await client.call('POST', `/charges/${chargeId}/refund`, { body: { amountCents, reason: 'devolução' }, headers: { 'x-idempotency-key': crypto.randomUUID() } });
+    const res = await client.call('POST', `/charges/${chargeId}/refund`, {
+      body: { amountCents, reason: 'devolução' },
+      headers: { 'x-idempotency-key': crypto.randomUUID() },
+    });
     expect(res.status).toBe(200);
     const refundId = res.body.refunds.at(-1).id as string;
     const refund = await waitFor(async () => {
-      const found = (await client.call('GET', `/charges/${chargeId}`)).body.refunds.find((r: { id: string }) => r.id === refundId);
+      const found = (await client.call('GET', `/charges/${chargeId}`)).body.refunds.find(
+        (r: { id: string }) => r.id === refundId,
+      );
       return found?.status !== 'PROCESSING' ? found : undefined;
     }, `refund ${refundId} settled`);
     return { refundId, refund };
@@ -208,8 +282,12 @@ it('refunds a Pix payment by an API Pix devolução under the refund’s id: DEV
 
   const done = await settled(4_000);
   expect(done.refund).toMatchObject({ status: 'SUCCEEDED', endToEndId: expect.stringMatching(/^D/) });
-  expect(stack.pixApiRequests().calls).toContain(`PUT /api/v2/pix/${endToEndId}/devolucao/${devolucaoIdFor(done.refundId)}`);
-  expect(stack.sandbox.state.devolucoes.get(`${endToEndId}/${devolucaoIdFor(done.refundId)}`)).toMatchObject({ amountCents: 4_000 });
+  expect(stack.pixApiRequests().calls).toContain(
+    `PUT /api/v2/pix/${endToEndId}/devolucao/${devolucaoIdFor(done.refundId)}`,
+  );
+  expect(stack.sandbox.state.devolucoes.get(`${endToEndId}/${devolucaoIdFor(done.refundId)}`)).toMatchObject({
+    amountCents: 4_000,
+  });
   expect(await available()).toBe(9_900 - 3_960);
 
   // The sandbox's payer institution refuses an amount ending in 13 cents: NAO_REALIZADO.

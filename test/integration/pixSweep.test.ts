@@ -25,7 +25,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await stack?.temporal.schedule.getHandle(pixSweepScheduleId(stack.taskQueue)).delete().catch(() => undefined);
+  await stack?.temporal.schedule
+    .getHandle(pixSweepScheduleId(stack.taskQueue))
+    .delete()
+    .catch(() => undefined);
   await stack?.stop();
 });
 
@@ -34,7 +37,10 @@ afterEach(async () => {
 });
 
 async function paidTransactions(chargeId: string): Promise<number> {
-  const [row] = await stack.sequelize.query<{ n: number }>(`SELECT count(*)::int AS n FROM ledger_transactions WHERE movement_key = :k`, { replacements: { k: `charge-paid:${chargeId}` }, type: QueryTypes.SELECT });
+  const [row] = await stack.sequelize.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM ledger_transactions WHERE movement_key = :k`,
+    { replacements: { k: `charge-paid:${chargeId}` }, type: QueryTypes.SELECT },
+  );
   return row.n;
 }
 
@@ -42,23 +48,42 @@ it('settles a paid charge whose notification was lost within 2 minutes, exactly 
   await ensurePixSweepSchedule(stack.temporal, stack.taskQueue);
   await ensurePixSweepSchedule(stack.temporal, stack.taskQueue); // idempotent at every boot
   const schedule = stack.temporal.schedule.getHandle(pixSweepScheduleId(stack.taskQueue));
-  expect((await schedule.describe()).action).toMatchObject({ type: 'startWorkflow', workflowType: 'pixPaymentSweep', taskQueue: stack.taskQueue });
+  expect((await schedule.describe()).action).toMatchObject({
+    type: 'startWorkflow',
+    workflowType: 'pixPaymentSweep',
+    taskQueue: stack.taskQueue,
+  });
 
   const seller = await stack.createMerchant({ name: 'Loja Varredura' });
-  const created = await stack.api('POST', '/sellers/pix', { creds: seller, body: { amountCents: 3_300 }, headers: { 'x-idempotency-key': crypto.randomUUID() } });
+  const created = await stack.api('POST', '/sellers/pix', {
+    creds: seller,
+    body: { amountCents: 3_300 },
+    headers: { 'x-idempotency-key': crypto.randomUUID() },
+  });
   expect(created.status).toBe(201);
   const chargeId = created.body.id as string;
   const paidAt = Date.now();
-  const paid = await fetch(`${stack.sandboxUrl}/sandbox/charges/${pspChargeRef(chargeId)}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ callback: false }) });
+  const paid = await fetch(`${stack.sandboxUrl}/sandbox/charges/${pspChargeRef(chargeId)}/pay`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ callback: false }),
+  });
   expect(paid.status).toBe(200);
   const endToEndId = ((await paid.json()) as { endToEndId: string }).endToEndId;
 
-  await waitFor(async () => (await Charge.findByPk(chargeId))?.status === 'PAID', 'the sweep to settle the charge', 130_000);
+  await waitFor(
+    async () => (await Charge.findByPk(chargeId))?.status === 'PAID',
+    'the sweep to settle the charge',
+    130_000,
+  );
   expect(Date.now() - paidAt).toBeLessThan(120_000);
   // No notification was ever sent: the sweep found it.
   expect(stack.sandbox.state.callbacks.filter((c) => c.chargeId === txidFor(chargeId))).toEqual([]);
   expect(await paidTransactions(chargeId)).toBe(1);
-  const [event] = await stack.sequelize.query<{ outcome: string }>(`SELECT outcome FROM provider_events WHERE id = :id`, { replacements: { id: `pix:${endToEndId}` }, type: QueryTypes.SELECT });
+  const [event] = await stack.sequelize.query<{ outcome: string }>(
+    `SELECT outcome FROM provider_events WHERE id = :id`,
+    { replacements: { id: `pix:${endToEndId}` }, type: QueryTypes.SELECT },
+  );
   expect(event.outcome).toBe('SIGNALLED');
 
   // Another pass finds the Pix taken: nothing moves.
@@ -68,7 +93,9 @@ it('settles a paid charge whose notification was lost within 2 minutes, exactly 
     const actions = (await schedule.describe()).info.recentActions;
     return actions.length > before ? actions[actions.length - 1] : null;
   }, 'the triggered pass to start');
-  const result = (await stack.temporal.workflow.getHandle(action.action.workflow.workflowId, action.action.workflow.firstExecutionRunId).result()) as PixSweepResult;
+  const result = (await stack.temporal.workflow
+    .getHandle(action.action.workflow.workflowId, action.action.workflow.firstExecutionRunId)
+    .result()) as PixSweepResult;
   expect(result).toMatchObject({ taken: 0 });
   expect(result.listed).toBeGreaterThanOrEqual(1);
   expect(await paidTransactions(chargeId)).toBe(1);

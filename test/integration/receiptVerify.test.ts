@@ -28,20 +28,37 @@ let key: Buffer;
 
 const run = (cmd: string, args: string[]) => runTool(cmd, args);
 
-const PAYER = { name: 'Conceição Ação da Silva', document: '52998224725', documentType: 'CPF', institution: 'Banco Sandbox', ispb: '99999999', agency: '0001', account: '7654321-0' };
+const PAYER = {
+  name: 'Conceição Ação da Silva',
+  document: '52998224725',
+  documentType: 'CPF',
+  institution: 'Banco Sandbox',
+  ispb: '99999999',
+  agency: '0001',
+  account: '7654321-0',
+};
 
 beforeAll(async () => {
-  execFileSync('bash', [path.join(root, 'scripts/lib/debianTools.sh'), '--ensure'], { stdio: 'inherit', timeout: 300_000 });
+  execFileSync('bash', [path.join(root, 'scripts/lib/debianTools.sh'), '--ensure'], {
+    stdio: 'inherit',
+    timeout: 300_000,
+  });
   stack = await sharedIntegrationStack();
   key = receiptKeyFor({ credentialsEncryptionKey: stack.encryptionKey });
-  const { client, merchantId } = await signedInMerchant(stack, { emailPrefix: 'receipt', name: 'Loja Exemplo Comércio Ltda' });
+  const { client, merchantId } = await signedInMerchant(stack, {
+    emailPrefix: 'receipt',
+    name: 'Loja Exemplo Comércio Ltda',
+  });
   const created = await client.call('POST', '/charges', {
     body: { merchantId, amountCents: 123456, description: 'Inscrição no curso' },
     headers: { 'x-idempotency-key': `receipt-${crypto.randomUUID()}` },
   });
   expect(created.status).toBe(201);
   expect((await stack.pay(created.body.id, PAYER)).status).toBe(200);
-  await waitFor(async () => (await client.call('GET', `/charges/${created.body.id}`)).body.status === 'PAID', 'charge PAID');
+  await waitFor(
+    async () => (await client.call('GET', `/charges/${created.body.id}`)).body.status === 'PAID',
+    'charge PAID',
+  );
   facts = (await loadReceiptFacts('CHARGE', created.body.id))!;
 }, 400_000);
 
@@ -59,7 +76,14 @@ test('the loaded facts are the paid charge, its payer and the merchant', () => {
     feeCents: null,
     endToEndId: expect.stringMatching(/^E99999999\d{12}[A-Za-z0-9]{11}$/),
     description: 'Inscrição no curso',
-    payer: { name: PAYER.name, document: PAYER.document, institution: 'Banco Sandbox', ispb: '99999999', agency: '0001', account: '7654321-0' },
+    payer: {
+      name: PAYER.name,
+      document: PAYER.document,
+      institution: 'Banco Sandbox',
+      ispb: '99999999',
+      agency: '0001',
+      account: '7654321-0',
+    },
     receiver: { name: 'Loja Exemplo Comércio Ltda', document: '11222333000181' },
     refunds: [],
   });
@@ -73,14 +97,27 @@ test('PDF → pdftotext holds the amount, endToEndId and masked parties with acc
   expect(await run('pdfinfo', [pdf])).toMatch(/^Pages:\s+1$/m);
   expect(await run('pdffonts', [pdf])).toMatch(/DejaVuSans\s+CID TrueType\s+Identity-H\s+yes/);
   const text = await run('pdftotext', ['-layout', pdf, '-']);
-  for (const s of ['Comprovante de Pix', 'R$ 1.234,56', facts.endToEndId!, 'Conceição Ação da Silva', '***.982.247-**', 'Loja Exemplo Comércio Ltda', '11.222.333/0001-81', 'Inscrição no curso', 'Valide este comprovante', '*****21-0']) {
+  for (const s of [
+    'Comprovante de Pix',
+    'R$ 1.234,56',
+    facts.endToEndId!,
+    'Conceição Ação da Silva',
+    '***.982.247-**',
+    'Loja Exemplo Comércio Ltda',
+    '11.222.333/0001-81',
+    'Inscrição no curso',
+    'Valide este comprovante',
+    '*****21-0',
+  ]) {
     expect(text).toContain(s);
   }
   expect(text).not.toContain(PAYER.document);
   expect(text).not.toContain('7654321-0');
 
   await run('pdftoppm', ['-r', '200', '-png', '-f', '1', '-l', '1', pdf, path.join(dir, 'page')]);
-  const decoded = (await run('zbarimg', ['--raw', '-q', '-Sdisable', '-Sqrcode.enable', path.join(dir, 'page-1.png')])).split('\n').filter(Boolean);
+  const decoded = (await run('zbarimg', ['--raw', '-q', '-Sdisable', '-Sqrcode.enable', path.join(dir, 'page-1.png')]))
+    .split('\n')
+    .filter(Boolean);
   expect(decoded).toEqual([url]);
 
   const json = await verify(decoded[0]);
@@ -116,7 +153,17 @@ test('a tampered, forged, foreign or malformed code is not authentic, with nothi
   const otherKey = createVerificationCode(facts, crypto.randomBytes(32));
   const unknownDoc = createVerificationCode({ ...facts, documentId: crypto.randomUUID() }, key);
   const asWithdrawal = createVerificationCode({ ...facts, kind: 'WITHDRAWAL' }, key);
-  const queries = [raw.toString('base64url'), forgedAmount, otherKey, unknownDoc, asWithdrawal, 'not-a-code', '%00%ff', `${code}&code=${code}`, ''];
+  const queries = [
+    raw.toString('base64url'),
+    forgedAmount,
+    otherKey,
+    unknownDoc,
+    asWithdrawal,
+    'not-a-code',
+    '%00%ff',
+    `${code}&code=${code}`,
+    '',
+  ];
   for (const q of queries) {
     const res = await verify(`${stack.apiUrl}/receipts/verify?code=${q}`);
     expect(res.status).toBe(200);
@@ -132,11 +179,17 @@ test('a tampered, forged, foreign or malformed code is not authentic, with nothi
 test('facts changed after the receipt was issued → the old receipt is no longer authentic', async () => {
   const url = receiptVerifyUrl(stack.apiUrl, createVerificationCode(facts, key));
   expect(((await (await verify(url)).json()) as { authentic: boolean }).authentic).toBe(true);
-  await stack.sequelize.query(`UPDATE charges SET payer_snapshot = jsonb_set(payer_snapshot, '{name}', '"Outra Pessoa"') WHERE id = :id`, { replacements: { id: facts.documentId } });
+  await stack.sequelize.query(
+    `UPDATE charges SET payer_snapshot = jsonb_set(payer_snapshot, '{name}', '"Outra Pessoa"') WHERE id = :id`,
+    { replacements: { id: facts.documentId } },
+  );
   try {
     expect(await (await verify(url)).json()).toEqual({ authentic: false });
   } finally {
-    await stack.sequelize.query(`UPDATE charges SET payer_snapshot = jsonb_set(payer_snapshot, '{name}', to_jsonb(:name::text)) WHERE id = :id`, { replacements: { id: facts.documentId, name: PAYER.name } });
+    await stack.sequelize.query(
+      `UPDATE charges SET payer_snapshot = jsonb_set(payer_snapshot, '{name}', to_jsonb(:name::text)) WHERE id = :id`,
+      { replacements: { id: facts.documentId, name: PAYER.name } },
+    );
   }
   expect(((await (await verify(url)).json()) as { authentic: boolean }).authentic).toBe(true);
 });

@@ -18,7 +18,10 @@ import type { MerchantCredentials } from '../../db/merchantAdmin';
 import { Merchant, Withdrawal } from '../../db/models';
 import { addUserToMerchant, setPlatformOperator } from '../../db/userAdmin';
 import type { dailyReconciliation } from '../../workflows/reconciliation/daily';
-import { dailyReconciliationScheduleId, ensureReconciliationSchedule } from '../../workers/ensureReconciliationSchedule';
+import {
+  dailyReconciliationScheduleId,
+  ensureReconciliationSchedule,
+} from '../../workers/ensureReconciliationSchedule';
 import { pspChargeRef } from '../../core/pix/apiPixIds';
 
 jest.setTimeout(120_000);
@@ -52,7 +55,11 @@ async function charge(client: AppClient, merchantId: string, amountCents: number
 }
 
 async function payAtSandbox(chargeId: string, body: Record<string, unknown> = {}) {
-  const res = await fetch(`${stack.sandboxUrl}/sandbox/charges/${pspChargeRef(chargeId)}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${stack.sandboxUrl}/sandbox/charges/${pspChargeRef(chargeId)}/pay`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   expect(res.status).toBe(200);
 }
 
@@ -66,7 +73,12 @@ async function paidCharge(client: AppClient, merchantId: string, amountCents: nu
 async function reconcile(client: AppClient, merchantId: string) {
   const started = await client.call('POST', '/reconciliations', { body: { merchantId, from: today(), to: today() } });
   expect(started.status).toBe(202);
-  expect(started.body).toMatchObject({ merchantId, from: today(), to: today(), status: expect.stringMatching(/RUNNING|COMPLETED/) });
+  expect(started.body).toMatchObject({
+    merchantId,
+    from: today(),
+    to: today(),
+    status: expect.stringMatching(/RUNNING|COMPLETED/),
+  });
   return waitFor(async () => {
     const res = await client.call('GET', `/reconciliations/${started.body.id}`);
     return res.body.status !== 'RUNNING' ? res.body : undefined;
@@ -75,13 +87,21 @@ async function reconcile(client: AppClient, merchantId: string) {
 
 /** Every ledger account's balance and the number of ledger transactions: what "nothing changed" means. */
 async function ledgerSnapshot() {
-  const rows = await stack.sequelize.query<{ code: string; balance_cents: string }>('SELECT code, balance_cents FROM ledger_accounts ORDER BY code', { type: QueryTypes.SELECT });
-  const [tx] = await stack.sequelize.query<{ n: string }>('SELECT count(*) AS n FROM ledger_transactions', { type: QueryTypes.SELECT });
+  const rows = await stack.sequelize.query<{ code: string; balance_cents: string }>(
+    'SELECT code, balance_cents FROM ledger_accounts ORDER BY code',
+    { type: QueryTypes.SELECT },
+  );
+  const [tx] = await stack.sequelize.query<{ n: string }>('SELECT count(*) AS n FROM ledger_transactions', {
+    type: QueryTypes.SELECT,
+  });
   return { balances: Object.fromEntries(rows.map((r) => [r.code, r.balance_cents])), transactions: tx.n };
 }
 
 async function chargePaidEntries(chargeId: string): Promise<number> {
-  const [row] = await stack.sequelize.query<{ n: string }>(`SELECT count(*) AS n FROM ledger_transactions WHERE movement_key = :k`, { replacements: { k: `charge-paid:${chargeId}` }, type: QueryTypes.SELECT });
+  const [row] = await stack.sequelize.query<{ n: string }>(
+    `SELECT count(*) AS n FROM ledger_transactions WHERE movement_key = :k`,
+    { replacements: { k: `charge-paid:${chargeId}` }, type: QueryTypes.SELECT },
+  );
   return Number(row.n);
 }
 
@@ -94,10 +114,18 @@ it('a platform operator reconciles every merchant at once (and heals a lost call
   await payAtSandbox(lost, { callback: false });
 
   const refused = await a.client.call('POST', '/reconciliations', { body: { from: today(), to: today() } });
-  expect([refused.status, refused.body.error.code, refused.body.error.details?.field]).toEqual([400, 'VALIDATION_ERROR', 'merchantId']);
-  expect((await a.client.call('GET', '/reconciliations?platform=true')).body.error.code).toBe('PLATFORM_OPERATOR_REQUIRED');
+  expect([refused.status, refused.body.error.code, refused.body.error.details?.field]).toEqual([
+    400,
+    'VALIDATION_ERROR',
+    'merchantId',
+  ]);
+  expect((await a.client.call('GET', '/reconciliations?platform=true')).body.error.code).toBe(
+    'PLATFORM_OPERATOR_REQUIRED',
+  );
   // Forbidden before anything else is judged (schemathesis: a schema-valid query must not be a 400 to a merchant's user).
-  expect((await a.client.call('GET', `/reconciliations?platform=true&merchantId=${a.merchantId}`)).body.error.code).toBe('PLATFORM_OPERATOR_REQUIRED');
+  expect(
+    (await a.client.call('GET', `/reconciliations?platform=true&merchantId=${a.merchantId}`)).body.error.code,
+  ).toBe('PLATFORM_OPERATOR_REQUIRED');
 
   const operator = new AppClient(stack.apiUrl);
   const email = uniqueEmail('recon-operator');
@@ -112,16 +140,29 @@ it('a platform operator reconciles every merchant at once (and heals a lost call
     return res.body.status !== 'RUNNING' ? res.body : undefined;
   }, 'platform reconciliation finished');
   // Both merchants' books: a's payment matched, b's lost payment healed through the normal path.
-  expect(report).toMatchObject({ status: 'COMPLETED', counts: { matched: 1, missingInLedger: 1, healed: 1, amountMismatch: 0, missingAtProvider: 0 } });
-  expect(report.differences).toEqual([expect.objectContaining({ kind: 'MISSING_IN_LEDGER', subject: 'PAYMENT', chargeId: lost, healed: true })]);
-  await waitFor(async () => (await b.client.call('GET', `/charges/${lost}`)).body.status === 'PAID', 'lost charge PAID');
+  expect(report).toMatchObject({
+    status: 'COMPLETED',
+    counts: { matched: 1, missingInLedger: 1, healed: 1, amountMismatch: 0, missingAtProvider: 0 },
+  });
+  expect(report.differences).toEqual([
+    expect.objectContaining({ kind: 'MISSING_IN_LEDGER', subject: 'PAYMENT', chargeId: lost, healed: true }),
+  ]);
+  await waitFor(
+    async () => (await b.client.call('GET', `/charges/${lost}`)).body.status === 'PAID',
+    'lost charge PAID',
+  );
   expect(await chargePaidEntries(lost)).toBe(1);
   expect(await chargePaidEntries(paid)).toBe(1);
 
   const listed = await operator.call('GET', '/reconciliations?platform=true');
-  expect(listed.body).toMatchObject({ data: [expect.objectContaining({ id: report.id, merchantId: null })], pagination: { total: 1 } });
+  expect(listed.body).toMatchObject({
+    data: [expect.objectContaining({ id: report.id, merchantId: null })],
+    pagination: { total: 1 },
+  });
   // To a merchant's user the platform run does not exist; platform=true with a merchant is a contradiction.
-  expect((await a.client.call('GET', `/reconciliations/${report.id}`)).body.error.code).toBe('RECONCILIATION_NOT_FOUND');
+  expect((await a.client.call('GET', `/reconciliations/${report.id}`)).body.error.code).toBe(
+    'RECONCILIATION_NOT_FOUND',
+  );
   expect((await operator.call('GET', `/reconciliations?platform=true&merchantId=${a.merchantId}`)).status).toBe(400);
   expect((await operator.call('GET', '/reconciliations?platform=yes')).status).toBe(400);
 });
@@ -132,9 +173,15 @@ it('books that agree (two payments, one devolução): everything matched, nothin
   await paidCharge(client, merchantId, 2_500);
   await charge(client, merchantId, 777); // unpaid: on neither side
   // A partial devolução, settled: the statement's RETURN matches the REFUND_COMPLETED entry.
-  const refund = await client.call('POST', `/charges/${a}/refund`, { body: { amountCents: 3_000, reason: 'parcial' }, headers: key() });
+  const refund = await client.call('POST', `/charges/${a}/refund`, {
+    body: { amountCents: 3_000, reason: 'parcial' },
+    headers: key(),
+  });
   expect(refund.status).toBe(200);
-  await waitFor(async () => (await client.call('GET', `/charges/${a}`)).body.refunds[0].status === 'SUCCEEDED', 'refund SUCCEEDED');
+  await waitFor(
+    async () => (await client.call('GET', `/charges/${a}`)).body.refunds[0].status === 'SUCCEEDED',
+    'refund SUCCEEDED',
+  );
   const before = await ledgerSnapshot();
   const report = await reconcile(client, merchantId);
   expect(report).toMatchObject({
@@ -148,7 +195,10 @@ it('books that agree (two payments, one devolução): everything matched, nothin
   expect(await chargePaidEntries(a)).toBe(1);
   const list = await client.call('GET', `/reconciliations?merchantId=${merchantId}`);
   expect(list.status).toBe(200);
-  expect(list.body).toMatchObject({ data: [expect.objectContaining({ id: report.id })], pagination: { total: 1, limit: 20, offset: 0, hasMore: false } });
+  expect(list.body).toMatchObject({
+    data: [expect.objectContaining({ id: report.id })],
+    pagination: { total: 1, limit: 20, offset: 0, hasMore: false },
+  });
 });
 
 it('a lost callback is found and settled through the normal path: PAID, credited once, reported healed', async () => {
@@ -161,12 +211,29 @@ it('a lost callback is found and settled through the normal path: PAID, credited
   expect(await balance(stack.sequelize, accounts.merchantAvailable(merchantId))).toBe(0);
 
   const report = await reconcile(client, merchantId);
-  expect(report).toMatchObject({ status: 'COMPLETED', counts: { matched: 0, missingInLedger: 1, missingAtProvider: 0, amountMismatch: 0, healed: 1 } });
+  expect(report).toMatchObject({
+    status: 'COMPLETED',
+    counts: { matched: 0, missingInLedger: 1, missingAtProvider: 0, amountMismatch: 0, healed: 1 },
+  });
   expect(report.differences).toEqual([
-    expect.objectContaining({ kind: 'MISSING_IN_LEDGER', chargeId: id, providerAmountCents: 10_000, ledgerAmountCents: null, healed: true, resolution: 'SIGNALLED', endToEndId: expect.any(String) }),
+    expect.objectContaining({
+      kind: 'MISSING_IN_LEDGER',
+      chargeId: id,
+      providerAmountCents: 10_000,
+      ledgerAmountCents: null,
+      healed: true,
+      resolution: 'SIGNALLED',
+      endToEndId: expect.any(String),
+    }),
   ]);
-  await waitFor(async () => (await client.call('GET', `/charges/${id}`)).body.status === 'PAID', 'charge healed to PAID');
-  const [row] = await stack.sequelize.query<{ end_to_end_id: string }>('SELECT end_to_end_id FROM charges WHERE id = :id', { replacements: { id }, type: QueryTypes.SELECT });
+  await waitFor(
+    async () => (await client.call('GET', `/charges/${id}`)).body.status === 'PAID',
+    'charge healed to PAID',
+  );
+  const [row] = await stack.sequelize.query<{ end_to_end_id: string }>(
+    'SELECT end_to_end_id FROM charges WHERE id = :id',
+    { replacements: { id }, type: QueryTypes.SELECT },
+  );
   expect(row.end_to_end_id).toBe(report.differences[0].endToEndId);
   expect(await balance(stack.sequelize, accounts.merchantAvailable(merchantId))).toBe(9_900); // 1 % fee
   expect(await chargePaidEntries(id)).toBe(1);
@@ -187,8 +254,19 @@ it('a lost payment of a charge already closed goes through the late-payment path
   await payAtSandbox(id, { late: true, callback: false });
   const report = await reconcile(client, merchantId);
   expect(report.counts).toEqual({ matched: 0, missingInLedger: 1, missingAtProvider: 0, amountMismatch: 0, healed: 1 });
-  expect(report.differences).toEqual([expect.objectContaining({ kind: 'MISSING_IN_LEDGER', subject: 'PAYMENT', chargeId: id, healed: true, resolution: 'LATE_PAYMENT' })]);
-  await waitFor(async () => (await client.call('GET', `/charges/${id}`)).body.status === 'PAID', 'late payment settled');
+  expect(report.differences).toEqual([
+    expect.objectContaining({
+      kind: 'MISSING_IN_LEDGER',
+      subject: 'PAYMENT',
+      chargeId: id,
+      healed: true,
+      resolution: 'LATE_PAYMENT',
+    }),
+  ]);
+  await waitFor(
+    async () => (await client.call('GET', `/charges/${id}`)).body.status === 'PAID',
+    'late payment settled',
+  );
   expect(await balance(stack.sequelize, accounts.merchantAvailable(merchantId))).toBe(4_950);
   expect(await chargePaidEntries(id)).toBe(1);
 });
@@ -196,12 +274,28 @@ it('a lost payment of a charge already closed goes through the late-payment path
 it('an amount the provider reports differently is flagged, and nothing is written', async () => {
   const { client, merchantId } = await owner();
   const id = await paidCharge(client, merchantId, 10_000);
-  const altered = await fetch(`${stack.sandboxUrl}/sandbox/charges/${pspChargeRef(id)}/statement-amount`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ amountCents: 12_345 }) });
+  const altered = await fetch(`${stack.sandboxUrl}/sandbox/charges/${pspChargeRef(id)}/statement-amount`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ amountCents: 12_345 }),
+  });
   expect(altered.status).toBe(200);
   const before = await ledgerSnapshot();
   const report = await reconcile(client, merchantId);
-  expect(report).toMatchObject({ status: 'COMPLETED', counts: { matched: 0, missingInLedger: 0, missingAtProvider: 0, amountMismatch: 1, healed: 0 } });
-  expect(report.differences).toEqual([expect.objectContaining({ kind: 'AMOUNT_MISMATCH', chargeId: id, providerAmountCents: 12_345, ledgerAmountCents: 10_000, healed: false, resolution: null })]);
+  expect(report).toMatchObject({
+    status: 'COMPLETED',
+    counts: { matched: 0, missingInLedger: 0, missingAtProvider: 0, amountMismatch: 1, healed: 0 },
+  });
+  expect(report.differences).toEqual([
+    expect.objectContaining({
+      kind: 'AMOUNT_MISMATCH',
+      chargeId: id,
+      providerAmountCents: 12_345,
+      ledgerAmountCents: 10_000,
+      healed: false,
+      resolution: null,
+    }),
+  ]);
   expect(await ledgerSnapshot()).toEqual(before);
   expect((await client.call('GET', `/charges/${id}`)).body.status).toBe('PAID');
 });
@@ -210,7 +304,14 @@ describe('transfers out', () => {
   /** A seller merchant with a Pix key and payouts, funded by a paid charge, with this test's user as its owner. */
   async function sellerWithOwner() {
     const creds = await payoutMerchant(stack, { feeCents: 50 });
-    await Merchant.update({ pixKey: `financeiro+${crypto.randomUUID().slice(0, 8)}@loja.com.br`, pixKeyType: 'EMAIL', withdrawalFeeCents: 150 }, { where: { id: creds.merchantId } });
+    await Merchant.update(
+      {
+        pixKey: `financeiro+${crypto.randomUUID().slice(0, 8)}@loja.com.br`,
+        pixKeyType: 'EMAIL',
+        withdrawalFeeCents: 150,
+      },
+      { where: { id: creds.merchantId } },
+    );
     await fundByPaidCharge(stack, creds, 50_000);
     const client = new AppClient(stack.apiUrl);
     const email = uniqueEmail('recon-transfer');
@@ -230,24 +331,41 @@ describe('transfers out', () => {
   it('a completed withdrawal and paid payout items match the statement, fees aside; nothing changes', async () => {
     const { creds, client } = await sellerWithOwner();
     await withdraw(creds, 7_000);
-    const batch = await signedCall(stack, creds, 'POST', '/v1/payouts/batches', { idempotencyKey: `recon-${crypto.randomUUID()}`, items: items(2, { amountCents: 1_500 }) });
+    const batch = await signedCall(stack, creds, 'POST', '/v1/payouts/batches', {
+      idempotencyKey: `recon-${crypto.randomUUID()}`,
+      items: items(2, { amountCents: 1_500 }),
+    });
     expect(batch.status).toBe(201);
     expect((await waitForBatchEnd(stack, creds, batch.body.batchId)).status).toBe('COMPLETED');
     const before = await ledgerSnapshot();
     const report = await reconcile(client, creds.merchantId);
     // The funding payment, the withdrawal and the two payout items.
-    expect(report).toMatchObject({ status: 'COMPLETED', counts: { matched: 4, missingInLedger: 0, missingAtProvider: 0, amountMismatch: 0, healed: 0 }, differences: [] });
+    expect(report).toMatchObject({
+      status: 'COMPLETED',
+      counts: { matched: 4, missingInLedger: 0, missingAtProvider: 0, amountMismatch: 0, healed: 0 },
+      differences: [],
+    });
     expect(await ledgerSnapshot()).toEqual(before);
   });
 
   it('a transfer the provider reports with another amount is flagged as TRANSFER; nothing is written', async () => {
     const { creds, client } = await sellerWithOwner();
     const withdrawalId = await withdraw(creds, 7_000);
-    const set = await fetch(`${stack.sandboxUrl}/sandbox/transfers/${withdrawalId}/statement-amount`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ amountCents: 7_100 }) });
+    const set = await fetch(`${stack.sandboxUrl}/sandbox/transfers/${withdrawalId}/statement-amount`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ amountCents: 7_100 }),
+    });
     expect(set.status).toBe(200);
     const before = await ledgerSnapshot();
     const report = await reconcile(client, creds.merchantId);
-    expect(report.counts).toEqual({ matched: 1, missingInLedger: 0, missingAtProvider: 0, amountMismatch: 1, healed: 0 });
+    expect(report.counts).toEqual({
+      matched: 1,
+      missingInLedger: 0,
+      missingAtProvider: 0,
+      amountMismatch: 1,
+      healed: 0,
+    });
     expect(report.differences).toEqual([
       expect.objectContaining({
         kind: 'AMOUNT_MISMATCH',
@@ -281,7 +399,11 @@ it('a provider down through every retry: FAILED with our words only (no provider
       'reconciliation FAILED',
       90_000,
     );
-    expect(report).toMatchObject({ status: 'FAILED', counts: { matched: 0, missingInLedger: 0, missingAtProvider: 0, amountMismatch: 0, healed: 0 }, differences: [] });
+    expect(report).toMatchObject({
+      status: 'FAILED',
+      counts: { matched: 0, missingInLedger: 0, missingAtProvider: 0, amountMismatch: 0, healed: 0 },
+      differences: [],
+    });
     expect(report.failureReason).toBe('the provider’s statement could not be read (PROVIDER_UNAVAILABLE)');
   } finally {
     await setFaults(stack, null);
@@ -296,8 +418,12 @@ it('another merchant’s reconciliation is 404; bad ranges are 400 in the envelo
   const other = await b.client.call('GET', `/reconciliations/${report.id}`);
   expect(other.status).toBe(404);
   expect(other.body.error.code).toBe('RECONCILIATION_NOT_FOUND');
-  expect((await b.client.call('GET', `/reconciliations?merchantId=${a.merchantId}`)).body.error.code).toBe('MERCHANT_NOT_FOUND');
-  const start = await b.client.call('POST', '/reconciliations', { body: { merchantId: a.merchantId, from: today(), to: today() } });
+  expect((await b.client.call('GET', `/reconciliations?merchantId=${a.merchantId}`)).body.error.code).toBe(
+    'MERCHANT_NOT_FOUND',
+  );
+  const start = await b.client.call('POST', '/reconciliations', {
+    body: { merchantId: a.merchantId, from: today(), to: today() },
+  });
   expect([start.status, start.body.error.code]).toEqual([404, 'MERCHANT_NOT_FOUND']);
   expect((await b.client.call('GET', `/reconciliations/${crypto.randomUUID()}`)).status).toBe(404);
 
@@ -319,14 +445,26 @@ it('the daily run reconciles each merchant the day touched, once per day, and he
   const id = await charge(client, merchantId, 4_000);
   await payAtSandbox(id, { callback: false });
   const run = (n: number) =>
-    stack.temporal.workflow.execute<typeof dailyReconciliation>('dailyReconciliation', { workflowId: `daily-test-${crypto.randomUUID()}-${n}`, taskQueue: stack.taskQueue, args: [{ day: today() }] });
+    stack.temporal.workflow.execute<typeof dailyReconciliation>('dailyReconciliation', {
+      workflowId: `daily-test-${crypto.randomUUID()}-${n}`,
+      taskQueue: stack.taskQueue,
+      args: [{ day: today() }],
+    });
   const first = await run(1);
   expect(first.day).toBe(today());
   const mine = (await client.call('GET', `/reconciliations?merchantId=${merchantId}`)).body.data;
   expect(mine).toHaveLength(1);
   expect(first.reconciliationIds).toContain(mine[0].id);
-  expect(mine[0]).toMatchObject({ status: 'COMPLETED', from: today(), to: today(), counts: { missingInLedger: 1, healed: 1 } });
-  await waitFor(async () => (await client.call('GET', `/charges/${id}`)).body.status === 'PAID', 'charge healed to PAID');
+  expect(mine[0]).toMatchObject({
+    status: 'COMPLETED',
+    from: today(),
+    to: today(),
+    counts: { missingInLedger: 1, healed: 1 },
+  });
+  await waitFor(
+    async () => (await client.call('GET', `/charges/${id}`)).body.status === 'PAID',
+    'charge healed to PAID',
+  );
   expect(await balance(stack.sequelize, accounts.merchantAvailable(merchantId))).toBe(3_960);
   // A second run for the same day (a retried schedule) creates nothing new.
   const second = await run(2);

@@ -33,7 +33,12 @@ jest.setTimeout(600_000);
  * Server errors, answers the document does not describe, and (positive_data_acceptance) refusals
  * of requests the document says are valid: a rule the code enforces but the document omits.
  */
-const CHECKS = ['not_a_server_error', 'status_code_conformance', 'response_schema_conformance', 'positive_data_acceptance'];
+const CHECKS = [
+  'not_a_server_error',
+  'status_code_conformance',
+  'response_schema_conformance',
+  'positive_data_acceptance',
+];
 
 let stack: IntegrationStack;
 let receiver: Receiver;
@@ -42,7 +47,14 @@ let owned: OwnedResources;
 /** The fuzzing merchant, for application routes that take merchantId in the query. */
 let fuzzMerchantId: string;
 /** The merchant's catalogue, so /courses cases reach past "not found" too. */
-let catalogue: { courseId: string; spareCourseId: string; priceId: string; moduleId: string; lessonId: string; enrolmentId: string };
+let catalogue: {
+  courseId: string;
+  spareCourseId: string;
+  priceId: string;
+  moduleId: string;
+  lessonId: string;
+  enrolmentId: string;
+};
 
 beforeAll(async () => {
   stack = await startIntegrationStack({ webhookDispatcher: true });
@@ -70,7 +82,10 @@ beforeAll(async () => {
   const [content] = await createCourseContent(app, course.id, [{ title: 'Módulo', lessons: [{ title: 'Aula' }] }]);
   // An enrolment in that course, so /enrolments cases reach past "not found": on a checkout
   // session of the merchant, written as the paid-checkout hook writes it (enrolments.test.ts pays for real).
-  const session = await app.call('POST', '/checkout/sessions', { body: { merchantId: merchant.merchantId, amountCents: 1_000 }, headers: { 'x-idempotency-key': `fuzz-enrolment-${Date.now()}` } });
+  const session = await app.call('POST', '/checkout/sessions', {
+    body: { merchantId: merchant.merchantId, amountCents: 1_000 },
+    headers: { 'x-idempotency-key': `fuzz-enrolment-${Date.now()}` },
+  });
   expect(session.status).toBe(201);
   const enrolmentId = crypto.randomUUID();
   await stack.sequelize.query(
@@ -78,8 +93,17 @@ beforeAll(async () => {
      SELECT :id, :m, :course, id, 'Aluna Fuzz', '52998224725' FROM checkouts WHERE merchant_id = :m ORDER BY created_at LIMIT 1`,
     { replacements: { id: enrolmentId, m: merchant.merchantId, course: course.id } },
   );
-  catalogue = { courseId: course.id, spareCourseId: (await createCourse(app, merchant.merchantId)).id, priceId: price.id, moduleId: content.moduleId, lessonId: content.lessonIds[0], enrolmentId };
-  proxy = await startSigningProxy(stack.apiUrl, merchant, { bearer: accessTokenMinter(stack.encryptionKey, user.body.id) });
+  catalogue = {
+    courseId: course.id,
+    spareCourseId: (await createCourse(app, merchant.merchantId)).id,
+    priceId: price.id,
+    moduleId: content.moduleId,
+    lessonId: content.lessonIds[0],
+    enrolmentId,
+  };
+  proxy = await startSigningProxy(stack.apiUrl, merchant, {
+    bearer: accessTokenMinter(stack.encryptionKey, user.body.id),
+  });
 });
 
 afterAll(async () => {
@@ -105,17 +129,27 @@ function configFile(dir: string): string {
   const courseLines = courseBlocks.flatMap(([regex, params]) => [
     '[[operations]]',
     `include-path-regex = '${regex}'`,
-    `parameters = { ${Object.entries(params).map(([k, v]) => `"path.${k}" = "${v}"`).join(', ')} }`,
+    `parameters = { ${Object.entries(params)
+      .map(([k, v]) => `"path.${k}" = "${v}"`)
+      .join(', ')} }`,
     '',
   ]);
-  const lines = courseLines.concat(Object.entries(ID_RULES).flatMap(([rule, resource]) => {
-    const [segment, param] = rule.replace(/[{}]/g, '').split('/');
-    return ['[[operations]]', `include-path-regex = '/${segment}/\\{${param}\\}'`, `parameters = { "path.${param}" = "${owned[resource]}" }`, ''];
-  }));
+  const lines = courseLines.concat(
+    Object.entries(ID_RULES).flatMap(([rule, resource]) => {
+      const [segment, param] = rule.replace(/[{}]/g, '').split('/');
+      return [
+        '[[operations]]',
+        `include-path-regex = '/${segment}/\\{${param}\\}'`,
+        `parameters = { "path.${param}" = "${owned[resource]}" }`,
+        '',
+      ];
+    }),
+  );
   // Refusals no schema can announce, so a 400 counts as an acceptable answer to valid data for
   // these two only (every other check still runs on them): a payout item's CPF/CNPJ check
   // digits, and an amount above the merchant's balance (the balance is state, not document).
-  const stateful = 'checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "409", "429"]';
+  const stateful =
+    'checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "409", "429"]';
   // A boleto needs a payer (a cross-field rule the schema does not state: 400 naming `payer`).
   // First: the first block that matches an operation applies. The include-* keys of one block are
   // alternatives (OR): a path regex beside a method filter would match every operation with that
@@ -123,14 +157,34 @@ function configFile(dir: string): string {
   lines.push('[[operations]]', "include-path-regex = '^/charges$'", stateful, '');
   // A P0 checkout's items name course prices (no method filter: it would match every POST): whether a UUID is a price of this merchant,
   // active, published and ONE_TIME is state the schema cannot state (422 COURSE_PRICE_*, spec codes).
-  lines.push('[[operations]]', "include-path-regex = '^/v1/checkouts$'", stateful.replace('"409", ', '"409", "422", '), '');
+  lines.push(
+    '[[operations]]',
+    "include-path-regex = '^/v1/checkouts$'",
+    stateful.replace('"409", ', '"409", "422", '),
+    '',
+  );
   // The hosted page's "Simular pagamento" is a form POST: its success is 303 back to the page.
-  lines.push('[[operations]]', "include-path-regex = '^/c/\\{checkoutId\\}/simulate-payment$'", stateful.replace('"2xx", ', '"2xx", "303", '), '');
+  lines.push(
+    '[[operations]]',
+    "include-path-regex = '^/c/\\{checkoutId\\}/simulate-payment$'",
+    stateful.replace('"2xx", ', '"2xx", "303", '),
+    '',
+  );
   lines.push('[[operations]]', "include-name = 'POST /v1/payouts/batches'", stateful, '');
   lines.push('[[operations]]', "include-name-regex = '^POST /(sellers|rifeiro)/saques$'", stateful, '');
   // The merchant's own settlements and schedule, so these cases reach past 404 MERCHANT_NOT_FOUND.
-  lines.push('[[operations]]', "include-path-regex = '^/settlements/schedule$'", `parameters = { "query.merchantId" = "${fuzzMerchantId}" }`, '');
-  lines.push('[[operations]]', "include-name = 'GET /settlements'", `parameters = { "query.merchantId" = "${fuzzMerchantId}" }`, '');
+  lines.push(
+    '[[operations]]',
+    "include-path-regex = '^/settlements/schedule$'",
+    `parameters = { "query.merchantId" = "${fuzzMerchantId}" }`,
+    '',
+  );
+  lines.push(
+    '[[operations]]',
+    "include-name = 'GET /settlements'",
+    `parameters = { "query.merchantId" = "${fuzzMerchantId}" }`,
+    '',
+  );
   // A settlement of more than the balance (or, later in the run, of a balance already settled) is a 400 too.
   lines.push('[[operations]]', "include-name = 'POST /settlements'", stateful, '');
   // Cross-field rules of the application API no schema states: a document comes with its type
@@ -145,11 +199,20 @@ function configFile(dir: string): string {
   //    /dashboard/credentials (each scope once), /med/infractions/analysis (each infraction once);
   //  - the user's own upload key (/auth/avatar/confirm) and an e-mail by our stricter address rule (/auth/login).
   const refusedByRulesNoSchemaStates = [
-    'POST /boletos', 'POST /charges/{id}/refund', 'POST /dashboard/merchant/ensure', 'POST /reconciliations', 'POST /sellers/pix',
-    'POST /rifeiro/pix', 'POST /checkout/sessions', 'POST /dashboard/credentials', 'POST /med/infractions/analysis',
-    'POST /auth/avatar/confirm', 'POST /auth/login',
+    'POST /boletos',
+    'POST /charges/{id}/refund',
+    'POST /dashboard/merchant/ensure',
+    'POST /reconciliations',
+    'POST /sellers/pix',
+    'POST /rifeiro/pix',
+    'POST /checkout/sessions',
+    'POST /dashboard/credentials',
+    'POST /med/infractions/analysis',
+    'POST /auth/avatar/confirm',
+    'POST /auth/login',
   ];
-  for (const name of refusedByRulesNoSchemaStates) lines.push('[[operations]]', `include-name = '${name}'`, stateful, '');
+  for (const name of refusedByRulesNoSchemaStates)
+    lines.push('[[operations]]', `include-name = '${name}'`, stateful, '');
 
   const file = path.join(dir, 'schemathesis.toml');
   fs.writeFileSync(file, lines.join('\n'));

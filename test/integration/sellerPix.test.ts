@@ -41,7 +41,11 @@ afterEach(async () => {
 const key = () => `key-${crypto.randomUUID()}`;
 
 async function createCharge(creds: MerchantCredentials, body: Record<string, unknown> = {}, idem = key()) {
-  return stack.api('POST', '/sellers/pix', { creds, body: { amountCents: 10_000, description: 'Pedido', ...body }, headers: { 'x-idempotency-key': idem } });
+  return stack.api('POST', '/sellers/pix', {
+    creds,
+    body: { amountCents: 10_000, description: 'Pedido', ...body },
+    headers: { 'x-idempotency-key': idem },
+  });
 }
 
 async function waitForStatus(id: string, status: string) {
@@ -76,7 +80,9 @@ describe('client credentials', () => {
       secretCiphertext: encryptSecret(secret, parseKey(stack.encryptionKey)),
       lastUsedAt: null,
     }).then(async (c) => {
-      const res = await stack.api('GET', '/sellers/pix/x', { creds: { merchantId: '', clientId: c.clientId, clientSecret: secret } });
+      const res = await stack.api('GET', '/sellers/pix/x', {
+        creds: { merchantId: '', clientId: c.clientId, clientSecret: secret },
+      });
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('MERCHANT_ID_REQUIRED');
     });
@@ -92,10 +98,18 @@ describe('POST /sellers/pix validation', () => {
     ['long externalRef', { amountCents: 100, externalRef: 'x'.repeat(129) }, 'externalRef'],
     ['bad expiresAt', { amountCents: 100, expiresAt: 'tomorrow' }, 'expiresAt'],
     ['expiresAt in the past', { amountCents: 100, expiresAt: '2020-01-01T00:00:00Z' }, 'expiresAt'],
-    ['split to unknown merchant', { amountCents: 100, splits: [{ merchantId: crypto.randomUUID(), amountCents: 10 }] }, 'splits.0.merchantId'],
+    [
+      'split to unknown merchant',
+      { amountCents: 100, splits: [{ merchantId: crypto.randomUUID(), amountCents: 10 }] },
+      'splits.0.merchantId',
+    ],
   ])('refuses %s with 400 VALIDATION_ERROR and creates nothing', async (_name, body, field) => {
     const before = await Charge.count();
-    const res = await stack.api('POST', '/sellers/pix', { creds: seller, body, headers: { 'x-idempotency-key': key() } });
+    const res = await stack.api('POST', '/sellers/pix', {
+      creds: seller,
+      body,
+      headers: { 'x-idempotency-key': key() },
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('VALIDATION_ERROR');
     expect(res.body.error.traceId).toEqual(expect.any(String));
@@ -104,16 +118,27 @@ describe('POST /sellers/pix validation', () => {
   });
 
   it('refuses malformed JSON and a non-JSON content type', async () => {
-    const malformed = await stack.api('POST', '/sellers/pix', { creds: seller, rawBody: '{"amountCents": ', headers: { 'content-type': 'application/json' } });
+    const malformed = await stack.api('POST', '/sellers/pix', {
+      creds: seller,
+      rawBody: '{"amountCents": ',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(malformed.status).toBe(400);
     expect(malformed.body.error.code).toBe('VALIDATION_ERROR');
-    const text = await stack.api('POST', '/sellers/pix', { creds: seller, rawBody: 'amountCents=1', headers: { 'content-type': 'text/plain' } });
+    const text = await stack.api('POST', '/sellers/pix', {
+      creds: seller,
+      rawBody: 'amountCents=1',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(text.status).toBe(400);
     expect(text.body.error.code).toBe('VALIDATION_ERROR');
   });
 
   it('refuses split shares larger than the amount after fees', async () => {
-    const res = await createCharge(seller, { amountCents: 1000, splits: [{ merchantId: other.merchantId, amountCents: 995 }] });
+    const res = await createCharge(seller, {
+      amountCents: 1000,
+      splits: [{ merchantId: other.merchantId, amountCents: 995 }],
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.details.fields.map((f: { field: string }) => f.field)).toContain('splits');
   });
@@ -126,7 +151,11 @@ describe('a Pix charge from creation to payment', () => {
     expect(created.status).toBe(201);
     const charge = created.body;
     expect(charge).toMatchObject({ status: 'PENDING', amountCents: 12_345, externalRef, splits: [], payer: null });
-    expect(charge.beneficiary).toMatchObject({ id: seller.merchantId, name: 'Loja Principal', account: { type: 'PAYMENT' } });
+    expect(charge.beneficiary).toMatchObject({
+      id: seller.merchantId,
+      name: 'Loja Principal',
+      account: { type: 'PAYMENT' },
+    });
     const parsed = parsePix(charge.pix.copyPaste);
     expect(hasError(parsed)).toBe(false);
     expect(Buffer.from(charge.pix.qrCode, 'base64').subarray(1, 4).toString()).toBe('PNG');
@@ -152,22 +181,32 @@ describe('a Pix charge from creation to payment', () => {
     expect(byE2e.body.id).toBe(charge.id);
 
     // Fee: 1% of 12,345 = 123.45 → 123 cents (half up); merchant gets the rest.
-    expect(await balance(stack.sequelize, accounts.merchantAvailable(seller.merchantId))).toBe(merchantBefore + 12_345 - 123);
+    expect(await balance(stack.sequelize, accounts.merchantAvailable(seller.merchantId))).toBe(
+      merchantBefore + 12_345 - 123,
+    );
     expect(await balance(stack.sequelize, accounts.platformFees)).toBe(feesBefore + 123);
 
     // The provider repeats its callback: nothing moves twice.
-    const resend = await fetch(`${stack.sandboxUrl}/sandbox/charges/${row!.providerChargeId}/resend-callback`, { method: 'POST' });
+    const resend = await fetch(`${stack.sandboxUrl}/sandbox/charges/${row!.providerChargeId}/resend-callback`, {
+      method: 'POST',
+    });
     expect(resend.status).toBeLessThan(300);
     // Wait until the sandbox has delivered the repeated callback and our route answered 2xx.
     await waitFor(
-      async () => stack.sandbox.state.callbacks.filter((c) => c.chargeId === row!.providerChargeId && c.delivered).length >= 2,
+      async () =>
+        stack.sandbox.state.callbacks.filter((c) => c.chargeId === row!.providerChargeId && c.delivered).length >= 2,
       'the repeated callback to be delivered',
     );
-    expect(await balance(stack.sequelize, accounts.merchantAvailable(seller.merchantId))).toBe(merchantBefore + 12_345 - 123);
-    const [txCount] = await stack.sequelize.query<{ n: number }>(`SELECT count(*)::int AS n FROM ledger_transactions WHERE movement_key = :k`, {
-      replacements: { k: `charge-paid:${charge.id}` },
-      type: QueryTypes.SELECT,
-    });
+    expect(await balance(stack.sequelize, accounts.merchantAvailable(seller.merchantId))).toBe(
+      merchantBefore + 12_345 - 123,
+    );
+    const [txCount] = await stack.sequelize.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM ledger_transactions WHERE movement_key = :k`,
+      {
+        replacements: { k: `charge-paid:${charge.id}` },
+        type: QueryTypes.SELECT,
+      },
+    );
     expect(txCount.n).toBe(1);
 
     const events = await OutboxEvent.findAll({ where: { aggregateId: charge.id }, order: [['createdAt', 'ASC']] });
@@ -227,7 +266,9 @@ describe('idempotency of POST /sellers/pix', () => {
 
   it('makes one charge from ten concurrent requests with one key', async () => {
     const idem = key();
-    const results = await Promise.all(Array.from({ length: 10 }, () => createCharge(seller, { amountCents: 900 }, idem)));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => createCharge(seller, { amountCents: 900 }, idem)),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(10).fill(201));
     expect(new Set(results.map((r) => r.body.id)).size).toBe(1);
     expect(await Charge.count({ where: { idempotencyKey: idem } })).toBe(1);
@@ -236,7 +277,11 @@ describe('idempotency of POST /sellers/pix', () => {
 
 describe('provider failures while issuing', () => {
   it('answers 502 PROVIDER_ERROR, stores no charge, and lets the same key succeed later', async () => {
-    await fetch(`${stack.sandboxUrl}/sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ errorRate: 1 }) });
+    await fetch(`${stack.sandboxUrl}/sandbox/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ errorRate: 1 }),
+    });
     const idem = key();
     const before = await Charge.count();
     const failed = await createCharge(seller, { amountCents: 4_200 }, idem);
@@ -267,10 +312,19 @@ describe('cancel and late payment', () => {
   });
 
   it('refuses a provider callback with a bad signature', async () => {
-    const body = JSON.stringify({ eventId: 'evt_forged', type: 'charge.paid', occurredAt: new Date().toISOString(), charge: {} });
+    const body = JSON.stringify({
+      eventId: 'evt_forged',
+      type: 'charge.paid',
+      occurredAt: new Date().toISOString(),
+      charge: {},
+    });
     const res = await fetch(`${stack.apiUrl}/webhooks/pix-gateway`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-provider-timestamp': String(Date.now()), 'x-provider-signature': 'a'.repeat(64) },
+      headers: {
+        'content-type': 'application/json',
+        'x-provider-timestamp': String(Date.now()),
+        'x-provider-signature': 'a'.repeat(64),
+      },
       body,
     });
     expect(res.status).toBe(401);
@@ -280,7 +334,11 @@ describe('cancel and late payment', () => {
 
 describe('legacy alias, health and unknown routes', () => {
   it('serves /rifeiro/pix exactly like /sellers/pix, with a Deprecation header', async () => {
-    const created = await stack.api('POST', '/rifeiro/pix', { creds: seller, body: { amountCents: 321 }, headers: { 'x-idempotency-key': key() } });
+    const created = await stack.api('POST', '/rifeiro/pix', {
+      creds: seller,
+      body: { amountCents: 321 },
+      headers: { 'x-idempotency-key': key() },
+    });
     expect(created.status).toBe(201);
     expect(created.headers.get('deprecation')).toBe('true');
     const read = await stack.api('GET', `/rifeiro/pix/${created.body.id}`, { creds: seller });
@@ -290,7 +348,11 @@ describe('legacy alias, health and unknown routes', () => {
   it('reports health and readiness with the spec fields', async () => {
     const health = await stack.api('GET', '/healthz');
     expect(health.status).toBe(200);
-    expect(health.body).toMatchObject({ ok: true, timestamp: expect.any(String), buildInfo: expect.objectContaining({ version: expect.any(String), source: expect.any(String) }) });
+    expect(health.body).toMatchObject({
+      ok: true,
+      timestamp: expect.any(String),
+      buildInfo: expect.objectContaining({ version: expect.any(String), source: expect.any(String) }),
+    });
     const ready = await stack.api('GET', '/ready');
     expect(ready.status).toBe(200);
     expect(ready.body).toMatchObject({ ok: true, database: true, temporal: true, smtp: true, smtpError: null });
@@ -310,7 +372,11 @@ async function sendCallback(event: Record<string, unknown>) {
   const ts = Date.now();
   const res = await fetch(`${stack.apiUrl}/webhooks/pix-gateway`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-provider-timestamp': String(ts), 'x-provider-signature': signProviderCallback(body, ts, stack.callbackSecret) },
+    headers: {
+      'content-type': 'application/json',
+      'x-provider-timestamp': String(ts),
+      'x-provider-signature': signProviderCallback(body, ts, stack.callbackSecret),
+    },
     body,
   });
   return { status: res.status, body: (await res.json()) as any };
@@ -328,24 +394,40 @@ function paidEvent(row: Charge, overrides: Record<string, unknown> = {}, eventId
       amountCents: row.amountCents,
       endToEndId: 'E99999999202611220000FORGEDCALLB',
       paidAt: new Date().toISOString(),
-      payer: { name: 'Forjador', document: '52998224725', documentType: 'CPF', email: null, phone: null, institution: 'Banco', ispb: '99999999', agency: '1', account: '2' },
+      payer: {
+        name: 'Forjador',
+        document: '52998224725',
+        documentType: 'CPF',
+        email: null,
+        phone: null,
+        institution: 'Banco',
+        ispb: '99999999',
+        agency: '1',
+        account: '2',
+      },
       ...overrides,
     },
   };
 }
 
 async function paymentAlerts(chargeId: string) {
-  return stack.sequelize.query<{ kind: string; end_to_end_id: string | null }>(`SELECT kind, end_to_end_id FROM payment_alerts WHERE charge_id = :id ORDER BY id`, {
-    replacements: { id: chargeId },
-    type: QueryTypes.SELECT,
-  });
+  return stack.sequelize.query<{ kind: string; end_to_end_id: string | null }>(
+    `SELECT kind, end_to_end_id FROM payment_alerts WHERE charge_id = :id ORDER BY id`,
+    {
+      replacements: { id: chargeId },
+      type: QueryTypes.SELECT,
+    },
+  );
 }
 
 async function chargePaidTransactions(chargeId: string) {
-  const [row] = await stack.sequelize.query<{ n: number }>(`SELECT count(*)::int AS n FROM ledger_transactions WHERE movement_key = :k`, {
-    replacements: { k: `charge-paid:${chargeId}` },
-    type: QueryTypes.SELECT,
-  });
+  const [row] = await stack.sequelize.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM ledger_transactions WHERE movement_key = :k`,
+    {
+      replacements: { k: `charge-paid:${chargeId}` },
+      type: QueryTypes.SELECT,
+    },
+  );
   return row.n;
 }
 
@@ -356,11 +438,16 @@ describe('settlement asks the provider', () => {
     const before = await balance(stack.sequelize, accounts.merchantAvailable(seller.merchantId));
     const res = await sendCallback(paidEvent(row));
     expect(res.status).toBe(200);
-    await waitFor(async () => (await paymentAlerts(row.id)).length > 0 || (await Charge.findByPk(row.id))?.status === 'PAID', 'the forged callback to be handled');
+    await waitFor(
+      async () => (await paymentAlerts(row.id)).length > 0 || (await Charge.findByPk(row.id))?.status === 'PAID',
+      'the forged callback to be handled',
+    );
     expect((await Charge.findByPk(row.id))?.status).toBe('PENDING');
     expect(await chargePaidTransactions(row.id)).toBe(0);
     expect(await balance(stack.sequelize, accounts.merchantAvailable(seller.merchantId))).toBe(before);
-    expect(await paymentAlerts(row.id)).toEqual([{ kind: 'NOT_CONFIRMED', end_to_end_id: 'E99999999202611220000FORGEDCALLB' }]);
+    expect(await paymentAlerts(row.id)).toEqual([
+      { kind: 'NOT_CONFIRMED', end_to_end_id: 'E99999999202611220000FORGEDCALLB' },
+    ]);
 
     // The real payment still settles, from the provider's own data.
     expect((await stack.pay(row.id)).status).toBe(200);
@@ -385,10 +472,13 @@ describe('settlement asks the provider', () => {
     const paid = await waitForStatus(created.body.id, 'PAID');
     expect(paid.paidAfterExpiry).toBe(true);
     expect(await balance(stack.sequelize, accounts.merchantAvailable(seller.merchantId))).toBe(before + 2_600 - 26);
-    const [event] = await stack.sequelize.query<{ outcome: string }>(`SELECT outcome FROM provider_events WHERE provider_charge_id = :id`, {
-      replacements: { id: (await Charge.findByPk(created.body.id))!.providerChargeId },
-      type: QueryTypes.SELECT,
-    });
+    const [event] = await stack.sequelize.query<{ outcome: string }>(
+      `SELECT outcome FROM provider_events WHERE provider_charge_id = :id`,
+      {
+        replacements: { id: (await Charge.findByPk(created.body.id))!.providerChargeId },
+        type: QueryTypes.SELECT,
+      },
+    );
     expect(event.outcome).toBe('LATE_PAYMENT');
     expect(await chargePaidTransactions(created.body.id)).toBe(1);
   });
@@ -402,10 +492,13 @@ describe('settlement asks the provider', () => {
     await waitForStatus(row.id, 'PAID');
     // The same event again, now that the charge is PAID: the stored outcome is not rewritten.
     expect((await sendCallback(forged)).status).toBe(200);
-    const [stored] = await stack.sequelize.query<{ outcome: string }>(`SELECT outcome FROM provider_events WHERE id = :id`, {
-      replacements: { id: forged.eventId },
-      type: QueryTypes.SELECT,
-    });
+    const [stored] = await stack.sequelize.query<{ outcome: string }>(
+      `SELECT outcome FROM provider_events WHERE id = :id`,
+      {
+        replacements: { id: forged.eventId },
+        type: QueryTypes.SELECT,
+      },
+    );
     expect(stored.outcome).toBe('SIGNALLED');
 
     // A different payment (another endToEndId) for the PAID charge is recorded as an alert.
@@ -444,7 +537,9 @@ describe('BR Code and sandbox restarts', () => {
     expect((parsed as { merchantName: string }).merchantName).toBe('PIX GATEWAY SANDBOX');
     const row = (await Charge.findByPk(created.body.id))!;
     const cob = [...stack.sandbox.state.charges.values()].find((r) => r.cob && r.charge.txid === row.pixTxid)?.cob;
-    expect(cob?.revisions.at(-1)?.infoAdicionais).toEqual([{ nome: 'Estabelecimento', valor: 'Açaí & Café São João Ltda Filial Centro' }]);
+    expect(cob?.revisions.at(-1)?.infoAdicionais).toEqual([
+      { nome: 'Estabelecimento', valor: 'Açaí & Café São João Ltda Filial Centro' },
+    ]);
   });
 
   it('pays a charge created before the sandbox restarted (the provider keeps its state on disk)', async () => {

@@ -47,17 +47,29 @@ async function owner(opts: { pixKey?: string | null } = {}): Promise<Owner> {
   const merchantId = o.merchantId;
   const pixKey = opts.pixKey === undefined ? `repasse+${crypto.randomUUID().slice(0, 8)}@loja.com.br` : opts.pixKey;
   if (pixKey) await setMerchantPixKey(stack.sequelize, merchantId, { key: pixKey, type: 'EMAIL' });
-  await stack.sequelize.query(`UPDATE merchants SET withdrawal_fee_cents = :fee WHERE id = :id`, { replacements: { fee: FEE, id: merchantId } });
+  await stack.sequelize.query(`UPDATE merchants SET withdrawal_fee_cents = :fee WHERE id = :id`, {
+    replacements: { fee: FEE, id: merchantId },
+  });
   return o;
 }
 
 /** Pays a Pix charge of `amountCents` through the API and the sandbox; answers the available balance after it. */
 async function fund(o: Owner, amountCents: number): Promise<number> {
-  const created = await o.client.call('POST', '/charges', { body: { merchantId: o.merchantId, amountCents }, headers: key() });
+  const created = await o.client.call('POST', '/charges', {
+    body: { merchantId: o.merchantId, amountCents },
+    headers: key(),
+  });
   expect(created.status).toBe(201);
-  const paid = await fetch(`${stack.sandboxUrl}/sandbox/charges/${pspChargeRef(created.body.id)}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  const paid = await fetch(`${stack.sandboxUrl}/sandbox/charges/${pspChargeRef(created.body.id)}/pay`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
   expect(paid.status).toBe(200);
-  await waitFor(async () => (await o.client.call('GET', `/charges/${created.body.id}`)).body.status === 'PAID', 'charge PAID');
+  await waitFor(
+    async () => (await o.client.call('GET', `/charges/${created.body.id}`)).body.status === 'PAID',
+    'charge PAID',
+  );
   return available(o);
 }
 
@@ -86,12 +98,19 @@ async function postingsOf(movementKey: string): Promise<Record<string, number>> 
 }
 
 async function countRows(table: 'settlements' | 'withdrawals', merchantId: string): Promise<number> {
-  const [row] = await stack.sequelize.query<{ n: string }>(`SELECT count(*) AS n FROM ${table} WHERE merchant_id = :merchantId`, { replacements: { merchantId }, type: QueryTypes.SELECT });
+  const [row] = await stack.sequelize.query<{ n: string }>(
+    `SELECT count(*) AS n FROM ${table} WHERE merchant_id = :merchantId`,
+    { replacements: { merchantId }, type: QueryTypes.SELECT },
+  );
   return Number(row.n);
 }
 
 const faults = (body: Record<string, unknown>) =>
-  fetch(`${stack.sandboxUrl}/sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  fetch(`${stack.sandboxUrl}/sandbox/faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 
 describe('on demand', () => {
   it('settles an amount: 201 once reserved, COMPLETED through the provider, ledger moved once, idempotent replay', async () => {
@@ -100,8 +119,19 @@ describe('on demand', () => {
     const headers = key();
     const res = await settle(o, { amountCents: 40_000 }, headers);
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ merchantId: o.merchantId, trigger: 'ON_DEMAND', amountCents: 40_000, feeCents: FEE, totalDebitedCents: 40_150, scheduleFrequency: null });
-    expect(res.body.destination).toMatchObject({ type: 'PIX', pixKeyType: 'EMAIL', pixKeyMasked: expect.stringMatching(/^re\*+@loja\.com\.br$/) });
+    expect(res.body).toMatchObject({
+      merchantId: o.merchantId,
+      trigger: 'ON_DEMAND',
+      amountCents: 40_000,
+      feeCents: FEE,
+      totalDebitedCents: 40_150,
+      scheduleFrequency: null,
+    });
+    expect(res.body.destination).toMatchObject({
+      type: 'PIX',
+      pixKeyType: 'EMAIL',
+      pixKeyMasked: expect.stringMatching(/^re\*+@loja\.com\.br$/),
+    });
     expect(['PROCESSING', 'COMPLETED']).toContain(res.body.status);
     // The 201 comes after the reservation.
     expect(await available(o)).toBe(net - 40_150);
@@ -112,7 +142,10 @@ describe('on demand', () => {
     expect(done.endToEndId).toMatch(/^E\d{8}\d{12}[A-Za-z0-9]{11}$/);
     // Never the supplier's ids or a raw payload.
     expect(JSON.stringify(done)).not.toMatch(/sandbox|sbx|secret|token/i);
-    const seller = await stack.sequelize.query<{ provider_transfer_id: string }>(`SELECT provider_transfer_id FROM withdrawals WHERE id = :id`, { replacements: { id: done.withdrawalId }, type: QueryTypes.SELECT });
+    const seller = await stack.sequelize.query<{ provider_transfer_id: string }>(
+      `SELECT provider_transfer_id FROM withdrawals WHERE id = :id`,
+      { replacements: { id: done.withdrawalId }, type: QueryTypes.SELECT },
+    );
     const atSandbox = (await sandboxTransferList(stack)).find((t) => t.id === seller[0].provider_transfer_id);
     expect(atSandbox).toMatchObject({ status: 'COMPLETED', amountCents: 40_000, endToEndId: done.endToEndId });
     expect(await available(o)).toBe(net - 40_150);
@@ -136,22 +169,34 @@ describe('on demand', () => {
 
     const list = await o.client.call('GET', `/settlements?merchantId=${o.merchantId}&status=COMPLETED`);
     expect(list.status).toBe(200);
-    expect(list.body).toMatchObject({ data: [expect.objectContaining({ id: res.body.id, status: 'COMPLETED' })], pagination: { total: 1, limit: 20, offset: 0, hasMore: false } });
+    expect(list.body).toMatchObject({
+      data: [expect.objectContaining({ id: res.body.id, status: 'COMPLETED' })],
+      pagination: { total: 1, limit: 20, offset: 0, hasMore: false },
+    });
     const none = await o.client.call('GET', `/settlements?merchantId=${o.merchantId}&status=FAILED`);
     expect(none.body).toMatchObject({ data: [], pagination: { total: 0 } });
     // The money left as a withdrawal: its row is the settlement's state.
-    const [w] = await stack.sequelize.query<{ status: string; user_id: string }>(`SELECT status, user_id FROM withdrawals WHERE id = :id`, { replacements: { id: done.withdrawalId }, type: QueryTypes.SELECT });
+    const [w] = await stack.sequelize.query<{ status: string; user_id: string }>(
+      `SELECT status, user_id FROM withdrawals WHERE id = :id`,
+      { replacements: { id: done.withdrawalId }, type: QueryTypes.SELECT },
+    );
     expect(w).toEqual({ status: 'COMPLETED', user_id: o.userId });
 
     // The provider's statement agrees: the funding payment and the settlement's transfer match.
     const today = new Date(Date.now() - 3 * 3_600_000).toISOString().slice(0, 10);
-    const started = await o.client.call('POST', '/reconciliations', { body: { merchantId: o.merchantId, from: today, to: today } });
+    const started = await o.client.call('POST', '/reconciliations', {
+      body: { merchantId: o.merchantId, from: today, to: today },
+    });
     expect(started.status).toBe(202);
     const report = await waitFor(async () => {
       const r = await o.client.call('GET', `/reconciliations/${started.body.id}`);
       return r.body.status !== 'RUNNING' ? r.body : undefined;
     }, 'reconciliation finished');
-    expect(report).toMatchObject({ status: 'COMPLETED', counts: { matched: 2, missingInLedger: 0, missingAtProvider: 0, amountMismatch: 0 }, differences: [] });
+    expect(report).toMatchObject({
+      status: 'COMPLETED',
+      counts: { matched: 2, missingInLedger: 0, missingAtProvider: 0, amountMismatch: 0 },
+      differences: [],
+    });
   });
 
   it('without an amount settles everything available minus the fee; then nothing is left: 400, nothing stored', async () => {
@@ -193,7 +238,13 @@ describe('on demand', () => {
     expect(post.status).toBe(403);
     expect(post.body.error.code).toBe('INSUFFICIENT_ROLE');
     expect((await viewer.call('GET', `/settlements?merchantId=${o.merchantId}`)).status).toBe(403);
-    expect((await viewer.call('PUT', '/settlements/schedule', { body: { merchantId: o.merchantId, frequency: 'D0', minimumAmountCents: 0 } })).status).toBe(403);
+    expect(
+      (
+        await viewer.call('PUT', '/settlements/schedule', {
+          body: { merchantId: o.merchantId, frequency: 'D0', minimumAmountCents: 0 },
+        })
+      ).status,
+    ).toBe(403);
     expect(await countRows('withdrawals', o.merchantId)).toBe(0);
   });
 
@@ -202,11 +253,20 @@ describe('on demand', () => {
     const net = await fund(o, 10_000);
     const tooMuch = await settle(o, { amountCents: net });
     expect(tooMuch.status).toBe(400);
-    expect(tooMuch.body.error).toMatchObject({ code: 'INSUFFICIENT_AVAILABLE_BALANCE', details: { requiredCents: net + FEE, availableCents: net } });
+    expect(tooMuch.body.error).toMatchObject({
+      code: 'INSUFFICIENT_AVAILABLE_BALANCE',
+      details: { requiredCents: net + FEE, availableCents: net },
+    });
     const noKey = await o.client.call('POST', '/settlements', { body: { merchantId: o.merchantId, amountCents: 100 } });
     expect(noKey.status).toBe(400);
     expect(noKey.body.error.code).toBe('IDEMPOTENCY_KEY_REQUIRED');
-    for (const body of [{ amountCents: 0 }, { amountCents: -5 }, { amountCents: 1.5 }, { amountCents: '100' }, { amountCents: 100, extra: 1 }]) {
+    for (const body of [
+      { amountCents: 0 },
+      { amountCents: -5 },
+      { amountCents: 1.5 },
+      { amountCents: '100' },
+      { amountCents: 100, extra: 1 },
+    ]) {
       const bad = await settle(o, body);
       expect(bad.status).toBe(400);
       expect(bad.body.error.code).toBe('VALIDATION_ERROR');
@@ -215,7 +275,10 @@ describe('on demand', () => {
     await fund(keyless, 10_000);
     const refused = await settle(keyless, {});
     expect(refused.status).toBe(400);
-    expect(refused.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { reason: 'PIX_KEY_NOT_REGISTERED' } });
+    expect(refused.body.error).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: { reason: 'PIX_KEY_NOT_REGISTERED' },
+    });
     await setWithdrawalsFrozen(stack.sequelize, o.merchantId, true);
     const frozen = await settle(o, { amountCents: 100 });
     expect(frozen.status).toBe(409);
@@ -247,7 +310,11 @@ describe('on demand', () => {
     const res = await settle(o, { amountCents: 5_000 });
     expect(res.status).toBe(201);
     const done = await finished(o, res.body.id);
-    expect(done).toMatchObject({ status: 'FAILED', failure: { code: expect.any(String), reason: expect.any(String) }, endToEndId: null });
+    expect(done).toMatchObject({
+      status: 'FAILED',
+      failure: { code: expect.any(String), reason: expect.any(String) },
+      endToEndId: null,
+    });
     expect(await available(o)).toBe(net);
     expect(await reserved(o)).toBe(0);
   });
@@ -257,7 +324,8 @@ describe('on demand', () => {
     await fund(o, 10_000);
     const setup = await o.client.call('POST', '/auth/2fa/totp/setup');
     const secret: string = setup.body.secret;
-    const code = (offset: number) => authenticator.clone({ epoch: (Math.floor(Date.now() / 30_000) + offset) * 30_000 }).generate(secret);
+    const code = (offset: number) =>
+      authenticator.clone({ epoch: (Math.floor(Date.now() / 30_000) + offset) * 30_000 }).generate(secret);
     expect((await o.client.call('POST', '/auth/2fa/totp/confirm', { body: { code: code(0) } })).status).toBe(200);
     const headers = key();
     const without = await settle(o, { amountCents: 1_000 }, headers);
@@ -265,7 +333,9 @@ describe('on demand', () => {
     expect(without.body.error).toMatchObject({ code: 'SECOND_FACTOR_REQUIRED', details: { action: 'settlement' } });
     expect(await countRows('withdrawals', o.merchantId)).toBe(0);
     const start = await o.client.call('POST', '/auth/2fa/action/start', { body: { action: 'settlement' } });
-    const confirm = await o.client.call('POST', '/auth/2fa/action/confirm', { body: { challengeId: start.body.challengeId, code: code(1) } });
+    const confirm = await o.client.call('POST', '/auth/2fa/action/confirm', {
+      body: { challengeId: start.body.challengeId, code: code(1) },
+    });
     expect(confirm.status).toBe(200);
     const ok = await settle(o, { amountCents: 1_000 }, { ...headers, 'x-action-token': confirm.body.actionToken });
     expect(ok.status).toBe(201);
@@ -309,9 +379,19 @@ describe('by schedule', () => {
   it('PUT creates a Temporal Schedule; a run settles (D0) everything available once; a pause in Temporal shows in GET', async () => {
     const o = await owner();
     const net = await fund(o, 30_000);
-    const put = await o.client.call('PUT', '/settlements/schedule', { body: { merchantId: o.merchantId, frequency: 'D0', minimumAmountCents: 1_000 } });
+    const put = await o.client.call('PUT', '/settlements/schedule', {
+      body: { merchantId: o.merchantId, frequency: 'D0', minimumAmountCents: 1_000 },
+    });
     expect(put.status).toBe(200);
-    expect(put.body).toMatchObject({ merchantId: o.merchantId, scheduleId: `settlement-${o.merchantId}`, frequency: 'D0', minimumAmountCents: 1_000, paused: false, timezone: 'America/Sao_Paulo', nextRunAt: expect.any(String) });
+    expect(put.body).toMatchObject({
+      merchantId: o.merchantId,
+      scheduleId: `settlement-${o.merchantId}`,
+      frequency: 'D0',
+      minimumAmountCents: 1_000,
+      paused: false,
+      timezone: 'America/Sao_Paulo',
+      nextRunAt: expect.any(String),
+    });
     const described = await stack.temporal.schedule.getHandle(settlementScheduleId(o.merchantId)).describe();
     expect(described.spec.calendars?.[0]).toMatchObject({ hour: [{ start: 23, end: 23, step: 1 }] });
 
@@ -320,7 +400,14 @@ describe('by schedule', () => {
     expect(result).toMatchObject({ plan: { kind: 'SETTLE', amountCents: net - FEE }, status: 'COMPLETED' });
     const list = await o.client.call('GET', `/settlements?merchantId=${o.merchantId}`);
     expect(list.body.data).toHaveLength(1);
-    expect(list.body.data[0]).toMatchObject({ id: result.settlementId, trigger: 'SCHEDULED', scheduleFrequency: 'D0', requestedBy: null, status: 'COMPLETED', amountCents: net - FEE });
+    expect(list.body.data[0]).toMatchObject({
+      id: result.settlementId,
+      trigger: 'SCHEDULED',
+      scheduleFrequency: 'D0',
+      requestedBy: null,
+      status: 'COMPLETED',
+      amountCents: net - FEE,
+    });
     expect((await sandboxTransfers(stack))[list.body.data[0].withdrawalId]?.created).toBe(1);
     expect(await available(o)).toBe(0);
 
@@ -330,8 +417,13 @@ describe('by schedule', () => {
     expect(await countRows('settlements', o.merchantId)).toBe(1);
 
     await stack.temporal.schedule.getHandle(settlementScheduleId(o.merchantId)).pause('operator in the Web UI');
-    expect((await o.client.call('GET', `/settlements/schedule?merchantId=${o.merchantId}`)).body).toMatchObject({ paused: true, nextRunAt: null });
-    const resumed = await o.client.call('PUT', '/settlements/schedule', { body: { merchantId: o.merchantId, frequency: 'WEEKLY', minimumAmountCents: 0, paused: false } });
+    expect((await o.client.call('GET', `/settlements/schedule?merchantId=${o.merchantId}`)).body).toMatchObject({
+      paused: true,
+      nextRunAt: null,
+    });
+    const resumed = await o.client.call('PUT', '/settlements/schedule', {
+      body: { merchantId: o.merchantId, frequency: 'WEEKLY', minimumAmountCents: 0, paused: false },
+    });
     expect(resumed.body).toMatchObject({ frequency: 'WEEKLY', paused: false });
     const del = await o.client.call('DELETE', `/settlements/schedule?merchantId=${o.merchantId}`);
     expect(del.status).toBe(204);
@@ -341,7 +433,10 @@ describe('by schedule', () => {
 
   it('PUT answers the state it set, however quickly pauses and resumes follow each other (also from the Web UI)', async () => {
     const o = await owner();
-    const put = (paused: boolean, frequency = 'D1') => o.client.call('PUT', '/settlements/schedule', { body: { merchantId: o.merchantId, frequency, minimumAmountCents: 0, paused } });
+    const put = (paused: boolean, frequency = 'D1') =>
+      o.client.call('PUT', '/settlements/schedule', {
+        body: { merchantId: o.merchantId, frequency, minimumAmountCents: 0, paused },
+      });
     expect((await put(false)).body).toMatchObject({ paused: false, nextRunAt: expect.any(String) });
     const handle = stack.temporal.schedule.getHandle(settlementScheduleId(o.merchantId));
     for (let i = 0; i < 12; i++) {
@@ -352,7 +447,11 @@ describe('by schedule', () => {
       const read = await o.client.call('GET', `/settlements/schedule?merchantId=${o.merchantId}`);
       expect({ i, paused: read.body.paused }).toEqual({ i, paused: !paused });
       const answer = await put(paused, i % 4 < 2 ? 'D1' : 'WEEKLY');
-      expect({ i, paused: answer.body.paused, noNextRun: answer.body.nextRunAt === null }).toEqual({ i, paused, noNextRun: paused });
+      expect({ i, paused: answer.body.paused, noNextRun: answer.body.nextRunAt === null }).toEqual({
+        i,
+        paused,
+        noNextRun: paused,
+      });
     }
     expect((await o.client.call('DELETE', `/settlements/schedule?merchantId=${o.merchantId}`)).status).toBe(204);
   });
@@ -360,11 +459,20 @@ describe('by schedule', () => {
   it('a run below the minimum settles nothing; D1 settles only what was there at the end of yesterday', async () => {
     const o = await owner();
     await fund(o, 5_000);
-    await o.client.call('PUT', '/settlements/schedule', { body: { merchantId: o.merchantId, frequency: 'D0', minimumAmountCents: 100_000 } });
-    expect(await fire(o.merchantId, 0)).toMatchObject({ plan: { kind: 'SKIP', reason: 'BELOW_MINIMUM' }, settlementId: null });
+    await o.client.call('PUT', '/settlements/schedule', {
+      body: { merchantId: o.merchantId, frequency: 'D0', minimumAmountCents: 100_000 },
+    });
+    expect(await fire(o.merchantId, 0)).toMatchObject({
+      plan: { kind: 'SKIP', reason: 'BELOW_MINIMUM' },
+      settlementId: null,
+    });
     // Every posting so far is from today: D1 has nothing from yesterday to settle.
-    await o.client.call('PUT', '/settlements/schedule', { body: { merchantId: o.merchantId, frequency: 'D1', minimumAmountCents: 0 } });
-    expect(await fire(o.merchantId, 1)).toMatchObject({ plan: { kind: 'SKIP', reason: 'BELOW_MINIMUM', amountCents: 0 } });
+    await o.client.call('PUT', '/settlements/schedule', {
+      body: { merchantId: o.merchantId, frequency: 'D1', minimumAmountCents: 0 },
+    });
+    expect(await fire(o.merchantId, 1)).toMatchObject({
+      plan: { kind: 'SKIP', reason: 'BELOW_MINIMUM', amountCents: 0 },
+    });
     expect(await countRows('settlements', o.merchantId)).toBe(0);
     await o.client.call('DELETE', `/settlements/schedule?merchantId=${o.merchantId}`);
   });

@@ -26,7 +26,13 @@ jest.setTimeout(120_000);
  * buyer; test/integration/checkoutPage.test.ts checks it shows nothing else). The application API (signed-in people, bearer tokens)
  * has its own matrix: test/integration/tenantIsolationApp.test.ts.
  */
-const PUBLIC_ROUTES = [/^\/(docs|healthz|ready|openapi\.json|metrics|metrics\/perf-db)$/, /^\/webhooks\/pix-gateway(\/|$)/, /^\/webhooks\/pix-api\//, /^\/uploads\//, /^\/c\//];
+const PUBLIC_ROUTES = [
+  /^\/(docs|healthz|ready|openapi\.json|metrics|metrics\/perf-db)$/,
+  /^\/webhooks\/pix-gateway(\/|$)/,
+  /^\/webhooks\/pix-api\//,
+  /^\/uploads\//,
+  /^\/c\//,
+];
 
 type Fixtures = OwnedResources;
 
@@ -67,7 +73,13 @@ let lastTimestamp = 0;
 async function callAs(creds: MerchantCredentials, method: string, path: string, body: unknown) {
   const raw = body === undefined ? '' : JSON.stringify(body);
   const ts = (lastTimestamp = Math.max(Date.now(), lastTimestamp + 1));
-  const headers: Record<string, string> = signedRequestHeaders({ ...creds, method, path, rawBody: raw, timestampMs: ts });
+  const headers: Record<string, string> = signedRequestHeaders({
+    ...creds,
+    method,
+    path,
+    rawBody: raw,
+    timestampMs: ts,
+  });
   headers['idempotency-key'] = `tenant-${crypto.randomUUID()}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(`${stack.apiUrl}${path}`, { method, headers, body: body === undefined ? undefined : raw });
@@ -77,7 +89,10 @@ async function callAs(creds: MerchantCredentials, method: string, path: string, 
 
 /** What merchant A sees of each of its resources (to prove B's calls changed nothing). */
 async function snapshotOfA(): Promise<Record<string, unknown>> {
-  const read = async (path: string, signed = false) => (signed ? (await signedCall(stack, merchantA, 'GET', path)).body : (await stack.api('GET', path, { creds: merchantA })).body);
+  const read = async (path: string, signed = false) =>
+    signed
+      ? (await signedCall(stack, merchantA, 'GET', path)).body
+      : (await stack.api('GET', path, { creds: merchantA })).body;
   return {
     charge: await read(`/sellers/pix/${fixtures.chargeId}`),
     withdrawal: await read(`/sellers/saques/${fixtures.withdrawalId}`),
@@ -93,7 +108,13 @@ beforeAll(async () => {
   receiver = await startReceiver();
   routes = listMountedRoutes(stack.app);
   // Both may pay out (or B would get 403 PAYOUTS_NOT_ENABLED, which proves nothing about isolation).
-  merchantA = await stack.createMerchant({ name: 'Loja A', payoutsEnabled: true, document: '11144477735', pixKeyType: 'EMAIL', pixKey: `financeiro+${crypto.randomUUID().slice(0, 8)}@loja-a.com.br` });
+  merchantA = await stack.createMerchant({
+    name: 'Loja A',
+    payoutsEnabled: true,
+    document: '11144477735',
+    pixKeyType: 'EMAIL',
+    pixKey: `financeiro+${crypto.randomUUID().slice(0, 8)}@loja-a.com.br`,
+  });
   merchantB = await payoutMerchant(stack, { name: 'Loja B' });
 
   fixtures = await createOwnedResources(stack, merchantA, receiver.url);
@@ -109,7 +130,9 @@ afterAll(async () => {
 it('lists the merchant-scoped routes it probes, and has an id rule for every path parameter', () => {
   const scoped = routes.filter(merchantScoped);
   expect(scoped.length).toBeGreaterThan(20);
-  const missing = scoped.flatMap((r) => fillPath(r.path).unresolved.map((p) => `${r.method} ${r.path}: no rule for ${p}`));
+  const missing = scoped.flatMap((r) =>
+    fillPath(r.path).unresolved.map((p) => `${r.method} ${r.path}: no rule for ${p}`),
+  );
   // A new route with a new kind of id: add a rule to ID_RULES naming which of A's ids fills it.
   expect(missing).toEqual([]);
 });
@@ -126,11 +149,21 @@ it("answers 404 with no data to merchant B for every route given merchant A's id
     const body = res.body as { error?: { code?: string }; data?: unknown; success?: boolean } | null;
     // Partner checkout routes answer in the P0 envelope {data: null, success: false, error}; all others in {error}.
     const p0 = route.path.startsWith('/v1/checkouts');
-    const envelopeOk = p0 ? body !== null && Object.keys(body).sort().join() === 'data,error,success' && body.data === null && body.success === false : body !== null && Object.keys(body).join() === 'error';
+    const envelopeOk = p0
+      ? body !== null &&
+        Object.keys(body).sort().join() === 'data,error,success' &&
+        body.data === null &&
+        body.success === false
+      : body !== null && Object.keys(body).join() === 'error';
     const ok = res.status === 404 && envelopeOk && typeof body?.error?.code === 'string';
     // The answer may echo the id B asked for, but nothing else of A's: no other id, no merchant id.
-    const leaked = [...aIds.filter((id) => !path.includes(id)), merchantA.merchantId].filter((v) => res.text.includes(v));
-    if (!ok || leaked.length > 0) failures.push(`${route.method} ${route.path} → ${res.status} ${res.text.slice(0, 200)}${leaked.length ? ` (leaks ${leaked.join(', ')})` : ''}`);
+    const leaked = [...aIds.filter((id) => !path.includes(id)), merchantA.merchantId].filter((v) =>
+      res.text.includes(v),
+    );
+    if (!ok || leaked.length > 0)
+      failures.push(
+        `${route.method} ${route.path} → ${res.status} ${res.text.slice(0, 200)}${leaked.length ? ` (leaks ${leaked.join(', ')})` : ''}`,
+      );
   }
   expect(failures).toEqual([]);
   expect(withIds.length).toBeGreaterThanOrEqual(Object.keys(ID_RULES).length);
@@ -145,7 +178,10 @@ it("shows none of merchant A's ids in merchant B's list routes", async () => {
   for (const route of lists) {
     const res = await callAs(merchantB, 'GET', route.path, undefined);
     const leaked = [...Object.values(fixtures), merchantA.merchantId].filter((v) => res.text.includes(v));
-    if (res.status !== 200 || leaked.length > 0) failures.push(`GET ${route.path} → ${res.status} ${leaked.length ? `leaks ${leaked.join(', ')}` : res.text.slice(0, 200)}`);
+    if (res.status !== 200 || leaked.length > 0)
+      failures.push(
+        `GET ${route.path} → ${res.status} ${leaked.length ? `leaks ${leaked.join(', ')}` : res.text.slice(0, 200)}`,
+      );
   }
   expect(failures).toEqual([]);
 });

@@ -67,11 +67,22 @@ const PROBE_BODIES: Record<string, Record<string, unknown>> = {
   'PATCH /dashboard/merchant/branding': { color: '#112233', logoUrl: 'https://loja.example.com/logo.png' },
   'POST /checkout/sessions': { amountCents: 100 },
   'POST /courses': { title: 'isolation probe', accessType: 'LIFETIME' },
-  'POST /reconciliations': { from: new Date(Date.now() - 3 * 3_600_000).toISOString().slice(0, 10), to: new Date(Date.now() - 3 * 3_600_000).toISOString().slice(0, 10) },
+  'POST /reconciliations': {
+    from: new Date(Date.now() - 3 * 3_600_000).toISOString().slice(0, 10),
+    to: new Date(Date.now() - 3 * 3_600_000).toISOString().slice(0, 10),
+  },
   'POST /settlements': { amountCents: 100 },
   'PUT /settlements/schedule': { frequency: 'D0', minimumAmountCents: 0 },
   'POST /med/infractions/sync': {},
-  'POST /boletos': { items: [{ amountCents: 100, dueDate: new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10), payer: { name: 'Bia Souza', taxId: '52998224725' } }] },
+  'POST /boletos': {
+    items: [
+      {
+        amountCents: 100,
+        dueDate: new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10),
+        payer: { name: 'Bia Souza', taxId: '52998224725' },
+      },
+    ],
+  },
 };
 
 let stack: IntegrationStack;
@@ -80,7 +91,10 @@ let a: Fixtures;
 let userB: AppClient;
 const doc = buildOpenApiDocument();
 
-type Operation = { parameters?: { name: string; in: string }[]; requestBody?: { content?: Record<string, { schema?: unknown }> } };
+type Operation = {
+  parameters?: { name: string; in: string }[];
+  requestBody?: { content?: Record<string, { schema?: unknown }> };
+};
 
 function operation(route: MountedRoute): Operation | undefined {
   return (doc.paths?.[route.path] as Record<string, Operation> | undefined)?.[route.method.toLowerCase()];
@@ -88,7 +102,8 @@ function operation(route: MountedRoute): Operation | undefined {
 
 /** True when the documented body schema (resolved through $ref) has a merchantId property. */
 function bodyTakesMerchantId(op: Operation | undefined): boolean {
-  let schema = op?.requestBody?.content?.['application/json']?.schema as { $ref?: string; properties?: Record<string, unknown> } | undefined;
+  let schema = op?.requestBody?.content?.['application/json']?.schema as
+    { $ref?: string; properties?: Record<string, unknown> } | undefined;
   if (schema?.$ref) schema = doc.components?.schemas?.[schema.$ref.split('/').pop()!] as typeof schema;
   return Boolean(schema?.properties && 'merchantId' in schema.properties);
 }
@@ -100,21 +115,45 @@ beforeAll(async () => {
   stack = await startIntegrationStack();
   routes = listMountedRoutes(stack.app).filter((r) => APPLICATION_ROUTES.test(r.path) && !PUBLIC.test(r.path));
   const userA = await signUp('a');
-  const credential = await userA.client.call('POST', '/dashboard/credentials', { body: { merchantId: userA.merchantId, name: 'A key', scopes: ['charges:read'] } });
+  const credential = await userA.client.call('POST', '/dashboard/credentials', {
+    body: { merchantId: userA.merchantId, name: 'A key', scopes: ['charges:read'] },
+  });
   expect(credential.status).toBe(201);
-  const charge = await userA.client.call('POST', '/charges', { body: { merchantId: userA.merchantId, amountCents: 1_000 }, headers: { 'x-idempotency-key': `iso-${Date.now()}` } });
+  const charge = await userA.client.call('POST', '/charges', {
+    body: { merchantId: userA.merchantId, amountCents: 1_000 },
+    headers: { 'x-idempotency-key': `iso-${Date.now()}` },
+  });
   expect(charge.status).toBe(201);
   const payer = { name: 'Bia Souza', taxId: '52998224725' };
   const dueDate = new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10);
-  const boleto = await userA.client.call('POST', '/boletos', { body: { merchantId: userA.merchantId, items: [{ amountCents: 900, dueDate, payer }] }, headers: { 'x-idempotency-key': `iso-b-${Date.now()}` } });
+  const boleto = await userA.client.call('POST', '/boletos', {
+    body: { merchantId: userA.merchantId, items: [{ amountCents: 900, dueDate, payer }] },
+    headers: { 'x-idempotency-key': `iso-b-${Date.now()}` },
+  });
   expect(boleto.status).toBe(201);
-  const batch = await userA.client.call('POST', '/boletos', { body: { merchantId: userA.merchantId, items: [{ amountCents: 901, dueDate, payer }, { amountCents: 902, dueDate, payer }] }, headers: { 'x-idempotency-key': `iso-bb-${Date.now()}` } });
+  const batch = await userA.client.call('POST', '/boletos', {
+    body: {
+      merchantId: userA.merchantId,
+      items: [
+        { amountCents: 901, dueDate, payer },
+        { amountCents: 902, dueDate, payer },
+      ],
+    },
+    headers: { 'x-idempotency-key': `iso-bb-${Date.now()}` },
+  });
   expect(batch.status).toBe(202);
   const batchRead = await userA.client.call('GET', `/boletos/batches/${batch.body.batchId}`);
-  const session = await userA.client.call('POST', '/checkout/sessions', { body: { merchantId: userA.merchantId, amountCents: 1_500 }, headers: { 'x-idempotency-key': `iso-s-${Date.now()}` } });
+  const session = await userA.client.call('POST', '/checkout/sessions', {
+    body: { merchantId: userA.merchantId, amountCents: 1_500 },
+    headers: { 'x-idempotency-key': `iso-s-${Date.now()}` },
+  });
   expect(session.status).toBe(201);
-  const { course, price } = await createPublishedCourseWithPrice(userA.client, userA.merchantId, { amountCents: 4_990 });
-  const [content] = await createCourseContent(userA.client, course.id, [{ title: 'Módulo 1', lessons: [{ title: 'Aula 1' }] }]);
+  const { course, price } = await createPublishedCourseWithPrice(userA.client, userA.merchantId, {
+    amountCents: 4_990,
+  });
+  const [content] = await createCourseContent(userA.client, course.id, [
+    { title: 'Módulo 1', lessons: [{ title: 'Aula 1' }] },
+  ]);
   // An enrolment of A's course, as the paid-checkout hook writes it, on A's session checkout
   // (paying is not what this test is about; test/integration/enrolments.test.ts pays for real).
   const enrolmentId = crypto.randomUUID();
@@ -196,13 +235,20 @@ it('covers every bearer route of the application API, with a rule for every path
   expect(routes.length).toBeGreaterThan(15);
   const problems = routes.flatMap((r) => [
     ...fill(r).unresolved.map((p) => `${r.method} ${r.path}: no APP_ID_RULES entry for ${p}`),
-    ...(bodyTakesMerchantId(operation(r)) && !PROBE_BODIES[`${r.method} ${r.path}`] ? [`${r.method} ${r.path}: takes merchantId in its body; add a PROBE_BODIES entry`] : []),
+    ...(bodyTakesMerchantId(operation(r)) && !PROBE_BODIES[`${r.method} ${r.path}`]
+      ? [`${r.method} ${r.path}: takes merchantId in its body; add a PROBE_BODIES entry`]
+      : []),
   ]);
   expect(problems).toEqual([]);
 });
 
 it("answers user B 404 for every route given user A's ids, and no answer carries A's ids or e-mail", async () => {
-  const before = (await stack.sequelize.query(`SELECT client_id, active FROM api_credentials WHERE merchant_id = :m ORDER BY client_id`, { replacements: { m: a.merchantId } }))[0];
+  const before = (
+    await stack.sequelize.query(
+      `SELECT client_id, active FROM api_credentials WHERE merchant_id = :m ORDER BY client_id`,
+      { replacements: { m: a.merchantId } },
+    )
+  )[0];
   const catalogue = `SELECT c.status, c.title, c.updated_at, p.amount_cents, p.active, p.updated_at AS pu, m.title AS mt, m.updated_at AS mu, l.title AS lt, l.updated_at AS lu
     FROM courses c JOIN course_prices p ON p.course_id = c.id JOIN course_modules m ON m.course_id = c.id JOIN course_lessons l ON l.module_id = m.id WHERE c.merchant_id = :m ORDER BY c.id`;
   const coursesBefore = (await stack.sequelize.query(catalogue, { replacements: { m: a.merchantId } }))[0];
@@ -212,16 +258,24 @@ it("answers user B 404 for every route given user A's ids, and no answer carries
     const { path, unresolved, usesAnId } = fill(route);
     if (unresolved.length) continue; // reported above
     const probe = PROBE_BODIES[`${route.method} ${route.path}`];
-    const body = probe ? { ...probe, merchantId: a.merchantId } : route.method === 'GET' || route.method === 'DELETE' ? undefined : {};
+    const body = probe
+      ? { ...probe, merchantId: a.merchantId }
+      : route.method === 'GET' || route.method === 'DELETE'
+        ? undefined
+        : {};
     const takesId = usesAnId || Boolean(probe);
     // With an idempotency key, so routes that need one reach their ownership check.
-    const res = await userB.call(route.method, path, { body, headers: { 'x-idempotency-key': `probe-${crypto.randomUUID()}` } });
+    const res = await userB.call(route.method, path, {
+      body,
+      headers: { 'x-idempotency-key': `probe-${crypto.randomUUID()}` },
+    });
     const text = JSON.stringify(res.body);
     const leaked = [a.userId, a.email, a.merchantId, a.clientId].filter((v) => text.includes(v) && !path.includes(v));
     if (takesId) {
       probedWithIds++;
       const isEnvelope = res.body && Object.keys(res.body).join() === 'error';
-      if (res.status !== 404 || !isEnvelope) failures.push(`${route.method} ${path} → ${res.status} ${text.slice(0, 160)}`);
+      if (res.status !== 404 || !isEnvelope)
+        failures.push(`${route.method} ${path} → ${res.status} ${text.slice(0, 160)}`);
     }
     // An answer may echo the id B sent (e.g. in a message), but nothing else of A's.
     const echoed = new Set([...path.split(/[/?=&]/), ...(probe ? [a.merchantId] : [])]);
@@ -230,14 +284,25 @@ it("answers user B 404 for every route given user A's ids, and no answer carries
   }
   expect(failures).toEqual([]);
   expect(probedWithIds).toBeGreaterThanOrEqual(3);
-  const after = (await stack.sequelize.query(`SELECT client_id, active FROM api_credentials WHERE merchant_id = :m ORDER BY client_id`, { replacements: { m: a.merchantId } }))[0];
+  const after = (
+    await stack.sequelize.query(
+      `SELECT client_id, active FROM api_credentials WHERE merchant_id = :m ORDER BY client_id`,
+      { replacements: { m: a.merchantId } },
+    )
+  )[0];
   expect(after).toEqual(before);
   // B's writes to A's course, price, module and lesson changed nothing, and B created no course for A.
   expect((await stack.sequelize.query(catalogue, { replacements: { m: a.merchantId } }))[0]).toEqual(coursesBefore);
   expect(coursesBefore).toHaveLength(1);
   // B's settlement requests and schedule writes for A moved no money and changed no schedule.
-  const [money] = await stack.sequelize.query(`SELECT (SELECT count(*) FROM withdrawals WHERE merchant_id = :m) AS w, (SELECT count(*) FROM settlements WHERE merchant_id = :m) AS s`, { replacements: { m: a.merchantId } });
+  const [money] = await stack.sequelize.query(
+    `SELECT (SELECT count(*) FROM withdrawals WHERE merchant_id = :m) AS w, (SELECT count(*) FROM settlements WHERE merchant_id = :m) AS s`,
+    { replacements: { m: a.merchantId } },
+  );
   expect(money).toEqual([{ w: '1', s: '1' }]);
-  const [schedule] = await stack.sequelize.query(`SELECT frequency, minimum_amount_cents FROM settlement_schedules WHERE merchant_id = :m`, { replacements: { m: a.merchantId } });
+  const [schedule] = await stack.sequelize.query(
+    `SELECT frequency, minimum_amount_cents FROM settlement_schedules WHERE merchant_id = :m`,
+    { replacements: { m: a.merchantId } },
+  );
   expect(schedule).toEqual([{ frequency: 'D1', minimum_amount_cents: '0' }]);
 });

@@ -42,7 +42,12 @@ class Authenticator {
   }
 }
 
-async function userWithTotp(): Promise<{ client: AppClient; email: string; app: Authenticator; recoveryCodes: string[] }> {
+async function userWithTotp(): Promise<{
+  client: AppClient;
+  email: string;
+  app: Authenticator;
+  recoveryCodes: string[];
+}> {
   const { client, email } = await signedInUser(stack);
   const setup = await client.call('POST', '/auth/2fa/totp/setup');
   expect(setup.status).toBe(200);
@@ -60,7 +65,12 @@ describe('TOTP', () => {
   it('setup → confirm with a code from otplib → status on → login asks for the second factor', async () => {
     const { client, email, app } = await userWithTotp();
     const status = await client.call('GET', '/auth/2fa/status');
-    expect(status.body).toEqual({ enabled: true, totp: { enabled: true, pending: false }, email: { enabled: false }, recoveryCodesLeft: 10 });
+    expect(status.body).toEqual({
+      enabled: true,
+      totp: { enabled: true, pending: false },
+      email: { enabled: false },
+      recoveryCodesLeft: 10,
+    });
     const again = await client.call('POST', '/auth/2fa/totp/setup');
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe('SECOND_FACTOR_ALREADY_ENABLED');
@@ -68,19 +78,36 @@ describe('TOTP', () => {
     const fresh = new AppClient(stack.apiUrl);
     const login = await fresh.login(email, PASSWORD);
     expect(login.status).toBe(200);
-    expect(login.body).toEqual({ message: expect.any(String), secondFactorRequired: true, challengeToken: expect.any(String), methods: ['totp', 'recovery'] });
+    expect(login.body).toEqual({
+      message: expect.any(String),
+      secondFactorRequired: true,
+      challengeToken: expect.any(String),
+      methods: ['totp', 'recovery'],
+    });
     expect(login.body.accessToken).toBeUndefined();
-    const methods = await fresh.call('GET', '/auth/login/second-factor', { headers: { 'x-challenge-token': login.body.challengeToken } });
+    const methods = await fresh.call('GET', '/auth/login/second-factor', {
+      headers: { 'x-challenge-token': login.body.challengeToken },
+    });
     expect(methods.body.methods).toEqual(['totp', 'recovery']);
-    const wrong = await fresh.call('POST', '/auth/login/second-factor', { body: { challengeToken: login.body.challengeToken, code: '000000' } });
+    const wrong = await fresh.call('POST', '/auth/login/second-factor', {
+      body: { challengeToken: login.body.challengeToken, code: '000000' },
+    });
     expect(wrong.status).toBe(401);
     expect(wrong.body.error.code).toBe('INVALID_SECOND_FACTOR_CODE');
-    const done = await fresh.call('POST', '/auth/login/second-factor', { body: { challengeToken: login.body.challengeToken, code: await app.code() } });
+    const done = await fresh.call('POST', '/auth/login/second-factor', {
+      body: { challengeToken: login.body.challengeToken, code: await app.code() },
+    });
     expect(done.status).toBe(200);
-    expect(done.body).toMatchObject({ accessToken: expect.any(String), refreshToken: expect.any(String), expiresIn: 900 });
+    expect(done.body).toMatchObject({
+      accessToken: expect.any(String),
+      refreshToken: expect.any(String),
+      expiresIn: 900,
+    });
     expect(fresh.cookies.get('refresh_token')).toBe(done.body.refreshToken);
     // The challenge is spent.
-    const replay = await fresh.call('POST', '/auth/login/second-factor', { body: { challengeToken: login.body.challengeToken, code: await app.code() } });
+    const replay = await fresh.call('POST', '/auth/login/second-factor', {
+      body: { challengeToken: login.body.challengeToken, code: await app.code() },
+    });
     expect(replay.status).toBe(401);
     expect(replay.body.error.code).toBe('INVALID_CHALLENGE');
   });
@@ -90,10 +117,15 @@ describe('TOTP', () => {
     const a = new AppClient(stack.apiUrl);
     const first = await a.login(email, PASSWORD);
     const code = await app.code();
-    expect((await a.call('POST', '/auth/login/second-factor', { body: { challengeToken: first.body.challengeToken, code } })).status).toBe(200);
+    expect(
+      (await a.call('POST', '/auth/login/second-factor', { body: { challengeToken: first.body.challengeToken, code } }))
+        .status,
+    ).toBe(200);
     const b = new AppClient(stack.apiUrl);
     const second = await b.login(email, PASSWORD);
-    const replay = await b.call('POST', '/auth/login/second-factor', { body: { challengeToken: second.body.challengeToken, code } });
+    const replay = await b.call('POST', '/auth/login/second-factor', {
+      body: { challengeToken: second.body.challengeToken, code },
+    });
     expect(replay.status).toBe(401);
   });
 
@@ -101,12 +133,22 @@ describe('TOTP', () => {
     const { email, recoveryCodes } = await userWithTotp();
     const a = new AppClient(stack.apiUrl);
     const first = await a.login(email, PASSWORD);
-    expect((await a.call('POST', '/auth/login/second-factor', { body: { challengeToken: first.body.challengeToken, code: recoveryCodes[0] } })).status).toBe(200);
+    expect(
+      (
+        await a.call('POST', '/auth/login/second-factor', {
+          body: { challengeToken: first.body.challengeToken, code: recoveryCodes[0] },
+        })
+      ).status,
+    ).toBe(200);
     const b = new AppClient(stack.apiUrl);
     const second = await b.login(email, PASSWORD);
-    const reused = await b.call('POST', '/auth/login/second-factor', { body: { challengeToken: second.body.challengeToken, code: recoveryCodes[0] } });
+    const reused = await b.call('POST', '/auth/login/second-factor', {
+      body: { challengeToken: second.body.challengeToken, code: recoveryCodes[0] },
+    });
     expect(reused.status).toBe(401);
-    const ok = await b.call('POST', '/auth/login/second-factor', { body: { challengeToken: second.body.challengeToken, code: recoveryCodes[1].toUpperCase() } });
+    const ok = await b.call('POST', '/auth/login/second-factor', {
+      body: { challengeToken: second.body.challengeToken, code: recoveryCodes[1].toUpperCase() },
+    });
     expect(ok.status).toBe(200);
     expect((await b.call('GET', '/auth/2fa/status', { bearer: ok.body.accessToken })).body.recoveryCodesLeft).toBe(8);
   });
@@ -115,13 +157,26 @@ describe('TOTP', () => {
     const { email, app } = await userWithTotp();
     const c = new AppClient(stack.apiUrl);
     const login = await c.login(email, PASSWORD);
-    for (let i = 0; i < 5; i++) expect((await c.call('POST', '/auth/login/second-factor', { body: { challengeToken: login.body.challengeToken, code: '111111' } })).status).toBe(401);
-    const dead = await c.call('POST', '/auth/login/second-factor', { body: { challengeToken: login.body.challengeToken, code: await app.code() } });
+    for (let i = 0; i < 5; i++)
+      expect(
+        (
+          await c.call('POST', '/auth/login/second-factor', {
+            body: { challengeToken: login.body.challengeToken, code: '111111' },
+          })
+        ).status,
+      ).toBe(401);
+    const dead = await c.call('POST', '/auth/login/second-factor', {
+      body: { challengeToken: login.body.challengeToken, code: await app.code() },
+    });
     expect(dead.body.error.code).toBe('INVALID_CHALLENGE');
     const next = await c.login(email, PASSWORD);
-    const wrong = await c.call('POST', '/auth/login/second-factor', { body: { challengeToken: next.body.challengeToken, code: '222222' } });
+    const wrong = await c.call('POST', '/auth/login/second-factor', {
+      body: { challengeToken: next.body.challengeToken, code: '222222' },
+    });
     expect(wrong.status).toBe(401); // the 6th wrong code for this user locks
-    const locked = await c.call('POST', '/auth/login/second-factor', { body: { challengeToken: next.body.challengeToken, code: await app.code() } });
+    const locked = await c.call('POST', '/auth/login/second-factor', {
+      body: { challengeToken: next.body.challengeToken, code: await app.code() },
+    });
     expect(locked.status).toBe(429);
     expect(locked.body.error.code).toBe('TOO_MANY_ATTEMPTS');
     expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
@@ -131,12 +186,19 @@ describe('TOTP', () => {
 describe('sensitive actions', () => {
   it('change-password needs an action token once 2FA is on; the token is bound to its action and used once', async () => {
     const { client, app } = await userWithTotp();
-    const without = await client.call('POST', '/auth/change-password', { body: { currentPassword: PASSWORD, newPassword: 'another long password' } });
+    const without = await client.call('POST', '/auth/change-password', {
+      body: { currentPassword: PASSWORD, newPassword: 'another long password' },
+    });
     expect(without.status).toBe(403);
-    expect(without.body.error).toMatchObject({ code: 'SECOND_FACTOR_REQUIRED', details: { action: 'change-password' } });
+    expect(without.body.error).toMatchObject({
+      code: 'SECOND_FACTOR_REQUIRED',
+      details: { action: 'change-password' },
+    });
 
     const wrongAction = await client.call('POST', '/auth/2fa/action/start', { body: { action: 'delete-account' } });
-    const wrongToken = await client.call('POST', '/auth/2fa/action/confirm', { body: { challengeId: wrongAction.body.challengeId, code: await app.code() } });
+    const wrongToken = await client.call('POST', '/auth/2fa/action/confirm', {
+      body: { challengeId: wrongAction.body.challengeId, code: await app.code() },
+    });
     expect(wrongToken.status).toBe(200);
     const refused = await client.call('POST', '/auth/change-password', {
       body: { currentPassword: PASSWORD, newPassword: 'another long password' },
@@ -145,8 +207,14 @@ describe('sensitive actions', () => {
     expect(refused.status).toBe(403);
 
     const start = await client.call('POST', '/auth/2fa/action/start', { body: { action: 'change-password' } });
-    expect(start.body).toMatchObject({ challengeId: expect.any(String), action: 'change-password', methods: ['totp', 'recovery'] });
-    const confirm = await client.call('POST', '/auth/2fa/action/confirm', { body: { challengeId: start.body.challengeId, code: await app.code() } });
+    expect(start.body).toMatchObject({
+      challengeId: expect.any(String),
+      action: 'change-password',
+      methods: ['totp', 'recovery'],
+    });
+    const confirm = await client.call('POST', '/auth/2fa/action/confirm', {
+      body: { challengeId: start.body.challengeId, code: await app.code() },
+    });
     expect(confirm.status).toBe(200);
     const ok = await client.call('POST', '/auth/change-password', {
       body: { currentPassword: PASSWORD, newPassword: 'another long password' },
@@ -164,7 +232,9 @@ describe('sensitive actions', () => {
     const mine = await userWithTotp();
     const theirs = await userWithTotp();
     const start = await mine.client.call('POST', '/auth/2fa/action/start', { body: { action: 'delete-account' } });
-    const stolen = await theirs.client.call('POST', '/auth/2fa/action/confirm', { body: { challengeId: start.body.challengeId, code: await theirs.app.code() } });
+    const stolen = await theirs.client.call('POST', '/auth/2fa/action/confirm', {
+      body: { challengeId: start.body.challengeId, code: await theirs.app.code() },
+    });
     expect(stolen.status).toBe(401);
     expect(stolen.body.error.code).toBe('INVALID_CHALLENGE');
   });
@@ -172,8 +242,13 @@ describe('sensitive actions', () => {
   it('delete-account accepts an action token instead of the password', async () => {
     const { client, app, email } = await userWithTotp();
     const start = await client.call('POST', '/auth/2fa/action/start', { body: { action: 'delete-account' } });
-    const confirm = await client.call('POST', '/auth/2fa/action/confirm', { body: { challengeId: start.body.challengeId, code: await app.code() } });
-    const res = await client.call('DELETE', '/auth/delete-account', { body: {}, headers: { 'x-action-token': confirm.body.actionToken } });
+    const confirm = await client.call('POST', '/auth/2fa/action/confirm', {
+      body: { challengeId: start.body.challengeId, code: await app.code() },
+    });
+    const res = await client.call('DELETE', '/auth/delete-account', {
+      body: {},
+      headers: { 'x-action-token': confirm.body.actionToken },
+    });
     expect(res.status).toBe(200);
     expect((await new AppClient(stack.apiUrl).login(email, PASSWORD)).status).toBe(401);
   });
@@ -185,7 +260,9 @@ describe('sensitive actions', () => {
  */
 function wrongCodes(secret: string, count: number): string[] {
   const now = Math.floor(Date.now() / 30_000);
-  const valid = new Set(Array.from({ length: 13 }, (_, i) => authenticator.clone({ epoch: (now - 2 + i) * 30_000 }).generate(secret)));
+  const valid = new Set(
+    Array.from({ length: 13 }, (_, i) => authenticator.clone({ epoch: (now - 2 + i) * 30_000 }).generate(secret)),
+  );
   const codes: string[] = [];
   for (let n = 100_000; codes.length < count; n++) if (!valid.has(String(n))) codes.push(String(n));
   return codes;
@@ -197,12 +274,18 @@ describe('attempt limits under concurrency', () => {
     const c = new AppClient(stack.apiUrl);
     const login = await c.login(email, PASSWORD);
     const challengeToken = login.body.challengeToken as string;
-    const answers = await Promise.all(wrongCodes(app.secret, 40).map((code) => c.call('POST', '/auth/login/second-factor', { body: { challengeToken, code } })));
+    const answers = await Promise.all(
+      wrongCodes(app.secret, 40).map((code) =>
+        c.call('POST', '/auth/login/second-factor', { body: { challengeToken, code } }),
+      ),
+    );
     expect(tallyAnswers(answers)).toEqual({ '401 INVALID_SECOND_FACTOR_CODE': 5, '401 INVALID_CHALLENGE': 35 });
     const challenge = await AuthChallenge.findOne({ where: { tokenHash: sha256(challengeToken) } });
     expect(challenge).toMatchObject({ attempts: 5, completedAt: null });
 
-    const right = await c.call('POST', '/auth/login/second-factor', { body: { challengeToken, code: await app.code() } });
+    const right = await c.call('POST', '/auth/login/second-factor', {
+      body: { challengeToken, code: await app.code() },
+    });
     expect(right.status).toBe(401);
     expect(right.body.error.code).toBe('INVALID_CHALLENGE');
     expect(right.body.accessToken).toBeUndefined();
@@ -214,11 +297,17 @@ describe('attempt limits under concurrency', () => {
     const me = await client.call('GET', '/auth/me');
     const start = await client.call('POST', '/auth/2fa/action/start', { body: { action: 'refund' } });
     const challengeId = start.body.challengeId as string;
-    const answers = await Promise.all(wrongCodes(app.secret, 40).map((code) => client.call('POST', '/auth/2fa/action/confirm', { body: { challengeId, code } })));
+    const answers = await Promise.all(
+      wrongCodes(app.secret, 40).map((code) =>
+        client.call('POST', '/auth/2fa/action/confirm', { body: { challengeId, code } }),
+      ),
+    );
     expect(tallyAnswers(answers)).toEqual({ '401 INVALID_SECOND_FACTOR_CODE': 5, '401 INVALID_CHALLENGE': 35 });
     expect(await AuthChallenge.findByPk(challengeId)).toMatchObject({ attempts: 5, completedAt: null });
 
-    const right = await client.call('POST', '/auth/2fa/action/confirm', { body: { challengeId, code: await app.code() } });
+    const right = await client.call('POST', '/auth/2fa/action/confirm', {
+      body: { challengeId, code: await app.code() },
+    });
     expect(right.status).toBe(401);
     expect(right.body.error.code).toBe('INVALID_CHALLENGE');
     expect(await ActionToken.count({ where: { userId: me.body.id } })).toBe(0);
@@ -229,15 +318,22 @@ describe('attempt limits under concurrency', () => {
     const me = await client.call('GET', '/auth/me');
     const setup = await client.call('POST', '/auth/2fa/totp/setup');
     const secret = setup.body.secret as string;
-    const answers = await Promise.all(wrongCodes(secret, 40).map((code) => client.call('POST', '/auth/2fa/totp/confirm', { body: { code } })));
+    const answers = await Promise.all(
+      wrongCodes(secret, 40).map((code) => client.call('POST', '/auth/2fa/totp/confirm', { body: { code } })),
+    );
     expect(tallyAnswers(answers)).toEqual({ '401 INVALID_SECOND_FACTOR_CODE': 6, '429 TOO_MANY_ATTEMPTS': 34 });
-    const [throttle] = await stack.sequelize.query<{ failures: number }>(`SELECT failures FROM login_throttles WHERE key = :key`, {
-      type: QueryTypes.SELECT,
-      replacements: { key: `second-factor:${me.body.id}` },
-    });
+    const [throttle] = await stack.sequelize.query<{ failures: number }>(
+      `SELECT failures FROM login_throttles WHERE key = :key`,
+      {
+        type: QueryTypes.SELECT,
+        replacements: { key: `second-factor:${me.body.id}` },
+      },
+    );
     expect(throttle.failures).toBe(6);
 
-    const right = await client.call('POST', '/auth/2fa/totp/confirm', { body: { code: authenticator.generate(secret) } });
+    const right = await client.call('POST', '/auth/2fa/totp/confirm', {
+      body: { code: authenticator.generate(secret) },
+    });
     expect(right.status).toBe(429);
     expect(Number(right.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(await SecondFactor.findByPk(me.body.id)).toMatchObject({ totpEnabledAt: null });

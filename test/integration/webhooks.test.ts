@@ -40,11 +40,16 @@ function independentlyVerified(r: Received, secret: string): boolean {
   const t = fields.find(([k]) => k === 't')?.[1];
   if (!t || Math.abs(Date.now() / 1000 - Number(t)) > 300) return false;
   const expected = crypto.createHmac('sha256', secret).update(`${t}.${r.rawBody}`).digest('hex');
-  return fields.filter(([k]) => k === 'v1').some(([, v]) => v.length === expected.length && crypto.timingSafeEqual(Buffer.from(v), Buffer.from(expected)));
+  return fields
+    .filter(([k]) => k === 'v1')
+    .some(([, v]) => v.length === expected.length && crypto.timingSafeEqual(Buffer.from(v), Buffer.from(expected)));
 }
 
 async function register(path: string, events: string[]) {
-  const res = await stack.api('POST', '/sellers/webhooks', { creds: seller, body: { url: `${receiver.url}${path}`, events } });
+  const res = await stack.api('POST', '/sellers/webhooks', {
+    creds: seller,
+    body: { url: `${receiver.url}${path}`, events },
+  });
   expect(res.status).toBe(201);
   return res.body as { id: string; secret: string };
 }
@@ -57,14 +62,22 @@ async function paidCharge(extra: Record<string, unknown> = {}) {
 }
 
 const at = (path: string, type?: string, chargeId?: string) =>
-  receiver.received.filter((r) => r.path === path && (!type || JSON.parse(r.rawBody).type === type) && (!chargeId || JSON.parse(r.rawBody).data.id === chargeId));
+  receiver.received.filter(
+    (r) =>
+      r.path === path &&
+      (!type || JSON.parse(r.rawBody).type === type) &&
+      (!chargeId || JSON.parse(r.rawBody).data.id === chargeId),
+  );
 
 it('delivers charge.paid to every subscribed webhook, signed, and nothing to an unsubscribed one', async () => {
   const a = await register('/a', ['charge.paid']);
   const b = await register('/b', ['charge.paid', 'charge.cancelled']);
   await register('/c', ['charge.expired']);
   const charge = await paidCharge();
-  await waitFor(async () => at('/a', 'charge.paid', charge.id).length === 1 && at('/b', 'charge.paid', charge.id).length === 1, 'both webhooks to receive charge.paid');
+  await waitFor(
+    async () => at('/a', 'charge.paid', charge.id).length === 1 && at('/b', 'charge.paid', charge.id).length === 1,
+    'both webhooks to receive charge.paid',
+  );
 
   const [toA] = at('/a', 'charge.paid', charge.id);
   const [toB] = at('/b', 'charge.paid', charge.id);
@@ -72,7 +85,12 @@ it('delivers charge.paid to every subscribed webhook, signed, and nothing to an 
   expect(independentlyVerified(toB, b.secret)).toBe(true);
   expect(independentlyVerified(toA, b.secret)).toBe(false);
   const event = JSON.parse(toA.rawBody);
-  expect(event).toMatchObject({ eventId: expect.any(String), type: 'charge.paid', createdAt: expect.any(String), data: { id: charge.id, status: 'PAID' } });
+  expect(event).toMatchObject({
+    eventId: expect.any(String),
+    type: 'charge.paid',
+    createdAt: expect.any(String),
+    data: { id: charge.id, status: 'PAID' },
+  });
   expect(toA.headers['gateway-event-id']).toBe(event.eventId);
   expect(toB.headers['gateway-event-id']).toBe(event.eventId);
   expect(toA.headers['gateway-delivery-attempt']).toBe('1');
@@ -89,8 +107,16 @@ it('delivers charge.paid to every subscribed webhook, signed, and nothing to an 
   }, 'delivery recorded as SUCCEEDED');
   const list = await stack.api('GET', `/sellers/webhooks/${a.id}/deliveries`, { creds: seller });
   const detail = await stack.api('GET', `/sellers/webhook-deliveries/${list.body.deliveries[0].id}`, { creds: seller });
-  expect(detail.body).toMatchObject({ eventId: event.eventId, eventType: 'charge.paid', status: 'SUCCEEDED', attempts: 1, lastStatusCode: 200 });
-  expect(detail.body.attemptLog).toEqual([expect.objectContaining({ attempt: 1, statusCode: 200, success: true, durationMs: expect.any(Number) })]);
+  expect(detail.body).toMatchObject({
+    eventId: event.eventId,
+    eventType: 'charge.paid',
+    status: 'SUCCEEDED',
+    attempts: 1,
+    lastStatusCode: 200,
+  });
+  expect(detail.body.attemptLog).toEqual([
+    expect.objectContaining({ attempt: 1, statusCode: 200, success: true, durationMs: expect.any(Number) }),
+  ]);
 });
 
 it('resends a delivery: a new delivery with the same eventId', async () => {
@@ -110,14 +136,22 @@ it('resends a delivery: a new delivery with the same eventId', async () => {
 
   // With an idempotency key, a retried resend makes one new delivery, not two.
   const idem = { 'idempotency-key': `resend-${crypto.randomUUID()}` };
-  const once = await stack.api('POST', `/sellers/webhook-deliveries/${original.id}/resend`, { creds: seller, headers: idem });
-  const twice = await stack.api('POST', `/sellers/webhook-deliveries/${original.id}/resend`, { creds: seller, headers: idem });
+  const once = await stack.api('POST', `/sellers/webhook-deliveries/${original.id}/resend`, {
+    creds: seller,
+    headers: idem,
+  });
+  const twice = await stack.api('POST', `/sellers/webhook-deliveries/${original.id}/resend`, {
+    creds: seller,
+    headers: idem,
+  });
   expect(twice.body.id).toBe(once.body.id);
   expect(twice.headers.get('idempotent-replayed')).toBe('true');
 
   const other = await stack.createMerchant({ name: 'Outra' });
   expect((await stack.api('GET', `/sellers/webhook-deliveries/${original.id}`, { creds: other })).status).toBe(404);
-  expect((await stack.api('POST', `/sellers/webhook-deliveries/${original.id}/resend`, { creds: other })).status).toBe(404);
+  expect((await stack.api('POST', `/sellers/webhook-deliveries/${original.id}/resend`, { creds: other })).status).toBe(
+    404,
+  );
   expect((await stack.api('GET', `/sellers/webhooks/${hook.id}/deliveries`, { creds: other })).status).toBe(404);
 });
 
@@ -125,7 +159,8 @@ it('a resend whose workflow cannot be started answers 202 queued, and the dispat
   const hook = await register('/resend-queued', ['charge.paid']);
   const charge = await paidCharge();
   await waitFor(async () => at('/resend-queued', 'charge.paid', charge.id).length === 1, 'first delivery');
-  const original = (await stack.api('GET', `/sellers/webhooks/${hook.id}/deliveries`, { creds: seller })).body.deliveries[0];
+  const original = (await stack.api('GET', `/sellers/webhooks/${hook.id}/deliveries`, { creds: seller })).body
+    .deliveries[0];
   // An API instance whose Temporal connection is closed: every workflow start it makes fails.
   const connection = await Connection.connect({ address: testEnv().temporalAddress });
   await connection.close();
@@ -142,21 +177,43 @@ it('a resend whose workflow cannot be started answers 202 queued, and the dispat
     const queued = await resend(key);
     expect(queued).toMatchObject({
       status: 202,
-      body: { eventId: original.eventId, resendOf: original.id, status: 'PENDING', attempts: 0, queued: true, message: expect.stringContaining('dispatcher') },
+      body: {
+        eventId: original.eventId,
+        resendOf: original.id,
+        status: 'PENDING',
+        attempts: 0,
+        queued: true,
+        message: expect.stringContaining('dispatcher'),
+      },
     });
     // A retry of the request is the same queued delivery, not a second one.
-    expect(await resend(key)).toMatchObject({ status: 202, replayed: 'true', body: { id: queued.body.id, queued: true } });
+    expect(await resend(key)).toMatchObject({
+      status: 202,
+      replayed: 'true',
+      body: { id: queued.body.id, queued: true },
+    });
 
     // The dispatcher's sweep starts the row's workflow: the receiver gets the same event again, once.
-    await waitFor(async () => at('/resend-queued', 'charge.paid', charge.id).length === 2, 'the queued resend delivered by the dispatcher');
+    await waitFor(
+      async () => at('/resend-queued', 'charge.paid', charge.id).length === 2,
+      'the queued resend delivered by the dispatcher',
+    );
     const [first, second] = at('/resend-queued', 'charge.paid', charge.id);
     expect(second.headers['gateway-delivery-id']).toBe(queued.body.id);
     expect(second.rawBody).toBe(first.rawBody);
-    await waitFor(async () => (await stack.api('GET', `/sellers/webhook-deliveries/${queued.body.id}`, { creds: seller })).body.status === 'SUCCEEDED', 'the resend SUCCEEDED');
-    const [row] = await stack.sequelize.query<{ workflow_started: boolean }>('SELECT workflow_started FROM webhook_deliveries WHERE id = :id', {
-      replacements: { id: queued.body.id },
-      type: QueryTypes.SELECT,
-    });
+    await waitFor(
+      async () =>
+        (await stack.api('GET', `/sellers/webhook-deliveries/${queued.body.id}`, { creds: seller })).body.status ===
+        'SUCCEEDED',
+      'the resend SUCCEEDED',
+    );
+    const [row] = await stack.sequelize.query<{ workflow_started: boolean }>(
+      'SELECT workflow_started FROM webhook_deliveries WHERE id = :id',
+      {
+        replacements: { id: queued.body.id },
+        type: QueryTypes.SELECT,
+      },
+    );
     expect(row.workflow_started).toBe(true);
     const all = await stack.api('GET', `/sellers/events/${original.eventId}/deliveries`, { creds: seller });
     expect(all.body.deliveries.filter((d: { resendOf: string | null }) => d.resendOf === original.id)).toHaveLength(1);
@@ -180,7 +237,11 @@ it('delivers the lifecycle of a charge to its webhook_url, and nothing to a disa
   const disabled = await register('/disabled', ['charge.paid']);
   await stack.api('DELETE', `/sellers/webhooks/${disabled.id}`, { creds: seller });
   const charge = await paidCharge({ webhook_url: `${receiver.url}/scoped` });
-  await waitFor(async () => at('/scoped', 'charge.paid', charge.id).length === 1 && at('/scoped', 'charge.created', charge.id).length === 1, 'charge-scoped events');
+  await waitFor(
+    async () =>
+      at('/scoped', 'charge.paid', charge.id).length === 1 && at('/scoped', 'charge.created', charge.id).length === 1,
+    'charge-scoped events',
+  );
   const [paid] = at('/scoped', 'charge.paid', charge.id);
   expect(independentlyVerified(paid, charge.webhook!.secret)).toBe(true);
   await new Promise((r) => setTimeout(r, 1_000));

@@ -24,7 +24,8 @@ afterAll(async () => {
   await sequelize?.close();
 });
 
-const newMerchant = (document = '52998224725') => createMerchantWithCredential(sequelize, { name: 'Loja Chave', document }, encryptionKey);
+const newMerchant = (document = '52998224725') =>
+  createMerchantWithCredential(sequelize, { name: 'Loja Chave', document }, encryptionKey);
 
 describe('setMerchantPixKey', () => {
   it('stores the key normalised, with the merchant as holder', async () => {
@@ -40,25 +41,45 @@ describe('setMerchantPixKey', () => {
 
   it('accepts a CPF key only when it is the holder own document', async () => {
     const { merchantId } = await newMerchant();
-    await expect(setMerchantPixKey(sequelize, merchantId, { key: '111.444.777-35', type: 'CPF' })).rejects.toThrow(/own document/);
+    await expect(setMerchantPixKey(sequelize, merchantId, { key: '111.444.777-35', type: 'CPF' })).rejects.toThrow(
+      /own document/,
+    );
     await setMerchantPixKey(sequelize, merchantId, { key: '529.982.247-25', type: 'CPF' });
     expect((await Merchant.findByPk(merchantId))?.pixKey).toBe('52998224725');
   });
 
   it('refuses a malformed key and changes nothing', async () => {
     const { merchantId } = await newMerchant();
-    await expect(setMerchantPixKey(sequelize, merchantId, { key: '52998224724', type: 'CPF' })).rejects.toThrow(/invalid Pix key/);
-    await expect(setMerchantPixKey(sequelize, merchantId, { key: 'x@y', type: 'EMAIL' })).rejects.toThrow(/invalid Pix key/);
-    await expect(setMerchantPixKey(sequelize, merchantId, { key: 'a@b.com', type: 'IBAN' })).rejects.toThrow(/key type/);
-    await expect(setMerchantPixKey(sequelize, crypto.randomUUID(), { key: 'a@b.com', type: 'EMAIL' })).rejects.toThrow(/no merchant/);
+    await expect(setMerchantPixKey(sequelize, merchantId, { key: '52998224724', type: 'CPF' })).rejects.toThrow(
+      /invalid Pix key/,
+    );
+    await expect(setMerchantPixKey(sequelize, merchantId, { key: 'x@y', type: 'EMAIL' })).rejects.toThrow(
+      /invalid Pix key/,
+    );
+    await expect(setMerchantPixKey(sequelize, merchantId, { key: 'a@b.com', type: 'IBAN' })).rejects.toThrow(
+      /key type/,
+    );
+    await expect(setMerchantPixKey(sequelize, crypto.randomUUID(), { key: 'a@b.com', type: 'EMAIL' })).rejects.toThrow(
+      /no merchant/,
+    );
     expect((await Merchant.findByPk(merchantId))?.pixKey).toBeNull();
   });
 
   it('creates a merchant with its key in one go, or not at all', async () => {
-    const created = await createMerchantWithCredential(sequelize, { name: 'Loja Nova', pixKey: 'Pix@Loja.com', pixKeyType: 'EMAIL', withdrawalFeeCents: 90 }, encryptionKey);
-    expect(await Merchant.findByPk(created.merchantId)).toMatchObject({ pixKey: 'pix@loja.com', pixKeyType: 'EMAIL', withdrawalFeeCents: 90 });
+    const created = await createMerchantWithCredential(
+      sequelize,
+      { name: 'Loja Nova', pixKey: 'Pix@Loja.com', pixKeyType: 'EMAIL', withdrawalFeeCents: 90 },
+      encryptionKey,
+    );
+    expect(await Merchant.findByPk(created.merchantId)).toMatchObject({
+      pixKey: 'pix@loja.com',
+      pixKeyType: 'EMAIL',
+      withdrawalFeeCents: 90,
+    });
     const before = await Merchant.count();
-    await expect(createMerchantWithCredential(sequelize, { name: 'Loja Ruim', pixKey: 'nope', pixKeyType: 'EVP' }, encryptionKey)).rejects.toThrow(/invalid Pix key/);
+    await expect(
+      createMerchantWithCredential(sequelize, { name: 'Loja Ruim', pixKey: 'nope', pixKeyType: 'EVP' }, encryptionKey),
+    ).rejects.toThrow(/invalid Pix key/);
     expect(await Merchant.count()).toBe(before);
   });
 });
@@ -79,7 +100,15 @@ describe('operator CLI', () => {
     expect(bad.stderr).toMatch(/^gateway: invalid Pix key: phone keys are \+55/);
     expect(bad.stderr).not.toMatch(/\n\s+at /);
 
-    const ok = gateway('merchant', 'set-pix-key', merchantId, '--key', '123E4567-E89B-12D3-A456-426614174000', '--type', 'EVP');
+    const ok = gateway(
+      'merchant',
+      'set-pix-key',
+      merchantId,
+      '--key',
+      '123E4567-E89B-12D3-A456-426614174000',
+      '--type',
+      'EVP',
+    );
     expect(ok.status).toBe(0);
     expect((await Merchant.findByPk(merchantId))?.pixKey).toBe('123e4567-e89b-12d3-a456-426614174000');
 

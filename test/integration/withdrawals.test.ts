@@ -18,9 +18,24 @@ jest.setTimeout(90_000);
 
 const FEE = 150;
 const SPEC_FIELDS = [
-  'id', 'amountCents', 'status', 'createdAt', 'processedAt', 'userId', 'feeCents', 'totalDebitedCents', 'provider',
-  'providerTransferId', 'providerEndToEndId', 'partnerTxId', 'failureReason', 'idempotencyKey',
-  'payer', 'sourceAccount', 'beneficiary', 'tracking',
+  'id',
+  'amountCents',
+  'status',
+  'createdAt',
+  'processedAt',
+  'userId',
+  'feeCents',
+  'totalDebitedCents',
+  'provider',
+  'providerTransferId',
+  'providerEndToEndId',
+  'partnerTxId',
+  'failureReason',
+  'idempotencyKey',
+  'payer',
+  'sourceAccount',
+  'beneficiary',
+  'tracking',
 ].sort();
 
 let stack: SharedStack;
@@ -52,10 +67,17 @@ function merchant(input: Partial<NewMerchant> = {}): Promise<MerchantCredentials
 
 /** Pays a Pix charge to the merchant through the API and the sandbox; returns the net credited. */
 async function fund(creds: MerchantCredentials, amountCents: number): Promise<number> {
-  const created = await stack.api('POST', '/sellers/pix', { creds, body: { amountCents }, headers: { 'x-idempotency-key': key() } });
+  const created = await stack.api('POST', '/sellers/pix', {
+    creds,
+    body: { amountCents },
+    headers: { 'x-idempotency-key': key() },
+  });
   expect(created.status).toBe(201);
   expect((await stack.pay(created.body.id)).status).toBe(200);
-  await waitFor(async () => (await stack.api('GET', `/sellers/pix/${created.body.id}`, { creds })).body?.status === 'PAID', 'the charge to be paid');
+  await waitFor(
+    async () => (await stack.api('GET', `/sellers/pix/${created.body.id}`, { creds })).body?.status === 'PAID',
+    'the charge to be paid',
+  );
   return amountCents - Math.floor((amountCents * 100 + 5_000) / 10_000); // the stack's 1% fee
 }
 
@@ -70,7 +92,8 @@ async function waitForStatus(creds: MerchantCredentials, id: string, status: str
   }, `withdrawal ${id} to become ${status}`);
 }
 
-const available = (creds: MerchantCredentials) => balance(stack.sequelize, accounts.merchantAvailable(creds.merchantId));
+const available = (creds: MerchantCredentials) =>
+  balance(stack.sequelize, accounts.merchantAvailable(creds.merchantId));
 const reserved = (creds: MerchantCredentials) => balance(stack.sequelize, accounts.merchantReserved(creds.merchantId));
 
 async function postingsOf(movementKey: string): Promise<Record<string, number>> {
@@ -93,7 +116,14 @@ describe('a withdrawal from request to completion', () => {
     const res = await withdraw(seller, { amountCents: 50_000, description: 'Saque semanal' }, idem);
     expect(res.status).toBe(201);
     expect(['PROCESSING', 'COMPLETED']).toContain(res.body.status);
-    expect(res.body).toMatchObject({ amountCents: 50_000, feeCents: FEE, totalDebitedCents: 50_150, idempotencyKey: idem, userId: null, provider: 'PIX_GATEWAY' });
+    expect(res.body).toMatchObject({
+      amountCents: 50_000,
+      feeCents: FEE,
+      totalDebitedCents: 50_150,
+      idempotencyKey: idem,
+      userId: null,
+      provider: 'PIX_GATEWAY',
+    });
     // The 201 comes after the reservation: the money is already out of the available balance.
     expect(await available(seller)).toBe(net - 50_150);
 
@@ -105,7 +135,12 @@ describe('a withdrawal from request to completion', () => {
     expect(done.providerTransferId).toMatch(/^ptr_[0-9a-f]{24}$/);
     expect(done.partnerTxId).toBe(res.body.id);
     expect(done.tracking).toEqual({ providerTransferId: done.providerTransferId, endToEndId: done.providerEndToEndId });
-    expect(done.payer).toMatchObject({ merchantId: seller.merchantId, name: 'Loja Saque', document: '11144477735', institution: 'Gateway Pagamentos IP' });
+    expect(done.payer).toMatchObject({
+      merchantId: seller.merchantId,
+      name: 'Loja Saque',
+      document: '11144477735',
+      institution: 'Gateway Pagamentos IP',
+    });
     expect(done.sourceAccount).toEqual({
       institution: 'Gateway Pagamentos IP',
       type: 'PAYMENT',
@@ -114,7 +149,13 @@ describe('a withdrawal from request to completion', () => {
       branch: '0001',
       account: seller.merchantId,
     });
-    expect(done.beneficiary).toMatchObject({ name: 'Loja Saque', document: '11144477735', documentMasked: '111******35', documentType: 'CPF', pixKeyType: 'EMAIL' });
+    expect(done.beneficiary).toMatchObject({
+      name: 'Loja Saque',
+      document: '11144477735',
+      documentMasked: '111******35',
+      documentType: 'CPF',
+      pixKeyType: 'EMAIL',
+    });
     expect(done.beneficiary.pixKeyMasked).toMatch(/^fi\*+@loja-saque\.com\.br$/);
     // Never the supplier, a raw payload or a token.
     expect(JSON.stringify(done)).not.toMatch(/sandbox|sbx|secret|token|qrCode/i);
@@ -162,7 +203,10 @@ describe('refusals store nothing', () => {
     const idem = key();
     const res = await withdraw(seller, { amountCents: net - FEE + 1 }, idem);
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: 'INSUFFICIENT_AVAILABLE_BALANCE', details: { requiredCents: net + 1, availableCents: net } });
+    expect(res.body.error).toMatchObject({
+      code: 'INSUFFICIENT_AVAILABLE_BALANCE',
+      details: { requiredCents: net + 1, availableCents: net },
+    });
     expect(res.body.error.traceId).toEqual(expect.any(String));
     expect(await Withdrawal.count({ where: { merchantId: seller.merchantId } })).toBe(0);
     expect(await available(seller)).toBe(net);
@@ -180,7 +224,10 @@ describe('refusals store nothing', () => {
     const seller = await merchant();
     const net = await fund(seller, 10_000);
     const amount = Math.floor(net * 0.6);
-    const results = await Promise.all([withdraw(seller, { amountCents: amount }), withdraw(seller, { amountCents: amount })]);
+    const results = await Promise.all([
+      withdraw(seller, { amountCents: amount }),
+      withdraw(seller, { amountCents: amount }),
+    ]);
     expect(results.map((r) => r.status).sort()).toEqual([201, 400]);
     expect(results.find((r) => r.status === 400)?.body.error.code).toBe('INSUFFICIENT_AVAILABLE_BALANCE');
     const ok = results.find((r) => r.status === 201)!;
@@ -233,7 +280,11 @@ describe('refusals store nothing', () => {
 
   it('refuses malformed JSON and a bad idempotency key in the envelope, never a 500', async () => {
     const seller = await merchant();
-    const malformed = await stack.api('POST', '/sellers/saques', { creds: seller, rawBody: '{"amountCents": ', headers: { 'content-type': 'application/json' } });
+    const malformed = await stack.api('POST', '/sellers/saques', {
+      creds: seller,
+      rawBody: '{"amountCents": ',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(malformed.status).toBe(400);
     expect(malformed.body.error.code).toBe('VALIDATION_ERROR');
     const badKey = await withdraw(seller, { amountCents: 100 }, 'has spaces in it');
@@ -321,15 +372,20 @@ describe('reading withdrawals', () => {
     expect(page2.body.pagination).toEqual({ total: 3, limit: 2, offset: 2, hasMore: false });
     const all = await stack.api('GET', '/sellers/saques', { creds: seller });
     expect(all.body.pagination).toEqual({ total: 3, limit: 20, offset: 0, hasMore: false });
-    expect(all.body.withdrawals.every((w: { payer: { merchantId: string } }) => w.payer.merchantId === seller.merchantId)).toBe(true);
+    expect(
+      all.body.withdrawals.every((w: { payer: { merchantId: string } }) => w.payer.merchantId === seller.merchantId),
+    ).toBe(true);
     expect(JSON.stringify(all.body)).not.toMatch(/sandbox|sbx/i);
   });
 
-  it.each(['limit=0', 'limit=101', 'limit=abc', 'offset=-1', 'limit=1&limit=2', 'status=COMPLETED'])('refuses the query %s with 400 VALIDATION_ERROR', async (query) => {
-    const res = await stack.api('GET', `/sellers/saques?${query}`, { creds: seller });
-    expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe('VALIDATION_ERROR');
-  });
+  it.each(['limit=0', 'limit=101', 'limit=abc', 'offset=-1', 'limit=1&limit=2', 'status=COMPLETED'])(
+    'refuses the query %s with 400 VALIDATION_ERROR',
+    async (query) => {
+      const res = await stack.api('GET', `/sellers/saques?${query}`, { creds: seller });
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('VALIDATION_ERROR');
+    },
+  );
 
   it("reads one withdrawal, and answers 404 for another merchant's or an unknown id", async () => {
     const mine = await stack.api('GET', `/sellers/saques/${ids[0]}`, { creds: seller });

@@ -30,26 +30,42 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-const schedules: Array<{ name: string; ensure: (client: Client, taskQueue: string) => Promise<void>; id: (taskQueue: string) => string }> = [
+const schedules: Array<{
+  name: string;
+  ensure: (client: Client, taskQueue: string) => Promise<void>;
+  id: (taskQueue: string) => string;
+}> = [
   { name: 'janitor', ensure: ensureJanitorSchedule, id: janitorScheduleId },
   { name: 'daily reconciliation', ensure: ensureReconciliationSchedule, id: dailyReconciliationScheduleId },
-  { name: 'MED sync', ensure: (client, taskQueue) => ensureMedSyncSchedule(client, taskQueue, { analysisDeadlineMs: 7 * 86_400_000, reminderBeforeMs: 86_400_000 }), id: medSyncScheduleId },
+  {
+    name: 'MED sync',
+    ensure: (client, taskQueue) =>
+      ensureMedSyncSchedule(client, taskQueue, { analysisDeadlineMs: 7 * 86_400_000, reminderBeforeMs: 86_400_000 }),
+    id: medSyncScheduleId,
+  },
   { name: 'Pix payment sweep', ensure: ensurePixSweepSchedule, id: pixSweepScheduleId },
 ];
 
-it.each(schedules)('the $name Schedule of each task queue starts its runs on that task queue', async ({ ensure, id }) => {
-  const queues = [`deploy-a-${crypto.randomUUID()}`, `deploy-b-${crypto.randomUUID()}`];
-  try {
-    for (const taskQueue of queues) {
-      await ensure(stack.temporal, taskQueue);
-      await ensure(stack.temporal, taskQueue); // idempotent at every boot
+it.each(schedules)(
+  'the $name Schedule of each task queue starts its runs on that task queue',
+  async ({ ensure, id }) => {
+    const queues = [`deploy-a-${crypto.randomUUID()}`, `deploy-b-${crypto.randomUUID()}`];
+    try {
+      for (const taskQueue of queues) {
+        await ensure(stack.temporal, taskQueue);
+        await ensure(stack.temporal, taskQueue); // idempotent at every boot
+      }
+      expect(id(queues[0])).not.toBe(id(queues[1]));
+      for (const taskQueue of queues) {
+        const described = await stack.temporal.schedule.getHandle(id(taskQueue)).describe();
+        expect(described.action).toMatchObject({ type: 'startWorkflow', taskQueue });
+      }
+    } finally {
+      for (const taskQueue of queues)
+        await stack.temporal.schedule
+          .getHandle(id(taskQueue))
+          .delete()
+          .catch(() => undefined);
     }
-    expect(id(queues[0])).not.toBe(id(queues[1]));
-    for (const taskQueue of queues) {
-      const described = await stack.temporal.schedule.getHandle(id(taskQueue)).describe();
-      expect(described.action).toMatchObject({ type: 'startWorkflow', taskQueue });
-    }
-  } finally {
-    for (const taskQueue of queues) await stack.temporal.schedule.getHandle(id(taskQueue)).delete().catch(() => undefined);
-  }
-});
+  },
+);

@@ -55,7 +55,8 @@ it('replays every captured history with the current workflow code', async () => 
   let replayed = 0;
   for await (const result of Worker.runReplayHistories({ workflowBundle: bundle }, histories)) {
     // Results come back in input order, one per history.
-    if (result.error) failures.push(`${names.get(replayed)} (${result.workflowId}): ${result.error.name}: ${result.error.message}`);
+    if (result.error)
+      failures.push(`${names.get(replayed)} (${result.workflowId}): ${result.error.name}: ${result.error.message}`);
     replayed++;
   }
   expect(failures).toEqual([]);

@@ -16,12 +16,26 @@ import {
   type ProviderBoleto,
   type ProviderBoletoCallback,
 } from '../../core/provider';
-import { CALLBACK_SECRET, boletoRequest, startReceiver, startSandbox, waitFor, type ReceivedCallback, type SandboxHarness } from './harness';
+import {
+  CALLBACK_SECRET,
+  boletoRequest,
+  startReceiver,
+  startSandbox,
+  waitFor,
+  type ReceivedCallback,
+  type SandboxHarness,
+} from './harness';
 
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 
 function verify(cb: ReceivedCallback): boolean {
-  return verifyProviderCallbackSignature(cb.rawBody, cb.headers[PROVIDER_CALLBACK_TIMESTAMP_HEADER], cb.headers[PROVIDER_CALLBACK_SIGNATURE_HEADER], CALLBACK_SECRET, Date.now());
+  return verifyProviderCallbackSignature(
+    cb.rawBody,
+    cb.headers[PROVIDER_CALLBACK_TIMESTAMP_HEADER],
+    cb.headers[PROVIDER_CALLBACK_SIGNATURE_HEADER],
+    CALLBACK_SECRET,
+    Date.now(),
+  );
 }
 
 /** The digits of an issued boleto, checked independently; the due date read with the boleto's own day as reference. */
@@ -38,7 +52,10 @@ function expectValidDigits(boleto: ProviderBoleto): void {
 }
 
 async function expectProviderError(promise: Promise<unknown>, code: string, httpStatus: number): Promise<void> {
-  const err = await promise.then(() => null, (e: unknown) => e);
+  const err = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(ProviderError);
   expect(err).toMatchObject({ code, httpStatus, transient: false });
 }
@@ -85,8 +102,14 @@ describe('sandbox boletos', () => {
       status: 'PAID',
       pix: { status: 'CLOSED' },
       payment: {
-        via: 'BOLETO', amountCents: 12_345, expectedAmountCents: 12_345, late: false, amountMismatch: null,
-        settlement: 'D1', endToEndId: null, payer: { name: 'Joana Pagadora', document: '52998224725', documentType: 'CPF' },
+        via: 'BOLETO',
+        amountCents: 12_345,
+        expectedAmountCents: 12_345,
+        late: false,
+        amountMismatch: null,
+        settlement: 'D1',
+        endToEndId: null,
+        payer: { name: 'Joana Pagadora', document: '52998224725', documentType: 'CPF' },
       },
     });
     expect(pay.json.payment.creditDate > pay.json.payment.paidDate).toBe(true);
@@ -110,9 +133,17 @@ describe('sandbox boletos', () => {
   it('paid by its Pix first (by reference): settled D0 with an endToEndId, and the barcode is closed', async () => {
     const req = boletoRequest({ callbackUrl: receiver.callbackUrl });
     const boleto = await h.provider.issueBoleto(req);
-    const pay = await h.call('POST', `/sandbox/boletos/${req.reference}/pay`, { via: 'PIX', payer: { ispb: '12345678' } });
+    const pay = await h.call('POST', `/sandbox/boletos/${req.reference}/pay`, {
+      via: 'PIX',
+      payer: { ispb: '12345678' },
+    });
     expect(pay.status).toBe(200);
-    expect(pay.json).toMatchObject({ id: boleto.id, status: 'PAID', pix: { status: 'PAID' }, payment: { via: 'PIX', settlement: 'D0' } });
+    expect(pay.json).toMatchObject({
+      id: boleto.id,
+      status: 'PAID',
+      pix: { status: 'PAID' },
+      payment: { via: 'PIX', settlement: 'D0' },
+    });
     expect(pay.json.payment.creditDate).toBe(pay.json.payment.paidDate);
     expect(isValidEndToEndId(pay.json.payment.endToEndId)).toBe(true);
     expect(pay.json.payment.endToEndId.startsWith('E12345678')).toBe(true);
@@ -134,14 +165,20 @@ describe('sandbox boletos', () => {
   it('cancels an unpaid boleto (and its Pix); then it cannot be paid; cancel is idempotent', async () => {
     const boleto = await h.provider.issueBoleto(boletoRequest({ callbackUrl: receiver.callbackUrl }));
     const cancelled = await h.provider.cancelBoleto(boleto.id);
-    expect(cancelled).toMatchObject({ status: 'CANCELLED', pix: { status: 'CLOSED' }, cancelledAt: expect.any(String) });
+    expect(cancelled).toMatchObject({
+      status: 'CANCELLED',
+      pix: { status: 'CLOSED' },
+      cancelledAt: expect.any(String),
+    });
     expect(await h.provider.cancelBoleto(boleto.id)).toEqual(cancelled);
     for (const via of ['BOLETO', 'PIX']) {
       const pay = await h.call('POST', `/sandbox/boletos/${boleto.id}/pay`, { via });
       expect(pay.status).toBe(409);
       expect(pay.json.error).toMatchObject({ code: 'BOLETO_NOT_PAYABLE', status: 'CANCELLED' });
     }
-    expect((await h.call('POST', `/sandbox/boletos/${boleto.id}/resend-callback`)).json.error.code).toBe('BOLETO_NOT_PAID');
+    expect((await h.call('POST', `/sandbox/boletos/${boleto.id}/resend-callback`)).json.error.code).toBe(
+      'BOLETO_NOT_PAID',
+    );
     await new Promise((r) => setTimeout(r, 50));
     expect(receiver.received).toHaveLength(0);
   });
@@ -175,11 +212,22 @@ describe('sandbox boletos', () => {
       { graceDays: 61 },
     ];
     for (const patch of bad) {
-      const res = await h.call('POST', '/v1/boletos', { ...boletoRequest(), ...patch }, { authorization: 'Bearer sbx_test_api_key', 'idempotency-key': crypto.randomUUID() });
+      const res = await h.call(
+        'POST',
+        '/v1/boletos',
+        { ...boletoRequest(), ...patch },
+        { authorization: 'Bearer sbx_test_api_key', 'idempotency-key': crypto.randomUUID() },
+      );
       expect([res.status, res.json.error.code]).toEqual([400, 'VALIDATION_ERROR']);
     }
     const boleto = await h.provider.issueBoleto(boletoRequest({ dueDate: today }));
-    for (const body of [{ via: 'TED' }, { paidAt: 'yesterday' }, { amountCents: 0 }, { settlement: 'D2' }, { unknown: 1 }]) {
+    for (const body of [
+      { via: 'TED' },
+      { paidAt: 'yesterday' },
+      { amountCents: 0 },
+      { settlement: 'D2' },
+      { unknown: 1 },
+    ]) {
       expect((await h.call('POST', `/sandbox/boletos/${boleto.id}/pay`, body)).status).toBe(400);
     }
   });
@@ -198,7 +246,16 @@ describe('sandbox boletos around the 2025-02-22 factor reset (sandbox clock at 2
   });
 
   it('issues valid digits for due dates before and after the reset', async () => {
-    const dueDates = ['2025-02-10', '2025-02-20', '2025-02-21', '2025-02-22', '2025-02-23', '2025-03-31', '2025-12-31', '2027-06-15'];
+    const dueDates = [
+      '2025-02-10',
+      '2025-02-20',
+      '2025-02-21',
+      '2025-02-22',
+      '2025-02-23',
+      '2025-03-31',
+      '2025-12-31',
+      '2027-06-15',
+    ];
     const amounts = [1, 99, 1_000, 12_345, 500_000, 9_999_999, 123_456_789, 9_999_999_999];
     for (const [i, dueDate] of dueDates.entries()) {
       const boleto = await h.provider.issueBoleto(boletoRequest({ dueDate, amountCents: amounts[i] }));
@@ -207,7 +264,11 @@ describe('sandbox boletos around the 2025-02-22 factor reset (sandbox clock at 2
       expect(boleto.nossoNumero).toBe(String(i + 1).padStart(17, '0'));
     }
     const byDate = [...h.sandbox.state.boletos.values()].map((r) => [r.boleto.dueDate, r.boleto.barcode.slice(5, 9)]);
-    expect(byDate.slice(2, 5)).toEqual([['2025-02-21', '9999'], ['2025-02-22', '1000'], ['2025-02-23', '1001']]);
+    expect(byDate.slice(2, 5)).toEqual([
+      ['2025-02-21', '9999'],
+      ['2025-02-22', '1000'],
+      ['2025-02-23', '1001'],
+    ]);
   });
 
   it('a late payment owes fine and interest; paying less is settled for what was paid and flagged', async () => {
@@ -215,24 +276,56 @@ describe('sandbox boletos around the 2025-02-22 factor reset (sandbox clock at 2
       boletoRequest({ callbackUrl: receiver.callbackUrl, dueDate: '2025-02-21', amountCents: 100_000, graceDays: 1 }),
     );
     // 5 days late, past the 1 grace day: 2 % fine + 1 %/month × 5/30 = 2,000 + 167.
-    const pay = await h.call('POST', `/sandbox/boletos/${boleto.id}/pay`, { paidAt: '2025-02-26', amountCents: 100_000 });
+    const pay = await h.call('POST', `/sandbox/boletos/${boleto.id}/pay`, {
+      paidAt: '2025-02-26',
+      amountCents: 100_000,
+    });
     expect(pay.status).toBe(200);
     expect(pay.json.payment).toMatchObject({
-      paidDate: '2025-02-26', daysLate: 5, late: true, fineCents: 2_000, interestCents: 167,
-      expectedAmountCents: 102_167, amountCents: 100_000, amountMismatch: 'UNDERPAID', settlement: 'D1', creditDate: '2025-02-27',
+      paidDate: '2025-02-26',
+      daysLate: 5,
+      late: true,
+      fineCents: 2_000,
+      interestCents: 167,
+      expectedAmountCents: 102_167,
+      amountCents: 100_000,
+      amountMismatch: 'UNDERPAID',
+      settlement: 'D1',
+      creditDate: '2025-02-27',
     });
     const [cb] = await waitFor(() => receiver.received.length > 0 && receiver.received);
     expect(verify(cb)).toBe(true);
-    expect(cb.json.boleto.payment).toMatchObject({ expectedAmountCents: 102_167, amountCents: 100_000, late: true, amountMismatch: 'UNDERPAID' });
+    expect(cb.json.boleto.payment).toMatchObject({
+      expectedAmountCents: 102_167,
+      amountCents: 100_000,
+      late: true,
+      amountMismatch: 'UNDERPAID',
+    });
   });
 
   it('within the grace days: late but nothing added; paid on a Friday, D1 credits Monday; D0 on request', async () => {
     const a = await h.provider.issueBoleto(boletoRequest({ dueDate: '2025-02-20', amountCents: 5_000, graceDays: 1 }));
     const pa = await h.call('POST', `/sandbox/boletos/${a.id}/pay`, { paidAt: '2025-02-21T20:00:00-03:00' });
-    expect(pa.json.payment).toMatchObject({ paidDate: '2025-02-21', daysLate: 1, late: true, expectedAmountCents: 5_000, amountMismatch: null, creditDate: '2025-02-24' });
+    expect(pa.json.payment).toMatchObject({
+      paidDate: '2025-02-21',
+      daysLate: 1,
+      late: true,
+      expectedAmountCents: 5_000,
+      amountMismatch: null,
+      creditDate: '2025-02-24',
+    });
     const b = await h.provider.issueBoleto(boletoRequest({ dueDate: '2025-02-20', amountCents: 5_000 }));
-    const pb = await h.call('POST', `/sandbox/boletos/${b.id}/pay`, { paidAt: '2025-02-14', amountCents: 6_000, settlement: 'D0' });
-    expect(pb.json.payment).toMatchObject({ late: false, amountMismatch: 'OVERPAID', settlement: 'D0', creditDate: '2025-02-14' });
+    const pb = await h.call('POST', `/sandbox/boletos/${b.id}/pay`, {
+      paidAt: '2025-02-14',
+      amountCents: 6_000,
+      settlement: 'D0',
+    });
+    expect(pb.json.payment).toMatchObject({
+      late: false,
+      amountMismatch: 'OVERPAID',
+      settlement: 'D0',
+      creditDate: '2025-02-14',
+    });
   });
 });
 
@@ -258,7 +351,11 @@ describe('sandbox boletos on disk', () => {
     }
     const third = await startSandbox({ dataFile });
     try {
-      expect(await third.provider.getBoleto(boleto.id)).toMatchObject({ status: 'PAID', pix: { status: 'PAID' }, payment: { via: 'PIX' } });
+      expect(await third.provider.getBoleto(boleto.id)).toMatchObject({
+        status: 'PAID',
+        pix: { status: 'PAID' },
+        payment: { via: 'PIX' },
+      });
     } finally {
       await third.close();
     }

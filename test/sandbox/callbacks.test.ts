@@ -5,7 +5,15 @@ import {
   PROVIDER_CALLBACK_TIMESTAMP_HEADER,
   type ProviderCallback,
 } from '../../core/provider';
-import { CALLBACK_SECRET, chargeRequest, startReceiver, startSandbox, waitFor, type ReceivedCallback, type SandboxHarness } from './harness';
+import {
+  CALLBACK_SECRET,
+  chargeRequest,
+  startReceiver,
+  startSandbox,
+  waitFor,
+  type ReceivedCallback,
+  type SandboxHarness,
+} from './harness';
 
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 
@@ -36,7 +44,11 @@ describe('sandbox pay → signed callback', () => {
 
     const pay = await h.call('POST', `/sandbox/charges/${charge.id}/pay`);
     expect(pay.status).toBe(200);
-    expect(pay.json).toMatchObject({ id: charge.id, status: 'PAID', payer: { name: 'Pagador Sandbox', ispb: '99999999' } });
+    expect(pay.json).toMatchObject({
+      id: charge.id,
+      status: 'PAID',
+      payer: { name: 'Pagador Sandbox', ispb: '99999999' },
+    });
     expect(isValidEndToEndId(pay.json.endToEndId)).toBe(true);
     expect(pay.json.endToEndId.startsWith('E99999999')).toBe(true);
 
@@ -45,14 +57,19 @@ describe('sandbox pay → signed callback', () => {
     expect(verify(cb, 'wrong-secret')).toBe(false);
     expect(cb.headers['content-type']).toContain('application/json');
     const event = cb.json as ProviderCallback;
-    expect(event).toMatchObject({ type: 'charge.paid', charge: { id: charge.id, status: 'PAID', reference: charge.reference } });
+    expect(event).toMatchObject({
+      type: 'charge.paid',
+      charge: { id: charge.id, status: 'PAID', reference: charge.reference },
+    });
     expect(event.eventId).toMatch(/^evt_/);
     expect(event.charge).toEqual(pay.json);
     expect(await h.provider.getCharge(charge.id)).toEqual(pay.json);
 
     // The delivery log records it, without any header (no signatures exposed).
     const log = await h.call('GET', `/sandbox/callbacks?chargeId=${charge.id}`);
-    expect(log.json.attempts).toEqual([expect.objectContaining({ eventId: event.eventId, attempt: 1, httpStatus: 200, delivered: true })]);
+    expect(log.json.attempts).toEqual([
+      expect.objectContaining({ eventId: event.eventId, attempt: 1, httpStatus: 200, delivered: true }),
+    ]);
     expect(JSON.stringify(log.json)).not.toContain(cb.headers[PROVIDER_CALLBACK_SIGNATURE_HEADER] as string);
   });
 
@@ -62,7 +79,11 @@ describe('sandbox pay → signed callback', () => {
     expect((await h.call('POST', `/sandbox/charges/${charge.id}/pay`)).status).toBe(200);
     const again = await h.call('POST', `/sandbox/charges/${charge.id}/pay`);
     expect(again.status).toBe(409);
-    expect(again.json.error).toMatchObject({ code: 'CHARGE_NOT_PAYABLE', status: 'PAID', message: expect.stringContaining('PAID') });
+    expect(again.json.error).toMatchObject({
+      code: 'CHARGE_NOT_PAYABLE',
+      status: 'PAID',
+      message: expect.stringContaining('PAID'),
+    });
     await waitFor(() => receiver.received.length === 1);
     await new Promise((r) => setTimeout(r, 100));
     expect(receiver.received).toHaveLength(1);
@@ -72,10 +93,17 @@ describe('sandbox pay → signed callback', () => {
     receiver = await startReceiver();
     const req = chargeRequest({ callbackUrl: receiver.callbackUrl });
     await h.provider.issueCharge(req);
-    const pay = await h.call('POST', `/sandbox/charges/${req.reference}/pay`, { payer: { name: 'Fulana de Tal', ispb: '12345678' } });
+    const pay = await h.call('POST', `/sandbox/charges/${req.reference}/pay`, {
+      payer: { name: 'Fulana de Tal', ispb: '12345678' },
+    });
     expect(pay.status).toBe(200);
     expect(pay.json.reference).toBe(req.reference);
-    expect(pay.json.payer).toMatchObject({ name: 'Fulana de Tal', ispb: '12345678', documentType: 'CPF', document: '52998224725' });
+    expect(pay.json.payer).toMatchObject({
+      name: 'Fulana de Tal',
+      ispb: '12345678',
+      documentType: 'CPF',
+      document: '52998224725',
+    });
     expect(pay.json.endToEndId.startsWith('E12345678')).toBe(true);
 
     expect((await h.call('POST', '/sandbox/charges/unknown/pay')).status).toBe(404);

@@ -85,13 +85,20 @@ describe('sandbox charges over HTTP', () => {
   });
 
   it('validates the body: 400 with {error:{code,message}} → permanent ProviderError', async () => {
-    const res = await h.call('POST', '/v1/charges', { reference: 'x', amountCents: -5 }, { ...auth, 'idempotency-key': 'k1' });
+    const res = await h.call(
+      'POST',
+      '/v1/charges',
+      { reference: 'x', amountCents: -5 },
+      { ...auth, 'idempotency-key': 'k1' },
+    );
     expect(res.status).toBe(400);
     expect(res.json.error).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining('amountCents') });
 
     const err = await rejection(h.provider.issueCharge(chargeRequest({ callbackUrl: 'ftp://nope' })));
     expect(err).toMatchObject({ code: 'VALIDATION_ERROR', transient: false, httpStatus: 400 });
-    const past = await rejection(h.provider.issueCharge(chargeRequest({ expiresAt: new Date(Date.now() - 1_000).toISOString() })));
+    const past = await rejection(
+      h.provider.issueCharge(chargeRequest({ expiresAt: new Date(Date.now() - 1_000).toISOString() })),
+    );
     expect(past).toMatchObject({ code: 'VALIDATION_ERROR', transient: false });
   });
 

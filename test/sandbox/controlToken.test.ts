@@ -16,13 +16,22 @@ describe('sandbox control token', () => {
       expect(anonymous.status).toBe(401);
       expect(anonymous.json.error.code).toBe('UNAUTHORIZED');
       expect((await h.call('POST', '/sandbox/faults', { errorRate: 1 })).status).toBe(401);
-      expect((await h.call('POST', `/sandbox/charges/${charge.id}/pay`, {}, { authorization: 'Bearer wrong' })).status).toBe(401);
+      expect(
+        (await h.call('POST', `/sandbox/charges/${charge.id}/pay`, {}, { authorization: 'Bearer wrong' })).status,
+      ).toBe(401);
       // Nothing happened: the charge is still payable and the provider API still works.
       expect((await h.provider.getCharge(charge.id)).status).toBe('ACTIVE');
-      const paid = await h.call('POST', `/sandbox/charges/${charge.id}/pay`, {}, { authorization: 'Bearer ctl_secret_token' });
+      const paid = await h.call(
+        'POST',
+        `/sandbox/charges/${charge.id}/pay`,
+        {},
+        { authorization: 'Bearer ctl_secret_token' },
+      );
       expect(paid.status).toBe(200);
       // The provider API key is not a control token.
-      expect((await h.call('GET', '/sandbox/faults', undefined, { authorization: `Bearer ${API_KEY}` })).status).toBe(401);
+      expect((await h.call('GET', '/sandbox/faults', undefined, { authorization: `Bearer ${API_KEY}` })).status).toBe(
+        401,
+      );
     } finally {
       await h.close();
     }
@@ -35,20 +44,55 @@ describe('sandbox control token', () => {
     expect(() => readSandboxConfig({ ...base, NODE_ENV: 'staging' })).toThrow(/SANDBOX_CONTROL_TOKEN/);
     expect(readSandboxConfig({ ...base, NODE_ENV: 'development' }).controlToken).toBeUndefined();
     const pix = { SANDBOX_PIX_CLIENT_ID: 'client', SANDBOX_PIX_CLIENT_SECRET: 'y'.repeat(32) };
-    expect(readSandboxConfig({ ...base, ...pix, NODE_ENV: 'production', SANDBOX_CONTROL_TOKEN: 'x'.repeat(32) }).controlToken).toBe('x'.repeat(32));
+    expect(
+      readSandboxConfig({ ...base, ...pix, NODE_ENV: 'production', SANDBOX_CONTROL_TOKEN: 'x'.repeat(32) })
+        .controlToken,
+    ).toBe('x'.repeat(32));
   });
 
   it('requires the API Pix client credentials unless NODE_ENV is development or test, where they have public values', () => {
     const base = { PROVIDER_API_KEY: 'k', PROVIDER_CALLBACK_SECRET: 's', SANDBOX_CONTROL_TOKEN: 'x'.repeat(32) };
-    expect(() => readSandboxConfig({ ...base, NODE_ENV: 'production' })).toThrow(/SANDBOX_PIX_CLIENT_ID and SANDBOX_PIX_CLIENT_SECRET/);
-    expect(() => readSandboxConfig({ ...base, NODE_ENV: 'production', SANDBOX_PIX_CLIENT_ID: 'c' })).toThrow(/SANDBOX_PIX_CLIENT_SECRET/);
-    expect(readSandboxConfig({ ...base, NODE_ENV: 'test' })).toMatchObject({ pixClientId: 'pix-sandbox-client', pixClientSecret: 'pix-sandbox-secret', pixTokenTtlSeconds: 3600, tls: undefined });
-    const set = readSandboxConfig({ ...base, NODE_ENV: 'production', SANDBOX_PIX_CLIENT_ID: 'c', SANDBOX_PIX_CLIENT_SECRET: 's', SANDBOX_PIX_TOKEN_TTL_SECONDS: '60', SANDBOX_PIX_KEYS: 'a@b.com, 11222333000181' });
-    expect(set).toMatchObject({ pixClientId: 'c', pixClientSecret: 's', pixTokenTtlSeconds: 60, pixReceivingKeys: ['a@b.com', '11222333000181'] });
-    expect(() => readSandboxConfig({ ...base, NODE_ENV: 'test', SANDBOX_PIX_TOKEN_TTL_SECONDS: '0' })).toThrow(/SANDBOX_PIX_TOKEN_TTL_SECONDS/);
+    expect(() => readSandboxConfig({ ...base, NODE_ENV: 'production' })).toThrow(
+      /SANDBOX_PIX_CLIENT_ID and SANDBOX_PIX_CLIENT_SECRET/,
+    );
+    expect(() => readSandboxConfig({ ...base, NODE_ENV: 'production', SANDBOX_PIX_CLIENT_ID: 'c' })).toThrow(
+      /SANDBOX_PIX_CLIENT_SECRET/,
+    );
+    expect(readSandboxConfig({ ...base, NODE_ENV: 'test' })).toMatchObject({
+      pixClientId: 'pix-sandbox-client',
+      pixClientSecret: 'pix-sandbox-secret',
+      pixTokenTtlSeconds: 3600,
+      tls: undefined,
+    });
+    const set = readSandboxConfig({
+      ...base,
+      NODE_ENV: 'production',
+      SANDBOX_PIX_CLIENT_ID: 'c',
+      SANDBOX_PIX_CLIENT_SECRET: 's',
+      SANDBOX_PIX_TOKEN_TTL_SECONDS: '60',
+      SANDBOX_PIX_KEYS: 'a@b.com, 11222333000181',
+    });
+    expect(set).toMatchObject({
+      pixClientId: 'c',
+      pixClientSecret: 's',
+      pixTokenTtlSeconds: 60,
+      pixReceivingKeys: ['a@b.com', '11222333000181'],
+    });
+    expect(() => readSandboxConfig({ ...base, NODE_ENV: 'test', SANDBOX_PIX_TOKEN_TTL_SECONDS: '0' })).toThrow(
+      /SANDBOX_PIX_TOKEN_TTL_SECONDS/,
+    );
     // TLS: the certificate and key go together; a file that cannot be read fails the start.
-    expect(() => readSandboxConfig({ ...base, NODE_ENV: 'test', SANDBOX_TLS_CERT_FILE: '/nonexistent.crt' })).toThrow(/SANDBOX_TLS_KEY_FILE/);
-    expect(() => readSandboxConfig({ ...base, NODE_ENV: 'test', SANDBOX_TLS_CERT_FILE: '/nonexistent.crt', SANDBOX_TLS_KEY_FILE: '/nonexistent.key' })).toThrow(/cannot read/);
+    expect(() => readSandboxConfig({ ...base, NODE_ENV: 'test', SANDBOX_TLS_CERT_FILE: '/nonexistent.crt' })).toThrow(
+      /SANDBOX_TLS_KEY_FILE/,
+    );
+    expect(() =>
+      readSandboxConfig({
+        ...base,
+        NODE_ENV: 'test',
+        SANDBOX_TLS_CERT_FILE: '/nonexistent.crt',
+        SANDBOX_TLS_KEY_FILE: '/nonexistent.key',
+      }),
+    ).toThrow(/cannot read/);
   });
 
   it('`gateway sandbox pay` prints a short summary with the token it is given, --json prints the whole charge', async () => {
@@ -56,7 +100,11 @@ describe('sandbox control token', () => {
     try {
       const root = path.resolve(__dirname, '../..');
       const env = { ...process.env, SANDBOX_BASE_URL: h.url, SANDBOX_CONTROL_TOKEN: 'ctl_cli_token' };
-      const cli = (args: string[]) => run(process.execPath, [require.resolve('tsx/cli'), path.join(root, 'cli/gateway.ts'), ...args], { env, cwd: root });
+      const cli = (args: string[]) =>
+        run(process.execPath, [require.resolve('tsx/cli'), path.join(root, 'cli/gateway.ts'), ...args], {
+          env,
+          cwd: root,
+        });
       const charge = await h.provider.issueCharge(chargeRequest({ amountCents: 1_050 }));
       const { stdout } = await cli(['sandbox', 'pay', charge.id]);
       expect(stdout).toContain(charge.id);
@@ -71,8 +119,14 @@ describe('sandbox control token', () => {
       expect(json).toMatchObject({ id: other.id, status: 'PAID', qrCodeBase64: expect.any(String) });
 
       // The same control call opens a Pix infraction (MED) against the paid charge.
-      const infraction = JSON.parse((await cli(['sandbox', 'open-infraction', charge.id, '--amount', '300', '--reason', 'scam', '--json'])).stdout);
-      expect(infraction).toMatchObject({ amountCents: 300, reason: 'SCAM', endToEndId: expect.stringMatching(/^E\d{8}/) });
+      const infraction = JSON.parse(
+        (await cli(['sandbox', 'open-infraction', charge.id, '--amount', '300', '--reason', 'scam', '--json'])).stdout,
+      );
+      expect(infraction).toMatchObject({
+        amountCents: 300,
+        reason: 'SCAM',
+        endToEndId: expect.stringMatching(/^E\d{8}/),
+      });
     } finally {
       await h.close();
     }

@@ -24,10 +24,34 @@ describe('sandbox fault injection', () => {
   afterEach(() => h.close());
 
   it('sets, reads and resets faults; POST replaces the whole config', async () => {
-    expect((await h.call('GET', '/sandbox/faults')).json).toEqual({ errorRate: 0, latencyMs: 0, timeoutRate: 0, failFirst: 0, seed: null });
-    expect((await h.call('POST', '/sandbox/faults', { errorRate: 0.5, latencyMs: 10 })).json).toEqual({ errorRate: 0.5, latencyMs: 10, timeoutRate: 0, failFirst: 0, seed: null });
-    expect((await h.call('POST', '/sandbox/faults', { timeoutRate: 0.1, failFirst: 0 })).json).toEqual({ errorRate: 0, latencyMs: 0, timeoutRate: 0.1, failFirst: 0, seed: null });
-    expect((await h.call('DELETE', '/sandbox/faults')).json).toEqual({ errorRate: 0, latencyMs: 0, timeoutRate: 0, failFirst: 0, seed: null });
+    expect((await h.call('GET', '/sandbox/faults')).json).toEqual({
+      errorRate: 0,
+      latencyMs: 0,
+      timeoutRate: 0,
+      failFirst: 0,
+      seed: null,
+    });
+    expect((await h.call('POST', '/sandbox/faults', { errorRate: 0.5, latencyMs: 10 })).json).toEqual({
+      errorRate: 0.5,
+      latencyMs: 10,
+      timeoutRate: 0,
+      failFirst: 0,
+      seed: null,
+    });
+    expect((await h.call('POST', '/sandbox/faults', { timeoutRate: 0.1, failFirst: 0 })).json).toEqual({
+      errorRate: 0,
+      latencyMs: 0,
+      timeoutRate: 0.1,
+      failFirst: 0,
+      seed: null,
+    });
+    expect((await h.call('DELETE', '/sandbox/faults')).json).toEqual({
+      errorRate: 0,
+      latencyMs: 0,
+      timeoutRate: 0,
+      failFirst: 0,
+      seed: null,
+    });
     expect((await h.call('POST', '/sandbox/faults', { errorRate: 2 })).status).toBe(400);
     expect((await h.call('POST', '/sandbox/faults', { bogus: 1 })).status).toBe(400);
     expect((await h.call('POST', '/sandbox/faults', { errorRate: 0.5, seed: -1 })).status).toBe(400);

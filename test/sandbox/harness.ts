@@ -27,7 +27,12 @@ export interface SandboxHarness {
   sandbox: SandboxApp;
   provider: HttpPixProvider;
   /** Raw call to the sandbox, for control routes and checks the client does not expose. */
-  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; json: any }>;
+  call(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; json: any }>;
   close(): Promise<void>;
 }
 

@@ -22,7 +22,10 @@ describe('HttpPixProvider against a scripted server', () => {
     app.use(express.json());
     app.use((req, res) => {
       seen.push({ method: req.method, url: req.url, headers: req.headers, body: req.body });
-      res.status(next.status).type(next.contentType ?? 'application/json').send(next.body);
+      res
+        .status(next.status)
+        .type(next.contentType ?? 'application/json')
+        .send(next.body);
     });
     const started = await listen(app);
     server = started.server;
@@ -58,7 +61,10 @@ describe('HttpPixProvider against a scripted server', () => {
     await failure(provider.issueCharge(charge));
     expect(seen[seen.length - 1].headers['idempotency-key']).toBe(charge.reference);
     await failure(provider.closeCharge('id/with slash', 'CANCELLED'));
-    expect(seen[seen.length - 1]).toMatchObject({ url: '/v1/charges/id%2Fwith%20slash/close', body: { reason: 'CANCELLED' } });
+    expect(seen[seen.length - 1]).toMatchObject({
+      url: '/v1/charges/id%2Fwith%20slash/close',
+      body: { reason: 'CANCELLED' },
+    });
   });
 
   it.each([
@@ -75,18 +81,32 @@ describe('HttpPixProvider against a scripted server', () => {
 
   it('4xx → permanent, code from the body or PROVIDER_REJECTED', async () => {
     answer(422, { error: { code: 'AMOUNT_TOO_HIGH', message: 'limit' } });
-    expect(await failure(provider.getCharge('c'))).toMatchObject({ code: 'AMOUNT_TOO_HIGH', transient: false, httpStatus: 422 });
+    expect(await failure(provider.getCharge('c'))).toMatchObject({
+      code: 'AMOUNT_TOO_HIGH',
+      transient: false,
+      httpStatus: 422,
+    });
     answer(400, '<html>bad</html>', 'text/html');
-    expect(await failure(provider.getCharge('c'))).toMatchObject({ code: 'PROVIDER_REJECTED', transient: false, httpStatus: 400 });
+    expect(await failure(provider.getCharge('c'))).toMatchObject({
+      code: 'PROVIDER_REJECTED',
+      transient: false,
+      httpStatus: 400,
+    });
     answer(401, { error: { code: 'UNAUTHORIZED', message: 'no' } });
     expect(await failure(provider.getCharge('c'))).toMatchObject({ code: 'UNAUTHORIZED', transient: false });
   });
 
   it('409 → PROVIDER_IDEMPOTENCY_CONFLICT, permanent', async () => {
     answer(409, { error: { code: 'IDEMPOTENCY_CONFLICT', message: 'x' } });
-    expect(await failure(provider.issueCharge(chargeRequest()))).toMatchObject({ code: 'PROVIDER_IDEMPOTENCY_CONFLICT', transient: false });
+    expect(await failure(provider.issueCharge(chargeRequest()))).toMatchObject({
+      code: 'PROVIDER_IDEMPOTENCY_CONFLICT',
+      transient: false,
+    });
     answer(409, '');
-    expect(await failure(provider.issueCharge(chargeRequest()))).toMatchObject({ code: 'PROVIDER_IDEMPOTENCY_CONFLICT', transient: false });
+    expect(await failure(provider.issueCharge(chargeRequest()))).toMatchObject({
+      code: 'PROVIDER_IDEMPOTENCY_CONFLICT',
+      transient: false,
+    });
   });
 
   it('a 2xx that is not the expected shape → transient PROVIDER_BAD_RESPONSE', async () => {
@@ -103,7 +123,11 @@ describe('HttpPixProvider against a scripted server', () => {
     expect(await provider.findChargeByReference('r')).toBeNull();
     // A wrong baseUrl or proxy page must not look like "never paid".
     answer(404, 'Not Found', 'text/plain');
-    expect(await failure(provider.getTransferByReference('r'))).toMatchObject({ code: 'PROVIDER_REJECTED', transient: false, httpStatus: 404 });
+    expect(await failure(provider.getTransferByReference('r'))).toMatchObject({
+      code: 'PROVIDER_REJECTED',
+      transient: false,
+      httpStatus: 404,
+    });
     answer(404, { error: { code: 'NOT_FOUND', message: 'route not found' } });
     expect(await failure(provider.findChargeByReference('r'))).toMatchObject({ code: 'NOT_FOUND' });
   });

@@ -23,7 +23,9 @@ afterEach(async () => {
 });
 
 async function paidCharge(reference: string, amountCents = 1_500) {
-  const charge = await h.provider.issueCharge(chargeRequest({ reference, amountCents, callbackUrl: receiver.callbackUrl }));
+  const charge = await h.provider.issueCharge(
+    chargeRequest({ reference, amountCents, callbackUrl: receiver.callbackUrl }),
+  );
   const pay = await h.call('POST', `/sandbox/charges/${charge.id}/pay`, {});
   expect(pay.status).toBe(200);
   return pay.json;
@@ -35,21 +37,45 @@ it('opens infractions against a paid charge, lists them since a time, and record
   const paid = await paidCharge('ref-med');
   const whole = await h.call('POST', '/sandbox/charges/ref-med/infractions', {});
   expect(whole.status).toBe(201);
-  expect(whole.json).toMatchObject({ id: expect.stringMatching(/^sbx_inf_/), endToEndId: paid.endToEndId, reference: 'ref-med', amountCents: 1_500, reason: 'FRAUD', status: 'OPEN', decision: null });
+  expect(whole.json).toMatchObject({
+    id: expect.stringMatching(/^sbx_inf_/),
+    endToEndId: paid.endToEndId,
+    reference: 'ref-med',
+    amountCents: 1_500,
+    reason: 'FRAUD',
+    status: 'OPEN',
+    decision: null,
+  });
   expect(Date.parse(whole.json.analysisDeadline) - Date.parse(whole.json.openedAt)).toBe(7 * 86_400_000);
-  const part = await h.call('POST', `/sandbox/charges/${paid.endToEndId}/infractions`, { amountCents: 400, reason: 'SCAM' });
+  const part = await h.call('POST', `/sandbox/charges/${paid.endToEndId}/infractions`, {
+    amountCents: 400,
+    reason: 'SCAM',
+  });
   expect(part.json).toMatchObject({ amountCents: 400, reason: 'SCAM' });
 
   // Oldest first; two opened in the same millisecond may come in either order.
-  expect((await h.provider.listInfractions(before)).map((i) => i.id).sort()).toEqual([whole.json.id, part.json.id].sort());
+  expect((await h.provider.listInfractions(before)).map((i) => i.id).sort()).toEqual(
+    [whole.json.id, part.json.id].sort(),
+  );
   expect(await h.provider.listInfractions(new Date(Date.now() + 60_000).toISOString())).toEqual([]);
 
   const answered = await h.provider.answerInfraction(part.json.id, { decision: 'REJECT', justification: 'delivered' });
-  expect(answered).toMatchObject({ status: 'REJECTED', decision: 'REJECT', justification: 'delivered', answeredAt: expect.any(String) });
+  expect(answered).toMatchObject({
+    status: 'REJECTED',
+    decision: 'REJECT',
+    justification: 'delivered',
+    answeredAt: expect.any(String),
+  });
   // The same answer again is a replay; another one is refused.
-  expect(await h.provider.answerInfraction(part.json.id, { decision: 'REJECT', justification: 'delivered' })).toEqual(answered);
-  await expect(h.provider.answerInfraction(part.json.id, { decision: 'ACCEPT', justification: 'oops' })).rejects.toMatchObject({ code: 'INFRACTION_ALREADY_ANSWERED', transient: false });
-  await expect(h.provider.answerInfraction('sbx_inf_nope', { decision: 'ACCEPT', justification: 'x' })).rejects.toBeInstanceOf(ProviderError);
+  expect(await h.provider.answerInfraction(part.json.id, { decision: 'REJECT', justification: 'delivered' })).toEqual(
+    answered,
+  );
+  await expect(
+    h.provider.answerInfraction(part.json.id, { decision: 'ACCEPT', justification: 'oops' }),
+  ).rejects.toMatchObject({ code: 'INFRACTION_ALREADY_ANSWERED', transient: false });
+  await expect(
+    h.provider.answerInfraction('sbx_inf_nope', { decision: 'ACCEPT', justification: 'x' }),
+  ).rejects.toBeInstanceOf(ProviderError);
 });
 
 it('refuses what cannot be disputed: an unpaid charge, more than was paid, a bad body', async () => {
@@ -60,7 +86,9 @@ it('refuses what cannot be disputed: an unpaid charge, more than was paid, a bad
   await paidCharge('ref-paid', 1_000);
   expect((await h.call('POST', '/sandbox/charges/ref-paid/infractions', { amountCents: 1_001 })).status).toBe(400);
   expect((await h.call('POST', '/sandbox/charges/ref-paid/infractions', { reason: 'BORED' })).status).toBe(400);
-  expect((await h.call('POST', '/sandbox/charges/ref-paid/infractions', { amountCents: 10, extra: 1 })).status).toBe(400);
+  expect((await h.call('POST', '/sandbox/charges/ref-paid/infractions', { amountCents: 10, extra: 1 })).status).toBe(
+    400,
+  );
   expect(h.sandbox.state.infractions.size).toBe(0);
   expect((await h.call('GET', '/v1/infractions', undefined, {})).status).toBe(401);
 });
@@ -74,7 +102,9 @@ it('openInfractionRate: every payment gets an infraction at rate 1, none at 0; k
   await h.provider.answerInfraction(infraction.id, { decision: 'ACCEPT', justification: 'fraud' });
   await h.close();
   h = await startSandbox({ dataFile });
-  expect(await h.provider.listInfractions(new Date(0).toISOString())).toEqual([expect.objectContaining({ id: infraction.id, status: 'ACCEPTED', justification: 'fraud' })]);
+  expect(await h.provider.listInfractions(new Date(0).toISOString())).toEqual([
+    expect.objectContaining({ id: infraction.id, status: 'ACCEPTED', justification: 'fraud' }),
+  ]);
   await paidCharge('ref-no-rate');
   expect(await h.provider.listInfractions(new Date(0).toISOString())).toHaveLength(1);
   fs.rmSync(dataFile, { force: true });

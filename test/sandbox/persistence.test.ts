@@ -28,7 +28,11 @@ describe('sandbox state on disk', () => {
 
     const second = await startSandbox({ dataFile });
     try {
-      expect(await second.provider.getCharge(charge.id)).toMatchObject({ id: charge.id, status: 'ACTIVE', amountCents: 3_000 });
+      expect(await second.provider.getCharge(charge.id)).toMatchObject({
+        id: charge.id,
+        status: 'ACTIVE',
+        amountCents: 3_000,
+      });
       expect((await second.provider.findChargeByReference(charge.reference))?.id).toBe(charge.id);
       const paid = await second.call('POST', `/sandbox/charges/${charge.id}/pay`, {});
       expect(paid.status).toBe(200);
@@ -36,7 +40,9 @@ describe('sandbox state on disk', () => {
       expect((await second.provider.closeCharge(other.id, 'EXPIRED')).status).toBe('EXPIRED');
       // The same idempotency key replays the transfer instead of paying twice.
       expect((await second.provider.transfer(transferReq)).id).toBe(transfer.id);
-      expect((await second.call('GET', '/sandbox/transfers')).json.references[transferReq.reference]).toMatchObject({ created: 1 });
+      expect((await second.call('GET', '/sandbox/transfers')).json.references[transferReq.reference]).toMatchObject({
+        created: 1,
+      });
     } finally {
       await second.close();
     }

@@ -17,10 +17,17 @@ describe('API Pix token endpoint (POST /oauth/token)', () => {
     const granted = await requestToken(h.url);
     expect(granted.status).toBe(200);
     expect(granted.headers.get('cache-control')).toBe('no-store');
-    expect(granted.json).toEqual({ access_token: expect.any(String), token_type: 'Bearer', expires_in: 1, scope: 'cob.read cob.write pix.read pix.write webhook.read webhook.write' });
+    expect(granted.json).toEqual({
+      access_token: expect.any(String),
+      token_type: 'Bearer',
+      expires_in: 1,
+      scope: 'cob.read cob.write pix.read pix.write webhook.read webhook.write',
+    });
     expect(granted.json.access_token.length).toBeGreaterThanOrEqual(40);
     // Form-encoded credentials in Basic (RFC 6749 2.3.1) are decoded.
-    const encoded = await requestToken(h.url, { authorization: basic(encodeURIComponent(DEV_PIX_CLIENT_ID), encodeURIComponent(DEV_PIX_CLIENT_SECRET)) });
+    const encoded = await requestToken(h.url, {
+      authorization: basic(encodeURIComponent(DEV_PIX_CLIENT_ID), encodeURIComponent(DEV_PIX_CLIENT_SECRET)),
+    });
     expect(encoded.status).toBe(200);
   });
 
@@ -29,17 +36,25 @@ describe('API Pix token endpoint (POST /oauth/token)', () => {
     expect(wrongSecret.status).toBe(401);
     expect(wrongSecret.json.error).toBe('invalid_client');
     expect(wrongSecret.headers.get('www-authenticate')).toMatch(/^Basic/);
-    expect((await requestToken(h.url, { authorization: basic('someone', DEV_PIX_CLIENT_SECRET) })).json.error).toBe('invalid_client');
+    expect((await requestToken(h.url, { authorization: basic('someone', DEV_PIX_CLIENT_SECRET) })).json.error).toBe(
+      'invalid_client',
+    );
     expect((await requestToken(h.url, { authorization: 'Bearer abc' })).status).toBe(401);
     // The secret in the body instead of Basic is not accepted.
-    const inBody = await requestToken(h.url, { authorization: '', body: `grant_type=client_credentials&client_id=${DEV_PIX_CLIENT_ID}&client_secret=${DEV_PIX_CLIENT_SECRET}` });
+    const inBody = await requestToken(h.url, {
+      authorization: '',
+      body: `grant_type=client_credentials&client_id=${DEV_PIX_CLIENT_ID}&client_secret=${DEV_PIX_CLIENT_SECRET}`,
+    });
     expect(inBody.status).toBe(401);
 
     const noGrant = await requestToken(h.url, { body: 'scope=cob.read' });
     expect([noGrant.status, noGrant.json.error]).toEqual([400, 'invalid_request']);
     const password = await requestToken(h.url, { body: 'grant_type=password' });
     expect([password.status, password.json.error]).toEqual([400, 'unsupported_grant_type']);
-    const json = await requestToken(h.url, { body: JSON.stringify({ grant_type: 'client_credentials' }), contentType: 'application/json' });
+    const json = await requestToken(h.url, {
+      body: JSON.stringify({ grant_type: 'client_credentials' }),
+      contentType: 'application/json',
+    });
     expect([json.status, json.json.error]).toEqual([400, 'invalid_request']);
     const scope = await requestToken(h.url, { body: 'grant_type=client_credentials&scope=cob.read%20cobv.write' });
     expect([scope.status, scope.json.error]).toEqual([400, 'invalid_scope']);
@@ -52,7 +67,12 @@ describe('API Pix token endpoint (POST /oauth/token)', () => {
     expect(missing.status).toBe(401);
     expect(missing.headers.get('content-type')).toContain(PROBLEM);
     expect(missing.headers.get('www-authenticate')).toMatch(/^Bearer/);
-    expect(await missing.json()).toMatchObject({ type: 'about:blank', title: 'Unauthorized', status: 401, detail: expect.any(String) });
+    expect(await missing.json()).toMatchObject({
+      type: 'about:blank',
+      title: 'Unauthorized',
+      status: 401,
+      detail: expect.any(String),
+    });
 
     const unknown = await h.pix('GET', `/cob/${txid}`, undefined, 'not-a-token');
     expect([unknown.status, unknown.contentType]).toEqual([401, expect.stringContaining(PROBLEM)]);
@@ -88,7 +108,10 @@ describe('faults on API Pix', () => {
       const first = await h.pix('PUT', `/cob/${txid}`, cobBody());
       expect(first.status).toBe(503);
       expect(first.contentType).toContain(PROBLEM);
-      expect(first.json).toMatchObject({ type: 'https://pix.bcb.gov.br/api/v2/error/ServicoIndisponivel', status: 503 });
+      expect(first.json).toMatchObject({
+        type: 'https://pix.bcb.gov.br/api/v2/error/ServicoIndisponivel',
+        status: 503,
+      });
       // Nothing was created by the refused call.
       expect([...h.sandbox.state.charges.values()].some((r) => r.charge.txid === txid)).toBe(false);
       expect((await h.pix('PUT', `/cob/${txid}`, cobBody())).status).toBe(201);

@@ -6,20 +6,32 @@
 import { isValidEndToEndId } from '../../core/pix/brcode';
 import { pixApiSchemaValidator, type SchemaValidator } from '../support/pixApiSpec';
 import { API_KEY } from './harness';
-import { cobBody, freshInstant, instant, newTxid, RECEIVING_KEY, startPixApiSandbox, type PixApiHarness } from './pixApiHarness';
+import {
+  cobBody,
+  freshInstant,
+  instant,
+  newTxid,
+  RECEIVING_KEY,
+  startPixApiSandbox,
+  type PixApiHarness,
+} from './pixApiHarness';
 
 const ERROR = 'https://pix.bcb.gov.br/api/v2/error/';
 
 let h: PixApiHarness;
 let conforms: SchemaValidator;
 beforeAll(async () => {
-  [h, conforms] = await Promise.all([startPixApiSandbox(), pixApiSchemaValidator(['CobGerada', 'CobCompleta', 'CobsConsultadas', 'Problema'])]);
+  [h, conforms] = await Promise.all([
+    startPixApiSandbox(),
+    pixApiSchemaValidator(['CobGerada', 'CobCompleta', 'CobsConsultadas', 'Problema']),
+  ]);
 });
 afterAll(async () => {
   await h.close();
 });
 
-const v1 = (method: string, path: string, body?: unknown) => h.call(method, path, body, { authorization: `Bearer ${API_KEY}` });
+const v1 = (method: string, path: string, body?: unknown) =>
+  h.call(method, path, body, { authorization: `Bearer ${API_KEY}` });
 
 describe('PUT /cob/{txid}', () => {
   it('creates an ATIVA cob at revisao 0 with a payload location and its BR Code (201, CobGerada)', async () => {
@@ -50,14 +62,22 @@ describe('PUT /cob/{txid}', () => {
     const first = await h.pix('PUT', `/cob/${txid}`, cobBody());
     // Same content, keys in another order and the default modalidadeAlteracao spelt out.
     const { valor: _valor, ...rest } = cobBody();
-    const retried = await h.pix('PUT', `/cob/${txid}`, { valor: { modalidadeAlteracao: 0, original: '25.00' }, ...rest });
+    const retried = await h.pix('PUT', `/cob/${txid}`, {
+      valor: { modalidadeAlteracao: 0, original: '25.00' },
+      ...rest,
+    });
     expect(retried.status).toBe(201);
     expect(retried.json).toEqual(first.json);
     expect([...h.sandbox.state.charges.values()].filter((r) => r.charge.txid === txid)).toHaveLength(1);
 
     const revised = await h.pix('PUT', `/cob/${txid}`, cobBody({ valor: { original: '30.00' }, devedor: undefined }));
     expect(revised.status).toBe(201);
-    expect(revised.json).toMatchObject({ revisao: 1, valor: { original: '30.00' }, location: first.json.location, pixCopiaECola: first.json.pixCopiaECola });
+    expect(revised.json).toMatchObject({
+      revisao: 1,
+      valor: { original: '30.00' },
+      location: first.json.location,
+      pixCopiaECola: first.json.pixCopiaECola,
+    });
     expect(revised.json.devedor).toBeUndefined();
     // The history is kept: revision 0 still reads as it was.
     const old = await h.pix('GET', `/cob/${txid}?revisao=0`);
@@ -72,25 +92,52 @@ describe('PUT /cob/{txid}', () => {
       [`/cob/short`, cobBody(), 'CobOperacaoInvalida', 'txid'],
       [`/cob/${newTxid()}`, cobBody({ valor: { original: '12,34' } }), 'CobOperacaoInvalida', 'cob.valor.original'],
       [`/cob/${newTxid()}`, cobBody({ valor: { original: '0.00' } }), 'CobOperacaoInvalida', 'cob.valor.original'],
-      [`/cob/${newTxid()}`, cobBody({ calendario: { expiracao: 0 } }), 'CobOperacaoInvalida', 'cob.calendario.expiracao'],
+      [
+        `/cob/${newTxid()}`,
+        cobBody({ calendario: { expiracao: 0 } }),
+        'CobOperacaoInvalida',
+        'cob.calendario.expiracao',
+      ],
       [`/cob/${newTxid()}`, cobBody({ calendario: undefined }), 'CobOperacaoInvalida', 'cob.calendario'],
       [`/cob/${newTxid()}`, cobBody({ chave: 'someone-else@example.com' }), 'CobOperacaoInvalida', 'cob.chave'],
-      [`/cob/${newTxid()}`, cobBody({ devedor: { cpf: '52998224725', cnpj: '11222333000181', nome: 'X' } }), 'CobOperacaoInvalida', 'cob.devedor'],
+      [
+        `/cob/${newTxid()}`,
+        cobBody({ devedor: { cpf: '52998224725', cnpj: '11222333000181', nome: 'X' } }),
+        'CobOperacaoInvalida',
+        'cob.devedor',
+      ],
       [`/cob/${newTxid()}`, cobBody({ loc: { id: 7 } }), 'CobOperacaoInvalida', 'cob.loc.id'],
     ];
     for (const [path, body, type, propriedade] of cases) {
       const res = await h.pix('PUT', path, body);
-      expect({ path, propriedade, status: res.status, type: res.json?.type }).toEqual({ path, propriedade, status: 400, type: `${ERROR}${type}` });
+      expect({ path, propriedade, status: res.status, type: res.json?.type }).toEqual({
+        path,
+        propriedade,
+        status: 400,
+        type: `${ERROR}${type}`,
+      });
       expect(res.contentType).toContain('application/problem+json');
       expect(res.json.violacoes.map((v: { propriedade: string }) => v.propriedade)).toContain(propriedade);
       expect(conforms('Problema', res.json)).toEqual([]);
     }
     // Not JSON at all, and a product this PSP does not offer.
-    const text = await fetch(`${h.url}/api/v2/cob/${newTxid()}`, { method: 'PUT', headers: { authorization: `Bearer ${h.token}`, 'content-type': 'text/plain' }, body: 'hello' });
+    const text = await fetch(`${h.url}/api/v2/cob/${newTxid()}`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${h.token}`, 'content-type': 'text/plain' },
+      body: 'hello',
+    });
     expect(text.status).toBe(400);
-    const broken = await fetch(`${h.url}/api/v2/cob/${newTxid()}`, { method: 'PUT', headers: { authorization: `Bearer ${h.token}`, 'content-type': 'application/json' }, body: '{"valor":' });
+    const broken = await fetch(`${h.url}/api/v2/cob/${newTxid()}`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${h.token}`, 'content-type': 'application/json' },
+      body: '{"valor":',
+    });
     expect([broken.status, ((await broken.json()) as any).type]).toEqual([400, `${ERROR}RequisicaoInvalida`]);
-    const saque = await h.pix('PUT', `/cob/${newTxid()}`, cobBody({ valor: { original: '0.01', retirada: { saque: { valor: '5.00' } } } }));
+    const saque = await h.pix(
+      'PUT',
+      `/cob/${newTxid()}`,
+      cobBody({ valor: { original: '0.01', retirada: { saque: { valor: '5.00' } } } }),
+    );
     expect([saque.status, saque.json.type]).toEqual([403, `${ERROR}AcessoNegado`]);
   });
 
@@ -115,18 +162,31 @@ describe('PATCH /cob/{txid}', () => {
     const pay = await h.call('POST', `/sandbox/charges/${txid}/pay`, {});
     expect([pay.status, pay.json.error.code]).toEqual([409, 'CHARGE_NOT_PAYABLE']);
     // Not ATIVA: another change is refused, and so is a PUT that would change it.
-    expect((await h.pix('PATCH', `/cob/${txid}`, { solicitacaoPagador: 'outro' })).json.type).toBe(`${ERROR}CobOperacaoInvalida`);
+    expect((await h.pix('PATCH', `/cob/${txid}`, { solicitacaoPagador: 'outro' })).json.type).toBe(
+      `${ERROR}CobOperacaoInvalida`,
+    );
     expect((await h.pix('PUT', `/cob/${txid}`, cobBody({ valor: { original: '1.00' } }))).status).toBe(400);
   });
 
   it('revises fields, refuses removal together with changes, and 404s an unknown cob', async () => {
     const txid = newTxid();
     await h.pix('PUT', `/cob/${txid}`, cobBody());
-    const revised = await h.pix('PATCH', `/cob/${txid}`, { valor: { original: '99.90' }, calendario: { expiracao: 60 } });
-    expect(revised.json).toMatchObject({ revisao: 1, valor: { original: '99.90' }, calendario: { expiracao: 60 }, solicitacaoPagador: 'Pedido 42' });
+    const revised = await h.pix('PATCH', `/cob/${txid}`, {
+      valor: { original: '99.90' },
+      calendario: { expiracao: 60 },
+    });
+    expect(revised.json).toMatchObject({
+      revisao: 1,
+      valor: { original: '99.90' },
+      calendario: { expiracao: 60 },
+      solicitacaoPagador: 'Pedido 42',
+    });
     const nothing = await h.pix('PATCH', `/cob/${txid}`, {});
     expect(nothing.json.revisao).toBe(1);
-    const both = await h.pix('PATCH', `/cob/${txid}`, { status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR', valor: { original: '1.00' } });
+    const both = await h.pix('PATCH', `/cob/${txid}`, {
+      status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR',
+      valor: { original: '1.00' },
+    });
     expect([both.status, both.json.violacoes[0].propriedade]).toEqual([400, 'cob.status']);
     const unknown = await h.pix('PATCH', `/cob/${newTxid()}`, { status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' });
     expect([unknown.status, unknown.json.type]).toEqual([404, `${ERROR}CobNaoEncontrado`]);
@@ -141,7 +201,11 @@ describe('PATCH /cob/{txid}', () => {
     expect((await h.call('POST', `/sandbox/charges/${txid}/pay`, {})).status).toBe(200);
     const res = await h.pix('PATCH', `/cob/${txid}`, { status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' });
     expect(res.status).toBe(400);
-    expect(res.json).toMatchObject({ type: `${ERROR}CobOperacaoInvalida`, status: 400, violacoes: [{ propriedade: 'cob.status', razao: expect.stringContaining('CONCLUIDA') }] });
+    expect(res.json).toMatchObject({
+      type: `${ERROR}CobOperacaoInvalida`,
+      status: 400,
+      violacoes: [{ propriedade: 'cob.status', razao: expect.stringContaining('CONCLUIDA') }],
+    });
     // A retried create of the paid cob still answers it.
     const retried = await h.pix('PUT', `/cob/${txid}`, cobBody());
     expect([retried.status, retried.json.status]).toEqual([201, 'CONCLUIDA']);
@@ -153,19 +217,36 @@ describe('a cob is a sandbox charge', () => {
     const txid = newTxid();
     const from = instant(-1_000);
     await h.pix('PUT', `/cob/${txid}`, cobBody());
-    const paid = await h.call('POST', `/sandbox/charges/${txid}/pay`, { payer: { name: 'Fulano Pagador', ispb: '12345678' } });
+    const paid = await h.call('POST', `/sandbox/charges/${txid}/pay`, {
+      payer: { name: 'Fulano Pagador', ispb: '12345678' },
+    });
     expect(paid.status).toBe(200);
     const e2e = paid.json.endToEndId as string;
     expect(isValidEndToEndId(e2e)).toBe(true);
 
     const cob = await h.pix('GET', `/cob/${txid}`);
-    expect(cob.json).toMatchObject({ status: 'CONCLUIDA', pix: [{ endToEndId: e2e, txid, valor: '25.00', chave: RECEIVING_KEY }] });
+    expect(cob.json).toMatchObject({
+      status: 'CONCLUIDA',
+      pix: [{ endToEndId: e2e, txid, valor: '25.00', chave: RECEIVING_KEY }],
+    });
     expect(conforms('CobCompleta', cob.json)).toEqual([]);
 
     const charge = await v1('GET', `/v1/charges/${paid.json.id}`);
-    expect(charge.json).toMatchObject({ status: 'PAID', reference: txid, txid, amountCents: 2_500, endToEndId: e2e, copyPaste: cob.json.pixCopiaECola });
-    const statement = await v1('GET', `/v1/statements?from=${encodeURIComponent(from)}&to=${encodeURIComponent(instant(1_000))}`);
-    expect(statement.json.payments).toContainEqual(expect.objectContaining({ providerChargeId: paid.json.id, reference: txid, endToEndId: e2e, amountCents: 2_500 }));
+    expect(charge.json).toMatchObject({
+      status: 'PAID',
+      reference: txid,
+      txid,
+      amountCents: 2_500,
+      endToEndId: e2e,
+      copyPaste: cob.json.pixCopiaECola,
+    });
+    const statement = await v1(
+      'GET',
+      `/v1/statements?from=${encodeURIComponent(from)}&to=${encodeURIComponent(instant(1_000))}`,
+    );
+    expect(statement.json.payments).toContainEqual(
+      expect.objectContaining({ providerChargeId: paid.json.id, reference: txid, endToEndId: e2e, amountCents: 2_500 }),
+    );
     const infraction = await h.call('POST', `/sandbox/charges/${txid}/infractions`, { amountCents: 1_000 });
     expect(infraction.status).toBe(201);
     expect(infraction.json).toMatchObject({ endToEndId: e2e, reference: txid, amountCents: 1_000 });
@@ -180,29 +261,60 @@ describe('GET /cob', () => {
     for (let i = 0; i < 5; i++) {
       const txid = newTxid();
       txids.push(txid);
-      await h.pix('PUT', `/cob/${txid}`, cobBody(i === 4 ? { devedor: { cnpj: '11222333000181', nome: 'Empresa' } } : {}));
+      await h.pix(
+        'PUT',
+        `/cob/${txid}`,
+        cobBody(i === 4 ? { devedor: { cnpj: '11222333000181', nome: 'Empresa' } } : {}),
+      );
     }
     const fim = instant(10);
     const seen: string[] = [];
     for (let page = 0; page < 3; page++) {
-      const res = await h.pix('GET', `/cob?inicio=${encodeURIComponent(inicio)}&fim=${encodeURIComponent(fim)}&paginacao.paginaAtual=${page}&paginacao.itensPorPagina=2`);
+      const res = await h.pix(
+        'GET',
+        `/cob?inicio=${encodeURIComponent(inicio)}&fim=${encodeURIComponent(fim)}&paginacao.paginaAtual=${page}&paginacao.itensPorPagina=2`,
+      );
       expect(res.status).toBe(200);
       expect(conforms('CobsConsultadas', res.json)).toEqual([]);
-      expect(res.json.parametros.paginacao).toEqual({ paginaAtual: page, itensPorPagina: 2, quantidadeDePaginas: 3, quantidadeTotalDeItens: 5 });
+      expect(res.json.parametros.paginacao).toEqual({
+        paginaAtual: page,
+        itensPorPagina: 2,
+        quantidadeDePaginas: 3,
+        quantidadeTotalDeItens: 5,
+      });
       seen.push(...res.json.cobs.map((c: { txid: string }) => c.txid));
     }
     expect(seen).toEqual(txids);
-    const byCnpj = await h.pix('GET', `/cob?inicio=${encodeURIComponent(inicio)}&fim=${encodeURIComponent(fim)}&cnpj=11222333000181`);
+    const byCnpj = await h.pix(
+      'GET',
+      `/cob?inicio=${encodeURIComponent(inicio)}&fim=${encodeURIComponent(fim)}&cnpj=11222333000181`,
+    );
     expect(byCnpj.json.cobs.map((c: { txid: string }) => c.txid)).toEqual([txids[4]]);
-    const none = await h.pix('GET', `/cob?inicio=${encodeURIComponent(inicio)}&fim=${encodeURIComponent(fim)}&status=CONCLUIDA`);
-    expect(none.json).toMatchObject({ cobs: [], parametros: { status: 'CONCLUIDA', paginacao: { quantidadeDePaginas: 1, quantidadeTotalDeItens: 0 } } });
+    const none = await h.pix(
+      'GET',
+      `/cob?inicio=${encodeURIComponent(inicio)}&fim=${encodeURIComponent(fim)}&status=CONCLUIDA`,
+    );
+    expect(none.json).toMatchObject({
+      cobs: [],
+      parametros: { status: 'CONCLUIDA', paginacao: { quantidadeDePaginas: 1, quantidadeTotalDeItens: 0 } },
+    });
   });
 
   it('refuses a query that breaks the rules, naming each one', async () => {
-    const res = await h.pix('GET', `/cob?inicio=${encodeURIComponent(instant(0))}&fim=2001-01-01T00:00:00Z&cpf=1&cnpj=11222333000181&paginacao.itensPorPagina=0`);
+    const res = await h.pix(
+      'GET',
+      `/cob?inicio=${encodeURIComponent(instant(0))}&fim=2001-01-01T00:00:00Z&cpf=1&cnpj=11222333000181&paginacao.itensPorPagina=0`,
+    );
     expect(res.status).toBe(400);
     expect(res.json.type).toBe(`${ERROR}CobConsultaInvalida`);
-    expect(res.json.violacoes.map((v: { propriedade: string }) => v.propriedade).sort()).toEqual(['cpf', 'fim', 'paginacao.itensPorPagina']);
-    expect((await h.pix('GET', '/cob')).json.violacoes.map((v: { propriedade: string }) => v.propriedade)).toEqual(['inicio', 'fim']);
+    expect(res.json.violacoes.map((v: { propriedade: string }) => v.propriedade).sort()).toEqual([
+      'cpf',
+      'fim',
+      'paginacao.itensPorPagina',
+    ]);
+    expect((await h.pix('GET', '/cob')).json.violacoes.map((v: { propriedade: string }) => v.propriedade)).toEqual([
+      'inicio',
+      'fim',
+    ]);
   });
 });

@@ -23,11 +23,22 @@ import { cobBody, newTxid, RECEIVING_KEY, startPixApiSandbox, type PixApiHarness
 
 jest.setTimeout(180_000);
 
-const CHECKS = ['not_a_server_error', 'status_code_conformance', 'content_type_conformance', 'response_headers_conformance', 'response_schema_conformance'];
+const CHECKS = [
+  'not_a_server_error',
+  'status_code_conformance',
+  'content_type_conformance',
+  'response_headers_conformance',
+  'response_schema_conformance',
+];
 /** Keys the document's examples name, so its example requests reach the success paths too. */
-const EXAMPLE_KEYS = ['7d9f0335-8dcc-4054-9bf9-0dbd61d36906', '40a0932d-1918-4eee-845d-35a2da1690dc', '7407c9c8-f78b-11ea-adc1-0242ac120002'];
+const EXAMPLE_KEYS = [
+  '7d9f0335-8dcc-4054-9bf9-0dbd61d36906',
+  '40a0932d-1918-4eee-845d-35a2da1690dc',
+  '7407c9c8-f78b-11ea-adc1-0242ac120002',
+];
 /** The operations the sandbox implements (the document's paths, relative to /api/v2). */
-const IMPLEMENTED = '^/(cob|cob/\\{txid\\}|pix|pix/\\{e2eid\\}|pix/\\{e2eid\\}/devolucao/\\{id\\}|webhook|webhook/\\{chave\\})$';
+const IMPLEMENTED =
+  '^/(cob|cob/\\{txid\\}|pix|pix/\\{e2eid\\}|pix/\\{e2eid\\}/devolucao/\\{id\\}|webhook|webhook/\\{chave\\})$';
 
 let h: PixApiHarness;
 let dir: string;
@@ -60,7 +71,9 @@ function configFile(): string {
   const block = (labels: string, parameters: Record<string, string>) => [
     '[[operations]]',
     `include-name-regex = '^(${labels})$'`,
-    `parameters = { ${Object.entries(parameters).map(([k, v]) => `"path.${k}" = "${v}"`).join(', ')} }`,
+    `parameters = { ${Object.entries(parameters)
+      .map(([k, v]) => `"path.${k}" = "${v}"`)
+      .join(', ')} }`,
     '',
   ];
   const lines = [

@@ -18,7 +18,11 @@ let h: PixApiHarness;
 let receiver: Receiver;
 let conforms: SchemaValidator;
 beforeAll(async () => {
-  [h, receiver, conforms] = await Promise.all([startPixApiSandbox({ devolucaoSettleMs: SETTLE_MS }), startReceiver(), pixApiSchemaValidator(['Devolucao', 'Pix', 'Problema'])]);
+  [h, receiver, conforms] = await Promise.all([
+    startPixApiSandbox({ devolucaoSettleMs: SETTLE_MS }),
+    startReceiver(),
+    pixApiSchemaValidator(['Devolucao', 'Pix', 'Problema']),
+  ]);
   await h.pix('PUT', `/webhook/${RECEIVING_KEY}`, { webhookUrl: `${receiver.url}/hooks` });
 });
 afterAll(async () => {
@@ -41,17 +45,31 @@ describe('PUT /pix/{e2eid}/devolucao/{id}', () => {
     const put = await h.pix('PUT', `/pix/${e2e}/devolucao/refund1`, { valor: '40.00', descricao: 'Troca' });
     expect(put.status).toBe(201);
     expect(conforms('Devolucao', put.json)).toEqual([]);
-    expect(put.json).toMatchObject({ id: 'refund1', valor: '40.00', natureza: 'ORIGINAL', descricao: 'Troca', status: 'EM_PROCESSAMENTO', horario: { solicitacao: expect.any(String) } });
+    expect(put.json).toMatchObject({
+      id: 'refund1',
+      valor: '40.00',
+      natureza: 'ORIGINAL',
+      descricao: 'Troca',
+      status: 'EM_PROCESSAMENTO',
+      horario: { solicitacao: expect.any(String) },
+    });
     expect(put.json.rtrId).toMatch(/^D\d{8}\d{12}[a-zA-Z0-9]{11}$/);
     await settled();
     const got = await h.pix('GET', `/pix/${e2e}/devolucao/refund1`);
-    expect(got.json).toMatchObject({ id: 'refund1', rtrId: put.json.rtrId, status: 'DEVOLVIDO', horario: { liquidacao: expect.any(String) } });
+    expect(got.json).toMatchObject({
+      id: 'refund1',
+      rtrId: put.json.rtrId,
+      status: 'DEVOLVIDO',
+      horario: { liquidacao: expect.any(String) },
+    });
     expect(conforms('Devolucao', got.json)).toEqual([]);
     const pix = await h.pix('GET', `/pix/${e2e}`);
     expect(pix.json.devolucoes).toEqual([got.json]);
     expect(conforms('Pix', pix.json)).toEqual([]);
     // The standard's callback on a devolução's final status: the Pix with its devoluções.
-    const hit = await waitFor(() => receiver.received.find((r) => r.rawBody.includes('DEVOLVIDO') && r.rawBody.includes(e2e)));
+    const hit = await waitFor(() =>
+      receiver.received.find((r) => r.rawBody.includes('DEVOLVIDO') && r.rawBody.includes(e2e)),
+    );
     expect(hit.path).toBe('/hooks/pix');
     expect(JSON.parse(hit.rawBody).pix[0].devolucoes[0]).toMatchObject({ id: 'refund1', status: 'DEVOLVIDO' });
   });
@@ -77,20 +95,37 @@ describe('PUT /pix/{e2eid}/devolucao/{id}', () => {
     const transfers = [...h.sandbox.state.transfers.values()].filter((t) => t.returnOf === e2e);
     expect(transfers).toHaveLength(1);
     const other = await h.pix('PUT', `/pix/${e2e}/devolucao/same`, { valor: '10.00' });
-    expect([other.status, other.json.type, other.json.violacoes[0].propriedade]).toEqual([400, `${ERROR}PixDevolucaoInvalida`, 'id']);
+    expect([other.status, other.json.type, other.json.violacoes[0].propriedade]).toEqual([
+      400,
+      `${ERROR}PixDevolucaoInvalida`,
+      'id',
+    ]);
   });
 
   it('refuses more than is left, counting /v1 payment-returns, and /v1 refuses past what API Pix returned', async () => {
     const e2e = await paidPix('100.00');
     expect((await h.pix('PUT', `/pix/${e2e}/devolucao/a`, { valor: '60.00' })).status).toBe(201);
-    const v1Return = await h.call('POST', '/v1/payment-returns', { reference: `ret-${e2e}`, amountCents: 3_000, endToEndId: e2e }, { authorization: `Bearer ${API_KEY}`, 'idempotency-key': `ret-${e2e}` });
+    const v1Return = await h.call(
+      'POST',
+      '/v1/payment-returns',
+      { reference: `ret-${e2e}`, amountCents: 3_000, endToEndId: e2e },
+      { authorization: `Bearer ${API_KEY}`, 'idempotency-key': `ret-${e2e}` },
+    );
     expect(v1Return.json.status).toBe('COMPLETED');
     const tooMuch = await h.pix('PUT', `/pix/${e2e}/devolucao/b`, { valor: '10.01' });
     expect(tooMuch.status).toBe(400);
-    expect(tooMuch.json).toMatchObject({ type: `${ERROR}PixDevolucaoInvalida`, violacoes: [{ propriedade: 'devolucao.valor' }] });
+    expect(tooMuch.json).toMatchObject({
+      type: `${ERROR}PixDevolucaoInvalida`,
+      violacoes: [{ propriedade: 'devolucao.valor' }],
+    });
     expect(tooMuch.json.detail).toContain('10.00');
     expect(conforms('Problema', tooMuch.json)).toEqual([]);
-    const v1TooMuch = await h.call('POST', '/v1/payment-returns', { reference: `ret2-${e2e}`, amountCents: 1_001, endToEndId: e2e }, { authorization: `Bearer ${API_KEY}`, 'idempotency-key': `ret2-${e2e}` });
+    const v1TooMuch = await h.call(
+      'POST',
+      '/v1/payment-returns',
+      { reference: `ret2-${e2e}`, amountCents: 1_001, endToEndId: e2e },
+      { authorization: `Bearer ${API_KEY}`, 'idempotency-key': `ret2-${e2e}` },
+    );
     expect([v1TooMuch.json.status, v1TooMuch.json.failureCode]).toEqual(['FAILED', 'RETURN_EXCEEDS_PAYMENT']);
     expect((await h.pix('PUT', `/pix/${e2e}/devolucao/c`, { valor: '10.00' })).status).toBe(201);
     // Every return of the payment shows in the Pix, whichever API asked.
@@ -142,7 +177,10 @@ describe('on disk', () => {
         expect((await second.pix('GET', `/cob/${txid}`, undefined, first.token)).status).toBe(401);
         expect((await second.pix('GET', `/cob/${txid}`)).json).toEqual(cob);
         expect((await second.pix('GET', `/cob/${txid}?revisao=0`)).json.valor.original).toBe('25.00');
-        expect((await second.pix('GET', `/pix/${e2e}/devolucao/kept1`)).json).toMatchObject({ rtrId: devolucao.rtrId, status: 'DEVOLVIDO' });
+        expect((await second.pix('GET', `/pix/${e2e}/devolucao/kept1`)).json).toMatchObject({
+          rtrId: devolucao.rtrId,
+          status: 'DEVOLVIDO',
+        });
         expect((await second.pix('GET', `/webhook/${RECEIVING_KEY}`)).json.webhookUrl).toBe('http://127.0.0.1:9/kept');
         // What was returned still counts: 25.00 of 40.00 is left.
         expect((await second.pix('PUT', `/pix/${e2e}/devolucao/kept2`, { valor: '25.01' })).status).toBe(400);

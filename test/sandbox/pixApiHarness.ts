@@ -18,7 +18,13 @@ export interface HttpAnswer {
 async function answer(res: Response): Promise<HttpAnswer> {
   const text = await res.text();
   const contentType = res.headers.get('content-type') ?? '';
-  return { status: res.status, contentType, headers: res.headers, text, json: text && /json/.test(contentType) ? JSON.parse(text) : null };
+  return {
+    status: res.status,
+    contentType,
+    headers: res.headers,
+    text,
+    json: text && /json/.test(contentType) ? JSON.parse(text) : null,
+  };
 }
 
 export function basic(id: string, secret: string): string {
@@ -26,10 +32,16 @@ export function basic(id: string, secret: string): string {
 }
 
 /** POST /oauth/token as a client would send it (override any part to test refusals). */
-export async function requestToken(baseUrl: string, opts: { authorization?: string; body?: string; contentType?: string } = {}): Promise<HttpAnswer> {
+export async function requestToken(
+  baseUrl: string,
+  opts: { authorization?: string; body?: string; contentType?: string } = {},
+): Promise<HttpAnswer> {
   const res = await fetch(`${baseUrl}/oauth/token`, {
     method: 'POST',
-    headers: { authorization: opts.authorization ?? basic(DEV_PIX_CLIENT_ID, DEV_PIX_CLIENT_SECRET), 'content-type': opts.contentType ?? 'application/x-www-form-urlencoded' },
+    headers: {
+      authorization: opts.authorization ?? basic(DEV_PIX_CLIENT_ID, DEV_PIX_CLIENT_SECRET),
+      'content-type': opts.contentType ?? 'application/x-www-form-urlencoded',
+    },
     body: opts.body ?? 'grant_type=client_credentials',
   });
   return answer(res);
@@ -52,7 +64,10 @@ export async function startPixApiSandbox(opts: Partial<SandboxAppOptions> = {}):
     async pix(method, path, body, bearer = token) {
       const res = await fetch(`${h.url}/api/v2${path}`, {
         method,
-        headers: { authorization: `Bearer ${bearer}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          authorization: `Bearer ${bearer}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       return answer(res);

@@ -27,7 +27,7 @@ afterAll(async () => {
 /** Top-level EMV fields (id → value), to look at what pix-utils does not report for a dynamic code. */
 function emvFields(code: string): Map<string, string> {
   const fields = new Map<string, string>();
-  for (let i = 0; i < code.length; ) {
+  for (let i = 0; i < code.length;) {
     const id = code.slice(i, i + 2);
     const length = Number(code.slice(i + 2, i + 4));
     fields.set(id, code.slice(i + 4, i + 4 + length));
@@ -44,7 +44,13 @@ describe('the cob BR Code (pixCopiaECola)', () => {
     expect(parsed.type).toBe(PixElementType.DYNAMIC);
     if (parsed.type !== PixElementType.DYNAMIC) return;
     expect(parsed.url).toBe(cob.location);
-    expect(parsed).toMatchObject({ merchantCategoryCode: '0000', transactionCurrency: '986', countryCode: 'BR', merchantName: 'PIX GATEWAY SANDBOX', merchantCity: 'SAO PAULO' });
+    expect(parsed).toMatchObject({
+      merchantCategoryCode: '0000',
+      transactionCurrency: '986',
+      countryCode: 'BR',
+      merchantName: 'PIX GATEWAY SANDBOX',
+      merchantCity: 'SAO PAULO',
+    });
     expect(hasValidCrc(cob.pixCopiaECola)).toBe(true);
 
     const fields = emvFields(cob.pixCopiaECola);
@@ -74,7 +80,8 @@ describe('the cob BR Code (pixCopiaECola)', () => {
 describe('GET https://{location} (http in the sandbox)', () => {
   it('answers application/jose: a PS256 JWS verified with the published key set, x5t the certificate’s thumbprint, the payload a CobPayload', async () => {
     const txid = newTxid();
-    const cob = (await h.pix('PUT', `/cob/${txid}`, cobBody({ infoAdicionais: [{ nome: 'Pedido', valor: '42' }] }))).json;
+    const cob = (await h.pix('PUT', `/cob/${txid}`, cobBody({ infoAdicionais: [{ nome: 'Pedido', valor: '42' }] })))
+      .json;
     const res = await fetch(`http://${cob.location}`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('application/jose');
@@ -82,8 +89,15 @@ describe('GET https://{location} (http in the sandbox)', () => {
     expect(jws.split('.')).toHaveLength(3);
 
     const header = decodeProtectedHeader(jws);
-    expect(header).toMatchObject({ alg: 'PS256', kid: expect.any(String), x5t: expect.any(String), jku: `${h.url}/.well-known/jwks.json` });
-    const { payload, protectedHeader } = await compactVerify(jws, createRemoteJWKSet(new URL(header.jku as string)), { algorithms: ['PS256'] });
+    expect(header).toMatchObject({
+      alg: 'PS256',
+      kid: expect.any(String),
+      x5t: expect.any(String),
+      jku: `${h.url}/.well-known/jwks.json`,
+    });
+    const { payload, protectedHeader } = await compactVerify(jws, createRemoteJWKSet(new URL(header.jku as string)), {
+      algorithms: ['PS256'],
+    });
     expect(protectedHeader.kid).toBe(header.kid);
 
     // x5t: base64url SHA-1 of the DER of the certificate the key set publishes (x5c), and that certificate verifies too.
@@ -114,7 +128,16 @@ describe('GET https://{location} (http in the sandbox)', () => {
     const txid = newTxid();
     const cob = (await h.pix('PUT', `/cob/${txid}`, cobBody())).json;
     await h.pix('PATCH', `/cob/${txid}`, { valor: { original: '12.34' } });
-    const revised = JSON.parse(Buffer.from((await compactVerify(await (await fetch(`http://${cob.location}`)).text(), createRemoteJWKSet(new URL(`${h.url}/.well-known/jwks.json`)))).payload).toString('utf8'));
+    const revised = JSON.parse(
+      Buffer.from(
+        (
+          await compactVerify(
+            await (await fetch(`http://${cob.location}`)).text(),
+            createRemoteJWKSet(new URL(`${h.url}/.well-known/jwks.json`)),
+          )
+        ).payload,
+      ).toString('utf8'),
+    );
     expect(revised).toMatchObject({ revisao: 1, valor: { original: '12.34' } });
 
     const unknown = await fetch(`${h.url}/qr/v2/${'0'.repeat(32)}`);

@@ -25,7 +25,11 @@ let listening: ListeningSandbox;
 beforeAll(async () => {
   pki = await createTestCertificates({ pkcs12: true });
   sandbox = createSandboxApp({ apiKey: API_KEY, callbackSecret: CALLBACK_SECRET });
-  listening = await listenSandbox(sandbox.app, { host: '127.0.0.1', port: 0, tls: { cert: pki.server.cert, key: pki.server.key, clientCa: pki.ca.cert } });
+  listening = await listenSandbox(sandbox.app, {
+    host: '127.0.0.1',
+    port: 0,
+    tls: { cert: pki.server.cert, key: pki.server.key, clientCa: pki.ca.cert },
+  });
 });
 afterAll(async () => {
   sandbox?.stop();
@@ -41,7 +45,10 @@ async function token(dispatcher: Agent) {
   return fetch(`${listening.url}/oauth/token`, {
     method: 'POST',
     dispatcher,
-    headers: { authorization: basic(DEV_PIX_CLIENT_ID, DEV_PIX_CLIENT_SECRET), 'content-type': 'application/x-www-form-urlencoded' },
+    headers: {
+      authorization: basic(DEV_PIX_CLIENT_ID, DEV_PIX_CLIENT_SECRET),
+      'content-type': 'application/x-www-form-urlencoded',
+    },
     body: 'grant_type=client_credentials',
   });
 }

@@ -7,7 +7,15 @@ import { isValidEndToEndId } from '../../core/pix/brcode';
 import { pixApiSchemaValidator, type SchemaValidator } from '../support/pixApiSpec';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { chargeRequest, waitFor } from './harness';
-import { cobBody, freshInstant, instant, newTxid, RECEIVING_KEY, startPixApiSandbox, type PixApiHarness } from './pixApiHarness';
+import {
+  cobBody,
+  freshInstant,
+  instant,
+  newTxid,
+  RECEIVING_KEY,
+  startPixApiSandbox,
+  type PixApiHarness,
+} from './pixApiHarness';
 
 const ERROR = 'https://pix.bcb.gov.br/api/v2/error/';
 
@@ -15,14 +23,21 @@ let h: PixApiHarness;
 let receiver: Receiver;
 let conforms: SchemaValidator;
 beforeAll(async () => {
-  [h, receiver, conforms] = await Promise.all([startPixApiSandbox(), startReceiver(), pixApiSchemaValidator(['Pix', 'PixConsultados', 'WebhookCompleto', 'WebhooksConsultados', 'Problema'])]);
+  [h, receiver, conforms] = await Promise.all([
+    startPixApiSandbox(),
+    startReceiver(),
+    pixApiSchemaValidator(['Pix', 'PixConsultados', 'WebhookCompleto', 'WebhooksConsultados', 'Problema']),
+  ]);
 });
 afterAll(async () => {
   await h.close();
   await receiver.close();
 });
 
-async function paidCob(payBody: Record<string, unknown> = {}, body = cobBody()): Promise<{ txid: string; e2e: string; chargeId: string }> {
+async function paidCob(
+  payBody: Record<string, unknown> = {},
+  body = cobBody(),
+): Promise<{ txid: string; e2e: string; chargeId: string }> {
   const txid = newTxid();
   expect((await h.pix('PUT', `/cob/${txid}`, body)).status).toBe(201);
   const paid = await h.call('POST', `/sandbox/charges/${txid}/pay`, payBody);
@@ -35,7 +50,12 @@ describe('webhooks (PUT, GET, DELETE /webhook/{chave}, GET /webhook)', () => {
     const put = await h.pix('PUT', `/webhook/${RECEIVING_KEY}`, { webhookUrl: `${receiver.url}/hooks/secret-segment` });
     expect([put.status, put.text]).toEqual([200, '']);
     const got = await h.pix('GET', `/webhook/${RECEIVING_KEY}`);
-    expect(got.json).toMatchObject({ webhookUrl: `${receiver.url}/hooks/secret-segment`, chave: RECEIVING_KEY, cnpj: '11222333000181', criacao: expect.any(String) });
+    expect(got.json).toMatchObject({
+      webhookUrl: `${receiver.url}/hooks/secret-segment`,
+      chave: RECEIVING_KEY,
+      cnpj: '11222333000181',
+      criacao: expect.any(String),
+    });
     expect(conforms('WebhookCompleto', got.json)).toEqual([]);
     // Registering the same URL again (every start-up) is harmless and keeps the registration.
     await h.pix('PUT', `/webhook/${RECEIVING_KEY}`, { webhookUrl: `${receiver.url}/hooks/secret-segment` });
@@ -52,10 +72,18 @@ describe('webhooks (PUT, GET, DELETE /webhook/{chave}, GET /webhook)', () => {
 
   it('refuses a key that is not the receiving user’s, and a URL that is not one (or would swallow "/pix")', async () => {
     const foreign = await h.pix('PUT', '/webhook/someone@example.com', { webhookUrl: `${receiver.url}/x` });
-    expect([foreign.status, foreign.json.type, foreign.json.violacoes[0].propriedade]).toEqual([400, `${ERROR}WebhookOperacaoInvalida`, 'chave']);
+    expect([foreign.status, foreign.json.type, foreign.json.violacoes[0].propriedade]).toEqual([
+      400,
+      `${ERROR}WebhookOperacaoInvalida`,
+      'chave',
+    ]);
     for (const webhookUrl of ['not a url', 'ftp://example.com/x', `${receiver.url}/x?token=1`]) {
       const res = await h.pix('PUT', `/webhook/${RECEIVING_KEY}`, { webhookUrl });
-      expect([webhookUrl, res.status, res.json.violacoes[0].propriedade]).toEqual([webhookUrl, 400, 'webhook.webhookUrl']);
+      expect([webhookUrl, res.status, res.json.violacoes[0].propriedade]).toEqual([
+        webhookUrl,
+        400,
+        'webhook.webhookUrl',
+      ]);
     }
   });
 });
@@ -67,7 +95,15 @@ describe('payment notification', () => {
 
   it('POSTs {"pix": [Pix]} to webhookUrl + "/pix" when a cob is paid, the payer in the pagador extension', async () => {
     const before = receiver.received.length;
-    const { txid, e2e } = await paidCob({ payer: { name: 'Fulana de Tal', document: '11144477735', documentType: 'CPF', ispb: '12345678', institution: 'Banco Exemplo' } });
+    const { txid, e2e } = await paidCob({
+      payer: {
+        name: 'Fulana de Tal',
+        document: '11144477735',
+        documentType: 'CPF',
+        ispb: '12345678',
+        institution: 'Banco Exemplo',
+      },
+    });
     const [hit] = await waitFor(() => receiver.received.length > before && receiver.received.slice(before));
     expect(hit.path).toBe('/hooks/s3cr3t/pix');
     expect(hit.headers['content-type']).toContain('application/json');
@@ -84,7 +120,14 @@ describe('payment notification', () => {
       componentesValor: { original: { valor: '25.00' } },
       chave: RECEIVING_KEY,
       horario: expect.any(String),
-      pagador: { nome: 'Fulana de Tal', cpf: '11144477735', ispbParticipante: '12345678', nomeInstituicao: 'Banco Exemplo', agencia: '0001', conta: '1234567-8' },
+      pagador: {
+        nome: 'Fulana de Tal',
+        cpf: '11144477735',
+        ispbParticipante: '12345678',
+        nomeInstituicao: 'Banco Exemplo',
+        agencia: '0001',
+        conta: '1234567-8',
+      },
     });
     expect(e2e.startsWith('E12345678')).toBe(true);
     // The same Pix as GET /pix/{e2eid} answers it.
@@ -136,11 +179,19 @@ describe('payment notification', () => {
   it('leaves a /v1 charge on its own signed callback, even with a webhook on the sandbox key', async () => {
     const charge = await h.provider.issueCharge(chargeRequest({ callbackUrl: `${receiver.url}/v1-callback` }));
     const paid = await h.call('POST', `/sandbox/charges/${charge.id}/pay`, {});
-    await waitFor(() => receiver.received.some((r) => r.path === '/v1-callback' && r.rawBody.includes(paid.json.endToEndId)));
+    await waitFor(() =>
+      receiver.received.some((r) => r.path === '/v1-callback' && r.rawBody.includes(paid.json.endToEndId)),
+    );
     await new Promise((r) => setTimeout(r, 150));
-    expect(receiver.received.filter((r) => r.rawBody.includes(paid.json.endToEndId)).map((r) => r.path)).toEqual(['/v1-callback']);
+    expect(receiver.received.filter((r) => r.rawBody.includes(paid.json.endToEndId)).map((r) => r.path)).toEqual([
+      '/v1-callback',
+    ]);
     // It is still a Pix received: GET /pix/{e2eid} knows it.
-    expect((await h.pix('GET', `/pix/${paid.json.endToEndId}`)).json).toMatchObject({ txid: charge.txid, chave: RECEIVING_KEY, valor: '25.00' });
+    expect((await h.pix('GET', `/pix/${paid.json.endToEndId}`)).json).toMatchObject({
+      txid: charge.txid,
+      chave: RECEIVING_KEY,
+      valor: '25.00',
+    });
   });
 });
 
@@ -159,7 +210,12 @@ describe('GET /pix and /pix/{e2eid}', () => {
       const res = await h.pix('GET', `/pix?${range}&paginacao.paginaAtual=${page}&paginacao.itensPorPagina=2`);
       expect(res.status).toBe(200);
       expect(conforms('PixConsultados', res.json)).toEqual([]);
-      expect(res.json.parametros.paginacao).toMatchObject({ paginaAtual: page, itensPorPagina: 2, quantidadeTotalDeItens: 5, quantidadeDePaginas: 3 });
+      expect(res.json.parametros.paginacao).toMatchObject({
+        paginaAtual: page,
+        itensPorPagina: 2,
+        quantidadeTotalDeItens: 5,
+        quantidadeDePaginas: 3,
+      });
       seen.push(...res.json.pix.map((p: { endToEndId: string }) => p.endToEndId));
       if (page + 1 >= res.json.parametros.paginacao.quantidadeDePaginas) break;
     }
@@ -180,7 +236,10 @@ describe('GET /pix and /pix/{e2eid}', () => {
     const inicio = instant(-10);
     const { txid, e2e } = await paidCob();
     await h.call('POST', `/sandbox/charges/${txid}/statement-amount`, { amountCents: 2_400 });
-    const list = await h.pix('GET', `/pix?inicio=${encodeURIComponent(inicio)}&fim=${encodeURIComponent(instant(10))}&txid=${txid}`);
+    const list = await h.pix(
+      'GET',
+      `/pix?inicio=${encodeURIComponent(inicio)}&fim=${encodeURIComponent(instant(10))}&txid=${txid}`,
+    );
     expect(list.json.pix[0].valor).toBe('24.00');
     expect((await h.pix('GET', `/pix/${e2e}`)).json.valor).toBe('25.00');
   });
@@ -191,9 +250,16 @@ describe('GET /pix and /pix/{e2eid}', () => {
       expect([res.status, res.json.type]).toEqual([404, `${ERROR}PixNaoEncontrado`]);
       expect(conforms('Problema', res.json)).toEqual([]);
     }
-    const bad = await h.pix('GET', `/pix?inicio=yesterday&fim=${encodeURIComponent(instant(0))}&cpf=52998224725&cnpj=11222333000181&paginacao.paginaAtual=-1`);
+    const bad = await h.pix(
+      'GET',
+      `/pix?inicio=yesterday&fim=${encodeURIComponent(instant(0))}&cpf=52998224725&cnpj=11222333000181&paginacao.paginaAtual=-1`,
+    );
     expect(bad.status).toBe(400);
     expect(bad.json.type).toBe(`${ERROR}PixConsultaInvalida`);
-    expect(bad.json.violacoes.map((v: { propriedade: string }) => v.propriedade).sort()).toEqual(['cpf', 'inicio', 'paginacao.paginaAtual']);
+    expect(bad.json.violacoes.map((v: { propriedade: string }) => v.propriedade).sort()).toEqual([
+      'cpf',
+      'inicio',
+      'paginacao.paginaAtual',
+    ]);
   });
 });

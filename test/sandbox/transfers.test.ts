@@ -77,7 +77,9 @@ describe('sandbox transfers over HTTP', () => {
     expect(await h.provider.getTransferByReference(req.reference)).toEqual(transfer);
     const byId = await h.call('GET', `/v1/transfers/${transfer.id}`, undefined, { authorization: `Bearer ${API_KEY}` });
     expect(byId).toEqual({ status: 200, json: transfer });
-    const missing = await h.call('GET', '/v1/transfers/sbx_tr_missing', undefined, { authorization: `Bearer ${API_KEY}` });
+    const missing = await h.call('GET', '/v1/transfers/sbx_tr_missing', undefined, {
+      authorization: `Bearer ${API_KEY}`,
+    });
     expect(missing.status).toBe(404);
   });
 

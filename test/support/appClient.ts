@@ -5,7 +5,8 @@
 import { recordIssuedSecrets } from './testLogs';
 
 /** Request fields that are secrets (the audit checks no log line holds them). */
-const SECRET_FIELDS = /^(password|currentPassword|newPassword|accessToken|refreshToken|challengeToken|actionToken|secret|clientSecret|recoveryCodes)$/;
+const SECRET_FIELDS =
+  /^(password|currentPassword|newPassword|accessToken|refreshToken|challengeToken|actionToken|secret|clientSecret|recoveryCodes)$/;
 
 /**
  * Secret values of a request or answer body, for the end-of-run secrets audit. Six-digit codes
@@ -14,7 +15,8 @@ const SECRET_FIELDS = /^(password|currentPassword|newPassword|accessToken|refres
 function secretsIn(value: unknown, depth = 0): string[] {
   if (depth > 5 || value === null || typeof value !== 'object') return [];
   return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) => {
-    if (SECRET_FIELDS.test(k)) return (Array.isArray(v) ? v : [v]).filter((x): x is string => typeof x === 'string' && x.length >= 8);
+    if (SECRET_FIELDS.test(k))
+      return (Array.isArray(v) ? v : [v]).filter((x): x is string => typeof x === 'string' && x.length >= 8);
     return secretsIn(v, depth + 1);
   });
 }
@@ -31,13 +33,22 @@ export class AppClient {
 
   constructor(private readonly baseUrl: string) {}
 
-  async call(method: string, path: string, o: { body?: unknown; bearer?: string | null; headers?: Record<string, string>; cookies?: boolean } = {}): Promise<AppAnswer> {
+  async call(
+    method: string,
+    path: string,
+    o: { body?: unknown; bearer?: string | null; headers?: Record<string, string>; cookies?: boolean } = {},
+  ): Promise<AppAnswer> {
     const headers: Record<string, string> = { ...(o.headers ?? {}) };
     const bearer = o.bearer === undefined ? this.accessToken : o.bearer;
     if (bearer) headers.authorization = `Bearer ${bearer}`;
-    if (o.cookies !== false && this.cookies.size) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    if (o.cookies !== false && this.cookies.size)
+      headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     if (o.body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(`${this.baseUrl}${path}`, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body) });
+    const res = await fetch(`${this.baseUrl}${path}`, {
+      method,
+      headers,
+      body: o.body === undefined ? undefined : JSON.stringify(o.body),
+    });
     for (const line of res.headers.getSetCookie()) {
       const [pair] = line.split(';');
       const [name, ...rest] = pair.split('=');

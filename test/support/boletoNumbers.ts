@@ -28,7 +28,12 @@ export function dueDateFactor(isoDate: string): number {
   return ((days - 1000) % 9000) + 1000;
 }
 
-export function buildBoletoNumbers(opts: { bankCode: string; dueDate: string; amountCents: number; freeField: string }): { barcode: string; digitableLine: string } {
+export function buildBoletoNumbers(opts: {
+  bankCode: string;
+  dueDate: string;
+  amountCents: number;
+  freeField: string;
+}): { barcode: string; digitableLine: string } {
   const { bankCode, dueDate, amountCents, freeField } = opts;
   if (!/^\d{3}$/.test(bankCode) || !/^\d{25}$/.test(freeField)) throw new RangeError('bad bank code or free field');
   const tail = String(dueDateFactor(dueDate)).padStart(4, '0') + String(amountCents).padStart(10, '0');

@@ -13,7 +13,17 @@ export const CHROMIUM_PATH = '/usr/bin/chromium';
 const root = path.resolve(__dirname, '..', '..');
 
 /** Flags for a closed-network machine: no sandbox (root in a container), no GPU, nothing that phones home. */
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];
 
 let ensured: boolean | undefined;
 
@@ -21,7 +31,9 @@ let ensured: boolean | undefined;
 export function ensureChromium(): boolean {
   if (ensured !== undefined) return ensured;
   try {
-    execFileSync('bash', [path.join(root, 'scripts', 'lib', 'chromium.sh'), '--ensure'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    execFileSync('bash', [path.join(root, 'scripts', 'lib', 'chromium.sh'), '--ensure'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     ensured = fs.existsSync(CHROMIUM_PATH);
   } catch (err) {
     const why = err instanceof Error && 'stderr' in err ? String((err as { stderr: Buffer }).stderr) : String(err);
@@ -31,9 +43,12 @@ export function ensureChromium(): boolean {
       [
         '',
         '#'.repeat(78),
-        '### BROWSER TESTS SKIPPED: Debian\'s chromium is not installed and cannot be installed here.',
+        "### BROWSER TESTS SKIPPED: Debian's chromium is not installed and cannot be installed here.",
         '### Install it (sudo apt-get install --no-install-recommends chromium) and run the tests again.',
-        ...why.trim().split('\n').map((l) => `### ${l}`),
+        ...why
+          .trim()
+          .split('\n')
+          .map((l) => `### ${l}`),
         '#'.repeat(78),
         '',
       ].join('\n'),
@@ -55,7 +70,8 @@ export async function launchBrowser(): Promise<RunningBrowser> {
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: FLAGS });
   return {
     browser,
-    context: () => browser.newContext({ viewport: { width: 414, height: 896 }, locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' }),
+    context: () =>
+      browser.newContext({ viewport: { width: 414, height: 896 }, locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' }),
     close: () => browser.close(),
   };
 }

@@ -40,7 +40,14 @@ export interface PageCheckout {
 export async function createPageCheckout(
   stack: StackClient,
   owner: PageOwner,
-  opts: { items: PageItem[]; returnUrl?: string | null; completionUrl?: string | null; kind?: 'P0' | 'SESSION'; metadata?: Record<string, unknown>; externalId?: string },
+  opts: {
+    items: PageItem[];
+    returnUrl?: string | null;
+    completionUrl?: string | null;
+    kind?: 'P0' | 'SESSION';
+    metadata?: Record<string, unknown>;
+    externalId?: string;
+  },
 ): Promise<PageCheckout> {
   const amountCents = opts.items.reduce((sum, i) => sum + i.quantity * i.unitAmountCents, 0);
   const charge = await owner.client.call('POST', '/charges', {
@@ -71,25 +78,55 @@ export async function createPageCheckout(
   for (const item of opts.items) {
     await stack.sequelize.query(
       'INSERT INTO checkout_items (id, checkout_id, position, name, quantity, unit_amount_cents) VALUES (:id, :checkoutId, :position, :name, :quantity, :unit)',
-      { replacements: { id: crypto.randomUUID(), checkoutId: id, position: position++, name: item.name, quantity: item.quantity, unit: item.unitAmountCents } },
+      {
+        replacements: {
+          id: crypto.randomUUID(),
+          checkoutId: id,
+          position: position++,
+          name: item.name,
+          quantity: item.quantity,
+          unit: item.unitAmountCents,
+        },
+      },
     );
   }
-  return { id, chargeId: charge.body.id, copyPaste: charge.body.pix.copyPaste, amountCents, url: `${stack.apiUrl}/c/${id}` };
+  return {
+    id,
+    chargeId: charge.body.id,
+    copyPaste: charge.body.pix.copyPaste,
+    amountCents,
+    url: `${stack.apiUrl}/c/${id}`,
+  };
 }
 
 export async function checkoutRow(stack: StackClient, id: string): Promise<{ status: string; opened_at: Date | null }> {
-  const [rows] = (await stack.sequelize.query('SELECT status, opened_at FROM checkouts WHERE id = :id', { replacements: { id } })) as [Array<{ status: string; opened_at: Date | null }>, unknown];
+  const [rows] = (await stack.sequelize.query('SELECT status, opened_at FROM checkouts WHERE id = :id', {
+    replacements: { id },
+  })) as [Array<{ status: string; opened_at: Date | null }>, unknown];
   return rows[0];
 }
 
-export async function setCheckoutStatus(stack: StackClient, id: string, status: 'PENDING' | 'PAID' | 'EXPIRED' | 'CANCELLED' | 'REFUNDED'): Promise<void> {
-  await stack.sequelize.query('UPDATE checkouts SET status = :status, updated_at = now() WHERE id = :id', { replacements: { id, status } });
+export async function setCheckoutStatus(
+  stack: StackClient,
+  id: string,
+  status: 'PENDING' | 'PAID' | 'EXPIRED' | 'CANCELLED' | 'REFUNDED',
+): Promise<void> {
+  await stack.sequelize.query('UPDATE checkouts SET status = :status, updated_at = now() WHERE id = :id', {
+    replacements: { id, status },
+  });
 }
 
 /** The owner as a P0 partner too: a client credential with the checkout scopes (as test/support/checkouts.ts `producer`). */
 export async function asProducer(owner: PageOwner, encryptionKey: string): Promise<Producer> {
-  const issued = await createApiCredential({ merchantId: owner.merchantId, scopes: ['checkout:read', 'checkout:write'], name: 'checkout page tests' }, encryptionKey);
-  return { client: owner.client, merchantId: owner.merchantId, creds: { merchantId: issued.merchantId, clientId: issued.clientId, clientSecret: issued.clientSecret } };
+  const issued = await createApiCredential(
+    { merchantId: owner.merchantId, scopes: ['checkout:read', 'checkout:write'], name: 'checkout page tests' },
+    encryptionKey,
+  );
+  return {
+    client: owner.client,
+    merchantId: owner.merchantId,
+    creds: { merchantId: issued.merchantId, clientId: issued.clientId, clientSecret: issued.clientSecret },
+  };
 }
 
 /**
@@ -114,11 +151,17 @@ export async function createP0PageCheckout(
   if (res.status !== 201) throw new Error(`POST /v1/checkouts answered ${res.status}: ${JSON.stringify(res.body)}`);
   const id = String(res.body.data.id).replace(/^bill_/, '');
   const chargeId = await chargeOf(stack.sequelize, id);
-  const [rows] = (await stack.sequelize.query("SELECT pix->>'copyPaste' AS copy_paste, amount_cents FROM charges WHERE id = :id", { replacements: { id: chargeId } })) as [
-    Array<{ copy_paste: string; amount_cents: string }>,
-    unknown,
-  ];
-  return { id, chargeId, copyPaste: rows[0].copy_paste, amountCents: Number(rows[0].amount_cents), url: res.body.data.url };
+  const [rows] = (await stack.sequelize.query(
+    "SELECT pix->>'copyPaste' AS copy_paste, amount_cents FROM charges WHERE id = :id",
+    { replacements: { id: chargeId } },
+  )) as [Array<{ copy_paste: string; amount_cents: string }>, unknown];
+  return {
+    id,
+    chargeId,
+    copyPaste: rows[0].copy_paste,
+    amountCents: Number(rows[0].amount_cents),
+    url: res.body.data.url,
+  };
 }
 
 /**
@@ -131,13 +174,24 @@ export async function payCheckoutInSandbox(stack: StackClient, checkout: PageChe
   await waitForCheckoutStatus(stack, checkout.id, 'PAID');
 }
 
-export async function waitForCheckoutStatus(stack: StackClient, id: string, status: string, timeoutMs = 20_000): Promise<void> {
-  await waitFor(async () => ((await checkoutRow(stack, id))?.status === status ? true : undefined), `checkout ${status}`, timeoutMs);
+export async function waitForCheckoutStatus(
+  stack: StackClient,
+  id: string,
+  status: string,
+  timeoutMs = 20_000,
+): Promise<void> {
+  await waitFor(
+    async () => ((await checkoutRow(stack, id))?.status === status ? true : undefined),
+    `checkout ${status}`,
+    timeoutMs,
+  );
 }
 
 export async function waitForChargePaid(stack: StackClient, chargeId: string): Promise<void> {
   await waitFor(async () => {
-    const [rows] = (await stack.sequelize.query('SELECT status FROM charges WHERE id = :id', { replacements: { id: chargeId } })) as [Array<{ status: string }>, unknown];
+    const [rows] = (await stack.sequelize.query('SELECT status FROM charges WHERE id = :id', {
+      replacements: { id: chargeId },
+    })) as [Array<{ status: string }>, unknown];
     return rows[0]?.status === 'PAID' ? true : undefined;
   }, 'charge PAID');
 }
@@ -160,12 +214,23 @@ export interface StatusStream {
  * holds its slot on the server from then on. A refused stream is read whole (its JSON envelope).
  * Close every stream a test opens.
  */
-export async function openStatusStream(baseUrl: string, checkoutId: string, headers: Record<string, string> = {}): Promise<StatusStream> {
+export async function openStatusStream(
+  baseUrl: string,
+  checkoutId: string,
+  headers: Record<string, string> = {},
+): Promise<StatusStream> {
   const abort = new AbortController();
   const res = await fetch(`${baseUrl}/c/${checkoutId}/events`, { headers, signal: abort.signal });
   if (res.status !== 200) {
     const body = JSON.parse(await res.text());
-    return { status: res.status, headers: res.headers, body, events: () => [], readToEnd: async () => [], close: async () => undefined };
+    return {
+      status: res.status,
+      headers: res.headers,
+      body,
+      events: () => [],
+      readToEnd: async () => [],
+      close: async () => undefined,
+    };
   }
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();

@@ -10,7 +10,11 @@ import type { AppClient } from './appClient';
 import type { StackClient } from './integrationStack';
 import { signedInMerchant } from './signedIn';
 
-export async function insertCourse(sequelize: Sequelize, merchantId: string, o: { title?: string; status?: 'DRAFT' | 'PUBLISHED' | 'ARCHIVED' } = {}): Promise<string> {
+export async function insertCourse(
+  sequelize: Sequelize,
+  merchantId: string,
+  o: { title?: string; status?: 'DRAFT' | 'PUBLISHED' | 'ARCHIVED' } = {},
+): Promise<string> {
   const id = crypto.randomUUID();
   await sequelize.query(
     `INSERT INTO courses (id, merchant_id, title, description, status, access_type, published_at) VALUES (:id, :merchantId, :title, 'Curso de teste', :status, 'LIFETIME', now())`,
@@ -26,9 +30,19 @@ export async function insertPrice(
   o: { amountCents?: number; type?: 'ONE_TIME' | 'SUBSCRIPTION' | 'MULTIPLE_PAYMENTS'; active?: boolean } = {},
 ): Promise<string> {
   const id = crypto.randomUUID();
-  await sequelize.query(`INSERT INTO course_prices (id, course_id, merchant_id, amount_cents, type, active) VALUES (:id, :courseId, :merchantId, :amountCents, :type, :active)`, {
-    replacements: { id, courseId, merchantId, amountCents: o.amountCents ?? 4_990, type: o.type ?? 'ONE_TIME', active: o.active ?? true },
-  });
+  await sequelize.query(
+    `INSERT INTO course_prices (id, course_id, merchant_id, amount_cents, type, active) VALUES (:id, :courseId, :merchantId, :amountCents, :type, :active)`,
+    {
+      replacements: {
+        id,
+        courseId,
+        merchantId,
+        amountCents: o.amountCents ?? 4_990,
+        type: o.type ?? 'ONE_TIME',
+        active: o.active ?? true,
+      },
+    },
+  );
   return id;
 }
 
@@ -49,7 +63,11 @@ export interface Producer {
 export async function producer(stack: StackClient, scopes = ['checkout:read', 'checkout:write']): Promise<Producer> {
   const { client, merchantId } = await signedInMerchant(stack, { emailPrefix: 'producer', name: 'Escola Teste' });
   const issued = await createApiCredential({ merchantId, scopes, name: 'checkout tests' }, stack.encryptionKey);
-  return { client, merchantId, creds: { merchantId: issued.merchantId, clientId: issued.clientId, clientSecret: issued.clientSecret } };
+  return {
+    client,
+    merchantId,
+    creds: { merchantId: issued.merchantId, clientId: issued.clientId, clientSecret: issued.clientSecret },
+  };
 }
 
 export function checkoutBody(items: { id: string; quantity: number }[], extra: Record<string, unknown> = {}) {
@@ -66,20 +84,33 @@ export function checkoutBody(items: { id: string; quantity: number }[], extra: R
 
 export const idemKey = () => ({ 'Idempotency-Key': `chk-${crypto.randomUUID()}` });
 
-export async function postCheckout(stack: StackClient, creds: MerchantCredentials, body: unknown, headers: Record<string, string> = idemKey()) {
+export async function postCheckout(
+  stack: StackClient,
+  creds: MerchantCredentials,
+  body: unknown,
+  headers: Record<string, string> = idemKey(),
+) {
   return stack.api('POST', '/v1/checkouts', { creds, body, headers });
 }
 
 /** The charge behind a checkout (`bill_<uuid>` or the UUID). */
 export async function chargeOf(sequelize: Sequelize, checkoutId: string): Promise<string> {
-  const [rows] = (await sequelize.query(`SELECT charge_id FROM checkouts WHERE id = :id`, { replacements: { id: checkoutId.replace(/^bill_/, '') } })) as [Array<{ charge_id: string }>, unknown];
+  const [rows] = (await sequelize.query(`SELECT charge_id FROM checkouts WHERE id = :id`, {
+    replacements: { id: checkoutId.replace(/^bill_/, '') },
+  })) as [Array<{ charge_id: string }>, unknown];
   if (!rows[0]) throw new Error(`no checkout ${checkoutId}`);
   return rows[0].charge_id;
 }
 
 export async function enrolmentsOf(sequelize: Sequelize, checkoutId: string) {
-  const [rows] = (await sequelize.query(`SELECT course_id, status, revoked_reason, student_name FROM enrolments WHERE checkout_id = :id ORDER BY course_id`, {
-    replacements: { id: checkoutId.replace(/^bill_/, '') },
-  })) as [Array<{ course_id: string; status: string; revoked_reason: string | null; student_name: string | null }>, unknown];
+  const [rows] = (await sequelize.query(
+    `SELECT course_id, status, revoked_reason, student_name FROM enrolments WHERE checkout_id = :id ORDER BY course_id`,
+    {
+      replacements: { id: checkoutId.replace(/^bill_/, '') },
+    },
+  )) as [
+    Array<{ course_id: string; status: string; revoked_reason: string | null; student_name: string | null }>,
+    unknown,
+  ];
   return rows;
 }

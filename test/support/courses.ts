@@ -25,15 +25,28 @@ export interface PriceAnswer {
 }
 
 function expectStatus(what: string, res: AppAnswer, status: number): void {
-  if (res.status !== status) throw new Error(`${what}: expected ${status}, got ${res.status} ${JSON.stringify(res.body)}`);
+  if (res.status !== status)
+    throw new Error(`${what}: expected ${status}, got ${res.status} ${JSON.stringify(res.body)}`);
 }
 
 let counter = 0;
 
 /** A DRAFT course of `merchantId` (the client must be owner, admin or finance of it). */
-export async function createCourse(app: AppClient, merchantId: string, fields: Partial<Pick<CourseAnswer, 'title' | 'description' | 'thumbnailUrl' | 'accessType'>> = {}): Promise<CourseAnswer> {
+export async function createCourse(
+  app: AppClient,
+  merchantId: string,
+  fields: Partial<Pick<CourseAnswer, 'title' | 'description' | 'thumbnailUrl' | 'accessType'>> = {},
+): Promise<CourseAnswer> {
   counter++;
-  const res = await app.call('POST', '/courses', { body: { merchantId, title: `Curso de teste ${counter}`, description: 'Aprenda fazendo.', accessType: 'LIFETIME', ...fields } });
+  const res = await app.call('POST', '/courses', {
+    body: {
+      merchantId,
+      title: `Curso de teste ${counter}`,
+      description: 'Aprenda fazendo.',
+      accessType: 'LIFETIME',
+      ...fields,
+    },
+  });
   expectStatus('POST /courses', res, 201);
   return res.body as CourseAnswer;
 }
@@ -50,13 +63,22 @@ export async function archiveCourse(app: AppClient, courseId: string): Promise<C
   return res.body as CourseAnswer;
 }
 
-export async function createPrice(app: AppClient, courseId: string, price: { amountCents: number; type?: PriceAnswer['type']; active?: boolean }): Promise<PriceAnswer> {
+export async function createPrice(
+  app: AppClient,
+  courseId: string,
+  price: { amountCents: number; type?: PriceAnswer['type']; active?: boolean },
+): Promise<PriceAnswer> {
   const res = await app.call('POST', `/courses/${courseId}/prices`, { body: { type: 'ONE_TIME', ...price } });
   expectStatus('POST /courses/{id}/prices', res, 201);
   return res.body as PriceAnswer;
 }
 
-export async function setPriceActive(app: AppClient, courseId: string, priceId: string, active: boolean): Promise<PriceAnswer> {
+export async function setPriceActive(
+  app: AppClient,
+  courseId: string,
+  priceId: string,
+  active: boolean,
+): Promise<PriceAnswer> {
   const res = await app.call('PATCH', `/courses/${courseId}/prices/${priceId}`, { body: { active } });
   expectStatus('PATCH price', res, 200);
   return res.body as PriceAnswer;
@@ -86,7 +108,9 @@ export async function createCourseContent(
     expectStatus('POST module', module, 201);
     const lessonIds: string[] = [];
     for (const [lessonOrder, l] of m.lessons.entries()) {
-      const lesson = await app.call('POST', `/courses/${courseId}/modules/${module.body.id}/lessons`, { body: { title: l.title, order: lessonOrder, contentUrl: l.contentUrl ?? null } });
+      const lesson = await app.call('POST', `/courses/${courseId}/modules/${module.body.id}/lessons`, {
+        body: { title: l.title, order: lessonOrder, contentUrl: l.contentUrl ?? null },
+      });
       expectStatus('POST lesson', lesson, 201);
       lessonIds.push(lesson.body.id);
     }

@@ -3,7 +3,9 @@ export function testEnv() {
   const databaseUrl = process.env.DATABASE_URL;
   const temporalAddress = process.env.TEMPORAL_ADDRESS;
   if (!databaseUrl || !temporalAddress) {
-    throw new Error('run the suite with `npm test` (it starts PostgreSQL and Temporal and sets DATABASE_URL / TEMPORAL_ADDRESS)');
+    throw new Error(
+      'run the suite with `npm test` (it starts PostgreSQL and Temporal and sets DATABASE_URL / TEMPORAL_ADDRESS)',
+    );
   }
   return {
     databaseUrl,
@@ -15,7 +17,11 @@ export function testEnv() {
   };
 }
 
-export async function waitFor<T>(probe: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 20_000): Promise<T> {
+export async function waitFor<T>(
+  probe: () => Promise<T | undefined | null | false>,
+  what: string,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

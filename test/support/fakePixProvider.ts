@@ -4,7 +4,16 @@
  * Integration tests use the real sandbox over HTTP instead.
  */
 import crypto from 'node:crypto';
-import { ProviderError, type IssueChargeRequest, type PixKeyOwner, type PixProvider, type ProviderCharge, type PaymentReturnRequest, type ProviderTransfer, type TransferRequest } from '../../core/provider';
+import {
+  ProviderError,
+  type IssueChargeRequest,
+  type PixKeyOwner,
+  type PixProvider,
+  type ProviderCharge,
+  type PaymentReturnRequest,
+  type ProviderTransfer,
+  type TransferRequest,
+} from '../../core/provider';
 
 export class FakePixProvider implements PixProvider {
   charges = new Map<string, ProviderCharge>();
@@ -17,7 +26,8 @@ export class FakePixProvider implements PixProvider {
 
   async issueCharge(req: IssueChargeRequest): Promise<ProviderCharge> {
     this.issueAttempts++;
-    if (this.issueFailure === 'transient') throw new ProviderError('provider unavailable', 'PROVIDER_UNAVAILABLE', true, 503);
+    if (this.issueFailure === 'transient')
+      throw new ProviderError('provider unavailable', 'PROVIDER_UNAVAILABLE', true, 503);
     if (this.issueFailure === 'permanent') throw new ProviderError('refused', 'PROVIDER_REJECTED', false, 422);
     const existing = [...this.charges.values()].find((c) => c.reference === req.reference);
     if (existing) return existing;
@@ -27,7 +37,8 @@ export class FakePixProvider implements PixProvider {
       txid: crypto.randomBytes(16).toString('hex').slice(0, 30),
       status: 'ACTIVE',
       amountCents: req.amountCents,
-      copyPaste: '00020126360014br.gov.bcb.pix0114+5511999999999520400005303986540510.005802BR5905FAKE 6009SAO PAULO62070503***6304ABCD',
+      copyPaste:
+        '00020126360014br.gov.bcb.pix0114+5511999999999520400005303986540510.005802BR5905FAKE 6009SAO PAULO62070503***6304ABCD',
       qrCodeBase64: Buffer.from('fake-png').toString('base64'),
       expiresAt: req.expiresAt,
       createdAt: new Date().toISOString(),
@@ -54,7 +65,17 @@ export class FakePixProvider implements PixProvider {
     c.status = 'PAID';
     c.paidAt = new Date().toISOString();
     c.endToEndId = `E99999999${'202611220000'}${crypto.randomBytes(8).toString('hex').slice(0, 11)}`;
-    c.payer = { name: 'Pagador', document: '52998224725', documentType: 'CPF', email: null, phone: null, institution: 'Banco', ispb: '99999999', agency: '1', account: '2' };
+    c.payer = {
+      name: 'Pagador',
+      document: '52998224725',
+      documentType: 'CPF',
+      email: null,
+      phone: null,
+      institution: 'Banco',
+      ispb: '99999999',
+      agency: '1',
+      account: '2',
+    };
     return c;
   }
 
@@ -91,8 +112,10 @@ export class FakePixProvider implements PixProvider {
     this.transferCalls++;
     if (this.transferDelayMs > 0) await new Promise((r) => setTimeout(r, this.transferDelayMs));
     const scripted = this.transferScript.shift();
-    if (scripted === 'unauthorized') throw new ProviderError('POST /v1/transfers → 401: invalid API key sk_live_leaked', 'UNAUTHORIZED', false, 401);
-    if (scripted === 'rejected') throw new ProviderError('POST /v1/transfers → 400: recipientDocument is invalid', 'VALIDATION_ERROR', false, 400);
+    if (scripted === 'unauthorized')
+      throw new ProviderError('POST /v1/transfers → 401: invalid API key sk_live_leaked', 'UNAUTHORIZED', false, 401);
+    if (scripted === 'rejected')
+      throw new ProviderError('POST /v1/transfers → 400: recipientDocument is invalid', 'VALIDATION_ERROR', false, 400);
     if (scripted === 'wrong-amount') req = { ...req, amountCents: req.amountCents + 1 };
     if (scripted === 'lose') {
       await this.transferNow(req);
@@ -130,7 +153,13 @@ export class FakePixProvider implements PixProvider {
 
   /** A devolução, like the sandbox: to the payer, FAILED when the payment is unknown to the test. */
   async returnPayment(req: PaymentReturnRequest): Promise<ProviderTransfer> {
-    return this.transferNow({ reference: req.reference, amountCents: req.amountCents, pixKey: '52998224725', pixKeyType: 'CPF', recipientName: 'Pagador Fake' });
+    return this.transferNow({
+      reference: req.reference,
+      amountCents: req.amountCents,
+      pixKey: '52998224725',
+      pixKeyType: 'CPF',
+      recipientName: 'Pagador Fake',
+    });
   }
 
   /** The directory (DICT): keys registered by the test; a CPF key belongs to that CPF. */
@@ -140,7 +169,12 @@ export class FakePixProvider implements PixProvider {
     const known = this.dictKeys.get(key);
     if (known) return known;
     if (!/^\d{11}$/.test(key)) return null;
-    return { key, keyType: 'CPF', owner: { name: 'Titular', documentType: 'CPF', document: `***.${key.slice(3, 6)}.${key.slice(6, 9)}-**` }, bank: { ispb: '99999999', name: 'Banco Fake' } };
+    return {
+      key,
+      keyType: 'CPF',
+      owner: { name: 'Titular', documentType: 'CPF', document: `***.${key.slice(3, 6)}.${key.slice(6, 9)}-**` },
+      bank: { ispb: '99999999', name: 'Banco Fake' },
+    };
   }
 
   /** Look-ups by reference fail transiently while set: the outcome stays unknown. */

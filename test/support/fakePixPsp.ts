@@ -104,7 +104,13 @@ export class FakePixPsp {
     const certs = this.opts.certificates;
     this.server = certs
       ? https.createServer(
-          { key: fs.readFileSync(certs.serverKeyFile), cert: fs.readFileSync(certs.serverCertFile), ca: fs.readFileSync(certs.caFile), requestCert: true, rejectUnauthorized: true },
+          {
+            key: fs.readFileSync(certs.serverKeyFile),
+            cert: fs.readFileSync(certs.serverCertFile),
+            ca: fs.readFileSync(certs.caFile),
+            requestCert: true,
+            rejectUnauthorized: true,
+          },
           handler,
         )
       : http.createServer(handler);
@@ -118,9 +124,18 @@ export class FakePixPsp {
   }
 
   /** A Pix received for the cob `txid` (which becomes CONCLUIDA and lists it), or without txid. */
-  receive(pix: { txid?: string; valor: string; horario?: string; endToEndId?: string; chave?: string; pagador?: Record<string, unknown> }): Record<string, any> {
+  receive(pix: {
+    txid?: string;
+    valor: string;
+    horario?: string;
+    endToEndId?: string;
+    chave?: string;
+    pagador?: Record<string, unknown>;
+  }): Record<string, any> {
     const received = {
-      endToEndId: pix.endToEndId ?? `E99999999${new Date().toISOString().replace(/\D/g, '').slice(0, 12)}${crypto.randomBytes(8).toString('hex').slice(0, 11)}`,
+      endToEndId:
+        pix.endToEndId ??
+        `E99999999${new Date().toISOString().replace(/\D/g, '').slice(0, 12)}${crypto.randomBytes(8).toString('hex').slice(0, 11)}`,
       ...(pix.txid ? { txid: pix.txid } : {}),
       valor: pix.valor,
       horario: pix.horario ?? new Date().toISOString(),
@@ -142,7 +157,13 @@ export class FakePixPsp {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const socket = req.socket as TLSSocket;
     const peer = typeof socket.getPeerCertificate === 'function' ? socket.getPeerCertificate() : null;
-    const request: FakeRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), clientCn: (peer?.subject?.CN as string | undefined) ?? null };
+    const request: FakeRequest = {
+      method: req.method ?? '',
+      url: req.url ?? '',
+      headers: req.headers,
+      body: Buffer.concat(chunks).toString('utf8'),
+      clientCn: (peer?.subject?.CN as string | undefined) ?? null,
+    };
     this.requests.push(request);
     if (request.url.startsWith('/api/v2/')) this.onApiRequest?.(request);
     let answer: FakeAnswer;
@@ -158,7 +179,10 @@ export class FakePixPsp {
       return;
     }
     const isProblem = answer.status >= 400 && answer.raw === undefined;
-    res.writeHead(answer.status, { 'content-type': isProblem ? 'application/problem+json' : 'application/json', ...answer.headers });
+    res.writeHead(answer.status, {
+      'content-type': isProblem ? 'application/problem+json' : 'application/json',
+      ...answer.headers,
+    });
     res.end(answer.raw ?? (answer.body === undefined ? '' : JSON.stringify(answer.body)));
   }
 
@@ -166,26 +190,52 @@ export class FakePixPsp {
     const [pathname, query = ''] = req.url.split('?');
     if (pathname === '/oauth/token' && req.method === 'POST') return this.token(req);
     if (!pathname.startsWith('/api/v2/')) return problem(404, 'NaoEncontrado');
-    if (!this.authorized(req)) return { status: 401, body: { type: `${PROBLEM}AcessoNegado`, title: 'Não autorizado', status: 401 } };
+    if (!this.authorized(req))
+      return { status: 401, body: { type: `${PROBLEM}AcessoNegado`, title: 'Não autorizado', status: 401 } };
     const routes: [string, RegExp, Route][] = [
       ['PUT', /^\/cob\/([^/]+)$/, (r, [txid]) => this.putCob(txid, JSON.parse(r.body))],
-      ['GET', /^\/cob\/([^/]+)$/, (_r, [txid]) => (this.cobs.has(txid) ? { status: 200, body: this.cobs.get(txid) } : problem(404, 'CobNaoEncontrado'))],
+      [
+        'GET',
+        /^\/cob\/([^/]+)$/,
+        (_r, [txid]) =>
+          this.cobs.has(txid) ? { status: 200, body: this.cobs.get(txid) } : problem(404, 'CobNaoEncontrado'),
+      ],
       ['PATCH', /^\/cob\/([^/]+)$/, (r, [txid]) => this.patchCob(txid, JSON.parse(r.body))],
       ['GET', /^\/pix$/, () => this.listPix(new URLSearchParams(query))],
       ['GET', /^\/pix\/([^/]+)$/, (_r, [e2eid]) => this.findPix(e2eid) ?? problem(404, 'PixNaoEncontrado')],
-      ['PUT', /^\/pix\/([^/]+)\/devolucao\/([^/]+)$/, (r, [e2eid, id]) => this.putDevolucao(e2eid, id, JSON.parse(r.body))],
-      ['GET', /^\/pix\/([^/]+)\/devolucao\/([^/]+)$/, (_r, [e2eid, id]) => {
-        const devolucao = this.devolucoes.get(`${e2eid}/${id}`);
-        return devolucao ? { status: 200, body: devolucao } : problem(404, 'PixDevolucaoNaoEncontrada');
-      }],
-      ['PUT', /^\/webhook\/([^/]+)$/, (r, [chave]) => {
-        this.webhooks.set(decodeURIComponent(chave), { webhookUrl: JSON.parse(r.body).webhookUrl, chave: decodeURIComponent(chave), criacao: new Date().toISOString() });
-        return { status: 200 };
-      }],
-      ['GET', /^\/webhook\/([^/]+)$/, (_r, [chave]) => {
-        const webhook = this.webhooks.get(decodeURIComponent(chave));
-        return webhook ? { status: 200, body: webhook } : problem(404, 'WebhookNaoEncontrado');
-      }],
+      [
+        'PUT',
+        /^\/pix\/([^/]+)\/devolucao\/([^/]+)$/,
+        (r, [e2eid, id]) => this.putDevolucao(e2eid, id, JSON.parse(r.body)),
+      ],
+      [
+        'GET',
+        /^\/pix\/([^/]+)\/devolucao\/([^/]+)$/,
+        (_r, [e2eid, id]) => {
+          const devolucao = this.devolucoes.get(`${e2eid}/${id}`);
+          return devolucao ? { status: 200, body: devolucao } : problem(404, 'PixDevolucaoNaoEncontrada');
+        },
+      ],
+      [
+        'PUT',
+        /^\/webhook\/([^/]+)$/,
+        (r, [chave]) => {
+          this.webhooks.set(decodeURIComponent(chave), {
+            webhookUrl: JSON.parse(r.body).webhookUrl,
+            chave: decodeURIComponent(chave),
+            criacao: new Date().toISOString(),
+          });
+          return { status: 200 };
+        },
+      ],
+      [
+        'GET',
+        /^\/webhook\/([^/]+)$/,
+        (_r, [chave]) => {
+          const webhook = this.webhooks.get(decodeURIComponent(chave));
+          return webhook ? { status: 200, body: webhook } : problem(404, 'WebhookNaoEncontrado');
+        },
+      ],
     ];
     const relative = pathname.slice('/api/v2'.length);
     for (const [method, pattern, route] of routes) {
@@ -197,15 +247,26 @@ export class FakePixPsp {
 
   private token(req: FakeRequest): FakeAnswer {
     const [scheme, encoded] = (req.headers.authorization ?? '').split(' ');
-    const [id, secret] = Buffer.from(encoded ?? '', 'base64').toString('utf8').split(':');
+    const [id, secret] = Buffer.from(encoded ?? '', 'base64')
+      .toString('utf8')
+      .split(':');
     const decode = (v: string | undefined) => new URLSearchParams(`v=${v ?? ''}`).get('v');
     if (scheme !== 'Basic' || decode(id) !== this.opts.clientId || decode(secret) !== this.opts.clientSecret) {
       return { status: 401, body: { error: 'invalid_client', error_description: 'client authentication failed' } };
     }
-    if (new URLSearchParams(req.body).get('grant_type') !== 'client_credentials') return { status: 400, body: { error: 'unsupported_grant_type' } };
+    if (new URLSearchParams(req.body).get('grant_type') !== 'client_credentials')
+      return { status: 400, body: { error: 'unsupported_grant_type' } };
     const token = `fake-token-${this.tokensIssued.length + 1}-${crypto.randomBytes(12).toString('hex')}`;
     this.tokensIssued.push(token);
-    return { status: 200, body: { access_token: token, token_type: 'Bearer', expires_in: this.opts.expiresInSeconds ?? 3600, scope: 'cob.write cob.read pix.read pix.write webhook.read webhook.write' } };
+    return {
+      status: 200,
+      body: {
+        access_token: token,
+        token_type: 'Bearer',
+        expires_in: this.opts.expiresInSeconds ?? 3600,
+        scope: 'cob.write cob.read pix.read pix.write webhook.read webhook.write',
+      },
+    };
   }
 
   private authorized(req: FakeRequest): boolean {
@@ -216,11 +277,16 @@ export class FakePixPsp {
   private putCob(txid: string, body: Record<string, any>): FakeAnswer {
     const existing = this.cobs.get(txid);
     if (existing && existing.status !== 'ATIVA') {
-      return problem(400, 'CobOperacaoInvalida', [{ razao: 'A cobrança já existe e não está ATIVA.', propriedade: 'cob.status' }]);
+      return problem(400, 'CobOperacaoInvalida', [
+        { razao: 'A cobrança já existe e não está ATIVA.', propriedade: 'cob.status' },
+      ]);
     }
     const location = `127.0.0.1/qr/v2/${crypto.randomBytes(16).toString('hex')}`;
     const cob = {
-      calendario: { criacao: existing?.calendario.criacao ?? new Date().toISOString(), expiracao: body.calendario?.expiracao ?? 86400 },
+      calendario: {
+        criacao: existing?.calendario.criacao ?? new Date().toISOString(),
+        expiracao: body.calendario?.expiracao ?? 86400,
+      },
       txid,
       revisao: existing ? existing.revisao + 1 : 0,
       loc: { id: 1, location, tipoCob: 'cob' },
@@ -239,7 +305,8 @@ export class FakePixPsp {
   private patchCob(txid: string, body: Record<string, any>): FakeAnswer {
     const cob = this.cobs.get(txid);
     if (!cob) return problem(404, 'CobNaoEncontrado');
-    if (cob.status !== 'ATIVA') return problem(400, 'CobOperacaoInvalida', [{ razao: 'A cobrança não está ATIVA.', propriedade: 'cob.status' }]);
+    if (cob.status !== 'ATIVA')
+      return problem(400, 'CobOperacaoInvalida', [{ razao: 'A cobrança não está ATIVA.', propriedade: 'cob.status' }]);
     cob.status = body.status;
     cob.revisao += 1;
     return { status: 200, body: cob };
@@ -261,7 +328,16 @@ export class FakePixPsp {
     return {
       status: 200,
       body: {
-        parametros: { inicio, fim, paginacao: { paginaAtual: page, itensPorPagina: size, quantidadeDePaginas: pages, quantidadeTotalDeItens: all.length } },
+        parametros: {
+          inicio,
+          fim,
+          paginacao: {
+            paginaAtual: page,
+            itensPorPagina: size,
+            quantidadeDePaginas: pages,
+            quantidadeTotalDeItens: all.length,
+          },
+        },
         pix: all.slice(page * size, (page + 1) * size),
       },
     };
@@ -271,19 +347,49 @@ export class FakePixPsp {
     const pix = this.pix.find((p) => p.endToEndId === e2eid);
     if (!pix) return problem(404, 'PixNaoEncontrado');
     if (this.devolucoes.has(`${e2eid}/${id}`)) {
-      return problem(400, 'PixDevolucaoInvalida', [{ razao: 'O id da devolução já foi utilizado para este Pix.', propriedade: 'id' }]);
+      return problem(400, 'PixDevolucaoInvalida', [
+        { razao: 'O id da devolução já foi utilizado para este Pix.', propriedade: 'id' },
+      ]);
     }
-    const returned = pix.devolucoes.reduce((sum: number, d: Record<string, any>) => sum + Math.round(Number(d.valor) * 100), 0);
+    const returned = pix.devolucoes.reduce(
+      (sum: number, d: Record<string, any>) => sum + Math.round(Number(d.valor) * 100),
+      0,
+    );
     if (returned + Math.round(Number(body.valor) * 100) > Math.round(Number(pix.valor) * 100)) {
-      return problem(400, 'PixDevolucaoInvalida', [{ razao: 'A devolução excederia o valor do Pix originário.', propriedade: 'devolucao.valor', valor: body.valor }]);
+      return problem(400, 'PixDevolucaoInvalida', [
+        {
+          razao: 'A devolução excederia o valor do Pix originário.',
+          propriedade: 'devolucao.valor',
+          valor: body.valor,
+        },
+      ]);
     }
-    const devolucao = { id, rtrId: `D99999999${crypto.randomBytes(12).toString('hex').slice(0, 23)}`, valor: body.valor, horario: { solicitacao: new Date().toISOString() }, status: 'EM_PROCESSAMENTO' };
+    const devolucao = {
+      id,
+      rtrId: `D99999999${crypto.randomBytes(12).toString('hex').slice(0, 23)}`,
+      valor: body.valor,
+      horario: { solicitacao: new Date().toISOString() },
+      status: 'EM_PROCESSAMENTO',
+    };
     this.devolucoes.set(`${e2eid}/${id}`, devolucao);
     pix.devolucoes.push(devolucao);
     return { status: 201, body: devolucao };
   }
 }
 
-export function problem(status: number, type: string, violacoes?: { razao: string; propriedade: string; valor?: string }[]): FakeAnswer {
-  return { status, body: { type: `${PROBLEM}${type}`, title: type, status, detail: `Fake PSP: ${type}`, ...(violacoes ? { violacoes } : {}) } };
+export function problem(
+  status: number,
+  type: string,
+  violacoes?: { razao: string; propriedade: string; valor?: string }[],
+): FakeAnswer {
+  return {
+    status,
+    body: {
+      type: `${PROBLEM}${type}`,
+      title: type,
+      status,
+      detail: `Fake PSP: ${type}`,
+      ...(violacoes ? { violacoes } : {}),
+    },
+  };
 }

@@ -22,9 +22,16 @@ module.exports = async function globalSetup() {
   const dir = process.env.GATEWAY_TEST_LOG_DIR || fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-bundle-'));
   const out = path.join(dir, 'workflow-bundle.js');
   const started = Date.now();
-  const child = spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'workers', 'bundleWorkflowsCli.ts'), out], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
-  if (child.status !== 0 || !fs.existsSync(out)) throw new Error(`bundling the workflow code failed (exit ${child.status})`);
+  const child = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', path.join(root, 'workers', 'bundleWorkflowsCli.ts'), out],
+    { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  if (child.status !== 0 || !fs.existsSync(out))
+    throw new Error(`bundling the workflow code failed (exit ${child.status})`);
   // Inherited by the jest workers, which start after this.
   process.env.GATEWAY_WORKFLOW_BUNDLE = out;
-  process.stdout.write(`[test] workflow code bundled once for the run in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  process.stdout.write(
+    `[test] workflow code bundled once for the run in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+  );
 };

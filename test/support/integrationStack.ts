@@ -65,13 +65,19 @@ export interface IntegrationStack {
   encryptionKey: string;
   callbackSecret: string;
   createMerchant: (input?: Partial<NewMerchant>) => Promise<MerchantCredentials>;
-  api: (method: string, path: string, opts?: { creds?: MerchantCredentials; body?: unknown; rawBody?: string; headers?: Record<string, string> }) => Promise<{ status: number; body: any; headers: Headers }>;
+  api: (
+    method: string,
+    path: string,
+    opts?: { creds?: MerchantCredentials; body?: unknown; rawBody?: string; headers?: Record<string, string> },
+  ) => Promise<{ status: number; body: any; headers: Headers }>;
   /** Pays at the sandbox, optionally as a given payer (sandbox payBodySchema's payer fields). */
   pay: (chargeId: string, payer?: Record<string, unknown>) => Promise<{ status: number; body: any }>;
   /** Environment for a worker process (workers/main.ts) serving this stack's task queue. */
   workerEnv: Record<string, string>;
   /** Another API instance on the same database and Temporal, with some settings changed. */
-  extraApi: (overrides: Partial<Parameters<typeof createApp>[0]>) => Promise<{ url: string; close: () => Promise<void> }>;
+  extraApi: (
+    overrides: Partial<Parameters<typeof createApp>[0]>,
+  ) => Promise<{ url: string; close: () => Promise<void> }>;
   stop: () => Promise<void>;
 }
 
@@ -80,13 +86,18 @@ export interface IntegrationStack {
  * (test/support/sharedStack.ts): everything but the in-process sandbox and mail sink, their
  * restarts and the Express app. Test helpers take this.
  */
-export type StackClient = Omit<IntegrationStack, 'sandbox' | 'mail' | 'restartMail' | 'restartSandbox' | 'app' | 'pixApiUrl' | 'pixApiRequests'>;
+export type StackClient = Omit<
+  IntegrationStack,
+  'sandbox' | 'mail' | 'restartMail' | 'restartSandbox' | 'app' | 'pixApiUrl' | 'pixApiRequests'
+>;
 
 /** A server listening first, its handler set later: an app that must know its own URL can be built in between. */
 function listenFirst(): Promise<{ server: Server; url: string }> {
   return new Promise((resolve) => {
     const server = http.createServer();
-    server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
+    );
   });
 }
 
@@ -146,7 +157,15 @@ export function quietTemporalRuntime(): void {
     // The SDK core's own lines (e.g. the time-skipping server's missing capabilities) go to the same file, not the test output.
     telemetryOptions: { logging: { forward: {}, filter: makeTelemetryFilterString({ core: 'WARN', other: 'ERROR' }) } },
     logger: new DefaultLogger('WARN', (entry) => {
-      appendTestLog(file, JSON.stringify({ level: entry.level, time: new Date(Number(entry.timestampNanos / 1_000_000n)).toISOString(), message: entry.message, meta: entry.meta }));
+      appendTestLog(
+        file,
+        JSON.stringify({
+          level: entry.level,
+          time: new Date(Number(entry.timestampNanos / 1_000_000n)).toISOString(),
+          message: entry.message,
+          meta: entry.meta,
+        }),
+      );
     }),
   });
   runtimeInstalled = true;
@@ -175,7 +194,10 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
   // The path segment of the API Pix notification URL (PIX_WEBHOOK_SECRET).
   const webhookSecret = crypto.randomBytes(32).toString('hex');
 
-  recordIssuedSecrets('stack keys (provider API key, callback secret, credentials encryption key, API Pix webhook secret)', [providerApiKey, callbackSecret, encryptionKey, webhookSecret]);
+  recordIssuedSecrets(
+    'stack keys (provider API key, callback secret, credentials encryption key, API Pix webhook secret)',
+    [providerApiKey, callbackSecret, encryptionKey, webhookSecret],
+  );
   const pki = await testCertificates();
   const audit = await PixApiAudit.create();
   const sandboxOptions = {
@@ -196,7 +218,19 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
 
   const connection = await Connection.connect({ address: env.temporalAddress });
   const temporal = new Client({ connection, namespace: 'default' });
-  const apiDeps = stackApiDeps({ sequelize, temporal, taskQueue, encryptionKey, callbackSecret, smtpUrl, sandboxUrl: sandboxListening.url, pixWebhookSecret: webhookSecret }, opts.apiOverrides);
+  const apiDeps = stackApiDeps(
+    {
+      sequelize,
+      temporal,
+      taskQueue,
+      encryptionKey,
+      callbackSecret,
+      smtpUrl,
+      sandboxUrl: sandboxListening.url,
+      pixWebhookSecret: webhookSecret,
+    },
+    opts.apiOverrides,
+  );
   const apiListening = await listenFirst();
   apiDeps.publicBaseUrl ??= apiListening.url;
   const app = createApp(apiDeps);
@@ -220,7 +254,11 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
   // A short deadline, as before API Pix: the fault tests' hung calls must give up quickly.
   const { provider, pixApi } = providerFrom({ ...config, provider: { ...config.provider, timeoutMs: 2000 } });
   // What workers/main.ts does at start: the PSP's notifications come to this stack's API.
-  await ensurePixWebhook(pixApi, { receivingKey: config.pixApi.receivingKey, publicBaseUrl: apiListening.url, webhookSecret });
+  await ensurePixWebhook(pixApi, {
+    receivingKey: config.pixApi.receivingKey,
+    publicBaseUrl: apiListening.url,
+    webhookSecret,
+  });
   let worker: Worker | undefined;
   let workerConnection: NativeConnection | undefined;
   let running: Promise<void> = Promise.resolve();
@@ -277,14 +315,21 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
       sandbox = createSandboxApp({ ...sandboxOptions, ...overrides });
       stack.sandbox = sandbox;
       sandboxListening.server = (await listenPlain(sandbox, Number(new URL(sandboxListening.url).port))).server;
-      pixApiListening.server = (await listenSandbox(sandbox.app, { host: '127.0.0.1', port: Number(new URL(pixApiListening.url).port), tls: sandboxTls(pki) })).server;
+      pixApiListening.server = (
+        await listenSandbox(sandbox.app, {
+          host: '127.0.0.1',
+          port: Number(new URL(pixApiListening.url).port),
+          tls: sandboxTls(pki),
+        })
+      ).server;
       // Let clients notice their pooled keep-alive sockets to the old server are gone.
       await new Promise((r) => setTimeout(r, 200));
     },
     app,
     encryptionKey,
     callbackSecret,
-    createMerchant: (input = {}) => createMerchantWithCredential(sequelize, { name: 'Loja Teste', ...input }, encryptionKey),
+    createMerchant: (input = {}) =>
+      createMerchantWithCredential(sequelize, { name: 'Loja Teste', ...input }, encryptionKey),
     api,
     pay: stackPay(sandboxListening.url),
     workerEnv,
@@ -294,9 +339,15 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
       return { url: extra.url, close: () => new Promise<void>((r) => extra.server.close(() => r())) };
     },
     stop: async () => {
-      await recordStoredSecrets(sequelize, encryptionKey).catch((err) => appendTestLog('harness.log', `secrets audit: could not read stored secrets: ${String(err)}`));
+      await recordStoredSecrets(sequelize, encryptionKey).catch((err) =>
+        appendTestLog('harness.log', `secrets audit: could not read stored secrets: ${String(err)}`),
+      );
       for (const s of extraServers) s.closeAllConnections();
-      if (opts.webhookDispatcher) await temporal.workflow.getHandle(dispatcherWorkflowId(taskQueue)).terminate('test finished').catch(() => undefined);
+      if (opts.webhookDispatcher)
+        await temporal.workflow
+          .getHandle(dispatcherWorkflowId(taskQueue))
+          .terminate('test finished')
+          .catch(() => undefined);
       worker?.shutdown();
       await running;
       await workerConnection?.close();
@@ -316,7 +367,16 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
 
 /** What the API of a test stack runs with (an extra API instance changes some of it). */
 export function stackApiDeps(
-  s: { sequelize: Sequelize; temporal: Client; taskQueue: string; encryptionKey: string; callbackSecret: string; smtpUrl: string; sandboxUrl: string; pixWebhookSecret: string },
+  s: {
+    sequelize: Sequelize;
+    temporal: Client;
+    taskQueue: string;
+    encryptionKey: string;
+    callbackSecret: string;
+    smtpUrl: string;
+    sandboxUrl: string;
+    pixWebhookSecret: string;
+  },
   overrides: Partial<Parameters<typeof createApp>[0]> = {},
 ): Parameters<typeof createApp>[0] {
   return {
@@ -366,7 +426,11 @@ export function stackApi(apiUrl: string): IntegrationStack['api'] {
 /** The payer's button at the stack's sandbox: a charge of ours is the cob of its txid there. */
 export function stackPay(sandboxUrl: string): IntegrationStack['pay'] {
   return async (chargeId, payer) => {
-    const res = await fetch(`${sandboxUrl}/sandbox/charges/${pspChargeRef(chargeId)}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payer ? { payer } : {}) });
+    const res = await fetch(`${sandboxUrl}/sandbox/charges/${pspChargeRef(chargeId)}/pay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(payer ? { payer } : {}),
+    });
     return { status: res.status, body: await res.json() };
   };
 }
@@ -379,17 +443,27 @@ function listenPlain(sandbox: SandboxApp, port: number): Promise<{ server: Serve
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0];
     if (path.startsWith('/api/') || path.startsWith('/oauth/')) {
-      res.writeHead(421, { 'content-type': 'text/plain' }).end('API Pix is served over mutual TLS in test stacks (pixApiUrl)\n');
+      res
+        .writeHead(421, { 'content-type': 'text/plain' })
+        .end('API Pix is served over mutual TLS in test stacks (pixApiUrl)\n');
       return;
     }
     sandbox.app(req, res);
   });
-  return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })));
+  return new Promise((resolve) =>
+    server.listen(port, '127.0.0.1', () =>
+      resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
+    ),
+  );
 }
 
 /** The sandbox's certificate, and mutual TLS: a client certificate signed by the test CA is required. */
 function sandboxTls(pki: PkiFiles): { cert: string; key: string; clientCa: string } {
-  return { cert: fs.readFileSync(pki.serverCertFile, 'utf8'), key: fs.readFileSync(pki.serverKeyFile, 'utf8'), clientCa: fs.readFileSync(pki.caFile, 'utf8') };
+  return {
+    cert: fs.readFileSync(pki.serverCertFile, 'utf8'),
+    key: fs.readFileSync(pki.serverKeyFile, 'utf8'),
+    clientCa: fs.readFileSync(pki.caFile, 'utf8'),
+  };
 }
 
 /** The gateway's API Pix configuration for this stack's sandbox, as a real deployment sets it. */
@@ -411,11 +485,19 @@ function pixApiEnv(pixApiUrl: string, pki: PkiFiles, webhookSecret: string): Rec
 async function recordStoredSecrets(sequelize: Sequelize, encryptionKey: string): Promise<void> {
   const key = Buffer.from(encryptionKey, 'hex');
   const open = (box: string | null) => (box ? decryptSecret(box, key) : undefined);
-  const [credentials] = (await sequelize.query('SELECT secret_ciphertext FROM api_credentials')) as [Array<{ secret_ciphertext: string }>, unknown];
-  recordIssuedSecrets('client secrets', credentials.map((r) => open(r.secret_ciphertext)));
-  const [webhooks] = (await sequelize.query('SELECT secret_ciphertext, previous_secret_ciphertext FROM webhook_endpoints')) as [
-    Array<{ secret_ciphertext: string; previous_secret_ciphertext: string | null }>,
+  const [credentials] = (await sequelize.query('SELECT secret_ciphertext FROM api_credentials')) as [
+    Array<{ secret_ciphertext: string }>,
     unknown,
   ];
-  recordIssuedSecrets('webhook secrets', webhooks.flatMap((r) => [open(r.secret_ciphertext), open(r.previous_secret_ciphertext)]));
+  recordIssuedSecrets(
+    'client secrets',
+    credentials.map((r) => open(r.secret_ciphertext)),
+  );
+  const [webhooks] = (await sequelize.query(
+    'SELECT secret_ciphertext, previous_secret_ciphertext FROM webhook_endpoints',
+  )) as [Array<{ secret_ciphertext: string; previous_secret_ciphertext: string | null }>, unknown];
+  recordIssuedSecrets(
+    'webhook secrets',
+    webhooks.flatMap((r) => [open(r.secret_ciphertext), open(r.previous_secret_ciphertext)]),
+  );
 }

@@ -44,28 +44,55 @@ export const ID_RULES: Record<string, keyof OwnedResources> = {
 };
 
 function expectStatus(what: string, res: { status: number; body: unknown }, status: number): void {
-  if (res.status !== status) throw new Error(`${what}: expected ${status}, got ${res.status} ${JSON.stringify(res.body)}`);
+  if (res.status !== status)
+    throw new Error(`${what}: expected ${status}, got ${res.status} ${JSON.stringify(res.body)}`);
 }
 
-export async function createOwnedResources(stack: StackClient, creds: MerchantCredentials, receiverUrl: string): Promise<OwnedResources> {
-  const webhook = await stack.api('POST', '/sellers/webhooks', { creds, body: { url: `${receiverUrl}/owned`, events: ['charge.paid'] } });
+export async function createOwnedResources(
+  stack: StackClient,
+  creds: MerchantCredentials,
+  receiverUrl: string,
+): Promise<OwnedResources> {
+  const webhook = await stack.api('POST', '/sellers/webhooks', {
+    creds,
+    body: { url: `${receiverUrl}/owned`, events: ['charge.paid'] },
+  });
   expectStatus('webhook', webhook, 201);
   const charge = await stack.api('POST', '/sellers/pix', { creds, body: { amountCents: 100_000 } });
   expectStatus('charge', charge, 201);
   await stack.pay(charge.body.id);
-  await waitFor(async () => (await stack.api('GET', `/sellers/pix/${charge.body.id}`, { creds })).body.status === 'PAID', 'charge paid');
+  await waitFor(
+    async () => (await stack.api('GET', `/sellers/pix/${charge.body.id}`, { creds })).body.status === 'PAID',
+    'charge paid',
+  );
   const delivery = await waitFor(async () => {
     const list = await stack.api('GET', `/sellers/webhooks/${webhook.body.id}/deliveries`, { creds });
-    return list.body.deliveries?.find((d: { status: string }) => d.status === 'SUCCEEDED') as { id: string; eventId: string } | undefined;
+    return list.body.deliveries?.find((d: { status: string }) => d.status === 'SUCCEEDED') as
+      { id: string; eventId: string } | undefined;
   }, 'delivery to succeed');
-  const withdrawal = await stack.api('POST', '/sellers/saques', { creds, body: { amountCents: 1_000 }, headers: { 'idempotency-key': crypto.randomUUID() } });
+  const withdrawal = await stack.api('POST', '/sellers/saques', {
+    creds,
+    body: { amountCents: 1_000 },
+    headers: { 'idempotency-key': crypto.randomUUID() },
+  });
   expectStatus('withdrawal', withdrawal, 201);
-  const batch = await signedCall(stack, creds, 'POST', '/v1/payouts/batches', { idempotencyKey: crypto.randomUUID(), items: items(1) });
+  const batch = await signedCall(stack, creds, 'POST', '/v1/payouts/batches', {
+    idempotencyKey: crypto.randomUUID(),
+    items: items(1),
+  });
   expectStatus('payout batch', batch, 201);
   const ended = (await waitForBatchEnd(stack, creds, batch.body.batchId)) as { items: { id: string }[] };
-  await waitFor(async () => (await stack.api('GET', `/sellers/saques/${withdrawal.body.id}`, { creds })).body.status !== 'PROCESSING', 'withdrawal to settle');
+  await waitFor(
+    async () =>
+      (await stack.api('GET', `/sellers/saques/${withdrawal.body.id}`, { creds })).body.status !== 'PROCESSING',
+    'withdrawal to settle',
+  );
   const { priceId } = await sellableCourse(stack.sequelize, creds.merchantId);
-  const checkout = await stack.api('POST', '/v1/checkouts', { creds, body: checkoutBody([{ id: priceId, quantity: 1 }]), headers: idemKey() });
+  const checkout = await stack.api('POST', '/v1/checkouts', {
+    creds,
+    body: checkoutBody([{ id: priceId, quantity: 1 }]),
+    headers: idemKey(),
+  });
   expectStatus('checkout', checkout, 201);
   return {
     chargeId: charge.body.id,

@@ -16,7 +16,8 @@ interface Listable {
 }
 
 /** The application API: signed-in people with bearer tokens (everything else is server to server or public). */
-export const APPLICATION_ROUTES = /^\/(auth|dashboard|charges|boletos|checkout|courses|enrolments|reconciliations|settlements|med)(\/|$)/;
+export const APPLICATION_ROUTES =
+  /^\/(auth|dashboard|charges|boletos|checkout|courses|enrolments|reconciliations|settlements|med)(\/|$)/;
 
 export interface MountedRoute {
   method: string; // upper case
@@ -40,7 +41,8 @@ function walk(router: Listable, prefix: string, found: Map<string, MountedRoute>
     throw new Error(`router at "${prefix || '/'}" has no listRoutes(): needs the router package >= 2.3 (Express 5)`);
   }
   for (const entry of router.listRoutes()) {
-    if (typeof entry.path !== 'string') throw new Error(`route ${String(entry.path)} under "${prefix || '/'}" is a RegExp: cannot be listed`);
+    if (typeof entry.path !== 'string')
+      throw new Error(`route ${String(entry.path)} under "${prefix || '/'}" is a RegExp: cannot be listed`);
     const path = joinPaths(prefix, entry.path);
     if (entry.router) {
       walk(entry.router, path, found);
@@ -48,7 +50,10 @@ function walk(router: Listable, prefix: string, found: Map<string, MountedRoute>
     }
     for (const method of entry.methods ?? []) {
       if (IMPLICIT.has(method)) continue;
-      if (!DOCUMENTABLE.has(method)) throw new Error(`${path} answers ${method} (registered with .all()?): register explicit methods so they can be documented`);
+      if (!DOCUMENTABLE.has(method))
+        throw new Error(
+          `${path} answers ${method} (registered with .all()?): register explicit methods so they can be documented`,
+        );
       const route = { method, path: toOpenApiPath(path) };
       found.set(`${route.method} ${route.path}`, route);
     }
@@ -65,7 +70,8 @@ function joinPaths(prefix: string, path: string): string {
  * OpenAPI path, so they are refused rather than guessed.
  */
 export function toOpenApiPath(expressPath: string): string {
-  if (/[{}*]/.test(expressPath)) throw new Error(`${expressPath}: optional groups and wildcards are not supported by the route coverage check`);
+  if (/[{}*]/.test(expressPath))
+    throw new Error(`${expressPath}: optional groups and wildcards are not supported by the route coverage check`);
   const path = expressPath.replace(/:(\w+)/g, '{$1}').replace(/\/+$/, '');
   return path === '' ? '/' : path;
 }

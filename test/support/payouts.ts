@@ -9,7 +9,13 @@ import { refundIdOfDevolucaoId } from '../../core/pix/apiPixIds';
 
 let lastTimestamp = 0;
 
-export async function signedCall(stack: StackClient, creds: MerchantCredentials, method: string, path: string, body?: unknown) {
+export async function signedCall(
+  stack: StackClient,
+  creds: MerchantCredentials,
+  method: string,
+  path: string,
+  body?: unknown,
+) {
   const raw = body === undefined ? '' : JSON.stringify(body);
   // A real client signs each request afresh; two identical requests in one millisecond would
   // carry the same signature and the second would be refused as a replay.
@@ -22,14 +28,25 @@ export async function signedCall(stack: StackClient, creds: MerchantCredentials,
 }
 
 /** Gives the merchant available balance the way production does: a Pix charge, paid. Returns the net credited. */
-export async function fundByPaidCharge(stack: StackClient, creds: MerchantCredentials, amountCents: number): Promise<void> {
+export async function fundByPaidCharge(
+  stack: StackClient,
+  creds: MerchantCredentials,
+  amountCents: number,
+): Promise<void> {
   const created = await stack.api('POST', '/sellers/pix', { creds, body: { amountCents } });
-  if (created.status !== 201) throw new Error(`funding charge failed: ${created.status} ${JSON.stringify(created.body)}`);
+  if (created.status !== 201)
+    throw new Error(`funding charge failed: ${created.status} ${JSON.stringify(created.body)}`);
   await stack.pay(created.body.id);
-  await waitFor(async () => (await stack.api('GET', `/sellers/pix/${created.body.id}`, { creds })).body.status === 'PAID', 'funding charge paid');
+  await waitFor(
+    async () => (await stack.api('GET', `/sellers/pix/${created.body.id}`, { creds })).body.status === 'PAID',
+    'funding charge paid',
+  );
 }
 
-export async function payoutMerchant(stack: StackClient, opts: { feeCents?: number; name?: string } = {}): Promise<MerchantCredentials> {
+export async function payoutMerchant(
+  stack: StackClient,
+  opts: { feeCents?: number; name?: string } = {},
+): Promise<MerchantCredentials> {
   const creds = await stack.createMerchant({ name: opts.name ?? 'Pagadora', payoutsEnabled: true });
   await Merchant.update({ payoutFeeCents: opts.feeCents ?? 0 }, { where: { id: creds.merchantId } });
   return creds;
@@ -45,7 +62,12 @@ export function items(n: number, opts: { amountCents?: number; failEvery?: numbe
   }));
 }
 
-export async function waitForBatchEnd(stack: StackClient, creds: MerchantCredentials, batchId: string, timeoutMs = 60_000) {
+export async function waitForBatchEnd(
+  stack: StackClient,
+  creds: MerchantCredentials,
+  batchId: string,
+  timeoutMs = 60_000,
+) {
   return waitFor(
     async () => {
       const res = await signedCall(stack, creds, 'GET', `/v1/payouts/batches/${batchId}`);
@@ -63,12 +85,18 @@ export async function waitForBatchEnd(stack: StackClient, creds: MerchantCredent
  */
 export async function sandboxTransferList(stack: StackClient): Promise<ProviderTransfer[]> {
   const res = await fetch(`${stack.sandboxUrl}/sandbox/transfers`);
-  return ((await res.json()) as { transfers: ProviderTransfer[] }).transfers.map((t) => ({ ...t, reference: ourReference(t.reference) }));
+  return ((await res.json()) as { transfers: ProviderTransfer[] }).transfers.map((t) => ({
+    ...t,
+    reference: ourReference(t.reference),
+  }));
 }
 
-export async function sandboxTransfers(stack: StackClient): Promise<Record<string, { requests: number; created: number }>> {
+export async function sandboxTransfers(
+  stack: StackClient,
+): Promise<Record<string, { requests: number; created: number }>> {
   const res = await fetch(`${stack.sandboxUrl}/sandbox/transfers`);
-  const references = ((await res.json()) as { references: Record<string, { requests: number; created: number }> }).references;
+  const references = ((await res.json()) as { references: Record<string, { requests: number; created: number }> })
+    .references;
   return Object.fromEntries(Object.entries(references).map(([reference, stats]) => [ourReference(reference), stats]));
 }
 
@@ -95,7 +123,10 @@ export async function withFaultSeed<T>(seed: number, run: () => Promise<T>): Pro
   }
 }
 
-export async function setFaults(stack: StackClient, faults: { errorRate?: number; latencyMs?: number; timeoutRate?: number; failFirst?: number; seed?: number } | null) {
+export async function setFaults(
+  stack: StackClient,
+  faults: { errorRate?: number; latencyMs?: number; timeoutRate?: number; failFirst?: number; seed?: number } | null,
+) {
   await fetch(`${stack.sandboxUrl}/sandbox/faults`, {
     method: faults ? 'POST' : 'DELETE',
     headers: { 'content-type': 'application/json' },

@@ -40,6 +40,9 @@ export class PixApiAudit {
   }
 
   assertClean(): void {
-    if (this.violations.length > 0) throw new Error(`the gateway sent API Pix requests that break the BCB document:\n${this.violations.slice(0, 20).join('\n')}`);
+    if (this.violations.length > 0)
+      throw new Error(
+        `the gateway sent API Pix requests that break the BCB document:\n${this.violations.slice(0, 20).join('\n')}`,
+      );
   }
 }

@@ -80,7 +80,9 @@ export class PixApiRequestValidator {
       method: req.method.toLowerCase(),
       path: pathname,
       query,
-      headers: Object.fromEntries(Object.entries(req.headers).filter((e): e is [string, string | string[]] => e[1] !== undefined)),
+      headers: Object.fromEntries(
+        Object.entries(req.headers).filter((e): e is [string, string | string[]] => e[1] !== undefined),
+      ),
       body: req.body === undefined || req.body === '' ? undefined : req.body,
     };
     const label = `${req.method} ${pathname}`;
@@ -91,7 +93,10 @@ export class PixApiRequestValidator {
       violations.push(`${label}: the body is not sent as application/json`);
     }
     const result = this.api.validateRequest(request, operation);
-    for (const e of result.errors ?? []) violations.push(`${label} (${operation.operationId}): ${e.instancePath || '/'} ${e.message ?? e.keyword}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
+    for (const e of result.errors ?? [])
+      violations.push(
+        `${label} (${operation.operationId}): ${e.instancePath || '/'} ${e.message ?? e.keyword}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`,
+      );
     return violations;
   }
 }

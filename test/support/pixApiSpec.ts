@@ -43,7 +43,8 @@ export const PIX_API_ERRATA: Erratum[] = [
     what: 'CPF patterns are written as JavaScript regex literals ("/^\\d{11}$/"), which as JSON Schema patterns match no string at all; read as the regex they quote (11 digits).',
     apply: (doc) =>
       walk(doc, (node) => {
-        if (typeof node.pattern === 'string' && /^\/\^.*\$\/$/.test(node.pattern)) node.pattern = node.pattern.slice(1, -1);
+        if (typeof node.pattern === 'string' && /^\/\^.*\$\/$/.test(node.pattern))
+          node.pattern = node.pattern.slice(1, -1);
       }),
   },
   {
@@ -101,7 +102,17 @@ export async function pixApiSchemaValidator(schemas: readonly string[]): Promise
   doc.paths = Object.fromEntries(
     schemas.map((name) => [
       `/__schema/${name}`,
-      { get: { operationId: name, responses: { 200: { description: name, content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } } } } } },
+      {
+        get: {
+          operationId: name,
+          responses: {
+            200: {
+              description: name,
+              content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } },
+            },
+          },
+        },
+      },
     ]),
   );
   // Structure only: Ajv knows no formats here (and would warn about each); schemathesis checks them.
@@ -110,6 +121,10 @@ export async function pixApiSchemaValidator(schemas: readonly string[]): Promise
   return (schema, value) => {
     if (!schemas.includes(schema)) throw new Error(`validator built without schema ${schema}`);
     const result = api.validateResponse(value, schema);
-    return result.valid ? [] : (result.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+    return result.valid
+      ? []
+      : (result.errors ?? []).map(
+          (e) => `${e.instancePath || '(root)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`,
+        );
   };
 }

@@ -26,13 +26,20 @@ export interface PixApiTestbed {
   close(): Promise<void>;
 }
 
-export async function pixApiTestbed(opts: { tls?: boolean } & Partial<Omit<FakePixPspOptions, 'certificates'>> = {}): Promise<PixApiTestbed> {
+export async function pixApiTestbed(
+  opts: { tls?: boolean } & Partial<Omit<FakePixPspOptions, 'certificates'>> = {},
+): Promise<PixApiTestbed> {
   const certs = await testCertificates();
   // Reserved characters on purpose: RFC 6749 §2.3.1 form-encodes both before Basic.
   const clientId = opts.clientId ?? 'gateway:client id';
   const clientSecret = opts.clientSecret ?? `s3cret+/=&é-${crypto.randomBytes(12).toString('hex')}`;
   recordIssuedSecrets('API Pix client secret', [clientSecret, certs.pfxPassphrase]);
-  const psp = await new FakePixPsp({ ...opts, certificates: opts.tls === false ? null : certs, clientId, clientSecret }).start();
+  const psp = await new FakePixPsp({
+    ...opts,
+    certificates: opts.tls === false ? null : certs,
+    clientId,
+    clientSecret,
+  }).start();
   const validator = await PixApiRequestValidator.create({ apiRoot: '/api/v2' });
   const violations: string[] = [];
   let checked = 0;

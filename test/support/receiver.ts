@@ -24,10 +24,17 @@ export async function startReceiver(): Promise<Receiver> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      received.push({ path: req.url ?? '/', headers: req.headers, rawBody: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
+      received.push({
+        path: req.url ?? '/',
+        headers: req.headers,
+        rawBody: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+      });
       // A 3xx points at /redirect-target, so a test can prove redirects are never followed.
       const location = state.status >= 300 && state.status < 400 ? { location: '/redirect-target' } : {};
-      res.writeHead(state.status, { 'content-type': 'text/plain', ...location }).end(state.status < 300 ? 'ok' : 'down for maintenance');
+      res
+        .writeHead(state.status, { 'content-type': 'text/plain', ...location })
+        .end(state.status < 300 ? 'ok' : 'down for maintenance');
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));

@@ -36,6 +36,8 @@ export function expectSchemathesisPassed(result: { code: number; output: string 
   const { code, output } = result;
   const summaryAt = output.search(/=+ (FAILURES|SUMMARY) =+/);
   const shown = summaryAt >= 0 ? output.slice(summaryAt) : output.slice(-6_000);
-  if (code !== 0) throw new Error(`schemathesis exited with ${code}; full output in ${logFile}\n\n${shown.slice(0, 20_000)}`);
-  if (!/No issues found|passed/i.test(output)) throw new Error(`schemathesis ran no test; full output in ${logFile}\n\n${shown.slice(0, 6_000)}`);
+  if (code !== 0)
+    throw new Error(`schemathesis exited with ${code}; full output in ${logFile}\n\n${shown.slice(0, 20_000)}`);
+  if (!/No issues found|passed/i.test(output))
+    throw new Error(`schemathesis ran no test; full output in ${logFile}\n\n${shown.slice(0, 6_000)}`);
 }

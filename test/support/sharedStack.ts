@@ -45,7 +45,19 @@ export async function sharedIntegrationStack(): Promise<SharedStack> {
   const faults = await fetch(`${info.sandboxUrl}/sandbox/faults`, { method: 'DELETE' });
   if (!faults.ok) throw new Error(`shared stack: resetting the sandbox's faults answered ${faults.status}`);
   const extraServers: Server[] = [];
-  const apiDeps = stackApiDeps({ sequelize, temporal, taskQueue: info.taskQueue, encryptionKey: info.encryptionKey, callbackSecret: info.callbackSecret, smtpUrl: info.smtpUrl, sandboxUrl: info.sandboxUrl, pixWebhookSecret: info.workerEnv.PIX_WEBHOOK_SECRET }, { publicBaseUrl: info.apiUrl });
+  const apiDeps = stackApiDeps(
+    {
+      sequelize,
+      temporal,
+      taskQueue: info.taskQueue,
+      encryptionKey: info.encryptionKey,
+      callbackSecret: info.callbackSecret,
+      smtpUrl: info.smtpUrl,
+      sandboxUrl: info.sandboxUrl,
+      pixWebhookSecret: info.workerEnv.PIX_WEBHOOK_SECRET,
+    },
+    { publicBaseUrl: info.apiUrl },
+  );
   return {
     sequelize,
     temporal,
@@ -54,7 +66,8 @@ export async function sharedIntegrationStack(): Promise<SharedStack> {
     sandboxUrl: info.sandboxUrl,
     encryptionKey: info.encryptionKey,
     callbackSecret: info.callbackSecret,
-    createMerchant: (input = {}) => createMerchantWithCredential(sequelize, { name: 'Loja Teste', ...input }, info.encryptionKey),
+    createMerchant: (input = {}) =>
+      createMerchantWithCredential(sequelize, { name: 'Loja Teste', ...input }, info.encryptionKey),
     api: stackApi(info.apiUrl),
     pay: stackPay(info.sandboxUrl),
     workerEnv: info.workerEnv,
@@ -63,7 +76,10 @@ export async function sharedIntegrationStack(): Promise<SharedStack> {
         const s = createApp({ ...apiDeps, ...overrides }).listen(0, '127.0.0.1', () => resolve(s));
       });
       extraServers.push(server);
-      return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((r) => server.close(() => r())) };
+      return {
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        close: () => new Promise<void>((r) => server.close(() => r())),
+      };
     },
     // This file's client only: the stack goes on serving the worker's next file.
     stop: async () => {
@@ -93,11 +109,16 @@ function startServer(): Promise<SharedStackInfo> {
   const root = path.resolve(__dirname, '..', '..');
   const logFile = testLogFile(`shared-stack-${process.env.JEST_WORKER_ID ?? '1'}-${Date.now()}.log`);
   const err = logFile ? fs.openSync(logFile, 'a') : 'ignore';
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'stackServer.ts')], { cwd: root, env: { ...process.env, NODE_ENV: 'test' }, stdio: ['ignore', 'pipe', err] });
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'stackServer.ts')], {
+    cwd: root,
+    env: { ...process.env, NODE_ENV: 'test' },
+    stdio: ['ignore', 'pipe', err],
+  });
   if (typeof err === 'number') fs.closeSync(err);
   return new Promise((resolve, reject) => {
     let out = '';
-    const failed = (why: string) => reject(new Error(`shared stack did not start: ${why}${logFile ? `; see ${logFile}` : ''}`));
+    const failed = (why: string) =>
+      reject(new Error(`shared stack did not start: ${why}${logFile ? `; see ${logFile}` : ''}`));
     child.once('error', (e) => failed(e.message));
     child.once('exit', (code) => failed(`exited with ${code}`));
     child.stdout!.on('data', (chunk: Buffer) => {

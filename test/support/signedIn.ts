@@ -50,10 +50,17 @@ export async function signedInUser(stack: { apiUrl: string }, opts: UserOptions 
 }
 
 /** A new signed-in user who owns a new merchant, ensured through the dashboard (200). */
-export async function signedInMerchant(stack: { apiUrl: string }, opts: MerchantOptions = {}): Promise<SignedInMerchant> {
+export async function signedInMerchant(
+  stack: { apiUrl: string },
+  opts: MerchantOptions = {},
+): Promise<SignedInMerchant> {
   const user = await signedInUser(stack, opts);
   const merchant = await user.client.call('POST', '/dashboard/merchant/ensure', {
-    body: { name: opts.name ?? 'Loja Teste', document: opts.document ?? '11.222.333/0001-81', type: opts.type ?? 'PRODUCER' },
+    body: {
+      name: opts.name ?? 'Loja Teste',
+      document: opts.document ?? '11.222.333/0001-81',
+      type: opts.type ?? 'PRODUCER',
+    },
   });
   expect(merchant.status).toBe(200);
   return { ...user, merchantId: merchant.body.id };

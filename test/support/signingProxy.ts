@@ -10,7 +10,18 @@ import type { MerchantCredentials } from '../../db/merchantAdmin';
 import { APPLICATION_ROUTES } from './mountedRoutes';
 
 /** Hop-by-hop and recomputed headers are not forwarded. */
-const DROP = new Set(['authorization', 'host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive', 'x-client-id', 'x-client-secret', 'x-gateway-timestamp', 'x-gateway-signature']);
+const DROP = new Set([
+  'authorization',
+  'host',
+  'connection',
+  'content-length',
+  'transfer-encoding',
+  'keep-alive',
+  'x-client-id',
+  'x-client-secret',
+  'x-gateway-timestamp',
+  'x-gateway-signature',
+]);
 
 /**
  * `bearer`: for application API paths (/auth, /dashboard), a fresh access token of a signed-in
@@ -36,8 +47,18 @@ export async function startSigningProxy(
       // Identical requests in one millisecond would carry one signature, refused as a replay.
       const ts = (lastTimestamp = Math.max(Date.now(), lastTimestamp + 1));
       const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(req.headers)) if (!DROP.has(k) && v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
-      Object.assign(headers, signedRequestHeaders({ ...creds, method, path: url.split('?')[0], rawBody: raw.toString('utf8'), timestampMs: ts }));
+      for (const [k, v] of Object.entries(req.headers))
+        if (!DROP.has(k) && v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+      Object.assign(
+        headers,
+        signedRequestHeaders({
+          ...creds,
+          method,
+          path: url.split('?')[0],
+          rawBody: raw.toString('utf8'),
+          timestampMs: ts,
+        }),
+      );
       if (bearer) headers.authorization = `Bearer ${bearer}`;
       // node:http, not fetch: fetch refuses methods such as TRACE, which a fuzzer rightly tries.
       const target = new URL(url, targetUrl);
@@ -49,11 +70,15 @@ export async function startSigningProxy(
           answer.pipe(res);
         });
       } catch (err) {
-        res.writeHead(599, { 'content-type': 'text/plain' }).end(`signing proxy could not forward the request: ${String(err)}`);
+        res
+          .writeHead(599, { 'content-type': 'text/plain' })
+          .end(`signing proxy could not forward the request: ${String(err)}`);
         return;
       }
       upstream.on('error', (err) => {
-        res.writeHead(599, { 'content-type': 'text/plain' }).end(`signing proxy could not reach the API: ${String(err)}`);
+        res
+          .writeHead(599, { 'content-type': 'text/plain' })
+          .end(`signing proxy could not reach the API: ${String(err)}`);
       });
       upstream.end(raw.length > 0 ? raw : undefined);
     });

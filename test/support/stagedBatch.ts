@@ -15,17 +15,58 @@ export async function stagedBatch(
   opts: { amountCents?: number; fundingCents?: number; name?: string } = {},
 ): Promise<{ merchantId: string; batchId: string }> {
   const amountCents = opts.amountCents ?? 1_000;
-  const { merchantId } = await createMerchantWithCredential(sequelize, { name: opts.name ?? 'Pagadora WF', payoutsEnabled: true }, crypto.randomBytes(32).toString('hex'));
+  const { merchantId } = await createMerchantWithCredential(
+    sequelize,
+    { name: opts.name ?? 'Pagadora WF', payoutsEnabled: true },
+    crypto.randomBytes(32).toString('hex'),
+  );
   await sequelize.transaction((t) =>
-    writeLedgerEntry(sequelize, chargePaidEntry({ chargeId: crypto.randomUUID(), merchantId, amountCents: opts.fundingCents ?? 100_000, feeCents: 0, splits: [] }), t),
+    writeLedgerEntry(
+      sequelize,
+      chargePaidEntry({
+        chargeId: crypto.randomUUID(),
+        merchantId,
+        amountCents: opts.fundingCents ?? 100_000,
+        feeCents: 0,
+        splits: [],
+      }),
+      t,
+    ),
   );
   const batchId = crypto.randomUUID();
-  await PayoutBatch.create({ id: batchId, merchantId, idempotencyKey: `wf-${batchId}`, status: 'CREATED', description: null, metadata: null, itemsCount: n, totalAmountCents: n * amountCents, totalFeeCents: 0, cancelReason: null, completedAt: null });
+  await PayoutBatch.create({
+    id: batchId,
+    merchantId,
+    idempotencyKey: `wf-${batchId}`,
+    status: 'CREATED',
+    description: null,
+    metadata: null,
+    itemsCount: n,
+    totalAmountCents: n * amountCents,
+    totalFeeCents: 0,
+    cancelReason: null,
+    completedAt: null,
+  });
   await PayoutItem.bulkCreate(
     Array.from({ length: n }, (_, rowIndex) => ({
-      id: crypto.randomUUID(), batchId, merchantId, rowIndex, status: 'PENDING' as const, amountCents, feeCents: 0,
-      pixKey: `r${rowIndex}@example.com`, pixKeyType: 'EMAIL', recipientName: `R ${rowIndex}`, recipientDocument: null, referenceId: null,
-      providerTransferId: null, endToEndId: null, lastError: null, lastErrorCode: null, settledAt: null, releasedAt: null,
+      id: crypto.randomUUID(),
+      batchId,
+      merchantId,
+      rowIndex,
+      status: 'PENDING' as const,
+      amountCents,
+      feeCents: 0,
+      pixKey: `r${rowIndex}@example.com`,
+      pixKeyType: 'EMAIL',
+      recipientName: `R ${rowIndex}`,
+      recipientDocument: null,
+      referenceId: null,
+      providerTransferId: null,
+      endToEndId: null,
+      lastError: null,
+      lastErrorCode: null,
+      settledAt: null,
+      releasedAt: null,
     })),
   );
   return { merchantId, batchId };

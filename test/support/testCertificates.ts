@@ -36,7 +36,12 @@ export interface TestCertificates {
 type X509Keys = x509.X509CertificateCreateSelfSignedParams['keys'];
 type X509SigningKey = x509.X509CertificateCreateWithKeyParams['signingKey'];
 type X509PublicKey = x509.X509CertificateCreateWithKeyParams['publicKey'];
-const ALGORITHM = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256', publicExponent: new Uint8Array([1, 0, 1]), modulusLength: 2048 };
+const ALGORITHM = {
+  name: 'RSASSA-PKCS1-v1_5',
+  hash: 'SHA-256',
+  publicExponent: new Uint8Array([1, 0, 1]),
+  modulusLength: 2048,
+};
 const DAY_MS = 86_400_000;
 
 async function keyPair(): Promise<webcrypto.CryptoKeyPair> {
@@ -69,7 +74,12 @@ async function selfSignedCa(name: string): Promise<Ca> {
   return { cert, keys };
 }
 
-async function leaf(ca: Ca, subject: string, usage: x509.ExtendedKeyUsage, names: x509.JsonGeneralNames): Promise<{ cert: string; key: string }> {
+async function leaf(
+  ca: Ca,
+  subject: string,
+  usage: x509.ExtendedKeyUsage,
+  names: x509.JsonGeneralNames,
+): Promise<{ cert: string; key: string }> {
   const keys = await keyPair();
   const cert = await x509.X509CertificateGenerator.create({
     subject,
@@ -97,12 +107,25 @@ export async function createTestCertificates(opts: { pkcs12?: boolean } = {}): P
     fs.writeFileSync(file, text, { mode: 0o600 });
     return file;
   };
-  const pair = (prefix: string, made: { cert: string; key: string }): TestKeyPairFiles => ({ ...made, certFile: write(`${prefix}.crt`, made.cert), keyFile: write(`${prefix}.key`, made.key) });
+  const pair = (prefix: string, made: { cert: string; key: string }): TestKeyPairFiles => ({
+    ...made,
+    certFile: write(`${prefix}.crt`, made.cert),
+    keyFile: write(`${prefix}.key`, made.key),
+  });
 
   const ca = await selfSignedCa('CN=pix-gateway test CA, O=pix-gateway tests');
   const caPem = ca.cert.toString('pem');
-  const server = pair('server', await leaf(ca, 'CN=localhost', x509.ExtendedKeyUsage.serverAuth, [{ type: 'dns', value: 'localhost' }, { type: 'ip', value: '127.0.0.1' }]));
-  const client = pair('client', await leaf(ca, 'CN=pix-gateway test client, O=Loja Teste', x509.ExtendedKeyUsage.clientAuth, []));
+  const server = pair(
+    'server',
+    await leaf(ca, 'CN=localhost', x509.ExtendedKeyUsage.serverAuth, [
+      { type: 'dns', value: 'localhost' },
+      { type: 'ip', value: '127.0.0.1' },
+    ]),
+  );
+  const client = pair(
+    'client',
+    await leaf(ca, 'CN=pix-gateway test client, O=Loja Teste', x509.ExtendedKeyUsage.clientAuth, []),
+  );
   const otherCa = await selfSignedCa('CN=some other CA');
   const stranger = pair('stranger', await leaf(otherCa, 'CN=stranger', x509.ExtendedKeyUsage.clientAuth, []));
 
@@ -117,9 +140,26 @@ export async function createTestCertificates(opts: { pkcs12?: boolean } = {}): P
   if (opts.pkcs12) {
     const pfxPassphrase = crypto.randomBytes(12).toString('hex');
     const pfxFile = path.join(dir, 'client.p12');
-    await runTool('openssl', ['pkcs12', '-export', '-inkey', client.keyFile, '-in', client.certFile, '-certfile', certificates.ca.certFile, '-out', pfxFile, '-passout', 'env:PFX_PASSPHRASE'], {
-      env: { ...process.env, PFX_PASSPHRASE: pfxPassphrase },
-    });
+    await runTool(
+      'openssl',
+      [
+        'pkcs12',
+        '-export',
+        '-inkey',
+        client.keyFile,
+        '-in',
+        client.certFile,
+        '-certfile',
+        certificates.ca.certFile,
+        '-out',
+        pfxFile,
+        '-passout',
+        'env:PFX_PASSPHRASE',
+      ],
+      {
+        env: { ...process.env, PFX_PASSPHRASE: pfxPassphrase },
+      },
+    );
     Object.assign(certificates.client, { pfxFile, pfxPassphrase });
   }
   return certificates;

@@ -37,7 +37,11 @@ export function recordIssuedSecrets(kind: string, values: Iterable<string | null
   if (list.length === 0) return;
   const target = path.join(dir, ISSUED_SECRETS_DIR);
   fs.mkdirSync(target, { recursive: true, mode: 0o700 });
-  fs.writeFileSync(path.join(target, `${process.pid}-${crypto.randomUUID()}.json`), JSON.stringify({ kind, values: list }), { mode: 0o600 });
+  fs.writeFileSync(
+    path.join(target, `${process.pid}-${crypto.randomUUID()}.json`),
+    JSON.stringify({ kind, values: list }),
+    { mode: 0o600 },
+  );
 }
 
 /** Secret-looking fields of an API answer (`secret`, `clientSecret`, nested), recorded as issued. */

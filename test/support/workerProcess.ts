@@ -12,12 +12,21 @@ export function spawnWorkerProcess(env: Record<string, string>): ChildProcess {
   const file = testLogFile(`worker-process-${Date.now()}-${process.pid}.log`);
   const out = file ? fs.openSync(file, 'a') : 'ignore';
   // `node --import tsx` (not the tsx CLI) so the pid we hold is the worker itself.
-  const child = spawn(process.execPath, [...WORKER_NODE_ARGS, '--import', 'tsx', path.join(root, 'workers', 'main.ts')], {
-    cwd: root,
-    // The run's one workflow bundle (test/support/globalSetup.js), not one more of its own.
-    env: { ...process.env, ...env, NODE_ENV: 'test', ...(process.env.GATEWAY_WORKFLOW_BUNDLE ? { WORKFLOW_BUNDLE: process.env.GATEWAY_WORKFLOW_BUNDLE } : {}) },
-    stdio: ['ignore', out, out],
-  });
+  const child = spawn(
+    process.execPath,
+    [...WORKER_NODE_ARGS, '--import', 'tsx', path.join(root, 'workers', 'main.ts')],
+    {
+      cwd: root,
+      // The run's one workflow bundle (test/support/globalSetup.js), not one more of its own.
+      env: {
+        ...process.env,
+        ...env,
+        NODE_ENV: 'test',
+        ...(process.env.GATEWAY_WORKFLOW_BUNDLE ? { WORKFLOW_BUNDLE: process.env.GATEWAY_WORKFLOW_BUNDLE } : {}),
+      },
+      stdio: ['ignore', out, out],
+    },
+  );
   if (typeof out === 'number') fs.closeSync(out);
   return child;
 }

@@ -13,6 +13,9 @@ export async function workflowBundle(): Promise<NonNullable<WorkerOptions['workf
   const codePath = process.env.GATEWAY_WORKFLOW_BUNDLE;
   if (codePath) return { codePath };
   const quiet = () => undefined;
-  fallback ??= bundleWorkflowCode({ workflowsPath: require.resolve(workflowsPath), logger: { log: quiet, trace: quiet, debug: quiet, info: quiet, warn: quiet, error: quiet } });
+  fallback ??= bundleWorkflowCode({
+    workflowsPath: require.resolve(workflowsPath),
+    logger: { log: quiet, trace: quiet, debug: quiet, info: quiet, warn: quiet, error: quiet },
+  });
   return fallback;
 }

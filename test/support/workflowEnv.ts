@@ -83,7 +83,8 @@ export function useWorkflowEnv(opts: WorkflowEnvOptions = {}): WorkflowEnv {
   });
 
   const ready = <T>(value: T | undefined, what: string): T => {
-    if (value === undefined) throw new Error(`useWorkflowEnv: no ${what} here (server: '${server}'; read it inside a hook or a test)`);
+    if (value === undefined)
+      throw new Error(`useWorkflowEnv: no ${what} here (server: '${server}'; read it inside a hook or a test)`);
     return value;
   };
 
@@ -101,7 +102,12 @@ export function useWorkflowEnv(opts: WorkflowEnvOptions = {}): WorkflowEnv {
       return env ? env.nativeConnection : ready(dev, 'Temporal server').nativeConnection;
     },
     activities(provider = new FakePixProvider(), extra = {}) {
-      return createActivities({ sequelize: self.sequelize, provider, providerCallbackUrl: 'http://127.0.0.1:1/unused', ...extra });
+      return createActivities({
+        sequelize: self.sequelize,
+        provider,
+        providerCallbackUrl: 'http://127.0.0.1:1/unused',
+        ...extra,
+      });
     },
     async createWorker(activities, o = {}) {
       const taskQueue = `${o.prefix ?? 'wf'}-${crypto.randomUUID()}`;

@@ -16,7 +16,14 @@ import { pixApiTestbed, type PixApiTestbed } from '../support/pixApiTestbed';
 import type { FakeRequest } from '../support/fakePixPsp';
 
 const CHAVE = '11222333000181';
-const PAGADOR = { nome: 'Fulana de Tal', cpf: '11144477735', ispbParticipante: '12345678', nomeInstituicao: 'Banco Exemplo', agencia: '0001', conta: '1234567-8' };
+const PAGADOR = {
+  nome: 'Fulana de Tal',
+  cpf: '11144477735',
+  ispbParticipante: '12345678',
+  nomeInstituicao: 'Banco Exemplo',
+  agencia: '0001',
+  conta: '1234567-8',
+};
 
 jest.setTimeout(30_000);
 
@@ -54,7 +61,9 @@ function request(overrides: Partial<IssueChargeRequest> = {}): IssueChargeReques
 }
 
 /** Answers GET /pix/{e2eid} with `change` applied to the PSP's record (a PSP whose records disagree). */
-function pixAnswerChanged(change: Record<string, unknown>): (req: FakeRequest) => { status: number; body: unknown } | undefined {
+function pixAnswerChanged(
+  change: Record<string, unknown>,
+): (req: FakeRequest) => { status: number; body: unknown } | undefined {
   return (req) => {
     const e2e = /^\/api\/v2\/pix\/([^/?]+)$/.exec(req.url)?.[1];
     const pix = e2e ? bed.psp.pix.find((p) => p.endToEndId === e2e) : undefined;
@@ -79,7 +88,16 @@ describe('issueCharge', () => {
     // Rounded up: the cob takes payment at least as long as the charge does.
     expect(body.calendario.expiracao).toBeGreaterThanOrEqual(3599);
     expect(body.calendario.expiracao).toBeLessThanOrEqual(3600);
-    expect(charge).toMatchObject({ id: txid, txid, reference: req.reference, status: 'ACTIVE', amountCents: 12_345, paidAt: null, endToEndId: null, payer: null });
+    expect(charge).toMatchObject({
+      id: txid,
+      txid,
+      reference: req.reference,
+      status: 'ACTIVE',
+      amountCents: 12_345,
+      paidAt: null,
+      endToEndId: null,
+      payer: null,
+    });
     expect(charge.copyPaste).toBe(bed.psp.cobs.get(txid)!.pixCopiaECola);
     expect(Buffer.from(charge.qrCodeBase64, 'base64').subarray(1, 4).toString()).toBe('PNG');
   });
@@ -116,7 +134,17 @@ describe('getCharge', () => {
       amountCents: 12_345,
       endToEndId: pix.endToEndId,
       paidAt: new Date(pix.horario).toISOString(),
-      payer: { name: 'Fulana de Tal', document: '11144477735', documentType: 'CPF', ispb: '12345678', institution: 'Banco Exemplo', agency: '0001', account: '1234567-8', email: null, phone: null },
+      payer: {
+        name: 'Fulana de Tal',
+        document: '11144477735',
+        documentType: 'CPF',
+        ispb: '12345678',
+        institution: 'Banco Exemplo',
+        agency: '0001',
+        account: '1234567-8',
+        email: null,
+        phone: null,
+      },
     });
   });
 
@@ -134,13 +162,24 @@ describe('getCharge', () => {
     const { txid } = await charges.issueCharge(request());
     bed.psp.receive({ txid, valor: '123.45' });
     bed.psp.respond = pixAnswerChanged(change);
-    expect(await charges.getCharge(txid)).toMatchObject({ status: 'ACTIVE', endToEndId: null, paidAt: null, payer: null });
+    expect(await charges.getCharge(txid)).toMatchObject({
+      status: 'ACTIVE',
+      endToEndId: null,
+      paidAt: null,
+      payer: null,
+    });
   });
 
   it('is not PAID on a Pix the PSP does not find by its endToEndId', async () => {
     const { txid } = await charges.issueCharge(request());
     bed.psp.receive({ txid, valor: '123.45' });
-    bed.psp.respond = (req) => (req.method === 'GET' && req.url.startsWith('/api/v2/pix/') ? { status: 404, body: { type: 'https://pix.bcb.gov.br/api/v2/error/PixNaoEncontrado', title: 'x', status: 404 } } : undefined);
+    bed.psp.respond = (req) =>
+      req.method === 'GET' && req.url.startsWith('/api/v2/pix/')
+        ? {
+            status: 404,
+            body: { type: 'https://pix.bcb.gov.br/api/v2/error/PixNaoEncontrado', title: 'x', status: 404 },
+          }
+        : undefined;
     expect((await charges.getCharge(txid)).status).toBe('ACTIVE');
   });
 
@@ -152,7 +191,11 @@ describe('getCharge', () => {
 
   it('a PSP that does not answer is a transient ProviderError (retried by the activity)', async () => {
     const { txid } = await charges.issueCharge(request());
-    bed.psp.respond = () => ({ status: 503, body: { type: 'https://pix.bcb.gov.br/api/v2/error/ServicoIndisponivel', title: 'x', status: 503 }, headers: { 'retry-after': '7' } });
+    bed.psp.respond = () => ({
+      status: 503,
+      body: { type: 'https://pix.bcb.gov.br/api/v2/error/ServicoIndisponivel', title: 'x', status: 503 },
+      headers: { 'retry-after': '7' },
+    });
     const err = await charges.getCharge(txid).catch((e: unknown) => e);
     expect(err).toMatchObject({ transient: true, retryAfterMs: 7000 });
   });
@@ -162,7 +205,10 @@ describe('findChargeByReference', () => {
   it('finds the cob of our charge id, null for none, and asks nothing for an id that is not ours', async () => {
     const req = request();
     await charges.issueCharge(req);
-    expect(await charges.findChargeByReference(req.reference)).toMatchObject({ reference: req.reference, status: 'ACTIVE' });
+    expect(await charges.findChargeByReference(req.reference)).toMatchObject({
+      reference: req.reference,
+      status: 'ACTIVE',
+    });
     expect(await charges.findChargeByReference(crypto.randomUUID())).toBeNull();
     bed.psp.requests.length = 0;
     expect(await charges.findChargeByReference('order-42')).toBeNull();
@@ -189,7 +235,10 @@ describe('closeCharge', () => {
 
   it('a cob never created is CHARGE_NOT_FOUND once a GET agrees', async () => {
     const txid = txidFor(crypto.randomUUID());
-    await expect(charges.closeCharge(txid, 'EXPIRED')).rejects.toMatchObject({ code: 'CHARGE_NOT_FOUND', httpStatus: 404 });
+    await expect(charges.closeCharge(txid, 'EXPIRED')).rejects.toMatchObject({
+      code: 'CHARGE_NOT_FOUND',
+      httpStatus: 404,
+    });
     expect(bed.psp.calls()).toEqual([`PATCH /api/v2/cob/${txid}`, `GET /api/v2/cob/${txid}`]);
   });
 });
@@ -202,7 +251,12 @@ describe('RoutedPixProvider', () => {
       closeCharge: async (id: string) => (asked.push(`own close ${id}`), { id }),
       findChargeByReference: async (ref: string) => (asked.push(`own find ${ref}`), null),
     } as unknown as HttpPixProvider;
-    const provider = new RoutedPixProvider({ cobs: charges, returns: new ApiPixReturns({ client: bed.client() }), pixList: bed.client(), own });
+    const provider = new RoutedPixProvider({
+      cobs: charges,
+      returns: new ApiPixReturns({ client: bed.client() }),
+      pixList: bed.client(),
+      own,
+    });
     const req = request();
     const issued = await provider.issueCharge(req);
     expect(isCob(issued.id)).toBe(true);

@@ -27,7 +27,10 @@ describe('detectImageType', () => {
     ['a PNG signature without its IHDR chunk', hex('89504e470d0a1a0a 0000000d 49444154')],
     ['a truncated PNG signature', hex('89504e47')],
     ['a WAV (RIFF but not WEBP)', Buffer.concat([Buffer.from('RIFF'), hex('24000000'), Buffer.from('WAVEfmt ')])],
-    ['a RIFF/WEBP with an unknown chunk', Buffer.concat([Buffer.from('RIFF'), hex('24000000'), Buffer.from('WEBPABCD')])],
+    [
+      'a RIFF/WEBP with an unknown chunk',
+      Buffer.concat([Buffer.from('RIFF'), hex('24000000'), Buffer.from('WEBPABCD')]),
+    ],
     ['two JPEG bytes', hex('ffd8')],
   ])('refuses %s', (_what, bytes) => {
     expect(detectImageType(bytes)).toBeNull();

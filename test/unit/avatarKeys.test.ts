@@ -63,7 +63,9 @@ describe('LocalObjectStore', () => {
     await expect(store.readStart(bad, 4)).rejects.toBeInstanceOf(InvalidObjectKeyError);
     await expect(store.delete(bad)).rejects.toBeInstanceOf(InvalidObjectKeyError);
     await expect(store.presignPut(bad, 'image/png', 10, 60)).rejects.toBeInstanceOf(InvalidObjectKeyError);
-    await expect(store.write(bad, Readable.from([Buffer.from('x')]), 'image/png', 10)).rejects.toBeInstanceOf(InvalidObjectKeyError);
+    await expect(store.write(bad, Readable.from([Buffer.from('x')]), 'image/png', 10)).rejects.toBeInstanceOf(
+      InvalidObjectKeyError,
+    );
     expect(() => store.publicUrl(bad)).toThrow(InvalidObjectKeyError);
   });
 
@@ -77,7 +79,9 @@ describe('LocalObjectStore', () => {
     expect(opened?.meta).toEqual({ contentType: 'image/png', size: 11 });
     opened?.stream.destroy();
     // Write-once: a second write to the key is refused and changes nothing.
-    await expect(store.write(GOOD, Readable.from([Buffer.from('other')]), 'image/png', 100)).rejects.toBeInstanceOf(ObjectExistsError);
+    await expect(store.write(GOOD, Readable.from([Buffer.from('other')]), 'image/png', 100)).rejects.toBeInstanceOf(
+      ObjectExistsError,
+    );
     expect(await store.head(GOOD)).toEqual({ size: 11 });
     expect(fs.readdirSync(path.join(dir, '.tmp'))).toEqual([]);
     await store.delete(GOOD);
@@ -89,7 +93,9 @@ describe('LocalObjectStore', () => {
 
   it('stops a body at maxBytes and leaves no file, not even a temporary one', async () => {
     const chunks = Array.from({ length: 10 }, () => Buffer.alloc(1024, 1));
-    await expect(store.write(GOOD, Readable.from(chunks), 'image/png', 5 * 1024)).rejects.toBeInstanceOf(ObjectTooLargeError);
+    await expect(store.write(GOOD, Readable.from(chunks), 'image/png', 5 * 1024)).rejects.toBeInstanceOf(
+      ObjectTooLargeError,
+    );
     expect(await store.head(GOOD)).toBeNull();
     expect(fs.readdirSync(path.join(dir, '.tmp'))).toEqual([]);
     // Exactly maxBytes is allowed.

@@ -13,7 +13,10 @@ import { registry } from '../../api/openapi/registry';
 import { LocalObjectStore } from '../../core/storage/localObjectStore';
 import { listMountedRoutes } from '../support/mountedRoutes';
 
-const doc = new OpenApiGeneratorV31(registry.definitions).generateDocument({ openapi: '3.1.0', info: { title: 'avatars', version: '0' } });
+const doc = new OpenApiGeneratorV31(registry.definitions).generateDocument({
+  openapi: '3.1.0',
+  info: { title: 'avatars', version: '0' },
+});
 
 describe('avatar OpenAPI', () => {
   it('is valid OpenAPI 3.1', async () => {
@@ -22,12 +25,25 @@ describe('avatar OpenAPI', () => {
 
   it('documents exactly the routes createAvatarRoutes mounts with the local store', () => {
     const app = express();
-    const store = new LocalObjectStore({ dir: '/tmp/unused', publicBaseUrl: 'http://127.0.0.1:3000', signingSecret: 'x'.repeat(32) });
+    const store = new LocalObjectStore({
+      dir: '/tmp/unused',
+      publicBaseUrl: 'http://127.0.0.1:3000',
+      signingSecret: 'x'.repeat(32),
+    });
     app.use(createAvatarRoutes({ requireUser: (_req, _res, next) => next(), store, setAvatar: async () => undefined }));
     const mounted = listMountedRoutes(app).map((r) => `${r.method} ${r.path}`);
-    const documented = Object.entries(doc.paths ?? {}).flatMap(([p, item]) => Object.keys(item as object).map((m) => `${m.toUpperCase()} ${p}`));
+    const documented = Object.entries(doc.paths ?? {}).flatMap(([p, item]) =>
+      Object.keys(item as object).map((m) => `${m.toUpperCase()} ${p}`),
+    );
     expect(mounted.sort()).toEqual(documented.sort());
-    expect(mounted).toEqual(expect.arrayContaining(['POST /auth/avatar/presign', 'POST /auth/avatar/confirm', 'PUT /uploads/{scope}/{owner}/{name}', 'GET /uploads/{scope}/{owner}/{name}']));
+    expect(mounted).toEqual(
+      expect.arrayContaining([
+        'POST /auth/avatar/presign',
+        'POST /auth/avatar/confirm',
+        'PUT /uploads/{scope}/{owner}/{name}',
+        'GET /uploads/{scope}/{owner}/{name}',
+      ]),
+    );
   });
 
   it('limits presign to PNG, JPEG and WebP and answers maxBytes 2097152', () => {

@@ -27,7 +27,10 @@ function signedQuery(over: Partial<Record<'expires' | 'contentType' | 'maxBytes'
 
 describe('upload URL signature', () => {
   it('accepts the URL as signed, until its expiry', () => {
-    expect(verifyUpload(KEY, signedQuery(), SECRET, NOW)).toEqual({ ok: true, grant: { key: KEY, expires: NOW / 1000 + 600, contentType: 'image/png', maxBytes: 2_097_152 } });
+    expect(verifyUpload(KEY, signedQuery(), SECRET, NOW)).toEqual({
+      ok: true,
+      grant: { key: KEY, expires: NOW / 1000 + 600, contentType: 'image/png', maxBytes: 2_097_152 },
+    });
     expect(verifyUpload(KEY, signedQuery(), SECRET, NOW + 599_999).ok).toBe(true);
   });
 
@@ -46,7 +49,10 @@ describe('upload URL signature', () => {
   });
 
   it('refuses the URL for another key, or signed with another secret', () => {
-    expect(verifyUpload('avatars/43/6f1c2d9e-5b7a-4c1e-9a6d-2f8b3c4d5e6f', signedQuery(), SECRET, NOW)).toEqual({ ok: false, reason: 'signature' });
+    expect(verifyUpload('avatars/43/6f1c2d9e-5b7a-4c1e-9a6d-2f8b3c4d5e6f', signedQuery(), SECRET, NOW)).toEqual({
+      ok: false,
+      reason: 'signature',
+    });
     expect(verifyUpload(KEY, signedQuery(), `${SECRET}x`, NOW)).toEqual({ ok: false, reason: 'signature' });
   });
 
@@ -58,7 +64,10 @@ describe('upload URL signature', () => {
     ['a non-numeric expiry', { expires: '1e10' }],
     ['a content type with a newline', { contentType: 'image/png\nx' }],
   ])('refuses %s as malformed', (_what, over) => {
-    expect(verifyUpload(KEY, { ...signedQuery(), ...over } as Record<string, unknown>, SECRET, NOW)).toEqual({ ok: false, reason: 'malformed' });
+    expect(verifyUpload(KEY, { ...signedQuery(), ...over } as Record<string, unknown>, SECRET, NOW)).toEqual({
+      ok: false,
+      reason: 'malformed',
+    });
   });
 
   it('reads the media type of a Content-Type header without its parameters', () => {
@@ -70,7 +79,12 @@ describe('upload URL signature', () => {
 describe('LocalObjectStore.presignPut', () => {
   it('answers a URL under PUBLIC_BASE_URL/uploads that its own verify accepts, then refuses once expired', async () => {
     let now = NOW;
-    const store = new LocalObjectStore({ dir: '/tmp/unused-uploads', publicBaseUrl: 'http://127.0.0.1:3000/', signingSecret: SECRET, now: () => now });
+    const store = new LocalObjectStore({
+      dir: '/tmp/unused-uploads',
+      publicBaseUrl: 'http://127.0.0.1:3000/',
+      signingSecret: SECRET,
+      now: () => now,
+    });
     const put = await store.presignPut(KEY, 'image/webp', 1000, 60);
     const url = new URL(put.url);
     expect(`${url.origin}${url.pathname}`).toBe(`http://127.0.0.1:3000/uploads/${KEY}`);
@@ -85,12 +99,20 @@ describe('LocalObjectStore.presignPut', () => {
 
 describe('S3ObjectStore.presignPut', () => {
   it('presigns a path-style PUT that signs the Content-Type, without any network call', async () => {
-    const store = new S3ObjectStore({ endpoint: 'http://127.0.0.1:9000', bucket: 'gateway-uploads', region: 'us-east-1', accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret-for-unit-test-only' });
+    const store = new S3ObjectStore({
+      endpoint: 'http://127.0.0.1:9000',
+      bucket: 'gateway-uploads',
+      region: 'us-east-1',
+      accessKeyId: 'AKIDEXAMPLE',
+      secretAccessKey: 'secret-for-unit-test-only',
+    });
     const put = await store.presignPut(KEY, 'image/jpeg', 2_097_152, 600);
     const url = new URL(put.url);
     expect(`${url.origin}${url.pathname}`).toBe(`http://127.0.0.1:9000/gateway-uploads/${KEY}`);
     expect(url.searchParams.get('X-Amz-Expires')).toBe('600');
-    expect(url.searchParams.get('X-Amz-SignedHeaders')?.split(';')).toEqual(expect.arrayContaining(['content-type', 'host']));
+    expect(url.searchParams.get('X-Amz-SignedHeaders')?.split(';')).toEqual(
+      expect.arrayContaining(['content-type', 'host']),
+    );
     expect(url.searchParams.get('X-Amz-Credential')).toMatch(/^AKIDEXAMPLE\/\d{8}\/us-east-1\/s3\/aws4_request$/);
     expect(put.headers).toEqual({ 'Content-Type': 'image/jpeg' });
     expect(store.publicUrl(KEY)).toBe(`http://127.0.0.1:9000/gateway-uploads/${KEY}`);

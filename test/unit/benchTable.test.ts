@@ -32,7 +32,12 @@ describe('BenchTable', () => {
 
   it('percentile is nearest-rank', () => {
     expect(percentile([5, 1, 4, 2, 3], 50)).toBe(3);
-    expect(percentile(Array.from({ length: 100 }, (_, i) => i + 1), 99)).toBe(99);
+    expect(
+      percentile(
+        Array.from({ length: 100 }, (_, i) => i + 1),
+        99,
+      ),
+    ).toBe(99);
     expect(percentile([], 99)).toBe(0);
   });
 });

@@ -46,7 +46,13 @@ describe('boleto check digits', () => {
 
 describe('barcode and digitable line', () => {
   it('rebuilds a known boleto exactly', () => {
-    const barcode = buildBarcode({ bankCode: '001', currency: '9', dueDate: '2018-07-15', amountCents: 102656, freeField: KNOWN_BARCODE.slice(19) });
+    const barcode = buildBarcode({
+      bankCode: '001',
+      currency: '9',
+      dueDate: '2018-07-15',
+      amountCents: 102656,
+      freeField: KNOWN_BARCODE.slice(19),
+    });
     expect(barcode).toBe(KNOWN_BARCODE);
     expect(barcodeToDigitableLine(barcode)).toBe(KNOWN_LINE);
     expect(digitableLineToBarcode(KNOWN_LINE)).toBe(KNOWN_BARCODE);
@@ -60,15 +66,25 @@ describe('barcode and digitable line', () => {
     const after = buildBarcode({ bankCode: '999', dueDate: '2025-02-22', amountCents: 1, freeField });
     expect(before.slice(5, 19)).toBe('99990000000001');
     expect(after.slice(5, 19)).toBe('10000000000001');
-    expect(buildBarcode({ bankCode: '999', dueDate: null, amountCents: 0, freeField }).slice(5, 19)).toBe('0'.repeat(14));
+    expect(buildBarcode({ bankCode: '999', dueDate: null, amountCents: 0, freeField }).slice(5, 19)).toBe(
+      '0'.repeat(14),
+    );
   });
 
   it('refuses bad parts', () => {
     const freeField = '1'.repeat(25);
-    expect(() => buildBarcode({ bankCode: '99', dueDate: '2026-01-01', amountCents: 1, freeField })).toThrow('bankCode');
-    expect(() => buildBarcode({ bankCode: '999', dueDate: '2026-01-01', amountCents: 1, freeField: '1' })).toThrow('freeField');
-    expect(() => buildBarcode({ bankCode: '999', dueDate: '2026-01-01', amountCents: 10_000_000_000, freeField })).toThrow('amountCents');
-    expect(() => buildBarcode({ bankCode: '999', dueDate: '2026-01-01', amountCents: 1.5, freeField })).toThrow('amountCents');
+    expect(() => buildBarcode({ bankCode: '99', dueDate: '2026-01-01', amountCents: 1, freeField })).toThrow(
+      'bankCode',
+    );
+    expect(() => buildBarcode({ bankCode: '999', dueDate: '2026-01-01', amountCents: 1, freeField: '1' })).toThrow(
+      'freeField',
+    );
+    expect(() =>
+      buildBarcode({ bankCode: '999', dueDate: '2026-01-01', amountCents: 10_000_000_000, freeField }),
+    ).toThrow('amountCents');
+    expect(() => buildBarcode({ bankCode: '999', dueDate: '2026-01-01', amountCents: 1.5, freeField })).toThrow(
+      'amountCents',
+    );
     expect(() => barcodeToDigitableLine('123')).toThrow('44');
   });
 
@@ -82,17 +98,29 @@ describe('barcode and digitable line', () => {
 describe('parseBoletoCode', () => {
   it('reads a digitable line, formatted or not, and a barcode', () => {
     const expected = {
-      barcode: KNOWN_BARCODE, digitableLine: KNOWN_LINE, bankCode: '001', currency: '9',
-      dueDate: '2018-07-15', dueDateFactor: '7586', amountCents: 102656, valid: true, errors: [],
+      barcode: KNOWN_BARCODE,
+      digitableLine: KNOWN_LINE,
+      bankCode: '001',
+      currency: '9',
+      dueDate: '2018-07-15',
+      dueDateFactor: '7586',
+      amountCents: 102656,
+      valid: true,
+      errors: [],
     };
     expect(parseBoletoCode(KNOWN_LINE, '2018-07-01')).toEqual({ ...expected, kind: 'DIGITABLE_LINE' });
-    expect(parseBoletoCode(formatDigitableLine(KNOWN_LINE), '2018-07-01')).toEqual({ ...expected, kind: 'DIGITABLE_LINE' });
+    expect(parseBoletoCode(formatDigitableLine(KNOWN_LINE), '2018-07-01')).toEqual({
+      ...expected,
+      kind: 'DIGITABLE_LINE',
+    });
     expect(parseBoletoCode(KNOWN_BARCODE, '2018-07-01')).toEqual({ ...expected, kind: 'BARCODE' });
   });
 
   it('reads the due date in the cycle closest to the reference date', () => {
     const freeField = '0'.repeat(25);
-    const line = barcodeToDigitableLine(buildBarcode({ bankCode: '999', dueDate: '2025-02-23', amountCents: 500, freeField }));
+    const line = barcodeToDigitableLine(
+      buildBarcode({ bankCode: '999', dueDate: '2025-02-23', amountCents: 500, freeField }),
+    );
     expect(parseBoletoCode(line, '2025-03-01').dueDate).toBe('2025-02-23');
     expect(parseBoletoCode(line, '2001-01-01').dueDate).toBe('2000-07-04'); // same factor, old cycle
     const noDue = barcodeToDigitableLine(buildBarcode({ bankCode: '999', dueDate: null, amountCents: 0, freeField }));
@@ -116,7 +144,9 @@ describe('parseBoletoCode', () => {
   });
 
   it('names a wrong general check digit, in a line or a barcode', () => {
-    expect(parseBoletoCode(flip(KNOWN_LINE, 32), '2018-07-01').errors).toEqual([{ field: 'general', message: 'general check digit is 7, expected 6' }]);
+    expect(parseBoletoCode(flip(KNOWN_LINE, 32), '2018-07-01').errors).toEqual([
+      { field: 'general', message: 'general check digit is 7, expected 6' },
+    ]);
     // The amount is in no field of the line, so only the general DV catches a changed amount.
     expect(parseBoletoCode(flip(KNOWN_LINE, 46), '2018-07-01').errors.map((e) => e.field)).toEqual(['general']);
     expect(parseBoletoCode(flip(KNOWN_BARCODE, 4), '2018-07-01').errors.map((e) => e.field)).toEqual(['general']);

@@ -46,8 +46,17 @@ describe('independent validators accept what we build', () => {
 
     dates.forEach((dueDate, i) => {
       const amountCents = AMOUNTS[i % AMOUNTS.length] + i; // vary the amount digits too
-      const freeField = buildSandboxFreeField({ nossoNumero: sandboxNossoNumero(i * 7919 + 1), agency: SANDBOX_AGENCY, account: SANDBOX_ACCOUNT });
-      const barcode = buildBarcode({ bankCode: SANDBOX_BANK_CODE, dueDate, amountCents: Math.min(amountCents, 9_999_999_999), freeField });
+      const freeField = buildSandboxFreeField({
+        nossoNumero: sandboxNossoNumero(i * 7919 + 1),
+        agency: SANDBOX_AGENCY,
+        account: SANDBOX_ACCOUNT,
+      });
+      const barcode = buildBarcode({
+        bankCode: SANDBOX_BANK_CODE,
+        dueDate,
+        amountCents: Math.min(amountCents, 9_999_999_999),
+        freeField,
+      });
       const line = barcodeToDigitableLine(barcode);
       generalDvs.add(barcode[4]);
 
@@ -71,8 +80,14 @@ describe('independent validators accept what we build', () => {
   });
 
   it('the independent validators reject what our parser rejects', () => {
-    const freeField = buildSandboxFreeField({ nossoNumero: sandboxNossoNumero(5), agency: SANDBOX_AGENCY, account: SANDBOX_ACCOUNT });
-    const line = barcodeToDigitableLine(buildBarcode({ bankCode: SANDBOX_BANK_CODE, dueDate: '2025-02-22', amountCents: 1_000, freeField }));
+    const freeField = buildSandboxFreeField({
+      nossoNumero: sandboxNossoNumero(5),
+      agency: SANDBOX_AGENCY,
+      account: SANDBOX_ACCOUNT,
+    });
+    const line = barcodeToDigitableLine(
+      buildBarcode({ bankCode: SANDBOX_BANK_CODE, dueDate: '2025-02-22', amountCents: 1_000, freeField }),
+    );
     for (const index of [3, 9, 15, 20, 27, 31, 32, 40]) {
       const bad = line.slice(0, index) + String((Number(line[index]) + 5) % 10) + line.slice(index + 1);
       expect(parseBoletoCode(bad).valid).toBe(false);

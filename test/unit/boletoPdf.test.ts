@@ -15,7 +15,15 @@ import { renderBoletoPdf, type BoletoPdfInput } from '../../core/boleto/pdf/rend
 import { buildBoletoNumbers } from '../support/boletoNumbers';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- the package ships no types
-const boletoUtils = require('@mrmgomes/boleto-utils') as { validarBoleto(code: string): { sucesso: boolean; codigoBarras: string; linhaDigitavel: string; valor: number; vencimentoComNovoFator2025?: Date } };
+const boletoUtils = require('@mrmgomes/boleto-utils') as {
+  validarBoleto(code: string): {
+    sucesso: boolean;
+    codigoBarras: string;
+    linhaDigitavel: string;
+    valor: number;
+    vencimentoComNovoFator2025?: Date;
+  };
+};
 
 // Renders PDFs and runs poppler and zbar on them: seconds of real work, more on a loaded machine
 // (the default 5 s hook budget ran out while the suite ran beside other work).
@@ -31,10 +39,18 @@ function run(cmd: string, args: string[]): string {
 }
 
 beforeAll(() => {
-  execFileSync('bash', [path.join(root, 'scripts/lib/debianTools.sh'), '--ensure'], { stdio: 'inherit', timeout: 300_000 });
+  execFileSync('bash', [path.join(root, 'scripts/lib/debianTools.sh'), '--ensure'], {
+    stdio: 'inherit',
+    timeout: 300_000,
+  });
 }, 320_000);
 
-const numbers = buildBoletoNumbers({ bankCode: '341', dueDate: '2026-03-15', amountCents: 123456, freeField: '1091234567880057123457000' });
+const numbers = buildBoletoNumbers({
+  bankCode: '341',
+  dueDate: '2026-03-15',
+  amountCents: 123456,
+  freeField: '1091234567880057123457000',
+});
 const pixCopyPaste = buildPixBrCode({
   pixKey: '11222333000181',
   merchantName: 'Loja Exemplo',
@@ -44,7 +60,12 @@ const pixCopyPaste = buildPixBrCode({
 });
 
 const input: BoletoPdfInput = {
-  beneficiary: { name: 'Loja Exemplo Comércio Ltda', document: '11222333000181', documentType: 'CNPJ', agencyCode: '0001/12345-6' },
+  beneficiary: {
+    name: 'Loja Exemplo Comércio Ltda',
+    document: '11222333000181',
+    documentType: 'CNPJ',
+    agencyCode: '0001/12345-6',
+  },
   payer: {
     name: 'João da Silva Araújo',
     document: '11144477735',
@@ -89,7 +110,12 @@ describe('test fixtures (independent validator)', () => {
   test('the computed barcode and line are a valid FEBRABAN pair for R$ 1.234,56 due 2026-03-15 (after the factor reset)', () => {
     for (const code of [numbers.barcode, numbers.digitableLine]) {
       const v = boletoUtils.validarBoleto(code);
-      expect(v).toMatchObject({ sucesso: true, codigoBarras: numbers.barcode, linhaDigitavel: numbers.digitableLine, valor: 1234.56 });
+      expect(v).toMatchObject({
+        sucesso: true,
+        codigoBarras: numbers.barcode,
+        linhaDigitavel: numbers.digitableLine,
+        valor: 1234.56,
+      });
       expect(new Date(v.vencimentoComNovoFator2025!).toISOString().slice(0, 10)).toBe('2026-03-15');
     }
   });
@@ -105,7 +131,13 @@ describe('formatting', () => {
     expect(formatBrl(5)).toBe('R$ 0,05');
     expect(formatBrl(123456)).toBe('R$ 1.234,56');
     expect(formatBrl(123456789)).toBe('R$ 1.234.567,89');
-    expect(['001', '033', '104', '237', '341'].map(bankCodeWithDigit)).toEqual(['001-9', '033-7', '104-0', '237-2', '341-7']);
+    expect(['001', '033', '104', '237', '341'].map(bankCodeWithDigit)).toEqual([
+      '001-9',
+      '033-7',
+      '104-0',
+      '237-2',
+      '341-7',
+    ]);
     expect(isoDateInBrasilia(new Date('2026-03-01T02:00:00Z'))).toBe('2026-02-28');
     expect(formatDigitableLine(numbers.digitableLine)).toMatch(/^\d{5}\.\d{5} \d{5}\.\d{6} \d{5}\.\d{6} \d \d{14}$/);
   });
@@ -146,7 +178,15 @@ describe('renderBoletoPdf', () => {
     expect(text).toContain('Loja Exemplo Comércio Ltda - CNPJ 11.222.333/0001-81');
     expect(text).toContain('João da Silva Araújo - CPF 111.444.777-35');
     expect(text).toContain('São Paulo - SP - CEP 01001-000');
-    for (const s of ['Recibo do pagador', 'Ficha de Compensação', 'Local de pagamento', 'Nosso número', '109/12345678-8', '(=) Valor do documento', 'Pague com Pix']) {
+    for (const s of [
+      'Recibo do pagador',
+      'Ficha de Compensação',
+      'Local de pagamento',
+      'Nosso número',
+      '109/12345678-8',
+      '(=) Valor do documento',
+      'Pague com Pix',
+    ]) {
       expect(text).toContain(s);
     }
     expect(text).toContain('Após o vencimento, multa de 2,00%.');
@@ -183,7 +223,13 @@ describe('renderBoletoPdf', () => {
     const barcode = '34196790600001000002220000005566385101214000';
     const v = boletoUtils.validarBoleto(barcode);
     expect(v).toMatchObject({ sucesso: true, valor: 1000 });
-    const plain = await renderToFile('plain', { ...input, pixCopyPaste: undefined, barcode, digitableLine: v.linhaDigitavel, amountCents: 100000 });
+    const plain = await renderToFile('plain', {
+      ...input,
+      pixCopyPaste: undefined,
+      barcode,
+      digitableLine: v.linhaDigitavel,
+      amountCents: 100000,
+    });
     expect(scan(plain, 'i25')).toEqual([barcode]);
     expect(scan(plain, 'qrcode')).toEqual([]);
     const text = run('pdftotext', ['-layout', plain, '-']);
@@ -194,7 +240,9 @@ describe('renderBoletoPdf', () => {
 
   test('refuses input that cannot make a payable boleto', async () => {
     const swapped = numbers.digitableLine.slice(0, 33) + numbers.digitableLine.slice(34) + numbers.digitableLine[33];
-    await expect(renderBoletoPdf({ ...input, digitableLine: swapped })).rejects.toThrow('digitable line and barcode carry different digits');
+    await expect(renderBoletoPdf({ ...input, digitableLine: swapped })).rejects.toThrow(
+      'digitable line and barcode carry different digits',
+    );
     await expect(renderBoletoPdf({ ...input, barcode: numbers.barcode.slice(1) })).rejects.toThrow('44 digits');
     await expect(renderBoletoPdf({ ...input, dueDate: '15/03/2026' })).rejects.toThrow('YYYY-MM-DD');
     await expect(renderBoletoPdf({ ...input, amountCents: 12.5 })).rejects.toThrow(RangeError);
@@ -237,7 +285,8 @@ function measureBars(pgm: Buffer) {
     const bars = Math.ceil(runs.length / 2);
     if (bars === 114) rows.push({ y, start, end, runs: runs.slice(0, 2 * bars - 1), bars });
   }
-  if (rows.length === 0) return { count: 0, lengthPx: 0, narrowPx: 0, wideToNarrow: 0, heightPx: 0, quietLeftPx: 0, quietRightPx: 0 };
+  if (rows.length === 0)
+    return { count: 0, lengthPx: 0, narrowPx: 0, wideToNarrow: 0, heightPx: 0, quietLeftPx: 0, quietRightPx: 0 };
   const mid = rows[Math.floor(rows.length / 2)];
   const sorted = [...mid.runs].sort((a, b) => a - b);
   const cut = (sorted[0] + sorted[sorted.length - 1]) / 2;

@@ -6,7 +6,12 @@
 import crypto from 'node:crypto';
 import { RECEIPT_KINDS } from '../../core/receipts/facts';
 import { certificateDigest, formatDateBrasilia, type CertificateFacts } from '../../core/receipts/certificate';
-import { deriveReceiptKey, hexDigestsEqual, sealCode, verifyVerificationCode } from '../../core/receipts/verificationCode';
+import {
+  deriveReceiptKey,
+  hexDigestsEqual,
+  sealCode,
+  verifyVerificationCode,
+} from '../../core/receipts/verificationCode';
 
 const key = deriveReceiptKey('unit test secret');
 const facts: CertificateFacts = {
@@ -27,14 +32,25 @@ it('appends CERTIFICATE after the receipt kinds (their indexes are in every prin
 it('a certificate code opens as kind CERTIFICATE with the certificate id and the digest of its facts', () => {
   const code = sealCode('CERTIFICATE', certificateDigest(facts), facts.certificateId, key);
   const opened = verifyVerificationCode(code, key);
-  expect(opened).toEqual({ ok: true, kind: 'CERTIFICATE', documentId: facts.certificateId, digest: certificateDigest(facts) });
+  expect(opened).toEqual({
+    ok: true,
+    kind: 'CERTIFICATE',
+    documentId: facts.certificateId,
+    digest: certificateDigest(facts),
+  });
   expect(code).not.toContain(facts.certificateId.replace(/-/g, ''));
   expect(verifyVerificationCode(code, deriveReceiptKey('another secret'))).toEqual({ ok: false });
 });
 
 it('the digest changes with every fact it covers, and the document enters masked', () => {
   const base = certificateDigest(facts);
-  for (const change of [{ studentName: 'Outra Pessoa' }, { courseTitle: 'Outro curso' }, { merchantName: 'Outra escola' }, { issuedAt: '2026-03-02T02:05:09.000Z' }, { studentDocument: '11144477735' }]) {
+  for (const change of [
+    { studentName: 'Outra Pessoa' },
+    { courseTitle: 'Outro curso' },
+    { merchantName: 'Outra escola' },
+    { issuedAt: '2026-03-02T02:05:09.000Z' },
+    { studentDocument: '11144477735' },
+  ]) {
     expect(hexDigestsEqual(base, certificateDigest({ ...facts, ...change }))).toBe(false);
   }
   // Same masked CPF (***.982.247-**), same digest: the digest holds only what the verify page shows.

@@ -15,7 +15,8 @@ it('accepts a UUID or bill_<uuid>, nothing else', () => {
   expect(parseCheckoutId(id)).toBe(id);
   expect(parseCheckoutId(`bill_${id}`)).toBe(id);
   expect(parseCheckoutId(id.toUpperCase())).toBe(id);
-  for (const bad of ['', 'bill_', 'bill_123', `${id}x`, `bill_bill_${id}`, `cs_${id}`]) expect(parseCheckoutId(bad)).toBeNull();
+  for (const bad of ['', 'bill_', 'bill_123', `${id}x`, `bill_bill_${id}`, `cs_${id}`])
+    expect(parseCheckoutId(bad)).toBeNull();
 });
 
 it('the text on any brand colour reaches WCAG AA (4.5:1)', () => {
@@ -65,5 +66,8 @@ it('the page escapes merchant and item names and drops unsafe links', () => {
 
 it('no payment simulator in production', () => {
   expect(paymentSimulatorFor('production', 'http://127.0.0.1:4010', 'token')).toBeNull();
-  expect(paymentSimulatorFor('test', 'http://127.0.0.1:4010', '')).toEqual({ sandboxBaseUrl: 'http://127.0.0.1:4010', controlToken: undefined });
+  expect(paymentSimulatorFor('test', 'http://127.0.0.1:4010', '')).toEqual({
+    sandboxBaseUrl: 'http://127.0.0.1:4010',
+    controlToken: undefined,
+  });
 });

@@ -44,7 +44,21 @@ const pixApiProduction = (): NodeJS.ProcessEnv => ({
 
 /** Every PIX_* variable unset: the bundled sandbox. */
 const noPixApi = (): NodeJS.ProcessEnv =>
-  Object.fromEntries(['PIX_API_BASE_URL', 'PIX_API_TOKEN_URL', 'PIX_API_CLIENT_ID', 'PIX_API_CLIENT_SECRET', 'PIX_API_CERT_FILE', 'PIX_API_KEY_FILE', 'PIX_API_PFX_FILE', 'PIX_API_PFX_PASSPHRASE', 'PIX_API_CA_FILE', 'PIX_RECEIVING_KEY', 'PIX_WEBHOOK_SECRET'].map((name) => [name, undefined]));
+  Object.fromEntries(
+    [
+      'PIX_API_BASE_URL',
+      'PIX_API_TOKEN_URL',
+      'PIX_API_CLIENT_ID',
+      'PIX_API_CLIENT_SECRET',
+      'PIX_API_CERT_FILE',
+      'PIX_API_KEY_FILE',
+      'PIX_API_PFX_FILE',
+      'PIX_API_PFX_PASSPHRASE',
+      'PIX_API_CA_FILE',
+      'PIX_RECEIVING_KEY',
+      'PIX_WEBHOOK_SECRET',
+    ].map((name) => [name, undefined]),
+  );
 
 const production = (): NodeJS.ProcessEnv => ({
   NODE_ENV: 'production',
@@ -55,7 +69,14 @@ const production = (): NodeJS.ProcessEnv => ({
   ...SECRETS,
 });
 
-const development = (): NodeJS.ProcessEnv => ({ ...production(), NODE_ENV: 'development', PROVIDER_BASE_URL: undefined, PUBLIC_BASE_URL: undefined, SMTP_URL: undefined, ...noPixApi() });
+const development = (): NodeJS.ProcessEnv => ({
+  ...production(),
+  NODE_ENV: 'development',
+  PROVIDER_BASE_URL: undefined,
+  PUBLIC_BASE_URL: undefined,
+  SMTP_URL: undefined,
+  ...noPixApi(),
+});
 
 function problemsOf(env: NodeJS.ProcessEnv): string[] {
   try {
@@ -63,7 +84,14 @@ function problemsOf(env: NodeJS.ProcessEnv): string[] {
   } catch (err) {
     expect(err).toBeInstanceOf(ConfigError);
     const message = (err as Error).message;
-    for (const secret of [...Object.values(SECRETS), 'db-password-SHOULD-NOT-LEAK', 'smtp-password-SHOULD-NOT-LEAK', 'not-a-32-byte-key-SHOULD-NOT-LEAK', PFX_PASSPHRASE_WRONG]) expect(message).not.toContain(secret);
+    for (const secret of [
+      ...Object.values(SECRETS),
+      'db-password-SHOULD-NOT-LEAK',
+      'smtp-password-SHOULD-NOT-LEAK',
+      'not-a-32-byte-key-SHOULD-NOT-LEAK',
+      PFX_PASSPHRASE_WRONG,
+    ])
+      expect(message).not.toContain(secret);
     // A boolean: a failing toContain would print the run's real test passphrase.
     expect(message.includes(certs.pfxPassphrase)).toBe(false);
     return (err as ConfigError).problems;
@@ -86,9 +114,12 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...development(), NODE_ENV: 'test' }).env).toBe('test');
   });
 
-  it.each([[undefined], [''], ['staging'], ['prod'], ['Production']])('refuses NODE_ENV=%p: only development, test or production', (value) => {
-    expect(problemsOf({ ...production(), NODE_ENV: value })).toEqual([expect.stringContaining('NODE_ENV')]);
-  });
+  it.each([[undefined], [''], ['staging'], ['prod'], ['Production']])(
+    'refuses NODE_ENV=%p: only development, test or production',
+    (value) => {
+      expect(problemsOf({ ...production(), NODE_ENV: value })).toEqual([expect.stringContaining('NODE_ENV')]);
+    },
+  );
 
   it.each([
     ['unset', undefined],
@@ -99,16 +130,27 @@ describe('loadConfig', () => {
     ['not a URL', 'psp.example.com'],
   ])('refuses, in production, a provider and public base URL that is %s', (_what, url) => {
     const problems = problemsOf({ ...production(), PROVIDER_BASE_URL: url, PUBLIC_BASE_URL: url });
-    expect(problems).toEqual([expect.stringContaining('PROVIDER_BASE_URL'), expect.stringContaining('PUBLIC_BASE_URL')]);
+    expect(problems).toEqual([
+      expect.stringContaining('PROVIDER_BASE_URL'),
+      expect.stringContaining('PUBLIC_BASE_URL'),
+    ]);
   });
 
   it('refuses private webhook destinations in production', () => {
-    expect(problemsOf({ ...production(), ALLOW_PRIVATE_WEBHOOK_DESTINATIONS: 'true' })).toEqual([expect.stringContaining('ALLOW_PRIVATE_WEBHOOK_DESTINATIONS')]);
+    expect(problemsOf({ ...production(), ALLOW_PRIVATE_WEBHOOK_DESTINATIONS: 'true' })).toEqual([
+      expect.stringContaining('ALLOW_PRIVATE_WEBHOOK_DESTINATIONS'),
+    ]);
   });
 
   it('refuses missing or malformed secrets in every mode, naming each and printing none', () => {
     for (const base of [production(), development()]) {
-      const problems = problemsOf({ ...base, PROVIDER_API_KEY: undefined, PROVIDER_CALLBACK_SECRET: '', CREDENTIALS_ENCRYPTION_KEY: undefined, DATABASE_URL: undefined });
+      const problems = problemsOf({
+        ...base,
+        PROVIDER_API_KEY: undefined,
+        PROVIDER_CALLBACK_SECRET: '',
+        CREDENTIALS_ENCRYPTION_KEY: undefined,
+        DATABASE_URL: undefined,
+      });
       expect(problems).toEqual([
         expect.stringContaining('DATABASE_URL'),
         expect.stringContaining('PROVIDER_API_KEY'),
@@ -116,24 +158,43 @@ describe('loadConfig', () => {
         expect.stringContaining('CREDENTIALS_ENCRYPTION_KEY'),
       ]);
     }
-    expect(problemsOf({ ...development(), CREDENTIALS_ENCRYPTION_KEY: 'not-a-32-byte-key-SHOULD-NOT-LEAK' })).toEqual([expect.stringContaining('CREDENTIALS_ENCRYPTION_KEY')]);
+    expect(problemsOf({ ...development(), CREDENTIALS_ENCRYPTION_KEY: 'not-a-32-byte-key-SHOULD-NOT-LEAK' })).toEqual([
+      expect.stringContaining('CREDENTIALS_ENCRYPTION_KEY'),
+    ]);
   });
 
   it('refuses negative fees and a zero or negative idempotency TTL in every mode', () => {
     for (const base of [production(), development()]) {
-      expect(problemsOf({ ...base, DEFAULT_PIX_FEE_BPS: '-1' })).toEqual([expect.stringContaining('DEFAULT_PIX_FEE_BPS')]);
-      expect(problemsOf({ ...base, DEFAULT_PIX_FEE_FIXED_CENTS: '-5' })).toEqual([expect.stringContaining('DEFAULT_PIX_FEE_FIXED_CENTS')]);
-      expect(problemsOf({ ...base, IDEMPOTENCY_TTL_HOURS: '0' })).toEqual([expect.stringContaining('IDEMPOTENCY_TTL_HOURS')]);
-      expect(problemsOf({ ...base, IDEMPOTENCY_TTL_HOURS: '-3' })).toEqual([expect.stringContaining('IDEMPOTENCY_TTL_HOURS')]);
+      expect(problemsOf({ ...base, DEFAULT_PIX_FEE_BPS: '-1' })).toEqual([
+        expect.stringContaining('DEFAULT_PIX_FEE_BPS'),
+      ]);
+      expect(problemsOf({ ...base, DEFAULT_PIX_FEE_FIXED_CENTS: '-5' })).toEqual([
+        expect.stringContaining('DEFAULT_PIX_FEE_FIXED_CENTS'),
+      ]);
+      expect(problemsOf({ ...base, IDEMPOTENCY_TTL_HOURS: '0' })).toEqual([
+        expect.stringContaining('IDEMPOTENCY_TTL_HOURS'),
+      ]);
+      expect(problemsOf({ ...base, IDEMPOTENCY_TTL_HOURS: '-3' })).toEqual([
+        expect.stringContaining('IDEMPOTENCY_TTL_HOURS'),
+      ]);
     }
-    expect(problemsOf({ ...development(), DEFAULT_PIX_FEE_BPS: '10001' })).toEqual([expect.stringContaining('DEFAULT_PIX_FEE_BPS')]);
-    expect(problemsOf({ ...development(), RATE_LIMIT_PER_MINUTE: '0' })).toEqual([expect.stringContaining('RATE_LIMIT_PER_MINUTE')]);
+    expect(problemsOf({ ...development(), DEFAULT_PIX_FEE_BPS: '10001' })).toEqual([
+      expect.stringContaining('DEFAULT_PIX_FEE_BPS'),
+    ]);
+    expect(problemsOf({ ...development(), RATE_LIMIT_PER_MINUTE: '0' })).toEqual([
+      expect.stringContaining('RATE_LIMIT_PER_MINUTE'),
+    ]);
   });
 
-  it('caps the checkout page\'s open status streams at 3 per checkout and 20 per IP unless set; refuses 0 or a non-number', () => {
+  it("caps the checkout page's open status streams at 3 per checkout and 20 per IP unless set; refuses 0 or a non-number", () => {
     expect(loadConfig(development()).checkoutStreams).toEqual({ perCheckout: 3, perIp: 20 });
-    expect(loadConfig({ ...production(), CHECKOUT_STREAMS_PER_CHECKOUT: '5', CHECKOUT_STREAMS_PER_IP: '200' }).checkoutStreams).toEqual({ perCheckout: 5, perIp: 200 });
-    expect(problemsOf({ ...development(), CHECKOUT_STREAMS_PER_CHECKOUT: '0', CHECKOUT_STREAMS_PER_IP: 'many' })).toEqual([
+    expect(
+      loadConfig({ ...production(), CHECKOUT_STREAMS_PER_CHECKOUT: '5', CHECKOUT_STREAMS_PER_IP: '200' })
+        .checkoutStreams,
+    ).toEqual({ perCheckout: 5, perIp: 200 });
+    expect(
+      problemsOf({ ...development(), CHECKOUT_STREAMS_PER_CHECKOUT: '0', CHECKOUT_STREAMS_PER_IP: 'many' }),
+    ).toEqual([
       expect.stringContaining('CHECKOUT_STREAMS_PER_CHECKOUT'),
       expect.stringContaining('CHECKOUT_STREAMS_PER_IP'),
     ]);
@@ -170,80 +231,121 @@ describe('loadConfig', () => {
     });
 
     it('takes a list of addresses, CIDR ranges and proxy-addr names', () => {
-      expect(loadConfig({ ...production(), TRUST_PROXY: '10.0.0.0/8, 192.168.1.10,fd00::/8, loopback' }).trustProxy).toEqual(['10.0.0.0/8', '192.168.1.10', 'fd00::/8', 'loopback']);
+      expect(
+        loadConfig({ ...production(), TRUST_PROXY: '10.0.0.0/8, 192.168.1.10,fd00::/8, loopback' }).trustProxy,
+      ).toEqual(['10.0.0.0/8', '192.168.1.10', 'fd00::/8', 'loopback']);
     });
 
-    it.each([['true'], ['yes'], ['10.0.0.0/33'], ['300.1.1.1'], ['-1'], ['proxy.example.com']])('refuses %p', (value) => {
-      expect(problemsOf({ ...production(), TRUST_PROXY: value })).toEqual([expect.stringContaining('TRUST_PROXY')]);
-    });
+    it.each([['true'], ['yes'], ['10.0.0.0/33'], ['300.1.1.1'], ['-1'], ['proxy.example.com']])(
+      'refuses %p',
+      (value) => {
+        expect(problemsOf({ ...production(), TRUST_PROXY: value })).toEqual([expect.stringContaining('TRUST_PROXY')]);
+      },
+    );
   });
 
   it('shows the git SHA on /healthz only when EXPOSE_BUILD_INFO=true', () => {
     expect(loadConfig(development()).exposeBuildInfo).toBe(false);
     expect(loadConfig({ ...production(), EXPOSE_BUILD_INFO: 'true' }).exposeBuildInfo).toBe(true);
-    expect(problemsOf({ ...production(), EXPOSE_BUILD_INFO: 'maybe' })).toEqual([expect.stringContaining('EXPOSE_BUILD_INFO')]);
+    expect(problemsOf({ ...production(), EXPOSE_BUILD_INFO: 'maybe' })).toEqual([
+      expect.stringContaining('EXPOSE_BUILD_INFO'),
+    ]);
   });
 
   describe('SMTP_URL and MAIL_FROM', () => {
     it('requires SMTP_URL in production only (login codes would never arrive)', () => {
-      expect(problemsOf({ ...production(), SMTP_URL: undefined })).toEqual([expect.stringContaining('SMTP_URL is required')]);
+      expect(problemsOf({ ...production(), SMTP_URL: undefined })).toEqual([
+        expect.stringContaining('SMTP_URL is required'),
+      ]);
       expect(loadConfig(development()).smtpUrl).toBeNull();
       expect(loadConfig({ ...development(), NODE_ENV: 'test' }).smtpUrl).toBeNull();
       expect(loadConfig(production()).smtpUrl).toBe(SECRETS.SMTP_URL);
     });
 
-    it.each([['not a url'], ['http://smtp.example.com'], ['smtps//mailer:smtp-password-SHOULD-NOT-LEAK@x']])('refuses SMTP_URL=%p without printing it', (value) => {
-      expect(problemsOf({ ...production(), SMTP_URL: value })).toEqual([expect.stringContaining('SMTP_URL')]);
-    });
+    it.each([['not a url'], ['http://smtp.example.com'], ['smtps//mailer:smtp-password-SHOULD-NOT-LEAK@x']])(
+      'refuses SMTP_URL=%p without printing it',
+      (value) => {
+        expect(problemsOf({ ...production(), SMTP_URL: value })).toEqual([expect.stringContaining('SMTP_URL')]);
+      },
+    );
 
     it('defaults MAIL_FROM and refuses a multi-line one', () => {
       expect(loadConfig(development()).mailFrom).toBe('Pix Gateway <no-reply@localhost>');
-      expect(loadConfig({ ...production(), MAIL_FROM: 'Loja <no-reply@loja.example>' }).mailFrom).toBe('Loja <no-reply@loja.example>');
-      expect(problemsOf({ ...production(), MAIL_FROM: 'a@b.c\r\nBcc: x@y.z' })).toEqual([expect.stringContaining('MAIL_FROM')]);
+      expect(loadConfig({ ...production(), MAIL_FROM: 'Loja <no-reply@loja.example>' }).mailFrom).toBe(
+        'Loja <no-reply@loja.example>',
+      );
+      expect(problemsOf({ ...production(), MAIL_FROM: 'a@b.c\r\nBcc: x@y.z' })).toEqual([
+        expect.stringContaining('MAIL_FROM'),
+      ]);
     });
   });
 });
 
 describe('loadConfig: sign-in keys and cookies', () => {
   it('requires RECEIPT_SIGNING_KEY in production, refuses a short one, leaves it empty in development', () => {
-    expect(problemsOf({ ...production(), RECEIPT_SIGNING_KEY: undefined })).toEqual([expect.stringContaining('RECEIPT_SIGNING_KEY')]);
-    expect(problemsOf({ ...development(), RECEIPT_SIGNING_KEY: 'short-SHOULD-NOT-LEAK' })).toEqual([expect.stringContaining('at least 32')]);
+    expect(problemsOf({ ...production(), RECEIPT_SIGNING_KEY: undefined })).toEqual([
+      expect.stringContaining('RECEIPT_SIGNING_KEY'),
+    ]);
+    expect(problemsOf({ ...development(), RECEIPT_SIGNING_KEY: 'short-SHOULD-NOT-LEAK' })).toEqual([
+      expect.stringContaining('at least 32'),
+    ]);
     expect(loadConfig({ ...development(), RECEIPT_SIGNING_KEY: undefined }).receiptSigningKey).toBe('');
     expect(loadConfig(production()).receiptSigningKey).toBe(SECRETS.RECEIPT_SIGNING_KEY);
   });
 
   it('reads METRICS_TOKEN (optional everywhere, at least 32 characters), null when unset', () => {
     expect(loadConfig(production()).metricsToken).toBeNull();
-    expect(loadConfig({ ...production(), METRICS_TOKEN: 'metrics-token-SHOULD-NOT-LEAK-0123456789' }).metricsToken).toBe('metrics-token-SHOULD-NOT-LEAK-0123456789');
-    expect(problemsOf({ ...development(), METRICS_TOKEN: 'short-SHOULD-NOT-LEAK' })).toEqual([expect.stringContaining('METRICS_TOKEN must be at least 32')]);
+    expect(
+      loadConfig({ ...production(), METRICS_TOKEN: 'metrics-token-SHOULD-NOT-LEAK-0123456789' }).metricsToken,
+    ).toBe('metrics-token-SHOULD-NOT-LEAK-0123456789');
+    expect(problemsOf({ ...development(), METRICS_TOKEN: 'short-SHOULD-NOT-LEAK' })).toEqual([
+      expect.stringContaining('METRICS_TOKEN must be at least 32'),
+    ]);
   });
 
   it('requires JWT_SECRETS in production, refuses short keys, and lists them in order (the first signs)', () => {
     expect(loadConfig(production()).auth.jwtSecrets).toHaveLength(2);
     expect(problemsOf({ ...production(), JWT_SECRETS: undefined })).toEqual([expect.stringContaining('JWT_SECRETS')]);
-    expect(problemsOf({ ...development(), JWT_SECRETS: 'short-SHOULD-NOT-LEAK' })).toEqual([expect.stringContaining('JWT_SECRETS')]);
+    expect(problemsOf({ ...development(), JWT_SECRETS: 'short-SHOULD-NOT-LEAK' })).toEqual([
+      expect.stringContaining('JWT_SECRETS'),
+    ]);
     expect(loadConfig({ ...development(), JWT_SECRETS: undefined }).auth.jwtSecrets).toEqual([]);
   });
 
   it('sets Secure cookies in production and refuses turning them off there', () => {
     expect(loadConfig(production()).auth.secureCookies).toBe(true);
     expect(loadConfig(development()).auth.secureCookies).toBe(false);
-    expect(problemsOf({ ...production(), SECURE_COOKIES: 'false' })).toEqual([expect.stringContaining('SECURE_COOKIES')]);
+    expect(problemsOf({ ...production(), SECURE_COOKIES: 'false' })).toEqual([
+      expect.stringContaining('SECURE_COOKIES'),
+    ]);
   });
 });
 
 describe('loadConfig: uploads (avatars)', () => {
-  const s3 = { S3_ENDPOINT: 'https://s3.example.com', S3_BUCKET: 'avatars', S3_ACCESS_KEY_ID: 'AKIDEXAMPLE', S3_SECRET_ACCESS_KEY: 's3-secret-SHOULD-NOT-LEAK' };
+  const s3 = {
+    S3_ENDPOINT: 'https://s3.example.com',
+    S3_BUCKET: 'avatars',
+    S3_ACCESS_KEY_ID: 'AKIDEXAMPLE',
+    S3_SECRET_ACCESS_KEY: 's3-secret-SHOULD-NOT-LEAK',
+  };
 
   it('uses the local store under .data/uploads by default, with the given secret', () => {
-    expect(loadConfig(production()).storage).toEqual({ uploadsDir: '.data/uploads', uploadSigningSecret: SECRETS.UPLOAD_SIGNING_SECRET, s3: null });
+    expect(loadConfig(production()).storage).toEqual({
+      uploadsDir: '.data/uploads',
+      uploadSigningSecret: SECRETS.UPLOAD_SIGNING_SECRET,
+      s3: null,
+    });
     expect(loadConfig({ ...production(), UPLOADS_DIR: '/srv/uploads' }).storage.uploadsDir).toBe('/srv/uploads');
   });
 
   it('requires UPLOAD_SIGNING_SECRET in production unless S3 is used, and refuses a short one', () => {
-    expect(problemsOf({ ...production(), UPLOAD_SIGNING_SECRET: undefined })).toEqual([expect.stringContaining('UPLOAD_SIGNING_SECRET')]);
+    expect(problemsOf({ ...production(), UPLOAD_SIGNING_SECRET: undefined })).toEqual([
+      expect.stringContaining('UPLOAD_SIGNING_SECRET'),
+    ]);
     expect(problemsOf({ ...production(), UPLOAD_SIGNING_SECRET: undefined, ...s3 })).toEqual([]);
-    expect(problemsOf({ ...development(), UPLOAD_SIGNING_SECRET: 'short-SHOULD-NOT-LEAK' })).toEqual([expect.stringContaining('at least 32')]);
+    expect(problemsOf({ ...development(), UPLOAD_SIGNING_SECRET: 'short-SHOULD-NOT-LEAK' })).toEqual([
+      expect.stringContaining('at least 32'),
+    ]);
   });
 
   it('derives a stable secret in development and test from CREDENTIALS_ENCRYPTION_KEY, unlike that key', () => {
@@ -268,7 +370,9 @@ describe('loadConfig: uploads (avatars)', () => {
       expect.stringContaining('S3_ACCESS_KEY_ID'),
       expect.stringContaining('S3_SECRET_ACCESS_KEY'),
     ]);
-    expect(problemsOf({ ...production(), ...s3, S3_ENDPOINT: 'http://s3.example.com' })).toEqual([expect.stringContaining('S3_ENDPOINT must use https')]);
+    expect(problemsOf({ ...production(), ...s3, S3_ENDPOINT: 'http://s3.example.com' })).toEqual([
+      expect.stringContaining('S3_ENDPOINT must use https'),
+    ]);
   });
 });
 
@@ -296,7 +400,13 @@ describe('loadConfig: API Pix (PIX_API_*, PIX_RECEIVING_KEY, PIX_WEBHOOK_SECRET)
   });
 
   it('accepts a PKCS#12 file with its passphrase instead of the PEM pair', () => {
-    const { pixApi } = loadConfig({ ...production(), PIX_API_CERT_FILE: undefined, PIX_API_KEY_FILE: undefined, PIX_API_PFX_FILE: certs.clientPfxFile, PIX_API_PFX_PASSPHRASE: certs.pfxPassphrase });
+    const { pixApi } = loadConfig({
+      ...production(),
+      PIX_API_CERT_FILE: undefined,
+      PIX_API_KEY_FILE: undefined,
+      PIX_API_PFX_FILE: certs.clientPfxFile,
+      PIX_API_PFX_PASSPHRASE: certs.pfxPassphrase,
+    });
     expect(pixApi.tls?.identity?.kind).toBe('pfx');
   });
 
@@ -304,8 +414,17 @@ describe('loadConfig: API Pix (PIX_API_*, PIX_RECEIVING_KEY, PIX_WEBHOOK_SECRET)
     const keyPem = fs.readFileSync(certs.clientKeyFile, 'utf8').split('\n')[1];
     const pfxBase64 = fs.readFileSync(certs.clientPfxFile).toString('base64').slice(0, 40);
     const pem = loadConfig(production());
-    const pfx = loadConfig({ ...production(), PIX_API_CERT_FILE: undefined, PIX_API_KEY_FILE: undefined, PIX_API_PFX_FILE: certs.clientPfxFile, PIX_API_PFX_PASSPHRASE: certs.pfxPassphrase });
-    for (const [kind, config] of [['pem', pem], ['pfx', pfx]] as const) {
+    const pfx = loadConfig({
+      ...production(),
+      PIX_API_CERT_FILE: undefined,
+      PIX_API_KEY_FILE: undefined,
+      PIX_API_PFX_FILE: certs.clientPfxFile,
+      PIX_API_PFX_PASSPHRASE: certs.pfxPassphrase,
+    });
+    for (const [kind, config] of [
+      ['pem', pem],
+      ['pfx', pfx],
+    ] as const) {
       for (const text of [JSON.stringify(config), inspect(config, { depth: 10 })]) {
         expect([certs.pfxPassphrase, keyPem, pfxBase64].some((secret) => text.includes(secret))).toBe(false);
         expect(text).toContain(kind);
@@ -330,11 +449,20 @@ describe('loadConfig: API Pix (PIX_API_*, PIX_RECEIVING_KEY, PIX_WEBHOOK_SECRET)
       expect(pixApi.webhookSecret).toMatch(/^[0-9a-f]{64}$/);
       expect(loadConfig({ ...development(), NODE_ENV }).pixApi.webhookSecret).toBe(pixApi.webhookSecret);
     }
-    expect(loadConfig({ ...development(), SANDBOX_PIX_CLIENT_ID: 'other', SANDBOX_PIX_CLIENT_SECRET: 'other-secret' }).pixApi).toMatchObject({ clientId: 'other', clientSecret: 'other-secret' });
+    expect(
+      loadConfig({ ...development(), SANDBOX_PIX_CLIENT_ID: 'other', SANDBOX_PIX_CLIENT_SECRET: 'other-secret' })
+        .pixApi,
+    ).toMatchObject({ clientId: 'other', clientSecret: 'other-secret' });
   });
 
   it('turns mutual TLS on for the sandbox when certificate files are given', () => {
-    const { pixApi } = loadConfig({ ...development(), PROVIDER_BASE_URL: 'https://127.0.0.1:4443', PIX_API_CERT_FILE: certs.clientCertFile, PIX_API_KEY_FILE: certs.clientKeyFile, PIX_API_CA_FILE: certs.caFile });
+    const { pixApi } = loadConfig({
+      ...development(),
+      PROVIDER_BASE_URL: 'https://127.0.0.1:4443',
+      PIX_API_CERT_FILE: certs.clientCertFile,
+      PIX_API_KEY_FILE: certs.clientKeyFile,
+      PIX_API_CA_FILE: certs.caFile,
+    });
     expect(pixApi).toMatchObject({ baseUrl: 'https://127.0.0.1:4443/api/v2', sandbox: true });
     expect(pixApi.tls?.identity?.kind).toBe('pem');
   });
@@ -356,7 +484,10 @@ describe('loadConfig: API Pix (PIX_API_*, PIX_RECEIVING_KEY, PIX_WEBHOOK_SECRET)
     ['loopback', 'https://127.0.0.1:8443/api/v2'],
     ['not a URL', 'pix.psp.example.com/api/v2'],
   ])('refuses, in production, API Pix URLs that are %s', (_what, url) => {
-    expect(problemsOf({ ...production(), PIX_API_BASE_URL: url, PIX_API_TOKEN_URL: url })).toEqual([expect.stringContaining('PIX_API_BASE_URL'), expect.stringContaining('PIX_API_TOKEN_URL')]);
+    expect(problemsOf({ ...production(), PIX_API_BASE_URL: url, PIX_API_TOKEN_URL: url })).toEqual([
+      expect.stringContaining('PIX_API_BASE_URL'),
+      expect.stringContaining('PIX_API_TOKEN_URL'),
+    ]);
   });
 
   it('with PIX_API_BASE_URL outside production, requires the rest of a real PSP, and http on loopback only', () => {
@@ -366,17 +497,51 @@ describe('loadConfig: API Pix (PIX_API_*, PIX_RECEIVING_KEY, PIX_WEBHOOK_SECRET)
       expect.stringContaining('PIX_API_CLIENT_SECRET is required with PIX_API_BASE_URL'),
       expect.stringContaining('PIX_RECEIVING_KEY is required with PIX_API_BASE_URL'),
     ]);
-    const simulator = { ...development(), PIX_API_BASE_URL: 'http://127.0.0.1:9000/api/v2', PIX_API_TOKEN_URL: 'http://localhost:9000/oauth/token', PIX_API_CLIENT_ID: 'id', PIX_API_CLIENT_SECRET: 'secret', PIX_RECEIVING_KEY: 'chave@example.com' };
-    expect(loadConfig(simulator).pixApi).toMatchObject({ sandbox: false, tls: null, allowPlainHttp: true, clientId: 'id' });
-    expect(problemsOf({ ...simulator, PIX_API_BASE_URL: 'http://pix-h.psp.example.com/api/v2' })).toEqual([expect.stringContaining('PIX_API_BASE_URL must use https (http only on loopback')]);
+    const simulator = {
+      ...development(),
+      PIX_API_BASE_URL: 'http://127.0.0.1:9000/api/v2',
+      PIX_API_TOKEN_URL: 'http://localhost:9000/oauth/token',
+      PIX_API_CLIENT_ID: 'id',
+      PIX_API_CLIENT_SECRET: 'secret',
+      PIX_RECEIVING_KEY: 'chave@example.com',
+    };
+    expect(loadConfig(simulator).pixApi).toMatchObject({
+      sandbox: false,
+      tls: null,
+      allowPlainHttp: true,
+      clientId: 'id',
+    });
+    expect(problemsOf({ ...simulator, PIX_API_BASE_URL: 'http://pix-h.psp.example.com/api/v2' })).toEqual([
+      expect.stringContaining('PIX_API_BASE_URL must use https (http only on loopback'),
+    ]);
   });
 
   it.each<[string, NodeJS.ProcessEnv, string[]]>([
-    ['a certificate and a PKCS#12 both', { PIX_API_PFX_FILE: 'x.p12', PIX_API_PFX_PASSPHRASE: PFX_PASSPHRASE_WRONG }, ['either PIX_API_CERT_FILE + PIX_API_KEY_FILE or PIX_API_PFX_FILE + PIX_API_PFX_PASSPHRASE, not both']],
-    ['a certificate without its key', { PIX_API_KEY_FILE: undefined }, ['PIX_API_KEY_FILE is required with PIX_API_CERT_FILE']],
-    ['a key without its certificate', { PIX_API_CERT_FILE: undefined }, ['PIX_API_CERT_FILE is required with PIX_API_KEY_FILE']],
-    ['a PKCS#12 without its passphrase', { PIX_API_CERT_FILE: undefined, PIX_API_KEY_FILE: undefined, PIX_API_PFX_FILE: 'x.p12' }, ['PIX_API_PFX_PASSPHRASE is required with PIX_API_PFX_FILE']],
-    ['a passphrase without its PKCS#12', { PIX_API_CERT_FILE: undefined, PIX_API_KEY_FILE: undefined, PIX_API_PFX_PASSPHRASE: PFX_PASSPHRASE_WRONG }, ['PIX_API_PFX_FILE is required with PIX_API_PFX_PASSPHRASE']],
+    [
+      'a certificate and a PKCS#12 both',
+      { PIX_API_PFX_FILE: 'x.p12', PIX_API_PFX_PASSPHRASE: PFX_PASSPHRASE_WRONG },
+      ['either PIX_API_CERT_FILE + PIX_API_KEY_FILE or PIX_API_PFX_FILE + PIX_API_PFX_PASSPHRASE, not both'],
+    ],
+    [
+      'a certificate without its key',
+      { PIX_API_KEY_FILE: undefined },
+      ['PIX_API_KEY_FILE is required with PIX_API_CERT_FILE'],
+    ],
+    [
+      'a key without its certificate',
+      { PIX_API_CERT_FILE: undefined },
+      ['PIX_API_CERT_FILE is required with PIX_API_KEY_FILE'],
+    ],
+    [
+      'a PKCS#12 without its passphrase',
+      { PIX_API_CERT_FILE: undefined, PIX_API_KEY_FILE: undefined, PIX_API_PFX_FILE: 'x.p12' },
+      ['PIX_API_PFX_PASSPHRASE is required with PIX_API_PFX_FILE'],
+    ],
+    [
+      'a passphrase without its PKCS#12',
+      { PIX_API_CERT_FILE: undefined, PIX_API_KEY_FILE: undefined, PIX_API_PFX_PASSPHRASE: PFX_PASSPHRASE_WRONG },
+      ['PIX_API_PFX_FILE is required with PIX_API_PFX_PASSPHRASE'],
+    ],
   ])('refuses %s, in every mode', (_what, change, expected) => {
     for (const base of [production(), { ...development(), ...pixApiProduction(), PIX_API_CLIENT_SECRET: 'secret' }]) {
       expect(problemsOf({ ...base, ...change })).toEqual(expected.map((p) => expect.stringContaining(p)));
@@ -386,16 +551,33 @@ describe('loadConfig: API Pix (PIX_API_*, PIX_RECEIVING_KEY, PIX_WEBHOOK_SECRET)
   it('reports a file it cannot read as a configuration problem, by variable and error code, without its path', () => {
     const missing = path.join(certs.dir, 'no-such-file-SHOULD-NOT-LEAK.pem');
     const problems = problemsOf({ ...production(), PIX_API_CERT_FILE: missing, PIX_API_CA_FILE: certs.dir });
-    expect(problems).toEqual([expect.stringMatching(/^PIX_API_CA_FILE could not be read \(EISDIR\)$/), expect.stringMatching(/^PIX_API_CERT_FILE could not be read \(ENOENT\)$/)]);
+    expect(problems).toEqual([
+      expect.stringMatching(/^PIX_API_CA_FILE could not be read \(EISDIR\)$/),
+      expect.stringMatching(/^PIX_API_CERT_FILE could not be read \(ENOENT\)$/),
+    ]);
     expect(problems.join('\n')).not.toContain('no-such-file');
   });
 
   it('refuses files that do not make a usable client certificate: a wrong passphrase, a key of another certificate, a CA that is no certificate', () => {
-    const pfx = { ...production(), PIX_API_CERT_FILE: undefined, PIX_API_KEY_FILE: undefined, PIX_API_PFX_FILE: certs.clientPfxFile, PIX_API_PFX_PASSPHRASE: PFX_PASSPHRASE_WRONG };
-    expect(problemsOf(pfx)).toEqual([expect.stringContaining('PIX_API_PFX_FILE cannot be opened with PIX_API_PFX_PASSPHRASE')]);
-    expect(problemsOf({ ...production(), PIX_API_KEY_FILE: certs.serverKeyFile })).toEqual([expect.stringContaining('PIX_API_CERT_FILE and PIX_API_KEY_FILE are not a PEM certificate and its private key')]);
-    expect(problemsOf({ ...production(), PIX_API_CERT_FILE: tmpFile('garbage.pem', 'not a certificate') })).toEqual([expect.stringContaining('PIX_API_CERT_FILE and PIX_API_KEY_FILE')]);
-    expect(problemsOf({ ...production(), PIX_API_CA_FILE: tmpFile('garbage-ca.pem', 'not a certificate either') })).toEqual([expect.stringContaining('PIX_API_CA_FILE is not a PEM certificate bundle')]);
+    const pfx = {
+      ...production(),
+      PIX_API_CERT_FILE: undefined,
+      PIX_API_KEY_FILE: undefined,
+      PIX_API_PFX_FILE: certs.clientPfxFile,
+      PIX_API_PFX_PASSPHRASE: PFX_PASSPHRASE_WRONG,
+    };
+    expect(problemsOf(pfx)).toEqual([
+      expect.stringContaining('PIX_API_PFX_FILE cannot be opened with PIX_API_PFX_PASSPHRASE'),
+    ]);
+    expect(problemsOf({ ...production(), PIX_API_KEY_FILE: certs.serverKeyFile })).toEqual([
+      expect.stringContaining('PIX_API_CERT_FILE and PIX_API_KEY_FILE are not a PEM certificate and its private key'),
+    ]);
+    expect(problemsOf({ ...production(), PIX_API_CERT_FILE: tmpFile('garbage.pem', 'not a certificate') })).toEqual([
+      expect.stringContaining('PIX_API_CERT_FILE and PIX_API_KEY_FILE'),
+    ]);
+    expect(
+      problemsOf({ ...production(), PIX_API_CA_FILE: tmpFile('garbage-ca.pem', 'not a certificate either') }),
+    ).toEqual([expect.stringContaining('PIX_API_CA_FILE is not a PEM certificate bundle')]);
   });
 
   it.each([
@@ -403,11 +585,15 @@ describe('loadConfig: API Pix (PIX_API_*, PIX_RECEIVING_KEY, PIX_WEBHOOK_SECRET)
     ['not a URL path segment', 'pix/webhook?secret=SHOULD-NOT-LEAK-0123456789abcdef'],
   ])('refuses a PIX_WEBHOOK_SECRET %s, in every mode', (_what, value) => {
     for (const base of [production(), development()]) {
-      expect(problemsOf({ ...base, PIX_WEBHOOK_SECRET: value })).toEqual([expect.stringContaining('PIX_WEBHOOK_SECRET must be at least 32 characters')]);
+      expect(problemsOf({ ...base, PIX_WEBHOOK_SECRET: value })).toEqual([
+        expect.stringContaining('PIX_WEBHOOK_SECRET must be at least 32 characters'),
+      ]);
     }
   });
 
   it('refuses a receiving key longer than a Pix key can be', () => {
-    expect(problemsOf({ ...production(), PIX_RECEIVING_KEY: 'k'.repeat(78) })).toEqual([expect.stringContaining('PIX_RECEIVING_KEY')]);
+    expect(problemsOf({ ...production(), PIX_RECEIVING_KEY: 'k'.repeat(78) })).toEqual([
+      expect.stringContaining('PIX_RECEIVING_KEY'),
+    ]);
   });
 });

@@ -53,25 +53,49 @@ describe('error handler', () => {
 });
 
 describe('webhook destination policy', () => {
-  const strict = (addresses: string[]) => ({ allowPrivate: false, lookup: async () => addresses.map((address) => ({ address })) });
+  const strict = (addresses: string[]) => ({
+    allowPrivate: false,
+    lookup: async () => addresses.map((address) => ({ address })),
+  });
 
   it('classifies private and public addresses', () => {
-    for (const ip of ['10.0.0.1', '172.16.5.4', '192.168.1.1', '127.0.0.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fd00::1', 'fe80::1', new URL('http://[::ffff:10.0.0.1]/').hostname.slice(1, -1) /* the parser's form: ::ffff:a00:1 */]) {
+    for (const ip of [
+      '10.0.0.1',
+      '172.16.5.4',
+      '192.168.1.1',
+      '127.0.0.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      'fd00::1',
+      'fe80::1',
+      new URL('http://[::ffff:10.0.0.1]/').hostname.slice(1, -1) /* the parser's form: ::ffff:a00:1 */,
+    ]) {
       expect(isPrivateAddress(ip)).toBe(true);
     }
     for (const ip of ['93.184.216.34', '8.8.8.8', '2606:4700::1111']) expect(isPrivateAddress(ip)).toBe(false);
   });
 
   it('refuses a hostname that resolves to a private address, or does not resolve', async () => {
-    await expect(assertWebhookDestination('https://rebind.example/x', 'url', strict(['93.184.216.34', '10.0.0.5']))).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
     await expect(
-      assertWebhookDestination('https://nowhere.example/x', 'url', { allowPrivate: false, lookup: async () => Promise.reject(new Error('ENOTFOUND')) }),
+      assertWebhookDestination('https://rebind.example/x', 'url', strict(['93.184.216.34', '10.0.0.5'])),
+    ).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    await expect(
+      assertWebhookDestination('https://nowhere.example/x', 'url', {
+        allowPrivate: false,
+        lookup: async () => Promise.reject(new Error('ENOTFOUND')),
+      }),
     ).rejects.toMatchObject({ details: { fields: [{ field: 'url', message: 'host does not resolve' }] } });
-    await expect(assertWebhookDestination('https://shop.example/x', 'url', strict(['93.184.216.34']))).resolves.toBe('https://shop.example/x');
+    await expect(assertWebhookDestination('https://shop.example/x', 'url', strict(['93.184.216.34']))).resolves.toBe(
+      'https://shop.example/x',
+    );
   });
 
   it('allows local receivers in development', async () => {
-    await expect(assertWebhookDestination('http://127.0.0.1:4000/hook', 'url', { allowPrivate: true })).resolves.toBe('http://127.0.0.1:4000/hook');
+    await expect(assertWebhookDestination('http://127.0.0.1:4000/hook', 'url', { allowPrivate: true })).resolves.toBe(
+      'http://127.0.0.1:4000/hook',
+    );
   });
 });
 
@@ -83,10 +107,26 @@ describe('request signature', () => {
     const ts = 1_790_000_000_000;
     const sig = signRequest({ ...base, timestampMs: ts });
     expect(sig).toBe(createHmac('sha256', secret).update(`${ts}.POST./v1/payouts/batches.{"a":1}`).digest('hex'));
-    expect(verifyRequestSignature({ ...base, timestampHeader: String(ts), signatureHeader: sig, nowMs: ts + 299_000 })).toEqual({ ok: true });
-    expect(verifyRequestSignature({ ...base, timestampHeader: String(ts), signatureHeader: sig, nowMs: ts + 301_000 })).toEqual({ ok: false, reason: 'expired' });
-    expect(verifyRequestSignature({ ...base, method: 'post', timestampHeader: String(ts), signatureHeader: sig, nowMs: ts })).toEqual({ ok: true });
-    expect(verifyRequestSignature({ ...base, rawBody: '{"a":2}', timestampHeader: String(ts), signatureHeader: sig, nowMs: ts })).toEqual({ ok: false, reason: 'mismatch' });
-    expect(verifyRequestSignature({ ...base, timestampHeader: String(ts), signatureHeader: sig.toUpperCase(), nowMs: ts })).toEqual({ ok: false, reason: 'malformed' });
+    expect(
+      verifyRequestSignature({ ...base, timestampHeader: String(ts), signatureHeader: sig, nowMs: ts + 299_000 }),
+    ).toEqual({ ok: true });
+    expect(
+      verifyRequestSignature({ ...base, timestampHeader: String(ts), signatureHeader: sig, nowMs: ts + 301_000 }),
+    ).toEqual({ ok: false, reason: 'expired' });
+    expect(
+      verifyRequestSignature({ ...base, method: 'post', timestampHeader: String(ts), signatureHeader: sig, nowMs: ts }),
+    ).toEqual({ ok: true });
+    expect(
+      verifyRequestSignature({
+        ...base,
+        rawBody: '{"a":2}',
+        timestampHeader: String(ts),
+        signatureHeader: sig,
+        nowMs: ts,
+      }),
+    ).toEqual({ ok: false, reason: 'mismatch' });
+    expect(
+      verifyRequestSignature({ ...base, timestampHeader: String(ts), signatureHeader: sig.toUpperCase(), nowMs: ts }),
+    ).toEqual({ ok: false, reason: 'malformed' });
   });
 });

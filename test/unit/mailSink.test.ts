@@ -32,9 +32,19 @@ describe('startMailSink', () => {
     expect(sink.url).toMatch(/^smtp:\/\/127\.0\.0\.1:\d+$/);
     const transport = createSmtpTransport(sink.url);
     const arriving = sink.waitFor((m) => m.subject === 'Seu código', 5000);
-    await transport.sendMail({ from: 'Pix Gateway <no-reply@localhost>', to: 'ana@example.com', subject: 'Seu código', text: 'Código: 123456\nVálido por 10 minutos.' });
+    await transport.sendMail({
+      from: 'Pix Gateway <no-reply@localhost>',
+      to: 'ana@example.com',
+      subject: 'Seu código',
+      text: 'Código: 123456\nVálido por 10 minutos.',
+    });
     const mail = await arriving;
-    expect(mail).toMatchObject({ to: ['ana@example.com'], from: 'Pix Gateway <no-reply@localhost>', subject: 'Seu código', text: 'Código: 123456\nVálido por 10 minutos.' });
+    expect(mail).toMatchObject({
+      to: ['ana@example.com'],
+      from: 'Pix Gateway <no-reply@localhost>',
+      subject: 'Seu código',
+      text: 'Código: 123456\nVálido por 10 minutos.',
+    });
     expect(sink.messages()).toEqual([mail]);
     const file = path.join(dir, `${mail.id}.json`);
     expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual(mail);
@@ -42,7 +52,12 @@ describe('startMailSink', () => {
   });
 
   it('waitFor returns a mail that already arrived, and times out on none', async () => {
-    await createSmtpTransport(sink.url).sendMail({ from: 'a@localhost', to: 'b@example.com', subject: 'one', text: 'x' });
+    await createSmtpTransport(sink.url).sendMail({
+      from: 'a@localhost',
+      to: 'b@example.com',
+      subject: 'one',
+      text: 'x',
+    });
     await expect(sink.waitFor((m) => m.subject === 'one', 1000)).resolves.toMatchObject({ subject: 'one' });
     await expect(sink.waitFor((m) => m.subject === 'two', 200)).rejects.toThrow(/no matching mail/);
   });
@@ -53,8 +68,14 @@ describe('startMailSink', () => {
       .sendMail({ from: 'a@localhost', to: 'b@example.com', subject: 's', text: 't' })
       .catch((e: unknown) => e);
     const problem = describeSmtpError(err);
-    expect(problem).toEqual({ code: 'SMTP_UNREACHABLE', message: 'could not connect to the SMTP server', retryable: true });
-    expect(describeSmtpError({ code: 'EENVELOPE', responseCode: 550, response: '550 no such user pw-SHOULD-NOT-LEAK' })).toEqual({
+    expect(problem).toEqual({
+      code: 'SMTP_UNREACHABLE',
+      message: 'could not connect to the SMTP server',
+      retryable: true,
+    });
+    expect(
+      describeSmtpError({ code: 'EENVELOPE', responseCode: 550, response: '550 no such user pw-SHOULD-NOT-LEAK' }),
+    ).toEqual({
       code: 'SMTP_REJECTED',
       message: 'the SMTP server refused the message (reply 550)',
       retryable: false,
@@ -81,9 +102,19 @@ describe('gateway mail list|show', () => {
   });
 
   it('runs as `npm run gateway -- mail list` against MAIL_DIR', async () => {
-    await createSmtpTransport(sink.url).sendMail({ from: 'a@localhost', to: 'ana@example.com', subject: 'Via CLI', text: 'corpo' });
+    await createSmtpTransport(sink.url).sendMail({
+      from: 'a@localhost',
+      to: 'ana@example.com',
+      subject: 'Via CLI',
+      text: 'corpo',
+    });
     const root = path.resolve(__dirname, '..', '..');
-    const run = (args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'cli', 'gateway.ts'), ...args], { cwd: root, env: { ...process.env, MAIL_DIR: dir }, encoding: 'utf8' });
+    const run = (args: string[]) =>
+      spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'cli', 'gateway.ts'), ...args], {
+        cwd: root,
+        env: { ...process.env, MAIL_DIR: dir },
+        encoding: 'utf8',
+      });
     const list = run(['mail', 'list']);
     expect(list.status).toBe(0);
     expect(list.stdout).toContain('"Via CLI"');

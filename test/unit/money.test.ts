@@ -22,7 +22,11 @@ describe('computeFee', () => {
 describe('allocateSplits', () => {
   it('rounds percentage shares down and leaves the remainder to the owner', () => {
     const r = allocateSplits(1_001, 10, [{ merchantId: 'a', percentage: 33.33 }]);
-    expect(r).toEqual({ ok: true, allocations: [{ merchantId: 'a', amountCents: 333, percentage: 33.33 }], ownerNetCents: 1_001 - 10 - 333 });
+    expect(r).toEqual({
+      ok: true,
+      allocations: [{ merchantId: 'a', amountCents: 333, percentage: 33.33 }],
+      ownerNetCents: 1_001 - 10 - 333,
+    });
   });
 
   it('accepts fixed shares and reports their percentage', () => {
@@ -36,7 +40,11 @@ describe('allocateSplits', () => {
   });
 
   it('refuses a split with both or neither of amountCents and percentage, and shares under a cent', () => {
-    const r = allocateSplits(100, 0, [{ merchantId: 'a' }, { merchantId: 'b', amountCents: 1, percentage: 1 }, { merchantId: 'c', percentage: 0.5 }]);
+    const r = allocateSplits(100, 0, [
+      { merchantId: 'a' },
+      { merchantId: 'b', amountCents: 1, percentage: 1 },
+      { merchantId: 'c', percentage: 0.5 },
+    ]);
     expect(r.ok).toBe(false);
     expect(!r.ok && r.problems.map((p) => p.index)).toEqual([0, 1, 2]);
   });
@@ -64,10 +72,22 @@ describe('chargePaidEntry', () => {
   });
 
   it('drops zero postings (no fee) and refuses a negative owner net', () => {
-    const entry = chargePaidEntry({ chargeId: 'c2', merchantId: '00000000-0000-0000-0000-000000000001', amountCents: 100, feeCents: 0, splits: [] });
+    const entry = chargePaidEntry({
+      chargeId: 'c2',
+      merchantId: '00000000-0000-0000-0000-000000000001',
+      amountCents: 100,
+      feeCents: 0,
+      splits: [],
+    });
     expect(entry.postings).toHaveLength(2);
     expect(() =>
-      chargePaidEntry({ chargeId: 'c3', merchantId: '00000000-0000-0000-0000-000000000001', amountCents: 100, feeCents: 10, splits: [{ merchantId: 'x', amountCents: 95 }] }),
+      chargePaidEntry({
+        chargeId: 'c3',
+        merchantId: '00000000-0000-0000-0000-000000000001',
+        amountCents: 100,
+        feeCents: 10,
+        splits: [{ merchantId: 'x', amountCents: 95 }],
+      }),
     ).toThrow();
   });
 
@@ -81,8 +101,15 @@ describe('ledger accounts', () => {
   it('only lets external accounts go negative', () => {
     expect(describeAccount(accounts.pixPayins).allowNegative).toBe(true);
     expect(describeAccount(accounts.platformFees).allowNegative).toBe(false);
-    expect(describeAccount(accounts.merchantReserved('00000000-0000-0000-0000-000000000001'))).toMatchObject({ kind: 'MERCHANT_RESERVED', allowNegative: false });
-    expect(describeAccount(accounts.merchantBlocked('00000000-0000-0000-0000-000000000001'))).toMatchObject({ kind: 'MERCHANT_BLOCKED', allowNegative: false, merchantId: '00000000-0000-0000-0000-000000000001' });
+    expect(describeAccount(accounts.merchantReserved('00000000-0000-0000-0000-000000000001'))).toMatchObject({
+      kind: 'MERCHANT_RESERVED',
+      allowNegative: false,
+    });
+    expect(describeAccount(accounts.merchantBlocked('00000000-0000-0000-0000-000000000001'))).toMatchObject({
+      kind: 'MERCHANT_BLOCKED',
+      allowNegative: false,
+      merchantId: '00000000-0000-0000-0000-000000000001',
+    });
     expect(() => describeAccount('bogus')).toThrow();
   });
 
@@ -90,7 +117,12 @@ describe('ledger accounts', () => {
     const m = { infractionId: 'inf-1', merchantId: '00000000-0000-0000-0000-000000000001', amountCents: 1_234 };
     const block = medBlockEntry(m);
     const unblock = medUnblockEntry(m);
-    expect(block).toMatchObject({ movementKey: 'med-block:inf-1', kind: 'MED_BLOCKED', referenceType: 'med_infraction', referenceId: 'inf-1' });
+    expect(block).toMatchObject({
+      movementKey: 'med-block:inf-1',
+      kind: 'MED_BLOCKED',
+      referenceType: 'med_infraction',
+      referenceId: 'inf-1',
+    });
     expect(block.postings).toEqual([
       { accountCode: accounts.merchantAvailable(m.merchantId), amountCents: -1_234 },
       { accountCode: accounts.merchantBlocked(m.merchantId), amountCents: 1_234 },

@@ -12,7 +12,11 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'tr
 type Operation = { responses?: Record<string, any>; security?: unknown[]; deprecated?: boolean; operationId?: string };
 function operations(): { method: string; path: string; op: Operation }[] {
   return Object.entries(doc.paths ?? {}).flatMap(([path, item]) =>
-    METHODS.filter((m) => (item as Record<string, unknown>)[m]).map((method) => ({ method, path, op: (item as Record<string, Operation>)[method] })),
+    METHODS.filter((m) => (item as Record<string, unknown>)[m]).map((method) => ({
+      method,
+      path,
+      op: (item as Record<string, Operation>)[method],
+    })),
   );
 }
 
@@ -20,7 +24,9 @@ function operations(): { method: string; path: string; op: Operation }[] {
 function refs(node: unknown, at = '#'): { ref: string; at: string }[] {
   if (Array.isArray(node)) return node.flatMap((n, i) => refs(n, `${at}/${i}`));
   if (!node || typeof node !== 'object') return [];
-  return Object.entries(node).flatMap(([k, v]) => (k === '$ref' && typeof v === 'string' ? [{ ref: v, at }] : refs(v, `${at}/${k}`)));
+  return Object.entries(node).flatMap(([k, v]) =>
+    k === '$ref' && typeof v === 'string' ? [{ ref: v, at }] : refs(v, `${at}/${k}`),
+  );
 }
 
 function resolve(ref: string): unknown {
@@ -28,7 +34,10 @@ function resolve(ref: string): unknown {
     .replace(/^#\//, '')
     .split('/')
     .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), doc);
+    .reduce<unknown>(
+      (node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined),
+      doc,
+    );
 }
 
 describe('OpenAPI document', () => {
@@ -47,7 +56,10 @@ describe('OpenAPI document', () => {
     const ids = new Set<string>();
     for (const { method, path, op } of operations()) {
       const where = `${method.toUpperCase()} ${path}`;
-      expect({ where, statuses: Object.keys(op.responses ?? {}) }).toEqual({ where, statuses: expect.arrayContaining([expect.stringMatching(/^(2\d\d|303)$/)]) });
+      expect({ where, statuses: Object.keys(op.responses ?? {}) }).toEqual({
+        where,
+        statuses: expect.arrayContaining([expect.stringMatching(/^(2\d\d|303)$/)]),
+      });
       expect({ where, security: Array.isArray(op.security) }).toEqual({ where, security: true });
       expect({ where, operationId: op.operationId && !ids.has(op.operationId) }).toEqual({ where, operationId: true });
       ids.add(op.operationId!);
@@ -65,7 +77,9 @@ describe('OpenAPI document', () => {
     const sellers = ops.filter((o) => o.path.startsWith('/sellers/'));
     const legacy = ops.filter((o) => o.path.startsWith('/rifeiro/'));
     expect(sellers.length).toBeGreaterThan(0);
-    expect(legacy.map(key).sort()).toEqual(sellers.map((o) => key({ ...o, path: o.path.replace(/^\/sellers/, '/rifeiro') })).sort());
+    expect(legacy.map(key).sort()).toEqual(
+      sellers.map((o) => key({ ...o, path: o.path.replace(/^\/sellers/, '/rifeiro') })).sort(),
+    );
     expect(legacy.every((o) => o.op.deprecated === true)).toBe(true);
     expect(sellers.some((o) => o.op.deprecated)).toBe(false);
   });
@@ -75,7 +89,11 @@ describe('OpenAPI document', () => {
       for (const [status, response] of Object.entries(op.responses ?? {})) {
         const examples = response.content?.['application/json']?.examples ?? {};
         for (const [code, example] of Object.entries<any>(examples)) {
-          expect({ at: `${method} ${path} ${status}`, code, status: ERROR_CODES[code as keyof typeof ERROR_CODES]?.status }).toEqual({
+          expect({
+            at: `${method} ${path} ${status}`,
+            code,
+            status: ERROR_CODES[code as keyof typeof ERROR_CODES]?.status,
+          }).toEqual({
             at: `${method} ${path} ${status}`,
             code: example.value.error.code,
             status: Number(status),
@@ -86,8 +104,15 @@ describe('OpenAPI document', () => {
   });
 
   it('declares the security schemes of the spec', () => {
-    const schemes = doc.components?.securitySchemes as Record<string, { in?: string; name?: string; type: string; scheme?: string }>;
-    expect(Object.fromEntries(Object.entries(schemes).map(([k, v]) => [k, v.type === 'http' ? `http:${v.scheme}` : `${v.in}:${v.name}`]))).toEqual({
+    const schemes = doc.components?.securitySchemes as Record<
+      string,
+      { in?: string; name?: string; type: string; scheme?: string }
+    >;
+    expect(
+      Object.fromEntries(
+        Object.entries(schemes).map(([k, v]) => [k, v.type === 'http' ? `http:${v.scheme}` : `${v.in}:${v.name}`]),
+      ),
+    ).toEqual({
       bearerAuth: 'http:bearer',
       metricsToken: 'http:bearer',
       clientId: 'header:x-client-id',
@@ -104,7 +129,8 @@ describe('OpenAPI document', () => {
 describe('OpenAPI document: the rules the code enforces', () => {
   const schemas = doc.components?.schemas as Record<string, any>;
   const deref = (node: any): any => (node?.$ref ? deref(resolve(node.$ref)) : node);
-  const codesAt = (op: Operation, status: number) => Object.keys(op.responses?.[String(status)]?.content?.['application/json']?.examples ?? {});
+  const codesAt = (op: Operation, status: number) =>
+    Object.keys(op.responses?.[String(status)]?.content?.['application/json']?.examples ?? {});
 
   it('lets a replayed rotate-secret answer secret: null (a secret is never shown twice)', () => {
     const op = (doc.paths as any)['/sellers/webhooks/{id}/rotate-secret'].post as Operation;
@@ -130,7 +156,11 @@ describe('OpenAPI document: the rules the code enforces', () => {
   it('caps metadata and the charge description', () => {
     for (const name of ['CreateSellerPixRequest', 'CreatePayoutBatchRequest']) {
       const metadata = schemas[name].properties.metadata;
-      expect({ name, maxProperties: metadata.maxProperties, keyLength: metadata.propertyNames?.maxLength }).toEqual({ name, maxProperties: 50, keyLength: 64 });
+      expect({ name, maxProperties: metadata.maxProperties, keyLength: metadata.propertyNames?.maxLength }).toEqual({
+        name,
+        maxProperties: 50,
+        keyLength: 64,
+      });
     }
     expect(schemas.CreateSellerPixRequest.properties.description.maxLength).toBe(140);
   });
@@ -144,8 +174,10 @@ describe('OpenAPI document: the rules the code enforces', () => {
       if (types.includes('string') && !node.enum && !node.format && !node.pattern) unpatterned.push(at);
       for (const [k, v] of Object.entries<any>(node.properties ?? {})) walk(v, `${at}.${k}`);
       if (node.items) walk(node.items, `${at}[]`);
-      for (const key of ['anyOf', 'oneOf', 'allOf']) (node[key] ?? []).forEach((v: any, i: number) => walk(v, `${at}<${key}${i}>`));
-      if (node.additionalProperties && typeof node.additionalProperties === 'object') walk(node.additionalProperties, `${at}{}`);
+      for (const key of ['anyOf', 'oneOf', 'allOf'])
+        (node[key] ?? []).forEach((v: any, i: number) => walk(v, `${at}<${key}${i}>`));
+      if (node.additionalProperties && typeof node.additionalProperties === 'object')
+        walk(node.additionalProperties, `${at}{}`);
     };
     for (const { method, path, op } of operations()) {
       const body = (op as any).requestBody?.content?.['application/json']?.schema;
@@ -157,8 +189,13 @@ describe('OpenAPI document: the rules the code enforces', () => {
   it('documents 403 INSUFFICIENT_SCOPE on every merchant route, and PAYOUTS_NOT_ENABLED on every payout route', () => {
     for (const { method, path, op } of operations()) {
       const at = `${method} ${path}`;
-      if (/^\/(sellers|rifeiro|v1\/payouts)\//.test(`${path}/`)) expect({ at, codes: codesAt(op, 403) }).toEqual({ at, codes: ['INSUFFICIENT_SCOPE'] });
-      if (path.startsWith('/v1/payouts')) expect({ at, codes: codesAt(op, 400) }).toEqual({ at, codes: expect.arrayContaining(['PAYOUTS_NOT_ENABLED', 'VALIDATION_ERROR']) });
+      if (/^\/(sellers|rifeiro|v1\/payouts)\//.test(`${path}/`))
+        expect({ at, codes: codesAt(op, 403) }).toEqual({ at, codes: ['INSUFFICIENT_SCOPE'] });
+      if (path.startsWith('/v1/payouts'))
+        expect({ at, codes: codesAt(op, 400) }).toEqual({
+          at,
+          codes: expect.arrayContaining(['PAYOUTS_NOT_ENABLED', 'VALIDATION_ERROR']),
+        });
     }
   });
 

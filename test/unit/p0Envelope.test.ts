@@ -27,7 +27,11 @@ it('answers an unexpected exception as 500 INTERNAL_ERROR in the P0 envelope, wi
     const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/checkouts`);
     expect(res.status).toBe(500);
     const body = await res.json();
-    expect(body).toEqual({ data: null, success: false, error: { code: 'INTERNAL_ERROR', message: expect.any(String) } });
+    expect(body).toEqual({
+      data: null,
+      success: false,
+      error: { code: 'INTERNAL_ERROR', message: expect.any(String) },
+    });
     expect(JSON.stringify(body)).not.toContain('secret internal detail');
   } finally {
     server.close();

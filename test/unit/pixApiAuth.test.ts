@@ -52,7 +52,10 @@ describe('API Pix client credentials', () => {
     const [tokenRequest] = bed.psp.tokenRequests();
     const form = (v: string) => new URLSearchParams({ v }).toString().slice(2);
     // Booleans, not toBe: a failure would print the header, i.e. the secret.
-    expect(tokenRequest.headers.authorization === `Basic ${Buffer.from(`${form(bed.clientId)}:${form(bed.clientSecret)}`).toString('base64')}`).toBe(true);
+    expect(
+      tokenRequest.headers.authorization ===
+        `Basic ${Buffer.from(`${form(bed.clientId)}:${form(bed.clientSecret)}`).toString('base64')}`,
+    ).toBe(true);
     expect(tokenRequest.headers['content-type']).toBe('application/x-www-form-urlencoded');
     expect(new URLSearchParams(tokenRequest.body).get('grant_type')).toBe('client_credentials');
     expect(bed.psp.apiRequests()[0].headers.authorization === `Bearer ${bed.psp.tokensIssued.at(-1)}`).toBe(true);
@@ -124,14 +127,16 @@ describe('API Pix client credentials', () => {
   });
 
   it('treats an unavailable token endpoint as transient, honouring Retry-After', async () => {
-    bed.psp.respond = (req) => (req.url === '/oauth/token' ? { status: 503, raw: 'down', headers: { 'retry-after': '7' } } : undefined);
+    bed.psp.respond = (req) =>
+      req.url === '/oauth/token' ? { status: 503, raw: 'down', headers: { 'retry-after': '7' } } : undefined;
     const err = await failure(bed.client().getCob(TXID));
     expect(err).toMatchObject({ code: 'PROVIDER_UNAVAILABLE', transient: true, retryAfterMs: 7000 });
     expect(bed.psp.calls()).toEqual([]);
   });
 
   it('treats a token answer without a bearer token as transient, and sends nothing to the API', async () => {
-    bed.psp.respond = (req) => (req.url === '/oauth/token' ? { status: 200, body: { access_token: 'x', token_type: 'mac' } } : undefined);
+    bed.psp.respond = (req) =>
+      req.url === '/oauth/token' ? { status: 200, body: { access_token: 'x', token_type: 'mac' } } : undefined;
     const err = await failure(bed.client().getCob(TXID));
     expect(err).toMatchObject({ code: 'PROVIDER_BAD_RESPONSE', transient: true });
     expect(bed.psp.calls()).toEqual([]);

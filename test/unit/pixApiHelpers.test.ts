@@ -28,7 +28,13 @@ describe('txidFor', () => {
     expect(txidFor('00000000-0000-4000-8000-000000000000')).not.toBe(txidFor('00000000-0000-4000-8000-000000000001'));
   });
 
-  it.each(['', 'sbx_ch_123', '12345678-1234-1234-1234-1234567890', `${crypto.randomUUID()}x`, ' 00000000-0000-4000-8000-000000000000'])('refuses %p, which is no charge id', (value) => {
+  it.each([
+    '',
+    'sbx_ch_123',
+    '12345678-1234-1234-1234-1234567890',
+    `${crypto.randomUUID()}x`,
+    ' 00000000-0000-4000-8000-000000000000',
+  ])('refuses %p, which is no charge id', (value) => {
     expect(() => txidFor(value)).toThrow(RangeError);
   });
 
@@ -62,11 +68,28 @@ describe('API Pix amounts', () => {
     expect(isPixAmount(text)).toBe(true);
   });
 
-  it.each([[1.5], [-1], [Number.NaN], [MAX_PIX_AMOUNT_CENTS + 1], [Number.MAX_SAFE_INTEGER + 2]])('refuses %p cents', (cents) => {
-    expect(() => centsToPixAmount(cents)).toThrow(RangeError);
-  });
+  it.each([[1.5], [-1], [Number.NaN], [MAX_PIX_AMOUNT_CENTS + 1], [Number.MAX_SAFE_INTEGER + 2]])(
+    'refuses %p cents',
+    (cents) => {
+      expect(() => centsToPixAmount(cents)).toThrow(RangeError);
+    },
+  );
 
-  it.each(['12.3', '12.345', '12,34', '12', '-1.00', '+1.00', ' 1.00', '1.00 ', '1e2', '.50', '12345678901.00', 'x12.34', ''])('refuses %p, which is not how the standard writes money', (text) => {
+  it.each([
+    '12.3',
+    '12.345',
+    '12,34',
+    '12',
+    '-1.00',
+    '+1.00',
+    ' 1.00',
+    '1.00 ',
+    '1e2',
+    '.50',
+    '12345678901.00',
+    'x12.34',
+    '',
+  ])('refuses %p, which is not how the standard writes money', (text) => {
     expect(() => pixAmountToCents(text)).toThrow(RangeError);
     expect(isPixAmount(text)).toBe(false);
   });
@@ -86,7 +109,10 @@ describe('retryAfterMs', () => {
     expect(retryAfterMs('Sun, 01 Mar 2026 11:00:00 GMT', now)).toBe(0);
   });
 
-  it.each([[undefined], [null], [''], ['-5'], ['1.5'], ['soon'], ['2026-03-01T12:00:30Z']])('gives no delay for %p', (value) => {
-    expect(retryAfterMs(value, now)).toBeNull();
-  });
+  it.each([[undefined], [null], [''], ['-5'], ['1.5'], ['soon'], ['2026-03-01T12:00:30Z']])(
+    'gives no delay for %p',
+    (value) => {
+      expect(retryAfterMs(value, now)).toBeNull();
+    },
+  );
 });

@@ -44,7 +44,13 @@ afterAll(() => {
 function newCob(amountCents = 1234) {
   return {
     txid: txidFor(crypto.randomUUID()),
-    cob: { calendario: { expiracao: 3600 }, valor: { original: centsToPixAmount(amountCents) }, chave: CHAVE, solicitacaoPagador: 'Pedido 42', devedor: { cpf: '52998224725', nome: 'Fulano de Tal' } },
+    cob: {
+      calendario: { expiracao: 3600 },
+      valor: { original: centsToPixAmount(amountCents) },
+      chave: CHAVE,
+      solicitacaoPagador: 'Pedido 42',
+      devedor: { cpf: '52998224725', nome: 'Fulano de Tal' },
+    },
   };
 }
 
@@ -98,7 +104,9 @@ describe('cob', () => {
     const { txid, cob } = newCob();
     await client.putCob(txid, cob);
     expect(await client.removeCob(txid)).toMatchObject({ txid, status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' });
-    expect(JSON.parse(bed.psp.apiRequests().find((r) => r.method === 'PATCH')!.body)).toEqual({ status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' });
+    expect(JSON.parse(bed.psp.apiRequests().find((r) => r.method === 'PATCH')!.body)).toEqual({
+      status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR',
+    });
     expect(await client.removeCob(txid)).toMatchObject({ txid, status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' });
   });
 
@@ -115,21 +123,29 @@ describe('received Pix', () => {
     const { txid, cob } = newCob(500);
     await client.putCob(txid, cob);
     const received = bed.psp.receive({ txid, valor: '5.00' });
-    expect(await client.getPix(received.endToEndId)).toMatchObject({ endToEndId: received.endToEndId, txid, valor: '5.00' });
+    expect(await client.getPix(received.endToEndId)).toMatchObject({
+      endToEndId: received.endToEndId,
+      txid,
+      valor: '5.00',
+    });
     expect(await client.getPix('E12345678202603011200zzzzzzzzzzz')).toBeNull();
   });
 
   it('lists every Pix of a range, following all pages', async () => {
     bed.psp.pix.length = 0;
     const base = Date.parse('2026-02-10T10:00:00Z');
-    const inRange = Array.from({ length: 5 }, (_, i) => bed.psp.receive({ valor: `${i + 1}.00`, horario: new Date(base + i * 60_000).toISOString() }));
+    const inRange = Array.from({ length: 5 }, (_, i) =>
+      bed.psp.receive({ valor: `${i + 1}.00`, horario: new Date(base + i * 60_000).toISOString() }),
+    );
     bed.psp.receive({ valor: '9.00', horario: '2026-02-11T10:00:00.000Z' }); // outside the range
     bed.psp.requests.length = 0;
 
     const listed = await client.listPix({ inicio: '2026-02-10T00:00:00Z', fim: '2026-02-10T23:59:59Z' });
 
     expect(listed.map((p) => p.endToEndId).sort()).toEqual(inRange.map((p) => p.endToEndId).sort());
-    const pages = bed.psp.apiRequests().map((r) => new URL(r.url, 'https://x').searchParams.get('paginacao.paginaAtual'));
+    const pages = bed.psp
+      .apiRequests()
+      .map((r) => new URL(r.url, 'https://x').searchParams.get('paginacao.paginaAtual'));
     expect(pages).toEqual(['0', '1', '2']); // the fake serves 2 a page
   });
 
@@ -137,7 +153,11 @@ describe('received Pix', () => {
     const { txid, cob } = newCob(700);
     await client.putCob(txid, cob);
     const received = bed.psp.receive({ txid, valor: '7.00' });
-    const listed = await client.listPix({ inicio: new Date(Date.now() - 60_000).toISOString(), fim: new Date(Date.now() + 60_000).toISOString(), txid });
+    const listed = await client.listPix({
+      inicio: new Date(Date.now() - 60_000).toISOString(),
+      fim: new Date(Date.now() + 60_000).toISOString(),
+      txid,
+    });
     expect(listed.map((p) => p.endToEndId)).toEqual([received.endToEndId]);
   });
 
@@ -148,9 +168,21 @@ describe('received Pix', () => {
   it('a PSP that answers another page than asked is not believed', async () => {
     bed.psp.respond = (req) =>
       req.url.startsWith('/api/v2/pix?')
-        ? { status: 200, body: { parametros: { inicio: '2026-02-10T00:00:00Z', fim: '2026-02-10T23:59:59Z', paginacao: { paginaAtual: 0, itensPorPagina: 2, quantidadeDePaginas: 3, quantidadeTotalDeItens: 5 } }, pix: [] } }
+        ? {
+            status: 200,
+            body: {
+              parametros: {
+                inicio: '2026-02-10T00:00:00Z',
+                fim: '2026-02-10T23:59:59Z',
+                paginacao: { paginaAtual: 0, itensPorPagina: 2, quantidadeDePaginas: 3, quantidadeTotalDeItens: 5 },
+              },
+              pix: [],
+            },
+          }
         : undefined;
-    const err = await client.listPix({ inicio: '2026-02-10T00:00:00Z', fim: '2026-02-10T23:59:59Z' }).catch((e: unknown) => e);
+    const err = await client
+      .listPix({ inicio: '2026-02-10T00:00:00Z', fim: '2026-02-10T23:59:59Z' })
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'PROVIDER_OUTCOME_UNKNOWN', transient: true });
     expect(bed.psp.calls()).toHaveLength(2);
   });
@@ -167,7 +199,9 @@ describe('devolução', () => {
     expect(asked).toMatchObject({ id, valor: '4.00', status: 'EM_PROCESSAMENTO' });
     expect(await client.getDevolucao(received.endToEndId, id)).toMatchObject({ id, status: 'EM_PROCESSAMENTO' });
     expect(await client.getDevolucao(received.endToEndId, 'unknown1')).toBeNull();
-    expect(await client.getPix(received.endToEndId)).toMatchObject({ devolucoes: [expect.objectContaining({ id, valor: '4.00' })] });
+    expect(await client.getPix(received.endToEndId)).toMatchObject({
+      devolucoes: [expect.objectContaining({ id, valor: '4.00' })],
+    });
   });
 
   it('a retried devolução is the same devolução, not a refusal (the PSP refuses a used id)', async () => {
@@ -201,7 +235,10 @@ describe('webhook', () => {
   it('escapes a key that is an e-mail or a phone number in the path', async () => {
     await client.putWebhook('pix+loja@example.com', 'https://gateway.example/webhooks/pix/x');
     await client.putWebhook('+5511999990000', 'https://gateway.example/webhooks/pix/x');
-    expect(bed.psp.apiRequests().map((r) => r.url)).toEqual(['/api/v2/webhook/pix%2Bloja%40example.com', '/api/v2/webhook/%2B5511999990000']);
+    expect(bed.psp.apiRequests().map((r) => r.url)).toEqual([
+      '/api/v2/webhook/pix%2Bloja%40example.com',
+      '/api/v2/webhook/%2B5511999990000',
+    ]);
     expect(await client.getWebhook('pix+loja@example.com')).toMatchObject({ chave: 'pix+loja@example.com' });
   });
 });

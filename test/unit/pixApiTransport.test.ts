@@ -83,10 +83,21 @@ describe('API Pix over mutual TLS', () => {
   });
 
   it('refuses plain http URLs unless explicitly allowed', () => {
-    const options = { baseUrl: 'http://127.0.0.1:1/api/v2', tokenUrl: 'http://127.0.0.1:1/oauth/token', clientId: 'id', clientSecret: 'secret', tls: null, timeoutMs: 1000 };
+    const options = {
+      baseUrl: 'http://127.0.0.1:1/api/v2',
+      tokenUrl: 'http://127.0.0.1:1/oauth/token',
+      clientId: 'id',
+      clientSecret: 'secret',
+      tls: null,
+      timeoutMs: 1000,
+    };
     expect(() => new PixApiClient({ ...options, allowPlainHttp: false })).toThrow(/https/);
-    expect(() => new PixApiClient({ ...options, baseUrl: 'https://psp.example/api/v2', allowPlainHttp: false })).toThrow(/token URL must be an https URL/);
-    expect(() => new PixApiClient({ ...options, baseUrl: 'ftp://psp.example/api/v2', allowPlainHttp: true })).toThrow(/https/);
+    expect(
+      () => new PixApiClient({ ...options, baseUrl: 'https://psp.example/api/v2', allowPlainHttp: false }),
+    ).toThrow(/token URL must be an https URL/);
+    expect(() => new PixApiClient({ ...options, baseUrl: 'ftp://psp.example/api/v2', allowPlainHttp: true })).toThrow(
+      /https/,
+    );
   });
 
   it('speaks plain http to a PSP (the sandbox) when allowed', async () => {

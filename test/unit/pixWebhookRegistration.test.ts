@@ -44,7 +44,19 @@ it('writes the secret segment out of logged paths', () => {
 });
 
 it('the CLI’s --help names every API Pix variable', () => {
-  for (const name of ['PIX_API_BASE_URL', 'PIX_API_TOKEN_URL', 'PIX_API_CLIENT_ID', 'PIX_API_CLIENT_SECRET', 'PIX_API_CERT_FILE', 'PIX_API_KEY_FILE', 'PIX_API_PFX_FILE', 'PIX_API_PFX_PASSPHRASE', 'PIX_API_CA_FILE', 'PIX_RECEIVING_KEY', 'PIX_WEBHOOK_SECRET']) {
+  for (const name of [
+    'PIX_API_BASE_URL',
+    'PIX_API_TOKEN_URL',
+    'PIX_API_CLIENT_ID',
+    'PIX_API_CLIENT_SECRET',
+    'PIX_API_CERT_FILE',
+    'PIX_API_KEY_FILE',
+    'PIX_API_PFX_FILE',
+    'PIX_API_PFX_PASSPHRASE',
+    'PIX_API_CA_FILE',
+    'PIX_RECEIVING_KEY',
+    'PIX_WEBHOOK_SECRET',
+  ]) {
     expect(providerWebhookHelp).toContain(name);
   }
 });

@@ -16,18 +16,37 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'qr-png-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 beforeAll(() => {
-  execFileSync('bash', [path.join(root, 'scripts/lib/debianTools.sh'), '--ensure'], { stdio: 'inherit', timeout: 300_000 });
+  execFileSync('bash', [path.join(root, 'scripts/lib/debianTools.sh'), '--ensure'], {
+    stdio: 'inherit',
+    timeout: 300_000,
+  });
 }, 320_000);
 
 function zbar(file: string): string[] {
   // stderr ignored: zbarimg complains about a missing D-Bus on headless machines.
-  const out = execFileSync('zbarimg', ['--quiet', '--raw', '-Sdisable', '-Sqrcode.enable', file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 60_000 });
+  const out = execFileSync('zbarimg', ['--quiet', '--raw', '-Sdisable', '-Sqrcode.enable', file], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+    timeout: 60_000,
+  });
   return out.split('\n').filter(Boolean);
 }
 
 const codes = [
-  buildPixBrCode({ pixKey: '11222333000181', merchantName: 'Loja Exemplo', merchantCity: 'São Paulo', amountCents: 1, txid: 'A1B2C3D4E5F6G7H8I9J0K1L2M3' }),
-  buildPixBrCode({ pixKey: 'pagamentos@loja-exemplo.com.br', merchantName: 'Padaria Pão Quente Ltda', merchantCity: 'Rio de Janeiro', amountCents: 123456789, txid: 'CHARGE0123456789ABCDEFGHIJKLMN' }),
+  buildPixBrCode({
+    pixKey: '11222333000181',
+    merchantName: 'Loja Exemplo',
+    merchantCity: 'São Paulo',
+    amountCents: 1,
+    txid: 'A1B2C3D4E5F6G7H8I9J0K1L2M3',
+  }),
+  buildPixBrCode({
+    pixKey: 'pagamentos@loja-exemplo.com.br',
+    merchantName: 'Padaria Pão Quente Ltda',
+    merchantCity: 'Rio de Janeiro',
+    amountCents: 123456789,
+    txid: 'CHARGE0123456789ABCDEFGHIJKLMN',
+  }),
   `00020101021226890014br.gov.bcb.pix2567pix.example.com/qr/v2/cobv/${'9d36b84fc70b478fb95c12729b90ca25'}520400005303986540510.005802BR5913Fulano de Tal6008BRASILIA62070503***6304ABCD`,
 ];
 

@@ -27,8 +27,24 @@ const facts: ReceiptFacts = {
   endToEndId: 'E99999999202603011305ABCDEFGHIJK',
   txid: 'TX123',
   description: 'Pedido 1001',
-  payer: { name: 'Conceição Ação', document: '52998224725', institution: 'Banco Sandbox', ispb: '99999999', agency: '0001', account: '1234567-8', pixKey: null },
-  receiver: { name: 'Loja Exemplo Comércio Ltda', document: '11222333000181', institution: 'Gateway Pagamentos IP', ispb: null, agency: '0001', account: null, pixKey: null },
+  payer: {
+    name: 'Conceição Ação',
+    document: '52998224725',
+    institution: 'Banco Sandbox',
+    ispb: '99999999',
+    agency: '0001',
+    account: '1234567-8',
+    pixKey: null,
+  },
+  receiver: {
+    name: 'Loja Exemplo Comércio Ltda',
+    document: '11222333000181',
+    institution: 'Gateway Pagamentos IP',
+    ispb: null,
+    agency: '0001',
+    account: null,
+    pixKey: null,
+  },
   refunds: [],
 };
 const key = deriveReceiptKey('k'.repeat(32));
@@ -49,7 +65,13 @@ describe('masking', () => {
     expect(maskReceiptPixKey('+5511987654321')).toBe('+5511*****4321');
     expect(maskReceiptPixKey('123e4567-e89b-42d3-a456-426614174000')).toBe('123e4567************************4000');
     expect(maskAccount('1234567-8')).toBe('*****67-8');
-    expect(maskParty(facts.payer)).toMatchObject({ name: 'Conceição Ação', document: '***.982.247-**', documentType: 'CPF', account: '*****67-8', agency: '0001' });
+    expect(maskParty(facts.payer)).toMatchObject({
+      name: 'Conceição Ação',
+      document: '***.982.247-**',
+      documentType: 'CPF',
+      account: '*****67-8',
+      agency: '0001',
+    });
   });
 
   test('date and time in Brasília', () => {
@@ -90,9 +112,24 @@ describe('verification code', () => {
 
   test('another key → not ok; a non-canonical, truncated, empty or non-string code → not ok, never a throw', () => {
     const code = createVerificationCode(facts, key);
-    expect(verifyVerificationCode(code, deriveReceiptKey('another-key-0123456789abcdef0123456789'))).toEqual({ ok: false });
+    expect(verifyVerificationCode(code, deriveReceiptKey('another-key-0123456789abcdef0123456789'))).toEqual({
+      ok: false,
+    });
     expect(verifyVerificationCode(code, crypto.randomBytes(32))).toEqual({ ok: false });
-    for (const bad of ['', 'abc', code.slice(0, -4), `${code}A`, `${code}==`, code.replace(/[A-Za-z]/, '+'), 'x'.repeat(5000), undefined, null, 42, [code], { code }]) {
+    for (const bad of [
+      '',
+      'abc',
+      code.slice(0, -4),
+      `${code}A`,
+      `${code}==`,
+      code.replace(/[A-Za-z]/, '+'),
+      'x'.repeat(5000),
+      undefined,
+      null,
+      42,
+      [code],
+      { code },
+    ]) {
       expect(verifyVerificationCode(bad, key)).toEqual({ ok: false });
     }
   });
@@ -111,12 +148,26 @@ describe('verification code', () => {
 
   test('ids that are not UUIDs round-trip too; the key derivation separates secrets', () => {
     const other = { ...facts, kind: 'PAYOUT_ITEM' as const, documentId: 'item-42' };
-    expect(verifyVerificationCode(createVerificationCode(other, key), key)).toMatchObject({ ok: true, kind: 'PAYOUT_ITEM', documentId: 'item-42' });
+    expect(verifyVerificationCode(createVerificationCode(other, key), key)).toMatchObject({
+      ok: true,
+      kind: 'PAYOUT_ITEM',
+      documentId: 'item-42',
+    });
     const enc = '000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f';
     expect(receiptKeyFor({ credentialsEncryptionKey: enc })).toHaveLength(32);
-    expect(receiptKeyFor({ credentialsEncryptionKey: enc }).equals(receiptKeyFor({ receiptSigningKey: 'r'.repeat(32), credentialsEncryptionKey: enc }))).toBe(false);
-    expect(receiptKeyFor({ receiptSigningKey: '', credentialsEncryptionKey: enc }).equals(receiptKeyFor({ credentialsEncryptionKey: enc }))).toBe(true);
-    expect(receiptVerifyUrl('https://api.example.com/', 'abc')).toBe('https://api.example.com/receipts/verify?code=abc');
+    expect(
+      receiptKeyFor({ credentialsEncryptionKey: enc }).equals(
+        receiptKeyFor({ receiptSigningKey: 'r'.repeat(32), credentialsEncryptionKey: enc }),
+      ),
+    ).toBe(false);
+    expect(
+      receiptKeyFor({ receiptSigningKey: '', credentialsEncryptionKey: enc }).equals(
+        receiptKeyFor({ credentialsEncryptionKey: enc }),
+      ),
+    ).toBe(true);
+    expect(receiptVerifyUrl('https://api.example.com/', 'abc')).toBe(
+      'https://api.example.com/receipts/verify?code=abc',
+    );
   });
 });
 

@@ -4,7 +4,12 @@ import type { PixKeyOwner } from '../../core/provider';
 import { mayBePayersKey, ownedByPayer, returnedByDevolucao } from '../../core/refunds/destination';
 
 const PAYER = '52998224725';
-const owner = (documentType: 'CPF' | 'CNPJ', document: string): PixKeyOwner => ({ key: 'k', keyType: 'EMAIL', owner: { name: 'X', documentType, document }, bank: { ispb: '99999999', name: 'B' } });
+const owner = (documentType: 'CPF' | 'CNPJ', document: string): PixKeyOwner => ({
+  key: 'k',
+  keyType: 'EMAIL',
+  owner: { name: 'X', documentType, document },
+  bank: { ispb: '99999999', name: 'B' },
+});
 
 it('a CPF masked as the directory shows it matches only when every shown digit is the payer’s', () => {
   expect(shownDocumentMatches('***.982.247-**', PAYER)).toBe(true);

@@ -1,17 +1,37 @@
 import { refundCompletedEntry, refundReleasedEntry, refundReservedEntry } from '../../core/ledger/postings';
 import { refundShares } from '../../core/refunds/shares';
 
-const charge = { amountCents: 10_001, feeCents: 99, splits: [{ merchantId: 'm-split-a', amountCents: 2_503 }, { merchantId: 'm-split-b', amountCents: 1_000 }] };
-const sumOf = (s: ReturnType<typeof refundShares>) => s.ownerCents + s.feeCents + s.splits.reduce((a, x) => a + x.amountCents, 0);
+const charge = {
+  amountCents: 10_001,
+  feeCents: 99,
+  splits: [
+    { merchantId: 'm-split-a', amountCents: 2_503 },
+    { merchantId: 'm-split-b', amountCents: 1_000 },
+  ],
+};
+const sumOf = (s: ReturnType<typeof refundShares>) =>
+  s.ownerCents + s.feeCents + s.splits.reduce((a, x) => a + x.amountCents, 0);
 
 describe('refund shares', () => {
   it('a full refund gives back exactly what each party received', () => {
     const s = refundShares(charge, 0, 10_001);
-    expect(s).toEqual({ feeCents: 99, splits: [{ merchantId: 'm-split-a', amountCents: 2_503 }, { merchantId: 'm-split-b', amountCents: 1_000 }], ownerCents: 10_001 - 99 - 3_503 });
+    expect(s).toEqual({
+      feeCents: 99,
+      splits: [
+        { merchantId: 'm-split-a', amountCents: 2_503 },
+        { merchantId: 'm-split-b', amountCents: 1_000 },
+      ],
+      ownerCents: 10_001 - 99 - 3_503,
+    });
   });
 
   it('partial refunds in any steps sum, per party, to exactly what each received', () => {
-    for (const steps of [[1, 1, 9_999], [3_333, 3_333, 3_335], [7, 10_000 - 6], Array.from({ length: 41 }, (_, i) => (i < 40 ? 243 : 10_001 - 40 * 243))]) {
+    for (const steps of [
+      [1, 1, 9_999],
+      [3_333, 3_333, 3_335],
+      [7, 10_000 - 6],
+      Array.from({ length: 41 }, (_, i) => (i < 40 ? 243 : 10_001 - 40 * 243)),
+    ]) {
       let done = 0;
       const totals = { fee: 0, a: 0, b: 0, owner: 0 };
       for (const r of steps) {
@@ -43,7 +63,8 @@ describe('refund shares', () => {
     for (const e of [reserve, release, complete]) expect(e.postings.reduce((a, p) => a + p.amountCents, 0)).toBe(0);
     // Release undoes the reserve exactly.
     const net = new Map<string, number>();
-    for (const p of [...reserve.postings, ...release.postings]) net.set(p.accountCode, (net.get(p.accountCode) ?? 0) + p.amountCents);
+    for (const p of [...reserve.postings, ...release.postings])
+      net.set(p.accountCode, (net.get(p.accountCode) ?? 0) + p.amountCents);
     expect([...net.values()].every((v) => v === 0)).toBe(true);
     expect(complete.postings).toContainEqual({ accountCode: 'external:provider_clearing', amountCents: 5_000 });
     expect(complete.postings).toContainEqual({ accountCode: 'platform:fees', amountCents: -shares.feeCents });

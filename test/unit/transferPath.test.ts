@@ -5,18 +5,30 @@
 import { createTransferPath } from '../../activities/transferPath';
 import { FakePixProvider } from '../support/fakePixProvider';
 
-const request = (reference: string, pixKey = 'r@example.com') => ({ reference, amountCents: 1_000, pixKey, pixKeyType: 'EMAIL' as const, recipientName: 'R' });
+const request = (reference: string, pixKey = 'r@example.com') => ({
+  reference,
+  amountCents: 1_000,
+  pixKey,
+  pixKeyType: 'EMAIL' as const,
+  recipientName: 'R',
+});
 
 it('never settles a transfer whose amount differs from what was sent (L9)', async () => {
   const provider = new FakePixProvider();
   provider.transferScript = ['wrong-amount'];
-  await expect(createTransferPath(provider).send(request('ref-1'), { retry: false })).rejects.toMatchObject({ type: 'TransferMismatch', nonRetryable: true });
+  await expect(createTransferPath(provider).send(request('ref-1'), { retry: false })).rejects.toMatchObject({
+    type: 'TransferMismatch',
+    nonRetryable: true,
+  });
 });
 
 it('releases only on a refusal carried on a transfer', async () => {
   const provider = new FakePixProvider();
   const path = createTransferPath(provider);
-  expect(await path.send(request('ref-2', 'invalid@example.com'), { retry: false })).toMatchObject({ kind: 'REFUSED', transfer: { failureCode: 'INVALID_PIX_KEY' } });
+  expect(await path.send(request('ref-2', 'invalid@example.com'), { retry: false })).toMatchObject({
+    kind: 'REFUSED',
+    transfer: { failureCode: 'INVALID_PIX_KEY' },
+  });
   provider.transferScript = ['unauthorized'];
   expect(await path.send(request('ref-3'), { retry: false })).toEqual({ kind: 'NO_RECORD', code: 'UNAUTHORIZED' });
 });
@@ -25,7 +37,10 @@ it('answers a 401 after a lost answer from the provider record, not as a failure
   const provider = new FakePixProvider();
   provider.transferScript = ['lose', 'unauthorized'];
   const path = createTransferPath(provider);
-  await expect(path.send(request('ref-4'), { retry: false })).rejects.toMatchObject({ type: 'ProviderUnavailable', nonRetryable: false });
+  await expect(path.send(request('ref-4'), { retry: false })).rejects.toMatchObject({
+    type: 'ProviderUnavailable',
+    nonRetryable: false,
+  });
   expect(await path.send(request('ref-4'), { retry: false })).toMatchObject({ kind: 'COMPLETED' });
   expect(provider.transfers.size).toBe(1);
 });
@@ -33,5 +48,7 @@ it('answers a 401 after a lost answer from the provider record, not as a failure
 it('keeps the provider text out of its failures', async () => {
   const provider = new FakePixProvider();
   provider.transferScript = ['lose'];
-  await expect(createTransferPath(provider).send(request('ref-5'), { retry: false })).rejects.toThrow('the payment institution did not answer (PROVIDER_TIMEOUT)');
+  await expect(createTransferPath(provider).send(request('ref-5'), { retry: false })).rejects.toThrow(
+    'the payment institution did not answer (PROVIDER_TIMEOUT)',
+  );
 });

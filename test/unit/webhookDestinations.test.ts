@@ -44,12 +44,18 @@ const hostOf = (raw: string) => new URL(raw).hostname.replace(/^\[|\]$/g, '');
 describe('address classification on the forms the URL parser really produces (H2)', () => {
   it.each(internalUrls)('refuses %s', async (raw) => {
     expect(isPrivateAddress(hostOf(raw))).toBe(true);
-    expect(await checkDestination(raw, { allowPrivate: false }, async () => [])).toEqual({ ok: false, problem: 'private_address' });
+    expect(await checkDestination(raw, { allowPrivate: false }, async () => [])).toEqual({
+      ok: false,
+      problem: 'private_address',
+    });
   });
 
-  it.each(['http://93.184.216.34/', 'http://[2606:4700::1111]/', 'http://[2a00:1450:4001::200e]/', 'https://8.8.8.8/'])('accepts the public %s', (raw) => {
-    expect(isPrivateAddress(hostOf(raw))).toBe(false);
-  });
+  it.each(['http://93.184.216.34/', 'http://[2606:4700::1111]/', 'http://[2a00:1450:4001::200e]/', 'https://8.8.8.8/'])(
+    'accepts the public %s',
+    (raw) => {
+      expect(isPrivateAddress(hostOf(raw))).toBe(false);
+    },
+  );
 });
 
 describe('the policy holds at connect time (H3)', () => {
@@ -71,12 +77,19 @@ describe('the policy holds at connect time (H3)', () => {
   });
 
   const send = (url: string, lookup?: (host: string) => Promise<{ address: string; family: number }[]>) =>
-    postWebhook(url, { headers: { 'content-type': 'application/json' }, body: '{}', timeoutMs: 2_000 }, { allowPrivate: false, lookup });
+    postWebhook(
+      url,
+      { headers: { 'content-type': 'application/json' }, body: '{}', timeoutMs: 2_000 },
+      { allowPrivate: false, lookup },
+    );
 
   it('refuses a name that resolved to a public address when registered and to loopback now (DNS rebinding)', async () => {
     let calls = 0;
-    const rebinding = async () => (calls++ === 0 ? [{ address: '93.184.216.34', family: 4 }] : [{ address: '127.0.0.1', family: 4 }]);
-    expect(await checkDestination(`http://rebind.test:${port}/x`, { allowPrivate: false, lookup: rebinding }, rebinding)).toMatchObject({ ok: true });
+    const rebinding = async () =>
+      calls++ === 0 ? [{ address: '93.184.216.34', family: 4 }] : [{ address: '127.0.0.1', family: 4 }];
+    expect(
+      await checkDestination(`http://rebind.test:${port}/x`, { allowPrivate: false, lookup: rebinding }, rebinding),
+    ).toMatchObject({ ok: true });
     await expect(send(`http://rebind.test:${port}/x`, rebinding)).rejects.toBeInstanceOf(DestinationRefusedError);
     expect(hits).toBe(0);
   });
@@ -88,13 +101,20 @@ describe('the policy holds at connect time (H3)', () => {
   });
 
   it('refuses when any resolved address is private', async () => {
-    const mixed = async () => [{ address: '93.184.216.34', family: 4 }, { address: '10.0.0.5', family: 4 }];
+    const mixed = async () => [
+      { address: '93.184.216.34', family: 4 },
+      { address: '10.0.0.5', family: 4 },
+    ];
     await expect(send(`http://mixed.test:${port}/x`, mixed)).rejects.toBeInstanceOf(DestinationRefusedError);
     expect(hits).toBe(0);
   });
 
   it('delivers to a local receiver only when private destinations are allowed (development)', async () => {
-    const res = await postWebhook(`http://localhost:${port}/x`, { headers: {}, body: '{}', timeoutMs: 2_000 }, { allowPrivate: true });
+    const res = await postWebhook(
+      `http://localhost:${port}/x`,
+      { headers: {}, body: '{}', timeoutMs: 2_000 },
+      { allowPrivate: true },
+    );
     expect(res.status).toBe(200);
     expect(hits).toBe(1);
   });

@@ -1,5 +1,10 @@
 import { accounts } from '../../core/ledger/accounts';
-import { assertBalanced, withdrawalCompletedEntry, withdrawalReleasedEntry, withdrawalReservedEntry } from '../../core/ledger/postings';
+import {
+  assertBalanced,
+  withdrawalCompletedEntry,
+  withdrawalReleasedEntry,
+  withdrawalReservedEntry,
+} from '../../core/ledger/postings';
 import { normalizePixKey } from '../../core/pixKeys';
 import { maskDocument, maskMiddle, maskPixKey } from '../../core/presenters/masking';
 import { presentWithdrawal, publicTransferReference, type WithdrawalSource } from '../../core/presenters/withdrawal';
@@ -51,7 +56,11 @@ describe('withdrawal ledger entries', () => {
     for (const e of entries) expect(() => assertBalanced(e.postings)).not.toThrow();
     expect(new Set(entries.map((e) => e.movementKey)).size).toBe(3);
     const reserved = accounts.merchantReserved(merchantId);
-    const net = (list: typeof entries) => list.flatMap((e) => e.postings).filter((p) => p.accountCode === reserved).reduce((s, p) => s + p.amountCents, 0);
+    const net = (list: typeof entries) =>
+      list
+        .flatMap((e) => e.postings)
+        .filter((p) => p.accountCode === reserved)
+        .reduce((s, p) => s + p.amountCents, 0);
     expect(net([entries[0], entries[1]])).toBe(0);
     expect(net([entries[0], entries[2]])).toBe(0);
   });
@@ -128,7 +137,13 @@ describe('withdrawal fee and snapshots', () => {
   });
 
   it('snapshots the merchant as its own beneficiary, and nothing without a key', () => {
-    expect(beneficiarySnapshot(merchant)).toMatchObject({ name: 'Loja Saque', document: '52998224725', documentType: 'CPF', pixKey: 'financeiro@loja.com.br', pixKeyType: 'EMAIL' });
+    expect(beneficiarySnapshot(merchant)).toMatchObject({
+      name: 'Loja Saque',
+      document: '52998224725',
+      documentType: 'CPF',
+      pixKey: 'financeiro@loja.com.br',
+      pixKeyType: 'EMAIL',
+    });
     expect(beneficiarySnapshot({ ...merchant, pixKey: null, pixKeyType: null })).toBeNull();
   });
 
@@ -179,18 +194,44 @@ describe('presentWithdrawal', () => {
     const body = presentWithdrawal(source());
     expect(Object.keys(body).sort()).toEqual(
       [
-        'id', 'amountCents', 'status', 'createdAt', 'processedAt', 'userId', 'feeCents', 'totalDebitedCents', 'provider',
-        'providerTransferId', 'providerEndToEndId', 'partnerTxId', 'failureReason', 'idempotencyKey',
-        'payer', 'sourceAccount', 'beneficiary', 'tracking',
+        'id',
+        'amountCents',
+        'status',
+        'createdAt',
+        'processedAt',
+        'userId',
+        'feeCents',
+        'totalDebitedCents',
+        'provider',
+        'providerTransferId',
+        'providerEndToEndId',
+        'partnerTxId',
+        'failureReason',
+        'idempotencyKey',
+        'payer',
+        'sourceAccount',
+        'beneficiary',
+        'tracking',
       ].sort(),
     );
     expect(body.provider).toBe('PIX_GATEWAY');
     expect(body.providerTransferId).toBe(publicTransferReference('sbx_tr_abcdef'));
     expect(body.providerTransferId).toMatch(/^ptr_[0-9a-f]{24}$/);
     expect(JSON.stringify(body)).not.toMatch(/sbx|sandbox/i);
-    expect(body.tracking).toEqual({ providerTransferId: body.providerTransferId, endToEndId: 'E99999999202611220000abcdefghijk' });
-    expect(body.beneficiary).toMatchObject({ documentMasked: '529******25', pixKeyMasked: 'fi********@loja.com.br', pixKeyType: 'EMAIL' });
-    expect(body.sourceAccount).toMatchObject({ institution: 'Gateway Pagamentos IP', type: 'PAYMENT', account: merchantId });
+    expect(body.tracking).toEqual({
+      providerTransferId: body.providerTransferId,
+      endToEndId: 'E99999999202611220000abcdefghijk',
+    });
+    expect(body.beneficiary).toMatchObject({
+      documentMasked: '529******25',
+      pixKeyMasked: 'fi********@loja.com.br',
+      pixKeyType: 'EMAIL',
+    });
+    expect(body.sourceAccount).toMatchObject({
+      institution: 'Gateway Pagamentos IP',
+      type: 'PAYMENT',
+      account: merchantId,
+    });
     expect(body.payer).toEqual({
       merchantId,
       name: 'Loja Saque',
@@ -203,7 +244,9 @@ describe('presentWithdrawal', () => {
   });
 
   it('shows null beneficiary fields for a withdrawal without a snapshot', () => {
-    const body = presentWithdrawal(source({ beneficiarySnapshot: null, providerTransferId: null, status: 'PROCESSING', processedAt: null }));
+    const body = presentWithdrawal(
+      source({ beneficiarySnapshot: null, providerTransferId: null, status: 'PROCESSING', processedAt: null }),
+    );
     expect(Object.values(body.beneficiary as object).every((v) => v === null)).toBe(true);
     expect(body.tracking).toEqual({ providerTransferId: null, endToEndId: 'E99999999202611220000abcdefghijk' });
     expect(body.processedAt).toBeNull();
@@ -213,7 +256,10 @@ describe('presentWithdrawal', () => {
 describe('describeTransferFailure', () => {
   it('uses our words for known codes and never the provider text', () => {
     expect(describeTransferFailure('INVALID_PIX_KEY').reason).toMatch(/DICT/);
-    expect(describeTransferFailure('SOMETHING_NEW')).toEqual({ code: 'SOMETHING_NEW', reason: 'the Pix transfer was refused (SOMETHING_NEW)' });
+    expect(describeTransferFailure('SOMETHING_NEW')).toEqual({
+      code: 'SOMETHING_NEW',
+      reason: 'the Pix transfer was refused (SOMETHING_NEW)',
+    });
     expect(describeTransferFailure('weird <b>code</b>').code).toBe('TRANSFER_REFUSED');
     expect(describeTransferFailure(null).code).toBe('TRANSFER_REFUSED');
   });

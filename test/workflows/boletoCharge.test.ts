@@ -41,7 +41,13 @@ class FakeBoletoProvider extends FakePixProvider implements BoletoProvider {
       interest: req.interest ?? null,
       graceDays: req.graceDays ?? 0,
       payer: { name: req.payer.name, document: req.payer.document, email: req.payer.email ?? null },
-      pix: { copyPaste: '00020126360014br.gov.bcb.pix0114+5511999999999520400005303986540510.005802BR5905FAKE 6009SAO PAULO62070503***6304ABCD', qrCodeBase64: '', txid: `BOLETO${crypto.randomBytes(12).toString('hex').toUpperCase()}`, status: 'ACTIVE' },
+      pix: {
+        copyPaste:
+          '00020126360014br.gov.bcb.pix0114+5511999999999520400005303986540510.005802BR5905FAKE 6009SAO PAULO62070503***6304ABCD',
+        qrCodeBase64: '',
+        txid: `BOLETO${crypto.randomBytes(12).toString('hex').toUpperCase()}`,
+        status: 'ACTIVE',
+      },
       createdAt: new Date().toISOString(),
       paidAt: null,
       cancelledAt: null,
@@ -90,7 +96,17 @@ class FakeBoletoProvider extends FakePixProvider implements BoletoProvider {
       settlement: 'D1',
       creditDate: paidAt.slice(0, 10),
       endToEndId: null,
-      payer: { name: 'Pagador', document: '52998224725', documentType: 'CPF', email: null, phone: null, institution: 'Banco Sandbox', ispb: '99999999', agency: '0001', account: '12345-6' },
+      payer: {
+        name: 'Pagador',
+        document: '52998224725',
+        documentType: 'CPF',
+        email: null,
+        phone: null,
+        institution: 'Banco Sandbox',
+        ispb: '99999999',
+        agency: '0001',
+        account: '12345-6',
+      },
     };
   }
 }
@@ -99,7 +115,11 @@ const wf = useWorkflowEnv();
 let merchantId: string;
 
 beforeAll(async () => {
-  ({ merchantId } = await createMerchantWithCredential(wf.sequelize, { name: 'Loja Boleto WF' }, crypto.randomBytes(32).toString('hex')));
+  ({ merchantId } = await createMerchantWithCredential(
+    wf.sequelize,
+    { name: 'Loja Boleto WF' },
+    crypto.randomBytes(32).toString('hex'),
+  ));
 });
 
 afterEach(async () => {
@@ -126,9 +146,17 @@ async function input(graceDays: number): Promise<ChargeLifecycleInput> {
   };
 }
 
-async function run<T>(provider: FakeBoletoProvider, args: ChargeLifecycleInput, fn: (handle: Awaited<ReturnType<typeof wf.env.client.workflow.start>>) => Promise<T>): Promise<T> {
+async function run<T>(
+  provider: FakeBoletoProvider,
+  args: ChargeLifecycleInput,
+  fn: (handle: Awaited<ReturnType<typeof wf.env.client.workflow.start>>) => Promise<T>,
+): Promise<T> {
   return wf.withWorker(wf.activities(provider), async (taskQueue) => {
-    const handle = await wf.env.client.workflow.start('chargeLifecycle', { taskQueue, workflowId: chargeWorkflowId(args.chargeId), args: [args] });
+    const handle = await wf.env.client.workflow.start('chargeLifecycle', {
+      taskQueue,
+      workflowId: chargeWorkflowId(args.chargeId),
+      args: [args],
+    });
     await handle.executeUpdate(issuePixUpdate);
     return fn(handle);
   });
@@ -158,7 +186,15 @@ it('a payment that races the close is settled for what was paid (late, under-pai
   const outcome = await run(provider, args, (handle) => handle.result());
   expect(outcome).toMatchObject({ status: 'PAID' });
   const row = await Charge.findByPk(args.chargeId);
-  expect(row).toMatchObject({ status: 'PAID', boletoPaidAmountCents: 9_000, boletoPaidFeeCents: 90, boletoPaidVia: 'BOLETO', boletoLate: true, boletoUnderpaid: true, boletoOverpaid: false });
+  expect(row).toMatchObject({
+    status: 'PAID',
+    boletoPaidAmountCents: 9_000,
+    boletoPaidFeeCents: 90,
+    boletoPaidVia: 'BOLETO',
+    boletoLate: true,
+    boletoUnderpaid: true,
+    boletoOverpaid: false,
+  });
   expect(await balance(wf.sequelize, accounts.merchantAvailable(merchantId))).toBe(before + 8_910);
   expect(await balance(wf.sequelize, accounts.boletoPayins)).toBe(boletoPayinsBefore - 9_000);
 });

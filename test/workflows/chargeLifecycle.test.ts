@@ -9,7 +9,12 @@ import { QueryTypes } from 'sequelize';
 import { accounts } from '../../core/ledger/accounts';
 import { createMerchantWithCredential } from '../../db/merchantAdmin';
 import { Charge, OutboxEvent } from '../../db/models';
-import { cancelChargeUpdate, chargeWorkflowId, issuePixUpdate, paymentConfirmedSignal } from '../../workflows/charge/definitions';
+import {
+  cancelChargeUpdate,
+  chargeWorkflowId,
+  issuePixUpdate,
+  paymentConfirmedSignal,
+} from '../../workflows/charge/definitions';
 import type { ChargeLifecycleInput } from '../../workflows/charge/types';
 import { BusinessStatusKey } from '../../workflows/searchAttributes';
 import { FakePixProvider } from '../support/fakePixProvider';
@@ -23,7 +28,11 @@ const wf = useWorkflowEnv();
 let merchantId: string;
 
 beforeAll(async () => {
-  ({ merchantId } = await createMerchantWithCredential(wf.sequelize, { name: 'Loja WF' }, crypto.randomBytes(32).toString('hex')));
+  ({ merchantId } = await createMerchantWithCredential(
+    wf.sequelize,
+    { name: 'Loja WF' },
+    crypto.randomBytes(32).toString('hex'),
+  ));
 });
 
 afterEach(async () => {
@@ -58,7 +67,11 @@ async function withActivities<T>(activities: object, fn: (taskQueue: string) => 
 }
 
 async function startAndIssue(taskQueue: string, args: ChargeLifecycleInput) {
-  const handle = await wf.env.client.workflow.start('chargeLifecycle', { taskQueue, workflowId: chargeWorkflowId(args.chargeId), args: [args] });
+  const handle = await wf.env.client.workflow.start('chargeLifecycle', {
+    taskQueue,
+    workflowId: chargeWorkflowId(args.chargeId),
+    args: [args],
+  });
   const issued = await handle.executeUpdate(issuePixUpdate);
   return { handle, issued };
 }
@@ -89,7 +102,13 @@ it('settles a charge paid before expiry once, even when the payment signal is du
   const outcome = await withWorker(provider, async (tq) => {
     const { handle, issued } = await startAndIssue(tq, args);
     const paid = provider.markPaid(issued.providerChargeId);
-    const confirmation = { providerChargeId: paid.id, endToEndId: paid.endToEndId!, amountCents: paid.amountCents, paidAt: paid.paidAt!, payer: paid.payer };
+    const confirmation = {
+      providerChargeId: paid.id,
+      endToEndId: paid.endToEndId!,
+      amountCents: paid.amountCents,
+      paidAt: paid.paidAt!,
+      payer: paid.payer,
+    };
     await handle.signal(paymentConfirmedSignal, confirmation);
     await handle.signal(paymentConfirmedSignal, confirmation);
     return handle.result();
@@ -99,10 +118,13 @@ it('settles a charge paid before expiry once, even when the payment signal is du
   const row = await Charge.findByPk(args.chargeId);
   expect(row).toMatchObject({ status: 'PAID', paidAfterExpiry: false });
   expect(row?.payerSnapshot).toMatchObject({ name: 'Pagador' });
-  const [{ n }] = await wf.sequelize.query<{ n: number }>(`SELECT count(*)::int AS n FROM ledger_transactions WHERE reference_id = :id`, {
-    replacements: { id: args.chargeId },
-    type: 'SELECT' as never,
-  });
+  const [{ n }] = await wf.sequelize.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM ledger_transactions WHERE reference_id = :id`,
+    {
+      replacements: { id: args.chargeId },
+      type: 'SELECT' as never,
+    },
+  );
   expect(n).toBe(1);
 });
 
@@ -120,7 +142,11 @@ it('answers the issue update with ProviderUnavailable after retries during a pro
   provider.issueFailure = 'transient';
   const args = await input();
   const outcome = await withWorker(provider, async (tq) => {
-    const handle = await wf.env.client.workflow.start('chargeLifecycle', { taskQueue: tq, workflowId: chargeWorkflowId(args.chargeId), args: [args] });
+    const handle = await wf.env.client.workflow.start('chargeLifecycle', {
+      taskQueue: tq,
+      workflowId: chargeWorkflowId(args.chargeId),
+      args: [args],
+    });
     const err = await handle.executeUpdate(issuePixUpdate).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
     expect((err as WorkflowUpdateFailedError).cause).toMatchObject({ type: 'ProviderUnavailable' });
@@ -136,7 +162,11 @@ it('does not retry a permanent provider refusal', async () => {
   provider.issueFailure = 'permanent';
   const args = await input();
   await withWorker(provider, async (tq) => {
-    const handle = await wf.env.client.workflow.start('chargeLifecycle', { taskQueue: tq, workflowId: chargeWorkflowId(args.chargeId), args: [args] });
+    const handle = await wf.env.client.workflow.start('chargeLifecycle', {
+      taskQueue: tq,
+      workflowId: chargeWorkflowId(args.chargeId),
+      args: [args],
+    });
     const err = await handle.executeUpdate(issuePixUpdate).catch((e: unknown) => e);
     expect((err as WorkflowUpdateFailedError).cause).toMatchObject({ type: 'ProviderRejected' });
     await handle.result();
@@ -149,8 +179,12 @@ it('cancels a pending charge through the cancel update, and refuses to cancel it
   const args = await input();
   await withWorker(provider, async (tq) => {
     const { handle } = await startAndIssue(tq, args);
-    expect(await handle.executeUpdate(cancelChargeUpdate, { args: [{ reason: 'customer gave up' }] })).toBe('CANCELLED');
-    const again = await handle.executeUpdate(cancelChargeUpdate, { args: [{ reason: 'again' }] }).catch((e: unknown) => e);
+    expect(await handle.executeUpdate(cancelChargeUpdate, { args: [{ reason: 'customer gave up' }] })).toBe(
+      'CANCELLED',
+    );
+    const again = await handle
+      .executeUpdate(cancelChargeUpdate, { args: [{ reason: 'again' }] })
+      .catch((e: unknown) => e);
     // The workflow closed after the cancel: a second cancel finds nothing to cancel.
     expect(again).toBeInstanceOf(WorkflowNotFoundError);
     await handle.result();
@@ -162,22 +196,30 @@ it('cancels a pending charge through the cancel update, and refuses to cancel it
 // ---- Settlement asks the provider (M1), races with expiry (M2), durable give-ups (M3), L11 ----
 
 async function ledgerTransactions(chargeId: string): Promise<number> {
-  const [{ n }] = await wf.sequelize.query<{ n: number }>(`SELECT count(*)::int AS n FROM ledger_transactions WHERE reference_id = :id`, {
-    replacements: { id: chargeId },
-    type: 'SELECT' as never,
-  });
+  const [{ n }] = await wf.sequelize.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM ledger_transactions WHERE reference_id = :id`,
+    {
+      replacements: { id: chargeId },
+      type: 'SELECT' as never,
+    },
+  );
   return n;
 }
 
 async function alerts(chargeId: string): Promise<{ kind: string; end_to_end_id: string | null }[]> {
-  return wf.sequelize.query<{ kind: string; end_to_end_id: string | null }>(`SELECT kind, end_to_end_id FROM payment_alerts WHERE charge_id = :id ORDER BY id`, {
-    replacements: { id: chargeId },
-    type: QueryTypes.SELECT,
-  });
+  return wf.sequelize.query<{ kind: string; end_to_end_id: string | null }>(
+    `SELECT kind, end_to_end_id FROM payment_alerts WHERE charge_id = :id ORDER BY id`,
+    {
+      replacements: { id: chargeId },
+      type: QueryTypes.SELECT,
+    },
+  );
 }
 
 async function eventTypes(chargeId: string): Promise<string[]> {
-  return (await OutboxEvent.findAll({ where: { aggregateId: chargeId }, order: [['createdAt', 'ASC']] })).map((e) => e.type);
+  return (await OutboxEvent.findAll({ where: { aggregateId: chargeId }, order: [['createdAt', 'ASC']] })).map(
+    (e) => e.type,
+  );
 }
 
 const forgedConfirmation = (providerChargeId: string, amountCents: number) => ({
@@ -196,7 +238,10 @@ it('credits nothing for a forged paymentConfirmed signal: the provider says the 
     const { handle, issued } = await startAndIssue(tq, args);
     await handle.signal(paymentConfirmedSignal, forgedConfirmation(issued.providerChargeId, 7_000));
     // Wait until settlement has looked at the claim (it records an alert, or wrongly credits).
-    await waitFor(async () => (await alerts(args.chargeId)).length > 0 || (await Charge.findByPk(args.chargeId))?.status === 'PAID', 'the forged claim to be handled');
+    await waitFor(
+      async () => (await alerts(args.chargeId)).length > 0 || (await Charge.findByPk(args.chargeId))?.status === 'PAID',
+      'the forged claim to be handled',
+    );
     expect((await Charge.findByPk(args.chargeId))?.status).toBe('PENDING');
     return handle.result();
   });
@@ -204,7 +249,9 @@ it('credits nothing for a forged paymentConfirmed signal: the provider says the 
   expect(outcome.status).toBe('EXPIRED');
   expect(await ledgerTransactions(args.chargeId)).toBe(0);
   expect(await balance(wf.sequelize, accounts.merchantAvailable(merchantId))).toBe(before);
-  expect(await alerts(args.chargeId)).toEqual([{ kind: 'NOT_CONFIRMED', end_to_end_id: 'E00000000202601010000FORGED00001' }]);
+  expect(await alerts(args.chargeId)).toEqual([
+    { kind: 'NOT_CONFIRMED', end_to_end_id: 'E00000000202601010000FORGED00001' },
+  ]);
   expect(await eventTypes(args.chargeId)).toEqual(['charge.created', 'charge.expired']);
 });
 
@@ -264,7 +311,13 @@ it('settleChargePaid called twice in parallel writes one ledger transaction', as
   const providerCharge = await activities.issuePixAtProvider(args);
   await activities.recordIssuedCharge({ input: args, providerCharge });
   const paid = provider.markPaid(providerCharge.id);
-  const confirmation = { providerChargeId: paid.id, endToEndId: paid.endToEndId!, amountCents: paid.amountCents, paidAt: paid.paidAt!, payer: paid.payer };
+  const confirmation = {
+    providerChargeId: paid.id,
+    endToEndId: paid.endToEndId!,
+    amountCents: paid.amountCents,
+    paidAt: paid.paidAt!,
+    payer: paid.payer,
+  };
   await Promise.all([
     activities.settleChargePaid({ chargeId: args.chargeId, payment: confirmation }),
     activities.settleChargePaid({ chargeId: args.chargeId, payment: confirmation }),
@@ -281,7 +334,13 @@ it('records a paid amount that differs from the charge, credits nothing, and exp
     const { handle, issued } = await startAndIssue(tq, args);
     const paid = provider.markPaid(issued.providerChargeId);
     paid.amountCents = 5_999;
-    await handle.signal(paymentConfirmedSignal, { providerChargeId: paid.id, endToEndId: paid.endToEndId!, amountCents: 5_999, paidAt: paid.paidAt!, payer: paid.payer });
+    await handle.signal(paymentConfirmedSignal, {
+      providerChargeId: paid.id,
+      endToEndId: paid.endToEndId!,
+      amountCents: 5_999,
+      paidAt: paid.paidAt!,
+      payer: paid.payer,
+    });
     return handle.result();
   });
   expect(outcome.status).toBe('EXPIRED');
@@ -330,7 +389,10 @@ function slowRecordActivities(provider: FakePixProvider, lateCommit: 'after-give
       }
       late.done = gaveUp
         .then(() => real.recordIssuedCharge(a))
-        .then((r) => void (late.result = r), (e: unknown) => void (late.error = e));
+        .then(
+          (r) => void (late.result = r),
+          (e: unknown) => void (late.error = e),
+        );
       throw new Error('simulated timeout');
     },
     closeOrphanProviderCharge: async (a: { reference: string }) => {
@@ -347,7 +409,11 @@ it('a record step that commits after the workflow gave up leaves no ghost charge
   const args = await input();
   const { activities, late } = slowRecordActivities(provider, 'after-give-up');
   const outcome = await withActivities(activities, async (taskQueue) => {
-    const handle = await wf.env.client.workflow.start('chargeLifecycle', { taskQueue, workflowId: chargeWorkflowId(args.chargeId), args: [args] });
+    const handle = await wf.env.client.workflow.start('chargeLifecycle', {
+      taskQueue,
+      workflowId: chargeWorkflowId(args.chargeId),
+      args: [args],
+    });
     const err = await handle.executeUpdate(issuePixUpdate).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
     return handle.result();
@@ -357,10 +423,13 @@ it('a record step that commits after the workflow gave up leaves no ghost charge
   expect(late.error).toBeDefined();
   expect(await Charge.findByPk(args.chargeId)).toBeNull();
   expect(await eventTypes(args.chargeId)).toEqual([]);
-  const [tomb] = await wf.sequelize.query<{ n: number }>(`SELECT count(*)::int AS n FROM charge_tombstones WHERE charge_id = :id`, {
-    replacements: { id: args.chargeId },
-    type: 'SELECT' as never,
-  });
+  const [tomb] = await wf.sequelize.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM charge_tombstones WHERE charge_id = :id`,
+    {
+      replacements: { id: args.chargeId },
+      type: 'SELECT' as never,
+    },
+  );
   expect(tomb.n).toBe(1);
 });
 
@@ -369,7 +438,11 @@ it('answers the issue update truthfully when the last record attempt did commit 
   const args = await input();
   const { activities } = slowRecordActivities(provider, 'before-give-up');
   const outcome = await withActivities(activities, async (taskQueue) => {
-    const handle = await wf.env.client.workflow.start('chargeLifecycle', { taskQueue, workflowId: chargeWorkflowId(args.chargeId), args: [args] });
+    const handle = await wf.env.client.workflow.start('chargeLifecycle', {
+      taskQueue,
+      workflowId: chargeWorkflowId(args.chargeId),
+      args: [args],
+    });
     const issued = await handle.executeUpdate(issuePixUpdate);
     expect(issued.chargeId).toBe(args.chargeId);
     return handle.result();

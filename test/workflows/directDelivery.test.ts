@@ -42,21 +42,52 @@ afterEach(async () => {
 it('delivers charge.paid straight from the settle commit, with no dispatcher running', async () => {
   const { merchantId } = await createMerchantWithCredential(wf.sequelize, { name: 'Loja Direta' }, key.toString('hex'));
   await WebhookEndpoint.create({
-    id: crypto.randomUUID(), merchantId, chargeId: null, url: `${receiver.url}/direct`, events: ['charge.paid'], description: null,
-    secretCiphertext: encryptSecret('whsec_direct', key), previousSecretCiphertext: null, previousSecretExpiresAt: null, disabledAt: null, disabledReason: null,
+    id: crypto.randomUUID(),
+    merchantId,
+    chargeId: null,
+    url: `${receiver.url}/direct`,
+    events: ['charge.paid'],
+    description: null,
+    secretCiphertext: encryptSecret('whsec_direct', key),
+    previousSecretCiphertext: null,
+    previousSecretExpiresAt: null,
+    disabledAt: null,
+    disabledReason: null,
   });
   const provider = new FakePixProvider();
-  const { worker, taskQueue } = await wf.createWorker(wf.activities(provider, { secretsKey: key, allowPrivateDestinations: true }), { prefix: 'direct' });
+  const { worker, taskQueue } = await wf.createWorker(
+    wf.activities(provider, { secretsKey: key, allowPrivateDestinations: true }),
+    { prefix: 'direct' },
+  );
   const chargeId = crypto.randomUUID();
   const input: ChargeLifecycleInput = {
-    chargeId, merchantId, amountCents: 4_200, feeCents: 42, description: null, externalRef: null, metadata: null, splits: [],
-    expiresAt: new Date((await wf.env.currentTimeMs()) + 30 * 60_000).toISOString(), idempotencyKey: null, webhook: null,
+    chargeId,
+    merchantId,
+    amountCents: 4_200,
+    feeCents: 42,
+    description: null,
+    externalRef: null,
+    metadata: null,
+    splits: [],
+    expiresAt: new Date((await wf.env.currentTimeMs()) + 30 * 60_000).toISOString(),
+    idempotencyKey: null,
+    webhook: null,
   };
   await worker.runUntil(async () => {
-    const handle = await wf.env.client.workflow.start('chargeLifecycle', { taskQueue, workflowId: chargeWorkflowId(chargeId), args: [input] });
+    const handle = await wf.env.client.workflow.start('chargeLifecycle', {
+      taskQueue,
+      workflowId: chargeWorkflowId(chargeId),
+      args: [input],
+    });
     const issued = await handle.executeUpdate(issuePixUpdate);
     const paid = provider.markPaid(issued.providerChargeId);
-    await handle.signal(paymentConfirmedSignal, { providerChargeId: paid.id, endToEndId: paid.endToEndId!, amountCents: paid.amountCents, paidAt: paid.paidAt!, payer: paid.payer });
+    await handle.signal(paymentConfirmedSignal, {
+      providerChargeId: paid.id,
+      endToEndId: paid.endToEndId!,
+      amountCents: paid.amountCents,
+      paidAt: paid.paidAt!,
+      payer: paid.payer,
+    });
     expect((await handle.result()).status).toBe('PAID');
     await waitFor(async () => receiver.received.some((r) => r.path === '/direct'), 'charge.paid at the receiver');
   });
@@ -65,11 +96,26 @@ it('delivers charge.paid straight from the settle commit, with no dispatcher run
   expect(got).toHaveLength(1);
   const event = JSON.parse(got[0].rawBody) as { type: string; data: { id: string; status: string } };
   expect(event).toMatchObject({ type: 'charge.paid', data: { id: chargeId, status: 'PAID' } });
-  expect(verifyWebhook(got[0].rawBody, got[0].headers['gateway-signature'] as string, 'whsec_direct', Math.floor(Date.now() / 1000))).toBe(true);
+  expect(
+    verifyWebhook(
+      got[0].rawBody,
+      got[0].headers['gateway-signature'] as string,
+      'whsec_direct',
+      Math.floor(Date.now() / 1000),
+    ),
+  ).toBe(true);
 
   // Nothing was left for a dispatcher, and none ran.
-  await expect(wf.env.client.workflow.getHandle(dispatcherWorkflowId(taskQueue)).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
-  const [row] = await wf.sequelize.query<{ id: string; dispatched: boolean; status: string; workflow_started: boolean; attempts: number }>(
+  await expect(wf.env.client.workflow.getHandle(dispatcherWorkflowId(taskQueue)).describe()).rejects.toBeInstanceOf(
+    WorkflowNotFoundError,
+  );
+  const [row] = await wf.sequelize.query<{
+    id: string;
+    dispatched: boolean;
+    status: string;
+    workflow_started: boolean;
+    attempts: number;
+  }>(
     `SELECT d.id, o.dispatched_at IS NOT NULL AS dispatched, d.status, d.workflow_started, d.attempts
      FROM outbox_events o JOIN webhook_deliveries d ON d.event_id = o.id WHERE o.aggregate_id = :chargeId AND o.type = 'charge.paid'`,
     { replacements: { chargeId }, type: QueryTypes.SELECT },

@@ -39,7 +39,16 @@ async function commitEvents(taskQueue: string, merchantId: string, n: number, ty
       await Promise.all(
         Array.from({ length: Math.min(10, n - i) }, () =>
           wf.sequelize.transaction((t) =>
-            recordEvent({ type, merchantId, aggregateType: 'payout_item', aggregateId: crypto.randomUUID(), payload: { status: 'PAID' } }, t),
+            recordEvent(
+              {
+                type,
+                merchantId,
+                aggregateType: 'payout_item',
+                aggregateId: crypto.randomUUID(),
+                payload: { status: 'PAID' },
+              },
+              t,
+            ),
           ),
         ),
       );
@@ -54,30 +63,62 @@ it('keeps the dispatcher history small and delivers each subscribed event once',
   const quiet = await createMerchantWithCredential(wf.sequelize, { name: 'Sem Webhooks' }, key.toString('hex'));
   const subscribed = await createMerchantWithCredential(wf.sequelize, { name: 'Com Webhooks' }, key.toString('hex'));
   await WebhookEndpoint.create({
-    id: crypto.randomUUID(), merchantId: subscribed.merchantId, chargeId: null, url: `${receiver.url}/flood`, events: ['payout.item.paid'], description: null,
-    secretCiphertext: encryptSecret('whsec_test', key), previousSecretCiphertext: null, previousSecretExpiresAt: null, disabledAt: null, disabledReason: null,
+    id: crypto.randomUUID(),
+    merchantId: subscribed.merchantId,
+    chargeId: null,
+    url: `${receiver.url}/flood`,
+    events: ['payout.item.paid'],
+    description: null,
+    secretCiphertext: encryptSecret('whsec_test', key),
+    previousSecretCiphertext: null,
+    previousSecretExpiresAt: null,
+    disabledAt: null,
+    disabledReason: null,
   });
-  await wf.withWorker(wf.activities(undefined, { secretsKey: key, allowPrivateDestinations: true }), async (taskQueue) => {
-    await ensureOutboxDispatcher(wf.client, taskQueue);
-    await commitEvents(taskQueue, quiet.merchantId, 1_500, 'payout.item.paid');
-    await commitEvents(taskQueue, subscribed.merchantId, 200, 'payout.item.paid');
-    await waitFor(
-      async () => (await count(`SELECT count(*)::int AS n FROM outbox_events WHERE merchant_id IN (:a, :b) AND dispatched_at IS NULL`, { a: quiet.merchantId, b: subscribed.merchantId })) === 0,
-      'every event to be dispatched',
-      120_000,
-    );
-    await waitFor(
-      async () => (await count(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE merchant_id = :m AND status = 'SUCCEEDED'`, { m: subscribed.merchantId })) === 200,
-      'every subscribed event to be delivered',
-      120_000,
-    );
-    const description = await wf.client.workflow.getHandle(dispatcherWorkflowId(taskQueue)).describe();
-    const history = await wf.client.workflow.getHandle(dispatcherWorkflowId(taskQueue)).fetchHistory();
-    const signals = (history.events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes).length;
-    expect({ historyLength: description.historyLength < 1_000, signals: signals < 50 }).toEqual({ historyLength: true, signals: true });
-    await wf.client.workflow.getHandle(dispatcherWorkflowId(taskQueue)).terminate('test over');
-  }, { prefix: 'flood' });
-  expect(await count(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE merchant_id = :m`, { m: quiet.merchantId })).toBe(0);
-  expect(await count(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE merchant_id = :m AND resend_of IS NULL`, { m: subscribed.merchantId })).toBe(200);
-  expect(new Set(receiver.received.filter((r) => r.path === '/flood').map((r) => JSON.parse(r.rawBody).eventId)).size).toBe(200);
+  await wf.withWorker(
+    wf.activities(undefined, { secretsKey: key, allowPrivateDestinations: true }),
+    async (taskQueue) => {
+      await ensureOutboxDispatcher(wf.client, taskQueue);
+      await commitEvents(taskQueue, quiet.merchantId, 1_500, 'payout.item.paid');
+      await commitEvents(taskQueue, subscribed.merchantId, 200, 'payout.item.paid');
+      await waitFor(
+        async () =>
+          (await count(
+            `SELECT count(*)::int AS n FROM outbox_events WHERE merchant_id IN (:a, :b) AND dispatched_at IS NULL`,
+            { a: quiet.merchantId, b: subscribed.merchantId },
+          )) === 0,
+        'every event to be dispatched',
+        120_000,
+      );
+      await waitFor(
+        async () =>
+          (await count(
+            `SELECT count(*)::int AS n FROM webhook_deliveries WHERE merchant_id = :m AND status = 'SUCCEEDED'`,
+            { m: subscribed.merchantId },
+          )) === 200,
+        'every subscribed event to be delivered',
+        120_000,
+      );
+      const description = await wf.client.workflow.getHandle(dispatcherWorkflowId(taskQueue)).describe();
+      const history = await wf.client.workflow.getHandle(dispatcherWorkflowId(taskQueue)).fetchHistory();
+      const signals = (history.events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes).length;
+      expect({ historyLength: description.historyLength < 1_000, signals: signals < 50 }).toEqual({
+        historyLength: true,
+        signals: true,
+      });
+      await wf.client.workflow.getHandle(dispatcherWorkflowId(taskQueue)).terminate('test over');
+    },
+    { prefix: 'flood' },
+  );
+  expect(
+    await count(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE merchant_id = :m`, { m: quiet.merchantId }),
+  ).toBe(0);
+  expect(
+    await count(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE merchant_id = :m AND resend_of IS NULL`, {
+      m: subscribed.merchantId,
+    }),
+  ).toBe(200);
+  expect(
+    new Set(receiver.received.filter((r) => r.path === '/flood').map((r) => JSON.parse(r.rawBody).eventId)).size,
+  ).toBe(200);
 });

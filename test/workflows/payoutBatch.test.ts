@@ -35,7 +35,11 @@ async function runBatch(
   batch: { merchantId: string; batchId: string },
   n: number,
   during?: () => Promise<void>,
-  shape: { chunkSize: number; parallelChunks: number; itemConcurrency: number; sliceSize?: number } = { chunkSize: 2, parallelChunks: 2, itemConcurrency: 2 },
+  shape: { chunkSize: number; parallelChunks: number; itemConcurrency: number; sliceSize?: number } = {
+    chunkSize: 2,
+    parallelChunks: 2,
+    itemConcurrency: 2,
+  },
   workflows?: string,
 ) {
   // The real activities and database; `workflows`: a test-only workflow module instead of the run's bundle.
@@ -151,7 +155,10 @@ describe('operators cannot strand money (M6)', () => {
       timer = setTimeout(async () => {
         const batch = await PayoutBatch.findByPk(batchId);
         // End the run so the test's worker stops; the assertion below is what fails.
-        await wf.env.client.workflow.getHandle(payoutBatchWorkflowId(batchId)).terminate('test: batch stranded').catch(() => undefined);
+        await wf.env.client.workflow
+          .getHandle(payoutBatchWorkflowId(batchId))
+          .terminate('test: batch stranded')
+          .catch(() => undefined);
         reject(new Error(`batch still ${batch?.status} after ${ms} ms: its money is stranded`));
       }, ms);
     });
@@ -170,10 +177,16 @@ describe('operators cannot strand money (M6)', () => {
     provider.transientTransferFailures = 3; // the first transfer stays in flight a few seconds
     const batch = await stagedBatch(6);
     const outcome = await resultWithin(
-      runBatch(provider, batch, 6, async () => {
-        await untilSending(batch.batchId);
-        await chunk0(batch.batchId).cancel();
-      }, oneAtATime),
+      runBatch(
+        provider,
+        batch,
+        6,
+        async () => {
+          await untilSending(batch.batchId);
+          await chunk0(batch.batchId).cancel();
+        },
+        oneAtATime,
+      ),
       batch.batchId,
     );
     const stored = await PayoutBatch.findByPk(batch.batchId);
@@ -202,7 +215,14 @@ describe('operators cannot strand money (M6)', () => {
     const items = await PayoutItem.findAll({ where: { batchId: batch.batchId }, order: [['rowIndex', 'ASC']] });
     // Row 0 was SENDING when its chunk died: after TRANSFER_GRACE the provider's record settled
     // it PAID. No chunk starts after a failure: rows 1–5 were never sent and are released once.
-    expect(items.map((i) => i.status)).toEqual(['PAID', 'CANCELLED', 'CANCELLED', 'CANCELLED', 'CANCELLED', 'CANCELLED']);
+    expect(items.map((i) => i.status)).toEqual([
+      'PAID',
+      'CANCELLED',
+      'CANCELLED',
+      'CANCELLED',
+      'CANCELLED',
+      'CANCELLED',
+    ]);
     expect(provider.transfers.size).toBe(1);
     expect(outcome).toMatchObject({ status: 'CANCELLED', releasedAmountCents: 5_000 });
     expect(await PayoutBatch.findByPk(batch.batchId)).toMatchObject({ status: 'CANCELLED' });
@@ -226,10 +246,16 @@ describe('operators cannot strand money (M6)', () => {
     const provider = new FakePixProvider();
     provider.transientTransferFailures = 3;
     const batch = await stagedBatch(6);
-    const result = runBatch(provider, batch, 6, async () => {
-      await untilSending(batch.batchId);
-      await wf.env.client.workflow.getHandle(payoutBatchWorkflowId(batch.batchId)).cancel();
-    }, oneAtATime);
+    const result = runBatch(
+      provider,
+      batch,
+      6,
+      async () => {
+        await untilSending(batch.batchId);
+        await wf.env.client.workflow.getHandle(payoutBatchWorkflowId(batch.batchId)).cancel();
+      },
+      oneAtATime,
+    );
     await expect(result).rejects.toMatchObject({ cause: { name: 'CancelledFailure' } });
     const stored = await PayoutBatch.findByPk(batch.batchId);
     expect(stored?.status).toBe('CANCELLED');
@@ -242,11 +268,23 @@ describe('operators cannot strand money (M6)', () => {
     provider.transferDelayMs = 25;
     const n = 800; // 5 s of transfers at this pace: a slice paid to its end would leave nothing to cancel
     const batch = await stagedBatchOf(wf.sequelize, n, { amountCents: 100 });
-    const result = runBatch(provider, batch, n, async () => {
-      await waitFor(async () => (await PayoutItem.count({ where: { batchId: batch.batchId, status: 'PAID' } })) >= 20, 'some items paid', 30_000);
-      await wf.env.client.workflow.getHandle(payoutBatchWorkflowId(batch.batchId)).cancel();
-    }, { chunkSize: n, parallelChunks: 1, itemConcurrency: 4, sliceSize: n });
-    await expect(resultWithin(result, batch.batchId, 60_000)).rejects.toMatchObject({ cause: { name: 'CancelledFailure' } });
+    const result = runBatch(
+      provider,
+      batch,
+      n,
+      async () => {
+        await waitFor(
+          async () => (await PayoutItem.count({ where: { batchId: batch.batchId, status: 'PAID' } })) >= 20,
+          'some items paid',
+          30_000,
+        );
+        await wf.env.client.workflow.getHandle(payoutBatchWorkflowId(batch.batchId)).cancel();
+      },
+      { chunkSize: n, parallelChunks: 1, itemConcurrency: 4, sliceSize: n },
+    );
+    await expect(resultWithin(result, batch.batchId, 60_000)).rejects.toMatchObject({
+      cause: { name: 'CancelledFailure' },
+    });
     const items = await PayoutItem.findAll({ where: { batchId: batch.batchId } });
     const paid = items.filter((i) => i.status === 'PAID').length;
     const cancelled = items.filter((i) => i.status === 'CANCELLED').length;
@@ -265,23 +303,40 @@ describe('repair after a terminate: reconcile and the janitor (M6)', () => {
   const reservedOf = (merchantId: string) => balance(wf.sequelize, accounts.merchantReserved(merchantId));
 
   async function runJanitor(provider: FakePixProvider) {
-    return wf.withWorker(wf.activities(provider), (taskQueue) => wf.env.client.workflow.execute('janitor', { taskQueue, workflowId: `janitor-${crypto.randomUUID()}` }), { prefix: 'janitor' });
+    return wf.withWorker(
+      wf.activities(provider),
+      (taskQueue) =>
+        wf.env.client.workflow.execute('janitor', { taskQueue, workflowId: `janitor-${crypto.randomUUID()}` }),
+      { prefix: 'janitor' },
+    );
   }
 
   /** Makes the rows look claimed longer ago than TRANSFER_GRACE (the database clock does not skip). */
   const ageRows = (table: 'payout_items' | 'withdrawals', where: string, id: string) =>
-    wf.sequelize.query(`UPDATE ${table} SET updated_at = now() - interval '3 minutes' WHERE ${where} = :id`, { replacements: { id } });
+    wf.sequelize.query(`UPDATE ${table} SET updated_at = now() - interval '3 minutes' WHERE ${where} = :id`, {
+      replacements: { id },
+    });
 
   it('a terminated batch: reconcile refuses while it runs; the janitor settles the sent item by the provider record and releases the unsent', async () => {
     const provider = new FakePixProvider();
     provider.transientTransferFailures = 1_000; // the provider is down: row 0 stays SENDING
     const batch = await stagedBatch(6);
     const reconciler = createReconciler({ sequelize: wf.sequelize, provider });
-    const ended = runBatch(provider, batch, 6, async () => {
-      await untilSending(batch.batchId);
-      await expect(reconciler.reconcileStopped(wf.env.client, { kind: 'payout-batch', id: batch.batchId })).rejects.toThrow(/still running: cancel it instead/);
-      await wf.env.client.workflow.getHandle(payoutBatchWorkflowId(batch.batchId)).terminate('operator terminated the batch');
-    }, oneAtATime);
+    const ended = runBatch(
+      provider,
+      batch,
+      6,
+      async () => {
+        await untilSending(batch.batchId);
+        await expect(
+          reconciler.reconcileStopped(wf.env.client, { kind: 'payout-batch', id: batch.batchId }),
+        ).rejects.toThrow(/still running: cancel it instead/);
+        await wf.env.client.workflow
+          .getHandle(payoutBatchWorkflowId(batch.batchId))
+          .terminate('operator terminated the batch');
+      },
+      oneAtATime,
+    );
     await expect(ended).rejects.toThrow();
     expect((await PayoutBatch.findByPk(batch.batchId))?.status).toBe('PROCESSING');
     expect(await reservedOf(batch.merchantId)).toBe(6_000);
@@ -289,11 +344,33 @@ describe('repair after a terminate: reconcile and the janitor (M6)', () => {
     // The provider did make row 0's transfer (its answer was lost): the record settles it PAID.
     provider.transientTransferFailures = 0;
     const row0 = await PayoutItem.findOne({ where: { batchId: batch.batchId, rowIndex: 0 } });
-    await provider.transfer({ reference: row0!.id, amountCents: 1_000, pixKey: row0!.pixKey, pixKeyType: 'EMAIL', recipientName: row0!.recipientName, recipientDocument: null });
+    await provider.transfer({
+      reference: row0!.id,
+      amountCents: 1_000,
+      pixKey: row0!.pixKey,
+      pixKeyType: 'EMAIL',
+      recipientName: row0!.recipientName,
+      recipientDocument: null,
+    });
     const result = await runJanitor(provider);
-    expect(result.reconciled).toContainEqual(expect.objectContaining({ id: batch.batchId, status: 'CANCELLED', paid: 1, waiting: 0, releasedAmountCents: 5_000 }));
+    expect(result.reconciled).toContainEqual(
+      expect.objectContaining({
+        id: batch.batchId,
+        status: 'CANCELLED',
+        paid: 1,
+        waiting: 0,
+        releasedAmountCents: 5_000,
+      }),
+    );
     const items = await PayoutItem.findAll({ where: { batchId: batch.batchId }, order: [['rowIndex', 'ASC']] });
-    expect(items.map((i) => i.status)).toEqual(['PAID', 'CANCELLED', 'CANCELLED', 'CANCELLED', 'CANCELLED', 'CANCELLED']);
+    expect(items.map((i) => i.status)).toEqual([
+      'PAID',
+      'CANCELLED',
+      'CANCELLED',
+      'CANCELLED',
+      'CANCELLED',
+      'CANCELLED',
+    ]);
     expect(await reservedOf(batch.merchantId)).toBe(0);
     expect(await balance(wf.sequelize, accounts.merchantAvailable(batch.merchantId))).toBe(100_000 - 1_000);
   });
@@ -303,10 +380,18 @@ describe('repair after a terminate: reconcile and the janitor (M6)', () => {
     provider.transientTransferFailures = 1_000;
     const batch = await stagedBatch(3);
     await expect(
-      runBatch(provider, batch, 3, async () => {
-        await untilSending(batch.batchId);
-        await wf.env.client.workflow.getHandle(payoutBatchWorkflowId(batch.batchId)).terminate('operator terminated the batch');
-      }, oneAtATime),
+      runBatch(
+        provider,
+        batch,
+        3,
+        async () => {
+          await untilSending(batch.batchId);
+          await wf.env.client.workflow
+            .getHandle(payoutBatchWorkflowId(batch.batchId))
+            .terminate('operator terminated the batch');
+        },
+        oneAtATime,
+      ),
     ).rejects.toThrow();
     const reconciler = createReconciler({ sequelize: wf.sequelize, provider });
     const early = await reconciler.reconcileStopped(wf.env.client, { kind: 'payout-batch', id: batch.batchId });
@@ -325,23 +410,53 @@ describe('repair after a terminate: reconcile and the janitor (M6)', () => {
     const reconciler = createReconciler({ sequelize: wf.sequelize, provider });
     const { merchantId } = await createMerchantWithCredential(
       wf.sequelize,
-      { name: 'Sacadora', payoutsEnabled: true, document: '11144477735', pixKey: 'saque@example.com', pixKeyType: 'EMAIL' },
+      {
+        name: 'Sacadora',
+        payoutsEnabled: true,
+        document: '11144477735',
+        pixKey: 'saque@example.com',
+        pixKeyType: 'EMAIL',
+      },
       crypto.randomBytes(32).toString('hex'),
     );
     await wf.sequelize.transaction((t) =>
-      writeLedgerEntry(wf.sequelize, chargePaidEntry({ chargeId: crypto.randomUUID(), merchantId, amountCents: 100_000, feeCents: 0, splits: [] }), t),
+      writeLedgerEntry(
+        wf.sequelize,
+        chargePaidEntry({ chargeId: crypto.randomUUID(), merchantId, amountCents: 100_000, feeCents: 0, splits: [] }),
+        t,
+      ),
     );
     const reserve = (amountCents: number) =>
-      acts.reserveWithdrawal({ withdrawalId: crypto.randomUUID(), merchantId, userId: null, amountCents, description: null, idempotencyKey: crypto.randomUUID() });
+      acts.reserveWithdrawal({
+        withdrawalId: crypto.randomUUID(),
+        merchantId,
+        userId: null,
+        amountCents,
+        description: null,
+        idempotencyKey: crypto.randomUUID(),
+      });
     const paid = await reserve(10_000);
     const unsent = await reserve(20_000);
     // The provider made the first transfer; it never heard of the second.
-    await provider.transfer({ reference: paid.withdrawalId, amountCents: 10_000, pixKey: 'saque@example.com', pixKeyType: 'EMAIL', recipientName: 'Sacadora', recipientDocument: null });
+    await provider.transfer({
+      reference: paid.withdrawalId,
+      amountCents: 10_000,
+      pixKey: 'saque@example.com',
+      pixKeyType: 'EMAIL',
+      recipientName: 'Sacadora',
+      recipientDocument: null,
+    });
 
-    expect(await reconciler.reconcileStopped(wf.env.client, { kind: 'withdrawal', id: paid.withdrawalId })).toMatchObject({ status: 'COMPLETED', paid: 1 });
-    expect(await reconciler.reconcileStopped(wf.env.client, { kind: 'withdrawal', id: unsent.withdrawalId })).toMatchObject({ status: 'PROCESSING', waiting: 1 });
+    expect(
+      await reconciler.reconcileStopped(wf.env.client, { kind: 'withdrawal', id: paid.withdrawalId }),
+    ).toMatchObject({ status: 'COMPLETED', paid: 1 });
+    expect(
+      await reconciler.reconcileStopped(wf.env.client, { kind: 'withdrawal', id: unsent.withdrawalId }),
+    ).toMatchObject({ status: 'PROCESSING', waiting: 1 });
     await ageRows('withdrawals', 'id', unsent.withdrawalId);
-    expect(await reconciler.reconcileStopped(wf.env.client, { kind: 'withdrawal', id: unsent.withdrawalId })).toMatchObject({ status: 'FAILED', released: 1 });
+    expect(
+      await reconciler.reconcileStopped(wf.env.client, { kind: 'withdrawal', id: unsent.withdrawalId }),
+    ).toMatchObject({ status: 'FAILED', released: 1 });
     expect((await Withdrawal.findByPk(unsent.withdrawalId))?.failureCode).toBe('NOT_PROCESSED');
     expect(await reservedOf(merchantId)).toBe(0);
     expect(await balance(wf.sequelize, accounts.merchantAvailable(merchantId))).toBe(100_000 - paid.totalDebitedCents);

@@ -22,7 +22,10 @@ const wf = useWorkflowEnv();
 const ITEMS = 500;
 
 it('sends nothing new after the freeze commits, parks, and resumes after the unfreeze', async () => {
-  const { merchantId, batchId } = await stagedBatch(wf.sequelize, ITEMS, { amountCents: 100, name: 'Pagadora Congelada' });
+  const { merchantId, batchId } = await stagedBatch(wf.sequelize, ITEMS, {
+    amountCents: 100,
+    name: 'Pagadora Congelada',
+  });
   const provider = new FakePixProvider();
   const { worker, taskQueue } = await wf.createWorker(wf.activities(provider), { prefix: 'freeze' });
 
@@ -30,16 +33,38 @@ it('sends nothing new after the freeze commits, parks, and resumes after the unf
     const handle = await wf.env.client.workflow.start('payoutBatch', {
       taskQueue,
       workflowId: payoutBatchWorkflowId(batchId),
-      args: [{ batchId, merchantId, itemsCount: ITEMS, chunkSize: 250, parallelChunks: 2, itemConcurrency: 5, sliceSize: 50 }],
+      args: [
+        {
+          batchId,
+          merchantId,
+          itemsCount: ITEMS,
+          chunkSize: 250,
+          parallelChunks: 2,
+          itemConcurrency: 5,
+          sliceSize: 50,
+        },
+      ],
     });
     await handle.executeUpdate(reserveBatchUpdate);
-    await waitFor(async () => (await PayoutItem.count({ where: { batchId, status: 'PAID' } })) >= 40, 'some items to be paid', 60_000);
+    await waitFor(
+      async () => (await PayoutItem.count({ where: { batchId, status: 'PAID' } })) >= 40,
+      'some items to be paid',
+      60_000,
+    );
 
     await setWithdrawalsFrozen(wf.sequelize, merchantId, true);
     // What may still reach the provider: items claimed before the freeze committed.
-    const claimed = new Set((await PayoutItem.findAll({ where: { batchId, status: { [Op.ne]: 'PENDING' } }, attributes: ['id'] })).map((i) => i.id));
+    const claimed = new Set(
+      (await PayoutItem.findAll({ where: { batchId, status: { [Op.ne]: 'PENDING' } }, attributes: ['id'] })).map(
+        (i) => i.id,
+      ),
+    );
     await wf.env.sleep('30 minutes'); // parked: nothing new is sent however long it waits
-    await waitFor(async () => (await PayoutItem.count({ where: { batchId, status: 'SENDING' } })) === 0, 'in-flight items to finish', 30_000);
+    await waitFor(
+      async () => (await PayoutItem.count({ where: { batchId, status: 'SENDING' } })) === 0,
+      'in-flight items to finish',
+      30_000,
+    );
     expect([...provider.transfers.keys()].filter((reference) => !claimed.has(reference))).toEqual([]);
     const pending = await PayoutItem.count({ where: { batchId, status: 'PENDING' } });
     expect(pending).toBeGreaterThan(0);

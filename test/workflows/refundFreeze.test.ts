@@ -34,21 +34,57 @@ afterEach(async () => {
 
 /** A merchant with a paid Pix charge of 10,000 cents (no fee) credited to its available balance. */
 async function paidCharge(): Promise<{ merchantId: string; chargeId: string }> {
-  const { merchantId } = await createMerchantWithCredential(wf.sequelize, { name: 'Loja Congelada' }, crypto.randomBytes(32).toString('hex'));
+  const { merchantId } = await createMerchantWithCredential(
+    wf.sequelize,
+    { name: 'Loja Congelada' },
+    crypto.randomBytes(32).toString('hex'),
+  );
   const chargeId = crypto.randomUUID();
   await Charge.create({
-    id: chargeId, merchantId, amountCents: 10_000, feeCents: 0, status: 'PAID', description: null, externalRef: null, metadata: null, pix: null, payerSnapshot: null,
-    providerChargeId: null, pixTxid: null, endToEndId: `E99999999202611250000${crypto.randomBytes(8).toString('hex').slice(0, 11)}`, idempotencyKey: null,
-    expiresAt: new Date(Date.now() + 3_600_000), paidAt: new Date(), expiredAt: null, cancelledAt: null,
+    id: chargeId,
+    merchantId,
+    amountCents: 10_000,
+    feeCents: 0,
+    status: 'PAID',
+    description: null,
+    externalRef: null,
+    metadata: null,
+    pix: null,
+    payerSnapshot: null,
+    providerChargeId: null,
+    pixTxid: null,
+    endToEndId: `E99999999202611250000${crypto.randomBytes(8).toString('hex').slice(0, 11)}`,
+    idempotencyKey: null,
+    expiresAt: new Date(Date.now() + 3_600_000),
+    paidAt: new Date(),
+    expiredAt: null,
+    cancelledAt: null,
   });
-  await wf.sequelize.transaction((t) => writeLedgerEntry(wf.sequelize, chargePaidEntry({ chargeId, merchantId, amountCents: 10_000, feeCents: 0, splits: [] }), t));
+  await wf.sequelize.transaction((t) =>
+    writeLedgerEntry(
+      wf.sequelize,
+      chargePaidEntry({ chargeId, merchantId, amountCents: 10_000, feeCents: 0, splits: [] }),
+      t,
+    ),
+  );
   return { merchantId, chargeId };
 }
 
-const refundInput = (chargeId: string, amountCents: number): RefundInput => ({ refundId: crypto.randomUUID(), chargeId, amountCents, reason: 'teste', idempotencyKey: null, requestedBy: null });
+const refundInput = (chargeId: string, amountCents: number): RefundInput => ({
+  refundId: crypto.randomUUID(),
+  chargeId,
+  amountCents,
+  reason: 'teste',
+  idempotencyKey: null,
+  requestedBy: null,
+});
 
 /** Runs the real activities; `afterReserve` runs once the reservation has committed, before anything is sent. */
-async function withWorker<T>(provider: FakePixProvider, hooks: { beforeReserve?: () => Promise<void>; afterReserve?: () => Promise<void> }, fn: (taskQueue: string) => Promise<T>): Promise<T> {
+async function withWorker<T>(
+  provider: FakePixProvider,
+  hooks: { beforeReserve?: () => Promise<void>; afterReserve?: () => Promise<void> },
+  fn: (taskQueue: string) => Promise<T>,
+): Promise<T> {
   const activities = wf.activities(provider);
   return wf.withWorker(
     {
@@ -81,9 +117,13 @@ it('a freeze that commits after the API check is seen under the merchant lock: r
   const { merchantId, chargeId } = await paidCharge();
   const provider = new FakePixProvider();
   const input = refundInput(chargeId, 4_000);
-  const refused = await withWorker(provider, { beforeReserve: () => setWithdrawalsFrozen(wf.sequelize, merchantId, true) }, async (taskQueue) => {
-    return request(taskQueue, input, merchantId).catch((err: unknown) => err);
-  });
+  const refused = await withWorker(
+    provider,
+    { beforeReserve: () => setWithdrawalsFrozen(wf.sequelize, merchantId, true) },
+    async (taskQueue) => {
+      return request(taskQueue, input, merchantId).catch((err: unknown) => err);
+    },
+  );
   expect(refused).toBeInstanceOf(WorkflowUpdateFailedError);
   expect((refused as WorkflowUpdateFailedError).cause).toMatchObject({ type: RefundFailureTypes.merchantFrozen });
   expect(await Refund.findByPk(input.refundId)).toBeNull();
@@ -95,17 +135,21 @@ it('a refund reserved before the freeze is parked, not sent, however long it las
   const { merchantId, chargeId } = await paidCharge();
   const provider = new FakePixProvider();
   const input = refundInput(chargeId, 4_000);
-  const outcome = await withWorker(provider, { afterReserve: () => setWithdrawalsFrozen(wf.sequelize, merchantId, true) }, async (taskQueue) => {
-    expect(await request(taskQueue, input, merchantId)).toMatchObject({ status: 'PROCESSING' });
-    const handle = wf.env.client.workflow.getHandle(refundWorkflowId(input.refundId));
-    await waitFor(async () => (await handle.query(refundStatusQuery)) === 'PARKED', 'the refund to park');
-    await wf.env.sleep('3 hours');
-    expect(provider.transfers.size).toBe(0);
-    expect(await Refund.findByPk(input.refundId)).toMatchObject({ status: 'PROCESSING' });
-    expect(await balance(wf.sequelize, accounts.merchantReserved(merchantId))).toBe(4_000);
-    await setWithdrawalsFrozen(wf.sequelize, merchantId, false);
-    return handle.result();
-  });
+  const outcome = await withWorker(
+    provider,
+    { afterReserve: () => setWithdrawalsFrozen(wf.sequelize, merchantId, true) },
+    async (taskQueue) => {
+      expect(await request(taskQueue, input, merchantId)).toMatchObject({ status: 'PROCESSING' });
+      const handle = wf.env.client.workflow.getHandle(refundWorkflowId(input.refundId));
+      await waitFor(async () => (await handle.query(refundStatusQuery)) === 'PARKED', 'the refund to park');
+      await wf.env.sleep('3 hours');
+      expect(provider.transfers.size).toBe(0);
+      expect(await Refund.findByPk(input.refundId)).toMatchObject({ status: 'PROCESSING' });
+      expect(await balance(wf.sequelize, accounts.merchantReserved(merchantId))).toBe(4_000);
+      await setWithdrawalsFrozen(wf.sequelize, merchantId, false);
+      return handle.result();
+    },
+  );
   expect(outcome).toMatchObject({ status: 'SUCCEEDED' });
   expect([...provider.transfers.keys()]).toEqual([input.refundId]);
   expect(await balance(wf.sequelize, accounts.merchantReserved(merchantId))).toBe(0);
@@ -116,15 +160,23 @@ it("an operator's cancel of a parked refund releases its shares after the grace 
   const { merchantId, chargeId } = await paidCharge();
   const provider = new FakePixProvider();
   const input = refundInput(chargeId, 2_500);
-  const outcome = await withWorker(provider, { afterReserve: () => setWithdrawalsFrozen(wf.sequelize, merchantId, true) }, async (taskQueue) => {
-    await request(taskQueue, input, merchantId);
-    const handle = wf.env.client.workflow.getHandle(refundWorkflowId(input.refundId));
-    await waitFor(async () => (await handle.query(refundStatusQuery)) === 'PARKED', 'the refund to park');
-    await handle.cancel();
-    return handle.result();
-  });
+  const outcome = await withWorker(
+    provider,
+    { afterReserve: () => setWithdrawalsFrozen(wf.sequelize, merchantId, true) },
+    async (taskQueue) => {
+      await request(taskQueue, input, merchantId);
+      const handle = wf.env.client.workflow.getHandle(refundWorkflowId(input.refundId));
+      await waitFor(async () => (await handle.query(refundStatusQuery)) === 'PARKED', 'the refund to park');
+      await handle.cancel();
+      return handle.result();
+    },
+  );
   expect(outcome).toMatchObject({ status: 'FAILED' });
-  expect(await Refund.findByPk(input.refundId)).toMatchObject({ status: 'FAILED', failureCode: 'CANCELLED', failureReason: 'cancelled before the transfer was sent' });
+  expect(await Refund.findByPk(input.refundId)).toMatchObject({
+    status: 'FAILED',
+    failureCode: 'CANCELLED',
+    failureReason: 'cancelled before the transfer was sent',
+  });
   expect(provider.transfers.size).toBe(0);
   expect(provider.lookupCalls).toBeGreaterThan(0);
   expect(await balance(wf.sequelize, accounts.merchantReserved(merchantId))).toBe(0);

@@ -26,16 +26,26 @@ afterEach(async () => {
   await assertLedgerInvariant(wf.sequelize);
 });
 
-async function merchantWith(schedule: { frequency: 'D0' | 'D1' | 'WEEKLY'; minimumAmountCents: number } | null): Promise<string> {
+async function merchantWith(
+  schedule: { frequency: 'D0' | 'D1' | 'WEEKLY'; minimumAmountCents: number } | null,
+): Promise<string> {
   const { merchantId } = await createMerchantWithCredential(
     wf.sequelize,
-    { name: 'Loja Repasse WF', pixKey: `repasse+${crypto.randomUUID().slice(0, 8)}@loja.com.br`, pixKeyType: 'EMAIL', withdrawalFeeCents: FEE },
+    {
+      name: 'Loja Repasse WF',
+      pixKey: `repasse+${crypto.randomUUID().slice(0, 8)}@loja.com.br`,
+      pixKeyType: 'EMAIL',
+      withdrawalFeeCents: FEE,
+    },
     crypto.randomBytes(32).toString('hex'),
   );
   if (schedule) {
-    await wf.sequelize.query(`INSERT INTO settlement_schedules (merchant_id, frequency, minimum_amount_cents) VALUES (:merchantId, :frequency, :minimum)`, {
-      replacements: { merchantId, frequency: schedule.frequency, minimum: schedule.minimumAmountCents },
-    });
+    await wf.sequelize.query(
+      `INSERT INTO settlement_schedules (merchant_id, frequency, minimum_amount_cents) VALUES (:merchantId, :frequency, :minimum)`,
+      {
+        replacements: { merchantId, frequency: schedule.frequency, minimum: schedule.minimumAmountCents },
+      },
+    );
   }
   return merchantId;
 }
@@ -43,7 +53,9 @@ async function merchantWith(schedule: { frequency: 'D0' | 'D1' | 'WEEKLY'; minim
 /** Books a paid charge's credit; `at` back-dates its postings (money that arrived on an earlier day). */
 async function fund(merchantId: string, amountCents: number, at?: Date): Promise<void> {
   const chargeId = crypto.randomUUID();
-  await wf.sequelize.transaction((t) => writeLedgerEntry(wf.sequelize, chargePaidEntry({ chargeId, merchantId, amountCents, feeCents: 0, splits: [] }), t));
+  await wf.sequelize.transaction((t) =>
+    writeLedgerEntry(wf.sequelize, chargePaidEntry({ chargeId, merchantId, amountCents, feeCents: 0, splits: [] }), t),
+  );
   if (at) {
     // Postings are immutable (a trigger refuses updates); only this test transaction skips
     // triggers, to pretend the money arrived yesterday. Amounts and accounts are untouched.
@@ -57,16 +69,29 @@ async function fund(merchantId: string, amountCents: number, at?: Date): Promise
   }
 }
 
-async function run(merchantId: string, provider: FakePixProvider): Promise<{ result: ScheduledSettlementResult; workflowId: string }> {
+async function run(
+  merchantId: string,
+  provider: FakePixProvider,
+): Promise<{ result: ScheduledSettlementResult; workflowId: string }> {
   const workflowId = `settlement-${merchantId}-${new Date().toISOString()}`;
-  const result = await wf.withWorker(wf.activities(provider), (taskQueue) => wf.env.client.workflow.execute('scheduledSettlement', { taskQueue, workflowId, args: [{ merchantId }] }));
+  const result = await wf.withWorker(wf.activities(provider), (taskQueue) =>
+    wf.env.client.workflow.execute('scheduledSettlement', { taskQueue, workflowId, args: [{ merchantId }] }),
+  );
   return { result: result as ScheduledSettlementResult, workflowId };
 }
 
 const available = (merchantId: string) => balance(wf.sequelize, accounts.merchantAvailable(merchantId));
 
 async function settlementRows(merchantId: string) {
-  return wf.sequelize.query<{ id: string; withdrawal_id: string; trigger: string; schedule_run_id: string; schedule_frequency: string; status: string; amount_cents: string }>(
+  return wf.sequelize.query<{
+    id: string;
+    withdrawal_id: string;
+    trigger: string;
+    schedule_run_id: string;
+    schedule_frequency: string;
+    status: string;
+    amount_cents: string;
+  }>(
     `SELECT s.id, s.withdrawal_id, s.trigger, s.schedule_run_id, s.schedule_frequency, w.status, w.amount_cents FROM settlements s JOIN withdrawals w ON w.id = s.withdrawal_id WHERE s.merchant_id = :merchantId`,
     { replacements: { merchantId }, type: QueryTypes.SELECT },
   );
@@ -78,13 +103,25 @@ it('D0 through a provider outage: everything available minus the fee, one transf
   const provider = new FakePixProvider();
   provider.transientTransferFailures = 4;
   const { result, workflowId } = await run(merchantId, provider);
-  expect(result).toMatchObject({ merchantId, plan: { kind: 'SETTLE', frequency: 'D0', amountCents: 50_000 - FEE }, status: 'COMPLETED' });
+  expect(result).toMatchObject({
+    merchantId,
+    plan: { kind: 'SETTLE', frequency: 'D0', amountCents: 50_000 - FEE },
+    status: 'COMPLETED',
+  });
   expect(provider.transfers.size).toBe(1);
   expect(provider.transfers.get(result.settlementId!)?.amountCents).toBe(50_000 - FEE);
   expect(await available(merchantId)).toBe(0);
   expect(await balance(wf.sequelize, accounts.merchantReserved(merchantId))).toBe(0);
   expect(await settlementRows(merchantId)).toEqual([
-    { id: result.settlementId, withdrawal_id: result.settlementId, trigger: 'SCHEDULED', schedule_run_id: workflowId, schedule_frequency: 'D0', status: 'COMPLETED', amount_cents: String(50_000 - FEE) },
+    {
+      id: result.settlementId,
+      withdrawal_id: result.settlementId,
+      trigger: 'SCHEDULED',
+      schedule_run_id: workflowId,
+      schedule_frequency: 'D0',
+      status: 'COMPLETED',
+      amount_cents: String(50_000 - FEE),
+    },
   ]);
 });
 
@@ -92,10 +129,17 @@ it('below the minimum, or with no schedule config: skips and records nothing', a
   const small = await merchantWith({ frequency: 'D0', minimumAmountCents: 10_000 });
   await fund(small, 5_000);
   const provider = new FakePixProvider();
-  expect((await run(small, provider)).result).toMatchObject({ plan: { kind: 'SKIP', reason: 'BELOW_MINIMUM', amountCents: 5_000 - FEE, minimumAmountCents: 10_000 }, settlementId: null, status: null });
+  expect((await run(small, provider)).result).toMatchObject({
+    plan: { kind: 'SKIP', reason: 'BELOW_MINIMUM', amountCents: 5_000 - FEE, minimumAmountCents: 10_000 },
+    settlementId: null,
+    status: null,
+  });
   const unconfigured = await merchantWith(null);
   await fund(unconfigured, 5_000);
-  expect((await run(unconfigured, provider)).result).toMatchObject({ plan: { kind: 'SKIP', reason: 'NO_SCHEDULE' }, settlementId: null });
+  expect((await run(unconfigured, provider)).result).toMatchObject({
+    plan: { kind: 'SKIP', reason: 'NO_SCHEDULE' },
+    settlementId: null,
+  });
   expect(provider.transfers.size).toBe(0);
   expect(await settlementRows(small)).toEqual([]);
   expect(await available(small)).toBe(5_000);
@@ -109,7 +153,10 @@ it("D1 settles what the previous day ended with, not today's money", async () =>
   await fund(merchantId, 7_000, new Date(cutoff + 60_000)); // arrived today: left for tomorrow's run
   const provider = new FakePixProvider();
   const { result } = await run(merchantId, provider);
-  expect(result).toMatchObject({ plan: { kind: 'SETTLE', frequency: 'D1', amountCents: 20_000 - FEE }, status: 'COMPLETED' });
+  expect(result).toMatchObject({
+    plan: { kind: 'SETTLE', frequency: 'D1', amountCents: 20_000 - FEE },
+    status: 'COMPLETED',
+  });
   expect(await available(merchantId)).toBe(7_000);
 });
 

@@ -34,10 +34,24 @@ async function delivery(path: string): Promise<{ deliveryId: string; webhookId: 
   const eventId = crypto.randomUUID();
   const deliveryId = crypto.randomUUID();
   await WebhookEndpoint.create({
-    id: webhookId, merchantId, chargeId: null, url: `${receiver.url}${path}`, events: ['charge.paid'], description: null,
-    secretCiphertext: encryptSecret('whsec_test', key), previousSecretCiphertext: null, previousSecretExpiresAt: null, disabledAt: null, disabledReason: null,
+    id: webhookId,
+    merchantId,
+    chargeId: null,
+    url: `${receiver.url}${path}`,
+    events: ['charge.paid'],
+    description: null,
+    secretCiphertext: encryptSecret('whsec_test', key),
+    previousSecretCiphertext: null,
+    previousSecretExpiresAt: null,
+    disabledAt: null,
+    disabledReason: null,
   });
-  const body = JSON.stringify({ eventId, type: 'charge.paid', createdAt: new Date().toISOString(), data: { id: 'c1', status: 'PAID' } });
+  const body = JSON.stringify({
+    eventId,
+    type: 'charge.paid',
+    createdAt: new Date().toISOString(),
+    data: { id: 'c1', status: 'PAID' },
+  });
   await wf.sequelize.query(
     `INSERT INTO outbox_events (id, dedup_key, merchant_id, type, aggregate_type, aggregate_id, payload, dispatched_at) VALUES (:eventId, :dedup, :merchantId, 'charge.paid', 'charge', :agg, '{}', now())`,
     { replacements: { eventId, dedup: `charge.paid:${eventId}`, merchantId, agg: eventId } },
@@ -57,14 +71,20 @@ async function attempts(deliveryId: string) {
 }
 
 async function withWorker<T>(fn: (taskQueue: string) => Promise<T>): Promise<T> {
-  return wf.withWorker(wf.activities(undefined, { secretsKey: key, allowPrivateDestinations: true }), fn, { prefix: 'wh' });
+  return wf.withWorker(wf.activities(undefined, { secretsKey: key, allowPrivateDestinations: true }), fn, {
+    prefix: 'wh',
+  });
 }
 
 it('delivers to a receiver that was down for 6 hours once it is back, recording every failed attempt', async () => {
   const d = await delivery('/down-6h');
   receiver.status = 503;
   const result = await withWorker(async (taskQueue) => {
-    const handle = await wf.env.client.workflow.start('webhookDelivery', { taskQueue, workflowId: deliveryWorkflowId(d.deliveryId), args: [{ deliveryId: d.deliveryId }] });
+    const handle = await wf.env.client.workflow.start('webhookDelivery', {
+      taskQueue,
+      workflowId: deliveryWorkflowId(d.deliveryId),
+      args: [{ deliveryId: d.deliveryId }],
+    });
     await wf.env.sleep('6 hours');
     receiver.status = 200;
     return handle.result();
@@ -78,7 +98,10 @@ it('delivers to a receiver that was down for 6 hours once it is back, recording 
   const hits = receiver.received.filter((r) => r.path === '/down-6h');
   expect(new Set(hits.map((h) => h.headers['gateway-event-id']))).toEqual(new Set([d.eventId]));
   expect(hits.map((h) => Number(h.headers['gateway-delivery-attempt']))).toEqual(log.map((a) => a.attempt));
-  const [row] = await wf.sequelize.query<{ status: string }>(`SELECT status FROM webhook_deliveries WHERE id = :id`, { replacements: { id: d.deliveryId }, type: QueryTypes.SELECT });
+  const [row] = await wf.sequelize.query<{ status: string }>(`SELECT status FROM webhook_deliveries WHERE id = :id`, {
+    replacements: { id: d.deliveryId },
+    type: QueryTypes.SELECT,
+  });
   expect(row.status).toBe('SUCCEEDED');
 });
 
@@ -86,24 +109,38 @@ it('ends FAILED after 3 days of non-2xx answers, at the documented attempt count
   const d = await delivery('/never');
   receiver.status = 500;
   const result = await withWorker(async (taskQueue) => {
-    const handle = await wf.env.client.workflow.start('webhookDelivery', { taskQueue, workflowId: deliveryWorkflowId(d.deliveryId), args: [{ deliveryId: d.deliveryId }] });
+    const handle = await wf.env.client.workflow.start('webhookDelivery', {
+      taskQueue,
+      workflowId: deliveryWorkflowId(d.deliveryId),
+      args: [{ deliveryId: d.deliveryId }],
+    });
     return handle.result();
   });
   receiver.status = 200;
   expect(result).toBe('FAILED');
   expect(await attempts(d.deliveryId)).toHaveLength(retryOffsetsMs().length);
   expect(retryOffsetsMs().length).toBeGreaterThanOrEqual(15);
-  const [row] = await wf.sequelize.query<{ status: string }>(`SELECT status FROM webhook_deliveries WHERE id = :id`, { replacements: { id: d.deliveryId }, type: QueryTypes.SELECT });
+  const [row] = await wf.sequelize.query<{ status: string }>(`SELECT status FROM webhook_deliveries WHERE id = :id`, {
+    replacements: { id: d.deliveryId },
+    type: QueryTypes.SELECT,
+  });
   expect(row.status).toBe('FAILED');
   const endpoint = await WebhookEndpoint.findByPk(d.webhookId);
-  expect(endpoint).toMatchObject({ active: false, disabledReason: expect.stringMatching(/no successful delivery for 3 days/) });
+  expect(endpoint).toMatchObject({
+    active: false,
+    disabledReason: expect.stringMatching(/no successful delivery for 3 days/),
+  });
 });
 
 it('stops retrying when the endpoint is disabled (CANCELLED)', async () => {
   const d = await delivery('/disabled');
   receiver.status = 500;
   const result = await withWorker(async (taskQueue) => {
-    const handle = await wf.env.client.workflow.start('webhookDelivery', { taskQueue, workflowId: deliveryWorkflowId(d.deliveryId), args: [{ deliveryId: d.deliveryId }] });
+    const handle = await wf.env.client.workflow.start('webhookDelivery', {
+      taskQueue,
+      workflowId: deliveryWorkflowId(d.deliveryId),
+      args: [{ deliveryId: d.deliveryId }],
+    });
     await wf.env.sleep('1 minute');
     await WebhookEndpoint.update({ active: false }, { where: { id: d.webhookId } });
     return handle.result();
@@ -116,7 +153,11 @@ it('never follows a redirect: a 3xx is a failed attempt', async () => {
   const d = await delivery('/moved');
   receiver.status = 302;
   const result = await withWorker(async (taskQueue) => {
-    const handle = await wf.env.client.workflow.start('webhookDelivery', { taskQueue, workflowId: deliveryWorkflowId(d.deliveryId), args: [{ deliveryId: d.deliveryId }] });
+    const handle = await wf.env.client.workflow.start('webhookDelivery', {
+      taskQueue,
+      workflowId: deliveryWorkflowId(d.deliveryId),
+      args: [{ deliveryId: d.deliveryId }],
+    });
     await wf.env.sleep('2 minutes');
     await WebhookEndpoint.update({ active: false }, { where: { id: d.webhookId } });
     return handle.result();
@@ -147,8 +188,14 @@ it('sweeps expired idempotency keys and replay-guard entries, keeping live ones'
   const swept = await createWebhookActivities({ sequelize: wf.sequelize }).sweepExpired();
   expect(swept.idempotencyKeys).toBeGreaterThanOrEqual(1);
   expect(swept.signatures).toBeGreaterThanOrEqual(1);
-  const keys = await wf.sequelize.query<{ key: string }>(`SELECT key FROM idempotency_records WHERE scope = 'test' AND merchant_id = :merchantId`, { replacements: { merchantId }, type: QueryTypes.SELECT });
+  const keys = await wf.sequelize.query<{ key: string }>(
+    `SELECT key FROM idempotency_records WHERE scope = 'test' AND merchant_id = :merchantId`,
+    { replacements: { merchantId }, type: QueryTypes.SELECT },
+  );
   expect(keys.map((k) => k.key)).toEqual(['live-key']);
-  const sigs = await wf.sequelize.query<{ signature: string }>(`SELECT signature FROM request_signatures_seen WHERE credential_id = :c`, { replacements: { c: credentialId }, type: QueryTypes.SELECT });
+  const sigs = await wf.sequelize.query<{ signature: string }>(
+    `SELECT signature FROM request_signatures_seen WHERE credential_id = :c`,
+    { replacements: { c: credentialId }, type: QueryTypes.SELECT },
+  );
   expect(sigs.map((s) => s.signature)).toEqual(['new']);
 });

@@ -39,8 +39,17 @@ async function delivery(url: string): Promise<string> {
   const eventId = crypto.randomUUID();
   const deliveryId = crypto.randomUUID();
   await WebhookEndpoint.create({
-    id: webhookId, merchantId, chargeId: null, url, events: ['charge.paid'], description: null,
-    secretCiphertext: encryptSecret('whsec_test', key), previousSecretCiphertext: null, previousSecretExpiresAt: null, disabledAt: null, disabledReason: null,
+    id: webhookId,
+    merchantId,
+    chargeId: null,
+    url,
+    events: ['charge.paid'],
+    description: null,
+    secretCiphertext: encryptSecret('whsec_test', key),
+    previousSecretCiphertext: null,
+    previousSecretExpiresAt: null,
+    disabledAt: null,
+    disabledReason: null,
   });
   await wf.sequelize.query(
     `INSERT INTO outbox_events (id, dedup_key, merchant_id, type, aggregate_type, aggregate_id, payload, dispatched_at) VALUES (:eventId, :dedup, :merchantId, 'charge.paid', 'charge', :agg, '{}', now())`,
@@ -55,14 +64,26 @@ async function delivery(url: string): Promise<string> {
 
 /** The delivery as the merchant reads it (`GET /sellers/webhook-deliveries/{id}`). */
 async function readBack(deliveryId: string) {
-  const [d] = await wf.sequelize.query<DeliveryRow>(`SELECT * FROM webhook_deliveries WHERE id = :deliveryId`, { replacements: { deliveryId }, type: QueryTypes.SELECT });
-  const attempts = await wf.sequelize.query<AttemptRow>(`SELECT * FROM webhook_delivery_attempts WHERE delivery_id = :deliveryId ORDER BY attempt`, { replacements: { deliveryId }, type: QueryTypes.SELECT });
+  const [d] = await wf.sequelize.query<DeliveryRow>(`SELECT * FROM webhook_deliveries WHERE id = :deliveryId`, {
+    replacements: { deliveryId },
+    type: QueryTypes.SELECT,
+  });
+  const attempts = await wf.sequelize.query<AttemptRow>(
+    `SELECT * FROM webhook_delivery_attempts WHERE delivery_id = :deliveryId ORDER BY attempt`,
+    { replacements: { deliveryId }, type: QueryTypes.SELECT },
+  );
   return presentDelivery(d, attempts);
 }
 
 function expectRefused(shown: Awaited<ReturnType<typeof readBack>>) {
-  expect(shown).toMatchObject({ status: 'PENDING', lastStatusCode: null, lastError: expect.stringMatching(/^DESTINATION_NOT_ALLOWED\b/) });
-  expect(shown.attemptLog).toEqual([expect.objectContaining({ attempt: 1, statusCode: null, success: false, error: shown.lastError })]);
+  expect(shown).toMatchObject({
+    status: 'PENDING',
+    lastStatusCode: null,
+    lastError: expect.stringMatching(/^DESTINATION_NOT_ALLOWED\b/),
+  });
+  expect(shown.attemptLog).toEqual([
+    expect.objectContaining({ attempt: 1, statusCode: null, success: false, error: shown.lastError }),
+  ]);
   expect(JSON.stringify(shown.attemptLog![0].error)).not.toMatch(/127\.0\.0\.1|7f00|ECONN|refused:|\d+\.\d+\.\d+\.\d+/);
 }
 
@@ -71,8 +92,15 @@ it.each(['http://[::ffff:127.0.0.1]:PORT/direct-mapped', 'http://127.0.0.1:PORT/
   async (raw) => {
     const url = raw.replace('PORT', port);
     const deliveryId = await delivery(url);
-    const activities = createWebhookActivities({ sequelize: wf.sequelize, secretsKey: key, allowPrivateDestinations: false });
-    await expect(activities.attemptDelivery({ deliveryId, attempt: 1 })).resolves.toEqual({ outcome: 'FAILED', statusCode: null });
+    const activities = createWebhookActivities({
+      sequelize: wf.sequelize,
+      secretsKey: key,
+      allowPrivateDestinations: false,
+    });
+    await expect(activities.attemptDelivery({ deliveryId, attempt: 1 })).resolves.toEqual({
+      outcome: 'FAILED',
+      statusCode: null,
+    });
     expectRefused(await readBack(deliveryId));
     expect(receiver.received.filter((r) => r.path.startsWith('/direct'))).toEqual([]);
   },
@@ -88,8 +116,16 @@ it('refuses a name that rebinds to 127.0.0.1 after passing the registration chec
   const url = `http://rebind.attacker.test:${port}/rebound`;
   await expect(assertWebhookDestination(url, 'url', { allowPrivate: false, lookup })).resolves.toBe(url);
   const deliveryId = await delivery(url);
-  const activities = createWebhookActivities({ sequelize: wf.sequelize, secretsKey: key, allowPrivateDestinations: false, lookup });
-  await expect(activities.attemptDelivery({ deliveryId, attempt: 1 })).resolves.toEqual({ outcome: 'FAILED', statusCode: null });
+  const activities = createWebhookActivities({
+    sequelize: wf.sequelize,
+    secretsKey: key,
+    allowPrivateDestinations: false,
+    lookup,
+  });
+  await expect(activities.attemptDelivery({ deliveryId, attempt: 1 })).resolves.toEqual({
+    outcome: 'FAILED',
+    statusCode: null,
+  });
   expectRefused(await readBack(deliveryId));
   expect(asked).toEqual(['rebind.attacker.test', 'rebind.attacker.test']);
   expect(receiver.received.filter((r) => r.path === '/rebound')).toEqual([]);

@@ -32,7 +32,11 @@ beforeAll(async () => {
   ));
   // Money to withdraw, booked as a paid charge would book it.
   await wf.sequelize.transaction((t) =>
-    writeLedgerEntry(wf.sequelize, chargePaidEntry({ chargeId: crypto.randomUUID(), merchantId, amountCents: 1_000_000, feeCents: 0, splits: [] }), t),
+    writeLedgerEntry(
+      wf.sequelize,
+      chargePaidEntry({ chargeId: crypto.randomUUID(), merchantId, amountCents: 1_000_000, feeCents: 0, splits: [] }),
+      t,
+    ),
   );
 });
 
@@ -49,12 +53,20 @@ const input = (amountCents = 10_000): WithdrawalInput => ({
   userId: null,
 });
 
-async function withWorker<T>(provider: FakePixProvider, fn: (taskQueue: string) => Promise<T>, wrap: (a: Activities) => Activities = (a) => a): Promise<T> {
+async function withWorker<T>(
+  provider: FakePixProvider,
+  fn: (taskQueue: string) => Promise<T>,
+  wrap: (a: Activities) => Activities = (a) => a,
+): Promise<T> {
   return wf.withWorker(wrap(wf.activities(provider)), fn);
 }
 
 function start(taskQueue: string, args: WithdrawalInput) {
-  return wf.env.client.workflow.start('withdrawalLifecycle', { taskQueue, workflowId: withdrawalWorkflowId(args.withdrawalId), args: [args] });
+  return wf.env.client.workflow.start('withdrawalLifecycle', {
+    taskQueue,
+    workflowId: withdrawalWorkflowId(args.withdrawalId),
+    args: [args],
+  });
 }
 
 const available = () => balance(wf.sequelize, accounts.merchantAvailable(merchantId));
@@ -80,7 +92,13 @@ it('retries the transfer through a provider outage, then completes and moves the
   const outcome = await withWorker(provider, async (tq) => {
     const handle = await start(tq, args);
     const reservation = await handle.executeUpdate(requestWithdrawalUpdate);
-    expect(reservation).toEqual({ withdrawalId: args.withdrawalId, status: 'PROCESSING', amountCents: 10_000, feeCents: FEE, totalDebitedCents: 10_000 + FEE });
+    expect(reservation).toEqual({
+      withdrawalId: args.withdrawalId,
+      status: 'PROCESSING',
+      amountCents: 10_000,
+      feeCents: FEE,
+      totalDebitedCents: 10_000 + FEE,
+    });
     return handle.result();
   });
 
@@ -144,7 +162,11 @@ it('returns the reserve when cancelled before the transfer was sent', async () =
   );
 
   expect(provider.transferCalls).toBe(0);
-  expect(await Withdrawal.findByPk(args.withdrawalId)).toMatchObject({ status: 'CANCELLED', failureReason: 'cancelled before the transfer was sent', providerTransferId: null });
+  expect(await Withdrawal.findByPk(args.withdrawalId)).toMatchObject({
+    status: 'CANCELLED',
+    failureReason: 'cancelled before the transfer was sent',
+    providerTransferId: null,
+  });
   expect(await available()).toBe(availableBefore);
   expect(await reserved()).toBe(0);
 });
@@ -179,7 +201,10 @@ it('cancelled after the provider made the transfer (answers lost): completes, ne
   const outcome = await withWorker(provider, async (tq) => {
     const handle = await start(tq, args);
     await handle.executeUpdate(requestWithdrawalUpdate);
-    await waitFor(async () => provider.transferCalls >= 1 && provider.lookupCalls >= 1, 'the transfer to be sent and its answer lost');
+    await waitFor(
+      async () => provider.transferCalls >= 1 && provider.lookupCalls >= 1,
+      'the transfer to be sent and its answer lost',
+    );
     await handle.cancel();
     provider.lookupUnavailable = false;
     return handle.result();
@@ -200,7 +225,17 @@ it('fails on a refused Pix key and returns the whole reserve, fee included', asy
     crypto.randomBytes(32).toString('hex'),
   );
   await wf.sequelize.transaction((t) =>
-    writeLedgerEntry(wf.sequelize, chargePaidEntry({ chargeId: crypto.randomUUID(), merchantId: other.merchantId, amountCents: 50_000, feeCents: 0, splits: [] }), t),
+    writeLedgerEntry(
+      wf.sequelize,
+      chargePaidEntry({
+        chargeId: crypto.randomUUID(),
+        merchantId: other.merchantId,
+        amountCents: 50_000,
+        feeCents: 0,
+        splits: [],
+      }),
+      t,
+    ),
   );
   const args = { ...input(50_000 - FEE), merchantId: other.merchantId };
   const outcome = await withWorker(provider, async (tq) => {
@@ -232,13 +267,21 @@ it('gives up reserving durably: a late reserve attempt finds the terminal row an
     },
     (a) => {
       real = a.reserveWithdrawal;
-      return { ...a, reserveWithdrawal: async () => { throw new Error('database connection lost'); } };
+      return {
+        ...a,
+        reserveWithdrawal: async () => {
+          throw new Error('database connection lost');
+        },
+      };
     },
   );
   // The timed-out attempt commits late: it must not reserve.
   const late = await real!(args).catch((e: unknown) => e);
   expect(late).not.toMatchObject({ status: 'PROCESSING' });
-  expect(await Withdrawal.findByPk(args.withdrawalId)).toMatchObject({ status: 'FAILED', failureCode: 'NOT_PROCESSED' });
+  expect(await Withdrawal.findByPk(args.withdrawalId)).toMatchObject({
+    status: 'FAILED',
+    failureCode: 'NOT_PROCESSED',
+  });
   expect(await available()).toBe(availableBefore);
   expect(await reserved()).toBe(0);
   expect(provider.transferCalls).toBe(0);

@@ -11,22 +11,45 @@
  * Then finishBoletoBatch counts the rows and closes the batch (COMPLETED or
  * COMPLETED_WITH_FAILURES). One activity per item keeps a 1,000-item history near 4,000 events.
  */
-import { ApplicationFailure, allHandlersFinished, condition, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import type { BoletoBatchActivities } from '../../activities/boletoBatches';
 import { BusinessStatusKey } from '../searchAttributes';
 import { acceptBoletoBatchUpdate, boletoBatchProgressQuery } from './definitions';
-import { BoletoBatchFailureTypes, MAX_BOLETO_ITEM_ATTEMPTS, type BoletoBatchAccepted, type BoletoBatchInput, type BoletoBatchOutcome } from './types';
+import {
+  BoletoBatchFailureTypes,
+  MAX_BOLETO_ITEM_ATTEMPTS,
+  type BoletoBatchAccepted,
+  type BoletoBatchInput,
+  type BoletoBatchOutcome,
+} from './types';
 
 // On the synchronous path of POST /boletos: a few quick tries, then the API answers 503.
 const loading = proxyActivities<BoletoBatchActivities>({
   startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumAttempts: 3, nonRetryableErrorTypes: [BoletoBatchFailureTypes.batchNotFound] },
+  retry: {
+    initialInterval: '500 milliseconds',
+    backoffCoefficient: 2,
+    maximumAttempts: 3,
+    nonRetryableErrorTypes: [BoletoBatchFailureTypes.batchNotFound],
+  },
 });
 
 // One try per attempt: each try waits for a ChargeLifecycle's issue (itself a few provider tries).
 const issuing = proxyActivities<BoletoBatchActivities>({
   startToCloseTimeout: '90 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: MAX_BOLETO_ITEM_ATTEMPTS },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    maximumAttempts: MAX_BOLETO_ITEM_ATTEMPTS,
+  },
 });
 
 // Recording outcomes must eventually happen: retried until it does.
@@ -75,7 +98,11 @@ export async function boletoBatch(input: BoletoBatchInput): Promise<BoletoBatchO
         // Out of tries on something that is not an issue failure (database, worker): the row
         // still gets an outcome.
         const message = String((err as { cause?: { message?: unknown } }).cause?.message ?? 'issue failed');
-        await recording.failBoletoBatchItem({ itemId, code: 'ISSUE_FAILED', message: `the boleto could not be issued after ${MAX_BOLETO_ITEM_ATTEMPTS} tries (${message.slice(0, 200)})` });
+        await recording.failBoletoBatchItem({
+          itemId,
+          code: 'ISSUE_FAILED',
+          message: `the boleto could not be issued after ${MAX_BOLETO_ITEM_ATTEMPTS} tries (${message.slice(0, 200)})`,
+        });
       }
       done++;
     }

@@ -114,9 +114,13 @@ export async function chargeLifecycle(input: ChargeLifecycleInput): Promise<Char
     {
       validator: ({ reason }) => {
         if (phase !== 'PENDING') {
-          throw ApplicationFailure.nonRetryable(`charge is ${phase}, only PENDING charges can be cancelled`, ChargeFailureTypes.notCancellable);
+          throw ApplicationFailure.nonRetryable(
+            `charge is ${phase}, only PENDING charges can be cancelled`,
+            ChargeFailureTypes.notCancellable,
+          );
         }
-        if (typeof reason !== 'string' || reason.length > 255) throw new Error('reason must be a string of at most 255 characters');
+        if (typeof reason !== 'string' || reason.length > 255)
+          throw new Error('reason must be a string of at most 255 characters');
       },
     },
   );
@@ -145,7 +149,12 @@ export async function chargeLifecycle(input: ChargeLifecycleInput): Promise<Char
     // recorded before this step replay without it.)
     const committed = patched('charge-issue-tombstone')
       ? await CancellationScope.nonCancellable(() =>
-          settling.abandonChargeIssue({ chargeId: input.chargeId, merchantId: input.merchantId, expiresAt: input.expiresAt, reason: failureMessage(err) }),
+          settling.abandonChargeIssue({
+            chargeId: input.chargeId,
+            merchantId: input.merchantId,
+            expiresAt: input.expiresAt,
+            reason: failureMessage(err),
+          }),
         )
       : null;
     if (committed) {
@@ -156,7 +165,9 @@ export async function chargeLifecycle(input: ChargeLifecycleInput): Promise<Char
       // The provider may have created the charge before failing us: close it so nobody pays a
       // charge the gateway never recorded.
       await CancellationScope.nonCancellable(() =>
-        isBoleto ? settling.closeOrphanProviderBoleto({ reference: input.chargeId }) : settling.closeOrphanProviderCharge({ reference: input.chargeId }),
+        isBoleto
+          ? settling.closeOrphanProviderBoleto({ reference: input.chargeId })
+          : settling.closeOrphanProviderCharge({ reference: input.chargeId }),
       );
       await condition(allHandlersFinished);
       return { chargeId: input.chargeId, status: phase };
@@ -213,7 +224,11 @@ export async function chargeLifecycle(input: ChargeLifecycleInput): Promise<Char
     await settling.finalizeUnpaidCharge({ chargeId: input.chargeId, status: closing, reason: cancelReason ?? null });
     setPhase(closing);
     if (closed.status === 'NO_RECORD') {
-      log.warn('the provider has no record of this charge; closed it without the provider', { chargeId: input.chargeId, providerChargeId, status: closing });
+      log.warn('the provider has no record of this charge; closed it without the provider', {
+        chargeId: input.chargeId,
+        providerChargeId,
+        status: closing,
+      });
       upsertSearchAttributes([{ key: BusinessStatusKey, value: `${closing}_NO_PROVIDER_RECORD` }]);
     }
     // A confirmation that arrived while the provider was closing, or while we finalized, is
@@ -243,7 +258,11 @@ function failureMessage(err: unknown): string {
 
 function toIssueFailure(err: unknown): ApplicationFailure {
   const cause = issueFailureReason(err);
-  if (cause instanceof ApplicationFailure && cause.type && Object.values<string>(ChargeFailureTypes).includes(cause.type)) {
+  if (
+    cause instanceof ApplicationFailure &&
+    cause.type &&
+    Object.values<string>(ChargeFailureTypes).includes(cause.type)
+  ) {
     return ApplicationFailure.nonRetryable(cause.message, cause.type);
   }
   return ApplicationFailure.nonRetryable('the Pix provider is unavailable', ChargeFailureTypes.providerUnavailable);

@@ -12,4 +12,5 @@ export const chargeStatusQuery = defineQuery<ChargePhase>('status');
 
 export const chargeWorkflowId = (chargeId: string) => `charge-${chargeId}`;
 /** `paymentKey` is core/pix/endToEndKey of the claimed endToEndId: provider text never goes into an id unchecked. */
-export const latePaymentWorkflowId = (chargeId: string, paymentKey: string) => `charge-late-payment-${chargeId}-${paymentKey}`;
+export const latePaymentWorkflowId = (chargeId: string, paymentKey: string) =>
+  `charge-late-payment-${chargeId}-${paymentKey}`;

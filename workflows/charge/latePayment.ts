@@ -14,7 +14,10 @@ const settling = proxyActivities<ChargeActivities>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes' },
 });
 
-export async function settleLatePayment(args: { chargeId: string; payment: PaymentConfirmation }): Promise<SettleOutcome> {
+export async function settleLatePayment(args: {
+  chargeId: string;
+  payment: PaymentConfirmation;
+}): Promise<SettleOutcome> {
   const { outcome } = await settling.settleChargePaid({ chargeId: args.chargeId, payment: args.payment });
   return outcome;
 }

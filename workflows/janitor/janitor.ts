@@ -30,7 +30,10 @@ export async function janitor(): Promise<JanitorResult> {
     } catch (err) {
       // One reservation that needs a person (a transfer that is not ours) must not stop the rest.
       const cause = (err as { cause?: unknown }).cause;
-      log.error('janitor could not reconcile a reservation', { ...target, error: cause instanceof ApplicationFailure ? cause.message : String(err) });
+      log.error('janitor could not reconcile a reservation', {
+        ...target,
+        error: cause instanceof ApplicationFailure ? cause.message : String(err),
+      });
       result.failed.push(`${target.kind}:${target.id}`);
     }
   }

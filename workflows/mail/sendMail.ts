@@ -39,7 +39,12 @@ export async function sendMail(input: { mailId: string }): Promise<MailOutcome> 
     const cause = err.cause;
     if (cause instanceof ApplicationFailure && cause.type === MailFailureTypes.notFound) return 'FAILED';
     const type = cause instanceof ApplicationFailure ? cause.type : undefined;
-    const reason = type === MailFailureTypes.rejected ? 'SMTP_REJECTED' : type === MailFailureTypes.unusable ? 'BODY_UNUSABLE' : 'GAVE_UP';
+    const reason =
+      type === MailFailureTypes.rejected
+        ? 'SMTP_REJECTED'
+        : type === MailFailureTypes.unusable
+          ? 'BODY_UNUSABLE'
+          : 'GAVE_UP';
     await bookkeeping.failMail({ mailId: input.mailId, reason });
     return 'FAILED';
   }

@@ -6,17 +6,38 @@
  * the refund flow (child refundLifecycle; its reservation consumes the block) and its outcome.
  * Once decided everything runs non-cancellable: money decisions are never half applied.
  */
-import { ApplicationFailure, CancellationScope, allHandlersFinished, condition, executeChild, proxyActivities, setHandler, upsertSearchAttributes, uuid4 } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  CancellationScope,
+  allHandlersFinished,
+  condition,
+  executeChild,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+  uuid4,
+} from '@temporalio/workflow';
 import type { MedActivities } from '../../activities/med';
 import { refundWorkflowId } from '../refund/definitions';
 import type { refundLifecycle } from '../refund/refundLifecycle';
 import { BusinessStatusKey } from '../searchAttributes';
 import { decideInfractionUpdate, infractionStatusQuery } from './definitions';
-import { DEFAULT_MED_DECISION, MedFailureTypes, requesterOf, type MedDecisionRequest, type MedInfractionInput } from './types';
+import {
+  DEFAULT_MED_DECISION,
+  MedFailureTypes,
+  requesterOf,
+  type MedDecisionRequest,
+  type MedInfractionInput,
+} from './types';
 
 const acts = proxyActivities<MedActivities>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes', nonRetryableErrorTypes: ['MedStateConflict', 'MedUnsupported'] },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '5 minutes',
+    nonRetryableErrorTypes: ['MedStateConflict', 'MedUnsupported'],
+  },
 });
 
 export async function medInfraction(input: MedInfractionInput): Promise<{ infractionId: string; status: string }> {
@@ -37,8 +58,10 @@ export async function medInfraction(input: MedInfractionInput): Promise<{ infrac
     },
     {
       validator: (request: MedDecisionRequest) => {
-        if (request.decision !== 'ACCEPT' && request.decision !== 'REJECT') throw ApplicationFailure.nonRetryable('decision must be ACCEPT or REJECT', 'InvalidDecision');
-        if (decision) throw ApplicationFailure.nonRetryable('this infraction was already decided', MedFailureTypes.alreadyDecided);
+        if (request.decision !== 'ACCEPT' && request.decision !== 'REJECT')
+          throw ApplicationFailure.nonRetryable('decision must be ACCEPT or REJECT', 'InvalidDecision');
+        if (decision)
+          throw ApplicationFailure.nonRetryable('this infraction was already decided', MedFailureTypes.alreadyDecided);
       },
     },
   );
@@ -50,12 +73,17 @@ export async function medInfraction(input: MedInfractionInput): Promise<{ infrac
   // condition() with a timeout ≤ 0 would not wait at all; 1 ms is "already due".
   if (!(await condition(() => decision !== undefined, Math.max(1, untilReminder)))) {
     await acts.remindMedDeadline({ infractionId: input.infractionId });
-    if (!(await condition(() => decision !== undefined, Math.max(1, deadline - Date.now())))) decision = DEFAULT_MED_DECISION;
+    if (!(await condition(() => decision !== undefined, Math.max(1, deadline - Date.now()))))
+      decision = DEFAULT_MED_DECISION;
   }
   const chosen = decision as MedDecisionRequest;
 
   await CancellationScope.nonCancellable(async () => {
-    await acts.answerMedAtProvider({ infractionId: input.infractionId, decision: chosen.decision, justification: chosen.justification });
+    await acts.answerMedAtProvider({
+      infractionId: input.infractionId,
+      decision: chosen.decision,
+      justification: chosen.justification,
+    });
     const refundId = uuid4();
     const result = await acts.recordMedDecision({ infractionId: input.infractionId, ...chosen, refundId });
     recorded = true;

@@ -9,7 +9,13 @@ import type { MedSyncInput, MedSyncResult } from './types';
 
 const acts = proxyActivities<MedActivities>({
   startToCloseTimeout: '2 minutes',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5, nonRetryableErrorTypes: ['MedUnsupported'] },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    maximumAttempts: 5,
+    nonRetryableErrorTypes: ['MedUnsupported'],
+  },
 });
 
 export async function medInfractionSync(input: MedSyncInput): Promise<MedSyncResult> {

@@ -18,7 +18,11 @@ export interface MedDecisionRequest {
 }
 
 /** No answer by the deadline: the claim is lost, as an unanswered card dispute is (README, "Pix infractions"). */
-export const DEFAULT_MED_DECISION: MedDecisionRequest = { decision: 'ACCEPT', justification: 'no analysis before the deadline', decidedBy: 'DEFAULT' };
+export const DEFAULT_MED_DECISION: MedDecisionRequest = {
+  decision: 'ACCEPT',
+  justification: 'no analysis before the deadline',
+  decidedBy: 'DEFAULT',
+};
 
 export interface MedSyncInput {
   /** Only for the answer's counts: the sync always pulls everything the provider has. */

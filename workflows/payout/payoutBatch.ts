@@ -36,7 +36,13 @@ import { BusinessStatusKey } from '../searchAttributes';
 import { batchProgressQuery, cancelBatchUpdate, reserveBatchUpdate } from './definitions';
 import { payoutChunk } from './payoutChunk';
 import { resolveItems } from './resolveItems';
-import { PayoutFailureTypes, type BatchOutcome, type BatchReservation, type ChunkResult, type PayoutBatchInput } from './types';
+import {
+  PayoutFailureTypes,
+  type BatchOutcome,
+  type BatchReservation,
+  type ChunkResult,
+  type PayoutBatchInput,
+} from './types';
 
 const acts = proxyActivities<PayoutActivities>({
   startToCloseTimeout: '60 seconds',
@@ -44,7 +50,11 @@ const acts = proxyActivities<PayoutActivities>({
     initialInterval: '1 second',
     backoffCoefficient: 2,
     maximumInterval: '1 minute',
-    nonRetryableErrorTypes: [PayoutFailureTypes.insufficientBalance, PayoutFailureTypes.batchNotFound, PayoutFailureTypes.refused],
+    nonRetryableErrorTypes: [
+      PayoutFailureTypes.insufficientBalance,
+      PayoutFailureTypes.batchNotFound,
+      PayoutFailureTypes.refused,
+    ],
   },
 });
 
@@ -56,7 +66,11 @@ const reserving = proxyActivities<PayoutActivities>({
     initialInterval: '500 milliseconds',
     backoffCoefficient: 2,
     maximumAttempts: 3,
-    nonRetryableErrorTypes: [PayoutFailureTypes.insufficientBalance, PayoutFailureTypes.batchNotFound, PayoutFailureTypes.refused],
+    nonRetryableErrorTypes: [
+      PayoutFailureTypes.insufficientBalance,
+      PayoutFailureTypes.batchNotFound,
+      PayoutFailureTypes.refused,
+    ],
   },
 });
 
@@ -70,7 +84,11 @@ const resolving = proxyActivities<PayoutActivities>({
 const CANCEL_INTENT_IN_DB = 'cancel-intent-in-db';
 const CHUNK_STOPPED_REASON = 'a payout chunk failed or was stopped in Temporal before sending every item';
 
-const RESERVE_REFUSALS: string[] = [PayoutFailureTypes.insufficientBalance, PayoutFailureTypes.batchNotFound, PayoutFailureTypes.refused];
+const RESERVE_REFUSALS: string[] = [
+  PayoutFailureTypes.insufficientBalance,
+  PayoutFailureTypes.batchNotFound,
+  PayoutFailureTypes.refused,
+];
 
 export async function payoutBatch(input: PayoutBatchInput): Promise<BatchOutcome> {
   let phase = 'RESERVING';
@@ -100,15 +118,21 @@ export async function payoutBatch(input: PayoutBatchInput): Promise<BatchOutcome
     cancelBatchUpdate,
     async ({ reason }) => {
       cancelReason ??= reason;
-      if (patched(CANCEL_INTENT_IN_DB)) await CancellationScope.nonCancellable(() => acts.recordCancelIntent({ batchId: input.batchId, reason }));
+      if (patched(CANCEL_INTENT_IN_DB))
+        await CancellationScope.nonCancellable(() => acts.recordCancelIntent({ batchId: input.batchId, reason }));
       processing.cancel();
       await condition(() => outcome !== undefined);
       return outcome as BatchOutcome;
     },
     {
       validator: ({ reason }) => {
-        if (phase !== 'PROCESSING') throw ApplicationFailure.nonRetryable(`batch is ${phase}; only PROCESSING batches can be cancelled`, PayoutFailureTypes.notCancellable);
-        if (typeof reason !== 'string' || reason.length > 255) throw new Error('reason must be a string of at most 255 characters');
+        if (phase !== 'PROCESSING')
+          throw ApplicationFailure.nonRetryable(
+            `batch is ${phase}; only PROCESSING batches can be cancelled`,
+            PayoutFailureTypes.notCancellable,
+          );
+        if (typeof reason !== 'string' || reason.length > 255)
+          throw new Error('reason must be a string of at most 255 characters');
       },
     },
   );
@@ -118,14 +142,28 @@ export async function payoutBatch(input: PayoutBatchInput): Promise<BatchOutcome
     reservation = await reserving.reserveBatch({ batchId: input.batchId });
   } catch (err) {
     const cause = (err as { cause?: unknown }).cause;
-    if (cause instanceof ApplicationFailure && typeof cause.type === 'string' && RESERVE_REFUSALS.includes(cause.type)) {
-      reserveFailure = ApplicationFailure.create({ message: cause.message, type: cause.type, nonRetryable: true, details: cause.details ?? undefined });
+    if (
+      cause instanceof ApplicationFailure &&
+      typeof cause.type === 'string' &&
+      RESERVE_REFUSALS.includes(cause.type)
+    ) {
+      reserveFailure = ApplicationFailure.create({
+        message: cause.message,
+        type: cause.type,
+        nonRetryable: true,
+        details: cause.details ?? undefined,
+      });
     } else {
       // Out of quick tries (database trouble): the last attempt may still commit. abandonReserve
       // takes the batch row lock, so it sees that commit, or removes the staged batch for good
       // and a late attempt then finds nothing to reserve: the 503 the client gets stays true.
-      reservation = (await CancellationScope.nonCancellable(() => acts.abandonReserve({ batchId: input.batchId }))) ?? undefined;
-      if (!reservation) reserveFailure = ApplicationFailure.nonRetryable('the batch could not be reserved; nothing was reserved', PayoutFailureTypes.reservationUnavailable);
+      reservation =
+        (await CancellationScope.nonCancellable(() => acts.abandonReserve({ batchId: input.batchId }))) ?? undefined;
+      if (!reservation)
+        reserveFailure = ApplicationFailure.nonRetryable(
+          'the batch could not be reserved; nothing was reserved',
+          PayoutFailureTypes.reservationUnavailable,
+        );
     }
   }
   if (!reservation) {
@@ -137,11 +175,13 @@ export async function payoutBatch(input: PayoutBatchInput): Promise<BatchOutcome
 
   let chunkStopped = false;
   try {
-    await processing.run(() => runChunks(input, chunksTotal, (r) => {
-      totals.chunksDone++;
-      totals.paid += r.paid;
-      totals.failed += r.failed;
-    }));
+    await processing.run(() =>
+      runChunks(input, chunksTotal, (r) => {
+        totals.chunksDone++;
+        totals.paid += r.paid;
+        totals.failed += r.failed;
+      }),
+    );
   } catch (err) {
     // Any chunk error but the cancel we asked for (a failure, a terminate, a cancel of the chunk
     // alone) may leave a transfer in flight: handled below, never left PROCESSING.
@@ -166,7 +206,8 @@ export async function payoutBatch(input: PayoutBatchInput): Promise<BatchOutcome
   // After a cancel from outside the root scope is cancelled: wait for handlers outside it.
   await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
   // The operator cancelled the run: show it as Cancelled, now that the unsent money is back.
-  if (cancelledFromOutside && finished.status === 'CANCELLED') throw new CancelledFailure('payout batch cancelled in Temporal; unsent items were released');
+  if (cancelledFromOutside && finished.status === 'CANCELLED')
+    throw new CancelledFailure('payout batch cancelled in Temporal; unsent items were released');
   return outcome;
 }
 
@@ -176,7 +217,11 @@ async function settleSending(input: PayoutBatchInput): Promise<void> {
 }
 
 /** Runs the chunks, a few at a time; waits for every started child even when one is cancelled. */
-async function runChunks(input: PayoutBatchInput, chunksTotal: number, onChunk: (r: ChunkResult) => void): Promise<void> {
+async function runChunks(
+  input: PayoutBatchInput,
+  chunksTotal: number,
+  onChunk: (r: ChunkResult) => void,
+): Promise<void> {
   let next = 0;
   let failed = false;
   const scope = CancellationScope.current();
@@ -187,7 +232,15 @@ async function runChunks(input: PayoutBatchInput, chunksTotal: number, onChunk: 
       const fromRow = index * input.chunkSize;
       const result = await executeChild(payoutChunk, {
         workflowId: `${workflowInfo().workflowId}-chunk-${index}`,
-        args: [{ batchId: input.batchId, fromRow, toRow: Math.min(fromRow + input.chunkSize, input.itemsCount) - 1, itemConcurrency: input.itemConcurrency, ...(input.sliceSize ? { sliceSize: input.sliceSize } : {}) }],
+        args: [
+          {
+            batchId: input.batchId,
+            fromRow,
+            toRow: Math.min(fromRow + input.chunkSize, input.itemsCount) - 1,
+            itemConcurrency: input.itemConcurrency,
+            ...(input.sliceSize ? { sliceSize: input.sliceSize } : {}),
+          },
+        ],
       }).catch((err: unknown) => {
         failed = true;
         throw err;
@@ -195,7 +248,9 @@ async function runChunks(input: PayoutBatchInput, chunksTotal: number, onChunk: 
       onChunk(result);
     }
   };
-  const lanes = await Promise.allSettled(Array.from({ length: Math.max(1, Math.min(input.parallelChunks, chunksTotal)) }, lane));
+  const lanes = await Promise.allSettled(
+    Array.from({ length: Math.max(1, Math.min(input.parallelChunks, chunksTotal)) }, lane),
+  );
   const failure = lanes.find((l): l is PromiseRejectedResult => l.status === 'rejected');
   if (failure) throw failure.reason;
 }

@@ -60,7 +60,7 @@ async function payInSlices(input: ChunkInput): Promise<ChunkResult> {
   const sliceSize = Math.max(1, input.sliceSize ?? input.itemConcurrency);
   const unconfirmed: string[] = [];
   let parkMs = PARK_FIRST_MS;
-  for (let fromRow = input.fromRow; fromRow <= input.toRow && !root.consideredCancelled; ) {
+  for (let fromRow = input.fromRow; fromRow <= input.toRow && !root.consideredCancelled;) {
     const toRow = Math.min(fromRow + sliceSize - 1, input.toRow);
     const slice = await CancellationScope.nonCancellable(() =>
       payItems({ batchId: input.batchId, fromRow, toRow, concurrency: input.itemConcurrency }),
@@ -89,7 +89,9 @@ async function payInSlices(input: ChunkInput): Promise<ChunkResult> {
       await resolveItems(unconfirmed, input.itemConcurrency);
     });
   }
-  return CancellationScope.nonCancellable(() => countChunkItems({ batchId: input.batchId, fromRow: input.fromRow, toRow: input.toRow }));
+  return CancellationScope.nonCancellable(() =>
+    countChunkItems({ batchId: input.batchId, fromRow: input.fromRow, toRow: input.toRow }),
+  );
 }
 
 async function payOneByOne(input: ChunkInput): Promise<ChunkResult> {

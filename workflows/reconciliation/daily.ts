@@ -17,12 +17,17 @@ export function brasiliaYesterday(now: Date): string {
   return new Date(now.getTime() - 3 * 3_600_000 - 86_400_000).toISOString().slice(0, 10);
 }
 
-export async function dailyReconciliation(args: { day?: string } = {}): Promise<{ day: string; reconciliationIds: string[] }> {
+export async function dailyReconciliation(
+  args: { day?: string } = {},
+): Promise<{ day: string; reconciliationIds: string[] }> {
   const day = args.day ?? brasiliaYesterday(new Date(workflowInfo().runStartTime));
   const reconciliationIds = await acts.prepareDailyReconciliations({ day });
   for (const reconciliationId of reconciliationIds) {
     try {
-      await executeChild('reconciliation', { workflowId: reconciliationWorkflowId(reconciliationId), args: [{ reconciliationId }] });
+      await executeChild('reconciliation', {
+        workflowId: reconciliationWorkflowId(reconciliationId),
+        args: [{ reconciliationId }],
+      });
     } catch {
       // Already run (a retried daily run) or failed: its row says so; the others go on.
     }

@@ -11,23 +11,50 @@
  *   sent is settled by the provider's record, never released on a guess. A refused call the
  *   provider has no record of is released only after TRANSFER_GRACE and one more look.
  */
-import { ApplicationFailure, CancellationScope, allHandlersFinished, condition, isCancellation, proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  CancellationScope,
+  allHandlersFinished,
+  condition,
+  isCancellation,
+  proxyActivities,
+  setHandler,
+  sleep,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import type { RefundActivities, RefundStepOutcome } from '../../activities/refunds';
 import { TRANSFER_GRACE } from '../../core/transferFailures';
 import { BusinessStatusKey } from '../searchAttributes';
 import { refundStatusQuery, requestRefundUpdate } from './definitions';
-import { RefundFailureTypes, refundRefusalTypes, type RefundInput, type RefundOutcome, type RefundPhase, type ReservedRefund } from './types';
+import {
+  RefundFailureTypes,
+  refundRefusalTypes,
+  type RefundInput,
+  type RefundOutcome,
+  type RefundPhase,
+  type ReservedRefund,
+} from './types';
 
 // Reserving is on the synchronous path of POST /charges/{id}/refund: a few quick retries.
 const reserving = proxyActivities<RefundActivities>({
   startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumAttempts: 3, nonRetryableErrorTypes: [...refundRefusalTypes] },
+  retry: {
+    initialInterval: '500 milliseconds',
+    backoffCoefficient: 2,
+    maximumAttempts: 3,
+    nonRetryableErrorTypes: [...refundRefusalTypes],
+  },
 });
 
 // Sending and settling must eventually happen: transient provider errors are retried with backoff.
 const sending = proxyActivities<RefundActivities>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes', nonRetryableErrorTypes: ['TransferMismatch', 'RefundStateConflict'] },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '5 minutes',
+    nonRetryableErrorTypes: ['TransferMismatch', 'RefundStateConflict'],
+  },
 });
 
 /** Parked (the merchant frozen or deactivated after the reservation): look again after a minute, then less often, at most every 15 minutes. */
@@ -46,7 +73,8 @@ async function sendStep(refundId: string): Promise<RefundStepOutcome> {
   } catch (err) {
     // A transfer that is not ours (reference or amount differ): the refund stays PROCESSING
     // with its shares reserved, alerted in the worker log, until someone looks.
-    if (err instanceof ApplicationFailure || (err as { cause?: unknown }).cause instanceof ApplicationFailure) return 'SKIPPED';
+    if (err instanceof ApplicationFailure || (err as { cause?: unknown }).cause instanceof ApplicationFailure)
+      return 'SKIPPED';
     throw err;
   }
 }
@@ -79,12 +107,18 @@ export async function refundLifecycle(input: RefundInput): Promise<RefundOutcome
       return { reserved: await reserving.reserveRefund(input) };
     } catch (err) {
       const cause = err instanceof ApplicationFailure ? err : (err as { cause?: unknown }).cause;
-      if (cause instanceof ApplicationFailure && refundRefusalTypes.includes(cause.type ?? '')) return { refusal: cause };
+      if (cause instanceof ApplicationFailure && refundRefusalTypes.includes(cause.type ?? ''))
+        return { refusal: cause };
       // The reservation could not be confirmed: make a late one impossible (or find that it
       // committed after all, and go on with it), then say so.
       const late = await sending.abandonRefundReserve(input);
       if (late) return { reserved: late };
-      return { refusal: ApplicationFailure.nonRetryable('the refund could not be reserved; nothing was refunded, retry', RefundFailureTypes.reservationUnavailable) };
+      return {
+        refusal: ApplicationFailure.nonRetryable(
+          'the refund could not be reserved; nothing was refunded, retry',
+          RefundFailureTypes.reservationUnavailable,
+        ),
+      };
     }
   });
   if ('refusal' in reservation) {

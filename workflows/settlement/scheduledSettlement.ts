@@ -31,7 +31,13 @@ export async function scheduledSettlement(args: { merchantId: string }): Promise
     description: `Settlement (scheduled ${plan.frequency})`,
     idempotencyKey: null,
     userId: null,
-    settlement: { settlementId, trigger: 'SCHEDULED', requestedBy: null, scheduleRunId: workflowInfo().workflowId, scheduleFrequency: plan.frequency },
+    settlement: {
+      settlementId,
+      trigger: 'SCHEDULED',
+      requestedBy: null,
+      scheduleRunId: workflowInfo().workflowId,
+      scheduleFrequency: plan.frequency,
+    },
   };
   let status: string;
   try {

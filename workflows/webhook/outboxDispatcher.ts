@@ -27,7 +27,13 @@ export async function outboxDispatcher(): Promise<void> {
   });
   // Once per run (every few minutes at most): forget expired idempotency keys and signatures.
   await sweepExpired();
-  for (let round = 0; round < ROUNDS_PER_RUN && workflowInfo().historyLength < MAX_HISTORY_EVENTS && !workflowInfo().continueAsNewSuggested; round++) {
+  for (
+    let round = 0;
+    round < ROUNDS_PER_RUN &&
+    workflowInfo().historyLength < MAX_HISTORY_EVENTS &&
+    !workflowInfo().continueAsNewSuggested;
+    round++
+  ) {
     kicked = false;
     const dispatched = await dispatchOutbox({ limit: BATCH });
     if (dispatched < BATCH) await condition(() => kicked, '2 seconds');

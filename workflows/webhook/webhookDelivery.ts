@@ -4,7 +4,14 @@
  * schedule (10 s doubling, at most 6 h apart) for up to 3 days, then marks the delivery FAILED.
  * A disabled endpoint stops the retries (CANCELLED).
  */
-import { type ActivityOptions, type LocalActivityOptions, patched, proxyActivities, proxyLocalActivities, sleep } from '@temporalio/workflow';
+import {
+  type ActivityOptions,
+  type LocalActivityOptions,
+  patched,
+  proxyActivities,
+  proxyLocalActivities,
+  sleep,
+} from '@temporalio/workflow';
 import type { WebhookActivities } from '../../activities/webhooks';
 import { DELIVERY_WINDOW_MS, retryDelayMs } from '../../core/webhooks/retrySchedule';
 

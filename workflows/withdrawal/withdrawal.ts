@@ -26,7 +26,12 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { WithdrawalActivities } from '../../activities/withdrawals';
-import { CANCELLED_BEFORE_TRANSFER, NOT_PROCESSED, TRANSFER_GRACE, TRANSFER_NOT_ACCEPTED } from '../../core/transferFailures';
+import {
+  CANCELLED_BEFORE_TRANSFER,
+  NOT_PROCESSED,
+  TRANSFER_GRACE,
+  TRANSFER_NOT_ACCEPTED,
+} from '../../core/transferFailures';
 import { BusinessStatusKey } from '../searchAttributes';
 import { requestWithdrawalUpdate, withdrawalStatusQuery } from './definitions';
 import {
@@ -52,7 +57,12 @@ const GRACE_BEFORE_ANY_RELEASE = 'grace-before-any-release';
 // Reserving is on the synchronous path of POST /sellers/saques: a few quick retries.
 const reserving = proxyActivities<WithdrawalActivities>({
   startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumAttempts: 3, nonRetryableErrorTypes: [...withdrawalRefusalTypes] },
+  retry: {
+    initialInterval: '500 milliseconds',
+    backoffCoefficient: 2,
+    maximumAttempts: 3,
+    nonRetryableErrorTypes: [...withdrawalRefusalTypes],
+  },
 });
 
 // The transfer is retried with backoff while the provider is unreachable; a refusal is final.
@@ -124,11 +134,19 @@ export async function withdrawalLifecycle(input: WithdrawalInput): Promise<Withd
   if (workflowScope.consideredCancelled) {
     // Nothing was sent yet: give the money back.
     await CancellationScope.nonCancellable(() =>
-      settling.failWithdrawal({ withdrawalId, status: 'CANCELLED', transfer: null, failure: CANCELLED_BEFORE_TRANSFER }),
+      settling.failWithdrawal({
+        withdrawalId,
+        status: 'CANCELLED',
+        transfer: null,
+        failure: CANCELLED_BEFORE_TRANSFER,
+      }),
     );
     setPhase('CANCELLED');
     await handlersFinished();
-    throw ApplicationFailure.nonRetryable('withdrawal cancelled by operator before the transfer', WithdrawalFailureTypes.cancelled);
+    throw ApplicationFailure.nonRetryable(
+      'withdrawal cancelled by operator before the transfer',
+      WithdrawalFailureTypes.cancelled,
+    );
   }
 
   let transfer: TransferOutcome | null = null;
@@ -160,13 +178,21 @@ export async function withdrawalLifecycle(input: WithdrawalInput): Promise<Withd
     }
     // The provider has no transfer for our reference: nothing was paid, the reserve goes back.
     const status = cancelled ? 'CANCELLED' : 'FAILED';
-    await settling.failWithdrawal({ withdrawalId, status, transfer: null, failure: cancelled ? CANCELLED_BEFORE_TRANSFER : TRANSFER_NOT_ACCEPTED });
+    await settling.failWithdrawal({
+      withdrawalId,
+      status,
+      transfer: null,
+      failure: cancelled ? CANCELLED_BEFORE_TRANSFER : TRANSFER_NOT_ACCEPTED,
+    });
     return status;
   });
   setPhase(final);
   await handlersFinished();
   if (cancelled && final === 'CANCELLED') {
-    throw ApplicationFailure.nonRetryable('withdrawal cancelled by operator before the transfer', WithdrawalFailureTypes.cancelled);
+    throw ApplicationFailure.nonRetryable(
+      'withdrawal cancelled by operator before the transfer',
+      WithdrawalFailureTypes.cancelled,
+    );
   }
   return { withdrawalId, status: final };
 }
@@ -179,14 +205,32 @@ async function reserve(input: WithdrawalInput): Promise<Reservation> {
   } catch (err) {
     const cause = (err as { cause?: unknown }).cause;
     if (cause instanceof ApplicationFailure && cause.type && withdrawalRefusalTypes.includes(cause.type)) {
-      return { refusal: ApplicationFailure.create({ message: cause.message, type: cause.type, nonRetryable: true, details: cause.details ?? undefined }) };
+      return {
+        refusal: ApplicationFailure.create({
+          message: cause.message,
+          type: cause.type,
+          nonRetryable: true,
+          details: cause.details ?? undefined,
+        }),
+      };
     }
     // Out of quick retries (database trouble). The last attempt may still have committed, so
     // settle that case for good (the withdrawal fails, the reserve goes back) before answering.
     // With no row yet, a terminal one is written so a late attempt cannot reserve.
-    const abandoned = await settling.failWithdrawal({ withdrawalId: input.withdrawalId, status: 'FAILED', transfer: null, failure: NOT_PROCESSED, tombstone: input });
+    const abandoned = await settling.failWithdrawal({
+      withdrawalId: input.withdrawalId,
+      status: 'FAILED',
+      transfer: null,
+      failure: NOT_PROCESSED,
+      tombstone: input,
+    });
     if (abandoned) return { reserved: abandoned };
-    return { refusal: ApplicationFailure.nonRetryable('the withdrawal could not be reserved; nothing was debited', WithdrawalFailureTypes.reservationUnavailable) };
+    return {
+      refusal: ApplicationFailure.nonRetryable(
+        'the withdrawal could not be reserved; nothing was debited',
+        WithdrawalFailureTypes.reservationUnavailable,
+      ),
+    };
   }
 }
 

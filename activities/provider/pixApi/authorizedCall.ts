@@ -4,7 +4,13 @@
  * in a loop: the 401 that survives a fresh token is a credentials problem, not a stale cache.
  */
 import type { z } from 'zod';
-import { outcomeUnknown, answerError, isNotFoundProblem, type NotFoundProblemType, type OperationCodes } from './errors';
+import {
+  outcomeUnknown,
+  answerError,
+  isNotFoundProblem,
+  type NotFoundProblemType,
+  type OperationCodes,
+} from './errors';
 import type { TokenSource } from './tokenSource';
 import type { HttpAnswer, HttpExchange, PixApiTransport } from './transport';
 
@@ -37,7 +43,8 @@ export class AuthorizedCaller {
 
   async call<T>(spec: CallSpec<T>): Promise<T | null> {
     const what = `API Pix ${spec.route}`;
-    const query = spec.query && Object.keys(spec.query).length > 0 ? `?${new URLSearchParams(spec.query).toString()}` : '';
+    const query =
+      spec.query && Object.keys(spec.query).length > 0 ? `?${new URLSearchParams(spec.query).toString()}` : '';
     const url = `${this.baseUrl}${spec.path}${query}`;
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
     const send = (token: string): Promise<HttpAnswer> => {

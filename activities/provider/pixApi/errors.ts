@@ -60,14 +60,26 @@ export function networkError(err: unknown, what: string, timedOut: boolean, time
   // Duck-typed, not instanceof: errors may come from another realm (jest's sandbox).
   const { code, cause } = (err ?? {}) as { code?: unknown; cause?: { code?: unknown } };
   const reason = [code, cause?.code].find((c): c is string => typeof c === 'string' && /^[A-Z0-9_]{1,80}$/.test(c));
-  return new ProviderError(`${what}: no answer from the PSP${reason ? ` (${reason})` : ''}`, PixApiErrorCodes.unavailable, true, null, { detail: errorText(err) });
+  return new ProviderError(
+    `${what}: no answer from the PSP${reason ? ` (${reason})` : ''}`,
+    PixApiErrorCodes.unavailable,
+    true,
+    null,
+    { detail: errorText(err) },
+  );
 }
 
 /** A 2xx (or any answer we cannot classify) whose content we cannot trust: outcome unknown. */
 export function outcomeUnknown(what: string, status: number, why: string, text = ''): ProviderError {
-  return new ProviderError(`${what} → ${status}: ${why}; outcome unknown, read it back before acting`, PixApiErrorCodes.outcomeUnknown, true, status, {
-    detail: text ? truncate(text) : null,
-  });
+  return new ProviderError(
+    `${what} → ${status}: ${why}; outcome unknown, read it back before acting`,
+    PixApiErrorCodes.outcomeUnknown,
+    true,
+    status,
+    {
+      detail: text ? truncate(text) : null,
+    },
+  );
 }
 
 /** Every non-2xx answer of the API (the token endpoint has its own, tokenSource.ts). */
@@ -80,10 +92,25 @@ export function answerError(answer: HttpAnswer, what: string, codes: OperationCo
   // Only the standard's own type names reach the message: a PSP's private types are its words.
   const label = `${what} → ${status}${typeName && problem?.type.startsWith(BCB_ERROR_TYPES) ? ` ${typeName}` : ''}`;
 
-  if (status === 429) return new ProviderError(`${label}: rate limited by the PSP`, PixApiErrorCodes.rateLimited, true, status, { retryAfterMs: wait, detail });
-  if (status === 408 || status === 504) return new ProviderError(`${label}: the PSP timed out`, PixApiErrorCodes.timeout, true, status, { retryAfterMs: wait, detail });
-  if (status >= 500) return new ProviderError(`${label}: the PSP is unavailable`, PixApiErrorCodes.unavailable, true, status, { retryAfterMs: wait, detail });
-  if (status === 401) return new ProviderError(`${label}: the PSP refused our credentials`, PixApiErrorCodes.authFailed, false, status, { detail });
+  if (status === 429)
+    return new ProviderError(`${label}: rate limited by the PSP`, PixApiErrorCodes.rateLimited, true, status, {
+      retryAfterMs: wait,
+      detail,
+    });
+  if (status === 408 || status === 504)
+    return new ProviderError(`${label}: the PSP timed out`, PixApiErrorCodes.timeout, true, status, {
+      retryAfterMs: wait,
+      detail,
+    });
+  if (status >= 500)
+    return new ProviderError(`${label}: the PSP is unavailable`, PixApiErrorCodes.unavailable, true, status, {
+      retryAfterMs: wait,
+      detail,
+    });
+  if (status === 401)
+    return new ProviderError(`${label}: the PSP refused our credentials`, PixApiErrorCodes.authFailed, false, status, {
+      detail,
+    });
   if (status >= 400 && problem) {
     const code = status === 403 ? PixApiErrorCodes.accessDenied : refusalCode(status, typeName, codes);
     return new ProviderError(`${label}: refused by the PSP (${code})`, code, false, status, { detail });
@@ -130,7 +157,11 @@ export function problemTypeName(problem: Problem): string | null {
  * A violation's `valor` is left out: it echoes what we sent, which may be a payer's CPF.
  */
 function problemDetail(problem: Problem): string {
-  const parts = [problem.title, problem.detail, ...(problem.violacoes ?? []).map((v) => [v.propriedade, v.razao].filter(Boolean).join(': '))];
+  const parts = [
+    problem.title,
+    problem.detail,
+    ...(problem.violacoes ?? []).map((v) => [v.propriedade, v.razao].filter(Boolean).join(': ')),
+  ];
   if (problem.correlationId) parts.push(`correlationId ${problem.correlationId}`);
   return truncate(parts.filter(Boolean).join(' | '));
 }

@@ -12,8 +12,29 @@ import { ProviderError } from '../../../core/provider';
 import type { ClientTls } from '../../../core/net/clientTls';
 import { AuthorizedCaller, type CallSpec } from './authorizedCall';
 import { outcomeUnknown, PixApiErrorCodes, type OperationCodes } from './errors';
-import { cobRequestSchema, devolucaoRequestSchema, pixRangeSchema, webhookUrlSchema, type CobRequest, type DevolucaoRequest, type PixRange } from './requests';
-import { DEVOLUCAO_ID, END_TO_END_ID, TXID, cobSchema, devolucaoSchema, pixPageSchema, pixSchema, webhookSchema, type Cob, type Devolucao, type Pix, type Webhook } from './schemas';
+import {
+  cobRequestSchema,
+  devolucaoRequestSchema,
+  pixRangeSchema,
+  webhookUrlSchema,
+  type CobRequest,
+  type DevolucaoRequest,
+  type PixRange,
+} from './requests';
+import {
+  DEVOLUCAO_ID,
+  END_TO_END_ID,
+  TXID,
+  cobSchema,
+  devolucaoSchema,
+  pixPageSchema,
+  pixSchema,
+  webhookSchema,
+  type Cob,
+  type Devolucao,
+  type Pix,
+  type Webhook,
+} from './schemas';
 import { TokenSource } from './tokenSource';
 import { PixApiTransport } from './transport';
 
@@ -35,8 +56,14 @@ export interface PixApiClientOptions {
 
 const COB: OperationCodes = { refused: PixApiErrorCodes.cobRefused, notFound: PixApiErrorCodes.cobNotFound };
 const PIX: OperationCodes = { refused: PixApiErrorCodes.rejected, notFound: PixApiErrorCodes.pixNotFound };
-const DEVOLUCAO: OperationCodes = { refused: PixApiErrorCodes.devolucaoRefused, notFound: PixApiErrorCodes.devolucaoNotFound };
-const WEBHOOK: OperationCodes = { refused: PixApiErrorCodes.webhookRefused, notFound: PixApiErrorCodes.webhookNotFound };
+const DEVOLUCAO: OperationCodes = {
+  refused: PixApiErrorCodes.devolucaoRefused,
+  notFound: PixApiErrorCodes.devolucaoNotFound,
+};
+const WEBHOOK: OperationCodes = {
+  refused: PixApiErrorCodes.webhookRefused,
+  notFound: PixApiErrorCodes.webhookNotFound,
+};
 
 const MAX_PAGE_SIZE = 1000;
 /** A PSP claiming more pages than this (a million Pix at the default size) has a bug; we stop. */
@@ -48,14 +75,24 @@ export class PixApiClient {
   private readonly pageSize: number;
 
   constructor(opts: PixApiClientOptions) {
-    this.transport = new PixApiTransport({ tls: opts.tls, timeoutMs: opts.timeoutMs, allowPlainHttp: opts.allowPlainHttp });
+    this.transport = new PixApiTransport({
+      tls: opts.tls,
+      timeoutMs: opts.timeoutMs,
+      allowPlainHttp: opts.allowPlainHttp,
+    });
     this.transport.assertUsableUrl(opts.baseUrl, 'the API Pix base URL');
     this.transport.assertUsableUrl(opts.tokenUrl, 'the API Pix token URL');
     const now = opts.now ?? Date.now;
-    const tokens = new TokenSource(this.transport, { tokenUrl: opts.tokenUrl, clientId: opts.clientId, clientSecret: opts.clientSecret, now });
+    const tokens = new TokenSource(this.transport, {
+      tokenUrl: opts.tokenUrl,
+      clientId: opts.clientId,
+      clientSecret: opts.clientSecret,
+      now,
+    });
     this.caller = new AuthorizedCaller(this.transport, tokens, opts.baseUrl, now);
     this.pageSize = opts.pageSize ?? MAX_PAGE_SIZE;
-    if (!Number.isInteger(this.pageSize) || this.pageSize < 1 || this.pageSize > MAX_PAGE_SIZE) throw new Error(`PixApiClient: pageSize must be 1 to ${MAX_PAGE_SIZE}`);
+    if (!Number.isInteger(this.pageSize) || this.pageSize < 1 || this.pageSize > MAX_PAGE_SIZE)
+      throw new Error(`PixApiClient: pageSize must be 1 to ${MAX_PAGE_SIZE}`);
   }
 
   /**
@@ -65,7 +102,14 @@ export class PixApiClient {
    */
   async putCob(txid: string, cob: CobRequest): Promise<Cob> {
     const body = valid(cobRequestSchema, cob, 'cob');
-    const answer = await this.required<Cob>({ method: 'PUT', path: `/cob/${id(txid, TXID, 'txid')}`, body, schema: cobSchema, route: 'PUT /cob/{txid}', codes: COB }).catch(async (err: unknown) => {
+    const answer = await this.required<Cob>({
+      method: 'PUT',
+      path: `/cob/${id(txid, TXID, 'txid')}`,
+      body,
+      schema: cobSchema,
+      route: 'PUT /cob/{txid}',
+      codes: COB,
+    }).catch(async (err: unknown) => {
       if (!(err instanceof ProviderError) || err.code !== PixApiErrorCodes.cobRefused) throw err;
       const existing = await this.getCob(txid);
       if (existing && existing.valor.original === body.valor.original && existing.chave === body.chave) return existing;
@@ -76,7 +120,14 @@ export class PixApiClient {
 
   /** The cob, or null when the PSP says it has none under this txid. */
   async getCob(txid: string): Promise<Cob | null> {
-    const cob = await this.caller.call({ method: 'GET', path: `/cob/${id(txid, TXID, 'txid')}`, schema: cobSchema, route: 'GET /cob/{txid}', codes: COB, nullOnNotFound: 'CobNaoEncontrado' });
+    const cob = await this.caller.call({
+      method: 'GET',
+      path: `/cob/${id(txid, TXID, 'txid')}`,
+      schema: cobSchema,
+      route: 'GET /cob/{txid}',
+      codes: COB,
+      nullOnNotFound: 'CobNaoEncontrado',
+    });
     return cob && sameId(cob, cob.txid, txid, 'GET /cob/{txid}');
   }
 
@@ -87,20 +138,32 @@ export class PixApiClient {
    */
   async removeCob(txid: string): Promise<Cob> {
     const path = `/cob/${id(txid, TXID, 'txid')}`;
-    const answer = await this.required<Cob>({ method: 'PATCH', path, body: { status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' }, schema: cobSchema, route: 'PATCH /cob/{txid}', codes: COB }).catch(
-      async (err: unknown) => {
-        if (!(err instanceof ProviderError) || err.code !== PixApiErrorCodes.cobRefused) throw err;
-        const existing = await this.getCob(txid);
-        if (existing && existing.status !== 'ATIVA') return existing;
-        throw err;
-      },
-    );
+    const answer = await this.required<Cob>({
+      method: 'PATCH',
+      path,
+      body: { status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' },
+      schema: cobSchema,
+      route: 'PATCH /cob/{txid}',
+      codes: COB,
+    }).catch(async (err: unknown) => {
+      if (!(err instanceof ProviderError) || err.code !== PixApiErrorCodes.cobRefused) throw err;
+      const existing = await this.getCob(txid);
+      if (existing && existing.status !== 'ATIVA') return existing;
+      throw err;
+    });
     return sameId(answer, answer.txid, txid, 'PATCH /cob/{txid}');
   }
 
   /** A received Pix, or null when the PSP has none with this endToEndId. */
   async getPix(e2eid: string): Promise<Pix | null> {
-    const pix = await this.caller.call({ method: 'GET', path: `/pix/${id(e2eid, END_TO_END_ID, 'e2eid')}`, schema: pixSchema, route: 'GET /pix/{e2eid}', codes: PIX, nullOnNotFound: 'PixNaoEncontrado' });
+    const pix = await this.caller.call({
+      method: 'GET',
+      path: `/pix/${id(e2eid, END_TO_END_ID, 'e2eid')}`,
+      schema: pixSchema,
+      route: 'GET /pix/{e2eid}',
+      codes: PIX,
+      nullOnNotFound: 'PixNaoEncontrado',
+    });
     return pix && sameId(pix, pix.endToEndId, e2eid, 'GET /pix/{e2eid}');
   }
 
@@ -112,15 +175,29 @@ export class PixApiClient {
     const { inicio, fim, txid } = valid(pixRangeSchema, range, 'range');
     const seen = new Map<string, Pix>();
     for (let page = 0; ; page++) {
-      const query: Record<string, string> = { inicio, fim, 'paginacao.paginaAtual': String(page), 'paginacao.itensPorPagina': String(this.pageSize) };
+      const query: Record<string, string> = {
+        inicio,
+        fim,
+        'paginacao.paginaAtual': String(page),
+        'paginacao.itensPorPagina': String(this.pageSize),
+      };
       if (txid !== undefined) query.txid = txid;
-      const answer = await this.required({ method: 'GET', path: '/pix', query, schema: pixPageSchema, route: 'GET /pix', codes: PIX });
+      const answer = await this.required({
+        method: 'GET',
+        path: '/pix',
+        query,
+        schema: pixPageSchema,
+        route: 'GET /pix',
+        codes: PIX,
+      });
       const { paginaAtual, quantidadeDePaginas } = answer.parametros.paginacao;
       // Another page than the one asked for would make us skip or loop: the list is unreliable.
-      if (paginaAtual !== page) throw outcomeUnknown('API Pix GET /pix', 200, `asked for page ${page}, the PSP answered page ${paginaAtual}`);
+      if (paginaAtual !== page)
+        throw outcomeUnknown('API Pix GET /pix', 200, `asked for page ${page}, the PSP answered page ${paginaAtual}`);
       for (const pix of answer.pix ?? []) seen.set(pix.endToEndId, pix);
       if (page + 1 >= quantidadeDePaginas) return [...seen.values()];
-      if (page + 1 >= MAX_PAGES) throw outcomeUnknown('API Pix GET /pix', 200, `more than ${MAX_PAGES} pages; ask for a shorter range`);
+      if (page + 1 >= MAX_PAGES)
+        throw outcomeUnknown('API Pix GET /pix', 200, `more than ${MAX_PAGES} pages; ask for a shorter range`);
     }
   }
 
@@ -133,7 +210,14 @@ export class PixApiClient {
   async putDevolucao(e2eid: string, devolucaoId: string, devolucao: DevolucaoRequest): Promise<Devolucao> {
     const path = `/pix/${id(e2eid, END_TO_END_ID, 'e2eid')}/devolucao/${id(devolucaoId, DEVOLUCAO_ID, 'devolução id')}`;
     const body = valid(devolucaoRequestSchema, devolucao, 'devolução');
-    const answer = await this.required<Devolucao>({ method: 'PUT', path, body, schema: devolucaoSchema, route: 'PUT /pix/{e2eid}/devolucao/{id}', codes: DEVOLUCAO }).catch(async (err: unknown) => {
+    const answer = await this.required<Devolucao>({
+      method: 'PUT',
+      path,
+      body,
+      schema: devolucaoSchema,
+      route: 'PUT /pix/{e2eid}/devolucao/{id}',
+      codes: DEVOLUCAO,
+    }).catch(async (err: unknown) => {
       if (!(err instanceof ProviderError) || err.code !== PixApiErrorCodes.devolucaoRefused) throw err;
       const existing = await this.getDevolucao(e2eid, devolucaoId);
       if (existing && existing.valor === body.valor) return existing;
@@ -145,19 +229,40 @@ export class PixApiClient {
   /** A devolução, or null when the PSP has none under this id for this Pix. */
   async getDevolucao(e2eid: string, devolucaoId: string): Promise<Devolucao | null> {
     const path = `/pix/${id(e2eid, END_TO_END_ID, 'e2eid')}/devolucao/${id(devolucaoId, DEVOLUCAO_ID, 'devolução id')}`;
-    const answer = await this.caller.call({ method: 'GET', path, schema: devolucaoSchema, route: 'GET /pix/{e2eid}/devolucao/{id}', codes: DEVOLUCAO, nullOnNotFound: 'PixDevolucaoNaoEncontrada' });
+    const answer = await this.caller.call({
+      method: 'GET',
+      path,
+      schema: devolucaoSchema,
+      route: 'GET /pix/{e2eid}/devolucao/{id}',
+      codes: DEVOLUCAO,
+      nullOnNotFound: 'PixDevolucaoNaoEncontrada',
+    });
     return answer && sameId(answer, answer.id, devolucaoId, 'GET /pix/{e2eid}/devolucao/{id}');
   }
 
   /** Registers (or replaces) where the PSP notifies Pix received on `chave`; it POSTs to `webhookUrl` + "/pix". */
   async putWebhook(chave: string, webhookUrl: string): Promise<void> {
     const url = valid(webhookUrlSchema, webhookUrl, 'webhookUrl');
-    await this.caller.call({ method: 'PUT', path: `/webhook/${key(chave)}`, body: { webhookUrl: url }, schema: null, route: 'PUT /webhook/{chave}', codes: WEBHOOK });
+    await this.caller.call({
+      method: 'PUT',
+      path: `/webhook/${key(chave)}`,
+      body: { webhookUrl: url },
+      schema: null,
+      route: 'PUT /webhook/{chave}',
+      codes: WEBHOOK,
+    });
   }
 
   /** The webhook registered for `chave`, or null when there is none. */
   getWebhook(chave: string): Promise<Webhook | null> {
-    return this.caller.call({ method: 'GET', path: `/webhook/${key(chave)}`, schema: webhookSchema, route: 'GET /webhook/{chave}', codes: WEBHOOK, nullOnNotFound: 'WebhookNaoEncontrado' });
+    return this.caller.call({
+      method: 'GET',
+      path: `/webhook/${key(chave)}`,
+      schema: webhookSchema,
+      route: 'GET /webhook/{chave}',
+      codes: WEBHOOK,
+      nullOnNotFound: 'WebhookNaoEncontrado',
+    });
   }
 
   /** Closes the kept-alive connections (tests, shutdown). */
@@ -176,17 +281,31 @@ function valid<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
   const where = parsed.error.issues.map((i) => `${[what, ...i.path].join('.')}: ${i.message}`).join('; ');
-  throw new ProviderError(`API Pix request not sent, it breaks the standard: ${where}`, PixApiErrorCodes.invalidRequest, false);
+  throw new ProviderError(
+    `API Pix request not sent, it breaks the standard: ${where}`,
+    PixApiErrorCodes.invalidRequest,
+    false,
+  );
 }
 
 function id(value: string, format: RegExp, what: string): string {
-  if (!format.test(value)) throw new ProviderError(`API Pix request not sent: ${what} is not in the standard's format`, PixApiErrorCodes.invalidRequest, false);
+  if (!format.test(value))
+    throw new ProviderError(
+      `API Pix request not sent: ${what} is not in the standard's format`,
+      PixApiErrorCodes.invalidRequest,
+      false,
+    );
   return value;
 }
 
 /** A DICT key in a path: an e-mail or +55 phone must be escaped; the standard caps it at 77. */
 function key(chave: string): string {
-  if (chave.length < 1 || chave.length > 77) throw new ProviderError('API Pix request not sent: chave must be 1 to 77 characters', PixApiErrorCodes.invalidRequest, false);
+  if (chave.length < 1 || chave.length > 77)
+    throw new ProviderError(
+      'API Pix request not sent: chave must be 1 to 77 characters',
+      PixApiErrorCodes.invalidRequest,
+      false,
+    );
   return encodeURIComponent(chave);
 }
 

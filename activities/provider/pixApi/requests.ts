@@ -44,7 +44,10 @@ export const pixRangeSchema = z
   .strictObject({
     inicio: z.iso.datetime({ offset: true }),
     fim: z.iso.datetime({ offset: true }),
-    txid: z.string().regex(/^[a-zA-Z0-9]{1,35}$/).optional(),
+    txid: z
+      .string()
+      .regex(/^[a-zA-Z0-9]{1,35}$/)
+      .optional(),
   })
   .refine((r) => Date.parse(r.inicio) <= Date.parse(r.fim), 'inicio must not be after fim');
 export type PixRange = z.infer<typeof pixRangeSchema>;

@@ -47,9 +47,18 @@ export type Devolucao = z.infer<typeof devolucaoSchema>;
  */
 export const pagadorSchema = z.object({
   nome: z.string().min(1).max(200),
-  cpf: z.string().regex(/^\d{11}$/).optional(),
-  cnpj: z.string().regex(/^[0-9A-Z]{14}$/).optional(),
-  ispbParticipante: z.string().regex(/^\d{8}$/).optional(),
+  cpf: z
+    .string()
+    .regex(/^\d{11}$/)
+    .optional(),
+  cnpj: z
+    .string()
+    .regex(/^[0-9A-Z]{14}$/)
+    .optional(),
+  ispbParticipante: z
+    .string()
+    .regex(/^\d{8}$/)
+    .optional(),
   nomeInstituicao: z.string().max(200).optional(),
   agencia: z.string().max(20).optional(),
   conta: z.string().max(40).optional(),
@@ -129,7 +138,9 @@ export const problemSchema = z.object({
   status: z.number().int().optional(),
   detail: z.string().optional(),
   correlationId: z.string().optional(),
-  violacoes: z.array(z.object({ razao: z.string().optional(), propriedade: z.string().optional(), valor: z.string().optional() })).optional(),
+  violacoes: z
+    .array(z.object({ razao: z.string().optional(), propriedade: z.string().optional(), valor: z.string().optional() }))
+    .optional(),
 });
 export type Problem = z.infer<typeof problemSchema>;
 

@@ -68,7 +68,11 @@ export class TokenSource {
     const answer = await this.transport.send({
       method: 'POST',
       url: this.opts.tokenUrl,
-      headers: { authorization: this.authorization, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      headers: {
+        authorization: this.authorization,
+        'content-type': 'application/x-www-form-urlencoded',
+        accept: 'application/json',
+      },
       body: 'grant_type=client_credentials',
       what: WHAT,
     });
@@ -81,20 +85,42 @@ export class TokenSource {
         json = undefined;
       }
       const parsed = tokenResponseSchema.safeParse(json);
-      if (!parsed.success) throw new ProviderError(`${WHAT} → ${status}: no usable bearer token in the answer`, PixApiErrorCodes.badTokenAnswer, true, status);
+      if (!parsed.success)
+        throw new ProviderError(
+          `${WHAT} → ${status}: no usable bearer token in the answer`,
+          PixApiErrorCodes.badTokenAnswer,
+          true,
+          status,
+        );
       const lifetimeMs = parsed.data.expires_in !== undefined ? parsed.data.expires_in * 1000 : DEFAULT_LIFETIME_MS;
       const early = Math.min(EARLY_MAX_MS, lifetimeMs * EARLY_SHARE);
       this.cached = { value: parsed.data.access_token, renewAtMs: sentAt + lifetimeMs - early };
       return parsed.data.access_token;
     }
     const wait = retryAfterMs(firstHeader(answer.headers['retry-after']), this.now());
-    if (status === 429) throw new ProviderError(`${WHAT} → 429: rate limited by the PSP`, PixApiErrorCodes.rateLimited, true, status, { retryAfterMs: wait });
-    if (status >= 500 || status === 408) throw new ProviderError(`${WHAT} → ${status}: the PSP is unavailable`, PixApiErrorCodes.unavailable, true, status, { retryAfterMs: wait });
+    if (status === 429)
+      throw new ProviderError(`${WHAT} → 429: rate limited by the PSP`, PixApiErrorCodes.rateLimited, true, status, {
+        retryAfterMs: wait,
+      });
+    if (status >= 500 || status === 408)
+      throw new ProviderError(
+        `${WHAT} → ${status}: the PSP is unavailable`,
+        PixApiErrorCodes.unavailable,
+        true,
+        status,
+        { retryAfterMs: wait },
+      );
     // RFC 6749 §5.2: 400/401 with `error` (invalid_client, unauthorized_client, …). The
     // `error_description` is the PSP's text: logs only.
-    throw new ProviderError(`${WHAT} → ${status}: the PSP refused our client credentials (${oauthError(answer.text)})`, PixApiErrorCodes.authFailed, false, status, {
-      detail: oauthDescription(answer.text),
-    });
+    throw new ProviderError(
+      `${WHAT} → ${status}: the PSP refused our client credentials (${oauthError(answer.text)})`,
+      PixApiErrorCodes.authFailed,
+      false,
+      status,
+      {
+        detail: oauthDescription(answer.text),
+      },
+    );
   }
 }
 

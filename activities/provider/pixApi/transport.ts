@@ -40,7 +40,9 @@ export class PixApiTransport {
 
   constructor(private readonly opts: PixApiTransportOptions) {
     if (!(opts.timeoutMs > 0)) throw new Error('PixApiTransport: timeoutMs must be > 0');
-    this.agent = new Agent({ connect: { ...(opts.tls?.connectOptions() ?? { rejectUnauthorized: true }), timeout: opts.timeoutMs } });
+    this.agent = new Agent({
+      connect: { ...(opts.tls?.connectOptions() ?? { rejectUnauthorized: true }), timeout: opts.timeoutMs },
+    });
   }
 
   /** Throws when the URL may not carry our credentials (see the file comment). */

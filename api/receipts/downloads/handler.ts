@@ -25,7 +25,9 @@ function merchantOf(req: Request): string {
   return req.user.merchantId;
 }
 
-export function receiptHandlers(service: ReceiptService): Record<'transaction' | 'withdrawal' | 'payoutItem', RequestHandler> {
+export function receiptHandlers(
+  service: ReceiptService,
+): Record<'transaction' | 'withdrawal' | 'payoutItem', RequestHandler> {
   return {
     transaction: async (req, res) => {
       const id = parseOrThrow(transactionReceiptId, req.params.id, 'transaction id');

@@ -6,16 +6,36 @@ import { withdrawalId } from '../../sellers/saques/schema';
 import { payoutItemReceiptId, transactionReceiptId } from './schema';
 
 /** Answered by the middleware in front of every receipt route (router.ts). */
-const sharedErrors = ['VALIDATION_ERROR', 'CREDENTIALS_REQUIRED', 'INVALID_CREDENTIALS', 'MERCHANT_ID_REQUIRED', 'INVALID_SIGNATURE', 'INSUFFICIENT_SCOPE', 'NOT_FOUND', 'RECEIPT_UNAVAILABLE', 'RATE_LIMITED'] as const;
+const sharedErrors = [
+  'VALIDATION_ERROR',
+  'CREDENTIALS_REQUIRED',
+  'INVALID_CREDENTIALS',
+  'MERCHANT_ID_REQUIRED',
+  'INVALID_SIGNATURE',
+  'INSUFFICIENT_SCOPE',
+  'NOT_FOUND',
+  'RECEIPT_UNAVAILABLE',
+  'RATE_LIMITED',
+] as const;
 
 /** The 200 of every receipt download: a PDF with exactly these headers. */
 export function receiptPdfResponse(filename: string): ResponseConfig {
   return {
-    description: 'The receipt (comprovante) as a one-page PDF: payer and receiver (documents masked), amount, date and time (Brasília), endToEndId, txid, and a QR code to GET /receipts/verify.',
+    description:
+      'The receipt (comprovante) as a one-page PDF: payer and receiver (documents masked), amount, date and time (Brasília), endToEndId, txid, and a QR code to GET /receipts/verify.',
     headers: {
-      'Content-Type': { description: 'Always `application/pdf`.', schema: { type: 'string', enum: ['application/pdf'] } },
-      'Content-Disposition': { description: `\`inline; filename=${filename}\`, with {id} as in the path.`, schema: { type: 'string' } },
-      'Cache-Control': { description: 'Always `private, no-store`.', schema: { type: 'string', enum: ['private, no-store'] } },
+      'Content-Type': {
+        description: 'Always `application/pdf`.',
+        schema: { type: 'string', enum: ['application/pdf'] },
+      },
+      'Content-Disposition': {
+        description: `\`inline; filename=${filename}\`, with {id} as in the path.`,
+        schema: { type: 'string' },
+      },
+      'Cache-Control': {
+        description: 'Always `private, no-store`.',
+        schema: { type: 'string', enum: ['private, no-store'] },
+      },
     },
     content: { 'application/pdf': { schema: z.string().meta({ format: 'binary' }) } },
   };
@@ -43,7 +63,12 @@ function transactionRoute(path: string, operationId: string, summary: string, al
   });
 }
 
-transactionRoute('/v1/receipts/transactions/{id}', 'getTransactionReceipt', 'The receipt of a paid charge (PDF)', false);
+transactionRoute(
+  '/v1/receipts/transactions/{id}',
+  'getTransactionReceipt',
+  'The receipt of a paid charge (PDF)',
+  false,
+);
 transactionRoute('/v1/receipts/charges/{id}', 'getChargeReceipt', 'The receipt of a paid charge (PDF); alias', true);
 
 registry.registerPath({

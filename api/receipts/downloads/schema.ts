@@ -13,8 +13,11 @@ export const transactionReceiptId = z
   .string()
   .regex(TRANSACTION_RECEIPT_ID, 'must be 1 to 128 letters, digits or . _ ~ + -')
   .meta({
-    description: 'Charge id, `externalRef`, `providerChargeId`, `pixTxid`, `endToEndId` or `providerTransactionId` (the same as `providerChargeId`) of one of your charges; newest match wins.',
+    description:
+      'Charge id, `externalRef`, `providerChargeId`, `pixTxid`, `endToEndId` or `providerTransactionId` (the same as `providerChargeId`) of one of your charges; newest match wins.',
     example: 'E12345678202501011200abcdefghijk',
   });
 
-export const payoutItemReceiptId = z.uuid().meta({ description: 'Payout item id (GET /v1/payouts/batches/{batchId}/items).' });
+export const payoutItemReceiptId = z
+  .uuid()
+  .meta({ description: 'Payout item id (GET /v1/payouts/batches/{batchId}/items).' });

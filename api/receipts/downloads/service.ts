@@ -14,7 +14,9 @@ import type { ReceiptDocuments } from '../receiptDocuments';
 
 export const receiptErrors = {
   unavailable: (what: string, status: string, needed: string) =>
-    new ApiError(409, 'RECEIPT_UNAVAILABLE', `the ${what} is ${status}; a receipt exists once it is ${needed}`, { status }),
+    new ApiError(409, 'RECEIPT_UNAVAILABLE', `the ${what} is ${status}; a receipt exists once it is ${needed}`, {
+      status,
+    }),
 };
 
 export class ReceiptService {
@@ -29,20 +31,26 @@ export class ReceiptService {
 
   /** A charge whose access was already checked (the application API's member check). */
   async charge(charge: Charge): Promise<Buffer> {
-    return this.render(await chargeReceiptFacts(charge), () => receiptErrors.unavailable('transaction', charge.status, 'PAID'));
+    return this.render(await chargeReceiptFacts(charge), () =>
+      receiptErrors.unavailable('transaction', charge.status, 'PAID'),
+    );
   }
 
   /** The same look-up as GET /sellers/saques/{id}: the two routes find the same withdrawals. */
   async withdrawal(merchantId: string, id: string): Promise<Buffer> {
     const row = await findMerchantWithdrawal(merchantId, id);
     if (!row) throw errors.notFound('withdrawal');
-    return this.render(await withdrawalReceiptFacts(row), () => receiptErrors.unavailable('withdrawal', row.status, 'COMPLETED'));
+    return this.render(await withdrawalReceiptFacts(row), () =>
+      receiptErrors.unavailable('withdrawal', row.status, 'COMPLETED'),
+    );
   }
 
   async payoutItem(merchantId: string, id: string): Promise<Buffer> {
     const row = await PayoutItem.findOne({ where: { id, merchantId } });
     if (!row) throw errors.notFound('payout item');
-    return this.render(await payoutItemReceiptFacts(row), () => receiptErrors.unavailable('payout item', row.status, 'PAID'));
+    return this.render(await payoutItemReceiptFacts(row), () =>
+      receiptErrors.unavailable('payout item', row.status, 'PAID'),
+    );
   }
 
   private async render(facts: ReceiptFacts | null, unavailable: () => ApiError): Promise<Buffer> {

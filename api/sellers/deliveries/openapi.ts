@@ -8,7 +8,11 @@ import { deliveryStatuses, listDeliveriesQuery, uuidParam } from './schema';
 const attempt = z.object({
   attempt: z.number().int(),
   url: z.string(),
-  statusCode: z.number().int().nullable().describe('HTTP status answered by the receiver; null when it did not answer.'),
+  statusCode: z
+    .number()
+    .int()
+    .nullable()
+    .describe('HTTP status answered by the receiver; null when it did not answer.'),
   success: z.boolean().describe('A 2xx within 10 s.'),
   error: z.string().nullable(),
   durationMs: z.number().int(),
@@ -21,7 +25,9 @@ export const webhookDelivery = z.object({
   eventType: z.enum(subscribableEventTypes),
   webhookId: z.uuid(),
   url: z.string(),
-  status: z.enum(deliveryStatuses).describe('PENDING (retrying) → SUCCEEDED | FAILED (3 days of failures) | CANCELLED (webhook disabled).'),
+  status: z
+    .enum(deliveryStatuses)
+    .describe('PENDING (retrying) → SUCCEEDED | FAILED (3 days of failures) | CANCELLED (webhook disabled).'),
   attempts: z.number().int(),
   lastStatusCode: z.number().int().nullable(),
   lastError: z.string().nullable(),
@@ -40,7 +46,10 @@ const QueuedDelivery = registry.register(
     message: z.string().describe('What happens next, for a person reading the answer.'),
   }),
 );
-const DeliveryPage = registry.register('WebhookDeliveryPage', z.object({ deliveries: z.array(Delivery), pagination: Pagination }));
+const DeliveryPage = registry.register(
+  'WebhookDeliveryPage',
+  z.object({ deliveries: z.array(Delivery), pagination: Pagination }),
+);
 const tags = ['Seller webhooks'];
 
 registerSellerPath({

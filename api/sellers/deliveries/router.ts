@@ -11,10 +11,22 @@ export function deliveriesRouter(service: DeliveryService, idempotency: Idempote
   const router = Router();
   const id = (raw: unknown, what: string) => parseOrThrow(uuidParam, raw, what);
   const forWebhook: RequestHandler = async (req, res) => {
-    res.json(await service.listForWebhook(req.user!.merchantId, id(req.params.id, 'webhook id'), parseOrThrow(listDeliveriesQuery, req.query, 'query')));
+    res.json(
+      await service.listForWebhook(
+        req.user!.merchantId,
+        id(req.params.id, 'webhook id'),
+        parseOrThrow(listDeliveriesQuery, req.query, 'query'),
+      ),
+    );
   };
   const forEvent: RequestHandler = async (req, res) => {
-    res.json(await service.listForEvent(req.user!.merchantId, id(req.params.eventId, 'event id'), parseOrThrow(listDeliveriesQuery, req.query, 'query')));
+    res.json(
+      await service.listForEvent(
+        req.user!.merchantId,
+        id(req.params.eventId, 'event id'),
+        parseOrThrow(listDeliveriesQuery, req.query, 'query'),
+      ),
+    );
   };
   const read: RequestHandler = async (req, res) => {
     res.json(await service.get(req.user!.merchantId, id(req.params.deliveryId, 'delivery id')));
@@ -22,8 +34,12 @@ export function deliveriesRouter(service: DeliveryService, idempotency: Idempote
   const resend: RequestHandler = async (req, res) => {
     const deliveryId = id(req.params.deliveryId, 'delivery id');
     // With a key, a retried resend makes one new delivery, not two.
-    await respondIdempotently(req, res, idempotency, { scope: `POST /sellers/webhook-deliveries/${deliveryId}/resend`, request: {} }, () =>
-      service.resend(req.user!.merchantId, deliveryId, res.locals.log as Logger | undefined),
+    await respondIdempotently(
+      req,
+      res,
+      idempotency,
+      { scope: `POST /sellers/webhook-deliveries/${deliveryId}/resend`, request: {} },
+      () => service.resend(req.user!.merchantId, deliveryId, res.locals.log as Logger | undefined),
     );
   };
   router.get('/webhooks/:id/deliveries', forWebhook);

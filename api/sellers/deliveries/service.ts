@@ -20,20 +20,26 @@ export class DeliveryService {
   constructor(private readonly deps: { sequelize: Sequelize; temporal: Client; taskQueue: string }) {}
 
   async listForWebhook(merchantId: string, webhookId: string, q: ListDeliveriesQuery) {
-    const [owned] = await this.deps.sequelize.query(`SELECT 1 FROM webhook_endpoints WHERE id = :webhookId AND merchant_id = :merchantId`, {
-      replacements: { webhookId, merchantId },
-      type: QueryTypes.SELECT,
-    });
+    const [owned] = await this.deps.sequelize.query(
+      `SELECT 1 FROM webhook_endpoints WHERE id = :webhookId AND merchant_id = :merchantId`,
+      {
+        replacements: { webhookId, merchantId },
+        type: QueryTypes.SELECT,
+      },
+    );
     if (!owned) throw errors.notFound('webhook');
     return this.page(`merchant_id = :merchantId AND webhook_id = :webhookId`, { merchantId, webhookId }, q);
   }
 
   async listForEvent(merchantId: string, eventId: string, q: ListDeliveriesQuery) {
     // Another merchant's event answers 404 like any other id of theirs, not an empty page.
-    const [event] = await this.deps.sequelize.query(`SELECT 1 FROM outbox_events WHERE id = :eventId AND merchant_id = :merchantId`, {
-      replacements: { eventId, merchantId },
-      type: QueryTypes.SELECT,
-    });
+    const [event] = await this.deps.sequelize.query(
+      `SELECT 1 FROM outbox_events WHERE id = :eventId AND merchant_id = :merchantId`,
+      {
+        replacements: { eventId, merchantId },
+        type: QueryTypes.SELECT,
+      },
+    );
     if (!event) throw errors.notFound('event');
     return this.page(`merchant_id = :merchantId AND event_id = :eventId`, { merchantId, eventId }, q);
   }
@@ -57,11 +63,19 @@ export class DeliveryService {
    */
   async resend(merchantId: string, deliveryId: string, log?: Logger): Promise<{ status: 201 | 202; body: unknown }> {
     const original = await this.find(merchantId, deliveryId);
-    const [endpoint] = await this.deps.sequelize.query<{ active: boolean; url: string }>(`SELECT active, url FROM webhook_endpoints WHERE id = :id`, {
-      replacements: { id: original.webhook_id },
-      type: QueryTypes.SELECT,
-    });
-    if (!endpoint?.active) throw new ApiError(409, 'WEBHOOK_DISABLED', 'the webhook is disabled; enable it (PATCH active: true) before resending');
+    const [endpoint] = await this.deps.sequelize.query<{ active: boolean; url: string }>(
+      `SELECT active, url FROM webhook_endpoints WHERE id = :id`,
+      {
+        replacements: { id: original.webhook_id },
+        type: QueryTypes.SELECT,
+      },
+    );
+    if (!endpoint?.active)
+      throw new ApiError(
+        409,
+        'WEBHOOK_DISABLED',
+        'the webhook is disabled; enable it (PATCH active: true) before resending',
+      );
     const id = crypto.randomUUID();
     await this.deps.sequelize.query(
       `INSERT INTO webhook_deliveries (id, event_id, webhook_id, merchant_id, event_type, url, body, status, resend_of, workflow_started)
@@ -69,10 +83,20 @@ export class DeliveryService {
       { replacements: { id, url: endpoint.url, originalId: original.id } },
     );
     try {
-      await startDeliveryWorkflow(this.deps.sequelize, this.deps.temporal.workflow, { id, merchantId, taskQueue: this.deps.taskQueue });
+      await startDeliveryWorkflow(this.deps.sequelize, this.deps.temporal.workflow, {
+        id,
+        merchantId,
+        taskQueue: this.deps.taskQueue,
+      });
     } catch (err) {
-      log?.warn({ deliveryId: id, error: (err as { name?: unknown })?.name }, 'resend: delivery workflow not started; queued for the dispatcher');
-      return { status: 202, body: { ...presentDelivery(await this.find(merchantId, id)), queued: true, message: queuedMessage(id) } };
+      log?.warn(
+        { deliveryId: id, error: (err as { name?: unknown })?.name },
+        'resend: delivery workflow not started; queued for the dispatcher',
+      );
+      return {
+        status: 202,
+        body: { ...presentDelivery(await this.find(merchantId, id)), queued: true, message: queuedMessage(id) },
+      };
     }
     return { status: 201, body: presentDelivery(await this.find(merchantId, id)) };
   }
@@ -81,20 +105,32 @@ export class DeliveryService {
     const filter = q.status ? ` AND status = :status` : '';
     const rows = await this.deps.sequelize.query<DeliveryRow>(
       `SELECT ${COLUMNS} FROM webhook_deliveries WHERE ${where}${filter} ORDER BY created_at DESC, id LIMIT :limit OFFSET :offset`,
-      { replacements: { ...replacements, status: q.status, limit: q.limit, offset: q.offset }, type: QueryTypes.SELECT },
+      {
+        replacements: { ...replacements, status: q.status, limit: q.limit, offset: q.offset },
+        type: QueryTypes.SELECT,
+      },
     );
-    const [{ total }] = await this.deps.sequelize.query<{ total: number }>(`SELECT count(*)::int AS total FROM webhook_deliveries WHERE ${where}${filter}`, {
-      replacements: { ...replacements, status: q.status },
-      type: QueryTypes.SELECT,
-    });
-    return { deliveries: rows.map((r) => presentDelivery(r)), pagination: { total, limit: q.limit, offset: q.offset, hasMore: q.offset + rows.length < total } };
+    const [{ total }] = await this.deps.sequelize.query<{ total: number }>(
+      `SELECT count(*)::int AS total FROM webhook_deliveries WHERE ${where}${filter}`,
+      {
+        replacements: { ...replacements, status: q.status },
+        type: QueryTypes.SELECT,
+      },
+    );
+    return {
+      deliveries: rows.map((r) => presentDelivery(r)),
+      pagination: { total, limit: q.limit, offset: q.offset, hasMore: q.offset + rows.length < total },
+    };
   }
 
   private async find(merchantId: string, deliveryId: string): Promise<DeliveryRow> {
-    const [row] = await this.deps.sequelize.query<DeliveryRow>(`SELECT ${COLUMNS} FROM webhook_deliveries WHERE id = :deliveryId AND merchant_id = :merchantId`, {
-      replacements: { deliveryId, merchantId },
-      type: QueryTypes.SELECT,
-    });
+    const [row] = await this.deps.sequelize.query<DeliveryRow>(
+      `SELECT ${COLUMNS} FROM webhook_deliveries WHERE id = :deliveryId AND merchant_id = :merchantId`,
+      {
+        replacements: { deliveryId, merchantId },
+        type: QueryTypes.SELECT,
+      },
+    );
     if (!row) throw errors.notFound('webhook delivery');
     return row;
   }

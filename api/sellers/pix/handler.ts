@@ -10,10 +10,16 @@ export function sellerPixHandlers(service: SellerPixService, idempotency: Idempo
   const create: RequestHandler = async (req, res) => {
     const body = parseOrThrow(createSellerPixBody, req.body);
     const key = readIdempotencyKey(req) ?? null;
-    await respondIdempotently(req, res, idempotency, { scope: 'POST /sellers/pix', request: body, storedBody: redactWebhookSecret }, async (chargeId, resuming) => ({
-      status: 201,
-      body: await service.create(req.user!.merchant, body, chargeId, resuming, key),
-    }));
+    await respondIdempotently(
+      req,
+      res,
+      idempotency,
+      { scope: 'POST /sellers/pix', request: body, storedBody: redactWebhookSecret },
+      async (chargeId, resuming) => ({
+        status: 201,
+        body: await service.create(req.user!.merchant, body, chargeId, resuming, key),
+      }),
+    );
   };
 
   const read: RequestHandler = async (req, res) => {

@@ -24,10 +24,20 @@ registerSellerPath({
   },
   responses: {
     201: jsonResponse('The charge, issued and pending payment.', SellerPixCharge, {
-      'idempotent-replayed': { description: '`true` when this is the stored answer of an earlier request with the same key.', schema: { type: 'string', enum: ['true'] } },
+      'idempotent-replayed': {
+        description: '`true` when this is the stored answer of an earlier request with the same key.',
+        schema: { type: 'string', enum: ['true'] },
+      },
     }),
   },
-  errors: ['VALIDATION_ERROR', 'DUPLICATE_IDEMPOTENCY_KEY', 'PAYLOAD_TOO_LARGE', 'PIX_NOT_ISSUED', 'PROVIDER_ERROR', 'SERVICE_UNAVAILABLE'],
+  errors: [
+    'VALIDATION_ERROR',
+    'DUPLICATE_IDEMPOTENCY_KEY',
+    'PAYLOAD_TOO_LARGE',
+    'PIX_NOT_ISSUED',
+    'PROVIDER_ERROR',
+    'SERVICE_UNAVAILABLE',
+  ],
 });
 
 registerSellerPath({

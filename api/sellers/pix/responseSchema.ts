@@ -6,12 +6,19 @@
  */
 import { z } from 'zod';
 
-const nullableString = (description: string, example?: string) => z.string().nullable().meta({ description, ...(example ? { example } : {}) });
+const nullableString = (description: string, example?: string) =>
+  z
+    .string()
+    .nullable()
+    .meta({ description, ...(example ? { example } : {}) });
 
 const pixPayload = z
   .object({
     qrCode: z.string().meta({ description: 'QR code image: base64 PNG, no `data:` prefix.' }),
-    copyPaste: z.string().meta({ description: 'Pix copy-and-paste code (static EMV BR Code with CRC16).', example: '00020126580014br.gov.bcb.pix…6304ABCD' }),
+    copyPaste: z.string().meta({
+      description: 'Pix copy-and-paste code (static EMV BR Code with CRC16).',
+      example: '00020126580014br.gov.bcb.pix…6304ABCD',
+    }),
     expiresAt: z.iso.datetime().meta({ description: 'When the Pix payload stops accepting payments.' }),
   })
   .meta({ description: 'The Pix payload issued by the provider.' });
@@ -19,16 +26,27 @@ const pixPayload = z
 const split = z.object({
   id: z.uuid(),
   merchantId: z.uuid(),
-  amountCents: z.number().int().meta({ description: 'Share in cents (percentages are rounded down to the cent).', example: 3000 }),
-  percentage: z.number().nullable().meta({ description: 'The percentage requested, or null for a fixed share.', example: 30 }),
+  amountCents: z
+    .number()
+    .int()
+    .meta({ description: 'Share in cents (percentages are rounded down to the cent).', example: 3000 }),
+  percentage: z
+    .number()
+    .nullable()
+    .meta({ description: 'The percentage requested, or null for a fixed share.', example: 30 }),
 });
 
 const webhook = z
   .object({
     id: z.uuid().meta({ description: 'Id of the webhook (GET /sellers/webhooks/{id}, its deliveries); always sent.' }),
     url: z.string().meta({ example: 'https://loja.example/pix-events' }),
-    secret: z.string().nullable().meta({ description: 'Signing secret, shown only in the 201 of the request that created it; null afterwards.' }),
-    events: z.array(z.string()).meta({ example: ['charge.created', 'charge.paid', 'charge.expired', 'charge.cancelled'] }),
+    secret: z
+      .string()
+      .nullable()
+      .meta({ description: 'Signing secret, shown only in the 201 of the request that created it; null afterwards.' }),
+    events: z
+      .array(z.string())
+      .meta({ example: ['charge.created', 'charge.paid', 'charge.expired', 'charge.cancelled'] }),
   })
   .meta({ description: 'The webhook scoped to this charge, when `webhook_url` was given.' });
 
@@ -53,7 +71,10 @@ const beneficiary = z
     document: z.string().nullable(),
     documentType: z.string().nullable(),
     institution: z.string().meta({ example: 'Gateway Pagamentos IP' }),
-    account: z.object({ institution: z.string().meta({ example: 'Gateway Pagamentos IP' }), type: z.literal('PAYMENT') }),
+    account: z.object({
+      institution: z.string().meta({ example: 'Gateway Pagamentos IP' }),
+      type: z.literal('PAYMENT'),
+    }),
   })
   .meta({ description: "Always the merchant that owns the charge, with the service's own payment account." });
 
@@ -73,7 +94,9 @@ export const sellerPixCharge = z.object({
   beneficiary,
   expiresAt: z.iso.datetime(),
   paidAt: z.iso.datetime().nullable(),
-  paidAfterExpiry: z.boolean().meta({ description: 'True when a payment arrived after expiry or cancel and was still credited.' }),
+  paidAfterExpiry: z
+    .boolean()
+    .meta({ description: 'True when a payment arrived after expiry or cancel and was still credited.' }),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
 });

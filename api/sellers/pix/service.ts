@@ -36,7 +36,13 @@ export class SellerPixService {
    * Issues the charge `chargeId` (the idempotency claim's resource id). Runs inside the claim:
    * its checks depend on time, the database and DNS, so a same-key retry replays instead.
    */
-  async create(merchant: Merchant, body: CreateSellerPixBody, chargeId: string, resuming: boolean, idempotencyKey: string | null): Promise<Record<string, unknown>> {
+  async create(
+    merchant: Merchant,
+    body: CreateSellerPixBody,
+    chargeId: string,
+    resuming: boolean,
+    idempotencyKey: string | null,
+  ): Promise<Record<string, unknown>> {
     if (resuming) {
       // A previous holder of this key died: its charge may already exist.
       const existing = await Charge.findByPk(chargeId);
@@ -52,7 +58,10 @@ export class SellerPixService {
     if (!webhook) return view;
     const endpoint = await WebhookEndpoint.findByPk(webhook.id);
     if (!endpoint) return view;
-    return { ...view, webhook: { ...webhook, secret: decryptSecret(endpoint.secretCiphertext, this.deps.encryptionKey) } };
+    return {
+      ...view,
+      webhook: { ...webhook, secret: decryptSecret(endpoint.secretCiphertext, this.deps.encryptionKey) },
+    };
   }
 
   async findForMerchant(merchantId: string, lookup: string): Promise<Record<string, unknown>> {
@@ -61,7 +70,12 @@ export class SellerPixService {
     return presentChargeRow(charge);
   }
 
-  private async buildInput(merchant: Merchant, body: CreateSellerPixBody, chargeId: string, idempotencyKey: string | null): Promise<ChargeLifecycleInput> {
+  private async buildInput(
+    merchant: Merchant,
+    body: CreateSellerPixBody,
+    chargeId: string,
+    idempotencyKey: string | null,
+  ): Promise<ChargeLifecycleInput> {
     const expiresAt = chargeExpiry(body.expiresAt, this.deps.now?.() ?? new Date(), this.deps.defaultChargeTtlSeconds);
     const feeCents = chargeFee(merchant, this.deps.defaultFee, body.amountCents);
     const splits = await this.validateSplits(merchant, body, feeCents);
@@ -97,18 +111,22 @@ export class SellerPixService {
     const fields: { field: string; message: string }[] = [];
     const seen = new Set<string>();
     requested.forEach((s, i) => {
-      if (s.merchantId === merchant.id) fields.push({ field: `splits.${i}.merchantId`, message: 'a split cannot go to the charge owner' });
-      if (seen.has(s.merchantId)) fields.push({ field: `splits.${i}.merchantId`, message: 'merchant appears in more than one split' });
+      if (s.merchantId === merchant.id)
+        fields.push({ field: `splits.${i}.merchantId`, message: 'a split cannot go to the charge owner' });
+      if (seen.has(s.merchantId))
+        fields.push({ field: `splits.${i}.merchantId`, message: 'merchant appears in more than one split' });
       seen.add(s.merchantId);
     });
     const found = await Merchant.findAll({ where: { id: [...seen], active: true }, attributes: ['id'] });
     const known = new Set(found.map((m) => m.id));
     requested.forEach((s, i) => {
-      if (!known.has(s.merchantId)) fields.push({ field: `splits.${i}.merchantId`, message: 'no active merchant with this id' });
+      if (!known.has(s.merchantId))
+        fields.push({ field: `splits.${i}.merchantId`, message: 'no active merchant with this id' });
     });
     const allocation = allocateSplits(body.amountCents, feeCents, requested);
     if (!allocation.ok) {
-      for (const p of allocation.problems) fields.push({ field: p.index >= 0 ? `splits.${p.index}.${p.field}` : p.field, message: p.message });
+      for (const p of allocation.problems)
+        fields.push({ field: p.index >= 0 ? `splits.${p.index}.${p.field}` : p.field, message: p.message });
     }
     if (fields.length > 0 || !allocation.ok) throw errors.validation('request body is invalid', { fields });
     return allocation.allocations;

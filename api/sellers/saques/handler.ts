@@ -11,10 +11,16 @@ export function withdrawalHandlers(service: WithdrawalService, idempotency: Idem
   const create: RequestHandler = async (req, res) => {
     const body = parseOrThrow(createWithdrawalBody, req.body);
     const key = readIdempotencyKey(req) ?? null;
-    await respondIdempotently(req, res, idempotency, { scope: 'POST /sellers/saques', request: body }, async (withdrawalId, resuming) => ({
-      status: 201,
-      body: await service.create(req.user!.merchant, body, withdrawalId, resuming, key),
-    }));
+    await respondIdempotently(
+      req,
+      res,
+      idempotency,
+      { scope: 'POST /sellers/saques', request: body },
+      async (withdrawalId, resuming) => ({
+        status: 201,
+        body: await service.create(req.user!.merchant, body, withdrawalId, resuming, key),
+      }),
+    );
   };
 
   const list: RequestHandler = async (req, res) => {

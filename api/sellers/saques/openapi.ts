@@ -9,7 +9,11 @@ import { idempotencyHeaders, jsonResponse, Pagination, registry } from '../../op
 import { registerSellerPath } from '../../openapi/sellerPaths';
 import { createWithdrawalBody, listWithdrawalsQuery, withdrawalId } from './schema';
 
-const nullableString = (description?: string) => z.string().nullable().meta(description ? { description } : {});
+const nullableString = (description?: string) =>
+  z
+    .string()
+    .nullable()
+    .meta(description ? { description } : {});
 
 const account = z.object({
   institution: nullableString(),
@@ -24,13 +28,17 @@ export const withdrawalResponse = z.object({
   id: z.uuid(),
   amountCents: z.number().int().meta({ description: 'Amount sent to the Pix key, in cents.', example: 10000 }),
   status: z.enum(WITHDRAWAL_STATUSES).meta({
-    description: 'PROCESSING (reserved, being sent) → COMPLETED, or FAILED (refused; reserve returned), or CANCELLED (by an operator before sending; reserve returned).',
+    description:
+      'PROCESSING (reserved, being sent) → COMPLETED, or FAILED (refused; reserve returned), or CANCELLED (by an operator before sending; reserve returned).',
   }),
   createdAt: z.iso.datetime(),
   processedAt: z.iso.datetime().nullable().meta({ description: 'When it became COMPLETED, FAILED or CANCELLED.' }),
   userId: z.uuid().nullable().meta({ description: 'The signed-in user who asked; null for client-credential calls.' }),
   feeCents: z.number().int().meta({ description: "The merchant's fixed withdrawal fee.", example: 0 }),
-  totalDebitedCents: z.number().int().meta({ description: 'amountCents + feeCents, taken from the available balance at request time.' }),
+  totalDebitedCents: z
+    .number()
+    .int()
+    .meta({ description: 'amountCents + feeCents, taken from the available balance at request time.' }),
   provider: z.literal('PIX_GATEWAY'),
   providerTransferId: nullableString('Opaque reference of the transfer at the payment institution (`ptr_…`).'),
   providerEndToEndId: nullableString('Pix end-to-end id, once completed.'),
@@ -58,12 +66,18 @@ export const withdrawalResponse = z.object({
       pixKeyType: z.enum(['CPF', 'CNPJ', 'EMAIL', 'PHONE', 'EVP']).nullable(),
       account: account.nullable(),
     })
-    .meta({ description: "The merchant's own Pix key, as registered when the withdrawal was requested; all null when unknown." }),
+    .meta({
+      description:
+        "The merchant's own Pix key, as registered when the withdrawal was requested; all null when unknown.",
+    }),
   tracking: z.object({ providerTransferId: z.string().nullable(), endToEndId: z.string().nullable() }),
 });
 
 const WithdrawalSchema = registry.register('Withdrawal', withdrawalResponse);
-const CreateWithdrawalRequest = registry.register('CreateWithdrawalRequest', createWithdrawalBody.openapi({ description: 'Unknown fields are refused.' }));
+const CreateWithdrawalRequest = registry.register(
+  'CreateWithdrawalRequest',
+  createWithdrawalBody.openapi({ description: 'Unknown fields are refused.' }),
+);
 const tags = ['Seller withdrawals'];
 
 registerSellerPath({
@@ -76,13 +90,26 @@ registerSellerPath({
     "Reserves amount + fee from the available balance and sends a Pix transfer to the merchant's registered key. " +
     'The 201 comes once the reservation is made; follow the status with GET. A merchant without a registered key gets ' +
     '400 VALIDATION_ERROR with `details.reason: PIX_KEY_NOT_REGISTERED`. A refused request stores nothing and frees its idempotency key.',
-  request: { headers: idempotencyHeaders, body: { required: true, content: { 'application/json': { schema: CreateWithdrawalRequest } } } },
+  request: {
+    headers: idempotencyHeaders,
+    body: { required: true, content: { 'application/json': { schema: CreateWithdrawalRequest } } },
+  },
   responses: {
     201: jsonResponse('The withdrawal, with its reservation made.', WithdrawalSchema, {
-      'idempotent-replayed': { description: '`true` when this is the stored answer of an earlier request with the same key.', schema: { type: 'string', enum: ['true'] } },
+      'idempotent-replayed': {
+        description: '`true` when this is the stored answer of an earlier request with the same key.',
+        schema: { type: 'string', enum: ['true'] },
+      },
     }),
   },
-  errors: ['VALIDATION_ERROR', 'INSUFFICIENT_AVAILABLE_BALANCE', 'WITHDRAWAL_FROZEN', 'DUPLICATE_IDEMPOTENCY_KEY', 'PAYLOAD_TOO_LARGE', 'SERVICE_UNAVAILABLE'],
+  errors: [
+    'VALIDATION_ERROR',
+    'INSUFFICIENT_AVAILABLE_BALANCE',
+    'WITHDRAWAL_FROZEN',
+    'DUPLICATE_IDEMPOTENCY_KEY',
+    'PAYLOAD_TOO_LARGE',
+    'SERVICE_UNAVAILABLE',
+  ],
 });
 
 registerSellerPath({
@@ -92,7 +119,12 @@ registerSellerPath({
   tags,
   summary: "List the merchant's withdrawals, newest first",
   request: { query: listWithdrawalsQuery },
-  responses: { 200: jsonResponse('A page of withdrawals.', z.object({ withdrawals: z.array(WithdrawalSchema), pagination: Pagination })) },
+  responses: {
+    200: jsonResponse(
+      'A page of withdrawals.',
+      z.object({ withdrawals: z.array(WithdrawalSchema), pagination: Pagination }),
+    ),
+  },
   errors: ['VALIDATION_ERROR'],
 });
 

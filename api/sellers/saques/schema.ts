@@ -30,7 +30,7 @@ export type ListWithdrawalsQuery = z.infer<typeof listWithdrawalsQuery>;
  * an id that names none of the merchant's withdrawals is 404 on both
  * (db/queries/merchantWithdrawalLookup.ts).
  */
-export const withdrawalId = text()
-  .min(1)
-  .max(120)
-  .meta({ description: 'Withdrawal id (1 to 120 characters; ours are UUIDs).', example: '3f2b8c1e-6a4d-4e8b-9c1f-2d7e5a9b0c13' });
+export const withdrawalId = text().min(1).max(120).meta({
+  description: 'Withdrawal id (1 to 120 characters; ours are UUIDs).',
+  example: '3f2b8c1e-6a4d-4e8b-9c1f-2d7e5a9b0c13',
+});

@@ -24,7 +24,13 @@ export class WithdrawalService {
   constructor(private readonly deps: WithdrawalServiceDeps) {}
 
   /** Requests the withdrawal `withdrawalId` (the idempotency claim's resource id). */
-  async create(merchant: Merchant, body: CreateWithdrawalBody, withdrawalId: string, resuming: boolean, idempotencyKey: string | null): Promise<Record<string, unknown>> {
+  async create(
+    merchant: Merchant,
+    body: CreateWithdrawalBody,
+    withdrawalId: string,
+    resuming: boolean,
+    idempotencyKey: string | null,
+  ): Promise<Record<string, unknown>> {
     const input: WithdrawalInput = {
       withdrawalId,
       merchantId: merchant.id,
@@ -48,7 +54,12 @@ export class WithdrawalService {
     });
     return {
       withdrawals: await presentWithdrawalRows(merchantId, rows),
-      pagination: { total: count, limit: query.limit, offset: query.offset, hasMore: query.offset + rows.length < count },
+      pagination: {
+        total: count,
+        limit: query.limit,
+        offset: query.offset,
+        hasMore: query.offset + rows.length < count,
+      },
     };
   }
 
@@ -111,7 +122,9 @@ export function mapRequestError(err: unknown): unknown {
         return errors.merchantIdRequired();
       case WithdrawalFailureTypes.reservationUnavailable:
         // The workflow made sure nothing was reserved: the key is freed for a retry.
-        return nothingCreated(errors.unavailable('the withdrawal could not be reserved; nothing was debited, retry later'));
+        return nothingCreated(
+          errors.unavailable('the withdrawal could not be reserved; nothing was debited, retry later'),
+        );
       default:
         // E.g. the run was terminated by an operator: unknown whether it reserved. A retry with
         // the same key resumes this withdrawal id and finds out.
@@ -128,7 +141,12 @@ export function mapRequestError(err: unknown): unknown {
 export function pixKeyNotRegistered(): ApiError {
   return errors.validation('the merchant has no Pix key registered for withdrawals', {
     reason: 'PIX_KEY_NOT_REGISTERED',
-    fields: [{ field: 'merchant.pixKey', message: "ask support to register the merchant's own Pix key (CLI: merchant set-pix-key)" }],
+    fields: [
+      {
+        field: 'merchant.pixKey',
+        message: "ask support to register the merchant's own Pix key (CLI: merchant set-pix-key)",
+      },
+    ],
   });
 }
 

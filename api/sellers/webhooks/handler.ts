@@ -9,10 +9,16 @@ export function webhookHandlers(service: WebhookService, idempotency: Idempotenc
   const idOf = (raw: unknown) => parseOrThrow(webhookIdParam, raw, 'webhook id');
   const create: RequestHandler = async (req, res) => {
     const body = parseOrThrow(createWebhookBody, req.body);
-    await respondIdempotently(req, res, idempotency, { scope: 'POST /sellers/webhooks', request: body, storedBody: redactSecret }, async (id) => ({
-      status: 201,
-      body: await service.create(req.user!.merchantId, body, id),
-    }));
+    await respondIdempotently(
+      req,
+      res,
+      idempotency,
+      { scope: 'POST /sellers/webhooks', request: body, storedBody: redactSecret },
+      async (id) => ({
+        status: 201,
+        body: await service.create(req.user!.merchantId, body, id),
+      }),
+    );
   };
   const list: RequestHandler = async (req, res) => {
     res.json(await service.list(req.user!.merchantId, parseOrThrow(listWebhooksQuery, req.query, 'query')));
@@ -23,10 +29,16 @@ export function webhookHandlers(service: WebhookService, idempotency: Idempotenc
   const update: RequestHandler = async (req, res) => {
     const id = idOf(req.params.id);
     const body = parseOrThrow(updateWebhookBody, req.body);
-    await respondIdempotently(req, res, idempotency, { scope: `PATCH /sellers/webhooks/${id}`, request: body }, async () => ({
-      status: 200,
-      body: await service.update(req.user!.merchantId, id, body),
-    }));
+    await respondIdempotently(
+      req,
+      res,
+      idempotency,
+      { scope: `PATCH /sellers/webhooks/${id}`, request: body },
+      async () => ({
+        status: 200,
+        body: await service.update(req.user!.merchantId, id, body),
+      }),
+    );
   };
   const rotate: RequestHandler = async (req, res) => {
     const id = idOf(req.params.id);
@@ -41,10 +53,16 @@ export function webhookHandlers(service: WebhookService, idempotency: Idempotenc
   };
   const remove: RequestHandler = async (req, res) => {
     const id = idOf(req.params.id);
-    await respondIdempotently(req, res, idempotency, { scope: `DELETE /sellers/webhooks/${id}`, request: {} }, async () => ({
-      status: 200,
-      body: await service.disable(req.user!.merchantId, id),
-    }));
+    await respondIdempotently(
+      req,
+      res,
+      idempotency,
+      { scope: `DELETE /sellers/webhooks/${id}`, request: {} },
+      async () => ({
+        status: 200,
+        body: await service.disable(req.user!.merchantId, id),
+      }),
+    );
   };
   return { create, list, read, update, rotate, remove };
 }

@@ -9,9 +9,11 @@ const eventList = z
   .refine((events) => new Set(events).size === events.length, 'events must not repeat')
   .meta({ uniqueItems: true });
 
-const url = httpUrl()
-  .max(2048)
-  .meta({ description: 'Absolute http(s) URL without credentials; outside development it must resolve to public addresses only.', example: 'https://loja.example/pix-events' });
+const url = httpUrl().max(2048).meta({
+  description:
+    'Absolute http(s) URL without credentials; outside development it must resolve to public addresses only.',
+  example: 'https://loja.example/pix-events',
+});
 
 export const createWebhookBody = z
   .object({

@@ -50,7 +50,10 @@ export class WebhookService {
   async list(merchantId: string, page: { limit: number; offset: number }) {
     const { rows, count } = await WebhookEndpoint.findAndCountAll({
       where: { merchantId },
-      order: [['createdAt', 'DESC'], ['id', 'ASC']],
+      order: [
+        ['createdAt', 'DESC'],
+        ['id', 'ASC'],
+      ],
       limit: page.limit,
       offset: page.offset,
     });
@@ -66,13 +69,18 @@ export class WebhookService {
 
   async update(merchantId: string, id: string, patch: UpdateWebhookBody) {
     const endpoint = await this.find(merchantId, id);
-    const url = patch.url !== undefined ? await assertWebhookDestination(patch.url, 'url', this.deps.destinations) : undefined;
+    const url =
+      patch.url !== undefined ? await assertWebhookDestination(patch.url, 'url', this.deps.destinations) : undefined;
     await endpoint.update({
       ...(url !== undefined ? { url } : {}),
       ...(patch.events !== undefined ? { events: patch.events } : {}),
       ...(patch.description !== undefined ? { description: patch.description } : {}),
       ...(patch.active !== undefined
-        ? { active: patch.active, disabledAt: patch.active ? null : new Date(), disabledReason: patch.active ? null : 'disabled by merchant' }
+        ? {
+            active: patch.active,
+            disabledAt: patch.active ? null : new Date(),
+            disabledReason: patch.active ? null : 'disabled by merchant',
+          }
         : {}),
     });
     return presentWebhookEndpoint(endpoint);
@@ -86,13 +94,17 @@ export class WebhookService {
       previousSecretExpiresAt: new Date(Date.now() + ROTATION_OVERLAP_HOURS * 3_600_000),
       secretCiphertext: encryptSecret(secret, this.deps.encryptionKey),
     });
-    return { ...presentWebhookEndpoint(endpoint, secret), previousSecretExpiresAt: endpoint.previousSecretExpiresAt!.toISOString() };
+    return {
+      ...presentWebhookEndpoint(endpoint, secret),
+      previousSecretExpiresAt: endpoint.previousSecretExpiresAt!.toISOString(),
+    };
   }
 
   /** DELETE disables (history and in-flight deliveries stay consistent); it never erases. */
   async disable(merchantId: string, id: string) {
     const endpoint = await this.find(merchantId, id);
-    if (endpoint.active) await endpoint.update({ active: false, disabledAt: new Date(), disabledReason: 'deleted by merchant' });
+    if (endpoint.active)
+      await endpoint.update({ active: false, disabledAt: new Date(), disabledReason: 'deleted by merchant' });
     return presentWebhookEndpoint(endpoint);
   }
 

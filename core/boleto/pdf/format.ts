@@ -6,8 +6,11 @@
 
 /** 123456 → "R$ 1.234,56"; negative amounts never appear on a boleto. */
 export function formatBrl(amountCents: number): string {
-  if (!Number.isSafeInteger(amountCents) || amountCents < 0) throw new RangeError(`amountCents must be a non-negative integer, got ${amountCents}`);
-  const reais = Math.floor(amountCents / 100).toString().replace(/\B(?=(\d{3})+(?!\d))/g, '.');
+  if (!Number.isSafeInteger(amountCents) || amountCents < 0)
+    throw new RangeError(`amountCents must be a non-negative integer, got ${amountCents}`);
+  const reais = Math.floor(amountCents / 100)
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, '.');
   return `R$ ${reais},${String(amountCents % 100).padStart(2, '0')}`;
 }
 
@@ -25,7 +28,12 @@ export function formatIsoDate(isoDate: string): string {
  */
 export function isoDateInBrasilia(instant: Date): string {
   if (Number.isNaN(instant.getTime())) throw new RangeError('issuedAt is not a valid date');
-  const parts = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Sao_Paulo', year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(instant);
+  const parts = new Intl.DateTimeFormat('en-CA', {
+    timeZone: 'America/Sao_Paulo',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).formatToParts(instant);
   const get = (type: string): string => parts.find((p) => p.type === type)?.value ?? '';
   return `${get('year')}-${get('month')}-${get('day')}`;
 }
@@ -45,15 +53,18 @@ export function formatDigitableLine(digits: string): string {
  */
 export function barcodeMatchesDigitableLine(barcode: string, line: string): boolean {
   if (!/^\d{44}$/.test(barcode) || !/^\d{47}$/.test(line)) return false;
-  const fromLine = line.slice(0, 4) + line[32] + line.slice(33, 47) + line.slice(4, 9) + line.slice(10, 20) + line.slice(21, 31);
+  const fromLine =
+    line.slice(0, 4) + line[32] + line.slice(33, 47) + line.slice(4, 9) + line.slice(10, 20) + line.slice(21, 31);
   return fromLine === barcode;
 }
 
 /** CPF 000.000.000-00, CNPJ 00.000.000/0000-00; anything else is printed as given. */
 export function formatTaxId(document: string, documentType: 'CPF' | 'CNPJ'): string {
   const d = document.replace(/\D/g, '');
-  if (documentType === 'CPF' && d.length === 11) return `${d.slice(0, 3)}.${d.slice(3, 6)}.${d.slice(6, 9)}-${d.slice(9)}`;
-  if (documentType === 'CNPJ' && d.length === 14) return `${d.slice(0, 2)}.${d.slice(2, 5)}.${d.slice(5, 8)}/${d.slice(8, 12)}-${d.slice(12)}`;
+  if (documentType === 'CPF' && d.length === 11)
+    return `${d.slice(0, 3)}.${d.slice(3, 6)}.${d.slice(6, 9)}-${d.slice(9)}`;
+  if (documentType === 'CNPJ' && d.length === 14)
+    return `${d.slice(0, 2)}.${d.slice(2, 5)}.${d.slice(5, 8)}/${d.slice(8, 12)}-${d.slice(12)}`;
   return document;
 }
 

@@ -60,8 +60,10 @@ function checkInput(input: BoletoPdfInput): Checked {
   const barcode = input.barcode.replace(/\D/g, '');
   const digitableLine = input.digitableLine.replace(/\D/g, '');
   if (barcode.length !== 44) throw new RangeError(`barcode must have 44 digits, got ${barcode.length}`);
-  if (digitableLine.length !== 47) throw new RangeError(`digitable line must have 47 digits, got ${digitableLine.length}`);
-  if (!barcodeMatchesDigitableLine(barcode, digitableLine)) throw new RangeError('digitable line and barcode carry different digits');
+  if (digitableLine.length !== 47)
+    throw new RangeError(`digitable line must have 47 digits, got ${digitableLine.length}`);
+  if (!barcodeMatchesDigitableLine(barcode, digitableLine))
+    throw new RangeError('digitable line and barcode carry different digits');
   const issuedAt = input.issuedAt instanceof Date ? input.issuedAt : new Date(input.issuedAt);
   if (Number.isNaN(issuedAt.getTime())) throw new RangeError('issuedAt is not a valid date');
   formatIsoDate(input.dueDate); // throws on a malformed due date
@@ -74,7 +76,14 @@ export async function renderBoletoPdf(input: BoletoPdfInput): Promise<Buffer> {
   const checked = checkInput(input);
   const [bars, qr] = await Promise.all([
     // scaleX 3: three image pixels per module, so a 300 dpi raster maps pixels one to one.
-    bwipjs.toBuffer({ bcid: 'interleaved2of5', text: checked.barcode, scaleX: 3, scaleY: 1, height: 13, includetext: false }),
+    bwipjs.toBuffer({
+      bcid: 'interleaved2of5',
+      text: checked.barcode,
+      scaleX: 3,
+      scaleY: 1,
+      height: 13,
+      includetext: false,
+    }),
     input.pixCopyPaste
       ? QRCode.toBuffer(input.pixCopyPaste, { type: 'png', errorCorrectionLevel: 'M', margin: 4, scale: 8 })
       : Promise.resolve(undefined),
@@ -127,11 +136,19 @@ function field(
 ): void {
   const size = opts.size ?? 9;
   doc.rect(x, y, w, h).stroke();
-  doc.font('Helvetica').fontSize(5.5).text(label, x + 2, y + 1.5, { width: w - 4, height: 7, ellipsis: true, lineBreak: false });
+  doc
+    .font('Helvetica')
+    .fontSize(5.5)
+    .text(label, x + 2, y + 1.5, { width: w - 4, height: 7, ellipsis: true, lineBreak: false });
   doc
     .font(opts.bold ? 'Helvetica-Bold' : 'Helvetica')
     .fontSize(size)
-    .text(value, x + 3, y + 8.5, { width: w - 6, height: size * 1.2 * (opts.lines ?? 1), ellipsis: true, align: opts.align ?? 'left' });
+    .text(value, x + 3, y + 8.5, {
+      width: w - 6,
+      height: size * 1.2 * (opts.lines ?? 1),
+      ellipsis: true,
+      align: opts.align ?? 'left',
+    });
 }
 
 /** Bank name box, "341-7" in bold between bars, and the digitable line: the header of both parts. */
@@ -139,12 +156,28 @@ function drawBankHeader(doc: Doc, input: BoletoPdfInput, y: number, right: strin
   const h = 24;
   const nameW = 50 * MM;
   const codeW = 20 * MM;
-  doc.font('Helvetica-Bold').fontSize(12).text(input.bankName, LEFT, y + 7, { width: nameW - 4, height: 14, ellipsis: true });
-  doc.moveTo(LEFT + nameW, y + 4).lineTo(LEFT + nameW, y + h).lineWidth(1.2).stroke();
-  doc.moveTo(LEFT + nameW + codeW, y + 4).lineTo(LEFT + nameW + codeW, y + h).stroke();
+  doc
+    .font('Helvetica-Bold')
+    .fontSize(12)
+    .text(input.bankName, LEFT, y + 7, { width: nameW - 4, height: 14, ellipsis: true });
+  doc
+    .moveTo(LEFT + nameW, y + 4)
+    .lineTo(LEFT + nameW, y + h)
+    .lineWidth(1.2)
+    .stroke();
+  doc
+    .moveTo(LEFT + nameW + codeW, y + 4)
+    .lineTo(LEFT + nameW + codeW, y + h)
+    .stroke();
   doc.lineWidth(0.5);
-  doc.font('Helvetica-Bold').fontSize(14).text(bankCodeWithDigit(input.bankCode), LEFT + nameW, y + 7, { width: codeW, align: 'center' });
-  doc.font('Helvetica-Bold').fontSize(11).text(right, LEFT + nameW + codeW, y + 8.5, { width: WIDTH - nameW - codeW, align: 'right', lineBreak: false });
+  doc
+    .font('Helvetica-Bold')
+    .fontSize(14)
+    .text(bankCodeWithDigit(input.bankCode), LEFT + nameW, y + 7, { width: codeW, align: 'center' });
+  doc
+    .font('Helvetica-Bold')
+    .fontSize(11)
+    .text(right, LEFT + nameW + codeW, y + 8.5, { width: WIDTH - nameW - codeW, align: 'right', lineBreak: false });
   return y + h;
 }
 
@@ -160,11 +193,17 @@ function drawReceipt(doc: Doc, input: BoletoPdfInput, c: Checked, top: number): 
   const w2 = 45 * MM;
   field(doc, LEFT, y, w1, rowH, 'Beneficiário', party(input.beneficiary));
   field(doc, LEFT + w1, y, w2, rowH, 'Agência/Código do beneficiário', input.beneficiary.agencyCode ?? '');
-  field(doc, LEFT + w1 + w2, y, RIGHT_COL, rowH, 'Vencimento', formatIsoDate(input.dueDate), { align: 'right', bold: true });
+  field(doc, LEFT + w1 + w2, y, RIGHT_COL, rowH, 'Vencimento', formatIsoDate(input.dueDate), {
+    align: 'right',
+    bold: true,
+  });
   y += rowH;
   field(doc, LEFT, y, w1, rowH, 'Pagador', party(input.payer));
   field(doc, LEFT + w1, y, w2, rowH, 'Nosso número', input.nossoNumero);
-  field(doc, LEFT + w1 + w2, y, RIGHT_COL, rowH, '(=) Valor do documento', formatBrl(input.amountCents), { align: 'right', bold: true });
+  field(doc, LEFT + w1 + w2, y, RIGHT_COL, rowH, '(=) Valor do documento', formatBrl(input.amountCents), {
+    align: 'right',
+    bold: true,
+  });
   y += rowH;
   const half = w1 / 2;
   field(doc, LEFT, y, half, rowH, 'Número do documento', input.documentNumber);
@@ -172,7 +211,10 @@ function drawReceipt(doc: Doc, input: BoletoPdfInput, c: Checked, top: number): 
   field(doc, LEFT + w1, y, w2, rowH, '(-) Desconto / Abatimento', '');
   field(doc, LEFT + w1 + w2, y, RIGHT_COL, rowH, '(=) Valor cobrado', '', { align: 'right' });
   y += rowH;
-  doc.font('Helvetica').fontSize(6).text('Autenticação mecânica', LEFT, y + 2, { width: WIDTH, align: 'right' });
+  doc
+    .font('Helvetica')
+    .fontSize(6)
+    .text('Autenticação mecânica', LEFT, y + 2, { width: WIDTH, align: 'right' });
   return y + 10;
 }
 
@@ -182,20 +224,42 @@ function drawPix(doc: Doc, input: BoletoPdfInput, qrPng: Buffer | undefined, top
   doc.image(qrPng, LEFT, top, { width: QR_SIZE_PT, height: QR_SIZE_PT });
   const x = LEFT + QR_SIZE_PT + 4 * MM;
   const w = WIDTH - QR_SIZE_PT - 4 * MM;
-  doc.font('Helvetica-Bold').fontSize(13).text('Pague com Pix', x, top + 6, { width: w });
+  doc
+    .font('Helvetica-Bold')
+    .fontSize(13)
+    .text('Pague com Pix', x, top + 6, { width: w });
   doc
     .font('Helvetica')
     .fontSize(8)
-    .text('Aponte a câmera do aplicativo do seu banco para o QR Code, ou use o Pix Copia e Cola abaixo. Pagando pelo Pix ou pelo código de barras, o que for pago primeiro quita este boleto.', x, top + 24, { width: w });
-  doc.font('Helvetica-Bold').fontSize(6).text('Pix Copia e Cola', x, top + 50, { width: w });
+    .text(
+      'Aponte a câmera do aplicativo do seu banco para o QR Code, ou use o Pix Copia e Cola abaixo. Pagando pelo Pix ou pelo código de barras, o que for pago primeiro quita este boleto.',
+      x,
+      top + 24,
+      { width: w },
+    );
+  doc
+    .font('Helvetica-Bold')
+    .fontSize(6)
+    .text('Pix Copia e Cola', x, top + 50, { width: w });
   // Courier breaks the long BR Code anywhere; its characters are all ASCII.
-  doc.font('Courier').fontSize(6.5).text(input.pixCopyPaste, x, top + 58, { width: w, height: QR_SIZE_PT - 58, ellipsis: true });
+  doc
+    .font('Courier')
+    .fontSize(6.5)
+    .text(input.pixCopyPaste, x, top + 58, { width: w, height: QR_SIZE_PT - 58, ellipsis: true });
   return top + QR_SIZE_PT;
 }
 
 function drawCutLine(doc: Doc, y: number): void {
-  doc.moveTo(LEFT, y).lineTo(LEFT + WIDTH, y).dash(3, { space: 2 }).stroke().undash();
-  doc.font('Helvetica').fontSize(6).text('Corte na linha pontilhada', LEFT, y + 2, { width: WIDTH, align: 'right' });
+  doc
+    .moveTo(LEFT, y)
+    .lineTo(LEFT + WIDTH, y)
+    .dash(3, { space: 2 })
+    .stroke()
+    .undash();
+  doc
+    .font('Helvetica')
+    .fontSize(6)
+    .text('Corte na linha pontilhada', LEFT, y + 2, { width: WIDTH, align: 'right' });
 }
 
 /**
@@ -214,11 +278,22 @@ function drawFicha(doc: Doc, input: BoletoPdfInput, c: Checked, barsPng: Buffer)
 
   y = drawBankHeader(doc, input, y, formatDigitableLine(c.digitableLine));
   const hybrid = Boolean(input.pixCopyPaste);
-  field(doc, LEFT, y, leftW, rowH, 'Local de pagamento', input.paymentPlace ?? (hybrid ? HYBRID_PAYMENT_PLACE : DEFAULT_PAYMENT_PLACE), { size: 8 });
+  field(
+    doc,
+    LEFT,
+    y,
+    leftW,
+    rowH,
+    'Local de pagamento',
+    input.paymentPlace ?? (hybrid ? HYBRID_PAYMENT_PLACE : DEFAULT_PAYMENT_PLACE),
+    { size: 8 },
+  );
   field(doc, rx, y, RIGHT_COL, rowH, 'Vencimento', formatIsoDate(input.dueDate), { align: 'right', bold: true });
   y += rowH;
   field(doc, LEFT, y, leftW, rowH, 'Beneficiário', party(input.beneficiary));
-  field(doc, rx, y, RIGHT_COL, rowH, 'Agência/Código do beneficiário', input.beneficiary.agencyCode ?? '', { align: 'right' });
+  field(doc, rx, y, RIGHT_COL, rowH, 'Agência/Código do beneficiário', input.beneficiary.agencyCode ?? '', {
+    align: 'right',
+  });
   y += rowH;
   const issued = formatIsoDate(isoDateInBrasilia(c.issuedAt));
   const third = leftW / 3;
@@ -233,22 +308,49 @@ function drawFicha(doc: Doc, input: BoletoPdfInput, c: Checked, barsPng: Buffer)
   field(doc, LEFT + 2 * fifth, y, fifth, rowH, 'Espécie', 'R$');
   field(doc, LEFT + 3 * fifth, y, fifth, rowH, 'Quantidade', '');
   field(doc, LEFT + 4 * fifth, y, leftW - 4 * fifth, rowH, '(x) Valor', '');
-  field(doc, rx, y, RIGHT_COL, rowH, '(=) Valor do documento', formatBrl(input.amountCents), { align: 'right', bold: true });
+  field(doc, rx, y, RIGHT_COL, rowH, '(=) Valor do documento', formatBrl(input.amountCents), {
+    align: 'right',
+    bold: true,
+  });
   y += rowH;
 
-  const lines = [...input.instructions, input.fineText, input.interestText].filter((l): l is string => Boolean(l && l.trim()));
+  const lines = [...input.instructions, input.fineText, input.interestText].filter((l): l is string =>
+    Boolean(l && l.trim()),
+  );
   doc.rect(LEFT, y, leftW, instrH).stroke();
-  doc.font('Helvetica').fontSize(5.5).text('Instruções (texto de responsabilidade do beneficiário)', LEFT + 2, y + 1.5, { width: leftW - 4, lineBreak: false });
-  doc.font('Helvetica').fontSize(8).text(lines.join('\n'), LEFT + 3, y + 9, { width: leftW - 6, height: instrH - 11, ellipsis: true });
-  const cells = ['(-) Desconto / Abatimento', '(-) Outras deduções', '(+) Mora / Multa', '(+) Outros acréscimos', '(=) Valor cobrado'];
+  doc
+    .font('Helvetica')
+    .fontSize(5.5)
+    .text('Instruções (texto de responsabilidade do beneficiário)', LEFT + 2, y + 1.5, {
+      width: leftW - 4,
+      lineBreak: false,
+    });
+  doc
+    .font('Helvetica')
+    .fontSize(8)
+    .text(lines.join('\n'), LEFT + 3, y + 9, { width: leftW - 6, height: instrH - 11, ellipsis: true });
+  const cells = [
+    '(-) Desconto / Abatimento',
+    '(-) Outras deduções',
+    '(+) Mora / Multa',
+    '(+) Outros acréscimos',
+    '(=) Valor cobrado',
+  ];
   cells.forEach((label, i) => field(doc, rx, y + i * 20, RIGHT_COL, 20, label, ''));
   y += instrH;
 
   doc.rect(LEFT, y, WIDTH, payerH).stroke();
-  doc.font('Helvetica').fontSize(5.5).text('Pagador', LEFT + 2, y + 1.5, { lineBreak: false });
-  doc.font('Helvetica').fontSize(8.5).text(party(input.payer), LEFT + 3, y + 8.5, { width: WIDTH - 6, height: 11, ellipsis: true });
+  doc
+    .font('Helvetica')
+    .fontSize(5.5)
+    .text('Pagador', LEFT + 2, y + 1.5, { lineBreak: false });
+  doc
+    .font('Helvetica')
+    .fontSize(8.5)
+    .text(party(input.payer), LEFT + 3, y + 8.5, { width: WIDTH - 6, height: 11, ellipsis: true });
   const address = (input.payer.address ?? '').split('\n').slice(0, 2).join('\n');
-  if (address) doc.fontSize(8).text(address, LEFT + 3, y + 20, { width: WIDTH - 6, height: 2 * 8 * 1.2 + 1, ellipsis: true });
+  if (address)
+    doc.fontSize(8).text(address, LEFT + 3, y + 20, { width: WIDTH - 6, height: 2 * 8 * 1.2 + 1, ellipsis: true });
   y += payerH;
 
   // Barcode band: bars at the left after the quiet zone, nothing else within the quiet zone on either side.
@@ -256,6 +358,12 @@ function drawFicha(doc: Doc, input: BoletoPdfInput, c: Checked, barsPng: Buffer)
   const barsW = I25_MODULES * I25_MODULE_PT;
   doc.image(barsPng, barsX, y + 4 * MM, { width: barsW, height: I25_HEIGHT_PT });
   const textX = barsX + barsW + I25_QUIET_PT;
-  doc.font('Helvetica').fontSize(6).text('Autenticação mecânica', textX, y + 2, { width: LEFT + WIDTH - textX, align: 'right' });
-  doc.font('Helvetica-Bold').fontSize(8).text('Ficha de Compensação', textX, y + 10, { width: LEFT + WIDTH - textX, align: 'right' });
+  doc
+    .font('Helvetica')
+    .fontSize(6)
+    .text('Autenticação mecânica', textX, y + 2, { width: LEFT + WIDTH - textX, align: 'right' });
+  doc
+    .font('Helvetica-Bold')
+    .fontSize(8)
+    .text('Ficha de Compensação', textX, y + 10, { width: LEFT + WIDTH - textX, align: 'right' });
 }

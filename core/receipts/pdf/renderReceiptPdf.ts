@@ -45,7 +45,8 @@ const SIDE_TITLES: Record<ReceiptFacts['kind'], { payer: string; receiver: strin
 };
 
 function checkFacts(facts: ReceiptFacts): Date {
-  if (!Number.isSafeInteger(facts.amountCents) || facts.amountCents < 0) throw new RangeError('amountCents must be a non-negative integer');
+  if (!Number.isSafeInteger(facts.amountCents) || facts.amountCents < 0)
+    throw new RangeError('amountCents must be a non-negative integer');
   const occurredAt = new Date(facts.occurredAt);
   if (Number.isNaN(occurredAt.getTime())) throw new RangeError('occurredAt is not a valid date');
   return occurredAt;
@@ -54,7 +55,9 @@ function checkFacts(facts: ReceiptFacts): Date {
 export async function renderReceiptPdf(facts: ReceiptFacts, opts: ReceiptPdfOptions): Promise<Buffer> {
   const occurredAt = checkFacts(facts);
   // Margin 4 modules (the QR standard's quiet zone); M: a printed, photographed page survives.
-  const qrPng = opaqueGrayPng(await QRCode.toBuffer(opts.verifyUrl, { type: 'png', errorCorrectionLevel: 'M', margin: 4, scale: 8 }));
+  const qrPng = opaqueGrayPng(
+    await QRCode.toBuffer(opts.verifyUrl, { type: 'png', errorCorrectionLevel: 'M', margin: 4, scale: 8 }),
+  );
   const title = RECEIPT_TITLES[facts.kind];
 
   const doc = new PDFDocument({
@@ -102,23 +105,52 @@ function drawHeader(doc: Doc, facts: ReceiptFacts, title: string, issuer: string
   y += 34;
   doc.font('Sans').fontSize(9).fillColor(GRAY).text('Valor', MARGIN, y, { lineBreak: false });
   y += 12;
-  doc.font('Sans-Bold').fontSize(26).fillColor('#000000').text(formatBrl(facts.amountCents), MARGIN, y, { width: WIDTH, lineBreak: false });
+  doc
+    .font('Sans-Bold')
+    .fontSize(26)
+    .fillColor('#000000')
+    .text(formatBrl(facts.amountCents), MARGIN, y, { width: WIDTH, lineBreak: false });
   y += 36;
-  doc.font('Sans').fontSize(10).text(formatDateTimeBrasilia(facts.occurredAt), MARGIN, y, { width: WIDTH, lineBreak: false });
+  doc
+    .font('Sans')
+    .fontSize(10)
+    .text(formatDateTimeBrasilia(facts.occurredAt), MARGIN, y, { width: WIDTH, lineBreak: false });
   return y + 22;
 }
 
 function section(doc: Doc, y: number, title: string): number {
-  doc.moveTo(MARGIN, y).lineTo(MARGIN + WIDTH, y).lineWidth(0.5).strokeColor(LINE).stroke();
-  doc.font('Sans-Bold').fontSize(11).fillColor('#000000').text(title, MARGIN, y + 8, { width: WIDTH, lineBreak: false });
+  doc
+    .moveTo(MARGIN, y)
+    .lineTo(MARGIN + WIDTH, y)
+    .lineWidth(0.5)
+    .strokeColor(LINE)
+    .stroke();
+  doc
+    .font('Sans-Bold')
+    .fontSize(11)
+    .fillColor('#000000')
+    .text(title, MARGIN, y + 8, { width: WIDTH, lineBreak: false });
   return y + 28;
 }
 
 /** Label on the left in gray, value on the right; long values wrap up to maxLines, then an ellipsis. */
-function row(doc: Doc, y: number, label: string, value: string, opts: { mono?: boolean; maxLines?: number } = {}): number {
+function row(
+  doc: Doc,
+  y: number,
+  label: string,
+  value: string,
+  opts: { mono?: boolean; maxLines?: number } = {},
+): number {
   const size = 9.5;
-  doc.font('Sans').fontSize(size).fillColor(GRAY).text(label, MARGIN, y, { width: LABEL_W - 8, lineBreak: false, ellipsis: true });
-  doc.font(opts.mono ? 'Mono' : 'Sans').fontSize(size).fillColor('#000000');
+  doc
+    .font('Sans')
+    .fontSize(size)
+    .fillColor(GRAY)
+    .text(label, MARGIN, y, { width: LABEL_W - 8, lineBreak: false, ellipsis: true });
+  doc
+    .font(opts.mono ? 'Mono' : 'Sans')
+    .fontSize(size)
+    .fillColor('#000000');
   const lineH = size * 1.25;
   const height = Math.min(doc.heightOfString(value, { width: VALUE_W }), lineH * (opts.maxLines ?? 2));
   doc.text(value, VALUE_X, y, { width: VALUE_W, height, ellipsis: true });
@@ -132,7 +164,8 @@ function partyBlock(doc: Doc, y: number, title: string, party: MaskedParty | nul
   if (party.document) y = row(doc, y, party.documentType ?? 'Documento', party.document);
   if (party.institution) y = row(doc, y, 'Instituição', party.institution);
   if (party.ispb) y = row(doc, y, 'ISPB', party.ispb);
-  if (party.agency || party.account) y = row(doc, y, 'Agência / Conta', `${party.agency ?? '-'} / ${party.account ?? '-'}`);
+  if (party.agency || party.account)
+    y = row(doc, y, 'Agência / Conta', `${party.agency ?? '-'} / ${party.account ?? '-'}`);
   if (party.pixKey) y = row(doc, y, 'Chave Pix', party.pixKey);
   return y;
 }
@@ -148,16 +181,34 @@ function refundsBlock(doc: Doc, y: number, refunds: ReceiptFacts['refunds']): nu
 
 function drawFooter(doc: Doc, qrPng: Buffer, verifyUrl: string): void {
   const top = A4.height - MARGIN - FOOTER_H;
-  doc.moveTo(MARGIN, top).lineTo(MARGIN + WIDTH, top).lineWidth(0.5).strokeColor(LINE).stroke();
+  doc
+    .moveTo(MARGIN, top)
+    .lineTo(MARGIN + WIDTH, top)
+    .lineWidth(0.5)
+    .strokeColor(LINE)
+    .stroke();
   const y = top + 14;
   doc.image(qrPng, MARGIN, y, { width: QR_SIZE, height: QR_SIZE });
   const x = MARGIN + QR_SIZE + 16;
   const w = WIDTH - QR_SIZE - 16;
-  doc.font('Sans-Bold').fontSize(12).fillColor('#000000').text('Valide este comprovante', x, y + 8, { width: w, lineBreak: false });
+  doc
+    .font('Sans-Bold')
+    .fontSize(12)
+    .fillColor('#000000')
+    .text('Valide este comprovante', x, y + 8, { width: w, lineBreak: false });
   doc
     .font('Sans')
     .fontSize(8.5)
     .fillColor(GRAY)
-    .text('Aponte a câmera do celular para o QR Code, ou acesse o endereço abaixo, para confirmar que este comprovante foi emitido por nós e que os dados conferem.', x, y + 28, { width: w });
-  doc.font('Mono').fontSize(6.5).fillColor('#000000').text(verifyUrl, x, y + 62, { width: w, height: 40, ellipsis: true });
+    .text(
+      'Aponte a câmera do celular para o QR Code, ou acesse o endereço abaixo, para confirmar que este comprovante foi emitido por nós e que os dados conferem.',
+      x,
+      y + 28,
+      { width: w },
+    );
+  doc
+    .font('Mono')
+    .fontSize(6.5)
+    .fillColor('#000000')
+    .text(verifyUrl, x, y + 62, { width: w, height: 40, ellipsis: true });
 }

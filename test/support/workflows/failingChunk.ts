@@ -12,7 +12,10 @@ import type { ChunkInput, ChunkResult } from '../../../workflows/payout/types';
 export * from '../../../workflows';
 
 const { listChunkItemIds } = proxyActivities<PayoutActivities>({ startToCloseTimeout: '30 seconds' });
-const { payItem } = proxyActivities<PayoutActivities>({ startToCloseTimeout: '15 seconds', retry: { maximumAttempts: 1 } });
+const { payItem } = proxyActivities<PayoutActivities>({
+  startToCloseTimeout: '15 seconds',
+  retry: { maximumAttempts: 1 },
+});
 
 export async function payoutChunk(input: ChunkInput): Promise<ChunkResult> {
   const [first] = await listChunkItemIds({ batchId: input.batchId, fromRow: input.fromRow, toRow: input.toRow });
