@@ -46,7 +46,7 @@ export interface GatewayConfig {
   /** /healthz and /ready show the git SHA and build id only when this is set (they are public). */
   exposeBuildInfo: boolean;
   payouts: { chunkSize: number; parallelChunks: number; itemConcurrency: number; sliceSize: number };
-  /** Application API sign-in (api/auth/accessTokens.ts, refresh cookie). */
+  /** Application API sign-in (api/identity/auth/accessTokens.ts, refresh cookie). */
   auth: AuthConfig;
   /** Uploaded files (avatars): S3 when S3_ENDPOINT is set, else UPLOADS_DIR served by the API. */
   storage: StorageConfig;

@@ -1,6 +1,6 @@
 /** HTTP ↔ AppChargeService (router.ts). */
 import type { RequestHandler } from 'express';
-import { signedIn } from '../auth/bearer';
+import { signedIn } from '../identity/auth/bearer';
 import { ANY_ROLE, requireRole } from '../dashboard/roles';
 import { sendReceiptPdf } from '../receipts/downloads/handler';
 import type { ReceiptService } from '../receipts/downloads/service';
@@ -17,8 +17,8 @@ import {
   refundChargeBody,
   type CreateChargeBody,
 } from './schema';
-import type { RefundService } from './refunds';
-import { consumeActionToken } from '../twoFactor/actionTokens';
+import type { RefundService } from '../refunds/service';
+import { consumeActionToken } from '../identity/twoFactor/actionTokens';
 import { CHARGE_WRITERS, type AppChargeService } from './service';
 
 export function chargeHandlers(

@@ -4,7 +4,7 @@ import type { IdempotencyService } from '../idempotency/idempotencyService';
 import { requireIdempotencyKey } from '../idempotency/header';
 import { chargeHandlers } from './handler';
 import type { AppChargeService } from './service';
-import type { RefundService } from './refunds';
+import type { RefundService } from '../refunds/service';
 import type { ReceiptService } from '../receipts/downloads/service';
 
 export function chargesRouter(deps: {

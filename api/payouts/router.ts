@@ -5,7 +5,7 @@
  */
 import { Router, type RequestHandler } from 'express';
 import type { IdempotencyService } from '../idempotency/idempotencyService';
-import { requireScope } from '../auth/scopes';
+import { requireScope } from '../identity/auth/scopes';
 import { payoutHandlers } from './handler';
 import { payoutErrors, type PayoutService } from './service';
 

@@ -13,7 +13,7 @@
 import { Op, QueryTypes, type Sequelize } from 'sequelize';
 import { signedRequestHeaders } from '../../core/signatures/requestSignature';
 import { renderReceiptPdf } from '../../core/receipts/pdf/renderReceiptPdf';
-import { createMerchantWithCredential, type MerchantCredentials } from '../../db/merchantAdmin';
+import { createMerchantWithCredential, type MerchantCredentials } from '../../db/identity/merchantAdmin';
 import { Charge } from '../../db/models';
 import { chargeReceiptFacts } from '../../api/receipts/facts';
 import { percentile, timed, type BenchTable } from './benchTable';

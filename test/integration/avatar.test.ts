@@ -14,7 +14,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import express, { type RequestHandler } from 'express';
 import QRCode from 'qrcode';
-import { createAvatarRoutes } from '../../api/avatar';
+import { createAvatarRoutes } from '../../api/identity/avatar';
 import { ApiError } from '../../api/errors/apiError';
 import { errorHandler, notFoundHandler } from '../../api/errors/errorHandler';
 import { jsonBody, requireJsonContentType } from '../../api/middleware/jsonBody';

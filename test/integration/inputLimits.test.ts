@@ -14,7 +14,7 @@ import { QueryTypes } from 'sequelize';
 import { signProviderCallback } from '../../core/pix/providerSignature';
 import { PROVIDER_CALLBACK_SIGNATURE_HEADER, PROVIDER_CALLBACK_TIMESTAMP_HEADER } from '../../core/provider';
 import { signedRequestHeaders } from '../../core/signatures/requestSignature';
-import type { MerchantCredentials } from '../../db/merchantAdmin';
+import type { MerchantCredentials } from '../../db/identity/merchantAdmin';
 import { ApiCredential, Charge, Merchant, PayoutBatch, PayoutItem, WebhookEndpoint } from '../../db/models';
 import { sharedIntegrationStack, type SharedStack } from '../support/sharedStack';
 import { assertLedgerInvariant } from '../support/ledger';

@@ -7,14 +7,14 @@ import crypto from 'node:crypto';
 import { QueryTypes } from 'sequelize';
 import parsePrometheusTextFormat, { type PromFamily } from 'parse-prometheus-text-format';
 import { signProviderCallback } from '../../core/pix/providerSignature';
-import { chargeWorkflowId } from '../../workflows/charge/definitions';
+import { chargeWorkflowId } from '../../workflows/charges/definitions';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant } from '../support/ledger';
 import { waitFor } from '../support/env';
 import { fundByPaidCharge, items, payoutMerchant, signedCall, waitForBatchEnd } from '../support/payouts';
-import type { MerchantCredentials } from '../../db/merchantAdmin';
+import type { MerchantCredentials } from '../../db/identity/merchantAdmin';
 
-/** The route template API Pix notifications are counted under (api/pixApiCallbacks/router.ts). */
+/** The route template API Pix notifications are counted under (api/charges/pixApiCallbacks/router.ts). */
 const PIX_API_NOTIFICATION_ROUTE = '/webhooks/pix-api/:secret/pix';
 
 jest.setTimeout(90_000);

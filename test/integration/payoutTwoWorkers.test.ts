@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { accounts } from '../../core/ledger/accounts';
 import { PayoutItem } from '../../db/models';
-import { payoutBatchWorkflowId } from '../../workflows/payout/definitions';
+import { payoutBatchWorkflowId } from '../../workflows/payouts/definitions';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant, balance } from '../support/ledger';
 import {

@@ -12,7 +12,7 @@ import { HttpPixProvider } from '../../activities/provider/httpPixProvider';
 import { accounts } from '../../core/ledger/accounts';
 import { devolucaoIdFor, txidFor } from '../../core/pix/apiPixIds';
 import { Charge } from '../../db/models';
-import type { MerchantCredentials } from '../../db/merchantAdmin';
+import type { MerchantCredentials } from '../../db/identity/merchantAdmin';
 import { waitFor } from '../support/env';
 import { assertLedgerInvariant, balance } from '../support/ledger';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';

@@ -14,10 +14,10 @@ import { startIntegrationStack, type IntegrationStack } from '../support/integra
 import { assertLedgerInvariant, balance } from '../support/ledger';
 import { fundByPaidCharge, items, payoutMerchant, setFaults, signedCall, waitForBatchEnd } from '../support/payouts';
 import { signedInMerchant } from '../support/signedIn';
-import type { MerchantCredentials } from '../../db/merchantAdmin';
+import type { MerchantCredentials } from '../../db/identity/merchantAdmin';
 import { Merchant, Withdrawal } from '../../db/models';
-import { addUserToMerchant, setPlatformOperator } from '../../db/userAdmin';
-import type { dailyReconciliation } from '../../workflows/reconciliation/daily';
+import { addUserToMerchant, setPlatformOperator } from '../../db/identity/userAdmin';
+import type { dailyReconciliation } from '../../workflows/reconciliations/daily';
 import {
   dailyReconciliationScheduleId,
   ensureReconciliationSchedule,

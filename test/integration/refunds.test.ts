@@ -6,11 +6,11 @@
  */
 import crypto from 'node:crypto';
 import { authenticator } from 'otplib';
-import { writeLedgerEntry } from '../../activities/db/ledgerWriter';
+import { writeLedgerEntry } from '../../activities/ledger/ledgerWriter';
 import { accounts } from '../../core/ledger/accounts';
 import { withdrawalReservedEntry } from '../../core/ledger/postings';
 import { OutboxEvent, Refund } from '../../db/models';
-import { setWithdrawalsFrozen } from '../../db/merchantAdmin';
+import { setWithdrawalsFrozen } from '../../db/identity/merchantAdmin';
 import type { AppClient } from '../support/appClient';
 import { waitFor } from '../support/env';
 import { sharedIntegrationStack, type SharedStack } from '../support/sharedStack';

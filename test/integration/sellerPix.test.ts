@@ -9,11 +9,11 @@ import { Charge, ApiCredential, OutboxEvent } from '../../db/models';
 import { accounts } from '../../core/ledger/accounts';
 import { encryptSecret, parseKey } from '../../core/crypto/secretBox';
 import { signProviderCallback } from '../../core/pix/providerSignature';
-import { chargeWorkflowId } from '../../workflows/charge/definitions';
+import { chargeWorkflowId } from '../../workflows/charges/definitions';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant, balance } from '../support/ledger';
 import { waitFor } from '../support/env';
-import type { MerchantCredentials } from '../../db/merchantAdmin';
+import type { MerchantCredentials } from '../../db/identity/merchantAdmin';
 import { pspChargeRef } from '../../core/pix/apiPixIds';
 
 jest.setTimeout(60_000);

@@ -6,7 +6,7 @@
 import crypto from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { QueryTypes } from 'sequelize';
-import type { MerchantCredentials } from '../../db/merchantAdmin';
+import type { MerchantCredentials } from '../../db/identity/merchantAdmin';
 import { testEnv, waitFor } from '../support/env';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant } from '../support/ledger';

@@ -11,11 +11,11 @@ import type { Client } from '@temporalio/client';
 import { ensureJanitorSchedule } from '../../workers/ensureJanitorSchedule';
 import { ensureMedSyncSchedule } from '../../workers/ensureMedSyncSchedule';
 import { ensureReconciliationSchedule } from '../../workers/ensureReconciliationSchedule';
-import { janitorScheduleId } from '../../workflows/janitor/definitions';
+import { janitorScheduleId } from '../../workflows/transfers/definitions';
 import { medSyncScheduleId } from '../../workflows/med/definitions';
 import { dailyReconciliationScheduleId } from '../../workers/ensureReconciliationSchedule';
 import { ensurePixSweepSchedule } from '../../workers/ensurePixSweepSchedule';
-import { pixSweepScheduleId } from '../../workflows/pixSweep/definitions';
+import { pixSweepScheduleId } from '../../workflows/charges/sweep/definitions';
 import { sharedIntegrationStack, type SharedStack } from '../support/sharedStack';
 
 jest.setTimeout(120_000);

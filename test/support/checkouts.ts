@@ -5,7 +5,7 @@
  */
 import crypto from 'node:crypto';
 import type { Sequelize } from 'sequelize';
-import { createApiCredential, type MerchantCredentials } from '../../db/merchantAdmin';
+import { createApiCredential, type MerchantCredentials } from '../../db/identity/merchantAdmin';
 import type { AppClient } from './appClient';
 import type { StackClient } from './integrationStack';
 import { signedInMerchant } from './signedIn';

@@ -18,7 +18,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import { createApp } from '../../api/app';
-import { createMerchantWithCredential } from '../../db/merchantAdmin';
+import { createMerchantWithCredential } from '../../db/identity/merchantAdmin';
 import { createSequelize } from '../../db/sequelize';
 import { testEnv } from './env';
 import { stackApi, stackApiDeps, stackPay, type StackClient } from './integrationStack';

@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isPrivateAddress } from '../../core/net/destination';
 import { checkDestination } from '../../core/net/destinationPolicy';
-import { DestinationRefusedError, postWebhook } from '../../activities/webhookSender';
+import { DestinationRefusedError, postWebhook } from '../../activities/events/sender';
 
 const internalUrls = [
   'http://[::ffff:127.0.0.1]:4010/x',

@@ -8,12 +8,12 @@
 import crypto from 'node:crypto';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { QueryTypes } from 'sequelize';
-import { recordEvent } from '../../activities/db/outbox';
+import { recordEvent } from '../../activities/events/outbox';
 import { encryptSecret } from '../../core/crypto/secretBox';
-import { createMerchantWithCredential } from '../../db/merchantAdmin';
+import { createMerchantWithCredential } from '../../db/identity/merchantAdmin';
 import { WebhookEndpoint } from '../../db/models';
 import { ensureOutboxDispatcher } from '../../workers/ensureOutboxDispatcher';
-import { dispatcherWorkflowId } from '../../workflows/webhook/definitions';
+import { dispatcherWorkflowId } from '../../workflows/events/definitions';
 import { waitFor } from '../support/env';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { useWorkflowEnv } from '../support/workflowEnv';

@@ -6,9 +6,9 @@
  */
 import { Op } from 'sequelize';
 import { accounts } from '../../core/ledger/accounts';
-import { setWithdrawalsFrozen } from '../../db/merchantAdmin';
+import { setWithdrawalsFrozen } from '../../db/identity/merchantAdmin';
 import { PayoutBatch, PayoutItem } from '../../db/models';
-import { payoutBatchWorkflowId, reserveBatchUpdate } from '../../workflows/payout/definitions';
+import { payoutBatchWorkflowId, reserveBatchUpdate } from '../../workflows/payouts/definitions';
 import { FakePixProvider } from '../support/fakePixProvider';
 import { waitFor } from '../support/env';
 import { assertLedgerInvariant, balance } from '../support/ledger';

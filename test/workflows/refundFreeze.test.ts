@@ -12,13 +12,13 @@
 import crypto from 'node:crypto';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { updateWithStartOrJoin } from '../../api/temporal/updateWithStart';
-import { writeLedgerEntry } from '../../activities/db/ledgerWriter';
+import { writeLedgerEntry } from '../../activities/ledger/ledgerWriter';
 import { accounts } from '../../core/ledger/accounts';
 import { chargePaidEntry } from '../../core/ledger/postings';
-import { createMerchantWithCredential, setWithdrawalsFrozen } from '../../db/merchantAdmin';
+import { createMerchantWithCredential, setWithdrawalsFrozen } from '../../db/identity/merchantAdmin';
 import { Charge, Refund } from '../../db/models';
-import { refundStatusQuery, refundWorkflowId, requestRefundUpdate } from '../../workflows/refund/definitions';
-import { RefundFailureTypes, type RefundInput } from '../../workflows/refund/types';
+import { refundStatusQuery, refundWorkflowId, requestRefundUpdate } from '../../workflows/refunds/definitions';
+import { RefundFailureTypes, type RefundInput } from '../../workflows/refunds/types';
 import { FakePixProvider } from '../support/fakePixProvider';
 import { waitFor } from '../support/env';
 import { assertLedgerInvariant, balance } from '../support/ledger';

@@ -2,7 +2,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { parseOrThrow } from '../../validation/validate';
 import { errors } from '../../errors/apiError';
-import { withdrawalId } from '../../sellers/saques/schema';
+import { withdrawalId } from '../../withdrawals/schema';
 import { payoutItemReceiptId, transactionReceiptId } from './schema';
 import type { ReceiptService } from './service';
 

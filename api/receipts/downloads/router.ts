@@ -5,7 +5,7 @@
  * payouts:read) → the request signature over the path exactly as sent → the id.
  */
 import { Router, type Request, type RequestHandler } from 'express';
-import { requireScope, type ScopeFamily } from '../../auth/scopes';
+import { requireScope, type ScopeFamily } from '../../identity/auth/scopes';
 import { receiptHandlers } from './handler';
 import type { ReceiptService } from './service';
 
