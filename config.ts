@@ -27,7 +27,7 @@ export interface GatewayConfig {
   databaseUrl: string;
   temporal: { address: string; namespace: string; taskQueue: string };
   provider: { baseUrl: string; apiKey: string; callbackSecret: string; timeoutMs: number };
-  /** The PSP's API Pix v2, which collects Pix charges (issue 23); calls share provider.timeoutMs. */
+  /** The PSP's API Pix v2, which collects Pix charges; calls share provider.timeoutMs. */
   pixApi: PixApiConfig;
   /** 32-byte key (hex or base64) that encrypts API client secrets at rest. */
   credentialsEncryptionKey: string;
@@ -251,7 +251,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     allowPrivateWebhookDestinations,
     exposeBuildInfo: read.bool('EXPOSE_BUILD_INFO', false),
     med: {
-      // Unanswered by then: the default decision (ACCEPT) is applied (README, "Pix infractions").
+      // Unanswered by then: the default decision (ACCEPT) is applied (docs/api/med.md).
       analysisDeadlineMs: read.int('MED_ANALYSIS_DEADLINE_SECONDS', 7 * 86_400, { min: 1, max: 30 * 86_400 }) * 1000,
       reminderBeforeMs: read.int('MED_REMINDER_BEFORE_SECONDS', 86_400, { min: 0, max: 30 * 86_400 }) * 1000,
     },

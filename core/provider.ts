@@ -108,7 +108,7 @@ export interface ProviderCallback {
 }
 
 /**
- * Boletos (issue 10). The provider registers the boleto as a bank does: it assigns the nosso
+ * Boletos. The provider registers the boleto as a bank does: it assigns the nosso
  * número and answers FEBRABAN-valid barcode and digitable line (core/boletos), plus a Pix BR Code
  * for the same amount (boleto híbrido). Whichever is paid first settles it; the other is closed.
  */
@@ -201,7 +201,7 @@ export interface BoletoProvider {
 }
 
 /**
- * The provider's account statement for [from, to) (issue 13, reconciliations): every Pix charge
+ * The provider's account statement for [from, to) (reconciliations): every Pix charge
  * paid (by paidAt) and every transfer or devolução (by createdAt) in the range.
  */
 export interface StatementPayment {

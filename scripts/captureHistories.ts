@@ -10,8 +10,8 @@
  * workflow fails `npm test`.
  *
  * When to run it: after adding a workflow or a new behaviour (with patched()), to add histories
- * of the new code. Never to "fix" a replay failure: that failure is the point (see README,
- * "Changing a workflow safely"). Use --suffix to add histories next to the old ones instead of
+ * of the new code. Never to "fix" a replay failure: that failure is the point (see
+ * docs/architecture.md, "Workflow history: changing a workflow safely"). Use --suffix to add histories next to the old ones instead of
  * replacing them. Takes about a minute; output is quiet (logs go to a temporary directory).
  */
 import type { dailyReconciliation } from '../workflows/reconciliations/daily';

@@ -1,5 +1,5 @@
 /**
- * The sweep for lost payment notifications (issue 23): PSPs do lose callbacks, and a charge can
+ * The sweep for lost payment notifications: PSPs do lose callbacks, and a charge can
  * wait 30 days for its expiry. Every minute (workers/ensurePixSweepSchedule.ts) the PSP's list of
  * Pix received over the last minutes (API Pix GET /pix) is read, and each Pix of a charge of ours
  * not yet taken goes through the one claim path, exactly as its notification would have

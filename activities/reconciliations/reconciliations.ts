@@ -1,5 +1,5 @@
 /**
- * Activities of the Reconciliation workflow (issue 13): the provider's statement against the
+ * Activities of the Reconciliation workflow: the provider's statement against the
  * ledger, for one merchant's Pix charges paid in a date range (Brasília days, inclusive), or for
  * every merchant's at once (a platform-wide run, no merchant: operators only).
  *

@@ -175,7 +175,7 @@ export class PayoutService {
         { transaction },
       );
       // One multi-row INSERT per 2,000 items: sequelize's bulkCreate built a model instance per
-      // row and took most of the POST's time for 10,000 items (issue 14).
+      // row and took most of the POST's time for 10,000 items (docs/benchmarks.md).
       for (let start = 0; start < items.length; start += 2000) {
         const slab = items.slice(start, start + 2000);
         await this.deps.sequelize.query(

@@ -14,7 +14,7 @@ export function signWebhook(rawBody: string, secrets: string[], timestampSeconds
   return [`t=${timestampSeconds}`, ...v1].join(',');
 }
 
-/** What a receiver does (README shows the same in a few lines). */
+/** What a receiver does (docs/api/webhooks.md shows the same in a few lines). */
 export function verifyWebhook(
   rawBody: string,
   header: string | undefined,

@@ -1,5 +1,5 @@
 /**
- * Avatars over real HTTP (issue 9 item 6): the avatar routes and the local object store mounted
+ * Avatars over real HTTP: the avatar routes and the local object store mounted
  * as createAvatarRoutes is meant to be mounted (before the app's JSON parser), a real PNG PUT to
  * the presigned URL and confirmed; a text file declared as PNG, another user's key, a body over
  * 2 MB, a tampered, expired or mistyped upload are refused in the error envelope.

@@ -1,5 +1,5 @@
 /**
- * Idempotency keys against the real stack (issue 8, review L6, L7, L8): a same-key retry
+ * Idempotency keys against the real stack: a same-key retry
  * replays the stored answer even when checks that depend on time would now refuse it; a payout
  * key reused after its record expired answers 409, never 500; a slow holder keeps its claim.
  */

@@ -1,5 +1,5 @@
 /**
- * Input, limits and access over HTTP against the real stack (issue 8 items 8 and 9):
+ * Input, limits and access over HTTP against the real stack:
  * - M4: signed provider callbacks are never rate limited; TRUST_PROXY picks the client address.
  * - M7: payout bodies are parsed only after authentication; small limit elsewhere; `metadata`
  *   capped everywhere; deep nesting never answers 500.

@@ -107,8 +107,8 @@ afterEach(async () => {
 
 describe('GET /metrics', () => {
   it('counts HTTP requests by route template and status, with latency histograms, and no ids in any label', async () => {
-    // The sandbox's callback for the paid charge may come after the charge run saw it paid. Since
-    // issue 23 it is the API Pix notification, counted under its template (the secret never a label).
+    // The sandbox's callback for the paid charge may come after the charge run saw it paid. It is
+    // the API Pix notification, counted under its template (the secret never a label).
     const { families, samples } = await waitFor(async () => {
       const s = await scrape();
       return valueOf(family(s.families, 'gateway_http_requests_total'), {
@@ -125,7 +125,7 @@ describe('GET /metrics', () => {
     expect(valueOf(requests, { method: 'GET', route: '/sellers/pix/:id', status: '200' })).toBeGreaterThanOrEqual(1);
     expect(valueOf(requests, { method: 'GET', route: '/sellers/pix/:id', status: '404' })).toBe(1);
     expect(valueOf(requests, { method: 'GET', route: 'unmatched', status: '404' })).toBe(1);
-    // The sandbox's callback for the paid charge (API Pix's notification since issue 23).
+    // The sandbox's callback for the paid charge (API Pix's notification).
     expect(
       valueOf(requests, { method: 'POST', route: PIX_API_NOTIFICATION_ROUTE, status: '200' }),
     ).toBeGreaterThanOrEqual(1);

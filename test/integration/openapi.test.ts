@@ -94,7 +94,7 @@ function appRoutes(): Set<string> {
 }
 
 describe('route coverage', () => {
-  it('documents every route mounted by createApp (see "How to document a route" in the README)', () => {
+  it('documents every route mounted by createApp (see docs/api/documenting-routes.md)', () => {
     const documented = documentedRoutes();
     const mounted = appRoutes();
     // Sanity: the walker really sees the nested seller routers under both prefixes.

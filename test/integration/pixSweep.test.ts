@@ -1,5 +1,5 @@
 /**
- * Issue 23, lost callbacks heal in minutes: a paid charge whose notification the PSP lost
+ * Lost callbacks heal in minutes: a paid charge whose notification the PSP lost
  * (`callback: false` at the sandbox) is settled by the sweep's Schedule (every minute, GET /pix
  * over the last minutes, the one claim path) within two minutes, exactly once; a later pass finds
  * it taken and moves nothing.

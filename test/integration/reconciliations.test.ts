@@ -1,5 +1,5 @@
 /**
- * Reconciliations over HTTP against the real stack (issue 13 item 3): the sandbox provider's
+ * Reconciliations over HTTP against the real stack: the sandbox provider's
  * statement (GET /v1/statements) compared with the ledger. Books that agree change nothing; a
  * lost callback is found and settled through the normal path (credited once); an amount the
  * provider reports differently is flagged and nothing is written; another merchant's

@@ -524,7 +524,7 @@ describe('settlement asks the provider', () => {
 });
 
 describe('BR Code and sandbox restarts', () => {
-  // Issue 23: a charge is a cob at an API Pix PSP, whose BR Code is the PSP's. A cob has no field
+  // A charge is a cob at an API Pix PSP, whose BR Code is the PSP's. A cob has no field
   // for the BR Code's merchant name (field 59, the receiving user's: the gateway's account); the
   // merchant's name goes in the cob's infoAdicionais, which the standard has the payer's app show.
   // (Before API Pix this test read the merchant's name in field 59 of a BR Code the sandbox built.)

@@ -1,5 +1,5 @@
 /**
- * Settlements over HTTP against the real stack (issue 13 item 2): a merchant's available balance
+ * Settlements over HTTP against the real stack: a merchant's available balance
  * sent to its own Pix key, on demand (POST /settlements) and by its Temporal Schedule, through
  * the withdrawal machinery. Asserts HTTP bodies, the settlement and withdrawal rows, ledger
  * postings and the sandbox's own transfer records; the ledger invariant after every scenario.

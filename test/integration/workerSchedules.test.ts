@@ -2,7 +2,7 @@
  * The Schedules every worker creates at start (janitor, daily reconciliation, MED sync, Pix payment sweep) belong to
  * its task queue, like the outbox dispatcher: a second deployment (another task queue) in the
  * same namespace gets its own, and a schedule never starts its runs on another deployment's
- * queue. Found as a flake of the parallel suite (issue 22): a worker process spawned by another
+ * queue. Found as a flake of the parallel suite: a worker process spawned by another
  * test file had created the one `med-infraction-sync` first, so the MED test's triggered sync ran
  * on that file's task queue and never reached its own database.
  */

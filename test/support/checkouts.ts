@@ -1,5 +1,5 @@
 /**
- * Fixtures for checkout tests (issue 12, H2): courses and prices inserted with SQL (the course
+ * Fixtures for checkout tests: courses and prices inserted with SQL (the course
  * routes are another helper's), a merchant owned by a signed-in user *and* holding a client
  * credential (P0 routes use the credential, refunds and sessions the user), and P0 calls.
  */

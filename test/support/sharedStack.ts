@@ -1,5 +1,5 @@
 /**
- * An integration stack shared by the test files of one jest worker (issue 22): the files that
+ * An integration stack shared by the test files of one jest worker: the files that
  * only need merchants of their own (each test makes its own; the tenant-isolation tests prove
  * merchants see nothing of each other) use `sharedIntegrationStack()` instead of starting a stack
  * each. The stack runs in a process of its own (test/support/stackServer.ts), started by the

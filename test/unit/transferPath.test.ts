@@ -1,6 +1,5 @@
 /**
- * The one transfer path against a fake provider: what releases money and what never does
- * (issue 8, review H1 and L9).
+ * The one transfer path against a fake provider: what releases money and what never does.
  */
 import { createTransferPath } from '../../activities/transfers/transferPath';
 import { FakePixProvider } from '../support/fakePixProvider';

@@ -1,5 +1,5 @@
 /**
- * The outbox dispatcher under a flood (issue 8 item 10): thousands of events committed quickly
+ * The outbox dispatcher under a flood: thousands of events committed quickly
  * must not flood the singleton dispatcher with one signal each (its history passed 10,000
  * events in the 10,000-item bench and the worker died). Events nobody subscribed to cost no
  * signal and no delivery; subscribed ones get exactly one delivery each.

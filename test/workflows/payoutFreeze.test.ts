@@ -1,5 +1,5 @@
 /**
- * Freezing a merchant stops its payouts at once (issue 8 item 2, review H4), on the
+ * Freezing a merchant stops its payouts at once, on the
  * time-skipping server with the real activities and database: once the freeze has committed no
  * item is sent for the first time, items already sent finish, the batch parks (PROCESSING, unsent
  * items PENDING, their funding reserved) and resumes after the unfreeze.

@@ -1,5 +1,5 @@
 /**
- * Refunds obey the merchant's state (review 2, N1), on the time-skipping server with the real
+ * Refunds obey the merchant's state, on the time-skipping server with the real
  * activities and database (the provider is an in-memory fake, outside the system):
  * - a freeze that commits between the API's check and the reservation is seen under the
  *   merchant row's lock: the request is refused, nothing is stored or reserved;

@@ -73,7 +73,7 @@ const settling = proxyActivities<ChargeActivities>(settlingOptions);
 /**
  * A payment is settled by a local activity, in the workflow task that brought the confirmation:
  * the charge.paid event commits without an activity task going through the server and back
- * (webhook latency, issue 14). Settlement is keyed (ledger movement, row lock), so a rerun after
+ * (webhook latency). Settlement is keyed (ledger movement, row lock), so a rerun after
  * a crash credits nothing twice; past a minute of retries the SDK waits on a durable timer.
  * Runs that settled before 'charge-settle-local' replay with the regular activity.
  */

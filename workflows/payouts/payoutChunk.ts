@@ -44,7 +44,7 @@ const { countChunkItems } = proxyActivities<PayoutActivities>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
-/** Since issue 14: many items per activity. Chunks started before keep one activity per item. */
+/** Many items per activity (payItems). Chunks started before this patch keep one activity per item. */
 const SLICED_PAYMENTS = 'payout-sliced-payments';
 
 /** Parked: first look after a minute, then less often, at most every 15 minutes. */

@@ -1,5 +1,5 @@
 /**
- * Reconciliation of one merchant's date range (issue 13): reads the provider's statement,
+ * Reconciliation of one merchant's date range: reads the provider's statement,
  * compares it with the ledger and the charges, hands lost payments to the normal settlement path
  * (the activity signals the charge's lifecycle or starts settleLatePayment) and stores the report.
  * It writes nothing to the ledger itself. A run that keeps failing marks the row FAILED.

@@ -1,4 +1,4 @@
-/** Data of the Reconciliation workflow (issue 13). Plain JSON. */
+/** Data of the Reconciliation workflow. Plain JSON. */
 
 export type ReconciliationDifferenceKind = 'MISSING_IN_LEDGER' | 'MISSING_AT_PROVIDER' | 'AMOUNT_MISMATCH';
 

@@ -45,7 +45,7 @@ export const RefundFailureTypes = {
   exceedsPaid: 'RefundExceedsPaidAmount',
   insufficientBalance: 'InsufficientBalanceForRefund',
   reservationUnavailable: 'RefundReservationUnavailable',
-  /** The merchant may not move money out now (review 2, N1): as withdrawals and payouts. */
+  /** The merchant may not move money out now: as withdrawals and payouts. */
   merchantFrozen: 'RefundMerchantFrozen',
   merchantInactive: 'RefundMerchantInactive',
   /** A boleto's refund destination: unknown to the directory, or not a key of the boleto's payer. */

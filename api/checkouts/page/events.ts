@@ -4,7 +4,7 @@
  * after `maxLifetimeMs` (the browser's EventSource reconnects by itself), so no connection is held
  * forever. A comment line every 15 s keeps proxies from closing an idle stream.
  *
- * The route is public and needs only a checkout id, so open streams are bounded (review 2, N5):
+ * The route is public and needs only a checkout id, so open streams are bounded:
  * - at most `perCheckout` per checkout and `perIp` per client address (req.ip under TRUST_PROXY,
  *   keyed as the per-IP request limit keys it, so an IPv6 client cannot spread over its /56);
  *   beyond either, 429 TOO_MANY_STREAMS with Retry-After before any database read, and the page
