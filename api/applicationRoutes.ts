@@ -30,6 +30,7 @@ import { twoFactorRouter } from './identity/twoFactor/router';
 import { chargesRouter } from './charges/router';
 import { AppChargeService, type AppChargeServiceDeps } from './charges/service';
 import { RefundService } from './refunds/service';
+import { refundsRouter } from './refunds/router';
 import { boletosRouter, BOLETOS_PATH } from './boletos/router';
 import { coursesRouter } from './marketplace/courses/router';
 import { CourseService } from './marketplace/courses/service';
@@ -141,9 +142,12 @@ export function applicationApi(deps: ApplicationDeps): ApplicationApi {
   const charges = new AppChargeService(deps.charges);
   router.use(
     '/charges',
+    refundsRouter({ charges, refunds, idempotency: deps.idempotency, requireUser: authenticated }),
+  );
+  router.use(
+    '/charges',
     chargesRouter({
       service: charges,
-      refunds,
       receipts: deps.receipts,
       idempotency: deps.idempotency,
       requireUser: authenticated,
