@@ -5,7 +5,7 @@
 import { Router, type RequestHandler } from 'express';
 import type { StorageConfig } from '../core/storage/createObjectStore';
 import { createObjectStore } from '../core/storage/createObjectStore';
-import { User } from '../db/models';
+import { userStore } from '../db/identity';
 import { createAvatarRoutes } from './identity/avatar';
 import type passport from 'passport';
 
@@ -117,9 +117,7 @@ export function applicationApi(deps: ApplicationDeps): ApplicationApi {
   const beforeBody = createAvatarRoutes({
     requireUser: avatarUser,
     store: createObjectStore(deps.storage, deps.publicBaseUrl),
-    setAvatar: async (userId, avatar) => {
-      await User.update({ avatarKey: avatar.key, avatarUrl: avatar.url }, { where: { id: userId } });
-    },
+    setAvatar: (userId, avatar) => userStore.setAvatar(userId, avatar),
   });
 
   const router = Router();

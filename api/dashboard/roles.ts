@@ -3,15 +3,12 @@
  * gets 404, the same answer as for a merchant that does not exist, so trying other merchants' ids
  * reveals nothing; a member whose role is not allowed gets 403 INSUFFICIENT_ROLE.
  */
-import type { Transaction } from 'sequelize';
-import { MerchantMember } from '../../db/models';
-import type { MemberRole } from '../../db/identity/merchantMember';
+import { memberStore, type MemberRole, type MerchantMember } from '../../db/identity';
+import type { Tx } from '../../db/tx';
 import { ApiError } from '../errors/apiError';
 
 export const ANY_ROLE: readonly MemberRole[] = ['owner', 'admin', 'finance', 'viewer'];
 export const MANAGERS: readonly MemberRole[] = ['owner', 'admin'];
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const roleErrors = {
   merchantNotFound: () => new ApiError(404, 'MERCHANT_NOT_FOUND', 'merchant not found'),
@@ -27,11 +24,9 @@ export async function requireRole(
   userId: string,
   merchantId: string,
   allowed: readonly MemberRole[],
-  transaction?: Transaction,
+  transaction?: Tx,
 ): Promise<MerchantMember> {
-  const member = UUID.test(merchantId)
-    ? await MerchantMember.findOne({ where: { userId, merchantId }, transaction })
-    : null;
+  const member = await memberStore.findMembership(userId, merchantId, transaction);
   if (!member) throw roleErrors.merchantNotFound();
   if (!allowed.includes(member.role)) throw roleErrors.insufficientRole(member.role, allowed);
   return member;
@@ -39,7 +34,7 @@ export async function requireRole(
 
 /** The merchant a list defaults to when none is named: the one the user owns, else the first they joined. */
 export async function defaultMerchantOf(userId: string): Promise<string> {
-  const memberships = await MerchantMember.findAll({ where: { userId }, order: [['createdAt', 'ASC']] });
+  const memberships = await memberStore.membershipsOf(userId);
   const primary = memberships.find((m) => m.role === 'owner') ?? memberships[0];
   if (!primary) throw roleErrors.merchantNotFound();
   return primary.merchantId;

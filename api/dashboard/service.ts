@@ -4,10 +4,19 @@
  * creation, and stored only encrypted (db/identity/merchantAdmin.ts).
  */
 import crypto from 'node:crypto';
-import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 import { documentType, onlyDigits } from '../../core/documents';
-import { createApiCredential, type IssuedCredential } from '../../db/identity/merchantAdmin';
-import { ApiCredential, Merchant, MerchantMember, User } from '../../db/models';
+import {
+  apiCredentialStore,
+  createApiCredential,
+  memberStore,
+  merchantStore,
+  userStore,
+  type ApiCredential,
+  type IssuedCredential,
+  type Merchant,
+  type User,
+} from '../../db/identity';
 import { ApiError } from '../errors/apiError';
 import { ANY_ROLE, MANAGERS, requireRole } from './roles';
 import type { Branding, EnsureMerchant, NewDashboardCredential } from './schema';
@@ -67,15 +76,11 @@ export class DashboardService {
    */
   async ensureMerchant(user: User, input: EnsureMerchant): Promise<MerchantView & { created: boolean }> {
     return this.deps.sequelize.transaction(async (transaction) => {
-      await User.findByPk(user.id, { transaction, lock: transaction.LOCK.UPDATE });
-      const owned = await MerchantMember.findOne({
-        where: { userId: user.id, role: 'owner' },
-        order: [['createdAt', 'ASC']],
-        transaction,
-      });
-      const existing = owned ? await Merchant.findByPk(owned.merchantId, { transaction }) : null;
+      await userStore.lockUser(user.id, transaction);
+      const [owned] = await memberStore.ownershipsOf(user.id, transaction);
+      const existing = owned ? await merchantStore.findMerchant(owned.merchantId, transaction) : null;
       if (existing) return { ...merchantView(existing), created: false };
-      const merchant = await Merchant.create(
+      const merchant = await merchantStore.createMerchant(
         {
           id: crypto.randomUUID(),
           name: input.name,
@@ -86,18 +91,18 @@ export class DashboardService {
           pixFeeBps: null,
           pixFeeFixedCents: null,
         },
-        { transaction },
+        transaction,
       );
-      await MerchantMember.create({ userId: user.id, merchantId: merchant.id, role: 'owner' }, { transaction });
+      await memberStore.addMember({ userId: user.id, merchantId: merchant.id, role: 'owner' }, transaction);
       return { ...merchantView(merchant), created: true };
     });
   }
 
   /** The merchant the user owns, else the first they joined; 404 MERCHANT_NOT_FOUND when none. */
   async myMerchant(userId: string): Promise<MerchantView> {
-    const memberships = await MerchantMember.findAll({ where: { userId }, order: [['createdAt', 'ASC']] });
+    const memberships = await memberStore.membershipsOf(userId);
     const primary = memberships.find((m) => m.role === 'owner') ?? memberships[0];
-    const merchant = primary ? await Merchant.findByPk(primary.merchantId) : null;
+    const merchant = primary ? await merchantStore.findMerchant(primary.merchantId) : null;
     if (!merchant) throw dashboardErrors.noMerchant();
     return merchantView(merchant);
   }
@@ -111,25 +116,14 @@ export class DashboardService {
     input: Branding,
   ): Promise<MerchantView & { logoUrl: string | null; color: string | null }> {
     await requireRole(userId, input.merchantId, MANAGERS);
-    const sets: string[] = [];
-    if (input.logoUrl !== undefined) sets.push('brand_logo_url = :logoUrl');
-    if (input.color !== undefined) sets.push('brand_color = :color');
-    if (sets.length > 0) {
-      await this.deps.sequelize.query(`UPDATE merchants SET ${sets.join(', ')}, updated_at = now() WHERE id = :id`, {
-        replacements: {
-          id: input.merchantId,
-          logoUrl: input.logoUrl ?? null,
-          color: input.color?.toLowerCase() ?? null,
-        },
-      });
-    }
-    const merchant = await Merchant.findByPk(input.merchantId);
+    await merchantStore.setBranding(this.deps.sequelize, input.merchantId, {
+      logoUrl: input.logoUrl,
+      color: input.color === undefined ? undefined : (input.color?.toLowerCase() ?? null),
+    });
+    const merchant = await merchantStore.findMerchant(input.merchantId);
     if (!merchant) throw dashboardErrors.noMerchant();
-    const [brand] = await this.deps.sequelize.query<{ brand_logo_url: string | null; brand_color: string | null }>(
-      'SELECT brand_logo_url, brand_color FROM merchants WHERE id = :id',
-      { replacements: { id: input.merchantId }, type: QueryTypes.SELECT },
-    );
-    return { ...merchantView(merchant), logoUrl: brand.brand_logo_url, color: brand.brand_color };
+    const brand = await merchantStore.findBranding(this.deps.sequelize, input.merchantId);
+    return { ...merchantView(merchant), logoUrl: brand!.logoUrl, color: brand!.color };
   }
 
   /** Owners and admins only; the caller has already checked the second factor (handler.ts). */
@@ -148,15 +142,7 @@ export class DashboardService {
   /** Any member may list; newest first; never the secret. */
   async listCredentials(userId: string, q: { merchantId: string; limit: number; offset: number }) {
     await requireRole(userId, q.merchantId, ANY_ROLE);
-    const { rows, count } = await ApiCredential.findAndCountAll({
-      where: { merchantId: q.merchantId },
-      order: [
-        ['createdAt', 'DESC'],
-        ['id', 'ASC'],
-      ],
-      limit: q.limit,
-      offset: q.offset,
-    });
+    const { rows, count } = await apiCredentialStore.listCredentials(q);
     return {
       data: rows.map(credentialView),
       pagination: { total: count, limit: q.limit, offset: q.offset, hasMore: q.offset + rows.length < count },
@@ -172,13 +158,11 @@ export class DashboardService {
     userId: string,
     clientId: string,
   ): Promise<{ message: string; clientId: string; active: false }> {
-    const credential = await ApiCredential.findOne({ where: { clientId } });
-    const member = credential?.merchantId
-      ? await MerchantMember.findOne({ where: { userId, merchantId: credential.merchantId } })
-      : null;
+    const credential = await apiCredentialStore.findCredentialByClientId(clientId);
+    const member = credential?.merchantId ? await memberStore.findMembership(userId, credential.merchantId) : null;
     if (!credential || !member) throw dashboardErrors.credentialNotFound();
     await requireRole(userId, credential.merchantId!, MANAGERS);
-    if (credential.active) await credential.update({ active: false });
+    if (credential.active) await apiCredentialStore.deactivateCredential(credential);
     return { message: 'credential revoked', clientId, active: false };
   }
 }

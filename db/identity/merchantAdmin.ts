@@ -10,7 +10,9 @@ import { encryptSecret, parseKey } from '../../core/crypto/secretBox';
 import { documentType, onlyDigits } from '../../core/documents';
 import { normalizePixKey } from '../../core/pixKeys';
 import type { PixKeyType } from '../../core/provider';
-import { ApiCredential, Merchant } from '../models';
+import type { Merchant } from './merchant';
+import { createMerchant, lockMerchant as lockMerchantRow, updateMerchant } from './merchantStore';
+import { createCredential } from './apiCredentialStore';
 import { ALL_SCOPES } from '../../api/identity/auth/scopes';
 
 export interface NewMerchant {
@@ -61,7 +63,7 @@ export async function createMerchantWithCredential(
   const clientId = `cli_${crypto.randomBytes(12).toString('hex')}`;
   const clientSecret = `sk_${crypto.randomBytes(32).toString('base64url')}`;
   await sequelize.transaction(async (transaction) => {
-    await Merchant.create(
+    await createMerchant(
       {
         id: merchantId,
         name: input.name.trim(),
@@ -73,12 +75,12 @@ export async function createMerchantWithCredential(
         pixFeeFixedCents: input.pixFeeFixedCents ?? null,
         withdrawalFeeCents: input.withdrawalFeeCents ?? 0,
       },
-      { transaction },
+      transaction,
     );
     if (input.pixKey !== undefined && input.pixKeyType !== undefined) {
       await applyPixKey(merchantId, { key: input.pixKey, type: input.pixKeyType }, transaction);
     }
-    await ApiCredential.create(
+    await createCredential(
       {
         id: crypto.randomUUID(),
         merchantId,
@@ -87,7 +89,7 @@ export async function createMerchantWithCredential(
         scopes: input.scopes ?? DEFAULT_SCOPES,
         lastUsedAt: null,
       },
-      { transaction },
+      transaction,
     );
   });
   return { merchantId, clientId, clientSecret };
@@ -127,7 +129,7 @@ export async function createApiCredential(
   const scopes = ALL_SCOPES.filter((s) => input.scopes.includes(s));
   const clientId = `cli_${crypto.randomBytes(12).toString('hex')}`;
   const clientSecret = `sk_${crypto.randomBytes(32).toString('base64url')}`;
-  const row = await ApiCredential.create(
+  const row = await createCredential(
     {
       id: crypto.randomUUID(),
       merchantId: input.merchantId,
@@ -137,7 +139,7 @@ export async function createApiCredential(
       scopes,
       lastUsedAt: null,
     },
-    { transaction },
+    transaction,
   );
   return {
     merchantId: input.merchantId,
@@ -179,14 +181,15 @@ async function applyPixKey(merchantId: string, registration: PixKeyRegistration,
   }
   const holderName = registration.holderName?.trim() || merchant.name;
   if (holderName.length < 2 || holderName.length > 140) throw new Error('holder name must have 2 to 140 characters');
-  await merchant.update(
+  await updateMerchant(
+    merchant,
     {
       pixKey: checked.key,
       pixKeyType: checked.type,
       pixKeyHolderName: holderName,
       pixKeyHolderDocument: holderDocument ?? null,
     },
-    { transaction },
+    transaction,
   );
   return { pixKey: checked.key, pixKeyType: checked.type };
 }
@@ -196,15 +199,12 @@ export async function setWithdrawalsFrozen(sequelize: Sequelize, merchantId: str
   await sequelize.transaction(async (transaction) => {
     // The row lock waits for any reservation in progress, so after this returns none can start.
     const merchant = await lockMerchant(merchantId, transaction);
-    await merchant.update({ withdrawalsFrozen: frozen }, { transaction });
+    await updateMerchant(merchant, { withdrawalsFrozen: frozen }, transaction);
   });
 }
 
 async function lockMerchant(merchantId: string, transaction: Transaction): Promise<Merchant> {
-  const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-  const merchant = uuid.test(merchantId)
-    ? await Merchant.findByPk(merchantId, { transaction, lock: transaction.LOCK.UPDATE })
-    : null;
+  const merchant = await lockMerchantRow(merchantId, transaction);
   if (!merchant) throw new Error(`no merchant with id ${merchantId}`);
   return merchant;
 }

@@ -4,10 +4,11 @@
  * ever appears in one.
  */
 import crypto from 'node:crypto';
-import { UniqueConstraintError } from 'sequelize';
 import { hashPassword, PASSWORD_MAX, PASSWORD_MIN } from '../../core/identity/passwords';
-import { Merchant, MerchantMember, User } from '../models';
 import { MEMBER_ROLES, type MemberRole } from './merchantMember';
+import { findMerchant } from './merchantStore';
+import { putMember } from './memberStore';
+import { createUser as insertUser, findUserByEmail, updateUser } from './userStore';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/;
@@ -24,21 +25,17 @@ export async function createUser(input: {
   if (input.password.length < PASSWORD_MIN || input.password.length > PASSWORD_MAX)
     throw new Error(`password must have ${PASSWORD_MIN} to ${PASSWORD_MAX} characters`);
   const passwordHash = await hashPassword(input.password);
-  try {
-    const user = await User.create({
-      id: crypto.randomUUID(),
-      email,
-      passwordHash,
-      name,
-      phone: null,
-      document: null,
-      documentType: null,
-    });
-    return { id: user.id, email };
-  } catch (err) {
-    if (err instanceof UniqueConstraintError) throw new Error(`a user with e-mail ${email} already exists`);
-    throw err;
-  }
+  const user = await insertUser({
+    id: crypto.randomUUID(),
+    email,
+    passwordHash,
+    name,
+    phone: null,
+    document: null,
+    documentType: null,
+  });
+  if (!user) throw new Error(`a user with e-mail ${email} already exists`);
+  return { id: user.id, email };
 }
 
 export function parseRole(value: string): MemberRole {
@@ -55,15 +52,11 @@ export async function addUserToMerchant(input: {
   role: MemberRole;
 }): Promise<{ userId: string; merchantId: string; role: MemberRole; changed: 'added' | 'updated' }> {
   const email = input.email.trim().toLowerCase();
-  const user = await User.findOne({ where: { email } });
+  const user = await findUserByEmail(email);
   if (!user || user.deletedAt) throw new Error(`no user with e-mail ${email}`);
-  const merchant = UUID.test(input.merchantId) ? await Merchant.findByPk(input.merchantId) : null;
+  const merchant = UUID.test(input.merchantId) ? await findMerchant(input.merchantId) : null;
   if (!merchant) throw new Error(`no merchant with id ${input.merchantId}`);
-  const [member, created] = await MerchantMember.findOrCreate({
-    where: { userId: user.id, merchantId: merchant.id },
-    defaults: { userId: user.id, merchantId: merchant.id, role: input.role },
-  });
-  if (!created && member.role !== input.role) await member.update({ role: input.role });
+  const created = await putMember({ userId: user.id, merchantId: merchant.id, role: input.role });
   return { userId: user.id, merchantId: merchant.id, role: input.role, changed: created ? 'added' : 'updated' };
 }
 
@@ -73,8 +66,8 @@ export async function setPlatformOperator(input: {
   operator: boolean;
 }): Promise<{ userId: string; platformOperator: boolean }> {
   const email = input.email.trim().toLowerCase();
-  const user = await User.findOne({ where: { email } });
+  const user = await findUserByEmail(email);
   if (!user || user.deletedAt) throw new Error(`no user with e-mail ${email}`);
-  await user.update({ platformOperator: input.operator });
+  await updateUser(user, { platformOperator: input.operator });
   return { userId: user.id, platformOperator: input.operator };
 }

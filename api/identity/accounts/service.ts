@@ -5,10 +5,11 @@
  * ledger of the user's merchants stay intact, and it is refused while such a merchant holds money.
  */
 import crypto from 'node:crypto';
-import { QueryTypes, UniqueConstraintError, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 import { hashPassword, verifyOrBurn } from '../../../core/identity/passwords';
 import { onlyDigits } from '../../../core/documents';
-import { AuthChallenge, MerchantMember, RecoveryCode, SecondFactor, User } from '../../../db/models';
+import { memberStore, secondFactorStore, userStore, type User } from '../../../db/identity';
+import { balanceStore } from '../../../db/ledger';
 import { policies, throttleKeys, type AttemptThrottle } from '../auth/attemptThrottle';
 import { ApiError } from '../../errors/apiError';
 import type { SessionService } from '../sessions/service';
@@ -43,25 +44,21 @@ export class AccountService {
 
   async register(input: Registration): Promise<UserView> {
     const passwordHash = await hashPassword(input.password);
-    try {
-      const user = await User.create({
-        id: crypto.randomUUID(),
-        email: input.email.toLowerCase(),
-        passwordHash,
-        name: input.name,
-        phone: input.phone ?? null,
-        document: input.document ? onlyDigits(input.document) : null,
-        documentType: input.documentType ?? null,
-      });
-      return this.view(user);
-    } catch (err) {
-      if (err instanceof UniqueConstraintError) throw accountErrors.emailTaken();
-      throw err;
-    }
+    const user = await userStore.createUser({
+      id: crypto.randomUUID(),
+      email: input.email.toLowerCase(),
+      passwordHash,
+      name: input.name,
+      phone: input.phone ?? null,
+      document: input.document ? onlyDigits(input.document) : null,
+      documentType: input.documentType ?? null,
+    });
+    if (!user) throw accountErrors.emailTaken();
+    return this.view(user);
   }
 
   async view(user: User): Promise<UserView> {
-    const memberships = await MerchantMember.findAll({ where: { userId: user.id }, order: [['createdAt', 'ASC']] });
+    const memberships = await memberStore.membershipsOf(user.id);
     const primary = memberships.find((m) => m.role === 'owner') ?? memberships[0];
     return {
       id: user.id,
@@ -80,7 +77,7 @@ export class AccountService {
   }
 
   async updateProfile(user: User, input: ProfileUpdate): Promise<UserView> {
-    await user.update({
+    await userStore.updateUser(user, {
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(input.phone !== undefined ? { phone: input.phone } : {}),
       ...(input.document !== undefined
@@ -95,7 +92,7 @@ export class AccountService {
     if (!(await verifyOrBurn(user.passwordHash, current))) throw accountErrors.invalidPassword();
     const passwordHash = await hashPassword(next);
     await this.deps.sequelize.transaction(async (transaction) => {
-      await user.update({ passwordHash }, { transaction });
+      await userStore.updateUser(user, { passwordHash }, transaction);
       await this.deps.sessions.endAllOf(user.id, 'password changed', sessionId, transaction);
     });
   }
@@ -116,27 +113,12 @@ export class AccountService {
   /** Erases personal data and ends every session; refused while an owned merchant holds money. */
   async delete(user: User): Promise<void> {
     await this.deps.sequelize.transaction(async (transaction) => {
-      const owned = await MerchantMember.findAll({ where: { userId: user.id, role: 'owner' }, transaction });
+      const owned = await memberStore.ownershipsOf(user.id, transaction);
       const ids = owned.map((m) => m.merchantId);
-      if (ids.length) {
-        const holding = await this.deps.sequelize.query<{ merchant_id: string }>(
-          `SELECT DISTINCT split_part(code, ':', 2) AS merchant_id FROM ledger_accounts
-            WHERE balance_cents <> 0 AND code IN (:codes)`,
-          {
-            type: QueryTypes.SELECT,
-            transaction,
-            replacements: {
-              codes: ids.flatMap((id) => [
-                `merchant:${id}:available`,
-                `merchant:${id}:reserved`,
-                `merchant:${id}:blocked`,
-              ]),
-            },
-          },
-        );
-        if (holding.length) throw accountErrors.merchantHasBalance(holding.map((h) => h.merchant_id));
-      }
-      await user.update(
+      const holding = await balanceStore.merchantsHoldingMoney(this.deps.sequelize, ids, transaction);
+      if (holding.length) throw accountErrors.merchantHasBalance(holding);
+      await userStore.updateUser(
+        user,
         {
           email: null,
           passwordHash: null,
@@ -148,12 +130,10 @@ export class AccountService {
           avatarUrl: null,
           deletedAt: new Date(),
         },
-        { transaction },
+        transaction,
       );
-      await SecondFactor.destroy({ where: { userId: user.id }, transaction });
-      await RecoveryCode.destroy({ where: { userId: user.id }, transaction });
-      await AuthChallenge.destroy({ where: { userId: user.id }, transaction });
-      await MerchantMember.destroy({ where: { userId: user.id }, transaction });
+      await secondFactorStore.removeAllOf(user.id, transaction);
+      await memberStore.removeAllOf(user.id, transaction);
       await this.deps.sessions.endAllOf(user.id, 'account deleted', undefined, transaction);
     });
   }

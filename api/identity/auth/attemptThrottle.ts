@@ -10,7 +10,9 @@
  * all pass a check made before any of them failed (an account's passwords at login and in the
  * re-checks, second-factor codes).
  */
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { Sequelize } from 'sequelize';
+import { loginThrottleStore } from '../../../db/identity';
+import type { Tx } from '../../../db/tx';
 import { ApiError } from '../../errors/apiError';
 
 export interface ThrottlePolicy {
@@ -39,31 +41,16 @@ export class AttemptThrottle {
 
   /** Throws 429 when any of the keys is locked now. */
   async assertOpen(keys: string[]): Promise<void> {
-    const rows = await this.sequelize.query<{ wait: number }>(
-      `SELECT CEIL(EXTRACT(EPOCH FROM (locked_until - now())))::int AS wait
-         FROM login_throttles WHERE key IN (:keys) AND locked_until > now()`,
-      { type: QueryTypes.SELECT, replacements: { keys } },
-    );
-    const wait = Math.max(0, ...rows.map((r) => r.wait));
+    const wait = await loginThrottleStore.longestWait(this.sequelize, keys);
     if (wait > 0) throw tooManyAttempts(wait);
   }
 
   /** Counts a failure; returns the lock it caused, in seconds (0 while within the allowance). */
   async fail(key: string, policy: ThrottlePolicy): Promise<number> {
-    const [row] = await this.sequelize.query<{ failures: number }>(
-      `INSERT INTO login_throttles (key, failures, last_failure_at) VALUES (:key, 1, now())
-       ON CONFLICT (key) DO UPDATE SET
-         failures = CASE WHEN login_throttles.last_failure_at < now() - make_interval(secs => :window) THEN 1 ELSE login_throttles.failures + 1 END,
-         last_failure_at = now()
-       RETURNING failures`,
-      { type: QueryTypes.SELECT, replacements: { key, window: policy.windowSeconds } },
-    );
-    const lock = lockSeconds(row.failures, policy);
+    const failures = await loginThrottleStore.countFailure(this.sequelize, key, policy.windowSeconds);
+    const lock = lockSeconds(failures, policy);
     if (lock === 0) return 0;
-    await this.sequelize.query(
-      `UPDATE login_throttles SET locked_until = now() + make_interval(secs => :lock) WHERE key = :key`,
-      { replacements: { key, lock } },
-    );
+    await loginThrottleStore.lockFor(this.sequelize, key, lock);
     return lock;
   }
 
@@ -74,38 +61,20 @@ export class AttemptThrottle {
    * once get at most `free + 1` checks. A right secret then calls `reset`; a wrong one needs
    * nothing more. With `transaction`, the count is part of it (a rollback gives the attempt back).
    */
-  async take(key: string, policy: ThrottlePolicy, transaction?: Transaction): Promise<void> {
-    const count = async (t: Transaction) => {
-      await this.sequelize.query(
-        `INSERT INTO login_throttles (key, failures, last_failure_at) VALUES (:key, 0, now()) ON CONFLICT (key) DO NOTHING`,
-        {
-          replacements: { key },
-          transaction: t,
-        },
-      );
-      const [row] = await this.sequelize.query<{ failures: number; wait: number; expired: boolean }>(
-        `SELECT failures,
-                COALESCE(CEIL(EXTRACT(EPOCH FROM (locked_until - now())))::int, 0) AS wait,
-                last_failure_at < now() - make_interval(secs => :window) AS expired
-           FROM login_throttles WHERE key = :key FOR UPDATE`,
-        { type: QueryTypes.SELECT, replacements: { key, window: policy.windowSeconds }, transaction: t },
-      );
+  async take(key: string, policy: ThrottlePolicy, transaction?: Tx): Promise<void> {
+    const count = async (t: Tx) => {
+      const row = await loginThrottleStore.lockKey(this.sequelize, key, policy.windowSeconds, t);
       if (row.wait > 0) throw tooManyAttempts(row.wait);
       const failures = row.expired ? 1 : row.failures + 1;
       const lock = lockSeconds(failures, policy);
-      await this.sequelize.query(
-        `UPDATE login_throttles SET failures = :failures, last_failure_at = now(),
-                locked_until = CASE WHEN :lock > 0 THEN now() + make_interval(secs => :lock) END
-          WHERE key = :key`,
-        { replacements: { key, failures, lock }, transaction: t },
-      );
+      await loginThrottleStore.recordAttempt(this.sequelize, key, failures, lock, t);
     };
     if (transaction) await count(transaction);
     else await this.sequelize.transaction(count);
   }
 
   async reset(key: string): Promise<void> {
-    await this.sequelize.query(`DELETE FROM login_throttles WHERE key = :key`, { replacements: { key } });
+    await loginThrottleStore.forget(this.sequelize, key);
   }
 }
 

@@ -10,7 +10,7 @@ import type passport from 'passport';
 
 type Authenticator = InstanceType<typeof passport.Passport>;
 import { Strategy } from 'passport-strategy';
-import { User, UserSession } from '../../../db/models';
+import { sessionStore, userStore, type User } from '../../../db/identity';
 import { ApiError } from '../../errors/apiError';
 import type { AccessTokens } from './accessTokens';
 
@@ -56,7 +56,10 @@ export class BearerStrategy extends Strategy {
     if (!match) throw bearerErrors.invalid();
     const claims = await this.tokens.verify(match[1]);
     if (!claims) throw bearerErrors.invalid();
-    const [session, user] = await Promise.all([UserSession.findByPk(claims.sessionId), User.findByPk(claims.userId)]);
+    const [session, user] = await Promise.all([
+      sessionStore.findSession(claims.sessionId),
+      userStore.findUser(claims.userId),
+    ]);
     if (!session || session.revokedAt || session.userId !== claims.userId || !user || user.deletedAt)
       throw bearerErrors.invalid();
     return { user, sessionId: session.id };

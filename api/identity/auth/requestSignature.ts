@@ -5,7 +5,8 @@
  * expired entries are swept by the outbox dispatcher workflow).
  */
 import type { RequestHandler } from 'express';
-import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
+import { requestSignatureStore } from '../../../db/identity';
 import { SIGNATURE_WINDOW_MS, verifyRequestSignature } from '../../../core/signatures/requestSignature';
 import { errors } from '../../errors/apiError';
 
@@ -33,20 +34,12 @@ export function requestSignature(deps: {
       res.locals.signatureFailure = check.reason; // logged by the request logger, never the signature itself
       return next(errors.invalidSignature());
     }
-    const fresh = await deps.sequelize.query(
-      `INSERT INTO request_signatures_seen (credential_id, signature, expires_at)
-       VALUES (:credentialId, :signature, now() + make_interval(secs => :windowSeconds))
-       ON CONFLICT DO NOTHING RETURNING signature`,
-      {
-        replacements: {
-          credentialId: user.credentialId,
-          signature: signatureHeader,
-          windowSeconds: (2 * SIGNATURE_WINDOW_MS) / 1000,
-        },
-        type: QueryTypes.SELECT,
-      },
-    );
-    if (fresh.length === 0) {
+    const fresh = await requestSignatureStore.markSeen(deps.sequelize, {
+      credentialId: user.credentialId,
+      signature: signatureHeader,
+      windowSeconds: (2 * SIGNATURE_WINDOW_MS) / 1000,
+    });
+    if (!fresh) {
       res.locals.signatureFailure = 'replay';
       return next(errors.invalidSignature());
     }

@@ -6,10 +6,11 @@
  * 30 days after its login whatever the refreshes (absolute lifetime).
  */
 import crypto from 'node:crypto';
-import { Op, QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 import { newOpaqueToken, sha256 } from '../../../core/identity/opaqueTokens';
 import { verifyOrBurn } from '../../../core/identity/passwords';
-import { AuthChallenge, RefreshToken, SecondFactor, User, UserSession } from '../../../db/models';
+import { secondFactorStore, sessionStore, userStore, type SecondFactor } from '../../../db/identity';
+import type { Tx } from '../../../db/tx';
 import { ACCESS_TOKEN_TTL_SECONDS, type AccessTokens } from '../auth/accessTokens';
 import { AttemptThrottle, policies, throttleKeys } from '../auth/attemptThrottle';
 import { REFRESH_TOKEN_TTL_SECONDS } from '../auth/cookies';
@@ -70,7 +71,7 @@ export class SessionService {
     // Counted before the password is checked: logins sent at once cannot all pass a lock check
     // made before any of them failed (the per-IP brake stays check-then-count: it is coarse).
     await this.deps.throttle.take(accountKey, policies.account);
-    const user = await User.findOne({ where: { email: email.toLowerCase(), deletedAt: null } });
+    const user = await userStore.findActiveUserByEmail(email.toLowerCase());
     // Same work whether or not the account exists (verifyOrBurn hashes against a dummy).
     const ok = await verifyOrBurn(user?.passwordHash, password);
     if (!ok || !user) {
@@ -78,11 +79,10 @@ export class SessionService {
       throw sessionErrors.invalidLogin();
     }
     await this.deps.throttle.reset(accountKey);
-    const methods = methodsOf(await SecondFactor.findByPk(user.id));
+    const methods = methodsOf(await secondFactorStore.findFactor(user.id));
     if (methods.length === 0) return { kind: 'SIGNED_IN', tokens: await this.open(user.id) };
     const challengeToken = newOpaqueToken('chl');
-    await AuthChallenge.create({
-      id: crypto.randomUUID(),
+    await secondFactorStore.createChallenge({
       userId: user.id,
       purpose: 'LOGIN',
       action: null,
@@ -93,16 +93,15 @@ export class SessionService {
   }
 
   /** Opens a session (a new refresh family) for a user who proved who they are. */
-  async open(userId: string, transaction?: Transaction): Promise<IssuedTokens> {
+  async open(userId: string, transaction?: Tx): Promise<IssuedTokens> {
     const sessionId = crypto.randomUUID();
     const refreshToken = newOpaqueToken('rt');
-    const write = async (t: Transaction) => {
-      await UserSession.create({ id: sessionId, userId }, { transaction: t });
-      await RefreshToken.create(
-        { id: crypto.randomUUID(), sessionId, tokenHash: sha256(refreshToken), expiresAt: refreshExpiry() },
-        { transaction: t },
+    const write = (t: Tx) =>
+      sessionStore.openSession(
+        { id: sessionId, userId },
+        { tokenHash: sha256(refreshToken), expiresAt: refreshExpiry() },
+        t,
       );
-    };
     if (transaction) await write(transaction);
     else await this.deps.sequelize.transaction(write);
     return {
@@ -121,20 +120,12 @@ export class SessionService {
       .transaction(async (transaction) => {
         // NOWAIT: a second request with the same token fails at once (409) instead of queueing
         // behind the first and then looking like a reuse.
-        const [locked] = await this.deps.sequelize.query<{ id: string }>(
-          `SELECT id FROM refresh_tokens WHERE token_hash = :hash FOR UPDATE NOWAIT`,
-          {
-            type: QueryTypes.SELECT,
-            replacements: { hash: sha256(presented) },
-            transaction,
-          },
-        );
-        const row = locked ? await RefreshToken.findByPk(locked.id, { transaction }) : null;
+        const row = await sessionStore.lockRefreshTokenNowait(this.deps.sequelize, sha256(presented), transaction);
         if (!row) throw sessionErrors.refreshInvalid();
-        const session = await UserSession.findByPk(row.sessionId, { transaction, lock: transaction.LOCK.UPDATE });
+        const session = await sessionStore.lockSession(row.sessionId, transaction);
         if (!session || session.revokedAt) throw sessionErrors.refreshInvalid();
         if (row.usedAt) {
-          await session.update({ revokedAt: new Date(), revokedReason: 'refresh token reused' }, { transaction });
+          await sessionStore.revokeSession(session, 'refresh token reused', transaction);
           reused = true;
           return null;
         }
@@ -143,15 +134,16 @@ export class SessionService {
           session.createdAt.getTime() + SESSION_MAX_AGE_SECONDS * 1000 <= Date.now()
         )
           throw sessionErrors.refreshInvalid();
-        const user = await User.findByPk(session.userId, { transaction });
+        const user = await userStore.findUser(session.userId, transaction);
         if (!user || user.deletedAt) throw sessionErrors.refreshInvalid();
         const next = newOpaqueToken('rt');
-        await row.update({ usedAt: new Date() }, { transaction });
-        await RefreshToken.create(
-          { id: crypto.randomUUID(), sessionId: session.id, tokenHash: sha256(next), expiresAt: refreshExpiry() },
-          { transaction },
+        await sessionStore.markRefreshTokenUsed(row, transaction);
+        await sessionStore.addRefreshToken(
+          session.id,
+          { tokenHash: sha256(next), expiresAt: refreshExpiry() },
+          transaction,
         );
-        await session.update({ lastUsedAt: new Date() }, { transaction });
+        await sessionStore.touchSession(session, transaction);
         return { userId: user.id, sessionId: session.id, refreshToken: next };
       })
       .catch((err: unknown) => {
@@ -170,23 +162,17 @@ export class SessionService {
 
   /** The session a refresh token belongs to, if it is still open (logout by cookie). */
   async sessionOfRefreshToken(presented: string): Promise<string | null> {
-    const row = await RefreshToken.findOne({ where: { tokenHash: sha256(presented.slice(0, 200)) } });
+    const row = await sessionStore.findRefreshTokenByHash(sha256(presented.slice(0, 200)));
     return row?.sessionId ?? null;
   }
 
   async end(sessionId: string, reason: string): Promise<void> {
-    await UserSession.update(
-      { revokedAt: new Date(), revokedReason: reason },
-      { where: { id: sessionId, revokedAt: null } },
-    );
+    await sessionStore.endSession(sessionId, reason);
   }
 
   /** Ends every open session of a user but `keep` (password change, account deletion). */
-  async endAllOf(userId: string, reason: string, keep?: string, transaction?: Transaction): Promise<void> {
-    await UserSession.update(
-      { revokedAt: new Date(), revokedReason: reason },
-      { where: { userId, revokedAt: null, ...(keep ? { id: { [Op.ne]: keep } } : {}) }, transaction },
-    );
+  async endAllOf(userId: string, reason: string, keep?: string, transaction?: Tx): Promise<void> {
+    await sessionStore.endSessionsOf(userId, reason, keep, transaction);
   }
 }
 

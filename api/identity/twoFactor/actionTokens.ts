@@ -4,11 +4,10 @@
  * one: an action token from POST /auth/2fa/action/confirm, sent as `x-action-token`, bound to that
  * user and that action, valid 5 minutes, used once.
  */
-import crypto from 'node:crypto';
 import type { Request } from 'express';
-import { Op, type Transaction } from 'sequelize';
 import { newOpaqueToken, sha256 } from '../../../core/identity/opaqueTokens';
-import { ActionToken, SecondFactor } from '../../../db/models';
+import { secondFactorStore } from '../../../db/identity';
+import type { Tx } from '../../../db/tx';
 import { ApiError } from '../../errors/apiError';
 import { methodsOf } from '../sessions/service';
 
@@ -37,19 +36,16 @@ export const secondFactorRequired = (action: SensitiveAction) =>
 export async function issueActionToken(
   userId: string,
   action: SensitiveAction,
-  transaction?: Transaction,
+  transaction?: Tx,
 ): Promise<{ actionToken: string; expiresAt: Date }> {
   const actionToken = newOpaqueToken('act');
   const expiresAt = new Date(Date.now() + ACTION_TOKEN_TTL_SECONDS * 1000);
-  await ActionToken.create(
-    { id: crypto.randomUUID(), userId, action, tokenHash: sha256(actionToken), expiresAt },
-    { transaction },
-  );
+  await secondFactorStore.addActionToken({ userId, action, tokenHash: sha256(actionToken), expiresAt }, transaction);
   return { actionToken, expiresAt };
 }
 
 export async function hasSecondFactor(userId: string): Promise<boolean> {
-  return methodsOf(await SecondFactor.findByPk(userId)).length > 0;
+  return methodsOf(await secondFactorStore.findFactor(userId)).length > 0;
 }
 
 /** The request's `x-action-token`, unless it is too long to be one of ours. */
@@ -65,11 +61,7 @@ export async function isLiveActionToken(
   action: SensitiveAction,
 ): Promise<boolean> {
   if (!presented) return false;
-  return (
-    (await ActionToken.count({
-      where: { tokenHash: sha256(presented), userId, action, usedAt: null, expiresAt: { [Op.gt]: new Date() } },
-    })) === 1
-  );
+  return secondFactorStore.isLiveActionToken(sha256(presented), userId, action);
 }
 
 /** Uses `presented` for `action`: true once, for one request, however many send it at once. */
@@ -77,17 +69,10 @@ export async function useActionToken(
   presented: string | undefined,
   userId: string,
   action: SensitiveAction,
-  transaction?: Transaction,
+  transaction?: Tx,
 ): Promise<boolean> {
   if (!presented) return false;
-  const [used] = await ActionToken.update(
-    { usedAt: new Date() },
-    {
-      where: { tokenHash: sha256(presented), userId, action, usedAt: null, expiresAt: { [Op.gt]: new Date() } },
-      transaction,
-    },
-  );
-  return used === 1;
+  return secondFactorStore.useActionToken(sha256(presented), userId, action, transaction);
 }
 
 /**

@@ -9,12 +9,19 @@
  * to the account by e-mail (securityNotices.ts), queued in the transaction of the change itself:
  * if the notice cannot be queued, the change is not made (503).
  */
-import crypto from 'node:crypto';
 import QRCode from 'qrcode';
-import { Op, fn, type Sequelize, type Transaction, type WhereOptions } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 import { sha256 } from '../../../core/identity/opaqueTokens';
 import { decryptSecret, encryptSecret } from '../../../core/crypto/secretBox';
-import { AuthChallenge, RecoveryCode, SecondFactor, User } from '../../../db/models';
+import {
+  secondFactorStore,
+  userStore,
+  type AuthChallenge,
+  type ChallengePurpose,
+  type SecondFactor,
+  type User,
+} from '../../../db/identity';
+import type { Tx } from '../../../db/tx';
 import { AttemptThrottle, policies, throttleKeys } from '../auth/attemptThrottle';
 import { ApiError } from '../../errors/apiError';
 import { methodsOf, type IssuedTokens, type SecondFactorMethod, type SessionService } from '../sessions/service';
@@ -47,7 +54,7 @@ import {
 
 export interface MailSender {
   /** With `transaction`, the mail is queued in it: it goes out only if the transaction commits (api/mail/mailer.ts). */
-  send(message: { to: string; subject: string; text: string }, opts?: { transaction?: Transaction }): Promise<unknown>;
+  send(message: { to: string; subject: string; text: string }, opts?: { transaction?: Tx }): Promise<unknown>;
 }
 
 const MAX_CODE_ATTEMPTS = 5;
@@ -82,8 +89,8 @@ export class TwoFactorService {
   ) {}
 
   async status(userId: string) {
-    const factor = await SecondFactor.findByPk(userId);
-    const recoveryCodesLeft = await RecoveryCode.count({ where: { userId, usedAt: null } });
+    const factor = await secondFactorStore.findFactor(userId);
+    const recoveryCodesLeft = await secondFactorStore.unusedRecoveryCodes(userId);
     return {
       enabled: methodsOf(factor).length > 0,
       totp: { enabled: Boolean(factor?.totpEnabledAt), pending: Boolean(factor?.totpPendingCiphertext) },
@@ -106,7 +113,9 @@ export class TwoFactorService {
     if (factor.totpEnabledAt) throw twoFactorErrors.alreadyEnabled('TOTP');
     await this.assertMayAddFactor(factor, actionToken);
     const secret = newTotpSecret();
-    await factor.update({ totpPendingCiphertext: encryptSecret(secret, this.deps.encryptionKey) });
+    await secondFactorStore.updateFactor(factor, {
+      totpPendingCiphertext: encryptSecret(secret, this.deps.encryptionKey),
+    });
     const otpauthUrl = totpUri(secret, user.email ?? user.id);
     return {
       otpauthUrl,
@@ -135,14 +144,15 @@ export class TwoFactorService {
       if (locked.totpPendingCiphertext !== pending) throw twoFactorErrors.notPending('TOTP');
       await this.useAddFactorToken(locked, actionToken, transaction);
       const enabledAt = new Date();
-      await locked.update(
+      await secondFactorStore.updateFactor(
+        locked,
         {
           totpSecretCiphertext: pending,
           totpPendingCiphertext: null,
           totpEnabledAt: enabledAt,
           totpLastStep: String(step),
         },
-        { transaction },
+        transaction,
       );
       const issued = await this.recoveryCodesIfNone(user.id, transaction);
       await this.notify(user, factorTurnedOn('TOTP', enabledAt, issued.length > 0), transaction);
@@ -156,8 +166,7 @@ export class TwoFactorService {
     const factor = await this.factorOf(user.id);
     if (factor.emailEnabledAt) throw twoFactorErrors.alreadyEnabled('e-mail codes');
     await this.assertMayAddFactor(factor, actionToken);
-    const challenge = await AuthChallenge.create({
-      id: crypto.randomUUID(),
+    const challenge = await secondFactorStore.createChallenge({
       userId: user.id,
       purpose: 'EMAIL_SETUP',
       action: null,
@@ -175,10 +184,7 @@ export class TwoFactorService {
   ): Promise<{ message: string; recoveryCodes: string[] }> {
     const factor = await this.factorOf(user.id);
     if (factor.emailEnabledAt) throw twoFactorErrors.alreadyEnabled('e-mail codes');
-    const pending = await AuthChallenge.findOne({
-      where: { userId: user.id, purpose: 'EMAIL_SETUP', ...awaitingCode() },
-      order: [['createdAt', 'DESC']],
-    });
+    const pending = await secondFactorStore.pendingEmailSetup(user.id);
     if (!pending) throw twoFactorErrors.emailSetupNotPending();
     await this.assertMayAddFactor(factor, actionToken);
     const challenge = await this.takeAttempt(
@@ -191,7 +197,7 @@ export class TwoFactorService {
       if (locked.emailEnabledAt) throw twoFactorErrors.alreadyEnabled('e-mail codes');
       await this.useAddFactorToken(locked, actionToken, transaction);
       const enabledAt = new Date();
-      await locked.update({ emailEnabledAt: enabledAt }, { transaction });
+      await secondFactorStore.updateFactor(locked, { emailEnabledAt: enabledAt }, transaction);
       const issued = await this.recoveryCodesIfNone(user.id, transaction);
       await this.notify(user, factorTurnedOn('e-mail codes', enabledAt, issued.length > 0), transaction);
       return issued;
@@ -206,16 +212,16 @@ export class TwoFactorService {
   async loginMethods(challengeToken: string): Promise<{ methods: SecondFactorMethod[]; expiresAt: string }> {
     const challenge = await this.loginChallenge(challengeToken);
     return {
-      methods: methodsOf(await SecondFactor.findByPk(challenge.userId)),
+      methods: methodsOf(await secondFactorStore.findFactor(challenge.userId)),
       expiresAt: challenge.expiresAt.toISOString(),
     };
   }
 
   async loginEmail(challengeToken: string): Promise<{ message: string; expiresAt: string }> {
     const challenge = await this.loginChallenge(challengeToken);
-    const factor = await SecondFactor.findByPk(challenge.userId);
+    const factor = await secondFactorStore.findFactor(challenge.userId);
     if (!factor?.emailEnabledAt) throw twoFactorErrors.noEmailFactor();
-    const user = await User.findByPk(challenge.userId);
+    const user = await userStore.findUser(challenge.userId);
     if (!user || user.deletedAt) throw twoFactorErrors.invalidChallenge();
     const expiresAt = await this.sendEmailCode(user, challenge, 'sign in');
     return { message: 'a code was sent to your e-mail', expiresAt: expiresAt.toISOString() };
@@ -231,11 +237,8 @@ export class TwoFactorService {
     const tokens = await this.deps.sequelize.transaction(async (transaction) => {
       const method = await this.verifyAny(challenge, code, transaction);
       if (!method) return null;
-      const [done] = await AuthChallenge.update(
-        { completedAt: new Date() },
-        { where: { id: challenge.id, completedAt: null }, transaction },
-      );
-      if (done !== 1) throw twoFactorErrors.invalidChallenge(); // a parallel request completed it
+      const done = await secondFactorStore.completeChallenge(challenge.id, transaction);
+      if (!done) throw twoFactorErrors.invalidChallenge(); // a parallel request completed it
       if (method === 'recovery') await this.notifyRecoveryCodeUsed(challenge.userId, 'sign in', transaction);
       return this.deps.sessions.open(challenge.userId, transaction);
     });
@@ -250,10 +253,9 @@ export class TwoFactorService {
     user: User,
     action: SensitiveAction,
   ): Promise<{ challengeId: string; action: string; methods: SecondFactorMethod[]; expiresAt: string }> {
-    const methods = methodsOf(await SecondFactor.findByPk(user.id));
+    const methods = methodsOf(await secondFactorStore.findFactor(user.id));
     if (methods.length === 0) throw twoFactorErrors.noSecondFactor();
-    const challenge = await AuthChallenge.create({
-      id: crypto.randomUUID(),
+    const challenge = await secondFactorStore.createChallenge({
       userId: user.id,
       purpose: 'ACTION',
       action,
@@ -265,7 +267,7 @@ export class TwoFactorService {
 
   async actionEmail(user: User, challengeId: string): Promise<{ message: string; expiresAt: string }> {
     const challenge = await this.actionChallenge(user.id, challengeId);
-    const factor = await SecondFactor.findByPk(user.id);
+    const factor = await secondFactorStore.findFactor(user.id);
     if (!factor?.emailEnabledAt) throw twoFactorErrors.noEmailFactor();
     const expiresAt = await this.sendEmailCode(user, challenge, `confirm "${challenge.action}"`);
     return { message: 'a code was sent to your e-mail', expiresAt: expiresAt.toISOString() };
@@ -284,11 +286,8 @@ export class TwoFactorService {
     const issued = await this.deps.sequelize.transaction(async (transaction) => {
       const method = await this.verifyAny(challenge, code, transaction);
       if (!method) return null;
-      const [done] = await AuthChallenge.update(
-        { completedAt: new Date() },
-        { where: { id: challenge.id, completedAt: null }, transaction },
-      );
-      if (done !== 1) throw twoFactorErrors.invalidChallenge();
+      const done = await secondFactorStore.completeChallenge(challenge.id, transaction);
+      if (!done) throw twoFactorErrors.invalidChallenge();
       const token = await issueActionToken(user.id, action, transaction);
       if (method === 'recovery') await this.notifyRecoveryCodeUsed(user.id, action, transaction);
       if (MONEY_ACTIONS.has(action)) await this.notify(user, actionTokenIssued(action, new Date()), transaction);
@@ -301,14 +300,13 @@ export class TwoFactorService {
 
   // --- internals ---------------------------------------------------------------------------
 
-  private async factorOf(userId: string): Promise<SecondFactor> {
-    const [factor] = await SecondFactor.findOrCreate({ where: { userId }, defaults: { userId } });
-    return factor;
+  private factorOf(userId: string): Promise<SecondFactor> {
+    return secondFactorStore.factorOf(userId);
   }
 
   /** The factor row under lock: a confirm decides and changes on what no other request changes meanwhile. */
-  private async lockedFactor(userId: string, transaction: Transaction): Promise<SecondFactor> {
-    const factor = await SecondFactor.findByPk(userId, { transaction, lock: transaction.LOCK.UPDATE });
+  private async lockedFactor(userId: string, transaction: Tx): Promise<SecondFactor> {
+    const factor = await secondFactorStore.lockFactor(userId, transaction);
     if (!factor) throw twoFactorErrors.notPending('second factor'); // factorOf created it; only a deleted account loses it
     return factor;
   }
@@ -323,7 +321,7 @@ export class TwoFactorService {
   private async useAddFactorToken(
     locked: SecondFactor,
     actionToken: string | undefined,
-    transaction: Transaction,
+    transaction: Tx,
   ): Promise<void> {
     if (methodsOf(locked).length === 0) return;
     if (!(await useActionToken(actionToken, locked.userId, 'manage-2fa', transaction)))
@@ -331,10 +329,7 @@ export class TwoFactorService {
   }
 
   private async loginChallenge(token: string): Promise<AuthChallenge> {
-    const challenge =
-      token.length <= 200
-        ? await AuthChallenge.findOne({ where: { tokenHash: sha256(token), purpose: 'LOGIN' } })
-        : null;
+    const challenge = token.length <= 200 ? await secondFactorStore.findLoginChallenge(sha256(token)) : null;
     if (
       !challenge ||
       challenge.completedAt ||
@@ -346,7 +341,7 @@ export class TwoFactorService {
   }
 
   private async actionChallenge(userId: string, challengeId: string): Promise<AuthChallenge> {
-    const challenge = await AuthChallenge.findOne({ where: { id: challengeId, userId, purpose: 'ACTION' } });
+    const challenge = await secondFactorStore.findActionChallenge(userId, challengeId);
     if (
       !challenge ||
       challenge.completedAt ||
@@ -363,17 +358,12 @@ export class TwoFactorService {
    * (429 when locked), in one transaction so that a locked user does not use up the challenge.
    * Concurrent requests queue on the challenge row: at most 5 codes are ever checked per challenge.
    */
-  private async takeAttempt(where: WhereOptions<AuthChallenge>, dead: () => ApiError): Promise<AuthChallenge> {
+  private async takeAttempt(
+    match: { id?: string; userId?: string; tokenHash?: string; purpose: ChallengePurpose },
+    dead: () => ApiError,
+  ): Promise<AuthChallenge> {
     return this.deps.sequelize.transaction(async (transaction) => {
-      const [, rows] = await AuthChallenge.update(
-        { attempts: this.deps.sequelize.literal('attempts + 1') },
-        {
-          where: { ...where, attempts: { [Op.lt]: MAX_CODE_ATTEMPTS }, ...awaitingCode() },
-          returning: true,
-          transaction,
-        },
-      );
-      const challenge = rows[0];
+      const challenge = await secondFactorStore.takeChallengeAttempt(match, MAX_CODE_ATTEMPTS, transaction);
       if (!challenge) throw dead();
       await this.deps.throttle.take(throttleKeys.secondFactor(challenge.userId), policies.secondFactor, transaction);
       return challenge;
@@ -381,44 +371,28 @@ export class TwoFactorService {
   }
 
   /** Uses a code for this challenge: TOTP, then the challenge's e-mail code, then a recovery code. Answers which one it was, or null. */
-  private async verifyAny(
-    challenge: AuthChallenge,
-    code: string,
-    transaction: Transaction,
-  ): Promise<SecondFactorMethod | null> {
-    const factor = await SecondFactor.findByPk(challenge.userId, { transaction });
+  private async verifyAny(challenge: AuthChallenge, code: string, transaction: Tx): Promise<SecondFactorMethod | null> {
+    const factor = await secondFactorStore.findFactor(challenge.userId, transaction);
     if (!factor) return null;
     if (factor.totpEnabledAt && factor.totpSecretCiphertext) {
       const last = factor.totpLastStep === null ? null : Number(factor.totpLastStep);
       const step = checkTotp(decryptSecret(factor.totpSecretCiphertext, this.deps.encryptionKey), code, last);
       if (step !== null) {
         // Compare-and-set: two requests with the same code cannot both pass.
-        const [won] = await SecondFactor.update(
-          { totpLastStep: String(step) },
-          {
-            where: {
-              userId: challenge.userId,
-              ...(last === null ? { totpLastStep: null } : { totpLastStep: String(last) }),
-            },
-            transaction,
-          },
-        );
-        return won === 1 ? 'totp' : null;
+        const won = await secondFactorStore.advanceTotpStep(challenge.userId, last, step, transaction);
+        return won ? 'totp' : null;
       }
     }
     if (factor.emailEnabledAt && (await this.consumeEmailCode(challenge, code, transaction))) return 'email';
     if (looksLikeRecoveryCode(code)) {
-      const [used] = await RecoveryCode.update(
-        { usedAt: new Date() },
-        { where: { userId: challenge.userId, codeHash: recoveryCodeHash(code), usedAt: null }, transaction },
-      );
-      return used === 1 ? 'recovery' : null;
+      const used = await secondFactorStore.useRecoveryCode(challenge.userId, recoveryCodeHash(code), transaction);
+      return used ? 'recovery' : null;
     }
     return null;
   }
 
   /** Queues `notice` to the account in `transaction`: no notice, no change (Mailer.send throws 503). */
-  private async notify(user: User, notice: SecurityNotice, transaction: Transaction): Promise<void> {
+  private async notify(user: User, notice: SecurityNotice, transaction: Tx): Promise<void> {
     if (!user.email) return; // only a deleted account has none, and it can neither sign in nor hold factors
     await this.deps.mail.send({ to: user.email, ...notice }, { transaction });
   }
@@ -426,28 +400,17 @@ export class TwoFactorService {
   private async notifyRecoveryCodeUsed(
     userId: string,
     purpose: 'sign in' | SensitiveAction,
-    transaction: Transaction,
+    transaction: Tx,
   ): Promise<void> {
-    const user = await User.findByPk(userId, { transaction });
+    const user = await userStore.findUser(userId, transaction);
     if (!user) return;
-    const left = await RecoveryCode.count({ where: { userId, usedAt: null }, transaction });
+    const left = await secondFactorStore.unusedRecoveryCodes(userId, transaction);
     await this.notify(user, recoveryCodeUsed(purpose, left, new Date()), transaction);
   }
 
-  private async consumeEmailCode(challenge: AuthChallenge, code: string, transaction?: Transaction): Promise<boolean> {
+  private async consumeEmailCode(challenge: AuthChallenge, code: string, transaction?: Tx): Promise<boolean> {
     if (!/^\d{6}$/.test(code)) return false;
-    const [used] = await AuthChallenge.update(
-      { emailCodeHash: null, emailCodeExpiresAt: null },
-      {
-        where: {
-          id: challenge.id,
-          emailCodeHash: emailCodeHash(challenge.id, code),
-          emailCodeExpiresAt: { [Op.gt]: new Date() },
-        },
-        transaction,
-      },
-    );
-    return used === 1;
+    return secondFactorStore.useEmailCode(challenge.id, emailCodeHash(challenge.id, code), transaction);
   }
 
   private async sendEmailCode(user: User, challenge: AuthChallenge, purpose: string): Promise<Date> {
@@ -455,7 +418,7 @@ export class TwoFactorService {
     const code = newEmailCode();
     const expiresAt = inSeconds(EMAIL_CODE_TTL_SECONDS);
     // A new code replaces the previous one of the same challenge.
-    await challenge.update({ emailCodeHash: emailCodeHash(challenge.id, code), emailCodeExpiresAt: expiresAt });
+    await secondFactorStore.setEmailCode(challenge, emailCodeHash(challenge.id, code), expiresAt);
     await this.deps.mail.send({
       to: user.email,
       // Not in the subject: mail servers log subjects.
@@ -465,20 +428,16 @@ export class TwoFactorService {
     return expiresAt;
   }
 
-  private async recoveryCodesIfNone(userId: string, transaction: Transaction): Promise<string[]> {
-    if ((await RecoveryCode.count({ where: { userId, usedAt: null }, transaction })) > 0) return [];
+  private async recoveryCodesIfNone(userId: string, transaction: Tx): Promise<string[]> {
+    if ((await secondFactorStore.unusedRecoveryCodes(userId, transaction)) > 0) return [];
     const codes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
-    await RecoveryCode.bulkCreate(
-      codes.map((code) => ({ id: crypto.randomUUID(), userId, codeHash: recoveryCodeHash(code) })),
-      { transaction },
+    await secondFactorStore.addRecoveryCodes(
+      userId,
+      codes.map((code) => recoveryCodeHash(code)),
+      transaction,
     );
     return codes;
   }
-}
-
-/** A challenge still waiting for its code, by the database's clock. */
-function awaitingCode() {
-  return { completedAt: null, expiresAt: { [Op.gt]: fn('now') } };
 }
 
 function inSeconds(seconds: number): Date {

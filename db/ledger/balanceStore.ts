@@ -1,0 +1,31 @@
+/**
+ * Reads of ledger balances for code outside the money core: whether a merchant still holds money,
+ * and the balances the dashboard and the metrics show. Read-only: the ledger tables are written
+ * only by the one ledger writer (activities/ledger/ledgerWriter.ts), inside its transactions.
+ */
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+
+/** Which of these merchants hold money (a non-zero available, reserved or blocked balance). */
+export async function merchantsHoldingMoney(
+  sequelize: Sequelize,
+  merchantIds: string[],
+  transaction?: Transaction,
+): Promise<string[]> {
+  if (merchantIds.length === 0) return [];
+  const holding = await sequelize.query<{ merchant_id: string }>(
+    `SELECT DISTINCT split_part(code, ':', 2) AS merchant_id FROM ledger_accounts
+      WHERE balance_cents <> 0 AND code IN (:codes)`,
+    {
+      type: QueryTypes.SELECT,
+      transaction,
+      replacements: {
+        codes: merchantIds.flatMap((id) => [
+          `merchant:${id}:available`,
+          `merchant:${id}:reserved`,
+          `merchant:${id}:blocked`,
+        ]),
+      },
+    },
+  );
+  return holding.map((h) => h.merchant_id);
+}
