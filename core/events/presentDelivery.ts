@@ -1,57 +1,57 @@
-/** A webhook delivery and its attempts as the API shows them (pure). */
-export interface DeliveryRow {
+/** A webhook delivery and its attempts as the API shows them (pure). Rows come from db/events/deliveryStore.ts. */
+export interface Delivery {
   id: string;
-  event_id: string;
-  event_type: string;
-  webhook_id: string;
+  eventId: string;
+  eventType: string;
+  webhookId: string;
   url: string;
   status: string;
   attempts: number;
-  last_status_code: number | null;
-  last_error: string | null;
-  next_attempt_at: Date | null;
-  resend_of: string | null;
-  created_at: Date;
-  completed_at: Date | null;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  nextAttemptAt: Date | null;
+  resendOf: string | null;
+  createdAt: Date;
+  completedAt: Date | null;
 }
 
-export interface AttemptRow {
+export interface DeliveryAttempt {
   attempt: number;
   url: string;
-  status_code: number | null;
+  statusCode: number | null;
   success: boolean;
   error: string | null;
-  duration_ms: number;
-  attempted_at: Date;
+  durationMs: number;
+  attemptedAt: Date;
 }
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
-export function presentDelivery(d: DeliveryRow, attempts?: AttemptRow[]) {
+export function presentDelivery(d: Delivery, attempts?: DeliveryAttempt[]) {
   return {
     id: d.id,
-    eventId: d.event_id,
-    eventType: d.event_type,
-    webhookId: d.webhook_id,
+    eventId: d.eventId,
+    eventType: d.eventType,
+    webhookId: d.webhookId,
     url: d.url,
     status: d.status,
     attempts: d.attempts,
-    lastStatusCode: d.last_status_code,
-    lastError: d.last_error,
-    nextAttemptAt: iso(d.next_attempt_at),
-    resendOf: d.resend_of,
-    createdAt: iso(d.created_at),
-    completedAt: iso(d.completed_at),
+    lastStatusCode: d.lastStatusCode,
+    lastError: d.lastError,
+    nextAttemptAt: iso(d.nextAttemptAt),
+    resendOf: d.resendOf,
+    createdAt: iso(d.createdAt),
+    completedAt: iso(d.completedAt),
     ...(attempts
       ? {
           attemptLog: attempts.map((a) => ({
             attempt: a.attempt,
             url: a.url,
-            statusCode: a.status_code,
+            statusCode: a.statusCode,
             success: a.success,
             error: a.error,
-            durationMs: a.duration_ms,
-            attemptedAt: iso(a.attempted_at),
+            durationMs: a.durationMs,
+            attemptedAt: iso(a.attemptedAt),
           })),
         }
       : {}),

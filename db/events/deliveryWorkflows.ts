@@ -8,6 +8,7 @@ import { WorkflowExecutionAlreadyStartedError, type WorkflowClient } from '@temp
 import type { Sequelize } from 'sequelize';
 import { deliveryWorkflowId } from '../../workflows/events/definitions';
 import { MerchantIdKey } from '../../workflows/searchAttributes';
+import { markWorkflowStarted } from './deliveryStore';
 
 export async function startDeliveryWorkflow(
   sequelize: Sequelize,
@@ -29,7 +30,5 @@ export async function startDeliveryWorkflow(
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }
-  await sequelize.query(`UPDATE webhook_deliveries SET workflow_started = TRUE WHERE id = :id`, {
-    replacements: { id: delivery.id },
-  });
+  await markWorkflowStarted(sequelize, delivery.id);
 }

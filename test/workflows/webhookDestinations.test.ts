@@ -5,11 +5,11 @@
  * refused too. What the merchant can read back is a code, never network detail.
  */
 import crypto from 'node:crypto';
-import { QueryTypes } from 'sequelize';
 import { createWebhookActivities } from '../../activities/events/deliveries';
 import { assertWebhookDestination } from '../../api/events/destinationPolicy';
 import { encryptSecret } from '../../core/crypto/secretBox';
-import { presentDelivery, type AttemptRow, type DeliveryRow } from '../../core/events/presentDelivery';
+import { presentDelivery } from '../../core/events/presentDelivery';
+import { deliveryStore } from '../../db/events';
 import { createMerchantWithCredential } from '../../db/identity/merchantAdmin';
 import { WebhookEndpoint } from '../../db/models';
 import { startReceiver, type Receiver } from '../support/receiver';
@@ -64,15 +64,9 @@ async function delivery(url: string): Promise<string> {
 
 /** The delivery as the merchant reads it (`GET /sellers/webhook-deliveries/{id}`). */
 async function readBack(deliveryId: string) {
-  const [d] = await wf.sequelize.query<DeliveryRow>(`SELECT * FROM webhook_deliveries WHERE id = :deliveryId`, {
-    replacements: { deliveryId },
-    type: QueryTypes.SELECT,
-  });
-  const attempts = await wf.sequelize.query<AttemptRow>(
-    `SELECT * FROM webhook_delivery_attempts WHERE delivery_id = :deliveryId ORDER BY attempt`,
-    { replacements: { deliveryId }, type: QueryTypes.SELECT },
-  );
-  return presentDelivery(d, attempts);
+  const d = await deliveryStore.findDelivery(wf.sequelize, merchantId, deliveryId);
+  const attempts = await deliveryStore.attemptsOf(wf.sequelize, deliveryId);
+  return presentDelivery(d!, attempts);
 }
 
 function expectRefused(shown: Awaited<ReturnType<typeof readBack>>) {

@@ -3,53 +3,35 @@
  * eventId and body, so receivers deduplicate), run by its own WebhookDelivery workflow.
  */
 import crypto from 'node:crypto';
-import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
-import { presentDelivery, type AttemptRow, type DeliveryRow } from '../../../core/events/presentDelivery';
-import { startDeliveryWorkflow } from '../../../db/events/deliveryWorkflows';
+import { presentDelivery, type Delivery } from '../../../core/events/presentDelivery';
+import { deliveryStore, outboxStore, startDeliveryWorkflow, webhookEndpointStore } from '../../../db/events';
 import { ApiError, errors } from '../../errors/apiError';
 import type { ListDeliveriesQuery } from './schema';
 
 const queuedMessage = (id: string) =>
   `the delivery is recorded but could not be started now: the webhook dispatcher starts it within seconds once the workflow service answers; follow it with GET /sellers/webhook-deliveries/${id}, do not resend`;
 
-const COLUMNS = `id, event_id, event_type, webhook_id, url, status, attempts, last_status_code, last_error, next_attempt_at, resend_of, created_at, completed_at`;
-
 export class DeliveryService {
   constructor(private readonly deps: { sequelize: Sequelize; temporal: Client; taskQueue: string }) {}
 
   async listForWebhook(merchantId: string, webhookId: string, q: ListDeliveriesQuery) {
-    const [owned] = await this.deps.sequelize.query(
-      `SELECT 1 FROM webhook_endpoints WHERE id = :webhookId AND merchant_id = :merchantId`,
-      {
-        replacements: { webhookId, merchantId },
-        type: QueryTypes.SELECT,
-      },
-    );
-    if (!owned) throw errors.notFound('webhook');
-    return this.page(`merchant_id = :merchantId AND webhook_id = :webhookId`, { merchantId, webhookId }, q);
+    if (!(await webhookEndpointStore.isMerchantEndpoint(this.deps.sequelize, merchantId, webhookId)))
+      throw errors.notFound('webhook');
+    return this.page({ merchantId, webhookId }, q);
   }
 
   async listForEvent(merchantId: string, eventId: string, q: ListDeliveriesQuery) {
     // Another merchant's event answers 404 like any other id of theirs, not an empty page.
-    const [event] = await this.deps.sequelize.query(
-      `SELECT 1 FROM outbox_events WHERE id = :eventId AND merchant_id = :merchantId`,
-      {
-        replacements: { eventId, merchantId },
-        type: QueryTypes.SELECT,
-      },
-    );
-    if (!event) throw errors.notFound('event');
-    return this.page(`merchant_id = :merchantId AND event_id = :eventId`, { merchantId, eventId }, q);
+    if (!(await outboxStore.isMerchantEvent(this.deps.sequelize, merchantId, eventId))) throw errors.notFound('event');
+    return this.page({ merchantId, eventId }, q);
   }
 
   async get(merchantId: string, deliveryId: string) {
     const delivery = await this.find(merchantId, deliveryId);
-    const attempts = await this.deps.sequelize.query<AttemptRow>(
-      `SELECT attempt, url, status_code, success, error, duration_ms, attempted_at FROM webhook_delivery_attempts WHERE delivery_id = :deliveryId ORDER BY attempt`,
-      { replacements: { deliveryId }, type: QueryTypes.SELECT },
-    );
+    const attempts = await deliveryStore.attemptsOf(this.deps.sequelize, deliveryId);
     return presentDelivery(delivery, attempts);
   }
 
@@ -63,13 +45,7 @@ export class DeliveryService {
    */
   async resend(merchantId: string, deliveryId: string, log?: Logger): Promise<{ status: 201 | 202; body: unknown }> {
     const original = await this.find(merchantId, deliveryId);
-    const [endpoint] = await this.deps.sequelize.query<{ active: boolean; url: string }>(
-      `SELECT active, url FROM webhook_endpoints WHERE id = :id`,
-      {
-        replacements: { id: original.webhook_id },
-        type: QueryTypes.SELECT,
-      },
-    );
+    const endpoint = await webhookEndpointStore.endpointState(this.deps.sequelize, original.webhookId);
     if (!endpoint?.active)
       throw new ApiError(
         409,
@@ -77,11 +53,7 @@ export class DeliveryService {
         'the webhook is disabled; enable it (PATCH active: true) before resending',
       );
     const id = crypto.randomUUID();
-    await this.deps.sequelize.query(
-      `INSERT INTO webhook_deliveries (id, event_id, webhook_id, merchant_id, event_type, url, body, status, resend_of, workflow_started)
-       SELECT :id, event_id, webhook_id, merchant_id, event_type, :url, body, 'PENDING', id, FALSE FROM webhook_deliveries WHERE id = :originalId`,
-      { replacements: { id, url: endpoint.url, originalId: original.id } },
-    );
+    await deliveryStore.insertResend(this.deps.sequelize, { id, url: endpoint.url, originalId: original.id });
     try {
       await startDeliveryWorkflow(this.deps.sequelize, this.deps.temporal.workflow, {
         id,
@@ -101,36 +73,19 @@ export class DeliveryService {
     return { status: 201, body: presentDelivery(await this.find(merchantId, id)) };
   }
 
-  private async page(where: string, replacements: Record<string, unknown>, q: ListDeliveriesQuery) {
-    const filter = q.status ? ` AND status = :status` : '';
-    const rows = await this.deps.sequelize.query<DeliveryRow>(
-      `SELECT ${COLUMNS} FROM webhook_deliveries WHERE ${where}${filter} ORDER BY created_at DESC, id LIMIT :limit OFFSET :offset`,
-      {
-        replacements: { ...replacements, status: q.status, limit: q.limit, offset: q.offset },
-        type: QueryTypes.SELECT,
-      },
-    );
-    const [{ total }] = await this.deps.sequelize.query<{ total: number }>(
-      `SELECT count(*)::int AS total FROM webhook_deliveries WHERE ${where}${filter}`,
-      {
-        replacements: { ...replacements, status: q.status },
-        type: QueryTypes.SELECT,
-      },
-    );
+  private async page(
+    of: { merchantId: string } & ({ webhookId: string } | { eventId: string }),
+    q: ListDeliveriesQuery,
+  ) {
+    const { deliveries, total } = await deliveryStore.listDeliveries(this.deps.sequelize, of, q);
     return {
-      deliveries: rows.map((r) => presentDelivery(r)),
-      pagination: { total, limit: q.limit, offset: q.offset, hasMore: q.offset + rows.length < total },
+      deliveries: deliveries.map((r) => presentDelivery(r)),
+      pagination: { total, limit: q.limit, offset: q.offset, hasMore: q.offset + deliveries.length < total },
     };
   }
 
-  private async find(merchantId: string, deliveryId: string): Promise<DeliveryRow> {
-    const [row] = await this.deps.sequelize.query<DeliveryRow>(
-      `SELECT ${COLUMNS} FROM webhook_deliveries WHERE id = :deliveryId AND merchant_id = :merchantId`,
-      {
-        replacements: { deliveryId, merchantId },
-        type: QueryTypes.SELECT,
-      },
-    );
+  private async find(merchantId: string, deliveryId: string): Promise<Delivery> {
+    const row = await deliveryStore.findDelivery(this.deps.sequelize, merchantId, deliveryId);
     if (!row) throw errors.notFound('webhook delivery');
     return row;
   }

@@ -7,7 +7,7 @@
 import crypto from 'node:crypto';
 import { decryptSecret, encryptSecret } from '../../../core/crypto/secretBox';
 import { presentWebhookEndpoint } from '../../../core/events/presentEndpoint';
-import { WebhookEndpoint } from '../../../db/models';
+import { webhookEndpointStore, type WebhookEndpoint } from '../../../db/events';
 import { errors } from '../../errors/apiError';
 import { assertWebhookDestination, type DestinationPolicy } from '../destinationPolicy';
 import type { CreateWebhookBody, UpdateWebhookBody } from './schema';
@@ -28,35 +28,24 @@ export class WebhookService {
   async create(merchantId: string, body: CreateWebhookBody, id: string): Promise<Record<string, unknown>> {
     const url = await assertWebhookDestination(body.url, 'url', this.deps.destinations);
     const secret = newWebhookSecret();
-    const [endpoint] = await WebhookEndpoint.findOrCreate({
-      where: { id },
-      defaults: {
-        id,
-        merchantId,
-        chargeId: null,
-        url,
-        events: body.events,
-        description: body.description ?? null,
-        secretCiphertext: encryptSecret(secret, this.deps.encryptionKey),
-        previousSecretCiphertext: null,
-        previousSecretExpiresAt: null,
-        disabledAt: null,
-        disabledReason: null,
-      },
+    const endpoint = await webhookEndpointStore.createEndpointOnce({
+      id,
+      merchantId,
+      chargeId: null,
+      url,
+      events: body.events,
+      description: body.description ?? null,
+      secretCiphertext: encryptSecret(secret, this.deps.encryptionKey),
+      previousSecretCiphertext: null,
+      previousSecretExpiresAt: null,
+      disabledAt: null,
+      disabledReason: null,
     });
     return presentWebhookEndpoint(endpoint, decryptSecret(endpoint.secretCiphertext, this.deps.encryptionKey));
   }
 
   async list(merchantId: string, page: { limit: number; offset: number }) {
-    const { rows, count } = await WebhookEndpoint.findAndCountAll({
-      where: { merchantId },
-      order: [
-        ['createdAt', 'DESC'],
-        ['id', 'ASC'],
-      ],
-      limit: page.limit,
-      offset: page.offset,
-    });
+    const { rows, count } = await webhookEndpointStore.listEndpoints(merchantId, page);
     return {
       webhooks: rows.map((w) => presentWebhookEndpoint(w)),
       pagination: { total: count, limit: page.limit, offset: page.offset, hasMore: page.offset + rows.length < count },
@@ -71,7 +60,7 @@ export class WebhookService {
     const endpoint = await this.find(merchantId, id);
     const url =
       patch.url !== undefined ? await assertWebhookDestination(patch.url, 'url', this.deps.destinations) : undefined;
-    await endpoint.update({
+    await webhookEndpointStore.updateEndpoint(endpoint, {
       ...(url !== undefined ? { url } : {}),
       ...(patch.events !== undefined ? { events: patch.events } : {}),
       ...(patch.description !== undefined ? { description: patch.description } : {}),
@@ -89,7 +78,7 @@ export class WebhookService {
   async rotateSecret(merchantId: string, id: string) {
     const endpoint = await this.find(merchantId, id);
     const secret = newWebhookSecret();
-    await endpoint.update({
+    await webhookEndpointStore.updateEndpoint(endpoint, {
       previousSecretCiphertext: endpoint.secretCiphertext,
       previousSecretExpiresAt: new Date(Date.now() + ROTATION_OVERLAP_HOURS * 3_600_000),
       secretCiphertext: encryptSecret(secret, this.deps.encryptionKey),
@@ -104,12 +93,16 @@ export class WebhookService {
   async disable(merchantId: string, id: string) {
     const endpoint = await this.find(merchantId, id);
     if (endpoint.active)
-      await endpoint.update({ active: false, disabledAt: new Date(), disabledReason: 'deleted by merchant' });
+      await webhookEndpointStore.updateEndpoint(endpoint, {
+        active: false,
+        disabledAt: new Date(),
+        disabledReason: 'deleted by merchant',
+      });
     return presentWebhookEndpoint(endpoint);
   }
 
   private async find(merchantId: string, id: string): Promise<WebhookEndpoint> {
-    const endpoint = await WebhookEndpoint.findOne({ where: { id, merchantId } });
+    const endpoint = await webhookEndpointStore.findEndpoint(merchantId, id);
     if (!endpoint) throw errors.notFound('webhook');
     return endpoint;
   }

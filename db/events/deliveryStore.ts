@@ -1,0 +1,129 @@
+/**
+ * The webhook_deliveries and webhook_delivery_attempts tables (each event sent to each endpoint,
+ * and every try): their one writer and the way to read them. Rows come out camelCase (the
+ * mappers below are the only ones).
+ */
+import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Delivery, DeliveryAttempt } from '../../core/events/presentDelivery';
+
+const COLUMNS = `id, event_id, event_type, webhook_id, url, status, attempts, last_status_code, last_error, next_attempt_at, resend_of, created_at, completed_at`;
+
+interface DeliveryRow {
+  id: string;
+  event_id: string;
+  event_type: string;
+  webhook_id: string;
+  url: string;
+  status: string;
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  next_attempt_at: Date | null;
+  resend_of: string | null;
+  created_at: Date;
+  completed_at: Date | null;
+}
+
+interface AttemptRow {
+  attempt: number;
+  url: string;
+  status_code: number | null;
+  success: boolean;
+  error: string | null;
+  duration_ms: number;
+  attempted_at: Date;
+}
+
+function deliveryOf(r: DeliveryRow): Delivery {
+  return {
+    id: r.id,
+    eventId: r.event_id,
+    eventType: r.event_type,
+    webhookId: r.webhook_id,
+    url: r.url,
+    status: r.status,
+    attempts: r.attempts,
+    lastStatusCode: r.last_status_code,
+    lastError: r.last_error,
+    nextAttemptAt: r.next_attempt_at,
+    resendOf: r.resend_of,
+    createdAt: r.created_at,
+    completedAt: r.completed_at,
+  };
+}
+
+function attemptOf(a: AttemptRow): DeliveryAttempt {
+  return {
+    attempt: a.attempt,
+    url: a.url,
+    statusCode: a.status_code,
+    success: a.success,
+    error: a.error,
+    durationMs: a.duration_ms,
+    attemptedAt: a.attempted_at,
+  };
+}
+
+/** The merchant's delivery; another merchant's is not found. */
+export async function findDelivery(sequelize: Sequelize, merchantId: string, deliveryId: string) {
+  const [row] = await sequelize.query<DeliveryRow>(
+    `SELECT ${COLUMNS} FROM webhook_deliveries WHERE id = :deliveryId AND merchant_id = :merchantId`,
+    {
+      replacements: { deliveryId, merchantId },
+      type: QueryTypes.SELECT,
+    },
+  );
+  return row ? deliveryOf(row) : null;
+}
+
+export async function attemptsOf(sequelize: Sequelize, deliveryId: string): Promise<DeliveryAttempt[]> {
+  const attempts = await sequelize.query<AttemptRow>(
+    `SELECT attempt, url, status_code, success, error, duration_ms, attempted_at FROM webhook_delivery_attempts WHERE delivery_id = :deliveryId ORDER BY attempt`,
+    { replacements: { deliveryId }, type: QueryTypes.SELECT },
+  );
+  return attempts.map(attemptOf);
+}
+
+/** A merchant's deliveries to one endpoint or of one event, newest first, one page, with the total. */
+export async function listDeliveries(
+  sequelize: Sequelize,
+  of: { merchantId: string } & ({ webhookId: string } | { eventId: string }),
+  q: { status?: string; limit: number; offset: number },
+): Promise<{ deliveries: Delivery[]; total: number }> {
+  const where =
+    'webhookId' in of
+      ? `merchant_id = :merchantId AND webhook_id = :webhookId`
+      : `merchant_id = :merchantId AND event_id = :eventId`;
+  const filter = q.status ? ` AND status = :status` : '';
+  const rows = await sequelize.query<DeliveryRow>(
+    `SELECT ${COLUMNS} FROM webhook_deliveries WHERE ${where}${filter} ORDER BY created_at DESC, id LIMIT :limit OFFSET :offset`,
+    {
+      replacements: { ...of, status: q.status, limit: q.limit, offset: q.offset },
+      type: QueryTypes.SELECT,
+    },
+  );
+  const [{ total }] = await sequelize.query<{ total: number }>(
+    `SELECT count(*)::int AS total FROM webhook_deliveries WHERE ${where}${filter}`,
+    {
+      replacements: { ...of, status: q.status },
+      type: QueryTypes.SELECT,
+    },
+  );
+  return { deliveries: rows.map(deliveryOf), total };
+}
+
+/** A new PENDING delivery `id` of the same event and body as `originalId`, to `url`, not started yet. */
+export async function insertResend(sequelize: Sequelize, resend: { id: string; url: string; originalId: string }) {
+  await sequelize.query(
+    `INSERT INTO webhook_deliveries (id, event_id, webhook_id, merchant_id, event_type, url, body, status, resend_of, workflow_started)
+     SELECT :id, event_id, webhook_id, merchant_id, event_type, :url, body, 'PENDING', id, FALSE FROM webhook_deliveries WHERE id = :originalId`,
+    { replacements: resend },
+  );
+}
+
+/** The delivery's workflow exists: the dispatcher's sweep leaves it alone. */
+export async function markWorkflowStarted(sequelize: Sequelize, deliveryId: string): Promise<void> {
+  await sequelize.query(`UPDATE webhook_deliveries SET workflow_started = TRUE WHERE id = :id`, {
+    replacements: { id: deliveryId },
+  });
+}

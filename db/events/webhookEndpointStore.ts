@@ -1,0 +1,89 @@
+/** The webhook_endpoints table (a merchant's webhooks, and charges' own `webhook_url`): its one writer and the way to read it. */
+import { QueryTypes, type CreationAttributes, type Sequelize, type Transaction } from 'sequelize';
+import { WebhookEndpoint } from './webhookEndpoint';
+
+/** Creates endpoint `attributes.id` unless it exists (a resumed create); answers the stored one. */
+export async function createEndpointOnce(attributes: CreationAttributes<WebhookEndpoint>): Promise<WebhookEndpoint> {
+  const [endpoint] = await WebhookEndpoint.findOrCreate({ where: { id: attributes.id }, defaults: attributes });
+  return endpoint;
+}
+
+/** The webhook of a charge created with `webhook_url`, in the charge's own transaction. */
+export async function createChargeWebhook(
+  attributes: CreationAttributes<WebhookEndpoint>,
+  transaction: Transaction,
+): Promise<void> {
+  await WebhookEndpoint.create(attributes, { transaction });
+}
+
+export function findEndpointById(id: string): Promise<WebhookEndpoint | null> {
+  return WebhookEndpoint.findByPk(id);
+}
+
+/** The merchant's endpoint; another merchant's is not found. */
+export function findEndpoint(merchantId: string, id: string): Promise<WebhookEndpoint | null> {
+  return WebhookEndpoint.findOne({ where: { id, merchantId } });
+}
+
+export function findChargeWebhook(chargeId: string, transaction?: Transaction): Promise<WebhookEndpoint | null> {
+  return WebhookEndpoint.findOne({ where: { chargeId }, transaction });
+}
+
+/** A merchant's endpoints, newest first, one page, with the total. */
+export function listEndpoints(merchantId: string, page: { limit: number; offset: number }) {
+  return WebhookEndpoint.findAndCountAll({
+    where: { merchantId },
+    order: [
+      ['createdAt', 'DESC'],
+      ['id', 'ASC'],
+    ],
+    limit: page.limit,
+    offset: page.offset,
+  });
+}
+
+export type EndpointChanges = Partial<
+  Pick<
+    WebhookEndpoint,
+    | 'url'
+    | 'events'
+    | 'description'
+    | 'active'
+    | 'disabledAt'
+    | 'disabledReason'
+    | 'secretCiphertext'
+    | 'previousSecretCiphertext'
+    | 'previousSecretExpiresAt'
+  >
+>;
+
+export async function updateEndpoint(endpoint: WebhookEndpoint, changes: EndpointChanges): Promise<void> {
+  await endpoint.update(changes);
+}
+
+/** Whether the merchant has an endpoint with this id. */
+export async function isMerchantEndpoint(sequelize: Sequelize, merchantId: string, webhookId: string) {
+  const [owned] = await sequelize.query(
+    `SELECT 1 FROM webhook_endpoints WHERE id = :webhookId AND merchant_id = :merchantId`,
+    {
+      replacements: { webhookId, merchantId },
+      type: QueryTypes.SELECT,
+    },
+  );
+  return Boolean(owned);
+}
+
+/** Whether the endpoint takes deliveries, and its URL now; null when there is none. */
+export async function endpointState(
+  sequelize: Sequelize,
+  id: string,
+): Promise<{ active: boolean; url: string } | null> {
+  const [endpoint] = await sequelize.query<{ active: boolean; url: string }>(
+    `SELECT active, url FROM webhook_endpoints WHERE id = :id`,
+    {
+      replacements: { id },
+      type: QueryTypes.SELECT,
+    },
+  );
+  return endpoint ?? null;
+}
