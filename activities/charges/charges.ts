@@ -11,10 +11,10 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { ProviderError, type BoletoProvider, type PixProvider, type ProviderCharge } from '../../core/provider';
 import { chargePaidEntry } from '../../core/ledger/postings';
-import { endToEndKey } from '../../core/pix/endToEndKey';
 import { qrCodePngBase64 } from '../../core/pix/qrPng';
 import { Charge, ChargeSplit, Merchant, WebhookEndpoint } from '../../db/models';
 import type { StoredPix } from '../../db/charges/charge';
+import { recordPaymentAlert, type PaymentAlertKind } from '../../db/charges/paymentAlertStore';
 import { presentChargeRow } from '../../db/charges/sellerChargeView';
 import {
   ChargeFailureTypes,
@@ -40,8 +40,7 @@ export interface ChargeActivityDeps {
   publicBaseUrl?: string;
 }
 
-export type PaymentAlertKind =
-  'NOT_CONFIRMED' | 'AMOUNT_MISMATCH' | 'REFERENCE_MISMATCH' | 'DUPLICATE_PAYMENT' | 'NO_PROVIDER_RECORD';
+export type { PaymentAlertKind };
 
 export function createChargeActivities(deps: ChargeActivityDeps) {
   const { sequelize, provider } = deps;
@@ -444,32 +443,6 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
 export type IssuedProviderCharge = Omit<ProviderCharge, 'qrCodeBase64'>;
 
 export type ChargeActivities = ReturnType<typeof createChargeActivities>;
-
-/** Stores an alert once per charge, kind and claimed payment (replays add nothing). */
-export async function recordPaymentAlert(
-  sequelize: Sequelize,
-  alert: {
-    chargeId: string;
-    kind: PaymentAlertKind;
-    endToEndId: string | null;
-    amountCents: number | null;
-    details: Record<string, unknown>;
-  },
-): Promise<void> {
-  await sequelize.query(
-    `INSERT INTO payment_alerts (charge_id, kind, end_to_end_id, amount_cents, details) VALUES (:chargeId, :kind, :endToEndId, :amountCents, :details)
-     ON CONFLICT DO NOTHING`,
-    {
-      replacements: {
-        chargeId: alert.chargeId,
-        kind: alert.kind,
-        endToEndId: alert.endToEndId === null ? null : endToEndKey(alert.endToEndId),
-        amountCents: alert.amountCents,
-        details: JSON.stringify(alert.details),
-      },
-    },
-  );
-}
 
 export function paymentFrom(charge: ProviderCharge): PaymentConfirmation {
   return {

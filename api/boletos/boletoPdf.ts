@@ -5,7 +5,8 @@
  */
 import { addDays } from '../../core/boletos';
 import type { BoletoPdfInput } from '../../core/boletos/pdf/types';
-import type { Charge, Merchant } from '../../db/models';
+import type { Charge } from '../../db/charges';
+import type { Merchant } from '../../db/identity';
 
 /** Bank names by compensation code; the sandbox's 999 is fictional. */
 const BANK_NAMES: Record<string, string> = { '999': 'Banco Sandbox' };

@@ -8,7 +8,8 @@ import { WorkflowUpdateFailedError, ApplicationFailure, type Client } from '@tem
 import { updateWithStartOrJoin } from '../temporal/updateWithStart';
 import { issuePixUpdate, chargeWorkflowId } from '../../workflows/charges/definitions';
 import { ChargeFailureTypes, type ChargeLifecycleInput } from '../../workflows/charges/types';
-import { Charge, type Merchant } from '../../db/models';
+import { chargeStore, type Charge } from '../../db/charges';
+import type { Merchant } from '../../db/identity';
 import { computeFee } from '../../core/money';
 import { ApiError, errors } from '../errors/apiError';
 
@@ -69,7 +70,7 @@ export async function issueChargeRaw(deps: IssueDeps, input: ChargeLifecycleInpu
     merchantId: input.merchantId,
     initialStatus: 'ISSUING',
   });
-  const charge = await Charge.findByPk(input.chargeId);
+  const charge = await chargeStore.findCharge(input.chargeId);
   if (!charge) throw new Error(`charge ${input.chargeId} issued but not stored`);
   return charge;
 }

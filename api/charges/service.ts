@@ -4,9 +4,10 @@
  * routes (api/charges/issueCharge.ts); a charge made on one API reads on the other.
  * Another merchant's charge is 404, whatever the caller's roles elsewhere.
  */
-import { Op, type WhereOptions } from 'sequelize';
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
-import { Charge, Merchant, MerchantMember, type Refund } from '../../db/models';
+import { chargeStore, type Charge } from '../../db/charges';
+import { memberStore, merchantStore } from '../../db/identity';
+import type { Refund } from '../../db/refunds';
 import { cancelChargeUpdate, chargeWorkflowId } from '../../workflows/charges/definitions';
 import { chargeExpiry, chargeFee, issueCharge } from './issueCharge';
 import { ANY_ROLE, requireRole, roleErrors } from '../dashboard/roles';
@@ -47,11 +48,11 @@ export class AppChargeService {
   /** Issues charge `chargeId` (the idempotency claim's id) for a merchant the caller may charge for. */
   async create(body: CreateChargeBody, chargeId: string, resuming: boolean, idempotencyKey: string) {
     if (resuming) {
-      const existing = await Charge.findByPk(chargeId);
+      const existing = await chargeStore.findCharge(chargeId);
       if (existing) return this.present(existing);
     }
     const boleto = body.method === 'BOLETO';
-    const merchant = await Merchant.findByPk(body.merchantId);
+    const merchant = await merchantStore.findMerchant(body.merchantId);
     if (!merchant || !merchant.active) throw roleErrors.merchantNotFound();
     const expiresAt = chargeExpiry(
       body.expiresAt,
@@ -90,22 +91,13 @@ export class AppChargeService {
   async list(userId: string, query: ListChargesQuery) {
     const merchantId = query.merchantId ?? (await this.defaultMerchantOf(userId));
     await requireRole(userId, merchantId, ANY_ROLE);
-    const created: Record<symbol, Date> = {};
-    if (query.createdFrom) created[Op.gte] = new Date(query.createdFrom);
-    if (query.createdTo) created[Op.lte] = new Date(query.createdTo);
-    const where: WhereOptions<Charge> = {
+    const { rows, count } = await chargeStore.listCharges({
       merchantId,
-      ...(query.status ? { status: query.status === 'CANCELED' ? 'CANCELLED' : query.status } : {}),
-      ...(query.method ? { method: query.method } : {}),
-      ...(query.externalRef ? { externalRef: query.externalRef } : {}),
-      ...(query.createdFrom || query.createdTo ? { createdAt: created } : {}),
-    };
-    const { rows, count } = await Charge.findAndCountAll({
-      where,
-      order: [
-        ['createdAt', 'DESC'],
-        ['id', 'DESC'],
-      ],
+      status: query.status === 'CANCELED' ? 'CANCELLED' : query.status,
+      method: query.method,
+      externalRef: query.externalRef,
+      createdFrom: query.createdFrom,
+      createdTo: query.createdTo,
       limit: query.limit,
       offset: query.offset,
     });
@@ -145,7 +137,7 @@ export class AppChargeService {
         throw chargeErrors.notCancellable('no longer PENDING');
       throw errors.unavailable('the workflow service is unavailable; retry');
     }
-    await charge.reload();
+    await chargeStore.reload(charge);
     // A payment that won the race leaves it PAID: say so instead of pretending.
     if ((charge.status as string) !== 'CANCELLED') throw chargeErrors.notCancellable(this.present(charge).status);
     return this.view(charge);
@@ -155,7 +147,7 @@ export class AppChargeService {
   async boletoPdf(userId: string, chargeId: string): Promise<Buffer> {
     const charge = await this.ownedCharge(userId, chargeId, ANY_ROLE);
     if (charge.method !== 'BOLETO' || !charge.boletoBarcode) throw chargeErrors.notBoleto();
-    const merchant = await Merchant.findByPk(charge.merchantId);
+    const merchant = await merchantStore.findMerchant(charge.merchantId);
     if (!merchant) throw chargeErrors.notFound();
     return renderBoletoPdf(boletoPdfInput(charge, merchant));
   }
@@ -166,7 +158,7 @@ export class AppChargeService {
 
   /** The charge, when the caller is a member of its merchant with an allowed role; else 404/403. */
   async ownedCharge(userId: string, chargeId: string, allowed: readonly (typeof ANY_ROLE)[number][]): Promise<Charge> {
-    const charge = await Charge.findByPk(chargeId);
+    const charge = await chargeStore.findCharge(chargeId);
     if (!charge) throw chargeErrors.notFound();
     try {
       await requireRole(userId, charge.merchantId, allowed);
@@ -179,7 +171,7 @@ export class AppChargeService {
   }
 
   private async defaultMerchantOf(userId: string): Promise<string> {
-    const memberships = await MerchantMember.findAll({ where: { userId }, order: [['createdAt', 'ASC']] });
+    const memberships = await memberStore.membershipsOf(userId);
     const primary = memberships.find((m) => m.role === 'owner') ?? memberships[0];
     if (!primary) throw roleErrors.merchantNotFound();
     return primary.merchantId;

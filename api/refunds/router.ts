@@ -14,6 +14,7 @@ import { parseOrThrow } from '../validation/validate';
 import { chargeIdParam, refundChargeBody } from '../charges/schema';
 import { CHARGE_WRITERS, type AppChargeService } from '../charges/service';
 import type { RefundService } from './service';
+import { chargeStore } from '../../db/charges';
 
 export interface RefundsRouterDeps {
   charges: AppChargeService;
@@ -43,7 +44,7 @@ export function refundsRouter(deps: RefundsRouterDeps): Router {
         // Inside the claim: a replay answers what the first call did without a second code.
         await consumeActionToken(req, user.id, 'refund');
         await deps.refunds.request(charge, refundId, body, key, user.id);
-        await charge.reload();
+        await chargeStore.reload(charge);
         return { status: 200, body: await deps.charges.view(charge) };
       },
     );

@@ -6,8 +6,9 @@
  */
 import { WorkflowUpdateFailedError, ApplicationFailure, type Client } from '@temporalio/client';
 import type { Sequelize } from 'sequelize';
-import { refundTotal } from '../../db/refunds/refundTotals';
-import { Merchant, Refund, type Charge } from '../../db/models';
+import { refundStore, type Refund } from '../../db/refunds';
+import { merchantStore } from '../../db/identity';
+import type { Charge } from '../../db/charges';
 import { moneyOutRefusal } from '../../core/identity/moneyOut';
 import { mayBePayersKey, returnedByDevolucao } from '../../core/refunds/destination';
 import { refundWorkflowId, requestRefundUpdate } from '../../workflows/refunds/definitions';
@@ -93,14 +94,7 @@ export function presentRefund(r: Refund): RefundView {
 export async function refundsOf(chargeIds: string[]): Promise<Map<string, Refund[]>> {
   const byCharge = new Map<string, Refund[]>(chargeIds.map((id) => [id, []]));
   if (chargeIds.length === 0) return byCharge;
-  for (const r of await Refund.findAll({
-    where: { chargeId: chargeIds },
-    order: [
-      ['createdAt', 'ASC'],
-      ['id', 'ASC'],
-    ],
-  }))
-    byCharge.get(r.chargeId)?.push(r);
+  for (const r of await refundStore.refundsOfCharges(chargeIds)) byCharge.get(r.chargeId)?.push(r);
   return byCharge;
 }
 
@@ -109,7 +103,7 @@ export class RefundService {
 
   /** What can still be refunded: the paid amount less every refund not FAILED. */
   async refundableCents(charge: Charge): Promise<number> {
-    return paidMoney(charge).amountCents - (await refundTotal(this.deps.sequelize, charge.id, 'committed'));
+    return paidMoney(charge).amountCents - (await refundStore.refundTotal(this.deps.sequelize, charge.id, 'committed'));
   }
 
   /**
@@ -133,7 +127,7 @@ export class RefundService {
 
   /** Whether money may leave the merchant now; checked again under the merchant row's lock when reserving. */
   async assertMerchantMayRefund(merchantId: string): Promise<void> {
-    const held = moneyOutRefusal(await Merchant.findByPk(merchantId));
+    const held = moneyOutRefusal(await merchantStore.findMerchant(merchantId));
     if (held === 'MERCHANT_INACTIVE') throw refundErrors.merchantInactive();
     if (held === 'WITHDRAWAL_FROZEN') throw errors.withdrawalFrozen();
   }

@@ -1,6 +1,9 @@
 /** Loads a charge with its splits and owner, presented as the seller Pix charge. */
 import type { Transaction } from 'sequelize';
-import { Charge, ChargeSplit, Merchant, WebhookEndpoint } from '../models';
+import type { Charge } from './charge';
+import { splitsOf } from './chargeStore';
+import { findMerchant } from '../identity/merchantStore';
+import { findChargeWebhook } from '../events/webhookEndpointStore';
 import { presentSellerCharge } from '../../core/charges/presentSellerCharge';
 
 export const PLATFORM_INSTITUTION = process.env.PLATFORM_INSTITUTION_NAME ?? 'Gateway Pagamentos IP';
@@ -8,13 +11,9 @@ export const PLATFORM_INSTITUTION = process.env.PLATFORM_INSTITUTION_NAME ?? 'Ga
 export async function presentChargeRow(charge: Charge, transaction?: Transaction): Promise<Record<string, unknown>> {
   // One after another: inside a transaction they share one connection, and concurrent queries on
   // one pg client are deprecated (pg 9 refuses them).
-  const splits = await ChargeSplit.findAll({
-    where: { chargeId: charge.id },
-    order: [['position', 'ASC']],
-    transaction,
-  });
-  const merchant = await Merchant.findByPk(charge.merchantId, { transaction });
-  const webhook = await WebhookEndpoint.findOne({ where: { chargeId: charge.id }, transaction });
+  const splits = await splitsOf(charge.id, transaction);
+  const merchant = await findMerchant(charge.merchantId, transaction);
+  const webhook = await findChargeWebhook(charge.id, transaction);
   if (!merchant) throw new Error(`merchant ${charge.merchantId} of charge ${charge.id} is missing`);
   return presentSellerCharge({
     charge: charge.get({ plain: true }) as never,

@@ -7,11 +7,11 @@
  * reports it at once; other processes see it within FLUSH_MS. A failed flush keeps the counts
  * for the next one (health figures are best effort and never fail a callback).
  */
-import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 import type { Logger } from 'pino';
+import { callbackHealthStore } from '../../../db/charges';
 
 const FLUSH_MS = 2000;
-const KEEP = "interval '1 day'";
 
 interface Pending {
   received: number;
@@ -43,19 +43,7 @@ export class CallbackHealth {
   }
 
   async report(now = new Date()): Promise<CallbackHealthReport> {
-    const [row] = await this.deps.sequelize.query<{
-      received: string | null;
-      failures: string | null;
-      last: Date | null;
-    }>(
-      `SELECT sum(received) AS received, sum(signature_failures) AS failures,
-              (SELECT max(last_received_at) FROM provider_callback_health) AS last
-         FROM provider_callback_health WHERE minute > now() - interval '1 hour'`,
-      { type: QueryTypes.SELECT },
-    );
-    let received = Number(row?.received ?? 0);
-    let failures = Number(row?.failures ?? 0);
-    let last = row?.last ? new Date(row.last) : null;
+    let { received, failures, last } = await callbackHealthStore.lastHour(this.deps.sequelize);
     const hourAgo = now.getTime() - 3_600_000;
     for (const [minute, p] of this.pending) {
       if (minute + 60_000 > hourAgo) {
@@ -79,17 +67,9 @@ export class CallbackHealth {
     this.pending = new Map();
     try {
       for (const [minute, p] of batch) {
-        await this.deps.sequelize.query(
-          `INSERT INTO provider_callback_health (minute, received, signature_failures, last_received_at)
-           VALUES (to_timestamp($1 / 1000.0), $2, $3, $4)
-           ON CONFLICT (minute) DO UPDATE SET
-             received = provider_callback_health.received + EXCLUDED.received,
-             signature_failures = provider_callback_health.signature_failures + EXCLUDED.signature_failures,
-             last_received_at = GREATEST(provider_callback_health.last_received_at, EXCLUDED.last_received_at)`,
-          { bind: [minute, p.received, p.signatureFailures, p.lastReceivedAt] },
-        );
+        await callbackHealthStore.addCounts(this.deps.sequelize, minute, p);
       }
-      await this.deps.sequelize.query(`DELETE FROM provider_callback_health WHERE minute < now() - ${KEEP}`);
+      await callbackHealthStore.forgetOld(this.deps.sequelize);
     } catch (err) {
       // Put the counts back: the next flush tries again.
       for (const [minute, p] of batch) {

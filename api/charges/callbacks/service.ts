@@ -12,15 +12,14 @@
  * Each event is stored once in provider_events with its FIRST outcome: a replay answers that
  * outcome and re-runs nothing.
  */
-import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { ProviderBoletoCallback, ProviderCallback, ReceivedPix } from '../../../core/provider';
 import { boletoClaim } from '../../../activities/boletos/boletoCharges';
 import { createLogger } from '../../../core/logger';
 import { endToEndKey } from '../../../core/pix/endToEndKey';
 import { chargeIdOfTxid } from '../../../core/pix/apiPixIds';
-import { recordPaymentAlert } from '../../../activities/charges/charges';
-import { Charge } from '../../../db/models';
+import { chargeStore, paymentAlertStore, providerEventStore, type Charge } from '../../../db/charges';
 import {
   chargeWorkflowId,
   latePaymentWorkflowId,
@@ -74,31 +73,16 @@ export class ProviderCallbackService {
     event: { id: string; type: string; subject: string | null; payload: unknown },
     route: () => Promise<CallbackOutcome>,
   ): Promise<CallbackOutcome> {
-    const first = await this.deps.sequelize.query<{ outcome: CallbackOutcome | null }>(
-      `INSERT INTO provider_events (id, type, provider_charge_id, payload) VALUES (:id, :type, :chargeId, :payload)
-       ON CONFLICT (id) DO UPDATE SET id = provider_events.id RETURNING outcome`,
-      {
-        replacements: {
-          id: event.id,
-          type: event.type,
-          chargeId: event.subject,
-          payload: JSON.stringify(event.payload),
-        },
-        type: QueryTypes.SELECT,
-      },
-    );
-    if (first[0]?.outcome) return first[0].outcome;
+    const first = await providerEventStore.storeOnce(this.deps.sequelize, event);
+    if (first) return first as CallbackOutcome;
     const outcome = await route();
-    const stored = await this.deps.sequelize.query<{ outcome: CallbackOutcome }>(
-      `UPDATE provider_events SET outcome = COALESCE(outcome, :outcome) WHERE id = :id RETURNING outcome`,
-      { replacements: { outcome, id: event.id }, type: QueryTypes.SELECT },
-    );
-    return stored[0]?.outcome ?? outcome;
+    const stored = await providerEventStore.settleOutcome(this.deps.sequelize, event.id, outcome);
+    return (stored as CallbackOutcome | null) ?? outcome;
   }
 
   private async routePix(pix: ReceivedPix): Promise<CallbackOutcome> {
     const chargeId = pix.txid ? chargeIdOfTxid(pix.txid) : null;
-    const charge = chargeId ? await Charge.findByPk(chargeId) : null;
+    const charge = chargeId ? await chargeStore.findCharge(chargeId) : null;
     if (!charge || charge.method !== 'PIX' || charge.providerChargeId !== pix.txid) {
       // The ids only: a Pix may carry a payer's name and document.
       logger.warn(
@@ -141,7 +125,7 @@ export class ProviderCallbackService {
       !event.charge.paidAt
     )
       return 'IGNORED';
-    const charge = await Charge.findOne({ where: { providerChargeId: event.charge.id } });
+    const charge = await chargeStore.findChargeByProviderId(event.charge.id);
     if (!charge) return 'UNKNOWN_CHARGE';
     const payment: PaymentConfirmation = {
       providerChargeId: event.charge.id,
@@ -161,7 +145,7 @@ export class ProviderCallbackService {
   private async routeBoleto(event: ProviderBoletoCallback): Promise<CallbackOutcome> {
     const boleto = event.boleto;
     if (boleto.status !== 'PAID' || !boleto.payment) return 'IGNORED';
-    const charge = await Charge.findOne({ where: { providerChargeId: boleto.id } });
+    const charge = await chargeStore.findChargeByProviderId(boleto.id);
     if (!charge || charge.method !== 'BOLETO') return 'UNKNOWN_CHARGE';
     if (charge.status === 'PAID') return 'ALREADY_PAID';
     return this.deliver(charge, boletoClaim(boleto));
@@ -186,7 +170,7 @@ export class ProviderCallbackService {
     }
     // The run may have closed the charge between our read and the signal, after its last look
     // for a payment: then the signal may never be read, so settle late too.
-    await charge.reload();
+    await chargeStore.reload(charge);
     if (charge.status !== 'PENDING' && charge.status !== 'PAID') return this.settleLate(charge, payment);
     return 'SIGNALLED';
   }
@@ -194,7 +178,7 @@ export class ProviderCallbackService {
   private async forPaidCharge(charge: Charge, payment: PaymentConfirmation): Promise<CallbackOutcome> {
     if (payment.endToEndId === charge.endToEndId) return 'ALREADY_PAID';
     // A second payment for one charge: the money may be at the provider; a person must look.
-    await recordPaymentAlert(this.deps.sequelize, {
+    await paymentAlertStore.recordPaymentAlert(this.deps.sequelize, {
       chargeId: charge.id,
       kind: 'DUPLICATE_PAYMENT',
       endToEndId: payment.endToEndId,

@@ -8,13 +8,13 @@ import type { Client } from '@temporalio/client';
 import type { ChargeLifecycleInput } from '../../../workflows/charges/types';
 import { chargeExpiry, chargeFee, issueCharge } from '../issueCharge';
 import { allocateSplits } from '../../../core/splits';
-import { Charge, Merchant, WebhookEndpoint } from '../../../db/models';
+import { chargeStore, presentChargeRow } from '../../../db/charges';
+import { merchantStore, type Merchant } from '../../../db/identity';
+import { webhookEndpointStore } from '../../../db/events';
 import { decryptSecret, encryptSecret } from '../../../core/crypto/secretBox';
 import { chargeEventTypes } from '../../../core/events/events';
 import { assertWebhookDestination, type DestinationPolicy } from '../../events/destinationPolicy';
 import { newWebhookSecret } from '../../events/endpoints/service';
-import { presentChargeRow } from '../../../db/charges/sellerChargeView';
-import { findMerchantCharge } from '../../../db/charges/merchantChargeLookup';
 import { errors } from '../../errors/apiError';
 import type { CreateSellerPixBody } from './schema';
 
@@ -45,7 +45,7 @@ export class SellerPixService {
   ): Promise<Record<string, unknown>> {
     if (resuming) {
       // A previous holder of this key died: its charge may already exist.
-      const existing = await Charge.findByPk(chargeId);
+      const existing = await chargeStore.findCharge(chargeId);
       if (existing) return this.withWebhookSecret(await presentChargeRow(existing));
     }
     const input = await this.buildInput(merchant, body, chargeId, idempotencyKey);
@@ -56,7 +56,7 @@ export class SellerPixService {
   private async withWebhookSecret(view: Record<string, unknown>): Promise<Record<string, unknown>> {
     const webhook = view.webhook as { id: string } | null;
     if (!webhook) return view;
-    const endpoint = await WebhookEndpoint.findByPk(webhook.id);
+    const endpoint = await webhookEndpointStore.findEndpointById(webhook.id);
     if (!endpoint) return view;
     return {
       ...view,
@@ -65,7 +65,7 @@ export class SellerPixService {
   }
 
   async findForMerchant(merchantId: string, lookup: string): Promise<Record<string, unknown>> {
-    const charge = await findMerchantCharge(merchantId, lookup);
+    const charge = await chargeStore.findMerchantCharge(merchantId, lookup);
     if (!charge) throw errors.notFound('Pix charge');
     return presentChargeRow(charge);
   }
@@ -117,8 +117,7 @@ export class SellerPixService {
         fields.push({ field: `splits.${i}.merchantId`, message: 'merchant appears in more than one split' });
       seen.add(s.merchantId);
     });
-    const found = await Merchant.findAll({ where: { id: [...seen], active: true }, attributes: ['id'] });
-    const known = new Set(found.map((m) => m.id));
+    const known = await merchantStore.activeMerchantIds([...seen]);
     requested.forEach((s, i) => {
       if (!known.has(s.merchantId))
         fields.push({ field: `splits.${i}.merchantId`, message: 'no active merchant with this id' });

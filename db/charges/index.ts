@@ -1,0 +1,12 @@
+/**
+ * The charges domain's tables: charges (with charge_splits and charge_tombstones),
+ * payment_alerts, provider_events and provider_callback_health, each written by one store here.
+ * Models are exported as types only.
+ */
+export * as chargeStore from './chargeStore';
+export * as paymentAlertStore from './paymentAlertStore';
+export * as providerEventStore from './providerEventStore';
+export * as callbackHealthStore from './callbackHealthStore';
+export { presentChargeRow, PLATFORM_INSTITUTION } from './sellerChargeView';
+export type { Charge, ChargeStatus, StoredPix, ChargePayerDetails } from './charge';
+export type { PaymentAlertKind } from './paymentAlertStore';
