@@ -10,7 +10,8 @@ import type { Sequelize } from 'sequelize';
 import type { Client } from '@temporalio/client';
 import { parseBoletoCode } from '../../core/boletos';
 import { endOfDueDateInBrasilia } from '../../core/boletos/dueTime';
-import { BoletoBatch, BoletoBatchItem, Merchant } from '../../db/models';
+import { boletoBatchStore, type BoletoBatch, type BoletoBatchItem } from '../../db/boletos';
+import { merchantStore, type Merchant } from '../../db/identity';
 import { acceptBoletoBatchUpdate, boletoBatchWorkflowId } from '../../workflows/boletos/definitions';
 import { chargeExpiry, chargeFee, MAX_CHARGE_TTL_DAYS } from '../charges/issueCharge';
 import { CHARGE_WRITERS, type AppChargeService } from '../charges/service';
@@ -119,9 +120,9 @@ export class BoletoService {
       );
       return { status: 201, body: { batchId: null, boletos: [charge] } };
     }
-    const merchant = await Merchant.findByPk(body.merchantId);
+    const merchant = await merchantStore.findMerchant(body.merchantId);
     if (!merchant || !merchant.active) throw roleErrors.merchantNotFound();
-    if (!resuming || !(await BoletoBatch.findByPk(resourceId))) await this.stage(merchant, body, resourceId, key);
+    if (!resuming || !(await boletoBatchStore.findBatch(resourceId))) await this.stage(merchant, body, resourceId, key);
     try {
       const accepted = await updateWithStartOrJoin(this.deps.temporal, acceptBoletoBatchUpdate, {
         workflowType: 'boletoBatch',
@@ -146,38 +147,33 @@ export class BoletoService {
 
   private async stage(merchant: Merchant, body: CreateBoletosBody, batchId: string, key: string): Promise<void> {
     const terms = body.terms ?? { finePercentBps: 0, monthlyInterestBps: 0, graceDays: 0 };
-    await this.deps.sequelize.transaction(async (transaction) => {
-      await BoletoBatch.create(
-        {
-          id: batchId,
-          merchantId: merchant.id,
-          idempotencyKey: key,
-          status: 'PROCESSING',
-          itemsCount: body.items.length,
-          fineBps: terms.finePercentBps,
-          interestMonthlyBps: terms.monthlyInterestBps,
-          graceDays: terms.graceDays,
-        },
-        { transaction },
-      );
-      await BoletoBatchItem.bulkCreate(
-        body.items.map((item, rowIndex) => ({
-          id: crypto.randomUUID(),
-          batchId,
-          rowIndex,
-          status: 'PENDING' as const,
-          amountCents: item.amountCents,
-          feeCents: chargeFee(merchant, this.deps.defaultFee, item.amountCents),
-          dueDate: item.dueDate,
-          payerName: item.payer.name,
-          payerTaxId: item.payer.taxId,
-          payerEmail: item.payer.email ?? null,
-          description: item.description ?? null,
-          externalRef: item.externalRef ?? null,
-        })),
-        { transaction },
-      );
-    });
+    await boletoBatchStore.stageBatch(
+      this.deps.sequelize,
+      {
+        id: batchId,
+        merchantId: merchant.id,
+        idempotencyKey: key,
+        status: 'PROCESSING',
+        itemsCount: body.items.length,
+        fineBps: terms.finePercentBps,
+        interestMonthlyBps: terms.monthlyInterestBps,
+        graceDays: terms.graceDays,
+      },
+      body.items.map((item, rowIndex) => ({
+        id: crypto.randomUUID(),
+        batchId,
+        rowIndex,
+        status: 'PENDING' as const,
+        amountCents: item.amountCents,
+        feeCents: chargeFee(merchant, this.deps.defaultFee, item.amountCents),
+        dueDate: item.dueDate,
+        payerName: item.payer.name,
+        payerTaxId: item.payer.taxId,
+        payerEmail: item.payer.email ?? null,
+        description: item.description ?? null,
+        externalRef: item.externalRef ?? null,
+      })),
+    );
   }
 
   /** The merchant's BOLETO charges (the Charge object), newest first. */
@@ -193,16 +189,10 @@ export class BoletoService {
   async batch(userId: string, batchId: string, page: { limit: number; offset: number }) {
     const batch = await this.ownedBatch(userId, batchId, ANY_ROLE);
     const [items, grouped] = await Promise.all([
-      BoletoBatchItem.findAll({
-        where: { batchId },
-        order: [['rowIndex', 'ASC']],
-        limit: page.limit,
-        offset: page.offset,
-      }),
-      BoletoBatchItem.count({ where: { batchId }, group: ['status'] }),
+      boletoBatchStore.itemsPage(batchId, page),
+      boletoBatchStore.itemCounts(batchId),
     ]);
-    const count = (s: string) =>
-      Number((grouped as unknown as { status: string; count: number }[]).find((g) => g.status === s)?.count ?? 0);
+    const count = (s: string) => grouped.get(s) ?? 0;
     return {
       id: batch.id,
       merchantId: batch.merchantId,
@@ -234,28 +224,21 @@ export class BoletoService {
    */
   async cancelItem(userId: string, batchId: string, id: string) {
     await this.ownedBatch(userId, batchId, CHARGE_WRITERS);
-    const item =
-      (await BoletoBatchItem.findOne({ where: { batchId, id } })) ??
-      (await BoletoBatchItem.findOne({ where: { batchId, chargeId: id } }));
+    const item = await boletoBatchStore.findItem(batchId, id);
     if (!item) throw boletoErrors.notFound();
     if (item.status === 'PENDING') {
-      const [changed] = await BoletoBatchItem.update(
-        { status: 'CANCELLED' },
-        { where: { id: item.id, status: 'PENDING' } },
-      );
-      await item.reload();
-      if (changed === 1) return { item: presentItem(item), charge: null };
+      const changed = await boletoBatchStore.cancelPendingItem(item);
+      if (changed) return { item: presentItem(item), charge: null };
     }
     if (item.status === 'FAILED') throw boletoErrors.notCancellable();
     if (!item.chargeId) return { item: presentItem(item), charge: null };
     const charge = await this.deps.charges.cancel(userId, item.chargeId, 'cancelled from its boleto batch');
-    await BoletoBatchItem.update({ status: 'CANCELLED' }, { where: { id: item.id } });
-    await item.reload();
+    await boletoBatchStore.markItemCancelled(item);
     return { item: presentItem(item), charge };
   }
 
   private async ownedBatch(userId: string, batchId: string, allowed: typeof ANY_ROLE): Promise<BoletoBatch> {
-    const batch = await BoletoBatch.findByPk(batchId);
+    const batch = await boletoBatchStore.findBatch(batchId);
     if (!batch) throw boletoErrors.batchNotFound();
     await asNotFound(requireRole(userId, batch.merchantId, allowed), boletoErrors.batchNotFound);
     return batch;
