@@ -5,7 +5,8 @@
  * derived from the checkout id: a retried request joins the same charge instead of issuing another.
  */
 import crypto from 'node:crypto';
-import { Checkout, type Merchant } from '../../db/models';
+import { checkoutStore, type Checkout } from '../../db/checkouts';
+import type { Merchant } from '../../db/identity';
 import type { CheckoutItemInput } from '../../workflows/charges/types';
 import { chargeFee, issueCharge, type IssueDeps } from '../charges/issueCharge';
 
@@ -53,7 +54,7 @@ export async function issueCheckout(
       items: checkout.items,
     },
   });
-  const stored = await Checkout.findByPk(checkout.id);
+  const stored = await checkoutStore.findCheckout(checkout.id);
   if (!stored) throw new Error(`checkout ${checkout.id} issued but not stored`);
   return stored;
 }

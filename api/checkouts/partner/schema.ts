@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { metadata } from '../../validation/metadata';
 import { httpUrl, text } from '../../validation/text';
-import { CHECKOUT_STATUSES } from '../../../db/checkouts/checkout';
+import { CHECKOUT_STATUSES } from '../../../db/checkouts';
 
 export const MAX_CHECKOUT_ITEMS = 50;
 export const MAX_ITEM_QUANTITY = 1000;

@@ -10,9 +10,11 @@
  *   4. its type is ONE_TIME                  else 422 COURSE_PRICE_TYPE_NOT_ENABLED_YET
  * Ownership comes before state so a foreign price is never described.
  */
-import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 import type { Client } from '@temporalio/client';
-import { Checkout, CheckoutItem, type Merchant } from '../../../db/models';
+import { checkoutStore, type Checkout } from '../../../db/checkouts';
+import type { Merchant } from '../../../db/identity';
+import { courseStore } from '../../../db/marketplace';
 import { chargeExpiry } from '../../charges/issueCharge';
 import { issueCheckout } from '../issueCheckout';
 import { errors } from '../../errors/apiError';
@@ -31,17 +33,6 @@ export interface CheckoutIssueDeps {
   publicBaseUrl: string;
   /** NODE_ENV=production: return and completion URLs must be https. */
   production: boolean;
-}
-
-interface PriceRow {
-  id: string;
-  merchant_id: string;
-  course_id: string;
-  amount_cents: string;
-  type: string;
-  active: boolean;
-  course_status: string;
-  course_title: string;
 }
 
 /** Return and completion URLs: https only in production (http allowed for local development). */
@@ -73,27 +64,27 @@ export class PartnerCheckoutService {
     idempotencyKey: string,
   ) {
     if (resuming) {
-      const existing = await Checkout.findByPk(checkoutId);
+      const existing = await checkoutStore.findCheckout(checkoutId);
       if (existing) return this.present(existing);
     }
-    const prices = await this.pricesOf(
-      merchant.id,
+    const prices = await courseStore.pricesForCheckout(
+      this.deps.sequelize,
       body.items.map((i) => i.id),
     );
     const items = body.items.map((item, index) => {
       const price = prices.get(item.id.toLowerCase());
       if (!price) throw p0ErrorCodes.priceNotFound(index, item.id);
-      if (price.merchant_id !== merchant.id) throw p0ErrorCodes.priceNotOwned(index, item.id);
-      if (!price.active) throw p0ErrorCodes.priceInactive(index, item.id, 'PRICE_INACTIVE', price.course_status);
-      if (price.course_status !== 'PUBLISHED')
-        throw p0ErrorCodes.priceInactive(index, item.id, 'COURSE_NOT_PUBLISHED', price.course_status);
+      if (price.merchantId !== merchant.id) throw p0ErrorCodes.priceNotOwned(index, item.id);
+      if (!price.active) throw p0ErrorCodes.priceInactive(index, item.id, 'PRICE_INACTIVE', price.courseStatus);
+      if (price.courseStatus !== 'PUBLISHED')
+        throw p0ErrorCodes.priceInactive(index, item.id, 'COURSE_NOT_PUBLISHED', price.courseStatus);
       if (price.type !== 'ONE_TIME') throw p0ErrorCodes.priceType(index, item.id, price.type);
       return {
         priceId: price.id,
-        courseId: price.course_id,
-        name: price.course_title,
+        courseId: price.courseId,
+        name: price.courseTitle,
         quantity: item.quantity,
-        unitAmountCents: Number(price.amount_cents),
+        unitAmountCents: price.amountCents,
       };
     });
     const amountCents = items.reduce((sum, item) => sum + item.unitAmountCents * item.quantity, 0);
@@ -120,7 +111,7 @@ export class PartnerCheckoutService {
   async read(merchantId: string, publicId: string) {
     const id = parseBillId(publicId);
     if (!id) throw p0ErrorCodes.invalidId('id');
-    const row = await Checkout.findOne({ where: { id, merchantId, kind: 'P0' } });
+    const row = await checkoutStore.findCheckoutOfKind(id, 'P0', merchantId);
     if (!row) throw p0ErrorCodes.notFound();
     return this.present(row);
   }
@@ -137,60 +128,27 @@ export class PartnerCheckoutService {
     if (query.after !== undefined && !after) throw p0ErrorCodes.invalidId('after');
     const id = query.id === undefined ? null : parseBillId(query.id);
     if (query.id !== undefined && !id) throw p0ErrorCodes.invalidId('id');
-    const replacements: Record<string, unknown> = {
+    if (after && !(await checkoutStore.isMerchantP0(merchantId, after))) throw p0ErrorCodes.notFound();
+    const rows = await checkoutStore.p0CheckoutIds(this.deps.sequelize, {
       merchantId,
       after,
       id,
-      externalId: query.externalId ?? null,
-      status: query.status ?? null,
+      externalId: query.externalId,
+      status: query.status,
       limit: query.limit + 1,
-    };
-    if (after) {
-      const cursor = await Checkout.findOne({ where: { id: after, merchantId, kind: 'P0' }, attributes: ['id'] });
-      if (!cursor) throw p0ErrorCodes.notFound();
-    }
-    const rows = await this.deps.sequelize.query<{ id: string }>(
-      `SELECT id FROM checkouts
-       WHERE merchant_id = :merchantId AND kind = 'P0'
-         ${after ? 'AND (created_at, id) < (SELECT created_at, id FROM checkouts WHERE id = :after)' : ''}
-         ${id ? 'AND id = :id' : ''}
-         ${query.externalId !== undefined ? 'AND external_id = :externalId' : ''}
-         ${query.status !== undefined ? 'AND status = :status' : ''}
-       ORDER BY created_at DESC, id DESC
-       LIMIT :limit`,
-      { replacements, type: QueryTypes.SELECT },
-    );
+    });
     const page = rows.slice(0, query.limit);
-    const checkouts = await Checkout.findAll({ where: { id: page.map((r) => r.id) } });
+    const checkouts = await checkoutStore.findCheckouts(page);
     const byId = new Map(checkouts.map((c) => [c.id, c]));
-    const items = await this.itemsOf(page.map((r) => r.id));
-    const data = page.map((r) => presentP0Checkout(byId.get(r.id)!, items.get(r.id) ?? [], this.deps.publicBaseUrl));
+    const items = await checkoutStore.itemsOf(page);
+    const data = page.map((r) => presentP0Checkout(byId.get(r)!, items.get(r) ?? [], this.deps.publicBaseUrl));
     const hasMore = rows.length > query.limit;
     return { data, hasMore, next: hasMore ? data[data.length - 1].id : null, before: query.after ?? null };
   }
 
   async present(row: Checkout) {
-    const items = await this.itemsOf([row.id]);
+    const items = await checkoutStore.itemsOf([row.id]);
     return presentP0Checkout(row, items.get(row.id) ?? [], this.deps.publicBaseUrl);
-  }
-
-  private async itemsOf(checkoutIds: string[]) {
-    const items = checkoutIds.length
-      ? await CheckoutItem.findAll({ where: { checkoutId: checkoutIds }, order: [['position', 'ASC']] })
-      : [];
-    const grouped = new Map<string, CheckoutItem[]>();
-    for (const item of items) grouped.set(item.checkoutId, [...(grouped.get(item.checkoutId) ?? []), item]);
-    return grouped;
-  }
-
-  private async pricesOf(_merchantId: string, priceIds: string[]): Promise<Map<string, PriceRow>> {
-    const rows = await this.deps.sequelize.query<PriceRow>(
-      `SELECT p.id, p.merchant_id, p.course_id, p.amount_cents, p.type, p.active, c.status AS course_status, c.title AS course_title
-       FROM course_prices p JOIN courses c ON c.id = p.course_id
-       WHERE p.id IN (:priceIds)`,
-      { replacements: { priceIds: [...new Set(priceIds.map((id) => id.toLowerCase()))] }, type: QueryTypes.SELECT },
-    );
-    return new Map(rows.map((r) => [r.id, r]));
   }
 }
 

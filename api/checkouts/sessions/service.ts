@@ -4,7 +4,8 @@
  * (kind SESSION): successUrl → completion_url, cancelUrl → return_url, externalRef → external_id.
  * Another merchant's session is 404, whatever the caller's roles elsewhere.
  */
-import { Checkout, Merchant } from '../../../db/models';
+import { checkoutStore, type Checkout } from '../../../db/checkouts';
+import { merchantStore } from '../../../db/identity';
 import { chargeExpiry } from '../../charges/issueCharge';
 import { issueCheckout } from '../issueCheckout';
 import { ANY_ROLE, requireRole, roleErrors } from '../../dashboard/roles';
@@ -26,10 +27,10 @@ export class CheckoutSessionService {
 
   async create(body: CreateSessionBody, sessionId: string, resuming: boolean, idempotencyKey: string) {
     if (resuming) {
-      const existing = await Checkout.findByPk(sessionId);
+      const existing = await checkoutStore.findCheckout(sessionId);
       if (existing) return this.present(existing);
     }
-    const merchant = await Merchant.findByPk(body.merchantId);
+    const merchant = await merchantStore.findMerchant(body.merchantId);
     if (!merchant || !merchant.active) throw roleErrors.merchantNotFound();
     const items = (body.items ?? []).map((item) => ({
       priceId: null,
@@ -68,7 +69,7 @@ export class CheckoutSessionService {
 
   /** The session, when the caller is a member of its merchant; anyone else: 404. */
   private async owned(userId: string, id: string): Promise<Checkout> {
-    const row = await Checkout.findOne({ where: { id, kind: 'SESSION' } });
+    const row = await checkoutStore.findCheckoutOfKind(id, 'SESSION');
     if (!row) throw sessionErrors.notFound();
     try {
       await requireRole(userId, row.merchantId, ANY_ROLE);
