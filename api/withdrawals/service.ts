@@ -6,9 +6,8 @@
  */
 import { ApplicationFailure, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { updateWithStartOrJoin } from '../temporal/updateWithStart';
-import { Merchant, Withdrawal } from '../../db/models';
-import { presentWithdrawalRows } from '../../db/withdrawals/withdrawalView';
-import { findMerchantWithdrawal } from '../../db/withdrawals/merchantWithdrawalLookup';
+import { merchantStore, type Merchant } from '../../db/identity';
+import { presentWithdrawalRows, withdrawalStore } from '../../db/withdrawals';
 import { requestWithdrawalUpdate, withdrawalWorkflowId } from '../../workflows/withdrawals/definitions';
 import { WithdrawalFailureTypes, type WithdrawalInput } from '../../workflows/withdrawals/types';
 import { ApiError, errors } from '../errors/apiError';
@@ -43,15 +42,7 @@ export class WithdrawalService {
   }
 
   async list(merchantId: string, query: ListWithdrawalsQuery): Promise<Record<string, unknown>> {
-    const { rows, count } = await Withdrawal.findAndCountAll({
-      where: { merchantId },
-      order: [
-        ['createdAt', 'DESC'],
-        ['id', 'DESC'],
-      ],
-      limit: query.limit,
-      offset: query.offset,
-    });
+    const { rows, count } = await withdrawalStore.listWithdrawals(merchantId, query);
     return {
       withdrawals: await presentWithdrawalRows(merchantId, rows),
       pagination: {
@@ -64,7 +55,7 @@ export class WithdrawalService {
   }
 
   async findForMerchant(merchantId: string, id: string): Promise<Record<string, unknown>> {
-    const row = await findMerchantWithdrawal(merchantId, id);
+    const row = await withdrawalStore.findMerchantWithdrawal(merchantId, id);
     if (!row) throw errors.notFound('withdrawal');
     const [presented] = await presentWithdrawalRows(merchantId, [row]);
     return presented;
@@ -74,7 +65,7 @@ export class WithdrawalService {
   private async request(input: WithdrawalInput, resuming: boolean): Promise<Record<string, unknown>> {
     if (resuming) {
       // A previous holder of this key died: its withdrawal may already exist.
-      const existing = await Withdrawal.findByPk(input.withdrawalId);
+      const existing = await withdrawalStore.findWithdrawal(input.withdrawalId);
       if (existing) return this.findForMerchant(input.merchantId, existing.id);
     }
     await this.precheck(input.merchantId);
@@ -99,7 +90,7 @@ export class WithdrawalService {
    * a lock on the merchant, which is what decides when an operator acts at the same moment.
    */
   private async precheck(merchantId: string): Promise<void> {
-    const merchant = await Merchant.findByPk(merchantId);
+    const merchant = await merchantStore.findMerchant(merchantId);
     if (!merchant || !merchant.active) throw errors.merchantIdRequired();
     if (merchant.withdrawalsFrozen) throw errors.withdrawalFrozen();
     if (!merchant.pixKey) throw pixKeyNotRegistered();

@@ -1,5 +1,6 @@
 /** Withdrawals presented as the spec's Withdrawal object (one merchant read per call). */
-import { Merchant, type Withdrawal } from '../models';
+import type { Withdrawal } from './withdrawal';
+import { findMerchant } from '../identity/merchantStore';
 import { presentWithdrawal } from '../../core/withdrawals/present';
 import { PLATFORM_INSTITUTION } from '../charges/sellerChargeView';
 
@@ -8,7 +9,7 @@ export async function presentWithdrawalRows(
   rows: Withdrawal[],
 ): Promise<Record<string, unknown>[]> {
   if (rows.length === 0) return [];
-  const merchant = await Merchant.findByPk(merchantId);
+  const merchant = await findMerchant(merchantId);
   if (!merchant) throw new Error(`merchant ${merchantId} is missing`);
   return rows.map((w) =>
     presentWithdrawal({
