@@ -4,13 +4,13 @@
  * reserved in the ledger, so the 201 and the durable state agree. A batch the balance cannot
  * fund is deleted by the reserve activity and answered 400, with nothing reserved.
  */
-import crypto from 'node:crypto';
-import { Op, QueryTypes, type Sequelize, type WhereOptions } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 import { ApplicationFailure, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { updateWithStartOrJoin } from '../temporal/updateWithStart';
 import { nothingCreated } from '../idempotency/idempotencyService';
 import { presentBatch, presentBatchListEntry, presentItem, type ItemCounts } from '../../core/payouts/present';
-import { Merchant, PayoutBatch, PayoutItem } from '../../db/models';
+import type { Merchant } from '../../db/identity';
+import { payoutStore, type PayoutBatch } from '../../db/payouts';
 import { cancelBatchUpdate, payoutBatchWorkflowId, reserveBatchUpdate } from '../../workflows/payouts/definitions';
 import { PayoutFailureTypes, type BatchReservation } from '../../workflows/payouts/types';
 import { ApiError, errors } from '../errors/apiError';
@@ -71,7 +71,7 @@ export class PayoutService {
     batchId: string,
     resuming: boolean,
   ) {
-    if (!resuming || !(await PayoutBatch.findByPk(batchId))) {
+    if (!resuming || !(await payoutStore.findBatch(batchId))) {
       assertPayoutsAllowed(merchant);
       await this.stage(merchant, batchId, body, items);
     }
@@ -80,20 +80,7 @@ export class PayoutService {
   }
 
   async list(merchantId: string, q: ListBatchesQuery) {
-    const where: WhereOptions = { merchantId, status: q.status ?? { [Op.ne]: 'CREATED' } };
-    const created: Record<symbol, Date> = {};
-    if (q.createdFrom) created[Op.gte] = new Date(q.createdFrom);
-    if (q.createdTo) created[Op.lte] = new Date(q.createdTo);
-    if (q.createdFrom || q.createdTo) Object.assign(where, { createdAt: created });
-    const batches = await PayoutBatch.findAll({
-      where,
-      order: [
-        ['createdAt', 'DESC'],
-        ['id', 'ASC'],
-      ],
-      limit: q.limit,
-      offset: q.offset,
-    });
+    const batches = await payoutStore.listBatches(merchantId, q);
     const counts = await this.counts(batches.map((b) => b.id));
     return {
       items: batches.map((b) => presentBatchListEntry(b, counts.get(b.id) ?? emptyCounts())),
@@ -106,19 +93,14 @@ export class PayoutService {
     const batch = await this.find(merchantId, batchId);
     const [counts, items] = await Promise.all([
       this.counts([batch.id]),
-      PayoutItem.findAll({ where: { batchId: batch.id }, order: [['rowIndex', 'ASC']], limit: BATCH_READ_ITEMS }),
+      payoutStore.itemsOfBatch(batch.id, { limit: BATCH_READ_ITEMS }),
     ]);
     return presentBatch(batch, counts.get(batch.id) ?? emptyCounts(), items);
   }
 
   async listItems(merchantId: string, batchId: string, q: ListItemsQuery) {
     const batch = await this.find(merchantId, batchId);
-    const items = await PayoutItem.findAll({
-      where: { batchId: batch.id, ...(q.status ? { status: q.status } : {}) },
-      order: [['rowIndex', 'ASC']],
-      limit: q.limit,
-      offset: q.offset,
-    });
+    const items = await payoutStore.itemsOfBatch(batch.id, q);
     return { items: items.map(presentItem), limit: q.limit, offset: q.offset };
   }
 
@@ -133,7 +115,7 @@ export class PayoutService {
     } catch (err) {
       // The batch finished between our read and the update: it is no longer cancellable.
       if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError) {
-        await batch.reload();
+        await payoutStore.reload(batch);
         // Still PROCESSING with no workflow to take the cancel: it was stopped by an operator, and
         // the janitor (or `payout reconcile`) settles it by the provider's records.
         if (batch.status === 'PROCESSING') {
@@ -152,57 +134,26 @@ export class PayoutService {
   private async stage(merchant: Merchant, batchId: string, body: CreatePayoutBatchBody, items: StagedItem[]) {
     const fee = merchant.payoutFeeCents;
     // A batch's idempotencyKey stays bound to it after the 24 h idempotency record expired.
-    const earlier = await PayoutBatch.findOne({
-      where: { merchantId: merchant.id, idempotencyKey: body.idempotencyKey },
-      attributes: ['id'],
-    });
-    if (earlier) throw payoutErrors.keyUsed(earlier.id);
-    await this.deps.sequelize.transaction(async (transaction) => {
-      await PayoutBatch.create(
-        {
-          id: batchId,
-          merchantId: merchant.id,
-          idempotencyKey: body.idempotencyKey,
-          status: 'CREATED',
-          description: body.description ?? null,
-          metadata: body.metadata ?? null,
-          itemsCount: items.length,
-          totalAmountCents: items.reduce((s, i) => s + i.amountCents, 0),
-          totalFeeCents: fee * items.length,
-          cancelReason: null,
-          completedAt: null,
-        },
-        { transaction },
-      );
-      // One multi-row INSERT per 2,000 items: sequelize's bulkCreate built a model instance per
-      // row and took most of the POST's time for 10,000 items (docs/benchmarks.md).
-      for (let start = 0; start < items.length; start += 2000) {
-        const slab = items.slice(start, start + 2000);
-        await this.deps.sequelize.query(
-          `INSERT INTO payout_items (id, batch_id, merchant_id, row_index, status, amount_cents, fee_cents, pix_key, pix_key_type, recipient_name, recipient_document, reference_id)
-           SELECT v.id, :batchId, :merchantId, v.row_index, 'PENDING', v.amount_cents, :fee, v.pix_key, v.pix_key_type, v.recipient_name, v.recipient_document, v.reference_id
-           FROM unnest(ARRAY[:ids]::uuid[], ARRAY[:rowIndexes]::int[], ARRAY[:amounts]::bigint[], ARRAY[:pixKeys]::text[], ARRAY[:pixKeyTypes]::text[],
-             ARRAY[:names]::text[], ARRAY[:documents]::text[], ARRAY[:references]::text[])
-             AS v(id, row_index, amount_cents, pix_key, pix_key_type, recipient_name, recipient_document, reference_id)`,
-          {
-            replacements: {
-              batchId,
-              merchantId: merchant.id,
-              fee,
-              ids: slab.map(() => crypto.randomUUID()),
-              rowIndexes: slab.map((_, n) => start + n),
-              amounts: slab.map((i) => i.amountCents),
-              pixKeys: slab.map((i) => i.pixKey),
-              pixKeyTypes: slab.map((i) => i.pixKeyType),
-              names: slab.map((i) => i.recipientName),
-              documents: slab.map((i) => i.recipientDocument ?? null),
-              references: slab.map((i) => i.referenceId ?? null),
-            },
-            transaction,
-          },
-        );
-      }
-    });
+    const earlier = await payoutStore.batchIdOfKey(merchant.id, body.idempotencyKey);
+    if (earlier) throw payoutErrors.keyUsed(earlier);
+    await payoutStore.stageBatch(
+      this.deps.sequelize,
+      {
+        id: batchId,
+        merchantId: merchant.id,
+        idempotencyKey: body.idempotencyKey,
+        status: 'CREATED',
+        description: body.description ?? null,
+        metadata: body.metadata ?? null,
+        itemsCount: items.length,
+        totalAmountCents: items.reduce((s, i) => s + i.amountCents, 0),
+        totalFeeCents: fee * items.length,
+        cancelReason: null,
+        completedAt: null,
+      },
+      items,
+      fee,
+    );
   }
 
   private async reserve(merchantId: string, batchId: string, itemsCount: number): Promise<BatchReservation> {
@@ -240,7 +191,7 @@ export class PayoutService {
   }
 
   private async find(merchantId: string, batchId: string): Promise<PayoutBatch> {
-    const batch = await PayoutBatch.findOne({ where: { id: batchId, merchantId, status: { [Op.ne]: 'CREATED' } } });
+    const batch = await payoutStore.findMerchantBatch(merchantId, batchId);
     if (!batch) throw payoutErrors.notFound();
     return batch;
   }
@@ -248,14 +199,10 @@ export class PayoutService {
   private async counts(batchIds: string[]): Promise<Map<string, ItemCounts>> {
     const result = new Map<string, ItemCounts>();
     if (batchIds.length === 0) return result;
-    const rows = await this.deps.sequelize.query<{ batch_id: string; status: keyof ItemCounts; n: number }>(
-      `SELECT batch_id, status, count(*)::int AS n FROM payout_items WHERE batch_id IN (:batchIds) GROUP BY batch_id, status`,
-      { replacements: { batchIds }, type: QueryTypes.SELECT },
-    );
-    for (const r of rows) {
-      const c = result.get(r.batch_id) ?? emptyCounts();
+    for (const r of await payoutStore.itemCounts(this.deps.sequelize, batchIds)) {
+      const c = result.get(r.batchId) ?? emptyCounts();
       c[r.status] = r.n;
-      result.set(r.batch_id, c);
+      result.set(r.batchId, c);
     }
     return result;
   }
