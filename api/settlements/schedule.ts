@@ -11,7 +11,8 @@ import {
   type Client,
   type ScheduleSpec,
 } from '@temporalio/client';
-import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
+import { settlementStore, type ScheduleConfig } from '../../db/settlements';
 import { requireRole } from '../dashboard/roles';
 import { ApiError, errors } from '../errors/apiError';
 import type { PutScheduleBody, ScheduleView, SettlementFrequency } from './schema';
@@ -36,13 +37,6 @@ export function scheduleSpec(frequency: SettlementFrequency): ScheduleSpec {
         ? { hour: 6, minute: 0 }
         : { dayOfWeek: 'MONDAY' as const, hour: 6, minute: 0 };
   return { calendars: [calendar], timezone: SETTLEMENT_TIMEZONE };
-}
-
-interface ConfigRow {
-  merchant_id: string;
-  frequency: SettlementFrequency;
-  minimum_amount_cents: string;
-  updated_at: Date;
 }
 
 /** Temporal unreachable: 503 (the same request can simply be sent again), never a 500. */
@@ -82,18 +76,12 @@ export class SettlementScheduleService {
   /** Creates or updates the row and the Temporal Schedule (the row first: a fired run reads it). */
   private async write(userId: string, body: PutScheduleBody): Promise<ScheduleView> {
     await requireRole(userId, body.merchantId, SETTLEMENT_ROLES);
-    await this.deps.sequelize.query(
-      `INSERT INTO settlement_schedules (merchant_id, frequency, minimum_amount_cents, updated_by) VALUES (:merchantId, :frequency, :minimum, :userId)
-       ON CONFLICT (merchant_id) DO UPDATE SET frequency = EXCLUDED.frequency, minimum_amount_cents = EXCLUDED.minimum_amount_cents, updated_by = EXCLUDED.updated_by, updated_at = now()`,
-      {
-        replacements: {
-          merchantId: body.merchantId,
-          frequency: body.frequency,
-          minimum: body.minimumAmountCents,
-          userId,
-        },
-      },
-    );
+    await settlementStore.putSchedule(this.deps.sequelize, {
+      merchantId: body.merchantId,
+      frequency: body.frequency,
+      minimumAmountCents: body.minimumAmountCents,
+      updatedBy: userId,
+    });
     const scheduleId = settlementScheduleId(body.merchantId);
     const spec = scheduleSpec(body.frequency);
     try {
@@ -146,20 +134,11 @@ export class SettlementScheduleService {
       if (!(err instanceof ScheduleNotFoundError)) throw err;
       if (!row) throw scheduleErrors.notFound();
     }
-    await this.deps.sequelize.query(`DELETE FROM settlement_schedules WHERE merchant_id = :merchantId`, {
-      replacements: { merchantId },
-    });
+    await settlementStore.deleteSchedule(this.deps.sequelize, merchantId);
   }
 
-  private async config(merchantId: string): Promise<ConfigRow | undefined> {
-    const [row] = await this.deps.sequelize.query<ConfigRow>(
-      `SELECT merchant_id, frequency, minimum_amount_cents, updated_at FROM settlement_schedules WHERE merchant_id = :merchantId`,
-      {
-        replacements: { merchantId },
-        type: QueryTypes.SELECT,
-      },
-    );
-    return row;
+  private config(merchantId: string): Promise<ScheduleConfig | null> {
+    return settlementStore.findSchedule(this.deps.sequelize, merchantId);
   }
 
   /**
@@ -167,11 +146,11 @@ export class SettlementScheduleService {
    * set; the schedule's workflow applies an update shortly after accepting it, so the read waits
    * (up to UPDATE_APPLIED_WITHIN_MS) until it shows that state, and answers what it shows then.
    */
-  private async view(row: ConfigRow, expectPaused?: boolean): Promise<ScheduleView> {
+  private async view(row: ScheduleConfig, expectPaused?: boolean): Promise<ScheduleView> {
     let paused = true; // no Temporal Schedule (deleted in the Web UI): nothing will fire
     let nextRunAt: string | null = null;
     try {
-      const handle = this.deps.temporal.schedule.getHandle(settlementScheduleId(row.merchant_id));
+      const handle = this.deps.temporal.schedule.getHandle(settlementScheduleId(row.merchantId));
       let described = await handle.describe();
       const deadline = Date.now() + UPDATE_APPLIED_WITHIN_MS;
       while (expectPaused !== undefined && described.state.paused !== expectPaused && Date.now() < deadline) {
@@ -185,14 +164,14 @@ export class SettlementScheduleService {
       if (!(err instanceof ScheduleNotFoundError)) throw err;
     }
     return {
-      merchantId: row.merchant_id,
-      scheduleId: settlementScheduleId(row.merchant_id),
+      merchantId: row.merchantId,
+      scheduleId: settlementScheduleId(row.merchantId),
       frequency: row.frequency,
-      minimumAmountCents: Number(row.minimum_amount_cents),
+      minimumAmountCents: row.minimumAmountCents,
       paused,
       timezone: SETTLEMENT_TIMEZONE,
       nextRunAt,
-      updatedAt: new Date(row.updated_at).toISOString(),
+      updatedAt: row.updatedAt.toISOString(),
     };
   }
 }

@@ -6,12 +6,11 @@
  * another merchant's settlement is 404 SETTLEMENT_NOT_FOUND, like one that does not exist.
  */
 import type { Client } from '@temporalio/client';
-import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 import { maskPixKey } from '../../core/masking';
 import { publicTransferReference } from '../../core/withdrawals/present';
-import type { BeneficiarySnapshot } from '../../core/withdrawals/rules';
-import { Merchant, MerchantMember } from '../../db/models';
-import type { MemberRole } from '../../db/identity/merchantMember';
+import { memberStore, merchantStore, type MemberRole } from '../../db/identity';
+import { settlementStore, type Settlement } from '../../db/settlements';
 import { requestWithdrawalUpdate, withdrawalWorkflowId } from '../../workflows/withdrawals/definitions';
 import type { WithdrawalInput } from '../../workflows/withdrawals/types';
 import { defaultMerchantOf, requireRole, roleErrors } from '../dashboard/roles';
@@ -26,38 +25,12 @@ export const settlementErrors = {
   notFound: () => new ApiError(404, 'SETTLEMENT_NOT_FOUND', 'settlement not found'),
 };
 
-interface Row {
-  id: string;
-  merchant_id: string;
-  withdrawal_id: string;
-  trigger: SettlementView['trigger'];
-  requested_by: string | null;
-  schedule_frequency: SettlementView['scheduleFrequency'];
-  created_at: Date;
-  status: SettlementView['status'];
-  amount_cents: string;
-  fee_cents: string;
-  total_debited_cents: string;
-  provider_transfer_id: string | null;
-  provider_end_to_end_id: string | null;
-  failure_code: string | null;
-  failure_reason: string | null;
-  beneficiary_snapshot: BeneficiarySnapshot | null;
-  processed_at: Date | null;
-}
-
-// State comes from the withdrawal row only: the settlement row is a label, never a copy.
-const SELECT = `SELECT s.id, s.merchant_id, s.withdrawal_id, s.trigger, s.requested_by, s.schedule_frequency, s.created_at,
-  w.status, w.amount_cents, w.fee_cents, w.total_debited_cents, w.provider_transfer_id, w.provider_end_to_end_id,
-  w.failure_code, w.failure_reason, w.beneficiary_snapshot, w.processed_at
-  FROM settlements s JOIN withdrawals w ON w.id = s.withdrawal_id`;
-
 export class SettlementService {
   constructor(private readonly deps: { sequelize: Sequelize; temporal: Client; taskQueue: string }) {}
 
   /** Fast refusals before a second factor is spent or a workflow started; the reservation checks again under lock. */
   async precheck(merchantId: string): Promise<void> {
-    const merchant = await Merchant.findByPk(merchantId);
+    const merchant = await merchantStore.findMerchant(merchantId);
     if (!merchant || !merchant.active) throw errors.merchantIdRequired();
     if (merchant.withdrawalsFrozen) throw errors.withdrawalFrozen();
     if (!merchant.pixKey) throw pixKeyNotRegistered();
@@ -114,16 +87,12 @@ export class SettlementService {
   async list(userId: string, query: ListSettlementsQuery) {
     const merchantId = query.merchantId ?? (await defaultMerchantOf(userId));
     await requireRole(userId, merchantId, SETTLEMENT_ROLES);
-    const statusFilter = query.status ? 'AND w.status = :status' : '';
-    const rows = await this.deps.sequelize.query<Row & { total: string }>(
-      `${SELECT.replace('FROM settlements', ', count(*) OVER () AS total FROM settlements')} WHERE s.merchant_id = :merchantId ${statusFilter}
-       ORDER BY s.created_at DESC, s.id DESC LIMIT :limit OFFSET :offset`,
-      {
-        replacements: { merchantId, status: query.status ?? null, limit: query.limit, offset: query.offset },
-        type: QueryTypes.SELECT,
-      },
-    );
-    const total = rows.length ? Number(rows[0].total) : await this.count(merchantId, query.status);
+    const { settlements: rows, total } = await settlementStore.listSettlements(this.deps.sequelize, {
+      merchantId,
+      status: query.status,
+      limit: query.limit,
+      offset: query.offset,
+    });
     return {
       data: rows.map(view),
       pagination: { total, limit: query.limit, offset: query.offset, hasMore: query.offset + rows.length < total },
@@ -133,48 +102,36 @@ export class SettlementService {
   async read(userId: string, id: string): Promise<SettlementView> {
     const row = await this.row(id);
     if (!row) throw settlementErrors.notFound();
-    const member = await MerchantMember.findOne({ where: { userId, merchantId: row.merchant_id } });
+    const member = await memberStore.findMembership(userId, row.merchantId);
     if (!member) throw settlementErrors.notFound();
     if (!SETTLEMENT_ROLES.includes(member.role)) throw roleErrors.insufficientRole(member.role, SETTLEMENT_ROLES);
     return view(row);
   }
 
-  private async row(id: string): Promise<Row | undefined> {
-    const [row] = await this.deps.sequelize.query<Row>(`${SELECT} WHERE s.id = :id`, {
-      replacements: { id },
-      type: QueryTypes.SELECT,
-    });
-    return row;
-  }
-
-  private async count(merchantId: string, status: string | undefined): Promise<number> {
-    const [row] = await this.deps.sequelize.query<{ n: string }>(
-      `SELECT count(*) AS n FROM settlements s JOIN withdrawals w ON w.id = s.withdrawal_id WHERE s.merchant_id = :merchantId ${status ? 'AND w.status = :status' : ''}`,
-      { replacements: { merchantId, status: status ?? null }, type: QueryTypes.SELECT },
-    );
-    return Number(row.n);
+  private row(id: string): Promise<Settlement | null> {
+    return settlementStore.findSettlement(this.deps.sequelize, id);
   }
 }
 
-function view(r: Row): SettlementView {
-  const b = r.beneficiary_snapshot;
+function view(r: Settlement): SettlementView {
+  const b = r.beneficiarySnapshot;
   return {
     id: r.id,
-    merchantId: r.merchant_id,
-    withdrawalId: r.withdrawal_id,
+    merchantId: r.merchantId,
+    withdrawalId: r.withdrawalId,
     trigger: r.trigger,
-    requestedBy: r.requested_by,
-    scheduleFrequency: r.schedule_frequency,
-    status: r.status,
-    amountCents: Number(r.amount_cents),
-    feeCents: Number(r.fee_cents),
-    totalDebitedCents: Number(r.total_debited_cents),
+    requestedBy: r.requestedBy,
+    scheduleFrequency: r.scheduleFrequency,
+    status: r.status as SettlementView['status'],
+    amountCents: r.amountCents,
+    feeCents: r.feeCents,
+    totalDebitedCents: r.totalDebitedCents,
     destination: b ? { type: 'PIX', pixKeyType: b.pixKeyType, pixKeyMasked: maskPixKey(b.pixKey, b.pixKeyType) } : null,
     // The same public reference the withdrawal shows: never the supplier's own id.
-    providerTransferId: r.provider_transfer_id ? publicTransferReference(r.provider_transfer_id) : null,
-    endToEndId: r.provider_end_to_end_id,
-    failure: r.failure_code ? { code: r.failure_code, reason: r.failure_reason ?? '' } : null,
-    createdAt: new Date(r.created_at).toISOString(),
-    processedAt: r.processed_at ? new Date(r.processed_at).toISOString() : null,
+    providerTransferId: r.providerTransferId ? publicTransferReference(r.providerTransferId) : null,
+    endToEndId: r.providerEndToEndId,
+    failure: r.failureCode ? { code: r.failureCode, reason: r.failureReason ?? '' } : null,
+    createdAt: r.createdAt.toISOString(),
+    processedAt: r.processedAt ? r.processedAt.toISOString() : null,
   };
 }

@@ -29,3 +29,13 @@ export async function merchantsHoldingMoney(
   );
   return holding.map((h) => h.merchant_id);
 }
+
+/** The account's balance from its postings made before `cutoff`. */
+export async function balanceBefore(sequelize: Sequelize, code: string, cutoff: Date): Promise<number> {
+  const [row] = await sequelize.query<{ sum: string | null }>(
+    `SELECT COALESCE(SUM(p.amount_cents), 0) AS sum FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.account_id
+     WHERE a.code = :code AND p.created_at < :cutoff`,
+    { replacements: { code, cutoff }, type: QueryTypes.SELECT },
+  );
+  return Number(row?.sum ?? 0);
+}
