@@ -29,6 +29,7 @@ import {
 } from '../../core/provider';
 import { accounts } from '../../core/ledger/accounts';
 import { Charge } from '../../db/models';
+import { reconciliationStore } from '../../db/reconciliations';
 import type {
   ReconciliationCounts,
   ReconciliationDifference,
@@ -88,25 +89,17 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
   }
 
   async function reconcile(args: { reconciliationId: string }): Promise<ReconciliationResult> {
-    const [row] = await sequelize.query<{
-      merchant_id: string | null;
-      from_date: string;
-      to_date: string;
-      status: string;
-    }>(
-      `SELECT merchant_id, to_char(from_date, 'YYYY-MM-DD') AS from_date, to_char(to_date, 'YYYY-MM-DD') AS to_date, status FROM reconciliations WHERE id = :id`,
-      { replacements: { id: args.reconciliationId }, type: QueryTypes.SELECT },
-    );
-    if (!row) throw new Error(`reconciliation ${args.reconciliationId} not found`);
+    const run = await reconciliationStore.findRun(sequelize, args.reconciliationId);
+    if (!run) throw new Error(`reconciliation ${args.reconciliationId} not found`);
     if (!statements) throw new Error('the provider client serves no statement');
-    const range = brasiliaDayRange(row.from_date, row.to_date);
+    const range = brasiliaDayRange(run.fromDate, run.toDate);
     const statement = await statements.getStatement(range);
 
     // Ours: the statement's payments for this merchant's charges (by provider charge id).
     const providerIds = statement.payments.map((p) => p.providerChargeId);
     const ours = providerIds.length
       ? await Charge.findAll({
-          where: { ...(row.merchant_id ? { merchantId: row.merchant_id } : {}), providerChargeId: providerIds },
+          where: { ...(run.merchantId ? { merchantId: run.merchantId } : {}), providerChargeId: providerIds },
         })
       : [];
     const chargeByProviderId = new Map(ours.map((c) => [c.providerChargeId as string, c]));
@@ -122,7 +115,7 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
        GROUP BY c.id`,
       {
         replacements: {
-          merchantId: row.merchant_id,
+          merchantId: run.merchantId,
           from: range.from,
           to: range.to,
           ids: ours.length ? ours.map((c) => c.id) : [null],
@@ -198,15 +191,10 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
       });
     }
 
-    await compareReturns(row.merchant_id, range, statement.transfers, { counts, differences });
-    await compareTransfers(row.merchant_id, range, statement.transfers, { counts, differences });
+    await compareReturns(run.merchantId, range, statement.transfers, { counts, differences });
+    await compareTransfers(run.merchantId, range, statement.transfers, { counts, differences });
 
-    await sequelize.query(
-      `UPDATE reconciliations SET status = 'COMPLETED', completed_at = now(), matched_count = :matched, missing_in_ledger_count = :missingInLedger,
-         missing_at_provider_count = :missingAtProvider, amount_mismatch_count = :amountMismatch, healed_count = :healed, differences = CAST(:differences AS jsonb)
-       WHERE id = :id AND status = 'RUNNING'`,
-      { replacements: { id: args.reconciliationId, ...counts, differences: JSON.stringify(differences) } },
-    );
+    await reconciliationStore.completeRun(sequelize, args.reconciliationId, { counts, differences });
     return { counts, differences };
   }
 
@@ -263,12 +251,7 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
   }
 
   async function failReconciliation(args: { reconciliationId: string; reason: string }): Promise<void> {
-    await sequelize.query(
-      `UPDATE reconciliations SET status = 'FAILED', completed_at = now(), failure_reason = :reason WHERE id = :id AND status = 'RUNNING'`,
-      {
-        replacements: { id: args.reconciliationId, reason: args.reason.slice(0, 500) },
-      },
-    );
+    await reconciliationStore.failRun(sequelize, args.reconciliationId, args.reason);
   }
 
   /**
@@ -300,16 +283,8 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
       },
     );
     const ids: string[] = [];
-    for (const { merchant_id } of merchants) {
-      const [row] = await sequelize.query<{ id: string }>(
-        `WITH created AS (
-           INSERT INTO reconciliations (id, merchant_id, from_date, to_date, scheduled) VALUES (gen_random_uuid(), :merchantId, :day, :day, TRUE)
-           ON CONFLICT (merchant_id, from_date) WHERE scheduled DO NOTHING RETURNING id)
-         SELECT id FROM created UNION ALL SELECT id FROM reconciliations WHERE merchant_id = :merchantId AND from_date = :day AND scheduled LIMIT 1`,
-        { replacements: { merchantId: merchant_id, day: args.day }, type: QueryTypes.SELECT },
-      );
-      ids.push(row.id);
-    }
+    for (const { merchant_id } of merchants)
+      ids.push(await reconciliationStore.dailyRun(sequelize, merchant_id, args.day));
     return ids;
   }
 

@@ -54,3 +54,9 @@ export async function updateUser(user: User, changes: UserChanges, transaction?:
 export async function setAvatar(userId: string, avatar: { key: string; url: string }): Promise<void> {
   await User.update({ avatarKey: avatar.key, avatarUrl: avatar.url }, { where: { id: userId } });
 }
+
+/** The gateway's own staff (marked by the CLI `user operator`), never a merchant's role; a deleted account is not. */
+export async function isPlatformOperator(userId: string): Promise<boolean> {
+  const user = await User.findByPk(userId, { attributes: ['platformOperator', 'deletedAt'] });
+  return Boolean(user && !user.deletedAt && user.platformOperator);
+}

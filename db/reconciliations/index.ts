@@ -1,0 +1,3 @@
+/** The reconciliations domain's table (reconciliations), through one store. */
+export * as reconciliationStore from './reconciliationStore';
+export type { Reconciliation, ReconciliationStatus } from './reconciliationStore';
