@@ -8,13 +8,14 @@
 import crypto from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { Sequelize, Transaction } from 'sequelize';
 import { accounts } from '../../core/ledger/accounts';
 import { medBlockEntry, medUnblockEntry } from '../../core/ledger/postings';
 import { isInfractionProvider, ProviderError, type PixProvider } from '../../core/provider';
-import { Charge } from '../../db/models';
-import { findInfraction, presentInfraction, type MedInfractionRow } from '../../db/med/medInfractions';
-import { refundTotal } from '../../db/refunds/refundTotals';
+import { chargeStore } from '../../db/charges';
+import { balanceStore } from '../../db/ledger';
+import { medInfractionStore, presentInfraction, type MedInfractionRow } from '../../db/med';
+import { refundStore } from '../../db/refunds';
 import { paidMoney } from '../../core/refunds/paid';
 import { medInfractionWorkflowId } from '../../workflows/med/definitions';
 import type { MedDecisionRequest, MedInfractionInput, MedSyncInput, MedSyncResult } from '../../workflows/med/types';
@@ -60,23 +61,10 @@ export function createMedActivities(deps: MedActivityDeps) {
     fn: (row: MedInfractionRow, transaction: Transaction) => Promise<T>,
   ): Promise<T> {
     return sequelize.transaction(async (transaction) => {
-      const row = await findInfraction(sequelize, infractionId, { transaction, lock: true });
+      const row = await medInfractionStore.findInfraction(sequelize, infractionId, { transaction, lock: true });
       if (!row) throw ApplicationFailure.nonRetryable(`infraction ${infractionId} not found`, 'MedStateConflict');
       return fn(row, transaction);
     });
-  }
-
-  async function update(
-    id: string,
-    set: string,
-    replacements: Record<string, unknown>,
-    transaction: Transaction,
-  ): Promise<MedInfractionRow> {
-    await sequelize.query(`UPDATE med_infractions SET ${set}, updated_at = now() WHERE id = :id`, {
-      replacements: { ...replacements, id },
-      transaction,
-    });
-    return (await findInfraction(sequelize, id, { transaction })) as MedInfractionRow;
   }
 
   /**
@@ -85,59 +73,37 @@ export function createMedActivities(deps: MedActivityDeps) {
    * one (already started: fine). An infraction we have no charge for is counted, not stored.
    */
   async function syncMedInfractions(input: MedSyncInput): Promise<MedSyncResult> {
-    const [cursor] = await sequelize.query<{ since: Date | null }>(
-      `SELECT max(opened_at) AS since FROM med_infractions`,
-      { type: QueryTypes.SELECT },
-    );
+    const newest = await medInfractionStore.newestOpenedAt(sequelize);
     // A minute back from the newest we have: the provider's clock and ours may differ a little; duplicates are ignored.
-    const since = cursor.since
-      ? new Date(new Date(cursor.since).getTime() - 60_000).toISOString()
-      : new Date(0).toISOString();
+    const since = newest ? new Date(newest.getTime() - 60_000).toISOString() : new Date(0).toISOString();
     const pulled = await infractionProvider().listInfractions(since);
     const result: MedSyncResult = { pulled: pulled.length, created: 0, unmatched: 0, createdIds: [] };
     for (const p of pulled) {
-      const [charge] = await sequelize.query<{ id: string; merchant_id: string }>(
-        `SELECT id, merchant_id FROM charges WHERE end_to_end_id = :e2e LIMIT 1`,
-        {
-          replacements: { e2e: p.endToEndId },
-          type: QueryTypes.SELECT,
-        },
-      );
+      const charge = await chargeStore.chargeOfEndToEndId(sequelize, p.endToEndId);
       if (!charge) {
         result.unmatched++;
         continue;
       }
       const id = crypto.randomUUID();
       const openedAt = new Date(p.openedAt);
-      const inserted = await sequelize.query<{ id: string }>(
-        `INSERT INTO med_infractions (id, provider_infraction_id, merchant_id, charge_id, end_to_end_id, disputed_cents, reason, opened_at, deadline_at)
-         VALUES (:id, :pid, :merchantId, :chargeId, :e2e, :amount, :reason, :openedAt, :deadlineAt)
-         ON CONFLICT (provider_infraction_id) DO NOTHING RETURNING id`,
-        {
-          replacements: {
-            id,
-            pid: p.id,
-            merchantId: charge.merchant_id,
-            chargeId: charge.id,
-            e2e: p.endToEndId,
-            amount: p.amountCents,
-            reason: p.reason,
-            openedAt,
-            // Our deadline (MED_ANALYSIS_DEADLINE) from when we learn of it, never after the provider's.
-            deadlineAt: new Date(Math.min(Date.now() + input.analysisDeadlineMs, Date.parse(p.analysisDeadline))),
-          },
-          type: QueryTypes.SELECT,
-        },
-      );
-      if (inserted.length > 0) {
+      const inserted = await medInfractionStore.insertInfraction(sequelize, {
+        id,
+        providerInfractionId: p.id,
+        merchantId: charge.merchantId,
+        chargeId: charge.id,
+        endToEndId: p.endToEndId,
+        disputedCents: p.amountCents,
+        reason: p.reason,
+        openedAt,
+        // Our deadline (MED_ANALYSIS_DEADLINE) from when we learn of it, never after the provider's.
+        deadlineAt: new Date(Math.min(Date.now() + input.analysisDeadlineMs, Date.parse(p.analysisDeadline))),
+      });
+      if (inserted) {
         result.created++;
-        if (!input.merchantId || input.merchantId === charge.merchant_id) result.createdIds.push(id);
+        if (!input.merchantId || input.merchantId === charge.merchantId) result.createdIds.push(id);
       }
     }
-    const open = await sequelize.query<{ id: string; merchant_id: string; deadline_at: Date }>(
-      `SELECT id, merchant_id, deadline_at FROM med_infractions WHERE status = 'OPEN'`,
-      { type: QueryTypes.SELECT },
-    );
+    const open = await medInfractionStore.openInfractions(sequelize);
     const ctx = Context.current();
     for (const row of open) {
       try {
@@ -147,13 +113,13 @@ export function createMedActivities(deps: MedActivityDeps) {
           args: [
             {
               infractionId: row.id,
-              merchantId: row.merchant_id,
-              deadlineAt: new Date(row.deadline_at).toISOString(),
+              merchantId: row.merchantId,
+              deadlineAt: row.deadlineAt.toISOString(),
               reminderBeforeMs: input.reminderBeforeMs,
             } satisfies MedInfractionInput,
           ],
           typedSearchAttributes: [
-            { key: MerchantIdKey, value: row.merchant_id },
+            { key: MerchantIdKey, value: row.merchantId },
             { key: BusinessStatusKey, value: 'OPEN' },
           ],
         });
@@ -172,27 +138,19 @@ export function createMedActivities(deps: MedActivityDeps) {
   async function blockMedInfraction(args: { infractionId: string }): Promise<{ blockedCents: number }> {
     return locked(args.infractionId, async (row, transaction) => {
       if (row.blocked_at) return { blockedCents: Number(row.blocked_cents) };
-      const [acct] = await sequelize.query<{ balance_cents: string }>(
-        `SELECT balance_cents FROM ledger_accounts WHERE code = :code FOR UPDATE`,
-        {
-          replacements: { code: accounts.merchantAvailable(row.merchant_id) },
-          type: QueryTypes.SELECT,
-          transaction,
-        },
+      const available = await balanceStore.lockedBalance(
+        sequelize,
+        accounts.merchantAvailable(row.merchant_id),
+        transaction,
       );
-      const blockedCents = Math.max(0, Math.min(Number(row.disputed_cents), Number(acct?.balance_cents ?? 0)));
+      const blockedCents = Math.max(0, Math.min(Number(row.disputed_cents), available ?? 0));
       if (blockedCents > 0)
         await writeLedgerEntry(
           sequelize,
           medBlockEntry({ infractionId: row.id, merchantId: row.merchant_id, amountCents: blockedCents }),
           transaction,
         );
-      const updated = await update(
-        row.id,
-        'blocked_cents = :blockedCents, blocked_at = now()',
-        { blockedCents },
-        transaction,
-      );
+      const updated = await medInfractionStore.markBlocked(sequelize, row.id, blockedCents, transaction);
       await event('med.infraction.opened', updated, transaction);
       return { blockedCents };
     });
@@ -210,7 +168,7 @@ export function createMedActivities(deps: MedActivityDeps) {
     decision: MedDecisionRequest['decision'];
     justification: string;
   }): Promise<void> {
-    const row = await findInfraction(sequelize, args.infractionId);
+    const row = await medInfractionStore.findInfraction(sequelize, args.infractionId);
     if (!row) throw ApplicationFailure.nonRetryable(`infraction ${args.infractionId} not found`, 'MedStateConflict');
     try {
       await infractionProvider().answerInfraction(row.provider_infraction_id, {
@@ -243,7 +201,6 @@ export function createMedActivities(deps: MedActivityDeps) {
       });
       if (row.status !== 'OPEN') return answer(row);
       const common = { decision: args.decision, justification: args.justification, decidedBy: args.decidedBy };
-      const decided = `decision = :decision, justification = :justification, decided_by = :decidedBy, decided_at = now()`;
       if (args.decision === 'REJECT') {
         const blocked = Number(row.blocked_cents);
         if (blocked > 0)
@@ -252,15 +209,16 @@ export function createMedActivities(deps: MedActivityDeps) {
             medUnblockEntry({ infractionId: row.id, merchantId: row.merchant_id, amountCents: blocked }),
             transaction,
           );
-        const updated = await update(row.id, `status = 'REJECTED', ${decided}`, common, transaction);
+        const updated = await medInfractionStore.recordRejected(sequelize, row.id, common, transaction);
         await event('med.infraction.rejected', updated, transaction);
         return answer(updated);
       }
       // The devolução returns the disputed amount, or what is left to return of the payment when
       // earlier refunds already gave part of it back (the refund flow would refuse more).
-      const charge = await Charge.findByPk(row.charge_id, { transaction });
+      const charge = await chargeStore.findCharge(row.charge_id, transaction);
       const refundable = charge
-        ? paidMoney(charge).amountCents - (await refundTotal(sequelize, charge.id, 'committed', transaction))
+        ? paidMoney(charge).amountCents -
+          (await refundStore.refundTotal(sequelize, charge.id, 'committed', transaction))
         : 0;
       const amountCents = Math.min(Number(row.disputed_cents), refundable);
       if (amountCents <= 0) {
@@ -272,19 +230,15 @@ export function createMedActivities(deps: MedActivityDeps) {
             medUnblockEntry({ infractionId: row.id, merchantId: row.merchant_id, amountCents: blocked }),
             transaction,
           );
-        const updated = await update(
-          row.id,
-          `status = 'ACCEPTED', ${decided}, refund_cents = 0, refund_status = 'NOTHING_TO_RETURN'`,
-          common,
-          transaction,
-        );
+        const updated = await medInfractionStore.recordAccepted(sequelize, row.id, common, null, transaction);
         await event('med.infraction.accepted', updated, transaction);
         return answer(updated);
       }
-      const updated = await update(
+      const updated = await medInfractionStore.recordAccepted(
+        sequelize,
         row.id,
-        `status = 'ACCEPTED', ${decided}, refund_id = :refundId, refund_cents = :amountCents, refund_status = 'PROCESSING'`,
-        { ...common, refundId: args.refundId, amountCents },
+        common,
+        { refundId: args.refundId, amountCents },
         transaction,
       );
       await event('med.infraction.accepted', updated, transaction);
@@ -308,7 +262,7 @@ export function createMedActivities(deps: MedActivityDeps) {
           transaction,
         );
       }
-      await update(row.id, 'refund_status = :refundStatus', { refundStatus: args.refundStatus }, transaction);
+      await medInfractionStore.setRefundStatus(sequelize, row.id, args.refundStatus, transaction);
     });
   }
 

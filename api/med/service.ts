@@ -12,15 +12,9 @@ import {
   ApplicationFailure,
   type Client,
 } from '@temporalio/client';
-import { QueryTypes, type Sequelize } from 'sequelize';
-import { MerchantMember } from '../../db/models';
-import type { MemberRole } from '../../db/identity/merchantMember';
-import {
-  findInfraction,
-  presentInfraction,
-  type MedInfractionRow,
-  type MedInfractionView,
-} from '../../db/med/medInfractions';
+import type { Sequelize } from 'sequelize';
+import { memberStore, type MemberRole } from '../../db/identity';
+import { medInfractionStore, presentInfraction, type MedInfractionRow, type MedInfractionView } from '../../db/med';
 import { decideInfractionUpdate, medInfractionWorkflowId } from '../../workflows/med/definitions';
 import type { medInfractionSync } from '../../workflows/med/medInfractionSync';
 import { MedFailureTypes, reminderBeforeMs } from '../../workflows/med/types';
@@ -57,15 +51,12 @@ export class MedService {
   async list(userId: string, query: ListInfractionsQuery) {
     const merchantId = query.merchantId ?? (await defaultMerchantOf(userId));
     await requireRole(userId, merchantId, ANY_ROLE);
-    const rows = await this.deps.sequelize.query<MedInfractionRow & { total: string }>(
-      `SELECT *, count(*) OVER () AS total FROM med_infractions WHERE merchant_id = :merchantId ${query.status ? 'AND status = :status' : ''}
-        ORDER BY created_at DESC, id DESC LIMIT :limit OFFSET :offset`,
-      {
-        replacements: { merchantId, status: query.status ?? null, limit: query.limit, offset: query.offset },
-        type: QueryTypes.SELECT,
-      },
-    );
-    const total = rows.length ? Number(rows[0].total) : await this.count(merchantId, query.status);
+    const { rows, total } = await medInfractionStore.listInfractions(this.deps.sequelize, {
+      merchantId,
+      status: query.status,
+      limit: query.limit,
+      offset: query.offset,
+    });
     return {
       data: rows.map(presentInfraction),
       pagination: { total, limit: query.limit, offset: query.offset, hasMore: query.offset + rows.length < total },
@@ -100,15 +91,7 @@ export class MedService {
           throw errors.unavailable('the provider could not be read; retry the sync');
         throw err;
       });
-    const rows = result.createdIds.length
-      ? await this.deps.sequelize.query<MedInfractionRow>(
-          `SELECT * FROM med_infractions WHERE id IN (:ids) AND merchant_id = :merchantId ORDER BY opened_at, id`,
-          {
-            replacements: { ids: result.createdIds, merchantId },
-            type: QueryTypes.SELECT,
-          },
-        )
-      : [];
+    const rows = await medInfractionStore.merchantInfractions(this.deps.sequelize, merchantId, result.createdIds);
     return { created: rows.length, data: rows.map(presentInfraction) };
   }
 
@@ -123,7 +106,7 @@ export class MedService {
     await this.check(userId, id);
     await authorize(body.decision);
     await this.apply(userId, id, body);
-    return presentInfraction((await findInfraction(this.deps.sequelize, id)) as MedInfractionRow);
+    return presentInfraction((await medInfractionStore.findInfraction(this.deps.sequelize, id)) as MedInfractionRow);
   }
 
   /**
@@ -157,7 +140,9 @@ export class MedService {
       results.push({
         id: item.id,
         status: 200,
-        infraction: presentInfraction((await findInfraction(this.deps.sequelize, item.id)) as MedInfractionRow),
+        infraction: presentInfraction(
+          (await medInfractionStore.findInfraction(this.deps.sequelize, item.id)) as MedInfractionRow,
+        ),
       });
     }
     return { results };
@@ -174,7 +159,9 @@ export class MedService {
         err.cause instanceof ApplicationFailure &&
         err.cause.type === MedFailureTypes.alreadyDecided
       ) {
-        throw medErrors.alreadyDecided((await findInfraction(this.deps.sequelize, id))?.status ?? 'decided');
+        throw medErrors.alreadyDecided(
+          (await medInfractionStore.findInfraction(this.deps.sequelize, id))?.status ?? 'decided',
+        );
       }
       if (err instanceof WorkflowNotFoundError)
         throw errors.unavailable('this infraction is not being tracked yet; run POST /med/infractions/sync and retry');
@@ -186,22 +173,11 @@ export class MedService {
   }
 
   private async visible(userId: string, id: string, roles: readonly MemberRole[]): Promise<MedInfractionRow> {
-    const row = await findInfraction(this.deps.sequelize, id);
+    const row = await medInfractionStore.findInfraction(this.deps.sequelize, id);
     if (!row) throw medErrors.notFound();
-    const member = await MerchantMember.findOne({ where: { userId, merchantId: row.merchant_id } });
+    const member = await memberStore.findMembership(userId, row.merchant_id);
     if (!member) throw medErrors.notFound();
     if (!roles.includes(member.role)) throw roleErrors.insufficientRole(member.role, roles);
     return row;
-  }
-
-  private async count(merchantId: string, status?: string): Promise<number> {
-    const [row] = await this.deps.sequelize.query<{ n: string }>(
-      `SELECT count(*) AS n FROM med_infractions WHERE merchant_id = :merchantId ${status ? 'AND status = :status' : ''}`,
-      {
-        replacements: { merchantId, status: status ?? null },
-        type: QueryTypes.SELECT,
-      },
-    );
-    return Number(row.n);
   }
 }

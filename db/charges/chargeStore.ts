@@ -2,7 +2,7 @@
  * The charges table (and charge_splits, charge_tombstones, written with it): its one writer and
  * the way to read it.
  */
-import { Op, type Transaction, type WhereOptions } from 'sequelize';
+import { Op, QueryTypes, type Sequelize, type Transaction, type WhereOptions } from 'sequelize';
 import { Charge } from './charge';
 import { ChargeSplit } from './chargeSplit';
 
@@ -76,4 +76,19 @@ export async function findMerchantCharge(merchantId: string, lookup: string): Pr
   ];
   if (UUID.test(lookup)) candidates.unshift({ id: lookup });
   return Charge.findOne({ where: { merchantId, [Op.or]: candidates }, order: [['createdAt', 'DESC']] });
+}
+
+/** The charge paid by the Pix with this endToEndId (id and merchant only), or null. */
+export async function chargeOfEndToEndId(
+  sequelize: Sequelize,
+  endToEndId: string,
+): Promise<{ id: string; merchantId: string } | null> {
+  const [charge] = await sequelize.query<{ id: string; merchant_id: string }>(
+    `SELECT id, merchant_id FROM charges WHERE end_to_end_id = :e2e LIMIT 1`,
+    {
+      replacements: { e2e: endToEndId },
+      type: QueryTypes.SELECT,
+    },
+  );
+  return charge ? { id: charge.id, merchantId: charge.merchant_id } : null;
 }

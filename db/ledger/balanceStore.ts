@@ -39,3 +39,23 @@ export async function balanceBefore(sequelize: Sequelize, code: string, cutoff: 
   );
   return Number(row?.sum ?? 0);
 }
+
+/**
+ * The account's balance under FOR UPDATE, in the caller's transaction (the MED block decides how
+ * much to block on it before the ledger writer moves it); null when the account does not exist.
+ */
+export async function lockedBalance(
+  sequelize: Sequelize,
+  code: string,
+  transaction: Transaction,
+): Promise<number | null> {
+  const [acct] = await sequelize.query<{ balance_cents: string }>(
+    `SELECT balance_cents FROM ledger_accounts WHERE code = :code FOR UPDATE`,
+    {
+      replacements: { code },
+      type: QueryTypes.SELECT,
+      transaction,
+    },
+  );
+  return acct ? Number(acct.balance_cents) : null;
+}

@@ -1,0 +1,272 @@
+/**
+ * The med_infractions table: its one writer and the way to read it; the row and its public view
+ * (GET /med/infractions/{id}, and the payload of every med.infraction.* event), shared by the API
+ * and the activities so both show the same.
+ */
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+
+export type MedInfractionStatus = 'OPEN' | 'ACCEPTED' | 'REJECTED';
+export type MedDecisionValue = 'ACCEPT' | 'REJECT';
+
+export interface MedInfractionRow {
+  id: string;
+  provider_infraction_id: string;
+  merchant_id: string;
+  charge_id: string;
+  end_to_end_id: string;
+  disputed_cents: string | number;
+  blocked_cents: string | number;
+  blocked_at: Date | null;
+  reason: string;
+  status: MedInfractionStatus;
+  decision: MedDecisionValue | null;
+  justification: string | null;
+  decided_by: string | null;
+  decided_at: Date | null;
+  opened_at: Date;
+  deadline_at: Date;
+  refund_id: string | null;
+  refund_cents: string | number | null;
+  refund_status: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface MedInfractionView {
+  id: string;
+  providerInfractionId: string;
+  merchantId: string;
+  chargeId: string;
+  endToEndId: string;
+  disputedAmountCents: number;
+  blockedAmountCents: number;
+  reason: string;
+  status: MedInfractionStatus;
+  decision: MedDecisionValue | null;
+  justification: string | null;
+  decidedBy: string | null;
+  decidedAt: string | null;
+  openedAt: string;
+  deadlineAt: string;
+  refundId: string | null;
+  refundAmountCents: number | null;
+  refundStatus: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
+
+export function presentInfraction(r: MedInfractionRow): MedInfractionView {
+  return {
+    id: r.id,
+    providerInfractionId: r.provider_infraction_id,
+    merchantId: r.merchant_id,
+    chargeId: r.charge_id,
+    endToEndId: r.end_to_end_id,
+    disputedAmountCents: Number(r.disputed_cents),
+    blockedAmountCents: Number(r.blocked_cents),
+    reason: r.reason,
+    status: r.status,
+    decision: r.decision,
+    justification: r.justification,
+    decidedBy: r.decided_by,
+    decidedAt: iso(r.decided_at),
+    openedAt: iso(r.opened_at) as string,
+    deadlineAt: iso(r.deadline_at) as string,
+    refundId: r.refund_id,
+    refundAmountCents: r.refund_cents === null ? null : Number(r.refund_cents),
+    refundStatus: r.refund_status,
+    createdAt: iso(r.created_at) as string,
+    updatedAt: iso(r.updated_at) as string,
+  };
+}
+
+export async function findInfraction(
+  sequelize: Sequelize,
+  id: string,
+  opts: { transaction?: Transaction; lock?: boolean } = {},
+): Promise<MedInfractionRow | null> {
+  const [row] = await sequelize.query<MedInfractionRow>(
+    `SELECT * FROM med_infractions WHERE id = :id${opts.lock ? ' FOR UPDATE' : ''}`,
+    {
+      replacements: { id },
+      type: QueryTypes.SELECT,
+      transaction: opts.transaction,
+    },
+  );
+  return row ?? null;
+}
+
+/** One page of a merchant's infractions, newest first, with the total. */
+export async function listInfractions(
+  sequelize: Sequelize,
+  q: { merchantId: string; status?: MedInfractionStatus; limit: number; offset: number },
+): Promise<{ rows: MedInfractionRow[]; total: number }> {
+  const rows = await sequelize.query<MedInfractionRow & { total: string }>(
+    `SELECT *, count(*) OVER () AS total FROM med_infractions WHERE merchant_id = :merchantId ${q.status ? 'AND status = :status' : ''}
+      ORDER BY created_at DESC, id DESC LIMIT :limit OFFSET :offset`,
+    {
+      replacements: { merchantId: q.merchantId, status: q.status ?? null, limit: q.limit, offset: q.offset },
+      type: QueryTypes.SELECT,
+    },
+  );
+  const total = rows.length ? Number(rows[0].total) : await countInfractions(sequelize, q.merchantId, q.status);
+  return { rows, total };
+}
+
+async function countInfractions(sequelize: Sequelize, merchantId: string, status?: string): Promise<number> {
+  const [row] = await sequelize.query<{ n: string }>(
+    `SELECT count(*) AS n FROM med_infractions WHERE merchant_id = :merchantId ${status ? 'AND status = :status' : ''}`,
+    {
+      replacements: { merchantId, status: status ?? null },
+      type: QueryTypes.SELECT,
+    },
+  );
+  return Number(row.n);
+}
+
+/** The merchant's infractions with these ids, oldest opened first. */
+export async function merchantInfractions(
+  sequelize: Sequelize,
+  merchantId: string,
+  ids: string[],
+): Promise<MedInfractionRow[]> {
+  if (ids.length === 0) return [];
+  return sequelize.query<MedInfractionRow>(
+    `SELECT * FROM med_infractions WHERE id IN (:ids) AND merchant_id = :merchantId ORDER BY opened_at, id`,
+    {
+      replacements: { ids, merchantId },
+      type: QueryTypes.SELECT,
+    },
+  );
+}
+
+/** When the newest infraction we hold was opened (where the next sync goes on from); null when none. */
+export async function newestOpenedAt(sequelize: Sequelize): Promise<Date | null> {
+  const [cursor] = await sequelize.query<{ since: Date | null }>(
+    `SELECT max(opened_at) AS since FROM med_infractions`,
+    {
+      type: QueryTypes.SELECT,
+    },
+  );
+  return cursor.since ? new Date(cursor.since) : null;
+}
+
+/** Stores a new infraction unless one with its provider id exists; answers whether it did. */
+export async function insertInfraction(
+  sequelize: Sequelize,
+  infraction: {
+    id: string;
+    providerInfractionId: string;
+    merchantId: string;
+    chargeId: string;
+    endToEndId: string;
+    disputedCents: number;
+    reason: string;
+    openedAt: Date;
+    deadlineAt: Date;
+  },
+): Promise<boolean> {
+  const inserted = await sequelize.query<{ id: string }>(
+    `INSERT INTO med_infractions (id, provider_infraction_id, merchant_id, charge_id, end_to_end_id, disputed_cents, reason, opened_at, deadline_at)
+     VALUES (:id, :pid, :merchantId, :chargeId, :e2e, :amount, :reason, :openedAt, :deadlineAt)
+     ON CONFLICT (provider_infraction_id) DO NOTHING RETURNING id`,
+    {
+      replacements: {
+        id: infraction.id,
+        pid: infraction.providerInfractionId,
+        merchantId: infraction.merchantId,
+        chargeId: infraction.chargeId,
+        e2e: infraction.endToEndId,
+        amount: infraction.disputedCents,
+        reason: infraction.reason,
+        openedAt: infraction.openedAt,
+        deadlineAt: infraction.deadlineAt,
+      },
+      type: QueryTypes.SELECT,
+    },
+  );
+  return inserted.length > 0;
+}
+
+/** Every OPEN infraction, with what its workflow needs. */
+export async function openInfractions(
+  sequelize: Sequelize,
+): Promise<{ id: string; merchantId: string; deadlineAt: Date }[]> {
+  const open = await sequelize.query<{ id: string; merchant_id: string; deadline_at: Date }>(
+    `SELECT id, merchant_id, deadline_at FROM med_infractions WHERE status = 'OPEN'`,
+    { type: QueryTypes.SELECT },
+  );
+  return open.map((r) => ({ id: r.id, merchantId: r.merchant_id, deadlineAt: new Date(r.deadline_at) }));
+}
+
+async function update(
+  sequelize: Sequelize,
+  id: string,
+  set: string,
+  replacements: Record<string, unknown>,
+  transaction: Transaction,
+): Promise<MedInfractionRow> {
+  await sequelize.query(`UPDATE med_infractions SET ${set}, updated_at = now() WHERE id = :id`, {
+    replacements: { ...replacements, id },
+    transaction,
+  });
+  return (await findInfraction(sequelize, id, { transaction })) as MedInfractionRow;
+}
+
+/** The disputed amount is blocked (`blockedCents` of it); answers the row as it is now. */
+export function markBlocked(sequelize: Sequelize, id: string, blockedCents: number, transaction: Transaction) {
+  return update(sequelize, id, 'blocked_cents = :blockedCents, blocked_at = now()', { blockedCents }, transaction);
+}
+
+export interface Decision {
+  decision: MedDecisionValue;
+  justification: string;
+  decidedBy: string;
+}
+
+const DECIDED = `decision = :decision, justification = :justification, decided_by = :decidedBy, decided_at = now()`;
+
+/** REJECTED: answers the row as it is now. */
+export function recordRejected(sequelize: Sequelize, id: string, decision: Decision, transaction: Transaction) {
+  return update(sequelize, id, `status = 'REJECTED', ${DECIDED}`, { ...decision }, transaction);
+}
+
+/**
+ * ACCEPTED, with the devolução that returns `refund.amountCents` (refund_status PROCESSING), or
+ * with nothing left to return (refund null: refund_cents 0, NOTHING_TO_RETURN). Answers the row.
+ */
+export function recordAccepted(
+  sequelize: Sequelize,
+  id: string,
+  decision: Decision,
+  refund: { refundId: string; amountCents: number } | null,
+  transaction: Transaction,
+) {
+  return refund
+    ? update(
+        sequelize,
+        id,
+        `status = 'ACCEPTED', ${DECIDED}, refund_id = :refundId, refund_cents = :amountCents, refund_status = 'PROCESSING'`,
+        { ...decision, ...refund },
+        transaction,
+      )
+    : update(
+        sequelize,
+        id,
+        `status = 'ACCEPTED', ${DECIDED}, refund_cents = 0, refund_status = 'NOTHING_TO_RETURN'`,
+        { ...decision },
+        transaction,
+      );
+}
+
+/** The devolução's outcome (SUCCEEDED, FAILED, REFUSED…). */
+export async function setRefundStatus(
+  sequelize: Sequelize,
+  id: string,
+  refundStatus: string,
+  transaction: Transaction,
+): Promise<void> {
+  await update(sequelize, id, 'refund_status = :refundStatus', { refundStatus }, transaction);
+}
