@@ -4,8 +4,8 @@
  * ARCHIVED → 409). A module or lesson of another course is 404, as one that does not exist.
  */
 import crypto from 'node:crypto';
-import type { Transaction } from 'sequelize';
-import { CourseLesson, CourseModule } from '../../../db/models';
+import { courseStore, type CourseModule } from '../../../db/marketplace';
+import type { Tx } from '../../../db/tx';
 import { ApiError } from '../../errors/apiError';
 import { presentLesson, presentModule } from './presenter';
 import type { CreateLessonBody, CreateModuleBody, UpdateLessonBody, UpdateModuleBody } from './schema';
@@ -15,12 +15,6 @@ export const contentErrors = {
   moduleNotFound: () => new ApiError(404, 'MODULE_NOT_FOUND', 'module not found'),
   lessonNotFound: () => new ApiError(404, 'LESSON_NOT_FOUND', 'lesson not found'),
 };
-
-const ORDER = [
-  ['position', 'ASC'],
-  ['createdAt', 'ASC'],
-  ['id', 'ASC'],
-] as [string, string][];
 
 /** `order` in the API is the `position` column. */
 function positioned<T extends { order?: number }>(body: T): Omit<T, 'order'> & { position?: number } {
@@ -33,10 +27,7 @@ export class CourseContentService {
 
   /** Modules in order, each with its lessons in order. */
   async list(courseId: string) {
-    const [modules, lessons] = await Promise.all([
-      CourseModule.findAll({ where: { courseId }, order: ORDER }),
-      CourseLesson.findAll({ where: { courseId }, order: ORDER }),
-    ]);
+    const [modules, lessons] = await Promise.all([courseStore.modulesOf(courseId), courseStore.lessonsOf(courseId)]);
     return {
       data: modules.map((m) => ({
         ...presentModule(m),
@@ -51,9 +42,9 @@ export class CourseContentService {
       async () => null,
       async (course, _none, transaction) =>
         presentModule(
-          await CourseModule.create(
+          await courseStore.createModule(
             { id: crypto.randomUUID(), courseId: course.id, title: body.title, position: body.order },
-            { transaction },
+            transaction,
           ),
         ),
     );
@@ -64,8 +55,7 @@ export class CourseContentService {
       courseId,
       (t) => this.module(courseId, moduleId, t),
       async (_course, module, transaction) => {
-        module.set(definedOnly(positioned(body)));
-        await module.save({ transaction });
+        await courseStore.updateModule(module, definedOnly(positioned(body)), transaction);
         return presentModule(module);
       },
     );
@@ -77,7 +67,7 @@ export class CourseContentService {
       (t) => this.module(courseId, moduleId, t),
       async (course, module, transaction) =>
         presentLesson(
-          await CourseLesson.create(
+          await courseStore.createLesson(
             {
               id: crypto.randomUUID(),
               courseId: course.id,
@@ -86,7 +76,7 @@ export class CourseContentService {
               position: body.order,
               contentUrl: body.contentUrl ?? null,
             },
-            { transaction },
+            transaction,
           ),
         ),
     );
@@ -96,28 +86,19 @@ export class CourseContentService {
     return this.courses.write(
       courseId,
       async (transaction) => {
-        const lesson = await CourseLesson.findOne({
-          where: { id: lessonId, courseId },
-          transaction,
-          lock: transaction.LOCK.UPDATE,
-        });
+        const lesson = await courseStore.lockLesson(courseId, lessonId, transaction);
         if (!lesson) throw contentErrors.lessonNotFound();
         return lesson;
       },
       async (_course, lesson, transaction) => {
-        lesson.set(definedOnly(positioned(body)));
-        await lesson.save({ transaction });
+        await courseStore.updateLesson(lesson, definedOnly(positioned(body)), transaction);
         return presentLesson(lesson);
       },
     );
   }
 
-  private async module(courseId: string, moduleId: string, transaction: Transaction): Promise<CourseModule> {
-    const module = await CourseModule.findOne({
-      where: { id: moduleId, courseId },
-      transaction,
-      lock: transaction.LOCK.UPDATE,
-    });
+  private async module(courseId: string, moduleId: string, transaction: Tx): Promise<CourseModule> {
+    const module = await courseStore.lockModule(courseId, moduleId, transaction);
     if (!module) throw contentErrors.moduleNotFound();
     return module;
   }

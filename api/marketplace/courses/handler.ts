@@ -5,7 +5,7 @@
  */
 import type { Request, RequestHandler } from 'express';
 import { signedIn } from '../../identity/auth/bearer';
-import type { MemberRole } from '../../../db/identity/merchantMember';
+import type { MemberRole } from '../../../db/identity';
 import { parseOrThrow } from '../../validation/validate';
 import type { CourseContentService } from './content';
 import {

@@ -1,5 +1,5 @@
 /** Courses, prices, modules and lessons as the application API shows them. Pure. */
-import type { Course, CourseLesson, CourseModule, CoursePrice } from '../../../db/models';
+import type { Course, CourseLesson, CourseModule, CoursePrice } from '../../../db/marketplace';
 
 export function presentCourse(c: Course) {
   return {

@@ -1,6 +1,6 @@
 /** Bodies, queries and answers of /courses (application API); the same schemas validate and document. */
 import { z } from 'zod';
-import { COURSE_ACCESS_TYPES, COURSE_PRICE_TYPES, COURSE_STATUSES } from '../../../db/marketplace/course';
+import { COURSE_ACCESS_TYPES, COURSE_PRICE_TYPES, COURSE_STATUSES } from '../../../db/marketplace';
 import { MAX_CHARGE_AMOUNT_CENTS } from '../../charges/sellers/schema';
 import { httpUrl } from '../../validation/text';
 

@@ -10,9 +10,10 @@
  * interleave. Only PUBLISHED courses sell (the checkout routes check it).
  */
 import crypto from 'node:crypto';
-import type { Sequelize, Transaction, WhereOptions } from 'sequelize';
-import { Course, CoursePrice, Merchant } from '../../../db/models';
-import type { MemberRole } from '../../../db/identity/merchantMember';
+import type { Sequelize } from 'sequelize';
+import { merchantStore, type MemberRole } from '../../../db/identity';
+import { courseStore, type Course } from '../../../db/marketplace';
+import type { Tx } from '../../../db/tx';
 import { ANY_ROLE, defaultMerchantOf, requireRole, roleErrors } from '../../dashboard/roles';
 import { ApiError } from '../../errors/apiError';
 import { CHARGE_WRITERS } from '../../charges/service';
@@ -40,9 +41,9 @@ export class CourseService {
 
   async create(userId: string, body: CreateCourseBody) {
     await requireRole(userId, body.merchantId, COURSE_WRITERS);
-    const merchant = await Merchant.findByPk(body.merchantId);
+    const merchant = await merchantStore.findMerchant(body.merchantId);
     if (!merchant || !merchant.active) throw roleErrors.merchantNotFound();
-    const course = await Course.create({
+    const course = await courseStore.createCourse({
       id: crypto.randomUUID(),
       merchantId: merchant.id,
       title: body.title,
@@ -56,13 +57,9 @@ export class CourseService {
   async list(userId: string, query: ListCoursesQuery) {
     const merchantId = query.merchantId ?? (await defaultMerchantOf(userId));
     await requireRole(userId, merchantId, COURSE_READERS);
-    const where: WhereOptions<Course> = { merchantId, ...(query.status ? { status: query.status } : {}) };
-    const { rows, count } = await Course.findAndCountAll({
-      where,
-      order: [
-        ['createdAt', 'DESC'],
-        ['id', 'DESC'],
-      ],
+    const { rows, count } = await courseStore.listCourses({
+      merchantId,
+      status: query.status,
       limit: query.limit,
       offset: query.offset,
     });
@@ -83,7 +80,7 @@ export class CourseService {
 
   /** The course, when the caller is a member of its merchant with an allowed role; else 404 (not a member) or 403. */
   async owned(userId: string, courseId: string, allowed: readonly MemberRole[]): Promise<Course> {
-    const course = await Course.findByPk(courseId);
+    const course = await courseStore.findCourse(courseId);
     if (!course) throw courseErrors.notFound();
     try {
       await requireRole(userId, course.merchantId, allowed);
@@ -101,11 +98,11 @@ export class CourseService {
    */
   async write<C, T>(
     courseId: string,
-    lookup: (t: Transaction) => Promise<C>,
-    write: (course: Course, child: C, t: Transaction) => Promise<T>,
+    lookup: (t: Tx) => Promise<C>,
+    write: (course: Course, child: C, t: Tx) => Promise<T>,
   ): Promise<T> {
     return this.deps.sequelize.transaction(async (t) => {
-      const course = await Course.findByPk(courseId, { transaction: t, lock: t.LOCK.UPDATE });
+      const course = await courseStore.lockCourse(courseId, t);
       if (!course) throw courseErrors.notFound();
       const child = await lookup(t);
       if (course.status === 'ARCHIVED') throw courseErrors.archived();
@@ -118,8 +115,7 @@ export class CourseService {
       courseId,
       async () => null,
       async (course, _none, transaction) => {
-        course.set(definedOnly(body));
-        await course.save({ transaction });
+        await courseStore.updateCourse(course, definedOnly(body), transaction);
         return presentCourse(course);
       },
     );
@@ -128,27 +124,30 @@ export class CourseService {
   /** DRAFT → PUBLISHED; PUBLISHED answers unchanged; ARCHIVED → 409 INVALID_COURSE_TRANSITION. */
   async publish(courseId: string) {
     return this.transition(courseId, (course) => {
-      if (course.status === 'PUBLISHED') return false;
+      if (course.status === 'PUBLISHED') return null;
       if (course.status === 'ARCHIVED') throw courseErrors.invalidTransition('ARCHIVED', 'PUBLISHED');
-      course.set({ status: 'PUBLISHED', publishedAt: new Date() });
-      return true;
+      return { status: 'PUBLISHED', publishedAt: new Date() };
     });
   }
 
   /** DRAFT | PUBLISHED → ARCHIVED; ARCHIVED answers unchanged. */
   async archive(courseId: string) {
     return this.transition(courseId, (course) => {
-      if (course.status === 'ARCHIVED') return false;
-      course.set({ status: 'ARCHIVED', archivedAt: new Date() });
-      return true;
+      if (course.status === 'ARCHIVED') return null;
+      return { status: 'ARCHIVED', archivedAt: new Date() };
     });
   }
 
-  private async transition(courseId: string, move: (course: Course) => boolean) {
+  /** `move` answers the change a transition makes, or null when the course is already there. */
+  private async transition(
+    courseId: string,
+    move: (course: Course) => (Pick<Course, 'status'> & Partial<Pick<Course, 'publishedAt' | 'archivedAt'>>) | null,
+  ) {
     return this.deps.sequelize.transaction(async (transaction) => {
-      const course = await Course.findByPk(courseId, { transaction, lock: transaction.LOCK.UPDATE });
+      const course = await courseStore.lockCourse(courseId, transaction);
       if (!course) throw courseErrors.notFound();
-      if (move(course)) await course.save({ transaction });
+      const change = move(course);
+      if (change) await courseStore.updateCourse(course, change, transaction);
       return presentCourse(course);
     });
   }
@@ -156,13 +155,7 @@ export class CourseService {
   // --- prices ---------------------------------------------------------------------------------
 
   async listPrices(courseId: string) {
-    const prices = await CoursePrice.findAll({
-      where: { courseId },
-      order: [
-        ['createdAt', 'ASC'],
-        ['id', 'ASC'],
-      ],
-    });
+    const prices = await courseStore.pricesOf(courseId);
     return { data: prices.map(presentPrice) };
   }
 
@@ -171,7 +164,7 @@ export class CourseService {
       courseId,
       async () => null,
       async (course, _none, transaction) => {
-        const price = await CoursePrice.create(
+        const price = await courseStore.createPrice(
           {
             id: crypto.randomUUID(),
             courseId: course.id,
@@ -180,7 +173,7 @@ export class CourseService {
             type: body.type,
             active: body.active,
           },
-          { transaction },
+          transaction,
         );
         return presentPrice(price);
       },
@@ -192,17 +185,12 @@ export class CourseService {
     return this.write(
       courseId,
       async (transaction) => {
-        const price = await CoursePrice.findOne({
-          where: { id: priceId, courseId },
-          transaction,
-          lock: transaction.LOCK.UPDATE,
-        });
+        const price = await courseStore.lockPrice(courseId, priceId, transaction);
         if (!price) throw courseErrors.priceNotFound();
         return price;
       },
       async (_course, price, transaction) => {
-        price.set(definedOnly(body));
-        await price.save({ transaction });
+        await courseStore.updatePrice(price, definedOnly(body), transaction);
         return presentPrice(price);
       },
     );

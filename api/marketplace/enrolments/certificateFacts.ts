@@ -2,7 +2,8 @@
  * A certificate's facts from our records, and the status of its enrolment: what the PDF prints and
  * what the public verify route (GET /receipts/verify, kind CERTIFICATE) recomputes the digest from.
  */
-import { Certificate, Enrolment, Merchant } from '../../../db/models';
+import { merchantStore } from '../../../db/identity';
+import { enrolmentStore } from '../../../db/marketplace';
 import type { CertificateFacts } from '../../../core/receipts/certificate';
 
 export interface LoadedCertificate {
@@ -17,11 +18,11 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const loadCertificateFacts: LoadCertificate = async (certificateId) => {
   if (!UUID.test(certificateId)) return null;
-  const certificate = await Certificate.findByPk(certificateId);
+  const certificate = await enrolmentStore.findCertificate(certificateId);
   if (!certificate) return null;
   const [enrolment, merchant] = await Promise.all([
-    Enrolment.findByPk(certificate.enrolmentId),
-    Merchant.findByPk(certificate.merchantId),
+    enrolmentStore.findEnrolment(certificate.enrolmentId),
+    merchantStore.findMerchant(certificate.merchantId),
   ]);
   if (!enrolment || !merchant) return null;
   return {

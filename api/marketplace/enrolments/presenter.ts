@@ -1,6 +1,6 @@
 /** Enrolment rows → answers (schema.ts). The student's document is masked as receipts mask it. */
 import { maskReceiptDocument } from '../../../core/receipts/masking';
-import type { Enrolment } from '../../../db/models';
+import type { Enrolment } from '../../../db/marketplace';
 import type { EnrolmentView } from './schema';
 
 export interface Progress {

@@ -1,6 +1,6 @@
 /** Queries and answers of /enrolments (application API); the same schemas validate and document. */
 import { z } from 'zod';
-import { ENROLMENT_STATUSES } from '../../../db/marketplace/enrolment';
+import { ENROLMENT_STATUSES } from '../../../db/marketplace';
 
 export const enrolmentIdParam = z.uuid();
 export const lessonIdParam = z.uuid();

@@ -11,10 +11,10 @@
  * not take it back. A REVOKED enrolment records nothing (409 ENROLMENT_REVOKED) and its
  * certificate is unavailable (409 CERTIFICATE_UNAVAILABLE) and verifies as not valid.
  */
-import crypto from 'node:crypto';
-import { QueryTypes, type Sequelize, type Transaction, type WhereOptions } from 'sequelize';
-import { Certificate, CourseLesson, Enrolment } from '../../../db/models';
-import type { MemberRole } from '../../../db/identity/merchantMember';
+import type { Sequelize } from 'sequelize';
+import type { MemberRole } from '../../../db/identity';
+import { courseStore, enrolmentStore, type Enrolment } from '../../../db/marketplace';
+import type { Tx } from '../../../db/tx';
 import { ANY_ROLE, defaultMerchantOf, requireRole } from '../../dashboard/roles';
 import { ApiError } from '../../errors/apiError';
 import { CHARGE_WRITERS } from '../../charges/service';
@@ -54,17 +54,10 @@ export class EnrolmentService {
   async list(userId: string, query: ListEnrolmentsQuery) {
     const merchantId = query.merchantId ?? (await defaultMerchantOf(userId));
     await requireRole(userId, merchantId, ENROLMENT_READERS);
-    const where: WhereOptions<Enrolment> = {
+    const { rows, count } = await enrolmentStore.listEnrolments({
       merchantId,
-      ...(query.courseId ? { courseId: query.courseId } : {}),
-      ...(query.status ? { status: query.status } : {}),
-    };
-    const { rows, count } = await Enrolment.findAndCountAll({
-      where,
-      order: [
-        ['createdAt', 'DESC'],
-        ['id', 'DESC'],
-      ],
+      courseId: query.courseId,
+      status: query.status,
       limit: query.limit,
       offset: query.offset,
     });
@@ -83,7 +76,7 @@ export class EnrolmentService {
 
   /** The enrolment, when the caller is a member of its merchant with an allowed role; else 404 (not a member) or 403. */
   async owned(userId: string, enrolmentId: string, allowed: readonly MemberRole[]): Promise<Enrolment> {
-    const enrolment = await Enrolment.findByPk(enrolmentId);
+    const enrolment = await enrolmentStore.findEnrolment(enrolmentId);
     if (!enrolment) throw enrolmentErrors.notFound();
     try {
       await requireRole(userId, enrolment.merchantId, allowed);
@@ -97,7 +90,7 @@ export class EnrolmentService {
   async view(enrolment: Enrolment) {
     const progress = await this.progressCounts(enrolment);
     const certificate =
-      enrolment.status === 'ACTIVE' ? await Certificate.findOne({ where: { enrolmentId: enrolment.id } }) : null;
+      enrolment.status === 'ACTIVE' ? await enrolmentStore.certificateOfEnrolment(enrolment.id) : null;
     const summary = certificate
       ? {
           id: certificate.id,
@@ -108,38 +101,24 @@ export class EnrolmentService {
     return presentEnrolment(enrolment, progress, summary);
   }
 
-  async progress(enrolment: Enrolment, transaction?: Transaction) {
+  async progress(enrolment: Enrolment, transaction?: Tx) {
     const counts = await this.progressCounts(enrolment, transaction);
-    const lessons = await this.deps.sequelize.query<{ lesson_id: string; completed_at: Date }>(
-      `SELECT p.lesson_id, p.completed_at FROM lesson_progress p JOIN course_lessons l ON l.id = p.lesson_id AND l.course_id = :courseId
-       WHERE p.enrolment_id = :enrolmentId ORDER BY p.completed_at, p.lesson_id`,
-      {
-        replacements: { courseId: enrolment.courseId, enrolmentId: enrolment.id },
-        type: QueryTypes.SELECT,
-        transaction,
-      },
-    );
+    const lessons = await enrolmentStore.completedLessons(this.deps.sequelize, enrolment, transaction);
     return {
       ...counts,
-      lessons: lessons.map((l) => ({ lessonId: l.lesson_id, completedAt: new Date(l.completed_at).toISOString() })),
+      lessons: lessons.map((l) => ({ lessonId: l.lessonId, completedAt: l.completedAt.toISOString() })),
     };
   }
 
   /** Marks a lesson completed (idempotent) and, the first time progress reaches 100 %, issues the certificate. */
   async complete(enrolmentId: string, lessonId: string) {
     return this.deps.sequelize.transaction(async (transaction) => {
-      const enrolment = await Enrolment.findByPk(enrolmentId, { lock: transaction.LOCK.UPDATE, transaction });
+      const enrolment = await enrolmentStore.lockEnrolment(enrolmentId, transaction);
       if (!enrolment) throw enrolmentErrors.notFound();
       if (enrolment.status !== 'ACTIVE') throw enrolmentErrors.revoked();
-      const lesson = await CourseLesson.findOne({ where: { id: lessonId, courseId: enrolment.courseId }, transaction });
+      const lesson = await courseStore.findLesson(enrolment.courseId, lessonId, transaction);
       if (!lesson) throw enrolmentErrors.lessonNotFound();
-      await this.deps.sequelize.query(
-        `INSERT INTO lesson_progress (enrolment_id, lesson_id) VALUES (:enrolmentId, :lessonId) ON CONFLICT DO NOTHING`,
-        {
-          replacements: { enrolmentId, lessonId },
-          transaction,
-        },
-      );
+      await enrolmentStore.recordLessonCompleted(this.deps.sequelize, enrolmentId, lessonId, transaction);
       const progress = await this.progress(enrolment, transaction);
       if (progress.totalLessons > 0 && progress.completedLessons >= progress.totalLessons)
         await this.issueCertificate(enrolment, transaction);
@@ -151,7 +130,7 @@ export class EnrolmentService {
   async certificatePdf(enrolment: Enrolment): Promise<{ certificateId: string; pdf: Buffer }> {
     if (enrolment.status !== 'ACTIVE')
       throw enrolmentErrors.certificateUnavailable('the enrolment is REVOKED: its certificate is no longer valid');
-    const certificate = await Certificate.findOne({ where: { enrolmentId: enrolment.id } });
+    const certificate = await enrolmentStore.certificateOfEnrolment(enrolment.id);
     const loaded = certificate ? await loadCertificateFacts(certificate.id) : null;
     if (!loaded)
       throw enrolmentErrors.certificateUnavailable(
@@ -179,26 +158,13 @@ export class EnrolmentService {
     );
   }
 
-  private async issueCertificate(enrolment: Enrolment, transaction: Transaction): Promise<void> {
+  private async issueCertificate(enrolment: Enrolment, transaction: Tx): Promise<void> {
     // The enrolment row is locked: no other completion of it runs between this read and insert.
-    await this.deps.sequelize.query(
-      `INSERT INTO certificates (id, enrolment_id, merchant_id, course_id, student_name, course_title)
-       SELECT :id, e.id, e.merchant_id, e.course_id, e.student_name, c.title FROM enrolments e JOIN courses c ON c.id = e.course_id WHERE e.id = :enrolmentId
-       ON CONFLICT (enrolment_id) DO NOTHING`,
-      { replacements: { id: crypto.randomUUID(), enrolmentId: enrolment.id }, transaction },
-    );
+    await enrolmentStore.issueCertificate(this.deps.sequelize, enrolment.id, transaction);
   }
 
-  private async progressCounts(enrolment: Enrolment, transaction?: Transaction): Promise<Progress> {
-    const [row] = await this.deps.sequelize.query<{ total: string; completed: string }>(
-      `SELECT (SELECT count(*) FROM course_lessons WHERE course_id = :courseId) AS total,
-              (SELECT count(*) FROM lesson_progress p JOIN course_lessons l ON l.id = p.lesson_id AND l.course_id = :courseId WHERE p.enrolment_id = :enrolmentId) AS completed`,
-      {
-        replacements: { courseId: enrolment.courseId, enrolmentId: enrolment.id },
-        type: QueryTypes.SELECT,
-        transaction,
-      },
-    );
-    return progressOf(Number(row.completed), Number(row.total));
+  private async progressCounts(enrolment: Enrolment, transaction?: Tx): Promise<Progress> {
+    const { completed, total } = await enrolmentStore.progressCounts(this.deps.sequelize, enrolment, transaction);
+    return progressOf(completed, total);
   }
 }
