@@ -9,8 +9,11 @@
  * beneficiary snapshot taken at request time; a payout item from the merchant to the recipient
  * named in the batch.
  */
-import { Charge, Merchant, PayoutBatch, PayoutItem, Refund, Withdrawal } from '../../db/models';
-import { PLATFORM_INSTITUTION } from '../../db/charges/sellerChargeView';
+import { chargeStore, PLATFORM_INSTITUTION, type Charge } from '../../db/charges';
+import { merchantStore, type Merchant } from '../../db/identity';
+import { payoutStore, type PayoutItem } from '../../db/payouts';
+import { refundStore } from '../../db/refunds';
+import { withdrawalStore, type Withdrawal } from '../../db/withdrawals';
 import { PAYMENT_ACCOUNT_BRANCH } from '../../core/withdrawals/rules';
 import type { Party, ReceiptFacts, ReceiptKind } from '../../core/receipts/facts';
 
@@ -52,15 +55,9 @@ function payerParty(snapshot: Record<string, unknown> | null): Party | null {
 /** Facts of a charge row; null unless it is PAID. Reads the merchant and settled refunds. */
 export async function chargeReceiptFacts(charge: Charge): Promise<ReceiptFacts | null> {
   if (charge.status !== 'PAID' || !charge.paidAt) return null;
-  const merchant = await Merchant.findByPk(charge.merchantId);
+  const merchant = await merchantStore.findMerchant(charge.merchantId);
   if (!merchant) return null;
-  const refunds = await Refund.findAll({
-    where: { chargeId: charge.id, status: 'SUCCEEDED' },
-    order: [
-      ['settledAt', 'ASC'],
-      ['createdAt', 'ASC'],
-    ],
-  });
+  const refunds = await refundStore.succeededRefundsOf(charge.id);
   return {
     kind: 'CHARGE',
     documentId: charge.id,
@@ -81,7 +78,7 @@ export async function chargeReceiptFacts(charge: Charge): Promise<ReceiptFacts |
 /** Facts of a withdrawal row; null unless COMPLETED. */
 export async function withdrawalReceiptFacts(w: Withdrawal): Promise<ReceiptFacts | null> {
   if (w.status !== 'COMPLETED' || !w.processedAt) return null;
-  const merchant = await Merchant.findByPk(w.merchantId);
+  const merchant = await merchantStore.findMerchant(w.merchantId);
   if (!merchant) return null;
   const source = w.sourceAccountSnapshot;
   const payer: Party = source
@@ -125,9 +122,9 @@ export async function withdrawalReceiptFacts(w: Withdrawal): Promise<ReceiptFact
 /** Facts of a payout item row; null unless PAID. */
 export async function payoutItemReceiptFacts(item: PayoutItem): Promise<ReceiptFacts | null> {
   if (item.status !== 'PAID' || !item.settledAt) return null;
-  const merchant = await Merchant.findByPk(item.merchantId);
+  const merchant = await merchantStore.findMerchant(item.merchantId);
   if (!merchant) return null;
-  const batch = await PayoutBatch.findByPk(item.batchId, { attributes: ['id', 'description'] });
+  const batch = await payoutStore.findBatchDescription(item.batchId);
   return {
     kind: 'PAYOUT_ITEM',
     documentId: item.id,
@@ -156,15 +153,15 @@ export const loadReceiptFacts: LoadReceiptFacts = async (kind, documentId) => {
   if (!UUID.test(documentId)) return null;
   switch (kind) {
     case 'CHARGE': {
-      const charge = await Charge.findByPk(documentId);
+      const charge = await chargeStore.findCharge(documentId);
       return charge ? chargeReceiptFacts(charge) : null;
     }
     case 'WITHDRAWAL': {
-      const w = await Withdrawal.findByPk(documentId);
+      const w = await withdrawalStore.findWithdrawal(documentId);
       return w ? withdrawalReceiptFacts(w) : null;
     }
     case 'PAYOUT_ITEM': {
-      const item = await PayoutItem.findByPk(documentId);
+      const item = await payoutStore.findItem(documentId);
       return item ? payoutItemReceiptFacts(item) : null;
     }
     default:

@@ -8,7 +8,8 @@
  * download of the same facts is byte-identical.
  */
 import crypto from 'node:crypto';
-import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
+import { receiptDocumentStore } from '../../db/receipts';
 import type { ReceiptFacts } from '../../core/receipts/facts';
 import { createVerificationCode, receiptDigest, receiptVerifyUrl } from '../../core/receipts/verificationCode';
 import type { ReceiptRenderer } from './renderPool';
@@ -69,12 +70,8 @@ export class ReceiptDocuments {
     return pending;
   }
 
-  private async read(key: string): Promise<Buffer | null> {
-    const rows = await this.deps.sequelize.query<{ pdf: Buffer }>(
-      'SELECT pdf FROM receipt_documents WHERE cache_key = $1',
-      { bind: [key], type: QueryTypes.SELECT },
-    );
-    return rows[0]?.pdf ?? null;
+  private read(key: string): Promise<Buffer | null> {
+    return receiptDocumentStore.findPdf(this.deps.sequelize, key);
   }
 
   private async renderAndStore(key: string, facts: ReceiptFacts): Promise<Buffer> {
@@ -83,13 +80,14 @@ export class ReceiptDocuments {
     if (again) return again;
     const code = createVerificationCode(facts, this.deps.verificationKey);
     const pdf = await this.deps.renderer.render(facts, receiptVerifyUrl(this.deps.publicBaseUrl, code));
-    const inserted = await this.deps.sequelize.query<{ cache_key: string }>(
-      `INSERT INTO receipt_documents (cache_key, kind, document_id, digest, pdf, byte_size)
-       VALUES ($1, $2, $3, $4, $5, $6)
-       ON CONFLICT (cache_key) DO NOTHING RETURNING cache_key`,
-      { bind: [key, facts.kind, facts.documentId, receiptDigest(facts), pdf, pdf.byteLength], type: QueryTypes.SELECT },
-    );
-    if (inserted.length > 0) return pdf;
+    const inserted = await receiptDocumentStore.storePdf(this.deps.sequelize, {
+      cacheKey: key,
+      kind: facts.kind,
+      documentId: facts.documentId,
+      digest: receiptDigest(facts),
+      pdf,
+    });
+    if (inserted) return pdf;
     // Another process stored the same facts first: answer its bytes, so every download matches.
     return (await this.read(key)) ?? pdf;
   }

@@ -131,3 +131,12 @@ export async function stageBatch(
 export function findMerchantItem(merchantId: string, id: string): Promise<PayoutItem | null> {
   return PayoutItem.findOne({ where: { id, merchantId } });
 }
+
+export function findItem(id: string): Promise<PayoutItem | null> {
+  return PayoutItem.findByPk(id);
+}
+
+/** The batch's id and description only (what a receipt prints). */
+export function findBatchDescription(id: string): Promise<Pick<PayoutBatch, 'id' | 'description'> | null> {
+  return PayoutBatch.findByPk(id, { attributes: ['id', 'description'] });
+}

@@ -38,3 +38,14 @@ export async function refundTotal(
   );
   return Number(total);
 }
+
+/** The charge's SUCCEEDED refunds, in the order they settled. */
+export function succeededRefundsOf(chargeId: string): Promise<Refund[]> {
+  return Refund.findAll({
+    where: { chargeId, status: 'SUCCEEDED' },
+    order: [
+      ['settledAt', 'ASC'],
+      ['createdAt', 'ASC'],
+    ],
+  });
+}

@@ -4,9 +4,9 @@
  * null unless settled → 409 RECEIPT_UNAVAILABLE), answer the PDF, rendered once
  * (receiptDocuments.ts) off the event loop (renderPool.ts).
  */
-import { PayoutItem, type Charge } from '../../../db/models';
-import { findMerchantCharge } from '../../../db/charges/merchantChargeLookup';
-import { findMerchantWithdrawal } from '../../../db/withdrawals/merchantWithdrawalLookup';
+import { chargeStore, type Charge } from '../../../db/charges';
+import { payoutStore } from '../../../db/payouts';
+import { withdrawalStore } from '../../../db/withdrawals';
 import type { ReceiptFacts } from '../../../core/receipts/facts';
 import { ApiError, errors } from '../../errors/apiError';
 import { chargeReceiptFacts, payoutItemReceiptFacts, withdrawalReceiptFacts } from '../facts';
@@ -24,7 +24,7 @@ export class ReceiptService {
 
   /** A charge of the merchant by any of its ids; 404 when it has none such, 409 unless PAID. */
   async transaction(merchantId: string, lookup: string): Promise<Buffer> {
-    const charge = await findMerchantCharge(merchantId, lookup);
+    const charge = await chargeStore.findMerchantCharge(merchantId, lookup);
     if (!charge) throw errors.notFound('transaction');
     return this.charge(charge);
   }
@@ -38,7 +38,7 @@ export class ReceiptService {
 
   /** The same look-up as GET /sellers/saques/{id}: the two routes find the same withdrawals. */
   async withdrawal(merchantId: string, id: string): Promise<Buffer> {
-    const row = await findMerchantWithdrawal(merchantId, id);
+    const row = await withdrawalStore.findMerchantWithdrawal(merchantId, id);
     if (!row) throw errors.notFound('withdrawal');
     return this.render(await withdrawalReceiptFacts(row), () =>
       receiptErrors.unavailable('withdrawal', row.status, 'COMPLETED'),
@@ -46,7 +46,7 @@ export class ReceiptService {
   }
 
   async payoutItem(merchantId: string, id: string): Promise<Buffer> {
-    const row = await PayoutItem.findOne({ where: { id, merchantId } });
+    const row = await payoutStore.findMerchantItem(merchantId, id);
     if (!row) throw errors.notFound('payout item');
     return this.render(await payoutItemReceiptFacts(row), () =>
       receiptErrors.unavailable('payout item', row.status, 'PAID'),

@@ -1,0 +1,2 @@
+/** The receipts domain's table (receipt_documents), through one store. */
+export * as receiptDocumentStore from './receiptDocumentStore';
