@@ -11,7 +11,7 @@ import type { Sequelize } from 'sequelize';
 import { DEFAULT_MAIL_FROM } from '../../config';
 import { decryptSecret } from '../../core/crypto/secretBox';
 import { createSmtpTransport, describeSmtpError, type SmtpTransport } from '../../core/mail/smtp';
-import { OutgoingMail } from '../../db/models';
+import { outgoingMailStore } from '../../db/mail';
 import { MailFailureTypes, type MailOutcome } from '../../workflows/mail/definitions';
 
 export interface MailActivityDeps {
@@ -36,18 +36,13 @@ export function createMailActivities(deps: MailActivityDeps) {
   const messageDomain = /@([^@>\s]+)>?\s*$/.exec(from)?.[1] ?? 'localhost';
   let transport: SmtpTransport | undefined;
 
-  async function recordError(mailId: string, error: string): Promise<void> {
-    await sequelize.query(
-      `UPDATE outgoing_mails SET last_error = :error, updated_at = now() WHERE id = :mailId AND status = 'QUEUED'`,
-      {
-        replacements: { mailId, error },
-      },
-    );
+  function recordError(mailId: string, error: string): Promise<void> {
+    return outgoingMailStore.recordError(sequelize, mailId, error);
   }
 
   async function deliverMail(input: { mailId: string }): Promise<MailOutcome> {
     const { mailId } = input;
-    const mail = await OutgoingMail.findByPk(mailId);
+    const mail = await outgoingMailStore.findMail(mailId);
     if (!mail) {
       if (Date.now() - Context.current().info.scheduledTimestampMs < ROW_GRACE_MS) {
         throw ApplicationFailure.retryable('the mail row is not committed yet', 'MailNotVisibleYet');
@@ -72,12 +67,7 @@ export function createMailActivities(deps: MailActivityDeps) {
       );
     }
 
-    await sequelize.query(
-      `UPDATE outgoing_mails SET attempts = attempts + 1, updated_at = now() WHERE id = :mailId AND status = 'QUEUED'`,
-      {
-        replacements: { mailId },
-      },
-    );
+    await outgoingMailStore.countAttempt(sequelize, mailId);
     transport ??= createSmtpTransport(deps.smtpUrl);
     try {
       await transport.sendMail({
@@ -95,22 +85,13 @@ export function createMailActivities(deps: MailActivityDeps) {
       if (!problem.retryable) throw ApplicationFailure.nonRetryable(error, MailFailureTypes.rejected);
       throw ApplicationFailure.retryable(error, 'SmtpError');
     }
-    await sequelize.query(
-      `UPDATE outgoing_mails SET status = 'SENT', sent_at = now(), body_ciphertext = NULL, last_error = NULL, updated_at = now()
-       WHERE id = :mailId AND status = 'QUEUED'`,
-      { replacements: { mailId } },
-    );
+    await outgoingMailStore.markSent(sequelize, mailId);
     return 'SENT';
   }
 
   /** Gives up on a row: FAILED, body wiped (the code in it must not outlive its use). */
   async function failMail(input: { mailId: string; reason: string }): Promise<void> {
-    await sequelize.query(
-      `UPDATE outgoing_mails SET status = 'FAILED', body_ciphertext = NULL, updated_at = now(),
-         last_error = CASE WHEN last_error LIKE :reason || '%' THEN last_error ELSE :reason || COALESCE(' (last: ' || last_error || ')', '') END
-       WHERE id = :mailId AND status = 'QUEUED'`,
-      { replacements: { mailId: input.mailId, reason: input.reason } },
-    );
+    await outgoingMailStore.markFailed(sequelize, input.mailId, input.reason);
   }
 
   return { deliverMail, failMail };

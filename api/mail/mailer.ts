@@ -10,7 +10,9 @@
  */
 import crypto from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import type { Sequelize, Transaction } from 'sequelize';
+import type { Sequelize } from 'sequelize';
+import { outgoingMailStore } from '../../db/mail';
+import type { Tx } from '../../db/tx';
 import { encryptSecret, parseKey } from '../../core/crypto/secretBox';
 import { mailWorkflowId } from '../../workflows/mail/definitions';
 import type { sendMail } from '../../workflows/mail/sendMail';
@@ -43,7 +45,7 @@ export class Mailer {
     this.key = typeof deps.encryptionKey === 'string' ? parseKey(deps.encryptionKey) : deps.encryptionKey;
   }
 
-  async send(msg: MailMessage, opts: { transaction?: Transaction } = {}): Promise<{ mailId: string }> {
+  async send(msg: MailMessage, opts: { transaction?: Tx } = {}): Promise<{ mailId: string }> {
     if (msg.to.length > MAX_ADDRESS || !ADDRESS.test(msg.to))
       throw errors.validation('the recipient must be one e-mail address');
     if (msg.subject.length === 0 || msg.subject.length > MAX_SUBJECT || /[\r\n]/.test(msg.subject)) {
@@ -54,12 +56,10 @@ export class Mailer {
     const mailId = crypto.randomUUID();
     const { sequelize, temporal, taskQueue } = this.deps;
     const transaction = opts.transaction;
-    await sequelize.query(
-      `INSERT INTO outgoing_mails (id, to_address, subject, body_ciphertext, status) VALUES (:mailId, :to, :subject, :body, 'QUEUED')`,
-      {
-        replacements: { mailId, to: msg.to, subject: msg.subject, body: encryptSecret(msg.text, this.key) },
-        transaction,
-      },
+    await outgoingMailStore.queueMail(
+      sequelize,
+      { mailId, to: msg.to, subject: msg.subject, bodyCiphertext: encryptSecret(msg.text, this.key) },
+      transaction,
     );
     try {
       await temporal.workflow.start<typeof sendMail>('sendMail', {
@@ -69,15 +69,7 @@ export class Mailer {
       });
     } catch {
       // Nothing will deliver this row: close it and wipe the body (the caller may also roll back).
-      await sequelize
-        .query(
-          `UPDATE outgoing_mails SET status = 'FAILED', body_ciphertext = NULL, last_error = 'WORKFLOW_NOT_STARTED', updated_at = now() WHERE id = :mailId`,
-          {
-            replacements: { mailId },
-            transaction,
-          },
-        )
-        .catch(() => undefined);
+      await outgoingMailStore.markNotStarted(sequelize, mailId, transaction).catch(() => undefined);
       throw errors.unavailable('the e-mail could not be queued; retry later');
     }
     return { mailId };
