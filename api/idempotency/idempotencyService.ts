@@ -11,8 +11,8 @@
  * back from it: timestamps there have microseconds, a Date only milliseconds.
  */
 import crypto from 'node:crypto';
-import { QueryTypes, type Sequelize } from 'sequelize';
-import { affectedRows } from '../../db/affectedRows';
+import type { Sequelize } from 'sequelize';
+import { idempotencyStore } from '../../db/idempotency';
 import { createLogger } from '../../core/logger';
 import { errors } from '../errors/apiError';
 
@@ -54,16 +54,6 @@ const logger = createLogger('idempotency');
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const KEY_WHERE = 'merchant_id = :merchantId AND scope = :scope AND key = :key';
-
-interface RecordRow {
-  request_hash: string;
-  state: 'IN_PROGRESS' | 'COMPLETED';
-  resource_id: string;
-  response_status: number | null;
-  response_body: unknown;
-}
-
 export class IdempotencyService {
   readonly lockSeconds: number;
   private readonly waitMs: number;
@@ -78,43 +68,33 @@ export class IdempotencyService {
 
   async claim(args: KeyRef & { requestHash: string; newResourceId: string }): Promise<IdempotencyClaim> {
     const deadline = Date.now() + this.waitMs;
-    const replacements = { ...args, lockSeconds: this.lockSeconds, ttlHours: this.opts.ttlHours };
+    const { lockSeconds } = this;
     for (;;) {
       const holder = crypto.randomUUID();
       // An expired record no longer binds its key.
-      await this.sequelize.query(`DELETE FROM idempotency_records WHERE ${KEY_WHERE} AND expires_at <= now()`, {
-        replacements,
+      await idempotencyStore.dropExpired(this.sequelize, args);
+      const inserted = await idempotencyStore.insertClaim(this.sequelize, {
+        ...args,
+        resourceId: args.newResourceId,
+        holder,
+        lockSeconds,
+        ttlHours: this.opts.ttlHours,
       });
-      const inserted = await this.sequelize.query<{ resource_id: string }>(
-        `INSERT INTO idempotency_records (merchant_id, scope, key, request_hash, state, resource_id, holder, locked_until, expires_at)
-         VALUES (:merchantId, :scope, :key, :requestHash, 'IN_PROGRESS', :newResourceId, :holder,
-                 now() + make_interval(secs => :lockSeconds), now() + make_interval(hours => :ttlHours))
-         ON CONFLICT (merchant_id, scope, key) DO NOTHING RETURNING resource_id`,
-        { replacements: { ...replacements, holder }, type: QueryTypes.SELECT },
-      );
-      if (inserted.length === 1) return { kind: 'owner', resourceId: args.newResourceId, takenOver: false, holder };
+      if (inserted) return { kind: 'owner', resourceId: args.newResourceId, takenOver: false, holder };
 
       // The holder stopped extending its lock (it died): take over, same payload only.
-      const taken = await this.sequelize.query<{ resource_id: string }>(
-        `UPDATE idempotency_records SET holder = :holder, locked_until = now() + make_interval(secs => :lockSeconds), updated_at = now()
-         WHERE ${KEY_WHERE} AND state = 'IN_PROGRESS' AND request_hash = :requestHash AND locked_until <= now() AND expires_at > now()
-         RETURNING resource_id`,
-        { replacements: { ...replacements, holder }, type: QueryTypes.SELECT },
-      );
-      if (taken.length === 1) return { kind: 'owner', resourceId: taken[0].resource_id, takenOver: true, holder };
+      const taken = await idempotencyStore.takeOverClaim(this.sequelize, { ...args, holder, lockSeconds });
+      if (taken !== null) return { kind: 'owner', resourceId: taken, takenOver: true, holder };
 
-      const [existing] = await this.sequelize.query<RecordRow>(
-        `SELECT request_hash, state, resource_id, response_status, response_body FROM idempotency_records WHERE ${KEY_WHERE} AND expires_at > now()`,
-        { replacements, type: QueryTypes.SELECT },
-      );
+      const existing = await idempotencyStore.findLive(this.sequelize, args);
       if (existing) {
-        if (existing.request_hash !== args.requestHash) throw errors.duplicateIdempotencyKey();
+        if (existing.requestHash !== args.requestHash) throw errors.duplicateIdempotencyKey();
         if (existing.state === 'COMPLETED') {
           return {
             kind: 'replay',
-            status: existing.response_status as number,
-            body: existing.response_body,
-            resourceId: existing.resource_id,
+            status: existing.responseStatus as number,
+            body: existing.responseBody,
+            resourceId: existing.resourceId,
           };
         }
       }
@@ -129,32 +109,17 @@ export class IdempotencyService {
 
   /** Keeps a live holder's claim locked. False when the claim is no longer this holder's. */
   async extend(args: KeyRef & { holder: string }): Promise<boolean> {
-    const [, meta] = await this.sequelize.query(
-      `UPDATE idempotency_records SET locked_until = now() + make_interval(secs => :lockSeconds), updated_at = now()
-       WHERE ${KEY_WHERE} AND holder = :holder AND state = 'IN_PROGRESS'`,
-      { replacements: { ...args, lockSeconds: this.lockSeconds } },
-    );
-    return affectedRows(meta) === 1;
+    return idempotencyStore.extendClaim(this.sequelize, args, args.holder, this.lockSeconds);
   }
 
   /** Stores the answer. False when another request took the claim over meanwhile: its answer stands. */
   async complete(args: KeyRef & { holder: string; status: number; body: unknown }): Promise<boolean> {
-    const [, meta] = await this.sequelize.query(
-      `UPDATE idempotency_records SET state = 'COMPLETED', response_status = :status, response_body = CAST(:body AS JSONB), updated_at = now()
-       WHERE ${KEY_WHERE} AND holder = :holder AND state = 'IN_PROGRESS'`,
-      { replacements: { ...args, body: JSON.stringify(args.body ?? null) } },
-    );
-    return affectedRows(meta) === 1;
+    return idempotencyStore.completeClaim(this.sequelize, args, args.holder, args);
   }
 
   /** Frees a key whose request created nothing (e.g. the provider refused), so the caller may retry with it. */
   async release(args: KeyRef & { holder: string }): Promise<void> {
-    await this.sequelize.query(
-      `DELETE FROM idempotency_records WHERE ${KEY_WHERE} AND holder = :holder AND state = 'IN_PROGRESS'`,
-      {
-        replacements: { ...args },
-      },
-    );
+    await idempotencyStore.releaseClaim(this.sequelize, args, args.holder);
   }
 }
 

@@ -1,0 +1,3 @@
+/** The idempotency_records table, through one store. */
+export * as idempotencyStore from './idempotencyStore';
+export type { StoredClaim } from './idempotencyStore';
