@@ -10,6 +10,7 @@
  */
 import { Router } from 'express';
 import type { Sequelize } from 'sequelize';
+import { ping } from '../../db/diagnostics';
 import type { Client } from '@temporalio/client';
 import { buildInfo, hiddenBuildInfo } from './buildInfo';
 import { createSmtpTransport, describeSmtpError } from '../../core/mail/smtp';
@@ -40,7 +41,7 @@ export function healthRouter(deps: {
     if (last && Date.now() - last.at < PROBE_CACHE_MS) return last;
     running ??= Promise.all([
       withTimeout(
-        deps.sequelize.query('SELECT 1').then(() => true),
+        ping(deps.sequelize).then(() => true),
         PROBE_TIMEOUT_MS,
       ),
       withTimeout(

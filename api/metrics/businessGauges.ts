@@ -6,27 +6,26 @@
  * queries per 5 s, not one per request. Concurrent scrapes share the one query in flight.
  */
 import { Gauge, type Registry } from 'prom-client';
-import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
+import { chargeStore } from '../../db/charges';
+import { deliveryStore, outboxStore } from '../../db/events';
+import { balanceStore } from '../../db/ledger';
+import { payoutStore } from '../../db/payouts';
+import { withdrawalStore } from '../../db/withdrawals';
 
-interface Snapshot {
-  charges: { status: string; method: string; n: string }[];
-  payoutItems: { status: string; n: string }[];
-  withdrawals: { status: string; n: string }[];
-  ledger: { kind: string; balance: string; n: string }[];
-  outbox: { pending: string; oldest_age_seconds: number | null }[];
-  deliveries: { status: string; n: string }[];
+/** One scrape's figures, each read from its table's store, one query after another. */
+async function readSnapshot(sequelize: Sequelize) {
+  return {
+    charges: await chargeStore.countByStatusAndMethod(sequelize),
+    payoutItems: await payoutStore.countItemsByStatus(sequelize),
+    withdrawals: await withdrawalStore.countByStatus(sequelize),
+    ledger: await balanceStore.totalsByKind(sequelize),
+    outbox: await outboxStore.pendingSummary(sequelize),
+    deliveries: await deliveryStore.countByStatus(sequelize),
+  };
 }
 
-const QUERIES: Record<keyof Snapshot, string> = {
-  charges: 'SELECT status, method, count(*) AS n FROM charges GROUP BY status, method',
-  payoutItems: 'SELECT status, count(*) AS n FROM payout_items GROUP BY status',
-  withdrawals: 'SELECT status, count(*) AS n FROM withdrawals GROUP BY status',
-  ledger: 'SELECT kind, sum(balance_cents) AS balance, count(*) AS n FROM ledger_accounts GROUP BY kind',
-  // The partial index outbox_events_undispatched makes this a scan of the pending rows only.
-  outbox:
-    'SELECT count(*) AS pending, EXTRACT(EPOCH FROM now() - min(created_at))::float8 AS oldest_age_seconds FROM outbox_events WHERE dispatched_at IS NULL',
-  deliveries: 'SELECT status, count(*) AS n FROM webhook_deliveries GROUP BY status',
-};
+type Snapshot = Awaited<ReturnType<typeof readSnapshot>>;
 
 export function registerBusinessGauges(registry: Registry, sequelize: Sequelize, cacheMs: number): void {
   let cached: { at: number; value: Snapshot } | undefined;
@@ -34,10 +33,7 @@ export function registerBusinessGauges(registry: Registry, sequelize: Sequelize,
   const snapshot = async (): Promise<Snapshot> => {
     if (cached && Date.now() - cached.at < cacheMs) return cached.value;
     running ??= (async () => {
-      const value = {} as Snapshot;
-      for (const [key, sql] of Object.entries(QUERIES) as [keyof Snapshot, string][]) {
-        (value as unknown as Record<string, unknown[]>)[key] = await sequelize.query(sql, { type: QueryTypes.SELECT });
-      }
+      const value = await readSnapshot(sequelize);
       cached = { at: Date.now(), value };
       return value;
     })().finally(() => {
@@ -65,34 +61,34 @@ export function registerBusinessGauges(registry: Registry, sequelize: Sequelize,
     });
 
   gauge('gateway_charges', 'Charges by status and method (all merchants)', ['status', 'method'] as const, (g, s) => {
-    for (const r of s.charges) g.set({ status: r.status, method: r.method }, Number(r.n));
+    for (const r of s.charges) g.set({ status: r.status, method: r.method }, r.count);
   });
   gauge('gateway_payout_items', 'Payout batch items by status', ['status'] as const, (g, s) => {
-    for (const r of s.payoutItems) g.set({ status: r.status }, Number(r.n));
+    for (const r of s.payoutItems) g.set({ status: r.status }, r.count);
   });
   gauge('gateway_withdrawals', 'Withdrawals (saques) by status', ['status'] as const, (g, s) => {
-    for (const r of s.withdrawals) g.set({ status: r.status }, Number(r.n));
+    for (const r of s.withdrawals) g.set({ status: r.status }, r.count);
   });
   gauge(
     'gateway_ledger_balance_cents',
     'Sum of ledger account balances per account kind, in cents',
     ['kind'] as const,
     (g, s) => {
-      for (const r of s.ledger) g.set({ kind: r.kind }, Number(r.balance));
+      for (const r of s.ledger) g.set({ kind: r.kind }, r.balanceCents);
     },
   );
   gauge('gateway_ledger_accounts', 'Ledger accounts per account kind', ['kind'] as const, (g, s) => {
-    for (const r of s.ledger) g.set({ kind: r.kind }, Number(r.n));
+    for (const r of s.ledger) g.set({ kind: r.kind }, r.accounts);
   });
   gauge('gateway_outbox_pending_events', 'Outbox events not yet dispatched', [] as const, (g, s) => {
-    g.set(Number(s.outbox[0]?.pending ?? 0));
+    g.set(s.outbox.pending);
   });
   gauge(
     'gateway_outbox_oldest_pending_age_seconds',
     'Age of the oldest undispatched outbox event in seconds (0 when none is pending)',
     [] as const,
     (g, s) => {
-      g.set(s.outbox[0]?.oldest_age_seconds ?? 0);
+      g.set(s.outbox.oldestAgeSeconds ?? 0);
     },
   );
   gauge(
@@ -100,7 +96,7 @@ export function registerBusinessGauges(registry: Registry, sequelize: Sequelize,
     'Webhook deliveries by status (PENDING, SUCCEEDED, FAILED, CANCELLED)',
     ['status'] as const,
     (g, s) => {
-      for (const r of s.deliveries) g.set({ status: r.status }, Number(r.n));
+      for (const r of s.deliveries) g.set({ status: r.status }, r.count);
     },
   );
 }

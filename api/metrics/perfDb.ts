@@ -5,7 +5,8 @@
  * extension is not installed in this database, or not loaded (shared_preload_libraries),
  * `slowestQueries` is null and `note` says so.
  */
-import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
+import { hasPgStatStatements, slowestStatements } from '../../db/diagnostics';
 
 export interface PoolStats {
   /** Connections counted by the pool: idle + in use + being opened. */
@@ -50,28 +51,12 @@ export function poolStats(sequelize: Sequelize): PoolStats {
 
 export async function perfDbReport(sequelize: Sequelize): Promise<PerfDbReport> {
   const pool = poolStats(sequelize);
-  const [ext] = await sequelize.query<{ installed: boolean }>(
-    "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_stat_statements') AS installed",
-    { type: QueryTypes.SELECT },
-  );
-  if (!ext?.installed) return { pool, slowestQueries: null, note: NOT_ENABLED };
+  if (!(await hasPgStatStatements(sequelize))) return { pool, slowestQueries: null, note: NOT_ENABLED };
   try {
-    const rows = await sequelize.query<{ query: string; calls: string; mean_ms: number; total_ms: number }>(
-      `SELECT query, calls, mean_exec_time AS mean_ms, total_exec_time AS total_ms
-         FROM pg_stat_statements
-        WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
-        ORDER BY mean_exec_time DESC
-        LIMIT 10`,
-      { type: QueryTypes.SELECT },
-    );
+    const rows = await slowestStatements(sequelize);
     return {
       pool,
-      slowestQueries: rows.map((r) => ({
-        query: r.query.slice(0, MAX_QUERY_CHARS),
-        calls: Number(r.calls),
-        meanMs: Number(r.mean_ms),
-        totalMs: Number(r.total_ms),
-      })),
+      slowestQueries: rows.map((r) => ({ ...r, query: r.query.slice(0, MAX_QUERY_CHARS) })),
     };
   } catch {
     // Installed but not preloaded: PostgreSQL refuses to read the view.

@@ -92,3 +92,14 @@ export async function chargeOfEndToEndId(
   );
   return charge ? { id: charge.id, merchantId: charge.merchant_id } : null;
 }
+
+/** Every charge of the platform counted by status and method (metrics: no merchant ids). */
+export async function countByStatusAndMethod(
+  sequelize: Sequelize,
+): Promise<{ status: string; method: string; count: number }[]> {
+  const rows = await sequelize.query<{ status: string; method: string; n: string }>(
+    'SELECT status, method, count(*) AS n FROM charges GROUP BY status, method',
+    { type: QueryTypes.SELECT },
+  );
+  return rows.map((r) => ({ status: r.status, method: r.method, count: Number(r.n) }));
+}

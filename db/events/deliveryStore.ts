@@ -127,3 +127,12 @@ export async function markWorkflowStarted(sequelize: Sequelize, deliveryId: stri
     replacements: { id: deliveryId },
   });
 }
+
+/** Every delivery of the platform counted by status (metrics). */
+export async function countByStatus(sequelize: Sequelize): Promise<{ status: string; count: number }[]> {
+  const rows = await sequelize.query<{ status: string; n: string }>(
+    'SELECT status, count(*) AS n FROM webhook_deliveries GROUP BY status',
+    { type: QueryTypes.SELECT },
+  );
+  return rows.map((r) => ({ status: r.status, count: Number(r.n) }));
+}

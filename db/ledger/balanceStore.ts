@@ -59,3 +59,23 @@ export async function lockedBalance(
   );
   return acct ? Number(acct.balance_cents) : null;
 }
+
+/** The balances of these accounts, by code (an account that does not exist is absent). */
+export async function balancesOf(sequelize: Sequelize, codes: string[]): Promise<Map<string, number>> {
+  const balances = await sequelize.query<{ code: string; balance_cents: string }>(
+    `SELECT code, balance_cents FROM ledger_accounts WHERE code IN (:codes)`,
+    { replacements: { codes }, type: QueryTypes.SELECT },
+  );
+  return new Map(balances.map((b) => [b.code, Number(b.balance_cents ?? 0)]));
+}
+
+/** Sum of balances and number of accounts per account kind, over the whole platform (metrics). */
+export async function totalsByKind(
+  sequelize: Sequelize,
+): Promise<{ kind: string; balanceCents: number; accounts: number }[]> {
+  const rows = await sequelize.query<{ kind: string; balance: string; n: string }>(
+    'SELECT kind, sum(balance_cents) AS balance, count(*) AS n FROM ledger_accounts GROUP BY kind',
+    { type: QueryTypes.SELECT },
+  );
+  return rows.map((r) => ({ kind: r.kind, balanceCents: Number(r.balance), accounts: Number(r.n) }));
+}

@@ -140,3 +140,12 @@ export function findItem(id: string): Promise<PayoutItem | null> {
 export function findBatchDescription(id: string): Promise<Pick<PayoutBatch, 'id' | 'description'> | null> {
   return PayoutBatch.findByPk(id, { attributes: ['id', 'description'] });
 }
+
+/** Every payout item of the platform counted by status (metrics). */
+export async function countItemsByStatus(sequelize: Sequelize): Promise<{ status: string; count: number }[]> {
+  const rows = await sequelize.query<{ status: string; n: string }>(
+    'SELECT status, count(*) AS n FROM payout_items GROUP BY status',
+    { type: QueryTypes.SELECT },
+  );
+  return rows.map((r) => ({ status: r.status, count: Number(r.n) }));
+}

@@ -3,7 +3,7 @@
  * activities (activities/withdrawals/withdrawals.ts still writes its rows itself while the
  * outbound-transfer choreography is being rewritten).
  */
-import type { Transaction } from 'sequelize';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { Withdrawal } from './withdrawal';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -34,4 +34,13 @@ export function listWithdrawals(merchantId: string, page: { limit: number; offse
  */
 export async function findMerchantWithdrawal(merchantId: string, id: string): Promise<Withdrawal | null> {
   return UUID.test(id) ? Withdrawal.findOne({ where: { id, merchantId } }) : null;
+}
+
+/** Every withdrawal of the platform counted by status (metrics). */
+export async function countByStatus(sequelize: Sequelize): Promise<{ status: string; count: number }[]> {
+  const rows = await sequelize.query<{ status: string; n: string }>(
+    'SELECT status, count(*) AS n FROM withdrawals GROUP BY status',
+    { type: QueryTypes.SELECT },
+  );
+  return rows.map((r) => ({ status: r.status, count: Number(r.n) }));
 }
