@@ -3,10 +3,9 @@
  * causes them, keyed so a retried activity records each event once. Webhook delivery reads here.
  */
 import crypto from 'node:crypto';
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { Sequelize, Transaction } from 'sequelize';
 import { Context } from '@temporalio/activity';
-import { OutboxEvent } from '../../db/models';
-import { startDeliveryWorkflow } from '../../db/events/deliveryWorkflows';
+import { outboxStore, startDeliveryWorkflow } from '../../db/events';
 import { dispatcherWorkflowId, outboxKickSignal } from '../../workflows/events/definitions';
 import { dispatchEvents } from './outboxDispatch';
 
@@ -76,7 +75,7 @@ function deliverAfterCommit(transaction: Transaction, sequelize: Sequelize, even
             startDeliveryWorkflow(
               sequelize,
               ctx.client.workflow,
-              { id: d.id, merchantId: d.merchant_id, taskQueue: ctx.info.taskQueue },
+              { id: d.id, merchantId: d.merchantId, taskQueue: ctx.info.taskQueue },
               { eager: true },
             ),
           ),
@@ -97,34 +96,22 @@ export async function recordEvent(event: OutboxEventInput, transaction: Transact
  */
 export async function recordEvents(events: OutboxEventInput[], transaction: Transaction): Promise<void> {
   if (events.length === 0) return;
-  const sequelize = OutboxEvent.sequelize as Sequelize;
+  const sequelize = outboxStore.outboxDatabase();
   const kinds = [...new Map(events.map((e) => [`${e.merchantId}|${e.type}`, e])).values()];
   // The insert and "did anyone subscribe to any of these?" in one round trip.
-  const [row] = await sequelize.query<{ inserted: string[]; subscribed: boolean }>(
-    `WITH inserted AS (
-       INSERT INTO outbox_events (id, dedup_key, merchant_id, type, aggregate_type, aggregate_id, payload, created_at)
-       SELECT *, clock_timestamp() FROM unnest(ARRAY[:ids]::uuid[], ARRAY[:dedupKeys]::text[], ARRAY[:merchantIds]::uuid[], ARRAY[:types]::text[],
-         ARRAY[:aggregateTypes]::text[], ARRAY[:aggregateIds]::text[], ARRAY[:payloads]::jsonb[])
-       ON CONFLICT (dedup_key) DO NOTHING RETURNING id)
-     SELECT (SELECT coalesce(array_agg(id::text), '{}') FROM inserted) AS inserted, EXISTS (
-       SELECT 1 FROM webhook_endpoints w JOIN unnest(ARRAY[:kindMerchants]::uuid[], ARRAY[:kindTypes]::text[]) AS k(merchant_id, type)
-         ON w.merchant_id = k.merchant_id AND k.type = ANY(w.events)
-       WHERE w.active) AS subscribed`,
-    {
-      replacements: {
-        ids: events.map(() => crypto.randomUUID()),
-        dedupKeys: events.map((e) => e.dedupKey ?? `${e.type}:${e.aggregateId}`),
-        merchantIds: events.map((e) => e.merchantId),
-        types: events.map((e) => e.type),
-        aggregateTypes: events.map((e) => e.aggregateType),
-        aggregateIds: events.map((e) => e.aggregateId),
-        payloads: events.map((e) => JSON.stringify(e.payload)),
-        kindMerchants: kinds.map((e) => e.merchantId),
-        kindTypes: kinds.map((e) => e.type),
-      },
-      type: QueryTypes.SELECT,
-      transaction,
-    },
+  const row = await outboxStore.insertEvents(
+    sequelize,
+    events.map((e) => ({
+      id: crypto.randomUUID(),
+      dedupKey: e.dedupKey ?? `${e.type}:${e.aggregateId}`,
+      merchantId: e.merchantId,
+      type: e.type,
+      aggregateType: e.aggregateType,
+      aggregateId: e.aggregateId,
+      payload: e.payload,
+    })),
+    kinds,
+    transaction,
   );
-  if (row?.subscribed) deliverAfterCommit(transaction, sequelize, row.inserted);
+  if (row.subscribed) deliverAfterCommit(transaction, sequelize, row.inserted);
 }

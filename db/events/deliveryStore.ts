@@ -3,7 +3,7 @@
  * and every try): their one writer and the way to read them. Rows come out camelCase (the
  * mappers below are the only ones).
  */
-import { QueryTypes, type Sequelize } from 'sequelize';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { Delivery, DeliveryAttempt } from '../../core/events/presentDelivery';
 
 const COLUMNS = `id, event_id, event_type, webhook_id, url, status, attempts, last_status_code, last_error, next_attempt_at, resend_of, created_at, completed_at`;
@@ -135,4 +135,130 @@ export async function countByStatus(sequelize: Sequelize): Promise<{ status: str
     { type: QueryTypes.SELECT },
   );
   return rows.map((r) => ({ status: r.status, count: Number(r.n) }));
+}
+
+/** A PENDING delivery of an event to an endpoint, once per (event, endpoint); answers it when created now. */
+export async function createDelivery(
+  sequelize: Sequelize,
+  d: { id: string; eventId: string; webhookId: string; merchantId: string; type: string; url: string; body: string },
+  transaction: Transaction,
+): Promise<{ id: string; merchantId: string }[]> {
+  const created = await sequelize.query<{ id: string; merchant_id: string }>(
+    `INSERT INTO webhook_deliveries (id, event_id, webhook_id, merchant_id, event_type, url, body, status)
+     VALUES (:id, :eventId, :webhookId, :merchantId, :type, :url, :body, 'PENDING')
+     ON CONFLICT (event_id, webhook_id) WHERE resend_of IS NULL DO NOTHING RETURNING id, merchant_id`,
+    { replacements: d, type: QueryTypes.SELECT, transaction },
+  );
+  return created.map((c) => ({ id: c.id, merchantId: c.merchant_id }));
+}
+
+/** Deliveries whose workflow has not been started (also those a crash left behind), oldest first, at most 500. */
+export async function withoutWorkflow(sequelize: Sequelize): Promise<{ id: string; merchantId: string }[]> {
+  const pending = await sequelize.query<{ id: string; merchant_id: string }>(
+    `SELECT id, merchant_id FROM webhook_deliveries WHERE NOT workflow_started ORDER BY created_at LIMIT 500`,
+    { type: QueryTypes.SELECT },
+  );
+  return pending.map((d) => ({ id: d.id, merchantId: d.merchant_id }));
+}
+
+/** What an attempt needs: the delivery's state and body, and its endpoint's URL, state and secrets. */
+export async function forAttempt(sequelize: Sequelize, deliveryId: string) {
+  const [d] = await sequelize.query<{
+    status: string;
+    body: string;
+    event_id: string;
+    url: string;
+    active: boolean;
+    secret_ciphertext: string;
+    previous_secret_ciphertext: string | null;
+    previous_secret_expires_at: Date | null;
+  }>(
+    `SELECT d.status, d.body, d.event_id, e.url, e.active, e.secret_ciphertext, e.previous_secret_ciphertext, e.previous_secret_expires_at
+     FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.webhook_id WHERE d.id = :deliveryId`,
+    { replacements: { deliveryId }, type: QueryTypes.SELECT },
+  );
+  if (!d) return null;
+  return {
+    status: d.status,
+    body: d.body,
+    eventId: d.event_id,
+    url: d.url,
+    active: d.active,
+    secretCiphertext: d.secret_ciphertext,
+    previousSecretCiphertext: d.previous_secret_ciphertext,
+    previousSecretExpiresAt: d.previous_secret_expires_at ? new Date(d.previous_secret_expires_at) : null,
+  };
+}
+
+/** The outcome of attempt `attempt` if it was recorded already (a retried activity). */
+export async function recordedAttempt(
+  sequelize: Sequelize,
+  deliveryId: string,
+  attempt: number,
+): Promise<{ success: boolean; statusCode: number | null } | null> {
+  const [done] = await sequelize.query<{ success: boolean; status_code: number | null }>(
+    `SELECT success, status_code FROM webhook_delivery_attempts WHERE delivery_id = :deliveryId AND attempt = :attempt`,
+    { replacements: { deliveryId, attempt }, type: QueryTypes.SELECT },
+  );
+  return done ? { success: done.success, statusCode: done.status_code } : null;
+}
+
+/** Records an attempt (once) and its effect on a PENDING delivery (SUCCEEDED on success), in one transaction. */
+export async function recordAttempt(
+  sequelize: Sequelize,
+  a: {
+    deliveryId: string;
+    attempt: number;
+    url: string;
+    statusCode: number | null;
+    success: boolean;
+    error: string | null;
+    durationMs: number;
+  },
+): Promise<void> {
+  await sequelize.transaction(async (transaction) => {
+    await sequelize.query(
+      `INSERT INTO webhook_delivery_attempts (delivery_id, attempt, url, status_code, success, error, duration_ms)
+       VALUES (:deliveryId, :attempt, :url, :statusCode, :success, :error, :durationMs) ON CONFLICT DO NOTHING`,
+      { replacements: a, transaction },
+    );
+    await sequelize.query(
+      `UPDATE webhook_deliveries SET attempts = GREATEST(attempts, :attempt), last_status_code = :statusCode, last_error = :error,
+         status = CASE WHEN :success THEN 'SUCCEEDED' ELSE status END,
+         completed_at = CASE WHEN :success THEN now() ELSE completed_at END, updated_at = now()
+       WHERE id = :deliveryId AND status = 'PENDING'`,
+      {
+        replacements: {
+          deliveryId: a.deliveryId,
+          attempt: a.attempt,
+          statusCode: a.statusCode,
+          error: a.error,
+          success: a.success,
+        },
+        transaction,
+      },
+    );
+  });
+}
+
+export async function scheduleNextAttempt(sequelize: Sequelize, deliveryId: string, at: string): Promise<void> {
+  await sequelize.query(
+    `UPDATE webhook_deliveries SET next_attempt_at = :at, updated_at = now() WHERE id = :deliveryId AND status = 'PENDING'`,
+    { replacements: { deliveryId, at } },
+  );
+}
+
+/** Closes a PENDING delivery (FAILED or CANCELLED); answers its endpoint, or null when it was not PENDING. */
+export async function closeDelivery(
+  sequelize: Sequelize,
+  deliveryId: string,
+  status: 'FAILED' | 'CANCELLED',
+  transaction: Transaction,
+): Promise<string | null> {
+  const [row] = await sequelize.query<{ webhook_id: string }>(
+    `UPDATE webhook_deliveries SET status = :status, completed_at = now(), next_attempt_at = NULL, updated_at = now()
+     WHERE id = :deliveryId AND status = 'PENDING' RETURNING webhook_id`,
+    { replacements: { deliveryId, status }, type: QueryTypes.SELECT, transaction },
+  );
+  return row?.webhook_id ?? null;
 }

@@ -87,3 +87,43 @@ export async function endpointState(
   );
   return endpoint ?? null;
 }
+
+/** Every active endpoint of these merchants (charge webhooks too), oldest first. */
+export async function activeEndpointsOf(
+  sequelize: Sequelize,
+  merchantIds: string[],
+  transaction: Transaction,
+): Promise<{ id: string; url: string; merchantId: string; events: string[]; chargeId: string | null }[]> {
+  const rows = await sequelize.query<{
+    id: string;
+    url: string;
+    merchant_id: string;
+    events: string[];
+    charge_id: string | null;
+  }>(
+    `SELECT id, url, merchant_id, events, charge_id::text AS charge_id FROM webhook_endpoints WHERE merchant_id IN (:merchantIds) AND active ORDER BY created_at, id`,
+    { replacements: { merchantIds }, type: QueryTypes.SELECT, transaction },
+  );
+  return rows.map((w) => ({
+    id: w.id,
+    url: w.url,
+    merchantId: w.merchant_id,
+    events: w.events,
+    chargeId: w.charge_id,
+  }));
+}
+
+/**
+ * Disables the endpoint when it is active and had no successful delivery in 3 days, so a dead
+ * receiver stops costing attempts (the merchant re-enables it with PATCH).
+ */
+export async function disableIfDead(sequelize: Sequelize, webhookId: string, transaction: Transaction): Promise<void> {
+  await sequelize.query(
+    `UPDATE webhook_endpoints SET active = FALSE, disabled_at = now(), updated_at = now(),
+       disabled_reason = 'disabled automatically: no successful delivery for 3 days'
+     WHERE id = :webhookId AND active AND NOT EXISTS (
+       SELECT 1 FROM webhook_delivery_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
+       WHERE d.webhook_id = :webhookId AND a.success AND a.attempted_at > now() - interval '3 days')`,
+    { replacements: { webhookId }, transaction },
+  );
+}
