@@ -26,7 +26,8 @@ import {
   setMerchantPixKey,
   setWithdrawalsFrozen,
 } from '../db/identity/merchantAdmin';
-import { Checkout, Merchant } from '../db/models';
+import { checkoutStore } from '../db/checkouts';
+import { merchantStore } from '../db/identity';
 import { BILL_PREFIX, parseBillId } from '../core/checkouts/urls';
 import { pspChargeRef } from '../core/pix/apiPixIds';
 import { addUserToMerchant, createUser, parseRole, setPlatformOperator } from '../db/identity/userAdmin';
@@ -195,9 +196,9 @@ async function sandboxPay(argv: string[]): Promise<void> {
 async function checkoutCharge(publicId: string): Promise<string> {
   const id = parseBillId(publicId);
   if (!id) throw new Error(`${publicId} is not a checkout id of the form bill_<uuid>`);
-  const checkout = await withDatabase(() => Checkout.findByPk(id, { attributes: ['chargeId'] }));
-  if (!checkout) throw new Error(`no checkout ${publicId}`);
-  return checkout.chargeId;
+  const chargeId = await withDatabase(() => checkoutStore.chargeIdOfCheckout(id));
+  if (!chargeId) throw new Error(`no checkout ${publicId}`);
+  return chargeId;
 }
 
 /** The password never appears in any output; prefer the environment over argv (visible in ps). */
@@ -273,7 +274,7 @@ async function credentialCreate(argv: string[]): Promise<void> {
   const merchantId = values.merchant;
   const issued = await withDatabase(async () => {
     const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-    if (!uuid.test(merchantId) || !(await Merchant.findByPk(merchantId)))
+    if (!uuid.test(merchantId) || !(await merchantStore.findMerchant(merchantId)))
       throw new Error(`no merchant with id ${merchantId}`);
     return createApiCredential({ merchantId, scopes, name: values.name ?? null }, env('CREDENTIALS_ENCRYPTION_KEY'));
   });

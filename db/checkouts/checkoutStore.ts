@@ -165,3 +165,9 @@ export async function markOpened(sequelize: Sequelize, id: string): Promise<void
     },
   );
 }
+
+/** The charge behind a checkout, or null when there is no such checkout. */
+export async function chargeIdOfCheckout(id: string): Promise<string | null> {
+  const checkout = await Checkout.findByPk(id, { attributes: ['chargeId'] });
+  return checkout?.chargeId ?? null;
+}
