@@ -6,16 +6,21 @@
  * Money comes in only on the provider's word: a confirmation (signal or callback) is a hint to
  * look, and settlement credits what the provider's own record of the charge says.
  */
-import crypto from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 import { ProviderError, type BoletoProvider, type PixProvider, type ProviderCharge } from '../../core/provider';
 import { chargePaidEntry } from '../../core/ledger/postings';
 import { qrCodePngBase64 } from '../../core/pix/qrPng';
-import { Charge, ChargeSplit, Merchant, WebhookEndpoint } from '../../db/models';
-import type { StoredPix } from '../../db/charges/charge';
-import { recordPaymentAlert, type PaymentAlertKind } from '../../db/charges/paymentAlertStore';
-import { presentChargeRow } from '../../db/charges/sellerChargeView';
+import {
+  chargeStore,
+  paymentAlertStore,
+  presentChargeRow,
+  type Charge,
+  type PaymentAlertKind,
+  type StoredPix,
+} from '../../db/charges';
+import { webhookEndpointStore } from '../../db/events';
+import { merchantStore } from '../../db/identity';
 import {
   ChargeFailureTypes,
   type ChargeLifecycleInput,
@@ -60,7 +65,7 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
    */
   async function issuePixAtProvider(input: ChargeLifecycleInput): Promise<IssuedProviderCharge> {
     // The payer's bank app shows field 59 of the BR Code: the merchant's name, not the gateway's.
-    const merchant = await Merchant.findByPk(input.merchantId, { attributes: ['name'] });
+    const merchantName = await merchantStore.merchantName(input.merchantId);
     try {
       const charge = await provider.issueCharge({
         reference: input.chargeId,
@@ -68,7 +73,7 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
         description: input.description,
         expiresAt: input.expiresAt,
         callbackUrl: deps.providerCallbackUrl,
-        merchantName: merchant?.name ?? null,
+        merchantName,
       });
       if (!charge.copyPaste || !charge.txid) {
         throw ApplicationFailure.nonRetryable(
@@ -107,17 +112,16 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
   ): Promise<void> {
     const { pix } = issuedAs;
     await sequelize.transaction(async (transaction) => {
-      await lockIssue(input.chargeId, transaction);
+      await chargeStore.lockIssue(sequelize, input.chargeId, transaction);
       // An attempt that outlived the workflow's patience must not create the charge it gave up on.
-      if (await isTombstoned(input.chargeId, transaction)) {
+      if (await chargeStore.isTombstoned(sequelize, input.chargeId, transaction)) {
         throw ApplicationFailure.nonRetryable(
           `charge ${input.chargeId} was abandoned while issuing`,
           ChargeFailureTypes.issueAbandoned,
         );
       }
-      const [charge, created] = await Charge.findOrCreate({
-        where: { id: input.chargeId },
-        defaults: {
+      const { charge, created } = await chargeStore.createChargeOnce(
+        {
           id: input.chargeId,
           merchantId: input.merchantId,
           amountCents: input.amountCents,
@@ -140,11 +144,11 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
           ...(issuedAs.boleto ? { method: 'BOLETO', ...issuedAs.boleto } : {}),
         },
         transaction,
-      });
+      );
       if (!created) return; // a retry after a commit whose answer was lost
       await checkouts.insert(input, transaction);
       if (input.webhook) {
-        await WebhookEndpoint.create(
+        await webhookEndpointStore.createChargeWebhook(
           {
             id: input.webhook.id,
             merchantId: input.merchantId,
@@ -158,20 +162,10 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
             disabledAt: null,
             disabledReason: null,
           },
-          { transaction },
+          transaction,
         );
       }
-      await ChargeSplit.bulkCreate(
-        input.splits.map((s, position) => ({
-          id: crypto.randomUUID(),
-          chargeId: input.chargeId,
-          merchantId: s.merchantId,
-          amountCents: s.amountCents,
-          percentage: s.percentage,
-          position,
-        })),
-        { transaction },
-      );
+      await chargeStore.addSplits(input.chargeId, input.splits, transaction);
       await recordEvent(
         {
           type: 'charge.created',
@@ -197,8 +191,8 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
     reason: string;
   }): Promise<IssuedCharge | null> {
     return sequelize.transaction(async (transaction) => {
-      await lockIssue(args.chargeId, transaction);
-      const charge = await Charge.findByPk(args.chargeId, { transaction });
+      await chargeStore.lockIssue(sequelize, args.chargeId, transaction);
+      const charge = await chargeStore.findCharge(args.chargeId, transaction);
       if (charge) {
         const copyPaste = (charge.pix as { copyPaste: string } | null)?.copyPaste ?? '';
         return issuedFrom(
@@ -209,13 +203,7 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
           args.expiresAt,
         );
       }
-      await sequelize.query(
-        `INSERT INTO charge_tombstones (charge_id, merchant_id, reason) VALUES (:chargeId, :merchantId, :reason) ON CONFLICT (charge_id) DO NOTHING`,
-        {
-          replacements: { chargeId: args.chargeId, merchantId: args.merchantId, reason: args.reason.slice(0, 500) },
-          transaction,
-        },
-      );
+      await chargeStore.addTombstone(sequelize, args, transaction);
       return null;
     });
   }
@@ -276,7 +264,7 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
     chargeId: string;
     payment: PaymentConfirmation;
   }): Promise<{ outcome: SettleOutcome }> {
-    const charge = await Charge.findByPk(args.chargeId);
+    const charge = await chargeStore.findCharge(args.chargeId);
     if (!charge) throw ApplicationFailure.nonRetryable(`charge ${args.chargeId} not found`, 'ChargeNotFound');
     if (charge.method === 'BOLETO') return { outcome: await boletoActivities.settleBoleto(charge, args.payment) };
     if (charge.status === 'PAID') return { outcome: await alreadyPaid(charge, args.payment.endToEndId) };
@@ -301,11 +289,11 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
     const confirmed = paid as ProviderCharge;
 
     return sequelize.transaction(async (transaction) => {
-      const locked = await Charge.findByPk(args.chargeId, { transaction, lock: transaction.LOCK.UPDATE });
+      const locked = await chargeStore.lockCharge(args.chargeId, transaction);
       if (!locked) throw ApplicationFailure.nonRetryable(`charge ${args.chargeId} not found`, 'ChargeNotFound');
       if (locked.status === 'PAID') return { outcome: 'ALREADY_PAID' as const };
       const late = locked.status !== 'PENDING';
-      const splits = await ChargeSplit.findAll({ where: { chargeId: locked.id }, transaction });
+      const splits = await chargeStore.splitsOf(locked.id, transaction);
       await writeLedgerEntry(
         sequelize,
         chargePaidEntry({
@@ -317,7 +305,8 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
         }),
         transaction,
       );
-      await locked.update(
+      await chargeStore.updateCharge(
+        locked,
         {
           status: 'PAID',
           paidAt: new Date(confirmed.paidAt as string),
@@ -325,7 +314,7 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
           payerSnapshot: confirmed.payer ? { ...confirmed.payer } : null,
           paidAfterExpiry: late,
         },
-        { transaction },
+        transaction,
       );
       await recordEvent(
         {
@@ -366,12 +355,13 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
     reason: string | null;
   }): Promise<void> {
     await sequelize.transaction(async (transaction) => {
-      const charge = await Charge.findByPk(args.chargeId, { transaction, lock: transaction.LOCK.UPDATE });
+      const charge = await chargeStore.lockCharge(args.chargeId, transaction);
       if (!charge || charge.status !== 'PENDING') return;
       const now = new Date();
-      await charge.update(
+      await chargeStore.updateCharge(
+        charge,
         args.status === 'EXPIRED' ? { status: 'EXPIRED', expiredAt: now } : { status: 'CANCELLED', cancelledAt: now },
-        { transaction },
+        transaction,
       );
       const type = args.status === 'EXPIRED' ? 'charge.expired' : 'charge.cancelled';
       await recordEvent(
@@ -388,23 +378,6 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
     });
   }
 
-  /** Serialises the record step and the give-up of one charge (transaction-scoped, so a crash frees it). */
-  async function lockIssue(chargeId: string, transaction: Transaction): Promise<void> {
-    await sequelize.query(`SELECT pg_advisory_xact_lock(hashtext(:key))`, {
-      replacements: { key: `charge-issue:${chargeId}` },
-      transaction,
-    });
-  }
-
-  async function isTombstoned(chargeId: string, transaction: Transaction): Promise<boolean> {
-    const rows = await sequelize.query(`SELECT 1 FROM charge_tombstones WHERE charge_id = :chargeId`, {
-      replacements: { chargeId },
-      type: QueryTypes.SELECT,
-      transaction,
-    });
-    return rows.length > 0;
-  }
-
   async function recordAlert(
     chargeId: string,
     kind: PaymentAlertKind,
@@ -412,7 +385,7 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
     amountCents: number | null,
     details: Record<string, unknown>,
   ): Promise<void> {
-    await recordPaymentAlert(sequelize, { chargeId, kind, endToEndId, amountCents, details });
+    await paymentAlertStore.recordPaymentAlert(sequelize, { chargeId, kind, endToEndId, amountCents, details });
   }
 
   /** The provider's charge, or null when the provider says it has none. */

@@ -8,7 +8,8 @@
  * (or an earlier sweep) already took is skipped without a write.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
+import { providerEventStore } from '../../db/charges';
 import { ProviderCallbackService, receivedPixEventId, type CallbackOutcome } from '../../api/charges/callbacks/service';
 import { createLogger } from '../../core/logger';
 import { chargeIdOfTxid } from '../../core/pix/apiPixIds';
@@ -70,13 +71,8 @@ export function createPixSweepActivities(deps: PixSweepActivityDeps) {
   }
 
   /** The events already stored with an outcome: a notification or an earlier sweep took them. */
-  async function takenEventIds(ids: string[]): Promise<Set<string>> {
-    if (ids.length === 0) return new Set();
-    const rows = await sequelize.query<{ id: string }>(
-      `SELECT id FROM provider_events WHERE id IN (:ids) AND outcome IS NOT NULL`,
-      { replacements: { ids }, type: QueryTypes.SELECT },
-    );
-    return new Set(rows.map((r) => r.id));
+  function takenEventIds(ids: string[]): Promise<Set<string>> {
+    return providerEventStore.withOutcome(sequelize, ids);
   }
 
   return { sweepReceivedPix };

@@ -2,7 +2,16 @@
  * The charges table (and charge_splits, charge_tombstones, written with it): its one writer and
  * the way to read it.
  */
-import { Op, QueryTypes, type Sequelize, type Transaction, type WhereOptions } from 'sequelize';
+import crypto from 'node:crypto';
+import {
+  Op,
+  QueryTypes,
+  type CreationAttributes,
+  type InferAttributes,
+  type Sequelize,
+  type Transaction,
+  type WhereOptions,
+} from 'sequelize';
 import { Charge } from './charge';
 import { ChargeSplit } from './chargeSplit';
 
@@ -102,4 +111,102 @@ export async function countByStatusAndMethod(
     { type: QueryTypes.SELECT },
   );
   return rows.map((r) => ({ status: r.status, method: r.method, count: Number(r.n) }));
+}
+
+// --- writes of the charge's life (the charge activities) ---------------------------------------
+
+/** The charge row under FOR UPDATE: settle and close decide on what no other writer changes meanwhile. */
+export function lockCharge(id: string, transaction: Transaction): Promise<Charge | null> {
+  return Charge.findByPk(id, { transaction, lock: transaction.LOCK.UPDATE });
+}
+
+/**
+ * Serialises the record step and the give-up of one charge's issue: a transaction-scoped
+ * advisory lock, so a crash frees it.
+ */
+export async function lockIssue(sequelize: Sequelize, chargeId: string, transaction: Transaction): Promise<void> {
+  await sequelize.query(`SELECT pg_advisory_xact_lock(hashtext(:key))`, {
+    replacements: { key: `charge-issue:${chargeId}` },
+    transaction,
+  });
+}
+
+/** Whether the workflow gave up issuing this charge (a tombstone): it must never be created later. */
+export async function isTombstoned(sequelize: Sequelize, chargeId: string, transaction: Transaction): Promise<boolean> {
+  const rows = await sequelize.query(`SELECT 1 FROM charge_tombstones WHERE charge_id = :chargeId`, {
+    replacements: { chargeId },
+    type: QueryTypes.SELECT,
+    transaction,
+  });
+  return rows.length > 0;
+}
+
+/** Leaves the tombstone of an issue the workflow gave up on (once). */
+export async function addTombstone(
+  sequelize: Sequelize,
+  tombstone: { chargeId: string; merchantId: string; reason: string },
+  transaction: Transaction,
+): Promise<void> {
+  await sequelize.query(
+    `INSERT INTO charge_tombstones (charge_id, merchant_id, reason) VALUES (:chargeId, :merchantId, :reason) ON CONFLICT (charge_id) DO NOTHING`,
+    {
+      replacements: {
+        chargeId: tombstone.chargeId,
+        merchantId: tombstone.merchantId,
+        reason: tombstone.reason.slice(0, 500),
+      },
+      transaction,
+    },
+  );
+}
+
+/** Stores the issued charge unless it exists (a retry after a commit whose answer was lost); answers it and whether it is new. */
+export async function createChargeOnce(
+  attributes: CreationAttributes<Charge>,
+  transaction: Transaction,
+): Promise<{ charge: Charge; created: boolean }> {
+  const [charge, created] = await Charge.findOrCreate({
+    where: { id: attributes.id },
+    defaults: attributes,
+    transaction,
+  });
+  return { charge, created };
+}
+
+/** The charge's splits, in the order given. */
+export async function addSplits(
+  chargeId: string,
+  splits: { merchantId: string; amountCents: number; percentage: number | null }[],
+  transaction: Transaction,
+): Promise<void> {
+  await ChargeSplit.bulkCreate(
+    splits.map((s, position) => ({
+      id: crypto.randomUUID(),
+      chargeId,
+      merchantId: s.merchantId,
+      amountCents: s.amountCents,
+      percentage: s.percentage,
+      position,
+    })),
+    { transaction },
+  );
+}
+
+/** A state change of the charge (paid, expired, cancelled), in the caller's transaction. */
+export async function updateCharge(
+  charge: Charge,
+  changes: Partial<InferAttributes<Charge>>,
+  transaction: Transaction,
+): Promise<void> {
+  await charge.update(changes, { transaction });
+}
+
+/** Our charges the provider knows by these ids (a merchant's only, when named). */
+export function chargesByProviderIds(providerChargeIds: string[], merchantId: string | null): Promise<Charge[]> {
+  return Charge.findAll({ where: { ...(merchantId ? { merchantId } : {}), providerChargeId: providerChargeIds } });
+}
+
+/** One of these charges that exists, if any. */
+export function anyExisting(ids: string[]): Promise<Charge | null> {
+  return Charge.findOne({ where: { id: { [Op.in]: ids } } });
 }

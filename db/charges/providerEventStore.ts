@@ -36,3 +36,13 @@ export async function settleOutcome(sequelize: Sequelize, id: string, outcome: s
   );
   return stored[0]?.outcome ?? null;
 }
+
+/** Which of these events are stored with an outcome (a notification or an earlier sweep took them). */
+export async function withOutcome(sequelize: Sequelize, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await sequelize.query<{ id: string }>(
+    `SELECT id FROM provider_events WHERE id IN (:ids) AND outcome IS NOT NULL`,
+    { replacements: { ids }, type: QueryTypes.SELECT },
+  );
+  return new Set(rows.map((r) => r.id));
+}

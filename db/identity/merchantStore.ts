@@ -66,3 +66,15 @@ export async function findBranding(sequelize: Sequelize, merchantId: string): Pr
   );
   return brand ? { logoUrl: brand.brand_logo_url, color: brand.brand_color } : null;
 }
+
+/** The merchant's name alone (what a payer's bank app shows), or null when there is no such merchant. */
+export async function merchantName(id: string): Promise<string | null> {
+  const merchant = await Merchant.findByPk(id, { attributes: ['name'] });
+  return merchant?.name ?? null;
+}
+
+/** Whether the merchant exists and is active (id and active only are read). */
+export async function isActiveMerchant(id: string): Promise<boolean> {
+  const merchant = await Merchant.findByPk(id, { attributes: ['id', 'active'] });
+  return Boolean(merchant?.active);
+}
