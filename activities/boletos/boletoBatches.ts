@@ -10,10 +10,12 @@
  */
 import crypto from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { Op, QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 import { issueChargeRaw, issueFailureOf } from '../../api/charges/issueCharge';
 import { endOfDueDateInBrasilia } from '../../core/boletos/dueTime';
-import { BoletoBatch, BoletoBatchItem, Charge, Merchant } from '../../db/models';
+import { boletoBatchStore } from '../../db/boletos';
+import { chargeStore } from '../../db/charges';
+import { merchantStore } from '../../db/identity';
 import { cancelChargeUpdate, chargeWorkflowId } from '../../workflows/charges/definitions';
 import {
   BoletoBatchFailureTypes,
@@ -33,37 +35,30 @@ export function createBoletoBatchActivities(deps: { sequelize: Sequelize }) {
   const { sequelize } = deps;
 
   async function listPendingBoletoItems(args: { batchId: string }): Promise<string[]> {
-    const batch = await BoletoBatch.findByPk(args.batchId, { attributes: ['id'] });
-    if (!batch)
+    if (!(await boletoBatchStore.batchExists(args.batchId)))
       throw ApplicationFailure.nonRetryable(
         `boleto batch ${args.batchId} is not stored`,
         BoletoBatchFailureTypes.batchNotFound,
       );
-    const rows = await BoletoBatchItem.findAll({
-      where: { batchId: args.batchId, status: 'PENDING' },
-      attributes: ['id'],
-      order: [['rowIndex', 'ASC']],
-    });
-    return rows.map((r) => r.id);
+    return boletoBatchStore.pendingItemIds(args.batchId);
   }
 
   async function issueBoletoBatchItem(args: { itemId: string }): Promise<BoletoItemOutcome> {
     const ctx = Context.current();
     const attempt = ctx.info.attempt;
-    const item = await BoletoBatchItem.findByPk(args.itemId);
+    const item = await boletoBatchStore.findItemById(args.itemId);
     if (!item) return 'SKIPPED';
     if (item.status !== 'PENDING') return item.status as BoletoItemOutcome;
-    const batch = await BoletoBatch.findByPk(item.batchId);
+    const batch = await boletoBatchStore.findBatch(item.batchId);
     if (!batch) return 'SKIPPED';
 
     // An earlier try may have committed its charge and lost the answer: link it.
     const earlier = Array.from({ length: attempt - 1 }, (_, i) => itemChargeId(item.id, i + 1));
-    const committed = earlier.length ? await Charge.findOne({ where: { id: { [Op.in]: earlier } } }) : null;
+    const committed = earlier.length ? await chargeStore.anyExisting(earlier) : null;
     if (committed) return markIssued(item.id, committed.id, ctx.client);
 
-    await BoletoBatchItem.update({ attempts: attempt }, { where: { id: item.id } });
-    const merchant = await Merchant.findByPk(batch.merchantId, { attributes: ['id', 'active'] });
-    if (!merchant || !merchant.active)
+    await boletoBatchStore.setItemAttempts(item.id, attempt);
+    if (!(await merchantStore.isActiveMerchant(batch.merchantId)))
       return fail(item.id, 'MERCHANT_INACTIVE', 'the merchant is not active; nothing was issued');
 
     const chargeId = itemChargeId(item.id, attempt);
@@ -106,12 +101,8 @@ export function createBoletoBatchActivities(deps: { sequelize: Sequelize }) {
 
   /** ISSUED unless the row was cancelled meanwhile: then its fresh boleto is cancelled too. */
   async function markIssued(itemId: string, chargeId: string, client: Context['client']): Promise<BoletoItemOutcome> {
-    const [changed] = await BoletoBatchItem.update(
-      { status: 'ISSUED', chargeId, errorCode: null, errorMessage: null },
-      { where: { id: itemId, status: 'PENDING' } },
-    );
-    if (changed === 1) return 'ISSUED';
-    await BoletoBatchItem.update({ chargeId }, { where: { id: itemId, chargeId: null } });
+    if (await boletoBatchStore.markItemIssued(itemId, chargeId)) return 'ISSUED';
+    await boletoBatchStore.linkItemCharge(itemId, chargeId);
     try {
       await client.workflow.getHandle(chargeWorkflowId(chargeId)).executeUpdate(cancelChargeUpdate, {
         args: [{ reason: 'its batch row was cancelled while it was being issued' }],
@@ -133,21 +124,12 @@ export function createBoletoBatchActivities(deps: { sequelize: Sequelize }) {
   }
 
   async function failBoletoBatchItem(args: { itemId: string; code: string; message: string }): Promise<void> {
-    await BoletoBatchItem.update(
-      { status: 'FAILED', errorCode: args.code, errorMessage: args.message.slice(0, 500) },
-      { where: { id: args.itemId, status: 'PENDING' } },
-    );
+    await boletoBatchStore.markItemFailed(args.itemId, args.code, args.message);
   }
 
   async function finishBoletoBatch(args: { batchId: string }): Promise<BoletoBatchOutcome> {
-    const rows = await sequelize.query<{ status: string; n: string }>(
-      'SELECT status, COUNT(*) AS n FROM boleto_batch_items WHERE batch_id = :batchId GROUP BY status',
-      {
-        replacements: { batchId: args.batchId },
-        type: QueryTypes.SELECT,
-      },
-    );
-    const count = (s: string) => Number(rows.find((r) => r.status === s)?.n ?? 0);
+    const counts = await boletoBatchStore.statusCounts(sequelize, args.batchId);
+    const count = (s: string) => counts.get(s) ?? 0;
     const outcome: BoletoBatchOutcome = {
       batchId: args.batchId,
       status: count('FAILED') > 0 ? 'COMPLETED_WITH_FAILURES' : 'COMPLETED',
@@ -155,16 +137,7 @@ export function createBoletoBatchActivities(deps: { sequelize: Sequelize }) {
       failed: count('FAILED'),
       cancelled: count('CANCELLED'),
     };
-    await BoletoBatch.update(
-      {
-        status: outcome.status,
-        issuedCount: outcome.issued,
-        failedCount: outcome.failed,
-        cancelledCount: outcome.cancelled,
-        completedAt: new Date(),
-      },
-      { where: { id: args.batchId } },
-    );
+    await boletoBatchStore.finishBatch(args.batchId, outcome);
     return outcome;
   }
 

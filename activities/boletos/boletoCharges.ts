@@ -19,9 +19,8 @@ import { accounts } from '../../core/ledger/accounts';
 import { chargePaidEntry } from '../../core/ledger/postings';
 import { qrCodePngBase64 } from '../../core/pix/qrPng';
 import { ProviderError, type BoletoProvider, type ProviderBoleto } from '../../core/provider';
-import { Charge, Merchant } from '../../db/models';
-import type { StoredPix } from '../../db/charges/charge';
-import { presentChargeRow } from '../../db/charges/sellerChargeView';
+import { chargeStore, presentChargeRow, type Charge, type StoredPix } from '../../db/charges';
+import { merchantStore } from '../../db/identity';
 import {
   ChargeFailureTypes,
   type ChargeLifecycleInput,
@@ -85,7 +84,7 @@ export function createBoletoChargeActivities(deps: BoletoChargeDeps) {
   async function issueBoletoAtProvider(input: ChargeLifecycleInput): Promise<IssuedProviderBoleto> {
     if (!input.payer)
       throw ApplicationFailure.nonRetryable('a boleto needs a payer', ChargeFailureTypes.providerRejected);
-    const merchant = await Merchant.findByPk(input.merchantId, { attributes: ['name'] });
+    const merchantName = await merchantStore.merchantName(input.merchantId);
     const terms = input.boleto ?? { finePercentBps: 0, monthlyInterestBps: 0, graceDays: 0 };
     try {
       const boleto = await provider().issueBoleto({
@@ -98,7 +97,7 @@ export function createBoletoChargeActivities(deps: BoletoChargeDeps) {
         interest: terms.monthlyInterestBps > 0 ? { monthlyBps: terms.monthlyInterestBps } : null,
         graceDays: terms.graceDays,
         callbackUrl: deps.providerCallbackUrl,
-        merchantName: merchant?.name ?? null,
+        merchantName,
       });
       if (!boleto.pix?.copyPaste || !boleto.pix.txid) {
         throw ApplicationFailure.nonRetryable(
@@ -207,7 +206,7 @@ export function createBoletoChargeActivities(deps: BoletoChargeDeps) {
     const payment = (boleto as ProviderBoleto).payment as NonNullable<ProviderBoleto['payment']>;
 
     return sequelize.transaction(async (transaction) => {
-      const locked = await Charge.findByPk(charge.id, { transaction, lock: transaction.LOCK.UPDATE });
+      const locked = await chargeStore.lockCharge(charge.id, transaction);
       if (!locked) throw ApplicationFailure.nonRetryable(`charge ${charge.id} not found`, 'ChargeNotFound');
       if (locked.status === 'PAID') return 'ALREADY_PAID' as const;
       const late = locked.status !== 'PENDING';
@@ -224,7 +223,8 @@ export function createBoletoChargeActivities(deps: BoletoChargeDeps) {
         }),
         transaction,
       );
-      await locked.update(
+      await chargeStore.updateCharge(
+        locked,
         {
           status: 'PAID',
           paidAt: new Date(payment.paidAt),
@@ -238,7 +238,7 @@ export function createBoletoChargeActivities(deps: BoletoChargeDeps) {
           boletoUnderpaid: payment.amountCents < payment.expectedAmountCents,
           boletoOverpaid: payment.amountCents > payment.expectedAmountCents,
         },
-        { transaction },
+        transaction,
       );
       await recordEvent(
         {
