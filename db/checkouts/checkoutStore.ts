@@ -1,9 +1,12 @@
 /**
- * The checkouts and checkout_items tables (migration 0020): their one writer and the way to read
- * them, including what the hosted checkout page shows (raw SQL selecting only what the buyer
+ * The checkouts and checkout_items tables (migration 0020): their one writer (the rows are stored
+ * with their charge and moved by its lifecycle: activities/checkouts/checkoutEffects.ts calls
+ * here) and the way to read them, including what the hosted checkout page shows (raw SQL selecting only what the buyer
  * sees: no merchant id, metadata, external id or payer is read at all).
  */
-import { QueryTypes, type Sequelize } from 'sequelize';
+import crypto from 'node:crypto';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { CheckoutRowView } from '../../core/checkouts/present';
 import { Checkout, CheckoutItem, type CheckoutKind, type CheckoutStatus } from './checkout';
 
 export function findCheckout(id: string): Promise<Checkout | null> {
@@ -170,4 +173,143 @@ export async function markOpened(sequelize: Sequelize, id: string): Promise<void
 export async function chargeIdOfCheckout(id: string): Promise<string | null> {
   const checkout = await Checkout.findByPk(id, { attributes: ['chargeId'] });
   return checkout?.chargeId ?? null;
+}
+
+// --- what a charge's lifecycle does to its checkout (activities/checkouts/checkoutEffects.ts) ---
+
+/** Stores a checkout and its items, with the charge it is recorded with (same transaction). */
+export async function insertCheckout(
+  sequelize: Sequelize,
+  checkout: {
+    id: string;
+    merchantId: string;
+    kind: CheckoutKind;
+    chargeId: string;
+    amountCents: number;
+    externalId: string | null;
+    returnUrl: string | null;
+    completionUrl: string | null;
+    metadata: Record<string, unknown>;
+    idempotencyKey: string | null;
+    expiresAt: string;
+  },
+  items: {
+    priceId: string | null;
+    courseId: string | null;
+    name: string | null;
+    quantity: number;
+    unitAmountCents: number;
+  }[],
+  transaction: Transaction,
+): Promise<void> {
+  await sequelize.query(
+    `INSERT INTO checkouts (id, merchant_id, kind, charge_id, amount_cents, external_id, return_url, completion_url, metadata, idempotency_key, expires_at)
+     VALUES (:id, :merchantId, :kind, :chargeId, :amountCents, :externalId, :returnUrl, :completionUrl, CAST(:metadata AS JSONB), :idempotencyKey, :expiresAt)`,
+    {
+      replacements: { ...checkout, metadata: JSON.stringify(checkout.metadata) },
+      transaction,
+    },
+  );
+  for (const [position, item] of items.entries()) {
+    await sequelize.query(
+      `INSERT INTO checkout_items (id, checkout_id, position, price_id, course_id, name, quantity, unit_amount_cents)
+       VALUES (:id, :checkoutId, :position, :priceId, :courseId, :name, :quantity, :unitAmountCents)`,
+      { replacements: { id: crypto.randomUUID(), checkoutId: checkout.id, position, ...item }, transaction },
+    );
+  }
+}
+
+interface CheckoutRow {
+  id: string;
+  merchant_id: string;
+  kind: CheckoutKind;
+  charge_id: string;
+  status: CheckoutStatus;
+  amount_cents: string;
+  paid_amount_cents: string | null;
+  external_id: string | null;
+  return_url: string | null;
+  completion_url: string | null;
+  metadata: Record<string, unknown>;
+  expires_at: Date;
+  opened_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+function rowView(row: CheckoutRow): CheckoutRowView {
+  return {
+    id: row.id,
+    merchantId: row.merchant_id,
+    kind: row.kind,
+    chargeId: row.charge_id,
+    status: row.status,
+    amountCents: Number(row.amount_cents),
+    paidAmountCents: row.paid_amount_cents === null ? null : Number(row.paid_amount_cents),
+    externalId: row.external_id,
+    returnUrl: row.return_url,
+    completionUrl: row.completion_url,
+    metadata: row.metadata ?? {},
+    expiresAt: new Date(row.expires_at),
+    openedAt: row.opened_at ? new Date(row.opened_at) : null,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+  };
+}
+
+/** Moves the checkout of a charge (`set`) if it is in a state `when` allows; answers it moved, or null. */
+async function move(
+  sequelize: Sequelize,
+  set: string,
+  when: string,
+  replacements: Record<string, unknown>,
+  transaction: Transaction,
+): Promise<CheckoutRowView | null> {
+  const rows = await sequelize.query<CheckoutRow>(
+    `UPDATE checkouts SET ${set}, updated_at = now() WHERE charge_id = :chargeId AND ${when} RETURNING *`,
+    { replacements, type: QueryTypes.SELECT, transaction },
+  );
+  return rows[0] ? rowView(rows[0]) : null;
+}
+
+/** PAID (even late: from PENDING, EXPIRED or CANCELLED). */
+export function markPaid(
+  sequelize: Sequelize,
+  args: { chargeId: string; amountCents: number; paidAt: Date },
+  transaction: Transaction,
+) {
+  return move(
+    sequelize,
+    `status = 'PAID', paid_amount_cents = :amountCents, paid_at = :paidAt`,
+    `status IN ('PENDING', 'EXPIRED', 'CANCELLED')`,
+    args,
+    transaction,
+  );
+}
+
+/** EXPIRED or CANCELLED, from PENDING. */
+export function markClosed(
+  sequelize: Sequelize,
+  args: { chargeId: string; status: 'EXPIRED' | 'CANCELLED' },
+  transaction: Transaction,
+) {
+  return move(sequelize, `status = :status, closed_at = now()`, `status = 'PENDING'`, args, transaction);
+}
+
+/** REFUNDED, from PAID. */
+export function markRefunded(sequelize: Sequelize, chargeId: string, transaction: Transaction) {
+  return move(sequelize, `status = 'REFUNDED', refunded_at = now()`, `status = 'PAID'`, { chargeId }, transaction);
+}
+
+/** The checkout's items as a P0 checkout shows them (price and quantity), in order. */
+export async function priceItemsOf(
+  sequelize: Sequelize,
+  checkoutId: string,
+  transaction: Transaction,
+): Promise<{ priceId: string | null; quantity: number }[]> {
+  const items = await sequelize.query<{ price_id: string | null; quantity: number }>(
+    `SELECT price_id, quantity FROM checkout_items WHERE checkout_id = :id ORDER BY position`,
+    { replacements: { id: checkoutId }, type: QueryTypes.SELECT, transaction },
+  );
+  return items.map((i) => ({ priceId: i.price_id, quantity: i.quantity }));
 }

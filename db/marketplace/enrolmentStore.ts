@@ -111,3 +111,27 @@ export function certificateOfEnrolment(enrolmentId: string): Promise<Certificate
 export function findCertificate(id: string): Promise<Certificate | null> {
   return Certificate.findByPk(id);
 }
+
+/** ACTIVE enrolments for the paid checkout, one per course of its items (once: ON CONFLICT). */
+export async function enrolForCheckout(
+  sequelize: Sequelize,
+  args: { merchantId: string; checkoutId: string; studentName: string | null; studentDocument: string | null },
+  transaction: Transaction,
+): Promise<void> {
+  await sequelize.query(
+    `INSERT INTO enrolments (id, merchant_id, course_id, checkout_id, status, student_name, student_document)
+     SELECT gen_random_uuid(), :merchantId, course_id, :checkoutId, 'ACTIVE', :studentName, :studentDocument
+     FROM (SELECT DISTINCT course_id FROM checkout_items WHERE checkout_id = :checkoutId AND course_id IS NOT NULL) AS courses
+     ON CONFLICT (checkout_id, course_id) DO NOTHING`,
+    { replacements: args, transaction },
+  );
+}
+
+/** The refunded checkout's ACTIVE enrolments become REVOKED. */
+export async function revokeForCheckout(sequelize: Sequelize, checkoutId: string, transaction: Transaction) {
+  await sequelize.query(
+    `UPDATE enrolments SET status = 'REVOKED', revoked_at = now(), revoked_reason = 'REFUNDED', updated_at = now()
+     WHERE checkout_id = :checkoutId AND status = 'ACTIVE'`,
+    { replacements: { checkoutId }, transaction },
+  );
+}
