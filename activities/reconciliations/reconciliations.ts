@@ -16,7 +16,7 @@
  * same way, by their id, against the amount their completing entry sent to provider clearing.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 import { ProviderCallbackService } from '../../api/charges/callbacks/service';
 import { createLogger } from '../../core/logger';
 import {
@@ -27,9 +27,8 @@ import {
   type StatementProvider,
   type StatementTransfer,
 } from '../../core/provider';
-import { accounts } from '../../core/ledger/accounts';
-import { Charge } from '../../db/models';
-import { reconciliationStore } from '../../db/reconciliations';
+import { chargeStore } from '../../db/charges';
+import { comparisonStore, reconciliationStore, type Outgoing } from '../../db/reconciliations';
 import type {
   ReconciliationCounts,
   ReconciliationDifference,
@@ -51,13 +50,6 @@ export function brasiliaDayRange(from: string, to: string): { from: string; to: 
   const end = new Date(`${to}T00:00:00-03:00`);
   end.setUTCDate(end.getUTCDate() + 1);
   return { from: new Date(`${from}T00:00:00-03:00`).toISOString(), to: end.toISOString() };
-}
-
-interface LedgerPaid {
-  id: string;
-  provider_charge_id: string | null;
-  end_to_end_id: string | null;
-  gross_cents: string;
 }
 
 export function createReconciliationActivities(deps: ReconciliationActivityDeps) {
@@ -97,33 +89,17 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
 
     // Ours: the statement's payments for this merchant's charges (by provider charge id).
     const providerIds = statement.payments.map((p) => p.providerChargeId);
-    const ours = providerIds.length
-      ? await Charge.findAll({
-          where: { ...(run.merchantId ? { merchantId: run.merchantId } : {}), providerChargeId: providerIds },
-        })
-      : [];
+    const ours = providerIds.length ? await chargeStore.chargesByProviderIds(providerIds, run.merchantId) : [];
     const chargeByProviderId = new Map(ours.map((c) => [c.providerChargeId as string, c]));
     // The ledger side: CHARGE_PAID entries of the merchant's Pix charges paid in the range, plus
     // those of the charges on the statement (paid_at may sit just across a boundary).
-    const ledger = await sequelize.query<LedgerPaid>(
-      `SELECT c.id, c.provider_charge_id, c.end_to_end_id, SUM(p.amount_cents) FILTER (WHERE p.amount_cents > 0) AS gross_cents
-       FROM charges c
-       JOIN ledger_transactions t ON t.movement_key = 'charge-paid:' || c.id
-       JOIN ledger_postings p ON p.transaction_id = t.id
-       WHERE ${inScope('c')} AND c.method = 'PIX'
-         AND ((c.paid_at >= :from AND c.paid_at < :to) OR c.id IN (:ids))
-       GROUP BY c.id`,
-      {
-        replacements: {
-          merchantId: run.merchantId,
-          from: range.from,
-          to: range.to,
-          ids: ours.length ? ours.map((c) => c.id) : [null],
-        },
-        type: QueryTypes.SELECT,
-      },
-    );
-    const ledgerById = new Map(ledger.map((l) => [l.id, l]));
+    const ledger = await comparisonStore.paidCharges(sequelize, {
+      merchantId: run.merchantId,
+      from: range.from,
+      to: range.to,
+      chargeIds: ours.map((c) => c.id),
+    });
+    const ledgerById = new Map(ledger.map((l) => [l.chargeId, l]));
 
     const counts: ReconciliationCounts = {
       matched: 0,
@@ -156,7 +132,7 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
         providerChargeId: payment.providerChargeId,
         endToEndId: payment.endToEndId,
         providerAmountCents: payment.amountCents,
-        ledgerAmountCents: entry ? Number(entry.gross_cents) : null,
+        ledgerAmountCents: entry ? entry.grossCents : null,
         healed,
         resolution,
       });
@@ -165,7 +141,7 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
         counts.missingInLedger++;
         counts.healed++;
         differences.push(diff('MISSING_IN_LEDGER', true, outcome));
-      } else if (Number(entry.gross_cents) !== payment.amountCents || entry.end_to_end_id !== payment.endToEndId) {
+      } else if (entry.grossCents !== payment.amountCents || entry.endToEndId !== payment.endToEndId) {
         counts.amountMismatch++;
         differences.push(diff('AMOUNT_MISMATCH', false, null));
       } else {
@@ -173,19 +149,19 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
       }
     }
     for (const entry of ledger) {
-      if (seen.has(entry.id)) continue;
+      if (seen.has(entry.chargeId)) continue;
       counts.missingAtProvider++;
       differences.push({
         kind: 'MISSING_AT_PROVIDER',
         subject: 'PAYMENT',
-        chargeId: entry.id,
+        chargeId: entry.chargeId,
         refundId: null,
         transferId: null,
         transferKind: null,
-        providerChargeId: entry.provider_charge_id,
-        endToEndId: entry.end_to_end_id,
+        providerChargeId: entry.providerChargeId,
+        endToEndId: entry.endToEndId,
         providerAmountCents: null,
-        ledgerAmountCents: Number(entry.gross_cents),
+        ledgerAmountCents: entry.grossCents,
         healed: false,
         resolution: null,
       });
@@ -206,18 +182,12 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
     report: Report,
   ): Promise<void> {
     const returns = transfers.filter((t) => t.kind === 'RETURN' && t.status === 'COMPLETED' && UUID.test(t.reference));
-    const refunds = await sequelize.query<OutgoingRow>(
-      `SELECT r.id, NULL AS transfer_kind, r.charge_id, r.status = 'PROCESSING' AS in_progress, r.end_to_end_id,
-         r.settled_at >= :from AND r.settled_at < :to AS in_range,
-         (SELECT SUM(p.amount_cents) FILTER (WHERE p.amount_cents > 0) FROM ledger_transactions t JOIN ledger_postings p ON p.transaction_id = t.id
-          WHERE t.movement_key = 'refund-complete:' || r.id) AS ledger_cents
-       FROM refunds r
-       WHERE ${inScope('r')} AND ((r.settled_at >= :from AND r.settled_at < :to) OR r.id IN (:ids))`,
-      {
-        replacements: { merchantId, from: range.from, to: range.to, ids: idsOrNull(returns) },
-        type: QueryTypes.SELECT,
-      },
-    );
+    const refunds = await comparisonStore.settledRefunds(sequelize, {
+      merchantId,
+      from: range.from,
+      to: range.to,
+      refundIds: returns.map((t) => t.reference),
+    });
     compareOutgoing('RETURN', returns, refunds, report);
   }
 
@@ -233,20 +203,12 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
     report: Report,
   ): Promise<void> {
     const sent = transfers.filter((t) => t.kind === 'TRANSFER' && t.status === 'COMPLETED' && UUID.test(t.reference));
-    const clearing = `(SELECT SUM(p.amount_cents) FROM ledger_transactions t JOIN ledger_postings p ON p.transaction_id = t.id
-        JOIN ledger_accounts a ON a.id = p.account_id AND a.code = '${accounts.providerClearing}' WHERE t.movement_key = :prefix || x.id)`;
-    const rows = await sequelize.query<OutgoingRow>(
-      `SELECT x.id, 'WITHDRAWAL' AS transfer_kind, NULL AS charge_id, x.status = 'PROCESSING' AS in_progress, x.provider_end_to_end_id AS end_to_end_id,
-         x.processed_at >= :from AND x.processed_at < :to AS in_range, ${clearing.replace(':prefix', "'withdrawal-complete:'")} AS ledger_cents
-       FROM withdrawals x
-       WHERE ${inScope('x')} AND ((x.processed_at >= :from AND x.processed_at < :to) OR x.id IN (:ids))
-       UNION ALL
-       SELECT x.id, 'PAYOUT_ITEM', NULL, x.status IN ('PENDING', 'SENDING'), x.end_to_end_id,
-         x.settled_at >= :from AND x.settled_at < :to, ${clearing.replace(':prefix', "'payout-item-paid:'")}
-       FROM payout_items x
-       WHERE ${inScope('x')} AND ((x.settled_at >= :from AND x.settled_at < :to) OR x.id IN (:ids))`,
-      { replacements: { merchantId, from: range.from, to: range.to, ids: idsOrNull(sent) }, type: QueryTypes.SELECT },
-    );
+    const rows = await comparisonStore.settledTransfers(sequelize, {
+      merchantId,
+      from: range.from,
+      to: range.to,
+      transferIds: sent.map((t) => t.reference),
+    });
     compareOutgoing('TRANSFER', sent, rows, report);
   }
 
@@ -266,25 +228,14 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
     const providerIds = statement.payments.map((p) => p.providerChargeId);
     // Money out counts too: a merchant whose day had only a withdrawal or a devolução is reconciled.
     const references = statement.transfers.filter((t) => UUID.test(t.reference));
-    const merchants = await sequelize.query<{ merchant_id: string }>(
-      `SELECT merchant_id FROM charges
-       WHERE method = 'PIX' AND ((paid_at >= :from AND paid_at < :to) OR provider_charge_id IN (:providerIds))
-       UNION SELECT merchant_id FROM refunds WHERE (settled_at >= :from AND settled_at < :to) OR id IN (:references)
-       UNION SELECT merchant_id FROM withdrawals WHERE (processed_at >= :from AND processed_at < :to) OR id IN (:references)
-       UNION SELECT merchant_id FROM payout_items WHERE (settled_at >= :from AND settled_at < :to) OR id IN (:references)`,
-      {
-        replacements: {
-          from: range.from,
-          to: range.to,
-          providerIds: providerIds.length ? providerIds : [null],
-          references: idsOrNull(references),
-        },
-        type: QueryTypes.SELECT,
-      },
-    );
+    const merchants = await comparisonStore.merchantsOfDay(sequelize, {
+      from: range.from,
+      to: range.to,
+      providerChargeIds: providerIds,
+      references: references.map((t) => t.reference),
+    });
     const ids: string[] = [];
-    for (const { merchant_id } of merchants)
-      ids.push(await reconciliationStore.dailyRun(sequelize, merchant_id, args.day));
+    for (const merchantId of merchants) ids.push(await reconciliationStore.dailyRun(sequelize, merchantId, args.day));
     return ids;
   }
 
@@ -293,23 +244,7 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
 
 type DayRange = { from: string; to: string };
 
-/** A merchant's rows, or every merchant's for a platform-wide run (merchantId null: operators only). */
-const inScope = (alias: string) => `(CAST(:merchantId AS uuid) IS NULL OR ${alias}.merchant_id = :merchantId)`;
 type Report = { counts: ReconciliationCounts; differences: ReconciliationDifference[] };
-
-/** A refund, withdrawal or payout item of the merchant, with what its completing ledger entry sent out. */
-interface OutgoingRow {
-  id: string;
-  transfer_kind: 'WITHDRAWAL' | 'PAYOUT_ITEM' | null;
-  charge_id: string | null;
-  /** Its workflow has not settled it yet (it settles by the provider's record). */
-  in_progress: boolean;
-  end_to_end_id: string | null;
-  ledger_cents: string | null;
-  in_range: boolean;
-}
-
-const idsOrNull = (items: StatementTransfer[]) => (items.length ? items.map((t) => t.reference) : [null]);
 
 /**
  * Money that left through the provider (devoluções, transfers), by our reference. One the
@@ -319,18 +254,18 @@ const idsOrNull = (items: StatementTransfer[]) => (items.length ? items.map((t) 
 function compareOutgoing(
   subject: 'RETURN' | 'TRANSFER',
   statement: StatementTransfer[],
-  rows: OutgoingRow[],
+  rows: Outgoing[],
   report: Report,
 ): void {
   const { counts, differences } = report;
   const byId = new Map(rows.map((r) => [r.id, r]));
   const seen = new Set<string>();
-  const base = (r: OutgoingRow) => ({
+  const base = (r: Outgoing) => ({
     subject,
-    chargeId: r.charge_id,
+    chargeId: r.chargeId,
     refundId: subject === 'RETURN' ? r.id : null,
     transferId: subject === 'TRANSFER' ? r.id : null,
-    transferKind: r.transfer_kind,
+    transferKind: r.transferKind,
     providerChargeId: null,
     healed: false,
   });
@@ -338,7 +273,7 @@ function compareOutgoing(
     const row = byId.get(item.reference);
     if (!row) continue; // another merchant's
     seen.add(row.id);
-    const ledgerCents = row.ledger_cents === null ? null : Number(row.ledger_cents);
+    const ledgerCents = row.ledgerCents;
     const diff = {
       ...base(row),
       endToEndId: item.endToEndId,
@@ -350,7 +285,7 @@ function compareOutgoing(
       differences.push({
         ...diff,
         kind: 'MISSING_IN_LEDGER',
-        resolution: row.in_progress ? `${subject === 'RETURN' ? 'REFUND' : 'TRANSFER'}_IN_PROGRESS` : null,
+        resolution: row.inProgress ? `${subject === 'RETURN' ? 'REFUND' : 'TRANSFER'}_IN_PROGRESS` : null,
       });
     } else if (ledgerCents !== item.amountCents) {
       counts.amountMismatch++;
@@ -360,14 +295,14 @@ function compareOutgoing(
     }
   }
   for (const row of rows) {
-    if (seen.has(row.id) || row.ledger_cents === null || !row.in_range) continue;
+    if (seen.has(row.id) || row.ledgerCents === null || !row.inRange) continue;
     counts.missingAtProvider++;
     differences.push({
       ...base(row),
       kind: 'MISSING_AT_PROVIDER',
-      endToEndId: row.end_to_end_id,
+      endToEndId: row.endToEndId,
       providerAmountCents: null,
-      ledgerAmountCents: Number(row.ledger_cents),
+      ledgerAmountCents: row.ledgerCents,
       resolution: null,
     });
   }
