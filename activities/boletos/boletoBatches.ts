@@ -14,7 +14,8 @@ import { Op, QueryTypes, type Sequelize } from 'sequelize';
 import { issueChargeRaw, issueFailureOf } from '../../api/charges/issueCharge';
 import { endOfDueDateInBrasilia } from '../../core/boletos/dueTime';
 import { BoletoBatch, BoletoBatchItem, Charge, Merchant } from '../../db/models';
-import { cancelChargeUpdate, chargeWorkflowId } from '../../workflows/charges/definitions';
+import { workflowHandle } from '../../api/temporal/workflows';
+import { cancelChargeUpdate, chargeLifecycleWorkflow, chargeWorkflowId } from '../../workflows/charges/definitions';
 import {
   BoletoBatchFailureTypes,
   MAX_BOLETO_ITEM_ATTEMPTS,
@@ -113,9 +114,12 @@ export function createBoletoBatchActivities(deps: { sequelize: Sequelize }) {
     if (changed === 1) return 'ISSUED';
     await BoletoBatchItem.update({ chargeId }, { where: { id: itemId, chargeId: null } });
     try {
-      await client.workflow.getHandle(chargeWorkflowId(chargeId)).executeUpdate(cancelChargeUpdate, {
-        args: [{ reason: 'its batch row was cancelled while it was being issued' }],
-      });
+      await workflowHandle(client, chargeLifecycleWorkflow, chargeWorkflowId(chargeId)).executeUpdate(
+        cancelChargeUpdate,
+        {
+          reason: 'its batch row was cancelled while it was being issued',
+        },
+      );
     } catch (err) {
       // Already closed (paid is impossible this early; expired or cancelled): nothing to undo.
       if (

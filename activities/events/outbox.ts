@@ -7,7 +7,8 @@ import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { Context } from '@temporalio/activity';
 import { OutboxEvent } from '../../db/models';
 import { startDeliveryWorkflow } from '../../db/events/deliveryWorkflows';
-import { dispatcherWorkflowId, outboxKickSignal } from '../../workflows/events/definitions';
+import { workflowHandle } from '../../api/temporal/workflows';
+import { dispatcherWorkflowId, outboxDispatcherWorkflow, outboxKickSignal } from '../../workflows/events/definitions';
 import { dispatchEvents } from './outboxDispatch';
 
 export interface OutboxEventInput {
@@ -42,8 +43,7 @@ function kickDispatcher(ctx: Context): void {
   const send = () => {
     state.scheduled = false;
     state.lastAt = Date.now();
-    ctx.client.workflow
-      .getHandle(workflowId)
+    workflowHandle(ctx.client, outboxDispatcherWorkflow, workflowId)
       .signal(outboxKickSignal)
       .catch(() => undefined);
   };

@@ -16,7 +16,8 @@ import { Charge } from '../../db/models';
 import { findInfraction, presentInfraction, type MedInfractionRow } from '../../db/med/medInfractions';
 import { refundTotal } from '../../db/refunds/refundTotals';
 import { paidMoney } from '../../core/refunds/paid';
-import { medInfractionWorkflowId } from '../../workflows/med/definitions';
+import { startWorkflow } from '../../api/temporal/workflows';
+import { medInfractionWorkflow, medInfractionWorkflowId } from '../../workflows/med/definitions';
 import type { MedDecisionRequest, MedInfractionInput, MedSyncInput, MedSyncResult } from '../../workflows/med/types';
 import { BusinessStatusKey, MerchantIdKey } from '../../workflows/searchAttributes';
 import { writeLedgerEntry } from '../ledger/ledgerWriter';
@@ -141,7 +142,7 @@ export function createMedActivities(deps: MedActivityDeps) {
     const ctx = Context.current();
     for (const row of open) {
       try {
-        await ctx.client.workflow.start('medInfraction', {
+        await startWorkflow(ctx.client, medInfractionWorkflow, {
           workflowId: medInfractionWorkflowId(row.id),
           taskQueue: ctx.info.taskQueue,
           args: [

@@ -11,7 +11,11 @@ import type { Client } from '@temporalio/client';
 import { parseBoletoCode } from '../../core/boletos';
 import { endOfDueDateInBrasilia } from '../../core/boletos/dueTime';
 import { BoletoBatch, BoletoBatchItem, Merchant } from '../../db/models';
-import { acceptBoletoBatchUpdate, boletoBatchWorkflowId } from '../../workflows/boletos/definitions';
+import {
+  acceptBoletoBatchUpdate,
+  boletoBatchWorkflow,
+  boletoBatchWorkflowId,
+} from '../../workflows/boletos/definitions';
 import { chargeExpiry, chargeFee, MAX_CHARGE_TTL_DAYS } from '../charges/issueCharge';
 import { CHARGE_WRITERS, type AppChargeService } from '../charges/service';
 import { ANY_ROLE, requireRole, roleErrors } from '../dashboard/roles';
@@ -123,8 +127,7 @@ export class BoletoService {
     if (!merchant || !merchant.active) throw roleErrors.merchantNotFound();
     if (!resuming || !(await BoletoBatch.findByPk(resourceId))) await this.stage(merchant, body, resourceId, key);
     try {
-      const accepted = await updateWithStartOrJoin(this.deps.temporal, acceptBoletoBatchUpdate, {
-        workflowType: 'boletoBatch',
+      const accepted = await updateWithStartOrJoin(this.deps.temporal, boletoBatchWorkflow, acceptBoletoBatchUpdate, {
         workflowId: boletoBatchWorkflowId(resourceId),
         taskQueue: this.deps.taskQueue,
         args: [

@@ -6,7 +6,7 @@
  */
 import { WorkflowUpdateFailedError, ApplicationFailure, type Client } from '@temporalio/client';
 import { updateWithStartOrJoin } from '../temporal/updateWithStart';
-import { issuePixUpdate, chargeWorkflowId } from '../../workflows/charges/definitions';
+import { issuePixUpdate, chargeLifecycleWorkflow, chargeWorkflowId } from '../../workflows/charges/definitions';
 import { ChargeFailureTypes, type ChargeLifecycleInput } from '../../workflows/charges/types';
 import { Charge, type Merchant } from '../../db/models';
 import { computeFee } from '../../core/money';
@@ -61,8 +61,7 @@ export async function issueCharge(deps: IssueDeps, input: ChargeLifecycleInput):
  * Read them with `issueFailureOf`.
  */
 export async function issueChargeRaw(deps: IssueDeps, input: ChargeLifecycleInput): Promise<Charge> {
-  await updateWithStartOrJoin(deps.temporal, issuePixUpdate, {
-    workflowType: 'chargeLifecycle',
+  await updateWithStartOrJoin(deps.temporal, chargeLifecycleWorkflow, issuePixUpdate, {
     workflowId: chargeWorkflowId(input.chargeId),
     taskQueue: deps.taskQueue,
     args: [input],

@@ -7,10 +7,11 @@
 import { Op, type WhereOptions } from 'sequelize';
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { Charge, Merchant, MerchantMember, type Refund } from '../../db/models';
-import { cancelChargeUpdate, chargeWorkflowId } from '../../workflows/charges/definitions';
+import { cancelChargeUpdate, chargeLifecycleWorkflow, chargeWorkflowId } from '../../workflows/charges/definitions';
 import { chargeExpiry, chargeFee, issueCharge } from './issueCharge';
 import { ANY_ROLE, requireRole, roleErrors } from '../dashboard/roles';
 import { ApiError, errors } from '../errors/apiError';
+import { workflowHandle } from '../temporal/workflows';
 import { renderBoletoPdf } from '../../core/boletos/pdf/renderBoletoPdf';
 import { boletoPdfInput } from '../boletos/boletoPdf';
 import { presentAppCharge } from './presenter';
@@ -136,9 +137,10 @@ export class AppChargeService {
     if (charge.status === 'CANCELLED') return this.view(charge);
     if (charge.status !== 'PENDING') throw chargeErrors.notCancellable(this.present(charge).status);
     try {
-      await this.deps.temporal.workflow
-        .getHandle(chargeWorkflowId(charge.id))
-        .executeUpdate(cancelChargeUpdate, { args: [{ reason: reason ?? 'cancelled by the merchant' }] });
+      await workflowHandle(this.deps.temporal, chargeLifecycleWorkflow, chargeWorkflowId(charge.id)).executeUpdate(
+        cancelChargeUpdate,
+        { reason: reason ?? 'cancelled by the merchant' },
+      );
     } catch (err) {
       if (err instanceof WorkflowUpdateFailedError) throw chargeErrors.notCancellable('no longer PENDING');
       if ((err as { name?: string }).name === 'WorkflowNotFoundError')

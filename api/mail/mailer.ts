@@ -12,9 +12,9 @@ import crypto from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { Sequelize, Transaction } from 'sequelize';
 import { encryptSecret, parseKey } from '../../core/crypto/secretBox';
-import { mailWorkflowId } from '../../workflows/mail/definitions';
-import type { sendMail } from '../../workflows/mail/sendMail';
+import { mailWorkflowId, sendMailWorkflow } from '../../workflows/mail/definitions';
 import { errors } from '../errors/apiError';
+import { startWorkflow } from '../temporal/workflows';
 
 export interface MailerDeps {
   sequelize: Sequelize;
@@ -62,7 +62,7 @@ export class Mailer {
       },
     );
     try {
-      await temporal.workflow.start<typeof sendMail>('sendMail', {
+      await startWorkflow(temporal, sendMailWorkflow, {
         workflowId: mailWorkflowId(mailId),
         taskQueue,
         args: [{ mailId }],

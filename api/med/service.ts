@@ -21,12 +21,17 @@ import {
   type MedInfractionRow,
   type MedInfractionView,
 } from '../../db/med/medInfractions';
-import { decideInfractionUpdate, medInfractionWorkflowId } from '../../workflows/med/definitions';
-import type { medInfractionSync } from '../../workflows/med/medInfractionSync';
+import {
+  decideInfractionUpdate,
+  medInfractionSyncWorkflow,
+  medInfractionWorkflow,
+  medInfractionWorkflowId,
+} from '../../workflows/med/definitions';
 import { MedFailureTypes, reminderBeforeMs } from '../../workflows/med/types';
 import { MerchantIdKey } from '../../workflows/searchAttributes';
 import { ANY_ROLE, defaultMerchantOf, requireRole, roleErrors } from '../dashboard/roles';
 import { ApiError, errors } from '../errors/apiError';
+import { executeWorkflow, workflowHandle } from '../temporal/workflows';
 import type { AnalysisBody, BulkAnalysisBody, ListInfractionsQuery, SyncInfractionsBody } from './schema';
 
 export const MED_DECIDE_ROLES: readonly MemberRole[] = ['owner', 'admin', 'finance'];
@@ -81,25 +86,23 @@ export class MedService {
     const merchantId = body.merchantId ?? (await defaultMerchantOf(userId));
     await requireRole(userId, merchantId, MED_DECIDE_ROLES);
     const { analysisDeadlineMs } = this.deps.settings;
-    const result = await this.deps.temporal.workflow
-      .execute<typeof medInfractionSync>('medInfractionSync', {
-        workflowId: `med-infraction-sync-${crypto.randomUUID()}`,
-        taskQueue: this.deps.taskQueue,
-        args: [
-          {
-            merchantId,
-            analysisDeadlineMs,
-            reminderBeforeMs: reminderBeforeMs(analysisDeadlineMs, this.deps.settings.reminderBeforeMs),
-          },
-        ],
-        typedSearchAttributes: [{ key: MerchantIdKey, value: merchantId }],
-      })
-      .catch((err: unknown) => {
-        // The provider kept failing: what was stored is kept (the next sync goes on from there).
-        if (err instanceof WorkflowFailedError)
-          throw errors.unavailable('the provider could not be read; retry the sync');
-        throw err;
-      });
+    const result = await executeWorkflow(this.deps.temporal, medInfractionSyncWorkflow, {
+      workflowId: `med-infraction-sync-${crypto.randomUUID()}`,
+      taskQueue: this.deps.taskQueue,
+      args: [
+        {
+          merchantId,
+          analysisDeadlineMs,
+          reminderBeforeMs: reminderBeforeMs(analysisDeadlineMs, this.deps.settings.reminderBeforeMs),
+        },
+      ],
+      typedSearchAttributes: [{ key: MerchantIdKey, value: merchantId }],
+    }).catch((err: unknown) => {
+      // The provider kept failing: what was stored is kept (the next sync goes on from there).
+      if (err instanceof WorkflowFailedError)
+        throw errors.unavailable('the provider could not be read; retry the sync');
+      throw err;
+    });
     const rows = result.createdIds.length
       ? await this.deps.sequelize.query<MedInfractionRow>(
           `SELECT * FROM med_infractions WHERE id IN (:ids) AND merchant_id = :merchantId ORDER BY opened_at, id`,
@@ -165,9 +168,10 @@ export class MedService {
 
   private async apply(userId: string, id: string, body: AnalysisBody): Promise<void> {
     try {
-      await this.deps.temporal.workflow.getHandle(medInfractionWorkflowId(id)).executeUpdate(decideInfractionUpdate, {
-        args: [{ decision: body.decision, justification: body.justification, decidedBy: userId }],
-      });
+      await workflowHandle(this.deps.temporal, medInfractionWorkflow, medInfractionWorkflowId(id)).executeUpdate(
+        decideInfractionUpdate,
+        { decision: body.decision, justification: body.justification, decidedBy: userId },
+      );
     } catch (err) {
       if (
         err instanceof WorkflowUpdateFailedError &&

@@ -8,10 +8,16 @@ import crypto from 'node:crypto';
 import { Op, QueryTypes, type Sequelize, type WhereOptions } from 'sequelize';
 import { ApplicationFailure, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { updateWithStartOrJoin } from '../temporal/updateWithStart';
+import { workflowHandle } from '../temporal/workflows';
 import { nothingCreated } from '../idempotency/idempotencyService';
 import { presentBatch, presentBatchListEntry, presentItem, type ItemCounts } from '../../core/payouts/present';
 import { Merchant, PayoutBatch, PayoutItem } from '../../db/models';
-import { cancelBatchUpdate, payoutBatchWorkflowId, reserveBatchUpdate } from '../../workflows/payouts/definitions';
+import {
+  cancelBatchUpdate,
+  payoutBatchWorkflow,
+  payoutBatchWorkflowId,
+  reserveBatchUpdate,
+} from '../../workflows/payouts/definitions';
 import { PayoutFailureTypes, type BatchReservation } from '../../workflows/payouts/types';
 import { ApiError, errors } from '../errors/apiError';
 import type { CreatePayoutBatchBody, ListBatchesQuery, ListItemsQuery } from './schema';
@@ -126,9 +132,11 @@ export class PayoutService {
     const batch = await this.find(merchantId, batchId);
     if (batch.status !== 'PROCESSING') throw payoutErrors.notCancellable(batch.status);
     try {
-      const outcome = await this.deps.temporal.workflow
-        .getHandle(payoutBatchWorkflowId(batch.id))
-        .executeUpdate(cancelBatchUpdate, { args: [{ reason }] });
+      const outcome = await workflowHandle(
+        this.deps.temporal,
+        payoutBatchWorkflow,
+        payoutBatchWorkflowId(batch.id),
+      ).executeUpdate(cancelBatchUpdate, { reason });
       return { batchId: batch.id, status: outcome.status, releasedAmountCents: outcome.releasedAmountCents };
     } catch (err) {
       // The batch finished between our read and the update: it is no longer cancellable.
@@ -208,8 +216,7 @@ export class PayoutService {
   private async reserve(merchantId: string, batchId: string, itemsCount: number): Promise<BatchReservation> {
     const workflowId = payoutBatchWorkflowId(batchId);
     try {
-      return await updateWithStartOrJoin(this.deps.temporal, reserveBatchUpdate, {
-        workflowType: 'payoutBatch',
+      return await updateWithStartOrJoin(this.deps.temporal, payoutBatchWorkflow, reserveBatchUpdate, {
         workflowId,
         taskQueue: this.deps.taskQueue,
         args: [{ batchId, merchantId, itemsCount, ...this.deps.settings }],

@@ -8,11 +8,12 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { MerchantMember, User } from '../../db/models';
 import type { MemberRole } from '../../db/identity/merchantMember';
-import type { reconciliation } from '../../workflows/reconciliations/reconciliation';
+import { reconciliationWorkflow } from '../../workflows/reconciliations/definitions';
 import { reconciliationWorkflowId, type ReconciliationDifference } from '../../workflows/reconciliations/types';
 import { MerchantIdKey } from '../../workflows/searchAttributes';
 import { defaultMerchantOf, requireRole, roleErrors } from '../dashboard/roles';
 import { ApiError } from '../errors/apiError';
+import { startWorkflow } from '../temporal/workflows';
 import type { CreateReconciliationBody, ListReconciliationsQuery, ReconciliationView } from './schema';
 
 export const RECONCILIATION_ROLES: readonly MemberRole[] = ['owner', 'admin', 'finance'];
@@ -69,7 +70,7 @@ export class ReconciliationService {
       { replacements: { id, merchantId, from: body.from, to: body.to, userId } },
     );
     try {
-      await this.deps.temporal.workflow.start<typeof reconciliation>('reconciliation', {
+      await startWorkflow(this.deps.temporal, reconciliationWorkflow, {
         workflowId: reconciliationWorkflowId(id),
         taskQueue: this.deps.taskQueue,
         args: [{ reconciliationId: id }],

@@ -10,7 +10,7 @@ import { refundTotal } from '../../db/refunds/refundTotals';
 import { Merchant, Refund, type Charge } from '../../db/models';
 import { moneyOutRefusal } from '../../core/identity/moneyOut';
 import { mayBePayersKey, returnedByDevolucao } from '../../core/refunds/destination';
-import { refundWorkflowId, requestRefundUpdate } from '../../workflows/refunds/definitions';
+import { refundLifecycleWorkflow, refundWorkflowId, requestRefundUpdate } from '../../workflows/refunds/definitions';
 import { RefundFailureTypes, type RefundInput } from '../../workflows/refunds/types';
 import { paidMoney } from '../../core/refunds/paid';
 import { ApiError, errors } from '../errors/apiError';
@@ -149,8 +149,7 @@ export class RefundService {
     const amountCents = body.amountCents ?? (await this.refundableCents(charge));
     if (amountCents <= 0) throw refundErrors.exceedsPaid(0);
     try {
-      await updateWithStartOrJoin(this.deps.temporal, requestRefundUpdate, {
-        workflowType: 'refundLifecycle',
+      await updateWithStartOrJoin(this.deps.temporal, refundLifecycleWorkflow, requestRefundUpdate, {
         workflowId: refundWorkflowId(refundId),
         taskQueue: this.deps.taskQueue,
         args: [

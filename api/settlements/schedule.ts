@@ -12,8 +12,10 @@ import {
   type ScheduleSpec,
 } from '@temporalio/client';
 import { QueryTypes, type Sequelize } from 'sequelize';
+import { scheduledSettlementWorkflow } from '../../workflows/settlements/definitions';
 import { requireRole } from '../dashboard/roles';
 import { ApiError, errors } from '../errors/apiError';
+import { scheduleAction } from '../temporal/workflows';
 import type { PutScheduleBody, ScheduleView, SettlementFrequency } from './schema';
 import { SETTLEMENT_ROLES } from './service';
 
@@ -105,13 +107,11 @@ export class SettlementScheduleService {
           paused: body.paused ?? false,
           note: body.paused ? 'paused through PUT /settlements/schedule' : undefined,
         },
-        action: {
-          type: 'startWorkflow',
-          workflowType: 'scheduledSettlement',
+        action: scheduleAction(scheduledSettlementWorkflow, {
           workflowId: scheduleId,
           taskQueue: this.deps.taskQueue,
           args: [{ merchantId: body.merchantId }],
-        },
+        }),
       });
     } catch (err) {
       if (!(err instanceof ScheduleAlreadyRunning)) throw err;

@@ -12,7 +12,11 @@ import { publicTransferReference } from '../../core/withdrawals/present';
 import type { BeneficiarySnapshot } from '../../core/withdrawals/rules';
 import { Merchant, MerchantMember } from '../../db/models';
 import type { MemberRole } from '../../db/identity/merchantMember';
-import { requestWithdrawalUpdate, withdrawalWorkflowId } from '../../workflows/withdrawals/definitions';
+import {
+  requestWithdrawalUpdate,
+  withdrawalLifecycleWorkflow,
+  withdrawalWorkflowId,
+} from '../../workflows/withdrawals/definitions';
 import type { WithdrawalInput } from '../../workflows/withdrawals/types';
 import { defaultMerchantOf, requireRole, roleErrors } from '../dashboard/roles';
 import { ApiError, errors } from '../errors/apiError';
@@ -95,8 +99,7 @@ export class SettlementService {
       },
     };
     try {
-      await updateWithStartOrJoin(this.deps.temporal, requestWithdrawalUpdate, {
-        workflowType: 'withdrawalLifecycle',
+      await updateWithStartOrJoin(this.deps.temporal, withdrawalLifecycleWorkflow, requestWithdrawalUpdate, {
         workflowId: withdrawalWorkflowId(withdrawalId),
         taskQueue: this.deps.taskQueue,
         args: [input],

@@ -9,7 +9,11 @@ import { updateWithStartOrJoin } from '../temporal/updateWithStart';
 import { Merchant, Withdrawal } from '../../db/models';
 import { presentWithdrawalRows } from '../../db/withdrawals/withdrawalView';
 import { findMerchantWithdrawal } from '../../db/withdrawals/merchantWithdrawalLookup';
-import { requestWithdrawalUpdate, withdrawalWorkflowId } from '../../workflows/withdrawals/definitions';
+import {
+  requestWithdrawalUpdate,
+  withdrawalLifecycleWorkflow,
+  withdrawalWorkflowId,
+} from '../../workflows/withdrawals/definitions';
 import { WithdrawalFailureTypes, type WithdrawalInput } from '../../workflows/withdrawals/types';
 import { ApiError, errors } from '../errors/apiError';
 import { nothingCreated } from '../idempotency/idempotencyService';
@@ -80,8 +84,7 @@ export class WithdrawalService {
     await this.precheck(input.merchantId);
     const workflowId = withdrawalWorkflowId(input.withdrawalId);
     try {
-      await updateWithStartOrJoin(this.deps.temporal, requestWithdrawalUpdate, {
-        workflowType: 'withdrawalLifecycle',
+      await updateWithStartOrJoin(this.deps.temporal, withdrawalLifecycleWorkflow, requestWithdrawalUpdate, {
         workflowId,
         taskQueue: this.deps.taskQueue,
         args: [input],

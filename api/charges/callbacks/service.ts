@@ -22,13 +22,15 @@ import { chargeIdOfTxid } from '../../../core/pix/apiPixIds';
 import { recordPaymentAlert } from '../../../activities/charges/charges';
 import { Charge } from '../../../db/models';
 import {
+  chargeLifecycleWorkflow,
   chargeWorkflowId,
   latePaymentWorkflowId,
   paymentConfirmedSignal,
+  settleLatePaymentWorkflow,
 } from '../../../workflows/charges/definitions';
-import type { settleLatePayment } from '../../../workflows/charges/latePayment';
 import type { PaymentConfirmation } from '../../../workflows/charges/types';
 import { MerchantIdKey } from '../../../workflows/searchAttributes';
+import { startWorkflow, workflowHandle } from '../../temporal/workflows';
 import type { providerCallbackOutcomes } from './schema';
 
 export type CallbackOutcome = (typeof providerCallbackOutcomes)[number];
@@ -179,7 +181,10 @@ export class ProviderCallbackService {
   private async deliver(charge: Charge, payment: PaymentConfirmation): Promise<CallbackOutcome> {
     if (charge.status !== 'PENDING') return this.settleLate(charge, payment);
     try {
-      await this.deps.temporal.workflow.getHandle(chargeWorkflowId(charge.id)).signal(paymentConfirmedSignal, payment);
+      await workflowHandle(this.deps.temporal, chargeLifecycleWorkflow, chargeWorkflowId(charge.id)).signal(
+        paymentConfirmedSignal,
+        payment,
+      );
     } catch (err) {
       if (!(err instanceof WorkflowNotFoundError)) throw err;
       return this.settleLate(charge, payment);
@@ -210,7 +215,7 @@ export class ProviderCallbackService {
 
   private async settleLate(charge: Charge, payment: PaymentConfirmation): Promise<CallbackOutcome> {
     try {
-      await this.deps.temporal.workflow.start<typeof settleLatePayment>('settleLatePayment', {
+      await startWorkflow(this.deps.temporal, settleLatePaymentWorkflow, {
         workflowId: latePaymentWorkflowId(charge.id, endToEndKey(payment.endToEndId)),
         taskQueue: this.deps.taskQueue,
         args: [{ chargeId: charge.id, payment }],
