@@ -20,6 +20,7 @@ import { chargeExpiry, chargeFee, MAX_CHARGE_TTL_DAYS } from '../charges/issueCh
 import { CHARGE_WRITERS, type AppChargeService } from '../charges/service';
 import { ANY_ROLE, requireRole, roleErrors } from '../dashboard/roles';
 import { ApiError, errors } from '../errors/apiError';
+import { temporalErrorToApi } from '../temporal/temporalErrors';
 import { updateWithStartOrJoin } from '../temporal/updateWithStart';
 import type { CreateBoletosBody, ListBoletosQuery } from './schema';
 
@@ -142,8 +143,9 @@ export class BoletoService {
         initialStatus: 'ACCEPTING',
       });
       return { status: 202, body: accepted };
-    } catch {
-      throw errors.unavailable('the workflow service is unavailable; retry with the same idempotency key');
+    } catch (err) {
+      const retry = 'the workflow service is unavailable; retry with the same idempotency key';
+      throw temporalErrorToApi(err, { otherFailure: () => errors.unavailable(retry), unavailable: retry });
     }
   }
 

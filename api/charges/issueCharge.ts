@@ -4,7 +4,8 @@
  * payment data is issued and the charge row committed, so the answer and the durable state
  * agree. The API never talks to the provider itself.
  */
-import { WorkflowUpdateFailedError, ApplicationFailure, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
+import { applicationFailureOf, isTemporalUnavailable } from '../temporal/temporalErrors';
 import { updateWithStartOrJoin } from '../temporal/updateWithStart';
 import { issuePixUpdate, chargeLifecycleWorkflow, chargeWorkflowId } from '../../workflows/charges/definitions';
 import { ChargeFailureTypes, type ChargeLifecycleInput } from '../../workflows/charges/types';
@@ -81,14 +82,15 @@ export interface IssueFailure {
 }
 
 export function issueFailureOf(err: unknown): IssueFailure | null {
-  if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
-    if (err.cause.type === ChargeFailureTypes.pixNotIssued)
+  const failure = applicationFailureOf(err);
+  if (failure) {
+    if (failure.type === ChargeFailureTypes.pixNotIssued)
       return {
         transient: false,
         code: 'PROVIDER_NOT_ISSUED',
         message: 'the provider answered without the payment data; nothing was issued',
       };
-    if (err.cause.type === ChargeFailureTypes.providerRejected)
+    if (failure.type === ChargeFailureTypes.providerRejected)
       return {
         transient: false,
         code: 'PROVIDER_REJECTED',
@@ -100,7 +102,7 @@ export function issueFailureOf(err: unknown): IssueFailure | null {
       message: 'the provider was unavailable; nothing was issued',
     };
   }
-  if ((err as { name?: string })?.name === 'ServiceError' || (err as { code?: number })?.code === 14) {
+  if (isTemporalUnavailable(err)) {
     return { transient: true, code: 'WORKFLOW_SERVICE_UNAVAILABLE', message: 'the workflow service was unavailable' };
   }
   return null;

@@ -5,12 +5,13 @@
  * Another merchant's charge is 404, whatever the caller's roles elsewhere.
  */
 import { Op, type WhereOptions } from 'sequelize';
-import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { Charge, Merchant, MerchantMember, type Refund } from '../../db/models';
 import { cancelChargeUpdate, chargeLifecycleWorkflow, chargeWorkflowId } from '../../workflows/charges/definitions';
 import { chargeExpiry, chargeFee, issueCharge } from './issueCharge';
 import { ANY_ROLE, requireRole, roleErrors } from '../dashboard/roles';
-import { ApiError, errors } from '../errors/apiError';
+import { ApiError } from '../errors/apiError';
+import { temporalErrorToApi } from '../temporal/temporalErrors';
 import { workflowHandle } from '../temporal/workflows';
 import { renderBoletoPdf } from '../../core/boletos/pdf/renderBoletoPdf';
 import { boletoPdfInput } from '../boletos/boletoPdf';
@@ -142,10 +143,12 @@ export class AppChargeService {
         { reason: reason ?? 'cancelled by the merchant' },
       );
     } catch (err) {
-      if (err instanceof WorkflowUpdateFailedError) throw chargeErrors.notCancellable('no longer PENDING');
-      if ((err as { name?: string }).name === 'WorkflowNotFoundError')
-        throw chargeErrors.notCancellable('no longer PENDING');
-      throw errors.unavailable('the workflow service is unavailable; retry');
+      // The run already closed (expired, cancelled or paid meanwhile), or refused the cancel.
+      throw temporalErrorToApi(err, {
+        otherFailure: () => chargeErrors.notCancellable('no longer PENDING'),
+        notFound: () => chargeErrors.notCancellable('no longer PENDING'),
+        unavailable: 'the workflow service is unavailable; retry',
+      });
     }
     await charge.reload();
     // A payment that won the race leaves it PAID: say so instead of pretending.

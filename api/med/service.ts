@@ -5,13 +5,7 @@
  * Update on the infraction's workflow: it answers once the decision is recorded.
  */
 import crypto from 'node:crypto';
-import {
-  WorkflowFailedError,
-  WorkflowNotFoundError,
-  WorkflowUpdateFailedError,
-  ApplicationFailure,
-  type Client,
-} from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { MerchantMember } from '../../db/models';
 import type { MemberRole } from '../../db/identity/merchantMember';
@@ -31,6 +25,7 @@ import { MedFailureTypes, reminderBeforeMs } from '../../workflows/med/types';
 import { MerchantIdKey } from '../../workflows/searchAttributes';
 import { ANY_ROLE, defaultMerchantOf, requireRole, roleErrors } from '../dashboard/roles';
 import { ApiError, errors } from '../errors/apiError';
+import { applicationFailureOf, temporalErrorToApi } from '../temporal/temporalErrors';
 import { executeWorkflow, workflowHandle } from '../temporal/workflows';
 import type { AnalysisBody, BulkAnalysisBody, ListInfractionsQuery, SyncInfractionsBody } from './schema';
 
@@ -98,10 +93,11 @@ export class MedService {
       ],
       typedSearchAttributes: [{ key: MerchantIdKey, value: merchantId }],
     }).catch((err: unknown) => {
-      // The provider kept failing: what was stored is kept (the next sync goes on from there).
-      if (err instanceof WorkflowFailedError)
-        throw errors.unavailable('the provider could not be read; retry the sync');
-      throw err;
+      throw temporalErrorToApi(err, {
+        // The provider kept failing: what was stored is kept (the next sync goes on from there).
+        otherFailure: () => errors.unavailable('the provider could not be read; retry the sync'),
+        unavailable: 'the workflow service is unavailable; retry the sync',
+      });
     });
     const rows = result.createdIds.length
       ? await this.deps.sequelize.query<MedInfractionRow>(
@@ -173,19 +169,17 @@ export class MedService {
         { decision: body.decision, justification: body.justification, decidedBy: userId },
       );
     } catch (err) {
-      if (
-        err instanceof WorkflowUpdateFailedError &&
-        err.cause instanceof ApplicationFailure &&
-        err.cause.type === MedFailureTypes.alreadyDecided
-      ) {
+      // The one answer that reads the row (for its status); the others come from the answers below.
+      if (applicationFailureOf(err)?.type === MedFailureTypes.alreadyDecided) {
         throw medErrors.alreadyDecided((await findInfraction(this.deps.sequelize, id))?.status ?? 'decided');
       }
-      if (err instanceof WorkflowNotFoundError)
-        throw errors.unavailable('this infraction is not being tracked yet; run POST /med/infractions/sync and retry');
-      // Any other failure of the update: nothing was recorded (the update answers only after the decision is).
-      if (err instanceof WorkflowUpdateFailedError)
-        throw errors.unavailable('the decision could not be applied; retry');
-      throw err;
+      throw temporalErrorToApi(err, {
+        notFound: () =>
+          errors.unavailable('this infraction is not being tracked yet; run POST /med/infractions/sync and retry'),
+        // Any other failure of the update: nothing was recorded (the update answers only after the decision is).
+        otherFailure: () => errors.unavailable('the decision could not be applied; retry'),
+        unavailable: 'the workflow service is unavailable; retry',
+      });
     }
   }
 

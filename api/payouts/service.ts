@@ -6,8 +6,9 @@
  */
 import crypto from 'node:crypto';
 import { Op, QueryTypes, type Sequelize, type WhereOptions } from 'sequelize';
-import { ApplicationFailure, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { updateWithStartOrJoin } from '../temporal/updateWithStart';
+import { isWorkflowFailure, temporalErrorToApi } from '../temporal/temporalErrors';
 import { workflowHandle } from '../temporal/workflows';
 import { nothingCreated } from '../idempotency/idempotencyService';
 import { presentBatch, presentBatchListEntry, presentItem, type ItemCounts } from '../../core/payouts/present';
@@ -140,7 +141,7 @@ export class PayoutService {
       return { batchId: batch.id, status: outcome.status, releasedAmountCents: outcome.releasedAmountCents };
     } catch (err) {
       // The batch finished between our read and the update: it is no longer cancellable.
-      if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError) {
+      if (isWorkflowFailure(err) || err instanceof WorkflowNotFoundError) {
         await batch.reload();
         // Still PROCESSING with no workflow to take the cancel: it was stopped by an operator, and
         // the janitor (or `payout reconcile`) settles it by the provider's records.
@@ -153,7 +154,7 @@ export class PayoutService {
         }
         throw payoutErrors.notCancellable(batch.status);
       }
-      throw err;
+      throw temporalErrorToApi(err, { unavailable: 'the workflow service is unavailable; retry' });
     }
   }
 
@@ -224,25 +225,24 @@ export class PayoutService {
         initialStatus: 'RESERVING',
       });
     } catch (err) {
-      if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
-        if (err.cause.type === PayoutFailureTypes.insufficientBalance) throw payoutErrors.insufficient();
-        if (err.cause.type === PayoutFailureTypes.refused) {
-          const refusal = err.cause.details?.[0];
-          if (refusal === 'WITHDRAWAL_FROZEN') throw payoutErrors.frozen();
-          if (refusal === 'PAYOUTS_NOT_ENABLED') throw payoutErrors.notEnabled();
-          throw errors.merchantIdRequired();
-        }
-        if (err.cause.type === PayoutFailureTypes.reservationUnavailable) {
-          throw nothingCreated(
-            errors.unavailable(
-              'the batch could not be reserved; nothing was reserved, retry with the same idempotencyKey',
+      throw temporalErrorToApi(err, {
+        failures: {
+          [PayoutFailureTypes.insufficientBalance]: () => payoutErrors.insufficient(),
+          [PayoutFailureTypes.refused]: (failure) => {
+            const refusal = failure.details?.[0];
+            if (refusal === 'WITHDRAWAL_FROZEN') return payoutErrors.frozen();
+            if (refusal === 'PAYOUTS_NOT_ENABLED') return payoutErrors.notEnabled();
+            return errors.merchantIdRequired();
+          },
+          [PayoutFailureTypes.reservationUnavailable]: () =>
+            nothingCreated(
+              errors.unavailable(
+                'the batch could not be reserved; nothing was reserved, retry with the same idempotencyKey',
+              ),
             ),
-          );
-        }
-      }
-      if ((err as { name?: string })?.name === 'ServiceError')
-        throw errors.unavailable('the workflow service is unavailable; retry with the same idempotencyKey');
-      throw err;
+        },
+        unavailable: 'the workflow service is unavailable; retry with the same idempotencyKey',
+      });
     }
   }
 

@@ -13,6 +13,7 @@ import { reconciliationWorkflowId, type ReconciliationDifference } from '../../w
 import { MerchantIdKey } from '../../workflows/searchAttributes';
 import { defaultMerchantOf, requireRole, roleErrors } from '../dashboard/roles';
 import { ApiError } from '../errors/apiError';
+import { temporalErrorToApi } from '../temporal/temporalErrors';
 import { startWorkflow } from '../temporal/workflows';
 import type { CreateReconciliationBody, ListReconciliationsQuery, ReconciliationView } from './schema';
 
@@ -83,7 +84,7 @@ export class ReconciliationService {
           `UPDATE reconciliations SET status = 'FAILED', completed_at = now(), failure_reason = 'could not start the workflow' WHERE id = :id`,
           { replacements: { id } },
         );
-        throw err;
+        throw temporalErrorToApi(err, { unavailable: 'the workflow service is unavailable; retry' });
       }
     }
     return this.read(userId, id);

@@ -14,7 +14,8 @@ import {
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { scheduledSettlementWorkflow } from '../../workflows/settlements/definitions';
 import { requireRole } from '../dashboard/roles';
-import { ApiError, errors } from '../errors/apiError';
+import { ApiError } from '../errors/apiError';
+import { temporalErrorToApi } from '../temporal/temporalErrors';
 import { scheduleAction } from '../temporal/workflows';
 import type { PutScheduleBody, ScheduleView, SettlementFrequency } from './schema';
 import { SETTLEMENT_ROLES } from './service';
@@ -52,10 +53,7 @@ async function orUnavailable<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    if ((err as { name?: string })?.name === 'ServiceError' || (err as { code?: number })?.code === 14) {
-      throw errors.unavailable('the workflow service is unavailable; retry');
-    }
-    throw err;
+    throw temporalErrorToApi(err, { unavailable: 'the workflow service is unavailable; retry' });
   }
 }
 
