@@ -5,6 +5,7 @@
  * registerActivities refuses that, naming the activity and both domains, so a collision fails at
  * worker creation (workers/createWorker.ts) and in test/unit/activityRegistry.test.ts.
  */
+import type { Logger } from 'pino';
 import { createChargeActivities, type ChargeActivityDeps } from './charges/charges';
 import { createWithdrawalActivities } from './withdrawals/withdrawals';
 import { createPayoutActivities } from './payouts/payouts';
@@ -20,7 +21,10 @@ import { createPixSweepActivities } from './charges/pixSweep';
 
 export type ActivityDeps = ChargeActivityDeps &
   Omit<WebhookActivityDeps, 'sequelize'> &
-  Omit<MailActivityDeps, 'sequelize'>;
+  Omit<MailActivityDeps, 'sequelize'> & {
+    /** The worker's logger (workers/main.ts makes it from config.log); activities log on children of it. */
+    logger: Logger;
+  };
 
 /** One domain's activities, as its factory builds them. */
 export interface DomainActivities {

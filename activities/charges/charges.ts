@@ -16,6 +16,7 @@ import { qrCodePngBase64 } from '../../core/pix/qrPng';
 import { Charge, ChargeSplit, Merchant, WebhookEndpoint } from '../../db/models';
 import type { StoredPix } from '../../db/charges/charge';
 import { presentChargeRow } from '../../db/charges/sellerChargeView';
+import { DEFAULT_PLATFORM_INSTITUTION_NAME } from '../../config';
 import {
   ChargeFailureTypes,
   type ChargeLifecycleInput,
@@ -38,6 +39,8 @@ export interface ChargeActivityDeps {
   providerCallbackUrl: string;
   /** PUBLIC_BASE_URL (checkout page URLs in checkout.* events); default: the callback URL's base. */
   publicBaseUrl?: string;
+  /** PLATFORM_INSTITUTION_NAME (config.platformInstitutionName), as charge and withdrawal events show it; default config.ts's. */
+  platformInstitution?: string;
 }
 
 export type PaymentAlertKind =
@@ -45,9 +48,11 @@ export type PaymentAlertKind =
 
 export function createChargeActivities(deps: ChargeActivityDeps) {
   const { sequelize, provider } = deps;
+  const platformInstitution = deps.platformInstitution ?? DEFAULT_PLATFORM_INSTITUTION_NAME;
   const checkouts = new CheckoutEffects(sequelize, checkoutBaseUrl(deps));
   const boletoActivities = createBoletoChargeActivities({
     sequelize,
+    platformInstitution,
     boletos: deps.boletoProvider ?? (isBoletoProvider(provider) ? provider : undefined),
     providerCallbackUrl: deps.providerCallbackUrl,
     recordCharge: (input, issuedAs) => recordCharge(input, issuedAs),
@@ -179,7 +184,7 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
           merchantId: input.merchantId,
           aggregateType: 'charge',
           aggregateId: input.chargeId,
-          payload: await presentChargeRow(charge, transaction),
+          payload: await presentChargeRow(charge, platformInstitution, transaction),
         },
         transaction,
       );
@@ -334,7 +339,7 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
           merchantId: locked.merchantId,
           aggregateType: 'charge',
           aggregateId: locked.id,
-          payload: await presentChargeRow(locked, transaction),
+          payload: await presentChargeRow(locked, platformInstitution, transaction),
         },
         transaction,
       );
@@ -381,7 +386,7 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
           merchantId: charge.merchantId,
           aggregateType: 'charge',
           aggregateId: charge.id,
-          payload: await presentChargeRow(charge, transaction),
+          payload: await presentChargeRow(charge, platformInstitution, transaction),
         },
         transaction,
       );

@@ -23,6 +23,8 @@ import type { CreateWithdrawalBody, ListWithdrawalsQuery } from './schema';
 export interface WithdrawalServiceDeps {
   temporal: Client;
   taskQueue: string;
+  /** config.platformInstitutionName: the source account's institution, as a withdrawal shows it. */
+  platformInstitution: string;
 }
 
 export class WithdrawalService {
@@ -58,7 +60,7 @@ export class WithdrawalService {
       offset: query.offset,
     });
     return {
-      withdrawals: await presentWithdrawalRows(merchantId, rows),
+      withdrawals: await presentWithdrawalRows(merchantId, rows, this.deps.platformInstitution),
       pagination: {
         total: count,
         limit: query.limit,
@@ -71,7 +73,7 @@ export class WithdrawalService {
   async findForMerchant(merchantId: string, id: string): Promise<Record<string, unknown>> {
     const row = await findMerchantWithdrawal(merchantId, id);
     if (!row) throw errors.notFound('withdrawal');
-    const [presented] = await presentWithdrawalRows(merchantId, [row]);
+    const [presented] = await presentWithdrawalRows(merchantId, [row], this.deps.platformInstitution);
     return presented;
   }
 

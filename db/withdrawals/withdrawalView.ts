@@ -1,11 +1,11 @@
 /** Withdrawals presented as the spec's Withdrawal object (one merchant read per call). */
 import { Merchant, type Withdrawal } from '../models';
 import { presentWithdrawal } from '../../core/withdrawals/present';
-import { PLATFORM_INSTITUTION } from '../charges/sellerChargeView';
-
+/** `platformInstitution`: config.platformInstitutionName (PLATFORM_INSTITUTION_NAME). */
 export async function presentWithdrawalRows(
   merchantId: string,
   rows: Withdrawal[],
+  platformInstitution: string,
 ): Promise<Record<string, unknown>[]> {
   if (rows.length === 0) return [];
   const merchant = await Merchant.findByPk(merchantId);
@@ -30,7 +30,7 @@ export async function presentWithdrawalRows(
         processedAt: w.processedAt,
       },
       merchant,
-      platformInstitution: PLATFORM_INSTITUTION,
+      platformInstitution,
     }),
   );
 }

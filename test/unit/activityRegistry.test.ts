@@ -3,12 +3,14 @@
  * domains share is refused instead of one silently replacing the other (the object spread did
  * that). No factory does I/O when it is built, so stub dependencies are enough here.
  */
+import pino from 'pino';
 import { activitiesByDomain, createActivities, registerActivities, type ActivityDeps } from '../../activities';
 
 const deps: ActivityDeps = {
   sequelize: {} as never,
   provider: {} as never,
   providerCallbackUrl: 'http://127.0.0.1/webhooks/pix-gateway',
+  logger: pino({ level: 'silent' }),
 };
 
 it("registers every domain's activities, each name once", () => {

@@ -12,11 +12,11 @@
  * Each event is stored once in provider_events with its FIRST outcome: a replay answers that
  * outcome and re-runs nothing.
  */
+import type { Logger } from 'pino';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { ProviderBoletoCallback, ProviderCallback, ReceivedPix } from '../../../core/provider';
 import { boletoClaim } from '../../../activities/boletos/boletoCharges';
-import { createLogger } from '../../../core/logger';
 import { endToEndKey } from '../../../core/pix/endToEndKey';
 import { chargeIdOfTxid } from '../../../core/pix/apiPixIds';
 import { recordPaymentAlert } from '../../../activities/charges/charges';
@@ -47,10 +47,8 @@ function subjectId(event: ProviderEvent): string {
   return 'boleto' in event && event.boleto ? event.boleto.id : (event as ProviderCallback).charge.id;
 }
 
-const logger = createLogger('provider-callbacks');
-
 export class ProviderCallbackService {
-  constructor(private readonly deps: { sequelize: Sequelize; temporal: Client; taskQueue: string }) {}
+  constructor(private readonly deps: { sequelize: Sequelize; temporal: Client; taskQueue: string; logger: Logger }) {}
 
   handle(event: ProviderEvent): Promise<CallbackOutcome> {
     return this.once({ id: event.eventId, type: event.type, subject: subjectId(event), payload: event }, () =>
@@ -103,7 +101,7 @@ export class ProviderCallbackService {
     const charge = chargeId ? await Charge.findByPk(chargeId) : null;
     if (!charge || charge.method !== 'PIX' || charge.providerChargeId !== pix.txid) {
       // The ids only: a Pix may carry a payer's name and document.
-      logger.warn(
+      this.deps.logger.warn(
         { txid: pix.txid, endToEndId: endToEndKey(pix.endToEndId) },
         'Pix received for no Pix charge of ours; nothing credited',
       );
@@ -118,7 +116,7 @@ export class ProviderCallbackService {
     };
     if (payment.amountCents !== charge.amountCents) {
       // Settlement decides on the PSP's own record; this only says the notification disagrees.
-      logger.warn(
+      this.deps.logger.warn(
         {
           chargeId: charge.id,
           endToEndId: endToEndKey(pix.endToEndId),
@@ -206,7 +204,7 @@ export class ProviderCallbackService {
       amountCents: payment.amountCents,
       details: { paidEndToEndId: charge.endToEndId, providerChargeId: payment.providerChargeId },
     });
-    logger.error(
+    this.deps.logger.error(
       { chargeId: charge.id, merchantId: charge.merchantId, endToEndId: endToEndKey(payment.endToEndId) },
       'second payment reported for a PAID charge; not credited, see payment_alerts',
     );
