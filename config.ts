@@ -18,6 +18,39 @@ export type Environment = (typeof ENVIRONMENTS)[number];
 /** Express 'trust proxy': false, a hop count, or the proxies' addresses / CIDR ranges / proxy-addr names. */
 export type TrustProxy = false | number | string[];
 
+/** pino's levels, most severe first; `silent` logs nothing. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Where and how much the process logs (core/logger.ts createLogger takes it). */
+export interface LogConfig {
+  /**
+   * LOG_LEVEL: fatal, error, warn, info, debug, trace or silent. Default: info; under NODE_ENV=test
+   * debug when the run has a log directory, else silent. Production: info (debug lines name more
+   * ids, never secrets: redaction applies at every level).
+   */
+  level: LogLevel;
+  /**
+   * GATEWAY_TEST_LOG_DIR: set by scripts/test.ts for a test run, read only when NODE_ENV=test
+   * (ignored otherwise, so never in production): every process of the run writes its lines to a
+   * file there, which the secrets audit reads. Default: none (lines go to stdout).
+   */
+  testLogDir: string | null;
+}
+
+/** The build a deployment runs, for /healthz and /ready (api/health/buildInfo.ts). */
+export interface BuildConfig {
+  /**
+   * GIT_SHA, BUILD_ID, BUILT_AT: set by the build or deploy (CI), free text. Default: none (the
+   * SHA is then read from a git checkout, if the process runs in one). Shown only with
+   * EXPOSE_BUILD_INFO=true. Production: set them in the image and keep EXPOSE_BUILD_INFO false
+   * unless the health routes are not public.
+   */
+  gitSha: string | null;
+  buildId: string | null;
+  builtAt: string | null;
+}
+
 export interface GatewayConfig {
   env: Environment;
   port: number;
@@ -45,6 +78,27 @@ export interface GatewayConfig {
   allowPrivateWebhookDestinations: boolean;
   /** /healthz and /ready show the git SHA and build id only when this is set (they are public). */
   exposeBuildInfo: boolean;
+  build: BuildConfig;
+  log: LogConfig;
+  /**
+   * PLATFORM_INSTITUTION_NAME: our payment institution as charges, withdrawals and receipts name
+   * it (the merchant's account is held there). Default: Gateway Pagamentos IP. Production: the
+   * institution's registered name, set before going live (stored withdrawal snapshots and rendered
+   * receipts keep the name they were made with).
+   */
+  platformInstitutionName: string;
+  /**
+   * RECEIPT_RENDER_THREADS (1 to 32): worker threads drawing receipt PDFs in the API process.
+   * Default: the cores but one (the event loop's), at least 1 and at most 4. Production: the default
+   * unless receipts queue behind each other on a larger machine.
+   */
+  receiptRenderThreads: number | null;
+  /**
+   * SANDBOX_CONTROL_TOKEN: the token the bundled sandbox's control routes want (sandbox/config.ts),
+   * which the hosted checkout page's "Simular pagamento" sends. Default: none (the sandbox's control
+   * routes are open in development and tests). Production: ignored, there is no payment simulator.
+   */
+  sandboxControlToken: string | null;
   payouts: { chunkSize: number; parallelChunks: number; itemConcurrency: number; sliceSize: number };
   /** Application API sign-in (api/identity/auth/accessTokens.ts, refresh cookie). */
   auth: AuthConfig;
@@ -120,6 +174,7 @@ export const SANDBOX_PIX_CLIENT_SECRET = 'pix-sandbox-secret';
 export const SANDBOX_PIX_RECEIVING_KEY = '11222333000181';
 
 export const DEFAULT_MAIL_FROM = 'Pix Gateway <no-reply@localhost>';
+export const DEFAULT_PLATFORM_INSTITUTION_NAME = 'Gateway Pagamentos IP';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -217,6 +272,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     read.problems.push('MAIL_FROM must be one line (a name and address, e.g. Pix Gateway <no-reply@example.com>)');
 
   const pixApiConfig = pixApi(read, production, providerBaseUrl, credentialsEncryptionKey);
+  const testLogDir = mode === 'test' ? (read.raw('GATEWAY_TEST_LOG_DIR') ?? null) : null;
 
   const config: GatewayConfig = {
     env: mode ?? 'development',
@@ -250,6 +306,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     trustProxy: trustProxy(read),
     allowPrivateWebhookDestinations,
     exposeBuildInfo: read.bool('EXPOSE_BUILD_INFO', false),
+    build: {
+      gitSha: read.raw('GIT_SHA') ?? null,
+      buildId: read.raw('BUILD_ID') ?? null,
+      builtAt: read.raw('BUILT_AT') ?? null,
+    },
+    log: { level: logLevel(read, mode === 'test' ? (testLogDir ? 'debug' : 'silent') : 'info'), testLogDir },
+    platformInstitutionName: read.raw('PLATFORM_INSTITUTION_NAME') ?? DEFAULT_PLATFORM_INSTITUTION_NAME,
+    receiptRenderThreads: read.raw('RECEIPT_RENDER_THREADS')
+      ? read.int('RECEIPT_RENDER_THREADS', 1, { min: 1, max: 32 })
+      : null,
+    sandboxControlToken: production ? null : (read.raw('SANDBOX_CONTROL_TOKEN') ?? null),
     med: {
       // Unanswered by then: the default decision (ACCEPT) is applied (docs/api/med.md).
       analysisDeadlineMs: read.int('MED_ANALYSIS_DEADLINE_SECONDS', 7 * 86_400, { min: 1, max: 30 * 86_400 }) * 1000,
@@ -275,6 +342,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     );
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   return config;
+}
+
+function logLevel(read: EnvReader, fallback: LogLevel): LogLevel {
+  const raw = read.raw('LOG_LEVEL');
+  if (raw === undefined) return fallback;
+  const level = LOG_LEVELS.find((l) => l === raw);
+  if (!level) read.problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  return level ?? fallback;
 }
 
 /** Shorter HMAC keys could be guessed; 32 characters is 128+ bits for any random encoding. */
@@ -518,4 +593,51 @@ function isProxyEntry(entry: string): boolean {
   if (prefix === undefined) return true;
   const bits = family === 4 ? 32 : 128;
   return /^\d+$/.test(prefix) && Number(prefix) <= bits;
+}
+
+/**
+ * The operator CLI (`npm run gateway`): it reads the services' own variables (DATABASE_URL,
+ * CREDENTIALS_ENCRYPTION_KEY, PROVIDER_BASE_URL, PROVIDER_API_KEY, PROVIDER_TIMEOUT_MS,
+ * TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, LOG_LEVEL, and for `provider webhook register` all of
+ * loadConfig's) one at a time, when a command needs one, from the environment, else from the running
+ * `npm start` stack's .data/local-env.json (`local`, scripts/lib/localSecrets.ts); plus its own:
+ * - GATEWAY_USER_PASSWORD: `user create`'s password when --password is not given (an argument is
+ *   visible in `ps`; the environment is not). Default: none, the command then refuses.
+ * - MAIL_DIR: where `npm start`'s local mail sink keeps what it received (`mail list|show`).
+ *   Default: .data/mail. Production: not used (mail goes to SMTP_URL).
+ * - SANDBOX_BASE_URL: the bundled sandbox the `sandbox …` commands call. Default:
+ *   http://127.0.0.1:4010. Production: not used (there is no sandbox).
+ * - SANDBOX_CONTROL_TOKEN: the token the sandbox's control routes want (see GatewayConfig).
+ *   Default: none (open in development and tests).
+ */
+export interface CliEnvironment {
+  /** A variable the command needs: its value, or an error naming it (never a value). */
+  required(name: string): string;
+  optional(name: string): string | undefined;
+  /** Every variable, the environment over the local stack's, for loadConfig. */
+  readonly all: NodeJS.ProcessEnv;
+  /** The CLI's own log settings, read as loadConfig reads them (LOG_LEVEL, GATEWAY_TEST_LOG_DIR under NODE_ENV=test). */
+  readonly log: LogConfig;
+}
+
+export function cliEnvironment(
+  local: Record<string, string | undefined>,
+  env: NodeJS.ProcessEnv = process.env,
+): CliEnvironment {
+  const all: NodeJS.ProcessEnv = { ...local, ...env };
+  const optional = (name: string) => (all[name] === '' ? undefined : all[name]);
+  const read = new EnvReader(all);
+  const testLogDir = all.NODE_ENV === 'test' ? (read.raw('GATEWAY_TEST_LOG_DIR') ?? null) : null;
+  const level = logLevel(read, all.NODE_ENV === 'test' ? (testLogDir ? 'debug' : 'silent') : 'info');
+  if (read.problems.length > 0) throw new ConfigError(read.problems);
+  return {
+    required(name) {
+      const value = optional(name);
+      if (!value) throw new Error(`${name} is not set and no running stack was found (start it with npm start)`);
+      return value;
+    },
+    optional,
+    all,
+    log: { level, testLogDir },
+  };
 }

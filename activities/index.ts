@@ -1,4 +1,11 @@
-/** Every activity the gateway worker registers, built from explicit dependencies. */
+/**
+ * Every activity the gateway worker registers, by domain, in one explicit list. A worker knows
+ * its activities by name only, in one namespace: merged by object spread, two domains exporting
+ * the same name would silently replace one another and a workflow would run the wrong one.
+ * registerActivities refuses that, naming the activity and both domains, so a collision fails at
+ * worker creation (workers/createWorker.ts) and in test/unit/activityRegistry.test.ts.
+ */
+import type { Logger } from 'pino';
 import { createChargeActivities, type ChargeActivityDeps } from './charges/charges';
 import { createWithdrawalActivities } from './withdrawals/withdrawals';
 import { createPayoutActivities } from './payouts/payouts';
@@ -14,23 +21,60 @@ import { createPixSweepActivities } from './charges/pixSweep';
 
 export type ActivityDeps = ChargeActivityDeps &
   Omit<WebhookActivityDeps, 'sequelize'> &
-  Omit<MailActivityDeps, 'sequelize'>;
+  Omit<MailActivityDeps, 'sequelize'> & {
+    /** The worker's logger (workers/main.ts makes it from config.log); activities log on children of it. */
+    logger: Logger;
+  };
+
+/** One domain's activities, as its factory builds them. */
+export interface DomainActivities {
+  readonly domain: string;
+  readonly activities: Readonly<Record<string, (...args: never[]) => unknown>>;
+}
+
+/** Each domain's activities: the list the worker registers. */
+export function activitiesByDomain(deps: ActivityDeps) {
+  return [
+    { domain: 'charges', activities: createChargeActivities(deps) },
+    { domain: 'charges (payment sweep)', activities: createPixSweepActivities(deps) },
+    { domain: 'boletos', activities: createBoletoBatchActivities(deps) },
+    { domain: 'refunds', activities: createRefundActivities(deps) },
+    { domain: 'withdrawals', activities: createWithdrawalActivities(deps) },
+    { domain: 'settlements', activities: createSettlementActivities(deps) },
+    { domain: 'payouts', activities: createPayoutActivities(deps) },
+    { domain: 'transfers (repair)', activities: createReconcileActivities(deps) },
+    { domain: 'reconciliations', activities: createReconciliationActivities(deps) },
+    { domain: 'med', activities: createMedActivities(deps) },
+    { domain: 'events', activities: createWebhookActivities(deps) },
+    { domain: 'mail', activities: createMailActivities(deps) },
+  ] as const satisfies readonly DomainActivities[];
+}
+
+type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
+
+/** The domains' activities as one object by name; throws if two domains (or one twice) register a name. */
+export function registerActivities<const L extends readonly DomainActivities[]>(
+  domains: L,
+): Intersection<L[number]['activities']> {
+  const registered: Record<string, unknown> = {};
+  const owner = new Map<string, string>();
+  for (const { domain, activities } of domains) {
+    for (const [name, activity] of Object.entries(activities)) {
+      const first = owner.get(name);
+      if (first !== undefined) {
+        throw new Error(
+          `activity '${name}' is registered by both ${first} and ${domain}: a worker knows activities by name only, rename one`,
+        );
+      }
+      owner.set(name, domain);
+      registered[name] = activity;
+    }
+  }
+  return registered as Intersection<L[number]['activities']>;
+}
 
 export function createActivities(deps: ActivityDeps) {
-  return {
-    ...createChargeActivities(deps),
-    ...createWithdrawalActivities(deps),
-    ...createPayoutActivities(deps),
-    ...createReconcileActivities(deps),
-    ...createReconciliationActivities(deps),
-    ...createRefundActivities(deps),
-    ...createSettlementActivities(deps),
-    ...createMedActivities(deps),
-    ...createBoletoBatchActivities(deps),
-    ...createWebhookActivities(deps),
-    ...createMailActivities(deps),
-    ...createPixSweepActivities(deps),
-  };
+  return registerActivities(activitiesByDomain(deps));
 }
 
 export type Activities = ReturnType<typeof createActivities>;

@@ -17,7 +17,7 @@ import { IdempotencyService } from './idempotency/idempotencyService';
 import { BOLETOS_PATH } from './boletos/router';
 import { jsonBody, requireJsonContentType, routeJsonBody } from './middleware/jsonBody';
 import { requireScope, sellerScopeFamily } from './identity/auth/scopes';
-import type { AuthConfig, TrustProxy } from '../config';
+import { DEFAULT_PLATFORM_INSTITUTION_NAME, type AuthConfig, type BuildConfig, type TrustProxy } from '../config';
 import { applicationApi } from './applicationRoutes';
 import type { MedSettings } from './med/service';
 import { Mailer } from './mail/mailer';
@@ -40,7 +40,7 @@ import { receiptsRouter, RECEIPTS_PATH } from './receipts/downloads/router';
 import { ReceiptService } from './receipts/downloads/service';
 import { requestLogger } from './middleware/requestLogger';
 import { receiptVerifyRouter } from './receipts/verify';
-import { loadReceiptFacts as loadStoredReceiptFacts, type LoadReceiptFacts } from './receipts/facts';
+import { storedReceiptFacts, type LoadReceiptFacts } from './receipts/facts';
 import { receiptKeyFor } from '../core/receipts/verificationCode';
 import { checkoutPageRouter, CHECKOUT_PAGE_PREFIX } from './checkouts/page/router';
 import type { PaymentSimulator } from './checkouts/page/simulate';
@@ -78,6 +78,8 @@ export interface ApiDeps {
   trustProxy?: TrustProxy;
   /** /healthz and /ready show the git SHA and build id (EXPOSE_BUILD_INFO). Default false. */
   exposeBuildInfo?: boolean;
+  /** GIT_SHA, BUILD_ID, BUILT_AT (config.build); absent: the git checkout's SHA, if any. */
+  build?: BuildConfig;
   /** Local and private webhook destinations are allowed in development and tests only. */
   allowPrivateWebhookDestinations?: boolean;
   /** Chunking and concurrency of payout batches. */
@@ -96,9 +98,13 @@ export interface ApiDeps {
   loadReceiptFacts?: LoadReceiptFacts;
   /** Draws receipt PDFs; default: the worker-thread pool (api/receipts/renderPool.ts). */
   receiptRenderer?: ReceiptRenderer;
+  /** RECEIPT_RENDER_THREADS: that pool's size; absent or null: the cores but one, 1 to 4. */
+  receiptRenderThreads?: number | null;
+  /** PLATFORM_INSTITUTION_NAME: our payment institution on charges, withdrawals and receipts. Default: config.ts's. */
+  platformInstitutionName?: string;
   /** The checkout page's "Simular pagamento" (api/checkouts/page/simulate.ts); absent or null: none (production). */
   paymentSimulator?: PaymentSimulator | null;
-  /** Production rules (https return URLs, signed POST /v1/checkouts). Default: NODE_ENV === 'production'. */
+  /** Production rules (https return URLs, signed POST /v1/checkouts); api/server.ts sets it from NODE_ENV. Default false. */
   production?: boolean;
   /** METRICS_TOKEN: bearer token of /metrics and /metrics/perf-db (api/metrics/access.ts). Unset: open outside production, 404 in production. */
   metricsToken?: string | null;
@@ -134,14 +140,18 @@ export function createApp(deps: ApiDeps): express.Express {
   // This app's own registry; the Temporal client counts its failures into it (one hook for every call).
   const metrics = createApiMetrics({ sequelize: deps.sequelize });
   deps = { ...deps, temporal: instrumentedClient(deps.temporal, metrics) };
-  const production = deps.production ?? process.env.NODE_ENV === 'production';
+  const production = deps.production ?? false;
+  const platformInstitution = deps.platformInstitutionName ?? DEFAULT_PLATFORM_INSTITUTION_NAME;
 
   const encryptionKey = parseKey(deps.credentialsEncryptionKey);
   const auth = new passport.Passport();
   auth.use(new ClientCredentialsStrategy(encryptionKey));
   const authenticate = auth.authenticate(CLIENT_CREDENTIALS, { session: false });
 
-  const idempotency = new IdempotencyService(deps.sequelize, { ttlHours: deps.idempotencyTtlHours });
+  const idempotency = new IdempotencyService(deps.sequelize, {
+    ttlHours: deps.idempotencyTtlHours,
+    logger: deps.logger.child({ module: 'idempotency' }),
+  });
   const destinations = { allowPrivate: deps.allowPrivateWebhookDestinations ?? false };
   const sellerPix = new SellerPixService({
     sequelize: deps.sequelize,
@@ -151,9 +161,14 @@ export function createApp(deps: ApiDeps): express.Express {
     defaultChargeTtlSeconds: deps.defaultChargeTtlSeconds,
     encryptionKey,
     destinations,
+    platformInstitution,
   });
   const webhooks = new WebhookService({ encryptionKey, destinations });
-  const withdrawals = new WithdrawalService({ temporal: deps.temporal, taskQueue: deps.taskQueue });
+  const withdrawals = new WithdrawalService({
+    temporal: deps.temporal,
+    taskQueue: deps.taskQueue,
+    platformInstitution,
+  });
   // One key for the codes printed on receipts and the codes GET /receipts/verify opens.
   const receiptKey = receiptKeyFor({
     receiptSigningKey: deps.receiptSigningKey,
@@ -162,10 +177,11 @@ export function createApp(deps: ApiDeps): express.Express {
   const receipts = new ReceiptService(
     new ReceiptDocuments({
       sequelize: deps.sequelize,
-      renderer: deps.receiptRenderer ?? pooledReceiptRenderer,
+      renderer: deps.receiptRenderer ?? pooledReceiptRenderer(deps.receiptRenderThreads),
       verificationKey: receiptKey,
       publicBaseUrl: deps.publicBaseUrl ?? 'http://127.0.0.1',
     }),
+    platformInstitution,
   );
 
   app.use(traceId);
@@ -227,6 +243,7 @@ export function createApp(deps: ApiDeps): express.Express {
       temporal: deps.temporal,
       smtpUrl: deps.smtpUrl ?? null,
       exposeBuildInfo: deps.exposeBuildInfo ?? false,
+      build: deps.build,
     }),
   );
   app.use(
@@ -237,13 +254,14 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(
     receiptVerifyRouter({
       key: receiptKey,
-      loadFacts: deps.loadReceiptFacts ?? loadStoredReceiptFacts,
+      loadFacts: deps.loadReceiptFacts ?? storedReceiptFacts(platformInstitution),
     }),
   );
   const callbackService = new ProviderCallbackService({
     sequelize: deps.sequelize,
     temporal: deps.temporal,
     taskQueue: deps.taskQueue,
+    logger: deps.logger.child({ module: 'provider-callbacks' }),
   });
   const callbackHealth = new CallbackHealth({ sequelize: deps.sequelize, logger: deps.logger });
   app.use(

@@ -68,7 +68,7 @@ export interface ApplicationDeps {
   mail?: MailSender;
   /** The receipts' verification key: certificates carry codes the same verify route opens. */
   verificationKey: Buffer;
-  /** Production rules (https success/cancel URLs of checkout sessions). */
+  /** Production rules (https success/cancel URLs of checkout sessions). Default false (createApp passes its own). */
   production?: boolean;
   /** Pix infractions (MED): the analysis deadline and its reminder. Default: 7 days, 1 day before. */
   med?: MedSettings;
@@ -164,7 +164,7 @@ export function applicationApi(deps: ApplicationDeps): ApplicationApi {
   );
   const checkoutSessions = new CheckoutSessionService({
     ...deps.charges,
-    production: deps.production ?? process.env.NODE_ENV === 'production',
+    production: deps.production ?? false,
   });
   router.use(
     CHECKOUT_SESSIONS_PATH,

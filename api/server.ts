@@ -9,7 +9,7 @@ import { paymentSimulatorFor } from './checkouts/page/simulate';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = createLogger('api');
+  const logger = createLogger('api', config.log);
   const sequelize = createSequelize(config.databaseUrl);
   await runMigrations(sequelize);
   const connection = await Connection.connect({ address: config.temporal.address });
@@ -29,6 +29,7 @@ async function main(): Promise<void> {
     checkoutStreams: config.checkoutStreams,
     trustProxy: config.trustProxy,
     exposeBuildInfo: config.exposeBuildInfo,
+    build: config.build,
     allowPrivateWebhookDestinations: config.allowPrivateWebhookDestinations,
     payoutSettings: config.payouts,
     auth: config.auth,
@@ -39,7 +40,10 @@ async function main(): Promise<void> {
     metricsToken: config.metricsToken,
     med: config.med,
     // The checkout page's "Simular pagamento" pays at the sandbox provider; never in production.
-    paymentSimulator: paymentSimulatorFor(config.env, config.provider.baseUrl, process.env.SANDBOX_CONTROL_TOKEN),
+    paymentSimulator: paymentSimulatorFor(config.env, config.provider.baseUrl, config.sandboxControlToken ?? undefined),
+    production: config.env === 'production',
+    receiptRenderThreads: config.receiptRenderThreads,
+    platformInstitutionName: config.platformInstitutionName,
   });
   const server = app.listen(config.port, config.host, () =>
     logger.info({ port: config.port, host: config.host }, 'api listening'),

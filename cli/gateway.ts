@@ -33,6 +33,7 @@ import { pspChargeRef } from '../core/pix/apiPixIds';
 import { addUserToMerchant, createUser, parseRole, setPlatformOperator } from '../db/identity/userAdmin';
 import { ALL_SCOPES } from '../api/identity/auth/scopes';
 import { readLocalEnv } from '../scripts/lib/localSecrets';
+import { cliEnvironment, type CliEnvironment } from '../config';
 import { reconcileCommand } from './reconcile';
 import { mailCommand } from './mail';
 import { sandboxPayBoleto } from './sandboxBoleto';
@@ -61,10 +62,16 @@ const usage = `usage:
   npm run gateway -- credential create --merchant <merchantId> --scopes <scope,scope> [--name <name>] [--json]
                       scopes: ${ALL_SCOPES.join(', ')}`;
 
+let settings: CliEnvironment | undefined;
+
+/** The CLI's configuration (config.ts cliEnvironment): the environment, else the running local stack's. */
+function cli(): CliEnvironment {
+  settings ??= cliEnvironment(readLocalEnv());
+  return settings;
+}
+
 function env(name: string): string {
-  const value = process.env[name] ?? readLocalEnv()[name];
-  if (!value) throw new Error(`${name} is not set and no running stack was found (start it with npm start)`);
-  return value;
+  return cli().required(name);
 }
 
 async function merchantCreate(argv: string[]): Promise<void> {
@@ -214,7 +221,7 @@ async function userCreate(argv: string[]): Promise<void> {
     strict: true,
   });
   if (!values.email || !values.name) throw new Error('--email and --name are required');
-  const password = values.password ?? process.env.GATEWAY_USER_PASSWORD;
+  const password = values.password ?? cli().optional('GATEWAY_USER_PASSWORD');
   if (!password) throw new Error('give the password with --password or in env GATEWAY_USER_PASSWORD');
   const created = await withDatabase(() => createUser({ email: values.email!, name: values.name!, password }));
   if (values.json) process.stdout.write(`${JSON.stringify(created)}\n`);
@@ -310,11 +317,10 @@ async function main(): Promise<void> {
     if (positionals.length !== 1)
       throw new Error(`${group} reconcile needs exactly one ${group === 'payout' ? 'batch' : 'withdrawal'} id`);
     return withDatabase((sequelize) =>
-      reconcileCommand(sequelize, env, group === 'payout' ? 'payout-batch' : 'withdrawal', positionals[0]),
+      reconcileCommand(sequelize, cli(), group === 'payout' ? 'payout-batch' : 'withdrawal', positionals[0]),
     );
   }
-  if (group === 'provider' && command === 'webhook')
-    return providerWebhookCommand(rest, { ...readLocalEnv(), ...process.env });
+  if (group === 'provider' && command === 'webhook') return providerWebhookCommand(rest, cli().all);
   if (group === 'mail') {
     const out = mailCommand(command, rest);
     if (out !== undefined) return void process.stdout.write(out);

@@ -5,13 +5,14 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { findStoredMail, readStoredMails, type Mail } from '../scripts/lib/mailSink';
+import { cliEnvironment } from '../config';
 import { readLocalEnv } from '../scripts/lib/localSecrets';
 import { projectRoot } from '../scripts/lib/tools';
 
 export const defaultMailDir = path.join(projectRoot, '.data', 'mail');
 
 export function mailDir(): string {
-  return process.env.MAIL_DIR ?? readLocalEnv().MAIL_DIR ?? defaultMailDir;
+  return cliEnvironment(readLocalEnv()).optional('MAIL_DIR') ?? defaultMailDir;
 }
 
 export function mailListText(dir: string, opts: { json?: boolean; limit?: number } = {}): string {

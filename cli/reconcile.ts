@@ -3,32 +3,34 @@
  * whose workflow was terminated, through the same module the janitor uses (activities/transfers/repair.ts).
  */
 import { Client, Connection } from '@temporalio/client';
+import pino from 'pino';
 import type { Sequelize } from 'sequelize';
+import type { CliEnvironment } from '../config';
+import { createLogger } from '../core/logger';
 import { createReconciler, type ReconcileSummary } from '../activities/transfers/repair';
 import { HttpPixProvider } from '../activities/provider/httpPixProvider';
 
 export async function reconcileCommand(
   sequelize: Sequelize,
-  env: (name: string) => string,
+  cli: CliEnvironment,
   kind: ReconcileSummary['kind'],
   id: string,
 ): Promise<void> {
-  const optional = (name: string, fallback: string) => {
-    try {
-      return env(name);
-    } catch {
-      return fallback;
-    }
-  };
+  const optional = (name: string, fallback: string) => cli.optional(name) ?? fallback;
   const provider = new HttpPixProvider({
     baseUrl: optional('PROVIDER_BASE_URL', 'http://127.0.0.1:4010'),
-    apiKey: env('PROVIDER_API_KEY'),
+    apiKey: cli.required('PROVIDER_API_KEY'),
     timeoutMs: Number(optional('PROVIDER_TIMEOUT_MS', '5000')),
   });
+  // The repair's alerts go to stderr (stdout is the command's answer), or the test run's log directory.
+  const logger = createLogger(
+    'gateway-cli',
+    cli.log.testLogDir ? cli.log : { ...cli.log, destination: pino.destination(2) },
+  );
   const connection = await Connection.connect({ address: optional('TEMPORAL_ADDRESS', '127.0.0.1:7233') });
   try {
     const client = new Client({ connection, namespace: optional('TEMPORAL_NAMESPACE', 'default') });
-    const summary = await createReconciler({ sequelize, provider }).reconcileStopped(client, { kind, id });
+    const summary = await createReconciler({ sequelize, provider, logger }).reconcileStopped(client, { kind, id });
     process.stdout.write(`${describe(summary)}\n`);
   } finally {
     await connection.close();

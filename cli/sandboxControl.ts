@@ -1,4 +1,5 @@
 /** The operator's CLI calling the sandbox's control routes (the "payer" buttons): one way to reach them. */
+import { cliEnvironment } from '../config';
 import { readLocalEnv } from '../scripts/lib/localSecrets';
 
 /**
@@ -7,10 +8,10 @@ import { readLocalEnv } from '../scripts/lib/localSecrets';
  * know under either of two names).
  */
 export async function postSandboxControl(path: string | string[], body: Record<string, unknown>): Promise<string> {
-  const local = readLocalEnv();
-  const base = process.env.SANDBOX_BASE_URL ?? local.SANDBOX_BASE_URL ?? 'http://127.0.0.1:4010';
+  const cli = cliEnvironment(readLocalEnv());
+  const base = cli.optional('SANDBOX_BASE_URL') ?? 'http://127.0.0.1:4010';
   // Outside development the sandbox's control routes want this token (never printed).
-  const token = process.env.SANDBOX_CONTROL_TOKEN ?? local.SANDBOX_CONTROL_TOKEN;
+  const token = cli.optional('SANDBOX_CONTROL_TOKEN');
   const paths = typeof path === 'string' ? [path] : path;
   for (const [i, each] of paths.entries()) {
     const res = await fetch(`${base}/sandbox${each}`, {

@@ -31,7 +31,7 @@ import { ensureTools, projectRoot } from './lib/tools';
 import { runMigrations } from '../db/migrator';
 import { createSequelize } from '../db/sequelize';
 import { BoletoBatch, BoletoBatchItem, Charge } from '../db/models';
-import { acceptBoletoBatchUpdate, boletoBatchWorkflowId } from '../workflows/boletos/definitions';
+import { acceptBoletoBatchUpdate, boletoBatchWorkflow, boletoBatchWorkflowId } from '../workflows/boletos/definitions';
 import type { MerchantCredentials } from '../db/identity/merchantAdmin';
 import { chargeWorkflowId, latePaymentWorkflowId } from '../workflows/charges/definitions';
 import { dispatcherWorkflowId, deliveryWorkflowId } from '../workflows/events/definitions';
@@ -45,7 +45,7 @@ import type { medInfractionSync } from '../workflows/med/medInfractionSync';
 import type { pixPaymentSweep } from '../workflows/charges/sweep/pixPaymentSweep';
 import { PIX_SWEEP_LOOKBACK_MS } from '../workflows/charges/sweep/definitions';
 import { pspChargeRef } from '../core/pix/apiPixIds';
-import { refundWorkflowId, requestRefundUpdate } from '../workflows/refunds/definitions';
+import { refundLifecycleWorkflow, refundWorkflowId, requestRefundUpdate } from '../workflows/refunds/definitions';
 import type { IntegrationStack } from '../test/support/integrationStack';
 
 const historiesDir = path.join(projectRoot, 'test', 'replay', 'histories');
@@ -176,8 +176,7 @@ const scenarios: Scenario[] = [
       const made: string[] = [];
       for (const amountCents of [1_000, 13]) {
         const refundId = crypto.randomUUID();
-        await updateWithStartOrJoin(stack.temporal, requestRefundUpdate, {
-          workflowType: 'refundLifecycle',
+        await updateWithStartOrJoin(stack.temporal, refundLifecycleWorkflow, requestRefundUpdate, {
           workflowId: refundWorkflowId(refundId),
           taskQueue: stack.taskQueue,
           args: [
@@ -233,8 +232,7 @@ const scenarios: Scenario[] = [
           externalRef: null,
         })),
       );
-      await updateWithStartOrJoin(stack.temporal, acceptBoletoBatchUpdate, {
-        workflowType: 'boletoBatch',
+      await updateWithStartOrJoin(stack.temporal, boletoBatchWorkflow, acceptBoletoBatchUpdate, {
         workflowId: boletoBatchWorkflowId(batchId),
         taskQueue: stack.taskQueue,
         args: [{ batchId, merchantId: m.merchantId, itemsCount: 3, concurrency: 2 }],

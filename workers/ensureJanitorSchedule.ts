@@ -4,7 +4,8 @@
  * kept, since an existing schedule is left as it is.
  */
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
-import { janitorEvery, janitorScheduleId } from '../workflows/transfers/definitions';
+import { janitorEvery, janitorScheduleId, janitorWorkflow } from '../workflows/transfers/definitions';
+import { scheduleAction } from '../api/temporal/workflows';
 
 export async function ensureJanitorSchedule(client: Client, taskQueue: string): Promise<void> {
   try {
@@ -13,13 +14,7 @@ export async function ensureJanitorSchedule(client: Client, taskQueue: string): 
       spec: { intervals: [{ every: janitorEvery }] },
       // One run at a time: a slow run is never doubled by the next tick.
       policies: { overlap: ScheduleOverlapPolicy.SKIP },
-      action: {
-        type: 'startWorkflow',
-        workflowType: 'janitor',
-        workflowId: janitorScheduleId(taskQueue),
-        taskQueue,
-        args: [],
-      },
+      action: scheduleAction(janitorWorkflow, { workflowId: janitorScheduleId(taskQueue), taskQueue, args: [] }),
     });
   } catch (err) {
     if (!(err instanceof ScheduleAlreadyRunning)) throw err;

@@ -4,33 +4,31 @@
  * runs. A pause made in the Web UI is kept, since an existing schedule is left as it is.
  */
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
-import { medSyncScheduleId } from '../workflows/med/definitions';
-import { reminderBeforeMs, type MedSyncInput } from '../workflows/med/types';
+import { medInfractionSyncWorkflow, medSyncScheduleId } from '../workflows/med/definitions';
+import { reminderBeforeMs } from '../workflows/med/types';
+import { scheduleAction } from '../api/temporal/workflows';
 
 export async function ensureMedSyncSchedule(
   client: Client,
   taskQueue: string,
   settings: { analysisDeadlineMs: number; reminderBeforeMs: number },
 ): Promise<void> {
-  const args: MedSyncInput[] = [
-    {
-      merchantId: null,
-      analysisDeadlineMs: settings.analysisDeadlineMs,
-      reminderBeforeMs: reminderBeforeMs(settings.analysisDeadlineMs, settings.reminderBeforeMs),
-    },
-  ];
   try {
     await client.schedule.create({
       scheduleId: medSyncScheduleId(taskQueue),
       spec: { intervals: [{ every: '15 minutes' }] },
       policies: { overlap: ScheduleOverlapPolicy.SKIP },
-      action: {
-        type: 'startWorkflow',
-        workflowType: 'medInfractionSync',
+      action: scheduleAction(medInfractionSyncWorkflow, {
         workflowId: medSyncScheduleId(taskQueue),
         taskQueue,
-        args,
-      },
+        args: [
+          {
+            merchantId: null,
+            analysisDeadlineMs: settings.analysisDeadlineMs,
+            reminderBeforeMs: reminderBeforeMs(settings.analysisDeadlineMs, settings.reminderBeforeMs),
+          },
+        ],
+      }),
     });
   } catch (err) {
     if (!(err instanceof ScheduleAlreadyRunning)) throw err;

@@ -1,9 +1,10 @@
 /** Starts this task queue's outbox dispatcher unless it already runs (idempotent at every boot). */
 import type { Client } from '@temporalio/client';
-import { dispatcherWorkflowId } from '../workflows/events/definitions';
+import { dispatcherWorkflowId, outboxDispatcherWorkflow } from '../workflows/events/definitions';
+import { startWorkflow } from '../api/temporal/workflows';
 
 export async function ensureOutboxDispatcher(client: Client, taskQueue: string): Promise<void> {
-  await client.workflow.start('outboxDispatcher', {
+  await startWorkflow(client, outboxDispatcherWorkflow, {
     workflowId: dispatcherWorkflowId(taskQueue),
     taskQueue,
     workflowIdConflictPolicy: 'USE_EXISTING',

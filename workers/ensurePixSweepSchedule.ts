@@ -5,7 +5,12 @@
  * other schedules; a pause made in the Web UI is kept, since an existing schedule is left as it is.
  */
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
-import { PIX_SWEEP_LOOKBACK_MS, pixSweepScheduleId } from '../workflows/charges/sweep/definitions';
+import {
+  PIX_SWEEP_LOOKBACK_MS,
+  pixPaymentSweepWorkflow,
+  pixSweepScheduleId,
+} from '../workflows/charges/sweep/definitions';
+import { scheduleAction } from '../api/temporal/workflows';
 
 export async function ensurePixSweepSchedule(client: Client, taskQueue: string): Promise<void> {
   try {
@@ -13,13 +18,11 @@ export async function ensurePixSweepSchedule(client: Client, taskQueue: string):
       scheduleId: pixSweepScheduleId(taskQueue),
       spec: { intervals: [{ every: '1 minute' }] },
       policies: { overlap: ScheduleOverlapPolicy.SKIP },
-      action: {
-        type: 'startWorkflow',
-        workflowType: 'pixPaymentSweep',
+      action: scheduleAction(pixPaymentSweepWorkflow, {
         workflowId: pixSweepScheduleId(taskQueue),
         taskQueue,
         args: [{ lookbackMs: PIX_SWEEP_LOOKBACK_MS }],
-      },
+      }),
     });
   } catch (err) {
     if (!(err instanceof ScheduleAlreadyRunning)) throw err;

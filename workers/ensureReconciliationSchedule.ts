@@ -4,6 +4,8 @@
  * kept, since an existing schedule is left as it is.
  */
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
+import { dailyReconciliationWorkflow } from '../workflows/reconciliations/definitions';
+import { scheduleAction } from '../api/temporal/workflows';
 
 /** One per task queue (deployment), like the outbox dispatcher: its runs go to that queue's workers. */
 export const dailyReconciliationScheduleId = (taskQueue: string) => `daily-reconciliation-${taskQueue}`;
@@ -14,13 +16,11 @@ export async function ensureReconciliationSchedule(client: Client, taskQueue: st
       scheduleId: dailyReconciliationScheduleId(taskQueue),
       spec: { calendars: [{ hour: 4, minute: 0 }], timezone: 'America/Sao_Paulo' },
       policies: { overlap: ScheduleOverlapPolicy.SKIP },
-      action: {
-        type: 'startWorkflow',
-        workflowType: 'dailyReconciliation',
+      action: scheduleAction(dailyReconciliationWorkflow, {
         workflowId: dailyReconciliationScheduleId(taskQueue),
         taskQueue,
         args: [],
-      },
+      }),
     });
   } catch (err) {
     if (!(err instanceof ScheduleAlreadyRunning)) throw err;

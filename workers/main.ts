@@ -20,13 +20,13 @@ import { parseKey } from '../core/crypto/secretBox';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = createLogger('worker');
+  const logger = createLogger('worker', config.log);
   const sequelize = createSequelize(config.databaseUrl, { poolMax: 20 });
   await runMigrations(sequelize);
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   // A bundle built beforehand (tests share one per run) is read as is; one built here is a temporary copy.
   const bundlePath = config.workflowBundlePath ?? (await bundleWorkflowsInChild());
-  const { provider, pixApi } = providerFrom(config);
+  const { provider, pixApi } = providerFrom(config, logger);
   const worker = await createGatewayWorker({
     workflowBundle: { codePath: bundlePath },
     connection,
@@ -41,6 +41,8 @@ async function main(): Promise<void> {
       allowPrivateDestinations: config.allowPrivateWebhookDestinations,
       smtpUrl: config.smtpUrl,
       mailFrom: config.mailFrom,
+      logger,
+      platformInstitution: config.platformInstitutionName,
     },
   });
   // The worker has read the bundle: the temporary copy is not needed any more.

@@ -16,7 +16,8 @@ import { endOfDueDateInBrasilia } from '../../core/boletos/dueTime';
 import { boletoBatchStore } from '../../db/boletos';
 import { chargeStore } from '../../db/charges';
 import { merchantStore } from '../../db/identity';
-import { cancelChargeUpdate, chargeWorkflowId } from '../../workflows/charges/definitions';
+import { workflowHandle } from '../../api/temporal/workflows';
+import { cancelChargeUpdate, chargeLifecycleWorkflow, chargeWorkflowId } from '../../workflows/charges/definitions';
 import {
   BoletoBatchFailureTypes,
   MAX_BOLETO_ITEM_ATTEMPTS,
@@ -104,9 +105,12 @@ export function createBoletoBatchActivities(deps: { sequelize: Sequelize }) {
     if (await boletoBatchStore.markItemIssued(itemId, chargeId)) return 'ISSUED';
     await boletoBatchStore.linkItemCharge(itemId, chargeId);
     try {
-      await client.workflow.getHandle(chargeWorkflowId(chargeId)).executeUpdate(cancelChargeUpdate, {
-        args: [{ reason: 'its batch row was cancelled while it was being issued' }],
-      });
+      await workflowHandle(client, chargeLifecycleWorkflow, chargeWorkflowId(chargeId)).executeUpdate(
+        cancelChargeUpdate,
+        {
+          reason: 'its batch row was cancelled while it was being issued',
+        },
+      );
     } catch (err) {
       // Already closed (paid is impossible this early; expired or cancelled): nothing to undo.
       if (

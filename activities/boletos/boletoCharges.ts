@@ -55,6 +55,8 @@ export interface BoletoChargeDeps {
   /** Absent when the provider client cannot do boletos: issuing then fails with a clear reason. */
   boletos: BoletoProvider | undefined;
   providerCallbackUrl: string;
+  /** config.platformInstitutionName, as the charge.paid event shows it. */
+  platformInstitution: string;
   recordCharge: (
     input: ChargeLifecycleInput,
     issuedAs: { pix: StoredPix; providerChargeId: string; pixTxid: string; boleto?: BoletoColumns },
@@ -246,7 +248,7 @@ export function createBoletoChargeActivities(deps: BoletoChargeDeps) {
           merchantId: locked.merchantId,
           aggregateType: 'charge',
           aggregateId: locked.id,
-          payload: await presentChargeRow(locked, transaction),
+          payload: await presentChargeRow(locked, deps.platformInstitution, transaction),
         },
         transaction,
       );

@@ -21,6 +21,7 @@ import {
 } from '../../db/charges';
 import { webhookEndpointStore } from '../../db/events';
 import { merchantStore } from '../../db/identity';
+import { DEFAULT_PLATFORM_INSTITUTION_NAME } from '../../config';
 import {
   ChargeFailureTypes,
   type ChargeLifecycleInput,
@@ -43,15 +44,19 @@ export interface ChargeActivityDeps {
   providerCallbackUrl: string;
   /** PUBLIC_BASE_URL (checkout page URLs in checkout.* events); default: the callback URL's base. */
   publicBaseUrl?: string;
+  /** PLATFORM_INSTITUTION_NAME (config.platformInstitutionName), as charge and withdrawal events show it; default config.ts's. */
+  platformInstitution?: string;
 }
 
 export type { PaymentAlertKind };
 
 export function createChargeActivities(deps: ChargeActivityDeps) {
   const { sequelize, provider } = deps;
+  const platformInstitution = deps.platformInstitution ?? DEFAULT_PLATFORM_INSTITUTION_NAME;
   const checkouts = new CheckoutEffects(sequelize, checkoutBaseUrl(deps));
   const boletoActivities = createBoletoChargeActivities({
     sequelize,
+    platformInstitution,
     boletos: deps.boletoProvider ?? (isBoletoProvider(provider) ? provider : undefined),
     providerCallbackUrl: deps.providerCallbackUrl,
     recordCharge: (input, issuedAs) => recordCharge(input, issuedAs),
@@ -172,7 +177,7 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
           merchantId: input.merchantId,
           aggregateType: 'charge',
           aggregateId: input.chargeId,
-          payload: await presentChargeRow(charge, transaction),
+          payload: await presentChargeRow(charge, platformInstitution, transaction),
         },
         transaction,
       );
@@ -322,7 +327,7 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
           merchantId: locked.merchantId,
           aggregateType: 'charge',
           aggregateId: locked.id,
-          payload: await presentChargeRow(locked, transaction),
+          payload: await presentChargeRow(locked, platformInstitution, transaction),
         },
         transaction,
       );
@@ -370,7 +375,7 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
           merchantId: charge.merchantId,
           aggregateType: 'charge',
           aggregateId: charge.id,
-          payload: await presentChargeRow(charge, transaction),
+          payload: await presentChargeRow(charge, platformInstitution, transaction),
         },
         transaction,
       );

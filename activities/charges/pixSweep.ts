@@ -8,18 +8,17 @@
  * (or an earlier sweep) already took is skipped without a write.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { Logger } from 'pino';
 import type { Sequelize } from 'sequelize';
 import { providerEventStore } from '../../db/charges';
 import { ProviderCallbackService, receivedPixEventId, type CallbackOutcome } from '../../api/charges/callbacks/service';
-import { createLogger } from '../../core/logger';
 import { chargeIdOfTxid } from '../../core/pix/apiPixIds';
 import { isReceivedPixProvider, ProviderError, type PixProvider, type ReceivedPix } from '../../core/provider';
-
-const logger = createLogger('pix-sweep');
 
 export interface PixSweepActivityDeps {
   sequelize: Sequelize;
   provider: PixProvider;
+  logger: Logger;
 }
 
 export interface PixSweepResult {
@@ -32,6 +31,7 @@ export interface PixSweepResult {
 
 export function createPixSweepActivities(deps: PixSweepActivityDeps) {
   const { sequelize, provider } = deps;
+  const logger = deps.logger.child({ module: 'pix-sweep' });
 
   async function sweepReceivedPix(args: { lookbackMs: number }): Promise<PixSweepResult> {
     if (!isReceivedPixProvider(provider)) return { listed: 0, taken: 0, outcomes: {} };
@@ -56,7 +56,12 @@ export function createPixSweepActivities(deps: PixSweepActivityDeps) {
     const outcomes: PixSweepResult['outcomes'] = {};
     if (fresh.length > 0) {
       const ctx = Context.current();
-      const claims = new ProviderCallbackService({ sequelize, temporal: ctx.client, taskQueue: ctx.info.taskQueue });
+      const claims = new ProviderCallbackService({
+        sequelize,
+        temporal: ctx.client,
+        taskQueue: ctx.info.taskQueue,
+        logger: deps.logger.child({ module: 'provider-callbacks' }),
+      });
       for (const pix of fresh) {
         const outcome = await claims.handleReceivedPix(pix);
         outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;

@@ -6,7 +6,8 @@ import crypto from 'node:crypto';
 import type { Sequelize, Transaction } from 'sequelize';
 import { Context } from '@temporalio/activity';
 import { outboxStore, startDeliveryWorkflow } from '../../db/events';
-import { dispatcherWorkflowId, outboxKickSignal } from '../../workflows/events/definitions';
+import { workflowHandle } from '../../api/temporal/workflows';
+import { dispatcherWorkflowId, outboxDispatcherWorkflow, outboxKickSignal } from '../../workflows/events/definitions';
 import { dispatchEvents } from './outboxDispatch';
 
 export interface OutboxEventInput {
@@ -41,8 +42,7 @@ function kickDispatcher(ctx: Context): void {
   const send = () => {
     state.scheduled = false;
     state.lastAt = Date.now();
-    ctx.client.workflow
-      .getHandle(workflowId)
+    workflowHandle(ctx.client, outboxDispatcherWorkflow, workflowId)
       .signal(outboxKickSignal)
       .catch(() => undefined);
   };

@@ -17,7 +17,8 @@ import { balanceStore } from '../../db/ledger';
 import { medInfractionStore, presentInfraction, type MedInfractionRow } from '../../db/med';
 import { refundStore } from '../../db/refunds';
 import { paidMoney } from '../../core/refunds/paid';
-import { medInfractionWorkflowId } from '../../workflows/med/definitions';
+import { startWorkflow } from '../../api/temporal/workflows';
+import { medInfractionWorkflow, medInfractionWorkflowId } from '../../workflows/med/definitions';
 import type { MedDecisionRequest, MedInfractionInput, MedSyncInput, MedSyncResult } from '../../workflows/med/types';
 import { BusinessStatusKey, MerchantIdKey } from '../../workflows/searchAttributes';
 import { writeLedgerEntry } from '../ledger/ledgerWriter';
@@ -107,7 +108,7 @@ export function createMedActivities(deps: MedActivityDeps) {
     const ctx = Context.current();
     for (const row of open) {
       try {
-        await ctx.client.workflow.start('medInfraction', {
+        await startWorkflow(ctx.client, medInfractionWorkflow, {
           workflowId: medInfractionWorkflowId(row.id),
           taskQueue: ctx.info.taskQueue,
           args: [

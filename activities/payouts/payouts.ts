@@ -4,6 +4,7 @@
  * each ledger movement has a unique key. A retried or re-run activity changes nothing twice.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { Logger } from 'pino';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { PixKeyType, PixProvider } from '../../core/provider';
 import { TRANSFER_NOT_ACCEPTED, describeTransferFailure } from '../../core/transfers/failures';
@@ -41,11 +42,12 @@ export type ItemOutcome = 'PAID' | 'FAILED' | 'SKIPPED' | 'PARKED' | 'UNCONFIRME
 export interface PayoutActivityDeps {
   sequelize: Sequelize;
   provider: PixProvider;
+  logger: Logger;
 }
 
 export function createPayoutActivities(deps: PayoutActivityDeps) {
   const { sequelize, provider } = deps;
-  const transfers = createTransferPath(provider);
+  const transfers = createTransferPath(provider, deps.logger);
 
   async function reserveBatch(args: { batchId: string }): Promise<BatchReservation> {
     try {

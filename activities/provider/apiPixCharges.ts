@@ -11,7 +11,7 @@
 import { chargeIdOfTxid, txidFor } from '../../core/pix/apiPixIds';
 import { centsToPixAmount, pixAmountToCents } from '../../core/pix/pixAmount';
 import { qrCodePngBase64 } from '../../core/pix/qrPng';
-import { createLogger } from '../../core/logger';
+import type { Logger } from 'pino';
 import { ProviderError, type IssueChargeRequest, type ProviderCharge } from '../../core/provider';
 import { chargeOfCob } from './chargeOfCob';
 import { PixApiErrorCodes, type Cob, type PixApiClient, type Pix } from './pixApi';
@@ -23,6 +23,8 @@ export interface ApiPixChargesOptions {
   client: CobClient;
   /** PIX_RECEIVING_KEY: the chave every cob is created on, and the one a paying Pix must name. */
   receivingKey: string;
+  /** Where a Pix that does not check out is reported. */
+  logger: Logger;
   now?: () => number;
 }
 
@@ -31,8 +33,6 @@ const MAX_SOLICITACAO = 140;
 /** The payer reads "Estabelecimento: <merchant's name>" beside the cob. */
 const MERCHANT_LABEL = 'Estabelecimento';
 const MAX_INFO_VALUE = 200;
-
-const logger = createLogger('api-pix-charges');
 
 export class ApiPixCharges {
   private readonly now: () => number;
@@ -117,7 +117,7 @@ export class ApiPixCharges {
       const problem = mismatch(pix, cob, this.opts.receivingKey);
       if (!problem) return pix;
       // Not a secret, and needed to find the payment: the ids and what differs, never the payer.
-      logger.error(
+      this.opts.logger.error(
         { chargeId: chargeIdOfTxid(cob.txid), txid: cob.txid, endToEndId: listed.endToEndId, problem },
         'ALERT: a Pix the cob lists does not check out; the charge is not paid by it',
       );

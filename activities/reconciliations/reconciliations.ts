@@ -16,9 +16,9 @@
  * same way, by their id, against the amount their completing entry sent to provider clearing.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { Logger } from 'pino';
 import type { Sequelize } from 'sequelize';
 import { ProviderCallbackService } from '../../api/charges/callbacks/service';
-import { createLogger } from '../../core/logger';
 import {
   ProviderError,
   isStatementProvider,
@@ -35,14 +35,13 @@ import type {
   ReconciliationResult,
 } from '../../workflows/reconciliations/types';
 
-const logger = createLogger('reconciliations');
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface ReconciliationActivityDeps {
   sequelize: Sequelize;
   provider: PixProvider;
   statementProvider?: StatementProvider;
+  logger: Logger;
 }
 
 /** Brasília has had no daylight saving since 2019: a day starts at 03:00Z. */
@@ -54,6 +53,7 @@ export function brasiliaDayRange(from: string, to: string): { from: string; to: 
 
 export function createReconciliationActivities(deps: ReconciliationActivityDeps) {
   const { sequelize } = deps;
+  const logger = deps.logger.child({ module: 'reconciliations' });
   const statements = deps.statementProvider ?? (isStatementProvider(deps.provider) ? deps.provider : undefined);
 
   /**
@@ -111,7 +111,12 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
     const differences: ReconciliationDifference[] = [];
     const seen = new Set<string>();
     const ctx = Context.current();
-    const normalPath = new ProviderCallbackService({ sequelize, temporal: ctx.client, taskQueue: ctx.info.taskQueue });
+    const normalPath = new ProviderCallbackService({
+      sequelize,
+      temporal: ctx.client,
+      taskQueue: ctx.info.taskQueue,
+      logger: deps.logger.child({ module: 'provider-callbacks' }),
+    });
 
     for (const payment of statement.payments) {
       const charge = chargeByProviderId.get(payment.providerChargeId);

@@ -5,6 +5,7 @@
  * keyed by ledger movement key, so a refund is completed or released, never both.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { Logger } from 'pino';
 import type { Sequelize, Transaction } from 'sequelize';
 import { refundTotal } from '../../db/refunds/refundTotals';
 import {
@@ -36,6 +37,7 @@ import { TransferFailureTypes, createTransferPath, type TransferAnswer } from '.
 export interface RefundActivityDeps {
   sequelize: Sequelize;
   provider: PixProvider;
+  logger: Logger;
   /** Where checkout pages live (checkout.refunded payloads); see checkoutBaseUrl. */
   publicBaseUrl?: string;
   providerCallbackUrl?: string;
@@ -49,7 +51,7 @@ const refusal = (message: string, type: string, details?: Record<string, unknown
 
 export function createRefundActivities(deps: RefundActivityDeps) {
   const { sequelize, provider } = deps;
-  const transfers = createTransferPath(provider);
+  const transfers = createTransferPath(provider, deps.logger);
   const checkouts = new CheckoutEffects(sequelize, checkoutBaseUrl(deps));
 
   /**

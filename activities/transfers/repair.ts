@@ -12,6 +12,7 @@
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Logger } from 'pino';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { PixProvider } from '../../core/provider';
 import { NOT_PROCESSED, TRANSFER_GRACE } from '../../core/transfers/failures';
@@ -25,6 +26,7 @@ import { createWithdrawalActivities } from '../withdrawals/withdrawals';
 export interface ReconcileDeps {
   sequelize: Sequelize;
   provider: PixProvider;
+  logger: Logger;
 }
 
 export interface ReconcileSummary {
@@ -60,7 +62,7 @@ export function createReconciler(deps: ReconcileDeps) {
   const { sequelize } = deps;
   const payouts = createPayoutActivities(deps);
   const withdrawals = createWithdrawalActivities(deps);
-  const transfers = createTransferPath(deps.provider);
+  const transfers = createTransferPath(deps.provider, deps.logger);
 
   /** Reconciles batch `batchId`; the caller made sure its workflow is not running. */
   async function reconcileBatch(batchId: string): Promise<ReconcileSummary> {

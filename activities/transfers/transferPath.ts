@@ -24,7 +24,7 @@ import {
   type ProviderTransfer,
   type TransferRequest,
 } from '../../core/provider';
-import { createLogger } from '../../core/logger';
+import type { Logger } from 'pino';
 
 export type TransferAnswer =
   /** The provider made the transfer and it completed: settle. */
@@ -40,9 +40,8 @@ export const TransferFailureTypes = {
   mismatch: 'TransferMismatch',
 } as const;
 
-const logger = createLogger('transfers');
-
-export function createTransferPath(provider: PixProvider) {
+/** `logger`: where a transfer that is not the one we sent is reported (the composition root's, through deps). */
+export function createTransferPath(provider: PixProvider, logger: Logger) {
   /** Sends the transfer; `retry` when an earlier attempt for this reference may have reached the provider. */
   async function send(req: TransferRequest | PaymentReturnRequest, opts: { retry: boolean }): Promise<TransferAnswer> {
     if (opts.retry) {
@@ -58,7 +57,7 @@ export function createTransferPath(provider: PixProvider) {
       // The call was refused, but an earlier call (or this one) may have made the transfer.
       return (await lookup(req)) ?? { kind: 'NO_RECORD', code: err.code };
     }
-    return answerOf(transfer, req);
+    return answerOf(transfer, req, logger);
   }
 
   /**
@@ -77,7 +76,7 @@ export function createTransferPath(provider: PixProvider) {
       if (err instanceof ProviderError) throw unavailable(err);
       throw err;
     }
-    return transfer ? answerOf(transfer, req) : null;
+    return transfer ? answerOf(transfer, req, logger) : null;
   }
 
   return { send, lookup };
@@ -88,6 +87,7 @@ export type TransferPath = ReturnType<typeof createTransferPath>;
 function answerOf(
   transfer: ProviderTransfer,
   sent: Pick<TransferRequest, 'reference' | 'amountCents'>,
+  logger: Logger,
 ): TransferAnswer {
   if (transfer.reference !== sent.reference || transfer.amountCents !== sent.amountCents) {
     logger.error(

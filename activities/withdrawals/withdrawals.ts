@@ -7,6 +7,7 @@
 import { recordEvent } from '../events/outbox';
 import { presentWithdrawalRows } from '../../db/withdrawals/withdrawalView';
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { Logger } from 'pino';
 import type { Sequelize, Transaction } from 'sequelize';
 import { accounts } from '../../core/ledger/accounts';
 import { moneyOutRefusal } from '../../core/identity/moneyOut';
@@ -15,7 +16,7 @@ import type { PixProvider, ProviderTransfer } from '../../core/provider';
 import { NOT_PROCESSED, describeTransferFailure } from '../../core/transfers/failures';
 import { beneficiarySnapshot, sourceAccountSnapshot, withdrawalFee } from '../../core/withdrawals/rules';
 import { Merchant, Withdrawal } from '../../db/models';
-import { PLATFORM_INSTITUTION } from '../../db/charges/sellerChargeView';
+import { DEFAULT_PLATFORM_INSTITUTION_NAME } from '../../config';
 import {
   WithdrawalFailureTypes,
   type FailureNote,
@@ -30,11 +31,15 @@ import { createTransferPath } from '../transfers/transferPath';
 export interface WithdrawalActivityDeps {
   sequelize: Sequelize;
   provider: PixProvider;
+  logger: Logger;
+  /** config.platformInstitutionName: the source account's institution; default config.ts's. */
+  platformInstitution?: string;
 }
 
 export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
   const { sequelize, provider } = deps;
-  const transfers = createTransferPath(provider);
+  const transfers = createTransferPath(provider, deps.logger);
+  const platformInstitution = deps.platformInstitution ?? DEFAULT_PLATFORM_INSTITUTION_NAME;
 
   /** Stores the withdrawal and reserves amount + fee in one DB transaction, or refuses and stores nothing. */
   async function reserveWithdrawal(input: WithdrawalInput): Promise<ReservedWithdrawal> {
@@ -78,7 +83,7 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
             failureCode: null,
             failureReason: null,
             beneficiarySnapshot: beneficiary,
-            sourceAccountSnapshot: sourceAccountSnapshot(merchant, PLATFORM_INSTITUTION),
+            sourceAccountSnapshot: sourceAccountSnapshot(merchant, platformInstitution),
             processedAt: null,
           },
           { transaction },
@@ -167,7 +172,7 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
         },
         { transaction },
       );
-      await recordWithdrawalEvent('withdrawal.completed', withdrawal, transaction);
+      await recordWithdrawalEvent('withdrawal.completed', withdrawal, transaction, platformInstitution);
       return reservedFrom(withdrawal);
     });
   }
@@ -215,7 +220,7 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
         { transaction },
       );
       // A cancelled withdrawal did not pay out either: merchants get withdrawal.failed with status CANCELLED.
-      await recordWithdrawalEvent('withdrawal.failed', withdrawal, transaction);
+      await recordWithdrawalEvent('withdrawal.failed', withdrawal, transaction, platformInstitution);
       return reservedFrom(withdrawal);
     });
   }
@@ -229,8 +234,9 @@ async function recordWithdrawalEvent(
   type: 'withdrawal.completed' | 'withdrawal.failed',
   withdrawal: Withdrawal,
   transaction: Transaction,
+  platformInstitution: string,
 ): Promise<void> {
-  const [view] = await presentWithdrawalRows(withdrawal.merchantId, [withdrawal]);
+  const [view] = await presentWithdrawalRows(withdrawal.merchantId, [withdrawal], platformInstitution);
   await recordEvent(
     { type, merchantId: withdrawal.merchantId, aggregateType: 'withdrawal', aggregateId: withdrawal.id, payload: view },
     transaction,

@@ -12,11 +12,16 @@ import { parseBoletoCode } from '../../core/boletos';
 import { endOfDueDateInBrasilia } from '../../core/boletos/dueTime';
 import { boletoBatchStore, type BoletoBatch, type BoletoBatchItem } from '../../db/boletos';
 import { merchantStore, type Merchant } from '../../db/identity';
-import { acceptBoletoBatchUpdate, boletoBatchWorkflowId } from '../../workflows/boletos/definitions';
+import {
+  acceptBoletoBatchUpdate,
+  boletoBatchWorkflow,
+  boletoBatchWorkflowId,
+} from '../../workflows/boletos/definitions';
 import { chargeExpiry, chargeFee, MAX_CHARGE_TTL_DAYS } from '../charges/issueCharge';
 import { CHARGE_WRITERS, type AppChargeService } from '../charges/service';
 import { ANY_ROLE, requireRole, roleErrors } from '../dashboard/roles';
 import { ApiError, errors } from '../errors/apiError';
+import { temporalErrorToApi } from '../temporal/temporalErrors';
 import { updateWithStartOrJoin } from '../temporal/updateWithStart';
 import type { CreateBoletosBody, ListBoletosQuery } from './schema';
 
@@ -124,8 +129,7 @@ export class BoletoService {
     if (!merchant || !merchant.active) throw roleErrors.merchantNotFound();
     if (!resuming || !(await boletoBatchStore.findBatch(resourceId))) await this.stage(merchant, body, resourceId, key);
     try {
-      const accepted = await updateWithStartOrJoin(this.deps.temporal, acceptBoletoBatchUpdate, {
-        workflowType: 'boletoBatch',
+      const accepted = await updateWithStartOrJoin(this.deps.temporal, boletoBatchWorkflow, acceptBoletoBatchUpdate, {
         workflowId: boletoBatchWorkflowId(resourceId),
         taskQueue: this.deps.taskQueue,
         args: [
@@ -140,8 +144,9 @@ export class BoletoService {
         initialStatus: 'ACCEPTING',
       });
       return { status: 202, body: accepted };
-    } catch {
-      throw errors.unavailable('the workflow service is unavailable; retry with the same idempotency key');
+    } catch (err) {
+      const retry = 'the workflow service is unavailable; retry with the same idempotency key';
+      throw temporalErrorToApi(err, { otherFailure: () => errors.unavailable(retry), unavailable: retry });
     }
   }
 

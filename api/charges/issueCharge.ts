@@ -4,9 +4,10 @@
  * payment data is issued and the charge row committed, so the answer and the durable state
  * agree. The API never talks to the provider itself.
  */
-import { WorkflowUpdateFailedError, ApplicationFailure, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
+import { applicationFailureOf, isTemporalUnavailable } from '../temporal/temporalErrors';
 import { updateWithStartOrJoin } from '../temporal/updateWithStart';
-import { issuePixUpdate, chargeWorkflowId } from '../../workflows/charges/definitions';
+import { issuePixUpdate, chargeLifecycleWorkflow, chargeWorkflowId } from '../../workflows/charges/definitions';
 import { ChargeFailureTypes, type ChargeLifecycleInput } from '../../workflows/charges/types';
 import { chargeStore, type Charge } from '../../db/charges';
 import type { Merchant } from '../../db/identity';
@@ -62,8 +63,7 @@ export async function issueCharge(deps: IssueDeps, input: ChargeLifecycleInput):
  * Read them with `issueFailureOf`.
  */
 export async function issueChargeRaw(deps: IssueDeps, input: ChargeLifecycleInput): Promise<Charge> {
-  await updateWithStartOrJoin(deps.temporal, issuePixUpdate, {
-    workflowType: 'chargeLifecycle',
+  await updateWithStartOrJoin(deps.temporal, chargeLifecycleWorkflow, issuePixUpdate, {
     workflowId: chargeWorkflowId(input.chargeId),
     taskQueue: deps.taskQueue,
     args: [input],
@@ -83,14 +83,15 @@ export interface IssueFailure {
 }
 
 export function issueFailureOf(err: unknown): IssueFailure | null {
-  if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
-    if (err.cause.type === ChargeFailureTypes.pixNotIssued)
+  const failure = applicationFailureOf(err);
+  if (failure) {
+    if (failure.type === ChargeFailureTypes.pixNotIssued)
       return {
         transient: false,
         code: 'PROVIDER_NOT_ISSUED',
         message: 'the provider answered without the payment data; nothing was issued',
       };
-    if (err.cause.type === ChargeFailureTypes.providerRejected)
+    if (failure.type === ChargeFailureTypes.providerRejected)
       return {
         transient: false,
         code: 'PROVIDER_REJECTED',
@@ -102,7 +103,7 @@ export function issueFailureOf(err: unknown): IssueFailure | null {
       message: 'the provider was unavailable; nothing was issued',
     };
   }
-  if ((err as { name?: string })?.name === 'ServiceError' || (err as { code?: number })?.code === 14) {
+  if (isTemporalUnavailable(err)) {
     return { transient: true, code: 'WORKFLOW_SERVICE_UNAVAILABLE', message: 'the workflow service was unavailable' };
   }
   return null;

@@ -4,14 +4,16 @@
  * routes (api/charges/issueCharge.ts); a charge made on one API reads on the other.
  * Another merchant's charge is 404, whatever the caller's roles elsewhere.
  */
-import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { chargeStore, type Charge } from '../../db/charges';
 import { memberStore, merchantStore } from '../../db/identity';
 import type { Refund } from '../../db/refunds';
-import { cancelChargeUpdate, chargeWorkflowId } from '../../workflows/charges/definitions';
+import { cancelChargeUpdate, chargeLifecycleWorkflow, chargeWorkflowId } from '../../workflows/charges/definitions';
 import { chargeExpiry, chargeFee, issueCharge } from './issueCharge';
 import { ANY_ROLE, requireRole, roleErrors } from '../dashboard/roles';
-import { ApiError, errors } from '../errors/apiError';
+import { ApiError } from '../errors/apiError';
+import { temporalErrorToApi } from '../temporal/temporalErrors';
+import { workflowHandle } from '../temporal/workflows';
 import { renderBoletoPdf } from '../../core/boletos/pdf/renderBoletoPdf';
 import { boletoPdfInput } from '../boletos/boletoPdf';
 import { presentAppCharge } from './presenter';
@@ -128,14 +130,17 @@ export class AppChargeService {
     if (charge.status === 'CANCELLED') return this.view(charge);
     if (charge.status !== 'PENDING') throw chargeErrors.notCancellable(this.present(charge).status);
     try {
-      await this.deps.temporal.workflow
-        .getHandle(chargeWorkflowId(charge.id))
-        .executeUpdate(cancelChargeUpdate, { args: [{ reason: reason ?? 'cancelled by the merchant' }] });
+      await workflowHandle(this.deps.temporal, chargeLifecycleWorkflow, chargeWorkflowId(charge.id)).executeUpdate(
+        cancelChargeUpdate,
+        { reason: reason ?? 'cancelled by the merchant' },
+      );
     } catch (err) {
-      if (err instanceof WorkflowUpdateFailedError) throw chargeErrors.notCancellable('no longer PENDING');
-      if ((err as { name?: string }).name === 'WorkflowNotFoundError')
-        throw chargeErrors.notCancellable('no longer PENDING');
-      throw errors.unavailable('the workflow service is unavailable; retry');
+      // The run already closed (expired, cancelled or paid meanwhile), or refused the cancel.
+      throw temporalErrorToApi(err, {
+        otherFailure: () => chargeErrors.notCancellable('no longer PENDING'),
+        notFound: () => chargeErrors.notCancellable('no longer PENDING'),
+        unavailable: 'the workflow service is unavailable; retry',
+      });
     }
     await chargeStore.reload(charge);
     // A payment that won the race leaves it PAID: say so instead of pretending.

@@ -18,8 +18,9 @@ export const notFoundHandler: RequestHandler = (req, _res, next) => {
 
 /** Any error as the ApiError it is answered with; unknown ones are logged (with the trace id) and become INTERNAL_ERROR. */
 export function toApiError(err: any, req: Request, res: Response, logger: Logger): ApiError {
-  const traceId = res.locals.traceId as string;
-  const log: Logger = (res.locals.log as Logger | undefined) ?? logger;
+  // The request's logger already carries the traceId (api/middleware/requestLogger.ts); a line
+  // never names it again, or it would carry the key twice.
+  const log: Logger = (res.locals.log as Logger | undefined) ?? logger.child({ traceId: res.locals.traceId as string });
   let apiError: ApiError;
   if (err instanceof ApiError) {
     apiError = err;
@@ -29,14 +30,13 @@ export function toApiError(err: any, req: Request, res: Response, logger: Logger
     apiError = new ApiError(413, 'PAYLOAD_TOO_LARGE', 'request body is too large');
   } else if (err instanceof ConnectionError || err instanceof ConnectionAcquireTimeoutError) {
     // The database is away (restart, failover): the client may retry, nothing was done.
-    log.warn({ traceId, error: err.name }, 'database unavailable');
+    log.warn({ error: err.name }, 'database unavailable');
     apiError = new ApiError(503, 'SERVICE_UNAVAILABLE', 'the database is unavailable; retry shortly');
   } else if (typeof err?.status === 'number' && err.status >= 400 && err.status < 500) {
     apiError = new ApiError(400, 'VALIDATION_ERROR', 'request could not be read');
   } else {
     log.error(
       {
-        traceId,
         err: { message: err?.message, name: err?.name, stack: err?.stack },
         path: withoutWebhookSecret(req.originalUrl.split('?')[0]),
       },
@@ -44,7 +44,7 @@ export function toApiError(err: any, req: Request, res: Response, logger: Logger
     );
     apiError = new ApiError(500, 'INTERNAL_ERROR', 'internal error; quote the traceId to support');
   }
-  if (apiError.status >= 500 && err instanceof ApiError) log.warn({ traceId, code: apiError.code }, apiError.message);
+  if (apiError.status >= 500 && err instanceof ApiError) log.warn({ code: apiError.code }, apiError.message);
   // A brake that names its wait (TOO_MANY_ATTEMPTS, TOO_MANY_STREAMS) says it in the standard header too.
   const retryAfter = apiError.details?.retryAfterSeconds;
   if (typeof retryAfter === 'number' && !res.headersSent) res.setHeader('Retry-After', String(retryAfter));

@@ -1,12 +1,15 @@
-/** Build identity for /healthz and /ready: from the environment (CI/deploy) or the git checkout. */
+/** Build identity for /healthz and /ready: from config.ts's `build` (GIT_SHA, BUILD_ID, BUILT_AT) or the git checkout. */
 import { execFileSync } from 'node:child_process';
+import type { BuildConfig } from '../../config';
 import { version } from '../../package.json';
 
-let cached: ReturnType<typeof compute> | undefined;
+let fromGit: ReturnType<typeof gitCheckout> | undefined;
 
-export function buildInfo() {
-  cached ??= compute();
-  return cached;
+export function buildInfo(build: BuildConfig | undefined) {
+  if (build?.gitSha)
+    return { gitSha: build.gitSha, buildId: build.buildId, builtAt: build.builtAt, version, source: 'env' };
+  fromGit ??= gitCheckout();
+  return fromGit;
 }
 
 /** What public health answers show unless EXPOSE_BUILD_INFO is set: the shape, not the build. */
@@ -14,16 +17,7 @@ export function hiddenBuildInfo() {
   return { gitSha: null, buildId: null, builtAt: null, version, source: 'hidden' as const };
 }
 
-function compute() {
-  if (process.env.GIT_SHA) {
-    return {
-      gitSha: process.env.GIT_SHA,
-      buildId: process.env.BUILD_ID ?? null,
-      builtAt: process.env.BUILT_AT ?? null,
-      version,
-      source: 'env',
-    };
-  }
+function gitCheckout() {
   try {
     const sha = execFileSync('git', ['rev-parse', 'HEAD'], { stdio: ['ignore', 'pipe', 'ignore'] })
       .toString()

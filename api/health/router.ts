@@ -12,6 +12,7 @@ import { Router } from 'express';
 import type { Sequelize } from 'sequelize';
 import { ping } from '../../db/diagnostics';
 import type { Client } from '@temporalio/client';
+import type { BuildConfig } from '../../config';
 import { buildInfo, hiddenBuildInfo } from './buildInfo';
 import { createSmtpTransport, describeSmtpError } from '../../core/mail/smtp';
 
@@ -32,9 +33,11 @@ export function healthRouter(deps: {
   temporal: Client;
   smtpUrl?: string | null;
   exposeBuildInfo?: boolean;
+  /** What the build says of itself (config.build); shown only with exposeBuildInfo. */
+  build?: BuildConfig;
 }): Router {
   const router = Router();
-  const build = () => ({ buildInfo: deps.exposeBuildInfo ? buildInfo() : hiddenBuildInfo() });
+  const build = () => ({ buildInfo: deps.exposeBuildInfo ? buildInfo(deps.build) : hiddenBuildInfo() });
   let last: Probe | undefined;
   let running: Promise<Probe> | undefined;
   const probe = async (): Promise<Probe> => {

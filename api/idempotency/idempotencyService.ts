@@ -13,7 +13,7 @@
 import crypto from 'node:crypto';
 import type { Sequelize } from 'sequelize';
 import { idempotencyStore } from '../../db/idempotency';
-import { createLogger } from '../../core/logger';
+import type { Logger } from 'pino';
 import { errors } from '../errors/apiError';
 
 export type IdempotencyClaim =
@@ -26,6 +26,8 @@ export interface IdempotencyOptions {
   lockSeconds?: number;
   /** How long a concurrent duplicate waits for the holder's answer before 503. */
   waitMs?: number;
+  /** Claims that could not be kept or stored are logged here. */
+  logger: Logger;
 }
 
 export interface KeyRef {
@@ -50,12 +52,11 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-const logger = createLogger('idempotency');
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class IdempotencyService {
   readonly lockSeconds: number;
+  readonly logger: Logger;
   private readonly waitMs: number;
 
   constructor(
@@ -63,6 +64,7 @@ export class IdempotencyService {
     private readonly opts: IdempotencyOptions,
   ) {
     this.lockSeconds = opts.lockSeconds ?? 60;
+    this.logger = opts.logger;
     this.waitMs = opts.waitMs ?? 30_000;
   }
 
@@ -173,7 +175,7 @@ export async function runIdempotent(
       service
         .extend(held)
         .catch((err: unknown) =>
-          logger.warn({ scope: keyRef.scope, err: String(err) }, 'could not extend an idempotency claim'),
+          service.logger.warn({ scope: keyRef.scope, err: String(err) }, 'could not extend an idempotency claim'),
         );
     },
     (service.lockSeconds * 1000) / 3,
@@ -189,7 +191,7 @@ export async function runIdempotent(
     });
     // Same resource id either way: the request that took over finishes the same work.
     if (!stored)
-      logger.warn(
+      service.logger.warn(
         { scope: keyRef.scope, resourceId: claim.resourceId },
         'idempotency claim was taken over before its answer was stored',
       );

@@ -14,9 +14,9 @@ import type { Sequelize } from 'sequelize';
 import { outgoingMailStore } from '../../db/mail';
 import type { Tx } from '../../db/tx';
 import { encryptSecret, parseKey } from '../../core/crypto/secretBox';
-import { mailWorkflowId } from '../../workflows/mail/definitions';
-import type { sendMail } from '../../workflows/mail/sendMail';
+import { mailWorkflowId, sendMailWorkflow } from '../../workflows/mail/definitions';
 import { errors } from '../errors/apiError';
+import { startWorkflow } from '../temporal/workflows';
 
 export interface MailerDeps {
   sequelize: Sequelize;
@@ -62,7 +62,7 @@ export class Mailer {
       transaction,
     );
     try {
-      await temporal.workflow.start<typeof sendMail>('sendMail', {
+      await startWorkflow(temporal, sendMailWorkflow, {
         workflowId: mailWorkflowId(mailId),
         taskQueue,
         args: [{ mailId }],

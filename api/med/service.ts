@@ -5,22 +5,22 @@
  * Update on the infraction's workflow: it answers once the decision is recorded.
  */
 import crypto from 'node:crypto';
-import {
-  WorkflowFailedError,
-  WorkflowNotFoundError,
-  WorkflowUpdateFailedError,
-  ApplicationFailure,
-  type Client,
-} from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { Sequelize } from 'sequelize';
 import { memberStore, type MemberRole } from '../../db/identity';
 import { medInfractionStore, presentInfraction, type MedInfractionRow, type MedInfractionView } from '../../db/med';
-import { decideInfractionUpdate, medInfractionWorkflowId } from '../../workflows/med/definitions';
-import type { medInfractionSync } from '../../workflows/med/medInfractionSync';
+import {
+  decideInfractionUpdate,
+  medInfractionSyncWorkflow,
+  medInfractionWorkflow,
+  medInfractionWorkflowId,
+} from '../../workflows/med/definitions';
 import { MedFailureTypes, reminderBeforeMs } from '../../workflows/med/types';
 import { MerchantIdKey } from '../../workflows/searchAttributes';
 import { ANY_ROLE, defaultMerchantOf, requireRole, roleErrors } from '../dashboard/roles';
 import { ApiError, errors } from '../errors/apiError';
+import { applicationFailureOf, temporalErrorToApi } from '../temporal/temporalErrors';
+import { executeWorkflow, workflowHandle } from '../temporal/workflows';
 import type { AnalysisBody, BulkAnalysisBody, ListInfractionsQuery, SyncInfractionsBody } from './schema';
 
 export const MED_DECIDE_ROLES: readonly MemberRole[] = ['owner', 'admin', 'finance'];
@@ -72,25 +72,24 @@ export class MedService {
     const merchantId = body.merchantId ?? (await defaultMerchantOf(userId));
     await requireRole(userId, merchantId, MED_DECIDE_ROLES);
     const { analysisDeadlineMs } = this.deps.settings;
-    const result = await this.deps.temporal.workflow
-      .execute<typeof medInfractionSync>('medInfractionSync', {
-        workflowId: `med-infraction-sync-${crypto.randomUUID()}`,
-        taskQueue: this.deps.taskQueue,
-        args: [
-          {
-            merchantId,
-            analysisDeadlineMs,
-            reminderBeforeMs: reminderBeforeMs(analysisDeadlineMs, this.deps.settings.reminderBeforeMs),
-          },
-        ],
-        typedSearchAttributes: [{ key: MerchantIdKey, value: merchantId }],
-      })
-      .catch((err: unknown) => {
+    const result = await executeWorkflow(this.deps.temporal, medInfractionSyncWorkflow, {
+      workflowId: `med-infraction-sync-${crypto.randomUUID()}`,
+      taskQueue: this.deps.taskQueue,
+      args: [
+        {
+          merchantId,
+          analysisDeadlineMs,
+          reminderBeforeMs: reminderBeforeMs(analysisDeadlineMs, this.deps.settings.reminderBeforeMs),
+        },
+      ],
+      typedSearchAttributes: [{ key: MerchantIdKey, value: merchantId }],
+    }).catch((err: unknown) => {
+      throw temporalErrorToApi(err, {
         // The provider kept failing: what was stored is kept (the next sync goes on from there).
-        if (err instanceof WorkflowFailedError)
-          throw errors.unavailable('the provider could not be read; retry the sync');
-        throw err;
+        otherFailure: () => errors.unavailable('the provider could not be read; retry the sync'),
+        unavailable: 'the workflow service is unavailable; retry the sync',
       });
+    });
     const rows = await medInfractionStore.merchantInfractions(this.deps.sequelize, merchantId, result.createdIds);
     return { created: rows.length, data: rows.map(presentInfraction) };
   }
@@ -150,25 +149,24 @@ export class MedService {
 
   private async apply(userId: string, id: string, body: AnalysisBody): Promise<void> {
     try {
-      await this.deps.temporal.workflow.getHandle(medInfractionWorkflowId(id)).executeUpdate(decideInfractionUpdate, {
-        args: [{ decision: body.decision, justification: body.justification, decidedBy: userId }],
-      });
+      await workflowHandle(this.deps.temporal, medInfractionWorkflow, medInfractionWorkflowId(id)).executeUpdate(
+        decideInfractionUpdate,
+        { decision: body.decision, justification: body.justification, decidedBy: userId },
+      );
     } catch (err) {
-      if (
-        err instanceof WorkflowUpdateFailedError &&
-        err.cause instanceof ApplicationFailure &&
-        err.cause.type === MedFailureTypes.alreadyDecided
-      ) {
+      // The one answer that reads the row (for its status); the others come from the answers below.
+      if (applicationFailureOf(err)?.type === MedFailureTypes.alreadyDecided) {
         throw medErrors.alreadyDecided(
           (await medInfractionStore.findInfraction(this.deps.sequelize, id))?.status ?? 'decided',
         );
       }
-      if (err instanceof WorkflowNotFoundError)
-        throw errors.unavailable('this infraction is not being tracked yet; run POST /med/infractions/sync and retry');
-      // Any other failure of the update: nothing was recorded (the update answers only after the decision is).
-      if (err instanceof WorkflowUpdateFailedError)
-        throw errors.unavailable('the decision could not be applied; retry');
-      throw err;
+      throw temporalErrorToApi(err, {
+        notFound: () =>
+          errors.unavailable('this infraction is not being tracked yet; run POST /med/infractions/sync and retry'),
+        // Any other failure of the update: nothing was recorded (the update answers only after the decision is).
+        otherFailure: () => errors.unavailable('the decision could not be applied; retry'),
+        unavailable: 'the workflow service is unavailable; retry',
+      });
     }
   }
 

@@ -5,13 +5,20 @@
  * fund is deleted by the reserve activity and answered 400, with nothing reserved.
  */
 import type { Sequelize } from 'sequelize';
-import { ApplicationFailure, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { updateWithStartOrJoin } from '../temporal/updateWithStart';
+import { isWorkflowFailure, temporalErrorToApi } from '../temporal/temporalErrors';
+import { workflowHandle } from '../temporal/workflows';
 import { nothingCreated } from '../idempotency/idempotencyService';
 import { presentBatch, presentBatchListEntry, presentItem, type ItemCounts } from '../../core/payouts/present';
 import type { Merchant } from '../../db/identity';
 import { payoutStore, type PayoutBatch } from '../../db/payouts';
-import { cancelBatchUpdate, payoutBatchWorkflowId, reserveBatchUpdate } from '../../workflows/payouts/definitions';
+import {
+  cancelBatchUpdate,
+  payoutBatchWorkflow,
+  payoutBatchWorkflowId,
+  reserveBatchUpdate,
+} from '../../workflows/payouts/definitions';
 import { PayoutFailureTypes, type BatchReservation } from '../../workflows/payouts/types';
 import { ApiError, errors } from '../errors/apiError';
 import type { CreatePayoutBatchBody, ListBatchesQuery, ListItemsQuery } from './schema';
@@ -108,13 +115,15 @@ export class PayoutService {
     const batch = await this.find(merchantId, batchId);
     if (batch.status !== 'PROCESSING') throw payoutErrors.notCancellable(batch.status);
     try {
-      const outcome = await this.deps.temporal.workflow
-        .getHandle(payoutBatchWorkflowId(batch.id))
-        .executeUpdate(cancelBatchUpdate, { args: [{ reason }] });
+      const outcome = await workflowHandle(
+        this.deps.temporal,
+        payoutBatchWorkflow,
+        payoutBatchWorkflowId(batch.id),
+      ).executeUpdate(cancelBatchUpdate, { reason });
       return { batchId: batch.id, status: outcome.status, releasedAmountCents: outcome.releasedAmountCents };
     } catch (err) {
       // The batch finished between our read and the update: it is no longer cancellable.
-      if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError) {
+      if (isWorkflowFailure(err) || err instanceof WorkflowNotFoundError) {
         await payoutStore.reload(batch);
         // Still PROCESSING with no workflow to take the cancel: it was stopped by an operator, and
         // the janitor (or `payout reconcile`) settles it by the provider's records.
@@ -127,7 +136,7 @@ export class PayoutService {
         }
         throw payoutErrors.notCancellable(batch.status);
       }
-      throw err;
+      throw temporalErrorToApi(err, { unavailable: 'the workflow service is unavailable; retry' });
     }
   }
 
@@ -159,8 +168,7 @@ export class PayoutService {
   private async reserve(merchantId: string, batchId: string, itemsCount: number): Promise<BatchReservation> {
     const workflowId = payoutBatchWorkflowId(batchId);
     try {
-      return await updateWithStartOrJoin(this.deps.temporal, reserveBatchUpdate, {
-        workflowType: 'payoutBatch',
+      return await updateWithStartOrJoin(this.deps.temporal, payoutBatchWorkflow, reserveBatchUpdate, {
         workflowId,
         taskQueue: this.deps.taskQueue,
         args: [{ batchId, merchantId, itemsCount, ...this.deps.settings }],
@@ -168,25 +176,24 @@ export class PayoutService {
         initialStatus: 'RESERVING',
       });
     } catch (err) {
-      if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
-        if (err.cause.type === PayoutFailureTypes.insufficientBalance) throw payoutErrors.insufficient();
-        if (err.cause.type === PayoutFailureTypes.refused) {
-          const refusal = err.cause.details?.[0];
-          if (refusal === 'WITHDRAWAL_FROZEN') throw payoutErrors.frozen();
-          if (refusal === 'PAYOUTS_NOT_ENABLED') throw payoutErrors.notEnabled();
-          throw errors.merchantIdRequired();
-        }
-        if (err.cause.type === PayoutFailureTypes.reservationUnavailable) {
-          throw nothingCreated(
-            errors.unavailable(
-              'the batch could not be reserved; nothing was reserved, retry with the same idempotencyKey',
+      throw temporalErrorToApi(err, {
+        failures: {
+          [PayoutFailureTypes.insufficientBalance]: () => payoutErrors.insufficient(),
+          [PayoutFailureTypes.refused]: (failure) => {
+            const refusal = failure.details?.[0];
+            if (refusal === 'WITHDRAWAL_FROZEN') return payoutErrors.frozen();
+            if (refusal === 'PAYOUTS_NOT_ENABLED') return payoutErrors.notEnabled();
+            return errors.merchantIdRequired();
+          },
+          [PayoutFailureTypes.reservationUnavailable]: () =>
+            nothingCreated(
+              errors.unavailable(
+                'the batch could not be reserved; nothing was reserved, retry with the same idempotencyKey',
+              ),
             ),
-          );
-        }
-      }
-      if ((err as { name?: string })?.name === 'ServiceError')
-        throw errors.unavailable('the workflow service is unavailable; retry with the same idempotencyKey');
-      throw err;
+        },
+        unavailable: 'the workflow service is unavailable; retry with the same idempotencyKey',
+      });
     }
   }
 

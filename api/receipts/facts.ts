@@ -9,7 +9,7 @@
  * beneficiary snapshot taken at request time; a payout item from the merchant to the recipient
  * named in the batch.
  */
-import { chargeStore, PLATFORM_INSTITUTION, type Charge } from '../../db/charges';
+import { chargeStore, type Charge } from '../../db/charges';
 import { merchantStore, type Merchant } from '../../db/identity';
 import { payoutStore, type PayoutItem } from '../../db/payouts';
 import { refundStore } from '../../db/refunds';
@@ -25,11 +25,11 @@ const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? 
 const digits = (v: string | null): string | null => (v ? v.replace(/\D/g, '') || null : null);
 
 /** The merchant as the holder of its payment account at the gateway. */
-function merchantParty(merchant: Merchant): Party {
+function merchantParty(merchant: Merchant, platformInstitution: string): Party {
   return {
     name: merchant.name,
     document: digits(merchant.document),
-    institution: PLATFORM_INSTITUTION,
+    institution: platformInstitution,
     ispb: null,
     agency: PAYMENT_ACCOUNT_BRANCH,
     account: null,
@@ -53,7 +53,7 @@ function payerParty(snapshot: Record<string, unknown> | null): Party | null {
 }
 
 /** Facts of a charge row; null unless it is PAID. Reads the merchant and settled refunds. */
-export async function chargeReceiptFacts(charge: Charge): Promise<ReceiptFacts | null> {
+export async function chargeReceiptFacts(charge: Charge, platformInstitution: string): Promise<ReceiptFacts | null> {
   if (charge.status !== 'PAID' || !charge.paidAt) return null;
   const merchant = await merchantStore.findMerchant(charge.merchantId);
   if (!merchant) return null;
@@ -70,13 +70,13 @@ export async function chargeReceiptFacts(charge: Charge): Promise<ReceiptFacts |
     txid: charge.pixTxid,
     description: charge.description,
     payer: payerParty(charge.payerSnapshot),
-    receiver: merchantParty(merchant),
+    receiver: merchantParty(merchant, platformInstitution),
     refunds: refunds.map((r) => ({ amountCents: r.amountCents, at: (r.settledAt ?? r.updatedAt).toISOString() })),
   };
 }
 
 /** Facts of a withdrawal row; null unless COMPLETED. */
-export async function withdrawalReceiptFacts(w: Withdrawal): Promise<ReceiptFacts | null> {
+export async function withdrawalReceiptFacts(w: Withdrawal, platformInstitution: string): Promise<ReceiptFacts | null> {
   if (w.status !== 'COMPLETED' || !w.processedAt) return null;
   const merchant = await merchantStore.findMerchant(w.merchantId);
   if (!merchant) return null;
@@ -91,7 +91,7 @@ export async function withdrawalReceiptFacts(w: Withdrawal): Promise<ReceiptFact
         account: source.account,
         pixKey: null,
       }
-    : merchantParty(merchant);
+    : merchantParty(merchant, platformInstitution);
   const b = w.beneficiarySnapshot;
   const receiver: Party | null = b
     ? {
@@ -120,7 +120,10 @@ export async function withdrawalReceiptFacts(w: Withdrawal): Promise<ReceiptFact
 }
 
 /** Facts of a payout item row; null unless PAID. */
-export async function payoutItemReceiptFacts(item: PayoutItem): Promise<ReceiptFacts | null> {
+export async function payoutItemReceiptFacts(
+  item: PayoutItem,
+  platformInstitution: string,
+): Promise<ReceiptFacts | null> {
   if (item.status !== 'PAID' || !item.settledAt) return null;
   const merchant = await merchantStore.findMerchant(item.merchantId);
   if (!merchant) return null;
@@ -134,7 +137,7 @@ export async function payoutItemReceiptFacts(item: PayoutItem): Promise<ReceiptF
     endToEndId: item.endToEndId,
     txid: null,
     description: batch?.description ?? item.referenceId ?? null,
-    payer: merchantParty(merchant),
+    payer: merchantParty(merchant, platformInstitution),
     receiver: {
       name: item.recipientName,
       document: digits(item.recipientDocument),
@@ -149,22 +152,24 @@ export async function payoutItemReceiptFacts(item: PayoutItem): Promise<ReceiptF
 }
 
 /** The loader the verify route takes: by kind and our id (never by another merchant's reference). */
-export const loadReceiptFacts: LoadReceiptFacts = async (kind, documentId) => {
-  if (!UUID.test(documentId)) return null;
-  switch (kind) {
-    case 'CHARGE': {
-      const charge = await chargeStore.findCharge(documentId);
-      return charge ? chargeReceiptFacts(charge) : null;
+export const storedReceiptFacts =
+  (platformInstitution: string): LoadReceiptFacts =>
+  async (kind, documentId) => {
+    if (!UUID.test(documentId)) return null;
+    switch (kind) {
+      case 'CHARGE': {
+        const charge = await chargeStore.findCharge(documentId);
+        return charge ? chargeReceiptFacts(charge, platformInstitution) : null;
+      }
+      case 'WITHDRAWAL': {
+        const w = await withdrawalStore.findWithdrawal(documentId);
+        return w ? withdrawalReceiptFacts(w, platformInstitution) : null;
+      }
+      case 'PAYOUT_ITEM': {
+        const item = await payoutStore.findItem(documentId);
+        return item ? payoutItemReceiptFacts(item, platformInstitution) : null;
+      }
+      default:
+        return null;
     }
-    case 'WITHDRAWAL': {
-      const w = await withdrawalStore.findWithdrawal(documentId);
-      return w ? withdrawalReceiptFacts(w) : null;
-    }
-    case 'PAYOUT_ITEM': {
-      const item = await payoutStore.findItem(documentId);
-      return item ? payoutItemReceiptFacts(item) : null;
-    }
-    default:
-      return null;
-  }
-};
+  };

@@ -21,11 +21,9 @@ export interface ReceiptRenderer {
 
 const fromSources = path.extname(__filename) === '.ts';
 
-/** Threads: the cores but one (the event loop's), at least 1 and at most 4; RECEIPT_RENDER_THREADS overrides. */
-function threadCount(): number {
-  const configured = Number(process.env.RECEIPT_RENDER_THREADS);
-  if (Number.isInteger(configured) && configured > 0 && configured <= 32) return configured;
-  return Math.min(4, Math.max(1, os.availableParallelism() - 1));
+/** Threads: config.receiptRenderThreads (RECEIPT_RENDER_THREADS), else the cores but one (the event loop's), 1 to 4. */
+function threadCount(configured: number | null | undefined): number {
+  return configured ?? Math.min(4, Math.max(1, os.availableParallelism() - 1));
 }
 
 /** This process's node flags for the threads, without the heap caps a thread refuses (api/nodeArgs.ts). */
@@ -40,12 +38,12 @@ function workerExecArgv(): string[] {
 let pool: Piscina<RenderTask, Uint8Array> | undefined;
 let renders = 0;
 
-function sharedPool(): Piscina<RenderTask, Uint8Array> {
+function sharedPool(threads: number | null | undefined): Piscina<RenderTask, Uint8Array> {
   pool ??= new Piscina<RenderTask, Uint8Array>({
     filename: path.join(__dirname, fromSources ? 'renderWorker.ts' : 'renderWorker.js'),
     execArgv: workerExecArgv(),
     minThreads: 0,
-    maxThreads: threadCount(),
+    maxThreads: threadCount(threads),
     idleTimeout: 60_000,
   });
   return pool;
@@ -56,13 +54,16 @@ export function receiptRenderCount(): number {
   return renders;
 }
 
-export const pooledReceiptRenderer: ReceiptRenderer = {
-  async render(facts, verifyUrl) {
-    renders += 1;
-    const bytes = await sharedPool().run({ facts, verifyUrl });
-    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  },
-};
+/** The renderer on the process's one pool; `threads` sizes the pool when this render starts it. */
+export function pooledReceiptRenderer(threads?: number | null): ReceiptRenderer {
+  return {
+    async render(facts, verifyUrl) {
+      renders += 1;
+      const bytes = await sharedPool(threads).run({ facts, verifyUrl });
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
+  };
+}
 
 /** Stops the pool's threads (process shutdown); a later render starts a new pool. */
 export async function closeReceiptRenderPool(): Promise<void> {

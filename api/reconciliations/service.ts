@@ -8,11 +8,13 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import type { Sequelize } from 'sequelize';
 import { memberStore, userStore, type MemberRole } from '../../db/identity';
 import { reconciliationStore, type Reconciliation } from '../../db/reconciliations';
-import type { reconciliation } from '../../workflows/reconciliations/reconciliation';
+import { reconciliationWorkflow } from '../../workflows/reconciliations/definitions';
 import { reconciliationWorkflowId } from '../../workflows/reconciliations/types';
 import { MerchantIdKey } from '../../workflows/searchAttributes';
 import { defaultMerchantOf, requireRole, roleErrors } from '../dashboard/roles';
 import { ApiError } from '../errors/apiError';
+import { temporalErrorToApi } from '../temporal/temporalErrors';
+import { startWorkflow } from '../temporal/workflows';
 import type { CreateReconciliationBody, ListReconciliationsQuery, ReconciliationView } from './schema';
 
 export const RECONCILIATION_ROLES: readonly MemberRole[] = ['owner', 'admin', 'finance'];
@@ -52,7 +54,7 @@ export class ReconciliationService {
       requestedBy: userId,
     });
     try {
-      await this.deps.temporal.workflow.start<typeof reconciliation>('reconciliation', {
+      await startWorkflow(this.deps.temporal, reconciliationWorkflow, {
         workflowId: reconciliationWorkflowId(id),
         taskQueue: this.deps.taskQueue,
         args: [{ reconciliationId: id }],
@@ -62,7 +64,7 @@ export class ReconciliationService {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) {
         // Never started: the row would stay RUNNING forever, so it says why instead.
         await reconciliationStore.markNotStarted(this.deps.sequelize, id);
-        throw err;
+        throw temporalErrorToApi(err, { unavailable: 'the workflow service is unavailable; retry' });
       }
     }
     return this.read(userId, id);

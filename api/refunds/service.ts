@@ -4,17 +4,18 @@
  * answer and the ledger agree. The refund then completes in the background; its status shows
  * on the charge (`refunds[]`, `refundedAmountCents`) and a `charge.refunded` event is sent.
  */
-import { WorkflowUpdateFailedError, ApplicationFailure, type Client } from '@temporalio/client';
+import type { ApplicationFailure, Client } from '@temporalio/client';
 import type { Sequelize } from 'sequelize';
 import { refundStore, type Refund } from '../../db/refunds';
 import { merchantStore } from '../../db/identity';
 import type { Charge } from '../../db/charges';
 import { moneyOutRefusal } from '../../core/identity/moneyOut';
 import { mayBePayersKey, returnedByDevolucao } from '../../core/refunds/destination';
-import { refundWorkflowId, requestRefundUpdate } from '../../workflows/refunds/definitions';
+import { refundLifecycleWorkflow, refundWorkflowId, requestRefundUpdate } from '../../workflows/refunds/definitions';
 import { RefundFailureTypes, type RefundInput } from '../../workflows/refunds/types';
 import { paidMoney } from '../../core/refunds/paid';
 import { ApiError, errors } from '../errors/apiError';
+import { temporalErrorToApi } from '../temporal/temporalErrors';
 import { updateWithStartOrJoin } from '../temporal/updateWithStart';
 
 export const refundErrors = {
@@ -143,8 +144,7 @@ export class RefundService {
     const amountCents = body.amountCents ?? (await this.refundableCents(charge));
     if (amountCents <= 0) throw refundErrors.exceedsPaid(0);
     try {
-      await updateWithStartOrJoin(this.deps.temporal, requestRefundUpdate, {
-        workflowType: 'refundLifecycle',
+      await updateWithStartOrJoin(this.deps.temporal, refundLifecycleWorkflow, requestRefundUpdate, {
         workflowId: refundWorkflowId(refundId),
         taskQueue: this.deps.taskQueue,
         args: [
@@ -168,31 +168,20 @@ export class RefundService {
 }
 
 function mapRefundError(err: unknown): unknown {
-  if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
-    const details = (err.cause.details?.[0] ?? {}) as Record<string, unknown>;
-    switch (err.cause.type) {
-      case RefundFailureTypes.notRefundable:
-        return refundErrors.notRefundable(String(details.status ?? 'not PAID'));
-      case RefundFailureTypes.exceedsPaid:
-        return refundErrors.exceedsPaid(Number(details.refundableCents ?? 0));
-      case RefundFailureTypes.insufficientBalance:
-        return refundErrors.insufficientBalance((details.merchantId as string | null) ?? null);
-      case RefundFailureTypes.merchantInactive:
-        return refundErrors.merchantInactive();
-      case RefundFailureTypes.merchantFrozen:
-        return errors.withdrawalFrozen();
-      case RefundFailureTypes.destinationNotFound:
-        return refundErrors.destinationNotFound();
-      case RefundFailureTypes.destinationNotPayer:
-        return refundErrors.destinationNotPayer();
-      default:
-        return errors.unavailable(
-          'the refund could not be reserved; nothing was refunded, retry with the same idempotency key',
-        );
-    }
-  }
-  if ((err as { name?: string })?.name === 'ServiceError' || (err as { code?: number })?.code === 14) {
-    return errors.unavailable('the workflow service is unavailable; retry with the same idempotency key');
-  }
-  return err;
+  const detailsOf = (failure: ApplicationFailure) => (failure.details?.[0] ?? {}) as Record<string, unknown>;
+  return temporalErrorToApi(err, {
+    failures: {
+      [RefundFailureTypes.notRefundable]: (f) => refundErrors.notRefundable(String(detailsOf(f).status ?? 'not PAID')),
+      [RefundFailureTypes.exceedsPaid]: (f) => refundErrors.exceedsPaid(Number(detailsOf(f).refundableCents ?? 0)),
+      [RefundFailureTypes.insufficientBalance]: (f) =>
+        refundErrors.insufficientBalance((detailsOf(f).merchantId as string | null) ?? null),
+      [RefundFailureTypes.merchantInactive]: () => refundErrors.merchantInactive(),
+      [RefundFailureTypes.merchantFrozen]: () => errors.withdrawalFrozen(),
+      [RefundFailureTypes.destinationNotFound]: () => refundErrors.destinationNotFound(),
+      [RefundFailureTypes.destinationNotPayer]: () => refundErrors.destinationNotPayer(),
+    },
+    otherFailure: () =>
+      errors.unavailable('the refund could not be reserved; nothing was refunded, retry with the same idempotency key'),
+    unavailable: 'the workflow service is unavailable; retry with the same idempotency key',
+  });
 }

@@ -13,8 +13,11 @@ import {
 } from '@temporalio/client';
 import type { Sequelize } from 'sequelize';
 import { settlementStore, type ScheduleConfig } from '../../db/settlements';
+import { scheduledSettlementWorkflow } from '../../workflows/settlements/definitions';
 import { requireRole } from '../dashboard/roles';
-import { ApiError, errors } from '../errors/apiError';
+import { ApiError } from '../errors/apiError';
+import { temporalErrorToApi } from '../temporal/temporalErrors';
+import { scheduleAction } from '../temporal/workflows';
 import type { PutScheduleBody, ScheduleView, SettlementFrequency } from './schema';
 import { SETTLEMENT_ROLES } from './service';
 
@@ -44,10 +47,7 @@ async function orUnavailable<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    if ((err as { name?: string })?.name === 'ServiceError' || (err as { code?: number })?.code === 14) {
-      throw errors.unavailable('the workflow service is unavailable; retry');
-    }
-    throw err;
+    throw temporalErrorToApi(err, { unavailable: 'the workflow service is unavailable; retry' });
   }
 }
 
@@ -93,13 +93,11 @@ export class SettlementScheduleService {
           paused: body.paused ?? false,
           note: body.paused ? 'paused through PUT /settlements/schedule' : undefined,
         },
-        action: {
-          type: 'startWorkflow',
-          workflowType: 'scheduledSettlement',
+        action: scheduleAction(scheduledSettlementWorkflow, {
           workflowId: scheduleId,
           taskQueue: this.deps.taskQueue,
           args: [{ merchantId: body.merchantId }],
-        },
+        }),
       });
     } catch (err) {
       if (!(err instanceof ScheduleAlreadyRunning)) throw err;

@@ -9,9 +9,14 @@ import type { Client } from '@temporalio/client';
 import type { Sequelize } from 'sequelize';
 import { maskPixKey } from '../../core/masking';
 import { publicTransferReference } from '../../core/withdrawals/present';
+import type { BeneficiarySnapshot } from '../../core/withdrawals/rules';
 import { memberStore, merchantStore, type MemberRole } from '../../db/identity';
 import { settlementStore, type Settlement } from '../../db/settlements';
-import { requestWithdrawalUpdate, withdrawalWorkflowId } from '../../workflows/withdrawals/definitions';
+import {
+  requestWithdrawalUpdate,
+  withdrawalLifecycleWorkflow,
+  withdrawalWorkflowId,
+} from '../../workflows/withdrawals/definitions';
 import type { WithdrawalInput } from '../../workflows/withdrawals/types';
 import { defaultMerchantOf, requireRole, roleErrors } from '../dashboard/roles';
 import { ApiError, errors } from '../errors/apiError';
@@ -68,8 +73,7 @@ export class SettlementService {
       },
     };
     try {
-      await updateWithStartOrJoin(this.deps.temporal, requestWithdrawalUpdate, {
-        workflowType: 'withdrawalLifecycle',
+      await updateWithStartOrJoin(this.deps.temporal, withdrawalLifecycleWorkflow, requestWithdrawalUpdate, {
         workflowId: withdrawalWorkflowId(withdrawalId),
         taskQueue: this.deps.taskQueue,
         args: [input],

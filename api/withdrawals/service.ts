@@ -4,11 +4,16 @@
  * ledger, so the 201 and the durable state agree. A refused request (frozen, no Pix key,
  * insufficient balance) stores nothing and frees its idempotency key for a later retry.
  */
-import { ApplicationFailure, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
+import { temporalErrorToApi } from '../temporal/temporalErrors';
 import { updateWithStartOrJoin } from '../temporal/updateWithStart';
 import { merchantStore, type Merchant } from '../../db/identity';
 import { presentWithdrawalRows, withdrawalStore } from '../../db/withdrawals';
-import { requestWithdrawalUpdate, withdrawalWorkflowId } from '../../workflows/withdrawals/definitions';
+import {
+  requestWithdrawalUpdate,
+  withdrawalLifecycleWorkflow,
+  withdrawalWorkflowId,
+} from '../../workflows/withdrawals/definitions';
 import { WithdrawalFailureTypes, type WithdrawalInput } from '../../workflows/withdrawals/types';
 import { ApiError, errors } from '../errors/apiError';
 import { nothingCreated } from '../idempotency/idempotencyService';
@@ -17,6 +22,8 @@ import type { CreateWithdrawalBody, ListWithdrawalsQuery } from './schema';
 export interface WithdrawalServiceDeps {
   temporal: Client;
   taskQueue: string;
+  /** config.platformInstitutionName: the source account's institution, as a withdrawal shows it. */
+  platformInstitution: string;
 }
 
 export class WithdrawalService {
@@ -44,7 +51,7 @@ export class WithdrawalService {
   async list(merchantId: string, query: ListWithdrawalsQuery): Promise<Record<string, unknown>> {
     const { rows, count } = await withdrawalStore.listWithdrawals(merchantId, query);
     return {
-      withdrawals: await presentWithdrawalRows(merchantId, rows),
+      withdrawals: await presentWithdrawalRows(merchantId, rows, this.deps.platformInstitution),
       pagination: {
         total: count,
         limit: query.limit,
@@ -57,7 +64,7 @@ export class WithdrawalService {
   async findForMerchant(merchantId: string, id: string): Promise<Record<string, unknown>> {
     const row = await withdrawalStore.findMerchantWithdrawal(merchantId, id);
     if (!row) throw errors.notFound('withdrawal');
-    const [presented] = await presentWithdrawalRows(merchantId, [row]);
+    const [presented] = await presentWithdrawalRows(merchantId, [row], this.deps.platformInstitution);
     return presented;
   }
 
@@ -71,8 +78,7 @@ export class WithdrawalService {
     await this.precheck(input.merchantId);
     const workflowId = withdrawalWorkflowId(input.withdrawalId);
     try {
-      await updateWithStartOrJoin(this.deps.temporal, requestWithdrawalUpdate, {
-        workflowType: 'withdrawalLifecycle',
+      await updateWithStartOrJoin(this.deps.temporal, withdrawalLifecycleWorkflow, requestWithdrawalUpdate, {
         workflowId,
         taskQueue: this.deps.taskQueue,
         args: [input],
@@ -99,33 +105,23 @@ export class WithdrawalService {
 
 /** Shared with /settlements (the same reservation, the same refusals). */
 export function mapRequestError(err: unknown): unknown {
-  if (err instanceof ApiError) return err;
-  if (err instanceof WorkflowUpdateFailedError) {
-    const failure = err.cause instanceof ApplicationFailure ? err.cause : undefined;
-    switch (failure?.type) {
-      case WithdrawalFailureTypes.insufficientBalance:
-        return errors.insufficientBalance(balanceDetails(failure?.details));
-      case WithdrawalFailureTypes.frozen:
-        return errors.withdrawalFrozen();
-      case WithdrawalFailureTypes.pixKeyMissing:
-        return pixKeyNotRegistered();
-      case WithdrawalFailureTypes.merchantInactive:
-        return errors.merchantIdRequired();
-      case WithdrawalFailureTypes.reservationUnavailable:
-        // The workflow made sure nothing was reserved: the key is freed for a retry.
-        return nothingCreated(
-          errors.unavailable('the withdrawal could not be reserved; nothing was debited, retry later'),
-        );
-      default:
-        // E.g. the run was terminated by an operator: unknown whether it reserved. A retry with
-        // the same key resumes this withdrawal id and finds out.
-        return errors.unavailable('the withdrawal request was interrupted; retry with the same idempotency key');
-    }
-  }
-  if ((err as { name?: string })?.name === 'ServiceError' || (err as { code?: number })?.code === 14) {
-    return errors.unavailable('the workflow service is unavailable; retry with the same idempotency key');
-  }
-  return err;
+  return temporalErrorToApi(err, {
+    failures: {
+      [WithdrawalFailureTypes.insufficientBalance]: (failure) =>
+        errors.insufficientBalance(balanceDetails(failure.details)),
+      [WithdrawalFailureTypes.frozen]: () => errors.withdrawalFrozen(),
+      [WithdrawalFailureTypes.pixKeyMissing]: () => pixKeyNotRegistered(),
+      [WithdrawalFailureTypes.merchantInactive]: () => errors.merchantIdRequired(),
+      // The workflow made sure nothing was reserved: the key is freed for a retry.
+      [WithdrawalFailureTypes.reservationUnavailable]: () =>
+        nothingCreated(errors.unavailable('the withdrawal could not be reserved; nothing was debited, retry later')),
+    },
+    // E.g. the run was terminated by an operator: unknown whether it reserved. A retry with the
+    // same key resumes this withdrawal id and finds out.
+    otherFailure: () =>
+      errors.unavailable('the withdrawal request was interrupted; retry with the same idempotency key'),
+    unavailable: 'the workflow service is unavailable; retry with the same idempotency key',
+  });
 }
 
 /** Not a body problem but the merchant's set-up; still VALIDATION_ERROR, with a reason to branch on. */

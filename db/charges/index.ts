@@ -7,6 +7,6 @@ export * as chargeStore from './chargeStore';
 export * as paymentAlertStore from './paymentAlertStore';
 export * as providerEventStore from './providerEventStore';
 export * as callbackHealthStore from './callbackHealthStore';
-export { presentChargeRow, PLATFORM_INSTITUTION } from './sellerChargeView';
+export { presentChargeRow } from './sellerChargeView';
 export type { Charge, ChargeStatus, StoredPix, ChargePayerDetails } from './charge';
 export type { PaymentAlertKind } from './paymentAlertStore';

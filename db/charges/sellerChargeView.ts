@@ -6,9 +6,12 @@ import { findMerchant } from '../identity/merchantStore';
 import { findChargeWebhook } from '../events/webhookEndpointStore';
 import { presentSellerCharge } from '../../core/charges/presentSellerCharge';
 
-export const PLATFORM_INSTITUTION = process.env.PLATFORM_INSTITUTION_NAME ?? 'Gateway Pagamentos IP';
-
-export async function presentChargeRow(charge: Charge, transaction?: Transaction): Promise<Record<string, unknown>> {
+/** `platformInstitution`: config.platformInstitutionName (PLATFORM_INSTITUTION_NAME), where the merchant's account is held. */
+export async function presentChargeRow(
+  charge: Charge,
+  platformInstitution: string,
+  transaction?: Transaction,
+): Promise<Record<string, unknown>> {
   // One after another: inside a transaction they share one connection, and concurrent queries on
   // one pg client are deprecated (pg 9 refuses them).
   const splits = await splitsOf(charge.id, transaction);
@@ -26,6 +29,6 @@ export async function presentChargeRow(charge: Charge, transaction?: Transaction
     merchant,
     // The secret is shown once, in the 201 of the create (see SellerPixService).
     webhook: webhook ? { id: webhook.id, url: webhook.url, events: webhook.events, secret: null } : null,
-    platformInstitution: PLATFORM_INSTITUTION,
+    platformInstitution,
   });
 }

@@ -5,8 +5,9 @@
  * that does not exist. `eager` only from a worker's client (a NativeConnection it shares).
  */
 import { WorkflowExecutionAlreadyStartedError, type WorkflowClient } from '@temporalio/client';
+import { startWorkflow } from '../../api/temporal/workflows';
 import type { Sequelize } from 'sequelize';
-import { deliveryWorkflowId } from '../../workflows/events/definitions';
+import { deliveryWorkflowId, webhookDeliveryWorkflow } from '../../workflows/events/definitions';
 import { MerchantIdKey } from '../../workflows/searchAttributes';
 import { markWorkflowStarted } from './deliveryStore';
 
@@ -17,7 +18,7 @@ export async function startDeliveryWorkflow(
   opts: { eager?: boolean } = {},
 ): Promise<void> {
   try {
-    await workflows.start('webhookDelivery', {
+    await startWorkflow(workflows, webhookDeliveryWorkflow, {
       workflowId: deliveryWorkflowId(delivery.id),
       taskQueue: delivery.taskQueue,
       args: [{ deliveryId: delivery.id }],

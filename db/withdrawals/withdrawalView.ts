@@ -2,11 +2,11 @@
 import type { Withdrawal } from './withdrawal';
 import { findMerchant } from '../identity/merchantStore';
 import { presentWithdrawal } from '../../core/withdrawals/present';
-import { PLATFORM_INSTITUTION } from '../charges/sellerChargeView';
-
+/** `platformInstitution`: config.platformInstitutionName (PLATFORM_INSTITUTION_NAME). */
 export async function presentWithdrawalRows(
   merchantId: string,
   rows: Withdrawal[],
+  platformInstitution: string,
 ): Promise<Record<string, unknown>[]> {
   if (rows.length === 0) return [];
   const merchant = await findMerchant(merchantId);
@@ -31,7 +31,7 @@ export async function presentWithdrawalRows(
         processedAt: w.processedAt,
       },
       merchant,
-      platformInstitution: PLATFORM_INSTITUTION,
+      platformInstitution,
     }),
   );
 }

@@ -16,6 +16,7 @@ import { renderReceiptPdf } from '../../core/receipts/pdf/renderReceiptPdf';
 import { createMerchantWithCredential, type MerchantCredentials } from '../../db/identity/merchantAdmin';
 import { Charge } from '../../db/models';
 import { chargeReceiptFacts } from '../../api/receipts/facts';
+import { DEFAULT_PLATFORM_INSTITUTION_NAME } from '../../config';
 import { percentile, timed, type BenchTable } from './benchTable';
 import { pspChargeRef } from '../../core/pix/apiPixIds';
 
@@ -111,7 +112,7 @@ export async function benchReceipts(d: ReceiptBenchDeps): Promise<void> {
   const cachedRenders = (await storedReceipts(d.sequelize)) - cachedRendersBefore;
 
   // Raw baseline: the renderer itself on this thread, no HTTP, no pool, no cache.
-  const facts = await chargeReceiptFacts((await Charge.findByPk(ids[0]))!);
+  const facts = await chargeReceiptFacts((await Charge.findByPk(ids[0]))!, DEFAULT_PLATFORM_INSTITUTION_NAME);
   const rawN = Math.min(50, ids.length);
   const raw = await timed(rawN, 1, async () => {
     await renderReceiptPdf(facts!, { verifyUrl: `${d.apiUrl}/receipts/verify?code=${'A'.repeat(106)}` });

@@ -19,7 +19,7 @@ import { ApiError } from '../../api/errors/apiError';
 import { errorHandler, notFoundHandler } from '../../api/errors/errorHandler';
 import { jsonBody, requireJsonContentType } from '../../api/middleware/jsonBody';
 import { traceId } from '../../api/middleware/traceId';
-import { createLogger } from '../../core/logger';
+import { testLogger } from '../support/testLogs';
 import { LocalObjectStore } from '../../core/storage/localObjectStore';
 
 jest.setTimeout(60_000);
@@ -64,7 +64,7 @@ beforeAll(async () => {
   app.use(requireJsonContentType);
   app.use(jsonBody());
   app.use(notFoundHandler);
-  app.use(errorHandler(createLogger('avatar-test')));
+  app.use(errorHandler(testLogger('avatar-test')));
   server.on('request', app);
 });
 

@@ -8,6 +8,7 @@ import { QueryTypes } from 'sequelize';
 import { IdempotencyService, runIdempotent } from '../../api/idempotency/idempotencyService';
 import { sharedIntegrationStack, type SharedStack } from '../support/sharedStack';
 import { assertLedgerInvariant } from '../support/ledger';
+import { testLogger } from '../support/testLogs';
 import { fundByPaidCharge, items, payoutMerchant, signedCall, waitForBatchEnd } from '../support/payouts';
 import type { MerchantCredentials } from '../../db/identity/merchantAdmin';
 
@@ -97,7 +98,12 @@ describe('a payout idempotencyKey reused after its record expired (L7)', () => {
 describe('a slow holder keeps its claim (L8)', () => {
   it('extends its lock while working: a concurrent duplicate waits and replays, the work runs once', async () => {
     // A 3 s lock extended every second: only a stall of 2 s (not a loaded machine's pauses) could lose it.
-    const service = new IdempotencyService(stack.sequelize, { ttlHours: 24, lockSeconds: 3, waitMs: 15_000 });
+    const service = new IdempotencyService(stack.sequelize, {
+      ttlHours: 24,
+      lockSeconds: 3,
+      waitMs: 15_000,
+      logger: testLogger('idempotency-test'),
+    });
     const ref = {
       merchantId: seller.merchantId,
       scope: 'TEST slow holder',
@@ -121,7 +127,12 @@ describe('a slow holder keeps its claim (L8)', () => {
   });
 
   it('does not let a holder that lost its claim overwrite the answer of the one that took over', async () => {
-    const service = new IdempotencyService(stack.sequelize, { ttlHours: 24, lockSeconds: 1, waitMs: 10_000 });
+    const service = new IdempotencyService(stack.sequelize, {
+      ttlHours: 24,
+      lockSeconds: 1,
+      waitMs: 10_000,
+      logger: testLogger('idempotency-test'),
+    });
     const keyRef = { merchantId: seller.merchantId, scope: 'TEST lost claim', key: `key-${crypto.randomUUID()}` };
     const stale = await service.claim({ ...keyRef, requestHash: 'h', newResourceId: 'r1' });
     if (stale.kind !== 'owner') throw new Error('expected to own the key');

@@ -13,7 +13,7 @@ import { signProviderCallback } from '../../core/pix/providerSignature';
 import { signedRequestHeaders } from '../../core/signatures/requestSignature';
 import { sellerPixCharge } from '../../api/charges/sellers/responseSchema';
 import { createdWebhookEndpoint, webhookEndpoint } from '../../api/events/endpoints/openapi';
-import { createLogger } from '../../core/logger';
+import { testLogger } from '../support/testLogs';
 import type { MerchantCredentials } from '../../db/identity/merchantAdmin';
 import { listMountedRoutes, normaliseDocumentPath } from '../support/mountedRoutes';
 import { sharedIntegrationStack, type SharedStack } from '../support/sharedStack';
@@ -83,7 +83,7 @@ function appRoutes(): Set<string> {
     sequelize: stack.sequelize,
     temporal: stack.temporal,
     taskQueue: stack.taskQueue,
-    logger: createLogger('openapi-test'),
+    logger: testLogger('openapi-test'),
     credentialsEncryptionKey: stack.encryptionKey,
     providerCallbackSecret: stack.callbackSecret,
     defaultFee: { bps: 100, fixedCents: 0 },

@@ -10,7 +10,8 @@ import { runTool } from '../support/externalTools';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadReceiptFacts } from '../../api/receipts/facts';
+import { storedReceiptFacts } from '../../api/receipts/facts';
+import { DEFAULT_PLATFORM_INSTITUTION_NAME } from '../../config';
 import { renderReceiptPdf } from '../../core/receipts/pdf/renderReceiptPdf';
 import { createVerificationCode, receiptKeyFor, receiptVerifyUrl } from '../../core/receipts/verificationCode';
 import type { ReceiptFacts } from '../../core/receipts/facts';
@@ -59,7 +60,7 @@ beforeAll(async () => {
     async () => (await client.call('GET', `/charges/${created.body.id}`)).body.status === 'PAID',
     'charge PAID',
   );
-  facts = (await loadReceiptFacts('CHARGE', created.body.id))!;
+  facts = (await storedReceiptFacts(DEFAULT_PLATFORM_INSTITUTION_NAME)('CHARGE', created.body.id))!;
 }, 400_000);
 
 afterAll(async () => {

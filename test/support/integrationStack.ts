@@ -24,7 +24,6 @@ import { listenSandbox } from '../../sandbox/listen';
 import { ensurePixWebhook } from '../../workers/ensurePixWebhook';
 import { DEV_PIX_CLIENT_ID, DEV_PIX_CLIENT_SECRET } from '../../sandbox/config';
 import { SANDBOX_MERCHANT } from '../../sandbox/payer';
-import { createLogger } from '../../core/logger';
 import { decryptSecret } from '../../core/crypto/secretBox';
 import {
   createMerchantWithCredential,
@@ -42,7 +41,7 @@ import { dispatcherWorkflowId } from '../../workflows/events/definitions';
 import { startMailSink, type MailSink } from '../../scripts/lib/mailSink';
 import { testEnv } from './env';
 import { workflowBundle } from './workflowBundle';
-import { appendTestLog, recordIssuedSecrets, recordSecretsIn } from './testLogs';
+import { appendTestLog, recordIssuedSecrets, recordSecretsIn, testLogger } from './testLogs';
 import { testCertificates, type PkiFiles } from './testCertificates';
 import { PixApiAudit } from './pixApiAudit';
 
@@ -209,7 +208,7 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
     callbackSecret,
     callbackRetryDelaysMs: [50, 100, 200, 400, 800],
     dataFile: path.join(os.tmpdir(), `pix-sandbox-${crypto.randomUUID()}.jsonl`),
-    logger: createLogger('sandbox-test'),
+    logger: testLogger('sandbox-test'),
     devolucaoSettleMs: 200,
     observeApiRequest: audit.observe,
   };
@@ -256,7 +255,11 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
   // The worker processes' configuration, read the way workers/main.ts reads it.
   const config = loadConfig({ ...process.env, NODE_ENV: 'test', ...workerEnv });
   // A short deadline, as before API Pix: the fault tests' hung calls must give up quickly.
-  const { provider, pixApi } = providerFrom({ ...config, provider: { ...config.provider, timeoutMs: 2000 } });
+  const workerLogger = testLogger('worker-test');
+  const { provider, pixApi } = providerFrom(
+    { ...config, provider: { ...config.provider, timeoutMs: 2000 } },
+    workerLogger,
+  );
   // What workers/main.ts does at start: the PSP's notifications come to this stack's API.
   await ensurePixWebhook(pixApi, {
     receivingKey: config.pixApi.receivingKey,
@@ -283,6 +286,7 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
         secretsKey: Buffer.from(encryptionKey, 'hex'),
         allowPrivateDestinations: true,
         smtpUrl,
+        logger: workerLogger,
       },
     });
     running = worker.run();
@@ -387,7 +391,7 @@ export function stackApiDeps(
     sequelize: s.sequelize,
     temporal: s.temporal,
     taskQueue: s.taskQueue,
-    logger: createLogger('api-test'),
+    logger: testLogger('api-test'),
     credentialsEncryptionKey: s.encryptionKey,
     providerCallbackSecret: s.callbackSecret,
     pixWebhookSecret: s.pixWebhookSecret,

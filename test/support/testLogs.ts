@@ -6,11 +6,22 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Logger } from 'pino';
+import { createLogger } from '../../core/logger';
 
 export const ISSUED_SECRETS_DIR = 'issued-secrets';
 
 export function testLogDir(): string | undefined {
   return process.env.GATEWAY_TEST_LOG_DIR || undefined;
+}
+
+/**
+ * A logger made the way the stack's processes make theirs from config.ts (`log`): into the run's
+ * log directory, at debug unless LOG_LEVEL says otherwise; silent outside `npm test`.
+ */
+export function testLogger(service: string): Logger {
+  const dir = testLogDir();
+  return createLogger(service, { level: process.env.LOG_LEVEL ?? (dir ? 'debug' : 'silent'), testLogDir: dir });
 }
 
 /** A file in the run's log directory (created on first use), or undefined outside `npm test`. */

@@ -20,6 +20,7 @@ import { createSequelize } from '../../db/sequelize';
 import { testEnv } from './env';
 import { FakePixProvider } from './fakePixProvider';
 import { createTimeSkippingEnv } from './timeSkipping';
+import { testLogger } from './testLogs';
 import { workflowBundle } from './workflowBundle';
 
 export interface WorkflowEnvOptions {
@@ -106,6 +107,7 @@ export function useWorkflowEnv(opts: WorkflowEnvOptions = {}): WorkflowEnv {
         sequelize: self.sequelize,
         provider,
         providerCallbackUrl: 'http://127.0.0.1:1/unused',
+        logger: testLogger('worker-test'),
         ...extra,
       });
     },

@@ -14,6 +14,7 @@ import { txidFor } from '../../core/pix/apiPixIds';
 import { ProviderError, type IssueChargeRequest } from '../../core/provider';
 import { pixApiTestbed, type PixApiTestbed } from '../support/pixApiTestbed';
 import type { FakeRequest } from '../support/fakePixPsp';
+import { testLogger } from '../support/testLogs';
 
 const CHAVE = '11222333000181';
 const PAGADOR = {
@@ -32,7 +33,11 @@ let charges: ApiPixCharges;
 
 beforeAll(async () => {
   bed = await pixApiTestbed();
-  charges = new ApiPixCharges({ client: bed.client(), receivingKey: CHAVE });
+  charges = new ApiPixCharges({
+    client: bed.client(),
+    receivingKey: CHAVE,
+    logger: testLogger('api-pix-charges-test'),
+  });
 });
 
 afterAll(async () => {

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { inspect } from 'node:util';
-import { ConfigError, loadConfig } from '../../config';
+import { ConfigError, cliEnvironment, loadConfig } from '../../config';
 import { testCertificates, type PkiFiles } from '../support/testCertificates';
 
 const SECRETS = {
@@ -250,6 +250,69 @@ describe('loadConfig', () => {
     expect(problemsOf({ ...production(), EXPOSE_BUILD_INFO: 'maybe' })).toEqual([
       expect.stringContaining('EXPOSE_BUILD_INFO'),
     ]);
+  });
+
+  it('reads the build identity (GIT_SHA, BUILD_ID, BUILT_AT), null when unset', () => {
+    expect(loadConfig(production()).build).toEqual({ gitSha: null, buildId: null, builtAt: null });
+    expect(
+      loadConfig({ ...production(), GIT_SHA: 'abc123', BUILD_ID: 'ci-42', BUILT_AT: '2026-11-25T10:00:00Z' }).build,
+    ).toEqual({ gitSha: 'abc123', buildId: 'ci-42', builtAt: '2026-11-25T10:00:00Z' });
+  });
+
+  describe('LOG_LEVEL and GATEWAY_TEST_LOG_DIR', () => {
+    it('logs at info unless told; under tests at debug into the run directory, else silent', () => {
+      expect(loadConfig(production()).log).toEqual({ level: 'info', testLogDir: null });
+      expect(loadConfig({ ...production(), LOG_LEVEL: 'warn' }).log.level).toBe('warn');
+      const test = { ...development(), NODE_ENV: 'test' };
+      expect(loadConfig(test).log).toEqual({ level: 'silent', testLogDir: null });
+      expect(loadConfig({ ...test, GATEWAY_TEST_LOG_DIR: '/tmp/run' }).log).toEqual({
+        level: 'debug',
+        testLogDir: '/tmp/run',
+      });
+    });
+
+    it('reads GATEWAY_TEST_LOG_DIR under NODE_ENV=test only, so production never logs into a file', () => {
+      expect(loadConfig({ ...production(), GATEWAY_TEST_LOG_DIR: '/tmp/run' }).log.testLogDir).toBeNull();
+    });
+
+    it('refuses a level pino does not know', () => {
+      expect(problemsOf({ ...production(), LOG_LEVEL: 'verbose' })).toEqual([expect.stringContaining('LOG_LEVEL')]);
+    });
+  });
+
+  it('names the platform institution from PLATFORM_INSTITUTION_NAME, with a default', () => {
+    expect(loadConfig(production()).platformInstitutionName).toBe('Gateway Pagamentos IP');
+    expect(loadConfig({ ...production(), PLATFORM_INSTITUTION_NAME: 'Outra IP' }).platformInstitutionName).toBe(
+      'Outra IP',
+    );
+  });
+
+  it('sizes the receipt render pool from RECEIPT_RENDER_THREADS (1 to 32), else leaves it to the cores', () => {
+    expect(loadConfig(production()).receiptRenderThreads).toBeNull();
+    expect(loadConfig({ ...production(), RECEIPT_RENDER_THREADS: '3' }).receiptRenderThreads).toBe(3);
+    for (const value of ['0', '33', 'two'])
+      expect(problemsOf({ ...production(), RECEIPT_RENDER_THREADS: value })).toEqual([
+        expect.stringContaining('RECEIPT_RENDER_THREADS'),
+      ]);
+  });
+
+  it('hands SANDBOX_CONTROL_TOKEN to the payment simulator outside production only', () => {
+    const token = 'ctl_token_0123456789abcdef0123456789';
+    expect(loadConfig({ ...development(), SANDBOX_CONTROL_TOKEN: token }).sandboxControlToken).toBe(token);
+    expect(loadConfig({ ...production(), SANDBOX_CONTROL_TOKEN: token }).sandboxControlToken).toBeNull();
+  });
+
+  it("the CLI reads the environment over the local stack's, and names a missing variable (never a value)", () => {
+    const cli = cliEnvironment(
+      { DATABASE_URL: 'postgres://local', MAIL_DIR: '/local/mail' },
+      { MAIL_DIR: '/env/mail' },
+    );
+    expect(cli.required('DATABASE_URL')).toBe('postgres://local');
+    expect(cli.optional('MAIL_DIR')).toBe('/env/mail');
+    expect(cli.optional('SANDBOX_BASE_URL')).toBeUndefined();
+    expect(() => cli.required('PROVIDER_API_KEY')).toThrow(/PROVIDER_API_KEY is not set/);
+    expect(cli.log).toEqual({ level: 'info', testLogDir: null });
+    expect(() => cliEnvironment({}, { LOG_LEVEL: 'loud' })).toThrow(ConfigError);
   });
 
   describe('SMTP_URL and MAIL_FROM', () => {

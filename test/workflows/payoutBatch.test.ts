@@ -15,6 +15,7 @@ import { FakePixProvider } from '../support/fakePixProvider';
 import { waitFor } from '../support/env';
 import { assertLedgerInvariant, balance } from '../support/ledger';
 import { stagedBatch as stagedBatchOf } from '../support/stagedBatch';
+import { testLogger } from '../support/testLogs';
 import { useWorkflowEnv } from '../support/workflowEnv';
 
 jest.setTimeout(120_000);
@@ -321,7 +322,7 @@ describe('repair after a terminate: reconcile and the janitor (M6)', () => {
     const provider = new FakePixProvider();
     provider.transientTransferFailures = 1_000; // the provider is down: row 0 stays SENDING
     const batch = await stagedBatch(6);
-    const reconciler = createReconciler({ sequelize: wf.sequelize, provider });
+    const reconciler = createReconciler({ sequelize: wf.sequelize, provider, logger: testLogger('reconciler-test') });
     const ended = runBatch(
       provider,
       batch,
@@ -393,7 +394,7 @@ describe('repair after a terminate: reconcile and the janitor (M6)', () => {
         oneAtATime,
       ),
     ).rejects.toThrow();
-    const reconciler = createReconciler({ sequelize: wf.sequelize, provider });
+    const reconciler = createReconciler({ sequelize: wf.sequelize, provider, logger: testLogger('reconciler-test') });
     const early = await reconciler.reconcileStopped(wf.env.client, { kind: 'payout-batch', id: batch.batchId });
     expect(early).toMatchObject({ status: 'PROCESSING', waiting: 1, released: 0 });
     expect(await reservedOf(batch.merchantId)).toBe(3_000);
@@ -407,7 +408,7 @@ describe('repair after a terminate: reconcile and the janitor (M6)', () => {
   it('a withdrawal left PROCESSING without its workflow: completed by the provider record, or released after the grace period', async () => {
     const provider = new FakePixProvider();
     const acts = wf.activities(provider);
-    const reconciler = createReconciler({ sequelize: wf.sequelize, provider });
+    const reconciler = createReconciler({ sequelize: wf.sequelize, provider, logger: testLogger('reconciler-test') });
     const { merchantId } = await createMerchantWithCredential(
       wf.sequelize,
       {

@@ -17,7 +17,12 @@ import { accounts } from '../../core/ledger/accounts';
 import { chargePaidEntry } from '../../core/ledger/postings';
 import { createMerchantWithCredential, setWithdrawalsFrozen } from '../../db/identity/merchantAdmin';
 import { Charge, Refund } from '../../db/models';
-import { refundStatusQuery, refundWorkflowId, requestRefundUpdate } from '../../workflows/refunds/definitions';
+import {
+  refundLifecycleWorkflow,
+  refundStatusQuery,
+  refundWorkflowId,
+  requestRefundUpdate,
+} from '../../workflows/refunds/definitions';
 import { RefundFailureTypes, type RefundInput } from '../../workflows/refunds/types';
 import { FakePixProvider } from '../support/fakePixProvider';
 import { waitFor } from '../support/env';
@@ -103,8 +108,7 @@ async function withWorker<T>(
 
 /** What POST /charges/{id}/refund does: Update-With-Start; resolves with the reservation or rejects with the refusal. */
 function request(taskQueue: string, input: RefundInput, merchantId: string): Promise<unknown> {
-  return updateWithStartOrJoin(wf.env.client, requestRefundUpdate, {
-    workflowType: 'refundLifecycle',
+  return updateWithStartOrJoin(wf.env.client, refundLifecycleWorkflow, requestRefundUpdate, {
     workflowId: refundWorkflowId(input.refundId),
     taskQueue,
     args: [input],

@@ -1,5 +1,8 @@
-/** Messages of ChargeLifecycle, defined once and shared by the workflow and the API. */
+/** ChargeLifecycle and SettleLatePayment and their messages, defined once and shared by the workflow and the API. */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import { defineWorkflow } from '../defineWorkflow';
+import type { chargeLifecycle } from './chargeLifecycle';
+import type { settleLatePayment } from './latePayment';
 import type { ChargePhase, IssuedCharge, PaymentConfirmation } from './types';
 
 /** Update-With-Start target: answers once the Pix payload exists (or fails with the reason). */
@@ -9,6 +12,15 @@ export const paymentConfirmedSignal = defineSignal<[PaymentConfirmation]>('payme
 /** Cancels a pending charge and answers with the final status (PAID if a payment won the race). */
 export const cancelChargeUpdate = defineUpdate<ChargePhase, [{ reason: string }]>('cancelCharge');
 export const chargeStatusQuery = defineQuery<ChargePhase>('status');
+
+export const chargeLifecycleWorkflow = defineWorkflow<typeof chargeLifecycle>('chargeLifecycle').handles(
+  issuePixUpdate,
+  paymentConfirmedSignal,
+  cancelChargeUpdate,
+  chargeStatusQuery,
+);
+/** Settles a payment the provider confirmed after the charge's own run closed it (expired or cancelled). */
+export const settleLatePaymentWorkflow = defineWorkflow<typeof settleLatePayment>('settleLatePayment');
 
 export const chargeWorkflowId = (chargeId: string) => `charge-${chargeId}`;
 /** `paymentKey` is core/pix/endToEndKey of the claimed endToEndId: provider text never goes into an id unchecked. */

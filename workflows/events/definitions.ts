@@ -1,8 +1,15 @@
 /** Messages and ids of the webhook workflows, shared with activities and the API. */
 import { defineSignal } from '@temporalio/workflow';
+import { defineWorkflow } from '../defineWorkflow';
+import type { outboxDispatcher } from './outboxDispatcher';
+import type { webhookDelivery } from './webhookDelivery';
 
 /** Sent after an event commits, so the dispatcher does not wait for its next poll. */
 export const outboxKickSignal = defineSignal('outboxKick');
+
+export const outboxDispatcherWorkflow =
+  defineWorkflow<typeof outboxDispatcher>('outboxDispatcher').handles(outboxKickSignal);
+export const webhookDeliveryWorkflow = defineWorkflow<typeof webhookDelivery>('webhookDelivery');
 
 export const dispatcherWorkflowId = (taskQueue: string) => `outbox-dispatcher-${taskQueue}`;
 export const deliveryWorkflowId = (deliveryId: string) => `webhook-${deliveryId}`;

@@ -1,4 +1,8 @@
-/** Ids and failure types of the SendMail workflow, shared with the activity and the API's Mailer. */
+/** The SendMail workflow, its ids and failure types, shared with the activity and the API's Mailer. */
+import { defineWorkflow } from '../defineWorkflow';
+import type { sendMail } from './sendMail';
+
+export const sendMailWorkflow = defineWorkflow<typeof sendMail>('sendMail');
 export const mailWorkflowId = (mailId: string) => `mail-${mailId}`;
 
 export const MailFailureTypes = {

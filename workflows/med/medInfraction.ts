@@ -11,15 +11,14 @@ import {
   CancellationScope,
   allHandlersFinished,
   condition,
-  executeChild,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
   uuid4,
 } from '@temporalio/workflow';
 import type { MedActivities } from '../../activities/med/med';
-import { refundWorkflowId } from '../refunds/definitions';
-import type { refundLifecycle } from '../refunds/refundLifecycle';
+import { executeChildOf } from '../children';
+import { refundLifecycleWorkflow, refundWorkflowId } from '../refunds/definitions';
 import { BusinessStatusKey } from '../searchAttributes';
 import { decideInfractionUpdate, infractionStatusQuery } from './definitions';
 import {
@@ -89,7 +88,7 @@ export async function medInfraction(input: MedInfractionInput): Promise<{ infrac
     recorded = true;
     setStatus(result.status);
     if (result.status !== 'ACCEPTED' || !result.refundId) return;
-    const outcome = await executeChild<typeof refundLifecycle>('refundLifecycle', {
+    const outcome = await executeChildOf(refundLifecycleWorkflow, {
       workflowId: refundWorkflowId(result.refundId),
       args: [
         {

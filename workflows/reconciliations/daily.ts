@@ -3,8 +3,10 @@
  * pausable in the Web UI): reconciles yesterday (Brasília) for every merchant the day touched,
  * one child `reconciliation` workflow per merchant, each with its own report row.
  */
-import { executeChild, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { ReconciliationActivities } from '../../activities/reconciliations/reconciliations';
+import { executeChildOf } from '../children';
+import { reconciliationWorkflow } from './definitions';
 import { reconciliationWorkflowId } from './types';
 
 const acts = proxyActivities<ReconciliationActivities>({
@@ -24,7 +26,7 @@ export async function dailyReconciliation(
   const reconciliationIds = await acts.prepareDailyReconciliations({ day });
   for (const reconciliationId of reconciliationIds) {
     try {
-      await executeChild('reconciliation', {
+      await executeChildOf(reconciliationWorkflow, {
         workflowId: reconciliationWorkflowId(reconciliationId),
         args: [{ reconciliationId }],
       });

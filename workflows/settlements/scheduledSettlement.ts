@@ -6,11 +6,12 @@
  * never starts a second child; the settlement row's schedule_run_id (this workflow id, unique
  * per firing) is unique too. A skip (below the minimum, no Pix key…) is only this run's result.
  */
-import { ParentClosePolicy, executeChild, proxyActivities, uuid4, workflowInfo } from '@temporalio/workflow';
+import { ParentClosePolicy, proxyActivities, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { SettlementActivities } from '../../activities/settlements/settlements';
 import { MerchantIdKey } from '../searchAttributes';
-import { withdrawalWorkflowId } from '../withdrawals/definitions';
-import type { WithdrawalInput, WithdrawalOutcome } from '../withdrawals/types';
+import { executeChildOf } from '../children';
+import { withdrawalLifecycleWorkflow, withdrawalWorkflowId } from '../withdrawals/definitions';
+import type { WithdrawalInput } from '../withdrawals/types';
 import type { ScheduledSettlementResult } from './types';
 
 const acts = proxyActivities<SettlementActivities>({
@@ -41,7 +42,7 @@ export async function scheduledSettlement(args: { merchantId: string }): Promise
   };
   let status: string;
   try {
-    const outcome = await executeChild<(i: WithdrawalInput) => Promise<WithdrawalOutcome>>('withdrawalLifecycle', {
+    const outcome = await executeChildOf(withdrawalLifecycleWorkflow, {
       workflowId: withdrawalWorkflowId(settlementId),
       args: [input],
       // The transfer must finish on its own terms even if this run is terminated.

@@ -1,3 +1,8 @@
+import { defineWorkflow } from '../defineWorkflow';
+import type { janitor } from './janitor';
+
+export const janitorWorkflow = defineWorkflow<typeof janitor>('janitor');
+
 /** The janitor's Schedule, created idempotently at worker start: one per task queue (deployment), like the outbox dispatcher. */
 export const janitorScheduleId = (taskQueue: string) => `janitor-${taskQueue}`;
 export const janitorEvery = '10 minutes';

@@ -12,22 +12,24 @@
  * Each event is stored once in provider_events with its FIRST outcome: a replay answers that
  * outcome and re-runs nothing.
  */
+import type { Logger } from 'pino';
 import type { Sequelize } from 'sequelize';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { ProviderBoletoCallback, ProviderCallback, ReceivedPix } from '../../../core/provider';
 import { boletoClaim } from '../../../activities/boletos/boletoCharges';
-import { createLogger } from '../../../core/logger';
 import { endToEndKey } from '../../../core/pix/endToEndKey';
 import { chargeIdOfTxid } from '../../../core/pix/apiPixIds';
 import { chargeStore, paymentAlertStore, providerEventStore, type Charge } from '../../../db/charges';
 import {
+  chargeLifecycleWorkflow,
   chargeWorkflowId,
   latePaymentWorkflowId,
   paymentConfirmedSignal,
+  settleLatePaymentWorkflow,
 } from '../../../workflows/charges/definitions';
-import type { settleLatePayment } from '../../../workflows/charges/latePayment';
 import type { PaymentConfirmation } from '../../../workflows/charges/types';
 import { MerchantIdKey } from '../../../workflows/searchAttributes';
+import { startWorkflow, workflowHandle } from '../../temporal/workflows';
 import type { providerCallbackOutcomes } from './schema';
 
 export type CallbackOutcome = (typeof providerCallbackOutcomes)[number];
@@ -44,10 +46,8 @@ function subjectId(event: ProviderEvent): string {
   return 'boleto' in event && event.boleto ? event.boleto.id : (event as ProviderCallback).charge.id;
 }
 
-const logger = createLogger('provider-callbacks');
-
 export class ProviderCallbackService {
-  constructor(private readonly deps: { sequelize: Sequelize; temporal: Client; taskQueue: string }) {}
+  constructor(private readonly deps: { sequelize: Sequelize; temporal: Client; taskQueue: string; logger: Logger }) {}
 
   handle(event: ProviderEvent): Promise<CallbackOutcome> {
     return this.once({ id: event.eventId, type: event.type, subject: subjectId(event), payload: event }, () =>
@@ -85,7 +85,7 @@ export class ProviderCallbackService {
     const charge = chargeId ? await chargeStore.findCharge(chargeId) : null;
     if (!charge || charge.method !== 'PIX' || charge.providerChargeId !== pix.txid) {
       // The ids only: a Pix may carry a payer's name and document.
-      logger.warn(
+      this.deps.logger.warn(
         { txid: pix.txid, endToEndId: endToEndKey(pix.endToEndId) },
         'Pix received for no Pix charge of ours; nothing credited',
       );
@@ -100,7 +100,7 @@ export class ProviderCallbackService {
     };
     if (payment.amountCents !== charge.amountCents) {
       // Settlement decides on the PSP's own record; this only says the notification disagrees.
-      logger.warn(
+      this.deps.logger.warn(
         {
           chargeId: charge.id,
           endToEndId: endToEndKey(pix.endToEndId),
@@ -163,7 +163,10 @@ export class ProviderCallbackService {
   private async deliver(charge: Charge, payment: PaymentConfirmation): Promise<CallbackOutcome> {
     if (charge.status !== 'PENDING') return this.settleLate(charge, payment);
     try {
-      await this.deps.temporal.workflow.getHandle(chargeWorkflowId(charge.id)).signal(paymentConfirmedSignal, payment);
+      await workflowHandle(this.deps.temporal, chargeLifecycleWorkflow, chargeWorkflowId(charge.id)).signal(
+        paymentConfirmedSignal,
+        payment,
+      );
     } catch (err) {
       if (!(err instanceof WorkflowNotFoundError)) throw err;
       return this.settleLate(charge, payment);
@@ -185,7 +188,7 @@ export class ProviderCallbackService {
       amountCents: payment.amountCents,
       details: { paidEndToEndId: charge.endToEndId, providerChargeId: payment.providerChargeId },
     });
-    logger.error(
+    this.deps.logger.error(
       { chargeId: charge.id, merchantId: charge.merchantId, endToEndId: endToEndKey(payment.endToEndId) },
       'second payment reported for a PAID charge; not credited, see payment_alerts',
     );
@@ -194,7 +197,7 @@ export class ProviderCallbackService {
 
   private async settleLate(charge: Charge, payment: PaymentConfirmation): Promise<CallbackOutcome> {
     try {
-      await this.deps.temporal.workflow.start<typeof settleLatePayment>('settleLatePayment', {
+      await startWorkflow(this.deps.temporal, settleLatePaymentWorkflow, {
         workflowId: latePaymentWorkflowId(charge.id, endToEndKey(payment.endToEndId)),
         taskQueue: this.deps.taskQueue,
         args: [{ chargeId: charge.id, payment }],

@@ -26,6 +26,8 @@ export interface SellerPixServiceDeps {
   defaultChargeTtlSeconds: number;
   encryptionKey: Buffer;
   destinations: DestinationPolicy;
+  /** config.platformInstitutionName: where the merchant's account is held, as the charge shows it. */
+  platformInstitution: string;
   now?: () => Date;
 }
 
@@ -46,7 +48,7 @@ export class SellerPixService {
     if (resuming) {
       // A previous holder of this key died: its charge may already exist.
       const existing = await chargeStore.findCharge(chargeId);
-      if (existing) return this.withWebhookSecret(await presentChargeRow(existing));
+      if (existing) return this.withWebhookSecret(await presentChargeRow(existing, this.deps.platformInstitution));
     }
     const input = await this.buildInput(merchant, body, chargeId, idempotencyKey);
     return this.issue(input);
@@ -67,7 +69,7 @@ export class SellerPixService {
   async findForMerchant(merchantId: string, lookup: string): Promise<Record<string, unknown>> {
     const charge = await chargeStore.findMerchantCharge(merchantId, lookup);
     if (!charge) throw errors.notFound('Pix charge');
-    return presentChargeRow(charge);
+    return presentChargeRow(charge, this.deps.platformInstitution);
   }
 
   private async buildInput(
@@ -133,7 +135,7 @@ export class SellerPixService {
 
   private async issue(input: ChargeLifecycleInput): Promise<Record<string, unknown>> {
     const charge = await issueCharge(this.deps, input);
-    return this.withWebhookSecret(await presentChargeRow(charge));
+    return this.withWebhookSecret(await presentChargeRow(charge, this.deps.platformInstitution));
   }
 }
 

@@ -20,7 +20,11 @@ export const receiptErrors = {
 };
 
 export class ReceiptService {
-  constructor(private readonly documents: ReceiptDocuments) {}
+  constructor(
+    private readonly documents: ReceiptDocuments,
+    /** config.platformInstitutionName: the merchant's side of every receipt. */
+    private readonly platformInstitution: string,
+  ) {}
 
   /** A charge of the merchant by any of its ids; 404 when it has none such, 409 unless PAID. */
   async transaction(merchantId: string, lookup: string): Promise<Buffer> {
@@ -31,7 +35,7 @@ export class ReceiptService {
 
   /** A charge whose access was already checked (the application API's member check). */
   async charge(charge: Charge): Promise<Buffer> {
-    return this.render(await chargeReceiptFacts(charge), () =>
+    return this.render(await chargeReceiptFacts(charge, this.platformInstitution), () =>
       receiptErrors.unavailable('transaction', charge.status, 'PAID'),
     );
   }
@@ -40,7 +44,7 @@ export class ReceiptService {
   async withdrawal(merchantId: string, id: string): Promise<Buffer> {
     const row = await withdrawalStore.findMerchantWithdrawal(merchantId, id);
     if (!row) throw errors.notFound('withdrawal');
-    return this.render(await withdrawalReceiptFacts(row), () =>
+    return this.render(await withdrawalReceiptFacts(row, this.platformInstitution), () =>
       receiptErrors.unavailable('withdrawal', row.status, 'COMPLETED'),
     );
   }
@@ -48,7 +52,7 @@ export class ReceiptService {
   async payoutItem(merchantId: string, id: string): Promise<Buffer> {
     const row = await payoutStore.findMerchantItem(merchantId, id);
     if (!row) throw errors.notFound('payout item');
-    return this.render(await payoutItemReceiptFacts(row), () =>
+    return this.render(await payoutItemReceiptFacts(row, this.platformInstitution), () =>
       receiptErrors.unavailable('payout item', row.status, 'PAID'),
     );
   }

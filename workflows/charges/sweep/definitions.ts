@@ -1,4 +1,8 @@
 /** The sweep for lost payment notifications: its Schedule, one per task queue (deployment). */
+import { defineWorkflow } from '../../defineWorkflow';
+import type { pixPaymentSweep } from './pixPaymentSweep';
+
+export const pixPaymentSweepWorkflow = defineWorkflow<typeof pixPaymentSweep>('pixPaymentSweep');
 export const pixSweepScheduleId = (taskQueue: string) => `pix-payment-sweep-${taskQueue}`;
 
 /** How far back each run reads the PSP's list: several runs overlap, so a late listing or a skipped run loses nothing. */

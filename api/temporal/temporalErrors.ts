@@ -1,0 +1,64 @@
+/**
+ * The one mapping of Temporal client errors to the API's error envelope. Every route that starts,
+ * updates or signals a workflow answers its failures through here:
+ * - the workflow service unreachable or refusing (a ServiceError, or gRPC UNAVAILABLE = code 14
+ *   arriving as a plain error), or an update call that timed out before the update answered →
+ *   503 SERVICE_UNAVAILABLE: the same request can be sent again (an idempotent route keeps its
+ *   claim, so a retry with the same key resumes what may have started);
+ * - an update or workflow that failed → its ApplicationFailure, unwrapped once, answered from the
+ *   domain's own table (ApplicationFailure.type → ApiError); any other failure (a type the table
+ *   does not know, the run cancelled or terminated) → the domain's `otherFailure`, else unchanged;
+ * - no such workflow (WorkflowNotFoundError) → the domain's `notFound`, else unchanged;
+ * - anything else, an ApiError included, unchanged.
+ */
+import {
+  ApplicationFailure,
+  WorkflowFailedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+} from '@temporalio/client';
+import { errors } from '../errors/apiError';
+
+/** gRPC status UNAVAILABLE: no connection, or the server is shutting down. */
+const GRPC_UNAVAILABLE = 14;
+
+/** The workflow service could not be reached or refused the call; nothing happened on our side of it. */
+export function isTemporalUnavailable(err: unknown): boolean {
+  return (err as { name?: unknown })?.name === 'ServiceError' || (err as { code?: unknown })?.code === GRPC_UNAVAILABLE;
+}
+
+/** An update or a workflow run that failed (as opposed to a call that never reached it). */
+export function isWorkflowFailure(err: unknown): err is WorkflowUpdateFailedError | WorkflowFailedError {
+  return err instanceof WorkflowUpdateFailedError || err instanceof WorkflowFailedError;
+}
+
+/** The ApplicationFailure an update or workflow failed with, if it failed with one. */
+export function applicationFailureOf(err: unknown): ApplicationFailure | undefined {
+  return isWorkflowFailure(err) && err.cause instanceof ApplicationFailure ? err.cause : undefined;
+}
+
+export interface TemporalErrorAnswers {
+  /** The domain's table: ApplicationFailure.type → the API's answer. */
+  failures?: Record<string, (failure: ApplicationFailure) => Error>;
+  /** Any other failure of the update or workflow. Absent: the error is rethrown unchanged (a 500). */
+  otherFailure?: () => Error;
+  /** The workflow does not exist (not started yet, or closed and gone). Absent: rethrown unchanged. */
+  notFound?: () => Error;
+  /** The 503's message when the workflow service is unavailable (say whether to reuse the idempotency key). */
+  unavailable: string;
+}
+
+/** What to throw for `err`: an API error from the domain's answers, or `err` itself. */
+export function temporalErrorToApi(err: unknown, answers: TemporalErrorAnswers): unknown {
+  if (isWorkflowFailure(err)) {
+    const failure = applicationFailureOf(err);
+    const answer = failure?.type ? answers.failures?.[failure.type] : undefined;
+    if (failure && answer) return answer(failure);
+    return answers.otherFailure ? answers.otherFailure() : err;
+  }
+  if (err instanceof WorkflowNotFoundError) return answers.notFound ? answers.notFound() : err;
+  if (isTemporalUnavailable(err) || err instanceof WorkflowUpdateRPCTimeoutOrCancelledError)
+    return errors.unavailable(answers.unavailable);
+  return err;
+}
