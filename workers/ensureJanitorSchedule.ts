@@ -5,7 +5,7 @@
  */
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import { janitorEvery, janitorScheduleId, janitorWorkflow } from '../workflows/transfers/definitions';
-import { scheduleAction } from '../api/temporal/workflows';
+import { scheduleAction } from '../core/temporal/workflows';
 
 export async function ensureJanitorSchedule(client: Client, taskQueue: string): Promise<void> {
   try {

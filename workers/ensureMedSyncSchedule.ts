@@ -6,7 +6,7 @@
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import { medInfractionSyncWorkflow, medSyncScheduleId } from '../workflows/med/definitions';
 import { reminderBeforeMs } from '../workflows/med/types';
-import { scheduleAction } from '../api/temporal/workflows';
+import { scheduleAction } from '../core/temporal/workflows';
 
 export async function ensureMedSyncSchedule(
   client: Client,

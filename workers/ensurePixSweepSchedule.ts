@@ -10,7 +10,7 @@ import {
   pixPaymentSweepWorkflow,
   pixSweepScheduleId,
 } from '../workflows/charges/sweep/definitions';
-import { scheduleAction } from '../api/temporal/workflows';
+import { scheduleAction } from '../core/temporal/workflows';
 
 export async function ensurePixSweepSchedule(client: Client, taskQueue: string): Promise<void> {
   try {

@@ -5,7 +5,7 @@
  */
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import { dailyReconciliationWorkflow } from '../workflows/reconciliations/definitions';
-import { scheduleAction } from '../api/temporal/workflows';
+import { scheduleAction } from '../core/temporal/workflows';
 
 /** One per task queue (deployment), like the outbox dispatcher: its runs go to that queue's workers. */
 export const dailyReconciliationScheduleId = (taskQueue: string) => `daily-reconciliation-${taskQueue}`;

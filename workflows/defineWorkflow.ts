@@ -6,7 +6,7 @@
  *
  * The function is imported as a type only (`import type`), so whoever imports a definition (the
  * API, activities, workers) never loads workflow code. Every start, signal, update, query and
- * schedule action takes a definition (api/temporal/workflows.ts; child workflows through
+ * schedule action takes a definition (core/temporal/workflows.ts; child workflows through
  * workflows/children.ts), so its arguments are checked against the function's parameters, and a
  * message can only be sent to a workflow that declares it. The name is the workflow type running
  * histories are recorded under: it never changes. test/unit/workflowDefinitions.test.ts checks that

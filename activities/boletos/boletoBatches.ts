@@ -16,7 +16,7 @@ import { endOfDueDateInBrasilia } from '../../core/boletos/dueTime';
 import { boletoBatchStore } from '../../db/boletos';
 import { chargeStore } from '../../db/charges';
 import { merchantStore } from '../../db/identity';
-import { workflowHandle } from '../../api/temporal/workflows';
+import { workflowHandle } from '../../core/temporal/workflows';
 import { cancelChargeUpdate, chargeLifecycleWorkflow, chargeWorkflowId } from '../../workflows/charges/definitions';
 import {
   BoletoBatchFailureTypes,

@@ -6,7 +6,7 @@ import crypto from 'node:crypto';
 import type { Sequelize, Transaction } from 'sequelize';
 import { Context } from '@temporalio/activity';
 import { outboxStore, startDeliveryWorkflow } from '../../db/events';
-import { workflowHandle } from '../../api/temporal/workflows';
+import { workflowHandle } from '../../core/temporal/workflows';
 import { dispatcherWorkflowId, outboxDispatcherWorkflow, outboxKickSignal } from '../../workflows/events/definitions';
 import { dispatchEvents } from './outboxDispatch';
 

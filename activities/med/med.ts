@@ -17,7 +17,7 @@ import { balanceStore } from '../../db/ledger';
 import { medInfractionStore, presentInfraction, type MedInfractionRow } from '../../db/med';
 import { refundStore } from '../../db/refunds';
 import { paidMoney } from '../../core/refunds/paid';
-import { startWorkflow } from '../../api/temporal/workflows';
+import { startWorkflow } from '../../core/temporal/workflows';
 import { medInfractionWorkflow, medInfractionWorkflowId } from '../../workflows/med/definitions';
 import type { MedDecisionRequest, MedInfractionInput, MedSyncInput, MedSyncResult } from '../../workflows/med/types';
 import { BusinessStatusKey, MerchantIdKey } from '../../workflows/searchAttributes';

@@ -13,7 +13,7 @@ import { chargeExpiry, chargeFee, issueCharge } from './issueCharge';
 import { ANY_ROLE, requireRole, roleErrors } from '../dashboard/roles';
 import { ApiError } from '../errors/apiError';
 import { temporalErrorToApi } from '../temporal/temporalErrors';
-import { workflowHandle } from '../temporal/workflows';
+import { workflowHandle } from '../../core/temporal/workflows';
 import { renderBoletoPdf } from '../../core/boletos/pdf/renderBoletoPdf';
 import { boletoPdfInput } from '../boletos/boletoPdf';
 import { presentAppCharge } from './presenter';

@@ -16,7 +16,7 @@ import type { Tx } from '../../db/tx';
 import { encryptSecret, parseKey } from '../../core/crypto/secretBox';
 import { mailWorkflowId, sendMailWorkflow } from '../../workflows/mail/definitions';
 import { errors } from '../errors/apiError';
-import { startWorkflow } from '../temporal/workflows';
+import { startWorkflow } from '../../core/temporal/workflows';
 
 export interface MailerDeps {
   sequelize: Sequelize;

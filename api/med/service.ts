@@ -20,7 +20,7 @@ import { MerchantIdKey } from '../../workflows/searchAttributes';
 import { ANY_ROLE, defaultMerchantOf, requireRole, roleErrors } from '../dashboard/roles';
 import { ApiError, errors } from '../errors/apiError';
 import { applicationFailureOf, temporalErrorToApi } from '../temporal/temporalErrors';
-import { executeWorkflow, workflowHandle } from '../temporal/workflows';
+import { executeWorkflow, workflowHandle } from '../../core/temporal/workflows';
 import type { AnalysisBody, BulkAnalysisBody, ListInfractionsQuery, SyncInfractionsBody } from './schema';
 
 export const MED_DECIDE_ROLES: readonly MemberRole[] = ['owner', 'admin', 'finance'];

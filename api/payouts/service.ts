@@ -8,7 +8,7 @@ import type { Sequelize } from 'sequelize';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { updateWithStartOrJoin } from '../temporal/updateWithStart';
 import { isWorkflowFailure, temporalErrorToApi } from '../temporal/temporalErrors';
-import { workflowHandle } from '../temporal/workflows';
+import { workflowHandle } from '../../core/temporal/workflows';
 import { nothingCreated } from '../idempotency/idempotencyService';
 import { presentBatch, presentBatchListEntry, presentItem, type ItemCounts } from '../../core/payouts/present';
 import type { Merchant } from '../../db/identity';

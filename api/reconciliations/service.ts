@@ -14,7 +14,7 @@ import { MerchantIdKey } from '../../workflows/searchAttributes';
 import { defaultMerchantOf, requireRole, roleErrors } from '../dashboard/roles';
 import { ApiError } from '../errors/apiError';
 import { temporalErrorToApi } from '../temporal/temporalErrors';
-import { startWorkflow } from '../temporal/workflows';
+import { startWorkflow } from '../../core/temporal/workflows';
 import type { CreateReconciliationBody, ListReconciliationsQuery, ReconciliationView } from './schema';
 
 export const RECONCILIATION_ROLES: readonly MemberRole[] = ['owner', 'admin', 'finance'];

@@ -17,7 +17,7 @@ import { scheduledSettlementWorkflow } from '../../workflows/settlements/definit
 import { requireRole } from '../dashboard/roles';
 import { ApiError } from '../errors/apiError';
 import { temporalErrorToApi } from '../temporal/temporalErrors';
-import { scheduleAction } from '../temporal/workflows';
+import { scheduleAction } from '../../core/temporal/workflows';
 import type { PutScheduleBody, ScheduleView, SettlementFrequency } from './schema';
 import { SETTLEMENT_ROLES } from './service';
 

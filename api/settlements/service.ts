@@ -9,7 +9,6 @@ import type { Client } from '@temporalio/client';
 import type { Sequelize } from 'sequelize';
 import { maskPixKey } from '../../core/masking';
 import { publicTransferReference } from '../../core/withdrawals/present';
-import type { BeneficiarySnapshot } from '../../core/withdrawals/rules';
 import { memberStore, merchantStore, type MemberRole } from '../../db/identity';
 import { settlementStore, type Settlement } from '../../db/settlements';
 import {

@@ -5,7 +5,7 @@
  * that does not exist. `eager` only from a worker's client (a NativeConnection it shares).
  */
 import { WorkflowExecutionAlreadyStartedError, type WorkflowClient } from '@temporalio/client';
-import { startWorkflow } from '../../api/temporal/workflows';
+import { startWorkflow } from '../../core/temporal/workflows';
 import type { Sequelize } from 'sequelize';
 import { deliveryWorkflowId, webhookDeliveryWorkflow } from '../../workflows/events/definitions';
 import { MerchantIdKey } from '../../workflows/searchAttributes';

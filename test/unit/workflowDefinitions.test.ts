@@ -12,7 +12,7 @@ import * as workflows from '../../workflows';
 import type { WorkflowDefinition, WorkflowMessage } from '../../workflows/defineWorkflow';
 import type { Workflow } from '@temporalio/common';
 import { updateWithStartOrJoin } from '../../api/temporal/updateWithStart';
-import { scheduleAction, startWorkflow, workflowHandle } from '../../api/temporal/workflows';
+import { scheduleAction, startWorkflow, workflowHandle } from '../../core/temporal/workflows';
 import {
   cancelChargeUpdate,
   chargeLifecycleWorkflow,

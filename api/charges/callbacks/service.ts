@@ -29,7 +29,7 @@ import {
 } from '../../../workflows/charges/definitions';
 import type { PaymentConfirmation } from '../../../workflows/charges/types';
 import { MerchantIdKey } from '../../../workflows/searchAttributes';
-import { startWorkflow, workflowHandle } from '../../temporal/workflows';
+import { startWorkflow, workflowHandle } from '../../../core/temporal/workflows';
 import type { providerCallbackOutcomes } from './schema';
 
 export type CallbackOutcome = (typeof providerCallbackOutcomes)[number];
