@@ -10,7 +10,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { accounts } from '../../core/ledger/accounts';
-import { medBlockEntry, medUnblockEntry } from '../../core/ledger/postings';
+import { move, movements } from '../../core/ledger/postings';
 import { isInfractionProvider, ProviderError, type PixProvider } from '../../core/provider';
 import { Charge } from '../../db/models';
 import { findInfraction, presentInfraction, type MedInfractionRow } from '../../db/med/medInfractions';
@@ -25,6 +25,28 @@ import { recordEvent } from '../events/outbox';
 export interface MedActivityDeps {
   sequelize: Sequelize;
   provider: PixProvider;
+}
+
+/** The disputed money leaves the merchant's available balance while the infraction is open (available → blocked). */
+function block(row: MedInfractionRow, cents: number) {
+  const { merchantAvailable, merchantBlocked } = accounts;
+  return move(
+    movements.medInfraction(row.id).block,
+    merchantAvailable(row.merchant_id),
+    merchantBlocked(row.merchant_id),
+    cents,
+  );
+}
+
+/** It comes back (blocked → available): rejected, nothing left to return, or its devolução not made. */
+function unblock(row: MedInfractionRow, cents: number) {
+  const { merchantAvailable, merchantBlocked } = accounts;
+  return move(
+    movements.medInfraction(row.id).unblock,
+    merchantBlocked(row.merchant_id),
+    merchantAvailable(row.merchant_id),
+    cents,
+  );
 }
 
 export function createMedActivities(deps: MedActivityDeps) {
@@ -181,12 +203,7 @@ export function createMedActivities(deps: MedActivityDeps) {
         },
       );
       const blockedCents = Math.max(0, Math.min(Number(row.disputed_cents), Number(acct?.balance_cents ?? 0)));
-      if (blockedCents > 0)
-        await writeLedgerEntry(
-          sequelize,
-          medBlockEntry({ infractionId: row.id, merchantId: row.merchant_id, amountCents: blockedCents }),
-          transaction,
-        );
+      if (blockedCents > 0) await writeLedgerEntry(sequelize, block(row, blockedCents), transaction);
       const updated = await update(
         row.id,
         'blocked_cents = :blockedCents, blocked_at = now()',
@@ -246,12 +263,7 @@ export function createMedActivities(deps: MedActivityDeps) {
       const decided = `decision = :decision, justification = :justification, decided_by = :decidedBy, decided_at = now()`;
       if (args.decision === 'REJECT') {
         const blocked = Number(row.blocked_cents);
-        if (blocked > 0)
-          await writeLedgerEntry(
-            sequelize,
-            medUnblockEntry({ infractionId: row.id, merchantId: row.merchant_id, amountCents: blocked }),
-            transaction,
-          );
+        if (blocked > 0) await writeLedgerEntry(sequelize, unblock(row, blocked), transaction);
         const updated = await update(row.id, `status = 'REJECTED', ${decided}`, common, transaction);
         await event('med.infraction.rejected', updated, transaction);
         return answer(updated);
@@ -266,12 +278,7 @@ export function createMedActivities(deps: MedActivityDeps) {
       if (amountCents <= 0) {
         // Nothing left to return: the block goes back to available.
         const blocked = Number(row.blocked_cents);
-        if (blocked > 0)
-          await writeLedgerEntry(
-            sequelize,
-            medUnblockEntry({ infractionId: row.id, merchantId: row.merchant_id, amountCents: blocked }),
-            transaction,
-          );
+        if (blocked > 0) await writeLedgerEntry(sequelize, unblock(row, blocked), transaction);
         const updated = await update(
           row.id,
           `status = 'ACCEPTED', ${decided}, refund_cents = 0, refund_status = 'NOTHING_TO_RETURN'`,
@@ -302,11 +309,7 @@ export function createMedActivities(deps: MedActivityDeps) {
     await locked(args.infractionId, async (row, transaction) => {
       const blocked = Number(row.blocked_cents);
       if (args.refundStatus !== 'SUCCEEDED' && blocked > 0) {
-        await writeLedgerEntry(
-          sequelize,
-          medUnblockEntry({ infractionId: row.id, merchantId: row.merchant_id, amountCents: blocked }),
-          transaction,
-        );
+        await writeLedgerEntry(sequelize, unblock(row, blocked), transaction);
       }
       await update(row.id, 'refund_status = :refundStatus', { refundStatus: args.refundStatus }, transaction);
     });

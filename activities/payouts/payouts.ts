@@ -8,12 +8,7 @@ import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { PixKeyType, PixProvider } from '../../core/provider';
 import { TRANSFER_NOT_ACCEPTED, describeTransferFailure } from '../../core/transfers/failures';
 import { payoutRefusal, type PayoutRefusal } from '../../core/payouts/refusal';
-import {
-  payoutBatchCancelReleaseEntry,
-  payoutItemPaidEntry,
-  payoutItemReleasedEntry,
-  payoutReserveEntry,
-} from '../../core/ledger/payoutPostings';
+import { movements, payoutItemMoney, release, reserve, settle } from '../../core/ledger/postings';
 import { Merchant, PayoutBatch, PayoutItem } from '../../db/models';
 import { PayoutFailureTypes, type BatchReservation, type FinalBatchStatus } from '../../workflows/payouts/types';
 import { InsufficientBalanceError, writeLedgerEntries, writeLedgerEntry } from '../ledger/ledgerWriter';
@@ -57,7 +52,8 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
           const merchant = await Merchant.findByPk(batch.merchantId, { transaction, lock: transaction.LOCK.UPDATE });
           const refusal = merchant ? payoutRefusal(merchant) : 'MERCHANT_INACTIVE';
           if (refusal) throw new PayoutRefused(refusal);
-          await writeLedgerEntry(sequelize, payoutReserveEntry(batch.id, batch.merchantId, funding), transaction);
+          const shares = [{ merchantId: batch.merchantId, cents: funding }];
+          await writeLedgerEntry(sequelize, reserve(movements.payoutBatch(batch.id).reserve, shares), transaction);
           await batch.update({ status: 'PROCESSING' }, { transaction });
         }
         return reservationOf(batch);
@@ -425,11 +421,15 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
       for (const item of settled) outcomes.set(item.id, item.status);
       await writeLedgerEntries(
         sequelize,
-        settled.map((item) =>
-          item.status === 'PAID'
-            ? payoutItemPaidEntry(item.id, item.merchant_id, item.amount_cents, item.fee_cents)
-            : payoutItemReleasedEntry(item.id, item.merchant_id, item.amount_cents + item.fee_cents),
-        ),
+        settled.map((item) => {
+          const keys = movements.payoutItem(item.id);
+          const money = payoutItemMoney({
+            merchantId: item.merchant_id,
+            amountCents: item.amount_cents,
+            feeCents: item.fee_cents,
+          });
+          return item.status === 'PAID' ? settle(keys.settle, money) : release(keys.release, money.shares);
+        }),
         transaction,
       );
       await recordEvents(
@@ -507,7 +507,7 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
       if (released > 0)
         await writeLedgerEntry(
           sequelize,
-          payoutBatchCancelReleaseEntry(batch.id, batch.merchantId, released),
+          release(movements.payoutBatch(batch.id).releaseUnsent, [{ merchantId: batch.merchantId, cents: released }]),
           transaction,
         );
       const cancelReason =

@@ -7,13 +7,8 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Sequelize, Transaction } from 'sequelize';
 import { refundTotal } from '../../db/refunds/refundTotals';
-import {
-  medUnblockEntry,
-  refundCompletedEntry,
-  refundReleasedEntry,
-  refundReservedEntry,
-  type RefundMoney,
-} from '../../core/ledger/postings';
+import { accounts } from '../../core/ledger/accounts';
+import { move, movements, refundMoney, release, reserve, settle as settleEntry } from '../../core/ledger/postings';
 import { findInfraction } from '../../db/med/medInfractions';
 import { ProviderError, type PixKeyOwner, type PixProvider } from '../../core/provider';
 import { moneyOutRefusal } from '../../core/identity/moneyOut';
@@ -126,15 +121,16 @@ export function createRefundActivities(deps: RefundActivityDeps) {
           if (infraction && blocked > 0)
             await writeLedgerEntry(
               sequelize,
-              medUnblockEntry({
-                infractionId: infraction.id,
-                merchantId: infraction.merchant_id,
-                amountCents: blocked,
-              }),
+              move(
+                movements.medInfraction(infraction.id).unblock,
+                accounts.merchantBlocked(infraction.merchant_id),
+                accounts.merchantAvailable(infraction.merchant_id),
+                blocked,
+              ),
               transaction,
             );
         }
-        await writeLedgerEntry(sequelize, refundReservedEntry(moneyOf(row)), transaction);
+        await writeLedgerEntry(sequelize, reserve(movements.refund(row.id).reserve, moneyOf(row).shares), transaction);
         return { refundId: row.id, status: row.status };
       });
     } catch (err) {
@@ -283,7 +279,11 @@ export function createRefundActivities(deps: RefundActivityDeps) {
       if (!refund || refund.status !== 'PROCESSING') return 'SKIPPED';
       const now = new Date();
       if (answer.kind === 'COMPLETED') {
-        await writeLedgerEntry(sequelize, refundCompletedEntry(moneyOf(refund)), transaction);
+        await writeLedgerEntry(
+          sequelize,
+          settleEntry(movements.refund(refund.id).settle, moneyOf(refund)),
+          transaction,
+        );
         await refund.update(
           {
             status: 'SUCCEEDED',
@@ -302,7 +302,11 @@ export function createRefundActivities(deps: RefundActivityDeps) {
         answer.kind === 'REFUSED'
           ? describeTransferFailure(answer.transfer.failureCode)
           : describeTransferFailure(answer.code);
-      await writeLedgerEntry(sequelize, refundReleasedEntry(moneyOf(refund)), transaction);
+      await writeLedgerEntry(
+        sequelize,
+        release(movements.refund(refund.id).release, moneyOf(refund).shares),
+        transaction,
+      );
       await refund.update(
         {
           status: 'FAILED',
@@ -355,8 +359,8 @@ function merchantRefusal(held: 'MERCHANT_INACTIVE' | 'WITHDRAWAL_FROZEN'): Appli
     : refusal('withdrawals, payouts and refunds are frozen for this merchant', RefundFailureTypes.merchantFrozen);
 }
 
-function moneyOf(refund: Refund): RefundMoney {
-  return { refundId: refund.id, merchantId: refund.merchantId, amountCents: refund.amountCents, shares: refund.shares };
+function moneyOf(refund: Refund) {
+  return refundMoney({ merchantId: refund.merchantId, amountCents: refund.amountCents, shares: refund.shares });
 }
 
 export type RefundActivities = ReturnType<typeof createRefundActivities>;

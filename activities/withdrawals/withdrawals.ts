@@ -10,7 +10,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Sequelize, Transaction } from 'sequelize';
 import { accounts } from '../../core/ledger/accounts';
 import { moneyOutRefusal } from '../../core/identity/moneyOut';
-import { withdrawalCompletedEntry, withdrawalReleasedEntry, withdrawalReservedEntry } from '../../core/ledger/postings';
+import { movements, release, reserve, settle, withdrawalMoney } from '../../core/ledger/postings';
 import type { PixProvider, ProviderTransfer } from '../../core/provider';
 import { NOT_PROCESSED, describeTransferFailure } from '../../core/transfers/failures';
 import { beneficiarySnapshot, sourceAccountSnapshot, withdrawalFee } from '../../core/withdrawals/rules';
@@ -83,7 +83,11 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
           },
           { transaction },
         );
-        await writeLedgerEntry(sequelize, withdrawalReservedEntry(moneyOf(row)), transaction);
+        await writeLedgerEntry(
+          sequelize,
+          reserve(movements.withdrawal(row.id).reserve, moneyOf(row).shares),
+          transaction,
+        );
         if (input.settlement) await insertSettlement(sequelize, input.settlement, row, transaction);
         return reservedFrom(row);
       });
@@ -156,7 +160,11 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
           WithdrawalFailureTypes.stateConflict,
         );
       }
-      await writeLedgerEntry(sequelize, withdrawalCompletedEntry(moneyOf(withdrawal)), transaction);
+      await writeLedgerEntry(
+        sequelize,
+        settle(movements.withdrawal(withdrawal.id).settle, moneyOf(withdrawal)),
+        transaction,
+      );
       await withdrawal.update(
         {
           status: 'COMPLETED',
@@ -202,7 +210,11 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
       const failure = args.transfer
         ? describeTransferFailure(args.transfer.failureCode)
         : (args.failure ?? describeTransferFailure(null));
-      await writeLedgerEntry(sequelize, withdrawalReleasedEntry(moneyOf(withdrawal)), transaction);
+      await writeLedgerEntry(
+        sequelize,
+        release(movements.withdrawal(withdrawal.id).release, moneyOf(withdrawal).shares),
+        transaction,
+      );
       await withdrawal.update(
         {
           status: args.status,
@@ -302,7 +314,7 @@ async function lockWithdrawal(withdrawalId: string, transaction: Transaction): P
 }
 
 function moneyOf(w: Withdrawal) {
-  return { withdrawalId: w.id, merchantId: w.merchantId, amountCents: w.amountCents, feeCents: w.feeCents };
+  return withdrawalMoney({ merchantId: w.merchantId, amountCents: w.amountCents, feeCents: w.feeCents });
 }
 
 function reservedFrom(w: Withdrawal): ReservedWithdrawal {
