@@ -10,13 +10,12 @@
  *   domain's rule may refuse, and then nothing is stored. The reserve entry (core/ledger/postings.ts)
  *   commits with the row or not at all; a balance that does not cover it refuses the request
  *   (InsufficientBalanceError, from the ledger's CHECK).
- * - Send: only a row still reserved is sent, through the one transfer path (transferPath.ts:
- *   business id as idempotency key, the provider asked first on a retry). A known answer is
- *   settled or released at once; no record at the provider is UNCONFIRMED: the workflow waits
- *   TRANSFER_GRACE, then resolves.
+ * - Send: only a row still reserved is sent, through the one transfer path (transferPath.ts
+ *   says what its answers mean). A known answer is settled or released at once; no record at
+ *   the provider is UNCONFIRMED, resolved by the workflow after its grace period.
  * - The provider's record alone decides (`decide`): a completed transfer settles; a refusal carried
- *   on a transfer object releases; no record, after the grace period, releases. The failure text
- *   is ours (core/transfers/failures.ts), never the provider's.
+ *   on a transfer object releases; no record releases (called only once the grace has passed).
+ *   The failure text stored is ours (core/transfers/failures.ts).
  * - Settle or release: once, in one DB transaction with the business row (`settleOrRelease`). Only
  *   rows still reserved move; a row that already moved the same way is left as it is (a retried
  *   activity changes nothing twice, and each entry is keyed); a row that moved the other way (paid
