@@ -53,7 +53,10 @@ export interface Unconfirmed {
   code: string;
 }
 
-/** The one reading of the provider's answer. No record (`null` or NO_RECORD) releases: call it only after the grace period. */
+/**
+ * The one reading of the provider's answer. No record (`null` or NO_RECORD) releases: call it
+ * only after the grace period; `cancelled` when an operator cancelled before anything was sent.
+ */
 export function decide(answer: TransferAnswer | null, opts: { cancelled?: boolean } = {}): TransferDecision {
   if (answer?.kind === 'COMPLETED')
     return { kind: 'SETTLE', providerTransferId: answer.transfer.id, endToEndId: answer.transfer.endToEndId ?? null };
@@ -64,7 +67,7 @@ export function decide(answer: TransferAnswer | null, opts: { cancelled?: boolea
       failure: describeTransferFailure(answer.transfer.failureCode ?? null),
       cancelled: false,
     };
-  const cancelled = opts.cancelled === true || answer?.code === CANCELLED_BEFORE_TRANSFER.code;
+  const cancelled = opts.cancelled === true;
   return {
     kind: 'RELEASE',
     providerTransferId: null,
