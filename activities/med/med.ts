@@ -10,7 +10,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { Sequelize, Transaction } from 'sequelize';
 import { accounts } from '../../core/ledger/accounts';
-import { medBlockEntry, medUnblockEntry } from '../../core/ledger/postings';
+import { move, movements } from '../../core/ledger/postings';
 import { isInfractionProvider, ProviderError, type PixProvider } from '../../core/provider';
 import { chargeStore } from '../../db/charges';
 import { balanceStore } from '../../db/ledger';
@@ -27,6 +27,28 @@ import { recordEvent } from '../events/outbox';
 export interface MedActivityDeps {
   sequelize: Sequelize;
   provider: PixProvider;
+}
+
+/** The disputed money leaves the merchant's available balance while the infraction is open (available → blocked). */
+function block(row: MedInfractionRow, cents: number) {
+  const { merchantAvailable, merchantBlocked } = accounts;
+  return move(
+    movements.medInfraction(row.id).block,
+    merchantAvailable(row.merchant_id),
+    merchantBlocked(row.merchant_id),
+    cents,
+  );
+}
+
+/** It comes back (blocked → available): rejected, nothing left to return, or its devolução not made. */
+function unblock(row: MedInfractionRow, cents: number) {
+  const { merchantAvailable, merchantBlocked } = accounts;
+  return move(
+    movements.medInfraction(row.id).unblock,
+    merchantBlocked(row.merchant_id),
+    merchantAvailable(row.merchant_id),
+    cents,
+  );
 }
 
 export function createMedActivities(deps: MedActivityDeps) {
@@ -145,12 +167,7 @@ export function createMedActivities(deps: MedActivityDeps) {
         transaction,
       );
       const blockedCents = Math.max(0, Math.min(Number(row.disputed_cents), available ?? 0));
-      if (blockedCents > 0)
-        await writeLedgerEntry(
-          sequelize,
-          medBlockEntry({ infractionId: row.id, merchantId: row.merchant_id, amountCents: blockedCents }),
-          transaction,
-        );
+      if (blockedCents > 0) await writeLedgerEntry(sequelize, block(row, blockedCents), transaction);
       const updated = await medInfractionStore.markBlocked(sequelize, row.id, blockedCents, transaction);
       await event('med.infraction.opened', updated, transaction);
       return { blockedCents };
@@ -204,12 +221,7 @@ export function createMedActivities(deps: MedActivityDeps) {
       const common = { decision: args.decision, justification: args.justification, decidedBy: args.decidedBy };
       if (args.decision === 'REJECT') {
         const blocked = Number(row.blocked_cents);
-        if (blocked > 0)
-          await writeLedgerEntry(
-            sequelize,
-            medUnblockEntry({ infractionId: row.id, merchantId: row.merchant_id, amountCents: blocked }),
-            transaction,
-          );
+        if (blocked > 0) await writeLedgerEntry(sequelize, unblock(row, blocked), transaction);
         const updated = await medInfractionStore.recordRejected(sequelize, row.id, common, transaction);
         await event('med.infraction.rejected', updated, transaction);
         return answer(updated);
@@ -225,12 +237,7 @@ export function createMedActivities(deps: MedActivityDeps) {
       if (amountCents <= 0) {
         // Nothing left to return: the block goes back to available.
         const blocked = Number(row.blocked_cents);
-        if (blocked > 0)
-          await writeLedgerEntry(
-            sequelize,
-            medUnblockEntry({ infractionId: row.id, merchantId: row.merchant_id, amountCents: blocked }),
-            transaction,
-          );
+        if (blocked > 0) await writeLedgerEntry(sequelize, unblock(row, blocked), transaction);
         const updated = await medInfractionStore.recordAccepted(sequelize, row.id, common, null, transaction);
         await event('med.infraction.accepted', updated, transaction);
         return answer(updated);
@@ -257,11 +264,7 @@ export function createMedActivities(deps: MedActivityDeps) {
     await locked(args.infractionId, async (row, transaction) => {
       const blocked = Number(row.blocked_cents);
       if (args.refundStatus !== 'SUCCEEDED' && blocked > 0) {
-        await writeLedgerEntry(
-          sequelize,
-          medUnblockEntry({ infractionId: row.id, merchantId: row.merchant_id, amountCents: blocked }),
-          transaction,
-        );
+        await writeLedgerEntry(sequelize, unblock(row, blocked), transaction);
       }
       await medInfractionStore.setRefundStatus(sequelize, row.id, args.refundStatus, transaction);
     });

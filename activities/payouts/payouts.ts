@@ -1,7 +1,12 @@
 /**
- * Payout activities. Exactly-once rests on three keys: the item's status moves only forward
- * under row-level conditions, the provider transfer carries the item id as idempotency key, and
- * each ledger movement has a unique key. A retried or re-run activity changes nothing twice.
+ * Payout activities: a batch's reserve, and its items' send, settle and release on the one
+ * outbound transfer path (activities/transfers/transferSteps.ts states its rules). What a payout
+ * adds: the batch is reserved whole (amount + fee of every item), each item settles or releases
+ * its own part, and the items a cancel or a stopped chunk left unsent are released in one entry;
+ * items are paid many per activity, in waves claimed, sent and settled in a few transactions; an
+ * item's status moves only forward under row-level conditions, so a retried or re-run activity
+ * changes nothing twice; no item is claimed for a first send while the merchant may not pay out
+ * (the chunk parks) or the batch carries a cancel intent.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Logger } from 'pino';
@@ -9,17 +14,20 @@ import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { PixKeyType, PixProvider } from '../../core/provider';
 import { TRANSFER_NOT_ACCEPTED, describeTransferFailure } from '../../core/transfers/failures';
 import { payoutRefusal, type PayoutRefusal } from '../../core/payouts/refusal';
-import {
-  payoutBatchCancelReleaseEntry,
-  payoutItemPaidEntry,
-  payoutItemReleasedEntry,
-  payoutReserveEntry,
-} from '../../core/ledger/payoutPostings';
-import { Merchant, PayoutBatch, PayoutItem } from '../../db/models';
+import { movements, payoutItemMoney, release, reserve, settle } from '../../core/ledger/postings';
+import { PayoutBatch, PayoutItem } from '../../db/models';
 import { PayoutFailureTypes, type BatchReservation, type FinalBatchStatus } from '../../workflows/payouts/types';
-import { InsufficientBalanceError, writeLedgerEntries, writeLedgerEntry } from '../ledger/ledgerWriter';
+import { InsufficientBalanceError, writeLedgerEntry } from '../ledger/ledgerWriter';
 import { recordEvent, recordEvents } from '../events/outbox';
-import { TransferFailureTypes, createTransferPath, type TransferAnswer } from '../transfers/transferPath';
+import { TransferFailureTypes, createTransferPath } from '../transfers/transferPath';
+import {
+  lockMerchantForReserve,
+  resolveTransfer,
+  sendTransfer,
+  settleOrRelease,
+  type TransferDecision,
+  type Unconfirmed,
+} from '../transfers/transferSteps';
 
 /** What became of one item in one call; see payItem. */
 class PayoutRefused extends Error {
@@ -55,11 +63,12 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
         const batch = await lockBatch(args.batchId, transaction);
         const funding = batch.totalAmountCents + batch.totalFeeCents;
         if (batch.status === 'CREATED') {
-          // Locked so an operator's freeze or deactivation lands wholly before or after this reserve.
-          const merchant = await Merchant.findByPk(batch.merchantId, { transaction, lock: transaction.LOCK.UPDATE });
-          const refusal = merchant ? payoutRefusal(merchant) : 'MERCHANT_INACTIVE';
-          if (refusal) throw new PayoutRefused(refusal);
-          await writeLedgerEntry(sequelize, payoutReserveEntry(batch.id, batch.merchantId, funding), transaction);
+          await lockMerchantForReserve(transaction, batch.merchantId, (merchant) => {
+            const refusal = merchant ? payoutRefusal(merchant) : 'MERCHANT_INACTIVE';
+            if (refusal) throw new PayoutRefused(refusal);
+          });
+          const shares = [{ merchantId: batch.merchantId, cents: funding }];
+          await writeLedgerEntry(sequelize, reserve(movements.payoutBatch(batch.id).reserve, shares), transaction);
           await batch.update({ status: 'PROCESSING' }, { transaction });
         }
         return reservationOf(batch);
@@ -126,12 +135,12 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
     const claim = await claimItems({ itemIds: [args.itemId] });
     const [item] = claim.claimed;
     if (!item) return claim.parked ? 'PARKED' : 'SKIPPED';
-    const answer = await send(item);
-    if (answer.kind === 'NO_RECORD') {
-      await markUnconfirmed([{ itemId: item.id, code: answer.code }]);
+    const sent = await send(item);
+    if (sent.kind === 'UNCONFIRMED') {
+      await markUnconfirmed([{ itemId: item.id, code: sent.code }]);
       return 'UNCONFIRMED';
     }
-    return (await settleItems([{ itemId: item.id, answer }])).get(item.id) ?? 'SKIPPED';
+    return (await settleItems([{ itemId: item.id, decision: sent }])).get(item.id) ?? 'SKIPPED';
   }
 
   /**
@@ -171,11 +180,11 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
     let stopError: unknown = null;
 
     const sendWave = async (claimed: ClaimedItem[]) => {
-      const answers: Array<{ itemId: string; answer: TransferAnswer }> = [];
+      const answers: Sent[] = [];
       await Promise.all(
         claimed.map(async (item) => {
           try {
-            answers.push({ itemId: item.id, answer: await send(item) });
+            answers.push({ itemId: item.id, sent: await send(item) });
           } catch (err) {
             // Not ours (reference or amount differ): stays SENDING with its funding reserved, alerted.
             if (err instanceof ApplicationFailure && err.type === TransferFailureTypes.mismatch) return;
@@ -188,14 +197,16 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
       );
       return answers;
     };
-    const settleWave = async (answers: Array<{ itemId: string; answer: TransferAnswer }>) => {
-      const unknown = answers.filter(
-        (a): a is { itemId: string; answer: Extract<TransferAnswer, { kind: 'NO_RECORD' }> } =>
-          a.answer.kind === 'NO_RECORD',
-      );
-      await markUnconfirmed(unknown.map((a) => ({ itemId: a.itemId, code: a.answer.code })));
+    const settleWave = async (answers: Sent[]) => {
+      const unknown: Array<{ itemId: string; code: string }> = [];
+      const decided: Array<{ itemId: string; decision: TransferDecision }> = [];
+      for (const { itemId, sent } of answers) {
+        if (sent.kind === 'UNCONFIRMED') unknown.push({ itemId, code: sent.code });
+        else decided.push({ itemId, decision: sent });
+      }
+      await markUnconfirmed(unknown);
       unconfirmed.push(...unknown.map((a) => a.itemId));
-      await settleItems(answers.filter((a) => a.answer.kind !== 'NO_RECORD'));
+      await settleItems(decided);
     };
 
     // A pipeline of three steps, so the database round trips overlap the transfers: while wave
@@ -204,7 +215,7 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
     // costs more than a wave of transfers, and the hot ledger rows are then taken once for all
     // of them). At most MAX_UNSETTLED_WAVES waves are sent and unsettled at once. A claimed item
     // is always sent; if this attempt dies, the next one follows it through (provider first).
-    const unsettled: Array<{ itemId: string; answer: TransferAnswer }> = [];
+    const unsettled: Sent[] = [];
     let settling: Promise<void> | null = null;
     const settleWhatCameIn = () => {
       if (settling !== null || unsettled.length === 0) return;
@@ -262,8 +273,9 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
   }
 
   /** Sends one claimed item; a later attempt may follow one whose answer was lost: the provider's record comes first. */
-  function send(item: ClaimedItem): Promise<TransferAnswer> {
-    return transfers.send(
+  function send(item: ClaimedItem): Promise<TransferDecision | Unconfirmed> {
+    return sendTransfer(
+      transfers,
       {
         reference: item.id,
         amountCents: item.amountCents,
@@ -280,14 +292,8 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
   async function resolveItem(args: { itemId: string }): Promise<ItemOutcome> {
     const item = await PayoutItem.findByPk(args.itemId);
     if (!item || item.status !== 'SENDING') return 'SKIPPED';
-    const answer = await transfers.lookup({ reference: item.id, amountCents: item.amountCents });
-    return (
-      (
-        await settleItems([
-          { itemId: item.id, answer: answer ?? { kind: 'NO_RECORD', code: TRANSFER_NOT_ACCEPTED.code } },
-        ])
-      ).get(item.id) ?? 'SKIPPED'
-    );
+    const decision = await resolveTransfer(transfers, { reference: item.id, amountCents: item.amountCents });
+    return (await settleItems([{ itemId: item.id, decision }])).get(item.id) ?? 'SKIPPED';
   }
 
   /**
@@ -359,97 +365,93 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
   }
 
   /**
-   * Records the provider's answers in one transaction: PAID (money left), or FAILED with the
-   * funding released; items no longer SENDING are skipped. Each item keeps its own ledger
-   * movement key and event, so an answer recorded twice changes nothing the second time.
+   * Records the provider's answers in one transaction (transferSteps.settleOrRelease, many rows):
+   * PAID (money left), or FAILED with the funding released; items no longer SENDING are skipped.
+   * Each item keeps its own ledger movement key and event, so an answer recorded twice changes
+   * nothing the second time.
    */
   async function settleItems(
-    answers: Array<{ itemId: string; answer: TransferAnswer }>,
+    decisions: Array<{ itemId: string; decision: TransferDecision }>,
   ): Promise<Map<string, 'PAID' | 'FAILED' | 'SKIPPED'>> {
-    const outcomes = new Map<string, 'PAID' | 'FAILED' | 'SKIPPED'>(answers.map((a) => [a.itemId, 'SKIPPED']));
-    if (answers.length === 0) return outcomes;
-    const rows = [...answers]
+    const outcomes = new Map<string, 'PAID' | 'FAILED' | 'SKIPPED'>(decisions.map((a) => [a.itemId, 'SKIPPED']));
+    if (decisions.length === 0) return outcomes;
+    const byId = new Map(decisions.map((d) => [d.itemId, d.decision]));
+    const rows = [...decisions]
       .sort((a, b) => (a.itemId < b.itemId ? -1 : a.itemId > b.itemId ? 1 : 0))
-      .map(({ itemId, answer }) => {
-        if (answer.kind === 'COMPLETED')
-          return {
-            id: itemId,
-            status: 'PAID',
-            transferId: answer.transfer.id,
-            endToEndId: answer.transfer.endToEndId,
-            reason: null,
-            code: null,
-          };
-        const failure =
-          answer.kind === 'REFUSED' ? describeTransferFailure(answer.transfer.failureCode) : TRANSFER_NOT_ACCEPTED;
-        return {
-          id: itemId,
-          status: 'FAILED',
-          transferId: answer.kind === 'REFUSED' ? answer.transfer.id : null,
-          endToEndId: null,
-          reason: failure.reason,
-          code: failure.code,
-        };
-      });
-    await sequelize.transaction(async (transaction) => {
+      .map(({ itemId, decision }) =>
+        decision.kind === 'SETTLE'
+          ? {
+              id: itemId,
+              status: 'PAID',
+              transferId: decision.providerTransferId,
+              endToEndId: decision.endToEndId,
+              reason: null,
+              code: null,
+            }
+          : {
+              id: itemId,
+              status: 'FAILED',
+              transferId: decision.providerTransferId,
+              endToEndId: null,
+              reason: decision.failure.reason,
+              code: decision.failure.code,
+            },
+      );
+    await settleOrRelease<SettledItem>(sequelize, {
       // Only items still SENDING move (the row lock orders a concurrent settle of the same item).
-      const settled = await sequelize.query<{
-        id: string;
-        batch_id: string;
-        merchant_id: string;
-        amount_cents: number;
-        fee_cents: number;
-        reference_id: string | null;
-        status: 'PAID' | 'FAILED';
-      }>(
-        `UPDATE payout_items p SET status = v.status,
-           settled_at = CASE WHEN v.status = 'PAID' THEN now() ELSE p.settled_at END,
-           released_at = CASE WHEN v.status = 'FAILED' THEN now() ELSE p.released_at END,
-           end_to_end_id = CASE WHEN v.status = 'PAID' THEN v.end_to_end_id ELSE p.end_to_end_id END,
-           provider_transfer_id = v.transfer_id, last_error = v.reason, last_error_code = v.code, updated_at = now()
-         FROM unnest(ARRAY[:ids]::uuid[], ARRAY[:statuses]::text[], ARRAY[:transferIds]::text[], ARRAY[:endToEndIds]::text[], ARRAY[:reasons]::text[], ARRAY[:codes]::text[])
-           AS v(id, status, transfer_id, end_to_end_id, reason, code)
-         WHERE p.id = v.id AND p.status = 'SENDING'
-         RETURNING p.id, p.batch_id, p.merchant_id, p.amount_cents::float8 AS amount_cents, p.fee_cents::float8 AS fee_cents, p.reference_id, p.status`,
-        {
-          replacements: {
-            ids: rows.map((r) => r.id),
-            statuses: rows.map((r) => r.status),
-            transferIds: rows.map((r) => r.transferId),
-            endToEndIds: rows.map((r) => r.endToEndId),
-            reasons: rows.map((r) => r.reason),
-            codes: rows.map((r) => r.code),
+      transition: async (transaction) => {
+        const settled = await sequelize.query<SettledItem>(
+          `UPDATE payout_items p SET status = v.status,
+             settled_at = CASE WHEN v.status = 'PAID' THEN now() ELSE p.settled_at END,
+             released_at = CASE WHEN v.status = 'FAILED' THEN now() ELSE p.released_at END,
+             end_to_end_id = CASE WHEN v.status = 'PAID' THEN v.end_to_end_id ELSE p.end_to_end_id END,
+             provider_transfer_id = v.transfer_id, last_error = v.reason, last_error_code = v.code, updated_at = now()
+           FROM unnest(ARRAY[:ids]::uuid[], ARRAY[:statuses]::text[], ARRAY[:transferIds]::text[], ARRAY[:endToEndIds]::text[], ARRAY[:reasons]::text[], ARRAY[:codes]::text[])
+             AS v(id, status, transfer_id, end_to_end_id, reason, code)
+           WHERE p.id = v.id AND p.status = 'SENDING'
+           RETURNING p.id, p.batch_id, p.merchant_id, p.amount_cents::float8 AS amount_cents, p.fee_cents::float8 AS fee_cents, p.reference_id, p.status`,
+          {
+            replacements: {
+              ids: rows.map((r) => r.id),
+              statuses: rows.map((r) => r.status),
+              transferIds: rows.map((r) => r.transferId),
+              endToEndIds: rows.map((r) => r.endToEndId),
+              reasons: rows.map((r) => r.reason),
+              codes: rows.map((r) => r.code),
+            },
+            type: QueryTypes.SELECT,
+            transaction,
           },
-          type: QueryTypes.SELECT,
-          transaction,
-        },
-      );
-      for (const item of settled) outcomes.set(item.id, item.status);
-      await writeLedgerEntries(
-        sequelize,
-        settled.map((item) =>
-          item.status === 'PAID'
-            ? payoutItemPaidEntry(item.id, item.merchant_id, item.amount_cents, item.fee_cents)
-            : payoutItemReleasedEntry(item.id, item.merchant_id, item.amount_cents + item.fee_cents),
-        ),
-        transaction,
-      );
-      await recordEvents(
-        settled.map((item) => ({
-          type: item.status === 'PAID' ? 'payout.item.paid' : 'payout.item.failed',
+        );
+        for (const item of settled) outcomes.set(item.id, item.status);
+        return settled.map((row) => ({ row, decision: byId.get(row.id) as TransferDecision }));
+      },
+      entry: ({ row: item, decision }) => {
+        const keys = movements.payoutItem(item.id);
+        const money = payoutItemMoney({
           merchantId: item.merchant_id,
-          aggregateType: 'payout_item',
-          aggregateId: item.id,
-          payload: {
-            id: item.id,
-            batchId: item.batch_id,
-            status: item.status,
-            amountCents: item.amount_cents,
-            referenceId: item.reference_id,
-          },
-        })),
-        transaction,
-      );
+          amountCents: item.amount_cents,
+          feeCents: item.fee_cents,
+        });
+        return decision.kind === 'SETTLE' ? settle(keys.settle, money) : release(keys.release, money.shares);
+      },
+      recorded: (settled, transaction) =>
+        recordEvents(
+          settled.map(({ row: item }) => ({
+            type: item.status === 'PAID' ? 'payout.item.paid' : 'payout.item.failed',
+            merchantId: item.merchant_id,
+            aggregateType: 'payout_item',
+            aggregateId: item.id,
+            payload: {
+              id: item.id,
+              batchId: item.batch_id,
+              status: item.status,
+              amountCents: item.amount_cents,
+              referenceId: item.reference_id,
+            },
+          })),
+          transaction,
+        ),
     });
     return outcomes;
   }
@@ -509,7 +511,7 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
       if (released > 0)
         await writeLedgerEntry(
           sequelize,
-          payoutBatchCancelReleaseEntry(batch.id, batch.merchantId, released),
+          release(movements.payoutBatch(batch.id).releaseUnsent, [{ merchantId: batch.merchantId, cents: released }]),
           transaction,
         );
       const cancelReason =
@@ -580,6 +582,23 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
 }
 
 export type PayoutActivities = ReturnType<typeof createPayoutActivities>;
+
+/** One item's send: decided (settle or release it), or unconfirmed (the grace period, then resolveItem). */
+interface Sent {
+  itemId: string;
+  sent: TransferDecision | Unconfirmed;
+}
+
+/** An item that settleItems moved out of SENDING. */
+interface SettledItem {
+  id: string;
+  batch_id: string;
+  merchant_id: string;
+  amount_cents: number;
+  fee_cents: number;
+  reference_id: string | null;
+  status: 'PAID' | 'FAILED';
+}
 
 /** An item marked SENDING, with what its transfer needs; `attempts` counts this claim. */
 interface ClaimedItem {

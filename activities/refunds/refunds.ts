@@ -1,38 +1,42 @@
 /**
- * Refund activities: the reservation of the shares, the devolução through the one transfer
- * path (activities/transfers/transferPath.ts), and the final ledger movement. Each is idempotent: the
- * provider call carries the refund id as idempotency key, DB writes lock the refund row and are
- * keyed by ledger movement key, so a refund is completed or released, never both.
+ * Refund activities: the refund's reserve, send, settle and release on the one outbound transfer
+ * path (activities/transfers/transferSteps.ts states its rules). What a refund adds: its shares
+ * are taken back from everyone the payment credited (core/refunds/shares.ts), under the charge's
+ * lock so concurrent refunds never pass the paid amount; a Pix payment is refunded by a devolução
+ * of it, a boleto paid by barcode by a transfer to a Pix key of its payer (the directory is asked
+ * first); a refund whose merchant was frozen or deactivated after the reservation is parked, not
+ * sent; a MED devolução is neither refused nor parked for the merchant's state, and its blocked
+ * money is unblocked in the transaction that reserves it.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Logger } from 'pino';
 import type { Sequelize, Transaction } from 'sequelize';
 import { refundTotal } from '../../db/refunds/refundTotals';
-import {
-  medUnblockEntry,
-  refundCompletedEntry,
-  refundReleasedEntry,
-  refundReservedEntry,
-  type RefundMoney,
-} from '../../core/ledger/postings';
+import { accounts } from '../../core/ledger/accounts';
+import { move, movements, refundMoney, release, reserve, settle } from '../../core/ledger/postings';
 import { findInfraction } from '../../db/med/medInfractions';
 import { ProviderError, type PixKeyOwner, type PixProvider } from '../../core/provider';
 import { moneyOutRefusal } from '../../core/identity/moneyOut';
 import { mayBePayersKey, ownedByPayer, returnedByDevolucao } from '../../core/refunds/destination';
 import { refundShares } from '../../core/refunds/shares';
 import { paidMoney } from '../../core/refunds/paid';
-import {
-  CANCELLED_BEFORE_TRANSFER,
-  TRANSFER_NOT_ACCEPTED,
-  describeTransferFailure,
-} from '../../core/transfers/failures';
+import { TRANSFER_NOT_ACCEPTED } from '../../core/transfers/failures';
 import { Charge, ChargeSplit, Merchant, Refund } from '../../db/models';
 import type { RefundDestination } from '../../db/refunds/refund';
 import { RefundFailureTypes, type RefundInput, type ReservedRefund } from '../../workflows/refunds/types';
 import { InsufficientBalanceError, writeLedgerEntry } from '../ledger/ledgerWriter';
 import { recordEvent } from '../events/outbox';
 import { CheckoutEffects, checkoutBaseUrl } from '../checkouts/checkoutEffects';
-import { TransferFailureTypes, createTransferPath, type TransferAnswer } from '../transfers/transferPath';
+import { TransferFailureTypes, createTransferPath } from '../transfers/transferPath';
+import {
+  decide,
+  lockMerchantForReserve,
+  resolveTransfer,
+  sendTransfer,
+  settleOrReleaseOne,
+  type ReservedRow,
+  type TransferDecision,
+} from '../transfers/transferSteps';
 
 export interface RefundActivityDeps {
   sequelize: Sequelize;
@@ -70,12 +74,11 @@ export function createRefundActivities(deps: RefundActivityDeps) {
         const existing = await Refund.findByPk(input.refundId, { transaction });
         if (existing) return { refundId: existing.id, status: existing.status };
         const owner = await Charge.findByPk(input.chargeId, { attributes: ['merchantId'], transaction });
-        const merchant = owner
-          ? await Merchant.findByPk(owner.merchantId, { transaction, lock: transaction.LOCK.UPDATE })
-          : null;
-        // A devolução ordered by the central bank's MED goes back to the payer whatever the merchant's state.
-        const held = input.medInfractionId ? null : moneyOutRefusal(merchant);
-        if (held) throw merchantRefusal(held);
+        await lockMerchantForReserve(transaction, owner?.merchantId ?? null, (merchant) => {
+          // A devolução ordered by the central bank's MED goes back to the payer whatever the merchant's state.
+          const held = input.medInfractionId ? null : moneyOutRefusal(merchant);
+          if (held) throw merchantRefusal(held);
+        });
         const charge = await Charge.findByPk(input.chargeId, { transaction, lock: transaction.LOCK.UPDATE });
         const devolucao = charge ? returnedByDevolucao(charge) : false;
         if (!charge || charge.status !== 'PAID' || (!devolucao && !directory)) {
@@ -128,15 +131,16 @@ export function createRefundActivities(deps: RefundActivityDeps) {
           if (infraction && blocked > 0)
             await writeLedgerEntry(
               sequelize,
-              medUnblockEntry({
-                infractionId: infraction.id,
-                merchantId: infraction.merchant_id,
-                amountCents: blocked,
-              }),
+              move(
+                movements.medInfraction(infraction.id).unblock,
+                accounts.merchantBlocked(infraction.merchant_id),
+                accounts.merchantAvailable(infraction.merchant_id),
+                blocked,
+              ),
               transaction,
             );
         }
-        await writeLedgerEntry(sequelize, refundReservedEntry(moneyOf(row)), transaction);
+        await writeLedgerEntry(sequelize, reserve(movements.refund(row.id).reserve, moneyOf(row).shares), transaction);
         return { refundId: row.id, status: row.status };
       });
     } catch (err) {
@@ -216,9 +220,10 @@ export function createRefundActivities(deps: RefundActivityDeps) {
   }
 
   /**
-   * Sends the devolução or the transfer (refund id as key) and settles from the answer;
-   * UNCONFIRMED: wait, then resolveRefund. PARKED when the merchant was frozen or deactivated
-   * after the reservation: nothing is sent (as payout items), unless a MED devolução.
+   * Sends the devolução or the transfer (refund id as key) and settles or releases it at once
+   * when the provider's answer is known; UNCONFIRMED when it has no record (wait, then
+   * resolveRefund). PARKED when the merchant was frozen or deactivated after the reservation:
+   * nothing is sent (as payout items), unless a MED devolução.
    */
   async function sendRefund(args: { refundId: string }): Promise<RefundStepOutcome> {
     const refund = await Refund.findByPk(args.refundId);
@@ -227,13 +232,14 @@ export function createRefundActivities(deps: RefundActivityDeps) {
     const retry = Context.current().info.attempt > 1;
     if (!refund.medInfractionId && moneyOutRefusal(await Merchant.findByPk(refund.merchantId))) {
       const known = retry ? await transfers.lookup(await lookupOf(refund)) : null;
-      return known ? settle(refund.id, known) : 'PARKED';
+      return known ? finish(refund.id, decide(known)) : 'PARKED';
     }
     const charge = await Charge.findByPk(refund.chargeId);
     const to = refund.destination;
     if (!to && !charge?.endToEndId)
       throw ApplicationFailure.nonRetryable(`charge ${refund.chargeId} has no endToEndId`, 'RefundStateConflict');
-    const answer = await transfers.send(
+    const sent = await sendTransfer(
+      transfers,
       to
         ? {
             reference: refund.id,
@@ -246,11 +252,11 @@ export function createRefundActivities(deps: RefundActivityDeps) {
         : { reference: refund.id, amountCents: refund.amountCents, endToEndId: charge!.endToEndId! },
       { retry },
     );
-    if (answer.kind === 'NO_RECORD') {
-      await refund.update({ failureCode: answer.code, failureReason: TRANSFER_NOT_ACCEPTED.reason });
+    if (sent.kind === 'UNCONFIRMED') {
+      await refund.update({ failureCode: sent.code, failureReason: TRANSFER_NOT_ACCEPTED.reason });
       return 'UNCONFIRMED';
     }
-    return settle(refund.id, answer);
+    return finish(refund.id, sent);
   }
 
   /**
@@ -260,14 +266,7 @@ export function createRefundActivities(deps: RefundActivityDeps) {
   async function resolveRefund(args: { refundId: string; cancelled?: boolean }): Promise<RefundStepOutcome> {
     const refund = await Refund.findByPk(args.refundId);
     if (!refund || refund.status !== 'PROCESSING') return 'SKIPPED';
-    const answer = await transfers.lookup(await lookupOf(refund));
-    return settle(
-      refund.id,
-      answer ?? {
-        kind: 'NO_RECORD',
-        code: args.cancelled ? CANCELLED_BEFORE_TRANSFER.code : TRANSFER_NOT_ACCEPTED.code,
-      },
-    );
+    return finish(refund.id, await resolveTransfer(transfers, await lookupOf(refund), { cancelled: args.cancelled }));
   }
 
   /** What the provider knows the refund's money out by: a devolução by its payment too, a transfer to a key by our reference. */
@@ -278,45 +277,57 @@ export function createRefundActivities(deps: RefundActivityDeps) {
     return { reference: refund.id, amountCents: refund.amountCents, ...(endToEndId ? { endToEndId } : {}) };
   }
 
-  /** COMPLETED → money out (SUCCEEDED, event); anything else → shares released (FAILED). */
-  async function settle(refundId: string, answer: TransferAnswer): Promise<RefundStepOutcome> {
-    return sequelize.transaction(async (transaction) => {
-      const refund = await Refund.findByPk(refundId, { transaction, lock: transaction.LOCK.UPDATE });
-      if (!refund || refund.status !== 'PROCESSING') return 'SKIPPED';
-      const now = new Date();
-      if (answer.kind === 'COMPLETED') {
-        await writeLedgerEntry(sequelize, refundCompletedEntry(moneyOf(refund)), transaction);
+  /** Settled: money out (SUCCEEDED, charge.refunded); released: shares back (FAILED); SKIPPED when it had moved already. */
+  async function finish(refundId: string, decision: TransferDecision): Promise<RefundStepOutcome> {
+    const done = await settleOrReleaseOne(sequelize, reservedRefund(refundId), decision);
+    if (!done?.moved) return 'SKIPPED';
+    return decision.kind === 'SETTLE' ? 'SUCCEEDED' : 'FAILED';
+  }
+
+  /** The settle and release steps of one refund's row (transferSteps.ts). */
+  function reservedRefund(refundId: string): ReservedRow<Refund> {
+    return {
+      lock: (transaction) => Refund.findByPk(refundId, { transaction, lock: transaction.LOCK.UPDATE }),
+      stateOf: (r) => (r.status === 'PROCESSING' ? 'RESERVED' : r.status === 'SUCCEEDED' ? 'SETTLED' : 'RELEASED'),
+      apply: async (refund, decision, transaction) => {
+        const now = new Date();
+        if (decision.kind === 'SETTLE') {
+          await refund.update(
+            {
+              status: 'SUCCEEDED',
+              settledAt: now,
+              providerTransferId: decision.providerTransferId,
+              endToEndId: decision.endToEndId,
+              failureCode: null,
+              failureReason: null,
+            },
+            { transaction },
+          );
+          return;
+        }
         await refund.update(
           {
-            status: 'SUCCEEDED',
-            settledAt: now,
-            providerTransferId: answer.transfer.id,
-            endToEndId: answer.transfer.endToEndId,
-            failureCode: null,
-            failureReason: null,
+            status: 'FAILED',
+            releasedAt: now,
+            providerTransferId: decision.providerTransferId,
+            failureCode: decision.failure.code,
+            failureReason: decision.failure.reason,
           },
           { transaction },
         );
-        await refundedEvent(refund, transaction);
-        return 'SUCCEEDED';
-      }
-      const failure =
-        answer.kind === 'REFUSED'
-          ? describeTransferFailure(answer.transfer.failureCode)
-          : describeTransferFailure(answer.code);
-      await writeLedgerEntry(sequelize, refundReleasedEntry(moneyOf(refund)), transaction);
-      await refund.update(
-        {
-          status: 'FAILED',
-          releasedAt: now,
-          providerTransferId: answer.kind === 'REFUSED' ? answer.transfer.id : null,
-          failureCode: failure.code,
-          failureReason: failure.reason,
-        },
-        { transaction },
-      );
-      return 'FAILED';
-    });
+      },
+      entry: (refund, decision) => {
+        const keys = movements.refund(refund.id);
+        return decision.kind === 'SETTLE'
+          ? settle(keys.settle, moneyOf(refund))
+          : release(keys.release, moneyOf(refund).shares);
+      },
+      recorded: async (refund, decision, transaction) => {
+        if (decision.kind === 'SETTLE') await refundedEvent(refund, transaction);
+      },
+      describe: (refund) => `refund ${refund.id} is ${refund.status}`,
+      conflictType: 'RefundStateConflict',
+    };
   }
 
   async function refundedEvent(refund: Refund, transaction: Transaction): Promise<void> {
@@ -357,8 +368,8 @@ function merchantRefusal(held: 'MERCHANT_INACTIVE' | 'WITHDRAWAL_FROZEN'): Appli
     : refusal('withdrawals, payouts and refunds are frozen for this merchant', RefundFailureTypes.merchantFrozen);
 }
 
-function moneyOf(refund: Refund): RefundMoney {
-  return { refundId: refund.id, merchantId: refund.merchantId, amountCents: refund.amountCents, shares: refund.shares };
+function moneyOf(refund: Refund) {
+  return refundMoney({ merchantId: refund.merchantId, amountCents: refund.amountCents, shares: refund.shares });
 }
 
 export type RefundActivities = ReturnType<typeof createRefundActivities>;

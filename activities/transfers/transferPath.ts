@@ -1,11 +1,10 @@
 /**
  * The one transfer path: every movement of money out of a merchant's balance (payout item,
- * withdrawal, refund; later settlements, MED) sends its transfer through here — a transfer to
- * a Pix key, or a devolução of a received payment (`PaymentReturnRequest`). The flow around
- * it is always: reserve → `send` (business id as idempotency key) → settle on a confirmed
- * transfer, or release on an explicit refusal — and when the provider's answer leaves the
- * outcome unknown, ask the provider (`lookup`), and release only if it still has no record after
- * a grace period (the caller's durable timer).
+ * withdrawal and the settlements it carries, refund and the MED devoluções it carries) sends its
+ * transfer through here — a transfer to a Pix key, or a devolução of a received payment
+ * (`PaymentReturnRequest`) — and asks the provider about it (`lookup`). The choreography around
+ * it is workflows/transfers/outboundTransfer.ts (the workflow half) and transferSteps.ts (the
+ * reserve, settle and release); this module is the provider's side only.
  *
  * Rules, each one a way money was lost elsewhere:
  * - Only a refusal carried on a transfer object (status FAILED with a failure code) releases.

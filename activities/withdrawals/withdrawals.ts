@@ -1,8 +1,10 @@
 /**
- * Withdrawal activities: the reservation, the provider transfer and the final ledger movement.
- * Each is idempotent: the transfer carries the withdrawal id as the provider's idempotency key,
- * DB writes lock the withdrawal row and are keyed by ledger movement key, so a retried activity
- * changes nothing twice, and a withdrawal is either completed or released, never both.
+ * Withdrawal activities: the withdrawal's reserve, send, settle and release on the one outbound
+ * transfer path (activities/transfers/transferSteps.ts states its rules). What a withdrawal adds:
+ * it is paid to the merchant's own Pix key, snapshotted when reserved; amount + fee are reserved
+ * (an all-available request reads the balance under the merchant lock); it may carry a
+ * settlement, whose row commits with the reservation; a reserve given up leaves a FAILED
+ * tombstone, and one that committed after all is released, not sent.
  */
 import { recordEvent } from '../events/outbox';
 import { presentWithdrawalRows } from '../../db/withdrawals/withdrawalView';
@@ -11,7 +13,7 @@ import type { Logger } from 'pino';
 import type { Sequelize, Transaction } from 'sequelize';
 import { accounts } from '../../core/ledger/accounts';
 import { moneyOutRefusal } from '../../core/identity/moneyOut';
-import { withdrawalCompletedEntry, withdrawalReleasedEntry, withdrawalReservedEntry } from '../../core/ledger/postings';
+import { movements, release, reserve, settle, withdrawalMoney } from '../../core/ledger/postings';
 import type { PixProvider, ProviderTransfer } from '../../core/provider';
 import { NOT_PROCESSED, describeTransferFailure } from '../../core/transfers/failures';
 import { beneficiarySnapshot, sourceAccountSnapshot, withdrawalFee } from '../../core/withdrawals/rules';
@@ -25,8 +27,20 @@ import {
   type TransferOutcome,
   type WithdrawalInput,
 } from '../../workflows/withdrawals/types';
+import type { WithdrawalStatus } from '../../core/withdrawals/rules';
 import { InsufficientBalanceError, balanceOf, writeLedgerEntry } from '../ledger/ledgerWriter';
 import { createTransferPath } from '../transfers/transferPath';
+import {
+  lockMerchantForReserve,
+  resolveTransfer,
+  sendTransfer,
+  settleOrReleaseOne,
+  type ReservedRow,
+  type TransferDecision,
+} from '../transfers/transferSteps';
+
+/** What a send or a resolve left the withdrawal as; UNCONFIRMED: no record at the provider yet (wait, then resolve). */
+export type WithdrawalStep = Exclude<WithdrawalStatus, 'PROCESSING'> | 'UNCONFIRMED';
 
 export interface WithdrawalActivityDeps {
   sequelize: Sequelize;
@@ -48,13 +62,14 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
       return await sequelize.transaction(async (transaction) => {
         const existing = await Withdrawal.findByPk(input.withdrawalId, { transaction });
         if (existing) return reservedFrom(existing); // a retry after a commit whose answer was lost
-        // Locked so an operator's freeze or key change lands wholly before or after this request.
-        const merchant = await Merchant.findByPk(input.merchantId, { transaction, lock: transaction.LOCK.UPDATE });
-        const held = moneyOutRefusal(merchant);
-        if (!merchant || held === 'MERCHANT_INACTIVE')
-          throw refusal('the merchant is not active', WithdrawalFailureTypes.merchantInactive);
-        if (held === 'WITHDRAWAL_FROZEN')
-          throw refusal('withdrawals are frozen for this merchant', WithdrawalFailureTypes.frozen);
+        // A key change lands wholly before or after this request too.
+        const merchant = (await lockMerchantForReserve(transaction, input.merchantId, (m) => {
+          const held = moneyOutRefusal(m);
+          if (held === 'MERCHANT_INACTIVE')
+            throw refusal('the merchant is not active', WithdrawalFailureTypes.merchantInactive);
+          if (held === 'WITHDRAWAL_FROZEN')
+            throw refusal('withdrawals are frozen for this merchant', WithdrawalFailureTypes.frozen);
+        })) as Merchant;
         const beneficiary = beneficiarySnapshot(merchant);
         if (!beneficiary)
           throw refusal('the merchant has no Pix key registered for withdrawals', WithdrawalFailureTypes.pixKeyMissing);
@@ -88,7 +103,11 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
           },
           { transaction },
         );
-        await writeLedgerEntry(sequelize, withdrawalReservedEntry(moneyOf(row)), transaction);
+        await writeLedgerEntry(
+          sequelize,
+          reserve(movements.withdrawal(row.id).reserve, moneyOf(row).shares),
+          transaction,
+        );
         if (input.settlement) await insertSettlement(sequelize, input.settlement, row, transaction);
         return reservedFrom(row);
       });
@@ -104,82 +123,167 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
     }
   }
 
+  /** The transfer of a reserved withdrawal, to the key snapshotted with it (the withdrawal id is the key). */
+  function transferOf(withdrawal: Withdrawal) {
+    const beneficiary = withdrawal.beneficiarySnapshot;
+    if (!beneficiary)
+      throw ApplicationFailure.nonRetryable(
+        `withdrawal ${withdrawal.id} has no beneficiary`,
+        WithdrawalFailureTypes.stateConflict,
+      );
+    return {
+      reference: withdrawal.id,
+      amountCents: withdrawal.amountCents,
+      pixKey: beneficiary.pixKey,
+      pixKeyType: beneficiary.pixKeyType,
+      recipientName: beneficiary.name,
+      recipientDocument: beneficiary.document,
+    };
+  }
+
   /**
-   * Sends the Pix transfer to the snapshotted key through the one transfer path (the
-   * withdrawal id is the idempotency key). Null when the provider refused the call and has no
-   * record of it: the workflow waits TRANSFER_GRACE and asks again before releasing anything.
+   * Sends the reserved withdrawal and settles or releases it at once when the provider's answer
+   * is known; UNCONFIRMED when the provider has no record of it (the workflow waits the grace
+   * period, then resolveWithdrawal). A withdrawal no longer PROCESSING is not sent: its status.
+   */
+  async function sendWithdrawal(args: { withdrawalId: string }): Promise<WithdrawalStep> {
+    const withdrawal = await findWithdrawal(args.withdrawalId);
+    if (withdrawal.status !== 'PROCESSING') return withdrawal.status;
+    const sent = await sendTransfer(transfers, transferOf(withdrawal), {
+      // A later attempt may follow one whose answer was lost: the provider's record comes first.
+      retry: Context.current().info.attempt > 1,
+    });
+    if (sent.kind === 'UNCONFIRMED') return 'UNCONFIRMED';
+    return finish(withdrawal.id, sent);
+  }
+
+  /**
+   * After the grace period: the provider's record settles or releases the withdrawal; with none,
+   * nothing was sent and the reserve goes back (CANCELLED when an operator cancelled the run).
+   */
+  async function resolveWithdrawal(args: { withdrawalId: string; cancelled?: boolean }): Promise<WithdrawalStep> {
+    const withdrawal = await findWithdrawal(args.withdrawalId);
+    if (withdrawal.status !== 'PROCESSING') return withdrawal.status;
+    const decision = await resolveTransfer(
+      transfers,
+      { reference: withdrawal.id, amountCents: withdrawal.amountCents },
+      { cancelled: args.cancelled },
+    );
+    return finish(withdrawal.id, decision);
+  }
+
+  async function finish(withdrawalId: string, decision: TransferDecision): Promise<WithdrawalStep> {
+    const done = await settleOrReleaseOne(sequelize, reservedWithdrawal(withdrawalId), decision);
+    if (!done) throw notFound(withdrawalId);
+    return done.row.status as WithdrawalStep;
+  }
+
+  /** The settle and release steps of one withdrawal's row (transferSteps.ts). */
+  function reservedWithdrawal(withdrawalId: string, tombstone?: WithdrawalInput): ReservedRow<Withdrawal> {
+    return {
+      lock: async (transaction) => {
+        const withdrawal = await Withdrawal.findByPk(withdrawalId, { transaction, lock: transaction.LOCK.UPDATE });
+        // A durable give-up: a late reserve attempt finds this row (or hits its primary key)
+        // and reserves nothing, so the client's "nothing was debited" stays true.
+        if (!withdrawal && tombstone) await writeTombstone(tombstone, transaction);
+        return withdrawal;
+      },
+      stateOf: (w) => (w.status === 'PROCESSING' ? 'RESERVED' : w.status === 'COMPLETED' ? 'SETTLED' : 'RELEASED'),
+      apply: async (w, decision, transaction) => {
+        const processedAt = new Date();
+        if (decision.kind === 'SETTLE') {
+          await w.update(
+            {
+              status: 'COMPLETED',
+              processedAt,
+              partnerTxId: w.id,
+              providerTransferId: decision.providerTransferId,
+              providerEndToEndId: decision.endToEndId,
+            },
+            { transaction },
+          );
+          return;
+        }
+        await w.update(
+          {
+            status: decision.cancelled ? 'CANCELLED' : 'FAILED',
+            processedAt,
+            failureCode: decision.failure.code,
+            failureReason: decision.failure.reason,
+            partnerTxId: decision.providerTransferId ? w.id : null,
+            providerTransferId: decision.providerTransferId,
+          },
+          { transaction },
+        );
+      },
+      entry: (w, decision) => {
+        const keys = movements.withdrawal(w.id);
+        return decision.kind === 'SETTLE' ? settle(keys.settle, moneyOf(w)) : release(keys.release, moneyOf(w).shares);
+      },
+      // A cancelled withdrawal did not pay out either: merchants get withdrawal.failed with status CANCELLED.
+      recorded: (w, decision, transaction) =>
+        recordWithdrawalEvent(
+          decision.kind === 'SETTLE' ? 'withdrawal.completed' : 'withdrawal.failed',
+          w,
+          transaction,
+          platformInstitution,
+        ),
+      describe: (w) => `withdrawal ${w.id} is ${w.status}`,
+      conflictType: WithdrawalFailureTypes.stateConflict,
+    };
+  }
+
+  async function findWithdrawal(withdrawalId: string): Promise<Withdrawal> {
+    const withdrawal = await Withdrawal.findByPk(withdrawalId);
+    if (!withdrawal) throw notFound(withdrawalId);
+    return withdrawal;
+  }
+
+  // Runs started before the one choreography (patch outbound-transfer-v1) send, look up and settle
+  // in separate activities; kept while such runs may exist. The janitor's repair and the
+  // workflow's tombstone and cancel-before-send use completeWithdrawal and failWithdrawal too.
+
+  /**
+   * Sends the Pix transfer (the withdrawal id is the idempotency key). Null when the provider
+   * refused the call and has no record of it. Never sends for a withdrawal not PROCESSING.
    */
   async function sendWithdrawalTransfer(args: { withdrawalId: string }): Promise<TransferOutcome | null> {
     const withdrawal = await Withdrawal.findByPk(args.withdrawalId);
     if (!withdrawal || withdrawal.status !== 'PROCESSING' || !withdrawal.beneficiarySnapshot) {
-      // Never send money for a withdrawal that is not waiting for it.
       throw ApplicationFailure.nonRetryable(
         `withdrawal ${args.withdrawalId} is not PROCESSING`,
         WithdrawalFailureTypes.stateConflict,
       );
     }
-    const beneficiary = withdrawal.beneficiarySnapshot;
-    const answer = await transfers.send(
-      {
-        reference: withdrawal.id,
-        amountCents: withdrawal.amountCents,
-        pixKey: beneficiary.pixKey,
-        pixKeyType: beneficiary.pixKeyType,
-        recipientName: beneficiary.name,
-        recipientDocument: beneficiary.document,
-      },
-      // A later attempt may follow one whose answer was lost: the provider's record comes first.
-      { retry: Context.current().info.attempt > 1 },
-    );
+    const answer = await transfers.send(transferOf(withdrawal), { retry: Context.current().info.attempt > 1 });
     return answer.kind === 'NO_RECORD' ? null : outcomeOf(answer.transfer);
   }
 
   /** The provider's record of our transfer, or null when it has none. Retried until it answers. */
   async function findWithdrawalTransfer(args: { withdrawalId: string }): Promise<TransferOutcome | null> {
-    const withdrawal = await Withdrawal.findByPk(args.withdrawalId);
-    if (!withdrawal)
-      throw ApplicationFailure.nonRetryable(
-        `withdrawal ${args.withdrawalId} not found`,
-        WithdrawalFailureTypes.stateConflict,
-      );
+    const withdrawal = await findWithdrawal(args.withdrawalId);
     const answer = await transfers.lookup({ reference: withdrawal.id, amountCents: withdrawal.amountCents });
     return answer && answer.kind !== 'NO_RECORD' ? outcomeOf(answer.transfer) : null;
   }
 
-  /** The money left: reserved → provider clearing (amount) and platform fees (fee). */
+  /** The money left: settled (reserved → provider clearing, and the fee to the platform). */
   async function completeWithdrawal(args: {
     withdrawalId: string;
     transfer: TransferOutcome;
   }): Promise<ReservedWithdrawal> {
-    return sequelize.transaction(async (transaction) => {
-      const withdrawal = await lockWithdrawal(args.withdrawalId, transaction);
-      if (withdrawal.status === 'COMPLETED') return reservedFrom(withdrawal);
-      if (withdrawal.status !== 'PROCESSING') {
-        // The provider paid a withdrawal whose reserve was already returned: stop and alert.
-        throw ApplicationFailure.nonRetryable(
-          `withdrawal ${withdrawal.id} is ${withdrawal.status} but the provider completed it`,
-          WithdrawalFailureTypes.stateConflict,
-        );
-      }
-      await writeLedgerEntry(sequelize, withdrawalCompletedEntry(moneyOf(withdrawal)), transaction);
-      await withdrawal.update(
-        {
-          status: 'COMPLETED',
-          processedAt: new Date(),
-          partnerTxId: withdrawal.id,
-          providerTransferId: args.transfer.providerTransferId,
-          providerEndToEndId: args.transfer.endToEndId,
-        },
-        { transaction },
-      );
-      await recordWithdrawalEvent('withdrawal.completed', withdrawal, transaction, platformInstitution);
-      return reservedFrom(withdrawal);
+    const done = await settleOrReleaseOne(sequelize, reservedWithdrawal(args.withdrawalId), {
+      kind: 'SETTLE',
+      providerTransferId: args.transfer.providerTransferId,
+      endToEndId: args.transfer.endToEndId,
     });
+    if (!done) throw notFound(args.withdrawalId);
+    return reservedFrom(done.row);
   }
 
   /**
-   * The money did not leave: the whole reserve goes back (reserved → available). Returns null
-   * when there is no such withdrawal (a reservation that never committed).
+   * The money did not leave: released (the whole reserve goes back). Returns null when there is
+   * no such withdrawal (a reservation that never committed; with `tombstone`, a terminal row is
+   * written in its place).
    */
   async function failWithdrawal(args: {
     withdrawalId: string;
@@ -189,43 +293,26 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
     /** Given when the workflow gives up reserving: with no row yet, a terminal one is written. */
     tombstone?: WithdrawalInput;
   }): Promise<ReservedWithdrawal | null> {
-    return sequelize.transaction(async (transaction) => {
-      const withdrawal = await Withdrawal.findByPk(args.withdrawalId, { transaction, lock: transaction.LOCK.UPDATE });
-      if (!withdrawal) {
-        // A durable give-up: a late reserve attempt finds this row (or hits its primary key)
-        // and reserves nothing, so the client's "nothing was debited" stays true.
-        if (args.tombstone) await writeTombstone(args.tombstone, transaction);
-        return null;
-      }
-      if (withdrawal.status === 'FAILED' || withdrawal.status === 'CANCELLED') return reservedFrom(withdrawal);
-      if (withdrawal.status === 'COMPLETED') {
-        throw ApplicationFailure.nonRetryable(
-          `withdrawal ${withdrawal.id} is COMPLETED and cannot be released`,
-          WithdrawalFailureTypes.stateConflict,
-        );
-      }
-      const failure = args.transfer
+    const done = await settleOrReleaseOne(sequelize, reservedWithdrawal(args.withdrawalId, args.tombstone), {
+      kind: 'RELEASE',
+      providerTransferId: args.transfer?.providerTransferId ?? null,
+      failure: args.transfer
         ? describeTransferFailure(args.transfer.failureCode)
-        : (args.failure ?? describeTransferFailure(null));
-      await writeLedgerEntry(sequelize, withdrawalReleasedEntry(moneyOf(withdrawal)), transaction);
-      await withdrawal.update(
-        {
-          status: args.status,
-          processedAt: new Date(),
-          failureCode: failure.code,
-          failureReason: failure.reason,
-          partnerTxId: args.transfer ? withdrawal.id : null,
-          providerTransferId: args.transfer?.providerTransferId ?? null,
-        },
-        { transaction },
-      );
-      // A cancelled withdrawal did not pay out either: merchants get withdrawal.failed with status CANCELLED.
-      await recordWithdrawalEvent('withdrawal.failed', withdrawal, transaction, platformInstitution);
-      return reservedFrom(withdrawal);
+        : (args.failure ?? describeTransferFailure(null)),
+      cancelled: args.status === 'CANCELLED',
     });
+    return done ? reservedFrom(done.row) : null;
   }
 
-  return { reserveWithdrawal, sendWithdrawalTransfer, findWithdrawalTransfer, completeWithdrawal, failWithdrawal };
+  return {
+    reserveWithdrawal,
+    sendWithdrawal,
+    resolveWithdrawal,
+    sendWithdrawalTransfer,
+    findWithdrawalTransfer,
+    completeWithdrawal,
+    failWithdrawal,
+  };
 }
 
 export type WithdrawalActivities = ReturnType<typeof createWithdrawalActivities>;
@@ -300,15 +387,12 @@ function refusal(message: string, type: string): ApplicationFailure {
   return ApplicationFailure.nonRetryable(message, type);
 }
 
-async function lockWithdrawal(withdrawalId: string, transaction: Transaction): Promise<Withdrawal> {
-  const withdrawal = await Withdrawal.findByPk(withdrawalId, { transaction, lock: transaction.LOCK.UPDATE });
-  if (!withdrawal)
-    throw ApplicationFailure.nonRetryable(`withdrawal ${withdrawalId} not found`, WithdrawalFailureTypes.stateConflict);
-  return withdrawal;
+function notFound(withdrawalId: string): ApplicationFailure {
+  return ApplicationFailure.nonRetryable(`withdrawal ${withdrawalId} not found`, WithdrawalFailureTypes.stateConflict);
 }
 
 function moneyOf(w: Withdrawal) {
-  return { withdrawalId: w.id, merchantId: w.merchantId, amountCents: w.amountCents, feeCents: w.feeCents };
+  return withdrawalMoney({ merchantId: w.merchantId, amountCents: w.amountCents, feeCents: w.feeCents });
 }
 
 function reservedFrom(w: Withdrawal): ReservedWithdrawal {

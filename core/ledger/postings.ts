@@ -60,195 +60,184 @@ export function chargePaidEntry(input: {
 }
 
 /**
- * Withdrawal (saque), in three movements keyed by the withdrawal id:
- * request reserves amount + fee (available → reserved), so concurrent requests cannot spend the
- * same money; completion sends the amount out (reserved → provider clearing) and books the fee
- * (reserved → platform fees); failure or cancel returns the whole reserve (reserved → available).
- * Completion and release are alternatives: a withdrawal's status decides which one is written.
+ * The movements of money out of a merchant's balance, in one vocabulary (a reserve, a settle, a
+ * release, a move), for every outbound transfer: withdrawals (scheduled settlements are
+ * withdrawals), refunds (a MED devolução is a refund), payout items; and for MED's block.
+ *
+ *   reserve  available → reserved, each share of who funds the transfer, when it is requested:
+ *            concurrent requests cannot spend the same money, and nobody withdraws money being sent.
+ *   settle   the transfer completed: the reserved shares leave; what was sent goes to provider
+ *            clearing, the fee to the platform (a refund's fee share comes back from it: the
+ *            platform keeps every fee it received, so it always covers its share).
+ *   release  nothing left: the reserved shares go back (reserved → available).
+ *   move     one amount from one account to another. MED: the disputed money is blocked while the
+ *            infraction is open (available → blocked) and unblocked when it is rejected or its
+ *            devolução is not made; an accepted infraction's block is unblocked in the DB
+ *            transaction that reserves its refund, so it is never withdrawable in between.
+ *
+ * Settle and release are alternatives: the business row's status decides which one is written,
+ * once. Each movement is keyed (`movements` below), so writing it twice changes nothing. Lines of
+ * one account are merged and zero lines dropped (a fee of 0 writes no fee line); lines that take
+ * money out come before lines that put it in.
  */
-export interface WithdrawalMoney {
-  withdrawalId: string;
+
+/** A movement without its postings: the key the writer applies exactly once, and what it is. */
+export type Movement = Omit<LedgerEntry, 'postings'>;
+
+/** What one merchant puts into a transfer, in cents. */
+export interface Share {
   merchantId: string;
-  amountCents: number;
+  cents: number;
+}
+
+/** Who funds an outbound transfer and where its money goes; the shares sum to sentCents + feeCents. */
+export interface TransferMoney {
+  /** Taken from each merchant's available balance while the transfer is open. */
+  shares: Share[];
+  /** Leaves through the provider (provider clearing). */
+  sentCents: number;
+  /** To the platform's fees; negative when the platform gives back a fee it received (refunds). */
   feeCents: number;
 }
 
-function withdrawalTotal(w: WithdrawalMoney): number {
+function entry(movement: Movement, postings: Posting[]): LedgerEntry {
+  const lines = compact(postings).sort((a, b) => Math.sign(a.amountCents) - Math.sign(b.amountCents));
+  assertBalanced(lines);
+  return { ...movement, postings: lines };
+}
+
+function checkShares(shares: Share[]): void {
+  for (const s of shares)
+    if (!Number.isSafeInteger(s.cents) || s.cents < 0) throw new Error(`invalid share ${s.cents} of ${s.merchantId}`);
+}
+
+/** available → reserved, for each share. */
+export function reserve(movement: Movement, shares: Share[]): LedgerEntry {
+  checkShares(shares);
+  return entry(
+    movement,
+    shares.flatMap((s) => [
+      { accountCode: accounts.merchantAvailable(s.merchantId), amountCents: -s.cents },
+      { accountCode: accounts.merchantReserved(s.merchantId), amountCents: s.cents },
+    ]),
+  );
+}
+
+/** reserved → provider clearing (what was sent) and platform fees (the fee), the transfer completed. */
+export function settle(movement: Movement, money: TransferMoney): LedgerEntry {
+  checkShares(money.shares);
+  return entry(movement, [
+    ...money.shares.map((s) => ({ accountCode: accounts.merchantReserved(s.merchantId), amountCents: -s.cents })),
+    { accountCode: accounts.providerClearing, amountCents: money.sentCents },
+    { accountCode: accounts.platformFees, amountCents: money.feeCents },
+  ]);
+}
+
+/** reserved → available, for each share: nothing left. */
+export function release(movement: Movement, shares: Share[]): LedgerEntry {
+  checkShares(shares);
+  return entry(
+    movement,
+    shares.flatMap((s) => [
+      { accountCode: accounts.merchantReserved(s.merchantId), amountCents: -s.cents },
+      { accountCode: accounts.merchantAvailable(s.merchantId), amountCents: s.cents },
+    ]),
+  );
+}
+
+/** `cents` (more than 0) from one account to another. */
+export function move(movement: Movement, from: string, to: string, cents: number): LedgerEntry {
+  const postings = [
+    { accountCode: from, amountCents: -cents },
+    { accountCode: to, amountCents: cents },
+  ];
+  assertBalanced(postings);
+  return { ...movement, postings };
+}
+
+const movement = (movementKey: string, kind: string, referenceType: string, referenceId: string): Movement => ({
+  movementKey,
+  kind,
+  referenceType,
+  referenceId,
+});
+
+/**
+ * Every movement's key, kind and reference, by what it belongs to. Ledger rows already written
+ * and the writer's exactly-once (one row per movement_key) depend on these strings: never change one.
+ */
+export const movements = {
+  withdrawal: (id: string) => ({
+    reserve: movement(`withdrawal-reserve:${id}`, 'WITHDRAWAL_RESERVED', 'withdrawal', id),
+    settle: movement(`withdrawal-complete:${id}`, 'WITHDRAWAL_COMPLETED', 'withdrawal', id),
+    release: movement(`withdrawal-release:${id}`, 'WITHDRAWAL_RELEASED', 'withdrawal', id),
+  }),
+  refund: (id: string) => ({
+    reserve: movement(`refund-reserve:${id}`, 'REFUND_RESERVED', 'refund', id),
+    settle: movement(`refund-complete:${id}`, 'REFUND_COMPLETED', 'refund', id),
+    release: movement(`refund-release:${id}`, 'REFUND_RELEASED', 'refund', id),
+  }),
+  /** A payout batch is reserved whole; each item settles or releases its own part. */
+  payoutBatch: (id: string) => ({
+    reserve: movement(`payout-reserve:${id}`, 'PAYOUT_RESERVE', 'payout_batch', id),
+    /** One release for every item a cancel (or a stopped chunk) left unsent. */
+    releaseUnsent: movement(`payout-cancel-release:${id}`, 'PAYOUT_CANCEL_RELEASE', 'payout_batch', id),
+  }),
+  payoutItem: (id: string) => ({
+    settle: movement(`payout-item-paid:${id}`, 'PAYOUT_ITEM_PAID', 'payout_item', id),
+    release: movement(`payout-item-released:${id}`, 'PAYOUT_ITEM_RELEASED', 'payout_item', id),
+  }),
+  /** One block and one unblock per infraction. */
+  medInfraction: (id: string) => ({
+    block: movement(`med-block:${id}`, 'MED_BLOCKED', 'med_infraction', id),
+    unblock: movement(`med-unblock:${id}`, 'MED_UNBLOCKED', 'med_infraction', id),
+  }),
+};
+
+/**
+ * A withdrawal (a scheduled settlement too): the merchant funds amount + fee; the amount goes to
+ * its own Pix key, the fee to the platform.
+ */
+export function withdrawalMoney(w: { merchantId: string; amountCents: number; feeCents: number }): TransferMoney {
   if (!Number.isSafeInteger(w.amountCents) || w.amountCents <= 0)
     throw new Error(`invalid withdrawal amount ${w.amountCents}`);
   if (!Number.isSafeInteger(w.feeCents) || w.feeCents < 0) throw new Error(`invalid withdrawal fee ${w.feeCents}`);
-  return w.amountCents + w.feeCents;
-}
-
-export function withdrawalReservedEntry(w: WithdrawalMoney): LedgerEntry {
-  const total = withdrawalTotal(w);
-  const postings = [
-    { accountCode: accounts.merchantAvailable(w.merchantId), amountCents: -total },
-    { accountCode: accounts.merchantReserved(w.merchantId), amountCents: total },
-  ];
-  assertBalanced(postings);
   return {
-    movementKey: `withdrawal-reserve:${w.withdrawalId}`,
-    kind: 'WITHDRAWAL_RESERVED',
-    referenceType: 'withdrawal',
-    referenceId: w.withdrawalId,
-    postings,
-  };
-}
-
-export function withdrawalCompletedEntry(w: WithdrawalMoney): LedgerEntry {
-  const total = withdrawalTotal(w);
-  const postings = compact([
-    { accountCode: accounts.merchantReserved(w.merchantId), amountCents: -total },
-    { accountCode: accounts.providerClearing, amountCents: w.amountCents },
-    { accountCode: accounts.platformFees, amountCents: w.feeCents },
-  ]);
-  assertBalanced(postings);
-  return {
-    movementKey: `withdrawal-complete:${w.withdrawalId}`,
-    kind: 'WITHDRAWAL_COMPLETED',
-    referenceType: 'withdrawal',
-    referenceId: w.withdrawalId,
-    postings,
-  };
-}
-
-export function withdrawalReleasedEntry(w: WithdrawalMoney): LedgerEntry {
-  const total = withdrawalTotal(w);
-  const postings = [
-    { accountCode: accounts.merchantReserved(w.merchantId), amountCents: -total },
-    { accountCode: accounts.merchantAvailable(w.merchantId), amountCents: total },
-  ];
-  assertBalanced(postings);
-  return {
-    movementKey: `withdrawal-release:${w.withdrawalId}`,
-    kind: 'WITHDRAWAL_RELEASED',
-    referenceType: 'withdrawal',
-    referenceId: w.withdrawalId,
-    postings,
+    shares: [{ merchantId: w.merchantId, cents: w.amountCents + w.feeCents }],
+    sentCents: w.amountCents,
+    feeCents: w.feeCents,
   };
 }
 
 /**
- * Refund of a paid charge, in three movements keyed by the refund id (core/refunds/shares.ts
- * says who gives back what). Reserve: the owner's and each split merchant's share leave their
- * available balance (available → reserved), so nobody can withdraw the money being returned.
- * Completion: the reserved shares and the platform's fee share go out to the payer (→ provider
- * clearing). Release (the provider refused): the reserved shares go back. The fee share is not
- * reserved: the platform keeps every fee it received, so it always covers its share.
+ * A refund of a paid charge (core/refunds/shares.ts says who gives back what): the owner and each
+ * split merchant fund their shares; the whole amount goes back to the payer; the platform gives
+ * back its fee share, which is never reserved.
  */
 export interface RefundMoney {
-  refundId: string;
   merchantId: string;
   amountCents: number;
   shares: { ownerCents: number; feeCents: number; splits: { merchantId: string; amountCents: number }[] };
 }
 
-function reservedParts(r: RefundMoney): Posting[] {
-  return [
-    { accountCode: accounts.merchantReserved(r.merchantId), amountCents: r.shares.ownerCents },
-    ...r.shares.splits.map((s) => ({
-      accountCode: accounts.merchantReserved(s.merchantId),
-      amountCents: s.amountCents,
-    })),
-  ];
-}
-
-function checkRefund(r: RefundMoney): void {
+export function refundMoney(r: RefundMoney): TransferMoney {
   const sum = r.shares.ownerCents + r.shares.feeCents + r.shares.splits.reduce((a, s) => a + s.amountCents, 0);
   if (sum !== r.amountCents) throw new Error(`refund shares sum to ${sum}, not ${r.amountCents}`);
-}
-
-export function refundReservedEntry(r: RefundMoney): LedgerEntry {
-  checkRefund(r);
-  const postings = compact([
-    ...reservedParts(r),
-    { accountCode: accounts.merchantAvailable(r.merchantId), amountCents: -r.shares.ownerCents },
-    ...r.shares.splits.map((s) => ({
-      accountCode: accounts.merchantAvailable(s.merchantId),
-      amountCents: -s.amountCents,
-    })),
-  ]);
-  assertBalanced(postings);
   return {
-    movementKey: `refund-reserve:${r.refundId}`,
-    kind: 'REFUND_RESERVED',
-    referenceType: 'refund',
-    referenceId: r.refundId,
-    postings,
+    shares: [
+      { merchantId: r.merchantId, cents: r.shares.ownerCents },
+      ...r.shares.splits.map((s) => ({ merchantId: s.merchantId, cents: s.amountCents })),
+    ],
+    sentCents: r.amountCents,
+    feeCents: -r.shares.feeCents,
   };
 }
 
-export function refundCompletedEntry(r: RefundMoney): LedgerEntry {
-  checkRefund(r);
-  const postings = compact([
-    ...reservedParts(r).map((p) => ({ ...p, amountCents: -p.amountCents })),
-    { accountCode: accounts.platformFees, amountCents: -r.shares.feeCents },
-    { accountCode: accounts.providerClearing, amountCents: r.amountCents },
-  ]);
-  assertBalanced(postings);
+/** A payout item: the merchant funds amount + fee (charged on top); the recipient receives the whole amount. */
+export function payoutItemMoney(i: { merchantId: string; amountCents: number; feeCents: number }): TransferMoney {
   return {
-    movementKey: `refund-complete:${r.refundId}`,
-    kind: 'REFUND_COMPLETED',
-    referenceType: 'refund',
-    referenceId: r.refundId,
-    postings,
-  };
-}
-
-export function refundReleasedEntry(r: RefundMoney): LedgerEntry {
-  checkRefund(r);
-  const postings = compact([
-    ...reservedParts(r).map((p) => ({ ...p, amountCents: -p.amountCents })),
-    { accountCode: accounts.merchantAvailable(r.merchantId), amountCents: r.shares.ownerCents },
-    ...r.shares.splits.map((s) => ({
-      accountCode: accounts.merchantAvailable(s.merchantId),
-      amountCents: s.amountCents,
-    })),
-  ]);
-  assertBalanced(postings);
-  return {
-    movementKey: `refund-release:${r.refundId}`,
-    kind: 'REFUND_RELEASED',
-    referenceType: 'refund',
-    referenceId: r.refundId,
-    postings,
-  };
-}
-
-/**
- * Pix infraction (MED): the disputed money leaves the merchant's available balance while the
- * infraction is open (block), and comes back when it is rejected or its devolução cannot be made
- * (unblock). An accepted infraction's block is unblocked in the same DB transaction that reserves
- * its refund (activities/refunds/refunds.ts), so the money is never withdrawable in between. One block
- * and one unblock per infraction, keyed by its id.
- */
-export function medBlockEntry(m: { infractionId: string; merchantId: string; amountCents: number }): LedgerEntry {
-  const postings = [
-    { accountCode: accounts.merchantAvailable(m.merchantId), amountCents: -m.amountCents },
-    { accountCode: accounts.merchantBlocked(m.merchantId), amountCents: m.amountCents },
-  ];
-  assertBalanced(postings);
-  return {
-    movementKey: `med-block:${m.infractionId}`,
-    kind: 'MED_BLOCKED',
-    referenceType: 'med_infraction',
-    referenceId: m.infractionId,
-    postings,
-  };
-}
-
-export function medUnblockEntry(m: { infractionId: string; merchantId: string; amountCents: number }): LedgerEntry {
-  const postings = [
-    { accountCode: accounts.merchantBlocked(m.merchantId), amountCents: -m.amountCents },
-    { accountCode: accounts.merchantAvailable(m.merchantId), amountCents: m.amountCents },
-  ];
-  assertBalanced(postings);
-  return {
-    movementKey: `med-unblock:${m.infractionId}`,
-    kind: 'MED_UNBLOCKED',
-    referenceType: 'med_infraction',
-    referenceId: m.infractionId,
-    postings,
+    shares: [{ merchantId: i.merchantId, cents: i.amountCents + i.feeCents }],
+    sentCents: i.amountCents,
+    feeCents: i.feeCents,
   };
 }

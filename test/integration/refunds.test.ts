@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import { authenticator } from 'otplib';
 import { writeLedgerEntry } from '../../activities/ledger/ledgerWriter';
 import { accounts } from '../../core/ledger/accounts';
-import { withdrawalReservedEntry } from '../../core/ledger/postings';
+import { movements, reserve } from '../../core/ledger/postings';
 import { OutboxEvent, Refund } from '../../db/models';
 import { setWithdrawalsFrozen } from '../../db/identity/merchantAdmin';
 import type { AppClient } from '../support/appClient';
@@ -164,7 +164,7 @@ it('is refused with 409 when the available balance does not cover the shares; no
   await stack.sequelize.transaction((t) =>
     writeLedgerEntry(
       stack.sequelize,
-      withdrawalReservedEntry({ withdrawalId: crypto.randomUUID(), merchantId, amountCents: 9_000, feeCents: 0 }),
+      reserve(movements.withdrawal(crypto.randomUUID()).reserve, [{ merchantId, cents: 9_000 }]),
       t,
     ),
   );
@@ -361,12 +361,7 @@ it('a charge with a split (made on the seller API) is refunded from everyone it 
   await stack.sequelize.transaction((t) =>
     writeLedgerEntry(
       stack.sequelize,
-      withdrawalReservedEntry({
-        withdrawalId: crypto.randomUUID(),
-        merchantId: partner.merchantId,
-        amountCents: 1_500,
-        feeCents: 0,
-      }),
+      reserve(movements.withdrawal(crypto.randomUUID()).reserve, [{ merchantId: partner.merchantId, cents: 1_500 }]),
       t,
     ),
   );

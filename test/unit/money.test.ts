@@ -1,6 +1,6 @@
 import { computeFee } from '../../core/money';
 import { allocateSplits } from '../../core/splits';
-import { chargePaidEntry, assertBalanced, medBlockEntry, medUnblockEntry } from '../../core/ledger/postings';
+import { chargePaidEntry, assertBalanced, move, movements } from '../../core/ledger/postings';
 import { accounts, describeAccount } from '../../core/ledger/accounts';
 
 describe('computeFee', () => {
@@ -115,8 +115,11 @@ describe('ledger accounts', () => {
 
   it('a Pix infraction (MED) blocks and unblocks the same amount between available and blocked, once each by infraction id', () => {
     const m = { infractionId: 'inf-1', merchantId: '00000000-0000-0000-0000-000000000001', amountCents: 1_234 };
-    const block = medBlockEntry(m);
-    const unblock = medUnblockEntry(m);
+    const available = accounts.merchantAvailable(m.merchantId);
+    const blocked = accounts.merchantBlocked(m.merchantId);
+    const keys = movements.medInfraction(m.infractionId);
+    const block = move(keys.block, available, blocked, m.amountCents);
+    const unblock = move(keys.unblock, blocked, available, m.amountCents);
     expect(block).toMatchObject({
       movementKey: 'med-block:inf-1',
       kind: 'MED_BLOCKED',
@@ -129,6 +132,6 @@ describe('ledger accounts', () => {
     ]);
     expect(unblock.movementKey).toBe('med-unblock:inf-1');
     expect(unblock.postings).toEqual(block.postings.map((p) => ({ ...p, amountCents: -p.amountCents })).reverse());
-    expect(() => medBlockEntry({ ...m, amountCents: 0 })).toThrow();
+    expect(() => move(keys.block, available, blocked, 0)).toThrow();
   });
 });

@@ -1,4 +1,4 @@
-import { refundCompletedEntry, refundReleasedEntry, refundReservedEntry } from '../../core/ledger/postings';
+import { movements, refundMoney, release, reserve, settle } from '../../core/ledger/postings';
 import { refundShares } from '../../core/refunds/shares';
 
 const charge = {
@@ -56,14 +56,15 @@ describe('refund shares', () => {
 
   it('reserve, complete and release postings balance and mirror each other', () => {
     const shares = refundShares(charge, 0, 5_000);
-    const money = { refundId: 'r1', merchantId: 'm-owner', amountCents: 5_000, shares };
-    const reserve = refundReservedEntry(money);
-    const release = refundReleasedEntry(money);
-    const complete = refundCompletedEntry(money);
-    for (const e of [reserve, release, complete]) expect(e.postings.reduce((a, p) => a + p.amountCents, 0)).toBe(0);
+    const money = refundMoney({ merchantId: 'm-owner', amountCents: 5_000, shares });
+    const keys = movements.refund('r1');
+    const reserved = reserve(keys.reserve, money.shares);
+    const released = release(keys.release, money.shares);
+    const complete = settle(keys.settle, money);
+    for (const e of [reserved, released, complete]) expect(e.postings.reduce((a, p) => a + p.amountCents, 0)).toBe(0);
     // Release undoes the reserve exactly.
     const net = new Map<string, number>();
-    for (const p of [...reserve.postings, ...release.postings])
+    for (const p of [...reserved.postings, ...released.postings])
       net.set(p.accountCode, (net.get(p.accountCode) ?? 0) + p.amountCents);
     expect([...net.values()].every((v) => v === 0)).toBe(true);
     expect(complete.postings).toContainEqual({ accountCode: 'external:provider_clearing', amountCents: 5_000 });

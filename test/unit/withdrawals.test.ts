@@ -1,10 +1,5 @@
 import { accounts } from '../../core/ledger/accounts';
-import {
-  assertBalanced,
-  withdrawalCompletedEntry,
-  withdrawalReleasedEntry,
-  withdrawalReservedEntry,
-} from '../../core/ledger/postings';
+import { assertBalanced, movements, release, reserve, settle, withdrawalMoney } from '../../core/ledger/postings';
 import { normalizePixKey } from '../../core/pixKeys';
 import { maskDocument, maskMiddle, maskPixKey } from '../../core/masking';
 import { presentWithdrawal, publicTransferReference, type WithdrawalSource } from '../../core/withdrawals/present';
@@ -13,6 +8,11 @@ import { beneficiarySnapshot, sourceAccountSnapshot, withdrawalFee } from '../..
 
 const merchantId = '00000000-0000-0000-0000-0000000000aa';
 const money = { withdrawalId: 'w1', merchantId, amountCents: 10_000, feeCents: 250 };
+type Money = typeof money;
+const keys = (w: Money) => movements.withdrawal(w.withdrawalId);
+const withdrawalReservedEntry = (w: Money) => reserve(keys(w).reserve, withdrawalMoney(w).shares);
+const withdrawalCompletedEntry = (w: Money) => settle(keys(w).settle, withdrawalMoney(w));
+const withdrawalReleasedEntry = (w: Money) => release(keys(w).release, withdrawalMoney(w).shares);
 
 describe('withdrawal ledger entries', () => {
   it('reserves amount + fee from available into reserved', () => {

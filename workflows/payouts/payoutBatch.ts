@@ -1,6 +1,9 @@
 /**
  * PayoutBatch (workflow id `payout-batch-<id>`): reserve the batch's funding → pay items in
- * child workflows, one per row range (history stays small for 10,000+ items) → finish.
+ * child workflows, one per row range (history stays small for 10,000+ items) → finish. The
+ * reserve and each item's transfer are the one outbound-transfer path's
+ * (workflows/transfers/outboundTransfer.ts states its money rules); a reserve given up removes
+ * the staged batch, so a late attempt finds nothing to reserve.
  *
  * Cancel — by the cancel update (API) or by cancelling the run in the Temporal Web UI — takes
  * the same path: children stop starting items and wait for the transfers in flight, then
@@ -26,13 +29,18 @@ import {
   patched,
   proxyActivities,
   setHandler,
-  sleep,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { PayoutActivities } from '../../activities/payouts/payouts';
-import { TRANSFER_GRACE } from '../../core/transfers/failures';
 import { BusinessStatusKey } from '../searchAttributes';
+import {
+  answerReservation,
+  quickTries,
+  reserveOrRefuse,
+  settleAfterGrace,
+  type Reservation,
+} from '../transfers/outboundTransfer';
 import { batchProgressQuery, cancelBatchUpdate, reserveBatchUpdate } from './definitions';
 import { payoutChunk } from './payoutChunk';
 import { resolveItems } from './resolveItems';
@@ -58,21 +66,13 @@ const acts = proxyActivities<PayoutActivities>({
   },
 });
 
-// The reserve is on the synchronous path of POST /v1/payouts/batches: a few quick tries, so the
-// request never hangs; then the give-up is made durable (abandonReserve) before answering.
-const reserving = proxyActivities<PayoutActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: {
-    initialInterval: '500 milliseconds',
-    backoffCoefficient: 2,
-    maximumAttempts: 3,
-    nonRetryableErrorTypes: [
-      PayoutFailureTypes.insufficientBalance,
-      PayoutFailureTypes.batchNotFound,
-      PayoutFailureTypes.refused,
-    ],
-  },
-});
+const RESERVE_REFUSALS: string[] = [
+  PayoutFailureTypes.insufficientBalance,
+  PayoutFailureTypes.batchNotFound,
+  PayoutFailureTypes.refused,
+];
+
+const reserving = proxyActivities<PayoutActivities>(quickTries(RESERVE_REFUSALS));
 
 // Listing the items left SENDING must eventually happen: retry until it does.
 const resolving = proxyActivities<PayoutActivities>({
@@ -82,18 +82,13 @@ const resolving = proxyActivities<PayoutActivities>({
 
 /** Since M6: the cancel update records its reason on the batch row before stopping anything. */
 const CANCEL_INTENT_IN_DB = 'cancel-intent-in-db';
+/** Since the one outbound-transfer choreography: the reserve and its update cannot be cancelled half-way. */
+const OUTBOUND_TRANSFER_V1 = 'outbound-transfer-v1';
 const CHUNK_STOPPED_REASON = 'a payout chunk failed or was stopped in Temporal before sending every item';
 
-const RESERVE_REFUSALS: string[] = [
-  PayoutFailureTypes.insufficientBalance,
-  PayoutFailureTypes.batchNotFound,
-  PayoutFailureTypes.refused,
-];
-
 export async function payoutBatch(input: PayoutBatchInput): Promise<BatchOutcome> {
+  const onePath = patched(OUTBOUND_TRANSFER_V1);
   let phase = 'RESERVING';
-  let reservation: BatchReservation | undefined;
-  let reserveFailure: ApplicationFailure | undefined;
   let cancelReason: string | null = null;
   let outcome: BatchOutcome | undefined;
   const chunksTotal = Math.ceil(input.itemsCount / input.chunkSize);
@@ -108,11 +103,7 @@ export async function payoutBatch(input: PayoutBatchInput): Promise<BatchOutcome
 
   setHandler(batchProgressQuery, () => ({ phase, itemsCount: input.itemsCount, chunksTotal, ...totals, cancelReason }));
 
-  setHandler(reserveBatchUpdate, async () => {
-    await condition(() => reservation !== undefined || reserveFailure !== undefined);
-    if (reserveFailure) throw reserveFailure;
-    return reservation as BatchReservation;
-  });
+  const answer = onePath ? answerReservation(reserveBatchUpdate) : answerAsBefore();
 
   setHandler(
     cancelBatchUpdate,
@@ -138,35 +129,20 @@ export async function payoutBatch(input: PayoutBatchInput): Promise<BatchOutcome
   );
 
   setPhase('RESERVING');
-  try {
-    reservation = await reserving.reserveBatch({ batchId: input.batchId });
-  } catch (err) {
-    const cause = (err as { cause?: unknown }).cause;
-    if (
-      cause instanceof ApplicationFailure &&
-      typeof cause.type === 'string' &&
-      RESERVE_REFUSALS.includes(cause.type)
-    ) {
-      reserveFailure = ApplicationFailure.create({
-        message: cause.message,
-        type: cause.type,
-        nonRetryable: true,
-        details: cause.details ?? undefined,
-      });
-    } else {
-      // Out of quick tries (database trouble): the last attempt may still commit. abandonReserve
-      // takes the batch row lock, so it sees that commit, or removes the staged batch for good
-      // and a late attempt then finds nothing to reserve: the 503 the client gets stays true.
-      reservation =
-        (await CancellationScope.nonCancellable(() => acts.abandonReserve({ batchId: input.batchId }))) ?? undefined;
-      if (!reservation)
-        reserveFailure = ApplicationFailure.nonRetryable(
-          'the batch could not be reserved; nothing was reserved',
-          PayoutFailureTypes.reservationUnavailable,
-        );
-    }
-  }
-  if (!reservation) {
+  const reserved = onePath
+    ? await reserveOrRefuse({
+        reserve: () => reserving.reserveBatch({ batchId: input.batchId }),
+        refusalTypes: RESERVE_REFUSALS,
+        // abandonReserve takes the batch row lock: it sees a late commit, or removes the staged batch.
+        abandon: () => acts.abandonReserve({ batchId: input.batchId }),
+        unavailable: {
+          message: 'the batch could not be reserved; nothing was reserved',
+          type: PayoutFailureTypes.reservationUnavailable,
+        },
+      })
+    : await reserveAsBefore(input);
+  answer(reserved);
+  if ('refusal' in reserved) {
     setPhase('REJECTED');
     await condition(allHandlersFinished);
     return { batchId: input.batchId, status: 'REJECTED', releasedAmountCents: 0 };
@@ -193,12 +169,9 @@ export async function payoutBatch(input: PayoutBatchInput): Promise<BatchOutcome
   if (processing.consideredCancelled) cancelReason ??= 'cancelled by operator in Temporal';
 
   const finished = await CancellationScope.nonCancellable(async () => {
-    if (chunkStopped) {
-      // An attempt of the stopped chunk may still be running, or its request still be processed
-      // at the provider: after the grace period the provider's record decides each item.
-      await sleep(TRANSFER_GRACE);
-      await settleSending(input);
-    }
+    // An attempt of the stopped chunk may still be running, or its request still be processed
+    // at the provider: after the grace period the provider's record decides each item.
+    if (chunkStopped) await settleAfterGrace(() => settleSending(input));
     return acts.finishBatch({ batchId: input.batchId, cancelReason, unsentReason: CHUNK_STOPPED_REASON });
   });
   outcome = { batchId: input.batchId, ...finished };
@@ -209,6 +182,46 @@ export async function payoutBatch(input: PayoutBatchInput): Promise<BatchOutcome
   if (cancelledFromOutside && finished.status === 'CANCELLED')
     throw new CancelledFailure('payout batch cancelled in Temporal; unsent items were released');
   return outcome;
+}
+
+/** Runs started before outbound-transfer-v1 (they replay this path): an update a cancel could fail. */
+function answerAsBefore(): (reservation: Reservation<BatchReservation>) => void {
+  let known: Reservation<BatchReservation> | undefined;
+  setHandler(reserveBatchUpdate, async () => {
+    await condition(() => known !== undefined);
+    const answer = known as Reservation<BatchReservation>;
+    if ('refusal' in answer) throw answer.refusal;
+    return answer.reserved;
+  });
+  return (reservation) => {
+    known = reservation;
+  };
+}
+
+/** Runs started before outbound-transfer-v1: a reserve a cancel could interrupt (abandonReserve then decides). */
+async function reserveAsBefore(input: PayoutBatchInput): Promise<Reservation<BatchReservation>> {
+  try {
+    return { reserved: await reserving.reserveBatch({ batchId: input.batchId }) };
+  } catch (err) {
+    const cause = (err as { cause?: unknown }).cause;
+    if (cause instanceof ApplicationFailure && typeof cause.type === 'string' && RESERVE_REFUSALS.includes(cause.type))
+      return {
+        refusal: ApplicationFailure.create({
+          message: cause.message,
+          type: cause.type,
+          nonRetryable: true,
+          details: cause.details ?? undefined,
+        }),
+      };
+    const late = await CancellationScope.nonCancellable(() => acts.abandonReserve({ batchId: input.batchId }));
+    if (late) return { reserved: late };
+    return {
+      refusal: ApplicationFailure.nonRetryable(
+        'the batch could not be reserved; nothing was reserved',
+        PayoutFailureTypes.reservationUnavailable,
+      ),
+    };
+  }
 }
 
 /** Settles every SENDING item by the provider's record, a few at a time. */

@@ -1,23 +1,24 @@
 /**
  * PayoutChunk (child of PayoutBatch, id `payout-batch-<id>-chunk-<n>`): pays the items of one
- * row range with bounded concurrency, a slice of items per activity (`payItems`: claim a wave,
- * send it, settle it in one transaction, next wave), so a 10,000-item batch costs tens of
- * activities, not 10,000, and its history stays small. On cancel it starts no new call, but a
- * call already started runs in a non-cancellable scope until it stops starting waves (after
- * 2 s, or at once when the batch carries the cancel route's intent) and has settled every wave
- * it sent: money sent to the provider is never abandoned half-way, so it is settled, not released.
+ * row range on the one outbound-transfer path (workflows/transfers/outboundTransfer.ts states its
+ * money rules; the batch reserved their funding), with bounded concurrency.
  *
- * Two waits keep money safe:
- * - an item the provider refused to take and has no record of is released only after
- *   TRANSFER_GRACE and one more look at the provider (the one transfer path's rule);
- * - while the merchant is frozen, inactive or has payouts disabled, no item is sent: the chunk
+ * What a chunk adds:
+ * - A slice of items per activity (`payItems`: claim a wave, send it, settle it in one
+ *   transaction, next wave), so a 10,000-item batch costs tens of activities, not 10,000, and its
+ *   history stays small. The items the provider had no record of are resolved together, after one
+ *   grace period, however the chunk was stopped.
+ * - On cancel it starts no new call, but a call already started runs in a non-cancellable scope
+ *   until it stops starting waves (after 2 s, or at once when the batch carries the cancel
+ *   route's intent) and has settled every wave it sent: money sent is settled, not released.
+ * - While the merchant is frozen, inactive or has payouts disabled, no item is sent: the chunk
  *   parks (unsent items stay PENDING, the funding stays reserved) and looks again with backoff,
  *   until the merchant may pay out again or the batch is cancelled.
  */
 import { CancellationScope, isCancellation, patched, proxyActivities, sleep } from '@temporalio/workflow';
 import type { PayoutActivities } from '../../activities/payouts/payouts';
-import { TRANSFER_GRACE } from '../../core/transfers/failures';
-import { isFinalFailure, resolveItems } from './resolveItems';
+import { sendAndSettle, settleAfterGrace } from '../transfers/outboundTransfer';
+import { resolveItems } from './resolveItems';
 import type { ChunkInput, ChunkResult } from './types';
 
 const { listChunkItemIds } = proxyActivities<PayoutActivities>({
@@ -81,14 +82,7 @@ async function payInSlices(input: ChunkInput): Promise<ChunkResult> {
     }
     parkMs = Math.min(parkMs * 2, PARK_MAX_MS);
   }
-  if (unconfirmed.length > 0) {
-    // Refused calls with no record at the provider: released only after the grace period, by
-    // the provider's record, however the chunk was stopped.
-    await CancellationScope.nonCancellable(async () => {
-      await sleep(TRANSFER_GRACE);
-      await resolveItems(unconfirmed, input.itemConcurrency);
-    });
-  }
+  if (unconfirmed.length > 0) await settleAfterGrace(() => resolveItems(unconfirmed, input.itemConcurrency));
   return CancellationScope.nonCancellable(() =>
     countChunkItems({ batchId: input.batchId, fromRow: input.fromRow, toRow: input.toRow }),
   );
@@ -106,7 +100,7 @@ async function payOneByOne(input: ChunkInput): Promise<ChunkResult> {
     const lane = async () => {
       while (next < queue.length && !root.consideredCancelled && parkedIds.length === 0) {
         const itemId = queue[next++];
-        const outcome = await CancellationScope.nonCancellable(() => payOne(itemId));
+        const outcome = await payOne(itemId);
         if (outcome === 'PARKED') parkedIds.push(itemId);
         else if (outcome === 'PAID') result.paid++;
         else if (outcome === 'FAILED') result.failed++;
@@ -127,17 +121,8 @@ async function payOneByOne(input: ChunkInput): Promise<ChunkResult> {
 }
 
 /** One item to its end: paid, released, skipped or parked (not sent). */
-async function payOne(itemId: string): Promise<'PAID' | 'FAILED' | 'SKIPPED' | 'PARKED'> {
-  try {
-    const outcome = await payItem({ itemId });
-    if (outcome !== 'UNCONFIRMED') return outcome;
-    await sleep(TRANSFER_GRACE);
-    const resolved = await resolveItem({ itemId });
-    return resolved === 'UNCONFIRMED' ? 'SKIPPED' : resolved;
-  } catch (err) {
-    // A final failure (the provider answered with a transfer that is not ours) leaves the item
-    // SENDING with its funding reserved: the batch cannot finish until someone looks.
-    if (isFinalFailure(err)) return 'SKIPPED';
-    throw err;
-  }
+function payOne(itemId: string): Promise<'PAID' | 'FAILED' | 'SKIPPED' | 'PARKED'> {
+  // A final failure (the provider answered with a transfer that is not ours) leaves the item
+  // SENDING with its funding reserved: the batch cannot finish until someone looks.
+  return sendAndSettle({ send: () => payItem({ itemId }), resolve: () => resolveItem({ itemId }) });
 }

@@ -1,16 +1,17 @@
 /**
  * Withdrawal (workflow id `withdrawal-<id>`): reserve amount + fee → send the Pix transfer to
- * the merchant's own key → COMPLETED (money out, fee booked) or FAILED (reserve returned).
+ * the merchant's own key → COMPLETED (money out, fee booked) or FAILED (reserve returned), on the
+ * one outbound-transfer path (workflows/transfers/outboundTransfer.ts states its money rules).
  * All I/O is in activities.
  *
- * Money rules kept here:
- * - The request update answers only once the reservation is committed, so the API's 201 and
- *   the ledger agree; a refused request (insufficient balance, frozen, no key) stores nothing.
- * - A cancel (Temporal Web UI or client) before the transfer is sent returns the reserve.
- * - Once the transfer may have been sent, nothing is released before the provider has told us
- *   what happened to it (looked up by our reference): money that was paid is never released.
- * - Every step after the reservation runs in a non-cancellable scope, so it completes even
- *   though the workflow itself is being cancelled.
+ * What a withdrawal adds:
+ * - A cancel (Temporal Web UI or client) before the transfer is sent returns the reserve, and the
+ *   run ends Cancelled (WithdrawalCancelled).
+ * - A cancel while the send waits for the provider (an outage) stops waiting at once; after the
+ *   grace period the provider's record decides: paid money is completed, never released; with no
+ *   record the reserve goes back, CANCELLED.
+ * - A reservation we stopped waiting for that committed after all is released (FAILED), not sent:
+ *   the caller was told nothing was debited.
  */
 import {
   ActivityCancellationType,
@@ -33,42 +34,29 @@ import {
   TRANSFER_NOT_ACCEPTED,
 } from '../../core/transfers/failures';
 import { BusinessStatusKey } from '../searchAttributes';
+import { answerReservation, quickTries, reserveOrRefuse, sendAndSettle } from '../transfers/outboundTransfer';
 import { requestWithdrawalUpdate, withdrawalStatusQuery } from './definitions';
 import {
   WithdrawalFailureTypes,
   withdrawalRefusalTypes,
-  type ReservedWithdrawal,
   type TransferOutcome,
   type WithdrawalInput,
   type WithdrawalOutcome,
   type WithdrawalPhase,
 } from './types';
 
-/**
- * After a cancel interrupted the transfer step with no answer from the provider, an attempt of
- * ours may still be running or its request still be processed there: wait well beyond the
- * attempt timeout (30 s, and the provider client's own 5 s), then ask again.
- */
-export const LATE_TRANSFER_GRACE = TRANSFER_GRACE;
+/** Since the one outbound-transfer choreography: send + settle in one activity, then grace + resolve. */
+const OUTBOUND_TRANSFER_V1 = 'outbound-transfer-v1';
 
-/** Since the one transfer path: a refused call also waits the grace period before any release. */
+/** Before it: a refused call also waits the grace period before any release. */
 const GRACE_BEFORE_ANY_RELEASE = 'grace-before-any-release';
 
-// Reserving is on the synchronous path of POST /sellers/saques: a few quick retries.
-const reserving = proxyActivities<WithdrawalActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: {
-    initialInterval: '500 milliseconds',
-    backoffCoefficient: 2,
-    maximumAttempts: 3,
-    nonRetryableErrorTypes: [...withdrawalRefusalTypes],
-  },
-});
+const reserving = proxyActivities<WithdrawalActivities>(quickTries(withdrawalRefusalTypes));
 
 // The transfer is retried with backoff while the provider is unreachable; a refusal is final.
 // A cancel stops waiting at once (TRY_CANCEL: the activity does not heartbeat, so it could not
 // acknowledge one); a late attempt cannot pay a released withdrawal, because the activity sends
-// nothing unless the row is still PROCESSING, and LATE_TRANSFER_GRACE covers one in flight.
+// nothing unless the row is still PROCESSING, and TRANSFER_GRACE covers one in flight.
 const transferring = proxyActivities<WithdrawalActivities>({
   startToCloseTimeout: '30 seconds',
   cancellationType: ActivityCancellationType.TRY_CANCEL,
@@ -94,8 +82,6 @@ const settling = proxyActivities<WithdrawalActivities>({
 export async function withdrawalLifecycle(input: WithdrawalInput): Promise<WithdrawalOutcome> {
   const { withdrawalId } = input;
   let phase: WithdrawalPhase = 'RESERVING';
-  let reserved: ReservedWithdrawal | undefined;
-  let refusal: ApplicationFailure | undefined;
   const workflowScope = CancellationScope.current();
 
   const setPhase = (next: WithdrawalPhase) => {
@@ -108,26 +94,43 @@ export async function withdrawalLifecycle(input: WithdrawalInput): Promise<Withd
     await handlersFinished();
     return { withdrawalId, status: phase };
   };
+  const cancelled = async (): Promise<never> => {
+    await handlersFinished();
+    throw ApplicationFailure.nonRetryable(
+      'withdrawal cancelled by operator before the transfer',
+      WithdrawalFailureTypes.cancelled,
+    );
+  };
 
   setHandler(withdrawalStatusQuery, () => phase);
-  // The caller always learns the reservation, even when a cancel arrives meanwhile.
-  setHandler(requestWithdrawalUpdate, () =>
-    CancellationScope.nonCancellable(async () => {
-      await condition(() => reserved !== undefined || refusal !== undefined);
-      if (refusal) throw refusal;
-      return reserved as ReservedWithdrawal;
-    }),
-  );
+  const answer = answerReservation(requestWithdrawalUpdate);
 
   setPhase('RESERVING');
-  // Its DB transaction either committed or not: a cancel must not leave us guessing which.
-  const reservation = await CancellationScope.nonCancellable(() => reserve(input));
+  const reservation = await reserveOrRefuse({
+    reserve: () => reserving.reserveWithdrawal(input),
+    refusalTypes: withdrawalRefusalTypes,
+    // Out of quick retries (database trouble). The last attempt may still have committed, so
+    // settle that case for good (the withdrawal fails, the reserve goes back) before answering.
+    // With no row yet, a terminal one is written so a late attempt cannot reserve.
+    abandon: () =>
+      settling.failWithdrawal({
+        withdrawalId,
+        status: 'FAILED',
+        transfer: null,
+        failure: NOT_PROCESSED,
+        tombstone: input,
+      }),
+    unavailable: {
+      message: 'the withdrawal could not be reserved; nothing was debited',
+      type: WithdrawalFailureTypes.reservationUnavailable,
+    },
+  });
+  answer(reservation);
   if ('refusal' in reservation) {
-    refusal = reservation.refusal;
     setPhase('REFUSED');
     return finish();
   }
-  reserved = reservation.reserved;
+  const reserved = reservation.reserved;
   setPhase(reserved.status);
   if (reserved.status !== 'PROCESSING') return finish();
 
@@ -142,13 +145,37 @@ export async function withdrawalLifecycle(input: WithdrawalInput): Promise<Withd
       }),
     );
     setPhase('CANCELLED');
-    await handlersFinished();
-    throw ApplicationFailure.nonRetryable(
-      'withdrawal cancelled by operator before the transfer',
-      WithdrawalFailureTypes.cancelled,
-    );
+    return cancelled();
   }
 
+  if (!patched(OUTBOUND_TRANSFER_V1)) {
+    const final = await sendAsBefore(withdrawalId, workflowScope);
+    setPhase(final.status);
+    if (final.cancelled && final.status === 'CANCELLED') return cancelled();
+    await handlersFinished();
+    return { withdrawalId, status: final.status };
+  }
+
+  const final = await sendAndSettle({
+    send: () => transferring.sendWithdrawal({ withdrawalId }),
+    resolve: ({ cancelled }) => settling.resolveWithdrawal({ withdrawalId, cancelled }),
+    cancellableSend: true,
+  });
+  // SKIPPED: the provider's transfer is not ours; the withdrawal stays PROCESSING, reserved, alerted.
+  if (final !== 'SKIPPED') setPhase(final);
+  if (final === 'CANCELLED') return cancelled();
+  return finish();
+}
+
+/**
+ * Runs started before outbound-transfer-v1 (they replay this path): the send returns the
+ * provider's answer, and the workflow looks it up and completes or fails it in activities of
+ * their own.
+ */
+async function sendAsBefore(
+  withdrawalId: string,
+  workflowScope: CancellationScope,
+): Promise<{ status: 'COMPLETED' | 'FAILED' | 'CANCELLED'; cancelled: boolean }> {
   let transfer: TransferOutcome | null = null;
   let cancelled = false;
   try {
@@ -159,13 +186,10 @@ export async function withdrawalLifecycle(input: WithdrawalInput): Promise<Withd
     cancelled = isCancellation(err) || workflowScope.consideredCancelled;
   }
 
-  const final = await CancellationScope.nonCancellable(async () => {
-    // No answer (cancelled between attempts) or a refused call the provider has no record of:
-    // the provider's record for our reference decides, never our guess — and only after the
-    // grace period, since an attempt of ours may still be running or being processed there.
+  const status = await CancellationScope.nonCancellable(async () => {
     if (!transfer) transfer = await settling.findWithdrawalTransfer({ withdrawalId });
     if (!transfer && (cancelled || patched(GRACE_BEFORE_ANY_RELEASE))) {
-      await sleep(LATE_TRANSFER_GRACE);
+      await sleep(TRANSFER_GRACE);
       transfer = await settling.findWithdrawalTransfer({ withdrawalId });
     }
     if (transfer?.status === 'COMPLETED') {
@@ -176,62 +200,16 @@ export async function withdrawalLifecycle(input: WithdrawalInput): Promise<Withd
       await settling.failWithdrawal({ withdrawalId, status: 'FAILED', transfer, failure: null });
       return 'FAILED' as const;
     }
-    // The provider has no transfer for our reference: nothing was paid, the reserve goes back.
-    const status = cancelled ? 'CANCELLED' : 'FAILED';
+    const released = cancelled ? 'CANCELLED' : 'FAILED';
     await settling.failWithdrawal({
       withdrawalId,
-      status,
+      status: released,
       transfer: null,
       failure: cancelled ? CANCELLED_BEFORE_TRANSFER : TRANSFER_NOT_ACCEPTED,
     });
-    return status;
+    return released;
   });
-  setPhase(final);
-  await handlersFinished();
-  if (cancelled && final === 'CANCELLED') {
-    throw ApplicationFailure.nonRetryable(
-      'withdrawal cancelled by operator before the transfer',
-      WithdrawalFailureTypes.cancelled,
-    );
-  }
-  return { withdrawalId, status: final };
-}
-
-type Reservation = { reserved: ReservedWithdrawal } | { refusal: ApplicationFailure };
-
-async function reserve(input: WithdrawalInput): Promise<Reservation> {
-  try {
-    return { reserved: await reserving.reserveWithdrawal(input) };
-  } catch (err) {
-    const cause = (err as { cause?: unknown }).cause;
-    if (cause instanceof ApplicationFailure && cause.type && withdrawalRefusalTypes.includes(cause.type)) {
-      return {
-        refusal: ApplicationFailure.create({
-          message: cause.message,
-          type: cause.type,
-          nonRetryable: true,
-          details: cause.details ?? undefined,
-        }),
-      };
-    }
-    // Out of quick retries (database trouble). The last attempt may still have committed, so
-    // settle that case for good (the withdrawal fails, the reserve goes back) before answering.
-    // With no row yet, a terminal one is written so a late attempt cannot reserve.
-    const abandoned = await settling.failWithdrawal({
-      withdrawalId: input.withdrawalId,
-      status: 'FAILED',
-      transfer: null,
-      failure: NOT_PROCESSED,
-      tombstone: input,
-    });
-    if (abandoned) return { reserved: abandoned };
-    return {
-      refusal: ApplicationFailure.nonRetryable(
-        'the withdrawal could not be reserved; nothing was debited',
-        WithdrawalFailureTypes.reservationUnavailable,
-      ),
-    };
-  }
+  return { status, cancelled };
 }
 
 function failureType(err: unknown): string | undefined {
