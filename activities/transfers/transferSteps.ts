@@ -30,7 +30,7 @@ import {
   TRANSFER_NOT_ACCEPTED,
   describeTransferFailure,
 } from '../../core/transfers/failures';
-import { Merchant } from '../../db/models';
+import { merchantStore, type Merchant } from '../../db/identity';
 import { writeLedgerEntries } from '../ledger/ledgerWriter';
 import type { TransferAnswer, TransferPath } from './transferPath';
 
@@ -104,9 +104,7 @@ export async function lockMerchantForReserve(
   merchantId: string | null,
   refuse: (merchant: Merchant | null) => void,
 ): Promise<Merchant | null> {
-  const merchant = merchantId
-    ? await Merchant.findByPk(merchantId, { transaction, lock: transaction.LOCK.UPDATE })
-    : null;
+  const merchant = merchantId ? await merchantStore.lockMerchant(merchantId, transaction) : null;
   refuse(merchant);
   return merchant;
 }

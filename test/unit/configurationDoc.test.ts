@@ -63,7 +63,10 @@ function productReads(): Map<string, string[]> {
   for (const name of configReads()) note(name, 'config.ts');
   for (const file of productFiles(/\.(ts|js|mjs|cjs)$/)) {
     if (file === 'config.ts') continue;
-    for (const name of envReadsIn(read(file))) note(name, file);
+    const source = read(file);
+    for (const name of envReadsIn(source)) note(name, file);
+    // The CLI reads through config.ts's cliEnvironment(): `.required('X')` / `.optional('X')`.
+    for (const m of source.matchAll(new RegExp(`\\.(?:required|optional)\\('(${NAME})'\\)`, 'g'))) note(m[1], file);
   }
   return where;
 }

@@ -87,7 +87,7 @@ const EXCEPTIONS: Record<string, { tables: string[]; why: string }> = {
     why: 'the outbound-transfer choreography is being rewritten in its own change',
   },
   'activities/payouts/payouts.ts': {
-    tables: ['payout_batches', 'payout_items', 'merchants'],
+    tables: ['payout_batches', 'payout_items'],
     why: 'the outbound-transfer choreography is being rewritten in its own change',
   },
   'activities/transfers/repair.ts': {
