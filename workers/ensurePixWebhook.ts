@@ -2,9 +2,12 @@
  * Registers where the PSP notifies Pix received on our key (API Pix PUT /webhook/{chave}),
  * unless it already points there: idempotent at every boot and from the CLI
  * (`npm run gateway -- provider webhook register`). The URL carries PIX_WEBHOOK_SECRET, so it is
- * never printed or logged; what is reported is whether it changed.
+ * never printed or logged; what is reported is whether it changed. A transient answer (a timeout,
+ * a 5xx, a 429) is asked again a few times with a growing wait: a PSP slow for a moment at boot
+ * must not stop the worker from starting; a refusal is thrown at once.
  */
 import type { PixApiClient } from '../activities/provider/pixApi';
+import { ProviderError } from '../core/provider';
 import { pixWebhookUrl } from '../api/charges/pixApiCallbacks/path';
 
 export type WebhookRegistration = 'registered' | 'already registered';
@@ -12,10 +15,20 @@ export type WebhookRegistration = 'registered' | 'already registered';
 export async function ensurePixWebhook(
   client: Pick<PixApiClient, 'getWebhook' | 'putWebhook'>,
   settings: { receivingKey: string; publicBaseUrl: string; webhookSecret: string },
+  retry: { attempts: number; firstWaitMs: number } = { attempts: 5, firstWaitMs: 500 },
 ): Promise<WebhookRegistration> {
   const url = pixWebhookUrl(settings.publicBaseUrl, settings.webhookSecret);
-  const current = await client.getWebhook(settings.receivingKey);
-  if (current?.webhookUrl === url) return 'already registered';
-  await client.putWebhook(settings.receivingKey, url);
-  return 'registered';
+  for (let attempt = 1; ; attempt++) {
+    try {
+      // GET then PUT, both idempotent: a retry after a PUT whose answer was lost finds it there.
+      const current = await client.getWebhook(settings.receivingKey);
+      if (current?.webhookUrl === url) return 'already registered';
+      await client.putWebhook(settings.receivingKey, url);
+      return 'registered';
+    } catch (err) {
+      if (!(err instanceof ProviderError && err.transient) || attempt >= retry.attempts) throw err;
+      const wait = err.retryAfterMs ?? retry.firstWaitMs * 2 ** (attempt - 1);
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
 }

@@ -8,6 +8,7 @@ import { ensurePixWebhook } from '../../workers/ensurePixWebhook';
 import { pixWebhookUrl, withoutWebhookSecret } from '../../api/charges/pixApiCallbacks/path';
 import { providerWebhookHelp } from '../../cli/providerWebhook';
 import { pixApiTestbed, type PixApiTestbed } from '../support/pixApiTestbed';
+import { ProviderError } from '../../core/provider';
 
 jest.setTimeout(30_000);
 
@@ -34,6 +35,44 @@ it('registers <PUBLIC_BASE_URL>/webhooks/pix-api/<secret> for our key once, and 
   // Another URL (a new secret, a new host) replaces it.
   expect(await ensurePixWebhook(client, { ...settings, publicBaseUrl: 'https://other.example' })).toBe('registered');
   expect(bed.violations).toEqual([]);
+});
+
+it('asks again after a transient answer (a PSP slow at boot), and throws a refusal at once', async () => {
+  const settings = { receivingKey: CHAVE, publicBaseUrl: 'https://gateway.example', webhookSecret: SECRET };
+  const quick = { attempts: 3, firstWaitMs: 1 };
+  const slowOnce = bed.client();
+  let failures = 2;
+  const flaky = {
+    getWebhook: async (key: string) => {
+      if (failures-- > 0) throw new ProviderError('GET /webhook: no answer within 2000ms', 'TIMEOUT', true);
+      return slowOnce.getWebhook(key);
+    },
+    putWebhook: (key: string, url: string) => slowOnce.putWebhook(key, url),
+  };
+  expect(await ensurePixWebhook(flaky, settings, quick)).toMatch(/registered/);
+  expect(bed.psp.webhooks.get(CHAVE)?.webhookUrl).toBe(`https://gateway.example/webhooks/pix-api/${SECRET}`);
+
+  let asked = 0;
+  const refusing = {
+    getWebhook: async () => {
+      asked++;
+      throw new ProviderError('GET /webhook: 403', 'ACESSO_NEGADO', false, 403);
+    },
+    putWebhook: async () => undefined,
+  };
+  await expect(ensurePixWebhook(refusing, settings, quick)).rejects.toThrow('403');
+  expect(asked).toBe(1);
+
+  let timeouts = 0;
+  const down = {
+    getWebhook: async () => {
+      timeouts++;
+      throw new ProviderError('GET /webhook: no answer within 2000ms', 'TIMEOUT', true);
+    },
+    putWebhook: async () => undefined,
+  };
+  await expect(ensurePixWebhook(down, settings, quick)).rejects.toThrow('no answer');
+  expect(timeouts).toBe(3);
 });
 
 it('writes the secret segment out of logged paths', () => {
