@@ -54,6 +54,9 @@ export class DeliveryService {
       );
     const id = crypto.randomUUID();
     await deliveryStore.insertResend(this.deps.sequelize, { id, url: endpoint.url, originalId: original.id });
+    // The row as committed: a 202 answers what was queued, not what the dispatcher's sweep (at
+    // most 2 s later) may already have done with it by the time this answer is written.
+    const queued = presentDelivery(await this.find(merchantId, id));
     try {
       await startDeliveryWorkflow(this.deps.sequelize, this.deps.temporal.workflow, {
         id,
@@ -67,7 +70,7 @@ export class DeliveryService {
       );
       return {
         status: 202,
-        body: { ...presentDelivery(await this.find(merchantId, id)), queued: true, message: queuedMessage(id) },
+        body: { ...queued, queued: true, message: queuedMessage(id) },
       };
     }
     return { status: 201, body: presentDelivery(await this.find(merchantId, id)) };
