@@ -1,7 +1,14 @@
 /** OpenAPI for /v1/payouts/batches (router.ts), from the schemas that validate it (schema.ts). */
 import { z } from 'zod';
 import { MAX_BATCH_ITEMS, MAX_ITEM_AMOUNT_CENTS } from '../../core/payouts/limits';
-import { errorResponses, idempotencyHeaders, jsonResponse, registry, security } from '../openapi/registry';
+import {
+  errorResponses,
+  idempotencyHeaders,
+  jsonResponse,
+  registry,
+  security,
+  signatureHeaders,
+} from '../openapi/registry';
 import {
   batchIdParam,
   batchStatuses,
@@ -119,8 +126,11 @@ registry.registerPath({
   description:
     'Reserves amount + fees from the available balance at once, then pays each item by Pix in the background. ' +
     '`idempotencyKey` (8–100 characters, per merchant): the same key and body answer 200 with `idempotencyReplay: true`; another body → 409.',
-  security: security.signedRequest,
-  request: { body: { required: true, content: { 'application/json': { schema: CreatePayoutBatchRequest } } } },
+  security: security.clientCredentials,
+  request: {
+    headers: signatureHeaders.required,
+    body: { required: true, content: { 'application/json': { schema: CreatePayoutBatchRequest } } },
+  },
   responses: {
     201: jsonResponse('Batch created and funded; items are being paid.', PayoutBatchCreated),
     200: jsonResponse('Idempotent replay of an earlier create.', PayoutBatchCreated),
@@ -140,8 +150,10 @@ registry.registerPath({
   operationId: 'listPayoutBatches',
   tags: ['Payout batches'],
   summary: 'List payout batches, newest first',
-  security: security.signedRequest,
-  request: { query: listBatchesQuery },
+  description:
+    "The authenticated merchant's batches, filtered by `status` and creation time, with `limit` and `offset` paging; without their items (GET /v1/payouts/batches/{batchId} has them).",
+  security: security.clientCredentials,
+  request: { headers: signatureHeaders.required, query: listBatchesQuery },
   responses: {
     200: jsonResponse(
       'A page of batches.',
@@ -157,8 +169,10 @@ registry.registerPath({
   operationId: 'getPayoutBatch',
   tags: ['Payout batches'],
   summary: 'Read a payout batch with its items',
-  security: security.signedRequest,
-  request: { params },
+  description:
+    "Totals, item counts by status and the first 1,000 items by rowIndex. Another merchant's or an unknown batch → 404 BATCH_NOT_FOUND.",
+  security: security.clientCredentials,
+  request: { headers: signatureHeaders.required, params },
   responses: { 200: jsonResponse('The batch.', PayoutBatch), ...errorResponses(...sharedErrors, 'BATCH_NOT_FOUND') },
 });
 
@@ -168,8 +182,10 @@ registry.registerPath({
   operationId: 'listPayoutItems',
   tags: ['Payout batches'],
   summary: 'List the items of a batch by rowIndex',
-  security: security.signedRequest,
-  request: { params, query: listItemsQuery },
+  description:
+    "Pages through every item of a batch (filtered by `status`), in the order of the request's rows. Another merchant's or an unknown batch → 404 BATCH_NOT_FOUND.",
+  security: security.clientCredentials,
+  request: { headers: signatureHeaders.required, params, query: listItemsQuery },
   responses: {
     200: jsonResponse(
       'A page of items.',
@@ -188,10 +204,10 @@ registry.registerPath({
   description:
     'Items already sent to the provider finish first (paid or failed); every item not yet sent becomes CANCELLED and its amount + fee ' +
     'returns to the available balance, once. Cancelling the run in the Temporal Web UI does the same.',
-  security: security.signedRequest,
+  security: security.clientCredentials,
   request: {
     params,
-    headers: idempotencyHeaders,
+    headers: [...signatureHeaders.required, ...idempotencyHeaders],
     body: { required: true, content: { 'application/json': { schema: cancelBatchBody } } },
   },
   responses: {

@@ -103,7 +103,7 @@ describe('OpenAPI document', () => {
     }
   });
 
-  it('declares the security schemes of the spec', () => {
+  it('declares the security schemes of the spec (the request signature is header parameters, not a scheme)', () => {
     const schemes = doc.components?.securitySchemes as Record<
       string,
       { in?: string; name?: string; type: string; scheme?: string }
@@ -117,8 +117,6 @@ describe('OpenAPI document', () => {
       metricsToken: 'http:bearer',
       clientId: 'header:x-client-id',
       clientSecret: 'header:x-client-secret',
-      gatewayTimestamp: 'header:x-gateway-timestamp',
-      gatewaySignature: 'header:x-gateway-signature',
       providerTimestamp: 'header:x-provider-timestamp',
       providerSignature: 'header:x-provider-signature',
     });
