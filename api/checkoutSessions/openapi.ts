@@ -10,7 +10,7 @@ import {
 } from '../openapi/registry';
 import { checkoutSession, checkoutSessionStatus, createSessionBody } from './schema';
 
-const CheckoutSession = registry.register(
+export const CheckoutSession = registry.register(
   'CheckoutSession',
   checkoutSession.describe('A checkout session: a hosted page for an amount, backed by one Pix charge.'),
 );

@@ -19,7 +19,7 @@ import {
 } from './schema';
 
 // Derived copies (.describe): the routers import schema.ts before the registry extends zod.
-const Infraction = registry.register(
+export const Infraction = registry.register(
   'MedInfraction',
   infractionView.describe(
     'A Pix infraction (MED): the central bank, through the provider, disputes a payment received by the merchant. On open the disputed amount is blocked ' +

@@ -324,6 +324,45 @@ export function errorResponses(...codes: ErrorCode[]): Record<string, ResponseCo
   return out;
 }
 
+/** What a webhook receiver answers, and what the gateway makes of it (webhooks and callbacks alike). */
+export const webhookReceiverResponses = {
+  '200': { description: 'Received and processed (any 2xx): the delivery SUCCEEDED.' },
+  '4XX': {
+    description:
+      'Refused (e.g. a signature that does not verify): the attempt failed and is retried, like any answer other than 2xx or none within 10 s.',
+  },
+  '5XX': { description: 'The receiver failed: the attempt failed and is retried.' },
+};
+
+/**
+ * `callbacks` of an operation that registers a webhook URL: the events POSTed to it afterwards.
+ * `url`: where the URL is in the request (`{$request.body#/url}`); `event`: the union schema of
+ * the events it receives. Plain OpenAPI pointing at components of api/webhooks/openapi.ts (the
+ * event schemas and the delivery headers), so a registration documents its deliveries without
+ * importing them; test/unit/openapiDocument.test.ts resolves every $ref.
+ */
+export function webhookCallbacks(url: string, event: 'WebhookEvent' | 'ChargeWebhookEvent', description: string) {
+  const parameter = (name: string) => ({ $ref: `#/components/parameters/${name}` });
+  return {
+    events: {
+      [url]: {
+        post: {
+          summary: 'An event delivered to the registered URL',
+          tags: ['Webhook events'],
+          description: `${description} The \`webhooks\` section has one entry per event type; answer 2xx within 10 s, only after processing (otherwise it is retried for 3 days).`,
+          security: [],
+          parameters: ['DeliverySignature', 'DeliveryEventId', 'DeliveryId', 'DeliveryAttempt'].map(parameter),
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: { $ref: `#/components/schemas/${event}` } } },
+          },
+          responses: webhookReceiverResponses,
+        },
+      },
+    },
+  };
+}
+
 type PathRest = Omit<
   Parameters<typeof registry.registerPath>[0],
   'method' | 'path' | 'operationId' | 'summary' | 'tags' | 'security'

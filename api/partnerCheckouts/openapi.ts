@@ -11,7 +11,7 @@ import {
 } from '../openapi/registry';
 import { checkoutIdParam, createCheckoutBody, listCheckoutsQuery, p0Checkout } from './schema';
 
-const P0Checkout = registry.register('P0Checkout', p0Checkout);
+export const P0Checkout = registry.register('P0Checkout', p0Checkout);
 const P0ErrorEnvelope = registry.register(
   'P0ErrorEnvelope',
   z

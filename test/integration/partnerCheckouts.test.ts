@@ -14,6 +14,7 @@ import { chargeWorkflowId, paymentConfirmedSignal } from '../../workflows/charge
 import { waitFor } from '../support/env';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant } from '../support/ledger';
+import { checkRecordedEvents } from '../support/webhookEvents';
 import { startReceiver, type Receiver } from '../support/receiver';
 import {
   chargeOf,
@@ -697,4 +698,11 @@ describe('lifecycle', () => {
       'checkout.expired delivered',
     );
   });
+});
+
+// Last: every event this file's flows recorded (and any other on this stack) against the API document.
+it('records only events whose body matches the payload schema the API document gives their type', async () => {
+  const { types, mismatches } = await checkRecordedEvents(stack.sequelize);
+  expect(mismatches).toEqual([]);
+  expect(types).toEqual(expect.arrayContaining(['checkout.paid']));
 });

@@ -73,7 +73,7 @@ export const withdrawalResponse = z.object({
   tracking: z.object({ providerTransferId: z.string().nullable(), endToEndId: z.string().nullable() }),
 });
 
-const WithdrawalSchema = registry.register('Withdrawal', withdrawalResponse);
+export const WithdrawalSchema = registry.register('Withdrawal', withdrawalResponse);
 const CreateWithdrawalRequest = registry.register(
   'CreateWithdrawalRequest',
   createWithdrawalBody.openapi({ description: 'Unknown fields are refused.' }),

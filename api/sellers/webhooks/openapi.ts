@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { subscribableEventTypes } from '../../../core/webhooks/events';
-import { idempotencyHeaders, jsonResponse, Pagination, registry } from '../../openapi/registry';
+import { idempotencyHeaders, jsonResponse, Pagination, registry, webhookCallbacks } from '../../openapi/registry';
 import { registerSellerPath } from '../../openapi/sellerPaths';
 import { createWebhookBody, listWebhooksQuery, updateWebhookBody, webhookIdParam } from './schema';
 
@@ -64,6 +64,11 @@ registerSellerPath({
   description:
     'The URL must be http(s), without credentials, and (outside development) resolve to public addresses only. The secret is shown in this answer only.',
   request: { headers: idempotencyHeaders, body: json(CreateWebhookRequest) },
+  callbacks: webhookCallbacks(
+    '{$request.body#/url}',
+    'WebhookEvent',
+    'Every event of the types in `events`, while the webhook is active.',
+  ),
   responses: {
     201: jsonResponse('Created, with its secret.', registry.register('CreatedWebhook', createdWebhookEndpoint), {
       'idempotent-replayed': {
