@@ -51,7 +51,12 @@ registry.registerPath({
     body: { required: true, content: { 'application/json': { schema: CreateChargeRequest } } },
   },
   responses: {
-    201: jsonResponse('The charge, PENDING, with its Pix data (and, for BOLETO, its boleto).', Charge),
+    201: jsonResponse(
+      'The charge, PENDING, with its Pix data (and, for BOLETO, its boleto).',
+      Charge,
+      {},
+      { getCharge: { id: '$response.body#/id' } },
+    ),
     ...errorResponses(
       'VALIDATION_ERROR',
       'IDEMPOTENCY_KEY_REQUIRED',

@@ -37,7 +37,15 @@ registry.registerPath({
     },
   },
   responses: {
-    201: jsonResponse('The session, CREATED.', CheckoutSession),
+    201: jsonResponse(
+      'The session, CREATED.',
+      CheckoutSession,
+      {},
+      {
+        getCheckoutSession: { id: '$response.body#/id' },
+        getCheckoutSessionStatus: { id: '$response.body#/id' },
+      },
+    ),
     ...errorResponses(
       'VALIDATION_ERROR',
       'IDEMPOTENCY_KEY_REQUIRED',

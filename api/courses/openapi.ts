@@ -58,7 +58,16 @@ path('post', '/courses', 'createCourse', 'Create a course (DRAFT)', {
     'For a merchant you belong to with role owner, admin or finance (a merchant you do not belong to → 404 MERCHANT_NOT_FOUND; a viewer → 403). The course starts DRAFT: publish it to sell it.',
   request: { body: body(createCourseBody, 'CreateCourseRequest', 'A new course.') },
   responses: {
-    201: jsonResponse('The course, DRAFT.', Course),
+    201: jsonResponse(
+      'The course, DRAFT.',
+      Course,
+      {},
+      {
+        getCourse: { id: '$response.body#/id' },
+        listCoursePrices: { id: '$response.body#/id' },
+        listCourseModules: { id: '$response.body#/id' },
+      },
+    ),
     ...errorResponses('VALIDATION_ERROR', 'MERCHANT_NOT_FOUND', 'INSUFFICIENT_ROLE', ...bearerErrors),
   },
 });

@@ -245,16 +245,43 @@ export const ErrorEnvelope = registry.register(
     .describe('The error envelope every seller, health and callback route answers with.'),
 );
 
-/** A success response whose body is `schema`, with the `x-trace-id` header every response carries. */
+/**
+ * OpenAPI `links` from an answer to the operations that take what it names, by operationId:
+ * `{ getSellerPixCharge: { id: '$response.body#/id' } }`. A create links to the reads of what it
+ * created, so a client (and schemathesis's stateful phase) can follow them with the real id.
+ */
+export type ResponseLinks = Record<string, Record<string, string>>;
+
+export function linksObject(links: ResponseLinks): NonNullable<ResponseConfig['links']> {
+  return Object.fromEntries(
+    Object.entries(links).map(([operationId, parameters]) => [
+      operationId,
+      {
+        operationId,
+        parameters,
+        description: `${operationId} with ${Object.entries(parameters)
+          .map(([name, value]) => `\`${name}\` = \`${value}\``)
+          .join(', ')}.`,
+      },
+    ]),
+  );
+}
+
+/**
+ * A success response whose body is `schema`, with the `x-trace-id` header every response carries
+ * (and `links` to the operations that take what it names, see linksObject).
+ */
 export function jsonResponse(
   description: string,
   schema: z.ZodType,
   extraHeaders: Record<string, { description: string; schema: { type: 'string' | 'integer'; enum?: string[] } }> = {},
+  links?: ResponseLinks,
 ): ResponseConfig {
   return {
     description,
     headers: { 'x-trace-id': traceIdHeader.ref, ...extraHeaders },
     content: { 'application/json': { schema } },
+    ...(links ? { links: linksObject(links) } : {}),
   };
 }
 

@@ -59,7 +59,13 @@ export function registerSellerPath({ errors = [], ...config }: SellerRouteConfig
   for (const [status, response] of Object.entries(route.responses)) {
     // A $ref response or zod-object headers are left as they are (none of ours use either).
     if ('$ref' in response || isZodObject(response.headers)) responses[status] = response;
-    else responses[status] = { ...response, headers: { ...response.headers, ...legacyHeaders } };
+    else
+      responses[status] = {
+        ...response,
+        headers: { ...response.headers, ...legacyHeaders },
+        // An alias links to the aliases: a client that started on /rifeiro stays there.
+        ...(response.links ? { links: legacyLinks(response.links) } : {}),
+      };
   }
   registry.registerPath({
     ...route,
@@ -72,6 +78,21 @@ export function registerSellerPath({ errors = [], ...config }: SellerRouteConfig
       `Deprecated alias of \`${route.method.toUpperCase()} ${route.path}\`, identical in behaviour; use /sellers.\n\n${route.description ?? ''}`.trim(),
     responses,
   });
+}
+
+function legacyLinks(links: NonNullable<ResponseConfig['links']>): NonNullable<ResponseConfig['links']> {
+  return Object.fromEntries(
+    Object.entries(links).map(([name, link]) => [
+      name,
+      '$ref' in link || !link.operationId
+        ? link
+        : {
+            ...link,
+            operationId: `${link.operationId}Legacy`,
+            description: link.description?.replace(link.operationId, `${link.operationId}Legacy`),
+          },
+    ]),
+  );
 }
 
 function isZodObject(

@@ -88,7 +88,17 @@ registry.registerPath({
     },
   },
   responses: {
-    201: { description: 'The checkout.', content: { 'application/json': { schema: envelopeOf(P0Checkout) } } },
+    201: {
+      description: 'The checkout.',
+      content: { 'application/json': { schema: envelopeOf(P0Checkout) } },
+      links: {
+        getCheckoutP0: {
+          operationId: 'getCheckoutP0',
+          parameters: { id: '$response.body#/data/id' },
+          description: 'getCheckoutP0 with `id` = `$response.body#/data/id`.',
+        },
+      },
+    },
     ...p0Errors(
       ...shared,
       'IDEMPOTENCY_KEY_REQUIRED',

@@ -116,6 +116,10 @@ const PayoutItem = registry.register('PayoutItem', payoutItem);
 const PayoutBatchListEntry = registry.register('PayoutBatchListEntry', payoutBatchListEntry);
 const PayoutBatch = registry.register('PayoutBatch', payoutBatch);
 const params = z.object({ batchId: batchIdParam });
+const batchLinks = {
+  getPayoutBatch: { batchId: '$response.body#/batchId' },
+  listPayoutItems: { batchId: '$response.body#/batchId' },
+};
 
 registry.registerPath({
   method: 'post',
@@ -132,8 +136,8 @@ registry.registerPath({
     body: { required: true, content: { 'application/json': { schema: CreatePayoutBatchRequest } } },
   },
   responses: {
-    201: jsonResponse('Batch created and funded; items are being paid.', PayoutBatchCreated),
-    200: jsonResponse('Idempotent replay of an earlier create.', PayoutBatchCreated),
+    201: jsonResponse('Batch created and funded; items are being paid.', PayoutBatchCreated, {}, batchLinks),
+    200: jsonResponse('Idempotent replay of an earlier create.', PayoutBatchCreated, {}, batchLinks),
     ...errorResponses(
       ...sharedErrors,
       'INSUFFICIENT_AVAILABLE_BALANCE',

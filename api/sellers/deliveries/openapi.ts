@@ -51,6 +51,11 @@ const DeliveryPage = registry.register(
   z.object({ deliveries: z.array(Delivery), pagination: Pagination }),
 );
 const tags = ['Seller webhooks'];
+/** From a delivery to its reads: the delivery itself, and every delivery of its event. */
+const deliveryLinks = {
+  getWebhookDelivery: { deliveryId: '$response.body#/id' },
+  listEventDeliveries: { eventId: '$response.body#/eventId' },
+};
 
 registerSellerPath({
   method: 'get',
@@ -97,8 +102,13 @@ registerSellerPath({
     'With an idempotency key, a retry answers the first answer again.',
   request: { params: z.object({ deliveryId: uuidParam }), headers: idempotencyHeaders },
   responses: {
-    201: jsonResponse('The new delivery, PENDING, being sent.', Delivery),
-    202: jsonResponse('The new delivery, PENDING, recorded and queued for the webhook dispatcher.', QueuedDelivery),
+    201: jsonResponse('The new delivery, PENDING, being sent.', Delivery, {}, deliveryLinks),
+    202: jsonResponse(
+      'The new delivery, PENDING, recorded and queued for the webhook dispatcher.',
+      QueuedDelivery,
+      {},
+      deliveryLinks,
+    ),
   },
   errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'WEBHOOK_DISABLED', 'DUPLICATE_IDEMPOTENCY_KEY', 'SERVICE_UNAVAILABLE'],
 });

@@ -28,12 +28,17 @@ registerSellerPath({
     'With `webhook_url`: the events of this charge (charge.created, charge.paid, charge.expired, charge.cancelled, charge.refunded).',
   ),
   responses: {
-    201: jsonResponse('The charge, issued and pending payment.', SellerPixCharge, {
-      'idempotent-replayed': {
-        description: '`true` when this is the stored answer of an earlier request with the same key.',
-        schema: { type: 'string', enum: ['true'] },
+    201: jsonResponse(
+      'The charge, issued and pending payment.',
+      SellerPixCharge,
+      {
+        'idempotent-replayed': {
+          description: '`true` when this is the stored answer of an earlier request with the same key.',
+          schema: { type: 'string', enum: ['true'] },
+        },
       },
-    }),
+      { getSellerPixCharge: { id: '$response.body#/id' } },
+    ),
   },
   errors: [
     'VALIDATION_ERROR',

@@ -95,12 +95,17 @@ registerSellerPath({
     body: { required: true, content: { 'application/json': { schema: CreateWithdrawalRequest } } },
   },
   responses: {
-    201: jsonResponse('The withdrawal, with its reservation made.', WithdrawalSchema, {
-      'idempotent-replayed': {
-        description: '`true` when this is the stored answer of an earlier request with the same key.',
-        schema: { type: 'string', enum: ['true'] },
+    201: jsonResponse(
+      'The withdrawal, with its reservation made.',
+      WithdrawalSchema,
+      {
+        'idempotent-replayed': {
+          description: '`true` when this is the stored answer of an earlier request with the same key.',
+          schema: { type: 'string', enum: ['true'] },
+        },
       },
-    }),
+      { getWithdrawal: { id: '$response.body#/id' } },
+    ),
   },
   errors: [
     'VALIDATION_ERROR',

@@ -70,12 +70,17 @@ registerSellerPath({
     'Every event of the types in `events`, while the webhook is active.',
   ),
   responses: {
-    201: jsonResponse('Created, with its secret.', registry.register('CreatedWebhook', createdWebhookEndpoint), {
-      'idempotent-replayed': {
-        description: '`true` on a replay (the secret is then null).',
-        schema: { type: 'string', enum: ['true'] },
+    201: jsonResponse(
+      'Created, with its secret.',
+      registry.register('CreatedWebhook', createdWebhookEndpoint),
+      {
+        'idempotent-replayed': {
+          description: '`true` on a replay (the secret is then null).',
+          schema: { type: 'string', enum: ['true'] },
+        },
       },
-    }),
+      { getWebhook: { id: '$response.body#/id' }, listWebhookDeliveries: { id: '$response.body#/id' } },
+    ),
   },
   errors: ['VALIDATION_ERROR', 'DUPLICATE_IDEMPOTENCY_KEY', 'PAYLOAD_TOO_LARGE'],
 });
