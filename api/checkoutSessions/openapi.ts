@@ -66,6 +66,8 @@ registry.registerPath({
   operationId: 'getCheckoutSession',
   tags: ['Checkout sessions'],
   summary: 'Read a checkout session',
+  description:
+    "Any member of the session's merchant; another merchant's or an unknown session → 404 CHECKOUT_NOT_FOUND.",
   security: security.bearer,
   request: { params: idParam },
   responses: {
@@ -80,6 +82,8 @@ registry.registerPath({
   operationId: 'getCheckoutSessionStatus',
   tags: ['Checkout sessions'],
   summary: 'Poll a checkout session’s status',
+  description:
+    'Only the status and when it last changed, for polling; the same access rule as GET /checkout/sessions/{id}.',
   security: security.bearer,
   request: { params: idParam },
   responses: {

@@ -73,6 +73,8 @@ path('post', '/courses', 'createCourse', 'Create a course (DRAFT)', {
 });
 
 path('get', '/courses', 'listCourses', 'List a merchant’s courses', {
+  description:
+    'Courses of `merchantId` (default: the merchant you own, or first belong to), any member role, newest first, filtered by `status`, with `limit` and `offset` paging. A merchant you do not belong to → 404 MERCHANT_NOT_FOUND.',
   request: { query: listCoursesQuery },
   responses: {
     200: jsonResponse('A page of courses.', CourseList),

@@ -131,8 +131,21 @@ export function buildOpenApiDocument(): OpenApiDocument {
         description:
           'Application API: hosted checkout pages for an amount (the same page and lifecycle as P0 checkouts).',
       },
-      { name: 'Health' },
-      { name: 'Documentation' },
+      {
+        name: 'Boletos',
+        description:
+          'Application API: boleto charges (hybrid, with a Pix QR too) of your merchants, one at a time or in batches; decoding a digitable line or barcode.',
+      },
+      {
+        name: 'Pix infractions (MED)',
+        description:
+          'Application API: disputes of received Pix payments (Mecanismo Especial de Devolução): the disputed amount is blocked on open; ACCEPT returns it to the payer, REJECT releases it; unanswered by the deadline, ACCEPT is applied.',
+      },
+      {
+        name: 'Health',
+        description: 'Liveness, readiness and Prometheus metrics, for orchestrators and monitoring.',
+      },
+      { name: 'Documentation', description: 'This document (JSON) and a page that renders it; public.' },
     ],
   });
 }

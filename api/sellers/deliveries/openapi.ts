@@ -63,6 +63,8 @@ registerSellerPath({
   operationId: 'listWebhookDeliveries',
   tags,
   summary: 'Deliveries to one webhook, newest first',
+  description:
+    'Every delivery made to this webhook of the authenticated merchant, optionally filtered by `status`, each with its attempt count and last answer; GET /sellers/webhook-deliveries/{deliveryId} shows every attempt.',
   request: { params: z.object({ id: uuidParam }), query: listDeliveriesQuery },
   responses: { 200: jsonResponse('A page of deliveries.', DeliveryPage) },
   errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
@@ -74,6 +76,8 @@ registerSellerPath({
   operationId: 'listEventDeliveries',
   tags,
   summary: 'Deliveries of one event (to every webhook it went to)',
+  description:
+    'The `eventId` is the one in the delivered body and the `gateway-event-id` header; its deliveries to every webhook of the authenticated merchant that received it, resends included. An event of another merchant → 404 NOT_FOUND.',
   request: { params: z.object({ eventId: uuidParam }), query: listDeliveriesQuery },
   responses: { 200: jsonResponse('A page of deliveries.', DeliveryPage) },
   errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
@@ -85,6 +89,8 @@ registerSellerPath({
   operationId: 'getWebhookDelivery',
   tags,
   summary: 'One delivery with every attempt',
+  description:
+    "A delivery of the authenticated merchant with `attemptLog`: each attempt's URL, answer status, error, duration and time.",
   request: { params: z.object({ deliveryId: uuidParam }) },
   responses: { 200: jsonResponse('The delivery and its attempt log.', Delivery) },
   errors: ['VALIDATION_ERROR', 'NOT_FOUND'],

@@ -123,6 +123,7 @@ registerSellerPath({
   operationId: 'listWithdrawals',
   tags,
   summary: "List the merchant's withdrawals, newest first",
+  description: "The authenticated merchant's withdrawals only, in every status, with `limit` and `offset` paging.",
   request: { query: listWithdrawalsQuery },
   responses: {
     200: jsonResponse(

@@ -91,6 +91,8 @@ registerSellerPath({
   operationId: 'listWebhooks',
   tags,
   summary: "List the merchant's webhooks (no secrets)",
+  description:
+    "The authenticated merchant's webhooks, active or disabled, including the charge-scoped ones created by `webhook_url`, newest first. A secret is never listed.",
   request: { query: listWebhooksQuery },
   responses: {
     200: jsonResponse(
@@ -107,6 +109,8 @@ registerSellerPath({
   operationId: 'getWebhook',
   tags,
   summary: 'Read a webhook (no secret)',
+  description:
+    "Among the authenticated merchant's webhooks only: another merchant's or an unknown id → 404 NOT_FOUND. The secret is shown only on creation and rotation.",
   request: { params: idParams },
   responses: { 200: jsonResponse('The webhook.', Webhook) },
   errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
@@ -118,6 +122,8 @@ registerSellerPath({
   operationId: 'updateWebhook',
   tags,
   summary: 'Change a webhook',
+  description:
+    'Changes the fields sent (url, events, description, active); the URL is checked as on creation. `active: false` disables it, as DELETE does; `active: true` enables it again. The secret does not change (POST …/rotate-secret does).',
   request: { params: idParams, headers: idempotencyHeaders, body: json(UpdateWebhookRequest) },
   responses: { 200: jsonResponse('The webhook as changed.', Webhook) },
   errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'DUPLICATE_IDEMPOTENCY_KEY', 'SERVICE_UNAVAILABLE'],
