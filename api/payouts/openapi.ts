@@ -17,6 +17,7 @@ import {
   itemStatuses,
   listBatchesQuery,
   listItemsQuery,
+  payoutPixKeyType,
 } from './schema';
 
 /** Answered by the middleware in front of every payout route (router.ts). */
@@ -62,7 +63,7 @@ export const payoutItem = z.object({
     .int()
     .describe('What the recipient receives (the full amount; the fee is charged to the merchant).'),
   recipientName: z.string(),
-  pixKeyType: z.string(),
+  pixKeyType: payoutPixKeyType,
   referenceId: z.string().nullable(),
   endToEndId: z.string().nullable(),
   lastError: z.string().nullable(),
@@ -70,14 +71,14 @@ export const payoutItem = z.object({
     .string()
     .nullable()
     .describe('e.g. INVALID_PIX_KEY, RECIPIENT_REFUSED, PROVIDER_UNAVAILABLE (while retrying).'),
-  settledAt: z.string().nullable(),
-  releasedAt: z
-    .string()
+  settledAt: z.iso.datetime().nullable(),
+  releasedAt: z.iso
+    .datetime()
     .nullable()
     .describe('When a failed or cancelled item’s funding went back to the available balance.'),
   rowIndex: z.number().int(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
 });
 
 export const payoutBatchListEntry = z.object({
@@ -88,8 +89,8 @@ export const payoutBatchListEntry = z.object({
   totalItems: z.number().int(),
   paidItems: z.number().int(),
   failedItems: z.number().int(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
 });
 
 export const payoutBatch = payoutBatchListEntry.extend({
@@ -101,13 +102,16 @@ export const payoutBatch = payoutBatchListEntry.extend({
   cancelReason: z.string().nullable(),
   description: z.string().nullable(),
   metadata: z.record(z.string(), z.unknown()).nullable(),
-  completedAt: z.string().nullable(),
+  completedAt: z.iso.datetime().nullable(),
   items: z.array(payoutItem).describe('The first 1,000 items by rowIndex; page through all of them with /items.'),
 });
 
 export const cancelBatchResult = z.object({
   batchId: z.uuid(),
-  status: z.string(),
+  status: z
+    .enum(batchStatuses)
+    .exclude(['PROCESSING'])
+    .describe('The final status the cancel left the batch in (usually CANCELLED; sent items still finish).'),
   releasedAmountCents: z.number().int(),
 });
 

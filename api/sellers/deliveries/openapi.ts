@@ -16,7 +16,7 @@ const attempt = z.object({
   success: z.boolean().describe('A 2xx within 10 s.'),
   error: z.string().nullable(),
   durationMs: z.number().int(),
-  attemptedAt: z.string(),
+  attemptedAt: z.iso.datetime(),
 });
 
 export const webhookDelivery = z.object({
@@ -31,10 +31,10 @@ export const webhookDelivery = z.object({
   attempts: z.number().int(),
   lastStatusCode: z.number().int().nullable(),
   lastError: z.string().nullable(),
-  nextAttemptAt: z.string().nullable(),
+  nextAttemptAt: z.iso.datetime().nullable(),
   resendOf: z.uuid().nullable(),
-  createdAt: z.string(),
-  completedAt: z.string().nullable(),
+  createdAt: z.iso.datetime(),
+  completedAt: z.iso.datetime().nullable(),
   attemptLog: z.array(attempt).optional().describe('Every attempt, on the single-delivery read.'),
 });
 

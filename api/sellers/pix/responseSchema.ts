@@ -72,7 +72,7 @@ const beneficiary = z
     name: z.string(),
     email: z.string().nullable(),
     document: z.string().nullable(),
-    documentType: z.string().nullable(),
+    documentType: z.enum(['CPF', 'CNPJ']).nullable(),
     institution: z.string().meta({ example: 'Gateway Pagamentos IP' }),
     account: z.object({
       institution: z.string().meta({ example: 'Gateway Pagamentos IP' }),

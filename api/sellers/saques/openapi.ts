@@ -50,7 +50,7 @@ export const withdrawalResponse = z.object({
     name: z.string(),
     email: z.string().nullable(),
     document: z.string().nullable(),
-    documentType: z.string().nullable(),
+    documentType: z.enum(['CPF', 'CNPJ']).nullable(),
     institution: z.string().nullable(),
     account: z.string().nullable(),
   }),
