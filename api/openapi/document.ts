@@ -49,7 +49,10 @@ export function buildOpenApiDocument(): OpenApiDocument {
       version: INTERFACE_VERSION,
       description:
         'Pix charges for merchants, split among sellers, settled into a double-entry ledger. All amounts are integer cents of BRL. ' +
-        'Errors use one envelope, `{"error": {"code", "message", "details", "traceId"}}`; the trace id is also the `x-trace-id` header of every response.',
+        'Errors use one envelope, `{"error": {"code", "message", "details", "traceId"}}` (the partner checkout routes, /v1/checkouts, use the P0 envelope `{data: null, success: false, error}`); the trace id is also the `x-trace-id` header of every response. ' +
+        'A path this document lists, called with a method it does not list, answers 405 METHOD_NOT_ALLOWED in that envelope with an `Allow` header naming the methods the path takes (HEAD wherever GET is), before any authentication; ' +
+        'a path it does not list answers 404 NOT_FOUND (after authentication, under an authenticated prefix). ' +
+        'Client credentials (`x-client-id`, `x-client-secret`) and bearer tokens are the security schemes; the request signature (`x-gateway-timestamp`, `x-gateway-signature`) is a pair of header parameters, required on payouts and receipts and verified when sent elsewhere.',
     },
     servers: [{ url: '/' }],
     tags: [

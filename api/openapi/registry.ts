@@ -290,6 +290,7 @@ const STATUS_TEXT: Record<number, string> = {
   401: 'Unauthorized',
   403: 'Forbidden',
   404: 'Not found',
+  405: 'Method not allowed',
   409: 'Conflict',
   413: 'Payload too large',
   415: 'Unsupported media type',

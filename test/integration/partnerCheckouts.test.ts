@@ -430,8 +430,15 @@ describe('credentials, scopes and signatures, always in the P0 envelope', () => 
     }
   });
 
-  it('429 and unknown routes answer in the P0 envelope too', async () => {
-    expectP0Error(await stack.api('DELETE', `/v1/checkouts/${expiring.id}`, { creds: shop.creds }), 404, 'NOT_FOUND');
+  it('429, unknown routes and unsupported methods answer in the P0 envelope too', async () => {
+    expectP0Error(
+      await stack.api('GET', `/v1/checkouts/${expiring.id}/nothing`, { creds: shop.creds }),
+      404,
+      'NOT_FOUND',
+    );
+    const wrongMethod = await stack.api('DELETE', `/v1/checkouts/${expiring.id}`, { creds: shop.creds });
+    expectP0Error(wrongMethod, 405, 'METHOD_NOT_ALLOWED');
+    expect(wrongMethod.headers.get('allow')).toBe('GET, HEAD');
     const limited = await stack.extraApi({ rateLimitPerMinute: 1 });
     try {
       const call = () =>
