@@ -27,7 +27,7 @@ export interface GatewayConfig {
   databaseUrl: string;
   temporal: { address: string; namespace: string; taskQueue: string };
   provider: { baseUrl: string; apiKey: string; callbackSecret: string; timeoutMs: number };
-  /** The PSP's API Pix v2, which collects Pix charges (issue 23); calls share provider.timeoutMs. */
+  /** The PSP's API Pix v2, which collects Pix charges; calls share provider.timeoutMs. */
   pixApi: PixApiConfig;
   /** 32-byte key (hex or base64) that encrypts API client secrets at rest. */
   credentialsEncryptionKey: string;
@@ -46,7 +46,7 @@ export interface GatewayConfig {
   /** /healthz and /ready show the git SHA and build id only when this is set (they are public). */
   exposeBuildInfo: boolean;
   payouts: { chunkSize: number; parallelChunks: number; itemConcurrency: number; sliceSize: number };
-  /** Application API sign-in (api/auth/accessTokens.ts, refresh cookie). */
+  /** Application API sign-in (api/identity/auth/accessTokens.ts, refresh cookie). */
   auth: AuthConfig;
   /** Uploaded files (avatars): S3 when S3_ENDPOINT is set, else UPLOADS_DIR served by the API. */
   storage: StorageConfig;
@@ -251,7 +251,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     allowPrivateWebhookDestinations,
     exposeBuildInfo: read.bool('EXPOSE_BUILD_INFO', false),
     med: {
-      // Unanswered by then: the default decision (ACCEPT) is applied (README, "Pix infractions").
+      // Unanswered by then: the default decision (ACCEPT) is applied (docs/api/med.md).
       analysisDeadlineMs: read.int('MED_ANALYSIS_DEADLINE_SECONDS', 7 * 86_400, { min: 1, max: 30 * 86_400 }) * 1000,
       reminderBeforeMs: read.int('MED_REMINDER_BEFORE_SECONDS', 86_400, { min: 0, max: 30 * 86_400 }) * 1000,
     },

@@ -1,16 +1,16 @@
 /** Every activity the gateway worker registers, built from explicit dependencies. */
-import { createChargeActivities, type ChargeActivityDeps } from './charges';
-import { createWithdrawalActivities } from './withdrawals';
-import { createPayoutActivities } from './payouts';
-import { createReconcileActivities } from './reconcile';
-import { createReconciliationActivities } from './reconciliations';
-import { createRefundActivities } from './refunds';
-import { createSettlementActivities } from './settlements';
-import { createMedActivities } from './med';
-import { createBoletoBatchActivities } from './boletoBatches';
-import { createWebhookActivities, type WebhookActivityDeps } from './webhooks';
-import { createMailActivities, type MailActivityDeps } from './mail';
-import { createPixSweepActivities } from './pixSweep';
+import { createChargeActivities, type ChargeActivityDeps } from './charges/charges';
+import { createWithdrawalActivities } from './withdrawals/withdrawals';
+import { createPayoutActivities } from './payouts/payouts';
+import { createReconcileActivities } from './transfers/repair';
+import { createReconciliationActivities } from './reconciliations/reconciliations';
+import { createRefundActivities } from './refunds/refunds';
+import { createSettlementActivities } from './settlements/settlements';
+import { createMedActivities } from './med/med';
+import { createBoletoBatchActivities } from './boletos/boletoBatches';
+import { createWebhookActivities, type WebhookActivityDeps } from './events/deliveries';
+import { createMailActivities, type MailActivityDeps } from './mail/mail';
+import { createPixSweepActivities } from './charges/pixSweep';
 
 export type ActivityDeps = ChargeActivityDeps &
   Omit<WebhookActivityDeps, 'sequelize'> &

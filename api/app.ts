@@ -9,14 +9,14 @@ import type { Sequelize } from 'sequelize';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { parseKey } from '../core/crypto/secretBox';
-import { ClientCredentialsStrategy, CLIENT_CREDENTIALS } from './auth/clientCredentials';
+import { ClientCredentialsStrategy, CLIENT_CREDENTIALS } from './identity/auth/clientCredentials';
 import { errorHandler, notFoundHandler } from './errors/errorHandler';
 import { healthRouter } from './health/router';
 import { openApiRouter } from './openapi/router';
 import { IdempotencyService } from './idempotency/idempotencyService';
 import { BOLETOS_PATH } from './boletos/router';
 import { jsonBody, requireJsonContentType, routeJsonBody } from './middleware/jsonBody';
-import { requireScope, sellerScopeFamily } from './auth/scopes';
+import { requireScope, sellerScopeFamily } from './identity/auth/scopes';
 import type { AuthConfig, TrustProxy } from '../config';
 import { applicationApi } from './applicationRoutes';
 import type { MedSettings } from './med/service';
@@ -24,14 +24,14 @@ import { Mailer } from './mail/mailer';
 import type { StorageConfig } from '../core/storage/createObjectStore';
 import { methodNotAllowed } from './middleware/methodNotAllowed';
 import { traceId } from './middleware/traceId';
-import { providerCallbackRouter } from './providerCallbacks/router';
-import { ProviderCallbackService } from './providerCallbacks/service';
+import { providerCallbackRouter } from './charges/callbacks/router';
+import { ProviderCallbackService } from './charges/callbacks/service';
 import { legacyDeprecation, sellersRouter } from './sellers/router';
-import { SellerPixService } from './sellers/pix/service';
-import { WithdrawalService } from './sellers/saques/service';
-import { WebhookService } from './sellers/webhooks/service';
-import { DeliveryService } from './sellers/deliveries/service';
-import { requestSignature } from './auth/requestSignature';
+import { SellerPixService } from './charges/sellers/service';
+import { WithdrawalService } from './withdrawals/service';
+import { WebhookService } from './events/endpoints/service';
+import { DeliveryService } from './events/deliveries/service';
+import { requestSignature } from './identity/auth/requestSignature';
 import { defaultPayoutSettings, PayoutService, type PayoutSettings } from './payouts/service';
 import { payoutsRouter } from './payouts/router';
 import { perIpRateLimit } from './middleware/rateLimit';
@@ -43,19 +43,19 @@ import { requestLogger } from './middleware/requestLogger';
 import { receiptVerifyRouter } from './receipts/verify';
 import { loadReceiptFacts as loadStoredReceiptFacts, type LoadReceiptFacts } from './receipts/facts';
 import { receiptKeyFor } from '../core/receipts/verificationCode';
-import { checkoutPageRouter, CHECKOUT_PAGE_PREFIX } from './checkoutPage/router';
-import type { PaymentSimulator } from './checkoutPage/simulate';
-import type { StreamOptions } from './checkoutPage/events';
-import { CHECKOUTS_PATH, partnerCheckoutsRouter } from './partnerCheckouts/router';
-import { PartnerCheckoutService } from './partnerCheckouts/service';
-import { p0Errors } from './partnerCheckouts/envelope';
+import { checkoutPageRouter, CHECKOUT_PAGE_PREFIX } from './checkouts/page/router';
+import type { PaymentSimulator } from './checkouts/page/simulate';
+import type { StreamOptions } from './checkouts/page/events';
+import { CHECKOUTS_PATH, partnerCheckoutsRouter } from './checkouts/partner/router';
+import { PartnerCheckoutService } from './checkouts/partner/service';
+import { p0Errors } from './checkouts/partner/envelope';
 import { createApiMetrics } from './metrics/registry';
 import { metricsRouter } from './metrics/router';
 import { httpMetrics } from './middleware/httpMetrics';
 import { instrumentedClient } from './temporal/instrumentedClient';
-import { CallbackHealth } from './providerCallbacks/callbackHealth';
-import { pixApiCallbackRouter } from './pixApiCallbacks/router';
-import { PIX_API_CALLBACK_PATH } from './pixApiCallbacks/path';
+import { CallbackHealth } from './charges/callbacks/callbackHealth';
+import { pixApiCallbackRouter } from './charges/pixApiCallbacks/router';
+import { PIX_API_CALLBACK_PATH } from './charges/pixApiCallbacks/path';
 
 export interface ApiDeps {
   sequelize: Sequelize;
@@ -97,7 +97,7 @@ export interface ApiDeps {
   loadReceiptFacts?: LoadReceiptFacts;
   /** Draws receipt PDFs; default: the worker-thread pool (api/receipts/renderPool.ts). */
   receiptRenderer?: ReceiptRenderer;
-  /** The checkout page's "Simular pagamento" (api/checkoutPage/simulate.ts); absent or null: none (production). */
+  /** The checkout page's "Simular pagamento" (api/checkouts/page/simulate.ts); absent or null: none (production). */
   paymentSimulator?: PaymentSimulator | null;
   /** Production rules (https return URLs, signed POST /v1/checkouts). Default: NODE_ENV === 'production'. */
   production?: boolean;
@@ -221,7 +221,7 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(application.beforeBody);
   app.use(requireJsonContentType);
   // Payout batches take up to 8 MB, boleto batches 1 MB: their routers parse after authentication.
-  // API Pix notifications are read after their secret is checked (api/pixApiCallbacks/router.ts).
+  // API Pix notifications are read after their secret is checked (api/charges/pixApiCallbacks/router.ts).
   app.use(jsonBody({ deferredPrefixes: [PAYOUTS_PATH, BOLETOS_PATH, PIX_API_CALLBACK_PATH] }));
 
   app.use(

@@ -6,42 +6,43 @@ import { Router, type RequestHandler } from 'express';
 import type { StorageConfig } from '../core/storage/createObjectStore';
 import { createObjectStore } from '../core/storage/createObjectStore';
 import { User } from '../db/models';
-import { createAvatarRoutes } from './avatar';
+import { createAvatarRoutes } from './identity/avatar';
 import type passport from 'passport';
 
 type Authenticator = InstanceType<typeof passport.Passport>;
 import type { Sequelize } from 'sequelize';
 import type { AuthConfig } from '../config';
-import { AccessTokens, derivedJwtSecret } from './auth/accessTokens';
-import { AttemptThrottle } from './auth/attemptThrottle';
-import { BearerStrategy, requireUser } from './auth/bearer';
-import { cookieJar } from './auth/cookies';
-import { CsrfTokens, csrfKey } from './auth/csrf';
-import { accountsRouter } from './accounts/router';
+import { AccessTokens, derivedJwtSecret } from './identity/auth/accessTokens';
+import { AttemptThrottle } from './identity/auth/attemptThrottle';
+import { BearerStrategy, requireUser } from './identity/auth/bearer';
+import { cookieJar } from './identity/auth/cookies';
+import { CsrfTokens, csrfKey } from './identity/auth/csrf';
+import { accountsRouter } from './identity/accounts/router';
 import { dashboardRouter } from './dashboard/router';
 import { DashboardFigures } from './dashboard/figures';
 import { DashboardService } from './dashboard/service';
-import { AccountService } from './accounts/service';
-import { sessionsRouter } from './sessions/router';
-import { SessionService } from './sessions/service';
+import { AccountService } from './identity/accounts/service';
+import { sessionsRouter } from './identity/sessions/router';
+import { SessionService } from './identity/sessions/service';
 import { parseKey } from '../core/crypto/secretBox';
 import { ApiError } from './errors/apiError';
-import { twoFactorRouter } from './twoFactor/router';
+import { twoFactorRouter } from './identity/twoFactor/router';
 import { chargesRouter } from './charges/router';
 import { AppChargeService, type AppChargeServiceDeps } from './charges/service';
-import { RefundService } from './charges/refunds';
+import { RefundService } from './refunds/service';
+import { refundsRouter } from './refunds/router';
 import { boletosRouter, BOLETOS_PATH } from './boletos/router';
-import { coursesRouter } from './courses/router';
-import { CourseService } from './courses/service';
-import { CourseContentService } from './courses/content';
+import { coursesRouter } from './marketplace/courses/router';
+import { CourseService } from './marketplace/courses/service';
+import { CourseContentService } from './marketplace/courses/content';
 import { BoletoService } from './boletos/service';
 import type { IdempotencyService } from './idempotency/idempotencyService';
 import type { ReceiptService } from './receipts/downloads/service';
-import { TwoFactorService, type MailSender } from './twoFactor/service';
-import { CHECKOUT_SESSIONS_PATH, checkoutSessionsRouter } from './checkoutSessions/router';
-import { CheckoutSessionService } from './checkoutSessions/service';
-import { ENROLMENTS_PATH, enrolmentsRouter } from './enrolments/router';
-import { EnrolmentService } from './enrolments/service';
+import { TwoFactorService, type MailSender } from './identity/twoFactor/service';
+import { CHECKOUT_SESSIONS_PATH, checkoutSessionsRouter } from './checkouts/sessions/router';
+import { CheckoutSessionService } from './checkouts/sessions/service';
+import { ENROLMENTS_PATH, enrolmentsRouter } from './marketplace/enrolments/router';
+import { EnrolmentService } from './marketplace/enrolments/service';
 import { RECONCILIATIONS_PATH, reconciliationsRouter } from './reconciliations/router';
 import { ReconciliationService } from './reconciliations/service';
 import { SETTLEMENTS_PATH, settlementsRouter } from './settlements/router';
@@ -141,9 +142,12 @@ export function applicationApi(deps: ApplicationDeps): ApplicationApi {
   const charges = new AppChargeService(deps.charges);
   router.use(
     '/charges',
+    refundsRouter({ charges, refunds, idempotency: deps.idempotency, requireUser: authenticated }),
+  );
+  router.use(
+    '/charges',
     chargesRouter({
       service: charges,
-      refunds,
       receipts: deps.receipts,
       idempotency: deps.idempotency,
       requireUser: authenticated,

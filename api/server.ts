@@ -5,7 +5,7 @@ import { createLogger } from '../core/logger';
 import { runMigrations } from '../db/migrator';
 import { createSequelize } from '../db/sequelize';
 import { createApp } from './app';
-import { paymentSimulatorFor } from './checkoutPage/simulate';
+import { paymentSimulatorFor } from './checkouts/page/simulate';
 
 async function main(): Promise<void> {
   const config = loadConfig();

@@ -25,12 +25,12 @@ import {
   createMerchantWithCredential,
   setMerchantPixKey,
   setWithdrawalsFrozen,
-} from '../db/merchantAdmin';
+} from '../db/identity/merchantAdmin';
 import { Checkout, Merchant } from '../db/models';
 import { BILL_PREFIX, parseBillId } from '../core/checkouts/urls';
 import { pspChargeRef } from '../core/pix/apiPixIds';
-import { addUserToMerchant, createUser, parseRole, setPlatformOperator } from '../db/userAdmin';
-import { ALL_SCOPES } from '../api/auth/scopes';
+import { addUserToMerchant, createUser, parseRole, setPlatformOperator } from '../db/identity/userAdmin';
+import { ALL_SCOPES } from '../api/identity/auth/scopes';
 import { readLocalEnv } from '../scripts/lib/localSecrets';
 import { reconcileCommand } from './reconcile';
 import { mailCommand } from './mail';

@@ -1,10 +1,10 @@
 /**
  * `payout reconcile <batchId>` / `withdrawal reconcile <withdrawalId>`: repairs a reservation
- * whose workflow was terminated, through the same module the janitor uses (activities/reconcile.ts).
+ * whose workflow was terminated, through the same module the janitor uses (activities/transfers/repair.ts).
  */
 import { Client, Connection } from '@temporalio/client';
 import type { Sequelize } from 'sequelize';
-import { createReconciler, type ReconcileSummary } from '../activities/reconcile';
+import { createReconciler, type ReconcileSummary } from '../activities/transfers/repair';
 import { HttpPixProvider } from '../activities/provider/httpPixProvider';
 
 export async function reconcileCommand(

@@ -108,8 +108,8 @@ export interface ProviderCallback {
 }
 
 /**
- * Boletos (issue 10). The provider registers the boleto as a bank does: it assigns the nosso
- * número and answers FEBRABAN-valid barcode and digitable line (core/boleto), plus a Pix BR Code
+ * Boletos. The provider registers the boleto as a bank does: it assigns the nosso
+ * número and answers FEBRABAN-valid barcode and digitable line (core/boletos), plus a Pix BR Code
  * for the same amount (boleto híbrido). Whichever is paid first settles it; the other is closed.
  */
 export type ProviderBoletoStatus = 'REGISTERED' | 'PAID' | 'CANCELLED';
@@ -146,7 +146,7 @@ export interface ProviderBoletoPayment {
   paidDate: string; // 'YYYY-MM-DD', Brasília calendar day of paidAt
   /** What the payer paid: may differ from the expected amount; settled for what was paid. */
   amountCents: number;
-  /** Face amount plus fine and interest for the paid date (core/boleto/lateCharges.ts). */
+  /** Face amount plus fine and interest for the paid date (core/boletos/lateCharges.ts). */
   expectedAmountCents: number;
   fineCents: number;
   interestCents: number;
@@ -201,7 +201,7 @@ export interface BoletoProvider {
 }
 
 /**
- * The provider's account statement for [from, to) (issue 13, reconciliations): every Pix charge
+ * The provider's account statement for [from, to) (reconciliations): every Pix charge
  * paid (by paidAt) and every transfer or devolução (by createdAt) in the range.
  */
 export interface StatementPayment {

@@ -15,7 +15,7 @@ import {
   buildSandboxFreeField,
   isoDateOf,
   sandboxNossoNumero,
-} from '../core/boleto';
+} from '../core/boletos';
 import { generateEndToEndId } from '../core/pix/brcode';
 import { randomAlphanumeric } from '../core/pix/random';
 import type {

@@ -4,7 +4,7 @@
  * break every call); control-route bodies are strict, so a typo cannot silently do nothing.
  */
 import { z } from 'zod';
-import { MAX_BOLETO_AMOUNT_CENTS, isIsoDate } from '../core/boleto';
+import { MAX_BOLETO_AMOUNT_CENTS, isIsoDate } from '../core/boletos';
 import { SandboxHttpError } from './errors';
 
 /** 13 chars is the EMV field 54 limit ("99999999999.99" would not fit); keep well inside it. */

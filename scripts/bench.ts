@@ -3,7 +3,7 @@
  * server, sandbox provider over HTTP; the API (api/server.ts, node flags api/nodeArgs.ts) and the
  * worker each as its own process; the sandbox and the load generator in this one). Each part
  * prints its details as it ends; the run ends with ONE table (each measure, the raw baseline
- * measured in the same run, their ratio, the goal of issue 14, met or not), also written as JSON
+ * measured in the same run, their ratio, the goal, met or not), also written as JSON
  * to .bench/latest.json (scripts/lib/benchTable.ts).
  *   - webhooks (scripts/lib/webhookBench.ts): provider callback → merchant receiver gets
  *     charge.paid, median and p99; baseline (c): a bare POST of the same size to the receiver.

@@ -10,13 +10,13 @@
  * workflow fails `npm test`.
  *
  * When to run it: after adding a workflow or a new behaviour (with patched()), to add histories
- * of the new code. Never to "fix" a replay failure: that failure is the point (see README,
- * "Changing a workflow safely"). Use --suffix to add histories next to the old ones instead of
+ * of the new code. Never to "fix" a replay failure: that failure is the point (see
+ * docs/architecture.md, "Workflow history: changing a workflow safely"). Use --suffix to add histories next to the old ones instead of
  * replacing them. Takes about a minute; output is quiet (logs go to a temporary directory).
  */
-import type { dailyReconciliation } from '../workflows/reconciliation/daily';
-import { reconciliationWorkflowId } from '../workflows/reconciliation/types';
-import type { scheduledSettlement } from '../workflows/settlement/scheduledSettlement';
+import type { dailyReconciliation } from '../workflows/reconciliations/daily';
+import { reconciliationWorkflowId } from '../workflows/reconciliations/types';
+import type { scheduledSettlement } from '../workflows/settlements/scheduledSettlement';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -31,21 +31,21 @@ import { ensureTools, projectRoot } from './lib/tools';
 import { runMigrations } from '../db/migrator';
 import { createSequelize } from '../db/sequelize';
 import { BoletoBatch, BoletoBatchItem, Charge } from '../db/models';
-import { acceptBoletoBatchUpdate, boletoBatchWorkflowId } from '../workflows/boleto/definitions';
-import type { MerchantCredentials } from '../db/merchantAdmin';
-import { chargeWorkflowId, latePaymentWorkflowId } from '../workflows/charge/definitions';
-import { dispatcherWorkflowId, deliveryWorkflowId } from '../workflows/webhook/definitions';
-import { withdrawalWorkflowId } from '../workflows/withdrawal/definitions';
-import { payoutBatchWorkflowId } from '../workflows/payout/definitions';
+import { acceptBoletoBatchUpdate, boletoBatchWorkflowId } from '../workflows/boletos/definitions';
+import type { MerchantCredentials } from '../db/identity/merchantAdmin';
+import { chargeWorkflowId, latePaymentWorkflowId } from '../workflows/charges/definitions';
+import { dispatcherWorkflowId, deliveryWorkflowId } from '../workflows/events/definitions';
+import { withdrawalWorkflowId } from '../workflows/withdrawals/definitions';
+import { payoutBatchWorkflowId } from '../workflows/payouts/definitions';
 import { mailWorkflowId } from '../workflows/mail/definitions';
 import { Mailer } from '../api/mail/mailer';
 import { updateWithStartOrJoin } from '../api/temporal/updateWithStart';
 import { decideInfractionUpdate, medInfractionWorkflowId } from '../workflows/med/definitions';
 import type { medInfractionSync } from '../workflows/med/medInfractionSync';
-import type { pixPaymentSweep } from '../workflows/pixSweep/pixPaymentSweep';
-import { PIX_SWEEP_LOOKBACK_MS } from '../workflows/pixSweep/definitions';
+import type { pixPaymentSweep } from '../workflows/charges/sweep/pixPaymentSweep';
+import { PIX_SWEEP_LOOKBACK_MS } from '../workflows/charges/sweep/definitions';
 import { pspChargeRef } from '../core/pix/apiPixIds';
-import { refundWorkflowId, requestRefundUpdate } from '../workflows/refund/definitions';
+import { refundWorkflowId, requestRefundUpdate } from '../workflows/refunds/definitions';
 import type { IntegrationStack } from '../test/support/integrationStack';
 
 const historiesDir = path.join(projectRoot, 'test', 'replay', 'histories');

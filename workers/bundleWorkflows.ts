@@ -1,7 +1,7 @@
 /**
- * Bundles the workflow code into a file, in a process of its own: webpack's memory (some
- * 250 MB the V8 heap keeps once grown) then never lives in the worker, whose resident memory
- * stays that much lower for its whole life (issue 14, item 5).
+ * Bundles the workflow code into a file, in a process of its own: webpack's memory (which the
+ * V8 heap keeps once grown) then never lives in the worker, whose resident memory stays that
+ * much lower for its whole life (docs/benchmarks.md).
  *
  *   node [--import tsx] workers/bundleWorkflowsCli.ts <out-file>
  */

@@ -31,12 +31,11 @@ export async function createGatewayWorker(opts: GatewayWorkerOptions): Promise<W
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivityTaskExecutions ?? 100,
     // The SDK sizes the workflow cache from the heap limit, and under the worker's heap cap
     // (workers/nodeArgs.ts) that is its floor: 10 workflows. The cache also bounds the workflow
-    // tasks in progress, so only 10 charges could be issued at once (c=32 creates: 23 → 37/s).
-    // A cached charge run costs about 110 KB of the workflow thread's heap (1,370 of them
-    // exhausted it): 400 cached runs left the worker at 392 MiB peak in a payout batch after
-    // the webhook and create benches (goal < 400), 200 keep it well under and still cover
-    // every workflow task in progress. A run evicted from the cache is replayed from its
-    // history when it next has work (a charge paid hours later is, in any case).
+    // tasks in progress, so only 10 charges could be issued at once. Each cached run costs
+    // workflow-thread heap, so the cache is as large as the workflow tasks in progress need and
+    // small enough to keep the worker under its memory goal (the figures: docs/benchmarks.md).
+    // A run evicted from the cache is replayed from its history when it next has work (a
+    // charge paid hours later is, in any case).
     maxCachedWorkflows: 200,
     maxConcurrentWorkflowTaskExecutions: 100,
   });

@@ -4,7 +4,7 @@
  * kept, since an existing schedule is left as it is.
  */
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
-import { janitorEvery, janitorScheduleId } from '../workflows/janitor/definitions';
+import { janitorEvery, janitorScheduleId } from '../workflows/transfers/definitions';
 
 export async function ensureJanitorSchedule(client: Client, taskQueue: string): Promise<void> {
   try {

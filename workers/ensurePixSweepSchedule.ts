@@ -5,7 +5,7 @@
  * other schedules; a pause made in the Web UI is kept, since an existing schedule is left as it is.
  */
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
-import { PIX_SWEEP_LOOKBACK_MS, pixSweepScheduleId } from '../workflows/pixSweep/definitions';
+import { PIX_SWEEP_LOOKBACK_MS, pixSweepScheduleId } from '../workflows/charges/sweep/definitions';
 
 export async function ensurePixSweepSchedule(client: Client, taskQueue: string): Promise<void> {
   try {

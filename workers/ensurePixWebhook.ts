@@ -5,7 +5,7 @@
  * never printed or logged; what is reported is whether it changed.
  */
 import type { PixApiClient } from '../activities/provider/pixApi';
-import { pixWebhookUrl } from '../api/pixApiCallbacks/path';
+import { pixWebhookUrl } from '../api/charges/pixApiCallbacks/path';
 
 export type WebhookRegistration = 'registered' | 'already registered';
 

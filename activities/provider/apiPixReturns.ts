@@ -21,7 +21,7 @@ export interface ApiPixReturnsOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-/** The refusal code a refused devolução carries, as the provider's own API names it (core/transferFailures.ts). */
+/** The refusal code a refused devolução carries, as the provider's own API names it (core/transfers/failures.ts). */
 export const DEVOLUCAO_REFUSED_CODE = 'RETURN_REFUSED';
 /** A devolução still in processing: transient, the activity asks again. */
 export const DEVOLUCAO_PENDING_CODE = 'PROVIDER_PENDING';

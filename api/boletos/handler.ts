@@ -1,6 +1,6 @@
 /** HTTP ↔ BoletoService (router.ts). */
 import type { RequestHandler } from 'express';
-import { signedIn } from '../auth/bearer';
+import { signedIn } from '../identity/auth/bearer';
 import { CHARGE_WRITERS } from '../charges/service';
 import { requireRole } from '../dashboard/roles';
 import { errors } from '../errors/apiError';

@@ -1,8 +1,8 @@
 /** Queries, bodies and answers of /boletos (application API); the same schemas validate and document. */
 import { z } from 'zod';
-import { isIsoDate } from '../../core/boleto';
+import { isIsoDate } from '../../core/boletos';
 import { text } from '../validation/text';
-import { MAX_CHARGE_AMOUNT_CENTS } from '../sellers/pix/schema';
+import { MAX_CHARGE_AMOUNT_CENTS } from '../charges/sellers/schema';
 import { APP_CHARGE_STATUSES, boletoTermsSchema, payerSchema } from '../charges/schema';
 
 export const MAX_BOLETOS_PER_REQUEST = 1_000;

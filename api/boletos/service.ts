@@ -8,11 +8,11 @@
 import crypto from 'node:crypto';
 import type { Sequelize } from 'sequelize';
 import type { Client } from '@temporalio/client';
-import { parseBoletoCode } from '../../core/boleto';
-import { endOfDueDateInBrasilia } from '../../core/boleto/dueTime';
+import { parseBoletoCode } from '../../core/boletos';
+import { endOfDueDateInBrasilia } from '../../core/boletos/dueTime';
 import { BoletoBatch, BoletoBatchItem, Merchant } from '../../db/models';
-import { acceptBoletoBatchUpdate, boletoBatchWorkflowId } from '../../workflows/boleto/definitions';
-import { chargeExpiry, chargeFee, MAX_CHARGE_TTL_DAYS } from '../chargeIssuing/issueCharge';
+import { acceptBoletoBatchUpdate, boletoBatchWorkflowId } from '../../workflows/boletos/definitions';
+import { chargeExpiry, chargeFee, MAX_CHARGE_TTL_DAYS } from '../charges/issueCharge';
 import { CHARGE_WRITERS, type AppChargeService } from '../charges/service';
 import { ANY_ROLE, requireRole, roleErrors } from '../dashboard/roles';
 import { ApiError, errors } from '../errors/apiError';

@@ -1,32 +1,22 @@
 /** HTTP ↔ AppChargeService (router.ts). */
 import type { RequestHandler } from 'express';
-import { signedIn } from '../auth/bearer';
+import { signedIn } from '../identity/auth/bearer';
 import { ANY_ROLE, requireRole } from '../dashboard/roles';
-import { sendReceiptPdf } from '../receipts/downloads/handler';
+import { sendReceiptPdf } from '../receipts/downloads/router';
 import type { ReceiptService } from '../receipts/downloads/service';
 import { readIdempotencyKey } from '../idempotency/header';
 import type { IdempotencyService } from '../idempotency/idempotencyService';
 import { respondIdempotently } from '../idempotency/respond';
 import { parseOrThrow } from '../validation/validate';
 import { errors } from '../errors/apiError';
-import {
-  cancelChargeBody,
-  chargeIdParam,
-  createChargeBody,
-  listChargesQuery,
-  refundChargeBody,
-  type CreateChargeBody,
-} from './schema';
-import type { RefundService } from './refunds';
-import { consumeActionToken } from '../twoFactor/actionTokens';
+import { cancelChargeBody, chargeIdParam, createChargeBody, listChargesQuery, type CreateChargeBody } from './schema';
 import { CHARGE_WRITERS, type AppChargeService } from './service';
 
 export function chargeHandlers(
   service: AppChargeService,
-  refunds: RefundService,
   idempotency: IdempotencyService,
   receipts: ReceiptService,
-): Record<'create' | 'list' | 'read' | 'cancel' | 'refund' | 'boletoPdf' | 'receipt', RequestHandler> {
+): Record<'create' | 'list' | 'read' | 'cancel' | 'boletoPdf' | 'receipt', RequestHandler> {
   return {
     create: async (req, res) => {
       const { user } = signedIn(req);
@@ -54,31 +44,6 @@ export function chargeHandlers(
     read: async (req, res) => {
       const id = parseOrThrow(chargeIdParam, req.params.id, 'charge id');
       res.json(await service.read(signedIn(req).user.id, id));
-    },
-    refund: async (req, res) => {
-      const { user } = signedIn(req);
-      const id = parseOrThrow(chargeIdParam, req.params.id, 'charge id');
-      // Another merchant's charge is 404 whatever the body: ownership first (only a missing
-      // idempotency key is refused before, the same for every id).
-      const charge = await service.ownedCharge(user.id, id, CHARGE_WRITERS);
-      const body = parseOrThrow(refundChargeBody, req.body);
-      const key = readIdempotencyKey(req)!; // present: requireIdempotencyKey (router.ts)
-      // An impossible refund is refused before any second factor is asked for or spent.
-      refunds.assertRefundable(charge, body.destination);
-      await refunds.assertMerchantMayRefund(charge.merchantId);
-      await respondIdempotently(
-        req,
-        res,
-        idempotency,
-        { scope: `POST /charges/${id}/refund`, merchantId: charge.merchantId, request: body },
-        async (refundId) => {
-          // Inside the claim: a replay answers what the first call did without a second code.
-          await consumeActionToken(req, user.id, 'refund');
-          await refunds.request(charge, refundId, body, key, user.id);
-          await charge.reload();
-          return { status: 200, body: await service.view(charge) };
-        },
-      );
     },
     cancel: async (req, res) => {
       const id = parseOrThrow(chargeIdParam, req.params.id, 'charge id');

@@ -1,6 +1,6 @@
 /** A charge as the application API shows it (the spec's "Charge (application API)"). Pure. */
 import type { Charge, Refund } from '../../db/models';
-import { presentRefund } from './refunds';
+import { presentRefund } from '../refunds/service';
 
 /** Where a boleto charge's PDF is served (GET /charges/{id}/boleto/pdf, bearer). */
 export function boletoPdfUrl(publicBaseUrl: string, chargeId: string): string {

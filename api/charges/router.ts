@@ -1,28 +1,25 @@
-/** /charges (application API, bearer): POST / and GET / , GET /{id}, POST /{id}/cancel, POST /{id}/refund, GET /{id}/boleto/pdf, GET /{id}/receipt. */
+/** /charges (application API, bearer): POST / and GET / , GET /{id}, POST /{id}/cancel (the refund route is api/refunds/router.ts), GET /{id}/boleto/pdf, GET /{id}/receipt. */
 import { Router, type RequestHandler } from 'express';
 import type { IdempotencyService } from '../idempotency/idempotencyService';
 import { requireIdempotencyKey } from '../idempotency/header';
 import { chargeHandlers } from './handler';
 import type { AppChargeService } from './service';
-import type { RefundService } from './refunds';
 import type { ReceiptService } from '../receipts/downloads/service';
 
 export function chargesRouter(deps: {
   service: AppChargeService;
-  refunds: RefundService;
   receipts: ReceiptService;
   idempotency: IdempotencyService;
   requireUser: RequestHandler;
 }): Router {
-  const h = chargeHandlers(deps.service, deps.refunds, deps.idempotency, deps.receipts);
+  const h = chargeHandlers(deps.service, deps.idempotency, deps.receipts);
   const router = Router();
   router.use(deps.requireUser);
-  // Creating and refunding need a key, checked before anything else of the request.
+  // Creating needs a key, checked before anything else of the request.
   router.post('/', requireIdempotencyKey, h.create);
   router.get('/', h.list);
   router.get('/:id', h.read);
   router.post('/:id/cancel', h.cancel);
-  router.post('/:id/refund', requireIdempotencyKey, h.refund);
   router.get('/:id/boleto/pdf', h.boletoPdf);
   router.get('/:id/receipt', h.receipt);
   return router;

@@ -4,7 +4,7 @@ import { isValidCnpj, isValidCpf, onlyDigits } from '../../core/documents';
 import { PIX_KEY_TYPES, normalizePixKey } from '../../core/pixKeys';
 import { metadata } from '../validation/metadata';
 import { text } from '../validation/text';
-import { MAX_CHARGE_AMOUNT_CENTS } from '../sellers/pix/schema';
+import { MAX_CHARGE_AMOUNT_CENTS } from './sellers/schema';
 
 /** Limits of the boleto terms (create body). */
 export const MAX_FINE_BPS = 200;

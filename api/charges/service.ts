@@ -1,20 +1,20 @@
 /**
  * Charges of the application API: a signed-in member creates, lists, reads and cancels the
  * charges of their merchants. Same ChargeLifecycle, ledger, events and webhooks as the seller
- * routes (api/chargeIssuing/issueCharge.ts); a charge made on one API reads on the other.
+ * routes (api/charges/issueCharge.ts); a charge made on one API reads on the other.
  * Another merchant's charge is 404, whatever the caller's roles elsewhere.
  */
 import { Op, type WhereOptions } from 'sequelize';
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { Charge, Merchant, MerchantMember, type Refund } from '../../db/models';
-import { cancelChargeUpdate, chargeWorkflowId } from '../../workflows/charge/definitions';
-import { chargeExpiry, chargeFee, issueCharge } from '../chargeIssuing/issueCharge';
+import { cancelChargeUpdate, chargeWorkflowId } from '../../workflows/charges/definitions';
+import { chargeExpiry, chargeFee, issueCharge } from './issueCharge';
 import { ANY_ROLE, requireRole, roleErrors } from '../dashboard/roles';
 import { ApiError, errors } from '../errors/apiError';
-import { renderBoletoPdf } from '../../core/boleto/pdf/renderBoletoPdf';
-import { boletoPdfInput } from './boletoPdf';
+import { renderBoletoPdf } from '../../core/boletos/pdf/renderBoletoPdf';
+import { boletoPdfInput } from '../boletos/boletoPdf';
 import { presentAppCharge } from './presenter';
-import { refundsOf } from './refunds';
+import { refundsOf } from '../refunds/service';
 import type { CreateChargeBody, ListChargesQuery } from './schema';
 
 /** Who may create and cancel charges; every member may read. */

@@ -7,7 +7,7 @@
  */
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { accounts } from '../../core/ledger/accounts';
-import { maskDocument } from '../../core/presenters/masking';
+import { maskDocument } from '../../core/masking';
 import { ANY_ROLE, requireRole } from './roles';
 import { DASHBOARD_METHODS, PERIODS, type Period, type SummaryQuery, type TransactionsQuery } from './figuresSchema';
 

@@ -1,6 +1,6 @@
 /** HTTP ↔ DashboardFigures: each route parses its query with its schema (figuresSchema.ts) first. */
 import type { RequestHandler } from 'express';
-import { signedIn } from '../auth/bearer';
+import { signedIn } from '../identity/auth/bearer';
 import { parseOrThrow } from '../validation/validate';
 import type { DashboardFigures } from './figures';
 import { merchantQuery, pageQuery, periodQuery, summaryQuery, transactionsQuery } from './figuresSchema';

@@ -1,7 +1,7 @@
 /**
  * Queries and answers of the dashboard's figures (figuresRouter.ts); the same schemas validate
  * and document (figuresOpenapi.ts). Every amount is an integer number of cents (BRL); every day
- * is a calendar day in America/Sao_Paulo. Definitions: README "Dashboard figures".
+ * is a calendar day in America/Sao_Paulo. Definitions: docs/api/dashboard.md.
  */
 import { z } from 'zod';
 import { APP_CHARGE_STATUSES } from '../charges/schema';

@@ -1,7 +1,7 @@
 /** HTTP ↔ DashboardService for the dashboard routes (router.ts). */
 import type { RequestHandler } from 'express';
-import { signedIn } from '../auth/bearer';
-import { consumeActionToken } from '../twoFactor/actionTokens';
+import { signedIn } from '../identity/auth/bearer';
+import { consumeActionToken } from '../identity/twoFactor/actionTokens';
 import { parseOrThrow } from '../validation/validate';
 import { brandingBody, clientIdParam, createCredentialBody, ensureMerchantBody, listCredentialsQuery } from './schema';
 import type { DashboardService } from './service';

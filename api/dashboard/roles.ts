@@ -5,7 +5,7 @@
  */
 import type { Transaction } from 'sequelize';
 import { MerchantMember } from '../../db/models';
-import type { MemberRole } from '../../db/models/merchantMember';
+import type { MemberRole } from '../../db/identity/merchantMember';
 import { ApiError } from '../errors/apiError';
 
 export const ANY_ROLE: readonly MemberRole[] = ['owner', 'admin', 'finance', 'viewer'];

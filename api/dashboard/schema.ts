@@ -1,7 +1,7 @@
 /** Requests and answers of the dashboard routes; the same schemas validate and document (openapi.ts). */
 import { z } from 'zod';
 import { documentType } from '../../core/documents';
-import { ALL_SCOPES } from '../auth/scopes';
+import { ALL_SCOPES } from '../identity/auth/scopes';
 import { text } from '../validation/text';
 
 export const MERCHANT_TYPES = ['PRODUCER', 'RIFEIRO'] as const;

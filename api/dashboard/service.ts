@@ -1,12 +1,12 @@
 /**
  * The dashboard's merchant and its API credentials, for a signed-in user. Every operation on a
  * merchant goes through requireRole (roles.ts) first; client secrets are returned once, at
- * creation, and stored only encrypted (db/merchantAdmin.ts).
+ * creation, and stored only encrypted (db/identity/merchantAdmin.ts).
  */
 import crypto from 'node:crypto';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { documentType, onlyDigits } from '../../core/documents';
-import { createApiCredential, type IssuedCredential } from '../../db/merchantAdmin';
+import { createApiCredential, type IssuedCredential } from '../../db/identity/merchantAdmin';
 import { ApiCredential, Merchant, MerchantMember, User } from '../../db/models';
 import { ApiError } from '../errors/apiError';
 import { ANY_ROLE, MANAGERS, requireRole } from './roles';

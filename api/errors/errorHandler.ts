@@ -6,7 +6,7 @@ import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'exp
 import type { Logger } from 'pino';
 import { ConnectionAcquireTimeoutError, ConnectionError } from 'sequelize';
 import { ApiError } from './apiError';
-import { withoutWebhookSecret } from '../pixApiCallbacks/path';
+import { withoutWebhookSecret } from '../charges/pixApiCallbacks/path';
 
 export function envelope(err: ApiError, traceId: string) {
   return { error: { code: err.code, message: err.message, details: err.details, traceId } };

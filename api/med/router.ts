@@ -1,9 +1,9 @@
 /** /med/infractions (application API, bearer): Pix infractions (MED). See service.ts. */
 import { Router, type Request, type RequestHandler } from 'express';
-import { signedIn } from '../auth/bearer';
+import { signedIn } from '../identity/auth/bearer';
 import type { IdempotencyService } from '../idempotency/idempotencyService';
 import { respondIdempotently } from '../idempotency/respond';
-import { consumeActionToken } from '../twoFactor/actionTokens';
+import { consumeActionToken } from '../identity/twoFactor/actionTokens';
 import { parseOrThrow } from '../validation/validate';
 import { analysisBody, bulkAnalysisBody, infractionIdParam, listInfractionsQuery, syncInfractionsBody } from './schema';
 import type { Authorize, MedService } from './service';

@@ -14,13 +14,13 @@ import {
 } from '@temporalio/client';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { MerchantMember } from '../../db/models';
-import type { MemberRole } from '../../db/models/merchantMember';
+import type { MemberRole } from '../../db/identity/merchantMember';
 import {
   findInfraction,
   presentInfraction,
   type MedInfractionRow,
   type MedInfractionView,
-} from '../../db/queries/medInfractions';
+} from '../../db/med/medInfractions';
 import { decideInfractionUpdate, medInfractionWorkflowId } from '../../workflows/med/definitions';
 import type { medInfractionSync } from '../../workflows/med/medInfractionSync';
 import { MedFailureTypes, reminderBeforeMs } from '../../workflows/med/types';

@@ -1,6 +1,6 @@
 /**
  * The body of POST /v1/payouts/batches, checked in one pass: a 400 lists every invalid field of
- * every item at once (README "Payout batches": `{field: "items.<row>.<field>", rowIndex,
+ * every item at once (docs/api/payouts.md: `{field: "items.<row>.<field>", rowIndex,
  * message}` for the first MAX_REPORTED_ITEM_ERRORS, plus `totalInvalidFields`). A partner
  * fixing a 10,000-row file needs one round: the body's shape (createPayoutBatchBody) and each
  * item's Pix key for its type and recipientDocument's check digits are checked together; before,

@@ -9,10 +9,10 @@ import { Op, QueryTypes, type Sequelize, type WhereOptions } from 'sequelize';
 import { ApplicationFailure, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { updateWithStartOrJoin } from '../temporal/updateWithStart';
 import { nothingCreated } from '../idempotency/idempotencyService';
-import { presentBatch, presentBatchListEntry, presentItem, type ItemCounts } from '../../core/presenters/payout';
+import { presentBatch, presentBatchListEntry, presentItem, type ItemCounts } from '../../core/payouts/present';
 import { Merchant, PayoutBatch, PayoutItem } from '../../db/models';
-import { cancelBatchUpdate, payoutBatchWorkflowId, reserveBatchUpdate } from '../../workflows/payout/definitions';
-import { PayoutFailureTypes, type BatchReservation } from '../../workflows/payout/types';
+import { cancelBatchUpdate, payoutBatchWorkflowId, reserveBatchUpdate } from '../../workflows/payouts/definitions';
+import { PayoutFailureTypes, type BatchReservation } from '../../workflows/payouts/types';
 import { ApiError, errors } from '../errors/apiError';
 import type { CreatePayoutBatchBody, ListBatchesQuery, ListItemsQuery } from './schema';
 import type { StagedItem } from './batchBody';
@@ -175,7 +175,7 @@ export class PayoutService {
         { transaction },
       );
       // One multi-row INSERT per 2,000 items: sequelize's bulkCreate built a model instance per
-      // row and took most of the POST's time for 10,000 items (issue 14).
+      // row and took most of the POST's time for 10,000 items (docs/benchmarks.md).
       for (let start = 0; start < items.length; start += 2000) {
         const slab = items.slice(start, start + 2000);
         await this.deps.sequelize.query(

@@ -3,15 +3,15 @@
  * item. Anything else (unknown id, not settled yet, failed) has no receipt: null. The verify route
  * reloads facts this way to recompute the digest; the download routes build the PDF from them.
  *
- * Parties as the seller views present them (db/queries/sellerChargeView.ts, withdrawalView.ts):
+ * Parties as the seller views present them (db/charges/sellerChargeView.ts, withdrawalView.ts):
  * a charge's payer is the provider's snapshot of who paid, its receiver the merchant at our
  * payment institution; a withdrawal goes from the merchant's payment account (its snapshot) to the
  * beneficiary snapshot taken at request time; a payout item from the merchant to the recipient
  * named in the batch.
  */
 import { Charge, Merchant, PayoutBatch, PayoutItem, Refund, Withdrawal } from '../../db/models';
-import { PLATFORM_INSTITUTION } from '../../db/queries/sellerChargeView';
-import { PAYMENT_ACCOUNT_BRANCH } from '../../core/withdrawals';
+import { PLATFORM_INSTITUTION } from '../../db/charges/sellerChargeView';
+import { PAYMENT_ACCOUNT_BRANCH } from '../../core/withdrawals/rules';
 import type { Party, ReceiptFacts, ReceiptKind } from '../../core/receipts/facts';
 
 export type LoadReceiptFacts = (kind: ReceiptKind, documentId: string) => Promise<ReceiptFacts | null>;

@@ -30,7 +30,7 @@ export const authenticReceipt = z.object({
 });
 
 /**
- * A course certificate (issue 12) carries a code of the same format. Authentic: we issued it and
+ * A course certificate carries a code of the same format. Authentic: we issued it and
  * its facts are unchanged. Valid: authentic and its enrolment is still ACTIVE (a full refund
  * revokes the enrolment, and the certificate with it).
  */

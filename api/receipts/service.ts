@@ -5,7 +5,7 @@
  */
 import { digestMatches, hexDigestsEqual, verifyVerificationCode } from '../../core/receipts/verificationCode';
 import { certificateDigest } from '../../core/receipts/certificate';
-import { loadCertificateFacts, type LoadCertificate } from '../enrolments/certificateFacts';
+import { loadCertificateFacts, type LoadCertificate } from '../marketplace/enrolments/certificateFacts';
 import { maskReceiptDocument } from '../../core/receipts/masking';
 import type { LoadReceiptFacts } from './facts';
 import type { ReceiptVerification } from './schema';

@@ -1,6 +1,6 @@
 /** /reconciliations (application API, bearer): start a reconciliation, list them, read one. See service.ts. */
 import { Router, type RequestHandler } from 'express';
-import { signedIn } from '../auth/bearer';
+import { signedIn } from '../identity/auth/bearer';
 import { parseOrThrow } from '../validation/validate';
 import { createReconciliationBody, listReconciliationsQuery, reconciliationIdParam } from './schema';
 import type { ReconciliationService } from './service';

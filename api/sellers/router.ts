@@ -4,14 +4,14 @@
  * identically plus a Deprecation header.
  */
 import { Router, type RequestHandler } from 'express';
-import { sellerPixRouter } from './pix/router';
-import type { SellerPixService } from './pix/service';
-import { webhooksRouter } from './webhooks/router';
-import type { WebhookService } from './webhooks/service';
-import { withdrawalsRouter } from './saques/router';
-import type { WithdrawalService } from './saques/service';
-import { deliveriesRouter } from './deliveries/router';
-import type { DeliveryService } from './deliveries/service';
+import { sellerPixRouter } from '../charges/sellers/router';
+import type { SellerPixService } from '../charges/sellers/service';
+import { webhooksRouter } from '../events/endpoints/router';
+import type { WebhookService } from '../events/endpoints/service';
+import { withdrawalsRouter } from '../withdrawals/router';
+import type { WithdrawalService } from '../withdrawals/service';
+import { deliveriesRouter } from '../events/deliveries/router';
+import type { DeliveryService } from '../events/deliveries/service';
 import type { IdempotencyService } from '../idempotency/idempotencyService';
 
 export interface SellersRouterDeps {

@@ -1,10 +1,10 @@
 /** /settlements (application API, bearer): request one, list, read; the automatic schedule. See service.ts and schedule.ts. */
 import { Router, type RequestHandler } from 'express';
-import { signedIn } from '../auth/bearer';
+import { signedIn } from '../identity/auth/bearer';
 import { readIdempotencyKey, requireIdempotencyKey } from '../idempotency/header';
 import type { IdempotencyService } from '../idempotency/idempotencyService';
 import { respondIdempotently } from '../idempotency/respond';
-import { consumeActionToken } from '../twoFactor/actionTokens';
+import { consumeActionToken } from '../identity/twoFactor/actionTokens';
 import { parseOrThrow } from '../validation/validate';
 import type { SettlementScheduleService } from './schedule';
 import {

@@ -7,16 +7,16 @@
  */
 import type { Client } from '@temporalio/client';
 import { QueryTypes, type Sequelize } from 'sequelize';
-import { maskPixKey } from '../../core/presenters/masking';
-import { publicTransferReference } from '../../core/presenters/withdrawal';
-import type { BeneficiarySnapshot } from '../../core/withdrawals';
+import { maskPixKey } from '../../core/masking';
+import { publicTransferReference } from '../../core/withdrawals/present';
+import type { BeneficiarySnapshot } from '../../core/withdrawals/rules';
 import { Merchant, MerchantMember } from '../../db/models';
-import type { MemberRole } from '../../db/models/merchantMember';
-import { requestWithdrawalUpdate, withdrawalWorkflowId } from '../../workflows/withdrawal/definitions';
-import type { WithdrawalInput } from '../../workflows/withdrawal/types';
+import type { MemberRole } from '../../db/identity/merchantMember';
+import { requestWithdrawalUpdate, withdrawalWorkflowId } from '../../workflows/withdrawals/definitions';
+import type { WithdrawalInput } from '../../workflows/withdrawals/types';
 import { defaultMerchantOf, requireRole, roleErrors } from '../dashboard/roles';
 import { ApiError, errors } from '../errors/apiError';
-import { mapRequestError, pixKeyNotRegistered } from '../sellers/saques/service';
+import { mapRequestError, pixKeyNotRegistered } from '../withdrawals/service';
 import { updateWithStartOrJoin } from '../temporal/updateWithStart';
 import type { CreateSettlementBody, ListSettlementsQuery, SettlementView } from './schema';
 

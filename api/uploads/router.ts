@@ -4,7 +4,7 @@
  *   PUT /uploads/<scope>/<owner>/<name>?expires&contentType&maxBytes&signature — the signed
  *     URL is the only authorisation; the body is streamed to disk and capped at maxBytes.
  *   GET /uploads/<scope>/<owner>/<name> — public, with the stored Content-Type and nosniff.
- * It reads the raw body, so it must be mounted before any JSON body parser (see api/avatar/index.ts).
+ * It reads the raw body, so it must be mounted before any JSON body parser (see api/identity/avatar/index.ts).
  */
 import { Router, type RequestHandler } from 'express';
 import { pipeline } from 'node:stream/promises';

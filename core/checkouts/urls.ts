@@ -1,4 +1,4 @@
-/** Where a checkout's hosted page lives (api/checkoutPage serves it; it also accepts `bill_<uuid>`). */
+/** Where a checkout's hosted page lives (api/checkouts/page serves it; it also accepts `bill_<uuid>`). */
 export function checkoutPageUrl(publicBaseUrl: string, checkoutId: string): string {
   return `${publicBaseUrl.replace(/\/+$/, '')}/c/${checkoutId}`;
 }

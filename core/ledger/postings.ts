@@ -220,7 +220,7 @@ export function refundReleasedEntry(r: RefundMoney): LedgerEntry {
  * Pix infraction (MED): the disputed money leaves the merchant's available balance while the
  * infraction is open (block), and comes back when it is rejected or its devolução cannot be made
  * (unblock). An accepted infraction's block is unblocked in the same DB transaction that reserves
- * its refund (activities/refunds.ts), so the money is never withdrawable in between. One block
+ * its refund (activities/refunds/refunds.ts), so the money is never withdrawable in between. One block
  * and one unblock per infraction, keyed by its id.
  */
 export function medBlockEntry(m: { infractionId: string; merchantId: string; amountCents: number }): LedgerEntry {

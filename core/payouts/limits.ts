@@ -1,4 +1,4 @@
-/** Payout batch bounds, documented in README and OpenAPI. */
+/** Payout batch bounds, documented in docs/api/payouts.md and OpenAPI. */
 export const MAX_BATCH_ITEMS = 10_000;
 export const MIN_ITEM_AMOUNT_CENTS = 1;
 /** R$ 1,000,000.00 per transfer. */

@@ -3,7 +3,7 @@
  * answer, the batch reserve (under a lock on the merchant row) and every item before it is sent.
  * Pure.
  */
-import { moneyOutRefusal, type MoneyOutRefusal } from '../merchants/moneyOut';
+import { moneyOutRefusal, type MoneyOutRefusal } from '../identity/moneyOut';
 
 export type PayoutRefusal = MoneyOutRefusal | 'PAYOUTS_NOT_ENABLED';
 

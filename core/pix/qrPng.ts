@@ -10,9 +10,9 @@ const MARGIN = 2;
 /**
  * qrcode computes the matrix; the image is an 8-bit grayscale PNG that pngjs encodes with no row
  * filter at zlib's default level. Every charge create renders one (the sandbox renders its own
- * too), and qrcode's own PNG renderer (RGBA, level 9) cost 13.8 ms per image; this costs 2.5 ms
- * and the file is smaller (1.6 KB instead of 2.7 KB), because a black-and-white image needs one
- * byte per pixel, not four. Measured on this machine with 100 BR Codes (README, Benchmarks).
+ * too), and qrcode's own PNG renderer (RGBA, level 9) cost several times as much per image and
+ * made a larger file, because a black-and-white image needs one byte per pixel, not four (the
+ * figures: docs/benchmarks.md).
  */
 export async function qrCodePngBase64(text: string): Promise<string> {
   return qrCodePng(text).toString('base64');

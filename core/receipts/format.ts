@@ -1,5 +1,5 @@
 /** How a receipt prints amounts, instants and titles (pt-BR, Brasília time). Pure. */
-import { formatBrl } from '../boleto/pdf/format';
+import { formatBrl } from '../boletos/pdf/format';
 import type { ReceiptKind } from './facts';
 
 export { formatBrl };

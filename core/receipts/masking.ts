@@ -11,7 +11,7 @@
  *   random key (EVP) its first 8 and last 4 characters.
  * - Account: only the last 4 characters (with the check digit); the agency is shown as is.
  */
-import { maskMiddle } from '../presenters/masking';
+import { maskMiddle } from '../masking';
 import type { Party } from './facts';
 
 const digitsOnly = (value: string): string => value.replace(/\D/g, '');

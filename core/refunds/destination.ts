@@ -5,7 +5,7 @@
  * endToEndId and is returned by devolução to whoever paid it. A boleto paid by barcode has no Pix
  * payment to return: its refund is a Pix transfer, and only to a key of the boleto's payer (the
  * document the boleto was registered to), as the Pix directory (DICT) answers for the key.
- * Anything else would let whoever may refund send a merchant's money to any key (review 2, N1).
+ * Anything else would let whoever may refund send a merchant's money to any key.
  */
 import { onlyDigits, shownDocumentMatches } from '../documents';
 import type { PixKeyOwner, PixKeyType } from '../provider';

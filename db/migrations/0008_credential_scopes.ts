@@ -1,5 +1,5 @@
 /**
- * Credential scopes become enforced (api/auth/scopes.ts). Until now every credential could call
+ * Credential scopes become enforced (api/identity/auth/scopes.ts). Until now every credential could call
  * every route whatever its `scopes` said, so every existing credential is given the full set
  * (its old entries are kept): nobody loses access on upgrade. The list is written out here, not
  * imported, so this migration stays what it was when later scopes are added.

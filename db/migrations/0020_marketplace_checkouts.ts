@@ -1,5 +1,5 @@
 /**
- * The marketplace (issue 12): courses with prices, modules and lessons; checkouts (partner P0
+ * The marketplace: courses with prices, modules and lessons; checkouts (partner P0
  * checkouts and application-API checkout sessions are one table, one lifecycle); enrolments
  * created when a checkout is paid; lesson progress; certificates. And the merchant's branding for
  * the hosted checkout page.

@@ -2,7 +2,7 @@
  * Provider callback health, shared by every API process: one row per minute with the callbacks
  * received (signature valid), the signature failures and the last valid callback's time.
  * GET /webhooks/pix-gateway/health sums the last 60 rows. Processes add their counts in one
- * upsert per few seconds (api/providerCallbacks/callbackHealth.ts), not one write per request:
+ * upsert per few seconds (api/charges/callbacks/callbackHealth.ts), not one write per request:
  * the callback route is exempt from the rate limit, so a flood of forged callbacks must not
  * become a flood of writes. Rows older than a day are pruned by the same writer.
  */

@@ -1,5 +1,5 @@
 /**
- * The dashboard's figures, fast at scale (issue 13).
+ * The dashboard's figures, fast at scale.
  *
  * `dashboard_daily` is a rollup per (merchant, day in America/Sao_Paulo, method), maintained by
  * triggers on `charges` and `refunds`, so it changes in the very transaction that settles a
@@ -8,7 +8,7 @@
  * row's, so any transition (EXPIRED → PAID after expiry, a refund FAILED after PROCESSING) is
  * counted exactly once; updates that touch no counted column skip the rollup entirely.
  *
- * What a row counts (README "Dashboard figures"):
+ * What a row counts (docs/api/dashboard.md):
  * - created_count / failed_count: charges by the day they were CREATED (failed = EXPIRED or CANCELLED now);
  * - paid_count / paid_cents / fee_cents: PAID charges by the day they were PAID; paid_cents is the
  *   gross the payer paid (a boleto's paid amount, else the charge amount), the same amount the

@@ -1,5 +1,5 @@
 /**
- * Reconciliations (issue 13): one row per run of the Reconciliation workflow over a merchant's
+ * Reconciliations: one row per run of the Reconciliation workflow over a merchant's
  * date range. The row is the report: counts and the differences found; the ledger is only ever
  * changed by the normal settlement paths the workflow hands lost payments to.
  */

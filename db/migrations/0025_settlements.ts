@@ -1,5 +1,5 @@
 /**
- * Settlements (issue 13 item 2): a settlement is a label on the withdrawal that moves the money
+ * Settlements: a settlement is a label on the withdrawal that moves the money
  * (1:1, withdrawal_id unique), written in the same DB transaction as that withdrawal's
  * reservation. Status, amounts and provider tracking live on the withdrawal row only (no copies).
  * settlement_schedules holds each merchant's automatic settlement config; the Temporal Schedule

@@ -1,5 +1,5 @@
 /**
- * Pix infractions (MED, issue 13 item 4): one row per infraction the provider reports against a
+ * Pix infractions (MED): one row per infraction the provider reports against a
  * paid charge of ours. The row is the infraction's state; its money moves (block, release, the
  * devolução through the refund flow) are ledger entries keyed by the row id.
  */

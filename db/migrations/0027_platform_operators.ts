@@ -1,5 +1,5 @@
 /**
- * Platform operators (issue 13): the gateway's own staff, marked on their user row by the
+ * Platform operators: the gateway's own staff, marked on their user row by the
  * operator's CLI (`user operator`), never through the API. An operator may reconcile the whole
  * platform at once (a reconciliation with no merchant), which needs merchant_id to be optional.
  */

@@ -1,6 +1,6 @@
 /**
  * A refund ordered by an accepted Pix infraction (MED) names it: the central bank's devolução is
- * sent even while the merchant is frozen (review 2, N1), so the send step must tell it apart
+ * sent even while the merchant is frozen, so the send step must tell it apart
  * from a refund the merchant asked for.
  */
 import type { Migration } from '../migrator';

@@ -1,26 +1,26 @@
 import type { Sequelize } from 'sequelize';
-import { Merchant } from './merchant';
-import { ApiCredential } from './apiCredential';
-import { Charge } from './charge';
-import { ChargeSplit } from './chargeSplit';
-import { IdempotencyRecord } from './idempotencyRecord';
-import { OutboxEvent } from './outboxEvent';
-import { Withdrawal } from './withdrawal';
-import { WebhookEndpoint } from './webhookEndpoint';
-import { PayoutBatch } from './payoutBatch';
-import { PayoutItem } from './payoutItem';
-import { User } from './user';
-import { MerchantMember } from './merchantMember';
-import { RefreshToken, UserSession } from './userSession';
-import { ActionToken, AuthChallenge, RecoveryCode, SecondFactor } from './secondFactor';
+import { Merchant } from '../identity/merchant';
+import { ApiCredential } from '../identity/apiCredential';
+import { Charge } from '../charges/charge';
+import { ChargeSplit } from '../charges/chargeSplit';
+import { IdempotencyRecord } from '../idempotency/idempotencyRecord';
+import { OutboxEvent } from '../events/outboxEvent';
+import { Withdrawal } from '../withdrawals/withdrawal';
+import { WebhookEndpoint } from '../events/webhookEndpoint';
+import { PayoutBatch } from '../payouts/payoutBatch';
+import { PayoutItem } from '../payouts/payoutItem';
+import { User } from '../identity/user';
+import { MerchantMember } from '../identity/merchantMember';
+import { RefreshToken, UserSession } from '../identity/userSession';
+import { ActionToken, AuthChallenge, RecoveryCode, SecondFactor } from '../identity/secondFactor';
 
-import { OutgoingMail } from './outgoingMail';
-import { Refund } from './refund';
-import { BoletoBatch, BoletoBatchItem } from './boletoBatch';
-import { Checkout, CheckoutItem } from './checkout';
-import { Course, CoursePrice } from './course';
-import { CourseLesson, CourseModule } from './courseContent';
-import { Certificate, Enrolment, LessonProgress } from './enrolment';
+import { OutgoingMail } from '../mail/outgoingMail';
+import { Refund } from '../refunds/refund';
+import { BoletoBatch, BoletoBatchItem } from '../boletos/boletoBatch';
+import { Checkout, CheckoutItem } from '../checkouts/checkout';
+import { Course, CoursePrice } from '../marketplace/course';
+import { CourseLesson, CourseModule } from '../marketplace/courseContent';
+import { Certificate, Enrolment, LessonProgress } from '../marketplace/enrolment';
 
 export {
   Merchant,

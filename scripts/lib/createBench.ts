@@ -14,7 +14,7 @@ import crypto from 'node:crypto';
 import { Client, WithStartWorkflowOperation } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { Sequelize } from 'sequelize';
-import { createMerchantWithCredential } from '../../db/merchantAdmin';
+import { createMerchantWithCredential } from '../../db/identity/merchantAdmin';
 import { percentile, timed, type BenchTable } from './benchTable';
 import { cpuDeltaMs, cpuSnapshot, perOp, type ProcessGroups } from './processCpu';
 import { peakRssMib, resetPeakRss } from './processMemory';

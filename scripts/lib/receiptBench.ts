@@ -13,7 +13,7 @@
 import { Op, QueryTypes, type Sequelize } from 'sequelize';
 import { signedRequestHeaders } from '../../core/signatures/requestSignature';
 import { renderReceiptPdf } from '../../core/receipts/pdf/renderReceiptPdf';
-import { createMerchantWithCredential, type MerchantCredentials } from '../../db/merchantAdmin';
+import { createMerchantWithCredential, type MerchantCredentials } from '../../db/identity/merchantAdmin';
 import { Charge } from '../../db/models';
 import { chargeReceiptFacts } from '../../api/receipts/facts';
 import { percentile, timed, type BenchTable } from './benchTable';
@@ -127,7 +127,7 @@ export async function benchReceipts(d: ReceiptBenchDeps): Promise<void> {
     'API event-loop delay while rendering',
     `p99 ${(loop.p99 * 1000).toFixed(1)} ms, max ${(loop.max * 1000).toFixed(1)} ms`,
   );
-  // Issue 14 sets no goal for receipts: the row shows the figure beside its raw baseline, and
+  // No goal is set for receipts: the row shows the figure beside its raw baseline, and
   // "met" only says every download succeeded (a failure throws before this line).
   const rate = (r: { durations: number[]; wallMs: number }) => r.durations.length / (r.wallMs / 1000);
   d.table?.add({

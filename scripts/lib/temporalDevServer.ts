@@ -41,7 +41,7 @@ export async function startTemporalDevServer(opts: {
   // Update-With-Start and updates are on by default in server 1.29; set explicitly so an older CLI fails loudly.
   args.push('--dynamic-config-value', 'frontend.enableExecuteMultiOperation=true');
   args.push('--dynamic-config-value', 'frontend.enableUpdateWorkflowExecution=true');
-  // Eager execution (README, Benchmarks): the server hands a worker the activity it just
+  // Eager execution (docs/benchmarks.md): the server hands a worker the activity it just
   // scheduled, and a worker that starts a workflow its first task, in the answer to that very
   // call, instead of through the task queue. Off by default in the server; the SDK asks for it.
   args.push('--dynamic-config-value', 'system.enableActivityEagerExecution=true');

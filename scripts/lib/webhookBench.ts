@@ -11,7 +11,7 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { QueryTypes, type Sequelize } from 'sequelize';
-import { createMerchantWithCredential } from '../../db/merchantAdmin';
+import { createMerchantWithCredential } from '../../db/identity/merchantAdmin';
 import type { createSandboxApp } from '../../sandbox/app';
 import { percentile, timed, type BenchTable } from './benchTable';
 import { cpuDeltaMs, cpuSnapshot, perOp, type ProcessGroups } from './processCpu';

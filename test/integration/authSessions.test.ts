@@ -6,11 +6,11 @@
 import { SignJWT, decodeJwt, decodeProtectedHeader } from 'jose';
 import crypto from 'node:crypto';
 import QRCode from 'qrcode';
-import { writeLedgerEntry } from '../../activities/db/ledgerWriter';
+import { writeLedgerEntry } from '../../activities/ledger/ledgerWriter';
 import { chargePaidEntry } from '../../core/ledger/postings';
 import { assertLedgerInvariant } from '../support/ledger';
 import { User, UserSession } from '../../db/models';
-import { derivedJwtSecret } from '../../api/auth/accessTokens';
+import { derivedJwtSecret } from '../../api/identity/auth/accessTokens';
 import { AppClient, tallyAnswers, uniqueEmail } from '../support/appClient';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { PASSWORD, signedInUser } from '../support/signedIn';

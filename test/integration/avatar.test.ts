@@ -1,5 +1,5 @@
 /**
- * Avatars over real HTTP (issue 9 item 6): the avatar routes and the local object store mounted
+ * Avatars over real HTTP: the avatar routes and the local object store mounted
  * as createAvatarRoutes is meant to be mounted (before the app's JSON parser), a real PNG PUT to
  * the presigned URL and confirmed; a text file declared as PNG, another user's key, a body over
  * 2 MB, a tampered, expired or mistyped upload are refused in the error envelope.
@@ -14,7 +14,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import express, { type RequestHandler } from 'express';
 import QRCode from 'qrcode';
-import { createAvatarRoutes } from '../../api/avatar';
+import { createAvatarRoutes } from '../../api/identity/avatar';
 import { ApiError } from '../../api/errors/apiError';
 import { errorHandler, notFoundHandler } from '../../api/errors/errorHandler';
 import { jsonBody, requireJsonContentType } from '../../api/middleware/jsonBody';

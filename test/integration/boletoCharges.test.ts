@@ -14,7 +14,7 @@ import { isValidBoleto } from '@brazilian-utils/brazilian-utils';
 import { boletoBancarioCodigoBarras, boletoBancarioLinhaDigitavel } from 'boleto-brasileiro-validator';
 import { QueryTypes } from 'sequelize';
 import { HttpPixProvider } from '../../activities/provider/httpPixProvider';
-import { formatBrl, formatDigitableLine } from '../../core/boleto/pdf/format';
+import { formatBrl, formatDigitableLine } from '../../core/boletos/pdf/format';
 import { accounts } from '../../core/ledger/accounts';
 import type { AppClient } from '../support/appClient';
 import { waitFor } from '../support/env';

@@ -4,8 +4,8 @@
  * change, the caps on open streams (per checkout, per client IP), the QR, the dev-only "Simular pagamento" (and its absence in production), and the
  * branding route. Browser tests: test/browser/checkoutPage.test.ts.
  */
-import { paymentSimulatorFor } from '../../api/checkoutPage/simulate';
-import { brandColors, contrastRatio, formatBrl } from '../../api/checkoutPage/format';
+import { paymentSimulatorFor } from '../../api/checkouts/page/simulate';
+import { brandColors, contrastRatio, formatBrl } from '../../api/checkouts/page/format';
 import {
   checkoutRow,
   createPageCheckout,

@@ -17,7 +17,7 @@ import {
   revokedCredentialView,
 } from '../../api/dashboard/schema';
 import { ErrorEnvelope } from '../../api/openapi/registry';
-import { issueActionToken } from '../../api/twoFactor/actionTokens';
+import { issueActionToken } from '../../api/identity/twoFactor/actionTokens';
 import { ApiCredential, Merchant, MerchantMember, SecondFactor, User } from '../../db/models';
 import { decryptSecret } from '../../core/crypto/secretBox';
 import { AppClient, uniqueEmail } from '../support/appClient';

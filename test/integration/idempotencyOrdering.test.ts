@@ -1,5 +1,5 @@
 /**
- * Idempotency keys against the real stack (issue 8, review L6, L7, L8): a same-key retry
+ * Idempotency keys against the real stack: a same-key retry
  * replays the stored answer even when checks that depend on time would now refuse it; a payout
  * key reused after its record expired answers 409, never 500; a slow holder keeps its claim.
  */
@@ -9,7 +9,7 @@ import { IdempotencyService, runIdempotent } from '../../api/idempotency/idempot
 import { sharedIntegrationStack, type SharedStack } from '../support/sharedStack';
 import { assertLedgerInvariant } from '../support/ledger';
 import { fundByPaidCharge, items, payoutMerchant, signedCall, waitForBatchEnd } from '../support/payouts';
-import type { MerchantCredentials } from '../../db/merchantAdmin';
+import type { MerchantCredentials } from '../../db/identity/merchantAdmin';
 
 jest.setTimeout(90_000);
 

@@ -1,5 +1,5 @@
 /**
- * Input, limits and access over HTTP against the real stack (issue 8 items 8 and 9):
+ * Input, limits and access over HTTP against the real stack:
  * - M4: signed provider callbacks are never rate limited; TRUST_PROXY picks the client address.
  * - M7: payout bodies are parsed only after authentication; small limit elsewhere; `metadata`
  *   capped everywhere; deep nesting never answers 500.
@@ -14,7 +14,7 @@ import { QueryTypes } from 'sequelize';
 import { signProviderCallback } from '../../core/pix/providerSignature';
 import { PROVIDER_CALLBACK_SIGNATURE_HEADER, PROVIDER_CALLBACK_TIMESTAMP_HEADER } from '../../core/provider';
 import { signedRequestHeaders } from '../../core/signatures/requestSignature';
-import type { MerchantCredentials } from '../../db/merchantAdmin';
+import type { MerchantCredentials } from '../../db/identity/merchantAdmin';
 import { ApiCredential, Charge, Merchant, PayoutBatch, PayoutItem, WebhookEndpoint } from '../../db/models';
 import { sharedIntegrationStack, type SharedStack } from '../support/sharedStack';
 import { assertLedgerInvariant } from '../support/ledger';

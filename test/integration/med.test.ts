@@ -1,5 +1,5 @@
 /**
- * Pix infractions (MED) over HTTP against the real stack (issue 13 item 4): the sandbox provider
+ * Pix infractions (MED) over HTTP against the real stack: the sandbox provider
  * opens infractions against paid charges; POST /med/infractions/sync pulls them and each gets a
  * medInfraction workflow that blocks the disputed amount. ACCEPT returns it to the payer through
  * the refund flow (the sandbox records the devolução; the block is consumed); REJECT sends the
@@ -501,7 +501,7 @@ it('ACCEPT after a partial refund: the devolução returns what is left of the p
   expect(returns.map((t: any) => t.amountCents).sort()).toEqual([1_500, 500]);
 });
 
-it('review 2 N4: ACCEPT on a hybrid boleto paid through its Pix returns the money by devolução of that payment, exactly once', async () => {
+it('ACCEPT on a hybrid boleto paid through its Pix returns the money by devolução of that payment, exactly once', async () => {
   const s = await shop();
   const created = await s.client.call('POST', '/charges', {
     body: {

@@ -7,14 +7,14 @@ import crypto from 'node:crypto';
 import { QueryTypes } from 'sequelize';
 import parsePrometheusTextFormat, { type PromFamily } from 'parse-prometheus-text-format';
 import { signProviderCallback } from '../../core/pix/providerSignature';
-import { chargeWorkflowId } from '../../workflows/charge/definitions';
+import { chargeWorkflowId } from '../../workflows/charges/definitions';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant } from '../support/ledger';
 import { waitFor } from '../support/env';
 import { fundByPaidCharge, items, payoutMerchant, signedCall, waitForBatchEnd } from '../support/payouts';
-import type { MerchantCredentials } from '../../db/merchantAdmin';
+import type { MerchantCredentials } from '../../db/identity/merchantAdmin';
 
-/** The route template API Pix notifications are counted under (api/pixApiCallbacks/router.ts). */
+/** The route template API Pix notifications are counted under (api/charges/pixApiCallbacks/router.ts). */
 const PIX_API_NOTIFICATION_ROUTE = '/webhooks/pix-api/:secret/pix';
 
 jest.setTimeout(90_000);
@@ -107,8 +107,8 @@ afterEach(async () => {
 
 describe('GET /metrics', () => {
   it('counts HTTP requests by route template and status, with latency histograms, and no ids in any label', async () => {
-    // The sandbox's callback for the paid charge may come after the charge run saw it paid. Since
-    // issue 23 it is the API Pix notification, counted under its template (the secret never a label).
+    // The sandbox's callback for the paid charge may come after the charge run saw it paid. It is
+    // the API Pix notification, counted under its template (the secret never a label).
     const { families, samples } = await waitFor(async () => {
       const s = await scrape();
       return valueOf(family(s.families, 'gateway_http_requests_total'), {
@@ -125,7 +125,7 @@ describe('GET /metrics', () => {
     expect(valueOf(requests, { method: 'GET', route: '/sellers/pix/:id', status: '200' })).toBeGreaterThanOrEqual(1);
     expect(valueOf(requests, { method: 'GET', route: '/sellers/pix/:id', status: '404' })).toBe(1);
     expect(valueOf(requests, { method: 'GET', route: 'unmatched', status: '404' })).toBe(1);
-    // The sandbox's callback for the paid charge (API Pix's notification since issue 23).
+    // The sandbox's callback for the paid charge (API Pix's notification).
     expect(
       valueOf(requests, { method: 'POST', route: PIX_API_NOTIFICATION_ROUTE, status: '200' }),
     ).toBeGreaterThanOrEqual(1);

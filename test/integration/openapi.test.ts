@@ -11,10 +11,10 @@ import { ErrorEnvelope } from '../../api/openapi/registry';
 import { healthzResponse, readyResponse } from '../../api/health/openapi';
 import { signProviderCallback } from '../../core/pix/providerSignature';
 import { signedRequestHeaders } from '../../core/signatures/requestSignature';
-import { sellerPixCharge } from '../../api/sellers/pix/responseSchema';
-import { createdWebhookEndpoint, webhookEndpoint } from '../../api/sellers/webhooks/openapi';
+import { sellerPixCharge } from '../../api/charges/sellers/responseSchema';
+import { createdWebhookEndpoint, webhookEndpoint } from '../../api/events/endpoints/openapi';
 import { createLogger } from '../../core/logger';
-import type { MerchantCredentials } from '../../db/merchantAdmin';
+import type { MerchantCredentials } from '../../db/identity/merchantAdmin';
 import { listMountedRoutes, normaliseDocumentPath } from '../support/mountedRoutes';
 import { sharedIntegrationStack, type SharedStack } from '../support/sharedStack';
 import { accessTokenMinter } from '../support/accessTokens';
@@ -95,7 +95,7 @@ function appRoutes(): Set<string> {
 }
 
 describe('route coverage', () => {
-  it('documents every route mounted by createApp (see "How to document a route" in the README)', () => {
+  it('documents every route mounted by createApp (see docs/api/documenting-routes.md)', () => {
     const documented = documentedRoutes();
     const mounted = appRoutes();
     // Sanity: the walker really sees the nested seller routers under both prefixes.

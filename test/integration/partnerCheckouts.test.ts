@@ -8,9 +8,9 @@
 import crypto from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { Charge, Checkout, CheckoutItem, OutboxEvent } from '../../db/models';
-import { createApiCredential, type MerchantCredentials } from '../../db/merchantAdmin';
+import { createApiCredential, type MerchantCredentials } from '../../db/identity/merchantAdmin';
 import { signedRequestHeaders } from '../../core/signatures/requestSignature';
-import { chargeWorkflowId, paymentConfirmedSignal } from '../../workflows/charge/definitions';
+import { chargeWorkflowId, paymentConfirmedSignal } from '../../workflows/charges/definitions';
 import { waitFor } from '../support/env';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant } from '../support/ledger';

@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { signedRequestHeaders } from '../../core/signatures/requestSignature';
 import { redactedPaths } from '../../core/logger';
-import type { MerchantCredentials } from '../../db/merchantAdmin';
+import type { MerchantCredentials } from '../../db/identity/merchantAdmin';
 import { sharedIntegrationStack, type SharedStack } from '../support/sharedStack';
 import { assertLedgerInvariant } from '../support/ledger';
 

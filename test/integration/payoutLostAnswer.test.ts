@@ -1,5 +1,5 @@
 /**
- * "Did my transfer go through?" over HTTP with the sandbox provider (issue 8 item 1, review H1):
+ * "Did my transfer go through?" over HTTP with the sandbox provider:
  * the sandbox makes the transfer but its answer is lost, then every call of ours is refused with
  * 401 (a key rotated in the wrong order). The item must stay reserved while the outcome is
  * unknown — the old code released it on the 401 although the money had left — and end PAID

@@ -1,5 +1,5 @@
 /**
- * Scaling out (issue 14, item 6): two worker processes serve one task queue during a payout
+ * Scaling out: two worker processes serve one task queue during a payout
  * batch, as several hosts would against one Temporal cluster and one PostgreSQL. Chunks and
  * their slices land on either worker; every item must still be paid exactly once — checked
  * against the sandbox provider's own record of transfers — and the ledger must balance.
@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { accounts } from '../../core/ledger/accounts';
 import { PayoutItem } from '../../db/models';
-import { payoutBatchWorkflowId } from '../../workflows/payout/definitions';
+import { payoutBatchWorkflowId } from '../../workflows/payouts/definitions';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant, balance } from '../support/ledger';
 import {

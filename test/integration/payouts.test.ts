@@ -5,8 +5,8 @@
 import crypto from 'node:crypto';
 import { accounts } from '../../core/ledger/accounts';
 import { Merchant, PayoutBatch, PayoutItem } from '../../db/models';
-import type { MerchantCredentials } from '../../db/merchantAdmin';
-import { payoutBatchWorkflowId } from '../../workflows/payout/definitions';
+import type { MerchantCredentials } from '../../db/identity/merchantAdmin';
+import { payoutBatchWorkflowId } from '../../workflows/payouts/definitions';
 import { waitFor } from '../support/env';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant, balance } from '../support/ledger';

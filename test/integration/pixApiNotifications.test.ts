@@ -1,5 +1,5 @@
 /**
- * Issue 23: Pix charges through API Pix on the real stack (the sandbox PSP over mutual TLS). A
+ * Pix charges through API Pix on the real stack (the sandbox PSP over mutual TLS). A
  * charge is a cob; the PSP's notification (POST <registered URL>/pix) is a claim that goes through
  * the one claim path, and nothing is credited until GET /cob and GET /pix/{e2eid} confirm it. The
  * route's secret, its envelope for bad input, a notification for no charge of ours, a replay, a
@@ -12,7 +12,7 @@ import { HttpPixProvider } from '../../activities/provider/httpPixProvider';
 import { accounts } from '../../core/ledger/accounts';
 import { devolucaoIdFor, txidFor } from '../../core/pix/apiPixIds';
 import { Charge } from '../../db/models';
-import type { MerchantCredentials } from '../../db/merchantAdmin';
+import type { MerchantCredentials } from '../../db/identity/merchantAdmin';
 import { waitFor } from '../support/env';
 import { assertLedgerInvariant, balance } from '../support/ledger';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';

@@ -1,5 +1,5 @@
 /**
- * Issue 23, lost callbacks heal in minutes: a paid charge whose notification the PSP lost
+ * Lost callbacks heal in minutes: a paid charge whose notification the PSP lost
  * (`callback: false` at the sandbox) is settled by the sweep's Schedule (every minute, GET /pix
  * over the last minutes, the one claim path) within two minutes, exactly once; a later pass finds
  * it taken and moves nothing.
@@ -8,9 +8,9 @@ import crypto from 'node:crypto';
 import { QueryTypes } from 'sequelize';
 import { pspChargeRef, txidFor } from '../../core/pix/apiPixIds';
 import { Charge } from '../../db/models';
-import type { PixSweepResult } from '../../activities/pixSweep';
+import type { PixSweepResult } from '../../activities/charges/pixSweep';
 import { ensurePixSweepSchedule } from '../../workers/ensurePixSweepSchedule';
-import { pixSweepScheduleId } from '../../workflows/pixSweep/definitions';
+import { pixSweepScheduleId } from '../../workflows/charges/sweep/definitions';
 import { waitFor } from '../support/env';
 import { assertLedgerInvariant } from '../support/ledger';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';

@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { runTool } from '../support/externalTools';
 import { QueryTypes } from 'sequelize';
 import { signedRequestHeaders } from '../../core/signatures/requestSignature';
-import type { MerchantCredentials } from '../../db/merchantAdmin';
+import type { MerchantCredentials } from '../../db/identity/merchantAdmin';
 import { Charge, MerchantMember } from '../../db/models';
 import { receiptRenderCount } from '../../api/receipts/renderPool';
 import { AppClient, uniqueEmail } from '../support/appClient';

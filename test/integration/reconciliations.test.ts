@@ -1,5 +1,5 @@
 /**
- * Reconciliations over HTTP against the real stack (issue 13 item 3): the sandbox provider's
+ * Reconciliations over HTTP against the real stack: the sandbox provider's
  * statement (GET /v1/statements) compared with the ledger. Books that agree change nothing; a
  * lost callback is found and settled through the normal path (credited once); an amount the
  * provider reports differently is flagged and nothing is written; another merchant's
@@ -14,10 +14,10 @@ import { startIntegrationStack, type IntegrationStack } from '../support/integra
 import { assertLedgerInvariant, balance } from '../support/ledger';
 import { fundByPaidCharge, items, payoutMerchant, setFaults, signedCall, waitForBatchEnd } from '../support/payouts';
 import { signedInMerchant } from '../support/signedIn';
-import type { MerchantCredentials } from '../../db/merchantAdmin';
+import type { MerchantCredentials } from '../../db/identity/merchantAdmin';
 import { Merchant, Withdrawal } from '../../db/models';
-import { addUserToMerchant, setPlatformOperator } from '../../db/userAdmin';
-import type { dailyReconciliation } from '../../workflows/reconciliation/daily';
+import { addUserToMerchant, setPlatformOperator } from '../../db/identity/userAdmin';
+import type { dailyReconciliation } from '../../workflows/reconciliations/daily';
 import {
   dailyReconciliationScheduleId,
   ensureReconciliationSchedule,

@@ -6,11 +6,11 @@
  */
 import crypto from 'node:crypto';
 import { authenticator } from 'otplib';
-import { writeLedgerEntry } from '../../activities/db/ledgerWriter';
+import { writeLedgerEntry } from '../../activities/ledger/ledgerWriter';
 import { accounts } from '../../core/ledger/accounts';
 import { withdrawalReservedEntry } from '../../core/ledger/postings';
 import { OutboxEvent, Refund } from '../../db/models';
-import { setWithdrawalsFrozen } from '../../db/merchantAdmin';
+import { setWithdrawalsFrozen } from '../../db/identity/merchantAdmin';
 import type { AppClient } from '../support/appClient';
 import { waitFor } from '../support/env';
 import { sharedIntegrationStack, type SharedStack } from '../support/sharedStack';
@@ -432,7 +432,7 @@ async function setMerchantState(merchantId: string, state: { frozen: boolean; ac
   });
 }
 
-it('review 2 N1: a frozen or inactive merchant refunds nothing, Pix or boleto: 409 before the second factor is spent, nothing reserved or sent', async () => {
+it('a frozen or inactive merchant refunds nothing, Pix or boleto: 409 before the second factor is spent, nothing reserved or sent', async () => {
   const { client, merchantId, chargeId } = await paidCharge(5_000);
   const boletoId = await paidBoleto(client, merchantId, 10_000);
   const mule = { pixKeyType: 'EMAIL', pixKey: 'mule@attacker.example', name: 'Someone Else' };
@@ -499,7 +499,7 @@ it('review 2 N1: a frozen or inactive merchant refunds nothing, Pix or boleto: 4
   expect((await refundSettled(client, chargeId, ok.body.refunds[0].id)).refund.status).toBe('SUCCEEDED');
 });
 
-it("review 2 N1: a boleto is refunded only to a Pix key of its payer, as the provider's directory answers; the answer is kept on the refund", async () => {
+it("a boleto is refunded only to a Pix key of its payer, as the provider's directory answers; the answer is kept on the refund", async () => {
   const { client, merchantId } = await paidCharge(1_000);
   const boletoId = await paidBoleto(client, merchantId, 10_000);
   await registerDictKey({

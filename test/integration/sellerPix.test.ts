@@ -9,12 +9,12 @@ import { Charge, ApiCredential, OutboxEvent } from '../../db/models';
 import { accounts } from '../../core/ledger/accounts';
 import { encryptSecret, parseKey } from '../../core/crypto/secretBox';
 import { signProviderCallback } from '../../core/pix/providerSignature';
-import { chargeWorkflowId } from '../../workflows/charge/definitions';
+import { chargeWorkflowId } from '../../workflows/charges/definitions';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant, balance } from '../support/ledger';
 import { checkRecordedEvents } from '../support/webhookEvents';
 import { waitFor } from '../support/env';
-import type { MerchantCredentials } from '../../db/merchantAdmin';
+import type { MerchantCredentials } from '../../db/identity/merchantAdmin';
 import { pspChargeRef } from '../../core/pix/apiPixIds';
 
 jest.setTimeout(60_000);
@@ -525,7 +525,7 @@ describe('settlement asks the provider', () => {
 });
 
 describe('BR Code and sandbox restarts', () => {
-  // Issue 23: a charge is a cob at an API Pix PSP, whose BR Code is the PSP's. A cob has no field
+  // A charge is a cob at an API Pix PSP, whose BR Code is the PSP's. A cob has no field
   // for the BR Code's merchant name (field 59, the receiving user's: the gateway's account); the
   // merchant's name goes in the cob's infoAdicionais, which the standard has the payer's app show.
   // (Before API Pix this test read the merchant's name in field 59 of a BR Code the sandbox built.)

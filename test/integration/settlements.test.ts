@@ -1,5 +1,5 @@
 /**
- * Settlements over HTTP against the real stack (issue 13 item 2): a merchant's available balance
+ * Settlements over HTTP against the real stack: a merchant's available balance
  * sent to its own Pix key, on demand (POST /settlements) and by its Temporal Schedule, through
  * the withdrawal machinery. Asserts HTTP bodies, the settlement and withdrawal rows, ledger
  * postings and the sandbox's own transfer records; the ledger invariant after every scenario.
@@ -8,10 +8,10 @@ import crypto from 'node:crypto';
 import { authenticator } from 'otplib';
 import { QueryTypes } from 'sequelize';
 import { accounts } from '../../core/ledger/accounts';
-import { setMerchantPixKey, setWithdrawalsFrozen } from '../../db/merchantAdmin';
+import { setMerchantPixKey, setWithdrawalsFrozen } from '../../db/identity/merchantAdmin';
 import { MerchantMember } from '../../db/models';
 import { settlementScheduleId } from '../../api/settlements/schedule';
-import type { ScheduledSettlementResult } from '../../workflows/settlement/types';
+import type { ScheduledSettlementResult } from '../../workflows/settlements/types';
 import { waitFor } from '../support/env';
 import { sharedIntegrationStack, type SharedStack } from '../support/sharedStack';
 import { assertLedgerInvariant, balance } from '../support/ledger';

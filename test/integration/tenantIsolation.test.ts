@@ -10,7 +10,7 @@
  */
 import crypto from 'node:crypto';
 import { signedRequestHeaders } from '../../core/signatures/requestSignature';
-import type { MerchantCredentials } from '../../db/merchantAdmin';
+import type { MerchantCredentials } from '../../db/identity/merchantAdmin';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant } from '../support/ledger';
 import { APPLICATION_ROUTES, listMountedRoutes, type MountedRoute } from '../support/mountedRoutes';

@@ -5,7 +5,7 @@
  */
 import { authenticator } from 'otplib';
 import { QueryTypes } from 'sequelize';
-import { sha256 } from '../../core/auth/opaqueTokens';
+import { sha256 } from '../../core/identity/opaqueTokens';
 import { ActionToken, AuthChallenge, SecondFactor } from '../../db/models';
 import { AppClient, tallyAnswers } from '../support/appClient';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';

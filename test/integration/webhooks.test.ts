@@ -1,12 +1,14 @@
 /**
  * Webhooks end to end: a paid charge reaches real local receivers through the outbox, the
  * dispatcher and WebhookDelivery workflows; signatures are verified here with plain Node crypto,
- * independently of the gateway's code.
+ * independently of the gateway's code, and with Stripe's own `constructEvent` (the library many
+ * receivers already run: our header carries the same `t=…,v1=…` scheme).
  */
 import crypto from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { QueryTypes } from 'sequelize';
-import type { MerchantCredentials } from '../../db/merchantAdmin';
+import Stripe from 'stripe';
+import type { MerchantCredentials } from '../../db/identity/merchantAdmin';
 import { testEnv, waitFor } from '../support/env';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant } from '../support/ledger';
@@ -32,6 +34,16 @@ afterAll(async () => {
 afterEach(async () => {
   await assertLedgerInvariant(stack.sequelize);
 });
+
+// No request is ever made: constructEvent only checks the signature and parses the body.
+const stripe = new Stripe('sk_test_offline');
+
+/** Stripe's verifier, fed our header as if it were `stripe-signature`: throws when the signature does not verify. */
+function stripeVerified(r: Received, secret: string): { type: string } {
+  return stripe.webhooks.constructEvent(r.rawBody, String(r.headers['gateway-signature'] ?? ''), secret) as {
+    type: string;
+  };
+}
 
 /** What a merchant's own code does: split the header, HMAC `${t}.${body}`, compare in constant time. */
 function independentlyVerified(r: Received, secret: string): boolean {
@@ -231,6 +243,9 @@ it('signs with both secrets after a rotation, and each verifies', async () => {
   expect(String(r.headers['gateway-signature']).match(/v1=/g)).toHaveLength(2);
   expect(independentlyVerified(r, rotated.body.secret)).toBe(true);
   expect(independentlyVerified(r, hook.secret)).toBe(true);
+  expect(stripeVerified(r, rotated.body.secret)).toMatchObject({ type: 'charge.paid' });
+  expect(stripeVerified(r, hook.secret)).toMatchObject({ type: 'charge.paid' });
+  expect(() => stripeVerified(r, 'whsec_not_the_secret')).toThrow();
 });
 
 it('delivers the lifecycle of a charge to its webhook_url, and nothing to a disabled webhook', async () => {
@@ -244,6 +259,7 @@ it('delivers the lifecycle of a charge to its webhook_url, and nothing to a disa
   );
   const [paid] = at('/scoped', 'charge.paid', charge.id);
   expect(independentlyVerified(paid, charge.webhook!.secret)).toBe(true);
+  expect(stripeVerified(paid, charge.webhook!.secret)).toMatchObject({ type: 'charge.paid' });
   await new Promise((r) => setTimeout(r, 1_000));
   expect(at('/disabled', undefined, charge.id)).toEqual([]);
 });

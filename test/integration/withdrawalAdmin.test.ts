@@ -1,12 +1,12 @@
 /**
  * Operator set-up for withdrawals on the real database: registering the merchant's own Pix key
- * (db/merchantAdmin) and the CLI commands that wrap it (`merchant set-pix-key|freeze|unfreeze`).
+ * (db/identity/merchantAdmin) and the CLI commands that wrap it (`merchant set-pix-key|freeze|unfreeze`).
  */
 import crypto from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import type { Sequelize } from 'sequelize';
-import { createMerchantWithCredential, setMerchantPixKey } from '../../db/merchantAdmin';
+import { createMerchantWithCredential, setMerchantPixKey } from '../../db/identity/merchantAdmin';
 import { Merchant } from '../../db/models';
 import { createSequelize } from '../../db/sequelize';
 import { testEnv } from '../support/env';

@@ -6,9 +6,9 @@
 import crypto from 'node:crypto';
 import { QueryTypes } from 'sequelize';
 import { accounts } from '../../core/ledger/accounts';
-import { setWithdrawalsFrozen, type MerchantCredentials, type NewMerchant } from '../../db/merchantAdmin';
+import { setWithdrawalsFrozen, type MerchantCredentials, type NewMerchant } from '../../db/identity/merchantAdmin';
 import { IdempotencyRecord, Withdrawal } from '../../db/models';
-import { withdrawalResponse } from '../../api/sellers/saques/openapi';
+import { withdrawalResponse } from '../../api/withdrawals/openapi';
 import { sharedIntegrationStack, type SharedStack } from '../support/sharedStack';
 import { assertLedgerInvariant, balance } from '../support/ledger';
 import { checkRecordedEvents } from '../support/webhookEvents';

@@ -2,7 +2,7 @@
  * The Schedules every worker creates at start (janitor, daily reconciliation, MED sync, Pix payment sweep) belong to
  * its task queue, like the outbox dispatcher: a second deployment (another task queue) in the
  * same namespace gets its own, and a schedule never starts its runs on another deployment's
- * queue. Found as a flake of the parallel suite (issue 22): a worker process spawned by another
+ * queue. Found as a flake of the parallel suite: a worker process spawned by another
  * test file had created the one `med-infraction-sync` first, so the MED test's triggered sync ran
  * on that file's task queue and never reached its own database.
  */
@@ -11,11 +11,11 @@ import type { Client } from '@temporalio/client';
 import { ensureJanitorSchedule } from '../../workers/ensureJanitorSchedule';
 import { ensureMedSyncSchedule } from '../../workers/ensureMedSyncSchedule';
 import { ensureReconciliationSchedule } from '../../workers/ensureReconciliationSchedule';
-import { janitorScheduleId } from '../../workflows/janitor/definitions';
+import { janitorScheduleId } from '../../workflows/transfers/definitions';
 import { medSyncScheduleId } from '../../workflows/med/definitions';
 import { dailyReconciliationScheduleId } from '../../workers/ensureReconciliationSchedule';
 import { ensurePixSweepSchedule } from '../../workers/ensurePixSweepSchedule';
-import { pixSweepScheduleId } from '../../workflows/pixSweep/definitions';
+import { pixSweepScheduleId } from '../../workflows/charges/sweep/definitions';
 import { sharedIntegrationStack, type SharedStack } from '../support/sharedStack';
 
 jest.setTimeout(120_000);

@@ -3,7 +3,7 @@
  * real runs by `npm run capture-histories`) is replayed against the current workflow code with
  * Worker.runReplayHistories. A change that would make a running workflow take a different path
  * (a new activity, a reordered timer, a removed branch) fails here instead of in production,
- * where charge runs live for days. See README, "Changing a workflow safely".
+ * where charge runs live for days. See docs/architecture.md, "Workflow history".
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -6,7 +6,7 @@ import crypto from 'node:crypto';
 import { getBoletoInfo, isValidBoleto } from '@brazilian-utils/brazilian-utils';
 import { boletoBancarioCodigoBarras, boletoBancarioLinhaDigitavel } from 'boleto-brasileiro-validator';
 import { hasError, parsePix } from 'pix-utils';
-import { dueDateFactor, parseSandboxFreeField } from '../../core/boleto';
+import { dueDateFactor, parseSandboxFreeField } from '../../core/boletos';
 import { isValidEndToEndId } from '../../core/pix/brcode';
 import { verifyProviderCallbackSignature } from '../../core/pix/providerSignature';
 import {

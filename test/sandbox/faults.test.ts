@@ -57,7 +57,7 @@ describe('sandbox fault injection', () => {
     expect((await h.call('POST', '/sandbox/faults', { errorRate: 0.5, seed: -1 })).status).toBe(400);
   });
 
-  it('a seed makes the random draws a schedule: the same seed, the same faults, call after call (issue 22)', async () => {
+  it('a seed makes the random draws a schedule: the same seed, the same faults, call after call', async () => {
     const schedule = async (seed: number) => {
       await h.call('POST', '/sandbox/faults', { errorRate: 0.5, seed });
       const outcomes: number[] = [];

@@ -3,7 +3,7 @@
  * a real session row and a token signed as the API signs (the key the API derives in tests).
  */
 import crypto from 'node:crypto';
-import { AccessTokens, derivedJwtSecret } from '../../api/auth/accessTokens';
+import { AccessTokens, derivedJwtSecret } from '../../api/identity/auth/accessTokens';
 import { UserSession } from '../../db/models';
 
 export function accessTokenMinter(encryptionKey: string, userId: string): () => Promise<string> {

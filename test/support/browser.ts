@@ -76,7 +76,7 @@ export async function launchBrowser(): Promise<RunningBrowser> {
   };
 }
 
-/** Where the tests keep screenshots (git-ignored); see README "Hosted checkout page". */
+/** Where the tests keep screenshots (git-ignored); see docs/api/checkouts.md, "Hosted checkout page". */
 export function artifactDir(...parts: string[]): string {
   const dir = path.join(root, 'test-artifacts', ...parts);
   fs.mkdirSync(dir, { recursive: true });

@@ -7,7 +7,7 @@
  * (free-form item names with markup, any metadata); the lifecycle moves it too (by charge_id).
  */
 import crypto from 'node:crypto';
-import { createApiCredential } from '../../db/merchantAdmin';
+import { createApiCredential } from '../../db/identity/merchantAdmin';
 import type { AppClient } from './appClient';
 import { waitFor } from './env';
 import type { StackClient } from './integrationStack';

@@ -1,11 +1,11 @@
 /**
- * Fixtures for checkout tests (issue 12, H2): courses and prices inserted with SQL (the course
+ * Fixtures for checkout tests: courses and prices inserted with SQL (the course
  * routes are another helper's), a merchant owned by a signed-in user *and* holding a client
  * credential (P0 routes use the credential, refunds and sessions the user), and P0 calls.
  */
 import crypto from 'node:crypto';
 import type { Sequelize } from 'sequelize';
-import { createApiCredential, type MerchantCredentials } from '../../db/merchantAdmin';
+import { createApiCredential, type MerchantCredentials } from '../../db/identity/merchantAdmin';
 import type { AppClient } from './appClient';
 import type { StackClient } from './integrationStack';
 import { signedInMerchant } from './signedIn';

@@ -1,6 +1,6 @@
 /**
- * Courses, prices, modules and lessons made through the /courses routes, as a merchant does
- * (issue 12). Each helper fails loudly with the answer when a route does not answer as expected.
+ * Courses, prices, modules and lessons made through the /courses routes, as a merchant does.
+ * Each helper fails loudly with the answer when a route does not answer as expected.
  */
 import type { AppAnswer, AppClient } from './appClient';
 

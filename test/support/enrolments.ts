@@ -1,5 +1,5 @@
 /**
- * Enrolments made the real way (issue 12, H4): a published course with a price and lessons through
+ * Enrolments made the real way: a published course with a price and lessons through
  * the /courses routes, a P0 checkout through /v1/checkouts, paid in the sandbox, so the enrolment
  * is the one the charge lifecycle's hook inserted. Fails loudly when a step does not answer as expected.
  */

@@ -26,7 +26,11 @@ import { DEV_PIX_CLIENT_ID, DEV_PIX_CLIENT_SECRET } from '../../sandbox/config';
 import { SANDBOX_MERCHANT } from '../../sandbox/payer';
 import { createLogger } from '../../core/logger';
 import { decryptSecret } from '../../core/crypto/secretBox';
-import { createMerchantWithCredential, type MerchantCredentials, type NewMerchant } from '../../db/merchantAdmin';
+import {
+  createMerchantWithCredential,
+  type MerchantCredentials,
+  type NewMerchant,
+} from '../../db/identity/merchantAdmin';
 import { createSequelize } from '../../db/sequelize';
 import { runMigrations } from '../../db/migrator';
 import { ensureDatabase } from '../../db/embeddedPostgres';
@@ -34,7 +38,7 @@ import { Client as PgClient } from 'pg';
 import { createSandboxApp, type SandboxApp } from '../../sandbox/app';
 import { createGatewayWorker } from '../../workers/createWorker';
 import { ensureOutboxDispatcher } from '../../workers/ensureOutboxDispatcher';
-import { dispatcherWorkflowId } from '../../workflows/webhook/definitions';
+import { dispatcherWorkflowId } from '../../workflows/events/definitions';
 import { startMailSink, type MailSink } from '../../scripts/lib/mailSink';
 import { testEnv } from './env';
 import { workflowBundle } from './workflowBundle';

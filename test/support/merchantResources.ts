@@ -5,7 +5,7 @@
  * enabled, a Pix key of its own and a document (for withdrawals).
  */
 import crypto from 'node:crypto';
-import type { MerchantCredentials } from '../../db/merchantAdmin';
+import type { MerchantCredentials } from '../../db/identity/merchantAdmin';
 import { waitFor } from './env';
 import type { StackClient } from './integrationStack';
 import { items, signedCall, waitForBatchEnd } from './payouts';

@@ -1,6 +1,6 @@
 /** Helpers for payout tests: signed requests, funding a merchant through real paid charges. */
 import { signedRequestHeaders } from '../../core/signatures/requestSignature';
-import type { MerchantCredentials } from '../../db/merchantAdmin';
+import type { MerchantCredentials } from '../../db/identity/merchantAdmin';
 import { Merchant } from '../../db/models';
 import type { ProviderTransfer } from '../../core/provider';
 import type { StackClient } from './integrationStack';

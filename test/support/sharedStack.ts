@@ -1,5 +1,5 @@
 /**
- * An integration stack shared by the test files of one jest worker (issue 22): the files that
+ * An integration stack shared by the test files of one jest worker: the files that
  * only need merchants of their own (each test makes its own; the tenant-isolation tests prove
  * merchants see nothing of each other) use `sharedIntegrationStack()` instead of starting a stack
  * each. The stack runs in a process of its own (test/support/stackServer.ts), started by the
@@ -18,7 +18,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import { createApp } from '../../api/app';
-import { createMerchantWithCredential } from '../../db/merchantAdmin';
+import { createMerchantWithCredential } from '../../db/identity/merchantAdmin';
 import { createSequelize } from '../../db/sequelize';
 import { testEnv } from './env';
 import { stackApi, stackApiDeps, stackPay, type StackClient } from './integrationStack';

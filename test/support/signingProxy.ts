@@ -6,7 +6,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { signedRequestHeaders } from '../../core/signatures/requestSignature';
-import type { MerchantCredentials } from '../../db/merchantAdmin';
+import type { MerchantCredentials } from '../../db/identity/merchantAdmin';
 import { APPLICATION_ROUTES } from './mountedRoutes';
 
 /** Hop-by-hop and recomputed headers are not forwarded. */

@@ -4,9 +4,9 @@
  */
 import crypto from 'node:crypto';
 import type { Sequelize } from 'sequelize';
-import { writeLedgerEntry } from '../../activities/db/ledgerWriter';
+import { writeLedgerEntry } from '../../activities/ledger/ledgerWriter';
 import { chargePaidEntry } from '../../core/ledger/postings';
-import { createMerchantWithCredential } from '../../db/merchantAdmin';
+import { createMerchantWithCredential } from '../../db/identity/merchantAdmin';
 import { PayoutBatch, PayoutItem } from '../../db/models';
 
 export async function stagedBatch(

@@ -1,7 +1,7 @@
 /**
  * Every event recorded in the outbox, as the webhook dispatcher sends it
- * (activities/db/outboxDispatch.ts: `{eventId, type, createdAt, data: payload}`), parsed with the
- * payload schema the API document gives its type (api/webhooks/openapi.ts, webhookEventSchemas):
+ * (activities/events/outboxDispatch.ts: `{eventId, type, createdAt, data: payload}`), parsed with the
+ * payload schema the API document gives its type (api/events/openapi.ts, webhookEventSchemas):
  * the `data` of charge.paid is the charge, and so on. Also flags a field of `data` the schema does
  * not name (a receiver's generated type would not know it). Called at the end of the integration
  * files whose flows record each kind of event; on a shared stack it sees the other files' events
@@ -9,7 +9,7 @@
  */
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { z } from 'zod';
-import { webhookEventSchemas } from '../../api/webhooks/openapi';
+import { webhookEventSchemas } from '../../api/events/openapi';
 
 /** The object schemas `schema` may be (a union's branches, a nullable's inner object). */
 function objectShapes(schema: z.ZodType): Record<string, z.ZodType>[] {

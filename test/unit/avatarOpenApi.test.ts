@@ -1,13 +1,13 @@
 /**
- * The avatar and upload routes are documented (api/avatar/openapi.ts, api/uploads/openapi.ts):
+ * The avatar and upload routes are documented (api/identity/avatar/openapi.ts, api/uploads/openapi.ts):
  * every route createAvatarRoutes mounts is in a valid document built with those modules, and
  * nothing else. (api/openapi/document.ts imports them once the app mounts the routes.)
  */
 import { OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { validate } from '@readme/openapi-parser';
 import express from 'express';
-import { createAvatarRoutes } from '../../api/avatar';
-import '../../api/avatar/openapi';
+import { createAvatarRoutes } from '../../api/identity/avatar';
+import '../../api/identity/avatar/openapi';
 import '../../api/uploads/openapi';
 import { registry } from '../../api/openapi/registry';
 import { LocalObjectStore } from '../../core/storage/localObjectStore';

@@ -9,7 +9,7 @@ import {
   parseBoletoCode,
   parseSandboxFreeField,
   sandboxNossoNumero,
-} from '../../core/boleto';
+} from '../../core/boletos';
 
 // A Banco do Brasil boleto used as an example by @brazilian-utils (due 2018-07-15, R$ 1,026.56).
 const KNOWN_LINE = '00190000090114971860168524522114675860000102656';

@@ -1,4 +1,4 @@
-import { dueDateFactor, dueDateFromFactor } from '../../core/boleto';
+import { dueDateFactor, dueDateFromFactor } from '../../core/boletos';
 
 describe('due-date factor (fator de vencimento) with the 2025-02-22 reset', () => {
   it('matches the published first-cycle table (base date 1997-10-07)', () => {

@@ -20,7 +20,7 @@ import {
   SANDBOX_AGENCY,
   SANDBOX_BANK_CODE,
   sandboxNossoNumero,
-} from '../../core/boleto';
+} from '../../core/boletos';
 
 function localIsoDate(d: Date): string {
   // getBoletoInfo builds local-time dates (new Date(y, m, d)).

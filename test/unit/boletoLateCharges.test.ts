@@ -1,4 +1,4 @@
-import { amountDueOn } from '../../core/boleto';
+import { amountDueOn } from '../../core/boletos';
 
 const terms = { amountCents: 100_000, dueDate: '2025-02-21', fineBps: 200, monthlyInterestBps: 100, graceDays: 2 };
 

@@ -10,8 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { hasError, parsePix } from 'pix-utils';
 import { buildPixBrCode } from '../../core/pix/brcode';
-import { bankCodeWithDigit, formatBrl, formatDigitableLine, isoDateInBrasilia } from '../../core/boleto/pdf/format';
-import { renderBoletoPdf, type BoletoPdfInput } from '../../core/boleto/pdf/renderBoletoPdf';
+import { bankCodeWithDigit, formatBrl, formatDigitableLine, isoDateInBrasilia } from '../../core/boletos/pdf/format';
+import { renderBoletoPdf, type BoletoPdfInput } from '../../core/boletos/pdf/renderBoletoPdf';
 import { buildBoletoNumbers } from '../support/boletoNumbers';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- the package ships no types

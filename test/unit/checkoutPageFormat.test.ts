@@ -1,8 +1,8 @@
-/** Pure helpers of the hosted checkout page (api/checkoutPage/format.ts, store.ts, simulate.ts). */
-import { brandColors, contrastRatio, escapeHtml, formatBrl, safeLink, safeLogo } from '../../api/checkoutPage/format';
-import { renderCheckoutPage } from '../../api/checkoutPage/html';
-import { paymentSimulatorFor } from '../../api/checkoutPage/simulate';
-import { parseCheckoutId, type CheckoutPageView } from '../../api/checkoutPage/store';
+/** Pure helpers of the hosted checkout page (api/checkouts/page/format.ts, store.ts, simulate.ts). */
+import { brandColors, contrastRatio, escapeHtml, formatBrl, safeLink, safeLogo } from '../../api/checkouts/page/format';
+import { renderCheckoutPage } from '../../api/checkouts/page/html';
+import { paymentSimulatorFor } from '../../api/checkouts/page/simulate';
+import { parseCheckoutId, type CheckoutPageView } from '../../api/checkouts/page/store';
 
 it('formats BRL the pt-BR way', () => {
   expect(formatBrl(123_456)).toBe('R$ 1.234,56');

@@ -5,7 +5,7 @@ import pino from 'pino';
 import { ConnectionRefusedError } from 'sequelize';
 import { errorHandler, notFoundHandler } from '../../api/errors/errorHandler';
 import { traceId } from '../../api/middleware/traceId';
-import { assertWebhookDestination } from '../../api/webhooks/destinationPolicy';
+import { assertWebhookDestination } from '../../api/events/destinationPolicy';
 import { isPrivateAddress } from '../../core/net/destination';
 import { signRequest, verifyRequestSignature } from '../../core/signatures/requestSignature';
 

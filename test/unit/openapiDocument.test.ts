@@ -5,7 +5,7 @@
 import { validate } from '@readme/openapi-parser';
 import { buildOpenApiDocument, INTERFACE_VERSION } from '../../api/openapi/document';
 import { ERROR_CODES } from '../../api/openapi/errorCodes';
-import { chargeEventTypes, subscribableEventTypes } from '../../core/webhooks/events';
+import { chargeEventTypes, subscribableEventTypes } from '../../core/events/events';
 
 const doc = buildOpenApiDocument();
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'] as const;

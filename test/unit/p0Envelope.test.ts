@@ -6,8 +6,8 @@
 import express from 'express';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
-import { p0Errors } from '../../api/partnerCheckouts/envelope';
-import { chargeIdOf } from '../../api/chargeIssuing/issueCheckout';
+import { p0Errors } from '../../api/checkouts/partner/envelope';
+import { chargeIdOf } from '../../api/checkouts/issueCheckout';
 import { billId, checkoutPageUrl, parseBillId } from '../../core/checkouts/urls';
 import { sessionStatus } from '../../core/checkouts/present';
 

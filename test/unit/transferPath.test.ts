@@ -1,8 +1,7 @@
 /**
- * The one transfer path against a fake provider: what releases money and what never does
- * (issue 8, review H1 and L9).
+ * The one transfer path against a fake provider: what releases money and what never does.
  */
-import { createTransferPath } from '../../activities/transferPath';
+import { createTransferPath } from '../../activities/transfers/transferPath';
 import { FakePixProvider } from '../support/fakePixProvider';
 
 const request = (reference: string, pixKey = 'r@example.com') => ({

@@ -1,5 +1,5 @@
 /**
- * Outgoing webhooks cannot reach internal networks (issue 8 item 6, review H2 and H3).
+ * Outgoing webhooks cannot reach internal networks.
  * Hosts are written as URLs and read back through the WHATWG parser, as merchants' URLs are:
  * it turns [::ffff:169.254.169.254] into [::ffff:a9fe:a9fe] and 2130706433 into 127.0.0.1.
  */
@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isPrivateAddress } from '../../core/net/destination';
 import { checkDestination } from '../../core/net/destinationPolicy';
-import { DestinationRefusedError, postWebhook } from '../../activities/webhookSender';
+import { DestinationRefusedError, postWebhook } from '../../activities/events/sender';
 
 const internalUrls = [
   'http://[::ffff:127.0.0.1]:4010/x',

@@ -6,10 +6,10 @@ import {
   withdrawalReservedEntry,
 } from '../../core/ledger/postings';
 import { normalizePixKey } from '../../core/pixKeys';
-import { maskDocument, maskMiddle, maskPixKey } from '../../core/presenters/masking';
-import { presentWithdrawal, publicTransferReference, type WithdrawalSource } from '../../core/presenters/withdrawal';
-import { describeTransferFailure } from '../../core/transferFailures';
-import { beneficiarySnapshot, sourceAccountSnapshot, withdrawalFee } from '../../core/withdrawals';
+import { maskDocument, maskMiddle, maskPixKey } from '../../core/masking';
+import { presentWithdrawal, publicTransferReference, type WithdrawalSource } from '../../core/withdrawals/present';
+import { describeTransferFailure } from '../../core/transfers/failures';
+import { beneficiarySnapshot, sourceAccountSnapshot, withdrawalFee } from '../../core/withdrawals/rules';
 
 const merchantId = '00000000-0000-0000-0000-0000000000aa';
 const money = { withdrawalId: 'w1', merchantId, amountCents: 10_000, feeCents: 250 };

@@ -8,10 +8,10 @@
 import crypto from 'node:crypto';
 import { accounts } from '../../core/ledger/accounts';
 import { ProviderError, type BoletoProvider, type IssueBoletoRequest, type ProviderBoleto } from '../../core/provider';
-import { createMerchantWithCredential } from '../../db/merchantAdmin';
+import { createMerchantWithCredential } from '../../db/identity/merchantAdmin';
 import { Charge } from '../../db/models';
-import { chargeStatusQuery, chargeWorkflowId, issuePixUpdate } from '../../workflows/charge/definitions';
-import type { ChargeLifecycleInput } from '../../workflows/charge/types';
+import { chargeStatusQuery, chargeWorkflowId, issuePixUpdate } from '../../workflows/charges/definitions';
+import type { ChargeLifecycleInput } from '../../workflows/charges/types';
 import { FakePixProvider } from '../support/fakePixProvider';
 import { assertLedgerInvariant, balance } from '../support/ledger';
 import { useWorkflowEnv } from '../support/workflowEnv';

@@ -7,15 +7,15 @@ import crypto from 'node:crypto';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { QueryTypes } from 'sequelize';
 import { accounts } from '../../core/ledger/accounts';
-import { createMerchantWithCredential } from '../../db/merchantAdmin';
+import { createMerchantWithCredential } from '../../db/identity/merchantAdmin';
 import { Charge, OutboxEvent } from '../../db/models';
 import {
   cancelChargeUpdate,
   chargeWorkflowId,
   issuePixUpdate,
   paymentConfirmedSignal,
-} from '../../workflows/charge/definitions';
-import type { ChargeLifecycleInput } from '../../workflows/charge/types';
+} from '../../workflows/charges/definitions';
+import type { ChargeLifecycleInput } from '../../workflows/charges/types';
 import { BusinessStatusKey } from '../../workflows/searchAttributes';
 import { FakePixProvider } from '../support/fakePixProvider';
 import { waitFor } from '../support/env';

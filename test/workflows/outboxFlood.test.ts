@@ -1,5 +1,5 @@
 /**
- * The outbox dispatcher under a flood (issue 8 item 10): thousands of events committed quickly
+ * The outbox dispatcher under a flood: thousands of events committed quickly
  * must not flood the singleton dispatcher with one signal each (its history passed 10,000
  * events in the 10,000-item bench and the worker died). Events nobody subscribed to cost no
  * signal and no delivery; subscribed ones get exactly one delivery each.
@@ -8,12 +8,12 @@
 import crypto from 'node:crypto';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { QueryTypes } from 'sequelize';
-import { recordEvent } from '../../activities/db/outbox';
+import { recordEvent } from '../../activities/events/outbox';
 import { encryptSecret } from '../../core/crypto/secretBox';
-import { createMerchantWithCredential } from '../../db/merchantAdmin';
+import { createMerchantWithCredential } from '../../db/identity/merchantAdmin';
 import { WebhookEndpoint } from '../../db/models';
 import { ensureOutboxDispatcher } from '../../workers/ensureOutboxDispatcher';
-import { dispatcherWorkflowId } from '../../workflows/webhook/definitions';
+import { dispatcherWorkflowId } from '../../workflows/events/definitions';
 import { waitFor } from '../support/env';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { useWorkflowEnv } from '../support/workflowEnv';

@@ -4,13 +4,13 @@
  * backoff in seconds of real time — and every item is paid exactly once.
  */
 import crypto from 'node:crypto';
-import { createReconciler } from '../../activities/reconcile';
-import { writeLedgerEntry } from '../../activities/db/ledgerWriter';
+import { createReconciler } from '../../activities/transfers/repair';
+import { writeLedgerEntry } from '../../activities/ledger/ledgerWriter';
 import { accounts } from '../../core/ledger/accounts';
 import { chargePaidEntry } from '../../core/ledger/postings';
-import { createMerchantWithCredential } from '../../db/merchantAdmin';
+import { createMerchantWithCredential } from '../../db/identity/merchantAdmin';
 import { PayoutBatch, PayoutItem, Withdrawal } from '../../db/models';
-import { payoutBatchWorkflowId, reserveBatchUpdate } from '../../workflows/payout/definitions';
+import { payoutBatchWorkflowId, reserveBatchUpdate } from '../../workflows/payouts/definitions';
 import { FakePixProvider } from '../support/fakePixProvider';
 import { waitFor } from '../support/env';
 import { assertLedgerInvariant, balance } from '../support/ledger';

@@ -1,14 +1,14 @@
 /**
- * Freezing a merchant stops its payouts at once (issue 8 item 2, review H4), on the
+ * Freezing a merchant stops its payouts at once, on the
  * time-skipping server with the real activities and database: once the freeze has committed no
  * item is sent for the first time, items already sent finish, the batch parks (PROCESSING, unsent
  * items PENDING, their funding reserved) and resumes after the unfreeze.
  */
 import { Op } from 'sequelize';
 import { accounts } from '../../core/ledger/accounts';
-import { setWithdrawalsFrozen } from '../../db/merchantAdmin';
+import { setWithdrawalsFrozen } from '../../db/identity/merchantAdmin';
 import { PayoutBatch, PayoutItem } from '../../db/models';
-import { payoutBatchWorkflowId, reserveBatchUpdate } from '../../workflows/payout/definitions';
+import { payoutBatchWorkflowId, reserveBatchUpdate } from '../../workflows/payouts/definitions';
 import { FakePixProvider } from '../support/fakePixProvider';
 import { waitFor } from '../support/env';
 import { assertLedgerInvariant, balance } from '../support/ledger';

@@ -1,5 +1,5 @@
 /**
- * Refunds obey the merchant's state (review 2, N1), on the time-skipping server with the real
+ * Refunds obey the merchant's state, on the time-skipping server with the real
  * activities and database (the provider is an in-memory fake, outside the system):
  * - a freeze that commits between the API's check and the reservation is seen under the
  *   merchant row's lock: the request is refused, nothing is stored or reserved;
@@ -12,13 +12,13 @@
 import crypto from 'node:crypto';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { updateWithStartOrJoin } from '../../api/temporal/updateWithStart';
-import { writeLedgerEntry } from '../../activities/db/ledgerWriter';
+import { writeLedgerEntry } from '../../activities/ledger/ledgerWriter';
 import { accounts } from '../../core/ledger/accounts';
 import { chargePaidEntry } from '../../core/ledger/postings';
-import { createMerchantWithCredential, setWithdrawalsFrozen } from '../../db/merchantAdmin';
+import { createMerchantWithCredential, setWithdrawalsFrozen } from '../../db/identity/merchantAdmin';
 import { Charge, Refund } from '../../db/models';
-import { refundStatusQuery, refundWorkflowId, requestRefundUpdate } from '../../workflows/refund/definitions';
-import { RefundFailureTypes, type RefundInput } from '../../workflows/refund/types';
+import { refundStatusQuery, refundWorkflowId, requestRefundUpdate } from '../../workflows/refunds/definitions';
+import { RefundFailureTypes, type RefundInput } from '../../workflows/refunds/types';
 import { FakePixProvider } from '../support/fakePixProvider';
 import { waitFor } from '../support/env';
 import { assertLedgerInvariant, balance } from '../support/ledger';

@@ -7,12 +7,12 @@
  */
 import crypto from 'node:crypto';
 import { QueryTypes } from 'sequelize';
-import { writeLedgerEntry } from '../../activities/db/ledgerWriter';
-import { brasiliaStartOfDay } from '../../activities/settlements';
+import { writeLedgerEntry } from '../../activities/ledger/ledgerWriter';
+import { brasiliaStartOfDay } from '../../activities/settlements/settlements';
 import { accounts } from '../../core/ledger/accounts';
 import { chargePaidEntry } from '../../core/ledger/postings';
-import { createMerchantWithCredential } from '../../db/merchantAdmin';
-import type { ScheduledSettlementResult } from '../../workflows/settlement/types';
+import { createMerchantWithCredential } from '../../db/identity/merchantAdmin';
+import type { ScheduledSettlementResult } from '../../workflows/settlements/types';
 import { FakePixProvider } from '../support/fakePixProvider';
 import { assertLedgerInvariant, balance } from '../support/ledger';
 import { useWorkflowEnv } from '../support/workflowEnv';

@@ -5,10 +5,10 @@
 import crypto from 'node:crypto';
 import { QueryTypes } from 'sequelize';
 import { encryptSecret } from '../../core/crypto/secretBox';
-import { retryOffsetsMs } from '../../core/webhooks/retrySchedule';
-import { createMerchantWithCredential } from '../../db/merchantAdmin';
+import { retryOffsetsMs } from '../../core/events/retrySchedule';
+import { createMerchantWithCredential } from '../../db/identity/merchantAdmin';
 import { WebhookEndpoint } from '../../db/models';
-import { deliveryWorkflowId } from '../../workflows/webhook/definitions';
+import { deliveryWorkflowId } from '../../workflows/events/definitions';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { useWorkflowEnv } from '../support/workflowEnv';
 
@@ -171,7 +171,7 @@ it('never follows a redirect: a 3xx is a failed attempt', async () => {
 });
 
 it('sweeps expired idempotency keys and replay-guard entries, keeping live ones', async () => {
-  const { createWebhookActivities } = await import('../../activities/webhooks');
+  const { createWebhookActivities } = await import('../../activities/events/deliveries');
   const insertKey = (key: string, expires: string) =>
     wf.sequelize.query(
       `INSERT INTO idempotency_records (merchant_id, scope, key, request_hash, state, resource_id, locked_until, expires_at)

@@ -6,11 +6,11 @@
  */
 import crypto from 'node:crypto';
 import { QueryTypes } from 'sequelize';
-import { createWebhookActivities } from '../../activities/webhooks';
-import { assertWebhookDestination } from '../../api/webhooks/destinationPolicy';
+import { createWebhookActivities } from '../../activities/events/deliveries';
+import { assertWebhookDestination } from '../../api/events/destinationPolicy';
 import { encryptSecret } from '../../core/crypto/secretBox';
-import { presentDelivery, type AttemptRow, type DeliveryRow } from '../../core/presenters/webhookDelivery';
-import { createMerchantWithCredential } from '../../db/merchantAdmin';
+import { presentDelivery, type AttemptRow, type DeliveryRow } from '../../core/events/presentDelivery';
+import { createMerchantWithCredential } from '../../db/identity/merchantAdmin';
 import { WebhookEndpoint } from '../../db/models';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { useWorkflowEnv } from '../support/workflowEnv';

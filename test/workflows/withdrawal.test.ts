@@ -6,13 +6,13 @@
 import crypto from 'node:crypto';
 import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Activities } from '../../activities';
-import { writeLedgerEntry } from '../../activities/db/ledgerWriter';
+import { writeLedgerEntry } from '../../activities/ledger/ledgerWriter';
 import { accounts } from '../../core/ledger/accounts';
 import { chargePaidEntry } from '../../core/ledger/postings';
-import { createMerchantWithCredential } from '../../db/merchantAdmin';
+import { createMerchantWithCredential } from '../../db/identity/merchantAdmin';
 import { Withdrawal } from '../../db/models';
-import { requestWithdrawalUpdate, withdrawalWorkflowId } from '../../workflows/withdrawal/definitions';
-import type { WithdrawalInput } from '../../workflows/withdrawal/types';
+import { requestWithdrawalUpdate, withdrawalWorkflowId } from '../../workflows/withdrawals/definitions';
+import type { WithdrawalInput } from '../../workflows/withdrawals/types';
 import { FakePixProvider } from '../support/fakePixProvider';
 import { waitFor } from '../support/env';
 import { assertLedgerInvariant, balance } from '../support/ledger';

@@ -8,7 +8,7 @@
  * the message for good, the row is marked FAILED and its body wiped.
  */
 import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
-import type { MailActivities } from '../../activities/mail';
+import type { MailActivities } from '../../activities/mail/mail';
 import { MailFailureTypes, type MailOutcome } from './definitions';
 
 const DELIVERY_WINDOW = '24 hours';

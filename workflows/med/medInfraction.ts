@@ -17,9 +17,9 @@ import {
   upsertSearchAttributes,
   uuid4,
 } from '@temporalio/workflow';
-import type { MedActivities } from '../../activities/med';
-import { refundWorkflowId } from '../refund/definitions';
-import type { refundLifecycle } from '../refund/refundLifecycle';
+import type { MedActivities } from '../../activities/med/med';
+import { refundWorkflowId } from '../refunds/definitions';
+import type { refundLifecycle } from '../refunds/refundLifecycle';
 import { BusinessStatusKey } from '../searchAttributes';
 import { decideInfractionUpdate, infractionStatusQuery } from './definitions';
 import {

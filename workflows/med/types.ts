@@ -17,7 +17,7 @@ export interface MedDecisionRequest {
   decidedBy: string;
 }
 
-/** No answer by the deadline: the claim is lost, as an unanswered card dispute is (README, "Pix infractions"). */
+/** No answer by the deadline: the claim is lost, as an unanswered card dispute is (docs/api/med.md). */
 export const DEFAULT_MED_DECISION: MedDecisionRequest = {
   decision: 'ACCEPT',
   justification: 'no analysis before the deadline',

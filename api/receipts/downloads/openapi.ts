@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { errorResponses, registry, security, signatureHeaders } from '../../openapi/registry';
-import { withdrawalId } from '../../sellers/saques/schema';
+import { withdrawalId } from '../../withdrawals/schema';
 import { payoutItemReceiptId, transactionReceiptId } from './schema';
 
 /** Answered by the middleware in front of every receipt route (router.ts). */

@@ -4,10 +4,13 @@
  * the read scope of the family the document belongs to (charges:read, withdrawals:read,
  * payouts:read) → the request signature over the path exactly as sent → the id.
  */
-import { Router, type Request, type RequestHandler } from 'express';
-import { requireScope, type ScopeFamily } from '../../auth/scopes';
-import { receiptHandlers } from './handler';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
+import { requireScope, type ScopeFamily } from '../../identity/auth/scopes';
 import type { ReceiptService } from './service';
+import { parseOrThrow } from '../../validation/validate';
+import { errors } from '../../errors/apiError';
+import { withdrawalId } from '../../withdrawals/schema';
+import { payoutItemReceiptId, transactionReceiptId } from './schema';
 
 export const RECEIPTS_PATH = '/v1/receipts';
 
@@ -35,4 +38,45 @@ export function receiptsRouter(deps: ReceiptsRouterDeps): Router {
   router.get('/withdrawals/:id', h.withdrawal);
   router.get('/payout-items/:id', h.payoutItem);
   return router;
+}
+
+/** HTTP ↔ ReceiptService (router.ts): the path id checked, then the PDF with the spec's headers. */
+/**
+ * Exactly the spec's three headers (no ETag: the bytes are private and never cached), the
+ * filename unquoted as the spec writes it: only ids of token characters reach it.
+ */
+export function sendReceiptPdf(res: Response, filename: string, pdf: Buffer): void {
+  res.status(200);
+  res.setHeader('Content-Type', 'application/pdf');
+  res.setHeader('Content-Disposition', `inline; filename=${filename}`);
+  res.setHeader('Cache-Control', 'private, no-store');
+  res.setHeader('Content-Length', String(pdf.byteLength));
+  res.end(pdf);
+}
+
+/** The authenticated merchant (the router authenticates first). */
+function merchantOf(req: Request): string {
+  if (!req.user) throw errors.invalidCredentials();
+  return req.user.merchantId;
+}
+
+export function receiptHandlers(
+  service: ReceiptService,
+): Record<'transaction' | 'withdrawal' | 'payoutItem', RequestHandler> {
+  return {
+    transaction: async (req, res) => {
+      const id = parseOrThrow(transactionReceiptId, req.params.id, 'transaction id');
+      sendReceiptPdf(res, `comprovante-transacao-${id}.pdf`, await service.transaction(merchantOf(req), id));
+    },
+    withdrawal: async (req, res) => {
+      // The ids GET /sellers/saques/{id} takes. Only a UUID names a withdrawal (any other id is
+      // 404 before a PDF is made), so the unquoted filename below is always a token.
+      const id = parseOrThrow(withdrawalId, req.params.id, 'withdrawal id');
+      sendReceiptPdf(res, `comprovante-saque-${id}.pdf`, await service.withdrawal(merchantOf(req), id));
+    },
+    payoutItem: async (req, res) => {
+      const id = parseOrThrow(payoutItemReceiptId, req.params.id, 'payout item id');
+      sendReceiptPdf(res, `comprovante-pagamento-${id}.pdf`, await service.payoutItem(merchantOf(req), id));
+    },
+  };
 }

@@ -5,8 +5,8 @@
  * (receiptDocuments.ts) off the event loop (renderPool.ts).
  */
 import { PayoutItem, type Charge } from '../../../db/models';
-import { findMerchantCharge } from '../../../db/queries/merchantChargeLookup';
-import { findMerchantWithdrawal } from '../../../db/queries/merchantWithdrawalLookup';
+import { findMerchantCharge } from '../../../db/charges/merchantChargeLookup';
+import { findMerchantWithdrawal } from '../../../db/withdrawals/merchantWithdrawalLookup';
 import type { ReceiptFacts } from '../../../core/receipts/facts';
 import { ApiError, errors } from '../../errors/apiError';
 import { chargeReceiptFacts, payoutItemReceiptFacts, withdrawalReceiptFacts } from '../facts';

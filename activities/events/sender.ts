@@ -1,0 +1,92 @@
+/**
+ * Sends one webhook request, enforcing the destination policy where it cannot be dodged: at
+ * connect time. The URL was checked when it was registered, but DNS may answer differently now
+ * (rebinding, TTL 0) and a row could have been written around the API. So the connection itself
+ * resolves the name, refuses if ANY answer is private, and connects to the address it checked —
+ * no second lookup happens between the check and the connect. The Host header and TLS SNI stay
+ * the merchant's hostname. Redirects are never followed (a redirect could point anywhere).
+ */
+import dns from 'node:dns/promises';
+import net from 'node:net';
+import { Agent, buildConnector, fetch } from 'undici';
+import { isBlockedHostname, isPrivateAddress } from '../../core/net/destination';
+
+export type Lookup = (host: string) => Promise<{ address: string; family?: number }[]>;
+
+export interface SenderPolicy {
+  /** Development and tests only: local receivers. Production refuses to start with it (config). */
+  allowPrivate: boolean;
+  lookup?: Lookup;
+}
+
+/** The destination is internal (or resolves to an internal address): nothing was sent. */
+export class DestinationRefusedError extends Error {
+  readonly code = 'DESTINATION_NOT_ALLOWED';
+  constructor() {
+    super('destination not allowed: it is or resolves to a private, loopback or internal address');
+    this.name = 'DestinationRefusedError';
+  }
+}
+
+const defaultLookup: Lookup = (host) => dns.lookup(host, { all: true, verbatim: true });
+
+/** The one address to connect to, or a refusal. */
+async function safeAddress(hostname: string, policy: SenderPolicy): Promise<string> {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  if (net.isIP(host)) {
+    if (!policy.allowPrivate && isPrivateAddress(host)) throw new DestinationRefusedError();
+    return host;
+  }
+  if (!policy.allowPrivate && isBlockedHostname(host)) throw new DestinationRefusedError();
+  const answers = await (policy.lookup ?? defaultLookup)(host);
+  if (answers.length === 0) throw Object.assign(new Error(`${host} does not resolve`), { code: 'ENOTFOUND' });
+  if (!policy.allowPrivate && answers.some((a) => isPrivateAddress(a.address))) throw new DestinationRefusedError();
+  return answers[0].address;
+}
+
+const agents = new Map<string, Agent>();
+
+/** One keep-alive agent per policy; its connector checks every new connection. */
+function agentFor(policy: SenderPolicy): Agent {
+  const cacheKey = policy.lookup ? '' : String(policy.allowPrivate);
+  const cached = cacheKey ? agents.get(cacheKey) : undefined;
+  if (cached) return cached;
+  const connect = buildConnector({});
+  const agent = new Agent({
+    connect: (opts, callback) => {
+      safeAddress(opts.hostname, policy).then(
+        (address) => connect({ ...opts, hostname: address }, callback),
+        (err: Error) => callback(err, null),
+      );
+    },
+  });
+  if (cacheKey) agents.set(cacheKey, agent);
+  return agent;
+}
+
+export interface WebhookRequest {
+  headers: Record<string, string>;
+  body: string;
+  timeoutMs: number;
+}
+
+/** POSTs to the merchant URL. Throws DestinationRefusedError when the policy refuses the connection. */
+export async function postWebhook(url: string, req: WebhookRequest, policy: SenderPolicy) {
+  const dispatcher = agentFor(policy);
+  try {
+    return await fetch(url, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: req.headers,
+      body: req.body,
+      signal: AbortSignal.timeout(req.timeoutMs),
+      dispatcher,
+    });
+  } catch (err) {
+    const cause = (err as { cause?: unknown }).cause;
+    if (cause instanceof DestinationRefusedError) throw cause;
+    throw err;
+  } finally {
+    if (policy.lookup) void dispatcher.close();
+  }
+}

@@ -1,0 +1,225 @@
+/**
+ * Turns a verified provider callback into durable workflow input. The API moves no money, and a
+ * callback is only a claim: settlement asks the provider before crediting anything. Two kinds
+ * arrive: the provider's own signed events (charge.paid, boleto.paid) and API Pix notifications,
+ * one Pix each, as the sweep for lost notifications finds them too (`handleReceivedPix`, stored as event
+ * `pix:<endToEndId>`).
+ * - PENDING charge: signal its lifecycle workflow. If the run has closed meanwhile (or closes
+ *   the charge right after our signal), settle through settleLatePayment as well: that path is
+ *   idempotent (ledger key + row lock), so a payment racing expiry or cancel is never dropped.
+ * - EXPIRED or CANCELLED charge: settleLatePayment.
+ * - PAID charge: the same payment is a duplicate; another endToEndId is stored as an alert.
+ * Each event is stored once in provider_events with its FIRST outcome: a replay answers that
+ * outcome and re-runs nothing.
+ */
+import { QueryTypes, type Sequelize } from 'sequelize';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { ProviderBoletoCallback, ProviderCallback, ReceivedPix } from '../../../core/provider';
+import { boletoClaim } from '../../../activities/boletos/boletoCharges';
+import { createLogger } from '../../../core/logger';
+import { endToEndKey } from '../../../core/pix/endToEndKey';
+import { chargeIdOfTxid } from '../../../core/pix/apiPixIds';
+import { recordPaymentAlert } from '../../../activities/charges/charges';
+import { Charge } from '../../../db/models';
+import {
+  chargeWorkflowId,
+  latePaymentWorkflowId,
+  paymentConfirmedSignal,
+} from '../../../workflows/charges/definitions';
+import type { settleLatePayment } from '../../../workflows/charges/latePayment';
+import type { PaymentConfirmation } from '../../../workflows/charges/types';
+import { MerchantIdKey } from '../../../workflows/searchAttributes';
+import type { providerCallbackOutcomes } from './schema';
+
+export type CallbackOutcome = (typeof providerCallbackOutcomes)[number];
+
+/** charge.paid (Pix charges) or boleto.paid (boleto charges, paid by barcode or by their Pix). */
+export type ProviderEvent = ProviderCallback | ProviderBoletoCallback;
+
+/** The provider_events id of a Pix received, however it came (notification or sweep). */
+export function receivedPixEventId(endToEndId: string): string {
+  return `pix:${endToEndKey(endToEndId)}`;
+}
+
+function subjectId(event: ProviderEvent): string {
+  return 'boleto' in event && event.boleto ? event.boleto.id : (event as ProviderCallback).charge.id;
+}
+
+const logger = createLogger('provider-callbacks');
+
+export class ProviderCallbackService {
+  constructor(private readonly deps: { sequelize: Sequelize; temporal: Client; taskQueue: string }) {}
+
+  handle(event: ProviderEvent): Promise<CallbackOutcome> {
+    return this.once({ id: event.eventId, type: event.type, subject: subjectId(event), payload: event }, () =>
+      this.route(event),
+    );
+  }
+
+  /**
+   * One Pix received (an API Pix notification's entry, or one the sweep found with GET /pix). Its
+   * txid names our charge (the cob's txid is derived from the charge id); a txid that is not one
+   * of ours, or names no Pix charge of ours, is logged and credits nothing. Every other Pix is a
+   * claim like a callback's: settlement reads the cob and the Pix back from the PSP (GET /cob,
+   * GET /pix/{e2eid}) before crediting. Stored once as `pix:<endToEndId>`, whichever way it came.
+   */
+  handleReceivedPix(pix: ReceivedPix): Promise<CallbackOutcome> {
+    return this.once({ id: receivedPixEventId(pix.endToEndId), type: 'pix', subject: pix.txid, payload: pix }, () =>
+      this.routePix(pix),
+    );
+  }
+
+  /** Stores the event once, with its FIRST outcome: a replay answers that outcome and re-runs nothing. */
+  private async once(
+    event: { id: string; type: string; subject: string | null; payload: unknown },
+    route: () => Promise<CallbackOutcome>,
+  ): Promise<CallbackOutcome> {
+    const first = await this.deps.sequelize.query<{ outcome: CallbackOutcome | null }>(
+      `INSERT INTO provider_events (id, type, provider_charge_id, payload) VALUES (:id, :type, :chargeId, :payload)
+       ON CONFLICT (id) DO UPDATE SET id = provider_events.id RETURNING outcome`,
+      {
+        replacements: {
+          id: event.id,
+          type: event.type,
+          chargeId: event.subject,
+          payload: JSON.stringify(event.payload),
+        },
+        type: QueryTypes.SELECT,
+      },
+    );
+    if (first[0]?.outcome) return first[0].outcome;
+    const outcome = await route();
+    const stored = await this.deps.sequelize.query<{ outcome: CallbackOutcome }>(
+      `UPDATE provider_events SET outcome = COALESCE(outcome, :outcome) WHERE id = :id RETURNING outcome`,
+      { replacements: { outcome, id: event.id }, type: QueryTypes.SELECT },
+    );
+    return stored[0]?.outcome ?? outcome;
+  }
+
+  private async routePix(pix: ReceivedPix): Promise<CallbackOutcome> {
+    const chargeId = pix.txid ? chargeIdOfTxid(pix.txid) : null;
+    const charge = chargeId ? await Charge.findByPk(chargeId) : null;
+    if (!charge || charge.method !== 'PIX' || charge.providerChargeId !== pix.txid) {
+      // The ids only: a Pix may carry a payer's name and document.
+      logger.warn(
+        { txid: pix.txid, endToEndId: endToEndKey(pix.endToEndId) },
+        'Pix received for no Pix charge of ours; nothing credited',
+      );
+      return 'UNKNOWN_CHARGE';
+    }
+    const payment: PaymentConfirmation = {
+      providerChargeId: charge.providerChargeId as string,
+      endToEndId: pix.endToEndId,
+      amountCents: pix.amountCents,
+      paidAt: pix.paidAt,
+      payer: pix.payer,
+    };
+    if (payment.amountCents !== charge.amountCents) {
+      // Settlement decides on the PSP's own record; this only says the notification disagrees.
+      logger.warn(
+        {
+          chargeId: charge.id,
+          endToEndId: endToEndKey(pix.endToEndId),
+          reportedCents: payment.amountCents,
+          chargeCents: charge.amountCents,
+        },
+        'Pix received of another amount than the charge; settlement asks the PSP',
+      );
+    }
+    if (charge.status === 'PAID') return this.forPaidCharge(charge, payment);
+    return this.deliver(charge, payment);
+  }
+
+  private async route(event: ProviderEvent): Promise<CallbackOutcome> {
+    if (event.type === 'boleto.paid' && 'boleto' in event && event.boleto) return this.routeBoleto(event);
+    if (
+      event.type !== 'charge.paid' ||
+      !('charge' in event) ||
+      !event.charge ||
+      event.charge.status !== 'PAID' ||
+      !event.charge.endToEndId ||
+      !event.charge.paidAt
+    )
+      return 'IGNORED';
+    const charge = await Charge.findOne({ where: { providerChargeId: event.charge.id } });
+    if (!charge) return 'UNKNOWN_CHARGE';
+    const payment: PaymentConfirmation = {
+      providerChargeId: event.charge.id,
+      endToEndId: event.charge.endToEndId,
+      amountCents: event.charge.amountCents,
+      paidAt: event.charge.paidAt,
+      payer: event.charge.payer,
+    };
+    if (charge.status === 'PAID') return this.forPaidCharge(charge, payment);
+    return this.deliver(charge, payment);
+  }
+
+  /**
+   * boleto.paid: the same claim path as a Pix payment (settlement asks the provider's boleto). A
+   * boleto is paid once at most (the provider closes the other way), so a PAID charge is ALREADY_PAID.
+   */
+  private async routeBoleto(event: ProviderBoletoCallback): Promise<CallbackOutcome> {
+    const boleto = event.boleto;
+    if (boleto.status !== 'PAID' || !boleto.payment) return 'IGNORED';
+    const charge = await Charge.findOne({ where: { providerChargeId: boleto.id } });
+    if (!charge || charge.method !== 'BOLETO') return 'UNKNOWN_CHARGE';
+    if (charge.status === 'PAID') return 'ALREADY_PAID';
+    return this.deliver(charge, boletoClaim(boleto));
+  }
+
+  /**
+   * The normal path for a payment claim that did not come as a callback (a reconciliation found
+   * a payment the provider has and we lack): exactly what a callback for it would have done.
+   */
+  settleClaim(charge: Charge, payment: PaymentConfirmation): Promise<CallbackOutcome> {
+    return charge.status === 'PAID' ? this.forPaidCharge(charge, payment) : this.deliver(charge, payment);
+  }
+
+  /** PENDING: signal the lifecycle (and settle late if it closed meanwhile); closed: settle late. */
+  private async deliver(charge: Charge, payment: PaymentConfirmation): Promise<CallbackOutcome> {
+    if (charge.status !== 'PENDING') return this.settleLate(charge, payment);
+    try {
+      await this.deps.temporal.workflow.getHandle(chargeWorkflowId(charge.id)).signal(paymentConfirmedSignal, payment);
+    } catch (err) {
+      if (!(err instanceof WorkflowNotFoundError)) throw err;
+      return this.settleLate(charge, payment);
+    }
+    // The run may have closed the charge between our read and the signal, after its last look
+    // for a payment: then the signal may never be read, so settle late too.
+    await charge.reload();
+    if (charge.status !== 'PENDING' && charge.status !== 'PAID') return this.settleLate(charge, payment);
+    return 'SIGNALLED';
+  }
+
+  private async forPaidCharge(charge: Charge, payment: PaymentConfirmation): Promise<CallbackOutcome> {
+    if (payment.endToEndId === charge.endToEndId) return 'ALREADY_PAID';
+    // A second payment for one charge: the money may be at the provider; a person must look.
+    await recordPaymentAlert(this.deps.sequelize, {
+      chargeId: charge.id,
+      kind: 'DUPLICATE_PAYMENT',
+      endToEndId: payment.endToEndId,
+      amountCents: payment.amountCents,
+      details: { paidEndToEndId: charge.endToEndId, providerChargeId: payment.providerChargeId },
+    });
+    logger.error(
+      { chargeId: charge.id, merchantId: charge.merchantId, endToEndId: endToEndKey(payment.endToEndId) },
+      'second payment reported for a PAID charge; not credited, see payment_alerts',
+    );
+    return 'DUPLICATE_PAYMENT';
+  }
+
+  private async settleLate(charge: Charge, payment: PaymentConfirmation): Promise<CallbackOutcome> {
+    try {
+      await this.deps.temporal.workflow.start<typeof settleLatePayment>('settleLatePayment', {
+        workflowId: latePaymentWorkflowId(charge.id, endToEndKey(payment.endToEndId)),
+        taskQueue: this.deps.taskQueue,
+        args: [{ chargeId: charge.id, payment }],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        typedSearchAttributes: [{ key: MerchantIdKey, value: charge.merchantId }],
+      });
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
+    return 'LATE_PAYMENT';
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * Seller Pix charges: fees, splits and the charge webhook, then the one issue path
+ * (api/charges/issueCharge.ts).
+ */
+import crypto from 'node:crypto';
+import type { Sequelize } from 'sequelize';
+import type { Client } from '@temporalio/client';
+import type { ChargeLifecycleInput } from '../../../workflows/charges/types';
+import { chargeExpiry, chargeFee, issueCharge } from '../issueCharge';
+import { allocateSplits } from '../../../core/splits';
+import { Charge, Merchant, WebhookEndpoint } from '../../../db/models';
+import { decryptSecret, encryptSecret } from '../../../core/crypto/secretBox';
+import { chargeEventTypes } from '../../../core/events/events';
+import { assertWebhookDestination, type DestinationPolicy } from '../../events/destinationPolicy';
+import { newWebhookSecret } from '../../events/endpoints/service';
+import { presentChargeRow } from '../../../db/charges/sellerChargeView';
+import { findMerchantCharge } from '../../../db/charges/merchantChargeLookup';
+import { errors } from '../../errors/apiError';
+import type { CreateSellerPixBody } from './schema';
+
+export interface SellerPixServiceDeps {
+  sequelize: Sequelize;
+  temporal: Client;
+  taskQueue: string;
+  defaultFee: { bps: number; fixedCents: number };
+  defaultChargeTtlSeconds: number;
+  encryptionKey: Buffer;
+  destinations: DestinationPolicy;
+  now?: () => Date;
+}
+
+export class SellerPixService {
+  constructor(private readonly deps: SellerPixServiceDeps) {}
+
+  /**
+   * Issues the charge `chargeId` (the idempotency claim's resource id). Runs inside the claim:
+   * its checks depend on time, the database and DNS, so a same-key retry replays instead.
+   */
+  async create(
+    merchant: Merchant,
+    body: CreateSellerPixBody,
+    chargeId: string,
+    resuming: boolean,
+    idempotencyKey: string | null,
+  ): Promise<Record<string, unknown>> {
+    if (resuming) {
+      // A previous holder of this key died: its charge may already exist.
+      const existing = await Charge.findByPk(chargeId);
+      if (existing) return this.withWebhookSecret(await presentChargeRow(existing));
+    }
+    const input = await this.buildInput(merchant, body, chargeId, idempotencyKey);
+    return this.issue(input);
+  }
+
+  /** The 201 is the one answer that shows the charge webhook's secret; replays and reads show null. */
+  private async withWebhookSecret(view: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const webhook = view.webhook as { id: string } | null;
+    if (!webhook) return view;
+    const endpoint = await WebhookEndpoint.findByPk(webhook.id);
+    if (!endpoint) return view;
+    return {
+      ...view,
+      webhook: { ...webhook, secret: decryptSecret(endpoint.secretCiphertext, this.deps.encryptionKey) },
+    };
+  }
+
+  async findForMerchant(merchantId: string, lookup: string): Promise<Record<string, unknown>> {
+    const charge = await findMerchantCharge(merchantId, lookup);
+    if (!charge) throw errors.notFound('Pix charge');
+    return presentChargeRow(charge);
+  }
+
+  private async buildInput(
+    merchant: Merchant,
+    body: CreateSellerPixBody,
+    chargeId: string,
+    idempotencyKey: string | null,
+  ): Promise<ChargeLifecycleInput> {
+    const expiresAt = chargeExpiry(body.expiresAt, this.deps.now?.() ?? new Date(), this.deps.defaultChargeTtlSeconds);
+    const feeCents = chargeFee(merchant, this.deps.defaultFee, body.amountCents);
+    const splits = await this.validateSplits(merchant, body, feeCents);
+    const webhook = body.webhook_url ? await this.chargeWebhook(body.webhook_url) : null;
+    return {
+      chargeId,
+      merchantId: merchant.id,
+      amountCents: body.amountCents,
+      feeCents,
+      description: body.description ?? null,
+      externalRef: body.externalRef ?? null,
+      metadata: body.metadata ?? null,
+      splits,
+      expiresAt: expiresAt.toISOString(),
+      idempotencyKey,
+      webhook,
+    };
+  }
+
+  private async chargeWebhook(rawUrl: string): Promise<ChargeLifecycleInput['webhook']> {
+    const url = await assertWebhookDestination(rawUrl, 'webhook_url', this.deps.destinations);
+    return {
+      id: crypto.randomUUID(),
+      url,
+      events: [...chargeEventTypes],
+      secretCiphertext: encryptSecret(newWebhookSecret(), this.deps.encryptionKey),
+    };
+  }
+
+  private async validateSplits(merchant: Merchant, body: CreateSellerPixBody, feeCents: number) {
+    const requested = body.splits ?? [];
+    if (requested.length === 0) return [];
+    const fields: { field: string; message: string }[] = [];
+    const seen = new Set<string>();
+    requested.forEach((s, i) => {
+      if (s.merchantId === merchant.id)
+        fields.push({ field: `splits.${i}.merchantId`, message: 'a split cannot go to the charge owner' });
+      if (seen.has(s.merchantId))
+        fields.push({ field: `splits.${i}.merchantId`, message: 'merchant appears in more than one split' });
+      seen.add(s.merchantId);
+    });
+    const found = await Merchant.findAll({ where: { id: [...seen], active: true }, attributes: ['id'] });
+    const known = new Set(found.map((m) => m.id));
+    requested.forEach((s, i) => {
+      if (!known.has(s.merchantId))
+        fields.push({ field: `splits.${i}.merchantId`, message: 'no active merchant with this id' });
+    });
+    const allocation = allocateSplits(body.amountCents, feeCents, requested);
+    if (!allocation.ok) {
+      for (const p of allocation.problems)
+        fields.push({ field: p.index >= 0 ? `splits.${p.index}.${p.field}` : p.field, message: p.message });
+    }
+    if (fields.length > 0 || !allocation.ok) throw errors.validation('request body is invalid', { fields });
+    return allocation.allocations;
+  }
+
+  private async issue(input: ChargeLifecycleInput): Promise<Record<string, unknown>> {
+    const charge = await issueCharge(this.deps, input);
+    return this.withWebhookSecret(await presentChargeRow(charge));
+  }
+}
+
+/** What a replay shows: the charge webhook's secret only ever appears in the first 201. */
+export function redactWebhookSecret(body: unknown): unknown {
+  const view = body as Record<string, unknown>;
+  return view.webhook ? { ...view, webhook: { ...(view.webhook as object), secret: null } } : view;
+}

@@ -1,0 +1,197 @@
+/**
+ * Partner checkouts P0: creating one (course prices → one PIX charge through the one issue path,
+ * the checkout row stored with the charge by recordCharge), reading one, listing them by keyset.
+ *
+ * Item checks, per item in order, the first failure answers:
+ *   1. the price exists                     else 422 COURSE_PRICE_NOT_FOUND
+ *   2. it belongs to the caller's merchant  else 422 COURSE_PRICE_NOT_OWNED_BY_MERCHANT (only the
+ *      id the caller sent is echoed: nothing of the foreign price — amount, course, state — leaks)
+ *   3. it is active and its course PUBLISHED else 422 COURSE_PRICE_INACTIVE (details.reason)
+ *   4. its type is ONE_TIME                  else 422 COURSE_PRICE_TYPE_NOT_ENABLED_YET
+ * Ownership comes before state so a foreign price is never described.
+ */
+import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Client } from '@temporalio/client';
+import { Checkout, CheckoutItem, type Merchant } from '../../../db/models';
+import { chargeExpiry } from '../../charges/issueCharge';
+import { issueCheckout } from '../issueCheckout';
+import { errors } from '../../errors/apiError';
+import { presentP0Checkout } from '../../../core/checkouts/present';
+import { parseBillId } from '../../../core/checkouts/urls';
+import { MAX_CHARGE_AMOUNT_CENTS } from '../../charges/sellers/schema';
+import { p0ErrorCodes } from './envelope';
+import type { CreateCheckoutBody, ListCheckoutsQuery } from './schema';
+
+export interface CheckoutIssueDeps {
+  sequelize: Sequelize;
+  temporal: Client;
+  taskQueue: string;
+  defaultFee: { bps: number; fixedCents: number };
+  defaultChargeTtlSeconds: number;
+  publicBaseUrl: string;
+  /** NODE_ENV=production: return and completion URLs must be https. */
+  production: boolean;
+}
+
+interface PriceRow {
+  id: string;
+  merchant_id: string;
+  course_id: string;
+  amount_cents: string;
+  type: string;
+  active: boolean;
+  course_status: string;
+  course_title: string;
+}
+
+/** Return and completion URLs: https only in production (http allowed for local development). */
+export function checkUrls(urls: Record<string, string | undefined>, production: boolean): void {
+  if (!production) return;
+  const fields = Object.entries(urls)
+    .filter(([, url]) => url !== undefined && !url.startsWith('https://'))
+    .map(([field]) => ({ field, message: 'must be an https URL in production' }));
+  if (fields.length) throw errors.validation('request body is invalid', { fields });
+}
+
+export class PartnerCheckoutService {
+  constructor(private readonly deps: CheckoutIssueDeps) {}
+
+  /** The P0 refusals that need nothing but the body (checked before an idempotency key is claimed). */
+  checkP0Rules(body: CreateCheckoutBody): void {
+    if (body.frequency !== 'ONE_TIME') throw p0ErrorCodes.frequency(body.frequency);
+    if (body.customerId !== undefined && body.customerId !== null) throw p0ErrorCodes.customer();
+    if (body.coupons.length > 0) throw p0ErrorCodes.coupons();
+    checkUrls({ returnUrl: body.returnUrl, completionUrl: body.completionUrl }, this.deps.production);
+  }
+
+  /** Creates checkout `checkoutId` (the idempotency claim's id) for the credential's merchant. */
+  async create(
+    merchant: Merchant,
+    body: CreateCheckoutBody,
+    checkoutId: string,
+    resuming: boolean,
+    idempotencyKey: string,
+  ) {
+    if (resuming) {
+      const existing = await Checkout.findByPk(checkoutId);
+      if (existing) return this.present(existing);
+    }
+    const prices = await this.pricesOf(
+      merchant.id,
+      body.items.map((i) => i.id),
+    );
+    const items = body.items.map((item, index) => {
+      const price = prices.get(item.id.toLowerCase());
+      if (!price) throw p0ErrorCodes.priceNotFound(index, item.id);
+      if (price.merchant_id !== merchant.id) throw p0ErrorCodes.priceNotOwned(index, item.id);
+      if (!price.active) throw p0ErrorCodes.priceInactive(index, item.id, 'PRICE_INACTIVE', price.course_status);
+      if (price.course_status !== 'PUBLISHED')
+        throw p0ErrorCodes.priceInactive(index, item.id, 'COURSE_NOT_PUBLISHED', price.course_status);
+      if (price.type !== 'ONE_TIME') throw p0ErrorCodes.priceType(index, item.id, price.type);
+      return {
+        priceId: price.id,
+        courseId: price.course_id,
+        name: price.course_title,
+        quantity: item.quantity,
+        unitAmountCents: Number(price.amount_cents),
+      };
+    });
+    const amountCents = items.reduce((sum, item) => sum + item.unitAmountCents * item.quantity, 0);
+    if (amountCents > MAX_CHARGE_AMOUNT_CENTS) {
+      throw errors.validation('request body is invalid', {
+        fields: [{ field: 'items', message: `the total may be at most ${MAX_CHARGE_AMOUNT_CENTS} cents` }],
+      });
+    }
+    const stored = await issueCheckout(this.deps, merchant, {
+      id: checkoutId,
+      kind: 'P0',
+      amountCents,
+      expiresAt: chargeExpiry(body.expiresAt, new Date(), this.deps.defaultChargeTtlSeconds),
+      items,
+      externalId: body.externalId,
+      returnUrl: body.returnUrl,
+      completionUrl: body.completionUrl,
+      metadata: body.metadata,
+      idempotencyKey,
+    });
+    return this.present(stored);
+  }
+
+  async read(merchantId: string, publicId: string) {
+    const id = parseBillId(publicId);
+    if (!id) throw p0ErrorCodes.invalidId('id');
+    const row = await Checkout.findOne({ where: { id, merchantId, kind: 'P0' } });
+    if (!row) throw p0ErrorCodes.notFound();
+    return this.present(row);
+  }
+
+  /**
+   * Newest first by (created_at, id); `after` is the last id of the previous page, compared in
+   * SQL (microsecond timestamps), so rows created meanwhile land before page one and never shift
+   * later pages. A well-formed `after` that names no P0 checkout of this merchant (unknown or
+   * another merchant's) → 404 CHECKOUT_NOT_FOUND, as GET /v1/checkouts/{id} answers it: the same
+   * answer for both, nothing leaks.
+   */
+  async list(merchantId: string, query: ListCheckoutsQuery) {
+    const after = query.after === undefined ? null : parseBillId(query.after);
+    if (query.after !== undefined && !after) throw p0ErrorCodes.invalidId('after');
+    const id = query.id === undefined ? null : parseBillId(query.id);
+    if (query.id !== undefined && !id) throw p0ErrorCodes.invalidId('id');
+    const replacements: Record<string, unknown> = {
+      merchantId,
+      after,
+      id,
+      externalId: query.externalId ?? null,
+      status: query.status ?? null,
+      limit: query.limit + 1,
+    };
+    if (after) {
+      const cursor = await Checkout.findOne({ where: { id: after, merchantId, kind: 'P0' }, attributes: ['id'] });
+      if (!cursor) throw p0ErrorCodes.notFound();
+    }
+    const rows = await this.deps.sequelize.query<{ id: string }>(
+      `SELECT id FROM checkouts
+       WHERE merchant_id = :merchantId AND kind = 'P0'
+         ${after ? 'AND (created_at, id) < (SELECT created_at, id FROM checkouts WHERE id = :after)' : ''}
+         ${id ? 'AND id = :id' : ''}
+         ${query.externalId !== undefined ? 'AND external_id = :externalId' : ''}
+         ${query.status !== undefined ? 'AND status = :status' : ''}
+       ORDER BY created_at DESC, id DESC
+       LIMIT :limit`,
+      { replacements, type: QueryTypes.SELECT },
+    );
+    const page = rows.slice(0, query.limit);
+    const checkouts = await Checkout.findAll({ where: { id: page.map((r) => r.id) } });
+    const byId = new Map(checkouts.map((c) => [c.id, c]));
+    const items = await this.itemsOf(page.map((r) => r.id));
+    const data = page.map((r) => presentP0Checkout(byId.get(r.id)!, items.get(r.id) ?? [], this.deps.publicBaseUrl));
+    const hasMore = rows.length > query.limit;
+    return { data, hasMore, next: hasMore ? data[data.length - 1].id : null, before: query.after ?? null };
+  }
+
+  async present(row: Checkout) {
+    const items = await this.itemsOf([row.id]);
+    return presentP0Checkout(row, items.get(row.id) ?? [], this.deps.publicBaseUrl);
+  }
+
+  private async itemsOf(checkoutIds: string[]) {
+    const items = checkoutIds.length
+      ? await CheckoutItem.findAll({ where: { checkoutId: checkoutIds }, order: [['position', 'ASC']] })
+      : [];
+    const grouped = new Map<string, CheckoutItem[]>();
+    for (const item of items) grouped.set(item.checkoutId, [...(grouped.get(item.checkoutId) ?? []), item]);
+    return grouped;
+  }
+
+  private async pricesOf(_merchantId: string, priceIds: string[]): Promise<Map<string, PriceRow>> {
+    const rows = await this.deps.sequelize.query<PriceRow>(
+      `SELECT p.id, p.merchant_id, p.course_id, p.amount_cents, p.type, p.active, c.status AS course_status, c.title AS course_title
+       FROM course_prices p JOIN courses c ON c.id = p.course_id
+       WHERE p.id IN (:priceIds)`,
+      { replacements: { priceIds: [...new Set(priceIds.map((id) => id.toLowerCase()))] }, type: QueryTypes.SELECT },
+    );
+    return new Map(rows.map((r) => [r.id, r]));
+  }
+}
+
+/** The charge's description (the payer's bank app may show it): the course titles, ≤ 255 characters. */

@@ -1,0 +1,116 @@
+/**
+ * Webhook endpoints of a merchant. Secrets are random, differ from the client secret, are shown
+ * only when created or rotated (a replay of the create shows `secret: null`), and are stored
+ * encrypted because deliveries are signed with them. After a rotation the previous secret keeps
+ * signing beside the new one for ROTATION_OVERLAP_HOURS, so receivers can switch without loss.
+ */
+import crypto from 'node:crypto';
+import { decryptSecret, encryptSecret } from '../../../core/crypto/secretBox';
+import { presentWebhookEndpoint } from '../../../core/events/presentEndpoint';
+import { WebhookEndpoint } from '../../../db/models';
+import { errors } from '../../errors/apiError';
+import { assertWebhookDestination, type DestinationPolicy } from '../destinationPolicy';
+import type { CreateWebhookBody, UpdateWebhookBody } from './schema';
+
+export const ROTATION_OVERLAP_HOURS = 24;
+
+export function newWebhookSecret(): string {
+  return `whsec_${crypto.randomBytes(32).toString('base64url')}`;
+}
+
+/** What a replay shows: a secret is shown once. */
+export const redactSecret = (body: unknown) => ({ ...(body as Record<string, unknown>), secret: null });
+
+export class WebhookService {
+  constructor(private readonly deps: { encryptionKey: Buffer; destinations: DestinationPolicy }) {}
+
+  /** Creates endpoint `id` (the idempotency claim's resource id); its URL is checked (DNS) inside the claim. */
+  async create(merchantId: string, body: CreateWebhookBody, id: string): Promise<Record<string, unknown>> {
+    const url = await assertWebhookDestination(body.url, 'url', this.deps.destinations);
+    const secret = newWebhookSecret();
+    const [endpoint] = await WebhookEndpoint.findOrCreate({
+      where: { id },
+      defaults: {
+        id,
+        merchantId,
+        chargeId: null,
+        url,
+        events: body.events,
+        description: body.description ?? null,
+        secretCiphertext: encryptSecret(secret, this.deps.encryptionKey),
+        previousSecretCiphertext: null,
+        previousSecretExpiresAt: null,
+        disabledAt: null,
+        disabledReason: null,
+      },
+    });
+    return presentWebhookEndpoint(endpoint, decryptSecret(endpoint.secretCiphertext, this.deps.encryptionKey));
+  }
+
+  async list(merchantId: string, page: { limit: number; offset: number }) {
+    const { rows, count } = await WebhookEndpoint.findAndCountAll({
+      where: { merchantId },
+      order: [
+        ['createdAt', 'DESC'],
+        ['id', 'ASC'],
+      ],
+      limit: page.limit,
+      offset: page.offset,
+    });
+    return {
+      webhooks: rows.map((w) => presentWebhookEndpoint(w)),
+      pagination: { total: count, limit: page.limit, offset: page.offset, hasMore: page.offset + rows.length < count },
+    };
+  }
+
+  async get(merchantId: string, id: string) {
+    return presentWebhookEndpoint(await this.find(merchantId, id));
+  }
+
+  async update(merchantId: string, id: string, patch: UpdateWebhookBody) {
+    const endpoint = await this.find(merchantId, id);
+    const url =
+      patch.url !== undefined ? await assertWebhookDestination(patch.url, 'url', this.deps.destinations) : undefined;
+    await endpoint.update({
+      ...(url !== undefined ? { url } : {}),
+      ...(patch.events !== undefined ? { events: patch.events } : {}),
+      ...(patch.description !== undefined ? { description: patch.description } : {}),
+      ...(patch.active !== undefined
+        ? {
+            active: patch.active,
+            disabledAt: patch.active ? null : new Date(),
+            disabledReason: patch.active ? null : 'disabled by merchant',
+          }
+        : {}),
+    });
+    return presentWebhookEndpoint(endpoint);
+  }
+
+  async rotateSecret(merchantId: string, id: string) {
+    const endpoint = await this.find(merchantId, id);
+    const secret = newWebhookSecret();
+    await endpoint.update({
+      previousSecretCiphertext: endpoint.secretCiphertext,
+      previousSecretExpiresAt: new Date(Date.now() + ROTATION_OVERLAP_HOURS * 3_600_000),
+      secretCiphertext: encryptSecret(secret, this.deps.encryptionKey),
+    });
+    return {
+      ...presentWebhookEndpoint(endpoint, secret),
+      previousSecretExpiresAt: endpoint.previousSecretExpiresAt!.toISOString(),
+    };
+  }
+
+  /** DELETE disables (history and in-flight deliveries stay consistent); it never erases. */
+  async disable(merchantId: string, id: string) {
+    const endpoint = await this.find(merchantId, id);
+    if (endpoint.active)
+      await endpoint.update({ active: false, disabledAt: new Date(), disabledReason: 'deleted by merchant' });
+    return presentWebhookEndpoint(endpoint);
+  }
+
+  private async find(merchantId: string, id: string): Promise<WebhookEndpoint> {
+    const endpoint = await WebhookEndpoint.findOne({ where: { id, merchantId } });
+    if (!endpoint) throw errors.notFound('webhook');
+    return endpoint;
+  }
+}

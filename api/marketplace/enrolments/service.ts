@@ -1,0 +1,204 @@
+/**
+ * Enrolments, progress and certificates (application API). Enrolments are created and revoked by
+ * the charge lifecycle (activities/checkouts/checkoutEffects.ts); here they are read and progress is
+ * recorded. Any member of the enrolment's merchant reads; the roles that write the catalogue
+ * (owner, admin, finance) record progress: the producer's platform reports it on the learner's
+ * behalf (P0 has no learner accounts). Another merchant's enrolment is 404 ENROLMENT_NOT_FOUND.
+ *
+ * Completing a lesson locks the enrolment row, so concurrent completions serialise: the one that
+ * brings progress to 100 % issues the certificate, exactly once (certificates.enrolment_id is
+ * unique too). A certificate, once issued, stays: lessons added later lower the percentage but do
+ * not take it back. A REVOKED enrolment records nothing (409 ENROLMENT_REVOKED) and its
+ * certificate is unavailable (409 CERTIFICATE_UNAVAILABLE) and verifies as not valid.
+ */
+import crypto from 'node:crypto';
+import { QueryTypes, type Sequelize, type Transaction, type WhereOptions } from 'sequelize';
+import { Certificate, CourseLesson, Enrolment } from '../../../db/models';
+import type { MemberRole } from '../../../db/identity/merchantMember';
+import { ANY_ROLE, defaultMerchantOf, requireRole } from '../../dashboard/roles';
+import { ApiError } from '../../errors/apiError';
+import { CHARGE_WRITERS } from '../../charges/service';
+import { receiptVerifyUrl, sealCode } from '../../../core/receipts/verificationCode';
+import { certificateDigest } from '../../../core/receipts/certificate';
+import { renderCertificatePdf } from '../../../core/receipts/pdf/renderCertificatePdf';
+import { presentEnrolment, progressOf, type Progress } from './presenter';
+import type { ListEnrolmentsQuery } from './schema';
+import { loadCertificateFacts } from './certificateFacts';
+
+export const ENROLMENT_READERS = ANY_ROLE;
+/** Who records progress: the roles that write the catalogue and create charges. */
+export const ENROLMENT_WRITERS: readonly MemberRole[] = CHARGE_WRITERS;
+
+export const enrolmentErrors = {
+  notFound: () => new ApiError(404, 'ENROLMENT_NOT_FOUND', 'enrolment not found'),
+  lessonNotFound: () => new ApiError(404, 'LESSON_NOT_FOUND', 'lesson not found in this enrolment’s course'),
+  revoked: () =>
+    new ApiError(
+      409,
+      'ENROLMENT_REVOKED',
+      'the enrolment is REVOKED (its charge was refunded): progress cannot be recorded',
+    ),
+  certificateUnavailable: (why: string) => new ApiError(409, 'CERTIFICATE_UNAVAILABLE', why),
+};
+
+export interface EnrolmentServiceDeps {
+  sequelize: Sequelize;
+  /** The receipts' 32-byte verification key (core/receipts/verificationCode.ts receiptKeyFor). */
+  verificationKey: Buffer;
+  publicBaseUrl: string;
+}
+
+export class EnrolmentService {
+  constructor(private readonly deps: EnrolmentServiceDeps) {}
+
+  async list(userId: string, query: ListEnrolmentsQuery) {
+    const merchantId = query.merchantId ?? (await defaultMerchantOf(userId));
+    await requireRole(userId, merchantId, ENROLMENT_READERS);
+    const where: WhereOptions<Enrolment> = {
+      merchantId,
+      ...(query.courseId ? { courseId: query.courseId } : {}),
+      ...(query.status ? { status: query.status } : {}),
+    };
+    const { rows, count } = await Enrolment.findAndCountAll({
+      where,
+      order: [
+        ['createdAt', 'DESC'],
+        ['id', 'DESC'],
+      ],
+      limit: query.limit,
+      offset: query.offset,
+    });
+    const data = [];
+    for (const row of rows) data.push(await this.view(row));
+    return {
+      data,
+      pagination: {
+        total: count,
+        limit: query.limit,
+        offset: query.offset,
+        hasMore: query.offset + rows.length < count,
+      },
+    };
+  }
+
+  /** The enrolment, when the caller is a member of its merchant with an allowed role; else 404 (not a member) or 403. */
+  async owned(userId: string, enrolmentId: string, allowed: readonly MemberRole[]): Promise<Enrolment> {
+    const enrolment = await Enrolment.findByPk(enrolmentId);
+    if (!enrolment) throw enrolmentErrors.notFound();
+    try {
+      await requireRole(userId, enrolment.merchantId, allowed);
+    } catch (err) {
+      if ((err as ApiError).code === 'MERCHANT_NOT_FOUND') throw enrolmentErrors.notFound();
+      throw err;
+    }
+    return enrolment;
+  }
+
+  async view(enrolment: Enrolment) {
+    const progress = await this.progressCounts(enrolment);
+    const certificate =
+      enrolment.status === 'ACTIVE' ? await Certificate.findOne({ where: { enrolmentId: enrolment.id } }) : null;
+    const summary = certificate
+      ? {
+          id: certificate.id,
+          issuedAt: certificate.issuedAt.toISOString(),
+          verificationUrl: await this.verifyUrlOf(certificate.id),
+        }
+      : null;
+    return presentEnrolment(enrolment, progress, summary);
+  }
+
+  async progress(enrolment: Enrolment, transaction?: Transaction) {
+    const counts = await this.progressCounts(enrolment, transaction);
+    const lessons = await this.deps.sequelize.query<{ lesson_id: string; completed_at: Date }>(
+      `SELECT p.lesson_id, p.completed_at FROM lesson_progress p JOIN course_lessons l ON l.id = p.lesson_id AND l.course_id = :courseId
+       WHERE p.enrolment_id = :enrolmentId ORDER BY p.completed_at, p.lesson_id`,
+      {
+        replacements: { courseId: enrolment.courseId, enrolmentId: enrolment.id },
+        type: QueryTypes.SELECT,
+        transaction,
+      },
+    );
+    return {
+      ...counts,
+      lessons: lessons.map((l) => ({ lessonId: l.lesson_id, completedAt: new Date(l.completed_at).toISOString() })),
+    };
+  }
+
+  /** Marks a lesson completed (idempotent) and, the first time progress reaches 100 %, issues the certificate. */
+  async complete(enrolmentId: string, lessonId: string) {
+    return this.deps.sequelize.transaction(async (transaction) => {
+      const enrolment = await Enrolment.findByPk(enrolmentId, { lock: transaction.LOCK.UPDATE, transaction });
+      if (!enrolment) throw enrolmentErrors.notFound();
+      if (enrolment.status !== 'ACTIVE') throw enrolmentErrors.revoked();
+      const lesson = await CourseLesson.findOne({ where: { id: lessonId, courseId: enrolment.courseId }, transaction });
+      if (!lesson) throw enrolmentErrors.lessonNotFound();
+      await this.deps.sequelize.query(
+        `INSERT INTO lesson_progress (enrolment_id, lesson_id) VALUES (:enrolmentId, :lessonId) ON CONFLICT DO NOTHING`,
+        {
+          replacements: { enrolmentId, lessonId },
+          transaction,
+        },
+      );
+      const progress = await this.progress(enrolment, transaction);
+      if (progress.totalLessons > 0 && progress.completedLessons >= progress.totalLessons)
+        await this.issueCertificate(enrolment, transaction);
+      return progress;
+    });
+  }
+
+  /** The certificate PDF of an ACTIVE enrolment that reached 100 %; else 409 CERTIFICATE_UNAVAILABLE. */
+  async certificatePdf(enrolment: Enrolment): Promise<{ certificateId: string; pdf: Buffer }> {
+    if (enrolment.status !== 'ACTIVE')
+      throw enrolmentErrors.certificateUnavailable('the enrolment is REVOKED: its certificate is no longer valid');
+    const certificate = await Certificate.findOne({ where: { enrolmentId: enrolment.id } });
+    const loaded = certificate ? await loadCertificateFacts(certificate.id) : null;
+    if (!loaded)
+      throw enrolmentErrors.certificateUnavailable(
+        'no certificate yet: it is issued when every lesson of the course is completed',
+      );
+    const code = sealCode(
+      'CERTIFICATE',
+      certificateDigest(loaded.facts),
+      loaded.facts.certificateId,
+      this.deps.verificationKey,
+    );
+    const pdf = await renderCertificatePdf(loaded.facts, {
+      code,
+      verifyUrl: receiptVerifyUrl(this.deps.publicBaseUrl, code),
+    });
+    return { certificateId: loaded.facts.certificateId, pdf };
+  }
+
+  private async verifyUrlOf(certificateId: string): Promise<string> {
+    const loaded = await loadCertificateFacts(certificateId);
+    if (!loaded) throw new Error(`certificate ${certificateId} has no facts`);
+    return receiptVerifyUrl(
+      this.deps.publicBaseUrl,
+      sealCode('CERTIFICATE', certificateDigest(loaded.facts), certificateId, this.deps.verificationKey),
+    );
+  }
+
+  private async issueCertificate(enrolment: Enrolment, transaction: Transaction): Promise<void> {
+    // The enrolment row is locked: no other completion of it runs between this read and insert.
+    await this.deps.sequelize.query(
+      `INSERT INTO certificates (id, enrolment_id, merchant_id, course_id, student_name, course_title)
+       SELECT :id, e.id, e.merchant_id, e.course_id, e.student_name, c.title FROM enrolments e JOIN courses c ON c.id = e.course_id WHERE e.id = :enrolmentId
+       ON CONFLICT (enrolment_id) DO NOTHING`,
+      { replacements: { id: crypto.randomUUID(), enrolmentId: enrolment.id }, transaction },
+    );
+  }
+
+  private async progressCounts(enrolment: Enrolment, transaction?: Transaction): Promise<Progress> {
+    const [row] = await this.deps.sequelize.query<{ total: string; completed: string }>(
+      `SELECT (SELECT count(*) FROM course_lessons WHERE course_id = :courseId) AS total,
+              (SELECT count(*) FROM lesson_progress p JOIN course_lessons l ON l.id = p.lesson_id AND l.course_id = :courseId WHERE p.enrolment_id = :enrolmentId) AS completed`,
+      {
+        replacements: { courseId: enrolment.courseId, enrolmentId: enrolment.id },
+        type: QueryTypes.SELECT,
+        transaction,
+      },
+    );
+    return progressOf(Number(row.completed), Number(row.total));
+  }
+}

@@ -1,0 +1,157 @@
+/**
+ * Seller withdrawals (saques). The API never moves money: a new withdrawal is a workflow
+ * started with Update-With-Start, whose update answers once amount + fee are reserved in the
+ * ledger, so the 201 and the durable state agree. A refused request (frozen, no Pix key,
+ * insufficient balance) stores nothing and frees its idempotency key for a later retry.
+ */
+import { ApplicationFailure, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { updateWithStartOrJoin } from '../temporal/updateWithStart';
+import { Merchant, Withdrawal } from '../../db/models';
+import { presentWithdrawalRows } from '../../db/withdrawals/withdrawalView';
+import { findMerchantWithdrawal } from '../../db/withdrawals/merchantWithdrawalLookup';
+import { requestWithdrawalUpdate, withdrawalWorkflowId } from '../../workflows/withdrawals/definitions';
+import { WithdrawalFailureTypes, type WithdrawalInput } from '../../workflows/withdrawals/types';
+import { ApiError, errors } from '../errors/apiError';
+import { nothingCreated } from '../idempotency/idempotencyService';
+import type { CreateWithdrawalBody, ListWithdrawalsQuery } from './schema';
+
+export interface WithdrawalServiceDeps {
+  temporal: Client;
+  taskQueue: string;
+}
+
+export class WithdrawalService {
+  constructor(private readonly deps: WithdrawalServiceDeps) {}
+
+  /** Requests the withdrawal `withdrawalId` (the idempotency claim's resource id). */
+  async create(
+    merchant: Merchant,
+    body: CreateWithdrawalBody,
+    withdrawalId: string,
+    resuming: boolean,
+    idempotencyKey: string | null,
+  ): Promise<Record<string, unknown>> {
+    const input: WithdrawalInput = {
+      withdrawalId,
+      merchantId: merchant.id,
+      amountCents: body.amountCents,
+      description: body.description ?? null,
+      idempotencyKey,
+      userId: null, // client credentials act for the merchant, not for a signed-in user
+    };
+    return this.request(input, resuming);
+  }
+
+  async list(merchantId: string, query: ListWithdrawalsQuery): Promise<Record<string, unknown>> {
+    const { rows, count } = await Withdrawal.findAndCountAll({
+      where: { merchantId },
+      order: [
+        ['createdAt', 'DESC'],
+        ['id', 'DESC'],
+      ],
+      limit: query.limit,
+      offset: query.offset,
+    });
+    return {
+      withdrawals: await presentWithdrawalRows(merchantId, rows),
+      pagination: {
+        total: count,
+        limit: query.limit,
+        offset: query.offset,
+        hasMore: query.offset + rows.length < count,
+      },
+    };
+  }
+
+  async findForMerchant(merchantId: string, id: string): Promise<Record<string, unknown>> {
+    const row = await findMerchantWithdrawal(merchantId, id);
+    if (!row) throw errors.notFound('withdrawal');
+    const [presented] = await presentWithdrawalRows(merchantId, [row]);
+    return presented;
+  }
+
+  /** Starts the workflow and waits for the reservation; maps refusals to API errors. */
+  private async request(input: WithdrawalInput, resuming: boolean): Promise<Record<string, unknown>> {
+    if (resuming) {
+      // A previous holder of this key died: its withdrawal may already exist.
+      const existing = await Withdrawal.findByPk(input.withdrawalId);
+      if (existing) return this.findForMerchant(input.merchantId, existing.id);
+    }
+    await this.precheck(input.merchantId);
+    const workflowId = withdrawalWorkflowId(input.withdrawalId);
+    try {
+      await updateWithStartOrJoin(this.deps.temporal, requestWithdrawalUpdate, {
+        workflowType: 'withdrawalLifecycle',
+        workflowId,
+        taskQueue: this.deps.taskQueue,
+        args: [input],
+        merchantId: input.merchantId,
+        initialStatus: 'RESERVING',
+      });
+    } catch (err) {
+      throw mapRequestError(err);
+    }
+    return this.findForMerchant(input.merchantId, input.withdrawalId);
+  }
+
+  /**
+   * Fast answers without starting a workflow. The reservation checks the same rules again under
+   * a lock on the merchant, which is what decides when an operator acts at the same moment.
+   */
+  private async precheck(merchantId: string): Promise<void> {
+    const merchant = await Merchant.findByPk(merchantId);
+    if (!merchant || !merchant.active) throw errors.merchantIdRequired();
+    if (merchant.withdrawalsFrozen) throw errors.withdrawalFrozen();
+    if (!merchant.pixKey) throw pixKeyNotRegistered();
+  }
+}
+
+/** Shared with /settlements (the same reservation, the same refusals). */
+export function mapRequestError(err: unknown): unknown {
+  if (err instanceof ApiError) return err;
+  if (err instanceof WorkflowUpdateFailedError) {
+    const failure = err.cause instanceof ApplicationFailure ? err.cause : undefined;
+    switch (failure?.type) {
+      case WithdrawalFailureTypes.insufficientBalance:
+        return errors.insufficientBalance(balanceDetails(failure?.details));
+      case WithdrawalFailureTypes.frozen:
+        return errors.withdrawalFrozen();
+      case WithdrawalFailureTypes.pixKeyMissing:
+        return pixKeyNotRegistered();
+      case WithdrawalFailureTypes.merchantInactive:
+        return errors.merchantIdRequired();
+      case WithdrawalFailureTypes.reservationUnavailable:
+        // The workflow made sure nothing was reserved: the key is freed for a retry.
+        return nothingCreated(
+          errors.unavailable('the withdrawal could not be reserved; nothing was debited, retry later'),
+        );
+      default:
+        // E.g. the run was terminated by an operator: unknown whether it reserved. A retry with
+        // the same key resumes this withdrawal id and finds out.
+        return errors.unavailable('the withdrawal request was interrupted; retry with the same idempotency key');
+    }
+  }
+  if ((err as { name?: string })?.name === 'ServiceError' || (err as { code?: number })?.code === 14) {
+    return errors.unavailable('the workflow service is unavailable; retry with the same idempotency key');
+  }
+  return err;
+}
+
+/** Not a body problem but the merchant's set-up; still VALIDATION_ERROR, with a reason to branch on. */
+export function pixKeyNotRegistered(): ApiError {
+  return errors.validation('the merchant has no Pix key registered for withdrawals', {
+    reason: 'PIX_KEY_NOT_REGISTERED',
+    fields: [
+      {
+        field: 'merchant.pixKey',
+        message: "ask support to register the merchant's own Pix key (CLI: merchant set-pix-key)",
+      },
+    ],
+  });
+}
+
+function balanceDetails(details: unknown[] | undefined | null): Record<string, unknown> | null {
+  const first = details?.[0] as { requiredCents?: unknown; availableCents?: unknown } | undefined;
+  if (typeof first?.requiredCents !== 'number' || typeof first?.availableCents !== 'number') return null;
+  return { requiredCents: first.requiredCents, availableCents: first.availableCents };
+}

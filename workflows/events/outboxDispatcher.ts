@@ -1,0 +1,42 @@
+/**
+ * OutboxDispatcher (one per task queue, id `outbox-dispatcher-<taskQueue>`): moves committed
+ * events from the outbox into deliveries. Woken by a signal after an event with a subscriber
+ * commits (coalesced by the committing worker: a few per second at most, never one per event),
+ * and polls every 2 s in case a wake-up was lost. Continues as new after at most
+ * ROUNDS_PER_RUN rounds or MAX_HISTORY_EVENTS history events, whichever comes first.
+ * Each run also sweeps expired idempotency keys and replay-guard entries.
+ */
+import { condition, continueAsNew, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import type { WebhookActivities } from '../../activities/events/deliveries';
+import { outboxKickSignal } from './definitions';
+
+const { dispatchOutbox, sweepExpired } = proxyActivities<WebhookActivities>({
+  startToCloseTimeout: '60 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+});
+
+const BATCH = 200;
+const ROUNDS_PER_RUN = 200;
+/** Continue as new well before the history is large: a bound this workflow controls. */
+const MAX_HISTORY_EVENTS = 1_000;
+
+export async function outboxDispatcher(): Promise<void> {
+  let kicked = false;
+  setHandler(outboxKickSignal, () => {
+    kicked = true;
+  });
+  // Once per run (every few minutes at most): forget expired idempotency keys and signatures.
+  await sweepExpired();
+  for (
+    let round = 0;
+    round < ROUNDS_PER_RUN &&
+    workflowInfo().historyLength < MAX_HISTORY_EVENTS &&
+    !workflowInfo().continueAsNewSuggested;
+    round++
+  ) {
+    kicked = false;
+    const dispatched = await dispatchOutbox({ limit: BATCH });
+    if (dispatched < BATCH) await condition(() => kicked, '2 seconds');
+  }
+  await continueAsNew<typeof outboxDispatcher>();
+}

@@ -1,0 +1,37 @@
+/**
+ * The provider's record settles items that may have reached it (`resolveItem`), a few at a
+ * time: one piece for the batch (items a stopped chunk left SENDING) and for a chunk (items the
+ * provider refused to take, after the grace period).
+ */
+import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import type { PayoutActivities } from '../../activities/payouts/payouts';
+
+// Settling an item the provider may have paid must eventually happen: retry until it does.
+const { resolveItem } = proxyActivities<PayoutActivities>({
+  startToCloseTimeout: '15 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '2 minutes' },
+});
+
+/** A final domain failure of an activity (e.g. the provider's transfer is not ours), not an outage. */
+export function isFinalFailure(err: unknown): boolean {
+  return err instanceof ApplicationFailure || (err as { cause?: unknown }).cause instanceof ApplicationFailure;
+}
+
+/**
+ * Resolves each item, `concurrency` at a time. A transfer that is not ours (reference or amount
+ * differ) stays SENDING, alerted: the batch then waits in finishBatch, visibly, until someone looks.
+ */
+export async function resolveItems(itemIds: string[], concurrency: number): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < itemIds.length) {
+      const itemId = itemIds[next++];
+      try {
+        await resolveItem({ itemId });
+      } catch (err) {
+        if (!isFinalFailure(err)) throw err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, itemIds.length)) }, lane));
+}

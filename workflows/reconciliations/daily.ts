@@ -1,0 +1,36 @@
+/**
+ * The daily reconciliation (Temporal Schedule `daily-reconciliation`, 04:00 Brasília, visible and
+ * pausable in the Web UI): reconciles yesterday (Brasília) for every merchant the day touched,
+ * one child `reconciliation` workflow per merchant, each with its own report row.
+ */
+import { executeChild, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import type { ReconciliationActivities } from '../../activities/reconciliations/reconciliations';
+import { reconciliationWorkflowId } from './types';
+
+const acts = proxyActivities<ReconciliationActivities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
+});
+
+/** Brasília's calendar day before `now` (no daylight saving since 2019). */
+export function brasiliaYesterday(now: Date): string {
+  return new Date(now.getTime() - 3 * 3_600_000 - 86_400_000).toISOString().slice(0, 10);
+}
+
+export async function dailyReconciliation(
+  args: { day?: string } = {},
+): Promise<{ day: string; reconciliationIds: string[] }> {
+  const day = args.day ?? brasiliaYesterday(new Date(workflowInfo().runStartTime));
+  const reconciliationIds = await acts.prepareDailyReconciliations({ day });
+  for (const reconciliationId of reconciliationIds) {
+    try {
+      await executeChild('reconciliation', {
+        workflowId: reconciliationWorkflowId(reconciliationId),
+        args: [{ reconciliationId }],
+      });
+    } catch {
+      // Already run (a retried daily run) or failed: its row says so; the others go on.
+    }
+  }
+  return { day, reconciliationIds };
+}
