@@ -1,6 +1,6 @@
 /**
  * 405 Method Not Allowed, with `Allow`, for a path the app routes but not with this method
- * (DELETE /sellers/pix → `Allow: GET, HEAD, POST`), in the error envelope (in the P0 envelope
+ * (DELETE /sellers/webhooks → `Allow: GET, HEAD, POST`), in the error envelope (in the P0 envelope
  * under /v1/checkouts: its error handler is mounted on that path). Without it such a request fell
  * through to 404 "no route", which told a client the path does not exist.
  *

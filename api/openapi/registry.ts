@@ -365,7 +365,7 @@ export const webhookReceiverResponses = {
 /**
  * `callbacks` of an operation that registers a webhook URL: the events POSTed to it afterwards.
  * `url`: where the URL is in the request (`{$request.body#/url}`); `event`: the union schema of
- * the events it receives. Plain OpenAPI pointing at components of api/webhooks/openapi.ts (the
+ * the events it receives. Plain OpenAPI pointing at components of api/events/openapi.ts (the
  * event schemas and the delivery headers), so a registration documents its deliveries without
  * importing them; test/unit/openapiDocument.test.ts resolves every $ref.
  */
