@@ -22,6 +22,7 @@ import { applicationApi } from './applicationRoutes';
 import type { MedSettings } from './med/service';
 import { Mailer } from './mail/mailer';
 import type { StorageConfig } from '../core/storage/createObjectStore';
+import { methodNotAllowed } from './middleware/methodNotAllowed';
 import { traceId } from './middleware/traceId';
 import { providerCallbackRouter } from './charges/callbacks/router';
 import { ProviderCallbackService } from './charges/callbacks/service';
@@ -193,6 +194,8 @@ export function createApp(deps: ApiDeps): express.Express {
       exemptPaths: ['/healthz', PROVIDER_CALLBACK_PATH, PIX_API_CALLBACK_PATH],
     }),
   );
+  // A routed path with another method: 405 with Allow (the table is read from this app's routes on the first request).
+  app.use(methodNotAllowed(app));
   app.use(auth.initialize());
   const application = applicationApi({
     sequelize: deps.sequelize,

@@ -79,8 +79,18 @@ registry.registerPath({
     body: { required: true, content: { 'application/json': { schema: CreateBoletosRequest } } },
   },
   responses: {
-    201: jsonResponse('One boleto, issued.', z.object({ batchId: z.null(), boletos: z.array(Boleto) })),
-    202: jsonResponse('A batch, stored and being issued.', BoletoBatchAccepted),
+    201: jsonResponse(
+      'One boleto, issued.',
+      z.object({ batchId: z.null(), boletos: z.array(Boleto) }),
+      {},
+      { getBoleto: { id: '$response.body#/boletos/0/id' } },
+    ),
+    202: jsonResponse(
+      'A batch, stored and being issued.',
+      BoletoBatchAccepted,
+      {},
+      { getBoletoBatch: { batchId: '$response.body#/batchId' } },
+    ),
     ...errorResponses(
       'VALIDATION_ERROR',
       'IDEMPOTENCY_KEY_REQUIRED',

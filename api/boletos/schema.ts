@@ -35,8 +35,8 @@ export const boletoConsultation = z.object({
     .describe('47 digits, no punctuation; rebuilt (with right field check digits) when a barcode was given.'),
   bankCode: z.string().describe('3 digits (FEBRABAN bank code).'),
   amountCents: z.number().int().describe('0 when the boleto leaves the amount open.'),
-  dueDate: z
-    .string()
+  dueDate: z.iso
+    .date()
     .nullable()
     .describe(
       'YYYY-MM-DD from the due-date factor (with the 2025-02-22 reset, read in today’s cycle); null for factor 0000 (no due date).',
@@ -98,7 +98,7 @@ export const boletoBatchItemView = z.object({
   status: z.enum(BOLETO_ITEM_STATUSES).describe('PENDING → ISSUED | FAILED; PENDING or ISSUED → CANCELLED (DELETE).'),
   chargeId: z.uuid().nullable().describe('The BOLETO charge, once issued (GET /boletos/{id}).'),
   amountCents: z.number().int(),
-  dueDate: z.string(),
+  dueDate: z.iso.date(),
   externalRef: z.string().nullable(),
   errorCode: z
     .string()
@@ -122,8 +122,8 @@ export const boletoBatchView = z.object({
     cancelled: z.number().int(),
   }),
   idempotencyKey: z.string(),
-  createdAt: z.string(),
-  completedAt: z.string().nullable(),
+  createdAt: z.iso.datetime(),
+  completedAt: z.iso.datetime().nullable(),
   items: z.array(boletoBatchItemView).describe('By rowIndex, one page (limit, offset).'),
   pagination: z.object({
     total: z.number().int(),

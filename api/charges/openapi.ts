@@ -51,7 +51,12 @@ registry.registerPath({
     body: { required: true, content: { 'application/json': { schema: CreateChargeRequest } } },
   },
   responses: {
-    201: jsonResponse('The charge, PENDING, with its Pix data (and, for BOLETO, its boleto).', Charge),
+    201: jsonResponse(
+      'The charge, PENDING, with its Pix data (and, for BOLETO, its boleto).',
+      Charge,
+      {},
+      { getCharge: { id: '$response.body#/id' } },
+    ),
     ...errorResponses(
       'VALIDATION_ERROR',
       'IDEMPOTENCY_KEY_REQUIRED',
@@ -72,6 +77,8 @@ registry.registerPath({
   operationId: 'listCharges',
   tags: ['Charges'],
   summary: 'List a merchant’s charges',
+  description:
+    'Charges of `merchantId` (default: the merchant you own, or first belong to), any member role, newest first; filtered by status, method, creation time and externalRef, with `limit` and `offset` paging. A merchant you do not belong to → 404 MERCHANT_NOT_FOUND.',
   security: security.bearer,
   request: { query: listChargesQuery },
   responses: {
@@ -86,6 +93,8 @@ registry.registerPath({
   operationId: 'getCharge',
   tags: ['Charges'],
   summary: 'Read a charge',
+  description:
+    'A charge of a merchant you belong to (any role), with its refunds; another merchant’s or an unknown charge → 404 CHARGE_NOT_FOUND.',
   security: security.bearer,
   request: { params: idParam },
   responses: {

@@ -132,8 +132,8 @@ export const refundView = z.object({
   failureCode: z.string().nullable(),
   failureReason: z.string().nullable(),
   endToEndId: z.string().nullable().describe('Of the devolução, once SUCCEEDED.'),
-  createdAt: z.string(),
-  settledAt: z.string().nullable(),
+  createdAt: z.iso.datetime(),
+  settledAt: z.iso.datetime().nullable(),
 });
 
 export const appCharge = z.object({
@@ -146,7 +146,7 @@ export const appCharge = z.object({
     .enum(APP_CHARGE_STATUSES)
     .describe('PENDING → PAID | EXPIRED | CANCELED. (The seller API spells CANCELLED.)'),
   method: z.enum(CHARGE_METHODS).nullable(),
-  expiresAt: z.string().nullable(),
+  expiresAt: z.iso.datetime().nullable(),
   idempotencyKey: z
     .string()
     .nullable()
@@ -154,14 +154,14 @@ export const appCharge = z.object({
   externalRef: z.string().nullable(),
   metadata: z.record(z.string(), z.unknown()).nullable(),
   pix: z
-    .object({ qrCode: z.string().describe('PNG, base64'), copyPaste: z.string(), expiresAt: z.string() })
+    .object({ qrCode: z.string().describe('PNG, base64'), copyPaste: z.string(), expiresAt: z.iso.datetime() })
     .nullable(),
   boleto: z
     .object({
       barcode: z.string().describe('44 digits (FEBRABAN).'),
       digitableLine: z.string().describe('47 digits (linha digitável), no punctuation.'),
       pdfUrl: z.string().describe('GET it with your bearer token: the boleto as PDF.'),
-      expiresAt: z.string().describe('Due date and time.'),
+      expiresAt: z.iso.datetime().describe('Due date and time.'),
       payment: z
         .object({
           amountCents: z.number().int().describe('What was paid (and credited): may differ from amountCents.'),
@@ -177,6 +177,6 @@ export const appCharge = z.object({
     .nullable(),
   refunds: z.array(refundView).describe('Oldest first.'),
   refundedAmountCents: z.number().int().describe('Sum of the SUCCEEDED refunds.'),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
 });

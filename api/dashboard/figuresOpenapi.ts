@@ -98,7 +98,8 @@ const routes: {
     path: '/dashboard/transactions',
     operationId: 'listDashboardTransactions',
     summary: 'The merchant’s charges, newest first, filterable',
-    description: 'Filters: status, method, created day range (from/to inclusive). offset ≤ 10000.',
+    description:
+      'Filters: status, method, created day range (from/to inclusive; `from` after `to` → 400 VALIDATION_ERROR naming `from`). offset ≤ 10000.',
     query: transactionsQuery,
     answer: z.object({ data: z.array(Transaction), pagination: Pagination }),
   },

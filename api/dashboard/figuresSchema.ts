@@ -96,7 +96,7 @@ export const interactionView = z.object({
     'refund.succeeded',
     'refund.failed',
   ]),
-  occurredAt: z.string(),
+  occurredAt: z.iso.datetime(),
   chargeId: z.uuid(),
   refundId: z.uuid().nullable(),
   method: z.enum(['PIX', 'BOLETO']),
@@ -170,8 +170,8 @@ export const transactionView = z.object({
   refundedAmountCents: cents().describe('SUCCEEDED refunds.'),
   description: z.string().nullable(),
   externalRef: z.string().nullable(),
-  createdAt: z.string(),
-  paidAt: z.string().nullable(),
+  createdAt: z.iso.datetime(),
+  paidAt: z.iso.datetime().nullable(),
 });
 
 export const healthView = z.object({
@@ -202,14 +202,14 @@ export const healthView = z.object({
         failedDeliveries: count(),
         lastStatusCode: z.number().int().nullable(),
         lastError: z.string().nullable(),
-        lastFailureAt: z.string(),
+        lastFailureAt: z.iso.datetime(),
       }),
     )
     .describe(
       'Endpoints with a FAILED or retrying delivery in the window, or disabled; most failures first (50 at most).',
     ),
   lastProviderCallback: z
-    .object({ type: z.string(), receivedAt: z.string(), chargeId: z.uuid() })
+    .object({ type: z.string(), receivedAt: z.iso.datetime(), chargeId: z.uuid() })
     .nullable()
     .describe('The last callback the payment provider sent about one of the merchant’s charges.'),
 });

@@ -32,6 +32,8 @@ registry.registerPath({
   operationId: 'getMyMerchant',
   tags,
   summary: 'The merchant the signed-in user owns (or first belongs to)',
+  description:
+    'The merchant the dashboard shows: the one the user owns, else the first they were added to. None yet → 404 MERCHANT_NOT_FOUND (POST /dashboard/merchant/ensure creates it).',
   security: security.bearer,
   responses: {
     200: jsonResponse('The merchant.', DashboardMerchant),

@@ -98,7 +98,7 @@ export const createdCredentialView = z.object({
   merchantId: z.uuid(),
   name: z.string().nullable(),
   scopes: z.array(z.string()),
-  createdAt: z.string(),
+  createdAt: z.iso.datetime(),
 });
 
 export const credentialView = z.object({
@@ -107,8 +107,8 @@ export const credentialView = z.object({
   name: z.string().nullable(),
   scopes: z.array(z.string()),
   active: z.boolean().describe('false once revoked; a revoked credential is refused with 401 INVALID_CREDENTIALS.'),
-  lastUsedAt: z.string().nullable(),
-  createdAt: z.string(),
+  lastUsedAt: z.iso.datetime().nullable(),
+  createdAt: z.iso.datetime(),
 });
 
 export const revokedCredentialView = z.object({ message: z.string(), clientId: z.string(), active: z.literal(false) });

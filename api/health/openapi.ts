@@ -46,6 +46,8 @@ registry.registerPath({
   operationId: 'healthz',
   tags: ['Health'],
   summary: 'Liveness',
+  description:
+    'Answers 200 while the process serves HTTP; it checks no dependency (GET /ready does). Exempt from the rate limit, for orchestrators.',
   security: security.none,
   responses: {
     200: jsonResponse('The process is up.', registry.register('Health', healthzResponse)),

@@ -19,7 +19,7 @@ import {
 } from './schema';
 
 // Derived copies (.describe): the routers import schema.ts before the registry extends zod.
-const Infraction = registry.register(
+export const Infraction = registry.register(
   'MedInfraction',
   infractionView.describe(
     'A Pix infraction (MED): the central bank, through the provider, disputes a payment received by the merchant. On open the disputed amount is blocked ' +
@@ -76,7 +76,13 @@ path('post', '/med/infractions/sync', 'syncMedInfractions', 'Pull new Pix infrac
     `${DECIDE} A merchant you do not belong to → 404 MERCHANT_NOT_FOUND.`,
   request: { body: { content: { 'application/json': { schema: syncInfractionsBody } } } },
   responses: {
-    200: jsonResponse('Synced.', SyncResult),
+    200: jsonResponse(
+      'Synced.',
+      SyncResult,
+      {},
+      // The first infraction this sync created (none created: nothing to follow).
+      { getMedInfraction: { id: '$response.body#/data/0/id' } },
+    ),
     ...errorResponses(
       'VALIDATION_ERROR',
       'MERCHANT_NOT_FOUND',

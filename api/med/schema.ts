@@ -74,9 +74,9 @@ export const infractionView = z.object({
     .describe(
       "The deciding user's id, or DEFAULT when the deadline passed unanswered (the default decision is ACCEPT).",
     ),
-  decidedAt: z.string().nullable(),
-  openedAt: z.string(),
-  deadlineAt: z.string().describe('Answer by then, or the default decision (ACCEPT) is applied.'),
+  decidedAt: z.iso.datetime().nullable(),
+  openedAt: z.iso.datetime(),
+  deadlineAt: z.iso.datetime().describe('Answer by then, or the default decision (ACCEPT) is applied.'),
   refundId: z.uuid().nullable().describe('ACCEPTED: the devolução (a refund of the charge).'),
   refundAmountCents: z
     .number()
@@ -91,8 +91,8 @@ export const infractionView = z.object({
     .describe(
       'PROCESSING, SUCCEEDED, FAILED or REFUSED, or NOTHING_TO_RETURN (earlier refunds returned the whole payment). Not SUCCEEDED: the disputed money went back to available.',
     ),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
 });
 
 export const analysisResult = z.object({

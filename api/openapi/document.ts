@@ -49,7 +49,10 @@ export function buildOpenApiDocument(): OpenApiDocument {
       version: INTERFACE_VERSION,
       description:
         'Pix charges for merchants, split among sellers, settled into a double-entry ledger. All amounts are integer cents of BRL. ' +
-        'Errors use one envelope, `{"error": {"code", "message", "details", "traceId"}}`; the trace id is also the `x-trace-id` header of every response.',
+        'Errors use one envelope, `{"error": {"code", "message", "details", "traceId"}}` (the partner checkout routes, /v1/checkouts, use the P0 envelope `{data: null, success: false, error}`); the trace id is also the `x-trace-id` header of every response. ' +
+        'A path this document lists, called with a method it does not list, answers 405 METHOD_NOT_ALLOWED in that envelope with an `Allow` header naming the methods the path takes (HEAD wherever GET is), before any authentication; ' +
+        'a path it does not list answers 404 NOT_FOUND (after authentication, under an authenticated prefix). ' +
+        'Client credentials (`x-client-id`, `x-client-secret`) and bearer tokens are the security schemes; the request signature (`x-gateway-timestamp`, `x-gateway-signature`) is a pair of header parameters, required on payouts and receipts and verified when sent elsewhere.',
     },
     servers: [{ url: '/' }],
     tags: [
@@ -131,8 +134,21 @@ export function buildOpenApiDocument(): OpenApiDocument {
         description:
           'Application API: hosted checkout pages for an amount (the same page and lifecycle as P0 checkouts).',
       },
-      { name: 'Health' },
-      { name: 'Documentation' },
+      {
+        name: 'Boletos',
+        description:
+          'Application API: boleto charges (hybrid, with a Pix QR too) of your merchants, one at a time or in batches; decoding a digitable line or barcode.',
+      },
+      {
+        name: 'Pix infractions (MED)',
+        description:
+          'Application API: disputes of received Pix payments (Mecanismo Especial de Devolução): the disputed amount is blocked on open; ACCEPT returns it to the payer, REJECT releases it; unanswered by the deadline, ACCEPT is applied.',
+      },
+      {
+        name: 'Health',
+        description: 'Liveness, readiness and Prometheus metrics, for orchestrators and monitoring.',
+      },
+      { name: 'Documentation', description: 'This document (JSON) and a page that renders it; public.' },
     ],
   });
 }

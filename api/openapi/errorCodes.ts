@@ -1,6 +1,7 @@
 /**
  * Every error code the API may answer with, its HTTP status and an example message. The codes are
- * the spec's Errors table plus our own (RATE_LIMITED, PAYLOAD_TOO_LARGE, SERVICE_UNAVAILABLE, INSUFFICIENT_SCOPE).
+ * the spec's Errors table plus our own (RATE_LIMITED, PAYLOAD_TOO_LARGE, SERVICE_UNAVAILABLE, INSUFFICIENT_SCOPE,
+ * METHOD_NOT_ALLOWED: api/middleware/methodNotAllowed.ts, answered with an `Allow` header).
  * Pure data: the OpenAPI helper `errorResponses` reads it, so a route can only document a code
  * that is listed here (a typo fails the type check).
  */
@@ -110,6 +111,10 @@ export const ERROR_CODES = {
   },
   INVALID_COURSE_TRANSITION: { status: 409, message: 'the course is ARCHIVED; it cannot be published again' },
   BATCH_NOT_CANCELLABLE: { status: 409, message: 'batch is COMPLETED; only PROCESSING batches can be cancelled' },
+  METHOD_NOT_ALLOWED: {
+    status: 405,
+    message: 'DELETE is not allowed on this path; it takes GET, HEAD, POST',
+  },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'request body is too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Content-Type must be the one the upload URL was signed for' },
   FREQUENCY_NOT_ENABLED_YET: { status: 422, message: 'only frequency ONE_TIME is enabled' },

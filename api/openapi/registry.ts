@@ -6,6 +6,7 @@
 import { extendZodWithOpenApi, OpenAPIRegistry, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { idempotencyKeyHeader } from '../idempotency/header';
+import { SIGNATURE_HEX_PATTERN, SIGNATURE_TIMESTAMP_PATTERN } from '../../core/signatures/requestSignature';
 import { ERROR_CODES, ERROR_CODE_LIST, type ErrorCode } from './errorCodes';
 
 // Adds `.openapi()` (metadata only, validation is untouched); `registry.register` needs it.
@@ -40,24 +41,6 @@ registry.registerComponent(
 );
 registry.registerComponent(
   'securitySchemes',
-  'gatewayTimestamp',
-  apiKeyHeader(
-    'x-gateway-timestamp',
-    'Unix time in milliseconds (UTC) used in the request signature; must be within ±300 s of the server clock.',
-  ),
-);
-registry.registerComponent(
-  'securitySchemes',
-  'gatewaySignature',
-  apiKeyHeader(
-    'x-gateway-signature',
-    'Lower-case hex HMAC-SHA256, keyed with the client secret, of `{timestamp}.{METHOD}.{path}.{rawBody}`: ' +
-      'timestamp as in `x-gateway-timestamp`, METHOD upper case, path without host or query string, raw body exactly as sent (empty for GET). ' +
-      'A signature is valid within ±300 s of its timestamp and only once: a replayed signature is refused with 401 INVALID_SIGNATURE.',
-  ),
-);
-registry.registerComponent(
-  'securitySchemes',
   'providerTimestamp',
   apiKeyHeader(
     'x-provider-timestamp',
@@ -88,18 +71,15 @@ registry.registerComponent('securitySchemes', 'metricsToken', {
 });
 
 const clientCredentials = { clientId: [], clientSecret: [] };
-const signedRequest = { ...clientCredentials, gatewayTimestamp: [], gatewaySignature: [] };
 
 /**
  * Security requirements for `registerPath({ security })`. The schemes of one object are required
- * together; several objects are alternatives.
+ * together; several objects are alternatives. Every operation states one (public ones `none`).
+ * The request signature is not among them: see `signatureHeaders`.
  */
 export const security = {
+  /** Client credentials: seller routes, partner checkouts, payouts, receipts (with `signatureHeaders`). */
   clientCredentials: [clientCredentials],
-  /** Seller routes: credentials; a signature is optional but verified (and refused if wrong) when sent. */
-  sellerCredentials: [clientCredentials, signedRequest],
-  /** Payouts and receipts: credentials and signature both required. */
-  signedRequest: [signedRequest],
   providerCallback: [{ providerTimestamp: [], providerSignature: [] }],
   /** Application API: a signed-in user's bearer access token. */
   bearer: [{ bearerAuth: [] }],
@@ -189,6 +169,57 @@ export function requiredIdempotencyRule(canonical: IdempotencyHeaderName): strin
   return `\`${canonical}\` is required (\`${otherSpelling(canonical)}\` is accepted in its place): without either → 400 IDEMPOTENCY_KEY_REQUIRED, before the body is read. `;
 }
 
+// --- request signature ----------------------------------------------------------------------
+
+/**
+ * The request signature (api/auth/requestSignature.ts, core/signatures/requestSignature.ts) as two
+ * header parameters, not as security schemes: it is computed afresh for every request from its
+ * method, path and body, so it is no credential a client configures once; and as a security
+ * alternative beside the client credentials it made fuzzers and generators treat it as a second
+ * way in (and fill it with random values, which are refused). `optional`: verified when sent
+ * (seller routes, partner checkouts); `required`: payouts and receipts.
+ */
+const SIGNATURE_RULE =
+  'The signed string is `{timestamp}.{METHOD}.{path}.{rawBody}`: timestamp as in `x-gateway-timestamp`, METHOD upper case, path without host or query string, raw body exactly as sent (empty for GET). ' +
+  'The signature is its lower-case hex HMAC-SHA256 keyed with the client secret, valid within ±300 s of its timestamp and only once (a replay → 401 INVALID_SIGNATURE).';
+const signatureParameter = (name: string, required: boolean) => {
+  const timestamp = name.startsWith('GatewayTimestamp');
+  const schema = z
+    .string()
+    .regex(timestamp ? SIGNATURE_TIMESTAMP_PATTERN : SIGNATURE_HEX_PATTERN)
+    .meta({
+      example: timestamp ? '1795327200000' : '9f2c1e0d4b6a8c7e5f3a1b2c4d6e8f0a1b3c5d7e9f1a2b4c6d8e0f1a3b5c7d9e',
+    });
+  return registry.registerParameter(
+    name,
+    (required ? schema : schema.optional()).openapi({
+      param: {
+        name: timestamp ? 'x-gateway-timestamp' : 'x-gateway-signature',
+        in: 'header',
+        required,
+        description:
+          (required
+            ? 'Required: without a valid signature → 401 INVALID_SIGNATURE. '
+            : 'Optional: when `x-gateway-timestamp` or `x-gateway-signature` is sent, both are verified and a wrong, expired or replayed signature → 401 INVALID_SIGNATURE. ') +
+          (timestamp
+            ? 'Unix time in milliseconds (UTC), within ±300 s of the server clock. '
+            : 'Lower-case hex HMAC-SHA256 (64 characters). ') +
+          SIGNATURE_RULE,
+      },
+    }),
+  );
+};
+
+export const signatureHeaders = {
+  /** Verified when sent: seller routes (added by registerSellerPath) and partner checkouts. */
+  optional: [signatureParameter('GatewayTimestamp', false), signatureParameter('GatewaySignature', false)],
+  /** Payouts and receipts. */
+  required: [
+    signatureParameter('GatewayTimestampRequired', true),
+    signatureParameter('GatewaySignatureRequired', true),
+  ],
+};
+
 // --- responses ------------------------------------------------------------------------------
 
 /** The spec's pagination object (application API). */
@@ -214,16 +245,43 @@ export const ErrorEnvelope = registry.register(
     .describe('The error envelope every seller, health and callback route answers with.'),
 );
 
-/** A success response whose body is `schema`, with the `x-trace-id` header every response carries. */
+/**
+ * OpenAPI `links` from an answer to the operations that take what it names, by operationId:
+ * `{ getSellerPixCharge: { id: '$response.body#/id' } }`. A create links to the reads of what it
+ * created, so a client (and schemathesis's stateful phase) can follow them with the real id.
+ */
+export type ResponseLinks = Record<string, Record<string, string>>;
+
+export function linksObject(links: ResponseLinks): NonNullable<ResponseConfig['links']> {
+  return Object.fromEntries(
+    Object.entries(links).map(([operationId, parameters]) => [
+      operationId,
+      {
+        operationId,
+        parameters,
+        description: `${operationId} with ${Object.entries(parameters)
+          .map(([name, value]) => `\`${name}\` = \`${value}\``)
+          .join(', ')}.`,
+      },
+    ]),
+  );
+}
+
+/**
+ * A success response whose body is `schema`, with the `x-trace-id` header every response carries
+ * (and `links` to the operations that take what it names, see linksObject).
+ */
 export function jsonResponse(
   description: string,
   schema: z.ZodType,
   extraHeaders: Record<string, { description: string; schema: { type: 'string' | 'integer'; enum?: string[] } }> = {},
+  links?: ResponseLinks,
 ): ResponseConfig {
   return {
     description,
     headers: { 'x-trace-id': traceIdHeader.ref, ...extraHeaders },
     content: { 'application/json': { schema } },
+    ...(links ? { links: linksObject(links) } : {}),
   };
 }
 
@@ -232,6 +290,7 @@ const STATUS_TEXT: Record<number, string> = {
   401: 'Unauthorized',
   403: 'Forbidden',
   404: 'Not found',
+  405: 'Method not allowed',
   409: 'Conflict',
   413: 'Payload too large',
   415: 'Unsupported media type',
@@ -291,6 +350,45 @@ export function errorResponses(...codes: ErrorCode[]): Record<string, ResponseCo
     };
   }
   return out;
+}
+
+/** What a webhook receiver answers, and what the gateway makes of it (webhooks and callbacks alike). */
+export const webhookReceiverResponses = {
+  '200': { description: 'Received and processed (any 2xx): the delivery SUCCEEDED.' },
+  '4XX': {
+    description:
+      'Refused (e.g. a signature that does not verify): the attempt failed and is retried, like any answer other than 2xx or none within 10 s.',
+  },
+  '5XX': { description: 'The receiver failed: the attempt failed and is retried.' },
+};
+
+/**
+ * `callbacks` of an operation that registers a webhook URL: the events POSTed to it afterwards.
+ * `url`: where the URL is in the request (`{$request.body#/url}`); `event`: the union schema of
+ * the events it receives. Plain OpenAPI pointing at components of api/events/openapi.ts (the
+ * event schemas and the delivery headers), so a registration documents its deliveries without
+ * importing them; test/unit/openapiDocument.test.ts resolves every $ref.
+ */
+export function webhookCallbacks(url: string, event: 'WebhookEvent' | 'ChargeWebhookEvent', description: string) {
+  const parameter = (name: string) => ({ $ref: `#/components/parameters/${name}` });
+  return {
+    events: {
+      [url]: {
+        post: {
+          summary: 'An event delivered to the registered URL',
+          tags: ['Webhook events'],
+          description: `${description} The \`webhooks\` section has one entry per event type; answer 2xx within 10 s, only after processing (otherwise it is retried for 3 days).`,
+          security: [],
+          parameters: ['DeliverySignature', 'DeliveryEventId', 'DeliveryId', 'DeliveryAttempt'].map(parameter),
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: { $ref: `#/components/schemas/${event}` } } },
+          },
+          responses: webhookReceiverResponses,
+        },
+      },
+    },
+  };
 }
 
 type PathRest = Omit<

@@ -1,7 +1,14 @@
 /** OpenAPI for /v1/payouts/batches (router.ts), from the schemas that validate it (schema.ts). */
 import { z } from 'zod';
 import { MAX_BATCH_ITEMS, MAX_ITEM_AMOUNT_CENTS } from '../../core/payouts/limits';
-import { errorResponses, idempotencyHeaders, jsonResponse, registry, security } from '../openapi/registry';
+import {
+  errorResponses,
+  idempotencyHeaders,
+  jsonResponse,
+  registry,
+  security,
+  signatureHeaders,
+} from '../openapi/registry';
 import {
   batchIdParam,
   batchStatuses,
@@ -10,6 +17,7 @@ import {
   itemStatuses,
   listBatchesQuery,
   listItemsQuery,
+  payoutPixKeyType,
 } from './schema';
 
 /** Answered by the middleware in front of every payout route (router.ts). */
@@ -55,7 +63,7 @@ export const payoutItem = z.object({
     .int()
     .describe('What the recipient receives (the full amount; the fee is charged to the merchant).'),
   recipientName: z.string(),
-  pixKeyType: z.string(),
+  pixKeyType: payoutPixKeyType,
   referenceId: z.string().nullable(),
   endToEndId: z.string().nullable(),
   lastError: z.string().nullable(),
@@ -63,14 +71,14 @@ export const payoutItem = z.object({
     .string()
     .nullable()
     .describe('e.g. INVALID_PIX_KEY, RECIPIENT_REFUSED, PROVIDER_UNAVAILABLE (while retrying).'),
-  settledAt: z.string().nullable(),
-  releasedAt: z
-    .string()
+  settledAt: z.iso.datetime().nullable(),
+  releasedAt: z.iso
+    .datetime()
     .nullable()
     .describe('When a failed or cancelled item’s funding went back to the available balance.'),
   rowIndex: z.number().int(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
 });
 
 export const payoutBatchListEntry = z.object({
@@ -81,8 +89,8 @@ export const payoutBatchListEntry = z.object({
   totalItems: z.number().int(),
   paidItems: z.number().int(),
   failedItems: z.number().int(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
 });
 
 export const payoutBatch = payoutBatchListEntry.extend({
@@ -94,13 +102,16 @@ export const payoutBatch = payoutBatchListEntry.extend({
   cancelReason: z.string().nullable(),
   description: z.string().nullable(),
   metadata: z.record(z.string(), z.unknown()).nullable(),
-  completedAt: z.string().nullable(),
+  completedAt: z.iso.datetime().nullable(),
   items: z.array(payoutItem).describe('The first 1,000 items by rowIndex; page through all of them with /items.'),
 });
 
 export const cancelBatchResult = z.object({
   batchId: z.uuid(),
-  status: z.string(),
+  status: z
+    .enum(batchStatuses)
+    .exclude(['PROCESSING'])
+    .describe('The final status the cancel left the batch in (usually CANCELLED; sent items still finish).'),
   releasedAmountCents: z.number().int(),
 });
 
@@ -109,6 +120,10 @@ const PayoutItem = registry.register('PayoutItem', payoutItem);
 const PayoutBatchListEntry = registry.register('PayoutBatchListEntry', payoutBatchListEntry);
 const PayoutBatch = registry.register('PayoutBatch', payoutBatch);
 const params = z.object({ batchId: batchIdParam });
+const batchLinks = {
+  getPayoutBatch: { batchId: '$response.body#/batchId' },
+  listPayoutItems: { batchId: '$response.body#/batchId' },
+};
 
 registry.registerPath({
   method: 'post',
@@ -119,11 +134,14 @@ registry.registerPath({
   description:
     'Reserves amount + fees from the available balance at once, then pays each item by Pix in the background. ' +
     '`idempotencyKey` (8–100 characters, per merchant): the same key and body answer 200 with `idempotencyReplay: true`; another body → 409.',
-  security: security.signedRequest,
-  request: { body: { required: true, content: { 'application/json': { schema: CreatePayoutBatchRequest } } } },
+  security: security.clientCredentials,
+  request: {
+    headers: signatureHeaders.required,
+    body: { required: true, content: { 'application/json': { schema: CreatePayoutBatchRequest } } },
+  },
   responses: {
-    201: jsonResponse('Batch created and funded; items are being paid.', PayoutBatchCreated),
-    200: jsonResponse('Idempotent replay of an earlier create.', PayoutBatchCreated),
+    201: jsonResponse('Batch created and funded; items are being paid.', PayoutBatchCreated, {}, batchLinks),
+    200: jsonResponse('Idempotent replay of an earlier create.', PayoutBatchCreated, {}, batchLinks),
     ...errorResponses(
       ...sharedErrors,
       'INSUFFICIENT_AVAILABLE_BALANCE',
@@ -140,8 +158,10 @@ registry.registerPath({
   operationId: 'listPayoutBatches',
   tags: ['Payout batches'],
   summary: 'List payout batches, newest first',
-  security: security.signedRequest,
-  request: { query: listBatchesQuery },
+  description:
+    "The authenticated merchant's batches, filtered by `status` and creation time, with `limit` and `offset` paging; without their items (GET /v1/payouts/batches/{batchId} has them).",
+  security: security.clientCredentials,
+  request: { headers: signatureHeaders.required, query: listBatchesQuery },
   responses: {
     200: jsonResponse(
       'A page of batches.',
@@ -157,8 +177,10 @@ registry.registerPath({
   operationId: 'getPayoutBatch',
   tags: ['Payout batches'],
   summary: 'Read a payout batch with its items',
-  security: security.signedRequest,
-  request: { params },
+  description:
+    "Totals, item counts by status and the first 1,000 items by rowIndex. Another merchant's or an unknown batch → 404 BATCH_NOT_FOUND.",
+  security: security.clientCredentials,
+  request: { headers: signatureHeaders.required, params },
   responses: { 200: jsonResponse('The batch.', PayoutBatch), ...errorResponses(...sharedErrors, 'BATCH_NOT_FOUND') },
 });
 
@@ -168,8 +190,10 @@ registry.registerPath({
   operationId: 'listPayoutItems',
   tags: ['Payout batches'],
   summary: 'List the items of a batch by rowIndex',
-  security: security.signedRequest,
-  request: { params, query: listItemsQuery },
+  description:
+    "Pages through every item of a batch (filtered by `status`), in the order of the request's rows. Another merchant's or an unknown batch → 404 BATCH_NOT_FOUND.",
+  security: security.clientCredentials,
+  request: { headers: signatureHeaders.required, params, query: listItemsQuery },
   responses: {
     200: jsonResponse(
       'A page of items.',
@@ -188,10 +212,10 @@ registry.registerPath({
   description:
     'Items already sent to the provider finish first (paid or failed); every item not yet sent becomes CANCELLED and its amount + fee ' +
     'returns to the available balance, once. Cancelling the run in the Temporal Web UI does the same.',
-  security: security.signedRequest,
+  security: security.clientCredentials,
   request: {
     params,
-    headers: idempotencyHeaders,
+    headers: [...signatureHeaders.required, ...idempotencyHeaders],
     body: { required: true, content: { 'application/json': { schema: cancelBatchBody } } },
   },
   responses: {

@@ -4,10 +4,13 @@ import { PIX_KEY_TYPES } from '../../core/pixKeys';
 import { metadata } from '../validation/metadata';
 import { text } from '../validation/text';
 
+/** A payout item's Pix key type: checked on the way in, answered as stored. */
+export const payoutPixKeyType = z.enum(PIX_KEY_TYPES as [string, ...string[]]);
+
 export const payoutItemInput = z
   .object({
     pixKey: text().min(1).max(140),
-    pixKeyType: z.enum(PIX_KEY_TYPES as [string, ...string[]]),
+    pixKeyType: payoutPixKeyType,
     amountCents: z.number().int().min(MIN_ITEM_AMOUNT_CENTS).max(MAX_ITEM_AMOUNT_CENTS),
     recipientName: text().trim().min(2).max(140),
     recipientDocument: z

@@ -35,7 +35,7 @@ path('post', '/reconciliations', 'createReconciliation', 'Reconcile a date range
     `${ROLES} A merchant you do not belong to → 404 MERCHANT_NOT_FOUND.`,
   request: { body: { content: { 'application/json': { schema: CreateReconciliationRequest } } } },
   responses: {
-    202: jsonResponse('Started.', Reconciliation),
+    202: jsonResponse('Started.', Reconciliation, {}, { getReconciliation: { id: '$response.body#/id' } }),
     ...errorResponses('VALIDATION_ERROR', 'MERCHANT_NOT_FOUND', 'INSUFFICIENT_ROLE', ...bearerErrors),
   },
 });

@@ -116,7 +116,7 @@ export const reconciliationView = z.object({
   }),
   differences: z.array(reconciliationDifferenceView),
   failureReason: z.string().nullable(),
-  createdAt: z.string(),
-  completedAt: z.string().nullable(),
+  createdAt: z.iso.datetime(),
+  completedAt: z.iso.datetime().nullable(),
 });
 export type ReconciliationView = z.infer<typeof reconciliationView>;

@@ -76,7 +76,12 @@ path('post', '/settlements', 'createSettlement', 'Settle the available balance t
     ],
   },
   responses: {
-    201: jsonResponse('Reserved; the transfer is under way (or already done).', Settlement),
+    201: jsonResponse(
+      'Reserved; the transfer is under way (or already done).',
+      Settlement,
+      {},
+      { getSettlement: { id: '$response.body#/id' } },
+    ),
     ...errorResponses(
       'VALIDATION_ERROR',
       'IDEMPOTENCY_KEY_REQUIRED',

@@ -1,5 +1,6 @@
 /** Bodies, queries and answers of /settlements (application API); the same schemas validate and document. */
 import { z } from 'zod';
+import { PIX_KEY_TYPES } from '../../core/pixKeys';
 
 export const SETTLEMENT_STATUSES = ['PROCESSING', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
 export const SETTLEMENT_FREQUENCIES = ['D0', 'D1', 'WEEKLY'] as const;
@@ -63,15 +64,21 @@ export const settlementView = z.object({
   amountCents: z.number().int(),
   feeCents: z.number().int(),
   totalDebitedCents: z.number().int(),
-  destination: z.object({ type: z.literal('PIX'), pixKeyType: z.string(), pixKeyMasked: z.string() }).nullable(),
+  destination: z
+    .object({
+      type: z.literal('PIX'),
+      pixKeyType: z.enum(PIX_KEY_TYPES as [string, ...string[]]),
+      pixKeyMasked: z.string(),
+    })
+    .nullable(),
   providerTransferId: z
     .string()
     .nullable()
     .describe('Our public reference of the provider’s transfer (ptr_…), as on the withdrawal.'),
   endToEndId: z.string().nullable(),
   failure: z.object({ code: z.string(), reason: z.string() }).nullable(),
-  createdAt: z.string(),
-  processedAt: z.string().nullable(),
+  createdAt: z.iso.datetime(),
+  processedAt: z.iso.datetime().nullable(),
 });
 export type SettlementView = z.infer<typeof settlementView>;
 
@@ -84,7 +91,7 @@ export const scheduleView = z.object({
   minimumAmountCents: z.number().int(),
   paused: z.boolean().describe('Read from the Temporal Schedule: a pause made in the Web UI shows here.'),
   timezone: z.literal('America/Sao_Paulo'),
-  nextRunAt: z.string().nullable(),
-  updatedAt: z.string(),
+  nextRunAt: z.iso.datetime().nullable(),
+  updatedAt: z.iso.datetime(),
 });
 export type ScheduleView = z.infer<typeof scheduleView>;

@@ -50,7 +50,7 @@ export const withdrawalResponse = z.object({
     name: z.string(),
     email: z.string().nullable(),
     document: z.string().nullable(),
-    documentType: z.string().nullable(),
+    documentType: z.enum(['CPF', 'CNPJ']).nullable(),
     institution: z.string().nullable(),
     account: z.string().nullable(),
   }),
@@ -73,7 +73,7 @@ export const withdrawalResponse = z.object({
   tracking: z.object({ providerTransferId: z.string().nullable(), endToEndId: z.string().nullable() }),
 });
 
-const WithdrawalSchema = registry.register('Withdrawal', withdrawalResponse);
+export const WithdrawalSchema = registry.register('Withdrawal', withdrawalResponse);
 const CreateWithdrawalRequest = registry.register(
   'CreateWithdrawalRequest',
   createWithdrawalBody.openapi({ description: 'Unknown fields are refused.' }),
@@ -95,12 +95,17 @@ registerSellerPath({
     body: { required: true, content: { 'application/json': { schema: CreateWithdrawalRequest } } },
   },
   responses: {
-    201: jsonResponse('The withdrawal, with its reservation made.', WithdrawalSchema, {
-      'idempotent-replayed': {
-        description: '`true` when this is the stored answer of an earlier request with the same key.',
-        schema: { type: 'string', enum: ['true'] },
+    201: jsonResponse(
+      'The withdrawal, with its reservation made.',
+      WithdrawalSchema,
+      {
+        'idempotent-replayed': {
+          description: '`true` when this is the stored answer of an earlier request with the same key.',
+          schema: { type: 'string', enum: ['true'] },
+        },
       },
-    }),
+      { getWithdrawal: { id: '$response.body#/id' } },
+    ),
   },
   errors: [
     'VALIDATION_ERROR',
@@ -118,6 +123,7 @@ registerSellerPath({
   operationId: 'listWithdrawals',
   tags,
   summary: "List the merchant's withdrawals, newest first",
+  description: "The authenticated merchant's withdrawals only, in every status, with `limit` and `offset` paging.",
   request: { query: listWithdrawalsQuery },
   responses: {
     200: jsonResponse(

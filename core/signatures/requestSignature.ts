@@ -6,6 +6,9 @@
 import crypto from 'node:crypto';
 
 export const SIGNATURE_WINDOW_MS = 300_000;
+/** The two headers' shapes, checked before any HMAC is computed (the API document states the same patterns). */
+export const SIGNATURE_TIMESTAMP_PATTERN = /^\d{10,16}$/;
+export const SIGNATURE_HEX_PATTERN = /^[0-9a-f]{64}$/;
 
 export function signRequest(args: {
   timestampMs: number | string;
@@ -35,7 +38,7 @@ export function verifyRequestSignature(args: {
 }): SignatureCheck {
   const { timestampHeader, signatureHeader } = args;
   if (!timestampHeader || !signatureHeader) return { ok: false, reason: 'missing' };
-  if (!/^\d{10,16}$/.test(timestampHeader) || !/^[0-9a-f]{64}$/.test(signatureHeader))
+  if (!SIGNATURE_TIMESTAMP_PATTERN.test(timestampHeader) || !SIGNATURE_HEX_PATTERN.test(signatureHeader))
     return { ok: false, reason: 'malformed' };
   if (Math.abs(args.nowMs - Number(timestampHeader)) > (args.windowMs ?? SIGNATURE_WINDOW_MS))
     return { ok: false, reason: 'expired' };

@@ -11,6 +11,7 @@ import { Checkout, CheckoutItem, OutboxEvent } from '../../db/models';
 import { waitFor } from '../support/env';
 import { sharedIntegrationStack, type SharedStack } from '../support/sharedStack';
 import { assertLedgerInvariant } from '../support/ledger';
+import { checkRecordedEvents } from '../support/webhookEvents';
 import type { AppClient } from '../support/appClient';
 import {
   checkoutBody,
@@ -218,4 +219,11 @@ describe('operator CLI', () => {
       stderr: expect.stringMatching(/no checkout bill_/),
     });
   });
+});
+
+// Last: every event this file's flows recorded (and any other on this stack) against the API document.
+it('records only events whose body matches the payload schema the API document gives their type', async () => {
+  const { types, mismatches } = await checkRecordedEvents(stack.sequelize);
+  expect(mismatches).toEqual([]);
+  expect(types).toEqual(expect.arrayContaining(['checkout.paid']));
 });

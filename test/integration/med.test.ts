@@ -15,6 +15,7 @@ import type { AppClient } from '../support/appClient';
 import { waitFor } from '../support/env';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant, balance } from '../support/ledger';
+import { checkRecordedEvents } from '../support/webhookEvents';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { signedInMerchant } from '../support/signedIn';
 import { ensureMedSyncSchedule } from '../../workers/ensureMedSyncSchedule';
@@ -593,4 +594,11 @@ it('the Schedule med-infraction-sync-<task queue> (every 15 minutes, created onc
   } finally {
     await handle.delete();
   }
+});
+
+// Last: every event this file's flows recorded (and any other on this stack) against the API document.
+it('records only events whose body matches the payload schema the API document gives their type', async () => {
+  const { types, mismatches } = await checkRecordedEvents(stack.sequelize);
+  expect(mismatches).toEqual([]);
+  expect(types).toEqual(expect.arrayContaining(['med.infraction.opened']));
 });

@@ -19,6 +19,7 @@ import { listMountedRoutes, normaliseDocumentPath } from '../support/mountedRout
 import { sharedIntegrationStack, type SharedStack } from '../support/sharedStack';
 import { accessTokenMinter } from '../support/accessTokens';
 import { AppClient, uniqueEmail } from '../support/appClient';
+import { checkRecordedEvents } from '../support/webhookEvents';
 
 jest.setTimeout(60_000);
 
@@ -446,5 +447,70 @@ describe('idempotency headers: what the document says is what the server enforce
     expect(mismatches).toEqual([]);
     // The partner checkout's rule (spec: `Idempotency-Key` required) is among those checked.
     expect(required).toContain('POST /v1/checkouts');
+  });
+});
+
+describe('405 Method Not Allowed: a documented path with a method it does not document', () => {
+  /**
+   * The methods `Allow` must name for a concrete URL: those documented on every path it matches
+   * (as Express routes it, /med/infractions/sync is also /med/infractions/{id}), and HEAD wherever GET is.
+   */
+  function allowFor(url: string): string[] {
+    const methods = new Set<string>();
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, unknown>>)) {
+      const pattern = new RegExp(`^${path.replace(/[.]/g, '\\.').replace(/\{\w+\}/g, '[^/]+')}$`);
+      if (pattern.test(url)) for (const m of DOC_METHODS.filter((m) => item[m])) methods.add(m.toUpperCase());
+    }
+    if (methods.has('GET')) methods.add('HEAD');
+    return [...methods].sort();
+  }
+
+  it('answers DELETE /sellers/webhooks with 405, Allow: GET, HEAD, POST and the error envelope, with or without credentials', async () => {
+    for (const creds of [seller, undefined]) {
+      const res = await stack.api('DELETE', '/sellers/webhooks', { creds });
+      expect(res.status).toBe(405);
+      expect(res.headers.get('allow')).toBe('GET, HEAD, POST');
+      expect(ErrorEnvelope.safeParse(res.body).error).toBeUndefined();
+      expect(res.body.error).toMatchObject({ code: 'METHOD_NOT_ALLOWED', details: { allow: ['GET', 'HEAD', 'POST'] } });
+      expect(res.headers.get('x-trace-id')).toBe(res.body.error.traceId);
+    }
+    const pix = await stack.api('DELETE', '/sellers/pix', { creds: seller });
+    expect({ status: pix.status, allow: pix.headers.get('allow') }).toEqual({ status: 405, allow: 'POST' });
+  });
+
+  it('answers every documented path so, Allow naming exactly its documented methods (P0 routes in the P0 envelope)', async () => {
+    const wrong: string[] = [];
+    let probed = 0;
+    for (const path of Object.keys(doc.paths ?? {})) {
+      const url = path.replace(/\{\w+\}/g, () => crypto.randomUUID());
+      const allow = allowFor(url);
+      const method = ['DELETE', 'PUT', 'PATCH', 'POST', 'GET'].find((m) => !allow.includes(m));
+      if (!method) continue;
+      const res = await fetch(`${stack.apiUrl}${url}`, { method, signal: AbortSignal.timeout(20_000) });
+      probed++;
+      const body = (await res.json().catch(() => undefined)) as Record<string, any> | undefined;
+      const code = path.startsWith('/v1/checkouts')
+        ? body?.success === false && body.data === null && body.error?.code
+        : body?.error?.code;
+      const got = `${res.status} ${res.headers.get('allow')} ${code}`;
+      const expected = `405 ${allow.join(', ')} METHOD_NOT_ALLOWED`;
+      if (got !== expected) wrong.push(`${method} ${path}: ${got}, expected ${expected}`);
+    }
+    expect(wrong).toEqual([]);
+    expect(probed).toBeGreaterThan(90);
+  });
+
+  it('still answers an unknown path 404 and a documented method as before', async () => {
+    expect((await stack.api('DELETE', '/no/such/path')).status).toBe(404);
+    expect((await stack.api('GET', '/healthz')).status).toBe(200);
+    expect((await fetch(`${stack.apiUrl}/healthz`, { method: 'HEAD' })).status).toBe(200);
+  });
+});
+
+describe('webhook events', () => {
+  it('every event recorded matches the payload schema the document gives its type (data of charge.created is the charge)', async () => {
+    const { types, mismatches } = await checkRecordedEvents(stack.sequelize);
+    expect(mismatches).toEqual([]);
+    expect(types).toContain('charge.created');
   });
 });

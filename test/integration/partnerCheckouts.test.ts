@@ -14,6 +14,7 @@ import { chargeWorkflowId, paymentConfirmedSignal } from '../../workflows/charge
 import { waitFor } from '../support/env';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant } from '../support/ledger';
+import { checkRecordedEvents } from '../support/webhookEvents';
 import { startReceiver, type Receiver } from '../support/receiver';
 import {
   chargeOf,
@@ -429,8 +430,15 @@ describe('credentials, scopes and signatures, always in the P0 envelope', () => 
     }
   });
 
-  it('429 and unknown routes answer in the P0 envelope too', async () => {
-    expectP0Error(await stack.api('DELETE', `/v1/checkouts/${expiring.id}`, { creds: shop.creds }), 404, 'NOT_FOUND');
+  it('429, unknown routes and unsupported methods answer in the P0 envelope too', async () => {
+    expectP0Error(
+      await stack.api('GET', `/v1/checkouts/${expiring.id}/nothing`, { creds: shop.creds }),
+      404,
+      'NOT_FOUND',
+    );
+    const wrongMethod = await stack.api('DELETE', `/v1/checkouts/${expiring.id}`, { creds: shop.creds });
+    expectP0Error(wrongMethod, 405, 'METHOD_NOT_ALLOWED');
+    expect(wrongMethod.headers.get('allow')).toBe('GET, HEAD');
     const limited = await stack.extraApi({ rateLimitPerMinute: 1 });
     try {
       const call = () =>
@@ -697,4 +705,11 @@ describe('lifecycle', () => {
       'checkout.expired delivered',
     );
   });
+});
+
+// Last: every event this file's flows recorded (and any other on this stack) against the API document.
+it('records only events whose body matches the payload schema the API document gives their type', async () => {
+  const { types, mismatches } = await checkRecordedEvents(stack.sequelize);
+  expect(mismatches).toEqual([]);
+  expect(types).toEqual(expect.arrayContaining(['checkout.paid']));
 });

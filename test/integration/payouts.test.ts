@@ -10,6 +10,7 @@ import { payoutBatchWorkflowId } from '../../workflows/payouts/definitions';
 import { waitFor } from '../support/env';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant, balance } from '../support/ledger';
+import { checkRecordedEvents } from '../support/webhookEvents';
 import {
   fundByPaidCharge,
   items,
@@ -404,4 +405,11 @@ describe('cancel', () => {
     expect(done.cancelReason).toMatch(/operator/);
     await assertReleaseRule(m, batchId, done.releasedAmountCents, before);
   });
+});
+
+// Last: every event this file's flows recorded (and any other on this stack) against the API document.
+it('records only events whose body matches the payload schema the API document gives their type', async () => {
+  const { types, mismatches } = await checkRecordedEvents(stack.sequelize);
+  expect(mismatches).toEqual([]);
+  expect(types).toEqual(expect.arrayContaining(['payout.item.paid', 'payout.batch.completed']));
 });

@@ -15,6 +15,7 @@ import type { AppClient } from '../support/appClient';
 import { waitFor } from '../support/env';
 import { sharedIntegrationStack, type SharedStack } from '../support/sharedStack';
 import { assertLedgerInvariant, balance } from '../support/ledger';
+import { checkRecordedEvents } from '../support/webhookEvents';
 import { sandboxTransferList, sandboxTransfers, setFaults } from '../support/payouts';
 import { signedInMerchant } from '../support/signedIn';
 
@@ -560,4 +561,11 @@ it("a boleto is refunded only to a Pix key of its payer, as the provider's direc
     },
   });
   expect(await reserved(merchantId)).toBe(0);
+});
+
+// Last: every event this file's flows recorded (and any other on this stack) against the API document.
+it('records only events whose body matches the payload schema the API document gives their type', async () => {
+  const { types, mismatches } = await checkRecordedEvents(stack.sequelize);
+  expect(mismatches).toEqual([]);
+  expect(types).toEqual(expect.arrayContaining(['charge.refunded']));
 });

@@ -197,7 +197,8 @@ function configFile(dir: string): string {
   //    /reconciliations (from, to), /sellers/pix and /rifeiro/pix (expiresAt: 1 minute to 30 days ahead);
   //  - sums and uniqueness across items: /checkout/sessions (Σ items = amountCents),
   //    /dashboard/credentials (each scope once), /med/infractions/analysis (each infraction once);
-  //  - the user's own upload key (/auth/avatar/confirm) and an e-mail by our stricter address rule (/auth/login).
+  //  - the user's own upload key (/auth/avatar/confirm) and an e-mail by our stricter address rule (/auth/login);
+  //  - a day range whose `from` is after its `to`: /dashboard/transactions (as /reconciliations' from and to).
   const refusedByRulesNoSchemaStates = [
     'POST /boletos',
     'POST /charges/{id}/refund',
@@ -210,6 +211,7 @@ function configFile(dir: string): string {
     'POST /med/infractions/analysis',
     'POST /auth/avatar/confirm',
     'POST /auth/login',
+    'GET /dashboard/transactions',
   ];
   for (const name of refusedByRulesNoSchemaStates)
     lines.push('[[operations]]', `include-name = '${name}'`, stateful, '');

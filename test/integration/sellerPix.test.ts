@@ -12,6 +12,7 @@ import { signProviderCallback } from '../../core/pix/providerSignature';
 import { chargeWorkflowId } from '../../workflows/charges/definitions';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant, balance } from '../support/ledger';
+import { checkRecordedEvents } from '../support/webhookEvents';
 import { waitFor } from '../support/env';
 import type { MerchantCredentials } from '../../db/identity/merchantAdmin';
 import { pspChargeRef } from '../../core/pix/apiPixIds';
@@ -550,4 +551,11 @@ describe('BR Code and sandbox restarts', () => {
     await waitForStatus(created.body.id, 'PAID');
     expect(await chargePaidTransactions(created.body.id)).toBe(1);
   });
+});
+
+// Last: every event this file's flows recorded (and any other on this stack) against the API document.
+it('records only events whose body matches the payload schema the API document gives their type', async () => {
+  const { types, mismatches } = await checkRecordedEvents(stack.sequelize);
+  expect(mismatches).toEqual([]);
+  expect(types).toEqual(expect.arrayContaining(['charge.paid']));
 });

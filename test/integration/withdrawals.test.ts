@@ -11,6 +11,7 @@ import { IdempotencyRecord, Withdrawal } from '../../db/models';
 import { withdrawalResponse } from '../../api/withdrawals/openapi';
 import { sharedIntegrationStack, type SharedStack } from '../support/sharedStack';
 import { assertLedgerInvariant, balance } from '../support/ledger';
+import { checkRecordedEvents } from '../support/webhookEvents';
 import { waitFor } from '../support/env';
 import { sandboxTransfers } from '../support/payouts';
 
@@ -419,4 +420,11 @@ describe('reading withdrawals', () => {
     expect(created.status).toBe(201);
     await waitForStatus(seller, created.body.id, 'COMPLETED');
   });
+});
+
+// Last: every event this file's flows recorded (and any other on this stack) against the API document.
+it('records only events whose body matches the payload schema the API document gives their type', async () => {
+  const { types, mismatches } = await checkRecordedEvents(stack.sequelize);
+  expect(mismatches).toEqual([]);
+  expect(types).toEqual(expect.arrayContaining(['withdrawal.completed']));
 });

@@ -1,12 +1,12 @@
 /** OpenAPI for the seller Pix routes (router.ts), from the schemas that validate them (schema.ts). */
 import { z } from 'zod';
-import { idempotencyHeaders, jsonResponse, registry } from '../../openapi/registry';
+import { idempotencyHeaders, jsonResponse, registry, webhookCallbacks } from '../../openapi/registry';
 import { registerSellerPath } from '../../openapi/sellerPaths';
 import { chargeLookupId, createSellerPixBody } from './schema';
 import { sellerPixCharge } from './responseSchema';
 
 const CreateSellerPixRequest = registry.register('CreateSellerPixRequest', createSellerPixBody);
-const SellerPixCharge = registry.register('SellerPixCharge', sellerPixCharge);
+export const SellerPixCharge = registry.register('SellerPixCharge', sellerPixCharge);
 
 registerSellerPath({
   method: 'post',
@@ -22,13 +22,23 @@ registerSellerPath({
     headers: idempotencyHeaders,
     body: { required: true, content: { 'application/json': { schema: CreateSellerPixRequest } } },
   },
+  callbacks: webhookCallbacks(
+    '{$request.body#/webhook_url}',
+    'ChargeWebhookEvent',
+    'With `webhook_url`: the events of this charge (charge.created, charge.paid, charge.expired, charge.cancelled, charge.refunded).',
+  ),
   responses: {
-    201: jsonResponse('The charge, issued and pending payment.', SellerPixCharge, {
-      'idempotent-replayed': {
-        description: '`true` when this is the stored answer of an earlier request with the same key.',
-        schema: { type: 'string', enum: ['true'] },
+    201: jsonResponse(
+      'The charge, issued and pending payment.',
+      SellerPixCharge,
+      {
+        'idempotent-replayed': {
+          description: '`true` when this is the stored answer of an earlier request with the same key.',
+          schema: { type: 'string', enum: ['true'] },
+        },
       },
-    }),
+      { getSellerPixCharge: { id: '$response.body#/id' } },
+    ),
   },
   errors: [
     'VALIDATION_ERROR',

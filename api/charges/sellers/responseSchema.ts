@@ -5,6 +5,7 @@
  * Objects are not strict: adding a field to the presenter does not break clients or the test.
  */
 import { z } from 'zod';
+import { chargeEventTypes } from '../../../core/events/events';
 
 const nullableString = (description: string, example?: string) =>
   z
@@ -44,9 +45,11 @@ const webhook = z
       .string()
       .nullable()
       .meta({ description: 'Signing secret, shown only in the 201 of the request that created it; null afterwards.' }),
-    events: z
-      .array(z.string())
-      .meta({ example: ['charge.created', 'charge.paid', 'charge.expired', 'charge.cancelled'] }),
+    events: z.array(z.enum(chargeEventTypes)).meta({
+      description:
+        'Every charge event (api/sellers/pix/service.ts subscribes the charge-scoped webhook to all of them).',
+      example: [...chargeEventTypes],
+    }),
   })
   .meta({ description: 'The webhook scoped to this charge, when `webhook_url` was given.' });
 
@@ -69,7 +72,7 @@ const beneficiary = z
     name: z.string(),
     email: z.string().nullable(),
     document: z.string().nullable(),
-    documentType: z.string().nullable(),
+    documentType: z.enum(['CPF', 'CNPJ']).nullable(),
     institution: z.string().meta({ example: 'Gateway Pagamentos IP' }),
     account: z.object({
       institution: z.string().meta({ example: 'Gateway Pagamentos IP' }),

@@ -45,6 +45,8 @@ registry.registerPath({
   operationId: 'checkoutPageQr',
   tags,
   summary: 'The Pix QR code of a PENDING checkout (PNG)',
+  description:
+    'The QR the page shows, drawn from the charge’s copy-paste code. Public (anyone with the URL is the buyer). Not PENDING any more, or unknown → 404 CHECKOUT_NOT_FOUND.',
   security: security.none,
   request: { params },
   responses: {
@@ -59,6 +61,8 @@ registry.registerPath({
   operationId: 'checkoutPageStatus',
   tags,
   summary: 'The checkout’s status for the page (polling fallback of /events)',
+  description:
+    'What the page polls when it cannot keep GET /c/{checkoutId}/events open: the status, and where to go once paid. Public; an unknown checkout → 404 CHECKOUT_NOT_FOUND.',
   security: security.none,
   request: { params },
   responses: {
@@ -125,6 +129,7 @@ for (const [name, type] of [
     operationId: name === 'checkout.css' ? 'checkoutPageStylesheet' : 'checkoutPageScript',
     tags,
     summary: `The checkout page’s ${name === 'checkout.css' ? 'stylesheet' : 'script'} (cached one hour)`,
+    description: 'A static asset of the hosted checkout page, the same for every checkout. Public.',
     security: security.none,
     responses: {
       200: { description: name, content: { [type]: { schema: z.string() } } },

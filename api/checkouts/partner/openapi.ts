@@ -2,10 +2,16 @@
 import type { ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from '../../openapi/errorCodes';
-import { registry, requiredIdempotencyHeaders, requiredIdempotencyRule, security } from '../../openapi/registry';
+import {
+  registry,
+  requiredIdempotencyHeaders,
+  requiredIdempotencyRule,
+  security,
+  signatureHeaders,
+} from '../../openapi/registry';
 import { checkoutIdParam, createCheckoutBody, listCheckoutsQuery, p0Checkout } from './schema';
 
-const P0Checkout = registry.register('P0Checkout', p0Checkout);
+export const P0Checkout = registry.register('P0Checkout', p0Checkout);
 const P0ErrorEnvelope = registry.register(
   'P0ErrorEnvelope',
   z
@@ -73,16 +79,26 @@ registry.registerPath({
     requiredIdempotencyRule('Idempotency-Key') +
     'The same key and body answer the first answer again (nothing is created twice); another body → 409 DUPLICATE_IDEMPOTENCY_KEY. The request signature is verified when sent and ' +
     'required in production. Items are checked in order (exists → belongs to your merchant → active and course PUBLISHED → type ONE_TIME); the first failure answers.',
-  security: [...security.sellerCredentials],
+  security: security.clientCredentials,
   request: {
-    headers: requiredIdempotencyHeaders('Idempotency-Key'),
+    headers: [...requiredIdempotencyHeaders('Idempotency-Key'), ...signatureHeaders.optional],
     body: {
       required: true,
       content: { 'application/json': { schema: registry.register('CreateCheckoutP0Request', createCheckoutBody) } },
     },
   },
   responses: {
-    201: { description: 'The checkout.', content: { 'application/json': { schema: envelopeOf(P0Checkout) } } },
+    201: {
+      description: 'The checkout.',
+      content: { 'application/json': { schema: envelopeOf(P0Checkout) } },
+      links: {
+        getCheckoutP0: {
+          operationId: 'getCheckoutP0',
+          parameters: { id: '$response.body#/data/id' },
+          description: 'getCheckoutP0 with `id` = `$response.body#/data/id`.',
+        },
+      },
+    },
     ...p0Errors(
       ...shared,
       'IDEMPOTENCY_KEY_REQUIRED',
@@ -111,8 +127,8 @@ registry.registerPath({
   description:
     'Keyset pages by (createdAt, id), newest first: pass `pagination.next` as `after` for the next page; checkouts created meanwhile never shift later pages. ' +
     '`after` not of the form `bill_<uuid>` → 422 INVALID_CHECKOUT_ID; a well-formed `after` naming no checkout of yours → 404 CHECKOUT_NOT_FOUND.',
-  security: [...security.sellerCredentials],
-  request: { query: listCheckoutsQuery },
+  security: security.clientCredentials,
+  request: { headers: signatureHeaders.optional, query: listCheckoutsQuery },
   responses: {
     200: {
       description: 'A page.',
@@ -141,8 +157,10 @@ registry.registerPath({
   operationId: 'getCheckoutP0',
   tags: ['Partner checkouts P0'],
   summary: 'Read a checkout (scope checkout:read)',
-  security: [...security.sellerCredentials],
-  request: { params: z.object({ id: checkoutIdParam }) },
+  description:
+    "The P0 public object of one of your merchant's checkouts, in the P0 envelope. `id` not of the form `bill_<uuid>` → 422 INVALID_CHECKOUT_ID; another merchant's or an unknown checkout → 404 CHECKOUT_NOT_FOUND.",
+  security: security.clientCredentials,
+  request: { headers: signatureHeaders.optional, params: z.object({ id: checkoutIdParam }) },
   responses: {
     200: { description: 'The checkout.', content: { 'application/json': { schema: envelopeOf(P0Checkout) } } },
     ...p0Errors(...shared, 'INVALID_CHECKOUT_ID', 'CHECKOUT_NOT_FOUND'),

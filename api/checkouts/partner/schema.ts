@@ -88,8 +88,8 @@ export const p0Checkout = z.object({
   completionUrl: z.string().nullable(),
   receiptUrl: z.null(),
   metadata: z.record(z.string(), z.unknown()),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
 });
 
 export const p0Error = z.object({

@@ -10,7 +10,7 @@ import {
 } from '../../openapi/registry';
 import { checkoutSession, checkoutSessionStatus, createSessionBody } from './schema';
 
-const CheckoutSession = registry.register(
+export const CheckoutSession = registry.register(
   'CheckoutSession',
   checkoutSession.describe('A checkout session: a hosted page for an amount, backed by one Pix charge.'),
 );
@@ -37,7 +37,15 @@ registry.registerPath({
     },
   },
   responses: {
-    201: jsonResponse('The session, CREATED.', CheckoutSession),
+    201: jsonResponse(
+      'The session, CREATED.',
+      CheckoutSession,
+      {},
+      {
+        getCheckoutSession: { id: '$response.body#/id' },
+        getCheckoutSessionStatus: { id: '$response.body#/id' },
+      },
+    ),
     ...errorResponses(
       'VALIDATION_ERROR',
       'IDEMPOTENCY_KEY_REQUIRED',
@@ -58,6 +66,8 @@ registry.registerPath({
   operationId: 'getCheckoutSession',
   tags: ['Checkout sessions'],
   summary: 'Read a checkout session',
+  description:
+    "Any member of the session's merchant; another merchant's or an unknown session → 404 CHECKOUT_NOT_FOUND.",
   security: security.bearer,
   request: { params: idParam },
   responses: {
@@ -72,6 +82,8 @@ registry.registerPath({
   operationId: 'getCheckoutSessionStatus',
   tags: ['Checkout sessions'],
   summary: 'Poll a checkout session’s status',
+  description:
+    'Only the status and when it last changed, for polling; the same access rule as GET /checkout/sessions/{id}.',
   security: security.bearer,
   request: { params: idParam },
   responses: {

@@ -52,13 +52,13 @@ export const checkoutSession = z.object({
     .describe('CREATED → OPENED (page first viewed) → COMPLETED (paid) | EXPIRED (expired or cancelled unpaid).'),
   amountCents: z.number().int(),
   url: z.string().describe('The hosted checkout page.'),
-  expiresAt: z.string(),
-  createdAt: z.string(),
+  expiresAt: z.iso.datetime(),
+  createdAt: z.iso.datetime(),
   chargeId: z.uuid().describe('The Pix charge behind the session (GET /charges/{id}; refund it there).'),
 });
 
 export const checkoutSessionStatus = z.object({
   id: z.uuid(),
   status: z.enum(SESSION_STATUSES),
-  updatedAt: z.string(),
+  updatedAt: z.iso.datetime(),
 });

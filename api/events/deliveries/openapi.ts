@@ -16,7 +16,7 @@ const attempt = z.object({
   success: z.boolean().describe('A 2xx within 10 s.'),
   error: z.string().nullable(),
   durationMs: z.number().int(),
-  attemptedAt: z.string(),
+  attemptedAt: z.iso.datetime(),
 });
 
 export const webhookDelivery = z.object({
@@ -31,10 +31,10 @@ export const webhookDelivery = z.object({
   attempts: z.number().int(),
   lastStatusCode: z.number().int().nullable(),
   lastError: z.string().nullable(),
-  nextAttemptAt: z.string().nullable(),
+  nextAttemptAt: z.iso.datetime().nullable(),
   resendOf: z.uuid().nullable(),
-  createdAt: z.string(),
-  completedAt: z.string().nullable(),
+  createdAt: z.iso.datetime(),
+  completedAt: z.iso.datetime().nullable(),
   attemptLog: z.array(attempt).optional().describe('Every attempt, on the single-delivery read.'),
 });
 
@@ -51,6 +51,11 @@ const DeliveryPage = registry.register(
   z.object({ deliveries: z.array(Delivery), pagination: Pagination }),
 );
 const tags = ['Seller webhooks'];
+/** From a delivery to its reads: the delivery itself, and every delivery of its event. */
+const deliveryLinks = {
+  getWebhookDelivery: { deliveryId: '$response.body#/id' },
+  listEventDeliveries: { eventId: '$response.body#/eventId' },
+};
 
 registerSellerPath({
   method: 'get',
@@ -58,6 +63,8 @@ registerSellerPath({
   operationId: 'listWebhookDeliveries',
   tags,
   summary: 'Deliveries to one webhook, newest first',
+  description:
+    'Every delivery made to this webhook of the authenticated merchant, optionally filtered by `status`, each with its attempt count and last answer; GET /sellers/webhook-deliveries/{deliveryId} shows every attempt.',
   request: { params: z.object({ id: uuidParam }), query: listDeliveriesQuery },
   responses: { 200: jsonResponse('A page of deliveries.', DeliveryPage) },
   errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
@@ -69,6 +76,8 @@ registerSellerPath({
   operationId: 'listEventDeliveries',
   tags,
   summary: 'Deliveries of one event (to every webhook it went to)',
+  description:
+    'The `eventId` is the one in the delivered body and the `gateway-event-id` header; its deliveries to every webhook of the authenticated merchant that received it, resends included. An event of another merchant → 404 NOT_FOUND.',
   request: { params: z.object({ eventId: uuidParam }), query: listDeliveriesQuery },
   responses: { 200: jsonResponse('A page of deliveries.', DeliveryPage) },
   errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
@@ -80,6 +89,8 @@ registerSellerPath({
   operationId: 'getWebhookDelivery',
   tags,
   summary: 'One delivery with every attempt',
+  description:
+    "A delivery of the authenticated merchant with `attemptLog`: each attempt's URL, answer status, error, duration and time.",
   request: { params: z.object({ deliveryId: uuidParam }) },
   responses: { 200: jsonResponse('The delivery and its attempt log.', Delivery) },
   errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
@@ -97,8 +108,13 @@ registerSellerPath({
     'With an idempotency key, a retry answers the first answer again.',
   request: { params: z.object({ deliveryId: uuidParam }), headers: idempotencyHeaders },
   responses: {
-    201: jsonResponse('The new delivery, PENDING, being sent.', Delivery),
-    202: jsonResponse('The new delivery, PENDING, recorded and queued for the webhook dispatcher.', QueuedDelivery),
+    201: jsonResponse('The new delivery, PENDING, being sent.', Delivery, {}, deliveryLinks),
+    202: jsonResponse(
+      'The new delivery, PENDING, recorded and queued for the webhook dispatcher.',
+      QueuedDelivery,
+      {},
+      deliveryLinks,
+    ),
   },
   errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'WEBHOOK_DISABLED', 'DUPLICATE_IDEMPOTENCY_KEY', 'SERVICE_UNAVAILABLE'],
 });

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { subscribableEventTypes } from '../../../core/events/events';
-import { idempotencyHeaders, jsonResponse, Pagination, registry } from '../../openapi/registry';
+import { idempotencyHeaders, jsonResponse, Pagination, registry, webhookCallbacks } from '../../openapi/registry';
 import { registerSellerPath } from '../../openapi/sellerPaths';
 import { createWebhookBody, listWebhooksQuery, updateWebhookBody, webhookIdParam } from './schema';
 
@@ -64,13 +64,23 @@ registerSellerPath({
   description:
     'The URL must be http(s), without credentials, and (outside development) resolve to public addresses only. The secret is shown in this answer only.',
   request: { headers: idempotencyHeaders, body: json(CreateWebhookRequest) },
+  callbacks: webhookCallbacks(
+    '{$request.body#/url}',
+    'WebhookEvent',
+    'Every event of the types in `events`, while the webhook is active.',
+  ),
   responses: {
-    201: jsonResponse('Created, with its secret.', registry.register('CreatedWebhook', createdWebhookEndpoint), {
-      'idempotent-replayed': {
-        description: '`true` on a replay (the secret is then null).',
-        schema: { type: 'string', enum: ['true'] },
+    201: jsonResponse(
+      'Created, with its secret.',
+      registry.register('CreatedWebhook', createdWebhookEndpoint),
+      {
+        'idempotent-replayed': {
+          description: '`true` on a replay (the secret is then null).',
+          schema: { type: 'string', enum: ['true'] },
+        },
       },
-    }),
+      { getWebhook: { id: '$response.body#/id' }, listWebhookDeliveries: { id: '$response.body#/id' } },
+    ),
   },
   errors: ['VALIDATION_ERROR', 'DUPLICATE_IDEMPOTENCY_KEY', 'PAYLOAD_TOO_LARGE'],
 });
@@ -81,6 +91,8 @@ registerSellerPath({
   operationId: 'listWebhooks',
   tags,
   summary: "List the merchant's webhooks (no secrets)",
+  description:
+    "The authenticated merchant's webhooks, active or disabled, including the charge-scoped ones created by `webhook_url`, newest first. A secret is never listed.",
   request: { query: listWebhooksQuery },
   responses: {
     200: jsonResponse(
@@ -97,6 +109,8 @@ registerSellerPath({
   operationId: 'getWebhook',
   tags,
   summary: 'Read a webhook (no secret)',
+  description:
+    "Among the authenticated merchant's webhooks only: another merchant's or an unknown id → 404 NOT_FOUND. The secret is shown only on creation and rotation.",
   request: { params: idParams },
   responses: { 200: jsonResponse('The webhook.', Webhook) },
   errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
@@ -108,6 +122,8 @@ registerSellerPath({
   operationId: 'updateWebhook',
   tags,
   summary: 'Change a webhook',
+  description:
+    'Changes the fields sent (url, events, description, active); the URL is checked as on creation. `active: false` disables it, as DELETE does; `active: true` enables it again. The secret does not change (POST …/rotate-secret does).',
   request: { params: idParams, headers: idempotencyHeaders, body: json(UpdateWebhookRequest) },
   responses: { 200: jsonResponse('The webhook as changed.', Webhook) },
   errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'DUPLICATE_IDEMPOTENCY_KEY', 'SERVICE_UNAVAILABLE'],

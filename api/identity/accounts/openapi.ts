@@ -41,6 +41,8 @@ registry.registerPath({
   operationId: 'register',
   tags: ['Account'],
   summary: 'Create an account',
+  description:
+    'A person with an e-mail and a password; sign in afterwards with POST /auth/login. An e-mail already registered → 409 EMAIL_ALREADY_REGISTERED. The answer never carries the password or a second-factor secret.',
   security: security.none,
   request: { body: { required: true, content: { 'application/json': { schema: RegisterRequest } } } },
   responses: {
@@ -55,6 +57,8 @@ registry.registerPath({
   operationId: 'getMe',
   tags: ['Account'],
   summary: 'The signed-in user',
+  description:
+    'The user of the bearer access token: profile, roles and merchant; never the password hash or a second-factor secret.',
   security: security.bearer,
   responses: { 200: jsonResponse('The user.', User), ...errorResponses(...bearerErrors) },
 });
@@ -65,6 +69,8 @@ registry.registerPath({
   operationId: 'updateProfile',
   tags: ['Account'],
   summary: 'Change name, phone or document',
+  description:
+    'Changes the fields sent; the e-mail and the password are changed elsewhere (the password with POST /auth/change-password).',
   security: security.bearer,
   request: { body: { required: true, content: { 'application/json': { schema: UpdateProfileRequest } } } },
   responses: { 200: jsonResponse('The user, changed.', User), ...errorResponses('VALIDATION_ERROR', ...bearerErrors) },

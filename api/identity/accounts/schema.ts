@@ -102,6 +102,6 @@ export const userView = z.object({
     .describe('The merchant the user owns (or first belongs to); null before POST /dashboard/merchant/ensure.'),
   kycStatus: z.string().nullable(),
   avatarUrl: z.string().nullable(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
 });

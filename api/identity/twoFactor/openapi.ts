@@ -84,6 +84,7 @@ const path = (
   });
 
 path('get', '/auth/2fa/status', 'getSecondFactorStatus', 'Which second factors are on', {
+  description: 'Whether TOTP and e-mail codes are on for the signed-in user, and how many recovery codes are left.',
   security: security.bearer,
   responses: { 200: jsonResponse('Status.', Status), ...errorResponses(...bearerErrors) },
 });
@@ -143,6 +144,8 @@ path('post', '/auth/2fa/email/confirm', 'confirmEmailCodes', 'Turn e-mail codes 
   },
 });
 path('get', '/auth/login/second-factor', 'getLoginSecondFactorMethods', 'How a login challenge can be finished', {
+  description:
+    'For the challenge token answered by POST /auth/login when a second factor is on: the methods that can finish it and when it expires. Send the token in `x-challenge-token` (or `challengeToken` in the query); an unknown, finished or expired challenge → 401 INVALID_CHALLENGE.',
   security: security.none,
   request: {
     headers: z.object({
@@ -176,6 +179,8 @@ path('post', '/auth/login/second-factor', 'completeLoginSecondFactor', 'Finish a
   },
 });
 path('post', '/auth/login/second-factor/email', 'sendLoginEmailCode', 'E-mail a code for a login challenge', {
+  description:
+    'Sends a one-time code to the account’s e-mail for this login challenge (only when e-mail codes are on for the user; else 409 SECOND_FACTOR_NOT_PENDING); finish with POST /auth/login/second-factor. 503 when this server sends no e-mail.',
   security: security.none,
   request: body(LoginEmailRequest),
   responses: {
@@ -206,6 +211,8 @@ path(
   },
 );
 path('post', '/auth/2fa/action/email', 'sendActionEmailCode', 'E-mail a code for an action challenge', {
+  description:
+    'Sends a one-time code to the signed-in user’s e-mail for an open action challenge (POST /auth/2fa/action/start; only when e-mail codes are on, else 409 SECOND_FACTOR_NOT_PENDING); confirm with POST /auth/2fa/action/confirm. 503 when this server sends no e-mail.',
   security: security.bearer,
   request: body(ActionEmailRequest),
   responses: {

@@ -41,19 +41,19 @@ export const enabledAnswer = z.object({
     .array(z.string())
     .describe('10 single-use recovery codes, shown once, when this is the first factor turned on; empty otherwise.'),
 });
-export const codeSentAnswer = z.object({ message: z.string(), expiresAt: z.string() });
+export const codeSentAnswer = z.object({ message: z.string(), expiresAt: z.iso.datetime() });
 export const loginMethodsAnswer = z.object({
   methods: z.array(z.enum(['totp', 'email', 'recovery'])),
-  expiresAt: z.string(),
+  expiresAt: z.iso.datetime(),
 });
 export const actionStartAnswer = z.object({
   challengeId: z.uuid(),
   action: z.enum(SENSITIVE_ACTIONS),
   methods: z.array(z.enum(['totp', 'email', 'recovery'])),
-  expiresAt: z.string(),
+  expiresAt: z.iso.datetime(),
 });
 export const actionTokenAnswer = z.object({
   actionToken: z.string().describe('Send as `x-action-token` on the action’s route; valid 5 minutes, once.'),
   action: z.enum(SENSITIVE_ACTIONS),
-  expiresAt: z.string(),
+  expiresAt: z.iso.datetime(),
 });

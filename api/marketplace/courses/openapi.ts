@@ -58,12 +58,23 @@ path('post', '/courses', 'createCourse', 'Create a course (DRAFT)', {
     'For a merchant you belong to with role owner, admin or finance (a merchant you do not belong to → 404 MERCHANT_NOT_FOUND; a viewer → 403). The course starts DRAFT: publish it to sell it.',
   request: { body: body(createCourseBody, 'CreateCourseRequest', 'A new course.') },
   responses: {
-    201: jsonResponse('The course, DRAFT.', Course),
+    201: jsonResponse(
+      'The course, DRAFT.',
+      Course,
+      {},
+      {
+        getCourse: { id: '$response.body#/id' },
+        listCoursePrices: { id: '$response.body#/id' },
+        listCourseModules: { id: '$response.body#/id' },
+      },
+    ),
     ...errorResponses('VALIDATION_ERROR', 'MERCHANT_NOT_FOUND', 'INSUFFICIENT_ROLE', ...bearerErrors),
   },
 });
 
 path('get', '/courses', 'listCourses', 'List a merchant’s courses', {
+  description:
+    'Courses of `merchantId` (default: the merchant you own, or first belong to), any member role, newest first, filtered by `status`, with `limit` and `offset` paging. A merchant you do not belong to → 404 MERCHANT_NOT_FOUND.',
   request: { query: listCoursesQuery },
   responses: {
     200: jsonResponse('A page of courses.', CourseList),

@@ -105,8 +105,8 @@ export const courseView = z.object({
     .enum(COURSE_STATUSES)
     .describe('DRAFT → PUBLISHED → ARCHIVED (DRAFT → ARCHIVED too). Only PUBLISHED courses sell.'),
   accessType: z.enum(COURSE_ACCESS_TYPES),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
 });
 
 export const priceView = z.object({
@@ -124,8 +124,8 @@ export const lessonView = z.object({
   title: z.string(),
   order: z.number().int(),
   contentUrl: z.string().nullable(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
 });
 
 export const moduleView = z.object({
@@ -133,7 +133,7 @@ export const moduleView = z.object({
   courseId: z.uuid(),
   title: z.string(),
   order: z.number().int(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
 });
 export const moduleWithLessonsView = moduleView.extend({ lessons: z.array(lessonView).describe('In order.') });

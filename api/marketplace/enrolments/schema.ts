@@ -29,13 +29,13 @@ export const progressView = z.object({
 
 export const progressDetailView = progressView.extend({
   lessons: z
-    .array(z.object({ lessonId: z.uuid(), completedAt: z.string() }))
+    .array(z.object({ lessonId: z.uuid(), completedAt: z.iso.datetime() }))
     .describe('The completed lessons, in the order they were completed.'),
 });
 
 export const certificateSummaryView = z.object({
   id: z.uuid(),
-  issuedAt: z.string(),
+  issuedAt: z.iso.datetime(),
   verificationUrl: z
     .string()
     .describe(
@@ -61,9 +61,9 @@ export const enrolmentView = z.object({
   certificate: certificateSummaryView
     .nullable()
     .describe('Issued once, when progress first reaches 100 %; null before (and while REVOKED).'),
-  revokedAt: z.string().nullable(),
+  revokedAt: z.iso.datetime().nullable(),
   revokedReason: z.string().nullable().describe('REFUNDED when the charge was fully refunded.'),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
 });
 export type EnrolmentView = z.infer<typeof enrolmentView>;

@@ -1,7 +1,7 @@
 /** OpenAPI for /v1/receipts (router.ts), from the schemas that validate it (schema.ts). */
 import { z } from 'zod';
 import type { ResponseConfig } from '@asteasolutions/zod-to-openapi';
-import { errorResponses, registry, security } from '../../openapi/registry';
+import { errorResponses, registry, security, signatureHeaders } from '../../openapi/registry';
 import { withdrawalId } from '../../withdrawals/schema';
 import { payoutItemReceiptId, transactionReceiptId } from './schema';
 
@@ -57,8 +57,8 @@ function transactionRoute(path: string, operationId: string, summary: string, al
       'another merchant’s or an unknown id → 404 NOT_FOUND; an id with other characters or longer than 128 → 400 VALIDATION_ERROR. ' +
       'A charge that is not PAID → 409 RECEIPT_UNAVAILABLE. Refunded charges list their refunds. ' +
       rendering,
-    security: security.signedRequest,
-    request: { params: z.object({ id: transactionReceiptId }) },
+    security: security.clientCredentials,
+    request: { headers: signatureHeaders.required, params: z.object({ id: transactionReceiptId }) },
     responses: { 200: receiptPdfResponse('comprovante-transacao-{id}.pdf'), ...errorResponses(...sharedErrors) },
   });
 }
@@ -82,8 +82,8 @@ registry.registerPath({
     'longer than 120 characters or with a control character → 400 VALIDATION_ERROR; ' +
     'not COMPLETED yet (or FAILED) → 409 RECEIPT_UNAVAILABLE. Shows the amount, the fee and the total debited. ' +
     rendering,
-  security: security.signedRequest,
-  request: { params: z.object({ id: withdrawalId }) },
+  security: security.clientCredentials,
+  request: { headers: signatureHeaders.required, params: z.object({ id: withdrawalId }) },
   responses: { 200: receiptPdfResponse('comprovante-saque-{id}.pdf'), ...errorResponses(...sharedErrors) },
 });
 
@@ -97,7 +97,7 @@ registry.registerPath({
     'One Pix transfer of a payout batch. Needs the scope `payouts:read` and a request signature. Another merchant’s or an unknown item → 404 NOT_FOUND; not a UUID → 400 VALIDATION_ERROR; ' +
     'not PAID yet (or FAILED, CANCELLED) → 409 RECEIPT_UNAVAILABLE. ' +
     rendering,
-  security: security.signedRequest,
-  request: { params: z.object({ id: payoutItemReceiptId }) },
+  security: security.clientCredentials,
+  request: { headers: signatureHeaders.required, params: z.object({ id: payoutItemReceiptId }) },
   responses: { 200: receiptPdfResponse('comprovante-pagamento-{id}.pdf'), ...errorResponses(...sharedErrors) },
 });
