@@ -2,7 +2,7 @@
  * A workflow type named once, beside its function and its messages, in workflows/<domain>/definitions.ts:
  *
  *   export const chargeLifecycleWorkflow = defineWorkflow<typeof chargeLifecycle>('chargeLifecycle')
- *     .handles(issuePixUpdate, paymentConfirmedSignal, cancelChargeUpdate, chargeStatusQuery);
+ *     .handles(issueChargeUpdate, paymentConfirmedSignal, cancelChargeUpdate, chargeStatusQuery);
  *
  * The function is imported as a type only (`import type`), so whoever imports a definition (the
  * API, activities, workers) never loads workflow code. Every start, signal, update, query and

@@ -7,7 +7,7 @@
 import type { Client } from '@temporalio/client';
 import { applicationFailureOf, isTemporalUnavailable } from '../temporal/temporalErrors';
 import { updateWithStartOrJoin } from '../temporal/updateWithStart';
-import { issuePixUpdate, chargeLifecycleWorkflow, chargeWorkflowId } from '../../workflows/charges/definitions';
+import { issueChargeUpdate, chargeLifecycleWorkflow, chargeWorkflowId } from '../../workflows/charges/definitions';
 import { ChargeFailureTypes, type ChargeLifecycleInput } from '../../workflows/charges/types';
 import { chargeStore, type Charge } from '../../db/charges';
 import type { Merchant } from '../../db/identity';
@@ -63,7 +63,7 @@ export async function issueCharge(deps: IssueDeps, input: ChargeLifecycleInput):
  * Read them with `issueFailureOf`.
  */
 export async function issueChargeRaw(deps: IssueDeps, input: ChargeLifecycleInput): Promise<Charge> {
-  await updateWithStartOrJoin(deps.temporal, chargeLifecycleWorkflow, issuePixUpdate, {
+  await updateWithStartOrJoin(deps.temporal, chargeLifecycleWorkflow, issueChargeUpdate, {
     workflowId: chargeWorkflowId(input.chargeId),
     taskQueue: deps.taskQueue,
     args: [input],

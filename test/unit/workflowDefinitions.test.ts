@@ -17,7 +17,7 @@ import {
   cancelChargeUpdate,
   chargeLifecycleWorkflow,
   chargeStatusQuery,
-  issuePixUpdate,
+  issueChargeUpdate,
   paymentConfirmedSignal,
 } from '../../workflows/charges/definitions';
 import { cancelBatchUpdate } from '../../workflows/payouts/definitions';
@@ -76,7 +76,7 @@ it('the helpers use the name the definition holds', () => {
 export async function wrongCallsDoNotTypeCheck(client: Client): Promise<void> {
   const run = { workflowId: 'x', taskQueue: 'q', merchantId: 'm', initialStatus: 'S' };
   // @ts-expect-error the charge workflow's input is a ChargeLifecycleInput
-  await updateWithStartOrJoin(client, chargeLifecycleWorkflow, issuePixUpdate, { ...run, args: [{ wrong: 1 }] });
+  await updateWithStartOrJoin(client, chargeLifecycleWorkflow, issueChargeUpdate, { ...run, args: [{ wrong: 1 }] });
   // @ts-expect-error a refund update is not one the charge workflow handles
   await updateWithStartOrJoin(client, chargeLifecycleWorkflow, requestRefundUpdate, { ...run, args: [null as never] });
   const charge = workflowHandle(client, chargeLifecycleWorkflow, 'charge-x');

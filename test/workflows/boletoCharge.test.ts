@@ -10,7 +10,7 @@ import { accounts } from '../../core/ledger/accounts';
 import { ProviderError, type BoletoProvider, type IssueBoletoRequest, type ProviderBoleto } from '../../core/provider';
 import { createMerchantWithCredential } from '../../db/identity/merchantAdmin';
 import { Charge } from '../../db/models';
-import { chargeStatusQuery, chargeWorkflowId, issuePixUpdate } from '../../workflows/charges/definitions';
+import { chargeStatusQuery, chargeWorkflowId, issueChargeUpdate } from '../../workflows/charges/definitions';
 import type { ChargeLifecycleInput } from '../../workflows/charges/types';
 import { FakePixProvider } from '../support/fakePixProvider';
 import { assertLedgerInvariant, balance } from '../support/ledger';
@@ -157,7 +157,7 @@ async function run<T>(
       workflowId: chargeWorkflowId(args.chargeId),
       args: [args],
     });
-    await handle.executeUpdate(issuePixUpdate);
+    await handle.executeUpdate(issueChargeUpdate);
     return fn(handle);
   });
 }

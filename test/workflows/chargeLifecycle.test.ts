@@ -12,7 +12,7 @@ import { Charge, OutboxEvent } from '../../db/models';
 import {
   cancelChargeUpdate,
   chargeWorkflowId,
-  issuePixUpdate,
+  issueChargeUpdate,
   paymentConfirmedSignal,
 } from '../../workflows/charges/definitions';
 import type { ChargeLifecycleInput } from '../../workflows/charges/types';
@@ -72,7 +72,7 @@ async function startAndIssue(taskQueue: string, args: ChargeLifecycleInput) {
     workflowId: chargeWorkflowId(args.chargeId),
     args: [args],
   });
-  const issued = await handle.executeUpdate(issuePixUpdate);
+  const issued = await handle.executeUpdate(issueChargeUpdate);
   return { handle, issued };
 }
 
@@ -147,7 +147,7 @@ it('answers the issue update with ProviderUnavailable after retries during a pro
       workflowId: chargeWorkflowId(args.chargeId),
       args: [args],
     });
-    const err = await handle.executeUpdate(issuePixUpdate).catch((e: unknown) => e);
+    const err = await handle.executeUpdate(issueChargeUpdate).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
     expect((err as WorkflowUpdateFailedError).cause).toMatchObject({ type: 'ProviderUnavailable' });
     return handle.result();
@@ -167,7 +167,7 @@ it('does not retry a permanent provider refusal', async () => {
       workflowId: chargeWorkflowId(args.chargeId),
       args: [args],
     });
-    const err = await handle.executeUpdate(issuePixUpdate).catch((e: unknown) => e);
+    const err = await handle.executeUpdate(issueChargeUpdate).catch((e: unknown) => e);
     expect((err as WorkflowUpdateFailedError).cause).toMatchObject({ type: 'ProviderRejected' });
     await handle.result();
   });
@@ -414,7 +414,7 @@ it('a record step that commits after the workflow gave up leaves no ghost charge
       workflowId: chargeWorkflowId(args.chargeId),
       args: [args],
     });
-    const err = await handle.executeUpdate(issuePixUpdate).catch((e: unknown) => e);
+    const err = await handle.executeUpdate(issueChargeUpdate).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
     return handle.result();
   });
@@ -443,7 +443,7 @@ it('answers the issue update truthfully when the last record attempt did commit 
       workflowId: chargeWorkflowId(args.chargeId),
       args: [args],
     });
-    const issued = await handle.executeUpdate(issuePixUpdate);
+    const issued = await handle.executeUpdate(issueChargeUpdate);
     expect(issued.chargeId).toBe(args.chargeId);
     return handle.result();
   });

@@ -12,7 +12,7 @@ import { encryptSecret } from '../../core/crypto/secretBox';
 import { verifyWebhook } from '../../core/events/signature';
 import { createMerchantWithCredential } from '../../db/identity/merchantAdmin';
 import { WebhookEndpoint } from '../../db/models';
-import { chargeWorkflowId, issuePixUpdate, paymentConfirmedSignal } from '../../workflows/charges/definitions';
+import { chargeWorkflowId, issueChargeUpdate, paymentConfirmedSignal } from '../../workflows/charges/definitions';
 import type { ChargeLifecycleInput } from '../../workflows/charges/types';
 import { deliveryWorkflowId, dispatcherWorkflowId } from '../../workflows/events/definitions';
 import { FakePixProvider } from '../support/fakePixProvider';
@@ -79,7 +79,7 @@ it('delivers charge.paid straight from the settle commit, with no dispatcher run
       workflowId: chargeWorkflowId(chargeId),
       args: [input],
     });
-    const issued = await handle.executeUpdate(issuePixUpdate);
+    const issued = await handle.executeUpdate(issueChargeUpdate);
     const paid = provider.markPaid(issued.providerChargeId);
     await handle.signal(paymentConfirmedSignal, {
       providerChargeId: paid.id,

@@ -33,7 +33,7 @@ import {
 } from '@temporalio/workflow';
 import type { ChargeActivities } from '../../activities/charges/charges';
 import { BusinessStatusKey } from '../searchAttributes';
-import { cancelChargeUpdate, chargeStatusQuery, issuePixUpdate, paymentConfirmedSignal } from './definitions';
+import { cancelChargeUpdate, chargeStatusQuery, issueChargeUpdate, paymentConfirmedSignal } from './definitions';
 import {
   ChargeFailureTypes,
   closesAt,
@@ -93,7 +93,7 @@ export async function chargeLifecycle(input: ChargeLifecycleInput): Promise<Char
 
   setHandler(chargeStatusQuery, () => phase);
 
-  setHandler(issuePixUpdate, async () => {
+  setHandler(issueChargeUpdate, async () => {
     await condition(() => issued !== undefined || issueFailure !== undefined);
     if (issueFailure) throw issueFailure;
     return issued as IssuedCharge;

@@ -6,7 +6,9 @@ import type { settleLatePayment } from './latePayment';
 import type { ChargePhase, IssuedCharge, PaymentConfirmation } from './types';
 
 /** Update-With-Start target: answers once the Pix payload exists (or fails with the reason). */
-export const issuePixUpdate = defineUpdate<IssuedCharge>('issuePix');
+// Issues the charge, Pix or boleto. The update keeps its first name, 'issuePix': running charges
+// (they live for days) and their histories answer to it.
+export const issueChargeUpdate = defineUpdate<IssuedCharge>('issuePix');
 /** The provider confirmed a payment (sent by the provider callback route). */
 export const paymentConfirmedSignal = defineSignal<[PaymentConfirmation]>('paymentConfirmed');
 /** Cancels a pending charge and answers with the final status (PAID if a payment won the race). */
@@ -14,7 +16,7 @@ export const cancelChargeUpdate = defineUpdate<ChargePhase, [{ reason: string }]
 export const chargeStatusQuery = defineQuery<ChargePhase>('status');
 
 export const chargeLifecycleWorkflow = defineWorkflow<typeof chargeLifecycle>('chargeLifecycle').handles(
-  issuePixUpdate,
+  issueChargeUpdate,
   paymentConfirmedSignal,
   cancelChargeUpdate,
   chargeStatusQuery,
