@@ -35,8 +35,7 @@ import { requestSignature } from './identity/auth/requestSignature';
 import { defaultPayoutSettings, PayoutService, type PayoutSettings } from './payouts/service';
 import { payoutsRouter } from './payouts/router';
 import { perIpRateLimit } from './middleware/rateLimit';
-import { ReceiptDocuments } from './receipts/receiptDocuments';
-import { pooledReceiptRenderer, type ReceiptRenderer } from './receipts/renderPool';
+import { pooledReceiptRenderer, ReceiptDocuments, type ReceiptRenderer } from './receipts/receiptDocuments';
 import { receiptsRouter, RECEIPTS_PATH } from './receipts/downloads/router';
 import { ReceiptService } from './receipts/downloads/service';
 import { requestLogger } from './middleware/requestLogger';
@@ -97,7 +96,7 @@ export interface ApiDeps {
   receiptSigningKey?: string;
   /** Where GET /receipts/verify reads a document's facts. Default: our database (api/receipts/facts.ts). */
   loadReceiptFacts?: LoadReceiptFacts;
-  /** Draws receipt PDFs; default: the worker-thread pool (api/receipts/renderPool.ts). */
+  /** Draws receipt PDFs; default: the worker-thread pool (api/receipts/receiptDocuments.ts). */
   receiptRenderer?: ReceiptRenderer;
   /** RECEIPT_RENDER_THREADS: that pool's size; absent or null: the cores but one, 1 to 4. */
   receiptRenderThreads?: number | null;

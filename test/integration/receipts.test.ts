@@ -13,7 +13,7 @@ import { QueryTypes } from 'sequelize';
 import { signedRequestHeaders } from '../../core/signatures/requestSignature';
 import type { MerchantCredentials } from '../../db/identity/merchantAdmin';
 import { Charge, MerchantMember } from '../../db/models';
-import { receiptRenderCount } from '../../api/receipts/renderPool';
+import { receiptRenderCount } from '../../api/receipts/receiptDocuments';
 import { AppClient, uniqueEmail } from '../support/appClient';
 import { waitFor } from '../support/env';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';

@@ -2,7 +2,7 @@
  * Receipts (comprovantes) of one merchant's transactions: find the row among the merchant's own
  * (another merchant's or an unknown id is 404 NOT_FOUND), load its facts (api/receipts/facts.ts:
  * null unless settled → 409 RECEIPT_UNAVAILABLE), answer the PDF, rendered once
- * (receiptDocuments.ts) off the event loop (renderPool.ts).
+ * (receiptDocuments.ts) off the event loop (its render pool).
  */
 import { chargeStore, type Charge } from '../../../db/charges';
 import { payoutStore } from '../../../db/payouts';

@@ -9,6 +9,7 @@
  * bytes. Fonts are embedded TrueType (pdf/fonts.ts).
  */
 import PDFDocument from 'pdfkit';
+import { Piscina } from 'piscina';
 import QRCode from 'qrcode';
 import type { ReceiptFacts } from '../facts';
 import { formatBrl, formatDateTimeBrasilia, RECEIPT_TITLES } from '../format';
@@ -211,4 +212,23 @@ function drawFooter(doc: Doc, qrPng: Buffer, verifyUrl: string): void {
     .fontSize(6.5)
     .fillColor('#000000')
     .text(verifyUrl, x, y + 62, { width: w, height: 40, ellipsis: true });
+}
+
+/** What a render thread is given (api/receipts/receiptDocuments.ts's pool). */
+export interface RenderTask {
+  facts: ReceiptFacts;
+  verifyUrl: string;
+}
+
+/**
+ * The entry of a receipt render thread: this file is the pool's worker (pdfkit's layout, font
+ * subsetting and QR encoding are synchronous CPU work that would stall the API's event loop).
+ * The bytes go back moved, not copied.
+ */
+export default async function renderInThread(task: RenderTask): Promise<Uint8Array> {
+  const pdf = await renderReceiptPdf(task.facts, { verifyUrl: task.verifyUrl });
+  // A copy that owns its whole ArrayBuffer (a Buffer may be a slice of a shared pool), so it can be moved.
+  const bytes = new Uint8Array(pdf.byteLength);
+  bytes.set(pdf);
+  return Piscina.move(bytes) as unknown as Uint8Array;
 }
