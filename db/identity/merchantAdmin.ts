@@ -13,7 +13,7 @@ import type { PixKeyType } from '../../core/provider';
 import type { Merchant } from './merchant';
 import { createMerchant, lockMerchant as lockMerchantRow, updateMerchant } from './merchantStore';
 import { createCredential } from './apiCredentialStore';
-import { ALL_SCOPES } from '../../api/identity/auth/scopes';
+import { ALL_SCOPES } from '../../core/identity/scopes';
 
 export interface NewMerchant {
   name: string;
@@ -36,7 +36,7 @@ export interface MerchantCredentials {
   clientSecret: string;
 }
 
-/** Every scope (api/identity/auth/scopes.ts): a new credential keeps the full access credentials always had. */
+/** Every scope (core/identity/scopes.ts): a new credential keeps the full access credentials always had. */
 export const DEFAULT_SCOPES = ALL_SCOPES;
 
 export async function createMerchantWithCredential(

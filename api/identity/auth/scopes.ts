@@ -7,22 +7,10 @@
  */
 import type { Request, RequestHandler } from 'express';
 import { ApiError } from '../../errors/apiError';
+import { hasScope, requiredScope, type ScopeFamily } from '../../../core/identity/scopes';
 
-export const SCOPE_FAMILIES = ['charges', 'withdrawals', 'webhooks', 'payouts', 'checkout'] as const;
-export type ScopeFamily = (typeof SCOPE_FAMILIES)[number];
-
-export const ALL_SCOPES: string[] = SCOPE_FAMILIES.flatMap((family) => [`${family}:read`, `${family}:write`]);
-
-const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-
-export function requiredScope(family: ScopeFamily, method: string): string {
-  return `${family}:${READ_METHODS.has(method) ? 'read' : 'write'}`;
-}
-
-export function hasScope(granted: readonly string[], required: string): boolean {
-  if (granted.includes(required)) return true;
-  return required.endsWith(':read') && granted.includes(required.replace(/:read$/, ':write'));
-}
+// The scope rules are core's (db/ issues credentials with them too); the middleware is here.
+export { ALL_SCOPES, SCOPE_FAMILIES, hasScope, requiredScope, type ScopeFamily } from '../../../core/identity/scopes';
 
 export const insufficientScope = (required: string) =>
   new ApiError(403, 'INSUFFICIENT_SCOPE', `this credential lacks the scope ${required}`, { requiredScope: required });
