@@ -154,7 +154,12 @@ describe('payment notification', () => {
       const { txid } = await paidCob();
       const attempts = await waitFor(() => receiver.received.length >= before + 3 && receiver.received.slice(before));
       expect(new Set(attempts.map((a) => a.rawBody)).size).toBe(1);
-      const log = h.sandbox.state.callbacks.filter((a) => a.chargeId === txid);
+      // The sandbox records an attempt once it has read the receiver's answer, a moment after the
+      // receiver saw the request: wait for the third record, not only the third request.
+      const log = await waitFor(() => {
+        const recorded = h.sandbox.state.callbacks.filter((a) => a.chargeId === txid);
+        return recorded.length >= 3 && recorded;
+      });
       expect(log.slice(0, 3).map((a) => [a.attempt, a.httpStatus, a.delivered])).toEqual([
         [1, 500, false],
         [2, 500, false],
