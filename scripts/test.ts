@@ -3,7 +3,7 @@
  *   Temporal tooling (.tools/) → PostgreSQL (embedded unless DATABASE_URL) with a fresh database
  *   for this run, migrated once, and a template copy of it for the integration stacks → Temporal
  *   dev server (headless, in memory) → jest, its three projects in one pool of workers
- *   (jest.config.js), with the type-check and lint running beside it → the slowest files and the
+ *   (jest.config.js), with the type-check, lint and format check running beside it → the slowest files and the
  *   time per project, then the secrets audit.
  * Extra arguments go to jest (`npm test -- test/unit`). Exits non-zero on any failure.
  * GATEWAY_TEST_WORKERS sets jest's worker count (default 4: the suite mostly waits on I/O).
@@ -37,8 +37,8 @@ async function main(): Promise<number> {
 
   // SKIP_TYPECHECK=1 is for a developer iterating on one file while others edit the tree; CI never sets it.
   const checks = process.env.SKIP_TYPECHECK === '1' ? [] : startStaticChecks(logDir);
-  if (checks.length === 0) step('type-check and lint skipped (SKIP_TYPECHECK=1)');
-  else step('type-check (tsc --noEmit) and lint (eslint) started beside the tests');
+  if (checks.length === 0) step('type-check, lint and format check skipped (SKIP_TYPECHECK=1)');
+  else step('type-check (tsc --noEmit), lint (eslint) and format check (prettier) started beside the tests');
 
   const database = `gw_test_${Date.now()}_${process.pid}`;
   const template = `${database}_template`;
@@ -102,7 +102,7 @@ async function main(): Promise<number> {
       step(`${check.name} FAILED`);
       summary.failed += 1;
     }
-    if (checks.length) step(`type-check and lint: ${checks.every((c) => c.passed) ? 'clean' : 'see above'}`);
+    if (checks.length) step(`type-check, lint and format: ${checks.every((c) => c.passed) ? 'clean' : 'see above'}`);
 
     // After the suite: no secret issued during it may appear in any captured log line.
     const audit = auditSecrets(logDir);
