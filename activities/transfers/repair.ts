@@ -16,7 +16,8 @@ import type { Logger } from 'pino';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { PixProvider } from '../../core/provider';
 import { NOT_PROCESSED, TRANSFER_GRACE } from '../../core/transfers/failures';
-import { PayoutBatch, Withdrawal } from '../../db/models';
+import { PayoutBatch } from '../../db/models';
+import { withdrawalStore } from '../../db/withdrawals';
 import { payoutBatchWorkflowId } from '../../workflows/payouts/definitions';
 import { withdrawalWorkflowId } from '../../workflows/withdrawals/definitions';
 import { createPayoutActivities } from '../payouts/payouts';
@@ -104,7 +105,7 @@ export function createReconciler(deps: ReconcileDeps) {
 
   /** Reconciles withdrawal `withdrawalId`; the caller made sure its workflow is not running. */
   async function reconcileWithdrawal(withdrawalId: string): Promise<ReconcileSummary> {
-    const found = await Withdrawal.findByPk(withdrawalId);
+    const found = await withdrawalStore.findWithdrawal(withdrawalId);
     if (!found)
       throw ApplicationFailure.nonRetryable(`withdrawal ${withdrawalId} not found`, ReconcileFailureTypes.notFound);
     const summary: ReconcileSummary = {
@@ -123,11 +124,8 @@ export function createReconciler(deps: ReconcileDeps) {
       return { ...summary, status: 'COMPLETED', paid: 1 };
     }
     if (!transfer) {
-      const [row] = await sequelize.query<{ grace_passed: boolean }>(
-        `SELECT updated_at < now() - CAST(:grace AS interval) AS grace_passed FROM withdrawals WHERE id = :withdrawalId`,
-        { replacements: { withdrawalId, grace: TRANSFER_GRACE }, type: QueryTypes.SELECT },
-      );
-      if (!row?.grace_passed) return { ...summary, waiting: 1 };
+      if (!(await withdrawalStore.gracePassed(sequelize, withdrawalId, TRANSFER_GRACE)))
+        return { ...summary, waiting: 1 };
     }
     await withdrawals.failWithdrawal({
       withdrawalId,
@@ -172,16 +170,11 @@ export function createReconcileActivities(deps: ReconcileDeps) {
         order: [['updatedAt', 'ASC']],
         limit: args.limit,
       }),
-      Withdrawal.findAll({
-        attributes: ['id'],
-        where: { status: 'PROCESSING' },
-        order: [['updatedAt', 'ASC']],
-        limit: args.limit,
-      }),
+      withdrawalStore.openWithdrawalIds(args.limit),
     ]);
     return [
       ...batches.map((b) => ({ kind: 'payout-batch' as const, id: b.id })),
-      ...open.map((w) => ({ kind: 'withdrawal' as const, id: w.id })),
+      ...open.map((id) => ({ kind: 'withdrawal' as const, id })),
     ];
   }
 

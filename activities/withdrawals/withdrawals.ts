@@ -7,7 +7,9 @@
  * tombstone, and one that committed after all is released, not sent.
  */
 import { recordEvent } from '../events/outbox';
-import { presentWithdrawalRows } from '../../db/withdrawals/withdrawalView';
+import { presentWithdrawalRows, withdrawalStore, type Withdrawal } from '../../db/withdrawals';
+import { settlementStore } from '../../db/settlements';
+import type { Merchant } from '../../db/identity';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Logger } from 'pino';
 import type { Sequelize, Transaction } from 'sequelize';
@@ -17,13 +19,11 @@ import { movements, release, reserve, settle, withdrawalMoney } from '../../core
 import type { PixProvider, ProviderTransfer } from '../../core/provider';
 import { NOT_PROCESSED, describeTransferFailure } from '../../core/transfers/failures';
 import { beneficiarySnapshot, sourceAccountSnapshot, withdrawalFee } from '../../core/withdrawals/rules';
-import { Merchant, Withdrawal } from '../../db/models';
 import { DEFAULT_PLATFORM_INSTITUTION_NAME } from '../../config';
 import {
   WithdrawalFailureTypes,
   type FailureNote,
   type ReservedWithdrawal,
-  type SettlementTag,
   type TransferOutcome,
   type WithdrawalInput,
 } from '../../workflows/withdrawals/types';
@@ -60,7 +60,7 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
     let requiredCents = input.amountCents;
     try {
       return await sequelize.transaction(async (transaction) => {
-        const existing = await Withdrawal.findByPk(input.withdrawalId, { transaction });
+        const existing = await withdrawalStore.findWithdrawal(input.withdrawalId, transaction);
         if (existing) return reservedFrom(existing); // a retry after a commit whose answer was lost
         // A key change lands wholly before or after this request too.
         const merchant = (await lockMerchantForReserve(transaction, input.merchantId, (m) => {
@@ -81,7 +81,7 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
           : input.amountCents;
         requiredCents = Math.max(amountCents, 1) + feeCents;
         if (amountCents <= 0) throw new InsufficientBalanceError(accounts.merchantAvailable(merchant.id));
-        const row = await Withdrawal.create(
+        const row = await withdrawalStore.createWithdrawal(
           {
             id: input.withdrawalId,
             merchantId: merchant.id,
@@ -101,14 +101,14 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
             sourceAccountSnapshot: sourceAccountSnapshot(merchant, platformInstitution),
             processedAt: null,
           },
-          { transaction },
+          transaction,
         );
         await writeLedgerEntry(
           sequelize,
           reserve(movements.withdrawal(row.id).reserve, moneyOf(row).shares),
           transaction,
         );
-        if (input.settlement) await insertSettlement(sequelize, input.settlement, row, transaction);
+        if (input.settlement) await settlementStore.insertSettlement(sequelize, input.settlement, row, transaction);
         return reservedFrom(row);
       });
     } catch (err) {
@@ -182,7 +182,7 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
   function reservedWithdrawal(withdrawalId: string, tombstone?: WithdrawalInput): ReservedRow<Withdrawal> {
     return {
       lock: async (transaction) => {
-        const withdrawal = await Withdrawal.findByPk(withdrawalId, { transaction, lock: transaction.LOCK.UPDATE });
+        const withdrawal = await withdrawalStore.lockWithdrawal(withdrawalId, transaction);
         // A durable give-up: a late reserve attempt finds this row (or hits its primary key)
         // and reserves nothing, so the client's "nothing was debited" stays true.
         if (!withdrawal && tombstone) await writeTombstone(tombstone, transaction);
@@ -192,7 +192,8 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
       apply: async (w, decision, transaction) => {
         const processedAt = new Date();
         if (decision.kind === 'SETTLE') {
-          await w.update(
+          await withdrawalStore.updateWithdrawal(
+            w,
             {
               status: 'COMPLETED',
               processedAt,
@@ -200,11 +201,12 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
               providerTransferId: decision.providerTransferId,
               providerEndToEndId: decision.endToEndId,
             },
-            { transaction },
+            transaction,
           );
           return;
         }
-        await w.update(
+        await withdrawalStore.updateWithdrawal(
+          w,
           {
             status: decision.cancelled ? 'CANCELLED' : 'FAILED',
             processedAt,
@@ -213,7 +215,7 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
             partnerTxId: decision.providerTransferId ? w.id : null,
             providerTransferId: decision.providerTransferId,
           },
-          { transaction },
+          transaction,
         );
       },
       entry: (w, decision) => {
@@ -234,7 +236,7 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
   }
 
   async function findWithdrawal(withdrawalId: string): Promise<Withdrawal> {
-    const withdrawal = await Withdrawal.findByPk(withdrawalId);
+    const withdrawal = await withdrawalStore.findWithdrawal(withdrawalId);
     if (!withdrawal) throw notFound(withdrawalId);
     return withdrawal;
   }
@@ -248,7 +250,7 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
    * refused the call and has no record of it. Never sends for a withdrawal not PROCESSING.
    */
   async function sendWithdrawalTransfer(args: { withdrawalId: string }): Promise<TransferOutcome | null> {
-    const withdrawal = await Withdrawal.findByPk(args.withdrawalId);
+    const withdrawal = await withdrawalStore.findWithdrawal(args.withdrawalId);
     if (!withdrawal || withdrawal.status !== 'PROCESSING' || !withdrawal.beneficiarySnapshot) {
       throw ApplicationFailure.nonRetryable(
         `withdrawal ${args.withdrawalId} is not PROCESSING`,
@@ -334,7 +336,7 @@ async function writeTombstone(input: WithdrawalInput, transaction: Transaction):
   // An all-available request has no amount of its own (0): the tombstone moved no money either
   // way (FAILED, no ledger entry), and 1 cent only satisfies the amount CHECK.
   const amountCents = Math.max(input.amountCents, 1);
-  await Withdrawal.create(
+  await withdrawalStore.createWithdrawal(
     {
       id: input.withdrawalId,
       merchantId: input.merchantId,
@@ -354,32 +356,7 @@ async function writeTombstone(input: WithdrawalInput, transaction: Transaction):
       sourceAccountSnapshot: null,
       processedAt: new Date(),
     },
-    { transaction },
-  );
-}
-
-/** The settlement label of a withdrawal, in the reservation's transaction (commits with it or not at all). */
-async function insertSettlement(
-  sequelize: Sequelize,
-  tag: SettlementTag,
-  withdrawal: Withdrawal,
-  transaction: Transaction,
-): Promise<void> {
-  await sequelize.query(
-    `INSERT INTO settlements (id, merchant_id, withdrawal_id, trigger, requested_by, schedule_run_id, schedule_frequency)
-     VALUES (:id, :merchantId, :withdrawalId, :trigger, :requestedBy, :runId, :frequency)`,
-    {
-      replacements: {
-        id: tag.settlementId,
-        merchantId: withdrawal.merchantId,
-        withdrawalId: withdrawal.id,
-        trigger: tag.trigger,
-        requestedBy: tag.requestedBy,
-        runId: tag.scheduleRunId,
-        frequency: tag.scheduleFrequency,
-      },
-      transaction,
-    },
+    transaction,
   );
 }
 

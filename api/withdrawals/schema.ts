@@ -28,7 +28,7 @@ export type ListWithdrawalsQuery = z.infer<typeof listWithdrawalsQuery>;
  * A withdrawal id as a client sends it: the spec's 1 to 120 characters. The one schema of
  * GET /sellers/saques/{id} and GET /v1/receipts/withdrawals/{id}, so both take the same ids;
  * an id that names none of the merchant's withdrawals is 404 on both
- * (db/withdrawals/merchantWithdrawalLookup.ts).
+ * (findMerchantWithdrawal, db/withdrawals/withdrawalStore.ts).
  */
 export const withdrawalId = text().min(1).max(120).meta({
   description: 'Withdrawal id (1 to 120 characters; ours are UUIDs).',

@@ -1,12 +1,13 @@
 /**
  * The settlements and settlement_schedules tables. A settlement row is a label on a withdrawal
- * (its state is the withdrawal's, joined here, never copied); it is written with the reservation
- * by the withdrawal activities (activities/withdrawals/withdrawals.ts, being rewritten elsewhere).
+ * (its state is the withdrawal's, joined here, never copied); it is inserted here, in the
+ * withdrawal's reservation transaction (activities/withdrawals/withdrawals.ts).
  * The schedule rows (one per merchant) are written here only.
  */
-import { QueryTypes, type Sequelize } from 'sequelize';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { BeneficiarySnapshot, WithdrawalStatus } from '../../core/withdrawals/rules';
 import type { SettlementFrequency } from '../../workflows/settlements/types';
+import type { SettlementTag } from '../../workflows/withdrawals/types';
 
 // --- settlement_schedules -----------------------------------------------------------------
 
@@ -65,6 +66,31 @@ export async function deleteSchedule(sequelize: Sequelize, merchantId: string): 
 }
 
 // --- settlements ----------------------------------------------------------------------------
+
+/** The settlement label of a withdrawal, in the reservation's transaction (commits with it or not at all). */
+export async function insertSettlement(
+  sequelize: Sequelize,
+  tag: SettlementTag,
+  withdrawal: { id: string; merchantId: string },
+  transaction: Transaction,
+): Promise<void> {
+  await sequelize.query(
+    `INSERT INTO settlements (id, merchant_id, withdrawal_id, trigger, requested_by, schedule_run_id, schedule_frequency)
+     VALUES (:id, :merchantId, :withdrawalId, :trigger, :requestedBy, :runId, :frequency)`,
+    {
+      replacements: {
+        id: tag.settlementId,
+        merchantId: withdrawal.merchantId,
+        withdrawalId: withdrawal.id,
+        trigger: tag.trigger,
+        requestedBy: tag.requestedBy,
+        runId: tag.scheduleRunId,
+        frequency: tag.scheduleFrequency,
+      },
+      transaction,
+    },
+  );
+}
 
 /** A settlement with the state of its withdrawal. */
 export interface Settlement {

@@ -1,15 +1,69 @@
 /**
- * The withdrawals table: the way to read it, and its writer for code outside the withdrawal
- * activities (activities/withdrawals/withdrawals.ts still writes its rows itself while the
- * outbound-transfer choreography is being rewritten).
+ * The withdrawals table: the one module that writes it (the withdrawal activities' reserve,
+ * settle, release and tombstone; the transfer repair's reads), and the one its readers go through.
  */
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { QueryTypes, type CreationAttributes, type Sequelize, type Transaction } from 'sequelize';
 import { Withdrawal } from './withdrawal';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function findWithdrawal(id: string, transaction?: Transaction): Promise<Withdrawal | null> {
   return Withdrawal.findByPk(id, { transaction });
+}
+
+/** The withdrawal's row under FOR UPDATE in `transaction`, or null when there is none. */
+export function lockWithdrawal(id: string, transaction: Transaction): Promise<Withdrawal | null> {
+  return Withdrawal.findByPk(id, { transaction, lock: transaction.LOCK.UPDATE });
+}
+
+/** Inserts a withdrawal row (a reservation, or a reserve's FAILED tombstone) in `transaction`. */
+export function createWithdrawal(
+  attributes: CreationAttributes<Withdrawal>,
+  transaction: Transaction,
+): Promise<Withdrawal> {
+  return Withdrawal.create(attributes, { transaction });
+}
+
+export type WithdrawalChanges = Partial<
+  Pick<
+    Withdrawal,
+    | 'status'
+    | 'processedAt'
+    | 'partnerTxId'
+    | 'providerTransferId'
+    | 'providerEndToEndId'
+    | 'failureCode'
+    | 'failureReason'
+  >
+>;
+
+/** Moves a (locked) withdrawal row: its settle or its release, in `transaction`. */
+export async function updateWithdrawal(
+  withdrawal: Withdrawal,
+  changes: WithdrawalChanges,
+  transaction: Transaction,
+): Promise<void> {
+  await withdrawal.update(changes, { transaction });
+}
+
+/** The ids of withdrawals still PROCESSING, least recently updated first, at most `limit`. */
+export async function openWithdrawalIds(limit: number): Promise<string[]> {
+  const open = await Withdrawal.findAll({
+    attributes: ['id'],
+    where: { status: 'PROCESSING' },
+    order: [['updatedAt', 'ASC']],
+    limit,
+  });
+  return open.map((w) => w.id);
+}
+
+/** Whether the withdrawal was last updated more than `grace` (a PostgreSQL interval) ago; false when there is none. */
+export async function gracePassed(sequelize: Sequelize, withdrawalId: string, grace: string): Promise<boolean> {
+  const [row] = await sequelize.query<{ grace_passed: boolean }>(
+    `SELECT updated_at < now() - CAST(:grace AS interval) AS grace_passed FROM withdrawals WHERE id = :withdrawalId`,
+    { replacements: { withdrawalId, grace }, type: QueryTypes.SELECT },
+  );
+  return Boolean(row?.grace_passed);
 }
 
 /** A merchant's withdrawals, newest first, one page, with the total. */
