@@ -82,10 +82,6 @@ const EXCEPTIONS: Record<string, { tables: string[]; why: string }> = {
     tables: ['withdrawals', 'settlements', 'merchants'],
     why: 'the outbound-transfer choreography (reserve, send, settle, release) is being rewritten in its own change',
   },
-  'activities/refunds/refunds.ts': {
-    tables: ['refunds', 'charges', 'charge_splits', 'merchants'],
-    why: 'the outbound-transfer choreography is being rewritten in its own change',
-  },
   'activities/payouts/payouts.ts': {
     tables: ['payout_batches', 'payout_items'],
     why: 'the outbound-transfer choreography is being rewritten in its own change',
