@@ -82,12 +82,8 @@ const EXCEPTIONS: Record<string, { tables: string[]; why: string }> = {
     tables: ['withdrawals', 'settlements', 'merchants'],
     why: 'the outbound-transfer choreography (reserve, send, settle, release) is being rewritten in its own change',
   },
-  'activities/payouts/payouts.ts': {
-    tables: ['payout_batches', 'payout_items'],
-    why: 'the outbound-transfer choreography is being rewritten in its own change',
-  },
   'activities/transfers/repair.ts': {
-    tables: ['payout_batches', 'withdrawals'],
+    tables: ['withdrawals'],
     why: 'the transfer repair belongs to the outbound-transfer choreography being rewritten in its own change',
   },
 };
