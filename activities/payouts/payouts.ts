@@ -10,12 +10,12 @@
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Logger } from 'pino';
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { Sequelize, Transaction } from 'sequelize';
 import type { PixKeyType, PixProvider } from '../../core/provider';
 import { TRANSFER_NOT_ACCEPTED, describeTransferFailure } from '../../core/transfers/failures';
 import { payoutRefusal, type PayoutRefusal } from '../../core/payouts/refusal';
 import { movements, payoutItemMoney, release, reserve, settle } from '../../core/ledger/postings';
-import { PayoutBatch, PayoutItem } from '../../db/models';
+import { payoutStore, type PayoutBatch } from '../../db/payouts';
 import { PayoutFailureTypes, type BatchReservation, type FinalBatchStatus } from '../../workflows/payouts/types';
 import { InsufficientBalanceError, writeLedgerEntry } from '../ledger/ledgerWriter';
 import { recordEvent, recordEvents } from '../events/outbox';
@@ -69,14 +69,14 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
           });
           const shares = [{ merchantId: batch.merchantId, cents: funding }];
           await writeLedgerEntry(sequelize, reserve(movements.payoutBatch(batch.id).reserve, shares), transaction);
-          await batch.update({ status: 'PROCESSING' }, { transaction });
+          await payoutStore.updateBatch(batch, { status: 'PROCESSING' }, transaction);
         }
         return reservationOf(batch);
       });
     } catch (err) {
       if (!(err instanceof InsufficientBalanceError) && !(err instanceof PayoutRefused)) throw err;
       // Nothing was reserved: remove the staged batch so no trace of it stays, and free its key.
-      await PayoutBatch.destroy({ where: { id: args.batchId, status: 'CREATED' } });
+      await payoutStore.removeStagedBatch(args.batchId);
       if (err instanceof PayoutRefused)
         throw ApplicationFailure.nonRetryable(
           `the merchant may not pay out: ${err.refusal}`,
@@ -97,10 +97,10 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
    */
   async function abandonReserve(args: { batchId: string }): Promise<BatchReservation | null> {
     return sequelize.transaction(async (transaction) => {
-      const batch = await PayoutBatch.findByPk(args.batchId, { transaction, lock: transaction.LOCK.UPDATE });
+      const batch = await payoutStore.lockBatch(args.batchId, transaction);
       if (!batch) return null;
       if (batch.status === 'CREATED') {
-        await batch.destroy({ transaction });
+        await payoutStore.removeBatch(batch, transaction);
         return null;
       }
       return reservationOf(batch);
@@ -113,11 +113,7 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
     fromRow: number;
     toRow: number;
   }): Promise<Array<{ id: string; row_index: number }>> {
-    return sequelize.query<{ id: string; row_index: number }>(
-      `SELECT id, row_index FROM payout_items WHERE batch_id = :batchId AND row_index BETWEEN :fromRow AND :toRow
-       AND status IN ('PENDING','SENDING') ORDER BY row_index`,
-      { replacements: { batchId: args.batchId, fromRow: args.fromRow, toRow: args.toRow }, type: QueryTypes.SELECT },
-    );
+    return payoutStore.unsettledRows(sequelize, args);
   }
 
   async function listChunkItemIds(args: { batchId: string; fromRow: number; toRow: number }): Promise<string[]> {
@@ -264,11 +260,7 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
     fromRow: number;
     toRow: number;
   }): Promise<{ paid: number; failed: number; skipped: number }> {
-    const [row] = await sequelize.query<{ paid: number; failed: number; total: number }>(
-      `SELECT count(*) FILTER (WHERE status = 'PAID')::int AS paid, count(*) FILTER (WHERE status = 'FAILED')::int AS failed, count(*)::int AS total
-       FROM payout_items WHERE batch_id = :batchId AND row_index BETWEEN :fromRow AND :toRow`,
-      { replacements: args, type: QueryTypes.SELECT },
-    );
+    const row = await payoutStore.countRangeItems(sequelize, args);
     return { paid: row.paid, failed: row.failed, skipped: row.total - row.paid - row.failed };
   }
 
@@ -290,7 +282,7 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
 
   /** After the grace period: the provider's record decides; with none, nothing was paid and the funding goes back. */
   async function resolveItem(args: { itemId: string }): Promise<ItemOutcome> {
-    const item = await PayoutItem.findByPk(args.itemId);
+    const item = await payoutStore.findItem(args.itemId);
     if (!item || item.status !== 'SENDING') return 'SKIPPED';
     const decision = await resolveTransfer(transfers, { reference: item.id, amountCents: item.amountCents });
     return (await settleItems([{ itemId: item.id, decision }])).get(item.id) ?? 'SKIPPED';
@@ -310,19 +302,7 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
   }): Promise<{ claimed: ClaimedItem[]; parked: boolean; cancelled: boolean }> {
     if (args.itemIds.length === 0) return { claimed: [], parked: false, cancelled: false };
     return sequelize.transaction(async (transaction) => {
-      const [control] = await sequelize.query<{
-        active: boolean;
-        payouts_enabled: boolean;
-        withdrawals_frozen: boolean;
-        cancel_reason: string | null;
-        pending: number;
-      }>(
-        `SELECT m.active, m.payouts_enabled, m.withdrawals_frozen, b.cancel_reason,
-           (SELECT count(*)::int FROM payout_items WHERE id IN (:ids) AND status = 'PENDING') AS pending
-         FROM payout_items i JOIN payout_batches b ON b.id = i.batch_id JOIN merchants m ON m.id = i.merchant_id
-         WHERE i.id = :first FOR SHARE OF m`,
-        { replacements: { ids: args.itemIds, first: args.itemIds[0] }, type: QueryTypes.SELECT, transaction },
-      );
+      const control = await payoutStore.claimControl(sequelize, args.itemIds, transaction);
       if (!control) return { claimed: [], parked: false, cancelled: false };
       const hasPending = control.pending > 0;
       const parked =
@@ -333,16 +313,7 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
           withdrawalsFrozen: control.withdrawals_frozen,
         }) !== null;
       const cancelled = hasPending && args.batchId !== undefined && control.cancel_reason !== null;
-      const claimed = await sequelize.query<ClaimedRow>(
-        `UPDATE payout_items SET status = 'SENDING', attempts = attempts + 1, updated_at = now()
-         WHERE id IN (:ids) AND (status = 'SENDING' OR (status = 'PENDING' AND :claimPending))
-         RETURNING id, amount_cents::float8 AS amount_cents, pix_key, pix_key_type, recipient_name, recipient_document, attempts, row_index`,
-        {
-          replacements: { ids: [...args.itemIds].sort(), claimPending: !parked && !cancelled },
-          type: QueryTypes.SELECT,
-          transaction,
-        },
-      );
+      const claimed = await payoutStore.claimItemRows(sequelize, args.itemIds, !parked && !cancelled, transaction);
       claimed.sort((a, b) => a.row_index - b.row_index);
       return { claimed: claimed.map(claimedItemOf), parked, cancelled };
     });
@@ -351,16 +322,10 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
   /** The provider refused the call and has no record yet: said on the item while it waits for the grace period. */
   async function markUnconfirmed(items: Array<{ itemId: string; code: string }>): Promise<void> {
     if (items.length === 0) return;
-    await sequelize.query(
-      `UPDATE payout_items p SET last_error_code = v.code, last_error = :reason, updated_at = now()
-       FROM unnest(ARRAY[:ids]::uuid[], ARRAY[:codes]::text[]) AS v(id, code) WHERE p.id = v.id`,
-      {
-        replacements: {
-          ids: items.map((i) => i.itemId),
-          codes: items.map((i) => i.code),
-          reason: describeTransferFailure(TRANSFER_NOT_ACCEPTED.code).reason,
-        },
-      },
+    await payoutStore.markItemsUnconfirmed(
+      sequelize,
+      items,
+      describeTransferFailure(TRANSFER_NOT_ACCEPTED.code).reason,
     );
   }
 
@@ -397,32 +362,10 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
               code: decision.failure.code,
             },
       );
-    await settleOrRelease<SettledItem>(sequelize, {
+    await settleOrRelease<payoutStore.SettledItem>(sequelize, {
       // Only items still SENDING move (the row lock orders a concurrent settle of the same item).
       transition: async (transaction) => {
-        const settled = await sequelize.query<SettledItem>(
-          `UPDATE payout_items p SET status = v.status,
-             settled_at = CASE WHEN v.status = 'PAID' THEN now() ELSE p.settled_at END,
-             released_at = CASE WHEN v.status = 'FAILED' THEN now() ELSE p.released_at END,
-             end_to_end_id = CASE WHEN v.status = 'PAID' THEN v.end_to_end_id ELSE p.end_to_end_id END,
-             provider_transfer_id = v.transfer_id, last_error = v.reason, last_error_code = v.code, updated_at = now()
-           FROM unnest(ARRAY[:ids]::uuid[], ARRAY[:statuses]::text[], ARRAY[:transferIds]::text[], ARRAY[:endToEndIds]::text[], ARRAY[:reasons]::text[], ARRAY[:codes]::text[])
-             AS v(id, status, transfer_id, end_to_end_id, reason, code)
-           WHERE p.id = v.id AND p.status = 'SENDING'
-           RETURNING p.id, p.batch_id, p.merchant_id, p.amount_cents::float8 AS amount_cents, p.fee_cents::float8 AS fee_cents, p.reference_id, p.status`,
-          {
-            replacements: {
-              ids: rows.map((r) => r.id),
-              statuses: rows.map((r) => r.status),
-              transferIds: rows.map((r) => r.transferId),
-              endToEndIds: rows.map((r) => r.endToEndId),
-              reasons: rows.map((r) => r.reason),
-              codes: rows.map((r) => r.code),
-            },
-            type: QueryTypes.SELECT,
-            transaction,
-          },
-        );
+        const settled = await payoutStore.settleItemRows(sequelize, rows, transaction);
         for (const item of settled) outcomes.set(item.id, item.status);
         return settled.map((row) => ({ row, decision: byId.get(row.id) as TransferDecision }));
       },
@@ -462,20 +405,12 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
    * The first reason wins; a batch no longer PROCESSING is left as it is.
    */
   async function recordCancelIntent(args: { batchId: string; reason: string }): Promise<void> {
-    await PayoutBatch.update(
-      { cancelReason: args.reason },
-      { where: { id: args.batchId, status: 'PROCESSING', cancelReason: null } },
-    );
+    await payoutStore.recordCancelIntent(args.batchId, args.reason);
   }
 
   /** Items that may have reached the provider: the provider's record settles each (resolveItem). */
   async function listSendingItemIds(args: { batchId: string }): Promise<string[]> {
-    const rows = await PayoutItem.findAll({
-      attributes: ['id'],
-      where: { batchId: args.batchId, status: 'SENDING' },
-      order: [['rowIndex', 'ASC']],
-    });
-    return rows.map((r) => r.id);
+    return payoutStore.sendingItemIds(args.batchId);
   }
 
   /**
@@ -500,13 +435,7 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
         // PROCESSING (money stays reserved, visible as a retrying activity in the Web UI).
         throw ApplicationFailure.retryable(`${sending} items are not settled yet`, 'BatchIncomplete');
       }
-      const [row] = await sequelize.query<{ n: number; sum: string | null }>(
-        `WITH cancelled AS (
-           UPDATE payout_items SET status = 'CANCELLED', released_at = now(), updated_at = now()
-           WHERE batch_id = :batchId AND status = 'PENDING' RETURNING amount_cents + fee_cents AS funding)
-         SELECT count(*)::int AS n, SUM(funding) AS sum FROM cancelled`,
-        { replacements: { batchId: batch.id }, type: QueryTypes.SELECT, transaction },
-      );
+      const row = await payoutStore.cancelPendingItems(sequelize, batch.id, transaction);
       const released = Number(row?.sum ?? 0);
       if (released > 0)
         await writeLedgerEntry(
@@ -525,9 +454,10 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
             : counts.PAID === 0
               ? 'FAILED'
               : 'COMPLETED_WITH_FAILURES';
-      await batch.update(
+      await payoutStore.updateBatch(
+        batch,
         { status, completedAt: new Date(), cancelReason, releasedAmountCents: released },
-        { transaction },
+        transaction,
       );
       await recordEvent(
         {
@@ -551,17 +481,14 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
   }
 
   async function lockBatch(batchId: string, transaction: Transaction): Promise<PayoutBatch> {
-    const batch = await PayoutBatch.findByPk(batchId, { transaction, lock: transaction.LOCK.UPDATE });
+    const batch = await payoutStore.lockBatch(batchId, transaction);
     if (!batch)
       throw ApplicationFailure.nonRetryable(`payout batch ${batchId} not found`, PayoutFailureTypes.batchNotFound);
     return batch;
   }
 
   async function itemCounts(batchId: string, transaction: Transaction): Promise<Record<string, number>> {
-    const rows = await sequelize.query<{ status: string; n: number }>(
-      `SELECT status, count(*)::int AS n FROM payout_items WHERE batch_id = :batchId GROUP BY status`,
-      { replacements: { batchId }, type: QueryTypes.SELECT, transaction },
-    );
+    const rows = await payoutStore.itemStatusCounts(sequelize, batchId, transaction);
     const counts: Record<string, number> = { PENDING: 0, SENDING: 0, PAID: 0, FAILED: 0, CANCELLED: 0 };
     for (const r of rows) counts[r.status] = r.n;
     return counts;
@@ -589,17 +516,6 @@ interface Sent {
   sent: TransferDecision | Unconfirmed;
 }
 
-/** An item that settleItems moved out of SENDING. */
-interface SettledItem {
-  id: string;
-  batch_id: string;
-  merchant_id: string;
-  amount_cents: number;
-  fee_cents: number;
-  reference_id: string | null;
-  status: 'PAID' | 'FAILED';
-}
-
 /** An item marked SENDING, with what its transfer needs; `attempts` counts this claim. */
 interface ClaimedItem {
   id: string;
@@ -611,18 +527,7 @@ interface ClaimedItem {
   attempts: number;
 }
 
-interface ClaimedRow {
-  id: string;
-  amount_cents: number;
-  pix_key: string;
-  pix_key_type: string;
-  recipient_name: string;
-  recipient_document: string | null;
-  attempts: number;
-  row_index: number;
-}
-
-function claimedItemOf(r: ClaimedRow): ClaimedItem {
+function claimedItemOf(r: payoutStore.ClaimedRow): ClaimedItem {
   return {
     id: r.id,
     amountCents: r.amount_cents,

@@ -11,7 +11,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Logger } from 'pino';
 import type { Sequelize, Transaction } from 'sequelize';
-import { refundTotal } from '../../db/refunds/refundTotals';
 import { accounts } from '../../core/ledger/accounts';
 import { move, movements, refundMoney, release, reserve, settle } from '../../core/ledger/postings';
 import { findInfraction } from '../../db/med/medInfractions';
@@ -21,7 +20,9 @@ import { mayBePayersKey, ownedByPayer, returnedByDevolucao } from '../../core/re
 import { refundShares } from '../../core/refunds/shares';
 import { paidMoney } from '../../core/refunds/paid';
 import { TRANSFER_NOT_ACCEPTED } from '../../core/transfers/failures';
-import { Charge, ChargeSplit, Merchant, Refund } from '../../db/models';
+import { chargeStore } from '../../db/charges';
+import { merchantStore } from '../../db/identity';
+import { refundStore, type Refund } from '../../db/refunds';
 import type { RefundDestination } from '../../db/refunds/refund';
 import { RefundFailureTypes, type RefundInput, type ReservedRefund } from '../../workflows/refunds/types';
 import { InsufficientBalanceError, writeLedgerEntry } from '../ledger/ledgerWriter';
@@ -66,20 +67,20 @@ export function createRefundActivities(deps: RefundActivityDeps) {
    * barcode is refunded to a key of its payer only: the directory is asked first.
    */
   async function reserveRefund(input: RefundInput): Promise<ReservedRefund> {
-    const known = await Refund.findByPk(input.refundId);
+    const known = await refundStore.findRefund(input.refundId);
     if (known) return { refundId: known.id, status: known.status };
     const directory = input.destination ? await payersKey(input) : null;
     try {
       return await sequelize.transaction(async (transaction) => {
-        const existing = await Refund.findByPk(input.refundId, { transaction });
+        const existing = await refundStore.findRefund(input.refundId, transaction);
         if (existing) return { refundId: existing.id, status: existing.status };
-        const owner = await Charge.findByPk(input.chargeId, { attributes: ['merchantId'], transaction });
+        const owner = await chargeStore.chargeOwner(input.chargeId, transaction);
         await lockMerchantForReserve(transaction, owner?.merchantId ?? null, (merchant) => {
           // A devolução ordered by the central bank's MED goes back to the payer whatever the merchant's state.
           const held = input.medInfractionId ? null : moneyOutRefusal(merchant);
           if (held) throw merchantRefusal(held);
         });
-        const charge = await Charge.findByPk(input.chargeId, { transaction, lock: transaction.LOCK.UPDATE });
+        const charge = await chargeStore.lockCharge(input.chargeId, transaction);
         const devolucao = charge ? returnedByDevolucao(charge) : false;
         if (!charge || charge.status !== 'PAID' || (!devolucao && !directory)) {
           throw refusal(
@@ -89,7 +90,7 @@ export function createRefundActivities(deps: RefundActivityDeps) {
           );
         }
         const paid = paidMoney(charge);
-        const alreadyCents = await refundTotal(sequelize, charge.id, 'committed', transaction);
+        const alreadyCents = await refundStore.refundTotal(sequelize, charge.id, 'committed', transaction);
         const refundableCents = paid.amountCents - alreadyCents;
         if (input.amountCents > refundableCents) {
           throw refusal(
@@ -98,17 +99,13 @@ export function createRefundActivities(deps: RefundActivityDeps) {
             { refundableCents },
           );
         }
-        const splits = await ChargeSplit.findAll({
-          where: { chargeId: charge.id },
-          order: [['position', 'ASC']],
-          transaction,
-        });
+        const splits = await chargeStore.splitsOf(charge.id, transaction);
         const shares = refundShares(
           { ...paid, splits: splits.map((s) => ({ merchantId: s.merchantId, amountCents: s.amountCents })) },
           alreadyCents,
           input.amountCents,
         );
-        const row = await Refund.create(
+        const row = await refundStore.createRefund(
           {
             id: input.refundId,
             chargeId: charge.id,
@@ -122,7 +119,7 @@ export function createRefundActivities(deps: RefundActivityDeps) {
             destination: devolucao ? null : directory,
             medInfractionId: input.medInfractionId ?? null,
           },
-          { transaction },
+          transaction,
         );
         if (input.medInfractionId) {
           // blocked → available → reserved, in this one transaction (keyed: one unblock per infraction).
@@ -162,7 +159,7 @@ export function createRefundActivities(deps: RefundActivityDeps) {
    */
   async function payersKey(input: RefundInput): Promise<RefundDestination> {
     const destination = input.destination!;
-    const charge = await Charge.findByPk(input.chargeId);
+    const charge = await chargeStore.findCharge(input.chargeId);
     const payerDocument = charge?.payerDetails?.taxId;
     if (!payerDocument)
       throw refusal('the charge has no payer to refund to', RefundFailureTypes.notRefundable, {
@@ -197,23 +194,20 @@ export function createRefundActivities(deps: RefundActivityDeps) {
    * store nothing (it finds the row and answers it). The caller was told the refund did not happen.
    */
   async function abandonRefundReserve(input: RefundInput): Promise<ReservedRefund | null> {
-    const charge = await Charge.findByPk(input.chargeId);
+    const charge = await chargeStore.findCharge(input.chargeId);
     if (!charge) return null;
-    const [row, created] = await Refund.findOrCreate({
-      where: { id: input.refundId },
-      defaults: {
-        id: input.refundId,
-        chargeId: charge.id,
-        merchantId: charge.merchantId,
-        amountCents: input.amountCents,
-        reason: input.reason,
-        status: 'FAILED',
-        shares: { ownerCents: 0, feeCents: 0, splits: [] },
-        idempotencyKey: input.idempotencyKey,
-        requestedBy: input.requestedBy,
-        failureCode: 'NOT_PROCESSED',
-        failureReason: 'the refund could not be processed; nothing was sent',
-      },
+    const { refund: row, created } = await refundStore.createRefundOnce({
+      id: input.refundId,
+      chargeId: charge.id,
+      merchantId: charge.merchantId,
+      amountCents: input.amountCents,
+      reason: input.reason,
+      status: 'FAILED',
+      shares: { ownerCents: 0, feeCents: 0, splits: [] },
+      idempotencyKey: input.idempotencyKey,
+      requestedBy: input.requestedBy,
+      failureCode: 'NOT_PROCESSED',
+      failureReason: 'the refund could not be processed; nothing was sent',
     });
     // A late attempt committed first: the refund is reserved and must go on, not be forgotten.
     return created || row.status === 'FAILED' ? null : { refundId: row.id, status: row.status };
@@ -226,15 +220,15 @@ export function createRefundActivities(deps: RefundActivityDeps) {
    * nothing is sent (as payout items), unless a MED devolução.
    */
   async function sendRefund(args: { refundId: string }): Promise<RefundStepOutcome> {
-    const refund = await Refund.findByPk(args.refundId);
+    const refund = await refundStore.findRefund(args.refundId);
     if (!refund || refund.status !== 'PROCESSING') return 'SKIPPED';
     // A later attempt may follow one whose answer was lost: the provider's record comes first.
     const retry = Context.current().info.attempt > 1;
-    if (!refund.medInfractionId && moneyOutRefusal(await Merchant.findByPk(refund.merchantId))) {
+    if (!refund.medInfractionId && moneyOutRefusal(await merchantStore.findMerchant(refund.merchantId))) {
       const known = retry ? await transfers.lookup(await lookupOf(refund)) : null;
       return known ? finish(refund.id, decide(known)) : 'PARKED';
     }
-    const charge = await Charge.findByPk(refund.chargeId);
+    const charge = await chargeStore.findCharge(refund.chargeId);
     const to = refund.destination;
     if (!to && !charge?.endToEndId)
       throw ApplicationFailure.nonRetryable(`charge ${refund.chargeId} has no endToEndId`, 'RefundStateConflict');
@@ -253,7 +247,7 @@ export function createRefundActivities(deps: RefundActivityDeps) {
       { retry },
     );
     if (sent.kind === 'UNCONFIRMED') {
-      await refund.update({ failureCode: sent.code, failureReason: TRANSFER_NOT_ACCEPTED.reason });
+      await refundStore.updateRefund(refund, { failureCode: sent.code, failureReason: TRANSFER_NOT_ACCEPTED.reason });
       return 'UNCONFIRMED';
     }
     return finish(refund.id, sent);
@@ -264,16 +258,14 @@ export function createRefundActivities(deps: RefundActivityDeps) {
    * shares go back (`cancelled`: an operator cancelled the parked refund).
    */
   async function resolveRefund(args: { refundId: string; cancelled?: boolean }): Promise<RefundStepOutcome> {
-    const refund = await Refund.findByPk(args.refundId);
+    const refund = await refundStore.findRefund(args.refundId);
     if (!refund || refund.status !== 'PROCESSING') return 'SKIPPED';
     return finish(refund.id, await resolveTransfer(transfers, await lookupOf(refund), { cancelled: args.cancelled }));
   }
 
   /** What the provider knows the refund's money out by: a devolução by its payment too, a transfer to a key by our reference. */
   async function lookupOf(refund: Refund): Promise<{ reference: string; amountCents: number; endToEndId?: string }> {
-    const endToEndId = refund.destination
-      ? null
-      : (await Charge.findByPk(refund.chargeId, { attributes: ['endToEndId'] }))?.endToEndId;
+    const endToEndId = refund.destination ? null : (await chargeStore.chargeEndToEndIdRow(refund.chargeId))?.endToEndId;
     return { reference: refund.id, amountCents: refund.amountCents, ...(endToEndId ? { endToEndId } : {}) };
   }
 
@@ -287,12 +279,13 @@ export function createRefundActivities(deps: RefundActivityDeps) {
   /** The settle and release steps of one refund's row (transferSteps.ts). */
   function reservedRefund(refundId: string): ReservedRow<Refund> {
     return {
-      lock: (transaction) => Refund.findByPk(refundId, { transaction, lock: transaction.LOCK.UPDATE }),
+      lock: (transaction) => refundStore.lockRefund(refundId, transaction),
       stateOf: (r) => (r.status === 'PROCESSING' ? 'RESERVED' : r.status === 'SUCCEEDED' ? 'SETTLED' : 'RELEASED'),
       apply: async (refund, decision, transaction) => {
         const now = new Date();
         if (decision.kind === 'SETTLE') {
-          await refund.update(
+          await refundStore.updateRefund(
+            refund,
             {
               status: 'SUCCEEDED',
               settledAt: now,
@@ -301,11 +294,12 @@ export function createRefundActivities(deps: RefundActivityDeps) {
               failureCode: null,
               failureReason: null,
             },
-            { transaction },
+            transaction,
           );
           return;
         }
-        await refund.update(
+        await refundStore.updateRefund(
+          refund,
           {
             status: 'FAILED',
             releasedAt: now,
@@ -313,7 +307,7 @@ export function createRefundActivities(deps: RefundActivityDeps) {
             failureCode: decision.failure.code,
             failureReason: decision.failure.reason,
           },
-          { transaction },
+          transaction,
         );
       },
       entry: (refund, decision) => {
@@ -331,9 +325,9 @@ export function createRefundActivities(deps: RefundActivityDeps) {
   }
 
   async function refundedEvent(refund: Refund, transaction: Transaction): Promise<void> {
-    const charge = await Charge.findByPk(refund.chargeId, { transaction });
+    const charge = await chargeStore.findCharge(refund.chargeId, transaction);
     if (!charge) return;
-    const refundedAmountCents = await refundTotal(sequelize, charge.id, 'succeeded', transaction);
+    const refundedAmountCents = await refundStore.refundTotal(sequelize, charge.id, 'succeeded', transaction);
     // Fully refunded: the checkout it backs (if any) is REFUNDED and its enrolments revoked.
     if (refundedAmountCents >= paidMoney(charge).amountCents)
       await checkouts.refunded({ chargeId: charge.id }, transaction);

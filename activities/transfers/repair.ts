@@ -13,10 +13,10 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Logger } from 'pino';
-import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 import type { PixProvider } from '../../core/provider';
 import { NOT_PROCESSED, TRANSFER_GRACE } from '../../core/transfers/failures';
-import { PayoutBatch } from '../../db/models';
+import { payoutStore } from '../../db/payouts';
 import { withdrawalStore } from '../../db/withdrawals';
 import { payoutBatchWorkflowId } from '../../workflows/payouts/definitions';
 import { withdrawalWorkflowId } from '../../workflows/withdrawals/definitions';
@@ -67,7 +67,7 @@ export function createReconciler(deps: ReconcileDeps) {
 
   /** Reconciles batch `batchId`; the caller made sure its workflow is not running. */
   async function reconcileBatch(batchId: string): Promise<ReconcileSummary> {
-    const batch = await PayoutBatch.findByPk(batchId);
+    const batch = await payoutStore.findBatch(batchId);
     if (!batch)
       throw ApplicationFailure.nonRetryable(`payout batch ${batchId} not found`, ReconcileFailureTypes.notFound);
     const summary: ReconcileSummary = {
@@ -80,11 +80,7 @@ export function createReconciler(deps: ReconcileDeps) {
       releasedAmountCents: 0,
     };
     if (batch.status !== 'PROCESSING') return summary;
-    const sending = await sequelize.query<{ id: string; amount_cents: string; grace_passed: boolean }>(
-      `SELECT id, amount_cents, updated_at < now() - CAST(:grace AS interval) AS grace_passed
-       FROM payout_items WHERE batch_id = :batchId AND status = 'SENDING' ORDER BY row_index`,
-      { replacements: { batchId, grace: TRANSFER_GRACE }, type: QueryTypes.SELECT },
-    );
+    const sending = await payoutStore.sendingItemsWithGrace(sequelize, batchId, TRANSFER_GRACE);
     for (const item of sending) {
       // Within the grace period only a provider record settles; resolveItem looks it up again.
       if (
@@ -164,12 +160,7 @@ export function createReconcileActivities(deps: ReconcileDeps) {
     limit: number;
   }): Promise<{ kind: ReconcileSummary['kind']; id: string }[]> {
     const [batches, open] = await Promise.all([
-      PayoutBatch.findAll({
-        attributes: ['id'],
-        where: { status: 'PROCESSING' },
-        order: [['updatedAt', 'ASC']],
-        limit: args.limit,
-      }),
+      payoutStore.processingBatches(args.limit),
       withdrawalStore.openWithdrawalIds(args.limit),
     ]);
     return [

@@ -19,6 +19,16 @@ export function findCharge(id: string, transaction?: Transaction): Promise<Charg
   return Charge.findByPk(id, { transaction });
 }
 
+/** The charge's merchant alone (merchantId is the only column read), or null when there is no such charge. */
+export function chargeOwner(id: string, transaction?: Transaction): Promise<Charge | null> {
+  return Charge.findByPk(id, { attributes: ['merchantId'], transaction });
+}
+
+/** The charge's endToEndId alone (the only column read), or null when there is no such charge. */
+export function chargeEndToEndIdRow(id: string): Promise<Charge | null> {
+  return Charge.findByPk(id, { attributes: ['endToEndId'] });
+}
+
 /** The charge's splits, in the order they were asked for. */
 export function splitsOf(chargeId: string, transaction?: Transaction): Promise<ChargeSplit[]> {
   return ChargeSplit.findAll({ where: { chargeId }, order: [['position', 'ASC']], transaction });

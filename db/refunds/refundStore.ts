@@ -1,10 +1,39 @@
 /**
- * The refunds table: the way to read it, and its writer for code outside the refund activities
- * (activities/refunds/refunds.ts still writes its rows itself while the outbound-transfer
- * choreography is being rewritten).
+ * The refunds table: its one writer (the refund activities go through it) and the way to read it.
  */
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { QueryTypes, type CreationAttributes, type InferAttributes, type Sequelize, type Transaction } from 'sequelize';
 import { Refund } from './refund';
+
+export function findRefund(id: string, transaction?: Transaction): Promise<Refund | null> {
+  return Refund.findByPk(id, { transaction });
+}
+
+/** The refund's row under FOR UPDATE: settle and release decide on what no other writer changes meanwhile. */
+export function lockRefund(id: string, transaction: Transaction): Promise<Refund | null> {
+  return Refund.findByPk(id, { transaction, lock: transaction.LOCK.UPDATE });
+}
+
+/** Stores a reserved refund, in the caller's transaction. */
+export function createRefund(attributes: CreationAttributes<Refund>, transaction: Transaction): Promise<Refund> {
+  return Refund.create(attributes, { transaction });
+}
+
+/** Stores the refund unless one with its id exists; answers the row and whether it is new. */
+export async function createRefundOnce(
+  attributes: CreationAttributes<Refund>,
+): Promise<{ refund: Refund; created: boolean }> {
+  const [refund, created] = await Refund.findOrCreate({ where: { id: attributes.id }, defaults: attributes });
+  return { refund, created };
+}
+
+/** A change of the refund's row (its outcome, or why it is unconfirmed), in the caller's transaction if any. */
+export async function updateRefund(
+  refund: Refund,
+  changes: Partial<InferAttributes<Refund>>,
+  transaction?: Transaction,
+): Promise<void> {
+  await refund.update(changes, { transaction });
+}
 
 /** The refunds of these charges, oldest first. */
 export function refundsOfCharges(chargeIds: string[]): Promise<Refund[]> {

@@ -1,6 +1,6 @@
 /**
  * The path ids of the receipt routes: one schema for validation and the OpenAPI document.
- * A transaction's id is any id the merchant holds for it (db/charges/merchantChargeLookup.ts); it
+ * A transaction's id is any id the merchant holds for it (chargeStore.findMerchantCharge in db/charges/chargeStore.ts); it
  * is also written into the Content-Disposition filename unquoted (the spec's exact header), so it
  * is limited to characters of an HTTP token that URLs carry as they are. Anything else → 400.
  * A withdrawal's id is the one schema of GET /sellers/saques/{id} (api/withdrawals/schema.ts).
