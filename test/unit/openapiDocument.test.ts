@@ -203,7 +203,7 @@ describe('OpenAPI document: the rules the code enforces', () => {
   });
 });
 
-/** Issue 24 item 7: what a generated client (openapi-typescript), a fuzzer and a linter rely on. */
+/** The API document as a contract: what a generated client (openapi-typescript), a fuzzer and a linter rely on. */
 describe('OpenAPI document: a contract a generated client can trust', () => {
   const schemas = doc.components?.schemas as Record<string, any>;
   const parameters = doc.components?.parameters as Record<string, any>;
