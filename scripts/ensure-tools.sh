@@ -3,6 +3,10 @@
 #   - temporal CLI (dev server + Web UI) via `go install` (v1.5.1: later versions carry a go.mod
 #     `replace` directive that `go install module@version` refuses)
 #   - Java time-skipping test server, resolved from Maven Central, wrapped by run.sh <port>
+#   - the production Temporal server: `temporal-server` and `temporal-sql-tool` built from the Go
+#     module go.temporal.io/server (cmd/server, cmd/tools/sql), with the module's SQL schema beside
+#     them (scripts/lib/temporalServer.ts runs them; TEMPORAL_ENGINE=server)
+#   - the Temporal Web UI server (github.com/temporalio/ui-server), for that engine's `npm start`
 # Built once per machine into a version-keyed cache ($GATEWAY_TOOLS_CACHE, default
 # ~/.cache/pix-gateway-tools) and linked into the git-ignored .tools/, so a fresh clone reuses
 # them. A `temporal` already on PATH is used as is.
@@ -11,13 +15,22 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 tools="$root/.tools"
 
 TEMPORAL_CLI_VERSION="v1.5.1"
+# One source for these two versions: scripts/lib/temporalEngine.ts (docker-compose.yml's images agree).
+engine_version() { sed -n "s/^export const $1 = '\(.*\)';/\1/p" "$root/scripts/lib/temporalEngine.ts"; }
+TEMPORAL_SERVER_VERSION="v$(engine_version TEMPORAL_SERVER_VERSION)"
+TEMPORAL_UI_VERSION="v$(engine_version TEMPORAL_UI_VERSION)"
 TEST_SERVER_VERSION="$(sed -n 's:.*<version>\(.*\)</version>.*:\1:p' "$root/tools/temporal-test-server/pom.xml" | tail -1)"
 
 cache="${GATEWAY_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pix-gateway-tools}"
 if ! mkdir -p "$cache" 2>/dev/null || [ ! -w "$cache" ]; then cache="$tools/cache"; mkdir -p "$cache"; fi
 mkdir -p "$tools/bin"
 
-want="${1:-all}"
+need_go() {
+  if ! command -v go >/dev/null 2>&1; then
+    echo "ensure-tools: the Go toolchain is needed to build $1 (first run on this machine)." >&2
+    exit 1
+  fi
+}
 
 ensure_cli() {
   if [ -x "$tools/bin/temporal" ]; then return 0; fi
@@ -37,6 +50,44 @@ ensure_cli() {
     rm -rf "$dir" && mv "$dir.tmp" "$dir"
   fi
   ln -sf "$dir/temporal" "$tools/bin/temporal"
+}
+
+# The production engine: the server and its schema tool from one module version, and the module's
+# schema/ directory (setup-schema and update-schema read it), all in one version-keyed folder.
+ensure_server() {
+  local dir="$cache/temporal-server-$TEMPORAL_SERVER_VERSION"
+  if [ ! -x "$dir/temporal-server" ] || [ ! -x "$dir/temporal-sql-tool" ] || [ ! -d "$dir/schema" ]; then
+    need_go "the Temporal server"
+    echo "ensure-tools: building the Temporal server $TEMPORAL_SERVER_VERSION from go.temporal.io/server (first run on this machine, a few minutes)..." >&2
+    rm -rf "$dir.tmp" && mkdir -p "$dir.tmp/bin"
+    GOBIN="$dir.tmp/bin" GOFLAGS=-mod=mod go install \
+      "go.temporal.io/server/cmd/server@$TEMPORAL_SERVER_VERSION" "go.temporal.io/server/cmd/tools/sql@$TEMPORAL_SERVER_VERSION"
+    mv "$dir.tmp/bin/server" "$dir.tmp/temporal-server"
+    mv "$dir.tmp/bin/sql" "$dir.tmp/temporal-sql-tool"
+    rmdir "$dir.tmp/bin"
+    local module
+    module="$(GOFLAGS=-mod=mod go mod download -json "go.temporal.io/server@$TEMPORAL_SERVER_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')"
+    cp -r "$module/schema" "$dir.tmp/schema"
+    chmod -R u+w "$dir.tmp/schema"
+    rm -rf "$dir" && mv "$dir.tmp" "$dir"
+  fi
+  rm -rf "$tools/temporal-server"
+  ln -sfn "$dir" "$tools/temporal-server"
+}
+
+ensure_ui() {
+  local dir="$cache/temporal-ui-server-$TEMPORAL_UI_VERSION"
+  if [ ! -x "$dir/temporal-ui-server" ]; then
+    need_go "the Temporal Web UI server"
+    echo "ensure-tools: building the Temporal Web UI server $TEMPORAL_UI_VERSION (first run on this machine)..." >&2
+    rm -rf "$dir.tmp" && mkdir -p "$dir.tmp/bin"
+    GOBIN="$dir.tmp/bin" GOFLAGS=-mod=mod go install "github.com/temporalio/ui-server/v2/cmd/server@$TEMPORAL_UI_VERSION"
+    mv "$dir.tmp/bin/server" "$dir.tmp/temporal-ui-server"
+    rmdir "$dir.tmp/bin"
+    rm -rf "$dir" && mv "$dir.tmp" "$dir"
+  fi
+  rm -rf "$tools/temporal-ui-server"
+  ln -sfn "$dir" "$tools/temporal-ui-server"
 }
 
 ensure_test_server() {
@@ -64,9 +115,14 @@ RUN
   ln -sfn "$dir" "$tools/temporal-test-server"
 }
 
-case "$want" in
-  cli) ensure_cli ;;
-  test-server) ensure_test_server ;;
-  all) ensure_cli; ensure_test_server ;;
-  *) echo "usage: ensure-tools.sh [cli|test-server|all]" >&2; exit 2 ;;
-esac
+[ $# -gt 0 ] || set -- all
+for want in "$@"; do
+  case "$want" in
+    cli) ensure_cli ;;
+    test-server) ensure_test_server ;;
+    server) ensure_server ;;
+    ui) ensure_ui ;;
+    all) ensure_cli; ensure_test_server; ensure_server; ensure_ui ;;
+    *) echo "usage: ensure-tools.sh [cli|test-server|server|ui|all]..." >&2; exit 2 ;;
+  esac
+done

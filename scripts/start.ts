@@ -1,6 +1,7 @@
 /**
  * `npm start`: the whole stack on this machine, nothing installed by hand.
- *   PostgreSQL (embedded unless DATABASE_URL) → migrations → Temporal dev server with Web UI
+ *   PostgreSQL (embedded unless DATABASE_URL) → migrations → Temporal with its Web UI (the CLI's
+ *   dev server; TEMPORAL_ENGINE=server: the production server on that PostgreSQL, docs/operations.md)
  *   → sandbox Pix provider → local mail sink (unless SMTP_URL is set) → worker → API. A crashed
  *   sandbox, worker or API is restarted (backoff 1 s doubling to 30 s, a log line each time);
  *   Ctrl-C stops everything it started; data persists in .data/ and is reused on the next start.
@@ -13,6 +14,9 @@ import { prepareDatabase } from './lib/database';
 import { waitForPort } from './lib/ports';
 import { loadOrCreateLocalSecrets, writeLocalEnv } from './lib/localSecrets';
 import { startTemporalDevServer } from './lib/temporalDevServer';
+import { temporalEngineFrom } from './lib/temporalEngine';
+import { startTemporalServer } from './lib/temporalServer';
+import { startTemporalUi } from './lib/temporalUi';
 import { supervise, type Supervised } from './lib/supervisor';
 import { ensureTools, projectRoot } from './lib/tools';
 import { startMailSink } from './lib/mailSink';
@@ -26,6 +30,7 @@ const TEMPORAL_UI_PORT = Number(process.env.TEMPORAL_UI_PORT ?? 8233);
 const PG_PORT = Number(process.env.PG_PORT ?? 54320);
 const MAIL_SINK_PORT = Number(process.env.MAIL_SINK_PORT ?? 2525);
 const MAIL_DIR = path.join(projectRoot, '.data', 'mail');
+const ENGINE = temporalEngineFrom(process.env.TEMPORAL_ENGINE, 'TEMPORAL_ENGINE');
 
 /** Node flags per service entry point (heap caps: workers/nodeArgs.ts, api/nodeArgs.ts). */
 const NODE_ARGS: Record<string, readonly string[]> = {
@@ -70,6 +75,42 @@ function runService(name: string, entry: string, env: NodeJS.ProcessEnv): void {
   );
 }
 
+/** The engine TEMPORAL_ENGINE names, with a Web UI on TEMPORAL_UI_PORT; its state persists in .data/. */
+async function startTemporal(
+  databaseUrl: string,
+): Promise<{ address: string; process: ChildProcess; stop: () => Promise<void> }> {
+  if (ENGINE === 'dev') {
+    log('starting Temporal dev server (state in .data/temporal/temporal.db)...');
+    return startTemporalDevServer({
+      port: TEMPORAL_PORT,
+      uiPort: TEMPORAL_UI_PORT,
+      dbFile: path.join(projectRoot, '.data', 'temporal', 'temporal.db'),
+      logFile: path.join(projectRoot, '.data', 'temporal', 'server.log'),
+    });
+  }
+  log('starting the Temporal server (production engine; state in the databases temporal and temporal_visibility)...');
+  const server = await startTemporalServer({
+    postgresUrl: databaseUrl,
+    database: 'temporal',
+    port: TEMPORAL_PORT,
+    logFile: path.join(projectRoot, '.data', 'temporal-server', 'server.log'),
+  });
+  const ui = await startTemporalUi({
+    temporalAddress: server.address,
+    port: TEMPORAL_UI_PORT,
+    logFile: path.join(projectRoot, '.data', 'temporal-server', 'ui.log'),
+  });
+  children.push(ui.process);
+  return {
+    address: server.address,
+    process: server.process(),
+    stop: async () => {
+      await ui.stop();
+      await server.stop();
+    },
+  };
+}
+
 async function shutdown(code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
@@ -99,8 +140,9 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void shutdown(0));
   process.once('SIGTERM', () => void shutdown(0));
 
-  log('checking Temporal tooling (.tools/)...');
-  ensureTools('cli');
+  log(`checking Temporal tooling (.tools/) for the ${ENGINE === 'server' ? 'production server' : 'dev server'}...`);
+  if (ENGINE === 'server') ensureTools('server', 'ui');
+  else ensureTools('cli');
 
   const secrets = loadOrCreateLocalSecrets();
   const dbName = process.env.DATABASE_URL ? new URL(process.env.DATABASE_URL).pathname.slice(1) : 'gateway';
@@ -116,13 +158,7 @@ async function main(): Promise<void> {
   await sequelize.close();
   log(`migrations: ${applied.length ? applied.join(', ') : 'up to date'}`);
 
-  log('starting Temporal dev server (state in .data/temporal/temporal.db)...');
-  const temporal = await startTemporalDevServer({
-    port: TEMPORAL_PORT,
-    uiPort: TEMPORAL_UI_PORT,
-    dbFile: path.join(projectRoot, '.data', 'temporal', 'temporal.db'),
-    logFile: path.join(projectRoot, '.data', 'temporal', 'server.log'),
-  });
+  const temporal = await startTemporal(db.url);
   stoppers.push(temporal.stop);
   children.push(temporal.process);
 
@@ -161,7 +197,7 @@ async function main(): Promise<void> {
   log('ready:');
   log(`  API                 http://127.0.0.1:${API_PORT}   (health: /healthz, /ready)`);
   log(`  Temporal Web UI     http://127.0.0.1:${TEMPORAL_UI_PORT}`);
-  log(`  Temporal gRPC       ${temporal.address}`);
+  log(`  Temporal gRPC       ${temporal.address} (${ENGINE === 'server' ? 'production server' : 'dev server'})`);
   log(`  Sandbox provider    http://127.0.0.1:${SANDBOX_PORT}`);
   log(`  PostgreSQL          ${db.embedded ? `127.0.0.1:${PG_PORT} (embedded)` : 'DATABASE_URL'}`);
   log(

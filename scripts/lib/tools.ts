@@ -6,6 +6,10 @@ export const projectRoot = path.resolve(__dirname, '..', '..');
 export const temporalCliPath = path.join(projectRoot, '.tools', 'bin', 'temporal');
 export const temporalTestServerPath = path.join(projectRoot, '.tools', 'temporal-test-server', 'run.sh');
 
-export function ensureTools(which: 'cli' | 'test-server' | 'all' = 'all'): void {
-  execFileSync('bash', [path.join(projectRoot, 'scripts', 'ensure-tools.sh'), which], { stdio: 'inherit' });
+export type Tool = 'cli' | 'test-server' | 'server' | 'ui' | 'all';
+
+export function ensureTools(...which: Tool[]): void {
+  execFileSync('bash', [path.join(projectRoot, 'scripts', 'ensure-tools.sh'), ...(which.length ? which : ['all'])], {
+    stdio: 'inherit',
+  });
 }
