@@ -1,10 +1,12 @@
 /**
- * `npm run bench`: performance figures on real infrastructure (embedded PostgreSQL, Temporal dev
- * server, sandbox provider over HTTP; the API (api/server.ts, node flags api/nodeArgs.ts) and the
+ * `npm run bench`: performance figures on real infrastructure (embedded PostgreSQL, Temporal —
+ * BENCH_ENGINE=dev, the default: the CLI's dev server; BENCH_ENGINE=server: the production server
+ * on that PostgreSQL, scripts/lib/temporalServer.ts — same parts, same goals, one table per engine —,
+ * sandbox provider over HTTP; the API (api/server.ts, node flags api/nodeArgs.ts) and the
  * worker each as its own process; the sandbox and the load generator in this one). Each part
  * prints its details as it ends; the run ends with ONE table (each measure, the raw baseline
  * measured in the same run, their ratio, the goal, met or not), also written as JSON
- * to .bench/latest.json (scripts/lib/benchTable.ts).
+ * to .bench/latest-<engine>.json (scripts/lib/benchTable.ts).
  *   - webhooks (scripts/lib/webhookBench.ts): provider callback → merchant receiver gets
  *     charge.paid, median and p99; baseline (c): a bare POST of the same size to the receiver.
  *     BENCH_WEBHOOK_RATE (50/s), BENCH_WEBHOOK_SECONDS (60; or BENCH_CHARGES charges).
@@ -40,6 +42,8 @@ import { prepareDatabase } from './lib/database';
 import { generateSecrets } from './lib/localSecrets';
 import { freePort } from './lib/ports';
 import { startTemporalDevServer } from './lib/temporalDevServer';
+import { temporalEngineFrom, type TemporalEngine } from './lib/temporalEngine';
+import { startTemporalServer } from './lib/temporalServer';
 import { stopChild } from './lib/stopChild';
 import { ensureTools, projectRoot } from './lib/tools';
 import { BenchTable } from './lib/benchTable';
@@ -90,18 +94,16 @@ async function waitUntil(probe: () => Promise<boolean>, timeoutMs: number, what:
 async function main() {
   const parts = selectedParts();
   const items = Number(process.env.BENCH_ITEMS ?? 10_000);
-  ensureTools('cli');
+  const engine = temporalEngineFrom(process.env.BENCH_ENGINE, 'BENCH_ENGINE');
+  ensureTools(engine === 'server' ? 'server' : 'cli');
+  process.stdout.write(
+    `Temporal engine: ${engine === 'server' ? 'the production server (BENCH_ENGINE=server)' : 'the dev server'}\n`,
+  );
   const secrets = generateSecrets();
   const database = `gw_bench_${Date.now()}`;
   const pgDataDir = path.join(projectRoot, '.data', 'bench-postgres');
   const db = await prepareDatabase({ database, dataDir: pgDataDir, port: await freePort() });
-  // BENCH_TEMPORAL_FILE=1: the dev server keeps its state in a SQLite file, as under `npm start`
-  // (the default is its in-memory store).
-  const temporalDbFile =
-    process.env.BENCH_TEMPORAL_FILE === '1'
-      ? path.join(projectRoot, '.data', 'bench', `temporal-${database}.db`)
-      : undefined;
-  const temporalServer = await startTemporalDevServer({ port: await freePort(), dbFile: temporalDbFile });
+  const temporalServer = await startBenchTemporal(engine, db.url, database);
   const sequelize = createSequelize(db.url, { poolMax: 20 });
   const cleanup: (() => Promise<void> | void)[] = [];
   let worker: ChildProcess | undefined;
@@ -209,7 +211,7 @@ async function main() {
     const cpuGroups: ProcessGroups = {
       api: () => [apiPid],
       worker: () => [workerPid],
-      temporal: () => (temporalServer.process.pid ? [temporalServer.process.pid] : []),
+      temporal: () => (temporalServer.pid() ? [temporalServer.pid()!] : []),
       postgres: () => postgresPids(pgDataDir),
       bench: () => [process.pid],
     };
@@ -235,9 +237,11 @@ async function main() {
   } finally {
     // The table even when a later part failed: the parts that ran still measured something.
     if (table.measures.length) {
-      const out = path.join(projectRoot, '.bench', 'latest.json');
+      const out = path.join(projectRoot, '.bench', `latest-${engine}.json`);
       table.write(out);
-      process.stdout.write(`\n${table.render()}(written to ${path.relative(projectRoot, out)})\n`);
+      process.stdout.write(
+        `\nTemporal engine: ${engine}\n${table.render()}(written to ${path.relative(projectRoot, out)})\n`,
+      );
     }
     // Both awaited, so they let go of the database and Temporal before those stop.
     if (worker) await stopChild(worker);
@@ -245,10 +249,43 @@ async function main() {
     for (const c of cleanup.reverse()) await c();
     await sequelize.close();
     await temporalServer.stop();
-    if (temporalDbFile)
-      for (const f of [temporalDbFile, `${temporalDbFile}-wal`, `${temporalDbFile}-shm`]) fs.rmSync(f, { force: true });
     await db.stop();
   }
+}
+
+/**
+ * The engine under test. dev: the CLI's dev server in memory, or on a SQLite file as under
+ * `npm start` with BENCH_TEMPORAL_FILE=1. server: the production server, its two databases on the
+ * bench's PostgreSQL, beside the run's own (.data/bench-postgres).
+ */
+async function startBenchTemporal(
+  engine: TemporalEngine,
+  databaseUrl: string,
+  database: string,
+): Promise<{ address: string; pid: () => number | undefined; stop: () => Promise<void> }> {
+  const port = await freePort();
+  if (engine === 'server') {
+    const server = await startTemporalServer({
+      postgresUrl: databaseUrl,
+      database: `${database}_temporal`,
+      port,
+      logFile: path.join(projectRoot, '.data', 'bench', `temporal-server-${database}.log`),
+    });
+    return { address: server.address, pid: () => server.process().pid, stop: server.stop };
+  }
+  const dbFile =
+    process.env.BENCH_TEMPORAL_FILE === '1'
+      ? path.join(projectRoot, '.data', 'bench', `temporal-${database}.db`)
+      : undefined;
+  const dev = await startTemporalDevServer({ port, dbFile });
+  return {
+    address: dev.address,
+    pid: () => dev.process.pid,
+    stop: async () => {
+      await dev.stop();
+      if (dbFile) for (const f of [dbFile, `${dbFile}-wal`, `${dbFile}-shm`]) fs.rmSync(f, { force: true });
+    },
+  };
 }
 
 /** Node flags from a space-separated variable (BENCH_API_NODE_ARGS, BENCH_WORKER_NODE_ARGS). */

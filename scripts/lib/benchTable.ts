@@ -1,7 +1,7 @@
 /**
  * The one table `npm run bench` ends with: each measure beside the raw baseline measured in the
  * same run (so a slow, shared machine slows both and the ratio still means something) and the
- * goal (docs/benchmarks.md). Also written as JSON to .bench/latest.json (git-ignored) so a later run,
+ * goal (docs/benchmarks.md). Also written as JSON to .bench/latest-<engine>.json (git-ignored) so a later run,
  * or CI, can compare without parsing the text.
  */
 import fs from 'node:fs';
