@@ -2,11 +2,13 @@
  * The production build runs: `npm run build`'s JavaScript with only the production dependencies
  * (scripts/lib/productionBuild.ts), the sandbox, worker and API started from it with
  * NODE_ENV=production (test/support/builtStack.ts), a merchant made with the built CLI, a charge
- * created over HTTP, paid at the sandbox and seen PAID. And no devDependency can be loaded there.
+ * created over HTTP, paid at the sandbox and seen PAID, its PDF receipt drawn. And no devDependency
+ * can be loaded there.
  */
 import { execFile } from 'node:child_process';
 import { startBuiltStack, type BuiltStack } from '../support/builtStack';
 import { testEnv, waitFor } from '../support/env';
+import { signedRequestHeaders } from '../../core/signatures/requestSignature';
 
 jest.setTimeout(180_000);
 
@@ -39,7 +41,7 @@ it('no devDependency can be loaded from the build; its production dependencies c
   expect(await resolveIn(stack.dir, '@temporalio/worker')).toContain(stack.dir);
 });
 
-it('a charge created over HTTP on the built API is paid at the sandbox and becomes PAID', async () => {
+it('a charge created over HTTP on the built API is paid at the sandbox, becomes PAID and has its PDF receipt', async () => {
   const merchant = JSON.parse(
     await stack.cli(['merchant', 'create', '--name', 'Loja Build', '--document', '11144477735', '--json']),
   ) as { clientId: string; clientSecret: string };
@@ -60,4 +62,17 @@ it('a charge created over HTTP on the built API is paid at the sandbox and becom
     30_000,
   );
   expect(paid).toMatchObject({ id: created.body.id, amountCents: 12345, status: 'PAID' });
+
+  // Its receipt: drawn by a render thread whose entry is the compiled renderer (api/receipts/receiptDocuments.ts).
+  const receiptPath = `/v1/receipts/transactions/${created.body.id}`;
+  const receipt = await stack.request('GET', `${stack.apiUrl}${receiptPath}`, {
+    headers: signedRequestHeaders({
+      ...merchant,
+      method: 'GET',
+      path: receiptPath,
+      rawBody: '',
+      timestampMs: Date.now(),
+    }),
+  });
+  expect({ status: receipt.status, start: String(receipt.body).slice(0, 5) }).toEqual({ status: 200, start: '%PDF-' });
 });
