@@ -73,7 +73,7 @@ export interface BuiltStack {
 /** Where the build is: the runner's (GATEWAY_PRODUCTION_BUILD_DIR), else one made now. */
 export async function productionBuildDir(): Promise<string> {
   const given = process.env.GATEWAY_PRODUCTION_BUILD_DIR;
-  if (given) return given;
+  if (given) return path.resolve(given);
   return (await prepareProductionBuild()).dir;
 }
 
@@ -192,10 +192,12 @@ export async function startBuiltStack(opts: BuiltStackOptions): Promise<BuiltSta
   };
   const stopAll = async () => {
     await Promise.all(Object.values(processes).map((child) => stopChild(child)));
-    await new Promise((r) => proxy.server.close(r));
-    proxy.server.closeAllConnections();
-    await mail.stop();
     await ca.close();
+    const closed = new Promise((r) => proxy.server.close(r));
+    // Keep-alive sockets would hold close() open until they time out.
+    proxy.server.closeAllConnections();
+    await closed;
+    await mail.stop();
     pki.remove();
     fs.rmSync(proxy.tmp, { recursive: true, force: true });
   };
