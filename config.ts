@@ -123,6 +123,11 @@ export interface GatewayConfig {
    * worker loads instead of bundling the workflow code at start; null: bundle at start.
    */
   workflowBundlePath: string | null;
+  /**
+   * WORKER_HEALTH_PORT: the worker answers GET /healthz there (200 while it polls, 503 otherwise;
+   * workers/healthServer.ts) on HOST, for a container healthcheck; null: no health port.
+   */
+  workerHealthPort: number | null;
 }
 
 export interface AuthConfig {
@@ -335,6 +340,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     receiptSigningKey,
     metricsToken,
     workflowBundlePath: read.raw('WORKFLOW_BUNDLE') ?? null,
+    workerHealthPort: read.raw('WORKER_HEALTH_PORT')
+      ? read.int('WORKER_HEALTH_PORT', 0, { min: 1, max: 65_535 })
+      : null,
   };
   if (production && !config.auth.secureCookies)
     read.problems.push(

@@ -46,7 +46,10 @@ export interface SandboxConfig {
 }
 
 const OPEN_CONTROL_ENVIRONMENTS = new Set(['development', 'test']);
-export const DEFAULT_SANDBOX_DATA_FILE = path.join(__dirname, '..', '.data', 'sandbox', 'state.jsonl');
+/** The checkout, or the build's directory when this runs compiled from its dist/ (not dist/ itself: the image's /app/.data is writable, dist/ is not). */
+const ROOT =
+  path.basename(path.join(__dirname, '..')) === 'dist' ? path.join(__dirname, '..', '..') : path.join(__dirname, '..');
+export const DEFAULT_SANDBOX_DATA_FILE = path.join(ROOT, '.data', 'sandbox', 'state.jsonl');
 
 export function readSandboxConfig(env: NodeJS.ProcessEnv): SandboxConfig {
   const open = OPEN_CONTROL_ENVIRONMENTS.has(env.NODE_ENV ?? '');

@@ -1,5 +1,5 @@
 /**
- * Sandbox PSP entrypoint: `npx tsx sandbox/server.ts`.
+ * Sandbox PSP entrypoint: `npx tsx sandbox/server.ts`, or from the build `node dist/sandbox/server.js`.
  * Env: SANDBOX_PORT (4010), SANDBOX_HOST (127.0.0.1), PROVIDER_API_KEY and
  * PROVIDER_CALLBACK_SECRET (both required), SANDBOX_CONTROL_TOKEN (required unless NODE_ENV is
  * development or test), SANDBOX_DATA_FILE (.data/sandbox/state.jsonl); API Pix:

@@ -3,7 +3,7 @@
  * V8 heap keeps once grown) then never lives in the worker, whose resident memory stays that
  * much lower for its whole life (docs/benchmarks.md).
  *
- *   node [--import tsx] workers/bundleWorkflowsCli.ts <out-file>
+ *   node [--import tsx] workers/bundleWorkflowsCli.ts <out-file>   (dist/workers/bundleWorkflowsCli.js from the build)
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';

@@ -17,6 +17,7 @@ import { ensurePixWebhook } from './ensurePixWebhook';
 import { ensurePixSweepSchedule } from './ensurePixSweepSchedule';
 import { Client, Connection } from '@temporalio/client';
 import { parseKey } from '../core/crypto/secretBox';
+import { startWorkerHealthServer } from './healthServer';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -56,6 +57,9 @@ async function main(): Promise<void> {
   await ensurePixSweepSchedule(client, config.temporal.taskQueue);
   await clientConnection.close();
   await registerPixWebhook(pixApi, config, logger);
+  // WORKER_HEALTH_PORT: what a container healthcheck asks (unref'd: it never keeps the process up).
+  if (config.workerHealthPort)
+    await startWorkerHealthServer({ port: config.workerHealthPort, host: config.host, state: () => worker.getState() });
   // Never the SMTP URL itself: it may carry the login.
   logger.info(
     { taskQueue: config.temporal.taskQueue, smtp: config.smtpUrl ? 'configured' : 'not configured' },

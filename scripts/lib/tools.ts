@@ -2,7 +2,9 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 
-export const projectRoot = path.resolve(__dirname, '..', '..');
+/** The checkout; compiled (dist/scripts/lib, the CLI's build), the directory holding dist/. */
+const above = path.resolve(__dirname, '..', '..');
+export const projectRoot = path.basename(above) === 'dist' ? path.dirname(above) : above;
 export const temporalCliPath = path.join(projectRoot, '.tools', 'bin', 'temporal');
 export const temporalTestServerPath = path.join(projectRoot, '.tools', 'temporal-test-server', 'run.sh');
 

@@ -117,7 +117,7 @@ function listen(app: import('express').Express): Promise<{ server: Server; url: 
  * once; CREATE DATABASE … TEMPLATE copies files, milliseconds) or, outside `npm test`, an empty
  * one the migrations then fill.
  */
-async function freshDatabase(baseUrl: string, template: string | undefined): Promise<string> {
+export async function freshDatabase(baseUrl: string, template: string | undefined): Promise<string> {
   const server = new URL(baseUrl);
   const name = `${server.pathname.slice(1)}_${crypto.randomBytes(4).toString('hex')}`;
   server.pathname = '/postgres';

@@ -100,7 +100,13 @@ async function leaf(
   return { cert: cert.toString('pem'), key: await privateKeyPem(keys) };
 }
 
-export async function createTestCertificates(opts: { pkcs12?: boolean } = {}): Promise<TestCertificates> {
+export async function createTestCertificates(
+  opts: {
+    pkcs12?: boolean;
+    /** More names of the server certificate besides 127.0.0.1 and localhost (a host a production config accepts). */
+    serverNames?: x509.JsonGeneralNames;
+  } = {},
+): Promise<TestCertificates> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'test-pki-'));
   const write = (name: string, text: string) => {
     const file = path.join(dir, name);
@@ -120,6 +126,7 @@ export async function createTestCertificates(opts: { pkcs12?: boolean } = {}): P
     await leaf(ca, 'CN=localhost', x509.ExtendedKeyUsage.serverAuth, [
       { type: 'dns', value: 'localhost' },
       { type: 'ip', value: '127.0.0.1' },
+      ...(opts.serverNames ?? []),
     ]),
   );
   const client = pair(

