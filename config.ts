@@ -10,6 +10,7 @@ import crypto from 'node:crypto';
 import net from 'node:net';
 import { parseKey } from './core/crypto/secretBox';
 import { readClientTls, type ClientTls } from './core/net/clientTls';
+import { parsePrivateReceivers } from './core/net/destination';
 import type { StorageConfig } from './core/storage/createObjectStore';
 
 export const ENVIRONMENTS = ['development', 'test', 'production'] as const;
@@ -76,6 +77,8 @@ export interface GatewayConfig {
   /** Which hops in front of the API are trusted to set X-Forwarded-For (the per-IP limit keys on the client address). */
   trustProxy: TrustProxy;
   allowPrivateWebhookDestinations: boolean;
+  /** WEBHOOK_PRIVATE_RECEIVERS: private `ip:port`s merchant webhooks may reach all the same, production included. */
+  webhookPrivateReceivers: string[];
   /** /healthz and /ready show the git SHA and build id only when this is set (they are public). */
   exposeBuildInfo: boolean;
   build: BuildConfig;
@@ -254,6 +257,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       'ALLOW_PRIVATE_WEBHOOK_DESTINATIONS=true is refused in production: merchants could make the gateway call internal networks',
     );
   }
+  const privateReceivers = parsePrivateReceivers(read.raw('WEBHOOK_PRIVATE_RECEIVERS') ?? '');
+  if (!privateReceivers.ok)
+    read.problems.push(
+      `WEBHOOK_PRIVATE_RECEIVERS: "${privateReceivers.entry}" is not an ip:port of a private receiver (loopback is never allowed)`,
+    );
 
   const jwtSecrets = (read.raw('JWT_SECRETS') ?? '')
     .split(',')
@@ -310,6 +318,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     },
     trustProxy: trustProxy(read),
     allowPrivateWebhookDestinations,
+    webhookPrivateReceivers: privateReceivers.ok ? privateReceivers.receivers : [],
     exposeBuildInfo: read.bool('EXPOSE_BUILD_INFO', false),
     build: {
       gitSha: read.raw('GIT_SHA') ?? null,

@@ -82,6 +82,8 @@ export interface ApiDeps {
   build?: BuildConfig;
   /** Local and private webhook destinations are allowed in development and tests only. */
   allowPrivateWebhookDestinations?: boolean;
+  /** WEBHOOK_PRIVATE_RECEIVERS: private `ip:port`s a webhook URL may name all the same (production too). */
+  webhookPrivateReceivers?: string[];
   /** Chunking and concurrency of payout batches. */
   payoutSettings?: PayoutSettings;
   /** Sign-in of the application API; keys derived from the encryption key when none are given (development, tests). */
@@ -152,7 +154,10 @@ export function createApp(deps: ApiDeps): express.Express {
     ttlHours: deps.idempotencyTtlHours,
     logger: deps.logger.child({ module: 'idempotency' }),
   });
-  const destinations = { allowPrivate: deps.allowPrivateWebhookDestinations ?? false };
+  const destinations = {
+    allowPrivate: deps.allowPrivateWebhookDestinations ?? false,
+    privateReceivers: new Set(deps.webhookPrivateReceivers ?? []),
+  };
   const sellerPix = new SellerPixService({
     sequelize: deps.sequelize,
     temporal: deps.temporal,

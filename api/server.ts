@@ -31,6 +31,7 @@ async function main(): Promise<void> {
     exposeBuildInfo: config.exposeBuildInfo,
     build: config.build,
     allowPrivateWebhookDestinations: config.allowPrivateWebhookDestinations,
+    webhookPrivateReceivers: config.webhookPrivateReceivers,
     payoutSettings: config.payouts,
     auth: config.auth,
     storage: config.storage,

@@ -40,6 +40,7 @@ async function main(): Promise<void> {
       publicBaseUrl: config.publicBaseUrl,
       secretsKey: parseKey(config.credentialsEncryptionKey),
       allowPrivateDestinations: config.allowPrivateWebhookDestinations,
+      privateReceivers: config.webhookPrivateReceivers,
       smtpUrl: config.smtpUrl,
       mailFrom: config.mailFrom,
       logger,

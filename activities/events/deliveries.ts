@@ -23,11 +23,14 @@ export interface WebhookActivityDeps {
   secretsKey?: Buffer;
   /** Local receivers are allowed in development and tests only. */
   allowPrivateDestinations?: boolean;
+  /** WEBHOOK_PRIVATE_RECEIVERS: private `ip:port`s delivered to all the same (production too). */
+  privateReceivers?: string[];
   /** The resolver deliveries connect through (tests inject one); the system's by default. */
   lookup?: Lookup;
 }
 
 export function createWebhookActivities(deps: WebhookActivityDeps) {
+  const privateReceivers = new Set(deps.privateReceivers ?? []);
   const { sequelize } = deps;
 
   async function dispatchOutbox(args: { limit: number }): Promise<number> {
@@ -86,7 +89,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
             },
             body: d.body,
           },
-          { allowPrivate: deps.allowPrivateDestinations ?? false, lookup: deps.lookup },
+          { allowPrivate: deps.allowPrivateDestinations ?? false, privateReceivers, lookup: deps.lookup },
         );
         statusCode = res.status;
         const excerpt = await readCapped(res);

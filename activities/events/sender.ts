@@ -9,13 +9,15 @@
 import dns from 'node:dns/promises';
 import net from 'node:net';
 import { Agent, buildConnector, fetch } from 'undici';
-import { isBlockedHostname, isPrivateAddress } from '../../core/net/destination';
+import { isBlockedHostname, isPrivateAddress, privateReceiverKey } from '../../core/net/destination';
 
 export type Lookup = (host: string) => Promise<{ address: string; family?: number }[]>;
 
 export interface SenderPolicy {
   /** Development and tests only: local receivers. Production refuses to start with it (config). */
   allowPrivate: boolean;
+  /** WEBHOOK_PRIVATE_RECEIVERS: the private `ip:port`s allowed all the same, in production too. */
+  privateReceivers?: ReadonlySet<string>;
   lookup?: Lookup;
 }
 
@@ -31,16 +33,20 @@ export class DestinationRefusedError extends Error {
 const defaultLookup: Lookup = (host) => dns.lookup(host, { all: true, verbatim: true });
 
 /** The one address to connect to, or a refusal. */
-async function safeAddress(hostname: string, policy: SenderPolicy): Promise<string> {
+async function safeAddress(hostname: string, port: number, policy: SenderPolicy): Promise<string> {
   const host = hostname.replace(/^\[|\]$/g, '');
+  const refused = (address: string) =>
+    !policy.allowPrivate &&
+    isPrivateAddress(address) &&
+    !policy.privateReceivers?.has(privateReceiverKey(address, port));
   if (net.isIP(host)) {
-    if (!policy.allowPrivate && isPrivateAddress(host)) throw new DestinationRefusedError();
+    if (refused(host)) throw new DestinationRefusedError();
     return host;
   }
   if (!policy.allowPrivate && isBlockedHostname(host)) throw new DestinationRefusedError();
   const answers = await (policy.lookup ?? defaultLookup)(host);
   if (answers.length === 0) throw Object.assign(new Error(`${host} does not resolve`), { code: 'ENOTFOUND' });
-  if (!policy.allowPrivate && answers.some((a) => isPrivateAddress(a.address))) throw new DestinationRefusedError();
+  if (answers.some((a) => refused(a.address))) throw new DestinationRefusedError();
   return answers[0].address;
 }
 
@@ -48,13 +54,16 @@ const agents = new Map<string, Agent>();
 
 /** One keep-alive agent per policy; its connector checks every new connection. */
 function agentFor(policy: SenderPolicy): Agent {
-  const cacheKey = policy.lookup ? '' : String(policy.allowPrivate);
+  const cacheKey = policy.lookup
+    ? ''
+    : `${policy.allowPrivate} ${[...(policy.privateReceivers ?? [])].sort().join(',')}`;
   const cached = cacheKey ? agents.get(cacheKey) : undefined;
   if (cached) return cached;
   const connect = buildConnector({});
   const agent = new Agent({
     connect: (opts, callback) => {
-      safeAddress(opts.hostname, policy).then(
+      const port = Number(opts.port) || (opts.protocol === 'https:' ? 443 : 80);
+      safeAddress(opts.hostname, port, policy).then(
         (address) => connect({ ...opts, hostname: address }, callback),
         (err: Error) => callback(err, null),
       );

@@ -65,3 +65,34 @@ function embeddedIPv4(ip: ipaddr.IPv6): ipaddr.IPv4 | null {
   if (p[0] === 0x2002) return v4(p[1], p[2]); // 2002::/16 (6to4)
   return null;
 }
+
+/**
+ * WEBHOOK_PRIVATE_RECEIVERS: private addresses an operator lets merchant webhooks reach in
+ * production, each named exactly as `ip:port` (`[v6]:port` for IPv6): a gateway on the same
+ * private network as a receiver of its own (an internal event bus, a test receiver). Nothing else
+ * private becomes reachable: not another port of that address, not another address. Loopback and
+ * the unspecified address are never accepted (they are the gateway's own machine).
+ * Returns the normalised entries, or the first entry that is not acceptable.
+ */
+export function parsePrivateReceivers(raw: string): { ok: true; receivers: string[] } | { ok: false; entry: string } {
+  const receivers: string[] = [];
+  for (const entry of raw
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean)) {
+    const match = /^\[?([0-9a-fA-F:.]+)\]?:(\d{1,5})$/.exec(entry);
+    const port = match ? Number(match[2]) : 0;
+    if (!match || !ipaddr.isValid(match[1]) || port < 1 || port > 65_535) return { ok: false, entry };
+    const ip = ipaddr.process(match[1]);
+    if (['loopback', 'unspecified'].includes(ip.range())) return { ok: false, entry };
+    receivers.push(privateReceiverKey(ip.toString(), port));
+  }
+  return { ok: true, receivers };
+}
+
+/** The key of an address and port in a WEBHOOK_PRIVATE_RECEIVERS set (IPv4-mapped IPv6 as its IPv4). */
+export function privateReceiverKey(address: string, port: number): string {
+  const raw = address.replace(/^\[|\]$/g, '');
+  const ip = ipaddr.isValid(raw) ? ipaddr.process(raw).toString() : raw;
+  return ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`;
+}

@@ -4,13 +4,26 @@
  * The DNS lookup is passed in, so this stays free of I/O of its own.
  */
 import net from 'node:net';
-import { checkWebhookUrlSyntax, isBlockedHostname, isPrivateAddress, type UrlProblem } from './destination';
+import {
+  checkWebhookUrlSyntax,
+  isBlockedHostname,
+  isPrivateAddress,
+  privateReceiverKey,
+  type UrlProblem,
+} from './destination';
 
 export type DestinationProblem = UrlProblem | 'unresolvable';
 
 export interface DestinationPolicy {
   allowPrivate: boolean;
+  /** WEBHOOK_PRIVATE_RECEIVERS: the private `ip:port`s allowed all the same (core/net/destination.ts). */
+  privateReceivers?: ReadonlySet<string>;
   lookup?: (host: string) => Promise<{ address: string }[]>;
+}
+
+/** The URL's port, its scheme's default when it names none. */
+export function urlPort(url: URL): number {
+  return url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
 }
 
 export async function checkDestination(
@@ -22,11 +35,12 @@ export async function checkDestination(
   if (!syntax.ok) return syntax;
   if (policy.allowPrivate) return { ok: true, url: syntax.url.toString() };
   const host = syntax.url.hostname.replace(/^\[|\]$/g, '');
+  const port = urlPort(syntax.url);
+  const refused = (address: string) =>
+    isPrivateAddress(address) && !policy.privateReceivers?.has(privateReceiverKey(address, port));
   if (isBlockedHostname(host)) return { ok: false, problem: 'private_address' };
   if (net.isIP(host))
-    return isPrivateAddress(host)
-      ? { ok: false, problem: 'private_address' }
-      : { ok: true, url: syntax.url.toString() };
+    return refused(host) ? { ok: false, problem: 'private_address' } : { ok: true, url: syntax.url.toString() };
   let addresses: { address: string }[];
   try {
     addresses = await (policy.lookup ?? defaultLookup)(host);
@@ -34,6 +48,6 @@ export async function checkDestination(
     return { ok: false, problem: 'unresolvable' };
   }
   if (addresses.length === 0) return { ok: false, problem: 'unresolvable' };
-  if (addresses.some((a) => isPrivateAddress(a.address))) return { ok: false, problem: 'private_address' };
+  if (addresses.some((a) => refused(a.address))) return { ok: false, problem: 'private_address' };
   return { ok: true, url: syntax.url.toString() };
 }

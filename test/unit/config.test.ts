@@ -109,6 +109,18 @@ describe('loadConfig', () => {
     expect(config.exposeBuildInfo).toBe(false);
   });
 
+  it('takes WEBHOOK_PRIVATE_RECEIVERS in production, each an exact ip:port, never loopback', () => {
+    expect(loadConfig(production()).webhookPrivateReceivers).toEqual([]);
+    expect(
+      loadConfig({ ...production(), WEBHOOK_PRIVATE_RECEIVERS: '10.1.2.3:8443, [FD12::1]:443' })
+        .webhookPrivateReceivers,
+    ).toEqual(['10.1.2.3:8443', '[fd12::1]:443']);
+    for (const entry of ['127.0.0.1:80', '[::1]:443', '0.0.0.0:80', '10.1.2.3', 'receiver.internal:443', '10.1.2.3:0'])
+      expect(problemsOf({ ...production(), WEBHOOK_PRIVATE_RECEIVERS: entry })).toEqual([
+        expect.stringContaining(`WEBHOOK_PRIVATE_RECEIVERS: "${entry}"`),
+      ]);
+  });
+
   it('accepts development and test with local defaults', () => {
     expect(loadConfig(development()).provider.baseUrl).toBe('http://127.0.0.1:4010');
     expect(loadConfig({ ...development(), NODE_ENV: 'test' }).env).toBe('test');

@@ -5,6 +5,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import { isPrivateAddress } from '../../core/net/destination';
 import { checkDestination } from '../../core/net/destinationPolicy';
 import { DestinationRefusedError, postWebhook } from '../../activities/events/sender';
@@ -118,4 +119,71 @@ describe('the policy holds at connect time (H3)', () => {
     expect(res.status).toBe(200);
     expect(hits).toBe(1);
   });
+});
+
+describe('WEBHOOK_PRIVATE_RECEIVERS: an operator names the private ip:port a webhook may reach, and only it', () => {
+  const receivers = new Set(['10.1.2.3:8443', '[fd12::1]:443']);
+  const policy = (lookup?: (host: string) => Promise<{ address: string }[]>) => ({
+    allowPrivate: false,
+    privateReceivers: receivers,
+    lookup,
+  });
+  const none = async () => [];
+
+  it.each(['https://10.1.2.3:8443/hooks', 'https://[fd12::1]/hooks', 'http://[::ffff:10.1.2.3]:8443/'])(
+    'registers %s',
+    async (url) => {
+      expect(await checkDestination(url, policy(), none)).toMatchObject({ ok: true });
+    },
+  );
+
+  it.each([
+    'https://10.1.2.3/hooks',
+    'https://10.1.2.3:8444/hooks',
+    'https://10.1.2.4:8443/hooks',
+    'http://127.0.0.1:8443/',
+    'https://[fd12::1]:8443/',
+  ])('still refuses %s (another port, another address, loopback)', async (url) => {
+    expect(await checkDestination(url, policy(), none)).toEqual({ ok: false, problem: 'private_address' });
+  });
+
+  it('judges a name by what it resolves to: the listed address passes, with any other private answer it is refused', async () => {
+    const listed = async () => [{ address: '10.1.2.3' }];
+    const mixed = async () => [{ address: '10.1.2.3' }, { address: '10.0.0.5' }];
+    expect(await checkDestination('https://bus.example.com:8443/', policy(listed), listed)).toMatchObject({ ok: true });
+    expect(await checkDestination('https://bus.example.com:8443/', policy(mixed), mixed)).toEqual({
+      ok: false,
+      problem: 'private_address',
+    });
+  });
+
+  // A connection to a real receiver on this machine's own non-loopback address, which is private
+  // or reserved on every test machine (when it has none, the address test above covers the rule).
+  const own = Object.values(os.networkInterfaces())
+    .flat()
+    .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
+  (own ? it : it.skip)(
+    'delivers at connect time to the listed ip:port, and refuses the same address on another port',
+    async () => {
+      let hits = 0;
+      const server = http.createServer((_req, res) => {
+        hits++;
+        res.end('ok');
+      });
+      await new Promise<void>((resolve) => server.listen(0, own, resolve));
+      const port = (server.address() as AddressInfo).port;
+      try {
+        const request = { headers: { 'content-type': 'application/json' }, body: '{}', timeoutMs: 2_000 };
+        const listed = { allowPrivate: false, privateReceivers: new Set([`${own}:${port}`]) };
+        expect((await postWebhook(`http://${own}:${port}/x`, request, listed)).status).toBe(200);
+        const other = { allowPrivate: false, privateReceivers: new Set([`${own}:${port + 1}`]) };
+        await expect(postWebhook(`http://${own}:${port}/x`, request, other)).rejects.toBeInstanceOf(
+          DestinationRefusedError,
+        );
+        expect(hits).toBe(1);
+      } finally {
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+    },
+  );
 });
