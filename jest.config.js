@@ -3,7 +3,9 @@
  * - unit: pure tests and the sandbox over HTTP; no PostgreSQL, no Temporal;
  * - workflows: the Java time-skipping server (one per file), real activities and database; replay;
  * - integration: the real stack (embedded PostgreSQL, the Temporal dev server, the sandbox over
- *   HTTP), and the hosted page in Chromium.
+ *   HTTP), and the hosted page in Chromium;
+ * - smoke: the money smoke set on the production Temporal server (its own, on the run's
+ *   PostgreSQL) and the API, worker and sandbox started from the production build.
  * The workflow code is bundled once per run (test/support/globalSetup.js) and every worker uses
  * that bundle. The longest files start first (test/support/sequencer.js), so they do not end the run alone.
  */
@@ -32,6 +34,7 @@ module.exports = {
     project('unit', ['unit', 'sandbox']),
     project('workflows', ['workflows', 'replay']),
     project('integration', ['integration', 'browser']),
+    project('smoke', ['smoke']),
   ],
   globalSetup: '<rootDir>/test/support/globalSetup.js',
   globalTeardown: '<rootDir>/test/support/globalTeardown.js',

@@ -1,10 +1,13 @@
 /**
  * `npm test`: the whole suite against real infrastructure, nothing installed by hand.
- *   Temporal tooling (.tools/) → PostgreSQL (embedded unless DATABASE_URL) with a fresh database
- *   for this run, migrated once, and a template copy of it for the integration stacks → Temporal
- *   dev server (headless, in memory) → jest, its three projects in one pool of workers
- *   (jest.config.js), with the type-check, lint and format check running beside it → the slowest files and the
- *   time per project, then the secrets audit.
+ *   Temporal tooling (.tools/: the CLI, the Java test server, the production Temporal server) →
+ *   the production build (`npm run build` plus production dependencies only, outside the checkout:
+ *   scripts/lib/productionBuild.ts), made while PostgreSQL (embedded unless DATABASE_URL) starts
+ *   with a fresh database for this run, migrated once, and a template copy of it for the
+ *   integration stacks → Temporal dev server (headless, in memory) → jest, its four projects in one
+ *   pool of workers (jest.config.js; the smoke set starts its own production Temporal server on the
+ *   run's PostgreSQL and the built processes), with the type-check, lint and format check running
+ *   beside it → the slowest files and the time per project, then the secrets audit.
  * Extra arguments go to jest (`npm test -- test/unit`). Exits non-zero on any failure.
  * GATEWAY_TEST_WORKERS sets jest's worker count (default 4: the suite mostly waits on I/O).
  */
@@ -21,6 +24,7 @@ import { freePort } from './lib/ports';
 import { startTemporalDevServer } from './lib/temporalDevServer';
 import { timingReport } from './lib/testTimings';
 import { ensureTools, projectRoot, temporalCliPath, temporalTestServerPath } from './lib/tools';
+import { prepareProductionBuild } from './lib/productionBuild';
 
 /** Jest workers: integration files mostly wait (polls, timers, the provider), so more than the cores. */
 const DEFAULT_WORKERS = 4;
@@ -32,13 +36,18 @@ function step(msg: string): void {
 async function main(): Promise<number> {
   const started = Date.now();
   step('checking Temporal tooling (.tools/)...');
-  ensureTools('all');
+  ensureTools('cli', 'test-server', 'server');
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-test-'));
 
   // SKIP_TYPECHECK=1 is for a developer iterating on one file while others edit the tree; CI never sets it.
   const checks = process.env.SKIP_TYPECHECK === '1' ? [] : startStaticChecks(logDir);
   if (checks.length === 0) step('type-check, lint and format check skipped (SKIP_TYPECHECK=1)');
   else step('type-check (tsc --noEmit), lint (eslint) and format check (prettier) started beside the tests');
+
+  // Built beside PostgreSQL's start and the migrations; the smoke set runs the built processes.
+  step('building for production (npm run build, production dependencies only)...');
+  const build = prepareProductionBuild();
+  build.catch(() => undefined); // awaited below; a failure is reported there, not as an unhandled rejection
 
   const database = `gw_test_${Date.now()}_${process.pid}`;
   const template = `${database}_template`;
@@ -64,6 +73,11 @@ async function main(): Promise<number> {
     step(`starting Temporal dev server on 127.0.0.1:${temporalPort}...`);
     temporal = await startTemporalDevServer({ port: temporalPort, logFile: path.join(logDir, 'temporal.log') });
 
+    const built = await build;
+    step(
+      `production build in ${built.dir} (${(built.timings.totalMs / 1000).toFixed(1)} s${built.modulesCached ? ', dependencies reused' : ''})`,
+    );
+
     const resultsFile = path.join(logDir, 'jest-results.json');
     const workers = process.env.GATEWAY_TEST_WORKERS ?? String(DEFAULT_WORKERS);
     step(
@@ -86,6 +100,7 @@ async function main(): Promise<number> {
         TEMPORAL_ADDRESS: temporal.address,
         TEMPORAL_CLI_PATH: temporalCliPath,
         TEMPORAL_TEST_SERVER_PATH: temporalTestServerPath,
+        GATEWAY_PRODUCTION_BUILD_DIR: built.dir,
         // Every process of the stack logs here, not into the test output (core/logger.ts, test/support/testLogs.ts).
         GATEWAY_TEST_LOG_DIR: logDir,
       },

@@ -10,7 +10,7 @@
  * services would still find the devDependencies. prepareProductionBuild refuses such a place.
  * The built services start with builtService(); test/support/builtStack.ts starts them all.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -39,9 +39,16 @@ export async function prepareProductionBuild(opts: { dir?: string } = {}): Promi
   if (above) throw new Error(`${dir} is below ${above}: the built services would find devDependencies there`);
   fs.mkdirSync(dir, { recursive: true });
 
-  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
-    cwd: projectRoot,
-    stdio: ['ignore', 'inherit', 'inherit'],
+  // A child process awaited, not a synchronous one: the test runner starts PostgreSQL meanwhile.
+  await new Promise<void>((resolve, reject) => {
+    const tsc = spawn(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+      cwd: projectRoot,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    tsc.once('error', reject);
+    tsc.once('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`npm run build (tsc) failed: exit ${code}`)),
+    );
   });
   replaceDir(path.join(projectRoot, 'dist'), path.join(dir, 'dist'), (from, to) =>
     execFileSync('cp', ['-a', from, to]),

@@ -63,6 +63,8 @@ export interface BuiltStack {
   cli: (args: string[]) => Promise<string>;
   /** The payer's button at the sandbox (its control route, with the control token). */
   pay: (chargeId: string) => Promise<BuiltStackResponse>;
+  /** Any of the sandbox's control routes (`/sandbox/...`), with the control token: its own records, its faults. */
+  control: (method: string, path: string, body?: unknown) => Promise<BuiltStackResponse>;
   /** Sends `signal` (default SIGKILL) to a service and waits for it to exit. */
   kill: (name: BuiltServiceName, signal?: NodeJS.Signals) => Promise<void>;
   /** Starts a service again (after kill) with the same settings and waits until it is ready. */
@@ -226,6 +228,8 @@ export async function startBuiltStack(opts: BuiltStackOptions): Promise<BuiltSta
         body: {},
         headers: { authorization: `Bearer ${s.controlToken}` },
       }),
+    control: (method, path, body) =>
+      request(method, `${sandboxUrl}${path}`, { body, headers: { authorization: `Bearer ${s.controlToken}` } }),
     kill: async (name, signal = 'SIGKILL') => {
       const child = processes[name];
       if (child.exitCode !== null || child.signalCode !== null) return;
@@ -243,7 +247,7 @@ export async function startBuiltStack(opts: BuiltStackOptions): Promise<BuiltSta
 }
 
 /** A host name production accepts for this machine: its first non-loopback IPv4 address, else its host name. */
-async function publicHost(): Promise<{
+export async function publicHost(): Promise<{
   name: string;
   address: string;
   certName: { type: 'ip' | 'dns'; value: string };

@@ -17,7 +17,8 @@ export interface Receiver {
   close: () => Promise<void>;
 }
 
-export async function startReceiver(): Promise<Receiver> {
+/** `host`: where it listens, loopback unless a test needs an address production's webhook policy can be told to allow. */
+export async function startReceiver(host = '127.0.0.1'): Promise<Receiver> {
   const received: Received[] = [];
   const state = { status: 200 };
   const server = http.createServer((req, res) => {
@@ -37,9 +38,9 @@ export async function startReceiver(): Promise<Receiver> {
         .end(state.status < 300 ? 'ok' : 'down for maintenance');
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  await new Promise<void>((r) => server.listen(0, host, () => r()));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: `http://${host}:${(server.address() as AddressInfo).port}`,
     received,
     get status() {
       return state.status;
