@@ -106,8 +106,13 @@ async function registerPixWebhook(
   }
 }
 
-main().catch((err) => {
-  // eslint-disable-next-line no-console
-  console.error('worker failed:', err instanceof Error ? err.message : err);
-  process.exit(1);
-});
+// Stopped: exit at once rather than wind down with the signal handlers gone, when one more
+// Ctrl-C would end the process with that signal instead of 0.
+main().then(
+  () => process.exit(0),
+  (err) => {
+    // eslint-disable-next-line no-console
+    console.error('worker failed:', err instanceof Error ? err.message : err);
+    process.exit(1);
+  },
+);
