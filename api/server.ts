@@ -6,6 +6,7 @@ import { runMigrations } from '../db/migrator';
 import { createSequelize } from '../db/sequelize';
 import { createApp } from './app';
 import { paymentSimulatorFor } from './checkouts/page/simulate';
+import { stopOnSignals } from '../core/shutdown';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -49,15 +50,18 @@ async function main(): Promise<void> {
   const server = app.listen(config.port, config.host, () =>
     logger.info({ port: config.port, host: config.host }, 'api listening'),
   );
-  const stop = () => {
-    server.close(async () => {
+  // Once: a second server.close() answers at once with an error, and its callback used to close
+  // the database under the requests the first one was waiting for.
+  stopOnSignals(
+    async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
       await connection.close();
       await sequelize.close();
+      logger.info('api stopped');
       process.exit(0);
-    });
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+    },
+    { logger },
+  );
 }
 
 main().catch((err) => {

@@ -12,6 +12,7 @@ import pino from 'pino';
 import { createSandboxApp } from './app';
 import { readSandboxConfig, type SandboxConfig } from './config';
 import { listenSandbox } from './listen';
+import { stopOnSignals } from '../core/shutdown';
 
 const SHUTDOWN_GRACE_MS = 5_000;
 
@@ -51,22 +52,19 @@ async function main(): Promise<void> {
   }
   logger.info({ host, port, tls: tls ? (tls.clientCa ? 'mutual' : 'server') : 'off' }, 'pix sandbox listening');
 
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    sandbox.stop();
-    server.close(() => process.exit(0));
-    server.closeIdleConnections();
-    // Hung (fault-injected) or slow requests must not block shutdown forever.
-    setTimeout(() => {
-      server.closeAllConnections();
-      process.exit(0);
-    }, SHUTDOWN_GRACE_MS).unref();
-  };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  stopOnSignals(
+    () => {
+      sandbox.stop();
+      server.close(() => process.exit(0));
+      server.closeIdleConnections();
+      // Hung (fault-injected) or slow requests must not block shutdown forever.
+      setTimeout(() => {
+        server.closeAllConnections();
+        process.exit(0);
+      }, SHUTDOWN_GRACE_MS).unref();
+    },
+    { logger },
+  );
 }
 
 void main();

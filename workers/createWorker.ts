@@ -15,6 +15,8 @@ export interface GatewayWorkerOptions {
   /** A prebuilt workflow bundle (tests share one across workers to save start-up time). */
   workflowBundle?: WorkerOptions['workflowBundle'];
   maxConcurrentActivityTaskExecutions?: number;
+  /** How long a shutdown lets activities in flight finish before cancelling them (the SDK's default: 0). */
+  shutdownGraceTime?: WorkerOptions['shutdownGraceTime'];
 }
 
 export const workflowsPath = path.join(__dirname, '..', 'workflows');
@@ -29,6 +31,7 @@ export async function createGatewayWorker(opts: GatewayWorkerOptions): Promise<W
       : { workflowsPath: require.resolve(workflowsPath) }),
     activities: createActivities(opts.deps),
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivityTaskExecutions ?? 100,
+    ...(opts.shutdownGraceTime !== undefined ? { shutdownGraceTime: opts.shutdownGraceTime } : {}),
     // The SDK sizes the workflow cache from the heap limit, and under the worker's heap cap
     // (workers/nodeArgs.ts) that is its floor: 10 workflows. The cache also bounds the workflow
     // tasks in progress, so only 10 charges could be issued at once. Each cached run costs

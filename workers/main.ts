@@ -1,7 +1,7 @@
 /** Worker process entry point: `node dist/workers/main.js` (started by `npm start`). */
 import fs from 'node:fs';
 import path from 'node:path';
-import { NativeConnection } from '@temporalio/worker';
+import { NativeConnection, Runtime } from '@temporalio/worker';
 import { loadConfig } from '../config';
 import { createSequelize } from '../db/sequelize';
 import { runMigrations } from '../db/migrator';
@@ -18,10 +18,20 @@ import { ensurePixSweepSchedule } from './ensurePixSweepSchedule';
 import { Client, Connection } from '@temporalio/client';
 import { parseKey } from '../core/crypto/secretBox';
 import { startWorkerHealthServer } from './healthServer';
+import { stopOnSignals } from '../core/shutdown';
+
+/**
+ * How long a stopping worker lets its activities in flight finish before it cancels them: under
+ * the 10 s after which the supervisor of `npm start` (and `docker stop`) kills it.
+ */
+const SHUTDOWN_GRACE_MS = 8_000;
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger('worker', config.log);
+  // The SDK's Runtime would shut the worker down on SIGINT and SIGTERM by itself, besides
+  // stopOnSignals below: one shutdown too many. Signals are handled in one place, core/shutdown.ts.
+  Runtime.install({ shutdownSignals: [] });
   const sequelize = createSequelize(config.databaseUrl, { poolMax: 20 });
   await runMigrations(sequelize);
   const connection = await NativeConnection.connect({ address: config.temporal.address });
@@ -33,6 +43,7 @@ async function main(): Promise<void> {
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
+    shutdownGraceTime: SHUTDOWN_GRACE_MS,
     deps: {
       sequelize,
       provider,
@@ -66,9 +77,8 @@ async function main(): Promise<void> {
     { taskQueue: config.temporal.taskQueue, smtp: config.smtpUrl ? 'configured' : 'not configured' },
     'worker started',
   );
-  const stop = () => worker.shutdown();
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  // Once: a second worker.shutdown() while the first drains throws and kills the worker mid-drain.
+  stopOnSignals(() => worker.shutdown(), { logger });
   await worker.run();
   await pixApi.close();
   await connection.close();
@@ -101,8 +111,13 @@ async function registerPixWebhook(
   }
 }
 
-main().catch((err) => {
-  // eslint-disable-next-line no-console
-  console.error('worker failed:', err instanceof Error ? err.message : err);
-  process.exit(1);
-});
+// Stopped: exit at once rather than wind down with the signal handlers gone, when one more
+// Ctrl-C would end the process with that signal instead of 0.
+main().then(
+  () => process.exit(0),
+  (err) => {
+    // eslint-disable-next-line no-console
+    console.error('worker failed:', err instanceof Error ? err.message : err);
+    process.exit(1);
+  },
+);

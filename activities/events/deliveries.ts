@@ -33,16 +33,22 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
   const privateReceivers = new Set(deps.privateReceivers ?? []);
   const { sequelize } = deps;
 
+  /**
+   * One round of the OutboxDispatcher. It heartbeats all along (its heartbeat timeout is short,
+   * workflows/events/outboxDispatcher.ts): a round whose worker died is retried within seconds,
+   * and a live but slow round is never taken for a dead one.
+   */
   async function dispatchOutbox(args: { limit: number }): Promise<number> {
-    const { events } = await dispatchEvents(sequelize, args);
-    await startPendingDeliveries();
+    const ctx = Context.current();
+    ctx.heartbeat();
+    const { events } = await whileHeartbeating(ctx, dispatchEvents(sequelize, args));
+    await startPendingDeliveries(ctx);
     return events;
   }
 
   /** Starts the workflow of every delivery that has none yet (also those a crash left behind). */
-  async function startPendingDeliveries(): Promise<void> {
-    const ctx = Context.current();
-    const pending = await deliveryStore.withoutWorkflow(sequelize);
+  async function startPendingDeliveries(ctx: Context): Promise<void> {
+    const pending = await whileHeartbeating(ctx, deliveryStore.withoutWorkflow(sequelize));
     const start = (d: { id: string; merchantId: string }) =>
       startDeliveryWorkflow(sequelize, ctx.client.workflow, {
         id: d.id,
@@ -50,7 +56,10 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
         taskQueue: ctx.info.taskQueue,
       });
     // A few starts at a time: a burst of events must not queue behind one another.
-    for (let i = 0; i < pending.length; i += 20) await Promise.all(pending.slice(i, i + 20).map(start));
+    for (let i = 0; i < pending.length; i += 20) {
+      await Promise.all(pending.slice(i, i + 20).map(start));
+      ctx.heartbeat();
+    }
   }
 
   async function attemptDelivery(args: { deliveryId: string; attempt: number }): Promise<AttemptOutcome> {
@@ -145,6 +154,20 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
 }
 
 export type WebhookActivities = ReturnType<typeof createWebhookActivities>;
+
+/**
+ * Heartbeats every second while `work` (one long await: a transaction, a query) runs; the SDK
+ * sends at most one heartbeat per throttle interval, so this costs nothing more.
+ */
+async function whileHeartbeating<T>(ctx: Context, work: Promise<T>): Promise<T> {
+  const timer = setInterval(() => ctx.heartbeat(), 1_000);
+  try {
+    return await work;
+  } finally {
+    clearInterval(timer);
+    ctx.heartbeat();
+  }
+}
 
 /** A network failure as a bare code (ECONNREFUSED, ENOTFOUND…): the message may name addresses. */
 function networkCode(err: unknown): string {

@@ -20,9 +20,17 @@ export type IdempotencyClaim =
   | { kind: 'owner'; resourceId: string; takenOver: boolean; holder: string }
   | { kind: 'replay'; status: number; body: unknown; resourceId: string };
 
+/**
+ * The holder's lease: how long a claim stays locked without being renewed. A live holder renews
+ * it every third of that (runIdempotent), so it would have to miss two renewals in a row to lose
+ * it; a holder whose process died is taken over by a same-key retry within this time. Short,
+ * because every retry of that key waits it out: it was 60 s.
+ */
+export const IDEMPOTENCY_LEASE_SECONDS = 10;
+
 export interface IdempotencyOptions {
   ttlHours: number;
-  /** How long a claim stays locked without being extended; a live holder extends it every third of that. */
+  /** The holder's lease (IDEMPOTENCY_LEASE_SECONDS by default); a live holder renews it every third of that. */
   lockSeconds?: number;
   /** How long a concurrent duplicate waits for the holder's answer before 503. */
   waitMs?: number;
@@ -63,7 +71,7 @@ export class IdempotencyService {
     private readonly sequelize: Sequelize,
     private readonly opts: IdempotencyOptions,
   ) {
-    this.lockSeconds = opts.lockSeconds ?? 60;
+    this.lockSeconds = opts.lockSeconds ?? IDEMPOTENCY_LEASE_SECONDS;
     this.logger = opts.logger;
     this.waitMs = opts.waitMs ?? 30_000;
   }
@@ -170,20 +178,10 @@ export async function runIdempotent(
   });
   if (claim.kind === 'replay') return { status: claim.status, body: claim.body, replay: true };
   const held = { ...keyRef, holder: claim.holder };
-  const keepAlive = setInterval(
-    () => {
-      service
-        .extend(held)
-        .catch((err: unknown) =>
-          service.logger.warn({ scope: keyRef.scope, err: String(err) }, 'could not extend an idempotency claim'),
-        );
-    },
-    (service.lockSeconds * 1000) / 3,
-  );
-  keepAlive.unref();
+  const keepAlive = renewWhileWorking(service, held);
   try {
     const result = await work(claim.resourceId, claim.takenOver);
-    clearInterval(keepAlive);
+    keepAlive.stop();
     const stored = await service.complete({
       ...held,
       status: result.status,
@@ -197,11 +195,47 @@ export async function runIdempotent(
       );
     return { ...result, replay: false };
   } catch (err) {
-    clearInterval(keepAlive);
+    keepAlive.stop();
     const status = (err as { status?: number })?.status;
     const freed = (err as { nothingCreated?: boolean })?.nothingCreated === true;
     if (freed || (status !== undefined && ((status >= 400 && status < 500) || status === 502)))
       await service.release(held);
     throw err;
   }
+}
+
+/**
+ * Renews the holder's lease every third of it until stopped (the answer stored or the claim
+ * freed). One renewal at a time: under load a slow one is not queued behind by more.
+ */
+function renewWhileWorking(service: IdempotencyService, held: KeyRef & { holder: string }): { stop: () => void } {
+  let renewing = false;
+  let stopped = false;
+  const timer = setInterval(
+    () => {
+      if (renewing) return;
+      renewing = true;
+      service
+        .extend(held)
+        .then((kept) => {
+          // A renewal that lands after the answer was stored (or the key freed) finds no claim: not a loss.
+          if (!kept && !stopped)
+            service.logger.warn({ scope: held.scope }, 'idempotency claim was taken over while its request worked');
+        })
+        .catch((err: unknown) =>
+          service.logger.warn({ scope: held.scope, err: String(err) }, 'could not extend an idempotency claim'),
+        )
+        .finally(() => {
+          renewing = false;
+        });
+    },
+    (service.lockSeconds * 1000) / 3,
+  );
+  timer.unref();
+  return {
+    stop: () => {
+      stopped = true;
+      clearInterval(timer);
+    },
+  };
 }

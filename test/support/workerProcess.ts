@@ -5,7 +5,10 @@ import path from 'node:path';
 import { testLogFile } from './testLogs';
 import { WORKER_NODE_ARGS } from '../../workers/nodeArgs';
 
-export function spawnWorkerProcess(env: Record<string, string>): ChildProcess {
+/** The worker process; `outputFile` holds what it printed outside its pino log (undefined outside `npm test`). */
+export type WorkerProcess = ChildProcess & { outputFile?: string };
+
+export function spawnWorkerProcess(env: Record<string, string>): WorkerProcess {
   const root = path.resolve(__dirname, '..', '..');
   // The worker's own pino lines go to the run's log directory (core/logger.ts); anything else it
   // prints (SDK warnings, a crash) is kept in a file there too, out of the test output.
@@ -28,7 +31,7 @@ export function spawnWorkerProcess(env: Record<string, string>): ChildProcess {
     },
   );
   if (typeof out === 'number') fs.closeSync(out);
-  return child;
+  return Object.assign(child, { outputFile: file });
 }
 
 export function killHard(child: ChildProcess): Promise<void> {

@@ -6,13 +6,26 @@
  * ROUNDS_PER_RUN rounds or MAX_HISTORY_EVENTS history events, whichever comes first.
  * Each run also sweeps expired idempotency keys and replay-guard entries.
  */
-import { condition, continueAsNew, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  condition,
+  continueAsNew,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+  type RetryPolicy,
+} from '@temporalio/workflow';
 import type { WebhookActivities } from '../../activities/events/deliveries';
 import { outboxKickSignal } from './definitions';
 
-const { dispatchOutbox, sweepExpired } = proxyActivities<WebhookActivities>({
+const retry: RetryPolicy = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' };
+const { sweepExpired } = proxyActivities<WebhookActivities>({ startToCloseTimeout: '60 seconds', retry });
+// The round heartbeats (activities/events/deliveries.ts): a worker killed mid-round is noticed
+// after 5 s and the round runs again elsewhere, instead of every pending webhook waiting out the
+// 60 s start-to-close timeout. Activity options are not part of replay's command check.
+const { dispatchOutbox } = proxyActivities<WebhookActivities>({
   startToCloseTimeout: '60 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+  heartbeatTimeout: '5 seconds',
+  retry,
 });
 
 const BATCH = 200;
