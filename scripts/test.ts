@@ -24,7 +24,7 @@ import { freePort } from './lib/ports';
 import { startTemporalDevServer } from './lib/temporalDevServer';
 import { timingReport } from './lib/testTimings';
 import { ensureTools, projectRoot, temporalCliPath, temporalTestServerPath } from './lib/tools';
-import { prepareProductionBuild } from './lib/productionBuild';
+import { DEFAULT_PRODUCTION_BUILD_DIR, prepareProductionBuild } from './lib/productionBuild';
 
 /** Jest workers: integration files mostly wait (polls, timers, the provider), so more than the cores. */
 const DEFAULT_WORKERS = 4;
@@ -44,10 +44,25 @@ async function main(): Promise<number> {
   if (checks.length === 0) step('type-check, lint and format check skipped (SKIP_TYPECHECK=1)');
   else step('type-check (tsc --noEmit), lint (eslint) and format check (prettier) started beside the tests');
 
-  // Built beside PostgreSQL's start and the migrations; the smoke set runs the built processes.
-  step('building for production (npm run build, production dependencies only)...');
-  const build = prepareProductionBuild();
-  build.catch(() => undefined); // awaited below; a failure is reported there, not as an unhandled rejection
+  // Built beside everything else: jest starts at once, and the smoke set, which runs the built
+  // processes, waits for this file to say the build is ready (test/support/builtStack.ts).
+  step('building for production (npm run build, production dependencies only) beside the tests...');
+  const buildReady = path.join(logDir, 'production-build.json');
+  const build = prepareProductionBuild({ dir: DEFAULT_PRODUCTION_BUILD_DIR }).then(
+    (built) => {
+      fs.writeFileSync(buildReady, JSON.stringify({ ok: true, dir: built.dir }));
+      step(
+        `production build ready in ${built.dir} (${(built.timings.totalMs / 1000).toFixed(1)} s${built.modulesCached ? ', dependencies reused' : ''})`,
+      );
+      return true;
+    },
+    (err: unknown) => {
+      const message = err instanceof Error ? err.message : String(err);
+      fs.writeFileSync(buildReady, JSON.stringify({ ok: false, error: message }));
+      step(`production build FAILED: ${message}`);
+      return false;
+    },
+  );
 
   const database = `gw_test_${Date.now()}_${process.pid}`;
   const template = `${database}_template`;
@@ -73,11 +88,6 @@ async function main(): Promise<number> {
     step(`starting Temporal dev server on 127.0.0.1:${temporalPort}...`);
     temporal = await startTemporalDevServer({ port: temporalPort, logFile: path.join(logDir, 'temporal.log') });
 
-    const built = await build;
-    step(
-      `production build in ${built.dir} (${(built.timings.totalMs / 1000).toFixed(1)} s${built.modulesCached ? ', dependencies reused' : ''})`,
-    );
-
     const resultsFile = path.join(logDir, 'jest-results.json');
     const workers = process.env.GATEWAY_TEST_WORKERS ?? String(DEFAULT_WORKERS);
     step(
@@ -100,13 +110,15 @@ async function main(): Promise<number> {
         TEMPORAL_ADDRESS: temporal.address,
         TEMPORAL_CLI_PATH: temporalCliPath,
         TEMPORAL_TEST_SERVER_PATH: temporalTestServerPath,
-        GATEWAY_PRODUCTION_BUILD_DIR: built.dir,
+        GATEWAY_PRODUCTION_BUILD_DIR: DEFAULT_PRODUCTION_BUILD_DIR,
+        GATEWAY_PRODUCTION_BUILD_READY: buildReady,
         // Every process of the stack logs here, not into the test output (core/logger.ts, test/support/testLogs.ts).
         GATEWAY_TEST_LOG_DIR: logDir,
       },
       path.join(logDir, 'jest-output.log'),
     );
     const summary = readSummary(resultsFile);
+    if (!(await build)) summary.failed += 1;
     const report = timingReport(resultsFile, projectRoot);
     if (report) process.stdout.write(`${report}\n`);
 

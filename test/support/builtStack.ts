@@ -72,11 +72,24 @@ export interface BuiltStack {
   stop: () => Promise<void>;
 }
 
-/** Where the build is: the runner's (GATEWAY_PRODUCTION_BUILD_DIR), else one made now. */
+/**
+ * Where the build is: the runner's (GATEWAY_PRODUCTION_BUILD_DIR, once GATEWAY_PRODUCTION_BUILD_READY
+ * says it is done: scripts/test.ts builds it while the other tests run), else one made now.
+ */
 export async function productionBuildDir(): Promise<string> {
   const given = process.env.GATEWAY_PRODUCTION_BUILD_DIR;
-  if (given) return path.resolve(given);
-  return (await prepareProductionBuild()).dir;
+  if (!given) return (await prepareProductionBuild()).dir;
+  const ready = process.env.GATEWAY_PRODUCTION_BUILD_READY;
+  if (ready) {
+    const deadline = Date.now() + 600_000;
+    while (!fs.existsSync(ready)) {
+      if (Date.now() > deadline) throw new Error('the runner did not finish the production build in 10 minutes');
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const state = JSON.parse(fs.readFileSync(ready, 'utf8')) as { ok: boolean; error?: string };
+    if (!state.ok) throw new Error(`the runner's production build failed: ${state.error}`);
+  }
+  return path.resolve(given);
 }
 
 export async function startBuiltStack(opts: BuiltStackOptions): Promise<BuiltStack> {

@@ -96,11 +96,21 @@ it('retries a round whose worker stopped heartbeating within seconds, and the ev
           30_000,
         );
         expect(retried.startedAt - attempts[0].startedAt).toBeLessThan(30_000);
-        const [row] = await wf.sequelize.query<{ dispatched: boolean; deliveries: number }>(
-          `SELECT e.dispatched_at IS NOT NULL AS dispatched,
-                  (SELECT count(*)::int FROM webhook_deliveries d WHERE d.event_id = e.id) AS deliveries
-             FROM outbox_events e WHERE e.id = :eventId`,
-          { replacements: { eventId }, type: QueryTypes.SELECT },
+        // Dispatched once. The run's database is shared by the workflow files, so another file's
+        // dispatcher may hold this event in its own page's transaction at this instant (FOR UPDATE
+        // SKIP LOCKED): whichever round takes it, it ends dispatched with one delivery.
+        const row = await waitFor(
+          async () => {
+            const [r] = await wf.sequelize.query<{ dispatched: boolean; deliveries: number }>(
+              `SELECT e.dispatched_at IS NOT NULL AS dispatched,
+                      (SELECT count(*)::int FROM webhook_deliveries d WHERE d.event_id = e.id) AS deliveries
+                 FROM outbox_events e WHERE e.id = :eventId`,
+              { replacements: { eventId }, type: QueryTypes.SELECT },
+            );
+            return r.dispatched ? r : undefined;
+          },
+          'the event dispatched',
+          30_000,
         );
         expect(row).toEqual({ dispatched: true, deliveries: 1 });
       } finally {
