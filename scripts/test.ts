@@ -1,6 +1,7 @@
 /**
  * `npm test`: the whole suite against real infrastructure, nothing installed by hand.
- *   Temporal tooling (.tools/: the CLI, the Java test server, the production Temporal server) →
+ *   Temporal tooling (.tools/: the CLI, the Java test server, the production Temporal server and
+ *   its Web UI) →
  *   the production build (`npm run build` plus production dependencies only, outside the checkout:
  *   scripts/lib/productionBuild.ts), made while PostgreSQL (embedded unless DATABASE_URL) starts
  *   with a fresh database for this run, migrated once, and a template copy of it for the
@@ -36,7 +37,7 @@ function step(msg: string): void {
 async function main(): Promise<number> {
   const started = Date.now();
   step('checking Temporal tooling (.tools/)...');
-  ensureTools('cli', 'test-server', 'server');
+  ensureTools('cli', 'test-server', 'server', 'ui');
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-test-'));
 
   // SKIP_TYPECHECK=1 is for a developer iterating on one file while others edit the tree; CI never sets it.

@@ -18,6 +18,7 @@ import type { MerchantCredentials } from '../../db/identity/merchantAdmin';
 import { createSequelize } from '../../db/sequelize';
 import { janitorScheduleId } from '../../workflows/transfers/definitions';
 import { startTemporalServer, type TemporalServer } from '../../scripts/lib/temporalServer';
+import { startTemporalUi } from '../../scripts/lib/temporalUi';
 import { freePort } from '../../scripts/lib/ports';
 import { TEMPORAL_HISTORY_SHARDS, TEMPORAL_SERVER_VERSION } from '../../scripts/lib/temporalEngine';
 import { testEnv, waitFor } from '../support/env';
@@ -148,7 +149,7 @@ it('no devDependency can be loaded from the build; its production dependencies c
   expect(await resolveIn(stack.dir, '@temporalio/worker')).toContain(stack.dir);
 });
 
-it('a seller charge is created, paid, its charge.paid delivered and its PDF receipt drawn; its run is found by MerchantId', async () => {
+it('a seller charge is created, paid, its charge.paid delivered and its PDF receipt drawn; its run is found by MerchantId, in the Web UI too', async () => {
   const seller = await createMerchant('Loja Smoke');
   const charge = await paidCharge(seller, { amountCents: 12_345, webhook_url: `${receiver.url}/smoke` });
   // Drawn by a render thread whose entry is the compiled renderer (api/receipts/receiptDocuments.ts).
@@ -179,6 +180,23 @@ it('a seller charge is created, paid, its charge.paid delivered and its PDF rece
     30_000,
   );
   expect(found.join(' ')).toContain(charge.id);
+
+  // And so does the Web UI operators use, the version compose runs, against this server.
+  const ui = await startTemporalUi({
+    temporalAddress: server.address,
+    port: await freePort(),
+    logFile: testLogFile(`temporal-ui-${process.pid}.log`),
+  });
+  try {
+    const query = encodeURIComponent(`MerchantId = "${seller.merchantId}"`);
+    const res = await fetch(`${ui.url}/api/v1/namespaces/default/workflows?query=${query}`);
+    expect(res.status).toBe(200);
+    const listed = (await res.json()) as { executions?: { execution: { workflowId: string } }[] };
+    expect(listed.executions?.map((e) => e.execution.workflowId).join(' ')).toContain(charge.id);
+    expect((await fetch(ui.url)).status).toBe(200);
+  } finally {
+    await ui.stop();
+  }
 });
 
 it('the worker created the janitor Schedule, and a triggered run completes', async () => {
