@@ -3,9 +3,9 @@
  *   Temporal tooling (.tools/: the CLI, the Java test server, the production Temporal server and
  *   its Web UI) →
  *   the production build (`npm run build` plus production dependencies only, outside the checkout:
- *   scripts/lib/productionBuild.ts), made while PostgreSQL (embedded unless DATABASE_URL) starts
- *   with a fresh database for this run, migrated once, and a template copy of it for the
- *   integration stacks → Temporal dev server (headless, in memory) → jest, its four projects in one
+ *   scripts/lib/productionBuild.ts), made beside all that follows → PostgreSQL (embedded unless
+ *   DATABASE_URL) with a fresh database for this run, migrated once, and a template copy of it for
+ *   the integration stacks → Temporal dev server (headless, in memory) → jest, its four projects in one
  *   pool of workers (jest.config.js; the smoke set starts its own production Temporal server on the
  *   run's PostgreSQL and the built processes), with the type-check, lint and format check running
  *   beside it → the slowest files and the time per project, then the secrets audit.

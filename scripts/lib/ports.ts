@@ -1,12 +1,12 @@
 import net from 'node:net';
 
-/** A free TCP port on 127.0.0.1 (the OS picks; we close and hand it on). */
-export function freePort(): Promise<number> {
+/** A free TCP port on `host` (127.0.0.1 by default; the OS picks; we close and hand it on). */
+export function freePort(host = '127.0.0.1'): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.unref();
     server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(0, host, () => {
       const { port } = server.address() as net.AddressInfo;
       server.close(() => resolve(port));
     });

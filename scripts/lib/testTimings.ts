@@ -21,6 +21,7 @@ const PROJECT_OF: Record<string, string> = {
   replay: 'workflows',
   integration: 'integration',
   browser: 'integration',
+  smoke: 'smoke',
 };
 
 export function timingReport(resultsFile: string, root: string, slowest = 10): string | null {

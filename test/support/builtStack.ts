@@ -15,12 +15,13 @@ import dns from 'node:dns/promises';
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
-import net, { type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Agent, fetch } from 'undici';
 import { builtService, prepareProductionBuild, type BuiltServiceName } from '../../scripts/lib/productionBuild';
 import { startMailSink, type MailSink } from '../../scripts/lib/mailSink';
+import { freePort } from '../../scripts/lib/ports';
 import { stopChild } from '../../scripts/lib/stopChild';
 import { SANDBOX_MERCHANT } from '../../sandbox/payer';
 import { pspChargeRef } from '../../core/pix/apiPixIds';
@@ -272,17 +273,6 @@ export async function publicHost(): Promise<{
   const name = os.hostname();
   const { address } = await dns.lookup(name, { family: 4 });
   return { name, address, certName: { type: 'dns', value: name } };
-}
-
-function freePort(host = '127.0.0.1'): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, host, () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /**
