@@ -26,7 +26,7 @@ import { stopChild } from '../../scripts/lib/stopChild';
 import { SANDBOX_MERCHANT } from '../../sandbox/payer';
 import { pspChargeRef } from '../../core/pix/apiPixIds';
 import { createTestCertificates, type TestCertificates } from './testCertificates';
-import { recordIssuedSecrets, recordSecretsIn, testLogFile } from './testLogs';
+import { readAnswer, recordIssuedSecrets, testLogFile } from './testLogs';
 import { freshDatabase } from './integrationStack';
 
 export interface BuiltStackOptions {
@@ -184,15 +184,7 @@ export async function startBuiltStack(opts: BuiltStackOptions): Promise<BuiltSta
       body: o.body === undefined ? undefined : JSON.stringify(o.body),
       dispatcher: ca,
     });
-    const text = await res.text();
-    let body: unknown = text;
-    try {
-      body = text ? JSON.parse(text) : null;
-    } catch {
-      /* not JSON */
-    }
-    recordSecretsIn(body);
-    return { status: res.status, body };
+    return { status: res.status, body: readAnswer(await res.text()) };
   };
   const ready: Record<BuiltServiceName, () => Promise<boolean>> = {
     sandbox: async () => (await request('GET', `${sandboxUrl}/health`).catch(() => undefined))?.status === 200,

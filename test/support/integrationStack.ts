@@ -32,16 +32,17 @@ import {
 } from '../../db/identity/merchantAdmin';
 import { createSequelize } from '../../db/sequelize';
 import { runMigrations } from '../../db/migrator';
-import { ensureDatabase } from '../../db/embeddedPostgres';
-import { Client as PgClient } from 'pg';
 import { createSandboxApp, type SandboxApp } from '../../sandbox/app';
 import { createGatewayWorker } from '../../workers/createWorker';
 import { ensureOutboxDispatcher } from '../../workers/ensureOutboxDispatcher';
 import { dispatcherWorkflowId } from '../../workflows/events/definitions';
 import { startMailSink, type MailSink } from '../../scripts/lib/mailSink';
 import { testEnv } from './env';
+import { freshDatabase } from './freshDatabase';
+
+export { freshDatabase };
 import { workflowBundle } from './workflowBundle';
-import { appendTestLog, recordIssuedSecrets, recordSecretsIn, testLogger } from './testLogs';
+import { appendTestLog, readAnswer, recordIssuedSecrets, testLogger } from './testLogs';
 import { testCertificates, type PkiFiles } from './testCertificates';
 import { PixApiAudit } from './pixApiAudit';
 
@@ -110,41 +111,6 @@ function listen(app: import('express').Express): Promise<{ server: Server; url: 
       resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
     });
   });
-}
-
-/**
- * A database of this stack's own: a copy of the run's migrated template (scripts/test.ts makes it
- * once; CREATE DATABASE … TEMPLATE copies files, milliseconds) or, outside `npm test`, an empty
- * one the migrations then fill.
- */
-export async function freshDatabase(baseUrl: string, template: string | undefined): Promise<string> {
-  const server = new URL(baseUrl);
-  const name = `${server.pathname.slice(1)}_${crypto.randomBytes(4).toString('hex')}`;
-  server.pathname = '/postgres';
-  if (template) await createFromTemplate(server.toString(), name, template);
-  else await ensureDatabase(server.toString(), name);
-  const url = new URL(baseUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-async function createFromTemplate(serverUrl: string, name: string, template: string): Promise<void> {
-  const client = new PgClient({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await client.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
-        return;
-      } catch (err) {
-        // 55006: the template is being copied by another worker's CREATE DATABASE at this instant.
-        if ((err as { code?: string }).code !== '55006' || attempt >= 20) throw err;
-        await new Promise((r) => setTimeout(r, 50 * attempt));
-      }
-    }
-  } finally {
-    await client.end();
-  }
 }
 
 let runtimeInstalled = false;
@@ -419,15 +385,7 @@ export function stackApi(apiUrl: string): IntegrationStack['api'] {
     if (o.body !== undefined) body = JSON.stringify(o.body);
     if (body !== undefined && !headers['content-type']) headers['content-type'] = 'application/json';
     const res = await fetch(`${apiUrl}${path}`, { method, headers, body });
-    const text = await res.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : null;
-    } catch {
-      /* not JSON */
-    }
-    recordSecretsIn(parsed);
-    return { status: res.status, body: parsed, headers: res.headers };
+    return { status: res.status, body: readAnswer(await res.text()), headers: res.headers };
   };
 }
 

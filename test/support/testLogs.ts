@@ -56,6 +56,21 @@ export function recordIssuedSecrets(kind: string, values: Iterable<string | null
 }
 
 /** Secret-looking fields of an API answer (`secret`, `clientSecret`, nested), recorded as issued. */
+/**
+ * An answer's body as the stack helpers hand it to tests: parsed JSON, or the text when it is not
+ * JSON; any secret in it is recorded for the secrets audit.
+ */
+export function readAnswer(text: string): unknown {
+  let body: unknown = text;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    /* not JSON */
+  }
+  recordSecretsIn(body);
+  return body;
+}
+
 export function recordSecretsIn(body: unknown, kind = 'api answer'): void {
   const found: string[] = [];
   const walk = (v: unknown, depth: number) => {

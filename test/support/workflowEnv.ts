@@ -17,7 +17,9 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import type { Sequelize } from 'sequelize';
 import { createActivities, type Activities, type ActivityDeps } from '../../activities';
 import { createSequelize } from '../../db/sequelize';
+import { runMigrations } from '../../db/migrator';
 import { testEnv } from './env';
+import { freshDatabase } from './freshDatabase';
 import { FakePixProvider } from './fakePixProvider';
 import { createTimeSkippingEnv } from './timeSkipping';
 import { testLogger } from './testLogs';
@@ -34,6 +36,13 @@ export interface WorkflowEnvOptions {
   server?: 'time-skipping' | 'dev' | 'none';
   /** The Sequelize pool's size (createSequelize's default otherwise). */
   poolMax?: number;
+  /**
+   * A database of the file's own (a copy of the run's migrated template) instead of the run's
+   * shared one: for a file that runs the outbox dispatcher, whose rounds take every merchant's
+   * undispatched events. On the shared database it would take another file's events and start
+   * their deliveries on its own task queue, where nothing polls once its test is over.
+   */
+  ownDatabase?: boolean;
 }
 
 export interface TestWorkerOptions {
@@ -46,7 +55,7 @@ export interface TestWorkerOptions {
 export interface WorkflowEnv {
   /** The time-skipping server (only with `server: 'time-skipping'`). */
   readonly env: TestWorkflowEnvironment;
-  /** A Sequelize on the run's database, shared by the file's tests. */
+  /** A Sequelize on the run's database (or the file's own: `ownDatabase`), shared by the file's tests. */
   readonly sequelize: Sequelize;
   /** A client of the file's server. */
   readonly client: Client;
@@ -67,7 +76,11 @@ export function useWorkflowEnv(opts: WorkflowEnvOptions = {}): WorkflowEnv {
   let dev: { connection: Connection; nativeConnection: NativeConnection; client: Client } | undefined;
 
   beforeAll(async () => {
-    sequelize = createSequelize(testEnv().databaseUrl, opts.poolMax === undefined ? {} : { poolMax: opts.poolMax });
+    const databaseUrl = opts.ownDatabase
+      ? await freshDatabase(testEnv().databaseUrl, testEnv().templateDatabase)
+      : testEnv().databaseUrl;
+    sequelize = createSequelize(databaseUrl, opts.poolMax === undefined ? {} : { poolMax: opts.poolMax });
+    if (opts.ownDatabase) await runMigrations(sequelize); // a no-op on a copy of the template
     if (server === 'time-skipping') env = await createTimeSkippingEnv();
     if (server === 'dev') {
       const connection = await Connection.connect({ address: testEnv().temporalAddress });

@@ -8,14 +8,13 @@
 import crypto from 'node:crypto';
 import { QueryTypes } from 'sequelize';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { encryptSecret } from '../../core/crypto/secretBox';
 import { verifyWebhook } from '../../core/events/signature';
 import { createMerchantWithCredential } from '../../db/identity/merchantAdmin';
-import { WebhookEndpoint } from '../../db/models';
 import { chargeWorkflowId, issueChargeUpdate, paymentConfirmedSignal } from '../../workflows/charges/definitions';
 import type { ChargeLifecycleInput } from '../../workflows/charges/types';
 import { deliveryWorkflowId, dispatcherWorkflowId } from '../../workflows/events/definitions';
 import { FakePixProvider } from '../support/fakePixProvider';
+import { createTestEndpoint } from '../support/webhookEndpoints';
 import { waitFor } from '../support/env';
 import { assertLedgerInvariant } from '../support/ledger';
 import { startReceiver, type Receiver } from '../support/receiver';
@@ -41,18 +40,12 @@ afterEach(async () => {
 
 it('delivers charge.paid straight from the settle commit, with no dispatcher running', async () => {
   const { merchantId } = await createMerchantWithCredential(wf.sequelize, { name: 'Loja Direta' }, key.toString('hex'));
-  await WebhookEndpoint.create({
-    id: crypto.randomUUID(),
+  await createTestEndpoint({
     merchantId,
-    chargeId: null,
     url: `${receiver.url}/direct`,
     events: ['charge.paid'],
-    description: null,
-    secretCiphertext: encryptSecret('whsec_direct', key),
-    previousSecretCiphertext: null,
-    previousSecretExpiresAt: null,
-    disabledAt: null,
-    disabledReason: null,
+    key,
+    secret: 'whsec_direct',
   });
   const provider = new FakePixProvider();
   const { worker, taskQueue } = await wf.createWorker(

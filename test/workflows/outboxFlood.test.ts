@@ -9,11 +9,10 @@ import crypto from 'node:crypto';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { QueryTypes } from 'sequelize';
 import { recordEvent } from '../../activities/events/outbox';
-import { encryptSecret } from '../../core/crypto/secretBox';
 import { createMerchantWithCredential } from '../../db/identity/merchantAdmin';
-import { WebhookEndpoint } from '../../db/models';
 import { ensureOutboxDispatcher } from '../../workers/ensureOutboxDispatcher';
 import { dispatcherWorkflowId } from '../../workflows/events/definitions';
+import { createTestEndpoint } from '../support/webhookEndpoints';
 import { waitFor } from '../support/env';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { useWorkflowEnv } from '../support/workflowEnv';
@@ -21,7 +20,7 @@ import { useWorkflowEnv } from '../support/workflowEnv';
 jest.setTimeout(240_000);
 
 const key = crypto.randomBytes(32);
-const wf = useWorkflowEnv({ server: 'dev', poolMax: 10 });
+const wf = useWorkflowEnv({ server: 'dev', poolMax: 10, ownDatabase: true });
 let receiver: Receiver;
 
 beforeAll(async () => {
@@ -62,18 +61,11 @@ const count = async (sql: string, replacements: Record<string, unknown>) =>
 it('keeps the dispatcher history small and delivers each subscribed event once', async () => {
   const quiet = await createMerchantWithCredential(wf.sequelize, { name: 'Sem Webhooks' }, key.toString('hex'));
   const subscribed = await createMerchantWithCredential(wf.sequelize, { name: 'Com Webhooks' }, key.toString('hex'));
-  await WebhookEndpoint.create({
-    id: crypto.randomUUID(),
+  await createTestEndpoint({
     merchantId: subscribed.merchantId,
-    chargeId: null,
     url: `${receiver.url}/flood`,
     events: ['payout.item.paid'],
-    description: null,
-    secretCiphertext: encryptSecret('whsec_test', key),
-    previousSecretCiphertext: null,
-    previousSecretExpiresAt: null,
-    disabledAt: null,
-    disabledReason: null,
+    key,
   });
   await wf.withWorker(
     wf.activities(undefined, { secretsKey: key, allowPrivateDestinations: true }),

@@ -9,18 +9,17 @@ import { Context } from '@temporalio/activity';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { QueryTypes } from 'sequelize';
 import { recordEvent } from '../../activities/events/outbox';
-import { encryptSecret } from '../../core/crypto/secretBox';
 import { createMerchantWithCredential } from '../../db/identity/merchantAdmin';
-import { WebhookEndpoint } from '../../db/models';
 import { ensureOutboxDispatcher } from '../../workers/ensureOutboxDispatcher';
 import { dispatcherWorkflowId } from '../../workflows/events/definitions';
+import { createTestEndpoint } from '../support/webhookEndpoints';
 import { waitFor } from '../support/env';
 import { useWorkflowEnv } from '../support/workflowEnv';
 
 jest.setTimeout(120_000);
 
 const key = crypto.randomBytes(32);
-const wf = useWorkflowEnv({ server: 'dev' });
+const wf = useWorkflowEnv({ server: 'dev', ownDatabase: true });
 
 /** A merchant subscribed to `payout.item.paid`, with one such event committed and not yet dispatched. */
 async function committedEvent(): Promise<{ merchantId: string; eventId: string }> {
@@ -29,19 +28,7 @@ async function committedEvent(): Promise<{ merchantId: string; eventId: string }
     { name: 'Loja Batimento' },
     key.toString('hex'),
   );
-  await WebhookEndpoint.create({
-    id: crypto.randomUUID(),
-    merchantId,
-    chargeId: null,
-    url: 'http://127.0.0.1:1/heartbeat',
-    events: ['payout.item.paid'],
-    description: null,
-    secretCiphertext: encryptSecret('whsec_test', key),
-    previousSecretCiphertext: null,
-    previousSecretExpiresAt: null,
-    disabledAt: null,
-    disabledReason: null,
-  });
+  await createTestEndpoint({ merchantId, url: 'http://127.0.0.1:1/heartbeat', events: ['payout.item.paid'], key });
   // Outside an activity recordEvent leaves the event to the dispatcher, as after a crash.
   await wf.sequelize.transaction((t) =>
     recordEvent(
@@ -96,21 +83,12 @@ it('retries a round whose worker stopped heartbeating within seconds, and the ev
           30_000,
         );
         expect(retried.startedAt - attempts[0].startedAt).toBeLessThan(30_000);
-        // Dispatched once. The run's database is shared by the workflow files, so another file's
-        // dispatcher may hold this event in its own page's transaction at this instant (FOR UPDATE
-        // SKIP LOCKED): whichever round takes it, it ends dispatched with one delivery.
-        const row = await waitFor(
-          async () => {
-            const [r] = await wf.sequelize.query<{ dispatched: boolean; deliveries: number }>(
-              `SELECT e.dispatched_at IS NOT NULL AS dispatched,
-                      (SELECT count(*)::int FROM webhook_deliveries d WHERE d.event_id = e.id) AS deliveries
-                 FROM outbox_events e WHERE e.id = :eventId`,
-              { replacements: { eventId }, type: QueryTypes.SELECT },
-            );
-            return r.dispatched ? r : undefined;
-          },
-          'the event dispatched',
-          30_000,
+        // Dispatched once, by the retried round: the file's own database has no other dispatcher.
+        const [row] = await wf.sequelize.query<{ dispatched: boolean; deliveries: number }>(
+          `SELECT e.dispatched_at IS NOT NULL AS dispatched,
+                  (SELECT count(*)::int FROM webhook_deliveries d WHERE d.event_id = e.id) AS deliveries
+             FROM outbox_events e WHERE e.id = :eventId`,
+          { replacements: { eventId }, type: QueryTypes.SELECT },
         );
         expect(row).toEqual({ dispatched: true, deliveries: 1 });
       } finally {

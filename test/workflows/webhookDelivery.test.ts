@@ -4,12 +4,12 @@
  */
 import crypto from 'node:crypto';
 import { QueryTypes } from 'sequelize';
-import { encryptSecret } from '../../core/crypto/secretBox';
 import { retryOffsetsMs } from '../../core/events/retrySchedule';
 import { createMerchantWithCredential } from '../../db/identity/merchantAdmin';
 import { WebhookEndpoint } from '../../db/models';
 import { deliveryWorkflowId } from '../../workflows/events/definitions';
 import { startReceiver, type Receiver } from '../support/receiver';
+import { createTestEndpoint } from '../support/webhookEndpoints';
 import { useWorkflowEnv } from '../support/workflowEnv';
 
 jest.setTimeout(120_000);
@@ -33,19 +33,7 @@ async function delivery(path: string): Promise<{ deliveryId: string; webhookId: 
   const webhookId = crypto.randomUUID();
   const eventId = crypto.randomUUID();
   const deliveryId = crypto.randomUUID();
-  await WebhookEndpoint.create({
-    id: webhookId,
-    merchantId,
-    chargeId: null,
-    url: `${receiver.url}${path}`,
-    events: ['charge.paid'],
-    description: null,
-    secretCiphertext: encryptSecret('whsec_test', key),
-    previousSecretCiphertext: null,
-    previousSecretExpiresAt: null,
-    disabledAt: null,
-    disabledReason: null,
-  });
+  await createTestEndpoint({ id: webhookId, merchantId, url: `${receiver.url}${path}`, events: ['charge.paid'], key });
   const body = JSON.stringify({
     eventId,
     type: 'charge.paid',

@@ -7,12 +7,11 @@
 import crypto from 'node:crypto';
 import { createWebhookActivities } from '../../activities/events/deliveries';
 import { assertWebhookDestination } from '../../api/events/destinationPolicy';
-import { encryptSecret } from '../../core/crypto/secretBox';
 import { presentDelivery } from '../../core/events/presentDelivery';
 import { deliveryStore } from '../../db/events';
 import { createMerchantWithCredential } from '../../db/identity/merchantAdmin';
-import { WebhookEndpoint } from '../../db/models';
 import { startReceiver, type Receiver } from '../support/receiver';
+import { createTestEndpoint } from '../support/webhookEndpoints';
 import { useWorkflowEnv } from '../support/workflowEnv';
 
 jest.setTimeout(60_000);
@@ -38,19 +37,7 @@ async function delivery(url: string): Promise<string> {
   const webhookId = crypto.randomUUID();
   const eventId = crypto.randomUUID();
   const deliveryId = crypto.randomUUID();
-  await WebhookEndpoint.create({
-    id: webhookId,
-    merchantId,
-    chargeId: null,
-    url,
-    events: ['charge.paid'],
-    description: null,
-    secretCiphertext: encryptSecret('whsec_test', key),
-    previousSecretCiphertext: null,
-    previousSecretExpiresAt: null,
-    disabledAt: null,
-    disabledReason: null,
-  });
+  await createTestEndpoint({ id: webhookId, merchantId, url, events: ['charge.paid'], key });
   await wf.sequelize.query(
     `INSERT INTO outbox_events (id, dedup_key, merchant_id, type, aggregate_type, aggregate_id, payload, dispatched_at) VALUES (:eventId, :dedup, :merchantId, 'charge.paid', 'charge', :agg, '{}', now())`,
     { replacements: { eventId, dedup: `charge.paid:${eventId}`, merchantId, agg: eventId } },
