@@ -79,6 +79,12 @@ export interface GatewayConfig {
   allowPrivateWebhookDestinations: boolean;
   /** WEBHOOK_PRIVATE_RECEIVERS: private `ip:port`s merchant webhooks may reach all the same, production included. */
   webhookPrivateReceivers: string[];
+  /**
+   * WEBHOOK_FIRST_ATTEMPT_LEASE_SECONDS (30): how long the worker that committed an event holds its
+   * deliveries' first attempts before the dispatcher's sweep may take them over (a worker that
+   * died between commit and send). Longer than an attempt's 10 s receiver timeout.
+   */
+  webhookFirstAttemptLeaseSeconds: number;
   /** /healthz and /ready show the git SHA and build id only when this is set (they are public). */
   exposeBuildInfo: boolean;
   build: BuildConfig;
@@ -319,6 +325,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     trustProxy: trustProxy(read),
     allowPrivateWebhookDestinations,
     webhookPrivateReceivers: privateReceivers.ok ? privateReceivers.receivers : [],
+    webhookFirstAttemptLeaseSeconds: read.int('WEBHOOK_FIRST_ATTEMPT_LEASE_SECONDS', 30, { min: 1, max: 3_600 }),
     exposeBuildInfo: read.bool('EXPOSE_BUILD_INFO', false),
     build: {
       gitSha: read.raw('GIT_SHA') ?? null,

@@ -16,6 +16,7 @@ import { createSettlementActivities } from './settlements/settlements';
 import { createMedActivities } from './med/med';
 import { createBoletoBatchActivities } from './boletos/boletoBatches';
 import { createWebhookActivities, type WebhookActivityDeps } from './events/deliveries';
+import { createFirstAttempts, withFirstAttempts } from './events/firstAttempts';
 import { createMailActivities, type MailActivityDeps } from './mail/mail';
 import { createPixSweepActivities } from './charges/pixSweep';
 
@@ -73,8 +74,19 @@ export function registerActivities<const L extends readonly DomainActivities[]>(
   return registered as Intersection<L[number]['activities']>;
 }
 
+/**
+ * The worker's activities, each run inside the scope of its worker's first attempts: an event
+ * committed by any of them gets its first delivery attempt straight from this worker
+ * (activities/events/firstAttempts.ts).
+ */
 export function createActivities(deps: ActivityDeps) {
-  return registerActivities(activitiesByDomain(deps));
+  const activities = registerActivities(activitiesByDomain(deps));
+  const firstAttempts = createFirstAttempts({
+    sequelize: deps.sequelize,
+    attemptDelivery: activities.attemptDelivery,
+    leaseSeconds: deps.firstAttemptLeaseSeconds,
+  });
+  return withFirstAttempts(activities, firstAttempts);
 }
 
 export type Activities = ReturnType<typeof createActivities>;

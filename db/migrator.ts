@@ -29,6 +29,7 @@ import { settlements } from './migrations/0025_settlements';
 import { medInfractions } from './migrations/0026_med_infractions';
 import { platformOperators } from './migrations/0027_platform_operators';
 import { refundOrigin } from './migrations/0028_refund_origin';
+import { deliveryLease } from './migrations/0029_delivery_lease';
 
 export interface Migration {
   name: string;
@@ -61,6 +62,7 @@ const migrations: Migration[] = [
   medInfractions,
   platformOperators,
   refundOrigin,
+  deliveryLease,
 ];
 
 export async function runMigrations(sequelize: Sequelize): Promise<string[]> {

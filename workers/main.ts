@@ -52,6 +52,7 @@ async function main(): Promise<void> {
       secretsKey: parseKey(config.credentialsEncryptionKey),
       allowPrivateDestinations: config.allowPrivateWebhookDestinations,
       privateReceivers: config.webhookPrivateReceivers,
+      firstAttemptLeaseSeconds: config.webhookFirstAttemptLeaseSeconds,
       smtpUrl: config.smtpUrl,
       mailFrom: config.mailFrom,
       logger,

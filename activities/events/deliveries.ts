@@ -27,6 +27,8 @@ export interface WebhookActivityDeps {
   privateReceivers?: string[];
   /** The resolver deliveries connect through (tests inject one); the system's by default. */
   lookup?: Lookup;
+  /** WEBHOOK_FIRST_ATTEMPT_LEASE_SECONDS: how long a committing worker holds a first attempt (firstAttempts.ts). */
+  firstAttemptLeaseSeconds?: number;
 }
 
 export function createWebhookActivities(deps: WebhookActivityDeps) {
@@ -46,7 +48,11 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
     return events;
   }
 
-  /** Starts the workflow of every delivery that has none yet (also those a crash left behind). */
+  /**
+   * The sweep: starts the workflow of every PENDING delivery that has none and whose first-attempt
+   * lease expired or never was (activities/events/firstAttempts.ts), e.g. one whose worker died
+   * between its commit and its send.
+   */
   async function startPendingDeliveries(ctx: Context): Promise<void> {
     const pending = await whileHeartbeating(ctx, deliveryStore.withoutWorkflow(sequelize));
     const start = (d: { id: string; merchantId: string }) =>

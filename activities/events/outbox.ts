@@ -1,14 +1,15 @@
 /**
  * Durable event outbox: events are written in the same DB transaction as the state change that
- * causes them, keyed so a retried activity records each event once. Webhook delivery reads here.
+ * causes them, keyed so a retried activity records each event once, together with their webhook
+ * deliveries (one per subscribed active endpoint).
  */
 import crypto from 'node:crypto';
-import type { Sequelize, Transaction } from 'sequelize';
+import type { Transaction } from 'sequelize';
 import { Context } from '@temporalio/activity';
-import { outboxStore, startDeliveryWorkflow } from '../../db/events';
+import { outboxStore } from '../../db/events';
 import { workflowHandle } from '../../core/temporal/workflows';
 import { dispatcherWorkflowId, outboxDispatcherWorkflow, outboxKickSignal } from '../../workflows/events/definitions';
-import { dispatchEvents } from './outboxDispatch';
+import { currentFirstAttempts } from './firstAttempts';
 
 export interface OutboxEventInput {
   type: string;
@@ -24,15 +25,16 @@ export interface OutboxEventInput {
 const KICK_EVERY_MS = 250;
 const kicks = new Map<string, { lastAt: number; scheduled: boolean }>();
 /**
- * A commit with at most this many new events delivers them itself; a bigger one (a payout slice
- * settles thousands) leaves them to the dispatcher, which pages through them.
+ * A commit with at most this many new events makes their first attempts itself; a bigger one (a
+ * payout slice settles thousands) leaves them to the dispatcher's sweep, which starts their
+ * workflows a page at a time.
  */
 const DIRECT_DISPATCH_MAX_EVENTS = 10;
 
 /**
  * Wakes this task queue's outbox dispatcher. Wake-ups are coalesced: a burst of commits (10,000
  * payout items) sends a few signals, not one each — a singleton workflow must never take one
- * signal per event. If a wake-up is lost the dispatcher's 2-second poll still finds the event.
+ * signal per event. If a wake-up is lost the dispatcher's 2-second poll still finds the deliveries.
  */
 function kickDispatcher(ctx: Context): void {
   const workflowId = dispatcherWorkflowId(ctx.info.taskQueue);
@@ -52,37 +54,13 @@ function kickDispatcher(ctx: Context): void {
   setTimeout(send, wait).unref();
 }
 
-/**
- * Once the transaction commits, its events go out without waiting for the dispatcher: a few
- * events are turned into deliveries here and their workflows started at once (eagerly, on this
- * worker); many events wake the dispatcher instead. The outbox stays the durable path: if this
- * process dies or anything here fails, the events (or deliveries not yet started) are still
- * there, and the dispatcher, woken now or by its 2-second poll, finishes the job.
- */
-function deliverAfterCommit(transaction: Transaction, sequelize: Sequelize, eventIds: string[]): void {
-  let ctx: Context;
+/** The current activity's context, or undefined outside an activity (e.g. a script). */
+function activityContext(): Context | undefined {
   try {
-    ctx = Context.current();
+    return Context.current();
   } catch {
-    return; // not inside an activity (e.g. a script): the poll will pick the events up
+    return undefined;
   }
-  transaction.afterCommit(() => {
-    if (eventIds.length === 0 || eventIds.length > DIRECT_DISPATCH_MAX_EVENTS) return kickDispatcher(ctx);
-    void dispatchEvents(sequelize, { limit: eventIds.length, eventIds })
-      .then(({ deliveries }) =>
-        Promise.all(
-          deliveries.map((d) =>
-            startDeliveryWorkflow(
-              sequelize,
-              ctx.client.workflow,
-              { id: d.id, merchantId: d.merchantId, taskQueue: ctx.info.taskQueue },
-              { eager: true },
-            ),
-          ),
-        ),
-      )
-      .catch(() => kickDispatcher(ctx));
-  });
 }
 
 export async function recordEvent(event: OutboxEventInput, transaction: Transaction): Promise<void> {
@@ -91,15 +69,18 @@ export async function recordEvent(event: OutboxEventInput, transaction: Transact
 
 /**
  * Records many events in one statement (a payout slice settles hundreds of items at once), each
- * once per dedup key; if anyone subscribed to any of them, they go out after the commit
- * (deliverAfterCommit).
+ * once per dedup key, with their deliveries. Once the transaction commits, a few deliveries get
+ * their first attempt from this worker at once (activities/events/firstAttempts.ts), leased in
+ * that same statement; many (or, outside an activity, any) are left to the dispatcher's sweep,
+ * woken now, which starts their workflows.
  */
 export async function recordEvents(events: OutboxEventInput[], transaction: Transaction): Promise<void> {
   if (events.length === 0) return;
   const sequelize = outboxStore.outboxDatabase();
-  const kinds = [...new Map(events.map((e) => [`${e.merchantId}|${e.type}`, e])).values()];
-  // The insert and "did anyone subscribe to any of these?" in one round trip.
-  const row = await outboxStore.insertEvents(
+  const ctx = activityContext();
+  const firstAttempts = ctx && events.length <= DIRECT_DISPATCH_MAX_EVENTS ? currentFirstAttempts() : undefined;
+  const leaseSeconds = firstAttempts?.leaseSeconds() ?? null;
+  const deliveries = await outboxStore.insertEvents(
     sequelize,
     events.map((e) => ({
       id: crypto.randomUUID(),
@@ -110,8 +91,14 @@ export async function recordEvents(events: OutboxEventInput[], transaction: Tran
       aggregateId: e.aggregateId,
       payload: e.payload,
     })),
-    kinds,
+    { leaseSeconds },
     transaction,
   );
-  if (row.subscribed) deliverAfterCommit(transaction, sequelize, row.inserted);
+  if (deliveries.length === 0 || !ctx) return; // outside an activity the dispatcher's 2-second poll finds them
+  transaction.afterCommit(() => {
+    if (!firstAttempts || leaseSeconds === null) return kickDispatcher(ctx);
+    void Promise.all(deliveries.map((d) => firstAttempts.send(d, ctx))).then((sent) => {
+      if (sent.includes(false)) kickDispatcher(ctx);
+    });
+  });
 }

@@ -20,9 +20,20 @@ async function readSnapshot(sequelize: Sequelize) {
     payoutItems: await payoutStore.countItemsByStatus(sequelize),
     withdrawals: await withdrawalStore.countByStatus(sequelize),
     ledger: await balanceStore.totalsByKind(sequelize),
-    outbox: await outboxStore.pendingSummary(sequelize),
+    outbox: outboxLag(await outboxStore.pendingSummary(sequelize), await deliveryStore.unstartedSummary(sequelize)),
     deliveries: await deliveryStore.countByStatus(sequelize),
   };
+}
+
+type Lag = { pending: number; oldestAgeSeconds: number | null };
+
+/**
+ * The webhook pipeline's lag: events an older worker left undispatched, and deliveries neither
+ * delivered by their first attempt nor given a workflow yet (activities/events/firstAttempts.ts).
+ */
+function outboxLag(events: Lag, deliveries: Lag): Lag {
+  const ages = [events.oldestAgeSeconds, deliveries.oldestAgeSeconds].filter((a): a is number => a !== null);
+  return { pending: events.pending + deliveries.pending, oldestAgeSeconds: ages.length ? Math.max(...ages) : null };
 }
 
 type Snapshot = Awaited<ReturnType<typeof readSnapshot>>;
@@ -80,12 +91,17 @@ export function registerBusinessGauges(registry: Registry, sequelize: Sequelize,
   gauge('gateway_ledger_accounts', 'Ledger accounts per account kind', ['kind'] as const, (g, s) => {
     for (const r of s.ledger) g.set({ kind: r.kind }, r.accounts);
   });
-  gauge('gateway_outbox_pending_events', 'Outbox events not yet dispatched', [] as const, (g, s) => {
-    g.set(s.outbox.pending);
-  });
+  gauge(
+    'gateway_outbox_pending_events',
+    'Webhook work not handed over yet: outbox events not dispatched, and deliveries neither delivered by their first attempt nor given a workflow',
+    [] as const,
+    (g, s) => {
+      g.set(s.outbox.pending);
+    },
+  );
   gauge(
     'gateway_outbox_oldest_pending_age_seconds',
-    'Age of the oldest undispatched outbox event in seconds (0 when none is pending)',
+    'Age of the oldest of gateway_outbox_pending_events in seconds (0 when none is pending)',
     [] as const,
     (g, s) => {
       g.set(s.outbox.oldestAgeSeconds ?? 0);

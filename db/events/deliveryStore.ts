@@ -137,28 +137,79 @@ export async function countByStatus(sequelize: Sequelize): Promise<{ status: str
   return rows.map((r) => ({ status: r.status, count: Number(r.n) }));
 }
 
-/** A PENDING delivery of an event to an endpoint, once per (event, endpoint); answers it when created now. */
-export async function createDelivery(
+/**
+ * The one way deliveries are made from events: an INSERT … SELECT giving each event of the
+ * relation `events` (columns id, merchant_id, type, aggregate_type, aggregate_id, payload_text,
+ * created_at) one PENDING delivery per active endpoint subscribed to it (a charge's own webhook
+ * only for that charge's events), once per (event, endpoint), RETURNING id, merchant_id. The body
+ * is fixed here, once per event: every endpoint and every retry get the same bytes and eventId.
+ * With `leaseSecondsParam` (a replacement's name) each delivery is leased to the committing worker
+ * for its first attempt (db/migrations/0029_delivery_lease.ts).
+ */
+export function insertDeliveriesOfSql(events: string, leaseSecondsParam?: string): string {
+  const lease = leaseSecondsParam ? `clock_timestamp() + make_interval(secs => :${leaseSecondsParam})` : 'NULL';
+  return `INSERT INTO webhook_deliveries (id, event_id, webhook_id, merchant_id, event_type, url, body, status, lease_expires_at)
+     SELECT gen_random_uuid(), e.id, w.id, e.merchant_id, e.type, w.url,
+       '{"eventId":"' || e.id::text || '","type":' || to_json(e.type)::text || ',"createdAt":"'
+         || to_char(e.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '","data":' || e.payload_text || '}',
+       'PENDING', ${lease}
+     FROM ${events} e JOIN webhook_endpoints w ON w.merchant_id = e.merchant_id AND e.type = ANY(w.events) AND w.active
+       AND (w.charge_id IS NULL OR (e.aggregate_type = 'charge' AND w.charge_id::text = e.aggregate_id))
+     ORDER BY e.created_at, w.created_at, w.id
+     ON CONFLICT (event_id, webhook_id) WHERE resend_of IS NULL DO NOTHING
+     RETURNING id, merchant_id`;
+}
+
+/** Deliveries of events already in outbox_events (those an older worker left undispatched), in the caller's transaction. */
+export async function createDeliveriesOf(
   sequelize: Sequelize,
-  d: { id: string; eventId: string; webhookId: string; merchantId: string; type: string; url: string; body: string },
+  eventIds: string[],
   transaction: Transaction,
 ): Promise<{ id: string; merchantId: string }[]> {
   const created = await sequelize.query<{ id: string; merchant_id: string }>(
-    `INSERT INTO webhook_deliveries (id, event_id, webhook_id, merchant_id, event_type, url, body, status)
-     VALUES (:id, :eventId, :webhookId, :merchantId, :type, :url, :body, 'PENDING')
-     ON CONFLICT (event_id, webhook_id) WHERE resend_of IS NULL DO NOTHING RETURNING id, merchant_id`,
-    { replacements: d, type: QueryTypes.SELECT, transaction },
+    `WITH events AS (SELECT id, merchant_id, type, aggregate_type, aggregate_id, payload::text AS payload_text, created_at
+       FROM outbox_events WHERE id IN (:eventIds))
+     ${insertDeliveriesOfSql('events')}`,
+    { replacements: { eventIds }, type: QueryTypes.SELECT, transaction },
   );
   return created.map((c) => ({ id: c.id, merchantId: c.merchant_id }));
 }
 
-/** Deliveries whose workflow has not been started (also those a crash left behind), oldest first, at most 500. */
+/**
+ * PENDING deliveries whose workflow has not been started (also those a crash left behind) and
+ * whose first-attempt lease, if any, has expired; oldest first, at most 500.
+ */
 export async function withoutWorkflow(sequelize: Sequelize): Promise<{ id: string; merchantId: string }[]> {
   const pending = await sequelize.query<{ id: string; merchant_id: string }>(
-    `SELECT id, merchant_id FROM webhook_deliveries WHERE NOT workflow_started ORDER BY created_at LIMIT 500`,
+    `SELECT id, merchant_id FROM webhook_deliveries
+     WHERE NOT workflow_started AND status = 'PENDING' AND (lease_expires_at IS NULL OR lease_expires_at < now())
+     ORDER BY created_at LIMIT 500`,
     { type: QueryTypes.SELECT },
   );
   return pending.map((d) => ({ id: d.id, merchantId: d.merchant_id }));
+}
+
+/**
+ * PENDING deliveries not handed over yet: neither delivered by their first attempt nor given a
+ * workflow (leased or waiting for the sweep), and the age of the oldest in seconds (null when
+ * none). The partial index webhook_deliveries_unstarted holds exactly these rows.
+ */
+export async function unstartedSummary(
+  sequelize: Sequelize,
+): Promise<{ pending: number; oldestAgeSeconds: number | null }> {
+  const [row] = await sequelize.query<{ pending: string; oldest_age_seconds: number | null }>(
+    `SELECT count(*) AS pending, EXTRACT(EPOCH FROM now() - min(created_at))::float8 AS oldest_age_seconds
+     FROM webhook_deliveries WHERE NOT workflow_started AND status = 'PENDING'`,
+    { type: QueryTypes.SELECT },
+  );
+  return { pending: Number(row?.pending ?? 0), oldestAgeSeconds: row?.oldest_age_seconds ?? null };
+}
+
+/** The committing worker could not finish the first attempt: the sweep may take the delivery now. */
+export async function releaseLease(sequelize: Sequelize, deliveryId: string): Promise<void> {
+  await sequelize.query(`UPDATE webhook_deliveries SET lease_expires_at = NULL WHERE id = :deliveryId`, {
+    replacements: { deliveryId },
+  });
 }
 
 /** What an attempt needs: the delivery's state and body, and its endpoint's URL, state and secrets. */

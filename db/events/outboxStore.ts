@@ -1,6 +1,7 @@
 /** The outbox_events table (events to deliver to merchants' webhooks): its one writer and the way to read it. */
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { OutboxEvent } from './outboxEvent';
+import { insertDeliveriesOfSql } from './deliveryStore';
 
 /** Whether the merchant has an event with this id. */
 export async function isMerchantEvent(sequelize: Sequelize, merchantId: string, eventId: string): Promise<boolean> {
@@ -37,26 +38,30 @@ export interface NewOutboxEvent {
 }
 
 /**
- * Inserts the events (each once per dedup key) and asks, in the same round trip, whether any
- * active endpoint of theirs subscribed to any of `kinds` (merchant and event type). Answers the
- * ids inserted now and that answer.
+ * Inserts the events (each once per dedup key) and, in the same statement, their deliveries
+ * (deliveryStore.insertDeliveriesOfSql): an event leaves here dispatched. Answers the deliveries
+ * made now (none for an event recorded before, e.g. by a retried activity). With `leaseSeconds`
+ * they are leased to the caller for their first attempt.
  */
 export async function insertEvents(
   sequelize: Sequelize,
   events: NewOutboxEvent[],
-  kinds: { merchantId: string; type: string }[],
+  opts: { leaseSeconds: number | null },
   transaction: Transaction,
-): Promise<{ inserted: string[]; subscribed: boolean }> {
-  const [row] = await sequelize.query<{ inserted: string[]; subscribed: boolean }>(
-    `WITH inserted AS (
-       INSERT INTO outbox_events (id, dedup_key, merchant_id, type, aggregate_type, aggregate_id, payload, created_at)
-       SELECT *, clock_timestamp() FROM unnest(ARRAY[:ids]::uuid[], ARRAY[:dedupKeys]::text[], ARRAY[:merchantIds]::uuid[], ARRAY[:types]::text[],
-         ARRAY[:aggregateTypes]::text[], ARRAY[:aggregateIds]::text[], ARRAY[:payloads]::jsonb[])
-       ON CONFLICT (dedup_key) DO NOTHING RETURNING id)
-     SELECT (SELECT coalesce(array_agg(id::text), '{}') FROM inserted) AS inserted, EXISTS (
-       SELECT 1 FROM webhook_endpoints w JOIN unnest(ARRAY[:kindMerchants]::uuid[], ARRAY[:kindTypes]::text[]) AS k(merchant_id, type)
-         ON w.merchant_id = k.merchant_id AND k.type = ANY(w.events)
-       WHERE w.active) AS subscribed`,
+): Promise<{ id: string; merchantId: string }[]> {
+  const [row] = await sequelize.query<{ deliveries: { id: string; merchantId: string }[] }>(
+    `WITH input AS (
+       SELECT * FROM unnest(ARRAY[:ids]::uuid[], ARRAY[:dedupKeys]::text[], ARRAY[:merchantIds]::uuid[], ARRAY[:types]::text[],
+         ARRAY[:aggregateTypes]::text[], ARRAY[:aggregateIds]::text[], ARRAY[:payloads]::text[])
+         AS t(id, dedup_key, merchant_id, type, aggregate_type, aggregate_id, payload_text)),
+     inserted AS (
+       INSERT INTO outbox_events (id, dedup_key, merchant_id, type, aggregate_type, aggregate_id, payload, created_at, dispatched_at)
+       SELECT id, dedup_key, merchant_id, type, aggregate_type, aggregate_id, payload_text::jsonb, clock_timestamp(), clock_timestamp()
+       FROM input ON CONFLICT (dedup_key) DO NOTHING RETURNING id, created_at),
+     events AS (SELECT i.id, i.merchant_id, i.type, i.aggregate_type, i.aggregate_id, i.payload_text, n.created_at
+       FROM inserted n JOIN input i ON i.id = n.id),
+     deliveries AS (${insertDeliveriesOfSql('events', opts.leaseSeconds === null ? undefined : 'leaseSeconds')})
+     SELECT coalesce(json_agg(json_build_object('id', id, 'merchantId', merchant_id)), '[]'::json) AS deliveries FROM deliveries`,
     {
       replacements: {
         ids: events.map((e) => e.id),
@@ -66,57 +71,28 @@ export async function insertEvents(
         aggregateTypes: events.map((e) => e.aggregateType),
         aggregateIds: events.map((e) => e.aggregateId),
         payloads: events.map((e) => JSON.stringify(e.payload)),
-        kindMerchants: kinds.map((e) => e.merchantId),
-        kindTypes: kinds.map((e) => e.type),
+        leaseSeconds: opts.leaseSeconds,
       },
       type: QueryTypes.SELECT,
       transaction,
     },
   );
-  return { inserted: row?.inserted ?? [], subscribed: Boolean(row?.subscribed) };
-}
-
-export interface OutboxEventRow {
-  id: string;
-  merchantId: string;
-  type: string;
-  aggregateType: string;
-  aggregateId: string;
-  payload: unknown;
-  createdAt: Date;
+  return row?.deliveries ?? [];
 }
 
 /**
- * Up to `limit` undispatched events (only `eventIds` when given), oldest first, under FOR UPDATE
- * SKIP LOCKED: two dispatchers never take the same event.
+ * The ids of up to `limit` undispatched events, oldest first, under FOR UPDATE SKIP LOCKED: two
+ * dispatchers never take the same event.
  */
 export async function takeUndispatched(
   sequelize: Sequelize,
-  args: { limit: number; eventIds?: string[] },
+  args: { limit: number },
   transaction: Transaction,
-): Promise<OutboxEventRow[]> {
-  const events = await sequelize.query<{
-    id: string;
-    merchant_id: string;
-    type: string;
-    aggregate_type: string;
-    aggregate_id: string;
-    payload: unknown;
-    created_at: Date;
-  }>(
-    `SELECT id, merchant_id, type, aggregate_type, aggregate_id, payload, created_at FROM outbox_events
-     WHERE dispatched_at IS NULL ${args.eventIds ? 'AND id IN (:eventIds)' : ''} ORDER BY created_at LIMIT :limit FOR UPDATE SKIP LOCKED`,
-    { replacements: { limit: args.limit, eventIds: args.eventIds ?? [] }, type: QueryTypes.SELECT, transaction },
+): Promise<{ id: string }[]> {
+  return sequelize.query<{ id: string }>(
+    `SELECT id FROM outbox_events WHERE dispatched_at IS NULL ORDER BY created_at LIMIT :limit FOR UPDATE SKIP LOCKED`,
+    { replacements: { limit: args.limit }, type: QueryTypes.SELECT, transaction },
   );
-  return events.map((e) => ({
-    id: e.id,
-    merchantId: e.merchant_id,
-    type: e.type,
-    aggregateType: e.aggregate_type,
-    aggregateId: e.aggregate_id,
-    payload: e.payload,
-    createdAt: new Date(e.created_at),
-  }));
 }
 
 export async function markDispatched(sequelize: Sequelize, ids: string[], transaction: Transaction): Promise<void> {

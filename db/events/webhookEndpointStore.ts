@@ -88,31 +88,6 @@ export async function endpointState(
   return endpoint ?? null;
 }
 
-/** Every active endpoint of these merchants (charge webhooks too), oldest first. */
-export async function activeEndpointsOf(
-  sequelize: Sequelize,
-  merchantIds: string[],
-  transaction: Transaction,
-): Promise<{ id: string; url: string; merchantId: string; events: string[]; chargeId: string | null }[]> {
-  const rows = await sequelize.query<{
-    id: string;
-    url: string;
-    merchant_id: string;
-    events: string[];
-    charge_id: string | null;
-  }>(
-    `SELECT id, url, merchant_id, events, charge_id::text AS charge_id FROM webhook_endpoints WHERE merchant_id IN (:merchantIds) AND active ORDER BY created_at, id`,
-    { replacements: { merchantIds }, type: QueryTypes.SELECT, transaction },
-  );
-  return rows.map((w) => ({
-    id: w.id,
-    url: w.url,
-    merchantId: w.merchant_id,
-    events: w.events,
-    chargeId: w.charge_id,
-  }));
-}
-
 /**
  * Disables the endpoint when it is active and had no successful delivery in 3 days, so a dead
  * receiver stops costing attempts (the merchant re-enables it with PATCH).

@@ -1,6 +1,6 @@
 /**
- * Every event recorded in the outbox, as the webhook dispatcher sends it
- * (activities/events/outboxDispatch.ts: `{eventId, type, createdAt, data: payload}`), parsed with the
+ * Every event recorded in the outbox, as its webhook deliveries carry it
+ * (db/events/deliveryStore.ts, insertDeliveriesOfSql: `{eventId, type, createdAt, data: payload}`), parsed with the
  * payload schema the API document gives its type (api/events/openapi.ts, webhookEventSchemas):
  * the `data` of charge.paid is the charge, and so on. Also flags a field of `data` the schema does
  * not name (a receiver's generated type would not know it). Called at the end of the integration

@@ -8,7 +8,8 @@ import { WORKER_NODE_ARGS } from '../../workers/nodeArgs';
 /** The worker process; `outputFile` holds what it printed outside its pino log (undefined outside `npm test`). */
 export type WorkerProcess = ChildProcess & { outputFile?: string };
 
-export function spawnWorkerProcess(env: Record<string, string>): WorkerProcess {
+/** `preload`: a CommonJS module the worker requires before its own code (a test's failpoint, test/support/failpoints). */
+export function spawnWorkerProcess(env: Record<string, string>, opts: { preload?: string } = {}): WorkerProcess {
   const root = path.resolve(__dirname, '..', '..');
   // The worker's own pino lines go to the run's log directory (core/logger.ts); anything else it
   // prints (SDK warnings, a crash) is kept in a file there too, out of the test output.
@@ -17,7 +18,13 @@ export function spawnWorkerProcess(env: Record<string, string>): WorkerProcess {
   // `node --import tsx` (not the tsx CLI) so the pid we hold is the worker itself.
   const child = spawn(
     process.execPath,
-    [...WORKER_NODE_ARGS, '--import', 'tsx', path.join(root, 'workers', 'main.ts')],
+    [
+      ...WORKER_NODE_ARGS,
+      ...(opts.preload ? ['--require', opts.preload] : []),
+      '--import',
+      'tsx',
+      path.join(root, 'workers', 'main.ts'),
+    ],
     {
       cwd: root,
       // The run's one workflow bundle (test/support/globalSetup.js), not one more of its own.
