@@ -8,8 +8,9 @@
  * measured in the same run, their ratio, the goal, met or not), also written as JSON
  * to .bench/latest-<engine>.json (scripts/lib/benchTable.ts).
  *   - webhooks (scripts/lib/webhookBench.ts): provider callback → merchant receiver gets
- *     charge.paid, median and p99; baseline (c): a bare POST of the same size to the receiver.
- *     BENCH_WEBHOOK_RATE (50/s), BENCH_WEBHOOK_SECONDS (60; or BENCH_CHARGES charges).
+ *     charge.paid, median and p99, and CPU per paid charge, at each of BENCH_WEBHOOK_RATES
+ *     (10,25,50 per second) for BENCH_WEBHOOK_SECONDS (60; or BENCH_CHARGES charges); baseline
+ *     (c): a bare POST of the same size to the receiver.
  *   - creates (scripts/lib/createBench.ts): POST /sellers/pix at concurrency 32 (BENCH_CREATES,
  *     320) and one at a time (BENCH_CREATES_SERIAL, 50); the API process's peak RSS (VmHWM) and
  *     CPU ms per create of each process group (api, worker, temporal, postgres, bench: this

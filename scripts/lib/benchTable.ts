@@ -15,7 +15,8 @@ export interface Measure {
   /** ours / baseline; null without a baseline. */
   ratio: number | null;
   goal: string;
-  met: boolean;
+  /** null: a figure reported beside the goals (a point of a curve), with no goal of its own. */
+  met: boolean | null;
 }
 
 export class BenchTable {
@@ -42,7 +43,7 @@ export class BenchTable {
       m.baseline === null ? '—' : String(m.baseline),
       m.ratio === null ? '—' : String(m.ratio),
       m.goal,
-      m.met ? 'yes' : 'NO',
+      m.met === null ? '—' : m.met ? 'yes' : 'NO',
     ]);
     const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
     const fmt = (r: string[]) =>
