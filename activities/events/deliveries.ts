@@ -14,7 +14,7 @@ import { decryptSecret } from '../../core/crypto/secretBox';
 import { checkWebhookUrlSyntax } from '../../core/net/destination';
 import { DestinationRefusedError, postWebhook, type Lookup } from './sender';
 import { DELIVERY_TIMEOUT_MS, MAX_RESPONSE_BYTES } from '../../core/events/retrySchedule';
-import { signWebhook } from '../../core/events/signature';
+import { signWebhook, standardWebhookHeaders } from '../../core/events/signature';
 import type { AttemptOutcome } from '../../workflows/events/definitions';
 
 export interface WebhookActivityDeps {
@@ -76,6 +76,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       secrets.push(decryptSecret(d.previousSecretCiphertext, deps.secretsKey));
     }
     const started = Date.now();
+    const t = Math.floor(started / 1000);
     let statusCode: number | null = null;
     let error: string | null = null;
     const destination = checkWebhookUrlSyntax(d.url);
@@ -91,7 +92,9 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
             headers: {
               'content-type': 'application/json',
               'user-agent': 'PixGateway-Webhooks/1.0',
-              'gateway-signature': signWebhook(d.body, secrets, Math.floor(Date.now() / 1000)),
+              'gateway-signature': signWebhook(d.body, secrets, t),
+              // The event id is the message id: the same on every retry and resend, for deduplication.
+              ...standardWebhookHeaders(d.body, secrets, d.eventId, t),
               'gateway-event-id': d.eventId,
               'gateway-delivery-id': args.deliveryId,
               'gateway-delivery-attempt': String(args.attempt),

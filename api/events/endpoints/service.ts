@@ -14,8 +14,13 @@ import type { CreateWebhookBody, UpdateWebhookBody } from './schema';
 
 export const ROTATION_OVERLAP_HOURS = 24;
 
+/**
+ * `whsec_` + standard base64 of 32 random bytes: Stripe's constructEvent keys with the string as
+ * shown, and the Standard Webhooks libraries decode the part after `whsec_` (standard alphabet
+ * only). Secrets issued before were base64url; they keep signing (core/events/signature.ts).
+ */
 export function newWebhookSecret(): string {
-  return `whsec_${crypto.randomBytes(32).toString('base64url')}`;
+  return `whsec_${crypto.randomBytes(32).toString('base64')}`;
 }
 
 /** What a replay shows: a secret is shown once. */
