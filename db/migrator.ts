@@ -29,6 +29,7 @@ import { settlements } from './migrations/0025_settlements';
 import { medInfractions } from './migrations/0026_med_infractions';
 import { platformOperators } from './migrations/0027_platform_operators';
 import { refundOrigin } from './migrations/0028_refund_origin';
+import { webhookAttemptRetryAfter } from './migrations/0029_webhook_attempt_retry_after';
 
 export interface Migration {
   name: string;
@@ -61,6 +62,7 @@ const migrations: Migration[] = [
   medInfractions,
   platformOperators,
   refundOrigin,
+  webhookAttemptRetryAfter,
 ];
 
 export async function runMigrations(sequelize: Sequelize): Promise<string[]> {

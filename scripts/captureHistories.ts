@@ -519,6 +519,40 @@ const scenarios: Scenario[] = [
     },
   },
   {
+    // A 429 with Retry-After: 15 (the schedule says 10 s): the retry waits the receiver's 15 s
+    // ('delivery-retry-after').
+    name: 'webhook-retry-after',
+    async run(stack) {
+      const { startReceiver } = await import('../test/support/receiver');
+      const receiver = await startReceiver();
+      try {
+        const m = await stack.createMerchant({ name: 'Loja Webhook Ocupada' });
+        const hook = await must(
+          'webhook',
+          201,
+          stack.api('POST', '/sellers/webhooks', {
+            creds: m,
+            body: { url: `${receiver.url}/hook`, events: ['charge.paid'] },
+          }),
+        );
+        receiver.status = 429;
+        receiver.headers = { 'retry-after': '15' };
+        const id = await newCharge(stack, m);
+        await stack.pay(id);
+        const deadline = Date.now() + 20_000;
+        while (receiver.received.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+        receiver.status = 200;
+        receiver.headers = {};
+        const list = await stack.api('GET', `/sellers/webhooks/${hook.body.id}/deliveries`, { creds: m });
+        const ids = (list.body.deliveries as Array<{ id: string }>).map((d) => deliveryWorkflowId(d.id));
+        for (const wid of ids) await waitClosed(stack.temporal.workflow.getHandle(wid));
+        return [chargeWorkflowId(id), ...ids];
+      } finally {
+        await receiver.close();
+      }
+    },
+  },
+  {
     // The SMTP server is down for the first attempt: deliverMail fails, is retried, and sends.
     name: 'mail-sent-after-a-retry',
     async run(stack) {

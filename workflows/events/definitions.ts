@@ -14,4 +14,13 @@ export const webhookDeliveryWorkflow = defineWorkflow<typeof webhookDelivery>('w
 export const dispatcherWorkflowId = (taskQueue: string) => `outbox-dispatcher-${taskQueue}`;
 export const deliveryWorkflowId = (deliveryId: string) => `webhook-${deliveryId}`;
 
-export type AttemptOutcome = { outcome: 'DELIVERED' | 'FAILED' | 'STOPPED'; statusCode: number | null };
+/**
+ * An attempt's result. STOPPED: the delivery will not be tried again (endpoint disabled, or it
+ * answered 410 Gone). `retryAfterMs`: a 429/503 asked for at least this wait (at most 6 h);
+ * absent from results recorded before Retry-After was honoured.
+ */
+export type AttemptOutcome = {
+  outcome: 'DELIVERED' | 'FAILED' | 'STOPPED';
+  statusCode: number | null;
+  retryAfterMs?: number;
+};
