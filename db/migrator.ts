@@ -30,6 +30,7 @@ import { medInfractions } from './migrations/0026_med_infractions';
 import { platformOperators } from './migrations/0027_platform_operators';
 import { refundOrigin } from './migrations/0028_refund_origin';
 import { webhookAttemptRetryAfter } from './migrations/0029_webhook_attempt_retry_after';
+import { webhookDeliveryReplay } from './migrations/0030_webhook_delivery_replay';
 
 export interface Migration {
   name: string;
@@ -63,6 +64,7 @@ const migrations: Migration[] = [
   platformOperators,
   refundOrigin,
   webhookAttemptRetryAfter,
+  webhookDeliveryReplay,
 ];
 
 export async function runMigrations(sequelize: Sequelize): Promise<string[]> {

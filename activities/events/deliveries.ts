@@ -10,6 +10,7 @@ import { idempotencyStore } from '../../db/idempotency';
 import { requestSignatureStore } from '../../db/identity';
 import { dispatchEvents } from './outboxDispatch';
 import { queueDisabledNotice } from './disabledNotice';
+import { createReplayActivities } from './replay';
 import type { Sequelize } from 'sequelize';
 import { decryptSecret } from '../../core/crypto/secretBox';
 import { checkWebhookUrlSyntax } from '../../core/net/destination';
@@ -171,7 +172,14 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
     return { idempotencyKeys, signatures };
   }
 
-  return { dispatchOutbox, attemptDelivery, scheduleNextAttempt, completeDelivery, sweepExpired };
+  return {
+    dispatchOutbox,
+    attemptDelivery,
+    scheduleNextAttempt,
+    completeDelivery,
+    sweepExpired,
+    ...createReplayActivities(sequelize),
+  };
 }
 
 export type WebhookActivities = ReturnType<typeof createWebhookActivities>;

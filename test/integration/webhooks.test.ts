@@ -284,3 +284,26 @@ it('delivers the lifecycle of a charge to its webhook_url, and nothing to a disa
   await new Promise((r) => setTimeout(r, 1_000));
   expect(at('/disabled', undefined, charge.id)).toEqual([]);
 });
+
+it('replays what a webhook missed while disabled when it is re-enabled, oldest first', async () => {
+  const hook = await register('/re-enabled', ['charge.paid']);
+  expect(
+    (await stack.api('PATCH', `/sellers/webhooks/${hook.id}`, { creds: seller, body: { active: false } })).status,
+  ).toBe(200);
+  const first = await paidCharge();
+  const second = await paidCharge();
+  // Both events went out (to no one here): what a disabled webhook misses.
+  await waitFor(async () => {
+    const [{ n }] = await stack.sequelize.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM outbox_events WHERE aggregate_id IN (:ids) AND type = 'charge.paid' AND dispatched_at IS NOT NULL`,
+      { replacements: { ids: [first.id, second.id] }, type: QueryTypes.SELECT },
+    );
+    return n === 2;
+  }, 'the events dispatched');
+  expect(at('/re-enabled')).toEqual([]);
+  const enabled = await stack.api('PATCH', `/sellers/webhooks/${hook.id}`, { creds: seller, body: { active: true } });
+  expect(enabled).toMatchObject({ status: 200, body: { active: true, disabledReason: null } });
+  await waitFor(async () => at('/re-enabled', 'charge.paid').length === 2, 'the missed charge.paid events');
+  expect(at('/re-enabled', 'charge.paid').map((r) => JSON.parse(r.rawBody).data.id)).toEqual([first.id, second.id]);
+  for (const r of at('/re-enabled')) expect(standardVerified(r, hook.secret)).toMatchObject({ type: 'charge.paid' });
+});
