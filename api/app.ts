@@ -168,7 +168,12 @@ export function createApp(deps: ApiDeps): express.Express {
     destinations,
     platformInstitution,
   });
-  const webhooks = new WebhookService({ encryptionKey, destinations });
+  const webhooks = new WebhookService({
+    encryptionKey,
+    destinations,
+    temporal: deps.temporal,
+    taskQueue: deps.taskQueue,
+  });
   const withdrawals = new WithdrawalService({
     temporal: deps.temporal,
     taskQueue: deps.taskQueue,

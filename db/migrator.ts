@@ -29,7 +29,9 @@ import { settlements } from './migrations/0025_settlements';
 import { medInfractions } from './migrations/0026_med_infractions';
 import { platformOperators } from './migrations/0027_platform_operators';
 import { refundOrigin } from './migrations/0028_refund_origin';
-import { deliveryLease } from './migrations/0029_delivery_lease';
+import { webhookAttemptRetryAfter } from './migrations/0029_webhook_attempt_retry_after';
+import { webhookDeliveryReplay } from './migrations/0030_webhook_delivery_replay';
+import { deliveryLease } from './migrations/0031_delivery_lease';
 
 export interface Migration {
   name: string;
@@ -62,6 +64,8 @@ const migrations: Migration[] = [
   medInfractions,
   platformOperators,
   refundOrigin,
+  webhookAttemptRetryAfter,
+  webhookDeliveryReplay,
   deliveryLease,
 ];
 

@@ -34,7 +34,7 @@ import { BoletoBatch, BoletoBatchItem, Charge } from '../db/models';
 import { acceptBoletoBatchUpdate, boletoBatchWorkflow, boletoBatchWorkflowId } from '../workflows/boletos/definitions';
 import type { MerchantCredentials } from '../db/identity/merchantAdmin';
 import { chargeWorkflowId, latePaymentWorkflowId } from '../workflows/charges/definitions';
-import { dispatcherWorkflowId, deliveryWorkflowId } from '../workflows/events/definitions';
+import { dispatcherWorkflowId, deliveryWorkflowId, replayWorkflowId } from '../workflows/events/definitions';
 import { withdrawalWorkflowId } from '../workflows/withdrawals/definitions';
 import { payoutBatchWorkflowId } from '../workflows/payouts/definitions';
 import { mailWorkflowId } from '../workflows/mail/definitions';
@@ -513,6 +513,92 @@ const scenarios: Scenario[] = [
         const ids = (list.body.deliveries as Array<{ id: string }>).map((d) => deliveryWorkflowId(d.id));
         for (const wid of ids) await waitClosed(stack.temporal.workflow.getHandle(wid));
         return [chargeWorkflowId(id), ...ids];
+      } finally {
+        await receiver.close();
+      }
+    },
+  },
+  {
+    // A 429 with Retry-After: 15 (the schedule says 10 s): the retry waits the receiver's 15 s
+    // ('delivery-retry-after').
+    name: 'webhook-retry-after',
+    async run(stack) {
+      const { startReceiver } = await import('../test/support/receiver');
+      const receiver = await startReceiver();
+      try {
+        const m = await stack.createMerchant({ name: 'Loja Webhook Ocupada' });
+        const hook = await must(
+          'webhook',
+          201,
+          stack.api('POST', '/sellers/webhooks', {
+            creds: m,
+            body: { url: `${receiver.url}/hook`, events: ['charge.paid'] },
+          }),
+        );
+        receiver.status = 429;
+        receiver.headers = { 'retry-after': '15' };
+        const id = await newCharge(stack, m);
+        await stack.pay(id);
+        const deadline = Date.now() + 20_000;
+        while (receiver.received.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+        receiver.status = 200;
+        receiver.headers = {};
+        const list = await stack.api('GET', `/sellers/webhooks/${hook.body.id}/deliveries`, { creds: m });
+        const ids = (list.body.deliveries as Array<{ id: string }>).map((d) => deliveryWorkflowId(d.id));
+        for (const wid of ids) await waitClosed(stack.temporal.workflow.getHandle(wid));
+        return [chargeWorkflowId(id), ...ids];
+      } finally {
+        await receiver.close();
+      }
+    },
+  },
+  {
+    // A webhook disabled while a charge is paid, then re-enabled: its WebhookReplay sends the
+    // missed charge.paid.
+    name: 'webhook-replay-on-re-enable',
+    async run(stack) {
+      const { startReceiver } = await import('../test/support/receiver');
+      const receiver = await startReceiver();
+      try {
+        const m = await stack.createMerchant({ name: 'Loja Reativada' });
+        const hook = await must(
+          'webhook',
+          201,
+          stack.api('POST', '/sellers/webhooks', {
+            creds: m,
+            body: { url: `${receiver.url}/hook`, events: ['charge.paid'] },
+          }),
+        );
+        await must(
+          'disable',
+          200,
+          stack.api('PATCH', `/sellers/webhooks/${hook.body.id}`, { creds: m, body: { active: false } }),
+        );
+        const id = await newCharge(stack, m);
+        await stack.pay(id);
+        await waitClosed(stack.temporal.workflow.getHandle(chargeWorkflowId(id)));
+        // Replayed only once dispatched (to no one): before that the dispatcher itself sends it.
+        const deadline = Date.now() + 20_000;
+        for (;;) {
+          const [e] = await stack.sequelize.query<{ dispatched: boolean }>(
+            `SELECT dispatched_at IS NOT NULL AS dispatched FROM outbox_events WHERE aggregate_id = :id AND type = 'charge.paid'`,
+            { replacements: { id }, type: QueryTypes.SELECT },
+          );
+          if (e?.dispatched || Date.now() > deadline) break;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        const [{ disabled_at }] = await stack.sequelize.query<{ disabled_at: Date }>(
+          'SELECT disabled_at FROM webhook_endpoints WHERE id = :id',
+          { replacements: { id: hook.body.id }, type: QueryTypes.SELECT },
+        );
+        await must(
+          're-enable',
+          200,
+          stack.api('PATCH', `/sellers/webhooks/${hook.body.id}`, { creds: m, body: { active: true } }),
+        );
+        const replay = replayWorkflowId(hook.body.id, new Date(disabled_at));
+        await waitClosed(stack.temporal.workflow.getHandle(replay));
+        return [chargeWorkflowId(id), replay];
       } finally {
         await receiver.close();
       }

@@ -6,6 +6,7 @@ export { payoutBatch } from './payouts/payoutBatch';
 export { payoutChunk } from './payouts/payoutChunk';
 export { webhookDelivery } from './events/webhookDelivery';
 export { outboxDispatcher } from './events/outboxDispatcher';
+export { webhookReplay } from './events/webhookReplay';
 export { janitor } from './transfers/janitor';
 export { sendMail } from './mail/sendMail';
 export { refundLifecycle } from './refunds/refundLifecycle';

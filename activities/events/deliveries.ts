@@ -9,12 +9,15 @@ import { deliveryStore, startDeliveryWorkflow, webhookEndpointStore } from '../.
 import { idempotencyStore } from '../../db/idempotency';
 import { requestSignatureStore } from '../../db/identity';
 import { dispatchEvents } from './outboxDispatch';
+import { queueDisabledNotice } from './disabledNotice';
+import { createReplayActivities } from './replay';
 import type { Sequelize } from 'sequelize';
 import { decryptSecret } from '../../core/crypto/secretBox';
 import { checkWebhookUrlSyntax } from '../../core/net/destination';
 import { DestinationRefusedError, postWebhook, type Lookup } from './sender';
 import { DELIVERY_TIMEOUT_MS, MAX_RESPONSE_BYTES } from '../../core/events/retrySchedule';
-import { signWebhook } from '../../core/events/signature';
+import { retryAfterMs } from '../../core/events/retryAfter';
+import { signWebhook, standardWebhookHeaders } from '../../core/events/signature';
 import type { AttemptOutcome } from '../../workflows/events/definitions';
 
 export interface WebhookActivityDeps {
@@ -69,12 +72,11 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
   }
 
   async function attemptDelivery(args: { deliveryId: string; attempt: number }): Promise<AttemptOutcome> {
-    const d = await deliveryStore.forAttempt(sequelize, args.deliveryId);
+    const d = await deliveryStore.forAttempt(sequelize, args.deliveryId, args.attempt);
     if (!d) return { outcome: 'STOPPED', statusCode: null };
     if (d.status === 'SUCCEEDED') return { outcome: 'DELIVERED', statusCode: null };
     if (d.status !== 'PENDING' || !d.active) return { outcome: 'STOPPED', statusCode: null };
-    const done = await deliveryStore.recordedAttempt(sequelize, args.deliveryId, args.attempt);
-    if (done) return { outcome: done.success ? 'DELIVERED' : 'FAILED', statusCode: done.statusCode }; // a retry of a recorded attempt
+    if (d.recorded) return outcomeOf(d.recorded); // a retry of a recorded attempt answers what it recorded
 
     if (!deps.secretsKey) throw new Error('webhook secrets key is not configured for this worker');
     const secrets = [decryptSecret(d.secretCiphertext, deps.secretsKey)];
@@ -82,8 +84,10 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       secrets.push(decryptSecret(d.previousSecretCiphertext, deps.secretsKey));
     }
     const started = Date.now();
+    const t = Math.floor(started / 1000);
     let statusCode: number | null = null;
     let error: string | null = null;
+    let retryAfter: number | null = null;
     const destination = checkWebhookUrlSyntax(d.url);
     if (!destination.ok) {
       error = 'DESTINATION_NOT_ALLOWED: the URL is not a valid webhook URL';
@@ -97,7 +101,9 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
             headers: {
               'content-type': 'application/json',
               'user-agent': 'PixGateway-Webhooks/1.0',
-              'gateway-signature': signWebhook(d.body, secrets, Math.floor(Date.now() / 1000)),
+              'gateway-signature': signWebhook(d.body, secrets, t),
+              // The event id is the message id: the same on every retry and resend, for deduplication.
+              ...standardWebhookHeaders(d.body, secrets, d.eventId, t),
               'gateway-event-id': d.eventId,
               'gateway-delivery-id': args.deliveryId,
               'gateway-delivery-attempt': String(args.attempt),
@@ -107,6 +113,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
           { allowPrivate: deps.allowPrivateDestinations ?? false, privateReceivers, lookup: deps.lookup },
         );
         statusCode = res.status;
+        retryAfter = retryAfterMs(res.status, res.headers.get('retry-after'), Date.now());
         const excerpt = await readCapped(res);
         if (res.status < 200 || res.status >= 300)
           error = `HTTP ${res.status}${excerpt ? `: ${excerpt.slice(0, 500)}` : ''}`;
@@ -120,17 +127,26 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
               : `connection failed: ${networkCode(err)}`;
       }
     }
-    const success = error === null;
-    await deliveryStore.recordAttempt(sequelize, {
+    const attempt = {
       deliveryId: args.deliveryId,
       attempt: args.attempt,
       url: d.url,
       statusCode,
-      success,
+      success: error === null,
       error,
       durationMs: Date.now() - started,
-    });
-    return { outcome: success ? 'DELIVERED' : 'FAILED', statusCode };
+      retryAfterMs: retryAfter,
+    };
+    if (statusCode === 410) {
+      // 410 Gone: the receiver says the URL is gone for good; retrying (this or any event) is waste.
+      await sequelize.transaction(async (transaction) => {
+        await deliveryStore.recordAttempt(sequelize, attempt, transaction);
+        await webhookEndpointStore.disableGone(sequelize, d.webhookId, transaction);
+      });
+    } else {
+      await deliveryStore.recordAttempt(sequelize, attempt);
+    }
+    return outcomeOf(attempt);
   }
 
   async function scheduleNextAttempt(args: { deliveryId: string; at: string }): Promise<void> {
@@ -139,13 +155,22 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
 
   /**
    * FAILED: retries exhausted. An endpoint with no successful delivery in 3 days is then
-   * disabled, so a dead receiver stops costing attempts (the merchant re-enables it with PATCH).
+   * disabled, so a dead receiver stops costing attempts, and its owners are e-mailed in the same
+   * transaction (the merchant re-enables it with PATCH).
    */
   async function completeDelivery(args: { deliveryId: string; status: 'FAILED' | 'CANCELLED' }): Promise<void> {
+    const ctx = Context.current();
     await sequelize.transaction(async (transaction) => {
       const webhookId = await deliveryStore.closeDelivery(sequelize, args.deliveryId, args.status, transaction);
       if (!webhookId || args.status !== 'FAILED') return;
-      await webhookEndpointStore.disableIfDead(sequelize, webhookId, transaction);
+      const disabled = await webhookEndpointStore.disableIfDead(sequelize, webhookId, transaction);
+      if (!disabled) return;
+      if (!deps.secretsKey) throw new Error('webhook secrets key is not configured for this worker');
+      await queueDisabledNotice(
+        { sequelize, secretsKey: deps.secretsKey, workflows: ctx.client.workflow, taskQueue: ctx.info.taskQueue },
+        disabled,
+        transaction,
+      );
     });
   }
 
@@ -156,7 +181,14 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
     return { idempotencyKeys, signatures };
   }
 
-  return { dispatchOutbox, attemptDelivery, scheduleNextAttempt, completeDelivery, sweepExpired };
+  return {
+    dispatchOutbox,
+    attemptDelivery,
+    scheduleNextAttempt,
+    completeDelivery,
+    sweepExpired,
+    ...createReplayActivities(sequelize),
+  };
 }
 
 export type WebhookActivities = ReturnType<typeof createWebhookActivities>;
@@ -173,6 +205,18 @@ async function whileHeartbeating<T>(ctx: Context, work: Promise<T>): Promise<T> 
     clearInterval(timer);
     ctx.heartbeat();
   }
+}
+
+/**
+ * What the workflow does next, from an attempt (just made or recorded): a 410 stops the delivery
+ * (its endpoint is disabled with it), a 429/503 may ask for a longer wait.
+ */
+function outcomeOf(a: { success: boolean; statusCode: number | null; retryAfterMs: number | null }): AttemptOutcome {
+  if (a.success) return { outcome: 'DELIVERED', statusCode: a.statusCode };
+  if (a.statusCode === 410) return { outcome: 'STOPPED', statusCode: a.statusCode };
+  return a.retryAfterMs
+    ? { outcome: 'FAILED', statusCode: a.statusCode, retryAfterMs: a.retryAfterMs }
+    : { outcome: 'FAILED', statusCode: a.statusCode };
 }
 
 /** A network failure as a bare code (ECONNREFUSED, ENOTFOUND…): the message may name addresses. */

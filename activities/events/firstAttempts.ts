@@ -6,7 +6,7 @@
  * attempt as recorded and goes on with the retry schedule.
  *
  * The attempt is leased: recordEvents writes `lease_expires_at` in the committing transaction
- * (db/migrations/0029_delivery_lease.ts), and the dispatcher's sweep leaves a leased delivery
+ * (db/migrations/0031_delivery_lease.ts), and the dispatcher's sweep leaves a leased delivery
  * alone until then. A worker that dies between the commit and the send (or the workflow start)
  * leaves an expired lease, and the sweep starts the delivery's workflow as for any other: the
  * outbox stays the durable path. Attempts are keyed (delivery, attempt number), so a lease that

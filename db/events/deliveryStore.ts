@@ -144,7 +144,7 @@ export async function countByStatus(sequelize: Sequelize): Promise<{ status: str
  * only for that charge's events), once per (event, endpoint), RETURNING id, merchant_id. The body
  * is fixed here, once per event: every endpoint and every retry get the same bytes and eventId.
  * With `leaseSecondsParam` (a replacement's name) each delivery is leased to the committing worker
- * for its first attempt (db/migrations/0029_delivery_lease.ts).
+ * for its first attempt (db/migrations/0031_delivery_lease.ts).
  */
 export function insertDeliveriesOfSql(events: string, leaseSecondsParam?: string): string {
   const lease = leaseSecondsParam ? `clock_timestamp() + make_interval(secs => :${leaseSecondsParam})` : 'NULL';
@@ -213,48 +213,53 @@ export async function releaseLease(sequelize: Sequelize, deliveryId: string): Pr
 }
 
 /** What an attempt needs: the delivery's state and body, and its endpoint's URL, state and secrets. */
-export async function forAttempt(sequelize: Sequelize, deliveryId: string) {
+export async function forAttempt(sequelize: Sequelize, deliveryId: string, attempt: number) {
+  // One round trip: the delivery, its endpoint, and attempt `attempt` if it was recorded already (a retried activity).
   const [d] = await sequelize.query<{
     status: string;
     body: string;
     event_id: string;
+    webhook_id: string;
     url: string;
     active: boolean;
     secret_ciphertext: string;
     previous_secret_ciphertext: string | null;
     previous_secret_expires_at: Date | null;
+    recorded_success: boolean | null;
+    recorded_status_code: number | null;
+    recorded_retry_after_ms: number | null;
   }>(
-    `SELECT d.status, d.body, d.event_id, e.url, e.active, e.secret_ciphertext, e.previous_secret_ciphertext, e.previous_secret_expires_at
-     FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.webhook_id WHERE d.id = :deliveryId`,
-    { replacements: { deliveryId }, type: QueryTypes.SELECT },
+    `SELECT d.status, d.body, d.event_id, d.webhook_id, e.url, e.active, e.secret_ciphertext, e.previous_secret_ciphertext, e.previous_secret_expires_at,
+       a.success AS recorded_success, a.status_code AS recorded_status_code, a.retry_after_ms AS recorded_retry_after_ms
+     FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.webhook_id
+       LEFT JOIN webhook_delivery_attempts a ON a.delivery_id = d.id AND a.attempt = :attempt
+     WHERE d.id = :deliveryId`,
+    { replacements: { deliveryId, attempt }, type: QueryTypes.SELECT },
   );
   if (!d) return null;
   return {
     status: d.status,
     body: d.body,
     eventId: d.event_id,
+    webhookId: d.webhook_id,
     url: d.url,
     active: d.active,
     secretCiphertext: d.secret_ciphertext,
     previousSecretCiphertext: d.previous_secret_ciphertext,
     previousSecretExpiresAt: d.previous_secret_expires_at ? new Date(d.previous_secret_expires_at) : null,
+    /** The outcome of attempt `attempt` if it was recorded already. */
+    recorded:
+      d.recorded_success === null
+        ? null
+        : { success: d.recorded_success, statusCode: d.recorded_status_code, retryAfterMs: d.recorded_retry_after_ms },
   };
 }
 
-/** The outcome of attempt `attempt` if it was recorded already (a retried activity). */
-export async function recordedAttempt(
-  sequelize: Sequelize,
-  deliveryId: string,
-  attempt: number,
-): Promise<{ success: boolean; statusCode: number | null } | null> {
-  const [done] = await sequelize.query<{ success: boolean; status_code: number | null }>(
-    `SELECT success, status_code FROM webhook_delivery_attempts WHERE delivery_id = :deliveryId AND attempt = :attempt`,
-    { replacements: { deliveryId, attempt }, type: QueryTypes.SELECT },
-  );
-  return done ? { success: done.success, statusCode: done.status_code } : null;
-}
-
-/** Records an attempt (once) and its effect on a PENDING delivery (SUCCEEDED on success), in one transaction. */
+/**
+ * Records an attempt (once) and its effect on a PENDING delivery (SUCCEEDED on success), in one
+ * statement; in the caller's transaction when given (the attempt's other effects, such as a 410's
+ * disable, commit with it).
+ */
 export async function recordAttempt(
   sequelize: Sequelize,
   a: {
@@ -265,31 +270,20 @@ export async function recordAttempt(
     success: boolean;
     error: string | null;
     durationMs: number;
+    retryAfterMs: number | null;
   },
+  transaction?: Transaction,
 ): Promise<void> {
-  await sequelize.transaction(async (transaction) => {
-    await sequelize.query(
-      `INSERT INTO webhook_delivery_attempts (delivery_id, attempt, url, status_code, success, error, duration_ms)
-       VALUES (:deliveryId, :attempt, :url, :statusCode, :success, :error, :durationMs) ON CONFLICT DO NOTHING`,
-      { replacements: a, transaction },
-    );
-    await sequelize.query(
-      `UPDATE webhook_deliveries SET attempts = GREATEST(attempts, :attempt), last_status_code = :statusCode, last_error = :error,
+  await sequelize.query(
+    `WITH recorded AS (
+       INSERT INTO webhook_delivery_attempts (delivery_id, attempt, url, status_code, success, error, duration_ms, retry_after_ms)
+       VALUES (:deliveryId, :attempt, :url, :statusCode, :success, :error, :durationMs, :retryAfterMs) ON CONFLICT DO NOTHING)
+     UPDATE webhook_deliveries SET attempts = GREATEST(attempts, :attempt), last_status_code = :statusCode, last_error = :error,
          status = CASE WHEN :success THEN 'SUCCEEDED' ELSE status END,
          completed_at = CASE WHEN :success THEN now() ELSE completed_at END, updated_at = now()
        WHERE id = :deliveryId AND status = 'PENDING'`,
-      {
-        replacements: {
-          deliveryId: a.deliveryId,
-          attempt: a.attempt,
-          statusCode: a.statusCode,
-          error: a.error,
-          success: a.success,
-        },
-        transaction,
-      },
-    );
-  });
+    { replacements: a, transaction },
+  );
 }
 
 export async function scheduleNextAttempt(sequelize: Sequelize, deliveryId: string, at: string): Promise<void> {
@@ -312,4 +306,33 @@ export async function closeDelivery(
     { replacements: { deliveryId, status }, type: QueryTypes.SELECT, transaction },
   );
   return row?.webhook_id ?? null;
+}
+
+/** Since when the endpoint fails (its first failed attempt after its last success) and its last attempt. */
+export async function failureOf(
+  sequelize: Sequelize,
+  webhookId: string,
+  transaction: Transaction,
+): Promise<{ failingSince: Date | null; lastStatusCode: number | null; lastError: string | null }> {
+  const [row] = await sequelize.query<{
+    failing_since: Date | null;
+    last_status_code: number | null;
+    last_error: string | null;
+  }>(
+    `WITH attempts AS (
+       SELECT a.success, a.status_code, a.error, a.attempted_at FROM webhook_delivery_attempts a
+       JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.webhook_id = :webhookId),
+     last_success AS (SELECT max(attempted_at) AS at FROM attempts WHERE success),
+     last_attempt AS (SELECT status_code, error FROM attempts ORDER BY attempted_at DESC LIMIT 1)
+     SELECT (SELECT min(attempted_at) FROM attempts WHERE NOT success
+               AND attempted_at > COALESCE((SELECT at FROM last_success), '-infinity')) AS failing_since,
+            (SELECT status_code FROM last_attempt) AS last_status_code,
+            (SELECT error FROM last_attempt) AS last_error`,
+    { replacements: { webhookId }, type: QueryTypes.SELECT, transaction },
+  );
+  return {
+    failingSince: row?.failing_since ? new Date(row.failing_since) : null,
+    lastStatusCode: row?.last_status_code ?? null,
+    lastError: row?.last_error ?? null,
+  };
 }

@@ -8,3 +8,4 @@ export * as deliveryStore from './deliveryStore';
 export * as outboxStore from './outboxStore';
 export { startDeliveryWorkflow } from './deliveryWorkflows';
 export type { WebhookEndpoint } from './webhookEndpoint';
+export * as replayStore from './replayStore';

@@ -90,15 +90,39 @@ export async function endpointState(
 
 /**
  * Disables the endpoint when it is active and had no successful delivery in 3 days, so a dead
- * receiver stops costing attempts (the merchant re-enables it with PATCH).
+ * receiver stops costing attempts (the merchant re-enables it with PATCH). Answers the endpoint
+ * when this call disabled it (its owners are told), null otherwise.
  */
-export async function disableIfDead(sequelize: Sequelize, webhookId: string, transaction: Transaction): Promise<void> {
-  await sequelize.query(
+export async function disableIfDead(
+  sequelize: Sequelize,
+  webhookId: string,
+  transaction: Transaction,
+): Promise<{ id: string; url: string; merchantId: string; disabledAt: Date } | null> {
+  const [disabled] = await sequelize.query<{ id: string; url: string; merchant_id: string; disabled_at: Date }>(
     `UPDATE webhook_endpoints SET active = FALSE, disabled_at = now(), updated_at = now(),
        disabled_reason = 'disabled automatically: no successful delivery for 3 days'
      WHERE id = :webhookId AND active AND NOT EXISTS (
        SELECT 1 FROM webhook_delivery_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
-       WHERE d.webhook_id = :webhookId AND a.success AND a.attempted_at > now() - interval '3 days')`,
+       WHERE d.webhook_id = :webhookId AND a.success AND a.attempted_at > now() - interval '3 days')
+     RETURNING id, url, merchant_id, disabled_at`,
+    { replacements: { webhookId }, type: QueryTypes.SELECT, transaction },
+  );
+  return disabled
+    ? {
+        id: disabled.id,
+        url: disabled.url,
+        merchantId: disabled.merchant_id,
+        disabledAt: new Date(disabled.disabled_at),
+      }
+    : null;
+}
+
+/** The receiver answered 410 Gone: the endpoint is disabled at once (the merchant re-enables it with PATCH). */
+export async function disableGone(sequelize: Sequelize, webhookId: string, transaction: Transaction): Promise<void> {
+  await sequelize.query(
+    `UPDATE webhook_endpoints SET active = FALSE, disabled_at = now(), updated_at = now(),
+       disabled_reason = 'disabled automatically: the receiver answered 410 Gone'
+     WHERE id = :webhookId AND active`,
     { replacements: { webhookId }, transaction },
   );
 }

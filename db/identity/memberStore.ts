@@ -1,5 +1,5 @@
 /** The merchant_members table (who may do what for a merchant): its one writer and the way to read it. */
-import type { Transaction } from 'sequelize';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { MerchantMember, type MemberRole } from './merchantMember';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -42,4 +42,27 @@ export async function putMember(member: { userId: string; merchantId: string; ro
 
 export async function removeAllOf(userId: string, transaction?: Transaction): Promise<void> {
   await MerchantMember.destroy({ where: { userId }, transaction });
+}
+
+/**
+ * Where to write to the merchant's owners: the e-mail of every owner member whose account is
+ * not deleted, or the merchant's own e-mail when it has none (a merchant made by an operator).
+ */
+export async function ownerAddresses(
+  sequelize: Sequelize,
+  merchantId: string,
+  transaction?: Transaction,
+): Promise<string[]> {
+  const rows = await sequelize.query<{ email: string }>(
+    `SELECT u.email FROM merchant_members m JOIN users u ON u.id = m.user_id
+     WHERE m.merchant_id = :merchantId AND m.role = 'owner' AND u.deleted_at IS NULL AND u.email IS NOT NULL
+     ORDER BY m.created_at`,
+    { replacements: { merchantId }, type: QueryTypes.SELECT, transaction },
+  );
+  if (rows.length > 0) return rows.map((r) => r.email);
+  const [merchant] = await sequelize.query<{ email: string | null }>(
+    `SELECT email FROM merchants WHERE id = :merchantId`,
+    { replacements: { merchantId }, type: QueryTypes.SELECT, transaction },
+  );
+  return merchant?.email ? [merchant.email] : [];
 }

@@ -2,12 +2,14 @@
  * Webhooks end to end: a paid charge reaches real local receivers through the outbox, the
  * dispatcher and WebhookDelivery workflows; signatures are verified here with plain Node crypto,
  * independently of the gateway's code, and with Stripe's own `constructEvent` (the library many
- * receivers already run: our header carries the same `t=…,v1=…` scheme).
+ * receivers already run: our header carries the same `t=…,v1=…` scheme), and with the Standard
+ * Webhooks reference library (`standardwebhooks`: the `webhook-*` headers), one secret for both.
  */
 import crypto from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { QueryTypes } from 'sequelize';
 import Stripe from 'stripe';
+import { Webhook } from 'standardwebhooks';
 import type { MerchantCredentials } from '../../db/identity/merchantAdmin';
 import { testEnv, waitFor } from '../support/env';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
@@ -43,6 +45,11 @@ function stripeVerified(r: Received, secret: string): { type: string } {
   return stripe.webhooks.constructEvent(r.rawBody, String(r.headers['gateway-signature'] ?? ''), secret) as {
     type: string;
   };
+}
+
+/** The Standard Webhooks reference verifier, fed the headers as they arrived: throws when no signature verifies. */
+function standardVerified(r: Received, secret: string): { type: string } {
+  return new Webhook(secret).verify(r.rawBody, r.headers as Record<string, string>) as { type: string };
 }
 
 /** What a merchant's own code does: split the header, HMAC `${t}.${body}`, compare in constant time. */
@@ -96,6 +103,10 @@ it('delivers charge.paid to every subscribed webhook, signed, and nothing to an 
   expect(independentlyVerified(toA, a.secret)).toBe(true);
   expect(independentlyVerified(toB, b.secret)).toBe(true);
   expect(independentlyVerified(toA, b.secret)).toBe(false);
+  // The same secret, as shown, verifies with both libraries.
+  expect(stripeVerified(toA, a.secret)).toMatchObject({ type: 'charge.paid' });
+  expect(standardVerified(toA, a.secret)).toMatchObject({ type: 'charge.paid' });
+  expect(() => standardVerified(toA, b.secret)).toThrow();
   const event = JSON.parse(toA.rawBody);
   expect(event).toMatchObject({
     eventId: expect.any(String),
@@ -105,6 +116,11 @@ it('delivers charge.paid to every subscribed webhook, signed, and nothing to an 
   });
   expect(toA.headers['gateway-event-id']).toBe(event.eventId);
   expect(toB.headers['gateway-event-id']).toBe(event.eventId);
+  // Standard Webhooks: the message id is the event id, and the timestamp is gateway-signature's t.
+  expect(toA.headers['webhook-id']).toBe(event.eventId);
+  expect(String(toA.headers['gateway-signature'])).toMatch(
+    new RegExp(`^t=${String(toA.headers['webhook-timestamp'])},`),
+  );
   expect(toA.headers['gateway-delivery-attempt']).toBe('1');
   expect(toA.headers['content-type']).toBe('application/json');
   // Not subscribed: /a and /b never get charge.created; /c gets nothing.
@@ -246,6 +262,10 @@ it('signs with both secrets after a rotation, and each verifies', async () => {
   expect(stripeVerified(r, rotated.body.secret)).toMatchObject({ type: 'charge.paid' });
   expect(stripeVerified(r, hook.secret)).toMatchObject({ type: 'charge.paid' });
   expect(() => stripeVerified(r, 'whsec_not_the_secret')).toThrow();
+  expect(String(r.headers['webhook-signature']).split(' ')).toHaveLength(2);
+  expect(standardVerified(r, rotated.body.secret)).toMatchObject({ type: 'charge.paid' });
+  expect(standardVerified(r, hook.secret)).toMatchObject({ type: 'charge.paid' });
+  expect(() => standardVerified(r, `whsec_${crypto.randomBytes(32).toString('base64')}`)).toThrow();
 });
 
 it('delivers the lifecycle of a charge to its webhook_url, and nothing to a disabled webhook', async () => {
@@ -260,6 +280,30 @@ it('delivers the lifecycle of a charge to its webhook_url, and nothing to a disa
   const [paid] = at('/scoped', 'charge.paid', charge.id);
   expect(independentlyVerified(paid, charge.webhook!.secret)).toBe(true);
   expect(stripeVerified(paid, charge.webhook!.secret)).toMatchObject({ type: 'charge.paid' });
+  expect(standardVerified(paid, charge.webhook!.secret)).toMatchObject({ type: 'charge.paid' });
   await new Promise((r) => setTimeout(r, 1_000));
   expect(at('/disabled', undefined, charge.id)).toEqual([]);
+});
+
+it('replays what a webhook missed while disabled when it is re-enabled, oldest first', async () => {
+  const hook = await register('/re-enabled', ['charge.paid']);
+  expect(
+    (await stack.api('PATCH', `/sellers/webhooks/${hook.id}`, { creds: seller, body: { active: false } })).status,
+  ).toBe(200);
+  const first = await paidCharge();
+  const second = await paidCharge();
+  // Both events went out (to no one here): what a disabled webhook misses.
+  await waitFor(async () => {
+    const [{ n }] = await stack.sequelize.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM outbox_events WHERE aggregate_id IN (:ids) AND type = 'charge.paid' AND dispatched_at IS NOT NULL`,
+      { replacements: { ids: [first.id, second.id] }, type: QueryTypes.SELECT },
+    );
+    return n === 2;
+  }, 'the events dispatched');
+  expect(at('/re-enabled')).toEqual([]);
+  const enabled = await stack.api('PATCH', `/sellers/webhooks/${hook.id}`, { creds: seller, body: { active: true } });
+  expect(enabled).toMatchObject({ status: 200, body: { active: true, disabledReason: null } });
+  await waitFor(async () => at('/re-enabled', 'charge.paid').length === 2, 'the missed charge.paid events');
+  expect(at('/re-enabled', 'charge.paid').map((r) => JSON.parse(r.rawBody).data.id)).toEqual([first.id, second.id]);
+  for (const r of at('/re-enabled')) expect(standardVerified(r, hook.secret)).toMatchObject({ type: 'charge.paid' });
 });

@@ -14,13 +14,15 @@ export interface Receiver {
   received: Received[];
   /** Status answered to every request (default 200). */
   status: number;
+  /** Extra headers answered with it (e.g. `retry-after`); none by default. */
+  headers: Record<string, string>;
   close: () => Promise<void>;
 }
 
 /** `host`: where it listens, loopback unless a test needs an address production's webhook policy can be told to allow. */
 export async function startReceiver(host = '127.0.0.1'): Promise<Receiver> {
   const received: Received[] = [];
-  const state = { status: 200 };
+  const state = { status: 200, headers: {} as Record<string, string> };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -34,7 +36,7 @@ export async function startReceiver(host = '127.0.0.1'): Promise<Receiver> {
       // A 3xx points at /redirect-target, so a test can prove redirects are never followed.
       const location = state.status >= 300 && state.status < 400 ? { location: '/redirect-target' } : {};
       res
-        .writeHead(state.status, { 'content-type': 'text/plain', ...location })
+        .writeHead(state.status, { 'content-type': 'text/plain', ...location, ...state.headers })
         .end(state.status < 300 ? 'ok' : 'down for maintenance');
     });
   });
@@ -47,6 +49,12 @@ export async function startReceiver(host = '127.0.0.1'): Promise<Receiver> {
     },
     set status(v: number) {
       state.status = v;
+    },
+    get headers() {
+      return state.headers;
+    },
+    set headers(v: Record<string, string>) {
+      state.headers = v;
     },
     close: () =>
       new Promise<void>((r) => {

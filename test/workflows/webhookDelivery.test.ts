@@ -4,10 +4,12 @@
  */
 import crypto from 'node:crypto';
 import { QueryTypes } from 'sequelize';
+import { decryptSecret } from '../../core/crypto/secretBox';
 import { retryOffsetsMs } from '../../core/events/retrySchedule';
 import { createMerchantWithCredential } from '../../db/identity/merchantAdmin';
 import { WebhookEndpoint } from '../../db/models';
 import { deliveryWorkflowId } from '../../workflows/events/definitions';
+import { mailWorkflowId } from '../../workflows/mail/definitions';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { createTestEndpoint } from '../support/webhookEndpoints';
 import { useWorkflowEnv } from '../support/workflowEnv';
@@ -93,8 +95,17 @@ it('delivers to a receiver that was down for 6 hours once it is back, recording 
   expect(row.status).toBe('SUCCEEDED');
 });
 
-it('ends FAILED after 3 days of non-2xx answers, at the documented attempt count, and disables the endpoint', async () => {
-  const d = await delivery('/never');
+it('ends FAILED after 3 days of non-2xx answers, at the documented attempt count, disables the endpoint and e-mails its owner', async () => {
+  const owner = `owner-${crypto.randomUUID()}@loja.example`;
+  const userId = crypto.randomUUID();
+  await wf.sequelize.query(`INSERT INTO users (id, email, name) VALUES (:userId, :owner, 'Dona da Loja')`, {
+    replacements: { userId, owner },
+  });
+  await wf.sequelize.query(
+    `INSERT INTO merchant_members (user_id, merchant_id, role) VALUES (:userId, :merchantId, 'owner')`,
+    { replacements: { userId, merchantId } },
+  );
+  const d = await delivery('/never?token=do-not-mail-me');
   receiver.status = 500;
   const result = await withWorker(async (taskQueue) => {
     const handle = await wf.env.client.workflow.start('webhookDelivery', {
@@ -118,6 +129,23 @@ it('ends FAILED after 3 days of non-2xx answers, at the documented attempt count
     active: false,
     disabledReason: expect.stringMatching(/no successful delivery for 3 days/),
   });
+  const mails = await wf.sequelize.query<{ id: string; subject: string; body_ciphertext: string }>(
+    `SELECT id, subject, body_ciphertext FROM outgoing_mails WHERE to_address = :owner`,
+    { replacements: { owner }, type: QueryTypes.SELECT },
+  );
+  expect(mails).toHaveLength(1);
+  // Its SendMail run was started; no SMTP server here, and its pending attempt would hold the
+  // time-skipping server's clock for the next tests.
+  await wf.env.client.workflow.getHandle(mailWorkflowId(mails[0].id)).terminate('test: no SMTP server');
+  expect(mails[0].subject).toMatch(/webhook endpoint was disabled/);
+  const text = decryptSecret(mails[0].body_ciphertext, key);
+  expect(text).toContain(d.webhookId);
+  expect(text).toContain(`${receiver.url}/never (query string not shown)`);
+  expect(text).toMatch(/failing since \d{4}-\d\d-\d\dT[\d:]+Z \(UTC\)/);
+  expect(text).toContain('The last attempt: the receiver answered HTTP 500.');
+  expect(text).toContain(`PATCH /sellers/webhooks/${d.webhookId} with {"active": true}`);
+  // Neither the secret nor the receiver's own words nor the URL's query string.
+  expect(text).not.toMatch(/whsec_|down for maintenance|do-not-mail-me/);
 });
 
 it('stops retrying when the endpoint is disabled (CANCELLED)', async () => {
@@ -156,6 +184,68 @@ it('never follows a redirect: a 3xx is a failed attempt', async () => {
   expect(log.length).toBeGreaterThanOrEqual(2);
   expect(log.every((a) => !a.success && a.status_code === 302)).toBe(true);
   expect(receiver.received.filter((r) => r.path === '/redirect-target')).toEqual([]);
+});
+
+it('disables the endpoint at once on 410 Gone and stops retrying (CANCELLED)', async () => {
+  const d = await delivery('/gone');
+  receiver.status = 410;
+  const result = await withWorker(async (taskQueue) => {
+    const handle = await wf.env.client.workflow.start('webhookDelivery', {
+      taskQueue,
+      workflowId: deliveryWorkflowId(d.deliveryId),
+      args: [{ deliveryId: d.deliveryId }],
+    });
+    return handle.result();
+  });
+  receiver.status = 200;
+  expect(result).toBe('CANCELLED');
+  expect(await attempts(d.deliveryId)).toEqual([expect.objectContaining({ attempt: 1, status_code: 410 })]);
+  const endpoint = await WebhookEndpoint.findByPk(d.webhookId);
+  expect(endpoint).toMatchObject({
+    active: false,
+    disabledAt: expect.any(Date),
+    disabledReason: 'disabled automatically: the receiver answered 410 Gone',
+  });
+});
+
+it('waits as long as a 429 Retry-After asks (longer than the schedule) before the next attempt', async () => {
+  const d = await delivery('/busy');
+  receiver.status = 429;
+  receiver.headers = { 'retry-after': '3600' };
+  const result = await withWorker(async (taskQueue) => {
+    const handle = await wf.env.client.workflow.start('webhookDelivery', {
+      taskQueue,
+      workflowId: deliveryWorkflowId(d.deliveryId),
+      args: [{ deliveryId: d.deliveryId }],
+    });
+    // The fixed schedule would have tried 8 more times within 50 minutes.
+    await wf.env.sleep('50 minutes');
+    expect(await attempts(d.deliveryId)).toHaveLength(1);
+    receiver.status = 200;
+    receiver.headers = {};
+    return handle.result();
+  });
+  expect(result).toBe('SUCCEEDED');
+  expect((await attempts(d.deliveryId)).map((a) => a.status_code)).toEqual([429, 200]);
+  const [row] = await wf.sequelize.query<{ retry_after_ms: number | null }>(
+    `SELECT retry_after_ms FROM webhook_delivery_attempts WHERE delivery_id = :id AND attempt = 1`,
+    { replacements: { id: d.deliveryId }, type: QueryTypes.SELECT },
+  );
+  expect(row.retry_after_ms).toBe(3_600_000);
+});
+
+it('answers a recorded attempt with its recorded outcome, Retry-After included', async () => {
+  const { createWebhookActivities } = await import('../../activities/events/deliveries');
+  const acts = createWebhookActivities({ sequelize: wf.sequelize, secretsKey: key, allowPrivateDestinations: true });
+  const d = await delivery('/busy-recorded');
+  receiver.status = 503;
+  receiver.headers = { 'retry-after': '120' };
+  const first = await acts.attemptDelivery({ deliveryId: d.deliveryId, attempt: 1 });
+  receiver.status = 200;
+  receiver.headers = {};
+  expect(first).toEqual({ outcome: 'FAILED', statusCode: 503, retryAfterMs: 120_000 });
+  expect(await acts.attemptDelivery({ deliveryId: d.deliveryId, attempt: 1 })).toEqual(first);
+  expect(receiver.received.filter((r) => r.path === '/busy-recorded')).toHaveLength(1);
 });
 
 it('sweeps expired idempotency keys and replay-guard entries, keeping live ones', async () => {

@@ -3,6 +3,7 @@ import { defineSignal } from '@temporalio/workflow';
 import { defineWorkflow } from '../defineWorkflow';
 import type { outboxDispatcher } from './outboxDispatcher';
 import type { webhookDelivery } from './webhookDelivery';
+import type { webhookReplay } from './webhookReplay';
 
 /** Sent after an event commits, so the dispatcher does not wait for its next poll. */
 export const outboxKickSignal = defineSignal('outboxKick');
@@ -13,5 +14,18 @@ export const webhookDeliveryWorkflow = defineWorkflow<typeof webhookDelivery>('w
 
 export const dispatcherWorkflowId = (taskQueue: string) => `outbox-dispatcher-${taskQueue}`;
 export const deliveryWorkflowId = (deliveryId: string) => `webhook-${deliveryId}`;
+export const webhookReplayWorkflow = defineWorkflow<typeof webhookReplay>('webhookReplay');
+/** One replay per re-enable: the disable it ends names it. */
+export const replayWorkflowId = (webhookId: string, disabledAt: Date) =>
+  `webhook-replay-${webhookId}-${disabledAt.getTime()}`;
 
-export type AttemptOutcome = { outcome: 'DELIVERED' | 'FAILED' | 'STOPPED'; statusCode: number | null };
+/**
+ * An attempt's result. STOPPED: the delivery will not be tried again (endpoint disabled, or it
+ * answered 410 Gone). `retryAfterMs`: a 429/503 asked for at least this wait (at most 6 h);
+ * absent from results recorded before Retry-After was honoured.
+ */
+export type AttemptOutcome = {
+  outcome: 'DELIVERED' | 'FAILED' | 'STOPPED';
+  statusCode: number | null;
+  retryAfterMs?: number;
+};

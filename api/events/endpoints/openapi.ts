@@ -31,7 +31,8 @@ export const webhookEndpoint = z.object({
  */
 export const createdWebhookEndpoint = webhookEndpoint.extend({
   secret: z.string().nullable().meta({
-    description: 'Signing secret (`whsec_…`), shown in this answer only; null on an idempotent replay of the creation.',
+    description:
+      "Signing secret (`whsec_` + base64), shown in this answer only; null on an idempotent replay of the creation. The same string verifies `gateway-signature` (Stripe's constructEvent) and the Standard Webhooks `webhook-signature` (the `standardwebhooks` libraries).",
   }),
 });
 
@@ -123,7 +124,7 @@ registerSellerPath({
   tags,
   summary: 'Change a webhook',
   description:
-    'Changes the fields sent (url, events, description, active); the URL is checked as on creation. `active: false` disables it, as DELETE does; `active: true` enables it again. The secret does not change (POST …/rotate-secret does).',
+    "Changes the fields sent (url, events, description, active); the URL is checked as on creation. `active: false` disables it, as DELETE does; `active: true` enables it again and replays what it missed while disabled (the subscribed events recorded since, and deliveries cancelled by the disable; at most 3 days back and 500 events), oldest first, each after the previous one's first attempt. When that replay cannot be queued (Temporal unreachable) the webhook stays disabled and the answer is 503 SERVICE_UNAVAILABLE: retry. The secret does not change (POST …/rotate-secret does).",
   request: { params: idParams, headers: idempotencyHeaders, body: json(UpdateWebhookRequest) },
   responses: { 200: jsonResponse('The webhook as changed.', Webhook) },
   errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'DUPLICATE_IDEMPOTENCY_KEY', 'SERVICE_UNAVAILABLE'],

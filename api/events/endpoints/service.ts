@@ -3,26 +3,42 @@
  * only when created or rotated (a replay of the create shows `secret: null`), and are stored
  * encrypted because deliveries are signed with them. After a rotation the previous secret keeps
  * signing beside the new one for ROTATION_OVERLAP_HOURS, so receivers can switch without loss.
+ * Re-enabling a disabled endpoint starts its WebhookReplay: the events it missed, oldest first.
  */
 import crypto from 'node:crypto';
+import type { Client } from '@temporalio/client';
 import { decryptSecret, encryptSecret } from '../../../core/crypto/secretBox';
 import { presentWebhookEndpoint } from '../../../core/events/presentEndpoint';
 import { webhookEndpointStore, type WebhookEndpoint } from '../../../db/events';
 import { errors } from '../../errors/apiError';
+import { startWorkflow } from '../../../core/temporal/workflows';
+import { replayWorkflowId, webhookReplayWorkflow } from '../../../workflows/events/definitions';
 import { assertWebhookDestination, type DestinationPolicy } from '../destinationPolicy';
 import type { CreateWebhookBody, UpdateWebhookBody } from './schema';
 
 export const ROTATION_OVERLAP_HOURS = 24;
 
+/**
+ * `whsec_` + standard base64 of 32 random bytes: Stripe's constructEvent keys with the string as
+ * shown, and the Standard Webhooks libraries decode the part after `whsec_` (standard alphabet
+ * only). Secrets issued before were base64url; they keep signing (core/events/signature.ts).
+ */
 export function newWebhookSecret(): string {
-  return `whsec_${crypto.randomBytes(32).toString('base64url')}`;
+  return `whsec_${crypto.randomBytes(32).toString('base64')}`;
 }
 
 /** What a replay shows: a secret is shown once. */
 export const redactSecret = (body: unknown) => ({ ...(body as Record<string, unknown>), secret: null });
 
 export class WebhookService {
-  constructor(private readonly deps: { encryptionKey: Buffer; destinations: DestinationPolicy }) {}
+  constructor(
+    private readonly deps: {
+      encryptionKey: Buffer;
+      destinations: DestinationPolicy;
+      temporal: Client;
+      taskQueue: string;
+    },
+  ) {}
 
   /** Creates endpoint `id` (the idempotency claim's resource id); its URL is checked (DNS) inside the claim. */
   async create(merchantId: string, body: CreateWebhookBody, id: string): Promise<Record<string, unknown>> {
@@ -60,6 +76,11 @@ export class WebhookService {
     const endpoint = await this.find(merchantId, id);
     const url =
       patch.url !== undefined ? await assertWebhookDestination(patch.url, 'url', this.deps.destinations) : undefined;
+    const disabled = {
+      active: endpoint.active,
+      disabledAt: endpoint.disabledAt,
+      disabledReason: endpoint.disabledReason,
+    };
     await webhookEndpointStore.updateEndpoint(endpoint, {
       ...(url !== undefined ? { url } : {}),
       ...(patch.events !== undefined ? { events: patch.events } : {}),
@@ -72,7 +93,35 @@ export class WebhookService {
           }
         : {}),
     });
+    if (patch.active === true && !disabled.active) await this.replayMissed(endpoint, disabled);
     return presentWebhookEndpoint(endpoint);
+  }
+
+  /**
+   * Starts the replay of what the endpoint missed since `disabled.disabledAt`, after the
+   * re-enable is stored (the replay only serves an active endpoint). If it cannot be started
+   * the endpoint goes back to disabled and the answer is 503: a retried PATCH does both again,
+   * and an endpoint is never active without its missed events on their way.
+   */
+  private async replayMissed(
+    endpoint: WebhookEndpoint,
+    disabled: { active: boolean; disabledAt: Date | null; disabledReason: string | null },
+  ): Promise<void> {
+    const since = disabled.disabledAt ?? endpoint.updatedAt;
+    try {
+      await startWorkflow(this.deps.temporal, webhookReplayWorkflow, {
+        workflowId: replayWorkflowId(endpoint.id, since),
+        taskQueue: this.deps.taskQueue,
+        args: [{ webhookId: endpoint.id, merchantId: endpoint.merchantId, since: since.toISOString() }],
+      });
+    } catch (err) {
+      // Already started: an earlier PATCH of this same re-enable got that far.
+      if ((err as Error).name === 'WorkflowExecutionAlreadyStartedError') return;
+      await webhookEndpointStore.updateEndpoint(endpoint, disabled).catch(() => undefined);
+      throw errors.unavailable(
+        'the webhook could not be re-enabled now (its missed events could not be queued); retry later',
+      );
+    }
   }
 
   async rotateSecret(merchantId: string, id: string) {

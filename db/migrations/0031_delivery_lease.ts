@@ -9,7 +9,7 @@
 import type { Migration } from '../migrator';
 
 export const deliveryLease: Migration = {
-  name: '0029_delivery_lease',
+  name: '0031_delivery_lease',
   async up({ context: sequelize }) {
     await sequelize.query(`
       ALTER TABLE webhook_deliveries ADD COLUMN lease_expires_at TIMESTAMPTZ;
