@@ -138,6 +138,15 @@ export async function countByStatus(sequelize: Sequelize): Promise<{ status: str
 }
 
 /**
+ * A delivery's body, `{"eventId","type","createdAt","data"}`, from the event row `e` (columns id,
+ * type, created_at, payload_text): the one place it is written, for every delivery of the event.
+ */
+function deliveryBodySql(e: string): string {
+  return `'{"eventId":"' || ${e}.id::text || '","type":' || to_json(${e}.type)::text || ',"createdAt":"'
+         || to_char(${e}.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '","data":' || ${e}.payload_text || '}'`;
+}
+
+/**
  * The one way deliveries are made from events: an INSERT … SELECT giving each event of the
  * relation `events` (columns id, merchant_id, type, aggregate_type, aggregate_id, payload_text,
  * created_at) one PENDING delivery per active endpoint subscribed to it (a charge's own webhook
@@ -149,15 +158,42 @@ export async function countByStatus(sequelize: Sequelize): Promise<{ status: str
 export function insertDeliveriesOfSql(events: string, leaseSecondsParam?: string): string {
   const lease = leaseSecondsParam ? `clock_timestamp() + make_interval(secs => :${leaseSecondsParam})` : 'NULL';
   return `INSERT INTO webhook_deliveries (id, event_id, webhook_id, merchant_id, event_type, url, body, status, lease_expires_at)
-     SELECT gen_random_uuid(), e.id, w.id, e.merchant_id, e.type, w.url,
-       '{"eventId":"' || e.id::text || '","type":' || to_json(e.type)::text || ',"createdAt":"'
-         || to_char(e.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '","data":' || e.payload_text || '}',
-       'PENDING', ${lease}
+     SELECT gen_random_uuid(), e.id, w.id, e.merchant_id, e.type, w.url, ${deliveryBodySql('e')}, 'PENDING', ${lease}
      FROM ${events} e JOIN webhook_endpoints w ON w.merchant_id = e.merchant_id AND e.type = ANY(w.events) AND w.active
        AND (w.charge_id IS NULL OR (e.aggregate_type = 'charge' AND w.charge_id::text = e.aggregate_id))
      ORDER BY e.created_at, w.created_at, w.id
      ON CONFLICT (event_id, webhook_id) WHERE resend_of IS NULL DO NOTHING
      RETURNING id, merchant_id`;
+}
+
+/**
+ * A re-enabled endpoint's replay deliveries (activities/events/replay.ts), one per event in the
+ * given order, tagged with the replay's id: an event that had a delivery to it (CANCELLED by the
+ * disable) gets a resend of it, one that had none its first. Started by the replay workflow one
+ * after the other (workflow_started): the dispatcher's sweep leaves them alone.
+ */
+export async function insertReplayDeliveries(
+  sequelize: Sequelize,
+  replay: { replayId: string; webhookId: string; merchantId: string; url: string },
+  events: { deliveryId: string; eventId: string; resendOf: string | null }[],
+  transaction: Transaction,
+): Promise<void> {
+  if (events.length === 0) return;
+  await sequelize.query(
+    `INSERT INTO webhook_deliveries (id, event_id, webhook_id, merchant_id, event_type, url, body, status, resend_of, workflow_started, replay_id)
+     SELECT x.delivery_id, e.id, :webhookId, :merchantId, e.type, :url, ${deliveryBodySql('e')}, 'PENDING', x.resend_of, TRUE, :replayId
+     FROM unnest(ARRAY[:deliveryIds]::uuid[], ARRAY[:eventIds]::uuid[], ARRAY[:resendOfs]::uuid[]) AS x(delivery_id, event_id, resend_of)
+       JOIN (SELECT id, type, created_at, payload::text AS payload_text FROM outbox_events) e ON e.id = x.event_id`,
+    {
+      replacements: {
+        ...replay,
+        deliveryIds: events.map((e) => e.deliveryId),
+        eventIds: events.map((e) => e.eventId),
+        resendOfs: events.map((e) => e.resendOf),
+      },
+      transaction,
+    },
+  );
 }
 
 /** Deliveries of events already in outbox_events (those an older worker left undispatched), in the caller's transaction. */

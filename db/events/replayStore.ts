@@ -1,11 +1,12 @@
 /**
  * What a re-enabled endpoint missed while it was disabled, and the deliveries that replay it
- * (rows of webhook_deliveries tagged with the replay's id; the table's other writes are in
- * deliveryStore). Bounded: events at most REPLAY_WINDOW back and REPLAY_MAX_EVENTS of them,
+ * (rows of webhook_deliveries tagged with the replay's id, written by deliveryStore, the table's
+ * owner). Bounded: events at most REPLAY_WINDOW back and REPLAY_MAX_EVENTS of them,
  * so a webhook disabled for months does not flood its receiver on re-enable.
  */
 import crypto from 'node:crypto';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { insertReplayDeliveries } from './deliveryStore';
 
 export const REPLAY_WINDOW = '3 days';
 export const REPLAY_MAX_EVENTS = 500;
@@ -35,15 +36,9 @@ export async function prepareReplay(
       { replacements: { webhookId: replay.webhookId }, type: QueryTypes.SELECT, transaction },
     );
     if (!endpoint) return [];
-    const missed = await sequelize.query<{
-      id: string;
-      type: string;
-      payload: unknown;
-      created_at: Date;
-      original_id: string | null;
-    }>(
+    const missed = await sequelize.query<{ id: string; original_id: string | null }>(
       `WITH bound AS (SELECT GREATEST(CAST(:since AS timestamptz), now() - interval '${REPLAY_WINDOW}') AS lower)
-       SELECT e.id, e.type, e.payload, e.created_at,
+       SELECT e.id,
          (SELECT o.id FROM webhook_deliveries o WHERE o.event_id = e.id AND o.webhook_id = :webhookId AND o.resend_of IS NULL) AS original_id
        FROM outbox_events e, bound
        WHERE e.merchant_id = :merchantId AND e.type IN (:types) AND e.dispatched_at IS NOT NULL
@@ -67,39 +62,14 @@ export async function prepareReplay(
         transaction,
       },
     );
-    const ids: string[] = [];
-    for (const e of missed) {
-      const id = crypto.randomUUID();
-      // The same bytes the dispatcher sends (activities/events/outboxDispatch.ts).
-      const body = JSON.stringify({
-        eventId: e.id,
-        type: e.type,
-        createdAt: new Date(e.created_at).toISOString(),
-        data: e.payload,
-      });
-      // Started by the replay workflow, one after the other: the dispatcher's sweep leaves it alone.
-      await sequelize.query(
-        `INSERT INTO webhook_deliveries (id, event_id, webhook_id, merchant_id, event_type, url, body, status, resend_of, workflow_started, replay_id)
-         VALUES (:id, :eventId, :webhookId, :merchantId, :type, :url, :body, 'PENDING', :resendOf, TRUE, :replayId)`,
-        {
-          replacements: {
-            id,
-            eventId: e.id,
-            webhookId: replay.webhookId,
-            merchantId: endpoint.merchant_id,
-            type: e.type,
-            url: endpoint.url,
-            body,
-            // An event that had a delivery (CANCELLED) gets a resend of it; one that had none, its first.
-            resendOf: e.original_id,
-            replayId: replay.replayId,
-          },
-          transaction,
-        },
-      );
-      ids.push(id);
-    }
-    return ids;
+    const replayed = missed.map((e) => ({ deliveryId: crypto.randomUUID(), eventId: e.id, resendOf: e.original_id }));
+    await insertReplayDeliveries(
+      sequelize,
+      { replayId: replay.replayId, webhookId: replay.webhookId, merchantId: endpoint.merchant_id, url: endpoint.url },
+      replayed,
+      transaction,
+    );
+    return replayed.map((r) => r.deliveryId);
   });
 }
 
