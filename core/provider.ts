@@ -37,7 +37,7 @@ export interface ProviderCharge {
   status: ProviderChargeStatus;
   amountCents: number;
   copyPaste: string; // EMV BR Code with CRC16 in field 63
-  qrCodeBase64: string; // PNG, base64 (no data: prefix)
+  qrCodeBase64: string; // PNG, base64 (no data: prefix); API Pix: only an issue draws it, reads answer ''
   expiresAt: string;
   createdAt: string;
   paidAt: string | null;

@@ -61,7 +61,7 @@ export class ApiPixCharges {
         ? { infoAdicionais: [{ nome: MERCHANT_LABEL, valor: [...req.merchantName].slice(0, MAX_INFO_VALUE).join('') }] }
         : {}),
     });
-    return this.chargeOf(cob);
+    return this.chargeOf(cob, { image: true });
   }
 
   /** GET /cob/{txid}; a cob the PSP does not have is the contract's CHARGE_NOT_FOUND. */
@@ -101,12 +101,21 @@ export class ApiPixCharges {
         throw chargeNotFound();
       throw err;
     }
-    return this.chargeOf(cob, reason);
+    return this.chargeOf(cob, { closedFor: reason });
   }
 
-  private async chargeOf(cob: Cob, closedFor?: 'EXPIRED' | 'CANCELLED'): Promise<ProviderCharge> {
+  /**
+   * The cob as the provider contract's charge. Only an issue draws the QR image: the reads that
+   * settle, sweep and close a charge never show it, and drawing it was an eighth of the worker's
+   * CPU for each payment (issue 26's profile); their qrCodeBase64 is ''.
+   */
+  private async chargeOf(
+    cob: Cob,
+    opts: { image?: boolean; closedFor?: 'EXPIRED' | 'CANCELLED' } = {},
+  ): Promise<ProviderCharge> {
+    const { closedFor } = opts;
     const payment = cob.status === 'CONCLUIDA' ? await this.confirmedPayment(cob) : null;
-    const qrCodeBase64 = cob.pixCopiaECola ? await qrCodePngBase64(cob.pixCopiaECola) : '';
+    const qrCodeBase64 = opts.image && cob.pixCopiaECola ? await qrCodePngBase64(cob.pixCopiaECola) : '';
     return chargeOfCob({ cob, payment, qrCodeBase64, closedFor, nowMs: this.now() });
   }
 

@@ -151,6 +151,8 @@ describe('getCharge', () => {
         phone: null,
       },
     });
+    // A read for settlement draws no QR image: nobody shows it, and it cost a payment's CPU.
+    expect(charge.qrCodeBase64).toBe('');
   });
 
   it('reads a Pix without the payer extension as paid by an unknown payer', async () => {
