@@ -3,7 +3,8 @@
  * BENCH_ENGINE=dev, the default: the CLI's dev server; BENCH_ENGINE=server: the production server
  * on that PostgreSQL, scripts/lib/temporalServer.ts — same parts, same goals, one table per engine —,
  * sandbox provider over HTTP; the API (api/server.ts, node flags api/nodeArgs.ts) and the
- * worker each as its own process; the sandbox and the load generator in this one). Each part
+ * worker each as its own process, from the production build as deployed (scripts/lib/productionBuild.ts;
+ * BENCH_SERVICES=source: the sources under tsx); the sandbox and the load generator in this one). Each part
  * prints its details as it ends; the run ends with ONE table (each measure, the raw baseline
  * measured in the same run, their ratio, the goal, met or not), also written as JSON
  * to .bench/latest-<engine>.json (scripts/lib/benchTable.ts).
@@ -54,6 +55,7 @@ import { benchReceipts } from './lib/receiptBench';
 import { benchDashboard } from './lib/dashboardBench';
 import { benchPayouts } from './lib/payoutBench';
 import { postgresPids, type ProcessGroups } from './lib/processCpu';
+import { builtService, prepareProductionBuild } from './lib/productionBuild';
 import { WORKER_NODE_ARGS } from '../workers/nodeArgs';
 import { API_NODE_ARGS } from '../api/nodeArgs';
 
@@ -70,6 +72,28 @@ function selectedParts(): Set<Part> {
     if (!(PARTS as readonly string[]).includes(p))
       throw new Error(`BENCH_ONLY: unknown part '${p}' (known: ${PARTS.join(', ')})`);
   return new Set(only as Part[]);
+}
+
+/** How to start the API or the worker: from the production build in `buildDir`, or (null) from the sources under tsx; `extra`: added node flags. */
+function serviceCommand(
+  name: 'api' | 'worker',
+  buildDir: string | null,
+  extra: string | undefined,
+): { command: string; args: string[]; cwd: string } {
+  if (buildDir) {
+    const built = builtService(name, buildDir);
+    const entry = built.args[built.args.length - 1];
+    return { ...built, args: [...built.args.slice(0, -1), ...splitArgs(extra), entry] };
+  }
+  const [flags, entry] =
+    name === 'api'
+      ? [API_NODE_ARGS, path.join('api', 'server.ts')]
+      : [WORKER_NODE_ARGS, path.join('workers', 'main.ts')];
+  return {
+    command: process.execPath,
+    args: [...flags, ...splitArgs(extra), '--import', 'tsx', path.join(projectRoot, entry)],
+    cwd: projectRoot,
+  };
 }
 
 function listen(app: Express): Promise<{ server: Server; url: string }> {
@@ -99,6 +123,13 @@ async function main() {
   ensureTools(engine === 'server' ? 'server' : 'cli');
   process.stdout.write(
     `Temporal engine: ${engine === 'server' ? 'the production server (BENCH_ENGINE=server)' : 'the dev server'}\n`,
+  );
+  // What production runs (the production build: compiled JavaScript, no TypeScript loader in
+  // the process), unless BENCH_SERVICES=source asks for the sources under tsx.
+  const fromSource = process.env.BENCH_SERVICES === 'source';
+  const buildDir = fromSource ? null : (await prepareProductionBuild()).dir;
+  process.stdout.write(
+    `services: ${fromSource ? 'the sources under tsx (BENCH_SERVICES=source)' : `the production build (${buildDir})`}\n`,
   );
   const secrets = generateSecrets();
   const database = `gw_bench_${Date.now()}`;
@@ -151,31 +182,22 @@ async function main() {
     };
 
     // The API as its own process, as in production: its RSS and CPU are its own (config.ts names the variables).
-    api = spawn(
-      process.execPath,
-      [
-        ...API_NODE_ARGS,
-        ...splitArgs(process.env.BENCH_API_NODE_ARGS),
-        '--import',
-        'tsx',
-        path.join(projectRoot, 'api', 'server.ts'),
-      ],
-      {
-        cwd: projectRoot,
-        stdio: ['ignore', fs.openSync(apiLog, 'a'), fs.openSync(apiLog, 'a')],
-        env: {
-          ...env,
-          PORT: String(apiPort),
-          HOST: '127.0.0.1',
-          RATE_LIMIT_PER_MINUTE: '1000000',
-          ALLOW_PRIVATE_WEBHOOK_DESTINATIONS: 'true',
-          PAYOUT_CHUNK_SIZE: String(settings.chunkSize),
-          PAYOUT_PARALLEL_CHUNKS: String(settings.parallelChunks),
-          PAYOUT_ITEM_CONCURRENCY: String(settings.itemConcurrency),
-          PAYOUT_SLICE_SIZE: String(settings.sliceSize),
-        },
+    const apiCommand = serviceCommand('api', buildDir, process.env.BENCH_API_NODE_ARGS);
+    api = spawn(apiCommand.command, apiCommand.args, {
+      cwd: apiCommand.cwd,
+      stdio: ['ignore', fs.openSync(apiLog, 'a'), fs.openSync(apiLog, 'a')],
+      env: {
+        ...env,
+        PORT: String(apiPort),
+        HOST: '127.0.0.1',
+        RATE_LIMIT_PER_MINUTE: '1000000',
+        ALLOW_PRIVATE_WEBHOOK_DESTINATIONS: 'true',
+        PAYOUT_CHUNK_SIZE: String(settings.chunkSize),
+        PAYOUT_PARALLEL_CHUNKS: String(settings.parallelChunks),
+        PAYOUT_ITEM_CONCURRENCY: String(settings.itemConcurrency),
+        PAYOUT_SLICE_SIZE: String(settings.sliceSize),
       },
-    );
+    });
     api.once('exit', (code, signal) => {
       childGone ??= `the API exited (${signal ? `signal ${signal}` : `code ${code}`}); see ${apiLog}`;
     });
@@ -185,21 +207,12 @@ async function main() {
       'the API to answer /healthz',
     );
 
-    worker = spawn(
-      process.execPath,
-      [
-        ...WORKER_NODE_ARGS,
-        ...splitArgs(process.env.BENCH_WORKER_NODE_ARGS),
-        '--import',
-        'tsx',
-        path.join(projectRoot, 'workers', 'main.ts'),
-      ],
-      {
-        cwd: projectRoot,
-        stdio: ['ignore', fs.openSync(workerLog, 'a'), fs.openSync(workerLog, 'a')],
-        env,
-      },
-    );
+    const workerCommand = serviceCommand('worker', buildDir, process.env.BENCH_WORKER_NODE_ARGS);
+    worker = spawn(workerCommand.command, workerCommand.args, {
+      cwd: workerCommand.cwd,
+      stdio: ['ignore', fs.openSync(workerLog, 'a'), fs.openSync(workerLog, 'a')],
+      env,
+    });
 
     worker.once('exit', (code, signal) => {
       childGone ??= `the worker exited (${signal ? `signal ${signal}` : `code ${code}`}); see ${workerLog}`;
