@@ -170,14 +170,18 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
           transaction,
         );
       }
-      await chargeStore.addSplits(input.chargeId, input.splits, transaction);
+      const splits = await chargeStore.addSplits(input.chargeId, input.splits, transaction);
+      // The splits and the webhook were written just above: presented from what was written, not read back.
+      const webhook = input.webhook
+        ? { id: input.webhook.id, url: input.webhook.url, events: input.webhook.events }
+        : null;
       await recordEvent(
         {
           type: 'charge.created',
           merchantId: input.merchantId,
           aggregateType: 'charge',
           aggregateId: input.chargeId,
-          payload: await presentChargeRow(charge, platformInstitution, transaction),
+          payload: await presentChargeRow(charge, platformInstitution, transaction, { splits, webhook }),
         },
         transaction,
       );

@@ -6,17 +6,28 @@ import { findMerchant } from '../identity/merchantStore';
 import { findChargeWebhook } from '../events/webhookEndpointStore';
 import { presentSellerCharge } from '../../core/charges/presentSellerCharge';
 
-/** `platformInstitution`: config.platformInstitutionName (PLATFORM_INSTITUTION_NAME), where the merchant's account is held. */
+/** The splits and the webhook as presented, when the caller has just written them. */
+export interface KnownChargeParts {
+  splits: { id: string; merchantId: string; amountCents: number; percentage: number | null }[];
+  webhook: { id: string; url: string; events: string[] } | null;
+}
+
+/**
+ * `platformInstitution`: config.platformInstitutionName (PLATFORM_INSTITUTION_NAME), where the merchant's account is held.
+ * `known`: the charge's splits and webhook, written in this same transaction (the record step),
+ * so they are not read back.
+ */
 export async function presentChargeRow(
   charge: Charge,
   platformInstitution: string,
   transaction?: Transaction,
+  known?: KnownChargeParts,
 ): Promise<Record<string, unknown>> {
   // One after another: inside a transaction they share one connection, and concurrent queries on
   // one pg client are deprecated (pg 9 refuses them).
-  const splits = await splitsOf(charge.id, transaction);
+  const splits = known ? known.splits : await splitsOf(charge.id, transaction);
   const merchant = await findMerchant(charge.merchantId, transaction);
-  const webhook = await findChargeWebhook(charge.id, transaction);
+  const webhook = known ? known.webhook : await findChargeWebhook(charge.id, transaction);
   if (!merchant) throw new Error(`merchant ${charge.merchantId} of charge ${charge.id} is missing`);
   return presentSellerCharge({
     charge: charge.get({ plain: true }) as never,

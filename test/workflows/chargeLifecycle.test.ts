@@ -8,6 +8,8 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/cl
 import { QueryTypes } from 'sequelize';
 import { accounts } from '../../core/ledger/accounts';
 import { createMerchantWithCredential } from '../../db/identity/merchantAdmin';
+import { DEFAULT_PLATFORM_INSTITUTION_NAME } from '../../config';
+import { presentChargeRow } from '../../db/charges';
 import { Charge, OutboxEvent } from '../../db/models';
 import {
   cancelChargeUpdate,
@@ -302,6 +304,40 @@ it('credits once a payment signalled while the provider close is in flight (M2),
   expect(await ledgerTransactions(args.chargeId)).toBe(1);
   expect(await balance(wf.sequelize, accounts.merchantAvailable(merchantId))).toBe(before + 8_910);
   expect(await eventTypes(args.chargeId)).toEqual(['charge.created', 'charge.expired', 'charge.paid']);
+});
+
+it('recordIssuedCharge presents splits and webhook in charge.created as they read back, and a rerun after its commit changes nothing', async () => {
+  const provider = new FakePixProvider();
+  const activities = wf.activities(provider);
+  const { merchantId: other } = await createMerchantWithCredential(
+    wf.sequelize,
+    { name: 'Loja Parceira' },
+    crypto.randomBytes(32).toString('hex'),
+  );
+  const args = await input({
+    amountCents: 5_000,
+    feeCents: 50,
+    splits: [{ merchantId: other, amountCents: 1_234, percentage: 24.68 }],
+    webhook: {
+      id: crypto.randomUUID(),
+      url: 'https://loja.example/pix-events',
+      events: ['charge.created', 'charge.paid'],
+      secretCiphertext: 'not-read-here',
+    },
+  });
+  const providerCharge = await activities.issuePixAtProvider(args);
+  const issued = await activities.recordIssuedCharge({ input: args, providerCharge });
+  // A retry of a record step whose commit answered too late: the same charge, nothing written twice.
+  expect(await activities.recordIssuedCharge({ input: args, providerCharge })).toEqual(issued);
+  expect(await eventTypes(args.chargeId)).toEqual(['charge.created']);
+  const [event] = await OutboxEvent.findAll({ where: { aggregateId: args.chargeId } });
+  const stored = await Charge.findByPk(args.chargeId);
+  const readBack = await presentChargeRow(stored!, DEFAULT_PLATFORM_INSTITUTION_NAME);
+  expect(event.payload).toEqual(JSON.parse(JSON.stringify(readBack)));
+  expect(readBack).toMatchObject({
+    splits: [{ merchantId: other, amountCents: 1_234, percentage: 24.68 }],
+    webhook: { id: args.webhook!.id, url: args.webhook!.url, events: args.webhook!.events, secret: null },
+  });
 });
 
 it('settleChargePaid called twice in parallel writes one ledger transaction', async () => {
