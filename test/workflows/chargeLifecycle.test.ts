@@ -340,6 +340,26 @@ it('recordIssuedCharge presents splits and webhook in charge.created as they rea
   });
 });
 
+it('issueAndRecordPix stores and presents the charge as the two steps do, and a rerun changes nothing', async () => {
+  const provider = new FakePixProvider();
+  const activities = wf.activities(provider);
+  const args = await input({ amountCents: 6_000, feeCents: 60, metadata: { pedido: '42' } });
+  const issued = await activities.issueAndRecordPix(args);
+  expect(await activities.issueAndRecordPix(args)).toEqual(issued);
+  expect(await eventTypes(args.chargeId)).toEqual(['charge.created']);
+  const [event] = await OutboxEvent.findAll({ where: { aggregateId: args.chargeId } });
+  const stored = await Charge.findByPk(args.chargeId);
+  expect(stored).toMatchObject({
+    status: 'PENDING',
+    providerChargeId: issued.providerChargeId,
+    pixTxid: issued.pixTxid,
+  });
+  expect(event.payload).toEqual(
+    JSON.parse(JSON.stringify(await presentChargeRow(stored!, DEFAULT_PLATFORM_INSTITUTION_NAME))),
+  );
+  expect(event.payload).toMatchObject({ beneficiary: { id: merchantId, name: 'Loja WF' }, splits: [], webhook: null });
+});
+
 it('settleChargePaid called twice in parallel writes one ledger transaction', async () => {
   const provider = new FakePixProvider();
   const activities = wf.activities(provider);
@@ -414,22 +434,26 @@ function slowRecordActivities(provider: FakePixProvider, lateCommit: 'after-give
   let giveUpSeen!: () => void;
   const gaveUp = new Promise<void>((r) => (giveUpSeen = r));
   const late: { result?: unknown; error?: unknown; done?: Promise<void> } = {};
+  // The record step: recordIssuedCharge (runs before 'charge-issue-one-step') or the record half of issueAndRecordPix.
+  const slowly = async (record: () => Promise<unknown>) => {
+    attempts++;
+    if (attempts < 3) throw new Error('simulated timeout');
+    if (lateCommit === 'before-give-up') {
+      await record();
+      throw new Error('simulated timeout: the commit happened but its answer was lost');
+    }
+    late.done = gaveUp.then(record).then(
+      (r) => void (late.result = r),
+      (e: unknown) => void (late.error = e),
+    );
+    throw new Error('simulated timeout');
+  };
   const activities = {
     ...real,
-    recordIssuedCharge: async (a: Parameters<typeof real.recordIssuedCharge>[0]) => {
-      attempts++;
-      if (attempts < 3) throw new Error('simulated timeout');
-      if (lateCommit === 'before-give-up') {
-        await real.recordIssuedCharge(a);
-        throw new Error('simulated timeout: the commit happened but its answer was lost');
-      }
-      late.done = gaveUp
-        .then(() => real.recordIssuedCharge(a))
-        .then(
-          (r) => void (late.result = r),
-          (e: unknown) => void (late.error = e),
-        );
-      throw new Error('simulated timeout');
+    recordIssuedCharge: (a: Parameters<typeof real.recordIssuedCharge>[0]) => slowly(() => real.recordIssuedCharge(a)),
+    issueAndRecordPix: async (input: ChargeLifecycleInput) => {
+      const providerCharge = await real.issuePixAtProvider(input);
+      return slowly(() => real.recordIssuedCharge({ input, providerCharge }));
     },
     closeOrphanProviderCharge: async (a: { reference: string }) => {
       giveUpSeen();
