@@ -20,7 +20,7 @@ import {
   type StoredPix,
 } from '../../db/charges';
 import { webhookEndpointStore } from '../../db/events';
-import { merchantStore } from '../../db/identity';
+import { merchantStore, type Merchant } from '../../db/identity';
 import { DEFAULT_PLATFORM_INSTITUTION_NAME } from '../../config';
 import {
   ChargeFailureTypes,
@@ -70,7 +70,13 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
    */
   async function issuePixAtProvider(input: ChargeLifecycleInput): Promise<IssuedProviderCharge> {
     // The payer's bank app shows field 59 of the BR Code: the merchant's name, not the gateway's.
-    const merchantName = await merchantStore.merchantName(input.merchantId);
+    return issueAtProvider(input, await merchantStore.merchantName(input.merchantId));
+  }
+
+  async function issueAtProvider(
+    input: ChargeLifecycleInput,
+    merchantName: string | null,
+  ): Promise<IssuedProviderCharge> {
     try {
       const charge = await provider.issueCharge({
         reference: input.chargeId,
@@ -97,14 +103,33 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
     input: ChargeLifecycleInput;
     providerCharge: IssuedProviderCharge;
   }): Promise<IssuedCharge> {
-    const { input, providerCharge } = args;
+    return recordIssued(args.input, args.providerCharge);
+  }
+
+  async function recordIssued(
+    input: ChargeLifecycleInput,
+    providerCharge: IssuedProviderCharge,
+    merchant?: Merchant,
+  ): Promise<IssuedCharge> {
     const pix = {
       qrCode: await qrCodePngBase64(providerCharge.copyPaste),
       copyPaste: providerCharge.copyPaste,
       expiresAt: input.expiresAt,
     };
-    await recordCharge(input, { pix, providerChargeId: providerCharge.id, pixTxid: providerCharge.txid });
+    await recordCharge(input, { pix, providerChargeId: providerCharge.id, pixTxid: providerCharge.txid }, merchant);
     return issuedFrom(input.chargeId, providerCharge.id, providerCharge.txid, pix.copyPaste, input.expiresAt);
+  }
+
+  /**
+   * issuePixAtProvider then recordIssuedCharge in one step (one local activity, one workflow
+   * activation fewer per create). Both halves are idempotent, so an attempt that failed in the
+   * record half asks the provider again and gets the same charge. The merchant is read once: its
+   * name goes into the BR Code, the row into charge.created.
+   */
+  async function issueAndRecordPix(input: ChargeLifecycleInput): Promise<IssuedCharge> {
+    const merchant = await merchantStore.findMerchant(input.merchantId);
+    const providerCharge = await issueAtProvider(input, merchant?.name ?? null);
+    return recordIssued(input, providerCharge, merchant ?? undefined);
   }
 
   /**
@@ -114,6 +139,7 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
   async function recordCharge(
     input: ChargeLifecycleInput,
     issuedAs: { pix: StoredPix; providerChargeId: string; pixTxid: string; boleto?: BoletoColumns },
+    merchant?: Merchant,
   ): Promise<void> {
     const { pix } = issuedAs;
     await sequelize.transaction(async (transaction) => {
@@ -170,14 +196,18 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
           transaction,
         );
       }
-      await chargeStore.addSplits(input.chargeId, input.splits, transaction);
+      const splits = await chargeStore.addSplits(input.chargeId, input.splits, transaction);
+      // The splits and the webhook were written just above: presented from what was written, not read back.
+      const webhook = input.webhook
+        ? { id: input.webhook.id, url: input.webhook.url, events: input.webhook.events }
+        : null;
       await recordEvent(
         {
           type: 'charge.created',
           merchantId: input.merchantId,
           aggregateType: 'charge',
           aggregateId: input.chargeId,
-          payload: await presentChargeRow(charge, platformInstitution, transaction),
+          payload: await presentChargeRow(charge, platformInstitution, transaction, { splits, webhook, merchant }),
         },
         transaction,
       );
@@ -406,6 +436,7 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
   return {
     issuePixAtProvider,
     recordIssuedCharge,
+    issueAndRecordPix,
     abandonChargeIssue,
     closeProviderCharge,
     closeOrphanProviderCharge,

@@ -14,7 +14,6 @@ import { ANY_ROLE, requireRole, roleErrors } from '../dashboard/roles';
 import { ApiError } from '../errors/apiError';
 import { temporalErrorToApi } from '../temporal/temporalErrors';
 import { workflowHandle } from '../../core/temporal/workflows';
-import { renderBoletoPdf } from '../../core/boletos/pdf/renderBoletoPdf';
 import { boletoPdfInput } from '../boletos/boletoPdf';
 import { presentAppCharge } from './presenter';
 import { refundsOf } from '../refunds/service';
@@ -154,6 +153,9 @@ export class AppChargeService {
     if (charge.method !== 'BOLETO' || !charge.boletoBarcode) throw chargeErrors.notBoleto();
     const merchant = await merchantStore.findMerchant(charge.merchantId);
     if (!merchant) throw chargeErrors.notFound();
+    // Loaded on first use: pdfkit and the barcode renderer are some 20 MB of the API's resident
+    // memory that no other route needs.
+    const { renderBoletoPdf } = await import('../../core/boletos/pdf/renderBoletoPdf');
     return renderBoletoPdf(boletoPdfInput(charge, merchant));
   }
 

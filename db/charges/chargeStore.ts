@@ -4,8 +4,10 @@
  */
 import crypto from 'node:crypto';
 import {
+  EmptyResultError,
   Op,
   QueryTypes,
+  type CreateOptions,
   type CreationAttributes,
   type InferAttributes,
   type Sequelize,
@@ -175,21 +177,29 @@ export async function createChargeOnce(
   attributes: CreationAttributes<Charge>,
   transaction: Transaction,
 ): Promise<{ charge: Charge; created: boolean }> {
-  const [charge, created] = await Charge.findOrCreate({
-    where: { id: attributes.id },
-    defaults: attributes,
-    transaction,
-  });
-  return { charge, created };
+  // One INSERT … ON CONFLICT DO NOTHING RETURNING *: findOrCreate took a savepoint, a SELECT and
+  // an INSERT wrapped in a temporary PL/pgSQL function on every create. No row back means the id
+  // exists (a retry after a commit whose answer was lost): read that one.
+  try {
+    // Typed through CreateOptions: create's typing answers void for a literal `ignoreDuplicates: true`,
+    // though it resolves to the instance (RETURNING *) or throws EmptyResultError on a conflict.
+    const options: CreateOptions<InferAttributes<Charge>> = { transaction, ignoreDuplicates: true };
+    return { charge: await Charge.create(attributes, options), created: true };
+  } catch (err) {
+    if (!(err instanceof EmptyResultError)) throw err;
+  }
+  const existing = await Charge.findByPk(attributes.id, { transaction });
+  if (!existing) throw new Error(`charge ${attributes.id} conflicted on insert but is not stored`);
+  return { charge: existing, created: false };
 }
 
-/** The charge's splits, in the order given. */
+/** The charge's splits, in the order given; answers them as stored (ids included). */
 export async function addSplits(
   chargeId: string,
   splits: { merchantId: string; amountCents: number; percentage: number | null }[],
   transaction: Transaction,
-): Promise<void> {
-  await ChargeSplit.bulkCreate(
+): Promise<{ id: string; merchantId: string; amountCents: number; percentage: number | null }[]> {
+  const rows = await ChargeSplit.bulkCreate(
     splits.map((s, position) => ({
       id: crypto.randomUUID(),
       chargeId,
@@ -200,6 +210,12 @@ export async function addSplits(
     })),
     { transaction },
   );
+  return rows.map((s) => ({
+    id: s.id,
+    merchantId: s.merchantId,
+    amountCents: s.amountCents,
+    percentage: s.percentage,
+  }));
 }
 
 /** A state change of the charge (paid, expired, cancelled), in the caller's transaction. */

@@ -8,6 +8,8 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/cl
 import { QueryTypes } from 'sequelize';
 import { accounts } from '../../core/ledger/accounts';
 import { createMerchantWithCredential } from '../../db/identity/merchantAdmin';
+import { DEFAULT_PLATFORM_INSTITUTION_NAME } from '../../config';
+import { presentChargeRow } from '../../db/charges';
 import { Charge, OutboxEvent } from '../../db/models';
 import {
   cancelChargeUpdate,
@@ -304,6 +306,60 @@ it('credits once a payment signalled while the provider close is in flight (M2),
   expect(await eventTypes(args.chargeId)).toEqual(['charge.created', 'charge.expired', 'charge.paid']);
 });
 
+it('recordIssuedCharge presents splits and webhook in charge.created as they read back, and a rerun after its commit changes nothing', async () => {
+  const provider = new FakePixProvider();
+  const activities = wf.activities(provider);
+  const { merchantId: other } = await createMerchantWithCredential(
+    wf.sequelize,
+    { name: 'Loja Parceira' },
+    crypto.randomBytes(32).toString('hex'),
+  );
+  const args = await input({
+    amountCents: 5_000,
+    feeCents: 50,
+    splits: [{ merchantId: other, amountCents: 1_234, percentage: 24.68 }],
+    webhook: {
+      id: crypto.randomUUID(),
+      url: 'https://loja.example/pix-events',
+      events: ['charge.created', 'charge.paid'],
+      secretCiphertext: 'not-read-here',
+    },
+  });
+  const providerCharge = await activities.issuePixAtProvider(args);
+  const issued = await activities.recordIssuedCharge({ input: args, providerCharge });
+  // A retry of a record step whose commit answered too late: the same charge, nothing written twice.
+  expect(await activities.recordIssuedCharge({ input: args, providerCharge })).toEqual(issued);
+  expect(await eventTypes(args.chargeId)).toEqual(['charge.created']);
+  const [event] = await OutboxEvent.findAll({ where: { aggregateId: args.chargeId } });
+  const stored = await Charge.findByPk(args.chargeId);
+  const readBack = await presentChargeRow(stored!, DEFAULT_PLATFORM_INSTITUTION_NAME);
+  expect(event.payload).toEqual(JSON.parse(JSON.stringify(readBack)));
+  expect(readBack).toMatchObject({
+    splits: [{ merchantId: other, amountCents: 1_234, percentage: 24.68 }],
+    webhook: { id: args.webhook!.id, url: args.webhook!.url, events: args.webhook!.events, secret: null },
+  });
+});
+
+it('issueAndRecordPix stores and presents the charge as the two steps do, and a rerun changes nothing', async () => {
+  const provider = new FakePixProvider();
+  const activities = wf.activities(provider);
+  const args = await input({ amountCents: 6_000, feeCents: 60, metadata: { pedido: '42' } });
+  const issued = await activities.issueAndRecordPix(args);
+  expect(await activities.issueAndRecordPix(args)).toEqual(issued);
+  expect(await eventTypes(args.chargeId)).toEqual(['charge.created']);
+  const [event] = await OutboxEvent.findAll({ where: { aggregateId: args.chargeId } });
+  const stored = await Charge.findByPk(args.chargeId);
+  expect(stored).toMatchObject({
+    status: 'PENDING',
+    providerChargeId: issued.providerChargeId,
+    pixTxid: issued.pixTxid,
+  });
+  expect(event.payload).toEqual(
+    JSON.parse(JSON.stringify(await presentChargeRow(stored!, DEFAULT_PLATFORM_INSTITUTION_NAME))),
+  );
+  expect(event.payload).toMatchObject({ beneficiary: { id: merchantId, name: 'Loja WF' }, splits: [], webhook: null });
+});
+
 it('settleChargePaid called twice in parallel writes one ledger transaction', async () => {
   const provider = new FakePixProvider();
   const activities = wf.activities(provider);
@@ -378,22 +434,26 @@ function slowRecordActivities(provider: FakePixProvider, lateCommit: 'after-give
   let giveUpSeen!: () => void;
   const gaveUp = new Promise<void>((r) => (giveUpSeen = r));
   const late: { result?: unknown; error?: unknown; done?: Promise<void> } = {};
+  // The record step: recordIssuedCharge (runs before 'charge-issue-one-step') or the record half of issueAndRecordPix.
+  const slowly = async (record: () => Promise<unknown>) => {
+    attempts++;
+    if (attempts < 3) throw new Error('simulated timeout');
+    if (lateCommit === 'before-give-up') {
+      await record();
+      throw new Error('simulated timeout: the commit happened but its answer was lost');
+    }
+    late.done = gaveUp.then(record).then(
+      (r) => void (late.result = r),
+      (e: unknown) => void (late.error = e),
+    );
+    throw new Error('simulated timeout');
+  };
   const activities = {
     ...real,
-    recordIssuedCharge: async (a: Parameters<typeof real.recordIssuedCharge>[0]) => {
-      attempts++;
-      if (attempts < 3) throw new Error('simulated timeout');
-      if (lateCommit === 'before-give-up') {
-        await real.recordIssuedCharge(a);
-        throw new Error('simulated timeout: the commit happened but its answer was lost');
-      }
-      late.done = gaveUp
-        .then(() => real.recordIssuedCharge(a))
-        .then(
-          (r) => void (late.result = r),
-          (e: unknown) => void (late.error = e),
-        );
-      throw new Error('simulated timeout');
+    recordIssuedCharge: (a: Parameters<typeof real.recordIssuedCharge>[0]) => slowly(() => real.recordIssuedCharge(a)),
+    issueAndRecordPix: async (input: ChargeLifecycleInput) => {
+      const providerCharge = await real.issuePixAtProvider(input);
+      return slowly(() => real.recordIssuedCharge({ input, providerCharge }));
     },
     closeOrphanProviderCharge: async (a: { reference: string }) => {
       giveUpSeen();

@@ -63,6 +63,16 @@ const issuingRemotely = proxyActivities<ChargeActivities>(issuingOptions);
  * the row's key), so a worker that dies mid-task only makes the next worker run them again.
  */
 const issuingLocally = proxyLocalActivities<ChargeActivities>(issuingOptions);
+/**
+ * A Pix charge is issued and recorded by one local activity (issueAndRecordPix) since
+ * 'charge-issue-one-step': one activation and one activity dispatch fewer per create. Its attempt
+ * bound is the two steps' together; the retry policy is theirs (an attempt that failed recording
+ * asks the provider again, which answers the same charge: both halves are idempotent).
+ */
+const issuingInOneStep = proxyLocalActivities<ChargeActivities>({
+  ...issuingOptions,
+  startToCloseTimeout: '20 seconds',
+});
 
 // Settlement must eventually happen: retry until it does (DB and provider outages are waited out).
 const settlingOptions: ActivityOptions & LocalActivityOptions = {
@@ -139,6 +149,8 @@ export async function chargeLifecycle(input: ChargeLifecycleInput): Promise<Char
     if (isBoleto) {
       const providerBoleto = await issuing.issueBoletoAtProvider(input);
       issued = await issuing.recordIssuedBoleto({ input, providerBoleto });
+    } else if (local && patched('charge-issue-one-step')) {
+      issued = await issuingInOneStep.issueAndRecordPix(input);
     } else {
       const providerCharge = await issuing.issuePixAtProvider(input);
       issued = await issuing.recordIssuedCharge({ input, providerCharge });

@@ -51,7 +51,7 @@ export class SellerPixService {
       if (existing) return this.withWebhookSecret(await presentChargeRow(existing, this.deps.platformInstitution));
     }
     const input = await this.buildInput(merchant, body, chargeId, idempotencyKey);
-    return this.issue(input);
+    return this.issue(input, merchant);
   }
 
   /** The 201 is the one answer that shows the charge webhook's secret; replays and reads show null. */
@@ -133,9 +133,19 @@ export class SellerPixService {
     return allocation.allocations;
   }
 
-  private async issue(input: ChargeLifecycleInput): Promise<Record<string, unknown>> {
+  private async issue(input: ChargeLifecycleInput, merchant: Merchant): Promise<Record<string, unknown>> {
     const charge = await issueCharge(this.deps, input);
-    return this.withWebhookSecret(await presentChargeRow(charge, this.deps.platformInstitution));
+    // Not read again: the owner, read for this request, and what the charge cannot have. A run
+    // joined instead of started (same idempotency claim) was started with the same body, so no
+    // splits and no webhook_url there either; a webhook or splits, when asked for, are read (a
+    // joined run's webhook has the id its own request made).
+    return this.withWebhookSecret(
+      await presentChargeRow(charge, this.deps.platformInstitution, undefined, {
+        merchant,
+        ...(input.splits.length === 0 ? { splits: [] } : {}),
+        ...(input.webhook === null ? { webhook: null } : {}),
+      }),
+    );
   }
 }
 

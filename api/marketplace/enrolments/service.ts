@@ -20,7 +20,6 @@ import { ApiError } from '../../errors/apiError';
 import { CHARGE_WRITERS } from '../../charges/service';
 import { receiptVerifyUrl, sealCode } from '../../../core/receipts/verificationCode';
 import { certificateDigest } from '../../../core/receipts/certificate';
-import { renderCertificatePdf } from '../../../core/receipts/pdf/renderCertificatePdf';
 import { presentEnrolment, progressOf, type Progress } from './presenter';
 import type { ListEnrolmentsQuery } from './schema';
 import { loadCertificateFacts } from './certificateFacts';
@@ -142,6 +141,8 @@ export class EnrolmentService {
       loaded.facts.certificateId,
       this.deps.verificationKey,
     );
+    // Loaded on first use, as the boleto PDF (api/charges/service.ts): pdfkit stays out of the API's memory until then.
+    const { renderCertificatePdf } = await import('../../../core/receipts/pdf/renderCertificatePdf');
     const pdf = await renderCertificatePdf(loaded.facts, {
       code,
       verifyUrl: receiptVerifyUrl(this.deps.publicBaseUrl, code),
