@@ -357,7 +357,8 @@ export function createChargeActivities(deps: ChargeActivityDeps) {
           merchantId: locked.merchantId,
           aggregateType: 'charge',
           aggregateId: locked.id,
-          payload: await presentChargeRow(locked, platformInstitution, transaction),
+          // The splits were read above, in this transaction: presented from there, not read again.
+          payload: await presentChargeRow(locked, platformInstitution, transaction, { splits }),
         },
         transaction,
       );
