@@ -139,9 +139,14 @@ export async function chargeLifecycle(input: ChargeLifecycleInput): Promise<Char
   // every history recorded before boletos replays the same commands.
   const isBoleto = input.method === 'BOLETO';
 
+  // Pix runs since 'charge-issue-one-step' issue and record in one local activity. That patch
+  // implies 'charge-issue-local', whose marker (and its TemporalChangeVersion upsert) they no
+  // longer write: runs recorded before it replay 'charge-issue-local' (two local activities) or
+  // neither (regular activities), as patched() is only true on replay for a marker in the history.
+  const oneStep = !isBoleto && patched('charge-issue-one-step');
   // The start already set BusinessStatus ISSUING (api/temporal/updateWithStart.ts); runs before
   // 'charge-issue-local' upserted it once more, and replay that command.
-  const local = patched('charge-issue-local');
+  const local = oneStep || patched('charge-issue-local');
   if (local) phase = 'ISSUING';
   else setPhase('ISSUING');
   const issuing = local ? issuingLocally : issuingRemotely;
@@ -149,7 +154,7 @@ export async function chargeLifecycle(input: ChargeLifecycleInput): Promise<Char
     if (isBoleto) {
       const providerBoleto = await issuing.issueBoletoAtProvider(input);
       issued = await issuing.recordIssuedBoleto({ input, providerBoleto });
-    } else if (local && patched('charge-issue-one-step')) {
+    } else if (oneStep) {
       issued = await issuingInOneStep.issueAndRecordPix(input);
     } else {
       const providerCharge = await issuing.issuePixAtProvider(input);
