@@ -1,8 +1,7 @@
 /**
  * The webhook part of `npm run bench` (BENCH_ONLY=webhooks): charges paid at a steady rate, as
  * real traffic would arrive, at each rate of BENCH_WEBHOOK_RATES (default 10,25,50 per second:
- * the pipeline's cost as the rate grows; 50/s is the goal's load; BENCH_WEBHOOK_RATE, one rate,
- * is the older name), each for BENCH_WEBHOOK_SECONDS (default 60; or BENCH_CHARGES charges).
+ * the pipeline's cost as the rate grows; 50/s is the goal's load), each for BENCH_WEBHOOK_SECONDS (default 60; or BENCH_CHARGES charges).
  * Measured per rate: the provider's payment callback → the merchant's receiver getting
  * charge.paid (median, p99, how many not delivered 60 s after the last payment), and the CPU per
  * paid charge of each process group. Baseline (c), the floor of a webhook: a bare HTTP POST of a
@@ -19,12 +18,7 @@ import { percentile, timed, type BenchTable } from './benchTable';
 import { cpuDeltaMs, cpuSnapshot, perOp, type ProcessGroups } from './processCpu';
 import { pspChargeRef } from '../../core/pix/apiPixIds';
 
-const RATES = (
-  process.env.BENCH_WEBHOOK_RATES ??
-  process.env.BENCH_WEBHOOK_RATE ??
-  process.env.BENCH_PAYMENTS_PER_SECOND ??
-  '10,25,50'
-)
+const RATES = (process.env.BENCH_WEBHOOK_RATES ?? '10,25,50')
   .split(',')
   .map((r) => Number(r.trim()))
   .filter((r) => r > 0);
