@@ -163,6 +163,47 @@ async function newBoletoCharge(
   return { id: created.body.id, client };
 }
 
+/** Registers the merchant's webhook for charge.paid at `url`. */
+function chargePaidHook(stack: IntegrationStack, m: MerchantCredentials, url: string) {
+  return must(
+    'webhook',
+    201,
+    stack.api('POST', '/sellers/webhooks', { creds: m, body: { url, events: ['charge.paid'] } }),
+  );
+}
+
+/**
+ * A merchant's webhook for charge.paid on a local receiver that answers its first request with
+ * `first`, then 200: the charge is paid, the first attempt fails, and every delivery's workflow
+ * is waited for. Answers the charge's and the deliveries' workflow ids.
+ */
+async function chargePaidAfterAFailedAttempt(
+  stack: IntegrationStack,
+  merchantName: string,
+  first: { status: number; headers?: Record<string, string> },
+): Promise<string[]> {
+  const { startReceiver } = await import('../test/support/receiver');
+  const receiver = await startReceiver();
+  try {
+    const m = await stack.createMerchant({ name: merchantName });
+    const hook = await chargePaidHook(stack, m, `${receiver.url}/hook`);
+    receiver.status = first.status;
+    receiver.headers = first.headers ?? {};
+    const id = await newCharge(stack, m);
+    await stack.pay(id);
+    const deadline = Date.now() + 20_000;
+    while (receiver.received.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    receiver.status = 200;
+    receiver.headers = {};
+    const list = await stack.api('GET', `/sellers/webhooks/${hook.body.id}/deliveries`, { creds: m });
+    const ids = (list.body.deliveries as Array<{ id: string }>).map((d) => deliveryWorkflowId(d.id));
+    for (const wid of ids) await waitClosed(stack.temporal.workflow.getHandle(wid));
+    return [chargeWorkflowId(id), ...ids];
+  } finally {
+    await receiver.close();
+  }
+}
+
 const scenarios: Scenario[] = [
   {
     // A paid charge refunded twice: 1,000 returned (SUCCEEDED), then 13 cents refused by the
@@ -490,67 +531,15 @@ const scenarios: Scenario[] = [
   },
   {
     name: 'webhook-delivered-after-a-retry',
-    async run(stack) {
-      const { startReceiver } = await import('../test/support/receiver');
-      const receiver = await startReceiver();
-      try {
-        const m = await stack.createMerchant({ name: 'Loja Webhook' });
-        const hook = await must(
-          'webhook',
-          201,
-          stack.api('POST', '/sellers/webhooks', {
-            creds: m,
-            body: { url: `${receiver.url}/hook`, events: ['charge.paid'] },
-          }),
-        );
-        receiver.status = 500; // the first attempt fails; the retry (10 s later) succeeds
-        const id = await newCharge(stack, m);
-        await stack.pay(id);
-        const deadline = Date.now() + 20_000;
-        while (receiver.received.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-        receiver.status = 200;
-        const list = await stack.api('GET', `/sellers/webhooks/${hook.body.id}/deliveries`, { creds: m });
-        const ids = (list.body.deliveries as Array<{ id: string }>).map((d) => deliveryWorkflowId(d.id));
-        for (const wid of ids) await waitClosed(stack.temporal.workflow.getHandle(wid));
-        return [chargeWorkflowId(id), ...ids];
-      } finally {
-        await receiver.close();
-      }
-    },
+    // The first attempt fails; the retry (10 s later) succeeds.
+    run: (stack) => chargePaidAfterAFailedAttempt(stack, 'Loja Webhook', { status: 500 }),
   },
   {
     // A 429 with Retry-After: 15 (the schedule says 10 s): the retry waits the receiver's 15 s
     // ('delivery-retry-after').
     name: 'webhook-retry-after',
-    async run(stack) {
-      const { startReceiver } = await import('../test/support/receiver');
-      const receiver = await startReceiver();
-      try {
-        const m = await stack.createMerchant({ name: 'Loja Webhook Ocupada' });
-        const hook = await must(
-          'webhook',
-          201,
-          stack.api('POST', '/sellers/webhooks', {
-            creds: m,
-            body: { url: `${receiver.url}/hook`, events: ['charge.paid'] },
-          }),
-        );
-        receiver.status = 429;
-        receiver.headers = { 'retry-after': '15' };
-        const id = await newCharge(stack, m);
-        await stack.pay(id);
-        const deadline = Date.now() + 20_000;
-        while (receiver.received.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-        receiver.status = 200;
-        receiver.headers = {};
-        const list = await stack.api('GET', `/sellers/webhooks/${hook.body.id}/deliveries`, { creds: m });
-        const ids = (list.body.deliveries as Array<{ id: string }>).map((d) => deliveryWorkflowId(d.id));
-        for (const wid of ids) await waitClosed(stack.temporal.workflow.getHandle(wid));
-        return [chargeWorkflowId(id), ...ids];
-      } finally {
-        await receiver.close();
-      }
-    },
+    run: (stack) =>
+      chargePaidAfterAFailedAttempt(stack, 'Loja Webhook Ocupada', { status: 429, headers: { 'retry-after': '15' } }),
   },
   {
     // A webhook disabled while a charge is paid, then re-enabled: its WebhookReplay sends the
@@ -561,14 +550,7 @@ const scenarios: Scenario[] = [
       const receiver = await startReceiver();
       try {
         const m = await stack.createMerchant({ name: 'Loja Reativada' });
-        const hook = await must(
-          'webhook',
-          201,
-          stack.api('POST', '/sellers/webhooks', {
-            creds: m,
-            body: { url: `${receiver.url}/hook`, events: ['charge.paid'] },
-          }),
-        );
+        const hook = await chargePaidHook(stack, m, `${receiver.url}/hook`);
         await must(
           'disable',
           200,

@@ -66,18 +66,25 @@ async function withWorker<T>(fn: (taskQueue: string) => Promise<T>): Promise<T> 
   });
 }
 
+/** Runs the delivery's WebhookDelivery workflow on a test worker to its end; `meanwhile` moves the clock or the endpoint as it runs. */
+async function runDelivery(deliveryId: string, meanwhile?: () => Promise<void>) {
+  return withWorker(async (taskQueue) => {
+    const handle = await wf.env.client.workflow.start('webhookDelivery', {
+      taskQueue,
+      workflowId: deliveryWorkflowId(deliveryId),
+      args: [{ deliveryId }],
+    });
+    await meanwhile?.();
+    return handle.result();
+  });
+}
+
 it('delivers to a receiver that was down for 6 hours once it is back, recording every failed attempt', async () => {
   const d = await delivery('/down-6h');
   receiver.status = 503;
-  const result = await withWorker(async (taskQueue) => {
-    const handle = await wf.env.client.workflow.start('webhookDelivery', {
-      taskQueue,
-      workflowId: deliveryWorkflowId(d.deliveryId),
-      args: [{ deliveryId: d.deliveryId }],
-    });
+  const result = await runDelivery(d.deliveryId, async () => {
     await wf.env.sleep('6 hours');
     receiver.status = 200;
-    return handle.result();
   });
   expect(result).toBe('SUCCEEDED');
   const log = await attempts(d.deliveryId);
@@ -107,14 +114,7 @@ it('ends FAILED after 3 days of non-2xx answers, at the documented attempt count
   );
   const d = await delivery('/never?token=do-not-mail-me');
   receiver.status = 500;
-  const result = await withWorker(async (taskQueue) => {
-    const handle = await wf.env.client.workflow.start('webhookDelivery', {
-      taskQueue,
-      workflowId: deliveryWorkflowId(d.deliveryId),
-      args: [{ deliveryId: d.deliveryId }],
-    });
-    return handle.result();
-  });
+  const result = await runDelivery(d.deliveryId);
   receiver.status = 200;
   expect(result).toBe('FAILED');
   expect(await attempts(d.deliveryId)).toHaveLength(retryOffsetsMs().length);
@@ -151,15 +151,9 @@ it('ends FAILED after 3 days of non-2xx answers, at the documented attempt count
 it('stops retrying when the endpoint is disabled (CANCELLED)', async () => {
   const d = await delivery('/disabled');
   receiver.status = 500;
-  const result = await withWorker(async (taskQueue) => {
-    const handle = await wf.env.client.workflow.start('webhookDelivery', {
-      taskQueue,
-      workflowId: deliveryWorkflowId(d.deliveryId),
-      args: [{ deliveryId: d.deliveryId }],
-    });
+  const result = await runDelivery(d.deliveryId, async () => {
     await wf.env.sleep('1 minute');
     await WebhookEndpoint.update({ active: false }, { where: { id: d.webhookId } });
-    return handle.result();
   });
   receiver.status = 200;
   expect(result).toBe('CANCELLED');
@@ -168,15 +162,9 @@ it('stops retrying when the endpoint is disabled (CANCELLED)', async () => {
 it('never follows a redirect: a 3xx is a failed attempt', async () => {
   const d = await delivery('/moved');
   receiver.status = 302;
-  const result = await withWorker(async (taskQueue) => {
-    const handle = await wf.env.client.workflow.start('webhookDelivery', {
-      taskQueue,
-      workflowId: deliveryWorkflowId(d.deliveryId),
-      args: [{ deliveryId: d.deliveryId }],
-    });
+  const result = await runDelivery(d.deliveryId, async () => {
     await wf.env.sleep('2 minutes');
     await WebhookEndpoint.update({ active: false }, { where: { id: d.webhookId } });
-    return handle.result();
   });
   receiver.status = 200;
   expect(result).toBe('CANCELLED');
@@ -189,14 +177,7 @@ it('never follows a redirect: a 3xx is a failed attempt', async () => {
 it('disables the endpoint at once on 410 Gone and stops retrying (CANCELLED)', async () => {
   const d = await delivery('/gone');
   receiver.status = 410;
-  const result = await withWorker(async (taskQueue) => {
-    const handle = await wf.env.client.workflow.start('webhookDelivery', {
-      taskQueue,
-      workflowId: deliveryWorkflowId(d.deliveryId),
-      args: [{ deliveryId: d.deliveryId }],
-    });
-    return handle.result();
-  });
+  const result = await runDelivery(d.deliveryId);
   receiver.status = 200;
   expect(result).toBe('CANCELLED');
   expect(await attempts(d.deliveryId)).toEqual([expect.objectContaining({ attempt: 1, status_code: 410 })]);
@@ -212,18 +193,12 @@ it('waits as long as a 429 Retry-After asks (longer than the schedule) before th
   const d = await delivery('/busy');
   receiver.status = 429;
   receiver.headers = { 'retry-after': '3600' };
-  const result = await withWorker(async (taskQueue) => {
-    const handle = await wf.env.client.workflow.start('webhookDelivery', {
-      taskQueue,
-      workflowId: deliveryWorkflowId(d.deliveryId),
-      args: [{ deliveryId: d.deliveryId }],
-    });
+  const result = await runDelivery(d.deliveryId, async () => {
     // The fixed schedule would have tried 8 more times within 50 minutes.
     await wf.env.sleep('50 minutes');
     expect(await attempts(d.deliveryId)).toHaveLength(1);
     receiver.status = 200;
     receiver.headers = {};
-    return handle.result();
   });
   expect(result).toBe('SUCCEEDED');
   expect((await attempts(d.deliveryId)).map((a) => a.status_code)).toEqual([429, 200]);
