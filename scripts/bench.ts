@@ -80,11 +80,7 @@ function serviceCommand(
   buildDir: string | null,
   extra: string | undefined,
 ): { command: string; args: string[]; cwd: string } {
-  if (buildDir) {
-    const built = builtService(name, buildDir);
-    const entry = built.args[built.args.length - 1];
-    return { ...built, args: [...built.args.slice(0, -1), ...splitArgs(extra), entry] };
-  }
+  if (buildDir) return builtService(name, buildDir, splitArgs(extra));
   const [flags, entry] =
     name === 'api'
       ? [API_NODE_ARGS, path.join('api', 'server.ts')]

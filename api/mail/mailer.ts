@@ -1,22 +1,15 @@
 /**
- * Sending e-mail from the API (login and 2FA codes, security notices): `send` stores the message
- * in outgoing_mails with its body encrypted, then starts the SendMail workflow (`mail-<mailId>`),
- * which delivers it over SMTP with retries for about a day. Only the mail id goes to Temporal: the
- * text (a code) never enters workflow history.
- *
- * With `opts.transaction` the row is written in the caller's transaction and the workflow is
- * started before it commits, so a start failure (503) can still roll the caller back; the
- * delivery activity waits a minute for the row to appear and drops a rolled-back one.
+ * Sending e-mail from the API (login and 2FA codes, security notices): `send` checks the message,
+ * then queues it and starts its SendMail workflow (db/mail/mailWorkflows.ts), which delivers it
+ * over SMTP with retries for about a day. With `opts.transaction` the row is written in the
+ * caller's transaction and a start failure (503) can still roll the caller back.
  */
-import crypto from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { Sequelize } from 'sequelize';
-import { outgoingMailStore } from '../../db/mail';
+import { MailNotStartedError, queueAndStartMail } from '../../db/mail';
 import type { Tx } from '../../db/tx';
-import { encryptSecret, parseKey } from '../../core/crypto/secretBox';
-import { mailWorkflowId, sendMailWorkflow } from '../../workflows/mail/definitions';
+import { parseKey } from '../../core/crypto/secretBox';
 import { errors } from '../errors/apiError';
-import { startWorkflow } from '../../core/temporal/workflows';
 
 export interface MailerDeps {
   sequelize: Sequelize;
@@ -53,25 +46,16 @@ export class Mailer {
     }
     if (msg.text.length > MAX_TEXT) throw errors.validation(`the text must be at most ${MAX_TEXT} characters`);
 
-    const mailId = crypto.randomUUID();
     const { sequelize, temporal, taskQueue } = this.deps;
-    const transaction = opts.transaction;
-    await outgoingMailStore.queueMail(
-      sequelize,
-      { mailId, to: msg.to, subject: msg.subject, bodyCiphertext: encryptSecret(msg.text, this.key) },
-      transaction,
-    );
     try {
-      await startWorkflow(temporal, sendMailWorkflow, {
-        workflowId: mailWorkflowId(mailId),
-        taskQueue,
-        args: [{ mailId }],
-      });
-    } catch {
-      // Nothing will deliver this row: close it and wipe the body (the caller may also roll back).
-      await outgoingMailStore.markNotStarted(sequelize, mailId, transaction).catch(() => undefined);
-      throw errors.unavailable('the e-mail could not be queued; retry later');
+      return await queueAndStartMail(
+        { sequelize, workflows: temporal, taskQueue, key: this.key },
+        msg,
+        opts.transaction,
+      );
+    } catch (err) {
+      if (err instanceof MailNotStartedError) throw errors.unavailable('the e-mail could not be queued; retry later');
+      throw err;
     }
-    return { mailId };
   }
 }

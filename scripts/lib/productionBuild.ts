@@ -127,17 +127,21 @@ function linkTree(from: string, to: string, packageRoot: boolean): void {
 
 export type BuiltServiceName = 'api' | 'worker' | 'sandbox';
 
-/** How to start a service of the build in `dir`: what docker-compose.yml runs, with the same heap caps. */
+/**
+ * How to start a service of the build in `dir`: what docker-compose.yml runs, with the same heap
+ * caps; `extraNodeArgs` (the bench's profiling flags) go before the entry point.
+ */
 export function builtService(
   name: BuiltServiceName,
   dir: string = DEFAULT_PRODUCTION_BUILD_DIR,
+  extraNodeArgs: readonly string[] = [],
 ): { command: string; args: string[]; cwd: string } {
-  const entry = {
-    api: [...API_NODE_ARGS, 'dist/api/server.js'],
-    worker: [...WORKER_NODE_ARGS, 'dist/workers/main.js'],
-    sandbox: ['dist/sandbox/server.js'],
+  const [flags, entry] = {
+    api: [API_NODE_ARGS, 'dist/api/server.js'] as const,
+    worker: [WORKER_NODE_ARGS, 'dist/workers/main.js'] as const,
+    sandbox: [[], 'dist/sandbox/server.js'] as const,
   }[name];
-  return { command: process.execPath, args: entry, cwd: dir };
+  return { command: process.execPath, args: [...flags, ...extraNodeArgs, entry], cwd: dir };
 }
 
 /** A hard link (instant, no space), or a copy when the build directory is on another file system. */
