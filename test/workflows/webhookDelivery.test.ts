@@ -4,7 +4,6 @@
  */
 import crypto from 'node:crypto';
 import { QueryTypes } from 'sequelize';
-import { decryptSecret } from '../../core/crypto/secretBox';
 import { retryOffsetsMs } from '../../core/events/retrySchedule';
 import { createMerchantWithCredential } from '../../db/identity/merchantAdmin';
 import { WebhookEndpoint } from '../../db/models';
@@ -13,6 +12,7 @@ import { mailWorkflowId } from '../../workflows/mail/definitions';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { createTestEndpoint } from '../support/webhookEndpoints';
 import { useWorkflowEnv } from '../support/workflowEnv';
+import { startMailSink, type MailSink } from '../../scripts/lib/mailSink';
 
 jest.setTimeout(120_000);
 
@@ -20,14 +20,18 @@ const key = crypto.randomBytes(32);
 const wf = useWorkflowEnv();
 let merchantId: string;
 let receiver: Receiver;
+// The owners' e-mail of a disabled endpoint really goes out: a local SMTP sink.
+let mailSink: MailSink;
 
 beforeAll(async () => {
   ({ merchantId } = await createMerchantWithCredential(wf.sequelize, { name: 'Loja Webhooks' }, key.toString('hex')));
   receiver = await startReceiver();
+  mailSink = await startMailSink({ port: 0 });
 });
 
 afterAll(async () => {
   await receiver?.close();
+  await mailSink?.stop();
 });
 
 /** One endpoint, one event, one delivery row: what the dispatcher would have made. */
@@ -61,13 +65,19 @@ async function attempts(deliveryId: string) {
 }
 
 async function withWorker<T>(fn: (taskQueue: string) => Promise<T>): Promise<T> {
-  return wf.withWorker(wf.activities(undefined, { secretsKey: key, allowPrivateDestinations: true }), fn, {
+  const deps = { secretsKey: key, allowPrivateDestinations: true, smtpUrl: mailSink.url };
+  return wf.withWorker(wf.activities(undefined, deps), fn, {
     prefix: 'wh',
   });
 }
 
-/** Runs the delivery's WebhookDelivery workflow on a test worker to its end; `meanwhile` moves the clock or the endpoint as it runs. */
-async function runDelivery(deliveryId: string, meanwhile?: () => Promise<void>) {
+/**
+ * Runs the delivery's WebhookDelivery workflow on a test worker to its end; `meanwhile` moves the
+ * clock or the endpoint as it runs; `afterwards` runs before that worker stops (for runs the
+ * delivery started on its task queue: none may be left mid-activity, or the time-skipping
+ * server's clock stays locked for the tests after).
+ */
+async function runDelivery(deliveryId: string, meanwhile?: () => Promise<void>, afterwards?: () => Promise<void>) {
   return withWorker(async (taskQueue) => {
     const handle = await wf.env.client.workflow.start('webhookDelivery', {
       taskQueue,
@@ -75,7 +85,9 @@ async function runDelivery(deliveryId: string, meanwhile?: () => Promise<void>) 
       args: [{ deliveryId }],
     });
     await meanwhile?.();
-    return handle.result();
+    const result = await handle.result();
+    await afterwards?.();
+    return result;
   });
 }
 
@@ -114,9 +126,22 @@ it('ends FAILED after 3 days of non-2xx answers, at the documented attempt count
   );
   const d = await delivery('/never?token=do-not-mail-me');
   receiver.status = 500;
-  const result = await runDelivery(d.deliveryId);
+  const ownerMails = () =>
+    wf.sequelize.query<{ id: string; subject: string }>(
+      `SELECT id, subject FROM outgoing_mails WHERE to_address = :owner`,
+      { replacements: { owner }, type: QueryTypes.SELECT },
+    );
+  let sent: string | undefined;
+  const result = await runDelivery(d.deliveryId, undefined, async () => {
+    // The disable started the owner's SendMail run on this worker's queue: it ends here, sent.
+    const [mail] = await ownerMails();
+    sent = await wf.env.client.workflow.getHandle(mailWorkflowId(mail.id)).result();
+  });
   receiver.status = 200;
   expect(result).toBe('FAILED');
+  expect(sent).toBe('SENT');
+  const received = mailSink.messages().filter((m) => m.to.includes(owner));
+  expect(received).toHaveLength(1);
   expect(await attempts(d.deliveryId)).toHaveLength(retryOffsetsMs().length);
   expect(retryOffsetsMs().length).toBeGreaterThanOrEqual(15);
   const [row] = await wf.sequelize.query<{ status: string }>(`SELECT status FROM webhook_deliveries WHERE id = :id`, {
@@ -129,16 +154,11 @@ it('ends FAILED after 3 days of non-2xx answers, at the documented attempt count
     active: false,
     disabledReason: expect.stringMatching(/no successful delivery for 3 days/),
   });
-  const mails = await wf.sequelize.query<{ id: string; subject: string; body_ciphertext: string }>(
-    `SELECT id, subject, body_ciphertext FROM outgoing_mails WHERE to_address = :owner`,
-    { replacements: { owner }, type: QueryTypes.SELECT },
-  );
+  const mails = await ownerMails();
   expect(mails).toHaveLength(1);
-  // Its SendMail run was started; no SMTP server here, and its pending attempt would hold the
-  // time-skipping server's clock for the next tests.
-  await wf.env.client.workflow.getHandle(mailWorkflowId(mails[0].id)).terminate('test: no SMTP server');
   expect(mails[0].subject).toMatch(/webhook endpoint was disabled/);
-  const text = decryptSecret(mails[0].body_ciphertext, key);
+  // What the owner received (the stored body is wiped once sent).
+  const text = received[0].text;
   expect(text).toContain(d.webhookId);
   expect(text).toContain(`${receiver.url}/never (query string not shown)`);
   expect(text).toMatch(/failing since \d{4}-\d\d-\d\dT[\d:]+Z \(UTC\)/);
