@@ -50,8 +50,7 @@ async function main(): Promise<void> {
     logger.fatal({ err }, 'cannot start');
     process.exit(1);
   }
-  logger.info({ host, port, tls: tls ? (tls.clientCa ? 'mutual' : 'server') : 'off' }, 'pix sandbox listening');
-
+  // Before the "listening" line: whoever reads it may signal at once (workers/main.ts says why).
   stopOnSignals(
     () => {
       sandbox.stop();
@@ -65,6 +64,7 @@ async function main(): Promise<void> {
     },
     { logger },
   );
+  logger.info({ host, port, tls: tls ? (tls.clientCa ? 'mutual' : 'server') : 'off' }, 'pix sandbox listening');
 }
 
 void main();

@@ -73,13 +73,15 @@ async function main(): Promise<void> {
   // WORKER_HEALTH_PORT: what a container healthcheck asks (unref'd: it never keeps the process up).
   if (config.workerHealthPort)
     await startWorkerHealthServer({ port: config.workerHealthPort, host: config.host, state: () => worker.getState() });
+  // Once: a second worker.shutdown() while the first drains throws and kills the worker mid-drain.
+  // Before "worker started": whoever reads that line may signal at once (the supervisor, a test),
+  // and a signal that came before the handlers would kill the process with the default action.
+  stopOnSignals(() => worker.shutdown(), { logger });
   // Never the SMTP URL itself: it may carry the login.
   logger.info(
     { taskQueue: config.temporal.taskQueue, smtp: config.smtpUrl ? 'configured' : 'not configured' },
     'worker started',
   );
-  // Once: a second worker.shutdown() while the first drains throws and kills the worker mid-drain.
-  stopOnSignals(() => worker.shutdown(), { logger });
   await worker.run();
   await pixApi.close();
   await connection.close();
