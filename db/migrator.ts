@@ -32,6 +32,8 @@ import { refundOrigin } from './migrations/0028_refund_origin';
 import { webhookAttemptRetryAfter } from './migrations/0029_webhook_attempt_retry_after';
 import { webhookDeliveryReplay } from './migrations/0030_webhook_delivery_replay';
 import { deliveryLease } from './migrations/0031_delivery_lease';
+import { idempotencyKeyBinding } from './migrations/0032_idempotency_key_binding';
+import { webhookRotationId } from './migrations/0033_webhook_rotation_id';
 
 export interface Migration {
   name: string;
@@ -67,6 +69,8 @@ const migrations: Migration[] = [
   webhookAttemptRetryAfter,
   webhookDeliveryReplay,
   deliveryLease,
+  idempotencyKeyBinding,
+  webhookRotationId,
 ];
 
 export async function runMigrations(sequelize: Sequelize): Promise<string[]> {

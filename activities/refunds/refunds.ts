@@ -81,6 +81,15 @@ export function createRefundActivities(deps: RefundActivityDeps) {
           if (held) throw merchantRefusal(held);
         });
         const charge = await chargeStore.lockCharge(input.chargeId, transaction);
+        // One key, one refund (refunds_one_per_key): under the charge's lock, so two requests of
+        // one key never both pass; the API answers the refund the key already made.
+        const bound = input.idempotencyKey
+          ? await refundStore.refundOfKey(input.chargeId, input.idempotencyKey, transaction)
+          : null;
+        if (bound)
+          throw refusal('this idempotency key already made a refund of the charge', RefundFailureTypes.keyBound, {
+            boundTo: bound.id,
+          });
         const devolucao = charge ? returnedByDevolucao(charge) : false;
         if (!charge || charge.status !== 'PAID' || (!devolucao && !directory)) {
           throw refusal(
@@ -204,7 +213,8 @@ export function createRefundActivities(deps: RefundActivityDeps) {
       reason: input.reason,
       status: 'FAILED',
       shares: { ownerCents: 0, feeCents: 0, splits: [] },
-      idempotencyKey: input.idempotencyKey,
+      // Not the key's effect: the caller was told nothing was refunded, and may retry with the key.
+      idempotencyKey: null,
       requestedBy: input.requestedBy,
       failureCode: 'NOT_PROCESSED',
       failureReason: 'the refund could not be processed; nothing was sent',

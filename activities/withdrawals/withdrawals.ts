@@ -70,6 +70,17 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
           if (held === 'WITHDRAWAL_FROZEN')
             throw refusal('withdrawals are frozen for this merchant', WithdrawalFailureTypes.frozen);
         })) as Merchant;
+        // One key, one withdrawal or settlement (withdrawals_one_per_key, settlements_one_per_key),
+        // under the merchant's lock; the API answers the one the key already made.
+        const bound = await boundToKey(input, transaction);
+        if (bound)
+          throw refusal(
+            'this idempotency key already made a withdrawal of the merchant',
+            WithdrawalFailureTypes.keyBound,
+            {
+              boundTo: bound,
+            },
+          );
         const beneficiary = beneficiarySnapshot(merchant);
         if (!beneficiary)
           throw refusal('the merchant has no Pix key registered for withdrawals', WithdrawalFailureTypes.pixKeyMissing);
@@ -91,7 +102,9 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
             totalDebitedCents: requiredCents,
             status: 'PROCESSING',
             description: input.description,
-            idempotencyKey: input.idempotencyKey,
+            // A settlement's key is the settlement's (bound on its row): the withdrawal under it
+            // repeats none, so a merchant's withdrawal and settlement may share a key.
+            idempotencyKey: input.settlement ? null : input.idempotencyKey,
             partnerTxId: null,
             providerTransferId: null,
             providerEndToEndId: null,
@@ -108,7 +121,8 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
           reserve(movements.withdrawal(row.id).reserve, moneyOf(row).shares),
           transaction,
         );
-        if (input.settlement) await settlementStore.insertSettlement(sequelize, input.settlement, row, transaction);
+        if (input.settlement)
+          await settlementStore.insertSettlement(sequelize, input.settlement, row, input.idempotencyKey, transaction);
         return reservedFrom(row);
       });
     } catch (err) {
@@ -121,6 +135,15 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
         details: [{ requiredCents, availableCents }],
       });
     }
+  }
+
+  /** The withdrawal (or settlement) id this request's idempotency key already made, if any. */
+  async function boundToKey(input: WithdrawalInput, transaction: Transaction): Promise<string | null> {
+    const key = input.idempotencyKey;
+    if (!key) return null;
+    if (input.settlement)
+      return (await settlementStore.settlementOfKey(sequelize, input.merchantId, key, transaction))?.id ?? null;
+    return (await withdrawalStore.withdrawalOfKey(input.merchantId, key, transaction))?.id ?? null;
   }
 
   /** The transfer of a reserved withdrawal, to the key snapshotted with it (the withdrawal id is the key). */
@@ -346,7 +369,8 @@ async function writeTombstone(input: WithdrawalInput, transaction: Transaction):
       totalDebitedCents: amountCents,
       status: 'FAILED',
       description: input.description,
-      idempotencyKey: input.idempotencyKey,
+      // Not the key's effect: the caller was told nothing was made, and may retry with the key.
+      idempotencyKey: null,
       partnerTxId: null,
       providerTransferId: null,
       providerEndToEndId: null,
@@ -360,8 +384,8 @@ async function writeTombstone(input: WithdrawalInput, transaction: Transaction):
   );
 }
 
-function refusal(message: string, type: string): ApplicationFailure {
-  return ApplicationFailure.nonRetryable(message, type);
+function refusal(message: string, type: string, details?: Record<string, unknown>): ApplicationFailure {
+  return ApplicationFailure.create({ message, type, nonRetryable: true, details: details ? [details] : [] });
 }
 
 function notFound(withdrawalId: string): ApplicationFailure {

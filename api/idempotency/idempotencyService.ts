@@ -131,6 +131,11 @@ export class IdempotencyService {
   async release(args: KeyRef & { holder: string }): Promise<void> {
     await idempotencyStore.releaseClaim(this.sequelize, args, args.holder);
   }
+
+  /** Ends the holder's lease but keeps the claim bound to its resource id (a refused takeover). */
+  async unlock(args: KeyRef & { holder: string }): Promise<void> {
+    await idempotencyStore.unlockClaim(this.sequelize, args, args.holder);
+  }
 }
 
 export interface IdempotentResult {
@@ -154,7 +159,12 @@ export function nothingCreated<E extends Error>(err: E): E {
  * same-key retry replays the stored answer instead of being judged again.
  * A refusal (4xx), a provider failure (502) or an error marked `nothingCreated` means nothing
  * was created and frees the key; any other failure keeps the claim, so a retry resumes the same
- * resource id instead of doubling it.
+ * resource id instead of doubling it. A request that took the claim over (`resuming`) is not the
+ * one that made the effect: a refusal there proves nothing about what the first holder did (it
+ * may have passed a one-time gate, such as an action token, that the retry cannot pass again), so
+ * only `nothingCreated` frees the key; otherwise the claim stays bound to its resource id, its
+ * lease ended, for the next retry to resume at once. Work that resumes answers the effect it
+ * finds before any such gate.
  */
 export async function runIdempotent(
   service: IdempotencyService,
@@ -197,9 +207,10 @@ export async function runIdempotent(
   } catch (err) {
     keepAlive.stop();
     const status = (err as { status?: number })?.status;
-    const freed = (err as { nothingCreated?: boolean })?.nothingCreated === true;
-    if (freed || (status !== undefined && ((status >= 400 && status < 500) || status === 502)))
-      await service.release(held);
+    const nothingMade = (err as { nothingCreated?: boolean })?.nothingCreated === true;
+    const refused = status !== undefined && ((status >= 400 && status < 500) || status === 502);
+    if (nothingMade || (refused && !claim.takenOver)) await service.release(held);
+    else if (refused) await service.unlock(held);
     throw err;
   }
 }

@@ -53,9 +53,11 @@ export function medRouter(deps: {
       res,
       deps.idempotency,
       { scope: `POST /med/infractions/${id}/analysis`, merchantId, request: body },
-      async () => ({
+      async (_resourceId, resuming) => ({
         status: 200,
-        body: await deps.service.decide(userId, id, body, secondFactorFor(req, userId)),
+        body:
+          (resuming ? await deps.service.recordedDecision(userId, id, body) : null) ??
+          (await deps.service.decide(userId, id, body, secondFactorFor(req, userId))),
       }),
     );
   });

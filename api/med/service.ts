@@ -101,6 +101,17 @@ export class MedService {
     return row;
   }
 
+  /**
+   * The decision a stalled or dead holder of this request's idempotency claim recorded (the same
+   * decision, by the same user), for the request that took the claim over: answered before the
+   * second factor, which the holder spent.
+   */
+  async recordedDecision(userId: string, id: string, body: AnalysisBody): Promise<MedInfractionView | null> {
+    const row = await medInfractionStore.findInfraction(this.deps.sequelize, id);
+    const same = row && row.status !== 'OPEN' && row.decision === body.decision && row.decided_by === userId;
+    return same ? presentInfraction(row) : null;
+  }
+
   async decide(userId: string, id: string, body: AnalysisBody, authorize: Authorize): Promise<MedInfractionView> {
     await this.check(userId, id);
     await authorize(body.decision);

@@ -40,10 +40,15 @@ export function refundsRouter(deps: RefundsRouterDeps): Router {
       res,
       deps.idempotency,
       { scope: `POST /charges/${id}/refund`, merchantId: charge.merchantId, request: body },
-      async (refundId) => {
+      async (refundId, resuming) => {
+        // A request that took the claim over (its holder stalled or died) answers the refund the
+        // holder made, before the action token: the holder spent it, the retry presents it again.
+        const made = resuming && (await deps.refunds.madeUnder(charge.id, refundId));
         // Inside the claim: a replay answers what the first call did without a second code.
-        await consumeActionToken(req, user.id, 'refund');
-        await deps.refunds.request(charge, refundId, body, key, user.id);
+        if (!made) {
+          await consumeActionToken(req, user.id, 'refund');
+          await deps.refunds.request(charge, refundId, body, key, user.id);
+        }
         await chargeStore.reload(charge);
         return { status: 200, body: await deps.charges.view(charge) };
       },

@@ -15,7 +15,7 @@ import { refundLifecycleWorkflow, refundWorkflowId, requestRefundUpdate } from '
 import { RefundFailureTypes, type RefundInput } from '../../workflows/refunds/types';
 import { paidMoney } from '../../core/refunds/paid';
 import { ApiError, errors } from '../errors/apiError';
-import { temporalErrorToApi } from '../temporal/temporalErrors';
+import { keyBoundTo, temporalErrorToApi } from '../temporal/temporalErrors';
 import { updateWithStartOrJoin } from '../temporal/updateWithStart';
 
 export const refundErrors = {
@@ -133,6 +133,12 @@ export class RefundService {
     if (held === 'WITHDRAWAL_FROZEN') throw errors.withdrawalFrozen();
   }
 
+  /** Whether refund `refundId` (an idempotency claim's resource id) was reserved for this charge. */
+  async madeUnder(chargeId: string, refundId: string): Promise<boolean> {
+    const refund = await refundStore.findRefund(refundId);
+    return refund?.chargeId === chargeId;
+  }
+
   async request(
     charge: Charge,
     refundId: string,
@@ -162,6 +168,8 @@ export class RefundService {
         initialStatus: 'RESERVING',
       });
     } catch (err) {
+      // The key already made a refund of this charge: the charge view the route answers shows it.
+      if (keyBoundTo(err)) return;
       throw mapRefundError(err);
     }
   }

@@ -41,12 +41,16 @@ export function settlementsRouter(deps: {
       idempotency,
       { scope: 'POST /settlements', merchantId: body.merchantId, request: body },
       async (settlementId, resuming) => {
+        // A request that took the claim over (its holder stalled or died) answers the settlement
+        // the holder made, before any gate: the holder spent the action token the retry presents.
+        const made = resuming ? await service.find(settlementId) : null;
+        if (made) return { status: 201, body: made };
         // Inside the claim, so a replay answers what the first call did (no second code, even if
         // the merchant was frozen since). A refusal (4xx) frees the key; the merchant's set-up is
         // checked before a second factor is spent.
         await service.precheck(body.merchantId);
         await consumeActionToken(req, user.id, 'settlement');
-        return { status: 201, body: await service.create(user.id, body, settlementId, resuming, key) };
+        return { status: 201, body: await service.create(user.id, body, settlementId, key) };
       },
     );
   });

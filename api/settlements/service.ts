@@ -20,6 +20,7 @@ import type { WithdrawalInput } from '../../workflows/withdrawals/types';
 import { defaultMerchantOf, requireRole, roleErrors } from '../dashboard/roles';
 import { ApiError, errors } from '../errors/apiError';
 import { mapRequestError, pixKeyNotRegistered } from '../withdrawals/service';
+import { keyBoundTo } from '../temporal/temporalErrors';
 import { updateWithStartOrJoin } from '../temporal/updateWithStart';
 import type { CreateSettlementBody, ListSettlementsQuery, SettlementView } from './schema';
 
@@ -40,19 +41,19 @@ export class SettlementService {
     if (!merchant.pixKey) throw pixKeyNotRegistered();
   }
 
+  /** Settlement `settlementId` as it stands, if it was made (a resumed idempotency claim's resource id). */
+  async find(settlementId: string): Promise<SettlementView | null> {
+    const existing = await this.row(settlementId);
+    return existing ? view(existing) : null;
+  }
+
   /** Requests settlement `settlementId` (the idempotency claim's resource id) and answers it once reserved. */
   async create(
     userId: string,
     body: CreateSettlementBody,
     settlementId: string,
-    resuming: boolean,
     idempotencyKey: string,
   ): Promise<SettlementView> {
-    if (resuming) {
-      // A previous holder of this key died: its settlement may already exist.
-      const existing = await this.row(settlementId);
-      if (existing) return view(existing);
-    }
     // One id for both: the settlement is the withdrawal's label, and a resumed key finds either.
     const withdrawalId = settlementId;
     const input: WithdrawalInput = {
@@ -80,6 +81,10 @@ export class SettlementService {
         initialStatus: 'RESERVING',
       });
     } catch (err) {
+      // The key already made a settlement of this merchant: answer it, as a replay would.
+      const bound = keyBoundTo(err);
+      const made = bound ? await this.row(bound) : null;
+      if (made) return view(made);
       throw mapRequestError(err);
     }
     const row = await this.row(settlementId);

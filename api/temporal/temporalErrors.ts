@@ -18,6 +18,7 @@ import {
   WorkflowUpdateFailedError,
   WorkflowUpdateRPCTimeoutOrCancelledError,
 } from '@temporalio/client';
+import { IDEMPOTENCY_KEY_BOUND } from '../../core/transfers/failures';
 import { errors } from '../errors/apiError';
 
 /** gRPC status UNAVAILABLE: no connection, or the server is shutting down. */
@@ -36,6 +37,17 @@ export function isWorkflowFailure(err: unknown): err is WorkflowUpdateFailedErro
 /** The ApplicationFailure an update or workflow failed with, if it failed with one. */
 export function applicationFailureOf(err: unknown): ApplicationFailure | undefined {
   return isWorkflowFailure(err) && err.cause instanceof ApplicationFailure ? err.cause : undefined;
+}
+
+/**
+ * The id of what a request's idempotency key already made, when its reservation was refused for
+ * that (IDEMPOTENCY_KEY_BOUND): the route answers that resource, as a replay would.
+ */
+export function keyBoundTo(err: unknown): string | undefined {
+  const failure = applicationFailureOf(err);
+  if (failure?.type !== IDEMPOTENCY_KEY_BOUND) return undefined;
+  const boundTo = (failure.details?.[0] as { boundTo?: unknown } | undefined)?.boundTo;
+  return typeof boundTo === 'string' ? boundTo : undefined;
 }
 
 export interface TemporalErrorAnswers {

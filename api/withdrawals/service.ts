@@ -5,7 +5,7 @@
  * insufficient balance) stores nothing and frees its idempotency key for a later retry.
  */
 import type { Client } from '@temporalio/client';
-import { temporalErrorToApi } from '../temporal/temporalErrors';
+import { keyBoundTo, temporalErrorToApi } from '../temporal/temporalErrors';
 import { updateWithStartOrJoin } from '../temporal/updateWithStart';
 import { merchantStore, type Merchant } from '../../db/identity';
 import { presentWithdrawalRows, withdrawalStore } from '../../db/withdrawals';
@@ -86,6 +86,9 @@ export class WithdrawalService {
         initialStatus: 'RESERVING',
       });
     } catch (err) {
+      // The key already made a withdrawal of this merchant: answer it, as a replay would.
+      const bound = keyBoundTo(err);
+      if (bound) return this.findForMerchant(input.merchantId, bound);
       throw mapRequestError(err);
     }
     return this.findForMerchant(input.merchantId, input.withdrawalId);

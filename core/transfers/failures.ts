@@ -23,6 +23,13 @@ export function describeTransferFailure(code: string | null): { code: string; re
   return { code: safeCode, reason: `the Pix transfer was refused (${safeCode})` };
 }
 
+/**
+ * A reservation refused because its idempotency key already made one (a refund of the charge, a
+ * withdrawal or a settlement of the merchant): the details name it (`boundTo`), the API answers
+ * it, and nothing is reserved or sent for the second request.
+ */
+export const IDEMPOTENCY_KEY_BOUND = 'IdempotencyKeyBound';
+
 /** The transfer was refused before it reached the Pix network (bad request, conflict, ...). */
 export const TRANSFER_NOT_ACCEPTED = {
   code: 'TRANSFER_NOT_ACCEPTED',

@@ -114,9 +114,11 @@ export async function listDeliveries(
 
 /** A new PENDING delivery `id` of the same event and body as `originalId`, to `url`, not started yet. */
 export async function insertResend(sequelize: Sequelize, resend: { id: string; url: string; originalId: string }) {
+  // The id is the resend's idempotency claim's: a resumed request finds its row, never makes a second.
   await sequelize.query(
     `INSERT INTO webhook_deliveries (id, event_id, webhook_id, merchant_id, event_type, url, body, status, resend_of, workflow_started)
-     SELECT :id, event_id, webhook_id, merchant_id, event_type, :url, body, 'PENDING', id, FALSE FROM webhook_deliveries WHERE id = :originalId`,
+     SELECT :id, event_id, webhook_id, merchant_id, event_type, :url, body, 'PENDING', id, FALSE FROM webhook_deliveries WHERE id = :originalId
+     ON CONFLICT (id) DO NOTHING`,
     { replacements: resend },
   );
 }

@@ -18,6 +18,8 @@ export class WebhookEndpoint extends Model<InferAttributes<WebhookEndpoint>, Inf
   declare secretCiphertext: string;
   declare previousSecretCiphertext: string | null;
   declare previousSecretExpiresAt: Date | null;
+  /** The last secret rotation's id (its idempotency claim's resource id): a resumed rotation answers it. */
+  declare rotationId: CreationOptional<string | null>;
   declare active: CreationOptional<boolean>;
   declare disabledAt: Date | null;
   declare disabledReason: string | null;
@@ -36,6 +38,7 @@ export class WebhookEndpoint extends Model<InferAttributes<WebhookEndpoint>, Inf
         secretCiphertext: { type: DataTypes.TEXT, allowNull: false },
         previousSecretCiphertext: DataTypes.TEXT,
         previousSecretExpiresAt: DataTypes.DATE,
+        rotationId: DataTypes.UUID,
         active: { type: DataTypes.BOOLEAN, defaultValue: true },
         disabledAt: DataTypes.DATE,
         disabledReason: DataTypes.TEXT,

@@ -54,6 +54,7 @@ export type EndpointChanges = Partial<
     | 'secretCiphertext'
     | 'previousSecretCiphertext'
     | 'previousSecretExpiresAt'
+    | 'rotationId'
   >
 >;
 

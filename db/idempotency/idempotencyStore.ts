@@ -150,6 +150,19 @@ export async function releaseClaim(sequelize: Sequelize, ref: KeyRef, holder: st
   );
 }
 
+/**
+ * Ends `holder`'s lease at once and keeps the claim (and its resource id): a request that took
+ * the claim over was refused, but the first holder's effect may exist, so the key stays bound to
+ * it and the next same-key retry resumes the same resource id without waiting out a lease.
+ */
+export async function unlockClaim(sequelize: Sequelize, ref: KeyRef, holder: string): Promise<void> {
+  await sequelize.query(
+    `UPDATE idempotency_records SET locked_until = now(), updated_at = now()
+     WHERE ${KEY_WHERE} AND holder = :holder AND state = 'IN_PROGRESS'`,
+    { replacements: { ...keyOf(ref), holder } },
+  );
+}
+
 /** Housekeeping: deletes every expired record; answers how many. */
 export async function sweepExpired(sequelize: Sequelize): Promise<number> {
   const [, keys] = await sequelize.query(`DELETE FROM idempotency_records WHERE expires_at < now()`);

@@ -13,6 +13,15 @@ export function lockRefund(id: string, transaction: Transaction): Promise<Refund
   return Refund.findByPk(id, { transaction, lock: transaction.LOCK.UPDATE });
 }
 
+/** The charge's refund made under this idempotency key (unique: refunds_one_per_key), in the caller's transaction. */
+export function refundOfKey(
+  chargeId: string,
+  idempotencyKey: string,
+  transaction: Transaction,
+): Promise<Refund | null> {
+  return Refund.findOne({ where: { chargeId, idempotencyKey }, transaction });
+}
+
 /** Stores a reserved refund, in the caller's transaction. */
 export function createRefund(attributes: CreationAttributes<Refund>, transaction: Transaction): Promise<Refund> {
   return Refund.create(attributes, { transaction });

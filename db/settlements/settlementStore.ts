@@ -68,17 +68,23 @@ export async function deleteSchedule(sequelize: Sequelize, merchantId: string): 
 // --- settlements ----------------------------------------------------------------------------
 
 /** The settlement label of a withdrawal, in the reservation's transaction (commits with it or not at all). */
+/**
+ * Inserts the settlement row, bound to the idempotency key it was requested under (null for a
+ * scheduled one; unique per merchant: settlements_one_per_key).
+ */
 export async function insertSettlement(
   sequelize: Sequelize,
   tag: SettlementTag,
   withdrawal: { id: string; merchantId: string },
+  idempotencyKey: string | null,
   transaction: Transaction,
 ): Promise<void> {
   await sequelize.query(
-    `INSERT INTO settlements (id, merchant_id, withdrawal_id, trigger, requested_by, schedule_run_id, schedule_frequency)
-     VALUES (:id, :merchantId, :withdrawalId, :trigger, :requestedBy, :runId, :frequency)`,
+    `INSERT INTO settlements (id, merchant_id, withdrawal_id, trigger, requested_by, schedule_run_id, schedule_frequency, idempotency_key)
+     VALUES (:id, :merchantId, :withdrawalId, :trigger, :requestedBy, :runId, :frequency, :idempotencyKey)`,
     {
       replacements: {
+        idempotencyKey,
         id: tag.settlementId,
         merchantId: withdrawal.merchantId,
         withdrawalId: withdrawal.id,
@@ -90,6 +96,20 @@ export async function insertSettlement(
       transaction,
     },
   );
+}
+
+/** The merchant's settlement made under this idempotency key, in `transaction`: its id and its withdrawal's. */
+export async function settlementOfKey(
+  sequelize: Sequelize,
+  merchantId: string,
+  idempotencyKey: string,
+  transaction: Transaction,
+): Promise<{ id: string; withdrawalId: string } | null> {
+  const [row] = await sequelize.query<{ id: string; withdrawal_id: string }>(
+    `SELECT id, withdrawal_id FROM settlements WHERE merchant_id = :merchantId AND idempotency_key = :idempotencyKey`,
+    { replacements: { merchantId, idempotencyKey }, type: QueryTypes.SELECT, transaction },
+  );
+  return row ? { id: row.id, withdrawalId: row.withdrawal_id } : null;
 }
 
 /** A settlement with the state of its withdrawal. */

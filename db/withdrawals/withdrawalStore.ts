@@ -16,6 +16,15 @@ export function lockWithdrawal(id: string, transaction: Transaction): Promise<Wi
   return Withdrawal.findByPk(id, { transaction, lock: transaction.LOCK.UPDATE });
 }
 
+/** The merchant's withdrawal made under this idempotency key (unique: withdrawals_one_per_key), in `transaction`. */
+export function withdrawalOfKey(
+  merchantId: string,
+  idempotencyKey: string,
+  transaction: Transaction,
+): Promise<Withdrawal | null> {
+  return Withdrawal.findOne({ where: { merchantId, idempotencyKey }, transaction });
+}
+
 /** Inserts a withdrawal row (a reservation, or a reserve's FAILED tombstone) in `transaction`. */
 export function createWithdrawal(
   attributes: CreationAttributes<Withdrawal>,

@@ -81,3 +81,42 @@ it('never takes over a live request that runs longer than the lease: a retry wai
   expect(firstResult).toEqual({ status: 201, body: { resourceId: ref.newResourceId }, replay: false });
   expect(retry).toEqual({ status: 201, body: firstResult.body, replay: true });
 });
+
+it("never frees a taken-over claim on a refusal: the first holder's effect may exist (review 3, M1)", async () => {
+  const ref = {
+    merchantId: seller.merchantId,
+    scope: 'TEST taken-over refusal',
+    key: `key-${crypto.randomUUID()}`,
+    request: { n: 2 },
+  };
+  const dead = await service.claim({
+    ...ref,
+    requestHash: fingerprint(ref.request),
+    newResourceId: crypto.randomUUID(),
+  });
+  if (dead.kind !== 'owner') throw new Error('expected to own the key');
+  await stack.sequelize.query(
+    `UPDATE idempotency_records SET locked_until = now() - interval '1 second' WHERE key = :key`,
+    { replacements: { key: ref.key } },
+  );
+  const refused = Object.assign(new Error('a gate the first holder passed'), { status: 403 });
+  let resumedOn: { resourceId: string; resuming: boolean } | undefined;
+  await expect(
+    runIdempotent(service, { ...ref, newResourceId: crypto.randomUUID() }, async (resourceId, resuming) => {
+      resumedOn = { resourceId, resuming };
+      throw refused;
+    }),
+  ).rejects.toBe(refused);
+  expect(resumedOn).toEqual({ resourceId: dead.resourceId, resuming: true });
+  // Still bound to the first holder's resource id: the next retry resumes it, never a new one.
+  const [record] = await stack.sequelize.query<{ resource_id: string; state: string }>(
+    `SELECT resource_id, state FROM idempotency_records WHERE key = :key`,
+    { replacements: { key: ref.key }, type: QueryTypes.SELECT },
+  );
+  expect(record).toEqual({ resource_id: dead.resourceId, state: 'IN_PROGRESS' });
+  const next = await runIdempotent(service, { ...ref, newResourceId: crypto.randomUUID() }, async (resourceId) => ({
+    status: 201,
+    body: { resourceId },
+  }));
+  expect(next).toEqual({ status: 201, body: { resourceId: dead.resourceId }, replay: false });
+});

@@ -1,5 +1,6 @@
 /** Data that crosses the workflow boundary for a refund. Plain JSON. */
 import type { PixKeyType } from '../../core/provider';
+import { IDEMPOTENCY_KEY_BOUND } from '../../core/transfers/failures';
 
 /** Where a boleto paid by barcode is refunded: a Pix key of its payer (the document is the payer's). */
 export interface RefundDestinationRequest {
@@ -51,6 +52,8 @@ export const RefundFailureTypes = {
   /** A boleto's refund destination: unknown to the directory, or not a key of the boleto's payer. */
   destinationNotFound: 'RefundDestinationNotFound',
   destinationNotPayer: 'RefundDestinationNotPayer',
+  /** Another refund of the charge was made under this idempotency key: details `{ boundTo }`. */
+  keyBound: IDEMPOTENCY_KEY_BOUND,
 } as const;
 
 export const refundRefusalTypes: readonly string[] = [
@@ -61,4 +64,5 @@ export const refundRefusalTypes: readonly string[] = [
   RefundFailureTypes.merchantInactive,
   RefundFailureTypes.destinationNotFound,
   RefundFailureTypes.destinationNotPayer,
+  RefundFailureTypes.keyBound,
 ];

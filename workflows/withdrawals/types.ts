@@ -1,5 +1,6 @@
 /** Data that crosses the workflow boundary for a withdrawal. Plain JSON, no classes. */
 import type { WithdrawalStatus } from '../../core/withdrawals/rules';
+import { IDEMPOTENCY_KEY_BOUND } from '../../core/transfers/failures';
 
 export interface WithdrawalInput {
   withdrawalId: string;
@@ -66,6 +67,8 @@ export const WithdrawalFailureTypes = {
   providerUnavailable: 'ProviderUnavailable',
   stateConflict: 'WithdrawalStateConflict',
   cancelled: 'WithdrawalCancelled',
+  /** The merchant's withdrawal (or settlement) under this idempotency key exists: details `{ boundTo }`. */
+  keyBound: IDEMPOTENCY_KEY_BOUND,
 } as const;
 
 /** Refusals of the request itself: answered to the caller, nothing stored. */
@@ -74,4 +77,5 @@ export const withdrawalRefusalTypes: readonly string[] = [
   WithdrawalFailureTypes.frozen,
   WithdrawalFailureTypes.pixKeyMissing,
   WithdrawalFailureTypes.merchantInactive,
+  WithdrawalFailureTypes.keyBound,
 ];

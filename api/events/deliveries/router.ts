@@ -39,7 +39,7 @@ export function deliveriesRouter(service: DeliveryService, idempotency: Idempote
       res,
       idempotency,
       { scope: `POST /sellers/webhook-deliveries/${deliveryId}/resend`, request: {} },
-      () => service.resend(req.user!.merchantId, deliveryId, res.locals.log as Logger | undefined),
+      (resendId) => service.resend(req.user!.merchantId, deliveryId, resendId, res.locals.log as Logger | undefined),
     );
   };
   router.get('/webhooks/:id/deliveries', forWebhook);

@@ -2,7 +2,6 @@
  * Delivery history of a merchant's webhooks, and resend: a new delivery of the same event (same
  * eventId and body, so receivers deduplicate), run by its own WebhookDelivery workflow.
  */
-import crypto from 'node:crypto';
 import type { Sequelize } from 'sequelize';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
@@ -43,17 +42,26 @@ export class DeliveryService {
    * client. An error there would tell the caller nothing was done, and a retry would send the
    * event twice.
    */
-  async resend(merchantId: string, deliveryId: string, log?: Logger): Promise<{ status: 201 | 202; body: unknown }> {
+  async resend(
+    merchantId: string,
+    deliveryId: string,
+    id: string,
+    log?: Logger,
+  ): Promise<{ status: 201 | 202; body: unknown }> {
     const original = await this.find(merchantId, deliveryId);
-    const endpoint = await webhookEndpointStore.endpointState(this.deps.sequelize, original.webhookId);
-    if (!endpoint?.active)
-      throw new ApiError(
-        409,
-        'WEBHOOK_DISABLED',
-        'the webhook is disabled; enable it (PATCH active: true) before resending',
-      );
-    const id = crypto.randomUUID();
-    await deliveryStore.insertResend(this.deps.sequelize, { id, url: endpoint.url, originalId: original.id });
+    // `id` is the idempotency claim's resource id: a request that took the claim over finishes
+    // the resend its holder made (starting its workflow if need be) instead of making another.
+    const made = await deliveryStore.findDelivery(this.deps.sequelize, merchantId, id);
+    if (!made) {
+      const endpoint = await webhookEndpointStore.endpointState(this.deps.sequelize, original.webhookId);
+      if (!endpoint?.active)
+        throw new ApiError(
+          409,
+          'WEBHOOK_DISABLED',
+          'the webhook is disabled; enable it (PATCH active: true) before resending',
+        );
+      await deliveryStore.insertResend(this.deps.sequelize, { id, url: endpoint.url, originalId: original.id });
+    }
     // The row as committed: a 202 answers what was queued, not what the dispatcher's sweep (at
     // most 2 s later) may already have done with it by the time this answer is written.
     const queued = presentDelivery(await this.find(merchantId, id));

@@ -48,7 +48,7 @@ export function webhookHandlers(service: WebhookService, idempotency: Idempotenc
       res,
       idempotency,
       { scope: `POST /sellers/webhooks/${id}/rotate-secret`, request: {}, storedBody: redactSecret },
-      async () => ({ status: 200, body: await service.rotateSecret(req.user!.merchantId, id) }),
+      async (rotationId) => ({ status: 200, body: await service.rotateSecret(req.user!.merchantId, id, rotationId) }),
     );
   };
   const remove: RequestHandler = async (req, res) => {

@@ -124,13 +124,25 @@ export class WebhookService {
     }
   }
 
-  async rotateSecret(merchantId: string, id: string) {
+  /**
+   * Rotation `rotationId` (the idempotency claim's resource id). A request that took the claim
+   * over after its holder rotated answers that rotation, with the secret it made (the holder's
+   * answer never reached the caller), instead of rotating again: a second rotation would end the
+   * oldest secret's overlap at once, while receivers may still verify with it.
+   */
+  async rotateSecret(merchantId: string, id: string, rotationId: string) {
     const endpoint = await this.find(merchantId, id);
+    if (endpoint.rotationId === rotationId)
+      return {
+        ...presentWebhookEndpoint(endpoint, decryptSecret(endpoint.secretCiphertext, this.deps.encryptionKey)),
+        previousSecretExpiresAt: endpoint.previousSecretExpiresAt?.toISOString() ?? null,
+      };
     const secret = newWebhookSecret();
     await webhookEndpointStore.updateEndpoint(endpoint, {
       previousSecretCiphertext: endpoint.secretCiphertext,
       previousSecretExpiresAt: new Date(Date.now() + ROTATION_OVERLAP_HOURS * 3_600_000),
       secretCiphertext: encryptSecret(secret, this.deps.encryptionKey),
+      rotationId,
     });
     return {
       ...presentWebhookEndpoint(endpoint, secret),
