@@ -53,7 +53,7 @@ import { metricsRouter } from './metrics/router';
 import { httpMetrics } from './middleware/httpMetrics';
 import { instrumentedClient } from './temporal/instrumentedClient';
 import { CallbackHealth } from './charges/callbacks/callbackHealth';
-import { pixApiCallbackRouter } from './charges/pixApiCallbacks/router';
+import { pixApiCallbackRouter, type WrongSecretOptions } from './charges/pixApiCallbacks/router';
 import { PIX_API_CALLBACK_PATH } from './charges/pixApiCallbacks/path';
 
 export interface ApiDeps {
@@ -69,6 +69,11 @@ export interface ApiDeps {
    * exists but answers no one.
    */
   pixWebhookSecret?: string;
+  /**
+   * Requests to the notification route with a wrong secret: per-IP budget (default 10 a minute)
+   * and how often their count is logged (default every minute). Tests shorten both.
+   */
+  pixWebhookWrongSecrets?: WrongSecretOptions;
   defaultFee: { bps: number; fixedCents: number };
   defaultChargeTtlSeconds: number;
   idempotencyTtlHours: number;
@@ -197,6 +202,7 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(traceId);
   app.use(httpMetrics(metrics));
   app.use(requestLogger(deps.logger));
+  // The notification route limits its wrong secrets itself (api/charges/pixApiCallbacks/router.ts).
   app.use(
     perIpRateLimit({
       perMinute: deps.rateLimitPerMinute ?? 100,
@@ -291,6 +297,7 @@ export function createApp(deps: ApiDeps): express.Express {
       webhookSecret: deps.pixWebhookSecret || crypto.randomBytes(32).toString('hex'),
       health: callbackHealth,
       logger: deps.logger,
+      wrongSecrets: deps.pixWebhookWrongSecrets,
     }),
   );
   const verifySignature = requestSignature({ sequelize: deps.sequelize, required: false });

@@ -7,6 +7,8 @@
  * refunds: a devolução through API Pix, followed to DEVOLVIDO (settled) or NAO_REALIZADO (released).
  */
 import crypto from 'node:crypto';
+import { Writable } from 'node:stream';
+import pino from 'pino';
 import { QueryTypes } from 'sequelize';
 import { HttpPixProvider } from '../../activities/provider/httpPixProvider';
 import { accounts } from '../../core/ledger/accounts';
@@ -54,8 +56,8 @@ async function waitForStatus(id: string, status: string) {
   }, `charge ${id} to become ${status}`);
 }
 
-function notify(body: unknown, secret = stack.workerEnv.PIX_WEBHOOK_SECRET, raw?: string) {
-  return fetch(`${stack.apiUrl}/webhooks/pix-api/${secret}/pix`, {
+function notify(body: unknown, secret = stack.workerEnv.PIX_WEBHOOK_SECRET, raw?: string, apiUrl = stack.apiUrl) {
+  return fetch(`${apiUrl}/webhooks/pix-api/${secret}/pix`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: raw ?? JSON.stringify(body),
@@ -179,6 +181,98 @@ it('answers a wrong secret 404 in the envelope (never logged: the run’s secret
     expect(body.error).toMatchObject({ code: 'NOT_FOUND', traceId: expect.any(String) });
     expect(JSON.stringify(body)).not.toContain(wrong);
   }
+});
+
+describe('wrong secrets', () => {
+  /** An API of its own (its own counters), logging into `lines`. */
+  async function apiWith(pixWebhookWrongSecrets: { perMinute?: number; logIntervalMs?: number }) {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _enc, cb) {
+        lines.push(...chunk.toString().split('\n').filter(Boolean));
+        cb();
+      },
+    });
+    const api = await stack.extraApi({ logger: pino({ level: 'debug' }, sink), pixWebhookWrongSecrets });
+    return { ...api, lines };
+  }
+  const nearMiss = (tail: string) => {
+    const wrong = `${stack.workerEnv.PIX_WEBHOOK_SECRET.slice(0, -tail.length)}${tail}`;
+    recordIssuedSecrets('a wrong API Pix webhook secret (must not be logged either)', [wrong]);
+    return wrong;
+  };
+
+  it('count against a per-client limit (429 RATE_LIMITED past it), while the right secret is never limited', async () => {
+    const api = await apiWith({ perMinute: 3 });
+    try {
+      const wrong = nearMiss('0bad');
+      const statuses: number[] = [];
+      let refused: Response | undefined;
+      for (let i = 0; i < 5; i++) {
+        refused = await notify({ pix: [pixEntry('x')] }, wrong, undefined, api.url);
+        statuses.push(refused.status);
+        if (i < 4) await refused.arrayBuffer();
+      }
+      expect(statuses).toEqual([404, 404, 404, 429, 429]);
+      expect(Number(refused!.headers.get('retry-after'))).toBeGreaterThan(0);
+      const { body } = await json(refused!);
+      expect(body.error).toMatchObject({ code: 'RATE_LIMITED', traceId: expect.any(String) });
+      expect(JSON.stringify(body)).not.toContain(wrong);
+
+      // The PSP, from the same address (behind a proxy every caller has the proxy's), is still taken, every time.
+      for (let i = 0; i < 5; i++) {
+        const notOurs = pixEntry('ABCDEFGHIJKLMNOPQRSTUVWXYZ0123');
+        const taken = await json(await notify({ pix: [notOurs] }, undefined, undefined, api.url));
+        expect(taken).toEqual({
+          status: 200,
+          body: { received: true, outcomes: [{ endToEndId: notOurs.endToEndId, outcome: 'UNKNOWN_CHARGE' }] },
+        });
+      }
+      // …and taking it gives the wrong secrets no budget back.
+      expect((await notify({ pix: [pixEntry('x')] }, wrong, undefined, api.url)).status).toBe(429);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('are logged once per interval with their count, never the secret', async () => {
+    // An interval far longer than a burst of 7 takes, even on a loaded machine.
+    const api = await apiWith({ perMinute: 5, logIntervalMs: 5_000 });
+    try {
+      const wrong = nearMiss('f00d');
+      const warnings = () =>
+        api.lines.map((l) => JSON.parse(l)).filter((l) => l.level === 40 && /wrong secret/.test(l.msg));
+      const burst = async (n: number) => {
+        const statuses: number[] = [];
+        for (let i = 0; i < n; i++) {
+          const res = await notify({ pix: [pixEntry('x')] }, wrong, undefined, api.url);
+          await res.arrayBuffer();
+          statuses.push(res.status);
+        }
+        return statuses;
+      };
+
+      const statuses = await burst(7);
+      expect(warnings()).toEqual([]); // nothing each: the interval's line comes at its end
+      expect(statuses).toEqual([404, 404, 404, 404, 404, 429, 429]);
+      await waitFor(async () => warnings().length > 0, 'the interval’s warning');
+      await new Promise((r) => setTimeout(r, 300));
+      expect(warnings()).toEqual([
+        expect.objectContaining({ path: '/webhooks/pix-api/:secret/pix', count: 7, limited: 2, intervalSeconds: 5 }),
+      ]);
+
+      // The next interval is counted afresh.
+      await burst(2);
+      await waitFor(async () => warnings().length > 1, 'the next interval’s warning');
+      expect(warnings()[1]).toMatchObject({ count: 2 });
+
+      const text = api.lines.join('\n');
+      expect(text).not.toContain(wrong);
+      expect(text).not.toContain(stack.workerEnv.PIX_WEBHOOK_SECRET);
+    } finally {
+      await api.close();
+    }
+  });
 });
 
 it.each([

@@ -12,7 +12,7 @@ registry.registerPath({
   summary: 'API Pix notification from the PSP (the Pix received on our key)',
   description:
     "Called by the PSP, not by merchants: the URL registered with `PUT /webhook/{chave}` of the BCB's API Pix is `<PUBLIC_BASE_URL>/webhooks/pix-api/<PIX_WEBHOOK_SECRET>`, " +
-    'and the PSP appends `/pix`. A wrong secret answers 404, like a route that does not exist. Each Pix is stored once (event `pix:<endToEndId>`) and is a claim: ' +
+    'and the PSP appends `/pix`. A wrong secret answers 404, like a route that does not exist; past 10 wrong secrets a minute from one client IP, 429 RATE_LIMITED (the right secret is never limited). Each Pix is stored once (event `pix:<endToEndId>`) and is a claim: ' +
     "nothing is credited until the PSP's own records (`GET /cob/{txid}`, `GET /pix/{e2eid}`) confirm the amount, the txid and our key. A Pix of no charge of ours is logged and " +
     "answered 200 all the same (UNKNOWN_CHARGE), so the PSP stops retrying it. 200 only once every Pix of the body is durable; put a TLS-terminating proxy that checks the PSP's client certificate in front of this route.",
   security: security.none,
@@ -31,6 +31,6 @@ registry.registerPath({
         outcomes: z.array(z.object({ endToEndId: z.string(), outcome: z.enum(providerCallbackOutcomes) })),
       }),
     ),
-    ...errorResponses('VALIDATION_ERROR', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE'),
+    ...errorResponses('VALIDATION_ERROR', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'RATE_LIMITED'),
   },
 });
