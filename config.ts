@@ -10,7 +10,7 @@ import crypto from 'node:crypto';
 import net from 'node:net';
 import { parseKey } from './core/crypto/secretBox';
 import { readClientTls, type ClientTls } from './core/net/clientTls';
-import { parsePrivateReceivers } from './core/net/destination';
+import { parsePrivateReceivers, type PrivateReceiver } from './core/net/destination';
 import type { StorageConfig } from './core/storage/createObjectStore';
 
 export const ENVIRONMENTS = ['development', 'test', 'production'] as const;
@@ -77,8 +77,8 @@ export interface GatewayConfig {
   /** Which hops in front of the API are trusted to set X-Forwarded-For (the per-IP limit keys on the client address). */
   trustProxy: TrustProxy;
   allowPrivateWebhookDestinations: boolean;
-  /** WEBHOOK_PRIVATE_RECEIVERS: private `ip:port`s merchant webhooks may reach all the same, production included. */
-  webhookPrivateReceivers: string[];
+  /** WEBHOOK_PRIVATE_RECEIVERS: private `ip:port`s the merchants each entry names may reach all the same, production included. */
+  webhookPrivateReceivers: PrivateReceiver[];
   /**
    * WEBHOOK_FIRST_ATTEMPT_LEASE_SECONDS (30): how long the worker that committed an event holds its
    * deliveries' first attempts before the dispatcher's sweep may take them over (a worker that
@@ -266,7 +266,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
   const privateReceivers = parsePrivateReceivers(read.raw('WEBHOOK_PRIVATE_RECEIVERS') ?? '');
   if (!privateReceivers.ok)
     read.problems.push(
-      `WEBHOOK_PRIVATE_RECEIVERS: "${privateReceivers.entry}" is not an ip:port of a private receiver (loopback is never allowed)`,
+      `WEBHOOK_PRIVATE_RECEIVERS: "${privateReceivers.entry}" ${privateReceivers.problem} (docs/configuration.md)`,
     );
 
   const jwtSecrets = (read.raw('JWT_SECRETS') ?? '')

@@ -55,6 +55,7 @@ import { instrumentedClient } from './temporal/instrumentedClient';
 import { CallbackHealth } from './charges/callbacks/callbackHealth';
 import { pixApiCallbackRouter, type WrongSecretOptions } from './charges/pixApiCallbacks/router';
 import { PIX_API_CALLBACK_PATH } from './charges/pixApiCallbacks/path';
+import type { PrivateReceiver } from '../core/net/destination';
 
 export interface ApiDeps {
   sequelize: Sequelize;
@@ -87,8 +88,8 @@ export interface ApiDeps {
   build?: BuildConfig;
   /** Local and private webhook destinations are allowed in development and tests only. */
   allowPrivateWebhookDestinations?: boolean;
-  /** WEBHOOK_PRIVATE_RECEIVERS: private `ip:port`s a webhook URL may name all the same (production too). */
-  webhookPrivateReceivers?: string[];
+  /** WEBHOOK_PRIVATE_RECEIVERS: private `ip:port`s the merchants each names may use all the same (production too). */
+  webhookPrivateReceivers?: readonly PrivateReceiver[];
   /** Chunking and concurrency of payout batches. */
   payoutSettings?: PayoutSettings;
   /** Sign-in of the application API; keys derived from the encryption key when none are given (development, tests). */
@@ -161,7 +162,7 @@ export function createApp(deps: ApiDeps): express.Express {
   });
   const destinations = {
     allowPrivate: deps.allowPrivateWebhookDestinations ?? false,
-    privateReceivers: new Set(deps.webhookPrivateReceivers ?? []),
+    privateReceivers: deps.webhookPrivateReceivers ?? [],
   };
   const sellerPix = new SellerPixService({
     sequelize: deps.sequelize,

@@ -13,12 +13,15 @@ import { queueDisabledNotice } from './disabledNotice';
 import { createReplayActivities } from './replay';
 import type { Sequelize } from 'sequelize';
 import { decryptSecret } from '../../core/crypto/secretBox';
-import { checkWebhookUrlSyntax } from '../../core/net/destination';
+import { checkWebhookUrlSyntax, type PrivateReceiver } from '../../core/net/destination';
 import { DestinationRefusedError, postWebhook, type Lookup } from './sender';
 import { DELIVERY_TIMEOUT_MS, MAX_RESPONSE_BYTES } from '../../core/events/retrySchedule';
 import { retryAfterMs } from '../../core/events/retryAfter';
 import { signWebhook, standardWebhookHeaders } from '../../core/events/signature';
 import type { AttemptOutcome } from '../../workflows/events/definitions';
+
+/** What a non-2xx answer of a private receiver records after its status code, instead of its body. */
+const PRIVATE_ANSWER_NOT_RECORDED = "(a private receiver's answer is not recorded)";
 
 export interface WebhookActivityDeps {
   sequelize: Sequelize;
@@ -26,8 +29,8 @@ export interface WebhookActivityDeps {
   secretsKey?: Buffer;
   /** Local receivers are allowed in development and tests only. */
   allowPrivateDestinations?: boolean;
-  /** WEBHOOK_PRIVATE_RECEIVERS: private `ip:port`s delivered to all the same (production too). */
-  privateReceivers?: string[];
+  /** WEBHOOK_PRIVATE_RECEIVERS: private `ip:port`s delivered to all the same, for the merchants each names (production too). */
+  privateReceivers?: readonly PrivateReceiver[];
   /** The resolver deliveries connect through (tests inject one); the system's by default. */
   lookup?: Lookup;
   /** WEBHOOK_FIRST_ATTEMPT_LEASE_SECONDS: how long a committing worker holds a first attempt (firstAttempts.ts). */
@@ -35,7 +38,6 @@ export interface WebhookActivityDeps {
 }
 
 export function createWebhookActivities(deps: WebhookActivityDeps) {
-  const privateReceivers = new Set(deps.privateReceivers ?? []);
   const { sequelize } = deps;
 
   /**
@@ -94,8 +96,9 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
     } else {
       try {
         // The destination policy is enforced by the connection itself (webhookSender).
-        const res = await postWebhook(
+        const { response: res, privateReceiver } = await postWebhook(
           destination.url.toString(),
+          d.merchantId,
           {
             timeoutMs: DELIVERY_TIMEOUT_MS,
             headers: {
@@ -110,13 +113,21 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
             },
             body: d.body,
           },
-          { allowPrivate: deps.allowPrivateDestinations ?? false, privateReceivers, lookup: deps.lookup },
+          {
+            allowPrivate: deps.allowPrivateDestinations ?? false,
+            privateReceivers: deps.privateReceivers,
+            lookup: deps.lookup,
+          },
         );
         statusCode = res.status;
         retryAfter = retryAfterMs(res.status, res.headers.get('retry-after'), Date.now());
         const excerpt = await readCapped(res);
+        // A private receiver is the operator's (WEBHOOK_PRIVATE_RECEIVERS): its error pages may
+        // describe our network, so the merchant reads its status code only.
         if (res.status < 200 || res.status >= 300)
-          error = `HTTP ${res.status}${excerpt ? `: ${excerpt.slice(0, 500)}` : ''}`;
+          error = privateReceiver
+            ? `HTTP ${res.status} ${PRIVATE_ANSWER_NOT_RECORDED}`
+            : `HTTP ${res.status}${excerpt ? `: ${excerpt.slice(0, 500)}` : ''}`;
       } catch (err) {
         // Merchants read this back: a refused destination says so and nothing about our network.
         if (err instanceof DestinationRefusedError) error = `${err.code}: ${err.message}`;

@@ -5,19 +5,39 @@
  * resolves the name, refuses if ANY answer is private, and connects to the address it checked —
  * no second lookup happens between the check and the connect. The Host header and TLS SNI stay
  * the merchant's hostname. Redirects are never followed (a redirect could point anywhere).
+ *
+ * A private receiver (WEBHOOK_PRIVATE_RECEIVERS) is reached only for the merchants its entry names,
+ * through connections of its own: a request first goes through the connections that reach public
+ * addresses only, and only when those refuse, and the merchant is named by some entry, through
+ * connections that also reach that merchant's receivers. So a pooled connection is never shared
+ * by merchants allowed different receivers, and the caller knows which answers came from a private
+ * receiver (their bodies are not shown to merchants: activities/events/deliveries.ts).
  */
 import dns from 'node:dns/promises';
 import net from 'node:net';
 import { Agent, buildConnector, fetch } from 'undici';
-import { isBlockedHostname, isPrivateAddress, privateReceiverKey } from '../../core/net/destination';
+import {
+  isBlockedHostname,
+  isPrivateAddress,
+  privateReceiverKey,
+  privateReceiversOf,
+  type PrivateReceiver,
+} from '../../core/net/destination';
 
 export type Lookup = (host: string) => Promise<{ address: string; family?: number }[]>;
 
 export interface SenderPolicy {
   /** Development and tests only: local receivers. Production refuses to start with it (config). */
   allowPrivate: boolean;
-  /** WEBHOOK_PRIVATE_RECEIVERS: the private `ip:port`s allowed all the same, in production too. */
-  privateReceivers?: ReadonlySet<string>;
+  /** WEBHOOK_PRIVATE_RECEIVERS: private `ip:port`s allowed all the same, each to the merchants it names, in production too. */
+  privateReceivers?: readonly PrivateReceiver[];
+  lookup?: Lookup;
+}
+
+/** What one connection may reach: public addresses (all of them in development), and these private receivers. */
+interface ConnectPolicy {
+  allowPrivate: boolean;
+  receivers: ReadonlySet<string>;
   lookup?: Lookup;
 }
 
@@ -33,12 +53,10 @@ export class DestinationRefusedError extends Error {
 const defaultLookup: Lookup = (host) => dns.lookup(host, { all: true, verbatim: true });
 
 /** The one address to connect to, or a refusal. */
-async function safeAddress(hostname: string, port: number, policy: SenderPolicy): Promise<string> {
+async function safeAddress(hostname: string, port: number, policy: ConnectPolicy): Promise<string> {
   const host = hostname.replace(/^\[|\]$/g, '');
   const refused = (address: string) =>
-    !policy.allowPrivate &&
-    isPrivateAddress(address) &&
-    !policy.privateReceivers?.has(privateReceiverKey(address, port));
+    !policy.allowPrivate && isPrivateAddress(address) && !policy.receivers.has(privateReceiverKey(address, port));
   if (net.isIP(host)) {
     if (refused(host)) throw new DestinationRefusedError();
     return host;
@@ -52,11 +70,12 @@ async function safeAddress(hostname: string, port: number, policy: SenderPolicy)
 
 const agents = new Map<string, Agent>();
 
-/** One keep-alive agent per policy; its connector checks every new connection. */
-function agentFor(policy: SenderPolicy): Agent {
-  const cacheKey = policy.lookup
-    ? ''
-    : `${policy.allowPrivate} ${[...(policy.privateReceivers ?? [])].sort().join(',')}`;
+/**
+ * One keep-alive agent per policy, its connections shared by the merchants allowed the same
+ * receivers (the one of public addresses only by all); its connector checks every new connection.
+ */
+function agentFor(policy: ConnectPolicy): Agent {
+  const cacheKey = policy.lookup ? '' : `${policy.allowPrivate} ${[...policy.receivers].sort().join(',')}`;
   const cached = cacheKey ? agents.get(cacheKey) : undefined;
   if (cached) return cached;
   const connect = buildConnector({});
@@ -79,8 +98,30 @@ export interface WebhookRequest {
   timeoutMs: number;
 }
 
-/** POSTs to the merchant URL. Throws DestinationRefusedError when the policy refuses the connection. */
-export async function postWebhook(url: string, req: WebhookRequest, policy: SenderPolicy) {
+/**
+ * POSTs merchant `merchantId`'s webhook to its URL. Throws DestinationRefusedError when the policy
+ * refuses the connection. `privateReceiver`: the answer came through a connection allowed to reach
+ * one of the merchant's private receivers (it may also have reached a public address the name
+ * resolved to beside it).
+ */
+export async function postWebhook(
+  url: string,
+  merchantId: string,
+  req: WebhookRequest,
+  policy: SenderPolicy,
+): Promise<{ response: Response; privateReceiver: boolean }> {
+  const receivers = privateReceiversOf(policy.privateReceivers, merchantId);
+  const publicOnly = { allowPrivate: policy.allowPrivate, receivers: new Set<string>(), lookup: policy.lookup };
+  try {
+    return { response: await send(url, req, publicOnly), privateReceiver: false };
+  } catch (err) {
+    // Refused before anything was sent: try the merchant's own receivers, if any.
+    if (!(err instanceof DestinationRefusedError) || receivers.size === 0) throw err;
+  }
+  return { response: await send(url, req, { ...publicOnly, receivers }), privateReceiver: true };
+}
+
+async function send(url: string, req: WebhookRequest, policy: ConnectPolicy): Promise<Response> {
   const dispatcher = agentFor(policy);
   try {
     return await fetch(url, {

@@ -14,8 +14,14 @@ const messages: Record<DestinationProblem, string> = {
   unresolvable: 'host does not resolve',
 };
 
-export async function assertWebhookDestination(raw: string, field: string, policy: DestinationPolicy): Promise<string> {
-  const result = await checkDestination(raw, policy, (host) => dns.lookup(host, { all: true }));
+/** `raw` as stored, if merchant `merchantId` may receive webhooks there; else a 400 naming `field`. */
+export async function assertWebhookDestination(
+  raw: string,
+  field: string,
+  merchantId: string,
+  policy: DestinationPolicy,
+): Promise<string> {
+  const result = await checkDestination(raw, merchantId, policy, (host) => dns.lookup(host, { all: true }));
   if (!result.ok)
     throw errors.validation('request body is invalid', { fields: [{ field, message: messages[result.problem] }] });
   return result.url;

@@ -66,28 +66,109 @@ function embeddedIPv4(ip: ipaddr.IPv6): ipaddr.IPv4 | null {
   return null;
 }
 
+/** One WEBHOOK_PRIVATE_RECEIVERS entry: a private `ip:port` and the merchants whose webhooks may reach it. */
+export interface PrivateReceiver {
+  /** `ip:port`, `[v6]:port` for IPv6, normalised (privateReceiverKey). */
+  receiver: string;
+  /** Lower-case merchant ids, at least one. */
+  merchantIds: string[];
+}
+
 /**
- * WEBHOOK_PRIVATE_RECEIVERS: private addresses an operator lets merchant webhooks reach in
- * production, each named exactly as `ip:port` (`[v6]:port` for IPv6): a gateway on the same
- * private network as a receiver of its own (an internal event bus, a test receiver). Nothing else
- * private becomes reachable: not another port of that address, not another address. Loopback and
- * the unspecified address are never accepted (they are the gateway's own machine).
- * Returns the normalised entries, or the first entry that is not acceptable.
+ * Cloud metadata services a receiver entry may never name: those outside link-local (which is
+ * refused whole) — AWS's IPv6 IMDS, Google's IPv6 metadata server, Alibaba Cloud's, Oracle's.
  */
-export function parsePrivateReceivers(raw: string): { ok: true; receivers: string[] } | { ok: false; entry: string } {
-  const receivers: string[] = [];
+const metadataAddresses = new Set(['fd00:ec2::254', 'fd20:ce::254', '100.100.100.200', '192.0.0.192']);
+
+const refusedRanges: Record<string, string> = {
+  loopback: 'loopback (the gateway itself)',
+  unspecified: 'the unspecified address (the gateway itself)',
+  linkLocal: 'link-local (cloud metadata lives there)',
+  multicast: 'multicast',
+  broadcast: 'broadcast',
+};
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Why `address` (a valid IP) cannot be a private receiver, or null when it can. */
+function receiverAddressProblem(address: string): string | null {
+  const ip = ipaddr.process(address); // ::ffff:a.b.c.d is judged as a.b.c.d
+  if (
+    ip.kind() === 'ipv6' &&
+    (embeddedIPv4(ip as ipaddr.IPv6) || ['rfc6052', 'rfc6145', '6to4', 'teredo'].includes(ip.range()))
+  )
+    return 'embeds an IPv4 address (IPv4-compatible, NAT64, 6to4, Teredo): name the IPv4 address itself';
+  const refused = refusedRanges[ip.range()];
+  if (refused) return `is ${refused}: never a receiver`;
+  if (metadataAddresses.has(ip.toString())) return 'is a cloud metadata address: never a receiver';
+  if (!isPrivateAddress(ip.toString())) return 'is a public address: public receivers need no entry';
+  return null;
+}
+
+/**
+ * WEBHOOK_PRIVATE_RECEIVERS: private addresses an operator lets given merchants' webhooks reach in
+ * production — a receiver of the operator's own beside the gateway (an internal event bus, a test
+ * receiver) — written `ip:port=merchantId|merchantId,…` (`[v6]:port=…` for IPv6). Each entry
+ * names the merchants who may use it; an entry naming none is refused (nothing is open to every
+ * merchant). Nothing else private becomes reachable: not another port of that address, not another
+ * address, not for another merchant. Loopback, the unspecified address, link-local, multicast,
+ * broadcast, cloud metadata addresses and IPv6 forms embedding an IPv4 address are refused.
+ * Returns the entries (one receiver written twice: its merchants together), or the first entry
+ * that is not acceptable and why.
+ */
+export function parsePrivateReceivers(
+  raw: string,
+): { ok: true; receivers: PrivateReceiver[] } | { ok: false; entry: string; problem: string } {
+  const byReceiver = new Map<string, Set<string>>();
   for (const entry of raw
     .split(',')
     .map((e) => e.trim())
     .filter(Boolean)) {
-    const match = /^\[?([0-9a-fA-F:.]+)\]?:(\d{1,5})$/.exec(entry);
-    const port = match ? Number(match[2]) : 0;
-    if (!match || !ipaddr.isValid(match[1]) || port < 1 || port > 65_535) return { ok: false, entry };
-    const ip = ipaddr.process(match[1]);
-    if (['loopback', 'unspecified'].includes(ip.range())) return { ok: false, entry };
-    receivers.push(privateReceiverKey(ip.toString(), port));
+    const refuse = (problem: string) => ({ ok: false as const, entry, problem });
+    const cut = entry.includes('=') ? entry.indexOf('=') : entry.length;
+    const [target, merchants] = [entry.slice(0, cut).trim(), entry.slice(cut + 1)];
+    // IPv6 only in brackets, IPv4 never: `fd12::1:443` could be either address with either port.
+    const match = /^(?:\[([0-9a-fA-F:.]+)\]|([0-9.]+)):(\d{1,5})$/.exec(target);
+    // IPv6 read as a URL's host is (the URL parser writes `::127.0.0.1` as `::7f00:1`, ipaddr.js as mapped).
+    const address = match ? (match[1] ? whatwgIPv6(match[1]) : match[2]) : '';
+    const port = match ? Number(match[3]) : 0;
+    const valid = match && (match[1] ? ipaddr.IPv6.isValid(address) : ipaddr.IPv4.isValidFourPartDecimal(address));
+    if (!valid || port < 1 || port > 65_535)
+      return refuse('is not `ip:port=merchantId|merchantId` (IPv6 in brackets: `[fd12::1]:443=…`)');
+    const problem = receiverAddressProblem(address);
+    if (problem) return refuse(problem);
+    const merchantIds = merchants
+      .split('|')
+      .map((m) => m.trim().toLowerCase())
+      .filter(Boolean);
+    if (merchantIds.length === 0)
+      return refuse('names no merchant: write `ip:port=merchantId|merchantId`, the merchants who may use it');
+    const bad = merchantIds.find((m) => !UUID.test(m));
+    if (bad !== undefined) return refuse(`has "${bad}", which is not a merchant id (a UUID)`);
+    const key = privateReceiverKey(address, port);
+    const allowed = byReceiver.get(key) ?? new Set<string>();
+    for (const m of merchantIds) allowed.add(m);
+    byReceiver.set(key, allowed);
   }
-  return { ok: true, receivers };
+  return {
+    ok: true,
+    receivers: [...byReceiver].map(([receiver, merchantIds]) => ({ receiver, merchantIds: [...merchantIds] })),
+  };
+}
+
+/** An IPv6 address as the URL parser writes it, or '' when it is none. */
+function whatwgIPv6(raw: string): string {
+  try {
+    return new URL(`http://[${raw}]/`).hostname.slice(1, -1);
+  } catch {
+    return '';
+  }
+}
+
+/** The private receivers (privateReceiverKey form) whose entries name `merchantId`. */
+export function privateReceiversOf(receivers: readonly PrivateReceiver[] | undefined, merchantId: string): Set<string> {
+  const id = merchantId.toLowerCase();
+  return new Set((receivers ?? []).filter((r) => r.merchantIds.includes(id)).map((r) => r.receiver));
 }
 
 /** The key of an address and port in a WEBHOOK_PRIVATE_RECEIVERS set (IPv4-mapped IPv6 as its IPv4). */

@@ -9,6 +9,8 @@ import {
   isBlockedHostname,
   isPrivateAddress,
   privateReceiverKey,
+  privateReceiversOf,
+  type PrivateReceiver,
   type UrlProblem,
 } from './destination';
 
@@ -16,8 +18,8 @@ export type DestinationProblem = UrlProblem | 'unresolvable';
 
 export interface DestinationPolicy {
   allowPrivate: boolean;
-  /** WEBHOOK_PRIVATE_RECEIVERS: the private `ip:port`s allowed all the same (core/net/destination.ts). */
-  privateReceivers?: ReadonlySet<string>;
+  /** WEBHOOK_PRIVATE_RECEIVERS: private `ip:port`s allowed all the same, each to the merchants it names (core/net/destination.ts). */
+  privateReceivers?: readonly PrivateReceiver[];
   lookup?: (host: string) => Promise<{ address: string }[]>;
 }
 
@@ -26,8 +28,10 @@ export function urlPort(url: URL): number {
   return url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
 }
 
+/** Whether `raw` may receive the webhooks of merchant `merchantId` (the private receivers it is named in pass). */
 export async function checkDestination(
   raw: string,
+  merchantId: string,
   policy: DestinationPolicy,
   defaultLookup: (host: string) => Promise<{ address: string }[]>,
 ): Promise<{ ok: true; url: string } | { ok: false; problem: DestinationProblem }> {
@@ -36,8 +40,8 @@ export async function checkDestination(
   if (policy.allowPrivate) return { ok: true, url: syntax.url.toString() };
   const host = syntax.url.hostname.replace(/^\[|\]$/g, '');
   const port = urlPort(syntax.url);
-  const refused = (address: string) =>
-    isPrivateAddress(address) && !policy.privateReceivers?.has(privateReceiverKey(address, port));
+  const receivers = privateReceiversOf(policy.privateReceivers, merchantId);
+  const refused = (address: string) => isPrivateAddress(address) && !receivers.has(privateReceiverKey(address, port));
   if (isBlockedHostname(host)) return { ok: false, problem: 'private_address' };
   if (net.isIP(host))
     return refused(host) ? { ok: false, problem: 'private_address' } : { ok: true, url: syntax.url.toString() };

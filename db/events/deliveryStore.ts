@@ -258,6 +258,7 @@ export async function forAttempt(sequelize: Sequelize, deliveryId: string, attem
     body: string;
     event_id: string;
     webhook_id: string;
+    merchant_id: string;
     url: string;
     active: boolean;
     secret_ciphertext: string;
@@ -267,7 +268,7 @@ export async function forAttempt(sequelize: Sequelize, deliveryId: string, attem
     recorded_status_code: number | null;
     recorded_retry_after_ms: number | null;
   }>(
-    `SELECT d.status, d.body, d.event_id, d.webhook_id, e.url, e.active, e.secret_ciphertext, e.previous_secret_ciphertext, e.previous_secret_expires_at,
+    `SELECT d.status, d.body, d.event_id, d.webhook_id, e.merchant_id, e.url, e.active, e.secret_ciphertext, e.previous_secret_ciphertext, e.previous_secret_expires_at,
        a.success AS recorded_success, a.status_code AS recorded_status_code, a.retry_after_ms AS recorded_retry_after_ms
      FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.webhook_id
        LEFT JOIN webhook_delivery_attempts a ON a.delivery_id = d.id AND a.attempt = :attempt
@@ -280,6 +281,8 @@ export async function forAttempt(sequelize: Sequelize, deliveryId: string, attem
     body: d.body,
     eventId: d.event_id,
     webhookId: d.webhook_id,
+    /** The endpoint's owner: the merchant whose private receivers (if any) it may reach. */
+    merchantId: d.merchant_id,
     url: d.url,
     active: d.active,
     secretCiphertext: d.secret_ciphertext,

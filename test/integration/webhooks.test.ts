@@ -12,7 +12,7 @@ import Stripe from 'stripe';
 import { Webhook } from 'standardwebhooks';
 import type { MerchantCredentials } from '../../db/identity/merchantAdmin';
 import { testEnv, waitFor } from '../support/env';
-import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
+import { stackApi, startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant } from '../support/ledger';
 import { startReceiver, type Received, type Receiver } from '../support/receiver';
 
@@ -306,4 +306,46 @@ it('replays what a webhook missed while disabled when it is re-enabled, oldest f
   await waitFor(async () => at('/re-enabled', 'charge.paid').length === 2, 'the missed charge.paid events');
   expect(at('/re-enabled', 'charge.paid').map((r) => JSON.parse(r.rawBody).data.id)).toEqual([first.id, second.id]);
   for (const r of at('/re-enabled')) expect(standardVerified(r, hook.secret)).toMatchObject({ type: 'charge.paid' });
+});
+
+it('a private receiver (WEBHOOK_PRIVATE_RECEIVERS) is registered only by the merchants its entry names', async () => {
+  // An API with production's rules and one receiver, listed for `seller`. Registration checks the
+  // address only: nothing connects to 10.1.2.3 here (the delivery side: test/workflows/webhookDestinations).
+  const production = await stack.extraApi({
+    allowPrivateWebhookDestinations: false,
+    webhookPrivateReceivers: [{ receiver: '10.1.2.3:8443', merchantIds: [seller.merchantId] }],
+  });
+  const api = stackApi(production.url);
+  const neighbour = await stack.createMerchant({ name: 'Loja Vizinha' });
+  const privateUrl = 'http://10.1.2.3:8443/events?tenant=x';
+  const refused = (field: string) => ({
+    status: 400,
+    body: { error: { details: { fields: [{ field, message: expect.stringContaining('private') }] } } },
+  });
+  try {
+    const mine = await api('POST', '/sellers/webhooks', {
+      creds: seller,
+      body: { url: privateUrl, events: ['charge.paid'] },
+    });
+    expect(mine).toMatchObject({ status: 201, body: { url: privateUrl } });
+    // Gone at once: this file's other tests pay charges, and this stack's worker allows any address.
+    expect((await stack.api('DELETE', `/sellers/webhooks/${mine.body.id}`, { creds: seller })).status).toBe(200);
+
+    expect(
+      await api('POST', '/sellers/webhooks', { creds: neighbour, body: { url: privateUrl, events: ['charge.paid'] } }),
+    ).toMatchObject(refused('url'));
+    const theirs = await api('POST', '/sellers/webhooks', {
+      creds: neighbour,
+      body: { url: 'https://93.184.216.34/hooks', events: ['charge.paid'] },
+    });
+    expect(theirs.status).toBe(201);
+    expect(
+      await api('PATCH', `/sellers/webhooks/${theirs.body.id}`, { creds: neighbour, body: { url: privateUrl } }),
+    ).toMatchObject(refused('url'));
+    expect(
+      await api('POST', '/sellers/pix', { creds: neighbour, body: { amountCents: 2_000, webhook_url: privateUrl } }),
+    ).toMatchObject(refused('webhook_url'));
+  } finally {
+    await production.close();
+  }
 });

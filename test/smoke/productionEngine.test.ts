@@ -39,6 +39,8 @@ let temporal: Client;
 let receiver: Receiver;
 /** A charge left unpaid from the start, so it expires (1 minute, the shortest allowed) while the batches run. */
 let expiring: { id: string; seller: MerchantCredentials };
+/** The merchant the receiver's WEBHOOK_PRIVATE_RECEIVERS entry names. */
+let smokeSeller: MerchantCredentials;
 
 beforeAll(async () => {
   const env = testEnv();
@@ -52,7 +54,8 @@ beforeAll(async () => {
     logFile: testLogFile(`temporal-server-${process.pid}.log`),
   });
   // The merchant's receiver, on this machine's own address: private (or reserved) on every test
-  // machine, so production delivers to it only because the operator names it (WEBHOOK_PRIVATE_RECEIVERS).
+  // machine, so production delivers to it only because the operator names it for that merchant
+  // (WEBHOOK_PRIVATE_RECEIVERS, set below once the merchant exists).
   receiver = await startReceiver((await publicHost()).address);
   // Small chunks and slices, so a batch spans several chunk workflows and slices.
   stack = await startBuiltStack({
@@ -64,7 +67,6 @@ beforeAll(async () => {
       PAYOUT_PARALLEL_CHUNKS: '2',
       PAYOUT_ITEM_CONCURRENCY: '10',
       PAYOUT_SLICE_SIZE: '50',
-      WEBHOOK_PRIVATE_RECEIVERS: new URL(receiver.url).host,
     },
   });
   sequelize = createSequelize(stack.databaseUrl, { poolMax: 3 });
@@ -76,6 +78,12 @@ beforeAll(async () => {
   });
   if (created.status !== 201) throw new Error(`expiring charge: ${created.status} ${JSON.stringify(created.body)}`);
   expiring = { id: created.body.id, seller };
+  // The receiver's entry names its merchant, whose id exists only now: the API and the worker
+  // start again with it, as an operator's deployment would.
+  smokeSeller = await createMerchant('Loja Smoke');
+  for (const service of ['api', 'worker'] as const)
+    stack.env[service].WEBHOOK_PRIVATE_RECEIVERS = `${new URL(receiver.url).host}=${smokeSeller.merchantId}`;
+  await Promise.all([stack.restart('api'), stack.restart('worker')]);
 });
 
 afterAll(async () => {
@@ -150,7 +158,13 @@ it('no devDependency can be loaded from the build; its production dependencies c
 });
 
 it('a seller charge is created, paid, its charge.paid delivered and its PDF receipt drawn; its run is found by MerchantId, in the Web UI too', async () => {
-  const seller = await createMerchant('Loja Smoke');
+  const seller = smokeSeller;
+  // The receiver is this merchant's: another merchant cannot register it.
+  const other = await api('POST', '/sellers/webhooks', expiring.seller, {
+    url: `${receiver.url}/other`,
+    events: ['charge.paid'],
+  });
+  expect(other.status).toBe(400);
   const charge = await paidCharge(seller, { amountCents: 12_345, webhook_url: `${receiver.url}/smoke` });
   // Drawn by a render thread whose entry is the compiled renderer (api/receipts/receiptDocuments.ts).
   const receipt = await signed('GET', `/v1/receipts/transactions/${charge.id}`, seller);

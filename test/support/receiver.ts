@@ -16,13 +16,15 @@ export interface Receiver {
   status: number;
   /** Extra headers answered with it (e.g. `retry-after`); none by default. */
   headers: Record<string, string>;
+  /** The body answered (default: `ok`, or `down for maintenance` for a status of 300 or more). */
+  body: string | null;
   close: () => Promise<void>;
 }
 
 /** `host`: where it listens, loopback unless a test needs an address production's webhook policy can be told to allow. */
 export async function startReceiver(host = '127.0.0.1'): Promise<Receiver> {
   const received: Received[] = [];
-  const state = { status: 200, headers: {} as Record<string, string> };
+  const state = { status: 200, headers: {} as Record<string, string>, body: null as string | null };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -37,7 +39,7 @@ export async function startReceiver(host = '127.0.0.1'): Promise<Receiver> {
       const location = state.status >= 300 && state.status < 400 ? { location: '/redirect-target' } : {};
       res
         .writeHead(state.status, { 'content-type': 'text/plain', ...location, ...state.headers })
-        .end(state.status < 300 ? 'ok' : 'down for maintenance');
+        .end(state.body ?? (state.status < 300 ? 'ok' : 'down for maintenance'));
     });
   });
   await new Promise<void>((r) => server.listen(0, host, () => r()));
@@ -55,6 +57,12 @@ export async function startReceiver(host = '127.0.0.1'): Promise<Receiver> {
     },
     set headers(v: Record<string, string>) {
       state.headers = v;
+    },
+    get body() {
+      return state.body;
+    },
+    set body(v: string | null) {
+      state.body = v;
     },
     close: () =>
       new Promise<void>((r) => {

@@ -109,15 +109,34 @@ describe('loadConfig', () => {
     expect(config.exposeBuildInfo).toBe(false);
   });
 
-  it('takes WEBHOOK_PRIVATE_RECEIVERS in production, each an exact ip:port, never loopback', () => {
+  it('takes WEBHOOK_PRIVATE_RECEIVERS in production, each an exact ip:port and the merchants who may use it', () => {
+    const shop = '3f1c0d2e-5a6b-4c7d-8e9f-0a1b2c3d4e5f';
+    const partner = 'a0b1c2d3-e4f5-4a6b-8c7d-9e0f1a2b3c4d';
     expect(loadConfig(production()).webhookPrivateReceivers).toEqual([]);
     expect(
-      loadConfig({ ...production(), WEBHOOK_PRIVATE_RECEIVERS: '10.1.2.3:8443, [FD12::1]:443' })
-        .webhookPrivateReceivers,
-    ).toEqual(['10.1.2.3:8443', '[fd12::1]:443']);
-    for (const entry of ['127.0.0.1:80', '[::1]:443', '0.0.0.0:80', '10.1.2.3', 'receiver.internal:443', '10.1.2.3:0'])
+      loadConfig({
+        ...production(),
+        WEBHOOK_PRIVATE_RECEIVERS: `10.1.2.3:8443=${shop}|${partner}, [FD12::1]:443=${shop}`,
+      }).webhookPrivateReceivers,
+    ).toEqual([
+      { receiver: '10.1.2.3:8443', merchantIds: [shop, partner] },
+      { receiver: '[fd12::1]:443', merchantIds: [shop] },
+    ]);
+    for (const [entry, problem] of [
+      ['10.1.2.3:8443', 'names no merchant'],
+      [`127.0.0.1:80=${shop}`, 'loopback'],
+      [`[::1]:443=${shop}`, 'loopback'],
+      [`0.0.0.0:80=${shop}`, 'unspecified'],
+      [`169.254.169.254:80=${shop}`, 'link-local'],
+      [`[::7f00:1]:8080=${shop}`, 'embeds an IPv4 address'],
+      [`10.1.2.3=${shop}`, 'ip:port=merchantId'],
+      [`receiver.internal:443=${shop}`, 'ip:port=merchantId'],
+      [`10.1.2.3:0=${shop}`, 'ip:port=merchantId'],
+    ])
       expect(problemsOf({ ...production(), WEBHOOK_PRIVATE_RECEIVERS: entry })).toEqual([
-        expect.stringContaining(`WEBHOOK_PRIVATE_RECEIVERS: "${entry}"`),
+        expect.stringMatching(
+          new RegExp(`^WEBHOOK_PRIVATE_RECEIVERS: "${entry.replace(/[[\]().|]/g, '\\$&')}" .*${problem}`),
+        ),
       ]);
   });
 

@@ -53,6 +53,8 @@ describe('error handler', () => {
 });
 
 describe('webhook destination policy', () => {
+  /** The merchant registering (no private receiver names it). */
+  const merchant = '3f1c0d2e-5a6b-4c7d-8e9f-0a1b2c3d4e5f';
   const strict = (addresses: string[]) => ({
     allowPrivate: false,
     lookup: async () => addresses.map((address) => ({ address })),
@@ -79,23 +81,23 @@ describe('webhook destination policy', () => {
 
   it('refuses a hostname that resolves to a private address, or does not resolve', async () => {
     await expect(
-      assertWebhookDestination('https://rebind.example/x', 'url', strict(['93.184.216.34', '10.0.0.5'])),
+      assertWebhookDestination('https://rebind.example/x', 'url', merchant, strict(['93.184.216.34', '10.0.0.5'])),
     ).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
     await expect(
-      assertWebhookDestination('https://nowhere.example/x', 'url', {
+      assertWebhookDestination('https://nowhere.example/x', 'url', merchant, {
         allowPrivate: false,
         lookup: async () => Promise.reject(new Error('ENOTFOUND')),
       }),
     ).rejects.toMatchObject({ details: { fields: [{ field: 'url', message: 'host does not resolve' }] } });
-    await expect(assertWebhookDestination('https://shop.example/x', 'url', strict(['93.184.216.34']))).resolves.toBe(
-      'https://shop.example/x',
-    );
+    await expect(
+      assertWebhookDestination('https://shop.example/x', 'url', merchant, strict(['93.184.216.34'])),
+    ).resolves.toBe('https://shop.example/x');
   });
 
   it('allows local receivers in development', async () => {
-    await expect(assertWebhookDestination('http://127.0.0.1:4000/hook', 'url', { allowPrivate: true })).resolves.toBe(
-      'http://127.0.0.1:4000/hook',
-    );
+    await expect(
+      assertWebhookDestination('http://127.0.0.1:4000/hook', 'url', merchant, { allowPrivate: true }),
+    ).resolves.toBe('http://127.0.0.1:4000/hook');
   });
 });
 

@@ -3,10 +3,11 @@
  * Hosts are written as URLs and read back through the WHATWG parser, as merchants' URLs are:
  * it turns [::ffff:169.254.169.254] into [::ffff:a9fe:a9fe] and 2130706433 into 127.0.0.1.
  */
+import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
-import { isPrivateAddress } from '../../core/net/destination';
+import { isPrivateAddress, parsePrivateReceivers, privateReceiversOf } from '../../core/net/destination';
 import { checkDestination } from '../../core/net/destinationPolicy';
 import { DestinationRefusedError, postWebhook } from '../../activities/events/sender';
 
@@ -40,12 +41,17 @@ const internalUrls = [
   'http://203.0.113.7/',
 ];
 
+/** Merchants: a private receiver's entry names shop (and partner); stranger is named by none. */
+const shop = crypto.randomUUID();
+const partner = crypto.randomUUID();
+const stranger = crypto.randomUUID();
+
 const hostOf = (raw: string) => new URL(raw).hostname.replace(/^\[|\]$/g, '');
 
 describe('address classification on the forms the URL parser really produces (H2)', () => {
   it.each(internalUrls)('refuses %s', async (raw) => {
     expect(isPrivateAddress(hostOf(raw))).toBe(true);
-    expect(await checkDestination(raw, { allowPrivate: false }, async () => [])).toEqual({
+    expect(await checkDestination(raw, shop, { allowPrivate: false }, async () => [])).toEqual({
       ok: false,
       problem: 'private_address',
     });
@@ -80,6 +86,7 @@ describe('the policy holds at connect time (H3)', () => {
   const send = (url: string, lookup?: (host: string) => Promise<{ address: string; family: number }[]>) =>
     postWebhook(
       url,
+      shop,
       { headers: { 'content-type': 'application/json' }, body: '{}', timeoutMs: 2_000 },
       { allowPrivate: false, lookup },
     );
@@ -89,7 +96,12 @@ describe('the policy holds at connect time (H3)', () => {
     const rebinding = async () =>
       calls++ === 0 ? [{ address: '93.184.216.34', family: 4 }] : [{ address: '127.0.0.1', family: 4 }];
     expect(
-      await checkDestination(`http://rebind.test:${port}/x`, { allowPrivate: false, lookup: rebinding }, rebinding),
+      await checkDestination(
+        `http://rebind.test:${port}/x`,
+        shop,
+        { allowPrivate: false, lookup: rebinding },
+        rebinding,
+      ),
     ).toMatchObject({ ok: true });
     await expect(send(`http://rebind.test:${port}/x`, rebinding)).rejects.toBeInstanceOf(DestinationRefusedError);
     expect(hits).toBe(0);
@@ -111,18 +123,88 @@ describe('the policy holds at connect time (H3)', () => {
   });
 
   it('delivers to a local receiver only when private destinations are allowed (development)', async () => {
-    const res = await postWebhook(
+    const sent = await postWebhook(
       `http://localhost:${port}/x`,
+      shop,
       { headers: {}, body: '{}', timeoutMs: 2_000 },
       { allowPrivate: true },
     );
-    expect(res.status).toBe(200);
+    expect(sent.response.status).toBe(200);
     expect(hits).toBe(1);
   });
 });
 
-describe('WEBHOOK_PRIVATE_RECEIVERS: an operator names the private ip:port a webhook may reach, and only it', () => {
-  const receivers = new Set(['10.1.2.3:8443', '[fd12::1]:443']);
+describe('WEBHOOK_PRIVATE_RECEIVERS: each entry names a private ip:port and the merchants who may use it', () => {
+  it('parses `ip:port=merchant|merchant`, IPv6 in brackets, entries separated by commas', () => {
+    const upper = partner.toUpperCase();
+    expect(
+      parsePrivateReceivers(
+        ` 10.1.2.3:8443 = ${shop} | ${upper} , [FD12::1]:443=${partner}, [::ffff:10.9.8.7]:80=${shop}`,
+      ),
+    ).toEqual({
+      ok: true,
+      receivers: [
+        { receiver: '10.1.2.3:8443', merchantIds: [shop, partner] },
+        { receiver: '[fd12::1]:443', merchantIds: [partner] },
+        { receiver: '10.9.8.7:80', merchantIds: [shop] },
+      ],
+    });
+    expect(parsePrivateReceivers('')).toEqual({ ok: true, receivers: [] });
+    // One receiver written twice: its merchants together.
+    expect(parsePrivateReceivers(`10.1.2.3:8443=${shop},10.1.2.3:8443=${partner}`)).toEqual({
+      ok: true,
+      receivers: [{ receiver: '10.1.2.3:8443', merchantIds: [shop, partner] }],
+    });
+  });
+
+  it.each([
+    ['10.1.2.3:8443', /names no merchant/],
+    ['10.1.2.3:8443=', /names no merchant/],
+    ['10.1.2.3:8443= |', /names no merchant/],
+    ['10.1.2.3:8443=shop-1', /not a merchant id/],
+    ['10.1.2.3', /ip:port=merchantId/],
+    ['10.1.2.3:0=M', /ip:port=merchantId/],
+    ['10.1.2.3:65536=M', /ip:port=merchantId/],
+    ['fd12::1:443=M', /ip:port=merchantId/],
+    ['[10.1.2.3]:443=M', /ip:port=merchantId/],
+    ['receiver.internal:443=M', /ip:port=merchantId/],
+    ['127.0.0.1:80=M', /loopback/],
+    ['[::1]:443=M', /loopback/],
+    ['[::ffff:127.0.0.1]:80=M', /loopback/],
+    ['0.0.0.0:80=M', /unspecified/],
+    ['[::]:80=M', /unspecified/],
+    ['169.254.169.254:80=M', /link-local/],
+    ['169.254.10.1:8080=M', /link-local/],
+    ['[::ffff:169.254.169.254]:80=M', /link-local/],
+    ['[fe80::1]:80=M', /link-local/],
+    ['224.0.0.1:80=M', /multicast/],
+    ['[ff02::1]:80=M', /multicast/],
+    ['255.255.255.255:80=M', /broadcast/],
+    ['[fd00:ec2::254]:80=M', /metadata/],
+    ['[fd20:ce::254]:80=M', /metadata/],
+    ['100.100.100.200:80=M', /metadata/],
+    ['192.0.0.192:80=M', /metadata/],
+    ['[::7f00:1]:8080=M', /embeds an IPv4 address/],
+    ['[::127.0.0.1]:8080=M', /embeds an IPv4 address/],
+    ['[::a9fe:a9fe]:80=M', /embeds an IPv4 address/],
+    ['[64:ff9b::7f00:1]:8080=M', /embeds an IPv4 address/],
+    ['[64:ff9b::a9fe:a9fe]:80=M', /embeds an IPv4 address/],
+    ['[64:ff9b:1::a01:203]:80=M', /embeds an IPv4 address/],
+    ['[2002:7f00:1::]:80=M', /embeds an IPv4 address/],
+    ['[2002:a9fe:a9fe::1]:80=M', /embeds an IPv4 address/],
+    ['[2001:0:4136:e378:8000:63bf:3fff:fdd2]:80=M', /embeds an IPv4 address/],
+    ['93.184.216.34:443=M', /public/],
+    ['[2606:4700::1111]:443=M', /public/],
+  ])('refuses %s', (entry, problem) => {
+    const raw = entry.replace(/=M$/, `=${shop}`);
+    const parsed = parsePrivateReceivers(`10.1.2.3:8443=${shop}, ${raw}`);
+    expect(parsed).toEqual({ ok: false, entry: raw, problem: expect.stringMatching(problem) });
+  });
+
+  const receivers = [
+    { receiver: '10.1.2.3:8443', merchantIds: [shop] },
+    { receiver: '[fd12::1]:443', merchantIds: [shop, partner] },
+  ];
   const policy = (lookup?: (host: string) => Promise<{ address: string }[]>) => ({
     allowPrivate: false,
     privateReceivers: receivers,
@@ -130,12 +212,28 @@ describe('WEBHOOK_PRIVATE_RECEIVERS: an operator names the private ip:port a web
   });
   const none = async () => [];
 
+  it('lists the receivers of one merchant', () => {
+    expect([...privateReceiversOf(receivers, shop)]).toEqual(['10.1.2.3:8443', '[fd12::1]:443']);
+    expect([...privateReceiversOf(receivers, partner)]).toEqual(['[fd12::1]:443']);
+    expect([...privateReceiversOf(receivers, stranger)]).toEqual([]);
+    expect([...privateReceiversOf(undefined, shop)]).toEqual([]);
+  });
+
   it.each(['https://10.1.2.3:8443/hooks', 'https://[fd12::1]/hooks', 'http://[::ffff:10.1.2.3]:8443/'])(
-    'registers %s',
+    'registers %s for the merchant it names, and refuses it to another merchant',
     async (url) => {
-      expect(await checkDestination(url, policy(), none)).toMatchObject({ ok: true });
+      expect(await checkDestination(url, shop, policy(), none)).toMatchObject({ ok: true });
+      expect(await checkDestination(url, stranger, policy(), none)).toEqual({ ok: false, problem: 'private_address' });
     },
   );
+
+  it('refuses a receiver to a merchant its entry does not name, even one named by another entry', async () => {
+    expect(await checkDestination('https://[fd12::1]/x', partner, policy(), none)).toMatchObject({ ok: true });
+    expect(await checkDestination('https://10.1.2.3:8443/x', partner, policy(), none)).toEqual({
+      ok: false,
+      problem: 'private_address',
+    });
+  });
 
   it.each([
     'https://10.1.2.3/hooks',
@@ -143,18 +241,20 @@ describe('WEBHOOK_PRIVATE_RECEIVERS: an operator names the private ip:port a web
     'https://10.1.2.4:8443/hooks',
     'http://127.0.0.1:8443/',
     'https://[fd12::1]:8443/',
-  ])('still refuses %s (another port, another address, loopback)', async (url) => {
-    expect(await checkDestination(url, policy(), none)).toEqual({ ok: false, problem: 'private_address' });
+  ])('still refuses %s to its merchant (another port, another address, loopback)', async (url) => {
+    expect(await checkDestination(url, shop, policy(), none)).toEqual({ ok: false, problem: 'private_address' });
   });
 
-  it('judges a name by what it resolves to: the listed address passes, with any other private answer it is refused', async () => {
+  it('judges a name by what it resolves to, for the merchant asking', async () => {
     const listed = async () => [{ address: '10.1.2.3' }];
     const mixed = async () => [{ address: '10.1.2.3' }, { address: '10.0.0.5' }];
-    expect(await checkDestination('https://bus.example.com:8443/', policy(listed), listed)).toMatchObject({ ok: true });
-    expect(await checkDestination('https://bus.example.com:8443/', policy(mixed), mixed)).toEqual({
+    const url = 'https://bus.example.com:8443/';
+    expect(await checkDestination(url, shop, policy(listed), listed)).toMatchObject({ ok: true });
+    expect(await checkDestination(url, stranger, policy(listed), listed)).toEqual({
       ok: false,
       problem: 'private_address',
     });
+    expect(await checkDestination(url, shop, policy(mixed), mixed)).toEqual({ ok: false, problem: 'private_address' });
   });
 
   // A connection to a real receiver on this machine's own non-loopback address, which is private
@@ -163,7 +263,7 @@ describe('WEBHOOK_PRIVATE_RECEIVERS: an operator names the private ip:port a web
     .flat()
     .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
   (own ? it : it.skip)(
-    'delivers at connect time to the listed ip:port, and refuses the same address on another port',
+    'delivers at connect time to the listed ip:port for its merchant only, and says the answer came from a private receiver',
     async () => {
       let hits = 0;
       const server = http.createServer((_req, res) => {
@@ -174,10 +274,20 @@ describe('WEBHOOK_PRIVATE_RECEIVERS: an operator names the private ip:port a web
       const port = (server.address() as AddressInfo).port;
       try {
         const request = { headers: { 'content-type': 'application/json' }, body: '{}', timeoutMs: 2_000 };
-        const listed = { allowPrivate: false, privateReceivers: new Set([`${own}:${port}`]) };
-        expect((await postWebhook(`http://${own}:${port}/x`, request, listed)).status).toBe(200);
-        const other = { allowPrivate: false, privateReceivers: new Set([`${own}:${port + 1}`]) };
-        await expect(postWebhook(`http://${own}:${port}/x`, request, other)).rejects.toBeInstanceOf(
+        const listed = { allowPrivate: false, privateReceivers: [{ receiver: `${own}:${port}`, merchantIds: [shop] }] };
+        const sent = await postWebhook(`http://${own}:${port}/x`, shop, request, listed);
+        expect({ status: sent.response.status, privateReceiver: sent.privateReceiver }).toEqual({
+          status: 200,
+          privateReceiver: true,
+        });
+        await expect(postWebhook(`http://${own}:${port}/x`, stranger, request, listed)).rejects.toBeInstanceOf(
+          DestinationRefusedError,
+        );
+        const other = {
+          allowPrivate: false,
+          privateReceivers: [{ receiver: `${own}:${port + 1}`, merchantIds: [shop] }],
+        };
+        await expect(postWebhook(`http://${own}:${port}/x`, shop, request, other)).rejects.toBeInstanceOf(
           DestinationRefusedError,
         );
         expect(hits).toBe(1);

@@ -81,7 +81,7 @@ export class SellerPixService {
     const expiresAt = chargeExpiry(body.expiresAt, this.deps.now?.() ?? new Date(), this.deps.defaultChargeTtlSeconds);
     const feeCents = chargeFee(merchant, this.deps.defaultFee, body.amountCents);
     const splits = await this.validateSplits(merchant, body, feeCents);
-    const webhook = body.webhook_url ? await this.chargeWebhook(body.webhook_url) : null;
+    const webhook = body.webhook_url ? await this.chargeWebhook(merchant.id, body.webhook_url) : null;
     return {
       chargeId,
       merchantId: merchant.id,
@@ -97,8 +97,8 @@ export class SellerPixService {
     };
   }
 
-  private async chargeWebhook(rawUrl: string): Promise<ChargeLifecycleInput['webhook']> {
-    const url = await assertWebhookDestination(rawUrl, 'webhook_url', this.deps.destinations);
+  private async chargeWebhook(merchantId: string, rawUrl: string): Promise<ChargeLifecycleInput['webhook']> {
+    const url = await assertWebhookDestination(rawUrl, 'webhook_url', merchantId, this.deps.destinations);
     return {
       id: crypto.randomUUID(),
       url,

@@ -42,7 +42,7 @@ export class WebhookService {
 
   /** Creates endpoint `id` (the idempotency claim's resource id); its URL is checked (DNS) inside the claim. */
   async create(merchantId: string, body: CreateWebhookBody, id: string): Promise<Record<string, unknown>> {
-    const url = await assertWebhookDestination(body.url, 'url', this.deps.destinations);
+    const url = await assertWebhookDestination(body.url, 'url', merchantId, this.deps.destinations);
     const secret = newWebhookSecret();
     const endpoint = await webhookEndpointStore.createEndpointOnce({
       id,
@@ -75,7 +75,9 @@ export class WebhookService {
   async update(merchantId: string, id: string, patch: UpdateWebhookBody) {
     const endpoint = await this.find(merchantId, id);
     const url =
-      patch.url !== undefined ? await assertWebhookDestination(patch.url, 'url', this.deps.destinations) : undefined;
+      patch.url !== undefined
+        ? await assertWebhookDestination(patch.url, 'url', merchantId, this.deps.destinations)
+        : undefined;
     const disabled = {
       active: endpoint.active,
       disabledAt: endpoint.disabledAt,
