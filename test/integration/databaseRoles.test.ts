@@ -145,6 +145,15 @@ describe('the migration role (MIGRATION_DATABASE_URL)', () => {
   it('grants the runtime role the tables and sequences a later migration creates (default privileges)', async () => {
     const database = `${run}_roles_g`;
     await ensureGatewayDatabase(env.databaseUrl, database);
+    // An empty database: the runtime role (an API or a worker without MIGRATION_DATABASE_URL) is refused, saying what to run.
+    const runtime = createSequelize(roleUrl(env.databaseUrl, DATABASE_ROLES.runtime, database), { poolMax: 2 });
+    try {
+      await expect(runMigrations(runtime)).rejects.toThrow(
+        /migration\(s\) pending .* run them under the migration role first/,
+      );
+    } finally {
+      await runtime.close();
+    }
     await withRole(DATABASE_ROLES.migration, database, (c) =>
       c.query('CREATE TABLE later_migration (id BIGSERIAL PRIMARY KEY, note TEXT NOT NULL)'),
     );
