@@ -58,7 +58,15 @@ export interface GatewayConfig {
   host: string;
   /** Base URL the provider uses to reach our callback route. */
   publicBaseUrl: string;
+  /** DATABASE_URL: the runtime role's login (rows only; scripts/lib/databaseRoles.ts). */
   databaseUrl: string;
+  /**
+   * MIGRATION_DATABASE_URL: the migration role's login, which owns the schema; the API and the
+   * worker apply pending migrations with it at start. Default: DATABASE_URL (one login does both).
+   * Production: run migrations as their own step (compose's `migrate` service, `gateway migrate`)
+   * and leave it unset in the API and the worker, so they hold no login that can change the schema.
+   */
+  migrationDatabaseUrl: string;
   temporal: { address: string; namespace: string; taskQueue: string };
   provider: { baseUrl: string; apiKey: string; callbackSecret: string; timeoutMs: number };
   /** The PSP's API Pix v2, which collects Pix charges; calls share provider.timeoutMs. */
@@ -248,6 +256,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
 
   const port = read.int('PORT', 3000, { min: 1, max: 65_535 });
   const databaseUrl = read.secret('DATABASE_URL');
+  const migrationDatabaseUrl = read.raw('MIGRATION_DATABASE_URL') ?? databaseUrl;
   const providerApiKey = read.secret('PROVIDER_API_KEY');
   const callbackSecret = read.secret('PROVIDER_CALLBACK_SECRET');
   const credentialsEncryptionKey = read.secret('CREDENTIALS_ENCRYPTION_KEY');
@@ -299,6 +308,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     host: read.raw('HOST') ?? '127.0.0.1',
     publicBaseUrl,
     databaseUrl,
+    migrationDatabaseUrl,
     temporal: {
       address: read.raw('TEMPORAL_ADDRESS') ?? '127.0.0.1:7233',
       namespace: read.raw('TEMPORAL_NAMESPACE') ?? 'default',
@@ -366,6 +376,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     );
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   return config;
+}
+
+/**
+ * What a development process leaves open, for the line it logs at start (api/server.ts,
+ * workers/main.ts): development mode is the local stack (`npm start`, compose's development
+ * profile), not a deployment. Null outside development.
+ */
+export function developmentWarning(config: GatewayConfig): string | null {
+  if (config.env !== 'development') return null;
+  const open = [
+    config.allowPrivateWebhookDestinations ? 'webhooks may reach private networks' : null,
+    config.metricsToken === null ? '/metrics is open' : null,
+    'the checkout page pays at the sandbox ("Simular pagamento")',
+    config.auth.jwtSecrets.length === 0 ? 'keys are derived from CREDENTIALS_ENCRYPTION_KEY' : null,
+    config.auth.secureCookies ? null : 'cookies are not Secure',
+  ].filter((x): x is string => x !== null);
+  return `NODE_ENV=development: a local stack, not a deployment (${open.join('; ')}); production runs NODE_ENV=production (docs/operations.md)`;
 }
 
 function logLevel(read: EnvReader, fallback: LogLevel): LogLevel {
@@ -625,6 +652,7 @@ function isProxyEntry(entry: string): boolean {
  * TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, LOG_LEVEL, and for `provider webhook register` all of
  * loadConfig's) one at a time, when a command needs one, from the environment, else from the running
  * `npm start` stack's .data/local-env.json (`local`, scripts/lib/localSecrets.ts); plus its own:
+ * - MIGRATION_DATABASE_URL: `migrate`'s login (the migration role), else DATABASE_URL.
  * - GATEWAY_USER_PASSWORD: `user create`'s password when --password is not given (an argument is
  *   visible in `ps`; the environment is not). Default: none, the command then refuses.
  * - MAIL_DIR: where `npm start`'s local mail sink keeps what it received (`mail list|show`).

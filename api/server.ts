@@ -1,8 +1,8 @@
 /** API process entry point (started by `npm start`). */
 import { Client, Connection } from '@temporalio/client';
-import { loadConfig } from '../config';
+import { developmentWarning, loadConfig } from '../config';
 import { createLogger } from '../core/logger';
-import { runMigrations } from '../db/migrator';
+import { migrateAtStart } from '../db/migrator';
 import { createSequelize } from '../db/sequelize';
 import { createApp } from './app';
 import { paymentSimulatorFor } from './checkouts/page/simulate';
@@ -11,8 +11,10 @@ import { stopOnSignals } from '../core/shutdown';
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger('api', config.log);
+  const development = developmentWarning(config);
+  if (development) logger.warn(development);
   const sequelize = createSequelize(config.databaseUrl);
-  await runMigrations(sequelize);
+  await migrateAtStart(sequelize, config);
   const connection = await Connection.connect({ address: config.temporal.address });
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
   const app = createApp({

@@ -1,5 +1,6 @@
 /**
  * Operator CLI: `npm run gateway -- <command>`.
+ *   migrate   (applies pending migrations with MIGRATION_DATABASE_URL, else DATABASE_URL)
  *   merchant create --name <name> [--document <cpf|cnpj>] [--email <e>] [--payouts-enabled]
  *                   [--pix-key <key> --pix-key-type <type>] [--withdrawal-fee-cents <n>] [--json]
  *   merchant set-pix-key <merchantId> --key <key> --type <CPF|CNPJ|EMAIL|PHONE|EVP> [--holder-name <n>] [--holder-document <d>]
@@ -42,6 +43,7 @@ import { postSandboxControl } from './sandboxControl';
 import { providerWebhookCommand } from './providerWebhook';
 
 const usage = `usage:
+  npm run gateway -- migrate   (pending migrations, as the migration role: MIGRATION_DATABASE_URL, else DATABASE_URL)
   npm run gateway -- merchant create --name <name> [--document <cpf|cnpj>] [--email <email>] [--payouts-enabled]
                       [--pix-key <key> --pix-key-type <CPF|CNPJ|EMAIL|PHONE|EVP>] [--withdrawal-fee-cents <n>] [--json]
   npm run gateway -- merchant set-pix-key <merchantId> --key <key> --type <CPF|CNPJ|EMAIL|PHONE|EVP> [--holder-name <name>] [--holder-document <cpf|cnpj>]
@@ -299,8 +301,25 @@ async function credentialCreate(argv: string[]): Promise<void> {
     );
 }
 
+/**
+ * The schema step of a deployment (compose's `migrate` service): the migration role's login,
+ * which owns the schema; the API and the worker then start with the runtime role's.
+ */
+async function migrate(argv: string[]): Promise<void> {
+  if (argv.length > 0) throw new Error('migrate takes no arguments');
+  const url = cli().optional('MIGRATION_DATABASE_URL') ?? env('DATABASE_URL');
+  const sequelize = createSequelize(url, { poolMax: 2 });
+  try {
+    const applied = await runMigrations(sequelize);
+    process.stdout.write(`migrations: ${applied.length ? applied.join(', ') : 'up to date'}\n`);
+  } finally {
+    await sequelize.close();
+  }
+}
+
 async function main(): Promise<void> {
   const [group, command, ...rest] = process.argv.slice(2);
+  if (group === 'migrate') return migrate(command === undefined ? [] : [command, ...rest]);
   if (group === 'merchant' && command === 'create') return merchantCreate(rest);
   if (group === 'merchant' && command === 'set-pix-key') return merchantSetPixKey(rest);
   if (group === 'merchant' && command === 'freeze') return merchantFreeze(rest, true);

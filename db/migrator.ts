@@ -1,9 +1,13 @@
 /**
  * Versioned migrations with umzug, recorded in the SequelizeMeta table. The list is explicit
  * (not a glob) so the same code runs from TypeScript sources and from compiled output.
+ * Migrations run under the migration role (MIGRATION_DATABASE_URL, scripts/lib/databaseRoles.ts),
+ * which owns the schema; under the runtime role (DATABASE_URL), which creates nothing, a database
+ * that is up to date is only read, and one with migrations pending is refused with what to run.
  */
-import { Umzug, SequelizeStorage, type MigrationParams } from 'umzug';
-import type { Sequelize } from 'sequelize';
+import { Umzug, type MigrationParams, type UmzugStorage } from 'umzug';
+import { QueryTypes, type Sequelize } from 'sequelize';
+import { createSequelize } from './sequelize';
 import { initialSchema } from './migrations/0001_initial';
 import { partnerContract } from './migrations/0002_partner_contract';
 import { withdrawals } from './migrations/0003_withdrawals';
@@ -77,14 +81,89 @@ export async function runMigrations(sequelize: Sequelize): Promise<string[]> {
   const umzug = new Umzug<Sequelize>({
     migrations: migrations.map((m) => ({ name: m.name, up: m.up })),
     context: sequelize,
-    storage: new SequelizeStorage({ sequelize }),
+    storage: new MetaTableStorage(sequelize),
     logger: undefined,
   });
   // Two processes (api and worker) may start together: serialise migrations with a
   // transaction-scoped advisory lock (released at commit, whichever pool connection ran it).
   return sequelize.transaction(async (transaction) => {
     await sequelize.query('SELECT pg_advisory_xact_lock(727001)', { transaction });
+    const pending = await umzug.pending();
+    if (pending.length > 0 && !(await mayMigrate(sequelize)))
+      throw new Error(
+        `${pending.length} migration(s) pending (${pending.map((m) => m.name).join(', ')}) and this login may not ` +
+          'change the schema: run them under the migration role first (`gateway migrate` with MIGRATION_DATABASE_URL; docs/operations.md)',
+      );
     const applied = await umzug.up();
     return applied.map((m) => m.name);
   });
+}
+
+/** Whether the login may create tables here (the migration role, or a single-login setup's owner). */
+async function mayMigrate(sequelize: Sequelize): Promise<boolean> {
+  const [row] = await sequelize.query<{ may: boolean }>(
+    `SELECT has_schema_privilege(current_user, 'public', 'CREATE') AS may`,
+    { type: QueryTypes.SELECT },
+  );
+  return row.may;
+}
+
+/**
+ * umzug's SequelizeStorage, same table (SequelizeMeta, one `name` column), except that reading
+ * never creates it: SequelizeStorage's `CREATE TABLE IF NOT EXISTS` before every read needs the
+ * CREATE privilege even when the table exists, which the runtime role does not have.
+ */
+class MetaTableStorage implements UmzugStorage<Sequelize> {
+  constructor(private readonly sequelize: Sequelize) {}
+
+  private async tableExists(): Promise<boolean> {
+    const [row] = await this.sequelize.query<{ found: string | null }>(
+      `SELECT to_regclass('public."SequelizeMeta"')::text AS found`,
+      { type: QueryTypes.SELECT },
+    );
+    return row.found !== null;
+  }
+
+  private async ensureTable(): Promise<void> {
+    if (!(await this.tableExists()))
+      await this.sequelize.query(
+        `CREATE TABLE IF NOT EXISTS "SequelizeMeta" (name VARCHAR(255) NOT NULL UNIQUE PRIMARY KEY)`,
+      );
+  }
+
+  async executed(): Promise<string[]> {
+    if (!(await this.tableExists())) return [];
+    const rows = await this.sequelize.query<{ name: string }>(`SELECT name FROM "SequelizeMeta" ORDER BY name`, {
+      type: QueryTypes.SELECT,
+    });
+    return rows.map((r) => r.name);
+  }
+
+  async logMigration({ name }: { name: string }): Promise<void> {
+    await this.ensureTable();
+    await this.sequelize.query(`INSERT INTO "SequelizeMeta" (name) VALUES ($1)`, { bind: [name] });
+  }
+
+  async unlogMigration({ name }: { name: string }): Promise<void> {
+    await this.ensureTable();
+    await this.sequelize.query(`DELETE FROM "SequelizeMeta" WHERE name = $1`, { bind: [name] });
+  }
+}
+
+/**
+ * A service's migrations at start (api/server.ts, workers/main.ts): with MIGRATION_DATABASE_URL's
+ * login when it differs from DATABASE_URL (a pool of its own, closed after), else on the service's
+ * own pool, where a runtime role finds nothing pending or is refused (runMigrations).
+ */
+export async function migrateAtStart(
+  sequelize: Sequelize,
+  config: { databaseUrl: string; migrationDatabaseUrl: string },
+): Promise<string[]> {
+  if (config.migrationDatabaseUrl === config.databaseUrl) return runMigrations(sequelize);
+  const owner = createSequelize(config.migrationDatabaseUrl, { poolMax: 2 });
+  try {
+    return await runMigrations(owner);
+  } finally {
+    await owner.close();
+  }
 }

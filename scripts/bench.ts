@@ -131,8 +131,10 @@ async function main() {
   const database = `gw_bench_${Date.now()}`;
   const pgDataDir = path.join(projectRoot, '.data', 'bench-postgres');
   const db = await prepareDatabase({ database, dataDir: pgDataDir, port: await freePort() });
-  const temporalServer = await startBenchTemporal(engine, db.url, database);
-  const sequelize = createSequelize(db.url, { poolMax: 20 });
+  const temporalServer = await startBenchTemporal(engine, db.adminUrl, database);
+  // The bench's own connection migrates and seeds (VACUUM included): the migration role's; the
+  // services get the runtime role's, as npm start's do.
+  const sequelize = createSequelize(db.migrationUrl, { poolMax: 20 });
   const cleanup: (() => Promise<void> | void)[] = [];
   let worker: ChildProcess | undefined;
   let api: ChildProcess | undefined;

@@ -754,9 +754,10 @@ async function main(): Promise<void> {
   const temporal = await startTemporalDevServer({ port: await freePort(), logFile: path.join(logDir, 'temporal.log') });
   let stack: IntegrationStack | undefined;
   try {
-    process.env.DATABASE_URL = db.url;
+    // The admin login, as npm test hands it to jest: the stack makes its own database with it.
+    process.env.DATABASE_URL = db.adminUrl;
     process.env.TEMPORAL_ADDRESS = temporal.address;
-    const sequelize = createSequelize(db.url, { poolMax: 2 });
+    const sequelize = createSequelize(db.migrationUrl, { poolMax: 2 });
     await runMigrations(sequelize);
     await sequelize.close();
     const { startIntegrationStack } = await import('../test/support/integrationStack');

@@ -1,6 +1,7 @@
 /**
  * `npm start`: the whole stack on this machine, nothing installed by hand.
- *   PostgreSQL (embedded unless DATABASE_URL) → migrations → Temporal with its Web UI (the CLI's
+ *   PostgreSQL (embedded unless DATABASE_URL; its roles: scripts/lib/databaseRoles.ts) → migrations
+ *   (the migration role) → Temporal with its Web UI (the CLI's
  *   dev server; TEMPORAL_ENGINE=server: the production server on that PostgreSQL, docs/operations.md)
  *   → sandbox Pix provider → local mail sink (unless SMTP_URL is set) → worker → API. A crashed
  *   sandbox, worker or API is restarted (backoff 1 s doubling to 30 s, a log line each time);
@@ -10,7 +11,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { runMigrations } from '../db/migrator';
 import { createSequelize } from '../db/sequelize';
-import { prepareDatabase } from './lib/database';
+import { prepareDatabase, type PreparedDatabase } from './lib/database';
+import { DATABASE_ROLES } from './lib/databaseRoles';
 import { waitForPort } from './lib/ports';
 import { loadOrCreateLocalSecrets, writeLocalEnv } from './lib/localSecrets';
 import { startTemporalDevServer } from './lib/temporalDevServer';
@@ -77,7 +79,7 @@ function runService(name: string, entry: string, env: NodeJS.ProcessEnv): void {
 
 /** The engine TEMPORAL_ENGINE names, with a Web UI on TEMPORAL_UI_PORT; its state persists in .data/. */
 async function startTemporal(
-  databaseUrl: string,
+  db: PreparedDatabase,
 ): Promise<{ address: string; process: ChildProcess; stop: () => Promise<void> }> {
   if (ENGINE === 'dev') {
     log('starting Temporal dev server (state in .data/temporal/temporal.db)...');
@@ -90,7 +92,9 @@ async function startTemporal(
   }
   log('starting the Temporal server (production engine; state in the databases temporal and temporal_visibility)...');
   const server = await startTemporalServer({
-    postgresUrl: databaseUrl,
+    // The embedded cluster: Temporal's own role, which owns its databases; DATABASE_URL: its login.
+    postgresUrl: db.adminUrl,
+    ownRole: db.embedded,
     database: 'temporal',
     port: TEMPORAL_PORT,
     logFile: path.join(projectRoot, '.data', 'temporal-server', 'server.log'),
@@ -153,12 +157,13 @@ async function main(): Promise<void> {
   );
   const db = await prepareDatabase({ database: dbName, dataDir: '.data/postgres', port: PG_PORT });
   stoppers.push(db.stop);
-  const sequelize = createSequelize(db.url);
+  // Under the migration role; the services get the runtime role's login, which changes rows only.
+  const sequelize = createSequelize(db.migrationUrl);
   const applied = await runMigrations(sequelize);
   await sequelize.close();
   log(`migrations: ${applied.length ? applied.join(', ') : 'up to date'}`);
 
-  const temporal = await startTemporal(db.url);
+  const temporal = await startTemporal(db);
   stoppers.push(temporal.stop);
   children.push(temporal.process);
 
@@ -185,8 +190,10 @@ async function main(): Promise<void> {
     ...(mailSinkUrl ? { SMTP_URL: mailSinkUrl, MAIL_DIR } : {}),
     ...secrets,
   };
-  writeLocalEnv(env);
-  const childEnv = { ...process.env, ...env };
+  // The CLI's `migrate` finds the migration role's login there; the services never get it.
+  writeLocalEnv({ ...env, MIGRATION_DATABASE_URL: db.migrationUrl });
+  const { MIGRATION_DATABASE_URL: _notForServices, ...inherited } = process.env;
+  const childEnv = { ...inherited, ...env };
 
   runService('sandbox', 'sandbox/server.ts', childEnv);
   await waitForPort(SANDBOX_PORT, 30_000);
@@ -199,7 +206,9 @@ async function main(): Promise<void> {
   log(`  Temporal Web UI     http://127.0.0.1:${TEMPORAL_UI_PORT}`);
   log(`  Temporal gRPC       ${temporal.address} (${ENGINE === 'server' ? 'production server' : 'dev server'})`);
   log(`  Sandbox provider    http://127.0.0.1:${SANDBOX_PORT}`);
-  log(`  PostgreSQL          ${db.embedded ? `127.0.0.1:${PG_PORT} (embedded)` : 'DATABASE_URL'}`);
+  log(
+    `  PostgreSQL          ${db.embedded ? `127.0.0.1:${PG_PORT} (embedded; services log in as ${DATABASE_ROLES.runtime}, migrations as ${DATABASE_ROLES.migration}, Temporal as ${DATABASE_ROLES.temporal})` : 'DATABASE_URL'}`,
+  );
   log(
     `  Mail (SMTP)         ${mailSinkUrl ? `${mailSinkUrl} (local sink; read with: npm run gateway -- mail list | mail show <id>)` : 'SMTP_URL'}`,
   );

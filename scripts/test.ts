@@ -4,7 +4,7 @@
  *   its Web UI) →
  *   the production build (`npm run build` plus production dependencies only, outside the checkout:
  *   scripts/lib/productionBuild.ts), made beside all that follows → PostgreSQL (embedded unless
- *   DATABASE_URL) with a fresh database for this run, migrated once, and a template copy of it for
+ *   DATABASE_URL) with a fresh database for this run, migrated once under the migration role, and a template copy of it for
  *   the integration stacks → Temporal dev server (headless, in memory) → jest, its four projects in one
  *   pool of workers (jest.config.js; the smoke set starts its own production Temporal server on the
  *   run's PostgreSQL and the built processes), with the type-check, lint and format check running
@@ -80,11 +80,12 @@ async function main(): Promise<number> {
   const temporalPort = await freePort();
   let temporal: Awaited<ReturnType<typeof startTemporalDevServer>> | undefined;
   try {
-    const sequelize = createSequelize(db.url, { poolMax: 2 });
+    // Under the migration role, as `npm start` migrates (scripts/lib/databaseRoles.ts).
+    const sequelize = createSequelize(db.migrationUrl, { poolMax: 2 });
     await runMigrations(sequelize);
     await sequelize.close();
     // The integration stacks copy this (CREATE DATABASE … TEMPLATE) instead of migrating each.
-    await createTemplate(db.url, template, database);
+    await createTemplate(db.adminUrl, template, database);
 
     step(`starting Temporal dev server on 127.0.0.1:${temporalPort}...`);
     temporal = await startTemporalDevServer({ port: temporalPort, logFile: path.join(logDir, 'temporal.log') });
@@ -106,7 +107,9 @@ async function main(): Promise<number> {
       {
         ...process.env,
         NODE_ENV: 'test',
-        DATABASE_URL: db.url,
+        // The admin login (on the embedded cluster): the stacks make their databases with it;
+        // test/integration/databaseRoles.test.ts checks the roles npm start's services use.
+        DATABASE_URL: db.adminUrl,
         GATEWAY_TEST_TEMPLATE_DATABASE: template,
         TEMPORAL_ADDRESS: temporal.address,
         TEMPORAL_CLI_PATH: temporalCliPath,
@@ -166,7 +169,7 @@ async function main(): Promise<number> {
   } finally {
     for (const check of checks) check.child.kill('SIGTERM');
     await temporal?.stop();
-    await dropDatabase(db.url, database).catch(() => undefined);
+    await dropDatabase(db.adminUrl, database).catch(() => undefined);
     await db.stop();
     if (dataDir !== sharedDir) fs.rmSync(dataDir, { recursive: true, force: true });
   }

@@ -2,9 +2,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { NativeConnection, Runtime } from '@temporalio/worker';
-import { loadConfig } from '../config';
+import { developmentWarning, loadConfig } from '../config';
 import { createSequelize } from '../db/sequelize';
-import { runMigrations } from '../db/migrator';
+import { migrateAtStart } from '../db/migrator';
 import { providerFrom } from '../activities/provider/providerFrom';
 import { createLogger } from '../core/logger';
 import { createGatewayWorker } from './createWorker';
@@ -29,11 +29,13 @@ const SHUTDOWN_GRACE_MS = 8_000;
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger('worker', config.log);
+  const development = developmentWarning(config);
+  if (development) logger.warn(development);
   // The SDK's Runtime would shut the worker down on SIGINT and SIGTERM by itself, besides
   // stopOnSignals below: one shutdown too many. Signals are handled in one place, core/shutdown.ts.
   Runtime.install({ shutdownSignals: [] });
   const sequelize = createSequelize(config.databaseUrl, { poolMax: 20 });
-  await runMigrations(sequelize);
+  await migrateAtStart(sequelize, config);
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   // A bundle built beforehand (tests share one per run) is read as is; one built here is a temporary copy.
   const bundlePath = config.workflowBundlePath ?? (await bundleWorkflowsInChild());

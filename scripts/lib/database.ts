@@ -1,10 +1,23 @@
-/** DATABASE_URL when given; otherwise the project-local embedded PostgreSQL. */
+/**
+ * DATABASE_URL when given; otherwise the project-local embedded PostgreSQL, with the gateway's
+ * database owned by the migration role and its runtime role granted the rows only
+ * (scripts/lib/databaseRoles.ts).
+ */
 import path from 'node:path';
 import { ensureDatabase, startLocalPostgres } from '../../db/embeddedPostgres';
+import { ensureGatewayDatabase } from './databaseRoles';
 import { projectRoot } from './tools';
 
 export interface PreparedDatabase {
+  /** The runtime role's URL: what the API, the worker and the CLI get as DATABASE_URL. */
   url: string;
+  /** The migration role's URL (MIGRATION_DATABASE_URL): migrations run with it. */
+  migrationUrl: string;
+  /**
+   * On the same database, a login that may create databases and roles (the embedded cluster's
+   * superuser): for Temporal's databases and the test runs' copies, never for a service.
+   */
+  adminUrl: string;
   embedded: boolean;
   stop: () => Promise<void>;
 }
@@ -16,6 +29,8 @@ export async function prepareDatabase(opts: {
   log?: (l: string) => void;
 }): Promise<PreparedDatabase> {
   if (process.env.DATABASE_URL) {
+    // A server of the operator's: its roles are theirs to make (docs/operations.md). One login
+    // does everything unless MIGRATION_DATABASE_URL names the migration role's.
     const server = new URL(process.env.DATABASE_URL);
     const target = new URL(process.env.DATABASE_URL);
     // In the test run each run gets its own database on the given server.
@@ -24,13 +39,21 @@ export async function prepareDatabase(opts: {
       await ensureDatabase(server.toString(), opts.database);
       target.pathname = `/${opts.database}`;
     }
-    return { url: target.toString(), embedded: false, stop: async () => undefined };
+    const url = target.toString();
+    return {
+      url,
+      migrationUrl: process.env.MIGRATION_DATABASE_URL || url,
+      adminUrl: url,
+      embedded: false,
+      stop: async () => undefined,
+    };
   }
   const pg = await startLocalPostgres({
     dataDir: path.resolve(projectRoot, opts.dataDir),
     port: opts.port,
     log: opts.log,
   });
-  await ensureDatabase(pg.url('postgres'), opts.database);
-  return { url: pg.url(opts.database), embedded: true, stop: pg.stop };
+  const adminUrl = pg.url(opts.database);
+  const { runtimeUrl, migrationUrl } = await ensureGatewayDatabase(adminUrl, opts.database);
+  return { url: runtimeUrl, migrationUrl, adminUrl, embedded: true, stop: pg.stop };
 }

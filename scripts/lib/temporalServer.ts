@@ -1,6 +1,7 @@
 /**
  * Runs the Temporal server production runs (TEMPORAL_ENGINE=server), built from the Go module by
- * scripts/ensure-tools.sh: its schema is created and brought up to date in PostgreSQL with the
+ * scripts/ensure-tools.sh: its databases belong to the `temporal` role, which the gateway's logins
+ * cannot reach (scripts/lib/databaseRoles.ts); its schema is created and brought up to date in PostgreSQL with the
  * module's own `temporal-sql-tool`, then `temporal-server` starts with docker/temporal-server.yaml
  * (PostgreSQL for history and SQL visibility, TEMPORAL_HISTORY_SHARDS shards, the dynamic config
  * docker-compose mounts), the `default` namespace and the search attributes are registered, and
@@ -15,6 +16,7 @@ import { msToTs } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
 import { Client as PgClient } from 'pg';
 import { ensureDatabase } from '../../db/embeddedPostgres';
+import { ensureTemporalDatabases } from './databaseRoles';
 import { searchAttributeRegistrations } from '../../workflows/searchAttributes';
 import { freePort, freePortIn } from './ports';
 import { stopChild } from './stopChild';
@@ -40,8 +42,14 @@ export interface TemporalServer {
 }
 
 export interface TemporalServerOptions {
-  /** A PostgreSQL URL whose login may create databases (the embedded cluster's `postgres`). */
+  /** A PostgreSQL URL whose login may create databases and roles (the embedded cluster's `postgres`). */
   postgresUrl: string;
+  /**
+   * true (the default): the databases belong to the `temporal` role, which the server and the SQL
+   * tool log in as, and no other login may connect to them (scripts/lib/databaseRoles.ts);
+   * false: the login of `postgresUrl` does everything (a server of the operator's, DATABASE_URL).
+   */
+  ownRole?: boolean;
   /** Its databases: `<database>` (history) and `<database>_visibility`. */
   database: string;
   /** The frontend's gRPC port (what TEMPORAL_ADDRESS names); the other services take free ports. */
@@ -52,16 +60,23 @@ export interface TemporalServerOptions {
 export async function startTemporalServer(opts: TemporalServerOptions): Promise<TemporalServer> {
   const pg = new URL(opts.postgresUrl);
   const databases = { history: opts.database, visibility: `${opts.database}_visibility` };
+  const login =
+    opts.ownRole === false
+      ? { user: decodeURIComponent(pg.username), password: decodeURIComponent(pg.password) }
+      : await ensureTemporalDatabases(opts.postgresUrl, [databases.history, databases.visibility]);
   const sqlEnv = {
     SQL_PLUGIN: 'postgres12',
     SQL_HOST: pg.hostname,
     SQL_PORT: pg.port || '5432',
-    SQL_USER: decodeURIComponent(pg.username),
+    SQL_USER: login.user,
     // Read from the environment by both tools, never passed on a command line (ps would show it).
-    SQL_PASSWORD: decodeURIComponent(pg.password),
+    SQL_PASSWORD: login.password,
   };
-  await prepareSchema(opts.postgresUrl, databases.history, 'temporal', sqlEnv);
-  await prepareSchema(opts.postgresUrl, databases.visibility, 'visibility', sqlEnv);
+  const loginUrl = new URL(opts.postgresUrl);
+  loginUrl.username = login.user;
+  loginUrl.password = login.password;
+  await prepareSchema(loginUrl.toString(), databases.history, 'temporal', sqlEnv, opts.ownRole === false);
+  await prepareSchema(loginUrl.toString(), databases.visibility, 'visibility', sqlEnv, opts.ownRole === false);
 
   const serverEnv: NodeJS.ProcessEnv = {
     ...process.env,
@@ -100,16 +115,20 @@ export async function startTemporalServer(opts: TemporalServerOptions): Promise<
   };
 }
 
-/** Creates the database when missing, the schema at its first version when empty, then every later version. */
+/**
+ * Creates the database when missing (unless ensureTemporalDatabases made it), the schema at its
+ * first version when empty, then every later version; `postgresUrl` is the SQL tool's login.
+ */
 async function prepareSchema(
   postgresUrl: string,
   database: string,
   schema: 'temporal' | 'visibility',
   sqlEnv: Record<string, string>,
+  createDatabase: boolean,
 ): Promise<void> {
   const server = new URL(postgresUrl);
   server.pathname = '/postgres';
-  await ensureDatabase(server.toString(), database);
+  if (createDatabase) await ensureDatabase(server.toString(), database);
   const target = new URL(postgresUrl);
   target.pathname = `/${database}`;
   const client = new PgClient({ connectionString: target.toString() });

@@ -7,11 +7,15 @@
  * healthcheck and no devDependency.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { parse } from 'yaml';
+import { isMap, isScalar, isSeq, parse, parseDocument } from 'yaml';
 import { API_NODE_ARGS } from '../../api/nodeArgs';
+import { paymentSimulatorFor } from '../../api/checkouts/page/simulate';
 import { WORKER_NODE_ARGS } from '../../workers/nodeArgs';
-import { loadConfig } from '../../config';
+import { developmentWarning, loadConfig } from '../../config';
+import { DATABASE_ROLES } from '../../scripts/lib/databaseRoles';
+import { createTestCertificates } from '../support/testCertificates';
 import { readSandboxConfig } from '../../sandbox/config';
 import {
   TEMPORAL_HISTORY_SHARDS,
@@ -32,18 +36,73 @@ interface Service {
   healthcheck?: { test: string[] };
   depends_on?: string[] | Record<string, { condition: string }>;
   volumes?: string[];
+  profiles?: string[];
 }
 const compose = parse(read('docker-compose.yml'), { merge: true }) as { services: Record<string, Service> };
 const services = compose.services;
 const GATEWAY = ['api', 'worker', 'sandbox'] as const;
 
+/** Compose's `!override` on a value of the production file: it replaces the base's instead of merging. */
+const OVERRIDE = Symbol('!override');
+
+/** A YAML node as plain data, aliases resolved, `!override` kept as a mark. */
+function plain(node: unknown, doc: ReturnType<typeof parseDocument>): unknown {
+  if (isMap(node)) {
+    const out: Record<string, unknown> = {};
+    for (const pair of node.items) out[String(isScalar(pair.key) ? pair.key.value : pair.key)] = plain(pair.value, doc);
+    if (node.tag === '!override') Object.defineProperty(out, OVERRIDE, { value: true });
+    return out;
+  }
+  if (isSeq(node)) return node.items.map((item) => plain(item, doc));
+  if (isScalar(node)) return node.value;
+  if (node && typeof node === 'object' && 'resolve' in node)
+    return plain((node as { resolve: (d: typeof doc) => unknown }).resolve(doc), doc);
+  return node;
+}
+
+/** Compose's merge of an override file, as far as docker-compose.prod.yml uses it: maps by key, lists joined, scalars replaced. */
+function merged(base: unknown, over: unknown): unknown {
+  const isRecord = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+  if (isRecord(over) && OVERRIDE in over) return over;
+  if (isRecord(base) && isRecord(over)) {
+    const out: Record<string, unknown> = { ...base };
+    for (const [key, value] of Object.entries(over)) out[key] = key in base ? merged(base[key], value) : value;
+    return out;
+  }
+  if (Array.isArray(base) && Array.isArray(over)) return [...new Set([...base, ...over])];
+  return over;
+}
+
+const prodDoc = parseDocument(read('docker-compose.prod.yml'));
+const prodFile = plain(prodDoc.contents, prodDoc) as { services: Record<string, Service> };
+/** `docker compose -f docker-compose.yml -f docker-compose.prod.yml`: every service, then the ones it starts (no profile). */
+const productionAll = merged(services, prodFile.services) as Record<string, Service>;
+const production = Object.fromEntries(Object.entries(productionAll).filter(([, svc]) => !svc.profiles?.length));
+
 /** `${VAR:?message}` and `${VAR}` as a user's .env would fill them (values config.ts accepts). */
 function resolved(env: Record<string, string> = {}): Record<string, string> {
   const values: Record<string, string> = {
     POSTGRES_PASSWORD: 'pw',
+    GATEWAY_DB_PASSWORD: 'app-pw',
+    GATEWAY_MIGRATION_DB_PASSWORD: 'owner-pw',
+    TEMPORAL_DB_PASSWORD: 'temporal-pw',
     PROVIDER_API_KEY: 'sbx_0123456789abcdef',
     PROVIDER_CALLBACK_SECRET: 'c'.repeat(64),
     CREDENTIALS_ENCRYPTION_KEY: 'e'.repeat(64),
+    // The production profile's (docker-compose.prod.yml).
+    PROVIDER_BASE_URL: 'https://psp.example.com',
+    PUBLIC_BASE_URL: 'https://pay.example.com',
+    METRICS_TOKEN: 'm'.repeat(40),
+    JWT_SECRETS: 'j'.repeat(40),
+    RECEIPT_SIGNING_KEY: 'r'.repeat(40),
+    UPLOAD_SIGNING_SECRET: 'u'.repeat(40),
+    SMTP_URL: 'smtps://mail.example.com',
+    PIX_API_BASE_URL: 'https://psp.example.com/api/v2',
+    PIX_API_TOKEN_URL: 'https://psp.example.com/oauth/token',
+    PIX_API_CLIENT_ID: 'client',
+    PIX_API_CLIENT_SECRET: 'client-secret',
+    PIX_RECEIVING_KEY: '11222333000181',
+    PIX_WEBHOOK_SECRET: 'w'.repeat(40),
   };
   return Object.fromEntries(
     Object.entries(env).map(([k, v]) => [
@@ -156,6 +215,9 @@ describe('docker-compose.yml', () => {
     };
     expect(conditions('api').postgres).toEqual({ condition: 'service_healthy' });
     expect(conditions('worker').postgres).toEqual({ condition: 'service_healthy' });
+    // The schema is the migration role's step, done before the services start with the runtime role.
+    expect(conditions('api').migrate).toEqual({ condition: 'service_completed_successfully' });
+    expect(conditions('worker').migrate).toEqual({ condition: 'service_completed_successfully' });
     // The worker registers its webhook with the PSP when it starts.
     expect(conditions('worker').sandbox).toEqual({ condition: 'service_healthy' });
     for (const name of Object.keys(services))
@@ -177,6 +239,137 @@ describe('docker-compose.yml', () => {
     const mount = (services.temporal.volumes ?? []).find((v) => v.split(':')[1] === env.DYNAMIC_CONFIG_FILE_PATH);
     expect(mount?.split(':')[0]).toBe('./docker/temporal-dynamicconfig.yaml');
     expect(fs.existsSync(path.join(ROOT, 'docker', 'temporal-dynamicconfig.yaml'))).toBe(true);
+  });
+});
+
+describe('PostgreSQL roles in compose (docker/postgres/10-roles.sh)', () => {
+  const initScript = read('docker/postgres/10-roles.sh');
+  const login = (url: string) => new URL(resolved({ url }).url);
+
+  it('mounts the init script that makes the roles and databases of scripts/lib/databaseRoles.ts', () => {
+    expect(services.postgres.volumes).toContain(
+      './docker/postgres/10-roles.sh:/docker-entrypoint-initdb.d/10-roles.sh:ro',
+    );
+    for (const role of Object.values(DATABASE_ROLES)) {
+      expect(initScript).toContain(`'${role}'`);
+      expect(initScript).toMatch(new RegExp(`ALTER ROLE ${role} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE`));
+    }
+    expect(initScript).toMatch(/REVOKE ALL ON DATABASE gateway, temporal, temporal_visibility FROM PUBLIC/);
+    expect(initScript).toMatch(
+      /ALTER DEFAULT PRIVILEGES FOR ROLE gateway_owner IN SCHEMA public GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO gateway_app/,
+    );
+    // Passwords come from the environment, never from the script.
+    expect(initScript).not.toMatch(/PASSWORD '/);
+  });
+
+  it.each([
+    ['docker-compose.yml', services],
+    ['the production profile', production],
+  ] as const)(
+    '%s: the API and the worker log in as the runtime role, never the superuser or the migration role',
+    (_name, svcs) => {
+      for (const name of ['api', 'worker']) {
+        const env = svcs[name].environment ?? {};
+        expect(login(env.DATABASE_URL).username).toBe(DATABASE_ROLES.runtime);
+        expect(env.MIGRATION_DATABASE_URL).toBeUndefined();
+      }
+      expect(services.postgres.environment?.POSTGRES_USER).not.toBe(DATABASE_ROLES.runtime);
+    },
+  );
+
+  it('migrations run in their own service as the migration role; Temporal logs in as its own role, on the databases the script made', () => {
+    const migrate = services.migrate;
+    expect(migrate.command).toEqual(['node', 'dist/cli/gateway.js', 'migrate']);
+    expect(login(migrate.environment?.MIGRATION_DATABASE_URL ?? '').username).toBe(DATABASE_ROLES.migration);
+    expect(Object.keys(migrate.environment ?? {})).toEqual(['MIGRATION_DATABASE_URL']);
+    expect(services.temporal.environment?.POSTGRES_USER).toBe(DATABASE_ROLES.temporal);
+    expect(services.temporal.environment?.SKIP_DB_CREATE).toBe('true');
+  });
+});
+
+describe('docker-compose.prod.yml (the production profile), checked against config.ts', () => {
+  let certDir: string;
+  let removeCerts: () => void;
+
+  beforeAll(async () => {
+    // The PSP client certificate the profile mounts from ./secrets: a test pair in a directory of its own.
+    const pki = await createTestCertificates();
+    certDir = fs.mkdtempSync(path.join(os.tmpdir(), 'compose-secrets-'));
+    fs.copyFileSync(pki.client.certFile, path.join(certDir, 'pix-api-cert.pem'));
+    fs.copyFileSync(pki.client.keyFile, path.join(certDir, 'pix-api-key.pem'));
+    removeCerts = () => {
+      pki.remove();
+      fs.rmSync(certDir, { recursive: true, force: true });
+    };
+  });
+  afterAll(() => removeCerts?.());
+
+  /** A service's environment as compose gives it, its mounted ./secrets files at their place on this machine. */
+  function productionEnv(name: string): Record<string, string> {
+    const svc = production[name];
+    const mount = (svc.volumes ?? []).find((v) => v.startsWith('./secrets:'));
+    const target = mount?.split(':')[1] ?? '/run/secrets';
+    return Object.fromEntries(
+      Object.entries(resolved(svc.environment)).map(([k, v]) => [
+        k,
+        v.startsWith(`${target}/`) ? path.join(certDir, v.slice(target.length + 1)) : v,
+      ]),
+    );
+  }
+
+  it.each(['api', 'worker'])(
+    '%s: NODE_ENV=production, no payment simulator or sandbox token, /metrics behind its token, private destinations refused',
+    (name) => {
+      const env = productionEnv(name);
+      const config = loadConfig(env);
+      expect(config.env).toBe('production');
+      expect(
+        paymentSimulatorFor(config.env, config.provider.baseUrl, config.sandboxControlToken ?? undefined),
+      ).toBeNull();
+      expect(config.sandboxControlToken).toBeNull();
+      expect(config.pixApi.sandbox).toBe(false);
+      expect(config.metricsToken).toBe(env.METRICS_TOKEN);
+      expect(config.allowPrivateWebhookDestinations).toBe(false);
+      expect(config.auth.secureCookies).toBe(true);
+      expect(developmentWarning(config)).toBeNull();
+      // Only variables the services read.
+      const reads = namesIn('config.ts');
+      expect(Object.keys(env).filter((k) => !reads.has(k) && k !== 'SANDBOX_BASE_URL')).toEqual([]);
+    },
+  );
+
+  it('starts no sandbox (so no control routes), and nothing it starts waits for one', () => {
+    expect(Object.keys(production)).not.toContain('sandbox');
+    for (const [name, svc] of Object.entries(production)) {
+      const dependsOn = Array.isArray(svc.depends_on) ? svc.depends_on : Object.keys(svc.depends_on ?? {});
+      for (const target of dependsOn)
+        expect({ name, target, started: target in production }).toEqual({ name, target, started: true });
+    }
+    for (const name of ['api', 'worker']) expect(production[name].environment?.SANDBOX_CONTROL_TOKEN).toBeUndefined();
+  });
+
+  it('bakes no secret: every secret is read from the environment (`${VAR:?}`) or a mounted file', () => {
+    const fixed = new Set([
+      'NODE_ENV',
+      'ALLOW_PRIVATE_WEBHOOK_DESTINATIONS',
+      'PIX_API_CERT_FILE',
+      'PIX_API_KEY_FILE',
+      'SANDBOX_BASE_URL',
+    ]);
+    for (const name of ['api', 'worker']) {
+      const own = (prodFile.services[name].environment ?? {}) as Record<string, string>;
+      for (const [key, value] of Object.entries(own))
+        if (!fixed.has(key))
+          expect({ key, value }).toEqual({ key, value: expect.stringMatching(/^\$\{[A-Z0-9_]+:\?[^}]*\}$/) });
+      expect(production[name].volumes).toContain('./secrets:/run/secrets:ro');
+    }
+    expect(fs.readFileSync(path.join(ROOT, '.gitignore'), 'utf8')).toMatch(/^\/?secrets\/?$/m);
+  });
+
+  it('the development profile is the local stack and says so at start', () => {
+    const config = loadConfig(resolved(services.api.environment));
+    expect(config.env).toBe('development');
+    expect(developmentWarning(config)).toMatch(/a local stack, not a deployment/);
   });
 });
 
