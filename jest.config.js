@@ -8,6 +8,7 @@
  *   PostgreSQL) and the API, worker and sandbox started from the production build.
  * The workflow code is bundled once per run (test/support/globalSetup.js) and every worker uses
  * that bundle. The longest files start first (test/support/sequencer.js), so they do not end the run alone.
+ * Each file's CPU (its jest worker and the processes it starts) is recorded for the run's report.
  */
 /**
  * ESM-only packages in node_modules that a test loads through CommonJS: jest cannot require ES
@@ -21,7 +22,8 @@ const transform = {
 };
 const project = (displayName, roots) => ({
   displayName,
-  testEnvironment: 'node',
+  // jest's node environment, counting each file's CPU under `npm test` (test/support/cpuEnvironment.js).
+  testEnvironment: '<rootDir>/test/support/cpuEnvironment.js',
   transform,
   // Every other file under node_modules is loaded as it is.
   transformIgnorePatterns: [`/node_modules/(?!.*(${ESM_ONLY.join('|')})/)`],
@@ -36,6 +38,9 @@ module.exports = {
     project('integration', ['integration', 'browser']),
     project('smoke', ['smoke']),
   ],
+  // A test's budget where its file sets none (jest's own default is 5 s): budgets in seconds must
+  // hold on a host several times slower than ours; files with longer tests set more (at least 120 s).
+  testTimeout: 60_000,
   globalSetup: '<rootDir>/test/support/globalSetup.js',
   globalTeardown: '<rootDir>/test/support/globalTeardown.js',
   testSequencer: '<rootDir>/test/support/sequencer.js',

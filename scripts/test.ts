@@ -1,14 +1,17 @@
 /**
  * `npm test`: the whole suite against real infrastructure, nothing installed by hand.
  *   Temporal tooling (.tools/: the CLI, the Java test server, the production Temporal server and
- *   its Web UI) →
+ *   its Web UI) → the tests' other one-time installs (Debian's poppler, zbar and Chromium, the
+ *   schemathesis and moto virtualenvs: scripts/lib/testTools.ts), beside what follows and done
+ *   before jest starts, so that no timed test pays for an install →
  *   the production build (`npm run build` plus production dependencies only, outside the checkout:
  *   scripts/lib/productionBuild.ts), made beside all that follows → PostgreSQL (embedded unless
  *   DATABASE_URL) with a fresh database for this run, migrated once under the migration role, and a template copy of it for
  *   the integration stacks → Temporal dev server (headless, in memory) → jest, its four projects in one
  *   pool of workers (jest.config.js; the smoke set starts its own production Temporal server on the
  *   run's PostgreSQL and the built processes), with the type-check, lint and format check running
- *   beside it → the slowest files and the time per project, then the secrets audit.
+ *   beside it → the slowest files, the time and CPU per file and project (scripts/lib/testTimings.ts),
+ *   then the secrets audit → the whole run's CPU and the closing line.
  * Extra arguments go to jest (`npm test -- test/unit`). Exits non-zero on any failure.
  * GATEWAY_TEST_WORKERS sets jest's worker count (default 4: the suite mostly waits on I/O).
  */
@@ -23,9 +26,10 @@ import { prepareDatabase } from './lib/database';
 import { auditSecrets } from './lib/secretsAudit';
 import { freePort } from './lib/ports';
 import { startTemporalDevServer } from './lib/temporalDevServer';
-import { timingReport } from './lib/testTimings';
+import { cpuSecondsOfThisRun, jestCpu, timingReport } from './lib/testTimings';
 import { ensureTools, projectRoot, temporalCliPath, temporalTestServerPath } from './lib/tools';
 import { DEFAULT_PRODUCTION_BUILD_DIR, prepareProductionBuild } from './lib/productionBuild';
+import { ensureTestTools, toolsFor } from './lib/testTools';
 
 /** Jest workers: integration files mostly wait (polls, timers, the provider), so more than the cores. */
 const DEFAULT_WORKERS = 4;
@@ -65,6 +69,14 @@ async function main(): Promise<number> {
     },
   );
 
+  // The other one-time installs (apt-get, pip), beside the build and PostgreSQL, finished before
+  // jest starts: a first run on a new machine must not spend a test's timed budget installing.
+  const tools = toolsFor(process.argv.slice(2));
+  const toolsReady = tools.length
+    ? ensureTestTools(tools, path.join(logDir, 'test-tools.log'))
+    : Promise.resolve({ ok: true, results: [] });
+  if (tools.length) step(`checking the tests' other tools beside it (${tools.map((t) => t.name).join(', ')})...`);
+
   const database = `gw_test_${Date.now()}_${process.pid}`;
   const template = `${database}_template`;
   const pgPort = await freePort();
@@ -79,6 +91,7 @@ async function main(): Promise<number> {
   const db = await prepareDatabase({ database, dataDir, port: pgPort });
   const temporalPort = await freePort();
   let temporal: Awaited<ReturnType<typeof startTemporalDevServer>> | undefined;
+  let outcome: { summary: ReturnType<typeof readSummary>; jestCpu: number | undefined; code: number };
   try {
     // Under the migration role, as `npm start` migrates (scripts/lib/databaseRoles.ts).
     const sequelize = createSequelize(db.migrationUrl, { poolMax: 2 });
@@ -90,13 +103,24 @@ async function main(): Promise<number> {
     step(`starting Temporal dev server on 127.0.0.1:${temporalPort}...`);
     temporal = await startTemporalDevServer({ port: temporalPort, logFile: path.join(logDir, 'temporal.log') });
 
+    const installed = await toolsReady;
+    for (const r of installed.results)
+      if (r.error) step(`${r.name} could not be installed (the tests that need it will fail):\n${r.error.trim()}`);
+    if (tools.length)
+      step(`tests' tools ready (${installed.results.map((r) => `${r.name} ${r.seconds.toFixed(1)} s`).join(', ')})`);
+
     const resultsFile = path.join(logDir, 'jest-results.json');
     const workers = process.env.GATEWAY_TEST_WORKERS ?? String(DEFAULT_WORKERS);
     step(
       `infrastructure ready in ${((Date.now() - started) / 1000).toFixed(1)} s; running jest with ${workers} workers...`,
     );
+    // jest under withCpu.js, which writes the CPU of jest and every process under it once it exits.
+    const jestCpuFile = path.join(logDir, 'jest-cpu.json');
     const jestStatus = await runJest(
       [
+        path.join(__dirname, 'lib', 'withCpu.js'),
+        jestCpuFile,
+        process.execPath,
         require.resolve('jest/bin/jest'),
         '--json',
         `--outputFile=${resultsFile}`,
@@ -123,7 +147,7 @@ async function main(): Promise<number> {
     );
     const summary = readSummary(resultsFile);
     if (!(await build)) summary.failed += 1;
-    const report = timingReport(resultsFile, projectRoot);
+    const report = timingReport(resultsFile, projectRoot, { cpuDir: path.join(logDir, 'test-cpu'), jestCpuFile });
     if (report) process.stdout.write(`${report}\n`);
 
     for (const check of checks) {
@@ -161,11 +185,11 @@ async function main(): Promise<number> {
       step('API Pix request audit: every request the gateway sent follows the BCB document');
     }
     step(`logs of this run: ${logDir}`);
-    step(`finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    // The plain closing line CI reads, whatever the runner.
-    process.stdout.write(`${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped\n`);
-    if (summary.passed + summary.failed === 0) return 1;
-    return jestStatus === 0 && summary.failed === 0 ? 0 : 1;
+    outcome = {
+      summary,
+      jestCpu: jestCpu(jestCpuFile)?.cpuSeconds,
+      code: summary.passed + summary.failed > 0 && jestStatus === 0 && summary.failed === 0 ? 0 : 1,
+    };
   } finally {
     for (const check of checks) check.child.kill('SIGTERM');
     await temporal?.stop();
@@ -173,6 +197,17 @@ async function main(): Promise<number> {
     await db.stop();
     if (dataDir !== sharedDir) fs.rmSync(dataDir, { recursive: true, force: true });
   }
+  // Every process of the run has exited and been reaped by now: its CPU is all in this one's figures.
+  const runCpu = cpuSecondsOfThisRun(path.join(logDir, 'shared-stacks-cpu.json'));
+  if (runCpu !== undefined)
+    step(
+      `CPU of the whole run: ${runCpu.toFixed(0)} s${outcome.jestCpu === undefined ? '' : ` (jest and its processes ${outcome.jestCpu.toFixed(0)} s; the rest is the tools, the build, the checks, PostgreSQL and Temporal)`}`,
+    );
+  step(`finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  // The plain closing line CI reads, whatever the runner.
+  const { summary } = outcome;
+  process.stdout.write(`${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped\n`);
+  return outcome.code;
 }
 
 interface StaticCheck {

@@ -4,6 +4,8 @@
 #   bash scripts/lib/chromium.sh --ensure   installs it when missing (root + apt-get), else exits 1
 #   bash scripts/lib/chromium.sh --check    only reports; exits 1 when it is missing
 set -euo pipefail
+# DPkg::Lock::Timeout: npm test runs this beside the other installers (scripts/lib/testTools.ts); one
+# that holds the dpkg lock makes the next wait for it instead of failing at once.
 
 mode="${1:---ensure}"
 CHROMIUM=/usr/bin/chromium
@@ -23,9 +25,9 @@ if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
   echo "chromium: installing Debian's chromium (first run on this machine)..." >&2
   export DEBIAN_FRONTEND=noninteractive
   # A fresh machine has no package lists yet: install fails until apt-get update has run once.
-  if ! apt-get install -y -qq --no-install-recommends chromium >/dev/null 2>&1; then
-    apt-get update -qq >&2
-    apt-get install -y -qq --no-install-recommends chromium >&2
+  if ! apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends chromium >/dev/null 2>&1; then
+    apt-get -o DPkg::Lock::Timeout=600 update -qq >&2
+    apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends chromium >&2
   fi
 else
   echo "chromium: the checkout page browser tests need Debian's chromium at $CHROMIUM." >&2

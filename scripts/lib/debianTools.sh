@@ -4,6 +4,8 @@
 #   bash scripts/lib/debianTools.sh --ensure   installs what is missing (root + apt-get), else exits 1
 #   bash scripts/lib/debianTools.sh --check    only reports; exits 1 when something is missing
 set -euo pipefail
+# DPkg::Lock::Timeout: npm test runs this beside the other installers (scripts/lib/testTools.ts); one
+# that holds the dpkg lock makes the next wait for it instead of failing at once.
 
 mode="${1:---ensure}"
 # command → Debian package that ships it
@@ -35,10 +37,10 @@ if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
   export DEBIAN_FRONTEND=noninteractive
   # A fresh machine has no package lists yet: install fails until apt-get update has run once.
   # shellcheck disable=SC2086  # $need is a space-separated list of package names
-  if ! apt-get install -y -qq --no-install-recommends $need >/dev/null 2>&1; then
-    apt-get update -qq >&2
+  if ! apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $need >/dev/null 2>&1; then
+    apt-get -o DPkg::Lock::Timeout=600 update -qq >&2
     # shellcheck disable=SC2086
-    apt-get install -y -qq --no-install-recommends $need >&2
+    apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $need >&2
   fi
 else
   echo "debianTools: the boleto PDF tests need pdftotext, pdftoppm, pdfinfo (Debian package poppler-utils) and zbarimg (zbar-tools)." >&2

@@ -4,6 +4,8 @@
 # run in the foreground:  bash scripts/lib/motoServer.sh -H 127.0.0.1 -p <port>
 # `--ensure` only installs and prints the executable's path.
 set -euo pipefail
+# DPkg::Lock::Timeout: npm test runs this beside the other installers (scripts/lib/testTools.ts); one
+# that holds the dpkg lock makes the next wait for it instead of failing at once.
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 MOTO_VERSION="5.1.18"
 
@@ -15,7 +17,7 @@ server="$venv/bin/moto_server"
 if [ ! -f "$venv/.installed" ]; then
   if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
     if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-      apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >&2
+      apt-get -o DPkg::Lock::Timeout=600 update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq python3-venv >&2
     else
       echo "moto: python3 with venv is needed (install python3-venv)." >&2; exit 1
     fi

@@ -6,6 +6,8 @@
 # tools), falling back to .tools/ when the cache is not writable. Needs python3 >= 3.9 with venv;
 # on Debian/Ubuntu without ensurepip it installs python3-venv with apt-get when run as root.
 set -euo pipefail
+# DPkg::Lock::Timeout: npm test runs this beside the other installers (scripts/lib/testTools.ts); one
+# that holds the dpkg lock makes the next wait for it instead of failing at once.
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 SCHEMATHESIS_VERSION="4.32.5"
 
@@ -24,7 +26,7 @@ ensure_python() {
   if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
     if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
       echo "schemathesis: installing python3-venv with apt-get (ensurepip missing)..." >&2
-      apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >&2
+      apt-get -o DPkg::Lock::Timeout=600 update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq python3-venv >&2
     else
       echo "schemathesis: python3's venv/ensurepip is missing; install python3-venv." >&2; exit 1
     fi

@@ -92,7 +92,7 @@ it('answers the request in flight, then exits 0, on SIGINT, SIGTERM and SIGINT a
         })
       ).length > 0,
     'the request to claim its key',
-    30_000,
+    90_000,
   );
 
   child.kill('SIGINT');

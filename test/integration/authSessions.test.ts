@@ -15,7 +15,7 @@ import { AppClient, tallyAnswers, uniqueEmail } from '../support/appClient';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { PASSWORD, signedInUser } from '../support/signedIn';
 
-jest.setTimeout(60_000);
+jest.setTimeout(120_000);
 
 let stack: IntegrationStack;
 

@@ -22,7 +22,7 @@ import { traceId } from '../../api/middleware/traceId';
 import { testLogger } from '../support/testLogs';
 import { LocalObjectStore } from '../../core/storage/localObjectStore';
 
-jest.setTimeout(60_000);
+jest.setTimeout(120_000);
 
 const MAX = 2_097_152;
 let server: http.Server;

@@ -4,9 +4,6 @@
  * operator CLI for checkouts (`credential create --scopes checkout:…`, `sandbox pay bill_…`).
  */
 import crypto from 'node:crypto';
-import path from 'node:path';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { Checkout, CheckoutItem, OutboxEvent } from '../../db/models';
 import { waitFor } from '../support/env';
 import { sharedIntegrationStack, type SharedStack } from '../support/sharedStack';
@@ -22,6 +19,7 @@ import {
   type Producer,
 } from '../support/checkouts';
 import { signedInUser } from '../support/signedIn';
+import { BUILD_WAIT_MS, builtOperatorCli, type OperatorCli } from '../support/operatorCli';
 
 jest.setTimeout(120_000);
 
@@ -167,19 +165,21 @@ it('an expired (cancelled) session answers EXPIRED', async () => {
 });
 
 describe('operator CLI', () => {
-  const root = path.resolve(__dirname, '..', '..');
-  // Async: the API and the sandbox the CLI talks to run in this very process.
-  const gateway = (...args: string[]) =>
-    promisify(execFile)(process.execPath, [require.resolve('tsx/cli'), 'cli/gateway.ts', ...args], {
-      cwd: root,
-      encoding: 'utf8',
-      env: {
-        ...process.env,
-        DATABASE_URL: stack.workerEnv.DATABASE_URL,
-        CREDENTIALS_ENCRYPTION_KEY: stack.encryptionKey,
-        SANDBOX_BASE_URL: stack.sandboxUrl,
-      },
+  let cli: OperatorCli;
+  // The built CLI (test/support/operatorCli.ts), once the runner's production build is ready.
+  beforeAll(async () => {
+    cli = await builtOperatorCli();
+  }, BUILD_WAIT_MS);
+  // Its output; a failed call throws its result (status, stderr).
+  const gateway = async (...args: string[]) => {
+    const result = await cli.run(args, {
+      DATABASE_URL: stack.workerEnv.DATABASE_URL,
+      CREDENTIALS_ENCRYPTION_KEY: stack.encryptionKey,
+      SANDBOX_BASE_URL: stack.sandboxUrl,
     });
+    if (result.status !== 0) throw Object.assign(new Error(`gateway ${args.join(' ')} failed`), result);
+    return result;
+  };
 
   it('creates a credential with checkout scopes and pays a checkout by its bill_ id', async () => {
     const created = await gateway(

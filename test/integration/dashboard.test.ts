@@ -6,8 +6,6 @@
  */
 // First, as in api/app.ts: the registry extends zod before any route schema is built.
 import { buildOpenApiDocument } from '../../api/openapi/document';
-import path from 'node:path';
-import { spawn } from 'node:child_process';
 import { DashboardService } from '../../api/dashboard/service';
 import {
   createdCredentialView,
@@ -23,8 +21,9 @@ import { decryptSecret } from '../../core/crypto/secretBox';
 import { AppClient, uniqueEmail } from '../support/appClient';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { signedInMerchant, signedInUser } from '../support/signedIn';
+import { BUILD_WAIT_MS, builtOperatorCli, type OperatorCli } from '../support/operatorCli';
 
-jest.setTimeout(90_000);
+jest.setTimeout(120_000);
 
 let stack: IntegrationStack;
 const CNPJ = '11.222.333/0001-81';
@@ -384,30 +383,21 @@ describe('OpenAPI', () => {
 });
 
 describe('operator CLI', () => {
-  const root = path.resolve(__dirname, '..', '..');
-  // Asynchronous on purpose: a spawnSync blocks this process's event loop, where the API under
-  // test also runs, for seconds; its keep-alive sockets then time out at the moment the client
-  // reuses them, and the next request fails with ECONNRESET.
+  let cli: OperatorCli;
+  // The built CLI (test/support/operatorCli.ts), once the runner's production build is ready:
+  // waited for here, not in the test's budget.
+  beforeAll(async () => {
+    cli = await builtOperatorCli();
+  }, BUILD_WAIT_MS);
+  // The stack's own database (each stack gets a fresh one), not the suite's.
   const gateway = (args: string[], env: Record<string, string> = {}) =>
-    new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [require.resolve('tsx/cli'), 'cli/gateway.ts', ...args], {
-        cwd: root,
-        // The stack's own database (each stack gets a fresh one), not the suite's.
-        env: {
-          ...process.env,
-          DATABASE_URL: stack.workerEnv.DATABASE_URL,
-          CREDENTIALS_ENCRYPTION_KEY: stack.encryptionKey,
-          ...env,
-        },
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-      child.on('error', reject);
-      child.on('close', (status) => resolve({ status, stdout, stderr }));
+    cli.run(args, {
+      DATABASE_URL: stack.workerEnv.DATABASE_URL,
+      CREDENTIALS_ENCRYPTION_KEY: stack.encryptionKey,
+      ...env,
     });
 
+  // Eleven CLI processes, each connecting to PostgreSQL: a budget for a host several times slower.
   it('creates a user who can sign in, adds them to a merchant, and issues a credential; never prints the password', async () => {
     const email = uniqueEmail('Op');
     const password = 'operator chosen password';
@@ -521,5 +511,5 @@ describe('operator CLI', () => {
     );
     expect((await User.findByPk(id))?.platformOperator).toBe(false);
     expect((await gateway(['user', 'operator', '--email', uniqueEmail()])).stderr).toMatch(/no user with e-mail/);
-  });
+  }, 300_000);
 });

@@ -12,7 +12,7 @@ import { testLogger } from '../support/testLogs';
 import { fundByPaidCharge, items, payoutMerchant, signedCall, waitForBatchEnd } from '../support/payouts';
 import type { MerchantCredentials } from '../../db/identity/merchantAdmin';
 
-jest.setTimeout(90_000);
+jest.setTimeout(120_000);
 
 let stack: SharedStack;
 let seller: MerchantCredentials;

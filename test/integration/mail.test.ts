@@ -13,7 +13,7 @@ import { mailWorkflowId } from '../../workflows/mail/definitions';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { testEnv, waitFor } from '../support/env';
 
-jest.setTimeout(90_000);
+jest.setTimeout(120_000);
 
 let stack: IntegrationStack;
 let mailer: Mailer;
@@ -75,7 +75,7 @@ describe('Mailer.send', () => {
     expect(queued.to_address).toBe(to);
     expect(JSON.stringify(queued)).not.toContain(code);
 
-    const mail = await stack.mail.waitFor((m) => m.to.includes(to), 30_000);
+    const mail = await stack.mail.waitFor((m) => m.to.includes(to), 90_000);
     expect(mail).toMatchObject({
       to: [to],
       from: 'Pix Gateway <no-reply@localhost>',
@@ -119,7 +119,7 @@ describe('Mailer.send', () => {
       await new Promise((r) => setTimeout(r, 1500));
       return sent.mailId;
     });
-    await expect(stack.mail.waitFor((m) => m.to.includes(to), 30_000)).resolves.toMatchObject({
+    await expect(stack.mail.waitFor((m) => m.to.includes(to), 90_000)).resolves.toMatchObject({
       text: 'depois do commit',
     });
     await expect(stack.temporal.workflow.getHandle(mailWorkflowId(mailId)).result()).resolves.toBe('SENT');
@@ -132,14 +132,21 @@ describe('Mailer.send', () => {
     const to = `caio+${crypto.randomBytes(3).toString('hex')}@example.com`;
     const { mailId } = await mailer.send({ to, subject: 'Código', text: `Código: ${code}` });
 
+    // Two attempts that have failed, not two begun: a row counts an attempt before it connects, so
+    // `attempts = 2` alone may be an attempt still under way, which the restarted server would
+    // then take (the mail would arrive after one failure). Temporal's pending activity names the
+    // next attempt: 3 or more once two have failed. A condition, whatever the host's speed.
+    const handle = stack.temporal.workflow.getHandle(mailWorkflowId(mailId));
     const failing = await waitFor(
       async () => {
-        const r = await row(mailId);
-        return r.attempts >= 2 ? r : undefined;
+        const pending = (await handle.describe()).raw.pendingActivities ?? [];
+        if (!pending.some((a) => (a.attempt ?? 0) >= 3)) return undefined;
+        return row(mailId);
       },
       'two failed attempts',
-      30_000,
+      120_000,
     );
+    expect(failing.attempts).toBeGreaterThanOrEqual(2);
     expect(failing).toMatchObject({
       status: 'QUEUED',
       last_error: 'SMTP_UNREACHABLE: could not connect to the SMTP server',
@@ -147,13 +154,14 @@ describe('Mailer.send', () => {
     expect(failing.body_ciphertext).not.toBeNull();
 
     const sink = await stack.restartMail();
-    const mail = await sink.waitFor((m) => m.to.includes(to), 45_000);
+    // The next retry comes within the backoff (1 s doubling) of the attempts failed so far.
+    const mail = await sink.waitFor((m) => m.to.includes(to), 120_000);
     expect(mail.text).toBe(`Código: ${code}`);
-    await expect(stack.temporal.workflow.getHandle(mailWorkflowId(mailId)).result()).resolves.toBe('SENT');
+    await expect(handle.result()).resolves.toBe('SENT');
     const sent = await row(mailId);
     expect(sent).toMatchObject({ status: 'SENT', body_ciphertext: null, last_error: null });
     expect(sent.attempts).toBeGreaterThanOrEqual(3);
-  });
+  }, 300_000);
 
   it('gives up at once when the server refuses the recipient for good: FAILED, body wiped, our words', async () => {
     const { mailId } = await mailer.send({ to: 'ninguem@refused.invalid', subject: 'Código', text: 'Código: 987654' });

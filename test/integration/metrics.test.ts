@@ -17,7 +17,7 @@ import type { MerchantCredentials } from '../../db/identity/merchantAdmin';
 /** The route template API Pix notifications are counted under (api/charges/pixApiCallbacks/router.ts). */
 const PIX_API_NOTIFICATION_ROUTE = '/webhooks/pix-api/:secret/pix';
 
-jest.setTimeout(90_000);
+jest.setTimeout(120_000);
 
 let stack: IntegrationStack;
 let seller: MerchantCredentials;

@@ -21,7 +21,7 @@ import { accessTokenMinter } from '../support/accessTokens';
 import { AppClient, uniqueEmail } from '../support/appClient';
 import { checkRecordedEvents } from '../support/webhookEvents';
 
-jest.setTimeout(60_000);
+jest.setTimeout(120_000);
 
 let stack: SharedStack;
 let seller: MerchantCredentials;

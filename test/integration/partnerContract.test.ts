@@ -11,7 +11,7 @@ import type { MerchantCredentials } from '../../db/identity/merchantAdmin';
 import { sharedIntegrationStack, type SharedStack } from '../support/sharedStack';
 import { assertLedgerInvariant } from '../support/ledger';
 
-jest.setTimeout(60_000);
+jest.setTimeout(120_000);
 
 let stack: SharedStack;
 let seller: MerchantCredentials;

@@ -41,7 +41,7 @@ it('never releases an item the provider paid, whatever it answers to the retries
   await waitFor(
     async () => madeAtProvider().length === 1,
     'the sandbox to make the transfer and lose the answer',
-    30_000,
+    90_000,
   );
 
   await stack.restartSandbox({ apiKey: 'rotated-in-the-wrong-order' }); // every call now: 401

@@ -21,7 +21,7 @@ import { startIntegrationStack, type IntegrationStack } from '../support/integra
 import { recordIssuedSecrets } from '../support/testLogs';
 import { signedInMerchant } from '../support/signedIn';
 
-jest.setTimeout(60_000);
+jest.setTimeout(120_000);
 
 let stack: IntegrationStack;
 let seller: MerchantCredentials;

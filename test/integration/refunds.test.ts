@@ -149,7 +149,7 @@ it('the provider made the return but its answer was lost: the retry asks the pro
   await waitFor(
     async () => (await madeAtProvider()).length === 1,
     'the sandbox to make the return and lose the answer',
-    30_000,
+    90_000,
   );
   await setFaults(stack, null);
   const { refund } = await refundSettled(client, chargeId, refundId);

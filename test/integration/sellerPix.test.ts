@@ -17,7 +17,7 @@ import { waitFor } from '../support/env';
 import type { MerchantCredentials } from '../../db/identity/merchantAdmin';
 import { pspChargeRef } from '../../core/pix/apiPixIds';
 
-jest.setTimeout(60_000);
+jest.setTimeout(120_000);
 
 let stack: IntegrationStack;
 let seller: MerchantCredentials;

@@ -17,7 +17,7 @@ import { createCourseContent, createPublishedCourseWithPrice } from '../support/
 import { APPLICATION_ROUTES, listMountedRoutes, type MountedRoute } from '../support/mountedRoutes';
 import { signedInMerchant } from '../support/signedIn';
 
-jest.setTimeout(90_000);
+jest.setTimeout(120_000);
 
 /** Application routes that take no bearer token: sign-up, sign-in and its second step. */
 const PUBLIC = /^\/auth\/(register|login|login\/second-factor(\/email)?|csrf|refresh|logout)$/;

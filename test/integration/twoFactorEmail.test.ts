@@ -33,7 +33,7 @@ const CODE_SUBJECT = 'Your Pix Gateway verification code';
 async function codeFor(to: string, since: number): Promise<string> {
   const mail = await stack.mail.waitFor(
     (m) => m.to.includes(to.toLowerCase()) && m.subject === CODE_SUBJECT && new Date(m.receivedAt).getTime() >= since,
-    30_000,
+    90_000,
   );
   const match = /\b(\d{6})\b/.exec(mail.text);
   if (!match) throw new Error(`no code in mail "${mail.subject}"`);
@@ -60,7 +60,7 @@ async function noticeFor(to: string, since: number, subject: RegExp): Promise<Ma
       m.subject.startsWith('Security notice') &&
       subject.test(m.subject) &&
       new Date(m.receivedAt).getTime() >= since,
-    30_000,
+    90_000,
   );
 }
 

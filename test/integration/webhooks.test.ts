@@ -16,7 +16,7 @@ import { stackApi, startIntegrationStack, type IntegrationStack } from '../suppo
 import { assertLedgerInvariant } from '../support/ledger';
 import { startReceiver, type Received, type Receiver } from '../support/receiver';
 
-jest.setTimeout(90_000);
+jest.setTimeout(120_000);
 
 let stack: IntegrationStack;
 let receiver: Receiver;

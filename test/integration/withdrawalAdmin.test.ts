@@ -3,15 +3,14 @@
  * (db/identity/merchantAdmin) and the CLI commands that wrap it (`merchant set-pix-key|freeze|unfreeze`).
  */
 import crypto from 'node:crypto';
-import { spawnSync } from 'node:child_process';
-import path from 'node:path';
 import type { Sequelize } from 'sequelize';
 import { createMerchantWithCredential, setMerchantPixKey } from '../../db/identity/merchantAdmin';
 import { Merchant } from '../../db/models';
 import { createSequelize } from '../../db/sequelize';
 import { testEnv } from '../support/env';
+import { BUILD_WAIT_MS, builtOperatorCli, type OperatorCli } from '../support/operatorCli';
 
-jest.setTimeout(60_000);
+jest.setTimeout(120_000);
 
 const encryptionKey = crypto.randomBytes(32).toString('hex');
 let sequelize: Sequelize;
@@ -85,22 +84,22 @@ describe('setMerchantPixKey', () => {
 });
 
 describe('operator CLI', () => {
-  const root = path.resolve(__dirname, '..', '..');
+  let cli: OperatorCli;
+  // The built CLI (test/support/operatorCli.ts), once the runner's production build is ready.
+  beforeAll(async () => {
+    cli = await builtOperatorCli();
+  }, BUILD_WAIT_MS);
   const gateway = (...args: string[]) =>
-    spawnSync(process.execPath, [require.resolve('tsx/cli'), 'cli/gateway.ts', ...args], {
-      cwd: root,
-      encoding: 'utf8',
-      env: { ...process.env, DATABASE_URL: testEnv().databaseUrl, CREDENTIALS_ENCRYPTION_KEY: encryptionKey },
-    });
+    cli.run(args, { DATABASE_URL: testEnv().databaseUrl, CREDENTIALS_ENCRYPTION_KEY: encryptionKey });
 
   it('sets the Pix key, freezes and unfreezes, and explains a refusal without a stack', async () => {
     const { merchantId } = await newMerchant();
-    const bad = gateway('merchant', 'set-pix-key', merchantId, '--key', '+1 555 0100', '--type', 'phone');
+    const bad = await gateway('merchant', 'set-pix-key', merchantId, '--key', '+1 555 0100', '--type', 'phone');
     expect(bad.status).toBe(1);
     expect(bad.stderr).toMatch(/^gateway: invalid Pix key: phone keys are \+55/);
     expect(bad.stderr).not.toMatch(/\n\s+at /);
 
-    const ok = gateway(
+    const ok = await gateway(
       'merchant',
       'set-pix-key',
       merchantId,
@@ -112,11 +111,11 @@ describe('operator CLI', () => {
     expect(ok.status).toBe(0);
     expect((await Merchant.findByPk(merchantId))?.pixKey).toBe('123e4567-e89b-12d3-a456-426614174000');
 
-    expect(gateway('merchant', 'freeze', merchantId).status).toBe(0);
+    expect((await gateway('merchant', 'freeze', merchantId)).status).toBe(0);
     expect((await Merchant.findByPk(merchantId))?.withdrawalsFrozen).toBe(true);
-    expect(gateway('merchant', 'unfreeze', merchantId).status).toBe(0);
+    expect((await gateway('merchant', 'unfreeze', merchantId)).status).toBe(0);
     expect((await Merchant.findByPk(merchantId))?.withdrawalsFrozen).toBe(false);
 
-    expect(gateway('merchant', 'freeze').status).toBe(1);
+    expect((await gateway('merchant', 'freeze')).status).toBe(1);
   });
 });

@@ -15,7 +15,7 @@ import { checkRecordedEvents } from '../support/webhookEvents';
 import { waitFor } from '../support/env';
 import { sandboxTransfers } from '../support/payouts';
 
-jest.setTimeout(90_000);
+jest.setTimeout(120_000);
 
 const FEE = 150;
 const SPEC_FIELDS = [

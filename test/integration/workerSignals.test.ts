@@ -108,7 +108,7 @@ it('lets the activity in flight finish before it exits', async () => {
   });
   expect(created.status).toBe(201);
   const batchId = created.body.batchId as string;
-  const inFlight = await waitFor(payItemsInFlight, 'payItems to be running', 60_000);
+  const inFlight = await waitFor(payItemsInFlight, 'payItems to be running', 90_000);
 
   worker.kill('SIGINT');
   worker.kill('SIGTERM');
@@ -134,7 +134,7 @@ it('lets the activity in flight finish before it exits', async () => {
   // The next worker finishes the batch: the item paid once.
   await setFaults(stack, null);
   workers.push(spawnWorkerProcess(stack.workerEnv));
-  expect(await waitForBatchEnd(stack, m, batchId, 60_000)).toMatchObject({ status: 'COMPLETED', paidItems: 1 });
+  expect(await waitForBatchEnd(stack, m, batchId, 90_000)).toMatchObject({ status: 'COMPLETED', paidItems: 1 });
   const [item] = await PayoutItem.findAll({ where: { batchId } });
   expect((await sandboxTransfers(stack))[item.id]?.created).toBe(1);
 });

@@ -12,7 +12,7 @@ async function providerError(promise: Promise<unknown>): Promise<ProviderError> 
 }
 
 // Two tests wait out a 2 s client timeout on purpose.
-jest.setTimeout(30_000);
+jest.setTimeout(120_000);
 
 describe('sandbox fault injection', () => {
   let h: SandboxHarness;

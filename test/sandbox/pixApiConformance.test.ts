@@ -116,8 +116,9 @@ async function run(name: string, baseUrl: string, include: string[]): Promise<vo
       '1',
       '--generation-database',
       'none',
+      // One request's answer: generous for a loaded host (a timeout fails the run).
       '--request-timeout',
-      '10',
+      '60',
       '--suppress-health-check',
       'too_slow,filter_too_much',
       '--no-color',

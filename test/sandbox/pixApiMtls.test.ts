@@ -17,7 +17,7 @@ import { createTestCertificates, type TestCertificates } from '../support/testCe
 import { closeServer, API_KEY, CALLBACK_SECRET, waitFor } from './harness';
 import { basic, cobBody, newTxid } from './pixApiHarness';
 
-jest.setTimeout(30_000);
+jest.setTimeout(120_000);
 
 let pki: TestCertificates;
 let sandbox: ReturnType<typeof createSandboxApp>;
@@ -116,7 +116,7 @@ it('sandbox/server.ts serves mutual TLS from SANDBOX_TLS_CERT_FILE, SANDBOX_TLS_
   const withCert = client({ cert: pki.client.cert, key: pki.client.key });
   const anonymous = client({});
   try {
-    await waitFor(() => output.includes('pix sandbox listening'), 20_000);
+    await waitFor(() => output.includes('pix sandbox listening'), 90_000);
     expect(output).toContain('"tls":"mutual"');
     const health = await fetch(`https://127.0.0.1:${port}/health`, { dispatcher: withCert });
     expect(health.status).toBe(200);

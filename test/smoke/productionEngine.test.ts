@@ -191,7 +191,7 @@ it('a seller charge is created, paid, its charge.paid delivered and its PDF rece
       return runs.length > 0 ? runs : undefined;
     },
     'the charge run found by MerchantId',
-    30_000,
+    90_000,
   );
   expect(found.join(' ')).toContain(charge.id);
 
@@ -225,7 +225,7 @@ it('the worker created the janitor Schedule, and a triggered run completes', asy
       return now.info.recentActions.length > before ? now.info.recentActions.at(-1) : undefined;
     },
     'the triggered janitor run',
-    30_000,
+    90_000,
   );
   const run = temporal.workflow.getHandle(
     action.action.workflow.workflowId,

@@ -63,7 +63,7 @@ export async function paidEnrolment(
   const enrolmentId = await waitFor(
     () => enrolmentIdOf(stack.sequelize, checkoutId, course.id),
     `enrolment of ${checkoutId}`,
-    20_000,
+    90_000,
   );
   return { course, lessonIds: content.flatMap((m) => m.lessonIds), checkoutId, chargeId, enrolmentId };
 }

@@ -20,7 +20,7 @@ export function testEnv() {
 export async function waitFor<T>(
   probe: () => Promise<T | undefined | null | false>,
   what: string,
-  timeoutMs = 20_000,
+  timeoutMs = 60_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -10,7 +10,21 @@ import path from 'node:path';
 
 const root = path.resolve(__dirname, '..', '..');
 
-export function runSchemathesis(args: string[], logFile: string): Promise<{ code: number; output: string }> {
+/** How long a run may go without a request reaching the API before it counts as stuck. */
+export const SCHEMATHESIS_STALL_MS = 5 * 60_000;
+
+/**
+ * Runs schemathesis with `args`. With `progress` (a count of the requests the API received, e.g.
+ * the signing proxy's), the run's budget follows its progress instead of the clock: it is stopped
+ * and fails only when no request arrived for `stallMs`, however long the whole run takes on a
+ * slow host (schemathesis prints nothing between phases when its output is not a terminal, so
+ * its output cannot tell). The test's own jest timeout is then only a ceiling.
+ */
+export function runSchemathesis(
+  args: string[],
+  logFile: string,
+  opts: { progress?: () => number; stallMs?: number } = {},
+): Promise<{ code: number; output: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn('bash', [path.join(root, 'scripts', 'lib', 'schemathesis.sh'), ...args], {
       cwd: root,
@@ -23,10 +37,31 @@ export function runSchemathesis(args: string[], logFile: string): Promise<{ code
     };
     child.stdout.on('data', keep);
     child.stderr.on('data', keep);
-    child.once('error', reject);
+    const stallMs = opts.stallMs ?? SCHEMATHESIS_STALL_MS;
+    let seen = opts.progress?.() ?? 0;
+    let movedAt = Date.now();
+    let stalled = false;
+    const watchdog = opts.progress
+      ? setInterval(() => {
+          const now = opts.progress!();
+          if (now !== seen) {
+            seen = now;
+            movedAt = Date.now();
+          } else if (Date.now() - movedAt > stallMs && !stalled) {
+            stalled = true;
+            output += `\n[test] no request reached the API for ${stallMs / 1000} s: schemathesis stopped as stuck\n`;
+            child.kill('SIGTERM');
+          }
+        }, 5_000)
+      : undefined;
+    child.once('error', (err) => {
+      clearInterval(watchdog);
+      reject(err);
+    });
     child.once('close', (code) => {
+      clearInterval(watchdog);
       fs.writeFileSync(logFile, output);
-      resolve({ code: code ?? 1, output });
+      resolve({ code: stalled ? 1 : (code ?? 1), output });
     });
   });
 }

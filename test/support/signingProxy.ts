@@ -32,9 +32,11 @@ export async function startSigningProxy(
   targetUrl: string,
   creds: MerchantCredentials,
   opts: { bearer?: () => Promise<string> } = {},
-): Promise<{ url: string; close: () => Promise<void> }> {
+): Promise<{ url: string; close: () => Promise<void>; requests: () => number }> {
   let lastTimestamp = 0;
+  let requests = 0;
   const server = http.createServer((req, res) => {
+    requests += 1;
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
@@ -86,6 +88,8 @@ export async function startSigningProxy(
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    /** Requests received so far: a client's progress (test/support/schemathesis.ts). */
+    requests: () => requests,
     close: () =>
       new Promise<void>((r) => {
         server.closeAllConnections();

@@ -26,7 +26,7 @@ const PAGADOR = {
   conta: '1234567-8',
 };
 
-jest.setTimeout(30_000);
+jest.setTimeout(120_000);
 
 let bed: PixApiTestbed;
 let charges: ApiPixCharges;

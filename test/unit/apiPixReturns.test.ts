@@ -10,7 +10,7 @@ import { devolucaoIdFor } from '../../core/pix/apiPixIds';
 import { ProviderError } from '../../core/provider';
 import { pixApiTestbed, type PixApiTestbed } from '../support/pixApiTestbed';
 
-jest.setTimeout(30_000);
+jest.setTimeout(120_000);
 
 let bed: PixApiTestbed;
 

@@ -27,7 +27,7 @@ const boletoUtils = require('@mrmgomes/boleto-utils') as {
 
 // Renders PDFs and runs poppler and zbar on them: seconds of real work, more on a loaded machine
 // (the default 5 s hook budget ran out while the suite ran beside other work).
-jest.setTimeout(60_000);
+jest.setTimeout(120_000);
 
 const root = path.resolve(__dirname, '../..');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'boleto-pdf-'));

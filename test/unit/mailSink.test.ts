@@ -12,7 +12,7 @@ import { createSmtpTransport, describeSmtpError } from '../../core/mail/smtp';
 import { startMailSink, type MailSink } from '../../scripts/lib/mailSink';
 import { mailListText, mailShowText } from '../../cli/mail';
 
-jest.setTimeout(30_000);
+jest.setTimeout(120_000);
 
 let dir: string;
 let sink: MailSink;
@@ -31,7 +31,7 @@ describe('startMailSink', () => {
   it('receives a message over SMTP, keeps it in memory and writes it as JSON', async () => {
     expect(sink.url).toMatch(/^smtp:\/\/127\.0\.0\.1:\d+$/);
     const transport = createSmtpTransport(sink.url);
-    const arriving = sink.waitFor((m) => m.subject === 'Seu código', 5000);
+    const arriving = sink.waitFor((m) => m.subject === 'Seu código', 30_000);
     await transport.sendMail({
       from: 'Pix Gateway <no-reply@localhost>',
       to: 'ana@example.com',

@@ -11,7 +11,7 @@ import { problem } from '../support/fakePixPsp';
 const TXID = '0123456789abcdef0123456789abcdef';
 
 // Real TLS handshakes and a PKI made by openssl: slow when the whole suite shares two cores.
-jest.setTimeout(30_000);
+jest.setTimeout(120_000);
 
 let bed: PixApiTestbed;
 

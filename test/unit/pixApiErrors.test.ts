@@ -16,7 +16,7 @@ const E2E = 'E12345678202603011200abcdefghijk';
 const COB = { calendario: { expiracao: 3600 }, valor: { original: '12.34' }, chave: '11222333000181' };
 
 // Real TLS handshakes and a PKI made by openssl: slow when the whole suite shares two cores.
-jest.setTimeout(30_000);
+jest.setTimeout(120_000);
 
 let bed: PixApiTestbed;
 let client: PixApiClient;

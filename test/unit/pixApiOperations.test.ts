@@ -13,7 +13,7 @@ import { pixApiTestbed, type PixApiTestbed } from '../support/pixApiTestbed';
 const CHAVE = '11222333000181';
 
 // Real TLS handshakes and a PKI made by openssl: slow when the whole suite shares two cores.
-jest.setTimeout(30_000);
+jest.setTimeout(120_000);
 
 let bed: PixApiTestbed;
 let client: PixApiClient;

@@ -10,7 +10,7 @@ import { providerWebhookHelp } from '../../cli/providerWebhook';
 import { pixApiTestbed, type PixApiTestbed } from '../support/pixApiTestbed';
 import { ProviderError } from '../../core/provider';
 
-jest.setTimeout(30_000);
+jest.setTimeout(120_000);
 
 const CHAVE = '11222333000181';
 const SECRET = 'a'.repeat(20) + 'B-_c'.repeat(4);

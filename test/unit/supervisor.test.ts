@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { supervise } from '../../scripts/lib/supervisor';
 import { processAlive } from '../support/processAlive';
 
-jest.setTimeout(20_000);
+jest.setTimeout(120_000);
 
 const node = (code: string) => () => spawn(process.execPath, ['-e', code], { stdio: 'ignore' });
 

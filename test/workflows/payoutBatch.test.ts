@@ -277,7 +277,7 @@ describe('operators cannot strand money (M6)', () => {
         await waitFor(
           async () => (await PayoutItem.count({ where: { batchId: batch.batchId, status: 'PAID' } })) >= 20,
           'some items paid',
-          30_000,
+          90_000,
         );
         await wf.env.client.workflow.getHandle(payoutBatchWorkflowId(batch.batchId)).cancel();
       },

@@ -63,7 +63,7 @@ it('sends nothing new after the freeze commits, parks, and resumes after the unf
     await waitFor(
       async () => (await PayoutItem.count({ where: { batchId, status: 'SENDING' } })) === 0,
       'in-flight items to finish',
-      30_000,
+      90_000,
     );
     expect([...provider.transfers.keys()].filter((reference) => !claimed.has(reference))).toEqual([]);
     const pending = await PayoutItem.count({ where: { batchId, status: 'PENDING' } });

@@ -18,7 +18,7 @@ import { startReceiver, type Receiver } from '../support/receiver';
 import { createTestEndpoint } from '../support/webhookEndpoints';
 import { useWorkflowEnv } from '../support/workflowEnv';
 
-jest.setTimeout(60_000);
+jest.setTimeout(120_000);
 
 const key = crypto.randomBytes(32);
 const wf = useWorkflowEnv({ server: 'none' });
