@@ -7,13 +7,14 @@ import { createSequelize } from '../db/sequelize';
 import { createApp } from './app';
 import { paymentSimulatorFor } from './checkouts/page/simulate';
 import { stopOnSignals } from '../core/shutdown';
+import { temporalConnectionOptions } from '../core/temporal/connection';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger('api', config.log);
   const sequelize = createSequelize(config.databaseUrl);
   await runMigrations(sequelize);
-  const connection = await Connection.connect({ address: config.temporal.address });
+  const connection = await Connection.connect(temporalConnectionOptions(config.temporal));
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
   const app = createApp({
     sequelize,
