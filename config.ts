@@ -12,6 +12,7 @@ import { parseKey } from './core/crypto/secretBox';
 import { readClientTls, type ClientTls } from './core/net/clientTls';
 import { parsePrivateReceivers, type PrivateReceiver } from './core/net/destination';
 import type { StorageConfig } from './core/storage/createObjectStore';
+import type { TemporalConnectionSettings } from './core/temporal/connection';
 
 export const ENVIRONMENTS = ['development', 'test', 'production'] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];
@@ -67,7 +68,12 @@ export interface GatewayConfig {
    * and leave it unset in the API and the worker, so they hold no login that can change the schema.
    */
   migrationDatabaseUrl: string;
-  temporal: { address: string; namespace: string; taskQueue: string };
+  /**
+   * The Temporal frontend (TEMPORAL_ADDRESS; TLS: TEMPORAL_TLS_CERT + TEMPORAL_TLS_KEY,
+   * TEMPORAL_TLS_CA, TEMPORAL_TLS_SERVER_NAME, read and proven usable at start), namespace and task
+   * queue. Connect with core/temporal/connection.ts temporalConnectionOptions.
+   */
+  temporal: TemporalConnectionSettings & { namespace: string; taskQueue: string };
   provider: { baseUrl: string; apiKey: string; callbackSecret: string; timeoutMs: number };
   /** The PSP's API Pix v2, which collects Pix charges; calls share provider.timeoutMs. */
   pixApi: PixApiConfig;
@@ -300,6 +306,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     read.problems.push('MAIL_FROM must be one line (a name and address, e.g. Pix Gateway <no-reply@example.com>)');
 
   const pixApiConfig = pixApi(read, production, providerBaseUrl, credentialsEncryptionKey);
+  const temporalConnection = temporalConnectionFrom(read, production);
   const testLogDir = mode === 'test' ? (read.raw('GATEWAY_TEST_LOG_DIR') ?? null) : null;
 
   const config: GatewayConfig = {
@@ -310,7 +317,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     databaseUrl,
     migrationDatabaseUrl,
     temporal: {
-      address: read.raw('TEMPORAL_ADDRESS') ?? '127.0.0.1:7233',
+      ...temporalConnection,
       namespace: read.raw('TEMPORAL_NAMESPACE') ?? 'default',
       taskQueue: read.raw('TEMPORAL_TASK_QUEUE') ?? 'gateway',
     },
@@ -401,6 +408,44 @@ function logLevel(read: EnvReader, fallback: LogLevel): LogLevel {
   const level = LOG_LEVELS.find((l) => l === raw);
   if (!level) read.problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
   return level ?? fallback;
+}
+
+/**
+ * The Temporal frontend's address and TLS. The production frontend (docker/temporal-server.yaml,
+ * docker-compose.yml) requires mutual TLS: TEMPORAL_TLS_CERT + TEMPORAL_TLS_KEY are the client
+ * certificate (required in production), TEMPORAL_TLS_CA the CA that signed the frontend's
+ * certificate (else the public CAs), TEMPORAL_TLS_SERVER_NAME the name on it when the address's
+ * host is not. Any of them turns TLS on; none: plain TCP (the dev server of `npm start` and the
+ * tests). Files are read here, once, and proven usable (core/net/clientTls.ts).
+ */
+function temporalConnectionFrom(read: EnvReader, production: boolean): TemporalConnectionSettings {
+  const { tls, problems } = readClientTls({
+    certFile: { name: 'TEMPORAL_TLS_CERT', value: read.raw('TEMPORAL_TLS_CERT') },
+    keyFile: { name: 'TEMPORAL_TLS_KEY', value: read.raw('TEMPORAL_TLS_KEY') },
+    caFile: { name: 'TEMPORAL_TLS_CA', value: read.raw('TEMPORAL_TLS_CA') },
+  });
+  read.problems.push(...problems);
+  if (production && problems.length === 0 && !tls?.identity)
+    read.problems.push(
+      'TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY are required in production: the Temporal frontend requires a client certificate',
+    );
+  return {
+    address: read.raw('TEMPORAL_ADDRESS') ?? '127.0.0.1:7233',
+    tls,
+    serverName: read.raw('TEMPORAL_TLS_SERVER_NAME') ?? null,
+  };
+}
+
+/**
+ * The operator CLI's way to Temporal: the same variables and checks as the services'
+ * (TEMPORAL_ADDRESS, TEMPORAL_TLS_*), from its environment (cliEnvironment's `all`); the client
+ * certificate is not required, whatever NODE_ENV says. Throws a ConfigError naming the variables.
+ */
+export function temporalConnectionForCli(env: NodeJS.ProcessEnv): TemporalConnectionSettings {
+  const read = new EnvReader(env);
+  const settings = temporalConnectionFrom(read, false);
+  if (read.problems.length > 0) throw new ConfigError(read.problems);
+  return settings;
 }
 
 /** Shorter HMAC keys could be guessed; 32 characters is 128+ bits for any random encoding. */
@@ -649,9 +694,10 @@ function isProxyEntry(entry: string): boolean {
 /**
  * The operator CLI (`npm run gateway`): it reads the services' own variables (DATABASE_URL,
  * CREDENTIALS_ENCRYPTION_KEY, PROVIDER_BASE_URL, PROVIDER_API_KEY, PROVIDER_TIMEOUT_MS,
- * TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, LOG_LEVEL, and for `provider webhook register` all of
- * loadConfig's) one at a time, when a command needs one, from the environment, else from the running
- * `npm start` stack's .data/local-env.json (`local`, scripts/lib/localSecrets.ts); plus its own:
+ * TEMPORAL_ADDRESS and TEMPORAL_TLS_* (temporalConnectionForCli), TEMPORAL_NAMESPACE, LOG_LEVEL,
+ * and for `provider webhook register` all of loadConfig's) one at a time, when a command needs
+ * one, from the environment, else from the running `npm start` stack's .data/local-env.json
+ * (`local`, scripts/lib/localSecrets.ts); plus its own:
  * - MIGRATION_DATABASE_URL: `migrate`'s login (the migration role), else DATABASE_URL.
  * - GATEWAY_USER_PASSWORD: `user create`'s password when --password is not given (an argument is
  *   visible in `ps`; the environment is not). Default: none, the command then refuses.

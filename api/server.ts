@@ -7,6 +7,7 @@ import { createSequelize } from '../db/sequelize';
 import { createApp } from './app';
 import { paymentSimulatorFor } from './checkouts/page/simulate';
 import { stopOnSignals } from '../core/shutdown';
+import { temporalConnectionOptions } from '../core/temporal/connection';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -15,7 +16,7 @@ async function main(): Promise<void> {
   if (development) logger.warn(development);
   const sequelize = createSequelize(config.databaseUrl);
   await migrateAtStart(sequelize, config);
-  const connection = await Connection.connect({ address: config.temporal.address });
+  const connection = await Connection.connect(temporalConnectionOptions(config.temporal));
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
   const app = createApp({
     sequelize,

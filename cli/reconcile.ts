@@ -5,10 +5,11 @@
 import { Client, Connection } from '@temporalio/client';
 import pino from 'pino';
 import type { Sequelize } from 'sequelize';
-import type { CliEnvironment } from '../config';
+import { temporalConnectionForCli, type CliEnvironment } from '../config';
 import { createLogger } from '../core/logger';
 import { createReconciler, type ReconcileSummary } from '../activities/transfers/repair';
 import { HttpPixProvider } from '../activities/provider/httpPixProvider';
+import { temporalConnectionOptions } from '../core/temporal/connection';
 
 export async function reconcileCommand(
   sequelize: Sequelize,
@@ -27,7 +28,8 @@ export async function reconcileCommand(
     'gateway-cli',
     cli.log.testLogDir ? cli.log : { ...cli.log, destination: pino.destination(2) },
   );
-  const connection = await Connection.connect({ address: optional('TEMPORAL_ADDRESS', '127.0.0.1:7233') });
+  // TEMPORAL_ADDRESS and TEMPORAL_TLS_* (the client certificate of a frontend that requires mutual TLS).
+  const connection = await Connection.connect(temporalConnectionOptions(temporalConnectionForCli(cli.all)));
   try {
     const client = new Client({ connection, namespace: optional('TEMPORAL_NAMESPACE', 'default') });
     const summary = await createReconciler({ sequelize, provider, logger }).reconcileStopped(client, { kind, id });

@@ -35,7 +35,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, type TLSConfig } from '@temporalio/client';
 import type { Express } from 'express';
 import { runMigrations } from '../db/migrator';
 import { createSequelize } from '../db/sequelize';
@@ -46,6 +46,7 @@ import { freePort } from './lib/ports';
 import { startTemporalDevServer } from './lib/temporalDevServer';
 import { temporalEngineFrom, type TemporalEngine } from './lib/temporalEngine';
 import { startTemporalServer } from './lib/temporalServer';
+import { ensureTemporalCertificates, TEMPORAL_TLS_DIR } from './lib/temporalCertificates';
 import { stopChild } from './lib/stopChild';
 import { ensureTools, projectRoot } from './lib/tools';
 import { BenchTable } from './lib/benchTable';
@@ -155,7 +156,7 @@ async function main() {
       () => sandbox.stop(),
       () => new Promise<void>((r) => sandboxHttp.server.close(() => r())),
     );
-    const connection = await Connection.connect({ address: temporalServer.address });
+    const connection = await Connection.connect({ address: temporalServer.address, tls: temporalServer.tls });
     const temporal = new Client({ connection });
     const taskQueue = 'bench';
     const settings = {
@@ -173,6 +174,7 @@ async function main() {
       LOG_LEVEL: 'info',
       DATABASE_URL: db.url,
       TEMPORAL_ADDRESS: temporalServer.address,
+      ...temporalServer.clientEnv,
       TEMPORAL_TASK_QUEUE: taskQueue,
       PROVIDER_BASE_URL: sandboxHttp.url,
       PUBLIC_BASE_URL: apiUrl,
@@ -230,7 +232,14 @@ async function main() {
     if (parts.has('webhooks'))
       await benchWebhooks({ ...common, cpuGroups, sandboxUrl: sandboxHttp.url, sandbox, waitUntil });
     if (parts.has('creates'))
-      await benchCreates({ ...common, apiPid, cpuGroups, temporal, temporalAddress: temporalServer.address });
+      await benchCreates({
+        ...common,
+        apiPid,
+        cpuGroups,
+        temporal,
+        temporalAddress: temporalServer.address,
+        temporalTls: temporalServer.tls,
+      });
     if (parts.has('receipts')) await benchReceipts({ ...common, sandboxUrl: sandboxHttp.url });
     if (parts.has('dashboard')) await benchDashboard(common);
     if (parts.has('payouts')) {
@@ -268,22 +277,36 @@ async function main() {
 /**
  * The engine under test. dev: the CLI's dev server in memory, or on a SQLite file as under
  * `npm start` with BENCH_TEMPORAL_FILE=1. server: the production server, its two databases on the
- * bench's PostgreSQL, beside the run's own (.data/bench-postgres).
+ * bench's PostgreSQL, beside the run's own (.data/bench-postgres), with mutual TLS as production
+ * (the local certificates of .data/temporal-tls/: `tls` and `clientEnv` for its clients).
  */
 async function startBenchTemporal(
   engine: TemporalEngine,
   databaseUrl: string,
   database: string,
-): Promise<{ address: string; pid: () => number | undefined; stop: () => Promise<void> }> {
+): Promise<{
+  address: string;
+  tls?: TLSConfig;
+  clientEnv: Record<string, string>;
+  pid: () => number | undefined;
+  stop: () => Promise<void>;
+}> {
   const port = await freePort();
   if (engine === 'server') {
     const server = await startTemporalServer({
       postgresUrl: databaseUrl,
       database: `${database}_temporal`,
       port,
+      tls: (await ensureTemporalCertificates(TEMPORAL_TLS_DIR)).files,
       logFile: path.join(projectRoot, '.data', 'bench', `temporal-server-${database}.log`),
     });
-    return { address: server.address, pid: () => server.process().pid, stop: server.stop };
+    return {
+      address: server.address,
+      tls: server.clientTls,
+      clientEnv: server.clientEnv,
+      pid: () => server.process().pid,
+      stop: server.stop,
+    };
   }
   const dbFile =
     process.env.BENCH_TEMPORAL_FILE === '1'
@@ -292,6 +315,7 @@ async function startBenchTemporal(
   const dev = await startTemporalDevServer({ port, dbFile });
   return {
     address: dev.address,
+    clientEnv: {},
     pid: () => dev.process.pid,
     stop: async () => {
       await dev.stop();

@@ -1,8 +1,9 @@
 /**
  * `npm start`: the whole stack on this machine, nothing installed by hand.
  *   PostgreSQL (embedded unless DATABASE_URL; its roles: scripts/lib/databaseRoles.ts) → migrations
- *   (the migration role) → Temporal with its Web UI (the CLI's
- *   dev server; TEMPORAL_ENGINE=server: the production server on that PostgreSQL, docs/operations.md)
+ *   (the migration role) → Temporal with its Web UI (the CLI's dev server, plain TCP on loopback;
+ *   TEMPORAL_ENGINE=server: the production server on that PostgreSQL, mutual TLS with the local
+ *   certificates of .data/temporal-tls/, docs/operations.md)
  *   → sandbox Pix provider → local mail sink (unless SMTP_URL is set) → worker → API. A crashed
  *   sandbox, worker or API is restarted (backoff 1 s doubling to 30 s, a log line each time);
  *   Ctrl-C stops everything it started; data persists in .data/ and is reused on the next start.
@@ -16,6 +17,7 @@ import { DATABASE_ROLES } from './lib/databaseRoles';
 import { waitForPort } from './lib/ports';
 import { loadOrCreateLocalSecrets, writeLocalEnv } from './lib/localSecrets';
 import { startTemporalDevServer } from './lib/temporalDevServer';
+import { ensureTemporalCertificates, TEMPORAL_TLS_DIR } from './lib/temporalCertificates';
 import { temporalEngineFrom } from './lib/temporalEngine';
 import { startTemporalServer } from './lib/temporalServer';
 import { startTemporalUi } from './lib/temporalUi';
@@ -29,6 +31,8 @@ const API_PORT = Number(process.env.PORT ?? 3000);
 const SANDBOX_PORT = Number(process.env.SANDBOX_PORT ?? 4010);
 const TEMPORAL_PORT = Number(process.env.TEMPORAL_PORT ?? 7233);
 const TEMPORAL_UI_PORT = Number(process.env.TEMPORAL_UI_PORT ?? 8233);
+/** Where the production engine's Web UI listens: loopback unless told otherwise (it has no login of its own). */
+const TEMPORAL_UI_HOST = process.env.TEMPORAL_UI_HOST || '127.0.0.1';
 const PG_PORT = Number(process.env.PG_PORT ?? 54320);
 const MAIL_SINK_PORT = Number(process.env.MAIL_SINK_PORT ?? 2525);
 const MAIL_DIR = path.join(projectRoot, '.data', 'mail');
@@ -77,19 +81,35 @@ function runService(name: string, entry: string, env: NodeJS.ProcessEnv): void {
   );
 }
 
-/** The engine TEMPORAL_ENGINE names, with a Web UI on TEMPORAL_UI_PORT; its state persists in .data/. */
-async function startTemporal(
-  db: PreparedDatabase,
-): Promise<{ address: string; process: ChildProcess; stop: () => Promise<void> }> {
+/**
+ * The engine TEMPORAL_ENGINE names, with a Web UI on TEMPORAL_UI_PORT; its state persists in .data/.
+ * `clientEnv`: the TLS variables its clients need (none for the dev server).
+ */
+async function startTemporal(db: PreparedDatabase): Promise<{
+  address: string;
+  process: ChildProcess;
+  stop: () => Promise<void>;
+  uiUrl: string;
+  clientEnv: Record<string, string>;
+}> {
   if (ENGINE === 'dev') {
     log('starting Temporal dev server (state in .data/temporal/temporal.db)...');
-    return startTemporalDevServer({
+    // The dev engine has no TLS and no client authentication: say so, every time.
+    log(
+      'the dev server speaks plain TCP with no TLS and no client certificates, on loopback only; TEMPORAL_ENGINE=server runs the production server with mutual TLS',
+    );
+    const dev = await startTemporalDevServer({
       port: TEMPORAL_PORT,
       uiPort: TEMPORAL_UI_PORT,
       dbFile: path.join(projectRoot, '.data', 'temporal', 'temporal.db'),
       logFile: path.join(projectRoot, '.data', 'temporal', 'server.log'),
     });
+    return { ...dev, uiUrl: `http://127.0.0.1:${TEMPORAL_UI_PORT}`, clientEnv: {} };
   }
+  const { files, created } = await ensureTemporalCertificates(TEMPORAL_TLS_DIR);
+  log(
+    `Temporal mutual TLS: local CA, server and client certificates ${created ? 'made' : 'reused'} in ${path.relative(projectRoot, files.dir)}/`,
+  );
   log('starting the Temporal server (production engine; state in the databases temporal and temporal_visibility)...');
   const server = await startTemporalServer({
     // The embedded cluster: Temporal's own role, which owns its databases; DATABASE_URL: its login.
@@ -97,11 +117,14 @@ async function startTemporal(
     ownRole: db.embedded,
     database: 'temporal',
     port: TEMPORAL_PORT,
+    tls: files,
     logFile: path.join(projectRoot, '.data', 'temporal-server', 'server.log'),
   });
   const ui = await startTemporalUi({
     temporalAddress: server.address,
+    tls: files,
     port: TEMPORAL_UI_PORT,
+    host: TEMPORAL_UI_HOST,
     logFile: path.join(projectRoot, '.data', 'temporal-server', 'ui.log'),
   });
   children.push(ui.process);
@@ -112,6 +135,8 @@ async function startTemporal(
       await ui.stop();
       await server.stop();
     },
+    uiUrl: TEMPORAL_UI_HOST === '127.0.0.1' ? ui.url : `${ui.url} (listening on ${TEMPORAL_UI_HOST})`,
+    clientEnv: server.clientEnv,
   };
 }
 
@@ -180,6 +205,8 @@ async function main(): Promise<void> {
     NODE_ENV: process.env.NODE_ENV ?? 'development',
     DATABASE_URL: db.url,
     TEMPORAL_ADDRESS: temporal.address,
+    // The server engine's client certificate (the CLI reads it from .data/local-env.json too).
+    ...temporal.clientEnv,
     PORT: String(API_PORT),
     PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${API_PORT}`,
     SANDBOX_PORT: String(SANDBOX_PORT),
@@ -203,8 +230,17 @@ async function main(): Promise<void> {
 
   log('ready:');
   log(`  API                 http://127.0.0.1:${API_PORT}   (health: /healthz, /ready)`);
-  log(`  Temporal Web UI     http://127.0.0.1:${TEMPORAL_UI_PORT}`);
-  log(`  Temporal gRPC       ${temporal.address} (${ENGINE === 'server' ? 'production server' : 'dev server'})`);
+  log(`  Temporal Web UI     ${temporal.uiUrl}`);
+  log(
+    `  Temporal gRPC       ${temporal.address} (${ENGINE === 'server' ? 'production server, mutual TLS' : 'dev server, plain TCP, no TLS'})`,
+  );
+  if (ENGINE === 'server') {
+    const rel = (file: string) => path.relative(projectRoot, file);
+    const { TEMPORAL_TLS_CA: ca, TEMPORAL_TLS_CERT: cert, TEMPORAL_TLS_KEY: key } = temporal.clientEnv;
+    log(
+      `  temporal CLI        temporal --address ${temporal.address} --tls-ca-path ${rel(ca)} --tls-cert-path ${rel(cert)} --tls-key-path ${rel(key)} workflow list`,
+    );
+  }
   log(`  Sandbox provider    http://127.0.0.1:${SANDBOX_PORT}`);
   log(
     `  PostgreSQL          ${db.embedded ? `127.0.0.1:${PG_PORT} (embedded; services log in as ${DATABASE_ROLES.runtime}, migrations as ${DATABASE_ROLES.migration}, Temporal as ${DATABASE_ROLES.temporal})` : 'DATABASE_URL'}`,

@@ -19,6 +19,7 @@ import { Client, Connection } from '@temporalio/client';
 import { parseKey } from '../core/crypto/secretBox';
 import { startWorkerHealthServer } from './healthServer';
 import { stopOnSignals } from '../core/shutdown';
+import { temporalConnectionOptions } from '../core/temporal/connection';
 
 /**
  * How long a stopping worker lets its activities in flight finish before it cancels them: under
@@ -36,7 +37,7 @@ async function main(): Promise<void> {
   Runtime.install({ shutdownSignals: [] });
   const sequelize = createSequelize(config.databaseUrl, { poolMax: 20 });
   await migrateAtStart(sequelize, config);
-  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const connection = await NativeConnection.connect(temporalConnectionOptions(config.temporal));
   // A bundle built beforehand (tests share one per run) is read as is; one built here is a temporary copy.
   const bundlePath = config.workflowBundlePath ?? (await bundleWorkflowsInChild());
   const { provider, pixApi } = providerFrom(config, logger);
@@ -63,7 +64,7 @@ async function main(): Promise<void> {
   });
   // The worker has read the bundle: the temporary copy is not needed any more.
   if (!config.workflowBundlePath) fs.rmSync(path.dirname(bundlePath), { recursive: true, force: true });
-  const clientConnection = await Connection.connect({ address: config.temporal.address });
+  const clientConnection = await Connection.connect(temporalConnectionOptions(config.temporal));
   const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
   await ensureOutboxDispatcher(client, config.temporal.taskQueue);
   await ensureJanitorSchedule(client, config.temporal.taskQueue);

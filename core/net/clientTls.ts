@@ -48,8 +48,9 @@ export class ClientTls {
 export interface ClientTlsSources {
   certFile: NamedValue;
   keyFile: NamedValue;
-  pfxFile: NamedValue;
-  pfxPassphrase: NamedValue;
+  /** Absent: a PEM pair is the only way to give an identity. */
+  pfxFile?: NamedValue;
+  pfxPassphrase?: NamedValue;
   caFile: NamedValue;
 }
 
@@ -65,16 +66,18 @@ export interface NamedValue {
 export function readClientTls(src: ClientTlsSources): { tls: ClientTls | null; problems: string[] } {
   const problems: string[] = [];
   const pem = src.certFile.value !== undefined || src.keyFile.value !== undefined;
-  const pfx = src.pfxFile.value !== undefined || src.pfxPassphrase.value !== undefined;
+  const pfxFile = src.pfxFile ?? { name: 'pfxFile', value: undefined };
+  const pfxPassphrase = src.pfxPassphrase ?? { name: 'pfxPassphrase', value: undefined };
+  const pfx = pfxFile.value !== undefined || pfxPassphrase.value !== undefined;
   if (pem && pfx) {
     problems.push(
-      `set either ${src.certFile.name} + ${src.keyFile.name} or ${src.pfxFile.name} + ${src.pfxPassphrase.name}, not both`,
+      `set either ${src.certFile.name} + ${src.keyFile.name} or ${pfxFile.name} + ${pfxPassphrase.name}, not both`,
     );
     return { tls: null, problems };
   }
   if (pem) pairComplete(src.certFile, src.keyFile, problems);
   // A PKCS#12 without a passphrase leaves the private key unprotected on disk: export it with one.
-  if (pfx) pairComplete(src.pfxFile, src.pfxPassphrase, problems);
+  if (pfx) pairComplete(pfxFile, pfxPassphrase, problems);
   if (problems.length > 0) return { tls: null, problems };
 
   const ca = src.caFile.value === undefined ? null : readFile(src.caFile, problems);
@@ -84,8 +87,8 @@ export function readClientTls(src: ClientTlsSources): { tls: ClientTls | null; p
     const key = readFile(src.keyFile, problems);
     if (cert && key) identity = { kind: 'pem', cert, key };
   } else if (pfx) {
-    const file = readFile(src.pfxFile, problems);
-    if (file) identity = { kind: 'pfx', pfx: file, passphrase: src.pfxPassphrase.value as string };
+    const file = readFile(pfxFile, problems);
+    if (file) identity = { kind: 'pfx', pfx: file, passphrase: pfxPassphrase.value as string };
   }
   if (problems.length > 0) return { tls: null, problems };
 
@@ -112,7 +115,7 @@ export function readClientTls(src: ClientTlsSources): { tls: ClientTls | null; p
   if (identity?.kind === 'pfx') {
     usable(
       () => tls.createSecureContext({ pfx: identity.pfx, passphrase: identity.passphrase }),
-      `${src.pfxFile.name} cannot be opened with ${src.pfxPassphrase.name} (not PKCS#12, or a wrong passphrase)`,
+      `${pfxFile.name} cannot be opened with ${pfxPassphrase.name} (not PKCS#12, or a wrong passphrase)`,
       problems,
     );
   }

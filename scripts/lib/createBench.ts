@@ -11,7 +11,7 @@
  * worker runs in this process (the "bench" group, with the load generator and the sandbox).
  */
 import crypto from 'node:crypto';
-import { Client, WithStartWorkflowOperation } from '@temporalio/client';
+import { Client, WithStartWorkflowOperation, type TLSConfig } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { Sequelize } from 'sequelize';
 import { createMerchantWithCredential } from '../../db/identity/merchantAdmin';
@@ -31,6 +31,8 @@ export interface CreateBenchDeps {
   /** Process groups whose CPU time is shown per create (api, worker, temporal, postgres, bench). */
   cpuGroups: ProcessGroups;
   temporalAddress: string;
+  /** The production engine's client certificate (undefined: the dev server, plain TCP). */
+  temporalTls?: TLSConfig;
   temporal: Client;
   sequelize: Sequelize;
   encryptionKey: string;
@@ -118,7 +120,7 @@ async function noopBaseline(d: CreateBenchDeps) {
   } catch {
     // Already installed: keep it.
   }
-  const connection = await NativeConnection.connect({ address: d.temporalAddress });
+  const connection = await NativeConnection.connect({ address: d.temporalAddress, tls: d.temporalTls });
   const worker = await Worker.create({ connection, taskQueue, workflowsPath: require.resolve('./benchWorkflows') });
   const run = (i: number) =>
     d.temporal.workflow

@@ -32,11 +32,11 @@ export async function freePortIn(low: number, high: number): Promise<number> {
   throw new Error(`no free port in [${low}, ${high})`);
 }
 
-export async function waitForPort(port: number, timeoutMs: number): Promise<void> {
+export async function waitForPort(port: number, timeoutMs: number, host = '127.0.0.1'): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const open = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, '127.0.0.1');
+      const socket = net.connect(port, host);
       socket.once('connect', () => {
         socket.destroy();
         resolve(true);

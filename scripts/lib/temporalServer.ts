@@ -4,14 +4,16 @@
  * cannot reach (scripts/lib/databaseRoles.ts); its schema is created and brought up to date in PostgreSQL with the
  * module's own `temporal-sql-tool`, then `temporal-server` starts with docker/temporal-server.yaml
  * (PostgreSQL for history and SQL visibility, TEMPORAL_HISTORY_SHARDS shards, the dynamic config
- * docker-compose mounts), the `default` namespace and the search attributes are registered, and
- * it is ready once a visibility query by MerchantId answers.
+ * docker-compose mounts, mutual TLS on the frontend and between its services with the given
+ * certificates: scripts/lib/temporalCertificates.ts), the `default` namespace and the search
+ * attributes are registered, and it is ready once a visibility query by MerchantId answers. Its
+ * clients connect with the client certificate (`clientTls`, `clientEnv`); one without is refused.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { Connection } from '@temporalio/client';
+import { Connection, type TLSConfig } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
 import { Client as PgClient } from 'pg';
@@ -20,6 +22,7 @@ import { ensureTemporalDatabases } from './databaseRoles';
 import { searchAttributeRegistrations } from '../../workflows/searchAttributes';
 import { freePort, freePortIn } from './ports';
 import { stopChild } from './stopChild';
+import { temporalClientEnv, temporalClientTls, type TemporalTlsFiles } from './temporalCertificates';
 import { TEMPORAL_HISTORY_SHARDS } from './temporalEngine';
 import { projectRoot } from './tools';
 
@@ -34,6 +37,12 @@ const RETENTION = '7 days';
 
 export interface TemporalServer {
   address: string;
+  /** The certificates it runs with. */
+  tls: TemporalTlsFiles;
+  /** The SDK's `tls` option for a client of this server: the CA and the client certificate. */
+  clientTls: TLSConfig;
+  /** TEMPORAL_TLS_CA, _CERT, _KEY and _SERVER_NAME: what a client process (API, worker, CLIs, Web UI) is given. */
+  clientEnv: Record<string, string>;
   /** The server's own process (replaced by restart()). */
   process: () => ChildProcess;
   /** Stops the server and starts it again on the same ports and databases (as an operator's restart). */
@@ -54,6 +63,8 @@ export interface TemporalServerOptions {
   database: string;
   /** The frontend's gRPC port (what TEMPORAL_ADDRESS names); the other services take free ports. */
   port: number;
+  /** The CA, the server's certificate and the client certificate (ensureTemporalCertificates). */
+  tls: TemporalTlsFiles;
   logFile?: string;
 }
 
@@ -88,6 +99,9 @@ export async function startTemporalServer(opts: TemporalServerOptions): Promise<
     TEMPORAL_HISTORY_SHARDS: String(TEMPORAL_HISTORY_SHARDS),
     TEMPORAL_LOG_LEVEL: 'warn',
     TEMPORAL_FRONTEND_PORT: String(opts.port),
+    TEMPORAL_TLS_SERVER_CA_CERT: opts.tls.caFile,
+    TEMPORAL_TLS_SERVER_CERT: opts.tls.serverCertFile,
+    TEMPORAL_TLS_SERVER_KEY: opts.tls.serverKeyFile,
   };
   for (const name of [
     'TEMPORAL_FRONTEND_HTTP_PORT',
@@ -102,14 +116,18 @@ export async function startTemporalServer(opts: TemporalServerOptions): Promise<
     serverEnv[name] = String(name.endsWith('MEMBERSHIP_PORT') ? await freePortIn(20_000, 32_000) : await freePort());
 
   const address = `127.0.0.1:${opts.port}`;
-  let child = await launch(serverEnv, address, opts.logFile);
-  await registerNamespace(address);
+  const clientTls = temporalClientTls(opts.tls);
+  let child = await launch(serverEnv, address, clientTls, opts.logFile);
+  await registerNamespace(address, clientTls);
   return {
     address,
+    tls: opts.tls,
+    clientTls,
+    clientEnv: temporalClientEnv(opts.tls),
     process: () => child,
     restart: async () => {
       await stopChild(child);
-      child = await launch(serverEnv, address, opts.logFile);
+      child = await launch(serverEnv, address, clientTls, opts.logFile);
     },
     stop: () => stopChild(child),
   };
@@ -146,7 +164,12 @@ async function prepareSchema(
   await run(sqlTool, ['update-schema', '-d', versioned], { env });
 }
 
-async function launch(env: NodeJS.ProcessEnv, address: string, logFile?: string): Promise<ChildProcess> {
+async function launch(
+  env: NodeJS.ProcessEnv,
+  address: string,
+  tls: TLSConfig,
+  logFile?: string,
+): Promise<ChildProcess> {
   if (logFile) fs.mkdirSync(path.dirname(logFile), { recursive: true });
   const out = logFile ? fs.openSync(logFile, 'a') : 'ignore';
   const args = ['--root', projectRoot, '--config', 'docker', '--env', 'temporal-server', '--allow-no-auth', 'start'];
@@ -158,7 +181,7 @@ async function launch(env: NodeJS.ProcessEnv, address: string, logFile?: string)
   for (;;) {
     if (exited) throw new Error(`the Temporal server exited early${logFile ? `; see ${logFile}` : ''}`);
     try {
-      const connection = await Connection.connect({ address, connectTimeout: 1000 });
+      const connection = await Connection.connect({ address, tls, connectTimeout: 1000 });
       try {
         await connection.workflowService.getSystemInfo({});
       } finally {
@@ -180,8 +203,8 @@ async function launch(env: NodeJS.ProcessEnv, address: string, logFile?: string)
  * flags; docker-compose's temporal-search-attributes service does the same), then a wait until a
  * visibility query by MerchantId answers: namespaces reach the frontend's cache a moment later.
  */
-async function registerNamespace(address: string): Promise<void> {
-  const connection = await Connection.connect({ address });
+async function registerNamespace(address: string, tls: TLSConfig): Promise<void> {
+  const connection = await Connection.connect({ address, tls });
   try {
     const namespace = 'default';
     try {

@@ -1,7 +1,9 @@
 /**
  * The money smoke set on the engine and the build production runs: the Temporal server
  * (go.temporal.io/server on PostgreSQL, SQL visibility, 4 history shards, the compose dynamic
- * config: scripts/lib/temporalServer.ts) and the API, worker and sandbox started from the
+ * config, its frontend closed to any client without a certificate of its CA: mutual TLS with the
+ * certificates `npm start` makes, scripts/lib/temporalServer.ts and temporalCertificates.ts) and
+ * the API, worker and sandbox started from the
  * production build (`npm run build`, production dependencies only, NODE_ENV=production, https
  * behind a TLS proxy: test/support/builtStack.ts), merchants made with the built operator CLI.
  * Nothing here is mocked; every money scenario ends on the provider's own record and the ledger
@@ -9,7 +11,11 @@
  */
 import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Client, Connection, type TLSConfig } from '@temporalio/client';
 import { Client as PgClient } from 'pg';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { accounts } from '../../core/ledger/accounts';
@@ -17,6 +23,7 @@ import { signedRequestHeaders } from '../../core/signatures/requestSignature';
 import type { MerchantCredentials } from '../../db/identity/merchantAdmin';
 import { createSequelize } from '../../db/sequelize';
 import { janitorScheduleId } from '../../workflows/transfers/definitions';
+import { ensureTemporalCertificates, LOCAL_SERVER_NAME } from '../../scripts/lib/temporalCertificates';
 import { startTemporalServer, type TemporalServer } from '../../scripts/lib/temporalServer';
 import { startTemporalUi } from '../../scripts/lib/temporalUi';
 import { freePort } from '../../scripts/lib/ports';
@@ -27,10 +34,13 @@ import { publicHost, startBuiltStack, type BuiltStack } from '../support/builtSt
 import { assertLedgerInvariant, balance } from '../support/ledger';
 import { items } from '../support/payouts';
 import { startReceiver, type Receiver } from '../support/receiver';
+import { createTestCertificates } from '../support/testCertificates';
 
 jest.setTimeout(420_000);
 
 let server: TemporalServer;
+/** The server's CA, server and client certificates, made as `npm start` makes them (in a temporary folder). */
+let tlsDir: string;
 let temporalDatabase: string;
 let stack: BuiltStack;
 /** The stack's database and Temporal, as an operator looks at them. */
@@ -47,10 +57,12 @@ beforeAll(async () => {
   const run = new URL(env.databaseUrl).pathname.slice(1);
   // `<run database>_…`: dropped with the run's other databases when npm test ends.
   temporalDatabase = `${run}_t${crypto.randomBytes(3).toString('hex')}`;
+  tlsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'temporal-tls-'));
   server = await startTemporalServer({
     postgresUrl: env.databaseUrl,
     database: temporalDatabase,
     port: await freePort(),
+    tls: (await ensureTemporalCertificates(tlsDir)).files,
     logFile: testLogFile(`temporal-server-${process.pid}.log`),
   });
   // The merchant's receiver, on this machine's own address: private (or reserved) on every test
@@ -60,6 +72,7 @@ beforeAll(async () => {
   // Small chunks and slices, so a batch spans several chunk workflows and slices.
   stack = await startBuiltStack({
     temporalAddress: server.address,
+    temporalTlsEnv: server.clientEnv,
     databaseUrl: env.databaseUrl,
     templateDatabase: env.templateDatabase,
     env: {
@@ -70,7 +83,7 @@ beforeAll(async () => {
     },
   });
   sequelize = createSequelize(stack.databaseUrl, { poolMax: 3 });
-  temporal = new Client({ connection: await Connection.connect({ address: server.address }) });
+  temporal = new Client({ connection: await Connection.connect({ address: server.address, tls: server.clientTls }) });
   const seller = await createMerchant('Loja Expira');
   const created = await api('POST', '/sellers/pix', seller, {
     amountCents: 500,
@@ -92,6 +105,7 @@ afterAll(async () => {
   await sequelize?.close();
   await stack?.stop();
   await server?.stop();
+  if (tlsDir) fs.rmSync(tlsDir, { recursive: true, force: true });
 });
 
 /** A merchant made the way an operator does it: the built CLI. */
@@ -151,6 +165,81 @@ it('runs on the production engine: PostgreSQL persistence, 4 history shards, SQL
   }
 });
 
+it("the frontend requires mutual TLS: no certificate, another CA's or plain TCP is refused; the built API and worker, with the certificate, are in", async () => {
+  // What each attempt got: connected, or refused. Connection.connect calls the frontend at once.
+  const attempt = async (tls: TLSConfig | undefined): Promise<string> => {
+    try {
+      const connection = await Connection.connect({ address: server.address, tls, connectTimeout: '3s' });
+      try {
+        await connection.workflowService.getSystemInfo({});
+        return 'connected';
+      } finally {
+        await connection.close();
+      }
+    } catch {
+      return 'refused';
+    }
+  };
+  const ca = fs.readFileSync(server.tls.caFile);
+  const stranger = await createTestCertificates();
+  try {
+    expect({
+      plainTcp: await attempt(undefined),
+      tlsWithoutCertificate: await attempt({ serverNameOverride: LOCAL_SERVER_NAME, serverRootCACertificate: ca }),
+      certificateOfAnotherCa: await attempt({
+        serverNameOverride: LOCAL_SERVER_NAME,
+        serverRootCACertificate: ca,
+        clientCertPair: { crt: Buffer.from(stranger.stranger.cert), key: Buffer.from(stranger.stranger.key) },
+      }),
+      // The server's certificate is checked too: a client that trusts another CA does not go on.
+      untrustedServer: await attempt({ ...server.clientTls, serverRootCACertificate: Buffer.from(stranger.ca.cert) }),
+      withTheClientCertificate: await attempt(server.clientTls),
+    }).toEqual({
+      plainTcp: 'refused',
+      tlsWithoutCertificate: 'refused',
+      certificateOfAnotherCa: 'refused',
+      untrustedServer: 'refused',
+      withTheClientCertificate: 'connected',
+    });
+  } finally {
+    stranger.remove();
+  }
+
+  // The `temporal` CLI, as docs/operations.md runs it: with the certificate flags, and without.
+  const cli = (args: string[]) =>
+    temporalCli(['operator', 'namespace', 'describe', '-n', 'default', '--address', server.address, ...args]);
+  const caOnly = ['--tls-ca-path', server.tls.caFile];
+  const certificate = ['--tls-cert-path', server.tls.clientCertFile, '--tls-key-path', server.tls.clientKeyFile];
+  expect(await cli([])).toEqual({ ok: false, out: expect.stringContaining('failed reaching server') });
+  // Refused in the handshake ("certificate required", or a broken pipe when the alert loses the race).
+  expect(await cli(caOnly)).toEqual({ ok: false, out: expect.stringContaining('failed reaching server') });
+  expect(await cli([...caOnly, ...certificate])).toEqual({ ok: true, out: expect.stringMatching(/Name\s+default/) });
+
+  // The built services, given the certificate, are in: /ready asks Temporal, the worker polls.
+  expect(stack.env.api.TEMPORAL_TLS_CERT).toBe(server.tls.clientCertFile);
+  expect((await stack.request('GET', `${stack.apiUrl}/ready`)).status).toBe(200);
+  const health = await fetch(`http://127.0.0.1:${stack.env.worker.WORKER_HEALTH_PORT}/healthz`);
+  expect(health.status).toBe(200);
+});
+
+/** The Temporal CLI of the test run against this server: whether it succeeded, and its output. */
+async function temporalCli(args: string[]): Promise<{ ok: boolean; out: string }> {
+  // Only PATH and an empty home (it looks for a config file there): no TEMPORAL_* of the run may help it in.
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'temporal-cli-home-'));
+  try {
+    return await new Promise((resolve) =>
+      execFile(
+        testEnv().cliPath,
+        args,
+        { env: { PATH: process.env.PATH ?? '', HOME: home }, timeout: 30_000 },
+        (err, stdout, stderr) => resolve({ ok: !err, out: `${stdout}${stderr}` }),
+      ),
+    );
+  } finally {
+    fs.rmSync(home, { recursive: true, force: true });
+  }
+}
+
 it('no devDependency can be loaded from the build; its production dependencies can', async () => {
   for (const dev of ['tsx', 'jest', 'typescript', '@swc/jest'])
     expect([dev, await resolveIn(stack.dir, dev)]).toEqual([dev, 'not found']);
@@ -195,13 +284,18 @@ it('a seller charge is created, paid, its charge.paid delivered and its PDF rece
   );
   expect(found.join(' ')).toContain(charge.id);
 
-  // And so does the Web UI operators use, the version compose runs, against this server.
+  // And so does the Web UI operators use, the version compose runs, against this server: with
+  // the client certificate, and on loopback only (nothing answers on this machine's own address).
   const ui = await startTemporalUi({
     temporalAddress: server.address,
+    tls: server.tls,
     port: await freePort(),
     logFile: testLogFile(`temporal-ui-${process.pid}.log`),
   });
   try {
+    const port = Number(new URL(ui.url).port);
+    expect(new URL(ui.url).hostname).toBe('127.0.0.1');
+    expect(await reachable((await publicHost()).address, port)).toBe(false);
     const query = encodeURIComponent(`MerchantId = "${seller.merchantId}"`);
     const res = await fetch(`${ui.url}/api/v1/namespaces/default/workflows?query=${query}`);
     expect(res.status).toBe(200);
@@ -269,6 +363,22 @@ it('the charge left unpaid expired', async () => {
   );
   await assertLedgerInvariant(sequelize);
 });
+
+/** Whether a TCP connection to host:port opens. */
+function reachable(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port, timeout: 3000 });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
 
 function resolveIn(dir: string, name: string): Promise<string> {
   return new Promise((resolve) =>

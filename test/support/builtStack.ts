@@ -6,7 +6,9 @@
  * host name); the sandbox serves https with a certificate of a test CA for it, and the API, which
  * speaks plain http as behind a load balancer, is reached through a small TLS proxy on it: that
  * is PUBLIC_BASE_URL, where the sandbox sends its notifications. The services trust the test CA
- * with NODE_EXTRA_CA_CERTS, as a deployment trusts a private CA.
+ * with NODE_EXTRA_CA_CERTS, as a deployment trusts a private CA. The API, the worker and the CLI
+ * reach the production Temporal server's mutual TLS with the client certificate it names
+ * (`temporalTlsEnv`: TEMPORAL_TLS_CA, _CERT, _KEY, _SERVER_NAME).
  * The build is GATEWAY_PRODUCTION_BUILD_DIR when the runner made one, else made here.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
@@ -31,6 +33,8 @@ import { freshDatabase } from './integrationStack';
 
 export interface BuiltStackOptions {
   temporalAddress: string;
+  /** TEMPORAL_TLS_* of that server's client certificate (production requires one). */
+  temporalTlsEnv: Record<string, string>;
   /** A database URL on the test server: the stack gets a fresh database next to it. */
   databaseUrl: string;
   /** The run's migrated template database (faster than migrating an empty one). */
@@ -134,6 +138,7 @@ export async function startBuiltStack(opts: BuiltStackOptions): Promise<BuiltSta
     ...common,
     DATABASE_URL: databaseUrl,
     TEMPORAL_ADDRESS: opts.temporalAddress,
+    ...opts.temporalTlsEnv,
     TEMPORAL_TASK_QUEUE: taskQueue,
     CREDENTIALS_ENCRYPTION_KEY: s.encryptionKey,
     PROVIDER_BASE_URL: sandboxUrl,

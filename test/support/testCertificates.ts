@@ -3,13 +3,19 @@
  * localhost, and a client certificate, all signed by that CA, written as PEM files (and the
  * client's as a PKCS#12 file with a passphrase, made by `openssl pkcs12 -export`) into a fresh
  * temporary directory. Nothing is checked in and nothing outlives the run (remove()). Used by the
- * sandbox's mutual TLS tests and by the gateway's API Pix client tests alike.
+ * sandbox's mutual TLS tests and by the gateway's API Pix client tests alike. Made by
+ * scripts/lib/certificates.ts, as the local Temporal PKI is.
  */
-import crypto, { webcrypto } from 'node:crypto';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import * as x509 from '../../sandbox/x509';
+import {
+  createCertificateAuthority,
+  ExtendedKeyUsage,
+  issueCertificate,
+  type GeneralNames,
+} from '../../scripts/lib/certificates';
 import { runTool } from './externalTools';
 
 export interface TestKeyPairFiles {
@@ -32,79 +38,14 @@ export interface TestCertificates {
   remove(): void;
 }
 
-/** The key types @peculiar/x509 takes (WebCrypto's; Node's webcrypto makes them, typed on its own). It uses globalThis.crypto. */
-type X509Keys = x509.X509CertificateCreateSelfSignedParams['keys'];
-type X509SigningKey = x509.X509CertificateCreateWithKeyParams['signingKey'];
-type X509PublicKey = x509.X509CertificateCreateWithKeyParams['publicKey'];
-const ALGORITHM = {
-  name: 'RSASSA-PKCS1-v1_5',
-  hash: 'SHA-256',
-  publicExponent: new Uint8Array([1, 0, 1]),
-  modulusLength: 2048,
-};
-const DAY_MS = 86_400_000;
-
-async function keyPair(): Promise<webcrypto.CryptoKeyPair> {
-  return (await webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
-}
-
-async function privateKeyPem(keys: webcrypto.CryptoKeyPair): Promise<string> {
-  return x509.PemConverter.encode(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey), 'PRIVATE KEY');
-}
-
-interface Ca {
-  cert: x509.X509Certificate;
-  keys: webcrypto.CryptoKeyPair;
-}
-
-async function selfSignedCa(name: string): Promise<Ca> {
-  const keys = await keyPair();
-  const cert = await x509.X509CertificateGenerator.createSelfSigned({
-    name,
-    notBefore: new Date(Date.now() - DAY_MS),
-    notAfter: new Date(Date.now() + 30 * DAY_MS),
-    signingAlgorithm: ALGORITHM,
-    keys: keys as unknown as X509Keys,
-    extensions: [
-      new x509.BasicConstraintsExtension(true, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
-      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey as unknown as X509PublicKey),
-    ],
-  });
-  return { cert, keys };
-}
-
-async function leaf(
-  ca: Ca,
-  subject: string,
-  usage: x509.ExtendedKeyUsage,
-  names: x509.JsonGeneralNames,
-): Promise<{ cert: string; key: string }> {
-  const keys = await keyPair();
-  const cert = await x509.X509CertificateGenerator.create({
-    subject,
-    issuer: ca.cert.subject,
-    notBefore: new Date(Date.now() - DAY_MS),
-    notAfter: new Date(Date.now() + 30 * DAY_MS),
-    publicKey: keys.publicKey as unknown as X509PublicKey,
-    signingKey: ca.keys.privateKey as unknown as X509SigningKey,
-    signingAlgorithm: ALGORITHM,
-    extensions: [
-      new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
-      new x509.ExtendedKeyUsageExtension([usage]),
-      ...(names.length ? [new x509.SubjectAlternativeNameExtension(names)] : []),
-      await x509.AuthorityKeyIdentifierExtension.create(ca.cert),
-    ],
-  });
-  return { cert: cert.toString('pem'), key: await privateKeyPem(keys) };
-}
+/** Test certificates outlive any run by far, and expire soon after. */
+const DAYS = 30;
 
 export async function createTestCertificates(
   opts: {
     pkcs12?: boolean;
     /** More names of the server certificate besides 127.0.0.1 and localhost (a host a production config accepts). */
-    serverNames?: x509.JsonGeneralNames;
+    serverNames?: GeneralNames;
   } = {},
 ): Promise<TestCertificates> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'test-pki-'));
@@ -119,22 +60,30 @@ export async function createTestCertificates(
     keyFile: write(`${prefix}.key`, made.key),
   });
 
-  const ca = await selfSignedCa('CN=pix-gateway test CA, O=pix-gateway tests');
-  const caPem = ca.cert.toString('pem');
+  const ca = await createCertificateAuthority('CN=pix-gateway test CA, O=pix-gateway tests', DAYS);
+  const caPem = ca.pem;
   const server = pair(
     'server',
-    await leaf(ca, 'CN=localhost', x509.ExtendedKeyUsage.serverAuth, [
-      { type: 'dns', value: 'localhost' },
-      { type: 'ip', value: '127.0.0.1' },
-      ...(opts.serverNames ?? []),
-    ]),
+    await issueCertificate(ca, {
+      subject: 'CN=localhost',
+      usages: [ExtendedKeyUsage.serverAuth],
+      names: [{ type: 'dns', value: 'localhost' }, { type: 'ip', value: '127.0.0.1' }, ...(opts.serverNames ?? [])],
+      days: DAYS,
+    }),
   );
   const client = pair(
     'client',
-    await leaf(ca, 'CN=pix-gateway test client, O=Loja Teste', x509.ExtendedKeyUsage.clientAuth, []),
+    await issueCertificate(ca, {
+      subject: 'CN=pix-gateway test client, O=Loja Teste',
+      usages: [ExtendedKeyUsage.clientAuth],
+      days: DAYS,
+    }),
   );
-  const otherCa = await selfSignedCa('CN=some other CA');
-  const stranger = pair('stranger', await leaf(otherCa, 'CN=stranger', x509.ExtendedKeyUsage.clientAuth, []));
+  const otherCa = await createCertificateAuthority('CN=some other CA', DAYS);
+  const stranger = pair(
+    'stranger',
+    await issueCertificate(otherCa, { subject: 'CN=stranger', usages: [ExtendedKeyUsage.clientAuth], days: DAYS }),
+  );
 
   const certificates: TestCertificates = {
     dir,

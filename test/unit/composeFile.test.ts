@@ -3,8 +3,9 @@
  * this reads them and checks they agree with the code: the services start the build's entry
  * points with the heap caps of nodeArgs.ts, publish the ports config.ts listens on, set only
  * variables config.ts reads (and enough of them for it to start), and run the PostgreSQL major and
- * Temporal versions and shards the scripts run; the image is multi-stage, non-root, with a
- * healthcheck and no devDependency.
+ * Temporal versions and shards the scripts run, Temporal's frontend closed to clients without the
+ * certificate of the folder `npm run temporal-certs` fills (which every client mounts); the image
+ * is multi-stage, non-root, with a healthcheck and no devDependency.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -22,6 +23,12 @@ import {
   TEMPORAL_SERVER_VERSION,
   TEMPORAL_UI_VERSION,
 } from '../../scripts/lib/temporalEngine';
+import {
+  ensureTemporalCertificates,
+  TEMPORAL_SERVER_NAMES,
+  TEMPORAL_TLS_DIR,
+  temporalTlsFiles,
+} from '../../scripts/lib/temporalCertificates';
 import { dockerfileStages } from '../support/dockerfile';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -79,7 +86,27 @@ const prodFile = plain(prodDoc.contents, prodDoc) as { services: Record<string, 
 const productionAll = merged(services, prodFile.services) as Record<string, Service>;
 const production = Object.fromEntries(Object.entries(productionAll).filter(([, svc]) => !svc.profiles?.length));
 
-/** `${VAR:?message}` and `${VAR}` as a user's .env would fill them (values config.ts accepts). */
+/** The local Temporal PKI's folder as compose mounts it (`./.data/temporal-tls`), and where, in the api service. */
+const TLS_SOURCE = `./${path.relative(ROOT, TEMPORAL_TLS_DIR)}`;
+const tlsMount = (service: string): string | undefined =>
+  (services[service].volumes ?? []).find((v) => v.split(':')[0] === TLS_SOURCE);
+const TLS_TARGET = tlsMount('api')?.split(':')[1] ?? '/nowhere';
+
+/**
+ * Files like the ones `npm run temporal-certs` makes, where the containers' paths point once
+ * resolved (config.ts opens the certificate files it is given).
+ */
+let tlsDir: string;
+beforeAll(async () => {
+  tlsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'compose-temporal-tls-'));
+  await ensureTemporalCertificates(tlsDir);
+}, 30_000);
+afterAll(() => fs.rmSync(tlsDir, { recursive: true, force: true }));
+
+/**
+ * `${VAR:?message}` and `${VAR}` as a user's .env would fill them (values config.ts accepts), and
+ * the mounted certificate folder's paths as files of this machine.
+ */
 function resolved(env: Record<string, string> = {}): Record<string, string> {
   const values: Record<string, string> = {
     POSTGRES_PASSWORD: 'pw',
@@ -107,10 +134,12 @@ function resolved(env: Record<string, string> = {}): Record<string, string> {
   return Object.fromEntries(
     Object.entries(env).map(([k, v]) => [
       k,
-      String(v).replace(/\$\{(\w+)(:\?[^}]*)?\}/g, (_m, name: string) => {
-        if (!(name in values)) throw new Error(`compose uses \${${name}}: give it a value in this test`);
-        return values[name];
-      }),
+      String(v)
+        .replace(/\$\{(\w+)(:\?[^}]*)?\}/g, (_m, name: string) => {
+          if (!(name in values)) throw new Error(`compose uses \${${name}}: give it a value in this test`);
+          return values[name];
+        })
+        .replace(new RegExp(`^${TLS_TARGET}/`), `${tlsDir}/`),
     ]),
   );
 }
@@ -370,6 +399,64 @@ describe('docker-compose.prod.yml (the production profile), checked against conf
     const config = loadConfig(resolved(services.api.environment));
     expect(config.env).toBe('development');
     expect(developmentWarning(config)).toMatch(/a local stack, not a deployment/);
+  });
+});
+
+describe('docker-compose.yml: Temporal closed to clients without a certificate', () => {
+  const files = temporalTlsFiles(TLS_TARGET);
+  const env = (name: string) => services[name].environment ?? {};
+
+  it('the server requires mutual TLS on the frontend and internode, with the mounted server certificate and CA', () => {
+    expect(tlsMount('temporal')).toBe(`${TLS_SOURCE}:${TLS_TARGET}:ro`);
+    expect(env('temporal')).toMatchObject({
+      TEMPORAL_TLS_REQUIRE_CLIENT_AUTH: 'true',
+      TEMPORAL_TLS_SERVER_CA_CERT: files.caFile,
+      TEMPORAL_TLS_SERVER_CERT: files.serverCertFile,
+      TEMPORAL_TLS_SERVER_KEY: files.serverKeyFile,
+      TEMPORAL_TLS_FRONTEND_CERT: files.serverCertFile,
+      TEMPORAL_TLS_FRONTEND_KEY: files.serverKeyFile,
+      TEMPORAL_TLS_CLIENT1_CA_CERT: files.caFile,
+      TEMPORAL_TLS_CLIENT2_CA_CERT: files.caFile,
+    });
+    // The names its own clients check its certificate against are on the certificate the scripts make.
+    const names = TEMPORAL_SERVER_NAMES.map((n) => n.value);
+    for (const variable of [
+      'TEMPORAL_TLS_INTERNODE_SERVER_NAME',
+      'TEMPORAL_TLS_FRONTEND_SERVER_NAME',
+      'TEMPORAL_TLS_SERVER_NAME',
+    ])
+      expect({ variable, name: names.includes(env('temporal')[variable]) }).toEqual({ variable, name: true });
+    // The clients reach it by its service name, which the certificate carries too.
+    expect(names).toContain('temporal');
+    expect(resolved(services.api.environment).TEMPORAL_ADDRESS.split(':')[0]).toBe('temporal');
+  });
+
+  it.each(['api', 'worker', 'temporal-ui', 'temporal-search-attributes', 'temporal'])(
+    '%s mounts the folder read-only and presents the client certificate',
+    (name) => {
+      expect(tlsMount(name)).toBe(`${TLS_SOURCE}:${TLS_TARGET}:ro`);
+      expect(env(name)).toMatchObject({
+        TEMPORAL_TLS_CA: files.caFile,
+        TEMPORAL_TLS_CERT: files.clientCertFile,
+        TEMPORAL_TLS_KEY: files.clientKeyFile,
+      });
+    },
+  );
+
+  it('the Web UI checks the server certificate (off, it would accept any)', () => {
+    expect(env('temporal-ui').TEMPORAL_TLS_ENABLE_HOST_VERIFICATION).toBe('true');
+  });
+
+  it('the API and the worker load that certificate for their connections', () => {
+    for (const name of ['api', 'worker']) {
+      const config = loadConfig(resolved(services[name].environment));
+      expect(config.temporal.tls?.toJSON()).toEqual({ identity: 'pem', ca: true });
+    }
+  });
+
+  it('the sandbox, no Temporal client, gets neither the folder nor the certificate', () => {
+    expect(tlsMount('sandbox')).toBeUndefined();
+    expect(Object.keys(env('sandbox')).filter((k) => k.startsWith('TEMPORAL_TLS_'))).toEqual([]);
   });
 });
 

@@ -7,7 +7,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { inspect } from 'node:util';
-import { ConfigError, cliEnvironment, loadConfig } from '../../config';
+import { ConfigError, cliEnvironment, loadConfig, temporalConnectionForCli } from '../../config';
+import { temporalConnectionOptions } from '../../core/temporal/connection';
 import { testCertificates, type PkiFiles } from '../support/testCertificates';
 
 const SECRETS = {
@@ -60,21 +61,35 @@ const noPixApi = (): NodeJS.ProcessEnv =>
     ].map((name) => [name, undefined]),
   );
 
+/** The Temporal frontend's mutual TLS: the client certificate and the CA of the (test) PKI. */
+const temporalTls = (): NodeJS.ProcessEnv => ({
+  TEMPORAL_ADDRESS: 'temporal.internal:7233',
+  TEMPORAL_TLS_CERT: certs.clientCertFile,
+  TEMPORAL_TLS_KEY: certs.clientKeyFile,
+  TEMPORAL_TLS_CA: certs.caFile,
+});
+
 const production = (): NodeJS.ProcessEnv => ({
   NODE_ENV: 'production',
   DATABASE_URL: 'postgres://gateway:db-password-SHOULD-NOT-LEAK@db.internal:5432/gateway',
   PROVIDER_BASE_URL: 'https://psp.example.com',
   PUBLIC_BASE_URL: 'https://api.gateway.example.com',
   ...pixApiProduction(),
+  ...temporalTls(),
   ...SECRETS,
 });
 
+/** The dev server of `npm start`: plain TCP, no TEMPORAL_TLS_*. */
 const development = (): NodeJS.ProcessEnv => ({
   ...production(),
   NODE_ENV: 'development',
   PROVIDER_BASE_URL: undefined,
   PUBLIC_BASE_URL: undefined,
   SMTP_URL: undefined,
+  TEMPORAL_ADDRESS: undefined,
+  TEMPORAL_TLS_CERT: undefined,
+  TEMPORAL_TLS_KEY: undefined,
+  TEMPORAL_TLS_CA: undefined,
   ...noPixApi(),
 });
 
@@ -689,5 +704,96 @@ describe('loadConfig: API Pix (PIX_API_*, PIX_RECEIVING_KEY, PIX_WEBHOOK_SECRET)
     expect(problemsOf({ ...production(), PIX_RECEIVING_KEY: 'k'.repeat(78) })).toEqual([
       expect.stringContaining('PIX_RECEIVING_KEY'),
     ]);
+  });
+});
+
+describe('loadConfig: Temporal (TEMPORAL_ADDRESS, TEMPORAL_TLS_*)', () => {
+  it('reads the client certificate and CA the mutual TLS of the frontend asks for, and hands them to the SDK', () => {
+    const config = loadConfig(production());
+    expect(config.temporal).toMatchObject({ address: 'temporal.internal:7233', serverName: null });
+    expect(config.temporal.tls?.toJSON()).toEqual({ identity: 'pem', ca: true });
+    const options = temporalConnectionOptions(config.temporal);
+    expect(options.address).toBe('temporal.internal:7233');
+    expect(options.tls?.serverNameOverride).toBeUndefined();
+    expect(Buffer.from(options.tls?.serverRootCACertificate ?? []).toString()).toBe(
+      fs.readFileSync(certs.caFile, 'utf8'),
+    );
+    expect(Buffer.from(options.tls?.clientCertPair?.crt ?? []).toString()).toBe(
+      fs.readFileSync(certs.clientCertFile, 'utf8'),
+    );
+    expect(Buffer.from(options.tls?.clientCertPair?.key ?? []).toString()).toBe(
+      fs.readFileSync(certs.clientKeyFile, 'utf8'),
+    );
+    // A logged config shows that there is a key, never the key.
+    expect(inspect(config, { depth: 10 })).not.toContain('PRIVATE KEY');
+    expect(JSON.stringify(config)).not.toContain('PRIVATE KEY');
+  });
+
+  it('takes TEMPORAL_TLS_SERVER_NAME as the name the certificate of the frontend is checked against', () => {
+    const config = loadConfig({ ...production(), TEMPORAL_TLS_SERVER_NAME: 'temporal.example.com' });
+    expect(config.temporal.serverName).toBe('temporal.example.com');
+    expect(temporalConnectionOptions(config.temporal).tls?.serverNameOverride).toBe('temporal.example.com');
+  });
+
+  it('refuses production without the client certificate: the frontend would refuse the process', () => {
+    for (const missing of [
+      { TEMPORAL_TLS_CERT: undefined, TEMPORAL_TLS_KEY: undefined },
+      { TEMPORAL_TLS_CERT: undefined, TEMPORAL_TLS_KEY: undefined, TEMPORAL_TLS_CA: undefined },
+    ])
+      expect(problemsOf({ ...production(), ...missing })).toEqual([
+        expect.stringMatching(/^TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY are required in production/),
+      ]);
+  });
+
+  it('outside production, no TEMPORAL_TLS_* is plain TCP (the dev server); the certificate turns TLS on', () => {
+    const dev = loadConfig(development());
+    expect(dev.temporal).toMatchObject({ address: '127.0.0.1:7233', tls: null, serverName: null });
+    expect(temporalConnectionOptions(dev.temporal)).toEqual({ address: '127.0.0.1:7233' });
+    const withTls = loadConfig({ ...development(), ...temporalTls() });
+    expect(temporalConnectionOptions(withTls.temporal).tls?.clientCertPair).toBeDefined();
+  });
+
+  it.each<[string, NodeJS.ProcessEnv, string[]]>([
+    [
+      'a certificate without its key',
+      { TEMPORAL_TLS_KEY: undefined },
+      ['TEMPORAL_TLS_KEY is required with TEMPORAL_TLS_CERT'],
+    ],
+    [
+      'a key without its certificate',
+      { TEMPORAL_TLS_CERT: undefined },
+      ['TEMPORAL_TLS_CERT is required with TEMPORAL_TLS_KEY'],
+    ],
+    [
+      'a key of another certificate',
+      { TEMPORAL_TLS_KEY: 'SERVER_KEY' },
+      ['TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY are not a PEM certificate and its private key'],
+    ],
+    ['a CA file that cannot be read', { TEMPORAL_TLS_CA: 'MISSING' }, ['TEMPORAL_TLS_CA could not be read (ENOENT)']],
+  ])('refuses %s, in every mode, naming the variables only', (_what, change, expected) => {
+    const resolved = Object.fromEntries(
+      Object.entries(change).map(([k, v]) => [
+        k,
+        v === 'SERVER_KEY' ? certs.serverKeyFile : v === 'MISSING' ? path.join(certs.dir, 'no-such-ca.pem') : v,
+      ]),
+    );
+    for (const base of [production(), { ...development(), ...temporalTls() }]) {
+      const problems = problemsOf({ ...base, ...resolved });
+      expect(problems).toEqual(expected.map((p) => expect.stringContaining(p)));
+      expect(problems.join('\n')).not.toContain(certs.dir);
+    }
+  });
+
+  it('the operator CLI reads the same variables, without requiring the certificate', () => {
+    const cli = temporalConnectionForCli({ NODE_ENV: 'production', ...temporalTls() });
+    expect(temporalConnectionOptions(cli).tls?.clientCertPair).toBeDefined();
+    expect(temporalConnectionForCli({ NODE_ENV: 'production' })).toEqual({
+      address: '127.0.0.1:7233',
+      tls: null,
+      serverName: null,
+    });
+    expect(() => temporalConnectionForCli({ TEMPORAL_TLS_CERT: certs.clientCertFile })).toThrow(
+      /TEMPORAL_TLS_KEY is required with TEMPORAL_TLS_CERT/,
+    );
   });
 });
