@@ -90,10 +90,51 @@ ensure_ui() {
   ln -sfn "$dir" "$tools/temporal-ui-server"
 }
 
+# The SDK gives the test server 5 s to accept connections (a bound in its native core, not an
+# option), and every workflow test file starts one. On one loaded core (taskset -c 0 beside the
+# suite) the JVM alone took 8 s to open its port, so every such file failed. A class-data-sharing
+# archive of the server's classes, dumped once here, and the client compiler only (test runs are
+# short) open it in about 2 s there (measured 8.3 → 1.8 s). run.sh starts without the archive if
+# it is missing or was made by another JVM (-Xshare:auto, the default, ignores it then).
+write_test_server_wrapper() {
+  cat > "$1/run.sh" <<'RUN'
+#!/usr/bin/env bash
+# Usage: run.sh <port>   (the Temporal time-skipping test server; classes.jsa: see ensure-tools.sh)
+here="$(cd "$(dirname "$(readlink -f "$0")")" && pwd)"
+cds=()
+[ -f "$here/classes.jsa" ] && cds=(-XX:SharedArchiveFile="$here/classes.jsa" -Xlog:cds=off -Xlog:cds+dynamic=off)
+exec java "${cds[@]}" -XX:TieredStopAtLevel=1 -cp "$here/lib/*" io.temporal.testserver.TestServer "$@"
+RUN
+  chmod +x "$1/run.sh"
+}
+
+# Starts the server once on a free loopback port, waits (up to 2 minutes) until it accepts, and
+# stops it: the JVM writes the classes it loaded into classes.jsa as it exits.
+dump_test_server_classes() {
+  local dir="$1" port pid i
+  for i in $(seq 50); do
+    port=$((20000 + RANDOM % 20000))
+    (echo > "/dev/tcp/127.0.0.1/$port") 2>/dev/null || break
+  done
+  rm -f "$dir/classes.jsa.tmp"
+  java -XX:ArchiveClassesAtExit="$dir/classes.jsa.tmp" -Xlog:cds=off -Xlog:cds+dynamic=off -XX:TieredStopAtLevel=1 \
+    -cp "$dir/lib/*" io.temporal.testserver.TestServer "$port" >/dev/null 2>&1 &
+  pid=$!
+  for i in $(seq 600); do
+    (echo > "/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.2
+  done
+  sleep 1
+  kill -TERM "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  if [ -s "$dir/classes.jsa.tmp" ]; then mv "$dir/classes.jsa.tmp" "$dir/classes.jsa"; else rm -f "$dir/classes.jsa.tmp"; fi
+}
+
 ensure_test_server() {
-  if [ -x "$tools/temporal-test-server/run.sh" ]; then return 0; fi
+  if [ -x "$tools/temporal-test-server/run.sh" ] && [ -f "$tools/temporal-test-server/classes.jsa" ]; then return 0; fi
   local dir="$cache/temporal-test-server-$TEST_SERVER_VERSION"
-  if [ ! -x "$dir/run.sh" ]; then
+  if [ ! -d "$dir/lib" ]; then
     if ! command -v mvn >/dev/null 2>&1 || ! command -v java >/dev/null 2>&1; then
       echo "ensure-tools: Java and Maven are needed for the time-skipping test server." >&2
       exit 1
@@ -102,14 +143,12 @@ ensure_test_server() {
     rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
     mvn -q -B -f "$root/tools/temporal-test-server/pom.xml" dependency:copy-dependencies \
       -DincludeScope=runtime -DoutputDirectory="$dir.tmp/lib" >&2
-    cat > "$dir.tmp/run.sh" <<'RUN'
-#!/usr/bin/env bash
-# Usage: run.sh <port>   (the Temporal time-skipping test server)
-here="$(cd "$(dirname "$(readlink -f "$0")")" && pwd)"
-exec java -cp "$here/lib/*" io.temporal.testserver.TestServer "$@"
-RUN
-    chmod +x "$dir.tmp/run.sh"
     rm -rf "$dir" && mv "$dir.tmp" "$dir"
+  fi
+  if [ ! -f "$dir/classes.jsa" ] || ! grep -q classes.jsa "$dir/run.sh" 2>/dev/null; then
+    echo "ensure-tools: archiving the test server's classes for a fast start (once)..." >&2
+    write_test_server_wrapper "$dir"
+    dump_test_server_classes "$dir"
   fi
   rm -rf "$tools/temporal-test-server"
   ln -sfn "$dir" "$tools/temporal-test-server"

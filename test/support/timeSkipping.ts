@@ -17,8 +17,10 @@ export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> 
 }
 
 /**
- * The SDK gives the Java server 5 s to accept connections, a bound a loaded 2-core machine (JVM
- * start-up) sometimes misses: try again rather than fail the suite on start-up time.
+ * The SDK gives the Java server 5 s to accept connections (not an option). run.sh starts it from
+ * a class-data-sharing archive (scripts/ensure-tools.sh: about 1–2 s on one loaded core, 8 s
+ * without); a start that still misses the bound is tried again rather than fail the suite on
+ * start-up time.
  */
 async function startWithRetries(tries = 4): Promise<TestWorkflowEnvironment> {
   for (let attempt = 1; ; attempt++) {
