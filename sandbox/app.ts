@@ -1,8 +1,9 @@
 /**
  * The sandbox PSP as an express app. No listen() here, so tests and server.ts own the socket.
  * Layout: /health (open) · /v1/* (faults → API key → provider API) · /oauth/token and /api/v2/*
- * (faults → API Pix v2: OAuth2 token → cob, pix, webhook) · /qr/v2/*, /.well-known/jwks.json (open:
- * payload locations) · /sandbox/* (control token, when set → control).
+ * (faults → API Pix v2: OAuth2 token → cob, pix, webhook) · /v2/gn/* and /v3/gn/* (faults → Efí's
+ * send, sent-Pix, balance and MED routes, the same tokens) · /qr/v2/*, /.well-known/jwks.json
+ * (open: payload locations) · /sandbox/* (control token, when set → control).
  */
 import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import pino, { type Logger } from 'pino';
@@ -10,7 +11,14 @@ import { requireApiKey, requireBearer } from './auth';
 import { CallbackDispatcher, DEFAULT_CALLBACK_RETRY_DELAYS_MS } from './callbacks';
 import type { SandboxContext } from './context';
 import { controlRoutes } from './controlRoutes';
-import { DEV_PIX_CLIENT_ID, DEV_PIX_CLIENT_SECRET } from './config';
+import {
+  DEFAULT_EFI_OPENING_BALANCE_CENTS,
+  DEFAULT_EFI_SEND_SETTLE_MS,
+  DEV_PIX_CLIENT_ID,
+  DEV_PIX_CLIENT_SECRET,
+} from './config';
+import { createEfiApi } from './efi';
+import { sendEfiUnavailable } from './efi/errors';
 import { errorHandler, notFoundHandler, sendError } from './errors';
 import { applyFaults, releaseFaults, type FaultRuntime } from './faults';
 import { memoryJournal, openFileJournal } from './journal';
@@ -49,11 +57,16 @@ export interface SandboxAppOptions {
   pixReceivingKeys?: readonly string[];
   /** How long an API Pix devolução reads EM_PROCESSAMENTO before DEVOLVIDO or NAO_REALIZADO (default 1000 ms). */
   devolucaoSettleMs?: number;
+  /** How long an Efí send (PUT /v3/gn/pix/{idEnvio}) reads EM_PROCESSAMENTO (default 150 ms; 0 allowed). */
+  efiSendSettleMs?: number;
+  /** The Efí account's opening balance in cents (default R$ 1 billion, so tests never run short). */
+  efiOpeningBalanceCents?: number;
   /** host[:port] written in payload locations; the Host header of each PUT /cob when unset. */
   locationHost?: string;
   /**
-   * Sees every API Pix request that carries a valid token, as received (method, URL, headers,
-   * raw body): tests validate what the gateway sends against the BCB document with it.
+   * Sees every API Pix and Efí request that carries a valid token, as received (method, URL,
+   * headers, raw body): tests validate what the gateway sends against the BCB document and
+   * docs/standards/efi-pix.yaml with it.
    */
   observeApiRequest?: (req: ObservedApiRequest) => void;
 }
@@ -92,15 +105,23 @@ export function createSandboxApp(opts: SandboxAppOptions): SandboxApp {
     openInfractionRate: rate,
     random: opts.random ?? Math.random,
   };
+  const receivingKeys = opts.pixReceivingKeys ?? [SANDBOX_MERCHANT.pixKey];
   const pixApi = createPixApi(ctx, {
     client: {
       clientId: opts.pixClientId ?? DEV_PIX_CLIENT_ID,
       clientSecret: opts.pixClientSecret ?? DEV_PIX_CLIENT_SECRET,
     },
     tokenTtlSeconds: opts.pixTokenTtlSeconds ?? 3600,
-    receivingKeys: opts.pixReceivingKeys ?? [SANDBOX_MERCHANT.pixKey],
+    receivingKeys,
     devolucaoSettleMs: opts.devolucaoSettleMs ?? 1000,
     locationHost: opts.locationHost,
+    observeApiRequest: opts.observeApiRequest,
+  });
+  const efi = createEfiApi(ctx, {
+    tokens: pixApi.tokens,
+    receivingKeys,
+    settleMs: opts.efiSendSettleMs ?? DEFAULT_EFI_SEND_SETTLE_MS,
+    openingBalanceCents: opts.efiOpeningBalanceCents ?? DEFAULT_EFI_OPENING_BALANCE_CENTS,
     observeApiRequest: opts.observeApiRequest,
   });
   const faultRuntime: FaultRuntime = {
@@ -121,11 +142,13 @@ export function createSandboxApp(opts: SandboxAppOptions): SandboxApp {
   app.use('/v1', faults, requireApiKey(opts.apiKey), v1Routes(ctx));
   app.use('/oauth', faults, pixApi.oauth);
   app.use('/api/v2', faults, pixApi.api);
+  app.use('/v2/gn', faults, efi.v2);
+  app.use('/v3/gn', faults, efi.v3);
   app.use(pixApi.locations);
   app.use(
     '/sandbox',
     ...(opts.controlToken ? [requireBearer(opts.controlToken, 'control token')] : []),
-    controlRoutes(ctx),
+    controlRoutes(ctx, efi),
   );
   app.use(notFoundHandler);
   app.use(errorHandler(logger));
@@ -133,6 +156,7 @@ export function createSandboxApp(opts: SandboxAppOptions): SandboxApp {
   const stop = () => {
     callbacks.stop();
     pixApi.stop();
+    efi.stop();
     releaseFaults(faultRuntime);
   };
   return { app, state, stop, prepare: () => pixApi.prepare() };
@@ -140,6 +164,7 @@ export function createSandboxApp(opts: SandboxAppOptions): SandboxApp {
 
 function unavailable(req: Request, res: Response): void {
   if (req.baseUrl === '/v1') sendError(res, 503, 'SANDBOX_FAULT', 'injected fault: provider unavailable');
+  else if (req.baseUrl === '/v2/gn' || req.baseUrl === '/v3/gn') sendEfiUnavailable(res);
   else
     sendProblem(
       res,

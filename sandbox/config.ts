@@ -43,7 +43,14 @@ export interface SandboxConfig {
   locationHost: string | undefined;
   /** SANDBOX_TLS_CERT_FILE + SANDBOX_TLS_KEY_FILE (+ SANDBOX_TLS_CLIENT_CA_FILE); plain http when unset. */
   tls: SandboxTlsConfig | undefined;
+  /** SANDBOX_EFI_SEND_SETTLE_MS (150): how long an Efí send reads EM_PROCESSAMENTO; 0 allowed. */
+  efiSendSettleMs: number;
+  /** SANDBOX_EFI_OPENING_BALANCE_CENTS (100000000000, R$ 1 billion): the Efí account's opening balance. */
+  efiOpeningBalanceCents: number;
 }
+
+export const DEFAULT_EFI_SEND_SETTLE_MS = 150;
+export const DEFAULT_EFI_OPENING_BALANCE_CENTS = 100_000_000_000;
 
 const OPEN_CONTROL_ENVIRONMENTS = new Set(['development', 'test']);
 /** The checkout, or the build's directory when this runs compiled from its dist/ (not dist/ itself: the image's /app/.data is writable, dist/ is not). */
@@ -87,7 +94,25 @@ export function readSandboxConfig(env: NodeJS.ProcessEnv): SandboxConfig {
       : undefined,
     locationHost: env.SANDBOX_LOCATION_HOST || undefined,
     tls: readTls(env),
+    efiSendSettleMs: readWhole(
+      env.SANDBOX_EFI_SEND_SETTLE_MS,
+      'SANDBOX_EFI_SEND_SETTLE_MS',
+      DEFAULT_EFI_SEND_SETTLE_MS,
+    ),
+    efiOpeningBalanceCents: readWhole(
+      env.SANDBOX_EFI_OPENING_BALANCE_CENTS,
+      'SANDBOX_EFI_OPENING_BALANCE_CENTS',
+      DEFAULT_EFI_OPENING_BALANCE_CENTS,
+    ),
   };
+}
+
+/** A whole number, 0 or more (fallback when unset or empty). */
+function readWhole(raw: string | undefined, name: string, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`${name} must be a whole number, 0 or more`);
+  return value;
 }
 
 function readRate(raw: string | undefined): number {

@@ -11,6 +11,8 @@ import type { SandboxContext } from './context';
 import { setStatementAmount, setTransferStatementAmount } from './statement';
 import { maybeOpenInfraction, openInfraction } from './infractions';
 import { registerKey } from './dict';
+import type { EfiApi } from './efi';
+import { efiControlRoutes } from './efi/controlRoutes';
 import {
   dictKeySchema,
   faultsSchema,
@@ -22,10 +24,12 @@ import {
 } from './schemas';
 import { NO_FAULTS } from './state';
 
-export function controlRoutes(ctx: SandboxContext): Router {
+export function controlRoutes(ctx: SandboxContext, efi: Pick<EfiApi, 'webhooks' | 'openingBalanceCents'>): Router {
   const router = Router();
   const { state } = ctx;
   router.use(express.json({ limit: '64kb' }));
+  // Efí's sends, balance and webhooks (sandbox/efi/controlRoutes.ts).
+  router.use('/efi', efiControlRoutes(ctx, efi));
 
   // :id is the provider charge id or, for convenience, the gateway's reference.
   router.post('/charges/:id/pay', (req, res) => {

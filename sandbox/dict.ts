@@ -85,7 +85,7 @@ export function registerKey(
 }
 
 /** A CPF as the Pix directory shows it to others (digits 4 to 9: ***.982.247-**); a CNPJ is public, in full. */
-function maskForDirectory(document: string, type: 'CPF' | 'CNPJ'): string {
+export function maskForDirectory(document: string, type: 'CPF' | 'CNPJ'): string {
   if (type === 'CNPJ')
     return `${document.slice(0, 2)}.${document.slice(2, 5)}.${document.slice(5, 8)}/${document.slice(8, 12)}-${document.slice(12)}`;
   return `***.${document.slice(3, 6)}.${document.slice(6, 9)}-**`;

@@ -1,5 +1,5 @@
 /**
- * Fault injection for the provider's APIs: /v1/*, and API Pix (/oauth/token, /api/v2/*), never the
+ * Fault injection for the provider's APIs: /v1/*, API Pix (/oauth/token, /api/v2/*) and Efí's routes (/v2/gn/*, /v3/gn/*), never the
  * /sandbox/* control routes (or tests could not turn faults off) nor the payer's side (payload
  * locations). One middleware serves every API, so a seeded schedule is one sequence of draws. Semantics, chosen to exercise the two distinct client failure modes:
  *  - latencyMs: every call waits that long before being handled.

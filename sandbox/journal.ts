@@ -4,7 +4,8 @@
  * issued, so neither does the sandbox across restarts. Writes are synchronous, so a change is
  * on disk before the answer that reports it leaves the process. Faults and the callback log
  * stay in memory: they describe this run, not the provider's records. Boletos are kept like charges;
- * so are API Pix cobs (charges with their cob fields), devoluções and webhook registrations.
+ * so are API Pix cobs (charges with their cob fields), devoluções and webhook registrations, and
+ * the Pix sent through Efí's route with the balance adjustment a test set.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -14,6 +15,7 @@ import type {
   BoletoRecord,
   ChargeRecord,
   DevolucaoRecord,
+  EfiSendRecord,
   IdempotencyEntry,
   PixWebhookRecord,
   SandboxState,
@@ -32,6 +34,8 @@ export interface SandboxJournal {
   devolucao(devolucao: DevolucaoRecord): void;
   pixWebhook(webhook: PixWebhookRecord): void;
   pixWebhookRemoved(chave: string): void;
+  efiSend(send: EfiSendRecord): void;
+  efiBalanceAdjustment(cents: number): void;
 }
 
 type Line =
@@ -45,7 +49,9 @@ type Line =
   | { kind: 'infraction'; value: ProviderInfraction }
   | { kind: 'devolucao'; value: DevolucaoRecord }
   | { kind: 'pixWebhook'; value: PixWebhookRecord }
-  | { kind: 'pixWebhookRemoved'; key: string };
+  | { kind: 'pixWebhookRemoved'; key: string }
+  | { kind: 'efiSend'; value: EfiSendRecord }
+  | { kind: 'efiBalanceAdjustment'; value: number };
 
 /** Keeps nothing: for tests that want a throwaway provider. */
 export const memoryJournal: SandboxJournal = {
@@ -60,6 +66,8 @@ export const memoryJournal: SandboxJournal = {
   devolucao: () => undefined,
   pixWebhook: () => undefined,
   pixWebhookRemoved: () => undefined,
+  efiSend: () => undefined,
+  efiBalanceAdjustment: () => undefined,
 };
 
 /** Loads `file` into `state` (creating it when missing), compacts it, and appends from then on. */
@@ -86,6 +94,8 @@ export function openFileJournal(file: string, state: SandboxState, logger: Logge
     devolucao: (value) => append({ kind: 'devolucao', value }),
     pixWebhook: (value) => append({ kind: 'pixWebhook', value }),
     pixWebhookRemoved: (key) => append({ kind: 'pixWebhookRemoved', key }),
+    efiSend: (value) => append({ kind: 'efiSend', value }),
+    efiBalanceAdjustment: (value) => append({ kind: 'efiBalanceAdjustment', value }),
   };
 }
 
@@ -141,6 +151,12 @@ function apply(state: SandboxState, line: Line): void {
     case 'pixWebhookRemoved':
       state.pixWebhooks.delete(line.key);
       break;
+    case 'efiSend':
+      state.efiSends.set(line.value.idEnvio, line.value);
+      break;
+    case 'efiBalanceAdjustment':
+      state.efiBalanceAdjustmentCents = line.value;
+      break;
   }
 }
 
@@ -157,6 +173,8 @@ function compact(file: string, state: SandboxState): void {
     ...[...state.infractions.values()].map((value) => ({ kind: 'infraction' as const, value })),
     ...[...state.devolucoes.values()].map((value) => ({ kind: 'devolucao' as const, value })),
     ...[...state.pixWebhooks.values()].map((value) => ({ kind: 'pixWebhook' as const, value })),
+    ...[...state.efiSends.values()].map((value) => ({ kind: 'efiSend' as const, value })),
+    { kind: 'efiBalanceAdjustment' as const, value: state.efiBalanceAdjustmentCents },
   ];
   const temp = `${file}.compacting`;
   fs.writeFileSync(temp, lines.map((l) => `${JSON.stringify(l)}\n`).join(''));

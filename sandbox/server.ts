@@ -5,7 +5,8 @@
  * development or test), SANDBOX_DATA_FILE (.data/sandbox/state.jsonl); API Pix:
  * SANDBOX_PIX_CLIENT_ID and SANDBOX_PIX_CLIENT_SECRET (development values unless NODE_ENV is
  * neither development nor test, then required), SANDBOX_PIX_TOKEN_TTL_SECONDS (3600),
- * SANDBOX_PIX_KEYS, SANDBOX_LOCATION_HOST; TLS: SANDBOX_TLS_CERT_FILE and SANDBOX_TLS_KEY_FILE
+ * SANDBOX_PIX_KEYS, SANDBOX_LOCATION_HOST; Efí: SANDBOX_EFI_SEND_SETTLE_MS (150),
+ * SANDBOX_EFI_OPENING_BALANCE_CENTS (R$ 1 billion); TLS: SANDBOX_TLS_CERT_FILE and SANDBOX_TLS_KEY_FILE
  * (https), plus SANDBOX_TLS_CLIENT_CA_FILE (mutual TLS). Secrets are never logged.
  */
 import pino from 'pino';
@@ -40,6 +41,8 @@ async function main(): Promise<void> {
     pixTokenTtlSeconds: config.pixTokenTtlSeconds,
     pixReceivingKeys: config.pixReceivingKeys,
     locationHost: config.locationHost,
+    efiSendSettleMs: config.efiSendSettleMs,
+    efiOpeningBalanceCents: config.efiOpeningBalanceCents,
   });
   let server: Awaited<ReturnType<typeof listenSandbox>>['server'];
   try {

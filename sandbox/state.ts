@@ -63,6 +63,45 @@ export interface DevolucaoRecord {
   settlesAt: string;
 }
 
+/** ISO 20022 reason a sent Pix was not made, as Efí reports it (gnExtras.erro). */
+export interface EfiSendError {
+  codigo: string;
+  origem: string;
+  motivo: string;
+}
+
+/** A recipient's return of (part of) a Pix the account sent through Efí's route. */
+export interface EfiSendReturn {
+  id: string;
+  rtrId: string;
+  amountCents: number;
+  at: string;
+}
+
+/**
+ * A Pix sent through Efí's PUT /v3/gn/pix/{idEnvio} (sandbox/efi/). Its money moves as the
+ * transfer `transferId` (state.transfers, reference = idEnvio); this keeps what Efí shows on top.
+ */
+export interface EfiSendRecord {
+  idEnvio: string;
+  endToEndId: string;
+  transferId: string;
+  amountCents: number;
+  /** pagador.chave: the account's key it was sent from (its webhook gets the outcome). */
+  payerKey: string;
+  infoPagador: string | null;
+  recipientKey: string;
+  /** favorecido.cpf or .cnpj when the client named one. */
+  recipientDocument: string | null;
+  requestedAt: string;
+  /** Until then it reads EM_PROCESSAMENTO; from then on `outcome` (derived on read, like DevolucaoRecord). */
+  settlesAt: string;
+  /** Decided at acceptance. */
+  outcome: 'REALIZADO' | 'NAO_REALIZADO';
+  erro: EfiSendError | null;
+  devolucoes: EfiSendReturn[];
+}
+
 /** A webhook registered through API Pix for one of the receiving user's keys. */
 export interface PixWebhookRecord {
   chave: string;
@@ -152,6 +191,12 @@ export interface SandboxState {
   devolucoes: Map<string, DevolucaoRecord>;
   /** API Pix webhooks, by chave. */
   pixWebhooks: Map<string, PixWebhookRecord>;
+  /** Pix sent through Efí's route, by idEnvio. */
+  efiSends: Map<string, EfiSendRecord>;
+  /** What POST /sandbox/efi/saldo added to the Efí balance's arithmetic (sandbox/efi/balance.ts). */
+  efiBalanceAdjustmentCents: number;
+  /** Test control only: while true, the Efí send webhooks are dropped (not journaled). */
+  efiWebhooksPaused: boolean;
   faults: Faults;
   /** Oldest entries are dropped past MAX_CALLBACK_LOG so a long-running sandbox stays bounded. */
   callbacks: CallbackAttempt[];
@@ -173,6 +218,9 @@ export function createSandboxState(): SandboxState {
     dictKeys: new Map(),
     devolucoes: new Map(),
     pixWebhooks: new Map(),
+    efiSends: new Map(),
+    efiBalanceAdjustmentCents: 0,
+    efiWebhooksPaused: false,
     faults: { ...NO_FAULTS },
     callbacks: [],
   };

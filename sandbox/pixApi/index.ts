@@ -45,12 +45,15 @@ export interface PixApi {
   api: Router;
   /** Mount at the root: /qr/v2/{token} and /.well-known/jwks.json. */
   locations: Router;
+  /** The bearer tokens /oauth/token issues: Efí's routes (sandbox/efi/) accept the same ones. */
+  tokens: AccessTokens;
   /** Makes the payload locations' signing key now rather than on the first read. */
   prepare(): Promise<void>;
   stop(): void;
 }
 
-function observer(observe: (req: ObservedApiRequest) => void): RequestHandler {
+/** Hands each request to `observe` as received (the raw body from express.json's verify); Efí's routers use it too. */
+export function observer(observe: (req: ObservedApiRequest) => void): RequestHandler {
   return (req, _res, next) => {
     const raw = (req as { rawPixBody?: Buffer }).rawPixBody;
     observe({
@@ -88,6 +91,7 @@ export function createPixApi(ctx: SandboxContext, options: PixApiOptions): PixAp
   const signer = createLocationSigner();
   return {
     oauth: oauthRoutes(options.client, tokens),
+    tokens,
     api,
     locations: locationRoutes(ctx, signer, ctx.logger),
     prepare: () => signer.prepare(),

@@ -23,6 +23,19 @@ export const PIX_API_SCOPES = [
 ] as const;
 export type PixApiScope = (typeof PIX_API_SCOPES)[number];
 
+/**
+ * Efí's scopes for its own routes (sandbox/efi/): granted when asked for, so a client that asks
+ * for them as it would at Efí gets a token; not in the default grant, and not checked by the
+ * sandbox's Efí routes (any valid token works there).
+ */
+export const EFI_SCOPES = [
+  'pix.send',
+  'gn.pix.send.read',
+  'gn.balance.read',
+  'gn.infractions.read',
+  'gn.infractions.write',
+] as const;
+
 export interface PixApiClient {
   clientId: string;
   clientSecret: string;
@@ -123,13 +136,14 @@ export function oauthRoutes(client: PixApiClient, tokens: AccessTokens): Router 
     if (body.scope !== undefined && typeof body.scope !== 'string')
       return oauthError(res, 400, 'invalid_request', 'scope given more than once');
     const asked = typeof body.scope === 'string' ? body.scope.split(' ').filter(Boolean) : [...PIX_API_SCOPES];
-    const unknown = asked.filter((s) => !(PIX_API_SCOPES as readonly string[]).includes(s));
+    const known: readonly string[] = [...PIX_API_SCOPES, ...EFI_SCOPES];
+    const unknown = asked.filter((s) => !known.includes(s));
     if (unknown.length > 0)
       return oauthError(
         res,
         400,
         'invalid_scope',
-        `unknown scope(s): ${unknown.join(' ')}; this PSP grants ${PIX_API_SCOPES.join(' ')}`,
+        `unknown scope(s): ${unknown.join(' ')}; this PSP grants ${known.join(' ')}`,
       );
     res
       .set('Cache-Control', 'no-store')

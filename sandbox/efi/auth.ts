@@ -1,0 +1,27 @@
+/**
+ * Efí's routes take the same bearer tokens as API Pix (one AccessTokens: a token from
+ * POST /oauth/token works on both), answering 401 in Efí's own form. Scopes are not checked
+ * here: the token endpoint grants API Pix's by default and accepts Efí's when asked
+ * (pixApi/oauth.ts), and the sandbox does not make a client ask for them.
+ */
+import type { RequestHandler } from 'express';
+import type { AccessTokens } from '../pixApi/oauth';
+import { EfiError, sendEfiError } from './errors';
+
+export function requireEfiToken(tokens: AccessTokens): RequestHandler {
+  return (req, res, next) => {
+    const match = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i.exec(req.get('Authorization') ?? '');
+    if (match && tokens.verify(match[1])) return next();
+    res.set('WWW-Authenticate', 'Bearer realm="efi", error="invalid_token"');
+    sendEfiError(
+      res,
+      new EfiError(
+        401,
+        'nao_autorizado',
+        match
+          ? 'O access token é desconhecido ou expirou: obtenha outro em /oauth/token.'
+          : 'Envie um access token: Authorization: Bearer <token>.',
+      ),
+    );
+  };
+}
