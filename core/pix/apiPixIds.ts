@@ -2,7 +2,9 @@
  * The ids the gateway gives API Pix, derived from its own ids alone, so a retried call addresses
  * the same resource instead of creating a second one. Pure.
  *  - txid of a cob (`PUT /cob/{txid}`, 26 to 35 alphanumerics) from the charge id;
- *  - id of a devolução (`PUT /pix/{e2eid}/devolucao/{id}`, 1 to 35 alphanumerics) from the refund id.
+ *  - id of a devolução (`PUT /pix/{e2eid}/devolucao/{id}`, 1 to 35 alphanumerics) from the refund id;
+ *  - idEnvio of a sent Pix (Efí's `PUT /v3/gn/pix/{idEnvio}`, 1 to 35 alphanumerics, Efí's
+ *    idempotency key) from the transfer's business id (payout item, withdrawal, refund).
  *
  * Both of our ids are UUIDs (PostgreSQL UUID columns, issued by crypto.randomUUID()), and a UUID
  * is 32 hex digits. The API id is those 32 digits in lower case:
@@ -59,4 +61,14 @@ function hexOf(uuid: string, refusal: string): string {
 function uuidOf(id: string): string | null {
   if (!OUR_ID_RE.test(id)) return null;
   return `${id.slice(0, 8)}-${id.slice(8, 12)}-${id.slice(12, 16)}-${id.slice(16, 20)}-${id.slice(20)}`;
+}
+
+/** The idEnvio of the Pix sent for this transfer (its business id: payout item, withdrawal or refund). */
+export function idEnvioFor(transferReference: string): string {
+  return hexOf(transferReference, 'idEnvioFor: a transfer reference is a UUID');
+}
+
+/** The transfer reference an idEnvio was derived from, or null when it is not one of ours. */
+export function referenceOfIdEnvio(idEnvio: string): string | null {
+  return uuidOf(idEnvio);
 }

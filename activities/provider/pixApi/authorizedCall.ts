@@ -27,6 +27,16 @@ export interface CallSpec<T> {
   codes: OperationCodes;
   /** A 404 with this problem type (or the standard's general NaoEncontrado) answers null. */
   nullOnNotFound?: NotFoundProblemType;
+  /**
+   * Routes that are not API Pix (a PSP's own, e.g. Efí's `/v2/gn/…`) answer errors in their own
+   * form: their mapping to ProviderErrors, and which answer means "no such resource" (null).
+   */
+  foreign?: {
+    errorOf: (answer: HttpAnswer, what: string, nowMs: number) => Error;
+    isNotFound?: (answer: HttpAnswer) => boolean;
+  };
+  /** The label errors carry instead of "API Pix <route>". */
+  what?: string;
 }
 
 export class AuthorizedCaller {
@@ -42,7 +52,7 @@ export class AuthorizedCaller {
   }
 
   async call<T>(spec: CallSpec<T>): Promise<T | null> {
-    const what = `API Pix ${spec.route}`;
+    const what = spec.what ?? `API Pix ${spec.route}`;
     const query =
       spec.query && Object.keys(spec.query).length > 0 ? `?${new URLSearchParams(spec.query).toString()}` : '';
     const url = `${this.baseUrl}${spec.path}${query}`;
@@ -62,6 +72,10 @@ export class AuthorizedCaller {
     }
 
     if (answer.status >= 200 && answer.status < 300) return parseAnswer(answer, spec.schema, what);
+    if (spec.foreign) {
+      if (spec.foreign.isNotFound?.(answer)) return null;
+      throw spec.foreign.errorOf(answer, what, this.now());
+    }
     if (spec.nullOnNotFound && isNotFoundProblem(answer, spec.nullOnNotFound)) return null;
     throw answerError(answer, what, spec.codes, this.now());
   }

@@ -9,7 +9,6 @@
  */
 import type { z } from 'zod';
 import { ProviderError } from '../../../core/provider';
-import type { ClientTls } from '../../../core/net/clientTls';
 import { AuthorizedCaller, type CallSpec } from './authorizedCall';
 import { outcomeUnknown, PixApiErrorCodes, type OperationCodes } from './errors';
 import {
@@ -35,24 +34,18 @@ import {
   type Pix,
   type Webhook,
 } from './schemas';
-import { TokenSource } from './tokenSource';
-import { PixApiTransport } from './transport';
+import { PixApiConnection, type PixApiConnectionOptions } from './connection';
 
-export interface PixApiClientOptions {
+export type PixApiClientOptions = (
+  | PixApiConnectionOptions
+  /** The account's connection, shared with the PSP's own routes (connection.ts). */
+  | { connection: PixApiConnection }
+) & {
   /** The PSP's API Pix base, version included: https://psp.example/api/v2 */
   baseUrl: string;
-  tokenUrl: string;
-  clientId: string;
-  clientSecret: string;
-  /** Client certificate and extra CA; null only where the PSP (the sandbox) asks for none. */
-  tls: ClientTls | null;
-  timeoutMs: number;
-  /** Plain http accepted (development and test: the bundled sandbox); https is required otherwise. */
-  allowPlainHttp: boolean;
   /** `paginacao.itensPorPagina` asked of GET /pix (the standard's maximum is 1000). */
   pageSize?: number;
-  now?: () => number;
-}
+};
 
 const COB: OperationCodes = { refused: PixApiErrorCodes.cobRefused, notFound: PixApiErrorCodes.cobNotFound };
 const PIX: OperationCodes = { refused: PixApiErrorCodes.rejected, notFound: PixApiErrorCodes.pixNotFound };
@@ -70,26 +63,13 @@ const MAX_PAGE_SIZE = 1000;
 const MAX_PAGES = 10_000;
 
 export class PixApiClient {
-  private readonly transport: PixApiTransport;
+  readonly connection: PixApiConnection;
   private readonly caller: AuthorizedCaller;
   private readonly pageSize: number;
 
   constructor(opts: PixApiClientOptions) {
-    this.transport = new PixApiTransport({
-      tls: opts.tls,
-      timeoutMs: opts.timeoutMs,
-      allowPlainHttp: opts.allowPlainHttp,
-    });
-    this.transport.assertUsableUrl(opts.baseUrl, 'the API Pix base URL');
-    this.transport.assertUsableUrl(opts.tokenUrl, 'the API Pix token URL');
-    const now = opts.now ?? Date.now;
-    const tokens = new TokenSource(this.transport, {
-      tokenUrl: opts.tokenUrl,
-      clientId: opts.clientId,
-      clientSecret: opts.clientSecret,
-      now,
-    });
-    this.caller = new AuthorizedCaller(this.transport, tokens, opts.baseUrl, now);
+    this.connection = 'connection' in opts ? opts.connection : new PixApiConnection(opts);
+    this.caller = this.connection.caller(opts.baseUrl, 'the API Pix base URL');
     this.pageSize = opts.pageSize ?? MAX_PAGE_SIZE;
     if (!Number.isInteger(this.pageSize) || this.pageSize < 1 || this.pageSize > MAX_PAGE_SIZE)
       throw new Error(`PixApiClient: pageSize must be 1 to ${MAX_PAGE_SIZE}`);
@@ -267,7 +247,7 @@ export class PixApiClient {
 
   /** Closes the kept-alive connections (tests, shutdown). */
   close(): Promise<void> {
-    return this.transport.close();
+    return this.connection.close();
   }
 
   private async required<T>(spec: CallSpec<T> & { schema: z.ZodType<T> }): Promise<T> {
