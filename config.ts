@@ -77,6 +77,8 @@ export interface GatewayConfig {
   provider: { baseUrl: string; apiKey: string; callbackSecret: string; timeoutMs: number };
   /** The PSP's API Pix v2, which collects Pix charges; calls share provider.timeoutMs. */
   pixApi: PixApiConfig;
+  /** Money out (withdrawals, payouts, settlements, refunds to a key, MED): the PSP's send API. */
+  pixTransfers: PixTransfersConfig;
   /** 32-byte key (hex or base64) that encrypts API client secrets at rest. */
   credentialsEncryptionKey: string;
   /** Platform fee on Pix charges, applied when a merchant has no own fee set. */
@@ -188,6 +190,57 @@ export interface PixApiConfig {
   allowPlainHttp: boolean;
   /** The bundled sandbox (no PIX_API_BASE_URL, not production). */
   sandbox: boolean;
+}
+
+/**
+ * Money out. The BCB's standard covers only receiving: sending Pix, its statement, the account's
+ * balance and MED are each PSP's own API (docs/psp.md). PIX_TRANSFERS_API picks the adapter:
+ * `efi` (the default everywhere, production included) speaks Efí's routes (`/v3/gn/pix/{idEnvio}`,
+ * `/v2/gn/pix/enviados…`, `/v2/gn/saldo`, `/v2/gn/infracoes…`) over the API Pix connection (same
+ * host, token and certificate), and the bundled sandbox speaks them too, so tests run the adapter
+ * production runs; `sandbox` is the sandbox's own `/v1` API, kept only for transfers a development
+ * database sent through it before (refused in production: no PSP speaks it).
+ */
+export interface PixTransfersConfig {
+  api: 'efi' | 'sandbox';
+  /** EFI_API_BASE_URL: Efí's origin (routes /v2/gn/…, /v3/gn/…); default: the origin of PIX_API_BASE_URL. */
+  efiBaseUrl: string;
+  /** PIX_SENDER_KEY: the key that pays (pagador.chave); default PIX_RECEIVING_KEY. */
+  senderKey: string;
+  /** PIX_SEND_CONCURRENCY: sends in flight at once per PSP account, across every worker (Efí advises 1). */
+  sendConcurrency: number;
+  /** PIX_SEND_OUTCOME_WAIT_MS: how long one attempt holds its send slot waiting for EM_PROCESSAMENTO to end. */
+  outcomeWaitMs: number;
+}
+
+export const PIX_TRANSFERS_APIS = ['efi', 'sandbox'] as const;
+
+function pixTransfers(read: EnvReader, production: boolean, pix: PixApiConfig): PixTransfersConfig {
+  const raw = read.raw('PIX_TRANSFERS_API') ?? 'efi';
+  const api = PIX_TRANSFERS_APIS.find((a) => a === raw);
+  if (!api) read.problems.push(`PIX_TRANSFERS_API must be one of ${PIX_TRANSFERS_APIS.join(', ')}`);
+  if (production && api === 'sandbox')
+    read.problems.push("PIX_TRANSFERS_API=sandbox is refused in production: it is the bundled sandbox's own API");
+  let efiBaseUrl: string;
+  if (read.raw('EFI_API_BASE_URL') !== undefined) efiBaseUrl = pixApiUrl(read, 'EFI_API_BASE_URL', production);
+  else {
+    try {
+      efiBaseUrl = new URL(pix.baseUrl).origin;
+    } catch {
+      efiBaseUrl = ''; // PIX_API_BASE_URL's own problem is reported already
+    }
+  }
+  const senderKey = read.raw('PIX_SENDER_KEY') ?? pix.receivingKey;
+  // Unset, it is PIX_RECEIVING_KEY, whose own problems are reported under its name.
+  if (read.raw('PIX_SENDER_KEY') !== undefined && (senderKey.length < 1 || senderKey.length > 77))
+    read.problems.push('PIX_SENDER_KEY must be a Pix key (1 to 77 characters)');
+  return {
+    api: api ?? 'efi',
+    efiBaseUrl: efiBaseUrl.replace(/\/+$/, ''),
+    senderKey,
+    sendConcurrency: read.int('PIX_SEND_CONCURRENCY', 1, { min: 1, max: 64 }),
+    outcomeWaitMs: read.int('PIX_SEND_OUTCOME_WAIT_MS', 8_000, { min: 0, max: 60_000 }),
+  };
 }
 
 /**
@@ -328,6 +381,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       timeoutMs: read.int('PROVIDER_TIMEOUT_MS', 5_000, { min: 100, max: 120_000 }),
     },
     pixApi: pixApiConfig,
+    pixTransfers: pixTransfers(read, production, pixApiConfig),
     credentialsEncryptionKey,
     defaultPixFeeBps: read.int('DEFAULT_PIX_FEE_BPS', 99, { min: 0, max: 10_000 }),
     defaultPixFeeFixedCents: read.int('DEFAULT_PIX_FEE_FIXED_CENTS', 0, { min: 0 }),

@@ -73,6 +73,8 @@ export interface ProviderTransfer {
   createdAt: string;
   /** Set on a devolução: the endToEndId of the payment it returns (part of) to its payer. */
   returnOf?: string | null;
+  /** A completed transfer its recipient sent back (in part): each devolução the PSP made, by its id. */
+  returns?: Array<{ id: string; amountCents: number }>;
 }
 
 /**
@@ -232,6 +234,18 @@ export interface ProviderStatement {
   transfers: StatementTransfer[];
 }
 
+/**
+ * Money out at the PSP: sends a transfer to a Pix key and answers its outcome, finds it again by
+ * our reference, and lists the day's sends for the statement. The Efí adapter
+ * (activities/provider/efi/efiTransfers.ts) is one; another PSP's send API is one more.
+ */
+export interface TransferApi {
+  transfer(req: TransferRequest): Promise<ProviderTransfer>;
+  getTransferByReference(reference: string): Promise<ProviderTransfer | null>;
+  /** The statement's TRANSFER entries of ours requested in [from, to). */
+  sentBetween(range: { from: string; to: string }): Promise<StatementTransfer[]>;
+}
+
 export interface StatementProvider {
   getStatement(range: { from: string; to: string }): Promise<ProviderStatement>;
 }
@@ -253,7 +267,8 @@ export interface ProviderInfraction {
   endToEndId: string; // the disputed payment
   /** Our charge id (the reference we issued the charge with), when the provider knows it. */
   reference: string | null;
-  amountCents: number;
+  /** The disputed amount; null when the PSP does not say (then the whole payment is disputed). */
+  amountCents: number | null;
   reason: string; // e.g. FRAUD, SCAM, ACCOUNT_TAKEOVER
   status: ProviderInfractionStatus;
   openedAt: string;
@@ -266,10 +281,7 @@ export interface ProviderInfraction {
 export interface InfractionProvider {
   /** Infractions opened at or after `since` (ISO instant), oldest first. */
   listInfractions(since: string): Promise<ProviderInfraction[]>;
-  answerInfraction(
-    id: string,
-    answer: { decision: InfractionDecision; justification: string },
-  ): Promise<ProviderInfraction>;
+  answerInfraction(id: string, answer: { decision: InfractionDecision; justification: string }): Promise<unknown>;
 }
 
 export function isInfractionProvider(p: unknown): p is InfractionProvider {
@@ -353,6 +365,10 @@ export interface PixProvider {
    * has none. A devolução still in processing is a transient ProviderError: ask again later.
    */
   getPaymentReturn(req: { reference: string; endToEndId: string }): Promise<ProviderTransfer | null>;
-  /** Who owns a Pix key (DICT look-up, key in its stored form), or null when the directory has no such key. */
-  lookUpPixKey(key: string): Promise<PixKeyOwner | null>;
+  /**
+   * Who owns a Pix key (DICT look-up, key in its stored form), or null when the directory has no
+   * such key. Absent when the PSP offers no look-up (Efí has none): the send then carries the
+   * recipient's document and the PSP refuses a key of anyone else.
+   */
+  lookUpPixKey?(key: string): Promise<PixKeyOwner | null>;
 }

@@ -40,7 +40,8 @@ async function main(): Promise<void> {
   const connection = await NativeConnection.connect(temporalConnectionOptions(config.temporal));
   // A bundle built beforehand (tests share one per run) is read as is; one built here is a temporary copy.
   const bundlePath = config.workflowBundlePath ?? (await bundleWorkflowsInChild());
-  const { provider, pixApi } = providerFrom(config, logger);
+  const psp = providerFrom(config, logger);
+  const { provider, pixApi } = psp;
   const worker = await createGatewayWorker({
     workflowBundle: { codePath: bundlePath },
     connection,
@@ -86,7 +87,7 @@ async function main(): Promise<void> {
     'worker started',
   );
   await worker.run();
-  await pixApi.close();
+  await psp.close();
   await connection.close();
   await sequelize.close();
   logger.info('worker stopped');
@@ -102,19 +103,30 @@ async function registerPixWebhook(
   config: ReturnType<typeof loadConfig>,
   logger: ReturnType<typeof createLogger>,
 ): Promise<void> {
-  try {
-    const done = await ensurePixWebhook(pixApi, {
-      receivingKey: config.pixApi.receivingKey,
-      publicBaseUrl: config.publicBaseUrl,
-      webhookSecret: config.pixApi.webhookSecret,
-    });
-    logger.info({ receivingKey: config.pixApi.receivingKey, outcome: done }, 'API Pix webhook');
-  } catch (err) {
-    logger.error(
-      { code: (err as { code?: unknown }).code ?? null, message: (err as Error).message },
-      'API Pix webhook could not be registered; run `npm run gateway -- provider webhook register`',
-    );
+  // The receiving key's webhook brings received Pix; the paying key's (Efí reports a send's
+  // outcome only there, and refuses sends without one) brings sends. Often one key.
+  for (const key of webhookKeys(config)) {
+    try {
+      const done = await ensurePixWebhook(pixApi, {
+        receivingKey: key,
+        publicBaseUrl: config.publicBaseUrl,
+        webhookSecret: config.pixApi.webhookSecret,
+      });
+      logger.info({ key, outcome: done }, 'API Pix webhook');
+    } catch (err) {
+      logger.error(
+        { key, code: (err as { code?: unknown }).code ?? null, message: (err as Error).message },
+        'API Pix webhook could not be registered; run `npm run gateway -- provider webhook register`',
+      );
+    }
   }
+}
+
+/** The keys a webhook must be registered on: the receiving key and, for Efí's sends, the paying key. */
+function webhookKeys(config: ReturnType<typeof loadConfig>): string[] {
+  const keys = [config.pixApi.receivingKey];
+  if (config.pixTransfers.api === 'efi') keys.push(config.pixTransfers.senderKey);
+  return [...new Set(keys)];
 }
 
 // Stopped: exit at once rather than wind down with the signal handlers gone, when one more

@@ -115,7 +115,8 @@ export function createMedActivities(deps: MedActivityDeps) {
         merchantId: charge.merchantId,
         chargeId: charge.id,
         endToEndId: p.endToEndId,
-        disputedCents: p.amountCents,
+        // A PSP that does not say how much is disputed disputes the whole payment.
+        disputedCents: p.amountCents ?? charge.amountCents,
         reason: p.reason,
         openedAt,
         // Our deadline (MED_ANALYSIS_DEADLINE) from when we learn of it, never after the provider's.

@@ -1,8 +1,10 @@
 /**
  * The provider the gateway runs with: Pix charges over the BCB's API Pix (cobs, apiPixCharges.ts),
  * the Pix received on them (GET /pix, apiPixReceived.ts) and their devoluções (apiPixReturns.ts);
- * everything the standard does not cover over the provider's own API (httpPixProvider.ts):
- * transfers, boletos, DICT look-ups, the statement of transfers, infractions.
+ * money out (transfers to a key, the statement's sends) and MED over the PSP's own send API
+ * (`transfers`, `infractions`: Efí's, activities/provider/efi/); boletos, and the statement's
+ * devoluções and boleto payments, over the bundled provider's own API (httpPixProvider.ts), which
+ * no real PSP route covers yet. The DICT look-up exists only where the PSP offers one.
  *
  * Charges are routed by the shape of their provider id. A cob's id is its txid, the 32 hex digits
  * of our charge id (chargeIdOfTxid parses it); anything else (`sbx_ch_…`) is a charge issued
@@ -26,6 +28,7 @@ import type {
   ProviderStatement,
   ProviderTransfer,
   StatementProvider,
+  TransferApi,
   TransferRequest,
 } from '../../core/provider';
 import { refundIdOfDevolucaoId } from '../../core/pix/apiPixIds';
@@ -41,6 +44,11 @@ export interface RoutedPixProviderParts {
   pixList: PixListClient;
   /** The provider's own API. */
   own: HttpPixProvider;
+  /** Money out: the PSP's send API (Efí's), or the own API's transfers (PIX_TRANSFERS_API=sandbox). */
+  transfers: TransferApi;
+  infractions: InfractionProvider;
+  /** The DICT look-up, where the PSP offers one (the own API does; Efí does not). */
+  directory: Pick<PixProvider, 'lookUpPixKey'> | null;
 }
 
 export class RoutedPixProvider
@@ -50,9 +58,21 @@ export class RoutedPixProvider
   private readonly returns: ApiPixReturns;
   private readonly pixList: PixListClient;
   private readonly own: HttpPixProvider;
+  private readonly transfers: TransferApi;
+  private readonly infractions: InfractionProvider;
+  readonly lookUpPixKey?: (key: string) => Promise<PixKeyOwner | null>;
 
   constructor(parts: RoutedPixProviderParts) {
-    ({ cobs: this.cobs, returns: this.returns, pixList: this.pixList, own: this.own } = parts);
+    ({
+      cobs: this.cobs,
+      returns: this.returns,
+      pixList: this.pixList,
+      own: this.own,
+      transfers: this.transfers,
+      infractions: this.infractions,
+    } = parts);
+    const lookUp = parts.directory?.lookUpPixKey;
+    if (lookUp) this.lookUpPixKey = (key) => lookUp.call(parts.directory, key);
   }
 
   issueCharge(req: IssueChargeRequest): Promise<ProviderCharge> {
@@ -80,7 +100,7 @@ export class RoutedPixProvider
   }
 
   transfer(req: TransferRequest): Promise<ProviderTransfer> {
-    return this.own.transfer(req);
+    return this.transfers.transfer(req);
   }
 
   /** A devolução through API Pix, whichever API issued the charge: it returns a Pix received on the account. */
@@ -94,33 +114,34 @@ export class RoutedPixProvider
   }
 
   getTransferByReference(reference: string): Promise<ProviderTransfer | null> {
-    return this.own.getTransferByReference(reference);
+    return this.transfers.getTransferByReference(reference);
   }
 
-  lookUpPixKey(key: string): Promise<PixKeyOwner | null> {
-    return this.own.lookUpPixKey(key);
-  }
-
-  /** Payments as API Pix lists them (and those of charges issued before the switch); transfers from the provider's own statement. */
+  /**
+   * Payments as API Pix lists them (and those of charges issued before the switch); sends from
+   * the send API's statement; devoluções from the provider's own statement (the standard lists
+   * them only under the Pix they return, not by day).
+   */
   async getStatement(range: { from: string; to: string }): Promise<ProviderStatement> {
-    const [own, received] = await Promise.all([this.own.getStatement(range), receivedPayments(this.pixList, range)]);
+    const [own, received, sent] = await Promise.all([
+      this.own.getStatement(range),
+      receivedPayments(this.pixList, range),
+      this.transfers.sentBetween(range),
+    ]);
     // The provider lists API Pix devoluções under their devolução id; ours is the refund's id.
-    const transfers = own.transfers.map((t) => {
+    const returns = own.transfers.flatMap((t) => {
       const refundId = t.kind === 'RETURN' ? refundIdOfDevolucaoId(t.reference) : null;
-      return refundId ? { ...t, reference: refundId } : t;
+      return refundId ? [{ ...t, reference: refundId }] : t.kind === 'RETURN' ? [t] : [];
     });
-    return { ...own, payments: mergedPayments(received, own.payments), transfers };
+    return { ...own, payments: mergedPayments(received, own.payments), transfers: [...returns, ...sent] };
   }
 
   listInfractions(since: string): Promise<ProviderInfraction[]> {
-    return this.own.listInfractions(since);
+    return this.infractions.listInfractions(since);
   }
 
-  answerInfraction(
-    id: string,
-    answer: { decision: InfractionDecision; justification: string },
-  ): Promise<ProviderInfraction> {
-    return this.own.answerInfraction(id, answer);
+  answerInfraction(id: string, answer: { decision: InfractionDecision; justification: string }): Promise<unknown> {
+    return this.infractions.answerInfraction(id, answer);
   }
 
   issueBoleto(req: IssueBoletoRequest): Promise<ProviderBoleto> {

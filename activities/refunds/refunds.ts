@@ -177,6 +177,9 @@ export function createRefundActivities(deps: RefundActivityDeps) {
     const notPayer = () =>
       refusal("the Pix key does not belong to the boleto's payer", RefundFailureTypes.destinationNotPayer);
     if (!mayBePayersKey(destination, payerDocument)) throw notPayer();
+    // A PSP without a directory look-up (Efí): the send names the payer's document and the PSP
+    // refuses a key of anyone else (RECIPIENT_DOCUMENT_MISMATCH, the reservation released).
+    if (!provider.lookUpPixKey) return { ...destination, document: payerDocument };
     let owner: PixKeyOwner | null;
     try {
       owner = await provider.lookUpPixKey(destination.pixKey);

@@ -11,7 +11,29 @@ const reasons: Record<string, string> = {
   RECIPIENT_REFUSED: "the recipient's institution refused the transfer",
   INSUFFICIENT_FUNDS: 'the transfer could not be funded at the payment institution',
   RECIPIENT_DOCUMENT_MISMATCH: "the Pix key's owner is not the person the transfer was addressed to",
+  RECIPIENT_BLOCKED: "the recipient's document is blocked for Pix at the payment institution",
+  PAYMENT_DENIED: "the payment institution's analysis refused the transfer",
+  INVALID_AMOUNT: 'the payment institution refused the amount',
 };
+
+/**
+ * A Pix the PSP did not make (Efí's NAO_REALIZADO), by its ISO 20022 reason code (pacs.002
+ * ExternalStatusReason), in the taxonomy above: a reason merchants already know, never the
+ * PSP's words. Codes not listed are the recipient's institution refusing.
+ */
+const ISO_REASONS: Readonly<Record<string, string>> = {
+  AC01: 'INVALID_PIX_KEY', // incorrect account number
+  AC03: 'INVALID_PIX_KEY', // invalid creditor account number
+  AC14: 'INVALID_PIX_KEY', // invalid creditor account type
+  AM04: 'INSUFFICIENT_FUNDS', // insufficient funds (ours, at the paying PSP)
+  BE01: 'RECIPIENT_DOCUMENT_MISMATCH', // inconsistent with the end customer
+  BE17: 'RECIPIENT_DOCUMENT_MISMATCH', // creditor identifier incorrect
+};
+
+export function transferFailureOfIsoReason(code: string | null | undefined): string {
+  const key = (code ?? '').toUpperCase();
+  return Object.hasOwn(ISO_REASONS, key) ? ISO_REASONS[key] : 'RECIPIENT_REFUSED';
+}
 
 /** Failure codes are shown only when they look like a plain machine code. */
 const CODE = /^[A-Z][A-Z0-9_]{0,39}$/;

@@ -103,15 +103,15 @@ export async function findMerchantCharge(merchantId: string, lookup: string): Pr
 export async function chargeOfEndToEndId(
   sequelize: Sequelize,
   endToEndId: string,
-): Promise<{ id: string; merchantId: string } | null> {
-  const [charge] = await sequelize.query<{ id: string; merchant_id: string }>(
-    `SELECT id, merchant_id FROM charges WHERE end_to_end_id = :e2e LIMIT 1`,
+): Promise<{ id: string; merchantId: string; amountCents: number } | null> {
+  const [charge] = await sequelize.query<{ id: string; merchant_id: string; amount_cents: string | number }>(
+    `SELECT id, merchant_id, amount_cents FROM charges WHERE end_to_end_id = :e2e LIMIT 1`,
     {
       replacements: { e2e: endToEndId },
       type: QueryTypes.SELECT,
     },
   );
-  return charge ? { id: charge.id, merchantId: charge.merchant_id } : null;
+  return charge ? { id: charge.id, merchantId: charge.merchant_id, amountCents: Number(charge.amount_cents) } : null;
 }
 
 /** Every charge of the platform counted by status and method (metrics: no merchant ids). */

@@ -41,7 +41,7 @@ export function infracaoJson(ctx: SandboxContext, i: ProviderInfraction) {
     endToEndId: i.endToEndId,
     protocolo: i.id.slice(-8),
     ...(payment ? { dataTransacao: payment.paidAt, chave: payment.pixKey } : {}),
-    valor: centsToValor(i.amountCents),
+    valor: centsToValor(i.amountCents ?? payment?.amountCents ?? 0),
     status: STATUS[i.status],
     razao: 'Solicitação de devolução',
     tipoSituacao: TIPO_SITUACAO[i.reason] ?? 'desconhecido',

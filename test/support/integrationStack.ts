@@ -222,10 +222,8 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
   const config = loadConfig({ ...process.env, NODE_ENV: 'test', ...workerEnv });
   // A short deadline, as before API Pix: the fault tests' hung calls must give up quickly.
   const workerLogger = testLogger('worker-test');
-  const { provider, pixApi } = providerFrom(
-    { ...config, provider: { ...config.provider, timeoutMs: 2000 } },
-    workerLogger,
-  );
+  const psp = providerFrom({ ...config, provider: { ...config.provider, timeoutMs: 2000 } }, workerLogger);
+  const { provider, pixApi } = psp;
   // What workers/main.ts does at start: the PSP's notifications come to this stack's API.
   await ensurePixWebhook(pixApi, {
     receivingKey: config.pixApi.receivingKey,
@@ -326,7 +324,7 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
       await running;
       await workerConnection?.close();
       await new Promise((r) => apiListening.server.close(r));
-      await pixApi.close();
+      await psp.close();
       await closeSandbox();
       await stack.mail.stop();
       fs.rmSync(sandboxOptions.dataFile, { force: true });

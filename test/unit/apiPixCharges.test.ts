@@ -7,6 +7,7 @@
  */
 import crypto from 'node:crypto';
 import { ApiPixCharges } from '../../activities/provider/apiPixCharges';
+import { ownTransfers } from '../../activities/provider/ownTransfers';
 import { RoutedPixProvider, isCob } from '../../activities/provider/routedPixProvider';
 import { ApiPixReturns } from '../../activities/provider/apiPixReturns';
 import type { HttpPixProvider } from '../../activities/provider/httpPixProvider';
@@ -263,6 +264,9 @@ describe('RoutedPixProvider', () => {
       returns: new ApiPixReturns({ client: bed.client() }),
       pixList: bed.client(),
       own,
+      transfers: ownTransfers(own),
+      infractions: own,
+      directory: own,
     });
     const req = request();
     const issued = await provider.issueCharge(req);

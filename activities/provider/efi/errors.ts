@@ -1,0 +1,101 @@
+/**
+ * Efí's own routes (`/v2/gn/…`, `/v3/gn/…`) answer errors as `{"nome", "mensagem"}`, not as the
+ * BCB's problem+json. Their mapping to ProviderErrors follows the API Pix client's contract
+ * (pixApi/errors.ts): no answer, 5xx, 408 and 429 are transient; a refusal in Efí's form is a
+ * permanent ProviderError under OUR code (Efí's words go to `detail`, never to `message`); an
+ * answer we cannot read is "outcome unknown" (transient: read the resource back before acting).
+ */
+import { ProviderError } from '../../../core/provider';
+import { retryAfterMs } from '../../../core/net/retryAfter';
+import { logSafe, outcomeUnknown, PixApiErrorCodes, problemOf, problemTypeName } from '../pixApi/errors';
+import type { HttpAnswer } from '../pixApi/transport';
+import { efiErrorSchema } from './schemas';
+
+export const EfiErrorCodes = {
+  /** 409 id_envio_duplicado: an earlier PUT with this idEnvio was accepted. Resolve by GET. */
+  sendIdUsed: 'SEND_ID_ALREADY_USED',
+  /** Still EM_PROCESSAMENTO after our wait: transient, ask again (GET) later. */
+  processing: 'TRANSFER_PROCESSING',
+  refused: 'PROVIDER_REJECTED',
+} as const;
+
+/**
+ * Efí's refusals of a send, to the failure codes merchants already see (core/transfers/failures.ts).
+ * A refusal answered at once records nothing at Efí (the GET by idEnvio confirms it before we release).
+ */
+export const SEND_REFUSALS: Readonly<Record<string, string>> = {
+  chave_nao_pertence_ao_documento: 'RECIPIENT_DOCUMENT_MISMATCH',
+  chave_invalida: 'INVALID_PIX_KEY',
+  documento_bloqueado: 'RECIPIENT_BLOCKED',
+  valor_invalido: 'INVALID_AMOUNT',
+  pagamento_negado: 'PAYMENT_DENIED',
+  saldo_insuficiente: 'INSUFFICIENT_FUNDS',
+};
+
+/** Efí's names for "no such resource" on the routes we read (a bare 404 page is not one). */
+const NOT_FOUND_NAMES = new Set(['PixEnviadoNaoEncontrado', 'InfracaoNaoEncontrada']);
+
+/**
+ * Efí answers in two forms (docs/standards/efi-pix.yaml): `{"nome", "mensagem"}` on the send and
+ * the balance, RFC 7807 problems (`type` ending in the name) on the sent-Pix reads and MED.
+ */
+export function efiErrorName(answer: HttpAnswer): string | null {
+  const own = efiErrorSchema.safeParse(json(answer.text));
+  if (own.success) return own.data.nome;
+  const problem = problemOf(answer.text);
+  return problem ? problemTypeName(problem) : null;
+}
+
+function json(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+export function isEfiNotFound(answer: HttpAnswer): boolean {
+  const name = answer.status === 404 ? efiErrorName(answer) : null;
+  return name !== null && NOT_FOUND_NAMES.has(name);
+}
+
+export function efiAnswerError(answer: HttpAnswer, what: string, nowMs: number): ProviderError {
+  const { status } = answer;
+  const name = efiErrorName(answer);
+  const detail = logSafe(answer.text) || null;
+  const wait = retryAfterMs(header(answer, 'retry-after'), nowMs);
+  const label = `${what} → ${status}`;
+  if (status === 429)
+    return new ProviderError(`${label}: rate limited by the PSP`, PixApiErrorCodes.rateLimited, true, status, {
+      retryAfterMs: wait,
+      detail,
+    });
+  if (status === 408 || status === 504)
+    return new ProviderError(`${label}: the PSP timed out`, PixApiErrorCodes.timeout, true, status, { detail });
+  if (status >= 500)
+    return new ProviderError(`${label}: the PSP is unavailable`, PixApiErrorCodes.unavailable, true, status, {
+      retryAfterMs: wait,
+      detail,
+    });
+  if (status === 401)
+    return new ProviderError(`${label}: the PSP refused our credentials`, PixApiErrorCodes.authFailed, false, status, {
+      detail,
+    });
+  if (status === 403)
+    return new ProviderError(`${label}: access denied (scope?)`, PixApiErrorCodes.accessDenied, false, status, {
+      detail,
+    });
+  if (status >= 400 && name !== null) {
+    const code =
+      status === 409 && name === 'id_envio_duplicado'
+        ? EfiErrorCodes.sendIdUsed
+        : ((Object.hasOwn(SEND_REFUSALS, name) ? SEND_REFUSALS[name] : null) ?? EfiErrorCodes.refused);
+    return new ProviderError(`${label}: refused by the PSP (${code})`, code, false, status, { detail });
+  }
+  return outcomeUnknown(what, status, "not an answer in Efí's form", answer.text);
+}
+
+function header(answer: HttpAnswer, name: string): string | null {
+  const value = answer.headers[name];
+  return Array.isArray(value) ? (value[0] ?? null) : (value ?? null);
+}
