@@ -10,6 +10,7 @@ import { createChargeActivities, type ChargeActivityDeps } from './charges/charg
 import { createWithdrawalActivities } from './withdrawals/withdrawals';
 import { createPayoutActivities } from './payouts/payouts';
 import { createReconcileActivities } from './transfers/repair';
+import { createSentPixActivities } from './transfers/sentPix';
 import { createReconciliationActivities } from './reconciliations/reconciliations';
 import { createRefundActivities } from './refunds/refunds';
 import { createSettlementActivities } from './settlements/settlements';
@@ -44,6 +45,7 @@ export function activitiesByDomain(deps: ActivityDeps) {
     { domain: 'settlements', activities: createSettlementActivities(deps) },
     { domain: 'payouts', activities: createPayoutActivities(deps) },
     { domain: 'transfers (repair)', activities: createReconcileActivities(deps) },
+    { domain: 'transfers (sent Pix notices)', activities: createSentPixActivities(deps) },
     { domain: 'reconciliations', activities: createReconciliationActivities(deps) },
     { domain: 'med', activities: createMedActivities(deps) },
     { domain: 'events', activities: createWebhookActivities(deps) },

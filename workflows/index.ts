@@ -8,6 +8,7 @@ export { webhookDelivery } from './events/webhookDelivery';
 export { outboxDispatcher } from './events/outboxDispatcher';
 export { webhookReplay } from './events/webhookReplay';
 export { janitor } from './transfers/janitor';
+export { sentPixNotice } from './transfers/sentPixNotice';
 export { sendMail } from './mail/sendMail';
 export { refundLifecycle } from './refunds/refundLifecycle';
 export { boletoBatch } from './boletos/boletoBatch';

@@ -187,6 +187,12 @@ export const movements = {
     settle: movement(`payout-item-paid:${id}`, 'PAYOUT_ITEM_PAID', 'payout_item', id),
     release: movement(`payout-item-released:${id}`, 'PAYOUT_ITEM_RELEASED', 'payout_item', id),
   }),
+  /**
+   * A Pix we sent (a withdrawal, a payout item) that its recipient sent back, in part or whole:
+   * one credit per devolução the PSP reports (its id), back to who funded the send.
+   */
+  sentPixReturn: (transfer: { type: 'withdrawal' | 'payout_item'; id: string }, returnId: string) =>
+    movement(`sent-pix-returned:${transfer.id}:${returnId}`, 'SENT_PIX_RETURNED', transfer.type, transfer.id),
   /** One block and one unblock per infraction. */
   medInfraction: (id: string) => ({
     block: movement(`med-block:${id}`, 'MED_BLOCKED', 'med_infraction', id),

@@ -405,3 +405,17 @@ export function processingBatches(limit: number): Promise<PayoutBatch[]> {
     limit,
   });
 }
+
+/** A FAILED item's reason made precise (see withdrawalStore.refineFailure): only from the generic `from` code. */
+export async function refineItemFailure(
+  sequelize: Sequelize,
+  id: string,
+  failure: { from: string; code: string; reason: string },
+): Promise<boolean> {
+  const [, affected] = await sequelize.query(
+    `UPDATE payout_items SET last_error_code = :code, last_error = :reason, updated_at = now()
+      WHERE id = :id AND status = 'FAILED' AND last_error_code = :from`,
+    { replacements: { id, ...failure }, type: QueryTypes.UPDATE },
+  );
+  return Number(affected) > 0;
+}

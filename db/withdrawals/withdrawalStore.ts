@@ -107,3 +107,20 @@ export async function countByStatus(sequelize: Sequelize): Promise<{ status: str
   );
   return rows.map((r) => ({ status: r.status, count: Number(r.n) }));
 }
+
+/**
+ * A FAILED withdrawal's reason made precise (the PSP's reason code came in its notice, after the
+ * release by its record): only from the generic `from` code, so a precise one is never replaced.
+ */
+export async function refineFailure(
+  sequelize: Sequelize,
+  id: string,
+  failure: { from: string; code: string; reason: string },
+): Promise<boolean> {
+  const [, affected] = await sequelize.query(
+    `UPDATE withdrawals SET failure_code = :code, failure_reason = :reason, updated_at = now()
+      WHERE id = :id AND status = 'FAILED' AND failure_code = :from`,
+    { replacements: { id, ...failure }, type: QueryTypes.UPDATE },
+  );
+  return Number(affected) > 0;
+}

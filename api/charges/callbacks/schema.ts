@@ -63,4 +63,6 @@ export const providerCallbackOutcomes = [
   'LATE_PAYMENT',
   'UNKNOWN_CHARGE',
   'IGNORED',
+  /** A notice about a Pix we sent: the PSP's record of it is being read (sentPixNotice). */
+  'SENT_PIX_FOLLOWED',
 ] as const;

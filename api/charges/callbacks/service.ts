@@ -18,7 +18,8 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Clien
 import type { ProviderBoletoCallback, ProviderCallback, ReceivedPix } from '../../../core/provider';
 import { boletoClaim } from '../../../activities/boletos/boletoCharges';
 import { endToEndKey } from '../../../core/pix/endToEndKey';
-import { chargeIdOfTxid } from '../../../core/pix/apiPixIds';
+import { chargeIdOfTxid, referenceOfIdEnvio } from '../../../core/pix/apiPixIds';
+import { sentPixNoticeWorkflow, sentPixNoticeWorkflowId } from '../../../workflows/transfers/definitions';
 import { chargeStore, paymentAlertStore, providerEventStore, type Charge } from '../../../db/charges';
 import {
   chargeLifecycleWorkflow,
@@ -66,6 +67,29 @@ export class ProviderCallbackService {
     return this.once({ id: receivedPixEventId(pix.endToEndId), type: 'pix', subject: pix.txid, payload: pix }, () =>
       this.routePix(pix),
     );
+  }
+
+  /**
+   * A notice about a Pix we sent (Efí: `tipo: SOLICITACAO`, `gnExtras.idEnvio`): only a reason to
+   * read the PSP's record of the send, which sentPixNotice does; its status, amount and returns
+   * are never taken from the notice. An idEnvio that is not one of ours is ignored (logged).
+   */
+  async handleSentPix(notice: { idEnvio: string; reason: string | null }): Promise<CallbackOutcome> {
+    if (!referenceOfIdEnvio(notice.idEnvio)) {
+      this.deps.logger.warn({ idEnvio: notice.idEnvio.slice(0, 35) }, 'notice about a Pix we did not send; ignored');
+      return 'IGNORED';
+    }
+    try {
+      await startWorkflow(this.deps.temporal, sentPixNoticeWorkflow, {
+        workflowId: sentPixNoticeWorkflowId(notice.idEnvio),
+        taskQueue: this.deps.taskQueue,
+        args: [{ idEnvio: notice.idEnvio, reason: notice.reason }],
+      });
+    } catch (err) {
+      // One run reading the send already: it reads the PSP's latest record.
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
+    return 'SENT_PIX_FOLLOWED';
   }
 
   /** Stores the event once, with its FIRST outcome: a replay answers that outcome and re-runs nothing. */

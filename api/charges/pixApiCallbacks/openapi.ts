@@ -28,7 +28,13 @@ registry.registerPath({
       'Taken.',
       z.object({
         received: z.literal(true),
-        outcomes: z.array(z.object({ endToEndId: z.string(), outcome: z.enum(providerCallbackOutcomes) })),
+        outcomes: z.array(
+          z.object({
+            endToEndId: z.string().optional(),
+            idEnvio: z.string().optional(),
+            outcome: z.enum(providerCallbackOutcomes),
+          }),
+        ),
       }),
     ),
     ...errorResponses('VALIDATION_ERROR', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'RATE_LIMITED'),

@@ -23,7 +23,8 @@ import { perIpFailureLimit } from '../../middleware/rateLimit';
 import { parseOrThrow } from '../../validation/validate';
 import type { CallbackHealth } from '../callbacks/callbackHealth';
 import type { CallbackOutcome, ProviderCallbackService } from '../callbacks/service';
-import { pixNotificationBody } from './schema';
+import type { z } from 'zod';
+import { notifiedPixSchema, pixNotificationBody, sentPixNoticeSchema } from './schema';
 import { receivedPixOf } from '../../../activities/provider/receivedPixOf';
 
 export function pixApiCallbackRouter(deps: {
@@ -54,10 +55,23 @@ export function pixApiCallbackRouter(deps: {
   const receive: RequestHandler = async (req, res) => {
     const body = parseOrThrow(pixNotificationBody, req.body, 'notification body');
     deps.health.received();
-    const outcomes: Array<{ endToEndId: string; outcome: CallbackOutcome }> = [];
+    const outcomes: Array<{ endToEndId?: string; idEnvio?: string; outcome: CallbackOutcome }> = [];
     // In order, one at a time: a batch is a few Pix, and each is a database write and a signal.
-    for (const pix of body.pix)
-      outcomes.push({ endToEndId: pix.endToEndId, outcome: await deps.service.handleReceivedPix(receivedPixOf(pix)) });
+    for (const pix of body.pix) {
+      const sent = sentPixNoticeSchema.safeParse(pix);
+      if (sent.success) {
+        const { idEnvio, erro } = sent.data.gnExtras;
+        const code = erro?.codigo;
+        const reason = typeof code === 'string' && /^[A-Z0-9]{2,8}$/.test(code) ? code : null;
+        outcomes.push({ idEnvio, outcome: await deps.service.handleSentPix({ idEnvio, reason }) });
+      } else {
+        const received = pix as z.infer<typeof notifiedPixSchema>;
+        outcomes.push({
+          endToEndId: received.endToEndId,
+          outcome: await deps.service.handleReceivedPix(receivedPixOf(received)),
+        });
+      }
+    }
     res.json({ received: true, outcomes });
   };
 

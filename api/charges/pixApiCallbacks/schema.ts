@@ -36,7 +36,40 @@ export const notifiedPixSchema = z
   })
   .passthrough();
 
-export const pixNotificationBody = z.object({ pix: z.array(notifiedPixSchema).min(1).max(MAX_NOTIFIED_PIX) }).meta({
-  description:
-    'An API Pix notification: the Pix received, each a claim the gateway checks with the PSP before crediting.',
-});
+/**
+ * Efí notifies a Pix we sent on the same route (`tipo: SOLICITACAO`): only its idEnvio is read,
+ * as a reason to ask Efí for the send's record; its status, amount and returns are never trusted.
+ */
+export const sentPixNoticeSchema = z
+  .object({
+    tipo: z.literal('SOLICITACAO').optional(),
+    gnExtras: z
+      .object({
+        idEnvio: z
+          .string()
+          .regex(/^[a-zA-Z0-9]{1,35}$/)
+          .meta({ description: 'The send it is about: ours are the 32 hex digits of our transfer id.' }),
+        // An ISO 20022 reason code of a NAO_REALIZADO: a label for the merchant, never a decision.
+        erro: z
+          .object({ codigo: z.unknown().optional() })
+          .passthrough()
+          .nullish()
+          .meta({ description: 'A NAO_REALIZADO: its ISO 20022 reason code (a label; read when well formed).' }),
+      })
+      .passthrough(),
+    status: z.string().max(40).optional(),
+  })
+  .passthrough()
+  .meta({ description: 'A notice about a Pix the gateway sent (Efí): read back from Efí before anything moves.' });
+
+export const pixNotificationBody = z
+  .object({
+    pix: z
+      .array(z.union([sentPixNoticeSchema, notifiedPixSchema]))
+      .min(1)
+      .max(MAX_NOTIFIED_PIX),
+  })
+  .meta({
+    description:
+      'An API Pix notification: the Pix received (or, at Efí, sent), each a claim the gateway checks with the PSP before money moves.',
+  });
