@@ -83,7 +83,7 @@ export function sentPixRoutes(ctx: SandboxContext): Router {
     const { page: pix, paginacao } = paginate(found, page);
     res.json({
       parametros: { inicio: inicio!.text, fim: fim!.text, paginacao },
-      pix: pix.map((s) => pixEnviadoJson(ctx, s)),
+      pix: pix.map((s) => pixEnviadoJson(ctx, s, { statement: true })),
     });
   });
   return router;

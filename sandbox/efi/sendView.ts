@@ -32,14 +32,21 @@ function devolucaoJson(d: EfiSendReturn) {
   };
 }
 
-/** GET /v2/gn/pix/enviados/… (one entry of the list too). */
-export function pixEnviadoJson(ctx: SandboxContext, send: EfiSendRecord) {
+/**
+ * GET /v2/gn/pix/enviados/… (one entry of the list too). `statement`: the list, which reports the
+ * amount a test control set for the transfer (POST /sandbox/transfers/:reference/statement-amount,
+ * a provider-side disagreement for reconciliation tests); the reads by id never do.
+ */
+export function pixEnviadoJson(ctx: SandboxContext, send: EfiSendRecord, opts: { statement?: boolean } = {}) {
   const status = sendStatus(ctx, send);
   const id = identificacao(ctx, send);
+  const amountCents = opts.statement
+    ? (ctx.state.transferStatementAmounts.get(send.transferId) ?? send.amountCents)
+    : send.amountCents;
   return {
     endToEndId: send.endToEndId,
     idEnvio: send.idEnvio,
-    valor: centsToValor(send.amountCents),
+    valor: centsToValor(amountCents),
     chave: send.payerKey,
     status,
     ...(send.infoPagador ? { infoPagador: send.infoPagador } : {}),

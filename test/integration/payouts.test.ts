@@ -329,14 +329,16 @@ describe('provider failures', () => {
     expect(created.status).toBe(201);
     const done = await waitForBatchEnd(stack, m, created.body.batchId, 90_000);
     expect(done).toMatchObject({ status: 'COMPLETED_WITH_FAILURES', paidItems: 15, failedItems: 5 });
-    const failed = done.items.filter((i: { status: string }) => i.status === 'FAILED');
-    expect(failed.map((i: { rowIndex: number }) => i.rowIndex)).toEqual([0, 4, 8, 12, 16]);
     expect(
-      failed.every(
-        (i: { lastErrorCode: string; releasedAt: string | null }) =>
-          i.lastErrorCode === 'INVALID_PIX_KEY' && i.releasedAt,
-      ),
-    ).toBe(true);
+      done.items.filter((i: { status: string }) => i.status === 'FAILED').map((i: { rowIndex: number }) => i.rowIndex),
+    ).toEqual([0, 4, 8, 12, 16]);
+    // Released by Efí's record; each send's notice names the ISO reason (AC03): INVALID_PIX_KEY.
+    await waitFor(async () => {
+      const items = (await PayoutItem.findAll({ where: { batchId: created.body.batchId, status: 'FAILED' } })).map(
+        (i) => i.get({ plain: true }),
+      );
+      return items.length === 5 && items.every((i) => i.lastErrorCode === 'INVALID_PIX_KEY' && i.releasedAt);
+    }, 'each failed item released with its reason');
     expect(await available(m)).toBe(before - 15 * 2_020);
     expect(await reserved(m)).toBe(0);
     const transfers = await sandboxTransfers(stack);

@@ -6,6 +6,7 @@
  * reconciliation is 404. The ledger invariant holds after every scenario.
  */
 import crypto from 'node:crypto';
+import { idEnvioFor } from '../../core/pix/apiPixIds';
 import { QueryTypes } from 'sequelize';
 import { accounts } from '../../core/ledger/accounts';
 import { AppClient, uniqueEmail } from '../support/appClient';
@@ -351,7 +352,8 @@ describe('transfers out', () => {
   it('a transfer the provider reports with another amount is flagged as TRANSFER; nothing is written', async () => {
     const { creds, client } = await sellerWithOwner();
     const withdrawalId = await withdraw(creds, 7_000);
-    const set = await fetch(`${stack.sandboxUrl}/sandbox/transfers/${withdrawalId}/statement-amount`, {
+    // The sandbox knows the send by its idEnvio (Efí's id, derived from ours).
+    const set = await fetch(`${stack.sandboxUrl}/sandbox/transfers/${idEnvioFor(withdrawalId)}/statement-amount`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ amountCents: 7_100 }),

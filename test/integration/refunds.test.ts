@@ -494,9 +494,10 @@ it('a frozen or inactive merchant refunds nothing, Pix or boleto: 409 before the
   expect((await refundSettled(client, chargeId, ok.body.refunds[0].id)).refund.status).toBe('SUCCEEDED');
 });
 
-it("a boleto is refunded only to a Pix key of its payer, as the provider's directory answers; the answer is kept on the refund", async () => {
+it("a boleto is refunded only to a Pix key of its payer: what the key's form tells at once, the rest by the PSP's document check at send (Efí has no directory look-up)", async () => {
   const { client, merchantId } = await paidCharge(1_000);
   const boletoId = await paidBoleto(client, merchantId, 10_000);
+  // The PSP's directory knows these keys: Efí checks the document the send names against it.
   await registerDictKey({
     key: 'mule@attacker.example',
     keyType: 'EMAIL',
@@ -514,11 +515,9 @@ it("a boleto is refunded only to a Pix key of its payer, as the provider's direc
       body: { amountCents, reason: 'devolução', destination },
       headers: key(),
     });
+  const availableBefore = await available(merchantId);
 
-  // Another person's e-mail key, another CPF as key, another document named: 422, nothing stored.
-  const mule = await refundTo({ pixKeyType: 'EMAIL', pixKey: 'mule@attacker.example', name: 'Bia Souza' });
-  expect(mule.status).toBe(422);
-  expect(mule.body.error.code).toBe('REFUND_DESTINATION_NOT_PAYER');
+  // Another CPF as key, another document named: 422 at once, nothing stored.
   const otherCpf = await refundTo({ pixKeyType: 'CPF', pixKey: '111.444.777-35', name: 'Bia Souza' });
   expect(otherCpf.status).toBe(422);
   expect(otherCpf.body.error.code).toBe('REFUND_DESTINATION_NOT_PAYER');
@@ -530,36 +529,38 @@ it("a boleto is refunded only to a Pix key of its payer, as the provider's direc
   });
   expect(otherDocument.status).toBe(422);
   expect(otherDocument.body.error.code).toBe('REFUND_DESTINATION_NOT_PAYER');
-  // A key the directory does not know.
-  const unknown = await refundTo({ pixKeyType: 'EMAIL', pixKey: 'ninguem@example.com', name: 'Bia Souza' });
-  expect(unknown.status).toBe(422);
-  expect(unknown.body.error.code).toBe('PIX_KEY_NOT_FOUND');
   expect(await Refund.count({ where: { chargeId: boletoId } })).toBe(0);
+
+  // Another person's e-mail key: the send names the payer's CPF, Efí refuses it
+  // (chave_nao_pertence_ao_documento): FAILED with our code, nothing sent, the money back.
+  const mule = await refundTo({ pixKeyType: 'EMAIL', pixKey: 'mule@attacker.example', name: 'Bia Souza' });
+  expect(mule.status).toBe(200);
+  const refused = await refundSettled(client, boletoId, mule.body.refunds[0].id);
+  expect(refused.refund).toMatchObject({ status: 'FAILED', failureCode: 'RECIPIENT_DOCUMENT_MISMATCH' });
   expect(await sentTo('mule@attacker.example')).toEqual([]);
   expect(await reserved(merchantId)).toBe(0);
+  expect(await available(merchantId)).toBe(availableBefore);
 
-  // The payer's own keys: an e-mail the directory gives to her CPF, and the CPF itself.
+  // The payer's own keys: an e-mail of her CPF, and the CPF itself.
   const own = await refundTo({ pixKeyType: 'EMAIL', pixKey: 'bia.souza@example.com', name: 'Bia Souza' });
   expect(own.status).toBe(200);
   const byCpf = await refundTo({ pixKeyType: 'CPF', pixKey: '529.982.247-25', name: 'Bia Souza' }, 2_000);
   expect(byCpf.status).toBe(200);
-  for (const r of byCpf.body.refunds)
-    expect((await refundSettled(client, boletoId, r.id)).refund.status).toBe('SUCCEEDED');
+  // The answer lists every refund of the charge: the two new ones succeed.
+  const muleId = mule.body.refunds[0].id;
+  const ours = byCpf.body.refunds.filter((r: { id: string }) => r.id !== muleId);
+  expect(ours).toHaveLength(2);
+  for (const r of ours) expect((await refundSettled(client, boletoId, r.id)).refund.status).toBe('SUCCEEDED');
   expect(await sentTo('bia.souza@example.com', boletoId)).toEqual([
     expect.objectContaining({ amountCents: 1_000, status: 'COMPLETED' }),
   ]);
   expect(await sentTo('52998224725', boletoId)).toEqual([
     expect.objectContaining({ amountCents: 2_000, status: 'COMPLETED' }),
   ]);
-  const stored = await Refund.findByPk(own.body.refunds[0].id);
-  expect(stored?.destination).toMatchObject({
-    pixKey: 'bia.souza@example.com',
-    document: '52998224725',
-    directory: {
-      owner: { name: 'Bia Souza', documentType: 'CPF', document: '***.982.247-**' },
-      bank: { ispb: expect.stringMatching(/^\d{8}$/), name: expect.any(String) },
-    },
-  });
+  const stored = await Refund.findAll({ where: { chargeId: boletoId } });
+  expect(stored.map((r) => r.destination)).toEqual(
+    expect.arrayContaining([expect.objectContaining({ pixKey: 'bia.souza@example.com', document: '52998224725' })]),
+  );
   expect(await reserved(merchantId)).toBe(0);
 });
 

@@ -182,7 +182,13 @@ describe('a withdrawal from request to completion', () => {
     const net = await fund(seller, 20_000);
     const res = await withdraw(seller, { amountCents: 10_000 });
     expect(res.status).toBe(201);
-    const failed = await waitForStatus(seller, res.body.id, 'FAILED');
+    await waitForStatus(seller, res.body.id, 'FAILED');
+    // Released by Efí's record (NAO_REALIZADO, which carries no reason); the send's notice gives
+    // the ISO 20022 reason (AC03), which makes the failure precise.
+    const failed = await waitFor(async () => {
+      const res2 = await stack.api('GET', `/sellers/saques/${res.body.id}`, { creds: seller });
+      return /Pix key was not found/.test(res2.body?.failureReason ?? '') ? res2.body : null;
+    }, 'the notice to name the reason');
     expect(failed.failureReason).toMatch(/Pix key was not found/);
     expect(failed.processedAt).toEqual(expect.any(String));
     expect(failed.providerEndToEndId).toBeNull();
