@@ -116,6 +116,8 @@ export interface ApiDeps {
   production?: boolean;
   /** METRICS_TOKEN: bearer token of /metrics and /metrics/perf-db (api/metrics/access.ts). Unset: open outside production, 404 in production. */
   metricsToken?: string | null;
+  /** The PSP account's balance in cents for /metrics (gateway_psp_balance_cents); absent: no gauge. */
+  pspBalance?: (() => Promise<number | null>) | null;
   /** Pix infractions (MED): analysis deadline and reminder lead (MED_ANALYSIS_DEADLINE_SECONDS, MED_REMINDER_BEFORE_SECONDS). */
   med?: MedSettings;
   /** The checkout page's live-status streams: open streams per checkout and per client IP (CHECKOUT_STREAMS_PER_CHECKOUT, _PER_IP); tests also shorten the poll and lifetime. */
@@ -146,7 +148,7 @@ export function createApp(deps: ApiDeps): express.Express {
   app.set('trust proxy', deps.trustProxy ?? false);
 
   // This app's own registry; the Temporal client counts its failures into it (one hook for every call).
-  const metrics = createApiMetrics({ sequelize: deps.sequelize });
+  const metrics = createApiMetrics({ sequelize: deps.sequelize, pspBalance: deps.pspBalance });
   deps = { ...deps, temporal: instrumentedClient(deps.temporal, metrics) };
   const production = deps.production ?? false;
   const platformInstitution = deps.platformInstitutionName ?? DEFAULT_PLATFORM_INSTITUTION_NAME;

@@ -5,6 +5,8 @@ import { createLogger } from '../core/logger';
 import { migrateAtStart } from '../db/migrator';
 import { createSequelize } from '../db/sequelize';
 import { createApp } from './app';
+import { EfiClient } from '../activities/provider/efi/efiClient';
+import { connectionFrom } from '../activities/provider/pixApi/fromConfig';
 import { paymentSimulatorFor } from './checkouts/page/simulate';
 import { stopOnSignals } from '../core/shutdown';
 import { temporalConnectionOptions } from '../core/temporal/connection';
@@ -18,6 +20,9 @@ async function main(): Promise<void> {
   await migrateAtStart(sequelize, config);
   const connection = await Connection.connect(temporalConnectionOptions(config.temporal));
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
+  // The PSP account's balance for /metrics: Efí's own route, on a connection of the API's own.
+  const psp =
+    config.pixTransfers.api === 'efi' ? new EfiClient(connectionFrom(config), config.pixTransfers.efiBaseUrl) : null;
   const app = createApp({
     sequelize,
     temporal,
@@ -43,6 +48,7 @@ async function main(): Promise<void> {
     smtpUrl: config.smtpUrl,
     receiptSigningKey: config.receiptSigningKey,
     metricsToken: config.metricsToken,
+    pspBalance: psp ? () => psp.balanceCents() : null,
     med: config.med,
     // The checkout page's "Simular pagamento" pays at the sandbox provider; never in production.
     paymentSimulator: paymentSimulatorFor(config.env, config.provider.baseUrl, config.sandboxControlToken ?? undefined),

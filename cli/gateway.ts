@@ -10,6 +10,7 @@
  *   sandbox open-infraction <chargeId> [--amount <cents>] [--reason FRAUD] [--json]
  *   payout reconcile <batchId> | withdrawal reconcile <withdrawalId>
  *   provider webhook register [--help]   (API Pix: where the PSP notifies Pix received)
+ *   provider balance [--help]            (the platform's account balance at the PSP: Efí GET /v2/gn/saldo)
  *   mail list [--json] [--limit <n>] | mail show <id> [--json]   (the local mail sink of npm start)
  *   user create --email <e> --name <n> [--password <p> | env GATEWAY_USER_PASSWORD] [--json]
  *   user add-to-merchant --email <e> --merchant <id> --role <owner|admin|finance|viewer>
@@ -41,6 +42,7 @@ import { sandboxPayBoleto } from './sandboxBoleto';
 import { sandboxOpenInfraction } from './sandboxInfraction';
 import { postSandboxControl } from './sandboxControl';
 import { providerWebhookCommand } from './providerWebhook';
+import { providerBalanceCommand } from './providerBalance';
 
 const usage = `usage:
   npm run gateway -- migrate   (pending migrations, as the migration role: MIGRATION_DATABASE_URL, else DATABASE_URL)
@@ -55,6 +57,7 @@ const usage = `usage:
   npm run gateway -- payout reconcile <batchId>
   npm run gateway -- withdrawal reconcile <withdrawalId>
   npm run gateway -- provider webhook register [--help]   (API Pix: where the PSP notifies Pix received; --help lists the PIX_API_* variables)
+  npm run gateway -- provider balance [--help]            (the platform's account balance at the PSP: Efí GET /v2/gn/saldo)
   npm run gateway -- mail list [--json] [--limit <n>]     (mail the local sink of npm start received)
   npm run gateway -- mail show <id> [--json]
   npm run gateway -- user create --email <email> --name <name> [--password <password>] [--json]
@@ -340,6 +343,7 @@ async function main(): Promise<void> {
     );
   }
   if (group === 'provider' && command === 'webhook') return providerWebhookCommand(rest, cli().all);
+  if (group === 'provider' && command === 'balance') return providerBalanceCommand(rest, cli().all);
   if (group === 'mail') {
     const out = mailCommand(command, rest);
     if (out !== undefined) return void process.stdout.write(out);

@@ -244,6 +244,17 @@ export interface TransferApi {
   getTransferByReference(reference: string): Promise<ProviderTransfer | null>;
   /** The statement's TRANSFER entries of ours requested in [from, to). */
   sentBetween(range: { from: string; to: string }): Promise<StatementTransfer[]>;
+  /** The PSP account's balance in cents (Efí: GET /v2/gn/saldo), where the PSP tells it. */
+  balanceCents?(): Promise<number>;
+}
+
+/** The PSP account's balance, where the provider can tell it (operators, and sends it could not cover). */
+export interface AccountBalanceProvider {
+  accountBalanceCents(): Promise<number | null>;
+}
+
+export function isAccountBalanceProvider(p: unknown): p is AccountBalanceProvider {
+  return typeof (p as Partial<AccountBalanceProvider> | null)?.accountBalanceCents === 'function';
 }
 
 export interface StatementProvider {

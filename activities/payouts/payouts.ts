@@ -12,7 +12,12 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Logger } from 'pino';
 import type { Sequelize, Transaction } from 'sequelize';
 import type { PixKeyType, PixProvider } from '../../core/provider';
-import { TRANSFER_NOT_ACCEPTED, describeTransferFailure } from '../../core/transfers/failures';
+import {
+  PSP_BALANCE_INSUFFICIENT,
+  TRANSFER_NOT_ACCEPTED,
+  describeTransferFailure,
+} from '../../core/transfers/failures';
+import { accountCovers } from '../transfers/accountBalance';
 import { payoutRefusal, type PayoutRefusal } from '../../core/payouts/refusal';
 import { movements, payoutItemMoney, release, reserve, settle } from '../../core/ledger/postings';
 import { payoutStore, type PayoutBatch } from '../../db/payouts';
@@ -112,8 +117,24 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
     batchId: string;
     fromRow: number;
     toRow: number;
-  }): Promise<Array<{ id: string; row_index: number }>> {
+  }): Promise<Array<{ id: string; row_index: number; status: 'PENDING' | 'SENDING'; amount_cents: number }>> {
     return payoutStore.unsettledRows(sequelize, args);
+  }
+
+  /**
+   * A slice the PSP account cannot cover now is parked before anything is claimed: its items stay
+   * PENDING with PSP_BALANCE_INSUFFICIENT on them, the funding reserved, and the chunk looks again
+   * with the parking backoff. Items already SENDING are always followed through first.
+   */
+  async function parkedForBalance(
+    args: { batchId: string; fromRow: number; toRow: number },
+    rows: Array<{ status: 'PENDING' | 'SENDING'; amount_cents: number }>,
+  ): Promise<boolean> {
+    if (rows.some((r) => r.status === 'SENDING')) return false;
+    const pendingCents = rows.reduce((sum, r) => sum + Number(r.amount_cents), 0);
+    if (await accountCovers(provider, pendingCents, deps.logger)) return false;
+    await payoutStore.markItemsAwaitingBalance(sequelize, args, PSP_BALANCE_INSUFFICIENT);
+    return true;
   }
 
   async function listChunkItemIds(args: { batchId: string; fromRow: number; toRow: number }): Promise<string[]> {
@@ -162,6 +183,7 @@ export function createPayoutActivities(deps: PayoutActivityDeps) {
     concurrency: number;
   }): Promise<{ unconfirmed: string[]; parked: boolean; resumeFromRow: number | null }> {
     const rows = await unsettledRows(args);
+    if (await parkedForBalance(args, rows)) return { unconfirmed: [], parked: true, resumeFromRow: null };
     const heartbeat = activityHeartbeat();
     const size = Math.max(1, args.concurrency);
     const waves: Array<{ ids: string[]; fromRow: number }> = [];

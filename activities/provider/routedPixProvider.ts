@@ -12,6 +12,7 @@
  */
 import { chargeIdOfTxid } from '../../core/pix/apiPixIds';
 import type {
+  AccountBalanceProvider,
   BoletoProvider,
   InfractionDecision,
   InfractionProvider,
@@ -52,7 +53,13 @@ export interface RoutedPixProviderParts {
 }
 
 export class RoutedPixProvider
-  implements PixProvider, BoletoProvider, StatementProvider, InfractionProvider, ReceivedPixProvider
+  implements
+    PixProvider,
+    BoletoProvider,
+    StatementProvider,
+    InfractionProvider,
+    ReceivedPixProvider,
+    AccountBalanceProvider
 {
   private readonly cobs: ApiPixCharges;
   private readonly returns: ApiPixReturns;
@@ -115,6 +122,11 @@ export class RoutedPixProvider
 
   getTransferByReference(reference: string): Promise<ProviderTransfer | null> {
     return this.transfers.getTransferByReference(reference);
+  }
+
+  /** The PSP account's balance; null where the send API does not tell it (the own API). */
+  async accountBalanceCents(): Promise<number | null> {
+    return this.transfers.balanceCents ? this.transfers.balanceCents() : null;
   }
 
   /**

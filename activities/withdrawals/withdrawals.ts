@@ -17,7 +17,7 @@ import { accounts } from '../../core/ledger/accounts';
 import { moneyOutRefusal } from '../../core/identity/moneyOut';
 import { movements, release, reserve, settle, withdrawalMoney } from '../../core/ledger/postings';
 import type { PixProvider, ProviderTransfer } from '../../core/provider';
-import { NOT_PROCESSED, describeTransferFailure } from '../../core/transfers/failures';
+import { NOT_PROCESSED, PSP_BALANCE_INSUFFICIENT, describeTransferFailure } from '../../core/transfers/failures';
 import { beneficiarySnapshot, sourceAccountSnapshot, withdrawalFee } from '../../core/withdrawals/rules';
 import { DEFAULT_PLATFORM_INSTITUTION_NAME } from '../../config';
 import {
@@ -29,6 +29,7 @@ import {
 } from '../../workflows/withdrawals/types';
 import type { WithdrawalStatus } from '../../core/withdrawals/rules';
 import { InsufficientBalanceError, balanceOf, writeLedgerEntry } from '../ledger/ledgerWriter';
+import { accountCovers } from '../transfers/accountBalance';
 import { createTransferPath } from '../transfers/transferPath';
 import {
   lockMerchantForReserve,
@@ -172,9 +173,18 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
   async function sendWithdrawal(args: { withdrawalId: string }): Promise<WithdrawalStep> {
     const withdrawal = await findWithdrawal(args.withdrawalId);
     if (withdrawal.status !== 'PROCESSING') return withdrawal.status;
+    const retry = Context.current().info.attempt > 1;
+    // Only before the first attempt: after one, a send may have gone and only its record decides.
+    if (!retry && !(await accountCovers(deps.provider, withdrawal.amountCents, deps.logger)))
+      return finish(withdrawal.id, {
+        kind: 'RELEASE',
+        providerTransferId: null,
+        failure: PSP_BALANCE_INSUFFICIENT,
+        cancelled: false,
+      });
     const sent = await sendTransfer(transfers, transferOf(withdrawal), {
       // A later attempt may follow one whose answer was lost: the provider's record comes first.
-      retry: Context.current().info.attempt > 1,
+      retry,
     });
     if (sent.kind === 'UNCONFIRMED') return 'UNCONFIRMED';
     return finish(withdrawal.id, sent);

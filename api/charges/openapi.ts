@@ -143,7 +143,9 @@ registry.registerPath({
   description:
     'A payment made by Pix (a Pix charge, or a boleto paid through its Pix QR code) is returned to its payer (devolução; no `destination`). ' +
     'A boleto paid by barcode is refunded by a Pix transfer to `destination`, which must be a Pix key of the boleto’s payer: a CPF or CNPJ key equal to the payer’s document, ' +
-    'or a key the Pix directory (DICT) says the payer owns (422 REFUND_DESTINATION_NOT_PAYER otherwise, 422 PIX_KEY_NOT_FOUND for a key the directory does not know; the directory’s answer is kept with the refund). ' +
+    'or another key of the payer: a CPF/CNPJ key or a named document that is not the payer’s is 422 REFUND_DESTINATION_NOT_PAYER at once; ' +
+    'any other key is sent with the payer’s document, and the payment institution refuses a key of anyone else (the refund ends FAILED with failureCode RECIPIENT_DOCUMENT_MISMATCH, nothing sent, the money back). ' +
+    'Where the payment institution offers a Pix directory (DICT) look-up, the key is checked there first (422 REFUND_DESTINATION_NOT_PAYER, 422 PIX_KEY_NOT_FOUND) and the directory’s answer is kept with the refund. ' +
     'A merchant that is inactive (409 MERCHANT_INACTIVE) or frozen (409 WITHDRAWAL_FROZEN) refunds nothing; these are answered before any action token is spent. ' +
     'A refund reserved before a freeze is held, not sent, until the merchant is unfrozen. ' +
     'Several partial refunds may follow each other up to the paid amount. ' +

@@ -8,6 +8,7 @@
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Sequelize } from 'sequelize';
 import { registerBusinessGauges } from './businessGauges';
+import { registerPspBalanceGauge } from './pspBalance';
 
 export interface ApiMetrics {
   registry: Registry;
@@ -16,7 +17,12 @@ export interface ApiMetrics {
   temporalClientErrors: Counter<'operation' | 'error'>;
 }
 
-export function createApiMetrics(deps: { sequelize: Sequelize; cacheMs?: number }): ApiMetrics {
+export function createApiMetrics(deps: {
+  sequelize: Sequelize;
+  cacheMs?: number;
+  /** The PSP account's balance in cents (Efí: GET /v2/gn/saldo); absent where the PSP does not tell it. */
+  pspBalance?: (() => Promise<number | null>) | null;
+}): ApiMetrics {
   const registry = new Registry();
   // Process metrics (CPU, memory, event loop lag, GC) on this registry only.
   collectDefaultMetrics({ register: registry, prefix: 'gateway_' });
@@ -40,5 +46,6 @@ export function createApiMetrics(deps: { sequelize: Sequelize; cacheMs?: number 
     registers: [registry],
   });
   registerBusinessGauges(registry, deps.sequelize, deps.cacheMs ?? 5000);
+  if (deps.pspBalance) registerPspBalanceGauge(registry, deps.pspBalance);
   return { registry, httpRequests, httpDuration, temporalClientErrors };
 }

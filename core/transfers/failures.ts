@@ -5,6 +5,16 @@
 /** Cancelled by an operator before any transfer was sent. */
 export const CANCELLED_BEFORE_TRANSFER = { code: 'CANCELLED', reason: 'cancelled before the transfer was sent' };
 
+/**
+ * The platform's account at the PSP could not cover the transfer when it was about to be sent
+ * (GET /v2/gn/saldo): nothing was sent. A withdrawal is refused with it (the reserve returned);
+ * payout items wait with it (parked), and go when the account is topped up.
+ */
+export const PSP_BALANCE_INSUFFICIENT = {
+  code: 'PSP_BALANCE_INSUFFICIENT',
+  reason: "the platform's account at the payment institution could not cover the transfer now; nothing was sent",
+};
+
 const reasons: Record<string, string> = {
   [CANCELLED_BEFORE_TRANSFER.code]: CANCELLED_BEFORE_TRANSFER.reason,
   INVALID_PIX_KEY: 'the Pix key was not found in the Pix directory (DICT)',
@@ -14,6 +24,7 @@ const reasons: Record<string, string> = {
   RECIPIENT_BLOCKED: "the recipient's document is blocked for Pix at the payment institution",
   PAYMENT_DENIED: "the payment institution's analysis refused the transfer",
   INVALID_AMOUNT: 'the payment institution refused the amount',
+  [PSP_BALANCE_INSUFFICIENT.code]: PSP_BALANCE_INSUFFICIENT.reason,
 };
 
 /**

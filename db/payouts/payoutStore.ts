@@ -194,9 +194,10 @@ export async function recordCancelIntent(batchId: string, reason: string): Promi
 export function unsettledRows(
   sequelize: Sequelize,
   args: { batchId: string; fromRow: number; toRow: number },
-): Promise<Array<{ id: string; row_index: number }>> {
-  return sequelize.query<{ id: string; row_index: number }>(
-    `SELECT id, row_index FROM payout_items WHERE batch_id = :batchId AND row_index BETWEEN :fromRow AND :toRow
+): Promise<Array<{ id: string; row_index: number; status: 'PENDING' | 'SENDING'; amount_cents: number }>> {
+  return sequelize.query<{ id: string; row_index: number; status: 'PENDING' | 'SENDING'; amount_cents: number }>(
+    `SELECT id, row_index, status, amount_cents::float8 AS amount_cents FROM payout_items
+      WHERE batch_id = :batchId AND row_index BETWEEN :fromRow AND :toRow
        AND status IN ('PENDING','SENDING') ORDER BY row_index`,
     { replacements: { batchId: args.batchId, fromRow: args.fromRow, toRow: args.toRow }, type: QueryTypes.SELECT },
   );
@@ -263,7 +264,10 @@ export function claimItemRows(
   transaction: Transaction,
 ): Promise<ClaimedRow[]> {
   return sequelize.query<ClaimedRow>(
-    `UPDATE payout_items SET status = 'SENDING', attempts = attempts + 1, updated_at = now()
+    `UPDATE payout_items SET status = 'SENDING', attempts = attempts + 1, updated_at = now(),
+             -- A wait for the PSP account's balance is over once the item goes.
+             last_error_code = CASE WHEN last_error_code = 'PSP_BALANCE_INSUFFICIENT' THEN NULL ELSE last_error_code END,
+             last_error = CASE WHEN last_error_code = 'PSP_BALANCE_INSUFFICIENT' THEN NULL ELSE last_error END
          WHERE id IN (:ids) AND (status = 'SENDING' OR (status = 'PENDING' AND :claimPending))
          RETURNING id, amount_cents::float8 AS amount_cents, pix_key, pix_key_type, recipient_name, recipient_document, attempts, row_index`,
     {
@@ -418,4 +422,17 @@ export async function refineItemFailure(
     { replacements: { id, ...failure }, type: QueryTypes.UPDATE },
   );
   return Number(affected) > 0;
+}
+
+/** PENDING items of the range waiting for the PSP account's balance: said on each (cleared when claimed). */
+export async function markItemsAwaitingBalance(
+  sequelize: Sequelize,
+  args: { batchId: string; fromRow: number; toRow: number },
+  failure: { code: string; reason: string },
+): Promise<void> {
+  await sequelize.query(
+    `UPDATE payout_items SET last_error_code = :code, last_error = :reason, updated_at = now()
+      WHERE batch_id = :batchId AND row_index BETWEEN :fromRow AND :toRow AND status = 'PENDING'`,
+    { replacements: { ...args, ...failure }, type: QueryTypes.UPDATE },
+  );
 }

@@ -202,6 +202,9 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
   );
   const apiListening = await listenFirst();
   apiDeps.publicBaseUrl ??= apiListening.url;
+  // The PSP balance on /metrics, as api/server.ts gives it: read through the stack's provider (made below).
+  let balanceOf: (() => Promise<number | null>) | null = null;
+  apiDeps.pspBalance ??= () => (balanceOf ? balanceOf() : Promise.resolve(null));
   const app = createApp(apiDeps);
   apiListening.server.on('request', app);
   const extraServers: Server[] = [];
@@ -224,6 +227,7 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
   const workerLogger = testLogger('worker-test');
   const psp = providerFrom({ ...config, provider: { ...config.provider, timeoutMs: 2000 } }, workerLogger);
   const { provider, pixApi } = psp;
+  balanceOf = () => provider.accountBalanceCents();
   // What workers/main.ts does at start: the PSP's notifications come to this stack's API.
   await ensurePixWebhook(pixApi, {
     receivingKey: config.pixApi.receivingKey,

@@ -102,6 +102,11 @@ export class EfiTransfers {
     return out;
   }
 
+  /** The account's balance (GET /v2/gn/saldo). */
+  balanceCents(): Promise<number> {
+    return this.opts.client.balanceCents();
+  }
+
   private bodyOf(req: TransferRequest): SendBody {
     const document = req.recipientDocument?.replace(/\D/g, '') ?? '';
     const favorecido: SendBody['favorecido'] = { chave: req.pixKey };
