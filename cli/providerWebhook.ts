@@ -7,15 +7,16 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config';
 import { pixApiClientFrom } from '../activities/provider/pixApi';
-import { ensurePixWebhook } from '../workers/ensurePixWebhook';
+import { ensurePixWebhook, webhookKeys } from '../workers/ensurePixWebhook';
 import { PIX_API_CALLBACK_PATH } from '../api/charges/pixApiCallbacks/path';
 
 export const providerWebhookHelp = `usage: npm run gateway -- provider webhook register
 
-Registers where the PSP notifies the Pix received on the gateway's key: API Pix
-PUT /webhook/{PIX_RECEIVING_KEY} with <PUBLIC_BASE_URL>${PIX_API_CALLBACK_PATH}/<PIX_WEBHOOK_SECRET>
-(the PSP appends /pix). Idempotent: an identical registration is left as it is. The worker
-does the same at every start.
+Registers where the PSP notifies the Pix received on the gateway's key and, with
+PIX_TRANSFERS_API=efi, the Pix sent from its paying key: API Pix PUT /webhook/{key} with
+<PUBLIC_BASE_URL>${PIX_API_CALLBACK_PATH}/<PIX_WEBHOOK_SECRET> (the PSP appends /pix) for
+PIX_RECEIVING_KEY and PIX_SENDER_KEY. Idempotent: an identical registration is left as it is.
+The worker does the same at every start.
 
 Configuration (environment, else the running npm start stack's .data/local-env.json):
   PIX_API_BASE_URL        the PSP's API Pix base, e.g. https://psp.example/api/v2
@@ -29,6 +30,7 @@ Configuration (environment, else the running npm start stack's .data/local-env.j
   PIX_API_PFX_PASSPHRASE  ... with its passphrase
   PIX_API_CA_FILE         extra CA bundle, for a PSP with a private CA (optional)
   PIX_RECEIVING_KEY       the Pix key (chave) the cobs are created on
+  PIX_SENDER_KEY          the Pix key that pays (Efí's sends); default PIX_RECEIVING_KEY
   PIX_WEBHOOK_SECRET      the secret path segment of the notification URL (32+ of A-Z a-z 0-9 - _)
   PUBLIC_BASE_URL         where the PSP reaches this gateway (behind your TLS proxy)`;
 
@@ -47,12 +49,14 @@ export async function providerWebhookCommand(argv: string[], env: NodeJS.Process
   const config = loadConfig(env);
   const client = pixApiClientFrom(config);
   try {
-    const outcome = await ensurePixWebhook(client, {
-      receivingKey: config.pixApi.receivingKey,
-      publicBaseUrl: config.publicBaseUrl,
-      webhookSecret: config.pixApi.webhookSecret,
-    });
-    process.stdout.write(`API Pix webhook for key ${config.pixApi.receivingKey}: ${outcome}\n`);
+    for (const key of webhookKeys(config)) {
+      const outcome = await ensurePixWebhook(client, {
+        receivingKey: key,
+        publicBaseUrl: config.publicBaseUrl,
+        webhookSecret: config.pixApi.webhookSecret,
+      });
+      process.stdout.write(`API Pix webhook for key ${key}: ${outcome}\n`);
+    }
   } finally {
     await client.close();
   }

@@ -1,14 +1,17 @@
 /**
  * `payout reconcile <batchId>` / `withdrawal reconcile <withdrawalId>`: repairs a reservation
- * whose workflow was terminated, through the same module the janitor uses (activities/transfers/repair.ts).
+ * whose workflow was terminated, through the same module the janitor uses (activities/transfers/repair.ts),
+ * asking the same PSP routes the worker asks (providerFrom: Efí's record by idEnvio with
+ * PIX_TRANSFERS_API=efi), never another API: a send the repair could not see would read as "no
+ * record" and be released after the grace period although it was paid.
  */
 import { Client, Connection } from '@temporalio/client';
 import pino from 'pino';
 import type { Sequelize } from 'sequelize';
-import { temporalConnectionForCli, type CliEnvironment } from '../config';
+import { loadConfig, temporalConnectionForCli, type CliEnvironment } from '../config';
 import { createLogger } from '../core/logger';
 import { createReconciler, type ReconcileSummary } from '../activities/transfers/repair';
-import { HttpPixProvider } from '../activities/provider/httpPixProvider';
+import { providerFrom } from '../activities/provider/providerFrom';
 import { temporalConnectionOptions } from '../core/temporal/connection';
 
 export async function reconcileCommand(
@@ -18,17 +21,15 @@ export async function reconcileCommand(
   id: string,
 ): Promise<void> {
   const optional = (name: string, fallback: string) => cli.optional(name) ?? fallback;
-  const provider = new HttpPixProvider({
-    baseUrl: optional('PROVIDER_BASE_URL', 'http://127.0.0.1:4010'),
-    apiKey: cli.required('PROVIDER_API_KEY'),
-    timeoutMs: Number(optional('PROVIDER_TIMEOUT_MS', '5000')),
-  });
   // The repair's alerts go to stderr (stdout is the command's answer), or the test run's log directory.
   const logger = createLogger(
     'gateway-cli',
     cli.log.testLogDir ? cli.log : { ...cli.log, destination: pino.destination(2) },
   );
   // TEMPORAL_ADDRESS and TEMPORAL_TLS_* (the client certificate of a frontend that requires mutual TLS).
+  // The worker's configuration (config.ts), read as the worker reads it, and the worker's provider.
+  const psp = providerFrom(loadConfig(cli.all), logger);
+  const provider = psp.provider;
   const connection = await Connection.connect(temporalConnectionOptions(temporalConnectionForCli(cli.all)));
   try {
     const client = new Client({ connection, namespace: optional('TEMPORAL_NAMESPACE', 'default') });
@@ -36,6 +37,7 @@ export async function reconcileCommand(
     process.stdout.write(`${describe(summary)}\n`);
   } finally {
     await connection.close();
+    await psp.close();
   }
 }
 

@@ -32,3 +32,17 @@ export async function ensurePixWebhook(
     }
   }
 }
+
+/**
+ * The keys a webhook must be registered on: the receiving key (received Pix) and, when money goes
+ * out through Efí, the paying key (Efí reports a send only there and refuses sends from a key
+ * without one). Often one key.
+ */
+export function webhookKeys(config: {
+  pixApi: { receivingKey: string };
+  pixTransfers: { api: string; senderKey: string };
+}): string[] {
+  const keys = [config.pixApi.receivingKey];
+  if (config.pixTransfers.api === 'efi') keys.push(config.pixTransfers.senderKey);
+  return [...new Set(keys)];
+}

@@ -13,7 +13,7 @@ import { ensureOutboxDispatcher } from './ensureOutboxDispatcher';
 import { ensureJanitorSchedule } from './ensureJanitorSchedule';
 import { ensureReconciliationSchedule } from './ensureReconciliationSchedule';
 import { ensureMedSyncSchedule } from './ensureMedSyncSchedule';
-import { ensurePixWebhook } from './ensurePixWebhook';
+import { ensurePixWebhook, webhookKeys } from './ensurePixWebhook';
 import { ensurePixSweepSchedule } from './ensurePixSweepSchedule';
 import { Client, Connection } from '@temporalio/client';
 import { parseKey } from '../core/crypto/secretBox';
@@ -120,13 +120,6 @@ async function registerPixWebhook(
       );
     }
   }
-}
-
-/** The keys a webhook must be registered on: the receiving key and, for Efí's sends, the paying key. */
-function webhookKeys(config: ReturnType<typeof loadConfig>): string[] {
-  const keys = [config.pixApi.receivingKey];
-  if (config.pixTransfers.api === 'efi') keys.push(config.pixTransfers.senderKey);
-  return [...new Set(keys)];
 }
 
 // Stopped: exit at once rather than wind down with the signal handlers gone, when one more

@@ -102,6 +102,9 @@ export function createMedActivities(deps: MedActivityDeps) {
     const pulled = await infractionProvider().listInfractions(since);
     const result: MedSyncResult = { pulled: pulled.length, created: 0, unmatched: 0, createdIds: [] };
     for (const p of pulled) {
+      // Decided or cancelled at the PSP before we learnt of it (Efí: ACEITA, REJEITADA,
+      // CANCELADA_EFI): nothing to analyse, and no money of the merchant's to block for it.
+      if (p.status !== 'OPEN') continue;
       const charge = await chargeStore.chargeOfEndToEndId(sequelize, p.endToEndId);
       if (!charge) {
         result.unmatched++;
