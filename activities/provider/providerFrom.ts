@@ -75,6 +75,8 @@ function moneyOut(config: ProviderConfig, connection: PixApiConnection, own: Htt
     databaseUrl: config.databaseUrl,
     account: `${settings.efiBaseUrl} ${config.pixApi.clientId} ${settings.senderKey}`,
     concurrency: settings.sendConcurrency,
+    // With the outcome's wait and the HTTP deadline, inside the send activities' 30 s attempt.
+    maxWaitMs: 15_000,
   });
   const transfers = new EfiTransfers({
     client: efi,

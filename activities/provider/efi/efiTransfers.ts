@@ -122,7 +122,8 @@ export class EfiTransfers {
     req: TransferRequest | null,
   ): Promise<ProviderTransfer> {
     const deadline = this.now() + this.opts.outcomeWaitMs;
-    let sent = known;
+    // At once first: a send whose outcome is already known costs one read, no wait.
+    let sent = known ?? (await this.opts.client.sent(idEnvio));
     // Unknown to the query right after a 201 is Efí's record lagging: polled within the same bound.
     for (
       let pause = POLL_FIRST_MS;
