@@ -30,7 +30,8 @@
  *     idEnvio) hammered directly at the same send concurrency. The sandbox's send settles in
  *     SANDBOX_EFI_SEND_SETTLE_MS, 0 here unless set (the sandbox's own default is 150 ms): 10,000
  *     items one send at a time would take ~26 min at 150 ms, and at 0 the floor is our own first
- *     read of the outcome, 50 ms after the PUT (~9–10 min at concurrency 1; printed before the run).
+ *     read of the outcome, 50 ms after the PUT: still at least 500 s at concurrency 1, which the
+ *     run prints before it starts (BENCH_SEND_CONCURRENCIES=4,16 leaves that run out).
  * BENCH_ONLY=webhooks,creates,receipts,dashboard,payouts (any comma-separated subset) runs those
  * parts only. BENCH_API_NODE_ARGS and BENCH_WORKER_NODE_ARGS add node flags to those processes.
  * The worker's and the API's output go to log files under .data/bench/ (paths printed); if
@@ -295,6 +296,7 @@ async function main() {
         efiSendSettleMs,
         temporal,
         taskQueue,
+        cpuGroups,
         restartWorker: async (workerSettings) => (workerPid = await restartWorker(workerSettings)),
         settings,
         sendConcurrencies,

@@ -32,6 +32,7 @@ import { sentPixNoticeWorkflow } from '../../workflows/transfers/definitions';
 import { timed, type BenchTable } from './benchTable';
 import { longestHistory } from './history';
 import { ledgerProblems } from './ledgerInvariant';
+import { cpuDeltaMs, cpuSnapshot, perOp, type ProcessGroups } from './processCpu';
 import { peakRssMib, resetPeakRss } from './processMemory';
 import { idEnvioFor, pspChargeRef } from '../../core/pix/apiPixIds';
 
@@ -44,6 +45,8 @@ export interface PayoutBenchDeps {
   efiSendSettleMs: number;
   temporal: Client;
   taskQueue: string;
+  /** Where a batch's CPU goes (api, worker, temporal, postgres, bench: this process, the sandbox included). */
+  cpuGroups: ProcessGroups;
   sequelize: Sequelize;
   encryptionKey: string;
   /** Stops the worker and starts it again with these variables added, once it polls; its pid. */
@@ -89,6 +92,8 @@ interface SendRun {
   noticesS: number | null;
   baselinePerS: number;
   workerPeakMib: number;
+  /** CPU ms per item of each process group, POST to the batch's end. */
+  cpuPerItem: string;
 }
 
 export async function benchPayouts(d: PayoutBenchDeps): Promise<void> {
@@ -127,13 +132,15 @@ export async function benchPayouts(d: PayoutBenchDeps): Promise<void> {
       await noticesFollowed(d, noticesSoFar);
     }
     resetPeakRss(workerPid);
+    const cpuBefore = cpuSnapshot(d.cpuGroups);
     const batch = await runBatch(d, creds, d.items);
+    const cpuPerItem = perOp(cpuDeltaMs(cpuBefore, cpuSnapshot(d.cpuGroups)), d.items);
     const workerPeakMib = Math.round(peakRssMib(workerPid));
     const check = await checkRun(d, batch, d.items);
     noticesSoFar += d.items;
     const noticesS = await noticesFollowed(d, noticesSoFar);
     const baselinePerS = await hammerEfi(d, d.items, concurrency);
-    const run = { concurrency, batch, check, noticesS, baselinePerS, workerPeakMib };
+    const run = { concurrency, batch, check, noticesS, baselinePerS, workerPeakMib, cpuPerItem };
     runs.push(run);
     process.stdout.write(
       `send concurrency ${concurrency}: ${d.items} items ${batch.status} in ${(batch.wallMs / 1000).toFixed(1)} s (${(d.items / (batch.wallMs / 1000)).toFixed(1)} items/s); baseline ${baselinePerS.toFixed(1)} sends/s; ${check.summary}\n`,
@@ -151,6 +158,7 @@ export async function benchPayouts(d: PayoutBenchDeps): Promise<void> {
     'wall time, POST to batch end',
     `${(full.batch.wallMs / 1000).toFixed(1)} s at send concurrency ${full.concurrency} (${small} items: ${(first!.wallMs / 1000).toFixed(1)} s)`,
   );
+  for (const run of runs) d.line(`CPU ms per item, send c=${run.concurrency}`, run.cpuPerItem);
   d.line('worker peak RSS (VmHWM)', `${Math.max(...runs.map((r) => r.workerPeakMib))} MiB (the largest of the runs)`);
   d.line(
     'history events: batch / largest chunk',
