@@ -21,9 +21,17 @@
  *     raw baseline: the same PDF rendered on the main thread. BENCH_RECEIPTS (200).
  *   - dashboard (scripts/lib/dashboardBench.ts): every /dashboard route's p50 and p99 with
  *     1,000,000 charges for one merchant (BENCH_DASHBOARD_CHARGES).
- *   - payouts (scripts/lib/payoutBench.ts): a BENCH_ITEMS (10,000) item batch and one of a tenth
- *     of that, wall time POST → batch end, items/s, linearity, the worker's peak RSS; baseline (a):
- *     the sandbox's /v1/transfers hammered directly at the batch's concurrency.
+ *   - payouts (scripts/lib/payoutBench.ts): money out through Efí's send API (the sandbox's
+ *     /v3/gn/pix and /v2/gn/pix/enviados routes): a BENCH_ITEMS (10,000) item batch at each Pix
+ *     send concurrency of BENCH_SEND_CONCURRENCIES (1,4,16: PIX_SEND_CONCURRENCY, a worker
+ *     setting, so the worker is restarted with each), and one of a tenth of that at the last, wall
+ *     time POST → batch end, items/s, linearity, the worker's peak RSS, every item PAID exactly
+ *     once and the ledger invariant checked; baseline (a): the sandbox's Efí send (PUT, then GET by
+ *     idEnvio) hammered directly at the same send concurrency. The sandbox's send settles in
+ *     SANDBOX_EFI_SEND_SETTLE_MS, 0 here unless set (the sandbox's own default is 150 ms): 10,000
+ *     items one send at a time would take ~26 min at 150 ms, and at 0 the floor is our own first
+ *     read of the outcome, 50 ms after the PUT: still at least 500 s at concurrency 1, which the
+ *     run prints before it starts (BENCH_SEND_CONCURRENCIES=4,16 leaves that run out).
  * BENCH_ONLY=webhooks,creates,receipts,dashboard,payouts (any comma-separated subset) runs those
  * parts only. BENCH_API_NODE_ARGS and BENCH_WORKER_NODE_ARGS add node flags to those processes.
  * The worker's and the API's output go to log files under .data/bench/ (paths printed); if
@@ -40,6 +48,7 @@ import type { Express } from 'express';
 import { runMigrations } from '../db/migrator';
 import { createSequelize } from '../db/sequelize';
 import { createSandboxApp } from '../sandbox/app';
+import { DEFAULT_EFI_SEND_SETTLE_MS } from '../sandbox/config';
 import { prepareDatabase } from './lib/database';
 import { generateSecrets } from './lib/localSecrets';
 import { freePort } from './lib/ports';
@@ -54,7 +63,7 @@ import { benchWebhooks } from './lib/webhookBench';
 import { benchCreates } from './lib/createBench';
 import { benchReceipts } from './lib/receiptBench';
 import { benchDashboard } from './lib/dashboardBench';
-import { benchPayouts } from './lib/payoutBench';
+import { benchPayouts, sendConcurrenciesFrom } from './lib/payoutBench';
 import { postgresPids, type ProcessGroups } from './lib/processCpu';
 import { builtService, prepareProductionBuild } from './lib/productionBuild';
 import { WORKER_NODE_ARGS } from '../workers/nodeArgs';
@@ -113,9 +122,23 @@ async function waitUntil(probe: () => Promise<boolean>, timeoutMs: number, what:
   }
 }
 
+/**
+ * The sandbox's Efí send settle time for the bench: SANDBOX_EFI_SEND_SETTLE_MS, else 0 (not the
+ * sandbox's 150 ms: see the payout part in the header), so the whole bench stays bounded.
+ */
+function benchSettleMs(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return 0;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new Error('SANDBOX_EFI_SEND_SETTLE_MS must be a whole number of milliseconds, 0 or more');
+  return value;
+}
+
 async function main() {
   const parts = selectedParts();
   const items = Number(process.env.BENCH_ITEMS ?? 10_000);
+  const sendConcurrencies = sendConcurrenciesFrom(process.env.BENCH_SEND_CONCURRENCIES);
+  const efiSendSettleMs = benchSettleMs(process.env.SANDBOX_EFI_SEND_SETTLE_MS);
   const engine = temporalEngineFrom(process.env.BENCH_ENGINE, 'BENCH_ENGINE');
   ensureTools(engine === 'server' ? 'server' : 'cli');
   process.stdout.write(
@@ -150,7 +173,11 @@ async function main() {
     const sandbox = createSandboxApp({
       apiKey: secrets.PROVIDER_API_KEY,
       callbackSecret: secrets.PROVIDER_CALLBACK_SECRET,
+      efiSendSettleMs,
     });
+    process.stdout.write(
+      `sandbox: an Efí send settles in ${efiSendSettleMs} ms (SANDBOX_EFI_SEND_SETTLE_MS; the sandbox's own default ${DEFAULT_EFI_SEND_SETTLE_MS} ms)\n`,
+    );
     const sandboxHttp = await listen(sandbox.app);
     cleanup.push(
       () => sandbox.stop(),
@@ -207,19 +234,38 @@ async function main() {
       'the API to answer /healthz',
     );
 
+    // The worker, answering /healthz once it polls its task queue; started again with other
+    // settings by the payout part (PIX_SEND_CONCURRENCY is read at start), in the same log.
     const workerCommand = serviceCommand('worker', buildDir, process.env.BENCH_WORKER_NODE_ARGS);
-    worker = spawn(workerCommand.command, workerCommand.args, {
-      cwd: workerCommand.cwd,
-      stdio: ['ignore', fs.openSync(workerLog, 'a'), fs.openSync(workerLog, 'a')],
-      env,
-    });
-
-    worker.once('exit', (code, signal) => {
-      childGone ??= `the worker exited (${signal ? `signal ${signal}` : `code ${code}`}); see ${workerLog}`;
-    });
+    const startWorker = async (settings: Record<string, string>): Promise<number> => {
+      const healthPort = await freePort();
+      const started = spawn(workerCommand.command, workerCommand.args, {
+        cwd: workerCommand.cwd,
+        stdio: ['ignore', fs.openSync(workerLog, 'a'), fs.openSync(workerLog, 'a')],
+        env: { ...env, HOST: '127.0.0.1', WORKER_HEALTH_PORT: String(healthPort), ...settings },
+      });
+      worker = started;
+      started.once('exit', (code, signal) => {
+        // Only the worker of the moment, and not when the bench stopped it itself.
+        if (worker !== started) return;
+        childGone ??= `the worker exited (${signal ? `signal ${signal}` : `code ${code}`}); see ${workerLog}`;
+      });
+      await waitUntil(
+        async () => (await fetch(`http://127.0.0.1:${healthPort}/healthz`).catch(() => undefined))?.status === 200,
+        120_000,
+        'the worker to poll its task queue',
+      );
+      return started.pid!;
+    };
+    const restartWorker = async (settings: Record<string, string>): Promise<number> => {
+      const old = worker;
+      worker = undefined;
+      if (old) await stopChild(old);
+      return startWorker(settings);
+    };
+    let workerPid = await startWorker({});
     const line = (k: string, v: string) => process.stdout.write(`${k.padEnd(38)} ${v}\n`);
     const common = { apiUrl, sequelize, encryptionKey: secrets.CREDENTIALS_ENCRYPTION_KEY, table, line };
-    const workerPid = worker.pid!;
     const apiPid = api.pid!;
     // Where a create's CPU goes (scripts/lib/processCpu.ts); "bench" is this process: load generator and sandbox.
     const cpuGroups: ProcessGroups = {
@@ -246,11 +292,14 @@ async function main() {
       await benchPayouts({
         ...common,
         sandboxUrl: sandboxHttp.url,
-        providerApiKey: secrets.PROVIDER_API_KEY,
+        sandbox,
+        efiSendSettleMs,
         temporal,
         taskQueue,
-        workerPid,
+        cpuGroups,
+        restartWorker: async (workerSettings) => (workerPid = await restartWorker(workerSettings)),
         settings,
+        sendConcurrencies,
         items,
         waitUntil,
       });

@@ -43,8 +43,8 @@ export interface EfiTransfersOptions {
 }
 
 /** Read at once after the PUT, then after POLL_FIRST_MS, twice as long each time, at most POLL_MAX_MS apart. */
-const POLL_FIRST_MS = 50;
-const POLL_MAX_MS = 1_000;
+export const POLL_FIRST_MS = 50;
+export const POLL_MAX_MS = 1_000;
 
 export class EfiTransfers {
   private readonly sleep: (ms: number) => Promise<void>;
