@@ -7,7 +7,7 @@
  */
 import { ProviderError } from '../../../core/provider';
 import { retryAfterMs } from '../../../core/net/retryAfter';
-import { logSafe, outcomeUnknown, PixApiErrorCodes, problemOf, problemTypeName } from '../pixApi/errors';
+import { logSafe, outcomeUnknown, PixApiErrorCodes, problemOf, problemTypeName, statusError } from '../pixApi/errors';
 import type { HttpAnswer } from '../pixApi/transport';
 import { efiErrorSchema } from './schemas';
 
@@ -65,22 +65,8 @@ export function efiAnswerError(answer: HttpAnswer, what: string, nowMs: number):
   const detail = logSafe(answer.text) || null;
   const wait = retryAfterMs(header(answer, 'retry-after'), nowMs);
   const label = `${what} → ${status}`;
-  if (status === 429)
-    return new ProviderError(`${label}: rate limited by the PSP`, PixApiErrorCodes.rateLimited, true, status, {
-      retryAfterMs: wait,
-      detail,
-    });
-  if (status === 408 || status === 504)
-    return new ProviderError(`${label}: the PSP timed out`, PixApiErrorCodes.timeout, true, status, { detail });
-  if (status >= 500)
-    return new ProviderError(`${label}: the PSP is unavailable`, PixApiErrorCodes.unavailable, true, status, {
-      retryAfterMs: wait,
-      detail,
-    });
-  if (status === 401)
-    return new ProviderError(`${label}: the PSP refused our credentials`, PixApiErrorCodes.authFailed, false, status, {
-      detail,
-    });
+  const common = statusError(status, label, { retryAfterMs: wait, detail });
+  if (common) return common;
   if (status === 403)
     return new ProviderError(`${label}: access denied (scope?)`, PixApiErrorCodes.accessDenied, false, status, {
       detail,

@@ -92,30 +92,36 @@ export function answerError(answer: HttpAnswer, what: string, codes: OperationCo
   // Only the standard's own type names reach the message: a PSP's private types are its words.
   const label = `${what} → ${status}${typeName && problem?.type.startsWith(BCB_ERROR_TYPES) ? ` ${typeName}` : ''}`;
 
-  if (status === 429)
-    return new ProviderError(`${label}: rate limited by the PSP`, PixApiErrorCodes.rateLimited, true, status, {
-      retryAfterMs: wait,
-      detail,
-    });
-  if (status === 408 || status === 504)
-    return new ProviderError(`${label}: the PSP timed out`, PixApiErrorCodes.timeout, true, status, {
-      retryAfterMs: wait,
-      detail,
-    });
-  if (status >= 500)
-    return new ProviderError(`${label}: the PSP is unavailable`, PixApiErrorCodes.unavailable, true, status, {
-      retryAfterMs: wait,
-      detail,
-    });
-  if (status === 401)
-    return new ProviderError(`${label}: the PSP refused our credentials`, PixApiErrorCodes.authFailed, false, status, {
-      detail,
-    });
+  const common = statusError(status, label, { retryAfterMs: wait, detail });
+  if (common) return common;
   if (status >= 400 && problem) {
     const code = status === 403 ? PixApiErrorCodes.accessDenied : refusalCode(status, typeName, codes);
     return new ProviderError(`${label}: refused by the PSP (${code})`, code, false, status, { detail });
   }
   return outcomeUnknown(what, status, 'not an API Pix answer', answer.text);
+}
+
+/**
+ * What a status says whatever the body, on any PSP route (API Pix's, or a PSP's own): 429 rate
+ * limited, 408/504 timed out and 5xx unavailable are transient (after `retryAfterMs` when given);
+ * 401 is our credentials refused. Null for every other status: the body decides.
+ */
+export function statusError(
+  status: number,
+  label: string,
+  extras: { retryAfterMs: number | null; detail: string | null },
+): ProviderError | null {
+  if (status === 429)
+    return new ProviderError(`${label}: rate limited by the PSP`, PixApiErrorCodes.rateLimited, true, status, extras);
+  if (status === 408 || status === 504)
+    return new ProviderError(`${label}: the PSP timed out`, PixApiErrorCodes.timeout, true, status, extras);
+  if (status >= 500)
+    return new ProviderError(`${label}: the PSP is unavailable`, PixApiErrorCodes.unavailable, true, status, extras);
+  if (status === 401)
+    return new ProviderError(`${label}: the PSP refused our credentials`, PixApiErrorCodes.authFailed, false, status, {
+      detail: extras.detail,
+    });
+  return null;
 }
 
 /** Whether a 404 says the entity does not exist: the specific type, or the standard's general one. */
