@@ -165,11 +165,15 @@ async function ledgerMovements(like: string): Promise<Array<{ key: string; cents
   const rows = await stack.sequelize.query<{ movement_key: string; amount: string }>(
     `SELECT t.movement_key, p.amount_cents AS amount FROM ledger_transactions t
      JOIN ledger_postings p ON p.transaction_id = t.id JOIN ledger_accounts a ON a.id = p.account_id
-     WHERE t.movement_key LIKE :like AND a.code LIKE 'merchant:%'
-     ORDER BY t.movement_key`,
+     WHERE t.movement_key LIKE :like AND a.code LIKE 'merchant:%'`,
     { replacements: { like }, type: QueryTypes.SELECT },
   );
-  return rows.map((r) => ({ key: r.movement_key, cents: Number(r.amount) }));
+  return byKey(rows.map((r) => ({ key: r.movement_key, cents: Number(r.amount) })));
+}
+
+/** In code-point order (the database's collation may order keys otherwise). */
+function byKey<T extends { key: string }>(list: T[]): T[] {
+  return [...list].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
 
 it('a send whose answer is lost: the retry reads Efí first, the money leaves once', async () => {
@@ -459,10 +463,10 @@ it('a sent Pix returned by its recipient is credited back once per return, never
   expect(beyond.body).toMatchObject({ error: { code: 'RETURN_EXCEEDS_SEND' } });
 
   expect(await ledgerMovements(`sent-pix-returned:${withdrawalId}:%`)).toEqual(
-    [
+    byKey([
       { key: `sent-pix-returned:${withdrawalId}:${first.body.devolucao.id}`, cents: 3_000 },
       { key: `sent-pix-returned:${withdrawalId}:${second.body.devolucao.id}`, cents: 2_000 },
-    ].sort((a, b) => a.key.localeCompare(b.key)),
+    ]),
   );
   expect(await available(m)).toBe(afterSend + 5_000);
   expect(await reserved(m)).toBe(0);
