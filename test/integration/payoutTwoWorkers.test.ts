@@ -2,11 +2,14 @@
  * Scaling out: two worker processes serve one task queue during a payout
  * batch, as several hosts would against one Temporal cluster and one PostgreSQL. Chunks and
  * their slices land on either worker; every item must still be paid exactly once — checked
- * against the sandbox provider's own record of transfers — and the ledger must balance.
+ * against the sandbox PSP's own record of Efí sends — the ledger must balance, and the account's
+ * send concurrency (PIX_SEND_CONCURRENCY, 1 by default: Efí's "one send at a time") must hold
+ * across both processes: no two sends in flight at once at the PSP.
  */
 import crypto from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { accounts } from '../../core/ledger/accounts';
+import { idEnvioFor } from '../../core/pix/apiPixIds';
 import { PayoutItem } from '../../db/models';
 import { payoutBatchWorkflowId } from '../../workflows/payouts/definitions';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
@@ -22,7 +25,7 @@ import {
 } from '../support/payouts';
 import { killHard, spawnWorkerProcess } from '../support/workerProcess';
 
-jest.setTimeout(180_000);
+jest.setTimeout(300_000);
 
 let stack: IntegrationStack;
 const workers: ChildProcess[] = [];
@@ -33,6 +36,8 @@ beforeAll(async () => {
     // Small chunks and slices, several at once: both workers get work.
     apiOverrides: { payoutSettings: { chunkSize: 25, parallelChunks: 4, itemConcurrency: 5, sliceSize: 25 } },
   });
+  // PIX_SEND_CONCURRENCY unset: the default, one send of the account at a time.
+  expect(stack.workerEnv.PIX_SEND_CONCURRENCY).toBeUndefined();
   workers.push(spawnWorkerProcess(stack.workerEnv), spawnWorkerProcess(stack.workerEnv));
 });
 
@@ -47,7 +52,9 @@ it('pays every item exactly once with two worker processes on one task queue', a
   const before = await balance(stack.sequelize, accounts.merchantAvailable(m.merchantId));
   await setFaults(stack, { latencyMs: 20 });
 
-  const n = 300;
+  // One send at a time, each holding the account's slot until its outcome is read (the sandbox's
+  // 150 ms of EM_PROCESSAMENTO and the polls): about 0.3 s a send, so 150 items, not more.
+  const n = 150;
   const created = await signedCall(stack, m, 'POST', '/v1/payouts/batches', {
     idempotencyKey: `two-${crypto.randomUUID()}`,
     items: items(n, { amountCents: 1_000 }),
@@ -55,7 +62,7 @@ it('pays every item exactly once with two worker processes on one task queue', a
   expect(created.status).toBe(201);
   const batchId = created.body.batchId as string;
 
-  const done = await waitForBatchEnd(stack, m, batchId, 150_000);
+  const done = await waitForBatchEnd(stack, m, batchId, 240_000);
   expect(done).toMatchObject({ status: 'COMPLETED', paidItems: n, failedItems: 0 });
 
   const transfers = await sandboxTransfers(stack);
@@ -65,6 +72,21 @@ it('pays every item exactly once with two worker processes on one task queue', a
     expect(item.status).toBe('PAID');
     expect(transfers[item.id]?.created).toBe(1);
   }
+
+  // The sandbox's record of the sends: one per item, and never two in flight at once. A send is in
+  // flight at Efí from its acceptance to its settlement (EM_PROCESSAMENTO); the slot is let go
+  // only once a read saw the outcome, so the next send is accepted at or after the previous one
+  // settled. The record's instants are whole milliseconds of one clock: touching intervals allowed.
+  const sends = rows.map((item) => stack.sandbox.state.efiSends.get(idEnvioFor(item.id)));
+  expect(sends.filter((s) => s === undefined)).toEqual([]);
+  const intervals = sends
+    .map((s) => ({ idEnvio: s!.idEnvio, accepted: Date.parse(s!.requestedAt), settles: Date.parse(s!.settlesAt) }))
+    .sort((a, b) => a.accepted - b.accepted);
+  const overlaps = intervals.flatMap((cur, i) =>
+    i > 0 && cur.accepted < intervals[i - 1].settles ? [{ previous: intervals[i - 1], next: cur }] : [],
+  );
+  expect(overlaps).toEqual([]);
+
   expect(await balance(stack.sequelize, accounts.merchantAvailable(m.merchantId))).toBe(before - n * 1_005);
   expect(await balance(stack.sequelize, accounts.merchantReserved(m.merchantId))).toBe(0);
   await assertLedgerInvariant(stack.sequelize);

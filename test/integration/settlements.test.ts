@@ -17,7 +17,7 @@ import { sharedIntegrationStack, type SharedStack } from '../support/sharedStack
 import { assertLedgerInvariant, balance } from '../support/ledger';
 import { signedInMerchant, signedInUser, type SignedInMerchant } from '../support/signedIn';
 import { sandboxTransferList, sandboxTransfers } from '../support/payouts';
-import { pspChargeRef } from '../../core/pix/apiPixIds';
+import { idEnvioFor, pspChargeRef } from '../../core/pix/apiPixIds';
 
 jest.setTimeout(180_000);
 
@@ -146,8 +146,12 @@ describe('on demand', () => {
       `SELECT provider_transfer_id FROM withdrawals WHERE id = :id`,
       { replacements: { id: done.withdrawalId }, type: QueryTypes.SELECT },
     );
-    const atSandbox = (await sandboxTransferList(stack)).find((t) => t.id === seller[0].provider_transfer_id);
-    expect(atSandbox).toMatchObject({ status: 'COMPLETED', amountCents: 40_000, endToEndId: done.endToEndId });
+    // Our row names the send by its idEnvio; the sandbox records it as a transfer with that reference.
+    expect(seller[0].provider_transfer_id).toBe(idEnvioFor(done.withdrawalId));
+    const atSandbox = (await sandboxTransferList(stack)).filter((t) => t.reference === done.withdrawalId);
+    expect(atSandbox).toEqual([
+      expect.objectContaining({ status: 'COMPLETED', amountCents: 40_000, endToEndId: done.endToEndId }),
+    ]);
     expect(await available(o)).toBe(net - 40_150);
     expect(await reserved(o)).toBe(0);
     expect(await postingsOf(`withdrawal-complete:${done.withdrawalId}`)).toEqual({

@@ -32,7 +32,7 @@ import {
 } from '../../db/identity/merchantAdmin';
 import { createSequelize } from '../../db/sequelize';
 import { runMigrations } from '../../db/migrator';
-import { createSandboxApp, type SandboxApp } from '../../sandbox/app';
+import { createSandboxApp, type SandboxApp, type SandboxAppOptions } from '../../sandbox/app';
 import { createGatewayWorker } from '../../workers/createWorker';
 import { ensureOutboxDispatcher } from '../../workers/ensureOutboxDispatcher';
 import { dispatcherWorkflowId } from '../../workflows/events/definitions';
@@ -62,8 +62,14 @@ export interface IntegrationStack {
   mail: MailSink;
   /** Starts a new mail sink on the port of `mail` (after a test stopped it: an SMTP outage ends). */
   restartMail: () => Promise<MailSink>;
-  /** Stops the sandbox and starts it again on the same port from its state file (a provider restart). */
-  restartSandbox: (overrides?: { apiKey?: string }) => Promise<void>;
+  /**
+   * Stops the sandbox and starts it again on the same port from its state file (a provider restart).
+   * Overrides play a PSP whose credentials changed: `apiKey` its own API's (/v1), `pixClientId` /
+   * `pixClientSecret` the OAuth client of API Pix and Efí's routes (every token is lost in a restart).
+   */
+  restartSandbox: (
+    overrides?: Partial<Pick<SandboxAppOptions, 'apiKey' | 'pixClientId' | 'pixClientSecret'>>,
+  ) => Promise<void>;
   /** The API's Express app (its mounted routes drive the generated tests). */
   app: import('express').Express;
   encryptionKey: string;
@@ -287,7 +293,7 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
     },
     restartSandbox: async (overrides = {}) => {
       await closeSandbox();
-      // An apiKey override plays a provider whose key was rotated: every call of ours gets 401.
+      // A credentials override plays a provider whose keys were rotated: every call of ours gets 401.
       sandbox = createSandboxApp({ ...sandboxOptions, ...overrides });
       stack.sandbox = sandbox;
       sandboxListening.server = (await listenPlain(sandbox, Number(new URL(sandboxListening.url).port))).server;
