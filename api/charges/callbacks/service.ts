@@ -79,16 +79,15 @@ export class ProviderCallbackService {
       this.deps.logger.warn({ idEnvio: notice.idEnvio.slice(0, 35) }, 'notice about a Pix we did not send; ignored');
       return 'IGNORED';
     }
-    try {
-      await startWorkflow(this.deps.temporal, sentPixNoticeWorkflow, {
-        workflowId: sentPixNoticeWorkflowId(notice.idEnvio),
-        taskQueue: this.deps.taskQueue,
-        args: [{ idEnvio: notice.idEnvio, reason: notice.reason }],
-      });
-    } catch (err) {
-      // One run reading the send already: it reads the PSP's latest record.
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    }
+    // A run already reading this send may have read Efí's record before what this notice reports
+    // (a return): the new notice replaces it, so the last run reads the latest record. Safe to
+    // cut short: each step it takes is idempotent (one ledger key per return, row locks).
+    await startWorkflow(this.deps.temporal, sentPixNoticeWorkflow, {
+      workflowId: sentPixNoticeWorkflowId(notice.idEnvio),
+      taskQueue: this.deps.taskQueue,
+      args: [{ idEnvio: notice.idEnvio, reason: notice.reason }],
+      workflowIdConflictPolicy: 'TERMINATE_EXISTING',
+    });
     return 'SENT_PIX_FOLLOWED';
   }
 
