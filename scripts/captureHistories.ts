@@ -36,6 +36,8 @@ import type { MerchantCredentials } from '../db/identity/merchantAdmin';
 import { chargeWorkflowId, latePaymentWorkflowId } from '../workflows/charges/definitions';
 import { dispatcherWorkflowId, deliveryWorkflowId, replayWorkflowId } from '../workflows/events/definitions';
 import { withdrawalWorkflowId } from '../workflows/withdrawals/definitions';
+import { sentPixNoticeWorkflowId } from '../workflows/transfers/definitions';
+import { idEnvioFor } from '../core/pix/apiPixIds';
 import { payoutBatchWorkflowId } from '../workflows/payouts/definitions';
 import { mailWorkflowId } from '../workflows/mail/definitions';
 import { Mailer } from '../api/mail/mailer';
@@ -501,6 +503,35 @@ const scenarios: Scenario[] = [
       );
       await waitClosed(stack.temporal.workflow.getHandle(withdrawalWorkflowId(w.body.id)));
       return [withdrawalWorkflowId(w.body.id)];
+    },
+  },
+  {
+    // Efí's webhook about the withdrawal's send starts sent-pix-<idEnvio>, which reads the send back.
+    name: 'sent-pix-notice-of-a-withdrawal',
+    async run(stack) {
+      const m = await withdrawingMerchant(stack, `envio+${key().slice(0, 8)}@loja.com.br`);
+      const w = await must(
+        'withdrawal',
+        201,
+        stack.api('POST', '/sellers/saques', {
+          creds: m,
+          body: { amountCents: 1_000 },
+          headers: { 'idempotency-key': key() },
+        }),
+      );
+      await waitClosed(stack.temporal.workflow.getHandle(withdrawalWorkflowId(w.body.id)));
+      const notice = sentPixNoticeWorkflowId(idEnvioFor(w.body.id));
+      for (let tries = 0; ; tries++) {
+        const status = await stack.temporal.workflow
+          .getHandle(notice)
+          .describe()
+          .then((d) => d.status.name)
+          .catch(() => 'NOT_STARTED');
+        if (status === 'COMPLETED') break;
+        if (tries > 300) throw new Error(`${notice}: ${status}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      return [notice];
     },
   },
   {
