@@ -23,6 +23,7 @@ import { signedRequestHeaders } from '../../core/signatures/requestSignature';
 import type { MerchantCredentials } from '../../db/identity/merchantAdmin';
 import { createSequelize } from '../../db/sequelize';
 import { janitorScheduleId } from '../../workflows/transfers/definitions';
+import { idEnvioFor } from '../../core/pix/apiPixIds';
 import { ensureTemporalCertificates, LOCAL_SERVER_NAME } from '../../scripts/lib/temporalCertificates';
 import { startTemporalServer, type TemporalServer } from '../../scripts/lib/temporalServer';
 import { startTemporalUi } from '../../scripts/lib/temporalUi';
@@ -431,13 +432,13 @@ async function expectBatchCompleted(m: MerchantCredentials, batchId: string, cou
     { type: QueryTypes.SELECT, replacements: { batchId } },
   );
   expect(rows).toHaveLength(count);
-  // The sandbox's own record of every transfer request it received, by our reference (the item id).
+  // The sandbox's own record of every send it received, by Efí's idEnvio (derived from the item id).
   const made = (await stack.control('GET', '/sandbox/transfers')).body.references as Record<
     string,
     { created: number }
   >;
   for (const item of rows) {
     expect(item.status).toBe('PAID');
-    expect(made[item.id]?.created).toBe(1);
+    expect(made[idEnvioFor(item.id)]?.created).toBe(1);
   }
 }
