@@ -275,6 +275,11 @@ class EnvReader {
     return value === undefined || value === '' ? undefined : value;
   }
 
+  /** The value as set, an empty string included (raw reads empty as unset). */
+  present(name: string): string | undefined {
+    return this.env[name];
+  }
+
   secret(name: string): string {
     const value = this.raw(name);
     if (value === undefined) this.problems.push(`${name} is required`);
@@ -547,7 +552,8 @@ function pixApi(
     certFile: { name: 'PIX_API_CERT_FILE', value: read.raw('PIX_API_CERT_FILE') },
     keyFile: { name: 'PIX_API_KEY_FILE', value: read.raw('PIX_API_KEY_FILE') },
     pfxFile: { name: 'PIX_API_PFX_FILE', value: read.raw('PIX_API_PFX_FILE') },
-    pfxPassphrase: { name: 'PIX_API_PFX_PASSPHRASE', value: read.raw('PIX_API_PFX_PASSPHRASE') },
+    // Set to empty, it is an empty passphrase (Efí issues its .p12 files without one), not unset.
+    pfxPassphrase: { name: 'PIX_API_PFX_PASSPHRASE', value: read.present('PIX_API_PFX_PASSPHRASE') },
     caFile: { name: 'PIX_API_CA_FILE', value: read.raw('PIX_API_CA_FILE') },
   });
   read.problems.push(...problems);

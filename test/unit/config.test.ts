@@ -9,6 +9,7 @@ import path from 'node:path';
 import { inspect } from 'node:util';
 import { ConfigError, cliEnvironment, loadConfig, temporalConnectionForCli } from '../../config';
 import { temporalConnectionOptions } from '../../core/temporal/connection';
+import { runTool } from '../support/externalTools';
 import { testCertificates, type PkiFiles } from '../support/testCertificates';
 
 const SECRETS = {
@@ -517,6 +518,36 @@ describe('loadConfig: API Pix (PIX_API_*, PIX_RECEIVING_KEY, PIX_WEBHOOK_SECRET)
       PIX_API_PFX_PASSPHRASE: certs.pfxPassphrase,
     });
     expect(pixApi.tls?.identity?.kind).toBe('pfx');
+  });
+
+  it("accepts Efí's .p12 as issued, without a passphrase: PIX_API_PFX_PASSPHRASE set to empty", async () => {
+    const file = path.join(path.dirname(certs.clientPfxFile), 'no-passphrase.p12');
+    await runTool('openssl', [
+      'pkcs12',
+      '-export',
+      '-inkey',
+      certs.clientKeyFile,
+      '-in',
+      certs.clientCertFile,
+      '-out',
+      file,
+      '-passout',
+      'pass:',
+    ]);
+    const noPassphrase = {
+      ...production(),
+      PIX_API_CERT_FILE: undefined,
+      PIX_API_KEY_FILE: undefined,
+      PIX_API_PFX_FILE: file,
+    };
+    expect(loadConfig({ ...noPassphrase, PIX_API_PFX_PASSPHRASE: '' }).pixApi.tls?.identity?.kind).toBe('pfx');
+    // Unset is still a missing half of the pair; a passphrase it was not made with still refuses.
+    expect(problemsOf({ ...noPassphrase, PIX_API_PFX_PASSPHRASE: undefined })).toEqual(
+      expect.arrayContaining([expect.stringContaining('PIX_API_PFX_PASSPHRASE is required')]),
+    );
+    expect(problemsOf({ ...noPassphrase, PIX_API_PFX_PASSPHRASE: 'wrong' })).toEqual(
+      expect.arrayContaining([expect.stringContaining('cannot be opened')]),
+    );
   });
 
   it('keeps certificate material and passphrase out of a serialised or printed configuration', () => {
