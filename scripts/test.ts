@@ -172,17 +172,20 @@ async function main(): Promise<number> {
     } else {
       step(`secrets audit: ${audit.secrets} secrets issued, none in ${audit.files} log files`);
     }
-    // Every API Pix request the gateway sent during the suite, checked against the BCB document (test/support/pixApiAudit.ts).
+    // Every request the gateway sent to the PSP during the suite, checked against the BCB document
+    // (API Pix) or docs/standards/efi-pix.yaml (Efí's send, balance and MED routes): test/support/pixApiAudit.ts.
     const violationsFile = path.join(logDir, 'pix-api-violations.log');
     const violations = fs.existsSync(violationsFile)
       ? fs.readFileSync(violationsFile, 'utf8').split('\n').filter(Boolean)
       : [];
     if (violations.length > 0) {
       for (const line of violations.slice(0, 20)) step(`API PIX REQUEST VIOLATION: ${line}`);
-      step(`API Pix request audit FAILED: ${violations.length} violation(s) of the BCB document`);
+      step(`PSP request audit FAILED: ${violations.length} violation(s) of the BCB document or efi-pix.yaml`);
       summary.failed += 1;
     } else {
-      step('API Pix request audit: every request the gateway sent follows the BCB document');
+      step(
+        'PSP request audit: every request the gateway sent follows the BCB document (API Pix) or efi-pix.yaml (Efí)',
+      );
     }
     step(`logs of this run: ${logDir}`);
     outcome = {
