@@ -109,6 +109,22 @@ async function setFaults(
   });
 }
 
+/** A withdrawal of R$ 10.00 to `pixKey`, its run closed; its id. */
+async function withdrawalRun(stack: IntegrationStack, pixKey: string): Promise<string> {
+  const m = await withdrawingMerchant(stack, pixKey);
+  const w = await must(
+    'withdraw',
+    201,
+    stack.api('POST', '/sellers/saques', {
+      creds: m,
+      body: { amountCents: 1_000 },
+      headers: { 'idempotency-key': key() },
+    }),
+  );
+  await waitClosed(stack.temporal.workflow.getHandle(withdrawalWorkflowId(w.body.id)));
+  return w.body.id;
+}
+
 async function withdrawingMerchant(stack: IntegrationStack, pixKey: string): Promise<MerchantCredentials> {
   const { fundByPaidCharge } = await import('../test/support/payouts');
   const m = await stack.createMerchant({
@@ -473,18 +489,7 @@ const scenarios: Scenario[] = [
   {
     name: 'withdrawal-completed',
     async run(stack) {
-      const m = await withdrawingMerchant(stack, `financeiro+${key().slice(0, 8)}@loja.com.br`);
-      const w = await must(
-        'withdraw',
-        201,
-        stack.api('POST', '/sellers/saques', {
-          creds: m,
-          body: { amountCents: 1_000 },
-          headers: { 'idempotency-key': key() },
-        }),
-      );
-      await waitClosed(stack.temporal.workflow.getHandle(withdrawalWorkflowId(w.body.id)));
-      return [withdrawalWorkflowId(w.body.id)];
+      return [withdrawalWorkflowId(await withdrawalRun(stack, `financeiro+${key().slice(0, 8)}@loja.com.br`))];
     },
   },
   {
@@ -509,18 +514,8 @@ const scenarios: Scenario[] = [
     // Efí's webhook about the withdrawal's send starts sent-pix-<idEnvio>, which reads the send back.
     name: 'sent-pix-notice-of-a-withdrawal',
     async run(stack) {
-      const m = await withdrawingMerchant(stack, `envio+${key().slice(0, 8)}@loja.com.br`);
-      const w = await must(
-        'withdrawal',
-        201,
-        stack.api('POST', '/sellers/saques', {
-          creds: m,
-          body: { amountCents: 1_000 },
-          headers: { 'idempotency-key': key() },
-        }),
-      );
-      await waitClosed(stack.temporal.workflow.getHandle(withdrawalWorkflowId(w.body.id)));
-      const notice = sentPixNoticeWorkflowId(idEnvioFor(w.body.id));
+      const withdrawalId = await withdrawalRun(stack, `envio+${key().slice(0, 8)}@loja.com.br`);
+      const notice = sentPixNoticeWorkflowId(idEnvioFor(withdrawalId));
       for (let tries = 0; ; tries++) {
         const status = await stack.temporal.workflow
           .getHandle(notice)

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { parse } from '@readme/openapi-parser';
 import addFormats from 'ajv-formats';
 import { OpenAPIBackend, type Document } from 'openapi-backend';
-import type { ReceivedRequest } from './pixApiRequestValidator';
+import { requestViolations, type ReceivedRequest } from './pixApiRequestValidator';
 
 export function efiDocumentPath(): string {
   return path.resolve(__dirname, '..', '..', 'docs', 'standards', 'efi-pix.yaml');
@@ -59,28 +59,6 @@ export class EfiRequestValidator {
 
   /** What is wrong with the request by the document, one line each; empty when nothing is. */
   violationsOf(req: ReceivedRequest): string[] {
-    const [pathname, query = ''] = req.url.split('?');
-    const request = {
-      method: req.method.toLowerCase(),
-      path: pathname,
-      query,
-      headers: Object.fromEntries(
-        Object.entries(req.headers).filter((e): e is [string, string | string[]] => e[1] !== undefined),
-      ),
-      body: req.body === undefined || req.body === '' ? undefined : req.body,
-    };
-    const label = `${req.method} ${pathname}`;
-    const operation = this.api.matchOperation(request);
-    if (!operation) return [`${label}: no operation of Efí's document has this method and path`];
-    const violations: string[] = [];
-    if (request.body !== undefined && !/^application\/json\b/i.test(String(request.headers['content-type'] ?? ''))) {
-      violations.push(`${label}: the body is not sent as application/json`);
-    }
-    const result = this.api.validateRequest(request, operation);
-    for (const e of result.errors ?? [])
-      violations.push(
-        `${label} (${operation.operationId}): ${e.instancePath || '/'} ${e.message ?? e.keyword}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`,
-      );
-    return violations;
+    return requestViolations(this.api, req, "Efí's document");
   }
 }

@@ -75,29 +75,7 @@ export class PixApiRequestValidator {
 
   /** What is wrong with the request by the document, one line each; empty when nothing is. */
   violationsOf(req: ReceivedRequest): string[] {
-    const [pathname, query = ''] = req.url.split('?');
-    const request = {
-      method: req.method.toLowerCase(),
-      path: pathname,
-      query,
-      headers: Object.fromEntries(
-        Object.entries(req.headers).filter((e): e is [string, string | string[]] => e[1] !== undefined),
-      ),
-      body: req.body === undefined || req.body === '' ? undefined : req.body,
-    };
-    const label = `${req.method} ${pathname}`;
-    const operation = this.api.matchOperation(request);
-    if (!operation) return [`${label}: no operation of the standard has this method and path`];
-    const violations: string[] = [];
-    if (request.body !== undefined && !/^application\/json\b/i.test(String(request.headers['content-type'] ?? ''))) {
-      violations.push(`${label}: the body is not sent as application/json`);
-    }
-    const result = this.api.validateRequest(request, operation);
-    for (const e of result.errors ?? [])
-      violations.push(
-        `${label} (${operation.operationId}): ${e.instancePath || '/'} ${e.message ?? e.keyword}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`,
-      );
-    return violations;
+    return requestViolations(this.api, req, 'the standard');
   }
 }
 
@@ -110,4 +88,35 @@ function withOperationIds(document: Document): Document {
     }
   }
   return document;
+}
+
+/**
+ * What is wrong with a request by an OpenAPI document (openapi-backend), one line each: no
+ * operation for its method and path, a body not sent as JSON, each schema error. Empty when
+ * nothing is. `document` names it in the "no operation" line. Shared by the PSP request validators.
+ */
+export function requestViolations(api: OpenAPIBackend, req: ReceivedRequest, document: string): string[] {
+  const [pathname, query = ''] = req.url.split('?');
+  const request = {
+    method: req.method.toLowerCase(),
+    path: pathname,
+    query,
+    headers: Object.fromEntries(
+      Object.entries(req.headers).filter((e): e is [string, string | string[]] => e[1] !== undefined),
+    ),
+    body: req.body === undefined || req.body === '' ? undefined : req.body,
+  };
+  const label = `${req.method} ${pathname}`;
+  const operation = api.matchOperation(request);
+  if (!operation) return [`${label}: no operation of ${document} has this method and path`];
+  const violations: string[] = [];
+  if (request.body !== undefined && !/^application\/json\b/i.test(String(request.headers['content-type'] ?? ''))) {
+    violations.push(`${label}: the body is not sent as application/json`);
+  }
+  const result = api.validateRequest(request, operation);
+  for (const e of result.errors ?? [])
+    violations.push(
+      `${label} (${operation.operationId}): ${e.instancePath || '/'} ${e.message ?? e.keyword}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`,
+    );
+  return violations;
 }
