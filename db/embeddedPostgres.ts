@@ -3,6 +3,7 @@
  * DATABASE_URL is given. PostgreSQL refuses to run as root, so under root the server runs as
  * the `postgres` OS user (created if missing) and owns its data folder.
  */
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
@@ -11,6 +12,13 @@ import { Client } from 'pg';
 
 export interface LocalPostgres {
   url: (database: string) => string;
+  /** The postmaster's process (a new one after each start()). */
+  process: () => ChildProcess;
+  /**
+   * Starts the postmaster again on the same data after it died (a crash, a SIGKILL): PostgreSQL
+   * runs its crash recovery from the WAL; resolves once it accepts connections.
+   */
+  start: () => Promise<ChildProcess>;
   stop: () => Promise<void>;
 }
 
@@ -44,10 +52,27 @@ export async function startLocalPostgres(opts: LocalPostgresOptions): Promise<Lo
   // A stale postmaster.pid from a killed run would make the server refuse to start.
   removeStalePid(opts.dataDir);
   if (!initialised) await pg.initialise();
+  // The package keeps the postmaster it spawned in a field its typings do not show.
+  const postmaster = () => (pg as unknown as { process: ChildProcess }).process;
   await pg.start();
   return {
     url: (database: string) => `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${opts.port}/${database}`,
+    process: postmaster,
+    start: async () => {
+      const dead = postmaster();
+      if (dead && dead.exitCode === null && dead.signalCode === null) return dead;
+      removeStalePid(opts.dataDir);
+      await pg.start();
+      return postmaster();
+    },
     stop: async () => {
+      const current = postmaster();
+      // A postmaster that died on its own: the package (and its exit hook) would wait for an exit
+      // that already happened; forget it instead.
+      if (current && (current.exitCode !== null || current.signalCode !== null)) {
+        (pg as unknown as { process?: ChildProcess }).process = undefined;
+        return;
+      }
       await pg.stop();
     },
   };

@@ -4,7 +4,7 @@
  * (scripts/lib/databaseRoles.ts).
  */
 import path from 'node:path';
-import { ensureDatabase, startLocalPostgres } from '../../db/embeddedPostgres';
+import { ensureDatabase, startLocalPostgres, type LocalPostgres } from '../../db/embeddedPostgres';
 import { ensureGatewayDatabase } from './databaseRoles';
 import { projectRoot } from './tools';
 
@@ -19,6 +19,8 @@ export interface PreparedDatabase {
    */
   adminUrl: string;
   embedded: boolean;
+  /** The embedded cluster's postmaster (absent with DATABASE_URL): to supervise and restart it. */
+  postgres?: LocalPostgres;
   stop: () => Promise<void>;
 }
 
@@ -27,8 +29,10 @@ export async function prepareDatabase(opts: {
   dataDir: string;
   port: number;
   log?: (l: string) => void;
+  /** Use the embedded cluster even when DATABASE_URL is set (a stack of its own, as the chaos run's). */
+  embedded?: boolean;
 }): Promise<PreparedDatabase> {
-  if (process.env.DATABASE_URL) {
+  if (process.env.DATABASE_URL && !opts.embedded) {
     // A server of the operator's: its roles are theirs to make (docs/operations.md). One login
     // does everything unless MIGRATION_DATABASE_URL names the migration role's.
     const server = new URL(process.env.DATABASE_URL);
@@ -55,5 +59,5 @@ export async function prepareDatabase(opts: {
   });
   const adminUrl = pg.url(opts.database);
   const { runtimeUrl, migrationUrl } = await ensureGatewayDatabase(adminUrl, opts.database);
-  return { url: runtimeUrl, migrationUrl, adminUrl, embedded: true, stop: pg.stop };
+  return { url: runtimeUrl, migrationUrl, adminUrl, embedded: true, postgres: pg, stop: pg.stop };
 }

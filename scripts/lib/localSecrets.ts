@@ -13,7 +13,15 @@ export interface LocalSecrets {
   PROVIDER_CALLBACK_SECRET: string;
 }
 
-export const localEnvFile = path.join(projectRoot, '.data', 'local-env.json');
+/**
+ * The local stack's folder: .data/ in the checkout, or GATEWAY_DATA_DIR (a second stack beside
+ * the first, a test's own): `npm start` keeps its data there and the CLI reads its environment there.
+ */
+export function localDataDir(): string {
+  return path.resolve(projectRoot, process.env.GATEWAY_DATA_DIR || '.data');
+}
+
+const localEnvFile = () => path.join(localDataDir(), 'local-env.json');
 
 export function generateSecrets(): LocalSecrets {
   return {
@@ -24,7 +32,7 @@ export function generateSecrets(): LocalSecrets {
 }
 
 export function loadOrCreateLocalSecrets(): LocalSecrets {
-  const file = path.join(projectRoot, '.data', 'local-secrets.json');
+  const file = path.join(localDataDir(), 'local-secrets.json');
   if (fs.existsSync(file)) return JSON.parse(fs.readFileSync(file, 'utf8')) as LocalSecrets;
   const secrets = generateSecrets();
   fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -34,12 +42,12 @@ export function loadOrCreateLocalSecrets(): LocalSecrets {
 
 /** The running stack's environment, so `npm run gateway` can reach the same database and sandbox. */
 export function writeLocalEnv(env: Record<string, string>): void {
-  fs.mkdirSync(path.dirname(localEnvFile), { recursive: true });
-  fs.writeFileSync(localEnvFile, JSON.stringify(env, null, 2), { mode: 0o600 });
+  fs.mkdirSync(path.dirname(localEnvFile()), { recursive: true });
+  fs.writeFileSync(localEnvFile(), JSON.stringify(env, null, 2), { mode: 0o600 });
 }
 
 export function readLocalEnv(): Record<string, string> {
-  return fs.existsSync(localEnvFile)
-    ? (JSON.parse(fs.readFileSync(localEnvFile, 'utf8')) as Record<string, string>)
+  return fs.existsSync(localEnvFile())
+    ? (JSON.parse(fs.readFileSync(localEnvFile(), 'utf8')) as Record<string, string>)
     : {};
 }

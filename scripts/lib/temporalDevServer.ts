@@ -10,6 +10,11 @@ import { temporalCliPath } from './tools';
 export interface TemporalDevServer {
   address: string;
   process: ChildProcess;
+  /**
+   * Starts the dev server again after it died, with the same flags and database file (an
+   * in-memory one starts empty); resolves once it answers. The running process when it is alive.
+   */
+  start: () => Promise<ChildProcess>;
   stop: () => Promise<void>;
 }
 
@@ -46,29 +51,45 @@ export async function startTemporalDevServer(opts: {
   // call, instead of through the task queue. Off by default in the server; the SDK asks for it.
   args.push('--dynamic-config-value', 'system.enableActivityEagerExecution=true');
   args.push('--dynamic-config-value', 'system.enableEagerWorkflowStart=true');
-  const out = opts.logFile ? fs.openSync(opts.logFile, 'a') : 'ignore';
+  const address = `127.0.0.1:${opts.port}`;
+  let child = await launch(args, address, opts.logFile);
+  return {
+    address,
+    // The current process: a new one after start().
+    get process() {
+      return child;
+    },
+    start: async () => {
+      if (child.exitCode === null && child.signalCode === null) return child;
+      child = await launch(args, address, opts.logFile);
+      return child;
+    },
+    stop: () => stopChild(child),
+  };
+}
+
+async function launch(args: string[], address: string, logFile?: string): Promise<ChildProcess> {
+  const out = logFile ? fs.openSync(logFile, 'a') : 'ignore';
   const child = spawn(temporalCliPath, args, { stdio: ['ignore', out, out] });
+  if (typeof out === 'number') fs.closeSync(out);
   let exited = false;
   child.once('exit', () => {
     exited = true;
   });
-  const address = `127.0.0.1:${opts.port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (exited) throw new Error(`temporal dev server exited early${opts.logFile ? `; see ${opts.logFile}` : ''}`);
+    if (exited) throw new Error(`temporal dev server exited early${logFile ? `; see ${logFile}` : ''}`);
     try {
       const connection = await Connection.connect({ address, connectTimeout: 1000 });
       await connection.workflowService.getSystemInfo({});
       await connection.close();
-      break;
+      return child;
     } catch {
-      if (Date.now() > deadline) throw new Error('temporal dev server did not become ready in 60 s');
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new Error('temporal dev server did not become ready in 60 s');
+      }
       await new Promise((r) => setTimeout(r, 300));
     }
   }
-  return {
-    address,
-    process: child,
-    stop: () => stopChild(child),
-  };
 }

@@ -47,6 +47,11 @@ export interface TemporalServer {
   process: () => ChildProcess;
   /** Stops the server and starts it again on the same ports and databases (as an operator's restart). */
   restart: () => Promise<void>;
+  /**
+   * Starts the server again after it died (a crash, a SIGKILL), on the same ports and databases;
+   * resolves once it answers. The running process when it is alive.
+   */
+  start: () => Promise<ChildProcess>;
   stop: () => Promise<void>;
 }
 
@@ -128,6 +133,11 @@ export async function startTemporalServer(opts: TemporalServerOptions): Promise<
     restart: async () => {
       await stopChild(child);
       child = await launch(serverEnv, address, clientTls, opts.logFile);
+    },
+    start: async () => {
+      if (child.exitCode === null && child.signalCode === null) return child;
+      child = await launch(serverEnv, address, clientTls, opts.logFile);
+      return child;
     },
     stop: () => stopChild(child),
   };
