@@ -9,7 +9,9 @@
  *  - every other run (payouts, withdrawals, refunds, transfers, settlements, schedules' runs)
  *    ends within minutes once the PSP answers.
  * A run Failed, TimedOut or Terminated (since `since`) is a discrepancy: money workflows are
- * never terminated (docs/operations.md), and a failed one may have left money half-moved.
+ * never terminated (docs/operations.md), and a failed one may have left money half-moved. The
+ * one exception is sentPixNotice, which a newer notice about the same send terminates by design
+ * (api/charges/callbacks/service.ts, TERMINATE_EXISTING): its terminated runs are a note.
  */
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { QueryTypes, type Sequelize } from 'sequelize';
@@ -17,6 +19,7 @@ import { DELIVERY_WINDOW_MS } from '../../core/events/retrySchedule';
 import { chargeLifecycleWorkflow, chargeWorkflowId } from '../../workflows/charges/definitions';
 import { outboxDispatcherWorkflow, webhookDeliveryWorkflow } from '../../workflows/events/definitions';
 import { medInfractionWorkflow, medInfractionWorkflowId } from '../../workflows/med/definitions';
+import { sentPixNoticeWorkflow } from '../../workflows/transfers/definitions';
 import { DEFAULT_STALE_AFTER_MS, type AuditCheck, type AuditOptions, type Discrepancy } from './types';
 
 const ENDED_BADLY = ['Failed', 'TimedOut', 'Terminated'];
@@ -50,7 +53,9 @@ export async function auditWorkflows(
         problem: `${run.type} open since ${run.startTime.toISOString()}, past its longest wait (${new Date(waitsUntil).toISOString()}) by more than ${Math.round(stale / 60_000)} min`,
       });
   }
-  for (const run of ended)
+  const replaced = ended.filter((r) => r.type === sentPixNoticeWorkflow.name && r.status.name === 'TERMINATED');
+  if (replaced.length) notes.push(`${replaced.length} ${sentPixNoticeWorkflow.name} runs replaced by a newer notice`);
+  for (const run of ended.filter((r) => !replaced.includes(r)))
     discrepancies.push({
       row: `workflow:${run.workflowId}`,
       problem: `${run.type} ${run.status.name} at ${run.closeTime?.toISOString() ?? '?'} (run ${run.runId})`,
