@@ -16,6 +16,7 @@
  *   user add-to-merchant --email <e> --merchant <id> --role <owner|admin|finance|viewer>
  *   user operator --email <e> [--revoke]
  *   credential create --merchant <id> --scopes <a,b> [--name <n>] [--json]
+ *   audit [--json] [--since <ISO time>] [--sandbox-url <url>] [--stale-minutes <n>]   (exit 0 clean, 1 discrepancies, 2 usage)
  * Reads DATABASE_URL and friends from the environment, else from the running `npm start`
  * stack (.data/local-env.json).
  */
@@ -43,6 +44,7 @@ import { sandboxOpenInfraction } from './sandboxInfraction';
 import { postSandboxControl } from './sandboxControl';
 import { providerWebhookCommand } from './providerWebhook';
 import { providerBalanceCommand } from './providerBalance';
+import { auditCommand } from './audit/command';
 
 const usage = `usage:
   npm run gateway -- migrate   (pending migrations, as the migration role: MIGRATION_DATABASE_URL, else DATABASE_URL)
@@ -65,7 +67,9 @@ const usage = `usage:
   npm run gateway -- user add-to-merchant --email <email> --merchant <merchantId> --role <owner|admin|finance|viewer>
   npm run gateway -- user operator --email <email> [--revoke]   (platform staff: may reconcile every merchant at once)
   npm run gateway -- credential create --merchant <merchantId> --scopes <scope,scope> [--name <name>] [--json]
-                      scopes: ${ALL_SCOPES.join(', ')}`;
+                      scopes: ${ALL_SCOPES.join(', ')}
+  npm run gateway -- audit [--json] [--since <ISO time>] [--sandbox-url <url>] [--stale-minutes <n>]
+                      (read-only: nothing lost or paid twice; exit 0 clean, 1 discrepancies, 2 usage)`;
 
 let settings: CliEnvironment | undefined;
 
@@ -343,6 +347,7 @@ async function main(): Promise<void> {
     );
   }
   if (group === 'provider' && command === 'webhook') return providerWebhookCommand(rest, cli().all);
+  if (group === 'audit') return auditCommand(command === undefined ? [] : [command, ...rest], cli());
   if (group === 'provider' && command === 'balance') return providerBalanceCommand(rest, cli().all);
   if (group === 'mail') {
     const out = mailCommand(command, rest);
