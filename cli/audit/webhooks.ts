@@ -2,8 +2,10 @@
  * Check 2: every `charge.paid` event reached each endpoint of its merchant that was subscribed
  * and enabled when the event was dispatched (the dispatcher's own rule, db/events/deliveryStore.ts
  * insertDeliveriesOfSql), as a SUCCEEDED delivery; and once quiet nothing waits: no outbox event
- * left undispatched, no delivery PENDING. An endpoint disabled since (a 410, too many failures)
- * or a delivery whose retries ran out is the merchant's to fix: a note, not a discrepancy.
+ * left undispatched, no delivery PENDING without a reason. An endpoint disabled since (a 410, too
+ * many failures), a delivery whose retries ran out, or one still retrying on its schedule because
+ * its receiver keeps failing (500, no answer) is the merchant's to fix: a note, not a discrepancy.
+ * A PENDING delivery never tried, or whose next attempt is long overdue, is one: it is stuck.
  */
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { AuditCheck, AuditOptions, Discrepancy } from './types';
@@ -22,14 +24,34 @@ export async function auditWebhooks(deps: { sequelize: Sequelize }, opts: AuditO
   for (const e of undispatched)
     discrepancies.push({ row: `outbox_event:${e.id}`, problem: `${e.type} of ${e.aggregate_id} never dispatched` });
 
-  const pending = await select<{ id: string; event_type: string; webhook_id: string }>(
-    `SELECT id, event_type, webhook_id FROM webhook_deliveries WHERE status = 'PENDING' AND created_at >= :since ORDER BY created_at, id`,
+  const now = opts.now ?? new Date();
+  const pending = await select<{
+    id: string;
+    event_type: string;
+    webhook_id: string;
+    attempts: number;
+    last_status_code: number | null;
+    last_error: string | null;
+    next_attempt_at: Date | null;
+  }>(
+    `SELECT id, event_type, webhook_id, attempts, last_status_code, last_error, next_attempt_at
+       FROM webhook_deliveries WHERE status = 'PENDING' AND created_at >= :since ORDER BY created_at, id`,
   );
-  for (const d of pending)
+  let retrying = 0;
+  for (const d of pending) {
+    if (retryingOnSchedule(d, now)) {
+      retrying++;
+      continue;
+    }
     discrepancies.push({
       row: `webhook_delivery:${d.id}`,
-      problem: `${d.event_type} to endpoint ${d.webhook_id} still PENDING`,
+      problem: `${d.event_type} to endpoint ${d.webhook_id} still PENDING (${d.attempts} attempts${d.next_attempt_at ? `, next due ${new Date(d.next_attempt_at).toISOString()}` : ', none scheduled'})`,
     });
+  }
+  if (retrying > 0)
+    notes.push(
+      `${retrying} deliveries still retrying on their schedule: their receivers keep failing (5xx, no answer)`,
+    );
 
   // Each (charge.paid event, endpoint that should have had it) and what became of it.
   const owed = await select<{
@@ -69,4 +91,21 @@ export async function auditWebhooks(deps: { sequelize: Sequelize }, opts: AuditO
   );
   if (owed.length > 0) notes.unshift(`${owed.length} charge.paid deliveries owed to subscribed endpoints`);
   return { check: 'webhooks', examined: Number(counted.events), discrepancies, notes };
+}
+
+/** How late a scheduled retry may be before the delivery counts as stuck (the dispatcher's rounds, a busy worker). */
+const OVERDUE_MS = 10 * 60_000;
+
+/** Tried, the receiver failed the last attempt, and the next one is scheduled and not long overdue. */
+function retryingOnSchedule(
+  d: { attempts: number; last_status_code: number | null; last_error: string | null; next_attempt_at: Date | null },
+  now: Date,
+): boolean {
+  const receiverFailed = d.last_error !== null || (d.last_status_code !== null && d.last_status_code >= 300);
+  return (
+    d.attempts > 0 &&
+    receiverFailed &&
+    d.next_attempt_at !== null &&
+    new Date(d.next_attempt_at).getTime() > now.getTime() - OVERDUE_MS
+  );
 }
