@@ -4,7 +4,8 @@
  * it is paid to the merchant's own Pix key, snapshotted when reserved; amount + fee are reserved
  * (an all-available request reads the balance under the merchant lock); it may carry a
  * settlement, whose row commits with the reservation; a reserve given up leaves a FAILED
- * tombstone, and one that committed after all is released, not sent.
+ * tombstone, bound to the request's idempotency key and announced as withdrawal.failed, and one
+ * that committed after all is released, not sent.
  */
 import { recordEvent } from '../events/outbox';
 import { presentWithdrawalRows, withdrawalStore, type Withdrawal } from '../../db/withdrawals';
@@ -147,6 +148,45 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
     return (await withdrawalStore.withdrawalOfKey(input.merchantId, key, transaction))?.id ?? null;
   }
 
+  /**
+   * The give-up's terminal row (FAILED / NOT_PROCESSED, no money moved) under the request's id.
+   * It is the request's one effect: bound to its idempotency key like a reservation (the
+   * withdrawal's own key, or a settlement's label), so every later attempt with the key answers
+   * it instead of writing another row; and announced as every failed withdrawal is.
+   */
+  async function writeTombstone(input: WithdrawalInput, transaction: Transaction): Promise<void> {
+    // A key that already made another withdrawal (its claim expired, the key reused) stays that one's.
+    const key = (await boundToKey(input, transaction)) ? null : input.idempotencyKey;
+    // An all-available request has no amount of its own (0): the tombstone moved no money either
+    // way (FAILED, no ledger entry), and 1 cent only satisfies the amount CHECK.
+    const amountCents = Math.max(input.amountCents, 1);
+    const row = await withdrawalStore.createWithdrawal(
+      {
+        id: input.withdrawalId,
+        merchantId: input.merchantId,
+        userId: input.userId,
+        amountCents,
+        feeCents: 0,
+        totalDebitedCents: amountCents,
+        status: 'FAILED',
+        description: input.description,
+        // As in a reservation: a settlement's key is bound on its label, not on its withdrawal.
+        idempotencyKey: input.settlement ? null : key,
+        partnerTxId: null,
+        providerTransferId: null,
+        providerEndToEndId: null,
+        failureCode: NOT_PROCESSED.code,
+        failureReason: NOT_PROCESSED.reason,
+        beneficiarySnapshot: null,
+        sourceAccountSnapshot: null,
+        processedAt: new Date(),
+      },
+      transaction,
+    );
+    if (input.settlement) await settlementStore.insertSettlement(sequelize, input.settlement, row, key, transaction);
+    await recordWithdrawalEvent('withdrawal.failed', row, transaction, platformInstitution);
+  }
+
   /** The transfer of a reserved withdrawal, to the key snapshotted with it (the withdrawal id is the key). */
   function transferOf(withdrawal: Withdrawal) {
     const beneficiary = withdrawal.beneficiarySnapshot;
@@ -216,8 +256,9 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
     return {
       lock: async (transaction) => {
         const withdrawal = await withdrawalStore.lockWithdrawal(withdrawalId, transaction);
-        // A durable give-up: a late reserve attempt finds this row (or hits its primary key)
-        // and reserves nothing, so the client's "nothing was debited" stays true.
+        // A durable give-up: a late reserve attempt finds this row (or hits its primary key, or
+        // its key's binding) and reserves nothing, so the client's "nothing was debited" stays
+        // true. Written in this transaction with its event: once, however often this is retried.
         if (!withdrawal && tombstone) await writeTombstone(tombstone, transaction);
         return withdrawal;
       },
@@ -361,35 +402,6 @@ async function recordWithdrawalEvent(
   const [view] = await presentWithdrawalRows(withdrawal.merchantId, [withdrawal], platformInstitution);
   await recordEvent(
     { type, merchantId: withdrawal.merchantId, aggregateType: 'withdrawal', aggregateId: withdrawal.id, payload: view },
-    transaction,
-  );
-}
-
-async function writeTombstone(input: WithdrawalInput, transaction: Transaction): Promise<void> {
-  // An all-available request has no amount of its own (0): the tombstone moved no money either
-  // way (FAILED, no ledger entry), and 1 cent only satisfies the amount CHECK.
-  const amountCents = Math.max(input.amountCents, 1);
-  await withdrawalStore.createWithdrawal(
-    {
-      id: input.withdrawalId,
-      merchantId: input.merchantId,
-      userId: input.userId,
-      amountCents,
-      feeCents: 0,
-      totalDebitedCents: amountCents,
-      status: 'FAILED',
-      description: input.description,
-      // Not the key's effect: the caller was told nothing was made, and may retry with the key.
-      idempotencyKey: null,
-      partnerTxId: null,
-      providerTransferId: null,
-      providerEndToEndId: null,
-      failureCode: NOT_PROCESSED.code,
-      failureReason: NOT_PROCESSED.reason,
-      beneficiarySnapshot: null,
-      sourceAccountSnapshot: null,
-      processedAt: new Date(),
-    },
     transaction,
   );
 }

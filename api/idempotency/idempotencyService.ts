@@ -153,6 +153,16 @@ export function nothingCreated<E extends Error>(err: E): E {
 }
 
 /**
+ * Marks an error answered after the claim's resource was made final although the request did
+ * not succeed (e.g. a 503 whose workflow gave up reserving and wrote a FAILED withdrawal under the
+ * claim's id): that row is the key's one effect, so the claim stays bound to it, its lease ended,
+ * and the next same-key retry resumes the same resource id at once and answers it.
+ */
+export function effectKept<E extends Error>(err: E): E {
+  return Object.assign(err, { effectKept: true });
+}
+
+/**
  * The one way a mutating route runs its work under an idempotency key:
  * claim → work(resourceId) while the claim is kept alive → store the answer. Without a key the
  * work simply runs. Checks that depend on time, the database or DNS belong inside `work`, so a
@@ -163,8 +173,8 @@ export function nothingCreated<E extends Error>(err: E): E {
  * one that made the effect: a refusal there proves nothing about what the first holder did (it
  * may have passed a one-time gate, such as an action token, that the retry cannot pass again), so
  * only `nothingCreated` frees the key; otherwise the claim stays bound to its resource id, its
- * lease ended, for the next retry to resume at once. Work that resumes answers the effect it
- * finds before any such gate.
+ * lease ended, for the next retry to resume at once; so does an error marked `effectKept`. Work
+ * that resumes answers the effect it finds before any such gate.
  */
 export async function runIdempotent(
   service: IdempotencyService,
@@ -208,9 +218,10 @@ export async function runIdempotent(
     keepAlive.stop();
     const status = (err as { status?: number })?.status;
     const nothingMade = (err as { nothingCreated?: boolean })?.nothingCreated === true;
+    const kept = (err as { effectKept?: boolean })?.effectKept === true;
     const refused = status !== undefined && ((status >= 400 && status < 500) || status === 502);
     if (nothingMade || (refused && !claim.takenOver)) await service.release(held);
-    else if (refused) await service.unlock(held);
+    else if (refused || kept) await service.unlock(held);
     throw err;
   }
 }

@@ -58,7 +58,9 @@ path('post', '/settlements', 'createSettlement', 'Settle the available balance t
     requiredIdempotencyRule('x-idempotency-key') +
     'A replay with the same body answers the same settlement; another body → 409 DUPLICATE_IDEMPOTENCY_KEY. When you have a second factor on, it also needs ' +
     '`x-action-token` for "settlement" (POST /auth/2fa/action/start). Not enough available (or nothing available) → 400 INSUFFICIENT_AVAILABLE_BALANCE; no Pix key registered → 400 VALIDATION_ERROR with reason PIX_KEY_NOT_REGISTERED; ' +
-    `frozen → 409 WITHDRAWAL_FROZEN. A refused request stores nothing. ${ROLES}`,
+    `frozen → 409 WITHDRAWAL_FROZEN. A refused request stores nothing. A reservation not made in time → 503 SERVICE_UNAVAILABLE, nothing debited, ` +
+    'recorded as a FAILED settlement (failure NOT_PROCESSED) that every later request with the same key answers (201); use a new key to settle again. ' +
+    `${ROLES}`,
   request: {
     body: { content: { 'application/json': { schema: CreateSettlementRequest } } },
     headers: [

@@ -89,14 +89,18 @@ registerSellerPath({
   description:
     "Reserves amount + fee from the available balance and sends a Pix transfer to the merchant's registered key. " +
     'The 201 comes once the reservation is made; follow the status with GET. A merchant without a registered key gets ' +
-    '400 VALIDATION_ERROR with `details.reason: PIX_KEY_NOT_REGISTERED`. A refused request stores nothing and frees its idempotency key.',
+    '400 VALIDATION_ERROR with `details.reason: PIX_KEY_NOT_REGISTERED`. A refused request stores nothing and frees its idempotency key. ' +
+    'When the reservation cannot be made in time (database trouble) the answer is 503 SERVICE_UNAVAILABLE and nothing is debited, but the ' +
+    'request is recorded as a FAILED withdrawal (`failureReason` of NOT_PROCESSED) announced by `withdrawal.failed`: that withdrawal is the ' +
+    "key's one effect, so every later request with the same key answers it (201, that id, status FAILED) and never makes another; " +
+    'use a new key to withdraw again.',
   request: {
     headers: idempotencyHeaders,
     body: { required: true, content: { 'application/json': { schema: CreateWithdrawalRequest } } },
   },
   responses: {
     201: jsonResponse(
-      'The withdrawal, with its reservation made.',
+      'The withdrawal, with its reservation made; or, for a key whose earlier request gave up (503), that FAILED withdrawal as it is.',
       WithdrawalSchema,
       {
         'idempotent-replayed': {

@@ -2,7 +2,8 @@
  * Seller withdrawals (saques). The API never moves money: a new withdrawal is a workflow
  * started with Update-With-Start, whose update answers once amount + fee are reserved in the
  * ledger, so the 201 and the durable state agree. A refused request (frozen, no Pix key,
- * insufficient balance) stores nothing and frees its idempotency key for a later retry.
+ * insufficient balance) stores nothing and frees its idempotency key for a later retry; a
+ * reservation given up leaves a FAILED row that the key answers from then on.
  */
 import type { Client } from '@temporalio/client';
 import { keyBoundTo, temporalErrorToApi } from '../temporal/temporalErrors';
@@ -16,7 +17,7 @@ import {
 } from '../../workflows/withdrawals/definitions';
 import { WithdrawalFailureTypes, type WithdrawalInput } from '../../workflows/withdrawals/types';
 import { ApiError, errors } from '../errors/apiError';
-import { nothingCreated } from '../idempotency/idempotencyService';
+import { effectKept } from '../idempotency/idempotencyService';
 import type { CreateWithdrawalBody, ListWithdrawalsQuery } from './schema';
 
 export interface WithdrawalServiceDeps {
@@ -115,9 +116,16 @@ export function mapRequestError(err: unknown): unknown {
       [WithdrawalFailureTypes.frozen]: () => errors.withdrawalFrozen(),
       [WithdrawalFailureTypes.pixKeyMissing]: () => pixKeyNotRegistered(),
       [WithdrawalFailureTypes.merchantInactive]: () => errors.merchantIdRequired(),
-      // The workflow made sure nothing was reserved: the key is freed for a retry.
+      // The workflow made sure nothing was reserved, and left a FAILED / NOT_PROCESSED row under
+      // the claim's id: that row is the key's one effect, so the key stays bound to it and a
+      // retry answers it (never a second row).
       [WithdrawalFailureTypes.reservationUnavailable]: () =>
-        nothingCreated(errors.unavailable('the withdrawal could not be reserved; nothing was debited, retry later')),
+        effectKept(
+          errors.unavailable(
+            'the reservation could not be made; nothing was debited. The request is recorded as FAILED ' +
+              '(NOT_PROCESSED): a retry with this idempotency key answers it; use a new key to try again',
+          ),
+        ),
     },
     // E.g. the run was terminated by an operator: unknown whether it reserved. A retry with the
     // same key resumes this withdrawal id and finds out.
