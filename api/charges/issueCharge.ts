@@ -5,7 +5,7 @@
  * agree. The API never talks to the provider itself.
  */
 import type { Client } from '@temporalio/client';
-import { applicationFailureOf, isTemporalUnavailable } from '../temporal/temporalErrors';
+import { applicationFailureOf, isTemporalUnavailable, temporalErrorToApi } from '../temporal/temporalErrors';
 import { updateWithStartOrJoin } from '../temporal/updateWithStart';
 import { issueChargeUpdate, chargeLifecycleWorkflow, chargeWorkflowId } from '../../workflows/charges/definitions';
 import { ChargeFailureTypes, type ChargeLifecycleInput } from '../../workflows/charges/types';
@@ -122,6 +122,9 @@ function mapIssueError(err: unknown): unknown {
     case 'PROVIDER_UNAVAILABLE':
       return errors.providerError('the Pix provider is unavailable; no charge was created, retry later');
     case 'WORKFLOW_SERVICE_UNAVAILABLE':
-      return errors.unavailable('the workflow service is unavailable; retry with the same idempotency key');
+      // The one Temporal mapping: it also says when to retry (Retry-After) a run not ready yet.
+      return temporalErrorToApi(err, {
+        unavailable: 'the workflow service is unavailable; retry with the same idempotency key',
+      });
   }
 }

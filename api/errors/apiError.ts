@@ -1,12 +1,16 @@
-/** An error the API answers with, in the spec's envelope. Anything else becomes a 500 INTERNAL_ERROR. */
+/**
+ * An error the API answers with, in the spec's envelope. Anything else becomes a 500 INTERNAL_ERROR.
+ * `cause` (what a 5xx answers for, e.g. Temporal's refusal) goes to the log only, never to the client.
+ */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
     readonly details: Record<string, unknown> | null = null,
+    cause?: unknown,
   ) {
-    super(message);
+    super(message, cause === undefined ? undefined : { cause });
     this.name = 'ApiError';
   }
 }
@@ -26,7 +30,8 @@ export const errors = {
     new ApiError(502, 'PROVIDER_ERROR', message),
   pixNotIssued: () =>
     new ApiError(502, 'PIX_NOT_ISSUED', 'the provider did not return a Pix payload; no charge was created'),
-  unavailable: (message: string) => new ApiError(503, 'SERVICE_UNAVAILABLE', message),
+  unavailable: (message: string, details: Record<string, unknown> | null = null, cause?: unknown) =>
+    new ApiError(503, 'SERVICE_UNAVAILABLE', message, details, cause),
   invalidSignature: () => new ApiError(401, 'INVALID_SIGNATURE', 'request signature is missing, invalid or expired'),
   invalidWithdrawalId: () =>
     new ApiError(400, 'INVALID_WITHDRAWAL_ID', 'the withdrawal id must be 1 to 120 characters'),

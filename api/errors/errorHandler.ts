@@ -44,11 +44,18 @@ export function toApiError(err: any, req: Request, res: Response, logger: Logger
     );
     apiError = new ApiError(500, 'INTERNAL_ERROR', 'internal error; quote the traceId to support');
   }
-  if (apiError.status >= 500 && err instanceof ApiError) log.warn({ code: apiError.code }, apiError.message);
+  if (apiError.status >= 500 && err instanceof ApiError)
+    log.warn({ code: apiError.code, ...causeOf(apiError) }, apiError.message);
   // A brake that names its wait (TOO_MANY_ATTEMPTS, TOO_MANY_STREAMS) says it in the standard header too.
   const retryAfter = apiError.details?.retryAfterSeconds;
   if (typeof retryAfter === 'number' && !res.headersSent) res.setHeader('Retry-After', String(retryAfter));
   return apiError;
+}
+
+/** What a 5xx ApiError answers for, for its log line: the cause's class, gRPC status and message. */
+function causeOf(err: ApiError): { cause?: { name?: unknown; code?: unknown; message?: unknown } } {
+  const cause = err.cause as { name?: unknown; code?: unknown; message?: unknown } | undefined;
+  return cause ? { cause: { name: cause.name, code: cause.code, message: cause.message } } : {};
 }
 
 export function errorHandler(logger: Logger): ErrorRequestHandler {

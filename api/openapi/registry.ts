@@ -308,6 +308,22 @@ const rateLimitHeaders = {
   'RateLimit-Policy': { description: 'The limit applied (IETF draft 8).', schema: { type: 'string' as const } },
 };
 
+// Set on a 503 whose cause passes by itself (api/temporal/temporalErrors.ts: a run whose workflow
+// task failed refuses updates until a later task succeeds); absent, retry with backoff.
+const unavailableHeaders = {
+  'Retry-After': {
+    description:
+      'Seconds to wait before retrying with the same idempotency key; sent when the workflow run is recovering (its last workflow task failed, e.g. after a crash) and will take the request once it has.',
+    schema: { type: 'integer' as const },
+  },
+};
+
+/** The headers an error status carries besides x-trace-id. */
+const errorStatusHeaders: Partial<Record<number, Record<string, unknown>>> = {
+  429: rateLimitHeaders,
+  503: unavailableHeaders,
+};
+
 const EXAMPLE_DETAILS: Partial<Record<ErrorCode, Record<string, unknown>>> = {
   VALIDATION_ERROR: { fields: [{ field: 'amountCents', message: 'Too small: expected number to be >0' }] },
   INSUFFICIENT_SCOPE: { requiredScope: 'charges:write' },
@@ -345,7 +361,7 @@ export function errorResponses(...codes: ErrorCode[]): Record<string, ResponseCo
     );
     out[String(status)] = {
       description: `${STATUS_TEXT[status] ?? 'Error'}: ${list.join(', ')}`,
-      headers: { 'x-trace-id': traceIdHeader.ref, ...(status === 429 ? rateLimitHeaders : {}) },
+      headers: { 'x-trace-id': traceIdHeader.ref, ...errorStatusHeaders[status] },
       content: { 'application/json': { schema: ErrorEnvelope, examples } },
     };
   }

@@ -5,6 +5,9 @@
  *   arriving as a plain error), or an update call that timed out before the update answered →
  *   503 SERVICE_UNAVAILABLE: the same request can be sent again (an idempotent route keeps its
  *   claim, so a retry with the same key resumes what may have started);
+ * - the run not ready for an update (gRPC FAILED_PRECONDITION = code 9: its last workflow task
+ *   failed or timed out, as after a worker, server or database crash, and no later one succeeded
+ *   yet) → the same 503, with Retry-After: the run recovers by itself once a task succeeds;
  * - an update or workflow that failed → its ApplicationFailure, unwrapped once, answered from the
  *   domain's own table (ApplicationFailure.type → ApiError); any other failure (a type the table
  *   does not know, the run cancelled or terminated) → the domain's `otherFailure`, else unchanged;
@@ -13,6 +16,7 @@
  */
 import {
   ApplicationFailure,
+  ServiceError,
   WorkflowFailedError,
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
@@ -23,10 +27,38 @@ import { errors } from '../errors/apiError';
 
 /** gRPC status UNAVAILABLE: no connection, or the server is shutting down. */
 const GRPC_UNAVAILABLE = 14;
+/**
+ * gRPC status FAILED_PRECONDITION: on an update, Temporal's WorkflowNotReady. The server refuses
+ * updates while the run's workflow task attempt is 3 or more, i.e. its last tasks failed or timed
+ * out (server 1.29: service/history/api/updateworkflow/api.go, failUpdateWorkflowTaskAttemptCount).
+ */
+const GRPC_FAILED_PRECONDITION = 9;
+
+/** When to try an update again that the run was not ready for: time for a workflow task retry or two. */
+export const WORKFLOW_NOT_READY_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The gRPC status a Temporal call was refused with. The SDK throws the raw gRPC error, the code
+ * on it, for an Update-with-Start (it unpacks the per-operation status), and wraps it in a
+ * ServiceError (the code on its cause) for every other call.
+ */
+export function grpcStatusOf(err: unknown): number | undefined {
+  const grpcError = (err instanceof ServiceError ? err.cause : err) as { code?: unknown } | undefined;
+  return typeof grpcError?.code === 'number' ? grpcError.code : undefined;
+}
+
+/** The run exists but refuses updates until one of its workflow tasks succeeds again. */
+export function isWorkflowNotReady(err: unknown): boolean {
+  return grpcStatusOf(err) === GRPC_FAILED_PRECONDITION;
+}
 
 /** The workflow service could not be reached or refused the call; nothing happened on our side of it. */
 export function isTemporalUnavailable(err: unknown): boolean {
-  return (err as { name?: unknown })?.name === 'ServiceError' || (err as { code?: unknown })?.code === GRPC_UNAVAILABLE;
+  return (
+    (err as { name?: unknown })?.name === 'ServiceError' ||
+    (err as { code?: unknown })?.code === GRPC_UNAVAILABLE ||
+    isWorkflowNotReady(err)
+  );
 }
 
 /** An update or a workflow run that failed (as opposed to a call that never reached it). */
@@ -70,6 +102,8 @@ export function temporalErrorToApi(err: unknown, answers: TemporalErrorAnswers):
     return answers.otherFailure ? answers.otherFailure() : err;
   }
   if (err instanceof WorkflowNotFoundError) return answers.notFound ? answers.notFound() : err;
+  if (isWorkflowNotReady(err))
+    return errors.unavailable(answers.unavailable, { retryAfterSeconds: WORKFLOW_NOT_READY_RETRY_AFTER_SECONDS }, err);
   if (isTemporalUnavailable(err) || err instanceof WorkflowUpdateRPCTimeoutOrCancelledError)
     return errors.unavailable(answers.unavailable);
   return err;
