@@ -18,7 +18,7 @@ import {
 } from '@temporalio/client';
 import { RetryState } from '@temporalio/common';
 import { google, temporal } from '@temporalio/proto';
-import { issueCharge } from '../../api/charges/issueCharge';
+import { issueCharge, issueFailureOf } from '../../api/charges/issueCharge';
 import { ApiError } from '../../api/errors/apiError';
 import { errorHandler } from '../../api/errors/errorHandler';
 import { traceId } from '../../api/middleware/traceId';
@@ -272,5 +272,12 @@ describe("an update refused while the run's workflow task is failing (gRPC FAILE
     } finally {
       server.close();
     }
+  });
+});
+
+describe('a charge issue whose update call timed out before the update answered', () => {
+  it('is the workflow service unavailable (a 503 to retry with the same key), not an unknown error (a 500)', () => {
+    const failure = issueFailureOf(new WorkflowUpdateRPCTimeoutOrCancelledError('timed out'));
+    expect(failure).toMatchObject({ transient: true, code: 'WORKFLOW_SERVICE_UNAVAILABLE' });
   });
 });
