@@ -5,7 +5,7 @@
  * agree. The API never talks to the provider itself.
  */
 import type { Client } from '@temporalio/client';
-import { applicationFailureOf, isTemporalUnavailable, temporalErrorToApi } from '../temporal/temporalErrors';
+import { applicationFailureOf, isTemporalUnanswered, temporalErrorToApi } from '../temporal/temporalErrors';
 import { updateWithStartOrJoin } from '../temporal/updateWithStart';
 import { issueChargeUpdate, chargeLifecycleWorkflow, chargeWorkflowId } from '../../workflows/charges/definitions';
 import { ChargeFailureTypes, type ChargeLifecycleInput } from '../../workflows/charges/types';
@@ -103,7 +103,7 @@ export function issueFailureOf(err: unknown): IssueFailure | null {
       message: 'the provider was unavailable; nothing was issued',
     };
   }
-  if (isTemporalUnavailable(err)) {
+  if (isTemporalUnanswered(err)) {
     return { transient: true, code: 'WORKFLOW_SERVICE_UNAVAILABLE', message: 'the workflow service was unavailable' };
   }
   return null;

@@ -61,6 +61,14 @@ export function isTemporalUnavailable(err: unknown): boolean {
   );
 }
 
+/**
+ * The call got no answer to act on: the service unavailable (or refusing for now), or an update
+ * call that timed out before the update answered. A retry with the same idempotency key resumes.
+ */
+export function isTemporalUnanswered(err: unknown): boolean {
+  return isTemporalUnavailable(err) || err instanceof WorkflowUpdateRPCTimeoutOrCancelledError;
+}
+
 /** An update or a workflow run that failed (as opposed to a call that never reached it). */
 export function isWorkflowFailure(err: unknown): err is WorkflowUpdateFailedError | WorkflowFailedError {
   return err instanceof WorkflowUpdateFailedError || err instanceof WorkflowFailedError;
@@ -104,7 +112,6 @@ export function temporalErrorToApi(err: unknown, answers: TemporalErrorAnswers):
   if (err instanceof WorkflowNotFoundError) return answers.notFound ? answers.notFound() : err;
   if (isWorkflowNotReady(err))
     return errors.unavailable(answers.unavailable, { retryAfterSeconds: WORKFLOW_NOT_READY_RETRY_AFTER_SECONDS }, err);
-  if (isTemporalUnavailable(err) || err instanceof WorkflowUpdateRPCTimeoutOrCancelledError)
-    return errors.unavailable(answers.unavailable);
+  if (isTemporalUnanswered(err)) return errors.unavailable(answers.unavailable);
   return err;
 }
