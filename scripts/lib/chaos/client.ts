@@ -157,8 +157,12 @@ export class LoadClient {
     }
   }
 
-  /** The operator CLI, retried like a call (the database or the sandbox may be down). */
-  async cli(op: string, args: string[]): Promise<{ ok: boolean; stdout: string }> {
+  /**
+   * The operator CLI, retried like a call (the database or the sandbox may be down). `done`, when
+   * given, is asked before each retry: a command whose first run took effect (its output lost)
+   * may fail when run again (a charge paid twice), so the retry stops once the effect is seen.
+   */
+  async cli(op: string, args: string[], done?: () => Promise<boolean>): Promise<{ ok: boolean; stdout: string }> {
     const started = Date.now();
     let backoff = INITIAL_BACKOFF_MS;
     for (let attempt = 1; ; attempt++) {
@@ -174,6 +178,7 @@ export class LoadClient {
       if (Date.now() - started + backoff > this.settings.retryBudgetMs) return { ok: false, stdout: '' };
       await sleep(backoff);
       backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+      if (done && (await done().catch(() => false))) return { ok: true, stdout: '' };
     }
   }
 }
