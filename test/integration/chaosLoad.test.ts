@@ -90,6 +90,17 @@ test('the chaos load runs every operation kind against the stack and the stack k
             idChecks: summary.idChecks,
             refusals: summary.refusals,
             webhooks: summary.webhooks,
+            receivers: Object.fromEntries(
+              Object.entries(summary.receivers).map(([kind, r]) => [
+                kind,
+                {
+                  received: r.received,
+                  duplicates: r.duplicates,
+                  badSignatures: r.badSignatures,
+                  unverifiable: r.unverifiable,
+                },
+              ]),
+            ),
           },
           null,
           1,
