@@ -73,6 +73,12 @@ function parse(text: string): any {
   }
 }
 
+/** The status an answer gives its resource (P0 answers wrap it in `data`). */
+function statusOf(body: any): string | undefined {
+  const status = body?.status ?? body?.data?.status;
+  return typeof status === 'string' ? status : undefined;
+}
+
 export class LoadClient {
   private lastTimestamp = 0;
 
@@ -141,7 +147,9 @@ export class LoadClient {
         outcome = isTimeout(err) ? 'timeout' : 'connection';
       }
       const id = outcome === 'ok' && spec.idOf ? spec.idOf(body) : undefined;
-      this.stats.attempt({ at: t0, op: spec.op, attempt, outcome, status, key: spec.key, id, ms: Date.now() - t0 });
+      const resourceStatus = statusOf(body);
+      const ms = Date.now() - t0;
+      this.stats.attempt({ at: t0, op: spec.op, attempt, outcome, status, key: spec.key, id, resourceStatus, ms });
       if (outcome === 'ok') return { ok: true, gaveUp: false, status, body, headers };
       // A token the API no longer takes (expired, or its session store lost it): sign in again.
       if (status === 401 && spec.user && bearer) spec.user.invalidate(bearer);
