@@ -42,19 +42,29 @@ function options(seed: number, events: LoadEvent[]): LoadOptions {
   return {
     random: seededRandom(seed),
     receiverHost: '127.0.0.1',
-    ratePerSecond: 3,
-    maxInFlight: 6,
+    ratePerSecond: 4,
+    maxInFlight: 8,
     payoutItems: { min: 5, max: 20 },
     // Every kind as often as the others, and the keys probed often.
     weights: Object.fromEntries(KINDS.map((k) => [k, 1])),
     replayRate: 0.2,
-    concurrentRate: 0.15,
+    concurrentRate: 0.3,
     log: (e) => {
       events.push(e);
       // Every attempt, for a look after the run (no secrets: ops, keys, ids, statuses).
       appendTestLog('chaos-load-attempts.jsonl', JSON.stringify(e));
     },
   };
+}
+
+/** The settlements made and the withdrawal rows under them, for a look at any 503 the run saw. */
+async function logSettlements(merchantId: string): Promise<void> {
+  const [rows] = await stack.sequelize.query(
+    `SELECT to_jsonb(s) AS settlement, w.status, w.failure_code, w.amount_cents FROM settlements s
+     JOIN withdrawals w ON w.id = s.withdrawal_id WHERE s.merchant_id = :merchantId ORDER BY s.created_at`,
+    { replacements: { merchantId } },
+  );
+  for (const row of rows) appendTestLog('chaos-load-settlements.jsonl', JSON.stringify(row));
 }
 
 function everyKindSucceeded(fixture: LoadFixture): boolean {
@@ -90,6 +100,17 @@ test('the chaos load runs every operation kind against the stack and the stack k
             idChecks: summary.idChecks,
             refusals: summary.refusals,
             webhooks: summary.webhooks,
+            receivers: Object.fromEntries(
+              Object.entries(summary.receivers).map(([kind, r]) => [
+                kind,
+                {
+                  received: r.received,
+                  duplicates: r.duplicates,
+                  badSignatures: r.badSignatures,
+                  unverifiable: r.unverifiable,
+                },
+              ]),
+            ),
           },
           null,
           1,
@@ -113,6 +134,7 @@ test('the chaos load runs every operation kind against the stack and the stack k
         }, 'the 410 endpoint to be disabled');
         expect(webhook.disabledReason).toMatch(/410/);
       }
+      await logSettlements(fixture.main.creds.merchantId);
       await assertLedgerInvariant(stack.sequelize);
     } finally {
       await summary.close();

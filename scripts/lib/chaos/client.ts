@@ -73,6 +73,12 @@ function parse(text: string): any {
   }
 }
 
+/** The status an answer gives its resource (P0 answers wrap it in `data`). */
+function statusOf(body: any): string | undefined {
+  const status = body?.status ?? body?.data?.status;
+  return typeof status === 'string' ? status : undefined;
+}
+
 export class LoadClient {
   private lastTimestamp = 0;
 
@@ -141,7 +147,9 @@ export class LoadClient {
         outcome = isTimeout(err) ? 'timeout' : 'connection';
       }
       const id = outcome === 'ok' && spec.idOf ? spec.idOf(body) : undefined;
-      this.stats.attempt({ at: t0, op: spec.op, attempt, outcome, status, key: spec.key, id, ms: Date.now() - t0 });
+      const resourceStatus = statusOf(body);
+      const ms = Date.now() - t0;
+      this.stats.attempt({ at: t0, op: spec.op, attempt, outcome, status, key: spec.key, id, resourceStatus, ms });
       if (outcome === 'ok') return { ok: true, gaveUp: false, status, body, headers };
       // A token the API no longer takes (expired, or its session store lost it): sign in again.
       if (status === 401 && spec.user && bearer) spec.user.invalidate(bearer);
@@ -157,8 +165,12 @@ export class LoadClient {
     }
   }
 
-  /** The operator CLI, retried like a call (the database or the sandbox may be down). */
-  async cli(op: string, args: string[]): Promise<{ ok: boolean; stdout: string }> {
+  /**
+   * The operator CLI, retried like a call (the database or the sandbox may be down). `done`, when
+   * given, is asked before each retry: a command whose first run took effect (its output lost)
+   * may fail when run again (a charge paid twice), so the retry stops once the effect is seen.
+   */
+  async cli(op: string, args: string[], done?: () => Promise<boolean>): Promise<{ ok: boolean; stdout: string }> {
     const started = Date.now();
     let backoff = INITIAL_BACKOFF_MS;
     for (let attempt = 1; ; attempt++) {
@@ -174,6 +186,7 @@ export class LoadClient {
       if (Date.now() - started + backoff > this.settings.retryBudgetMs) return { ok: false, stdout: '' };
       await sleep(backoff);
       backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+      if (done && (await done().catch(() => false))) return { ok: true, stdout: '' };
     }
   }
 }

@@ -45,15 +45,20 @@ export function keyFor(fixture: LoadFixture, plan: OpPlan, step = 'create'): str
   return `${fixture.runTag}-${plan.kind}-${plan.seq}-${step}`;
 }
 
-/** The sandbox payer pays a Pix charge of ours (its cob is the charge's txid at the PSP). */
-export function payPix(ctx: OpContext, op: string, chargeId: string): Promise<CallResult> {
-  return ctx.client.call({
+/**
+ * The sandbox payer pays a Pix charge of ours (its cob is the charge's txid at the PSP). A retry
+ * whose first attempt paid (its answer lost to a killed sandbox) is told the charge is PAID: paid.
+ */
+export async function payPix(ctx: OpContext, op: string, chargeId: string): Promise<CallResult> {
+  const res = await ctx.client.call({
     op,
     base: 'sandbox',
     method: 'POST',
     path: `/sandbox/charges/${encodeURIComponent(pspChargeRef(chargeId))}/pay`,
     body: {},
   });
+  const alreadyPaid = res.status === 409 && res.body?.error?.status === 'PAID';
+  return alreadyPaid ? { ...res, ok: true } : res;
 }
 
 const POLL_EVERY_MS = 500;

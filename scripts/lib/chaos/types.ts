@@ -58,5 +58,7 @@ export interface LoadEvent {
   status?: number;
   key?: string;
   id?: string;
+  /** The status the answer gave its resource (PROCESSING, PAID, …), when it names one. */
+  resourceStatus?: string;
   ms: number;
 }

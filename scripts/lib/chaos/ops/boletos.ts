@@ -47,7 +47,9 @@ export async function boleto(ctx: OpContext, plan: OpPlan): Promise<OpEnd> {
     path: `/sandbox/boletos/${encodeURIComponent(chargeId)}/pay`,
     body: plan.variant < 0.3 ? { via: 'PIX' } : {},
   });
-  if (!paid.ok) return endOf(paid);
+  // A retry whose first attempt paid (its answer lost) is told the boleto is already paid.
+  const alreadyPaid = paid.status === 409 && /already paid/.test(String(paid.body?.error?.message));
+  if (!paid.ok && !alreadyPaid) return endOf(paid);
   const settled = await waitUntil(
     ctx,
     { op: 'boleto.poll', base: 'api', method: 'GET', path: `/boletos/${chargeId}`, user },

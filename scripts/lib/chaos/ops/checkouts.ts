@@ -4,6 +4,7 @@
  * knows the charge behind a P0 checkout), and checkout sessions (POST /checkout/sessions, the
  * owner's token) paid through the sandbox's control route by the charge id they answer.
  */
+import type { CallSpec } from '../client';
 import { createOnce } from '../idempotency';
 import { endOf, keyFor, payPix, waitUntil, type OpContext, type OpEnd, type OpPlan } from '../common';
 
@@ -37,13 +38,21 @@ export async function checkout(ctx: OpContext, plan: OpPlan): Promise<OpEnd> {
   if (!created.ok) return endOf(created);
   const billId = created.body.data.id as string;
   ctx.stats.made('checkout', billId);
-  const paid = await ctx.client.cli('checkout.pay', ['sandbox', 'pay', billId, '--json']);
+  const read: CallSpec = {
+    op: 'checkout.poll',
+    base: 'api',
+    method: 'GET',
+    path: `/v1/checkouts/${billId}`,
+    creds: partner,
+    signed: true,
+  };
+  const isPaid = (b: any) => b?.data?.status === 'PAID';
+  const paid = await ctx.client.cli('checkout.pay', ['sandbox', 'pay', billId, '--json'], async () => {
+    const res = await ctx.client.call(read);
+    return res.ok && isPaid(res.body);
+  });
   if (!paid.ok) return 'gaveUp';
-  const settled = await waitUntil(
-    ctx,
-    { op: 'checkout.poll', base: 'api', method: 'GET', path: `/v1/checkouts/${billId}`, creds: partner, signed: true },
-    (b) => b?.data?.status === 'PAID',
-  );
+  const settled = await waitUntil(ctx, read, isPaid);
   return settled ? 'succeeded' : 'gaveUp';
 }
 
