@@ -3,11 +3,10 @@
  * the way to read it.
  */
 import crypto from 'node:crypto';
+import { insertOnce } from '../insertOnce';
 import {
-  EmptyResultError,
   Op,
   QueryTypes,
-  type CreateOptions,
   type CreationAttributes,
   type InferAttributes,
   type Sequelize,
@@ -177,20 +176,9 @@ export async function createChargeOnce(
   attributes: CreationAttributes<Charge>,
   transaction: Transaction,
 ): Promise<{ charge: Charge; created: boolean }> {
-  // One INSERT … ON CONFLICT DO NOTHING RETURNING *: findOrCreate took a savepoint, a SELECT and
-  // an INSERT wrapped in a temporary PL/pgSQL function on every create. No row back means the id
-  // exists (a retry after a commit whose answer was lost): read that one.
-  try {
-    // Typed through CreateOptions: create's typing answers void for a literal `ignoreDuplicates: true`,
-    // though it resolves to the instance (RETURNING *) or throws EmptyResultError on a conflict.
-    const options: CreateOptions<InferAttributes<Charge>> = { transaction, ignoreDuplicates: true };
-    return { charge: await Charge.create(attributes, options), created: true };
-  } catch (err) {
-    if (!(err instanceof EmptyResultError)) throw err;
-  }
-  const existing = await Charge.findByPk(attributes.id, { transaction });
-  if (!existing) throw new Error(`charge ${attributes.id} conflicted on insert but is not stored`);
-  return { charge: existing, created: false };
+  // A conflict means the id exists (a retry after a commit whose answer was lost): that one.
+  const { row, created } = await insertOnce(Charge, attributes, { id: attributes.id }, transaction);
+  return { charge: row, created };
 }
 
 /** The charge's splits, in the order given; answers them as stored (ids included). */

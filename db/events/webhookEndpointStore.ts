@@ -1,11 +1,12 @@
 /** The webhook_endpoints table (a merchant's webhooks, and charges' own `webhook_url`): its one writer and the way to read it. */
 import { QueryTypes, type CreationAttributes, type Sequelize, type Transaction } from 'sequelize';
+import { insertOnce } from '../insertOnce';
 import { WebhookEndpoint } from './webhookEndpoint';
 
 /** Creates endpoint `attributes.id` unless it exists (a resumed create); answers the stored one. */
 export async function createEndpointOnce(attributes: CreationAttributes<WebhookEndpoint>): Promise<WebhookEndpoint> {
-  const [endpoint] = await WebhookEndpoint.findOrCreate({ where: { id: attributes.id }, defaults: attributes });
-  return endpoint;
+  const { row } = await insertOnce(WebhookEndpoint, attributes, { id: attributes.id });
+  return row;
 }
 
 /** The webhook of a charge created with `webhook_url`, in the charge's own transaction. */

@@ -1,5 +1,6 @@
 /** The merchant_members table (who may do what for a merchant): its one writer and the way to read it. */
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { insertOnce } from '../insertOnce';
 import { MerchantMember, type MemberRole } from './merchantMember';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -32,9 +33,9 @@ export async function addMember(
 
 /** Adds the user with `role`, or changes the role they have; answers whether the row is new. */
 export async function putMember(member: { userId: string; merchantId: string; role: MemberRole }): Promise<boolean> {
-  const [row, created] = await MerchantMember.findOrCreate({
-    where: { userId: member.userId, merchantId: member.merchantId },
-    defaults: member,
+  const { row, created } = await insertOnce(MerchantMember, member, {
+    userId: member.userId,
+    merchantId: member.merchantId,
   });
   if (!created && row.role !== member.role) await row.update({ role: member.role });
   return created;

@@ -6,6 +6,7 @@
  */
 import crypto from 'node:crypto';
 import { Op, fn, literal, type Transaction } from 'sequelize';
+import { insertOnce } from '../insertOnce';
 import { ActionToken, AuthChallenge, RecoveryCode, SecondFactor, type ChallengePurpose } from './secondFactor';
 
 // --- user_second_factors ------------------------------------------------------------------
@@ -16,7 +17,7 @@ export function findFactor(userId: string, transaction?: Transaction): Promise<S
 
 /** The user's factor row, created empty on first use. */
 export async function factorOf(userId: string): Promise<SecondFactor> {
-  const [factor] = await SecondFactor.findOrCreate({ where: { userId }, defaults: { userId } });
+  const { row: factor } = await insertOnce(SecondFactor, { userId }, { userId });
   return factor;
 }
 

@@ -2,6 +2,7 @@
  * The refunds table: its one writer (the refund activities go through it) and the way to read it.
  */
 import { QueryTypes, type CreationAttributes, type InferAttributes, type Sequelize, type Transaction } from 'sequelize';
+import { insertOnce } from '../insertOnce';
 import { Refund } from './refund';
 
 export function findRefund(id: string, transaction?: Transaction): Promise<Refund | null> {
@@ -31,8 +32,8 @@ export function createRefund(attributes: CreationAttributes<Refund>, transaction
 export async function createRefundOnce(
   attributes: CreationAttributes<Refund>,
 ): Promise<{ refund: Refund; created: boolean }> {
-  const [refund, created] = await Refund.findOrCreate({ where: { id: attributes.id }, defaults: attributes });
-  return { refund, created };
+  const { row, created } = await insertOnce(Refund, attributes, { id: attributes.id });
+  return { refund: row, created };
 }
 
 /** A change of the refund's row (its outcome, or why it is unconfirmed), in the caller's transaction if any. */
