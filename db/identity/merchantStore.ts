@@ -13,9 +13,14 @@ export function findMerchant(id: string, transaction?: Transaction): Promise<Mer
   return Merchant.findByPk(id, { transaction });
 }
 
-/** The merchant's row under FOR UPDATE, or null when there is none (an id that is not a UUID finds none). */
+/**
+ * The merchant's row under FOR NO KEY UPDATE, or null when there is none (an id that is not a
+ * UUID finds none): reservations of one merchant queue behind it, while rows that only reference
+ * the merchant are inserted meanwhile (their foreign-key check takes FOR KEY SHARE, which FOR
+ * UPDATE would block; that wait made deadlocks under load). The merchant's id never changes.
+ */
 export async function lockMerchant(id: string, transaction: Transaction): Promise<Merchant | null> {
-  return UUID.test(id) ? Merchant.findByPk(id, { transaction, lock: transaction.LOCK.UPDATE }) : null;
+  return UUID.test(id) ? Merchant.findByPk(id, { transaction, lock: transaction.LOCK.NO_KEY_UPDATE }) : null;
 }
 
 /** Which of these ids are active merchants. */
