@@ -1,8 +1,9 @@
 /**
  * Reads of PostgreSQL itself, not of any table of ours: whether the database answers (health),
- * and the slowest statements pg_stat_statements recorded (GET /metrics/perf-db).
+ * the slowest statements pg_stat_statements recorded (GET /metrics/perf-db), and which of its
+ * refusals are a momentary conflict rather than a bug.
  */
-import { QueryTypes, type Sequelize } from 'sequelize';
+import { DatabaseError, QueryTypes, type Sequelize } from 'sequelize';
 
 /** Resolves when the database answers a trivial query. */
 export async function ping(sequelize: Sequelize): Promise<void> {
@@ -38,4 +39,14 @@ export async function slowestStatements(
     meanMs: Number(r.mean_ms),
     totalMs: Number(r.total_ms),
   }));
+}
+
+/** deadlock_detected and serialization_failure: PostgreSQL rolled the transaction back; the same work may pass again. */
+const CONFLICT_SQLSTATES = new Set(['40P01', '40001']);
+
+/** The SQLSTATE of a deadlock or serialization failure the database broke; undefined for any other error. */
+export function databaseConflictOf(err: unknown): string | undefined {
+  if (!(err instanceof DatabaseError)) return undefined;
+  const code = String((err.parent as { code?: unknown } | undefined)?.code ?? '');
+  return CONFLICT_SQLSTATES.has(code) ? code : undefined;
 }

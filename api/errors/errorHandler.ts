@@ -5,6 +5,7 @@
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { ConnectionAcquireTimeoutError, ConnectionError } from 'sequelize';
+import { databaseConflictOf } from '../../db/diagnostics';
 import { ApiError } from './apiError';
 import { withoutWebhookSecret } from '../charges/pixApiCallbacks/path';
 
@@ -32,6 +33,13 @@ export function toApiError(err: any, req: Request, res: Response, logger: Logger
     // The database is away (restart, failover): the client may retry, nothing was done.
     log.warn({ error: err.name }, 'database unavailable');
     apiError = new ApiError(503, 'SERVICE_UNAVAILABLE', 'the database is unavailable; retry shortly');
+  } else if (databaseConflictOf(err)) {
+    // PostgreSQL broke a deadlock or a serialization conflict by rolling this transaction back:
+    // nothing was done, and the same request succeeds when sent again.
+    log.warn({ error: err.name, sqlState: databaseConflictOf(err) }, 'database conflict; the request was rolled back');
+    apiError = new ApiError(503, 'SERVICE_UNAVAILABLE', 'the request met a concurrent one and was undone; retry it', {
+      retryAfterSeconds: 1,
+    });
   } else if (typeof err?.status === 'number' && err.status >= 400 && err.status < 500) {
     apiError = new ApiError(400, 'VALIDATION_ERROR', 'request could not be read');
   } else {
