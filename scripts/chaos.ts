@@ -70,7 +70,7 @@ async function main(): Promise<void> {
     log,
   });
   process.stdout.write(`\n${result.report}\n`);
-  log(`report: ${path.relative(projectRoot, result.reportFile)} (and .chaos/latest.md)`);
+  log(`report: ${path.relative(projectRoot, result.reportFile)} (and latest.md beside runs/)`);
   process.exit(result.clean ? 0 : 1);
 }
 

@@ -75,16 +75,20 @@ export async function auditWebhooks(deps: { sequelize: Sequelize }, opts: AuditO
       GROUP BY e.id, e.aggregate_id, w.id, w.active, w.disabled_reason
       ORDER BY e.id, w.id`,
   );
+  // Not delivered for the merchant's reason (its endpoint disabled, retries run out): one note per endpoint and reason.
+  const undelivered = new Map<string, number>();
+  const note = (key: string) => undelivered.set(key, (undelivered.get(key) ?? 0) + 1);
   for (const o of owed) {
     if (Number(o.succeeded) > 0) continue;
     const what = `charge.paid of charge ${o.charge_id} (event ${o.event_id}) to endpoint ${o.webhook_id}`;
-    if (!o.active) notes.push(`${what} not delivered: the endpoint is disabled (${o.disabled_reason ?? 'no reason'})`);
+    if (!o.active) note(`endpoint ${o.webhook_id} is disabled (${o.disabled_reason ?? 'no reason'})`);
     else if (o.statuses.some((s) => s === 'FAILED' || s === 'CANCELLED'))
-      notes.push(`${what} not delivered: its delivery ${o.statuses.join('/')} (retries exhausted or cancelled)`);
+      note(`endpoint ${o.webhook_id}: deliveries ${o.statuses.join('/')} (retries exhausted or cancelled)`);
     else if (o.statuses.length === 0)
       discrepancies.push({ row: `outbox_event:${o.event_id}`, problem: `${what}: no delivery made` });
     // A PENDING delivery is listed above already.
   }
+  for (const [why, count] of undelivered) notes.push(`${count} charge.paid not delivered: ${why}`);
 
   const [counted] = await select<{ events: string }>(
     `SELECT count(*) AS events FROM outbox_events WHERE created_at >= :since`,

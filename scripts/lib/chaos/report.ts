@@ -27,6 +27,14 @@ export interface ReportInput {
   machine: { cores: number; loadAverage: number[] };
 }
 
+/** What the load itself saw that must not happen: one key answered with two ids, an operation that broke. */
+export function loadFindings(summary: LoadSummary): string[] {
+  return [
+    ...summary.idMismatches.map((m) => `one idempotency key answered with two ids: ${JSON.stringify(m)}`),
+    ...summary.errors.map((e) => `an operation failed unexpectedly: ${e}`),
+  ];
+}
+
 /** What a paid charge may take from its callback to the ledger after a fault before the report flags it. */
 export const SETTLEMENT_BOUND_MS = 120_000;
 
@@ -41,7 +49,9 @@ function table(head: string[], rows: (string | number)[][]): string {
 }
 
 export function chaosReport(r: ReportInput): string {
-  const verdict = r.audit.clean && r.faults.every((f) => !f.problem) ? 'CLEAN' : 'DISCREPANCIES FOUND';
+  const findings = loadFindings(r.summary);
+  const verdict =
+    r.audit.clean && r.faults.every((f) => !f.problem) && findings.length === 0 ? 'CLEAN' : 'DISCREPANCIES FOUND';
   return [
     `# Chaos run, seed ${r.opts.seed}: ${verdict}`,
     '',
@@ -55,6 +65,11 @@ export function chaosReport(r: ReportInput): string {
     operations(r.summary),
     '',
     `Attempts that failed while parts were down or coming back: ${r.summary.attempts.fiveXx} × 5xx, ${r.summary.attempts.timeouts} timeouts, ${r.summary.attempts.connection} connection errors (each retried with the same idempotency key).`,
+    '',
+    `Idempotency probes: ${r.summary.idChecks.replays} keys replayed and ${r.summary.idChecks.concurrent} sent twice at once; ${r.summary.idMismatches.length} answered with another id. ` +
+      (findings.length === 0
+        ? 'The load saw nothing that must not happen.'
+        : `The load saw:\n\n${findings.map((f) => `- ${f}`).join('\n')}`),
     '',
     '## Faults',
     '',

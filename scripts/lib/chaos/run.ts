@@ -22,7 +22,7 @@ import { prepareLoad, startLoad, type LoadEvent, type LoadOptions, type LoadSumm
 import { faultSchedule } from './schedule';
 import { auditStack, type StackAudit } from './stackAudit';
 import { longestLag, signalledPayments, type SignalledPayment } from './settlementLag';
-import { chaosReport } from './report';
+import { chaosReport, loadFindings } from './report';
 
 export interface ChaosOptions {
   seconds: number;
@@ -156,7 +156,7 @@ async function driveAndAudit(
       machine: { cores: os.cpus().length, loadAverage: os.loadavg() },
     });
     const reportFile = writeReport(opts, report);
-    const clean = audit.clean && faults.every((f) => !f.problem);
+    const clean = audit.clean && faults.every((f) => !f.problem) && loadFindings(summary).length === 0;
     return { clean, report, reportFile };
   } finally {
     fs.closeSync(eventLog);
@@ -181,7 +181,8 @@ async function runFaults(
     warmUpMs: opts.warmUpMs,
     pauseMs: opts.pauseMs,
   });
-  const perRound = workers.length + 4;
+  // Every kill target once, and one pause.
+  const perRound = workers.length + 5;
   const budgetEnd = loadStart + opts.seconds * 1000 - opts.tailMs;
   const results: FaultResult[] = [];
   for (const fault of schedule) {
