@@ -14,8 +14,7 @@ import path from 'node:path';
 import { runChaos, type ChaosOptions } from './lib/chaos/run';
 import { ensureTools, projectRoot } from './lib/tools';
 
-function integer(name: string, fallback: number): number {
-  const raw = process.env[name];
+function integer(name: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, not "${raw}"`);
@@ -52,8 +51,8 @@ const PROFILES: Record<string, Profile> = {
 };
 
 async function main(): Promise<void> {
-  const seconds = integer('CHAOS_SECONDS', 600);
-  const seed = integer('CHAOS_SEED', crypto.randomInt(2 ** 31));
+  const seconds = integer('CHAOS_SECONDS', process.env.CHAOS_SECONDS, 600);
+  const seed = integer('CHAOS_SEED', process.env.CHAOS_SEED, crypto.randomInt(2 ** 31));
   const profileName = process.env.CHAOS_PROFILE || 'full';
   const profile = PROFILES[profileName];
   if (!profile)
