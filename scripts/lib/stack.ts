@@ -18,7 +18,7 @@ import { WORKER_NODE_ARGS } from '../../workers/nodeArgs';
 import { API_NODE_ARGS } from '../../api/nodeArgs';
 import { prepareDatabase, type PreparedDatabase } from './database';
 import { startMailSink } from './mailSink';
-import { waitForPort } from './ports';
+import { freePort, waitForPort } from './ports';
 import { builtService, type BuiltServiceName } from './productionBuild';
 import type { LocalSecrets } from './localSecrets';
 import { supervise, type Supervised, type SupervisorOptions } from './supervisor';
@@ -63,6 +63,8 @@ export interface StackOptions {
   output: (service: string, stream: 'stdout' | 'stderr', line: string) => void;
   /** The supervisor's backoff (default 1 s doubling to 30 s). */
   backoff?: SupervisorOptions['backoff'];
+  /** Each worker serves GET /healthz (WORKER_HEALTH_PORT, 200 once it polls) on a port of its own. */
+  workerHealth?: boolean;
   /** Told each time a part has (re)started and is ready: the chaos run's recovery clock. */
   onStarted?: (part: string, child: ChildProcess) => void;
 }
@@ -75,6 +77,8 @@ export interface Stack {
   temporal: { address: string; uiUrl: string; clientEnv: Record<string, string> };
   database: PreparedDatabase;
   mailSinkUrl?: string;
+  /** With workerHealth: each worker's health URL by part name. */
+  workerHealthUrls: Record<string, string>;
   /** Every supervised process by name: postgres (embedded only), temporal, sandbox, worker(-n), api. */
   parts: Map<string, Supervised>;
   stop: () => Promise<void>;
@@ -183,15 +187,22 @@ async function assemble(
   };
   const { MIGRATION_DATABASE_URL: _notForServices, ...inherited } = process.env;
   const childEnv = { ...inherited, ...env };
-  const service = (name: string, kind: BuiltServiceName) => part(name, () => spawnService(opts, name, kind, childEnv));
+  const service = (name: string, kind: BuiltServiceName, own: Record<string, string> = {}) =>
+    part(name, () => spawnService(opts, name, kind, { ...childEnv, ...own }));
 
   service('sandbox', 'sandbox');
   await waitForPort(opts.ports.sandbox, 60_000);
   const workers = Math.max(1, opts.workers);
-  for (let i = 1; i <= workers; i++) service(workers === 1 ? 'worker' : `worker-${i}`, 'worker');
+  const workerHealthUrls: Record<string, string> = {};
+  for (let i = 1; i <= workers; i++) {
+    const name = workers === 1 ? 'worker' : `worker-${i}`;
+    const healthPort = opts.workerHealth ? await freePort() : undefined;
+    if (healthPort) workerHealthUrls[name] = `http://127.0.0.1:${healthPort}/healthz`;
+    service(name, 'worker', healthPort ? { WORKER_HEALTH_PORT: String(healthPort) } : {});
+  }
   service('api', 'api');
   await waitForPort(opts.ports.api, 120_000);
-  return { env, apiUrl, sandboxUrl, temporal, database, mailSinkUrl };
+  return { env, apiUrl, sandboxUrl, temporal, database, mailSinkUrl, workerHealthUrls };
 }
 
 /** The engine the options name, supervised; with a Web UI on the UI port. */

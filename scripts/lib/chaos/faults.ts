@@ -1,8 +1,8 @@
 /**
  * Applying one fault of the schedule to the running stack and timing what the stack does about it:
  * a SIGKILL to the part's current process, then how long until the supervisor had a new process,
- * until that part was up again (the API's /healthz, the sandbox's /health, a worker's
- * "worker started" line, the Temporal server answering, PostgreSQL accepting) and until the
+ * until that part was up again (the API's /healthz, the sandbox's /health, a worker's own
+ * /healthz — 200 once it polls —, the Temporal server answering, PostgreSQL accepting) and until the
  * gateway's /ready answered 200; or a SIGSTOP held past the workers' heartbeat timeout, then
  * SIGCONT.
  */
@@ -26,27 +26,17 @@ export interface FaultResult {
   problem?: string;
 }
 
-/** What the runner saw of the parts: each (re)start and each worker's "worker started" line. */
+/** What the runner saw of the parts: each (re)start. */
 export class PartWatch {
   private readonly starts = new Map<string, { pid: number; at: number }[]>();
-  private readonly workerLines = new Map<string, number[]>();
 
   started(part: string, pid: number): void {
     this.starts.set(part, [...(this.starts.get(part) ?? []), { pid, at: Date.now() }]);
   }
 
-  line(part: string, text: string): void {
-    if (text.includes('worker started'))
-      this.workerLines.set(part, [...(this.workerLines.get(part) ?? []), Date.now()]);
-  }
-
   /** A start of `part` after `since` by a process other than `pid`. */
   restartAfter(part: string, since: number, pid: number): number | undefined {
     return this.starts.get(part)?.find((s) => s.at >= since && s.pid !== pid)?.at;
-  }
-
-  workerStartedAfter(part: string, since: number): number | undefined {
-    return this.workerLines.get(part)?.find((at) => at >= since);
   }
 
   restarts(part: string): number {
@@ -108,7 +98,8 @@ async function pause(fault: Fault, ctx: FaultContext, pid: number, at: number): 
 async function partUp(target: string, since: number, ctx: FaultContext): Promise<number | undefined> {
   if (target === 'api') return (await answers(`${ctx.stack.apiUrl}/healthz`)) ? Date.now() : undefined;
   if (target === 'sandbox') return (await answers(`${ctx.stack.sandboxUrl}/health`)) ? Date.now() : undefined;
-  if (target.startsWith('worker')) return ctx.watch.workerStartedAfter(target, since);
+  const workerHealth = ctx.stack.workerHealthUrls[target];
+  if (workerHealth) return (await answers(workerHealth)) ? Date.now() : undefined;
   // The Temporal server and PostgreSQL: their supervisor's start resolves once they accept.
   return ctx.watch.restartAfter(target, since, -1);
 }

@@ -76,7 +76,7 @@ export function chaosReport(r: ReportInput): string {
     faultTable(r),
     '',
     `"new process": the supervisor's new pid (the Temporal server and PostgreSQL: once they accept); "up": the part answering ` +
-      `(API /healthz, sandbox /health, the worker's "worker started" line); "ready": the gateway's /ready 200; ` +
+      `(API /healthz, sandbox /health, the worker's own /healthz: 200 once it polls); "ready": the gateway's /ready 200; ` +
       `"settled": from the fault until every payment that arrived while the part was away was in the ledger ` +
       `(bound ${s(SETTLEMENT_BOUND_MS)} s; "!" beyond it).`,
     '',

@@ -80,10 +80,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
       supervisorLines.push(`${new Date().toISOString()} ${line}`);
       write(stackLog, `[stack] ${line}`);
     },
-    output: (service, _stream, line) => {
-      watch.line(service, line);
-      write(stackLog, `[${service}] ${line}`);
-    },
+    output: (service, _stream, line) => write(stackLog, `[${service}] ${line}`),
+    workerHealth: true,
     onStarted: (part, child) => watch.started(part, child.pid ?? -1),
   });
   opts.log(`stack up: API ${stack.apiUrl}, Temporal ${stack.temporal.address}, Web UI ${stack.temporal.uiUrl}`);
