@@ -3,6 +3,8 @@
  * per PSP account, however many processes send. Two gates stand for two worker processes (each
  * has its own pool, so its own sessions); what runs under them counts how many are inside at once.
  */
+import crypto from 'node:crypto';
+import { Client as PgClient } from 'pg';
 import { AdvisorySendSlots } from '../../db/sendSlots';
 import { testEnv } from '../support/env';
 
@@ -78,5 +80,33 @@ it('a slot held past the wait: SEND_SLOTS_BUSY, transient, nothing run; another 
     expect(await again.run(async () => 'sent')).toBe('sent');
   } finally {
     await again.close();
+  }
+});
+
+it('the database ending the session that holds a slot mid-send (a restart) does not crash the process; the send ends, the next one takes a slot', async () => {
+  const account = `test-account-${Date.now()}-restart`;
+  const gate = new AdvisorySendSlots({ databaseUrl: databaseUrl(), account, concurrency: 1, maxWaitMs: 30_000 });
+  const admin = new PgClient({ connectionString: databaseUrl() });
+  await admin.connect();
+  // The slot's lock: first key a digest of the account (as db/sendSlots.ts makes it), in this database.
+  const lockClass = crypto.createHash('sha256').update(`pix-send-slots:${account}`).digest().readInt32BE(0) >>> 0;
+  try {
+    const sent = await gate.run(async () => {
+      const { rows } = await admin.query<{ ended: boolean }>(
+        `SELECT pg_terminate_backend(pid) AS ended FROM pg_locks
+          WHERE locktype = 'advisory' AND granted AND classid = $1::bigint::oid
+            AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+        [lockClass],
+      );
+      expect(rows).toEqual([{ ended: true }]);
+      // The session's end reaches the pool's client while the send still runs.
+      await new Promise((r) => setTimeout(r, 500));
+      return 'sent';
+    });
+    expect(sent).toBe('sent');
+    expect(await gate.run(async () => 'next')).toBe('next');
+  } finally {
+    await admin.end();
+    await gate.close();
   }
 });
