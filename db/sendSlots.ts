@@ -65,17 +65,24 @@ export class AdvisorySendSlots implements SendGate {
     } catch {
       throw busy(this.maxWaitMs);
     }
+    // The pool listens for errors of idle connections only: one ended while checked out (the
+    // server restarted mid-send) would emit an unhandled 'error' and end the process. Its lock
+    // went with the session; the send ends as it would, and the connection is dropped below.
+    let lost: Error | undefined;
+    const onError = (err: Error) => (lost = err);
+    client.on('error', onError);
     let slot: number | null = null;
     try {
       slot = await this.acquire(client, deadline);
       return await send();
     } finally {
-      let broken: Error | undefined;
-      if (slot !== null)
+      let broken: Error | undefined = lost;
+      if (slot !== null && !broken)
         await client.query('SELECT pg_advisory_unlock($1, $2)', [this.lockClass, slot]).catch((err: Error) => {
           broken = err; // the connection is dropped below, and its lock with it
         });
-      client.release(broken);
+      client.off('error', onError);
+      client.release(broken ?? lost);
     }
   }
 
