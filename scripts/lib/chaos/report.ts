@@ -14,7 +14,10 @@ import type { StackAudit } from './stackAudit';
 export interface ReportInput {
   opts: ChaosOptions;
   startedAt: Date;
+  /** New operations issued (from the load's start until it was told to stop). */
   loadMs: number;
+  /** The operations in flight finishing their retries. */
+  drainMs: number;
   quietMs: number;
   faults: FaultResult[];
   events: LoadEvent[];
@@ -55,7 +58,7 @@ export function chaosReport(r: ReportInput): string {
   return [
     `# Chaos run, seed ${r.opts.seed}: ${verdict}`,
     '',
-    `Started ${r.startedAt.toISOString()}; ${s(r.loadMs)} s of load (CHAOS_SECONDS=${r.opts.seconds}), then ${s(r.quietMs)} s until quiet and audited. ` +
+    `Started ${r.startedAt.toISOString()}; ${s(r.loadMs)} s of load (CHAOS_SECONDS=${r.opts.seconds}; the first round of faults always completes), ${s(r.drainMs)} s for the requests in flight to finish their retries, then ${s(r.quietMs)} s until quiet and audited. ` +
       `Replay: \`CHAOS_SEED=${r.opts.seed} CHAOS_SECONDS=${r.opts.seconds} npm run chaos\`. ` +
       `Production engine (Temporal server on PostgreSQL, mutual TLS), the production build's processes, ${r.opts.workers} workers; ` +
       `${r.machine.cores} cores, load average at the end ${r.machine.loadAverage.map((l) => l.toFixed(1)).join(' / ')}.`,

@@ -126,6 +126,7 @@ async function driveAndAudit(
   const faults = await runFaults(opts, stack, watch, loadStart);
   await sleep(Math.max(0, loadStart + opts.seconds * 1000 - Date.now()));
   opts.log('load stopping (in-flight requests finish their retries)');
+  const stopAt = Date.now();
   const summary: LoadSummary = await load.stop();
   const loadEnd = Date.now();
   try {
@@ -141,7 +142,8 @@ async function driveAndAudit(
     const report = chaosReport({
       opts,
       startedAt,
-      loadMs: loadEnd - loadStart,
+      loadMs: stopAt - loadStart,
+      drainMs: loadEnd - stopAt,
       quietMs: Date.now() - loadEnd,
       faults,
       events,
