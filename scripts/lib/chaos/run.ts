@@ -22,7 +22,7 @@ import { prepareLoad, startLoad, type LoadEvent, type LoadOptions, type LoadSumm
 import { faultSchedule } from './schedule';
 import { auditStack, type StackAudit } from './stackAudit';
 import { longestLag, signalledPayments, type SignalledPayment } from './settlementLag';
-import { chaosReport, loadFindings } from './report';
+import { chaosReport, runProblems } from './report';
 
 export interface ChaosOptions {
   seconds: number;
@@ -44,6 +44,8 @@ export interface ChaosOptions {
   /** How long the stack may take to become quiet (the audit clean) after the load. */
   quietTimeoutMs: number;
   load: Partial<Pick<LoadOptions, 'ratePerSecond' | 'payoutItems'>>;
+  /** Whether a fault's payments reaching the ledger beyond the bound fails the run (report.ts SETTLEMENT_BOUND_MS). */
+  settlementBounded: boolean;
   log: (line: string) => void;
 }
 
@@ -156,7 +158,7 @@ async function driveAndAudit(
       machine: { cores: os.cpus().length, loadAverage: os.loadavg() },
     });
     const reportFile = writeReport(opts, report);
-    const clean = audit.clean && faults.every((f) => !f.problem) && loadFindings(summary).length === 0;
+    const clean = runProblems({ opts, audit, faults, summary, payments }).length === 0;
     return { clean, report, reportFile };
   } finally {
     fs.closeSync(eventLog);
