@@ -55,7 +55,8 @@ const PROFILES: Record<string, Profile> = {
     minRounds: 1,
     recoveryTimeoutMs: 240_000,
     quietTimeoutMs: 420_000,
-    load: { payoutItems: { min: 20, max: 60 } },
+    // Lighter than the full run's: in npm test it shares two cores with the other files.
+    load: { ratePerSecond: 0.75, maxInFlight: 3, payoutItems: { min: 20, max: 60 } },
     // The suite asserts what was lost or doubled, never how fast: a slower host may take longer.
     settlementBounded: false,
   },
