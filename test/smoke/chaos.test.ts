@@ -11,6 +11,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from '../../scripts/lib/tools';
+import { productionBuildDir } from '../support/builtStack';
 import { testLogFile } from '../support/testLogs';
 
 // The run's 90 s of load, a fault round that may outlast it on a busy host, the quiet wait and the audit.
@@ -27,10 +28,24 @@ afterAll(() => {
 
 it('kills every part of the production stack under load, and the audit finds nothing lost or paid twice', async () => {
   const logFile = testLogFile(`chaos-${process.pid}.log`);
-  const { DATABASE_URL: _run, MIGRATION_DATABASE_URL: _runMigration, ...inherited } = process.env;
+  // The runner builds it beside the first files: wait until it is done (or make one when run alone).
+  const buildDir = await productionBuildDir();
+  const {
+    DATABASE_URL: _run,
+    MIGRATION_DATABASE_URL: _runMigration,
+    GATEWAY_PRODUCTION_BUILD_READY: _buildReady,
+    ...inherited
+  } = process.env;
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'scripts', 'chaos.ts')], {
     cwd: projectRoot,
-    env: { ...inherited, CHAOS_SECONDS: '90', CHAOS_SEED: String(SEED), CHAOS_PROFILE: 'short', CHAOS_DIR: dir },
+    env: {
+      ...inherited,
+      GATEWAY_PRODUCTION_BUILD_DIR: buildDir,
+      CHAOS_SECONDS: '90',
+      CHAOS_SEED: String(SEED),
+      CHAOS_PROFILE: 'short',
+      CHAOS_DIR: dir,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
