@@ -36,6 +36,8 @@ it('no product module makes a logger when it is imported: only the composition r
     .sort();
   expect(callers).toEqual([
     path.join('api', 'server.ts'),
+    // The operator's audit command: a composition root like reconcile (its logger goes to stderr).
+    path.join('cli', 'audit', 'command.ts'),
     path.join('cli', 'reconcile.ts'),
     path.join('workers', 'main.ts'),
   ]);
