@@ -82,7 +82,7 @@ export class AdvisorySendSlots implements SendGate {
           broken = err; // the connection is dropped below, and its lock with it
         });
       client.off('error', onError);
-      client.release(broken ?? lost);
+      client.release(broken);
     }
   }
 

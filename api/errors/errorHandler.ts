@@ -23,6 +23,7 @@ export function toApiError(err: any, req: Request, res: Response, logger: Logger
   // never names it again, or it would carry the key twice.
   const log: Logger = (res.locals.log as Logger | undefined) ?? logger.child({ traceId: res.locals.traceId as string });
   let apiError: ApiError;
+  const conflict = databaseConflictOf(err);
   if (err instanceof ApiError) {
     apiError = err;
   } else if (err?.type === 'entity.parse.failed') {
@@ -33,10 +34,10 @@ export function toApiError(err: any, req: Request, res: Response, logger: Logger
     // The database is away (restart, failover): the client may retry, nothing was done.
     log.warn({ error: err.name }, 'database unavailable');
     apiError = new ApiError(503, 'SERVICE_UNAVAILABLE', 'the database is unavailable; retry shortly');
-  } else if (databaseConflictOf(err)) {
+  } else if (conflict) {
     // PostgreSQL broke a deadlock or a serialization conflict by rolling this transaction back:
     // nothing was done, and the same request succeeds when sent again.
-    log.warn({ error: err.name, sqlState: databaseConflictOf(err) }, 'database conflict; the request was rolled back');
+    log.warn({ error: err.name, sqlState: conflict }, 'database conflict; the request was rolled back');
     apiError = new ApiError(503, 'SERVICE_UNAVAILABLE', 'the request met a concurrent one and was undone; retry it', {
       retryAfterSeconds: 1,
     });

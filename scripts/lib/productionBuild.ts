@@ -10,7 +10,7 @@
  * services would still find the devDependencies. prepareProductionBuild refuses such a place.
  * The built services start with builtService(); test/support/builtStack.ts starts them all.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -142,6 +142,20 @@ export function builtService(
     sandbox: [[], 'dist/sandbox/server.js'] as const,
   }[name];
   return { command: process.execPath, args: [...flags, ...extraNodeArgs, entry], cwd: dir };
+}
+
+/**
+ * The build's operator CLI (`node dist/cli/gateway.js`) with exactly `env`, as an operator runs
+ * it; its stdout. A failure names the command, never its arguments (a password may be one).
+ */
+export function runBuiltCli(dir: string, env: NodeJS.ProcessEnv, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) =>
+    execFile(process.execPath, ['dist/cli/gateway.js', ...args], { cwd: dir, env }, (err, stdout, stderr) =>
+      err
+        ? reject(new Error(`gateway ${args.slice(0, 2).join(' ')} failed: ${stderr || err.message}`))
+        : resolve(stdout),
+    ),
+  );
 }
 
 /** A hard link (instant, no space), or a copy when the build directory is on another file system. */

@@ -11,7 +11,7 @@
  * (`temporalTlsEnv`: TEMPORAL_TLS_CA, _CERT, _KEY, _SERVER_NAME).
  * The build is GATEWAY_PRODUCTION_BUILD_DIR when the runner made one, else made here.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import dns from 'node:dns/promises';
 import fs from 'node:fs';
@@ -21,7 +21,12 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Agent, fetch } from 'undici';
-import { builtService, prepareProductionBuild, type BuiltServiceName } from '../../scripts/lib/productionBuild';
+import {
+  builtService,
+  prepareProductionBuild,
+  runBuiltCli,
+  type BuiltServiceName,
+} from '../../scripts/lib/productionBuild';
 import { startMailSink, type MailSink } from '../../scripts/lib/mailSink';
 import { freePort } from '../../scripts/lib/ports';
 import { stopChild } from '../../scripts/lib/stopChild';
@@ -233,7 +238,7 @@ export async function startBuiltStack(opts: BuiltStackOptions): Promise<BuiltSta
     processes,
     mail,
     request,
-    cli: (args) => runCli(dir, env.worker, args),
+    cli: (args) => runBuiltCli(dir, env.worker, args),
     pay: (chargeId) =>
       request('POST', `${sandboxUrl}/sandbox/charges/${pspChargeRef(chargeId)}/pay`, {
         body: {},
@@ -324,12 +329,4 @@ async function untilReady(
     if (Date.now() > deadline) throw new Error(`the built ${name} was not ready within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 250));
   }
-}
-
-function runCli(dir: string, env: Record<string, string>, args: string[]): Promise<string> {
-  return new Promise((resolve, reject) =>
-    execFile(process.execPath, ['dist/cli/gateway.js', ...args], { cwd: dir, env }, (err, stdout, stderr) =>
-      err ? reject(new Error(`gateway ${args.join(' ')} failed: ${stderr || err.message}`)) : resolve(stdout),
-    ),
-  );
 }

@@ -7,7 +7,6 @@
  * timeout. Then the load stops, the stack is left to become quiet, the audit (cli/audit) runs
  * against its database, Temporal and provider, and the report is written (./report.ts).
  */
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,7 +14,7 @@ import { createSequelize } from '../../../db/sequelize';
 import { seededRandom } from '../../../sandbox/seededRandom';
 import { generateSecrets } from '../localSecrets';
 import { freePort } from '../ports';
-import { prepareProductionBuild } from '../productionBuild';
+import { prepareProductionBuild, runBuiltCli } from '../productionBuild';
 import { startStack, type Stack } from '../stack';
 import { applyFault, PartWatch, sleep, type FaultResult } from './faults';
 import { prepareLoad, startLoad, type LoadEvent, type LoadOptions, type LoadSummary } from './load';
@@ -119,7 +118,7 @@ async function driveAndAudit(
     apiUrl: stack.apiUrl,
     sandboxUrl: stack.sandboxUrl,
     fetch: globalThis.fetch,
-    cli: (args: string[]) => builtCli(buildDir, stack.env, args),
+    cli: (args: string[]) => runBuiltCli(buildDir, { ...process.env, ...stack.env }, args),
   };
   const fixture = await prepareLoad(target, loadOptions);
   const load = startLoad(fixture, loadOptions);
@@ -235,19 +234,4 @@ async function freePorts() {
     postgres: await freePort(),
     mail: await freePort(),
   };
-}
-
-/** The build's operator CLI with the stack's environment, as an operator runs it; its stdout. */
-function builtCli(buildDir: string, env: Record<string, string>, args: string[]): Promise<string> {
-  return new Promise((resolve, reject) =>
-    execFile(
-      process.execPath,
-      ['dist/cli/gateway.js', ...args],
-      { cwd: buildDir, env: { ...process.env, ...env } },
-      (err, stdout, stderr) =>
-        err
-          ? reject(new Error(`gateway ${args[0]} ${args[1] ?? ''} failed: ${stderr || err.message}`))
-          : resolve(stdout),
-    ),
-  );
 }
