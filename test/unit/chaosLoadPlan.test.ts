@@ -1,5 +1,5 @@
 /** The chaos load's decisions (scripts/lib/chaos/plan.ts): one seed, one sequence; weights respected. */
-import { DEFAULT_WEIGHTS, drawPlan, type PlanSettings } from '../../scripts/lib/chaos/plan';
+import { DEFAULT_WEIGHTS, drawPlan, payoutBudget, type PlanSettings } from '../../scripts/lib/chaos/plan';
 import { seededRandom, weightedPick } from '../../scripts/lib/chaos/random';
 
 const settings: PlanSettings = {
@@ -38,4 +38,19 @@ test('a kind of weight 0 is never drawn, and the others in proportion', () => {
   expect(counts.c).toBe(0);
   expect(counts.b / counts.a).toBeGreaterThan(2.5);
   expect(counts.b / counts.a).toBeLessThan(3.5);
+});
+
+test('the payout budget trims the batch that reaches it and refuses every later one', () => {
+  const take = payoutBudget(2_500);
+  const plans = sequence(11, 400).filter((p) => p.kind === 'payout');
+  const kept = plans.map(take).filter((p) => p !== undefined);
+  const total = kept.reduce((sum, p) => sum + p.items, 0);
+  expect(total).toBe(2_500);
+  expect(kept.length).toBeLessThan(plans.length);
+  // Not a payout: passed through untouched, whatever the budget.
+  const charge = sequence(11, 50).find((p) => p.kind !== 'payout')!;
+  expect(take(charge)).toBe(charge);
+  // No budget: nothing trimmed.
+  const unbounded = payoutBudget(undefined);
+  expect(plans.map(unbounded)).toEqual(plans);
 });

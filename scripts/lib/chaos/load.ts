@@ -19,7 +19,7 @@ import { refund } from './ops/refunds';
 import { sellerChargeExpired, sellerChargePaid } from './ops/sellerCharges';
 import { settlement } from './ops/settlements';
 import { withdrawal } from './ops/withdrawals';
-import { DEFAULT_WEIGHTS, drawPlan, type PlanSettings } from './plan';
+import { DEFAULT_WEIGHTS, drawPlan, payoutBudget, type PlanSettings } from './plan';
 import { RECEIVER_KINDS, type ReceiverKind, type ReceiverStats } from './receivers';
 import type { IdMismatch, OperationCount } from './stats';
 import type { LoadOptions, LoadTarget, OpKind } from './types';
@@ -62,6 +62,8 @@ export interface LoadSummary {
   idChecks: { replays: number; concurrent: number };
   /** Refusals by `op status code`. */
   refusals: Record<string, number>;
+  /** Payout batches not sent: the run's item budget was spent (LoadOptions.payoutItemBudget). */
+  overBudget: number;
   /** Operations that threw, with what they said. */
   errors: string[];
   /** What the load made, by kind (ids), for the audit. */
@@ -95,6 +97,7 @@ export function startLoad(fixture: LoadFixture, opts: LoadOptions): RunningLoad 
   fixture.stats.log = opts.log;
   const ctx: OpContext = { client: fixture.client, stats: fixture.stats, fixture };
   const settings = planSettings(opts);
+  const withinBudget = payoutBudget(opts.payoutItemBudget);
   const intervalMs = 1_000 / (opts.ratePerSecond ?? 1.5);
   const maxInFlight = opts.maxInFlight ?? 6;
   const inFlight = new Set<Promise<void>>();
@@ -124,7 +127,12 @@ export function startLoad(fixture: LoadFixture, opts: LoadOptions): RunningLoad 
   const loop = (async () => {
     for (let seq = 0; !stopped; seq++) {
       // Drawn before waiting for a slot: the sequence of decisions does not depend on timing.
-      const plan = drawPlan(opts.random, seq, settings);
+      const plan = withinBudget(drawPlan(opts.random, seq, settings));
+      if (!plan) {
+        fixture.stats.overBudget++;
+        await pause(intervalMs);
+        continue;
+      }
       while (inFlight.size >= maxInFlight && !stopped) await Promise.race([...inFlight, pause(1_000)]);
       if (stopped) break;
       launch(plan);
@@ -170,6 +178,7 @@ function summarize(fixture: LoadFixture): LoadSummary {
     idMismatches: stats.idMismatches,
     idChecks: stats.idChecks,
     refusals: stats.refusals,
+    overBudget: stats.overBudget,
     errors: stats.errors,
     created: stats.created,
     events: (kind) => receivers[kind].events(),

@@ -40,3 +40,21 @@ export function drawPlan(random: () => number, seq: number, s: PlanSettings): Op
   const amountCents = MONEY_OUT.includes(kind) ? 100 + (chargeCents % 1_900) : chargeCents;
   return { kind, seq, amountCents, onSecond, variant, probe: { concurrent, replay }, items, itemCents };
 }
+
+/**
+ * The run's payout items at most. One send at a time pays roughly 5 items a second, so a run that
+ * sends more than the stack pays before the quiet wait ends is audited half-paid (the third 600 s
+ * run of issue 35: about 8,400 items, 554 still reserved at the deadline). The batch that reaches
+ * the budget is trimmed to what is left; every later one is not sent (undefined). Applied to plans
+ * in the order drawn, so one seed still gives one sequence.
+ */
+export function payoutBudget(total: number | undefined): (plan: OpPlan) => OpPlan | undefined {
+  let left = total ?? Infinity;
+  return (plan) => {
+    if (plan.kind !== 'payout') return plan;
+    if (left <= 0) return undefined;
+    const items = Math.min(plan.items, left);
+    left -= items;
+    return items === plan.items ? plan : { ...plan, items };
+  };
+}

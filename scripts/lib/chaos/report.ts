@@ -127,10 +127,12 @@ export function chaosReport(r: ReportInput): string {
 }
 
 function operations(summary: LoadSummary): string {
-  return table(
+  const rows = table(
     ['operation', 'requested', 'succeeded', 'refused (4xx, expected)', 'gave up'],
     Object.entries(summary.operations).map(([op, c]) => [op, c.requested, c.succeeded, c.refused, c.gaveUp]),
   );
+  if (summary.overBudget === 0) return rows;
+  return `${rows}\n${summary.overBudget} payout batches drawn after the run's item budget was spent were not sent.\n`;
 }
 
 function faultTable(r: ReportInput): string {

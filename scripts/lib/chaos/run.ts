@@ -42,7 +42,7 @@ export interface ChaosOptions {
   recoveryTimeoutMs: number;
   /** How long the stack may take to become quiet (the audit clean) after the load. */
   quietTimeoutMs: number;
-  load: Partial<Pick<LoadOptions, 'ratePerSecond' | 'maxInFlight' | 'payoutItems'>>;
+  load: Partial<Pick<LoadOptions, 'ratePerSecond' | 'maxInFlight' | 'payoutItems' | 'payoutItemBudget'>>;
   /** Whether a fault's payments reaching the ledger beyond the bound fails the run (report.ts SETTLEMENT_BOUND_MS). */
   settlementBounded: boolean;
   log: (line: string) => void;

@@ -27,6 +27,8 @@ export class LoadStats {
   readonly errors: string[] = [];
   /** Refusals by `op status code`, so an unexpected one stands out in the report. */
   readonly refusals: Record<string, number> = {};
+  /** Payout batches drawn after the run's item budget was spent, and so not sent (plan.ts payoutBudget). */
+  overBudget = 0;
 
   /** Replaced by startLoad with its own options' log. */
   constructor(public log: (event: LoadEvent) => void) {}

@@ -34,6 +34,8 @@ export interface LoadOptions {
   ratePerSecond?: number;
   /** Items per payout batch (default 100–2,000). */
   payoutItems?: { min: number; max: number };
+  /** Payout items over the whole run at most (plan.ts payoutBudget; default: no bound). */
+  payoutItemBudget?: number;
   /** Every attempt, for the report. */
   log: (event: LoadEvent) => void;
   /** Operations in flight at most (default 6); a drawn operation waits for a slot. */
