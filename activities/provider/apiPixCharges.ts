@@ -106,8 +106,9 @@ export class ApiPixCharges {
 
   /**
    * The cob as the provider contract's charge. Only an issue draws the QR image: the reads that
-   * settle, sweep and close a charge never show it, and drawing it was an eighth of the worker's
-   * CPU for each payment (issue 26's profile); their qrCodeBase64 is ''.
+   * settle, sweep and close a charge never show it, and drawing it there took 12.6 % of the
+   * worker's main thread during payments (profiled under load: docs/benchmarks.md); their
+   * qrCodeBase64 is ''.
    */
   private async chargeOf(
     cob: Cob,

@@ -157,10 +157,3 @@ export function pooledReceiptRenderer(threads?: number | null): ReceiptRenderer 
     },
   };
 }
-
-/** Stops the pool's threads (process shutdown); a later render starts a new pool. */
-export async function closeReceiptRenderPool(): Promise<void> {
-  const p = pool;
-  pool = undefined;
-  await p?.destroy();
-}

@@ -16,7 +16,13 @@ export const payoutBatchWorkflow = defineWorkflow<typeof payoutBatch>('payoutBat
   cancelBatchUpdate,
   batchProgressQuery,
 );
-/** A batch's child: pays one range of its rows. */
+/**
+ * A batch's child: pays one range of its rows. payoutBatch.ts starts it with
+ * `executeChild(payoutChunk, …)`, which records the same type name this definition holds, so no
+ * product code reads it; it exists because every exported workflow has exactly one definition
+ * (test/unit/workflowDefinitions.test.ts checks its name against workflows/index.ts), and a start
+ * by definition (`executeChildOf` in workflows/children.ts) would take it.
+ */
 export const payoutChunkWorkflow = defineWorkflow<typeof payoutChunk>('payoutChunk');
 
 export const payoutBatchWorkflowId = (batchId: string) => `payout-batch-${batchId}`;

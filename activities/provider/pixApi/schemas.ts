@@ -107,7 +107,6 @@ export const paginacaoSchema = z.object({
   quantidadeDePaginas: z.number().int().nonnegative(),
   quantidadeTotalDeItens: z.number().int().nonnegative(),
 });
-export type Paginacao = z.infer<typeof paginacaoSchema>;
 
 /**
  * PixConsultados. The document marks `cobs` as required here (a copy-paste slip: the list is
@@ -117,7 +116,6 @@ export const pixPageSchema = z.object({
   parametros: z.object({ inicio: timestamp, fim: timestamp, paginacao: paginacaoSchema }),
   pix: z.array(pixSchema).optional(),
 });
-export type PixPage = z.infer<typeof pixPageSchema>;
 
 /**
  * WebhookCompleto. The document requires a `cnpj` its own example leaves out (the example has
