@@ -82,7 +82,7 @@ it('never takes over a live request that runs longer than the lease: a retry wai
   expect(retry).toEqual({ status: 201, body: firstResult.body, replay: true });
 });
 
-it("never frees a taken-over claim on a refusal: the first holder's effect may exist (review 3, M1)", async () => {
+it("never frees a taken-over claim on a refusal: the first holder's effect may exist", async () => {
   const ref = {
     merchantId: seller.merchantId,
     scope: 'TEST taken-over refusal',

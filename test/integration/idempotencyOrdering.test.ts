@@ -32,7 +32,7 @@ afterEach(async () => {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe('the claim comes before checks that depend on time (L6)', () => {
+describe('the claim comes before checks that depend on time', () => {
   it('replays a charge whose expiresAt is no longer far enough ahead', async () => {
     const key = `key-${crypto.randomUUID()}`;
     const body = { amountCents: 2_500, description: 'Pedido', expiresAt: new Date(Date.now() + 61_500).toISOString() };
@@ -62,7 +62,7 @@ describe('the claim comes before checks that depend on time (L6)', () => {
   });
 });
 
-describe('a payout idempotencyKey reused after its record expired (L7)', () => {
+describe('a payout idempotencyKey reused after its record expired', () => {
   it('answers 409 DUPLICATE_IDEMPOTENCY_KEY on every retry and creates no second batch', async () => {
     const merchant = await payoutMerchant(stack, { feeCents: 0 });
     await fundByPaidCharge(stack, merchant, 50_000);
@@ -95,7 +95,7 @@ describe('a payout idempotencyKey reused after its record expired (L7)', () => {
   });
 });
 
-describe('a slow holder keeps its claim (L8)', () => {
+describe('a slow holder keeps its claim', () => {
   it('extends its lock while working: a concurrent duplicate waits and replays, the work runs once', async () => {
     // A 3 s lock extended every second: only a stall of 2 s (not a loaded machine's pauses) could lose it.
     const service = new IdempotencyService(stack.sequelize, {

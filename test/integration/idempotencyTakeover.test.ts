@@ -1,5 +1,5 @@
 /**
- * One idempotency key, one effect, whatever happens to the request that held it (review 3, M1).
+ * One idempotency key, one effect, whatever happens to the request that held it.
  * A holder that stalls or dies after its effect exists loses its 10 s lease; the same-key retry
  * that takes the claim over must answer that effect (before any second-factor check, which the
  * first holder already passed), and must never free the key on a refusal. Even with every API
@@ -170,7 +170,7 @@ describe('refunds', () => {
     await refundsUnder(chargeId);
   });
 
-  it("review 3's reproduction: a holder whose API stalls past its lease; its retries refund once", async () => {
+  it('a holder whose API stalls past its lease, retried at another API (same token, then a fresh one): one refund, named by all three answers', async () => {
     const owner = await ownerWithActionTokens('refund', 2);
     const [t1, t2] = owner.tokens;
     const chargeId = await paidCharge(owner, 10_000);
@@ -337,7 +337,7 @@ describe('withdrawals', () => {
   });
 });
 
-describe('webhook resend and rotate-secret (review 3, L1): keyed by the claim, not made again on a takeover', () => {
+describe('webhook resend and rotate-secret: keyed by the claim, not made again on a takeover', () => {
   let receiver: Receiver;
   let seller: MerchantCredentials;
   beforeAll(async () => {

@@ -1,13 +1,13 @@
 /**
  * Input, limits and access over HTTP against the real stack:
- * - M4: signed provider callbacks are never rate limited; TRUST_PROXY picks the client address.
- * - M7: payout bodies are parsed only after authentication; small limit elsewhere; `metadata`
+ * - signed provider callbacks are never rate limited; TRUST_PROXY picks the client address.
+ * - payout bodies are parsed only after authentication; small limit elsewhere; `metadata`
  *   capped everywhere; deep nesting never answers 500.
- * - L4/L5: control characters refused with 400; charge description ≤ 140; payout
+ * - control characters refused with 400; charge description ≤ 140; payout
  *   recipientDocument stored and sent as digits.
- * - L2: credential scopes enforced (403 INSUFFICIENT_SCOPE); migration 0008 keeps today's access.
- * - Item 9: PAYOUTS_NOT_ENABLED on every payout route.
- * - L12: /healthz shows no git SHA unless configured; /ready is rate limited.
+ * - credential scopes enforced (403 INSUFFICIENT_SCOPE); migration 0008 keeps today's access.
+ * - PAYOUTS_NOT_ENABLED on every payout route.
+ * - /healthz shows no git SHA unless configured; /ready is rate limited.
  */
 import crypto from 'node:crypto';
 import { QueryTypes } from 'sequelize';
@@ -63,7 +63,7 @@ function expectValidationError(res: { status: number; body: any }, field: string
   expect(fields).toEqual(expect.arrayContaining([field]));
 }
 
-describe('M4: rate limits', () => {
+describe('rate limits: signed callbacks spend none, the client address is the socket unless TRUST_PROXY', () => {
   it('never rate limits signed provider callbacks, and they use none of the per-IP budget', async () => {
     const limited = await stack.extraApi({ rateLimitPerMinute: 3 });
     try {
@@ -132,7 +132,7 @@ describe('M4: rate limits', () => {
   });
 });
 
-describe('M7: bodies and metadata', () => {
+describe('body and metadata limits', () => {
   it('parses a payout body only after authentication', async () => {
     const notJson = `{"idempotencyKey": "x", "items": [${'1,'.repeat(100_000)}`; // 200 KB, malformed
     const anonymous = await raw(`${stack.apiUrl}/v1/payouts/batches`, 'POST', {}, notJson);
@@ -257,7 +257,7 @@ describe('M7: bodies and metadata', () => {
   });
 });
 
-describe('L4: control characters', () => {
+describe('control characters in string fields', () => {
   it('refuses them with 400 VALIDATION_ERROR in every string field, and changes nothing', async () => {
     const charges = await Charge.count({ where: { merchantId: seller.merchantId } });
     expectValidationError(
@@ -318,7 +318,7 @@ describe('L4: control characters', () => {
   });
 });
 
-describe('L5: values the provider refuses', () => {
+describe('values the provider would refuse are stopped or normalised first', () => {
   it('caps a charge description at 140 characters, as the provider does', async () => {
     expectValidationError(
       await stack.api('POST', '/sellers/pix', {
@@ -354,7 +354,7 @@ describe('L5: values the provider refuses', () => {
   });
 });
 
-describe('L2: credential scopes', () => {
+describe('credential scopes', () => {
   it('answers 403 INSUFFICIENT_SCOPE, in the envelope, to a credential without the route family scope', async () => {
     const none = await stack.createMerchant({ name: 'Sem escopo', payoutsEnabled: true, scopes: [] });
     for (const [method, path] of [
@@ -421,7 +421,7 @@ describe('L2: credential scopes', () => {
   });
 });
 
-describe('item 9: PAYOUTS_NOT_ENABLED on every payout route', () => {
+describe('PAYOUTS_NOT_ENABLED on every payout route', () => {
   it('answers 400 PAYOUTS_NOT_ENABLED on create, list, read, items and cancel', async () => {
     const payer = await payoutMerchant(stack);
     await fundByPaidCharge(stack, payer, 10_000);
@@ -450,7 +450,7 @@ describe('item 9: PAYOUTS_NOT_ENABLED on every payout route', () => {
   });
 });
 
-describe('L12: health routes', () => {
+describe('health routes: build info hidden by default, /ready rate limited', () => {
   it('shows no git SHA on /healthz unless build info is switched on', async () => {
     const hiddenBuild = { gitSha: null, buildId: null, builtAt: null, version: expect.any(String), source: 'hidden' };
     const hidden = await raw(`${stack.apiUrl}/healthz`, 'GET', {});

@@ -366,7 +366,7 @@ describe('legacy alias, health and unknown routes', () => {
   });
 });
 
-// ---- Settlement asks the provider (M1, M2, L11, L16), BR Code name, sandbox restarts ----
+// ---- Settlement asks the provider (late, replayed and malformed callbacks), BR Code name, sandbox restarts ----
 
 async function sendCallback(event: Record<string, unknown>) {
   const body = JSON.stringify(event);
@@ -433,7 +433,7 @@ async function chargePaidTransactions(chargeId: string) {
 }
 
 describe('settlement asks the provider', () => {
-  it('credits nothing for a correctly signed callback whose charge the provider says is ACTIVE (M1)', async () => {
+  it('credits nothing for a correctly signed callback whose charge the provider says is ACTIVE', async () => {
     const created = await createCharge(seller, { amountCents: 4_321 });
     const row = (await Charge.findByPk(created.body.id))!;
     const before = await balance(stack.sequelize, accounts.merchantAvailable(seller.merchantId));
@@ -458,7 +458,7 @@ describe('settlement asks the provider', () => {
     expect(await chargePaidTransactions(row.id)).toBe(1);
   });
 
-  it('credits a payment the provider settled after the charge was cancelled, flagged paidAfterExpiry (M2)', async () => {
+  it('credits a payment the provider settled after the charge was cancelled, flagged paidAfterExpiry', async () => {
     const created = await createCharge(seller, { amountCents: 2_600 });
     await stack.temporal.workflow.getHandle(chargeWorkflowId(created.body.id)).cancel();
     await waitForStatus(created.body.id, 'CANCELLED');
@@ -484,7 +484,7 @@ describe('settlement asks the provider', () => {
     expect(await chargePaidTransactions(created.body.id)).toBe(1);
   });
 
-  it('keeps the first outcome of a replayed callback and alerts on a second, distinct payment (L11)', async () => {
+  it('keeps the first outcome of a replayed callback and alerts on a second, distinct payment', async () => {
     const created = await createCharge(seller, { amountCents: 3_100 });
     const row = (await Charge.findByPk(created.body.id))!;
     const forged = paidEvent(row);
@@ -510,7 +510,7 @@ describe('settlement asks the provider', () => {
     expect(await chargePaidTransactions(row.id)).toBe(1);
   });
 
-  it('answers 200 (never 500) for a callback with a very long endToEndId, and credits nothing unconfirmed (L16)', async () => {
+  it('answers 200 (never 500) for a callback with a very long endToEndId, and credits nothing unconfirmed', async () => {
     const created = await createCharge(seller, { amountCents: 1_900 });
     await stack.temporal.workflow.getHandle(chargeWorkflowId(created.body.id)).cancel();
     await waitForStatus(created.body.id, 'CANCELLED');

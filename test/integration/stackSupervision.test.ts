@@ -2,9 +2,8 @@
  * `npm start` (scripts/start.ts, scripts/lib/stack.ts) keeps every process of its stack running,
  * the embedded PostgreSQL and the Temporal server included: each SIGKILLed here comes back on the
  * same data with a log line, and the gateway answers again (/ready, a charge create for a
- * merchant made before the kill) without anyone acting. Before, only the sandbox, worker and API
- * were supervised: a dead PostgreSQL or Temporal server left the gateway answering 503 with no
- * log line at all (../shared/reviews/chaos-production-engine-2026-11.md, anomaly 1). The stack
+ * merchant made before the kill) without anyone acting. A dead PostgreSQL or Temporal server left
+ * unsupervised would keep the gateway answering 503 with no log line at all. The stack
  * runs as an operator runs it, `scripts/start.ts` in a child process, in a data folder and on
  * ports of its own (GATEWAY_DATA_DIR, PORT, …). The production engine's server is killed the same
  * way by the chaos run in the suite (test/smoke/chaos.test.ts).

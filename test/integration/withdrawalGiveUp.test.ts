@@ -1,12 +1,12 @@
 /**
- * A reservation given up (chaos review 2026-11, anomaly 4): one idempotency key, one withdrawal
- * (or settlement) row, however the attempts with that key are interrupted. The give-up is
- * provoked the way a database in trouble does it: the test holds the merchant's row lock, so each
- * of the reserve's quick tries times out, the workflow writes its FAILED / NOT_PROCESSED row and
- * the request answers 503. Every later attempt with the key — a plain retry, one whose claim's
- * holder died, one whose claim is gone — answers that row as it is, and no second row is ever
- * written; the failure is announced once as `withdrawal.failed`. Asserts HTTP answers, rows, the
- * outbox and the ledger invariant; nothing is mocked.
+ * A reservation given up: one idempotency key, one withdrawal (or settlement) row, however the
+ * attempts with that key are interrupted. The give-up is provoked the way a database in trouble
+ * does it: the test holds the merchant's row lock, so each of the reserve's quick tries times out,
+ * the workflow writes its FAILED / NOT_PROCESSED row and the request answers 503. Every later
+ * attempt with the key — a plain retry, one whose claim's holder died, one whose claim is gone —
+ * answers that row as it is, and no second row is ever written; the failure is announced once as
+ * `withdrawal.failed`. Asserts HTTP answers, rows, the outbox and the ledger invariant; nothing
+ * is mocked.
  */
 import crypto from 'node:crypto';
 import { QueryTypes } from 'sequelize';

@@ -1,4 +1,4 @@
-/** /sandbox/* (pay any charge, inject faults) needs a token outside development and tests (M5). */
+/** /sandbox/* (pay any charge, inject faults) needs a token outside development and tests. */
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';

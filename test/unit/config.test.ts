@@ -1,5 +1,5 @@
 /**
- * loadConfig refuses a fail-open configuration (M5): unknown environments, production URLs that
+ * loadConfig refuses a fail-open configuration: unknown environments, production URLs that
  * are unset, plain http or loopback, private webhook destinations in production, missing
  * secrets, negative fees, a zero idempotency TTL, an unsafe TRUST_PROXY. Every problem is
  * listed at once, and no secret value ever appears in the message.

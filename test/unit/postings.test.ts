@@ -1,8 +1,8 @@
 /**
- * The posting vocabulary (reserve, settle, release, move) writes exactly the movements the
- * domains wrote before it: the same movement keys, kinds, references and amounts per account.
- * The expected entries below are literal, taken from the per-domain builders the vocabulary
- * replaced; ledger rows already written and the writer's exactly-once depend on them.
+ * The posting vocabulary (reserve, settle, release, move) writes each domain's movements with
+ * fixed movement keys, kinds, references and amounts per account. The expected entries below are
+ * literal: ledger rows already written and the writer's exactly-once (one transaction per
+ * movement key) depend on them never changing.
  */
 import { accounts } from '../../core/ledger/accounts';
 import {
@@ -61,7 +61,7 @@ describe('withdrawals (and scheduled settlements)', () => {
   const keys = movements.withdrawal('w1');
   const money = withdrawalMoney({ merchantId: A, amountCents: 10_000, feeCents: 250 });
 
-  it('reserve, settle and release: the old keys and amounts', () => {
+  it('reserve, settle and release: amount + fee reserved, then the amount to provider clearing and the fee to the platform, or both back', () => {
     expectEntry(
       reserve(keys.reserve, money.shares),
       'withdrawal-reserve:w1',
@@ -122,7 +122,7 @@ describe('refunds (and MED devoluções)', () => {
     },
   });
 
-  it('reserve, settle and release: the old keys and amounts, the fee share given back by the platform', () => {
+  it('reserve, settle and release: each credited merchant reserves its share, the platform gives its fee share back, or the shares return', () => {
     expectEntry(reserve(keys.reserve, money.shares), 'refund-reserve:r1', 'REFUND_RESERVED', 'refund', 'r1', [
       ['A:available', -3_000],
       ['A:reserved', 3_000],
@@ -177,7 +177,7 @@ describe('refunds (and MED devoluções)', () => {
 });
 
 describe('payout batches and items', () => {
-  it('the batch reserve and the release of its unsent items: the old keys and amounts', () => {
+  it("the batch reserve and the release of its unsent items move available and reserved under the batch's keys", () => {
     const keys = movements.payoutBatch('b1');
     expectEntry(
       reserve(keys.reserve, [{ merchantId: A, cents: 20_300 }]),
@@ -203,7 +203,7 @@ describe('payout batches and items', () => {
     );
   });
 
-  it('an item paid or released: the old keys and amounts, no fee line for a fee of 0', () => {
+  it('an item paid (the amount to provider clearing, the fee to the platform) or released; no fee line for a fee of 0', () => {
     const money = payoutItemMoney({ merchantId: A, amountCents: 10_000, feeCents: 150 });
     const keys = movements.payoutItem('it1');
     expectEntry(settle(keys.settle, money), 'payout-item-paid:it1', 'PAYOUT_ITEM_PAID', 'payout_item', 'it1', [
@@ -237,7 +237,7 @@ describe('payout batches and items', () => {
 });
 
 describe('MED block and unblock', () => {
-  it('moves: the old keys and amounts', () => {
+  it('a block moves available to blocked and an unblock moves it back, keyed by the infraction', () => {
     const keys = movements.medInfraction('i1');
     expectEntry(
       move(keys.block, accounts.merchantAvailable(A), accounts.merchantBlocked(A), 1_234),

@@ -15,7 +15,7 @@ const request = (reference: string, pixKey = 'r@example.com') => ({
   recipientName: 'R',
 });
 
-it('never settles a transfer whose amount differs from what was sent (L9)', async () => {
+it('never settles a transfer whose amount differs from what was sent', async () => {
   const provider = new FakePixProvider();
   provider.transferScript = ['wrong-amount'];
   await expect(createTransferPath(provider, logger).send(request('ref-1'), { retry: false })).rejects.toMatchObject({
@@ -35,7 +35,7 @@ it('releases only on a refusal carried on a transfer', async () => {
   expect(await path.send(request('ref-3'), { retry: false })).toEqual({ kind: 'NO_RECORD', code: 'UNAUTHORIZED' });
 });
 
-it('answers a 401 after a lost answer from the provider record, not as a failure (H1)', async () => {
+it('answers a 401 after a lost answer from the provider record, not as a failure', async () => {
   const provider = new FakePixProvider();
   provider.transferScript = ['lose', 'unauthorized'];
   const path = createTransferPath(provider, logger);

@@ -48,7 +48,7 @@ const stranger = crypto.randomUUID();
 
 const hostOf = (raw: string) => new URL(raw).hostname.replace(/^\[|\]$/g, '');
 
-describe('address classification on the forms the URL parser really produces (H2)', () => {
+describe('address classification on the forms the URL parser really produces', () => {
   it.each(internalUrls)('refuses %s', async (raw) => {
     expect(isPrivateAddress(hostOf(raw))).toBe(true);
     expect(await checkDestination(raw, shop, { allowPrivate: false }, async () => [])).toEqual({
@@ -65,7 +65,7 @@ describe('address classification on the forms the URL parser really produces (H2
   );
 });
 
-describe('the policy holds at connect time (H3)', () => {
+describe('the policy holds at connect time', () => {
   let server: http.Server;
   let port: number;
   let hits = 0;

@@ -195,7 +195,7 @@ it('cancels a pending charge through the cancel update, and refuses to cancel it
   expect(provider.closeCalls.map((c) => c.reason)).toEqual(['CANCELLED']);
 });
 
-// ---- Settlement asks the provider (M1), races with expiry (M2), durable give-ups (M3), L11 ----
+// ---- Settlement asks the provider, races with expiry, durable give-ups, a paid amount that differs ----
 
 async function ledgerTransactions(chargeId: string): Promise<number> {
   const [{ n }] = await wf.sequelize.query<{ n: number }>(
@@ -232,7 +232,7 @@ const forgedConfirmation = (providerChargeId: string, amountCents: number) => ({
   payer: null,
 });
 
-it('credits nothing for a forged paymentConfirmed signal: the provider says the charge is unpaid (M1)', async () => {
+it('credits nothing for a forged paymentConfirmed signal: the provider says the charge is unpaid', async () => {
   const provider = new FakePixProvider();
   const args = await input({ amountCents: 7_000, feeCents: 70 });
   const before = await balance(wf.sequelize, accounts.merchantAvailable(merchantId));
@@ -257,7 +257,7 @@ it('credits nothing for a forged paymentConfirmed signal: the provider says the 
   expect(await eventTypes(args.chargeId)).toEqual(['charge.created', 'charge.expired']);
 });
 
-it('settles from the provider answer, not from the signal: payer and endToEndId are the provider ones (M1)', async () => {
+it('settles from the provider answer, not from the signal: payer and endToEndId are the provider ones', async () => {
   const provider = new FakePixProvider();
   const args = await input({ amountCents: 5_000, feeCents: 50 });
   const outcome = await withWorker(provider, async (tq) => {
@@ -286,7 +286,7 @@ class SlowClosePaidProvider extends FakePixProvider {
   }
 }
 
-it('credits once a payment signalled while the provider close is in flight (M2), flagged paidAfterExpiry', async () => {
+it('credits once a payment signalled while the provider close is in flight, flagged paidAfterExpiry', async () => {
   const provider = new SlowClosePaidProvider();
   const args = await input({ amountCents: 9_000, feeCents: 90 });
   const before = await balance(wf.sequelize, accounts.merchantAvailable(merchantId));
@@ -383,7 +383,7 @@ it('settleChargePaid called twice in parallel writes one ledger transaction', as
   expect((await Charge.findByPk(args.chargeId))?.status).toBe('PAID');
 });
 
-it('records a paid amount that differs from the charge, credits nothing, and expires the charge instead of failing (L11)', async () => {
+it('records a paid amount that differs from the charge, credits nothing, and expires the charge instead of failing', async () => {
   const provider = new FakePixProvider();
   const args = await input({ amountCents: 6_000, feeCents: 60 });
   const outcome = await withWorker(provider, async (tq) => {
@@ -464,7 +464,7 @@ function slowRecordActivities(provider: FakePixProvider, lateCommit: 'after-give
   return { activities, late };
 }
 
-it('a record step that commits after the workflow gave up leaves no ghost charge and no charge.created (M3)', async () => {
+it('a record step that commits after the workflow gave up leaves no ghost charge and no charge.created', async () => {
   const provider = new FakePixProvider();
   const args = await input();
   const { activities, late } = slowRecordActivities(provider, 'after-give-up');
@@ -493,7 +493,7 @@ it('a record step that commits after the workflow gave up leaves no ghost charge
   expect(tomb.n).toBe(1);
 });
 
-it('answers the issue update truthfully when the last record attempt did commit (M3)', async () => {
+it('answers the issue update truthfully when the last record attempt did commit', async () => {
   const provider = new FakePixProvider();
   const args = await input();
   const { activities } = slowRecordActivities(provider, 'before-give-up');

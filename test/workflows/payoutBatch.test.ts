@@ -91,7 +91,7 @@ it('asks the provider, before sending again, when the provider paid but its answ
   expect(await balance(wf.sequelize, accounts.merchantAvailable(batch.merchantId))).toBe(100_000 - 4_000);
 });
 
-describe('one transfer path: nothing is released while the provider may have paid (H1, L3)', () => {
+describe('one transfer path: nothing is released while the provider may have paid', () => {
   it('settles PAID from the provider record when a retry after a lost answer gets a permanent error', async () => {
     const provider = new FakePixProvider();
     provider.transferScript = ['lose', 'unauthorized', 'unauthorized'];
@@ -144,7 +144,7 @@ async function untilSending(batchId: string) {
   throw new Error('no item became SENDING');
 }
 
-describe('operators cannot strand money (M6)', () => {
+describe('operators cannot strand money', () => {
   const reservedOf = (merchantId: string) => balance(wf.sequelize, accounts.merchantReserved(merchantId));
   const fundingOf = async (batchId: string, status: string) =>
     (await PayoutItem.findAll({ where: { batchId, status } })).reduce((s, i) => s + i.amountCents + i.feeCents, 0);
@@ -300,7 +300,7 @@ describe('operators cannot strand money (M6)', () => {
   });
 });
 
-describe('repair after a terminate: reconcile and the janitor (M6)', () => {
+describe('repair after a terminate: reconcile and the janitor', () => {
   const reservedOf = (merchantId: string) => balance(wf.sequelize, accounts.merchantReserved(merchantId));
 
   async function runJanitor(provider: FakePixProvider) {

@@ -266,7 +266,7 @@ it('fails on a refused Pix key and returns the whole reserve, fee included', asy
   expect(await balance(wf.sequelize, accounts.merchantReserved(other.merchantId))).toBe(0);
 });
 
-it('gives up reserving durably: a late reserve attempt finds the terminal row and debits nothing (M3)', async () => {
+it('gives up reserving durably: a late reserve attempt finds the terminal row and debits nothing', async () => {
   const provider = new FakePixProvider();
   const args = input(10_000);
   const availableBefore = await available();
