@@ -1,13 +1,13 @@
 /**
- * One idempotency key, one effect, bound in the database (review 3, M1): a refund, a settlement
- * and a withdrawal carry the key they were made under, unique per charge (refunds) or per merchant
- * (settlements, withdrawals), as payout batches already do. Even if every guard before it fails
+ * One idempotency key, one effect, bound in the database: a refund, a settlement and a withdrawal
+ * carry the key they were made under, unique per charge (refunds) or per merchant (settlements,
+ * withdrawals), as payout batches already do. Even if every guard before it fails
  * (a lost claim, a takeover, a bug), a second row, and so a second transfer, under one key cannot
  * be stored. A settlement's key is the settlement's: its withdrawal row no longer repeats it, so a
  * merchant's withdrawal and settlement may use the same key (they are different requests).
  *
- * Rows that already break the rule (only review 3's defect could have made them) stop the
- * migration with their ids: they are money to look at by hand, not to drop.
+ * Rows that already break the rule (only a takeover that made its effect twice could have made
+ * them) stop the migration with their ids: they are money to look at by hand, not to drop.
  */
 import type { Migration } from '../migrator';
 

@@ -1,7 +1,7 @@
 /**
- * A secret rotation is keyed by the idempotency claim's resource id (review 3, L1): the endpoint
- * keeps the id of its last rotation, so a same-key retry that took the claim over answers that
- * rotation instead of rotating again (which would end the oldest secret's overlap at once).
+ * A secret rotation is keyed by the idempotency claim's resource id: the endpoint keeps the id of
+ * its last rotation, so a same-key retry that took the claim over answers that rotation instead of
+ * rotating again (which would end the oldest secret's overlap at once).
  */
 import type { Migration } from '../migrator';
 
