@@ -8,7 +8,7 @@
 import type { Logger } from 'pino';
 import { createChargeActivities, type ChargeActivityDeps } from './charges/charges';
 import { createWithdrawalActivities } from './withdrawals/withdrawals';
-import { createPayoutActivities } from './payouts/payouts';
+import { createPayoutActivities } from './payouts';
 import { createReconcileActivities } from './transfers/repair';
 import { createSentPixActivities } from './transfers/sentPix';
 import { createReconciliationActivities } from './reconciliations/reconciliations';
