@@ -16,7 +16,7 @@ import { createRefundActivities } from './refunds/refunds';
 import { createSettlementActivities } from './settlements/settlements';
 import { createMedActivities } from './med/med';
 import { createBoletoBatchActivities } from './boletos';
-import { createWebhookActivities, type WebhookActivityDeps } from './events/deliveries';
+import { createWebhookActivities, type WebhookActivityDeps } from './events';
 import { createFirstAttempts, withFirstAttempts } from './events/firstAttempts';
 import { createMailActivities, type MailActivityDeps } from './mail/mail';
 
