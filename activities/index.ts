@@ -6,20 +6,19 @@
  * worker creation (workers/createWorker.ts) and in test/unit/activityRegistry.test.ts.
  */
 import type { Logger } from 'pino';
-import { createChargeActivities, type ChargeActivityDeps } from './charges/charges';
+import { createChargeActivities, createPixSweepActivities, type ChargeActivityDeps } from './charges';
 import { createWithdrawalActivities } from './withdrawals/withdrawals';
-import { createPayoutActivities } from './payouts/payouts';
+import { createPayoutActivities } from './payouts';
 import { createReconcileActivities } from './transfers/repair';
 import { createSentPixActivities } from './transfers/sentPix';
 import { createReconciliationActivities } from './reconciliations/reconciliations';
 import { createRefundActivities } from './refunds/refunds';
 import { createSettlementActivities } from './settlements/settlements';
 import { createMedActivities } from './med/med';
-import { createBoletoBatchActivities } from './boletos/boletoBatches';
-import { createWebhookActivities, type WebhookActivityDeps } from './events/deliveries';
+import { createBoletoBatchActivities } from './boletos';
+import { createWebhookActivities, type WebhookActivityDeps } from './events';
 import { createFirstAttempts, withFirstAttempts } from './events/firstAttempts';
 import { createMailActivities, type MailActivityDeps } from './mail/mail';
-import { createPixSweepActivities } from './charges/pixSweep';
 
 export type ActivityDeps = ChargeActivityDeps &
   Omit<WebhookActivityDeps, 'sequelize'> &

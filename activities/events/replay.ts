@@ -8,25 +8,28 @@ import { Context } from '@temporalio/activity';
 import type { Sequelize } from 'sequelize';
 import { deliveryStore, replayStore, startDeliveryWorkflow } from '../../db/events';
 
-export function createReplayActivities(sequelize: Sequelize) {
-  async function prepareReplay(args: { replayId: string; webhookId: string; since: string }): Promise<string[]> {
-    return replayStore.prepareReplay(sequelize, args);
-  }
+export async function prepareReplay(
+  deps: { sequelize: Sequelize },
+  args: { replayId: string; webhookId: string; since: string },
+): Promise<string[]> {
+  return replayStore.prepareReplay(deps.sequelize, args);
+}
 
-  async function startDelivery(args: { deliveryId: string; merchantId: string }): Promise<void> {
-    const ctx = Context.current();
-    await startDeliveryWorkflow(sequelize, ctx.client.workflow, {
-      id: args.deliveryId,
-      merchantId: args.merchantId,
-      taskQueue: ctx.info.taskQueue,
-    });
-  }
+export async function startDelivery(
+  deps: { sequelize: Sequelize },
+  args: { deliveryId: string; merchantId: string },
+): Promise<void> {
+  const ctx = Context.current();
+  await startDeliveryWorkflow(deps.sequelize, ctx.client.workflow, {
+    id: args.deliveryId,
+    merchantId: args.merchantId,
+    taskQueue: ctx.info.taskQueue,
+  });
+}
 
-  async function cancelDeliveries(args: { deliveryIds: string[] }): Promise<void> {
-    await sequelize.transaction(async (transaction) => {
-      for (const id of args.deliveryIds) await deliveryStore.closeDelivery(sequelize, id, 'CANCELLED', transaction);
-    });
-  }
-
-  return { prepareReplay, startDelivery, cancelDeliveries };
+export async function cancelDeliveries(deps: { sequelize: Sequelize }, args: { deliveryIds: string[] }): Promise<void> {
+  const { sequelize } = deps;
+  await sequelize.transaction(async (transaction) => {
+    for (const id of args.deliveryIds) await deliveryStore.closeDelivery(sequelize, id, 'CANCELLED', transaction);
+  });
 }

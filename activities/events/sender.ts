@@ -11,7 +11,7 @@
  * addresses only, and only when those refuse, and the merchant is named by some entry, through
  * connections that also reach that merchant's receivers. So a pooled connection is never shared
  * by merchants allowed different receivers, and the caller knows which answers came from a private
- * receiver (their bodies are not shown to merchants: activities/events/deliveries.ts).
+ * receiver (their bodies are not shown to merchants: activities/events/attemptDelivery.ts).
  */
 import dns from 'node:dns/promises';
 import net from 'node:net';

@@ -146,7 +146,7 @@ function mismatch(pix: Pix | null, cob: Cob, receivingKey: string): string | nul
   return null;
 }
 
-/** The PixProvider contract's "no such charge" (activities/charges/charges.ts, isNoRecord). */
+/** The PixProvider contract's "no such charge" (activities/charges/providerErrors.ts, isNoRecord). */
 function chargeNotFound(): ProviderError {
   return new ProviderError('API Pix: the PSP has no cob for this charge', 'CHARGE_NOT_FOUND', false, 404);
 }

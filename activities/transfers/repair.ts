@@ -20,7 +20,7 @@ import { payoutStore } from '../../db/payouts';
 import { withdrawalStore } from '../../db/withdrawals';
 import { payoutBatchWorkflowId } from '../../workflows/payouts/definitions';
 import { withdrawalWorkflowId } from '../../workflows/withdrawals/definitions';
-import { createPayoutActivities } from '../payouts/payouts';
+import { createPayoutActivities } from '../payouts';
 import { createTransferPath } from './transferPath';
 import { createWithdrawalActivities } from '../withdrawals/withdrawals';
 

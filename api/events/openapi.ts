@@ -10,8 +10,9 @@
  * Where each `data` is built: charge.created/paid/expired/cancelled presentChargeRow
  * (db/charges/sellerChargeView.ts, as GET /sellers/pix/{id}); charge.refunded refundedEvent
  * (activities/refunds/refunds.ts); withdrawal.* presentWithdrawalRows (db/withdrawals/withdrawalView.ts,
- * as GET /sellers/saques/{id}); payout.* activities/payouts/payouts.ts; checkout.* core/checkouts/present.ts
- * (P0 object, or the session); med.* presentInfraction (db/med/medInfractions.ts, as GET /med/infractions/{id}).
+ * as GET /sellers/saques/{id}); payout.* activities/payouts/settleItems.ts and finish.ts; checkout.*
+ * core/checkouts/present.ts (P0 object, or the session); med.* presentInfraction (db/med/medInfractions.ts,
+ * as GET /med/infractions/{id}).
  */
 import { z } from 'zod';
 import {

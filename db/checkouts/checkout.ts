@@ -14,7 +14,7 @@ export const CHECKOUT_STATUSES = ['PENDING', 'PAID', 'EXPIRED', 'CANCELLED', 'RE
 
 /**
  * A checkout (migration 0020): a partner's P0 checkout or an application-API checkout session,
- * backed by one charge. Written with its charge by recordCharge (activities/charges/charges.ts) and moved
+ * backed by one charge. Written with its charge by recordCharge (activities/charges/record.ts) and moved
  * by the charge's lifecycle (activities/checkouts/checkoutEffects.ts); the API only reads it.
  */
 export class Checkout extends Model<InferAttributes<Checkout>, InferCreationAttributes<Checkout>> {

@@ -230,7 +230,7 @@ it('waits as long as a 429 Retry-After asks (longer than the schedule) before th
 });
 
 it('answers a recorded attempt with its recorded outcome, Retry-After included', async () => {
-  const { createWebhookActivities } = await import('../../activities/events/deliveries');
+  const { createWebhookActivities } = await import('../../activities/events');
   const acts = createWebhookActivities({ sequelize: wf.sequelize, secretsKey: key, allowPrivateDestinations: true });
   const d = await delivery('/busy-recorded');
   receiver.status = 503;
@@ -244,7 +244,7 @@ it('answers a recorded attempt with its recorded outcome, Retry-After included',
 });
 
 it('sweeps expired idempotency keys and replay-guard entries, keeping live ones', async () => {
-  const { createWebhookActivities } = await import('../../activities/events/deliveries');
+  const { createWebhookActivities } = await import('../../activities/events');
   const insertKey = (key: string, expires: string) =>
     wf.sequelize.query(
       `INSERT INTO idempotency_records (merchant_id, scope, key, request_hash, state, resource_id, locked_until, expires_at)

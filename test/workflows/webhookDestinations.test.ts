@@ -9,7 +9,7 @@
 import crypto from 'node:crypto';
 import os from 'node:os';
 import { QueryTypes } from 'sequelize';
-import { createWebhookActivities } from '../../activities/events/deliveries';
+import { createWebhookActivities } from '../../activities/events';
 import { assertWebhookDestination } from '../../api/events/destinationPolicy';
 import { presentDelivery } from '../../core/events/presentDelivery';
 import { deliveryStore } from '../../db/events';

@@ -19,7 +19,7 @@ import {
   setHandler,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import type { BoletoBatchActivities } from '../../activities/boletos/boletoBatches';
+import type { BoletoBatchActivities } from '../../activities/boletos';
 import { BusinessStatusKey } from '../searchAttributes';
 import { acceptBoletoBatchUpdate, boletoBatchProgressQuery } from './definitions';
 import {

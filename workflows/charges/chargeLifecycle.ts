@@ -31,7 +31,7 @@ import {
   setHandler,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import type { ChargeActivities } from '../../activities/charges/charges';
+import type { ChargeActivities } from '../../activities/charges';
 import { BusinessStatusKey } from '../searchAttributes';
 import { cancelChargeUpdate, chargeStatusQuery, issueChargeUpdate, paymentConfirmedSignal } from './definitions';
 import {

@@ -6,7 +6,7 @@
  * back up credits nothing and is left in payment_alerts.
  */
 import { proxyActivities } from '@temporalio/workflow';
-import type { ChargeActivities } from '../../activities/charges/charges';
+import type { ChargeActivities } from '../../activities/charges';
 import type { PaymentConfirmation, SettleOutcome } from './types';
 
 const settling = proxyActivities<ChargeActivities>({

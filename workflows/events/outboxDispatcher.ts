@@ -14,12 +14,12 @@ import {
   workflowInfo,
   type RetryPolicy,
 } from '@temporalio/workflow';
-import type { WebhookActivities } from '../../activities/events/deliveries';
+import type { WebhookActivities } from '../../activities/events';
 import { outboxKickSignal } from './definitions';
 
 const retry: RetryPolicy = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' };
 const { sweepExpired } = proxyActivities<WebhookActivities>({ startToCloseTimeout: '60 seconds', retry });
-// The round heartbeats (activities/events/deliveries.ts): a worker killed mid-round is noticed
+// The round heartbeats (activities/events/dispatchOutbox.ts): a worker killed mid-round is noticed
 // after 5 s and the round runs again elsewhere, instead of every pending webhook waiting out the
 // 60 s start-to-close timeout. Activity options are not part of replay's command check.
 const { dispatchOutbox } = proxyActivities<WebhookActivities>({

@@ -14,7 +14,7 @@ import {
   proxyLocalActivities,
   sleep,
 } from '@temporalio/workflow';
-import type { WebhookActivities } from '../../activities/events/deliveries';
+import type { WebhookActivities } from '../../activities/events';
 import { DELIVERY_WINDOW_MS, retryDelayMs } from '../../core/events/retrySchedule';
 
 const attemptOptions: ActivityOptions & LocalActivityOptions = {

@@ -8,7 +8,7 @@
  * Bounded in db/events/replayStore.ts (3 days back, 500 events).
  */
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
-import type { WebhookActivities } from '../../activities/events/deliveries';
+import type { WebhookActivities } from '../../activities/events';
 
 const acts = proxyActivities<WebhookActivities>({
   // An attempt waits at most 10 s for the receiver; preparing writes at most 500 rows.

@@ -32,7 +32,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { PayoutActivities } from '../../activities/payouts/payouts';
+import type { PayoutActivities } from '../../activities/payouts';
 import { BusinessStatusKey } from '../searchAttributes';
 import {
   answerReservation,

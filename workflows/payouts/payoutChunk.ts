@@ -16,7 +16,7 @@
  *   until the merchant may pay out again or the batch is cancelled.
  */
 import { CancellationScope, isCancellation, patched, proxyActivities, sleep } from '@temporalio/workflow';
-import type { PayoutActivities } from '../../activities/payouts/payouts';
+import type { PayoutActivities } from '../../activities/payouts';
 import { sendAndSettle, settleAfterGrace } from '../transfers/outboundTransfer';
 import { resolveItems } from './resolveItems';
 import type { ChunkInput, ChunkResult } from './types';

@@ -4,7 +4,7 @@
  * provider refused to take, after the grace period).
  */
 import { proxyActivities } from '@temporalio/workflow';
-import type { PayoutActivities } from '../../activities/payouts/payouts';
+import type { PayoutActivities } from '../../activities/payouts';
 import { isFinalFailure } from '../transfers/outboundTransfer';
 
 // Settling an item the provider may have paid must eventually happen: retry until it does.

@@ -16,7 +16,7 @@ import type { Logger } from 'pino';
 import type { Sequelize } from 'sequelize';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { ProviderBoletoCallback, ProviderCallback, ReceivedPix } from '../../../core/provider';
-import { boletoClaim } from '../../../activities/boletos/boletoCharges';
+import { boletoClaim } from '../../../core/boletos/claim';
 import { endToEndKey } from '../../../core/pix/endToEndKey';
 import { chargeIdOfTxid, referenceOfIdEnvio } from '../../../core/pix/apiPixIds';
 import { sentPixNoticeWorkflow, sentPixNoticeWorkflowId } from '../../../workflows/transfers/definitions';

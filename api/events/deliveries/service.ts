@@ -37,7 +37,7 @@ export class DeliveryService {
   /**
    * 201 with the new delivery once its workflow runs; 202 with the delivery `queued` when the row
    * is committed but the start failed (Temporal unreachable): the row still says
-   * workflow_started = FALSE, and the OutboxDispatcher's sweep (activities/events/deliveries.ts,
+   * workflow_started = FALSE, and the OutboxDispatcher's sweep (activities/events/dispatchOutbox.ts,
    * startPendingDeliveries, every round: at most 2 s apart) starts it with the worker's own
    * client. An error there would tell the caller nothing was done, and a retry would send the
    * event twice.

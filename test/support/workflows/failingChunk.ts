@@ -6,7 +6,7 @@
  * the provider's record and release the rest.
  */
 import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
-import type { PayoutActivities } from '../../../activities/payouts/payouts';
+import type { PayoutActivities } from '../../../activities/payouts';
 import type { ChunkInput, ChunkResult } from '../../../workflows/payouts/types';
 
 export * from '../../../workflows';

@@ -4,7 +4,8 @@
  * retried for long: the next minute's pass reads the same window.
  */
 import { proxyActivities } from '@temporalio/workflow';
-import type { PixSweepActivities, PixSweepResult } from '../../../activities/charges/pixSweep';
+import type { PixSweepActivities } from '../../../activities/charges';
+import type { PixSweepResult } from '../../../activities/charges/pixSweep';
 
 const acts = proxyActivities<PixSweepActivities>({
   startToCloseTimeout: '50 seconds',

@@ -1,0 +1,43 @@
+import { boletoClaim } from '../../core/boletos/claim';
+import type { CloseOutcome } from '../../workflows/charges/types';
+import { activityLog, recordAlert } from '../charges/alerts';
+import type { ChargeDeps } from '../charges/deps';
+import { boletoProvider, cancelOrPaid, getBoletoOrNull, retryable } from './boletoAtProvider';
+
+/**
+ * Cancels (baixa) the boleto and its Pix at the provider. A boleto paid meanwhile (409
+ * BOLETO_NOT_CANCELLABLE) reports its payment, so the workflow settles it; a provider with no
+ * record at all answers NO_RECORD, as for Pix charges.
+ */
+export async function closeProviderBoleto(
+  deps: Pick<ChargeDeps, 'sequelize' | 'boletos'>,
+  args: { providerBoletoId: string; chargeId: string },
+): Promise<CloseOutcome> {
+  try {
+    let boleto = await getBoletoOrNull(deps, args.providerBoletoId);
+    boleto ??= await boletoProvider(deps).findBoletoByReference(args.chargeId);
+    if (!boleto) {
+      activityLog('warn', 'the provider has no record of the boleto; closing it on our side', args);
+      await recordAlert(deps.sequelize, args.chargeId, 'NO_PROVIDER_RECORD', null, null, {
+        providerBoletoId: args.providerBoletoId,
+      });
+      return { status: 'NO_RECORD', payment: null };
+    }
+    if (boleto.status === 'REGISTERED') boleto = await cancelOrPaid(deps, boleto.id);
+    return { status: boleto.status, payment: boleto.status === 'PAID' ? boletoClaim(boleto) : null };
+  } catch (err) {
+    throw retryable(err);
+  }
+}
+
+export async function closeOrphanProviderBoleto(
+  deps: Pick<ChargeDeps, 'boletos'>,
+  args: { reference: string },
+): Promise<void> {
+  try {
+    const found = await boletoProvider(deps).findBoletoByReference(args.reference);
+    if (found && found.status === 'REGISTERED') await cancelOrPaid(deps, found.id);
+  } catch (err) {
+    throw retryable(err);
+  }
+}

@@ -1,0 +1,153 @@
+/**
+ * Settling a Pix charge's payment on the provider's record (a boleto's: activities/boletos/settleBoleto.ts).
+ */
+import { ApplicationFailure } from '@temporalio/activity';
+import { chargePaidEntry } from '../../core/ledger/postings';
+import type { ProviderCharge } from '../../core/provider';
+import { chargeStore, presentChargeRow, type Charge, type PaymentAlertKind } from '../../db/charges';
+import type { PaymentConfirmation, SettleOutcome } from '../../workflows/charges/types';
+import { settleBoleto } from '../boletos/settleBoleto';
+import { writeLedgerEntry } from '../ledger/ledgerWriter';
+import { recordEvent } from '../events/outbox';
+import { activityLog, recordAlert } from './alerts';
+import type { ChargeDeps } from './deps';
+import { getChargeOrNull, toRetryable } from './providerErrors';
+
+/**
+ * Credits a payment once the provider confirms it: its record of our charge must be PAID, carry
+ * our reference and the charge's amount. endToEndId, paidAt and payer come from that record,
+ * never from the claim (`payment`), which only says "go and look". A claim the provider does
+ * not back up, or a paid record that differs from the charge, credits nothing: it is stored in
+ * payment_alerts and logged, and the charge is left as it was. Provider errors are retried.
+ */
+export async function settleChargePaid(
+  deps: ChargeDeps,
+  args: { chargeId: string; payment: PaymentConfirmation },
+): Promise<{ outcome: SettleOutcome }> {
+  const charge = await chargeStore.findCharge(args.chargeId);
+  if (!charge) throw ApplicationFailure.nonRetryable(`charge ${args.chargeId} not found`, 'ChargeNotFound');
+  if (charge.method === 'BOLETO') return { outcome: await settleBoleto(deps, charge, args.payment) };
+  if (charge.status === 'PAID') return { outcome: await alreadyPaid(deps, charge, args.payment.endToEndId) };
+
+  let paid: ProviderCharge | null;
+  try {
+    paid = await getChargeOrNull(deps.provider, charge.providerChargeId as string);
+  } catch (err) {
+    throw toRetryable(err);
+  }
+  const problem = paymentProblem(charge, paid);
+  if (problem) {
+    activityLog('error', `payment not credited: ${problem.message}`, { chargeId: charge.id, kind: problem.kind });
+    const endToEndId = problem.kind === 'NOT_CONFIRMED' ? args.payment.endToEndId : (paid?.endToEndId ?? null);
+    await recordAlert(
+      deps.sequelize,
+      charge.id,
+      problem.kind,
+      endToEndId,
+      paid?.amountCents ?? args.payment.amountCents,
+      {
+        message: problem.message,
+        providerStatus: paid?.status ?? null,
+        claimedAmountCents: args.payment.amountCents,
+      },
+    );
+    return { outcome: problem.kind === 'NOT_CONFIRMED' ? 'NOT_CONFIRMED' : 'MISMATCH' };
+  }
+  return creditPayment(deps, args.chargeId, paid as ProviderCharge);
+}
+
+/** The confirmed payment credited once, under the charge's row lock: ledger, row, charge.paid, checkout. */
+async function creditPayment(
+  deps: Pick<ChargeDeps, 'sequelize' | 'checkouts' | 'platformInstitution'>,
+  chargeId: string,
+  confirmed: ProviderCharge,
+): Promise<{ outcome: SettleOutcome }> {
+  const { sequelize } = deps;
+  return sequelize.transaction(async (transaction) => {
+    const locked = await chargeStore.lockCharge(chargeId, transaction);
+    if (!locked) throw ApplicationFailure.nonRetryable(`charge ${chargeId} not found`, 'ChargeNotFound');
+    if (locked.status === 'PAID') return { outcome: 'ALREADY_PAID' as const };
+    const late = locked.status !== 'PENDING';
+    const splits = await chargeStore.splitsOf(locked.id, transaction);
+    await writeLedgerEntry(
+      sequelize,
+      chargePaidEntry({
+        chargeId: locked.id,
+        merchantId: locked.merchantId,
+        amountCents: locked.amountCents,
+        feeCents: locked.feeCents,
+        splits: splits.map((s) => ({ merchantId: s.merchantId, amountCents: s.amountCents })),
+      }),
+      transaction,
+    );
+    await chargeStore.updateCharge(
+      locked,
+      {
+        status: 'PAID',
+        paidAt: new Date(confirmed.paidAt as string),
+        endToEndId: confirmed.endToEndId,
+        payerSnapshot: confirmed.payer ? { ...confirmed.payer } : null,
+        paidAfterExpiry: late,
+      },
+      transaction,
+    );
+    await recordEvent(
+      {
+        type: 'charge.paid',
+        merchantId: locked.merchantId,
+        aggregateType: 'charge',
+        aggregateId: locked.id,
+        // The splits were read above, in this transaction: presented from there, not read again.
+        payload: await presentChargeRow(locked, deps.platformInstitution, transaction, { splits }),
+      },
+      transaction,
+    );
+    // Money that arrived is never dropped: a late payment moves an EXPIRED/CANCELLED checkout to PAID too.
+    await deps.checkouts.paid(
+      {
+        chargeId: locked.id,
+        amountCents: locked.amountCents,
+        paidAt: new Date(confirmed.paidAt as string),
+        studentName: confirmed.payer?.name ?? null,
+        studentDocument: confirmed.payer?.document ?? null,
+      },
+      transaction,
+    );
+    return { outcome: 'SETTLED' as const };
+  });
+}
+
+/** A claim for a charge already PAID: the same payment is a duplicate; another one is an alert. */
+async function alreadyPaid(
+  deps: Pick<ChargeDeps, 'sequelize'>,
+  charge: Charge,
+  claimedEndToEndId: string,
+): Promise<SettleOutcome> {
+  if (claimedEndToEndId && claimedEndToEndId !== charge.endToEndId) {
+    await recordAlert(deps.sequelize, charge.id, 'DUPLICATE_PAYMENT', claimedEndToEndId, null, {
+      paidEndToEndId: charge.endToEndId,
+    });
+  }
+  return 'ALREADY_PAID';
+}
+
+/** Why the provider's record does not back up a payment of this charge, or null when it does. */
+function paymentProblem(
+  charge: Charge,
+  paid: ProviderCharge | null,
+): { kind: PaymentAlertKind; message: string } | null {
+  if (!paid) return { kind: 'NOT_CONFIRMED', message: `the provider has no charge ${charge.providerChargeId}` };
+  if (paid.status !== 'PAID' || !paid.endToEndId || !paid.paidAt) {
+    return { kind: 'NOT_CONFIRMED', message: `the provider says the charge is ${paid.status}` };
+  }
+  if (paid.reference !== charge.id)
+    return { kind: 'REFERENCE_MISMATCH', message: `the provider's charge carries reference ${paid.reference}` };
+  if (paid.amountCents !== charge.amountCents) {
+    // A Pix cob is paid in full or not at all: another amount is a provider defect for a person to look at.
+    return {
+      kind: 'AMOUNT_MISMATCH',
+      message: `paid amount ${paid.amountCents} differs from charge amount ${charge.amountCents}`,
+    };
+  }
+  return null;
+}
