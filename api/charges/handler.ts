@@ -1,7 +1,7 @@
 /** HTTP ↔ AppChargeService (router.ts). */
 import type { RequestHandler } from 'express';
 import { signedIn } from '../identity/auth/bearer';
-import { ANY_ROLE, requireRole } from '../dashboard/roles';
+import { ANY_ROLE, requireRole } from '../identity/auth/roles';
 import { sendReceiptPdf } from '../receipts/downloads/router';
 import type { ReceiptService } from '../receipts/downloads/service';
 import { readIdempotencyKey } from '../idempotency/header';

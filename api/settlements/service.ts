@@ -17,7 +17,7 @@ import {
   withdrawalWorkflowId,
 } from '../../workflows/withdrawals/definitions';
 import type { WithdrawalInput } from '../../workflows/withdrawals/types';
-import { defaultMerchantOf, requireRole, roleErrors } from '../dashboard/roles';
+import { defaultMerchantOf, requireRole, roleErrors } from '../identity/auth/roles';
 import { ApiError, errors } from '../errors/apiError';
 import { mapRequestError, pixKeyNotRegistered } from '../withdrawals/service';
 import { keyBoundTo } from '../temporal/temporalErrors';
