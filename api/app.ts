@@ -39,7 +39,7 @@ import { pooledReceiptRenderer, ReceiptDocuments, type ReceiptRenderer } from '.
 import { receiptsRouter, RECEIPTS_PATH } from './receipts/downloads/router';
 import { ReceiptService } from './receipts/downloads/service';
 import { requestLogger } from './middleware/requestLogger';
-import { receiptVerifyRouter } from './receipts/verify';
+import { receiptVerifyRouter } from './receipts/router';
 import { storedReceiptFacts, type LoadReceiptFacts } from './receipts/facts';
 import { receiptKeyFor } from '../core/receipts/verificationCode';
 import { checkoutPageRouter, CHECKOUT_PAGE_PREFIX } from './checkouts/page/router';

@@ -126,7 +126,7 @@ export class DashboardService {
     return { ...merchantView(merchant), logoUrl: brand!.logoUrl, color: brand!.color };
   }
 
-  /** Owners and admins only; the caller has already checked the second factor (handler.ts). */
+  /** Owners and admins only; the caller has already checked the second factor (router.ts). */
   async createCredential(userId: string, input: NewDashboardCredential): Promise<IssuedCredential> {
     await requireRole(userId, input.merchantId, MANAGERS);
     return createApiCredential(
