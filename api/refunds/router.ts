@@ -11,7 +11,8 @@ import { readIdempotencyKey, requireIdempotencyKey } from '../idempotency/header
 import type { IdempotencyService } from '../idempotency/idempotencyService';
 import { respondIdempotently } from '../idempotency/respond';
 import { parseOrThrow } from '../validation/validate';
-import { chargeIdParam, refundChargeBody } from '../charges/schema';
+import { chargeIdParam } from '../charges/schema';
+import { refundChargeBody } from './schema';
 import { CHARGE_WRITERS, type AppChargeService } from '../charges/service';
 import type { RefundService } from './service';
 import { chargeStore } from '../../db/charges';
