@@ -14,7 +14,7 @@ import { webhookEndpointStore } from '../../../db/events';
 import { decryptSecret, encryptSecret } from '../../../core/crypto/secretBox';
 import { chargeEventTypes } from '../../../core/events/events';
 import { assertWebhookDestination, type DestinationPolicy } from '../../events/destinationPolicy';
-import { newWebhookSecret } from '../../events/endpoints/service';
+import { newWebhookSecret } from '../../../core/events/secret';
 import { errors } from '../../errors/apiError';
 import type { CreateSellerPixBody } from './schema';
 
