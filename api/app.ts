@@ -35,7 +35,7 @@ import { healthRouter } from './health/router';
 import { openApiRouter } from './openapi/router';
 import { instrumentedClient } from './temporal/instrumentedClient';
 import { Mailer } from './mail/mailer';
-import { applicationApi, type ApplicationDeps } from './applicationRoutes';
+import { applicationApi, type ApplicationDeps } from './application/router';
 import { BOLETOS_PATH } from './boletos/router';
 import type { MedSettings } from './med/service';
 import { PROVIDER_CALLBACK_PATH, providerCallbacksApi } from './charges/callbacks/router';
