@@ -32,7 +32,7 @@ export function refundsRouter(deps: RefundsRouterDeps): Router {
     // idempotency key is refused before, the same for every id).
     const charge = await deps.charges.ownedCharge(user.id, id, CHARGE_WRITERS);
     const body = parseOrThrow(refundChargeBody, req.body);
-    const key = readIdempotencyKey(req)!; // present: requireIdempotencyKey (router.ts)
+    const key = readIdempotencyKey(req)!; // present: requireIdempotencyKey (below)
     // An impossible refund is refused before any second factor is asked for or spent.
     deps.refunds.assertRefundable(charge, body.destination);
     await deps.refunds.assertMerchantMayRefund(charge.merchantId);
