@@ -1,61 +1,58 @@
-/** Builds the Express app from explicit dependencies (tests pass real ones on test ports). */
+/**
+ * Builds the Express app from explicit dependencies (tests pass real ones on test ports).
+ * createApp orders the app-wide middleware and mounts the route families, each built by its own
+ * builder: the provider callbacks, the sellers, the partner routes under /v1 (payouts, receipts,
+ * checkouts) and the application API; plus the public kernel routes (health, metrics, OpenAPI,
+ * receipt verification, the hosted checkout page).
+ */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import express, { type RequestHandler } from 'express';
+import express from 'express';
 import passport from 'passport';
 import type { Sequelize } from 'sequelize';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { parseKey } from '../core/crypto/secretBox';
+import { receiptKeyFor } from '../core/receipts/verificationCode';
+import type { StorageConfig } from '../core/storage/createObjectStore';
+import type { PrivateReceiver } from '../core/net/destination';
+import { DEFAULT_PLATFORM_INSTITUTION_NAME, type AuthConfig, type BuildConfig, type TrustProxy } from '../config';
 import { ClientCredentialsStrategy, CLIENT_CREDENTIALS } from './identity/auth/clientCredentials';
+import { requestSignature } from './identity/auth/requestSignature';
 import { errorHandler, notFoundHandler } from './errors/errorHandler';
+import { IdempotencyService } from './idempotency/idempotencyService';
+import { jsonBody, requireJsonContentType } from './middleware/jsonBody';
+import { methodNotAllowed } from './middleware/methodNotAllowed';
+import { perIpRateLimit } from './middleware/rateLimit';
+import { requestLogger } from './middleware/requestLogger';
+import { traceId } from './middleware/traceId';
+import { httpMetrics } from './middleware/httpMetrics';
+import { createApiMetrics } from './metrics/registry';
+import { metricsRouter } from './metrics/router';
 import { healthRouter } from './health/router';
 import { openApiRouter } from './openapi/router';
-import { IdempotencyService } from './idempotency/idempotencyService';
-import { BOLETOS_PATH } from './boletos/router';
-import { jsonBody, requireJsonContentType, routeJsonBody } from './middleware/jsonBody';
-import { requireScope, sellerScopeFamily } from './identity/auth/scopes';
-import { DEFAULT_PLATFORM_INSTITUTION_NAME, type AuthConfig, type BuildConfig, type TrustProxy } from '../config';
-import { applicationApi } from './applicationRoutes';
-import type { MedSettings } from './med/service';
+import { instrumentedClient } from './temporal/instrumentedClient';
 import { Mailer } from './mail/mailer';
-import type { StorageConfig } from '../core/storage/createObjectStore';
-import { methodNotAllowed } from './middleware/methodNotAllowed';
-import { traceId } from './middleware/traceId';
-import { providerCallbackRouter } from './charges/callbacks/router';
-import { ProviderCallbackService } from './charges/callbacks/service';
-import { legacyDeprecation, sellersRouter } from './sellers/router';
-import { SellerPixService } from './charges/sellers/service';
-import { WithdrawalService } from './withdrawals/service';
-import { WebhookService } from './events/endpoints/service';
-import { DeliveryService } from './events/deliveries/service';
-import { requestSignature } from './identity/auth/requestSignature';
-import { defaultPayoutSettings, PayoutService, type PayoutSettings } from './payouts/service';
-import { payoutsRouter } from './payouts/router';
-import { perIpRateLimit } from './middleware/rateLimit';
+import { applicationApi, type ApplicationDeps } from './application/router';
+import { BOLETOS_PATH } from './boletos/router';
+import type { MedSettings } from './med/service';
+import { PROVIDER_CALLBACK_PATH, providerCallbacksApi } from './charges/callbacks/router';
+import type { WrongSecretOptions } from './charges/pixApiCallbacks/router';
+import { PIX_API_CALLBACK_PATH } from './charges/pixApiCallbacks/path';
+import { sellersApi } from './sellers/router';
+import { PAYOUTS_PATH, payoutsApi } from './payouts/router';
+import type { PayoutSettings } from './payouts/service';
 import { pooledReceiptRenderer, ReceiptDocuments, type ReceiptRenderer } from './receipts/receiptDocuments';
 import { receiptsRouter, RECEIPTS_PATH } from './receipts/downloads/router';
 import { ReceiptService } from './receipts/downloads/service';
-import { requestLogger } from './middleware/requestLogger';
-import { receiptVerifyRouter } from './receipts/verify';
+import { receiptVerifyRouter } from './receipts/router';
 import { storedReceiptFacts, type LoadReceiptFacts } from './receipts/facts';
-import { receiptKeyFor } from '../core/receipts/verificationCode';
 import { checkoutPageRouter, CHECKOUT_PAGE_PREFIX } from './checkouts/page/router';
 import type { PaymentSimulator } from './checkouts/page/simulate';
 import type { StreamOptions } from './checkouts/page/events';
-import { CHECKOUTS_PATH, partnerCheckoutsRouter } from './checkouts/partner/router';
-import { PartnerCheckoutService } from './checkouts/partner/service';
-import { p0Errors } from './checkouts/partner/envelope';
-import { createApiMetrics } from './metrics/registry';
-import { metricsRouter } from './metrics/router';
-import { httpMetrics } from './middleware/httpMetrics';
-import { instrumentedClient } from './temporal/instrumentedClient';
-import { CallbackHealth } from './charges/callbacks/callbackHealth';
-import { pixApiCallbackRouter, type WrongSecretOptions } from './charges/pixApiCallbacks/router';
-import { PIX_API_CALLBACK_PATH } from './charges/pixApiCallbacks/path';
-import type { PrivateReceiver } from '../core/net/destination';
+import { CHECKOUTS_PATH, partnerCheckoutsApi } from './checkouts/partner/router';
 
 export interface ApiDeps {
   sequelize: Sequelize;
@@ -124,24 +121,6 @@ export interface ApiDeps {
   checkoutStreams?: Partial<StreamOptions>;
 }
 
-const PROVIDER_CALLBACK_PATH = '/webhooks/pix-gateway';
-const PAYOUTS_PATH = '/v1/payouts/batches';
-
-/** Several middleware as one (a router takes one `authenticate` handler). */
-function inOrder(first: RequestHandler, second: RequestHandler): RequestHandler {
-  return (req, res, next) => first(req, res, (err?: unknown) => (err ? next(err) : second(req, res, next)));
-}
-
-/** Uploads kept in a fresh temporary directory, signed with a key derived from the encryption key. */
-function temporaryStorage(encryptionKey: string): StorageConfig {
-  const uploadsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-uploads-'));
-  const uploadSigningSecret = crypto
-    .createHmac('sha256', encryptionKey)
-    .update('pix-gateway upload signing v1')
-    .digest('hex');
-  return { uploadsDir, uploadSigningSecret, s3: null };
-}
-
 export function createApp(deps: ApiDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
@@ -150,57 +129,9 @@ export function createApp(deps: ApiDeps): express.Express {
   // This app's own registry; the Temporal client counts its failures into it (one hook for every call).
   const metrics = createApiMetrics({ sequelize: deps.sequelize, pspBalance: deps.pspBalance });
   deps = { ...deps, temporal: instrumentedClient(deps.temporal, metrics) };
-  const production = deps.production ?? false;
-  const platformInstitution = deps.platformInstitutionName ?? DEFAULT_PLATFORM_INSTITUTION_NAME;
-
-  const encryptionKey = parseKey(deps.credentialsEncryptionKey);
-  const auth = new passport.Passport();
-  auth.use(new ClientCredentialsStrategy(encryptionKey));
-  const authenticate = auth.authenticate(CLIENT_CREDENTIALS, { session: false });
-
-  const idempotency = new IdempotencyService(deps.sequelize, {
-    ttlHours: deps.idempotencyTtlHours,
-    logger: deps.logger.child({ module: 'idempotency' }),
-  });
-  const destinations = {
-    allowPrivate: deps.allowPrivateWebhookDestinations ?? false,
-    privateReceivers: deps.webhookPrivateReceivers ?? [],
-  };
-  const sellerPix = new SellerPixService({
-    sequelize: deps.sequelize,
-    temporal: deps.temporal,
-    taskQueue: deps.taskQueue,
-    defaultFee: deps.defaultFee,
-    defaultChargeTtlSeconds: deps.defaultChargeTtlSeconds,
-    encryptionKey,
-    destinations,
-    platformInstitution,
-  });
-  const webhooks = new WebhookService({
-    encryptionKey,
-    destinations,
-    temporal: deps.temporal,
-    taskQueue: deps.taskQueue,
-  });
-  const withdrawals = new WithdrawalService({
-    temporal: deps.temporal,
-    taskQueue: deps.taskQueue,
-    platformInstitution,
-  });
-  // One key for the codes printed on receipts and the codes GET /receipts/verify opens.
-  const receiptKey = receiptKeyFor({
-    receiptSigningKey: deps.receiptSigningKey,
-    credentialsEncryptionKey: deps.credentialsEncryptionKey,
-  });
-  const receipts = new ReceiptService(
-    new ReceiptDocuments({
-      sequelize: deps.sequelize,
-      renderer: deps.receiptRenderer ?? pooledReceiptRenderer(deps.receiptRenderThreads),
-      verificationKey: receiptKey,
-      publicBaseUrl: deps.publicBaseUrl ?? 'http://127.0.0.1',
-    }),
-    platformInstitution,
-  );
+  const shared = sharedParts(deps);
+  // Each family's builder takes what it needs from the app's dependencies and the shared parts.
+  const family = { ...deps, ...shared, publicBaseUrl: publicBaseUrl(deps) };
 
   app.use(traceId);
   app.use(httpMetrics(metrics));
@@ -214,33 +145,8 @@ export function createApp(deps: ApiDeps): express.Express {
   );
   // A routed path with another method: 405 with Allow (the table is read from this app's routes on the first request).
   app.use(methodNotAllowed(app));
-  app.use(auth.initialize());
-  const application = applicationApi({
-    sequelize: deps.sequelize,
-    encryptionKey: deps.credentialsEncryptionKey,
-    auth: deps.auth,
-    passport: auth,
-    storage: deps.storage ?? temporaryStorage(deps.credentialsEncryptionKey),
-    publicBaseUrl: deps.publicBaseUrl ?? 'http://127.0.0.1',
-    mail: new Mailer({
-      sequelize: deps.sequelize,
-      temporal: deps.temporal,
-      taskQueue: deps.taskQueue,
-      encryptionKey: deps.credentialsEncryptionKey,
-    }),
-    charges: {
-      temporal: deps.temporal,
-      taskQueue: deps.taskQueue,
-      defaultFee: deps.defaultFee,
-      defaultChargeTtlSeconds: deps.defaultChargeTtlSeconds,
-      publicBaseUrl: deps.publicBaseUrl ?? 'http://127.0.0.1',
-    },
-    idempotency,
-    receipts,
-    verificationKey: receiptKey,
-    production,
-    med: deps.med,
-  });
+  app.use(shared.passport.initialize());
+  const application = applicationApi(applicationDeps(deps, shared));
   // The hosted checkout page: public HTML (anyone with the URL is the buyer), its form posts are
   // not JSON: before the JSON-only gate and outside every authenticated router.
   app.use(
@@ -258,6 +164,7 @@ export function createApp(deps: ApiDeps): express.Express {
   // API Pix notifications are read after their secret is checked (api/charges/pixApiCallbacks/router.ts).
   app.use(jsonBody({ deferredPrefixes: [PAYOUTS_PATH, BOLETOS_PATH, PIX_API_CALLBACK_PATH] }));
 
+  // Public, before the authenticated routers.
   app.use(
     healthRouter({
       sequelize: deps.sequelize,
@@ -267,97 +174,110 @@ export function createApp(deps: ApiDeps): express.Express {
       build: deps.build,
     }),
   );
-  app.use(
-    metricsRouter({ metrics, sequelize: deps.sequelize, access: { token: deps.metricsToken ?? null, production } }),
-  );
-  app.use(openApiRouter()); // GET /openapi.json and /docs: public, before the authenticated routers
-  // GET /receipts/verify: public too (anyone holding a receipt may check it); the per-IP limit above applies.
-  app.use(
-    receiptVerifyRouter({
-      key: receiptKey,
-      loadFacts: deps.loadReceiptFacts ?? storedReceiptFacts(platformInstitution),
-    }),
-  );
-  const callbackService = new ProviderCallbackService({
-    sequelize: deps.sequelize,
-    temporal: deps.temporal,
-    taskQueue: deps.taskQueue,
-    logger: deps.logger.child({ module: 'provider-callbacks' }),
-  });
-  const callbackHealth = new CallbackHealth({ sequelize: deps.sequelize, logger: deps.logger });
-  app.use(
-    PROVIDER_CALLBACK_PATH,
-    providerCallbackRouter({
-      service: callbackService,
-      callbackSecret: deps.providerCallbackSecret,
-      health: callbackHealth,
-    }),
-  );
-  app.use(
-    PIX_API_CALLBACK_PATH,
-    pixApiCallbackRouter({
-      service: callbackService,
-      webhookSecret: deps.pixWebhookSecret || crypto.randomBytes(32).toString('hex'),
-      health: callbackHealth,
-      logger: deps.logger,
-      wrongSecrets: deps.pixWebhookWrongSecrets,
-    }),
-  );
-  const verifySignature = requestSignature({ sequelize: deps.sequelize, required: false });
-  const deliveries = new DeliveryService({
-    sequelize: deps.sequelize,
-    temporal: deps.temporal,
-    taskQueue: deps.taskQueue,
-  });
-  const sellers = sellersRouter({
-    authenticate: inOrder(authenticate, requireScope(sellerScopeFamily)),
-    verifySignature,
-    sellerPix,
-    webhooks,
-    withdrawals,
-    deliveries,
-    idempotency,
-  });
-  app.use('/sellers', sellers);
-  app.use('/rifeiro', legacyDeprecation, sellers);
-  const payouts = new PayoutService({
-    sequelize: deps.sequelize,
-    temporal: deps.temporal,
-    taskQueue: deps.taskQueue,
-    settings: deps.payoutSettings ?? defaultPayoutSettings,
-  });
-  const requireSignature = requestSignature({ sequelize: deps.sequelize, required: true });
-  const payoutBody = routeJsonBody({ largeLimit: '8mb', isLarge: (req) => req.method === 'POST' && req.path === '/' });
-  app.use(
-    PAYOUTS_PATH,
-    payoutsRouter({ authenticate, parseBody: payoutBody, requireSignature, service: payouts, idempotency }),
-  );
-  app.use(RECEIPTS_PATH, receiptsRouter({ authenticate, requireSignature, service: receipts }));
-  const partnerCheckouts = new PartnerCheckoutService({
-    sequelize: deps.sequelize,
-    temporal: deps.temporal,
-    taskQueue: deps.taskQueue,
-    defaultFee: deps.defaultFee,
-    defaultChargeTtlSeconds: deps.defaultChargeTtlSeconds,
-    publicBaseUrl: deps.publicBaseUrl ?? 'http://127.0.0.1',
-    production,
-  });
-  // p0Errors on the path itself: errors raised before the router (rate limit, body parser) answer in the P0 envelope too.
-  app.use(
-    CHECKOUTS_PATH,
-    partnerCheckoutsRouter({
-      authenticate,
-      verifySignature,
-      createSignature: production ? requireSignature : verifySignature,
-      service: partnerCheckouts,
-      idempotency,
-    }),
-    p0Errors(deps.logger),
-  );
+  const metricsAccess = { token: deps.metricsToken ?? null, production: shared.production };
+  app.use(metricsRouter({ metrics, sequelize: deps.sequelize, access: metricsAccess }));
+  app.use(openApiRouter()); // GET /openapi.json and /docs
+  // GET /receipts/verify: anyone holding a receipt may check it; the per-IP limit above applies.
+  const loadFacts = deps.loadReceiptFacts ?? storedReceiptFacts(shared.platformInstitution);
+  app.use(receiptVerifyRouter({ key: shared.receiptKey, loadFacts }));
 
-  app.use(application.routes);
+  // The route families, each behind its own authentication.
+  app.use(providerCallbacksApi(deps)); // the provider's signature, or the notification URL's secret
+  app.use(sellersApi({ ...family, destinations: webhookDestinations(deps) })); // /sellers and /rifeiro
+  app.use(PAYOUTS_PATH, payoutsApi({ ...family, settings: deps.payoutSettings }));
+  app.use(RECEIPTS_PATH, receiptsRouter({ ...family, service: shared.receipts }));
+  // With its P0 error handler, on the path itself (api/checkouts/partner/router.ts).
+  app.use(CHECKOUTS_PATH, partnerCheckoutsApi(family));
+  app.use(application.routes); // bearer tokens
 
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));
   return app;
+}
+
+/** What several families share: client credentials, request signatures, idempotency, receipts. */
+function sharedParts(deps: ApiDeps) {
+  const encryptionKey = parseKey(deps.credentialsEncryptionKey);
+  const auth = new passport.Passport();
+  auth.use(new ClientCredentialsStrategy(encryptionKey));
+  const platformInstitution = deps.platformInstitutionName ?? DEFAULT_PLATFORM_INSTITUTION_NAME;
+  // One key for the codes printed on receipts and the codes GET /receipts/verify opens.
+  const receiptKey = receiptKeyFor({
+    receiptSigningKey: deps.receiptSigningKey,
+    credentialsEncryptionKey: deps.credentialsEncryptionKey,
+  });
+  const documents = new ReceiptDocuments({
+    sequelize: deps.sequelize,
+    renderer: deps.receiptRenderer ?? pooledReceiptRenderer(deps.receiptRenderThreads),
+    verificationKey: receiptKey,
+    publicBaseUrl: publicBaseUrl(deps),
+  });
+  return {
+    production: deps.production ?? false,
+    platformInstitution,
+    encryptionKey,
+    passport: auth,
+    /** Client credentials, any scope: each family checks its own. */
+    authenticate: auth.authenticate(CLIENT_CREDENTIALS, { session: false }),
+    verifySignature: requestSignature({ sequelize: deps.sequelize, required: false }),
+    requireSignature: requestSignature({ sequelize: deps.sequelize, required: true }),
+    idempotency: new IdempotencyService(deps.sequelize, {
+      ttlHours: deps.idempotencyTtlHours,
+      logger: deps.logger.child({ module: 'idempotency' }),
+    }),
+    receiptKey,
+    receipts: new ReceiptService(documents, platformInstitution),
+  };
+}
+
+type SharedParts = ReturnType<typeof sharedParts>;
+
+function applicationDeps(deps: ApiDeps, shared: SharedParts): ApplicationDeps {
+  return {
+    sequelize: deps.sequelize,
+    encryptionKey: deps.credentialsEncryptionKey,
+    auth: deps.auth,
+    passport: shared.passport,
+    storage: deps.storage ?? temporaryStorage(deps.credentialsEncryptionKey),
+    publicBaseUrl: publicBaseUrl(deps),
+    mail: new Mailer({
+      sequelize: deps.sequelize,
+      temporal: deps.temporal,
+      taskQueue: deps.taskQueue,
+      encryptionKey: deps.credentialsEncryptionKey,
+    }),
+    charges: {
+      temporal: deps.temporal,
+      taskQueue: deps.taskQueue,
+      defaultFee: deps.defaultFee,
+      defaultChargeTtlSeconds: deps.defaultChargeTtlSeconds,
+      publicBaseUrl: publicBaseUrl(deps),
+    },
+    idempotency: shared.idempotency,
+    receipts: shared.receipts,
+    verificationKey: shared.receiptKey,
+    production: shared.production,
+    med: deps.med,
+  };
+}
+
+function publicBaseUrl(deps: ApiDeps): string {
+  return deps.publicBaseUrl ?? 'http://127.0.0.1';
+}
+
+function webhookDestinations(deps: ApiDeps) {
+  return {
+    allowPrivate: deps.allowPrivateWebhookDestinations ?? false,
+    privateReceivers: deps.webhookPrivateReceivers ?? [],
+  };
+}
+
+/** Uploads kept in a fresh temporary directory, signed with a key derived from the encryption key. */
+function temporaryStorage(encryptionKey: string): StorageConfig {
+  const uploadsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-uploads-'));
+  const uploadSigningSecret = crypto
+    .createHmac('sha256', encryptionKey)
+    .update('pix-gateway upload signing v1')
+    .digest('hex');
+  return { uploadsDir, uploadSigningSecret, s3: null };
 }

@@ -19,7 +19,7 @@ import {
 } from '../../workflows/boletos/definitions';
 import { chargeExpiry, chargeFee, MAX_CHARGE_TTL_DAYS } from '../charges/issueCharge';
 import { CHARGE_WRITERS, type AppChargeService } from '../charges/service';
-import { ANY_ROLE, requireRole, roleErrors } from '../dashboard/roles';
+import { ANY_ROLE, requireRole, roleErrors } from '../identity/auth/roles';
 import { ApiError, errors } from '../errors/apiError';
 import { temporalErrorToApi } from '../temporal/temporalErrors';
 import { updateWithStartOrJoin } from '../temporal/updateWithStart';

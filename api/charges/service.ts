@@ -10,7 +10,7 @@ import { memberStore, merchantStore } from '../../db/identity';
 import type { Refund } from '../../db/refunds';
 import { cancelChargeUpdate, chargeLifecycleWorkflow, chargeWorkflowId } from '../../workflows/charges/definitions';
 import { chargeExpiry, chargeFee, issueCharge } from './issueCharge';
-import { ANY_ROLE, requireRole, roleErrors } from '../dashboard/roles';
+import { ANY_ROLE, requireRole, roleErrors } from '../identity/auth/roles';
 import { ApiError } from '../errors/apiError';
 import { temporalErrorToApi } from '../temporal/temporalErrors';
 import { workflowHandle } from '../../core/temporal/workflows';

@@ -11,7 +11,7 @@ import { accounts } from '../../core/ledger/accounts';
 import { maskDocument } from '../../core/masking';
 import { figureStore, type RollupTotals } from '../../db/dashboard';
 import { balanceStore } from '../../db/ledger';
-import { ANY_ROLE, requireRole } from './roles';
+import { ANY_ROLE, requireRole } from '../identity/auth/roles';
 import { DASHBOARD_METHODS, PERIODS, type Period, type SummaryQuery, type TransactionsQuery } from './figuresSchema';
 
 const TZ = figureStore.TZ;

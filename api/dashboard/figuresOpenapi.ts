@@ -1,4 +1,4 @@
-/** OpenAPI for the dashboard's figures (figuresHandler.ts), from the schemas that validate them. */
+/** OpenAPI for the dashboard's figures (router.ts), from the schemas that validate them. */
 import { z } from 'zod';
 import { errorResponses, jsonResponse, Pagination, registry, security } from '../openapi/registry';
 import {

@@ -1,7 +1,7 @@
 /**
  * The dashboard's merchant and its API credentials, for a signed-in user. Every operation on a
- * merchant goes through requireRole (roles.ts) first; client secrets are returned once, at
- * creation, and stored only encrypted (db/identity/merchantAdmin.ts).
+ * merchant goes through requireRole (api/identity/auth/roles.ts) first; client secrets are returned
+ * once, at creation, and stored only encrypted (db/identity/merchantAdmin.ts).
  */
 import crypto from 'node:crypto';
 import type { Sequelize } from 'sequelize';
@@ -18,7 +18,7 @@ import {
   type User,
 } from '../../db/identity';
 import { ApiError } from '../errors/apiError';
-import { ANY_ROLE, MANAGERS, requireRole } from './roles';
+import { ANY_ROLE, MANAGERS, requireRole } from '../identity/auth/roles';
 import type { Branding, EnsureMerchant, NewDashboardCredential } from './schema';
 
 export const dashboardErrors = {
@@ -126,7 +126,7 @@ export class DashboardService {
     return { ...merchantView(merchant), logoUrl: brand!.logoUrl, color: brand!.color };
   }
 
-  /** Owners and admins only; the caller has already checked the second factor (handler.ts). */
+  /** Owners and admins only; the caller has already checked the second factor (router.ts). */
   async createCredential(userId: string, input: NewDashboardCredential): Promise<IssuedCredential> {
     await requireRole(userId, input.merchantId, MANAGERS);
     return createApiCredential(

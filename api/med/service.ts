@@ -17,7 +17,7 @@ import {
 } from '../../workflows/med/definitions';
 import { MedFailureTypes, reminderBeforeMs } from '../../workflows/med/types';
 import { MerchantIdKey } from '../../workflows/searchAttributes';
-import { ANY_ROLE, defaultMerchantOf, requireRole, roleErrors } from '../dashboard/roles';
+import { ANY_ROLE, defaultMerchantOf, requireRole, roleErrors } from '../identity/auth/roles';
 import { ApiError, errors } from '../errors/apiError';
 import { applicationFailureOf, temporalErrorToApi } from '../temporal/temporalErrors';
 import { executeWorkflow, workflowHandle } from '../../core/temporal/workflows';

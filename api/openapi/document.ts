@@ -24,6 +24,7 @@ import '../uploads/openapi';
 import '../dashboard/openapi';
 import '../dashboard/figuresOpenapi';
 import '../charges/openapi';
+import '../refunds/openapi';
 import '../boletos/openapi';
 import '../receipts/openapi';
 import '../receipts/downloads/openapi';

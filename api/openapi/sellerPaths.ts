@@ -1,5 +1,5 @@
 /**
- * Seller routes are mounted twice (api/app.ts): at /sellers (canonical) and at the legacy /rifeiro
+ * Seller routes are mounted twice (api/sellers/router.ts): at /sellers (canonical) and at the legacy /rifeiro
  * alias. `registerSellerPath` documents both from one registration, so the alias can never drift
  * from the canonical route; the alias is marked deprecated and shows the headers it adds. It also
  * adds what every seller route shares: the security requirement, the optional request signature

@@ -4,21 +4,30 @@
  * enabled") → the body, parsed only now (up to 8 MB for a batch) → the request signature.
  */
 import { Router, type RequestHandler } from 'express';
+import type { Client } from '@temporalio/client';
+import type { Sequelize } from 'sequelize';
 import type { IdempotencyService } from '../idempotency/idempotencyService';
 import { requireScope } from '../identity/auth/scopes';
-import { payoutErrors, type PayoutService } from './service';
+import { routeJsonBody } from '../middleware/jsonBody';
+import { defaultPayoutSettings, payoutErrors, PayoutService, type PayoutSettings } from './service';
 import { respondIdempotently } from '../idempotency/respond';
 import { parseOrThrow } from '../validation/validate';
 import { errors } from '../errors/apiError';
 import { parseBatchBody } from './batchBody';
 import { batchIdParam, cancelBatchBody, listBatchesQuery, listItemsQuery } from './schema';
 
-export interface PayoutsRouterDeps {
+/** The app-wide JSON parser leaves this prefix to the router (api/app.ts). */
+export const PAYOUTS_PATH = '/v1/payouts/batches';
+
+export interface PayoutsApiDeps {
+  sequelize: Sequelize;
+  temporal: Client;
+  taskQueue: string;
+  /** Chunking and concurrency of payout batches; default defaultPayoutSettings. */
+  settings?: PayoutSettings;
+  /** Client credentials (any scope: this router checks `payouts`). */
   authenticate: RequestHandler;
-  /** JSON body parser, run after authentication (api/middleware/jsonBody.ts routeJsonBody). */
-  parseBody: RequestHandler;
   requireSignature: RequestHandler;
-  service: PayoutService;
   idempotency: IdempotencyService;
 }
 
@@ -26,10 +35,17 @@ const requirePayoutsEnabled: RequestHandler = (req, _res, next) => {
   next(req.user?.merchant.payoutsEnabled ? undefined : payoutErrors.notEnabled());
 };
 
-export function payoutsRouter(deps: PayoutsRouterDeps): Router {
-  const h = payoutHandlers(deps.service, deps.idempotency);
+export function payoutsApi(deps: PayoutsApiDeps): Router {
+  const service = new PayoutService({
+    sequelize: deps.sequelize,
+    temporal: deps.temporal,
+    taskQueue: deps.taskQueue,
+    settings: deps.settings ?? defaultPayoutSettings,
+  });
+  const parseBody = routeJsonBody({ largeLimit: '8mb', isLarge: (req) => req.method === 'POST' && req.path === '/' });
+  const h = payoutHandlers(service, deps.idempotency);
   const router = Router();
-  router.use(deps.authenticate, requireScope('payouts'), requirePayoutsEnabled, deps.parseBody, deps.requireSignature);
+  router.use(deps.authenticate, requireScope('payouts'), requirePayoutsEnabled, parseBody, deps.requireSignature);
   router.post('/', h.create);
   router.get('/', h.list);
   router.get('/:batchId', h.read);
@@ -38,7 +54,7 @@ export function payoutsRouter(deps: PayoutsRouterDeps): Router {
   return router;
 }
 
-export function payoutHandlers(service: PayoutService, idempotency: IdempotencyService) {
+function payoutHandlers(service: PayoutService, idempotency: IdempotencyService) {
   const batchId = (raw: unknown) => {
     const parsed = batchIdParam.safeParse(raw);
     if (!parsed.success)

@@ -1,4 +1,4 @@
-/** OpenAPI for GET /receipts/verify (verify.ts), from the schemas of schema.ts. */
+/** OpenAPI for GET /receipts/verify (router.ts), from the schemas of schema.ts. */
 import { z } from 'zod';
 import { errorResponses, registry, security } from '../openapi/registry';
 import { authenticCertificate, authenticReceipt, notAuthentic, verifyQuery } from './schema';

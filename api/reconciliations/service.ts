@@ -11,7 +11,7 @@ import { reconciliationStore, type Reconciliation } from '../../db/reconciliatio
 import { reconciliationWorkflow } from '../../workflows/reconciliations/definitions';
 import { reconciliationWorkflowId } from '../../workflows/reconciliations/types';
 import { MerchantIdKey } from '../../workflows/searchAttributes';
-import { defaultMerchantOf, requireRole, roleErrors } from '../dashboard/roles';
+import { defaultMerchantOf, requireRole, roleErrors } from '../identity/auth/roles';
 import { ApiError } from '../errors/apiError';
 import { temporalErrorToApi } from '../temporal/temporalErrors';
 import { startWorkflow } from '../../core/temporal/workflows';

@@ -11,7 +11,8 @@ import { readIdempotencyKey, requireIdempotencyKey } from '../idempotency/header
 import type { IdempotencyService } from '../idempotency/idempotencyService';
 import { respondIdempotently } from '../idempotency/respond';
 import { parseOrThrow } from '../validation/validate';
-import { chargeIdParam, refundChargeBody } from '../charges/schema';
+import { chargeIdParam } from '../charges/schema';
+import { refundChargeBody } from './schema';
 import { CHARGE_WRITERS, type AppChargeService } from '../charges/service';
 import type { RefundService } from './service';
 import { chargeStore } from '../../db/charges';
@@ -31,7 +32,7 @@ export function refundsRouter(deps: RefundsRouterDeps): Router {
     // idempotency key is refused before, the same for every id).
     const charge = await deps.charges.ownedCharge(user.id, id, CHARGE_WRITERS);
     const body = parseOrThrow(refundChargeBody, req.body);
-    const key = readIdempotencyKey(req)!; // present: requireIdempotencyKey (router.ts)
+    const key = readIdempotencyKey(req)!; // present: requireIdempotencyKey (below)
     // An impossible refund is refused before any second factor is asked for or spent.
     deps.refunds.assertRefundable(charge, body.destination);
     await deps.refunds.assertMerchantMayRefund(charge.merchantId);

@@ -15,7 +15,7 @@ import {
   settlementIdParam,
 } from './schema';
 import { SETTLEMENT_ROLES, type SettlementService } from './service';
-import { requireRole } from '../dashboard/roles';
+import { requireRole } from '../identity/auth/roles';
 
 export const SETTLEMENTS_PATH = '/settlements';
 

@@ -14,7 +14,7 @@ import {
 import type { Sequelize } from 'sequelize';
 import { settlementStore, type ScheduleConfig } from '../../db/settlements';
 import { scheduledSettlementWorkflow } from '../../workflows/settlements/definitions';
-import { requireRole } from '../dashboard/roles';
+import { requireRole } from '../identity/auth/roles';
 import { ApiError } from '../errors/apiError';
 import { temporalErrorToApi } from '../temporal/temporalErrors';
 import { scheduleAction } from '../../core/temporal/workflows';

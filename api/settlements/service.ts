@@ -17,9 +17,9 @@ import {
   withdrawalWorkflowId,
 } from '../../workflows/withdrawals/definitions';
 import type { WithdrawalInput } from '../../workflows/withdrawals/types';
-import { defaultMerchantOf, requireRole, roleErrors } from '../dashboard/roles';
+import { defaultMerchantOf, requireRole, roleErrors } from '../identity/auth/roles';
 import { ApiError, errors } from '../errors/apiError';
-import { mapRequestError, pixKeyNotRegistered } from '../withdrawals/service';
+import { mapRequestError, pixKeyNotRegistered } from '../withdrawals/errors';
 import { keyBoundTo } from '../temporal/temporalErrors';
 import { updateWithStartOrJoin } from '../temporal/updateWithStart';
 import type { CreateSettlementBody, ListSettlementsQuery, SettlementView } from './schema';

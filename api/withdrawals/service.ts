@@ -6,7 +6,7 @@
  * reservation given up leaves a FAILED row that the key answers from then on.
  */
 import type { Client } from '@temporalio/client';
-import { keyBoundTo, temporalErrorToApi } from '../temporal/temporalErrors';
+import { keyBoundTo } from '../temporal/temporalErrors';
 import { updateWithStartOrJoin } from '../temporal/updateWithStart';
 import { merchantStore, type Merchant } from '../../db/identity';
 import { presentWithdrawalRows, withdrawalStore } from '../../db/withdrawals';
@@ -15,9 +15,9 @@ import {
   withdrawalLifecycleWorkflow,
   withdrawalWorkflowId,
 } from '../../workflows/withdrawals/definitions';
-import { WithdrawalFailureTypes, type WithdrawalInput } from '../../workflows/withdrawals/types';
-import { ApiError, errors } from '../errors/apiError';
-import { effectKept } from '../idempotency/idempotencyService';
+import type { WithdrawalInput } from '../../workflows/withdrawals/types';
+import { errors } from '../errors/apiError';
+import { mapRequestError, pixKeyNotRegistered } from './errors';
 import type { CreateWithdrawalBody, ListWithdrawalsQuery } from './schema';
 
 export interface WithdrawalServiceDeps {
@@ -105,51 +105,4 @@ export class WithdrawalService {
     if (merchant.withdrawalsFrozen) throw errors.withdrawalFrozen();
     if (!merchant.pixKey) throw pixKeyNotRegistered();
   }
-}
-
-/** Shared with /settlements (the same reservation, the same refusals). */
-export function mapRequestError(err: unknown): unknown {
-  return temporalErrorToApi(err, {
-    failures: {
-      [WithdrawalFailureTypes.insufficientBalance]: (failure) =>
-        errors.insufficientBalance(balanceDetails(failure.details)),
-      [WithdrawalFailureTypes.frozen]: () => errors.withdrawalFrozen(),
-      [WithdrawalFailureTypes.pixKeyMissing]: () => pixKeyNotRegistered(),
-      [WithdrawalFailureTypes.merchantInactive]: () => errors.merchantIdRequired(),
-      // The workflow made sure nothing was reserved, and left a FAILED / NOT_PROCESSED row under
-      // the claim's id: that row is the key's one effect, so the key stays bound to it and a
-      // retry answers it (never a second row).
-      [WithdrawalFailureTypes.reservationUnavailable]: () =>
-        effectKept(
-          errors.unavailable(
-            'the reservation could not be made; nothing was debited. The request is recorded as FAILED ' +
-              '(NOT_PROCESSED): a retry with this idempotency key answers it; use a new key to try again',
-          ),
-        ),
-    },
-    // E.g. the run was terminated by an operator: unknown whether it reserved. A retry with the
-    // same key resumes this withdrawal id and finds out.
-    otherFailure: () =>
-      errors.unavailable('the withdrawal request was interrupted; retry with the same idempotency key'),
-    unavailable: 'the workflow service is unavailable; retry with the same idempotency key',
-  });
-}
-
-/** Not a body problem but the merchant's set-up; still VALIDATION_ERROR, with a reason to branch on. */
-export function pixKeyNotRegistered(): ApiError {
-  return errors.validation('the merchant has no Pix key registered for withdrawals', {
-    reason: 'PIX_KEY_NOT_REGISTERED',
-    fields: [
-      {
-        field: 'merchant.pixKey',
-        message: "ask support to register the merchant's own Pix key (CLI: merchant set-pix-key)",
-      },
-    ],
-  });
-}
-
-function balanceDetails(details: unknown[] | undefined | null): Record<string, unknown> | null {
-  const first = details?.[0] as { requiredCents?: unknown; availableCents?: unknown } | undefined;
-  if (typeof first?.requiredCents !== 'number' || typeof first?.availableCents !== 'number') return null;
-  return { requiredCents: first.requiredCents, availableCents: first.availableCents };
 }

@@ -3,11 +3,14 @@
  * server, a worker, and the sandbox provider over HTTP.
  */
 import crypto from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { QueryTypes } from 'sequelize';
 import { hasError, parsePix } from 'pix-utils';
 import { Charge, ApiCredential, OutboxEvent } from '../../db/models';
 import { accounts } from '../../core/ledger/accounts';
-import { encryptSecret, parseKey } from '../../core/crypto/secretBox';
+import { decryptSecret, encryptSecret, parseKey } from '../../core/crypto/secretBox';
+import { webhookEndpointStore } from '../../db/events';
 import { signProviderCallback } from '../../core/pix/providerSignature';
 import { chargeWorkflowId } from '../../workflows/charges/definitions';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
@@ -255,6 +258,33 @@ describe('idempotency of POST /sellers/pix', () => {
     expect(conflict.status).toBe(409);
     expect(conflict.body.error.code).toBe('DUPLICATE_IDEMPOTENCY_KEY');
     expect(await Charge.count({ where: { idempotencyKey: idem } })).toBe(1);
+  });
+
+  it("shows a charge webhook's secret once, in the 201, as it is stored; a replay and a read show null", async () => {
+    // A receiver that takes every delivery, so the charge's events leave nothing retrying.
+    const receiver = http.createServer((_req, res) => res.writeHead(204).end());
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const webhookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/charge-hook`;
+      const idem = key();
+      const first = await createCharge(seller, { amountCents: 700, webhook_url: webhookUrl }, idem);
+      expect(first.status).toBe(201);
+      const { webhook } = first.body;
+      expect(Object.keys(webhook)).toEqual(['id', 'url', 'events', 'secret']);
+      expect(webhook).toMatchObject({ url: webhookUrl, secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/) });
+      // What deliveries sign with is what the 201 showed.
+      const endpoint = await webhookEndpointStore.findEndpointById(webhook.id);
+      expect(decryptSecret(endpoint!.secretCiphertext, parseKey(stack.encryptionKey))).toBe(webhook.secret);
+
+      const again = await createCharge(seller, { amountCents: 700, webhook_url: webhookUrl }, idem);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(again.body).toEqual({ ...first.body, webhook: { ...webhook, secret: null } });
+      const read = await stack.api('GET', `/sellers/pix/${first.body.id}`, { creds: seller });
+      expect(read.body.webhook).toEqual({ ...webhook, secret: null });
+    } finally {
+      receiver.closeAllConnections();
+      await new Promise((resolve) => receiver.close(resolve));
+    }
   });
 
   it('scopes keys per merchant', async () => {

@@ -26,7 +26,7 @@ import { updateWithStartOrJoin } from '../../api/temporal/updateWithStart';
 import { cancelChargeUpdate, chargeLifecycleWorkflow, issueChargeUpdate } from '../../workflows/charges/definitions';
 import { PayoutService, defaultPayoutSettings } from '../../api/payouts/service';
 import { applicationFailureOf, isTemporalUnavailable, temporalErrorToApi } from '../../api/temporal/temporalErrors';
-import { mapRequestError } from '../../api/withdrawals/service';
+import { mapRequestError } from '../../api/withdrawals/errors';
 import { PayoutFailureTypes } from '../../workflows/payouts/types';
 
 /** A client whose Update-With-Start fails with `err`, as the API's Temporal client would. */

@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { signWebhook, standardWebhookHeaders } from '../../core/events/signature';
-import { newWebhookSecret } from '../../api/events/endpoints/service';
+import { newWebhookSecret } from '../../core/events/secret';
 
 const stripe = new Stripe('sk_test_offline');
 const body = JSON.stringify({ eventId: 'e-1', type: 'charge.paid', data: { id: 'c1' } });

@@ -14,7 +14,7 @@ import { webhookEndpointStore } from '../../../db/events';
 import { decryptSecret, encryptSecret } from '../../../core/crypto/secretBox';
 import { chargeEventTypes } from '../../../core/events/events';
 import { assertWebhookDestination, type DestinationPolicy } from '../../events/destinationPolicy';
-import { newWebhookSecret } from '../../events/endpoints/service';
+import { newWebhookSecret } from '../../../core/events/secret';
 import { errors } from '../../errors/apiError';
 import type { CreateSellerPixBody } from './schema';
 
@@ -50,14 +50,24 @@ export class SellerPixService {
       const existing = await chargeStore.findCharge(chargeId);
       if (existing) return this.withWebhookSecret(await presentChargeRow(existing, this.deps.platformInstitution));
     }
-    const input = await this.buildInput(merchant, body, chargeId, idempotencyKey);
-    return this.issue(input, merchant);
+    // The charge webhook's secret, drawn here: the 201 shows it as it was made, never read back.
+    const webhookSecret = body.webhook_url ? newWebhookSecret() : null;
+    const input = await this.buildInput(merchant, body, chargeId, idempotencyKey, webhookSecret);
+    return this.issue(input, merchant, webhookSecret);
   }
 
-  /** The 201 is the one answer that shows the charge webhook's secret; replays and reads show null. */
-  private async withWebhookSecret(view: Record<string, unknown>): Promise<Record<string, unknown>> {
+  /**
+   * The 201 is the one answer that shows the charge webhook's secret; replays and reads show null.
+   * The secret this request made is shown as it is; a resumed claim's, or a joined run's (the
+   * request that started it made its webhook), is read back from the endpoint and decrypted.
+   */
+  private async withWebhookSecret(
+    view: Record<string, unknown>,
+    made: { id: string; secret: string } | null = null,
+  ): Promise<Record<string, unknown>> {
     const webhook = view.webhook as { id: string } | null;
     if (!webhook) return view;
+    if (made?.id === webhook.id) return { ...view, webhook: { ...webhook, secret: made.secret } };
     const endpoint = await webhookEndpointStore.findEndpointById(webhook.id);
     if (!endpoint) return view;
     return {
@@ -77,11 +87,13 @@ export class SellerPixService {
     body: CreateSellerPixBody,
     chargeId: string,
     idempotencyKey: string | null,
+    webhookSecret: string | null,
   ): Promise<ChargeLifecycleInput> {
     const expiresAt = chargeExpiry(body.expiresAt, this.deps.now?.() ?? new Date(), this.deps.defaultChargeTtlSeconds);
     const feeCents = chargeFee(merchant, this.deps.defaultFee, body.amountCents);
     const splits = await this.validateSplits(merchant, body, feeCents);
-    const webhook = body.webhook_url ? await this.chargeWebhook(merchant.id, body.webhook_url) : null;
+    const webhook =
+      body.webhook_url && webhookSecret ? await this.chargeWebhook(merchant.id, body.webhook_url, webhookSecret) : null;
     return {
       chargeId,
       merchantId: merchant.id,
@@ -97,13 +109,17 @@ export class SellerPixService {
     };
   }
 
-  private async chargeWebhook(merchantId: string, rawUrl: string): Promise<ChargeLifecycleInput['webhook']> {
+  private async chargeWebhook(
+    merchantId: string,
+    rawUrl: string,
+    secret: string,
+  ): Promise<ChargeLifecycleInput['webhook']> {
     const url = await assertWebhookDestination(rawUrl, 'webhook_url', merchantId, this.deps.destinations);
     return {
       id: crypto.randomUUID(),
       url,
       events: [...chargeEventTypes],
-      secretCiphertext: encryptSecret(newWebhookSecret(), this.deps.encryptionKey),
+      secretCiphertext: encryptSecret(secret, this.deps.encryptionKey),
     };
   }
 
@@ -133,7 +149,11 @@ export class SellerPixService {
     return allocation.allocations;
   }
 
-  private async issue(input: ChargeLifecycleInput, merchant: Merchant): Promise<Record<string, unknown>> {
+  private async issue(
+    input: ChargeLifecycleInput,
+    merchant: Merchant,
+    webhookSecret: string | null,
+  ): Promise<Record<string, unknown>> {
     const charge = await issueCharge(this.deps, input);
     // Not read again: the owner, read for this request, and what the charge cannot have. A run
     // joined instead of started (same idempotency claim) was started with the same body, so no
@@ -145,6 +165,7 @@ export class SellerPixService {
         ...(input.splits.length === 0 ? { splits: [] } : {}),
         ...(input.webhook === null ? { webhook: null } : {}),
       }),
+      input.webhook && webhookSecret ? { id: input.webhook.id, secret: webhookSecret } : null,
     );
   }
 }

@@ -4,7 +4,7 @@ import type { IdempotencyService } from '../../idempotency/idempotencyService';
 import { respondIdempotently } from '../../idempotency/respond';
 import { readIdempotencyKey, requireIdempotencyKey } from '../../idempotency/header';
 import { signedIn } from '../../identity/auth/bearer';
-import { requireRole } from '../../dashboard/roles';
+import { requireRole } from '../../identity/auth/roles';
 import { parseOrThrow } from '../../validation/validate';
 import { CHARGE_WRITERS } from '../../charges/service';
 import { createSessionBody, sessionIdParam } from './schema';

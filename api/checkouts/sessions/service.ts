@@ -8,7 +8,7 @@ import { checkoutStore, type Checkout } from '../../../db/checkouts';
 import { merchantStore } from '../../../db/identity';
 import { chargeExpiry } from '../../charges/issueCharge';
 import { issueCheckout } from '../issueCheckout';
-import { ANY_ROLE, requireRole, roleErrors } from '../../dashboard/roles';
+import { ANY_ROLE, requireRole, roleErrors } from '../../identity/auth/roles';
 import { ApiError } from '../../errors/apiError';
 import { presentCheckoutSession, sessionStatus } from '../../../core/checkouts/present';
 import { checkUrls, type CheckoutIssueDeps } from '../partner/service';

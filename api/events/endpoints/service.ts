@@ -5,10 +5,10 @@
  * signing beside the new one for ROTATION_OVERLAP_HOURS, so receivers can switch without loss.
  * Re-enabling a disabled endpoint starts its WebhookReplay: the events it missed, oldest first.
  */
-import crypto from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { decryptSecret, encryptSecret } from '../../../core/crypto/secretBox';
 import { presentWebhookEndpoint } from '../../../core/events/presentEndpoint';
+import { newWebhookSecret } from '../../../core/events/secret';
 import { webhookEndpointStore, type WebhookEndpoint } from '../../../db/events';
 import { errors } from '../../errors/apiError';
 import { startWorkflow } from '../../../core/temporal/workflows';
@@ -17,15 +17,6 @@ import { assertWebhookDestination, type DestinationPolicy } from '../destination
 import type { CreateWebhookBody, UpdateWebhookBody } from './schema';
 
 export const ROTATION_OVERLAP_HOURS = 24;
-
-/**
- * `whsec_` + standard base64 of 32 random bytes: Stripe's constructEvent keys with the string as
- * shown, and the Standard Webhooks libraries decode the part after `whsec_` (standard alphabet
- * only). Secrets issued before were base64url; they keep signing (core/events/signature.ts).
- */
-export function newWebhookSecret(): string {
-  return `whsec_${crypto.randomBytes(32).toString('base64')}`;
-}
 
 /** What a replay shows: a secret is shown once. */
 export const redactSecret = (body: unknown) => ({ ...(body as Record<string, unknown>), secret: null });

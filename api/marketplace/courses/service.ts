@@ -14,7 +14,7 @@ import type { Sequelize } from 'sequelize';
 import { merchantStore, type MemberRole } from '../../../db/identity';
 import { courseStore, type Course } from '../../../db/marketplace';
 import type { Tx } from '../../../db/tx';
-import { ANY_ROLE, defaultMerchantOf, requireRole, roleErrors } from '../../dashboard/roles';
+import { ANY_ROLE, defaultMerchantOf, requireRole, roleErrors } from '../../identity/auth/roles';
 import { ApiError } from '../../errors/apiError';
 import { CHARGE_WRITERS } from '../../charges/service';
 import { presentCourse, presentPrice } from './presenter';

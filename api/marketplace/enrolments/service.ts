@@ -15,7 +15,7 @@ import type { Sequelize } from 'sequelize';
 import type { MemberRole } from '../../../db/identity';
 import { courseStore, enrolmentStore, type Enrolment } from '../../../db/marketplace';
 import type { Tx } from '../../../db/tx';
-import { ANY_ROLE, defaultMerchantOf, requireRole } from '../../dashboard/roles';
+import { ANY_ROLE, defaultMerchantOf, requireRole } from '../../identity/auth/roles';
 import { ApiError } from '../../errors/apiError';
 import { CHARGE_WRITERS } from '../../charges/service';
 import { receiptVerifyUrl, sealCode } from '../../../core/receipts/verificationCode';

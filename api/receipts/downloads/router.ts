@@ -40,7 +40,6 @@ export function receiptsRouter(deps: ReceiptsRouterDeps): Router {
   return router;
 }
 
-/** HTTP ↔ ReceiptService (router.ts): the path id checked, then the PDF with the spec's headers. */
 /**
  * Exactly the spec's three headers (no ETag: the bytes are private and never cached), the
  * filename unquoted as the spec writes it: only ids of token characters reach it.
@@ -60,9 +59,8 @@ function merchantOf(req: Request): string {
   return req.user.merchantId;
 }
 
-export function receiptHandlers(
-  service: ReceiptService,
-): Record<'transaction' | 'withdrawal' | 'payoutItem', RequestHandler> {
+/** Each route: the path id checked, then the PDF with the spec's headers. */
+function receiptHandlers(service: ReceiptService): Record<'transaction' | 'withdrawal' | 'payoutItem', RequestHandler> {
   return {
     transaction: async (req, res) => {
       const id = parseOrThrow(transactionReceiptId, req.params.id, 'transaction id');

@@ -1,55 +1,56 @@
 /**
- * The application API (signed-in people, bearer tokens): its sign-in machinery built once and
- * the routers that share it. Mounted by app.ts.
+ * The application family (signed-in people, bearer tokens): its sign-in machinery built once and
+ * the routers that share it. Mounted by api/app.ts. The family folder has no service of its own:
+ * each route's is in its domain's folder.
  */
 import { Router, type RequestHandler } from 'express';
-import type { StorageConfig } from '../core/storage/createObjectStore';
-import { createObjectStore } from '../core/storage/createObjectStore';
-import { userStore } from '../db/identity';
-import { createAvatarRoutes } from './identity/avatar';
+import type { StorageConfig } from '../../core/storage/createObjectStore';
+import { createObjectStore } from '../../core/storage/createObjectStore';
+import { userStore } from '../../db/identity';
+import { createAvatarRoutes } from '../identity/avatar';
 import type passport from 'passport';
 
 type Authenticator = InstanceType<typeof passport.Passport>;
 import type { Sequelize } from 'sequelize';
-import type { AuthConfig } from '../config';
-import { AccessTokens, derivedJwtSecret } from './identity/auth/accessTokens';
-import { AttemptThrottle } from './identity/auth/attemptThrottle';
-import { BearerStrategy, requireUser } from './identity/auth/bearer';
-import { cookieJar } from './identity/auth/cookies';
-import { CsrfTokens, csrfKey } from './identity/auth/csrf';
-import { accountsRouter } from './identity/accounts/router';
-import { dashboardRouter } from './dashboard/router';
-import { DashboardFigures } from './dashboard/figures';
-import { DashboardService } from './dashboard/service';
-import { AccountService } from './identity/accounts/service';
-import { sessionsRouter } from './identity/sessions/router';
-import { SessionService } from './identity/sessions/service';
-import { parseKey } from '../core/crypto/secretBox';
-import { ApiError } from './errors/apiError';
-import { twoFactorRouter } from './identity/twoFactor/router';
-import { chargesRouter } from './charges/router';
-import { AppChargeService, type AppChargeServiceDeps } from './charges/service';
-import { RefundService } from './refunds/service';
-import { refundsRouter } from './refunds/router';
-import { boletosRouter, BOLETOS_PATH } from './boletos/router';
-import { coursesRouter } from './marketplace/courses/router';
-import { CourseService } from './marketplace/courses/service';
-import { CourseContentService } from './marketplace/courses/content';
-import { BoletoService } from './boletos/service';
-import type { IdempotencyService } from './idempotency/idempotencyService';
-import type { ReceiptService } from './receipts/downloads/service';
-import { TwoFactorService, type MailSender } from './identity/twoFactor/service';
-import { CHECKOUT_SESSIONS_PATH, checkoutSessionsRouter } from './checkouts/sessions/router';
-import { CheckoutSessionService } from './checkouts/sessions/service';
-import { ENROLMENTS_PATH, enrolmentsRouter } from './marketplace/enrolments/router';
-import { EnrolmentService } from './marketplace/enrolments/service';
-import { RECONCILIATIONS_PATH, reconciliationsRouter } from './reconciliations/router';
-import { ReconciliationService } from './reconciliations/service';
-import { SETTLEMENTS_PATH, settlementsRouter } from './settlements/router';
-import { SettlementScheduleService } from './settlements/schedule';
-import { SettlementService } from './settlements/service';
-import { MED_INFRACTIONS_PATH, medRouter } from './med/router';
-import { DEFAULT_MED_SETTINGS, MedService, type MedSettings } from './med/service';
+import type { AuthConfig } from '../../config';
+import { AccessTokens, derivedJwtSecret } from '../identity/auth/accessTokens';
+import { AttemptThrottle } from '../identity/auth/attemptThrottle';
+import { BearerStrategy, requireUser } from '../identity/auth/bearer';
+import { cookieJar } from '../identity/auth/cookies';
+import { CsrfTokens, csrfKey } from '../identity/auth/csrf';
+import { accountsRouter } from '../identity/accounts/router';
+import { dashboardRouter } from '../dashboard/router';
+import { DashboardFigures } from '../dashboard/figures';
+import { DashboardService } from '../dashboard/service';
+import { AccountService } from '../identity/accounts/service';
+import { sessionsRouter } from '../identity/sessions/router';
+import { SessionService } from '../identity/sessions/service';
+import { parseKey } from '../../core/crypto/secretBox';
+import { ApiError } from '../errors/apiError';
+import { twoFactorRouter } from '../identity/twoFactor/router';
+import { chargesRouter } from '../charges/router';
+import { AppChargeService, type AppChargeServiceDeps } from '../charges/service';
+import { RefundService } from '../refunds/service';
+import { refundsRouter } from '../refunds/router';
+import { boletosRouter, BOLETOS_PATH } from '../boletos/router';
+import { coursesRouter } from '../marketplace/courses/router';
+import { CourseService } from '../marketplace/courses/service';
+import { CourseContentService } from '../marketplace/courses/content';
+import { BoletoService } from '../boletos/service';
+import type { IdempotencyService } from '../idempotency/idempotencyService';
+import type { ReceiptService } from '../receipts/downloads/service';
+import { TwoFactorService, type MailSender } from '../identity/twoFactor/service';
+import { CHECKOUT_SESSIONS_PATH, checkoutSessionsRouter } from '../checkouts/sessions/router';
+import { CheckoutSessionService } from '../checkouts/sessions/service';
+import { ENROLMENTS_PATH, enrolmentsRouter } from '../marketplace/enrolments/router';
+import { EnrolmentService } from '../marketplace/enrolments/service';
+import { RECONCILIATIONS_PATH, reconciliationsRouter } from '../reconciliations/router';
+import { ReconciliationService } from '../reconciliations/service';
+import { SETTLEMENTS_PATH, settlementsRouter } from '../settlements/router';
+import { SettlementScheduleService } from '../settlements/schedule';
+import { SettlementService } from '../settlements/service';
+import { MED_INFRACTIONS_PATH, medRouter } from '../med/router';
+import { DEFAULT_MED_SETTINGS, MedService, type MedSettings } from '../med/service';
 
 export interface ApplicationDeps {
   sequelize: Sequelize;

@@ -3,9 +3,9 @@
  * gets 404, the same answer as for a merchant that does not exist, so trying other merchants' ids
  * reveals nothing; a member whose role is not allowed gets 403 INSUFFICIENT_ROLE.
  */
-import { memberStore, type MemberRole, type MerchantMember } from '../../db/identity';
-import type { Tx } from '../../db/tx';
-import { ApiError } from '../errors/apiError';
+import { memberStore, type MemberRole, type MerchantMember } from '../../../db/identity';
+import type { Tx } from '../../../db/tx';
+import { ApiError } from '../../errors/apiError';
 
 export const ANY_ROLE: readonly MemberRole[] = ['owner', 'admin', 'finance', 'viewer'];
 export const MANAGERS: readonly MemberRole[] = ['owner', 'admin'];
