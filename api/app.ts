@@ -25,7 +25,7 @@ import type { StorageConfig } from '../core/storage/createObjectStore';
 import { methodNotAllowed } from './middleware/methodNotAllowed';
 import { traceId } from './middleware/traceId';
 import { providerCallbackRouter } from './charges/callbacks/router';
-import { ProviderCallbackService } from './charges/callbacks/service';
+import { ProviderCallbackService } from '../db/charges';
 import { legacyDeprecation, sellersRouter } from './sellers/router';
 import { SellerPixService } from './charges/sellers/service';
 import { WithdrawalService } from './withdrawals/service';
@@ -54,7 +54,7 @@ import { httpMetrics } from './middleware/httpMetrics';
 import { instrumentedClient } from './temporal/instrumentedClient';
 import { CallbackHealth } from './charges/callbacks/callbackHealth';
 import { pixApiCallbackRouter, type WrongSecretOptions } from './charges/pixApiCallbacks/router';
-import { PIX_API_CALLBACK_PATH } from './charges/pixApiCallbacks/path';
+import { PIX_API_CALLBACK_PATH } from '../core/pix/callbackPath';
 import type { PrivateReceiver } from '../core/net/destination';
 
 export interface ApiDeps {

@@ -11,7 +11,7 @@
 import crypto from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Sequelize } from 'sequelize';
-import { issueChargeRaw, issueFailureOf } from '../../api/charges/issueCharge';
+import { issueChargeRaw, issueFailureOf } from '../../db/charges';
 import { endOfDueDateInBrasilia } from '../../core/boletos/dueTime';
 import { boletoBatchStore } from '../../db/boletos';
 import { chargeStore } from '../../db/charges';

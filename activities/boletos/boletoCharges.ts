@@ -26,9 +26,10 @@ import {
   type ChargeLifecycleInput,
   type CloseOutcome,
   type IssuedCharge,
-  type PaymentConfirmation,
   type SettleOutcome,
 } from '../../workflows/charges/types';
+import type { PaymentConfirmation } from '../../core/charges/paymentConfirmation';
+import { boletoClaim } from '../../core/boletos/claim';
 import { writeLedgerEntry } from '../ledger/ledgerWriter';
 import { recordEvent } from '../events/outbox';
 
@@ -277,19 +278,6 @@ export function createBoletoChargeActivities(deps: BoletoChargeDeps) {
   }
 
   return { issueBoletoAtProvider, recordIssuedBoleto, closeProviderBoleto, closeOrphanProviderBoleto, settleBoleto };
-}
-
-/** The claim a paid boleto makes (callback or close): a hint to look, never what is credited. */
-export function boletoClaim(boleto: ProviderBoleto): PaymentConfirmation {
-  const payment = boleto.payment;
-  return {
-    providerChargeId: boleto.id,
-    // Barcode payments have no endToEndId: the boleto id keys the claim (one payment per boleto).
-    endToEndId: payment?.endToEndId ?? `BOLETO-${boleto.id}`,
-    amountCents: payment?.amountCents ?? boleto.amountCents,
-    paidAt: payment?.paidAt ?? boleto.paidAt ?? new Date(0).toISOString(),
-    payer: payment?.payer ?? null,
-  };
 }
 
 /**

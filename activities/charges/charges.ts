@@ -27,9 +27,9 @@ import {
   type ChargeLifecycleInput,
   type CloseOutcome,
   type IssuedCharge,
-  type PaymentConfirmation,
   type SettleOutcome,
 } from '../../workflows/charges/types';
+import type { PaymentConfirmation } from '../../core/charges/paymentConfirmation';
 import { createBoletoChargeActivities, type BoletoColumns } from '../boletos/boletoCharges';
 import { writeLedgerEntry } from '../ledger/ledgerWriter';
 import { recordEvent } from '../events/outbox';

@@ -10,7 +10,7 @@ import { PROVIDER_CALLBACK_SIGNATURE_HEADER, PROVIDER_CALLBACK_TIMESTAMP_HEADER 
 import { errors } from '../../errors/apiError';
 import { parseOrThrow } from '../../validation/validate';
 import { providerCallbackBody } from './schema';
-import type { ProviderCallbackService, ProviderEvent } from './service';
+import type { ProviderCallbackService, ProviderEvent } from '../../../db/charges';
 import type { CallbackHealth } from './callbackHealth';
 
 export function providerCallbackRouter(deps: {
