@@ -79,7 +79,11 @@ export class SellerPixService {
     chargeId: string,
     idempotencyKey: string | null,
   ): Promise<ChargeLifecycleInput> {
-    const expiresAt = chargeExpiryOrInvalid(body.expiresAt, this.deps.now?.() ?? new Date(), this.deps.defaultChargeTtlSeconds);
+    const expiresAt = chargeExpiryOrInvalid(
+      body.expiresAt,
+      this.deps.now?.() ?? new Date(),
+      this.deps.defaultChargeTtlSeconds,
+    );
     const feeCents = chargeFee(merchant, this.deps.defaultFee, body.amountCents);
     const splits = await this.validateSplits(merchant, body, feeCents);
     const webhook = body.webhook_url ? await this.chargeWebhook(merchant.id, body.webhook_url) : null;
