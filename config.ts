@@ -8,6 +8,7 @@
  */
 import crypto from 'node:crypto';
 import net from 'node:net';
+import path from 'node:path';
 import { parseKey } from './core/crypto/secretBox';
 import { readClientTls, type ClientTls } from './core/net/clientTls';
 import { parsePrivateReceivers, type PrivateReceiver } from './core/net/destination';
@@ -752,12 +753,20 @@ function isProxyEntry(entry: string): boolean {
 }
 
 /**
+ * GATEWAY_DATA_DIR: the local stack's folder (`npm start`'s data, and the local-env.json the CLI
+ * reads: cli/lib/localEnv.ts), resolved against the checkout. Default: .data. Production: not used.
+ */
+export function gatewayDataDir(root: string, env: NodeJS.ProcessEnv = process.env): string {
+  return path.resolve(root, env.GATEWAY_DATA_DIR || '.data');
+}
+
+/**
  * The operator CLI (`npm run gateway`): it reads the services' own variables (DATABASE_URL,
  * CREDENTIALS_ENCRYPTION_KEY, PROVIDER_BASE_URL, PROVIDER_API_KEY, PROVIDER_TIMEOUT_MS,
  * TEMPORAL_ADDRESS and TEMPORAL_TLS_* (temporalConnectionForCli), TEMPORAL_NAMESPACE, LOG_LEVEL,
  * and for `provider webhook register` all of loadConfig's) one at a time, when a command needs
  * one, from the environment, else from the running `npm start` stack's .data/local-env.json
- * (`local`, scripts/lib/localSecrets.ts); plus its own:
+ * (`local`, cli/lib/localEnv.ts); plus its own:
  * - MIGRATION_DATABASE_URL: `migrate`'s login (the migration role), else DATABASE_URL.
  * - GATEWAY_USER_PASSWORD: `user create`'s password when --password is not given (an argument is
  *   visible in `ps`; the environment is not). Default: none, the command then refuses.

@@ -40,7 +40,7 @@ import { BOLETOS_PATH } from './boletos/router';
 import type { MedSettings } from './med/service';
 import { PROVIDER_CALLBACK_PATH, providerCallbacksApi } from './charges/callbacks/router';
 import type { WrongSecretOptions } from './charges/pixApiCallbacks/router';
-import { PIX_API_CALLBACK_PATH } from './charges/pixApiCallbacks/path';
+import { PIX_API_CALLBACK_PATH } from '../core/pix/callbackPath';
 import { sellersApi } from './sellers/router';
 import { PAYOUTS_PATH, payoutsApi } from './payouts/router';
 import type { PayoutSettings } from './payouts/service';

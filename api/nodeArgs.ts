@@ -6,9 +6,3 @@
  * per create: not taken. Measured with `BENCH_ONLY=creates`; the figures: docs/benchmarks.md.
  */
 export const API_NODE_ARGS: readonly string[] = ['--max-old-space-size=160', '--max-semi-space-size=8'];
-
-/**
- * A worker thread refuses V8 heap flags in its execArgv (ERR_WORKER_INVALID_EXEC_ARGV): the
- * receipt render pool passes its threads this process's flags without them.
- */
-export { withoutHeapCaps } from '../workers/nodeArgs';

@@ -4,10 +4,10 @@
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { findStoredMail, readStoredMails, type Mail } from '../scripts/lib/mailSink';
+import { findStoredMail, readStoredMails, type Mail } from './lib/storedMails';
 import { cliEnvironment } from '../config';
-import { readLocalEnv } from '../scripts/lib/localSecrets';
-import { projectRoot } from '../scripts/lib/tools';
+import { readLocalEnv } from './lib/localEnv';
+import { projectRoot } from './lib/projectRoot';
 
 export const defaultMailDir = path.join(projectRoot, '.data', 'mail');
 

@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../config';
 import { pixApiClientFrom } from '../activities/provider/pixApi';
 import { ensurePixWebhook, webhookKeys } from '../workers/ensurePixWebhook';
-import { PIX_API_CALLBACK_PATH } from '../api/charges/pixApiCallbacks/path';
+import { PIX_API_CALLBACK_PATH } from '../core/pix/callbackPath';
 
 export const providerWebhookHelp = `usage: npm run gateway -- provider webhook register
 

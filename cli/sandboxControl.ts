@@ -1,6 +1,6 @@
 /** The operator's CLI calling the sandbox's control routes (the "payer" buttons): one way to reach them. */
 import { cliEnvironment } from '../config';
-import { readLocalEnv } from '../scripts/lib/localSecrets';
+import { readLocalEnv } from './lib/localEnv';
 
 /**
  * POSTs `body` to the sandbox's control route `path` (under /sandbox) and answers its text; a

@@ -13,7 +13,8 @@
 import crypto from 'node:crypto';
 import path from 'node:path';
 import { runChaos, type ChaosOptions } from './lib/chaos/run';
-import { ensureTools, projectRoot } from './lib/tools';
+import { ensureTools } from './lib/tools';
+import { projectRoot } from '../cli/lib/projectRoot';
 
 function integer(name: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;

@@ -11,10 +11,12 @@
  */
 import path from 'node:path';
 import { DATABASE_ROLES } from './lib/databaseRoles';
-import { localDataDir, loadOrCreateLocalSecrets, writeLocalEnv } from './lib/localSecrets';
+import { localDataDir, writeLocalEnv } from '../cli/lib/localEnv';
+import { loadOrCreateLocalSecrets } from './lib/localSecrets';
 import { temporalEngineFrom } from './lib/temporalEngine';
 import { startStack, type Stack } from './lib/stack';
-import { ensureTools, projectRoot } from './lib/tools';
+import { ensureTools } from './lib/tools';
+import { projectRoot } from '../cli/lib/projectRoot';
 
 const PORTS = {
   api: Number(process.env.PORT ?? 3000),

@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import { ensureTemporalCertificates, TEMPORAL_TLS_DIR } from './lib/temporalCertificates';
-import { projectRoot } from './lib/tools';
+import { projectRoot } from '../cli/lib/projectRoot';
 
 async function main(): Promise<void> {
   const { files, created } = await ensureTemporalCertificates(TEMPORAL_TLS_DIR);

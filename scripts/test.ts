@@ -27,7 +27,8 @@ import { auditSecrets } from './lib/secretsAudit';
 import { freePort } from './lib/ports';
 import { startTemporalDevServer } from './lib/temporalDevServer';
 import { cpuSecondsOfThisRun, jestCpu, timingReport } from './lib/testTimings';
-import { ensureTools, projectRoot, temporalCliPath, temporalTestServerPath } from './lib/tools';
+import { ensureTools, temporalCliPath, temporalTestServerPath } from './lib/tools';
+import { projectRoot } from '../cli/lib/projectRoot';
 import { DEFAULT_PRODUCTION_BUILD_DIR, prepareProductionBuild } from './lib/productionBuild';
 import { ensureTestTools, toolsFor } from './lib/testTools';
 

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { workflowsPath } from './createWorker';
-import { withoutHeapCaps } from './nodeArgs';
+import { withoutHeapCaps } from '../core/nodeArgs';
 
 /** Builds the bundle in a child process and returns its path (a fresh temporary file). */
 export async function bundleWorkflowsInChild(): Promise<string> {

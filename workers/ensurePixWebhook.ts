@@ -8,7 +8,7 @@
  */
 import type { PixApiClient } from '../activities/provider/pixApi';
 import { ProviderError } from '../core/provider';
-import { pixWebhookUrl } from '../api/charges/pixApiCallbacks/path';
+import { pixWebhookUrl } from '../core/pix/callbackPath';
 
 export type WebhookRegistration = 'registered' | 'already registered';
 

@@ -7,8 +7,3 @@
  * Not passed on to the child that bundles the workflow code (webpack needs more).
  */
 export const WORKER_NODE_ARGS: readonly string[] = ['--max-old-space-size=160', '--max-semi-space-size=8'];
-
-/** This process's node flags without the worker's heap caps (for a child that needs more memory). */
-export function withoutHeapCaps(args: readonly string[]): string[] {
-  return args.filter((a) => !a.startsWith('--max-old-space-size') && !a.startsWith('--max-semi-space-size'));
-}

@@ -6,7 +6,7 @@
  */
 import { executeChild, type ChildWorkflowOptions } from '@temporalio/workflow';
 import type { WithWorkflowArgs, Workflow, WorkflowResultType } from '@temporalio/common';
-import type { WorkflowDefinition, WorkflowMessage } from './defineWorkflow';
+import type { WorkflowDefinition, WorkflowMessage } from '../core/temporal/definition';
 
 export function executeChildOf<W extends Workflow, M extends WorkflowMessage>(
   workflow: WorkflowDefinition<W, M>,

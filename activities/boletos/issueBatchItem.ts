@@ -11,10 +11,9 @@
  */
 import crypto from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { issueChargeRaw, issueFailureOf } from '../../api/charges/issueCharge';
 import { endOfDueDateInBrasilia } from '../../core/boletos/dueTime';
 import { boletoBatchStore } from '../../db/boletos';
-import { chargeStore } from '../../db/charges';
+import { chargeStore, issueChargeRaw, issueFailureOf } from '../../db/charges';
 import { merchantStore } from '../../db/identity';
 import { workflowHandle } from '../../core/temporal/workflows';
 import { cancelChargeUpdate, chargeLifecycleWorkflow, chargeWorkflowId } from '../../workflows/charges/definitions';

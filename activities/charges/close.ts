@@ -1,7 +1,8 @@
 /** Closing a Pix charge: at the provider (which may report a payment that beat the close), then on our side. */
 import type { ProviderCharge } from '../../core/provider';
 import { chargeStore, presentChargeRow } from '../../db/charges';
-import type { CloseOutcome, PaymentConfirmation } from '../../workflows/charges/types';
+import type { PaymentConfirmation } from '../../core/charges/paymentConfirmation';
+import type { CloseOutcome } from '../../workflows/charges/types';
 import { recordEvent } from '../events/outbox';
 import { activityLog, recordAlert } from './alerts';
 import type { ChargeDeps } from './deps';

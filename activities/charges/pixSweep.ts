@@ -11,7 +11,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Logger } from 'pino';
 import type { Sequelize } from 'sequelize';
 import { providerEventStore } from '../../db/charges';
-import { ProviderCallbackService, receivedPixEventId, type CallbackOutcome } from '../../api/charges/callbacks/service';
+import { ProviderCallbackService, receivedPixEventId, type CallbackOutcome } from '../../db/charges';
 import { chargeIdOfTxid } from '../../core/pix/apiPixIds';
 import { isReceivedPixProvider, ProviderError, type PixProvider, type ReceivedPix } from '../../core/provider';
 

@@ -20,7 +20,7 @@ import { paidMoney } from '../../core/refunds/paid';
 import { startWorkflow } from '../../core/temporal/workflows';
 import { medInfractionWorkflow, medInfractionWorkflowId } from '../../workflows/med/definitions';
 import type { MedDecisionRequest, MedInfractionInput, MedSyncInput, MedSyncResult } from '../../workflows/med/types';
-import { BusinessStatusKey, MerchantIdKey } from '../../workflows/searchAttributes';
+import { BusinessStatusKey, MerchantIdKey } from '../../core/temporal/searchAttributes';
 import { writeLedgerEntry } from '../ledger/ledgerWriter';
 import { recordEvent } from '../events/outbox';
 

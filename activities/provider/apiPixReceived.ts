@@ -7,7 +7,7 @@
 import { chargeIdOfTxid } from '../../core/pix/apiPixIds';
 import type { ReceivedPix, StatementPayment } from '../../core/provider';
 import type { PixApiClient } from './pixApi';
-import { receivedPixOf } from './receivedPixOf';
+import { receivedPixOf } from '../../core/pix/receivedPix';
 
 export type PixListClient = Pick<PixApiClient, 'listPix'>;
 

@@ -13,8 +13,9 @@
  */
 import { chargeIdOfTxid } from '../../core/pix/apiPixIds';
 import { pixAmountToCents } from '../../core/pix/pixAmount';
-import type { ProviderCharge, ProviderChargeStatus, ProviderPayer } from '../../core/provider';
-import type { Cob, Pagador, Pix } from './pixApi';
+import type { ProviderCharge, ProviderChargeStatus } from '../../core/provider';
+import { payerOf } from '../../core/pix/receivedPix';
+import type { Cob, Pix } from './pixApi';
 
 export interface ChargeOfCobInput {
   cob: Cob;
@@ -62,21 +63,4 @@ function statusOf(
     default:
       return nowMs >= expiresMs ? 'EXPIRED' : 'ACTIVE';
   }
-}
-
-/** The payer, from the PSP's `pagador` extension when it names them and their document; else unknown. */
-export function payerOf(pagador: Pagador | undefined): ProviderPayer | null {
-  const document = pagador?.cpf ?? pagador?.cnpj;
-  if (!pagador || !document) return null;
-  return {
-    name: pagador.nome,
-    document,
-    documentType: pagador.cpf ? 'CPF' : 'CNPJ',
-    email: null,
-    phone: null,
-    institution: pagador.nomeInstituicao ?? '',
-    ispb: pagador.ispbParticipante ?? '',
-    agency: pagador.agencia ?? '',
-    account: pagador.conta ?? '',
-  };
 }

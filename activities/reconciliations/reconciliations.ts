@@ -18,7 +18,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Logger } from 'pino';
 import type { Sequelize } from 'sequelize';
-import { ProviderCallbackService } from '../../api/charges/callbacks/service';
+import { ProviderCallbackService } from '../../db/charges';
 import {
   ProviderError,
   isStatementProvider,

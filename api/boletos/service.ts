@@ -17,12 +17,12 @@ import {
   boletoBatchWorkflow,
   boletoBatchWorkflowId,
 } from '../../workflows/boletos/definitions';
-import { chargeExpiry, chargeFee, MAX_CHARGE_TTL_DAYS } from '../charges/issueCharge';
+import { chargeExpiry, chargeFee, MAX_CHARGE_TTL_DAYS } from '../../core/charges/issueRules';
 import { CHARGE_WRITERS, type AppChargeService } from '../charges/service';
 import { ANY_ROLE, requireRole, roleErrors } from '../identity/auth/roles';
 import { ApiError, errors } from '../errors/apiError';
 import { temporalErrorToApi } from '../temporal/temporalErrors';
-import { updateWithStartOrJoin } from '../temporal/updateWithStart';
+import { updateWithStartOrJoin } from '../../core/temporal/updateWithStart';
 import type { CreateBoletosBody, ListBoletosQuery } from './schema';
 
 export const boletoErrors = {
@@ -81,15 +81,12 @@ export class BoletoService {
   validate(body: CreateBoletosBody, now = new Date()): void {
     const fields: { field: string; rowIndex: number; message: string }[] = [];
     body.items.forEach((item, rowIndex) => {
-      try {
-        chargeExpiry(endOfDueDateInBrasilia(item.dueDate), now, 0);
-      } catch {
-        fields.push({
-          field: `items.${rowIndex}.dueDate`,
-          rowIndex,
-          message: `must be between today and ${MAX_CHARGE_TTL_DAYS} days from now`,
-        });
-      }
+      if (chargeExpiry(endOfDueDateInBrasilia(item.dueDate), now, 0)) return;
+      fields.push({
+        field: `items.${rowIndex}.dueDate`,
+        rowIndex,
+        message: `must be between today and ${MAX_CHARGE_TTL_DAYS} days from now`,
+      });
     });
     if (fields.length)
       throw errors.validation('request body is invalid', {

@@ -9,7 +9,8 @@ import { chargeStore, type Charge } from '../../db/charges';
 import { memberStore, merchantStore } from '../../db/identity';
 import type { Refund } from '../../db/refunds';
 import { cancelChargeUpdate, chargeLifecycleWorkflow, chargeWorkflowId } from '../../workflows/charges/definitions';
-import { chargeExpiry, chargeFee, issueCharge } from './issueCharge';
+import { chargeFee } from '../../core/charges/issueRules';
+import { chargeExpiryOrInvalid, issueCharge } from './issueCharge';
 import { ANY_ROLE, requireRole, roleErrors } from '../identity/auth/roles';
 import { ApiError } from '../errors/apiError';
 import { temporalErrorToApi } from '../temporal/temporalErrors';
@@ -55,7 +56,7 @@ export class AppChargeService {
     const boleto = body.method === 'BOLETO';
     const merchant = await merchantStore.findMerchant(body.merchantId);
     if (!merchant || !merchant.active) throw roleErrors.merchantNotFound();
-    const expiresAt = chargeExpiry(
+    const expiresAt = chargeExpiryOrInvalid(
       body.expiresAt,
       new Date(),
       boleto ? DEFAULT_BOLETO_TTL_SECONDS : this.deps.defaultChargeTtlSeconds,

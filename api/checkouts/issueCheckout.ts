@@ -8,7 +8,9 @@ import crypto from 'node:crypto';
 import { checkoutStore, type Checkout } from '../../db/checkouts';
 import type { Merchant } from '../../db/identity';
 import type { CheckoutItemInput } from '../../workflows/charges/types';
-import { chargeFee, issueCharge, type IssueDeps } from '../charges/issueCharge';
+import { chargeFee } from '../../core/charges/issueRules';
+import type { IssueDeps } from '../../db/charges';
+import { issueCharge } from '../charges/issueCharge';
 
 export interface CheckoutToIssue {
   id: string;

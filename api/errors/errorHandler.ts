@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { ConnectionAcquireTimeoutError, ConnectionError } from 'sequelize';
 import { databaseConflictOf } from '../../db/diagnostics';
 import { ApiError } from './apiError';
-import { withoutWebhookSecret } from '../charges/pixApiCallbacks/path';
+import { withoutWebhookSecret } from '../../core/pix/callbackPath';
 
 export function envelope(err: ApiError, traceId: string) {
   return { error: { code: err.code, message: err.message, details: err.details, traceId } };

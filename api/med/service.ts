@@ -16,10 +16,11 @@ import {
   medInfractionWorkflowId,
 } from '../../workflows/med/definitions';
 import { MedFailureTypes, reminderBeforeMs } from '../../workflows/med/types';
-import { MerchantIdKey } from '../../workflows/searchAttributes';
+import { MerchantIdKey } from '../../core/temporal/searchAttributes';
 import { ANY_ROLE, defaultMerchantOf, requireRole, roleErrors } from '../identity/auth/roles';
 import { ApiError, errors } from '../errors/apiError';
-import { applicationFailureOf, temporalErrorToApi } from '../temporal/temporalErrors';
+import { applicationFailureOf } from '../../core/temporal/failures';
+import { temporalErrorToApi } from '../temporal/temporalErrors';
 import { executeWorkflow, workflowHandle } from '../../core/temporal/workflows';
 import type { AnalysisBody, BulkAnalysisBody, ListInfractionsQuery, SyncInfractionsBody } from './schema';
 

@@ -111,7 +111,7 @@ export function methodNotAllowed(app: Express): RequestHandler {
     if (!allowed || allowed.has(req.method)) return next();
     const allow = [...allowed].sort();
     res.setHeader('Allow', allow.join(', '));
-    // The path is not echoed: one of ours carries a secret segment (api/pixApiCallbacks/path.ts).
+    // The path is not echoed: one of ours carries a secret segment (core/pix/callbackPath.ts).
     next(
       new ApiError(
         405,

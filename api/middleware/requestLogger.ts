@@ -5,7 +5,7 @@
  */
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { withoutWebhookSecret } from '../charges/pixApiCallbacks/path';
+import { withoutWebhookSecret } from '../../core/pix/callbackPath';
 
 export function requestLogger(logger: Logger): RequestHandler {
   return (req, res, next) => {

@@ -6,8 +6,9 @@
  */
 import type { Sequelize } from 'sequelize';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { updateWithStartOrJoin } from '../temporal/updateWithStart';
-import { isWorkflowFailure, temporalErrorToApi } from '../temporal/temporalErrors';
+import { updateWithStartOrJoin } from '../../core/temporal/updateWithStart';
+import { isWorkflowFailure } from '../../core/temporal/failures';
+import { temporalErrorToApi } from '../temporal/temporalErrors';
 import { workflowHandle } from '../../core/temporal/workflows';
 import { nothingCreated } from '../idempotency/idempotencyService';
 import { presentBatch, presentBatchListEntry, presentItem, type ItemCounts } from '../../core/payouts/present';

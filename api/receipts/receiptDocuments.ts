@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Piscina } from 'piscina';
 import type { RenderTask } from '../../core/receipts/pdf/renderReceiptPdf';
-import { withoutHeapCaps } from '../nodeArgs';
+import { withoutHeapCaps } from '../../core/nodeArgs';
 
 /** Bump when the PDF layout changes, so stored receipts are drawn again. */
 const LAYOUT_VERSION = 'receipt-layout-v1';
@@ -118,7 +118,7 @@ function threadCount(configured: number | null | undefined): number {
   return configured ?? Math.min(4, Math.max(1, os.availableParallelism() - 1));
 }
 
-/** This process's node flags for the threads, without the heap caps a thread refuses (api/nodeArgs.ts). */
+/** This process's node flags for the threads, without the heap caps a thread refuses (core/nodeArgs.ts). */
 function workerExecArgv(): string[] {
   const own = withoutHeapCaps(process.execArgv);
   if (!fromSources) return own;

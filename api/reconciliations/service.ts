@@ -10,7 +10,7 @@ import { memberStore, userStore, type MemberRole } from '../../db/identity';
 import { reconciliationStore, type Reconciliation } from '../../db/reconciliations';
 import { reconciliationWorkflow } from '../../workflows/reconciliations/definitions';
 import { reconciliationWorkflowId } from '../../workflows/reconciliations/types';
-import { MerchantIdKey } from '../../workflows/searchAttributes';
+import { MerchantIdKey } from '../../core/temporal/searchAttributes';
 import { defaultMerchantOf, requireRole, roleErrors } from '../identity/auth/roles';
 import { ApiError } from '../errors/apiError';
 import { temporalErrorToApi } from '../temporal/temporalErrors';

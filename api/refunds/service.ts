@@ -16,7 +16,7 @@ import { RefundFailureTypes, type RefundInput } from '../../workflows/refunds/ty
 import { paidMoney } from '../../core/refunds/paid';
 import { ApiError, errors } from '../errors/apiError';
 import { keyBoundTo, temporalErrorToApi } from '../temporal/temporalErrors';
-import { updateWithStartOrJoin } from '../temporal/updateWithStart';
+import { updateWithStartOrJoin } from '../../core/temporal/updateWithStart';
 
 export const refundErrors = {
   notRefundable: (status: string) =>

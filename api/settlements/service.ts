@@ -21,7 +21,7 @@ import { defaultMerchantOf, requireRole, roleErrors } from '../identity/auth/rol
 import { ApiError, errors } from '../errors/apiError';
 import { mapRequestError, pixKeyNotRegistered } from '../withdrawals/errors';
 import { keyBoundTo } from '../temporal/temporalErrors';
-import { updateWithStartOrJoin } from '../temporal/updateWithStart';
+import { updateWithStartOrJoin } from '../../core/temporal/updateWithStart';
 import type { CreateSettlementBody, ListSettlementsQuery, SettlementView } from './schema';
 
 export const SETTLEMENT_ROLES: readonly MemberRole[] = ['owner', 'admin', 'finance'];

@@ -7,7 +7,7 @@
  */
 import type { Client } from '@temporalio/client';
 import { keyBoundTo } from '../temporal/temporalErrors';
-import { updateWithStartOrJoin } from '../temporal/updateWithStart';
+import { updateWithStartOrJoin } from '../../core/temporal/updateWithStart';
 import { merchantStore, type Merchant } from '../../db/identity';
 import { presentWithdrawalRows, withdrawalStore } from '../../db/withdrawals';
 import {

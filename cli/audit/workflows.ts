@@ -11,7 +11,7 @@
  * A run Failed, TimedOut or Terminated (since `since`) is a discrepancy: money workflows are
  * never terminated (docs/operations.md), and a failed one may have left money half-moved. The
  * one exception is sentPixNotice, which a newer notice about the same send terminates by design
- * (api/charges/callbacks/service.ts, TERMINATE_EXISTING): its terminated runs are a note.
+ * (db/charges/paymentClaims.ts, TERMINATE_EXISTING): its terminated runs are a note.
  */
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { QueryTypes, type Sequelize } from 'sequelize';

@@ -1,5 +1,6 @@
+/** A boleto the provider reports paid, read as the payment claim it makes. Pure. */
+import type { PaymentConfirmation } from '../charges/paymentConfirmation';
 import type { ProviderBoleto } from '../provider';
-import type { PaymentConfirmation } from '../../workflows/charges/types';
 
 /** The claim a paid boleto makes (callback or close): a hint to look, never what is credited. */
 export function boletoClaim(boleto: ProviderBoleto): PaymentConfirmation {

@@ -1,9 +1,10 @@
 /**
- * Starts, signals, updates, queries and schedule actions, by workflow definition
- * (workflows/defineWorkflow.ts): the arguments are checked against the workflow function's
- * parameters, a message must be one the workflow declares it handles, and the workflow type's
- * name is the one its definition holds. The API, activities and workers reach Temporal workflows
- * through these and updateWithStartOrJoin (./updateWithStart.ts), never by a type name of their own.
+ * Starts, signals, updates, queries and schedule actions, by workflow definition (made by
+ * workflows/defineWorkflow.ts, typed in ./definition.ts): the arguments are checked against the
+ * workflow function's parameters, a message must be one the workflow declares it handles, and the
+ * workflow type's name is the one its definition holds. The API, activities, workers and db/'s
+ * shared operations reach Temporal workflows through these and updateWithStartOrJoin
+ * (./updateWithStart.ts, beside this file), never by a type name of their own.
  */
 import type {
   Client,
@@ -22,7 +23,7 @@ import type {
   UpdateResult,
   WorkflowDefinition,
   WorkflowMessage,
-} from '../../workflows/defineWorkflow';
+} from './definition';
 
 /** A Client or its `workflow` part (activities and shared start routines are handed either). */
 export type WorkflowsOf = Client | WorkflowClient;

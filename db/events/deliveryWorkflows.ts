@@ -8,7 +8,7 @@ import { WorkflowExecutionAlreadyStartedError, type WorkflowClient } from '@temp
 import { startWorkflow } from '../../core/temporal/workflows';
 import type { Sequelize } from 'sequelize';
 import { deliveryWorkflowId, webhookDeliveryWorkflow } from '../../workflows/events/definitions';
-import { MerchantIdKey } from '../../workflows/searchAttributes';
+import { MerchantIdKey } from '../../core/temporal/searchAttributes';
 import { markWorkflowStarted } from './deliveryStore';
 
 export async function startDeliveryWorkflow(

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { ensureDatabase, startLocalPostgres, type LocalPostgres } from '../../db/embeddedPostgres';
 import { ensureGatewayDatabase } from './databaseRoles';
-import { projectRoot } from './tools';
+import { projectRoot } from '../../cli/lib/projectRoot';
 
 export interface PreparedDatabase {
   /** The runtime role's URL: what the API, the worker and the CLI get as DATABASE_URL. */

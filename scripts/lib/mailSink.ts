@@ -1,8 +1,8 @@
 /**
  * A local mail sink: a real SMTP server (smtp-server) on 127.0.0.1 that accepts every message,
  * parses it (mailparser), keeps it in memory and, given a directory, writes it there as JSON
- * (`npm start` uses .data/mail/, read with `npm run gateway -- mail list|show`). Development and
- * tests send real SMTP to it; nothing leaves the machine. No TLS and no login: it listens on
+ * (`npm start` uses .data/mail/, read with `npm run gateway -- mail list|show`:
+ * cli/lib/storedMails.ts). Development and tests send real SMTP to it; nothing leaves the machine. No TLS and no login: it listens on
  * loopback only. Files are readable by their owner only (they hold login codes).
  *
  * Recipients at `refused.invalid` (a domain that cannot exist, RFC 2606) are refused with 550, as
@@ -14,15 +14,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { simpleParser } from 'mailparser';
-
-export interface Mail {
-  id: string;
-  to: string[];
-  from: string;
-  subject: string;
-  text: string;
-  receivedAt: string;
-}
+import type { Mail } from '../../cli/lib/storedMails';
 
 export interface MailSink {
   url: string;
@@ -129,29 +121,4 @@ function displayAddress(a: { name?: string; address?: string } | undefined): str
 /** Sortable by arrival: `20250101T120000123Z-a1b2c3`. */
 function mailId(): string {
   return `${new Date().toISOString().replace(/[-:.]/g, '')}-${crypto.randomBytes(3).toString('hex')}`;
-}
-
-/** Mails written by a sink into `dir`, oldest first (the CLI's `mail list`). */
-export function readStoredMails(dir: string): Mail[] {
-  if (!fs.existsSync(dir)) return [];
-  return fs
-    .readdirSync(dir)
-    .filter((f) => f.endsWith('.json'))
-    .sort()
-    .flatMap((f) => {
-      try {
-        return [JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as Mail];
-      } catch {
-        return [];
-      }
-    });
-}
-
-/** One stored mail by id, or by an unambiguous prefix / the id's random suffix (`mail show`). */
-export function findStoredMail(dir: string, id: string): Mail | undefined {
-  const mails = readStoredMails(dir);
-  const exact = mails.find((m) => m.id === id);
-  if (exact) return exact;
-  const matches = mails.filter((m) => m.id.startsWith(id) || m.id.endsWith(`-${id}`));
-  return matches.length === 1 ? matches[0] : undefined;
 }

@@ -15,7 +15,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { projectRoot } from './tools';
+import { projectRoot } from '../../cli/lib/projectRoot';
 import { API_NODE_ARGS } from '../../api/nodeArgs';
 import { WORKER_NODE_ARGS } from '../../workers/nodeArgs';
 

@@ -27,7 +27,7 @@ import { ensureTemporalCertificates } from './temporalCertificates';
 import type { TemporalEngine } from './temporalEngine';
 import { startTemporalServer } from './temporalServer';
 import { startTemporalUi } from './temporalUi';
-import { projectRoot } from './tools';
+import { projectRoot } from '../../cli/lib/projectRoot';
 
 export interface StackPorts {
   api: number;

@@ -20,7 +20,7 @@ import {
   issueCertificate,
   type GeneralNames,
 } from './certificates';
-import { projectRoot } from './tools';
+import { projectRoot } from '../../cli/lib/projectRoot';
 
 export const TEMPORAL_TLS_DIR = path.join(projectRoot, '.data', 'temporal-tls');
 

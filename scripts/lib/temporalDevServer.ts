@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
-import { searchAttributeRegistrations } from '../../workflows/searchAttributes';
+import { searchAttributeRegistrations } from '../../core/temporal/searchAttributes';
 import { stopChild } from './stopChild';
 import { temporalCliPath } from './tools';
 

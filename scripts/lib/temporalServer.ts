@@ -19,12 +19,12 @@ import { temporal } from '@temporalio/proto';
 import { Client as PgClient } from 'pg';
 import { ensureDatabase } from '../../db/embeddedPostgres';
 import { ensureTemporalDatabases } from './databaseRoles';
-import { searchAttributeRegistrations } from '../../workflows/searchAttributes';
+import { searchAttributeRegistrations } from '../../core/temporal/searchAttributes';
 import { freePort, freePortIn } from './ports';
 import { stopChild } from './stopChild';
 import { temporalClientEnv, temporalClientTls, type TemporalTlsFiles } from './temporalCertificates';
 import { TEMPORAL_HISTORY_SHARDS } from './temporalEngine';
-import { projectRoot } from './tools';
+import { projectRoot } from '../../cli/lib/projectRoot';
 
 const run = promisify(execFile);
 

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { stopChild } from './stopChild';
 import { waitForPort } from './ports';
 import { temporalClientEnv, type TemporalTlsFiles } from './temporalCertificates';
-import { projectRoot } from './tools';
+import { projectRoot } from '../../cli/lib/projectRoot';
 
 const uiBinary = path.join(projectRoot, '.tools', 'temporal-ui-server', 'temporal-ui-server');
 

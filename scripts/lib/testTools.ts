@@ -12,7 +12,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { projectRoot } from './tools';
+import { projectRoot } from '../../cli/lib/projectRoot';
 
 export interface TestTool {
   name: string;

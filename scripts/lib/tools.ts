@@ -1,10 +1,8 @@
 /** Paths of the Temporal tooling installed by scripts/ensure-tools.sh (run it first). */
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
+import { projectRoot } from '../../cli/lib/projectRoot';
 
-/** The checkout; compiled (dist/scripts/lib, the CLI's build), the directory holding dist/. */
-const above = path.resolve(__dirname, '..', '..');
-export const projectRoot = path.basename(above) === 'dist' ? path.dirname(above) : above;
 export const temporalCliPath = path.join(projectRoot, '.tools', 'bin', 'temporal');
 export const temporalTestServerPath = path.join(projectRoot, '.tools', 'temporal-test-server', 'run.sh');
 

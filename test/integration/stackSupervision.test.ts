@@ -13,7 +13,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { freePort } from '../../scripts/lib/ports';
-import { projectRoot } from '../../scripts/lib/tools';
+import { projectRoot } from '../../cli/lib/projectRoot';
 import { waitFor } from '../support/env';
 import { processAlive } from '../support/processAlive';
 import { testLogFile } from '../support/testLogs';

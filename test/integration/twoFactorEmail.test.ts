@@ -8,7 +8,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { authenticator } from 'otplib';
 import { AuthChallenge, SecondFactor } from '../../db/models';
-import type { Mail } from '../../scripts/lib/mailSink';
+import type { Mail } from '../../cli/lib/storedMails';
 import { AppClient, tallyAnswers } from '../support/appClient';
 import { testEnv } from '../support/env';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';

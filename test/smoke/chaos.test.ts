@@ -10,7 +10,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { projectRoot } from '../../scripts/lib/tools';
+import { projectRoot } from '../../cli/lib/projectRoot';
 import { productionBuildDir } from '../support/builtStack';
 import { testLogFile } from '../support/testLogs';
 

@@ -1,6 +1,6 @@
 /** The Java time-skipping test server (installed by npm test), with our search attributes registered. */
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { searchAttributeRegistrations } from '../../workflows/searchAttributes';
+import { searchAttributeRegistrations } from '../../core/temporal/searchAttributes';
 import { testEnv } from './env';
 import { quietTemporalRuntime } from './integrationStack';
 

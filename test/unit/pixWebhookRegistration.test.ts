@@ -5,7 +5,7 @@
  * Against the fake PSP over mutual TLS, each request checked against the BCB document.
  */
 import { ensurePixWebhook } from '../../workers/ensurePixWebhook';
-import { pixWebhookUrl, withoutWebhookSecret } from '../../api/charges/pixApiCallbacks/path';
+import { pixWebhookUrl, withoutWebhookSecret } from '../../core/pix/callbackPath';
 import { providerWebhookHelp } from '../../cli/providerWebhook';
 import { pixApiTestbed, type PixApiTestbed } from '../support/pixApiTestbed';
 import { ProviderError } from '../../core/provider';

@@ -18,14 +18,16 @@ import {
 } from '@temporalio/client';
 import { RetryState } from '@temporalio/common';
 import { google, temporal } from '@temporalio/proto';
-import { issueCharge, issueFailureOf } from '../../api/charges/issueCharge';
+import { issueCharge } from '../../api/charges/issueCharge';
+import { issueFailureOf } from '../../db/charges';
 import { ApiError } from '../../api/errors/apiError';
 import { errorHandler } from '../../api/errors/errorHandler';
 import { traceId } from '../../api/middleware/traceId';
-import { updateWithStartOrJoin } from '../../api/temporal/updateWithStart';
+import { updateWithStartOrJoin } from '../../core/temporal/updateWithStart';
 import { cancelChargeUpdate, chargeLifecycleWorkflow, issueChargeUpdate } from '../../workflows/charges/definitions';
 import { PayoutService, defaultPayoutSettings } from '../../api/payouts/service';
-import { applicationFailureOf, isTemporalUnavailable, temporalErrorToApi } from '../../api/temporal/temporalErrors';
+import { applicationFailureOf, isTemporalUnavailable } from '../../core/temporal/failures';
+import { temporalErrorToApi } from '../../api/temporal/temporalErrors';
 import { mapRequestError } from '../../api/withdrawals/errors';
 import { PayoutFailureTypes } from '../../workflows/payouts/types';
 

@@ -14,7 +14,7 @@ import { parse } from 'yaml';
 import { TEMPORAL_HISTORY_SHARDS } from '../../scripts/lib/temporalEngine';
 import { temporalTlsFiles } from '../../scripts/lib/temporalCertificates';
 import { temporalServerDir } from '../../scripts/lib/temporalServer';
-import { projectRoot } from '../../scripts/lib/tools';
+import { projectRoot } from '../../cli/lib/projectRoot';
 
 const server = path.join(temporalServerDir, 'temporal-server');
 

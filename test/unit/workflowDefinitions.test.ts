@@ -9,9 +9,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import * as workflows from '../../workflows';
-import type { WorkflowDefinition, WorkflowMessage } from '../../workflows/defineWorkflow';
+import type { WorkflowDefinition, WorkflowMessage } from '../../core/temporal/definition';
 import type { Workflow } from '@temporalio/common';
-import { updateWithStartOrJoin } from '../../api/temporal/updateWithStart';
+import { updateWithStartOrJoin } from '../../core/temporal/updateWithStart';
 import { scheduleAction, startWorkflow, workflowHandle } from '../../core/temporal/workflows';
 import {
   cancelChargeUpdate,

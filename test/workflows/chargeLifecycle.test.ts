@@ -18,7 +18,7 @@ import {
   paymentConfirmedSignal,
 } from '../../workflows/charges/definitions';
 import type { ChargeLifecycleInput } from '../../workflows/charges/types';
-import { BusinessStatusKey } from '../../workflows/searchAttributes';
+import { BusinessStatusKey } from '../../core/temporal/searchAttributes';
 import { FakePixProvider } from '../support/fakePixProvider';
 import { waitFor } from '../support/env';
 import { assertLedgerInvariant, balance } from '../support/ledger';

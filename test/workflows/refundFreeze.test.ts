@@ -11,7 +11,7 @@
  */
 import crypto from 'node:crypto';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { updateWithStartOrJoin } from '../../api/temporal/updateWithStart';
+import { updateWithStartOrJoin } from '../../core/temporal/updateWithStart';
 import { writeLedgerEntry } from '../../activities/ledger/ledgerWriter';
 import { accounts } from '../../core/ledger/accounts';
 import { chargePaidEntry } from '../../core/ledger/postings';

@@ -3,7 +3,7 @@
  * starts this run with Update-With-Start; the update answers once the run has read the item ids
  * (202 to the client). The run issues the items with bounded concurrency, each one an activity
  * that starts the item's own ChargeLifecycle through the one issue path
- * (api/charges/issueCharge.ts) and records the outcome on the row:
+ * (db/charges/issue.ts) and records the outcome on the row:
  * - a transient provider failure is retried by the activity's retry policy (a new charge each
  *   try, MAX_BOLETO_ITEM_ATTEMPTS in all), then recorded FAILED with our reason;
  * - a permanent one (the provider refused) is recorded FAILED at once;
@@ -20,7 +20,7 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { BoletoBatchActivities } from '../../activities/boletos';
-import { BusinessStatusKey } from '../searchAttributes';
+import { BusinessStatusKey } from '../../core/temporal/searchAttributes';
 import { acceptBoletoBatchUpdate, boletoBatchProgressQuery } from './definitions';
 import {
   BoletoBatchFailureTypes,

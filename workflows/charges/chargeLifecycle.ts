@@ -32,7 +32,7 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { ChargeActivities } from '../../activities/charges';
-import { BusinessStatusKey } from '../searchAttributes';
+import { BusinessStatusKey } from '../../core/temporal/searchAttributes';
 import { cancelChargeUpdate, chargeStatusQuery, issueChargeUpdate, paymentConfirmedSignal } from './definitions';
 import {
   ChargeFailureTypes,
@@ -41,8 +41,8 @@ import {
   type ChargeOutcome,
   type ChargePhase,
   type IssuedCharge,
-  type PaymentConfirmation,
 } from './types';
+import type { PaymentConfirmation } from '../../core/charges/paymentConfirmation';
 
 // Issuing is on the synchronous path of POST /sellers/pix: a few quick retries, then a clear 502.
 const issuingOptions: LocalActivityOptions & ActivityOptions = {
@@ -144,7 +144,7 @@ export async function chargeLifecycle(input: ChargeLifecycleInput): Promise<Char
   // longer write: runs recorded before it replay 'charge-issue-local' (two local activities) or
   // neither (regular activities), as patched() is only true on replay for a marker in the history.
   const oneStep = !isBoleto && patched('charge-issue-one-step');
-  // The start already set BusinessStatus ISSUING (api/temporal/updateWithStart.ts); runs before
+  // The start already set BusinessStatus ISSUING (core/temporal/updateWithStart.ts); runs before
   // 'charge-issue-local' upserted it once more, and replay that command.
   const local = oneStep || patched('charge-issue-local');
   if (local) phase = 'ISSUING';

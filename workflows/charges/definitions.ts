@@ -3,7 +3,8 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { defineWorkflow } from '../defineWorkflow';
 import type { chargeLifecycle } from './chargeLifecycle';
 import type { settleLatePayment } from './latePayment';
-import type { ChargePhase, IssuedCharge, PaymentConfirmation } from './types';
+import type { PaymentConfirmation } from '../../core/charges/paymentConfirmation';
+import type { ChargePhase, IssuedCharge } from './types';
 
 /** Update-With-Start target: answers once the Pix payload exists (or fails with the reason). */
 // Issues the charge, Pix or boleto. The update keeps its first name, 'issuePix': running charges

@@ -7,7 +7,8 @@
  */
 import { proxyActivities } from '@temporalio/workflow';
 import type { ChargeActivities } from '../../activities/charges';
-import type { PaymentConfirmation, SettleOutcome } from './types';
+import type { PaymentConfirmation } from '../../core/charges/paymentConfirmation';
+import type { SettleOutcome } from './types';
 
 const settling = proxyActivities<ChargeActivities>({
   startToCloseTimeout: '30 seconds',

@@ -1,5 +1,5 @@
 /** Data that crosses the workflow boundary for a charge. Plain JSON, no classes. */
-import type { ProviderPayer } from '../../core/provider';
+import type { PaymentConfirmation } from '../../core/charges/paymentConfirmation';
 
 export interface ChargeSplitInput {
   merchantId: string;
@@ -77,14 +77,6 @@ export interface IssuedCharge {
   pixTxid: string;
   copyPaste: string;
   expiresAt: string;
-}
-
-export interface PaymentConfirmation {
-  providerChargeId: string;
-  endToEndId: string;
-  amountCents: number;
-  paidAt: string;
-  payer: ProviderPayer | null;
 }
 
 /**

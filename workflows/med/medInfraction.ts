@@ -19,7 +19,7 @@ import {
 import type { MedActivities } from '../../activities/med/med';
 import { executeChildOf } from '../children';
 import { refundLifecycleWorkflow, refundWorkflowId } from '../refunds/definitions';
-import { BusinessStatusKey } from '../searchAttributes';
+import { BusinessStatusKey } from '../../core/temporal/searchAttributes';
 import { decideInfractionUpdate, infractionStatusQuery } from './definitions';
 import {
   DEFAULT_MED_DECISION,

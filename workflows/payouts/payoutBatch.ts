@@ -33,7 +33,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { PayoutActivities } from '../../activities/payouts';
-import { BusinessStatusKey } from '../searchAttributes';
+import { BusinessStatusKey } from '../../core/temporal/searchAttributes';
 import {
   answerReservation,
   quickTries,

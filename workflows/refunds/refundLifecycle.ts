@@ -19,7 +19,7 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { RefundActivities } from '../../activities/refunds/refunds';
-import { BusinessStatusKey } from '../searchAttributes';
+import { BusinessStatusKey } from '../../core/temporal/searchAttributes';
 import {
   answerReservation,
   quickTries,

@@ -8,7 +8,7 @@
  */
 import { ParentClosePolicy, proxyActivities, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { SettlementActivities } from '../../activities/settlements/settlements';
-import { MerchantIdKey } from '../searchAttributes';
+import { MerchantIdKey } from '../../core/temporal/searchAttributes';
 import { executeChildOf } from '../children';
 import { withdrawalLifecycleWorkflow, withdrawalWorkflowId } from '../withdrawals/definitions';
 import type { WithdrawalInput } from '../withdrawals/types';

@@ -33,7 +33,7 @@ import {
   TRANSFER_GRACE,
   TRANSFER_NOT_ACCEPTED,
 } from '../../core/transfers/failures';
-import { BusinessStatusKey } from '../searchAttributes';
+import { BusinessStatusKey } from '../../core/temporal/searchAttributes';
 import { answerReservation, quickTries, reserveOrRefuse, sendAndSettle } from '../transfers/outboundTransfer';
 import { requestWithdrawalUpdate, withdrawalStatusQuery } from './definitions';
 import {

@@ -3,4 +3,4 @@ export { PixApiClient, type PixApiClientOptions } from './pixApiClient';
 export { pixApiClientFrom } from './fromConfig';
 export { PixApiErrorCodes } from './errors';
 export type { CobRequest, DevolucaoRequest, PixRange } from './requests';
-export type { Cob, CobStatus, Devolucao, DevolucaoStatus, Pagador, Pix, Webhook } from './schemas';
+export type { Cob, CobStatus, Devolucao, DevolucaoStatus, Pix, Webhook } from './schemas';

@@ -9,6 +9,7 @@
  * gateway never reads, the schema follows the examples and says so.
  */
 import { z } from 'zod';
+import { pagadorSchema } from '../../../core/pix/receivedPix';
 
 export const TXID = /^[a-zA-Z0-9]{26,35}$/;
 /** A Pix's txid as the PSP reports it: the standard allows 1 to 35 on received Pix (static codes). */
@@ -38,32 +39,6 @@ export const devolucaoSchema = z.object({
   motivo: z.string().optional(),
 });
 export type Devolucao = z.infer<typeof devolucaoSchema>;
-
-/**
- * Who paid: not in the standard's Pix object (it has only the payer's free text, infoPagador),
- * but a PSP extension some PSPs send, the bundled sandbox among them (sandbox/pixApi/pixView.ts).
- * Read when it is there and well formed; anything else reads as absent, never as a broken
- * answer: a PSP with other names for it (or none) must not make a paid Pix unreadable.
- */
-export const pagadorSchema = z.object({
-  nome: z.string().min(1).max(200),
-  cpf: z
-    .string()
-    .regex(/^\d{11}$/)
-    .optional(),
-  cnpj: z
-    .string()
-    .regex(/^[0-9A-Z]{14}$/)
-    .optional(),
-  ispbParticipante: z
-    .string()
-    .regex(/^\d{8}$/)
-    .optional(),
-  nomeInstituicao: z.string().max(200).optional(),
-  agencia: z.string().max(20).optional(),
-  conta: z.string().max(40).optional(),
-});
-export type Pagador = z.infer<typeof pagadorSchema>;
 
 export const pixSchema = z.object({
   endToEndId: z.string().regex(END_TO_END_ID),

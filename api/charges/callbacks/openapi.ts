@@ -1,17 +1,7 @@
 /** OpenAPI for the provider callback routes (router.ts), mounted at /webhooks/pix-gateway. */
 import { z } from 'zod';
 import { errorResponses, jsonResponse, registry, security } from '../../openapi/registry';
-import { providerCallbackBody, providerCallbackOutcomes } from './schema';
-import type { CallbackOutcome } from './service';
-
-// Fails the type check if service.ts and the documented outcomes ever differ.
-type Documented = (typeof providerCallbackOutcomes)[number];
-const outcomesMatch: [CallbackOutcome] extends [Documented]
-  ? [Documented] extends [CallbackOutcome]
-    ? true
-    : never
-  : never = true;
-void outcomesMatch;
+import { callbackOutcome, providerCallbackBody } from './schema';
 
 registry.registerPath({
   method: 'post',
@@ -32,7 +22,7 @@ registry.registerPath({
     },
   },
   responses: {
-    200: jsonResponse('Taken.', z.object({ received: z.literal(true), outcome: z.enum(providerCallbackOutcomes) })),
+    200: jsonResponse('Taken.', z.object({ received: z.literal(true), outcome: callbackOutcome })),
     ...errorResponses('VALIDATION_ERROR', 'INVALID_SIGNATURE', 'PAYLOAD_TOO_LARGE', 'RATE_LIMITED'),
   },
 });

@@ -17,10 +17,10 @@ import { PROVIDER_CALLBACK_SIGNATURE_HEADER, PROVIDER_CALLBACK_TIMESTAMP_HEADER 
 import { errors } from '../../errors/apiError';
 import { parseOrThrow } from '../../validation/validate';
 import { providerCallbackBody } from './schema';
-import { ProviderCallbackService, type ProviderEvent } from './service';
+import { ProviderCallbackService, type ProviderEvent } from '../../../db/charges';
 import { CallbackHealth } from './callbackHealth';
 import { pixApiCallbackRouter, type WrongSecretOptions } from '../pixApiCallbacks/router';
-import { PIX_API_CALLBACK_PATH } from '../pixApiCallbacks/path';
+import { PIX_API_CALLBACK_PATH } from '../../../core/pix/callbackPath';
 
 export const PROVIDER_CALLBACK_PATH = '/webhooks/pix-gateway';
 

@@ -4,6 +4,7 @@
  * fields pass through: the provider may send more than we read.
  */
 import { z } from 'zod';
+import { callbackOutcomes } from '../../../db/charges';
 
 export const providerCallbackBody = z
   .object({
@@ -50,19 +51,5 @@ export const providerCallbackBody = z
   })
   .meta({ description: 'A payment callback from the provider: `charge` for charge.paid, `boleto` for boleto.paid.' });
 
-/**
- * SIGNALLED: passed to the charge's workflow · LATE_PAYMENT: the charge was closed, settled by
- * settleLatePayment · ALREADY_PAID: this payment was credited before · DUPLICATE_PAYMENT: another
- * payment for a PAID charge, not credited, stored as an alert · UNKNOWN_CHARGE · IGNORED (not a
- * payment). Every payment is credited only after the provider confirms it.
- */
-export const providerCallbackOutcomes = [
-  'SIGNALLED',
-  'ALREADY_PAID',
-  'DUPLICATE_PAYMENT',
-  'LATE_PAYMENT',
-  'UNKNOWN_CHARGE',
-  'IGNORED',
-  /** A notice about a Pix we sent: the PSP's record of it is being read (sentPixNotice). */
-  'SENT_PIX_FOLLOWED',
-] as const;
+/** What a callback route answers it made of a claim (db/charges/paymentClaims.ts decides it). */
+export const callbackOutcome = z.enum(callbackOutcomes);

@@ -1,6 +1,6 @@
 /** OpenAPI for the API Pix notification route (router.ts), mounted at /webhooks/pix-api. */
 import { z } from 'zod';
-import { providerCallbackOutcomes } from '../callbacks/schema';
+import { callbackOutcome } from '../callbacks/schema';
 import { errorResponses, jsonResponse, registry, security } from '../../openapi/registry';
 import { pixNotificationBody } from './schema';
 
@@ -32,7 +32,7 @@ registry.registerPath({
           z.object({
             endToEndId: z.string().optional(),
             idEnvio: z.string().optional(),
-            outcome: z.enum(providerCallbackOutcomes),
+            outcome: callbackOutcome,
           }),
         ),
       }),

@@ -22,10 +22,10 @@ import { routeJsonBody } from '../../middleware/jsonBody';
 import { perIpFailureLimit } from '../../middleware/rateLimit';
 import { parseOrThrow } from '../../validation/validate';
 import type { CallbackHealth } from '../callbacks/callbackHealth';
-import type { CallbackOutcome, ProviderCallbackService } from '../callbacks/service';
+import type { CallbackOutcome, ProviderCallbackService } from '../../../db/charges';
 import type { z } from 'zod';
 import { notifiedPixSchema, pixNotificationBody, sentPixNoticeSchema } from './schema';
-import { receivedPixOf } from '../../../activities/provider/receivedPixOf';
+import { receivedPixOf } from '../../../core/pix/receivedPix';
 
 export function pixApiCallbackRouter(deps: {
   service: ProviderCallbackService;

@@ -7,7 +7,6 @@ import { metadata } from '../../validation/metadata';
 import { httpUrl, text } from '../../validation/text';
 
 export const MAX_CHARGE_AMOUNT_CENTS = 1_000_000_000; // R$ 10,000,000.00
-export { MAX_CHARGE_TTL_DAYS } from '../issueCharge';
 /** The provider refuses longer descriptions (sandbox/schemas.ts, the PSP contract). */
 export const MAX_CHARGE_DESCRIPTION = 140;
 

@@ -6,7 +6,8 @@ import crypto from 'node:crypto';
 import type { Sequelize } from 'sequelize';
 import type { Client } from '@temporalio/client';
 import type { ChargeLifecycleInput } from '../../../workflows/charges/types';
-import { chargeExpiry, chargeFee, issueCharge } from '../issueCharge';
+import { chargeFee } from '../../../core/charges/issueRules';
+import { chargeExpiryOrInvalid, issueCharge } from '../issueCharge';
 import { allocateSplits } from '../../../core/splits';
 import { chargeStore, presentChargeRow } from '../../../db/charges';
 import { merchantStore, type Merchant } from '../../../db/identity';
@@ -89,7 +90,11 @@ export class SellerPixService {
     idempotencyKey: string | null,
     webhookSecret: string | null,
   ): Promise<ChargeLifecycleInput> {
-    const expiresAt = chargeExpiry(body.expiresAt, this.deps.now?.() ?? new Date(), this.deps.defaultChargeTtlSeconds);
+    const expiresAt = chargeExpiryOrInvalid(
+      body.expiresAt,
+      this.deps.now?.() ?? new Date(),
+      this.deps.defaultChargeTtlSeconds,
+    );
     const feeCents = chargeFee(merchant, this.deps.defaultFee, body.amountCents);
     const splits = await this.validateSplits(merchant, body, feeCents);
     const webhook =

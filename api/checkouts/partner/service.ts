@@ -15,7 +15,7 @@ import type { Client } from '@temporalio/client';
 import { checkoutStore, type Checkout } from '../../../db/checkouts';
 import type { Merchant } from '../../../db/identity';
 import { courseStore } from '../../../db/marketplace';
-import { chargeExpiry } from '../../charges/issueCharge';
+import { chargeExpiryOrInvalid } from '../../charges/issueCharge';
 import { issueCheckout } from '../issueCheckout';
 import { errors } from '../../errors/apiError';
 import { presentP0Checkout } from '../../../core/checkouts/present';
@@ -97,7 +97,7 @@ export class PartnerCheckoutService {
       id: checkoutId,
       kind: 'P0',
       amountCents,
-      expiresAt: chargeExpiry(body.expiresAt, new Date(), this.deps.defaultChargeTtlSeconds),
+      expiresAt: chargeExpiryOrInvalid(body.expiresAt, new Date(), this.deps.defaultChargeTtlSeconds),
       items,
       externalId: body.externalId,
       returnUrl: body.returnUrl,

@@ -6,7 +6,7 @@
  */
 import { checkoutStore, type Checkout } from '../../../db/checkouts';
 import { merchantStore } from '../../../db/identity';
-import { chargeExpiry } from '../../charges/issueCharge';
+import { chargeExpiryOrInvalid } from '../../charges/issueCharge';
 import { issueCheckout } from '../issueCheckout';
 import { ANY_ROLE, requireRole, roleErrors } from '../../identity/auth/roles';
 import { ApiError } from '../../errors/apiError';
@@ -43,7 +43,7 @@ export class CheckoutSessionService {
       id: sessionId,
       kind: 'SESSION',
       amountCents: body.amountCents,
-      expiresAt: chargeExpiry(undefined, new Date(), this.deps.defaultChargeTtlSeconds),
+      expiresAt: chargeExpiryOrInvalid(undefined, new Date(), this.deps.defaultChargeTtlSeconds),
       items,
       externalId: body.externalRef ?? null,
       returnUrl: body.cancelUrl ?? null,

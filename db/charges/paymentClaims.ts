@@ -1,9 +1,10 @@
 /**
- * Turns a verified provider callback into durable workflow input. The API moves no money, and a
- * callback is only a claim: settlement asks the provider before crediting anything. Two kinds
- * arrive: the provider's own signed events (charge.paid, boleto.paid) and API Pix notifications,
- * one Pix each, as the sweep for lost notifications finds them too (`handleReceivedPix`, stored as event
- * `pix:<endToEndId>`).
+ * Turns a payment claim into durable workflow input, whichever process has it: the API's callback
+ * routes (the provider's own signed events, charge.paid and boleto.paid, and API Pix
+ * notifications, one Pix each) and the worker's sweep for lost notifications and reconciliation
+ * (a Pix or a payment they found: `handleReceivedPix`, stored as event `pix:<endToEndId>`, and
+ * `settleClaim`). Nothing here moves money, and a claim is only a claim: settlement asks the
+ * provider before crediting anything.
  * - PENDING charge: signal its lifecycle workflow. If the run has closed meanwhile (or closes
  *   the charge right after our signal), settle through settleLatePayment as well: that path is
  *   idempotent (ledger key + row lock), so a payment racing expiry or cancel is never dropped.
@@ -15,25 +16,45 @@
 import type { Logger } from 'pino';
 import type { Sequelize } from 'sequelize';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { ProviderBoletoCallback, ProviderCallback, ReceivedPix } from '../../../core/provider';
-import { boletoClaim } from '../../../core/boletos/claim';
-import { endToEndKey } from '../../../core/pix/endToEndKey';
-import { chargeIdOfTxid, referenceOfIdEnvio } from '../../../core/pix/apiPixIds';
-import { sentPixNoticeWorkflow, sentPixNoticeWorkflowId } from '../../../workflows/transfers/definitions';
-import { chargeStore, paymentAlertStore, providerEventStore, type Charge } from '../../../db/charges';
+import type { ProviderBoletoCallback, ProviderCallback, ReceivedPix } from '../../core/provider';
+import { boletoClaim } from '../../core/boletos/claim';
+import type { PaymentConfirmation } from '../../core/charges/paymentConfirmation';
+import { endToEndKey } from '../../core/pix/endToEndKey';
+import { chargeIdOfTxid, referenceOfIdEnvio } from '../../core/pix/apiPixIds';
+import { MerchantIdKey } from '../../core/temporal/searchAttributes';
+import { startWorkflow, workflowHandle } from '../../core/temporal/workflows';
+import { sentPixNoticeWorkflow, sentPixNoticeWorkflowId } from '../../workflows/transfers/definitions';
 import {
   chargeLifecycleWorkflow,
   chargeWorkflowId,
   latePaymentWorkflowId,
   paymentConfirmedSignal,
   settleLatePaymentWorkflow,
-} from '../../../workflows/charges/definitions';
-import type { PaymentConfirmation } from '../../../workflows/charges/types';
-import { MerchantIdKey } from '../../../workflows/searchAttributes';
-import { startWorkflow, workflowHandle } from '../../../core/temporal/workflows';
-import type { providerCallbackOutcomes } from './schema';
+} from '../../workflows/charges/definitions';
+import type { Charge } from './charge';
+import * as chargeStore from './chargeStore';
+import * as paymentAlertStore from './paymentAlertStore';
+import * as providerEventStore from './providerEventStore';
 
-export type CallbackOutcome = (typeof providerCallbackOutcomes)[number];
+/**
+ * SIGNALLED: passed to the charge's workflow · LATE_PAYMENT: the charge was closed, settled by
+ * settleLatePayment · ALREADY_PAID: this payment was credited before · DUPLICATE_PAYMENT: another
+ * payment for a PAID charge, not credited, stored as an alert · UNKNOWN_CHARGE · IGNORED (not a
+ * payment). Every payment is credited only after the provider confirms it. The callback routes
+ * answer these (their schema is built from this list: api/charges/callbacks/schema.ts).
+ */
+export const callbackOutcomes = [
+  'SIGNALLED',
+  'ALREADY_PAID',
+  'DUPLICATE_PAYMENT',
+  'LATE_PAYMENT',
+  'UNKNOWN_CHARGE',
+  'IGNORED',
+  /** A notice about a Pix we sent: the PSP's record of it is being read (sentPixNotice). */
+  'SENT_PIX_FOLLOWED',
+] as const;
+
+export type CallbackOutcome = (typeof callbackOutcomes)[number];
 
 /** charge.paid (Pix charges) or boleto.paid (boleto charges, paid by barcode or by their Pix). */
 export type ProviderEvent = ProviderCallback | ProviderBoletoCallback;

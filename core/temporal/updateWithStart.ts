@@ -7,8 +7,8 @@
  */
 import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { UpdateDefinition, Workflow } from '@temporalio/common';
-import type { UpdateResult, WorkflowDefinition, WorkflowMessage } from '../../workflows/defineWorkflow';
-import { BusinessStatusKey, MerchantIdKey } from '../../workflows/searchAttributes';
+import type { UpdateResult, WorkflowDefinition, WorkflowMessage } from './definition';
+import { BusinessStatusKey, MerchantIdKey } from './searchAttributes';
 
 export async function updateWithStartOrJoin<
   W extends Workflow,
