@@ -20,7 +20,9 @@ const NO_SERVICE: Record<string, string> = {
   openapi: 'kernel: serves the document the other folders register',
   uploads: 'kernel: the local object store answers the uploads itself',
   'checkouts/page': 'kernel: server-rendered HTML over its own store.ts, public, before the JSON gate',
-  'charges/pixApiCallbacks': "a second door into charges/callbacks' service (API Pix notifications)",
+  'charges/callbacks':
+    "the PSP's notification route: it parses and answers; routing the claim is db/charges/paymentClaims.ts, which the worker's sweep and reconciliation run too",
+  'charges/pixApiCallbacks': 'a second door into the same claim routing (API Pix notifications)',
   sellers: 'family router: mounts the seller routes of charges/sellers, events/*, withdrawals',
   application: 'family router: builds the bearer sign-in once and mounts the application routes',
 };
