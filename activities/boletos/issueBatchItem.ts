@@ -1,6 +1,6 @@
 /**
  * A BoletoBatch item issued (the batch's other steps are in batch.ts). Each item is issued as a
- * BOLETO charge through the one issue path (api/charges/issueCharge.ts: the item's own
+ * BOLETO charge through the one issue path (db/charges/issue.ts, which the API's issueCharge also runs: the item's own
  * ChargeLifecycle, Update-With-Start), with the worker's Temporal client; the activity never
  * talks to the provider itself.
  *
