@@ -7,7 +7,7 @@
  */
 import type { Logger } from 'pino';
 import { createChargeActivities, createPixSweepActivities, type ChargeActivityDeps } from './charges';
-import { createWithdrawalActivities } from './withdrawals/withdrawals';
+import { createWithdrawalActivities } from './withdrawals';
 import { createPayoutActivities } from './payouts';
 import { createReconcileActivities } from './transfers/repair';
 import { createSentPixActivities } from './transfers/sentPix';

@@ -1,6 +1,6 @@
 /**
  * `payout reconcile <batchId>` / `withdrawal reconcile <withdrawalId>`: repairs a reservation
- * whose workflow was terminated, through the same module the janitor uses (activities/transfers/repair.ts),
+ * whose workflow was terminated, through the same module the janitor uses (activities/transfers/repair/),
  * asking the same PSP routes the worker asks (providerFrom: Efí's record by idEnvio with
  * PIX_TRANSFERS_API=efi), never another API: a send the repair could not see would read as "no
  * record" and be released after the grace period although it was paid.
@@ -10,7 +10,8 @@ import pino from 'pino';
 import type { Sequelize } from 'sequelize';
 import { loadConfig, temporalConnectionForCli, type CliEnvironment } from '../config';
 import { createLogger } from '../core/logger';
-import { createReconciler, type ReconcileSummary } from '../activities/transfers/repair';
+import { createReconciler } from '../activities/transfers/repair/reconciler';
+import type { ReconcileSummary } from '../activities/transfers/repair/summary';
 import { providerFrom } from '../activities/provider/providerFrom';
 import { temporalConnectionOptions } from '../core/temporal/connection';
 

@@ -4,7 +4,7 @@
  * backoff in seconds of real time — and every item is paid exactly once.
  */
 import crypto from 'node:crypto';
-import { createReconciler } from '../../activities/transfers/repair';
+import { createReconciler } from '../../activities/transfers/repair/reconciler';
 import { writeLedgerEntry } from '../../activities/ledger/ledgerWriter';
 import { accounts } from '../../core/ledger/accounts';
 import { chargePaidEntry } from '../../core/ledger/postings';

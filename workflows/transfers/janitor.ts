@@ -2,10 +2,11 @@
  * Janitor (started every 10 minutes by the Temporal Schedule `janitor`, visible and pausable in
  * the Web UI): finds reservations whose workflow is no longer running — a payout batch or a
  * withdrawal still PROCESSING after its run was terminated — and reconciles each by the
- * provider's record (activities/transfers/repair.ts). A reservation whose workflow runs is left alone.
+ * provider's record (activities/transfers/repair/). A reservation whose workflow runs is left alone.
  */
 import { ApplicationFailure, log, proxyActivities } from '@temporalio/workflow';
-import type { ReconcileActivities, ReconcileSummary } from '../../activities/transfers/repair';
+import type { ReconcileActivities } from '../../activities/transfers/repair';
+import type { ReconcileSummary } from '../../activities/transfers/repair/summary';
 
 const acts = proxyActivities<ReconcileActivities>({
   startToCloseTimeout: '2 minutes',

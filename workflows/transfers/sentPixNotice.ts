@@ -1,12 +1,13 @@
 /**
  * SentPixNotice (id `sent-pix-<idEnvio>`, started by the API for each entry of a PSP notification
  * about a Pix we sent): reads the PSP's record of the send and acts on it (activities/transfers/
- * sentPix.ts). The notice itself moves no money. Retries with backoff while the PSP does not
+ * sentPix/). The notice itself moves no money. Retries with backoff while the PSP does not
  * answer or the send is still processing; a conflict (a return of a send we did not pay) fails
  * the run for a person, visible in the Web UI.
  */
 import { proxyActivities } from '@temporalio/workflow';
-import type { SentPixActivities, SentPixOutcome } from '../../activities/transfers/sentPix';
+import type { SentPixActivities } from '../../activities/transfers/sentPix';
+import type { SentPixOutcome } from '../../activities/transfers/sentPix/follow';
 
 const { followSentPix } = proxyActivities<SentPixActivities>({
   startToCloseTimeout: '1 minute',

@@ -26,7 +26,7 @@ import {
   sleep,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import type { WithdrawalActivities } from '../../activities/withdrawals/withdrawals';
+import type { WithdrawalActivities } from '../../activities/withdrawals';
 import {
   CANCELLED_BEFORE_TRANSFER,
   NOT_PROCESSED,

@@ -1,0 +1,56 @@
+/**
+ * Repair of reservations whose workflow is gone (terminated, or lost): the operator's
+ * `payout reconcile` / `withdrawal reconcile` commands and the janitor share this module.
+ *
+ * Rules, the same as the one transfer path's:
+ * - A workflow that is still running owns its money: nothing here touches it (cancel it instead).
+ * - Every item that may have reached the provider (SENDING payout item, PROCESSING withdrawal) is
+ *   settled by the provider's record for our reference: COMPLETED → paid, refused → released.
+ * - With no record, it is released only once it was claimed more than TRANSFER_GRACE ago (an
+ *   attempt may still be running or being processed); until then it waits for the next run.
+ * - PENDING payout items were never sent: released, then the batch finishes (CANCELLED).
+ */
+import { ApplicationFailure } from '@temporalio/activity';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { payoutBatchWorkflowId } from '../../../workflows/payouts/definitions';
+import { withdrawalWorkflowId } from '../../../workflows/withdrawals/definitions';
+import { reconcileBatch } from './batch';
+import { repairDeps, type ReconcileDeps, type RepairDeps } from './deps';
+import { ReconcileFailureTypes, type ReconcileSummary } from './summary';
+import { reconcileWithdrawal } from './withdrawal';
+
+/** The repair with its dependencies built once: the operator CLI's entry (the activities call reconcileStopped). */
+export function createReconciler(deps: ReconcileDeps) {
+  const repair = repairDeps(deps);
+  return {
+    reconcileStopped: (client: Client, target: { kind: ReconcileSummary['kind']; id: string }) =>
+      reconcileStopped(repair, client, target),
+  };
+}
+
+/** Refuses while the workflow runs: the operator cancels it instead, and it compensates itself. */
+export async function reconcileStopped(
+  deps: RepairDeps,
+  client: Client,
+  target: { kind: ReconcileSummary['kind']; id: string },
+): Promise<ReconcileSummary> {
+  const workflowId =
+    target.kind === 'payout-batch' ? payoutBatchWorkflowId(target.id) : withdrawalWorkflowId(target.id);
+  if (await workflowRunning(client, workflowId)) {
+    throw ApplicationFailure.nonRetryable(
+      `workflow ${workflowId} is still running: cancel it instead (Temporal Web UI Cancel, or the API cancel route); it releases what was not sent`,
+      ReconcileFailureTypes.running,
+    );
+  }
+  return target.kind === 'payout-batch' ? reconcileBatch(deps, target.id) : reconcileWithdrawal(deps, target.id);
+}
+
+/** True while the workflow runs (it owns the money then); false when it ended or never existed. */
+export async function workflowRunning(client: Client, workflowId: string): Promise<boolean> {
+  try {
+    return (await client.workflow.getHandle(workflowId).describe()).status.name === 'RUNNING';
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return false;
+    throw err;
+  }
+}
