@@ -12,7 +12,7 @@ import { createPayoutActivities } from './payouts';
 import { createReconcileActivities } from './transfers/repair';
 import { createSentPixActivities } from './transfers/sentPix';
 import { createReconciliationActivities } from './reconciliations/reconciliations';
-import { createRefundActivities } from './refunds/refunds';
+import { createRefundActivities } from './refunds';
 import { createSettlementActivities } from './settlements/settlements';
 import { createMedActivities } from './med/med';
 import { createBoletoBatchActivities } from './boletos';

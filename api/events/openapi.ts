@@ -9,7 +9,7 @@
  *
  * Where each `data` is built: charge.created/paid/expired/cancelled presentChargeRow
  * (db/charges/sellerChargeView.ts, as GET /sellers/pix/{id}); charge.refunded refundedEvent
- * (activities/refunds/refunds.ts); withdrawal.* presentWithdrawalRows (db/withdrawals/withdrawalView.ts,
+ * (activities/refunds/settle.ts); withdrawal.* presentWithdrawalRows (db/withdrawals/withdrawalView.ts,
  * as GET /sellers/saques/{id}); payout.* activities/payouts/settleItems.ts and finish.ts; checkout.*
  * core/checkouts/present.ts (P0 object, or the session); med.* presentInfraction (db/med/medInfractions.ts,
  * as GET /med/infractions/{id}).
@@ -80,7 +80,7 @@ const ChargeRefund = registry.register(
       endToEndId: z.string().nullable().meta({ description: 'Of the devolução.' }),
       refundedAt: z.iso.datetime().nullable(),
     })
-    .describe('A refund of the charge succeeded (activities/refunds/refunds.ts, refundedEvent).'),
+    .describe('A refund of the charge succeeded (activities/refunds/settle.ts, refundedEvent).'),
 );
 
 const payoutItemData = (status: 'PAID' | 'FAILED') =>

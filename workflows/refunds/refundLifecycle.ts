@@ -18,7 +18,7 @@ import {
   sleep,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import type { RefundActivities } from '../../activities/refunds/refunds';
+import type { RefundActivities } from '../../activities/refunds';
 import { BusinessStatusKey } from '../../core/temporal/searchAttributes';
 import {
   answerReservation,

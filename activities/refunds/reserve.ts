@@ -1,0 +1,177 @@
+/**
+ * The refund's reservation: its shares are taken back from everyone the payment credited
+ * (core/refunds/shares.ts), under the charge's lock so concurrent refunds never pass the paid
+ * amount; a MED devolução is not refused for the merchant's state, and its blocked money is
+ * unblocked in the transaction that reserves it.
+ */
+import type { Transaction } from 'sequelize';
+import { accounts } from '../../core/ledger/accounts';
+import { move, movements, reserve } from '../../core/ledger/postings';
+import { moneyOutRefusal } from '../../core/identity/moneyOut';
+import { returnedByDevolucao } from '../../core/refunds/destination';
+import { paidMoney } from '../../core/refunds/paid';
+import { refundShares } from '../../core/refunds/shares';
+import { chargeStore, type Charge } from '../../db/charges';
+import { findInfraction } from '../../db/med/medInfractions';
+import { refundStore } from '../../db/refunds';
+import type { RefundDestination } from '../../db/refunds/refund';
+import { RefundFailureTypes, type RefundInput, type ReservedRefund } from '../../workflows/refunds/types';
+import { InsufficientBalanceError, writeLedgerEntry } from '../ledger/ledgerWriter';
+import { lockMerchantForReserve } from '../transfers/transferSteps';
+import type { RefundDeps } from './deps';
+import { payersKey } from './destination';
+import { merchantRefusal, refusal } from './refusal';
+import { refundMoneyOf } from './settle';
+
+/**
+ * Stores the refund and reserves its shares in one DB transaction, or refuses and stores
+ * nothing. Under a lock on the merchant row (an operator's freeze or deactivation lands wholly
+ * before or after, as for withdrawals and payouts), then on the charge row (concurrent refunds
+ * of one charge queue there, so together they never pass the paid amount). A boleto paid by
+ * barcode is refunded to a key of its payer only: the directory is asked first.
+ */
+export async function reserveRefund(deps: RefundDeps, input: RefundInput): Promise<ReservedRefund> {
+  const known = await refundStore.findRefund(input.refundId);
+  if (known) return { refundId: known.id, status: known.status };
+  const directory = input.destination ? await payersKey(deps, input) : null;
+  try {
+    return await deps.sequelize.transaction((transaction) => reserveIn(deps, input, directory, transaction));
+  } catch (err) {
+    if (err instanceof InsufficientBalanceError) {
+      // Whose balance: the owner's or a split merchant's (their shares are taken back too).
+      const merchantId = /^merchant:([0-9a-f-]{36}):/.exec(err.accountCode)?.[1] ?? null;
+      throw refusal('the available balance does not cover this refund', RefundFailureTypes.insufficientBalance, {
+        merchantId,
+      });
+    }
+    throw err;
+  }
+}
+
+async function reserveIn(
+  deps: RefundDeps,
+  input: RefundInput,
+  directory: RefundDestination | null,
+  transaction: Transaction,
+): Promise<ReservedRefund> {
+  const { sequelize } = deps;
+  const existing = await refundStore.findRefund(input.refundId, transaction);
+  if (existing) return { refundId: existing.id, status: existing.status };
+  const charge = await lockRefundableCharge(input, directory, transaction);
+  const shares = await sharesToTakeBack(deps, charge, input.amountCents, transaction);
+  const row = await refundStore.createRefund(
+    {
+      id: input.refundId,
+      chargeId: charge.id,
+      merchantId: charge.merchantId,
+      amountCents: input.amountCents,
+      reason: input.reason,
+      status: 'PROCESSING',
+      shares,
+      idempotencyKey: input.idempotencyKey,
+      requestedBy: input.requestedBy,
+      destination: returnedByDevolucao(charge) ? null : directory,
+      medInfractionId: input.medInfractionId ?? null,
+    },
+    transaction,
+  );
+  if (input.medInfractionId) await unblockDisputed(deps, input.medInfractionId, transaction);
+  await writeLedgerEntry(sequelize, reserve(movements.refund(row.id).reserve, refundMoneyOf(row).shares), transaction);
+  return { refundId: row.id, status: row.status };
+}
+
+/** The charge, locked after its merchant, paid, refundable to where the refund goes, and its key unused. */
+async function lockRefundableCharge(
+  input: RefundInput,
+  directory: RefundDestination | null,
+  transaction: Transaction,
+): Promise<Charge> {
+  const owner = await chargeStore.chargeOwner(input.chargeId, transaction);
+  await lockMerchantForReserve(transaction, owner?.merchantId ?? null, (merchant) => {
+    // A devolução ordered by the central bank's MED goes back to the payer whatever the merchant's state.
+    const held = input.medInfractionId ? null : moneyOutRefusal(merchant);
+    if (held) throw merchantRefusal(held);
+  });
+  const charge = await chargeStore.lockCharge(input.chargeId, transaction);
+  // One key, one refund (refunds_one_per_key): under the charge's lock, so two requests of
+  // one key never both pass; the API answers the refund the key already made.
+  const bound = input.idempotencyKey
+    ? await refundStore.refundOfKey(input.chargeId, input.idempotencyKey, transaction)
+    : null;
+  if (bound)
+    throw refusal('this idempotency key already made a refund of the charge', RefundFailureTypes.keyBound, {
+      boundTo: bound.id,
+    });
+  const devolucao = charge ? returnedByDevolucao(charge) : false;
+  if (!charge || charge.status !== 'PAID' || (!devolucao && !directory)) {
+    throw refusal(
+      'only a paid charge can be refunded (a boleto paid by barcode to a Pix key of its payer)',
+      RefundFailureTypes.notRefundable,
+      { status: charge?.status ?? null },
+    );
+  }
+  return charge;
+}
+
+/** Each share of `amountCents` taken back from who the payment credited, within what is left to refund. */
+async function sharesToTakeBack(deps: RefundDeps, charge: Charge, amountCents: number, transaction: Transaction) {
+  const paid = paidMoney(charge);
+  const alreadyCents = await refundStore.refundTotal(deps.sequelize, charge.id, 'committed', transaction);
+  const refundableCents = paid.amountCents - alreadyCents;
+  if (amountCents > refundableCents) {
+    throw refusal(
+      `at most ${refundableCents} cents of this charge can still be refunded`,
+      RefundFailureTypes.exceedsPaid,
+      { refundableCents },
+    );
+  }
+  const splits = await chargeStore.splitsOf(charge.id, transaction);
+  return refundShares(
+    { ...paid, splits: splits.map((s) => ({ merchantId: s.merchantId, amountCents: s.amountCents })) },
+    alreadyCents,
+    amountCents,
+  );
+}
+
+/** blocked → available → reserved, in this one transaction (keyed: one unblock per infraction). */
+async function unblockDisputed(deps: RefundDeps, infractionId: string, transaction: Transaction): Promise<void> {
+  const { sequelize } = deps;
+  const infraction = await findInfraction(sequelize, infractionId, { transaction, lock: true });
+  const blocked = Number(infraction?.blocked_cents ?? 0);
+  if (infraction && blocked > 0)
+    await writeLedgerEntry(
+      sequelize,
+      move(
+        movements.medInfraction(infraction.id).unblock,
+        accounts.merchantBlocked(infraction.merchant_id),
+        accounts.merchantAvailable(infraction.merchant_id),
+        blocked,
+      ),
+      transaction,
+    );
+}
+
+/**
+ * Gave up waiting for the reservation: a FAILED row, unless one exists, makes a late attempt
+ * store nothing (it finds the row and answers it). The caller was told the refund did not happen.
+ */
+export async function abandonRefundReserve(input: RefundInput): Promise<ReservedRefund | null> {
+  const charge = await chargeStore.findCharge(input.chargeId);
+  if (!charge) return null;
+  const { refund: row, created } = await refundStore.createRefundOnce({
+    id: input.refundId,
+    chargeId: charge.id,
+    merchantId: charge.merchantId,
+    amountCents: input.amountCents,
+    reason: input.reason,
+    status: 'FAILED',
+    shares: { ownerCents: 0, feeCents: 0, splits: [] },
+    // Not the key's effect: the caller was told nothing was refunded, and may retry with the key.
+    idempotencyKey: null,
+    requestedBy: input.requestedBy,
+    failureCode: 'NOT_PROCESSED',
+    failureReason: 'the refund could not be processed; nothing was sent',
+  });
+  // A late attempt committed first: the refund is reserved and must go on, not be forgotten.
+  return created || row.status === 'FAILED' ? null : { refundId: row.id, status: row.status };
+}
