@@ -14,7 +14,7 @@ import { createSentPixActivities } from './transfers/sentPix';
 import { createReconciliationActivities } from './reconciliations/reconciliations';
 import { createRefundActivities } from './refunds';
 import { createSettlementActivities } from './settlements/settlements';
-import { createMedActivities } from './med/med';
+import { createMedActivities } from './med';
 import { createBoletoBatchActivities } from './boletos';
 import { createWebhookActivities, type WebhookActivityDeps } from './events';
 import { createFirstAttempts, withFirstAttempts } from './events/firstAttempts';

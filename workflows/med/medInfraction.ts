@@ -16,7 +16,7 @@ import {
   upsertSearchAttributes,
   uuid4,
 } from '@temporalio/workflow';
-import type { MedActivities } from '../../activities/med/med';
+import type { MedActivities } from '../../activities/med';
 import { executeChildOf } from '../children';
 import { refundLifecycleWorkflow, refundWorkflowId } from '../refunds/definitions';
 import { BusinessStatusKey } from '../../core/temporal/searchAttributes';

@@ -1,10 +1,10 @@
 /**
  * medInfractionSync: pulls the provider's Pix infractions and starts a medInfraction workflow
- * for each open one (activities/med/med.ts syncMedInfractions). Run by POST /med/infractions/sync and
+ * for each open one (activities/med/sync.ts syncMedInfractions). Run by POST /med/infractions/sync and
  * by the Temporal Schedule `med-infraction-sync` (every 15 minutes).
  */
 import { proxyActivities } from '@temporalio/workflow';
-import type { MedActivities } from '../../activities/med/med';
+import type { MedActivities } from '../../activities/med';
 import type { MedSyncInput, MedSyncResult } from './types';
 
 const acts = proxyActivities<MedActivities>({

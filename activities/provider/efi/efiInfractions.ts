@@ -1,7 +1,7 @@
 /**
  * MED through Efí (`GET /v2/gn/infracoes`, `POST /v2/gn/infracoes/{idInfracao}/defesa`), in the
  * gateway's terms (core/provider.ts InfractionProvider). `dadosAnalise.prazoFinalizacao` is the
- * deadline the merchant sees (med.ts keeps ours never later than it).
+ * deadline the merchant sees (activities/med/sync.ts keeps ours never later than it).
  */
 import { pixAmountToCents } from '../../../core/pix/pixAmount';
 import type {

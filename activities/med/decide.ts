@@ -1,0 +1,106 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { Transaction } from 'sequelize';
+import { ProviderError } from '../../core/provider';
+import { paidMoney } from '../../core/refunds/paid';
+import { chargeStore } from '../../db/charges';
+import { medInfractionStore, type MedInfractionRow } from '../../db/med';
+import { refundStore } from '../../db/refunds';
+import type { MedDecisionRequest } from '../../workflows/med/types';
+import { writeLedgerEntry } from '../ledger/ledgerWriter';
+import { infractionProvider, locked, recordInfractionEvent, unblock, type MedActivityDeps } from './infraction';
+
+type Decision = MedDecisionRequest & { infractionId: string; refundId: string };
+type DecisionAnswer = {
+  status: string;
+  refundId: string | null;
+  chargeId: string;
+  amountCents: number;
+  reason: string;
+};
+
+/** Sends the analysis to the provider (idempotent there). A provider that already holds another answer is a conflict for a person. */
+export async function answerMedAtProvider(
+  deps: MedActivityDeps,
+  args: { infractionId: string; decision: MedDecisionRequest['decision']; justification: string },
+): Promise<void> {
+  const row = await medInfractionStore.findInfraction(deps.sequelize, args.infractionId);
+  if (!row) throw ApplicationFailure.nonRetryable(`infraction ${args.infractionId} not found`, 'MedStateConflict');
+  try {
+    await infractionProvider(deps).answerInfraction(row.provider_infraction_id, {
+      decision: args.decision,
+      justification: args.justification,
+    });
+  } catch (err) {
+    if (err instanceof ProviderError && !err.transient)
+      throw ApplicationFailure.nonRetryable(`provider refused the analysis: ${err.code}`, 'MedStateConflict');
+    throw err;
+  }
+}
+
+/**
+ * Records the decision. REJECT: the block is released (blocked → available) and
+ * med.infraction.rejected recorded. ACCEPT: med.infraction.accepted recorded and the refund id
+ * set; the block stays until the refund's reservation consumes it. Idempotent: a decided row
+ * answers what it holds.
+ */
+export async function recordMedDecision(deps: MedActivityDeps, args: Decision): Promise<DecisionAnswer> {
+  const { sequelize } = deps;
+  return locked(deps, args.infractionId, async (row, transaction) => {
+    if (row.status !== 'OPEN') return answerOf(row);
+    if (args.decision === 'REJECT') {
+      const blocked = Number(row.blocked_cents);
+      if (blocked > 0) await writeLedgerEntry(sequelize, unblock(row, blocked), transaction);
+      const updated = await medInfractionStore.recordRejected(sequelize, row.id, decisionOf(args), transaction);
+      await recordInfractionEvent('med.infraction.rejected', updated, transaction);
+      return answerOf(updated);
+    }
+    return recordAccepted(deps, args, row, transaction);
+  });
+}
+
+async function recordAccepted(
+  deps: MedActivityDeps,
+  args: Decision,
+  row: MedInfractionRow,
+  transaction: Transaction,
+): Promise<DecisionAnswer> {
+  const { sequelize } = deps;
+  // The devolução returns the disputed amount, or what is left to return of the payment when
+  // earlier refunds already gave part of it back (the refund flow would refuse more).
+  const charge = await chargeStore.findCharge(row.charge_id, transaction);
+  const refundable = charge
+    ? paidMoney(charge).amountCents - (await refundStore.refundTotal(sequelize, charge.id, 'committed', transaction))
+    : 0;
+  const amountCents = Math.min(Number(row.disputed_cents), refundable);
+  if (amountCents <= 0) {
+    // Nothing left to return: the block goes back to available.
+    const blocked = Number(row.blocked_cents);
+    if (blocked > 0) await writeLedgerEntry(sequelize, unblock(row, blocked), transaction);
+    const updated = await medInfractionStore.recordAccepted(sequelize, row.id, decisionOf(args), null, transaction);
+    await recordInfractionEvent('med.infraction.accepted', updated, transaction);
+    return answerOf(updated);
+  }
+  const updated = await medInfractionStore.recordAccepted(
+    sequelize,
+    row.id,
+    decisionOf(args),
+    { refundId: args.refundId, amountCents },
+    transaction,
+  );
+  await recordInfractionEvent('med.infraction.accepted', updated, transaction);
+  return answerOf(updated);
+}
+
+function decisionOf(args: Decision) {
+  return { decision: args.decision, justification: args.justification, decidedBy: args.decidedBy };
+}
+
+function answerOf(r: MedInfractionRow): DecisionAnswer {
+  return {
+    status: r.status,
+    refundId: r.refund_id,
+    chargeId: r.charge_id,
+    amountCents: Number(r.refund_cents ?? 0),
+    reason: r.reason,
+  };
+}

@@ -1,0 +1,80 @@
+/**
+ * What every MED step shares. Every state change of an infraction and the money move it causes
+ * (block, unblock) and its event are written in one DB transaction under a lock on the
+ * infraction row, keyed by ledger movement key and outbox dedup key, so a retried activity
+ * changes nothing twice.
+ */
+import { ApplicationFailure } from '@temporalio/activity';
+import type { Sequelize, Transaction } from 'sequelize';
+import { accounts } from '../../core/ledger/accounts';
+import { move, movements } from '../../core/ledger/postings';
+import { isInfractionProvider, type PixProvider } from '../../core/provider';
+import { medInfractionStore, presentInfraction, type MedInfractionRow } from '../../db/med';
+import { recordEvent } from '../events/outbox';
+
+export interface MedActivityDeps {
+  sequelize: Sequelize;
+  provider: PixProvider;
+}
+
+/** The disputed money leaves the merchant's available balance while the infraction is open (available → blocked). */
+export function block(row: MedInfractionRow, cents: number) {
+  const { merchantAvailable, merchantBlocked } = accounts;
+  return move(
+    movements.medInfraction(row.id).block,
+    merchantAvailable(row.merchant_id),
+    merchantBlocked(row.merchant_id),
+    cents,
+  );
+}
+
+/** It comes back (blocked → available): rejected, nothing left to return, or its devolução not made. */
+export function unblock(row: MedInfractionRow, cents: number) {
+  const { merchantAvailable, merchantBlocked } = accounts;
+  return move(
+    movements.medInfraction(row.id).unblock,
+    merchantBlocked(row.merchant_id),
+    merchantAvailable(row.merchant_id),
+    cents,
+  );
+}
+
+export function infractionProvider(deps: MedActivityDeps) {
+  const { provider } = deps;
+  if (!isInfractionProvider(provider))
+    throw ApplicationFailure.nonRetryable('the provider does not report Pix infractions', 'MedUnsupported');
+  return provider;
+}
+
+export async function recordInfractionEvent(
+  type: string,
+  row: MedInfractionRow,
+  transaction: Transaction,
+  dedupKey?: string,
+): Promise<void> {
+  await recordEvent(
+    {
+      type,
+      merchantId: row.merchant_id,
+      aggregateType: 'med_infraction',
+      aggregateId: row.id,
+      dedupKey,
+      payload: { ...presentInfraction(row) },
+    },
+    transaction,
+  );
+}
+
+/** Runs `fn` in one DB transaction with the infraction's row locked. */
+export async function locked<T>(
+  deps: MedActivityDeps,
+  infractionId: string,
+  fn: (row: MedInfractionRow, transaction: Transaction) => Promise<T>,
+): Promise<T> {
+  const { sequelize } = deps;
+  return sequelize.transaction(async (transaction) => {
+    const row = await medInfractionStore.findInfraction(sequelize, infractionId, { transaction, lock: true });
+    if (!row) throw ApplicationFailure.nonRetryable(`infraction ${infractionId} not found`, 'MedStateConflict');
+    return fn(row, transaction);
+  });
+}
