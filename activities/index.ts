@@ -11,7 +11,7 @@ import { createWithdrawalActivities } from './withdrawals';
 import { createPayoutActivities } from './payouts';
 import { createReconcileActivities } from './transfers/repair';
 import { createSentPixActivities } from './transfers/sentPix';
-import { createReconciliationActivities } from './reconciliations/reconciliations';
+import { createReconciliationActivities } from './reconciliations';
 import { createRefundActivities } from './refunds';
 import { createSettlementActivities } from './settlements/settlements';
 import { createMedActivities } from './med';

@@ -4,7 +4,7 @@
  * one child `reconciliation` workflow per merchant, each with its own report row.
  */
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
-import type { ReconciliationActivities } from '../../activities/reconciliations/reconciliations';
+import type { ReconciliationActivities } from '../../activities/reconciliations';
 import { executeChildOf } from '../children';
 import { reconciliationWorkflow } from './definitions';
 import { reconciliationWorkflowId } from './types';

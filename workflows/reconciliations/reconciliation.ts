@@ -5,7 +5,7 @@
  * It writes nothing to the ledger itself. A run that keeps failing marks the row FAILED.
  */
 import { proxyActivities } from '@temporalio/workflow';
-import type { ReconciliationActivities } from '../../activities/reconciliations/reconciliations';
+import type { ReconciliationActivities } from '../../activities/reconciliations';
 
 const acts = proxyActivities<ReconciliationActivities>({
   startToCloseTimeout: '2 minutes',

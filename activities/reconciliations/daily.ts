@@ -1,0 +1,26 @@
+import { comparisonStore, reconciliationStore } from '../../db/reconciliations';
+import type { ReconciliationDeps } from './deps';
+import { UUID, brasiliaDayRange, statementOf } from './statement';
+
+/**
+ * The daily run's rows: one reconciliation of `day` for every merchant the day's statement or
+ * ledger mentions (a lost payment's merchant has nothing in the ledger, only on the statement).
+ * Idempotent: a merchant's scheduled row for the day is created once (reconciliations_daily_once).
+ */
+export async function prepareDailyReconciliations(deps: ReconciliationDeps, args: { day: string }): Promise<string[]> {
+  const { sequelize } = deps;
+  const range = brasiliaDayRange(args.day, args.day);
+  const statement = await statementOf(deps.statements, range);
+  const providerIds = statement.payments.map((p) => p.providerChargeId);
+  // Money out counts too: a merchant whose day had only a withdrawal or a devolução is reconciled.
+  const references = statement.transfers.filter((t) => UUID.test(t.reference));
+  const merchants = await comparisonStore.merchantsOfDay(sequelize, {
+    from: range.from,
+    to: range.to,
+    providerChargeIds: providerIds,
+    references: references.map((t) => t.reference),
+  });
+  const ids: string[] = [];
+  for (const merchantId of merchants) ids.push(await reconciliationStore.dailyRun(sequelize, merchantId, args.day));
+  return ids;
+}

@@ -1,0 +1,23 @@
+import type { ProviderStatement, StatementProvider } from '../../core/provider';
+import type { ReconciliationCounts, ReconciliationDifference } from '../../workflows/reconciliations/types';
+
+/** Our references are UUIDs: a statement line with another reference is not one of our transfers. */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export type DayRange = { from: string; to: string };
+
+/** What a run found: counts by kind, and each difference. */
+export type Report = { counts: ReconciliationCounts; differences: ReconciliationDifference[] };
+
+/** Brasília has had no daylight saving since 2019: a day starts at 03:00Z. */
+export function brasiliaDayRange(from: string, to: string): DayRange {
+  const end = new Date(`${to}T00:00:00-03:00`);
+  end.setUTCDate(end.getUTCDate() + 1);
+  return { from: new Date(`${from}T00:00:00-03:00`).toISOString(), to: end.toISOString() };
+}
+
+/** The provider's statement for `range`. */
+export function statementOf(statements: StatementProvider | undefined, range: DayRange): Promise<ProviderStatement> {
+  if (!statements) throw new Error('the provider client serves no statement');
+  return statements.getStatement(range);
+}
