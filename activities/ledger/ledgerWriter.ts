@@ -42,6 +42,23 @@ export async function writeLedgerEntries(
     if (keys.has(entry.movementKey)) throw new Error(`movement key ${entry.movementKey} appears twice in one write`);
     keys.add(entry.movementKey);
   }
+  const appliedIds = await insertTransactions(sequelize, entries, transaction);
+  const applied = entries.filter((e) => appliedIds.has(e.movementKey));
+  if (applied.length === 0) return entries.map(() => ({ applied: false, transactionId: null }));
+  const accountIds = await applyToBalances(sequelize, applied, transaction);
+  await insertPostings(sequelize, applied, appliedIds, accountIds, transaction);
+  return entries.map((e) => ({
+    applied: appliedIds.has(e.movementKey),
+    transactionId: appliedIds.get(e.movementKey) ?? null,
+  }));
+}
+
+/** The ledger transaction of each entry not yet written under its movement key: its id, by movement key. */
+async function insertTransactions(
+  sequelize: Sequelize,
+  entries: LedgerEntry[],
+  transaction: Transaction,
+): Promise<Map<string, string>> {
   const ids = entries.map(() => crypto.randomUUID());
   const inserted = await sequelize.query<{ id: string; movement_key: string }>(
     `INSERT INTO ledger_transactions (id, movement_key, kind, reference_type, reference_id)
@@ -59,11 +76,18 @@ export async function writeLedgerEntries(
       transaction,
     },
   );
-  const appliedIds = new Map(inserted.map((r) => [r.movement_key, r.id]));
-  const applied = entries.filter((e) => appliedIds.has(e.movementKey));
-  if (applied.length === 0) return entries.map(() => ({ applied: false, transactionId: null }));
+  return new Map(inserted.map((r) => [r.movement_key, r.id]));
+}
 
-  // Each account once, in code order, with the sum of its postings.
+/**
+ * Each account once, in code order, with the sum of its postings (created first if new); a
+ * balance the CHECK refuses is an InsufficientBalanceError. Answers each account's id by code.
+ */
+async function applyToBalances(
+  sequelize: Sequelize,
+  applied: LedgerEntry[],
+  transaction: Transaction,
+): Promise<Map<string, string>> {
   const sums = new Map<string, number>();
   for (const entry of applied)
     for (const p of entry.postings) sums.set(p.accountCode, (sums.get(p.accountCode) ?? 0) + p.amountCents);
@@ -97,10 +121,19 @@ export async function writeLedgerEntries(
     }
     accountIds.set(code, account[0].id);
   }
+  return accountIds;
+}
 
+async function insertPostings(
+  sequelize: Sequelize,
+  applied: LedgerEntry[],
+  transactionIds: Map<string, string>,
+  accountIds: Map<string, string>,
+  transaction: Transaction,
+): Promise<void> {
   const postings = applied.flatMap((entry) =>
     entry.postings.map((p) => ({
-      transactionId: appliedIds.get(entry.movementKey) as string,
+      transactionId: transactionIds.get(entry.movementKey) as string,
       accountId: accountIds.get(p.accountCode) as string,
       amount: p.amountCents,
     })),
@@ -117,10 +150,6 @@ export async function writeLedgerEntries(
       transaction,
     },
   );
-  return entries.map((e) => ({
-    applied: appliedIds.has(e.movementKey),
-    transactionId: appliedIds.get(e.movementKey) ?? null,
-  }));
 }
 
 function isCheckViolation(err: unknown): boolean {
