@@ -1,7 +1,7 @@
 /**
  * The settlements and settlement_schedules tables. A settlement row is a label on a withdrawal
  * (its state is the withdrawal's, joined here, never copied); it is inserted here, in the
- * withdrawal's reservation transaction (activities/withdrawals/withdrawals.ts).
+ * withdrawal's reservation transaction (activities/withdrawals/reserve.ts).
  * The schedule rows (one per merchant) are written here only.
  */
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
