@@ -4,7 +4,6 @@
  * infraction row (infraction.ts). The devolução of an accepted infraction is the refund flow's
  * (workflows/refunds), not ours: there is one transfer path.
  */
-import type { MedDecisionRequest, MedSyncInput } from '../../workflows/med/types';
 import { answerMedAtProvider, recordMedDecision } from './decide';
 import type { MedActivityDeps } from './infraction';
 import { blockMedInfraction, remindMedDeadline } from './open';
@@ -13,18 +12,12 @@ import { syncMedInfractions } from './sync';
 
 export function createMedActivities(deps: MedActivityDeps) {
   return {
-    syncMedInfractions: (input: MedSyncInput) => syncMedInfractions(deps, input),
-    blockMedInfraction: (args: { infractionId: string }) => blockMedInfraction(deps, args),
-    remindMedDeadline: (args: { infractionId: string }) => remindMedDeadline(deps, args),
-    answerMedAtProvider: (args: {
-      infractionId: string;
-      decision: MedDecisionRequest['decision'];
-      justification: string;
-    }) => answerMedAtProvider(deps, args),
-    recordMedDecision: (args: MedDecisionRequest & { infractionId: string; refundId: string }) =>
-      recordMedDecision(deps, args),
-    recordMedRefundOutcome: (args: { infractionId: string; refundStatus: string }) =>
-      recordMedRefundOutcome(deps, args),
+    syncMedInfractions: (input: Parameters<typeof syncMedInfractions>[1]) => syncMedInfractions(deps, input),
+    blockMedInfraction: (args: Parameters<typeof blockMedInfraction>[1]) => blockMedInfraction(deps, args),
+    remindMedDeadline: (args: Parameters<typeof remindMedDeadline>[1]) => remindMedDeadline(deps, args),
+    answerMedAtProvider: (args: Parameters<typeof answerMedAtProvider>[1]) => answerMedAtProvider(deps, args),
+    recordMedDecision: (args: Parameters<typeof recordMedDecision>[1]) => recordMedDecision(deps, args),
+    recordMedRefundOutcome: (args: Parameters<typeof recordMedRefundOutcome>[1]) => recordMedRefundOutcome(deps, args),
   };
 }
 

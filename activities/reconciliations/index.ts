@@ -22,9 +22,10 @@ import { failReconciliation, runReconciliation } from './run';
 export function createReconciliationActivities(activityDeps: ReconciliationActivityDeps) {
   const deps = reconciliationDeps(activityDeps);
   return {
-    runReconciliation: (args: { reconciliationId: string }) => runReconciliation(deps, args),
-    failReconciliation: (args: { reconciliationId: string; reason: string }) => failReconciliation(deps, args),
-    prepareDailyReconciliations: (args: { day: string }) => prepareDailyReconciliations(deps, args),
+    runReconciliation: (args: Parameters<typeof runReconciliation>[1]) => runReconciliation(deps, args),
+    failReconciliation: (args: Parameters<typeof failReconciliation>[1]) => failReconciliation(deps, args),
+    prepareDailyReconciliations: (args: Parameters<typeof prepareDailyReconciliations>[1]) =>
+      prepareDailyReconciliations(deps, args),
   };
 }
 

@@ -8,7 +8,6 @@
  * sent; a MED devolução is neither refused nor parked for the merchant's state, and its blocked
  * money is unblocked in the transaction that reserves it.
  */
-import type { RefundInput } from '../../workflows/refunds/types';
 import { refundDeps, type RefundActivityDeps } from './deps';
 import { abandonRefundReserve, reserveRefund } from './reserve';
 import { resolveRefund } from './resolve';
@@ -17,10 +16,10 @@ import { sendRefund } from './send';
 export function createRefundActivities(activityDeps: RefundActivityDeps) {
   const deps = refundDeps(activityDeps);
   return {
-    reserveRefund: (input: RefundInput) => reserveRefund(deps, input),
-    abandonRefundReserve: (input: RefundInput) => abandonRefundReserve(input),
-    sendRefund: (args: { refundId: string }) => sendRefund(deps, args),
-    resolveRefund: (args: { refundId: string; cancelled?: boolean }) => resolveRefund(deps, args),
+    reserveRefund: (input: Parameters<typeof reserveRefund>[1]) => reserveRefund(deps, input),
+    abandonRefundReserve,
+    sendRefund: (args: Parameters<typeof sendRefund>[1]) => sendRefund(deps, args),
+    resolveRefund: (args: Parameters<typeof resolveRefund>[1]) => resolveRefund(deps, args),
   };
 }
 

@@ -7,25 +7,24 @@
  * tombstone, bound to the request's idempotency key and announced as withdrawal.failed, and one
  * that committed after all is released, not sent.
  */
-import type { TransferOutcome, WithdrawalInput } from '../../workflows/withdrawals/types';
 import { findWithdrawalTransfer, sendWithdrawalTransfer } from './beforeOutboundTransfer';
 import { withdrawalDeps, type WithdrawalActivityDeps } from './deps';
 import { reserveWithdrawal } from './reserve';
 import { resolveWithdrawal } from './resolve';
 import { sendWithdrawal } from './send';
-import { completeWithdrawal, failWithdrawal, type FailWithdrawal } from './settle';
+import { completeWithdrawal, failWithdrawal } from './settle';
 
 export function createWithdrawalActivities(activityDeps: WithdrawalActivityDeps) {
   const deps = withdrawalDeps(activityDeps);
   return {
-    reserveWithdrawal: (input: WithdrawalInput) => reserveWithdrawal(deps, input),
-    sendWithdrawal: (args: { withdrawalId: string }) => sendWithdrawal(deps, args),
-    resolveWithdrawal: (args: { withdrawalId: string; cancelled?: boolean }) => resolveWithdrawal(deps, args),
+    reserveWithdrawal: (input: Parameters<typeof reserveWithdrawal>[1]) => reserveWithdrawal(deps, input),
+    sendWithdrawal: (args: Parameters<typeof sendWithdrawal>[1]) => sendWithdrawal(deps, args),
+    resolveWithdrawal: (args: Parameters<typeof resolveWithdrawal>[1]) => resolveWithdrawal(deps, args),
     // Only runs started before patch outbound-transfer-v1 call these two (see the file).
-    sendWithdrawalTransfer: (args: { withdrawalId: string }) => sendWithdrawalTransfer(deps, args),
-    findWithdrawalTransfer: (args: { withdrawalId: string }) => findWithdrawalTransfer(deps, args),
-    completeWithdrawal: (args: { withdrawalId: string; transfer: TransferOutcome }) => completeWithdrawal(deps, args),
-    failWithdrawal: (args: FailWithdrawal) => failWithdrawal(deps, args),
+    sendWithdrawalTransfer: (args: Parameters<typeof sendWithdrawalTransfer>[1]) => sendWithdrawalTransfer(deps, args),
+    findWithdrawalTransfer: (args: Parameters<typeof findWithdrawalTransfer>[1]) => findWithdrawalTransfer(deps, args),
+    completeWithdrawal: (args: Parameters<typeof completeWithdrawal>[1]) => completeWithdrawal(deps, args),
+    failWithdrawal: (args: Parameters<typeof failWithdrawal>[1]) => failWithdrawal(deps, args),
   };
 }
 

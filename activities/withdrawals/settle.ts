@@ -48,7 +48,7 @@ export async function completeWithdrawal(
   return reservedFrom(done.row);
 }
 
-export interface FailWithdrawal {
+interface FailWithdrawal {
   withdrawalId: string;
   status: 'FAILED' | 'CANCELLED';
   transfer: TransferOutcome | null;

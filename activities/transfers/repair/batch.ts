@@ -1,6 +1,8 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { TRANSFER_GRACE } from '../../../core/transfers/failures';
 import { payoutStore } from '../../../db/payouts';
+import { finishBatch } from '../../payouts/finish';
+import { resolveItem } from '../../payouts/resolveItem';
 import type { RepairDeps } from './deps';
 import { ReconcileFailureTypes, untouched, type ReconcileSummary } from './summary';
 
@@ -8,7 +10,6 @@ const RECONCILED_REASON = 'its workflow stopped; unsent items released by reconc
 
 /** Reconciles batch `batchId`; the caller made sure its workflow is not running. */
 export async function reconcileBatch(deps: RepairDeps, batchId: string): Promise<ReconcileSummary> {
-  const { payouts } = deps;
   const batch = await payoutStore.findBatch(batchId);
   if (!batch)
     throw ApplicationFailure.nonRetryable(`payout batch ${batchId} not found`, ReconcileFailureTypes.notFound);
@@ -24,11 +25,11 @@ export async function reconcileBatch(deps: RepairDeps, batchId: string): Promise
       summary.waiting++;
       continue;
     }
-    const outcome = await payouts.resolveItem({ itemId: item.id });
+    const outcome = await resolveItem(deps, { itemId: item.id });
     if (outcome === 'PAID') summary.paid++;
     else if (outcome === 'FAILED') summary.released++;
   }
   if (summary.waiting > 0) return summary;
-  const finished = await payouts.finishBatch({ batchId, cancelReason: null, unsentReason: RECONCILED_REASON });
+  const finished = await finishBatch(deps, { batchId, cancelReason: null, unsentReason: RECONCILED_REASON });
   return { ...summary, status: finished.status, releasedAmountCents: finished.releasedAmountCents };
 }

@@ -2,7 +2,6 @@
 import type { Logger } from 'pino';
 import type { Sequelize } from 'sequelize';
 import type { PixProvider } from '../../../core/provider';
-import { createPayoutActivities } from '../../payouts';
 import { withdrawalDeps, type WithdrawalDeps } from '../../withdrawals/deps';
 import { createTransferPath, type TransferPath } from '../transferPath';
 
@@ -14,18 +13,17 @@ export interface ReconcileDeps {
 
 export interface RepairDeps {
   sequelize: Sequelize;
-  /** The payout steps a repair resolves items and finishes batches with. */
-  payouts: ReturnType<typeof createPayoutActivities>;
   /** What the withdrawal steps a repair settles and releases with are given. */
   withdrawals: WithdrawalDeps;
+  /** The one transfer path, as the payout steps a repair resolves items with take it too. */
   transfers: TransferPath;
 }
 
 export function repairDeps(deps: ReconcileDeps): RepairDeps {
+  const { sequelize, provider, logger } = deps;
   return {
-    sequelize: deps.sequelize,
-    payouts: createPayoutActivities(deps),
-    withdrawals: withdrawalDeps(deps),
-    transfers: createTransferPath(deps.provider, deps.logger),
+    sequelize,
+    withdrawals: withdrawalDeps({ sequelize, provider, logger }),
+    transfers: createTransferPath(provider, logger),
   };
 }

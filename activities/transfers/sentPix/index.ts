@@ -5,7 +5,7 @@ import { followSentPix } from './follow';
 export function createSentPixActivities(activityDeps: SentPixActivityDeps) {
   const deps = sentPixDeps(activityDeps);
   return {
-    followSentPix: (args: { idEnvio: string; reason?: string | null }) => followSentPix(deps, args),
+    followSentPix: (args: Parameters<typeof followSentPix>[1]) => followSentPix(deps, args),
   };
 }
 
