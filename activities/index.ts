@@ -16,7 +16,8 @@ import { createRefundActivities } from './refunds';
 import { createSettlementActivities } from './settlements/settlements';
 import { createMedActivities } from './med';
 import { createBoletoBatchActivities } from './boletos';
-import { createWebhookActivities, type WebhookActivityDeps } from './events';
+import { createWebhookActivities } from './events';
+import type { WebhookActivityDeps } from './events/deps';
 import { createFirstAttempts, withFirstAttempts } from './events/firstAttempts';
 import { createMailActivities, type MailActivityDeps } from './mail/mail';
 

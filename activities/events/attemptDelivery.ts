@@ -9,7 +9,7 @@ import { DELIVERY_TIMEOUT_MS, MAX_RESPONSE_BYTES } from '../../core/events/retry
 import { retryAfterMs } from '../../core/events/retryAfter';
 import { signWebhook, standardWebhookHeaders } from '../../core/events/signature';
 import type { AttemptOutcome } from '../../workflows/events/definitions';
-import type { WebhookActivityDeps } from './index';
+import type { WebhookActivityDeps } from './deps';
 import { DestinationRefusedError, postWebhook } from './sender';
 
 /** What a non-2xx answer of a private receiver records after its status code, instead of its body. */

@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { deliveryStore, webhookEndpointStore } from '../../db/events';
 import { queueDisabledNotice } from './disabledNotice';
-import type { WebhookActivityDeps } from './index';
+import type { WebhookActivityDeps } from './deps';
 
 export async function scheduleNextAttempt(
   deps: Pick<WebhookActivityDeps, 'sequelize'>,

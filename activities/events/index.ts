@@ -8,28 +8,12 @@
  * This file is the list of the domain's activities; each lives in its own file and takes its
  * dependencies as its first parameter.
  */
-import type { Sequelize } from 'sequelize';
-import type { PrivateReceiver } from '../../core/net/destination';
 import { attemptDelivery } from './attemptDelivery';
 import { completeDelivery, scheduleNextAttempt } from './completeDelivery';
 import { dispatchOutbox } from './dispatchOutbox';
 import { cancelDeliveries, prepareReplay, startDelivery } from './replay';
-import type { Lookup } from './sender';
 import { sweepExpired } from './sweepExpired';
-
-export interface WebhookActivityDeps {
-  sequelize: Sequelize;
-  /** Decrypts webhook secrets (the same key that encrypts client secrets). */
-  secretsKey?: Buffer;
-  /** Local receivers are allowed in development and tests only. */
-  allowPrivateDestinations?: boolean;
-  /** WEBHOOK_PRIVATE_RECEIVERS: private `ip:port`s delivered to all the same, for the merchants each names (production too). */
-  privateReceivers?: readonly PrivateReceiver[];
-  /** The resolver deliveries connect through (tests inject one); the system's by default. */
-  lookup?: Lookup;
-  /** WEBHOOK_FIRST_ATTEMPT_LEASE_SECONDS: how long a committing worker holds a first attempt (firstAttempts.ts). */
-  firstAttemptLeaseSeconds?: number;
-}
+import type { WebhookActivityDeps } from './deps';
 
 export function createWebhookActivities(deps: WebhookActivityDeps) {
   return {

@@ -16,7 +16,7 @@
  */
 import { claimItems } from './claimItems';
 import { unsettledRows } from './chunkItems';
-import type { PayoutDeps } from './index';
+import type { PayoutDeps } from './deps';
 import type { ItemOutcome } from './resolveItem';
 import { sendItem } from './sendItem';
 import { markUnconfirmed, settleItems } from './settleItems';

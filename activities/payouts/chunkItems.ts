@@ -1,6 +1,6 @@
 /** A chunk's row range: the items still to pay, and the counts for the chunk's result. */
 import { payoutStore } from '../../db/payouts';
-import type { PayoutDeps } from './index';
+import type { PayoutDeps } from './deps';
 
 /** The range's items still to pay (PENDING) or to follow through (SENDING), in row order. */
 export async function unsettledRows(

@@ -1,7 +1,7 @@
 /** The claim before the send: items marked SENDING, unless the merchant may not pay out or the batch is being cancelled. */
 import { payoutRefusal } from '../../core/payouts/refusal';
 import { payoutStore } from '../../db/payouts';
-import type { PayoutDeps } from './index';
+import type { PayoutDeps } from './deps';
 
 /** An item marked SENDING, with what its transfer needs; `attempts` counts this claim. */
 export interface ClaimedItem {

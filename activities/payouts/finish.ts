@@ -7,7 +7,7 @@ import type { FinalBatchStatus } from '../../workflows/payouts/types';
 import { writeLedgerEntry } from '../ledger/ledgerWriter';
 import { recordEvent } from '../events/outbox';
 import { itemCounts, lockBatch } from './batchRows';
-import type { PayoutDeps } from './index';
+import type { PayoutDeps } from './deps';
 
 /** Why unsent items were cancelled when nobody asked for a cancel: their chunk stopped early. */
 const UNSENT_REASON = 'a payout chunk stopped before sending every item (cancelled or stopped in Temporal)';

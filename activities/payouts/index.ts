@@ -11,10 +11,7 @@
  * This file is the list of the domain's activities; each lives in its own file and takes its
  * dependencies as its first parameter.
  */
-import type { Logger } from 'pino';
-import type { Sequelize } from 'sequelize';
-import type { PixProvider } from '../../core/provider';
-import { createTransferPath, type TransferPath } from '../transfers/transferPath';
+import { createTransferPath } from '../transfers/transferPath';
 import { listChunkItemIds, payItem } from './beforeSlicedPayments';
 import { recordCancelIntent } from './cancel';
 import { countChunkItems } from './chunkItems';
@@ -22,17 +19,7 @@ import { finishBatch, listSendingItemIds } from './finish';
 import { payItems } from './payItems';
 import { abandonReserve, reserveBatch } from './reserve';
 import { resolveItem } from './resolveItem';
-
-export interface PayoutActivityDeps {
-  sequelize: Sequelize;
-  provider: PixProvider;
-  logger: Logger;
-}
-
-/** What the payout activities run with: the worker's dependencies and the one transfer path, built once. */
-export interface PayoutDeps extends PayoutActivityDeps {
-  transfers: TransferPath;
-}
+import type { PayoutActivityDeps, PayoutDeps } from './deps';
 
 export function createPayoutActivities(activityDeps: PayoutActivityDeps) {
   const deps: PayoutDeps = {

@@ -10,7 +10,7 @@ import { TransferFailureTypes } from '../transfers/transferPath';
 import type { TransferDecision, Unconfirmed } from '../transfers/transferSteps';
 import { claimItems, type ClaimedItem } from './claimItems';
 import { unsettledRows } from './chunkItems';
-import type { PayoutDeps } from './index';
+import type { PayoutDeps } from './deps';
 import { sendItem } from './sendItem';
 import { markUnconfirmed, settleItems } from './settleItems';
 

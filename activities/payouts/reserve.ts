@@ -7,7 +7,7 @@ import { PayoutFailureTypes, type BatchReservation } from '../../workflows/payou
 import { InsufficientBalanceError, writeLedgerEntry } from '../ledger/ledgerWriter';
 import { lockMerchantForReserve } from '../transfers/transferSteps';
 import { lockBatch } from './batchRows';
-import type { PayoutDeps } from './index';
+import type { PayoutDeps } from './deps';
 
 /** The merchant may not pay out: thrown inside the reserve's transaction, so nothing is reserved. */
 class PayoutRefused extends Error {

@@ -1,6 +1,6 @@
 import { payoutStore } from '../../db/payouts';
 import { resolveTransfer } from '../transfers/transferSteps';
-import type { PayoutDeps } from './index';
+import type { PayoutDeps } from './deps';
 import { settleItems } from './settleItems';
 
 /** What became of one item in one call (payItem, resolveItem). */

@@ -1,7 +1,7 @@
 import type { PixKeyType } from '../../core/provider';
 import { sendTransfer, type TransferDecision, type Unconfirmed } from '../transfers/transferSteps';
 import type { ClaimedItem } from './claimItems';
-import type { PayoutDeps } from './index';
+import type { PayoutDeps } from './deps';
 
 /** Sends one claimed item; a later attempt may follow one whose answer was lost: the provider's record comes first. */
 export function sendItem(

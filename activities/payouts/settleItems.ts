@@ -4,7 +4,7 @@ import { TRANSFER_NOT_ACCEPTED, describeTransferFailure } from '../../core/trans
 import { payoutStore } from '../../db/payouts';
 import { recordEvents, type OutboxEventInput } from '../events/outbox';
 import { settleOrRelease, type Moved, type TransferDecision } from '../transfers/transferSteps';
-import type { PayoutDeps } from './index';
+import type { PayoutDeps } from './deps';
 
 type SettledOutcome = 'PAID' | 'FAILED' | 'SKIPPED';
 
