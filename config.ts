@@ -12,6 +12,7 @@ import path from 'node:path';
 import { parseKey } from './core/crypto/secretBox';
 import { readClientTls, type ClientTls } from './core/net/clientTls';
 import { parsePrivateReceivers, type PrivateReceiver } from './core/net/destination';
+import { PASSWORD_HASHINGS, type PasswordHashing } from './core/identity/passwords';
 import type { StorageConfig } from './core/storage/createObjectStore';
 import type { TemporalConnectionSettings } from './core/temporal/connection';
 
@@ -165,6 +166,12 @@ export interface AuthConfig {
   jwtSecrets: string[];
   /** The refresh and CSRF cookies carry `Secure` (everywhere but development and tests). */
   secureCookies: boolean;
+  /**
+   * PASSWORD_HASHING: `owasp` (argon2id, 64 MiB, t=3, p=4) or `test` (1 MiB, t=1, p=1; the test
+   * suite's, core/identity/passwords.ts). Read only when NODE_ENV=test (ignored otherwise, so never
+   * in production). Default and everywhere else: owasp.
+   */
+  passwordHashing?: PasswordHashing;
 }
 
 /**
@@ -367,6 +374,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
   const pixApiConfig = pixApi(read, production, providerBaseUrl, credentialsEncryptionKey);
   const temporalConnection = temporalConnectionFrom(read, production);
   const testLogDir = mode === 'test' ? (read.raw('GATEWAY_TEST_LOG_DIR') ?? null) : null;
+  const passwordHashing = mode === 'test' ? passwordHashingOf(read) : 'owasp';
 
   const config: GatewayConfig = {
     env: mode ?? 'development',
@@ -426,7 +434,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       itemConcurrency: read.int('PAYOUT_ITEM_CONCURRENCY', 20, { min: 1, max: 1000 }),
       sliceSize: read.int('PAYOUT_SLICE_SIZE', 2500, { min: 1, max: 10_000 }),
     },
-    auth: { jwtSecrets, secureCookies: read.bool('SECURE_COOKIES', production) },
+    auth: { jwtSecrets, secureCookies: read.bool('SECURE_COOKIES', production), passwordHashing },
     storage: storage(read, production, credentialsEncryptionKey),
     smtpUrl,
     mailFrom,
@@ -807,4 +815,12 @@ export function cliEnvironment(
     all,
     log: { level, testLogDir },
   };
+}
+
+/** PASSWORD_HASHING (read under NODE_ENV=test only): owasp (the default) or test. */
+function passwordHashingOf(read: EnvReader): PasswordHashing {
+  const raw = read.raw('PASSWORD_HASHING') ?? 'owasp';
+  if ((PASSWORD_HASHINGS as readonly string[]).includes(raw)) return raw as PasswordHashing;
+  read.problems.push(`PASSWORD_HASHING must be one of ${PASSWORD_HASHINGS.join(', ')}`);
+  return 'owasp';
 }

@@ -93,8 +93,9 @@ export function applicationApi(deps: ApplicationDeps): ApplicationApi {
   const cookies = cookieJar(deps.auth?.secureCookies ?? false);
   const csrf = new CsrfTokens(csrfKey(secrets[0]));
   const throttle = new AttemptThrottle(deps.sequelize);
-  const sessions = new SessionService({ sequelize: deps.sequelize, tokens, throttle });
-  const accounts = new AccountService({ sequelize: deps.sequelize, sessions, throttle });
+  const passwordHashing = deps.auth?.passwordHashing ?? 'owasp';
+  const sessions = new SessionService({ sequelize: deps.sequelize, tokens, throttle, passwordHashing });
+  const accounts = new AccountService({ sequelize: deps.sequelize, sessions, throttle, passwordHashing });
   const twoFactor = new TwoFactorService({
     sequelize: deps.sequelize,
     encryptionKey: parseKey(deps.encryptionKey),

@@ -377,6 +377,9 @@ export function stackApiDeps(
     smtpUrl: s.smtpUrl,
     // The checkout page's "Simular pagamento" pays at this stack's sandbox.
     paymentSimulator: { sandboxBaseUrl: s.sandboxUrl },
+    // argon2id at a test cost (core/identity/passwords.ts): the OWASP cost made sign-ups and logins
+    // the suite's costliest requests; test/unit/passwords.test.ts keeps the OWASP parameters.
+    auth: { jwtSecrets: [], secureCookies: false, passwordHashing: 'test' },
     ...overrides,
   };
 }

@@ -327,6 +327,27 @@ describe('loadConfig', () => {
     });
   });
 
+  describe('PASSWORD_HASHING', () => {
+    it('hashes at the OWASP cost unless a test run asks for the test cost', () => {
+      expect(loadConfig(production()).auth.passwordHashing).toBe('owasp');
+      expect(loadConfig(development()).auth.passwordHashing).toBe('owasp');
+      const test = { ...development(), NODE_ENV: 'test' };
+      expect(loadConfig(test).auth.passwordHashing).toBe('owasp');
+      expect(loadConfig({ ...test, PASSWORD_HASHING: 'test' }).auth.passwordHashing).toBe('test');
+    });
+
+    it('reads it under NODE_ENV=test only, so production and development never hash cheaply', () => {
+      expect(loadConfig({ ...production(), PASSWORD_HASHING: 'test' }).auth.passwordHashing).toBe('owasp');
+      expect(loadConfig({ ...development(), PASSWORD_HASHING: 'test' }).auth.passwordHashing).toBe('owasp');
+    });
+
+    it('refuses a hashing it does not know', () => {
+      expect(problemsOf({ ...development(), NODE_ENV: 'test', PASSWORD_HASHING: 'md5' })).toEqual([
+        expect.stringContaining('PASSWORD_HASHING'),
+      ]);
+    });
+  });
+
   it('names the platform institution from PLATFORM_INSTITUTION_NAME, with a default', () => {
     expect(loadConfig(production()).platformInstitutionName).toBe('Gateway Pagamentos IP');
     expect(loadConfig({ ...production(), PLATFORM_INSTITUTION_NAME: 'Outra IP' }).platformInstitutionName).toBe(

@@ -6,7 +6,7 @@
  */
 import crypto from 'node:crypto';
 import type { Sequelize } from 'sequelize';
-import { hashPassword, verifyOrBurn } from '../../../core/identity/passwords';
+import { hashPassword, verifyOrBurn, type PasswordHashing } from '../../../core/identity/passwords';
 import { onlyDigits } from '../../../core/documents';
 import { memberStore, secondFactorStore, userStore, type User } from '../../../db/identity';
 import { balanceStore } from '../../../db/ledger';
@@ -40,10 +40,17 @@ export interface UserView {
 }
 
 export class AccountService {
-  constructor(private readonly deps: { sequelize: Sequelize; sessions: SessionService; throttle: AttemptThrottle }) {}
+  constructor(
+    private readonly deps: {
+      sequelize: Sequelize;
+      sessions: SessionService;
+      throttle: AttemptThrottle;
+      passwordHashing: PasswordHashing;
+    },
+  ) {}
 
   async register(input: Registration): Promise<UserView> {
-    const passwordHash = await hashPassword(input.password);
+    const passwordHash = await hashPassword(input.password, this.deps.passwordHashing);
     const user = await userStore.createUser({
       id: crypto.randomUUID(),
       email: input.email.toLowerCase(),
@@ -89,8 +96,8 @@ export class AccountService {
 
   /** Changes the password and ends every other session of the user (this one stays). */
   async changePassword(user: User, sessionId: string, current: string, next: string): Promise<void> {
-    if (!(await verifyOrBurn(user.passwordHash, current))) throw accountErrors.invalidPassword();
-    const passwordHash = await hashPassword(next);
+    if (!(await verifyOrBurn(user.passwordHash, current, this.deps.passwordHashing))) throw accountErrors.invalidPassword();
+    const passwordHash = await hashPassword(next, this.deps.passwordHashing);
     await this.deps.sequelize.transaction(async (transaction) => {
       await userStore.updateUser(user, { passwordHash }, transaction);
       await this.deps.sessions.endAllOf(user.id, 'password changed', sessionId, transaction);
@@ -106,7 +113,7 @@ export class AccountService {
   async checkPassword(user: User, password: string): Promise<void> {
     const key = throttleKeys.account(user.email ?? user.id);
     await this.deps.throttle.take(key, policies.account);
-    if (!(await verifyOrBurn(user.passwordHash, password))) throw accountErrors.invalidPassword();
+    if (!(await verifyOrBurn(user.passwordHash, password, this.deps.passwordHashing))) throw accountErrors.invalidPassword();
     await this.deps.throttle.reset(key);
   }
 

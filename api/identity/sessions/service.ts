@@ -8,7 +8,7 @@
 import crypto from 'node:crypto';
 import type { Sequelize } from 'sequelize';
 import { newOpaqueToken, sha256 } from '../../../core/identity/opaqueTokens';
-import { verifyOrBurn } from '../../../core/identity/passwords';
+import { verifyOrBurn, type PasswordHashing } from '../../../core/identity/passwords';
 import { secondFactorStore, sessionStore, userStore, type SecondFactor } from '../../../db/identity';
 import type { Tx } from '../../../db/tx';
 import { ACCESS_TOKEN_TTL_SECONDS, type AccessTokens } from '../auth/accessTokens';
@@ -62,7 +62,14 @@ export function methodsOf(factor: SecondFactor | null): SecondFactorMethod[] {
 }
 
 export class SessionService {
-  constructor(private readonly deps: { sequelize: Sequelize; tokens: AccessTokens; throttle: AttemptThrottle }) {}
+  constructor(
+    private readonly deps: {
+      sequelize: Sequelize;
+      tokens: AccessTokens;
+      throttle: AttemptThrottle;
+      passwordHashing: PasswordHashing;
+    },
+  ) {}
 
   async login(email: string, password: string, ip: string | undefined): Promise<LoginResult> {
     const accountKey = throttleKeys.account(email);
@@ -73,7 +80,7 @@ export class SessionService {
     await this.deps.throttle.take(accountKey, policies.account);
     const user = await userStore.findActiveUserByEmail(email.toLowerCase());
     // Same work whether or not the account exists (verifyOrBurn hashes against a dummy).
-    const ok = await verifyOrBurn(user?.passwordHash, password);
+    const ok = await verifyOrBurn(user?.passwordHash, password, this.deps.passwordHashing);
     if (!ok || !user) {
       await this.deps.throttle.fail(ipKey, policies.ip);
       throw sessionErrors.invalidLogin();
