@@ -96,7 +96,8 @@ export class AccountService {
 
   /** Changes the password and ends every other session of the user (this one stays). */
   async changePassword(user: User, sessionId: string, current: string, next: string): Promise<void> {
-    if (!(await verifyOrBurn(user.passwordHash, current, this.deps.passwordHashing))) throw accountErrors.invalidPassword();
+    if (!(await verifyOrBurn(user.passwordHash, current, this.deps.passwordHashing)))
+      throw accountErrors.invalidPassword();
     const passwordHash = await hashPassword(next, this.deps.passwordHashing);
     await this.deps.sequelize.transaction(async (transaction) => {
       await userStore.updateUser(user, { passwordHash }, transaction);
@@ -113,7 +114,8 @@ export class AccountService {
   async checkPassword(user: User, password: string): Promise<void> {
     const key = throttleKeys.account(user.email ?? user.id);
     await this.deps.throttle.take(key, policies.account);
-    if (!(await verifyOrBurn(user.passwordHash, password, this.deps.passwordHashing))) throw accountErrors.invalidPassword();
+    if (!(await verifyOrBurn(user.passwordHash, password, this.deps.passwordHashing)))
+      throw accountErrors.invalidPassword();
     await this.deps.throttle.reset(key);
   }
 
