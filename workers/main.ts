@@ -9,6 +9,7 @@ import { providerFrom } from '../activities/provider/providerFrom';
 import { createLogger } from '../core/logger';
 import { createGatewayWorker } from './createWorker';
 import { bundleWorkflowsInChild } from './bundleWorkflows';
+import { prebuiltWorkflowBundle } from './prebuiltBundle';
 import { ensureOutboxDispatcher } from './ensureOutboxDispatcher';
 import { ensureJanitorSchedule } from './ensureJanitorSchedule';
 import { ensureReconciliationSchedule } from './ensureReconciliationSchedule';
@@ -38,8 +39,11 @@ async function main(): Promise<void> {
   const sequelize = createSequelize(config.databaseUrl, { poolMax: 20 });
   await migrateAtStart(sequelize, config);
   const connection = await NativeConnection.connect(temporalConnectionOptions(config.temporal));
-  // A bundle built beforehand (tests share one per run) is read as is; one built here is a temporary copy.
-  const bundlePath = config.workflowBundlePath ?? (await bundleWorkflowsInChild());
+  // A bundle built beforehand (WORKFLOW_BUNDLE: tests share one per run; or the build's own) is
+  // read as is; one built here is a temporary copy.
+  const prebuilt = config.workflowBundlePath ? null : prebuiltWorkflowBundle();
+  const given = config.workflowBundlePath ?? prebuilt;
+  const bundlePath = given ?? (await bundleWorkflowsInChild());
   const psp = providerFrom(config, logger);
   const { provider, pixApi } = psp;
   const worker = await createGatewayWorker({
@@ -64,7 +68,7 @@ async function main(): Promise<void> {
     },
   });
   // The worker has read the bundle: the temporary copy is not needed any more.
-  if (!config.workflowBundlePath) fs.rmSync(path.dirname(bundlePath), { recursive: true, force: true });
+  if (!given) fs.rmSync(path.dirname(bundlePath), { recursive: true, force: true });
   const clientConnection = await Connection.connect(temporalConnectionOptions(config.temporal));
   const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
   await ensureOutboxDispatcher(client, config.temporal.taskQueue);
@@ -83,7 +87,11 @@ async function main(): Promise<void> {
   stopOnSignals(() => worker.shutdown(), { logger });
   // Never the SMTP URL itself: it may carry the login.
   logger.info(
-    { taskQueue: config.temporal.taskQueue, smtp: config.smtpUrl ? 'configured' : 'not configured' },
+    {
+      taskQueue: config.temporal.taskQueue,
+      smtp: config.smtpUrl ? 'configured' : 'not configured',
+      workflowBundle: config.workflowBundlePath ? 'WORKFLOW_BUNDLE' : prebuilt ? 'the build' : 'bundled at start',
+    },
     'worker started',
   );
   await worker.run();

@@ -18,6 +18,7 @@ import path from 'node:path';
 import { projectRoot } from '../../cli/lib/projectRoot';
 import { API_NODE_ARGS } from '../../api/nodeArgs';
 import { WORKER_NODE_ARGS } from '../../workers/nodeArgs';
+import { PREBUILT_BUNDLE_FILE } from '../../workers/prebuiltBundle';
 
 export const DEFAULT_PRODUCTION_BUILD_DIR = path.join(
   os.tmpdir(),
@@ -39,17 +40,12 @@ export async function prepareProductionBuild(opts: { dir?: string } = {}): Promi
   if (above) throw new Error(`${dir} is below ${above}: the built services would find devDependencies there`);
   fs.mkdirSync(dir, { recursive: true });
 
-  // A child process awaited, not a synchronous one: the test runner starts PostgreSQL meanwhile.
-  await new Promise<void>((resolve, reject) => {
-    const tsc = spawn(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
-      cwd: projectRoot,
-      stdio: ['ignore', 'inherit', 'inherit'],
-    });
-    tsc.once('error', reject);
-    tsc.once('exit', (code) =>
-      code === 0 ? resolve() : reject(new Error(`npm run build (tsc) failed: exit ${code}`)),
-    );
-  });
+  await runNode([require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'], 'tsc');
+  // npm run build's second step: the workflow bundle the built worker reads (workers/prebuiltBundle.ts).
+  await runNode(
+    [path.join('dist', 'workers', 'bundleWorkflowsCli.js'), path.join('dist', PREBUILT_BUNDLE_FILE)],
+    'the workflow bundle',
+  );
   replaceDir(path.join(projectRoot, 'dist'), path.join(dir, 'dist'), (from, to) =>
     execFileSync('cp', ['-a', from, to]),
   );
@@ -75,6 +71,20 @@ export async function prepareProductionBuild(opts: { dir?: string } = {}): Promi
     modulesCached,
     timings: { buildMs: built - started, modulesMs: done - built, totalMs: done - started },
   };
+}
+
+/**
+ * One step of `npm run build` in the checkout, as a child process awaited, not a synchronous one:
+ * the test runner starts PostgreSQL meanwhile.
+ */
+function runNode(args: string[], what: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: projectRoot, stdio: ['ignore', 'inherit', 'inherit'] });
+    child.once('error', reject);
+    child.once('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`npm run build (${what}) failed: exit ${code}`)),
+    );
+  });
 }
 
 function nodeModulesAbove(dir: string): string | undefined {
