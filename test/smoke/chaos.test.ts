@@ -1,6 +1,6 @@
 /**
  * The short chaos run in the suite: `npm run chaos` itself (scripts/chaos.ts, CHAOS_PROFILE=short,
- * 90 s, a fixed seed) — the production stack from the production build with two workers, a seeded
+ * 60 s, a fixed seed) — the production stack from the production build with two workers, a seeded
  * mixed load, and one round of faults: SIGKILL to the API, both workers, the sandbox, the Temporal
  * server and PostgreSQL, and a worker paused past its heartbeat timeout. It passes only when every
  * killed part came back and the audit (`gateway audit`) found nothing: no charge paid twice or
@@ -14,7 +14,7 @@ import { projectRoot } from '../../cli/lib/projectRoot';
 import { productionBuildDir } from '../support/builtStack';
 import { testLogFile } from '../support/testLogs';
 
-// The run's 90 s of load, a fault round that may outlast it on a busy host, the quiet wait and the audit.
+// The run's 60 s of load, a fault round that may outlast it on a busy host, the quiet wait and the audit.
 jest.setTimeout(1_200_000);
 
 /** Fixed, so the suite's schedule is the same on every run; CHAOS_SEED replays another. */
@@ -41,7 +41,7 @@ it('kills every part of the production stack under load, and the audit finds not
     env: {
       ...inherited,
       GATEWAY_PRODUCTION_BUILD_DIR: buildDir,
-      CHAOS_SECONDS: '90',
+      CHAOS_SECONDS: '60',
       CHAOS_SEED: String(SEED),
       CHAOS_PROFILE: 'short',
       CHAOS_DIR: dir,
