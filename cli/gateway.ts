@@ -16,6 +16,7 @@
  *   user add-to-merchant --email <e> --merchant <id> --role <owner|admin|finance|viewer>
  *   user operator --email <e> [--revoke]
  *   credential create --merchant <id> --scopes <a,b> [--name <n>] [--json]
+ *   connection register|show|test|rotate|revoke --merchant <id> …   (a merchant's own PSP connection: cli/connectionArgs.ts)
  *   audit [--json] [--since <ISO time>] [--sandbox-url <url>] [--stale-minutes <n>]   (exit 0 clean, 1 discrepancies, 2 usage)
  * Reads DATABASE_URL and friends from the environment, else from the running `npm start`
  * stack (.data/local-env.json).
@@ -45,6 +46,9 @@ import { postSandboxControl } from './sandboxControl';
 import { providerWebhookCommand } from './providerWebhook';
 import { providerBalanceCommand } from './providerBalance';
 import { auditCommand } from './audit/command';
+import { connectionUsage, parseConnectionArgs } from './connectionArgs';
+import { runConnectionCommand } from './connection';
+import { credentialsKeyring } from '../core/crypto/envelope';
 
 const usage = `usage:
   npm run gateway -- migrate   (pending migrations, as the migration role: MIGRATION_DATABASE_URL, else DATABASE_URL)
@@ -68,6 +72,7 @@ const usage = `usage:
   npm run gateway -- user operator --email <email> [--revoke]   (platform staff: may reconcile every merchant at once)
   npm run gateway -- credential create --merchant <merchantId> --scopes <scope,scope> [--name <name>] [--json]
                       scopes: ${ALL_SCOPES.join(', ')}
+${connectionUsage.replace(/^usage:\n/, '')}
   npm run gateway -- audit [--json] [--since <ISO time>] [--sandbox-url <url>] [--stale-minutes <n>]
                       (read-only: nothing lost or paid twice; exit 0 clean, 1 discrepancies, 2 usage)`;
 
@@ -308,6 +313,19 @@ async function credentialCreate(argv: string[]): Promise<void> {
     );
 }
 
+/** Each PSP request's time limit while testing a connection. */
+const CONNECTION_TEST_TIMEOUT_MS = 15_000;
+
+async function connection(action: string | undefined, argv: string[]): Promise<void> {
+  const cmd = parseConnectionArgs(action, argv);
+  const keyring = credentialsKeyring(env('CREDENTIALS_ENCRYPTION_KEY'));
+  const done = await withDatabase((sequelize) =>
+    runConnectionCommand({ sequelize, keyring, timeoutMs: CONNECTION_TEST_TIMEOUT_MS }, cmd),
+  );
+  process.stdout.write(done.output);
+  if (!done.ok) process.exitCode = 1;
+}
+
 /**
  * The schema step of a deployment (compose's `migrate` service): the migration role's login,
  * which owns the schema; the API and the worker then start with the runtime role's.
@@ -338,6 +356,7 @@ async function main(): Promise<void> {
   if (group === 'user' && command === 'add-to-merchant') return userAddToMerchant(rest);
   if (group === 'user' && command === 'operator') return userOperator(rest);
   if (group === 'credential' && command === 'create') return credentialCreate(rest);
+  if (group === 'connection') return connection(command, rest);
   if ((group === 'payout' || group === 'withdrawal') && command === 'reconcile') {
     const { positionals } = parseArgs({ args: rest, options: {}, allowPositionals: true, strict: true });
     if (positionals.length !== 1)

@@ -38,6 +38,7 @@ import { webhookDeliveryReplay } from './migrations/0030_webhook_delivery_replay
 import { deliveryLease } from './migrations/0031_delivery_lease';
 import { idempotencyKeyBinding } from './migrations/0032_idempotency_key_binding';
 import { webhookRotationId } from './migrations/0033_webhook_rotation_id';
+import { pspConnections } from './migrations/0034_psp_connections';
 
 export interface Migration {
   name: string;
@@ -75,6 +76,7 @@ const migrations: Migration[] = [
   deliveryLease,
   idempotencyKeyBinding,
   webhookRotationId,
+  pspConnections,
 ];
 
 export async function runMigrations(sequelize: Sequelize): Promise<string[]> {

@@ -10,6 +10,9 @@ import { createApiCredential } from '../../db/identity/merchantAdmin';
 import { addUserToMerchant, parseRole } from '../../db/identity/userAdmin';
 import type { IntegrationStack } from './integrationStack';
 import { chargeOf } from './checkouts';
+import { parseConnectionArgs } from '../../cli/connectionArgs';
+import { runConnectionCommand, type ConnectionOutcome } from '../../cli/connection';
+import { credentialsKeyring } from '../../core/crypto/envelope';
 
 type Stack = Pick<IntegrationStack, 'createMerchant' | 'encryptionKey' | 'sequelize' | 'pay'>;
 
@@ -83,6 +86,18 @@ async function sandboxPay(stack: Stack, argv: string[]): Promise<string> {
   return `${JSON.stringify(paid.body)}\n`;
 }
 
+/**
+ * `connection <action> …` as cli/gateway.ts runs it (the same parser and command), on the stack's
+ * database and CREDENTIALS_ENCRYPTION_KEY; `ok` is false where the CLI exits 1 (a failed PSP test).
+ */
+export function connectionCli(
+  stack: Pick<Stack, 'encryptionKey' | 'sequelize'>,
+): (args: string[]) => Promise<ConnectionOutcome> {
+  const keyring = credentialsKeyring(stack.encryptionKey);
+  return async ([action, ...rest]) =>
+    runConnectionCommand({ sequelize: stack.sequelize, keyring, timeoutMs: 15_000 }, parseConnectionArgs(action, rest));
+}
+
 /** A LoadTarget's `cli` for `stack`: the commands above, else an error naming the command. */
 export function inProcessCli(stack: Stack): (args: string[]) => Promise<string> {
   return async (args) => {
@@ -91,6 +106,7 @@ export function inProcessCli(stack: Stack): (args: string[]) => Promise<string> 
     if (group === 'credential' && command === 'create') return credentialCreate(stack, rest);
     if (group === 'user' && command === 'add-to-merchant') return addToMerchant(rest);
     if (group === 'sandbox' && command === 'pay') return sandboxPay(stack, rest);
+    if (group === 'connection') return (await connectionCli(stack)([command, ...rest])).output;
     throw new Error(`inProcessCli: ${group} ${command} is not one of the load's commands`);
   };
 }

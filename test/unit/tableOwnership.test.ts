@@ -59,6 +59,8 @@ const OWNERS: Record<string, string> = {
   settlement_schedules: 'db/settlements/settlementStore.ts',
   reconciliations: 'db/reconciliations/reconciliationStore.ts',
   med_infractions: 'db/med/medInfractionStore.ts',
+  // merchants' own PSP connections (connected accounts)
+  psp_connections: 'db/connections/pspConnectionStore.ts',
   // the money core: one ledger writer (reads for other code: db/ledger/balanceStore.ts)
   ledger_accounts: 'activities/ledger/ledgerWriter.ts',
   ledger_transactions: 'activities/ledger/ledgerWriter.ts',

@@ -1,0 +1,248 @@
+/**
+ * `npm run gateway -- connection …`: a merchant's own PSP connection (the connected account model,
+ * docs/account-models.md). Registers it with its secrets sealed in envelopes, shows it without a
+ * secret, tests it against the PSP, rotates its secrets without downtime (the new material is
+ * stored as pending, tested, and promoted only when the test passes) and revokes it.
+ * Returns what to print; a bad input is an Error whose message is the sentence to show.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import type { Sequelize } from 'sequelize';
+import { certificateFingerprint, materialTls, parseMaterial, serializeMaterial } from '../core/connections/material';
+import type { ConnectionMaterial } from '../core/connections/material';
+import { readClientTls } from '../core/net/clientTls';
+import { openEnvelope, sealEnvelope, type MasterKeyring } from '../core/crypto/envelope';
+import { ActiveConnectionExists, pspConnectionStore, type PspConnectionRow } from '../db/connections';
+import type { ConnectionTestRecord } from '../db/connections';
+import { merchantStore } from '../db/identity';
+import { checkConnection } from '../activities/provider/connectionCheck';
+import { PixApiConnection } from '../activities/provider/pixApi/connection';
+import type { ConnectionCommand, SecretFiles } from './connectionArgs';
+
+export interface ConnectionDeps {
+  sequelize: Sequelize;
+  keyring: MasterKeyring;
+  /** Each PSP request's time limit (PROVIDER_TIMEOUT_MS). */
+  timeoutMs: number;
+}
+
+export interface ConnectionOutcome {
+  output: string;
+  /** False when the PSP test found problems (the CLI exits 1). */
+  ok: boolean;
+}
+
+export async function runConnectionCommand(deps: ConnectionDeps, cmd: ConnectionCommand): Promise<ConnectionOutcome> {
+  if (!(await merchantStore.findMerchant(cmd.merchantId))) throw new Error(`no merchant with id ${cmd.merchantId}`);
+  switch (cmd.action) {
+    case 'register':
+      return register(deps, cmd);
+    case 'show':
+      return show(deps, cmd);
+    case 'test':
+      return test(deps, cmd);
+    case 'rotate':
+      return rotate(deps, cmd);
+    case 'revoke':
+      return revoke(deps, cmd);
+  }
+}
+
+async function register(
+  deps: ConnectionDeps,
+  cmd: Extract<ConnectionCommand, { action: 'register' }>,
+): Promise<ConnectionOutcome> {
+  if (await pspConnectionStore.findActiveConnection(deps.sequelize, cmd.merchantId))
+    throw new Error(
+      `merchant ${cmd.merchantId} already has an active connection: rotate its secrets, or revoke it first`,
+    );
+  const material = readMaterial('connection register', cmd.files);
+  const secret = sealEnvelope(serializeMaterial(material), deps.keyring);
+  const pathSecret = sealEnvelope(crypto.randomBytes(24).toString('base64url'), deps.keyring);
+  let row: PspConnectionRow;
+  try {
+    row = await pspConnectionStore.insertConnection(deps.sequelize, {
+      merchantId: cmd.merchantId,
+      pspKind: cmd.pspKind,
+      apiBaseUrl: cmd.apiBaseUrl,
+      tokenUrl: cmd.tokenUrl,
+      clientId: cmd.clientId,
+      pixKey: cmd.pixKey,
+      secret: { envelope: secret.envelope, keyId: secret.masterKeyId },
+      certificateFingerprint: certificateFingerprint(material.identity),
+      webhookPathSecret: { envelope: pathSecret.envelope, keyId: pathSecret.masterKeyId },
+    });
+  } catch (err) {
+    if (err instanceof ActiveConnectionExists)
+      throw new Error(
+        `merchant ${cmd.merchantId} already has an active connection: rotate its secrets, or revoke it first`,
+      );
+    throw err;
+  }
+  const result = await testMaterial(deps, row, material);
+  await pspConnectionStore.recordTest(deps.sequelize, row.id, result);
+  const view = presentConnection({ ...row, last_test: result });
+  return { ok: result.ok, output: cmd.json ? json(view) : `registered ${describe(view)}` };
+}
+
+async function show(deps: ConnectionDeps, cmd: { merchantId: string; json: boolean }): Promise<ConnectionOutcome> {
+  const row = await pspConnectionStore.findLatestConnection(deps.sequelize, cmd.merchantId);
+  if (!row) throw new Error(`merchant ${cmd.merchantId} has no PSP connection`);
+  const view = presentConnection(row);
+  return { ok: true, output: cmd.json ? json(view) : describe(view) };
+}
+
+async function test(deps: ConnectionDeps, cmd: { merchantId: string; json: boolean }): Promise<ConnectionOutcome> {
+  const row = await active(deps, cmd.merchantId);
+  const result = await testMaterial(deps, row, parseMaterial(openEnvelope(row.secret_envelope, deps.keyring)));
+  await pspConnectionStore.recordTest(deps.sequelize, row.id, result);
+  return { ok: result.ok, output: cmd.json ? json(result) : describeTest(result) };
+}
+
+async function rotate(
+  deps: ConnectionDeps,
+  cmd: Extract<ConnectionCommand, { action: 'rotate' }>,
+): Promise<ConnectionOutcome> {
+  const row = await active(deps, cmd.merchantId);
+  const material = readMaterial('connection rotate', cmd.files);
+  const sealed = sealEnvelope(serializeMaterial(material), deps.keyring);
+  const fingerprint = certificateFingerprint(material.identity);
+  const pending = { envelope: sealed.envelope, keyId: sealed.masterKeyId, certificateFingerprint: fingerprint };
+  if (!(await pspConnectionStore.setPending(deps.sequelize, row.id, pending)))
+    throw new Error(`merchant ${cmd.merchantId}'s connection was revoked meanwhile: nothing rotated`);
+  const result = await testMaterial(deps, row, material);
+  if (!result.ok) {
+    await pspConnectionStore.clearPending(deps.sequelize, row.id, sealed.envelope);
+    throw new Error(
+      `rotation refused, the active secrets stay in use: the new ones failed their test: ${result.problems.join('; ')}`,
+    );
+  }
+  if (!(await pspConnectionStore.promotePending(deps.sequelize, row.id, sealed.envelope, result)))
+    throw new Error(
+      `merchant ${cmd.merchantId}'s connection changed meanwhile (revoked or rotated again): not promoted`,
+    );
+  const view = presentConnection({
+    ...row,
+    certificate_fingerprint: fingerprint,
+    secret_key_id: sealed.masterKeyId,
+    last_test: result,
+  });
+  return { ok: true, output: cmd.json ? json(view) : `rotated ${describe(view)}` };
+}
+
+async function revoke(deps: ConnectionDeps, cmd: { merchantId: string; json: boolean }): Promise<ConnectionOutcome> {
+  const row = await pspConnectionStore.revokeConnection(deps.sequelize, cmd.merchantId);
+  if (!row) throw new Error(`merchant ${cmd.merchantId} has no active PSP connection to revoke`);
+  const view = presentConnection(row);
+  return { ok: true, output: cmd.json ? json(view) : `revoked ${describe(view)}` };
+}
+
+async function active(deps: ConnectionDeps, merchantId: string): Promise<PspConnectionRow> {
+  const row = await pspConnectionStore.findActiveConnection(deps.sequelize, merchantId);
+  if (!row) throw new Error(`merchant ${merchantId} has no active PSP connection (register one first)`);
+  return row;
+}
+
+async function testMaterial(
+  deps: ConnectionDeps,
+  row: PspConnectionRow,
+  material: ConnectionMaterial,
+): Promise<ConnectionTestRecord> {
+  const connection = new PixApiConnection({
+    tokenUrl: row.token_url,
+    clientId: row.client_id,
+    clientSecret: material.clientSecret,
+    tls: materialTls(material),
+    timeoutMs: deps.timeoutMs,
+    allowPlainHttp: false,
+  });
+  try {
+    return await checkConnection(connection, { apiBaseUrl: row.api_base_url, pixKey: row.pix_key });
+  } finally {
+    await connection.close();
+  }
+}
+
+/**
+ * The secret material named by the flags, read and proven usable (a key that does not match its
+ * certificate, a PKCS#12 that does not open) before anything is stored. Messages name flags and
+ * error codes only, never content.
+ */
+function readMaterial(command: string, files: SecretFiles): ConnectionMaterial {
+  const clientSecret = readText(command, files.clientSecretFile, '--client-secret-file');
+  const cert = files.certificate;
+  const passphrase =
+    cert.kind === 'pfx'
+      ? cert.passphraseFile
+        ? readText(command, cert.passphraseFile, '--pfx-passphrase-file')
+        : ''
+      : undefined;
+  const { tls, problems } = readClientTls({
+    certFile: { name: '--cert-file', value: cert.kind === 'pem' ? cert.certFile : undefined },
+    keyFile: { name: '--key-file', value: cert.kind === 'pem' ? cert.keyFile : undefined },
+    pfxFile: { name: '--pfx-file', value: cert.kind === 'pfx' ? cert.pfxFile : undefined },
+    pfxPassphrase: { name: '--pfx-passphrase-file', value: passphrase },
+    caFile: { name: '--ca-file', value: files.caFile ?? undefined },
+  });
+  if (!tls?.identity) throw new Error(`${command}: ${problems.join('; ') || 'no client certificate'}`);
+  return { clientSecret, identity: tls.identity, ca: tls.ca };
+}
+
+/** A secret file's text without its final line break (an editor adds one). */
+function readText(command: string, file: string, flag: string): string {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    throw new Error(`${command}: ${flag} could not be read (${typeof code === 'string' ? code : 'unreadable'})`);
+  }
+  if (!text) throw new Error(`${command}: ${flag} is empty`);
+  return text;
+}
+
+/** What `show` and every command print: never a secret, never an envelope. */
+export function presentConnection(r: PspConnectionRow) {
+  return {
+    id: r.id,
+    merchantId: r.merchant_id,
+    pspKind: r.psp_kind,
+    status: r.status,
+    apiBaseUrl: r.api_base_url,
+    tokenUrl: r.token_url,
+    clientId: r.client_id,
+    pixKey: r.pix_key,
+    certificateFingerprint: r.certificate_fingerprint,
+    masterKeyId: r.secret_key_id,
+    rotationPending: r.pending_secret_envelope !== null,
+    lastTest: r.last_test,
+    createdAt: new Date(r.created_at).toISOString(),
+    revokedAt: r.revoked_at ? new Date(r.revoked_at).toISOString() : null,
+  };
+}
+
+type ConnectionView = ReturnType<typeof presentConnection>;
+
+function describe(v: ConnectionView): string {
+  const lines = [
+    `connection ${v.id} (${v.status})`,
+    `merchant      ${v.merchantId}`,
+    `psp           ${v.pspKind}  ${v.apiBaseUrl}`,
+    `token url     ${v.tokenUrl}`,
+    `client id     ${v.clientId}`,
+    `pix key       ${v.pixKey}`,
+    `certificate   SHA-256 ${v.certificateFingerprint ?? '(not readable from the PKCS#12)'}`,
+    `master key    ${v.masterKeyId}${v.rotationPending ? '  (a rotation is pending)' : ''}`,
+  ];
+  const head = `${lines.join('\n')}\n`;
+  return v.lastTest ? `${head}${describeTest(v.lastTest)}` : `${head}last test     never\n`;
+}
+
+function describeTest(t: ConnectionTestRecord): string {
+  const head = `last test     ${t.at}: ${t.ok ? 'OK' : 'PROBLEMS'} (token ${t.token}, webhook ${t.webhook}, balance ${t.balance})\n`;
+  return head + t.problems.map((p) => `  - ${p}\n`).join('');
+}
+
+function json(value: unknown): string {
+  return `${JSON.stringify(value)}\n`;
+}

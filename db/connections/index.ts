@@ -1,0 +1,10 @@
+/** The connections domain's table (psp_connections: merchants' own PSP connections), through one store. */
+export * as pspConnectionStore from './pspConnectionStore';
+export { ActiveConnectionExists } from './pspConnectionStore';
+export type {
+  ConnectionTestRecord,
+  NewPspConnection,
+  PspConnectionRow,
+  PspConnectionStatus,
+  PspKind,
+} from './pspConnectionStore';

@@ -1,0 +1,182 @@
+/**
+ * The psp_connections table (a merchant's own PSP connection, migration 0034): its one writer and
+ * the way to read it. Envelopes are stored and returned as text; opening them is the caller's
+ * (core/crypto/envelope.ts), so nothing here ever holds a secret in clear.
+ */
+import crypto from 'node:crypto';
+import { QueryTypes, type Sequelize } from 'sequelize';
+
+export type PspKind = 'efi';
+export type PspConnectionStatus = 'ACTIVE' | 'REVOKED';
+
+/** The last "test the connection": our own words only. */
+export interface ConnectionTestRecord {
+  at: string;
+  ok: boolean;
+  token: 'TAKEN' | 'REFUSED' | 'UNREACHABLE';
+  webhook: 'REGISTERED' | 'MISSING' | 'UNKNOWN';
+  balance: 'READABLE' | 'UNREADABLE' | 'UNKNOWN';
+  problems: string[];
+}
+
+export interface PspConnectionRow {
+  id: string;
+  merchant_id: string;
+  psp_kind: PspKind;
+  api_base_url: string;
+  token_url: string;
+  client_id: string;
+  pix_key: string;
+  secret_envelope: string;
+  secret_key_id: string;
+  certificate_fingerprint: string | null;
+  webhook_path_secret_envelope: string;
+  webhook_path_secret_key_id: string;
+  pending_secret_envelope: string | null;
+  pending_secret_key_id: string | null;
+  pending_certificate_fingerprint: string | null;
+  pending_since: Date | null;
+  status: PspConnectionStatus;
+  last_test: ConnectionTestRecord | null;
+  revoked_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface NewPspConnection {
+  merchantId: string;
+  pspKind: PspKind;
+  apiBaseUrl: string;
+  tokenUrl: string;
+  clientId: string;
+  pixKey: string;
+  secret: { envelope: string; keyId: string };
+  certificateFingerprint: string | null;
+  webhookPathSecret: { envelope: string; keyId: string };
+}
+
+export class ActiveConnectionExists extends Error {}
+
+export async function insertConnection(sequelize: Sequelize, c: NewPspConnection): Promise<PspConnectionRow> {
+  try {
+    const [row] = await sequelize.query<PspConnectionRow>(
+      `INSERT INTO psp_connections (id, merchant_id, psp_kind, api_base_url, token_url, client_id, pix_key,
+         secret_envelope, secret_key_id, certificate_fingerprint, webhook_path_secret_envelope, webhook_path_secret_key_id)
+       VALUES (:id, :merchantId, :pspKind, :apiBaseUrl, :tokenUrl, :clientId, :pixKey,
+         :secretEnvelope, :secretKeyId, :fingerprint, :webhookEnvelope, :webhookKeyId)
+       RETURNING *`,
+      {
+        replacements: {
+          id: crypto.randomUUID(),
+          merchantId: c.merchantId,
+          pspKind: c.pspKind,
+          apiBaseUrl: c.apiBaseUrl,
+          tokenUrl: c.tokenUrl,
+          clientId: c.clientId,
+          pixKey: c.pixKey,
+          secretEnvelope: c.secret.envelope,
+          secretKeyId: c.secret.keyId,
+          fingerprint: c.certificateFingerprint,
+          webhookEnvelope: c.webhookPathSecret.envelope,
+          webhookKeyId: c.webhookPathSecret.keyId,
+        },
+        type: QueryTypes.SELECT,
+      },
+    );
+    return row;
+  } catch (err) {
+    if ((err as { parent?: { constraint?: string } }).parent?.constraint === 'psp_connections_one_active')
+      throw new ActiveConnectionExists(`merchant ${c.merchantId} already has an active connection`);
+    throw err;
+  }
+}
+
+export async function findActiveConnection(sequelize: Sequelize, merchantId: string): Promise<PspConnectionRow | null> {
+  const [row] = await sequelize.query<PspConnectionRow>(
+    `SELECT * FROM psp_connections WHERE merchant_id = :merchantId AND status = 'ACTIVE'`,
+    { replacements: { merchantId }, type: QueryTypes.SELECT },
+  );
+  return row ?? null;
+}
+
+/** The merchant's newest connection, active or revoked (what `connection show` reports). */
+export async function findLatestConnection(sequelize: Sequelize, merchantId: string): Promise<PspConnectionRow | null> {
+  const [row] = await sequelize.query<PspConnectionRow>(
+    `SELECT * FROM psp_connections WHERE merchant_id = :merchantId
+      ORDER BY (status = 'ACTIVE') DESC, created_at DESC, id LIMIT 1`,
+    { replacements: { merchantId }, type: QueryTypes.SELECT },
+  );
+  return row ?? null;
+}
+
+export async function recordTest(sequelize: Sequelize, id: string, test: ConnectionTestRecord): Promise<void> {
+  await sequelize.query(`UPDATE psp_connections SET last_test = :test::jsonb, updated_at = now() WHERE id = :id`, {
+    replacements: { id, test: JSON.stringify(test) },
+  });
+}
+
+/** Stores new material beside the active one; false when the connection is no longer active. */
+export async function setPending(
+  sequelize: Sequelize,
+  id: string,
+  pending: { envelope: string; keyId: string; certificateFingerprint: string | null },
+): Promise<boolean> {
+  const [, affected] = await sequelize.query(
+    `UPDATE psp_connections SET pending_secret_envelope = :envelope, pending_secret_key_id = :keyId,
+       pending_certificate_fingerprint = :fingerprint, pending_since = now(), updated_at = now()
+     WHERE id = :id AND status = 'ACTIVE'`,
+    {
+      replacements: {
+        id,
+        envelope: pending.envelope,
+        keyId: pending.keyId,
+        fingerprint: pending.certificateFingerprint,
+      },
+      type: QueryTypes.UPDATE,
+    },
+  );
+  return Number(affected) === 1;
+}
+
+/**
+ * The pending material becomes the active one in one statement, only if it is still the one that
+ * was tested (`envelope`) and the connection still active: a concurrent rotation or a revocation
+ * wins over a promotion.
+ */
+export async function promotePending(
+  sequelize: Sequelize,
+  id: string,
+  envelope: string,
+  test: ConnectionTestRecord,
+): Promise<boolean> {
+  const [, affected] = await sequelize.query(
+    `UPDATE psp_connections SET secret_envelope = pending_secret_envelope, secret_key_id = pending_secret_key_id,
+       certificate_fingerprint = pending_certificate_fingerprint, pending_secret_envelope = NULL,
+       pending_secret_key_id = NULL, pending_certificate_fingerprint = NULL, pending_since = NULL,
+       last_test = :test::jsonb, updated_at = now()
+     WHERE id = :id AND status = 'ACTIVE' AND pending_secret_envelope = :envelope`,
+    { replacements: { id, envelope, test: JSON.stringify(test) }, type: QueryTypes.UPDATE },
+  );
+  return Number(affected) === 1;
+}
+
+/** Drops pending material that failed its test (only that one: a newer rotation's stays). */
+export async function clearPending(sequelize: Sequelize, id: string, envelope: string): Promise<void> {
+  await sequelize.query(
+    `UPDATE psp_connections SET pending_secret_envelope = NULL, pending_secret_key_id = NULL,
+       pending_certificate_fingerprint = NULL, pending_since = NULL, updated_at = now()
+     WHERE id = :id AND pending_secret_envelope = :envelope`,
+    { replacements: { id, envelope } },
+  );
+}
+
+/** Revokes the merchant's active connection; null when it has none. */
+export async function revokeConnection(sequelize: Sequelize, merchantId: string): Promise<PspConnectionRow | null> {
+  const [row] = await sequelize.query<PspConnectionRow>(
+    `UPDATE psp_connections SET status = 'REVOKED', revoked_at = now(), pending_secret_envelope = NULL,
+       pending_secret_key_id = NULL, pending_certificate_fingerprint = NULL, pending_since = NULL, updated_at = now()
+     WHERE merchant_id = :merchantId AND status = 'ACTIVE' RETURNING *`,
+    { replacements: { merchantId }, type: QueryTypes.SELECT },
+  );
+  return row ?? null;
+}

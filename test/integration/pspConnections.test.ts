@@ -1,0 +1,219 @@
+/**
+ * A merchant's own PSP connection, registered through the operator CLI (run in process, as
+ * cli/gateway.ts runs it) against this stack's sandbox API Pix (mutual TLS, test PKI): the row
+ * holds no secret in clear, `show` prints none, `test` takes a token and reads the webhook and the
+ * balance, a wrong client secret is reported in our words, a rotation with a wrong secret keeps the
+ * active one and a good one replaces it, and revoke ends it. A stack of its own: the shared stack
+ * gives no API Pix URL.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { QueryTypes } from 'sequelize';
+import { DEV_PIX_CLIENT_ID, DEV_PIX_CLIENT_SECRET } from '../../sandbox/config';
+import { SANDBOX_MERCHANT } from '../../sandbox/payer';
+import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
+import { connectionCli } from '../support/inProcessCli';
+import { testCertificates, type PkiFiles } from '../support/testCertificates';
+
+jest.setTimeout(120_000);
+
+let stack: IntegrationStack;
+let pki: PkiFiles;
+let dir: string;
+let cli: ReturnType<typeof connectionCli>;
+
+beforeAll(async () => {
+  stack = await startIntegrationStack({ inProcessWorker: false });
+  pki = await testCertificates();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'psp-connection-'));
+  cli = connectionCli(stack);
+});
+
+afterAll(async () => {
+  fs.rmSync(dir, { recursive: true, force: true });
+  await stack?.stop();
+});
+
+function secretFile(name: string, text: string): string {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, `${text}\n`, { mode: 0o600 });
+  return file;
+}
+
+const goodSecret = () => secretFile('good-secret', DEV_PIX_CLIENT_SECRET);
+const wrongSecret = () => secretFile('wrong-secret', `wrong-${crypto.randomBytes(6).toString('hex')}`);
+const pem = () => ['--cert-file', pki.clientCertFile, '--key-file', pki.clientKeyFile, '--ca-file', pki.caFile];
+
+function registerArgs(merchantId: string, secretPath: string): string[] {
+  return [
+    'register',
+    '--merchant', merchantId,
+    '--psp', 'efi',
+    '--api-base-url', `${stack.pixApiUrl}/api/v2`,
+    '--token-url', `${stack.pixApiUrl}/oauth/token`,
+    '--client-id', DEV_PIX_CLIENT_ID,
+    '--client-secret-file', secretPath,
+    '--pix-key', SANDBOX_MERCHANT.pixKey,
+    ...pem(),
+    '--json',
+  ]; // prettier-ignore
+}
+
+async function row(merchantId: string) {
+  const [found] = await stack.sequelize.query<{
+    text: string;
+    status: string;
+    secret_envelope: string;
+    pending: string | null;
+  }>(
+    `SELECT row_to_json(c)::text AS text, status, secret_envelope, pending_secret_envelope AS pending
+       FROM psp_connections c WHERE merchant_id = :merchantId ORDER BY created_at DESC LIMIT 1`,
+    { replacements: { merchantId }, type: QueryTypes.SELECT },
+  );
+  return found;
+}
+
+/** Every form a secret of the test could take in a row or an output. */
+function secretsIn(text: string): string[] {
+  const keyPem = fs.readFileSync(pki.clientKeyFile, 'utf8');
+  const keyBody = keyPem.split('\n').find((line) => line.length > 40 && !line.startsWith('-----'))!;
+  const forms = [
+    DEV_PIX_CLIENT_SECRET,
+    Buffer.from(DEV_PIX_CLIENT_SECRET).toString('base64'),
+    'PRIVATE KEY',
+    keyBody,
+    Buffer.from(keyPem).toString('base64').slice(0, 60),
+    pki.pfxPassphrase,
+  ];
+  return forms.filter((form) => text.includes(form));
+}
+
+it('registers a connection whose row and show hold no secret, and whose test passes against the PSP', async () => {
+  const { merchantId } = await stack.createMerchant({ name: 'Loja Conectada' });
+  const registered = await cli(registerArgs(merchantId, goodSecret()));
+  expect(registered.ok).toBe(true);
+  const view = JSON.parse(registered.output);
+  expect(view).toMatchObject({ merchantId, status: 'ACTIVE', clientId: DEV_PIX_CLIENT_ID, masterKeyId: 'k1' });
+  expect(view.lastTest).toMatchObject({
+    ok: true,
+    token: 'TAKEN',
+    webhook: 'REGISTERED',
+    balance: 'READABLE',
+    problems: [],
+  });
+  const certificate = new crypto.X509Certificate(fs.readFileSync(pki.clientCertFile));
+  expect(view.certificateFingerprint).toBe(certificate.fingerprint256);
+
+  const stored = await row(merchantId);
+  expect(stored.secret_envelope).toMatch(/^env1:k1:/);
+  expect(secretsIn(stored.text)).toEqual([]);
+
+  for (const args of [
+    ['show', '--merchant', merchantId],
+    ['show', '--merchant', merchantId, '--json'],
+  ]) {
+    const shown = await cli(args);
+    expect(shown.output).toContain(DEV_PIX_CLIENT_ID);
+    expect(shown.output).toContain(certificate.fingerprint256);
+    expect(secretsIn(shown.output)).toEqual([]);
+    expect(shown.output).not.toContain('env1:');
+  }
+
+  const tested = await cli(['test', '--merchant', merchantId, '--json']);
+  expect(tested.ok).toBe(true);
+  expect(JSON.parse(tested.output)).toMatchObject({
+    ok: true,
+    token: 'TAKEN',
+    webhook: 'REGISTERED',
+    balance: 'READABLE',
+  });
+});
+
+it('reports a refused client secret in our words, and keeps the record of that test', async () => {
+  const { merchantId } = await stack.createMerchant({ name: 'Loja Segredo Errado' });
+  const registered = await cli(registerArgs(merchantId, wrongSecret()));
+  expect(registered.ok).toBe(false);
+  const tested = await cli(['test', '--merchant', merchantId]);
+  expect(tested.ok).toBe(false);
+  expect(tested.output).toContain('PROBLEMS (token REFUSED, webhook UNKNOWN, balance UNKNOWN)');
+  expect(tested.output).toContain('the PSP refused the client id or client secret: no token was issued');
+  expect(tested.output).not.toMatch(/\bat .*\.ts:\d+/);
+});
+
+it("reports a PSP server certificate it cannot trust (no --ca-file for the sandbox's private CA) in our words", async () => {
+  const { merchantId } = await stack.createMerchant({ name: 'Loja Sem CA' });
+  const registered = await cli(
+    registerArgs(merchantId, goodSecret()).filter((a, i, all) => a !== '--ca-file' && all[i - 1] !== '--ca-file'),
+  );
+  expect(registered.ok).toBe(false);
+  expect(JSON.parse(registered.output).lastTest).toMatchObject({ token: 'UNREACHABLE', webhook: 'UNKNOWN' });
+  expect(JSON.parse(registered.output).lastTest.problems[0]).toMatch(
+    /^the PSP's server certificate is not trusted during the token request \([A-Z_]+\): give its CA with --ca-file$/,
+  );
+});
+
+it('rotates without downtime: a failing secret leaves the active one, a good one (as PKCS#12) replaces it', async () => {
+  const { merchantId } = await stack.createMerchant({ name: 'Loja Rotação' });
+  expect((await cli(registerArgs(merchantId, goodSecret()))).ok).toBe(true);
+  const before = await row(merchantId);
+
+  await expect(
+    cli(['rotate', '--merchant', merchantId, '--client-secret-file', wrongSecret(), ...pem()]),
+  ).rejects.toThrow(
+    'rotation refused, the active secrets stay in use: the new ones failed their test: the PSP refused the client id or client secret',
+  );
+  const kept = await row(merchantId);
+  expect(kept).toMatchObject({ status: 'ACTIVE', secret_envelope: before.secret_envelope, pending: null });
+  expect((await cli(['test', '--merchant', merchantId])).ok).toBe(true);
+
+  const passphrase = secretFile('pfx-passphrase', pki.pfxPassphrase);
+  const pfx = ['--pfx-file', pki.clientPfxFile, '--pfx-passphrase-file', passphrase, '--ca-file', pki.caFile];
+  const rotated = await cli([
+    'rotate',
+    '--merchant',
+    merchantId,
+    '--client-secret-file',
+    goodSecret(),
+    ...pfx,
+    '--json',
+  ]);
+  expect(rotated.ok).toBe(true);
+  const promoted = await row(merchantId);
+  expect(promoted).toMatchObject({ status: 'ACTIVE', pending: null });
+  expect(promoted.secret_envelope).not.toBe(before.secret_envelope);
+  expect(secretsIn(promoted.text)).toEqual([]);
+  // The same client certificate, read out of the PKCS#12 this time.
+  const certificate = new crypto.X509Certificate(fs.readFileSync(pki.clientCertFile));
+  expect(JSON.parse(rotated.output).certificateFingerprint).toBe(certificate.fingerprint256);
+  expect(JSON.parse((await cli(['test', '--merchant', merchantId, '--json'])).output).ok).toBe(true);
+
+  const revoked = await cli(['revoke', '--merchant', merchantId, '--json']);
+  expect(JSON.parse(revoked.output)).toMatchObject({ status: 'REVOKED' });
+  expect((await row(merchantId)).status).toBe('REVOKED');
+  await expect(cli(['test', '--merchant', merchantId])).rejects.toThrow(
+    `merchant ${merchantId} has no active PSP connection (register one first)`,
+  );
+  expect((await cli(['show', '--merchant', merchantId])).output).toContain('(REVOKED)');
+});
+
+it('answers bad input with a sentence: unknown merchant, missing file, both certificate forms, unreadable PKCS#12, a second registration', async () => {
+  const unknown = crypto.randomUUID();
+  await expect(cli(registerArgs(unknown, goodSecret()))).rejects.toThrow(`no merchant with id ${unknown}`);
+  const { merchantId } = await stack.createMerchant({ name: 'Loja Entrada Ruim' });
+  await expect(cli(registerArgs(merchantId, path.join(dir, 'absent')))).rejects.toThrow(
+    'connection register: --client-secret-file could not be read (ENOENT)',
+  );
+  await expect(cli([...registerArgs(merchantId, goodSecret()), '--pfx-file', pki.clientPfxFile])).rejects.toThrow(
+    /give the certificate one way/,
+  );
+  const noPem = registerArgs(merchantId, goodSecret()).slice(0, -7);
+  await expect(cli([...noPem, '--pfx-file', pki.clientCertFile])).rejects.toThrow(
+    /connection register: --pfx-file cannot be opened with --pfx-passphrase-file \(not PKCS#12, or a wrong passphrase\)/,
+  );
+  expect((await cli(registerArgs(merchantId, goodSecret()))).ok).toBe(true);
+  await expect(cli(registerArgs(merchantId, goodSecret()))).rejects.toThrow(
+    `merchant ${merchantId} already has an active connection: rotate its secrets, or revoke it first`,
+  );
+});
