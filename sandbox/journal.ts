@@ -5,12 +5,14 @@
  * on disk before the answer that reports it leaves the process. Faults and the callback log
  * stay in memory: they describe this run, not the provider's records. Boletos are kept like charges;
  * so are API Pix cobs (charges with their cob fields), devoluções and webhook registrations, and
- * the Pix sent through Efí's route with the balance adjustment a test set.
+ * the Pix sent through Efí's route with the balance adjustment a test set, and the accounts made by
+ * POST /sandbox/accounts (their client secret as a hash only).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { ProviderInfraction, ProviderTransfer } from '../core/provider';
+import type { SandboxAccount } from './accounts';
 import type {
   BoletoRecord,
   ChargeRecord,
@@ -36,6 +38,7 @@ export interface SandboxJournal {
   pixWebhookRemoved(chave: string): void;
   efiSend(send: EfiSendRecord): void;
   efiBalanceAdjustment(cents: number): void;
+  account(account: SandboxAccount): void;
 }
 
 type Line =
@@ -51,7 +54,8 @@ type Line =
   | { kind: 'pixWebhook'; value: PixWebhookRecord }
   | { kind: 'pixWebhookRemoved'; key: string }
   | { kind: 'efiSend'; value: EfiSendRecord }
-  | { kind: 'efiBalanceAdjustment'; value: number };
+  | { kind: 'efiBalanceAdjustment'; value: number }
+  | { kind: 'account'; value: SandboxAccount };
 
 /** Keeps nothing: for tests that want a throwaway provider. */
 export const memoryJournal: SandboxJournal = {
@@ -68,6 +72,7 @@ export const memoryJournal: SandboxJournal = {
   pixWebhookRemoved: () => undefined,
   efiSend: () => undefined,
   efiBalanceAdjustment: () => undefined,
+  account: () => undefined,
 };
 
 /** Loads `file` into `state` (creating it when missing), compacts it, and appends from then on. */
@@ -96,6 +101,7 @@ export function openFileJournal(file: string, state: SandboxState, logger: Logge
     pixWebhookRemoved: (key) => append({ kind: 'pixWebhookRemoved', key }),
     efiSend: (value) => append({ kind: 'efiSend', value }),
     efiBalanceAdjustment: (value) => append({ kind: 'efiBalanceAdjustment', value }),
+    account: (value) => append({ kind: 'account', value }),
   };
 }
 
@@ -157,12 +163,16 @@ function apply(state: SandboxState, line: Line): void {
     case 'efiBalanceAdjustment':
       state.efiBalanceAdjustmentCents = line.value;
       break;
+    case 'account':
+      state.accounts.set(line.value.id, line.value);
+      break;
   }
 }
 
 /** One line per record, written aside and renamed over the journal, so a crash keeps one whole copy. */
 function compact(file: string, state: SandboxState): void {
   const lines: Line[] = [
+    ...[...state.accounts.values()].map((value) => ({ kind: 'account' as const, value })),
     ...[...state.charges.values()].map((value) => ({ kind: 'charge' as const, value })),
     ...[...state.chargeIdempotency].map(([key, value]) => ({ kind: 'chargeKey' as const, key, value })),
     ...[...state.boletos.values()].map((value) => ({ kind: 'boleto' as const, value })),

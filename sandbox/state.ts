@@ -8,6 +8,7 @@ import type {
   ProviderInfraction,
   ProviderTransfer,
 } from '../core/provider';
+import type { SandboxAccount } from './accounts';
 
 export interface ChargeRecord {
   /** Stored status is ACTIVE/PAID/CANCELLED; EXPIRED is derived on read from expiresAt. */
@@ -174,6 +175,8 @@ export interface DictEntry {
 }
 
 export interface SandboxState {
+  /** Accounts made by POST /sandbox/accounts, by id (the default account is configuration: accounts.ts). */
+  accounts: Map<string, SandboxAccount>;
   charges: Map<string, ChargeRecord>;
   chargeIdempotency: Map<string, IdempotencyEntry>;
   boletos: Map<string, BoletoRecord>;
@@ -206,6 +209,7 @@ export const MAX_CALLBACK_LOG = 5_000;
 
 export function createSandboxState(): SandboxState {
   return {
+    accounts: new Map(),
     charges: new Map(),
     chargeIdempotency: new Map(),
     boletos: new Map(),
