@@ -3,7 +3,7 @@
  *  - POST / {keys?, name?, cnpj?, openingBalanceCents?}: 201 a new account of the PSP with its
  *    client id and secret (the only answer that ever carries the secret), its keys (one random EVP
  *    key when none is asked) and its balance;
- *  - GET /: every account; GET /:id: one ("default" is the account the configuration describes),
+ *  - GET /: every account (each with its number, `conta`, which a Split Pix favorecido names); GET /:id: one ("default" is the account the configuration describes),
  *    or 404 ACCOUNT_NOT_FOUND. Reads never carry the secret.
  */
 import { Router } from 'express';
@@ -38,6 +38,7 @@ function accountJson(ctx: SandboxContext, account: SandboxAccount) {
     keys: account.keys,
     name: account.name,
     cnpj: account.cnpj,
+    conta: account.conta,
     balanceCents: cents,
     saldo: signedValor(cents),
   };

@@ -18,6 +18,8 @@ import { SANDBOX_MERCHANT } from './payer';
 import type { SandboxState } from './state';
 
 export const DEFAULT_ACCOUNT_ID = 'default';
+/** The default account's number at the PSP (Efí's `conta`, which a split's favorecido names). */
+export const DEFAULT_ACCOUNT_NUMBER = '1000001';
 
 export interface SandboxAccount {
   id: string;
@@ -29,6 +31,8 @@ export interface SandboxAccount {
   /** The holder's name and CNPJ (API Pix shows the CNPJ on webhooks; the BR Code shows the name). */
   name: string;
   cnpj: string;
+  /** Its number at the PSP (7 digits): Efí's `conta`, which a Split Pix favorecido names. */
+  conta: string;
   openingBalanceCents: number;
   createdAt: string;
 }
@@ -78,6 +82,7 @@ export class SandboxAccounts {
       keys: [...config.keys],
       name: config.name,
       cnpj: config.cnpj,
+      conta: DEFAULT_ACCOUNT_NUMBER,
       openingBalanceCents: config.openingBalanceCents,
       createdAt: new Date(0).toISOString(),
     };
@@ -97,6 +102,11 @@ export class SandboxAccounts {
     // Compared even for an unknown client id, so both failures take the same time.
     const secretOk = secretsEqual(secretHash(clientSecret), found?.clientSecretHash ?? this.default.clientSecretHash);
     return found && secretOk ? found : null;
+  }
+
+  /** The account with this number (Efí's `conta`), or null. */
+  byConta(conta: string): SandboxAccount | null {
+    return this.all().find((a) => a.conta === conta) ?? null;
   }
 
   /** The created account that owns `key`, or null (the default account's keys are its configuration's). */
@@ -133,11 +143,19 @@ export class SandboxAccounts {
       keys,
       name: input.name ?? 'CONTA SANDBOX',
       cnpj: input.cnpj ?? randomCnpj(),
+      conta: this.newConta(),
       openingBalanceCents: input.openingBalanceCents ?? 0,
       createdAt: now.toISOString(),
     };
     this.state.accounts.set(account.id, account);
     return { account, clientSecret };
+  }
+
+  private newConta(): string {
+    for (;;) {
+      const conta = String(2_000_000 + (randomBytes(4).readUInt32BE() % 8_000_000));
+      if (!this.byConta(conta)) return conta;
+    }
   }
 }
 

@@ -1,7 +1,8 @@
 /**
  * Each account's balance, one sum over the sandbox's stores so nothing is counted twice: its
  * opening balance, plus (the default account only) what POST /sandbox/efi/saldo set, plus every
- * Pix it received (its cobs; for the default account also /v1 charges and boletos paid by Pix),
+ * Pix it received (its cobs; for the default account also /v1 charges and boletos paid by Pix;
+ * a cob with a Split Pix linked: its share only, and each repasse's account its own, efi/splits.ts),
  * minus every COMPLETED transfer it made (a devolução of a Pix it received, a send from one of its
  * keys accepted as REALIZADO: debited when accepted, as Efí holds the amount while it is
  * processed; a /v1 transfer is the default account's), plus what recipients returned of its sends,
@@ -10,6 +11,7 @@
  */
 import { DEFAULT_ACCOUNT_ID, type SandboxAccount } from './accounts';
 import type { SandboxContext } from './context';
+import { splitOfPayment } from './efi/splits';
 import { listReceivedPixPayments } from './receivedPayments';
 import type { EfiSendRecord } from './state';
 
@@ -26,7 +28,10 @@ export function flowsCents(ctx: SandboxContext, account: SandboxAccount): number
   let received = 0;
   for (const p of listReceivedPixPayments(ctx)) {
     keyOfPayment.set(p.endToEndId, p.pixKey);
-    if (isMine(p.pixKey)) received += p.amountCents;
+    const charge = p.cob ? state.charges.get(p.providerId) : undefined;
+    const split = charge ? splitOfPayment(ctx, charge, accounts.ownerOf(p.pixKey).id, p.amountCents) : null;
+    if (split) received += split.get(account.id) ?? 0;
+    else if (isMine(p.pixKey)) received += p.amountCents;
   }
   const sendOfTransfer = new Map<string, EfiSendRecord>();
   for (const send of state.efiSends.values()) sendOfTransfer.set(send.transferId, send);

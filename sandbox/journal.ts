@@ -6,7 +6,7 @@
  * stay in memory: they describe this run, not the provider's records. Boletos are kept like charges;
  * so are API Pix cobs (charges with their cob fields), devoluções and webhook registrations, and
  * the Pix sent through Efí's route with the balance adjustment a test set, and the accounts made by
- * POST /sandbox/accounts (their client secret as a hash only).
+ * POST /sandbox/accounts (their client secret as a hash only) with their Split Pix configurations.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -21,6 +21,7 @@ import type {
   IdempotencyEntry,
   PixWebhookRecord,
   SandboxState,
+  SplitConfigRecord,
   TransferReferenceStats,
 } from './state';
 
@@ -39,6 +40,7 @@ export interface SandboxJournal {
   efiSend(send: EfiSendRecord): void;
   efiBalanceAdjustment(cents: number): void;
   account(account: SandboxAccount): void;
+  splitConfig(config: SplitConfigRecord): void;
 }
 
 type Line =
@@ -55,7 +57,8 @@ type Line =
   | { kind: 'pixWebhookRemoved'; key: string }
   | { kind: 'efiSend'; value: EfiSendRecord }
   | { kind: 'efiBalanceAdjustment'; value: number }
-  | { kind: 'account'; value: SandboxAccount };
+  | { kind: 'account'; value: SandboxAccount }
+  | { kind: 'splitConfig'; value: SplitConfigRecord };
 
 /** Keeps nothing: for tests that want a throwaway provider. */
 export const memoryJournal: SandboxJournal = {
@@ -73,6 +76,7 @@ export const memoryJournal: SandboxJournal = {
   efiSend: () => undefined,
   efiBalanceAdjustment: () => undefined,
   account: () => undefined,
+  splitConfig: () => undefined,
 };
 
 /** Loads `file` into `state` (creating it when missing), compacts it, and appends from then on. */
@@ -102,6 +106,7 @@ export function openFileJournal(file: string, state: SandboxState, logger: Logge
     efiSend: (value) => append({ kind: 'efiSend', value }),
     efiBalanceAdjustment: (value) => append({ kind: 'efiBalanceAdjustment', value }),
     account: (value) => append({ kind: 'account', value }),
+    splitConfig: (value) => append({ kind: 'splitConfig', value }),
   };
 }
 
@@ -166,6 +171,9 @@ function apply(state: SandboxState, line: Line): void {
     case 'account':
       state.accounts.set(line.value.id, line.value);
       break;
+    case 'splitConfig':
+      state.splitConfigs.set(line.value.id, line.value);
+      break;
   }
 }
 
@@ -173,6 +181,7 @@ function apply(state: SandboxState, line: Line): void {
 function compact(file: string, state: SandboxState): void {
   const lines: Line[] = [
     ...[...state.accounts.values()].map((value) => ({ kind: 'account' as const, value })),
+    ...[...state.splitConfigs.values()].map((value) => ({ kind: 'splitConfig' as const, value })),
     ...[...state.charges.values()].map((value) => ({ kind: 'charge' as const, value })),
     ...[...state.chargeIdempotency].map(([key, value]) => ({ kind: 'chargeKey' as const, key, value })),
     ...[...state.boletos.values()].map((value) => ({ kind: 'boleto' as const, value })),

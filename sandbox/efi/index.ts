@@ -1,6 +1,6 @@
 /**
  * The sandbox as Efí for what API Pix does not cover: sending Pix, the sent-Pix reads, the
- * balance and MED (docs/standards/efi-pix.yaml). Mounted by app.ts at /v2/gn and /v3/gn, on the
+ * balance, MED and Split Pix (docs/standards/efi-pix.yaml). Mounted by app.ts at /v2/gn and /v3/gn, on the
  * same origin and behind the same faults and bearer tokens as API Pix (one AccessTokens).
  * Each token is bound to one account (accounts.ts): a route sends from, reads and answers for
  * that account only. Everything works on the sandbox's stores: a send is a transfer, an infraction is the one
@@ -15,6 +15,7 @@ import { balanceRoutes } from './balanceRoutes';
 import { efiErrorHandler, efiNotFound } from './errors';
 import { medRoutes } from './medRoutes';
 import { sendRoutes, sentPixRoutes } from './sendRoutes';
+import { splitRoutes } from './splitRoutes';
 import { EfiSendWebhooks } from './webhooks';
 
 export interface EfiApiOptions {
@@ -64,6 +65,7 @@ export function createEfiApi(ctx: SandboxContext, options: EfiApiOptions): EfiAp
   v2.use(sentPixRoutes(ctx));
   v2.use(balanceRoutes(ctx));
   v2.use(medRoutes(ctx));
+  v2.use(splitRoutes(ctx));
   const v3 = base();
   v3.use(sendRoutes(ctx, sendOptions, webhooks));
   return {
