@@ -7,6 +7,7 @@
  */
 import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import pino, { type Logger } from 'pino';
+import { SandboxAccounts } from './accounts';
 import { requireApiKey, requireBearer } from './auth';
 import { CallbackDispatcher, DEFAULT_CALLBACK_RETRY_DELAYS_MS } from './callbacks';
 import type { SandboxContext } from './context';
@@ -94,8 +95,22 @@ export function createSandboxApp(opts: SandboxAppOptions): SandboxApp {
   });
   const rate = opts.openInfractionRate ?? 0;
   if (!(rate >= 0 && rate <= 1)) throw new Error('openInfractionRate must be between 0 and 1');
+  const receivingKeys = opts.pixReceivingKeys ?? [SANDBOX_MERCHANT.pixKey];
+  const pixClient = {
+    clientId: opts.pixClientId ?? DEV_PIX_CLIENT_ID,
+    clientSecret: opts.pixClientSecret ?? DEV_PIX_CLIENT_SECRET,
+  };
+  const openingBalanceCents = opts.efiOpeningBalanceCents ?? DEFAULT_EFI_OPENING_BALANCE_CENTS;
+  const accounts = new SandboxAccounts(state, {
+    ...pixClient,
+    keys: receivingKeys,
+    name: SANDBOX_MERCHANT.name,
+    cnpj: SANDBOX_MERCHANT.cnpj,
+    openingBalanceCents,
+  });
   const ctx: SandboxContext = {
     state,
+    accounts,
     journal,
     now: opts.now ?? (() => new Date()),
     logger,
@@ -105,23 +120,16 @@ export function createSandboxApp(opts: SandboxAppOptions): SandboxApp {
     openInfractionRate: rate,
     random: opts.random ?? Math.random,
   };
-  const receivingKeys = opts.pixReceivingKeys ?? [SANDBOX_MERCHANT.pixKey];
   const pixApi = createPixApi(ctx, {
-    client: {
-      clientId: opts.pixClientId ?? DEV_PIX_CLIENT_ID,
-      clientSecret: opts.pixClientSecret ?? DEV_PIX_CLIENT_SECRET,
-    },
     tokenTtlSeconds: opts.pixTokenTtlSeconds ?? 3600,
-    receivingKeys,
     devolucaoSettleMs: opts.devolucaoSettleMs ?? 1000,
     locationHost: opts.locationHost,
     observeApiRequest: opts.observeApiRequest,
   });
   const efi = createEfiApi(ctx, {
     tokens: pixApi.tokens,
-    receivingKeys,
     settleMs: opts.efiSendSettleMs ?? DEFAULT_EFI_SEND_SETTLE_MS,
-    openingBalanceCents: opts.efiOpeningBalanceCents ?? DEFAULT_EFI_OPENING_BALANCE_CENTS,
+    openingBalanceCents,
     observeApiRequest: opts.observeApiRequest,
   });
   const faultRuntime: FaultRuntime = {

@@ -1,5 +1,6 @@
 /** What route handlers share: state, the (injectable) clock, logging and callback delivery. */
 import type { Logger } from 'pino';
+import type { SandboxAccounts } from './accounts';
 import type { CallbackDispatcher } from './callbacks';
 import type { SandboxJournal } from './journal';
 import type { ChargeRecord, SandboxState } from './state';
@@ -12,6 +13,8 @@ export interface CobNotifications {
 
 export interface SandboxContext {
   state: SandboxState;
+  /** The PSP's accounts: the default one (configuration) and those POST /sandbox/accounts made. */
+  accounts: SandboxAccounts;
   /** Every change to charges and transfers goes here too, so a restart keeps them. */
   journal: SandboxJournal;
   now: () => Date;

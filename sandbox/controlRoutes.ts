@@ -5,6 +5,7 @@
  * any charge). The server also binds 127.0.0.1 by default.
  */
 import express, { Router } from 'express';
+import { accountRoutes } from './accountRoutes';
 import { payBoleto, resendBoletoCallback } from './boletos';
 import { payCharge, resendPaidCallback } from './charges';
 import type { SandboxContext } from './context';
@@ -24,12 +25,14 @@ import {
 } from './schemas';
 import { NO_FAULTS } from './state';
 
-export function controlRoutes(ctx: SandboxContext, efi: Pick<EfiApi, 'webhooks' | 'openingBalanceCents'>): Router {
+export function controlRoutes(ctx: SandboxContext, efi: Pick<EfiApi, 'webhooks'>): Router {
   const router = Router();
   const { state } = ctx;
   router.use(express.json({ limit: '64kb' }));
   // Efí's sends, balance and webhooks (sandbox/efi/controlRoutes.ts).
   router.use('/efi', efiControlRoutes(ctx, efi));
+  // The PSP's accounts: create one, read its balance and keys (sandbox/accountRoutes.ts).
+  router.use('/accounts', accountRoutes(ctx));
 
   // :id is the provider charge id or, for convenience, the gateway's reference.
   router.post('/charges/:id/pay', (req, res) => {

@@ -5,12 +5,14 @@
  * on disk before the answer that reports it leaves the process. Faults and the callback log
  * stay in memory: they describe this run, not the provider's records. Boletos are kept like charges;
  * so are API Pix cobs (charges with their cob fields), devoluções and webhook registrations, and
- * the Pix sent through Efí's route with the balance adjustment a test set.
+ * the Pix sent through Efí's route with the balance adjustment a test set, and the accounts made by
+ * POST /sandbox/accounts (their client secret as a hash only) with their Split Pix configurations.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { ProviderInfraction, ProviderTransfer } from '../core/provider';
+import type { SandboxAccount } from './accounts';
 import type {
   BoletoRecord,
   ChargeRecord,
@@ -19,6 +21,7 @@ import type {
   IdempotencyEntry,
   PixWebhookRecord,
   SandboxState,
+  SplitConfigRecord,
   TransferReferenceStats,
 } from './state';
 
@@ -36,6 +39,8 @@ export interface SandboxJournal {
   pixWebhookRemoved(chave: string): void;
   efiSend(send: EfiSendRecord): void;
   efiBalanceAdjustment(cents: number): void;
+  account(account: SandboxAccount): void;
+  splitConfig(config: SplitConfigRecord): void;
 }
 
 type Line =
@@ -51,7 +56,9 @@ type Line =
   | { kind: 'pixWebhook'; value: PixWebhookRecord }
   | { kind: 'pixWebhookRemoved'; key: string }
   | { kind: 'efiSend'; value: EfiSendRecord }
-  | { kind: 'efiBalanceAdjustment'; value: number };
+  | { kind: 'efiBalanceAdjustment'; value: number }
+  | { kind: 'account'; value: SandboxAccount }
+  | { kind: 'splitConfig'; value: SplitConfigRecord };
 
 /** Keeps nothing: for tests that want a throwaway provider. */
 export const memoryJournal: SandboxJournal = {
@@ -68,6 +75,8 @@ export const memoryJournal: SandboxJournal = {
   pixWebhookRemoved: () => undefined,
   efiSend: () => undefined,
   efiBalanceAdjustment: () => undefined,
+  account: () => undefined,
+  splitConfig: () => undefined,
 };
 
 /** Loads `file` into `state` (creating it when missing), compacts it, and appends from then on. */
@@ -96,6 +105,8 @@ export function openFileJournal(file: string, state: SandboxState, logger: Logge
     pixWebhookRemoved: (key) => append({ kind: 'pixWebhookRemoved', key }),
     efiSend: (value) => append({ kind: 'efiSend', value }),
     efiBalanceAdjustment: (value) => append({ kind: 'efiBalanceAdjustment', value }),
+    account: (value) => append({ kind: 'account', value }),
+    splitConfig: (value) => append({ kind: 'splitConfig', value }),
   };
 }
 
@@ -157,12 +168,20 @@ function apply(state: SandboxState, line: Line): void {
     case 'efiBalanceAdjustment':
       state.efiBalanceAdjustmentCents = line.value;
       break;
+    case 'account':
+      state.accounts.set(line.value.id, line.value);
+      break;
+    case 'splitConfig':
+      state.splitConfigs.set(line.value.id, line.value);
+      break;
   }
 }
 
 /** One line per record, written aside and renamed over the journal, so a crash keeps one whole copy. */
 function compact(file: string, state: SandboxState): void {
   const lines: Line[] = [
+    ...[...state.accounts.values()].map((value) => ({ kind: 'account' as const, value })),
+    ...[...state.splitConfigs.values()].map((value) => ({ kind: 'splitConfig' as const, value })),
     ...[...state.charges.values()].map((value) => ({ kind: 'charge' as const, value })),
     ...[...state.chargeIdempotency].map(([key, value]) => ({ kind: 'chargeKey' as const, key, value })),
     ...[...state.boletos.values()].map((value) => ({ kind: 'boleto' as const, value })),

@@ -8,6 +8,7 @@ import type {
   ProviderInfraction,
   ProviderTransfer,
 } from '../core/provider';
+import type { SandboxAccount } from './accounts';
 
 export interface ChargeRecord {
   /** Stored status is ACTIVE/PAID/CANCELLED; EXPIRED is derived on read from expiresAt. */
@@ -45,6 +46,32 @@ export interface CobRecord {
   revisions: CobContent[];
   /** The payload location: its id (loc.id), URL without scheme, and the capability token it ends in. */
   loc: { id: number; location: string; token: string; criacao: string };
+  /** Efí's Split Pix: the split configuration (and its revision) linked to the cob, divided at settlement. */
+  split?: { configId: string; revisao: number } | null;
+}
+
+/** One share of a Split Pix configuration: a percentage ("60.00") or a fixed amount in cents. */
+export interface SplitShare {
+  tipo: 'porcentagem' | 'fixo';
+  /** Hundredths: of a percent (porcentagem, 6000 = 60.00 %) or of a real (fixo, cents). */
+  hundredths: number;
+}
+
+/** What a revision of a split configuration says (Efí's PUT /v2/gn/split/config/{id} body). */
+export interface SplitConfigContent {
+  descricao: string;
+  txid: string | null;
+  imediato: boolean;
+  divisaoTarifa: 'assumir_total' | 'proporcional';
+  minhaParte: SplitShare;
+  repasses: (SplitShare & { favorecido: { cpf?: string; cnpj?: string; conta: string } })[];
+}
+
+/** A Split Pix configuration of one account (sandbox/efi/splits.ts); index = revisao. */
+export interface SplitConfigRecord {
+  id: string;
+  accountId: string;
+  revisions: (SplitConfigContent & { criacao: string })[];
 }
 
 /** A devolução asked through API Pix (PUT /pix/{e2eid}/devolucao/{id}); the money moves as a transfer (returnOf). */
@@ -174,6 +201,10 @@ export interface DictEntry {
 }
 
 export interface SandboxState {
+  /** Efí's Split Pix configurations, by id. */
+  splitConfigs: Map<string, SplitConfigRecord>;
+  /** Accounts made by POST /sandbox/accounts, by id (the default account is configuration: accounts.ts). */
+  accounts: Map<string, SandboxAccount>;
   charges: Map<string, ChargeRecord>;
   chargeIdempotency: Map<string, IdempotencyEntry>;
   boletos: Map<string, BoletoRecord>;
@@ -206,6 +237,8 @@ export const MAX_CALLBACK_LOG = 5_000;
 
 export function createSandboxState(): SandboxState {
   return {
+    accounts: new Map(),
+    splitConfigs: new Map(),
     charges: new Map(),
     chargeIdempotency: new Map(),
     boletos: new Map(),

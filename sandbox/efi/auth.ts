@@ -1,7 +1,7 @@
 /**
  * Efí's routes take the same bearer tokens as API Pix (one AccessTokens: a token from
  * POST /oauth/token works on both), answering 401 in Efí's own form. Scopes are not checked
- * here: the token endpoint grants API Pix's by default and accepts Efí's when asked
+ * here (the token's account is: res.locals.pixAccount, accounts.ts requestAccount): the token endpoint grants API Pix's by default and accepts Efí's when asked
  * (pixApi/oauth.ts), and the sandbox does not make a client ask for them.
  */
 import type { RequestHandler } from 'express';
@@ -11,7 +11,11 @@ import { EfiError, sendEfiError } from './errors';
 export function requireEfiToken(tokens: AccessTokens): RequestHandler {
   return (req, res, next) => {
     const match = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i.exec(req.get('Authorization') ?? '');
-    if (match && tokens.verify(match[1])) return next();
+    const grant = match ? tokens.verify(match[1]) : null;
+    if (grant) {
+      res.locals.pixAccount = grant.account;
+      return next();
+    }
     res.set('WWW-Authenticate', 'Bearer realm="efi", error="invalid_token"');
     sendEfiError(
       res,

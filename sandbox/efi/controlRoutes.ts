@@ -1,5 +1,6 @@
 /**
- * /sandbox/efi/* test controls (behind the control token, no faults: sandbox/controlRoutes.ts):
+ * /sandbox/efi/* test controls (behind the control token, no faults: sandbox/controlRoutes.ts), on the
+ * default account (the balance) or on every account (the sends, the webhook pause):
  *  - POST /saldo {cents}: the Efí balance is `cents` now (later flows move it from there);
  *  - POST /webhooks {paused}: while paused, the send webhooks are dropped ("a webhook that never comes");
  *  - POST /enviados/:idEnvio/devolucao {amountCents}: the recipient returns part of a REALIZADO send
@@ -20,15 +21,12 @@ const saldoSchema = z.object({ cents: z.number().int().min(-1e15).max(1e15) }).s
 const pausedSchema = z.object({ paused: z.boolean() }).strict();
 const devolucaoSchema = z.object({ amountCents: z.number().int().min(1).max(999_999_999_999) }).strict();
 
-export function efiControlRoutes(
-  ctx: SandboxContext,
-  efi: { webhooks: EfiSendWebhooks; openingBalanceCents: number },
-): Router {
+export function efiControlRoutes(ctx: SandboxContext, efi: { webhooks: EfiSendWebhooks }): Router {
   const router = Router();
 
   router.post('/saldo', (req, res) => {
     const { cents } = parseBody(saldoSchema, req.body);
-    const now = setBalanceCents(ctx, efi.openingBalanceCents, cents);
+    const now = setBalanceCents(ctx, cents);
     res.json({ cents: now, saldo: signedValor(now) });
   });
 
@@ -47,7 +45,7 @@ export function efiControlRoutes(
 
   router.get('/enviados', (_req, res) => {
     res.json({
-      saldoCents: balanceCents(ctx, efi.openingBalanceCents),
+      saldoCents: balanceCents(ctx),
       webhooksPaused: ctx.state.efiWebhooksPaused,
       enviados: [...ctx.state.efiSends.values()].map((send) => ({ ...pixEnviadoJson(ctx, send), sandbox: send })),
     });

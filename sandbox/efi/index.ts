@@ -1,8 +1,9 @@
 /**
  * The sandbox as Efí for what API Pix does not cover: sending Pix, the sent-Pix reads, the
- * balance and MED (docs/standards/efi-pix.yaml). Mounted by app.ts at /v2/gn and /v3/gn, on the
+ * balance, MED and Split Pix (docs/standards/efi-pix.yaml). Mounted by app.ts at /v2/gn and /v3/gn, on the
  * same origin and behind the same faults and bearer tokens as API Pix (one AccessTokens).
- * Everything works on the sandbox's stores: a send is a transfer, an infraction is the one
+ * Each token is bound to one account (accounts.ts): a route sends from, reads and answers for
+ * that account only. Everything works on the sandbox's stores: a send is a transfer, an infraction is the one
  * infractions.ts keeps, the webhook is the one registered through API Pix.
  */
 import express, { Router } from 'express';
@@ -14,11 +15,11 @@ import { balanceRoutes } from './balanceRoutes';
 import { efiErrorHandler, efiNotFound } from './errors';
 import { medRoutes } from './medRoutes';
 import { sendRoutes, sentPixRoutes } from './sendRoutes';
+import { splitRoutes } from './splitRoutes';
 import { EfiSendWebhooks } from './webhooks';
 
 export interface EfiApiOptions {
   tokens: AccessTokens;
-  receivingKeys: readonly string[];
   /** How long a send reads EM_PROCESSAMENTO. */
   settleMs: number;
   openingBalanceCents: number;
@@ -31,7 +32,6 @@ export interface EfiApi {
   /** Mount at /v3/gn. */
   v3: Router;
   webhooks: EfiSendWebhooks;
-  openingBalanceCents: number;
   stop(): void;
 }
 
@@ -43,8 +43,6 @@ export function createEfiApi(ctx: SandboxContext, options: EfiApiOptions): EfiAp
   const webhooks = new EfiSendWebhooks(ctx);
   const sendOptions = {
     settleMs: options.settleMs,
-    openingBalanceCents: options.openingBalanceCents,
-    receivingKeys: new Set(options.receivingKeys),
   };
   const base = (): Router => {
     const router = Router();
@@ -65,15 +63,15 @@ export function createEfiApi(ctx: SandboxContext, options: EfiApiOptions): EfiAp
   };
   const v2 = base();
   v2.use(sentPixRoutes(ctx));
-  v2.use(balanceRoutes(ctx, options.openingBalanceCents));
+  v2.use(balanceRoutes(ctx));
   v2.use(medRoutes(ctx));
+  v2.use(splitRoutes(ctx));
   const v3 = base();
   v3.use(sendRoutes(ctx, sendOptions, webhooks));
   return {
     v2: end(v2),
     v3: end(v3),
     webhooks,
-    openingBalanceCents: options.openingBalanceCents,
     stop: () => webhooks.stop(),
   };
 }

@@ -5,14 +5,15 @@
  * defence `aceito` (the account accepts: the money goes back) → ACEITA, with
  * dadosAnalise.recebimentoDefesa and finalizacao; after `rejeitado` (the account defends the Pix)
  * → EM_DEFESA, with recebimentoDefesa only: Efí then analyses the defence, and the sandbox never
- * decides it (no REJEITADA or CANCELADA_EFI). Errors are problems, as Efí's page shows them.
+ * decides it (no REJEITADA or CANCELADA_EFI). Errors are problems, as Efí's page shows them. A token
+ * sees the infractions of the Pix its account received only.
  */
 import { Router } from 'express';
 import type { ProviderInfraction } from '../../core/provider';
+import { requestAccount, type SandboxAccount } from '../accounts';
 import type { SandboxContext } from '../context';
 import { SandboxHttpError } from '../errors';
 import { answerInfraction } from '../infractions';
-import { SANDBOX_MERCHANT } from '../payer';
 import { paginate, readPage } from '../pixApi/pagination';
 import { pathParam } from '../pixApi/pathParam';
 import { PixProblem } from '../pixApi/problem';
@@ -34,8 +35,15 @@ function consultaInvalida(detail: string, violacoes: PixProblem['violacoes'] = [
   return new EfiProblem(400, 'InfracoesConsultaInvalida', 'Consulta Inválida', detail, violacoes);
 }
 
+/** The account an infraction concerns: the one that received the Pix (the default account when unknown). */
+function infractionAccount(ctx: SandboxContext, i: ProviderInfraction): SandboxAccount {
+  const payment = findReceivedPixPaymentByE2e(ctx, i.endToEndId);
+  return payment ? ctx.accounts.ownerOf(payment.pixKey) : ctx.accounts.default;
+}
+
 export function infracaoJson(ctx: SandboxContext, i: ProviderInfraction) {
   const payment = findReceivedPixPaymentByE2e(ctx, i.endToEndId);
+  const account = infractionAccount(ctx, i);
   return {
     idInfracao: i.id,
     endToEndId: i.endToEndId,
@@ -66,8 +74,8 @@ export function infracaoJson(ctx: SandboxContext, i: ProviderInfraction) {
     destino: {
       nomeParticipante: 'Banco Sandbox',
       conta: '0001',
-      nome: SANDBOX_MERCHANT.name,
-      documento: SANDBOX_MERCHANT.cnpj,
+      nome: account.name,
+      documento: account.cnpj,
     },
     criadoEm: i.openedAt,
     atualizadoEm: i.answeredAt ?? i.openedAt,
@@ -90,10 +98,11 @@ export function medRoutes(ctx: SandboxContext): Router {
         throw consultaInvalida('Os parâmetros de consulta não respeitam o schema ou não fazem sentido.', err.violacoes);
       throw err;
     }
+    const account = requestAccount(res);
     const found = [...ctx.state.infractions.values()]
       .filter((i) => {
         const at = Date.parse(i.openedAt);
-        return at >= inicio!.at && at <= fim!.at;
+        return at >= inicio!.at && at <= fim!.at && infractionAccount(ctx, i).id === account.id;
       })
       .sort((a, b) => a.openedAt.localeCompare(b.openedAt) || a.id.localeCompare(b.id));
     const { page: infracoes, paginacao } = paginate(found, page);
@@ -125,7 +134,8 @@ export function medRoutes(ctx: SandboxContext): Router {
         violacoes,
       );
     const infraction = ctx.state.infractions.get(id);
-    if (!infraction) throw new EfiProblem(404, 'InfracaoNaoEncontrada', 'Não Encontrado', 'Infração não encontrada.');
+    if (!infraction || infractionAccount(ctx, infraction).id !== requestAccount(res).id)
+      throw new EfiProblem(404, 'InfracaoNaoEncontrada', 'Não Encontrado', 'Infração não encontrada.');
     if (!infraction.decision && ctx.now().getTime() > Date.parse(infraction.analysisDeadline))
       throw new EfiProblem(422, 'InfracaoOperacaoInvalida', 'Operação Inválida', 'O prazo para defesa foi excedido.', [
         { razao: 'O prazo para defesa foi excedido.', propriedade: 'body.infractionId' },

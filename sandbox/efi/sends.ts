@@ -5,7 +5,8 @@
  * Efí shows. The outcome is decided at acceptance, deterministically, so tests choose it:
  *  - favorecido.chave containing "invalid" (any case) → NAO_REALIZADO, AC03;
  *  - containing "refuse"                              → NAO_REALIZADO, DS04;
- *  - valor above the account's balance (balance.ts)   → NAO_REALIZADO, AM04;
+ *  - valor above the sending account's balance (balances.ts) → NAO_REALIZADO, AM04 (so a
+ *    balance never goes below zero through a send);
  *  - anything else                                    → REALIZADO.
  * It reads EM_PROCESSAMENTO until settlesAt (accepted + settleMs), then the outcome: derived on
  * read, so a restart loses no outcome (only the webhook a timer would have sent).
@@ -14,13 +15,14 @@ import { documentType } from '../../core/documents';
 import { generateEndToEndId } from '../../core/pix/brcode';
 import { randomAlphanumeric } from '../../core/pix/random';
 import type { PixKeyType, ProviderTransfer } from '../../core/provider';
+import type { SandboxAccount } from '../accounts';
+import { accountBalanceCents } from '../balances';
 import type { SandboxContext } from '../context';
 import { findDictEntry } from '../dict';
 import { SandboxHttpError } from '../errors';
 import { SANDBOX_ISPB } from '../payer';
 import { centsToValor, VALOR_RE } from '../pixApi/valor';
 import type { EfiSendError, EfiSendRecord, EfiSendReturn } from '../state';
-import { balanceCents } from './balance';
 import { EfiError } from './errors';
 
 export const ID_ENVIO_RE = /^[a-zA-Z0-9]{1,35}$/;
@@ -31,10 +33,6 @@ export const PIX_KEY_RE =
 export interface EfiSendOptions {
   /** How long a send reads EM_PROCESSAMENTO. */
   settleMs: number;
-  /** The account's balance before any flow (balance.ts). */
-  openingBalanceCents: number;
-  /** The account's keys: pagador.chave must be one (the set API Pix's cobs may name). */
-  receivingKeys: ReadonlySet<string>;
 }
 
 interface SendInput {
@@ -57,7 +55,7 @@ function onlyKeys(v: Record<string, unknown>, allowed: readonly string[], where:
 }
 
 /** The body by the document's schema (400 valor_invalido), then the keys (400 chave_invalida). */
-function readBody(body: unknown, opts: EfiSendOptions): SendInput {
+function readBody(ctx: SandboxContext, account: SandboxAccount, body: unknown): SendInput {
   if (!isObject(body)) throw invalid('O corpo deve ser um objeto JSON com valor, pagador e favorecido.');
   onlyKeys(body, ['valor', 'pagador', 'favorecido'], 'body');
   const { valor, pagador, favorecido } = body;
@@ -85,7 +83,8 @@ function readBody(body: unknown, opts: EfiSendOptions): SendInput {
     throw invalid('Documento CPF em favorecido.cpf é inválido.');
   if (favorecido.cnpj !== undefined && (typeof favorecido.cnpj !== 'string' || !/^\d{14}$/.test(favorecido.cnpj)))
     throw invalid('Documento CNPJ em favorecido.cnpj é inválido.');
-  if (!opts.receivingKeys.has(pagador.chave))
+  // pagador.chave must be a key of the token's account (the keys API Pix's cobs may name).
+  if (!ctx.accounts.owns(account, pagador.chave))
     throw new EfiError(400, 'chave_invalida', 'A chave informada não faz referência à conta Efí autenticada.');
   if (favorecido.chave.length > 77 || !PIX_KEY_RE.test(favorecido.chave))
     throw new EfiError(400, 'chave_invalida', 'A chave do favorecido não é uma chave Pix válida.');
@@ -106,7 +105,7 @@ function keyType(key: string): PixKeyType {
   return 'EVP';
 }
 
-function decide(ctx: SandboxContext, opts: EfiSendOptions, input: SendInput): EfiSendError | null {
+function decide(ctx: SandboxContext, account: SandboxAccount, input: SendInput): EfiSendError | null {
   const key = input.recipientKey.toLowerCase();
   if (key.includes('invalid'))
     return {
@@ -120,7 +119,7 @@ function decide(ctx: SandboxContext, opts: EfiSendOptions, input: SendInput): Ef
       origem: 'PSP do usuário recebedor',
       motivo: 'Ordem rejeitada pelo PSP do usuário recebedor',
     };
-  if (input.amountCents > balanceCents(ctx, opts.openingBalanceCents))
+  if (input.amountCents > accountBalanceCents(ctx, account))
     return {
       codigo: 'AM04',
       origem: 'PSP do usuário pagador',
@@ -133,7 +132,13 @@ function decide(ctx: SandboxContext, opts: EfiSendOptions, input: SendInput): Ef
  * PUT /v3/gn/pix/{idEnvio}. Every call with a well-formed idEnvio counts in transferStats
  * (`requests`); `created` counts the accepted one. 409 id_envio_duplicado once one was accepted.
  */
-export function createSend(ctx: SandboxContext, opts: EfiSendOptions, idEnvio: string, body: unknown): EfiSendRecord {
+export function createSend(
+  ctx: SandboxContext,
+  opts: EfiSendOptions,
+  account: SandboxAccount,
+  idEnvio: string,
+  body: unknown,
+): EfiSendRecord {
   if (!ID_ENVIO_RE.test(idEnvio)) throw invalid('idEnvio deve ter de 1 a 35 caracteres alfanuméricos.');
   const { state } = ctx;
   const stats = state.transferStats.get(idEnvio) ?? { requests: 0, created: 0 };
@@ -143,7 +148,7 @@ export function createSend(ctx: SandboxContext, opts: EfiSendOptions, idEnvio: s
   if (state.efiSends.has(idEnvio))
     throw new EfiError(409, 'id_envio_duplicado', 'O id de envio informado já foi utilizado em outro pagamento.');
 
-  const input = readBody(body, opts);
+  const input = readBody(ctx, account, body);
   const owner = findDictEntry(state, input.recipientKey);
   if (input.recipientDocument && owner && owner.ownerDocument !== input.recipientDocument)
     throw new EfiError(
@@ -152,7 +157,7 @@ export function createSend(ctx: SandboxContext, opts: EfiSendOptions, idEnvio: s
       `O ${documentType(input.recipientDocument) === 'CNPJ' ? 'cnpj' : 'cpf'} do favorecido é diferente do documento em posse da chave.`,
     );
 
-  const erro = decide(ctx, opts, input);
+  const erro = decide(ctx, account, input);
   const now = ctx.now();
   const endToEndId = generateEndToEndId(SANDBOX_ISPB, now);
   const transfer: ProviderTransfer = {
@@ -200,6 +205,11 @@ export type EfiSendStatus = 'EM_PROCESSAMENTO' | 'REALIZADO' | 'NAO_REALIZADO';
 
 export function sendStatus(ctx: SandboxContext, send: EfiSendRecord): EfiSendStatus {
   return ctx.now().getTime() >= Date.parse(send.settlesAt) ? send.outcome : 'EM_PROCESSAMENTO';
+}
+
+/** Whether the send was made from one of the account's keys. */
+export function sentBy(ctx: SandboxContext, account: SandboxAccount, send: EfiSendRecord): boolean {
+  return ctx.accounts.ownerOf(send.payerKey).id === account.id;
 }
 
 export function findSendByEndToEndId(ctx: SandboxContext, endToEndId: string): EfiSendRecord | null {

@@ -2,7 +2,8 @@
 import { Router, type Request } from 'express';
 import { generateTxid } from '../../core/pix/brcode';
 import type { SandboxContext } from '../context';
-import { findCob, listCobs, patchCob, putCob, cobStatus, type CobCharge, type CobRules } from './cobs';
+import { requestAccount } from '../accounts';
+import { findAccountCob, listCobs, patchCob, putCob, cobStatus, type CobCharge } from './cobs';
 import { cobCompletaJson, cobJson } from './cobView';
 import { requireScope } from './oauth';
 import { pathParam } from './pathParam';
@@ -11,7 +12,7 @@ import { PixProblem } from './problem';
 import { QueryReader } from './queryReader';
 import { CNPJ_RE, cobCreateSchema, cobReviseSchema, CPF_RE, INT32_MAX, parseBody, TXID_RE } from './schemas';
 
-export interface CobRouteOptions extends CobRules {
+export interface CobRouteOptions {
   /** host[:port] written in payload locations; the Host the client called when unset. */
   locationHost?: string;
 }
@@ -34,27 +35,29 @@ export function cobRoutes(ctx: SandboxContext, options: CobRouteOptions): Router
       ]);
     }
     const body = parseBody(cobCreateSchema, req.body, 'CobOperacaoInvalida', 'cob');
-    const { rec } = putCob(ctx, options, txid, body, locationHost(req, options.locationHost));
+    const { rec } = putCob(ctx, { account: requestAccount(res) }, txid, body, locationHost(req, options.locationHost));
     res.status(201).json(cobJson(rec));
   });
 
   router.post('/cob', requireScope('cob.write'), (req, res) => {
     const body = parseBody(cobCreateSchema, req.body, 'CobOperacaoInvalida', 'cob');
-    const { rec } = putCob(ctx, options, generateTxid(32), body, locationHost(req, options.locationHost));
+    const rules = { account: requestAccount(res) };
+    const { rec } = putCob(ctx, rules, generateTxid(32), body, locationHost(req, options.locationHost));
     res.status(201).json(cobJson(rec));
   });
 
   router.patch('/cob/:txid', requireScope('cob.write'), (req, res) => {
     const txid = pathParam(req, 'txid');
-    if (!findCob(ctx, txid))
+    const account = requestAccount(res);
+    if (!findAccountCob(ctx, account, txid))
       throw new PixProblem('CobNaoEncontrado', `Nenhuma cobrança com o txid ${txid.slice(0, 40)}.`);
     const body = parseBody(cobReviseSchema, req.body, 'CobOperacaoInvalida', 'cob');
-    res.json(cobJson(patchCob(ctx, options, txid, body)));
+    res.json(cobJson(patchCob(ctx, { account }, txid, body)));
   });
 
   router.get('/cob/:txid', requireScope('cob.read'), (req, res) => {
     const txid = pathParam(req, 'txid');
-    const rec = findCob(ctx, txid);
+    const rec = findAccountCob(ctx, requestAccount(res), txid);
     if (!rec) throw new PixProblem('CobNaoEncontrado', `Nenhuma cobrança com o txid ${txid.slice(0, 40)}.`);
     const query = new QueryReader(req.query, 'CobConsultaInvalida');
     const current = rec.cob.revisions.length - 1;
@@ -91,7 +94,7 @@ export function cobRoutes(ctx: SandboxContext, options: CobRouteOptions): Router
         (status === undefined || cobStatus(rec) === status)
       );
     };
-    const found = listCobs(ctx)
+    const found = listCobs(ctx, requestAccount(res))
       .filter(matches)
       .sort(
         (a, b) => a.charge.createdAt.localeCompare(b.charge.createdAt) || a.charge.txid.localeCompare(b.charge.txid),

@@ -18,6 +18,7 @@ import { randomBytes } from 'node:crypto';
 import { randomAlphanumeric } from '../../core/pix/random';
 import { qrCodePng } from '../../core/pix/qrPng';
 import { findChargeByTxid } from '../charges';
+import type { SandboxAccount } from '../accounts';
 import type { SandboxContext } from '../context';
 import { fingerprint } from '../idempotency';
 import { SANDBOX_MERCHANT } from '../payer';
@@ -35,8 +36,8 @@ export const DEFAULT_EXPIRACAO_SECONDS = 86_400;
 export type CobCharge = ChargeRecord & { cob: CobRecord };
 
 export interface CobRules {
-  /** The receiving user's keys: the chaves a cob (and a webhook) may name. */
-  receivingKeys: ReadonlySet<string>;
+  /** The account the request acts for (its token's): a cob may name only its keys. */
+  account: SandboxAccount;
 }
 
 export function currentContent(rec: CobCharge): CobContent {
@@ -62,13 +63,28 @@ export function findCob(ctx: SandboxContext, txid: string): CobCharge | null {
   return rec?.cob ? (rec as CobCharge) : null;
 }
 
+/** The account a cob belongs to: the owner of its chave (every revision names a key of the same account). */
+export function cobAccount(ctx: SandboxContext, rec: CobCharge): SandboxAccount {
+  return ctx.accounts.ownerOf(currentContent(rec).chave);
+}
+
+/** The account's cob with this txid; another account's cob is not found, as a PSP answers. */
+export function findAccountCob(ctx: SandboxContext, account: SandboxAccount, txid: string): CobCharge | null {
+  const rec = findCob(ctx, txid);
+  return rec && cobAccount(ctx, rec).id === account.id ? rec : null;
+}
+
 export function findCobByLocationToken(ctx: SandboxContext, token: string): CobCharge | null {
   for (const rec of ctx.state.charges.values()) if (rec.cob?.loc.token === token) return rec as CobCharge;
   return null;
 }
 
-export function listCobs(ctx: SandboxContext): CobCharge[] {
-  return [...ctx.state.charges.values()].filter((rec): rec is CobCharge => rec.cob !== undefined);
+/** Every cob, or the account's only. */
+export function listCobs(ctx: SandboxContext, account?: SandboxAccount): CobCharge[] {
+  return [...ctx.state.charges.values()].filter(
+    (rec): rec is CobCharge =>
+      rec.cob !== undefined && (!account || cobAccount(ctx, rec as CobCharge).id === account.id),
+  );
 }
 
 /** PUT /cob/{txid} (and POST /cob with a txid of the PSP's). `host` is where the payload location is served. */
@@ -79,7 +95,7 @@ export function putCob(
   body: CobCreateBody,
   host: string,
 ): { rec: CobCharge; created: boolean } {
-  const content = checkedContent(rules, body, {
+  const content = checkedContent(ctx, rules, body, {
     expiracao: body.calendario.expiracao ?? DEFAULT_EXPIRACAO_SECONDS,
     devedor: debtor(body.devedor),
     amountCents: valorToCents(body.valor.original),
@@ -90,7 +106,8 @@ export function putCob(
   });
   const existing = findChargeByTxid(ctx, txid);
   if (!existing) return { rec: createCob(ctx, txid, content, host), created: true };
-  if (!existing.cob)
+  // Txids are one namespace in the sandbox (the control routes pay a cob by its txid).
+  if (!existing.cob || cobAccount(ctx, existing as CobCharge).id !== rules.account.id)
     throw invalid('O txid já está em uso.', {
       propriedade: 'txid',
       razao: 'O txid já identifica outra cobrança deste recebedor.',
@@ -109,7 +126,7 @@ export function putCob(
 
 /** PATCH /cob/{txid}: a revision, or the removal of an ATIVA cob. */
 export function patchCob(ctx: SandboxContext, rules: CobRules, txid: string, body: CobReviseBody): CobCharge {
-  const rec = findCob(ctx, txid);
+  const rec = findAccountCob(ctx, rules.account, txid);
   if (!rec) throw new PixProblem('CobNaoEncontrado', `Nenhuma cobrança com o txid ${txid}.`);
   const { status, ...changes } = body;
   if (status) {
@@ -133,7 +150,7 @@ export function patchCob(ctx: SandboxContext, rules: CobRules, txid: string, bod
     return rec;
   }
   const current = currentContent(rec);
-  const content = checkedContent(rules, changes, {
+  const content = checkedContent(ctx, rules, changes, {
     expiracao: changes.calendario?.expiracao ?? current.expiracao,
     devedor: changes.devedor ? debtor(changes.devedor) : current.devedor,
     amountCents: changes.valor?.original === undefined ? current.amountCents : valorToCents(changes.valor.original),
@@ -159,6 +176,7 @@ export function patchCob(ctx: SandboxContext, rules: CobRules, txid: string, bod
 
 /** The semantic rules of PUT and PATCH that a schema cannot state. */
 function checkedContent(
+  ctx: SandboxContext,
   rules: CobRules,
   body: { loc?: unknown; valor?: { retirada?: unknown } },
   content: CobContent,
@@ -175,7 +193,7 @@ function checkedContent(
         'O location referenciado por loc.id inexiste: este PSP cria a location junto com a cobrança (não há POST /loc).',
     });
   }
-  if (!rules.receivingKeys.has(content.chave)) {
+  if (!ctx.accounts.owns(rules.account, content.chave)) {
     violacoes.push({
       propriedade: 'cob.chave',
       razao: 'O campo cob.chave corresponde a uma conta que não pertence a este usuário recebedor.',
@@ -197,7 +215,7 @@ function createCob(ctx: SandboxContext, txid: string, content: CobContent, host:
   const location = `${host}/qr/v2/${token}`;
   const copyPaste = buildDynamicBrCode({
     location,
-    merchantName: SANDBOX_MERCHANT.name,
+    merchantName: ctx.accounts.ownerOf(content.chave).name,
     merchantCity: SANDBOX_MERCHANT.city,
   });
   const rec: CobCharge = {

@@ -8,8 +8,12 @@
  *    devolução (no second return), with another request it is a 400;
  *  - it reads EM_PROCESSAMENTO for `settleMs`, then DEVOLVIDO, or NAO_REALIZADO with a motivo
  *    (the sandbox's rule: an amount ending in 13 cents is refused by the payer's institution);
- *  - a Pix older than 90 days cannot be returned (the document's window).
+ *  - a Pix older than 90 days cannot be returned (the document's window);
+ *  - only the token's account's Pix can be returned, and a created account (accounts.ts) only
+ *    within its balance.
  */
+import { DEFAULT_ACCOUNT_ID, type SandboxAccount } from '../accounts';
+import { accountBalanceCents } from '../balances';
 import type { SandboxContext } from '../context';
 import { findReceivedPixPaymentByE2e, type ReceivedPixPayment } from '../receivedPayments';
 import type { DevolucaoRecord } from '../state';
@@ -26,14 +30,21 @@ export interface DevolucaoRequest {
   descricao?: string;
 }
 
-export function findPaymentOr404(ctx: SandboxContext, endToEndId: string): ReceivedPixPayment {
+/** A Pix the account received (another account's is not found, as a PSP answers). */
+export function findPaymentOr404(ctx: SandboxContext, account: SandboxAccount, endToEndId: string): ReceivedPixPayment {
   const payment = findReceivedPixPaymentByE2e(ctx, endToEndId);
-  if (!payment) throw new PixProblem('PixNaoEncontrado', `Nenhum Pix recebido com o endToEndId ${endToEndId}.`);
+  if (!payment || ctx.accounts.ownerOf(payment.pixKey).id !== account.id)
+    throw new PixProblem('PixNaoEncontrado', `Nenhum Pix recebido com o endToEndId ${endToEndId}.`);
   return payment;
 }
 
-export function findDevolucao(ctx: SandboxContext, endToEndId: string, id: string): DevolucaoRecord {
-  findPaymentOr404(ctx, endToEndId);
+export function findDevolucao(
+  ctx: SandboxContext,
+  account: SandboxAccount,
+  endToEndId: string,
+  id: string,
+): DevolucaoRecord {
+  findPaymentOr404(ctx, account, endToEndId);
   const devolucao = ctx.state.devolucoes.get(`${endToEndId}/${id}`);
   if (!devolucao)
     throw new PixProblem('PixDevolucaoNaoEncontrada', `Nenhuma devolução ${id} para o Pix ${endToEndId}.`);
@@ -43,12 +54,13 @@ export function findDevolucao(ctx: SandboxContext, endToEndId: string, id: strin
 /** The devolução (new or the one this id already names) and whether this call created it. */
 export function requestDevolucao(
   ctx: SandboxContext,
+  account: SandboxAccount,
   settleMs: number,
   endToEndId: string,
   id: string,
   body: DevolucaoRequest,
 ): { devolucao: DevolucaoRecord; created: boolean } {
-  const payment = findPaymentOr404(ctx, endToEndId);
+  const payment = findPaymentOr404(ctx, account, endToEndId);
   const amountCents = valorToCents(body.valor);
   const descricao = body.descricao ?? null;
   const known = ctx.state.devolucoes.get(`${endToEndId}/${id}`);
@@ -83,6 +95,13 @@ export function requestDevolucao(
       body.valor,
     );
   }
+  // A created account's balance never goes below zero (the default account keeps its old rule: it may).
+  if (account.id !== DEFAULT_ACCOUNT_ID && amountCents > accountBalanceCents(ctx, account))
+    throw refused(
+      'Saldo insuficiente na conta do usuário recebedor para esta devolução.',
+      'devolucao.valor',
+      body.valor,
+    );
   // From here nothing awaits: the check above and the return below are one step.
   const { transfer } = createPaymentReturn(ctx, `api-pix-devolucao:${endToEndId}/${id}`, {
     reference: id,

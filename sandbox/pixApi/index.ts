@@ -1,14 +1,15 @@
 /**
  * The sandbox as an API Pix v2 PSP (the BCB's standard, release 2.9.0) for collections:
  * POST /oauth/token, /api/v2/{cob,pix,webhook} behind a bearer token, and the payload locations
- * (/qr/v2/{token}, /.well-known/jwks.json). Everything here works on the sandbox's one model:
+ * (/qr/v2/{token}, /.well-known/jwks.json). Each token is bound to one account (accounts.ts): a
+ * route sees that account's cobs, Pix and webhooks only. Everything here works on the sandbox's one model:
  * a cob is a charge, a devolução is a payment-return transfer (README "API Pix").
  */
 import express, { Router, type RequestHandler } from 'express';
 import type { SandboxContext } from '../context';
 import { cobRoutes, type CobRouteOptions } from './cobRoutes';
 import { DevolucaoSettlements } from './notifications';
-import { AccessTokens, oauthRoutes, requireAccessToken, type PixApiClient } from './oauth';
+import { AccessTokens, oauthRoutes, requireAccessToken } from './oauth';
 import { pixRoutes } from './pixRoutes';
 import { problemErrorHandler, problemNotFound } from './problem';
 import { webhookRoutes } from './webhookRoutes';
@@ -16,10 +17,7 @@ import { createLocationSigner } from './locationSigner';
 import { locationRoutes } from './locationRoutes';
 
 export interface PixApiOptions {
-  client: PixApiClient;
   tokenTtlSeconds: number;
-  /** The receiving user's Pix keys: the chaves its cobs and webhooks may name. */
-  receivingKeys: readonly string[];
   /** How long a devolução reads EM_PROCESSAMENTO. */
   devolucaoSettleMs: number;
   /** host[:port] for payload locations; the Host each PUT /cob called when unset. */
@@ -69,8 +67,7 @@ export function observer(observe: (req: ObservedApiRequest) => void): RequestHan
 export function createPixApi(ctx: SandboxContext, options: PixApiOptions): PixApi {
   const tokens = new AccessTokens(options.tokenTtlSeconds);
   const settlements = new DevolucaoSettlements(ctx);
-  const receivingKeys = new Set(options.receivingKeys);
-  const cobOptions: CobRouteOptions = { receivingKeys, locationHost: options.locationHost };
+  const cobOptions: CobRouteOptions = { locationHost: options.locationHost };
 
   const api = Router();
   // The token first: a request without one is not even read.
@@ -84,13 +81,13 @@ export function createPixApi(ctx: SandboxContext, options: PixApiOptions): PixAp
   if (options.observeApiRequest) api.use(observer(options.observeApiRequest));
   api.use(cobRoutes(ctx, cobOptions));
   api.use(pixRoutes(ctx, { devolucaoSettleMs: options.devolucaoSettleMs, settlements }));
-  api.use(webhookRoutes(ctx, receivingKeys));
+  api.use(webhookRoutes(ctx));
   api.use(problemNotFound);
   api.use(problemErrorHandler(ctx.logger));
 
   const signer = createLocationSigner();
   return {
-    oauth: oauthRoutes(options.client, tokens),
+    oauth: oauthRoutes(ctx.accounts, tokens),
     tokens,
     api,
     locations: locationRoutes(ctx, signer, ctx.logger),

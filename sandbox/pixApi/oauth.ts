@@ -9,7 +9,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import express, { Router, type ErrorRequestHandler, type RequestHandler, type Response } from 'express';
-import { secretsEqual } from '../auth';
+import type { SandboxAccount, SandboxAccounts } from '../accounts';
 import { PixProblem, sendUnauthorized } from './problem';
 
 /** The scopes of the operations this sandbox implements (the document's OAuth2 scheme names them). */
@@ -36,13 +36,9 @@ export const EFI_SCOPES = [
   'gn.infractions.write',
 ] as const;
 
-export interface PixApiClient {
-  clientId: string;
-  clientSecret: string;
-}
-
 interface IssuedToken {
-  clientId: string;
+  /** The account whose client credentials were given: every route acts on it only. */
+  account: SandboxAccount;
   scopes: ReadonlySet<string>;
   /** Real clock (ms): token lifetimes are about wall time, not the sandbox's injectable clock. */
   expiresAt: number;
@@ -60,12 +56,12 @@ export class AccessTokens {
   }
 
   issue(
-    clientId: string,
+    account: SandboxAccount,
     scopes: readonly string[],
   ): { access_token: string; token_type: 'Bearer'; expires_in: number; scope: string } {
     if (this.byHash.size > SWEEP_ABOVE) this.sweep();
     const token = randomBytes(32).toString('base64url');
-    this.byHash.set(hash(token), { clientId, scopes: new Set(scopes), expiresAt: Date.now() + this.ttlSeconds * 1000 });
+    this.byHash.set(hash(token), { account, scopes: new Set(scopes), expiresAt: Date.now() + this.ttlSeconds * 1000 });
     return { access_token: token, token_type: 'Bearer', expires_in: this.ttlSeconds, scope: scopes.join(' ') };
   }
 
@@ -111,15 +107,13 @@ function basicCredentials(header: string | undefined): { id: string; secret: str
   }
 }
 
-/** POST /oauth/token (mounted at /oauth). */
-export function oauthRoutes(client: PixApiClient, tokens: AccessTokens): Router {
+/** POST /oauth/token (mounted at /oauth): the token is bound to the account whose credentials were given. */
+export function oauthRoutes(accounts: SandboxAccounts, tokens: AccessTokens): Router {
   const router = Router();
   router.post('/token', express.urlencoded({ extended: false, limit: '8kb' }), (req, res) => {
     const credentials = basicCredentials(req.get('Authorization'));
-    // Both compared, always, so a wrong id and a wrong secret take the same time.
-    const idOk = credentials !== null && secretsEqual(credentials.id, client.clientId);
-    const secretOk = credentials !== null && secretsEqual(credentials.secret, client.clientSecret);
-    if (!idOk || !secretOk)
+    const account = credentials ? accounts.authenticate(credentials.id, credentials.secret) : null;
+    if (!credentials || !account)
       return oauthError(
         res,
         401,
@@ -148,7 +142,7 @@ export function oauthRoutes(client: PixApiClient, tokens: AccessTokens): Router 
     res
       .set('Cache-Control', 'no-store')
       .set('Pragma', 'no-cache')
-      .json(tokens.issue(credentials.id, [...new Set(asked)]));
+      .json(tokens.issue(account, [...new Set(asked)]));
   });
   const malformed: ErrorRequestHandler = (err: unknown, _req, res, next) => {
     const status = (err as { status?: unknown }).status;
@@ -173,6 +167,7 @@ export function requireAccessToken(tokens: AccessTokens): RequestHandler {
           : 'Envie um access token: Authorization: Bearer <token>.',
       );
     res.locals.pixGrant = grant;
+    res.locals.pixAccount = grant.account;
     next();
   };
 }

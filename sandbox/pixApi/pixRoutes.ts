@@ -1,5 +1,6 @@
-/** /api/v2/pix: the Pix received (one, or the list with filters and paginacao) and their devoluções. */
+/** /api/v2/pix: the Pix the token's account received (one, or the list with filters and paginacao) and their devoluções. */
 import { Router } from 'express';
+import { requestAccount } from '../accounts';
 import type { SandboxContext } from '../context';
 import { listReceivedPixPayments } from '../receivedPayments';
 import { findDevolucao, findPaymentOr404, requestDevolucao } from './devolucoes';
@@ -32,7 +33,7 @@ export function pixRoutes(ctx: SandboxContext, options: PixRouteOptions): Router
   };
 
   router.get('/pix/:e2eid', requireScope('pix.read'), (req, res) => {
-    res.json(pixJson(ctx, findPaymentOr404(ctx, e2eOr404(pathParam(req, 'e2eid')))));
+    res.json(pixJson(ctx, findPaymentOr404(ctx, requestAccount(res), e2eOr404(pathParam(req, 'e2eid')))));
   });
 
   router.put('/pix/:e2eid/devolucao/:id', requireScope('pix.write'), (req, res) => {
@@ -43,9 +44,10 @@ export function pixRoutes(ctx: SandboxContext, options: PixRouteOptions): Router
         { propriedade: 'id', razao: 'O id tem de 1 a 35 caracteres alfanuméricos.', valor: id.slice(0, 40) },
       ]);
     }
-    findPaymentOr404(ctx, e2eid);
+    const account = requestAccount(res);
+    findPaymentOr404(ctx, account, e2eid);
     const body = parseBody(devolucaoSchema, req.body, 'PixDevolucaoInvalida', 'devolucao');
-    const { devolucao, created } = requestDevolucao(ctx, options.devolucaoSettleMs, e2eid, id, body);
+    const { devolucao, created } = requestDevolucao(ctx, account, options.devolucaoSettleMs, e2eid, id, body);
     if (created) options.settlements.schedule(devolucao);
     res.status(201).json(devolucaoJson(ctx, devolucao));
   });
@@ -54,7 +56,7 @@ export function pixRoutes(ctx: SandboxContext, options: PixRouteOptions): Router
     const e2eid = e2eOr404(pathParam(req, 'e2eid'));
     const id = pathParam(req, 'id');
     if (!DEVOLUCAO_ID_RE.test(id)) throw new PixProblem('PixDevolucaoNaoEncontrada', 'Nenhuma devolução com este id.');
-    res.json(devolucaoJson(ctx, findDevolucao(ctx, e2eid, id)));
+    res.json(devolucaoJson(ctx, findDevolucao(ctx, requestAccount(res), e2eid, id)));
   });
 
   router.get('/pix', requireScope('pix.read'), (req, res) => {
@@ -73,8 +75,10 @@ export function pixRoutes(ctx: SandboxContext, options: PixRouteOptions): Router
     query.done();
     const from = inicio?.at as number;
     const to = fim?.at as number;
+    const account = requestAccount(res);
     const found = listReceivedPixPayments(ctx)
       .filter((p) => {
+        if (ctx.accounts.ownerOf(p.pixKey).id !== account.id) return false;
         const at = Date.parse(p.paidAt);
         const { document, documentType } = p.payer;
         return (

@@ -1,20 +1,20 @@
 /**
- * Webhook registrations of API Pix, one per chave of the receiving user (PUT /webhook/{chave}
+ * Webhook registrations of API Pix, one per chave of the token's account (accounts.ts) (PUT /webhook/{chave}
  * replaces it, so registering the same URL again at every start-up is harmless). Kept on disk
  * with the charges: a PSP does not forget where to notify.
  */
+import type { SandboxAccount } from '../accounts';
 import type { SandboxContext } from '../context';
-import { SANDBOX_MERCHANT } from '../payer';
 import type { PixWebhookRecord } from '../state';
 import { PixProblem } from './problem';
 
 export function registerWebhook(
   ctx: SandboxContext,
-  receivingKeys: ReadonlySet<string>,
+  account: SandboxAccount,
   chave: string,
   webhookUrl: string,
 ): PixWebhookRecord {
-  if (!receivingKeys.has(chave)) {
+  if (!ctx.accounts.owns(account, chave)) {
     throw new PixProblem(
       'WebhookOperacaoInvalida',
       'O parâmetro chave não corresponde a uma chave DICT pertencente a este usuário recebedor.',
@@ -31,25 +31,27 @@ export function registerWebhook(
   return webhook;
 }
 
-export function getWebhook(ctx: SandboxContext, chave: string): PixWebhookRecord {
+/** The webhook of one of the account's keys (another account's: not found). */
+export function getWebhook(ctx: SandboxContext, account: SandboxAccount, chave: string): PixWebhookRecord {
   const webhook = ctx.state.pixWebhooks.get(chave);
-  if (!webhook) throw new PixProblem('WebhookNaoEncontrado', 'Nenhum webhook está estabelecido para esta chave.');
+  if (!webhook || !ctx.accounts.owns(account, chave))
+    throw new PixProblem('WebhookNaoEncontrado', 'Nenhum webhook está estabelecido para esta chave.');
   return webhook;
 }
 
-export function removeWebhook(ctx: SandboxContext, chave: string): void {
-  getWebhook(ctx, chave);
+export function removeWebhook(ctx: SandboxContext, account: SandboxAccount, chave: string): void {
+  getWebhook(ctx, account, chave);
   ctx.state.pixWebhooks.delete(chave);
   ctx.journal.pixWebhookRemoved(chave);
   ctx.logger.info({ chave }, 'pix webhook removed');
 }
 
 /** WebhookCompleto: with the receiving user's CNPJ the schema requires, and the chave. */
-export function webhookJson(webhook: PixWebhookRecord) {
+export function webhookJson(ctx: SandboxContext, webhook: PixWebhookRecord) {
   return {
     webhookUrl: webhook.webhookUrl,
     chave: webhook.chave,
-    cnpj: SANDBOX_MERCHANT.cnpj,
+    cnpj: ctx.accounts.ownerOf(webhook.chave).cnpj,
     criacao: webhook.criacao,
   };
 }

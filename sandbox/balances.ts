@@ -1,0 +1,56 @@
+/**
+ * Each account's balance, one sum over the sandbox's stores so nothing is counted twice: its
+ * opening balance, plus (the default account only) what POST /sandbox/efi/saldo set, plus every
+ * Pix it received (its cobs; for the default account also /v1 charges and boletos paid by Pix;
+ * a cob with a Split Pix linked: its share only, and each repasse's account its own, efi/splits.ts),
+ * minus every COMPLETED transfer it made (a devolução of a Pix it received, a send from one of its
+ * keys accepted as REALIZADO: debited when accepted, as Efí holds the amount while it is
+ * processed; a /v1 transfer is the default account's), plus what recipients returned of its sends,
+ * plus (a created account only) the sends of other accounts to its keys once they settled
+ * REALIZADO, less what it gave back of them: money moved inside the PSP.
+ */
+import { DEFAULT_ACCOUNT_ID, type SandboxAccount } from './accounts';
+import type { SandboxContext } from './context';
+import { splitOfPayment } from './efi/splits';
+import { listReceivedPixPayments } from './receivedPayments';
+import type { EfiSendRecord } from './state';
+
+export function accountBalanceCents(ctx: SandboxContext, account: SandboxAccount): number {
+  const adjustment = account.id === DEFAULT_ACCOUNT_ID ? ctx.state.efiBalanceAdjustmentCents : 0;
+  return account.openingBalanceCents + adjustment + flowsCents(ctx, account);
+}
+
+/** What the account's flows add to its opening balance (and the default account's adjustment). */
+export function flowsCents(ctx: SandboxContext, account: SandboxAccount): number {
+  const { accounts, state } = ctx;
+  const isMine = (key: string) => accounts.ownerOf(key).id === account.id;
+  const keyOfPayment = new Map<string, string>();
+  let received = 0;
+  for (const p of listReceivedPixPayments(ctx)) {
+    keyOfPayment.set(p.endToEndId, p.pixKey);
+    const charge = p.cob ? state.charges.get(p.providerId) : undefined;
+    const split = charge ? splitOfPayment(ctx, charge, accounts.ownerOf(p.pixKey).id, p.amountCents) : null;
+    if (split) received += split.get(account.id) ?? 0;
+    else if (isMine(p.pixKey)) received += p.amountCents;
+  }
+  const sendOfTransfer = new Map<string, EfiSendRecord>();
+  for (const send of state.efiSends.values()) sendOfTransfer.set(send.transferId, send);
+  let sent = 0;
+  for (const t of state.transfers.values()) {
+    if (t.status !== 'COMPLETED') continue;
+    const send = sendOfTransfer.get(t.id);
+    const key = send ? send.payerKey : t.returnOf ? keyOfPayment.get(t.returnOf) : undefined;
+    // A /v1 transfer names no key of ours: the default account's, as before accounts existed.
+    if (key === undefined ? account.id === DEFAULT_ACCOUNT_ID : isMine(key)) sent += t.amountCents;
+  }
+  let returned = 0;
+  let internal = 0;
+  const now = ctx.now().getTime();
+  for (const send of state.efiSends.values()) {
+    const back = send.devolucoes.reduce((s, d) => s + d.amountCents, 0);
+    if (isMine(send.payerKey)) returned += back;
+    const settled = send.outcome === 'REALIZADO' && now >= Date.parse(send.settlesAt);
+    if (settled && accounts.createdOwnerOf(send.recipientKey)?.id === account.id) internal += send.amountCents - back;
+  }
+  return received - sent + returned + internal;
+}
