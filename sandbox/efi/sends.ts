@@ -23,6 +23,7 @@ import { SandboxHttpError } from '../errors';
 import { SANDBOX_ISPB } from '../payer';
 import { centsToValor, VALOR_RE } from '../pixApi/valor';
 import type { EfiSendError, EfiSendRecord, EfiSendReturn } from '../state';
+import { invalid, isObject, onlyKeys } from './bodyChecks';
 import { EfiError } from './errors';
 
 export const ID_ENVIO_RE = /^[a-zA-Z0-9]{1,35}$/;
@@ -41,17 +42,6 @@ interface SendInput {
   infoPagador: string | null;
   recipientKey: string;
   recipientDocument: string | null;
-}
-
-const invalid = (mensagem: string) => new EfiError(400, 'valor_invalido', mensagem);
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function onlyKeys(v: Record<string, unknown>, allowed: readonly string[], where: string): void {
-  const extra = Object.keys(v).filter((k) => !allowed.includes(k));
-  if (extra.length) throw invalid(`Propriedades não permitidas em ${where}: ${extra.join(', ')}.`);
 }
 
 /** The body by the document's schema (400 valor_invalido), then the keys (400 chave_invalida). */

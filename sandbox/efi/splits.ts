@@ -19,21 +19,11 @@ import { findAccountCob, type CobCharge } from '../pixApi/cobs';
 import { PixProblem } from '../pixApi/problem';
 import { centsToValor, VALOR_RE } from '../pixApi/valor';
 import type { ChargeRecord, SplitConfigContent, SplitConfigRecord, SplitShare } from '../state';
+import { invalid, isObject, onlyKeys } from './bodyChecks';
 import { EfiError } from './errors';
 
 export const SPLIT_CONFIG_ID_RE = /^[a-zA-Z0-9]{1,35}$/;
 const MAX_REPASSES = 20;
-
-const invalid = (mensagem: string) => new EfiError(400, 'valor_invalido', mensagem);
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function onlyKeys(v: Record<string, unknown>, allowed: readonly string[], where: string): void {
-  const extra = Object.keys(v).filter((k) => !allowed.includes(k));
-  if (extra.length) throw invalid(`Propriedades não permitidas em ${where}: ${extra.join(', ')}.`);
-}
 
 function share(v: unknown, where: string): SplitShare {
   if (!isObject(v)) throw invalid(`Campo ${where} é obrigatório.`);

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { newIdEnvio, RECEIVING_KEY, sendBody, startEfiSandbox, type EfiHarness } from './efiHarness';
 import { startSandbox } from './harness';
-import { basic, cobBody, instant, newTxid, requestToken, type HttpAnswer } from './pixApiHarness';
+import { basic, cobBody, createCob, instant, newTxid, requestToken, type HttpAnswer } from './pixApiHarness';
 
 interface TestAccount {
   id: string;
@@ -56,14 +56,7 @@ async function saldo(token: string): Promise<string> {
 }
 
 async function paidCob(account: TestAccount, valor = '25.00'): Promise<{ txid: string; e2e: string }> {
-  const txid = newTxid();
-  const put = await h.pix(
-    'PUT',
-    `/cob/${txid}`,
-    cobBody({ chave: account.key, valor: { original: valor } }),
-    account.token,
-  );
-  expect(put.status).toBe(201);
+  const txid = await createCob(h, account.token, account.key, valor);
   const paid = await h.call('POST', `/sandbox/charges/${txid}/pay`, {});
   expect(paid.status).toBe(200);
   return { txid, e2e: paid.json.endToEndId };

@@ -9,7 +9,7 @@
 import { DEFAULT_ACCOUNT_NUMBER } from '../../sandbox/accounts';
 import { SANDBOX_MERCHANT } from '../../sandbox/payer';
 import { startEfiSandbox, type EfiHarness } from './efiHarness';
-import { basic, cobBody, newTxid, requestToken } from './pixApiHarness';
+import { basic, createCob, newTxid, requestToken } from './pixApiHarness';
 
 interface TestAccount {
   id: string;
@@ -58,16 +58,8 @@ function configBody(
   };
 }
 
-async function cob(account: TestAccount, valor: string): Promise<string> {
-  const txid = newTxid();
-  const put = await h.pix(
-    'PUT',
-    `/cob/${txid}`,
-    cobBody({ chave: account.key, valor: { original: valor } }),
-    account.token,
-  );
-  expect(put.status).toBe(201);
-  return txid;
+function cob(account: TestAccount, valor: string): Promise<string> {
+  return createCob(h, account.token, account.key, valor);
 }
 
 describe('Split Pix', () => {

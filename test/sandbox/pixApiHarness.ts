@@ -102,3 +102,11 @@ export async function freshInstant(): Promise<string> {
   await new Promise((r) => setTimeout(r, 5));
   return at;
 }
+
+/** A cob of `valor` for `chave`, created with an account's token; its txid (the answer must be 201). */
+export async function createCob(h: PixApiHarness, token: string, chave: string, valor: string): Promise<string> {
+  const txid = newTxid();
+  const put = await h.pix('PUT', `/cob/${txid}`, cobBody({ chave, valor: { original: valor } }), token);
+  if (put.status !== 201) throw new Error(`PUT /cob answered ${put.status}: ${JSON.stringify(put.json)}`);
+  return txid;
+}
