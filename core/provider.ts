@@ -341,6 +341,44 @@ export interface ProviderErrorExtras {
  * Errors the client raises. `transient` ones (timeouts, 5xx, connection refused, 429) may be
  * retried with the same idempotency key; permanent ones (4xx business refusals) must not be.
  */
+/**
+ * A PSP account that holds a merchant's money, and the provider that speaks for it (issue 37): the
+ * platform's account (PIX_API_*), or the merchant's own connection (the connected model).
+ */
+export interface PspAccount {
+  /** The merchant's own PSP connection; null: the platform's account. */
+  connectionId: string | null;
+  provider: PixProvider;
+}
+
+/**
+ * Which account a merchant's money is at. A merchant with no connection is in the platform model;
+ * with an active one, in the connected model; with a revoked one (and no active), its calls fail
+ * with PSP_CONNECTION_REVOKED: they are never asked of the platform's account instead.
+ */
+export interface PspAccounts {
+  forMerchant(merchantId: string): Promise<PspAccount>;
+  /** The account a charge or transfer was made at (null: the platform's). */
+  forConnection(connectionId: string | null): Promise<PspAccount>;
+}
+
+/** The one directory where every merchant is in the platform model (unit tests, a deployment without connections). */
+export function platformOnly(provider: PixProvider): PspAccounts {
+  const account: PspAccount = { connectionId: null, provider };
+  return {
+    forMerchant: async () => account,
+    forConnection: async (connectionId) => {
+      if (connectionId === null) return account;
+      throw new ProviderError(`PSP connection ${connectionId} is not known here`, PSP_CONNECTION_UNAVAILABLE, false);
+    },
+  };
+}
+
+/** A merchant's connection was revoked: its charges and sends stop, with this code, until a new one is registered. */
+export const PSP_CONNECTION_REVOKED = 'PSP_CONNECTION_REVOKED';
+/** A connection that cannot be used (its material does not open, the master key is not configured). */
+export const PSP_CONNECTION_UNAVAILABLE = 'PSP_CONNECTION_UNAVAILABLE';
+
 export class ProviderError extends Error {
   readonly retryAfterMs: number | null;
   readonly detail: string | null;

@@ -39,6 +39,7 @@ import { deliveryLease } from './migrations/0031_delivery_lease';
 import { idempotencyKeyBinding } from './migrations/0032_idempotency_key_binding';
 import { webhookRotationId } from './migrations/0033_webhook_rotation_id';
 import { pspConnections } from './migrations/0034_psp_connections';
+import { chargePspConnection } from './migrations/0035_charge_psp_connection';
 
 export interface Migration {
   name: string;
@@ -77,6 +78,7 @@ const migrations: Migration[] = [
   idempotencyKeyBinding,
   webhookRotationId,
   pspConnections,
+  chargePspConnection,
 ];
 
 export async function runMigrations(sequelize: Sequelize): Promise<string[]> {

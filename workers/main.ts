@@ -6,6 +6,7 @@ import { developmentWarning, loadConfig } from '../config';
 import { createSequelize } from '../db/sequelize';
 import { migrateAtStart } from '../db/migrator';
 import { providerFrom } from '../activities/provider/providerFrom';
+import { pspAccountsFrom } from '../activities/provider/accounts/pspAccounts';
 import { createLogger } from '../core/logger';
 import { createGatewayWorker } from './createWorker';
 import { bundleWorkflowsInChild } from './bundleWorkflows';
@@ -46,6 +47,7 @@ async function main(): Promise<void> {
   const bundlePath = given ?? (await bundleWorkflowsInChild());
   const psp = providerFrom(config, logger);
   const { provider, pixApi } = psp;
+  const accounts = pspAccountsFrom(config, { platform: provider, sequelize, logger });
   const worker = await createGatewayWorker({
     workflowBundle: { codePath: bundlePath },
     connection,
@@ -55,6 +57,7 @@ async function main(): Promise<void> {
     deps: {
       sequelize,
       provider,
+      accounts,
       providerCallbackUrl: `${config.publicBaseUrl}/webhooks/pix-gateway`,
       publicBaseUrl: config.publicBaseUrl,
       secretsKey: parseKey(config.credentialsEncryptionKey),
@@ -96,6 +99,7 @@ async function main(): Promise<void> {
   );
   await worker.run();
   await psp.close();
+  await accounts.close();
   await connection.close();
   await sequelize.close();
   logger.info('worker stopped');

@@ -1,5 +1,6 @@
 /** Closing a Pix charge: at the provider (which may report a payment that beat the close), then on our side. */
-import type { ProviderCharge } from '../../core/provider';
+import { chargeIdOfTxid } from '../../core/pix/apiPixIds';
+import type { PixProvider, ProviderCharge, PspAccount } from '../../core/provider';
 import { chargeStore, presentChargeRow } from '../../db/charges';
 import type { PaymentConfirmation } from '../../core/charges/paymentConfirmation';
 import type { CloseOutcome } from '../../workflows/charges/types';
@@ -14,16 +15,28 @@ import { getChargeOrNull, isNoRecord, toRetryable } from './providerErrors';
  * record at all the answer is NO_RECORD, so the workflow expires the charge instead of failing.
  */
 export async function closeProviderCharge(
-  deps: Pick<ChargeDeps, 'sequelize' | 'provider'>,
+  deps: Pick<ChargeDeps, 'sequelize' | 'accounts'>,
   args: { providerChargeId: string; reason: 'EXPIRED' | 'CANCELLED'; chargeId?: string },
 ): Promise<CloseOutcome> {
-  const { provider } = deps;
+  // Assigned before the first await that can throw a no-record: the catch below only passes those on.
+  let provider: PixProvider | null = null;
   try {
+    const chargeId = args.chargeId ?? chargeIdOfTxid(args.providerChargeId);
+    ({ provider } = chargeId ? await chargeAccount(deps, chargeId) : await deps.accounts.forConnection(null));
     const closed = await provider.closeCharge(args.providerChargeId, args.reason);
     return { status: closed.status, payment: closed.status === 'PAID' ? paymentFrom(closed) : null };
   } catch (err) {
     if (!isNoRecord(err)) throw toRetryable(err);
   }
+  return closeWithoutRecord(deps, provider as PixProvider, args);
+}
+
+/** The provider had no cob by that id: what it knows of our reference decides. */
+async function closeWithoutRecord(
+  deps: Pick<ChargeDeps, 'sequelize'>,
+  provider: PixProvider,
+  args: { providerChargeId: string; reason: 'EXPIRED' | 'CANCELLED'; chargeId?: string },
+): Promise<CloseOutcome> {
   try {
     const found =
       (await getChargeOrNull(provider, args.providerChargeId)) ??
@@ -47,12 +60,13 @@ export async function closeProviderCharge(
 }
 
 export async function closeOrphanProviderCharge(
-  deps: Pick<ChargeDeps, 'provider'>,
+  deps: Pick<ChargeDeps, 'sequelize' | 'accounts'>,
   args: { reference: string },
 ): Promise<void> {
   try {
-    const found = await deps.provider.findChargeByReference(args.reference);
-    if (found && found.status === 'ACTIVE') await deps.provider.closeCharge(found.id, 'CANCELLED');
+    const { provider } = await chargeAccount(deps, args.reference);
+    const found = await provider.findChargeByReference(args.reference);
+    if (found && found.status === 'ACTIVE') await provider.closeCharge(found.id, 'CANCELLED');
   } catch (err) {
     throw toRetryable(err);
   }
@@ -84,6 +98,15 @@ export async function finalizeUnpaidCharge(
     );
     await deps.checkouts.closed({ chargeId: charge.id, status: args.status }, transaction);
   });
+}
+
+/** The account a charge id was issued at (its row's), or, never recorded, its merchant's. */
+async function chargeAccount(deps: Pick<ChargeDeps, 'sequelize' | 'accounts'>, chargeId: string): Promise<PspAccount> {
+  const where = await chargeStore.chargeAccountOf(deps.sequelize, chargeId);
+  if (!where) return deps.accounts.forConnection(null);
+  return where.issued
+    ? deps.accounts.forConnection(where.pspConnectionId)
+    : deps.accounts.forMerchant(where.merchantId);
 }
 
 function paymentFrom(charge: ProviderCharge): PaymentConfirmation {

@@ -11,7 +11,7 @@
  * dependencies as its first parameter.
  */
 import type { Sequelize } from 'sequelize';
-import type { BoletoProvider, PixProvider } from '../../core/provider';
+import type { BoletoProvider, PixProvider, PspAccounts } from '../../core/provider';
 import { closeOrphanProviderBoleto, closeProviderBoleto } from '../boletos/closeBoleto';
 import { issueBoletoAtProvider, recordIssuedBoleto } from '../boletos/issueBoleto';
 import { issuePixAtProvider, recordIssuedCharge } from './beforeOneStepIssue';
@@ -23,7 +23,10 @@ import { settleChargePaid } from './settle';
 
 export interface ChargeActivityDeps {
   sequelize: Sequelize;
+  /** The platform's account's provider. */
   provider: PixProvider;
+  /** Every merchant's account: its own connection's (the connected model) or the platform's; default: the platform's for all. */
+  accounts?: PspAccounts;
   /** Boletos; by default `provider` when its client issues them too (HttpPixProvider does). */
   boletoProvider?: BoletoProvider;
   /** Our callback URL the provider will POST payment confirmations to. */

@@ -9,7 +9,11 @@ import type { ChargeDeps } from './deps';
 import { toActivityFailure } from './providerErrors';
 import { recordCharge } from './record';
 
-export type IssuedProviderCharge = Omit<ProviderCharge, 'qrCodeBase64'>;
+/**
+ * The provider's charge without its image, and the account it was issued at (the merchant's own
+ * connection, or null: the platform's), which the charge row keeps for every later call.
+ */
+export type IssuedProviderCharge = Omit<ProviderCharge, 'qrCodeBase64'> & { pspConnectionId?: string | null };
 
 /**
  * issuePixAtProvider then recordIssuedCharge in one step (one local activity, one workflow
@@ -28,12 +32,13 @@ export async function issueAndRecordPix(deps: ChargeDeps, input: ChargeLifecycle
  * Code when the charge is recorded, so kilobytes of base64 never enter workflow history.
  */
 export async function issueAtProvider(
-  deps: Pick<ChargeDeps, 'provider' | 'providerCallbackUrl'>,
+  deps: Pick<ChargeDeps, 'accounts' | 'providerCallbackUrl'>,
   input: ChargeLifecycleInput,
   merchantName: string | null,
 ): Promise<IssuedProviderCharge> {
   try {
-    const charge = await deps.provider.issueCharge({
+    const account = await deps.accounts.forMerchant(input.merchantId);
+    const charge = await account.provider.issueCharge({
       reference: input.chargeId,
       amountCents: input.amountCents,
       description: input.description,
@@ -48,7 +53,7 @@ export async function issueAtProvider(
       );
     }
     const { qrCodeBase64: _image, ...withoutImage } = charge;
-    return withoutImage;
+    return { ...withoutImage, pspConnectionId: account.connectionId };
   } catch (err) {
     throw toActivityFailure(err);
   }
@@ -65,7 +70,17 @@ export async function recordIssued(
     copyPaste: providerCharge.copyPaste,
     expiresAt: input.expiresAt,
   };
-  await recordCharge(deps, input, { pix, providerChargeId: providerCharge.id, pixTxid: providerCharge.txid }, merchant);
+  await recordCharge(
+    deps,
+    input,
+    {
+      pix,
+      providerChargeId: providerCharge.id,
+      pixTxid: providerCharge.txid,
+      pspConnectionId: providerCharge.pspConnectionId ?? null,
+    },
+    merchant,
+  );
   return issuedFrom(input.chargeId, providerCharge.id, providerCharge.txid, pix.copyPaste, input.expiresAt);
 }
 

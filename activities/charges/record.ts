@@ -13,6 +13,8 @@ export interface IssuedAs {
   pix: StoredPix;
   providerChargeId: string;
   pixTxid: string;
+  /** The merchant's own connection the charge was issued on; null or absent: the platform's account. */
+  pspConnectionId?: string | null;
   boleto?: BoletoColumns;
 }
 
@@ -52,6 +54,7 @@ export async function recordCharge(
         payerDetails: input.payer ?? null,
         providerChargeId: issuedAs.providerChargeId,
         pixTxid: issuedAs.pixTxid,
+        pspConnectionId: issuedAs.pspConnectionId ?? null,
         endToEndId: null,
         idempotencyKey: input.idempotencyKey,
         expiresAt: new Date(input.expiresAt),

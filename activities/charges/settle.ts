@@ -32,7 +32,8 @@ export async function settleChargePaid(
 
   let paid: ProviderCharge | null;
   try {
-    paid = await getChargeOrNull(deps.provider, charge.providerChargeId as string);
+    const { provider } = await deps.accounts.forConnection(charge.pspConnectionId ?? null);
+    paid = await getChargeOrNull(provider, charge.providerChargeId as string);
   } catch (err) {
     throw toRetryable(err);
   }

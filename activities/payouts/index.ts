@@ -11,6 +11,7 @@
  * This file is the list of the domain's activities; each lives in its own file and takes its
  * dependencies as its first parameter.
  */
+import { providerOfTransfer } from '../transfers/transferAccounts';
 import { createTransferPath } from '../transfers/transferPath';
 import { listChunkItemIds, payItem } from './beforeSlicedPayments';
 import { recordCancelIntent } from './cancel';
@@ -24,7 +25,7 @@ import type { PayoutActivityDeps, PayoutDeps } from './deps';
 export function createPayoutActivities(activityDeps: PayoutActivityDeps) {
   const deps: PayoutDeps = {
     ...activityDeps,
-    transfers: createTransferPath(activityDeps.provider, activityDeps.logger),
+    transfers: createTransferPath(providerOfTransfer(activityDeps), activityDeps.logger),
   };
   return {
     reserveBatch: (args: Parameters<typeof reserveBatch>[1]) => reserveBatch(deps, args),

@@ -4,6 +4,7 @@
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { PSP_BALANCE_INSUFFICIENT } from '../../core/transfers/failures';
+import type { PixProvider } from '../../core/provider';
 import { payoutStore } from '../../db/payouts';
 import { accountCovers } from '../transfers/accountBalance';
 import { TransferFailureTypes } from '../transfers/transferPath';
@@ -186,9 +187,16 @@ async function parkedForBalance(
 ): Promise<boolean> {
   if (rows.some((r) => r.status === 'SENDING')) return false;
   const pendingCents = rows.reduce((sum, r) => sum + Number(r.amount_cents), 0);
-  if (await accountCovers(deps.provider, pendingCents, deps.logger)) return false;
+  if (await accountCovers(await batchProvider(deps, args.batchId), pendingCents, deps.logger)) return false;
   await payoutStore.markItemsAwaitingBalance(deps.sequelize, args, PSP_BALANCE_INSUFFICIENT);
   return true;
+}
+
+/** The provider of the account the batch is paid from (its merchant's own connection, or the platform's). */
+async function batchProvider(deps: PayoutDeps, batchId: string): Promise<PixProvider> {
+  if (!deps.accounts) return deps.provider;
+  const batch = await payoutStore.findBatch(batchId);
+  return (await deps.accounts.forConnection(batch?.pspConnectionId ?? null)).provider;
 }
 
 /** Marks a promise whose failure is awaited later as handled, so a failure meanwhile does not end the process. */

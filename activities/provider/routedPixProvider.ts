@@ -33,6 +33,7 @@ import type {
   TransferRequest,
 } from '../../core/provider';
 import { refundIdOfDevolucaoId } from '../../core/pix/apiPixIds';
+import { ProviderError } from '../../core/provider';
 import type { ApiPixCharges } from './apiPixCharges';
 import type { ApiPixReturns } from './apiPixReturns';
 import { mergedPayments, receivedPayments, receivedPix, type PixListClient } from './apiPixReceived';
@@ -43,8 +44,11 @@ export interface RoutedPixProviderParts {
   returns: ApiPixReturns;
   /** API Pix's list of received Pix (the statement's payments). */
   pixList: PixListClient;
-  /** The provider's own API. */
-  own: HttpPixProvider;
+  /**
+   * The provider's own API (the bundled sandbox's), on the platform's account only: a merchant's
+   * own connection (pspAccounts.ts) has none, so nothing of it is ever asked of the platform's.
+   */
+  own: HttpPixProvider | null;
   /** Money out: the PSP's send API (Efí's), or the own API's transfers (PIX_TRANSFERS_API=sandbox). */
   transfers: TransferApi;
   infractions: InfractionProvider;
@@ -64,7 +68,7 @@ export class RoutedPixProvider
   private readonly cobs: ApiPixCharges;
   private readonly returns: ApiPixReturns;
   private readonly pixList: PixListClient;
-  private readonly own: HttpPixProvider;
+  private readonly own: HttpPixProvider | null;
   private readonly transfers: TransferApi;
   private readonly infractions: InfractionProvider;
   readonly lookUpPixKey?: (key: string) => Promise<PixKeyOwner | null>;
@@ -87,18 +91,18 @@ export class RoutedPixProvider
   }
 
   getCharge(providerChargeId: string): Promise<ProviderCharge> {
-    return isCob(providerChargeId) ? this.cobs.getCharge(providerChargeId) : this.own.getCharge(providerChargeId);
+    return isCob(providerChargeId) ? this.cobs.getCharge(providerChargeId) : this.ownApi().getCharge(providerChargeId);
   }
 
   /** The cob of our charge id; else a charge the provider's own API issued for it before the switch. */
   async findChargeByReference(reference: string): Promise<ProviderCharge | null> {
-    return (await this.cobs.findChargeByReference(reference)) ?? this.own.findChargeByReference(reference);
+    return (await this.cobs.findChargeByReference(reference)) ?? this.own?.findChargeByReference(reference) ?? null;
   }
 
   closeCharge(providerChargeId: string, reason: 'EXPIRED' | 'CANCELLED'): Promise<ProviderCharge> {
     return isCob(providerChargeId)
       ? this.cobs.closeCharge(providerChargeId, reason)
-      : this.own.closeCharge(providerChargeId, reason);
+      : this.ownApi().closeCharge(providerChargeId, reason);
   }
 
   /** API Pix's GET /pix: every Pix received on the account, ours or not. */
@@ -117,7 +121,7 @@ export class RoutedPixProvider
 
   /** The API Pix devolução of this refund; else a return the provider's own API made before the switch. */
   async getPaymentReturn(req: { reference: string; endToEndId: string }): Promise<ProviderTransfer | null> {
-    return (await this.returns.findPaymentReturn(req)) ?? this.own.getPaymentReturn(req);
+    return (await this.returns.findPaymentReturn(req)) ?? this.own?.getPaymentReturn(req) ?? null;
   }
 
   getTransferByReference(reference: string): Promise<ProviderTransfer | null> {
@@ -136,7 +140,7 @@ export class RoutedPixProvider
    */
   async getStatement(range: { from: string; to: string }): Promise<ProviderStatement> {
     const [own, received, sent] = await Promise.all([
-      this.own.getStatement(range),
+      this.own ? this.own.getStatement(range) : { from: range.from, to: range.to, payments: [], transfers: [] },
       receivedPayments(this.pixList, range),
       this.transfers.sentBetween(range),
     ]);
@@ -157,19 +161,33 @@ export class RoutedPixProvider
   }
 
   issueBoleto(req: IssueBoletoRequest): Promise<ProviderBoleto> {
-    return this.own.issueBoleto(req);
+    return this.ownApi().issueBoleto(req);
   }
 
   getBoleto(providerBoletoId: string): Promise<ProviderBoleto> {
-    return this.own.getBoleto(providerBoletoId);
+    return this.ownApi().getBoleto(providerBoletoId);
   }
 
   findBoletoByReference(reference: string): Promise<ProviderBoleto | null> {
-    return this.own.findBoletoByReference(reference);
+    return this.ownApi().findBoletoByReference(reference);
   }
 
   cancelBoleto(providerBoletoId: string): Promise<ProviderBoleto> {
-    return this.own.cancelBoleto(providerBoletoId);
+    return this.ownApi().cancelBoleto(providerBoletoId);
+  }
+
+  /**
+   * The own API, or the refusal of an account that has none (a merchant's own connection): boletos
+   * and charges issued before API Pix exist only on the platform's account.
+   */
+  private ownApi(): HttpPixProvider {
+    if (this.own) return this.own;
+    throw new ProviderError(
+      'this PSP account is reached through API Pix and the send API only: no boleto nor pre-API Pix charge lives there',
+      'NOT_ON_THIS_ACCOUNT',
+      false,
+      404,
+    );
   }
 }
 

@@ -1,13 +1,16 @@
 /** What the refund steps are given: the worker's dependencies, and what is built from them once. */
 import type { Logger } from 'pino';
 import type { Sequelize } from 'sequelize';
-import type { PixProvider } from '../../core/provider';
+import type { PixProvider, PspAccounts } from '../../core/provider';
 import { CheckoutEffects, checkoutBaseUrl } from '../checkouts/checkoutEffects';
+import { providerOfTransfer } from '../transfers/transferAccounts';
 import { createTransferPath, type TransferPath } from '../transfers/transferPath';
 
 export interface RefundActivityDeps {
   sequelize: Sequelize;
   provider: PixProvider;
+  /** Merchants' own accounts (issue 37); default: the platform's for all. */
+  accounts?: PspAccounts;
   logger: Logger;
   /** Where checkout pages live (checkout.refunded payloads); see checkoutBaseUrl. */
   publicBaseUrl?: string;
@@ -25,7 +28,7 @@ export function refundDeps(deps: RefundActivityDeps): RefundDeps {
   return {
     sequelize: deps.sequelize,
     provider: deps.provider,
-    transfers: createTransferPath(deps.provider, deps.logger),
+    transfers: createTransferPath(providerOfTransfer(deps), deps.logger),
     checkouts: new CheckoutEffects(deps.sequelize, checkoutBaseUrl(deps)),
   };
 }

@@ -39,8 +39,15 @@ export const TransferFailureTypes = {
   mismatch: 'TransferMismatch',
 } as const;
 
+/**
+ * The account a reference's transfer goes from and is asked of (transferAccounts.ts: the
+ * merchant's own connection or the platform's), resolved on every call: a send and every later
+ * look-up of it reach the same account.
+ */
+export type ProviderOfTransfer = (reference: string) => Promise<PixProvider>;
+
 /** `logger`: where a transfer that is not the one we sent is reported (the composition root's, through deps). */
-export function createTransferPath(provider: PixProvider, logger: Logger) {
+export function createTransferPath(providerOf: ProviderOfTransfer, logger: Logger) {
   /** Sends the transfer; `retry` when an earlier attempt for this reference may have reached the provider. */
   async function send(req: TransferRequest | PaymentReturnRequest, opts: { retry: boolean }): Promise<TransferAnswer> {
     if (opts.retry) {
@@ -49,6 +56,7 @@ export function createTransferPath(provider: PixProvider, logger: Logger) {
     }
     let transfer: ProviderTransfer;
     try {
+      const provider = await providerOf(req.reference);
       transfer = 'endToEndId' in req ? await provider.returnPayment(req) : await provider.transfer(req);
     } catch (err) {
       if (!(err instanceof ProviderError)) throw err;
@@ -68,6 +76,7 @@ export function createTransferPath(provider: PixProvider, logger: Logger) {
   ): Promise<TransferAnswer | null> {
     let transfer: ProviderTransfer | null;
     try {
+      const provider = await providerOf(req.reference);
       transfer = req.endToEndId
         ? await provider.getPaymentReturn({ reference: req.reference, endToEndId: req.endToEndId })
         : await provider.getTransferByReference(req.reference);

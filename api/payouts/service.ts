@@ -24,6 +24,7 @@ import { PayoutFailureTypes, type BatchReservation } from '../../workflows/payou
 import { ApiError, errors } from '../errors/apiError';
 import type { CreatePayoutBatchBody, ListBatchesQuery, ListItemsQuery } from './schema';
 import type { StagedItem } from './batchBody';
+import { sendingAccount } from '../connections/accountModel';
 
 export interface PayoutSettings {
   chunkSize: number;
@@ -146,10 +147,12 @@ export class PayoutService {
     // A batch's idempotencyKey stays bound to it after the 24 h idempotency record expired.
     const earlier = await payoutStore.batchIdOfKey(merchant.id, body.idempotencyKey);
     if (earlier) throw payoutErrors.keyUsed(earlier);
+    const pspConnectionId = await sendingAccount(this.deps.sequelize, merchant.id);
     await payoutStore.stageBatch(
       this.deps.sequelize,
       {
         id: batchId,
+        pspConnectionId,
         merchantId: merchant.id,
         idempotencyKey: body.idempotencyKey,
         status: 'CREATED',

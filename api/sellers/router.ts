@@ -38,7 +38,7 @@ export function sellersApi(deps: SellersApiDeps): Router {
     platformInstitution,
   });
   const webhooks = new WebhookService({ encryptionKey, destinations, temporal, taskQueue });
-  const withdrawals = new WithdrawalService({ temporal, taskQueue, platformInstitution });
+  const withdrawals = new WithdrawalService({ sequelize, temporal, taskQueue, platformInstitution });
   const deliveries = new DeliveryService({ sequelize, temporal, taskQueue });
 
   const sellers = Router();

@@ -23,6 +23,7 @@ import { mapRequestError, pixKeyNotRegistered } from '../withdrawals/errors';
 import { keyBoundTo } from '../temporal/temporalErrors';
 import { updateWithStartOrJoin } from '../../core/temporal/updateWithStart';
 import type { CreateSettlementBody, ListSettlementsQuery, SettlementView } from './schema';
+import { refuseConnectedWithdrawal } from '../connections/accountModel';
 
 export const SETTLEMENT_ROLES: readonly MemberRole[] = ['owner', 'admin', 'finance'];
 
@@ -39,6 +40,7 @@ export class SettlementService {
     if (!merchant || !merchant.active) throw errors.merchantIdRequired();
     if (merchant.withdrawalsFrozen) throw errors.withdrawalFrozen();
     if (!merchant.pixKey) throw pixKeyNotRegistered();
+    await refuseConnectedWithdrawal(this.deps.sequelize, merchantId);
   }
 
   /** Settlement `settlementId` as it stands, if it was made (a resumed idempotency claim's resource id). */

@@ -19,8 +19,11 @@ import type { WithdrawalInput } from '../../workflows/withdrawals/types';
 import { errors } from '../errors/apiError';
 import { mapRequestError, pixKeyNotRegistered } from './errors';
 import type { CreateWithdrawalBody, ListWithdrawalsQuery } from './schema';
+import type { Sequelize } from 'sequelize';
+import { refuseConnectedWithdrawal } from '../connections/accountModel';
 
 export interface WithdrawalServiceDeps {
+  sequelize: Sequelize;
   temporal: Client;
   taskQueue: string;
   /** config.platformInstitutionName: the source account's institution, as a withdrawal shows it. */
@@ -104,5 +107,6 @@ export class WithdrawalService {
     if (!merchant || !merchant.active) throw errors.merchantIdRequired();
     if (merchant.withdrawalsFrozen) throw errors.withdrawalFrozen();
     if (!merchant.pixKey) throw pixKeyNotRegistered();
+    await refuseConnectedWithdrawal(this.deps.sequelize, merchantId);
   }
 }

@@ -39,6 +39,8 @@ export class Charge extends Model<InferAttributes<Charge>, InferCreationAttribut
   declare payerDetails: CreationOptional<ChargePayerDetails | null>;
   declare providerChargeId: string | null;
   declare pixTxid: string | null;
+  /** The merchant's own PSP connection the charge was issued on; null: the platform's account (migration 0035). */
+  declare pspConnectionId: CreationOptional<string | null>;
   declare endToEndId: string | null;
   declare idempotencyKey: string | null;
   declare expiresAt: Date;
@@ -85,6 +87,7 @@ export class Charge extends Model<InferAttributes<Charge>, InferCreationAttribut
         payerDetails: DataTypes.JSONB,
         providerChargeId: DataTypes.TEXT,
         pixTxid: DataTypes.TEXT,
+        pspConnectionId: DataTypes.UUID,
         endToEndId: DataTypes.TEXT,
         idempotencyKey: DataTypes.TEXT,
         expiresAt: { type: DataTypes.DATE, allowNull: false },

@@ -142,6 +142,27 @@ export async function lockIssue(sequelize: Sequelize, chargeId: string, transact
   });
 }
 
+/**
+ * Where a charge id lives: its row's account (psp_connection_id, null: the platform's), or, for
+ * an issue given up on before the row was written, the tombstone's merchant; null: neither.
+ */
+export async function chargeAccountOf(
+  sequelize: Sequelize,
+  chargeId: string,
+): Promise<{ issued: true; pspConnectionId: string | null } | { issued: false; merchantId: string } | null> {
+  const [row] = await sequelize.query<{ issued: boolean; psp_connection_id: string | null; merchant_id: string }>(
+    `SELECT true AS issued, psp_connection_id, merchant_id FROM charges WHERE id = :chargeId
+     UNION ALL
+     SELECT false, NULL, merchant_id FROM charge_tombstones WHERE charge_id = :chargeId
+     LIMIT 1`,
+    { replacements: { chargeId }, type: QueryTypes.SELECT },
+  );
+  if (!row) return null;
+  return row.issued
+    ? { issued: true, pspConnectionId: row.psp_connection_id }
+    : { issued: false, merchantId: row.merchant_id };
+}
+
 /** Whether the workflow gave up issuing this charge (a tombstone): it must never be created later. */
 export async function isTombstoned(sequelize: Sequelize, chargeId: string, transaction: Transaction): Promise<boolean> {
   const rows = await sequelize.query(`SELECT 1 FROM charge_tombstones WHERE charge_id = :chargeId`, {

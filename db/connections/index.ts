@@ -3,8 +3,10 @@ export * as pspConnectionStore from './pspConnectionStore';
 export { ActiveConnectionExists } from './pspConnectionStore';
 export type {
   ConnectionTestRecord,
+  MerchantAccountModel,
   NewPspConnection,
   PspConnectionRow,
   PspConnectionStatus,
   PspKind,
 } from './pspConnectionStore';
+export { accountOfTransfer } from './accountOfTransfer';

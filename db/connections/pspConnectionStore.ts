@@ -37,6 +37,8 @@ export interface PspConnectionRow {
   pending_certificate_fingerprint: string | null;
   pending_since: Date | null;
   status: PspConnectionStatus;
+  /** The account's number at its PSP (Efí's `conta`), how Split Pix names it; null until given (migration 0035). */
+  account_number: string | null;
   last_test: ConnectionTestRecord | null;
   revoked_at: Date | null;
   created_at: Date;
@@ -97,6 +99,33 @@ export async function findActiveConnection(sequelize: Sequelize, merchantId: str
     { replacements: { merchantId }, type: QueryTypes.SELECT },
   );
   return row ?? null;
+}
+
+/** One connection by id, active or revoked (what a charge issued on it is asked of). */
+export async function findConnectionById(sequelize: Sequelize, id: string): Promise<PspConnectionRow | null> {
+  const [row] = await sequelize.query<PspConnectionRow>(`SELECT * FROM psp_connections WHERE id = :id`, {
+    replacements: { id },
+    type: QueryTypes.SELECT,
+  });
+  return row ?? null;
+}
+
+/**
+ * The account model a merchant is in, from its connections: none, the platform's account; an
+ * active one, its own (connected); only revoked ones, connected and stopped (never silently back
+ * to the platform's account, which Resolution 518 is about).
+ */
+export type MerchantAccountModel =
+  | { model: 'PLATFORM' }
+  | { model: 'CONNECTED'; connectionId: string }
+  | { model: 'CONNECTED_REVOKED'; connectionId: string };
+
+export async function merchantAccountModel(sequelize: Sequelize, merchantId: string): Promise<MerchantAccountModel> {
+  const row = await findLatestConnection(sequelize, merchantId);
+  if (!row) return { model: 'PLATFORM' };
+  return row.status === 'ACTIVE'
+    ? { model: 'CONNECTED', connectionId: row.id }
+    : { model: 'CONNECTED_REVOKED', connectionId: row.id };
 }
 
 /** The merchant's newest connection, active or revoked (what `connection show` reports). */

@@ -22,6 +22,8 @@ export class PayoutBatch extends Model<InferAttributes<PayoutBatch>, InferCreati
   declare totalAmountCents: number;
   declare totalFeeCents: number;
   declare cancelReason: string | null;
+  /** The merchant's own PSP connection the batch is paid from; null: the platform's account (migration 0035). */
+  declare pspConnectionId: CreationOptional<string | null>;
   declare releasedAmountCents: CreationOptional<number>;
   declare completedAt: Date | null;
   declare createdAt: CreationOptional<Date>;
@@ -40,6 +42,7 @@ export class PayoutBatch extends Model<InferAttributes<PayoutBatch>, InferCreati
         totalAmountCents: centsColumn('totalAmountCents'),
         totalFeeCents: centsColumn('totalFeeCents'),
         cancelReason: DataTypes.TEXT,
+        pspConnectionId: DataTypes.UUID,
         releasedAmountCents: { ...centsColumn('releasedAmountCents'), defaultValue: 0 },
         completedAt: DataTypes.DATE,
         createdAt: DataTypes.DATE,

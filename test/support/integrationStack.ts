@@ -18,6 +18,7 @@ import { DefaultLogger, NativeConnection, Runtime, makeTelemetryFilterString, ty
 import type { Sequelize } from 'sequelize';
 import { createApp } from '../../api/app';
 import { providerFrom } from '../../activities/provider/providerFrom';
+import { pspAccountsFrom } from '../../activities/provider/accounts/pspAccounts';
 import { loadConfig } from '../../config';
 import { pspChargeRef } from '../../core/pix/apiPixIds';
 import { listenSandbox } from '../../sandbox/listen';
@@ -233,6 +234,10 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
   const workerLogger = testLogger('worker-test');
   const psp = providerFrom({ ...config, provider: { ...config.provider, timeoutMs: 2000 } }, workerLogger);
   const { provider, pixApi } = psp;
+  const accounts = pspAccountsFrom(
+    { ...config, provider: { ...config.provider, timeoutMs: 2000 } },
+    { platform: provider, sequelize, logger: workerLogger },
+  );
   balanceOf = () => provider.accountBalanceCents();
   // What workers/main.ts does at start: the PSP's notifications come to this stack's API.
   await ensurePixWebhook(pixApi, {
@@ -256,6 +261,7 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
       deps: {
         sequelize,
         provider,
+        accounts,
         providerCallbackUrl: `${apiListening.url}/webhooks/pix-gateway`,
         secretsKey: Buffer.from(encryptionKey, 'hex'),
         allowPrivateDestinations: true,
@@ -335,6 +341,7 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
       await workerConnection?.close();
       await new Promise((r) => apiListening.server.close(r));
       await psp.close();
+      await accounts.close();
       await closeSandbox();
       await stack.mail.stop();
       fs.rmSync(sandboxOptions.dataFile, { force: true });

@@ -18,7 +18,9 @@ const request = (reference: string, pixKey = 'r@example.com') => ({
 it('never settles a transfer whose amount differs from what was sent', async () => {
   const provider = new FakePixProvider();
   provider.transferScript = ['wrong-amount'];
-  await expect(createTransferPath(provider, logger).send(request('ref-1'), { retry: false })).rejects.toMatchObject({
+  await expect(
+    createTransferPath(async () => provider, logger).send(request('ref-1'), { retry: false }),
+  ).rejects.toMatchObject({
     type: 'TransferMismatch',
     nonRetryable: true,
   });
@@ -26,7 +28,7 @@ it('never settles a transfer whose amount differs from what was sent', async () 
 
 it('releases only on a refusal carried on a transfer', async () => {
   const provider = new FakePixProvider();
-  const path = createTransferPath(provider, logger);
+  const path = createTransferPath(async () => provider, logger);
   expect(await path.send(request('ref-2', 'invalid@example.com'), { retry: false })).toMatchObject({
     kind: 'REFUSED',
     transfer: { failureCode: 'INVALID_PIX_KEY' },
@@ -38,7 +40,7 @@ it('releases only on a refusal carried on a transfer', async () => {
 it('answers a 401 after a lost answer from the provider record, not as a failure', async () => {
   const provider = new FakePixProvider();
   provider.transferScript = ['lose', 'unauthorized'];
-  const path = createTransferPath(provider, logger);
+  const path = createTransferPath(async () => provider, logger);
   await expect(path.send(request('ref-4'), { retry: false })).rejects.toMatchObject({
     type: 'ProviderUnavailable',
     nonRetryable: false,
@@ -50,7 +52,7 @@ it('answers a 401 after a lost answer from the provider record, not as a failure
 it('keeps the provider text out of its failures', async () => {
   const provider = new FakePixProvider();
   provider.transferScript = ['lose'];
-  await expect(createTransferPath(provider, logger).send(request('ref-5'), { retry: false })).rejects.toThrow(
-    'the payment institution did not answer (PROVIDER_TIMEOUT)',
-  );
+  await expect(
+    createTransferPath(async () => provider, logger).send(request('ref-5'), { retry: false }),
+  ).rejects.toThrow('the payment institution did not answer (PROVIDER_TIMEOUT)');
 });

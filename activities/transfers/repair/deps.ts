@@ -1,13 +1,16 @@
 /** What the repair steps are given: the worker's (or the operator CLI's) dependencies, and what is built from them once. */
 import type { Logger } from 'pino';
 import type { Sequelize } from 'sequelize';
-import type { PixProvider } from '../../../core/provider';
+import type { PixProvider, PspAccounts } from '../../../core/provider';
 import { withdrawalDeps, type WithdrawalDeps } from '../../withdrawals/deps';
+import { providerOfTransfer } from '../transferAccounts';
 import { createTransferPath, type TransferPath } from '../transferPath';
 
 export interface ReconcileDeps {
   sequelize: Sequelize;
   provider: PixProvider;
+  /** Merchants' own accounts (issue 37); default: the platform's for all. */
+  accounts?: PspAccounts;
   logger: Logger;
 }
 
@@ -24,6 +27,6 @@ export function repairDeps(deps: ReconcileDeps): RepairDeps {
   return {
     sequelize,
     withdrawals: withdrawalDeps({ sequelize, provider, logger }),
-    transfers: createTransferPath(provider, logger),
+    transfers: createTransferPath(providerOfTransfer(deps), logger),
   };
 }

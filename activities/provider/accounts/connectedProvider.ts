@@ -1,0 +1,82 @@
+/**
+ * The provider of one merchant's own PSP account (the connected model, issue 37): API Pix for its
+ * cobs, Pix received and devoluções, on its own connection (client id, secret, certificate) and its
+ * own Pix key; Efí's send, balance and MED routes on the same host and connection; its own send
+ * slots, so one account's pacing never waits on another's. No own API (the bundled sandbox's
+ * `/v1`): boletos stay on the platform's account (RoutedPixProvider refuses them here).
+ */
+import type { Logger } from 'pino';
+import type { GatewayConfig } from '../../../config';
+import { materialTls, type ConnectionMaterial } from '../../../core/connections/material';
+import { AdvisorySendSlots } from '../../../db/sendSlots';
+import type { PspConnectionRow } from '../../../db/connections';
+import { ApiPixCharges } from '../apiPixCharges';
+import { ApiPixReturns } from '../apiPixReturns';
+import { EfiClient } from '../efi/efiClient';
+import { EfiInfractions } from '../efi/efiInfractions';
+import { EfiTransfers } from '../efi/efiTransfers';
+import { PixApiClient } from '../pixApi';
+import { PixApiConnection } from '../pixApi/connection';
+import { RoutedPixProvider } from '../routedPixProvider';
+
+export type ConnectedProviderConfig = Pick<GatewayConfig, 'pixApi' | 'pixTransfers' | 'databaseUrl'> & {
+  provider: Pick<GatewayConfig['provider'], 'timeoutMs'>;
+};
+
+export interface ConnectedProvider {
+  provider: RoutedPixProvider;
+  /** Efí's own routes on the merchant's account (its balance, splits). */
+  efi: EfiClient;
+  close(): Promise<void>;
+}
+
+export function connectedProvider(
+  row: PspConnectionRow,
+  material: ConnectionMaterial,
+  config: ConnectedProviderConfig,
+  logger: Logger,
+): ConnectedProvider {
+  const connection = new PixApiConnection({
+    tokenUrl: row.token_url,
+    clientId: row.client_id,
+    clientSecret: material.clientSecret,
+    tls: materialTls(material),
+    timeoutMs: config.provider.timeoutMs,
+    // The same rule as the platform's connection: https in production, http allowed in development.
+    allowPlainHttp: config.pixApi.allowPlainHttp,
+  });
+  const pixApi = new PixApiClient({ connection, baseUrl: row.api_base_url });
+  const efi = new EfiClient(connection, new URL(row.api_base_url).origin);
+  const slots = new AdvisorySendSlots({
+    databaseUrl: config.databaseUrl,
+    account: `${new URL(row.api_base_url).origin} ${row.client_id} ${row.pix_key}`,
+    concurrency: config.pixTransfers.sendConcurrency,
+    maxWaitMs: 15_000,
+  });
+  const transfers = new EfiTransfers({
+    client: efi,
+    senderKey: row.pix_key,
+    slots,
+    outcomeWaitMs: config.pixTransfers.outcomeWaitMs,
+  });
+  const provider = new RoutedPixProvider({
+    cobs: new ApiPixCharges({
+      client: pixApi,
+      receivingKey: row.pix_key,
+      logger: logger.child({ module: 'api-pix-charges', connectionId: row.id }),
+    }),
+    returns: new ApiPixReturns({ client: pixApi }),
+    pixList: pixApi,
+    own: null,
+    transfers,
+    infractions: new EfiInfractions(efi),
+    directory: null,
+  });
+  return {
+    provider,
+    efi,
+    close: async () => {
+      await Promise.all([connection.close(), slots.close()]);
+    },
+  };
+}

@@ -1,0 +1,125 @@
+/**
+ * The directory of PSP accounts the worker speaks to (issue 37): the platform's (PIX_API_*) and
+ * each connected merchant's own, built from its psp_connections row the first time it is needed
+ * and kept while the row is unchanged. A rotation (promotePending rewrites the row) builds the
+ * next one on the new material and closes the old; a revocation stops the merchant's calls with
+ * PSP_CONNECTION_REVOKED on the next one, without touching any other merchant.
+ *
+ * One database read per call (the row's status and version): a revoked connection must stop at
+ * once, and the read is small beside the PSP call it precedes.
+ */
+import type { Logger } from 'pino';
+import type { Sequelize } from 'sequelize';
+import { credentialsKeyring, openEnvelope, type MasterKeyring } from '../../../core/crypto/envelope';
+import { parseMaterial } from '../../../core/connections/material';
+import {
+  PSP_CONNECTION_REVOKED,
+  PSP_CONNECTION_UNAVAILABLE,
+  ProviderError,
+  type PixProvider,
+  type PspAccount,
+  type PspAccounts,
+} from '../../../core/provider';
+import { pspConnectionStore, type PspConnectionRow } from '../../../db/connections';
+import { connectedProvider, type ConnectedProvider, type ConnectedProviderConfig } from './connectedProvider';
+
+export interface PspAccountsOptions {
+  platform: PixProvider;
+  sequelize: Sequelize;
+  /** CREDENTIALS_ENCRYPTION_KEY's keyring; null where none is configured (then no connection opens). */
+  keyring: MasterKeyring | null;
+  config: ConnectedProviderConfig;
+  logger: Logger;
+}
+
+interface Built {
+  version: string;
+  account: PspAccount;
+  connected: ConnectedProvider;
+}
+
+export class ConnectedPspAccounts implements PspAccounts {
+  private readonly platform: PspAccount;
+  private readonly built = new Map<string, Built>();
+
+  constructor(private readonly opts: PspAccountsOptions) {
+    this.platform = { connectionId: null, provider: opts.platform };
+  }
+
+  async forMerchant(merchantId: string): Promise<PspAccount> {
+    const row = await pspConnectionStore.findLatestConnection(this.opts.sequelize, merchantId);
+    return row ? this.accountOf(row) : this.platform;
+  }
+
+  async forConnection(connectionId: string | null): Promise<PspAccount> {
+    if (connectionId === null) return this.platform;
+    const row = await pspConnectionStore.findConnectionById(this.opts.sequelize, connectionId);
+    if (!row)
+      throw new ProviderError(`PSP connection ${connectionId} does not exist`, PSP_CONNECTION_UNAVAILABLE, false);
+    return this.accountOf(row);
+  }
+
+  /** Efí's own routes on a connected account (its balance, its splits). */
+  async efiOf(connectionId: string): Promise<ConnectedProvider['efi']> {
+    await this.forConnection(connectionId);
+    return (this.built.get(connectionId) as Built).connected.efi;
+  }
+
+  /** Closes every connection built (shutdown, tests). */
+  async close(): Promise<void> {
+    const all = [...this.built.values()];
+    this.built.clear();
+    await Promise.all(all.map((b) => b.connected.close()));
+  }
+
+  private accountOf(row: PspConnectionRow): PspAccount {
+    if (row.status !== 'ACTIVE') {
+      throw new ProviderError(
+        `the merchant's PSP connection ${row.id} was revoked: register a new one to charge and send again`,
+        PSP_CONNECTION_REVOKED,
+        false,
+      );
+    }
+    const version = `${row.secret_envelope.length}:${row.updated_at.toISOString()}:${row.secret_envelope.slice(-24)}`;
+    const known = this.built.get(row.id);
+    if (known?.version === version) return known.account;
+    const connected = connectedProvider(row, this.material(row), this.opts.config, this.opts.logger);
+    const account = { connectionId: row.id, provider: connected.provider };
+    this.built.set(row.id, { version, account, connected });
+    // The old material's connection finishes what it has in flight, then goes.
+    if (known) void known.connected.close().catch(() => undefined);
+    return account;
+  }
+
+  private material(row: PspConnectionRow) {
+    if (!this.opts.keyring) {
+      throw new ProviderError(
+        'CREDENTIALS_ENCRYPTION_KEY is not configured: no merchant connection can be opened',
+        PSP_CONNECTION_UNAVAILABLE,
+        false,
+      );
+    }
+    try {
+      return parseMaterial(openEnvelope(row.secret_envelope, this.opts.keyring));
+    } catch {
+      // Never the envelope's own error text: it names nothing secret, but says nothing useful either.
+      throw new ProviderError(
+        `the material of PSP connection ${row.id} does not open with the configured master key`,
+        PSP_CONNECTION_UNAVAILABLE,
+        false,
+      );
+    }
+  }
+}
+
+/** The worker's directory: the platform's provider and CREDENTIALS_ENCRYPTION_KEY's keyring (none: no connection opens). */
+export function pspAccountsFrom(
+  config: ConnectedProviderConfig & { credentialsEncryptionKey: string },
+  deps: { platform: PixProvider; sequelize: Sequelize; logger: Logger },
+): ConnectedPspAccounts {
+  return new ConnectedPspAccounts({
+    ...deps,
+    keyring: config.credentialsEncryptionKey ? credentialsKeyring(config.credentialsEncryptionKey) : null,
+    config,
+  });
+}

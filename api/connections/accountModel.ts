@@ -1,0 +1,39 @@
+/**
+ * The API's answers about a merchant's account model (issue 37, docs/account-models.md): where a
+ * route would move money through the platform's account, a connected merchant is refused with our
+ * code, and a merchant whose connection was revoked is told so, before anything is stored.
+ */
+import type { Sequelize } from 'sequelize';
+import { pspConnectionStore } from '../../db/connections';
+import { ApiError } from '../errors/apiError';
+
+export const accountModelErrors = {
+  connectionRevoked: () =>
+    new ApiError(
+      409,
+      'PSP_CONNECTION_REVOKED',
+      'your PSP connection was revoked: register a new one before charging or sending money',
+    ),
+  moneyInOwnAccount: () =>
+    new ApiError(
+      409,
+      'MONEY_IN_OWN_ACCOUNT',
+      'your money is already in your own PSP account (connected account model): move it from there; nothing passes through the platform',
+    ),
+};
+
+/** The connection to send from (null: the platform's account); refused when the merchant's connection is revoked. */
+export async function sendingAccount(sequelize: Sequelize, merchantId: string): Promise<string | null> {
+  const account = await pspConnectionStore.merchantAccountModel(sequelize, merchantId);
+  if (account.model === 'CONNECTED_REVOKED') throw accountModelErrors.connectionRevoked();
+  return account.model === 'CONNECTED' ? account.connectionId : null;
+}
+
+/**
+ * Withdrawals and settlements move the merchant's money from the platform's account to its bank
+ * key: a connected merchant's money was never there, so they are refused with MONEY_IN_OWN_ACCOUNT.
+ */
+export async function refuseConnectedWithdrawal(sequelize: Sequelize, merchantId: string): Promise<void> {
+  const account = await pspConnectionStore.merchantAccountModel(sequelize, merchantId);
+  if (account.model !== 'PLATFORM') throw accountModelErrors.moneyInOwnAccount();
+}
