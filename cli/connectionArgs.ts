@@ -28,6 +28,8 @@ export type ConnectionCommand =
       tokenUrl: string;
       clientId: string;
       pixKey: string;
+      /** The account's number at the PSP (Efí's `conta`): how another account's Split Pix names it; null when not given. */
+      accountNumber: string | null;
       files: SecretFiles;
     }
   | { action: 'rotate'; merchantId: string; json: boolean; files: SecretFiles }
@@ -35,7 +37,7 @@ export type ConnectionCommand =
 
 export const connectionUsage = `usage:
   npm run gateway -- connection register --merchant <merchantId> --psp efi --api-base-url <url> --token-url <url>
-                      --client-id <id> --client-secret-file <file> --pix-key <key>
+                      --client-id <id> --client-secret-file <file> --pix-key <key> [--account-number <digits>]
                       (--cert-file <file> --key-file <file> | --pfx-file <file> [--pfx-passphrase-file <file>])
                       [--ca-file <file>] [--json]
   npm run gateway -- connection show --merchant <merchantId> [--json]
@@ -59,6 +61,7 @@ const OPTIONS = {
   'pfx-passphrase-file': { type: 'string' },
   'ca-file': { type: 'string' },
   'pix-key': { type: 'string' },
+  'account-number': { type: 'string' },
   json: { type: 'boolean', default: false },
 } as const;
 
@@ -95,18 +98,19 @@ export function parseConnectionArgs(action: string | undefined, argv: string[]):
       tokenUrl: httpsUrl(values['token-url']!, '--token-url'),
       clientId: values['client-id']!,
       pixKey: pixKey(values['pix-key']!),
+      accountNumber: accountNumber(values['account-number']),
       files: secretFiles(action, values),
     };
   }
   if (action === 'rotate') {
-    const notHere = given(FOR_REGISTER);
+    const notHere = given([...FOR_REGISTER, 'account-number']);
     if (notHere.length)
       throw new Error(
         `connection rotate changes the secrets only: ${notHere.map((n) => `--${n}`).join(', ')} not accepted (revoke and register again to change them)`,
       );
     return { action, merchantId, json, files: secretFiles(action, values) };
   }
-  const extra = given([...FOR_REGISTER, ...SECRET_FLAGS]);
+  const extra = given([...FOR_REGISTER, 'account-number', ...SECRET_FLAGS]);
   if (extra.length) throw new Error(`connection ${action} takes only --merchant and --json`);
   return { action: action as 'show' | 'test' | 'revoke', merchantId, json };
 }
@@ -144,6 +148,13 @@ function httpsUrl(text: string, flag: string): string {
   if (url.protocol !== 'https:') throw new Error(`${flag} must be an https URL (the PSP is reached over mutual TLS)`);
   if (url.username || url.password) throw new Error(`${flag} must not carry credentials`);
   return text.replace(/\/+$/, '');
+}
+
+function accountNumber(text: string | undefined): string | null {
+  if (text === undefined) return null;
+  if (!/^\d{1,20}$/.test(text.trim()))
+    throw new Error('--account-number must be 1 to 20 digits (the account number at the PSP)');
+  return text.trim();
 }
 
 function pixKey(key: string): string {

@@ -8,6 +8,7 @@ import { issueChargeRaw, issueFailureOf, type Charge, type IssueDeps } from '../
 import type { ChargeLifecycleInput } from '../../workflows/charges/types';
 import { temporalErrorToApi } from '../temporal/temporalErrors';
 import { ApiError, errors } from '../errors/apiError';
+import { accountModelErrors } from '../connections/accountModel';
 
 /** The expiry a create request asks for (or the default), or the 400 when it is out of bounds. */
 export function chargeExpiryOrInvalid(requested: string | undefined, now: Date, defaultTtlSeconds: number): Date {
@@ -37,6 +38,8 @@ function mapIssueError(err: unknown): unknown {
       return errors.pixNotIssued();
     case 'PROVIDER_REJECTED':
       return errors.providerError('the Pix provider refused to issue the charge; no charge was created');
+    case 'PSP_CONNECTION_REVOKED':
+      return accountModelErrors.connectionRevoked();
     case 'PROVIDER_UNAVAILABLE':
       return errors.providerError('the Pix provider is unavailable; no charge was created, retry later');
     case 'WORKFLOW_SERVICE_UNAVAILABLE':

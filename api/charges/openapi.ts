@@ -65,6 +65,7 @@ registry.registerPath({
       'DUPLICATE_IDEMPOTENCY_KEY',
       'PIX_NOT_ISSUED',
       'PROVIDER_ERROR',
+      'PSP_CONNECTION_REVOKED',
       'SERVICE_UNAVAILABLE',
       ...bearerErrors,
     ),

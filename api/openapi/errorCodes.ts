@@ -91,6 +91,15 @@ export const ERROR_CODES = {
   SECOND_FACTOR_NOT_PENDING: { status: 409, message: 'start the setup first' },
   MERCHANT_HAS_BALANCE: { status: 409, message: 'the account owns a merchant that still holds money' },
   WITHDRAWAL_FROZEN: { status: 409, message: 'withdrawals and payouts are temporarily blocked' },
+  PSP_CONNECTION_REVOKED: {
+    status: 409,
+    message: 'your PSP connection was revoked: register a new one before charging or sending money',
+  },
+  MONEY_IN_OWN_ACCOUNT: {
+    status: 409,
+    message:
+      'your money is already in your own PSP account (connected account model): move it from there; nothing passes through the platform',
+  },
   RECEIPT_UNAVAILABLE: { status: 409, message: 'the transaction is not paid yet' },
   UPLOAD_ALREADY_EXISTS: { status: 409, message: 'a file was already uploaded to this URL; ask for a new one' },
   WEBHOOK_DISABLED: {

@@ -146,6 +146,7 @@ registry.registerPath({
       ...sharedErrors,
       'INSUFFICIENT_AVAILABLE_BALANCE',
       'WITHDRAWAL_FROZEN',
+      'PSP_CONNECTION_REVOKED',
       'DUPLICATE_IDEMPOTENCY_KEY',
       'SERVICE_UNAVAILABLE',
     ),

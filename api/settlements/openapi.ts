@@ -94,6 +94,7 @@ path('post', '/settlements', 'createSettlement', 'Settle the available balance t
       'SECOND_FACTOR_REQUIRED',
       'DUPLICATE_IDEMPOTENCY_KEY',
       'WITHDRAWAL_FROZEN',
+      'MONEY_IN_OWN_ACCOUNT',
       'SERVICE_UNAVAILABLE',
       ...bearerErrors,
     ),

@@ -36,7 +36,12 @@ export async function issueChargeRaw(deps: IssueDeps, input: ChargeLifecycleInpu
 /** Why an issue failed, in our words; `transient` when trying again (with a new charge) may work. Null: not an issue failure. */
 export interface IssueFailure {
   transient: boolean;
-  code: 'PROVIDER_REJECTED' | 'PROVIDER_NOT_ISSUED' | 'PROVIDER_UNAVAILABLE' | 'WORKFLOW_SERVICE_UNAVAILABLE';
+  code:
+    | 'PROVIDER_REJECTED'
+    | 'PROVIDER_NOT_ISSUED'
+    | 'PROVIDER_UNAVAILABLE'
+    | 'PSP_CONNECTION_REVOKED'
+    | 'WORKFLOW_SERVICE_UNAVAILABLE';
   message: string;
 }
 
@@ -48,6 +53,12 @@ export function issueFailureOf(err: unknown): IssueFailure | null {
         transient: false,
         code: 'PROVIDER_NOT_ISSUED',
         message: 'the provider answered without the payment data; nothing was issued',
+      };
+    if (failure.type === ChargeFailureTypes.connectionRevoked)
+      return {
+        transient: false,
+        code: 'PSP_CONNECTION_REVOKED',
+        message: "the merchant's PSP connection was revoked; nothing was issued",
       };
     if (failure.type === ChargeFailureTypes.providerRejected)
       return {

@@ -52,6 +52,7 @@ export interface NewPspConnection {
   tokenUrl: string;
   clientId: string;
   pixKey: string;
+  accountNumber?: string | null;
   secret: { envelope: string; keyId: string };
   certificateFingerprint: string | null;
   webhookPathSecret: { envelope: string; keyId: string };
@@ -62,9 +63,9 @@ export class ActiveConnectionExists extends Error {}
 export async function insertConnection(sequelize: Sequelize, c: NewPspConnection): Promise<PspConnectionRow> {
   try {
     const [row] = await sequelize.query<PspConnectionRow>(
-      `INSERT INTO psp_connections (id, merchant_id, psp_kind, api_base_url, token_url, client_id, pix_key,
+      `INSERT INTO psp_connections (id, merchant_id, psp_kind, api_base_url, token_url, client_id, pix_key, account_number,
          secret_envelope, secret_key_id, certificate_fingerprint, webhook_path_secret_envelope, webhook_path_secret_key_id)
-       VALUES (:id, :merchantId, :pspKind, :apiBaseUrl, :tokenUrl, :clientId, :pixKey,
+       VALUES (:id, :merchantId, :pspKind, :apiBaseUrl, :tokenUrl, :clientId, :pixKey, :accountNumber,
          :secretEnvelope, :secretKeyId, :fingerprint, :webhookEnvelope, :webhookKeyId)
        RETURNING *`,
       {
@@ -76,6 +77,7 @@ export async function insertConnection(sequelize: Sequelize, c: NewPspConnection
           tokenUrl: c.tokenUrl,
           clientId: c.clientId,
           pixKey: c.pixKey,
+          accountNumber: c.accountNumber ?? null,
           secretEnvelope: c.secret.envelope,
           secretKeyId: c.secret.keyId,
           fingerprint: c.certificateFingerprint,

@@ -104,6 +104,8 @@ export const ChargeFailureTypes = {
   providerUnavailable: 'ProviderUnavailable',
   pixNotIssued: 'PixNotIssued',
   notCancellable: 'ChargeNotCancellable',
+  /** The merchant's own PSP connection was revoked (issue 37): nothing was issued, on no account. */
+  connectionRevoked: 'PspConnectionRevoked',
   /** A record attempt found the give-up's tombstone and committed nothing. */
   issueAbandoned: 'ChargeIssueAbandoned',
 } as const;

@@ -46,6 +46,7 @@ registerSellerPath({
     'PAYLOAD_TOO_LARGE',
     'PIX_NOT_ISSUED',
     'PROVIDER_ERROR',
+    'PSP_CONNECTION_REVOKED',
     'SERVICE_UNAVAILABLE',
   ],
 });
