@@ -73,7 +73,9 @@ describe('efiSplitConfigFor', () => {
       ],
     });
     const body = efiSplitConfigFor(c, at({ partner: PARTNER, person: PERSON }))!;
-    const ledger = new Map(chargePaidEntry({ ...c, splits: [...c.splits] }).postings.map((p) => [p.accountCode, p.amountCents]));
+    const ledger = new Map(
+      chargePaidEntry({ ...c, splits: [...c.splits] }).postings.map((p) => [p.accountCode, p.amountCents]),
+    );
     const psp = new Map(body.split.repasses.map((r) => [r.favorecido.conta, cents(r.valor)]));
     expect(cents(body.split.minhaParte.valor)).toBe(ledger.get(ledgerAccounts.merchantAvailable('merchant')));
     expect(psp.get(PLATFORM.conta)).toBe(ledger.get(ledgerAccounts.platformFees));
