@@ -20,6 +20,7 @@ import { ProviderError } from '../../core/provider';
 import { DEFAULT_ACCOUNT_NUMBER } from '../../sandbox/accounts';
 import { DEV_PIX_CLIENT_ID, DEV_PIX_CLIENT_SECRET } from '../../sandbox/config';
 import { SANDBOX_MERCHANT } from '../../sandbox/payer';
+import { PixApiAudit } from '../support/pixApiAudit';
 import { startEfiSandbox, type EfiHarness } from './efiHarness';
 import { createCob, newTxid } from './pixApiHarness';
 
@@ -33,10 +34,13 @@ interface TestAccount {
 }
 
 let h: EfiHarness;
+let audit: PixApiAudit;
 const connections: PixApiConnection[] = [];
 
 beforeAll(async () => {
-  h = await startEfiSandbox();
+  // Every request the client sends is checked against docs/standards/efi-pix.yaml as the sandbox receives it.
+  audit = await PixApiAudit.create();
+  h = await startEfiSandbox({ observeApiRequest: audit.observe });
 });
 afterAll(async () => {
   await Promise.all(connections.map((c) => c.close()));
@@ -164,7 +168,7 @@ describe("Efí's Split Pix from the gateway's side", () => {
     const wrongTotal = await createCob(h, merchant.token, merchant.key, '12.00');
     const refused = await providerError(merchant.splits.linkCob(wrongTotal, id));
     expect([refused.code, refused.transient, refused.httpStatus]).toEqual(['SPLIT_REFUSED', false, 400]);
-    const unknownConfig = await providerError(merchant.splits.linkCob(wrongTotal, 'naoExiste1'));
+    const unknownConfig = await providerError(merchant.splits.linkCob(wrongTotal, 'naoExiste1naoExiste1naoExiste1ab'));
     expect(unknownConfig.code).toBe('SPLIT_CONFIG_NOT_FOUND');
     const unknownCob = await providerError(merchant.splits.linkCob(newTxid(), id));
     expect(unknownCob.code).toBe('COB_NOT_FOUND');
@@ -193,5 +197,18 @@ describe("Efí's Split Pix from the gateway's side", () => {
     await h.call('POST', `/sandbox/charges/${txid}/pay`, {});
     expect(await balanceCents(merchant.id)).toBe(4_198);
     expect((await balanceCents('default')) - platformBefore).toBe(123);
+  });
+
+  it('sent every Split Pix route, each request as efi-pix.yaml describes it', () => {
+    const { efi } = audit.report();
+    expect(efi.violations).toEqual([]);
+    const routes = new Set(efi.calls.map((c) => c.replace(/\/[a-zA-Z0-9]{26,35}(?=\/|$)/g, '/{id}')));
+    expect([...routes].filter((r) => r.includes('/split/')).sort()).toEqual([
+      'DELETE /v2/gn/split/cob/{id}/vinculo',
+      'GET /v2/gn/split/cob/{id}',
+      'GET /v2/gn/split/config/{id}',
+      'PUT /v2/gn/split/cob/{id}/vinculo/{id}',
+      'PUT /v2/gn/split/config/{id}',
+    ]);
   });
 });
