@@ -17,6 +17,10 @@ export const EfiErrorCodes = {
   /** Still EM_PROCESSAMENTO after our wait: transient, ask again (GET) later. */
   processing: 'TRANSFER_PROCESSING',
   refused: 'PROVIDER_REJECTED',
+  /** Split Pix: the account has no split configuration of this id (or the cob no link). */
+  splitConfigNotFound: 'SPLIT_CONFIG_NOT_FOUND',
+  /** Split Pix: the PSP refused the configuration or the link (shares, favorecido, a cob no longer ATIVA). */
+  splitRefused: 'SPLIT_REFUSED',
 } as const;
 
 /**
@@ -34,6 +38,11 @@ export const SEND_REFUSALS: Readonly<Record<string, string>> = {
 
 /** Efí's names for "no such resource" on the routes we read (a bare 404 page is not one). */
 const NOT_FOUND_NAMES = new Set(['PixEnviadoNaoEncontrado', 'InfracaoNaoEncontrada']);
+/**
+ * "No such split configuration" (or no link on the cob): the sandbox's name (Efí's SDK shows
+ * none); a real Efí answering another name is SPLIT_REFUSED, never a silent null.
+ */
+const SPLIT_NOT_FOUND_NAMES = new Set(['split_nao_encontrado']);
 
 /**
  * Efí answers in two forms (docs/standards/efi-pix.yaml): `{"nome", "mensagem"}` on the send and
@@ -59,7 +68,40 @@ export function isEfiNotFound(answer: HttpAnswer): boolean {
   return name !== null && NOT_FOUND_NAMES.has(name);
 }
 
-export function efiAnswerError(answer: HttpAnswer, what: string, nowMs: number): ProviderError {
+/** Our code for a refusal of a send (and of the routes without codes of their own: balance, MED). */
+function sendRefusalCode(status: number, name: string): string {
+  if (status === 409 && name === 'id_envio_duplicado') return EfiErrorCodes.sendIdUsed;
+  return (Object.hasOwn(SEND_REFUSALS, name) ? SEND_REFUSALS[name] : null) ?? EfiErrorCodes.refused;
+}
+
+/**
+ * Our code for a refusal of a Split Pix route: the cob or the configuration unknown to the
+ * account, or the configuration or link refused. Never a send's code: a split's `valor_invalido`
+ * is a share that does not fit, not an amount the payer may correct.
+ */
+function splitRefusalCode(status: number, name: string): string {
+  if (status === 404 && name === 'CobNaoEncontrado') return PixApiErrorCodes.cobNotFound;
+  if (status === 404 && SPLIT_NOT_FOUND_NAMES.has(name)) return EfiErrorCodes.splitConfigNotFound;
+  return EfiErrorCodes.splitRefused;
+}
+
+/** Efí's Split Pix routes' errors: as efiAnswerError, with the split's codes. */
+export function efiSplitAnswerError(answer: HttpAnswer, what: string, nowMs: number): ProviderError {
+  return efiAnswerError(answer, what, nowMs, splitRefusalCode);
+}
+
+/** A 404 saying the account has no such split configuration, or no link on the cob. */
+export function isSplitNotFound(answer: HttpAnswer): boolean {
+  const name = answer.status === 404 ? efiErrorName(answer) : null;
+  return name !== null && SPLIT_NOT_FOUND_NAMES.has(name);
+}
+
+export function efiAnswerError(
+  answer: HttpAnswer,
+  what: string,
+  nowMs: number,
+  refusalCode: (status: number, name: string) => string = sendRefusalCode,
+): ProviderError {
   const { status } = answer;
   const name = efiErrorName(answer);
   const detail = logSafe(answer.text) || null;
@@ -72,10 +114,7 @@ export function efiAnswerError(answer: HttpAnswer, what: string, nowMs: number):
       detail,
     });
   if (status >= 400 && name !== null) {
-    const code =
-      status === 409 && name === 'id_envio_duplicado'
-        ? EfiErrorCodes.sendIdUsed
-        : ((Object.hasOwn(SEND_REFUSALS, name) ? SEND_REFUSALS[name] : null) ?? EfiErrorCodes.refused);
+    const code = refusalCode(status, name);
     return new ProviderError(`${label}: refused by the PSP (${code})`, code, false, status, { detail });
   }
   return outcomeUnknown(what, status, "not an answer in Efí's form", answer.text);

@@ -24,7 +24,7 @@ export interface HttpAnswer {
 }
 
 export interface HttpExchange {
-  method: 'GET' | 'PUT' | 'PATCH' | 'POST';
+  method: 'GET' | 'PUT' | 'PATCH' | 'POST' | 'DELETE';
   url: string;
   headers: Record<string, string>;
   body?: string;
