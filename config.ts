@@ -10,6 +10,7 @@ import crypto from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
 import { parseKey } from './core/crypto/secretBox';
+import { documentType } from './core/documents';
 import { readClientTls, type ClientTls } from './core/net/clientTls';
 import { parsePrivateReceivers, type PrivateReceiver } from './core/net/destination';
 import { PASSWORD_HASHINGS, type PasswordHashing } from './core/identity/passwords';
@@ -114,6 +115,14 @@ export interface GatewayConfig {
    * receipts keep the name they were made with).
    */
   platformInstitutionName: string;
+  /**
+   * PLATFORM_PSP_ACCOUNT_NUMBER and PLATFORM_PSP_ACCOUNT_DOCUMENT: the platform's own account at the
+   * connected merchants' PSP (Efí's `conta` and its holder's CPF or CNPJ), where Split Pix pays the
+   * platform's fee (issue 37, docs/account-models.md). Default outside production: the bundled
+   * sandbox's default account (1000001, 11222333000181); in production none, and a connected
+   * merchant's charge with a fee is refused (SPLIT_NOT_POSSIBLE) until both are set.
+   */
+  platformPspAccount: { conta: string; document: string } | null;
   /**
    * RECEIPT_RENDER_THREADS (1 to 32): worker threads drawing receipt PDFs in the API process.
    * Default: the cores but one (the event loop's), at least 1 and at most 4. Production: the default
@@ -264,6 +273,21 @@ export const SANDBOX_PIX_RECEIVING_KEY = '11222333000181';
 
 export const DEFAULT_MAIL_FROM = 'Pix Gateway <no-reply@localhost>';
 export const DEFAULT_PLATFORM_INSTITUTION_NAME = 'Gateway Pagamentos IP';
+
+function platformPspAccount(read: EnvReader, production: boolean): GatewayConfig['platformPspAccount'] {
+  const conta = read.raw('PLATFORM_PSP_ACCOUNT_NUMBER') ?? (production ? undefined : '1000001');
+  const document = read.raw('PLATFORM_PSP_ACCOUNT_DOCUMENT') ?? (production ? undefined : '11222333000181');
+  if (conta === undefined && document === undefined) return null;
+  if (conta === undefined || !/^\d{1,20}$/.test(conta)) {
+    read.problems.push('PLATFORM_PSP_ACCOUNT_NUMBER must be the account number at the PSP (1 to 20 digits)');
+    return null;
+  }
+  if (document === undefined || documentType(document) === null) {
+    read.problems.push('PLATFORM_PSP_ACCOUNT_DOCUMENT must be the account holder’s valid CPF or CNPJ');
+    return null;
+  }
+  return { conta, document: document.replace(/\D/g, '') };
+}
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -419,6 +443,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     },
     log: { level: logLevel(read, mode === 'test' ? (testLogDir ? 'debug' : 'silent') : 'info'), testLogDir },
     platformInstitutionName: read.raw('PLATFORM_INSTITUTION_NAME') ?? DEFAULT_PLATFORM_INSTITUTION_NAME,
+    platformPspAccount: platformPspAccount(read, production),
     receiptRenderThreads: read.raw('RECEIPT_RENDER_THREADS')
       ? read.int('RECEIPT_RENDER_THREADS', 1, { min: 1, max: 32 })
       : null,

@@ -3,6 +3,7 @@
  * implements it over HTTP; production points the same HTTP client at a real PSP adapter.
  * Pure types and error classes only: no I/O here.
  */
+import type { EfiSplitConfigBody, PspAccountIdentity } from './connections/efiSplitConfig';
 
 export type ProviderChargeStatus = 'ACTIVE' | 'PAID' | 'CANCELLED' | 'EXPIRED';
 
@@ -349,6 +350,20 @@ export interface PspAccount {
   /** The merchant's own PSP connection; null: the platform's account. */
   connectionId: string | null;
   provider: PixProvider;
+  /** The PSP's own division at settlement (Efí's Split Pix), on a connected account; absent on the platform's. */
+  splits?: PspSplits;
+}
+
+/** Split Pix on one connected account: where the platform's fee goes, and the two calls an issue makes. */
+export interface PspSplits {
+  /** The platform's own account at this PSP (PLATFORM_PSP_ACCOUNT_*); null when not configured. */
+  platform: PspAccountIdentity | null;
+  /** The PSP's API origin: a recipient's account is at the same PSP when its connection has the same. */
+  pspOrigin: string;
+  /** Writes configuration `id` (idempotent: the same id and body again change nothing). */
+  putSplitConfig(id: string, body: EfiSplitConfigBody): Promise<unknown>;
+  /** Links cob `txid` to configuration `id` (already linked to it: success). */
+  linkCob(txid: string, id: string): Promise<void>;
 }
 
 /**

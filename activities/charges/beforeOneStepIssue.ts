@@ -21,7 +21,7 @@ import { issueAtProvider, recordIssued, type IssuedProviderCharge } from './issu
 
 /** The provider's charge without its QR image (issueAtProvider says why). */
 export async function issuePixAtProvider(
-  deps: Pick<ChargeDeps, 'accounts' | 'providerCallbackUrl'>,
+  deps: Pick<ChargeDeps, 'sequelize' | 'accounts' | 'providerCallbackUrl'>,
   input: ChargeLifecycleInput,
 ): Promise<IssuedProviderCharge> {
   // The payer's bank app shows field 59 of the BR Code: the merchant's name, not the gateway's.

@@ -7,6 +7,7 @@ import { merchantStore, type Merchant } from '../../db/identity';
 import { ChargeFailureTypes, type ChargeLifecycleInput, type IssuedCharge } from '../../workflows/charges/types';
 import type { ChargeDeps } from './deps';
 import { toActivityFailure } from './providerErrors';
+import { pspSplitPlan } from './pspSplit';
 import { recordCharge } from './record';
 
 /**
@@ -32,12 +33,14 @@ export async function issueAndRecordPix(deps: ChargeDeps, input: ChargeLifecycle
  * Code when the charge is recorded, so kilobytes of base64 never enter workflow history.
  */
 export async function issueAtProvider(
-  deps: Pick<ChargeDeps, 'accounts' | 'providerCallbackUrl'>,
+  deps: Pick<ChargeDeps, 'sequelize' | 'accounts' | 'providerCallbackUrl'>,
   input: ChargeLifecycleInput,
   merchantName: string | null,
 ): Promise<IssuedProviderCharge> {
   try {
     const account = await deps.accounts.forMerchant(input.merchantId);
+    const split = await pspSplitPlan(deps, input, account);
+    if (split) await split.splits.putSplitConfig(split.id, split.body);
     const charge = await account.provider.issueCharge({
       reference: input.chargeId,
       amountCents: input.amountCents,
@@ -52,6 +55,7 @@ export async function issueAtProvider(
         ChargeFailureTypes.pixNotIssued,
       );
     }
+    if (split) await split.splits.linkCob(charge.txid, split.id);
     const { qrCodeBase64: _image, ...withoutImage } = charge;
     return { ...withoutImage, pspConnectionId: account.connectionId };
   } catch (err) {

@@ -125,6 +125,10 @@ async function sharesToTakeBack(deps: RefundDeps, charge: Charge, amountCents: n
       { refundableCents },
     );
   }
+  // A connected merchant's devolução leaves its own account whole: what the PSP passed on at
+  // settlement (the platform's fee, partners' shares) stays in those accounts (Efí's split
+  // devolução is not used), so the ledger's mirror takes it all from the owner too.
+  if (charge.pspConnectionId) return { ownerCents: amountCents, feeCents: 0, splits: [] };
   const splits = await chargeStore.splitsOf(charge.id, transaction);
   return refundShares(
     { ...paid, splits: splits.map((s) => ({ merchantId: s.merchantId, amountCents: s.amountCents })) },

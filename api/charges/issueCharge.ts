@@ -40,6 +40,8 @@ function mapIssueError(err: unknown): unknown {
       return errors.providerError('the Pix provider refused to issue the charge; no charge was created');
     case 'PSP_CONNECTION_REVOKED':
       return accountModelErrors.connectionRevoked();
+    case 'SPLIT_NOT_POSSIBLE':
+      return accountModelErrors.splitNotPossible(failure.message);
     case 'PROVIDER_UNAVAILABLE':
       return errors.providerError('the Pix provider is unavailable; no charge was created, retry later');
     case 'WORKFLOW_SERVICE_UNAVAILABLE':

@@ -66,6 +66,7 @@ registry.registerPath({
       'PIX_NOT_ISSUED',
       'PROVIDER_ERROR',
       'PSP_CONNECTION_REVOKED',
+      'SPLIT_NOT_POSSIBLE',
       'SERVICE_UNAVAILABLE',
       ...bearerErrors,
     ),

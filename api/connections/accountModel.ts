@@ -14,6 +14,8 @@ export const accountModelErrors = {
       'PSP_CONNECTION_REVOKED',
       'your PSP connection was revoked: register a new one before charging or sending money',
     ),
+  /** The PSP cannot divide the charge as asked; the message names the recipient and why (our words). */
+  splitNotPossible: (message: string) => new ApiError(422, 'SPLIT_NOT_POSSIBLE', message),
   moneyInOwnAccount: () =>
     new ApiError(
       409,

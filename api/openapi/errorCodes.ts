@@ -95,6 +95,11 @@ export const ERROR_CODES = {
     status: 409,
     message: 'your PSP connection was revoked: register a new one before charging or sending money',
   },
+  SPLIT_NOT_POSSIBLE: {
+    status: 422,
+    message:
+      "SPLIT_RECIPIENT_NOT_AT_PSP: recipient 6f1c… has no account at the merchant's PSP: Split Pix cannot pay it",
+  },
   MONEY_IN_OWN_ACCOUNT: {
     status: 409,
     message:

@@ -162,6 +162,13 @@ export function efiSplitConfigFor(charge: ChargeToSplit, accounts: SplitAccounts
   };
 }
 
+/** An account's identity from its number and its holder's document (CPF: 11 digits, CNPJ: 14), or null without a number. */
+export function accountIdentity(conta: string | null, document: string | null): PspAccountIdentity | null {
+  if (!conta || !document) return null;
+  const digits = document.replace(/\D/g, '');
+  return digits.length === 14 ? { conta, cnpj: digits } : { conta, cpf: digits };
+}
+
 /** The account as Efí wants it (conta and exactly one document, digits only), or a refusal naming whose it is. */
 function identityOf(account: PspAccountIdentity | null, merchantId: string | null): PspAccountIdentity {
   const whose = merchantId === null ? "the platform's account" : `recipient ${merchantId}`;

@@ -41,6 +41,7 @@ export interface IssueFailure {
     | 'PROVIDER_NOT_ISSUED'
     | 'PROVIDER_UNAVAILABLE'
     | 'PSP_CONNECTION_REVOKED'
+    | 'SPLIT_NOT_POSSIBLE'
     | 'WORKFLOW_SERVICE_UNAVAILABLE';
   message: string;
 }
@@ -60,6 +61,8 @@ export function issueFailureOf(err: unknown): IssueFailure | null {
         code: 'PSP_CONNECTION_REVOKED',
         message: "the merchant's PSP connection was revoked; nothing was issued",
       };
+    if (failure.type === ChargeFailureTypes.splitNotPossible)
+      return { transient: false, code: 'SPLIT_NOT_POSSIBLE', message: failure.message };
     if (failure.type === ChargeFailureTypes.providerRejected)
       return {
         transient: false,

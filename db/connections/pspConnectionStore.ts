@@ -130,6 +130,24 @@ export async function merchantAccountModel(sequelize: Sequelize, merchantId: str
     : { model: 'CONNECTED_REVOKED', connectionId: row.id };
 }
 
+/** What another account's Split Pix needs of a merchant: its active connection's PSP, account number and holder's document. */
+export interface SplitRecipientRow {
+  merchant_id: string;
+  api_base_url: string;
+  account_number: string | null;
+  document: string | null;
+}
+
+export async function splitRecipients(sequelize: Sequelize, merchantIds: string[]): Promise<SplitRecipientRow[]> {
+  if (merchantIds.length === 0) return [];
+  return sequelize.query<SplitRecipientRow>(
+    `SELECT c.merchant_id, c.api_base_url, c.account_number, m.document
+       FROM psp_connections c JOIN merchants m ON m.id = c.merchant_id
+      WHERE c.merchant_id IN (:merchantIds) AND c.status = 'ACTIVE'`,
+    { replacements: { merchantIds }, type: QueryTypes.SELECT },
+  );
+}
+
 /** The merchant's newest connection, active or revoked (what `connection show` reports). */
 export async function findLatestConnection(sequelize: Sequelize, merchantId: string): Promise<PspConnectionRow | null> {
   const [row] = await sequelize.query<PspConnectionRow>(

@@ -15,6 +15,7 @@ import { ApiPixReturns } from '../apiPixReturns';
 import { EfiClient } from '../efi/efiClient';
 import { EfiInfractions } from '../efi/efiInfractions';
 import { EfiTransfers } from '../efi/efiTransfers';
+import { EfiSplits } from '../efi/efiSplits';
 import { PixApiClient } from '../pixApi';
 import { PixApiConnection } from '../pixApi/connection';
 import { RoutedPixProvider } from '../routedPixProvider';
@@ -25,8 +26,10 @@ export type ConnectedProviderConfig = Pick<GatewayConfig, 'pixApi' | 'pixTransfe
 
 export interface ConnectedProvider {
   provider: RoutedPixProvider;
-  /** Efí's own routes on the merchant's account (its balance, splits). */
+  /** Efí's own routes on the merchant's account (its balance). */
   efi: EfiClient;
+  /** Efí's Split Pix on the merchant's account. */
+  splits: EfiSplits;
   close(): Promise<void>;
 }
 
@@ -75,6 +78,7 @@ export function connectedProvider(
   return {
     provider,
     efi,
+    splits: new EfiSplits(connection, new URL(row.api_base_url).origin),
     close: async () => {
       await Promise.all([connection.close(), slots.close()]);
     },

@@ -12,6 +12,8 @@ import type { Logger } from 'pino';
 import type { Sequelize } from 'sequelize';
 import { credentialsKeyring, openEnvelope, type MasterKeyring } from '../../../core/crypto/envelope';
 import { parseMaterial } from '../../../core/connections/material';
+import { accountIdentity, type PspAccountIdentity } from '../../../core/connections/efiSplitConfig';
+import type { GatewayConfig } from '../../../config';
 import {
   PSP_CONNECTION_REVOKED,
   PSP_CONNECTION_UNAVAILABLE,
@@ -29,6 +31,8 @@ export interface PspAccountsOptions {
   /** CREDENTIALS_ENCRYPTION_KEY's keyring; null where none is configured (then no connection opens). */
   keyring: MasterKeyring | null;
   config: ConnectedProviderConfig;
+  /** The platform's own account at the connected merchants' PSP (config.platformPspAccount), where Split Pix pays its fee. */
+  platformAccount: PspAccountIdentity | null;
   logger: Logger;
 }
 
@@ -84,7 +88,17 @@ export class ConnectedPspAccounts implements PspAccounts {
     const known = this.built.get(row.id);
     if (known?.version === version) return known.account;
     const connected = connectedProvider(row, this.material(row), this.opts.config, this.opts.logger);
-    const account = { connectionId: row.id, provider: connected.provider };
+    const splits = connected.splits;
+    const account: PspAccount = {
+      connectionId: row.id,
+      provider: connected.provider,
+      splits: {
+        platform: this.opts.platformAccount,
+        pspOrigin: new URL(row.api_base_url).origin,
+        putSplitConfig: (id, body) => splits.putSplitConfig(id, body),
+        linkCob: (txid, id) => splits.linkCob(txid, id),
+      },
+    };
     this.built.set(row.id, { version, account, connected });
     // The old material's connection finishes what it has in flight, then goes.
     if (known) void known.connected.close().catch(() => undefined);
@@ -114,12 +128,15 @@ export class ConnectedPspAccounts implements PspAccounts {
 
 /** The worker's directory: the platform's provider and CREDENTIALS_ENCRYPTION_KEY's keyring (none: no connection opens). */
 export function pspAccountsFrom(
-  config: ConnectedProviderConfig & { credentialsEncryptionKey: string },
+  config: ConnectedProviderConfig & Pick<GatewayConfig, 'credentialsEncryptionKey' | 'platformPspAccount'>,
   deps: { platform: PixProvider; sequelize: Sequelize; logger: Logger },
 ): ConnectedPspAccounts {
   return new ConnectedPspAccounts({
     ...deps,
     keyring: config.credentialsEncryptionKey ? credentialsKeyring(config.credentialsEncryptionKey) : null,
     config,
+    platformAccount: config.platformPspAccount
+      ? accountIdentity(config.platformPspAccount.conta, config.platformPspAccount.document)
+      : null,
   });
 }

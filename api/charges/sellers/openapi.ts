@@ -47,6 +47,7 @@ registerSellerPath({
     'PIX_NOT_ISSUED',
     'PROVIDER_ERROR',
     'PSP_CONNECTION_REVOKED',
+    'SPLIT_NOT_POSSIBLE',
     'SERVICE_UNAVAILABLE',
   ],
 });
