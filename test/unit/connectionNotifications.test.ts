@@ -44,13 +44,13 @@ function connectionRow(merchantId: string): { row: Row; secret: string } {
   return { row, secret };
 }
 
-/** psp_connections as findActiveConnectionById reads it: by id, ACTIVE only; every read counted. */
+/** psp_connections as findConnectionById reads it: by id, whatever its status; every read counted. */
 function fakeDatabase(rows: Row[]) {
   const db = {
     reads: 0,
     query: async (_sql: string, opts: { replacements: { id: string } }) => {
       db.reads++;
-      return rows.filter((r) => r.id === opts.replacements.id && r.status === 'ACTIVE');
+      return rows.filter((r) => r.id === opts.replacements.id);
     },
   };
   return db;
