@@ -39,8 +39,10 @@ import { applicationApi, type ApplicationDeps } from './application/router';
 import { BOLETOS_PATH } from './boletos/router';
 import type { MedSettings } from './med/service';
 import { PROVIDER_CALLBACK_PATH, providerCallbacksApi } from './charges/callbacks/router';
-import type { WrongSecretOptions } from './charges/pixApiCallbacks/router';
-import { PIX_API_CALLBACK_PATH } from '../core/pix/callbackPath';
+import type { WrongSecretOptions } from './charges/pixApiCallbacks/intake';
+import { CONNECTION_CALLBACK_PATH, PIX_API_CALLBACK_PATH } from '../core/pix/callbackPath';
+import { credentialsKeyring, type MasterKeyring } from '../core/crypto/envelope';
+import { connectionNotificationsApi } from './connections/notifications/router';
 import { sellersApi } from './sellers/router';
 import { PAYOUTS_PATH, payoutsApi } from './payouts/router';
 import type { PayoutSettings } from './payouts/service';
@@ -60,6 +62,11 @@ export interface ApiDeps {
   taskQueue: string;
   logger: Logger;
   credentialsEncryptionKey: string;
+  /**
+   * Opens what is sealed in envelopes (a merchant connection's webhook path secret): api/server.ts
+   * builds it from CREDENTIALS_ENCRYPTION_KEY. Absent: that key as the keyring's only key (`k1`).
+   */
+  credentialsKeyring?: MasterKeyring;
   providerCallbackSecret: string;
   /**
    * PIX_WEBHOOK_SECRET: the path segment of the API Pix notification URL registered at the PSP.
@@ -136,7 +143,8 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(traceId);
   app.use(httpMetrics(metrics));
   app.use(requestLogger(deps.logger));
-  // The notification route limits its wrong secrets itself (api/charges/pixApiCallbacks/router.ts).
+  // The notification routes (the platform's and the connections', both under PIX_API_CALLBACK_PATH)
+  // limit their wrong secrets themselves (api/charges/pixApiCallbacks/intake.ts).
   app.use(
     perIpRateLimit({
       perMinute: deps.rateLimitPerMinute ?? 100,
@@ -161,7 +169,7 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(application.beforeBody);
   app.use(requireJsonContentType);
   // Payout batches take up to 8 MB, boleto batches 1 MB: their routers parse after authentication.
-  // API Pix notifications are read after their secret is checked (api/charges/pixApiCallbacks/router.ts).
+  // API Pix notifications (the platform's and the connections') are read after their secret is checked.
   app.use(jsonBody({ deferredPrefixes: [PAYOUTS_PATH, BOLETOS_PATH, PIX_API_CALLBACK_PATH] }));
 
   // Public, before the authenticated routers.
@@ -183,6 +191,14 @@ export function createApp(deps: ApiDeps): express.Express {
 
   // The route families, each behind its own authentication.
   app.use(providerCallbacksApi(deps)); // the provider's signature, or the notification URL's secret
+  app.use(
+    CONNECTION_CALLBACK_PATH, // a merchant's own PSP: its connection's notification URL secret
+    connectionNotificationsApi({
+      ...deps,
+      keyring: deps.credentialsKeyring ?? credentialsKeyring(deps.credentialsEncryptionKey),
+      wrongSecrets: deps.pixWebhookWrongSecrets,
+    }),
+  );
   app.use(sellersApi({ ...family, destinations: webhookDestinations(deps) })); // /sellers and /rifeiro
   app.use(PAYOUTS_PATH, payoutsApi({ ...family, settings: deps.payoutSettings }));
   app.use(RECEIPTS_PATH, receiptsRouter({ ...family, service: shared.receipts }));

@@ -10,6 +10,7 @@ import { connectionFrom } from '../activities/provider/pixApi/fromConfig';
 import { paymentSimulatorFor } from './checkouts/page/simulate';
 import { stopOnSignals } from '../core/shutdown';
 import { temporalConnectionOptions } from '../core/temporal/connection';
+import { credentialsKeyring } from '../core/crypto/envelope';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -29,6 +30,7 @@ async function main(): Promise<void> {
     taskQueue: config.temporal.taskQueue,
     logger,
     credentialsEncryptionKey: config.credentialsEncryptionKey,
+    credentialsKeyring: credentialsKeyring(config.credentialsEncryptionKey),
     providerCallbackSecret: config.provider.callbackSecret,
     pixWebhookSecret: config.pixApi.webhookSecret,
     defaultFee: { bps: config.defaultPixFeeBps, fixedCents: config.defaultPixFeeFixedCents },

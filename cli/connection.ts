@@ -2,7 +2,8 @@
  * `npm run gateway -- connection …`: a merchant's own PSP connection (the connected account model,
  * docs/account-models.md). Registers it with its secrets sealed in envelopes, shows it without a
  * secret, tests it against the PSP, rotates its secrets without downtime (the new material is
- * stored as pending, tested, and promoted only when the test passes) and revokes it.
+ * stored as pending, tested, and promoted only when the test passes), revokes it, and registers at
+ * the merchant's PSP the webhook that brings its Pix to the connection's own notification URL.
  * Returns what to print; a bad input is an Error whose message is the sentence to show.
  */
 import crypto from 'node:crypto';
@@ -15,8 +16,11 @@ import { openEnvelope, sealEnvelope, type MasterKeyring } from '../core/crypto/e
 import { ActiveConnectionExists, pspConnectionStore, type PspConnectionRow } from '../db/connections';
 import type { ConnectionTestRecord } from '../db/connections';
 import { merchantStore } from '../db/identity';
-import { checkConnection } from '../activities/provider/connectionCheck';
+import { checkConnection, webhookRegistrationProblem } from '../activities/provider/connectionCheck';
 import { PixApiConnection } from '../activities/provider/pixApi/connection';
+import { PixApiClient } from '../activities/provider/pixApi/pixApiClient';
+import { connectionWebhookUrl } from '../core/pix/callbackPath';
+import { ensureWebhookAt } from '../workers/ensurePixWebhook';
 import type { ConnectionCommand, SecretFiles } from './connectionArgs';
 
 export interface ConnectionDeps {
@@ -24,6 +28,8 @@ export interface ConnectionDeps {
   keyring: MasterKeyring;
   /** Each PSP request's time limit (PROVIDER_TIMEOUT_MS). */
   timeoutMs: number;
+  /** PUBLIC_BASE_URL, where the PSP reaches this gateway: `webhook` only needs it. */
+  publicBaseUrl?: string;
 }
 
 export interface ConnectionOutcome {
@@ -45,6 +51,8 @@ export async function runConnectionCommand(deps: ConnectionDeps, cmd: Connection
       return rotate(deps, cmd);
     case 'revoke':
       return revoke(deps, cmd);
+    case 'webhook':
+      return webhook(deps, cmd);
   }
 }
 
@@ -138,17 +146,64 @@ async function revoke(deps: ConnectionDeps, cmd: { merchantId: string; json: boo
   return { ok: true, output: cmd.json ? json(view) : `revoked ${describe(view)}` };
 }
 
+/**
+ * PUT /webhook/{chave} at the merchant's PSP, with its connection, for the connection's Pix key:
+ * `<PUBLIC_BASE_URL>/webhooks/pix-api/connections/<id>/<path secret>` (the PSP appends /pix), left
+ * alone when already there (the same step as the platform's, workers/ensurePixWebhook.ts). The
+ * output shows the URL with its secret as `…`; a PSP failure is told in our words, never the PSP's.
+ */
+async function webhook(deps: ConnectionDeps, cmd: { merchantId: string; json: boolean }): Promise<ConnectionOutcome> {
+  const row = await active(deps, cmd.merchantId);
+  if (!deps.publicBaseUrl)
+    throw new Error('connection webhook: PUBLIC_BASE_URL is required (where the PSP reaches this gateway)');
+  const url = connectionWebhookUrl(
+    deps.publicBaseUrl,
+    row.id,
+    openEnvelope(row.webhook_path_secret_envelope, deps.keyring),
+  );
+  const shownUrl = connectionWebhookUrl(deps.publicBaseUrl, row.id, '…');
+  const material = parseMaterial(openEnvelope(row.secret_envelope, deps.keyring));
+  const outcome = await withPsp(deps, row, material, async (connection) => {
+    try {
+      return await ensureWebhookAt(new PixApiClient({ connection, baseUrl: row.api_base_url }), row.pix_key, url);
+    } catch (err) {
+      throw new Error(`connection webhook: ${webhookRegistrationProblem(err, row.pix_key)}`);
+    }
+  });
+  const view = { connectionId: row.id, merchantId: row.merchant_id, pixKey: row.pix_key, url: shownUrl, outcome };
+  return {
+    ok: true,
+    output: cmd.json
+      ? json(view)
+      : `API Pix webhook for key ${row.pix_key}: ${outcome}
+  ${shownUrl}/pix
+`,
+  };
+}
+
 async function active(deps: ConnectionDeps, merchantId: string): Promise<PspConnectionRow> {
   const row = await pspConnectionStore.findActiveConnection(deps.sequelize, merchantId);
   if (!row) throw new Error(`merchant ${merchantId} has no active PSP connection (register one first)`);
   return row;
 }
 
-async function testMaterial(
+function testMaterial(
   deps: ConnectionDeps,
   row: PspConnectionRow,
   material: ConnectionMaterial,
 ): Promise<ConnectionTestRecord> {
+  return withPsp(deps, row, material, (connection) =>
+    checkConnection(connection, { apiBaseUrl: row.api_base_url, pixKey: row.pix_key }),
+  );
+}
+
+/** A PixApiConnection to the merchant's PSP with `material` (its secrets), closed after `use`. */
+async function withPsp<T>(
+  deps: ConnectionDeps,
+  row: PspConnectionRow,
+  material: ConnectionMaterial,
+  use: (connection: PixApiConnection) => Promise<T>,
+): Promise<T> {
   const connection = new PixApiConnection({
     tokenUrl: row.token_url,
     clientId: row.client_id,
@@ -158,7 +213,7 @@ async function testMaterial(
     allowPlainHttp: false,
   });
   try {
-    return await checkConnection(connection, { apiBaseUrl: row.api_base_url, pixKey: row.pix_key });
+    return await use(connection);
   } finally {
     await connection.close();
   }

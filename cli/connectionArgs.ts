@@ -33,7 +33,7 @@ export type ConnectionCommand =
       files: SecretFiles;
     }
   | { action: 'rotate'; merchantId: string; json: boolean; files: SecretFiles }
-  | { action: 'show' | 'test' | 'revoke'; merchantId: string; json: boolean };
+  | { action: 'show' | 'test' | 'revoke' | 'webhook'; merchantId: string; json: boolean };
 
 export const connectionUsage = `usage:
   npm run gateway -- connection register --merchant <merchantId> --psp efi --api-base-url <url> --token-url <url>
@@ -46,6 +46,9 @@ export const connectionUsage = `usage:
                       (--cert-file <file> --key-file <file> | --pfx-file <file> [--pfx-passphrase-file <file>])
                       [--ca-file <file>] [--json]
   npm run gateway -- connection revoke --merchant <merchantId> [--json]
+  npm run gateway -- connection webhook --merchant <merchantId> [--json]
+                      (registers <PUBLIC_BASE_URL>/webhooks/pix-api/connections/<id>/<secret> at the merchant's
+                      PSP for the connection's Pix key; the secret is never printed)
   Secrets are read from files only, never from the command line.`;
 
 const OPTIONS = {
@@ -71,8 +74,8 @@ const FOR_REGISTER = ['psp', 'api-base-url', 'token-url', 'client-id', 'pix-key'
 const SECRET_FLAGS = ['client-secret-file', 'cert-file', 'key-file', 'pfx-file', 'pfx-passphrase-file', 'ca-file'];
 
 export function parseConnectionArgs(action: string | undefined, argv: string[]): ConnectionCommand {
-  if (!['register', 'show', 'test', 'rotate', 'revoke'].includes(action ?? ''))
-    throw new Error(`connection needs one of register, show, test, rotate, revoke\n${connectionUsage}`);
+  if (!['register', 'show', 'test', 'rotate', 'revoke', 'webhook'].includes(action ?? ''))
+    throw new Error(`connection needs one of register, show, test, rotate, revoke, webhook\n${connectionUsage}`);
   let values: Values;
   try {
     ({ values } = parseArgs({ args: argv, options: OPTIONS, strict: true }));
@@ -112,7 +115,7 @@ export function parseConnectionArgs(action: string | undefined, argv: string[]):
   }
   const extra = given([...FOR_REGISTER, 'account-number', ...SECRET_FLAGS]);
   if (extra.length) throw new Error(`connection ${action} takes only --merchant and --json`);
-  return { action: action as 'show' | 'test' | 'revoke', merchantId, json };
+  return { action: action as 'show' | 'test' | 'revoke' | 'webhook', merchantId, json };
 }
 
 function secretFiles(action: string, values: Values): SecretFiles {

@@ -16,7 +16,7 @@
  *   user add-to-merchant --email <e> --merchant <id> --role <owner|admin|finance|viewer>
  *   user operator --email <e> [--revoke]
  *   credential create --merchant <id> --scopes <a,b> [--name <n>] [--json]
- *   connection register|show|test|rotate|revoke --merchant <id> …   (a merchant's own PSP connection: cli/connectionArgs.ts)
+ *   connection register|show|test|rotate|revoke|webhook --merchant <id> …   (a merchant's own PSP connection: cli/connectionArgs.ts)
  *   audit [--json] [--since <ISO time>] [--sandbox-url <url>] [--stale-minutes <n>]   (exit 0 clean, 1 discrepancies, 2 usage)
  * Reads DATABASE_URL and friends from the environment, else from the running `npm start`
  * stack (.data/local-env.json).
@@ -319,8 +319,10 @@ const CONNECTION_TEST_TIMEOUT_MS = 15_000;
 async function connection(action: string | undefined, argv: string[]): Promise<void> {
   const cmd = parseConnectionArgs(action, argv);
   const keyring = credentialsKeyring(env('CREDENTIALS_ENCRYPTION_KEY'));
+  // Only `webhook` builds a URL for the PSP; the other actions run without PUBLIC_BASE_URL.
+  const publicBaseUrl = cmd.action === 'webhook' ? env('PUBLIC_BASE_URL') : undefined;
   const done = await withDatabase((sequelize) =>
-    runConnectionCommand({ sequelize, keyring, timeoutMs: CONNECTION_TEST_TIMEOUT_MS }, cmd),
+    runConnectionCommand({ sequelize, keyring, timeoutMs: CONNECTION_TEST_TIMEOUT_MS, publicBaseUrl }, cmd),
   );
   process.stdout.write(done.output);
   if (!done.ok) process.exitCode = 1;

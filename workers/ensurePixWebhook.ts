@@ -15,15 +15,36 @@ export type WebhookRegistration = 'registered' | 'already registered';
 export async function ensurePixWebhook(
   client: Pick<PixApiClient, 'getWebhook' | 'putWebhook'>,
   settings: { receivingKey: string; publicBaseUrl: string; webhookSecret: string },
-  retry: { attempts: number; firstWaitMs: number } = { attempts: 5, firstWaitMs: 500 },
+  retry: WebhookRetry = DEFAULT_RETRY,
 ): Promise<WebhookRegistration> {
   const url = pixWebhookUrl(settings.publicBaseUrl, settings.webhookSecret);
+  return ensureWebhookAt(client, settings.receivingKey, url, retry);
+}
+
+export interface WebhookRetry {
+  attempts: number;
+  firstWaitMs: number;
+}
+
+const DEFAULT_RETRY: WebhookRetry = { attempts: 5, firstWaitMs: 500 };
+
+/**
+ * The webhook of `key` at the PSP points at `url` once this resolves: the platform's (above) and
+ * a merchant connection's (`gateway connection webhook`, cli/connection.ts) alike. The URL holds
+ * a secret: callers print neither it nor anything the PSP says about it.
+ */
+export async function ensureWebhookAt(
+  client: Pick<PixApiClient, 'getWebhook' | 'putWebhook'>,
+  key: string,
+  url: string,
+  retry: WebhookRetry = DEFAULT_RETRY,
+): Promise<WebhookRegistration> {
   for (let attempt = 1; ; attempt++) {
     try {
       // GET then PUT, both idempotent: a retry after a PUT whose answer was lost finds it there.
-      const current = await client.getWebhook(settings.receivingKey);
+      const current = await client.getWebhook(key);
       if (current?.webhookUrl === url) return 'already registered';
-      await client.putWebhook(settings.receivingKey, url);
+      await client.putWebhook(key, url);
       return 'registered';
     } catch (err) {
       if (!(err instanceof ProviderError && err.transient) || attempt >= retry.attempts) throw err;

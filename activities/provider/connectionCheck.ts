@@ -86,6 +86,19 @@ async function readBalance(
   }
 }
 
+/**
+ * A failed PUT /webhook/{chave} with a merchant's connection (`gateway connection webhook`), in
+ * our words like the test's problems: never the PSP's text, which may echo the URL and its secret.
+ */
+export function webhookRegistrationProblem(err: unknown, pixKey: string): string {
+  const e = providerError(err);
+  if (e.code === PixApiErrorCodes.accessDenied)
+    return 'the client may not register webhooks (the PSP denied the scope webhook.write)';
+  if (e.code === PixApiErrorCodes.webhookRefused)
+    return `the PSP refused the webhook for the Pix key ${pixKey}: the key is not of this account, or the PSP does not accept the URL (PUBLIC_BASE_URL must be https and reachable by the PSP)`;
+  return transportProblem(e, 'registering the webhook');
+}
+
 /** A failure before or around the HTTP answer: the certificate, the network, the PSP itself. */
 function transportProblem(e: ProviderError, step: string): string {
   const reason = /\(([A-Z0-9_]{2,80})\)/.exec(e.message)?.[1] ?? null;

@@ -10,6 +10,7 @@ import '../health/openapi';
 import '../metrics/openapi';
 import '../charges/callbacks/openapi';
 import '../charges/pixApiCallbacks/openapi';
+import '../connections/notifications/openapi';
 import '../charges/sellers/openapi';
 import '../withdrawals/openapi';
 import '../events/endpoints/openapi';

@@ -16,6 +16,7 @@ export {
   callbackOutcomes,
   receivedPixEventId,
   type CallbackOutcome,
+  type MerchantScope,
   type ProviderEvent,
 } from './paymentClaims';
 export type { Charge, ChargeStatus, StoredPix, ChargePayerDetails } from './charge';

@@ -52,6 +52,11 @@ export const callbackOutcomes = [
   'IGNORED',
   /** A notice about a Pix we sent: the PSP's record of it is being read (sentPixNotice). */
   'SENT_PIX_FOLLOWED',
+  /**
+   * A Pix notified on a merchant's own connection whose txid names another merchant's charge:
+   * not claimed, not stored (MerchantScope).
+   */
+  'NOT_THIS_CONNECTION',
 ] as const;
 
 export type CallbackOutcome = (typeof callbackOutcomes)[number];
@@ -59,9 +64,23 @@ export type CallbackOutcome = (typeof callbackOutcomes)[number];
 /** charge.paid (Pix charges) or boleto.paid (boleto charges, paid by barcode or by their Pix). */
 export type ProviderEvent = ProviderCallback | ProviderBoletoCallback;
 
-/** The provider_events id of a Pix received, however it came (notification or sweep). */
-export function receivedPixEventId(endToEndId: string): string {
-  return `pix:${endToEndKey(endToEndId)}`;
+/**
+ * A claim that came through a merchant's own PSP connection (api/connections/notifications): it
+ * may claim that merchant's charges only. Whoever can read the connection's webhook at the PSP
+ * (the merchant itself) can post to its URL, so its claims must reach no other merchant's charge
+ * and no record another merchant's Pix will be looked up by.
+ */
+export interface MerchantScope {
+  merchantId: string;
+}
+
+/**
+ * The provider_events id of a Pix received, however it came (notification or sweep). A scoped
+ * claim's id names its merchant: an endToEndId posted on one merchant's connection can never take
+ * the place of the same endToEndId arriving for another (the first outcome is the one answered).
+ */
+export function receivedPixEventId(endToEndId: string, scope?: MerchantScope): string {
+  return scope ? `pix:${scope.merchantId}:${endToEndKey(endToEndId)}` : `pix:${endToEndKey(endToEndId)}`;
 }
 
 function subjectId(event: ProviderEvent): string {
@@ -83,10 +102,26 @@ export class ProviderCallbackService {
    * of ours, or names no Pix charge of ours, is logged and credits nothing. Every other Pix is a
    * claim like a callback's: settlement reads the cob and the Pix back from the PSP (GET /cob,
    * GET /pix/{e2eid}) before crediting. Stored once as `pix:<endToEndId>`, whichever way it came.
+   *
+   * With a scope (a merchant's own connection), a txid naming another merchant's charge is
+   * NOT_THIS_CONNECTION before anything is stored, and the event id names the merchant.
    */
-  handleReceivedPix(pix: ReceivedPix): Promise<CallbackOutcome> {
-    return this.once({ id: receivedPixEventId(pix.endToEndId), type: 'pix', subject: pix.txid, payload: pix }, () =>
-      this.routePix(pix),
+  async handleReceivedPix(pix: ReceivedPix, scope?: MerchantScope): Promise<CallbackOutcome> {
+    if (scope) {
+      const chargeId = pix.txid ? chargeIdOfTxid(pix.txid) : null;
+      const owner = chargeId ? await chargeStore.chargeOwner(chargeId) : null;
+      if (owner && owner.merchantId !== scope.merchantId) {
+        // The ids only: a Pix may carry a payer's name and document.
+        this.deps.logger.warn(
+          { merchantId: scope.merchantId, chargeId, endToEndId: endToEndKey(pix.endToEndId) },
+          "Pix notified on a merchant's connection for another merchant's charge; not claimed",
+        );
+        return 'NOT_THIS_CONNECTION';
+      }
+    }
+    return this.once(
+      { id: receivedPixEventId(pix.endToEndId, scope), type: 'pix', subject: pix.txid, payload: pix },
+      () => this.routePix(pix),
     );
   }
 

@@ -3,8 +3,9 @@
  * cli/gateway.ts runs it) against this stack's sandbox API Pix (mutual TLS, test PKI): the row
  * holds no secret in clear, `show` prints none, `test` takes a token and reads the webhook and the
  * balance, a wrong client secret is reported in our words, a rotation with a wrong secret keeps the
- * active one and a good one replaces it, and revoke ends it. A stack of its own: the shared stack
- * gives no API Pix URL.
+ * active one and a good one replaces it, and revoke ends it; `connection webhook` registers the
+ * connection's own notification URL at its PSP account, and that URL takes notifications for the
+ * connection's merchant only. A stack of its own: the shared stack gives no API Pix URL.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -16,6 +17,12 @@ import { SANDBOX_MERCHANT } from '../../sandbox/payer';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { connectionCli } from '../support/inProcessCli';
 import { testCertificates, type PkiFiles } from '../support/testCertificates';
+import { credentialsKeyring, openEnvelope } from '../../core/crypto/envelope';
+import { readClientTls } from '../../core/net/clientTls';
+import { PixApiConnection } from '../../activities/provider/pixApi/connection';
+import { PixApiClient } from '../../activities/provider/pixApi/pixApiClient';
+import { Charge } from '../../db/charges/charge';
+import { recordIssuedSecrets } from '../support/testLogs';
 
 jest.setTimeout(120_000);
 
@@ -46,16 +53,20 @@ const goodSecret = () => secretFile('good-secret', DEV_PIX_CLIENT_SECRET);
 const wrongSecret = () => secretFile('wrong-secret', `wrong-${crypto.randomBytes(6).toString('hex')}`);
 const pem = () => ['--cert-file', pki.clientCertFile, '--key-file', pki.clientKeyFile, '--ca-file', pki.caFile];
 
-function registerArgs(merchantId: string, secretPath: string): string[] {
+function registerArgs(
+  merchantId: string,
+  secretPath: string,
+  account: { clientId: string; key: string } = { clientId: DEV_PIX_CLIENT_ID, key: SANDBOX_MERCHANT.pixKey },
+): string[] {
   return [
     'register',
     '--merchant', merchantId,
     '--psp', 'efi',
     '--api-base-url', `${stack.pixApiUrl}/api/v2`,
     '--token-url', `${stack.pixApiUrl}/oauth/token`,
-    '--client-id', DEV_PIX_CLIENT_ID,
+    '--client-id', account.clientId,
     '--client-secret-file', secretPath,
-    '--pix-key', SANDBOX_MERCHANT.pixKey,
+    '--pix-key', account.key,
     ...pem(),
     '--json',
   ]; // prettier-ignore
@@ -215,5 +226,177 @@ it('answers bad input with a sentence: unknown merchant, missing file, both cert
   expect((await cli(registerArgs(merchantId, goodSecret()))).ok).toBe(true);
   await expect(cli(registerArgs(merchantId, goodSecret()))).rejects.toThrow(
     `merchant ${merchantId} already has an active connection: rotate its secrets, or revoke it first`,
+  );
+});
+
+/** A new account at the sandbox PSP (another than the platform's): its client id, secret and key. */
+async function sandboxAccount(): Promise<{ clientId: string; clientSecret: string; key: string }> {
+  const res = await fetch(`${stack.sandboxUrl}/sandbox/accounts`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
+  expect(res.status).toBe(201);
+  const made = (await res.json()) as { clientId: string; clientSecret: string; key: string };
+  return made;
+}
+
+/** GET /v2/webhook/{chave} at the sandbox with the account's own credentials: the URL registered there. */
+async function webhookAt(account: { clientId: string; clientSecret: string; key: string }): Promise<string | null> {
+  const { tls } = readClientTls({
+    certFile: { name: 'cert', value: pki.clientCertFile },
+    keyFile: { name: 'key', value: pki.clientKeyFile },
+    caFile: { name: 'ca', value: pki.caFile },
+  });
+  const connection = new PixApiConnection({
+    tokenUrl: `${stack.pixApiUrl}/oauth/token`,
+    clientId: account.clientId,
+    clientSecret: account.clientSecret,
+    tls,
+    timeoutMs: 15_000,
+    allowPlainHttp: false,
+  });
+  try {
+    const found = await new PixApiClient({ connection, baseUrl: `${stack.pixApiUrl}/api/v2` }).getWebhook(account.key);
+    return found?.webhookUrl ?? null;
+  } finally {
+    await connection.close();
+  }
+}
+
+/** A valid endToEndId (E, an ISPB, a minute, 11 letters and digits), new each call. */
+function endToEndId(): string {
+  return `E12345678202605011200${crypto.randomBytes(8).toString('hex').slice(0, 11)}`;
+}
+
+/** A PENDING Pix charge of `merchantId`, as issued (its cob's txid is its id's 32 hex digits). */
+async function pendingCharge(merchantId: string): Promise<{ id: string; txid: string }> {
+  const id = crypto.randomUUID();
+  const txid = id.replace(/-/g, '');
+  const expiresAt = new Date(Date.now() + 3_600_000);
+  await Charge.create({
+    id,
+    merchantId,
+    amountCents: 2_500,
+    feeCents: 25,
+    status: 'PENDING',
+    description: null,
+    externalRef: null,
+    metadata: null,
+    pix: { qrCode: '', copyPaste: '', expiresAt: expiresAt.toISOString() },
+    payerSnapshot: null,
+    payerDetails: null,
+    providerChargeId: txid,
+    pixTxid: txid,
+    endToEndId: null,
+    idempotencyKey: null,
+    expiresAt,
+    paidAt: null,
+    expiredAt: null,
+    cancelledAt: null,
+  } as never);
+  return { id, txid };
+}
+
+async function storedPixEvents(e2e: string): Promise<string[]> {
+  const rows = await stack.sequelize.query<{ id: string }>(`SELECT id FROM provider_events WHERE id LIKE :pattern`, {
+    replacements: { pattern: `%${e2e}` },
+    type: QueryTypes.SELECT,
+  });
+  return rows.map((r) => r.id);
+}
+
+it("registers the connection's own notification URL at its PSP account (never printing its secret), and that URL claims for its merchant only", async () => {
+  const account = await sandboxAccount();
+  const { merchantId } = await stack.createMerchant({ name: 'Loja Notificada' });
+  const registered = await cli(registerArgs(merchantId, secretFile('account-secret', account.clientSecret), account));
+  const view = JSON.parse(registered.output);
+  // A new account has no webhook yet: the test says so.
+  expect(view.lastTest).toMatchObject({ token: 'TAKEN', webhook: 'MISSING' });
+  const connectionId = view.id as string;
+  const [stored] = await stack.sequelize.query<{ envelope: string }>(
+    `SELECT webhook_path_secret_envelope AS envelope FROM psp_connections WHERE id = :connectionId`,
+    { replacements: { connectionId }, type: QueryTypes.SELECT },
+  );
+  const pathSecret = openEnvelope(stored.envelope, credentialsKeyring(stack.encryptionKey));
+  // The run's log audit fails if any log line holds it.
+  recordIssuedSecrets("a connection's webhook path secret", [pathSecret]);
+  const base = `${stack.apiUrl}/webhooks/pix-api/connections/${connectionId}`;
+
+  const done = await cli(['webhook', '--merchant', merchantId, '--json']);
+  expect(JSON.parse(done.output)).toEqual({
+    connectionId,
+    merchantId,
+    pixKey: account.key,
+    url: `${base}/…`,
+    outcome: 'registered',
+  });
+  const again = await cli(['webhook', '--merchant', merchantId]);
+  expect(again.output).toBe(`API Pix webhook for key ${account.key}: already registered\n  ${base}/…/pix\n`);
+  for (const output of [done.output, again.output]) expect(output).not.toContain(pathSecret);
+  // At the PSP, on the connection's account and key: the URL with the secret, the platform's left alone.
+  expect(await webhookAt(account)).toBe(`${base}/${pathSecret}`);
+  expect(JSON.parse((await cli(['test', '--merchant', merchantId, '--json'])).output)).toMatchObject({
+    ok: true,
+    webhook: 'REGISTERED',
+  });
+
+  const notify = (secret: string, pix: Array<Record<string, unknown>>) =>
+    fetch(`${base}/${secret}/pix`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ pix }),
+    });
+  const pixOf = (e2e: string, txid: string) => ({
+    endToEndId: e2e,
+    txid,
+    valor: '25.00',
+    chave: account.key,
+    horario: new Date().toISOString(),
+  });
+
+  const wrong = await notify(`${pathSecret.slice(0, -1)}${pathSecret.endsWith('A') ? 'B' : 'A'}`, [
+    pixOf(endToEndId(), 'f'.repeat(32)),
+  ]);
+  expect(wrong.status).toBe(404);
+  expect(((await wrong.json()) as { error: { code: string } }).error.code).toBe('NOT_FOUND');
+
+  // A Pix of no charge of ours: taken (the PSP stops retrying), stored under the merchant's scope.
+  const stray = endToEndId();
+  const strayRes = await notify(pathSecret, [pixOf(stray, 'f'.repeat(32))]);
+  expect(strayRes.status).toBe(200);
+  expect(await strayRes.json()).toEqual({
+    received: true,
+    outcomes: [{ endToEndId: stray, outcome: 'UNKNOWN_CHARGE' }],
+  });
+  expect(await storedPixEvents(stray)).toEqual([`pix:${merchantId}:${stray}`]);
+
+  // Another merchant's charge: not claimed, nothing stored, the charge untouched.
+  const other = await stack.createMerchant({ name: 'Outra Loja' });
+  const theirs = await pendingCharge(other.merchantId);
+  const foreign = endToEndId();
+  const foreignRes = await notify(pathSecret, [pixOf(foreign, theirs.txid)]);
+  expect(foreignRes.status).toBe(200);
+  expect(await foreignRes.json()).toEqual({
+    received: true,
+    outcomes: [{ endToEndId: foreign, outcome: 'NOT_THIS_CONNECTION' }],
+  });
+  expect(await storedPixEvents(foreign)).toEqual([]);
+  expect((await Charge.findByPk(theirs.id))?.status).toBe('PENDING');
+
+  // Its own merchant's charge: claimed through the one claim path (no run waits for it in this
+  // worker-less stack, so it goes to settleLatePayment, which asks the PSP before crediting).
+  const ours = await pendingCharge(merchantId);
+  const own = endToEndId();
+  const ownRes = await notify(pathSecret, [pixOf(own, ours.txid)]);
+  expect(ownRes.status).toBe(200);
+  expect(await ownRes.json()).toEqual({ received: true, outcomes: [{ endToEndId: own, outcome: 'LATE_PAYMENT' }] });
+  expect(await storedPixEvents(own)).toEqual([`pix:${merchantId}:${own}`]);
+});
+
+it('connection webhook needs an active connection', async () => {
+  const { merchantId } = await stack.createMerchant({ name: 'Loja Sem Conexão' });
+  await expect(cli(['webhook', '--merchant', merchantId])).rejects.toThrow(
+    `merchant ${merchantId} has no active PSP connection (register one first)`,
   );
 });

@@ -14,7 +14,7 @@ import { parseConnectionArgs } from '../../cli/connectionArgs';
 import { runConnectionCommand, type ConnectionOutcome } from '../../cli/connection';
 import { credentialsKeyring } from '../../core/crypto/envelope';
 
-type Stack = Pick<IntegrationStack, 'createMerchant' | 'encryptionKey' | 'sequelize' | 'pay'>;
+type Stack = Pick<IntegrationStack, 'createMerchant' | 'encryptionKey' | 'sequelize' | 'pay' | 'apiUrl'>;
 
 async function merchantCreate(stack: Stack, argv: string[]): Promise<string> {
   const { values } = parseArgs({
@@ -88,14 +88,15 @@ async function sandboxPay(stack: Stack, argv: string[]): Promise<string> {
 
 /**
  * `connection <action> …` as cli/gateway.ts runs it (the same parser and command), on the stack's
- * database and CREDENTIALS_ENCRYPTION_KEY; `ok` is false where the CLI exits 1 (a failed PSP test).
+ * database and CREDENTIALS_ENCRYPTION_KEY, with the stack's API as PUBLIC_BASE_URL; `ok` is false
+ * where the CLI exits 1 (a failed PSP test).
  */
 export function connectionCli(
-  stack: Pick<Stack, 'encryptionKey' | 'sequelize'>,
+  stack: Pick<Stack, 'encryptionKey' | 'sequelize' | 'apiUrl'>,
 ): (args: string[]) => Promise<ConnectionOutcome> {
   const keyring = credentialsKeyring(stack.encryptionKey);
-  return async ([action, ...rest]) =>
-    runConnectionCommand({ sequelize: stack.sequelize, keyring, timeoutMs: 15_000 }, parseConnectionArgs(action, rest));
+  const deps = { sequelize: stack.sequelize, keyring, timeoutMs: 15_000, publicBaseUrl: stack.apiUrl };
+  return async ([action, ...rest]) => runConnectionCommand(deps, parseConnectionArgs(action, rest));
 }
 
 /** A LoadTarget's `cli` for `stack`: the commands above, else an error naming the command. */

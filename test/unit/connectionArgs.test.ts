@@ -53,6 +53,17 @@ describe('connection arguments', () => {
     });
   });
 
+  it('reads a webhook registration: --merchant and --json only', () => {
+    expect(parseConnectionArgs('webhook', ['--merchant', merchant, '--json'])).toEqual({
+      action: 'webhook',
+      merchantId: merchant,
+      json: true,
+    });
+    expect(() => parseConnectionArgs('webhook', ['--merchant', merchant, '--pix-key', 'k'])).toThrow(
+      /connection webhook takes only --merchant and --json/,
+    );
+  });
+
   it.each([
     [['--merchant', merchant, '--client-secret', 'x'], /Unknown option '--client-secret'/],
     [['--merchant', 'nope'], /--merchant must be a merchant id/],
@@ -85,6 +96,6 @@ describe('connection arguments', () => {
     expect(() => parseConnectionArgs('test', ['--merchant', merchant, '--pfx-file', '/p'])).toThrow(
       /takes only --merchant and --json/,
     );
-    expect(() => parseConnectionArgs('delete', [])).toThrow(/one of register, show, test, rotate, revoke/);
+    expect(() => parseConnectionArgs('delete', [])).toThrow(/one of register, show, test, rotate, revoke, webhook/);
   });
 });

@@ -5,7 +5,7 @@
  * Against the fake PSP over mutual TLS, each request checked against the BCB document.
  */
 import { ensurePixWebhook } from '../../workers/ensurePixWebhook';
-import { pixWebhookUrl, withoutWebhookSecret } from '../../core/pix/callbackPath';
+import { connectionWebhookUrl, pixWebhookUrl, withoutWebhookSecret } from '../../core/pix/callbackPath';
 import { providerWebhookHelp } from '../../cli/providerWebhook';
 import { pixApiTestbed, type PixApiTestbed } from '../support/pixApiTestbed';
 import { ProviderError } from '../../core/provider';
@@ -80,6 +80,26 @@ it('writes the secret segment out of logged paths', () => {
   expect(withoutWebhookSecret(`/webhooks/pix-api/${SECRET}/pix`)).toBe('/webhooks/pix-api/:secret/pix');
   expect(withoutWebhookSecret(`/webhooks/pix-api/${SECRET}`)).toBe('/webhooks/pix-api/:secret');
   expect(withoutWebhookSecret('/sellers/pix/abc')).toBe('/sellers/pix/abc');
+});
+
+it("writes a merchant connection's secret segment out of logged paths, keeping the connection id", () => {
+  const id = '6f1c2d3e-4a5b-4c6d-8e7f-901a2b3c4d5e';
+  expect(connectionWebhookUrl('https://gateway.example/', id, SECRET)).toBe(
+    `https://gateway.example/webhooks/pix-api/connections/${id}/${SECRET}`,
+  );
+  expect(withoutWebhookSecret(`/webhooks/pix-api/connections/${id}/${SECRET}/pix`)).toBe(
+    `/webhooks/pix-api/connections/${id}/:secret/pix`,
+  );
+  expect(withoutWebhookSecret(`/webhooks/pix-api/connections/${id}/${SECRET}`)).toBe(
+    `/webhooks/pix-api/connections/${id}/:secret`,
+  );
+  // Not an id where the id goes (a caller that put the secret there): blanked as well.
+  expect(withoutWebhookSecret(`/webhooks/pix-api/connections/${SECRET}/pix`)).toBe(
+    '/webhooks/pix-api/connections/:connectionId/:secret',
+  );
+  expect(withoutWebhookSecret(`/webhooks/pix-api/connections/${SECRET}`)).toBe(
+    '/webhooks/pix-api/connections/:connectionId',
+  );
 });
 
 it('the CLI’s --help names every API Pix variable', () => {

@@ -19,7 +19,8 @@ import { parseOrThrow } from '../../validation/validate';
 import { providerCallbackBody } from './schema';
 import { ProviderCallbackService, type ProviderEvent } from '../../../db/charges';
 import { CallbackHealth } from './callbackHealth';
-import { pixApiCallbackRouter, type WrongSecretOptions } from '../pixApiCallbacks/router';
+import { pixApiCallbackRouter } from '../pixApiCallbacks/router';
+import type { WrongSecretOptions } from '../pixApiCallbacks/intake';
 import { PIX_API_CALLBACK_PATH } from '../../../core/pix/callbackPath';
 
 export const PROVIDER_CALLBACK_PATH = '/webhooks/pix-gateway';
@@ -37,7 +38,7 @@ export interface ProviderCallbacksApiDeps {
    * exists but answers no one.
    */
   pixWebhookSecret?: string;
-  /** Wrong secrets on the notification route: per-IP budget and log interval (api/charges/pixApiCallbacks/router.ts). */
+  /** Wrong secrets on the notification route: per-IP budget and log interval (api/charges/pixApiCallbacks/intake.ts). */
   pixWebhookWrongSecrets?: WrongSecretOptions;
 }
 

@@ -4,6 +4,21 @@ import { callbackOutcome } from '../callbacks/schema';
 import { errorResponses, jsonResponse, registry, security } from '../../openapi/registry';
 import { pixNotificationBody } from './schema';
 
+/** The body both notification routes take (this one and a merchant connection's). */
+export const pixApiNotification = registry.register('PixApiNotification', pixNotificationBody);
+
+/** What both answer once every Pix of the body is durable. */
+export const pixApiNotificationAnswer = z.object({
+  received: z.literal(true),
+  outcomes: z.array(
+    z.object({
+      endToEndId: z.string().optional(),
+      idEnvio: z.string().optional(),
+      outcome: callbackOutcome,
+    }),
+  ),
+});
+
 registry.registerPath({
   method: 'post',
   path: '/webhooks/pix-api/{secret}/pix',
@@ -20,23 +35,11 @@ registry.registerPath({
     params: z.object({ secret: z.string().meta({ description: 'PIX_WEBHOOK_SECRET.' }) }),
     body: {
       required: true,
-      content: { 'application/json': { schema: registry.register('PixApiNotification', pixNotificationBody) } },
+      content: { 'application/json': { schema: pixApiNotification } },
     },
   },
   responses: {
-    200: jsonResponse(
-      'Taken.',
-      z.object({
-        received: z.literal(true),
-        outcomes: z.array(
-          z.object({
-            endToEndId: z.string().optional(),
-            idEnvio: z.string().optional(),
-            outcome: callbackOutcome,
-          }),
-        ),
-      }),
-    ),
+    200: jsonResponse('Taken.', pixApiNotificationAnswer),
     ...errorResponses('VALIDATION_ERROR', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'RATE_LIMITED'),
   },
 });

@@ -1,0 +1,32 @@
+/** OpenAPI for a merchant connection's API Pix notification route (router.ts), mounted at /webhooks/pix-api/connections. */
+import { z } from 'zod';
+import { errorResponses, jsonResponse, registry, security } from '../../openapi/registry';
+import { pixApiNotification, pixApiNotificationAnswer } from '../../charges/pixApiCallbacks/openapi';
+
+registry.registerPath({
+  method: 'post',
+  path: '/webhooks/pix-api/connections/{connectionId}/{secret}/pix',
+  operationId: 'receiveConnectionPixApiNotification',
+  tags: ['Provider callbacks'],
+  summary: "API Pix notification from a merchant's own PSP (the Pix received on its connection's key)",
+  description:
+    "Called by a connected merchant's PSP, not by merchants: `gateway connection webhook` registers `<PUBLIC_BASE_URL>/webhooks/pix-api/connections/<connection id>/<its webhook path secret>` with `PUT /webhook/{chave}` for the connection's Pix key, and the PSP appends `/pix`. " +
+    'The connection must be active and the secret its own: an unknown id, a revoked connection or a wrong secret answers 404, like a route that does not exist, and past 10 of them a minute from one client IP, 429 RATE_LIMITED (the right secret is never limited). ' +
+    'A connection revoked is refused within a minute (each API process keeps an opened secret in memory for up to 60 s). ' +
+    "Each Pix takes the same claim path as the platform's notification route (`receivePixApiNotification`), on the connection's merchant only: a Pix whose txid names another merchant's charge is not claimed and is answered 200 with NOT_THIS_CONNECTION. " +
+    "Nothing is credited until the PSP's own records confirm the amount, the txid and the key. 200 only once every Pix of the body is durable.",
+  security: security.none,
+  request: {
+    params: z.object({
+      connectionId: z.uuid().meta({ description: "The merchant's PSP connection (`gateway connection show`)." }),
+      secret: z
+        .string()
+        .meta({ description: "The connection's webhook path secret (never shown by any route or command)." }),
+    }),
+    body: { required: true, content: { 'application/json': { schema: pixApiNotification } } },
+  },
+  responses: {
+    200: jsonResponse('Taken.', pixApiNotificationAnswer),
+    ...errorResponses('VALIDATION_ERROR', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'RATE_LIMITED'),
+  },
+});

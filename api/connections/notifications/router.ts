@@ -1,0 +1,93 @@
+/**
+ * POST /webhooks/pix-api/connections/:connectionId/:secret/pix: API Pix notifications from a
+ * merchant's own PSP (the connected account model), at the URL `gateway connection webhook`
+ * registered there for the connection's Pix key. The connection must be ACTIVE and :secret its
+ * webhook path secret (service.ts; compared as digests, in constant time); an unknown or malformed
+ * id, a revoked connection and a wrong secret are all the platform route's 404 NOT_FOUND, and count
+ * against the same kind of per-IP wrong-secret brake (429 RATE_LIMITED past it), logged once per
+ * interval without the value (api/charges/pixApiCallbacks/intake.ts). The body is read only after
+ * the secret was found right.
+ *
+ * Each Pix goes through the platform route's claim path (ProviderCallbackService), scoped to the
+ * connection's merchant: a Pix whose txid names another merchant's charge is not claimed (answered
+ * 200 NOT_THIS_CONNECTION, so the PSP stops retrying it). 200 only once every Pix is durable.
+ */
+import { Router, type RequestHandler } from 'express';
+import type { Client } from '@temporalio/client';
+import type { Logger } from 'pino';
+import type { Sequelize } from 'sequelize';
+import type { MasterKeyring } from '../../../core/crypto/envelope';
+import { routeJsonBody } from '../../middleware/jsonBody';
+import { ProviderCallbackService, type MerchantScope } from '../../../db/charges';
+import {
+  parsePixNotification,
+  receivePixNotification,
+  wrongSecretBrake,
+  type WrongSecretOptions,
+} from '../../charges/pixApiCallbacks/intake';
+import { ConnectionNotificationService } from './service';
+
+export interface ConnectionNotificationsDeps {
+  sequelize: Sequelize;
+  temporal: Client;
+  taskQueue: string;
+  logger: Logger;
+  /** Opens each connection's webhook path secret (CREDENTIALS_ENCRYPTION_KEY's keyring). */
+  keyring: MasterKeyring;
+  /** The same options as the platform route's (ApiDeps.pixWebhookWrongSecrets). */
+  wrongSecrets?: WrongSecretOptions;
+}
+
+/** The route with its real parts: the connections' secrets and the one claim path. */
+export function connectionNotificationsApi(deps: ConnectionNotificationsDeps): Router {
+  return connectionNotificationsRouter({
+    connections: new ConnectionNotificationService({
+      sequelize: deps.sequelize,
+      keyring: deps.keyring,
+      logger: deps.logger.child({ module: 'connection-notifications' }),
+    }),
+    claims: new ProviderCallbackService({
+      sequelize: deps.sequelize,
+      temporal: deps.temporal,
+      taskQueue: deps.taskQueue,
+      logger: deps.logger.child({ module: 'provider-callbacks' }),
+    }),
+    logger: deps.logger,
+    wrongSecrets: deps.wrongSecrets,
+  });
+}
+
+export function connectionNotificationsRouter(deps: {
+  connections: Pick<ConnectionNotificationService, 'scopeOf'>;
+  claims: Pick<ProviderCallbackService, 'handleReceivedPix' | 'handleSentPix'>;
+  logger: Logger;
+  wrongSecrets?: WrongSecretOptions;
+}): Router {
+  const router = Router();
+  const refuse = wrongSecretBrake({
+    logger: deps.logger,
+    path: '/webhooks/pix-api/connections/:connectionId/:secret/pix',
+    options: deps.wrongSecrets,
+  });
+
+  const knownConnection: RequestHandler = async (req, res, next) => {
+    const scope = await deps.connections.scopeOf(String(req.params.connectionId), String(req.params.secret ?? ''));
+    if (!scope) return refuse(req, res, next);
+    res.locals.merchantScope = scope;
+    next();
+  };
+
+  const receive: RequestHandler = async (req, res) => {
+    const body = parsePixNotification(req.body);
+    const scope = res.locals.merchantScope as MerchantScope;
+    res.json(await receivePixNotification(deps.claims, body, scope));
+  };
+
+  router.post(
+    '/:connectionId/:secret/pix',
+    knownConnection,
+    routeJsonBody({ largeLimit: '1mb', isLarge: () => true }),
+    receive,
+  );
+  return router;
+}
