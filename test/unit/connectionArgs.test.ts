@@ -30,6 +30,7 @@ describe('connection arguments', () => {
       tokenUrl: 'https://psp.example/oauth/token',
       clientId: 'Client_Id',
       pixKey: 'loja@example.com',
+      accountNumber: null,
       files: {
         clientSecretFile: '/s/secret',
         certificate: { kind: 'pem', certFile: '/s/c.pem', keyFile: '/s/k.pem' },
