@@ -1,0 +1,251 @@
+/**
+ * The connected account model end to end (issue 37), on a stack of its own with the sandbox PSP
+ * holding several accounts: a merchant registers its own connection (the CLI, in process), and
+ * then its charge is a cob on its own account, confirmed with its own connection, refunded in
+ * part from its account, and its payout batch is sent from its account; at no point does the
+ * platform's account (the sandbox's default one) hold its money, which the sandbox's own balances
+ * show. A revoked connection stops its merchant only, with PSP_CONNECTION_REVOKED; withdrawals,
+ * which would move money through the platform's account, are refused with MONEY_IN_OWN_ACCOUNT.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { QueryTypes } from 'sequelize';
+import { accounts } from '../../core/ledger/accounts';
+import { createApiCredential } from '../../db/identity/merchantAdmin';
+import { addUserToMerchant } from '../../db/identity/userAdmin';
+import { Merchant } from '../../db/models';
+import type { MerchantCredentials } from '../../db/identity/merchantAdmin';
+import { waitFor } from '../support/env';
+import { connectionCli } from '../support/inProcessCli';
+import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
+import { assertLedgerInvariant, balance } from '../support/ledger';
+import { signedCall, waitForBatchEnd } from '../support/payouts';
+import { signedInUser } from '../support/signedIn';
+import { testCertificates, type PkiFiles } from '../support/testCertificates';
+
+jest.setTimeout(180_000);
+
+let stack: IntegrationStack;
+let pki: PkiFiles;
+let dir: string;
+let cli: ReturnType<typeof connectionCli>;
+
+beforeAll(async () => {
+  stack = await startIntegrationStack();
+  pki = await testCertificates();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'connected-accounts-'));
+  cli = connectionCli(stack);
+});
+
+afterAll(async () => {
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  await stack?.stop();
+});
+
+afterEach(async () => {
+  await assertLedgerInvariant(stack.sequelize);
+});
+
+interface SandboxAccount {
+  id: string;
+  clientId: string;
+  clientSecret: string;
+  key: string;
+  conta: string;
+  cnpj: string;
+}
+
+async function sandbox(method: string, route: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${stack.sandboxUrl}${route}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+async function sandboxAccount(name: string): Promise<SandboxAccount> {
+  const made = await sandbox('POST', '/sandbox/accounts', { name });
+  expect(made.status).toBe(201);
+  return made.body as SandboxAccount;
+}
+
+/** An account's balance at the PSP, in cents, as the sandbox keeps it. */
+async function pspBalance(accountId: string): Promise<number> {
+  const got = await sandbox('GET', `/sandbox/accounts/${accountId}`);
+  expect(got.status).toBe(200);
+  return got.body.balanceCents as number;
+}
+
+/** A merchant with API credentials (charges, payouts) and its own connection to `account`, its webhook registered. */
+async function connectedMerchant(name: string, account: SandboxAccount): Promise<MerchantCredentials> {
+  const creds = await stack.createMerchant({ name, payoutsEnabled: true, document: account.cnpj });
+  await Merchant.update({ payoutFeeCents: 0 }, { where: { id: creds.merchantId } });
+  const secretFile = path.join(dir, `secret-${crypto.randomUUID()}`);
+  fs.writeFileSync(secretFile, `${account.clientSecret}\n`, { mode: 0o600 });
+  const registered = await cli([
+    'register',
+    '--merchant', creds.merchantId,
+    '--psp', 'efi',
+    '--api-base-url', `${stack.pixApiUrl}/api/v2`,
+    '--token-url', `${stack.pixApiUrl}/oauth/token`,
+    '--client-id', account.clientId,
+    '--client-secret-file', secretFile,
+    '--pix-key', account.key,
+    '--account-number', account.conta,
+    '--cert-file', pki.clientCertFile,
+    '--key-file', pki.clientKeyFile,
+    '--ca-file', pki.caFile,
+    '--json',
+  ]); // prettier-ignore
+  // The webhook is not registered yet: the test reports it missing, and `connection webhook` registers it.
+  expect(JSON.parse(registered.output)).toMatchObject({ status: 'ACTIVE' });
+  const webhook = await cli(['webhook', '--merchant', creds.merchantId, '--json']);
+  expect(webhook.ok).toBe(true);
+  expect((await cli(['test', '--merchant', creds.merchantId, '--json'])).ok).toBe(true);
+  return creds;
+}
+
+async function paidSellerCharge(creds: MerchantCredentials, body: Record<string, unknown>) {
+  const created = await stack.api('POST', '/sellers/pix', { creds, body });
+  expect(created.status).toBe(201);
+  const paid = await stack.pay(created.body.id);
+  expect(paid.status).toBeLessThan(300);
+  await waitFor(
+    async () => (await stack.api('GET', `/sellers/pix/${created.body.id}`, { creds })).body.status === 'PAID',
+    'connected charge PAID',
+  );
+  return created.body as { id: string; amountCents: number };
+}
+
+async function chargeConnection(chargeId: string): Promise<string | null> {
+  const [row] = await stack.sequelize.query<{ psp_connection_id: string | null }>(
+    'SELECT psp_connection_id FROM charges WHERE id = :chargeId',
+    { replacements: { chargeId }, type: QueryTypes.SELECT },
+  );
+  return row.psp_connection_id;
+}
+
+async function activeConnection(merchantId: string): Promise<string> {
+  const [row] = await stack.sequelize.query<{ id: string }>(
+    `SELECT id FROM psp_connections WHERE merchant_id = :merchantId AND status = 'ACTIVE'`,
+    { replacements: { merchantId }, type: QueryTypes.SELECT },
+  );
+  return row.id;
+}
+
+it("a connected merchant's charge is a cob on its own account, divided by the PSP, refunded in part and paid out from there; the platform's account never holds its money", async () => {
+  const account = await sandboxAccount('LOJA CONECTADA');
+  const partnerAccount = await sandboxAccount('PARCEIRO CONECTADO');
+  const creds = await connectedMerchant('Loja Conectada', account);
+  const partner = await connectedMerchant('Parceiro Conectado', partnerAccount);
+  const platformBefore = await pspBalance('default');
+  const mirror = async (merchantId: string) => balance(stack.sequelize, accounts.merchantAvailable(merchantId));
+
+  // R$ 500,00 with the stack's 1% fee (R$ 5,00) and R$ 100,00 to the partner: the PSP divides it at settlement.
+  const charge = await paidSellerCharge(creds, {
+    amountCents: 50_000,
+    description: 'Pedido conectado',
+    splits: [{ merchantId: partner.merchantId, amountCents: 10_000 }],
+  });
+  expect(await chargeConnection(charge.id)).toBe(await activeConnection(creds.merchantId));
+  expect(await pspBalance(account.id)).toBe(39_500);
+  expect(await pspBalance(partnerAccount.id)).toBe(10_000);
+  expect(await pspBalance('default')).toBe(platformBefore + 500); // the platform's fee, and nothing else
+  // The ledger mirrors what the PSP did, to the cent.
+  expect(await mirror(creds.merchantId)).toBe(39_500);
+  expect(await mirror(partner.merchantId)).toBe(10_000);
+
+  // A partial refund: the devolução leaves the merchant's own account.
+  const { client, email } = await signedInUser(stack, { emailPrefix: 'connected-owner' });
+  await addUserToMerchant({ email, merchantId: creds.merchantId, role: 'owner' });
+  const refund = await client.call('POST', `/charges/${charge.id}/refund`, {
+    body: { amountCents: 5_000, reason: 'devolução parcial' },
+    headers: { 'x-idempotency-key': `refund-${crypto.randomUUID()}` },
+  });
+  expect(refund.status).toBe(200);
+  await waitFor(async () => {
+    const read = (await client.call('GET', `/charges/${charge.id}`)).body;
+    return read.refunds?.[0]?.status === 'SUCCEEDED';
+  }, 'partial refund SUCCEEDED');
+  expect(await pspBalance(account.id)).toBe(34_500);
+  expect(await mirror(creds.merchantId)).toBe(34_500);
+
+  // A payout batch of 100 recipients, sent from the merchant's own account.
+  const payouts = await createApiCredential(
+    { merchantId: creds.merchantId, scopes: ['payouts:read', 'payouts:write'], name: 'payouts' },
+    stack.encryptionKey,
+  );
+  const items = Array.from({ length: 100 }, (_, i) => ({
+    pixKey: `conectado${i}@example.com`,
+    pixKeyType: 'EMAIL',
+    amountCents: 100,
+    recipientName: `Recebedor ${i}`,
+    referenceId: `conectado-${i}`,
+  }));
+  const batch = await signedCall(stack, payouts, 'POST', '/v1/payouts/batches', {
+    idempotencyKey: `connected-${crypto.randomUUID()}`,
+    items,
+  });
+  expect(batch.status).toBe(201);
+  const ended = await waitForBatchEnd(stack, payouts, batch.body.batchId, 120_000);
+  expect(ended.status).toBe('COMPLETED');
+  expect(await pspBalance(account.id)).toBe(24_500);
+  expect(await mirror(creds.merchantId)).toBe(24_500);
+  expect(await pspBalance(partnerAccount.id)).toBe(10_000);
+  expect(await pspBalance('default')).toBe(platformBefore + 500);
+});
+
+it('refuses a split the PSP cannot make (a recipient with no account there) before anything is created', async () => {
+  const account = await sandboxAccount('LOJA SPLIT');
+  const creds = await connectedMerchant('Loja Split', account);
+  const outsider = await stack.createMerchant({ name: 'Parceiro Fora' });
+  const res = await stack.api('POST', '/sellers/pix', {
+    creds,
+    body: { amountCents: 10_000, splits: [{ merchantId: outsider.merchantId, amountCents: 1_000 }] },
+  });
+  expect(res.status).toBe(422);
+  expect(res.body.error.code).toBe('SPLIT_NOT_POSSIBLE');
+  expect(res.body.error.message).toContain(outsider.merchantId);
+  const [{ n }] = await stack.sequelize.query<{ n: string }>(
+    'SELECT count(*) AS n FROM charges WHERE merchant_id = :merchantId',
+    { replacements: { merchantId: creds.merchantId }, type: QueryTypes.SELECT },
+  );
+  expect(Number(n)).toBe(0);
+});
+
+it("refuses a connected merchant's withdrawal with MONEY_IN_OWN_ACCOUNT: its money is in its own account already", async () => {
+  const account = await sandboxAccount('LOJA SAQUE');
+  const creds = await connectedMerchant('Loja Saque', account);
+  await Merchant.update({ pixKey: 'saque@example.com', pixKeyType: 'EMAIL' }, { where: { id: creds.merchantId } });
+  const res = await stack.api('POST', '/sellers/saques', {
+    creds,
+    body: { amountCents: 100 },
+    headers: { 'x-idempotency-key': `saque-${crypto.randomUUID()}` },
+  });
+  expect(res.status).toBe(409);
+  expect(res.body.error.code).toBe('MONEY_IN_OWN_ACCOUNT');
+});
+
+it('a revoked connection stops its merchant only, with PSP_CONNECTION_REVOKED; other merchants keep charging', async () => {
+  const revokedAccount = await sandboxAccount('LOJA REVOGADA');
+  const otherAccount = await sandboxAccount('LOJA VIZINHA');
+  const revoked = await connectedMerchant('Loja Revogada', revokedAccount);
+  const other = await connectedMerchant('Loja Vizinha', otherAccount);
+  const platform = await stack.createMerchant({ name: 'Loja Plataforma' });
+  expect((await cli(['revoke', '--merchant', revoked.merchantId, '--json'])).ok).toBe(true);
+
+  const refused = await stack.api('POST', '/sellers/pix', { creds: revoked, body: { amountCents: 1_000 } });
+  expect(refused.status).toBe(409);
+  expect(refused.body.error.code).toBe('PSP_CONNECTION_REVOKED');
+  expect(JSON.stringify(refused.body)).not.toContain(revokedAccount.clientId);
+
+  await paidSellerCharge(other, { amountCents: 2_000 });
+  expect(await pspBalance(otherAccount.id)).toBe(1_980); // the platform's 1% went to its account at settlement
+  const onPlatform = await stack.api('POST', '/sellers/pix', { creds: platform, body: { amountCents: 3_000 } });
+  expect(onPlatform.status).toBe(201);
+  expect(await chargeConnection(onPlatform.body.id)).toBeNull();
+});
