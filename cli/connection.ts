@@ -6,21 +6,29 @@
  * the merchant's PSP the webhook that brings its Pix to the connection's own notification URL.
  * Returns what to print; a bad input is an Error whose message is the sentence to show.
  */
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type { Sequelize } from 'sequelize';
-import { certificateFingerprint, materialTls, parseMaterial, serializeMaterial } from '../core/connections/material';
+import { parseMaterial } from '../core/connections/material';
 import type { ConnectionMaterial } from '../core/connections/material';
 import { readClientTls } from '../core/net/clientTls';
-import { openEnvelope, sealEnvelope, type MasterKeyring } from '../core/crypto/envelope';
-import { ActiveConnectionExists, pspConnectionStore, type PspConnectionRow } from '../db/connections';
-import type { ConnectionTestRecord } from '../db/connections';
+import { openEnvelope, type MasterKeyring } from '../core/crypto/envelope';
+import {
+  ActiveConnectionExists,
+  presentConnection,
+  pspConnectionStore,
+  registerConnection,
+  sealMaterial,
+  type ConnectionTestRecord,
+  type ConnectionView,
+  type PspConnectionRow,
+} from '../db/connections';
 import { merchantStore } from '../db/identity';
 import { checkConnection, webhookRegistrationProblem } from '../activities/provider/connectionCheck';
-import { PixApiConnection } from '../activities/provider/pixApi/connection';
+import type { PixApiConnection } from '../activities/provider/pixApi/connection';
+import { pspConnectionOf } from '../activities/provider/accounts/connectedProvider';
 import { PixApiClient } from '../activities/provider/pixApi/pixApiClient';
 import { connectionWebhookUrl } from '../core/pix/callbackPath';
-import { ensureWebhookAt } from '../workers/ensurePixWebhook';
+import { ensureWebhookAt } from '../activities/provider/pixWebhook';
 import type { ConnectionCommand, SecretFiles } from './connectionArgs';
 
 export interface ConnectionDeps {
@@ -65,22 +73,22 @@ async function register(
       `merchant ${cmd.merchantId} already has an active connection: rotate its secrets, or revoke it first`,
     );
   const material = readMaterial('connection register', cmd.files);
-  const secret = sealEnvelope(serializeMaterial(material), deps.keyring);
-  const pathSecret = sealEnvelope(crypto.randomBytes(24).toString('base64url'), deps.keyring);
   let row: PspConnectionRow;
   try {
-    row = await pspConnectionStore.insertConnection(deps.sequelize, {
-      merchantId: cmd.merchantId,
-      pspKind: cmd.pspKind,
-      apiBaseUrl: cmd.apiBaseUrl,
-      tokenUrl: cmd.tokenUrl,
-      clientId: cmd.clientId,
-      pixKey: cmd.pixKey,
-      accountNumber: cmd.accountNumber,
-      secret: { envelope: secret.envelope, keyId: secret.masterKeyId },
-      certificateFingerprint: certificateFingerprint(material.identity),
-      webhookPathSecret: { envelope: pathSecret.envelope, keyId: pathSecret.masterKeyId },
-    });
+    row = await registerConnection(
+      deps.sequelize,
+      deps.keyring,
+      {
+        merchantId: cmd.merchantId,
+        pspKind: cmd.pspKind,
+        apiBaseUrl: cmd.apiBaseUrl,
+        tokenUrl: cmd.tokenUrl,
+        clientId: cmd.clientId,
+        pixKey: cmd.pixKey,
+        accountNumber: cmd.accountNumber,
+      },
+      material,
+    );
   } catch (err) {
     if (err instanceof ActiveConnectionExists)
       throw new Error(
@@ -114,26 +122,24 @@ async function rotate(
 ): Promise<ConnectionOutcome> {
   const row = await active(deps, cmd.merchantId);
   const material = readMaterial('connection rotate', cmd.files);
-  const sealed = sealEnvelope(serializeMaterial(material), deps.keyring);
-  const fingerprint = certificateFingerprint(material.identity);
-  const pending = { envelope: sealed.envelope, keyId: sealed.masterKeyId, certificateFingerprint: fingerprint };
+  const pending = sealMaterial(material, deps.keyring);
   if (!(await pspConnectionStore.setPending(deps.sequelize, row.id, pending)))
     throw new Error(`merchant ${cmd.merchantId}'s connection was revoked meanwhile: nothing rotated`);
   const result = await testMaterial(deps, row, material);
   if (!result.ok) {
-    await pspConnectionStore.clearPending(deps.sequelize, row.id, sealed.envelope);
+    await pspConnectionStore.clearPending(deps.sequelize, row.id, pending.envelope);
     throw new Error(
       `rotation refused, the active secrets stay in use: the new ones failed their test: ${result.problems.join('; ')}`,
     );
   }
-  if (!(await pspConnectionStore.promotePending(deps.sequelize, row.id, sealed.envelope, result)))
+  if (!(await pspConnectionStore.promotePending(deps.sequelize, row.id, pending.envelope, result)))
     throw new Error(
       `merchant ${cmd.merchantId}'s connection changed meanwhile (revoked or rotated again): not promoted`,
     );
   const view = presentConnection({
     ...row,
-    certificate_fingerprint: fingerprint,
-    secret_key_id: sealed.masterKeyId,
+    certificate_fingerprint: pending.certificateFingerprint,
+    secret_key_id: pending.keyId,
     last_test: result,
   });
   return { ok: true, output: cmd.json ? json(view) : `rotated ${describe(view)}` };
@@ -204,14 +210,7 @@ async function withPsp<T>(
   material: ConnectionMaterial,
   use: (connection: PixApiConnection) => Promise<T>,
 ): Promise<T> {
-  const connection = new PixApiConnection({
-    tokenUrl: row.token_url,
-    clientId: row.client_id,
-    clientSecret: material.clientSecret,
-    tls: materialTls(material),
-    timeoutMs: deps.timeoutMs,
-    allowPlainHttp: false,
-  });
+  const connection = pspConnectionOf(row, material, { timeoutMs: deps.timeoutMs, allowPlainHttp: false });
   try {
     return await use(connection);
   } finally {
@@ -256,29 +255,6 @@ function readText(command: string, file: string, flag: string): string {
   if (!text) throw new Error(`${command}: ${flag} is empty`);
   return text;
 }
-
-/** What `show` and every command print: never a secret, never an envelope. */
-export function presentConnection(r: PspConnectionRow) {
-  return {
-    id: r.id,
-    merchantId: r.merchant_id,
-    pspKind: r.psp_kind,
-    status: r.status,
-    apiBaseUrl: r.api_base_url,
-    tokenUrl: r.token_url,
-    clientId: r.client_id,
-    pixKey: r.pix_key,
-    accountNumber: r.account_number,
-    certificateFingerprint: r.certificate_fingerprint,
-    masterKeyId: r.secret_key_id,
-    rotationPending: r.pending_secret_envelope !== null,
-    lastTest: r.last_test,
-    createdAt: new Date(r.created_at).toISOString(),
-    revokedAt: r.revoked_at ? new Date(r.revoked_at).toISOString() : null,
-  };
-}
-
-type ConnectionView = ReturnType<typeof presentConnection>;
 
 function describe(v: ConnectionView): string {
   const lines = [

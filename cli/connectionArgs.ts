@@ -4,6 +4,7 @@
  * would be visible to every user of the host (`ps`) and kept in shell history.
  */
 import { parseArgs } from 'node:util';
+import { accountNumber, clientId, httpsUrl, pixKey, type Checked } from '../core/connections/fields';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -97,11 +98,14 @@ export function parseConnectionArgs(action: string | undefined, argv: string[]):
       merchantId,
       json,
       pspKind: 'efi',
-      apiBaseUrl: httpsUrl(values['api-base-url']!, '--api-base-url'),
-      tokenUrl: httpsUrl(values['token-url']!, '--token-url'),
-      clientId: values['client-id']!,
-      pixKey: pixKey(values['pix-key']!),
-      accountNumber: accountNumber(values['account-number']),
+      apiBaseUrl: checked(httpsUrl, values['api-base-url']!, '--api-base-url'),
+      tokenUrl: checked(httpsUrl, values['token-url']!, '--token-url'),
+      clientId: checked(clientId, values['client-id']!, '--client-id'),
+      pixKey: checked(pixKey, values['pix-key']!, '--pix-key'),
+      accountNumber:
+        values['account-number'] === undefined
+          ? null
+          : checked(accountNumber, values['account-number'], '--account-number'),
       files: secretFiles(action, values),
     };
   }
@@ -141,27 +145,9 @@ function secretFiles(action: string, values: Values): SecretFiles {
   return { clientSecretFile, certificate, caFile: values['ca-file'] ?? null };
 }
 
-function httpsUrl(text: string, flag: string): string {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new Error(`${flag} is not a URL`);
-  }
-  if (url.protocol !== 'https:') throw new Error(`${flag} must be an https URL (the PSP is reached over mutual TLS)`);
-  if (url.username || url.password) throw new Error(`${flag} must not carry credentials`);
-  return text.replace(/\/+$/, '');
-}
-
-function accountNumber(text: string | undefined): string | null {
-  if (text === undefined) return null;
-  if (!/^\d{1,20}$/.test(text.trim()))
-    throw new Error('--account-number must be 1 to 20 digits (the account number at the PSP)');
-  return text.trim();
-}
-
-function pixKey(key: string): string {
-  const trimmed = key.trim();
-  if (trimmed.length < 1 || trimmed.length > 77) throw new Error('--pix-key must be 1 to 77 characters');
-  return trimmed;
+/** A field's value under the rules the API shares (core/connections/fields.ts), or its problem named by its flag. */
+function checked(rule: (text: string) => Checked, text: string, flag: string): string {
+  const result = rule(text);
+  if (result.problem !== undefined) throw new Error(`${flag} ${result.problem}`);
+  return result.value;
 }

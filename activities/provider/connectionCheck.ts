@@ -5,7 +5,7 @@
  * does the webhook's URL (its path carries a secret): a problem names the step and our error code.
  */
 import { ProviderError } from '../../core/provider';
-import type { ConnectionTestRecord } from '../../db/connections';
+import type { ConnectionTestRecord } from '../../core/connections/testRecord';
 import type { PixApiConnection } from './pixApi/connection';
 import { PixApiErrorCodes } from './pixApi/errors';
 import { PixApiClient } from './pixApi/pixApiClient';

@@ -7,7 +7,7 @@
 import crypto from 'node:crypto';
 import tls from 'node:tls';
 import { z } from 'zod';
-import { ClientTls, type ClientIdentity } from '../net/clientTls';
+import { ClientTls, clientTlsProblems, type ClientIdentity, type ClientTlsNames } from '../net/clientTls';
 
 export type ConnectionMaterial = {
   clientSecret: string;
@@ -15,6 +15,19 @@ export type ConnectionMaterial = {
   /** Extra CA certificates (PEM) trusted for the PSP's server, or null: the public roots only. */
   ca: Buffer | null;
 };
+
+/**
+ * The material as handed over (files the CLI read, a request body the API decoded), proven usable
+ * before anything is sealed or stored: a key that does not match its certificate, a PKCS#12 that
+ * does not open, a CA bundle without a certificate are problems named by `names`, never quoted.
+ */
+export function checkedMaterial(
+  given: ConnectionMaterial,
+  names: ClientTlsNames,
+): { material: ConnectionMaterial; problems: [] } | { material: null; problems: string[] } {
+  const problems = clientTlsProblems(given.identity, given.ca, names);
+  return problems.length ? { material: null, problems } : { material: given, problems: [] };
+}
 
 const storedSchema = z.strictObject({
   clientSecret: z.string().min(1),

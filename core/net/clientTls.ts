@@ -92,6 +92,35 @@ export function readClientTls(src: ClientTlsSources): { tls: ClientTls | null; p
   }
   if (problems.length > 0) return { tls: null, problems };
 
+  problems.push(
+    ...clientTlsProblems(identity, ca, {
+      cert: src.certFile.name,
+      key: src.keyFile.name,
+      pfx: pfxFile.name,
+      passphrase: pfxPassphrase.name,
+      ca: src.caFile.name,
+    }),
+  );
+  if (problems.length > 0) return { tls: null, problems };
+  return { tls: identity || ca ? new ClientTls(identity, ca) : null, problems };
+}
+
+/** How the caller names each part of the material (variables, flags, body fields), for the messages. */
+export interface ClientTlsNames {
+  cert: string;
+  key: string;
+  pfx: string;
+  passphrase: string;
+  ca: string;
+}
+
+/**
+ * Whether OpenSSL accepts the material, however it arrived (files read above, a request body):
+ * a CA bundle with at least one certificate, a key that matches its certificate, a PKCS#12 that
+ * opens with its passphrase. Problems name parts by `names` and carry an error code, never content.
+ */
+export function clientTlsProblems(identity: ClientIdentity | null, ca: Buffer | null, names: ClientTlsNames): string[] {
+  const problems: string[] = [];
   if (ca) {
     // OpenSSL skips what is not a certificate in a bundle without complaint: an empty trust list
     // would only show up as a handshake failure, so at least one certificate must be there.
@@ -101,26 +130,25 @@ export function readClientTls(src: ClientTlsSources): { tls: ClientTls | null; p
     };
     usable(
       () => (noCertificate(), tls.createSecureContext({ ca })),
-      `${src.caFile.name} is not a PEM certificate bundle`,
+      `${names.ca} is not a PEM certificate bundle`,
       problems,
     );
   }
   if (identity?.kind === 'pem') {
     usable(
       () => tls.createSecureContext({ cert: identity.cert, key: identity.key }),
-      `${src.certFile.name} and ${src.keyFile.name} are not a PEM certificate and its private key`,
+      `${names.cert} and ${names.key} are not a PEM certificate and its private key`,
       problems,
     );
   }
   if (identity?.kind === 'pfx') {
     usable(
       () => tls.createSecureContext({ pfx: identity.pfx, passphrase: identity.passphrase }),
-      `${pfxFile.name} cannot be opened with ${pfxPassphrase.name} (not PKCS#12, or a wrong passphrase)`,
+      `${names.pfx} cannot be opened with ${names.passphrase} (not PKCS#12, or a wrong passphrase)`,
       problems,
     );
   }
-  if (problems.length > 0) return { tls: null, problems };
-  return { tls: identity || ca ? new ClientTls(identity, ca) : null, problems };
+  return problems;
 }
 
 function pairComplete(a: NamedValue, b: NamedValue, problems: string[]): void {

@@ -10,3 +10,5 @@ export type {
   PspKind,
 } from './pspConnectionStore';
 export { accountOfTransfer } from './accountOfTransfer';
+export { presentConnection, registerConnection, sealMaterial } from './registration';
+export type { ConnectionFields, ConnectionView } from './registration';

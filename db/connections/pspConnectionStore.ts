@@ -5,19 +5,12 @@
  */
 import crypto from 'node:crypto';
 import { QueryTypes, type Sequelize } from 'sequelize';
+import type { ConnectionTestRecord } from '../../core/connections/testRecord';
+
+export type { ConnectionTestRecord };
 
 export type PspKind = 'efi';
 export type PspConnectionStatus = 'ACTIVE' | 'REVOKED';
-
-/** The last "test the connection": our own words only. */
-export interface ConnectionTestRecord {
-  at: string;
-  ok: boolean;
-  token: 'TAKEN' | 'REFUSED' | 'UNREACHABLE';
-  webhook: 'REGISTERED' | 'MISSING' | 'UNKNOWN';
-  balance: 'READABLE' | 'UNREADABLE' | 'UNKNOWN';
-  problems: string[];
-}
 
 export interface PspConnectionRow {
   id: string;

@@ -33,17 +33,33 @@ export interface ConnectedProvider {
   close(): Promise<void>;
 }
 
+/**
+ * An OAuth + mutual TLS connection to the merchant's PSP with `material` (its secrets): what every
+ * call on a connected account goes through, and what "test the connection" and the webhook
+ * registration open afresh (the CLI, activities/connections/). The caller closes it.
+ */
+export function pspConnectionOf(
+  row: Pick<PspConnectionRow, 'token_url' | 'client_id'>,
+  material: ConnectionMaterial,
+  opts: { timeoutMs: number; allowPlainHttp: boolean },
+): PixApiConnection {
+  return new PixApiConnection({
+    tokenUrl: row.token_url,
+    clientId: row.client_id,
+    clientSecret: material.clientSecret,
+    tls: materialTls(material),
+    timeoutMs: opts.timeoutMs,
+    allowPlainHttp: opts.allowPlainHttp,
+  });
+}
+
 export function connectedProvider(
   row: PspConnectionRow,
   material: ConnectionMaterial,
   config: ConnectedProviderConfig,
   logger: Logger,
 ): ConnectedProvider {
-  const connection = new PixApiConnection({
-    tokenUrl: row.token_url,
-    clientId: row.client_id,
-    clientSecret: material.clientSecret,
-    tls: materialTls(material),
+  const connection = pspConnectionOf(row, material, {
     timeoutMs: config.provider.timeoutMs,
     // The same rule as the platform's connection: https in production, http allowed in development.
     allowPlainHttp: config.pixApi.allowPlainHttp,

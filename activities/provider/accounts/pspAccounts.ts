@@ -23,7 +23,13 @@ import {
   type PspAccounts,
 } from '../../../core/provider';
 import { pspConnectionStore, type PspConnectionRow } from '../../../db/connections';
-import { connectedProvider, type ConnectedProvider, type ConnectedProviderConfig } from './connectedProvider';
+import type { PixApiConnection } from '../pixApi/connection';
+import {
+  connectedProvider,
+  pspConnectionOf,
+  type ConnectedProvider,
+  type ConnectedProviderConfig,
+} from './connectedProvider';
 
 export interface PspAccountsOptions {
   platform: PixProvider;
@@ -69,6 +75,28 @@ export class ConnectedPspAccounts implements PspAccounts {
     return (this.built.get(connectionId) as Built).connected.efi;
   }
 
+  /**
+   * A fresh connection on the row's own material, closed after `use`: "test the connection" and
+   * the webhook registration (activities/connections/) take a token of their own rather than the
+   * one the account's calls share, so a test says whether a token can be had now.
+   */
+  async withConnection<T>(row: PspConnectionRow, use: (connection: PixApiConnection) => Promise<T>): Promise<T> {
+    const connection = pspConnectionOf(row, this.material(row), {
+      timeoutMs: this.opts.config.provider.timeoutMs,
+      allowPlainHttp: this.opts.config.pixApi.allowPlainHttp,
+    });
+    try {
+      return await use(connection);
+    } finally {
+      await connection.close();
+    }
+  }
+
+  /** The connection's notification path secret, out of its envelope (its webhook URL is built with it, never shown). */
+  webhookPathSecret(row: PspConnectionRow): string {
+    return this.opened(row, row.webhook_path_secret_envelope);
+  }
+
   /** Closes every connection built (shutdown, tests). */
   async close(): Promise<void> {
     const all = [...this.built.values()];
@@ -106,6 +134,15 @@ export class ConnectedPspAccounts implements PspAccounts {
   }
 
   private material(row: PspConnectionRow) {
+    const text = this.opened(row, row.secret_envelope);
+    try {
+      return parseMaterial(text);
+    } catch {
+      throw unopenable(row);
+    }
+  }
+
+  private opened(row: PspConnectionRow, envelope: string): string {
     if (!this.opts.keyring) {
       throw new ProviderError(
         'CREDENTIALS_ENCRYPTION_KEY is not configured: no merchant connection can be opened',
@@ -114,16 +151,20 @@ export class ConnectedPspAccounts implements PspAccounts {
       );
     }
     try {
-      return parseMaterial(openEnvelope(row.secret_envelope, this.opts.keyring));
+      return openEnvelope(envelope, this.opts.keyring);
     } catch {
-      // Never the envelope's own error text: it names nothing secret, but says nothing useful either.
-      throw new ProviderError(
-        `the material of PSP connection ${row.id} does not open with the configured master key`,
-        PSP_CONNECTION_UNAVAILABLE,
-        false,
-      );
+      throw unopenable(row);
     }
   }
+}
+
+/** Never the envelope's own error text: it names nothing secret, but says nothing useful either. */
+function unopenable(row: PspConnectionRow): ProviderError {
+  return new ProviderError(
+    `the material of PSP connection ${row.id} does not open with the configured master key`,
+    PSP_CONNECTION_UNAVAILABLE,
+    false,
+  );
 }
 
 /** The worker's directory: the platform's provider and CREDENTIALS_ENCRYPTION_KEY's keyring (none: no connection opens). */

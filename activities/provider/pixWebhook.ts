@@ -1,0 +1,40 @@
+/**
+ * The webhook of a Pix key at the PSP (API Pix GET and PUT /webhook/{chave}) made to point at a
+ * URL, left alone when it already does: the platform's at every worker boot
+ * (workers/ensurePixWebhook.ts) and a merchant connection's (the CLI's `connection webhook`, the
+ * application API's POST /dashboard/connection/webhook through activities/connections/). The URL
+ * holds a secret: callers print neither it nor anything the PSP says about it. A transient answer
+ * (a timeout, a 5xx, a 429) is asked again a few times with a growing wait; a refusal is thrown at once.
+ */
+import { ProviderError } from '../../core/provider';
+import type { PixApiClient } from './pixApi';
+
+export type WebhookRegistration = 'registered' | 'already registered';
+
+export interface WebhookRetry {
+  attempts: number;
+  firstWaitMs: number;
+}
+
+export const DEFAULT_WEBHOOK_RETRY: WebhookRetry = { attempts: 5, firstWaitMs: 500 };
+
+export async function ensureWebhookAt(
+  client: Pick<PixApiClient, 'getWebhook' | 'putWebhook'>,
+  key: string,
+  url: string,
+  retry: WebhookRetry = DEFAULT_WEBHOOK_RETRY,
+): Promise<WebhookRegistration> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      // GET then PUT, both idempotent: a retry after a PUT whose answer was lost finds it there.
+      const current = await client.getWebhook(key);
+      if (current?.webhookUrl === url) return 'already registered';
+      await client.putWebhook(key, url);
+      return 'registered';
+    } catch (err) {
+      if (!(err instanceof ProviderError && err.transient) || attempt >= retry.attempts) throw err;
+      const wait = err.retryAfterMs ?? retry.firstWaitMs * 2 ** (attempt - 1);
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+}
