@@ -20,10 +20,12 @@ import { createWebhookActivities } from './events';
 import type { WebhookActivityDeps } from './events/deps';
 import { createFirstAttempts, withFirstAttempts } from './events/firstAttempts';
 import { createMailActivities, type MailActivityDeps } from './mail/mail';
+import { createConnectionActivities, type ConnectionActivityDeps } from './connections';
 
 export type ActivityDeps = ChargeActivityDeps &
   Omit<WebhookActivityDeps, 'sequelize'> &
-  Omit<MailActivityDeps, 'sequelize'> & {
+  Omit<MailActivityDeps, 'sequelize'> &
+  Omit<ConnectionActivityDeps, 'sequelize'> & {
     /** The worker's logger (workers/main.ts makes it from config.log); activities log on children of it. */
     logger: Logger;
   };
@@ -50,6 +52,7 @@ export function activitiesByDomain(deps: ActivityDeps) {
     { domain: 'med', activities: createMedActivities(deps) },
     { domain: 'events', activities: createWebhookActivities(deps) },
     { domain: 'mail', activities: createMailActivities(deps) },
+    { domain: 'connections', activities: createConnectionActivities(deps) },
   ] as const satisfies readonly DomainActivities[];
 }
 

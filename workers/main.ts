@@ -58,6 +58,7 @@ async function main(): Promise<void> {
       sequelize,
       provider,
       accounts,
+      pspConnections: accounts,
       providerCallbackUrl: `${config.publicBaseUrl}/webhooks/pix-gateway`,
       publicBaseUrl: config.publicBaseUrl,
       secretsKey: parseKey(config.credentialsEncryptionKey),

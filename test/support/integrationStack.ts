@@ -262,6 +262,7 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
         sequelize,
         provider,
         accounts,
+        pspConnections: accounts,
         providerCallbackUrl: `${apiListening.url}/webhooks/pix-gateway`,
         secretsKey: Buffer.from(encryptionKey, 'hex'),
         allowPrivateDestinations: true,

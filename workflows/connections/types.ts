@@ -1,0 +1,32 @@
+/**
+ * Data that crosses the workflow boundary for a merchant's PSP connection: ids and our own words
+ * only. Its secrets stay in their envelopes until the activity opens them; the webhook URL, which
+ * holds a path secret, is built in the activity and never crosses.
+ */
+import type { ConnectionTestRecord } from '../../core/connections/testRecord';
+
+export interface PspConnectionTestInput {
+  connectionId: string;
+}
+
+export type PspConnectionTestResult = ConnectionTestRecord;
+
+export interface PspConnectionWebhookInput {
+  connectionId: string;
+  /** PUBLIC_BASE_URL, where the PSP reaches this gateway (the API's own). */
+  publicBaseUrl: string;
+}
+
+export interface PspConnectionWebhookResult {
+  outcome: 'registered' | 'already registered';
+}
+
+/** Why a run failed, as its ApplicationFailure type: the API answers each with its own code. */
+export const ConnectionFailureTypes = {
+  /** Revoked (or gone) since the request was checked. */
+  notActive: 'PspConnectionNotActive',
+  /** The worker cannot open the material (no CREDENTIALS_ENCRYPTION_KEY, or another key). */
+  unavailable: 'PspConnectionUnavailable',
+  /** The PSP refused the webhook; the message is our words (activities/provider/connectionCheck.ts). */
+  webhookRefused: 'PspWebhookRefused',
+} as const;
