@@ -195,7 +195,7 @@ export function createApp(deps: ApiDeps): express.Express {
     CONNECTION_CALLBACK_PATH, // a merchant's own PSP: its connection's notification URL secret
     connectionNotificationsApi({
       ...deps,
-      keyring: deps.credentialsKeyring ?? credentialsKeyring(deps.credentialsEncryptionKey),
+      keyring: shared.keyring,
       wrongSecrets: deps.pixWebhookWrongSecrets,
     }),
   );
@@ -232,6 +232,8 @@ function sharedParts(deps: ApiDeps) {
     production: deps.production ?? false,
     platformInstitution,
     encryptionKey,
+    /** CREDENTIALS_ENCRYPTION_KEY's envelope keyring: merchants' PSP connections (notifications, registration). */
+    keyring: deps.credentialsKeyring ?? credentialsKeyring(deps.credentialsEncryptionKey),
     passport: auth,
     /** Client credentials, any scope: each family checks its own. */
     authenticate: auth.authenticate(CLIENT_CREDENTIALS, { session: false }),
@@ -252,6 +254,7 @@ function applicationDeps(deps: ApiDeps, shared: SharedParts): ApplicationDeps {
   return {
     sequelize: deps.sequelize,
     encryptionKey: deps.credentialsEncryptionKey,
+    keyring: shared.keyring,
     auth: deps.auth,
     passport: shared.passport,
     storage: deps.storage ?? temporaryStorage(deps.credentialsEncryptionKey),

@@ -50,11 +50,16 @@ import { SETTLEMENTS_PATH, settlementsRouter } from '../settlements/router';
 import { SettlementScheduleService } from '../settlements/schedule';
 import { SettlementService } from '../settlements/service';
 import { MED_INFRACTIONS_PATH, medRouter } from '../med/router';
+import { CONNECTION_PATH, connectionRouter } from '../connections/router';
+import { ConnectionService } from '../connections/service';
+import type { MasterKeyring } from '../../core/crypto/envelope';
 import { DEFAULT_MED_SETTINGS, MedService, type MedSettings } from '../med/service';
 
 export interface ApplicationDeps {
   sequelize: Sequelize;
   encryptionKey: string;
+  /** CREDENTIALS_ENCRYPTION_KEY's keyring: merchants' PSP connection secrets are sealed under it. */
+  keyring: MasterKeyring;
   auth?: AuthConfig;
   passport: Authenticator;
   storage: StorageConfig;
@@ -126,6 +131,21 @@ export function applicationApi(deps: ApplicationDeps): ApplicationApi {
   router.use('/auth', sessionsRouter({ sessions, cookies, csrf, bearerSession }));
   router.use('/auth', accountsRouter({ accounts, requireUser: authenticated }));
   router.use('/auth', twoFactorRouter({ service: twoFactor, cookies, requireUser: authenticated }));
+  // Before /dashboard's own routes: its router authenticates each of them, so nothing falls through.
+  router.use(
+    CONNECTION_PATH,
+    connectionRouter({
+      service: new ConnectionService({
+        sequelize: deps.sequelize,
+        keyring: deps.keyring,
+        temporal: deps.charges.temporal,
+        taskQueue: deps.charges.taskQueue,
+        publicBaseUrl: deps.publicBaseUrl,
+      }),
+      idempotency: deps.idempotency,
+      requireUser: authenticated,
+    }),
+  );
   router.use(
     '/dashboard',
     dashboardRouter({

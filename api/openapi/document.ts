@@ -24,6 +24,7 @@ import '../identity/avatar/openapi';
 import '../uploads/openapi';
 import '../dashboard/openapi';
 import '../dashboard/figuresOpenapi';
+import '../connections/openapi';
 import '../charges/openapi';
 import '../refunds/openapi';
 import '../boletos/openapi';
@@ -125,6 +126,11 @@ export function buildOpenApiDocument(): OpenApiDocument {
         name: 'Dashboard',
         description:
           'Application API for signed-in people (`Authorization: Bearer <access token>`): the merchant and its API credentials.',
+      },
+      {
+        name: 'PSP connection',
+        description:
+          'Application API: the merchant’s own PSP account (the connected account model): register it with its credentials and certificate (sealed at once, never returned), test it, register its webhook, revoke it.',
       },
       {
         name: 'Partner checkouts P0',

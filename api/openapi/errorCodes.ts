@@ -70,6 +70,10 @@ export const ERROR_CODES = {
   SETTLEMENT_NOT_FOUND: { status: 404, message: 'settlement not found' },
   SETTLEMENT_SCHEDULE_NOT_FOUND: { status: 404, message: 'this merchant has no settlement schedule' },
   INFRACTION_NOT_FOUND: { status: 404, message: 'infraction not found' },
+  PSP_CONNECTION_NOT_FOUND: {
+    status: 404,
+    message: 'this merchant has no PSP connection: register one with POST /dashboard/connection',
+  },
   DUPLICATE_IDEMPOTENCY_KEY: { status: 409, message: 'this idempotency key was already used with a different payload' },
   EMAIL_ALREADY_REGISTERED: { status: 409, message: 'an account with this e-mail already exists' },
   CHARGE_NOT_REFUNDABLE: { status: 409, message: 'the charge is PENDING; only a PAID charge can be refunded' },
@@ -91,6 +95,10 @@ export const ERROR_CODES = {
   SECOND_FACTOR_NOT_PENDING: { status: 409, message: 'start the setup first' },
   MERCHANT_HAS_BALANCE: { status: 409, message: 'the account owns a merchant that still holds money' },
   WITHDRAWAL_FROZEN: { status: 409, message: 'withdrawals and payouts are temporarily blocked' },
+  PSP_CONNECTION_EXISTS: {
+    status: 409,
+    message: 'this merchant already has an active PSP connection: revoke it first (POST /dashboard/connection/revoke)',
+  },
   PSP_CONNECTION_REVOKED: {
     status: 409,
     message: 'your PSP connection was revoked: register a new one before charging or sending money',
@@ -153,6 +161,11 @@ export const ERROR_CODES = {
   },
   INTERNAL_ERROR: { status: 500, message: 'internal error; quote the traceId to support' },
   PIX_NOT_ISSUED: { status: 502, message: 'the provider did not return a Pix payload; no charge was created' },
+  PSP_WEBHOOK_NOT_REGISTERED: {
+    status: 502,
+    message:
+      'the PSP did not register the webhook: the client may not register webhooks (the PSP denied the scope webhook.write)',
+  },
   PROVIDER_ERROR: { status: 502, message: 'the Pix provider is unavailable; no charge was created, retry later' },
   SERVICE_UNAVAILABLE: {
     status: 503,

@@ -1,7 +1,7 @@
 /**
  * Sensitive actions (change password, delete account, create API credentials, refunds,
- * settlements, withdrawals, adding a second factor) need a fresh second factor when the user has
- * one: an action token from POST /auth/2fa/action/confirm, sent as `x-action-token`, bound to that
+ * settlements, withdrawals, adding a second factor, registering or revoking the merchant's PSP
+ * connection) need a fresh second factor when the user has one: an action token from POST /auth/2fa/action/confirm, sent as `x-action-token`, bound to that
  * user and that action, valid 5 minutes, used once.
  */
 import type { Request } from 'express';
@@ -20,6 +20,7 @@ export const SENSITIVE_ACTIONS = [
   'refund',
   'settlement',
   'manage-2fa',
+  'psp-connection',
 ] as const;
 export type SensitiveAction = (typeof SENSITIVE_ACTIONS)[number];
 

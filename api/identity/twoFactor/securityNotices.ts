@@ -18,6 +18,7 @@ export const MONEY_ACTIONS: ReadonlySet<SensitiveAction> = new Set<SensitiveActi
   'settlement',
   'withdrawal',
   'create-credential',
+  'psp-connection',
 ]);
 
 const ACTION_WORDS: Record<SensitiveAction, string> = {
@@ -28,6 +29,7 @@ const ACTION_WORDS: Record<SensitiveAction, string> = {
   refund: 'make a refund',
   settlement: 'make a settlement (a transfer of the balance)',
   'manage-2fa': 'turn on another second factor',
+  'psp-connection': 'register or revoke the PSP connection (the account your Pix is received in)',
 };
 
 const IF_NOT_YOU =
