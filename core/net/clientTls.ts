@@ -8,6 +8,7 @@
  * The material is key material: ClientTls prints and serialises as a summary only, so a logged
  * config object carries no key, no PKCS#12 and no passphrase.
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import tls from 'node:tls';
 import { inspect } from 'node:util';
@@ -136,7 +137,10 @@ export function clientTlsProblems(identity: ClientIdentity | null, ca: Buffer | 
   }
   if (identity?.kind === 'pem') {
     usable(
-      () => tls.createSecureContext({ cert: identity.cert, key: identity.key }),
+      () => (
+        tls.createSecureContext({ cert: identity.cert, key: identity.key }),
+        keyMatches(identity.cert, identity.key)
+      ),
       `${names.cert} and ${names.key} are not a PEM certificate and its private key`,
       problems,
     );
@@ -149,6 +153,16 @@ export function clientTlsProblems(identity: ClientIdentity | null, ca: Buffer | 
     );
   }
   return problems;
+}
+
+/**
+ * OpenSSL keeps a key in the slot of its type and compares it with a certificate of the same type
+ * only: an EC key beside an RSA certificate is accepted by createSecureContext, and the handshake
+ * would then fail (or sign with no key at all). The certificate's own public key decides.
+ */
+function keyMatches(cert: Buffer, key: Buffer): void {
+  if (!new crypto.X509Certificate(cert).checkPrivateKey(crypto.createPrivateKey(key)))
+    throw Object.assign(new Error('the key is not the certificate’s'), { code: 'KEY_DOES_NOT_MATCH_CERTIFICATE' });
 }
 
 function pairComplete(a: NamedValue, b: NamedValue, problems: string[]): void {

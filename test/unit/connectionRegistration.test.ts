@@ -67,6 +67,13 @@ describe('the material, proven usable before it is sealed', () => {
     expect(wrongKey.problems).toEqual([
       expect.stringMatching(/^certPem and keyPem are not a PEM certificate and its private key \([A-Z0-9_]+\)$/),
     ]);
+    // A key of another type than the certificate's: OpenSSL keeps each type in its own slot and
+    // does not compare them, so the mismatch must be found otherwise.
+    const otherType = crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+    const ecKey = checkedMaterial(pem(otherType.export({ type: 'pkcs8', format: 'pem' }).toString()), MATERIAL_FIELDS);
+    expect(ecKey.problems).toEqual([
+      'certPem and keyPem are not a PEM certificate and its private key (KEY_DOES_NOT_MATCH_CERTIFICATE)',
+    ]);
     const wrongPassphrase = checkedMaterial(
       {
         clientSecret: 's',
