@@ -23,6 +23,7 @@ import { PixApiConnection } from '../../activities/provider/pixApi/connection';
 import { PixApiClient } from '../../activities/provider/pixApi/pixApiClient';
 import { Charge } from '../../db/charges/charge';
 import { recordIssuedSecrets } from '../support/testLogs';
+import { secretsIn as secretsOf } from '../support/connectionSecrets';
 
 jest.setTimeout(120_000);
 
@@ -87,19 +88,12 @@ async function row(merchantId: string) {
 }
 
 /** Every form a secret of the test could take in a row or an output. */
-function secretsIn(text: string): string[] {
-  const keyPem = fs.readFileSync(pki.clientKeyFile, 'utf8');
-  const keyBody = keyPem.split('\n').find((line) => line.length > 40 && !line.startsWith('-----'))!;
-  const forms = [
-    DEV_PIX_CLIENT_SECRET,
-    Buffer.from(DEV_PIX_CLIENT_SECRET).toString('base64'),
-    'PRIVATE KEY',
-    keyBody,
-    Buffer.from(keyPem).toString('base64').slice(0, 60),
-    pki.pfxPassphrase,
-  ];
-  return forms.filter((form) => text.includes(form));
-}
+const secretsIn = (text: string) =>
+  secretsOf(text, {
+    clientSecrets: [DEV_PIX_CLIENT_SECRET],
+    keyFile: pki.clientKeyFile,
+    passphrases: [pki.pfxPassphrase],
+  });
 
 it('registers a connection whose row and show hold no secret, and whose test passes against the PSP', async () => {
   const { merchantId } = await stack.createMerchant({ name: 'Loja Conectada' });

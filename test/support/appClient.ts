@@ -6,7 +6,7 @@ import { recordIssuedSecrets } from './testLogs';
 
 /** Request fields that are secrets (the audit checks no log line holds them). */
 const SECRET_FIELDS =
-  /^(password|currentPassword|newPassword|accessToken|refreshToken|challengeToken|actionToken|secret|clientSecret|recoveryCodes)$/;
+  /^(password|currentPassword|newPassword|accessToken|refreshToken|challengeToken|actionToken|secret|clientSecret|pfxPassphrase|recoveryCodes)$/;
 
 /**
  * Secret values of a request or answer body, for the end-of-run secrets audit. Six-digit codes
