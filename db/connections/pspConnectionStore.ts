@@ -112,6 +112,15 @@ export async function findConnectionById(sequelize: Sequelize, id: string): Prom
   return row ?? null;
 }
 
+/** Every ACTIVE connection (id and merchant), oldest first: the accounts a sweep over all of them reads (MED's sync). */
+export async function activeConnections(sequelize: Sequelize): Promise<{ id: string; merchantId: string }[]> {
+  const rows = await sequelize.query<{ id: string; merchant_id: string }>(
+    `SELECT id, merchant_id FROM psp_connections WHERE status = 'ACTIVE' ORDER BY created_at, id`,
+    { type: QueryTypes.SELECT },
+  );
+  return rows.map((r) => ({ id: r.id, merchantId: r.merchant_id }));
+}
+
 /**
  * The account model a merchant is in, from its connections: none, the platform's account; an
  * active one, its own (connected); only revoked ones, connected and stopped (never silently back
