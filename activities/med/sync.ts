@@ -35,7 +35,8 @@ export async function syncMedInfractions(deps: MedActivityDeps, input: MedSyncIn
   // platform's account is then already stored from its own account when the platform's is read.
   for (const connection of await pspConnectionStore.activeConnections(deps.sequelize)) {
     try {
-      await storeNewInfractions(deps, input, connection.id, result);
+      // No charge was received at the account before its connection was registered (a charge's account is fixed at issue).
+      await storeNewInfractions(deps, input, { connectionId: connection.id, from: connection.createdAt }, result);
     } catch (err) {
       if (!(err instanceof ProviderError)) throw err;
       // Our own words (a ProviderError's message names no secret); the PSP's text stays in its detail.
@@ -46,23 +47,27 @@ export async function syncMedInfractions(deps: MedActivityDeps, input: MedSyncIn
       result.failedConnections.push({ connectionId: connection.id, merchantId: connection.merchantId });
     }
   }
-  await storeNewInfractions(deps, input, null, result);
+  await storeNewInfractions(deps, input, { connectionId: null, from: new Date(0) }, result);
   await startOpenInfractions(deps, input);
   return result;
 }
 
-/** The new infractions of one account (`connectionId` null: the platform's), added to `result`. */
+/**
+ * The new infractions of one account (`connectionId` null: the platform's), added to `result`;
+ * `from`: where its first read starts, before it holds any.
+ */
 async function storeNewInfractions(
   deps: MedActivityDeps,
   input: MedSyncInput,
-  connectionId: string | null,
+  account: { connectionId: string | null; from: Date },
   result: MedSyncResult,
 ): Promise<void> {
   const { sequelize } = deps;
+  const { connectionId } = account;
   const provider = await infractionProviderOf(deps, connectionId);
-  const newest = await medInfractionStore.newestOpenedAt(sequelize, connectionId);
+  const newest = (await medInfractionStore.newestOpenedAt(sequelize, connectionId)) ?? account.from;
   // A minute back from the newest we have: the provider's clock and ours may differ a little; duplicates are ignored.
-  const since = newest ? new Date(newest.getTime() - 60_000).toISOString() : new Date(0).toISOString();
+  const since = new Date(Math.max(0, newest.getTime() - 60_000)).toISOString();
   const pulled = await provider.listInfractions(since);
   result.pulled += pulled.length;
   for (const p of pulled) {

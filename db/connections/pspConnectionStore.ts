@@ -112,13 +112,15 @@ export async function findConnectionById(sequelize: Sequelize, id: string): Prom
   return row ?? null;
 }
 
-/** Every ACTIVE connection (id and merchant), oldest first: the accounts a sweep over all of them reads (MED's sync). */
-export async function activeConnections(sequelize: Sequelize): Promise<{ id: string; merchantId: string }[]> {
-  const rows = await sequelize.query<{ id: string; merchant_id: string }>(
-    `SELECT id, merchant_id FROM psp_connections WHERE status = 'ACTIVE' ORDER BY created_at, id`,
+/** Every ACTIVE connection (id, merchant, when registered), oldest first: the accounts a sweep over all of them reads (MED's sync). */
+export async function activeConnections(
+  sequelize: Sequelize,
+): Promise<{ id: string; merchantId: string; createdAt: Date }[]> {
+  const rows = await sequelize.query<{ id: string; merchant_id: string; created_at: Date }>(
+    `SELECT id, merchant_id, created_at FROM psp_connections WHERE status = 'ACTIVE' ORDER BY created_at, id`,
     { type: QueryTypes.SELECT },
   );
-  return rows.map((r) => ({ id: r.id, merchantId: r.merchant_id }));
+  return rows.map((r) => ({ id: r.id, merchantId: r.merchant_id, createdAt: new Date(r.created_at) }));
 }
 
 /**

@@ -22,7 +22,7 @@ import { connectionCli } from '../support/inProcessCli';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant, balance } from '../support/ledger';
 import { signedCall, waitForBatchEnd } from '../support/payouts';
-import { signedInUser } from '../support/signedIn';
+import { signedInMerchant, signedInUser } from '../support/signedIn';
 import { testCertificates, type PkiFiles } from '../support/testCertificates';
 
 jest.setTimeout(180_000);
@@ -248,4 +248,110 @@ it('a revoked connection stops its merchant only, with PSP_CONNECTION_REVOKED; o
   const onPlatform = await stack.api('POST', '/sellers/pix', { creds: platform, body: { amountCents: 3_000 } });
   expect(onPlatform.status).toBe(201);
   expect(await chargeConnection(onPlatform.body.id)).toBeNull();
+});
+
+describe('MED per connection (issue 37 item 6)', () => {
+  async function endToEndIdOf(chargeId: string): Promise<string> {
+    const [row] = await stack.sequelize.query<{ end_to_end_id: string }>(
+      'SELECT end_to_end_id FROM charges WHERE id = :chargeId',
+      { replacements: { chargeId }, type: QueryTypes.SELECT },
+    );
+    expect(row.end_to_end_id).toMatch(/^E/);
+    return row.end_to_end_id;
+  }
+
+  async function infractionRow(id: string) {
+    const [row] = await stack.sequelize.query<{
+      psp_connection_id: string | null;
+      blocked_at: Date | null;
+      blocked_cents: string;
+      refund_status: string | null;
+    }>('SELECT psp_connection_id, blocked_at, blocked_cents, refund_status FROM med_infractions WHERE id = :id', {
+      replacements: { id },
+      type: QueryTypes.SELECT,
+    });
+    return row;
+  }
+
+  it("an infraction on a connected merchant's charge is read from its connection, shown to it only, and its devolução leaves its own account", async () => {
+    const account = await sandboxAccount('LOJA MED CONECTADA');
+    const creds = await connectedMerchant('Loja MED Conectada', account);
+    const connectionId = await activeConnection(creds.merchantId);
+    const owner = await signedInUser(stack, { emailPrefix: 'med-connected-owner' });
+    await addUserToMerchant({ email: owner.email, merchantId: creds.merchantId, role: 'owner' });
+    const outsider = await signedInMerchant(stack, { emailPrefix: 'med-outsider', name: 'Loja Vizinha MED' });
+    const available = () => balance(stack.sequelize, accounts.merchantAvailable(creds.merchantId));
+    const blocked = () => balance(stack.sequelize, accounts.merchantBlocked(creds.merchantId));
+
+    // R$ 200,00 with the stack's 1% fee: R$ 198,00 stays in the merchant's own account.
+    const charge = await paidSellerCharge(creds, { amountCents: 20_000, description: 'Pedido contestado' });
+    expect(await pspBalance(account.id)).toBe(19_800);
+    const platformBefore = await pspBalance('default');
+
+    // The DICT disputes R$ 50,00 of it, at the merchant's own account.
+    const opened = await sandbox('POST', `/sandbox/charges/${await endToEndIdOf(charge.id)}/infractions`, {
+      amountCents: 5_000,
+    });
+    expect(opened.status).toBe(201);
+    const synced = await owner.client.call('POST', '/med/infractions/sync', { body: { merchantId: creds.merchantId } });
+    expect(synced.status).toBe(200);
+    const mine = synced.body.data.find((i: any) => i.providerInfractionId === opened.body.id);
+    expect(mine).toMatchObject({
+      merchantId: creds.merchantId,
+      chargeId: charge.id,
+      status: 'OPEN',
+      disputedAmountCents: 5_000,
+    });
+    // Stored with the connection it was read from (the sandbox's /v1 list, the platform's here, shows it too: not attributed twice).
+    expect((await infractionRow(mine.id)).psp_connection_id).toBe(connectionId);
+    const [{ n }] = await stack.sequelize.query<{ n: string }>(
+      'SELECT count(*) AS n FROM med_infractions WHERE provider_infraction_id = :pid',
+      { replacements: { pid: opened.body.id }, type: QueryTypes.SELECT },
+    );
+    expect(Number(n)).toBe(1);
+
+    // The mirror holds what the PSP holds in the merchant's account: available → blocked, nothing moves between accounts.
+    await waitFor(async () => (await infractionRow(mine.id)).blocked_at !== null, 'infraction blocked');
+    expect(await available()).toBe(14_800);
+    expect(await blocked()).toBe(5_000);
+    expect(await pspBalance(account.id)).toBe(19_800);
+
+    // Its merchant sees it; another merchant does not, by list or by id.
+    const listed = await owner.client.call('GET', `/med/infractions?merchantId=${creds.merchantId}`);
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.map((i: any) => i.id)).toContain(mine.id);
+    const othersList = await outsider.client.call('GET', `/med/infractions?merchantId=${outsider.merchantId}`);
+    expect(othersList.status).toBe(200);
+    expect(othersList.body.data.map((i: any) => i.id)).not.toContain(mine.id);
+    const othersRead = await outsider.client.call('GET', `/med/infractions/${mine.id}`);
+    expect(othersRead.status).toBe(404);
+    expect(othersRead.body.error.code).toBe('INFRACTION_NOT_FOUND');
+    const othersSync = await outsider.client.call('POST', '/med/infractions/sync', {
+      body: { merchantId: outsider.merchantId },
+    });
+    expect(othersSync.status).toBe(200);
+    expect(othersSync.body.data.map((i: any) => i.id)).not.toContain(mine.id);
+
+    // ACCEPT: answered through the merchant's own connection (Efí's defence route, which only the
+    // account that received the Pix may use), and the devolução leaves the merchant's own account.
+    const efiCallsBefore = stack.pixApiRequests().efi.calls.length;
+    const accepted = await owner.client.call('POST', `/med/infractions/${mine.id}/analysis`, {
+      body: { decision: 'ACCEPT', justification: 'golpe confirmado pelo lojista' },
+    });
+    expect(accepted.status).toBe(200);
+    expect(accepted.body).toMatchObject({ status: 'ACCEPTED', refundAmountCents: 5_000 });
+    expect(stack.pixApiRequests().efi.calls.slice(efiCallsBefore)).toContain(
+      `POST /v2/gn/infracoes/${opened.body.id}/defesa`,
+    );
+    const answered = await sandbox('GET', '/sandbox/infractions');
+    expect(answered.body.infractions.find((i: any) => i.id === opened.body.id)).toMatchObject({
+      status: 'ACCEPTED',
+      decision: 'ACCEPT',
+    });
+    await waitFor(async () => (await infractionRow(mine.id)).refund_status === 'SUCCEEDED', 'devolução SUCCEEDED');
+    expect(await pspBalance(account.id)).toBe(14_800);
+    expect(await pspBalance('default')).toBe(platformBefore);
+    expect(await available()).toBe(14_800);
+    expect(await blocked()).toBe(0);
+  });
 });
