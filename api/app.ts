@@ -263,6 +263,7 @@ function applicationDeps(deps: ApiDeps, shared: SharedParts): ApplicationDeps {
       encryptionKey: deps.credentialsEncryptionKey,
     }),
     charges: {
+      sequelize: deps.sequelize,
       temporal: deps.temporal,
       taskQueue: deps.taskQueue,
       defaultFee: deps.defaultFee,

@@ -5,6 +5,7 @@
  */
 import crypto from 'node:crypto';
 import { QueryTypes, type Sequelize } from 'sequelize';
+import { affectedRows } from '../affectedRows';
 
 export type PspKind = 'efi';
 export type PspConnectionStatus = 'ACTIVE' | 'REVOKED';
@@ -239,4 +240,58 @@ export async function revokeConnection(sequelize: Sequelize, merchantId: string)
     { replacements: { merchantId }, type: QueryTypes.SELECT },
   );
   return row ?? null;
+}
+
+/** The envelopes of a connection, as a master key rotation re-wraps them. */
+export interface ConnectionEnvelopes {
+  id: string;
+  secret_envelope: string;
+  webhook_path_secret_envelope: string;
+  pending_secret_envelope: string | null;
+}
+
+/** Every connection (active or revoked) with an envelope not sealed under `currentKeyId`. */
+export async function connectionsNotUnder(sequelize: Sequelize, currentKeyId: string): Promise<ConnectionEnvelopes[]> {
+  return sequelize.query<ConnectionEnvelopes>(
+    `SELECT id, secret_envelope, webhook_path_secret_envelope, pending_secret_envelope FROM psp_connections
+      WHERE secret_key_id <> :currentKeyId OR webhook_path_secret_key_id <> :currentKeyId
+         OR (pending_secret_key_id IS NOT NULL AND pending_secret_key_id <> :currentKeyId)
+      ORDER BY created_at, id`,
+    { replacements: { currentKeyId }, type: QueryTypes.SELECT },
+  );
+}
+
+/**
+ * Replaces a connection's envelopes by the same secrets re-wrapped under `keyId`, only if they are
+ * still the ones read (a rotation or a revocation meanwhile wins: false, and the next run sees it).
+ * The secrets do not change, so `updated_at` stays: nothing that caches a connection needs to rebuild.
+ */
+export async function replaceEnvelopes(
+  sequelize: Sequelize,
+  read: ConnectionEnvelopes,
+  next: Omit<ConnectionEnvelopes, 'id'>,
+  keyId: string,
+): Promise<boolean> {
+  const [, affected] = await sequelize.query(
+    `UPDATE psp_connections
+        SET secret_envelope = :secret, secret_key_id = :keyId,
+            webhook_path_secret_envelope = :webhook, webhook_path_secret_key_id = :keyId,
+            pending_secret_envelope = :pending,
+            pending_secret_key_id = CASE WHEN :pending::text IS NULL THEN NULL ELSE :keyId END
+      WHERE id = :id AND secret_envelope = :oldSecret AND webhook_path_secret_envelope = :oldWebhook
+        AND pending_secret_envelope IS NOT DISTINCT FROM :oldPending::text`,
+    {
+      replacements: {
+        id: read.id,
+        keyId,
+        secret: next.secret_envelope,
+        webhook: next.webhook_path_secret_envelope,
+        pending: next.pending_secret_envelope,
+        oldSecret: read.secret_envelope,
+        oldWebhook: read.webhook_path_secret_envelope,
+        oldPending: read.pending_secret_envelope,
+      },
+    },
+  );
+  return affectedRows(affected) === 1;
 }

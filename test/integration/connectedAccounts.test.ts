@@ -121,6 +121,11 @@ async function paidSellerCharge(creds: MerchantCredentials, body: Record<string,
   return created.body as { id: string; amountCents: number };
 }
 
+/** A date `days` from now, as YYYY-MM-DD (a boleto's due date). */
+function inDays(days: number): string {
+  return new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
+}
+
 async function chargeConnection(chargeId: string): Promise<string | null> {
   const [row] = await stack.sequelize.query<{ psp_connection_id: string | null }>(
     'SELECT psp_connection_id FROM charges WHERE id = :chargeId',
@@ -228,6 +233,28 @@ it("refuses a connected merchant's withdrawal with MONEY_IN_OWN_ACCOUNT: its mon
   });
   expect(res.status).toBe(409);
   expect(res.body.error.code).toBe('MONEY_IN_OWN_ACCOUNT');
+});
+
+it("refuses a connected merchant's boleto with BOLETO_NOT_ON_CONNECTED_ACCOUNT: a boleto is paid into the platform's account", async () => {
+  const account = await sandboxAccount('LOJA BOLETO');
+  const creds = await connectedMerchant('Loja Boleto', account);
+  const { client, email } = await signedInUser(stack, { emailPrefix: 'connected-boleto' });
+  await addUserToMerchant({ email, merchantId: creds.merchantId, role: 'owner' });
+  const payer = { name: 'Pagador Boleto', taxId: '52998224725' };
+  for (const [path, body] of [
+    ['/charges', { merchantId: creds.merchantId, amountCents: 1_000, method: 'BOLETO', payer }],
+    ['/boletos', { merchantId: creds.merchantId, items: [{ amountCents: 1_000, dueDate: inDays(5), payer }] }],
+  ] as const) {
+    const res = await client.call('POST', path, {
+      body,
+      headers: { 'x-idempotency-key': `boleto-${crypto.randomUUID()}` },
+    });
+    expect({ path, status: res.status, code: res.body.error?.code }).toEqual({
+      path,
+      status: 409,
+      code: 'BOLETO_NOT_ON_CONNECTED_ACCOUNT',
+    });
+  }
 });
 
 it('a revoked connection stops its merchant only, with PSP_CONNECTION_REVOKED; other merchants keep charging', async () => {
