@@ -17,7 +17,10 @@ import { createApiCredential } from '../../db/identity/merchantAdmin';
 import { addUserToMerchant } from '../../db/identity/userAdmin';
 import { Merchant } from '../../db/models';
 import type { MerchantCredentials } from '../../db/identity/merchantAdmin';
+import { reserveWithdrawal } from '../../activities/withdrawals/reserve';
+import { withdrawalDeps } from '../../activities/withdrawals/deps';
 import { waitFor } from '../support/env';
+import { testLogger } from '../support/testLogs';
 import { connectionCli } from '../support/inProcessCli';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant, balance } from '../support/ledger';
@@ -233,6 +236,32 @@ it("refuses a connected merchant's withdrawal with MONEY_IN_OWN_ACCOUNT: its mon
   });
   expect(res.status).toBe(409);
   expect(res.body.error.code).toBe('MONEY_IN_OWN_ACCOUNT');
+});
+
+it('refuses the reservation itself for a connected merchant: a connection registered after the API let a withdrawal through still stops it', async () => {
+  const account = await sandboxAccount('LOJA CORRIDA');
+  const creds = await connectedMerchant('Loja Corrida', account);
+  await Merchant.update({ pixKey: 'corrida@example.com', pixKeyType: 'EMAIL' }, { where: { id: creds.merchantId } });
+  const deps = withdrawalDeps({ sequelize: stack.sequelize, provider: undefined as never, logger: testLogger('race') });
+  const withdrawalId = crypto.randomUUID();
+  await expect(
+    reserveWithdrawal(deps, {
+      withdrawalId,
+      merchantId: creds.merchantId,
+      amountCents: 100,
+      description: null,
+      idempotencyKey: null,
+      userId: null,
+    }),
+  ).rejects.toMatchObject({ type: 'MoneyInOwnAccount', nonRetryable: true });
+  const [{ n }] = await stack.sequelize.query<{ n: string }>(
+    'SELECT count(*) AS n FROM withdrawals WHERE id = :withdrawalId',
+    {
+      replacements: { withdrawalId },
+      type: QueryTypes.SELECT,
+    },
+  );
+  expect(Number(n)).toBe(0);
 });
 
 it("refuses a connected merchant's boleto with BOLETO_NOT_ON_CONNECTED_ACCOUNT: a boleto is paid into the platform's account", async () => {
