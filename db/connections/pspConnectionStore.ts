@@ -108,6 +108,18 @@ export async function findActiveConnection(sequelize: Sequelize, merchantId: str
   return row ?? null;
 }
 
+/**
+ * Every active connection, by id and merchant (no secret): the accounts the sweep for lost
+ * notifications and the daily reconciliation read besides the platform's.
+ */
+export async function activeConnections(sequelize: Sequelize): Promise<{ id: string; merchantId: string }[]> {
+  const rows = await sequelize.query<{ id: string; merchant_id: string }>(
+    `SELECT id, merchant_id FROM psp_connections WHERE status = 'ACTIVE' ORDER BY created_at, id`,
+    { type: QueryTypes.SELECT },
+  );
+  return rows.map((r) => ({ id: r.id, merchantId: r.merchant_id }));
+}
+
 /** One connection by id, active or revoked (what a charge issued on it is asked of). */
 export async function findConnectionById(sequelize: Sequelize, id: string): Promise<PspConnectionRow | null> {
   const [row] = await sequelize.query<PspConnectionRow>(`SELECT * FROM psp_connections WHERE id = :id`, {
