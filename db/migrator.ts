@@ -40,7 +40,8 @@ import { idempotencyKeyBinding } from './migrations/0032_idempotency_key_binding
 import { webhookRotationId } from './migrations/0033_webhook_rotation_id';
 import { pspConnections } from './migrations/0034_psp_connections';
 import { chargePspConnection } from './migrations/0035_charge_psp_connection';
-import { medInfractionConnection } from './migrations/0036_med_infraction_connection';
+import { reconciliationConnection } from './migrations/0036_reconciliation_connection';
+import { medInfractionConnection } from './migrations/0037_med_infraction_connection';
 
 export interface Migration {
   name: string;
@@ -80,6 +81,7 @@ const migrations: Migration[] = [
   webhookRotationId,
   pspConnections,
   chargePspConnection,
+  reconciliationConnection,
   medInfractionConnection,
 ];
 

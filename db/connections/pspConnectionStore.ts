@@ -64,10 +64,13 @@ export class ActiveConnectionExists extends Error {}
 export async function insertConnection(sequelize: Sequelize, c: NewPspConnection): Promise<PspConnectionRow> {
   try {
     const [row] = await sequelize.query<PspConnectionRow>(
-      `INSERT INTO psp_connections (id, merchant_id, psp_kind, api_base_url, token_url, client_id, pix_key, account_number,
+      // The merchant's row lock first, as a withdrawal's reservation takes it: a reservation either
+      // commits before the connection exists or sees it (activities/withdrawals/reserve.ts).
+      `WITH merchant AS (SELECT id FROM merchants WHERE id = :merchantId FOR UPDATE)
+       INSERT INTO psp_connections (id, merchant_id, psp_kind, api_base_url, token_url, client_id, pix_key, account_number,
          secret_envelope, secret_key_id, certificate_fingerprint, webhook_path_secret_envelope, webhook_path_secret_key_id)
-       VALUES (:id, :merchantId, :pspKind, :apiBaseUrl, :tokenUrl, :clientId, :pixKey, :accountNumber,
-         :secretEnvelope, :secretKeyId, :fingerprint, :webhookEnvelope, :webhookKeyId)
+       SELECT :id, merchant.id, :pspKind, :apiBaseUrl, :tokenUrl, :clientId, :pixKey, :accountNumber,
+         :secretEnvelope, :secretKeyId, :fingerprint, :webhookEnvelope, :webhookKeyId FROM merchant
        RETURNING *`,
       {
         replacements: {
@@ -88,6 +91,7 @@ export async function insertConnection(sequelize: Sequelize, c: NewPspConnection
         type: QueryTypes.SELECT,
       },
     );
+    if (!row) throw new Error(`no merchant with id ${c.merchantId}`);
     return row;
   } catch (err) {
     if ((err as { parent?: { constraint?: string } }).parent?.constraint === 'psp_connections_one_active')
@@ -113,7 +117,11 @@ export async function findConnectionById(sequelize: Sequelize, id: string): Prom
   return row ?? null;
 }
 
-/** Every ACTIVE connection (id, merchant, when registered), oldest first: the accounts a sweep over all of them reads (MED's sync). */
+/**
+ * Every active connection, by id, merchant and when it was registered (no secret), oldest first:
+ * the accounts the sweep for lost notifications, the daily reconciliation and MED's sync read
+ * besides the platform's.
+ */
 export async function activeConnections(
   sequelize: Sequelize,
 ): Promise<{ id: string; merchantId: string; createdAt: Date }[]> {

@@ -12,7 +12,7 @@ export interface MedInfractionRow {
   id: string;
   provider_infraction_id: string;
   merchant_id: string;
-  /** The PSP account it was read from and is answered through: null, the platform's; else the merchant's connection (migration 0036). */
+  /** The PSP account it was read from and is answered through: null, the platform's; else the merchant's connection (migration 0037). */
   psp_connection_id: string | null;
   charge_id: string;
   end_to_end_id: string;

@@ -10,7 +10,7 @@
 import type { Migration } from '../migrator';
 
 export const medInfractionConnection: Migration = {
-  name: '0036_med_infraction_connection',
+  name: '0037_med_infraction_connection',
   async up({ context: sequelize }) {
     await sequelize.query(`
       ALTER TABLE med_infractions ADD COLUMN psp_connection_id UUID REFERENCES psp_connections(id);
