@@ -128,7 +128,8 @@ export class ConnectedPspAccounts implements PspAccounts {
 
 /** The worker's directory: the platform's provider and CREDENTIALS_ENCRYPTION_KEY's keyring (none: no connection opens). */
 export function pspAccountsFrom(
-  config: ConnectedProviderConfig & Pick<GatewayConfig, 'credentialsEncryptionKey' | 'connectionMasterKeys' | 'platformPspAccount'>,
+  config: ConnectedProviderConfig &
+    Pick<GatewayConfig, 'credentialsEncryptionKey' | 'connectionMasterKeys' | 'platformPspAccount'>,
   deps: { platform: PixProvider; sequelize: Sequelize; logger: Logger },
 ): ConnectedPspAccounts {
   return new ConnectedPspAccounts({
