@@ -10,6 +10,7 @@ import crypto from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
 import { parseKey } from './core/crypto/secretBox';
+import { credentialsKeyring, parseMasterKeys, type MasterKeyRotation } from './core/crypto/envelope';
 import { documentType } from './core/documents';
 import { readClientTls, type ClientTls } from './core/net/clientTls';
 import { parsePrivateReceivers, type PrivateReceiver } from './core/net/destination';
@@ -123,6 +124,14 @@ export interface GatewayConfig {
    * merchant's charge with a fee is refused (SPLIT_NOT_POSSIBLE) until both are set.
    */
   platformPspAccount: { conta: string; document: string } | null;
+  /**
+   * CONNECTION_MASTER_KEYS (`id=key,…`, each 32 bytes as 64 hex or base64) and CONNECTION_MASTER_KEY_ID:
+   * master keys of the merchants' PSP connections beside CREDENTIALS_ENCRYPTION_KEY (`k1`), and the
+   * one new envelopes are sealed with (default k1). Unset: k1 alone. A rotation: add `k2=…`, set
+   * CONNECTION_MASTER_KEY_ID=k2, restart, run `gateway connection rewrap`, then drop nothing until
+   * it reports no envelope left under the old key (docs/operations.md).
+   */
+  connectionMasterKeys: MasterKeyRotation | null;
   /**
    * RECEIPT_RENDER_THREADS (1 to 32): worker threads drawing receipt PDFs in the API process.
    * Default: the cores but one (the event loop's), at least 1 and at most 4. Production: the default
@@ -273,6 +282,21 @@ export const SANDBOX_PIX_RECEIVING_KEY = '11222333000181';
 
 export const DEFAULT_MAIL_FROM = 'Pix Gateway <no-reply@localhost>';
 export const DEFAULT_PLATFORM_INSTITUTION_NAME = 'Gateway Pagamentos IP';
+
+function connectionMasterKeys(read: EnvReader, credentialsEncryptionKey: string): MasterKeyRotation | null {
+  const text = read.raw('CONNECTION_MASTER_KEYS');
+  const currentKeyId = read.raw('CONNECTION_MASTER_KEY_ID');
+  if (text === undefined && currentKeyId === undefined) return null;
+  try {
+    const rotation = { keys: text === undefined ? {} : parseMasterKeys(text), currentKeyId: currentKeyId ?? 'k1' };
+    // Built once here so a wrong key, id or current id stops the start, not the first connection.
+    if (credentialsEncryptionKey) credentialsKeyring(credentialsEncryptionKey, rotation);
+    return rotation;
+  } catch (err) {
+    read.problems.push(`CONNECTION_MASTER_KEYS / CONNECTION_MASTER_KEY_ID: ${(err as Error).message}`);
+    return null;
+  }
+}
 
 function platformPspAccount(read: EnvReader, production: boolean): GatewayConfig['platformPspAccount'] {
   const conta = read.raw('PLATFORM_PSP_ACCOUNT_NUMBER') ?? (production ? undefined : '1000001');
@@ -444,6 +468,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     log: { level: logLevel(read, mode === 'test' ? (testLogDir ? 'debug' : 'silent') : 'info'), testLogDir },
     platformInstitutionName: read.raw('PLATFORM_INSTITUTION_NAME') ?? DEFAULT_PLATFORM_INSTITUTION_NAME,
     platformPspAccount: platformPspAccount(read, production),
+    connectionMasterKeys: connectionMasterKeys(read, credentialsEncryptionKey),
     receiptRenderThreads: read.raw('RECEIPT_RENDER_THREADS')
       ? read.int('RECEIPT_RENDER_THREADS', 1, { min: 1, max: 32 })
       : null,

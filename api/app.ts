@@ -232,7 +232,7 @@ function sharedParts(deps: ApiDeps) {
     production: deps.production ?? false,
     platformInstitution,
     encryptionKey,
-    /** CREDENTIALS_ENCRYPTION_KEY's envelope keyring: merchants' PSP connections (notifications, registration). */
+    /** The connections' envelope keyring (CREDENTIALS_ENCRYPTION_KEY as k1, CONNECTION_MASTER_KEYS): notifications, registration. */
     keyring: deps.credentialsKeyring ?? credentialsKeyring(deps.credentialsEncryptionKey),
     passport: auth,
     /** Client credentials, any scope: each family checks its own. */
@@ -266,6 +266,7 @@ function applicationDeps(deps: ApiDeps, shared: SharedParts): ApplicationDeps {
       encryptionKey: deps.credentialsEncryptionKey,
     }),
     charges: {
+      sequelize: deps.sequelize,
       temporal: deps.temporal,
       taskQueue: deps.taskQueue,
       defaultFee: deps.defaultFee,

@@ -30,7 +30,7 @@ async function main(): Promise<void> {
     taskQueue: config.temporal.taskQueue,
     logger,
     credentialsEncryptionKey: config.credentialsEncryptionKey,
-    credentialsKeyring: credentialsKeyring(config.credentialsEncryptionKey),
+    credentialsKeyring: credentialsKeyring(config.credentialsEncryptionKey, config.connectionMasterKeys),
     providerCallbackSecret: config.provider.callbackSecret,
     pixWebhookSecret: config.pixApi.webhookSecret,
     defaultFee: { bps: config.defaultPixFeeBps, fixedCents: config.defaultPixFeeFixedCents },

@@ -17,6 +17,7 @@
  *   user operator --email <e> [--revoke]
  *   credential create --merchant <id> --scopes <a,b> [--name <n>] [--json]
  *   connection register|show|test|rotate|revoke|webhook --merchant <id> …   (a merchant's own PSP connection: cli/connectionArgs.ts)
+ *   connection-keys rewrap [--json]   (after a master key rotation: every connection's envelopes under the current key)
  *   audit [--json] [--since <ISO time>] [--sandbox-url <url>] [--stale-minutes <n>]   (exit 0 clean, 1 discrepancies, 2 usage)
  * Reads DATABASE_URL and friends from the environment, else from the running `npm start`
  * stack (.data/local-env.json).
@@ -48,7 +49,8 @@ import { providerBalanceCommand } from './providerBalance';
 import { auditCommand } from './audit/command';
 import { connectionUsage, parseConnectionArgs } from './connectionArgs';
 import { runConnectionCommand } from './connection';
-import { credentialsKeyring } from '../core/crypto/envelope';
+import { credentialsKeyring, parseMasterKeys, type MasterKeyring } from '../core/crypto/envelope';
+import { describeRewrap, rewrapConnections } from './connectionKeys';
 
 const usage = `usage:
   npm run gateway -- migrate   (pending migrations, as the migration role: MIGRATION_DATABASE_URL, else DATABASE_URL)
@@ -313,12 +315,33 @@ async function credentialCreate(argv: string[]): Promise<void> {
     );
 }
 
+/** The connections' master keys: CREDENTIALS_ENCRYPTION_KEY as k1, and CONNECTION_MASTER_KEYS beside it (config.ts). */
+function connectionKeyring(): MasterKeyring {
+  const extra = cli().optional('CONNECTION_MASTER_KEYS');
+  const currentKeyId = cli().optional('CONNECTION_MASTER_KEY_ID');
+  const rotation =
+    extra === undefined && currentKeyId === undefined
+      ? null
+      : { keys: extra === undefined ? {} : parseMasterKeys(extra), currentKeyId: currentKeyId ?? 'k1' };
+  return credentialsKeyring(env('CREDENTIALS_ENCRYPTION_KEY'), rotation);
+}
+
+/** `connection-keys rewrap [--json]`: every connection's envelopes under the current master key (cli/connectionKeys.ts). */
+async function connectionKeys(command: string | undefined, argv: string[]): Promise<void> {
+  if (command !== 'rewrap') throw new Error('connection-keys needs rewrap');
+  const { values } = parseArgs({ args: argv, options: { json: { type: 'boolean', default: false } }, strict: true });
+  const keyring = connectionKeyring();
+  const report = await withDatabase((sequelize) => rewrapConnections({ sequelize, keyring }));
+  process.stdout.write(values.json ? `${JSON.stringify(report)}\n` : describeRewrap(report));
+  if (report.unopenable.length > 0) process.exitCode = 1;
+}
+
 /** Each PSP request's time limit while testing a connection. */
 const CONNECTION_TEST_TIMEOUT_MS = 15_000;
 
 async function connection(action: string | undefined, argv: string[]): Promise<void> {
   const cmd = parseConnectionArgs(action, argv);
-  const keyring = credentialsKeyring(env('CREDENTIALS_ENCRYPTION_KEY'));
+  const keyring = connectionKeyring();
   // Only `webhook` builds a URL for the PSP; the other actions run without PUBLIC_BASE_URL.
   const publicBaseUrl = cmd.action === 'webhook' ? env('PUBLIC_BASE_URL') : undefined;
   const done = await withDatabase((sequelize) =>
@@ -359,6 +382,7 @@ async function main(): Promise<void> {
   if (group === 'user' && command === 'operator') return userOperator(rest);
   if (group === 'credential' && command === 'create') return credentialCreate(rest);
   if (group === 'connection') return connection(command, rest);
+  if (group === 'connection-keys') return connectionKeys(command, rest);
   if ((group === 'payout' || group === 'withdrawal') && command === 'reconcile') {
     const { positionals } = parseArgs({ args: rest, options: {}, allowPositionals: true, strict: true });
     if (positionals.length !== 1)

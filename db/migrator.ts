@@ -40,6 +40,8 @@ import { idempotencyKeyBinding } from './migrations/0032_idempotency_key_binding
 import { webhookRotationId } from './migrations/0033_webhook_rotation_id';
 import { pspConnections } from './migrations/0034_psp_connections';
 import { chargePspConnection } from './migrations/0035_charge_psp_connection';
+import { reconciliationConnection } from './migrations/0036_reconciliation_connection';
+import { medInfractionConnection } from './migrations/0037_med_infraction_connection';
 
 export interface Migration {
   name: string;
@@ -79,6 +81,8 @@ const migrations: Migration[] = [
   webhookRotationId,
   pspConnections,
   chargePspConnection,
+  reconciliationConnection,
+  medInfractionConnection,
 ];
 
 export async function runMigrations(sequelize: Sequelize): Promise<string[]> {

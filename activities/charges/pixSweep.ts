@@ -6,79 +6,165 @@
  * (ProviderCallbackService.handleReceivedPix: stored once as `pix:<endToEndId>`, signal or late
  * settlement, credited only once GET /cob and GET /pix/{e2eid} confirm it). A Pix the notification
  * (or an earlier sweep) already took is skipped without a write.
+ *
+ * Every account is swept: the platform's, and each active connected merchant's own (issue 37),
+ * through its own connection. A connection's Pix is claimed with its merchant's scope, exactly as
+ * its notification route claims it (api/connections/notifications: event `pix:<merchantId>:<e2e>`,
+ * another merchant's charge NOT_THIS_CONNECTION), so the sweep and a late notification take it once.
+ * One connection that cannot be read (revoked meanwhile, its PSP down) is logged and skipped: the
+ * others are swept, and the next minute's pass tries it again; the platform's account failing
+ * fails the pass, as before.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Logger } from 'pino';
 import type { Sequelize } from 'sequelize';
+import { pspConnectionStore } from '../../db/connections';
 import { providerEventStore } from '../../db/charges';
-import { ProviderCallbackService, receivedPixEventId, type CallbackOutcome } from '../../db/charges';
+import {
+  ProviderCallbackService,
+  receivedPixEventId,
+  type CallbackOutcome,
+  type MerchantScope,
+} from '../../db/charges';
 import { chargeIdOfTxid } from '../../core/pix/apiPixIds';
-import { isReceivedPixProvider, ProviderError, type PixProvider, type ReceivedPix } from '../../core/provider';
+import {
+  isReceivedPixProvider,
+  ProviderError,
+  type PixProvider,
+  type PspAccounts,
+  type ReceivedPix,
+} from '../../core/provider';
 
 export interface PixSweepActivityDeps {
   sequelize: Sequelize;
   provider: PixProvider;
+  /** The connected merchants' accounts; absent: the platform's account only. */
+  accounts?: PspAccounts;
   logger: Logger;
 }
 
 export interface PixSweepResult {
-  /** Pix the PSP listed in the window. */
+  /** Pix the PSP listed in the window, every account swept. */
   listed: number;
   /** Pix of our charges that no notification had brought: taken now. */
   taken: number;
   outcomes: Partial<Record<CallbackOutcome, number>>;
+  /** Connected accounts swept (the platform's aside). */
+  connections: number;
+  /** Connections whose list could not be read this pass (their ids; retried next minute). */
+  failedConnections: string[];
 }
 
-/** One run of the sweep over the last `lookbackMs` of Pix the PSP received. */
+/** One account's pass: what it listed, what it took. */
+type Pass = Pick<PixSweepResult, 'listed' | 'taken' | 'outcomes'>;
+
+/** One run of the sweep over the last `lookbackMs` of Pix the PSP received, on every account. */
 export async function sweepReceivedPix(
   deps: PixSweepActivityDeps,
   args: { lookbackMs: number },
 ): Promise<PixSweepResult> {
-  const { sequelize, provider } = deps;
-  if (!isReceivedPixProvider(provider)) return { listed: 0, taken: 0, outcomes: {} };
   const to = new Date();
-  const from = new Date(to.getTime() - args.lookbackMs);
-  let listed: ReceivedPix[];
+  const window = { from: new Date(to.getTime() - args.lookbackMs).toISOString(), to: to.toISOString() };
+  const result: PixSweepResult = { listed: 0, taken: 0, outcomes: {}, connections: 0, failedConnections: [] };
+  const claims = claimPath(deps);
+  let platformFailure: unknown = null;
   try {
-    listed = await provider.listReceivedPix({ from: from.toISOString(), to: to.toISOString() });
+    add(result, await sweepAccount(deps, claims, deps.provider, window));
   } catch (err) {
-    // Our words only in the failure; the next minute's run looks again over the same window.
-    if (err instanceof ProviderError)
-      throw ApplicationFailure.retryable(
-        `the PSP's list of received Pix could not be read (${err.code})`,
-        'ProviderUnavailable',
-      );
-    throw err;
+    // The connections are swept all the same; the pass fails below.
+    platformFailure = err;
   }
+  if (deps.accounts) {
+    const logger = deps.logger.child({ module: 'pix-sweep' });
+    for (const connection of await pspConnectionStore.activeConnections(deps.sequelize)) {
+      result.connections++;
+      try {
+        const { provider } = await deps.accounts.forConnection(connection.id);
+        add(result, await sweepAccount(deps, claims, provider, window, { merchantId: connection.merchantId }));
+      } catch (err) {
+        if (!(err instanceof ProviderError)) throw err;
+        result.failedConnections.push(connection.id);
+        // The code only: the PSP's own text (err.detail) may name hosts and paths.
+        logger.warn(
+          { connectionId: connection.id, merchantId: connection.merchantId, code: err.code },
+          "a connected account's received Pix could not be listed; swept again next pass",
+        );
+      }
+    }
+  }
+  if (platformFailure instanceof ProviderError)
+    // Our words only in the failure; the next minute's run looks again over the same window.
+    throw ApplicationFailure.retryable(
+      `the PSP's list of received Pix could not be read (${platformFailure.code})`,
+      'ProviderUnavailable',
+    );
+  if (platformFailure) throw platformFailure;
+  return result;
+}
+
+function add(into: PixSweepResult, pass: Pass): void {
+  into.listed += pass.listed;
+  into.taken += pass.taken;
+  for (const [outcome, n] of Object.entries(pass.outcomes) as [CallbackOutcome, number][])
+    into.outcomes[outcome] = (into.outcomes[outcome] ?? 0) + n;
+}
+
+/**
+ * One account's Pix received in the window, each not yet taken through the claim path; `scope`: a
+ * connected merchant's account, claimed as its notification route claims.
+ */
+async function sweepAccount(
+  deps: PixSweepActivityDeps,
+  claims: () => ProviderCallbackService,
+  provider: PixProvider,
+  window: { from: string; to: string },
+  scope?: MerchantScope,
+): Promise<Pass> {
+  if (!isReceivedPixProvider(provider)) return { listed: 0, taken: 0, outcomes: {} };
+  const listed = await provider.listReceivedPix(window);
   // Ours by shape: a Pix of a static code, a boleto's or another system's is not a charge of ours.
   const ours = listed.filter((pix) => pix.txid !== null && chargeIdOfTxid(pix.txid) !== null);
   // The events already stored with an outcome: a notification or an earlier sweep took them.
   const taken = await providerEventStore.withOutcome(
-    sequelize,
-    ours.map((pix) => receivedPixEventId(pix.endToEndId)),
+    deps.sequelize,
+    ours.map((pix) => receivedPixEventId(pix.endToEndId, scope)),
   );
-  const fresh = ours.filter((pix) => !taken.has(receivedPixEventId(pix.endToEndId)));
-  const outcomes = fresh.length > 0 ? await takeFresh(deps, fresh) : {};
+  const fresh = ours.filter((pix) => !taken.has(receivedPixEventId(pix.endToEndId, scope)));
+  const outcomes = fresh.length > 0 ? await takeFresh(deps, claims(), fresh, scope) : {};
   return { listed: listed.length, taken: fresh.length, outcomes };
 }
 
+/** The one claim path, built once per pass when a Pix needs it. */
+function claimPath(deps: PixSweepActivityDeps): () => ProviderCallbackService {
+  let service: ProviderCallbackService | null = null;
+  return () => {
+    if (service) return service;
+    const ctx = Context.current();
+    service = new ProviderCallbackService({
+      sequelize: deps.sequelize,
+      temporal: ctx.client,
+      taskQueue: ctx.info.taskQueue,
+      logger: deps.logger.child({ module: 'provider-callbacks' }),
+    });
+    return service;
+  };
+}
+
 /** Each Pix no notification brought, through the one claim path, as its notification would have gone. */
-async function takeFresh(deps: PixSweepActivityDeps, fresh: ReceivedPix[]): Promise<PixSweepResult['outcomes']> {
+async function takeFresh(
+  deps: PixSweepActivityDeps,
+  claims: ProviderCallbackService,
+  fresh: ReceivedPix[],
+  scope?: MerchantScope,
+): Promise<Pass['outcomes']> {
   const logger = deps.logger.child({ module: 'pix-sweep' });
-  const ctx = Context.current();
-  const claims = new ProviderCallbackService({
-    sequelize: deps.sequelize,
-    temporal: ctx.client,
-    taskQueue: ctx.info.taskQueue,
-    logger: deps.logger.child({ module: 'provider-callbacks' }),
-  });
-  const outcomes: PixSweepResult['outcomes'] = {};
+  const outcomes: Pass['outcomes'] = {};
   for (const pix of fresh) {
-    const outcome = await claims.handleReceivedPix(pix);
+    const outcome = await claims.handleReceivedPix(pix, scope);
     outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
     // Worth a look: the PSP (or its webhook registration) is losing notifications.
     logger.warn(
-      { txid: pix.txid, endToEndId: pix.endToEndId, outcome },
+      { txid: pix.txid, endToEndId: pix.endToEndId, outcome, merchantId: scope?.merchantId },
       'a Pix received without its notification was taken by the sweep',
     );
   }

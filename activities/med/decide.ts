@@ -7,7 +7,7 @@ import { medInfractionStore, type MedInfractionRow } from '../../db/med';
 import { refundStore } from '../../db/refunds';
 import type { MedDecisionRequest } from '../../workflows/med/types';
 import { writeLedgerEntry } from '../ledger/ledgerWriter';
-import { infractionProvider, locked, recordInfractionEvent, unblock, type MedActivityDeps } from './infraction';
+import { infractionProviderOf, locked, recordInfractionEvent, unblock, type MedActivityDeps } from './infraction';
 
 type Decision = MedDecisionRequest & { infractionId: string; refundId: string };
 type DecisionAnswer = {
@@ -18,7 +18,11 @@ type DecisionAnswer = {
   reason: string;
 };
 
-/** Sends the analysis to the provider (idempotent there). A provider that already holds another answer is a conflict for a person. */
+/**
+ * Sends the analysis to the provider (idempotent there), through the account the infraction was
+ * read from: a connected merchant's infraction is answered with its own connection. A provider
+ * that already holds another answer, or a connection revoked since, is a conflict for a person.
+ */
 export async function answerMedAtProvider(
   deps: MedActivityDeps,
   args: { infractionId: string; decision: MedDecisionRequest['decision']; justification: string },
@@ -26,7 +30,8 @@ export async function answerMedAtProvider(
   const row = await medInfractionStore.findInfraction(deps.sequelize, args.infractionId);
   if (!row) throw ApplicationFailure.nonRetryable(`infraction ${args.infractionId} not found`, 'MedStateConflict');
   try {
-    await infractionProvider(deps).answerInfraction(row.provider_infraction_id, {
+    const provider = await infractionProviderOf(deps, row.psp_connection_id);
+    await provider.answerInfraction(row.provider_infraction_id, {
       decision: args.decision,
       justification: args.justification,
     });

@@ -5,19 +5,36 @@
  * changes nothing twice.
  */
 import { ApplicationFailure } from '@temporalio/activity';
+import type { Logger } from 'pino';
 import type { Sequelize, Transaction } from 'sequelize';
 import { accounts } from '../../core/ledger/accounts';
 import { move, movements } from '../../core/ledger/postings';
-import { isInfractionProvider, type PixProvider } from '../../core/provider';
+import {
+  isInfractionProvider,
+  platformOnly,
+  type InfractionProvider,
+  type PixProvider,
+  type PspAccounts,
+} from '../../core/provider';
 import { medInfractionStore, presentInfraction, type MedInfractionRow } from '../../db/med';
 import { recordEvent } from '../events/outbox';
 
 export interface MedActivityDeps {
   sequelize: Sequelize;
+  /** The platform's account's provider. */
   provider: PixProvider;
+  /** The worker's directory of PSP accounts (each connected merchant's own); absent: the platform's only. */
+  accounts?: PspAccounts;
+  logger: Logger;
 }
 
-/** The disputed money leaves the merchant's available balance while the infraction is open (available → blocked). */
+/**
+ * The disputed money leaves the merchant's available balance while the infraction is open
+ * (available → blocked). The same for a connected merchant, whose ledger mirrors its own PSP
+ * account: its PSP holds the disputed amount in that account (a cautionary block) until the
+ * analysis, and the mirror records the same hold; no money moves between accounts, and none
+ * through the platform's.
+ */
 export function block(row: MedInfractionRow, cents: number) {
   const { merchantAvailable, merchantBlocked } = accounts;
   return move(
@@ -39,8 +56,13 @@ export function unblock(row: MedInfractionRow, cents: number) {
   );
 }
 
-export function infractionProvider(deps: MedActivityDeps) {
-  const { provider } = deps;
+/** The infractions of one PSP account: `connectionId` null, the platform's; else that connection's. */
+export async function infractionProviderOf(
+  deps: MedActivityDeps,
+  connectionId: string | null,
+): Promise<InfractionProvider> {
+  const directory = deps.accounts ?? platformOnly(deps.provider);
+  const { provider } = await directory.forConnection(connectionId);
   if (!isInfractionProvider(provider))
     throw ApplicationFailure.nonRetryable('the provider does not report Pix infractions', 'MedUnsupported');
   return provider;

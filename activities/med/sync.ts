@@ -1,51 +1,112 @@
 import crypto from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { attributeInfraction } from '../../core/med/attribution';
+import { ProviderError } from '../../core/provider';
 import { BusinessStatusKey, MerchantIdKey } from '../../core/temporal/searchAttributes';
 import { startWorkflow } from '../../core/temporal/workflows';
 import { chargeStore } from '../../db/charges';
+import { pspConnectionStore } from '../../db/connections';
 import { medInfractionStore } from '../../db/med';
 import { medInfractionWorkflow, medInfractionWorkflowId } from '../../workflows/med/definitions';
 import type { MedInfractionInput, MedSyncInput, MedSyncResult } from '../../workflows/med/types';
-import { infractionProvider, type MedActivityDeps } from './infraction';
+import { infractionProviderOf, type MedActivityDeps } from './infraction';
 
 /**
- * Pulls the provider's infractions, inserts the new ones (unique provider id), each matched to
- * our charge by endToEndId (its merchant), and starts one medInfraction workflow for every OPEN
- * one (already started: fine). An infraction we have no charge for is counted, not stored.
+ * Pulls the infractions of every PSP account we speak to (each ACTIVE connection's, then the
+ * platform's), inserts the new ones (unique provider id) with the account they were read from,
+ * each matched to our charge by endToEndId and attributed to its merchant only when that charge was
+ * received at that account (core/med/attribution.ts), and starts one medInfraction workflow for
+ * every OPEN one (already started: fine). An infraction we have no charge for is counted, not
+ * stored; one naming a charge of another account is logged, not stored. One connection that cannot
+ * be read (revoked certificate, expired secret, its PSP down) is logged and skipped, so it stops
+ * only its merchant's pull until the next sync; the platform's account failing fails the sync.
  */
 export async function syncMedInfractions(deps: MedActivityDeps, input: MedSyncInput): Promise<MedSyncResult> {
-  const result = await storeNewInfractions(deps, input);
+  const result: MedSyncResult = {
+    pulled: 0,
+    created: 0,
+    unmatched: 0,
+    otherAccount: 0,
+    createdIds: [],
+    failedConnections: [],
+  };
+  // Connections first: an infraction a wider list (the bundled sandbox's own API) also shows on the
+  // platform's account is then already stored from its own account when the platform's is read.
+  for (const connection of await pspConnectionStore.activeConnections(deps.sequelize)) {
+    try {
+      // No charge was received at the account before its connection was registered (a charge's account is fixed at issue).
+      await storeNewInfractions(deps, input, { connectionId: connection.id, from: connection.createdAt }, result);
+    } catch (err) {
+      if (!(err instanceof ProviderError)) throw err;
+      // Our own words (a ProviderError's message names no secret); the PSP's text stays in its detail.
+      deps.logger.warn(
+        { connectionId: connection.id, merchantId: connection.merchantId, code: err.code, err: err.message },
+        "MED sync: this connection's infractions could not be read; the next sync tries again",
+      );
+      result.failedConnections.push({ connectionId: connection.id, merchantId: connection.merchantId });
+    }
+  }
+  await storeNewInfractions(deps, input, { connectionId: null, from: new Date(0) }, result);
   await startOpenInfractions(deps, input);
   return result;
 }
 
-async function storeNewInfractions(deps: MedActivityDeps, input: MedSyncInput): Promise<MedSyncResult> {
+/**
+ * The new infractions of one account (`connectionId` null: the platform's), added to `result`;
+ * `from`: where its first read starts, before it holds any.
+ */
+async function storeNewInfractions(
+  deps: MedActivityDeps,
+  input: MedSyncInput,
+  account: { connectionId: string | null; from: Date },
+  result: MedSyncResult,
+): Promise<void> {
   const { sequelize } = deps;
-  const newest = await medInfractionStore.newestOpenedAt(sequelize);
+  const { connectionId } = account;
+  const provider = await infractionProviderOf(deps, connectionId);
+  const newest = (await medInfractionStore.newestOpenedAt(sequelize, connectionId)) ?? account.from;
   // A minute back from the newest we have: the provider's clock and ours may differ a little; duplicates are ignored.
-  const since = newest ? new Date(newest.getTime() - 60_000).toISOString() : new Date(0).toISOString();
-  const pulled = await infractionProvider(deps).listInfractions(since);
-  const result: MedSyncResult = { pulled: pulled.length, created: 0, unmatched: 0, createdIds: [] };
+  const since = new Date(Math.max(0, newest.getTime() - 60_000)).toISOString();
+  const pulled = await provider.listInfractions(since);
+  result.pulled += pulled.length;
   for (const p of pulled) {
     // Decided or cancelled at the PSP before we learnt of it (Efí: ACEITA, REJEITADA,
     // CANCELADA_EFI): nothing to analyse, and no money of the merchant's to block for it.
     if (p.status !== 'OPEN') continue;
     const charge = await chargeStore.chargeOfEndToEndId(sequelize, p.endToEndId);
-    if (!charge) {
+    const attribution = attributeInfraction(connectionId, charge);
+    if (attribution.kind === 'NO_CHARGE') {
       result.unmatched++;
       continue;
     }
+    if (attribution.kind === 'OTHER_ACCOUNT') {
+      // Already stored from the account that received it: that account's list showed it too.
+      if (await medInfractionStore.isStored(sequelize, p.id)) continue;
+      result.otherAccount++;
+      deps.logger.warn(
+        {
+          providerInfractionId: p.id,
+          readFrom: connectionId ?? 'platform',
+          chargeId: attribution.charge.id,
+          chargeAccount: attribution.charge.pspConnectionId ?? 'platform',
+        },
+        'MED sync: an infraction names a charge received at another PSP account; not attributed to its merchant',
+      );
+      continue;
+    }
+    const { charge: disputed } = attribution;
     const id = crypto.randomUUID();
     const openedAt = new Date(p.openedAt);
     const inserted = await medInfractionStore.insertInfraction(sequelize, {
       id,
       providerInfractionId: p.id,
-      merchantId: charge.merchantId,
-      chargeId: charge.id,
+      merchantId: disputed.merchantId,
+      pspConnectionId: connectionId,
+      chargeId: disputed.id,
       endToEndId: p.endToEndId,
       // A PSP that does not say how much is disputed disputes the whole payment.
-      disputedCents: p.amountCents ?? charge.amountCents,
+      disputedCents: p.amountCents ?? disputed.amountCents,
       reason: p.reason,
       openedAt,
       // Our deadline (MED_ANALYSIS_DEADLINE) from when we learn of it, never after the provider's.
@@ -53,10 +114,9 @@ async function storeNewInfractions(deps: MedActivityDeps, input: MedSyncInput): 
     });
     if (inserted) {
       result.created++;
-      if (!input.merchantId || input.merchantId === charge.merchantId) result.createdIds.push(id);
+      if (!input.merchantId || input.merchantId === disputed.merchantId) result.createdIds.push(id);
     }
   }
-  return result;
 }
 
 async function startOpenInfractions(deps: MedActivityDeps, input: MedSyncInput): Promise<void> {

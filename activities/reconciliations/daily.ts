@@ -1,11 +1,15 @@
+import { pspConnectionStore } from '../../db/connections';
 import { comparisonStore, reconciliationStore } from '../../db/reconciliations';
 import type { ReconciliationDeps } from './deps';
 import { UUID, brasiliaDayRange, statementOf } from './statement';
 
 /**
- * The daily run's rows: one reconciliation of `day` for every merchant the day's statement or
- * ledger mentions (a lost payment's merchant has nothing in the ledger, only on the statement).
- * Idempotent: a merchant's scheduled row for the day is created once (reconciliations_daily_once).
+ * The daily run's rows: one reconciliation of `day` for every merchant the platform account's
+ * statement or ledger mentions that day (a lost payment's merchant has nothing in the ledger, only
+ * on the statement), and one for every active PSP connection, day or no day: a connected
+ * merchant's own account is compared every day (its saldo against the ledger mirror), whether or
+ * not the day moved money there. Idempotent: a scheduled row is created once per merchant and day
+ * (reconciliations_daily_once), and once per connection and day (reconciliations_daily_connection_once).
  */
 export async function prepareDailyReconciliations(deps: ReconciliationDeps, args: { day: string }): Promise<string[]> {
   const { sequelize } = deps;
@@ -22,5 +26,7 @@ export async function prepareDailyReconciliations(deps: ReconciliationDeps, args
   });
   const ids: string[] = [];
   for (const merchantId of merchants) ids.push(await reconciliationStore.dailyRun(sequelize, merchantId, args.day));
+  for (const connection of await pspConnectionStore.activeConnections(sequelize))
+    ids.push(await reconciliationStore.dailyConnectionRun(sequelize, connection, args.day));
   return ids;
 }

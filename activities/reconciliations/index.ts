@@ -1,7 +1,10 @@
 /**
  * Activities of the Reconciliation workflow: the provider's statement against the
  * ledger, for one merchant's Pix charges paid in a date range (Brasília days, inclusive), or for
- * every merchant's at once (a platform-wide run, no merchant: operators only).
+ * every merchant's at once (a platform-wide run, no merchant: operators only). A run compares one
+ * PSP account: the platform's (what was issued, refunded and sent there), or a connected
+ * merchant's own (connection.ts: its Pix received, its sends and its saldo against the ledger
+ * mirror), never one account's statement with another account's records.
  *
  * - On the statement and in the ledger with the same gross and endToEndId: matched.
  * - On the statement, no CHARGE_PAID entry: missing in the ledger (a lost callback). It goes

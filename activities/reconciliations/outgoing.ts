@@ -6,19 +6,19 @@
 import type { StatementTransfer } from '../../core/provider';
 import { comparisonStore, type Outgoing } from '../../db/reconciliations';
 import type { ReconciliationDeps } from './deps';
-import { UUID, type DayRange, type Report } from './statement';
+import { UUID, type DayRange, type Report, type Scope } from './statement';
 
 /** Devoluções: the statement's RETURNs of this merchant's refunds against REFUND_COMPLETED entries. */
 export async function compareReturns(
   deps: ReconciliationDeps,
-  merchantId: string | null,
+  scope: Scope,
   range: DayRange,
   transfers: StatementTransfer[],
   report: Report,
 ): Promise<void> {
   const returns = transfers.filter((t) => t.kind === 'RETURN' && t.status === 'COMPLETED' && UUID.test(t.reference));
   const refunds = await comparisonStore.settledRefunds(deps.sequelize, {
-    merchantId,
+    ...scope,
     from: range.from,
     to: range.to,
     refundIds: returns.map((t) => t.reference),
@@ -33,14 +33,14 @@ export async function compareReturns(
  */
 export async function compareTransfers(
   deps: ReconciliationDeps,
-  merchantId: string | null,
+  scope: Scope,
   range: DayRange,
   transfers: StatementTransfer[],
   report: Report,
 ): Promise<void> {
   const sent = transfers.filter((t) => t.kind === 'TRANSFER' && t.status === 'COMPLETED' && UUID.test(t.reference));
   const rows = await comparisonStore.settledTransfers(deps.sequelize, {
-    merchantId,
+    ...scope,
     from: range.from,
     to: range.to,
     transferIds: sent.map((t) => t.reference),

@@ -10,24 +10,27 @@ import { ProviderCallbackService, chargeStore, type Charge } from '../../db/char
 import { comparisonStore, type LedgerPaid } from '../../db/reconciliations';
 import type { ReconciliationDifference } from '../../workflows/reconciliations/types';
 import type { ReconciliationDeps } from './deps';
-import type { DayRange, Report } from './statement';
+import type { DayRange, Report, Scope } from './statement';
 
 export async function comparePayments(
   deps: ReconciliationDeps,
-  merchantId: string | null,
+  scope: Scope,
   range: DayRange,
   payments: StatementPayment[],
   report: Report,
 ): Promise<void> {
+  const { merchantId, connectionId } = scope;
   const { counts, differences } = report;
   // Ours: the statement's payments for this merchant's charges (by provider charge id).
   const providerIds = payments.map((p) => p.providerChargeId);
   const ours = providerIds.length ? await chargeStore.chargesByProviderIds(providerIds, merchantId) : [];
   const chargeByProviderId = new Map(ours.map((c) => [c.providerChargeId as string, c]));
-  // The ledger side: CHARGE_PAID entries of the merchant's Pix charges paid in the range, plus
-  // those of the charges on the statement (paid_at may sit just across a boundary).
+  // The ledger side: CHARGE_PAID entries of the merchant's Pix charges issued on this account and
+  // paid in the range, plus those of the charges on the statement (paid_at may sit just across a
+  // boundary). A charge issued on another account is not on this statement: not missing from it.
   const ledger = await comparisonStore.paidCharges(deps.sequelize, {
     merchantId,
+    connectionId,
     from: range.from,
     to: range.to,
     chargeIds: ours.map((c) => c.id),

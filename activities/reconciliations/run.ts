@@ -3,9 +3,10 @@ import { ProviderError } from '../../core/provider';
 import { reconciliationStore } from '../../db/reconciliations';
 import type { ReconciliationResult } from '../../workflows/reconciliations/types';
 import type { ReconciliationDeps } from './deps';
+import { reconcileConnection } from './connection';
 import { compareReturns, compareTransfers } from './outgoing';
 import { comparePayments } from './payments';
-import { brasiliaDayRange, statementOf, type Report } from './statement';
+import { brasiliaDayRange, emptyReport, statementOf } from './statement';
 
 /**
  * Compares, heals lost payments through the normal path, and stores the report (idempotent).
@@ -41,14 +42,18 @@ async function reconcile(deps: ReconciliationDeps, args: { reconciliationId: str
   const run = await reconciliationStore.findRun(sequelize, args.reconciliationId);
   if (!run) throw new Error(`reconciliation ${args.reconciliationId} not found`);
   const range = brasiliaDayRange(run.fromDate, run.toDate);
-  const statement = await statementOf(deps.statements, range);
-  const report: Report = {
-    counts: { matched: 0, missingInLedger: 0, missingAtProvider: 0, amountMismatch: 0, healed: 0 },
-    differences: [],
-  };
-  await comparePayments(deps, run.merchantId, range, statement.payments, report);
-  await compareReturns(deps, run.merchantId, range, statement.transfers, report);
-  await compareTransfers(deps, run.merchantId, range, statement.transfers, report);
+  const report = emptyReport();
+  if (run.pspConnectionId !== null && run.merchantId !== null) {
+    // A connected merchant's own account (connection.ts).
+    await reconcileConnection(deps, { merchantId: run.merchantId, connectionId: run.pspConnectionId }, range, report);
+  } else {
+    // The platform's account: its statement against what the ledger booked there.
+    const scope = { merchantId: run.merchantId, connectionId: null };
+    const statement = await statementOf(deps.statements, range);
+    await comparePayments(deps, scope, range, statement.payments, report);
+    await compareReturns(deps, scope, range, statement.transfers, report);
+    await compareTransfers(deps, scope, range, statement.transfers, report);
+  }
   await reconciliationStore.completeRun(sequelize, args.reconciliationId, report);
   return report;
 }

@@ -9,6 +9,17 @@ export type DayRange = { from: string; to: string };
 /** What a run found: counts by kind, and each difference. */
 export type Report = { counts: ReconciliationCounts; differences: ReconciliationDifference[] };
 
+/**
+ * Whose books and which account: a merchant's (null: every merchant, a platform-wide run) at the
+ * platform's account (connectionId null) or at its own PSP connection.
+ */
+export type Scope = { merchantId: string | null; connectionId: string | null };
+
+export const emptyReport = (): Report => ({
+  counts: { matched: 0, missingInLedger: 0, missingAtProvider: 0, amountMismatch: 0, healed: 0 },
+  differences: [],
+});
+
 /** Brasília has had no daylight saving since 2019: a day starts at 03:00Z. */
 export function brasiliaDayRange(from: string, to: string): DayRange {
   const end = new Date(`${to}T00:00:00-03:00`);

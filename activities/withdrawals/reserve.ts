@@ -3,6 +3,7 @@
  * amount + fee are reserved (an all-available request reads the balance under the merchant
  * lock); it may carry a settlement, whose row commits with the reservation.
  */
+import { pspConnectionStore } from '../../db/connections';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Transaction } from 'sequelize';
 import { accounts } from '../../core/ledger/accounts';
@@ -50,6 +51,13 @@ async function reserveIn(
   const existing = await withdrawalStore.findWithdrawal(input.withdrawalId, transaction);
   if (existing) return reservedFrom(existing); // a retry after a commit whose answer was lost
   const merchant = await lockPayableMerchant(deps, input, transaction);
+  // Read after the merchant's lock, which registering a connection takes too: a connection
+  // registered meanwhile is seen here, so no withdrawal leaves the platform's account for it.
+  if ((await pspConnectionStore.merchantAccountModel(sequelize, merchant.id)).model !== 'PLATFORM')
+    throw refusal(
+      "the merchant's money is in its own PSP account (connected model), not the platform's",
+      WithdrawalFailureTypes.moneyInOwnAccount,
+    );
   const beneficiary = beneficiarySnapshot(merchant);
   if (!beneficiary)
     throw refusal('the merchant has no Pix key registered for withdrawals', WithdrawalFailureTypes.pixKeyMissing);

@@ -67,6 +67,7 @@ registry.registerPath({
       'PROVIDER_ERROR',
       'PSP_CONNECTION_REVOKED',
       'SPLIT_NOT_POSSIBLE',
+      'BOLETO_NOT_ON_CONNECTED_ACCOUNT',
       'SERVICE_UNAVAILABLE',
       ...bearerErrors,
     ),

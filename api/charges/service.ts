@@ -19,6 +19,8 @@ import { boletoPdfInput } from '../boletos/boletoPdf';
 import { presentAppCharge } from './presenter';
 import { refundsOf } from '../refunds/service';
 import type { CreateChargeBody, ListChargesQuery } from './schema';
+import type { Sequelize } from 'sequelize';
+import { refuseConnectedBoleto } from '../connections/accountModel';
 
 /** Who may create and cancel charges; every member may read. */
 export const CHARGE_WRITERS = ['owner', 'admin', 'finance'] as const;
@@ -33,6 +35,7 @@ export const chargeErrors = {
 };
 
 export interface AppChargeServiceDeps {
+  sequelize: Sequelize;
   temporal: Client;
   taskQueue: string;
   defaultFee: { bps: number; fixedCents: number };
@@ -56,6 +59,7 @@ export class AppChargeService {
     const boleto = body.method === 'BOLETO';
     const merchant = await merchantStore.findMerchant(body.merchantId);
     if (!merchant || !merchant.active) throw roleErrors.merchantNotFound();
+    if (boleto) await refuseConnectedBoleto(this.deps.sequelize, merchant.id);
     const expiresAt = chargeExpiryOrInvalid(
       body.expiresAt,
       new Date(),

@@ -16,6 +16,12 @@ export const accountModelErrors = {
     ),
   /** The PSP cannot divide the charge as asked; the message names the recipient and why (our words). */
   splitNotPossible: (message: string) => new ApiError(422, 'SPLIT_NOT_POSSIBLE', message),
+  boletoNotOnConnectedAccount: () =>
+    new ApiError(
+      409,
+      'BOLETO_NOT_ON_CONNECTED_ACCOUNT',
+      "boletos are issued on the platform's account only, and yours is a connected account: charge by Pix, which lands in your own account",
+    ),
   moneyInOwnAccount: () =>
     new ApiError(
       409,
@@ -29,6 +35,16 @@ export async function sendingAccount(sequelize: Sequelize, merchantId: string): 
   const account = await pspConnectionStore.merchantAccountModel(sequelize, merchantId);
   if (account.model === 'CONNECTED_REVOKED') throw accountModelErrors.connectionRevoked();
   return account.model === 'CONNECTED' ? account.connectionId : null;
+}
+
+/**
+ * A boleto is issued and paid on the platform's account (the PSP's API Pix has no boletos, and the
+ * own API the gateway issues them through is the platform's): a connected merchant's would land its
+ * money there, so it is refused.
+ */
+export async function refuseConnectedBoleto(sequelize: Sequelize, merchantId: string): Promise<void> {
+  const account = await pspConnectionStore.merchantAccountModel(sequelize, merchantId);
+  if (account.model !== 'PLATFORM') throw accountModelErrors.boletoNotOnConnectedAccount();
 }
 
 /**

@@ -71,8 +71,10 @@ path('get', '/med/infractions', 'listMedInfractions', 'List a merchant’s Pix i
 
 path('post', '/med/infractions/sync', 'syncMedInfractions', 'Pull new Pix infractions from the provider', {
   description:
-    'Pulls the provider’s infractions (the schedule med-infraction-sync does the same every 15 minutes), stores the new ones (once each, matched to our charge by endToEndId) ' +
-    'and starts one workflow each, which blocks the disputed amount. Answers the merchant’s infractions this call created. ' +
+    'Pulls the infractions of every PSP account (the platform’s and each connected merchant’s own; the schedule med-infraction-sync does the same every 15 minutes), ' +
+    'stores the new ones (once each, matched to our charge by endToEndId, and kept only when that charge was received at the account that listed it) ' +
+    'and starts one workflow each, which blocks the disputed amount. Answers the merchant’s infractions this call created; ' +
+    '503 SERVICE_UNAVAILABLE when the merchant’s own connection could not be read this time. ' +
     `${DECIDE} A merchant you do not belong to → 404 MERCHANT_NOT_FOUND.`,
   request: { body: { content: { 'application/json': { schema: syncInfractionsBody } } } },
   responses: {

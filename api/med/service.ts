@@ -68,7 +68,10 @@ export class MedService {
     return presentInfraction(await this.visible(userId, id, ANY_ROLE));
   }
 
-  /** Runs the sync workflow (as the schedule does) and answers this merchant's infractions it created. */
+  /**
+   * Runs the sync workflow (as the schedule does) and answers this merchant's infractions it
+   * created; 503 when the merchant's own connection could not be read this time.
+   */
   async sync(userId: string, body: SyncInfractionsBody) {
     const merchantId = body.merchantId ?? (await defaultMerchantOf(userId));
     await requireRole(userId, merchantId, MED_DECIDE_ROLES);
@@ -91,6 +94,11 @@ export class MedService {
         unavailable: 'the workflow service is unavailable; retry the sync',
       });
     });
+    // The merchant's own connection could not be read (the other accounts were): its infractions may be missing.
+    if (result.failedConnections.some((f) => f.merchantId === merchantId))
+      throw errors.unavailable(
+        "your PSP account's infractions could not be read; check the connection and retry the sync",
+      );
     const rows = await medInfractionStore.merchantInfractions(this.deps.sequelize, merchantId, result.createdIds);
     return { created: rows.length, data: rows.map(presentInfraction) };
   }

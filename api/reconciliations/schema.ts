@@ -60,9 +60,9 @@ export const reconciliationIdParam = z.uuid();
 export const reconciliationDifferenceView = z.object({
   kind: z.enum(['MISSING_IN_LEDGER', 'MISSING_AT_PROVIDER', 'AMOUNT_MISMATCH']),
   subject: z
-    .enum(['PAYMENT', 'RETURN', 'TRANSFER'])
+    .enum(['PAYMENT', 'RETURN', 'TRANSFER', 'BALANCE'])
     .describe(
-      'PAYMENT: a Pix charge paid; RETURN: a devolução (refund) sent to the payer; TRANSFER: a withdrawal, settlement or payout item sent out.',
+      'PAYMENT: a Pix charge paid; RETURN: a devolução (refund) sent to the payer; TRANSFER: a withdrawal, settlement or payout item sent out; BALANCE: a connected merchant’s PSP balance (saldo) against its ledger mirror (available + reserved + blocked), in a connection’s reconciliation only.',
     ),
   chargeId: z.string().nullable().describe('PAYMENT and RETURN; null for a TRANSFER.'),
   refundId: z.string().nullable().describe('RETURN only.'),
@@ -77,13 +77,15 @@ export const reconciliationDifferenceView = z.object({
     .number()
     .int()
     .nullable()
-    .describe('What the provider’s statement says; null when the payment is not on it.'),
+    .describe(
+      'What the provider’s statement says; null when the payment is not on it. BALANCE: the PSP account’s saldo.',
+    ),
   ledgerAmountCents: z
     .number()
     .int()
     .nullable()
     .describe(
-      'What the ledger booked: the payer’s gross on CHARGE_PAID, the devolução on REFUND_COMPLETED, the amount sent to provider clearing on WITHDRAWAL_COMPLETED or PAYOUT_ITEM_PAID (fees stay with us); null when there is no entry.',
+      'What the ledger booked: the payer’s gross on CHARGE_PAID, the devolução on REFUND_COMPLETED, the amount sent to provider clearing on WITHDRAWAL_COMPLETED or PAYOUT_ITEM_PAID (fees stay with us); null when there is no entry. BALANCE: the merchant’s available + reserved + blocked ledger balances.',
     ),
   healed: z
     .boolean()
@@ -104,6 +106,12 @@ export const reconciliationView = z.object({
     .uuid()
     .nullable()
     .describe('null: a platform-wide run (every merchant’s books; platform operators only).'),
+  pspConnectionId: z
+    .uuid()
+    .nullable()
+    .describe(
+      'The merchant’s own PSP connection whose account this run compared (the connected model; the daily run makes one per active connection); null: the platform’s account.',
+    ),
   from: z.string(),
   to: z.string(),
   status: z.enum(['RUNNING', 'COMPLETED', 'FAILED']),

@@ -113,6 +113,7 @@ function view(r: Reconciliation): ReconciliationView {
   return {
     id: r.id,
     merchantId: r.merchantId,
+    pspConnectionId: r.pspConnectionId,
     from: r.fromDate,
     to: r.toDate,
     status: r.status,

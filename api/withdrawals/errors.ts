@@ -6,6 +6,7 @@ import { WithdrawalFailureTypes } from '../../workflows/withdrawals/types';
 import { ApiError, errors } from '../errors/apiError';
 import { effectKept } from '../idempotency/idempotencyService';
 import { temporalErrorToApi } from '../temporal/temporalErrors';
+import { accountModelErrors } from '../connections/accountModel';
 
 /** A refused or interrupted withdrawal request, as the API answers it. */
 export function mapRequestError(err: unknown): unknown {
@@ -16,6 +17,7 @@ export function mapRequestError(err: unknown): unknown {
       [WithdrawalFailureTypes.frozen]: () => errors.withdrawalFrozen(),
       [WithdrawalFailureTypes.pixKeyMissing]: () => pixKeyNotRegistered(),
       [WithdrawalFailureTypes.merchantInactive]: () => errors.merchantIdRequired(),
+      [WithdrawalFailureTypes.moneyInOwnAccount]: () => accountModelErrors.moneyInOwnAccount(),
       // The workflow made sure nothing was reserved, and left a FAILED / NOT_PROCESSED row under
       // the claim's id: that row is the key's one effect, so the key stays bound to it and a
       // retry answers it (never a second row).

@@ -89,7 +89,69 @@ function masterKey(keyring: MasterKeyring, id: string): Buffer {
 /** The id CREDENTIALS_ENCRYPTION_KEY has as a master key: a later key gets another id beside it. */
 export const CREDENTIALS_KEY_ID = 'k1';
 
-/** The keyring of today's deployments: CREDENTIALS_ENCRYPTION_KEY (64 hex or base64) as `k1`. */
-export function credentialsKeyring(credentialsEncryptionKey: string): MasterKeyring {
-  return masterKeyring({ [CREDENTIALS_KEY_ID]: parseKey(credentialsEncryptionKey) }, CREDENTIALS_KEY_ID);
+/**
+ * Master keys after the first (CONNECTION_MASTER_KEYS, `id=key,…`), and the one new envelopes are
+ * sealed with (CONNECTION_MASTER_KEY_ID). A rotation adds a key and makes it current; every
+ * envelope still opens with the key its id names, and `connection rewrap` moves them one by one.
+ */
+export interface MasterKeyRotation {
+  keys: Record<string, string>;
+  currentKeyId: string;
+}
+
+/**
+ * The connections' keyring: CREDENTIALS_ENCRYPTION_KEY (64 hex or base64) as `k1`, and the
+ * rotation's keys beside it; without a rotation, `k1` is current.
+ */
+export function credentialsKeyring(
+  credentialsEncryptionKey: string,
+  rotation?: MasterKeyRotation | null,
+): MasterKeyring {
+  const keys: Record<string, Buffer> = { [CREDENTIALS_KEY_ID]: parseKey(credentialsEncryptionKey) };
+  for (const [id, key] of Object.entries(rotation?.keys ?? {})) {
+    if (id === CREDENTIALS_KEY_ID) throw new EnvelopeError(`master key id ${id} is CREDENTIALS_ENCRYPTION_KEY's`);
+    keys[id] = parseKey(key);
+  }
+  return masterKeyring(keys, rotation?.currentKeyId ?? CREDENTIALS_KEY_ID);
+}
+
+/** `id=key,…` as keys by id; an EnvelopeError naming the entry by position or id, never by value. */
+export function parseMasterKeys(text: string): Record<string, string> {
+  const keys: Record<string, string> = {};
+  text.split(',').forEach((entry, n) => {
+    const at = entry.indexOf('=');
+    const id = entry.slice(0, at).trim();
+    const key = entry.slice(at + 1).trim();
+    if (at < 1 || !KEY_ID.test(id) || !key)
+      throw new EnvelopeError(`entry ${n + 1} is not <id>=<key> (id: 1 to 16 of a-z, 0-9)`);
+    if (Object.hasOwn(keys, id)) throw new EnvelopeError(`master key id ${id} is given twice`);
+    keys[id] = key;
+  });
+  return keys;
+}
+
+/**
+ * The same secret under the keyring's current master key: only the data key is unwrapped and
+ * wrapped again, the ciphertext stays as it is. An envelope already under the current key is
+ * answered unchanged.
+ */
+export function rewrapEnvelope(envelope: string, keyring: MasterKeyring): SealedEnvelope {
+  const { masterKeyId, wrapped, ciphertext } = parts(envelope);
+  if (masterKeyId === keyring.currentKeyId) return { envelope, masterKeyId };
+  let dataKey: Buffer;
+  try {
+    dataKey = Buffer.from(decryptSecret(wrapped, masterKey(keyring, masterKeyId)), 'base64');
+  } catch (err) {
+    if (err instanceof EnvelopeError) throw err;
+    throw new EnvelopeError(`the envelope cannot be opened with master key ${masterKeyId} (another key, or altered)`);
+  }
+  try {
+    const rewrapped = encryptSecret(dataKey.toString('base64'), masterKey(keyring, keyring.currentKeyId));
+    return {
+      envelope: [VERSION, keyring.currentKeyId, rewrapped, ciphertext].join(':'),
+      masterKeyId: keyring.currentKeyId,
+    };
+  } finally {
+    dataKey.fill(0);
+  }
 }

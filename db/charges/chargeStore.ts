@@ -98,19 +98,28 @@ export async function findMerchantCharge(merchantId: string, lookup: string): Pr
   return Charge.findOne({ where: { merchantId, [Op.or]: candidates }, order: [['createdAt', 'DESC']] });
 }
 
-/** The charge paid by the Pix with this endToEndId (id and merchant only), or null. */
+/** The charge paid by the Pix with this endToEndId (its id, merchant, amount and the PSP account it was issued at), or null. */
 export async function chargeOfEndToEndId(
   sequelize: Sequelize,
   endToEndId: string,
-): Promise<{ id: string; merchantId: string; amountCents: number } | null> {
-  const [charge] = await sequelize.query<{ id: string; merchant_id: string; amount_cents: string | number }>(
-    `SELECT id, merchant_id, amount_cents FROM charges WHERE end_to_end_id = :e2e LIMIT 1`,
-    {
-      replacements: { e2e: endToEndId },
-      type: QueryTypes.SELECT,
-    },
-  );
-  return charge ? { id: charge.id, merchantId: charge.merchant_id, amountCents: Number(charge.amount_cents) } : null;
+): Promise<{ id: string; merchantId: string; amountCents: number; pspConnectionId: string | null } | null> {
+  const [charge] = await sequelize.query<{
+    id: string;
+    merchant_id: string;
+    amount_cents: string | number;
+    psp_connection_id: string | null;
+  }>(`SELECT id, merchant_id, amount_cents, psp_connection_id FROM charges WHERE end_to_end_id = :e2e LIMIT 1`, {
+    replacements: { e2e: endToEndId },
+    type: QueryTypes.SELECT,
+  });
+  return charge
+    ? {
+        id: charge.id,
+        merchantId: charge.merchant_id,
+        amountCents: Number(charge.amount_cents),
+        pspConnectionId: charge.psp_connection_id,
+      }
+    : null;
 }
 
 /** Every charge of the platform counted by status and method (metrics: no merchant ids). */

@@ -5,6 +5,7 @@
  */
 import crypto from 'node:crypto';
 import { QueryTypes, type Sequelize } from 'sequelize';
+import { affectedRows } from '../affectedRows';
 import type { ConnectionTestRecord } from '../../core/connections/testRecord';
 
 export type { ConnectionTestRecord };
@@ -56,10 +57,13 @@ export class ActiveConnectionExists extends Error {}
 export async function insertConnection(sequelize: Sequelize, c: NewPspConnection): Promise<PspConnectionRow> {
   try {
     const [row] = await sequelize.query<PspConnectionRow>(
-      `INSERT INTO psp_connections (id, merchant_id, psp_kind, api_base_url, token_url, client_id, pix_key, account_number,
+      // The merchant's row lock first, as a withdrawal's reservation takes it: a reservation either
+      // commits before the connection exists or sees it (activities/withdrawals/reserve.ts).
+      `WITH merchant AS (SELECT id FROM merchants WHERE id = :merchantId FOR UPDATE)
+       INSERT INTO psp_connections (id, merchant_id, psp_kind, api_base_url, token_url, client_id, pix_key, account_number,
          secret_envelope, secret_key_id, certificate_fingerprint, webhook_path_secret_envelope, webhook_path_secret_key_id)
-       VALUES (:id, :merchantId, :pspKind, :apiBaseUrl, :tokenUrl, :clientId, :pixKey, :accountNumber,
-         :secretEnvelope, :secretKeyId, :fingerprint, :webhookEnvelope, :webhookKeyId)
+       SELECT :id, merchant.id, :pspKind, :apiBaseUrl, :tokenUrl, :clientId, :pixKey, :accountNumber,
+         :secretEnvelope, :secretKeyId, :fingerprint, :webhookEnvelope, :webhookKeyId FROM merchant
        RETURNING *`,
       {
         replacements: {
@@ -80,6 +84,7 @@ export async function insertConnection(sequelize: Sequelize, c: NewPspConnection
         type: QueryTypes.SELECT,
       },
     );
+    if (!row) throw new Error(`no merchant with id ${c.merchantId}`);
     return row;
   } catch (err) {
     if ((err as { parent?: { constraint?: string } }).parent?.constraint === 'psp_connections_one_active')
@@ -103,6 +108,21 @@ export async function findConnectionById(sequelize: Sequelize, id: string): Prom
     type: QueryTypes.SELECT,
   });
   return row ?? null;
+}
+
+/**
+ * Every active connection, by id, merchant and when it was registered (no secret), oldest first:
+ * the accounts the sweep for lost notifications, the daily reconciliation and MED's sync read
+ * besides the platform's.
+ */
+export async function activeConnections(
+  sequelize: Sequelize,
+): Promise<{ id: string; merchantId: string; createdAt: Date }[]> {
+  const rows = await sequelize.query<{ id: string; merchant_id: string; created_at: Date }>(
+    `SELECT id, merchant_id, created_at FROM psp_connections WHERE status = 'ACTIVE' ORDER BY created_at, id`,
+    { type: QueryTypes.SELECT },
+  );
+  return rows.map((r) => ({ id: r.id, merchantId: r.merchant_id, createdAt: new Date(r.created_at) }));
 }
 
 /**
@@ -221,4 +241,58 @@ export async function revokeConnection(sequelize: Sequelize, merchantId: string)
     { replacements: { merchantId }, type: QueryTypes.SELECT },
   );
   return row ?? null;
+}
+
+/** The envelopes of a connection, as a master key rotation re-wraps them. */
+export interface ConnectionEnvelopes {
+  id: string;
+  secret_envelope: string;
+  webhook_path_secret_envelope: string;
+  pending_secret_envelope: string | null;
+}
+
+/** Every connection (active or revoked) with an envelope not sealed under `currentKeyId`. */
+export async function connectionsNotUnder(sequelize: Sequelize, currentKeyId: string): Promise<ConnectionEnvelopes[]> {
+  return sequelize.query<ConnectionEnvelopes>(
+    `SELECT id, secret_envelope, webhook_path_secret_envelope, pending_secret_envelope FROM psp_connections
+      WHERE secret_key_id <> :currentKeyId OR webhook_path_secret_key_id <> :currentKeyId
+         OR (pending_secret_key_id IS NOT NULL AND pending_secret_key_id <> :currentKeyId)
+      ORDER BY created_at, id`,
+    { replacements: { currentKeyId }, type: QueryTypes.SELECT },
+  );
+}
+
+/**
+ * Replaces a connection's envelopes by the same secrets re-wrapped under `keyId`, only if they are
+ * still the ones read (a rotation or a revocation meanwhile wins: false, and the next run sees it).
+ * The secrets do not change, so `updated_at` stays: nothing that caches a connection needs to rebuild.
+ */
+export async function replaceEnvelopes(
+  sequelize: Sequelize,
+  read: ConnectionEnvelopes,
+  next: Omit<ConnectionEnvelopes, 'id'>,
+  keyId: string,
+): Promise<boolean> {
+  const [, affected] = await sequelize.query(
+    `UPDATE psp_connections
+        SET secret_envelope = :secret, secret_key_id = :keyId,
+            webhook_path_secret_envelope = :webhook, webhook_path_secret_key_id = :keyId,
+            pending_secret_envelope = :pending,
+            pending_secret_key_id = CASE WHEN :pending::text IS NULL THEN NULL ELSE :keyId END
+      WHERE id = :id AND secret_envelope = :oldSecret AND webhook_path_secret_envelope = :oldWebhook
+        AND pending_secret_envelope IS NOT DISTINCT FROM :oldPending::text`,
+    {
+      replacements: {
+        id: read.id,
+        keyId,
+        secret: next.secret_envelope,
+        webhook: next.webhook_path_secret_envelope,
+        pending: next.pending_secret_envelope,
+        oldSecret: read.secret_envelope,
+        oldWebhook: read.webhook_path_secret_envelope,
+        oldPending: read.pending_secret_envelope,
+      },
+    },
+  );
+  return affectedRows(affected) === 1;
 }

@@ -12,6 +12,8 @@ export interface MedInfractionRow {
   id: string;
   provider_infraction_id: string;
   merchant_id: string;
+  /** The PSP account it was read from and is answered through: null, the platform's; else the merchant's connection (migration 0037). */
+  psp_connection_id: string | null;
   charge_id: string;
   end_to_end_id: string;
   disputed_cents: string | number;
@@ -142,15 +144,28 @@ export async function merchantInfractions(
   );
 }
 
-/** When the newest infraction we hold was opened (where the next sync goes on from); null when none. */
-export async function newestOpenedAt(sequelize: Sequelize): Promise<Date | null> {
+/**
+ * When the newest infraction we hold from this PSP account was opened (where the next sync of that
+ * account goes on from; `connectionId` null: the platform's); null when none.
+ */
+export async function newestOpenedAt(sequelize: Sequelize, connectionId: string | null): Promise<Date | null> {
   const [cursor] = await sequelize.query<{ since: Date | null }>(
-    `SELECT max(opened_at) AS since FROM med_infractions`,
+    `SELECT max(opened_at) AS since FROM med_infractions WHERE psp_connection_id IS NOT DISTINCT FROM :connectionId`,
     {
+      replacements: { connectionId },
       type: QueryTypes.SELECT,
     },
   );
   return cursor.since ? new Date(cursor.since) : null;
+}
+
+/** Whether an infraction with this provider id is stored (from whichever account). */
+export async function isStored(sequelize: Sequelize, providerInfractionId: string): Promise<boolean> {
+  const found = await sequelize.query(`SELECT 1 FROM med_infractions WHERE provider_infraction_id = :pid`, {
+    replacements: { pid: providerInfractionId },
+    type: QueryTypes.SELECT,
+  });
+  return found.length > 0;
 }
 
 /** Stores a new infraction unless one with its provider id exists; answers whether it did. */
@@ -160,6 +175,8 @@ export async function insertInfraction(
     id: string;
     providerInfractionId: string;
     merchantId: string;
+    /** The account it was read from (null: the platform's). */
+    pspConnectionId: string | null;
     chargeId: string;
     endToEndId: string;
     disputedCents: number;
@@ -169,14 +186,15 @@ export async function insertInfraction(
   },
 ): Promise<boolean> {
   const inserted = await sequelize.query<{ id: string }>(
-    `INSERT INTO med_infractions (id, provider_infraction_id, merchant_id, charge_id, end_to_end_id, disputed_cents, reason, opened_at, deadline_at)
-     VALUES (:id, :pid, :merchantId, :chargeId, :e2e, :amount, :reason, :openedAt, :deadlineAt)
+    `INSERT INTO med_infractions (id, provider_infraction_id, merchant_id, psp_connection_id, charge_id, end_to_end_id, disputed_cents, reason, opened_at, deadline_at)
+     VALUES (:id, :pid, :merchantId, :connectionId, :chargeId, :e2e, :amount, :reason, :openedAt, :deadlineAt)
      ON CONFLICT (provider_infraction_id) DO NOTHING RETURNING id`,
     {
       replacements: {
         id: infraction.id,
         pid: infraction.providerInfractionId,
         merchantId: infraction.merchantId,
+        connectionId: infraction.pspConnectionId,
         chargeId: infraction.chargeId,
         e2e: infraction.endToEndId,
         amount: infraction.disputedCents,

@@ -3,12 +3,21 @@
  * across charges, refunds, withdrawals, payout items and the ledger entries that settled them.
  * Read-only (the reconciliations table itself is written by reconciliationStore.ts); rows come out
  * camelCase. `merchantId` null reads every merchant (a platform-wide run).
+ *
+ * `connectionId` says which PSP account's statement the rows are compared with (issue 37): null,
+ * the platform's, whose side is the charges (and their refunds) issued there, the payout batches
+ * paid from there and every withdrawal; a connection id, that merchant's own account, whose side
+ * is the charges issued on that connection (and their refunds) and the batches paid from it. A row
+ * the statement names by id is read whatever its account: the statement is that account's.
  */
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { accounts } from '../../core/ledger/accounts';
 
 /** A merchant's rows, or every merchant's for a platform-wide run (merchantId null: operators only). */
 const inScope = (alias: string) => `(CAST(:merchantId AS uuid) IS NULL OR ${alias}.merchant_id = :merchantId)`;
+
+/** A row of this account: the platform's (connectionId null) or the connection's. */
+const onAccount = (alias: string) => `${alias}.psp_connection_id IS NOT DISTINCT FROM CAST(:connectionId AS uuid)`;
 
 /** An id list for `IN (...)`: never empty (an empty list is no valid SQL). */
 const orNull = (ids: string[]) => (ids.length ? ids : [null]);
@@ -21,12 +30,12 @@ export interface LedgerPaid {
 }
 
 /**
- * CHARGE_PAID entries of the merchant's Pix charges paid in [from, to), plus those of the charges
+ * CHARGE_PAID entries of the merchant's Pix charges on the account paid in [from, to), plus those of the charges
  * `chargeIds` (paid_at may sit just across a boundary): what each credited, gross.
  */
 export async function paidCharges(
   sequelize: Sequelize,
-  q: { merchantId: string | null; from: string; to: string; chargeIds: string[] },
+  q: { merchantId: string | null; connectionId: string | null; from: string; to: string; chargeIds: string[] },
 ): Promise<LedgerPaid[]> {
   const rows = await sequelize.query<{
     id: string;
@@ -39,10 +48,16 @@ export async function paidCharges(
      JOIN ledger_transactions t ON t.movement_key = 'charge-paid:' || c.id
      JOIN ledger_postings p ON p.transaction_id = t.id
      WHERE ${inScope('c')} AND c.method = 'PIX'
-       AND ((c.paid_at >= :from AND c.paid_at < :to) OR c.id IN (:ids))
+       AND ((${onAccount('c')} AND c.paid_at >= :from AND c.paid_at < :to) OR c.id IN (:ids))
      GROUP BY c.id`,
     {
-      replacements: { merchantId: q.merchantId, from: q.from, to: q.to, ids: orNull(q.chargeIds) },
+      replacements: {
+        merchantId: q.merchantId,
+        connectionId: q.connectionId,
+        from: q.from,
+        to: q.to,
+        ids: orNull(q.chargeIds),
+      },
       type: QueryTypes.SELECT,
     },
   );
@@ -89,20 +104,29 @@ function outgoingOf(r: OutgoingRow): Outgoing {
   };
 }
 
-/** Devoluções: refunds settled in [from, to) or named in `refundIds`, with their REFUND_COMPLETED entries. */
+/**
+ * Devoluções: refunds of the account's charges settled in [from, to) or named in `refundIds`, with
+ * their REFUND_COMPLETED entries (a devolução leaves the account that received the Pix).
+ */
 export async function settledRefunds(
   sequelize: Sequelize,
-  q: { merchantId: string | null; from: string; to: string; refundIds: string[] },
+  q: { merchantId: string | null; connectionId: string | null; from: string; to: string; refundIds: string[] },
 ): Promise<Outgoing[]> {
   const refunds = await sequelize.query<OutgoingRow>(
     `SELECT r.id, NULL AS transfer_kind, r.charge_id, r.status = 'PROCESSING' AS in_progress, r.end_to_end_id,
        r.settled_at >= :from AND r.settled_at < :to AS in_range,
        (SELECT SUM(p.amount_cents) FILTER (WHERE p.amount_cents > 0) FROM ledger_transactions t JOIN ledger_postings p ON p.transaction_id = t.id
         WHERE t.movement_key = 'refund-complete:' || r.id) AS ledger_cents
-     FROM refunds r
-     WHERE ${inScope('r')} AND ((r.settled_at >= :from AND r.settled_at < :to) OR r.id IN (:ids))`,
+     FROM refunds r JOIN charges c ON c.id = r.charge_id
+     WHERE ${inScope('r')} AND ((${onAccount('c')} AND r.settled_at >= :from AND r.settled_at < :to) OR r.id IN (:ids))`,
     {
-      replacements: { merchantId: q.merchantId, from: q.from, to: q.to, ids: orNull(q.refundIds) },
+      replacements: {
+        merchantId: q.merchantId,
+        connectionId: q.connectionId,
+        from: q.from,
+        to: q.to,
+        ids: orNull(q.refundIds),
+      },
       type: QueryTypes.SELECT,
     },
   );
@@ -112,11 +136,13 @@ export async function settledRefunds(
 /**
  * Transfers out: withdrawals (settlements too) and payout items completed in [from, to) or named
  * in `transferIds`, with the money their WITHDRAWAL_COMPLETED / PAYOUT_ITEM_PAID entry sent to
- * provider clearing (the fee is ours and never reaches the provider).
+ * provider clearing (the fee is ours and never reaches the provider). Withdrawals leave the
+ * platform's account only (a connected merchant's money is in its own account already); a payout
+ * item leaves its batch's account.
  */
 export async function settledTransfers(
   sequelize: Sequelize,
-  q: { merchantId: string | null; from: string; to: string; transferIds: string[] },
+  q: { merchantId: string | null; connectionId: string | null; from: string; to: string; transferIds: string[] },
 ): Promise<Outgoing[]> {
   const clearing = `(SELECT SUM(p.amount_cents) FROM ledger_transactions t JOIN ledger_postings p ON p.transaction_id = t.id
       JOIN ledger_accounts a ON a.id = p.account_id AND a.code = '${accounts.providerClearing}' WHERE t.movement_key = :prefix || x.id)`;
@@ -124,14 +150,21 @@ export async function settledTransfers(
     `SELECT x.id, 'WITHDRAWAL' AS transfer_kind, NULL AS charge_id, x.status = 'PROCESSING' AS in_progress, x.provider_end_to_end_id AS end_to_end_id,
        x.processed_at >= :from AND x.processed_at < :to AS in_range, ${clearing.replace(':prefix', "'withdrawal-complete:'")} AS ledger_cents
      FROM withdrawals x
-     WHERE ${inScope('x')} AND ((x.processed_at >= :from AND x.processed_at < :to) OR x.id IN (:ids))
+     WHERE ${inScope('x')}
+       AND ((CAST(:connectionId AS uuid) IS NULL AND x.processed_at >= :from AND x.processed_at < :to) OR x.id IN (:ids))
      UNION ALL
      SELECT x.id, 'PAYOUT_ITEM', NULL, x.status IN ('PENDING', 'SENDING'), x.end_to_end_id,
        x.settled_at >= :from AND x.settled_at < :to, ${clearing.replace(':prefix', "'payout-item-paid:'")}
-     FROM payout_items x
-     WHERE ${inScope('x')} AND ((x.settled_at >= :from AND x.settled_at < :to) OR x.id IN (:ids))`,
+     FROM payout_items x JOIN payout_batches b ON b.id = x.batch_id
+     WHERE ${inScope('x')} AND ((${onAccount('b')} AND x.settled_at >= :from AND x.settled_at < :to) OR x.id IN (:ids))`,
     {
-      replacements: { merchantId: q.merchantId, from: q.from, to: q.to, ids: orNull(q.transferIds) },
+      replacements: {
+        merchantId: q.merchantId,
+        connectionId: q.connectionId,
+        from: q.from,
+        to: q.to,
+        ids: orNull(q.transferIds),
+      },
       type: QueryTypes.SELECT,
     },
   );
@@ -139,9 +172,10 @@ export async function settledTransfers(
 }
 
 /**
- * Every merchant a day's money touched: Pix charges paid in [from, to) or on the statement
- * (`providerChargeIds`), and refunds, withdrawals and payout items settled then or named on it
- * (`references`).
+ * Every merchant a day's money at the platform's account touched: Pix charges issued there paid
+ * in [from, to) or on the statement (`providerChargeIds`), and refunds of those, withdrawals and
+ * payout items of batches paid from there settled then or named on it (`references`). What a
+ * merchant's own connection moved is its connection's reconciliation (activeConnections).
  */
 export async function merchantsOfDay(
   sequelize: Sequelize,
@@ -149,10 +183,12 @@ export async function merchantsOfDay(
 ): Promise<string[]> {
   const merchants = await sequelize.query<{ merchant_id: string }>(
     `SELECT merchant_id FROM charges
-     WHERE method = 'PIX' AND ((paid_at >= :from AND paid_at < :to) OR provider_charge_id IN (:providerIds))
-     UNION SELECT merchant_id FROM refunds WHERE (settled_at >= :from AND settled_at < :to) OR id IN (:references)
+     WHERE method = 'PIX' AND ((psp_connection_id IS NULL AND paid_at >= :from AND paid_at < :to) OR provider_charge_id IN (:providerIds))
+     UNION SELECT r.merchant_id FROM refunds r JOIN charges c ON c.id = r.charge_id
+       WHERE (c.psp_connection_id IS NULL AND r.settled_at >= :from AND r.settled_at < :to) OR r.id IN (:references)
      UNION SELECT merchant_id FROM withdrawals WHERE (processed_at >= :from AND processed_at < :to) OR id IN (:references)
-     UNION SELECT merchant_id FROM payout_items WHERE (settled_at >= :from AND settled_at < :to) OR id IN (:references)`,
+     UNION SELECT i.merchant_id FROM payout_items i JOIN payout_batches b ON b.id = i.batch_id
+       WHERE (b.psp_connection_id IS NULL AND i.settled_at >= :from AND i.settled_at < :to) OR i.id IN (:references)`,
     {
       replacements: {
         from: q.from,
@@ -164,4 +200,32 @@ export async function merchantsOfDay(
     },
   );
   return merchants.map((m) => m.merchant_id);
+}
+
+/**
+ * What a connected merchant's own PSP account should hold, by the ledger: its available, reserved
+ * and blocked balances. Available is what the PSP paid it (its share of each split Pix: the
+ * platform's fee and the partners' shares went to their accounts at settlement, so they are not
+ * here); reserved is money promised to a send or a devolução not yet made, still in the account;
+ * blocked is money under a MED infraction, still in the account until its devolução. Its fees are
+ * the platform's (platform:fees) and what left is in provider clearing: neither is in the account.
+ * Money the ledger gives the merchant at the platform's account (what it had before connecting, a
+ * share of a platform-account charge split to it) is counted too, so it shows as a difference:
+ * it is not in the merchant's own account, whatever the ledger says is its.
+ */
+export async function ledgerMirrorCents(sequelize: Sequelize, merchantId: string): Promise<number> {
+  const [row] = await sequelize.query<{ cents: string | null }>(
+    `SELECT SUM(balance_cents) AS cents FROM ledger_accounts WHERE code IN (:codes)`,
+    {
+      replacements: {
+        codes: [
+          accounts.merchantAvailable(merchantId),
+          accounts.merchantReserved(merchantId),
+          accounts.merchantBlocked(merchantId),
+        ],
+      },
+      type: QueryTypes.SELECT,
+    },
+  );
+  return Number(row.cents ?? 0);
 }

@@ -8,6 +8,11 @@ export interface Reconciliation {
   id: string;
   /** Null: a platform-wide run (every merchant; operators only). */
   merchantId: string | null;
+  /**
+   * The merchant's own PSP connection whose account this run compared (the connected model);
+   * null: the platform's account.
+   */
+  pspConnectionId: string | null;
   /** 'YYYY-MM-DD' */
   fromDate: string;
   toDate: string;
@@ -22,6 +27,7 @@ export interface Reconciliation {
 interface Row {
   id: string;
   merchant_id: string | null;
+  psp_connection_id: string | null;
   from_date: string;
   to_date: string;
   status: ReconciliationStatus;
@@ -36,13 +42,14 @@ interface Row {
   completed_at: Date | null;
 }
 
-const COLUMNS = `id, merchant_id, to_char(from_date, 'YYYY-MM-DD') AS from_date, to_char(to_date, 'YYYY-MM-DD') AS to_date, status,
+const COLUMNS = `id, merchant_id, psp_connection_id, to_char(from_date, 'YYYY-MM-DD') AS from_date, to_char(to_date, 'YYYY-MM-DD') AS to_date, status,
   matched_count, missing_in_ledger_count, missing_at_provider_count, amount_mismatch_count, healed_count, differences, failure_reason, created_at, completed_at`;
 
 function reconciliationOf(r: Row): Reconciliation {
   return {
     id: r.id,
     merchantId: r.merchant_id,
+    pspConnectionId: r.psp_connection_id,
     fromDate: r.from_date,
     toDate: r.to_date,
     status: r.status,
@@ -71,14 +78,39 @@ export async function createRun(
   );
 }
 
-/** The daily run of `day` for the merchant: created once (reconciliations_daily_once); answers its id. */
+/**
+ * The daily run of `day` for the merchant at the platform's account: created once
+ * (reconciliations_daily_once); answers its id.
+ */
 export async function dailyRun(sequelize: Sequelize, merchantId: string, day: string): Promise<string> {
   const [row] = await sequelize.query<{ id: string }>(
     `WITH created AS (
        INSERT INTO reconciliations (id, merchant_id, from_date, to_date, scheduled) VALUES (gen_random_uuid(), :merchantId, :day, :day, TRUE)
-       ON CONFLICT (merchant_id, from_date) WHERE scheduled DO NOTHING RETURNING id)
-     SELECT id FROM created UNION ALL SELECT id FROM reconciliations WHERE merchant_id = :merchantId AND from_date = :day AND scheduled LIMIT 1`,
+       ON CONFLICT (merchant_id, from_date) WHERE scheduled AND psp_connection_id IS NULL DO NOTHING RETURNING id)
+     SELECT id FROM created UNION ALL SELECT id FROM reconciliations
+     WHERE merchant_id = :merchantId AND from_date = :day AND scheduled AND psp_connection_id IS NULL LIMIT 1`,
     { replacements: { merchantId, day }, type: QueryTypes.SELECT },
+  );
+  return row.id;
+}
+
+/**
+ * The daily run of `day` for a merchant's own PSP connection: created once per connection and day
+ * (reconciliations_daily_connection_once); answers its id.
+ */
+export async function dailyConnectionRun(
+  sequelize: Sequelize,
+  connection: { id: string; merchantId: string },
+  day: string,
+): Promise<string> {
+  const [row] = await sequelize.query<{ id: string }>(
+    `WITH created AS (
+       INSERT INTO reconciliations (id, merchant_id, psp_connection_id, from_date, to_date, scheduled)
+       VALUES (gen_random_uuid(), :merchantId, :connectionId, :day, :day, TRUE)
+       ON CONFLICT (psp_connection_id, from_date) WHERE scheduled AND psp_connection_id IS NOT NULL DO NOTHING RETURNING id)
+     SELECT id FROM created UNION ALL SELECT id FROM reconciliations
+     WHERE psp_connection_id = :connectionId AND from_date = :day AND scheduled LIMIT 1`,
+    { replacements: { merchantId: connection.merchantId, connectionId: connection.id, day }, type: QueryTypes.SELECT },
   );
   return row.id;
 }

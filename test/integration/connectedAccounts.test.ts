@@ -6,6 +6,9 @@
  * platform's account (the sandbox's default one) hold its money, which the sandbox's own balances
  * show. A revoked connection stops its merchant only, with PSP_CONNECTION_REVOKED; withdrawals,
  * which would move money through the platform's account, are refused with MONEY_IN_OWN_ACCOUNT.
+ * The daily reconciliation compares each connected account (its saldo, its Pix received) with the
+ * merchant's ledger mirror, to the cent, and the sweep for lost notifications sweeps each
+ * connected account with its merchant's scope.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -13,16 +16,25 @@ import os from 'node:os';
 import path from 'node:path';
 import { QueryTypes } from 'sequelize';
 import { accounts } from '../../core/ledger/accounts';
+import { pspChargeRef, txidFor } from '../../core/pix/apiPixIds';
+import { receivedPixEventId } from '../../db/charges';
+import type { PixSweepResult } from '../../activities/charges/pixSweep';
+import type { pixPaymentSweep } from '../../workflows/charges/sweep/pixPaymentSweep';
+import { PIX_SWEEP_LOOKBACK_MS } from '../../workflows/charges/sweep/definitions';
+import type { dailyReconciliation } from '../../workflows/reconciliations/daily';
 import { createApiCredential } from '../../db/identity/merchantAdmin';
 import { addUserToMerchant } from '../../db/identity/userAdmin';
 import { Merchant } from '../../db/models';
 import type { MerchantCredentials } from '../../db/identity/merchantAdmin';
+import { reserveWithdrawal } from '../../activities/withdrawals/reserve';
+import { withdrawalDeps } from '../../activities/withdrawals/deps';
 import { waitFor } from '../support/env';
+import { testLogger } from '../support/testLogs';
 import { connectionCli } from '../support/inProcessCli';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant, balance } from '../support/ledger';
 import { signedCall, waitForBatchEnd } from '../support/payouts';
-import { signedInUser } from '../support/signedIn';
+import { signedInMerchant, signedInUser } from '../support/signedIn';
 import { testCertificates, type PkiFiles } from '../support/testCertificates';
 
 jest.setTimeout(180_000);
@@ -119,6 +131,11 @@ async function paidSellerCharge(creds: MerchantCredentials, body: Record<string,
     'connected charge PAID',
   );
   return created.body as { id: string; amountCents: number };
+}
+
+/** A date `days` from now, as YYYY-MM-DD (a boleto's due date). */
+function inDays(days: number): string {
+  return new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
 }
 
 async function chargeConnection(chargeId: string): Promise<string | null> {
@@ -230,6 +247,54 @@ it("refuses a connected merchant's withdrawal with MONEY_IN_OWN_ACCOUNT: its mon
   expect(res.body.error.code).toBe('MONEY_IN_OWN_ACCOUNT');
 });
 
+it('refuses the reservation itself for a connected merchant: a connection registered after the API let a withdrawal through still stops it', async () => {
+  const account = await sandboxAccount('LOJA CORRIDA');
+  const creds = await connectedMerchant('Loja Corrida', account);
+  await Merchant.update({ pixKey: 'corrida@example.com', pixKeyType: 'EMAIL' }, { where: { id: creds.merchantId } });
+  const deps = withdrawalDeps({ sequelize: stack.sequelize, provider: undefined as never, logger: testLogger('race') });
+  const withdrawalId = crypto.randomUUID();
+  await expect(
+    reserveWithdrawal(deps, {
+      withdrawalId,
+      merchantId: creds.merchantId,
+      amountCents: 100,
+      description: null,
+      idempotencyKey: null,
+      userId: null,
+    }),
+  ).rejects.toMatchObject({ type: 'MoneyInOwnAccount', nonRetryable: true });
+  const [{ n }] = await stack.sequelize.query<{ n: string }>(
+    'SELECT count(*) AS n FROM withdrawals WHERE id = :withdrawalId',
+    {
+      replacements: { withdrawalId },
+      type: QueryTypes.SELECT,
+    },
+  );
+  expect(Number(n)).toBe(0);
+});
+
+it("refuses a connected merchant's boleto with BOLETO_NOT_ON_CONNECTED_ACCOUNT: a boleto is paid into the platform's account", async () => {
+  const account = await sandboxAccount('LOJA BOLETO');
+  const creds = await connectedMerchant('Loja Boleto', account);
+  const { client, email } = await signedInUser(stack, { emailPrefix: 'connected-boleto' });
+  await addUserToMerchant({ email, merchantId: creds.merchantId, role: 'owner' });
+  const payer = { name: 'Pagador Boleto', taxId: '52998224725' };
+  for (const [path, body] of [
+    ['/charges', { merchantId: creds.merchantId, amountCents: 1_000, method: 'BOLETO', payer }],
+    ['/boletos', { merchantId: creds.merchantId, items: [{ amountCents: 1_000, dueDate: inDays(5), payer }] }],
+  ] as const) {
+    const res = await client.call('POST', path, {
+      body,
+      headers: { 'x-idempotency-key': `boleto-${crypto.randomUUID()}` },
+    });
+    expect({ path, status: res.status, code: res.body.error?.code }).toEqual({
+      path,
+      status: 409,
+      code: 'BOLETO_NOT_ON_CONNECTED_ACCOUNT',
+    });
+  }
+});
+
 it('a revoked connection stops its merchant only, with PSP_CONNECTION_REVOKED; other merchants keep charging', async () => {
   const revokedAccount = await sandboxAccount('LOJA REVOGADA');
   const otherAccount = await sandboxAccount('LOJA VIZINHA');
@@ -248,4 +313,276 @@ it('a revoked connection stops its merchant only, with PSP_CONNECTION_REVOKED; o
   const onPlatform = await stack.api('POST', '/sellers/pix', { creds: platform, body: { amountCents: 3_000 } });
   expect(onPlatform.status).toBe(201);
   expect(await chargeConnection(onPlatform.body.id)).toBeNull();
+});
+
+describe('reconciliation and the sweep per connection', () => {
+  /** Brasília's calendar day (no daylight saving since 2019). */
+  const today = () => new Date(Date.now() - 3 * 3_600_000).toISOString().slice(0, 10);
+
+  /** The daily reconciliation of today, as its Schedule starts it (for yesterday) at 04:00. */
+  const dailyRun = () =>
+    stack.temporal.workflow.execute<typeof dailyReconciliation>('dailyReconciliation', {
+      workflowId: `daily-connected-${crypto.randomUUID()}`,
+      taskQueue: stack.taskQueue,
+      args: [{ day: today() }],
+    });
+
+  /** The merchant's reconciliations, as its owner reads them. */
+  async function reportsOf(merchantId: string): Promise<any[]> {
+    const { client, email } = await signedInUser(stack, { emailPrefix: 'recon-owner' });
+    await addUserToMerchant({ email, merchantId, role: 'owner' });
+    const listed = await client.call('GET', `/reconciliations?merchantId=${merchantId}`);
+    expect(listed.status).toBe(200);
+    return listed.body.data;
+  }
+
+  async function mirror(merchantId: string): Promise<number> {
+    let cents = 0;
+    for (const code of [accounts.merchantAvailable, accounts.merchantReserved, accounts.merchantBlocked])
+      cents += await balance(stack.sequelize, code(merchantId));
+    return cents;
+  }
+
+  it("a clean day: each connected account's saldo and Pix received match the ledger mirror, to the cent; the platform's reconciliation does not miss them", async () => {
+    const account = await sandboxAccount('LOJA CONCILIADA');
+    const creds = await connectedMerchant('Loja Conciliada', account);
+    const connectionId = await activeConnection(creds.merchantId);
+    const charge = await paidSellerCharge(creds, { amountCents: 2_000 });
+    expect(await pspBalance(account.id)).toBe(1_980); // the platform's 1% went to its account at settlement
+    expect(await mirror(creds.merchantId)).toBe(1_980);
+
+    const run = await dailyRun();
+    const reports = await reportsOf(creds.merchantId);
+    // One report, for the connection: nothing of this merchant's is at the platform's account.
+    expect(reports).toHaveLength(1);
+    expect(run.reconciliationIds).toContain(reports[0].id);
+    expect(reports[0]).toMatchObject({
+      merchantId: creds.merchantId,
+      pspConnectionId: connectionId,
+      from: today(),
+      status: 'COMPLETED',
+      // The payment, and the balance.
+      counts: { matched: 2, missingInLedger: 0, missingAtProvider: 0, amountMismatch: 0, healed: 0 },
+      differences: [],
+    });
+
+    // The platform account's reconciliation of the same merchant: the connected charge is not on the
+    // platform's statement, and is not missing from it either.
+    const { client, email } = await signedInUser(stack, { emailPrefix: 'recon-platform' });
+    await addUserToMerchant({ email, merchantId: creds.merchantId, role: 'owner' });
+    const started = await client.call('POST', '/reconciliations', {
+      body: { merchantId: creds.merchantId, from: today(), to: today() },
+    });
+    expect(started.status).toBe(202);
+    const platformRun = await waitFor(async () => {
+      const read = await client.call('GET', `/reconciliations/${started.body.id}`);
+      return read.body.status !== 'RUNNING' ? read.body : undefined;
+    }, 'platform reconciliation finished');
+    expect(platformRun).toMatchObject({
+      status: 'COMPLETED',
+      pspConnectionId: null,
+      counts: { matched: 0, missingInLedger: 0, missingAtProvider: 0, amountMismatch: 0, healed: 0 },
+      differences: [],
+    });
+    expect(JSON.stringify(platformRun)).not.toContain(charge.id);
+
+    // Every connected account of this stack reconciles to the cent (the first test's split,
+    // partial refund and 100 payouts included).
+    const connections = await stack.sequelize.query<{ id: string; status: string; differences: unknown[] }>(
+      `SELECT psp_connection_id AS id, status, differences FROM reconciliations
+       WHERE id IN (:ids) AND psp_connection_id IS NOT NULL`,
+      { replacements: { ids: run.reconciliationIds }, type: QueryTypes.SELECT },
+    );
+    expect(connections.length).toBeGreaterThanOrEqual(1);
+    for (const row of connections) expect(row).toMatchObject({ status: 'COMPLETED', differences: [] });
+  });
+
+  it('money the ledger does not know of in a connected account is reported with its exact cents, the connection and the merchant', async () => {
+    // R$ 123,45 in the account before the merchant connects it: the PSP holds it, our ledger never saw it.
+    const made = await sandbox('POST', '/sandbox/accounts', { name: 'LOJA COM SALDO', openingBalanceCents: 12_345 });
+    expect(made.status).toBe(201);
+    const account = made.body as SandboxAccount;
+    const creds = await connectedMerchant('Loja Com Saldo', account);
+    const connectionId = await activeConnection(creds.merchantId);
+    await paidSellerCharge(creds, { amountCents: 3_000 });
+    expect(await pspBalance(account.id)).toBe(12_345 + 2_970);
+    expect(await mirror(creds.merchantId)).toBe(2_970);
+
+    await dailyRun();
+    const [report] = (await reportsOf(creds.merchantId)).filter((r) => r.pspConnectionId === connectionId);
+    expect(report).toMatchObject({
+      merchantId: creds.merchantId,
+      pspConnectionId: connectionId,
+      status: 'COMPLETED',
+      counts: { matched: 1, missingInLedger: 0, missingAtProvider: 0, amountMismatch: 1, healed: 0 },
+      differences: [
+        {
+          kind: 'AMOUNT_MISMATCH',
+          subject: 'BALANCE',
+          providerAmountCents: 15_315,
+          ledgerAmountCents: 2_970,
+          healed: false,
+          resolution: null,
+        },
+      ],
+    });
+    // Reported, never booked: the ledger mirror still says what the ledger did.
+    expect(await mirror(creds.merchantId)).toBe(2_970);
+  });
+
+  it("a payment whose notification was lost is found by the sweep on the merchant's own account: PAID, credited once, claimed as its notification would have been", async () => {
+    const account = await sandboxAccount('LOJA VARRIDA');
+    const creds = await connectedMerchant('Loja Varrida', account);
+    const created = await stack.api('POST', '/sellers/pix', { creds, body: { amountCents: 4_000 } });
+    expect(created.status).toBe(201);
+    const chargeId = created.body.id as string;
+    // Paid at the merchant's account; the PSP loses the notification.
+    const paid = await sandbox('POST', `/sandbox/charges/${pspChargeRef(chargeId)}/pay`, { callback: false });
+    expect(paid.status).toBe(200);
+    const endToEndId = paid.body.endToEndId as string;
+    expect(stack.sandbox.state.callbacks.filter((c) => c.chargeId === txidFor(chargeId))).toEqual([]);
+
+    const swept = (await stack.temporal.workflow.execute<typeof pixPaymentSweep>('pixPaymentSweep', {
+      workflowId: `sweep-connected-${crypto.randomUUID()}`,
+      taskQueue: stack.taskQueue,
+      args: [{ lookbackMs: PIX_SWEEP_LOOKBACK_MS }],
+    })) as PixSweepResult;
+    expect(swept.failedConnections).toEqual([]);
+    expect(swept.connections).toBeGreaterThanOrEqual(1);
+    expect(swept.outcomes.SIGNALLED).toBeGreaterThanOrEqual(1);
+    await waitFor(
+      async () => (await stack.api('GET', `/sellers/pix/${chargeId}`, { creds })).body.status === 'PAID',
+      'swept charge PAID',
+    );
+    const events = async () =>
+      stack.sequelize.query<{ id: string; outcome: string }>(
+        `SELECT id, outcome FROM provider_events WHERE type = 'pix' AND provider_charge_id = :txid`,
+        { replacements: { txid: txidFor(chargeId) }, type: QueryTypes.SELECT },
+      );
+    // The event id of the connection's notification route: the merchant's scope.
+    expect(await events()).toEqual([
+      { id: receivedPixEventId(endToEndId, { merchantId: creds.merchantId }), outcome: 'SIGNALLED' },
+    ]);
+    // The notification arrives after all: the same event, answered from its first outcome; nothing new.
+    const resent = await sandbox('POST', `/sandbox/charges/${pspChargeRef(chargeId)}/resend-callback`);
+    expect(resent.status).toBe(202);
+    await waitFor(
+      async () => stack.sandbox.state.callbacks.some((c) => c.chargeId === txidFor(chargeId) && c.delivered),
+      'the late notification delivered',
+    );
+    expect(await events()).toHaveLength(1);
+    const [{ n }] = await stack.sequelize.query<{ n: string }>(
+      'SELECT count(*) AS n FROM ledger_transactions WHERE movement_key = :key',
+      { replacements: { key: `charge-paid:${chargeId}` }, type: QueryTypes.SELECT },
+    );
+    expect(Number(n)).toBe(1);
+    expect(await pspBalance(account.id)).toBe(3_960);
+    expect(await mirror(creds.merchantId)).toBe(3_960);
+  });
+});
+
+describe('MED per connection (issue 37 item 6)', () => {
+  async function endToEndIdOf(chargeId: string): Promise<string> {
+    const [row] = await stack.sequelize.query<{ end_to_end_id: string }>(
+      'SELECT end_to_end_id FROM charges WHERE id = :chargeId',
+      { replacements: { chargeId }, type: QueryTypes.SELECT },
+    );
+    expect(row.end_to_end_id).toMatch(/^E/);
+    return row.end_to_end_id;
+  }
+
+  async function infractionRow(id: string) {
+    const [row] = await stack.sequelize.query<{
+      psp_connection_id: string | null;
+      blocked_at: Date | null;
+      blocked_cents: string;
+      refund_status: string | null;
+    }>('SELECT psp_connection_id, blocked_at, blocked_cents, refund_status FROM med_infractions WHERE id = :id', {
+      replacements: { id },
+      type: QueryTypes.SELECT,
+    });
+    return row;
+  }
+
+  it("an infraction on a connected merchant's charge is read from its connection, shown to it only, and its devolução leaves its own account", async () => {
+    const account = await sandboxAccount('LOJA MED CONECTADA');
+    const creds = await connectedMerchant('Loja MED Conectada', account);
+    const connectionId = await activeConnection(creds.merchantId);
+    const owner = await signedInUser(stack, { emailPrefix: 'med-connected-owner' });
+    await addUserToMerchant({ email: owner.email, merchantId: creds.merchantId, role: 'owner' });
+    const outsider = await signedInMerchant(stack, { emailPrefix: 'med-outsider', name: 'Loja Vizinha MED' });
+    const available = () => balance(stack.sequelize, accounts.merchantAvailable(creds.merchantId));
+    const blocked = () => balance(stack.sequelize, accounts.merchantBlocked(creds.merchantId));
+
+    // R$ 200,00 with the stack's 1% fee: R$ 198,00 stays in the merchant's own account.
+    const charge = await paidSellerCharge(creds, { amountCents: 20_000, description: 'Pedido contestado' });
+    expect(await pspBalance(account.id)).toBe(19_800);
+    const platformBefore = await pspBalance('default');
+
+    // The DICT disputes R$ 50,00 of it, at the merchant's own account.
+    const opened = await sandbox('POST', `/sandbox/charges/${await endToEndIdOf(charge.id)}/infractions`, {
+      amountCents: 5_000,
+    });
+    expect(opened.status).toBe(201);
+    const synced = await owner.client.call('POST', '/med/infractions/sync', { body: { merchantId: creds.merchantId } });
+    expect(synced.status).toBe(200);
+    const mine = synced.body.data.find((i: any) => i.providerInfractionId === opened.body.id);
+    expect(mine).toMatchObject({
+      merchantId: creds.merchantId,
+      chargeId: charge.id,
+      status: 'OPEN',
+      disputedAmountCents: 5_000,
+    });
+    // Stored with the connection it was read from (the sandbox's /v1 list, the platform's here, shows it too: not attributed twice).
+    expect((await infractionRow(mine.id)).psp_connection_id).toBe(connectionId);
+    const [{ n }] = await stack.sequelize.query<{ n: string }>(
+      'SELECT count(*) AS n FROM med_infractions WHERE provider_infraction_id = :pid',
+      { replacements: { pid: opened.body.id }, type: QueryTypes.SELECT },
+    );
+    expect(Number(n)).toBe(1);
+
+    // The mirror holds what the PSP holds in the merchant's account: available → blocked, nothing moves between accounts.
+    await waitFor(async () => (await infractionRow(mine.id)).blocked_at !== null, 'infraction blocked');
+    expect(await available()).toBe(14_800);
+    expect(await blocked()).toBe(5_000);
+    expect(await pspBalance(account.id)).toBe(19_800);
+
+    // Its merchant sees it; another merchant does not, by list or by id.
+    const listed = await owner.client.call('GET', `/med/infractions?merchantId=${creds.merchantId}`);
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.map((i: any) => i.id)).toContain(mine.id);
+    const othersList = await outsider.client.call('GET', `/med/infractions?merchantId=${outsider.merchantId}`);
+    expect(othersList.status).toBe(200);
+    expect(othersList.body.data.map((i: any) => i.id)).not.toContain(mine.id);
+    const othersRead = await outsider.client.call('GET', `/med/infractions/${mine.id}`);
+    expect(othersRead.status).toBe(404);
+    expect(othersRead.body.error.code).toBe('INFRACTION_NOT_FOUND');
+    const othersSync = await outsider.client.call('POST', '/med/infractions/sync', {
+      body: { merchantId: outsider.merchantId },
+    });
+    expect(othersSync.status).toBe(200);
+    expect(othersSync.body.data.map((i: any) => i.id)).not.toContain(mine.id);
+
+    // ACCEPT: answered through the merchant's own connection (Efí's defence route, which only the
+    // account that received the Pix may use), and the devolução leaves the merchant's own account.
+    const efiCallsBefore = stack.pixApiRequests().efi.calls.length;
+    const accepted = await owner.client.call('POST', `/med/infractions/${mine.id}/analysis`, {
+      body: { decision: 'ACCEPT', justification: 'golpe confirmado pelo lojista' },
+    });
+    expect(accepted.status).toBe(200);
+    expect(accepted.body).toMatchObject({ status: 'ACCEPTED', refundAmountCents: 5_000 });
+    expect(stack.pixApiRequests().efi.calls.slice(efiCallsBefore)).toContain(
+      `POST /v2/gn/infracoes/${opened.body.id}/defesa`,
+    );
+    const answered = await sandbox('GET', '/sandbox/infractions');
+    expect(answered.body.infractions.find((i: any) => i.id === opened.body.id)).toMatchObject({
+      status: 'ACCEPTED',
+      decision: 'ACCEPT',
+    });
+    await waitFor(async () => (await infractionRow(mine.id)).refund_status === 'SUCCEEDED', 'devolução SUCCEEDED');
+    expect(await pspBalance(account.id)).toBe(14_800);
+    expect(await pspBalance('default')).toBe(platformBefore);
+    expect(await available()).toBe(14_800);
+    expect(await blocked()).toBe(0);
+  });
 });

@@ -24,6 +24,7 @@ import { PixApiClient } from '../../activities/provider/pixApi/pixApiClient';
 import { Charge } from '../../db/charges/charge';
 import { recordIssuedSecrets } from '../support/testLogs';
 import { secretsIn as secretsOf } from '../support/connectionSecrets';
+import { describeRewrap, rewrapConnections } from '../../cli/connectionKeys';
 
 jest.setTimeout(120_000);
 
@@ -393,4 +394,32 @@ it('connection webhook needs an active connection', async () => {
   await expect(cli(['webhook', '--merchant', merchantId])).rejects.toThrow(
     `merchant ${merchantId} has no active PSP connection (register one first)`,
   );
+});
+
+it("rotates the connections' master key without interrupting one: rewrap moves every envelope to k2 (the ciphertext unchanged), and back", async () => {
+  const { merchantId } = await stack.createMerchant({ name: 'Loja Chave Mestra' });
+  expect((await cli(registerArgs(merchantId, goodSecret()))).ok).toBe(true);
+  const k2 = crypto.randomBytes(32).toString('hex');
+  const toK2 = credentialsKeyring(stack.encryptionKey, { keys: { k2 }, currentKeyId: 'k2' });
+  const backToK1 = credentialsKeyring(stack.encryptionKey, { keys: { k2 }, currentKeyId: 'k1' });
+  const before = await row(merchantId);
+
+  const report = await rewrapConnections({ sequelize: stack.sequelize, keyring: toK2 });
+  expect(report).toMatchObject({ currentKeyId: 'k2', skipped: 0, unopenable: [] });
+  expect(report.rewrapped).toBeGreaterThanOrEqual(1);
+  const moved = await row(merchantId);
+  expect(moved.secret_envelope).toMatch(/^env1:k2:/);
+  expect(moved.secret_envelope.split(':')[3]).toBe(before.secret_envelope.split(':')[3]);
+  expect(secretsIn(moved.text)).toEqual([]);
+  expect(describeRewrap(report)).not.toContain(k2);
+
+  // Under the new keyring the connection works; a process still holding the old key alone cannot open it.
+  expect((await connectionCli(stack, toK2)(['test', '--merchant', merchantId])).ok).toBe(true);
+  await expect(cli(['test', '--merchant', merchantId])).rejects.toThrow('master key k2, which is not configured');
+  expect((await rewrapConnections({ sequelize: stack.sequelize, keyring: toK2 })).rewrapped).toBe(0);
+
+  // And back, so every row opens under k1 alone again (this file's other cases).
+  expect((await rewrapConnections({ sequelize: stack.sequelize, keyring: backToK1 })).unopenable).toEqual([]);
+  expect((await row(merchantId)).secret_envelope).toMatch(/^env1:k1:/);
+  expect((await cli(['test', '--merchant', merchantId])).ok).toBe(true);
 });

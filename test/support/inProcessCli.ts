@@ -12,7 +12,7 @@ import type { IntegrationStack } from './integrationStack';
 import { chargeOf } from './checkouts';
 import { parseConnectionArgs } from '../../cli/connectionArgs';
 import { runConnectionCommand, type ConnectionOutcome } from '../../cli/connection';
-import { credentialsKeyring } from '../../core/crypto/envelope';
+import { credentialsKeyring, type MasterKeyring } from '../../core/crypto/envelope';
 
 type Stack = Pick<IntegrationStack, 'createMerchant' | 'encryptionKey' | 'sequelize' | 'pay' | 'apiUrl'>;
 
@@ -93,8 +93,8 @@ async function sandboxPay(stack: Stack, argv: string[]): Promise<string> {
  */
 export function connectionCli(
   stack: Pick<Stack, 'encryptionKey' | 'sequelize' | 'apiUrl'>,
+  keyring: MasterKeyring = credentialsKeyring(stack.encryptionKey),
 ): (args: string[]) => Promise<ConnectionOutcome> {
-  const keyring = credentialsKeyring(stack.encryptionKey);
   const deps = { sequelize: stack.sequelize, keyring, timeoutMs: 15_000, publicBaseUrl: stack.apiUrl };
   return async ([action, ...rest]) => runConnectionCommand(deps, parseConnectionArgs(action, rest));
 }

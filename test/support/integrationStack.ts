@@ -56,8 +56,13 @@ export interface IntegrationStack {
   sandboxUrl: string;
   /** The sandbox's API Pix base (https, mutual TLS): what PIX_API_BASE_URL names. */
   pixApiUrl: string;
-  /** What the gateway sent to API Pix so far, checked against the BCB document. */
-  pixApiRequests: () => { checked: number; violations: string[]; calls: string[] };
+  /** What the gateway sent to API Pix so far, checked against the BCB document (Efí's own routes apart, in `efi`). */
+  pixApiRequests: () => {
+    checked: number;
+    violations: string[];
+    calls: string[];
+    efi: { checked: number; violations: string[]; calls: string[] };
+  };
   sandbox: SandboxApp;
   /** The local SMTP sink the worker sends this stack's mail to (read login codes from it). */
   mail: MailSink;

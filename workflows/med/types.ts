@@ -25,7 +25,7 @@ export const DEFAULT_MED_DECISION: MedDecisionRequest = {
 };
 
 export interface MedSyncInput {
-  /** Only for the answer's counts: the sync always pulls everything the provider has. */
+  /** Only for the answer's counts: the sync always pulls every account (the platform's, each active connection's). */
   merchantId?: string | null;
   analysisDeadlineMs: number;
   reminderBeforeMs: number;
@@ -35,8 +35,12 @@ export interface MedSyncResult {
   pulled: number;
   created: number;
   unmatched: number;
+  /** Open infractions naming a charge received at another PSP account than the one that listed them: not stored. */
+  otherAccount: number;
   /** Infraction ids (ours) created by this sync, for merchantId when given. */
   createdIds: string[];
+  /** Connections whose infractions could not be read this time (the others' were). */
+  failedConnections: { connectionId: string; merchantId: string }[];
 }
 
 export const MedFailureTypes = {

@@ -1,7 +1,8 @@
 /**
  * The daily reconciliation (Temporal Schedule `daily-reconciliation`, 04:00 Brasília, visible and
- * pausable in the Web UI): reconciles yesterday (Brasília) for every merchant the day touched,
- * one child `reconciliation` workflow per merchant, each with its own report row.
+ * pausable in the Web UI): reconciles yesterday (Brasília) for every merchant the day touched at
+ * the platform's account, and for every active PSP connection (a connected merchant's own
+ * account, its saldo compared every day), one child `reconciliation` workflow per report row.
  */
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { ReconciliationActivities } from '../../activities/reconciliations';

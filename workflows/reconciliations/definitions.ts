@@ -3,7 +3,7 @@ import { defineWorkflow } from '../defineWorkflow';
 import type { dailyReconciliation } from './daily';
 import type { reconciliation } from './reconciliation';
 
-/** One report: a merchant's date range compared with the provider's statement and the ledger. */
+/** One report: a merchant's date range compared with one PSP account's statement (and saldo) and the ledger. */
 export const reconciliationWorkflow = defineWorkflow<typeof reconciliation>('reconciliation');
-/** The Schedule's daily run: one child reconciliation per merchant the day touched. */
+/** The Schedule's daily run: one child reconciliation per merchant the day touched, and one per active connection. */
 export const dailyReconciliationWorkflow = defineWorkflow<typeof dailyReconciliation>('dailyReconciliation');

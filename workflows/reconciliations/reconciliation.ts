@@ -1,5 +1,6 @@
 /**
- * Reconciliation of one merchant's date range: reads the provider's statement,
+ * Reconciliation of one merchant's date range at one PSP account (the platform's, or the
+ * merchant's own connection's): reads the account's statement (and a connection's saldo),
  * compares it with the ledger and the charges, hands lost payments to the normal settlement path
  * (the activity signals the charge's lifecycle or starts settleLatePayment) and stores the report.
  * It writes nothing to the ledger itself. A run that keeps failing marks the row FAILED.

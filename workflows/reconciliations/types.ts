@@ -4,8 +4,12 @@ export type ReconciliationDifferenceKind = 'MISSING_IN_LEDGER' | 'MISSING_AT_PRO
 
 export interface ReconciliationDifference {
   kind: ReconciliationDifferenceKind;
-  /** PAYMENT: a Pix charge paid; RETURN: a devolução (refund) sent; TRANSFER: a withdrawal, settlement or payout item sent. */
-  subject: 'PAYMENT' | 'RETURN' | 'TRANSFER';
+  /**
+   * PAYMENT: a Pix charge paid; RETURN: a devolução (refund) sent; TRANSFER: a withdrawal, settlement
+   * or payout item sent; BALANCE: a connected merchant's PSP balance (saldo) against its ledger mirror
+   * (a connection's reconciliation only; never healed).
+   */
+  subject: 'PAYMENT' | 'RETURN' | 'TRANSFER' | 'BALANCE';
   /** PAYMENT and RETURN. */
   chargeId: string | null;
   /** RETURN only. */
@@ -15,9 +19,12 @@ export interface ReconciliationDifference {
   transferKind: 'WITHDRAWAL' | 'PAYOUT_ITEM' | null;
   providerChargeId: string | null;
   endToEndId: string | null;
-  /** What the provider's statement says (null: not on it). */
+  /** What the provider's statement says (null: not on it); BALANCE: the account's saldo. */
   providerAmountCents: number | null;
-  /** What the ledger's CHARGE_PAID entry took from the payer (null: no entry). */
+  /**
+   * What the ledger's CHARGE_PAID entry took from the payer (null: no entry); BALANCE: the
+   * merchant's available + reserved + blocked (comparisonStore.ledgerMirrorCents).
+   */
   ledgerAmountCents: number | null;
   /** Handed to the normal settlement path (lost callback); how it answered. */
   healed: boolean;

@@ -63,6 +63,8 @@ export const WithdrawalFailureTypes = {
   frozen: 'WithdrawalsFrozen',
   pixKeyMissing: 'PixKeyNotRegistered',
   merchantInactive: 'MerchantInactive',
+  /** A connected merchant (issue 37): its money is in its own PSP account, never the platform's. */
+  moneyInOwnAccount: 'MoneyInOwnAccount',
   reservationUnavailable: 'ReservationUnavailable',
   providerUnavailable: 'ProviderUnavailable',
   stateConflict: 'WithdrawalStateConflict',
@@ -77,5 +79,6 @@ export const withdrawalRefusalTypes: readonly string[] = [
   WithdrawalFailureTypes.frozen,
   WithdrawalFailureTypes.pixKeyMissing,
   WithdrawalFailureTypes.merchantInactive,
+  WithdrawalFailureTypes.moneyInOwnAccount,
   WithdrawalFailureTypes.keyBound,
 ];

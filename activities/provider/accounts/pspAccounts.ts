@@ -169,12 +169,15 @@ function unopenable(row: PspConnectionRow): ProviderError {
 
 /** The worker's directory: the platform's provider and CREDENTIALS_ENCRYPTION_KEY's keyring (none: no connection opens). */
 export function pspAccountsFrom(
-  config: ConnectedProviderConfig & Pick<GatewayConfig, 'credentialsEncryptionKey' | 'platformPspAccount'>,
+  config: ConnectedProviderConfig &
+    Pick<GatewayConfig, 'credentialsEncryptionKey' | 'connectionMasterKeys' | 'platformPspAccount'>,
   deps: { platform: PixProvider; sequelize: Sequelize; logger: Logger },
 ): ConnectedPspAccounts {
   return new ConnectedPspAccounts({
     ...deps,
-    keyring: config.credentialsEncryptionKey ? credentialsKeyring(config.credentialsEncryptionKey) : null,
+    keyring: config.credentialsEncryptionKey
+      ? credentialsKeyring(config.credentialsEncryptionKey, config.connectionMasterKeys)
+      : null,
     config,
     platformAccount: config.platformPspAccount
       ? accountIdentity(config.platformPspAccount.conta, config.platformPspAccount.document)
