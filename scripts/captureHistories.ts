@@ -330,6 +330,54 @@ const scenarios: Scenario[] = [
     },
   },
   {
+    // A merchant's own PSP connection (a new sandbox account), tested and its webhook registered
+    // through the worker, as POST /dashboard/connection/test and …/webhook do.
+    name: 'psp-connection-test-and-webhook',
+    async run(stack) {
+      const { connectionCli } = await import('../test/support/inProcessCli');
+      const { testCertificates } = await import('../test/support/testCertificates');
+      const pki = await testCertificates();
+      const account = (await (
+        await fetch(`${stack.sandboxUrl}/sandbox/accounts`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'LOJA CONECTADA' }),
+        })
+      ).json()) as { clientId: string; clientSecret: string; key: string };
+      const m = await stack.createMerchant({ name: 'Loja Conectada' });
+      const secretFile = path.join(os.tmpdir(), `capture-secret-${key()}`);
+      fs.writeFileSync(secretFile, account.clientSecret, { mode: 0o600 });
+      try {
+        await connectionCli(stack)([
+          'register', '--merchant', m.merchantId, '--psp', 'efi',
+          '--api-base-url', `${stack.pixApiUrl}/api/v2`, '--token-url', `${stack.pixApiUrl}/oauth/token`,
+          '--client-id', account.clientId, '--client-secret-file', secretFile, '--pix-key', account.key,
+          '--cert-file', pki.clientCertFile, '--key-file', pki.clientKeyFile, '--ca-file', pki.caFile,
+        ]); // prettier-ignore
+      } finally {
+        fs.rmSync(secretFile, { force: true });
+      }
+      const [{ id: connectionId }] = await stack.sequelize.query<{ id: string }>(
+        `SELECT id FROM psp_connections WHERE merchant_id = :merchantId AND status = 'ACTIVE'`,
+        { replacements: { merchantId: m.merchantId }, type: QueryTypes.SELECT },
+      );
+      const ids = [`psp-connection-test-${key()}`, `psp-connection-webhook-${key()}`];
+      const test = await stack.temporal.workflow.start('pspConnectionTest', {
+        taskQueue: stack.taskQueue,
+        workflowId: ids[0],
+        args: [{ connectionId }],
+      });
+      await waitClosed(test);
+      const webhook = await stack.temporal.workflow.start('pspConnectionWebhook', {
+        taskQueue: stack.taskQueue,
+        workflowId: ids[1],
+        args: [{ connectionId, publicBaseUrl: stack.apiUrl }],
+      });
+      await waitClosed(webhook);
+      return ids;
+    },
+  },
+  {
     name: 'paid',
     async run(stack) {
       const m = await stack.createMerchant({ name: 'Loja Paga' });

@@ -86,7 +86,7 @@ path('post', '/dashboard/connection', 'registerPspConnection', 'Register the mer
     'A replay with the same body answers the same connection; another body → 409 DUPLICATE_IDEMPOTENCY_KEY. When you have a second factor on, it also needs `x-action-token` for "psp-connection". ' +
     OWNER,
   request: {
-    body: { content: { 'application/json': { schema: RegisterPspConnectionRequest } } },
+    body: { required: true, content: { 'application/json': { schema: RegisterPspConnectionRequest } } },
     headers: [...requiredIdempotencyHeaders('x-idempotency-key'), actionToken],
   },
   responses: {
@@ -111,7 +111,7 @@ path('post', '/dashboard/connection/revoke', 'revokePspConnection', 'Revoke the 
     'No connection → 404 PSP_CONNECTION_NOT_FOUND; already revoked → 409 PSP_CONNECTION_REVOKED. When you have a second factor on, it needs `x-action-token` for "psp-connection". ' +
     OWNER,
   request: {
-    body: { content: { 'application/json': { schema: PspConnectionAction } } },
+    body: { required: true, content: { 'application/json': { schema: PspConnectionAction } } },
     headers: [actionToken],
   },
   responses: {
@@ -135,7 +135,7 @@ path('post', '/dashboard/connection/test', 'testPspConnection', 'Test the mercha
     WORKER +
     'No connection → 404 PSP_CONNECTION_NOT_FOUND; revoked → 409 PSP_CONNECTION_REVOKED. ' +
     MANAGERS,
-  request: { body: { content: { 'application/json': { schema: PspConnectionAction } } } },
+  request: { body: { required: true, content: { 'application/json': { schema: PspConnectionAction } } } },
   responses: {
     200: jsonResponse('The test’s result.', PspConnectionTest),
     ...errorResponses(
@@ -162,7 +162,7 @@ path(
       WORKER +
       'The PSP refused or could not be reached → 502 PSP_WEBHOOK_NOT_REGISTERED, saying why in our words. No connection → 404 PSP_CONNECTION_NOT_FOUND; revoked → 409 PSP_CONNECTION_REVOKED. ' +
       MANAGERS,
-    request: { body: { content: { 'application/json': { schema: PspConnectionAction } } } },
+    request: { body: { required: true, content: { 'application/json': { schema: PspConnectionAction } } } },
     responses: {
       200: jsonResponse('Registered, or already there.', PspWebhookRegistration),
       ...errorResponses(

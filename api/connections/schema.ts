@@ -9,16 +9,27 @@ import { accountNumber, clientId, httpsUrl, pixKey, PSP_KINDS, type Checked } fr
 import { merchantIdField } from '../dashboard/schema';
 import { text } from '../validation/text';
 
-/** A field under a shared rule: its value normalised, or the rule's problem on that field. */
-const ruled = (rule: (value: string) => Checked, max: number) =>
-  text()
-    .max(max)
+/**
+ * A field under a shared rule: its value normalised, or the rule's problem on that field. `shape`
+ * states the rule in the document (a pattern schemathesis and clients can read), so a value the
+ * document calls valid passes the rule too (test/integration/schemathesis.test.ts).
+ */
+const ruled = (rule: (value: string) => Checked, shape: RegExp, message: string) =>
+  z
+    .string()
+    .regex(shape, message)
     .transform((value, ctx) => {
       const result = rule(value);
       if (result.problem === undefined) return result.value;
       ctx.addIssue({ code: 'custom', message: result.problem });
       return z.NEVER;
     });
+
+/** An https URL with a plain host name, an optional port and path: no credentials, nothing the rule refuses. */
+const HTTPS_URL =
+  /^https:\/\/[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*(?::[1-9][0-9]{0,3})?(?:\/[A-Za-z0-9._~-]+)*\/?$/;
+
+const HTTPS_URL_MESSAGE = 'must be an https URL (the PSP is reached over mutual TLS)';
 
 /** Sizes well above real material, and together under the API's 100 kB body limit. */
 export const MATERIAL_LIMITS = { pem: 20_000, pfxBase64: 40_000, ca: 40_000, secret: 1_000 } as const;
@@ -33,23 +44,33 @@ export const registerConnectionBody = z
   .strictObject({
     merchantId: merchantIdField(),
     pspKind: z.enum(PSP_KINDS).meta({ description: 'The PSP: `efi` (API Pix and Efí’s own routes) is the only one.' }),
-    apiBaseUrl: ruled(httpsUrl, 2048).meta({
+    apiBaseUrl: ruled(httpsUrl, HTTPS_URL, HTTPS_URL_MESSAGE).meta({
       example: 'https://pix.api.efipay.com.br/v2',
       description: 'The PSP’s API Pix base URL (https).',
     }),
-    tokenUrl: ruled(httpsUrl, 2048).meta({
+    tokenUrl: ruled(httpsUrl, HTTPS_URL, HTTPS_URL_MESSAGE).meta({
       example: 'https://pix.api.efipay.com.br/oauth/token',
       description: 'The PSP’s OAuth token URL (https).',
     }),
-    clientId: ruled(clientId, 200).meta({ description: 'The OAuth client id the PSP issued to the merchant.' }),
+    clientId: ruled(clientId, /^[\x21-\x7e]{1,200}$/, 'must be 1 to 200 printable characters without spaces').meta({
+      description: 'The OAuth client id the PSP issued to the merchant.',
+    }),
     clientSecret: text()
       .min(1)
       .max(MATERIAL_LIMITS.secret)
       .meta({ description: 'The OAuth client secret: sealed at once, never returned nor logged.' }),
-    pixKey: ruled(pixKey, 200).meta({
+    pixKey: ruled(
+      pixKey,
+      /^\s{0,8}[\x21-\x7e](?:[\x20-\x7e]{0,75}[\x21-\x7e])?\s{0,8}$/,
+      'must be 1 to 77 characters',
+    ).meta({
       description: 'The merchant’s Pix key at that account (where charges are paid).',
     }),
-    accountNumber: ruled(accountNumber, 40)
+    accountNumber: ruled(
+      accountNumber,
+      /^\s{0,8}\d{1,20}\s{0,8}$/,
+      'must be 1 to 20 digits (the account number at the PSP)',
+    )
       .nullable()
       .optional()
       .meta({ description: 'The account’s number at the PSP (Efí’s `conta`): how Split Pix names it. Digits.' }),

@@ -161,6 +161,9 @@ function configFile(dir: string): string {
   // alternatives (OR): a path regex beside a method filter would match every operation with that
   // method, so a block limited to a method names its operations (include-name: "METHOD /path").
   lines.push('[[operations]]', "include-path-regex = '^/charges$'", stateful, '');
+  // A PSP connection's certificate and key must be PEM or PKCS#12 that open and belong together:
+  // what the bytes hold, which no schema can state (400 naming certPem, keyPem or pfxBase64).
+  lines.push('[[operations]]', "include-path-regex = '^/dashboard/connection$'", stateful, '');
   // A P0 checkout's items name course prices (no method filter: it would match every POST): whether a UUID is a price of this merchant,
   // active, published and ONE_TIME is state the schema cannot state (422 COURSE_PRICE_*, spec codes).
   lines.push(

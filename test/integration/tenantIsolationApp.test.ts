@@ -74,6 +74,20 @@ const PROBE_BODIES: Record<string, Record<string, unknown>> = {
   'POST /settlements': { amountCents: 100 },
   'PUT /settlements/schedule': { frequency: 'D0', minimumAmountCents: 0 },
   'POST /med/infractions/sync': {},
+  // Well-formed but never opened: B's request must be refused as not found before the material is read.
+  'POST /dashboard/connection': {
+    pspKind: 'efi',
+    apiBaseUrl: 'https://psp.example.com/v2',
+    tokenUrl: 'https://psp.example.com/oauth/token',
+    clientId: 'probe-client',
+    clientSecret: 'probe-secret',
+    pixKey: 'probe@example.com',
+    certPem: '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n',
+    keyPem: '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n',
+  },
+  'POST /dashboard/connection/revoke': {},
+  'POST /dashboard/connection/test': {},
+  'POST /dashboard/connection/webhook': {},
   'POST /boletos': {
     items: [
       {
