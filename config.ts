@@ -12,6 +12,7 @@ import path from 'node:path';
 import { parseKey } from './core/crypto/secretBox';
 import { credentialsKeyring, parseMasterKeys, type MasterKeyRotation } from './core/crypto/envelope';
 import { documentType } from './core/documents';
+import type { AccountModelDefault } from './core/provider';
 import { readClientTls, type ClientTls } from './core/net/clientTls';
 import { parsePrivateReceivers, type PrivateReceiver } from './core/net/destination';
 import { PASSWORD_HASHINGS, type PasswordHashing } from './core/identity/passwords';
@@ -132,6 +133,15 @@ export interface GatewayConfig {
    * it reports no envelope left under the old key (docs/operations.md).
    */
   connectionMasterKeys: MasterKeyRotation | null;
+  /**
+   * ACCOUNT_MODEL_DEFAULT: the account model of a merchant with no PSP connection (issue 37,
+   * docs/account-models.md). `platform`: its money is held in the platform's account (an authorised
+   * payment institution). `connected`: the platform holds nobody's money, so such a merchant takes
+   * no charge, boleto or payout until it registers its own connection (409 PSP_CONNECTION_REQUIRED).
+   * Default: `connected` in production (an operator that is not an authorised institution may not
+   * hold merchants' money, BCB Resolution 518/2025), `platform` in development and tests.
+   */
+  accountModelDefault: AccountModelDefault;
   /**
    * RECEIPT_RENDER_THREADS (1 to 32): worker threads drawing receipt PDFs in the API process.
    * Default: the cores but one (the event loop's), at least 1 and at most 4. Production: the default
@@ -282,6 +292,13 @@ export const SANDBOX_PIX_RECEIVING_KEY = '11222333000181';
 
 export const DEFAULT_MAIL_FROM = 'Pix Gateway <no-reply@localhost>';
 export const DEFAULT_PLATFORM_INSTITUTION_NAME = 'Gateway Pagamentos IP';
+
+function accountModelDefault(read: EnvReader, production: boolean): AccountModelDefault {
+  const raw = read.raw('ACCOUNT_MODEL_DEFAULT') ?? (production ? 'connected' : 'platform');
+  if (raw === 'platform' || raw === 'connected') return raw;
+  read.problems.push('ACCOUNT_MODEL_DEFAULT must be platform or connected');
+  return 'connected';
+}
 
 function connectionMasterKeys(read: EnvReader, credentialsEncryptionKey: string): MasterKeyRotation | null {
   const text = read.raw('CONNECTION_MASTER_KEYS');
@@ -469,6 +486,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     platformInstitutionName: read.raw('PLATFORM_INSTITUTION_NAME') ?? DEFAULT_PLATFORM_INSTITUTION_NAME,
     platformPspAccount: platformPspAccount(read, production),
     connectionMasterKeys: connectionMasterKeys(read, credentialsEncryptionKey),
+    accountModelDefault: accountModelDefault(read, production),
     receiptRenderThreads: read.raw('RECEIPT_RENDER_THREADS')
       ? read.int('RECEIPT_RENDER_THREADS', 1, { min: 1, max: 32 })
       : null,

@@ -5,6 +5,7 @@
  * checkouts) and the application API; plus the public kernel routes (health, metrics, OpenAPI,
  * receipt verification, the hosted checkout page).
  */
+import type { AccountModelDefault } from '../core/provider';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -80,6 +81,8 @@ export interface ApiDeps {
    */
   pixWebhookWrongSecrets?: WrongSecretOptions;
   defaultFee: { bps: number; fixedCents: number };
+  /** ACCOUNT_MODEL_DEFAULT (config.ts): the account model of a merchant with no PSP connection; default platform. */
+  accountModelDefault?: AccountModelDefault;
   defaultChargeTtlSeconds: number;
   idempotencyTtlHours: number;
   /** Requests per minute per IP (spec: 100 in production, 1000 in development). */
@@ -200,7 +203,10 @@ export function createApp(deps: ApiDeps): express.Express {
     }),
   );
   app.use(sellersApi({ ...family, destinations: webhookDestinations(deps) })); // /sellers and /rifeiro
-  app.use(PAYOUTS_PATH, payoutsApi({ ...family, settings: deps.payoutSettings }));
+  app.use(
+    PAYOUTS_PATH,
+    payoutsApi({ ...family, settings: deps.payoutSettings, accountModelDefault: deps.accountModelDefault }),
+  );
   app.use(RECEIPTS_PATH, receiptsRouter({ ...family, service: shared.receipts }));
   // With its P0 error handler, on the path itself (api/checkouts/partner/router.ts).
   app.use(CHECKOUTS_PATH, partnerCheckoutsApi(family));
@@ -267,6 +273,7 @@ function applicationDeps(deps: ApiDeps, shared: SharedParts): ApplicationDeps {
     }),
     charges: {
       sequelize: deps.sequelize,
+      accountModelDefault: deps.accountModelDefault,
       temporal: deps.temporal,
       taskQueue: deps.taskQueue,
       defaultFee: deps.defaultFee,

@@ -31,6 +31,7 @@ async function main(): Promise<void> {
     logger,
     credentialsEncryptionKey: config.credentialsEncryptionKey,
     credentialsKeyring: credentialsKeyring(config.credentialsEncryptionKey, config.connectionMasterKeys),
+    accountModelDefault: config.accountModelDefault,
     providerCallbackSecret: config.provider.callbackSecret,
     pixWebhookSecret: config.pixApi.webhookSecret,
     defaultFee: { bps: config.defaultPixFeeBps, fixedCents: config.defaultPixFeeFixedCents },

@@ -389,6 +389,12 @@ export function platformOnly(provider: PixProvider): PspAccounts {
   };
 }
 
+/** The account model of a merchant with no connection (ACCOUNT_MODEL_DEFAULT): the platform's account, or none. */
+export type AccountModelDefault = 'platform' | 'connected';
+
+/** No connection, and the platform holds nobody's money (ACCOUNT_MODEL_DEFAULT=connected): register one first. */
+export const PSP_CONNECTION_REQUIRED = 'PSP_CONNECTION_REQUIRED';
+
 /** A merchant's connection was revoked: its charges and sends stop, with this code, until a new one is registered. */
 export const PSP_CONNECTION_REVOKED = 'PSP_CONNECTION_REVOKED';
 /** A connection that cannot be used (its material does not open, the master key is not configured). */

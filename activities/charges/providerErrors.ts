@@ -1,6 +1,12 @@
 /** The provider's errors as the charge activities' failures, and its "no such charge". */
 import { ApplicationFailure } from '@temporalio/activity';
-import { PSP_CONNECTION_REVOKED, ProviderError, type PixProvider, type ProviderCharge } from '../../core/provider';
+import {
+  PSP_CONNECTION_REQUIRED,
+  PSP_CONNECTION_REVOKED,
+  ProviderError,
+  type PixProvider,
+  type ProviderCharge,
+} from '../../core/provider';
 import { ChargeFailureTypes } from '../../workflows/charges/types';
 
 /** A Retry-After past this is waited out in steps: the settling policy's longest interval. */
@@ -31,6 +37,8 @@ export function toActivityFailure(err: unknown): unknown {
     if (err.transient) return retryable(err);
     if (err.code === PSP_CONNECTION_REVOKED)
       return ApplicationFailure.nonRetryable(err.message, ChargeFailureTypes.connectionRevoked);
+    if (err.code === PSP_CONNECTION_REQUIRED)
+      return ApplicationFailure.nonRetryable(err.message, ChargeFailureTypes.connectionRequired);
     return ApplicationFailure.nonRetryable(err.message, ChargeFailureTypes.providerRejected);
   }
   return err;

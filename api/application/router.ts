@@ -178,6 +178,7 @@ export function applicationApi(deps: ApplicationDeps): ApplicationApi {
     temporal: deps.charges.temporal,
     taskQueue: deps.charges.taskQueue,
     defaultFee: deps.charges.defaultFee,
+    accountModelDefault: deps.charges.accountModelDefault,
     charges,
   });
   router.use(

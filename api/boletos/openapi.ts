@@ -101,6 +101,7 @@ registry.registerPath({
       'PIX_NOT_ISSUED',
       'PROVIDER_ERROR',
       'BOLETO_NOT_ON_CONNECTED_ACCOUNT',
+      'PSP_CONNECTION_REQUIRED',
       'SERVICE_UNAVAILABLE',
       ...bearerErrors,
     ),

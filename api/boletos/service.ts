@@ -5,6 +5,7 @@
  * charge service, so a boleto answers exactly as GET /charges/{id} does. Another merchant's
  * boleto or batch is 404, whatever the caller's roles elsewhere.
  */
+import type { AccountModelDefault } from '../../core/provider';
 import crypto from 'node:crypto';
 import type { Sequelize } from 'sequelize';
 import type { Client } from '@temporalio/client';
@@ -46,6 +47,8 @@ export interface BoletoServiceDeps {
   taskQueue: string;
   defaultFee: { bps: number; fixedCents: number };
   charges: AppChargeService;
+  /** ACCOUNT_MODEL_DEFAULT: whether a merchant with no connection may take boletos (paid into the platform's account). */
+  accountModelDefault?: AccountModelDefault;
   concurrency?: number;
 }
 
@@ -125,7 +128,7 @@ export class BoletoService {
     }
     const merchant = await merchantStore.findMerchant(body.merchantId);
     if (!merchant || !merchant.active) throw roleErrors.merchantNotFound();
-    await refuseConnectedBoleto(this.deps.sequelize, merchant.id);
+    await refuseConnectedBoleto(this.deps.sequelize, merchant.id, this.deps.accountModelDefault);
     if (!resuming || !(await boletoBatchStore.findBatch(resourceId))) await this.stage(merchant, body, resourceId, key);
     try {
       const accepted = await updateWithStartOrJoin(this.deps.temporal, boletoBatchWorkflow, acceptBoletoBatchUpdate, {

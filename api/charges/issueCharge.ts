@@ -40,6 +40,8 @@ function mapIssueError(err: unknown): unknown {
       return errors.providerError('the Pix provider refused to issue the charge; no charge was created');
     case 'PSP_CONNECTION_REVOKED':
       return accountModelErrors.connectionRevoked();
+    case 'PSP_CONNECTION_REQUIRED':
+      return accountModelErrors.connectionRequired();
     case 'SPLIT_NOT_POSSIBLE':
       return accountModelErrors.splitNotPossible(failure.message);
     case 'PROVIDER_UNAVAILABLE':

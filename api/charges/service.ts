@@ -21,6 +21,7 @@ import { refundsOf } from '../refunds/service';
 import type { CreateChargeBody, ListChargesQuery } from './schema';
 import type { Sequelize } from 'sequelize';
 import { refuseConnectedBoleto } from '../connections/accountModel';
+import type { AccountModelDefault } from '../../core/provider';
 
 /** Who may create and cancel charges; every member may read. */
 export const CHARGE_WRITERS = ['owner', 'admin', 'finance'] as const;
@@ -36,6 +37,8 @@ export const chargeErrors = {
 
 export interface AppChargeServiceDeps {
   sequelize: Sequelize;
+  /** ACCOUNT_MODEL_DEFAULT: whether a merchant with no connection may take a boleto (paid into the platform's account). */
+  accountModelDefault?: AccountModelDefault;
   temporal: Client;
   taskQueue: string;
   defaultFee: { bps: number; fixedCents: number };
@@ -59,7 +62,7 @@ export class AppChargeService {
     const boleto = body.method === 'BOLETO';
     const merchant = await merchantStore.findMerchant(body.merchantId);
     if (!merchant || !merchant.active) throw roleErrors.merchantNotFound();
-    if (boleto) await refuseConnectedBoleto(this.deps.sequelize, merchant.id);
+    if (boleto) await refuseConnectedBoleto(this.deps.sequelize, merchant.id, this.deps.accountModelDefault);
     const expiresAt = chargeExpiryOrInvalid(
       body.expiresAt,
       new Date(),

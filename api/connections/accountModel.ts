@@ -4,6 +4,7 @@
  * code, and a merchant whose connection was revoked is told so, before anything is stored.
  */
 import type { Sequelize } from 'sequelize';
+import type { AccountModelDefault } from '../../core/provider';
 import { pspConnectionStore } from '../../db/connections';
 import { ApiError } from '../errors/apiError';
 
@@ -13,6 +14,12 @@ export const accountModelErrors = {
       409,
       'PSP_CONNECTION_REVOKED',
       'your PSP connection was revoked: register a new one before charging or sending money',
+    ),
+  connectionRequired: () =>
+    new ApiError(
+      409,
+      'PSP_CONNECTION_REQUIRED',
+      'this platform holds no merchant’s money: register your own PSP connection before charging or sending money',
     ),
   /** The PSP cannot divide the charge as asked; the message names the recipient and why (our words). */
   splitNotPossible: (message: string) => new ApiError(422, 'SPLIT_NOT_POSSIBLE', message),
@@ -31,9 +38,14 @@ export const accountModelErrors = {
 };
 
 /** The connection to send from (null: the platform's account); refused when the merchant's connection is revoked. */
-export async function sendingAccount(sequelize: Sequelize, merchantId: string): Promise<string | null> {
-  const account = await pspConnectionStore.merchantAccountModel(sequelize, merchantId);
+export async function sendingAccount(
+  sequelize: Sequelize,
+  merchantId: string,
+  withoutConnection: AccountModelDefault = 'platform',
+): Promise<string | null> {
+  const account = await pspConnectionStore.merchantAccountModel(sequelize, merchantId, withoutConnection);
   if (account.model === 'CONNECTED_REVOKED') throw accountModelErrors.connectionRevoked();
+  if (account.model === 'CONNECTION_REQUIRED') throw accountModelErrors.connectionRequired();
   return account.model === 'CONNECTED' ? account.connectionId : null;
 }
 
@@ -42,14 +54,21 @@ export async function sendingAccount(sequelize: Sequelize, merchantId: string): 
  * own API the gateway issues them through is the platform's): a connected merchant's would land its
  * money there, so it is refused.
  */
-export async function refuseConnectedBoleto(sequelize: Sequelize, merchantId: string): Promise<void> {
-  const account = await pspConnectionStore.merchantAccountModel(sequelize, merchantId);
+export async function refuseConnectedBoleto(
+  sequelize: Sequelize,
+  merchantId: string,
+  withoutConnection: AccountModelDefault = 'platform',
+): Promise<void> {
+  const account = await pspConnectionStore.merchantAccountModel(sequelize, merchantId, withoutConnection);
+  if (account.model === 'CONNECTION_REQUIRED') throw accountModelErrors.connectionRequired();
   if (account.model !== 'PLATFORM') throw accountModelErrors.boletoNotOnConnectedAccount();
 }
 
 /**
  * Withdrawals and settlements move the merchant's money from the platform's account to its bank
  * key: a connected merchant's money was never there, so they are refused with MONEY_IN_OWN_ACCOUNT.
+ * A merchant without a connection may always withdraw what the platform's account still holds
+ * for it (ACCOUNT_MODEL_DEFAULT only stops new money coming in there).
  */
 export async function refuseConnectedWithdrawal(sequelize: Sequelize, merchantId: string): Promise<void> {
   const account = await pspConnectionStore.merchantAccountModel(sequelize, merchantId);

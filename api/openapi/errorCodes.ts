@@ -99,6 +99,10 @@ export const ERROR_CODES = {
     status: 409,
     message: 'this merchant already has an active PSP connection: revoke it first (POST /dashboard/connection/revoke)',
   },
+  PSP_CONNECTION_REQUIRED: {
+    status: 409,
+    message: 'this platform holds no merchant’s money: register your own PSP connection before charging or sending money',
+  },
   PSP_CONNECTION_REVOKED: {
     status: 409,
     message: 'your PSP connection was revoked: register a new one before charging or sending money',

@@ -3,6 +3,7 @@
  * payouts enabled for the merchant (spec: "all require CC+SIG, merchant must have payouts
  * enabled") → the body, parsed only now (up to 8 MB for a batch) → the request signature.
  */
+import type { AccountModelDefault } from '../../core/provider';
 import { Router, type RequestHandler } from 'express';
 import type { Client } from '@temporalio/client';
 import type { Sequelize } from 'sequelize';
@@ -25,6 +26,7 @@ export interface PayoutsApiDeps {
   taskQueue: string;
   /** Chunking and concurrency of payout batches; default defaultPayoutSettings. */
   settings?: PayoutSettings;
+  accountModelDefault?: AccountModelDefault;
   /** Client credentials (any scope: this router checks `payouts`). */
   authenticate: RequestHandler;
   requireSignature: RequestHandler;
@@ -41,6 +43,7 @@ export function payoutsApi(deps: PayoutsApiDeps): Router {
     temporal: deps.temporal,
     taskQueue: deps.taskQueue,
     settings: deps.settings ?? defaultPayoutSettings,
+    accountModelDefault: deps.accountModelDefault,
   });
   const parseBody = routeJsonBody({ largeLimit: '8mb', isLarge: (req) => req.method === 'POST' && req.path === '/' });
   const h = payoutHandlers(service, deps.idempotency);

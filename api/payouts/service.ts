@@ -25,6 +25,7 @@ import { ApiError, errors } from '../errors/apiError';
 import type { CreatePayoutBatchBody, ListBatchesQuery, ListItemsQuery } from './schema';
 import type { StagedItem } from './batchBody';
 import { sendingAccount } from '../connections/accountModel';
+import type { AccountModelDefault } from '../../core/provider';
 
 export interface PayoutSettings {
   chunkSize: number;
@@ -66,7 +67,14 @@ export const payoutErrors = {
 
 export class PayoutService {
   constructor(
-    private readonly deps: { sequelize: Sequelize; temporal: Client; taskQueue: string; settings: PayoutSettings },
+    private readonly deps: {
+      sequelize: Sequelize;
+      temporal: Client;
+      taskQueue: string;
+      settings: PayoutSettings;
+      /** ACCOUNT_MODEL_DEFAULT: whether a merchant with no connection pays out from the platform's account. */
+      accountModelDefault?: AccountModelDefault;
+    },
   ) {}
 
   /**
@@ -147,7 +155,7 @@ export class PayoutService {
     // A batch's idempotencyKey stays bound to it after the 24 h idempotency record expired.
     const earlier = await payoutStore.batchIdOfKey(merchant.id, body.idempotencyKey);
     if (earlier) throw payoutErrors.keyUsed(earlier);
-    const pspConnectionId = await sendingAccount(this.deps.sequelize, merchant.id);
+    const pspConnectionId = await sendingAccount(this.deps.sequelize, merchant.id, this.deps.accountModelDefault);
     await payoutStore.stageBatch(
       this.deps.sequelize,
       {

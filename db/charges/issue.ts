@@ -41,6 +41,7 @@ export interface IssueFailure {
     | 'PROVIDER_NOT_ISSUED'
     | 'PROVIDER_UNAVAILABLE'
     | 'PSP_CONNECTION_REVOKED'
+    | 'PSP_CONNECTION_REQUIRED'
     | 'SPLIT_NOT_POSSIBLE'
     | 'WORKFLOW_SERVICE_UNAVAILABLE';
   message: string;
@@ -60,6 +61,12 @@ export function issueFailureOf(err: unknown): IssueFailure | null {
         transient: false,
         code: 'PSP_CONNECTION_REVOKED',
         message: "the merchant's PSP connection was revoked; nothing was issued",
+      };
+    if (failure.type === ChargeFailureTypes.connectionRequired)
+      return {
+        transient: false,
+        code: 'PSP_CONNECTION_REQUIRED',
+        message: 'the merchant has no PSP connection and this platform holds no merchant’s money; nothing was issued',
       };
     if (failure.type === ChargeFailureTypes.splitNotPossible)
       return { transient: false, code: 'SPLIT_NOT_POSSIBLE', message: failure.message };

@@ -132,12 +132,18 @@ export async function activeConnections(
  */
 export type MerchantAccountModel =
   | { model: 'PLATFORM' }
+  /** No connection, and the platform holds nobody's money (ACCOUNT_MODEL_DEFAULT=connected). */
+  | { model: 'CONNECTION_REQUIRED' }
   | { model: 'CONNECTED'; connectionId: string }
   | { model: 'CONNECTED_REVOKED'; connectionId: string };
 
-export async function merchantAccountModel(sequelize: Sequelize, merchantId: string): Promise<MerchantAccountModel> {
+export async function merchantAccountModel(
+  sequelize: Sequelize,
+  merchantId: string,
+  withoutConnection: 'platform' | 'connected' = 'platform',
+): Promise<MerchantAccountModel> {
   const row = await findLatestConnection(sequelize, merchantId);
-  if (!row) return { model: 'PLATFORM' };
+  if (!row) return withoutConnection === 'platform' ? { model: 'PLATFORM' } : { model: 'CONNECTION_REQUIRED' };
   return row.status === 'ACTIVE'
     ? { model: 'CONNECTED', connectionId: row.id }
     : { model: 'CONNECTED_REVOKED', connectionId: row.id };

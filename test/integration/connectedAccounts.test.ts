@@ -28,6 +28,8 @@ import { Merchant } from '../../db/models';
 import type { MerchantCredentials } from '../../db/identity/merchantAdmin';
 import { reserveWithdrawal } from '../../activities/withdrawals/reserve';
 import { withdrawalDeps } from '../../activities/withdrawals/deps';
+import { loadConfig } from '../../config';
+import { pspAccountsFrom } from '../../activities/provider/accounts/pspAccounts';
 import { waitFor } from '../support/env';
 import { testLogger } from '../support/testLogs';
 import { connectionCli } from '../support/inProcessCli';
@@ -292,6 +294,60 @@ it("refuses a connected merchant's boleto with BOLETO_NOT_ON_CONNECTED_ACCOUNT: 
       status: 409,
       code: 'BOLETO_NOT_ON_CONNECTED_ACCOUNT',
     });
+  }
+});
+
+it('with ACCOUNT_MODEL_DEFAULT=connected, a merchant with no connection takes no charge, boleto nor payout (PSP_CONNECTION_REQUIRED); a connected one goes on', async () => {
+  const account = await sandboxAccount('LOJA PADRAO');
+  const connected = await connectedMerchant('Loja Padrão', account);
+  const unconnected = await stack.createMerchant({ name: 'Loja Sem Conta', payoutsEnabled: true });
+  const directory = pspAccountsFrom(
+    { ...loadConfig({ ...process.env, NODE_ENV: 'test', ...stack.workerEnv }), accountModelDefault: 'connected' },
+    { platform: {} as never, sequelize: stack.sequelize, logger: testLogger('account-model-default') },
+  );
+  try {
+    await expect(directory.forMerchant(unconnected.merchantId)).rejects.toMatchObject({
+      code: 'PSP_CONNECTION_REQUIRED',
+      transient: false,
+    });
+    expect((await directory.forMerchant(connected.merchantId)).connectionId).toBe(
+      await activeConnection(connected.merchantId),
+    );
+  } finally {
+    await directory.close();
+  }
+
+  const api = await stack.extraApi({ accountModelDefault: 'connected' });
+  try {
+    const payouts = await createApiCredential(
+      { merchantId: unconnected.merchantId, scopes: ['payouts:read', 'payouts:write'], name: 'payouts' },
+      stack.encryptionKey,
+    );
+    const batch = await signedCall({ ...stack, apiUrl: api.url }, payouts, 'POST', '/v1/payouts/batches', {
+      idempotencyKey: `no-connection-${crypto.randomUUID()}`,
+      items: [{ pixKey: 'alguem@example.com', pixKeyType: 'EMAIL', amountCents: 100, recipientName: 'Alguém' }],
+    });
+    expect({ status: batch.status, code: batch.body.error?.code }).toEqual({
+      status: 409,
+      code: 'PSP_CONNECTION_REQUIRED',
+    });
+    const { client, email } = await signedInUser({ apiUrl: api.url }, { emailPrefix: 'no-connection' });
+    await addUserToMerchant({ email, merchantId: unconnected.merchantId, role: 'owner' });
+    const boleto = await client.call('POST', '/charges', {
+      body: {
+        merchantId: unconnected.merchantId,
+        amountCents: 1_000,
+        method: 'BOLETO',
+        payer: { name: 'Pagador Boleto', taxId: '52998224725' },
+      },
+      headers: { 'x-idempotency-key': `boleto-${crypto.randomUUID()}` },
+    });
+    expect({ status: boleto.status, code: boleto.body.error?.code }).toEqual({
+      status: 409,
+      code: 'PSP_CONNECTION_REQUIRED',
+    });
+  } finally {
+    await api.close();
   }
 });
 

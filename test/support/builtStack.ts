@@ -146,6 +146,9 @@ export async function startBuiltStack(opts: BuiltStackOptions): Promise<BuiltSta
     ...opts.temporalTlsEnv,
     TEMPORAL_TASK_QUEUE: taskQueue,
     CREDENTIALS_ENCRYPTION_KEY: s.encryptionKey,
+    // The sandbox's one account holds every merchant's money here: the platform model, said so,
+    // since production's default is the connected model (config.ts ACCOUNT_MODEL_DEFAULT).
+    ACCOUNT_MODEL_DEFAULT: 'platform',
     PROVIDER_BASE_URL: sandboxUrl,
     PUBLIC_BASE_URL: proxy.url,
     PORT: String(apiPort),

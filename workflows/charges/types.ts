@@ -106,6 +106,8 @@ export const ChargeFailureTypes = {
   notCancellable: 'ChargeNotCancellable',
   /** The merchant's own PSP connection was revoked (issue 37): nothing was issued, on no account. */
   connectionRevoked: 'PspConnectionRevoked',
+  /** No connection, and the platform holds nobody's money (ACCOUNT_MODEL_DEFAULT=connected): nothing was issued. */
+  connectionRequired: 'PspConnectionRequired',
   /** A connected merchant's split cannot be done by its PSP (a recipient without an account there, the platform's account not configured). */
   splitNotPossible: 'SplitNotPossible',
   /** A record attempt found the give-up's tombstone and committed nothing. */

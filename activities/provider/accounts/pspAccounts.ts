@@ -15,8 +15,10 @@ import { parseMaterial } from '../../../core/connections/material';
 import { accountIdentity, type PspAccountIdentity } from '../../../core/connections/efiSplitConfig';
 import type { GatewayConfig } from '../../../config';
 import {
+  PSP_CONNECTION_REQUIRED,
   PSP_CONNECTION_REVOKED,
   PSP_CONNECTION_UNAVAILABLE,
+  type AccountModelDefault,
   ProviderError,
   type PixProvider,
   type PspAccount,
@@ -39,6 +41,8 @@ export interface PspAccountsOptions {
   config: ConnectedProviderConfig;
   /** The platform's own account at the connected merchants' PSP (config.platformPspAccount), where Split Pix pays its fee. */
   platformAccount: PspAccountIdentity | null;
+  /** ACCOUNT_MODEL_DEFAULT: `connected` refuses a merchant with no connection (PSP_CONNECTION_REQUIRED); default platform. */
+  accountModelDefault?: AccountModelDefault;
   logger: Logger;
 }
 
@@ -58,7 +62,14 @@ export class ConnectedPspAccounts implements PspAccounts {
 
   async forMerchant(merchantId: string): Promise<PspAccount> {
     const row = await pspConnectionStore.findLatestConnection(this.opts.sequelize, merchantId);
-    return row ? this.accountOf(row) : this.platform;
+    if (row) return this.accountOf(row);
+    if (this.opts.accountModelDefault === 'connected')
+      throw new ProviderError(
+        `merchant ${merchantId} has no PSP connection, and this platform holds no merchant's money (ACCOUNT_MODEL_DEFAULT=connected)`,
+        PSP_CONNECTION_REQUIRED,
+        false,
+      );
+    return this.platform;
   }
 
   async forConnection(connectionId: string | null): Promise<PspAccount> {
@@ -170,7 +181,10 @@ function unopenable(row: PspConnectionRow): ProviderError {
 /** The worker's directory: the platform's provider and CREDENTIALS_ENCRYPTION_KEY's keyring (none: no connection opens). */
 export function pspAccountsFrom(
   config: ConnectedProviderConfig &
-    Pick<GatewayConfig, 'credentialsEncryptionKey' | 'connectionMasterKeys' | 'platformPspAccount'>,
+    Pick<
+      GatewayConfig,
+      'credentialsEncryptionKey' | 'connectionMasterKeys' | 'platformPspAccount' | 'accountModelDefault'
+    >,
   deps: { platform: PixProvider; sequelize: Sequelize; logger: Logger },
 ): ConnectedPspAccounts {
   return new ConnectedPspAccounts({
@@ -179,6 +193,7 @@ export function pspAccountsFrom(
       ? credentialsKeyring(config.credentialsEncryptionKey, config.connectionMasterKeys)
       : null,
     config,
+    accountModelDefault: config.accountModelDefault,
     platformAccount: config.platformPspAccount
       ? accountIdentity(config.platformPspAccount.conta, config.platformPspAccount.document)
       : null,
