@@ -101,7 +101,8 @@ export const ERROR_CODES = {
   },
   PSP_CONNECTION_REQUIRED: {
     status: 409,
-    message: 'this platform holds no merchant’s money: register your own PSP connection before charging or sending money',
+    message:
+      'this platform holds no merchant’s money: register your own PSP connection before charging or sending money',
   },
   PSP_CONNECTION_REVOKED: {
     status: 409,
