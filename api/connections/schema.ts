@@ -27,7 +27,7 @@ const ruled = (rule: (value: string) => Checked, shape: RegExp, message: string)
 
 /** An https URL with a plain host name, an optional port and path: no credentials, nothing the rule refuses. */
 const HTTPS_URL =
-  /^https:\/\/[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*(?::[1-9][0-9]{0,3})?(?:\/[A-Za-z0-9._~-]+)*\/?$/;
+  /^https:\/\/[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*(?::(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?(?:\/[A-Za-z0-9._~-]+)*\/?$/;
 
 const HTTPS_URL_MESSAGE = 'must be an https URL (the PSP is reached over mutual TLS)';
 
