@@ -26,8 +26,6 @@ export type ConnectedProviderConfig = Pick<GatewayConfig, 'pixApi' | 'pixTransfe
 
 export interface ConnectedProvider {
   provider: RoutedPixProvider;
-  /** Efí's own routes on the merchant's account (its balance). */
-  efi: EfiClient;
   /** Efí's Split Pix on the merchant's account. */
   splits: EfiSplits;
   close(): Promise<void>;
@@ -93,7 +91,6 @@ export function connectedProvider(
   });
   return {
     provider,
-    efi,
     splits: new EfiSplits(connection, new URL(row.api_base_url).origin),
     close: async () => {
       await Promise.all([connection.close(), slots.close()]);

@@ -80,12 +80,6 @@ export class ConnectedPspAccounts implements PspAccounts {
     return this.accountOf(row);
   }
 
-  /** Efí's own routes on a connected account (its balance, its splits). */
-  async efiOf(connectionId: string): Promise<ConnectedProvider['efi']> {
-    await this.forConnection(connectionId);
-    return (this.built.get(connectionId) as Built).connected.efi;
-  }
-
   /**
    * A fresh connection on the row's own material, closed after `use`: "test the connection" and
    * the webhook registration (activities/connections/) take a token of their own rather than the
