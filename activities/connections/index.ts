@@ -4,6 +4,7 @@
  * calls a PSP). Each opens a fresh connection on the row's own material (ConnectedPspAccounts
  * withConnection), records what the CLI records, and returns our own words only: nothing secret
  * crosses into the workflow's history (the webhook URL, which holds the path secret, included).
+ * Besides, the Schedule's reading of every connected account's balance (./balances.ts).
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Sequelize } from 'sequelize';
@@ -21,6 +22,7 @@ import { checkConnection, webhookRegistrationProblem } from '../provider/connect
 import type { PixApiConnection } from '../provider/pixApi/connection';
 import { PixApiClient } from '../provider/pixApi/pixApiClient';
 import { ensureWebhookAt } from '../provider/pixWebhook';
+import { readConnectionBalances, type BalanceReadingDeps } from './balances';
 
 /** Opens a merchant's connection on its row's own material (activities/provider/accounts/pspAccounts.ts). */
 export interface PspConnectionOpener {
@@ -28,7 +30,7 @@ export interface PspConnectionOpener {
   webhookPathSecret(row: PspConnectionRow): string;
 }
 
-export interface ConnectionActivityDeps {
+export interface ConnectionActivityDeps extends BalanceReadingDeps {
   sequelize: Sequelize;
   /** The worker's directory of PSP accounts; absent: this worker opens no merchant connection. */
   pspConnections?: PspConnectionOpener;
@@ -38,6 +40,7 @@ export function createConnectionActivities(deps: ConnectionActivityDeps) {
   return {
     testPspConnection: (input: PspConnectionTestInput) => testPspConnection(deps, input),
     registerPspConnectionWebhook: (input: PspConnectionWebhookInput) => registerPspConnectionWebhook(deps, input),
+    readConnectionBalances: () => readConnectionBalances(deps),
   };
 }
 

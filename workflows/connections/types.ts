@@ -30,3 +30,13 @@ export const ConnectionFailureTypes = {
   /** The PSP refused the webhook; the message is our words (activities/provider/connectionCheck.ts). */
   webhookRefused: 'PspWebhookRefused',
 } as const;
+
+/** One pass of the balance reading (activities/connections/balances.ts). */
+export interface BalanceReadingResult {
+  /** Active connections at the pass. */
+  connections: number;
+  /** Of them, read and stored. */
+  read: number;
+  /** Connections whose balance could not be read this pass (their ids; read again next pass). */
+  failedConnections: string[];
+}
