@@ -46,6 +46,7 @@ import { updateWithStartOrJoin } from '../core/temporal/updateWithStart';
 import { decideInfractionUpdate, medInfractionWorkflowId } from '../workflows/med/definitions';
 import type { medInfractionSync } from '../workflows/med/medInfractionSync';
 import type { pixPaymentSweep } from '../workflows/charges/sweep/pixPaymentSweep';
+import type { pspBalanceReading } from '../workflows/connections/balanceReading';
 import { PIX_SWEEP_LOOKBACK_MS } from '../workflows/charges/sweep/definitions';
 import { pspChargeRef } from '../core/pix/apiPixIds';
 import { refundLifecycleWorkflow, refundWorkflowId, requestRefundUpdate } from '../workflows/refunds/definitions';
@@ -375,6 +376,20 @@ const scenarios: Scenario[] = [
       });
       await waitClosed(webhook);
       return ids;
+    },
+  },
+  {
+    // One pass of the connected accounts' balance reading, as its Schedule starts it every minute:
+    // one activity whatever the number of connections (each read inside it), so none is needed here.
+    name: 'psp-balance-reading',
+    async run(stack) {
+      const id = `psp-balance-reading-capture-${key()}`;
+      await stack.temporal.workflow.execute<typeof pspBalanceReading>('pspBalanceReading', {
+        taskQueue: stack.taskQueue,
+        workflowId: id,
+        args: [],
+      });
+      return [id];
     },
   },
   {
