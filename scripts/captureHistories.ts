@@ -393,6 +393,53 @@ const scenarios: Scenario[] = [
     },
   },
   {
+    // A rotation of a merchant's connection, staged as POST /dashboard/connection/rotate stages it
+    // (the same client secret again: its test passes) and tested and promoted through the worker.
+    name: 'psp-connection-rotate',
+    async run(stack) {
+      const { connectionCli } = await import('../test/support/inProcessCli');
+      const { testCertificates } = await import('../test/support/testCertificates');
+      const { credentialsKeyring } = await import('../core/crypto/envelope');
+      const { pspConnectionStore, stageRotation } = await import('../db/connections');
+      const pki = await testCertificates();
+      const account = (await (
+        await fetch(`${stack.sandboxUrl}/sandbox/accounts`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'LOJA ROTATIVA' }),
+        })
+      ).json()) as { clientId: string; clientSecret: string; key: string };
+      const m = await stack.createMerchant({ name: 'Loja Rotativa' });
+      const secretFile = path.join(os.tmpdir(), `capture-secret-${key()}`);
+      fs.writeFileSync(secretFile, account.clientSecret, { mode: 0o600 });
+      const cli = connectionCli(stack);
+      try {
+        await cli([
+          'register', '--merchant', m.merchantId, '--psp', 'efi',
+          '--api-base-url', `${stack.pixApiUrl}/api/v2`, '--token-url', `${stack.pixApiUrl}/oauth/token`,
+          '--client-id', account.clientId, '--client-secret-file', secretFile, '--pix-key', account.key,
+          '--cert-file', pki.clientCertFile, '--key-file', pki.clientKeyFile, '--ca-file', pki.caFile,
+        ]); // prettier-ignore
+        await cli(['webhook', '--merchant', m.merchantId]);
+      } finally {
+        fs.rmSync(secretFile, { force: true });
+      }
+      const row = await pspConnectionStore.findActiveConnection(stack.sequelize, m.merchantId);
+      if (!row) throw new Error('psp-connection-rotate: the connection was not registered');
+      const staged = await stageRotation(stack.sequelize, credentialsKeyring(stack.encryptionKey), row, {
+        clientSecret: account.clientSecret,
+      });
+      const id = `psp-connection-rotate-${key()}`;
+      const rotate = await stack.temporal.workflow.start('pspConnectionRotate', {
+        taskQueue: stack.taskQueue,
+        workflowId: id,
+        args: [{ connectionId: row.id, pending: staged.ref }],
+      });
+      await waitClosed(rotate);
+      return [id];
+    },
+  },
+  {
     name: 'paid',
     async run(stack) {
       const m = await stack.createMerchant({ name: 'Loja Paga' });

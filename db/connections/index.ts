@@ -17,3 +17,5 @@ export type {
 export { accountOfTransfer } from './accountOfTransfer';
 export { presentConnection, registerConnection, sealMaterial } from './registration';
 export type { ConnectionFields, ConnectionView } from './registration';
+export { ConnectionNotActive, pendingRef, stageRotation } from './rotation';
+export type { StagedRotation } from './rotation';

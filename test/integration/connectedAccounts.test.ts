@@ -789,3 +789,88 @@ describe("balances as the connected account's saldo (issue 37 item 5)", () => {
     });
   });
 });
+
+it("refuses a connected merchant's refund larger than what its own account holds, before anything is sent (the partner's share is not taken back); up to what it holds, it is refunded", async () => {
+  const account = await sandboxAccount('LOJA DEVOLVE');
+  const partnerAccount = await sandboxAccount('PARCEIRO DEVOLVE');
+  const creds = await connectedMerchant('Loja Devolve', account);
+  const partner = await connectedMerchant('Parceiro Devolve', partnerAccount);
+  const mirror = async (merchantId: string) => balance(stack.sequelize, accounts.merchantAvailable(merchantId));
+
+  // R$ 500,00: R$ 100,00 (20%) to the partner and the platform's 1% (R$ 5,00) at settlement; R$ 395,00 stays.
+  const charge = await paidSellerCharge(creds, {
+    amountCents: 50_000,
+    description: 'Pedido com parceiro',
+    splits: [{ merchantId: partner.merchantId, amountCents: 10_000 }],
+  });
+  expect(await pspBalance(account.id)).toBe(39_500);
+
+  // The owner pays most of it out from its own account: R$ 45,00 are left there.
+  const payouts = await createApiCredential(
+    { merchantId: creds.merchantId, scopes: ['payouts:read', 'payouts:write'], name: 'payouts' },
+    stack.encryptionKey,
+  );
+  const batch = await signedCall(stack, payouts, 'POST', '/v1/payouts/batches', {
+    idempotencyKey: `devolve-${crypto.randomUUID()}`,
+    items: [
+      { pixKey: 'fornecedor@example.com', pixKeyType: 'EMAIL', amountCents: 35_000, recipientName: 'Fornecedor' },
+    ],
+  });
+  expect(batch.status).toBe(201);
+  expect((await waitForBatchEnd(stack, payouts, batch.body.batchId, 60_000)).status).toBe('COMPLETED');
+  expect(await pspBalance(account.id)).toBe(4_500);
+  expect(await mirror(creds.merchantId)).toBe(4_500);
+
+  const { client, email } = await signedInUser(stack, { emailPrefix: 'devolve-owner' });
+  await addUserToMerchant({ email, merchantId: creds.merchantId, role: 'owner' });
+  const refund = (amountCents?: number) =>
+    client.call('POST', `/charges/${charge.id}/refund`, {
+      body: { ...(amountCents === undefined ? {} : { amountCents }), reason: 'devolução' },
+      headers: { 'x-idempotency-key': `refund-${crypto.randomUUID()}` },
+    });
+  const ledgerRows = async () => {
+    const [{ n }] = await stack.sequelize.query<{ n: string }>('SELECT count(*) AS n FROM ledger_transactions', {
+      type: QueryTypes.SELECT,
+    });
+    return Number(n);
+  };
+  const refundRows = async () =>
+    stack.sequelize.query<{ status: string; amount_cents: string }>(
+      'SELECT status, amount_cents FROM refunds WHERE charge_id = :chargeId',
+      { replacements: { chargeId: charge.id }, type: QueryTypes.SELECT },
+    );
+  const returnsAtPsp = () =>
+    stack.pixApiRequests().calls.filter((c) => c.startsWith('PUT ') && c.includes('/devolucao/')).length;
+
+  // In full: the devolução would take R$ 500,00 from the account that received the Pix, which holds
+  // R$ 45,00; the partner's R$ 100,00 and the platform's fee are not taken back from their accounts.
+  const entriesBefore = await ledgerRows();
+  const returnsBefore = returnsAtPsp();
+  const full = await refund();
+  expect(full.status).toBe(409);
+  expect(full.body.error).toMatchObject({
+    code: 'INSUFFICIENT_BALANCE_FOR_REFUND',
+    message: expect.stringContaining('your own PSP account'),
+    details: { merchantId: creds.merchantId },
+  });
+  expect(await refundRows()).toEqual([]);
+  expect(await ledgerRows()).toBe(entriesBefore);
+  expect(returnsAtPsp()).toBe(returnsBefore);
+  expect(await pspBalance(account.id)).toBe(4_500);
+  expect(await pspBalance(partnerAccount.id)).toBe(10_000);
+  // One cent more than the owner holds is refused the same way.
+  expect((await refund(4_501)).body.error?.code).toBe('INSUFFICIENT_BALANCE_FOR_REFUND');
+
+  // Up to what the owner holds: refunded from its own account, the partner's share untouched.
+  const held = await refund(4_500);
+  expect(held.status).toBe(200);
+  await waitFor(async () => {
+    const read = (await client.call('GET', `/charges/${charge.id}`)).body;
+    return read.refunds?.[0]?.status === 'SUCCEEDED';
+  }, 'refund of what the owner holds SUCCEEDED');
+  expect(returnsAtPsp()).toBe(returnsBefore + 1);
+  expect(await pspBalance(account.id)).toBe(0);
+  expect(await mirror(creds.merchantId)).toBe(0);
+  expect(await pspBalance(partnerAccount.id)).toBe(10_000);
+  expect(await mirror(partner.merchantId)).toBe(10_000);
+});
