@@ -1,9 +1,8 @@
 /**
  * A merchant's PSP connection, from the worker: "test the connection", its webhook registration,
  * the test and promotion of a rotation staged by the API (rotation.ts) and the balance reading
- * (balances.ts),
- * asked for by the application API or a Schedule through workflows/connections/ (the API never
- * calls a PSP). Each opens a fresh connection on the row's own material (ConnectedPspAccounts
+ * (balances.ts), asked for by the application API or a Schedule through workflows/connections/
+ * (the API never calls a PSP). Each opens a fresh connection on the row's own material (ConnectedPspAccounts
  * withConnection), records what the CLI records, and returns our own words only: nothing secret
  * crosses into the workflow's history (the webhook URL, which holds the path secret, included).
  */
