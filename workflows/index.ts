@@ -19,3 +19,4 @@ export { medInfraction } from './med/medInfraction';
 export { medInfractionSync } from './med/medInfractionSync';
 export { pixPaymentSweep } from './charges/sweep/pixPaymentSweep';
 export { pspConnectionTest, pspConnectionWebhook } from './connections/connectionChecks';
+export { splitSend } from './splitSends/splitSend';
