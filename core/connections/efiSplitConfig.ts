@@ -68,7 +68,7 @@ export interface EfiSplitConfigBody {
 }
 
 export const SplitConfigErrorCodes = {
-  /** A recipient with a share has no account at the merchant's PSP: Split Pix cannot pay it. */
+  /** A recipient with a share has no account at the merchant's PSP, nor one elsewhere a send could reach. */
   recipientNotAtPsp: 'SPLIT_RECIPIENT_NOT_AT_PSP',
   /** The platform's account (or a recipient's) is not a usable identity: conta and one document. */
   accountInvalid: 'SPLIT_ACCOUNT_INVALID',
@@ -201,7 +201,9 @@ function identityOf(account: PspAccountIdentity | null, merchantId: string | nul
   if (account === null)
     throw new SplitConfigError(
       SplitConfigErrorCodes.recipientNotAtPsp,
-      `${whose} has no account at the merchant's PSP: Split Pix cannot pay it`,
+      merchantId === null
+        ? `${whose} has no account at the merchant's PSP: Split Pix cannot pay it`
+        : `${whose} has no account at the merchant's PSP nor a PSP connection elsewhere: neither Split Pix nor a send from your account can pay it`,
       merchantId,
     );
   const { conta } = account;

@@ -159,7 +159,7 @@ export async function settledTransfers(
      FROM payout_items x JOIN payout_batches b ON b.id = x.batch_id
      WHERE ${inScope('x')} AND ((${onAccount('b')} AND x.settled_at >= :from AND x.settled_at < :to) OR x.id IN (:ids))
      UNION ALL
-     SELECT x.id, 'SPLIT_SEND', x.charge_id, x.status = 'PENDING', x.end_to_end_id,
+     SELECT x.id, 'SPLIT_SEND', x.charge_id::text, x.status = 'PENDING', x.end_to_end_id,
        x.settled_at >= :from AND x.settled_at < :to, ${clearing.replace(':prefix', "'split-send-complete:'")}
      FROM split_sends x
      WHERE ${inScope('x')} AND ((${onAccount('x')} AND x.settled_at >= :from AND x.settled_at < :to) OR x.id IN (:ids))`,
