@@ -406,6 +406,8 @@ const scenarios: Scenario[] = [
             '--account-number', account.conta,
             '--cert-file', pki.clientCertFile, '--key-file', pki.clientKeyFile, '--ca-file', pki.caFile,
           ]); // prettier-ignore
+          // The payment's notification reaches the gateway through the connection's own webhook.
+          await connectionCli(stack)(['webhook', '--merchant', m.merchantId]);
         } finally {
           fs.rmSync(secretFile, { force: true });
         }
@@ -423,7 +425,7 @@ const scenarios: Scenario[] = [
       );
       await stack.pay(charge.body.id);
       const id = splitSendWorkflowId(splitSendIdFor(charge.body.id, far.merchantId));
-      for (let i = 0; i < 100; i++) {
+      for (let i = 0; i < 300; i++) {
         const started = await stack.temporal.workflow
           .getHandle(id)
           .describe()
