@@ -13,6 +13,7 @@ import { createReconcileActivities } from './transfers/repair';
 import { createSentPixActivities } from './transfers/sentPix';
 import { createReconciliationActivities } from './reconciliations';
 import { createRefundActivities } from './refunds';
+import { createSplitSendActivities } from './splitSends';
 import { createSettlementActivities } from './settlements/settlements';
 import { createMedActivities } from './med';
 import { createBoletoBatchActivities } from './boletos';
@@ -45,6 +46,7 @@ export function activitiesByDomain(deps: ActivityDeps) {
     { domain: 'refunds', activities: createRefundActivities(deps) },
     { domain: 'withdrawals', activities: createWithdrawalActivities(deps) },
     { domain: 'settlements', activities: createSettlementActivities(deps) },
+    { domain: 'split sends', activities: createSplitSendActivities(deps) },
     { domain: 'payouts', activities: createPayoutActivities(deps) },
     { domain: 'transfers (repair)', activities: createReconcileActivities(deps) },
     { domain: 'transfers (sent Pix notices)', activities: createSentPixActivities(deps) },

@@ -54,3 +54,13 @@ export function normalizePixKey(type: string, raw: string): PixKeyCheck {
     }
   }
 }
+
+/**
+ * The type of a key given without one (a PSP connection's own key, stored as the merchant gave
+ * it): a UUID is random (EVP), an address e-mail, +55… a phone, 14 or 11 valid digits a CNPJ or
+ * CPF. Null when it is none of them.
+ */
+export function pixKeyTypeOf(raw: string): PixKeyType | null {
+  for (const type of ['EVP', 'EMAIL', 'PHONE', 'CNPJ', 'CPF'] as const) if (normalizePixKey(type, raw).ok) return type;
+  return null;
+}

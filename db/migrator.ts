@@ -43,6 +43,7 @@ import { chargePspConnection } from './migrations/0035_charge_psp_connection';
 import { reconciliationConnection } from './migrations/0036_reconciliation_connection';
 import { medInfractionConnection } from './migrations/0037_med_infraction_connection';
 import { pspBalanceReadings } from './migrations/0038_psp_balance_readings';
+import { splitSends } from './migrations/0039_split_sends';
 
 export interface Migration {
   name: string;
@@ -85,6 +86,7 @@ const migrations: Migration[] = [
   reconciliationConnection,
   medInfractionConnection,
   pspBalanceReadings,
+  splitSends,
 ];
 
 export async function runMigrations(sequelize: Sequelize): Promise<string[]> {

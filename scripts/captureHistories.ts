@@ -37,6 +37,8 @@ import type { MerchantCredentials } from '../db/identity/merchantAdmin';
 import { chargeWorkflowId, latePaymentWorkflowId } from '../workflows/charges/definitions';
 import { dispatcherWorkflowId, deliveryWorkflowId, replayWorkflowId } from '../workflows/events/definitions';
 import { withdrawalWorkflowId } from '../workflows/withdrawals/definitions';
+import { splitSendWorkflowId } from '../workflows/splitSends/definitions';
+import { splitSendIdFor } from '../core/splitSends/splitSendId';
 import { sentPixNoticeWorkflowId } from '../workflows/transfers/definitions';
 import { idEnvioFor } from '../core/pix/apiPixIds';
 import { payoutBatchWorkflowId } from '../workflows/payouts/definitions';
@@ -436,6 +438,65 @@ const scenarios: Scenario[] = [
         args: [{ connectionId: row.id, pending: staged.ref }],
       });
       await waitClosed(rotate);
+      return [id];
+    },
+  },
+  {
+    // A connected merchant's split recipient at another PSP (its connection at another origin of
+    // the same sandbox): the share is sent from the owner's account after settlement.
+    name: 'split-send-sent',
+    async run(stack) {
+      const { connectionCli } = await import('../test/support/inProcessCli');
+      const { testCertificates } = await import('../test/support/testCertificates');
+      const pki = await testCertificates();
+      const connected = async (name: string, origin: string) => {
+        const account = (await (
+          await fetch(`${stack.sandboxUrl}/sandbox/accounts`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ name: name.toUpperCase() }),
+          })
+        ).json()) as { clientId: string; clientSecret: string; key: string; conta: string; cnpj: string };
+        const m = await stack.createMerchant({ name, document: account.cnpj });
+        const secretFile = path.join(os.tmpdir(), `capture-secret-${key()}`);
+        fs.writeFileSync(secretFile, account.clientSecret, { mode: 0o600 });
+        try {
+          await connectionCli(stack)([
+            'register', '--merchant', m.merchantId, '--psp', 'efi',
+            '--api-base-url', `${origin}/api/v2`, '--token-url', `${origin}/oauth/token`,
+            '--client-id', account.clientId, '--client-secret-file', secretFile, '--pix-key', account.key,
+            '--account-number', account.conta,
+            '--cert-file', pki.clientCertFile, '--key-file', pki.clientKeyFile, '--ca-file', pki.caFile,
+          ]); // prettier-ignore
+          // The payment's notification reaches the gateway through the connection's own webhook.
+          await connectionCli(stack)(['webhook', '--merchant', m.merchantId]);
+        } finally {
+          fs.rmSync(secretFile, { force: true });
+        }
+        return m;
+      };
+      const owner = await connected('Loja Divide', stack.pixApiUrl);
+      const far = await connected('Parceiro Longe', stack.pixApiUrl.replace('127.0.0.1', 'localhost'));
+      const charge = await must(
+        'create split charge',
+        201,
+        stack.api('POST', '/sellers/pix', {
+          creds: owner,
+          body: { amountCents: 3_000, splits: [{ merchantId: far.merchantId, amountCents: 1_000 }] },
+        }),
+      );
+      await stack.pay(charge.body.id);
+      const id = splitSendWorkflowId(splitSendIdFor(charge.body.id, far.merchantId));
+      for (let i = 0; i < 300; i++) {
+        const started = await stack.temporal.workflow
+          .getHandle(id)
+          .describe()
+          .then(() => true)
+          .catch(() => false);
+        if (started) break;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      await waitClosed(stack.temporal.workflow.getHandle(id));
       return [id];
     },
   },

@@ -20,3 +20,4 @@ export { medInfractionSync } from './med/medInfractionSync';
 export { pixPaymentSweep } from './charges/sweep/pixPaymentSweep';
 export { pspConnectionRotate, pspConnectionTest, pspConnectionWebhook } from './connections/connectionChecks';
 export { pspBalanceReading } from './connections/balanceReading';
+export { splitSend } from './splitSends/splitSend';

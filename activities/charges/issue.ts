@@ -4,6 +4,7 @@ import type { ProviderCharge } from '../../core/provider';
 import { qrCodePngBase64 } from '../../core/pix/qrPng';
 import { chargeStore } from '../../db/charges';
 import { merchantStore, type Merchant } from '../../db/identity';
+import { splitSendStore } from '../../db/splitSends';
 import { ChargeFailureTypes, type ChargeLifecycleInput, type IssuedCharge } from '../../workflows/charges/types';
 import type { ChargeDeps } from './deps';
 import { toActivityFailure } from './providerErrors';
@@ -40,7 +41,9 @@ export async function issueAtProvider(
   try {
     const account = await deps.accounts.forMerchant(input.merchantId);
     const split = await pspSplitPlan(deps, input, account);
-    if (split) await split.splits.putSplitConfig(split.id, split.body);
+    // The sends are written first: a configuration that leaves a share in the account always has its send owed.
+    if (split) await splitSendStore.planSends(deps.sequelize, input.chargeId, split.sends);
+    if (split?.body) await split.splits.putSplitConfig(split.id, split.body);
     const charge = await account.provider.issueCharge({
       reference: input.chargeId,
       amountCents: input.amountCents,
@@ -55,7 +58,7 @@ export async function issueAtProvider(
         ChargeFailureTypes.pixNotIssued,
       );
     }
-    if (split) await split.splits.linkCob(charge.txid, split.id);
+    if (split?.body) await split.splits.linkCob(charge.txid, split.id);
     const { qrCodeBase64: _image, ...withoutImage } = charge;
     return { ...withoutImage, pspConnectionId: account.connectionId };
   } catch (err) {

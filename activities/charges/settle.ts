@@ -8,7 +8,9 @@ import { chargeStore, presentChargeRow, type Charge, type PaymentAlertKind } fro
 import type { PaymentConfirmation } from '../../core/charges/paymentConfirmation';
 import type { SettleOutcome } from '../../workflows/charges/types';
 import { settleBoleto } from '../boletos/settleBoleto';
+import { splitSendStore } from '../../db/splitSends';
 import { writeLedgerEntry } from '../ledger/ledgerWriter';
+import { startOwedSends } from '../splitSends/start';
 import { recordEvent } from '../events/outbox';
 import { activityLog, recordAlert } from './alerts';
 import type { ChargeDeps } from './deps';
@@ -28,7 +30,11 @@ export async function settleChargePaid(
   const charge = await chargeStore.findCharge(args.chargeId);
   if (!charge) throw ApplicationFailure.nonRetryable(`charge ${args.chargeId} not found`, 'ChargeNotFound');
   if (charge.method === 'BOLETO') return { outcome: await settleBoleto(deps, charge, args.payment) };
-  if (charge.status === 'PAID') return { outcome: await alreadyPaid(deps, charge, args.payment.endToEndId) };
+  if (charge.status === 'PAID') {
+    // A rerun after a worker died between the credit and the start of its sends starts them now.
+    await startOwedSends(deps.sequelize, charge.id);
+    return { outcome: await alreadyPaid(deps, charge, args.payment.endToEndId) };
+  }
 
   let paid: ProviderCharge | null;
   try {
@@ -55,7 +61,10 @@ export async function settleChargePaid(
     );
     return { outcome: problem.kind === 'NOT_CONFIRMED' ? 'NOT_CONFIRMED' : 'MISMATCH' };
   }
-  return creditPayment(deps, args.chargeId, paid as ProviderCharge);
+  const credited = await creditPayment(deps, args.chargeId, paid as ProviderCharge);
+  // Shares sent from the owner's account after settlement: owed since the credit committed.
+  await startOwedSends(deps.sequelize, charge.id);
+  return credited;
 }
 
 /** The confirmed payment credited once, under the charge's row lock: ledger, row, charge.paid, checkout. */
@@ -71,6 +80,9 @@ async function creditPayment(
     if (locked.status === 'PAID') return { outcome: 'ALREADY_PAID' as const };
     const late = locked.status !== 'PENDING';
     const splits = await chargeStore.splitsOf(locked.id, transaction);
+    // Shares the PSP left in the owner's account to be sent from there: reserved there, owed from now.
+    const sends = await splitSendStore.sendsOfCharge(sequelize, locked.id, transaction);
+    await splitSendStore.markOwed(sequelize, locked.id, transaction);
     await writeLedgerEntry(
       sequelize,
       chargePaidEntry({
@@ -79,6 +91,7 @@ async function creditPayment(
         amountCents: locked.amountCents,
         feeCents: locked.feeCents,
         splits: splits.map((s) => ({ merchantId: s.merchantId, amountCents: s.amountCents })),
+        sentFromOwner: sends.map((s) => s.recipientMerchantId),
       }),
       transaction,
     );

@@ -6,7 +6,8 @@
  *   CHARGE_PAID entries of the merchant's charges issued on that connection, as the platform
  *   account's are (a lost notification is healed through the normal path, reported healed);
  * - its sends (Efí GET /v2/gn/pix/enviados on the connection) against the payout items of the
- *   batches paid from it;
+ *   batches paid from it and the split shares sent from it (SPLIT_SEND: a split recipient at
+ *   another PSP, paid from the charge owner's account after settlement);
  * - its balance (Efí GET /v2/gn/saldo on the connection) against the merchant's ledger mirror
  *   (available + reserved + blocked: comparisonStore.ledgerMirrorCents says why that sum), to the
  *   cent: subject BALANCE, AMOUNT_MISMATCH when they differ. Devoluções have no list by day in API

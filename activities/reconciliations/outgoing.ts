@@ -27,9 +27,10 @@ export async function compareReturns(
 }
 
 /**
- * Transfers out (withdrawals, settlements, payout items): the statement's completed TRANSFERs
- * against the money the ledger sent to provider clearing for them (WITHDRAWAL_COMPLETED,
- * PAYOUT_ITEM_PAID; the fee is ours and never reaches the provider).
+ * Transfers out (withdrawals, settlements, payout items, split shares sent from a charge owner's
+ * account): the statement's completed TRANSFERs against the money the ledger sent to provider
+ * clearing for them (WITHDRAWAL_COMPLETED, PAYOUT_ITEM_PAID, SPLIT_SEND_COMPLETED; the fee is ours
+ * and never reaches the provider).
  */
 export async function compareTransfers(
   deps: ReconciliationDeps,

@@ -125,13 +125,15 @@ export async function settleOrRelease<R>(
   sequelize: Sequelize,
   spec: {
     transition: (transaction: Transaction) => Promise<Array<Moved<R>>>;
-    entry: (moved: Moved<R>) => LedgerEntry;
+    /** Null: the decision moves no money (a refused split send: its share stays reserved). */
+    entry: (moved: Moved<R>) => LedgerEntry | null;
     recorded?: (moved: Array<Moved<R>>, transaction: Transaction) => Promise<void>;
   },
 ): Promise<Array<Moved<R>>> {
   return sequelize.transaction(async (transaction) => {
     const moved = await spec.transition(transaction);
-    await writeLedgerEntries(sequelize, moved.map(spec.entry), transaction);
+    const entries = moved.map(spec.entry).filter((e): e is LedgerEntry => e !== null);
+    await writeLedgerEntries(sequelize, entries, transaction);
     if (moved.length > 0) await spec.recorded?.(moved, transaction);
     return moved;
   });
@@ -145,7 +147,7 @@ export interface ReservedRow<R> {
   stateOf: (row: R) => 'RESERVED' | 'SETTLED' | 'RELEASED';
   /** The row's new status, provider ids and failure text. */
   apply: (row: R, decision: TransferDecision, transaction: Transaction) => Promise<void>;
-  entry: (row: R, decision: TransferDecision) => LedgerEntry;
+  entry: (row: R, decision: TransferDecision) => LedgerEntry | null;
   recorded?: (row: R, decision: TransferDecision, transaction: Transaction) => Promise<void>;
   /** Names the row in a conflict's alert, e.g. `withdrawal <id> is COMPLETED`. */
   describe: (row: R) => string;

@@ -121,7 +121,7 @@ export const ERROR_CODES = {
   SPLIT_NOT_POSSIBLE: {
     status: 422,
     message:
-      "SPLIT_RECIPIENT_NOT_AT_PSP: recipient 6f1c… has no account at the merchant's PSP: Split Pix cannot pay it",
+      "SPLIT_RECIPIENT_NOT_AT_PSP: recipient 6f1c… has no account at the merchant's PSP nor a PSP connection elsewhere: neither Split Pix nor a send from your account can pay it",
   },
   BOLETO_NOT_ON_CONNECTED_ACCOUNT: {
     status: 409,

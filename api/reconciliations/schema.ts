@@ -70,7 +70,10 @@ export const reconciliationDifferenceView = z.object({
     .string()
     .nullable()
     .describe('TRANSFER only: the withdrawal (a settlement’s too) or payout item id, our reference at the provider.'),
-  transferKind: z.enum(['WITHDRAWAL', 'PAYOUT_ITEM']).nullable().describe('TRANSFER only.'),
+  transferKind: z
+    .enum(['WITHDRAWAL', 'PAYOUT_ITEM', 'SPLIT_SEND'])
+    .nullable()
+    .describe("TRANSFER only. SPLIT_SEND: a split recipient's share sent from the charge owner's account."),
   providerChargeId: z.string().nullable(),
   endToEndId: z.string().nullable(),
   providerAmountCents: z

@@ -20,7 +20,10 @@
  *  - `lancamento.imediato: true`: each share is credited at settlement, when the ledger records it;
  *  - zero shares are dropped (Efí wants each repasse above zero), shares to the same account are
  *    one repasse (Efí takes each account once), a split to the charge's own merchant stays in
- *    `minhaParte` (an account cannot repasse to itself). Nothing to pass on: no configuration.
+ *    `minhaParte` (an account cannot repasse to itself). Nothing to pass on: no configuration;
+ *  - a recipient whose account is at another PSP (`sentAfterSettlement`) is no repasse: Split Pix
+ *    pays only accounts of its own PSP. Its share stays in `minhaParte` and is sent by Pix from
+ *    the merchant's account after settlement (splitSendsFor; activities/splitSends/).
  * Pure; the refusals are SplitConfigErrors with our codes, raised before any call to the PSP.
  */
 import { txidFor } from '../pix/apiPixIds';
@@ -45,6 +48,12 @@ export interface SplitAccounts {
   platform: PspAccountIdentity;
   /** A recipient merchant's account, or null when it has none at this PSP (a connection elsewhere, or none). */
   recipientAccount(merchantId: string): PspAccountIdentity | null;
+  /**
+   * True for a recipient with no account at this PSP but an account of its own at another one:
+   * the PSP keeps its share in the merchant's account (minhaParte), and it is sent from there
+   * by Pix after settlement (splitSendsFor). A recipient with neither is refused.
+   */
+  sentAfterSettlement?(merchantId: string): boolean;
 }
 
 type Share = { tipo: 'fixo'; valor: string };
@@ -59,7 +68,7 @@ export interface EfiSplitConfigBody {
 }
 
 export const SplitConfigErrorCodes = {
-  /** A recipient with a share has no account at the merchant's PSP: Split Pix cannot pay it. */
+  /** A recipient with a share has no account at the merchant's PSP, nor one elsewhere a send could reach. */
   recipientNotAtPsp: 'SPLIT_RECIPIENT_NOT_AT_PSP',
   /** The platform's account (or a recipient's) is not a usable identity: conta and one document. */
   accountInvalid: 'SPLIT_ACCOUNT_INVALID',
@@ -107,8 +116,8 @@ export function efiSplitConfigFor(charge: ChargeToSplit, accounts: SplitAccounts
   const parties = [
     { merchantId: null, cents: charge.feeCents, account: () => accounts.platform },
     ...charge.splits
-      // The owner's own share is the rest: it stays in minhaParte.
-      .filter((s) => s.merchantId !== charge.merchantId)
+      // The owner's own share is the rest: it stays in minhaParte; so does a share sent later.
+      .filter((s) => s.merchantId !== charge.merchantId && !accounts.sentAfterSettlement?.(s.merchantId))
       .map((s) => ({
         merchantId: s.merchantId,
         cents: s.amountCents,
@@ -162,6 +171,23 @@ export function efiSplitConfigFor(charge: ChargeToSplit, accounts: SplitAccounts
   };
 }
 
+/**
+ * The shares the PSP leaves in the merchant's account for a send after settlement, one per
+ * recipient (its splits summed), above zero; what efiSplitConfigFor kept in minhaParte for them.
+ */
+export function splitSendsFor(
+  charge: Pick<ChargeToSplit, 'merchantId' | 'splits'>,
+  accounts: Pick<SplitAccounts, 'sentAfterSettlement'>,
+): { merchantId: string; amountCents: number }[] {
+  const byRecipient = new Map<string, number>();
+  for (const s of charge.splits)
+    if (s.merchantId !== charge.merchantId && accounts.sentAfterSettlement?.(s.merchantId))
+      byRecipient.set(s.merchantId, (byRecipient.get(s.merchantId) ?? 0) + s.amountCents);
+  return [...byRecipient]
+    .filter(([, cents]) => cents > 0)
+    .map(([merchantId, amountCents]) => ({ merchantId, amountCents }));
+}
+
 /** An account's identity from its number and its holder's document (CPF: 11 digits, CNPJ: 14), or null without a number. */
 export function accountIdentity(conta: string | null, document: string | null): PspAccountIdentity | null {
   if (!conta || !document) return null;
@@ -175,7 +201,9 @@ function identityOf(account: PspAccountIdentity | null, merchantId: string | nul
   if (account === null)
     throw new SplitConfigError(
       SplitConfigErrorCodes.recipientNotAtPsp,
-      `${whose} has no account at the merchant's PSP: Split Pix cannot pay it`,
+      merchantId === null
+        ? `${whose} has no account at the merchant's PSP: Split Pix cannot pay it`
+        : `${whose} has no account at the merchant's PSP nor a PSP connection elsewhere: neither Split Pix nor a send from your account can pay it`,
       merchantId,
     );
   const { conta } = account;

@@ -39,15 +39,28 @@ export function chargePaidEntry(input: {
   splits: { merchantId: string; amountCents: number }[];
   /** Where the money came from: Pix payins by default; a boleto paid by barcode comes from boleto payins. */
   payinsAccount?: string;
+  /**
+   * Split recipients whose share the PSP did not pay at settlement (their account is at another
+   * PSP): it stays in the owner's own account until sent from there (splitSendSettle), so it is
+   * the owner's reserved, never its available nor yet the recipient's: the reserve of that send,
+   * made as the money arrives. The owner's mirror (available + reserved + blocked) is then its saldo.
+   */
+  sentFromOwner?: readonly string[];
 }): LedgerEntry {
   const shares = input.splits.reduce((s, x) => s + x.amountCents, 0);
   const ownerNet = input.amountCents - input.feeCents - shares;
   if (ownerNet < 0) throw new Error('charge owner net would be negative');
+  const sent = new Set(input.sentFromOwner ?? []);
   const postings = compact([
     { accountCode: input.payinsAccount ?? accounts.pixPayins, amountCents: -input.amountCents },
     { accountCode: accounts.merchantAvailable(input.merchantId), amountCents: ownerNet },
     { accountCode: accounts.platformFees, amountCents: input.feeCents },
-    ...input.splits.map((s) => ({ accountCode: accounts.merchantAvailable(s.merchantId), amountCents: s.amountCents })),
+    ...input.splits.map((s) => ({
+      accountCode: sent.has(s.merchantId)
+        ? accounts.merchantReserved(input.merchantId)
+        : accounts.merchantAvailable(s.merchantId),
+      amountCents: s.amountCents,
+    })),
   ]);
   assertBalanced(postings);
   return {
@@ -145,6 +158,30 @@ export function release(movement: Movement, shares: Share[]): LedgerEntry {
   );
 }
 
+/**
+ * A split recipient's share sent from the charge owner's account to the recipient's own (at
+ * another PSP) completed: it leaves the owner's reserved through the provider (provider clearing,
+ * as every send), and arrives in the recipient's account as a Pix received (Pix payins → its
+ * available). Both accounts' mirrors then equal their saldos. No fee: the platform took its fee
+ * at settlement. A send that fails for good writes nothing: the share stays reserved in the
+ * owner's account (it is the recipient's money), alerted (docs/account-models.md).
+ */
+export function splitSendSettle(
+  movement: Movement,
+  send: { ownerMerchantId: string; recipientMerchantId: string; cents: number },
+): LedgerEntry {
+  if (!Number.isSafeInteger(send.cents) || send.cents <= 0) throw new Error(`invalid split send ${send.cents}`);
+  return entry(movement, [
+    ...settle(movement, {
+      shares: [{ merchantId: send.ownerMerchantId, cents: send.cents }],
+      sentCents: send.cents,
+      feeCents: 0,
+    }).postings,
+    { accountCode: accounts.pixPayins, amountCents: -send.cents },
+    { accountCode: accounts.merchantAvailable(send.recipientMerchantId), amountCents: send.cents },
+  ]);
+}
+
 /** `cents` (more than 0) from one account to another. */
 export function move(movement: Movement, from: string, to: string, cents: number): LedgerEntry {
   const postings = [
@@ -193,6 +230,10 @@ export const movements = {
    */
   sentPixReturn: (transfer: { type: 'withdrawal' | 'payout_item'; id: string }, returnId: string) =>
     movement(`sent-pix-returned:${transfer.id}:${returnId}`, 'SENT_PIX_RETURNED', transfer.type, transfer.id),
+  /** A split recipient's share sent from the charge owner's account (reserved at the charge's settlement). */
+  splitSend: (id: string) => ({
+    settle: movement(`split-send-complete:${id}`, 'SPLIT_SEND_COMPLETED', 'split_send', id),
+  }),
   /** One block and one unblock per infraction. */
   medInfraction: (id: string) => ({
     block: movement(`med-block:${id}`, 'MED_BLOCKED', 'med_infraction', id),

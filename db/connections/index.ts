@@ -13,6 +13,7 @@ export type {
   PspConnectionRow,
   PspConnectionStatus,
   PspKind,
+  SplitRecipientRow,
 } from './pspConnectionStore';
 export { accountOfTransfer } from './accountOfTransfer';
 export { presentConnection, registerConnection, sealMaterial } from './registration';

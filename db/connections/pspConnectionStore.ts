@@ -149,18 +149,25 @@ export async function merchantAccountModel(
     : { model: 'CONNECTED_REVOKED', connectionId: row.id };
 }
 
-/** What another account's Split Pix needs of a merchant: its active connection's PSP, account number and holder's document. */
+/**
+ * What another account's Split Pix needs of a merchant: its active connection's PSP, account
+ * number and holder's document; and what a send to it from another PSP needs: the connection's
+ * id and Pix key, and the holder's name.
+ */
 export interface SplitRecipientRow {
   merchant_id: string;
+  connection_id: string;
   api_base_url: string;
   account_number: string | null;
+  pix_key: string;
+  name: string;
   document: string | null;
 }
 
 export async function splitRecipients(sequelize: Sequelize, merchantIds: string[]): Promise<SplitRecipientRow[]> {
   if (merchantIds.length === 0) return [];
   return sequelize.query<SplitRecipientRow>(
-    `SELECT c.merchant_id, c.api_base_url, c.account_number, m.document
+    `SELECT c.merchant_id, c.id AS connection_id, c.api_base_url, c.account_number, c.pix_key, m.name, m.document
        FROM psp_connections c JOIN merchants m ON m.id = c.merchant_id
       WHERE c.merchant_id IN (:merchantIds) AND c.status = 'ACTIVE'`,
     { replacements: { merchantIds }, type: QueryTypes.SELECT },

@@ -72,7 +72,7 @@ export async function paidCharges(
 /** A refund, withdrawal or payout item of the merchant, with what its completing ledger entry sent out. */
 export interface Outgoing {
   id: string;
-  transferKind: 'WITHDRAWAL' | 'PAYOUT_ITEM' | null;
+  transferKind: 'WITHDRAWAL' | 'PAYOUT_ITEM' | 'SPLIT_SEND' | null;
   chargeId: string | null;
   /** Its workflow has not settled it yet (it settles by the provider's record). */
   inProgress: boolean;
@@ -84,7 +84,7 @@ export interface Outgoing {
 
 interface OutgoingRow {
   id: string;
-  transfer_kind: 'WITHDRAWAL' | 'PAYOUT_ITEM' | null;
+  transfer_kind: 'WITHDRAWAL' | 'PAYOUT_ITEM' | 'SPLIT_SEND' | null;
   charge_id: string | null;
   in_progress: boolean;
   end_to_end_id: string | null;
@@ -138,7 +138,8 @@ export async function settledRefunds(
  * in `transferIds`, with the money their WITHDRAWAL_COMPLETED / PAYOUT_ITEM_PAID entry sent to
  * provider clearing (the fee is ours and never reaches the provider). Withdrawals leave the
  * platform's account only (a connected merchant's money is in its own account already); a payout
- * item leaves its batch's account.
+ * item leaves its batch's account; a split send (SPLIT_SEND_COMPLETED) leaves its charge owner's
+ * account, so it is the owner's (merchant_id) and that connection's.
  */
 export async function settledTransfers(
   sequelize: Sequelize,
@@ -156,7 +157,12 @@ export async function settledTransfers(
      SELECT x.id, 'PAYOUT_ITEM', NULL, x.status IN ('PENDING', 'SENDING'), x.end_to_end_id,
        x.settled_at >= :from AND x.settled_at < :to, ${clearing.replace(':prefix', "'payout-item-paid:'")}
      FROM payout_items x JOIN payout_batches b ON b.id = x.batch_id
-     WHERE ${inScope('x')} AND ((${onAccount('b')} AND x.settled_at >= :from AND x.settled_at < :to) OR x.id IN (:ids))`,
+     WHERE ${inScope('x')} AND ((${onAccount('b')} AND x.settled_at >= :from AND x.settled_at < :to) OR x.id IN (:ids))
+     UNION ALL
+     SELECT x.id, 'SPLIT_SEND', x.charge_id::text, x.status = 'PENDING', x.end_to_end_id,
+       x.settled_at >= :from AND x.settled_at < :to, ${clearing.replace(':prefix', "'split-send-complete:'")}
+     FROM split_sends x
+     WHERE ${inScope('x')} AND ((${onAccount('x')} AND x.settled_at >= :from AND x.settled_at < :to) OR x.id IN (:ids))`,
     {
       replacements: {
         merchantId: q.merchantId,

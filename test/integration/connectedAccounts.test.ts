@@ -17,7 +17,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { QueryTypes } from 'sequelize';
 import { accounts } from '../../core/ledger/accounts';
-import { pspChargeRef, txidFor } from '../../core/pix/apiPixIds';
+import { idEnvioFor, pspChargeRef, txidFor } from '../../core/pix/apiPixIds';
+import { splitSendIdFor } from '../../core/splitSends/splitSendId';
 import { receivedPixEventId } from '../../db/charges';
 import type { PixSweepResult } from '../../activities/charges/pixSweep';
 import type { pixPaymentSweep } from '../../workflows/charges/sweep/pixPaymentSweep';
@@ -873,4 +874,180 @@ it("refuses a connected merchant's refund larger than what its own account holds
   expect(await mirror(creds.merchantId)).toBe(0);
   expect(await pspBalance(partnerAccount.id)).toBe(10_000);
   expect(await mirror(partner.merchantId)).toBe(10_000);
+});
+
+describe('a split recipient at another PSP is paid by a send from the owner’s account (issue 37 item 3)', () => {
+  /**
+   * The sandbox is one PSP. A second PSP is simulated by the recipient's connection reaching the
+   * same sandbox through another origin (https://localhost:port instead of https://127.0.0.1:port;
+   * the test server certificate names both): the gateway tells PSPs apart by their API origin, so
+   * to it the recipient's account is at another PSP, and Split Pix is not asked to pay it. The send
+   * itself is a Pix between two accounts of the sandbox (a send to a created account's key credits
+   * it when it settles), which is what a Pix to another PSP looks like from both accounts' balances.
+   */
+  async function connectedElsewhere(name: string, account: SandboxAccount): Promise<MerchantCredentials> {
+    const creds = await stack.createMerchant({ name, payoutsEnabled: true, document: account.cnpj });
+    const secretFile = path.join(dir, `secret-${crypto.randomUUID()}`);
+    fs.writeFileSync(secretFile, `${account.clientSecret}\n`, { mode: 0o600 });
+    const otherOrigin = stack.pixApiUrl.replace('127.0.0.1', 'localhost');
+    expect(new URL(otherOrigin).origin).not.toBe(new URL(stack.pixApiUrl).origin);
+    const registered = await cli([
+      'register',
+      '--merchant', creds.merchantId,
+      '--psp', 'efi',
+      '--api-base-url', `${otherOrigin}/api/v2`,
+      '--token-url', `${otherOrigin}/oauth/token`,
+      '--client-id', account.clientId,
+      '--client-secret-file', secretFile,
+      '--pix-key', account.key,
+      '--account-number', account.conta,
+      '--cert-file', pki.clientCertFile,
+      '--key-file', pki.clientKeyFile,
+      '--ca-file', pki.caFile,
+      '--json',
+    ]); // prettier-ignore
+    expect(JSON.parse(registered.output)).toMatchObject({ status: 'ACTIVE' });
+    return creds;
+  }
+
+  async function mirror(merchantId: string): Promise<number> {
+    let cents = 0;
+    for (const code of [accounts.merchantAvailable, accounts.merchantReserved, accounts.merchantBlocked])
+      cents += await balance(stack.sequelize, code(merchantId));
+    return cents;
+  }
+
+  async function splitSendRows(chargeId: string) {
+    return stack.sequelize.query<{
+      id: string;
+      status: string;
+      merchant_id: string;
+      recipient_merchant_id: string;
+      psp_connection_id: string;
+      amount_cents: string;
+      pix_key: string;
+    }>('SELECT * FROM split_sends WHERE charge_id = :chargeId', {
+      replacements: { chargeId },
+      type: QueryTypes.SELECT,
+    });
+  }
+
+  async function sendStats(reference: string): Promise<{ requests: number; created: number } | undefined> {
+    const listed = await sandbox('GET', '/sandbox/transfers');
+    return listed.body.references[idEnvioFor(reference)];
+  }
+
+  it("leaves the share in the owner's account at settlement (reserved there), sends it with the owner's connection, and each mirror equals its account to the cent; a second start sends nothing more", async () => {
+    const ownerAccount = await sandboxAccount('LOJA DIVIDE FORA');
+    const farAccount = await sandboxAccount('PARCEIRO OUTRO PSP');
+    const owner = await connectedMerchant('Loja Divide Fora', ownerAccount);
+    const far = await connectedElsewhere('Parceiro Outro PSP', farAccount);
+    const ownerConnection = await activeConnection(owner.merchantId);
+    const platformBefore = await pspBalance('default');
+
+    // R$ 300,00: the platform's 1% (R$ 3,00) by Split Pix; R$ 50,00 to the partner at the other PSP by a send.
+    const charge = await paidSellerCharge(owner, {
+      amountCents: 30_000,
+      description: 'Pedido com parceiro em outro PSP',
+      splits: [{ merchantId: far.merchantId, amountCents: 5_000 }],
+    });
+
+    const [row] = await waitFor(async () => {
+      const rows = await splitSendRows(charge.id);
+      return rows.length === 1 && rows[0].status === 'SENT' ? rows : undefined;
+    }, 'split send SENT');
+    expect(row).toMatchObject({
+      id: splitSendIdFor(charge.id, far.merchantId),
+      merchant_id: owner.merchantId,
+      recipient_merchant_id: far.merchantId,
+      // Sent from the owner's own account, through its connection, to the partner's connection's key.
+      psp_connection_id: ownerConnection,
+      pix_key: farAccount.key,
+    });
+    expect(Number(row.amount_cents)).toBe(5_000);
+
+    // The sandbox's balances: the fee went to the platform at settlement, the share from the owner's account to the partner's.
+    expect(await pspBalance(ownerAccount.id)).toBe(30_000 - 300 - 5_000);
+    expect(await pspBalance(farAccount.id)).toBe(5_000);
+    expect(await pspBalance('default')).toBe(platformBefore + 300);
+    // The ledger mirrors each account to the cent; nothing is left reserved in the owner's.
+    expect(await mirror(owner.merchantId)).toBe(await pspBalance(ownerAccount.id));
+    expect(await mirror(far.merchantId)).toBe(await pspBalance(farAccount.id));
+    expect(await balance(stack.sequelize, accounts.merchantReserved(owner.merchantId))).toBe(0);
+    expect(await balance(stack.sequelize, accounts.merchantAvailable(far.merchantId))).toBe(5_000);
+    expect((await sendStats(row.id))?.created).toBe(1);
+
+    // The API shows the charge's split as it was asked for.
+    const read = await stack.api('GET', `/sellers/pix/${charge.id}`, { creds: owner });
+    expect(read.body.status).toBe('PAID');
+
+    // The settle and the send again (a duplicated start, a rerun of the settlement): nothing moves twice.
+    await stack.pay(charge.id).catch(() => undefined);
+    const again = await stack.temporal.workflow.execute('splitSend', {
+      workflowId: `split-send-again-${crypto.randomUUID()}`,
+      taskQueue: stack.taskQueue,
+      args: [{ splitSendId: row.id }],
+    });
+    expect(again).toEqual({ splitSendId: row.id, status: 'SENT' });
+    const [{ n }] = await stack.sequelize.query<{ n: string }>(
+      `SELECT count(*) AS n FROM ledger_transactions WHERE movement_key IN (:keys)`,
+      {
+        replacements: { keys: [`charge-paid:${charge.id}`, `split-send-complete:${row.id}`] },
+        type: QueryTypes.SELECT,
+      },
+    );
+    expect(Number(n)).toBe(2);
+    expect((await sendStats(row.id))?.created).toBe(1);
+    expect(await pspBalance(ownerAccount.id)).toBe(30_000 - 300 - 5_000);
+    expect(await pspBalance(farAccount.id)).toBe(5_000);
+
+    // The connection's reconciliation: the send is a known transfer (matched), both balances match.
+    const today = new Date(Date.now() - 3 * 3_600_000).toISOString().slice(0, 10);
+    const run = await stack.temporal.workflow.execute<typeof dailyReconciliation>('dailyReconciliation', {
+      workflowId: `daily-split-send-${crypto.randomUUID()}`,
+      taskQueue: stack.taskQueue,
+      args: [{ day: today }],
+    });
+    const reports = await stack.sequelize.query<{
+      merchant_id: string;
+      status: string;
+      matched: number;
+      missing_in_ledger: number;
+      missing_at_provider: number;
+      amount_mismatch: number;
+      differences: unknown[];
+    }>(
+      `SELECT merchant_id, status, matched_count AS matched, missing_in_ledger_count AS missing_in_ledger,
+         missing_at_provider_count AS missing_at_provider, amount_mismatch_count AS amount_mismatch, differences
+       FROM reconciliations WHERE id IN (:ids) AND merchant_id IN (:merchants) AND psp_connection_id IS NOT NULL`,
+      {
+        replacements: { ids: run.reconciliationIds, merchants: [owner.merchantId, far.merchantId] },
+        type: QueryTypes.SELECT,
+      },
+    );
+    const byMerchant = new Map(reports.map((r) => [r.merchant_id, r]));
+    const clean = {
+      status: 'COMPLETED',
+      missing_in_ledger: 0,
+      missing_at_provider: 0,
+      amount_mismatch: 0,
+      differences: [],
+    };
+    // The owner's: its payment, its send (a SPLIT_SEND transfer, known, not skipped) and its balance.
+    expect(byMerchant.get(owner.merchantId)).toMatchObject({ ...clean, matched: 3 });
+    // The partner's: its balance (the Pix it received is no charge of its own).
+    expect(byMerchant.get(far.merchantId)).toMatchObject({ ...clean, matched: 1 });
+  });
+
+  it('still refuses a recipient with no connection at all (SPLIT_NOT_POSSIBLE): its money would pass through the platform’s account', async () => {
+    const account = await sandboxAccount('LOJA SEM PARCEIRO');
+    const owner = await connectedMerchant('Loja Sem Parceiro', account);
+    const outsider = await stack.createMerchant({ name: 'Parceiro Sem Conta' });
+    const res = await stack.api('POST', '/sellers/pix', {
+      creds: owner,
+      body: { amountCents: 10_000, splits: [{ merchantId: outsider.merchantId, amountCents: 1_000 }] },
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe('SPLIT_NOT_POSSIBLE');
+  });
 });

@@ -6,6 +6,7 @@
 import {
   efiSplitConfigFor,
   splitConfigIdFor,
+  splitSendsFor,
   SplitConfigError,
   SplitConfigErrorCodes,
   type ChargeToSplit,
@@ -14,6 +15,8 @@ import {
 } from '../../core/connections/efiSplitConfig';
 import { chargePaidEntry } from '../../core/ledger/postings';
 import { accounts as ledgerAccounts } from '../../core/ledger/accounts';
+import { movements, splitSendSettle } from '../../core/ledger/postings';
+import { splitSendIdFor } from '../../core/splitSends/splitSendId';
 
 const CHARGE_ID = '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
 const PLATFORM: PspAccountIdentity = { cnpj: '11222333000181', conta: '1000001' };
@@ -199,5 +202,92 @@ describe('splitConfigIdFor', () => {
     expect(splitConfigIdFor(CHARGE_ID)).toBe('6f1c2d3e4a5b4c6d8e7f9a0b1c2d3e4f');
     expect(splitConfigIdFor(CHARGE_ID)).toMatch(/^[a-zA-Z0-9]{1,35}$/);
     expect(() => splitConfigIdFor('not-a-uuid')).toThrow(RangeError);
+  });
+});
+
+describe('a recipient at another PSP: its share stays in the merchant account and is sent after settlement', () => {
+  const elsewhere = (ids: string[], known: Record<string, PspAccountIdentity> = {}): SplitAccounts => ({
+    ...at(known),
+    sentAfterSettlement: (id) => ids.includes(id),
+  });
+
+  it('is no repasse: its share stays in minhaParte, the fee and same-PSP partners are passed on as before', () => {
+    const c = charge({
+      splits: [
+        { merchantId: 'partner', amountCents: 1_000 },
+        { merchantId: 'faraway', amountCents: 2_000 },
+      ],
+    });
+    const body = efiSplitConfigFor(c, elsewhere(['faraway'], { partner: PARTNER }))!;
+    // 100.00 - 5.00 fee - 10.00 partner = 85.00 kept, of which 20.00 is faraway's, sent later.
+    expect(body.split.minhaParte).toEqual({ tipo: 'fixo', valor: '85.00' });
+    expect(body.split.repasses.map((r) => r.favorecido.conta)).toEqual([PLATFORM.conta, PARTNER.conta]);
+    expect(splitSendsFor(c, elsewhere(['faraway']))).toEqual([{ merchantId: 'faraway', amountCents: 2_000 }]);
+  });
+
+  it('with no fee and only sends, the PSP passes nothing on: no configuration, the sends alone', () => {
+    const c = charge({ feeCents: 0, splits: [{ merchantId: 'faraway', amountCents: 2_000 }] });
+    expect(efiSplitConfigFor(c, elsewhere(['faraway']))).toBeNull();
+    expect(splitSendsFor(c, elsewhere(['faraway']))).toEqual([{ merchantId: 'faraway', amountCents: 2_000 }]);
+  });
+
+  it('sums one recipient given twice into one send, and drops zero shares and the owner itself', () => {
+    const c = charge({
+      splits: [
+        { merchantId: 'faraway', amountCents: 700 },
+        { merchantId: 'faraway', amountCents: 300 },
+        { merchantId: 'zero', amountCents: 0 },
+        { merchantId: 'merchant', amountCents: 100 },
+      ],
+    });
+    expect(splitSendsFor(c, elsewhere(['faraway', 'zero', 'merchant']))).toEqual([
+      { merchantId: 'faraway', amountCents: 1_000 },
+    ]);
+  });
+
+  it('a recipient with no account anywhere is still refused (SPLIT_RECIPIENT_NOT_AT_PSP)', () => {
+    const c = charge({ splits: [{ merchantId: 'nowhere', amountCents: 1_000 }] });
+    const err = refusal(() => efiSplitConfigFor(c, elsewhere(['faraway'])));
+    expect(err.code).toBe(SplitConfigErrorCodes.recipientNotAtPsp);
+    expect(err.merchantId).toBe('nowhere');
+  });
+
+  it("the ledger mirrors it: the share is the owner's reserved at settlement, the recipient's available once sent", () => {
+    const c = charge({ splits: [{ merchantId: 'faraway', amountCents: 2_000 }] });
+    const byCode = (postings: { accountCode: string; amountCents: number }[]) =>
+      Object.fromEntries(postings.map((p) => [p.accountCode, p.amountCents]));
+    const paid = chargePaidEntry({ ...c, splits: [...c.splits], sentFromOwner: ['faraway'] });
+    expect(byCode(paid.postings)).toEqual({
+      [ledgerAccounts.pixPayins]: -10_000,
+      [ledgerAccounts.merchantAvailable('merchant')]: 7_500,
+      [ledgerAccounts.merchantReserved('merchant')]: 2_000,
+      [ledgerAccounts.platformFees]: 500,
+    });
+    // What the PSP left in the merchant's account (minhaParte) is its available plus reserved.
+    const body = efiSplitConfigFor(c, elsewhere(['faraway']))!;
+    expect(cents(body.split.minhaParte.valor)).toBe(7_500 + 2_000);
+
+    const id = splitSendIdFor(CHARGE_ID, 'faraway');
+    const sent = splitSendSettle(movements.splitSend(id).settle, {
+      ownerMerchantId: 'merchant',
+      recipientMerchantId: 'faraway',
+      cents: 2_000,
+    });
+    expect(sent.movementKey).toBe(`split-send-complete:${id}`);
+    expect(byCode(sent.postings)).toEqual({
+      [ledgerAccounts.merchantReserved('merchant')]: -2_000,
+      [ledgerAccounts.providerClearing]: 2_000,
+      [ledgerAccounts.pixPayins]: -2_000,
+      [ledgerAccounts.merchantAvailable('faraway')]: 2_000,
+    });
+  });
+});
+
+describe('splitSendIdFor', () => {
+  it('is one UUID per charge and recipient, the same every time (the send is keyed by it)', () => {
+    const id = splitSendIdFor(CHARGE_ID, 'faraway');
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(splitSendIdFor(CHARGE_ID, 'faraway')).toBe(id);
+    expect(splitSendIdFor(CHARGE_ID, 'other')).not.toBe(id);
   });
 });

@@ -16,7 +16,7 @@ export interface ReconciliationDifference {
   refundId: string | null;
   /** TRANSFER only: the withdrawal (a settlement's too) or payout item id, our reference at the provider. */
   transferId: string | null;
-  transferKind: 'WITHDRAWAL' | 'PAYOUT_ITEM' | null;
+  transferKind: 'WITHDRAWAL' | 'PAYOUT_ITEM' | 'SPLIT_SEND' | null;
   providerChargeId: string | null;
   endToEndId: string | null;
   /** What the provider's statement says (null: not on it); BALANCE: the account's saldo. */

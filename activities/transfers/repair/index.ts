@@ -5,7 +5,7 @@ import { listOpenReservations, reconcileIfStopped } from './janitor';
 export function createReconcileActivities(deps: ReconcileDeps) {
   const repair = repairDeps(deps);
   return {
-    listOpenReservations,
+    listOpenReservations: (args: Parameters<typeof listOpenReservations>[1]) => listOpenReservations(repair, args),
     reconcileIfStopped: (target: Parameters<typeof reconcileIfStopped>[1]) => reconcileIfStopped(repair, target),
   };
 }

@@ -9,11 +9,17 @@
  * - With no record, it is released only once it was claimed more than TRANSFER_GRACE ago (an
  *   attempt may still be running or being processed); until then it waits for the next run.
  * - PENDING payout items were never sent: released, then the batch finishes (CANCELLED).
+ * - A split share owed (PENDING) with no run (its start lost, or the run terminated) is not
+ *   released: it is the recipient's money. Its run is started again, and it decides the send by
+ *   the provider's record (its first attempt asks nothing, but the send's idempotency key is the
+ *   same, so a share already paid is not paid twice).
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { payoutBatchWorkflowId } from '../../../workflows/payouts/definitions';
+import { splitSendWorkflowId } from '../../../workflows/splitSends/definitions';
 import { withdrawalWorkflowId } from '../../../workflows/withdrawals/definitions';
+import { restartSplitSend } from './splitSend';
 import { reconcileBatch } from './batch';
 import { repairDeps, type ReconcileDeps, type RepairDeps } from './deps';
 import { ReconcileFailureTypes, type ReconcileSummary } from './summary';
@@ -35,13 +41,18 @@ export async function reconcileStopped(
   target: { kind: ReconcileSummary['kind']; id: string },
 ): Promise<ReconcileSummary> {
   const workflowId =
-    target.kind === 'payout-batch' ? payoutBatchWorkflowId(target.id) : withdrawalWorkflowId(target.id);
+    target.kind === 'payout-batch'
+      ? payoutBatchWorkflowId(target.id)
+      : target.kind === 'split-send'
+        ? splitSendWorkflowId(target.id)
+        : withdrawalWorkflowId(target.id);
   if (await workflowRunning(client, workflowId)) {
     throw ApplicationFailure.nonRetryable(
       `workflow ${workflowId} is still running: cancel it instead (Temporal Web UI Cancel, or the API cancel route); it releases what was not sent`,
       ReconcileFailureTypes.running,
     );
   }
+  if (target.kind === 'split-send') return restartSplitSend(deps, target.id);
   return target.kind === 'payout-batch' ? reconcileBatch(deps, target.id) : reconcileWithdrawal(deps, target.id);
 }
 

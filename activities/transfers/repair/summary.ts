@@ -1,5 +1,5 @@
 export interface ReconcileSummary {
-  kind: 'payout-batch' | 'withdrawal';
+  kind: 'payout-batch' | 'withdrawal' | 'split-send';
   id: string;
   /** The row's status after the run: still PROCESSING while something waits for the grace period. */
   status: string;
