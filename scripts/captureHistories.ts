@@ -336,14 +336,10 @@ const scenarios: Scenario[] = [
     async run(stack) {
       const { connectionCli } = await import('../test/support/inProcessCli');
       const { testCertificates } = await import('../test/support/testCertificates');
+      const { makeSandboxAccount } = await import('../test/support/sandboxAccounts');
       const pki = await testCertificates();
-      const account = (await (
-        await fetch(`${stack.sandboxUrl}/sandbox/accounts`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ name: 'LOJA CONECTADA' }),
-        })
-      ).json()) as { clientId: string; clientSecret: string; key: string };
+      // The account's own client certificate: the sandbox refuses another's for its credentials.
+      const account = await makeSandboxAccount(stack.sandboxUrl, { name: 'LOJA CONECTADA' });
       const m = await stack.createMerchant({ name: 'Loja Conectada' });
       const secretFile = path.join(os.tmpdir(), `capture-secret-${key()}`);
       fs.writeFileSync(secretFile, account.clientSecret, { mode: 0o600 });
@@ -352,7 +348,7 @@ const scenarios: Scenario[] = [
           'register', '--merchant', m.merchantId, '--psp', 'efi',
           '--api-base-url', `${stack.pixApiUrl}/api/v2`, '--token-url', `${stack.pixApiUrl}/oauth/token`,
           '--client-id', account.clientId, '--client-secret-file', secretFile, '--pix-key', account.key,
-          '--cert-file', pki.clientCertFile, '--key-file', pki.clientKeyFile, '--ca-file', pki.caFile,
+          '--cert-file', account.certFile, '--key-file', account.keyFile, '--ca-file', pki.caFile,
         ]); // prettier-ignore
       } finally {
         fs.rmSync(secretFile, { force: true });
