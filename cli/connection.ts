@@ -14,16 +14,19 @@ import { readClientTls } from '../core/net/clientTls';
 import { openEnvelope, type MasterKeyring } from '../core/crypto/envelope';
 import {
   ActiveConnectionExists,
+  ConnectionNotActive,
   presentConnection,
   pspConnectionStore,
   registerConnection,
-  sealMaterial,
+  stageRotation,
   type ConnectionTestRecord,
+  type StagedRotation,
   type ConnectionView,
   type PspConnectionRow,
 } from '../db/connections';
 import { merchantStore } from '../db/identity';
 import { checkConnection, webhookRegistrationProblem } from '../activities/provider/connectionCheck';
+import { promoteIfItPasses } from '../activities/connections/rotation';
 import type { PixApiConnection } from '../activities/provider/pixApi/connection';
 import { pspConnectionOf } from '../activities/provider/accounts/connectedProvider';
 import { PixApiClient } from '../activities/provider/pixApi/pixApiClient';
@@ -116,31 +119,38 @@ async function test(deps: ConnectionDeps, cmd: { merchantId: string; json: boole
   return { ok: result.ok, output: cmd.json ? json(result) : describeTest(result) };
 }
 
+/** Staged, tested and promoted by the same code as POST /dashboard/connection/rotate (db/ and activities/connections/rotation.ts). */
 async function rotate(
   deps: ConnectionDeps,
   cmd: Extract<ConnectionCommand, { action: 'rotate' }>,
 ): Promise<ConnectionOutcome> {
   const row = await active(deps, cmd.merchantId);
   const material = readMaterial('connection rotate', cmd.files);
-  const pending = sealMaterial(material, deps.keyring);
-  if (!(await pspConnectionStore.setPending(deps.sequelize, row.id, pending)))
-    throw new Error(`merchant ${cmd.merchantId}'s connection was revoked meanwhile: nothing rotated`);
-  const result = await testMaterial(deps, row, material);
-  if (!result.ok) {
-    await pspConnectionStore.clearPending(deps.sequelize, row.id, pending.envelope);
-    throw new Error(
-      `rotation refused, the active secrets stay in use: the new ones failed their test: ${result.problems.join('; ')}`,
-    );
+  let staged: StagedRotation;
+  try {
+    staged = await stageRotation(deps.sequelize, deps.keyring, row, material);
+  } catch (err) {
+    if (err instanceof ConnectionNotActive)
+      throw new Error(`merchant ${cmd.merchantId}'s connection was revoked meanwhile: nothing rotated`);
+    throw err;
   }
-  if (!(await pspConnectionStore.promotePending(deps.sequelize, row.id, pending.envelope, result)))
+  const result = await promoteIfItPasses(deps.sequelize, row, staged.envelope, (use) =>
+    withPsp(deps, row, staged.material, use),
+  );
+  if (result.outcome === 'TEST_FAILED')
+    throw new Error(
+      `rotation refused, the active secrets stay in use: the new ones failed their test: ${result.test.problems.join('; ')}`,
+    );
+  if (result.outcome === 'SUPERSEDED')
     throw new Error(
       `merchant ${cmd.merchantId}'s connection changed meanwhile (revoked or rotated again): not promoted`,
     );
   const view = presentConnection({
     ...row,
-    certificate_fingerprint: pending.certificateFingerprint,
-    secret_key_id: pending.keyId,
-    last_test: result,
+    certificate_fingerprint: staged.certificateFingerprint,
+    secret_key_id: staged.keyId,
+    pending_secret_envelope: null,
+    last_test: result.test,
   });
   return { ok: true, output: cmd.json ? json(view) : `rotated ${describe(view)}` };
 }

@@ -42,6 +42,7 @@ import { pspConnections } from './migrations/0034_psp_connections';
 import { chargePspConnection } from './migrations/0035_charge_psp_connection';
 import { reconciliationConnection } from './migrations/0036_reconciliation_connection';
 import { medInfractionConnection } from './migrations/0037_med_infraction_connection';
+import { pspBalanceReadings } from './migrations/0038_psp_balance_readings';
 
 export interface Migration {
   name: string;
@@ -83,6 +84,7 @@ const migrations: Migration[] = [
   chargePspConnection,
   reconciliationConnection,
   medInfractionConnection,
+  pspBalanceReadings,
 ];
 
 export async function runMigrations(sequelize: Sequelize): Promise<string[]> {

@@ -2,8 +2,11 @@
  * /sandbox/accounts test controls (behind the control token, no faults: controlRoutes.ts):
  *  - POST / {keys?, name?, cnpj?, openingBalanceCents?}: 201 a new account of the PSP with its
  *    client id and secret and its own client certificate and key, PEM (the only answer that ever
- *    carries the secret or the key: accountCertificates.ts), its keys (one random EVP key when none
- *    is asked) and its balance;
+ *    carries the key: accountCertificates.ts), its keys (one random EVP key when none is asked) and
+ *    its balance;
+ *  - POST /:id/secret: 200 a new client secret for a created account (the old one takes no token
+ *    from now on; tokens already taken stay valid until they expire), or 404 ACCOUNT_NOT_FOUND
+ *    (the default account's secret is its configuration's);
  *  - GET /: every account (each with its number, `conta`, which a Split Pix favorecido names); GET /:id: one ("default" is the account the configuration describes),
  *    or 404 ACCOUNT_NOT_FOUND. Reads never carry the secret.
  */
@@ -62,6 +65,15 @@ export function accountRoutes(ctx: SandboxContext): Router {
       certificatePem: certificate.certificate,
       privateKeyPem: certificate.privateKey,
     });
+  });
+
+  router.post('/:id/secret', (req, res) => {
+    const rotated = ctx.accounts.rotateSecret(req.params.id);
+    if (!rotated)
+      throw new SandboxHttpError(404, 'ACCOUNT_NOT_FOUND', `no created account ${req.params.id.slice(0, 40)}`);
+    ctx.journal.account(rotated.account);
+    ctx.logger.info({ accountId: rotated.account.id }, 'account client secret rotated');
+    res.json({ id: rotated.account.id, clientId: rotated.account.clientId, clientSecret: rotated.clientSecret });
   });
 
   router.get('/', (_req, res) => {

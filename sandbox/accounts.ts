@@ -174,6 +174,20 @@ export class SandboxAccounts {
         );
   }
 
+  /**
+   * A new client secret for a created account, answered once: the old one takes no token from now
+   * on (tokens it already took stay valid until they expire, as at a PSP). The default account's
+   * secret is its configuration's: null, as for an unknown account.
+   */
+  rotateSecret(id: string): { account: SandboxAccount; clientSecret: string } | null {
+    const known = this.state.accounts.get(id);
+    if (!known) return null;
+    const clientSecret = `Client_Secret_${randomBytes(24).toString('base64url')}`;
+    const account = { ...known, clientSecretHash: secretHash(clientSecret) };
+    this.state.accounts.set(id, account);
+    return { account, clientSecret };
+  }
+
   private newConta(): string {
     for (;;) {
       const conta = String(2_000_000 + (randomBytes(4).readUInt32BE() % 8_000_000));

@@ -46,6 +46,7 @@ import { updateWithStartOrJoin } from '../core/temporal/updateWithStart';
 import { decideInfractionUpdate, medInfractionWorkflowId } from '../workflows/med/definitions';
 import type { medInfractionSync } from '../workflows/med/medInfractionSync';
 import type { pixPaymentSweep } from '../workflows/charges/sweep/pixPaymentSweep';
+import type { pspBalanceReading } from '../workflows/connections/balanceReading';
 import { PIX_SWEEP_LOOKBACK_MS } from '../workflows/charges/sweep/definitions';
 import { pspChargeRef } from '../core/pix/apiPixIds';
 import { refundLifecycleWorkflow, refundWorkflowId, requestRefundUpdate } from '../workflows/refunds/definitions';
@@ -371,6 +372,63 @@ const scenarios: Scenario[] = [
       });
       await waitClosed(webhook);
       return ids;
+    },
+  },
+  {
+    // One pass of the connected accounts' balance reading, as its Schedule starts it every minute:
+    // one activity whatever the number of connections (each read inside it), so none is needed here.
+    name: 'psp-balance-reading',
+    async run(stack) {
+      const id = `psp-balance-reading-capture-${key()}`;
+      await stack.temporal.workflow.execute<typeof pspBalanceReading>('pspBalanceReading', {
+        taskQueue: stack.taskQueue,
+        workflowId: id,
+        args: [],
+      });
+      return [id];
+    },
+  },
+  {
+    // A rotation of a merchant's connection, staged as POST /dashboard/connection/rotate stages it
+    // (the same client secret again: its test passes) and tested and promoted through the worker.
+    name: 'psp-connection-rotate',
+    async run(stack) {
+      const { connectionCli } = await import('../test/support/inProcessCli');
+      const { testCertificates } = await import('../test/support/testCertificates');
+      const { credentialsKeyring } = await import('../core/crypto/envelope');
+      const { pspConnectionStore, stageRotation } = await import('../db/connections');
+      const { makeSandboxAccount } = await import('../test/support/sandboxAccounts');
+      const pki = await testCertificates();
+      // The account's own client certificate: the sandbox refuses another's for its credentials.
+      const account = await makeSandboxAccount(stack.sandboxUrl, { name: 'LOJA ROTATIVA' });
+      const m = await stack.createMerchant({ name: 'Loja Rotativa' });
+      const secretFile = path.join(os.tmpdir(), `capture-secret-${key()}`);
+      fs.writeFileSync(secretFile, account.clientSecret, { mode: 0o600 });
+      const cli = connectionCli(stack);
+      try {
+        await cli([
+          'register', '--merchant', m.merchantId, '--psp', 'efi',
+          '--api-base-url', `${stack.pixApiUrl}/api/v2`, '--token-url', `${stack.pixApiUrl}/oauth/token`,
+          '--client-id', account.clientId, '--client-secret-file', secretFile, '--pix-key', account.key,
+          '--cert-file', account.certFile, '--key-file', account.keyFile, '--ca-file', pki.caFile,
+        ]); // prettier-ignore
+        await cli(['webhook', '--merchant', m.merchantId]);
+      } finally {
+        fs.rmSync(secretFile, { force: true });
+      }
+      const row = await pspConnectionStore.findActiveConnection(stack.sequelize, m.merchantId);
+      if (!row) throw new Error('psp-connection-rotate: the connection was not registered');
+      const staged = await stageRotation(stack.sequelize, credentialsKeyring(stack.encryptionKey), row, {
+        clientSecret: account.clientSecret,
+      });
+      const id = `psp-connection-rotate-${key()}`;
+      const rotate = await stack.temporal.workflow.start('pspConnectionRotate', {
+        taskQueue: stack.taskQueue,
+        workflowId: id,
+        args: [{ connectionId: row.id, pending: staged.ref }],
+      });
+      await waitClosed(rotate);
+      return [id];
     },
   },
   {

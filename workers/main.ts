@@ -17,6 +17,7 @@ import { ensureReconciliationSchedule } from './ensureReconciliationSchedule';
 import { ensureMedSyncSchedule } from './ensureMedSyncSchedule';
 import { ensurePixWebhook, webhookKeys } from './ensurePixWebhook';
 import { ensurePixSweepSchedule } from './ensurePixSweepSchedule';
+import { ensureBalanceReadingSchedule } from './ensureBalanceReadingSchedule';
 import { Client, Connection } from '@temporalio/client';
 import { parseKey } from '../core/crypto/secretBox';
 import { startWorkerHealthServer } from './healthServer';
@@ -80,6 +81,7 @@ async function main(): Promise<void> {
   await ensureReconciliationSchedule(client, config.temporal.taskQueue);
   await ensureMedSyncSchedule(client, config.temporal.taskQueue, config.med);
   await ensurePixSweepSchedule(client, config.temporal.taskQueue);
+  await ensureBalanceReadingSchedule(client, config.temporal.taskQueue);
   await clientConnection.close();
   await registerPixWebhook(pixApi, config, logger);
   // WORKER_HEALTH_PORT: what a container healthcheck asks (unref'd: it never keeps the process up).

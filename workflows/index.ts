@@ -18,4 +18,5 @@ export { scheduledSettlement } from './settlements/scheduledSettlement';
 export { medInfraction } from './med/medInfraction';
 export { medInfractionSync } from './med/medInfractionSync';
 export { pixPaymentSweep } from './charges/sweep/pixPaymentSweep';
-export { pspConnectionTest, pspConnectionWebhook } from './connections/connectionChecks';
+export { pspConnectionRotate, pspConnectionTest, pspConnectionWebhook } from './connections/connectionChecks';
+export { pspBalanceReading } from './connections/balanceReading';

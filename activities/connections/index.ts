@@ -1,6 +1,8 @@
 /**
- * A merchant's PSP connection, from the worker: "test the connection" and its webhook
- * registration, asked for by the application API through workflows/connections/ (the API never
+ * A merchant's PSP connection, from the worker: "test the connection", its webhook registration,
+ * the test and promotion of a rotation staged by the API (rotation.ts) and the balance reading
+ * (balances.ts),
+ * asked for by the application API or a Schedule through workflows/connections/ (the API never
  * calls a PSP). Each opens a fresh connection on the row's own material (ConnectedPspAccounts
  * withConnection), records what the CLI records, and returns our own words only: nothing secret
  * crosses into the workflow's history (the webhook URL, which holds the path secret, included).
@@ -9,9 +11,11 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Sequelize } from 'sequelize';
 import { connectionWebhookUrl } from '../../core/pix/callbackPath';
 import { PSP_CONNECTION_UNAVAILABLE, ProviderError } from '../../core/provider';
-import { pspConnectionStore, type PspConnectionRow } from '../../db/connections';
+import { pendingRef, pspConnectionStore, type PspConnectionRow } from '../../db/connections';
 import {
   ConnectionFailureTypes,
+  type PspConnectionRotateInput,
+  type PspConnectionRotateResult,
   type PspConnectionTestInput,
   type PspConnectionTestResult,
   type PspConnectionWebhookInput,
@@ -21,14 +25,21 @@ import { checkConnection, webhookRegistrationProblem } from '../provider/connect
 import type { PixApiConnection } from '../provider/pixApi/connection';
 import { PixApiClient } from '../provider/pixApi/pixApiClient';
 import { ensureWebhookAt } from '../provider/pixWebhook';
+import { readConnectionBalances, type BalanceReadingDeps } from './balances';
+import { promoteIfItPasses } from './rotation';
 
 /** Opens a merchant's connection on its row's own material (activities/provider/accounts/pspAccounts.ts). */
 export interface PspConnectionOpener {
-  withConnection<T>(row: PspConnectionRow, use: (connection: PixApiConnection) => Promise<T>): Promise<T>;
+  /** On the active material, or on the pending one a rotation staged. */
+  withConnection<T>(
+    row: PspConnectionRow,
+    use: (connection: PixApiConnection) => Promise<T>,
+    material?: 'active' | 'pending',
+  ): Promise<T>;
   webhookPathSecret(row: PspConnectionRow): string;
 }
 
-export interface ConnectionActivityDeps {
+export interface ConnectionActivityDeps extends BalanceReadingDeps {
   sequelize: Sequelize;
   /** The worker's directory of PSP accounts; absent: this worker opens no merchant connection. */
   pspConnections?: PspConnectionOpener;
@@ -38,6 +49,8 @@ export function createConnectionActivities(deps: ConnectionActivityDeps) {
   return {
     testPspConnection: (input: PspConnectionTestInput) => testPspConnection(deps, input),
     registerPspConnectionWebhook: (input: PspConnectionWebhookInput) => registerPspConnectionWebhook(deps, input),
+    readConnectionBalances: () => readConnectionBalances(deps),
+    rotatePspConnection: (input: PspConnectionRotateInput) => rotatePspConnection(deps, input),
   };
 }
 
@@ -81,6 +94,34 @@ export async function registerPspConnectionWebhook(
     }),
   );
   return { outcome };
+}
+
+/**
+ * The rotation the API staged (its pending material, named by `input.pending`) tested with the
+ * merchant's PSP and promoted if it passes (promoteIfItPasses, as the CLI does it). A failed test is
+ * the result `rotated: false`, the active material untouched; pending material that is no longer
+ * the one named (another rotation, a revocation) fails the run as superseded.
+ */
+export async function rotatePspConnection(
+  deps: ConnectionActivityDeps,
+  input: PspConnectionRotateInput,
+): Promise<PspConnectionRotateResult> {
+  const { row, opener } = await activeConnection(deps, input.connectionId);
+  const pending = row.pending_secret_envelope;
+  if (pending === null || pendingRef(pending) !== input.pending)
+    throw ApplicationFailure.nonRetryable(
+      `the new material of PSP connection ${row.id} was replaced by another rotation: not promoted`,
+      ConnectionFailureTypes.superseded,
+    );
+  const result = await opening(() =>
+    promoteIfItPasses(deps.sequelize, row, pending, (use) => opener.withConnection(row, use, 'pending')),
+  );
+  if (result.outcome === 'SUPERSEDED')
+    throw ApplicationFailure.nonRetryable(
+      `PSP connection ${row.id} was revoked or rotated again while its new material was tested: not promoted`,
+      ConnectionFailureTypes.superseded,
+    );
+  return { rotated: result.outcome === 'ROTATED', test: result.test };
 }
 
 async function activeConnection(deps: ConnectionActivityDeps, connectionId: string) {

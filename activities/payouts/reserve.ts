@@ -1,7 +1,15 @@
-/** A batch's reserve: its whole funding (amount + fee of every item) in one ledger entry, or nothing. */
+/**
+ * A batch's reserve: its whole funding (amount + fee of every item) in one ledger entry, or nothing;
+ * from a connected merchant's own account, never more than that account holds (boundByPspBalance).
+ */
 import { ApplicationFailure } from '@temporalio/activity';
 import { payoutRefusal, type PayoutRefusal } from '../../core/payouts/refusal';
+import { pspCanFund } from '../../core/connections/pspBalance';
+import { accounts } from '../../core/ledger/accounts';
 import { movements, reserve } from '../../core/ledger/postings';
+import { balanceReadingStore } from '../../db/connections';
+import { balanceStore } from '../../db/ledger';
+import type { Tx } from '../../db/tx';
 import { payoutStore, type PayoutBatch } from '../../db/payouts';
 import { PayoutFailureTypes, type BatchReservation } from '../../workflows/payouts/types';
 import { InsufficientBalanceError, writeLedgerEntry } from '../ledger/ledgerWriter';
@@ -27,6 +35,7 @@ export async function reserveBatch(deps: PayoutDeps, args: { batchId: string }):
           const refusal = merchant ? payoutRefusal(merchant) : 'MERCHANT_INACTIVE';
           if (refusal) throw new PayoutRefused(refusal);
         });
+        await boundByPspBalance(deps, batch, funding, transaction);
         const shares = [{ merchantId: batch.merchantId, cents: funding }];
         await writeLedgerEntry(sequelize, reserve(movements.payoutBatch(batch.id).reserve, shares), transaction);
         await payoutStore.updateBatch(batch, { status: 'PROCESSING' }, transaction);
@@ -48,6 +57,28 @@ export async function reserveBatch(deps: PayoutDeps, args: { batchId: string }):
       PayoutFailureTypes.insufficientBalance,
     );
   }
+}
+
+/**
+ * A batch sent from a connected merchant's own account never reserves more than that account
+ * holds by its last balance reading (core/connections/pspBalance.ts pspCanFund), besides the
+ * ledger's own check: a saldo below the mirror (a PSP's tariff, a block or a devolução the ledger
+ * never saw) would otherwise let the batch reserve money the PSP then refuses to send. Under the
+ * merchant's row lock, as every reservation of its money. Before the first reading, the ledger's
+ * check alone (no number is invented).
+ */
+async function boundByPspBalance(
+  deps: PayoutDeps,
+  batch: PayoutBatch,
+  funding: number,
+  transaction: Tx,
+): Promise<void> {
+  if (!batch.pspConnectionId) return;
+  const reading = await balanceReadingStore.readingOf(deps.sequelize, batch.pspConnectionId, transaction);
+  if (!reading) return;
+  const ledger = await balanceStore.merchantBalances(deps.sequelize, batch.merchantId, transaction);
+  if (!pspCanFund(ledger.availableCents, reading, funding))
+    throw new InsufficientBalanceError(accounts.merchantAvailable(batch.merchantId));
 }
 
 /**

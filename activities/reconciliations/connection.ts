@@ -12,15 +12,13 @@
  *   cent: subject BALANCE, AMOUNT_MISMATCH when they differ. Devoluções have no list by day in API
  *   Pix (the standard lists them under the Pix they return); the balance covers them.
  */
-import { isAccountBalanceProvider, isStatementProvider, ProviderError, type PixProvider } from '../../core/provider';
+import { isStatementProvider, type PixProvider } from '../../core/provider';
 import { comparisonStore } from '../../db/reconciliations';
+import { saldoBesideMirror } from '../connections/saldo';
 import type { ReconciliationDeps } from './deps';
 import { compareTransfers } from './outgoing';
 import { comparePayments } from './payments';
 import { statementOf, type DayRange, type Report } from './statement';
-
-/** How often the saldo is read again when the ledger moved while it was read. */
-const BALANCE_READS = 3;
 
 export async function reconcileConnection(
   deps: ReconciliationDeps,
@@ -35,32 +33,17 @@ export async function reconcileConnection(
   await compareBalance(deps, scope.merchantId, provider, report);
 }
 
-/**
- * The account's saldo against the ledger mirror, both read now. The ledger is read before and
- * after the saldo, and the saldo again while they differ (a payment credited in between), so a
- * difference is never our own race; a payment the PSP has and the ledger has not yet credited (its
- * notification in flight, or healed by this very run) is a real difference at this instant.
- */
+/** The account's saldo against the ledger mirror, both read now as one pair (../connections/saldo.ts). */
 async function compareBalance(
   deps: ReconciliationDeps,
   merchantId: string,
   provider: PixProvider,
   report: Report,
 ): Promise<void> {
-  const saldoOf = async (): Promise<number> => {
-    const cents = isAccountBalanceProvider(provider) ? await provider.accountBalanceCents() : null;
-    if (cents === null)
-      throw new ProviderError('the PSP tells no balance for this account', 'BALANCE_UNAVAILABLE', false);
-    return cents;
-  };
-  let mirror = await comparisonStore.ledgerMirrorCents(deps.sequelize, merchantId);
-  let saldo = await saldoOf();
-  for (let read = 1; read < BALANCE_READS; read++) {
-    const after = await comparisonStore.ledgerMirrorCents(deps.sequelize, merchantId);
-    if (after === mirror) break;
-    mirror = after;
-    saldo = await saldoOf();
-  }
+  const { saldoCents: saldo, ledger } = await saldoBesideMirror(provider, async () => ({
+    mirrorCents: await comparisonStore.ledgerMirrorCents(deps.sequelize, merchantId),
+  }));
+  const mirror = ledger.mirrorCents;
   if (saldo === mirror) {
     report.counts.matched++;
     return;

@@ -38,10 +38,14 @@ export async function reserveRefund(deps: RefundDeps, input: RefundInput): Promi
     return await deps.sequelize.transaction((transaction) => reserveIn(deps, input, directory, transaction));
   } catch (err) {
     if (err instanceof InsufficientBalanceError) {
-      // Whose balance: the owner's or a split merchant's (their shares are taken back too).
+      // Whose balance: the owner's or a split merchant's (their shares are taken back too). A
+      // connected charge's devolução takes it all from the owner's own account (sharesToTakeBack):
+      // said so, since that is the rule a connected merchant needs to know.
       const merchantId = /^merchant:([0-9a-f-]{36}):/.exec(err.accountCode)?.[1] ?? null;
+      const ownAccount = Boolean((await chargeStore.findCharge(input.chargeId))?.pspConnectionId);
       throw refusal('the available balance does not cover this refund', RefundFailureTypes.insufficientBalance, {
         merchantId,
+        ownAccount,
       });
     }
     throw err;
@@ -125,9 +129,11 @@ async function sharesToTakeBack(deps: RefundDeps, charge: Charge, amountCents: n
       { refundableCents },
     );
   }
-  // A connected merchant's devolução leaves its own account whole: what the PSP passed on at
-  // settlement (the platform's fee, partners' shares) stays in those accounts (Efí's split
-  // devolução is not used), so the ledger's mirror takes it all from the owner too.
+  // A connected merchant's devolução leaves its own account whole: Efí's devolução takes money only
+  // from the account that received the Pix, and what the PSP passed on at settlement (the
+  // platform's fee, partners' shares) stays in those accounts (docs/account-models.md). So the
+  // ledger's mirror takes it all from the owner too, and a refund above what the owner holds is
+  // refused here, before anything is sent (INSUFFICIENT_BALANCE_FOR_REFUND).
   if (charge.pspConnectionId) return { ownerCents: amountCents, feeCents: 0, splits: [] };
   const splits = await chargeStore.splitsOf(charge.id, transaction);
   return refundShares(

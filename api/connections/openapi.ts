@@ -14,6 +14,7 @@ import {
   connectionTestView,
   connectionView,
   registerConnectionBody,
+  rotateConnectionBody,
   webhookRegistrationView,
 } from './schema';
 
@@ -22,7 +23,7 @@ const PspConnection = registry.register(
   'PspConnection',
   connectionView.describe(
     'A merchant’s own PSP connection (the connected account model): its plain fields and the fingerprint of its certificate. ' +
-      'Never a secret (client secret, private key, PKCS#12, passphrase) nor their sealed envelopes: they are sealed at registration and only the worker opens them.',
+      'Never a secret (client secret, private key, PKCS#12, passphrase) nor their sealed envelopes: they are sealed at registration (and at a rotation, which carries over what it does not replace) and only the worker uses them.',
   ),
 );
 const PspConnectionTest = registry.register(
@@ -36,6 +37,13 @@ const RegisterPspConnectionRequest = registry.register(
   registerConnectionBody.describe(
     'The connection’s fields and secrets. The certificate is given one way: `certPem` + `keyPem`, or `pfxBase64` (+ `pfxPassphrase`). ' +
       'Sizes: PEM fields at most 20000 characters, `pfxBase64` and `caPem` at most 40000, secrets at most 1000.',
+  ),
+);
+const RotatePspConnectionRequest = registry.register(
+  'RotatePspConnectionRequest',
+  rotateConnectionBody.describe(
+    'What is rotated: `clientSecret`, the certificate (`certPem` + `keyPem`, or `pfxBase64` (+ `pfxPassphrase`)), `caPem` (null: no extra CA), or several; ' +
+      'at least one of them. What is not given is kept. The client id, Pix key and URLs stay (changing them is a new connection). Sizes as at registration.',
   ),
 );
 const PspConnectionAction = registry.register(
@@ -104,6 +112,50 @@ path('post', '/dashboard/connection', 'registerPspConnection', 'Register the mer
     ),
   },
 });
+
+path(
+  'post',
+  '/dashboard/connection/rotate',
+  'rotatePspConnection',
+  'Rotate the secrets of the merchant’s PSP connection',
+  {
+    description:
+      'Without downtime: the new material is proven usable as at registration (400 VALIDATION_ERROR naming the field, never its content), sealed and stored as pending beside the active one, ' +
+      'which goes on serving every charge and send; then it is tested with the merchant’s PSP (a token, the webhook of the Pix key, the balance) and becomes the active material only if the test passes. ' +
+      'A failed test → 422 PSP_CONNECTION_TEST_FAILED with its problems in our words (`details.problems`): the new material is dropped, the active one stays. ' +
+      'Rotate at the PSP first (a new client secret or certificate), then here: the client id stays. ' +
+      WORKER +
+      'Another rotation or a revocation meanwhile → 409 PSP_CONNECTION_ROTATION_SUPERSEDED. No connection → 404 PSP_CONNECTION_NOT_FOUND; revoked → 409 PSP_CONNECTION_REVOKED. ' +
+      requiredIdempotencyRule('x-idempotency-key') +
+      'A replay with the same body answers the same connection; another body → 409 DUPLICATE_IDEMPOTENCY_KEY. When you have a second factor on, it also needs `x-action-token` for "psp-connection". ' +
+      OWNER,
+    request: {
+      body: { required: true, content: { 'application/json': { schema: RotatePspConnectionRequest } } },
+      headers: [...requiredIdempotencyHeaders('x-idempotency-key'), actionToken],
+    },
+    responses: {
+      200: jsonResponse(
+        'Rotated: the connection with its new certificate’s fingerprint and the passing test as lastTest.',
+        PspConnection,
+      ),
+      ...errorResponses(
+        'VALIDATION_ERROR',
+        'IDEMPOTENCY_KEY_REQUIRED',
+        'MERCHANT_NOT_FOUND',
+        'INSUFFICIENT_ROLE',
+        'SECOND_FACTOR_REQUIRED',
+        'PSP_CONNECTION_NOT_FOUND',
+        'PSP_CONNECTION_REVOKED',
+        'PSP_CONNECTION_ROTATION_SUPERSEDED',
+        'PSP_CONNECTION_TEST_FAILED',
+        'DUPLICATE_IDEMPOTENCY_KEY',
+        'PAYLOAD_TOO_LARGE',
+        'SERVICE_UNAVAILABLE',
+        ...bearerErrors,
+      ),
+    },
+  },
+);
 
 path('post', '/dashboard/connection/revoke', 'revokePspConnection', 'Revoke the merchant’s PSP connection', {
   description:

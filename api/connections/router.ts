@@ -1,6 +1,8 @@
 /**
  * /dashboard/connection (application API, bearer): the merchant's own PSP connection. GET reads
  * it; POST registers it (owner, an idempotency key, a second factor when the user has one on);
+ * POST /rotate replaces its secrets without downtime (owner, an idempotency key, a second factor:
+ * as registering; the new ones are tested in the worker and used only once they pass);
  * POST /revoke ends it (owner, second factor); POST /test and POST /webhook ask the worker to call
  * the PSP (service.ts). Secrets come in the body only: no answer, log line or error carries one
  * (the request log has no bodies; validation messages name fields, never values).
@@ -12,7 +14,7 @@ import type { IdempotencyService } from '../idempotency/idempotencyService';
 import { respondIdempotently } from '../idempotency/respond';
 import { consumeActionToken } from '../identity/twoFactor/actionTokens';
 import { parseOrThrow } from '../validation/validate';
-import { connectionActionBody, connectionQuery, registerConnectionBody } from './schema';
+import { connectionActionBody, connectionQuery, registerConnectionBody, rotateConnectionBody } from './schema';
 import type { ConnectionService } from './service';
 
 export const CONNECTION_PATH = '/dashboard/connection';
@@ -47,6 +49,24 @@ export function connectionRouter(deps: {
         await service.checkCanRegister(user.id, body.merchantId);
         await consumeActionToken(req, user.id, 'psp-connection');
         return { status: 201, body: await service.register(body) };
+      },
+    );
+  });
+  // New secrets for the same connection, as registering takes them: a key (a retry must not
+  // rotate twice), the owner checked before the key is claimed, the second factor spent last.
+  router.post('/rotate', requireIdempotencyKey, async (req, res) => {
+    const { user } = signedIn(req);
+    const body = parseOrThrow(rotateConnectionBody, req.body);
+    await service.checkOwner(user.id, body.merchantId);
+    await respondIdempotently(
+      req,
+      res,
+      idempotency,
+      { scope: `POST ${CONNECTION_PATH}/rotate`, merchantId: body.merchantId, request: body },
+      async () => {
+        await service.checkCanRotate(user.id, body.merchantId);
+        await consumeActionToken(req, user.id, 'psp-connection');
+        return { status: 200, body: await service.rotate(body) };
       },
     );
   });

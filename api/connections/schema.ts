@@ -40,6 +40,47 @@ const pem = (what: string, max: number) =>
     .max(max)
     .regex(/-----BEGIN [A-Z0-9 ]{1,40}-----/, `must be PEM text (${what})`);
 
+/** The certificate (PEM pair or PKCS#12 with its passphrase) and the PSP's CA: as registered, as rotated. */
+const materialFields = {
+  certPem: pem('the client certificate', MATERIAL_LIMITS.pem)
+    .optional()
+    .meta({ description: 'The client certificate (PEM), with keyPem; or give pfxBase64 instead.' }),
+  keyPem: pem('the certificate’s private key', MATERIAL_LIMITS.pem)
+    .optional()
+    .meta({ description: 'The certificate’s private key (PEM, unencrypted): sealed, never returned.' }),
+  pfxBase64: z
+    .string()
+    .max(MATERIAL_LIMITS.pfxBase64)
+    .regex(/^[A-Za-z0-9+/]+={0,2}$/, 'must be base64 (the PKCS#12 file’s bytes)')
+    .optional()
+    .meta({ description: 'The certificate and key as PKCS#12 (the .p12 Efí issues), base64; or certPem + keyPem.' }),
+  pfxPassphrase: text()
+    .max(MATERIAL_LIMITS.secret)
+    .optional()
+    .meta({ description: 'The PKCS#12’s passphrase (empty or absent: none). Sealed, never returned.' }),
+  caPem: pem('a CA certificate bundle', MATERIAL_LIMITS.ca)
+    .nullable()
+    .optional()
+    .meta({ description: 'The PSP server’s CA (PEM), only when it is not publicly trusted.' }),
+};
+
+type CertificateFields = { certPem?: string; keyPem?: string; pfxBase64?: string; pfxPassphrase?: string };
+
+/** The certificate is given one way (certPem with keyPem, or pfxBase64 with its passphrase); `required` when it must be given. */
+function certificateGivenOneWay(b: CertificateFields, ctx: z.RefinementCtx, required: boolean): void {
+  const pemGiven = b.certPem !== undefined || b.keyPem !== undefined;
+  const pfxGiven = b.pfxBase64 !== undefined || b.pfxPassphrase !== undefined;
+  const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+  if (pemGiven && pfxGiven) issue('certPem', 'give the certificate one way: certPem with keyPem, or pfxBase64');
+  else if (required && !pemGiven && !pfxGiven)
+    issue('certPem', 'the certificate is required: certPem with keyPem, or pfxBase64');
+  else if (pemGiven && (!b.certPem || !b.keyPem))
+    issue(b.certPem ? 'keyPem' : 'certPem', 'certPem and keyPem go together (the certificate and its key)');
+  else if (pfxGiven && !b.pfxBase64) issue('pfxBase64', 'pfxPassphrase needs pfxBase64');
+}
+
+const clientSecretField = (description: string) => text().min(1).max(MATERIAL_LIMITS.secret).meta({ description });
+
 export const registerConnectionBody = z
   .strictObject({
     merchantId: merchantIdField(),
@@ -55,10 +96,7 @@ export const registerConnectionBody = z
     clientId: ruled(clientId, /^[\x21-\x7e]{1,200}$/, 'must be 1 to 200 printable characters without spaces').meta({
       description: 'The OAuth client id the PSP issued to the merchant.',
     }),
-    clientSecret: text()
-      .min(1)
-      .max(MATERIAL_LIMITS.secret)
-      .meta({ description: 'The OAuth client secret: sealed at once, never returned nor logged.' }),
+    clientSecret: clientSecretField('The OAuth client secret: sealed at once, never returned nor logged.'),
     pixKey: ruled(
       pixKey,
       /^\s{0,8}[\x21-\x7e](?:[\x20-\x7e]{0,75}[\x21-\x7e])?\s{0,8}$/,
@@ -74,38 +112,42 @@ export const registerConnectionBody = z
       .nullable()
       .optional()
       .meta({ description: 'The account’s number at the PSP (Efí’s `conta`): how Split Pix names it. Digits.' }),
-    certPem: pem('the client certificate', MATERIAL_LIMITS.pem)
-      .optional()
-      .meta({ description: 'The client certificate (PEM), with keyPem; or give pfxBase64 instead.' }),
-    keyPem: pem('the certificate’s private key', MATERIAL_LIMITS.pem)
-      .optional()
-      .meta({ description: 'The certificate’s private key (PEM, unencrypted): sealed, never returned.' }),
-    pfxBase64: z
-      .string()
-      .max(MATERIAL_LIMITS.pfxBase64)
-      .regex(/^[A-Za-z0-9+/]+={0,2}$/, 'must be base64 (the PKCS#12 file’s bytes)')
-      .optional()
-      .meta({ description: 'The certificate and key as PKCS#12 (the .p12 Efí issues), base64; or certPem + keyPem.' }),
-    pfxPassphrase: text()
-      .max(MATERIAL_LIMITS.secret)
-      .optional()
-      .meta({ description: 'The PKCS#12’s passphrase (empty or absent: none). Sealed, never returned.' }),
-    caPem: pem('a CA certificate bundle', MATERIAL_LIMITS.ca)
-      .nullable()
-      .optional()
-      .meta({ description: 'The PSP server’s CA (PEM), only when it is not publicly trusted.' }),
+    ...materialFields,
+  })
+  .superRefine((b, ctx) => certificateGivenOneWay(b, ctx, true));
+export type RegisterConnection = z.output<typeof registerConnectionBody>;
+
+/**
+ * A rotation: a new client secret, a new certificate (one way, as at registration), a new CA, or
+ * several; what is not given is kept. The client id, Pix key and URLs stay: changing them is a new
+ * connection (revoke, then register).
+ */
+export const rotateConnectionBody = z
+  .strictObject({
+    merchantId: merchantIdField(),
+    clientSecret: clientSecretField(
+      'The new OAuth client secret (the client id stays): sealed at once, never returned nor logged.',
+    ).optional(),
+    ...materialFields,
   })
   .superRefine((b, ctx) => {
-    const pemGiven = b.certPem !== undefined || b.keyPem !== undefined;
-    const pfxGiven = b.pfxBase64 !== undefined || b.pfxPassphrase !== undefined;
-    const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
-    if (pemGiven && pfxGiven) issue('certPem', 'give the certificate one way: certPem with keyPem, or pfxBase64');
-    else if (!pemGiven && !pfxGiven) issue('certPem', 'the certificate is required: certPem with keyPem, or pfxBase64');
-    else if (pemGiven && (!b.certPem || !b.keyPem))
-      issue(b.certPem ? 'keyPem' : 'certPem', 'certPem and keyPem go together (the certificate and its key)');
-    else if (pfxGiven && !b.pfxBase64) issue('pfxBase64', 'pfxPassphrase needs pfxBase64');
+    certificateGivenOneWay(b, ctx, false);
+    if (
+      b.clientSecret === undefined &&
+      b.certPem === undefined &&
+      b.keyPem === undefined &&
+      b.pfxBase64 === undefined &&
+      b.pfxPassphrase === undefined &&
+      b.caPem === undefined
+    )
+      ctx.addIssue({
+        code: 'custom',
+        path: ['clientSecret'],
+        message:
+          'give what is rotated: clientSecret, the certificate (certPem with keyPem, or pfxBase64), caPem, or several',
+      });
   });
-export type RegisterConnection = z.output<typeof registerConnectionBody>;
+export type RotateConnection = z.output<typeof rotateConnectionBody>;
 
 /** The names the material's problems use (core/net/clientTls.ts clientTlsProblems): the body's fields. */
 export const MATERIAL_FIELDS = {

@@ -7,9 +7,10 @@
  * not exist.
  */
 import type { Sequelize } from 'sequelize';
-import { accounts } from '../../core/ledger/accounts';
+import { merchantBalance, type MerchantBalance } from '../../core/connections/pspBalance';
 import { maskDocument } from '../../core/masking';
 import { figureStore, type RollupTotals } from '../../db/dashboard';
+import { balanceReadingStore, pspConnectionStore } from '../../db/connections';
 import { balanceStore } from '../../db/ledger';
 import { ANY_ROLE, requireRole } from '../identity/auth/roles';
 import { DASHBOARD_METHODS, PERIODS, type Period, type SummaryQuery, type TransactionsQuery } from './figuresSchema';
@@ -103,19 +104,9 @@ export class DashboardFigures {
     const t = DashboardFigures.sum(await this.rollup(merchantId));
     const day = await figureStore.today(this.sequelize);
     const today = DashboardFigures.sum(await this.rollup(merchantId, day, day));
-    const balances = await balanceStore.balancesOf(this.sequelize, [
-      accounts.merchantAvailable(merchantId),
-      accounts.merchantReserved(merchantId),
-      accounts.merchantBlocked(merchantId),
-    ]);
-    const bal = (code: string) => balances.get(code) ?? 0;
     return {
       merchantId,
-      balance: {
-        availableCents: bal(accounts.merchantAvailable(merchantId)),
-        reservedCents: bal(accounts.merchantReserved(merchantId)),
-        blockedCents: bal(accounts.merchantBlocked(merchantId)),
-      },
+      balance: await this.balance(merchantId),
       charges: {
         total: t.created,
         pending: t.created - t.paid - t.failed,
@@ -131,6 +122,18 @@ export class DashboardFigures {
       },
       today: { day, salesCents: today.paidCents, payments: today.paid, transactions: today.created },
     };
+  }
+
+  /**
+   * The ledger's balances, or for a connected merchant its own account's saldo as the worker last
+   * read it (core/connections/pspBalance.ts): the money is at its PSP, the ledger only mirrors it.
+   * A merchant whose connection was revoked is shown its last reading (read_at says how old).
+   */
+  private async balance(merchantId: string): Promise<MerchantBalance> {
+    const ledger = await balanceStore.merchantBalances(this.sequelize, merchantId);
+    const connection = await pspConnectionStore.findLatestConnection(this.sequelize, merchantId);
+    const reading = connection ? await balanceReadingStore.readingOf(this.sequelize, connection.id) : null;
+    return merchantBalance(ledger, reading);
   }
 
   /** Daily figures over [from, to], every day present (zeros where nothing moved). */

@@ -65,7 +65,9 @@ const routes: {
     path: '/dashboard/stats',
     operationId: 'getDashboardStats',
     summary: 'Balance, charge counts and all-time amounts',
-    description: 'Balances are read from the ledger.',
+    description:
+      'Balances are the ledger’s (source ledger); for a connected merchant (its money in its own PSP account) ' +
+      'available is the account’s saldo as the worker last read it, with the reading beside it (source psp).',
     query: merchantQuery,
     answer: Stats,
   },

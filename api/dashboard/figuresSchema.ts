@@ -130,13 +130,44 @@ export const statsView = z.object({
   merchantId: z.uuid(),
   balance: z
     .object({
-      availableCents: cents(),
-      reservedCents: cents(),
-      blockedCents: cents().describe(
-        'Disputed by open Pix infractions (MED): neither withdrawable nor refundable until decided.',
+      availableCents: cents().describe(
+        'source ledger: the ledger’s available balance. source psp: the connected account’s saldo less our holds ' +
+          'on money in it, max(0, saldo − reservedCents − blockedCents), the saldo of the last reading carried ' +
+          'forward by what the ledger recorded since (max(0, ledger available + psp.differenceCents)).',
       ),
+      reservedCents: cents().describe('Reserved by money out in progress (payouts, refunds); always the ledger’s.'),
+      blockedCents: cents().describe(
+        'Disputed by open Pix infractions (MED): neither withdrawable nor refundable until decided; always the ledger’s.',
+      ),
+      source: z
+        .enum(['ledger', 'psp'])
+        .describe(
+          'Where availableCents comes from: ledger (the platform account model, or a connected account not read yet) ' +
+            'or psp (the connected account’s balance at its PSP, `psp` below).',
+        ),
+      psp: z
+        .object({
+          connectionId: z.uuid().describe('The merchant’s PSP connection whose account was read.'),
+          saldoCents: cents().describe('The account’s balance as its PSP told it at readAt (Efí GET /v2/gn/saldo).'),
+          readAt: z.iso.datetime().describe('When the worker read it (every minute while the connection is active).'),
+          mirrorCents: cents().describe(
+            'The ledger’s mirror of the account at the same instant: available + reserved + blocked.',
+          ),
+          differenceCents: cents().describe(
+            'saldoCents − mirrorCents: money at the PSP the ledger does not know of (positive) or missing there ' +
+              '(negative); the daily reconciliation reports it.',
+          ),
+        })
+        .nullable()
+        .describe(
+          'The last reading of a connected merchant’s own PSP account; null in the platform model and before the ' +
+            'first reading.',
+        ),
     })
-    .describe('The ledger balances of the merchant now.'),
+    .describe(
+      'The merchant’s balances now. In the connected account model the money is in the merchant’s own PSP ' +
+        'account and the ledger mirrors it: available is then the PSP’s figure (source psp).',
+    ),
   charges: z.object({ total: count(), pending: count(), paid: count(), failed: count(), refunded: count() }),
   amounts: z
     .object({ salesCents: cents(), feesCents: cents(), refundedCents: cents(), netCents: cents() })

@@ -108,6 +108,16 @@ export const ERROR_CODES = {
     status: 409,
     message: 'your PSP connection was revoked: register a new one before charging or sending money',
   },
+  PSP_CONNECTION_ROTATION_SUPERSEDED: {
+    status: 409,
+    message:
+      'another rotation (or a revocation) of this connection came first: yours was not applied; read the connection and send it again if it should win',
+  },
+  PSP_CONNECTION_TEST_FAILED: {
+    status: 422,
+    message:
+      'rotation refused, your current secrets stay in use: the new ones failed their test: the PSP refused the client id or client secret: no token was issued',
+  },
   SPLIT_NOT_POSSIBLE: {
     status: 422,
     message:

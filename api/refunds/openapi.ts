@@ -40,6 +40,8 @@ registry.registerPath({
     'and, when you have a second factor on, `x-action-token` for "refund" (POST /auth/2fa/action/start). ' +
     'The refund is taken back from everyone the payment credited, in proportion: your net, each split merchant’s share and the platform fee. ' +
     'Your and the split merchants’ shares are reserved from the available balance first (409 INSUFFICIENT_BALANCE_FOR_REFUND when it does not cover them; nothing changes). ' +
+    'A charge received in your own PSP account (the connected account model) is refunded from that account only: the devolução takes money only from the account that received the Pix, ' +
+    'and the shares the PSP passed on (split partners, the platform fee) are not taken back, so the whole refund is reserved from your balance (409 INSUFFICIENT_BALANCE_FOR_REFUND above it, before anything is sent). ' +
     'Answers the charge with the new refund PROCESSING; it becomes SUCCEEDED (event `charge.refunded`) or FAILED (shares released) when the provider answers.',
   security: security.bearer,
   request: {

@@ -56,11 +56,13 @@ export const refundErrors = {
       `at most ${refundableCents} cents of this charge can still be refunded`,
       { refundableCents },
     ),
-  insufficientBalance: (merchantId: string | null) =>
+  insufficientBalance: (merchantId: string | null, ownAccount = false) =>
     new ApiError(
       409,
       'INSUFFICIENT_BALANCE_FOR_REFUND',
-      'the available balance does not cover this refund; nothing was refunded',
+      ownAccount
+        ? 'the balance in your own PSP account does not cover this refund: a devolução takes money only from the account that received the Pix, and the shares the PSP passed on (split partners, the platform fee) are not taken back; nothing was refunded'
+        : 'the available balance does not cover this refund; nothing was refunded',
       { merchantId },
     ),
 };
@@ -182,7 +184,10 @@ function mapRefundError(err: unknown): unknown {
       [RefundFailureTypes.notRefundable]: (f) => refundErrors.notRefundable(String(detailsOf(f).status ?? 'not PAID')),
       [RefundFailureTypes.exceedsPaid]: (f) => refundErrors.exceedsPaid(Number(detailsOf(f).refundableCents ?? 0)),
       [RefundFailureTypes.insufficientBalance]: (f) =>
-        refundErrors.insufficientBalance((detailsOf(f).merchantId as string | null) ?? null),
+        refundErrors.insufficientBalance(
+          (detailsOf(f).merchantId as string | null) ?? null,
+          detailsOf(f).ownAccount === true,
+        ),
       [RefundFailureTypes.merchantInactive]: () => refundErrors.merchantInactive(),
       [RefundFailureTypes.merchantFrozen]: () => errors.withdrawalFrozen(),
       [RefundFailureTypes.destinationNotFound]: () => refundErrors.destinationNotFound(),

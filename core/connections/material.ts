@@ -29,6 +29,33 @@ export function checkedMaterial(
   return problems.length ? { material: null, problems } : { material: given, problems: [] };
 }
 
+/**
+ * What a rotation replaces: the client secret, the client certificate (with its key), the CA, or
+ * several; what is not given is kept from the active material (`ca: null` drops the extra CA).
+ */
+export interface MaterialChange {
+  clientSecret?: string;
+  identity?: ClientIdentity;
+  ca?: Buffer | null;
+}
+
+/** The material a rotation makes: the active one with what the change gives in its place. */
+export function changedMaterial(active: ConnectionMaterial, change: MaterialChange): ConnectionMaterial {
+  return {
+    clientSecret: change.clientSecret ?? active.clientSecret,
+    identity: change.identity ?? active.identity,
+    ca: change.ca === undefined ? active.ca : change.ca,
+  };
+}
+
+/** The whole material, when the change gives every part of it (no need to open the active one). */
+export function wholeMaterial(change: MaterialChange): ConnectionMaterial | null {
+  const { clientSecret, identity, ca } = change;
+  return clientSecret !== undefined && identity !== undefined && ca !== undefined
+    ? { clientSecret, identity, ca }
+    : null;
+}
+
 const storedSchema = z.strictObject({
   clientSecret: z.string().min(1),
   identity: z.discriminatedUnion('kind', [

@@ -1,5 +1,10 @@
-/** The connections domain's table (psp_connections: merchants' own PSP connections), through one store. */
+/**
+ * The connections domain's tables: psp_connections (merchants' own PSP connections) and
+ * psp_balance_readings (each connected account's last saldo reading), each through one store.
+ */
 export * as pspConnectionStore from './pspConnectionStore';
+export * as balanceReadingStore from './balanceReadingStore';
+export type { BalanceReading } from './balanceReadingStore';
 export { ActiveConnectionExists } from './pspConnectionStore';
 export type {
   ConnectionTestRecord,
@@ -12,3 +17,5 @@ export type {
 export { accountOfTransfer } from './accountOfTransfer';
 export { presentConnection, registerConnection, sealMaterial } from './registration';
 export type { ConnectionFields, ConnectionView } from './registration';
+export { ConnectionNotActive, pendingRef, stageRotation } from './rotation';
+export type { StagedRotation } from './rotation';

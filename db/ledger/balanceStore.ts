@@ -4,6 +4,7 @@
  * only by the one ledger writer (activities/ledger/ledgerWriter.ts), inside its transactions.
  */
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { accounts } from '../../core/ledger/accounts';
 
 /** Which of these merchants hold money (a non-zero available, reserved or blocked balance). */
 export async function merchantsHoldingMoney(
@@ -61,12 +62,32 @@ export async function lockedBalance(
 }
 
 /** The balances of these accounts, by code (an account that does not exist is absent). */
-export async function balancesOf(sequelize: Sequelize, codes: string[]): Promise<Map<string, number>> {
+export async function balancesOf(
+  sequelize: Sequelize,
+  codes: string[],
+  transaction?: Transaction,
+): Promise<Map<string, number>> {
   const balances = await sequelize.query<{ code: string; balance_cents: string }>(
     `SELECT code, balance_cents FROM ledger_accounts WHERE code IN (:codes)`,
-    { replacements: { codes }, type: QueryTypes.SELECT },
+    { replacements: { codes }, type: QueryTypes.SELECT, transaction },
   );
   return new Map(balances.map((b) => [b.code, Number(b.balance_cents ?? 0)]));
+}
+
+/** A merchant's available, reserved and blocked balances (0 for an account not opened yet), read together. */
+export async function merchantBalances(
+  sequelize: Sequelize,
+  merchantId: string,
+  transaction?: Transaction,
+): Promise<{ availableCents: number; reservedCents: number; blockedCents: number }> {
+  const codes = [
+    accounts.merchantAvailable(merchantId),
+    accounts.merchantReserved(merchantId),
+    accounts.merchantBlocked(merchantId),
+  ];
+  const balances = await balancesOf(sequelize, codes, transaction);
+  const [availableCents, reservedCents, blockedCents] = codes.map((code) => balances.get(code) ?? 0);
+  return { availableCents, reservedCents, blockedCents };
 }
 
 /** Sum of balances and number of accounts per account kind, over the whole platform (metrics). */

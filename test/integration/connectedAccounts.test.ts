@@ -8,7 +8,8 @@
  * which would move money through the platform's account, are refused with MONEY_IN_OWN_ACCOUNT.
  * The daily reconciliation compares each connected account (its saldo, its Pix received) with the
  * merchant's ledger mirror, to the cent, and the sweep for lost notifications sweeps each
- * connected account with its merchant's scope.
+ * connected account with its merchant's scope. A connected merchant's dashboard balance is its
+ * account's saldo as the worker's balance reading stored it, and bounds its payouts.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -22,6 +23,7 @@ import type { PixSweepResult } from '../../activities/charges/pixSweep';
 import type { pixPaymentSweep } from '../../workflows/charges/sweep/pixPaymentSweep';
 import { PIX_SWEEP_LOOKBACK_MS } from '../../workflows/charges/sweep/definitions';
 import type { dailyReconciliation } from '../../workflows/reconciliations/daily';
+import type { pspBalanceReading } from '../../workflows/connections/balanceReading';
 import { createApiCredential } from '../../db/identity/merchantAdmin';
 import { addUserToMerchant } from '../../db/identity/userAdmin';
 import { Merchant } from '../../db/models';
@@ -635,6 +637,234 @@ describe('MED per connection (issue 37 item 6)', () => {
     expect(await available()).toBe(14_800);
     expect(await blocked()).toBe(0);
   });
+});
+
+describe("balances as the connected account's saldo (issue 37 item 5)", () => {
+  /** One pass of the balance reading, as its Schedule starts it every minute. */
+  const readBalances = () =>
+    stack.temporal.workflow.execute<typeof pspBalanceReading>('pspBalanceReading', {
+      workflowId: `balance-reading-${crypto.randomUUID()}`,
+      taskQueue: stack.taskQueue,
+      args: [],
+    });
+
+  /** The merchant's dashboard balance, as its owner reads it. */
+  async function dashboardBalance(merchantId: string): Promise<any> {
+    const { client, email } = await signedInUser(stack, { emailPrefix: 'saldo-owner' });
+    await addUserToMerchant({ email, merchantId, role: 'owner' });
+    const stats = await client.call('GET', `/dashboard/stats?merchantId=${merchantId}`);
+    expect(stats.status).toBe(200);
+    return stats.body.balance;
+  }
+
+  it("a connected merchant's available balance is its account's saldo as the worker read it; before the first reading, the ledger's, said so", async () => {
+    const account = await sandboxAccount('LOJA SALDO');
+    const creds = await connectedMerchant('Loja Saldo', account);
+    const connectionId = await activeConnection(creds.merchantId);
+    await paidSellerCharge(creds, { amountCents: 2_000 });
+    expect(await pspBalance(account.id)).toBe(1_980);
+
+    // Not read yet: no PSP figure is invented.
+    expect(await dashboardBalance(creds.merchantId)).toEqual({
+      availableCents: 1_980,
+      reservedCents: 0,
+      blockedCents: 0,
+      source: 'ledger',
+      psp: null,
+    });
+
+    const before = Date.now();
+    const pass = await readBalances();
+    expect(pass.failedConnections).toEqual([]);
+    expect(pass.read).toBe(pass.connections);
+    const shown = await dashboardBalance(creds.merchantId);
+    expect(shown).toEqual({
+      availableCents: 1_980,
+      reservedCents: 0,
+      blockedCents: 0,
+      source: 'psp',
+      psp: { connectionId, saldoCents: 1_980, readAt: expect.any(String), mirrorCents: 1_980, differenceCents: 0 },
+    });
+    expect(Date.parse(shown.psp.readAt)).toBeGreaterThanOrEqual(before - 1_000);
+  });
+
+  it('money at the account the ledger does not know of is shown as the difference, and is the merchant’s available', async () => {
+    // R$ 123,45 in the account before the merchant connects it: the PSP holds it, the ledger never saw it.
+    const account = await sandboxAccount('LOJA SALDO EXTRA', { openingBalanceCents: 12_345 });
+    const creds = await connectedMerchant('Loja Saldo Extra', account);
+    await paidSellerCharge(creds, { amountCents: 3_000 });
+    expect(await pspBalance(account.id)).toBe(12_345 + 2_970);
+
+    await readBalances();
+    expect(await dashboardBalance(creds.merchantId)).toMatchObject({
+      availableCents: 15_315,
+      reservedCents: 0,
+      blockedCents: 0,
+      source: 'psp',
+      psp: { saldoCents: 15_315, mirrorCents: 2_970, differenceCents: 12_345 },
+    });
+    // Shown, never booked: the ledger mirror still says what the ledger did.
+    expect(await balance(stack.sequelize, accounts.merchantAvailable(creds.merchantId))).toBe(2_970);
+  });
+
+  it('a payout from a connected account never reserves more than the account holds by its last reading: INSUFFICIENT_AVAILABLE_BALANCE, nothing stored', async () => {
+    const account = await sandboxAccount('LOJA SALDO CURTO');
+    const creds = await connectedMerchant('Loja Saldo Curto', account);
+    const connectionId = await activeConnection(creds.merchantId);
+    await paidSellerCharge(creds, { amountCents: 2_000 });
+    await readBalances();
+    // The PSP holds R$ 10,00 less than the mirror (a tariff or a block the ledger never saw; the
+    // sandbox debits a created account only through flows the ledger sees, so the reading says it).
+    await stack.sequelize.query(
+      'UPDATE psp_balance_readings SET saldo_cents = mirror_cents - 1000 WHERE psp_connection_id = :connectionId',
+      { replacements: { connectionId } },
+    );
+    expect(await dashboardBalance(creds.merchantId)).toMatchObject({
+      availableCents: 980,
+      source: 'psp',
+      psp: { saldoCents: 980, mirrorCents: 1_980, differenceCents: -1_000 },
+    });
+
+    const payouts = await createApiCredential(
+      { merchantId: creds.merchantId, scopes: ['payouts:read', 'payouts:write'], name: 'payouts' },
+      stack.encryptionKey,
+    );
+    const item = (amountCents: number) => ({
+      pixKey: 'saldo-curto@example.com',
+      pixKeyType: 'EMAIL',
+      amountCents,
+      recipientName: 'Recebedor Saldo',
+    });
+    // Within the ledger's available (1 980), beyond the account's (980).
+    const refused = await signedCall(stack, payouts, 'POST', '/v1/payouts/batches', {
+      idempotencyKey: `saldo-curto-${crypto.randomUUID()}`,
+      items: [item(1_000)],
+    });
+    expect({ status: refused.status, code: refused.body.error?.code }).toEqual({
+      status: 400,
+      code: 'INSUFFICIENT_AVAILABLE_BALANCE',
+    });
+    const [{ n }] = await stack.sequelize.query<{ n: string }>(
+      'SELECT count(*) AS n FROM payout_batches WHERE merchant_id = :merchantId',
+      { replacements: { merchantId: creds.merchantId }, type: QueryTypes.SELECT },
+    );
+    expect(Number(n)).toBe(0);
+    expect(await balance(stack.sequelize, accounts.merchantReserved(creds.merchantId))).toBe(0);
+
+    // What the account holds still goes out.
+    const sent = await signedCall(stack, payouts, 'POST', '/v1/payouts/batches', {
+      idempotencyKey: `saldo-curto-${crypto.randomUUID()}`,
+      items: [item(980)],
+    });
+    expect(sent.status).toBe(201);
+    expect((await waitForBatchEnd(stack, payouts, sent.body.batchId, 60_000)).status).toBe('COMPLETED');
+    expect(await pspBalance(account.id)).toBe(1_000);
+  });
+
+  it("a platform-model merchant's balances stay the ledger's, read or not", async () => {
+    const platform = await stack.createMerchant({ name: 'Loja Saldo Plataforma' });
+    const created = await stack.api('POST', '/sellers/pix', { creds: platform, body: { amountCents: 1_000 } });
+    expect(created.status).toBe(201);
+    await stack.pay(created.body.id);
+    await waitFor(
+      async () =>
+        (await stack.api('GET', `/sellers/pix/${created.body.id}`, { creds: platform })).body.status === 'PAID',
+      'platform charge PAID',
+    );
+    await readBalances();
+    expect(await dashboardBalance(platform.merchantId)).toEqual({
+      availableCents: await balance(stack.sequelize, accounts.merchantAvailable(platform.merchantId)),
+      reservedCents: 0,
+      blockedCents: 0,
+      source: 'ledger',
+      psp: null,
+    });
+  });
+});
+
+it("refuses a connected merchant's refund larger than what its own account holds, before anything is sent (the partner's share is not taken back); up to what it holds, it is refunded", async () => {
+  const account = await sandboxAccount('LOJA DEVOLVE');
+  const partnerAccount = await sandboxAccount('PARCEIRO DEVOLVE');
+  const creds = await connectedMerchant('Loja Devolve', account);
+  const partner = await connectedMerchant('Parceiro Devolve', partnerAccount);
+  const mirror = async (merchantId: string) => balance(stack.sequelize, accounts.merchantAvailable(merchantId));
+
+  // R$ 500,00: R$ 100,00 (20%) to the partner and the platform's 1% (R$ 5,00) at settlement; R$ 395,00 stays.
+  const charge = await paidSellerCharge(creds, {
+    amountCents: 50_000,
+    description: 'Pedido com parceiro',
+    splits: [{ merchantId: partner.merchantId, amountCents: 10_000 }],
+  });
+  expect(await pspBalance(account.id)).toBe(39_500);
+
+  // The owner pays most of it out from its own account: R$ 45,00 are left there.
+  const payouts = await createApiCredential(
+    { merchantId: creds.merchantId, scopes: ['payouts:read', 'payouts:write'], name: 'payouts' },
+    stack.encryptionKey,
+  );
+  const batch = await signedCall(stack, payouts, 'POST', '/v1/payouts/batches', {
+    idempotencyKey: `devolve-${crypto.randomUUID()}`,
+    items: [
+      { pixKey: 'fornecedor@example.com', pixKeyType: 'EMAIL', amountCents: 35_000, recipientName: 'Fornecedor' },
+    ],
+  });
+  expect(batch.status).toBe(201);
+  expect((await waitForBatchEnd(stack, payouts, batch.body.batchId, 60_000)).status).toBe('COMPLETED');
+  expect(await pspBalance(account.id)).toBe(4_500);
+  expect(await mirror(creds.merchantId)).toBe(4_500);
+
+  const { client, email } = await signedInUser(stack, { emailPrefix: 'devolve-owner' });
+  await addUserToMerchant({ email, merchantId: creds.merchantId, role: 'owner' });
+  const refund = (amountCents?: number) =>
+    client.call('POST', `/charges/${charge.id}/refund`, {
+      body: { ...(amountCents === undefined ? {} : { amountCents }), reason: 'devolução' },
+      headers: { 'x-idempotency-key': `refund-${crypto.randomUUID()}` },
+    });
+  const ledgerRows = async () => {
+    const [{ n }] = await stack.sequelize.query<{ n: string }>('SELECT count(*) AS n FROM ledger_transactions', {
+      type: QueryTypes.SELECT,
+    });
+    return Number(n);
+  };
+  const refundRows = async () =>
+    stack.sequelize.query<{ status: string; amount_cents: string }>(
+      'SELECT status, amount_cents FROM refunds WHERE charge_id = :chargeId',
+      { replacements: { chargeId: charge.id }, type: QueryTypes.SELECT },
+    );
+  const returnsAtPsp = () =>
+    stack.pixApiRequests().calls.filter((c) => c.startsWith('PUT ') && c.includes('/devolucao/')).length;
+
+  // In full: the devolução would take R$ 500,00 from the account that received the Pix, which holds
+  // R$ 45,00; the partner's R$ 100,00 and the platform's fee are not taken back from their accounts.
+  const entriesBefore = await ledgerRows();
+  const returnsBefore = returnsAtPsp();
+  const full = await refund();
+  expect(full.status).toBe(409);
+  expect(full.body.error).toMatchObject({
+    code: 'INSUFFICIENT_BALANCE_FOR_REFUND',
+    message: expect.stringContaining('your own PSP account'),
+    details: { merchantId: creds.merchantId },
+  });
+  expect(await refundRows()).toEqual([]);
+  expect(await ledgerRows()).toBe(entriesBefore);
+  expect(returnsAtPsp()).toBe(returnsBefore);
+  expect(await pspBalance(account.id)).toBe(4_500);
+  expect(await pspBalance(partnerAccount.id)).toBe(10_000);
+  // One cent more than the owner holds is refused the same way.
+  expect((await refund(4_501)).body.error?.code).toBe('INSUFFICIENT_BALANCE_FOR_REFUND');
+
+  // Up to what the owner holds: refunded from its own account, the partner's share untouched.
+  const held = await refund(4_500);
+  expect(held.status).toBe(200);
+  await waitFor(async () => {
+    const read = (await client.call('GET', `/charges/${charge.id}`)).body;
+    return read.refunds?.[0]?.status === 'SUCCEEDED';
+  }, 'refund of what the owner holds SUCCEEDED');
+  expect(returnsAtPsp()).toBe(returnsBefore + 1);
+  expect(await pspBalance(account.id)).toBe(0);
+  expect(await mirror(creds.merchantId)).toBe(0);
+  expect(await pspBalance(partnerAccount.id)).toBe(10_000);
+  expect(await mirror(partner.merchantId)).toBe(10_000);
 });
 
 describe("a connection registered with another account's certificate", () => {

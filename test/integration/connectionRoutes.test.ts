@@ -18,8 +18,11 @@ import { issueActionToken } from '../../api/identity/twoFactor/actionTokens';
 import { sharedIntegrationStack, type SharedStack } from '../support/sharedStack';
 import { signedInMerchant, signedInUser, type SignedInMerchant } from '../support/signedIn';
 import { secretsIn } from '../support/connectionSecrets';
+import { recordIssuedSecrets } from '../support/testLogs';
 import { makeSandboxAccount, type MadeSandboxAccount } from '../support/sandboxAccounts';
 import { runTool } from '../support/externalTools';
+import { pspConnectionOf } from '../../activities/provider/accounts/connectedProvider';
+import { PixApiErrorCodes } from '../../activities/provider/pixApi/errors';
 
 jest.setTimeout(180_000);
 
@@ -343,4 +346,200 @@ async function pfxOf(account: Account): Promise<{ pfxBase64: string; pfxPassphra
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+describe('POST /dashboard/connection/rotate', () => {
+  /** A merchant whose connection to a fresh sandbox account is registered and its webhook set: its test passes. */
+  async function connected(emailPrefix: string) {
+    const o = await signedInMerchant(stack, { emailPrefix, name: 'Loja Rotativa' });
+    const account = await sandboxAccount();
+    const made = await register(o, registration(o.merchantId, account));
+    expect(made.status).toBe(201);
+    const hooked = await o.client.call('POST', `${PATH}/webhook`, { body: { merchantId: o.merchantId } });
+    expect(hooked.status).toBe(200);
+    return { o, account, connectionId: made.body.id as string };
+  }
+
+  /** A Pix charge of the merchant: issued as a cob at its own account, with its connection's current secrets. */
+  async function charge(o: SignedInMerchant) {
+    const res = await o.client.call('POST', '/charges', {
+      body: { merchantId: o.merchantId, amountCents: 1_500, description: 'Pedido rotativo' },
+      headers: key(),
+    });
+    return res;
+  }
+
+  /** Whether the PSP issues a token for the account's client id with this secret now (over its own certificate; a connection of their own, closed after). */
+  async function takesToken(account: Account, clientSecret: string): Promise<boolean> {
+    const connection = pspConnectionOf(
+      { token_url: psp.tokenUrl, client_id: account.clientId },
+      {
+        clientSecret,
+        identity: { kind: 'pem', cert: Buffer.from(account.certificatePem), key: Buffer.from(account.privateKeyPem) },
+        ca: fs.readFileSync(psp.caFile),
+      },
+      { timeoutMs: 10_000, allowPlainHttp: false },
+    );
+    try {
+      await connection.tokens.token();
+      return true;
+    } catch (err) {
+      expect(err).toMatchObject({ code: PixApiErrorCodes.authFailed });
+      return false;
+    } finally {
+      await connection.close();
+    }
+  }
+
+  /** The account's secret rotated at the sandbox PSP first, as an operator does in the PSP's portal. */
+  async function rotateAtPsp(accountId: string): Promise<string> {
+    const res = await fetch(`${stack.sandboxUrl}/sandbox/accounts/${accountId}/secret`, { method: 'POST' });
+    expect(res.status).toBe(200);
+    const { clientSecret } = (await res.json()) as { clientSecret: string };
+    recordIssuedSecrets('sandbox account client secrets', [clientSecret]);
+    return clientSecret;
+  }
+
+  it('promotes a new client secret that passes its test; the next charge is issued with it; a replay answers the same', async () => {
+    const { o, account, connectionId } = await connected('conn-rotate');
+    const before = await charge(o);
+    expect(before.status).toBe(201);
+
+    const accountId = await sandboxAccountId(account.clientId);
+    const newSecret = await rotateAtPsp(accountId);
+    // The PSP takes no token with the old secret any more: whatever takes one from now on uses the new one.
+    expect(await takesToken(account, account.clientSecret)).toBe(false);
+    expect(await takesToken(account, newSecret)).toBe(true);
+
+    const headers = key();
+    const body = { merchantId: o.merchantId, clientSecret: newSecret };
+    const rotated = await o.client.call('POST', `${PATH}/rotate`, { body, headers });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body).toMatchObject({
+      id: connectionId,
+      status: 'ACTIVE',
+      clientId: account.clientId,
+      rotationPending: false,
+      // The certificate was not given: the registered one is kept.
+      certificateFingerprint: new crypto.X509Certificate(account.certificatePem).fingerprint256,
+      lastTest: { ok: true, token: 'TAKEN', webhook: 'REGISTERED', balance: 'READABLE', problems: [] },
+    });
+    const replay = await o.client.call('POST', `${PATH}/rotate`, { body, headers });
+    expect(replay.status).toBe(200);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body).toEqual(rotated.body);
+    const other = await o.client.call('POST', `${PATH}/rotate`, {
+      body: { ...body, clientSecret: `${newSecret}x` },
+      headers,
+    });
+    expect(other.status).toBe(409);
+    expect(other.body.error.code).toBe('DUPLICATE_IDEMPOTENCY_KEY');
+
+    const after = await charge(o);
+    expect(after.status).toBe(201);
+    expect(await paidInto(after.body.id, accountId)).toBeGreaterThan(0);
+    const [{ psp_connection_id }] = await stack.sequelize.query<{ psp_connection_id: string }>(
+      'SELECT psp_connection_id FROM charges WHERE id = :id',
+      { replacements: { id: after.body.id }, type: QueryTypes.SELECT },
+    );
+    expect(psp_connection_id).toBe(connectionId);
+
+    const newSecrets = { ...secrets(account), clientSecrets: [account.clientSecret, newSecret] };
+    for (const answer of [rotated, replay, other])
+      expect(secretsIn(JSON.stringify(answer.body), newSecrets)).toEqual([]);
+    expect(secretsIn(await storedRow(o.merchantId), newSecrets)).toEqual([]);
+  });
+
+  it('refuses new material that fails its test with 422 and its problems; the old secrets stay active and keep charging', async () => {
+    const { o, account } = await connected('conn-rotate-bad');
+    const shown = (await o.client.call('GET', `${PATH}?merchantId=${o.merchantId}`)).body;
+    const wrong = `Client_Secret_${crypto.randomBytes(12).toString('hex')}`;
+    const refused = await o.client.call('POST', `${PATH}/rotate`, {
+      body: { merchantId: o.merchantId, clientSecret: wrong },
+      headers: key(),
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error).toMatchObject({
+      code: 'PSP_CONNECTION_TEST_FAILED',
+      message: expect.stringContaining('your current secrets stay in use'),
+      details: { problems: ['the PSP refused the client id or client secret: no token was issued'] },
+    });
+    expect(JSON.stringify(refused.body)).not.toContain(wrong);
+    const after = (await o.client.call('GET', `${PATH}?merchantId=${o.merchantId}`)).body;
+    expect(after).toEqual({ ...shown, rotationPending: false });
+    const [{ pending }] = await stack.sequelize.query<{ pending: string | null }>(
+      'SELECT pending_secret_envelope AS pending FROM psp_connections WHERE merchant_id = :id',
+      { replacements: { id: o.merchantId }, type: QueryTypes.SELECT },
+    );
+    expect(pending).toBeNull();
+    const still = await charge(o);
+    expect(still.status).toBe(201);
+    expect(await paidInto(still.body.id, await sandboxAccountId(account.clientId))).toBeGreaterThan(0);
+
+    // Material that does not even open is a 400 naming the field, before anything is staged.
+    const stranger = crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const badKey = await o.client.call('POST', `${PATH}/rotate`, {
+      body: {
+        merchantId: o.merchantId,
+        certPem: account.certificatePem,
+        keyPem: stranger.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+      },
+      headers: key(),
+    });
+    expect(badKey.status).toBe(400);
+    expect(badKey.body.error.details.fields[0].field).toBe('certPem');
+    const empty = await o.client.call('POST', `${PATH}/rotate`, { body: { merchantId: o.merchantId }, headers: key() });
+    expect(empty.status).toBe(400);
+    expect(empty.body.error.details.fields[0].field).toBe('clientSecret');
+    const noKey = await o.client.call('POST', `${PATH}/rotate`, {
+      body: { merchantId: o.merchantId, clientSecret: wrong },
+    });
+    expect(noKey.body.error.code).toBe('IDEMPOTENCY_KEY_REQUIRED');
+  });
+
+  it('lets only the owner rotate, with a second factor when on', async () => {
+    const { o, account } = await connected('conn-rotate-roles');
+    const admin = await signedInUser(stack, { emailPrefix: 'conn-rotate-admin' });
+    await MerchantMember.create({ userId: admin.userId, merchantId: o.merchantId, role: 'admin' });
+    const body = { merchantId: o.merchantId, clientSecret: account.clientSecret };
+    const byAdmin = await admin.client.call('POST', `${PATH}/rotate`, { body, headers: key() });
+    expect(byAdmin.status).toBe(403);
+    expect(byAdmin.body.error).toMatchObject({ code: 'INSUFFICIENT_ROLE', details: { allowedRoles: ['owner'] } });
+    const other = await signedInMerchant(stack, { emailPrefix: 'conn-rotate-other' });
+    const byOther = await other.client.call('POST', `${PATH}/rotate`, { body, headers: key() });
+    expect(byOther.status).toBe(404);
+    expect(byOther.body.error.code).toBe('MERCHANT_NOT_FOUND');
+
+    const actionToken = await withTotp(o);
+    const headers = key();
+    const without = await o.client.call('POST', `${PATH}/rotate`, { body, headers });
+    expect(without.status).toBe(403);
+    expect(without.body.error).toMatchObject({ code: 'SECOND_FACTOR_REQUIRED', details: { action: 'psp-connection' } });
+    const withToken = await o.client.call('POST', `${PATH}/rotate`, {
+      body,
+      headers: { ...headers, 'x-action-token': await actionToken() },
+    });
+    expect(withToken.status).toBe(200);
+    expect(withToken.body.lastTest).toMatchObject({ ok: true });
+  });
+});
+
+/** Pays the charge's cob at the sandbox: what the account's balance grew by (the cob is that account's when it grows). */
+async function paidInto(chargeId: string, accountId: string): Promise<number> {
+  const balance = async () =>
+    ((await (await fetch(`${stack.sandboxUrl}/sandbox/accounts/${accountId}`)).json()) as { balanceCents: number })
+      .balanceCents;
+  const before = await balance();
+  const paid = await stack.pay(chargeId);
+  expect(paid.status).toBeLessThan(300);
+  return (await balance()) - before;
+}
+
+/** A sandbox account's id, by its client id (the control routes name accounts by id). */
+async function sandboxAccountId(clientId: string): Promise<string> {
+  const res = await fetch(`${stack.sandboxUrl}/sandbox/accounts`);
+  const { accounts } = (await res.json()) as { accounts: { id: string; clientId: string }[] };
+  const found = accounts.find((a) => a.clientId === clientId);
+  if (!found) throw new Error(`no sandbox account with client id ${clientId}`);
+  return found.id;
 }

@@ -185,7 +185,8 @@ it('stats and summary agree with the recomputation; revenue is 30 zero-filled SÃ
   );
   expect(stats).toMatchObject({
     merchantId,
-    balance: { availableCents: Number(bal.b), reservedCents: 0, blockedCents: 0 },
+    // The platform account model: the ledger's balances, no PSP reading.
+    balance: { availableCents: Number(bal.b), reservedCents: 0, blockedCents: 0, source: 'ledger', psp: null },
     charges: { total: x.created, pending: x.pending, paid: x.paid, failed: x.failed, refunded: x.refundedCharges },
     amounts: {
       salesCents: x.ledgerSales,

@@ -176,6 +176,8 @@ it('ACCEPT: the disputed amount is blocked, then returned to the payer (devoluç
     availableCents: 4_900,
     reservedCents: 0,
     blockedCents: 5_000,
+    source: 'ledger',
+    psp: null,
   });
 
   const retryKey = key();

@@ -162,8 +162,16 @@ function configFile(dir: string): string {
   // method, so a block limited to a method names its operations (include-name: "METHOD /path").
   lines.push('[[operations]]', "include-path-regex = '^/charges$'", stateful, '');
   // A PSP connection's certificate and key must be PEM or PKCS#12 that open and belong together:
-  // what the bytes hold, which no schema can state (400 naming certPem, keyPem or pfxBase64).
+  // what the bytes hold, which no schema can state (400 naming certPem, keyPem or pfxBase64). A
+  // rotation also needs at least one thing to rotate, and its new secrets pass a test at the PSP
+  // (422 PSP_CONNECTION_TEST_FAILED: the PSP's answer, not the document's).
   lines.push('[[operations]]', "include-path-regex = '^/dashboard/connection$'", stateful, '');
+  lines.push(
+    '[[operations]]',
+    "include-path-regex = '^/dashboard/connection/rotate$'",
+    stateful.replace('"409", ', '"409", "422", '),
+    '',
+  );
   // A P0 checkout's items name course prices (no method filter: it would match every POST): whether a UUID is a price of this merchant,
   // active, published and ONE_TIME is state the schema cannot state (422 COURSE_PRICE_*, spec codes).
   lines.push(

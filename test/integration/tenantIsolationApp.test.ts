@@ -85,6 +85,7 @@ const PROBE_BODIES: Record<string, Record<string, unknown>> = {
     certPem: '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n',
     keyPem: '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n',
   },
+  'POST /dashboard/connection/rotate': { clientSecret: 'probe-secret' },
   'POST /dashboard/connection/revoke': {},
   'POST /dashboard/connection/test': {},
   'POST /dashboard/connection/webhook': {},

@@ -1,5 +1,6 @@
 /**
- * The Schedules every worker creates at start (janitor, daily reconciliation, MED sync, Pix payment sweep) belong to
+ * The Schedules every worker creates at start (janitor, daily reconciliation, MED sync, Pix payment sweep,
+ * connected accounts' balance reading) belong to
  * its task queue, like the outbox dispatcher: a second deployment (another task queue) in the
  * same namespace gets its own, and a schedule never starts its runs on another deployment's
  * queue. Found as a flake of the parallel suite: a worker process spawned by another
@@ -16,6 +17,8 @@ import { medSyncScheduleId } from '../../workflows/med/definitions';
 import { dailyReconciliationScheduleId } from '../../workers/ensureReconciliationSchedule';
 import { ensurePixSweepSchedule } from '../../workers/ensurePixSweepSchedule';
 import { pixSweepScheduleId } from '../../workflows/charges/sweep/definitions';
+import { ensureBalanceReadingSchedule } from '../../workers/ensureBalanceReadingSchedule';
+import { balanceReadingScheduleId } from '../../workflows/connections/definitions';
 import { sharedIntegrationStack, type SharedStack } from '../support/sharedStack';
 
 jest.setTimeout(120_000);
@@ -44,6 +47,7 @@ const schedules: Array<{
     id: medSyncScheduleId,
   },
   { name: 'Pix payment sweep', ensure: ensurePixSweepSchedule, id: pixSweepScheduleId },
+  { name: 'balance reading', ensure: ensureBalanceReadingSchedule, id: balanceReadingScheduleId },
 ];
 
 it.each(schedules)(

@@ -61,6 +61,7 @@ const OWNERS: Record<string, string> = {
   med_infractions: 'db/med/medInfractionStore.ts',
   // merchants' own PSP connections (connected accounts)
   psp_connections: 'db/connections/pspConnectionStore.ts',
+  psp_balance_readings: 'db/connections/balanceReadingStore.ts',
   // the money core: one ledger writer (reads for other code: db/ledger/balanceStore.ts)
   ledger_accounts: 'activities/ledger/ledgerWriter.ts',
   ledger_transactions: 'activities/ledger/ledgerWriter.ts',

@@ -83,10 +83,17 @@ export class ConnectedPspAccounts implements PspAccounts {
   /**
    * A fresh connection on the row's own material, closed after `use`: "test the connection" and
    * the webhook registration (activities/connections/) take a token of their own rather than the
-   * one the account's calls share, so a test says whether a token can be had now.
+   * one the account's calls share, so a test says whether a token can be had now. `pending`: on
+   * the material a rotation staged (activities/connections/rotation.ts tests it before promoting it).
    */
-  async withConnection<T>(row: PspConnectionRow, use: (connection: PixApiConnection) => Promise<T>): Promise<T> {
-    const connection = pspConnectionOf(row, this.material(row), {
+  async withConnection<T>(
+    row: PspConnectionRow,
+    use: (connection: PixApiConnection) => Promise<T>,
+    material: 'active' | 'pending' = 'active',
+  ): Promise<T> {
+    const envelope = material === 'active' ? row.secret_envelope : row.pending_secret_envelope;
+    if (envelope === null) throw unopenable(row);
+    const connection = pspConnectionOf(row, this.material(row, envelope), {
       timeoutMs: this.opts.config.provider.timeoutMs,
       allowPlainHttp: this.opts.config.pixApi.allowPlainHttp,
     });
@@ -138,8 +145,8 @@ export class ConnectedPspAccounts implements PspAccounts {
     return account;
   }
 
-  private material(row: PspConnectionRow) {
-    const text = this.opened(row, row.secret_envelope);
+  private material(row: PspConnectionRow, envelope: string = row.secret_envelope) {
+    const text = this.opened(row, envelope);
     try {
       return parseMaterial(text);
     } catch {
