@@ -1,8 +1,9 @@
 /**
  * /sandbox/accounts test controls (behind the control token, no faults: controlRoutes.ts):
  *  - POST / {keys?, name?, cnpj?, openingBalanceCents?}: 201 a new account of the PSP with its
- *    client id and secret (the only answer that ever carries the secret), its keys (one random EVP
- *    key when none is asked) and its balance;
+ *    client id and secret and its own client certificate and key, PEM (the only answer that ever
+ *    carries the key: accountCertificates.ts), its keys (one random EVP key when none is asked) and
+ *    its balance;
  *  - POST /:id/secret: 200 a new client secret for a created account (the old one takes no token
  *    from now on; tokens already taken stay valid until they expire), or 404 ACCOUNT_NOT_FOUND
  *    (the default account's secret is its configuration's);
@@ -42,6 +43,7 @@ function accountJson(ctx: SandboxContext, account: SandboxAccount) {
     name: account.name,
     cnpj: account.cnpj,
     conta: account.conta,
+    certificateSha256: account.certificateSha256 ?? null,
     balanceCents: cents,
     saldo: signedValor(cents),
   };
@@ -50,12 +52,19 @@ function accountJson(ctx: SandboxContext, account: SandboxAccount) {
 export function accountRoutes(ctx: SandboxContext): Router {
   const router = Router();
 
-  router.post('/', (req, res) => {
-    const { account, clientSecret } = ctx.accounts.create(parseBody(newAccountSchema, req.body ?? {}), ctx.now());
+  router.post('/', async (req, res) => {
+    const input = parseBody(newAccountSchema, req.body ?? {});
+    const { account, clientSecret, certificate } = await ctx.accounts.create(input, ctx.now(), ctx.certificates);
     ctx.journal.account(account);
-    // The id and keys only: the client secret never reaches the log.
+    // The id and keys only: neither the client secret nor the certificate's key reaches the log.
     ctx.logger.info({ accountId: account.id, keys: account.keys }, 'account created');
-    res.status(201).json({ ...accountJson(ctx, account), key: account.keys[0], clientSecret });
+    res.status(201).json({
+      ...accountJson(ctx, account),
+      key: account.keys[0],
+      clientSecret,
+      certificatePem: certificate.certificate,
+      privateKeyPem: certificate.privateKey,
+    });
   });
 
   router.post('/:id/secret', (req, res) => {

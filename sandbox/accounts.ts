@@ -12,6 +12,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Response } from 'express';
 import { isValidCnpj } from '../core/documents';
+import type { AccountCertificates, IssuedAccountCertificate } from './accountCertificates';
 import { secretsEqual } from './auth';
 import { SandboxHttpError } from './errors';
 import { SANDBOX_MERCHANT } from './payer';
@@ -35,6 +36,12 @@ export interface SandboxAccount {
   conta: string;
   openingBalanceCents: number;
   createdAt: string;
+  /**
+   * SHA-256 (hex) of its client certificate's DER (accountCertificates.ts): over mutual TLS, a
+   * token request or call with another certificate is refused. Absent on the default account and
+   * on accounts made before certificates per account: any certificate of the client CA opens them.
+   */
+  certificateSha256?: string;
 }
 
 export interface DefaultAccountConfig {
@@ -124,9 +131,39 @@ export class SandboxAccounts {
     return this.ownerOf(key).id === account.id && account.keys.includes(key);
   }
 
-  /** A new account (its secret answered once, here); 409 PIX_KEY_TAKEN when a key is another account's. */
-  create(input: NewAccountInput, now: Date): { account: SandboxAccount; clientSecret: string } {
+  /**
+   * A new account with its own client certificate (its secret and its certificate's key answered
+   * once, here, never kept); 409 PIX_KEY_TAKEN when a key is another account's.
+   */
+  async create(
+    input: NewAccountInput,
+    now: Date,
+    certificates: AccountCertificates,
+  ): Promise<{ account: SandboxAccount; clientSecret: string; certificate: IssuedAccountCertificate }> {
     const keys = input.keys?.length ? [...new Set(input.keys)] : [randomUUID()];
+    this.refuseTakenKeys(keys);
+    const clientId = `Client_Id_${randomBytes(12).toString('base64url')}`;
+    const certificate = await certificates.issue(clientId);
+    // Again after the wait: another account may have taken a key meanwhile.
+    this.refuseTakenKeys(keys);
+    const clientSecret = `Client_Secret_${randomBytes(24).toString('base64url')}`;
+    const account: SandboxAccount = {
+      id: `acc_${randomBytes(9).toString('base64url')}`,
+      clientId,
+      clientSecretHash: secretHash(clientSecret),
+      keys,
+      name: input.name ?? 'CONTA SANDBOX',
+      cnpj: input.cnpj ?? randomCnpj(),
+      conta: this.newConta(),
+      openingBalanceCents: input.openingBalanceCents ?? 0,
+      createdAt: now.toISOString(),
+      certificateSha256: certificate.sha256,
+    };
+    this.state.accounts.set(account.id, account);
+    return { account, clientSecret, certificate };
+  }
+
+  private refuseTakenKeys(keys: readonly string[]): void {
     for (const key of keys)
       // The sandbox's own key names /v1 charges and boletos: always the default account's.
       if (key === SANDBOX_MERCHANT.pixKey || this.default.keys.includes(key) || this.createdOwnerOf(key))
@@ -135,20 +172,6 @@ export class SandboxAccounts {
           'PIX_KEY_TAKEN',
           `the Pix key ${key} already belongs to an account of this PSP`,
         );
-    const clientSecret = `Client_Secret_${randomBytes(24).toString('base64url')}`;
-    const account: SandboxAccount = {
-      id: `acc_${randomBytes(9).toString('base64url')}`,
-      clientId: `Client_Id_${randomBytes(12).toString('base64url')}`,
-      clientSecretHash: secretHash(clientSecret),
-      keys,
-      name: input.name ?? 'CONTA SANDBOX',
-      cnpj: input.cnpj ?? randomCnpj(),
-      conta: this.newConta(),
-      openingBalanceCents: input.openingBalanceCents ?? 0,
-      createdAt: now.toISOString(),
-    };
-    this.state.accounts.set(account.id, account);
-    return { account, clientSecret };
   }
 
   /**

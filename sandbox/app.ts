@@ -7,6 +7,7 @@
  */
 import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import pino, { type Logger } from 'pino';
+import { AccountCertificates, type AccountCaPem } from './accountCertificates';
 import { SandboxAccounts } from './accounts';
 import { requireApiKey, requireBearer } from './auth';
 import { CallbackDispatcher, DEFAULT_CALLBACK_RETRY_DELAYS_MS } from './callbacks';
@@ -65,6 +66,12 @@ export interface SandboxAppOptions {
   /** host[:port] written in payload locations; the Host header of each PUT /cob when unset. */
   locationHost?: string;
   /**
+   * The CA (PEM certificate and PKCS#8 key) that signs each new account's client certificate: the
+   * mutual-TLS client CA, so the handshake accepts them. Unset: a CA of the sandbox's own, in
+   * memory (plain http; over mutual TLS the handshake would refuse the accounts' certificates).
+   */
+  accountCa?: AccountCaPem;
+  /**
    * Sees every API Pix and Efí request that carries a valid token, as received (method, URL,
    * headers, raw body): tests validate what the gateway sends against the BCB document and
    * docs/standards/efi-pix.yaml with it.
@@ -77,7 +84,7 @@ export interface SandboxApp {
   state: SandboxState;
   /** Stops callback retries and releases fault timers; call before closing the server. */
   stop: () => void;
-  /** Makes what the sandbox would otherwise make on first use (the payload locations' signing key). */
+  /** Makes what the sandbox would otherwise make on first use (the payload locations' signing key, the accounts' CA). */
   prepare: () => Promise<void>;
 }
 
@@ -108,9 +115,11 @@ export function createSandboxApp(opts: SandboxAppOptions): SandboxApp {
     cnpj: SANDBOX_MERCHANT.cnpj,
     openingBalanceCents,
   });
+  const certificates = new AccountCertificates(opts.accountCa);
   const ctx: SandboxContext = {
     state,
     accounts,
+    certificates,
     journal,
     now: opts.now ?? (() => new Date()),
     logger,
@@ -167,7 +176,12 @@ export function createSandboxApp(opts: SandboxAppOptions): SandboxApp {
     efi.stop();
     releaseFaults(faultRuntime);
   };
-  return { app, state, stop, prepare: () => pixApi.prepare() };
+  return {
+    app,
+    state,
+    stop,
+    prepare: () => Promise.all([pixApi.prepare(), certificates.prepare()]).then(() => undefined),
+  };
 }
 
 function unavailable(req: Request, res: Response): void {

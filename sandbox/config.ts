@@ -20,6 +20,11 @@ export interface SandboxTlsConfig {
   key: string;
   /** Client certificates must chain to this CA; absent: https without client certificates. */
   clientCa?: string;
+  /**
+   * The client CA's private key (PKCS#8 PEM): with it the sandbox signs each new account's client
+   * certificate with the client CA, so the handshake accepts them (accountCertificates.ts).
+   */
+  clientCaKey?: string;
 }
 
 export interface SandboxConfig {
@@ -41,7 +46,10 @@ export interface SandboxConfig {
   pixReceivingKeys: string[] | undefined;
   /** SANDBOX_LOCATION_HOST: host[:port] written in payload locations (the Host of each call when unset). */
   locationHost: string | undefined;
-  /** SANDBOX_TLS_CERT_FILE + SANDBOX_TLS_KEY_FILE (+ SANDBOX_TLS_CLIENT_CA_FILE); plain http when unset. */
+  /**
+   * SANDBOX_TLS_CERT_FILE + SANDBOX_TLS_KEY_FILE (+ SANDBOX_TLS_CLIENT_CA_FILE, + its key
+   * SANDBOX_TLS_CLIENT_CA_KEY_FILE); plain http when unset.
+   */
   tls: SandboxTlsConfig | undefined;
   /** SANDBOX_EFI_SEND_SETTLE_MS (150): how long an Efí send reads EM_PROCESSAMENTO; 0 allowed. */
   efiSendSettleMs: number;
@@ -132,12 +140,19 @@ function readTtl(raw: string | undefined): number {
 
 /** The files are read here, at start: a wrong path fails the start, not the first handshake. */
 function readTls(env: NodeJS.ProcessEnv): SandboxTlsConfig | undefined {
-  const { SANDBOX_TLS_CERT_FILE: certFile, SANDBOX_TLS_KEY_FILE: keyFile, SANDBOX_TLS_CLIENT_CA_FILE: caFile } = env;
-  if (!certFile && !keyFile && !caFile) return undefined;
+  const {
+    SANDBOX_TLS_CERT_FILE: certFile,
+    SANDBOX_TLS_KEY_FILE: keyFile,
+    SANDBOX_TLS_CLIENT_CA_FILE: caFile,
+    SANDBOX_TLS_CLIENT_CA_KEY_FILE: caKeyFile,
+  } = env;
+  if (!certFile && !keyFile && !caFile && !caKeyFile) return undefined;
   if (!certFile || !keyFile)
     throw new Error(
       'SANDBOX_TLS_CERT_FILE and SANDBOX_TLS_KEY_FILE go together (SANDBOX_TLS_CLIENT_CA_FILE needs both)',
     );
+  if (caKeyFile && !caFile)
+    throw new Error('SANDBOX_TLS_CLIENT_CA_KEY_FILE is the key of SANDBOX_TLS_CLIENT_CA_FILE: set both');
   const read = (file: string, name: string) => {
     try {
       return fs.readFileSync(file, 'utf8');
@@ -149,5 +164,6 @@ function readTls(env: NodeJS.ProcessEnv): SandboxTlsConfig | undefined {
     cert: read(certFile, 'SANDBOX_TLS_CERT_FILE'),
     key: read(keyFile, 'SANDBOX_TLS_KEY_FILE'),
     ...(caFile ? { clientCa: read(caFile, 'SANDBOX_TLS_CLIENT_CA_FILE') } : {}),
+    ...(caKeyFile ? { clientCaKey: read(caKeyFile, 'SANDBOX_TLS_CLIENT_CA_KEY_FILE') } : {}),
   };
 }

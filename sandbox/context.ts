@@ -1,5 +1,6 @@
 /** What route handlers share: state, the (injectable) clock, logging and callback delivery. */
 import type { Logger } from 'pino';
+import type { AccountCertificates } from './accountCertificates';
 import type { SandboxAccounts } from './accounts';
 import type { CallbackDispatcher } from './callbacks';
 import type { SandboxJournal } from './journal';
@@ -15,6 +16,8 @@ export interface SandboxContext {
   state: SandboxState;
   /** The PSP's accounts: the default one (configuration) and those POST /sandbox/accounts made. */
   accounts: SandboxAccounts;
+  /** Signs each new account's client certificate (accountCertificates.ts). */
+  certificates: AccountCertificates;
   /** Every change to charges and transfers goes here too, so a restart keeps them. */
   journal: SandboxJournal;
   now: () => Date;

@@ -7,7 +7,8 @@
  * neither development nor test, then required), SANDBOX_PIX_TOKEN_TTL_SECONDS (3600),
  * SANDBOX_PIX_KEYS, SANDBOX_LOCATION_HOST; Efí: SANDBOX_EFI_SEND_SETTLE_MS (150),
  * SANDBOX_EFI_OPENING_BALANCE_CENTS (R$ 1 billion); TLS: SANDBOX_TLS_CERT_FILE and SANDBOX_TLS_KEY_FILE
- * (https), plus SANDBOX_TLS_CLIENT_CA_FILE (mutual TLS). Secrets are never logged.
+ * (https), plus SANDBOX_TLS_CLIENT_CA_FILE (mutual TLS) and its key SANDBOX_TLS_CLIENT_CA_KEY_FILE
+ * (the CA signs each new account's client certificate). Secrets are never logged.
  */
 import pino from 'pino';
 import { createSandboxApp } from './app';
@@ -28,6 +29,10 @@ async function main(): Promise<void> {
   }
   const { apiKey, callbackSecret, port, host, controlToken, dataFile, openInfractionRate, tls } = config;
   if (!controlToken) logger.warn('control routes (/sandbox/*) are open: set SANDBOX_CONTROL_TOKEN to require a token');
+  if (tls?.clientCa && !tls.clientCaKey)
+    logger.warn(
+      "accounts made by POST /sandbox/accounts get certificates the handshake refuses: set SANDBOX_TLS_CLIENT_CA_KEY_FILE (the client CA's key) to sign them with the client CA",
+    );
 
   const sandbox = createSandboxApp({
     apiKey,
@@ -43,6 +48,7 @@ async function main(): Promise<void> {
     locationHost: config.locationHost,
     efiSendSettleMs: config.efiSendSettleMs,
     efiOpeningBalanceCents: config.efiOpeningBalanceCents,
+    ...(tls?.clientCa && tls.clientCaKey ? { accountCa: { cert: tls.clientCa, key: tls.clientCaKey } } : {}),
   });
   let server: Awaited<ReturnType<typeof listenSandbox>>['server'];
   try {

@@ -339,14 +339,10 @@ const scenarios: Scenario[] = [
     async run(stack) {
       const { connectionCli } = await import('../test/support/inProcessCli');
       const { testCertificates } = await import('../test/support/testCertificates');
+      const { makeSandboxAccount } = await import('../test/support/sandboxAccounts');
       const pki = await testCertificates();
-      const account = (await (
-        await fetch(`${stack.sandboxUrl}/sandbox/accounts`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ name: 'LOJA CONECTADA' }),
-        })
-      ).json()) as { clientId: string; clientSecret: string; key: string };
+      // The account's own client certificate: the sandbox refuses another's for its credentials.
+      const account = await makeSandboxAccount(stack.sandboxUrl, { name: 'LOJA CONECTADA' });
       const m = await stack.createMerchant({ name: 'Loja Conectada' });
       const secretFile = path.join(os.tmpdir(), `capture-secret-${key()}`);
       fs.writeFileSync(secretFile, account.clientSecret, { mode: 0o600 });
@@ -355,7 +351,7 @@ const scenarios: Scenario[] = [
           'register', '--merchant', m.merchantId, '--psp', 'efi',
           '--api-base-url', `${stack.pixApiUrl}/api/v2`, '--token-url', `${stack.pixApiUrl}/oauth/token`,
           '--client-id', account.clientId, '--client-secret-file', secretFile, '--pix-key', account.key,
-          '--cert-file', pki.clientCertFile, '--key-file', pki.clientKeyFile, '--ca-file', pki.caFile,
+          '--cert-file', account.certFile, '--key-file', account.keyFile, '--ca-file', pki.caFile,
         ]); // prettier-ignore
       } finally {
         fs.rmSync(secretFile, { force: true });
@@ -403,14 +399,10 @@ const scenarios: Scenario[] = [
       const { testCertificates } = await import('../test/support/testCertificates');
       const { credentialsKeyring } = await import('../core/crypto/envelope');
       const { pspConnectionStore, stageRotation } = await import('../db/connections');
+      const { makeSandboxAccount } = await import('../test/support/sandboxAccounts');
       const pki = await testCertificates();
-      const account = (await (
-        await fetch(`${stack.sandboxUrl}/sandbox/accounts`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ name: 'LOJA ROTATIVA' }),
-        })
-      ).json()) as { clientId: string; clientSecret: string; key: string };
+      // The account's own client certificate: the sandbox refuses another's for its credentials.
+      const account = await makeSandboxAccount(stack.sandboxUrl, { name: 'LOJA ROTATIVA' });
       const m = await stack.createMerchant({ name: 'Loja Rotativa' });
       const secretFile = path.join(os.tmpdir(), `capture-secret-${key()}`);
       fs.writeFileSync(secretFile, account.clientSecret, { mode: 0o600 });
@@ -420,7 +412,7 @@ const scenarios: Scenario[] = [
           'register', '--merchant', m.merchantId, '--psp', 'efi',
           '--api-base-url', `${stack.pixApiUrl}/api/v2`, '--token-url', `${stack.pixApiUrl}/oauth/token`,
           '--client-id', account.clientId, '--client-secret-file', secretFile, '--pix-key', account.key,
-          '--cert-file', pki.clientCertFile, '--key-file', pki.clientKeyFile, '--ca-file', pki.caFile,
+          '--cert-file', account.certFile, '--key-file', account.keyFile, '--ca-file', pki.caFile,
         ]); // prettier-ignore
         await cli(['webhook', '--merchant', m.merchantId]);
       } finally {
@@ -448,15 +440,11 @@ const scenarios: Scenario[] = [
     async run(stack) {
       const { connectionCli } = await import('../test/support/inProcessCli');
       const { testCertificates } = await import('../test/support/testCertificates');
+      const { makeSandboxAccount } = await import('../test/support/sandboxAccounts');
       const pki = await testCertificates();
       const connected = async (name: string, origin: string) => {
-        const account = (await (
-          await fetch(`${stack.sandboxUrl}/sandbox/accounts`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ name: name.toUpperCase() }),
-          })
-        ).json()) as { clientId: string; clientSecret: string; key: string; conta: string; cnpj: string };
+        // Each account's own client certificate: the sandbox refuses another's for its credentials.
+        const account = await makeSandboxAccount(stack.sandboxUrl, { name: name.toUpperCase() });
         const m = await stack.createMerchant({ name, document: account.cnpj });
         const secretFile = path.join(os.tmpdir(), `capture-secret-${key()}`);
         fs.writeFileSync(secretFile, account.clientSecret, { mode: 0o600 });
@@ -466,7 +454,7 @@ const scenarios: Scenario[] = [
             '--api-base-url', `${origin}/api/v2`, '--token-url', `${origin}/oauth/token`,
             '--client-id', account.clientId, '--client-secret-file', secretFile, '--pix-key', account.key,
             '--account-number', account.conta,
-            '--cert-file', pki.clientCertFile, '--key-file', pki.clientKeyFile, '--ca-file', pki.caFile,
+            '--cert-file', account.certFile, '--key-file', account.keyFile, '--ca-file', pki.caFile,
           ]); // prettier-ignore
           // The payment's notification reaches the gateway through the connection's own webhook.
           await connectionCli(stack)(['webhook', '--merchant', m.merchantId]);

@@ -42,6 +42,12 @@ async function takeToken(connection: PixApiConnection, problems: string[]): Prom
       problems.push('the PSP refused the client id or client secret: no token was issued');
       return 'REFUSED';
     }
+    if (e.code === PixApiErrorCodes.certificateRefused) {
+      problems.push(
+        "the PSP took the client id and secret but refused the client certificate: it is not one of this account's (another account's certificate?); give the certificate the PSP issued for this account",
+      );
+      return 'CERTIFICATE_REFUSED';
+    }
     problems.push(transportProblem(e, 'the token request'));
     return 'UNREACHABLE';
   }
@@ -110,6 +116,8 @@ function transportProblem(e: ProviderError, step: string): string {
     return `the PSP could not be reached for ${step}${reason ? ` (${reason})` : ''}`;
   if (e.code === PixApiErrorCodes.timeout) return `the PSP did not answer ${step} in time`;
   if (e.code === PixApiErrorCodes.authFailed) return `the PSP refused our token for ${step}`;
+  if (e.code === PixApiErrorCodes.certificateRefused)
+    return `the PSP refused the client certificate for ${step}: it is not one of this account's`;
   return `${step} failed (${e.code}${e.httpStatus ? `, HTTP ${e.httpStatus}` : ''})`;
 }
 

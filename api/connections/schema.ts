@@ -164,7 +164,11 @@ export const connectionActionBody = z.strictObject({ merchantId: merchantIdField
 const testRecord = z.object({
   at: z.iso.datetime(),
   ok: z.boolean().describe('true when every step passed.'),
-  token: z.enum(['TAKEN', 'REFUSED', 'UNREACHABLE']),
+  token: z
+    .enum(['TAKEN', 'REFUSED', 'CERTIFICATE_REFUSED', 'UNREACHABLE'])
+    .describe(
+      'REFUSED: the PSP refused the client id or secret; CERTIFICATE_REFUSED: it took them but refused the certificate, which is not one of that account’s.',
+    ),
   webhook: z.enum(['REGISTERED', 'MISSING', 'UNKNOWN']),
   balance: z.enum(['READABLE', 'UNREADABLE', 'UNKNOWN']),
   problems: z.array(z.string()).describe('What is missing, in our words (never the PSP’s texts).'),

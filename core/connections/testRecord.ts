@@ -6,7 +6,11 @@
 export interface ConnectionTestRecord {
   at: string;
   ok: boolean;
-  token: 'TAKEN' | 'REFUSED' | 'UNREACHABLE';
+  /**
+   * CERTIFICATE_REFUSED: the client id and secret were right, but the certificate is not one of
+   * their account's (another account's, say); REFUSED: the client id or secret was.
+   */
+  token: 'TAKEN' | 'REFUSED' | 'CERTIFICATE_REFUSED' | 'UNREACHABLE';
   webhook: 'REGISTERED' | 'MISSING' | 'UNKNOWN';
   balance: 'READABLE' | 'UNREADABLE' | 'UNKNOWN';
   problems: string[];

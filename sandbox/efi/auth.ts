@@ -5,14 +5,17 @@
  * (pixApi/oauth.ts), and the sandbox does not make a client ask for them.
  */
 import type { RequestHandler } from 'express';
-import type { AccessTokens } from '../pixApi/oauth';
+import { certificateRefused } from '../accountCertificates';
+import { CERTIFICATE_REFUSED_TEXT, type AccessTokens } from '../pixApi/oauth';
 import { EfiError, sendEfiError } from './errors';
 
 export function requireEfiToken(tokens: AccessTokens): RequestHandler {
   return (req, res, next) => {
     const match = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i.exec(req.get('Authorization') ?? '');
     const grant = match ? tokens.verify(match[1]) : null;
-    if (grant) {
+    // Over mutual TLS the connection's certificate must be the token's account's (accountCertificates.ts).
+    const refused = grant !== null && certificateRefused(req, grant.account.certificateSha256);
+    if (grant && !refused) {
       res.locals.pixAccount = grant.account;
       return next();
     }
@@ -22,9 +25,11 @@ export function requireEfiToken(tokens: AccessTokens): RequestHandler {
       new EfiError(
         401,
         'nao_autorizado',
-        match
-          ? 'O access token é desconhecido ou expirou: obtenha outro em /oauth/token.'
-          : 'Envie um access token: Authorization: Bearer <token>.',
+        refused
+          ? CERTIFICATE_REFUSED_TEXT
+          : match
+            ? 'O access token é desconhecido ou expirou: obtenha outro em /oauth/token.'
+            : 'Envie um access token: Authorization: Bearer <token>.',
       ),
     );
   };

@@ -9,6 +9,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import express, { Router, type ErrorRequestHandler, type RequestHandler, type Response } from 'express';
+import { certificateRefused } from '../accountCertificates';
 import type { SandboxAccount, SandboxAccounts } from '../accounts';
 import { PixProblem, sendUnauthorized } from './problem';
 
@@ -87,6 +88,17 @@ function hash(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
+/**
+ * The token endpoint's answer to valid credentials over a certificate that is not the account's
+ * (401, RFC 6749's JSON). RFC 8705 §2 would say `invalid_client`; Efí publishes no name for it,
+ * so this one is the sandbox's (an assumption, sandbox/README.md "Accounts"), kept apart from a
+ * wrong secret so that a client can tell the two.
+ */
+export const CERTIFICATE_REFUSED_ERROR = 'certificado_invalido';
+/** The same refusal on API Pix and Efí's routes (a token used over another account's certificate). */
+export const CERTIFICATE_REFUSED_TEXT =
+  'O certificado apresentado na conexão não pertence à conta desta aplicação: use o certificado emitido para a conta.';
+
 function oauthError(res: Response, status: 400 | 401, error: string, description: string): void {
   if (status === 401) res.set('WWW-Authenticate', 'Basic realm="api-pix"');
   res.status(status).set('Cache-Control', 'no-store').json({ error, error_description: description });
@@ -120,6 +132,9 @@ export function oauthRoutes(accounts: SandboxAccounts, tokens: AccessTokens): Ro
         'invalid_client',
         'client authentication failed: send the client id and secret in HTTP Basic',
       );
+    // Only once the secret is right, so the answer says nothing of a client id to who lacks it.
+    if (certificateRefused(req, account.certificateSha256))
+      return oauthError(res, 401, CERTIFICATE_REFUSED_ERROR, CERTIFICATE_REFUSED_TEXT);
     const body = (req.body ?? {}) as Record<string, unknown>;
     if (!req.is('application/x-www-form-urlencoded'))
       return oauthError(res, 400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
@@ -154,7 +169,11 @@ export function oauthRoutes(accounts: SandboxAccounts, tokens: AccessTokens): Ro
   return router;
 }
 
-/** API Pix routes: a valid, unexpired bearer token or 401 (problem+json); its grant in res.locals. */
+/**
+ * API Pix routes: a valid, unexpired bearer token or 401 (problem+json); its grant in res.locals.
+ * Over mutual TLS the connection's certificate must be the token's account's too (a PSP checks
+ * it on every call): another account's is 401 as well.
+ */
 export function requireAccessToken(tokens: AccessTokens): RequestHandler {
   return (req, res, next) => {
     const match = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i.exec(req.get('Authorization') ?? '');
@@ -166,6 +185,8 @@ export function requireAccessToken(tokens: AccessTokens): RequestHandler {
           ? 'O access token é desconhecido ou expirou: obtenha outro em /oauth/token.'
           : 'Envie um access token: Authorization: Bearer <token>.',
       );
+    if (certificateRefused(req, grant.account.certificateSha256))
+      return sendUnauthorized(res, CERTIFICATE_REFUSED_TEXT);
     res.locals.pixGrant = grant;
     res.locals.pixAccount = grant.account;
     next();

@@ -40,6 +40,7 @@ import { startIntegrationStack, type IntegrationStack } from '../support/integra
 import { assertLedgerInvariant, balance } from '../support/ledger';
 import { signedCall, waitForBatchEnd } from '../support/payouts';
 import { signedInMerchant, signedInUser } from '../support/signedIn';
+import { makeSandboxAccount, type MadeSandboxAccount } from '../support/sandboxAccounts';
 import { testCertificates, type PkiFiles } from '../support/testCertificates';
 
 jest.setTimeout(180_000);
@@ -65,14 +66,8 @@ afterEach(async () => {
   await assertLedgerInvariant(stack.sequelize);
 });
 
-interface SandboxAccount {
-  id: string;
-  clientId: string;
-  clientSecret: string;
-  key: string;
-  conta: string;
-  cnpj: string;
-}
+/** An account of the sandbox PSP, with its own client certificate (test/support/sandboxAccounts.ts). */
+type SandboxAccount = MadeSandboxAccount;
 
 async function sandbox(method: string, route: string, body?: unknown): Promise<{ status: number; body: any }> {
   const res = await fetch(`${stack.sandboxUrl}${route}`, {
@@ -84,10 +79,8 @@ async function sandbox(method: string, route: string, body?: unknown): Promise<{
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }
 
-async function sandboxAccount(name: string): Promise<SandboxAccount> {
-  const made = await sandbox('POST', '/sandbox/accounts', { name });
-  expect(made.status).toBe(201);
-  return made.body as SandboxAccount;
+async function sandboxAccount(name: string, more: Record<string, unknown> = {}): Promise<SandboxAccount> {
+  return makeSandboxAccount(stack.sandboxUrl, { name, ...more });
 }
 
 /** An account's balance at the PSP, in cents, as the sandbox keeps it. */
@@ -97,7 +90,10 @@ async function pspBalance(accountId: string): Promise<number> {
   return got.body.balanceCents as number;
 }
 
-/** A merchant with API credentials (charges, payouts) and its own connection to `account`, its webhook registered. */
+/**
+ * A merchant with API credentials (charges, payouts) and its own connection to `account` (the
+ * account's own credentials and client certificate), its webhook registered.
+ */
 async function connectedMerchant(name: string, account: SandboxAccount): Promise<MerchantCredentials> {
   const creds = await stack.createMerchant({ name, payoutsEnabled: true, document: account.cnpj });
   await Merchant.update({ payoutFeeCents: 0 }, { where: { id: creds.merchantId } });
@@ -113,8 +109,8 @@ async function connectedMerchant(name: string, account: SandboxAccount): Promise
     '--client-secret-file', secretFile,
     '--pix-key', account.key,
     '--account-number', account.conta,
-    '--cert-file', pki.clientCertFile,
-    '--key-file', pki.clientKeyFile,
+    '--cert-file', account.certFile,
+    '--key-file', account.keyFile,
     '--ca-file', pki.caFile,
     '--json',
   ]); // prettier-ignore
@@ -458,9 +454,7 @@ describe('reconciliation and the sweep per connection', () => {
 
   it('money the ledger does not know of in a connected account is reported with its exact cents, the connection and the merchant', async () => {
     // R$ 123,45 in the account before the merchant connects it: the PSP holds it, our ledger never saw it.
-    const made = await sandbox('POST', '/sandbox/accounts', { name: 'LOJA COM SALDO', openingBalanceCents: 12_345 });
-    expect(made.status).toBe(201);
-    const account = made.body as SandboxAccount;
+    const account = await sandboxAccount('LOJA COM SALDO', { openingBalanceCents: 12_345 });
     const creds = await connectedMerchant('Loja Com Saldo', account);
     const connectionId = await activeConnection(creds.merchantId);
     await paidSellerCharge(creds, { amountCents: 3_000 });
@@ -697,9 +691,7 @@ describe("balances as the connected account's saldo (issue 37 item 5)", () => {
 
   it('money at the account the ledger does not know of is shown as the difference, and is the merchant’s available', async () => {
     // R$ 123,45 in the account before the merchant connects it: the PSP holds it, the ledger never saw it.
-    const made = await sandbox('POST', '/sandbox/accounts', { name: 'LOJA SALDO EXTRA', openingBalanceCents: 12_345 });
-    expect(made.status).toBe(201);
-    const account = made.body as SandboxAccount;
+    const account = await sandboxAccount('LOJA SALDO EXTRA', { openingBalanceCents: 12_345 });
     const creds = await connectedMerchant('Loja Saldo Extra', account);
     await paidSellerCharge(creds, { amountCents: 3_000 });
     expect(await pspBalance(account.id)).toBe(12_345 + 2_970);
@@ -901,8 +893,8 @@ describe('a split recipient at another PSP is paid by a send from the owner’s 
       '--client-secret-file', secretFile,
       '--pix-key', account.key,
       '--account-number', account.conta,
-      '--cert-file', pki.clientCertFile,
-      '--key-file', pki.clientKeyFile,
+      '--cert-file', account.certFile,
+      '--key-file', account.keyFile,
       '--ca-file', pki.caFile,
       '--json',
     ]); // prettier-ignore
@@ -1049,5 +1041,45 @@ describe('a split recipient at another PSP is paid by a send from the owner’s 
     });
     expect(res.status).toBe(422);
     expect(res.body.error.code).toBe('SPLIT_NOT_POSSIBLE');
+  });
+});
+
+describe("a connection registered with another account's certificate", () => {
+  it('fails its own merchant only: its charge is refused by the PSP, its neighbour keeps charging on its own account', async () => {
+    const account = await sandboxAccount('LOJA CERTIFICADO TROCADO');
+    const neighbourAccount = await sandboxAccount('LOJA CERTIFICADO CERTO');
+    const neighbour = await connectedMerchant('Loja Certificado Certo', neighbourAccount);
+    const creds = await stack.createMerchant({ name: 'Loja Certificado Trocado', document: account.cnpj });
+    const secretFile = path.join(dir, `secret-${crypto.randomUUID()}`);
+    fs.writeFileSync(secretFile, `${account.clientSecret}\n`, { mode: 0o600 });
+    // The account's own credentials, with the neighbour account's certificate.
+    const registered = await cli([
+      'register',
+      '--merchant', creds.merchantId,
+      '--psp', 'efi',
+      '--api-base-url', `${stack.pixApiUrl}/api/v2`,
+      '--token-url', `${stack.pixApiUrl}/oauth/token`,
+      '--client-id', account.clientId,
+      '--client-secret-file', secretFile,
+      '--pix-key', account.key,
+      '--account-number', account.conta,
+      '--cert-file', neighbourAccount.certFile,
+      '--key-file', neighbourAccount.keyFile,
+      '--ca-file', pki.caFile,
+      '--json',
+    ]); // prettier-ignore
+    expect(JSON.parse(registered.output)).toMatchObject({
+      status: 'ACTIVE',
+      lastTest: { token: 'CERTIFICATE_REFUSED' },
+    });
+
+    const refused = await stack.api('POST', '/sellers/pix', { creds, body: { amountCents: 1_000 } });
+    expect(refused.status).toBe(502);
+    expect(refused.body.error.code).toBe('PROVIDER_ERROR');
+    expect(JSON.stringify(refused.body)).not.toContain(account.clientId);
+
+    await paidSellerCharge(neighbour, { amountCents: 2_000 });
+    expect(await pspBalance(neighbourAccount.id)).toBe(1_980);
+    expect(await pspBalance(account.id)).toBe(0);
   });
 });

@@ -5,7 +5,7 @@
  * holds a secret in clear; only the owner registers and revokes, with a second factor when on; a
  * second active connection is 409; bad material is a 400 naming the field. The PSP is the shared
  * stack's sandbox API Pix (its URL and test PKI are in the stack's worker environment), on a
- * sandbox account of each test's own.
+ * sandbox account of each test's own, with that account's own client certificate.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -19,6 +19,7 @@ import { sharedIntegrationStack, type SharedStack } from '../support/sharedStack
 import { signedInMerchant, signedInUser, type SignedInMerchant } from '../support/signedIn';
 import { secretsIn } from '../support/connectionSecrets';
 import { recordIssuedSecrets } from '../support/testLogs';
+import { makeSandboxAccount, type MadeSandboxAccount } from '../support/sandboxAccounts';
 import { runTool } from '../support/externalTools';
 import { pspConnectionOf } from '../../activities/provider/accounts/connectedProvider';
 import { PixApiErrorCodes } from '../../activities/provider/pixApi/errors';
@@ -26,7 +27,7 @@ import { PixApiErrorCodes } from '../../activities/provider/pixApi/errors';
 jest.setTimeout(180_000);
 
 let stack: SharedStack;
-let psp: { apiBaseUrl: string; tokenUrl: string; certFile: string; keyFile: string; caFile: string };
+let psp: { apiBaseUrl: string; tokenUrl: string; caFile: string };
 
 beforeAll(async () => {
   stack = await sharedIntegrationStack();
@@ -34,8 +35,6 @@ beforeAll(async () => {
   psp = {
     apiBaseUrl: env.PIX_API_BASE_URL,
     tokenUrl: env.PIX_API_TOKEN_URL,
-    certFile: env.PIX_API_CERT_FILE,
-    keyFile: env.PIX_API_KEY_FILE,
     caFile: env.PIX_API_CA_FILE,
   };
 });
@@ -48,17 +47,9 @@ const PATH = '/dashboard/connection';
 const key = () => ({ 'x-idempotency-key': `connection-${crypto.randomUUID()}` });
 const read = (file: string) => fs.readFileSync(file, 'utf8');
 
-/** A new account at the sandbox PSP: its own client id, secret and Pix key. */
-async function sandboxAccount(): Promise<{ clientId: string; clientSecret: string; key: string }> {
-  const res = await fetch(`${stack.sandboxUrl}/sandbox/accounts`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: '{}',
-  });
-  expect(res.status).toBe(201);
-  const account = (await res.json()) as { clientId: string; clientSecret: string; key: string };
-  recordIssuedSecrets('sandbox account client secrets', [account.clientSecret]);
-  return account;
+/** A new account at the sandbox PSP: its own client id, secret, Pix key and client certificate. */
+function sandboxAccount(): Promise<MadeSandboxAccount> {
+  return makeSandboxAccount(stack.sandboxUrl);
 }
 
 type Account = Awaited<ReturnType<typeof sandboxAccount>>;
@@ -72,8 +63,8 @@ function registration(merchantId: string, account: Account, extra: Record<string
     clientId: account.clientId,
     clientSecret: account.clientSecret,
     pixKey: account.key,
-    certPem: read(psp.certFile),
-    keyPem: read(psp.keyFile),
+    certPem: account.certificatePem,
+    keyPem: account.privateKeyPem,
     caPem: read(psp.caFile),
     ...extra,
   };
@@ -85,7 +76,7 @@ function register(o: SignedInMerchant, body: unknown, headers: Record<string, st
 
 const secrets = (account: Account, passphrases: string[] = []) => ({
   clientSecrets: [account.clientSecret],
-  keyFile: psp.keyFile,
+  keyFile: account.keyFile,
   passphrases,
 });
 
@@ -128,7 +119,7 @@ it('registers, tests through the worker, registers the webhook and revokes, neve
   const body = registration(o.merchantId, account, { accountNumber: '123456' });
   const made = await register(o, body, headers);
   expect(made.status).toBe(201);
-  const certificate = new crypto.X509Certificate(read(psp.certFile));
+  const certificate = new crypto.X509Certificate(account.certificatePem);
   expect(made.body).toMatchObject({
     merchantId: o.merchantId,
     status: 'ACTIVE',
@@ -208,13 +199,13 @@ it('registers, tests through the worker, registers the webhook and revokes, neve
 it('registers a PKCS#12 with its passphrase; its certificate is read out of it', async () => {
   const o = await signedInMerchant(stack, { emailPrefix: 'conn-pfx' });
   const account = await sandboxAccount();
-  const { pfxBase64, pfxPassphrase } = await pfxOfStackClient();
+  const { pfxBase64, pfxPassphrase } = await pfxOf(account);
   const made = await register(
     o,
     registration(o.merchantId, account, { certPem: undefined, keyPem: undefined, pfxBase64, pfxPassphrase }),
   );
   expect(made.status).toBe(201);
-  expect(made.body.certificateFingerprint).toBe(new crypto.X509Certificate(read(psp.certFile)).fingerprint256);
+  expect(made.body.certificateFingerprint).toBe(new crypto.X509Certificate(account.certificatePem).fingerprint256);
   const row = await storedRow(o.merchantId);
   expect(secretsIn(row, secrets(account, [pfxPassphrase]))).toEqual([]);
   expect(row).not.toContain(pfxBase64.slice(0, 60));
@@ -329,15 +320,26 @@ it('asks an owner with a second factor for it to register and to revoke', async 
   expect(revoked.body.status).toBe('REVOKED');
 });
 
-/** The stack's client certificate and key as a PKCS#12 with a passphrase (openssl, as the test PKI makes its own). */
-async function pfxOfStackClient(): Promise<{ pfxBase64: string; pfxPassphrase: string }> {
+/** An account's client certificate and key as a PKCS#12 with a passphrase (openssl, as the test PKI makes its own). */
+async function pfxOf(account: Account): Promise<{ pfxBase64: string; pfxPassphrase: string }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'connection-pfx-'));
   try {
     const pfxPassphrase = crypto.randomBytes(12).toString('hex');
     const out = path.join(dir, 'client.p12');
     await runTool(
       'openssl',
-      ['pkcs12', '-export', '-inkey', psp.keyFile, '-in', psp.certFile, '-out', out, '-passout', 'env:PFX_PASSPHRASE'],
+      [
+        'pkcs12',
+        '-export',
+        '-inkey',
+        account.keyFile,
+        '-in',
+        account.certFile,
+        '-out',
+        out,
+        '-passout',
+        'env:PFX_PASSPHRASE',
+      ],
       { env: { ...process.env, PFX_PASSPHRASE: pfxPassphrase } },
     );
     return { pfxBase64: fs.readFileSync(out).toString('base64'), pfxPassphrase };
@@ -367,13 +369,13 @@ describe('POST /dashboard/connection/rotate', () => {
     return res;
   }
 
-  /** Whether the PSP issues a token for these client credentials now (a connection of their own, closed after). */
-  async function takesToken(clientId: string, clientSecret: string): Promise<boolean> {
+  /** Whether the PSP issues a token for the account's client id with this secret now (over its own certificate; a connection of their own, closed after). */
+  async function takesToken(account: Account, clientSecret: string): Promise<boolean> {
     const connection = pspConnectionOf(
-      { token_url: psp.tokenUrl, client_id: clientId },
+      { token_url: psp.tokenUrl, client_id: account.clientId },
       {
         clientSecret,
-        identity: { kind: 'pem', cert: fs.readFileSync(psp.certFile), key: fs.readFileSync(psp.keyFile) },
+        identity: { kind: 'pem', cert: Buffer.from(account.certificatePem), key: Buffer.from(account.privateKeyPem) },
         ca: fs.readFileSync(psp.caFile),
       },
       { timeoutMs: 10_000, allowPlainHttp: false },
@@ -406,8 +408,8 @@ describe('POST /dashboard/connection/rotate', () => {
     const accountId = await sandboxAccountId(account.clientId);
     const newSecret = await rotateAtPsp(accountId);
     // The PSP takes no token with the old secret any more: whatever takes one from now on uses the new one.
-    expect(await takesToken(account.clientId, account.clientSecret)).toBe(false);
-    expect(await takesToken(account.clientId, newSecret)).toBe(true);
+    expect(await takesToken(account, account.clientSecret)).toBe(false);
+    expect(await takesToken(account, newSecret)).toBe(true);
 
     const headers = key();
     const body = { merchantId: o.merchantId, clientSecret: newSecret };
@@ -419,7 +421,7 @@ describe('POST /dashboard/connection/rotate', () => {
       clientId: account.clientId,
       rotationPending: false,
       // The certificate was not given: the registered one is kept.
-      certificateFingerprint: new crypto.X509Certificate(read(psp.certFile)).fingerprint256,
+      certificateFingerprint: new crypto.X509Certificate(account.certificatePem).fingerprint256,
       lastTest: { ok: true, token: 'TAKEN', webhook: 'REGISTERED', balance: 'READABLE', problems: [] },
     });
     const replay = await o.client.call('POST', `${PATH}/rotate`, { body, headers });
@@ -479,7 +481,7 @@ describe('POST /dashboard/connection/rotate', () => {
     const badKey = await o.client.call('POST', `${PATH}/rotate`, {
       body: {
         merchantId: o.merchantId,
-        certPem: read(psp.certFile),
+        certPem: account.certificatePem,
         keyPem: stranger.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
       },
       headers: key(),

@@ -23,6 +23,7 @@ import { PixApiConnection } from '../../activities/provider/pixApi/connection';
 import { PixApiClient } from '../../activities/provider/pixApi/pixApiClient';
 import { Charge } from '../../db/charges/charge';
 import { recordIssuedSecrets } from '../support/testLogs';
+import { makeSandboxAccount, type MadeSandboxAccount } from '../support/sandboxAccounts';
 import { secretsIn as secretsOf } from '../support/connectionSecrets';
 import { describeRewrap, rewrapConnections } from '../../cli/connectionKeys';
 
@@ -53,12 +54,28 @@ function secretFile(name: string, text: string): string {
 
 const goodSecret = () => secretFile('good-secret', DEV_PIX_CLIENT_SECRET);
 const wrongSecret = () => secretFile('wrong-secret', `wrong-${crypto.randomBytes(6).toString('hex')}`);
-const pem = () => ['--cert-file', pki.clientCertFile, '--key-file', pki.clientKeyFile, '--ca-file', pki.caFile];
+const pem = (certificate: { certFile: string; keyFile: string } = platformCertificate()) => [
+  '--cert-file', certificate.certFile,
+  '--key-file', certificate.keyFile,
+  '--ca-file', pki.caFile,
+]; // prettier-ignore
+/** The platform's (the sandbox's default account's) client certificate: the stack's own. */
+const platformCertificate = () => ({ certFile: pki.clientCertFile, keyFile: pki.clientKeyFile });
 
+/**
+ * `connection register` for the platform's account, or for `account` with its own certificate
+ * unless `certificate` names another (an account's credentials with another account's certificate).
+ */
 function registerArgs(
   merchantId: string,
   secretPath: string,
-  account: { clientId: string; key: string } = { clientId: DEV_PIX_CLIENT_ID, key: SANDBOX_MERCHANT.pixKey },
+  account: { clientId: string; key: string; certFile?: string; keyFile?: string } = {
+    clientId: DEV_PIX_CLIENT_ID,
+    key: SANDBOX_MERCHANT.pixKey,
+  },
+  certificate: { certFile: string; keyFile: string } = account.certFile && account.keyFile
+    ? { certFile: account.certFile, keyFile: account.keyFile }
+    : platformCertificate(),
 ): string[] {
   return [
     'register',
@@ -69,7 +86,7 @@ function registerArgs(
     '--client-id', account.clientId,
     '--client-secret-file', secretPath,
     '--pix-key', account.key,
-    ...pem(),
+    ...pem(certificate),
     '--json',
   ]; // prettier-ignore
 }
@@ -224,23 +241,16 @@ it('answers bad input with a sentence: unknown merchant, missing file, both cert
   );
 });
 
-/** A new account at the sandbox PSP (another than the platform's): its client id, secret and key. */
-async function sandboxAccount(): Promise<{ clientId: string; clientSecret: string; key: string }> {
-  const res = await fetch(`${stack.sandboxUrl}/sandbox/accounts`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: '{}',
-  });
-  expect(res.status).toBe(201);
-  const made = (await res.json()) as { clientId: string; clientSecret: string; key: string };
-  return made;
+/** A new account at the sandbox PSP (another than the platform's): its client id, secret, key and certificate. */
+function sandboxAccount(): Promise<MadeSandboxAccount> {
+  return makeSandboxAccount(stack.sandboxUrl);
 }
 
-/** GET /v2/webhook/{chave} at the sandbox with the account's own credentials: the URL registered there. */
-async function webhookAt(account: { clientId: string; clientSecret: string; key: string }): Promise<string | null> {
+/** GET /v2/webhook/{chave} at the sandbox with the account's own credentials and certificate: the URL registered there. */
+async function webhookAt(account: MadeSandboxAccount): Promise<string | null> {
   const { tls } = readClientTls({
-    certFile: { name: 'cert', value: pki.clientCertFile },
-    keyFile: { name: 'key', value: pki.clientKeyFile },
+    certFile: { name: 'cert', value: account.certFile },
+    keyFile: { name: 'key', value: account.keyFile },
     caFile: { name: 'ca', value: pki.caFile },
   });
   const connection = new PixApiConnection({
@@ -422,4 +432,39 @@ it("rotates the connections' master key without interrupting one: rewrap moves e
   expect((await rewrapConnections({ sequelize: stack.sequelize, keyring: backToK1 })).unopenable).toEqual([]);
   expect((await row(merchantId)).secret_envelope).toMatch(/^env1:k1:/);
   expect((await cli(['test', '--merchant', merchantId])).ok).toBe(true);
+});
+
+describe("a connection registered with another account's certificate", () => {
+  it('is reported by its test in our words (token CERTIFICATE_REFUSED), and fails only its own merchant', async () => {
+    const own = await sandboxAccount();
+    const other = await sandboxAccount();
+    const good = await stack.createMerchant({ name: 'Loja Certificado Certo' });
+    const crossed = await stack.createMerchant({ name: 'Loja Certificado Trocado' });
+    const goodRegistered = await cli(registerArgs(good.merchantId, secretFile('own-secret', own.clientSecret), own));
+    expect(JSON.parse(goodRegistered.output).lastTest).toMatchObject({ token: 'TAKEN', balance: 'READABLE' });
+
+    // `other`'s client id and secret, with `own`'s certificate.
+    const registered = await cli(
+      registerArgs(crossed.merchantId, secretFile('other-secret', other.clientSecret), other, own),
+    );
+    expect(registered.ok).toBe(false);
+    const problem =
+      "the PSP took the client id and secret but refused the client certificate: it is not one of this account's (another account's certificate?); give the certificate the PSP issued for this account";
+    expect(JSON.parse(registered.output).lastTest).toEqual({
+      at: expect.any(String),
+      ok: false,
+      token: 'CERTIFICATE_REFUSED',
+      webhook: 'UNKNOWN',
+      balance: 'UNKNOWN',
+      problems: [problem],
+    });
+    const tested = await cli(['test', '--merchant', crossed.merchantId]);
+    expect(tested.ok).toBe(false);
+    expect(tested.output).toContain('PROBLEMS (token CERTIFICATE_REFUSED, webhook UNKNOWN, balance UNKNOWN)');
+    expect(tested.output).toContain(problem);
+
+    // The merchant on its own account and certificate is untouched.
+    const goodTested = JSON.parse((await cli(['test', '--merchant', good.merchantId, '--json'])).output);
+    expect(goodTested).toMatchObject({ token: 'TAKEN', balance: 'READABLE' });
+  });
 });

@@ -93,8 +93,16 @@ describe('POST and GET /sandbox/accounts', () => {
     });
     const read = await h.call('GET', `/sandbox/accounts/${made.json.id}`);
     expect(read.status).toBe(200);
-    expect(read.json).toEqual({ ...made.json, clientSecret: undefined, key: undefined });
+    // Reads carry neither the secret nor the account's certificate and key (answered once, at creation).
+    expect(read.json).toEqual({
+      ...made.json,
+      clientSecret: undefined,
+      key: undefined,
+      certificatePem: undefined,
+      privateKeyPem: undefined,
+    });
     expect(JSON.stringify(read.json)).not.toContain(made.json.clientSecret);
+    expect(JSON.stringify(read.json)).not.toContain('PRIVATE KEY');
     const all = await h.call('GET', '/sandbox/accounts');
     expect(all.json.accounts.map((a: { id: string }) => a.id)).toEqual(
       expect.arrayContaining(['default', made.json.id]),

@@ -189,6 +189,8 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
     logger: testLogger('sandbox-test'),
     devolucaoSettleMs: 200,
     observeApiRequest: audit.observe,
+    // Each sandbox account's own client certificate is signed by the test CA the handshake trusts.
+    accountCa: { cert: fs.readFileSync(pki.caFile, 'utf8'), key: fs.readFileSync(pki.caKeyFile, 'utf8') },
   };
   let sandbox = createSandboxApp(sandboxOptions);
   const sandboxListening = await listenPlain(sandbox, 0);

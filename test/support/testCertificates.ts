@@ -4,7 +4,8 @@
  * client's as a PKCS#12 file with a passphrase, made by `openssl pkcs12 -export`) into a fresh
  * temporary directory. Nothing is checked in and nothing outlives the run (remove()). Used by the
  * sandbox's mutual TLS tests and by the gateway's API Pix client tests alike. Made by
- * scripts/lib/certificates.ts, as the local Temporal PKI is.
+ * scripts/lib/certificates.ts, as the local Temporal PKI is. The CA's key is written too: the
+ * sandbox signs each account's own client certificate with it (createSandboxApp's accountCa).
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -14,6 +15,7 @@ import {
   createCertificateAuthority,
   ExtendedKeyUsage,
   issueCertificate,
+  privateKeyPem,
   type GeneralNames,
 } from '../../scripts/lib/certificates';
 import { runTool } from './externalTools';
@@ -28,7 +30,8 @@ export interface TestKeyPairFiles {
 
 export interface TestCertificates {
   dir: string;
-  ca: { cert: string; certFile: string };
+  /** The CA's key (PKCS#8 PEM) signs the sandbox accounts' certificates. */
+  ca: { cert: string; certFile: string; key: string; keyFile: string };
   /** For 127.0.0.1 and localhost (subjectAltName), extended key usage serverAuth. */
   server: TestKeyPairFiles;
   /** Extended key usage clientAuth; also as PKCS#12 (client.p12) when asked for. */
@@ -62,6 +65,7 @@ export async function createTestCertificates(
 
   const ca = await createCertificateAuthority('CN=pix-gateway test CA, O=pix-gateway tests', DAYS);
   const caPem = ca.pem;
+  const caKey = await privateKeyPem(ca.keys);
   const server = pair(
     'server',
     await issueCertificate(ca, {
@@ -87,7 +91,7 @@ export async function createTestCertificates(
 
   const certificates: TestCertificates = {
     dir,
-    ca: { cert: caPem, certFile: write('ca.crt', caPem) },
+    ca: { cert: caPem, certFile: write('ca.crt', caPem), key: caKey, keyFile: write('ca.key', caKey) },
     server,
     client,
     stranger,
@@ -125,6 +129,7 @@ export async function createTestCertificates(
 export interface PkiFiles {
   dir: string;
   caFile: string;
+  caKeyFile: string;
   serverCertFile: string;
   serverKeyFile: string;
   clientCertFile: string;
@@ -142,6 +147,7 @@ export function testCertificates(): Promise<PkiFiles> {
     return {
       dir: pki.dir,
       caFile: pki.ca.certFile,
+      caKeyFile: pki.ca.keyFile,
       serverCertFile: pki.server.certFile,
       serverKeyFile: pki.server.keyFile,
       clientCertFile: pki.client.certFile,

@@ -142,3 +142,18 @@ describe('API Pix client credentials', () => {
     expect(bed.psp.calls()).toEqual([]);
   });
 });
+
+describe('a client certificate that is not the account’s', () => {
+  it('is its own permanent PROVIDER_CERTIFICATE_REFUSED when the token endpoint says so (certificado_invalido), and sends nothing to the API', async () => {
+    bed.psp.respond = (req) =>
+      req.url === '/oauth/token'
+        ? { status: 401, body: { error: 'certificado_invalido', error_description: 'certificado de outra conta' } }
+        : undefined;
+    const err = await failure(bed.client().getCob(TXID));
+    expect(err).toMatchObject({ code: 'PROVIDER_CERTIFICATE_REFUSED', transient: false, httpStatus: 401 });
+    expect(err.message).toContain('certificado_invalido');
+    expect(err.message).not.toContain('certificado de outra conta'); // the PSP's own words: detail only
+    expect(err.detail).toBe('certificado de outra conta');
+    expect(bed.psp.calls()).toEqual([]);
+  });
+});

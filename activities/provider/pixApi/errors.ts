@@ -23,6 +23,11 @@ export const PixApiErrorCodes = {
   /** The token endpoint answered 2xx without a usable token: nothing reached the API. */
   badTokenAnswer: 'PROVIDER_BAD_RESPONSE',
   authFailed: 'PROVIDER_AUTH_FAILED',
+  /**
+   * The token endpoint took the client id and secret but refused the mutual-TLS certificate: it
+   * is not one of that client's account (tokenSource.ts CERTIFICATE_REFUSED_ERRORS).
+   */
+  certificateRefused: 'PROVIDER_CERTIFICATE_REFUSED',
   accessDenied: 'PROVIDER_ACCESS_DENIED',
   rejected: 'PROVIDER_REJECTED',
   /** A request we refused to send: our bug, caught before the PSP saw it. */

@@ -25,6 +25,14 @@ const EARLY_SHARE = 0.1;
 const EARLY_MAX_MS = 60_000;
 const WHAT = 'API Pix token request';
 
+/**
+ * OAuth `error` names that say the credentials are right but the connection's client certificate
+ * is not their account's: the Pix sandbox's `certificado_invalido` (sandbox/pixApi/oauth.ts; Efí
+ * publishes no name, so this is what we assume of it). RFC 8705 §2's `invalid_client` cannot be
+ * told from a wrong secret and stays PROVIDER_AUTH_FAILED.
+ */
+const CERTIFICATE_REFUSED_ERRORS: ReadonlySet<string> = new Set(['certificado_invalido']);
+
 interface CachedToken {
   value: string;
   renewAtMs: number;
@@ -112,8 +120,17 @@ export class TokenSource {
       );
     // RFC 6749 §5.2: 400/401 with `error` (invalid_client, unauthorized_client, …). The
     // `error_description` is the PSP's text: logs only.
+    const error = oauthError(answer.text);
+    if (CERTIFICATE_REFUSED_ERRORS.has(error))
+      throw new ProviderError(
+        `${WHAT} → ${status}: the PSP refused our client certificate for these credentials (${error})`,
+        PixApiErrorCodes.certificateRefused,
+        false,
+        status,
+        { detail: oauthDescription(answer.text) },
+      );
     throw new ProviderError(
-      `${WHAT} → ${status}: the PSP refused our client credentials (${oauthError(answer.text)})`,
+      `${WHAT} → ${status}: the PSP refused our client credentials (${error})`,
       PixApiErrorCodes.authFailed,
       false,
       status,
