@@ -32,7 +32,7 @@ export async function settleChargePaid(
   if (charge.method === 'BOLETO') return { outcome: await settleBoleto(deps, charge, args.payment) };
   if (charge.status === 'PAID') {
     // A rerun after a worker died between the credit and the start of its sends starts them now.
-    await startOwedSends(deps.sequelize, charge.id);
+    if (charge.pspConnectionId) await startOwedSends(deps.sequelize, charge.id);
     return { outcome: await alreadyPaid(deps, charge, args.payment.endToEndId) };
   }
 
@@ -63,7 +63,7 @@ export async function settleChargePaid(
   }
   const credited = await creditPayment(deps, args.chargeId, paid as ProviderCharge);
   // Shares sent from the owner's account after settlement: owed since the credit committed.
-  await startOwedSends(deps.sequelize, charge.id);
+  if (charge.pspConnectionId) await startOwedSends(deps.sequelize, charge.id);
   return credited;
 }
 
@@ -81,8 +81,11 @@ async function creditPayment(
     const late = locked.status !== 'PENDING';
     const splits = await chargeStore.splitsOf(locked.id, transaction);
     // Shares the PSP left in the owner's account to be sent from there: reserved there, owed from now.
-    const sends = await splitSendStore.sendsOfCharge(sequelize, locked.id, transaction);
-    await splitSendStore.markOwed(sequelize, locked.id, transaction);
+    // Only a split charge issued on a connection has any (no extra statement on the platform's).
+    const sends = owesSends(locked, splits.length)
+      ? await splitSendStore.sendsOfCharge(sequelize, locked.id, transaction)
+      : [];
+    if (sends.length > 0) await splitSendStore.markOwed(sequelize, locked.id, transaction);
     await writeLedgerEntry(
       sequelize,
       chargePaidEntry({
@@ -165,4 +168,9 @@ function paymentProblem(
     };
   }
   return null;
+}
+
+/** Split sends are written at issue only for a charge issued on a merchant's connection with splits. */
+function owesSends(charge: Pick<Charge, 'pspConnectionId'>, splitCount: number): boolean {
+  return charge.pspConnectionId !== null && splitCount > 0;
 }
