@@ -62,6 +62,8 @@ const OWNERS: Record<string, string> = {
   // merchants' own PSP connections (connected accounts)
   psp_connections: 'db/connections/pspConnectionStore.ts',
   psp_balance_readings: 'db/connections/balanceReadingStore.ts',
+  // shares of a connected merchant's charge sent from its own account after settlement
+  split_sends: 'db/splitSends/splitSendStore.ts',
   // the money core: one ledger writer (reads for other code: db/ledger/balanceStore.ts)
   ledger_accounts: 'activities/ledger/ledgerWriter.ts',
   ledger_transactions: 'activities/ledger/ledgerWriter.ts',
