@@ -52,6 +52,7 @@ import type { pspBalanceReading } from '../workflows/connections/balanceReading'
 import { PIX_SWEEP_LOOKBACK_MS } from '../workflows/charges/sweep/definitions';
 import { pspChargeRef } from '../core/pix/apiPixIds';
 import { refundLifecycleWorkflow, refundWorkflowId, requestRefundUpdate } from '../workflows/refunds/definitions';
+import type { MadeSandboxAccount } from '../test/support/sandboxAccounts';
 import type { IntegrationStack } from '../test/support/integrationStack';
 
 const historiesDir = path.join(projectRoot, 'test', 'replay', 'histories');
@@ -183,6 +184,42 @@ async function newBoletoCharge(
     client.call('POST', '/charges', { body, headers: { 'x-idempotency-key': key() } }),
   );
   return { id: created.body.id, client };
+}
+
+/**
+ * A merchant connected to a new sandbox account of its own through the operator's CLI, with the
+ * account's own client certificate (the sandbox refuses another's for its credentials); `origin`:
+ * where its PSP is reached (another origin of the same sandbox is another PSP to the gateway);
+ * `webhook`: its notification URL registered at the PSP too.
+ */
+async function connectedMerchant(
+  stack: IntegrationStack,
+  name: string,
+  opts: { origin?: string; webhook?: boolean } = {},
+): Promise<{ merchant: MerchantCredentials; account: MadeSandboxAccount }> {
+  const { connectionCli } = await import('../test/support/inProcessCli');
+  const { testCertificates } = await import('../test/support/testCertificates');
+  const { makeSandboxAccount } = await import('../test/support/sandboxAccounts');
+  const pki = await testCertificates();
+  const origin = opts.origin ?? stack.pixApiUrl;
+  const account = await makeSandboxAccount(stack.sandboxUrl, { name: name.toUpperCase() });
+  const m = await stack.createMerchant({ name, document: account.cnpj });
+  const secretFile = path.join(os.tmpdir(), `capture-secret-${key()}`);
+  fs.writeFileSync(secretFile, account.clientSecret, { mode: 0o600 });
+  const cli = connectionCli(stack);
+  try {
+    await cli([
+      'register', '--merchant', m.merchantId, '--psp', 'efi',
+      '--api-base-url', `${origin}/api/v2`, '--token-url', `${origin}/oauth/token`,
+      '--client-id', account.clientId, '--client-secret-file', secretFile, '--pix-key', account.key,
+      '--account-number', account.conta,
+      '--cert-file', account.certFile, '--key-file', account.keyFile, '--ca-file', pki.caFile,
+    ]); // prettier-ignore
+    if (opts.webhook) await cli(['webhook', '--merchant', m.merchantId]);
+  } finally {
+    fs.rmSync(secretFile, { force: true });
+  }
+  return { merchant: m, account };
 }
 
 /** Registers the merchant's webhook for charge.paid at `url`. */
@@ -337,25 +374,7 @@ const scenarios: Scenario[] = [
     // through the worker, as POST /dashboard/connection/test and …/webhook do.
     name: 'psp-connection-test-and-webhook',
     async run(stack) {
-      const { connectionCli } = await import('../test/support/inProcessCli');
-      const { testCertificates } = await import('../test/support/testCertificates');
-      const { makeSandboxAccount } = await import('../test/support/sandboxAccounts');
-      const pki = await testCertificates();
-      // The account's own client certificate: the sandbox refuses another's for its credentials.
-      const account = await makeSandboxAccount(stack.sandboxUrl, { name: 'LOJA CONECTADA' });
-      const m = await stack.createMerchant({ name: 'Loja Conectada' });
-      const secretFile = path.join(os.tmpdir(), `capture-secret-${key()}`);
-      fs.writeFileSync(secretFile, account.clientSecret, { mode: 0o600 });
-      try {
-        await connectionCli(stack)([
-          'register', '--merchant', m.merchantId, '--psp', 'efi',
-          '--api-base-url', `${stack.pixApiUrl}/api/v2`, '--token-url', `${stack.pixApiUrl}/oauth/token`,
-          '--client-id', account.clientId, '--client-secret-file', secretFile, '--pix-key', account.key,
-          '--cert-file', account.certFile, '--key-file', account.keyFile, '--ca-file', pki.caFile,
-        ]); // prettier-ignore
-      } finally {
-        fs.rmSync(secretFile, { force: true });
-      }
+      const { merchant: m } = await connectedMerchant(stack, 'Loja Conectada');
       const [{ id: connectionId }] = await stack.sequelize.query<{ id: string }>(
         `SELECT id FROM psp_connections WHERE merchant_id = :merchantId AND status = 'ACTIVE'`,
         { replacements: { merchantId: m.merchantId }, type: QueryTypes.SELECT },
@@ -395,29 +414,9 @@ const scenarios: Scenario[] = [
     // (the same client secret again: its test passes) and tested and promoted through the worker.
     name: 'psp-connection-rotate',
     async run(stack) {
-      const { connectionCli } = await import('../test/support/inProcessCli');
-      const { testCertificates } = await import('../test/support/testCertificates');
       const { credentialsKeyring } = await import('../core/crypto/envelope');
       const { pspConnectionStore, stageRotation } = await import('../db/connections');
-      const { makeSandboxAccount } = await import('../test/support/sandboxAccounts');
-      const pki = await testCertificates();
-      // The account's own client certificate: the sandbox refuses another's for its credentials.
-      const account = await makeSandboxAccount(stack.sandboxUrl, { name: 'LOJA ROTATIVA' });
-      const m = await stack.createMerchant({ name: 'Loja Rotativa' });
-      const secretFile = path.join(os.tmpdir(), `capture-secret-${key()}`);
-      fs.writeFileSync(secretFile, account.clientSecret, { mode: 0o600 });
-      const cli = connectionCli(stack);
-      try {
-        await cli([
-          'register', '--merchant', m.merchantId, '--psp', 'efi',
-          '--api-base-url', `${stack.pixApiUrl}/api/v2`, '--token-url', `${stack.pixApiUrl}/oauth/token`,
-          '--client-id', account.clientId, '--client-secret-file', secretFile, '--pix-key', account.key,
-          '--cert-file', account.certFile, '--key-file', account.keyFile, '--ca-file', pki.caFile,
-        ]); // prettier-ignore
-        await cli(['webhook', '--merchant', m.merchantId]);
-      } finally {
-        fs.rmSync(secretFile, { force: true });
-      }
+      const { merchant: m, account } = await connectedMerchant(stack, 'Loja Rotativa', { webhook: true });
       const row = await pspConnectionStore.findActiveConnection(stack.sequelize, m.merchantId);
       if (!row) throw new Error('psp-connection-rotate: the connection was not registered');
       const staged = await stageRotation(stack.sequelize, credentialsKeyring(stack.encryptionKey), row, {
@@ -438,33 +437,14 @@ const scenarios: Scenario[] = [
     // the same sandbox): the share is sent from the owner's account after settlement.
     name: 'split-send-sent',
     async run(stack) {
-      const { connectionCli } = await import('../test/support/inProcessCli');
-      const { testCertificates } = await import('../test/support/testCertificates');
-      const { makeSandboxAccount } = await import('../test/support/sandboxAccounts');
-      const pki = await testCertificates();
-      const connected = async (name: string, origin: string) => {
-        // Each account's own client certificate: the sandbox refuses another's for its credentials.
-        const account = await makeSandboxAccount(stack.sandboxUrl, { name: name.toUpperCase() });
-        const m = await stack.createMerchant({ name, document: account.cnpj });
-        const secretFile = path.join(os.tmpdir(), `capture-secret-${key()}`);
-        fs.writeFileSync(secretFile, account.clientSecret, { mode: 0o600 });
-        try {
-          await connectionCli(stack)([
-            'register', '--merchant', m.merchantId, '--psp', 'efi',
-            '--api-base-url', `${origin}/api/v2`, '--token-url', `${origin}/oauth/token`,
-            '--client-id', account.clientId, '--client-secret-file', secretFile, '--pix-key', account.key,
-            '--account-number', account.conta,
-            '--cert-file', account.certFile, '--key-file', account.keyFile, '--ca-file', pki.caFile,
-          ]); // prettier-ignore
-          // The payment's notification reaches the gateway through the connection's own webhook.
-          await connectionCli(stack)(['webhook', '--merchant', m.merchantId]);
-        } finally {
-          fs.rmSync(secretFile, { force: true });
-        }
-        return m;
-      };
-      const owner = await connected('Loja Divide', stack.pixApiUrl);
-      const far = await connected('Parceiro Longe', stack.pixApiUrl.replace('127.0.0.1', 'localhost'));
+      const { merchant: owner } = await connectedMerchant(stack, 'Loja Divide', { webhook: true });
+      // The payment's notification reaches the gateway through the owner's connection's own webhook.
+      const far = (
+        await connectedMerchant(stack, 'Parceiro Longe', {
+          origin: stack.pixApiUrl.replace('127.0.0.1', 'localhost'),
+          webhook: true,
+        })
+      ).merchant;
       const charge = await must(
         'create split charge',
         201,

@@ -18,7 +18,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Logger } from 'pino';
 import type { Sequelize } from 'sequelize';
-import { pspConnectionStore } from '../../db/connections';
+import { eachActiveConnection } from '../provider/accounts/eachActiveConnection';
 import { providerEventStore } from '../../db/charges';
 import {
   ProviderCallbackService,
@@ -74,23 +74,18 @@ export async function sweepReceivedPix(
     // The connections are swept all the same; the pass fails below.
     platformFailure = err;
   }
-  if (deps.accounts) {
-    const logger = deps.logger.child({ module: 'pix-sweep' });
-    for (const connection of await pspConnectionStore.activeConnections(deps.sequelize)) {
-      result.connections++;
-      try {
-        const { provider } = await deps.accounts.forConnection(connection.id);
+  const accounts = deps.accounts;
+  if (accounts) {
+    const { visited, failed } = await eachActiveConnection(
+      { sequelize: deps.sequelize, logger: deps.logger.child({ module: 'pix-sweep' }) },
+      "a connected account's received Pix could not be listed; swept again next pass",
+      async (connection) => {
+        const { provider } = await accounts.forConnection(connection.id);
         add(result, await sweepAccount(deps, claims, provider, window, { merchantId: connection.merchantId }));
-      } catch (err) {
-        if (!(err instanceof ProviderError)) throw err;
-        result.failedConnections.push(connection.id);
-        // The code only: the PSP's own text (err.detail) may name hosts and paths.
-        logger.warn(
-          { connectionId: connection.id, merchantId: connection.merchantId, code: err.code },
-          "a connected account's received Pix could not be listed; swept again next pass",
-        );
-      }
-    }
+      },
+    );
+    result.connections += visited;
+    result.failedConnections.push(...failed.map((c) => c.id));
   }
   if (platformFailure instanceof ProviderError)
     // Our words only in the failure; the next minute's run looks again over the same window.

@@ -12,10 +12,11 @@
  */
 import type { Logger } from 'pino';
 import type { Sequelize } from 'sequelize';
-import { ProviderError, type PspAccounts } from '../../core/provider';
-import { balanceReadingStore, pspConnectionStore } from '../../db/connections';
+import type { PspAccounts } from '../../core/provider';
+import { balanceReadingStore } from '../../db/connections';
 import { balanceStore } from '../../db/ledger';
 import type { BalanceReadingResult } from '../../workflows/connections/types';
+import { eachActiveConnection } from '../provider/accounts/eachActiveConnection';
 import { saldoBesideMirror } from './saldo';
 
 export interface BalanceReadingDeps {
@@ -27,12 +28,14 @@ export interface BalanceReadingDeps {
 
 export async function readConnectionBalances(deps: BalanceReadingDeps): Promise<BalanceReadingResult> {
   const result: BalanceReadingResult = { connections: 0, read: 0, failedConnections: [] };
-  if (!deps.accounts) return result;
+  const accounts = deps.accounts;
+  if (!accounts) return result;
   const logger = deps.logger.child({ module: 'psp-balance-reading' });
-  for (const connection of await pspConnectionStore.activeConnections(deps.sequelize)) {
-    result.connections++;
-    try {
-      const { provider } = await deps.accounts.forConnection(connection.id);
+  const { visited, failed } = await eachActiveConnection(
+    { sequelize: deps.sequelize, logger },
+    "a connected account's balance could not be read; its last reading stays, read again next pass",
+    async (connection) => {
+      const { provider } = await accounts.forConnection(connection.id);
       const { saldoCents, ledger } = await saldoBesideMirror(provider, async () => {
         const b = await balanceStore.merchantBalances(deps.sequelize, connection.merchantId);
         return { mirrorCents: b.availableCents + b.reservedCents + b.blockedCents, reservedCents: b.reservedCents };
@@ -45,15 +48,9 @@ export async function readConnectionBalances(deps: BalanceReadingDeps): Promise<
         readAt: new Date(),
       });
       result.read++;
-    } catch (err) {
-      if (!(err instanceof ProviderError)) throw err;
-      result.failedConnections.push(connection.id);
-      // The code only: the PSP's own text (err.detail) may name hosts and paths.
-      logger.warn(
-        { connectionId: connection.id, merchantId: connection.merchantId, code: err.code },
-        "a connected account's balance could not be read; its last reading stays, read again next pass",
-      );
-    }
-  }
+    },
+  );
+  result.connections = visited;
+  result.failedConnections = failed.map((c) => c.id);
   return result;
 }

@@ -2,11 +2,10 @@ import crypto from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { attributeInfraction } from '../../core/med/attribution';
-import { ProviderError } from '../../core/provider';
 import { BusinessStatusKey, MerchantIdKey } from '../../core/temporal/searchAttributes';
 import { startWorkflow } from '../../core/temporal/workflows';
 import { chargeStore } from '../../db/charges';
-import { pspConnectionStore } from '../../db/connections';
+import { eachActiveConnection } from '../provider/accounts/eachActiveConnection';
 import { medInfractionStore } from '../../db/med';
 import { medInfractionWorkflow, medInfractionWorkflowId } from '../../workflows/med/definitions';
 import type { MedInfractionInput, MedSyncInput, MedSyncResult } from '../../workflows/med/types';
@@ -33,20 +32,14 @@ export async function syncMedInfractions(deps: MedActivityDeps, input: MedSyncIn
   };
   // Connections first: an infraction a wider list (the bundled sandbox's own API) also shows on the
   // platform's account is then already stored from its own account when the platform's is read.
-  for (const connection of await pspConnectionStore.activeConnections(deps.sequelize)) {
-    try {
-      // No charge was received at the account before its connection was registered (a charge's account is fixed at issue).
-      await storeNewInfractions(deps, input, { connectionId: connection.id, from: connection.createdAt }, result);
-    } catch (err) {
-      if (!(err instanceof ProviderError)) throw err;
-      // Our own words (a ProviderError's message names no secret); the PSP's text stays in its detail.
-      deps.logger.warn(
-        { connectionId: connection.id, merchantId: connection.merchantId, code: err.code, err: err.message },
-        "MED sync: this connection's infractions could not be read; the next sync tries again",
-      );
-      result.failedConnections.push({ connectionId: connection.id, merchantId: connection.merchantId });
-    }
-  }
+  const { failed } = await eachActiveConnection(
+    deps,
+    "MED sync: this connection's infractions could not be read; the next sync tries again",
+    // No charge was received at the account before its connection was registered (a charge's account is fixed at issue).
+    (connection) =>
+      storeNewInfractions(deps, input, { connectionId: connection.id, from: connection.createdAt }, result),
+  );
+  result.failedConnections.push(...failed.map((c) => ({ connectionId: c.id, merchantId: c.merchantId })));
   await storeNewInfractions(deps, input, { connectionId: null, from: new Date(0) }, result);
   await startOpenInfractions(deps, input);
   return result;

@@ -91,31 +91,47 @@ async function pspBalance(accountId: string): Promise<number> {
 }
 
 /**
- * A merchant with API credentials (charges, payouts) and its own connection to `account` (the
- * account's own credentials and client certificate), its webhook registered.
+ * `gateway connection register` for a merchant with its sandbox account's credentials: at the
+ * sandbox's usual origin unless `origin` names another, with the account's own certificate unless
+ * `certificateOf` lends another account's. Returns the CLI's JSON answer.
  */
-async function connectedMerchant(name: string, account: SandboxAccount): Promise<MerchantCredentials> {
-  const creds = await stack.createMerchant({ name, payoutsEnabled: true, document: account.cnpj });
-  await Merchant.update({ payoutFeeCents: 0 }, { where: { id: creds.merchantId } });
+async function registerConnection(
+  creds: MerchantCredentials,
+  account: SandboxAccount,
+  opts: { origin?: string; certificateOf?: SandboxAccount } = {},
+): Promise<Record<string, unknown>> {
+  const origin = opts.origin ?? stack.pixApiUrl;
+  const certificate = opts.certificateOf ?? account;
   const secretFile = path.join(dir, `secret-${crypto.randomUUID()}`);
   fs.writeFileSync(secretFile, `${account.clientSecret}\n`, { mode: 0o600 });
   const registered = await cli([
     'register',
     '--merchant', creds.merchantId,
     '--psp', 'efi',
-    '--api-base-url', `${stack.pixApiUrl}/api/v2`,
-    '--token-url', `${stack.pixApiUrl}/oauth/token`,
+    '--api-base-url', `${origin}/api/v2`,
+    '--token-url', `${origin}/oauth/token`,
     '--client-id', account.clientId,
     '--client-secret-file', secretFile,
     '--pix-key', account.key,
     '--account-number', account.conta,
-    '--cert-file', account.certFile,
-    '--key-file', account.keyFile,
+    '--cert-file', certificate.certFile,
+    '--key-file', certificate.keyFile,
     '--ca-file', pki.caFile,
     '--json',
   ]); // prettier-ignore
+  return JSON.parse(registered.output) as Record<string, unknown>;
+}
+
+/**
+ * A merchant with API credentials (charges, payouts) and its own connection to `account` (the
+ * account's own credentials and client certificate), its webhook registered.
+ */
+async function connectedMerchant(name: string, account: SandboxAccount): Promise<MerchantCredentials> {
+  const creds = await stack.createMerchant({ name, payoutsEnabled: true, document: account.cnpj });
+  await Merchant.update({ payoutFeeCents: 0 }, { where: { id: creds.merchantId } });
+  const registered = await registerConnection(creds, account);
   // The webhook is not registered yet: the test reports it missing, and `connection webhook` registers it.
-  expect(JSON.parse(registered.output)).toMatchObject({ status: 'ACTIVE' });
+  expect(registered).toMatchObject({ status: 'ACTIVE' });
   const webhook = await cli(['webhook', '--merchant', creds.merchantId, '--json']);
   expect(webhook.ok).toBe(true);
   expect((await cli(['test', '--merchant', creds.merchantId, '--json'])).ok).toBe(true);
@@ -879,26 +895,9 @@ describe('a split recipient at another PSP is paid by a send from the owner’s 
    */
   async function connectedElsewhere(name: string, account: SandboxAccount): Promise<MerchantCredentials> {
     const creds = await stack.createMerchant({ name, payoutsEnabled: true, document: account.cnpj });
-    const secretFile = path.join(dir, `secret-${crypto.randomUUID()}`);
-    fs.writeFileSync(secretFile, `${account.clientSecret}\n`, { mode: 0o600 });
     const otherOrigin = stack.pixApiUrl.replace('127.0.0.1', 'localhost');
     expect(new URL(otherOrigin).origin).not.toBe(new URL(stack.pixApiUrl).origin);
-    const registered = await cli([
-      'register',
-      '--merchant', creds.merchantId,
-      '--psp', 'efi',
-      '--api-base-url', `${otherOrigin}/api/v2`,
-      '--token-url', `${otherOrigin}/oauth/token`,
-      '--client-id', account.clientId,
-      '--client-secret-file', secretFile,
-      '--pix-key', account.key,
-      '--account-number', account.conta,
-      '--cert-file', account.certFile,
-      '--key-file', account.keyFile,
-      '--ca-file', pki.caFile,
-      '--json',
-    ]); // prettier-ignore
-    expect(JSON.parse(registered.output)).toMatchObject({ status: 'ACTIVE' });
+    expect(await registerConnection(creds, account, { origin: otherOrigin })).toMatchObject({ status: 'ACTIVE' });
     return creds;
   }
 
@@ -1050,25 +1049,9 @@ describe("a connection registered with another account's certificate", () => {
     const neighbourAccount = await sandboxAccount('LOJA CERTIFICADO CERTO');
     const neighbour = await connectedMerchant('Loja Certificado Certo', neighbourAccount);
     const creds = await stack.createMerchant({ name: 'Loja Certificado Trocado', document: account.cnpj });
-    const secretFile = path.join(dir, `secret-${crypto.randomUUID()}`);
-    fs.writeFileSync(secretFile, `${account.clientSecret}\n`, { mode: 0o600 });
     // The account's own credentials, with the neighbour account's certificate.
-    const registered = await cli([
-      'register',
-      '--merchant', creds.merchantId,
-      '--psp', 'efi',
-      '--api-base-url', `${stack.pixApiUrl}/api/v2`,
-      '--token-url', `${stack.pixApiUrl}/oauth/token`,
-      '--client-id', account.clientId,
-      '--client-secret-file', secretFile,
-      '--pix-key', account.key,
-      '--account-number', account.conta,
-      '--cert-file', neighbourAccount.certFile,
-      '--key-file', neighbourAccount.keyFile,
-      '--ca-file', pki.caFile,
-      '--json',
-    ]); // prettier-ignore
-    expect(JSON.parse(registered.output)).toMatchObject({
+    const registered = await registerConnection(creds, account, { certificateOf: neighbourAccount });
+    expect(registered).toMatchObject({
       status: 'ACTIVE',
       lastTest: { token: 'CERTIFICATE_REFUSED' },
     });
