@@ -305,7 +305,7 @@ export function medRecover(m: Movement, merchantId: string, cents: number, caseO
 
 /** The debt of a claim that will not be paid: owed +d, med claims −d. */
 export function medCancelDebt(m: Movement, merchantId: string, cents: number): LedgerEntry {
-  return move(m, accounts.merchantOwed(merchantId), accounts.medClaims, cents);
+  return move(m, accounts.medClaims, accounts.merchantOwed(merchantId), cents);
 }
 
 /**
