@@ -171,11 +171,12 @@ function devolucaoShares(parties: ClaimParty[], ownerId: string, standard: Refun
     merchantId: p.merchantId,
     amountCents: devolucaoOf(p).fromHeldCents,
   }));
+  const advancedCents = parties.reduce((a, p) => a + devolucaoOf(p).advancedCents, 0);
   return {
     ownerCents: devolucaoOf(owner).fromHeldCents,
     feeCents: standard.feeCents,
     splits,
-    advancedCents: parties.reduce((a, p) => a + devolucaoOf(p).advancedCents, 0),
+    ...(advancedCents > 0 ? { advancedCents } : {}),
   };
 }
 
