@@ -698,7 +698,7 @@ it('MED 2.0 ACCEPT: a split charge, withdrawn in part by both, claimed in full: 
     headers: key(),
   });
   expect(refund.status).toBe(409);
-  expect(refund.body.error).toEqual({ code: 'REFUND_INFRACTION_OPEN', message: expect.any(String) });
+  expect(refund.body.error).toMatchObject({ code: 'REFUND_INFRACTION_OPEN', message: expect.any(String) });
   const saque = await stack.api('POST', '/sellers/saques', {
     creds: owner.creds,
     body: { amountCents: 100 },
