@@ -6,12 +6,14 @@
  * hold the hot rows (provider clearing, platform fees) for one UPDATE each, not one per item.
  * Balances are updated in account-code order so concurrent writers lock rows in the same order
  * (no deadlocks); the CHECK constraint on ledger_accounts refuses any update that would take a
- * non-external account below zero, whatever the concurrency.
+ * non-external account below zero, whatever the concurrency. Credits to a merchant that owes for a
+ * Pix infraction pay that debt first, in the same transaction (medRecovery.ts).
  */
 import crypto from 'node:crypto';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { describeAccount } from '../../core/ledger/accounts';
 import { assertBalanced, type LedgerEntry } from '../../core/ledger/postings';
+import { recoverMedDebts } from './medRecovery';
 
 export class InsufficientBalanceError extends Error {
   constructor(readonly accountCode: string) {
@@ -47,6 +49,10 @@ export async function writeLedgerEntries(
   if (applied.length === 0) return entries.map(() => ({ applied: false, transactionId: null }));
   const accountIds = await applyToBalances(sequelize, applied, transaction);
   await insertPostings(sequelize, applied, appliedIds, accountIds, transaction);
+  // A merchant that owes for a MED claim pays it first from every credit, in this transaction.
+  await recoverMedDebts(sequelize, applied, transaction, (recoveries) =>
+    writeLedgerEntries(sequelize, recoveries, transaction),
+  );
   return entries.map((e) => ({
     applied: appliedIds.has(e.movementKey),
     transactionId: appliedIds.get(e.movementKey) ?? null,

@@ -6,8 +6,7 @@ import { chargeStore } from '../../db/charges';
 import { medInfractionStore, type MedInfractionRow } from '../../db/med';
 import { refundStore } from '../../db/refunds';
 import type { MedDecisionRequest } from '../../workflows/med/types';
-import { writeLedgerEntry } from '../ledger/ledgerWriter';
-import { infractionProviderOf, locked, recordInfractionEvent, unblock, type MedActivityDeps } from './infraction';
+import { infractionProviderOf, locked, recordInfractionEvent, releaseClaim, type MedActivityDeps } from './infraction';
 
 type Decision = MedDecisionRequest & { infractionId: string; refundId: string };
 type DecisionAnswer = {
@@ -43,18 +42,17 @@ export async function answerMedAtProvider(
 }
 
 /**
- * Records the decision. REJECT: the block is released (blocked → available) and
- * med.infraction.rejected recorded. ACCEPT: med.infraction.accepted recorded and the refund id
- * set; the block stays until the refund's reservation consumes it. Idempotent: a decided row
- * answers what it holds.
+ * Records the decision. REJECT: every party's hold is released (blocked → available) and its debt
+ * cancelled, and med.infraction.rejected recorded. ACCEPT: med.infraction.accepted recorded and the
+ * refund id set; the holds stay until the refund's reservation consumes them, the debts are paid
+ * by the platform at the devolução and stay owed. Idempotent: a decided row answers what it holds.
  */
 export async function recordMedDecision(deps: MedActivityDeps, args: Decision): Promise<DecisionAnswer> {
   const { sequelize } = deps;
   return locked(deps, args.infractionId, async (row, transaction) => {
     if (row.status !== 'OPEN') return answerOf(row);
     if (args.decision === 'REJECT') {
-      const blocked = Number(row.blocked_cents);
-      if (blocked > 0) await writeLedgerEntry(sequelize, unblock(row, blocked), transaction);
+      await releaseClaim(deps, row, transaction);
       const updated = await medInfractionStore.recordRejected(sequelize, row.id, decisionOf(args), transaction);
       await recordInfractionEvent('med.infraction.rejected', updated, transaction);
       return answerOf(updated);
@@ -78,9 +76,8 @@ async function recordAccepted(
     : 0;
   const amountCents = Math.min(Number(row.disputed_cents), refundable);
   if (amountCents <= 0) {
-    // Nothing left to return: the block goes back to available.
-    const blocked = Number(row.blocked_cents);
-    if (blocked > 0) await writeLedgerEntry(sequelize, unblock(row, blocked), transaction);
+    // Nothing left to return: the holds go back to available and the debts are cancelled.
+    await releaseClaim(deps, row, transaction);
     const updated = await medInfractionStore.recordAccepted(sequelize, row.id, decisionOf(args), null, transaction);
     await recordInfractionEvent('med.infraction.accepted', updated, transaction);
     return answerOf(updated);

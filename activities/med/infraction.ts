@@ -8,7 +8,8 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Logger } from 'pino';
 import type { Sequelize, Transaction } from 'sequelize';
 import { accounts } from '../../core/ledger/accounts';
-import { move, movements } from '../../core/ledger/postings';
+import { medCancelDebt, move, movements, type LedgerEntry } from '../../core/ledger/postings';
+import type { ClaimParty } from '../../core/med/claim';
 import {
   isInfractionProvider,
   platformOnly,
@@ -18,6 +19,7 @@ import {
 } from '../../core/provider';
 import { medInfractionStore, presentInfraction, type MedInfractionRow } from '../../db/med';
 import { recordEvent } from '../events/outbox';
+import { writeLedgerEntries } from '../ledger/ledgerWriter';
 
 export interface MedActivityDeps {
   sequelize: Sequelize;
@@ -54,6 +56,59 @@ export function unblock(row: MedInfractionRow, cents: number) {
     merchantAvailable(row.merchant_id),
     cents,
   );
+}
+
+/** Each party of the claim; MED 1's rows (and a connection's): the owner, holding blocked_cents and owing nothing. */
+export function partiesOf(row: MedInfractionRow): ClaimParty[] {
+  if (row.parties) return row.parties;
+  const held = Number(row.blocked_cents);
+  return [{ merchantId: row.merchant_id, shareCents: held, heldCents: held, owedCents: 0 }];
+}
+
+/**
+ * Everything the claim holds goes back (blocked → available), one keyed transaction per party
+ * (the owner's under MED 1's key, so a devolução's reservation that already unblocked it, or a
+ * retry, changes nothing).
+ */
+export function unblockAll(row: MedInfractionRow): LedgerEntry[] {
+  const keys = movements.medInfraction(row.id);
+  return partiesOf(row)
+    .filter((p) => p.heldCents > 0)
+    .map((p) =>
+      move(
+        p.merchantId === row.merchant_id ? keys.unblock : keys.unblockParty(p.merchantId),
+        accounts.merchantBlocked(p.merchantId),
+        accounts.merchantAvailable(p.merchantId),
+        p.heldCents,
+      ),
+    );
+}
+
+/** Every party's debt for the claim cancelled (owed +d, med claims −d), one keyed transaction each. */
+export function cancelDebts(row: MedInfractionRow): LedgerEntry[] {
+  return partiesOf(row)
+    .filter((p) => p.owedCents > 0)
+    .map((p) => medCancelDebt(movements.medInfraction(row.id).cancelDebt(p.merchantId), p.merchantId, p.owedCents));
+}
+
+/** The parties once their debts are cancelled (what they held stays as the case's record). */
+export function withoutDebts(row: MedInfractionRow): ClaimParty[] | null {
+  return row.parties ? row.parties.map((p) => ({ ...p, owedCents: 0 })) : null;
+}
+
+/**
+ * The claim ends without a devolução (rejected, cancelled, nothing left to return, or the devolução
+ * not made): every party's hold released and its debt cancelled. Keyed: a retry changes nothing.
+ */
+export async function releaseClaim(
+  deps: MedActivityDeps,
+  row: MedInfractionRow,
+  transaction: Transaction,
+): Promise<MedInfractionRow> {
+  const { sequelize } = deps;
+  await writeLedgerEntries(sequelize, [...unblockAll(row), ...cancelDebts(row)], transaction);
+  const parties = withoutDebts(row);
+  return parties ? medInfractionStore.setParties(sequelize, row, parties, transaction) : row;
 }
 
 /** The infractions of one PSP account: `connectionId` null, the platform's; else that connection's. */

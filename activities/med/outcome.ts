@@ -1,12 +1,12 @@
 import { medInfractionStore } from '../../db/med';
-import { writeLedgerEntry } from '../ledger/ledgerWriter';
-import { locked, unblock, type MedActivityDeps } from './infraction';
+import { locked, releaseClaim, type MedActivityDeps } from './infraction';
 
 /**
- * The devolução's outcome. Anything but SUCCEEDED gives the disputed money back to available:
- * a FAILED refund already released its shares to available (its reservation had unblocked
- * them); a REFUSED one never unblocked, so the block is released here (same movement key:
- * at most one unblock per infraction).
+ * The devolução's outcome. Anything but SUCCEEDED gives the claim's money back and cancels its
+ * debts: a FAILED refund already released its shares to available (its reservation had unblocked
+ * them); a REFUSED one never unblocked, so every party's hold is released here (same movement keys
+ * as the reservation's unblocks: at most one unblock per party). SUCCEEDED: what the parties still
+ * owe was advanced by the platform and stays owed (recovered from their later credits).
  */
 export async function recordMedRefundOutcome(
   deps: MedActivityDeps,
@@ -14,10 +14,7 @@ export async function recordMedRefundOutcome(
 ): Promise<void> {
   const { sequelize } = deps;
   await locked(deps, args.infractionId, async (row, transaction) => {
-    const blocked = Number(row.blocked_cents);
-    if (args.refundStatus !== 'SUCCEEDED' && blocked > 0) {
-      await writeLedgerEntry(sequelize, unblock(row, blocked), transaction);
-    }
+    if (args.refundStatus !== 'SUCCEEDED') await releaseClaim(deps, row, transaction);
     await medInfractionStore.setRefundStatus(sequelize, row.id, args.refundStatus, transaction);
   });
 }

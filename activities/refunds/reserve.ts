@@ -5,18 +5,20 @@
  * unblocked in the transaction that reserves it.
  */
 import type { Transaction } from 'sequelize';
-import { accounts } from '../../core/ledger/accounts';
-import { move, movements, reserve } from '../../core/ledger/postings';
+import { movements, reserve } from '../../core/ledger/postings';
 import { moneyOutRefusal } from '../../core/identity/moneyOut';
 import { returnedByDevolucao } from '../../core/refunds/destination';
 import { paidMoney } from '../../core/refunds/paid';
 import { refundShares } from '../../core/refunds/shares';
 import { chargeStore, type Charge } from '../../db/charges';
-import { findInfraction } from '../../db/med/medInfractions';
+import { devolucaoOf, type ClaimParty } from '../../core/med/claim';
+import type { RefundShares } from '../../core/refunds/shares';
+import { findInfraction, hasOpenInfraction } from '../../db/med/medInfractionStore';
 import { refundStore } from '../../db/refunds';
 import type { RefundDestination } from '../../db/refunds/refund';
 import { RefundFailureTypes, type RefundInput, type ReservedRefund } from '../../workflows/refunds/types';
-import { InsufficientBalanceError, writeLedgerEntry } from '../ledger/ledgerWriter';
+import { InsufficientBalanceError, writeLedgerEntries, writeLedgerEntry } from '../ledger/ledgerWriter';
+import { unblockAll } from '../med/infraction';
 import { lockMerchantForReserve } from '../transfers/transferSteps';
 import type { RefundDeps } from './deps';
 import { payersKey } from './destination';
@@ -62,7 +64,16 @@ async function reserveIn(
   const existing = await refundStore.findRefund(input.refundId, transaction);
   if (existing) return { refundId: existing.id, status: existing.status };
   const charge = await lockRefundableCharge(input, directory, transaction);
-  const shares = await sharesToTakeBack(deps, charge, input.amountCents, transaction);
+  const infraction = input.medInfractionId
+    ? await findInfraction(sequelize, input.medInfractionId, { transaction, lock: true })
+    : null;
+  if (!infraction && (await hasOpenInfraction(sequelize, charge.id, transaction)))
+    throw refusal(
+      'this charge has an open Pix infraction (MED): it cannot be refunded until the infraction is decided',
+      RefundFailureTypes.infractionOpen,
+    );
+  const standard = await sharesToTakeBack(deps, charge, input.amountCents, transaction);
+  const shares = infraction?.parties ? devolucaoShares(infraction.parties, charge.merchantId, standard) : standard;
   const row = await refundStore.createRefund(
     {
       id: input.refundId,
@@ -79,7 +90,8 @@ async function reserveIn(
     },
     transaction,
   );
-  if (input.medInfractionId) await unblockDisputed(deps, input.medInfractionId, transaction);
+  // blocked → available → reserved, in this one transaction (keyed: one unblock per party).
+  if (infraction) await writeLedgerEntries(sequelize, unblockAll(infraction), transaction);
   await writeLedgerEntry(sequelize, reserve(movements.refund(row.id).reserve, refundMoneyOf(row).shares), transaction);
   return { refundId: row.id, status: row.status };
 }
@@ -143,22 +155,29 @@ async function sharesToTakeBack(deps: RefundDeps, charge: Charge, amountCents: n
   );
 }
 
-/** blocked → available → reserved, in this one transaction (keyed: one unblock per infraction). */
-async function unblockDisputed(deps: RefundDeps, infractionId: string, transaction: Transaction): Promise<void> {
-  const { sequelize } = deps;
-  const infraction = await findInfraction(sequelize, infractionId, { transaction, lock: true });
-  const blocked = Number(infraction?.blocked_cents ?? 0);
-  if (infraction && blocked > 0)
-    await writeLedgerEntry(
-      sequelize,
-      move(
-        movements.medInfraction(infraction.id).unblock,
-        accounts.merchantBlocked(infraction.merchant_id),
-        accounts.merchantAvailable(infraction.merchant_id),
-        blocked,
-      ),
-      transaction,
-    );
+/**
+ * A MED devolução of a claim held by parties (core/med/claim.ts devolucaoOf): each gives back its
+ * share from what it holds; what it still owes is advanced by the platform (advancedCents) and
+ * stays owed. The platform's fee share as every refund's. When the claim's shares no longer match
+ * the refund (it returns less than was claimed), the refund's own shares (MED 1).
+ */
+function devolucaoShares(parties: ClaimParty[], ownerId: string, standard: RefundShares): RefundShares {
+  const partnerOf = new Map(parties.filter((p) => p.merchantId !== ownerId).map((p) => [p.merchantId, p]));
+  const owner = parties.find((p) => p.merchantId === ownerId);
+  const claimed = parties.reduce((a, p) => a + p.shareCents, 0);
+  const standardTotal = standard.ownerCents + standard.splits.reduce((a, s) => a + s.amountCents, 0);
+  if (!owner || claimed !== standardTotal) return standard;
+  const splits = [...partnerOf.values()].map((p) => ({
+    merchantId: p.merchantId,
+    amountCents: devolucaoOf(p).fromHeldCents,
+  }));
+  const advancedCents = parties.reduce((a, p) => a + devolucaoOf(p).advancedCents, 0);
+  return {
+    ownerCents: devolucaoOf(owner).fromHeldCents,
+    feeCents: standard.feeCents,
+    splits,
+    ...(advancedCents > 0 ? { advancedCents } : {}),
+  };
 }
 
 /**

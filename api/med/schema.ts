@@ -91,6 +91,27 @@ export const infractionView = z.object({
     .describe(
       'PROCESSING, SUCCEEDED, FAILED or REFUSED, or NOTHING_TO_RETURN (earlier refunds returned the whole payment). Not SUCCEEDED: the disputed money went back to available.',
     ),
+  parties: z
+    .array(
+      z.object({
+        merchantId: z.uuid(),
+        shareCents: z
+          .number()
+          .int()
+          .describe('Its share of the claim, in proportion to what it received from the charge.'),
+        heldCents: z
+          .number()
+          .int()
+          .describe('Blocked when the claim opened and recovered from its later credits since (its blocked money).'),
+        owedCents: z
+          .number()
+          .int()
+          .describe('What its balance did not cover and no credit has recovered yet (its debt).'),
+      }),
+    )
+    .describe(
+      'Who the claim reaches (the charge owner first, then its split partners) and what each holds and owes; [] for a claim on a charge received on a connection (its PSP blocks the account) or blocked before MED 2.0.',
+    ),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
 });

@@ -82,6 +82,11 @@ export const ERROR_CODES = {
     status: 409,
     message: 'the available balance does not cover this refund; nothing was refunded',
   },
+  REFUND_INFRACTION_OPEN: {
+    status: 409,
+    message:
+      'this charge has an open Pix infraction (MED): it cannot be refunded until the infraction is decided; nothing was refunded',
+  },
   MERCHANT_INACTIVE: { status: 409, message: 'the merchant is not active; no money can leave its balance' },
   INFRACTION_ALREADY_DECIDED: { status: 409, message: 'this infraction was already decided (ACCEPTED)' },
   CHARGE_NOT_CANCELLABLE: { status: 409, message: 'the charge is PAID; only PENDING charges can be cancelled' },

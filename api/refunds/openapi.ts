@@ -42,6 +42,7 @@ registry.registerPath({
     'Your and the split merchants’ shares are reserved from the available balance first (409 INSUFFICIENT_BALANCE_FOR_REFUND when it does not cover them; nothing changes). ' +
     'A charge received in your own PSP account (the connected account model) is refunded from that account only: the devolução takes money only from the account that received the Pix, ' +
     'and the shares the PSP passed on (split partners, the platform fee) are not taken back, so the whole refund is reserved from your balance (409 INSUFFICIENT_BALANCE_FOR_REFUND above it, before anything is sent). ' +
+    'While the charge has an open Pix infraction (MED) it is not refunded (409 REFUND_INFRACTION_OPEN; nothing changes): the infraction decides whether its money goes back (GET /med/infractions). ' +
     'Answers the charge with the new refund PROCESSING; it becomes SUCCEEDED (event `charge.refunded`) or FAILED (shares released) when the provider answers.',
   security: security.bearer,
   request: {
@@ -69,6 +70,7 @@ registry.registerPath({
       'CHARGE_NOT_REFUNDABLE',
       'REFUND_EXCEEDS_PAID_AMOUNT',
       'INSUFFICIENT_BALANCE_FOR_REFUND',
+      'REFUND_INFRACTION_OPEN',
       'MERCHANT_INACTIVE',
       'WITHDRAWAL_FROZEN',
       'REFUND_DESTINATION_NOT_PAYER',

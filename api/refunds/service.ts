@@ -56,6 +56,12 @@ export const refundErrors = {
       `at most ${refundableCents} cents of this charge can still be refunded`,
       { refundableCents },
     ),
+  infractionOpen: () =>
+    new ApiError(
+      409,
+      'REFUND_INFRACTION_OPEN',
+      'this charge has an open Pix infraction (MED): it cannot be refunded until the infraction is decided; nothing was refunded',
+    ),
   insufficientBalance: (merchantId: string | null, ownAccount = false) =>
     new ApiError(
       409,
@@ -189,6 +195,7 @@ function mapRefundError(err: unknown): unknown {
           detailsOf(f).ownAccount === true,
         ),
       [RefundFailureTypes.merchantInactive]: () => refundErrors.merchantInactive(),
+      [RefundFailureTypes.infractionOpen]: () => refundErrors.infractionOpen(),
       [RefundFailureTypes.merchantFrozen]: () => errors.withdrawalFrozen(),
       [RefundFailureTypes.destinationNotFound]: () => refundErrors.destinationNotFound(),
       [RefundFailureTypes.destinationNotPayer]: () => refundErrors.destinationNotPayer(),

@@ -111,6 +111,8 @@ export interface TransferMoney {
   sentCents: number;
   /** To the platform's fees; negative when the platform gives back a fee it received (refunds). */
   feeCents: number;
+  /** A MED devolução only: what merchants still owe for it, paid by the platform (med claims, see "MED" above). */
+  advancedCents?: number;
 }
 
 function entry(movement: Movement, postings: Posting[]): LedgerEntry {
@@ -143,6 +145,7 @@ export function settle(movement: Movement, money: TransferMoney): LedgerEntry {
     ...money.shares.map((s) => ({ accountCode: accounts.merchantReserved(s.merchantId), amountCents: -s.cents })),
     { accountCode: accounts.providerClearing, amountCents: money.sentCents },
     { accountCode: accounts.platformFees, amountCents: money.feeCents },
+    { accountCode: accounts.medClaims, amountCents: -(money.advancedCents ?? 0) },
   ]);
 }
 
@@ -234,12 +237,76 @@ export const movements = {
   splitSend: (id: string) => ({
     settle: movement(`split-send-complete:${id}`, 'SPLIT_SEND_COMPLETED', 'split_send', id),
   }),
-  /** One block and one unblock per infraction. */
+  /**
+   * One block per infraction (every party's hold and debt in one transaction); one unblock and one
+   * debt cancel per party (the owner's unblock keeps MED 1's key); one recovery per party and credit
+   * (the credit's own movement key: a credit is applied once, so is its recovery).
+   */
   medInfraction: (id: string) => ({
     block: movement(`med-block:${id}`, 'MED_BLOCKED', 'med_infraction', id),
     unblock: movement(`med-unblock:${id}`, 'MED_UNBLOCKED', 'med_infraction', id),
+    unblockParty: (merchantId: string) =>
+      movement(`med-unblock:${id}:${merchantId}`, 'MED_UNBLOCKED', 'med_infraction', id),
+    cancelDebt: (merchantId: string) =>
+      movement(`med-debt-cancel:${id}:${merchantId}`, 'MED_DEBT_CANCELLED', 'med_infraction', id),
+    recover: (merchantId: string, creditKey: string) =>
+      movement(`med-recover:${id}:${merchantId}:${creditKey}`, 'MED_RECOVERED', 'med_infraction', id),
   }),
 };
+
+/**
+ * MED 2.0 (issue 38): a claim blocks what each party has and records what it owes.
+ *
+ *   open      per party: available → blocked (what it has, up to its share), and its debt:
+ *             owed −d, med claims +d (the claim no merchant money holds yet).
+ *   recover   a later credit to a party's available while it owes: available → blocked and the
+ *             debt down (owed +r, med claims −r), in the credit's DB transaction; once the
+ *             devolução was paid (the platform advanced the debt): available → owed only.
+ *   cancel    the claim refused, cancelled or its devolução not made: owed +d, med claims −d.
+ *   devolução a refund (settle): what the parties held leaves their reserved, the platform's fee
+ *             share its fees, and what is still owed med claims (advancedCents: the platform pays
+ *             it and the merchant keeps owing it).
+ * The available balance never goes negative: a debt is only ever an owed balance below zero.
+ */
+export interface MedHold {
+  merchantId: string;
+  blockedCents: number;
+  owedCents: number;
+}
+
+/** Every party's block and debt of one claim, in one transaction. */
+export function medOpen(m: Movement, parties: MedHold[]): LedgerEntry {
+  for (const p of parties) checkShares([{ merchantId: p.merchantId, cents: p.blockedCents + p.owedCents }]);
+  return entry(
+    m,
+    parties.flatMap((p) => [
+      { accountCode: accounts.merchantAvailable(p.merchantId), amountCents: -p.blockedCents },
+      { accountCode: accounts.merchantBlocked(p.merchantId), amountCents: p.blockedCents },
+      { accountCode: accounts.merchantOwed(p.merchantId), amountCents: -p.owedCents },
+      { accountCode: accounts.medClaims, amountCents: p.owedCents },
+    ]),
+  );
+}
+
+/** `cents` of a credit to the merchant's available pays its debt: held for the open case, or to the platform once advanced. */
+export function medRecover(m: Movement, merchantId: string, cents: number, caseOpen: boolean): LedgerEntry {
+  if (!Number.isSafeInteger(cents) || cents <= 0) throw new Error(`invalid recovery ${cents}`);
+  return entry(m, [
+    { accountCode: accounts.merchantAvailable(merchantId), amountCents: -cents },
+    { accountCode: accounts.merchantOwed(merchantId), amountCents: cents },
+    ...(caseOpen
+      ? [
+          { accountCode: accounts.merchantBlocked(merchantId), amountCents: cents },
+          { accountCode: accounts.medClaims, amountCents: -cents },
+        ]
+      : []),
+  ]);
+}
+
+/** The debt of a claim that will not be paid: owed +d, med claims −d. */
+export function medCancelDebt(m: Movement, merchantId: string, cents: number): LedgerEntry {
+  return move(m, accounts.medClaims, accounts.merchantOwed(merchantId), cents);
+}
 
 /**
  * A withdrawal (a scheduled settlement too): the merchant funds amount + fee; the amount goes to
@@ -264,13 +331,22 @@ export function withdrawalMoney(w: { merchantId: string; amountCents: number; fe
 export interface RefundMoney {
   merchantId: string;
   amountCents: number;
-  shares: { ownerCents: number; feeCents: number; splits: { merchantId: string; amountCents: number }[] };
+  shares: {
+    ownerCents: number;
+    feeCents: number;
+    splits: { merchantId: string; amountCents: number }[];
+    /** A MED devolução: what the parties still owe, advanced by the platform. */
+    advancedCents?: number;
+  };
 }
 
 export function refundMoney(r: RefundMoney): TransferMoney {
-  const sum = r.shares.ownerCents + r.shares.feeCents + r.shares.splits.reduce((a, s) => a + s.amountCents, 0);
+  const advancedCents = r.shares.advancedCents ?? 0;
+  const sum =
+    r.shares.ownerCents + r.shares.feeCents + advancedCents + r.shares.splits.reduce((a, s) => a + s.amountCents, 0);
   if (sum !== r.amountCents) throw new Error(`refund shares sum to ${sum}, not ${r.amountCents}`);
   return {
+    advancedCents,
     shares: [
       { merchantId: r.merchantId, cents: r.shares.ownerCents },
       ...r.shares.splits.map((s) => ({ merchantId: s.merchantId, cents: s.amountCents })),

@@ -20,6 +20,11 @@ export interface RefundShares {
   ownerCents: number;
   feeCents: number;
   splits: { merchantId: string; amountCents: number }[];
+  /**
+   * A MED devolução only (core/med/claim.ts): the parties' shares their held money did not cover,
+   * paid by the platform (the merchants keep owing it); absent on every other refund.
+   */
+  advancedCents?: number;
 }
 
 /** Allocates `x` of the paid amount over [fee, ...splits, owner] by largest remainder. */

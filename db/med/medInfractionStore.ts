@@ -4,6 +4,7 @@
  * and the activities so both show the same.
  */
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { ClaimParty } from '../../core/med/claim';
 
 export type MedInfractionStatus = 'OPEN' | 'ACCEPTED' | 'REJECTED';
 export type MedDecisionValue = 'ACCEPT' | 'REJECT';
@@ -30,6 +31,8 @@ export interface MedInfractionRow {
   refund_id: string | null;
   refund_cents: string | number | null;
   refund_status: string | null;
+  /** MED 2.0: each party's share, hold and debt (migration 0040); null: MED 1's owner-only block, or a connection's. */
+  parties: ClaimParty[] | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -53,6 +56,8 @@ export interface MedInfractionView {
   refundId: string | null;
   refundAmountCents: number | null;
   refundStatus: string | null;
+  /** Who the claim reaches and what each holds and still owes; [] for a claim held by the owner's account only. */
+  parties: ClaimParty[];
   createdAt: string;
   updatedAt: string;
 }
@@ -79,6 +84,7 @@ export function presentInfraction(r: MedInfractionRow): MedInfractionView {
     refundId: r.refund_id,
     refundAmountCents: r.refund_cents === null ? null : Number(r.refund_cents),
     refundStatus: r.refund_status,
+    parties: r.parties ?? [],
     createdAt: iso(r.created_at) as string,
     updatedAt: iso(r.updated_at) as string,
   };
@@ -231,6 +237,76 @@ async function update(
     transaction,
   });
   return (await findInfraction(sequelize, id, { transaction })) as MedInfractionRow;
+}
+
+/**
+ * The claim is held: `blockedCents` (the owner's hold) and, MED 2.0, every party's share, hold and
+ * debt; answers the row as it is now.
+ */
+export function markHeld(
+  sequelize: Sequelize,
+  id: string,
+  blockedCents: number,
+  parties: ClaimParty[],
+  transaction: Transaction,
+) {
+  return update(
+    sequelize,
+    id,
+    'blocked_cents = :blockedCents, blocked_at = now(), parties = :parties::jsonb',
+    { blockedCents, parties: JSON.stringify(parties) },
+    transaction,
+  );
+}
+
+/** The parties as they are now (a recovery, a cancelled debt); the owner's hold is blocked_cents. */
+export function setParties(
+  sequelize: Sequelize,
+  row: MedInfractionRow,
+  parties: ClaimParty[],
+  transaction: Transaction,
+) {
+  const owner = parties.find((p) => p.merchantId === row.merchant_id);
+  return update(
+    sequelize,
+    row.id,
+    'blocked_cents = :blockedCents, parties = :parties::jsonb',
+    { blockedCents: owner?.heldCents ?? Number(row.blocked_cents), parties: JSON.stringify(parties) },
+    transaction,
+  );
+}
+
+/**
+ * The cases a credit to this merchant may owe to, locked, oldest opened first: OPEN ones (the credit
+ * is held for the case), and ACCEPTED ones whose devolução was paid (the platform advanced the debt).
+ */
+export async function casesOwedBy(
+  sequelize: Sequelize,
+  merchantId: string,
+  transaction: Transaction,
+): Promise<MedInfractionRow[]> {
+  const rows = await sequelize.query<MedInfractionRow>(
+    `SELECT * FROM med_infractions
+      WHERE parties @> :party::jsonb
+        AND (status = 'OPEN' OR (status = 'ACCEPTED' AND refund_status = 'SUCCEEDED'))
+      ORDER BY opened_at, id FOR UPDATE`,
+    { replacements: { party: JSON.stringify([{ merchantId }]) }, type: QueryTypes.SELECT, transaction },
+  );
+  return rows.filter((r) => r.parties?.some((p) => p.merchantId === merchantId && p.owedCents > 0));
+}
+
+/** Whether the charge has an OPEN infraction (its refunds are refused until it is decided). */
+export async function hasOpenInfraction(
+  sequelize: Sequelize,
+  chargeId: string,
+  transaction?: Transaction,
+): Promise<boolean> {
+  const found = await sequelize.query(`SELECT 1 FROM med_infractions WHERE charge_id = :chargeId AND status = 'OPEN'`, {
+    replacements: { chargeId },
+    type: QueryTypes.SELECT,
+    transaction,
+  });
+  return found.length > 0;
 }
 
 /** The disputed amount is blocked (`blockedCents` of it); answers the row as it is now. */

@@ -23,6 +23,9 @@ import { medSyncScheduleId } from '../../workflows/med/definitions';
 import { pspChargeRef } from '../../core/pix/apiPixIds';
 import { isCob } from '../../activities/provider/routedPixProvider';
 import { sandboxTransferList } from '../support/payouts';
+import { addUserToMerchant } from '../../db/identity/userAdmin';
+import type { MerchantCredentials } from '../../db/identity/merchantAdmin';
+import { signedInUser } from '../support/signedIn';
 
 jest.setTimeout(120_000);
 
@@ -603,4 +606,187 @@ it('records only events whose body matches the payload schema the API document g
   const { types, mismatches } = await checkRecordedEvents(stack.sequelize);
   expect(mismatches).toEqual([]);
   expect(types).toEqual(expect.arrayContaining(['med.infraction.opened']));
+});
+
+// --- MED 2.0 (issue 38): a claim reaches money that already moved on ---------------------------
+
+const owed = (m: string) => balance(stack.sequelize, accounts.merchantOwed(m));
+
+/** A merchant with API credentials (charges, withdrawals to its own key) and a dashboard owner (MED routes, refunds). */
+async function platformMerchant(name: string) {
+  const creds = await stack.createMerchant({
+    name,
+    document: '11144477735',
+    pixKey: `financeiro+${crypto.randomUUID().slice(0, 8)}@med2.com.br`,
+    pixKeyType: 'EMAIL',
+  });
+  const { client, email } = await signedInUser(stack, { emailPrefix: 'med2' });
+  await addUserToMerchant({ email, merchantId: creds.merchantId, role: 'owner' });
+  return { creds, shop: { client, merchantId: creds.merchantId } as Shop };
+}
+
+async function sellerCharge(creds: MerchantCredentials, body: Record<string, unknown>): Promise<string> {
+  const created = await stack.api('POST', '/sellers/pix', { creds, body, headers: key() });
+  expect(created.status).toBe(201);
+  expect((await stack.pay(created.body.id)).status).toBeLessThan(300);
+  await waitFor(
+    async () => (await stack.api('GET', `/sellers/pix/${created.body.id}`, { creds })).body.status === 'PAID',
+    'seller charge PAID',
+  );
+  return created.body.id as string;
+}
+
+async function withdrawn(creds: MerchantCredentials, amountCents: number): Promise<void> {
+  const res = await stack.api('POST', '/sellers/saques', { creds, body: { amountCents }, headers: key() });
+  expect(res.status).toBe(201);
+  await waitFor(
+    async () => (await stack.api('GET', `/sellers/saques/${res.body.id}`, { creds })).body?.status === 'COMPLETED',
+    'withdrawal COMPLETED',
+  );
+}
+
+async function movementCount(prefix: string): Promise<number> {
+  const [row] = await stack.sequelize.query<{ n: string }>(
+    `SELECT count(*) AS n FROM ledger_transactions WHERE movement_key LIKE :prefix`,
+    { replacements: { prefix: `${prefix}%` }, type: QueryTypes.SELECT },
+  );
+  return Number(row.n);
+}
+
+async function ledgerOf(m: string) {
+  return { available: await available(m), blocked: await blocked(m), reserved: await reserved(m), owed: await owed(m) };
+}
+
+it('MED 2.0 ACCEPT: a split charge, withdrawn in part by both, claimed in full: each blocks what it has and owes the rest; a later receipt recovers into blocked; no refund while open; the devolução is paid once and the rest stays owed', async () => {
+  const owner = await platformMerchant('Loja MED 2');
+  const partner = await platformMerchant('Parceiro MED 2');
+  // Money in the platform's account at the sandbox for the devolução (it is one pooled account).
+  const funder = await platformMerchant('Outra loja');
+  await sellerCharge(funder.creds, { amountCents: 20_000 });
+
+  // R$ 100,00, 1 % fee (100), R$ 30,00 to the partner: owner net 6 900, partner 3 000.
+  const chargeId = await sellerCharge(owner.creds, {
+    amountCents: 10_000,
+    splits: [{ merchantId: partner.creds.merchantId, amountCents: 3_000 }],
+  });
+  await withdrawn(owner.creds, 5_000);
+  await withdrawn(partner.creds, 2_000);
+  expect(await available(owner.creds.merchantId)).toBe(1_900);
+  expect(await available(partner.creds.merchantId)).toBe(1_000);
+
+  // Claimed in full: the platform bears its fee share (100); the owner's share 6 900, the partner's 3 000.
+  const { id } = await openAndSync(owner.shop, chargeId, 10_000);
+  expect(await ledgerOf(owner.creds.merchantId)).toEqual({ available: 0, blocked: 1_900, reserved: 0, owed: -5_000 });
+  expect(await ledgerOf(partner.creds.merchantId)).toEqual({ available: 0, blocked: 1_000, reserved: 0, owed: -2_000 });
+  expect((await owner.shop.client.call('GET', `/med/infractions/${id}`)).body).toMatchObject({
+    blockedAmountCents: 1_900,
+    parties: [
+      { merchantId: owner.creds.merchantId, shareCents: 6_900, heldCents: 1_900, owedCents: 5_000 },
+      { merchantId: partner.creds.merchantId, shareCents: 3_000, heldCents: 1_000, owedCents: 2_000 },
+    ],
+  });
+  await assertLedgerInvariant(stack.sequelize);
+
+  // A later receipt (3 000, net 2 970) goes to the debt first: blocked, not available.
+  await sellerCharge(owner.creds, { amountCents: 3_000 });
+  expect(await ledgerOf(owner.creds.merchantId)).toEqual({ available: 0, blocked: 4_870, reserved: 0, owed: -2_030 });
+  expect(await movementCount(`med-recover:${id}:${owner.creds.merchantId}:`)).toBe(1);
+
+  // While the case is open: no refund of the contested charge, no withdrawal of blocked money.
+  const refund = await owner.shop.client.call('POST', `/charges/${chargeId}/refund`, {
+    body: { amountCents: 1_000, reason: 'cliente pediu' },
+    headers: key(),
+  });
+  expect(refund.status).toBe(409);
+  expect(refund.body.error).toMatchObject({ code: 'REFUND_INFRACTION_OPEN', message: expect.any(String) });
+  const saque = await stack.api('POST', '/sellers/saques', {
+    creds: owner.creds,
+    body: { amountCents: 100 },
+    headers: key(),
+  });
+  expect(saque.status).toBe(400);
+  expect(saque.body.error.code).toBe('INSUFFICIENT_AVAILABLE_BALANCE');
+  expect(await blocked(owner.creds.merchantId)).toBe(4_870);
+  await assertLedgerInvariant(stack.sequelize);
+
+  const decided = await owner.shop.client.call('POST', `/med/infractions/${id}/analysis`, {
+    body: { decision: 'ACCEPT', justification: 'fraude confirmada' },
+    headers: key(),
+  });
+  expect(decided.status).toBe(200);
+  const done = await waitFor(async () => {
+    const res = await owner.shop.client.call('GET', `/med/infractions/${id}`);
+    return res.body.refundStatus === 'SUCCEEDED' ? res.body : undefined;
+  }, 'devolução SUCCEEDED');
+  // Paid once, in full, to the payer.
+  const [row] = await stack.sequelize.query<{ end_to_end_id: string }>(
+    `SELECT end_to_end_id FROM charges WHERE id = :id`,
+    { replacements: { id: chargeId }, type: QueryTypes.SELECT },
+  );
+  expect((await sandboxTransferList(stack)).filter((t: any) => t.returnOf === row.end_to_end_id)).toEqual([
+    expect.objectContaining({ reference: done.refundId, amountCents: 10_000, status: 'COMPLETED' }),
+  ]);
+  // Explained: the owner gave back what it held (4 870), the partner its 1 000, the platform its fee
+  // share (100) and advanced the rest (4 030), which the merchants still owe.
+  expect(await ledgerOf(owner.creds.merchantId)).toEqual({ available: 0, blocked: 0, reserved: 0, owed: -2_030 });
+  expect(await ledgerOf(partner.creds.merchantId)).toEqual({ available: 0, blocked: 0, reserved: 0, owed: -2_000 });
+  const [shares] = await stack.sequelize.query<{ shares: any }>(`SELECT shares FROM refunds WHERE id = :id`, {
+    replacements: { id: done.refundId },
+    type: QueryTypes.SELECT,
+  });
+  expect(shares.shares).toEqual({
+    ownerCents: 4_870,
+    feeCents: 100,
+    splits: [{ merchantId: partner.creds.merchantId, amountCents: 1_000 }],
+    advancedCents: 4_030,
+  });
+  await assertLedgerInvariant(stack.sequelize);
+
+  // After the devolução a receipt pays the platform back (available → owed), once.
+  await sellerCharge(partner.creds, { amountCents: 1_000 });
+  expect(await ledgerOf(partner.creds.merchantId)).toEqual({ available: 0, blocked: 0, reserved: 0, owed: -1_010 });
+  expect(await movementCount(`med-block:${id}`)).toBe(1);
+  expect(await movementCount(`refund-complete:${done.refundId}`)).toBe(1);
+});
+
+it('MED 2.0 REJECT: every hold is released and the debt cancelled, one keyed transaction per party', async () => {
+  const owner = await platformMerchant('Loja MED 2 rejeitada');
+  const partner = await platformMerchant('Parceiro MED 2 rejeitado');
+  // 4 000, fee 40, 1 000 to the partner: owner net 2 960.
+  const chargeId = await sellerCharge(owner.creds, {
+    amountCents: 4_000,
+    splits: [{ merchantId: partner.creds.merchantId, amountCents: 1_000 }],
+  });
+  await withdrawn(owner.creds, 2_000);
+  const { id } = await openAndSync(owner.shop, chargeId, 4_000);
+  expect(await ledgerOf(owner.creds.merchantId)).toEqual({ available: 0, blocked: 960, reserved: 0, owed: -2_000 });
+  expect(await ledgerOf(partner.creds.merchantId)).toEqual({ available: 0, blocked: 1_000, reserved: 0, owed: 0 });
+  await sellerCharge(owner.creds, { amountCents: 1_000 });
+  expect(await ledgerOf(owner.creds.merchantId)).toEqual({ available: 0, blocked: 1_950, reserved: 0, owed: -1_010 });
+  await assertLedgerInvariant(stack.sequelize);
+
+  const decided = await owner.shop.client.call('POST', `/med/infractions/${id}/analysis`, {
+    body: { decision: 'REJECT', justification: 'o cliente recebeu o produto' },
+    headers: key(),
+  });
+  expect(decided.status).toBe(200);
+  expect(decided.body).toMatchObject({
+    status: 'REJECTED',
+    parties: [
+      { merchantId: owner.creds.merchantId, heldCents: 1_950, owedCents: 0 },
+      { merchantId: partner.creds.merchantId, heldCents: 1_000, owedCents: 0 },
+    ],
+  });
+  expect(await ledgerOf(owner.creds.merchantId)).toEqual({ available: 1_950, blocked: 0, reserved: 0, owed: 0 });
+  expect(await ledgerOf(partner.creds.merchantId)).toEqual({ available: 1_000, blocked: 0, reserved: 0, owed: 0 });
+  expect(await movementCount(`med-unblock:${id}`)).toBe(2); // the owner's and the partner's
+  expect(await movementCount(`med-debt-cancel:${id}:${owner.creds.merchantId}`)).toBe(1);
+  // The case is over: a later receipt is the merchant's, and the charge may be refunded again.
+  await sellerCharge(owner.creds, { amountCents: 1_000 });
+  expect(await available(owner.creds.merchantId)).toBe(1_950 + 990);
+  const refund = await owner.shop.client.call('POST', `/charges/${chargeId}/refund`, {
+    body: { amountCents: 100, reason: 'cliente pediu' },
+    headers: key(),
+  });
+  expect(refund.status).toBe(200);
 });

@@ -54,6 +54,8 @@ export const RefundFailureTypes = {
   destinationNotPayer: 'RefundDestinationNotPayer',
   /** Another refund of the charge was made under this idempotency key: details `{ boundTo }`. */
   keyBound: IDEMPOTENCY_KEY_BOUND,
+  /** The charge has an OPEN Pix infraction (MED): no refund of it until it is decided (its devolução is the MED's). */
+  infractionOpen: 'RefundInfractionOpen',
 } as const;
 
 export const refundRefusalTypes: readonly string[] = [
@@ -65,4 +67,5 @@ export const refundRefusalTypes: readonly string[] = [
   RefundFailureTypes.destinationNotFound,
   RefundFailureTypes.destinationNotPayer,
   RefundFailureTypes.keyBound,
+  RefundFailureTypes.infractionOpen,
 ];

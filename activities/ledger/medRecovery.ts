@@ -1,0 +1,77 @@
+/**
+ * MED 2.0 recovery (issue 38): every credit to a merchant's available while it owes for a Pix
+ * infraction pays that debt first, in the credit's own DB transaction, so the money is never
+ * withdrawable in between. The one place that sees every credit (a charge paid, a split share, a
+ * released reservation, a sent Pix returned, a split send received) is the ledger writer, which
+ * calls this after applying its entries; MED's own movements (block, unblock, recovery) are not
+ * credits to recover from.
+ *
+ * Per owing merchant, its cases oldest opened first (locked): an OPEN case holds what is
+ * recovered (available → blocked, debt down); an ACCEPTED case whose devolução was paid had its
+ * debt advanced by the platform, so the credit pays the platform back (available → owed). Cases
+ * whose devolução is under way, and decided ones otherwise, recover nothing. Each recovery is one
+ * keyed transaction (its case, its merchant, the credit's movement key): a credit is applied
+ * once, so is its recovery. Most writes credit no merchant that owes: one read of owed balances.
+ */
+import type { Sequelize, Transaction } from 'sequelize';
+import { accounts } from '../../core/ledger/accounts';
+import { medRecover, movements, type LedgerEntry } from '../../core/ledger/postings';
+import { recoveryOf } from '../../core/med/claim';
+import { balanceStore } from '../../db/ledger';
+import { medInfractionStore } from '../../db/med';
+
+const AVAILABLE = /^merchant:([0-9a-f-]{36}):available$/;
+
+/** The credits to merchants' available in these entries: per merchant, each entry's key and amount. */
+export function creditsOf(applied: LedgerEntry[]): Map<string, { key: string; cents: number }[]> {
+  const credits = new Map<string, { key: string; cents: number }[]>();
+  for (const entry of applied) {
+    if (entry.kind.startsWith('MED_')) continue;
+    for (const p of entry.postings) {
+      const merchantId = AVAILABLE.exec(p.accountCode)?.[1];
+      if (!merchantId || p.amountCents <= 0) continue;
+      const list = credits.get(merchantId) ?? [];
+      list.push({ key: entry.movementKey, cents: p.amountCents });
+      credits.set(merchantId, list);
+    }
+  }
+  return credits;
+}
+
+/** The recoveries these applied entries owe, written through `write` (the ledger writer), and each case's parties updated. */
+export async function recoverMedDebts(
+  sequelize: Sequelize,
+  applied: LedgerEntry[],
+  transaction: Transaction,
+  write: (entries: LedgerEntry[]) => Promise<unknown>,
+): Promise<void> {
+  const credits = creditsOf(applied);
+  if (credits.size === 0) return;
+  const merchants = [...credits.keys()].sort();
+  const owed = await balanceStore.balancesOf(sequelize, merchants.map(accounts.merchantOwed), transaction);
+  for (const merchantId of merchants) {
+    if ((owed.get(accounts.merchantOwed(merchantId)) ?? 0) >= 0) continue;
+    const cases = await medInfractionStore.casesOwedBy(sequelize, merchantId, transaction);
+    const entries: LedgerEntry[] = [];
+    for (const credit of credits.get(merchantId) ?? []) {
+      let left = credit.cents;
+      for (const row of cases) {
+        const party = row.parties?.find((p) => p.merchantId === merchantId);
+        if (!party || left === 0) continue;
+        const cents = recoveryOf(left, party.owedCents);
+        if (cents === 0) continue;
+        const open = row.status === 'OPEN';
+        entries.push(
+          medRecover(movements.medInfraction(row.id).recover(merchantId, credit.key), merchantId, cents, open),
+        );
+        party.owedCents -= cents;
+        if (open) party.heldCents += cents;
+        left -= cents;
+      }
+    }
+    if (entries.length === 0) continue;
+    await write(entries);
+    for (const row of cases)
+      if (row.parties) await medInfractionStore.setParties(sequelize, row, row.parties, transaction);
+  }
+}
