@@ -44,6 +44,7 @@ import { reconciliationConnection } from './migrations/0036_reconciliation_conne
 import { medInfractionConnection } from './migrations/0037_med_infraction_connection';
 import { pspBalanceReadings } from './migrations/0038_psp_balance_readings';
 import { splitSends } from './migrations/0039_split_sends';
+import { medCaseSteps } from './migrations/0040_med_case_steps';
 
 export interface Migration {
   name: string;
@@ -87,6 +88,7 @@ const migrations: Migration[] = [
   medInfractionConnection,
   pspBalanceReadings,
   splitSends,
+  medCaseSteps,
 ];
 
 export async function runMigrations(sequelize: Sequelize): Promise<string[]> {
