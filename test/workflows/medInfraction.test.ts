@@ -161,7 +161,8 @@ it('answered in time (REJECT): no reminder, no default, no refund; a second answ
 
 it('read with 5 hours left: only the 6 h alert, at once; unanswered, the stored defence is sent (REJECT with its text), no devolução', async () => {
   const calls: Call[] = [];
-  const now = Date.now();
+  // The file's test server kept the time earlier tests skipped: its clock, not the wall clock.
+  const now = await wf.env.currentTimeMs();
   const args = { ...input(now), deadlineAt: new Date(now + 5 * HOUR).toISOString() };
   const defence = { decision: 'REJECT', justification: 'goods delivered, tracking BR123', decidedBy: 'DEFAULT' };
   const result = await run(
@@ -185,7 +186,7 @@ it('read with 5 hours left: only the 6 h alert, at once; unanswered, the stored 
 
 it('answered between the alerts: the 48 h alert went, the 24 and 6 h ones do not', async () => {
   const calls: Call[] = [];
-  const now = Date.now();
+  const now = await wf.env.currentTimeMs();
   const args = input(now);
   await run(calls, async (taskQueue) => {
     const handle = await wf.env.client.workflow.start('medInfraction', {
