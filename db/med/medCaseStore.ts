@@ -72,10 +72,10 @@ export function evidenceOf(sequelize: Sequelize, infractionId: string): Promise<
 }
 
 /**
- * Stores the defence (one per infraction: a second is refused by the caller before it gets here;
- * answers false when one is already stored) and its evidence files, in one transaction.
+ * Stores the defence (one per infraction; answers false, storing nothing, when one already is)
+ * and its evidence files, in one transaction.
  */
-export async function insertDefence(
+export function insertDefence(
   sequelize: Sequelize,
   defence: {
     infractionId: string;
@@ -83,6 +83,13 @@ export async function insertDefence(
     submittedBy: string;
     evidence: { id: string; key: string; contentType: string; sizeBytes: number }[];
   },
+): Promise<boolean> {
+  return sequelize.transaction((transaction) => insertDefenceIn(sequelize, defence, transaction));
+}
+
+async function insertDefenceIn(
+  sequelize: Sequelize,
+  defence: Parameters<typeof insertDefence>[1],
   transaction: Transaction,
 ): Promise<boolean> {
   const inserted = await sequelize.query<{ infraction_id: string }>(
