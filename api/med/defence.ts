@@ -80,7 +80,10 @@ export async function checkEvidence(store: ObjectStore, infractionId: string, ke
     const contentType = start ? detectEvidenceType(start) : null;
     if (!contentType) {
       await store.delete(key);
-      throw defenceErrors.evidenceInvalid(key, 'the file is not a PDF, PNG or JPEG (read from its bytes); it was deleted');
+      throw defenceErrors.evidenceInvalid(
+        key,
+        'the file is not a PDF, PNG or JPEG (read from its bytes); it was deleted',
+      );
     }
     checked.push({ id: crypto.randomUUID(), key, contentType, sizeBytes: head.size });
   }
@@ -95,7 +98,12 @@ export function storeDefence(
   body: DefenceBody,
   evidence: Awaited<ReturnType<typeof checkEvidence>>,
 ): Promise<boolean> {
-  return medCaseStore.insertDefence(sequelize, { infractionId: row.id, text: body.text, submittedBy: userId, evidence });
+  return medCaseStore.insertDefence(sequelize, {
+    infractionId: row.id,
+    text: body.text,
+    submittedBy: userId,
+    evidence,
+  });
 }
 
 function presentDefence(defence: DefenceRow, evidence: EvidenceRow[]) {

@@ -155,7 +155,9 @@ const EvidenceUploadRequest = registry.register(
 );
 const EvidenceUpload = registry.register(
   'MedEvidenceUpload',
-  evidenceUploadResult.describe('Where to PUT one evidence file (presigned; the bytes never pass through the API’s JSON routes).'),
+  evidenceUploadResult.describe(
+    'Where to PUT one evidence file (presigned; the bytes never pass through the API’s JSON routes).',
+  ),
 );
 const DefenceRequest = registry.register(
   'MedDefenceRequest',
@@ -169,7 +171,9 @@ const Defence = registry.register(
 );
 const DefenceResult = registry.register(
   'MedDefenceResult',
-  z.object({ infraction: Infraction, defence: Defence }).describe('The infraction, decided REJECT, and the stored defence.'),
+  z
+    .object({ infraction: Infraction, defence: Defence })
+    .describe('The infraction, decided REJECT, and the stored defence.'),
 );
 const Timeline = registry.register(
   'MedInfractionTimeline',
@@ -205,25 +209,31 @@ path('post', '/med/infractions/{id}/evidence', 'uploadMedEvidence', 'Get an uplo
   },
 });
 
-path('post', '/med/infractions/{id}/defence', 'submitMedDefence', 'Defend against a Pix infraction: text and evidence', {
-  description:
-    `Every evidence file is checked first (a key of this infraction, uploaded, 1 to ${EVIDENCE_MAX_BYTES} bytes, a PDF, PNG or JPEG read from its bytes, not its name or declared type; ` +
-    `at most ${MAX_EVIDENCE_FILES}): one refused → 400 EVIDENCE_INVALID, that file deleted and nothing stored. Then the defence is stored and its text sent to the provider as the justification ` +
-    'of a REJECT (the block is released, status REJECTED), as POST .../analysis would. The provider takes text only (Efí: justificativa), so the files stay here as evidence. ' +
-    'Sending failed → 503 SERVICE_UNAVAILABLE with the defence stored: retry with the same text, or it is sent at the deadline. ' +
-    `One defence per infraction (another text → 409 DEFENCE_ALREADY_SUBMITTED); already decided → 409 INFRACTION_ALREADY_DECIDED. ${DECIDE} Another merchant’s infraction → 404 INFRACTION_NOT_FOUND.`,
-  request: { params: idParam, body: { content: { 'application/json': { schema: DefenceRequest } } } },
-  responses: {
-    200: jsonResponse('The defence was sent; the infraction is REJECTED.', DefenceResult),
-    ...errorResponses(
-      'VALIDATION_ERROR',
-      'EVIDENCE_INVALID',
-      'INFRACTION_NOT_FOUND',
-      'INSUFFICIENT_ROLE',
-      'INFRACTION_ALREADY_DECIDED',
-      'DEFENCE_ALREADY_SUBMITTED',
-      'SERVICE_UNAVAILABLE',
-      ...bearerErrors,
-    ),
+path(
+  'post',
+  '/med/infractions/{id}/defence',
+  'submitMedDefence',
+  'Defend against a Pix infraction: text and evidence',
+  {
+    description:
+      `Every evidence file is checked first (a key of this infraction, uploaded, 1 to ${EVIDENCE_MAX_BYTES} bytes, a PDF, PNG or JPEG read from its bytes, not its name or declared type; ` +
+      `at most ${MAX_EVIDENCE_FILES}): one refused → 400 EVIDENCE_INVALID, that file deleted and nothing stored. Then the defence is stored and its text sent to the provider as the justification ` +
+      'of a REJECT (the block is released, status REJECTED), as POST .../analysis would. The provider takes text only (Efí: justificativa), so the files stay here as evidence. ' +
+      'Sending failed → 503 SERVICE_UNAVAILABLE with the defence stored: retry with the same text, or it is sent at the deadline. ' +
+      `One defence per infraction (another text → 409 DEFENCE_ALREADY_SUBMITTED); already decided → 409 INFRACTION_ALREADY_DECIDED. ${DECIDE} Another merchant’s infraction → 404 INFRACTION_NOT_FOUND.`,
+    request: { params: idParam, body: { content: { 'application/json': { schema: DefenceRequest } } } },
+    responses: {
+      200: jsonResponse('The defence was sent; the infraction is REJECTED.', DefenceResult),
+      ...errorResponses(
+        'VALIDATION_ERROR',
+        'EVIDENCE_INVALID',
+        'INFRACTION_NOT_FOUND',
+        'INSUFFICIENT_ROLE',
+        'INFRACTION_ALREADY_DECIDED',
+        'DEFENCE_ALREADY_SUBMITTED',
+        'SERVICE_UNAVAILABLE',
+        ...bearerErrors,
+      ),
+    },
   },
-});
+);

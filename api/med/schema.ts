@@ -158,14 +158,7 @@ export const defenceView = z.object({
   evidence: z.array(evidenceView),
 });
 
-export const TIMELINE_STEPS = [
-  'OPENED',
-  'BLOCKED',
-  'ALERT_SENT',
-  'DEFENCE_SUBMITTED',
-  'DECIDED',
-  'DEVOLUCAO',
-] as const;
+export const TIMELINE_STEPS = ['OPENED', 'BLOCKED', 'ALERT_SENT', 'DEFENCE_SUBMITTED', 'DECIDED', 'DEVOLUCAO'] as const;
 
 export const timelineStep = z.object({
   step: z.enum(TIMELINE_STEPS),
@@ -173,7 +166,10 @@ export const timelineStep = z.object({
   hoursLeft: z.number().int().optional().describe('ALERT_SENT: the alert’s lead before the deadline (48, 24 or 6).'),
   amountCents: z.number().int().optional().describe('BLOCKED: what was blocked; DEVOLUCAO: what it returns.'),
   decision: z.enum(['ACCEPT', 'REJECT']).optional().describe('DECIDED.'),
-  decidedBy: z.string().optional().describe('DECIDED: a user id, or DEFAULT (answered for the merchant at the deadline).'),
+  decidedBy: z
+    .string()
+    .optional()
+    .describe('DECIDED: a user id, or DEFAULT (answered for the merchant at the deadline).'),
   evidenceFiles: z.number().int().optional().describe('DEFENCE_SUBMITTED.'),
   status: z.string().optional().describe('DEVOLUCAO: the refund’s status.'),
 });

@@ -210,15 +210,19 @@ export class MedService {
         throw defenceErrors.alreadySubmitted();
     }
     const defence = await defenceOf(this.deps.sequelize, row.id);
-    await this.apply(userId, id, { decision: 'REJECT', justification: (defence ?? body).text }).catch((err: unknown) => {
-      if (err instanceof ApiError && err.status === 503)
-        throw errors.unavailable(
-          'the defence is stored but could not be sent yet; retry with the same text, or it is sent at the deadline',
-        );
-      throw err;
-    });
+    await this.apply(userId, id, { decision: 'REJECT', justification: (defence ?? body).text }).catch(
+      (err: unknown) => {
+        if (err instanceof ApiError && err.status === 503)
+          throw errors.unavailable(
+            'the defence is stored but could not be sent yet; retry with the same text, or it is sent at the deadline',
+          );
+        throw err;
+      },
+    );
     return {
-      infraction: presentInfraction((await medInfractionStore.findInfraction(this.deps.sequelize, id)) as MedInfractionRow),
+      infraction: presentInfraction(
+        (await medInfractionStore.findInfraction(this.deps.sequelize, id)) as MedInfractionRow,
+      ),
       defence: await defenceOf(this.deps.sequelize, row.id),
     };
   }

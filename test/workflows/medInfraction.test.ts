@@ -67,8 +67,7 @@ async function run<T>(
   return wf.withWorker(fakes(calls, atDeadline), fn, { prefix: 'med' });
 }
 
-const at = (calls: Call[], name: string, nth = 0) =>
-  (calls.filter(([n]) => n === name)[nth][1] as { at: number }).at;
+const at = (calls: Call[], name: string, nth = 0) => (calls.filter(([n]) => n === name)[nth][1] as { at: number }).at;
 
 const input = (now: number): MedInfractionInput => ({
   infractionId: crypto.randomUUID(),
