@@ -41,7 +41,14 @@ export async function alertMedDeadline(
       },
       transaction,
     );
-    if (!deps.secretsKey) throw new Error('the credentials encryption key is not configured for this worker');
+    if (!deps.secretsKey) {
+      // Never hold the case up for its mail (the answer at the deadline comes after the alerts): the event went.
+      deps.logger.error(
+        { infractionId: row.id },
+        'MED alert: no encryption key on this worker; the e-mail was not sent',
+      );
+      return { sent: true };
+    }
     const mail = deadlineAlertMail({
       infractionId: row.id,
       hoursLeft: args.hoursLeft,
