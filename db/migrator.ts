@@ -45,6 +45,7 @@ import { medInfractionConnection } from './migrations/0037_med_infraction_connec
 import { pspBalanceReadings } from './migrations/0038_psp_balance_readings';
 import { splitSends } from './migrations/0039_split_sends';
 import { medClaimParties } from './migrations/0040_med_claim_parties';
+import { medCaseSteps } from './migrations/0041_med_case_steps';
 
 export interface Migration {
   name: string;
@@ -89,6 +90,7 @@ const migrations: Migration[] = [
   pspBalanceReadings,
   splitSends,
   medClaimParties,
+  medCaseSteps,
 ];
 
 export async function runMigrations(sequelize: Sequelize): Promise<string[]> {

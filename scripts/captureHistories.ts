@@ -557,6 +557,40 @@ const scenarios: Scenario[] = [
     },
   },
   {
+    // One Pix infraction left unanswered with a deadline seconds away (issue 38): the 6 h alert at
+    // once (the others already passed), then, just before the deadline, the default ACCEPT (no
+    // defence stored) and its devolução through a child refundLifecycle.
+    name: 'med-deadline-alerts',
+    async run(stack) {
+      const m = await stack.createMerchant({ name: 'Loja MED prazo' });
+      const id = await newCharge(stack, m);
+      await stack.pay(id);
+      await waitClosed(stack.temporal.workflow.getHandle(chargeWorkflowId(id)));
+      const res = await fetch(`${stack.sandboxUrl}/sandbox/charges/${pspChargeRef(id)}/infractions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ amountCents: 300 }),
+      });
+      if (res.status !== 201) throw new Error(`open infraction: ${res.status}`);
+      const syncId = `med-infraction-sync-capture-${crypto.randomUUID()}`;
+      const { createdIds } = await stack.temporal.workflow.execute<typeof medInfractionSync>('medInfractionSync', {
+        taskQueue: stack.taskQueue,
+        workflowId: syncId,
+        args: [{ merchantId: m.merchantId, analysisDeadlineMs: 4_000, reminderBeforeMs: 800 }],
+      });
+      const made = [syncId];
+      for (const infractionId of createdIds) {
+        await waitClosed(stack.temporal.workflow.getHandle(medInfractionWorkflowId(infractionId)));
+        made.push(medInfractionWorkflowId(infractionId));
+      }
+      const refunds = await stack.sequelize.query<{ refund_id: string }>(
+        `SELECT refund_id FROM med_infractions WHERE refund_id IS NOT NULL AND merchant_id = :m`,
+        { replacements: { m: m.merchantId }, type: QueryTypes.SELECT },
+      );
+      return [...made, ...refunds.map((r) => refundWorkflowId(r.refund_id))];
+    },
+  },
+  {
     // A charge paid whose notification the PSP lost, taken by one pass of the sweep (GET /pix).
     name: 'pix-payment-sweep',
     async run(stack) {

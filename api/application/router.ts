@@ -121,9 +121,11 @@ export function applicationApi(deps: ApplicationDeps): ApplicationApi {
       if (!err && req.account) res.locals.user = { id: req.account.user.id };
       next(err);
     });
+  // One store for avatars and MED defence evidence (one local uploads route, one bucket).
+  const store = createObjectStore(deps.storage, deps.publicBaseUrl);
   const beforeBody = createAvatarRoutes({
     requireUser: avatarUser,
-    store: createObjectStore(deps.storage, deps.publicBaseUrl),
+    store,
     setAvatar: (userId, avatar) => userStore.setAvatar(userId, avatar),
   });
 
@@ -230,6 +232,7 @@ export function applicationApi(deps: ApplicationDeps): ApplicationApi {
     temporal: deps.charges.temporal,
     taskQueue: deps.charges.taskQueue,
     settings: deps.med ?? DEFAULT_MED_SETTINGS,
+    store,
   });
   router.use(
     MED_INFRACTIONS_PATH,

@@ -28,6 +28,7 @@ import { WithdrawalSchema } from '../withdrawals/openapi';
 import { P0Checkout } from '../checkouts/partner/openapi';
 import { CheckoutSession } from '../checkouts/sessions/openapi';
 import { Infraction } from '../med/openapi';
+import { infractionView } from '../med/schema';
 
 // The headers of every delivery, as parameter components: the `webhooks` below and the callbacks
 // of the webhook registrations (registry.ts, webhookCallbacks) both point at them.
@@ -122,6 +123,19 @@ const CheckoutData = registry.register(
   }),
 );
 
+const InfractionDeadlineApproaching = registry.register(
+  'MedInfractionDeadlineApproachingData',
+  z
+    .object({
+      ...infractionView.shape,
+      hoursLeft: z.union([z.literal(48), z.literal(24), z.literal(6)]).meta({
+        description:
+          'Which alert this is: 48, 24 or 6 hours before deadlineAt (the PSP’s deadline). A case read with less time left gets only the nearest alert, at once.',
+      }),
+    })
+    .describe('The infraction as GET /med/infractions/{id} shows it, and which alert before its deadline this is.'),
+);
+
 function dataOf(type: SubscribableEventType): z.ZodType {
   if (type === 'charge.refunded') return ChargeRefund;
   if ((chargeEventTypes as readonly string[]).includes(type)) return SellerPixCharge;
@@ -130,6 +144,7 @@ function dataOf(type: SubscribableEventType): z.ZodType {
   if (type === 'payout.item.failed') return PayoutItemFailed;
   if (type === 'payout.batch.completed') return PayoutBatchCompleted;
   if ((checkoutEventTypes as readonly string[]).includes(type)) return CheckoutData;
+  if (type === 'med.infraction.deadline_approaching') return InfractionDeadlineApproaching;
   if ((medEventTypes as readonly string[]).includes(type)) return Infraction;
   throw new Error(`api/events/openapi.ts: no payload schema for event type ${type}`);
 }

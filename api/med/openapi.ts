@@ -12,10 +12,17 @@ import {
   analysisBody,
   analysisResult,
   bulkAnalysisBody,
+  defenceBody,
+  defenceView,
+  EVIDENCE_MAX_BYTES,
+  evidenceUploadBody,
+  evidenceUploadResult,
   infractionView,
   listInfractionsQuery,
   MAX_ANALYSIS_ITEMS,
+  MAX_EVIDENCE_FILES,
   syncInfractionsBody,
+  timelineView,
 } from './schema';
 
 // Derived copies (.describe): the routers import schema.ts before the registry extends zod.
@@ -141,3 +148,92 @@ path('post', '/med/infractions/{id}/analysis', 'analyseMedInfraction', 'Decide a
     ),
   },
 });
+
+const EvidenceUploadRequest = registry.register(
+  'MedEvidenceUploadRequest',
+  evidenceUploadBody.describe('The file you will upload as evidence of a defence.'),
+);
+const EvidenceUpload = registry.register(
+  'MedEvidenceUpload',
+  evidenceUploadResult.describe(
+    'Where to PUT one evidence file (presigned; the bytes never pass through the API’s JSON routes).',
+  ),
+);
+const DefenceRequest = registry.register(
+  'MedDefenceRequest',
+  defenceBody.describe('Your defence: its text and the evidence files you uploaded for it.'),
+);
+const Defence = registry.register(
+  'MedDefence',
+  defenceView.describe(
+    'The stored defence. Its text went to the provider as the justification of a REJECT; the provider takes text only (Efí), so the files are kept here as evidence.',
+  ),
+);
+const DefenceResult = registry.register(
+  'MedDefenceResult',
+  z
+    .object({ infraction: Infraction, defence: Defence })
+    .describe('The infraction, decided REJECT, and the stored defence.'),
+);
+const Timeline = registry.register(
+  'MedInfractionTimeline',
+  timelineView.describe(
+    'The case’s steps with their times, from stored records: OPENED (at the provider), BLOCKED, ALERT_SENT (48, 24, 6 h before deadlineAt), DEFENCE_SUBMITTED, DECIDED (the answer reached the provider first), DEVOLUCAO.',
+  ),
+);
+
+path('get', '/med/infractions/{id}/timeline', 'getMedInfractionTimeline', 'A Pix infraction’s timeline', {
+  description: `${READ} Another merchant’s infraction → 404 INFRACTION_NOT_FOUND.`,
+  request: { params: idParam },
+  responses: {
+    200: jsonResponse('The timeline.', Timeline),
+    ...errorResponses('VALIDATION_ERROR', 'INFRACTION_NOT_FOUND', 'INSUFFICIENT_ROLE', ...bearerErrors),
+  },
+});
+
+path('post', '/med/infractions/{id}/evidence', 'uploadMedEvidence', 'Get an upload URL for one evidence file', {
+  description:
+    `PUT the file to uploadUrl (at most ${EVIDENCE_MAX_BYTES} bytes), then list its key in POST /med/infractions/{id}/defence, which checks it. ` +
+    `Only while the infraction is OPEN and has no defence (409 INFRACTION_ALREADY_DECIDED, DEFENCE_ALREADY_SUBMITTED). ${DECIDE} Another merchant’s infraction → 404 INFRACTION_NOT_FOUND.`,
+  request: { params: idParam, body: { content: { 'application/json': { schema: EvidenceUploadRequest } } } },
+  responses: {
+    201: jsonResponse('The upload URL.', EvidenceUpload),
+    ...errorResponses(
+      'VALIDATION_ERROR',
+      'INFRACTION_NOT_FOUND',
+      'INSUFFICIENT_ROLE',
+      'INFRACTION_ALREADY_DECIDED',
+      'DEFENCE_ALREADY_SUBMITTED',
+      ...bearerErrors,
+    ),
+  },
+});
+
+path(
+  'post',
+  '/med/infractions/{id}/defence',
+  'submitMedDefence',
+  'Defend against a Pix infraction: text and evidence',
+  {
+    description:
+      `Every evidence file is checked first (a key of this infraction, uploaded, 1 to ${EVIDENCE_MAX_BYTES} bytes, a PDF, PNG or JPEG read from its bytes, not its name or declared type; ` +
+      `at most ${MAX_EVIDENCE_FILES}): one refused → 400 EVIDENCE_INVALID, that file deleted and nothing stored. Then the defence is stored and its text sent to the provider as the justification ` +
+      'of a REJECT (the block is released, status REJECTED), as POST .../analysis would. The provider takes text only (Efí: justificativa), so the files stay here as evidence. ' +
+      'Sending failed → 503 SERVICE_UNAVAILABLE with the defence stored: retry with the same text, or it is sent at the deadline. ' +
+      `One defence per infraction (another text → 409 DEFENCE_ALREADY_SUBMITTED); already decided → 409 INFRACTION_ALREADY_DECIDED. ${DECIDE} Another merchant’s infraction → 404 INFRACTION_NOT_FOUND.`,
+    request: { params: idParam, body: { content: { 'application/json': { schema: DefenceRequest } } } },
+    responses: {
+      200: jsonResponse('The defence was sent; the infraction is REJECTED.', DefenceResult),
+      ...errorResponses(
+        'VALIDATION_ERROR',
+        'EVIDENCE_INVALID',
+        'INFRACTION_NOT_FOUND',
+        'INSUFFICIENT_ROLE',
+        'INFRACTION_ALREADY_DECIDED',
+        'DEFENCE_ALREADY_SUBMITTED',
+        'SERVICE_UNAVAILABLE',
+        ...bearerErrors,
+      ),
+    },
+  },
+);

@@ -5,7 +5,15 @@ import type { IdempotencyService } from '../idempotency/idempotencyService';
 import { respondIdempotently } from '../idempotency/respond';
 import { consumeActionToken } from '../identity/twoFactor/actionTokens';
 import { parseOrThrow } from '../validation/validate';
-import { analysisBody, bulkAnalysisBody, infractionIdParam, listInfractionsQuery, syncInfractionsBody } from './schema';
+import {
+  analysisBody,
+  bulkAnalysisBody,
+  defenceBody,
+  evidenceUploadBody,
+  infractionIdParam,
+  listInfractionsQuery,
+  syncInfractionsBody,
+} from './schema';
 import type { Authorize, MedService } from './service';
 
 export const MED_INFRACTIONS_PATH = '/med/infractions';
@@ -40,6 +48,25 @@ export function medRouter(deps: {
   router.get('/:id', async (req, res) => {
     const id = parseOrThrow(infractionIdParam, req.params.id, 'infraction id');
     res.json(await deps.service.read(signedIn(req).user.id, id));
+  });
+  router.get('/:id/timeline', async (req, res) => {
+    const id = parseOrThrow(infractionIdParam, req.params.id, 'infraction id');
+    res.json(await deps.service.timeline(signedIn(req).user.id, id));
+  });
+  router.post('/:id/evidence', async (req, res) => {
+    const id = parseOrThrow(infractionIdParam, req.params.id, 'infraction id');
+    const userId = signedIn(req).user.id;
+    // Another merchant's infraction is 404 whatever the body says.
+    await deps.service.read(userId, id);
+    const body = parseOrThrow(evidenceUploadBody, req.body);
+    res.status(201).json(await deps.service.presignEvidence(userId, id, body));
+  });
+  router.post('/:id/defence', async (req, res) => {
+    const id = parseOrThrow(infractionIdParam, req.params.id, 'infraction id');
+    const userId = signedIn(req).user.id;
+    await deps.service.read(userId, id);
+    const body = parseOrThrow(defenceBody, req.body);
+    res.json(await deps.service.submitDefence(userId, id, body));
   });
   router.post('/:id/analysis', async (req, res) => {
     const id = parseOrThrow(infractionIdParam, req.params.id, 'infraction id');

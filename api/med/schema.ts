@@ -1,5 +1,6 @@
 /** Bodies, queries and answers of /med/infractions (application API); the same schemas validate and document. */
 import { z } from 'zod';
+import { EVIDENCE_TYPES } from '../../core/storage/evidenceType';
 import { text } from '../validation/text';
 
 /** At most this many infractions in one POST /med/infractions/analysis. */
@@ -122,3 +123,83 @@ export const analysisResult = z.object({
   infraction: infractionView.optional(),
   error: z.object({ code: z.string(), message: z.string() }).optional(),
 });
+
+// --- defence and timeline (issue 38) --------------------------------------------------------
+
+/** The evidence files a defence may carry, each at most EVIDENCE_MAX_BYTES (10 MiB). */
+export const MAX_EVIDENCE_FILES = 5;
+export const EVIDENCE_MAX_BYTES = 10_485_760;
+/** How long a presigned evidence upload URL stays valid. */
+export const EVIDENCE_UPLOAD_TTL_SECONDS = 600;
+
+export const evidenceUploadBody = z.strictObject({
+  contentType: z.enum(EVIDENCE_TYPES).meta({
+    description:
+      'The type of the file you will upload: a PDF, PNG or JPEG. The defence checks the uploaded bytes, not this.',
+    example: 'application/pdf',
+  }),
+});
+export type EvidenceUploadBody = z.output<typeof evidenceUploadBody>;
+
+export const evidenceUploadResult = z.object({
+  uploadUrl: z.string().describe('PUT the file here, with `headers`, before `expiresAt`.'),
+  key: z.string().describe('`med-evidence/<infraction id>/<uuid>`: list it in the defence’s evidenceKeys.'),
+  method: z.literal('PUT'),
+  headers: z.record(z.string(), z.string()).describe('Send exactly these headers with the PUT.'),
+  expiresAt: z.iso.datetime(),
+  maxBytes: z.literal(EVIDENCE_MAX_BYTES),
+});
+
+export const EVIDENCE_KEY = /^med-evidence\/[0-9a-f-]{36}\/[0-9a-f-]{36}$/;
+
+export const defenceBody = z.strictObject({
+  text: justification.meta({
+    description: `Your defence: sent to the provider as the justification of a REJECT (Efí: \`justificativa\`, text only); 1 to ${MAX_JUSTIFICATION_CHARS} characters.`,
+  }),
+  evidenceKeys: z
+    .array(z.string().regex(EVIDENCE_KEY, 'must be a key from POST /med/infractions/{id}/evidence'))
+    .max(MAX_EVIDENCE_FILES)
+    .refine((keys) => new Set(keys).size === keys.length, 'each key at most once')
+    .default([])
+    .meta({ description: `0 to ${MAX_EVIDENCE_FILES} uploaded evidence files of this infraction.` }),
+});
+export type DefenceBody = z.output<typeof defenceBody>;
+
+export const evidenceView = z.object({
+  id: z.uuid(),
+  contentType: z.enum(EVIDENCE_TYPES).describe('As read from the file’s bytes.'),
+  sizeBytes: z.number().int(),
+  uploadedAt: z.iso.datetime(),
+});
+
+export const defenceView = z.object({
+  text: z.string(),
+  submittedBy: z.uuid(),
+  submittedAt: z.iso.datetime(),
+  evidence: z.array(evidenceView),
+});
+
+export const TIMELINE_STEPS = ['OPENED', 'BLOCKED', 'ALERT_SENT', 'DEFENCE_SUBMITTED', 'DECIDED', 'DEVOLUCAO'] as const;
+
+export const timelineStep = z.object({
+  step: z.enum(TIMELINE_STEPS),
+  at: z.iso.datetime(),
+  hoursLeft: z.number().int().optional().describe('ALERT_SENT: the alert’s lead before the deadline (48, 24 or 6).'),
+  amountCents: z.number().int().optional().describe('BLOCKED: what was blocked; DEVOLUCAO: what it returns.'),
+  decision: z.enum(['ACCEPT', 'REJECT']).optional().describe('DECIDED.'),
+  decidedBy: z
+    .string()
+    .optional()
+    .describe('DECIDED: a user id, or DEFAULT (answered for the merchant at the deadline).'),
+  evidenceFiles: z.number().int().optional().describe('DEFENCE_SUBMITTED.'),
+  status: z.string().optional().describe('DEVOLUCAO: the refund’s status.'),
+});
+
+export const timelineView = z.object({
+  infractionId: z.uuid(),
+  status: z.enum(['OPEN', 'ACCEPTED', 'REJECTED']),
+  deadlineAt: z.iso.datetime(),
+  steps: z.array(timelineStep).describe('Oldest first.'),
+  defence: defenceView.nullable(),
+});
+export type TimelineView = z.output<typeof timelineView>;

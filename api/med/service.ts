@@ -22,7 +22,16 @@ import { ApiError, errors } from '../errors/apiError';
 import { applicationFailureOf } from '../../core/temporal/failures';
 import { temporalErrorToApi } from '../temporal/temporalErrors';
 import { executeWorkflow, workflowHandle } from '../../core/temporal/workflows';
-import type { AnalysisBody, BulkAnalysisBody, ListInfractionsQuery, SyncInfractionsBody } from './schema';
+import type { ObjectStore } from '../../core/storage/objectStore';
+import { checkEvidence, defenceErrors, defenceOf, presignEvidence, storeDefence, timelineOf } from './defence';
+import type {
+  AnalysisBody,
+  BulkAnalysisBody,
+  DefenceBody,
+  EvidenceUploadBody,
+  ListInfractionsQuery,
+  SyncInfractionsBody,
+} from './schema';
 
 export const MED_DECIDE_ROLES: readonly MemberRole[] = ['owner', 'admin', 'finance'];
 
@@ -46,7 +55,14 @@ export type Authorize = (decision: AnalysisBody['decision']) => Promise<void>;
 
 export class MedService {
   constructor(
-    private readonly deps: { sequelize: Sequelize; temporal: Client; taskQueue: string; settings: MedSettings },
+    private readonly deps: {
+      sequelize: Sequelize;
+      temporal: Client;
+      taskQueue: string;
+      settings: MedSettings;
+      /** Where defence evidence files are uploaded (the object store of avatars). */
+      store: ObjectStore;
+    },
   ) {}
 
   async list(userId: string, query: ListInfractionsQuery) {
@@ -165,6 +181,50 @@ export class MedService {
       });
     }
     return { results };
+  }
+
+  /** The case's steps with their times and its defence, from stored rows. */
+  async timeline(userId: string, id: string) {
+    return timelineOf(this.deps.sequelize, await this.visible(userId, id, ANY_ROLE));
+  }
+
+  /** A presigned upload of one evidence file, while the case is OPEN and has no defence yet. */
+  async presignEvidence(userId: string, id: string, body: EvidenceUploadBody) {
+    const row = await this.check(userId, id);
+    if (await defenceOf(this.deps.sequelize, row.id)) throw defenceErrors.alreadySubmitted();
+    return presignEvidence(this.deps.store, row.id, body);
+  }
+
+  /**
+   * The defence (api/med/defence.ts): files checked, then the defence stored, then its text sent
+   * to the PSP as a REJECT. A retry after a failed sending (503) with the same text sends the
+   * stored one; another text is 409 DEFENCE_ALREADY_SUBMITTED.
+   */
+  async submitDefence(userId: string, id: string, body: DefenceBody) {
+    const row = await this.check(userId, id);
+    const stored = await defenceOf(this.deps.sequelize, row.id);
+    if (stored && stored.text !== body.text) throw defenceErrors.alreadySubmitted();
+    if (!stored) {
+      const evidence = await checkEvidence(this.deps.store, row.id, body.evidenceKeys);
+      if (!(await storeDefence(this.deps.sequelize, row, userId, body, evidence)))
+        throw defenceErrors.alreadySubmitted();
+    }
+    const defence = await defenceOf(this.deps.sequelize, row.id);
+    await this.apply(userId, id, { decision: 'REJECT', justification: (defence ?? body).text }).catch(
+      (err: unknown) => {
+        if (err instanceof ApiError && err.status === 503)
+          throw errors.unavailable(
+            'the defence is stored but could not be sent yet; retry with the same text, or it is sent at the deadline',
+          );
+        throw err;
+      },
+    );
+    return {
+      infraction: presentInfraction(
+        (await medInfractionStore.findInfraction(this.deps.sequelize, id)) as MedInfractionRow,
+      ),
+      defence: await defenceOf(this.deps.sequelize, row.id),
+    };
   }
 
   private async apply(userId: string, id: string, body: AnalysisBody): Promise<void> {

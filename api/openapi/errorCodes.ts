@@ -7,6 +7,10 @@
  */
 export const ERROR_CODES = {
   VALIDATION_ERROR: { status: 400, message: 'request body is invalid' },
+  EVIDENCE_INVALID: {
+    status: 400,
+    message: 'evidence med-evidence/…: the file is not a PDF, PNG or JPEG (read from its bytes); it was deleted',
+  },
   MERCHANT_ID_REQUIRED: { status: 400, message: 'the credential is not linked to an active merchant' },
   INVALID_WITHDRAWAL_ID: { status: 400, message: 'withdrawal id is empty or invalid' },
   PAYOUTS_NOT_ENABLED: { status: 400, message: 'payouts are not enabled for this merchant' },
@@ -89,6 +93,7 @@ export const ERROR_CODES = {
   },
   MERCHANT_INACTIVE: { status: 409, message: 'the merchant is not active; no money can leave its balance' },
   INFRACTION_ALREADY_DECIDED: { status: 409, message: 'this infraction was already decided (ACCEPTED)' },
+  DEFENCE_ALREADY_SUBMITTED: { status: 409, message: 'a defence was already submitted for this infraction' },
   CHARGE_NOT_CANCELLABLE: { status: 409, message: 'the charge is PAID; only PENDING charges can be cancelled' },
   CHARGE_NOT_BOLETO: { status: 409, message: 'the charge is not a boleto; it has no boleto PDF' },
   BOLETO_NOT_CANCELLABLE: {

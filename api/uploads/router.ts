@@ -34,6 +34,12 @@ export const uploadErrors = {
     new ApiError(413, 'PAYLOAD_TOO_LARGE', `the upload is larger than ${maxBytes} bytes`, { maxBytes }),
 };
 
+/**
+ * Scopes never served by GET: a MED defence's evidence (receipts, screenshots of the merchant's
+ * customers) is for the case, not for anyone who learns its key.
+ */
+const PRIVATE_SCOPES = new Set(['med-evidence']);
+
 function keyOf(params: Record<string, string>): string | null {
   const key = `${params.scope}/${params.owner}/${params.name}`;
   return isValidObjectKey(key) ? key : null;
@@ -67,7 +73,7 @@ export function uploadsRouter(store: LocalObjectStore): Router {
 
   const get: RequestHandler = async (req, res) => {
     const key = keyOf(req.params as Record<string, string>);
-    const object = key ? await store.open(key) : null;
+    const object = key && !PRIVATE_SCOPES.has(req.params.scope as string) ? await store.open(key) : null;
     if (!object) throw errors.notFound('upload');
     res.setHeader('Content-Type', object.meta.contentType);
     res.setHeader('Content-Length', String(object.meta.size));

@@ -1,4 +1,6 @@
-/** The med domain's table (med_infractions), through one store. */
+/** The med domain's tables: med_infractions (medInfractionStore) and a case's alerts, defence and evidence (medCaseStore). */
 export * as medInfractionStore from './medInfractionStore';
+export * as medCaseStore from './medCaseStore';
 export { presentInfraction } from './medInfractionStore';
 export type { MedInfractionRow, MedInfractionStatus, MedInfractionView } from './medInfractionStore';
+export type { AlertRow, DefenceRow, EvidenceRow } from './medCaseStore';

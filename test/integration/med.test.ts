@@ -333,7 +333,8 @@ it('unanswered until the deadline: the reminder, then the default decision ACCEP
     decidedBy: 'DEFAULT',
     justification: 'no analysis before the deadline',
   });
-  expect(Date.parse(done.decidedAt)).toBeGreaterThanOrEqual(Date.parse(done.deadlineAt));
+  // Answered just before the deadline (a tenth of this short window at most; 15 min of a real one): the PSP refuses answers after it.
+  expect(Date.parse(done.decidedAt)).toBeGreaterThanOrEqual(Date.parse(done.deadlineAt) - DEADLINE_MS / 10);
   expect(await blocked(s.merchantId)).toBe(0);
   expect(await available(s.merchantId)).toBe(0);
   const transfers = await sandboxTransferList(stack);
@@ -601,13 +602,6 @@ it('the Schedule med-infraction-sync-<task queue> (every 15 minutes, created onc
   }
 });
 
-// Last: every event this file's flows recorded (and any other on this stack) against the API document.
-it('records only events whose body matches the payload schema the API document gives their type', async () => {
-  const { types, mismatches } = await checkRecordedEvents(stack.sequelize);
-  expect(mismatches).toEqual([]);
-  expect(types).toEqual(expect.arrayContaining(['med.infraction.opened']));
-});
-
 // --- MED 2.0 (issue 38): a claim reaches money that already moved on ---------------------------
 
 const owed = (m: string) => balance(stack.sequelize, accounts.merchantOwed(m));
@@ -789,4 +783,178 @@ it('MED 2.0 REJECT: every hold is released and the debt cancelled, one keyed tra
     headers: key(),
   });
   expect(refund.status).toBe(200);
+});
+
+// --- issue 38: the defence (text and evidence files) and the case's timeline ----------------
+
+const PDF = Buffer.from(
+  '%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj << /Type /Catalog >> endobj\ntrailer << >>\n%%EOF\n',
+  'latin1',
+);
+
+async function evidenceGrant(s: Shop, id: string, contentType: string) {
+  const res = await s.client.call('POST', `/med/infractions/${id}/evidence`, { body: { contentType } });
+  expect(res.status).toBe(201);
+  expect(res.body.key).toMatch(new RegExp(`^med-evidence/${id}/[0-9a-f-]{36}$`));
+  return res.body as { key: string; uploadUrl: string; headers: Record<string, string>; maxBytes: number };
+}
+
+async function put(grant: { uploadUrl: string; headers: Record<string, string> }, body: Buffer) {
+  const res = await fetch(grant.uploadUrl, { method: 'PUT', headers: grant.headers, body });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+const defenceRows = async (id: string) =>
+  (
+    await stack.sequelize.query<{ n: string }>(
+      `SELECT (SELECT count(*) FROM med_infraction_defences WHERE infraction_id = :id)
+            + (SELECT count(*) FROM med_infraction_evidence WHERE infraction_id = :id) AS n`,
+      { replacements: { id }, type: QueryTypes.SELECT },
+    )
+  )[0].n;
+
+it('defence: evidence checked by its bytes (a text file named as a PNG and an oversize upload refused, nothing stored), another merchant 404; the text reaches the PSP, the PDF is kept; the timeline shows every step', async () => {
+  const s = await shop();
+  const charge = await paidCharge(s, 1_500);
+  const { id, providerId } = await openAndSync(s, charge.id, 600);
+  expect(await blocked(s.merchantId)).toBe(600);
+
+  // A text file uploaded as image/png: the upload takes it, the defence reads its bytes and refuses it.
+  const fake = await evidenceGrant(s, id, 'image/png');
+  expect(await put(fake, Buffer.from('this is not an image, just text'))).toBe(200);
+  const pdf = await evidenceGrant(s, id, 'application/pdf');
+  expect(await put(pdf, PDF)).toBe(200);
+  const refused = await s.client.call('POST', `/med/infractions/${id}/defence`, {
+    body: { text: 'goods delivered on 2026-11-20, tracking BR123456789', evidenceKeys: [pdf.key, fake.key] },
+  });
+  expect(refused.status).toBe(400);
+  expect(refused.body.error).toMatchObject({
+    code: 'EVIDENCE_INVALID',
+    message: expect.stringContaining('not a PDF, PNG or JPEG'),
+    details: { key: fake.key },
+  });
+  // Larger than the limit: the upload itself is refused.
+  const big = await evidenceGrant(s, id, 'application/pdf');
+  expect(big.maxBytes).toBe(10_485_760);
+  expect(await put(big, Buffer.concat([PDF, Buffer.alloc(big.maxBytes)]))).toBe(413);
+  // A key of another infraction, or not a key at all: refused by the same envelope or by validation.
+  const notUploaded = await s.client.call('POST', `/med/infractions/${id}/defence`, {
+    body: { text: 'defence', evidenceKeys: [big.key] },
+  });
+  expect(notUploaded.status).toBe(400);
+  expect(notUploaded.body.error.code).toBe('EVIDENCE_INVALID');
+  const badKey = await s.client.call('POST', `/med/infractions/${id}/defence`, {
+    body: { text: 'defence', evidenceKeys: ['avatars/x/y'] },
+  });
+  expect(badKey.status).toBe(400);
+  expect(badKey.body.error.code).toBe('VALIDATION_ERROR');
+  // Nothing changed: still OPEN, still blocked, no defence stored, the PSP told nothing.
+  expect(await defenceRows(id)).toBe('0');
+  expect((await s.client.call('GET', `/med/infractions/${id}`)).body).toMatchObject({ status: 'OPEN' });
+  expect(await blocked(s.merchantId)).toBe(600);
+  expect(
+    (await sandbox('GET', '/sandbox/infractions')).body.infractions.find((i: any) => i.id === providerId),
+  ).toMatchObject({ status: 'OPEN', justification: null });
+
+  // Another merchant: 404 on the defence, the evidence and the timeline, and nothing changes.
+  const b = await shop();
+  for (const [method, path, body] of [
+    ['POST', `/med/infractions/${id}/evidence`, { contentType: 'application/pdf' }],
+    ['POST', `/med/infractions/${id}/defence`, { text: 'not mine', evidenceKeys: [pdf.key] }],
+    ['GET', `/med/infractions/${id}/timeline`, undefined],
+  ] as const) {
+    const res = await b.client.call(method, path, body ? { body } : {});
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('INFRACTION_NOT_FOUND');
+  }
+  expect(await defenceRows(id)).toBe('0');
+
+  const text = 'goods delivered on 2026-11-20, tracking BR123456789';
+  const sent = await s.client.call('POST', `/med/infractions/${id}/defence`, {
+    body: { text, evidenceKeys: [pdf.key] },
+  });
+  expect(sent.status).toBe(200);
+  expect(sent.body.infraction).toMatchObject({ id, status: 'REJECTED', decision: 'REJECT', justification: text });
+  expect(sent.body.defence).toMatchObject({
+    text,
+    evidence: [{ id: expect.any(String), contentType: 'application/pdf', sizeBytes: PDF.length }],
+  });
+  // The PSP got the text (Efí takes text only); the block is released.
+  expect(
+    (await sandbox('GET', '/sandbox/infractions')).body.infractions.find((i: any) => i.id === providerId),
+  ).toMatchObject({ status: 'REJECTED', justification: text });
+  expect(await blocked(s.merchantId)).toBe(0);
+  // The evidence is kept in the store, and never served to whoever learns its key.
+  const [stored] = await stack.sequelize.query<{ object_key: string }>(
+    `SELECT object_key FROM med_infraction_evidence WHERE infraction_id = :id`,
+    { replacements: { id }, type: QueryTypes.SELECT },
+  );
+  expect(stored.object_key).toBe(pdf.key);
+  expect((await fetch(pdf.uploadUrl.split('?')[0])).status).toBe(404);
+
+  // Decided: a second defence is refused.
+  const again = await s.client.call('POST', `/med/infractions/${id}/defence`, { body: { text: 'again' } });
+  expect(again.status).toBe(409);
+  expect(again.body.error.code).toBe('INFRACTION_ALREADY_DECIDED');
+
+  const timeline = await s.client.call('GET', `/med/infractions/${id}/timeline`);
+  expect(timeline.status).toBe(200);
+  expect(timeline.body).toMatchObject({ infractionId: id, status: 'REJECTED', defence: { text } });
+  // The short test deadline left less than 6 h: the 6 h alert only, at once (48 and 24 h skipped).
+  expect(timeline.body.steps.map((x: any) => x.step)).toEqual([
+    'OPENED',
+    'BLOCKED',
+    'ALERT_SENT',
+    'DEFENCE_SUBMITTED',
+    'DECIDED',
+  ]);
+  expect(timeline.body.steps).toEqual([
+    expect.objectContaining({ step: 'OPENED' }),
+    expect.objectContaining({ step: 'BLOCKED', amountCents: 600 }),
+    expect.objectContaining({ step: 'ALERT_SENT', hoursLeft: 6 }),
+    expect.objectContaining({ step: 'DEFENCE_SUBMITTED', evidenceFiles: 1 }),
+    expect.objectContaining({ step: 'DECIDED', decision: 'REJECT', decidedBy: expect.any(String) }),
+  ]);
+  const events = await eventsReceived(s.receiver, id, [
+    'med.infraction.deadline_approaching',
+    'med.infraction.rejected',
+  ]);
+  expect(events.find((e: any) => e.type === 'med.infraction.deadline_approaching').data).toMatchObject({
+    id,
+    hoursLeft: 6,
+  });
+});
+
+it('timeline of a case answered for the merchant at the deadline: opened, blocked, the alert, decided by DEFAULT, the devolução', async () => {
+  const s = await shop();
+  const charge = await paidCharge(s, 1_000);
+  const { id } = await openAndSync(s, charge.id, 400);
+  await waitFor(
+    async () => (await s.client.call('GET', `/med/infractions/${id}`)).body.refundStatus === 'SUCCEEDED',
+    'default decision and devolução',
+    DEADLINE_MS + 40_000,
+  );
+  const timeline = await s.client.call('GET', `/med/infractions/${id}/timeline`);
+  expect(timeline.body.defence).toBeNull();
+  expect(timeline.body.steps).toEqual([
+    expect.objectContaining({ step: 'OPENED' }),
+    expect.objectContaining({ step: 'BLOCKED', amountCents: 400 }),
+    expect.objectContaining({ step: 'ALERT_SENT', hoursLeft: 6 }),
+    expect.objectContaining({ step: 'DECIDED', decision: 'ACCEPT', decidedBy: 'DEFAULT' }),
+    expect.objectContaining({ step: 'DEVOLUCAO', amountCents: 400, status: 'SUCCEEDED' }),
+  ]);
+  // An alert mail to the owner was queued with the alert.
+  const [mail] = await stack.sequelize.query<{ subject: string }>(
+    `SELECT subject FROM outgoing_mails WHERE subject LIKE :s`,
+    { replacements: { s: `%${id}%` }, type: QueryTypes.SELECT },
+  );
+  expect(mail.subject).toBe(`MED: 6 h left to answer the Pix infraction ${id}`);
+});
+
+// Last: every event this file's flows recorded (and any other on this stack) against the API document.
+it('records only events whose body matches the payload schema the API document gives their type', async () => {
+  const { types, mismatches } = await checkRecordedEvents(stack.sequelize);
+  expect(mismatches).toEqual([]);
+  expect(types).toEqual(expect.arrayContaining(['med.infraction.opened', 'med.infraction.deadline_approaching']));
 });

@@ -59,6 +59,9 @@ const OWNERS: Record<string, string> = {
   settlement_schedules: 'db/settlements/settlementStore.ts',
   reconciliations: 'db/reconciliations/reconciliationStore.ts',
   med_infractions: 'db/med/medInfractionStore.ts',
+  med_infraction_alerts: 'db/med/medCaseStore.ts',
+  med_infraction_defences: 'db/med/medCaseStore.ts',
+  med_infraction_evidence: 'db/med/medCaseStore.ts',
   // merchants' own PSP connections (connected accounts)
   psp_connections: 'db/connections/pspConnectionStore.ts',
   psp_balance_readings: 'db/connections/balanceReadingStore.ts',

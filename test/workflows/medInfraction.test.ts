@@ -1,9 +1,11 @@
 /**
- * The medInfraction workflow on the Java time-skipping test server, with the default 7-day
- * deadline: unanswered, it sends the reminder a day before, then applies the default decision
- * (ACCEPT) and runs the devolução through the refund workflow (child refundLifecycle, whose
- * reservation carries the infraction id so it consumes the block). Answered in time, no reminder
- * and no default; a second answer is refused by the update's validator. Activities are
+ * The medInfraction workflow on the Java time-skipping test server, with the PSP's 7-day
+ * deadline: unanswered, it sends the alerts 48, 24 and 6 hours before it, then (15 minutes before
+ * the deadline, which the PSP enforces) answers with what the case has: the default decision
+ * (ACCEPT), whose devolução runs through the refund workflow (child refundLifecycle, whose
+ * reservation carries the infraction id so it consumes the block), or the stored defence (REJECT
+ * with its text). A case read with 5 hours left gets only the 6 h alert. Answered in time, no
+ * alert and no default; a second answer is refused by the update's validator. Activities are
  * recording fakes: the money moves themselves are proven over HTTP in test/integration/med.test.ts.
  */
 import crypto from 'node:crypto';
@@ -24,7 +26,9 @@ const wf = useWorkflowEnv();
 
 type Call = [string, unknown];
 
-function fakes(calls: Call[]) {
+const HOUR = 3_600_000;
+
+function fakes(calls: Call[], atDeadline: { decision: string; justification: string; decidedBy: string } = DEFAULT) {
   const record =
     <T>(name: string, answer: (arg: any) => T) =>
     async (arg: unknown) => {
@@ -35,6 +39,8 @@ function fakes(calls: Call[]) {
   return {
     blockMedInfraction: record('block', () => ({ blockedCents: 1_000 })),
     remindMedDeadline: record('remind', () => undefined),
+    alertMedDeadline: record('alert', () => ({ sent: true })),
+    decisionAtDeadline: record('atDeadline', () => atDeadline),
     answerMedAtProvider: record('answer', () => undefined),
     recordMedDecision: record('decide', (a) => ({
       status: a.decision === 'ACCEPT' ? 'ACCEPTED' : 'REJECTED',
@@ -51,9 +57,17 @@ function fakes(calls: Call[]) {
   };
 }
 
-async function run<T>(calls: Call[], fn: (taskQueue: string) => Promise<T>): Promise<T> {
-  return wf.withWorker(fakes(calls), fn, { prefix: 'med' });
+const DEFAULT = { decision: 'ACCEPT', justification: 'no analysis before the deadline', decidedBy: 'DEFAULT' };
+
+async function run<T>(
+  calls: Call[],
+  fn: (taskQueue: string) => Promise<T>,
+  atDeadline: typeof DEFAULT = DEFAULT,
+): Promise<T> {
+  return wf.withWorker(fakes(calls, atDeadline), fn, { prefix: 'med' });
 }
+
+const at = (calls: Call[], name: string, nth = 0) => (calls.filter(([n]) => n === name)[nth][1] as { at: number }).at;
 
 const input = (now: number): MedInfractionInput => ({
   infractionId: crypto.randomUUID(),
@@ -62,7 +76,7 @@ const input = (now: number): MedInfractionInput => ({
   reminderBeforeMs: DAY,
 });
 
-it('unanswered for 7 days: reminder a day before, then the default ACCEPT and the devolução through the refund workflow', async () => {
+it('unanswered for 7 days: alerts 48, 24 and 6 h before the deadline, then the default ACCEPT just before it and the devolução through the refund workflow', async () => {
   const calls: Call[] = [];
   const now = Date.now();
   const args = input(now);
@@ -77,18 +91,25 @@ it('unanswered for 7 days: reminder a day before, then the default ACCEPT and th
   expect(result).toEqual({ infractionId: args.infractionId, status: 'ACCEPTED' });
   expect(calls.map(([name]) => name)).toEqual([
     'block',
-    'remind',
+    'alert',
+    'alert',
+    'alert',
+    'atDeadline',
     'answer',
     'decide',
     'reserveRefund',
     'sendRefund',
     'refundOutcome',
   ]);
-  const at = (name: string) => (calls.find(([n]) => n === name)![1] as { at: number }).at;
-  // Skipped time: the reminder ~6 days in, the decision at the deadline (a minute of slack for the test server's clock).
-  expect(at('remind') - now).toBeGreaterThanOrEqual(6 * DAY - 60_000);
-  expect(at('remind') - now).toBeLessThan(7 * DAY - 60_000);
-  expect(at('decide') - now).toBeGreaterThanOrEqual(7 * DAY - 60_000);
+  const deadline = Date.parse(args.deadlineAt);
+  // Skipped time: each alert at its lead before the deadline (a minute of slack for the test server's clock).
+  for (const [nth, hours] of [48, 24, 6].entries()) {
+    expect(calls.filter(([n]) => n === 'alert')[nth][1]).toMatchObject({ hoursLeft: hours });
+    expect(Math.abs(at(calls, 'alert', nth) - (deadline - hours * HOUR))).toBeLessThan(60_000);
+  }
+  // The answer 15 minutes before the PSP's deadline (after it the PSP refuses a defence).
+  expect(Math.abs(at(calls, 'answer') - (deadline - 15 * 60_000))).toBeLessThan(60_000);
+  expect(at(calls, 'answer')).toBeLessThan(deadline);
   expect(calls.find(([n]) => n === 'answer')![1]).toMatchObject({
     decision: 'ACCEPT',
     justification: 'no analysis before the deadline',
@@ -135,4 +156,50 @@ it('answered in time (REJECT): no reminder, no default, no refund; a second answ
   });
   expect(calls.map(([name]) => name)).toEqual(['block', 'answer', 'decide']);
   expect(calls[1][1]).toMatchObject({ decision: 'REJECT', justification: 'goods delivered' });
+});
+
+it('read with 5 hours left: only the 6 h alert, at once; unanswered, the stored defence is sent (REJECT with its text), no devolução', async () => {
+  const calls: Call[] = [];
+  // The file's test server kept the time earlier tests skipped: its clock, not the wall clock.
+  const now = await wf.env.currentTimeMs();
+  const args = { ...input(now), deadlineAt: new Date(now + 5 * HOUR).toISOString() };
+  const defence = { decision: 'REJECT', justification: 'goods delivered, tracking BR123', decidedBy: 'DEFAULT' };
+  const result = await run(
+    calls,
+    (taskQueue) =>
+      wf.env.client.workflow.execute('medInfraction', {
+        taskQueue,
+        workflowId: medInfractionWorkflowId(args.infractionId),
+        args: [args],
+      }),
+    defence,
+  );
+  expect(result).toEqual({ infractionId: args.infractionId, status: 'REJECTED' });
+  expect(calls.map(([name]) => name)).toEqual(['block', 'alert', 'atDeadline', 'answer', 'decide']);
+  expect(calls[1][1]).toMatchObject({ infractionId: args.infractionId, hoursLeft: 6 });
+  expect(at(calls, 'alert') - now).toBeLessThan(60_000);
+  expect(calls[3][1]).toMatchObject({ decision: 'REJECT', justification: 'goods delivered, tracking BR123' });
+  expect(calls[4][1]).toMatchObject({ decision: 'REJECT', decidedBy: 'DEFAULT' });
+  expect(at(calls, 'answer')).toBeLessThan(Date.parse(args.deadlineAt));
+});
+
+it('answered between the alerts: the 48 h alert went, the 24 and 6 h ones do not', async () => {
+  const calls: Call[] = [];
+  const now = await wf.env.currentTimeMs();
+  const args = input(now);
+  await run(calls, async (taskQueue) => {
+    const handle = await wf.env.client.workflow.start('medInfraction', {
+      taskQueue,
+      workflowId: medInfractionWorkflowId(args.infractionId),
+      args: [args],
+    });
+    // Skip to 30 hours before the deadline: the 48 h alert is due, the 24 h one is not.
+    await wf.env.sleep(7 * DAY - 30 * HOUR);
+    await handle.executeUpdate(decideInfractionUpdate, {
+      args: [{ decision: 'REJECT', justification: 'goods delivered', decidedBy: crypto.randomUUID() }],
+    });
+    await handle.result();
+  });
+  expect(calls.map(([name]) => name)).toEqual(['block', 'alert', 'answer', 'decide']);
+  expect(calls[1][1]).toMatchObject({ hoursLeft: 48 });
 });

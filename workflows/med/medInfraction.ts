@@ -1,7 +1,8 @@
 /**
  * medInfraction (workflow id `med-infraction-<id>`), one per Pix infraction (MED):
- * block the disputed amount → wait for the analysis (decideInfraction update) or the deadline
- * (a reminder event reminderBeforeMs before it; unanswered: DEFAULT_MED_DECISION) → tell the
+ * block the disputed amount → wait for the analysis (decideInfraction update) or the PSP's
+ * deadline (alerts 48, 24 and 6 h before it: core/med/deadlineAlerts.ts; unanswered: the
+ * merchant's stored defence, else DEFAULT_MED_DECISION) → tell the
  * provider → record the decision (REJECT releases the block) → ACCEPT: the devolução through
  * the refund flow (child refundLifecycle; its reservation consumes the block) and its outcome.
  * Once decided everything runs non-cancellable: money decisions are never half applied.
@@ -11,6 +12,7 @@ import {
   CancellationScope,
   allHandlersFinished,
   condition,
+  patched,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -19,6 +21,7 @@ import {
 import type { MedActivities } from '../../activities/med';
 import { executeChildOf } from '../children';
 import { refundLifecycleWorkflow, refundWorkflowId } from '../refunds/definitions';
+import { answerAtMs, plannedAlerts } from '../../core/med/deadlineAlerts';
 import { BusinessStatusKey } from '../../core/temporal/searchAttributes';
 import { decideInfractionUpdate, infractionStatusQuery } from './definitions';
 import {
@@ -28,6 +31,13 @@ import {
   type MedDecisionRequest,
   type MedInfractionInput,
 } from './types';
+
+/**
+ * Three alerts (48, 24, 6 h) before the PSP's deadline and the answer at the deadline from the
+ * stored defence (issue 38), instead of one reminder and the default decision: histories recorded
+ * before it replay the old path.
+ */
+const MED_DEADLINE_ALERTS_PATCH = 'med-deadline-alerts';
 
 const acts = proxyActivities<MedActivities>({
   startToCloseTimeout: '30 seconds',
@@ -68,12 +78,30 @@ export async function medInfraction(input: MedInfractionInput): Promise<{ infrac
   await CancellationScope.nonCancellable(() => acts.blockMedInfraction({ infractionId: input.infractionId }));
 
   const deadline = Date.parse(input.deadlineAt);
-  const untilReminder = deadline - input.reminderBeforeMs - Date.now();
+  const decided = () => decision !== undefined;
   // condition() with a timeout ≤ 0 would not wait at all; 1 ms is "already due".
-  if (!(await condition(() => decision !== undefined, Math.max(1, untilReminder)))) {
-    await acts.remindMedDeadline({ infractionId: input.infractionId });
-    if (!(await condition(() => decision !== undefined, Math.max(1, deadline - Date.now()))))
-      decision = DEFAULT_MED_DECISION;
+  const waitUntil = (at: number) => condition(decided, Math.max(1, at - Date.now()));
+  if (patched(MED_DEADLINE_ALERTS_PATCH)) {
+    // The alerts 48, 24 and 6 h before the PSP's deadline (those already passed when the case is
+    // read: only the nearest, at once), then, unanswered, the answer given for the merchant just
+    // before the deadline (after it the PSP refuses it).
+    const answerAt = answerAtMs(deadline, Date.now());
+    for (const alert of plannedAlerts(deadline, Date.now())) {
+      if (await waitUntil(alert.atMs)) break;
+      await acts.alertMedDeadline({ infractionId: input.infractionId, hoursLeft: alert.hoursLeft });
+    }
+    if (!decided() && !(await waitUntil(answerAt))) {
+      const atDeadline = await acts.decisionAtDeadline({ infractionId: input.infractionId });
+      // An analysis that arrived while that was read wins: its update is waiting for it.
+      decision ??= atDeadline;
+    }
+  } else {
+    // Workflows started before the three alerts: their one reminder, then the default decision.
+    const untilReminder = deadline - input.reminderBeforeMs - Date.now();
+    if (!(await condition(decided, Math.max(1, untilReminder)))) {
+      await acts.remindMedDeadline({ infractionId: input.infractionId });
+      if (!(await waitUntil(deadline))) decision = DEFAULT_MED_DECISION;
+    }
   }
   const chosen = decision as MedDecisionRequest;
 
