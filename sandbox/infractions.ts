@@ -17,7 +17,7 @@ export const ANALYSIS_WINDOW_MS = 7 * 86_400_000;
 export function openInfraction(
   ctx: SandboxContext,
   idOrReference: string,
-  input: { amountCents?: number; reason?: string },
+  input: { amountCents?: number; reason?: string; deadlineSeconds?: number },
 ): ProviderInfraction {
   const payment = findReceivedPixPayment(ctx, idOrReference);
   if (!payment) {
@@ -45,7 +45,9 @@ export function openInfraction(
     reason: input.reason ?? 'FRAUD',
     status: 'OPEN',
     openedAt: now.toISOString(),
-    analysisDeadline: new Date(now.getTime() + ANALYSIS_WINDOW_MS).toISOString(),
+    analysisDeadline: new Date(
+      now.getTime() + (input.deadlineSeconds !== undefined ? input.deadlineSeconds * 1000 : ANALYSIS_WINDOW_MS),
+    ).toISOString(),
     decision: null,
     justification: null,
     answeredAt: null,

@@ -123,6 +123,14 @@ export const payBoletoBodySchema = z.strictObject({
 export const openInfractionSchema = z.strictObject({
   amountCents: amountCents.optional(),
   reason: z.enum(['FRAUD', 'SCAM', 'ACCOUNT_TAKEOVER', 'COERCION', 'OTHER']).optional(),
+  // The analysis deadline the PSP gives, in seconds from now (at most the rule's 7 days): short
+  // ones let a test reach a case's deadline, or open one with only hours left.
+  deadlineSeconds: z
+    .number()
+    .int()
+    .positive()
+    .max(7 * 86_400)
+    .optional(),
 });
 
 export const infractionsQuerySchema = z.object({ since: z.iso.datetime({ offset: true }).optional() });

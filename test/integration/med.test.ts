@@ -4,7 +4,8 @@
  * medInfraction workflow that blocks the disputed amount. ACCEPT returns it to the payer through
  * the refund flow (the sandbox records the devolução; the block is consumed); REJECT sends the
  * justification to the provider and releases the block; an unanswered one gets the default
- * decision (ACCEPT) at its deadline, made short here by configuration. Webhooks are delivered for
+ * decision (ACCEPT) at its deadline, which the sandbox's PSP makes short for those scenarios only
+ * (deadlineSeconds; the others get the rule's 7 days, so their steps never race it). Webhooks are delivered for
  * the events; another merchant's infraction is 404; the ledger invariant holds after each.
  */
 import crypto from 'node:crypto';
@@ -31,7 +32,7 @@ jest.setTimeout(120_000);
 
 let stack: IntegrationStack;
 const receivers: Receiver[] = [];
-/** Short on purpose: the deadline scenario waits for it; the others decide well before. */
+/** The PSP's deadline of the scenarios that wait for it (the sandbox's deadlineSeconds); the others get 7 days. */
 const DEADLINE_MS = 20_000;
 const MED_EVENTS = [
   'med.infraction.opened',
@@ -43,7 +44,7 @@ const MED_EVENTS = [
 beforeAll(async () => {
   stack = await startIntegrationStack({
     webhookDispatcher: true,
-    apiOverrides: { med: { analysisDeadlineMs: DEADLINE_MS, reminderBeforeMs: 86_400_000 } },
+    apiOverrides: { med: { analysisDeadlineMs: 7 * 86_400_000, reminderBeforeMs: 86_400_000 } },
   });
 });
 
@@ -118,12 +119,16 @@ async function sandbox(method: string, path: string, body?: unknown) {
 }
 
 /** The DICT opens an infraction at the provider; our sync pulls it; the workflow blocks. */
-async function openAndSync(s: Shop, chargeId: string, amountCents?: number) {
-  const opened = await sandbox(
-    'POST',
-    `/sandbox/charges/${await sandboxRef(chargeId)}/infractions`,
-    amountCents ? { amountCents } : {},
-  );
+/**
+ * The sandbox's DICT opens an infraction, the gateway syncs it and blocks. `deadlineSeconds`: the
+ * PSP's deadline from now (default the rule's 7 days, so a test's steps never race the answer
+ * given for the merchant at the deadline; the deadline scenarios pass DEADLINE_MS).
+ */
+async function openAndSync(s: Shop, chargeId: string, amountCents?: number, deadlineSeconds?: number) {
+  const opened = await sandbox('POST', `/sandbox/charges/${await sandboxRef(chargeId)}/infractions`, {
+    ...(amountCents ? { amountCents } : {}),
+    ...(deadlineSeconds ? { deadlineSeconds } : {}),
+  });
   expect(opened.status).toBe(201);
   const synced = await s.client.call('POST', '/med/infractions/sync', { body: { merchantId: s.merchantId } });
   expect(synced.status).toBe(200);
@@ -312,7 +317,7 @@ it('unanswered until the deadline: the reminder, then the default decision ACCEP
   const s = await shop();
   const charge = await paidCharge(s, 2_000);
   // The whole paid amount is disputed; the merchant has only its net (1 980): that is what is blocked.
-  const { id, providerId } = await openAndSync(s, charge.id);
+  const { id, providerId } = await openAndSync(s, charge.id, undefined, DEADLINE_MS / 1000);
   expect(await blocked(s.merchantId)).toBe(1_980);
   expect(await available(s.merchantId)).toBe(0);
   expect((await s.client.call('GET', `/med/infractions/${id}`)).body).toMatchObject({
@@ -817,7 +822,8 @@ const defenceRows = async (id: string) =>
 it('defence: evidence checked by its bytes (a text file named as a PNG and an oversize upload refused, nothing stored), another merchant 404; the text reaches the PSP, the PDF is kept; the timeline shows every step', async () => {
   const s = await shop();
   const charge = await paidCharge(s, 1_500);
-  const { id, providerId } = await openAndSync(s, charge.id, 600);
+  // Read with 5 h left: the 6 h alert goes at once, and the answer for the merchant is hours away.
+  const { id, providerId } = await openAndSync(s, charge.id, 600, 5 * 3_600);
   expect(await blocked(s.merchantId)).toBe(600);
 
   // A text file uploaded as image/png: the upload takes it, the defence reads its bytes and refuses it.
@@ -870,6 +876,16 @@ it('defence: evidence checked by its bytes (a text file named as a PNG and an ov
   }
   expect(await defenceRows(id)).toBe('0');
 
+  // The case was read with less than 6 h left: its 6 h alert goes at once. Wait for it, so the
+  // timeline's order below does not depend on which of the alert and the defence came first.
+  await waitFor(async () => {
+    const [{ n }] = await stack.sequelize.query<{ n: string }>(
+      `SELECT count(*) AS n FROM med_infraction_alerts WHERE infraction_id = :id`,
+      { replacements: { id }, type: QueryTypes.SELECT },
+    );
+    return n === '1' || undefined;
+  }, 'the 6 h alert recorded');
+
   const text = 'goods delivered on 2026-11-20, tracking BR123456789';
   const sent = await s.client.call('POST', `/med/infractions/${id}/defence`, {
     body: { text, evidenceKeys: [pdf.key] },
@@ -901,7 +917,7 @@ it('defence: evidence checked by its bytes (a text file named as a PNG and an ov
   const timeline = await s.client.call('GET', `/med/infractions/${id}/timeline`);
   expect(timeline.status).toBe(200);
   expect(timeline.body).toMatchObject({ infractionId: id, status: 'REJECTED', defence: { text } });
-  // The short test deadline left less than 6 h: the 6 h alert only, at once (48 and 24 h skipped).
+  // Read with 5 h left: the 6 h alert only, at once (48 and 24 h skipped).
   expect(timeline.body.steps.map((x: any) => x.step)).toEqual([
     'OPENED',
     'BLOCKED',
@@ -929,7 +945,7 @@ it('defence: evidence checked by its bytes (a text file named as a PNG and an ov
 it('timeline of a case answered for the merchant at the deadline: opened, blocked, the alert, decided by DEFAULT, the devolução', async () => {
   const s = await shop();
   const charge = await paidCharge(s, 1_000);
-  const { id } = await openAndSync(s, charge.id, 400);
+  const { id } = await openAndSync(s, charge.id, 400, DEADLINE_MS / 1000);
   await waitFor(
     async () => (await s.client.call('GET', `/med/infractions/${id}`)).body.refundStatus === 'SUCCEEDED',
     'default decision and devolução',
