@@ -141,6 +141,12 @@ export interface BoletoRecord {
   callbackUrl: string;
   /** Set when paid (by barcode or Pix); resends reuse it so the gateway sees the same eventId. */
   paidEvent: ProviderBoletoCallback | null;
+  /**
+   * Issued through Efí's API Cobranças (efi/cobrancas.ts) on one account: its numeric charge_id,
+   * the account it is paid into, the notification_url and the token of the last notification.
+   * Absent: a /v1 boleto, the default account's.
+   */
+  efi?: { chargeId: number; accountId: string; notificationUrl: string | null; token: string | null };
 }
 
 /** What the callback dispatcher sends: a charge or a boleto event. */

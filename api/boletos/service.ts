@@ -25,7 +25,7 @@ import { ApiError, errors } from '../errors/apiError';
 import { temporalErrorToApi } from '../temporal/temporalErrors';
 import { updateWithStartOrJoin } from '../../core/temporal/updateWithStart';
 import type { CreateBoletosBody, ListBoletosQuery } from './schema';
-import { refuseConnectedBoleto } from '../connections/accountModel';
+import { boletoAccountCheck } from '../connections/accountModel';
 
 export const boletoErrors = {
   notFound: () => new ApiError(404, 'BOLETO_NOT_FOUND', 'boleto not found'),
@@ -128,7 +128,7 @@ export class BoletoService {
     }
     const merchant = await merchantStore.findMerchant(body.merchantId);
     if (!merchant || !merchant.active) throw roleErrors.merchantNotFound();
-    await refuseConnectedBoleto(this.deps.sequelize, merchant.id, this.deps.accountModelDefault);
+    await boletoAccountCheck(this.deps.sequelize, merchant.id, this.deps.accountModelDefault);
     if (!resuming || !(await boletoBatchStore.findBatch(resourceId))) await this.stage(merchant, body, resourceId, key);
     try {
       const accepted = await updateWithStartOrJoin(this.deps.temporal, boletoBatchWorkflow, acceptBoletoBatchUpdate, {

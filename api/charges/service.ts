@@ -20,7 +20,7 @@ import { presentAppCharge } from './presenter';
 import { refundsOf } from '../refunds/service';
 import type { CreateChargeBody, ListChargesQuery } from './schema';
 import type { Sequelize } from 'sequelize';
-import { refuseConnectedBoleto } from '../connections/accountModel';
+import { boletoAccountCheck } from '../connections/accountModel';
 import type { AccountModelDefault } from '../../core/provider';
 
 /** Who may create and cancel charges; every member may read. */
@@ -62,7 +62,7 @@ export class AppChargeService {
     const boleto = body.method === 'BOLETO';
     const merchant = await merchantStore.findMerchant(body.merchantId);
     if (!merchant || !merchant.active) throw roleErrors.merchantNotFound();
-    if (boleto) await refuseConnectedBoleto(this.deps.sequelize, merchant.id, this.deps.accountModelDefault);
+    if (boleto) await boletoAccountCheck(this.deps.sequelize, merchant.id, this.deps.accountModelDefault);
     const expiresAt = chargeExpiryOrInvalid(
       body.expiresAt,
       new Date(),

@@ -23,6 +23,16 @@ export function connectionWebhookUrl(publicBaseUrl: string, connectionId: string
   return `${publicBaseUrl.replace(/\/+$/, '')}${CONNECTION_CALLBACK_PATH}/${connectionId}/${pathSecret}`;
 }
 
+/** Where Efí notifies a connected merchant's boleto (API Cobranças' notification_url), naming our charge. */
+export function connectionBoletoNotificationUrl(
+  publicBaseUrl: string,
+  connectionId: string,
+  pathSecret: string,
+  chargeId: string,
+): string {
+  return `${connectionWebhookUrl(publicBaseUrl, connectionId, pathSecret)}/boletos/${encodeURIComponent(chargeId)}`;
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
