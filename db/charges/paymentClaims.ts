@@ -144,7 +144,7 @@ export class ProviderCallbackService {
       {
         id: `boleto-notice:${scope.merchantId}:${chargeId}:${token}`,
         type: 'boleto.notice',
-        subject: chargeId,
+        subject: charge?.providerChargeId ?? null,
         payload: { chargeId },
       },
       async () => {
