@@ -1077,3 +1077,32 @@ it("a connected merchant's boleto is issued at its own account (Efí's API Cobra
   // The ledger mirrors it to the cent (no platform fee: the PSP took none).
   expect(await balance(stack.sequelize, accounts.merchantAvailable(creds.merchantId))).toBe(12_345);
 });
+
+it("a connected merchant's boleto by POST /boletos is at its own account too, and its cancellation cancels it there", async () => {
+  const account = await sandboxAccount('LOJA BOLETO CANCELADO');
+  const creds = await connectedMerchant('Loja Boleto Cancelado', account);
+  const { client, email } = await signedInUser(stack, { emailPrefix: 'connected-boleto-cancel' });
+  await addUserToMerchant({ email, merchantId: creds.merchantId, role: 'owner' });
+  const dueDate = new Date(Date.now() + 5 * 86_400_000).toISOString().slice(0, 10);
+  const created = await client.call('POST', '/boletos', {
+    body: {
+      merchantId: creds.merchantId,
+      items: [{ amountCents: 2_500, dueDate, payer: { name: 'Pagador Boleto', taxId: '52998224725' } }],
+    },
+    headers: { 'x-idempotency-key': `boleto-${crypto.randomUUID()}` },
+  });
+  expect(created.status).toBe(201);
+  const chargeId = created.body.boletos[0].id as string;
+  expect(await chargeConnection(chargeId)).toBe(await activeConnection(creds.merchantId));
+
+  const cancelled = await client.call('POST', `/charges/${chargeId}/cancel`, { body: { reason: 'pedido desfeito' } });
+  expect(cancelled.status).toBeLessThan(300);
+  await waitFor(
+    async () => (await client.call('GET', `/charges/${chargeId}`)).body.status === 'CANCELED',
+    'connected boleto CANCELLED',
+  );
+  // Cancelled at the merchant's account: it can no longer be paid there.
+  const pay = await sandbox('POST', `/sandbox/boletos/${chargeId}/pay`, {});
+  expect(pay.status).toBe(409);
+  expect(await pspBalance(account.id)).toBe(0);
+});
