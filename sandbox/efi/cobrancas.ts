@@ -15,8 +15,8 @@
  *  - GET /v1/notification/:token (getNotification): what the notification with that token reports.
  *
  * Paying it (POST /sandbox/boletos/:id/pay, by barcode) credits the account it was issued on
- * (balances.ts) and POSTs `{"notification": "<token>"}` to its notification_url (real Efí posts
- * the same field form-encoded). What the sandbox does not do: Efí's numeric error codes (answers
+ * (balances.ts) and POSTs `notification=<token>` form-encoded to its notification_url, as real
+ * Efí does. What the sandbox does not do: Efí's numeric error codes (answers
  * carry the HTTP status as `code`), carnês, cards, links, subscriptions, splits (repasses), and a
  * payment by the hybrid boleto's Pix (refused here: the Efí boleto's Pix side is not modelled).
  */
@@ -176,8 +176,9 @@ function parseOneStep(body: unknown): OneStepBody {
 export function notifyEfiBoleto(ctx: SandboxContext, rec: BoletoRecord): void {
   if (!rec.efi?.notificationUrl) return;
   rec.efi.token = randomBytes(16).toString('hex');
-  ctx.callbacks.deliverJson(
-    { eventId: `efi_${rec.efi.token}`, subjectId: rec.boleto.id, body: { notification: rec.efi.token } },
+  // Form-encoded, as real Efí posts it (`notification=<token>`).
+  ctx.callbacks.deliverForm(
+    { eventId: `efi_${rec.efi.token}`, subjectId: rec.boleto.id, fields: { notification: rec.efi.token } },
     rec.efi.notificationUrl,
   );
 }

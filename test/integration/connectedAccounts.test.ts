@@ -1070,6 +1070,9 @@ it("a connected merchant's boleto is issued at its own account (Efí's API Cobra
     async () => (await client.call('GET', `/charges/${chargeId}`)).body.status === 'PAID',
     'connected boleto PAID',
   );
+  // Efí's notice is form-encoded (`notification=<token>`): the route took it at the first attempt.
+  const notices = await sandbox('GET', `/sandbox/callbacks?boletoId=${paid.body.id as string}`);
+  expect((notices.body.attempts as { httpStatus: number | null }[]).map((a) => a.httpStatus)).toEqual([200]);
 
   // The whole amount is at the merchant's own account; the platform's has none of it.
   expect(await pspBalance(account.id)).toBe(12_345);

@@ -31,6 +31,13 @@ registry.registerPath({
   },
 });
 
+const boletoNotice = z.object({
+  notification: z
+    .string()
+    .regex(/^[A-Za-z0-9-]{1,64}$/)
+    .meta({ description: "Efí's notification token (GET /v1/notification/:token)." }),
+});
+
 registry.registerPath({
   method: 'post',
   path: '/webhooks/pix-api/connections/{connectionId}/{secret}/boletos/{chargeId}',
@@ -41,7 +48,7 @@ registry.registerPath({
     "Called by a connected merchant's PSP, not by merchants: a connected merchant's boleto is issued at its own Efí account with this URL as its `notification_url` (`chargeId` is our charge). " +
     'The same connection and secret checks as the Pix route (404 for an unknown id, a revoked connection or a wrong secret; 429 RATE_LIMITED past 10 wrong ones a minute). ' +
     "The notification is only a reason to look: the boleto is read at the merchant's account, and credited only if that record is paid. A charge of another merchant is answered NOT_THIS_CONNECTION. " +
-    'Real Efí posts the token form-encoded; this route takes it as JSON only (not yet form).',
+    'Efí posts the token form-encoded (`notification=<token>`); the same field as JSON is taken too. Any other Content-Type is 400 VALIDATION_ERROR.',
   security: security.none,
   request: {
     params: z.object({
@@ -55,14 +62,8 @@ registry.registerPath({
     body: {
       required: true,
       content: {
-        'application/json': {
-          schema: z.object({
-            notification: z
-              .string()
-              .regex(/^[A-Za-z0-9-]{1,64}$/)
-              .meta({ description: "Efí's notification token (GET /v1/notification/:token)." }),
-          }),
-        },
+        'application/x-www-form-urlencoded': { schema: boletoNotice },
+        'application/json': { schema: boletoNotice },
       },
     },
   },
