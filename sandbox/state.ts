@@ -163,6 +163,10 @@ export interface Faults {
   timeoutRate: number;
   /** The first n identical calls answer 503 unprocessed (deterministic errorRate). */
   failFirst: number;
+  /** The next n identical calls are processed but their answers lost (deterministic timeoutRate). */
+  dropFirst: number;
+  /** When set, the faults apply to calls to these exact paths only (absent: to every call). */
+  paths?: string[];
   /** Seed of the errorRate/timeoutRate draws (null: Math.random); the same seed, the same schedule. */
   seed: number | null;
 }
@@ -172,6 +176,7 @@ export const NO_FAULTS: Faults = Object.freeze({
   latencyMs: 0,
   timeoutRate: 0,
   failFirst: 0,
+  dropFirst: 0,
   seed: null,
 });
 

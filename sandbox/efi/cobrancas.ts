@@ -12,6 +12,9 @@
  *    the payment is notified.
  *  - GET /v1/charge/:id (detailCharge) and PUT /v1/charge/:id/cancel (cancelCharge): the token's
  *    account's charges only (another account's is 404, as an unknown one).
+ *  - GET /v1/charges (listCharges): `charge_type=billet`, `begin_date` and `end_date` (required, the
+ *    creation day in Brasília) and `custom_id`: the gateway finds a boleto by our reference there
+ *    (Efí takes no idempotency key, so a retried issue looks before it creates).
  *  - GET /v1/notification/:token (getNotification): what the notification with that token reports.
  *
  * Paying it (POST /sandbox/boletos/:id/pay, by barcode) credits the account it was issued on
@@ -23,6 +26,7 @@
 import express, { Router, type ErrorRequestHandler, type Response } from 'express';
 import { randomBytes } from 'node:crypto';
 import { formatDigitableLine } from '../../core/boletos';
+import { isoDateInBrasilia } from '../../core/boletos/pdf/format';
 import type { ProviderBoleto } from '../../core/provider';
 import { requestAccount, type SandboxAccounts } from '../accounts';
 import { issueBoleto, cancelBoleto } from '../boletos';
@@ -235,6 +239,46 @@ export function cobrancasRoutes(ctx: SandboxContext, accounts: SandboxAccounts, 
         ...billet(rec),
       },
     });
+  });
+  // GET /v1/charges (listCharges): charge_type, begin_date and end_date are required (the creation
+  // day's range, in Brasília), custom_id narrows it; the token's account's boletos only.
+  router.get('/charges', (req, res) => {
+    const account = requestAccount(res);
+    const { charge_type, begin_date, end_date, custom_id } = req.query;
+    const day = /^\d{4}-\d{2}-\d{2}$/;
+    if (charge_type !== 'billet') throw invalid('charge_type é obrigatório (esta sandbox só tem billet).');
+    if (typeof begin_date !== 'string' || !day.test(begin_date) || typeof end_date !== 'string' || !day.test(end_date))
+      throw invalid('begin_date e end_date (AAAA-MM-DD) são obrigatórios.');
+    if (custom_id !== undefined && typeof custom_id !== 'string') throw invalid('custom_id deve ser texto.');
+    const data = [...ctx.state.boletos.values()]
+      .filter((r) => r.efi?.accountId === account.id)
+      .filter((r) => custom_id === undefined || r.boleto.reference === custom_id)
+      .filter((r) => {
+        const created = isoDateInBrasilia(new Date(r.boleto.createdAt));
+        return created >= begin_date && created <= end_date;
+      })
+      .map((rec) => {
+        const d = chargeDetail(rec);
+        return {
+          id: d.charge_id,
+          total: d.total,
+          status: d.status,
+          custom_id: d.custom_id,
+          created_at: d.created_at,
+          customer: d.customer,
+          payment: {
+            payment_method: 'banking_billet',
+            paid_at: d.payment.paid_at,
+            banking_billet: {
+              barcode: d.payment.banking_billet.barcode,
+              link: d.payment.banking_billet.link,
+              expire_at: d.payment.banking_billet.expire_at,
+              pdf: d.payment.banking_billet.pdf,
+            },
+          },
+        };
+      });
+    res.json({ code: 200, data });
   });
   router.get('/charge/:id', (req, res) => {
     res.json({ code: 200, data: chargeDetail(chargeOf(ctx, res, req.params.id)) });

@@ -1109,3 +1109,51 @@ it("a connected merchant's boleto by POST /boletos is at its own account too, an
   expect(pay.status).toBe(409);
   expect(await pspBalance(account.id)).toBe(0);
 });
+
+it("a connected boleto's issue is idempotent by the charge id: Efí's answer to the create is lost once, and the retry finds the first charge (custom_id) instead of registering a second", async () => {
+  const account = await sandboxAccount('LOJA BOLETO PERDIDO');
+  const creds = await connectedMerchant('Loja Boleto Perdido', account);
+  const { client, email } = await signedInUser(stack, { emailPrefix: 'connected-boleto-lost' });
+  await addUserToMerchant({ email, merchantId: creds.merchantId, role: 'owner' });
+  const payer = { name: 'Pagador Boleto', taxId: '52998224725' };
+  const atEfi = (chargeId: string) =>
+    [...stack.sandbox.state.boletos.values()].filter((r) => r.boleto.reference === chargeId);
+
+  // The create's first answer is lost after the sandbox made the charge; the retry looks first.
+  const faults = { dropFirst: 1, paths: ['/cobrancas/v1/charge/one-step'] };
+  expect((await sandbox('POST', '/sandbox/faults', faults)).status).toBe(200);
+  let chargeId: string;
+  try {
+    const created = await client.call('POST', '/charges', {
+      body: { merchantId: creds.merchantId, amountCents: 4_321, method: 'BOLETO', payer },
+      headers: { 'x-idempotency-key': `boleto-${crypto.randomUUID()}` },
+    });
+    expect(created.status).toBeLessThan(300);
+    chargeId = created.body.id as string;
+    await waitFor(async () => {
+      const [row] = await stack.sequelize.query<{ boleto_provider_id: string | null }>(
+        'SELECT boleto_provider_id FROM charges WHERE id = :chargeId',
+        { replacements: { chargeId }, type: QueryTypes.SELECT },
+      );
+      return row?.boleto_provider_id != null;
+    }, 'the boleto recorded');
+  } finally {
+    await sandbox('DELETE', '/sandbox/faults');
+  }
+  // The create did happen once (its answer was lost), and only once.
+  const made = atEfi(chargeId);
+  expect(made).toHaveLength(1);
+  const [row] = await stack.sequelize.query<{ boleto_provider_id: string }>(
+    'SELECT boleto_provider_id FROM charges WHERE id = :chargeId',
+    { replacements: { chargeId }, type: QueryTypes.SELECT },
+  );
+  expect(row.boleto_provider_id).toBe(String(made[0].efi?.chargeId));
+
+  // And it is that boleto the payer pays.
+  expect((await sandbox('POST', `/sandbox/boletos/${chargeId}/pay`, {})).status).toBe(200);
+  await waitFor(
+    async () => (await client.call('GET', `/charges/${chargeId}`)).body.status === 'PAID',
+    'the reused boleto PAID',
+  );
+  expect(await pspBalance(account.id)).toBe(4_321);
+});

@@ -10,9 +10,12 @@
  *  - no nosso número in the answers: the charge_id stands for it; the bank code is the digitable
  *    line's first three digits; the barcode is derived from the digitable line;
  *  - no txid for the hybrid boleto's Pix: read from its BR Code (field 62-05), else `efi<charge_id>`;
- *  - no idempotency key: a retry after a lost answer may register a second boleto (the first then
- *    stays REGISTERED at Efí until it expires: findBoletoByReference finds none, as Efí's list
- *    route needs a date range this client does not use);
+ *  - no idempotency key: our charge id goes as `metadata.custom_id`, and an issue first looks for
+ *    a charge with that custom_id (listCharges, GET /v1/charges?charge_type=billet&custom_id=,
+ *    over the last LOOKBACK_DAYS of creation dates, which Efí requires), so a retry after a lost
+ *    answer reuses the first boleto instead of registering a second. Not closed: two issues of
+ *    one charge at the same instant (the workflow runs one at a time), nor a create whose answer
+ *    was lost and that Efí lists only later than our retry looks;
  *  - the paid amount is `payment.paid_value` and the time `payment.paid_at` (the fields Efí's
  *    charge list shows); no breakdown of fine and interest: the expected amount is the face value,
  *    and a payment by the hybrid boleto's Pix is not told apart from one by barcode.
@@ -95,6 +98,17 @@ const detailSchema = z
       .loose(),
   })
   .loose();
+const listSchema = z
+  .object({
+    code: z.number(),
+    data: z.array(
+      z.object({ id: z.number().int(), status: z.string(), custom_id: z.string().nullable().optional() }).loose(),
+    ),
+  })
+  .loose();
+/** How far back (creation dates) a boleto is looked for by our reference. */
+const LOOKBACK_DAYS = 31;
+const DAY_MS = 86_400_000;
 const cobrancasErrorSchema = z.object({ error: z.string() }).loose();
 type Detail = z.infer<typeof detailSchema>['data'];
 
@@ -125,6 +139,13 @@ export class EfiBoletos implements BoletoProvider {
   }
 
   async issueBoleto(req: IssueBoletoRequest): Promise<ProviderBoleto> {
+    // Efí takes no idempotency key: a retry after a lost answer finds the first by its custom_id.
+    const existing = await this.findBoletoByReference(req.reference);
+    if (existing) {
+      if (existing.amountCents !== req.amountCents)
+        throw outcomeUnknown('Efí GET /v1/charges', 200, 'the charge of this reference is for another amount');
+      return existing;
+    }
     const notificationUrl = this.opts.notificationUrl(req.reference);
     const customer =
       req.payer.document.length === 14
@@ -178,9 +199,26 @@ export class EfiBoletos implements BoletoProvider {
     return boletoOf(answer.data);
   }
 
-  /** Efí's list of charges needs a date range this client does not keep: none is found by reference. */
-  async findBoletoByReference(_reference: string): Promise<ProviderBoleto | null> {
-    return null;
+  /**
+   * The boleto whose custom_id is our reference, created in the last LOOKBACK_DAYS (Brasília days;
+   * Efí's list needs the range): a live one before a cancelled one, then read in full.
+   */
+  async findBoletoByReference(reference: string): Promise<ProviderBoleto | null> {
+    const now = this.opts.connection.now();
+    const answer = await this.required('GET /v1/charges', {
+      method: 'GET',
+      path: '/v1/charges',
+      query: {
+        charge_type: 'billet',
+        begin_date: isoDateInBrasilia(new Date(now - LOOKBACK_DAYS * DAY_MS)),
+        end_date: isoDateInBrasilia(new Date(now + DAY_MS)),
+        custom_id: reference,
+      },
+      schema: listSchema,
+    });
+    const ours = answer.data.filter((c) => c.custom_id === reference);
+    const found = ours.find((c) => !CLOSED.has(c.status)) ?? ours[0];
+    return found ? this.getBoleto(String(found.id)) : null;
   }
 
   async cancelBoleto(providerBoletoId: string): Promise<ProviderBoleto> {
@@ -214,7 +252,7 @@ export class EfiBoletos implements BoletoProvider {
 
   private async required<T>(
     route: string,
-    spec: Pick<CallSpec<T>, 'method' | 'path' | 'body'> & { schema: z.ZodType<T> },
+    spec: Pick<CallSpec<T>, 'method' | 'path' | 'body' | 'query'> & { schema: z.ZodType<T> },
   ) {
     const answer = await this.caller.call<T>({
       ...spec,
