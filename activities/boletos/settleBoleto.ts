@@ -80,8 +80,9 @@ async function creditBoletoPayment(
     if (locked.status === 'PAID') return 'ALREADY_PAID' as const;
     const late = locked.status !== 'PENDING';
     // A connected merchant's boleto is paid whole into its own account (issue 37): the PSP takes no
-    // share for the platform (Efí's marketplace repasses are not used yet), so the ledger, a mirror
-    // of what the PSP did, records no fee either.
+    // share for the platform (Efí's marketplace repasses are not used), so the ledger, a mirror of
+    // what the PSP did, records no fee either; its charge was created with fee 0 (boletoFeeCents),
+    // and 0 here too keeps a charge created before its merchant connected in step with the PSP.
     const fee = locked.pspConnectionId ? 0 : boletoFee(locked.feeCents, locked.amountCents, payment.amountCents);
     await writeLedgerEntry(
       sequelize,

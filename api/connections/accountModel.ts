@@ -46,14 +46,27 @@ export async function sendingAccount(
 /**
  * A boleto is issued at the merchant's account: the platform's, or its own connection's (Efí's API
  * Cobranças, paid into its account: activities/boletos). Refused only when there is no account to
- * issue it at: a revoked connection, or none where the platform holds nobody's money.
+ * issue it at: a revoked connection, or none where the platform holds nobody's money. Answers the
+ * connection (null: the platform's account), which decides the boleto's fee (boletoFeeCents).
  */
 export async function boletoAccountCheck(
   sequelize: Sequelize,
   merchantId: string,
   withoutConnection: AccountModelDefault = 'platform',
-): Promise<void> {
-  await sendingAccount(sequelize, merchantId, withoutConnection);
+): Promise<string | null> {
+  return sendingAccount(sequelize, merchantId, withoutConnection);
+}
+
+/**
+ * A boleto's platform fee as recorded at creation: on the platform's account the merchant's
+ * (chargeFee), taken by the ledger; on a connected merchant's own account none, because the PSP
+ * pays the whole boleto into that account and divides nothing for the platform (Efí's marketplace
+ * repasses are percentages whose rounding Efí does not publish, so a fee in cents could not be
+ * matched exactly): the charge shows what the PSP divides, and the ledger mirrors it
+ * (activities/boletos/settleBoleto.ts). docs/account-models.md, "boletos".
+ */
+export function boletoFeeCents(connectionId: string | null, platformFeeCents: number): number {
+  return connectionId === null ? platformFeeCents : 0;
 }
 
 /**

@@ -1056,12 +1056,18 @@ it("a connected merchant's boleto is issued at its own account (Efí's API Cobra
   const chargeId = created.body.id as string;
   // Issued on the merchant's connection, so confirmation and cancellation ask that account.
   expect(await chargeConnection(chargeId)).toBe(await activeConnection(creds.merchantId));
-  const [row] = await stack.sequelize.query<{ boleto_provider_id: string; boleto_digitable_line: string }>(
-    'SELECT boleto_provider_id, boleto_digitable_line FROM charges WHERE id = :chargeId',
-    { replacements: { chargeId }, type: QueryTypes.SELECT },
-  );
+  const [row] = await stack.sequelize.query<{
+    boleto_provider_id: string;
+    boleto_digitable_line: string;
+    fee_cents: number;
+  }>('SELECT boleto_provider_id, boleto_digitable_line, fee_cents FROM charges WHERE id = :chargeId', {
+    replacements: { chargeId },
+    type: QueryTypes.SELECT,
+  });
   expect(row.boleto_provider_id).toMatch(/^\d+$/); // Efí's charge_id
   expect(row.boleto_digitable_line).toMatch(/^\d{47}$/);
+  // The charge's fee is what the PSP divides for the platform: nothing (no repasse on a connected boleto).
+  expect(Number(row.fee_cents)).toBe(0);
 
   // The payer pays the barcode; Efí notifies the connection's route, and the gateway reads the account.
   const paid = await sandbox('POST', `/sandbox/boletos/${chargeId}/pay`, {});
@@ -1097,6 +1103,14 @@ it("a connected merchant's boleto by POST /boletos is at its own account too, an
   expect(created.status).toBe(201);
   const chargeId = created.body.boletos[0].id as string;
   expect(await chargeConnection(chargeId)).toBe(await activeConnection(creds.merchantId));
+  const [fee] = await stack.sequelize.query<{ fee_cents: number }>(
+    'SELECT fee_cents FROM charges WHERE id = :chargeId',
+    {
+      replacements: { chargeId },
+      type: QueryTypes.SELECT,
+    },
+  );
+  expect(Number(fee.fee_cents)).toBe(0); // as the PSP divides nothing for the platform
 
   const cancelled = await client.call('POST', `/charges/${chargeId}/cancel`, { body: { reason: 'pedido desfeito' } });
   expect(cancelled.status).toBeLessThan(300);
