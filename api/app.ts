@@ -41,7 +41,11 @@ import { BOLETOS_PATH } from './boletos/router';
 import type { MedSettings } from './med/service';
 import { PROVIDER_CALLBACK_PATH, providerCallbacksApi } from './charges/callbacks/router';
 import type { WrongSecretOptions } from './charges/pixApiCallbacks/intake';
-import { CONNECTION_CALLBACK_PATH, PIX_API_CALLBACK_PATH } from '../core/pix/callbackPath';
+import {
+  CONNECTION_CALLBACK_PATH,
+  isConnectionBoletoNoticePath,
+  PIX_API_CALLBACK_PATH,
+} from '../core/pix/callbackPath';
 import { credentialsKeyring, type MasterKeyring } from '../core/crypto/envelope';
 import { connectionNotificationsApi } from './connections/notifications/router';
 import { sellersApi } from './sellers/router';
@@ -170,7 +174,10 @@ export function createApp(deps: ApiDeps): express.Express {
   );
   // Avatar uploads carry image bodies: before the JSON-only gate below.
   app.use(application.beforeBody);
-  app.use(requireJsonContentType);
+  // Efí posts a connected boleto's notice form-encoded: that one route reads JSON or form itself.
+  app.use((req, res, next) =>
+    isConnectionBoletoNoticePath(req.path) ? next() : requireJsonContentType(req, res, next),
+  );
   // Payout batches take up to 8 MB, boleto batches 1 MB: their routers parse after authentication.
   // API Pix notifications (the platform's and the connections') are read after their secret is checked.
   app.use(jsonBody({ deferredPrefixes: [PAYOUTS_PATH, BOLETOS_PATH, PIX_API_CALLBACK_PATH] }));

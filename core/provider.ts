@@ -352,6 +352,11 @@ export interface PspAccount {
   provider: PixProvider;
   /** The PSP's own division at settlement (Efí's Split Pix), on a connected account; absent on the platform's. */
   splits?: PspSplits;
+  /**
+   * Boletos issued and paid on this account (Efí's API Cobranças on a connected one); absent on
+   * the platform's, whose boletos are the worker's boleto provider (ChargeDeps.boletos).
+   */
+  boletos?: BoletoProvider;
 }
 
 /** Split Pix on one connected account: where the platform's fee goes, and the two calls an issue makes. */

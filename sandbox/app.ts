@@ -2,7 +2,8 @@
  * The sandbox PSP as an express app. No listen() here, so tests and server.ts own the socket.
  * Layout: /health (open) · /v1/* (faults → API key → provider API) · /oauth/token and /api/v2/*
  * (faults → API Pix v2: OAuth2 token → cob, pix, webhook) · /v2/gn/* and /v3/gn/* (faults → Efí's
- * send, sent-Pix, balance and MED routes, the same tokens) · /qr/v2/*, /.well-known/jwks.json
+ * send, sent-Pix, balance and MED routes, the same tokens) · /cobrancas/v1/* (faults → Efí's API
+ * Cobranças, boletos on an account: efi/cobrancas.ts) · /qr/v2/*, /.well-known/jwks.json
  * (open: payload locations) · /sandbox/* (control token, when set → control).
  */
 import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
@@ -21,6 +22,7 @@ import {
 } from './config';
 import { createEfiApi } from './efi';
 import { sendEfiUnavailable } from './efi/errors';
+import { cobrancasRoutes } from './efi/cobrancas';
 import { errorHandler, notFoundHandler, sendError } from './errors';
 import { applyFaults, releaseFaults, type FaultRuntime } from './faults';
 import { memoryJournal, openFileJournal } from './journal';
@@ -161,6 +163,7 @@ export function createSandboxApp(opts: SandboxAppOptions): SandboxApp {
   app.use('/api/v2', faults, pixApi.api);
   app.use('/v2/gn', faults, efi.v2);
   app.use('/v3/gn', faults, efi.v3);
+  app.use('/cobrancas/v1', faults, cobrancasRoutes(ctx, ctx.accounts, pixApi.tokens));
   app.use(pixApi.locations);
   app.use(
     '/sandbox',

@@ -7,7 +7,8 @@
  * keys accepted as REALIZADO: debited when accepted, as Efí holds the amount while it is
  * processed; a /v1 transfer is the default account's), plus what recipients returned of its sends,
  * plus (a created account only) the sends of other accounts to its keys once they settled
- * REALIZADO, less what it gave back of them: money moved inside the PSP.
+ * REALIZADO, less what it gave back of them: money moved inside the PSP; plus the boletos paid
+ * that were issued on it through Efí's API Cobranças (efi/cobrancas.ts).
  */
 import { DEFAULT_ACCOUNT_ID, type SandboxAccount } from './accounts';
 import type { SandboxContext } from './context';
@@ -52,5 +53,8 @@ export function flowsCents(ctx: SandboxContext, account: SandboxAccount): number
     const settled = send.outcome === 'REALIZADO' && now >= Date.parse(send.settlesAt);
     if (settled && accounts.createdOwnerOf(send.recipientKey)?.id === account.id) internal += send.amountCents - back;
   }
+  // Boletos issued through Efí's API Cobranças on this account (efi/cobrancas.ts), once paid.
+  for (const rec of state.boletos.values())
+    if (rec.efi?.accountId === account.id && rec.boleto.payment) received += rec.boleto.payment.amountCents;
   return received - sent + returned + internal;
 }

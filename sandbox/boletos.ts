@@ -27,6 +27,7 @@ import type {
   ProviderPayer,
 } from '../core/provider';
 import type { SandboxContext } from './context';
+import { notifyEfiBoleto } from './efi/cobrancas';
 import { SandboxHttpError } from './errors';
 import { issuePixPayload } from './pixPayload';
 import { fingerprint, lookupIdempotent } from './idempotency';
@@ -177,6 +178,9 @@ export function payBoleto(ctx: SandboxContext, idOrReference: string, input: Pay
       paidVia: boleto.payment?.via ?? null,
     });
   }
+  // The Pix side of a boleto issued through Efí's API Cobranças is not modelled (efi/cobrancas.ts).
+  if (rec.efi && via === 'PIX')
+    throw new SandboxHttpError(409, 'BOLETO_NOT_PAYABLE', 'an Efí boleto is paid by barcode in this sandbox');
   const now = ctx.now();
   const paidAt =
     input.paidAt === undefined
@@ -236,7 +240,9 @@ export function payBoleto(ctx: SandboxContext, idOrReference: string, input: Pay
     { boletoId: boleto.id, eventId: rec.paidEvent.eventId, via, late: due.late, mismatch: payment.amountMismatch },
     'boleto paid',
   );
-  ctx.callbacks.deliver(rec.paidEvent, rec.callbackUrl);
+  // An Efí boleto notifies its notification_url with a token; a /v1 one posts its signed event.
+  if (rec.efi) notifyEfiBoleto(ctx, rec);
+  else ctx.callbacks.deliver(rec.paidEvent, rec.callbackUrl);
   return viewBoleto(rec);
 }
 

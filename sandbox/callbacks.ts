@@ -19,6 +19,8 @@ export const DEFAULT_CALLBACK_RETRY_DELAYS_MS = [500, 1_000, 2_000, 4_000, 8_000
 interface Delivery {
   eventId: string;
   subjectId: string;
+  /** The body's Content-Type (JSON unless said: Efí's boleto notices are form-encoded). */
+  contentType?: string;
 }
 
 export interface CallbackDispatcherOptions {
@@ -49,6 +51,19 @@ export class CallbackDispatcher {
   deliverJson(delivery: { eventId: string; subjectId: string; body: unknown }, url: string): void {
     const { eventId, subjectId } = delivery;
     void this.run({ eventId, subjectId }, url, JSON.stringify(delivery.body)).catch((err: unknown) => {
+      this.opts.logger.error({ err, eventId }, 'callback delivery crashed');
+    });
+  }
+
+  /**
+   * A form-encoded body (`application/x-www-form-urlencoded`), as Efí's API Cobranças posts its
+   * notifications (`notification=<token>`), with the same retries, log and signature.
+   */
+  deliverForm(delivery: { eventId: string; subjectId: string; fields: Record<string, string> }, url: string): void {
+    const { eventId, subjectId } = delivery;
+    const rawBody = new URLSearchParams(delivery.fields).toString();
+    const contentType = 'application/x-www-form-urlencoded';
+    void this.run({ eventId, subjectId, contentType }, url, rawBody).catch((err: unknown) => {
       this.opts.logger.error({ err, eventId }, 'callback delivery crashed');
     });
   }
@@ -88,7 +103,7 @@ export class CallbackDispatcher {
       const res = await fetch(url, {
         method: 'POST',
         headers: {
-          'content-type': 'application/json',
+          'content-type': event.contentType ?? 'application/json',
           [PROVIDER_CALLBACK_TIMESTAMP_HEADER]: String(timestamp),
           [PROVIDER_CALLBACK_SIGNATURE_HEADER]: signProviderCallback(rawBody, timestamp, this.opts.secret),
         },

@@ -7,9 +7,13 @@
  *  - failFirst: the same, but deterministic: the first n identical calls (method, URL and
  *    Idempotency-Key) answer 503, the next one goes through. Tests of "through transient errors"
  *    use it so that their run time does not depend on a lucky draw.
+ *  - dropFirst: the first n identical calls (after any failFirst ones) ARE processed, but their
+ *    answer is lost: the connection is dropped at once instead. Deterministic timeoutRate, for
+ *    "a retry after a lost answer" on an API that takes no idempotency key (Efí's API Cobranças).
  *  - timeoutRate: the call *is processed* but its answer is swallowed and the connection is
  *    dropped after hangMs: the client cannot know whether it happened, which is exactly
  *    what idempotency keys must make safe.
+ *  - paths: when given, only calls to these exact paths (no query) meet the faults above.
  *  - seed: the errorRate/timeoutRate draws come from a generator seeded with it (a new config
  *    starts it again), so a test drawing faults at random can print its seed and be replayed.
  */
@@ -52,23 +56,30 @@ export function applyFaults(
     }
     return draw();
   };
-  const failsFirst = (faults: Faults, call: string): boolean => {
+  /** How many identical calls came before this one under the current config. */
+  const countBefore = (faults: Faults, call: string): number => {
     if (countedFor !== faults || seen.size >= MAX_COUNTED_CALLS) {
       seen.clear();
       countedFor = faults;
     }
     const count = seen.get(call) ?? 0;
     seen.set(call, count + 1);
-    return count < faults.failFirst;
+    return count;
   };
   return (req, res, next) => {
     const faults: Faults = state.faults;
+    if (faults.paths && !faults.paths.includes(req.originalUrl.split('?')[0])) return next();
     const proceed = () => {
-      const unavailable =
-        (faults.failFirst > 0 &&
-          failsFirst(faults, `${req.method} ${req.originalUrl} ${req.get('idempotency-key') ?? ''}`)) ||
-        (faults.errorRate > 0 && random(faults) < faults.errorRate);
+      const before =
+        faults.failFirst > 0 || faults.dropFirst > 0
+          ? countBefore(faults, `${req.method} ${req.originalUrl} ${req.get('idempotency-key') ?? ''}`)
+          : Infinity;
+      const unavailable = before < faults.failFirst || (faults.errorRate > 0 && random(faults) < faults.errorRate);
       if (unavailable) return respondUnavailable(req, res);
+      if (before < faults.failFirst + faults.dropFirst) {
+        dropAnswer(res);
+        return next();
+      }
       if (faults.timeoutRate > 0 && random(faults) < faults.timeoutRate) swallowAnswer(res, rt);
       next();
     };
@@ -85,6 +96,14 @@ function swallowAnswer(res: Response, rt: FaultRuntime): void {
   rt.hung.add(socket);
   socket.once('close', () => rt.hung.delete(socket));
   later(rt, rt.hangMs, () => socket.destroy());
+}
+
+/** Lets the call be processed and drops the connection when its answer would be sent. */
+function dropAnswer(res: Response): void {
+  res.send = () => {
+    res.socket?.destroy();
+    return res;
+  };
 }
 
 /** Drops hung connections and pending fault timers (shutdown). */

@@ -50,7 +50,8 @@ function fromCharge(rec: ChargeRecord): ReceivedPixPayment | null {
 function fromBoleto(rec: BoletoRecord): ReceivedPixPayment | null {
   const { boleto } = rec;
   const payment = boleto.payment;
-  if (!payment || payment.via !== 'PIX' || !payment.endToEndId) return null;
+  // An Efí boleto (efi/cobrancas.ts) is paid by barcode only, into its own account (balances.ts).
+  if (!payment || payment.via !== 'PIX' || !payment.endToEndId || rec.efi) return null;
   return {
     providerId: boleto.id,
     reference: boleto.reference,

@@ -145,6 +145,8 @@ export const faultsSchema = z.strictObject({
   latencyMs: z.number().int().min(0).max(120_000).optional(),
   timeoutRate: z.number().min(0).max(1).optional(),
   failFirst: z.number().int().min(0).max(10).optional(),
+  dropFirst: z.number().int().min(0).max(10).optional(),
+  paths: z.array(z.string().startsWith('/').max(200)).min(1).max(10).optional(),
   seed: z.number().int().min(0).max(4_294_967_295).optional(),
 });
 

@@ -141,6 +141,12 @@ export interface BoletoRecord {
   callbackUrl: string;
   /** Set when paid (by barcode or Pix); resends reuse it so the gateway sees the same eventId. */
   paidEvent: ProviderBoletoCallback | null;
+  /**
+   * Issued through Efí's API Cobranças (efi/cobrancas.ts) on one account: its numeric charge_id,
+   * the account it is paid into, the notification_url and the token of the last notification.
+   * Absent: a /v1 boleto, the default account's.
+   */
+  efi?: { chargeId: number; accountId: string; notificationUrl: string | null; token: string | null };
 }
 
 /** What the callback dispatcher sends: a charge or a boleto event. */
@@ -157,6 +163,10 @@ export interface Faults {
   timeoutRate: number;
   /** The first n identical calls answer 503 unprocessed (deterministic errorRate). */
   failFirst: number;
+  /** The next n identical calls are processed but their answers lost (deterministic timeoutRate). */
+  dropFirst: number;
+  /** When set, the faults apply to calls to these exact paths only (absent: to every call). */
+  paths?: string[];
   /** Seed of the errorRate/timeoutRate draws (null: Math.random); the same seed, the same schedule. */
   seed: number | null;
 }
@@ -166,6 +176,7 @@ export const NO_FAULTS: Faults = Object.freeze({
   latencyMs: 0,
   timeoutRate: 0,
   failFirst: 0,
+  dropFirst: 0,
   seed: null,
 });
 

@@ -7,7 +7,7 @@ import { merchantStore } from '../../db/identity';
 import { ChargeFailureTypes, type ChargeLifecycleInput, type IssuedCharge } from '../../workflows/charges/types';
 import type { ChargeDeps } from '../charges/deps';
 import { recordCharge } from '../charges/record';
-import { boletoProvider } from './boletoAtProvider';
+import { boletoProvider, boletosOf } from './boletoAtProvider';
 
 /** Charge columns a boleto fills at issue (migration 0015). */
 export interface BoletoColumns {
@@ -22,11 +22,21 @@ export interface BoletoColumns {
   boletoGraceDays: number;
 }
 
-/** The provider's boleto without its QR image (re-rendered from the BR Code at record time). */
-export type IssuedProviderBoleto = Omit<ProviderBoleto, 'pix'> & { pix: Omit<ProviderBoleto['pix'], 'qrCodeBase64'> };
+/**
+ * The provider's boleto without its QR image (re-rendered from the BR Code at record time), and
+ * the merchant's connection it was issued on (null or absent: the platform's account).
+ */
+export type IssuedProviderBoleto = Omit<ProviderBoleto, 'pix'> & {
+  pix: Omit<ProviderBoleto['pix'], 'qrCodeBase64'>;
+  pspConnectionId?: string | null;
+};
 
+/**
+ * Issues the boleto at the merchant's account (issue 37): its own connection's (Efí's API
+ * Cobranças, paid into its account) in the connected model, the platform's otherwise.
+ */
 export async function issueBoletoAtProvider(
-  deps: Pick<ChargeDeps, 'boletos' | 'providerCallbackUrl'>,
+  deps: Pick<ChargeDeps, 'boletos' | 'providerCallbackUrl' | 'accounts'>,
   input: ChargeLifecycleInput,
 ): Promise<IssuedProviderBoleto> {
   if (!input.payer)
@@ -34,7 +44,8 @@ export async function issueBoletoAtProvider(
   const merchantName = await merchantStore.merchantName(input.merchantId);
   const terms = input.boleto ?? { finePercentBps: 0, monthlyInterestBps: 0, graceDays: 0 };
   try {
-    const boleto = await boletoProvider(deps).issueBoleto({
+    const account = await deps.accounts.forMerchant(input.merchantId);
+    const boleto = await boletoProvider(boletosOf(deps, account)).issueBoleto({
       reference: input.chargeId,
       amountCents: input.amountCents,
       // The due date a Brazilian reads: expiresAt's calendar day in Brasília.
@@ -53,7 +64,7 @@ export async function issueBoletoAtProvider(
       );
     }
     const { qrCodeBase64: _image, ...pix } = boleto.pix;
-    return { ...boleto, pix };
+    return { ...boleto, pix, pspConnectionId: account.connectionId };
   } catch (err) {
     if (err instanceof ProviderError) {
       if (err.transient) throw ApplicationFailure.retryable(err.message, ChargeFailureTypes.providerUnavailable);
@@ -77,6 +88,7 @@ export async function recordIssuedBoleto(
     pix,
     providerChargeId: b.id,
     pixTxid: b.pix.txid,
+    pspConnectionId: b.pspConnectionId ?? null,
     boleto: {
       boletoProviderId: b.id,
       boletoBankCode: b.bankCode,

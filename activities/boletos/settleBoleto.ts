@@ -24,13 +24,13 @@ import { activityLog, recordAlert } from '../charges/alerts';
 import type { ChargeDeps } from '../charges/deps';
 import { writeLedgerEntry } from '../ledger/ledgerWriter';
 import { recordEvent } from '../events/outbox';
-import { getBoletoOrNull, retryable } from './boletoAtProvider';
+import { boletosOf, getBoletoOrNull, retryable } from './boletoAtProvider';
 
 type BoletoPayment = NonNullable<ProviderBoleto['payment']>;
 
 /** Settles a boleto charge on the provider's record (see the module comment). */
 export async function settleBoleto(
-  deps: Pick<ChargeDeps, 'sequelize' | 'boletos' | 'platformInstitution'>,
+  deps: Pick<ChargeDeps, 'sequelize' | 'boletos' | 'accounts' | 'platformInstitution'>,
   charge: Charge,
   claim: PaymentConfirmation,
 ): Promise<SettleOutcome> {
@@ -38,7 +38,9 @@ export async function settleBoleto(
   if (charge.status === 'PAID') return 'ALREADY_PAID';
   let boleto: ProviderBoleto | null;
   try {
-    boleto = await getBoletoOrNull(deps, charge.providerChargeId as string);
+    // Asked of the account the boleto was issued at (a connected merchant's own, or the platform's).
+    const at = boletosOf(deps, await deps.accounts.forConnection(charge.pspConnectionId ?? null));
+    boleto = await getBoletoOrNull(at, charge.providerChargeId as string);
   } catch (err) {
     throw retryable(err);
   }
@@ -77,7 +79,11 @@ async function creditBoletoPayment(
     if (!locked) throw ApplicationFailure.nonRetryable(`charge ${chargeId} not found`, 'ChargeNotFound');
     if (locked.status === 'PAID') return 'ALREADY_PAID' as const;
     const late = locked.status !== 'PENDING';
-    const fee = boletoFee(locked.feeCents, locked.amountCents, payment.amountCents);
+    // A connected merchant's boleto is paid whole into its own account (issue 37): the PSP takes no
+    // share for the platform (Efí's marketplace repasses are not used), so the ledger, a mirror of
+    // what the PSP did, records no fee either; its charge was created with fee 0 (boletoFeeCents),
+    // and 0 here too keeps a charge created before its merchant connected in step with the PSP.
+    const fee = locked.pspConnectionId ? 0 : boletoFee(locked.feeCents, locked.amountCents, payment.amountCents);
     await writeLedgerEntry(
       sequelize,
       chargePaidEntry({

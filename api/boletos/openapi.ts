@@ -100,7 +100,7 @@ registry.registerPath({
       'PAYLOAD_TOO_LARGE',
       'PIX_NOT_ISSUED',
       'PROVIDER_ERROR',
-      'BOLETO_NOT_ON_CONNECTED_ACCOUNT',
+      'PSP_CONNECTION_REVOKED',
       'PSP_CONNECTION_REQUIRED',
       'SERVICE_UNAVAILABLE',
       ...bearerErrors,

@@ -25,7 +25,7 @@ import { ApiError, errors } from '../errors/apiError';
 import { temporalErrorToApi } from '../temporal/temporalErrors';
 import { updateWithStartOrJoin } from '../../core/temporal/updateWithStart';
 import type { CreateBoletosBody, ListBoletosQuery } from './schema';
-import { refuseConnectedBoleto } from '../connections/accountModel';
+import { boletoAccountCheck, boletoFeeCents } from '../connections/accountModel';
 
 export const boletoErrors = {
   notFound: () => new ApiError(404, 'BOLETO_NOT_FOUND', 'boleto not found'),
@@ -128,8 +128,9 @@ export class BoletoService {
     }
     const merchant = await merchantStore.findMerchant(body.merchantId);
     if (!merchant || !merchant.active) throw roleErrors.merchantNotFound();
-    await refuseConnectedBoleto(this.deps.sequelize, merchant.id, this.deps.accountModelDefault);
-    if (!resuming || !(await boletoBatchStore.findBatch(resourceId))) await this.stage(merchant, body, resourceId, key);
+    const connectionId = await boletoAccountCheck(this.deps.sequelize, merchant.id, this.deps.accountModelDefault);
+    if (!resuming || !(await boletoBatchStore.findBatch(resourceId)))
+      await this.stage(merchant, connectionId, body, resourceId, key);
     try {
       const accepted = await updateWithStartOrJoin(this.deps.temporal, boletoBatchWorkflow, acceptBoletoBatchUpdate, {
         workflowId: boletoBatchWorkflowId(resourceId),
@@ -152,7 +153,13 @@ export class BoletoService {
     }
   }
 
-  private async stage(merchant: Merchant, body: CreateBoletosBody, batchId: string, key: string): Promise<void> {
+  private async stage(
+    merchant: Merchant,
+    connectionId: string | null,
+    body: CreateBoletosBody,
+    batchId: string,
+    key: string,
+  ): Promise<void> {
     const terms = body.terms ?? { finePercentBps: 0, monthlyInterestBps: 0, graceDays: 0 };
     await boletoBatchStore.stageBatch(
       this.deps.sequelize,
@@ -172,7 +179,7 @@ export class BoletoService {
         rowIndex,
         status: 'PENDING' as const,
         amountCents: item.amountCents,
-        feeCents: chargeFee(merchant, this.deps.defaultFee, item.amountCents),
+        feeCents: boletoFeeCents(connectionId, chargeFee(merchant, this.deps.defaultFee, item.amountCents)),
         dueDate: item.dueDate,
         payerName: item.payer.name,
         payerTaxId: item.payer.taxId,

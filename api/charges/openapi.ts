@@ -68,7 +68,6 @@ registry.registerPath({
       'PSP_CONNECTION_REVOKED',
       'PSP_CONNECTION_REQUIRED',
       'SPLIT_NOT_POSSIBLE',
-      'BOLETO_NOT_ON_CONNECTED_ACCOUNT',
       'SERVICE_UNAVAILABLE',
       ...bearerErrors,
     ),

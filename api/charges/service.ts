@@ -20,7 +20,7 @@ import { presentAppCharge } from './presenter';
 import { refundsOf } from '../refunds/service';
 import type { CreateChargeBody, ListChargesQuery } from './schema';
 import type { Sequelize } from 'sequelize';
-import { refuseConnectedBoleto } from '../connections/accountModel';
+import { boletoAccountCheck, boletoFeeCents } from '../connections/accountModel';
 import type { AccountModelDefault } from '../../core/provider';
 
 /** Who may create and cancel charges; every member may read. */
@@ -62,13 +62,16 @@ export class AppChargeService {
     const boleto = body.method === 'BOLETO';
     const merchant = await merchantStore.findMerchant(body.merchantId);
     if (!merchant || !merchant.active) throw roleErrors.merchantNotFound();
-    if (boleto) await refuseConnectedBoleto(this.deps.sequelize, merchant.id, this.deps.accountModelDefault);
+    const boletoConnection = boleto
+      ? await boletoAccountCheck(this.deps.sequelize, merchant.id, this.deps.accountModelDefault)
+      : null;
     const expiresAt = chargeExpiryOrInvalid(
       body.expiresAt,
       new Date(),
       boleto ? DEFAULT_BOLETO_TTL_SECONDS : this.deps.defaultChargeTtlSeconds,
     );
-    const feeCents = chargeFee(merchant, this.deps.defaultFee, body.amountCents);
+    const merchantFee = chargeFee(merchant, this.deps.defaultFee, body.amountCents);
+    const feeCents = boleto ? boletoFeeCents(boletoConnection, merchantFee) : merchantFee;
     const charge = await issueCharge(this.deps, {
       chargeId,
       merchantId: merchant.id,

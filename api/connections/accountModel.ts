@@ -23,12 +23,6 @@ export const accountModelErrors = {
     ),
   /** The PSP cannot divide the charge as asked; the message names the recipient and why (our words). */
   splitNotPossible: (message: string) => new ApiError(422, 'SPLIT_NOT_POSSIBLE', message),
-  boletoNotOnConnectedAccount: () =>
-    new ApiError(
-      409,
-      'BOLETO_NOT_ON_CONNECTED_ACCOUNT',
-      "boletos are issued on the platform's account only, and yours is a connected account: charge by Pix, which lands in your own account",
-    ),
   moneyInOwnAccount: () =>
     new ApiError(
       409,
@@ -50,18 +44,29 @@ export async function sendingAccount(
 }
 
 /**
- * A boleto is issued and paid on the platform's account (the PSP's API Pix has no boletos, and the
- * own API the gateway issues them through is the platform's): a connected merchant's would land its
- * money there, so it is refused.
+ * A boleto is issued at the merchant's account: the platform's, or its own connection's (Efí's API
+ * Cobranças, paid into its account: activities/boletos). Refused only when there is no account to
+ * issue it at: a revoked connection, or none where the platform holds nobody's money. Answers the
+ * connection (null: the platform's account), which decides the boleto's fee (boletoFeeCents).
  */
-export async function refuseConnectedBoleto(
+export async function boletoAccountCheck(
   sequelize: Sequelize,
   merchantId: string,
   withoutConnection: AccountModelDefault = 'platform',
-): Promise<void> {
-  const account = await pspConnectionStore.merchantAccountModel(sequelize, merchantId, withoutConnection);
-  if (account.model === 'CONNECTION_REQUIRED') throw accountModelErrors.connectionRequired();
-  if (account.model !== 'PLATFORM') throw accountModelErrors.boletoNotOnConnectedAccount();
+): Promise<string | null> {
+  return sendingAccount(sequelize, merchantId, withoutConnection);
+}
+
+/**
+ * A boleto's platform fee as recorded at creation: on the platform's account the merchant's
+ * (chargeFee), taken by the ledger; on a connected merchant's own account none, because the PSP
+ * pays the whole boleto into that account and divides nothing for the platform (Efí's marketplace
+ * repasses are percentages whose rounding Efí does not publish, so a fee in cents could not be
+ * matched exactly): the charge shows what the PSP divides, and the ledger mirrors it
+ * (activities/boletos/settleBoleto.ts). docs/account-models.md, "boletos".
+ */
+export function boletoFeeCents(connectionId: string | null, platformFeeCents: number): number {
+  return connectionId === null ? platformFeeCents : 0;
 }
 
 /**

@@ -133,11 +133,6 @@ export const ERROR_CODES = {
     message:
       "SPLIT_RECIPIENT_NOT_AT_PSP: recipient 6f1c… has no account at the merchant's PSP nor a PSP connection elsewhere: neither Split Pix nor a send from your account can pay it",
   },
-  BOLETO_NOT_ON_CONNECTED_ACCOUNT: {
-    status: 409,
-    message:
-      "boletos are issued on the platform's account only, and yours is a connected account: charge by Pix, which lands in your own account",
-  },
   MONEY_IN_OWN_ACCOUNT: {
     status: 409,
     message:

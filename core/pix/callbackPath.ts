@@ -23,6 +23,27 @@ export function connectionWebhookUrl(publicBaseUrl: string, connectionId: string
   return `${publicBaseUrl.replace(/\/+$/, '')}${CONNECTION_CALLBACK_PATH}/${connectionId}/${pathSecret}`;
 }
 
+/** Where Efí notifies a connected merchant's boleto (API Cobranças' notification_url), naming our charge. */
+export function connectionBoletoNotificationUrl(
+  publicBaseUrl: string,
+  connectionId: string,
+  pathSecret: string,
+  chargeId: string,
+): string {
+  return `${connectionWebhookUrl(publicBaseUrl, connectionId, pathSecret)}/boletos/${encodeURIComponent(chargeId)}`;
+}
+
+/**
+ * Whether a request path is a connection's boleto notification route (`…/connections/:id/:secret/
+ * boletos/:chargeId`): Efí posts those form-encoded, so the app's JSON-only gate lets them by and
+ * the route reads either form itself (api/connections/notifications/router.ts).
+ */
+export function isConnectionBoletoNoticePath(path: string): boolean {
+  if (!path.toLowerCase().startsWith(`${CONNECTION_CALLBACK_PATH}/`)) return false;
+  const segments = path.slice(CONNECTION_CALLBACK_PATH.length + 1).split('/');
+  return segments.length === 4 && segments[2].toLowerCase() === 'boletos' && segments.every((s) => s !== '');
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**

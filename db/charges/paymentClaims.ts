@@ -126,6 +126,42 @@ export class ProviderCallbackService {
   }
 
   /**
+   * A connected merchant's boleto notified by its own PSP (Efí's API Cobranças: `{notification:
+   * <token>}` at the URL the boleto was issued with, which names the charge): only a reason to
+   * read the boleto at the merchant's account, which settlement does (settleBoleto credits only a
+   * record PAID there). A charge of another merchant is NOT_THIS_CONNECTION; stored once per token.
+   */
+  async handleBoletoNotice(chargeId: string, token: string, scope: MerchantScope): Promise<CallbackOutcome> {
+    const charge = await chargeStore.findCharge(chargeId);
+    if (charge && charge.merchantId !== scope.merchantId) {
+      this.deps.logger.warn(
+        { merchantId: scope.merchantId, chargeId },
+        "boleto notified on a merchant's connection for another merchant's charge; not claimed",
+      );
+      return 'NOT_THIS_CONNECTION';
+    }
+    return this.once(
+      {
+        id: `boleto-notice:${scope.merchantId}:${chargeId}:${token}`,
+        type: 'boleto.notice',
+        subject: charge?.providerChargeId ?? null,
+        payload: { chargeId },
+      },
+      async () => {
+        if (!charge || charge.method !== 'BOLETO' || !charge.providerChargeId) return 'UNKNOWN_CHARGE';
+        if (charge.status === 'PAID') return 'ALREADY_PAID';
+        return this.deliver(charge, {
+          providerChargeId: charge.providerChargeId,
+          endToEndId: `BOLETO-${charge.providerChargeId}`,
+          amountCents: charge.amountCents,
+          paidAt: new Date().toISOString(),
+          payer: null,
+        });
+      },
+    );
+  }
+
+  /**
    * A notice about a Pix we sent (Efí: `tipo: SOLICITACAO`, `gnExtras.idEnvio`): only a reason to
    * read the PSP's record of the send, which sentPixNotice does; its status, amount and returns
    * are never taken from the notice. An idEnvio that is not one of ours is ignored (logged).

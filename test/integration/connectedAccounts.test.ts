@@ -150,11 +150,6 @@ async function paidSellerCharge(creds: MerchantCredentials, body: Record<string,
   return created.body as { id: string; amountCents: number };
 }
 
-/** A date `days` from now, as YYYY-MM-DD (a boleto's due date). */
-function inDays(days: number): string {
-  return new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
-}
-
 async function chargeConnection(chargeId: string): Promise<string | null> {
   const [row] = await stack.sequelize.query<{ psp_connection_id: string | null }>(
     'SELECT psp_connection_id FROM charges WHERE id = :chargeId',
@@ -288,28 +283,6 @@ it('refuses the reservation itself for a connected merchant: a connection regist
     },
   );
   expect(Number(n)).toBe(0);
-});
-
-it("refuses a connected merchant's boleto with BOLETO_NOT_ON_CONNECTED_ACCOUNT: a boleto is paid into the platform's account", async () => {
-  const account = await sandboxAccount('LOJA BOLETO');
-  const creds = await connectedMerchant('Loja Boleto', account);
-  const { client, email } = await signedInUser(stack, { emailPrefix: 'connected-boleto' });
-  await addUserToMerchant({ email, merchantId: creds.merchantId, role: 'owner' });
-  const payer = { name: 'Pagador Boleto', taxId: '52998224725' };
-  for (const [path, body] of [
-    ['/charges', { merchantId: creds.merchantId, amountCents: 1_000, method: 'BOLETO', payer }],
-    ['/boletos', { merchantId: creds.merchantId, items: [{ amountCents: 1_000, dueDate: inDays(5), payer }] }],
-  ] as const) {
-    const res = await client.call('POST', path, {
-      body,
-      headers: { 'x-idempotency-key': `boleto-${crypto.randomUUID()}` },
-    });
-    expect({ path, status: res.status, code: res.body.error?.code }).toEqual({
-      path,
-      status: 409,
-      code: 'BOLETO_NOT_ON_CONNECTED_ACCOUNT',
-    });
-  }
 });
 
 it('with ACCOUNT_MODEL_DEFAULT=connected, a merchant with no connection takes no charge, boleto nor payout (PSP_CONNECTION_REQUIRED); a connected one goes on', async () => {
@@ -1065,4 +1038,136 @@ describe("a connection registered with another account's certificate", () => {
     expect(await pspBalance(neighbourAccount.id)).toBe(1_980);
     expect(await pspBalance(account.id)).toBe(0);
   });
+});
+
+it("a connected merchant's boleto is issued at its own account (Efí's API Cobranças), paid into it, and mirrored by the ledger; the platform's account holds none of it", async () => {
+  const account = await sandboxAccount('LOJA BOLETO');
+  const creds = await connectedMerchant('Loja Boleto', account);
+  const { client, email } = await signedInUser(stack, { emailPrefix: 'connected-boleto' });
+  await addUserToMerchant({ email, merchantId: creds.merchantId, role: 'owner' });
+  const platformBefore = await pspBalance('default');
+  const payer = { name: 'Pagador Boleto', taxId: '52998224725' };
+
+  const created = await client.call('POST', '/charges', {
+    body: { merchantId: creds.merchantId, amountCents: 12_345, method: 'BOLETO', payer },
+    headers: { 'x-idempotency-key': `boleto-${crypto.randomUUID()}` },
+  });
+  expect(created.status).toBe(201);
+  const chargeId = created.body.id as string;
+  // Issued on the merchant's connection, so confirmation and cancellation ask that account.
+  expect(await chargeConnection(chargeId)).toBe(await activeConnection(creds.merchantId));
+  const [row] = await stack.sequelize.query<{
+    boleto_provider_id: string;
+    boleto_digitable_line: string;
+    fee_cents: number;
+  }>('SELECT boleto_provider_id, boleto_digitable_line, fee_cents FROM charges WHERE id = :chargeId', {
+    replacements: { chargeId },
+    type: QueryTypes.SELECT,
+  });
+  expect(row.boleto_provider_id).toMatch(/^\d+$/); // Efí's charge_id
+  expect(row.boleto_digitable_line).toMatch(/^\d{47}$/);
+  // The charge's fee is what the PSP divides for the platform: nothing (no repasse on a connected boleto).
+  expect(Number(row.fee_cents)).toBe(0);
+
+  // The payer pays the barcode; Efí notifies the connection's route, and the gateway reads the account.
+  const paid = await sandbox('POST', `/sandbox/boletos/${chargeId}/pay`, {});
+  expect(paid.status).toBe(200);
+  await waitFor(
+    async () => (await client.call('GET', `/charges/${chargeId}`)).body.status === 'PAID',
+    'connected boleto PAID',
+  );
+  // Efí's notice is form-encoded (`notification=<token>`): the route took it at the first attempt.
+  const notices = await sandbox('GET', `/sandbox/callbacks?boletoId=${paid.body.id as string}`);
+  expect((notices.body.attempts as { httpStatus: number | null }[]).map((a) => a.httpStatus)).toEqual([200]);
+
+  // The whole amount is at the merchant's own account; the platform's has none of it.
+  expect(await pspBalance(account.id)).toBe(12_345);
+  expect(await pspBalance('default')).toBe(platformBefore);
+  // The ledger mirrors it to the cent (no platform fee: the PSP took none).
+  expect(await balance(stack.sequelize, accounts.merchantAvailable(creds.merchantId))).toBe(12_345);
+});
+
+it("a connected merchant's boleto by POST /boletos is at its own account too, and its cancellation cancels it there", async () => {
+  const account = await sandboxAccount('LOJA BOLETO CANCELADO');
+  const creds = await connectedMerchant('Loja Boleto Cancelado', account);
+  const { client, email } = await signedInUser(stack, { emailPrefix: 'connected-boleto-cancel' });
+  await addUserToMerchant({ email, merchantId: creds.merchantId, role: 'owner' });
+  const dueDate = new Date(Date.now() + 5 * 86_400_000).toISOString().slice(0, 10);
+  const created = await client.call('POST', '/boletos', {
+    body: {
+      merchantId: creds.merchantId,
+      items: [{ amountCents: 2_500, dueDate, payer: { name: 'Pagador Boleto', taxId: '52998224725' } }],
+    },
+    headers: { 'x-idempotency-key': `boleto-${crypto.randomUUID()}` },
+  });
+  expect(created.status).toBe(201);
+  const chargeId = created.body.boletos[0].id as string;
+  expect(await chargeConnection(chargeId)).toBe(await activeConnection(creds.merchantId));
+  const [fee] = await stack.sequelize.query<{ fee_cents: number }>(
+    'SELECT fee_cents FROM charges WHERE id = :chargeId',
+    {
+      replacements: { chargeId },
+      type: QueryTypes.SELECT,
+    },
+  );
+  expect(Number(fee.fee_cents)).toBe(0); // as the PSP divides nothing for the platform
+
+  const cancelled = await client.call('POST', `/charges/${chargeId}/cancel`, { body: { reason: 'pedido desfeito' } });
+  expect(cancelled.status).toBeLessThan(300);
+  await waitFor(
+    async () => (await client.call('GET', `/charges/${chargeId}`)).body.status === 'CANCELED',
+    'connected boleto CANCELLED',
+  );
+  // Cancelled at the merchant's account: it can no longer be paid there.
+  const pay = await sandbox('POST', `/sandbox/boletos/${chargeId}/pay`, {});
+  expect(pay.status).toBe(409);
+  expect(await pspBalance(account.id)).toBe(0);
+});
+
+it("a connected boleto's issue is idempotent by the charge id: Efí's answer to the create is lost once, and the retry finds the first charge (custom_id) instead of registering a second", async () => {
+  const account = await sandboxAccount('LOJA BOLETO PERDIDO');
+  const creds = await connectedMerchant('Loja Boleto Perdido', account);
+  const { client, email } = await signedInUser(stack, { emailPrefix: 'connected-boleto-lost' });
+  await addUserToMerchant({ email, merchantId: creds.merchantId, role: 'owner' });
+  const payer = { name: 'Pagador Boleto', taxId: '52998224725' };
+  const atEfi = (chargeId: string) =>
+    [...stack.sandbox.state.boletos.values()].filter((r) => r.boleto.reference === chargeId);
+
+  // The create's first answer is lost after the sandbox made the charge; the retry looks first.
+  const faults = { dropFirst: 1, paths: ['/cobrancas/v1/charge/one-step'] };
+  expect((await sandbox('POST', '/sandbox/faults', faults)).status).toBe(200);
+  let chargeId: string;
+  try {
+    const created = await client.call('POST', '/charges', {
+      body: { merchantId: creds.merchantId, amountCents: 4_321, method: 'BOLETO', payer },
+      headers: { 'x-idempotency-key': `boleto-${crypto.randomUUID()}` },
+    });
+    expect(created.status).toBeLessThan(300);
+    chargeId = created.body.id as string;
+    await waitFor(async () => {
+      const [row] = await stack.sequelize.query<{ boleto_provider_id: string | null }>(
+        'SELECT boleto_provider_id FROM charges WHERE id = :chargeId',
+        { replacements: { chargeId }, type: QueryTypes.SELECT },
+      );
+      return row?.boleto_provider_id != null;
+    }, 'the boleto recorded');
+  } finally {
+    await sandbox('DELETE', '/sandbox/faults');
+  }
+  // The create did happen once (its answer was lost), and only once.
+  const made = atEfi(chargeId);
+  expect(made).toHaveLength(1);
+  const [row] = await stack.sequelize.query<{ boleto_provider_id: string }>(
+    'SELECT boleto_provider_id FROM charges WHERE id = :chargeId',
+    { replacements: { chargeId }, type: QueryTypes.SELECT },
+  );
+  expect(row.boleto_provider_id).toBe(String(made[0].efi?.chargeId));
+
+  // And it is that boleto the payer pays.
+  expect((await sandbox('POST', `/sandbox/boletos/${chargeId}/pay`, {})).status).toBe(200);
+  await waitFor(
+    async () => (await client.call('GET', `/charges/${chargeId}`)).body.status === 'PAID',
+    'the reused boleto PAID',
+  );
+  expect(await pspBalance(account.id)).toBe(4_321);
 });

@@ -29,6 +29,7 @@ describe('sandbox fault injection', () => {
       latencyMs: 0,
       timeoutRate: 0,
       failFirst: 0,
+      dropFirst: 0,
       seed: null,
     });
     expect((await h.call('POST', '/sandbox/faults', { errorRate: 0.5, latencyMs: 10 })).json).toEqual({
@@ -36,6 +37,7 @@ describe('sandbox fault injection', () => {
       latencyMs: 10,
       timeoutRate: 0,
       failFirst: 0,
+      dropFirst: 0,
       seed: null,
     });
     expect((await h.call('POST', '/sandbox/faults', { timeoutRate: 0.1, failFirst: 0 })).json).toEqual({
@@ -43,6 +45,7 @@ describe('sandbox fault injection', () => {
       latencyMs: 0,
       timeoutRate: 0.1,
       failFirst: 0,
+      dropFirst: 0,
       seed: null,
     });
     expect((await h.call('DELETE', '/sandbox/faults')).json).toEqual({
@@ -50,6 +53,7 @@ describe('sandbox fault injection', () => {
       latencyMs: 0,
       timeoutRate: 0,
       failFirst: 0,
+      dropFirst: 0,
       seed: null,
     });
     expect((await h.call('POST', '/sandbox/faults', { errorRate: 2 })).status).toBe(400);
@@ -100,6 +104,19 @@ describe('sandbox fault injection', () => {
     await h.call('POST', '/sandbox/faults', { failFirst: 1 });
     expect(await providerError(h.provider.getTransferByReference(req.reference))).toMatchObject({ transient: true });
     expect((await h.provider.getTransferByReference(req.reference))?.reference).toBe(req.reference);
+  });
+
+  it('dropFirst n → the first n identical calls are processed but their answers lost; paths limits the faults to those paths', async () => {
+    await h.call('POST', '/sandbox/faults', { dropFirst: 1, paths: ['/v1/transfers'] });
+    const req = transferRequest();
+    // The transfer is made, its answer lost: the client cannot tell.
+    expect(await providerError(h.provider.transfer(req))).toMatchObject({ transient: true });
+    expect(h.sandbox.state.transfers.size).toBe(1);
+    // Another path meets no fault; the same call again is answered (the replay of the first).
+    expect(await h.provider.findChargeByReference('none')).toBeNull();
+    expect((await h.provider.transfer(req)).reference).toBe(req.reference);
+    expect(h.sandbox.state.transfers.size).toBe(1);
+    expect((await h.call('POST', '/sandbox/faults', { paths: ['no-slash'] })).status).toBe(400);
   });
 
   it('latency beyond the client timeout → transient PROVIDER_TIMEOUT', async () => {

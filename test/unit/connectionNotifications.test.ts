@@ -89,6 +89,7 @@ async function bed(opts: { rows: Row[]; wrongSecrets?: WrongSecretOptions; now?:
       sent.push(notice);
       return 'SENT_PIX_FOLLOWED';
     },
+    handleBoletoNotice: async (): Promise<CallbackOutcome> => 'SIGNALLED',
   };
   const connections = new ConnectionNotificationService({
     sequelize: db as unknown as Sequelize,

@@ -3,7 +3,8 @@
  * cobs, Pix received and devoluções, on its own connection (client id, secret, certificate) and its
  * own Pix key; Efí's send, balance and MED routes on the same host and connection; its own send
  * slots, so one account's pacing never waits on another's. No own API (the bundled sandbox's
- * `/v1`): boletos stay on the platform's account (RoutedPixProvider refuses them here).
+ * `/v1`): its boletos are Efí's API Cobranças on the same connection's credentials (efiBoletos.ts),
+ * never the platform's (RoutedPixProvider refuses them here).
  */
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../../../config';
@@ -16,6 +17,8 @@ import { EfiClient } from '../efi/efiClient';
 import { EfiInfractions } from '../efi/efiInfractions';
 import { EfiTransfers } from '../efi/efiTransfers';
 import { EfiSplits } from '../efi/efiSplits';
+import { EfiBoletos, efiCobrancasBaseUrl } from '../efi/efiBoletos';
+import type { BoletoProvider } from '../../../core/provider';
 import { PixApiClient } from '../pixApi';
 import { PixApiConnection } from '../pixApi/connection';
 import { RoutedPixProvider } from '../routedPixProvider';
@@ -28,6 +31,8 @@ export interface ConnectedProvider {
   provider: RoutedPixProvider;
   /** Efí's Split Pix on the merchant's account. */
   splits: EfiSplits;
+  /** Efí's boletos on the merchant's account, notified at `notificationUrl(reference)`. */
+  boletos(notificationUrl: (reference: string) => string | null): BoletoProvider;
   close(): Promise<void>;
 }
 
@@ -92,6 +97,14 @@ export function connectedProvider(
   return {
     provider,
     splits: new EfiSplits(connection, new URL(row.api_base_url).origin),
+    boletos: (notificationUrl) =>
+      new EfiBoletos({
+        connection,
+        baseUrl: efiCobrancasBaseUrl(row.api_base_url),
+        clientId: row.client_id,
+        clientSecret: material.clientSecret,
+        notificationUrl,
+      }),
     close: async () => {
       await Promise.all([connection.close(), slots.close()]);
     },

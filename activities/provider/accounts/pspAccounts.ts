@@ -14,6 +14,7 @@ import { credentialsKeyring, openEnvelope, type MasterKeyring } from '../../../c
 import { parseMaterial } from '../../../core/connections/material';
 import { accountIdentity, type PspAccountIdentity } from '../../../core/connections/efiSplitConfig';
 import type { GatewayConfig } from '../../../config';
+import { connectionBoletoNotificationUrl } from '../../../core/pix/callbackPath';
 import {
   PSP_CONNECTION_REQUIRED,
   PSP_CONNECTION_REVOKED,
@@ -41,6 +42,8 @@ export interface PspAccountsOptions {
   config: ConnectedProviderConfig;
   /** The platform's own account at the connected merchants' PSP (config.platformPspAccount), where Split Pix pays its fee. */
   platformAccount: PspAccountIdentity | null;
+  /** PUBLIC_BASE_URL: a connected boleto's notification URL is built on it; absent: no notification asked. */
+  publicBaseUrl?: string;
   /** ACCOUNT_MODEL_DEFAULT: `connected` refuses a merchant with no connection (PSP_CONNECTION_REQUIRED); default platform. */
   accountModelDefault?: AccountModelDefault;
   logger: Logger;
@@ -129,9 +132,16 @@ export class ConnectedPspAccounts implements PspAccounts {
     if (known?.version === version) return known.account;
     const connected = connectedProvider(row, this.material(row), this.opts.config, this.opts.logger);
     const splits = connected.splits;
+    const { publicBaseUrl } = this.opts;
     const account: PspAccount = {
       connectionId: row.id,
       provider: connected.provider,
+      // Efí notifies a boleto's payment at the connection's own route, naming the charge (our reference).
+      boletos: connected.boletos((reference) =>
+        publicBaseUrl
+          ? connectionBoletoNotificationUrl(publicBaseUrl, row.id, this.webhookPathSecret(row), reference)
+          : null,
+      ),
       splits: {
         platform: this.opts.platformAccount,
         pspOrigin: new URL(row.api_base_url).origin,
@@ -185,7 +195,8 @@ export function pspAccountsFrom(
     Pick<
       GatewayConfig,
       'credentialsEncryptionKey' | 'connectionMasterKeys' | 'platformPspAccount' | 'accountModelDefault'
-    >,
+    > &
+    Partial<Pick<GatewayConfig, 'publicBaseUrl'>>,
   deps: { platform: PixProvider; sequelize: Sequelize; logger: Logger },
 ): ConnectedPspAccounts {
   return new ConnectedPspAccounts({
@@ -195,6 +206,7 @@ export function pspAccountsFrom(
       : null,
     config,
     accountModelDefault: config.accountModelDefault,
+    publicBaseUrl: config.publicBaseUrl,
     platformAccount: config.platformPspAccount
       ? accountIdentity(config.platformPspAccount.conta, config.platformPspAccount.document)
       : null,

@@ -30,3 +30,45 @@ registry.registerPath({
     ...errorResponses('VALIDATION_ERROR', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'RATE_LIMITED'),
   },
 });
+
+const boletoNotice = z.object({
+  notification: z
+    .string()
+    .regex(/^[A-Za-z0-9-]{1,64}$/)
+    .meta({ description: "Efí's notification token (GET /v1/notification/:token)." }),
+});
+
+registry.registerPath({
+  method: 'post',
+  path: '/webhooks/pix-api/connections/{connectionId}/{secret}/boletos/{chargeId}',
+  operationId: 'receiveConnectionBoletoNotification',
+  tags: ['Provider callbacks'],
+  summary: "Efí API Cobranças notification of a boleto issued on a merchant's own account",
+  description:
+    "Called by a connected merchant's PSP, not by merchants: a connected merchant's boleto is issued at its own Efí account with this URL as its `notification_url` (`chargeId` is our charge). " +
+    'The same connection and secret checks as the Pix route (404 for an unknown id, a revoked connection or a wrong secret; 429 RATE_LIMITED past 10 wrong ones a minute). ' +
+    "The notification is only a reason to look: the boleto is read at the merchant's account, and credited only if that record is paid. A charge of another merchant is answered NOT_THIS_CONNECTION. " +
+    'Efí posts the token form-encoded (`notification=<token>`); the same field as JSON is taken too. Any other Content-Type is 400 VALIDATION_ERROR.',
+  security: security.none,
+  request: {
+    params: z.object({
+      connectionId: z.uuid().meta({ description: "The merchant's PSP connection." }),
+      secret: z.string().meta({ description: "The connection's webhook path secret." }),
+      chargeId: z
+        .string()
+        .regex(/^[A-Za-z0-9_-]{1,64}$/)
+        .meta({ description: 'Our charge id (the boleto).' }),
+    }),
+    body: {
+      required: true,
+      content: {
+        'application/x-www-form-urlencoded': { schema: boletoNotice },
+        'application/json': { schema: boletoNotice },
+      },
+    },
+  },
+  responses: {
+    200: jsonResponse('Taken.', z.object({ outcome: z.string() })),
+    ...errorResponses('VALIDATION_ERROR', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'RATE_LIMITED'),
+  },
+});

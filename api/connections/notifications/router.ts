@@ -11,8 +11,17 @@
  * Each Pix goes through the platform route's claim path (ProviderCallbackService), scoped to the
  * connection's merchant: a Pix whose txid names another merchant's charge is not claimed (answered
  * 200 NOT_THIS_CONNECTION, so the PSP stops retrying it). 200 only once every Pix is durable.
+ *
+ * POST /webhooks/pix-api/connections/:connectionId/:secret/boletos/:chargeId: Efí's API Cobranças
+ * notification of a boleto issued on the connection (its notification_url names our charge), body
+ * `notification=<token>` form-encoded, as real Efí posts it, or `{"notification": "<token>"}` as
+ * JSON (the app's JSON-only gate lets this one route by: isConnectionBoletoNoticePath; any other
+ * Content-Type is 400 here). The same secret checks; the
+ * notice is only a reason to read the boleto at the merchant's account (ProviderCallbackService
+ * .handleBoletoNotice), never a payment by itself.
  */
-import { Router, type RequestHandler } from 'express';
+import express, { Router, type RequestHandler } from 'express';
+import { ApiError } from '../../errors/apiError';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Sequelize } from 'sequelize';
@@ -26,6 +35,10 @@ import {
   type WrongSecretOptions,
 } from '../../charges/pixApiCallbacks/intake';
 import { ConnectionNotificationService } from './service';
+
+/** Efí's notification token (its examples: a UUID), and our charge ids. */
+const NOTICE_TOKEN = /^[A-Za-z0-9-]{1,64}$/;
+const CHARGE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 export interface ConnectionNotificationsDeps {
   sequelize: Sequelize;
@@ -59,7 +72,7 @@ export function connectionNotificationsApi(deps: ConnectionNotificationsDeps): R
 
 export function connectionNotificationsRouter(deps: {
   connections: Pick<ConnectionNotificationService, 'scopeOf'>;
-  claims: Pick<ProviderCallbackService, 'handleReceivedPix' | 'handleSentPix'>;
+  claims: Pick<ProviderCallbackService, 'handleReceivedPix' | 'handleSentPix' | 'handleBoletoNotice'>;
   logger: Logger;
   wrongSecrets?: WrongSecretOptions;
 }): Router {
@@ -83,6 +96,32 @@ export function connectionNotificationsRouter(deps: {
     res.json(await receivePixNotification(deps.claims, body, scope));
   };
 
+  // Read only after the secret was found right: JSON, or the form Efí posts.
+  const json = routeJsonBody({ largeLimit: '8kb', isLarge: () => false });
+  const form = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 10 });
+  const noticeBody: RequestHandler = (req, res, next) => {
+    const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+    if (!hasBody || req.is('application/json')) return json(req, res, next);
+    if (req.is('application/x-www-form-urlencoded')) return form(req, res, next);
+    next(
+      new ApiError(
+        400,
+        'VALIDATION_ERROR',
+        'Content-Type must be application/x-www-form-urlencoded or application/json',
+      ),
+    );
+  };
+
+  const boletoNotice: RequestHandler = async (req, res) => {
+    const token = (req.body as { notification?: unknown } | undefined)?.notification;
+    const chargeId = String(req.params.chargeId);
+    if (typeof token !== 'string' || !NOTICE_TOKEN.test(token) || !CHARGE_ID.test(chargeId))
+      throw new ApiError(400, 'VALIDATION_ERROR', 'a boleto notification carries notification=<token>');
+    const outcome = await deps.claims.handleBoletoNotice(chargeId, token, res.locals.merchantScope as MerchantScope);
+    res.json({ outcome });
+  };
+
+  router.post('/:connectionId/:secret/boletos/:chargeId', knownConnection, noticeBody, boletoNotice);
   router.post(
     '/:connectionId/:secret/pix',
     knownConnection,
