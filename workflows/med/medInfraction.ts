@@ -179,7 +179,8 @@ export async function medInfraction(input: MedInfractionInput): Promise<{ infrac
           amountCents: result.amountCents,
           reason: `MED infraction (${result.reason})`,
           idempotencyKey: null,
-          requestedBy: requesterOf(chosen.decidedBy),
+          // Upheld by the PSP: no user of ours asked for this devolução.
+          requestedBy: pspOutcome === 'UPHELD' && chosen.decision === 'REJECT' ? null : requesterOf(chosen.decidedBy),
           medInfractionId: input.infractionId,
         },
       ],
