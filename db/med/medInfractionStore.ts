@@ -344,11 +344,10 @@ export async function hasOpenInfraction(
   chargeId: string,
   transaction?: Transaction,
 ): Promise<boolean> {
-  const found = await sequelize.query(`SELECT 1 FROM med_infractions WHERE charge_id = :chargeId AND status = 'OPEN'`, {
-    replacements: { chargeId },
-    type: QueryTypes.SELECT,
-    transaction,
-  });
+  const found = await sequelize.query(
+    `SELECT 1 FROM med_infractions WHERE charge_id = :chargeId AND status IN (:held)`,
+    { replacements: { chargeId, held: HELD_STATUSES }, type: QueryTypes.SELECT, transaction },
+  );
   return found.length > 0;
 }
 
