@@ -1087,6 +1087,60 @@ it("a connected merchant's boleto is issued at its own account (Efí's API Cobra
   expect(await balance(stack.sequelize, accounts.merchantAvailable(creds.merchantId))).toBe(12_345);
 });
 
+it("a connected boleto paid by barcode whose notice Efí lost is found by the minute sweep in the account's list of billets paid: PAID, credited once, by the notice's own claim path", async () => {
+  const account = await sandboxAccount('LOJA BOLETO VARRIDO');
+  const creds = await connectedMerchant('Loja Boleto Varrido', account);
+  const { client, email } = await signedInUser(stack, { emailPrefix: 'connected-boleto-swept' });
+  await addUserToMerchant({ email, merchantId: creds.merchantId, role: 'owner' });
+  const created = await client.call('POST', '/charges', {
+    body: {
+      merchantId: creds.merchantId,
+      amountCents: 7_700,
+      method: 'BOLETO',
+      payer: { name: 'Pagador Varrido', taxId: '52998224725' },
+    },
+    headers: { 'x-idempotency-key': `boleto-${crypto.randomUUID()}` },
+  });
+  expect(created.status).toBe(201);
+  const chargeId = created.body.id as string;
+  await waitFor(
+    async () => (await client.call('GET', `/charges/${chargeId}`)).body.boleto?.digitableLine != null,
+    'the boleto issued',
+  );
+  // Paid by barcode into the merchant's account; Efí's notice is lost.
+  const paid = await sandbox('POST', `/sandbox/boletos/${chargeId}/pay`, { callback: false });
+  expect(paid.status).toBe(200);
+  expect((await sandbox('GET', `/sandbox/callbacks?boletoId=${paid.body.id as string}`)).body.attempts).toEqual([]);
+
+  const sweep = () =>
+    stack.temporal.workflow.execute<typeof pixPaymentSweep>('pixPaymentSweep', {
+      workflowId: `sweep-connected-boleto-${crypto.randomUUID()}`,
+      taskQueue: stack.taskQueue,
+      args: [{ lookbackMs: PIX_SWEEP_LOOKBACK_MS }],
+    }) as Promise<PixSweepResult>;
+  const swept = await sweep();
+  expect(swept.failedConnections).toEqual([]);
+  await waitFor(
+    async () => (await client.call('GET', `/charges/${chargeId}`)).body.status === 'PAID',
+    'swept boleto PAID',
+  );
+  // Claimed once, as the notice would have been (this pass or the worker's own minute pass took it).
+  const events = await stack.sequelize.query<{ id: string; outcome: string | null }>(
+    `SELECT id, outcome FROM provider_events WHERE id LIKE :prefix`,
+    { replacements: { prefix: `boleto-notice:${creds.merchantId}:${chargeId}:%` }, type: QueryTypes.SELECT },
+  );
+  expect(events).toEqual([{ id: `boleto-notice:${creds.merchantId}:${chargeId}:sweep`, outcome: 'SIGNALLED' }]);
+  // A PAID boleto is no longer looked for: the next pass takes nothing.
+  expect((await sweep()).boletosTaken).toBe(0);
+  const [{ n }] = await stack.sequelize.query<{ n: string }>(
+    'SELECT count(*) AS n FROM ledger_transactions WHERE movement_key = :key',
+    { replacements: { key: `charge-paid:${chargeId}` }, type: QueryTypes.SELECT },
+  );
+  expect(Number(n)).toBe(1);
+  expect(await pspBalance(account.id)).toBe(7_700);
+  expect(await balance(stack.sequelize, accounts.merchantAvailable(creds.merchantId))).toBe(7_700);
+});
+
 it("a connected merchant's boleto by POST /boletos is at its own account too, and its cancellation cancels it there", async () => {
   const account = await sandboxAccount('LOJA BOLETO CANCELADO');
   const creds = await connectedMerchant('Loja Boleto Cancelado', account);
