@@ -277,22 +277,35 @@ export function setParties(
 }
 
 /**
- * The cases a credit to this merchant may owe to, locked, oldest opened first: OPEN ones (the credit
- * is held for the case), and ACCEPTED ones whose devolução was paid (the platform advanced the debt).
+ * The cases on which any of these merchants may still owe (OPEN; ACCEPTED with the devolução paid,
+ * its debt advanced by the platform), locked FOR UPDATE in one statement, oldest opened first: one
+ * lock order for every writer, whichever merchants it credits. By merchant, those it owes on.
  */
-export async function casesOwedBy(
+export async function casesOwedByAny(
   sequelize: Sequelize,
-  merchantId: string,
+  merchantIds: string[],
   transaction: Transaction,
-): Promise<MedInfractionRow[]> {
+): Promise<Map<string, MedInfractionRow[]>> {
+  const byMerchant = new Map<string, MedInfractionRow[]>();
+  if (merchantIds.length === 0) return byMerchant;
+  const replacements: Record<string, string> = {};
+  const containment = merchantIds.map((merchantId, i) => {
+    replacements[`party${i}`] = JSON.stringify([{ merchantId }]);
+    return `parties @> :party${i}::jsonb`;
+  });
   const rows = await sequelize.query<MedInfractionRow>(
     `SELECT * FROM med_infractions
-      WHERE parties @> :party::jsonb
+      WHERE (${containment.join(' OR ')})
         AND (status = 'OPEN' OR (status = 'ACCEPTED' AND refund_status = 'SUCCEEDED'))
       ORDER BY opened_at, id FOR UPDATE`,
-    { replacements: { party: JSON.stringify([{ merchantId }]) }, type: QueryTypes.SELECT, transaction },
+    { replacements, type: QueryTypes.SELECT, transaction },
   );
-  return rows.filter((r) => r.parties?.some((p) => p.merchantId === merchantId && p.owedCents > 0));
+  for (const merchantId of merchantIds)
+    byMerchant.set(
+      merchantId,
+      rows.filter((r) => r.parties?.some((p) => p.merchantId === merchantId && p.owedCents > 0)),
+    );
+  return byMerchant;
 }
 
 /** Whether the charge has an OPEN infraction (its refunds are refused until it is decided). */
