@@ -46,6 +46,7 @@ import { pspBalanceReadings } from './migrations/0038_psp_balance_readings';
 import { splitSends } from './migrations/0039_split_sends';
 import { medClaimParties } from './migrations/0040_med_claim_parties';
 import { medCaseSteps } from './migrations/0041_med_case_steps';
+import { ledgerPostingsByAccount } from './migrations/0042_ledger_postings_by_account';
 
 export interface Migration {
   name: string;
@@ -91,6 +92,7 @@ const migrations: Migration[] = [
   splitSends,
   medClaimParties,
   medCaseSteps,
+  ledgerPostingsByAccount,
 ];
 
 export async function runMigrations(sequelize: Sequelize): Promise<string[]> {
