@@ -47,6 +47,7 @@ import { splitSends } from './migrations/0039_split_sends';
 import { medClaimParties } from './migrations/0040_med_claim_parties';
 import { medCaseSteps } from './migrations/0041_med_case_steps';
 import { pendingConnectedBoletos } from './migrations/0042_pending_connected_boletos';
+import { ledgerPostingsByAccount } from './migrations/0043_ledger_postings_by_account';
 
 export interface Migration {
   name: string;
@@ -93,6 +94,7 @@ const migrations: Migration[] = [
   medClaimParties,
   medCaseSteps,
   pendingConnectedBoletos,
+  ledgerPostingsByAccount,
 ];
 
 export async function runMigrations(sequelize: Sequelize): Promise<string[]> {

@@ -106,16 +106,30 @@ export async function findInfraction(
   return row ?? null;
 }
 
-/** One page of a merchant's infractions, newest first, with the total. */
+/**
+ * The cases a merchant is a party of: its own charges' and those whose claim reached it as a split
+ * partner (`parties`, through the GIN index of migration 0040; the owner's through (merchant_id,
+ * created_at)).
+ */
+const PARTY_OF = `(merchant_id = :merchantId OR parties @> :party::jsonb)`;
+const partyOf = (merchantId: string) => JSON.stringify([{ merchantId }]);
+
+/** One page of the infractions a merchant is a party of (owner or split partner), newest first, with the total. */
 export async function listInfractions(
   sequelize: Sequelize,
   q: { merchantId: string; status?: MedInfractionStatus; limit: number; offset: number },
 ): Promise<{ rows: MedInfractionRow[]; total: number }> {
   const rows = await sequelize.query<MedInfractionRow & { total: string }>(
-    `SELECT *, count(*) OVER () AS total FROM med_infractions WHERE merchant_id = :merchantId ${q.status ? 'AND status = :status' : ''}
+    `SELECT *, count(*) OVER () AS total FROM med_infractions WHERE ${PARTY_OF} ${q.status ? 'AND status = :status' : ''}
       ORDER BY created_at DESC, id DESC LIMIT :limit OFFSET :offset`,
     {
-      replacements: { merchantId: q.merchantId, status: q.status ?? null, limit: q.limit, offset: q.offset },
+      replacements: {
+        merchantId: q.merchantId,
+        party: partyOf(q.merchantId),
+        status: q.status ?? null,
+        limit: q.limit,
+        offset: q.offset,
+      },
       type: QueryTypes.SELECT,
     },
   );
@@ -125,9 +139,9 @@ export async function listInfractions(
 
 async function countInfractions(sequelize: Sequelize, merchantId: string, status?: string): Promise<number> {
   const [row] = await sequelize.query<{ n: string }>(
-    `SELECT count(*) AS n FROM med_infractions WHERE merchant_id = :merchantId ${status ? 'AND status = :status' : ''}`,
+    `SELECT count(*) AS n FROM med_infractions WHERE ${PARTY_OF} ${status ? 'AND status = :status' : ''}`,
     {
-      replacements: { merchantId, status: status ?? null },
+      replacements: { merchantId, party: partyOf(merchantId), status: status ?? null },
       type: QueryTypes.SELECT,
     },
   );
