@@ -332,6 +332,22 @@ export function isReceivedPixProvider(p: unknown): p is ReceivedPixProvider {
   return typeof (p as Partial<ReceivedPixProvider> | null)?.listReceivedPix === 'function';
 }
 
+/** A boleto the PSP lists as paid: its id there and our reference (the charge id), when it has one. */
+export interface PaidBoleto {
+  providerBoletoId: string;
+  reference: string | null;
+}
+
+/** The PSP's list of boletos paid (Efí's listCharges by payment day): the sweep for lost boleto notices reads it. */
+export interface PaidBoletoLister {
+  /** Every boleto paid on the Brasília days from `fromDay` to `toDay` (YYYY-MM-DD), all pages. */
+  listPaidBoletos(range: { fromDay: string; toDay: string }): Promise<PaidBoleto[]>;
+}
+
+export function isPaidBoletoLister(p: unknown): p is PaidBoletoLister {
+  return typeof (p as Partial<PaidBoletoLister> | null)?.listPaidBoletos === 'function';
+}
+
 /** Headers the provider sets on a callback. Signature: lower-case hex HMAC-SHA256 of `${timestamp}.${rawBody}` with the callback secret. */
 export const PROVIDER_CALLBACK_TIMESTAMP_HEADER = 'x-provider-timestamp';
 export const PROVIDER_CALLBACK_SIGNATURE_HEADER = 'x-provider-signature';

@@ -46,7 +46,9 @@ import { pspBalanceReadings } from './migrations/0038_psp_balance_readings';
 import { splitSends } from './migrations/0039_split_sends';
 import { medClaimParties } from './migrations/0040_med_claim_parties';
 import { medCaseSteps } from './migrations/0041_med_case_steps';
-import { medPspOutcome } from './migrations/0042_med_psp_outcome';
+import { pendingConnectedBoletos } from './migrations/0042_pending_connected_boletos';
+import { ledgerPostingsByAccount } from './migrations/0043_ledger_postings_by_account';
+import { medPspOutcome } from './migrations/0044_med_psp_outcome';
 
 export interface Migration {
   name: string;
@@ -92,6 +94,8 @@ const migrations: Migration[] = [
   splitSends,
   medClaimParties,
   medCaseSteps,
+  pendingConnectedBoletos,
+  ledgerPostingsByAccount,
   medPspOutcome,
 ];
 

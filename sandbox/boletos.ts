@@ -164,6 +164,8 @@ export interface PayBoletoInput {
   /** D1 for a barcode payment and D0 for Pix unless given. */
   settlement?: BoletoSettlement;
   payer?: Partial<ProviderPayer>;
+  /** false: the notice is lost (no callback, no Efí notification); the payment stands. */
+  callback?: boolean;
 }
 
 /** The payer's side: settles a REGISTERED boleto by barcode or by its Pix and fires the signed callback. */
@@ -241,6 +243,7 @@ export function payBoleto(ctx: SandboxContext, idOrReference: string, input: Pay
     'boleto paid',
   );
   // An Efí boleto notifies its notification_url with a token; a /v1 one posts its signed event.
+  if (input.callback === false) return viewBoleto(rec);
   if (rec.efi) notifyEfiBoleto(ctx, rec);
   else ctx.callbacks.deliver(rec.paidEvent, rec.callbackUrl);
   return viewBoleto(rec);

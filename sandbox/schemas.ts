@@ -117,6 +117,8 @@ export const payBoletoBodySchema = z.strictObject({
   via: z.enum(['BOLETO', 'PIX']).optional(),
   settlement: z.enum(['D0', 'D1']).optional(),
   payer: payerOverrideSchema.optional(),
+  // false: the PSP loses the payment's notice (no callback, no Efí notification), as with charges.
+  callback: z.boolean().optional(),
 });
 
 /** Test control: open a Pix infraction against a paid charge (default: the whole paid amount, FRAUD). */

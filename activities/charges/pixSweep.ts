@@ -11,6 +11,8 @@
  * through its own connection. A connection's Pix is claimed with its merchant's scope, exactly as
  * its notification route claims it (api/connections/notifications: event `pix:<merchantId>:<e2e>`,
  * another merchant's charge NOT_THIS_CONNECTION), so the sweep and a late notification take it once.
+ * A connected account's boletos paid by barcode are not in GET /pix: the same pass reads its list of
+ * billets paid (boletoSweep.ts) when it has a boleto waiting.
  * One connection that cannot be read (revoked meanwhile, its PSP down) is logged and skipped: the
  * others are swept, and the next minute's pass tries it again; the platform's account failing
  * fails the pass, as before.
@@ -19,6 +21,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Logger } from 'pino';
 import type { Sequelize } from 'sequelize';
 import { eachActiveConnection } from '../provider/accounts/eachActiveConnection';
+import { sweepConnectedBoletos } from './boletoSweep';
 import { providerEventStore } from '../../db/charges';
 import {
   ProviderCallbackService,
@@ -49,6 +52,8 @@ export interface PixSweepResult {
   /** Pix of our charges that no notification had brought: taken now. */
   taken: number;
   outcomes: Partial<Record<CallbackOutcome, number>>;
+  /** A connected account's boletos paid whose notice never came (Efí's list of billets paid): taken now. */
+  boletosTaken: number;
   /** Connected accounts swept (the platform's aside). */
   connections: number;
   /** Connections whose list could not be read this pass (their ids; retried next minute). */
@@ -65,7 +70,14 @@ export async function sweepReceivedPix(
 ): Promise<PixSweepResult> {
   const to = new Date();
   const window = { from: new Date(to.getTime() - args.lookbackMs).toISOString(), to: to.toISOString() };
-  const result: PixSweepResult = { listed: 0, taken: 0, outcomes: {}, connections: 0, failedConnections: [] };
+  const result: PixSweepResult = {
+    listed: 0,
+    taken: 0,
+    outcomes: {},
+    boletosTaken: 0,
+    connections: 0,
+    failedConnections: [],
+  };
   const claims = claimPath(deps);
   let platformFailure: unknown = null;
   try {
@@ -80,8 +92,22 @@ export async function sweepReceivedPix(
       { sequelize: deps.sequelize, logger: deps.logger.child({ module: 'pix-sweep' }) },
       "a connected account's received Pix could not be listed; swept again next pass",
       async (connection) => {
-        const { provider } = await accounts.forConnection(connection.id);
-        add(result, await sweepAccount(deps, claims, provider, window, { merchantId: connection.merchantId }));
+        const account = await accounts.forConnection(connection.id);
+        const scope = { merchantId: connection.merchantId };
+        add(result, await sweepAccount(deps, claims, account.provider, window, scope));
+        // Its boletos paid by barcode are not in GET /pix: Efí's list of billets paid (boletoSweep.ts).
+        const boletos = await sweepConnectedBoletos(claims, account, scope, {
+          nowMs: to.getTime(),
+          lookbackMs: args.lookbackMs,
+        });
+        result.boletosTaken += boletos.taken;
+        addOutcomes(result, boletos.outcomes);
+        if (boletos.taken > 0)
+          // Worth a look, as for a Pix: the PSP is losing the account's boleto notices.
+          deps.logger.warn(
+            { merchantId: connection.merchantId, connectionId: connection.id, taken: boletos.taken },
+            'boletos paid without their notice were taken by the sweep',
+          );
       },
     );
     result.connections += visited;
@@ -100,7 +126,11 @@ export async function sweepReceivedPix(
 function add(into: PixSweepResult, pass: Pass): void {
   into.listed += pass.listed;
   into.taken += pass.taken;
-  for (const [outcome, n] of Object.entries(pass.outcomes) as [CallbackOutcome, number][])
+  addOutcomes(into, pass.outcomes);
+}
+
+function addOutcomes(into: PixSweepResult, outcomes: Pass['outcomes']): void {
+  for (const [outcome, n] of Object.entries(outcomes) as [CallbackOutcome, number][])
     into.outcomes[outcome] = (into.outcomes[outcome] ?? 0) + n;
 }
 

@@ -13,7 +13,7 @@ import crypto from 'node:crypto';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { describeAccount } from '../../core/ledger/accounts';
 import { assertBalanced, type LedgerEntry } from '../../core/ledger/postings';
-import { recoverMedDebts } from './medRecovery';
+import { lockMedDebtors, recoverMedDebts } from './medRecovery';
 
 export class InsufficientBalanceError extends Error {
   constructor(readonly accountCode: string) {
@@ -47,10 +47,12 @@ export async function writeLedgerEntries(
   const appliedIds = await insertTransactions(sequelize, entries, transaction);
   const applied = entries.filter((e) => appliedIds.has(e.movementKey));
   if (applied.length === 0) return entries.map(() => ({ applied: false, transactionId: null }));
+  // A merchant that owes for a MED claim pays it first from every credit, in this transaction;
+  // its cases are locked before any balance, in the order MED's own steps lock them.
+  const debtors = await lockMedDebtors(sequelize, applied, transaction);
   const accountIds = await applyToBalances(sequelize, applied, transaction);
   await insertPostings(sequelize, applied, appliedIds, accountIds, transaction);
-  // A merchant that owes for a MED claim pays it first from every credit, in this transaction.
-  await recoverMedDebts(sequelize, applied, transaction, (recoveries) =>
+  await recoverMedDebts(sequelize, debtors, transaction, (recoveries) =>
     writeLedgerEntries(sequelize, recoveries, transaction),
   );
   return entries.map((e) => ({

@@ -18,7 +18,7 @@ import { accounts } from '../../core/ledger/accounts';
 import { medRecover, movements, type LedgerEntry } from '../../core/ledger/postings';
 import { recoveryOf } from '../../core/med/claim';
 import { balanceStore } from '../../db/ledger';
-import { medInfractionStore } from '../../db/med';
+import { medInfractionStore, type MedInfractionRow } from '../../db/med';
 
 const AVAILABLE = /^merchant:([0-9a-f-]{36}):available$/;
 
@@ -38,22 +38,45 @@ export function creditsOf(applied: LedgerEntry[]): Map<string, { key: string; ce
   return credits;
 }
 
-/** The recoveries these applied entries owe, written through `write` (the ledger writer), and each case's parties updated. */
+/** The credited merchants that owe, with their cases locked: what recoverMedDebts works on. */
+export interface MedDebtors {
+  credits: Map<string, { key: string; cents: number }[]>;
+  cases: Map<string, MedInfractionRow[]>;
+}
+
+/**
+ * Locks the cases of every merchant these entries credit that owes, BEFORE the writer touches a
+ * balance: every MED activity locks its case and then the parties' balances, so a credit that
+ * locked the merchant's available first and its cases after could deadlock with a block or a
+ * decision of the same case (test/integration/medRecoveryLocks.test.ts). All the merchants' cases
+ * in one statement, oldest first, so two credits never lock them in two orders either. The owed
+ * balances are read without a lock: a debt a concurrent block creates is recovered from the next credit.
+ */
+export async function lockMedDebtors(
+  sequelize: Sequelize,
+  entries: LedgerEntry[],
+  transaction: Transaction,
+): Promise<MedDebtors> {
+  const credits = creditsOf(entries);
+  const none: MedDebtors = { credits, cases: new Map() };
+  if (credits.size === 0) return none;
+  const merchants = [...credits.keys()].sort();
+  const owed = await balanceStore.balancesOf(sequelize, merchants.map(accounts.merchantOwed), transaction);
+  const owing = merchants.filter((m) => (owed.get(accounts.merchantOwed(m)) ?? 0) < 0);
+  if (owing.length === 0) return none;
+  return { credits, cases: await medInfractionStore.casesOwedByAny(sequelize, owing, transaction) };
+}
+
+/** The recoveries the debtors' credits owe, written through `write` (the ledger writer), and each case's parties updated. */
 export async function recoverMedDebts(
   sequelize: Sequelize,
-  applied: LedgerEntry[],
+  debtors: MedDebtors,
   transaction: Transaction,
   write: (entries: LedgerEntry[]) => Promise<unknown>,
 ): Promise<void> {
-  const credits = creditsOf(applied);
-  if (credits.size === 0) return;
-  const merchants = [...credits.keys()].sort();
-  const owed = await balanceStore.balancesOf(sequelize, merchants.map(accounts.merchantOwed), transaction);
-  for (const merchantId of merchants) {
-    if ((owed.get(accounts.merchantOwed(merchantId)) ?? 0) >= 0) continue;
-    const cases = await medInfractionStore.casesOwedBy(sequelize, merchantId, transaction);
+  for (const [merchantId, cases] of debtors.cases) {
     const entries: LedgerEntry[] = [];
-    for (const credit of credits.get(merchantId) ?? []) {
+    for (const credit of debtors.credits.get(merchantId) ?? []) {
       let left = credit.cents;
       for (const row of cases) {
         const party = row.parties?.find((p) => p.merchantId === merchantId);

@@ -58,6 +58,9 @@ const PspWebhookRegistration = registry.register(
 const bearerErrors = ['AUTHENTICATION_REQUIRED', 'INVALID_ACCESS_TOKEN', 'RATE_LIMITED'] as const;
 const NOT_MEMBER = 'A merchant you do not belong to → 404 MERCHANT_NOT_FOUND.';
 const OWNER = `Owner only (another role → 403 INSUFFICIENT_ROLE). ${NOT_MEMBER}`;
+/** Register and rotate: both idempotent by key, both behind the psp-connection second factor. */
+const REPLAY_AND_SECOND_FACTOR =
+  'A replay with the same body answers the same connection; another body → 409 DUPLICATE_IDEMPOTENCY_KEY. When you have a second factor on, it also needs `x-action-token` for "psp-connection". ';
 const MANAGERS = `Owner and admin (another role → 403 INSUFFICIENT_ROLE). ${NOT_MEMBER}`;
 const actionToken = z
   .string()
@@ -91,7 +94,7 @@ path('post', '/dashboard/connection', 'registerPspConnection', 'Register the mer
     'no PSP is called here: test it next (POST /dashboard/connection/test) and register its webhook (POST /dashboard/connection/webhook). ' +
     'An active connection already there → 409 PSP_CONNECTION_EXISTS (revoke it first). ' +
     requiredIdempotencyRule('x-idempotency-key') +
-    'A replay with the same body answers the same connection; another body → 409 DUPLICATE_IDEMPOTENCY_KEY. When you have a second factor on, it also needs `x-action-token` for "psp-connection". ' +
+    REPLAY_AND_SECOND_FACTOR +
     OWNER,
   request: {
     body: { required: true, content: { 'application/json': { schema: RegisterPspConnectionRequest } } },
@@ -127,7 +130,7 @@ path(
       WORKER +
       'Another rotation or a revocation meanwhile → 409 PSP_CONNECTION_ROTATION_SUPERSEDED. No connection → 404 PSP_CONNECTION_NOT_FOUND; revoked → 409 PSP_CONNECTION_REVOKED. ' +
       requiredIdempotencyRule('x-idempotency-key') +
-      'A replay with the same body answers the same connection; another body → 409 DUPLICATE_IDEMPOTENCY_KEY. When you have a second factor on, it also needs `x-action-token` for "psp-connection". ' +
+      REPLAY_AND_SECOND_FACTOR +
       OWNER,
     request: {
       body: { required: true, content: { 'application/json': { schema: RotatePspConnectionRequest } } },

@@ -13,6 +13,8 @@ import { figureStore, type RollupTotals } from '../../db/dashboard';
 import { balanceReadingStore, pspConnectionStore } from '../../db/connections';
 import { balanceStore } from '../../db/ledger';
 import { ANY_ROLE, requireRole } from '../identity/auth/roles';
+import { balanceLines } from './balanceLines';
+import type { BalanceLinesQuery } from './balanceLinesSchema';
 import { DASHBOARD_METHODS, PERIODS, type Period, type SummaryQuery, type TransactionsQuery } from './figuresSchema';
 
 const TZ = figureStore.TZ;
@@ -206,6 +208,11 @@ export class DashboardFigures {
       };
     });
     return { data, pagination: { total, limit: q.limit, offset: q.offset, hasMore: q.offset + data.length < total } };
+  }
+
+  /** The ledger lines that explain the merchant's balances (balanceLines.ts). */
+  balanceLines(userId: string, q: BalanceLinesQuery) {
+    return balanceLines(this.sequelize, userId, q);
   }
 
   async health(userId: string, merchantId: string) {

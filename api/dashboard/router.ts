@@ -1,7 +1,8 @@
 /**
  * Dashboard routes under /dashboard, all behind the bearer token: GET /merchant/me,
  * POST /merchant/ensure, PATCH /merchant/branding (the checkout page's logo and colour); POST /credentials, GET /credentials?merchantId=, DELETE /credentials/:clientId;
- * and the figures (figures.ts): GET /summary, /metrics, /stats, /interactions, /revenue, /revenue-history, /transactions, /health.
+ * and the figures (figures.ts): GET /summary, /metrics, /stats, /interactions, /revenue, /revenue-history, /transactions, /health;
+ * GET /balance/lines: the balances explained line by line (balanceLines.ts).
  * Each figures route parses its query with its schema (figuresSchema.ts) first.
  */
 import { Router, type RequestHandler } from 'express';
@@ -9,6 +10,7 @@ import { signedIn } from '../identity/auth/bearer';
 import { consumeActionToken } from '../identity/twoFactor/actionTokens';
 import { parseOrThrow } from '../validation/validate';
 import type { DashboardFigures } from './figures';
+import { balanceLinesQuery } from './balanceLinesSchema';
 import { merchantQuery, pageQuery, periodQuery, summaryQuery, transactionsQuery } from './figuresSchema';
 import { brandingBody, clientIdParam, createCredentialBody, ensureMerchantBody, listCredentialsQuery } from './schema';
 import type { DashboardService } from './service';
@@ -36,6 +38,7 @@ export function dashboardRouter(deps: {
   router.get('/revenue-history', auth, f.revenueHistory);
   router.get('/transactions', auth, f.transactions);
   router.get('/health', auth, f.health);
+  router.get('/balance/lines', auth, f.balanceLines);
   return router;
 }
 
@@ -77,7 +80,16 @@ function dashboardHandlers(
   };
 }
 
-type Name = 'metrics' | 'summary' | 'stats' | 'interactions' | 'revenue' | 'revenueHistory' | 'transactions' | 'health';
+type Name =
+  | 'metrics'
+  | 'summary'
+  | 'stats'
+  | 'interactions'
+  | 'revenue'
+  | 'revenueHistory'
+  | 'transactions'
+  | 'health'
+  | 'balanceLines';
 
 function figuresHandlers(figures: DashboardFigures): Record<Name, RequestHandler> {
   const user = (req: Parameters<RequestHandler>[0]) => signedIn(req).user.id;
@@ -110,6 +122,9 @@ function figuresHandlers(figures: DashboardFigures): Record<Name, RequestHandler
     health: async (req, res) => {
       const q = parseOrThrow(merchantQuery, req.query, 'query');
       res.json(await figures.health(user(req), q.merchantId));
+    },
+    balanceLines: async (req, res) => {
+      res.json(await figures.balanceLines(user(req), parseOrThrow(balanceLinesQuery, req.query, 'query')));
     },
   };
 }

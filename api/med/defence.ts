@@ -125,14 +125,23 @@ export async function defenceOf(sequelize: Sequelize, infractionId: string) {
   return defence ? presentDefence(defence, await medCaseStore.evidenceOf(sequelize, infractionId)) : null;
 }
 
-/** The case's steps with their times, from stored rows only (never from Temporal), oldest first. */
-export async function timelineOf(sequelize: Sequelize, row: MedInfractionRow): Promise<TimelineView> {
-  const view: MedInfractionView = presentInfraction(row);
+/**
+ * The case's steps with their times, from stored rows only (never from Temporal), oldest first.
+ * `view`: the case as the reader sees it (api/med/partyView.ts): a split partner's BLOCKED step is
+ * its own hold, and the defence's author (the owner's user) is not shown to it.
+ */
+export async function timelineOf(
+  sequelize: Sequelize,
+  row: MedInfractionRow,
+  view: MedInfractionView = presentInfraction(row),
+  partner = false,
+): Promise<TimelineView> {
   const steps: TimelineView['steps'] = [{ step: 'OPENED', at: view.openedAt }];
   if (row.blocked_at) steps.push({ step: 'BLOCKED', at: iso(row.blocked_at), amountCents: view.blockedAmountCents });
   for (const alert of await medCaseStore.alertsOf(sequelize, row.id))
     steps.push({ step: 'ALERT_SENT', at: iso(alert.sent_at), hoursLeft: Number(alert.hours_left) });
-  const defence = await defenceOf(sequelize, row.id);
+  const stored = await defenceOf(sequelize, row.id);
+  const defence = stored && partner ? { ...stored, submittedBy: null } : stored;
   if (defence)
     steps.push({ step: 'DEFENCE_SUBMITTED', at: defence.submittedAt, evidenceFiles: defence.evidence.length });
   if (view.decidedAt && view.decision)

@@ -17,6 +17,7 @@ import {
   EVIDENCE_MAX_BYTES,
   evidenceUploadBody,
   evidenceUploadResult,
+  infractionReadView,
   infractionView,
   listInfractionsQuery,
   MAX_ANALYSIS_ITEMS,
@@ -36,9 +37,17 @@ export const Infraction = registry.register(
       "Unanswered by deadlineAt: the stored defence is sent, or else the default decision ACCEPT is applied (justification 'no analysis before the deadline', decidedBy DEFAULT), as an unanswered card dispute is lost.",
   ),
 );
+const InfractionRead = registry.register(
+  'MedInfractionRead',
+  infractionReadView.describe(
+    'The infraction as one merchant reads it: the charge’s owner (every party’s part), or a split partner the claim reached (MED 2.0: its own part only). `viewer` says which and its part.',
+  ),
+);
 const InfractionList = registry.register(
   'MedInfractionList',
-  z.object({ data: z.array(Infraction), pagination: Pagination }).describe('Newest first.'),
+  z
+    .object({ data: z.array(InfractionRead), pagination: Pagination })
+    .describe('Newest first: the merchant’s own charges’ cases and those whose claim reached it as a split partner.'),
 );
 const SyncResult = registry.register(
   'MedInfractionSyncResult',
@@ -60,8 +69,10 @@ const BulkAnalysisResult = registry.register(
 );
 
 const bearerErrors = ['AUTHENTICATION_REQUIRED', 'INVALID_ACCESS_TOKEN', 'RATE_LIMITED'] as const;
-const READ = 'Every member of the merchant.';
-const DECIDE = 'Owner, admin and finance (others → 403 INSUFFICIENT_ROLE).';
+const READ =
+  'Every member of the charge owner’s merchant, and of a split partner the claim reached (MED 2.0: `parties`), which sees its own part.';
+const DECIDE =
+  'Owner, admin and finance of the charge owner’s merchant (others → 403 INSUFFICIENT_ROLE); a split partner reads the case but cannot act on it → 403 INFRACTION_OWNER_ONLY.';
 const TWO_FACTOR =
   'ACCEPT sends money back: a user with a second factor sends x-action-token (action "refund", from /auth/2fa/action/confirm), else 403 SECOND_FACTOR_REQUIRED.';
 const idParam = z.object({ id: z.uuid().openapi({ description: 'Infraction id (ours).' }) });
@@ -69,7 +80,7 @@ const idParam = z.object({ id: z.uuid().openapi({ description: 'Infraction id (o
 const path = bearerPaths('Pix infractions (MED)');
 
 path('get', '/med/infractions', 'listMedInfractions', 'List a merchant’s Pix infractions', {
-  description: `${READ} A merchant you do not belong to → 404 MERCHANT_NOT_FOUND.`,
+  description: `${READ} Lists the merchant’s own charges’ cases and those whose claim reached it as a split partner (viewer.role PARTNER). A merchant you do not belong to → 404 MERCHANT_NOT_FOUND.`,
   request: { query: listInfractionsQuery },
   responses: {
     200: jsonResponse('A page of infractions.', InfractionList),
@@ -83,7 +94,7 @@ path('post', '/med/infractions/sync', 'syncMedInfractions', 'Pull new Pix infrac
     'stores the new ones (once each, matched to our charge by endToEndId, and kept only when that charge was received at the account that listed it) ' +
     'and starts one workflow each, which blocks the disputed amount. Answers the merchant’s infractions this call created; ' +
     '503 SERVICE_UNAVAILABLE when the merchant’s own connection could not be read this time. ' +
-    `${DECIDE} A merchant you do not belong to → 404 MERCHANT_NOT_FOUND.`,
+    'Owner, admin and finance (others → 403 INSUFFICIENT_ROLE). A merchant you do not belong to → 404 MERCHANT_NOT_FOUND.',
   request: { body: { content: { 'application/json': { schema: syncInfractionsBody } } } },
   responses: {
     200: jsonResponse(
@@ -115,10 +126,10 @@ path('post', '/med/infractions/analysis', 'analyseMedInfractions', 'Decide sever
 });
 
 path('get', '/med/infractions/{id}', 'getMedInfraction', 'Read a Pix infraction', {
-  description: `${READ} Another merchant’s infraction → 404 INFRACTION_NOT_FOUND.`,
+  description: `${READ} A merchant neither the charge’s owner nor a party of the claim → 404 INFRACTION_NOT_FOUND.`,
   request: { params: idParam },
   responses: {
-    200: jsonResponse('The infraction.', Infraction),
+    200: jsonResponse('The infraction.', InfractionRead),
     ...errorResponses('VALIDATION_ERROR', 'INFRACTION_NOT_FOUND', 'INSUFFICIENT_ROLE', ...bearerErrors),
   },
 });
@@ -129,7 +140,7 @@ path('post', '/med/infractions/{id}/analysis', 'analyseMedInfraction', 'Decide a
     'ACCEPT → the provider was told, status ACCEPTED, and the devolução of the disputed amount runs through the refund flow (refundId, refundStatus PROCESSING then SUCCEEDED; ' +
     'the block is consumed by the refund’s reservation; a devolução that fails or is refused gives the money back to available, refundStatus FAILED/REFUSED). ' +
     'An optional x-idempotency-key makes a retry answer what the first request did (header idempotent-replayed) instead of 409; the same key with another body → 409 DUPLICATE_IDEMPOTENCY_KEY. ' +
-    `Already decided (by someone, or by default at the deadline) → 409 INFRACTION_ALREADY_DECIDED, nothing changes. ${DECIDE} ${TWO_FACTOR} Another merchant’s infraction → 404 INFRACTION_NOT_FOUND.`,
+    `Already decided (by someone, or by default at the deadline) → 409 INFRACTION_ALREADY_DECIDED, nothing changes. ${DECIDE} ${TWO_FACTOR} A merchant neither the charge’s owner nor a party of the claim → 404 INFRACTION_NOT_FOUND.`,
   request: {
     params: idParam,
     headers: idempotencyHeaders,
@@ -141,6 +152,7 @@ path('post', '/med/infractions/{id}/analysis', 'analyseMedInfraction', 'Decide a
       'VALIDATION_ERROR',
       'INFRACTION_NOT_FOUND',
       'INSUFFICIENT_ROLE',
+      'INFRACTION_OWNER_ONLY',
       'INFRACTION_ALREADY_DECIDED',
       'DUPLICATE_IDEMPOTENCY_KEY',
       'SECOND_FACTOR_REQUIRED',
@@ -184,7 +196,7 @@ const Timeline = registry.register(
 );
 
 path('get', '/med/infractions/{id}/timeline', 'getMedInfractionTimeline', 'A Pix infraction’s timeline', {
-  description: `${READ} Another merchant’s infraction → 404 INFRACTION_NOT_FOUND.`,
+  description: `${READ} A merchant neither the charge’s owner nor a party of the claim → 404 INFRACTION_NOT_FOUND.`,
   request: { params: idParam },
   responses: {
     200: jsonResponse('The timeline.', Timeline),
@@ -195,7 +207,7 @@ path('get', '/med/infractions/{id}/timeline', 'getMedInfractionTimeline', 'A Pix
 path('post', '/med/infractions/{id}/evidence', 'uploadMedEvidence', 'Get an upload URL for one evidence file', {
   description:
     `PUT the file to uploadUrl (at most ${EVIDENCE_MAX_BYTES} bytes), then list its key in POST /med/infractions/{id}/defence, which checks it. ` +
-    `Only while the infraction is OPEN and has no defence (409 INFRACTION_ALREADY_DECIDED, DEFENCE_ALREADY_SUBMITTED). ${DECIDE} Another merchant’s infraction → 404 INFRACTION_NOT_FOUND.`,
+    `Only while the infraction is OPEN and has no defence (409 INFRACTION_ALREADY_DECIDED, DEFENCE_ALREADY_SUBMITTED). ${DECIDE} A merchant neither the charge’s owner nor a party of the claim → 404 INFRACTION_NOT_FOUND.`,
   request: { params: idParam, body: { content: { 'application/json': { schema: EvidenceUploadRequest } } } },
   responses: {
     201: jsonResponse('The upload URL.', EvidenceUpload),
@@ -203,6 +215,7 @@ path('post', '/med/infractions/{id}/evidence', 'uploadMedEvidence', 'Get an uplo
       'VALIDATION_ERROR',
       'INFRACTION_NOT_FOUND',
       'INSUFFICIENT_ROLE',
+      'INFRACTION_OWNER_ONLY',
       'INFRACTION_ALREADY_DECIDED',
       'DEFENCE_ALREADY_SUBMITTED',
       ...bearerErrors,
@@ -221,7 +234,7 @@ path(
       `at most ${MAX_EVIDENCE_FILES}): one refused → 400 EVIDENCE_INVALID, that file deleted and nothing stored. Then the defence is stored and its text sent to the provider as the justification ` +
       'of a REJECT (status IN_DEFENCE: the block stays until the provider decides), as POST .../analysis would. The provider takes text only (Efí: justificativa), so the files stay here as evidence. ' +
       'Sending failed → 503 SERVICE_UNAVAILABLE with the defence stored: retry with the same text, or it is sent at the deadline. ' +
-      `One defence per infraction (another text → 409 DEFENCE_ALREADY_SUBMITTED); already decided → 409 INFRACTION_ALREADY_DECIDED. ${DECIDE} Another merchant’s infraction → 404 INFRACTION_NOT_FOUND.`,
+      `One defence per infraction (another text → 409 DEFENCE_ALREADY_SUBMITTED); already decided → 409 INFRACTION_ALREADY_DECIDED. ${DECIDE} A merchant neither the charge’s owner nor a party of the claim → 404 INFRACTION_NOT_FOUND.`,
     request: { params: idParam, body: { content: { 'application/json': { schema: DefenceRequest } } } },
     responses: {
       200: jsonResponse('The defence was sent; the infraction is IN_DEFENCE.', DefenceResult),
@@ -230,6 +243,7 @@ path(
         'EVIDENCE_INVALID',
         'INFRACTION_NOT_FOUND',
         'INSUFFICIENT_ROLE',
+        'INFRACTION_OWNER_ONLY',
         'INFRACTION_ALREADY_DECIDED',
         'DEFENCE_ALREADY_SUBMITTED',
         'SERVICE_UNAVAILABLE',

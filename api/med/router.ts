@@ -56,23 +56,23 @@ export function medRouter(deps: {
   router.post('/:id/evidence', async (req, res) => {
     const id = parseOrThrow(infractionIdParam, req.params.id, 'infraction id');
     const userId = signedIn(req).user.id;
-    // Another merchant's infraction is 404 whatever the body says.
-    await deps.service.read(userId, id);
+    // Another merchant's infraction is 404, a split partner's 403, whatever the body says.
+    await deps.service.owned(userId, id);
     const body = parseOrThrow(evidenceUploadBody, req.body);
     res.status(201).json(await deps.service.presignEvidence(userId, id, body));
   });
   router.post('/:id/defence', async (req, res) => {
     const id = parseOrThrow(infractionIdParam, req.params.id, 'infraction id');
     const userId = signedIn(req).user.id;
-    await deps.service.read(userId, id);
+    await deps.service.owned(userId, id);
     const body = parseOrThrow(defenceBody, req.body);
     res.json(await deps.service.submitDefence(userId, id, body));
   });
   router.post('/:id/analysis', async (req, res) => {
     const id = parseOrThrow(infractionIdParam, req.params.id, 'infraction id');
     const userId = signedIn(req).user.id;
-    // Another merchant's infraction is 404 whatever the body says.
-    const { merchantId } = await deps.service.read(userId, id);
+    // Another merchant's infraction is 404, a split partner's 403, whatever the body says.
+    const { merchantId } = await deps.service.owned(userId, id);
     const body = parseOrThrow(analysisBody, req.body);
     // x-idempotency-key (optional): a retried request answers what the first one did instead of 409.
     await respondIdempotently(

@@ -132,6 +132,32 @@ export const infractionView = z.object({
   updatedAt: z.iso.datetime(),
 });
 
+/**
+ * An infraction as GET /med/infractions and GET /med/infractions/{id} show it to one merchant: the
+ * charge's owner (every party's part) or a split partner the claim reached (its own part only).
+ */
+export const infractionReadView = infractionView.extend({
+  viewer: z
+    .object({
+      merchantId: z.uuid().describe('The merchant you read the case as.'),
+      role: z
+        .enum(['OWNER', 'PARTNER'])
+        .describe(
+          'OWNER: the charge is this merchant’s; it answers the case (analysis, evidence, defence). PARTNER: a split partner the claim reached; it reads the case and its timeline and cannot act on it (403 INFRACTION_OWNER_ONLY).',
+        ),
+      shareCents: z
+        .number()
+        .int()
+        .nullable()
+        .describe('Its share of the claim; null for a case held by the owner’s account alone (`parties` is []).'),
+      heldCents: z.number().int().describe('Its money the case holds: blocked at once and recovered since.'),
+      owedCents: z.number().int().describe('What it still owes for the case (its balance did not cover it).'),
+    })
+    .describe(
+      'This merchant’s part of the case. A partner sees only its own part: `parties` has its entry alone, `blockedAmountCents` is its hold, and a user’s decision shows `decidedBy: CHARGE_OWNER`.',
+    ),
+});
+
 export const analysisResult = z.object({
   id: z.string(),
   status: z.number().int().describe('The HTTP status this item would have had alone: 200, 403, 404 or 409.'),
@@ -189,7 +215,10 @@ export const evidenceView = z.object({
 
 export const defenceView = z.object({
   text: z.string(),
-  submittedBy: z.uuid(),
+  submittedBy: z
+    .uuid()
+    .nullable()
+    .describe("The user who submitted it; null when a split partner reads the case (the charge owner's user)."),
   submittedAt: z.iso.datetime(),
   evidence: z.array(evidenceView),
 });

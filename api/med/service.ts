@@ -1,8 +1,11 @@
 /**
  * /med/infractions: Pix infractions (MED) of a merchant. Every member reads them (like charges);
- * owner, admin and finance (the roles that handle money) sync and decide. Another merchant's
- * infraction is 404 INFRACTION_NOT_FOUND, like one that does not exist. A decision is a Temporal
- * Update on the infraction's workflow: it answers once the decision is recorded.
+ * owner, admin and finance (the roles that handle money) sync and decide. A split partner the
+ * claim reached (MED 2.0, `parties`) reads the case too, in its own list, with its own part
+ * (partyView.ts); only the charge's owner acts on it: a partner's analysis, evidence or defence is
+ * 403 INFRACTION_OWNER_ONLY (it may see the case, as a member whose role may not act gets 403).
+ * A merchant that is neither gets 404 INFRACTION_NOT_FOUND, like a case that does not exist. A
+ * decision is a Temporal Update on the infraction's workflow: it answers once it is recorded.
  */
 import crypto from 'node:crypto';
 import type { Client } from '@temporalio/client';
@@ -23,6 +26,7 @@ import { applicationFailureOf } from '../../core/temporal/failures';
 import { temporalErrorToApi } from '../temporal/temporalErrors';
 import { executeWorkflow, workflowHandle } from '../../core/temporal/workflows';
 import type { ObjectStore } from '../../core/storage/objectStore';
+import { asViewer, partyRoleOf, type InfractionAsViewer, type PartyRole } from './partyView';
 import { checkEvidence, defenceErrors, defenceOf, presignEvidence, storeDefence, timelineOf } from './defence';
 import type {
   AnalysisBody,
@@ -37,6 +41,12 @@ export const MED_DECIDE_ROLES: readonly MemberRole[] = ['owner', 'admin', 'finan
 
 export const medErrors = {
   notFound: () => new ApiError(404, 'INFRACTION_NOT_FOUND', 'infraction not found'),
+  ownerOnly: () =>
+    new ApiError(
+      403,
+      'INFRACTION_OWNER_ONLY',
+      "only the charge's owner answers this infraction; a split partner the claim reached reads it",
+    ),
   alreadyDecided: (status: string) =>
     new ApiError(409, 'INFRACTION_ALREADY_DECIDED', `this infraction was already decided (${status})`, { status }),
 };
@@ -75,12 +85,19 @@ export class MedService {
       offset: query.offset,
     });
     return {
-      data: rows.map(presentInfraction),
+      // Every row is the merchant's as owner or as a party (the store's filter).
+      data: rows.map((r) => asViewer(presentInfraction(r), merchantId, partyRoleOf(r, merchantId) ?? 'PARTNER')),
       pagination: { total, limit: query.limit, offset: query.offset, hasMore: query.offset + rows.length < total },
     };
   }
 
-  async read(userId: string, id: string): Promise<MedInfractionView> {
+  async read(userId: string, id: string): Promise<InfractionAsViewer> {
+    const { row, merchantId, role } = await this.party(userId, id, ANY_ROLE);
+    return asViewer(presentInfraction(row), merchantId, role);
+  }
+
+  /** The case when the user may act on it (its charge's owner's member): a split partner's → 403 INFRACTION_OWNER_ONLY. */
+  async owned(userId: string, id: string): Promise<MedInfractionView> {
     return presentInfraction(await this.visible(userId, id, ANY_ROLE));
   }
 
@@ -185,7 +202,8 @@ export class MedService {
 
   /** The case's steps with their times and its defence, from stored rows. */
   async timeline(userId: string, id: string) {
-    return timelineOf(this.deps.sequelize, await this.visible(userId, id, ANY_ROLE));
+    const { row, merchantId, role } = await this.party(userId, id, ANY_ROLE);
+    return timelineOf(this.deps.sequelize, row, asViewer(presentInfraction(row), merchantId, role), role === 'PARTNER');
   }
 
   /** A presigned upload of one evidence file, while the case is OPEN and has no defence yet. */
@@ -250,12 +268,31 @@ export class MedService {
     }
   }
 
+  /** The case to act on: its charge owner's member with one of `roles`; a partner's member → 403; anyone else → 404. */
   private async visible(userId: string, id: string, roles: readonly MemberRole[]): Promise<MedInfractionRow> {
+    const { row, role } = await this.party(userId, id, roles);
+    if (role !== 'OWNER') throw medErrors.ownerOnly();
+    return row;
+  }
+
+  /**
+   * The case and the merchant the user reads it as: the charge's owner when the user is its
+   * member, else the first split partner of `parties` the user is a member of; 404 when none.
+   */
+  private async party(
+    userId: string,
+    id: string,
+    roles: readonly MemberRole[],
+  ): Promise<{ row: MedInfractionRow; merchantId: string; role: PartyRole }> {
     const row = await medInfractionStore.findInfraction(this.deps.sequelize, id);
     if (!row) throw medErrors.notFound();
-    const member = await memberStore.findMembership(userId, row.merchant_id);
-    if (!member) throw medErrors.notFound();
-    if (!roles.includes(member.role)) throw roleErrors.insufficientRole(member.role, roles);
-    return row;
+    const candidates = [row.merchant_id, ...(row.parties ?? []).map((p) => p.merchantId)];
+    for (const merchantId of new Set(candidates)) {
+      const member = await memberStore.findMembership(userId, merchantId);
+      if (!member) continue;
+      if (!roles.includes(member.role)) throw roleErrors.insufficientRole(member.role, roles);
+      return { row, merchantId, role: partyRoleOf(row, merchantId) as PartyRole };
+    }
+    throw medErrors.notFound();
   }
 }

@@ -24,6 +24,7 @@ import '../identity/avatar/openapi';
 import '../uploads/openapi';
 import '../dashboard/openapi';
 import '../dashboard/figuresOpenapi';
+import '../dashboard/balanceLinesOpenapi';
 import '../connections/openapi';
 import '../charges/openapi';
 import '../refunds/openapi';

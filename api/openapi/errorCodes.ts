@@ -53,6 +53,10 @@ export const ERROR_CODES = {
   UPLOAD_URL_INVALID: { status: 403, message: 'the upload URL is malformed or its signature does not match' },
   UPLOAD_URL_EXPIRED: { status: 403, message: 'the upload URL has expired; ask for a new one' },
   AVATAR_KEY_FORBIDDEN: { status: 403, message: 'this upload key belongs to another user' },
+  INFRACTION_OWNER_ONLY: {
+    status: 403,
+    message: "only the charge's owner answers this infraction; a split partner the claim reached reads it",
+  },
   NOT_FOUND: { status: 404, message: 'Pix charge not found' },
   BATCH_NOT_FOUND: { status: 404, message: 'payout batch not found' },
   UPLOAD_NOT_FOUND: { status: 404, message: 'nothing was uploaded under this key' },

@@ -250,6 +250,25 @@ export function chargesByProviderIds(providerChargeIds: string[], merchantId: st
   return Charge.findAll({ where: { ...(merchantId ? { merchantId } : {}), providerChargeId: providerChargeIds } });
 }
 
+/** Whether a connected account has a boleto still waiting for payment (an index-only look). */
+export async function hasPendingBoletoAt(connectionId: string): Promise<boolean> {
+  return (
+    (await Charge.findOne({
+      attributes: ['id'],
+      where: { pspConnectionId: connectionId, method: 'BOLETO', status: 'PENDING' },
+    })) !== null
+  );
+}
+
+/** Of these charge ids, the boletos still PENDING that were issued at this connected account. */
+export function pendingBoletosAt(connectionId: string, chargeIds: string[]): Promise<Charge[]> {
+  if (chargeIds.length === 0) return Promise.resolve([]);
+  return Charge.findAll({
+    attributes: ['id', 'merchantId'],
+    where: { id: chargeIds, pspConnectionId: connectionId, method: 'BOLETO', status: 'PENDING' },
+  });
+}
+
 /** One of these charges that exists, if any. */
 export function anyExisting(ids: string[]): Promise<Charge | null> {
   return Charge.findOne({ where: { id: { [Op.in]: ids } } });

@@ -8,7 +8,7 @@ import type { ClaimParty } from '../../core/med/claim';
 
 /**
  * OPEN: unanswered; IN_DEFENCE: the merchant's defence (REJECT) is at the PSP, which decides
- * (migration 0042); ACCEPTED: the devolução (accepted by the merchant, or upheld by the PSP);
+ * (migration 0044); ACCEPTED: the devolução (accepted by the merchant, or upheld by the PSP);
  * REJECTED: released (dismissed by the PSP; before 0042, at the merchant's REJECT); CANCELLED: the
  * PSP cancelled the case, released.
  */
@@ -123,16 +123,30 @@ export async function findInfraction(
   return row ?? null;
 }
 
-/** One page of a merchant's infractions, newest first, with the total. */
+/**
+ * The cases a merchant is a party of: its own charges' and those whose claim reached it as a split
+ * partner (`parties`, through the GIN index of migration 0040; the owner's through (merchant_id,
+ * created_at)).
+ */
+const PARTY_OF = `(merchant_id = :merchantId OR parties @> :party::jsonb)`;
+const partyOf = (merchantId: string) => JSON.stringify([{ merchantId }]);
+
+/** One page of the infractions a merchant is a party of (owner or split partner), newest first, with the total. */
 export async function listInfractions(
   sequelize: Sequelize,
   q: { merchantId: string; status?: MedInfractionStatus; limit: number; offset: number },
 ): Promise<{ rows: MedInfractionRow[]; total: number }> {
   const rows = await sequelize.query<MedInfractionRow & { total: string }>(
-    `SELECT *, count(*) OVER () AS total FROM med_infractions WHERE merchant_id = :merchantId ${q.status ? 'AND status = :status' : ''}
+    `SELECT *, count(*) OVER () AS total FROM med_infractions WHERE ${PARTY_OF} ${q.status ? 'AND status = :status' : ''}
       ORDER BY created_at DESC, id DESC LIMIT :limit OFFSET :offset`,
     {
-      replacements: { merchantId: q.merchantId, status: q.status ?? null, limit: q.limit, offset: q.offset },
+      replacements: {
+        merchantId: q.merchantId,
+        party: partyOf(q.merchantId),
+        status: q.status ?? null,
+        limit: q.limit,
+        offset: q.offset,
+      },
       type: QueryTypes.SELECT,
     },
   );
@@ -142,9 +156,9 @@ export async function listInfractions(
 
 async function countInfractions(sequelize: Sequelize, merchantId: string, status?: string): Promise<number> {
   const [row] = await sequelize.query<{ n: string }>(
-    `SELECT count(*) AS n FROM med_infractions WHERE merchant_id = :merchantId ${status ? 'AND status = :status' : ''}`,
+    `SELECT count(*) AS n FROM med_infractions WHERE ${PARTY_OF} ${status ? 'AND status = :status' : ''}`,
     {
-      replacements: { merchantId, status: status ?? null },
+      replacements: { merchantId, party: partyOf(merchantId), status: status ?? null },
       type: QueryTypes.SELECT,
     },
   );
@@ -320,22 +334,36 @@ export function setParties(
 }
 
 /**
- * The cases a credit to this merchant may owe to, locked, oldest opened first: held ones (OPEN,
- * IN_DEFENCE: the credit is held for the case), and ACCEPTED ones whose devolução was paid (the platform advanced the debt).
+ * The cases on which any of these merchants may still owe (held: OPEN or IN_DEFENCE; ACCEPTED with
+ * the devolução paid, its debt advanced by the platform), locked FOR UPDATE in one statement, oldest
+ * opened first: one lock order for every writer, whichever merchants it credits. By merchant, those
+ * it owes on.
  */
-export async function casesOwedBy(
+export async function casesOwedByAny(
   sequelize: Sequelize,
-  merchantId: string,
+  merchantIds: string[],
   transaction: Transaction,
-): Promise<MedInfractionRow[]> {
+): Promise<Map<string, MedInfractionRow[]>> {
+  const byMerchant = new Map<string, MedInfractionRow[]>();
+  if (merchantIds.length === 0) return byMerchant;
+  const replacements: Record<string, string> = {};
+  const containment = merchantIds.map((merchantId, i) => {
+    replacements[`party${i}`] = JSON.stringify([{ merchantId }]);
+    return `parties @> :party${i}::jsonb`;
+  });
   const rows = await sequelize.query<MedInfractionRow>(
     `SELECT * FROM med_infractions
-      WHERE parties @> :party::jsonb
+      WHERE (${containment.join(' OR ')})
         AND (status IN ('OPEN', 'IN_DEFENCE') OR (status = 'ACCEPTED' AND refund_status = 'SUCCEEDED'))
       ORDER BY opened_at, id FOR UPDATE`,
-    { replacements: { party: JSON.stringify([{ merchantId }]) }, type: QueryTypes.SELECT, transaction },
+    { replacements, type: QueryTypes.SELECT, transaction },
   );
-  return rows.filter((r) => r.parties?.some((p) => p.merchantId === merchantId && p.owedCents > 0));
+  for (const merchantId of merchantIds)
+    byMerchant.set(
+      merchantId,
+      rows.filter((r) => r.parties?.some((p) => p.merchantId === merchantId && p.owedCents > 0)),
+    );
+  return byMerchant;
 }
 
 /** Whether the charge has a case still held, OPEN or IN_DEFENCE (its refunds are refused until it ends). */

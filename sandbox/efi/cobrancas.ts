@@ -13,8 +13,10 @@
  *  - GET /v1/charge/:id (detailCharge) and PUT /v1/charge/:id/cancel (cancelCharge): the token's
  *    account's charges only (another account's is 404, as an unknown one).
  *  - GET /v1/charges (listCharges): `charge_type=billet`, `begin_date` and `end_date` (required, the
- *    creation day in Brasília) and `custom_id`: the gateway finds a boleto by our reference there
- *    (Efí takes no idempotency key, so a retried issue looks before it creates).
+ *    creation day in Brasília, or the payment day with `date_of=payment`), `custom_id`, `status`
+ *    (`waiting`, `paid`, `canceled`), `limit` (≤ 100) and `page`: the gateway finds a boleto by our
+ *    reference there (Efí takes no idempotency key, so a retried issue looks before it creates), and
+ *    the sweep lists an account's billets paid today to find a lost notice.
  *  - GET /v1/notification/:token (getNotification): what the notification with that token reports.
  *
  * Paying it (POST /sandbox/boletos/:id/pay, by barcode) credits the account it was issued on
@@ -36,6 +38,17 @@ import type { AccessTokens } from '../pixApi/oauth';
 import type { BoletoRecord } from '../state';
 import { requireEfiToken } from './auth';
 import { isObject, onlyKeys } from './bodyChecks';
+
+/** listCharges' `limit` (1..100, default 100 here) and `page` (from 1). */
+function listPage(query: Record<string, unknown>): { limit: number; page: number } {
+  const number = (v: unknown, name: string, max: number, fallback: number): number => {
+    if (v === undefined) return fallback;
+    const n = Number(v);
+    if (typeof v !== 'string' || !/^\d+$/.test(v) || n < 1 || n > max) throw invalid(`${name} inválido.`);
+    return n;
+  };
+  return { limit: number(query.limit, 'limit', 100, 100), page: number(query.page, 'page', 1_000_000, 1) };
+}
 
 /** Efí Cobranças' error form: `{"code", "error", "error_description"}` (code: the HTTP status here). */
 export class CobrancasError extends Error {
@@ -244,19 +257,30 @@ export function cobrancasRoutes(ctx: SandboxContext, accounts: SandboxAccounts, 
   // day's range, in Brasília), custom_id narrows it; the token's account's boletos only.
   router.get('/charges', (req, res) => {
     const account = requestAccount(res);
-    const { charge_type, begin_date, end_date, custom_id } = req.query;
+    const { charge_type, begin_date, end_date, custom_id, status, date_of } = req.query;
     const day = /^\d{4}-\d{2}-\d{2}$/;
     if (charge_type !== 'billet') throw invalid('charge_type é obrigatório (esta sandbox só tem billet).');
     if (typeof begin_date !== 'string' || !day.test(begin_date) || typeof end_date !== 'string' || !day.test(end_date))
       throw invalid('begin_date e end_date (AAAA-MM-DD) são obrigatórios.');
     if (custom_id !== undefined && typeof custom_id !== 'string') throw invalid('custom_id deve ser texto.');
+    if (status !== undefined && !['waiting', 'paid', 'canceled'].includes(String(status)))
+      throw invalid('status deve ser waiting, paid ou canceled.');
+    if (date_of !== undefined && date_of !== 'creation' && date_of !== 'payment')
+      throw invalid('date_of deve ser creation ou payment.');
+    const { limit, page } = listPage(req.query);
     const data = [...ctx.state.boletos.values()]
       .filter((r) => r.efi?.accountId === account.id)
       .filter((r) => custom_id === undefined || r.boleto.reference === custom_id)
+      .filter((r) => status === undefined || efiStatus(r.boleto) === status)
       .filter((r) => {
-        const created = isoDateInBrasilia(new Date(r.boleto.createdAt));
-        return created >= begin_date && created <= end_date;
+        // date_of=payment: the day it was paid (an unpaid charge has none); else the creation day.
+        const at = date_of === 'payment' ? r.boleto.paidAt : r.boleto.createdAt;
+        if (!at) return false;
+        const when = isoDateInBrasilia(new Date(at));
+        return when >= begin_date && when <= end_date;
       })
+      .sort((a, b) => a.boleto.createdAt.localeCompare(b.boleto.createdAt) || a.boleto.id.localeCompare(b.boleto.id))
+      .slice((page - 1) * limit, page * limit)
       .map((rec) => {
         const d = chargeDetail(rec);
         return {

@@ -1137,6 +1137,61 @@ it("a connected merchant's boleto is issued at its own account (Efí's API Cobra
   expect(await balance(stack.sequelize, accounts.merchantAvailable(creds.merchantId))).toBe(12_345);
 });
 
+it("a connected boleto paid by barcode whose notice Efí lost is found by the minute sweep in the account's list of billets paid: PAID, credited once, by the notice's own claim path", async () => {
+  const account = await sandboxAccount('LOJA BOLETO VARRIDO');
+  const creds = await connectedMerchant('Loja Boleto Varrido', account);
+  const { client, email } = await signedInUser(stack, { emailPrefix: 'connected-boleto-swept' });
+  await addUserToMerchant({ email, merchantId: creds.merchantId, role: 'owner' });
+  const created = await client.call('POST', '/charges', {
+    body: {
+      merchantId: creds.merchantId,
+      amountCents: 7_700,
+      method: 'BOLETO',
+      payer: { name: 'Pagador Varrido', taxId: '52998224725' },
+    },
+    headers: { 'x-idempotency-key': `boleto-${crypto.randomUUID()}` },
+  });
+  expect(created.status).toBe(201);
+  const chargeId = created.body.id as string;
+  await waitFor(
+    async () => (await client.call('GET', `/charges/${chargeId}`)).body.boleto?.digitableLine != null,
+    'the boleto issued',
+  );
+  // Paid by barcode into the merchant's account; Efí's notice is lost.
+  const paid = await sandbox('POST', `/sandbox/boletos/${chargeId}/pay`, { callback: false });
+  expect(paid.status).toBe(200);
+  expect((await sandbox('GET', `/sandbox/callbacks?boletoId=${paid.body.id as string}`)).body.attempts).toEqual([]);
+
+  const sweep = () =>
+    stack.temporal.workflow.execute<typeof pixPaymentSweep>('pixPaymentSweep', {
+      workflowId: `sweep-connected-boleto-${crypto.randomUUID()}`,
+      taskQueue: stack.taskQueue,
+      args: [{ lookbackMs: PIX_SWEEP_LOOKBACK_MS }],
+    }) as Promise<PixSweepResult>;
+  const swept = await sweep();
+  // Other tests' connections may fail on purpose (a wrong certificate); this one was read.
+  expect(swept.failedConnections).not.toContain(await activeConnection(creds.merchantId));
+  await waitFor(
+    async () => (await client.call('GET', `/charges/${chargeId}`)).body.status === 'PAID',
+    'swept boleto PAID',
+  );
+  // Claimed once, as the notice would have been (this pass or the worker's own minute pass took it).
+  const events = await stack.sequelize.query<{ id: string; outcome: string | null }>(
+    `SELECT id, outcome FROM provider_events WHERE id LIKE :prefix`,
+    { replacements: { prefix: `boleto-notice:${creds.merchantId}:${chargeId}:%` }, type: QueryTypes.SELECT },
+  );
+  expect(events).toEqual([{ id: `boleto-notice:${creds.merchantId}:${chargeId}:sweep`, outcome: 'SIGNALLED' }]);
+  // A PAID boleto is no longer looked for: the next pass takes nothing.
+  expect((await sweep()).boletosTaken).toBe(0);
+  const [{ n }] = await stack.sequelize.query<{ n: string }>(
+    'SELECT count(*) AS n FROM ledger_transactions WHERE movement_key = :key',
+    { replacements: { key: `charge-paid:${chargeId}` }, type: QueryTypes.SELECT },
+  );
+  expect(Number(n)).toBe(1);
+  expect(await pspBalance(account.id)).toBe(7_700);
+  expect(await balance(stack.sequelize, accounts.merchantAvailable(creds.merchantId))).toBe(7_700);
+});
+
 it("a connected merchant's boleto by POST /boletos is at its own account too, and its cancellation cancels it there", async () => {
   const account = await sandboxAccount('LOJA BOLETO CANCELADO');
   const creds = await connectedMerchant('Loja Boleto Cancelado', account);
@@ -1172,6 +1227,46 @@ it("a connected merchant's boleto by POST /boletos is at its own account too, an
   const pay = await sandbox('POST', `/sandbox/boletos/${chargeId}/pay`, {});
   expect(pay.status).toBe(409);
   expect(await pspBalance(account.id)).toBe(0);
+});
+
+it("a connected merchant's batch of boletos (POST /boletos, several items) is issued at its own account, each with fee 0 like a single one", async () => {
+  const account = await sandboxAccount('LOJA LOTE BOLETOS');
+  const creds = await connectedMerchant('Loja Lote Boletos', account);
+  const { client, email } = await signedInUser(stack, { emailPrefix: 'connected-boleto-batch' });
+  await addUserToMerchant({ email, merchantId: creds.merchantId, role: 'owner' });
+  const dueDate = new Date(Date.now() + 5 * 86_400_000).toISOString().slice(0, 10);
+  const payer = { name: 'Pagador Lote', taxId: '52998224725' };
+  const created = await client.call('POST', '/boletos', {
+    body: {
+      merchantId: creds.merchantId,
+      items: [
+        { amountCents: 1_100, dueDate, payer },
+        { amountCents: 2_200, dueDate, payer },
+      ],
+    },
+    headers: { 'x-idempotency-key': `boleto-batch-${crypto.randomUUID()}` },
+  });
+  expect(created.status).toBe(202);
+  const batchId = created.body.batchId as string;
+  const batch = await waitFor(async () => {
+    const read = await client.call('GET', `/boletos/batches/${batchId}`);
+    return read.body.status === 'PROCESSING' ? null : read.body;
+  }, 'the batch issued');
+  expect(batch.status).toBe('COMPLETED');
+  const chargeIds = (batch.items as { chargeId: string }[]).map((i) => i.chargeId);
+  expect(chargeIds).toHaveLength(2);
+  const connectionId = await activeConnection(creds.merchantId);
+  const rows = await stack.sequelize.query<{ fee_cents: string; psp_connection_id: string; amount_cents: string }>(
+    'SELECT fee_cents, psp_connection_id, amount_cents FROM charges WHERE id IN (:chargeIds) ORDER BY amount_cents',
+    { replacements: { chargeIds }, type: QueryTypes.SELECT },
+  );
+  expect(rows.map((r) => [Number(r.amount_cents), Number(r.fee_cents), r.psp_connection_id])).toEqual([
+    [1_100, 0, connectionId],
+    [2_200, 0, connectionId],
+  ]);
+  // Both are Efí charges at the merchant's own account.
+  const atAccount = [...stack.sandbox.state.boletos.values()].filter((r) => chargeIds.includes(r.boleto.reference));
+  expect(atAccount.map((r) => r.efi?.accountId)).toEqual([account.id, account.id]);
 });
 
 it("a connected boleto's issue is idempotent by the charge id: Efí's answer to the create is lost once, and the retry finds the first charge (custom_id) instead of registering a second", async () => {

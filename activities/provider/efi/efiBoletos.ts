@@ -27,6 +27,8 @@ import {
   ProviderError,
   type BoletoProvider,
   type IssueBoletoRequest,
+  type PaidBoleto,
+  type PaidBoletoLister,
   type ProviderBoleto,
   type ProviderPayer,
 } from '../../../core/provider';
@@ -106,6 +108,9 @@ const listSchema = z
     ),
   })
   .loose();
+/** listCharges' page size (its largest) and how many pages a sweep pass reads at most. */
+const LIST_PAGE_SIZE = 100;
+const MAX_LIST_PAGES = 50;
 /** How far back (creation dates) a boleto is looked for by our reference. */
 const LOOKBACK_DAYS = 31;
 const DAY_MS = 86_400_000;
@@ -122,7 +127,7 @@ export interface EfiBoletosOptions {
   notificationUrl: (reference: string) => string | null;
 }
 
-export class EfiBoletos implements BoletoProvider {
+export class EfiBoletos implements BoletoProvider, PaidBoletoLister {
   private readonly caller: AuthorizedCaller;
 
   constructor(private readonly opts: EfiBoletosOptions) {
@@ -219,6 +224,35 @@ export class EfiBoletos implements BoletoProvider {
     const ours = answer.data.filter((c) => c.custom_id === reference);
     const found = ours.find((c) => !CLOSED.has(c.status)) ?? ours[0];
     return found ? this.getBoleto(String(found.id)) : null;
+  }
+
+  /**
+   * The billets paid on these Brasília days (listCharges with `status=paid&date_of=payment`), every
+   * page of LIST_PAGE_SIZE, for the sweep for lost notices: each is only a reason to read it again.
+   */
+  async listPaidBoletos(range: { fromDay: string; toDay: string }): Promise<PaidBoleto[]> {
+    const paid: PaidBoleto[] = [];
+    for (let page = 1; page <= MAX_LIST_PAGES; page++) {
+      const answer = await this.required('GET /v1/charges', {
+        method: 'GET',
+        path: '/v1/charges',
+        query: {
+          charge_type: 'billet',
+          status: 'paid',
+          date_of: 'payment',
+          begin_date: range.fromDay,
+          end_date: range.toDay,
+          limit: String(LIST_PAGE_SIZE),
+          page: String(page),
+        },
+        schema: listSchema,
+      });
+      for (const c of answer.data)
+        if (c.status === 'paid') paid.push({ providerBoletoId: String(c.id), reference: c.custom_id ?? null });
+      if (answer.data.length < LIST_PAGE_SIZE) return paid;
+    }
+    // More than MAX_LIST_PAGES pages in two days: the rest is found at each boleto's close.
+    return paid;
   }
 
   async cancelBoleto(providerBoletoId: string): Promise<ProviderBoleto> {

@@ -9,7 +9,7 @@
 import type { Migration } from '../migrator';
 
 export const medPspOutcome: Migration = {
-  name: '0042_med_psp_outcome',
+  name: '0044_med_psp_outcome',
   async up({ context: sequelize }) {
     await sequelize.query(`
       ALTER TABLE med_infractions DROP CONSTRAINT med_infractions_status_check;
