@@ -11,9 +11,12 @@
  * Real: the gateway's workflows and activities on a database of the file's own (the sync starts
  * a workflow for every OPEN infraction it can see, so the shared one would pull other files'
  * cases into this server), the bundled sandbox over HTTP as the PSP (its own API /v1 through
- * HttpPixProvider, as PIX_TRANSFERS_API=sandbox does for transfers and MED), and the MedService
- * the /med routes call (sync, defence). The sandbox's clock follows the test server's (it sets the
- * infraction's deadline), since the file's server keeps the days an earlier test skipped.
+ * HttpPixProvider, as PIX_TRANSFERS_API=sandbox does for transfers and MED), and the API in this
+ * process on the file's server (POST /med/infractions/sync, GET /med/infractions/{id}, POST
+ * .../defence, GET .../timeline, as the owner's dashboard). Charges are confirmed to their workflow
+ * as the PSP's webhook route would; withdrawals and payout batches run by their workflows. The
+ * sandbox's clock follows the test server's (it sets the infraction's deadline), since the file's
+ * server keeps the days an earlier test skipped.
  *
  * Two steps are small functions meant to be switched later: `outcomes` (today the default ACCEPT
  * at the deadline, or the defence's REJECT at once; later the PSP deciding a defended case) and
@@ -26,8 +29,8 @@ import type { AddressInfo } from 'node:net';
 import { Client } from '@temporalio/client';
 import { QueryTypes } from 'sequelize';
 import { HttpPixProvider } from '../../activities/provider/httpPixProvider';
-import { MedService } from '../../api/med/service';
-import type { ObjectStore } from '../../core/storage/objectStore';
+import { createApp } from '../../api/app';
+import type { TimelineView } from '../../api/med/schema';
 import { accounts } from '../../core/ledger/accounts';
 import { createMerchantWithCredential } from '../../db/identity/merchantAdmin';
 import { addUserToMerchant, createUser } from '../../db/identity/userAdmin';
@@ -40,8 +43,11 @@ import { payoutBatchWorkflowId, reserveBatchUpdate } from '../../workflows/payou
 import { requestWithdrawalUpdate, withdrawalWorkflowId } from '../../workflows/withdrawals/definitions';
 import { waitFor } from '../support/env';
 import { assertLedgerInvariant, balance } from '../support/ledger';
-import { testLogFile, testLogger } from '../support/testLogs';
+import { recordIssuedSecrets, testLogFile, testLogger } from '../support/testLogs';
 import { useWorkflowEnv } from '../support/workflowEnv';
+import { accessTokenMinter } from '../support/accessTokens';
+import { AppClient } from '../support/appClient';
+import { stackApiDeps } from '../support/integrationStack';
 import { startMailSink, type MailSink } from '../../scripts/lib/mailSink';
 
 jest.setTimeout(180_000);
@@ -73,9 +79,11 @@ const traces: string[] = [];
 
 beforeAll(async () => {
   const apiKey = `sbx_${crypto.randomBytes(8).toString('hex')}`;
+  const callbackSecret = crypto.randomBytes(24).toString('hex');
+  recordIssuedSecrets('sandbox keys (provider API key, callback secret)', [apiKey, callbackSecret]);
   sandbox = createSandboxApp({
     apiKey,
-    callbackSecret: crypto.randomBytes(24).toString('hex'),
+    callbackSecret,
     logger: testLogger('sandbox-test'),
     now: () => new Date(Date.now() + clockOffsetMs),
     // No API to call back here: the test confirms each payment to its workflow as the webhook route would.
@@ -312,17 +320,51 @@ async function merchantWithOwner(name: string) {
 
 // --- the MED side: the PSP opens, the gateway syncs, the merchant defends ----------------------
 
-/** The MedService the /med routes call, on the plain client. */
-function medService(taskQueue: string): MedService {
-  return new MedService({
-    sequelize: wf.sequelize,
-    temporal: client,
-    taskQueue,
-    // Longer than the PSP's window, so the deadline is the PSP's own (read on the sandbox's clock).
-    settings: { analysisDeadlineMs: 30 * DAY, reminderBeforeMs: DAY },
-    // The defence here carries text only: no evidence file is read from the store.
-    store: {} as ObjectStore,
-  });
+/**
+ * The gateway's API in this process, its workflows on the scenario's task queue through the plain
+ * client: the /med routes as a merchant's dashboard calls them (a signed access token per owner).
+ */
+async function apiOn(taskQueue: string) {
+  const encryptionKey = crypto.randomBytes(32).toString('hex');
+  const callbackSecret = crypto.randomBytes(24).toString('hex');
+  const pixWebhookSecret = crypto.randomBytes(32).toString('hex');
+  recordIssuedSecrets('API keys (credentials encryption key, callback secret, API Pix webhook secret)', [
+    encryptionKey,
+    callbackSecret,
+    pixWebhookSecret,
+  ]);
+  const app = createApp(
+    stackApiDeps(
+      {
+        sequelize: wf.sequelize,
+        temporal: client,
+        taskQueue,
+        encryptionKey,
+        callbackSecret,
+        smtpUrl: mail.url,
+        sandboxUrl,
+        pixWebhookSecret,
+      },
+      // Longer than the PSP's window, so the deadline is the PSP's own (read on the sandbox's clock).
+      { med: { analysisDeadlineMs: 30 * DAY, reminderBeforeMs: DAY } },
+    ),
+  );
+  const server = http.createServer(app);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    /** A dashboard client signed in as this user. */
+    async as(userId: string): Promise<AppClient> {
+      const c = new AppClient(url);
+      c.accessToken = await accessTokenMinter(encryptionKey, userId)();
+      recordIssuedSecrets('dashboard access token', [c.accessToken]);
+      return c;
+    },
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    },
+  };
 }
 
 async function pspInfraction(providerId: string) {
@@ -362,7 +404,8 @@ async function alertTimes(infractionId: string): Promise<number[]> {
 
 interface Scenario {
   taskQueue: string;
-  service: MedService;
+  /** The owner's dashboard client of the API. */
+  dashboard: AppClient;
   owner: { merchantId: string; userId: string };
   partner: { merchantId: string; userId: string };
   infractionId: string;
@@ -377,7 +420,11 @@ interface Scenario {
  * owner withdraws 5 000, the partner pays 3 000 out; the claim of 10 000; the later receipts; the
  * alerts up to 5 h before the deadline. Each outcome then runs with what this answers.
  */
-async function upToTheDefence(title: string, taskQueue: string): Promise<Scenario> {
+async function upToTheDefence(
+  title: string,
+  taskQueue: string,
+  api: Awaited<ReturnType<typeof apiOn>>,
+): Promise<Scenario> {
   const owner = await merchantWithOwner('Loja A (dona da cobrança)');
   const partner = await merchantWithOwner('Loja B (parceira do split)');
   const A = owner.merchantId;
@@ -409,8 +456,10 @@ async function upToTheDefence(title: string, taskQueue: string): Promise<Scenari
     deadlineSeconds: PSP_DEADLINE_SECONDS,
   });
   expect(opened.status).toBe(201);
-  const service = medService(taskQueue);
-  const synced = await service.sync(owner.userId, { merchantId: A });
+  const dashboard = await api.as(owner.userId);
+  const res = await dashboard.call('POST', '/med/infractions/sync', { body: { merchantId: A } });
+  expect(res.status).toBe(200);
+  const synced = res.body as { data: { id: string }[] };
   expect(synced.data).toEqual([
     expect.objectContaining({ merchantId: A, chargeId: charge.chargeId, disputedAmountCents: 10_000, status: 'OPEN' }),
   ]);
@@ -425,7 +474,7 @@ async function upToTheDefence(title: string, taskQueue: string): Promise<Scenari
     A: { ...zero, blocked: 900, owed: -5_000 },
     B: { ...zero, blocked: 1_000, owed: -3_000 },
   });
-  expect(await service.read(owner.userId, infractionId)).toMatchObject({
+  expect((await dashboard.call('GET', `/med/infractions/${infractionId}`)).body).toMatchObject({
     status: 'OPEN',
     parties: [
       expect.objectContaining({ merchantId: A, heldCents: 900, owedCents: 5_000 }),
@@ -480,7 +529,7 @@ async function upToTheDefence(title: string, taskQueue: string): Promise<Scenari
 
   return {
     taskQueue,
-    service,
+    dashboard,
     owner,
     partner,
     infractionId,
@@ -511,7 +560,11 @@ const outcomes = {
   },
   /** The defence wins: today the defence is the merchant's REJECT, sent to the PSP at once. */
   async defenceWins(s: Scenario): Promise<void> {
-    const sent = await s.service.submitDefence(s.owner.userId, s.infractionId, { text: DEFENCE, evidenceKeys: [] });
+    const res = await s.dashboard.call('POST', `/med/infractions/${s.infractionId}/defence`, {
+      body: { text: DEFENCE, evidenceKeys: [] },
+    });
+    expect(res.status).toBe(200);
+    const sent = res.body;
     expect(sent.defence).toMatchObject({ text: DEFENCE, evidence: [] });
     expect(sent.infraction).toMatchObject({ status: 'REJECTED', decision: 'REJECT', justification: DEFENCE });
     expect(await pspInfraction(s.providerId)).toMatchObject({
@@ -529,6 +582,24 @@ function gatewayActivities() {
   return wf.activities(provider, { secretsKey: crypto.randomBytes(32), smtpUrl: mail.url });
 }
 
+/** One scenario: a worker of the gateway's workflows and the API on its task queue, the shared part, then `outcome`. */
+async function scenario(title: string, outcome: (s: Scenario) => Promise<void>): Promise<void> {
+  await wf.withWorker(
+    gatewayActivities(),
+    async (taskQueue) => {
+      const api = await apiOn(taskQueue);
+      try {
+        const s = await upToTheDefence(title, taskQueue, api);
+        await outcome(s);
+        finish(s);
+      } finally {
+        await api.close();
+      }
+    },
+    { prefix: 'medtrace' },
+  );
+}
+
 function finish(s: Scenario): void {
   const table = s.trace.markdown();
   traces.push(table);
@@ -536,82 +607,72 @@ function finish(s: Scenario): void {
 }
 
 it('claim upheld: the devolução of 10 000 is paid once, from what A and B held and recovered, the platform advancing the rest; the debts stay', async () => {
-  await wf.withWorker(
-    gatewayActivities(),
-    async (taskQueue) => {
-      const s = await upToTheDefence('claim upheld (default ACCEPT at the deadline)', taskQueue);
-      const A = s.owner.merchantId;
-      const B = s.partner.merchantId;
-      await outcomes.upheld(s);
-      const row = await infractionRow(s.infractionId);
-      expect(row).toMatchObject({ status: 'ACCEPTED', decided_by: 'DEFAULT', refund_status: 'SUCCEEDED' });
-      // Paid once, in full, to the payer: the sandbox's devolução of this payment.
-      expect(await transfersReturning(s.endToEndId)).toEqual([
-        expect.objectContaining({ reference: row.refund_id, amountCents: 10_000, status: 'COMPLETED' }),
-      ]);
-      const [refund] = await wf.sequelize.query<{ shares: any }>(`SELECT shares FROM refunds WHERE id = :id`, {
-        replacements: { id: row.refund_id },
-        type: QueryTypes.SELECT,
-      });
-      expect(refund.shares).toEqual({
-        ownerCents: 2_880,
-        feeCents: 100,
-        splits: [{ merchantId: B, amountCents: 1_990 }],
-        advancedCents: 5_030,
-      });
-      expect(await movementCount(`refund-complete:${row.refund_id}`)).toBe(1);
-      await s.trace.step('deadline: default ACCEPT, devolução 10 000 (held 4 870 + fee 100 + advanced 5 030)', {
-        A: { available: 0, reserved: 0, blocked: 0, owed: -3_020 },
-        B: { available: 0, reserved: 0, blocked: 0, owed: -2_010 },
-      });
-      // After the devolução a receipt pays the platform back, once: available → owed.
-      await paidCharge(taskQueue, A, 1_000);
-      await s.trace.step('A receives 1 000 (net 990): repays the platform', {
-        A: { available: 0, reserved: 0, blocked: 0, owed: -2_030 },
-        B: { available: 0, reserved: 0, blocked: 0, owed: -2_010 },
-      });
-      finish(s);
-    },
-    { prefix: 'medtrace' },
-  );
+  await scenario('claim upheld (default ACCEPT at the deadline)', async (s) => {
+    const A = s.owner.merchantId;
+    const B = s.partner.merchantId;
+    await outcomes.upheld(s);
+    const row = await infractionRow(s.infractionId);
+    expect(row).toMatchObject({ status: 'ACCEPTED', decided_by: 'DEFAULT', refund_status: 'SUCCEEDED' });
+    // Paid once, in full, to the payer: the sandbox's devolução of this payment.
+    expect(await transfersReturning(s.endToEndId)).toEqual([
+      expect.objectContaining({ reference: row.refund_id, amountCents: 10_000, status: 'COMPLETED' }),
+    ]);
+    const [refund] = await wf.sequelize.query<{ shares: any }>(`SELECT shares FROM refunds WHERE id = :id`, {
+      replacements: { id: row.refund_id },
+      type: QueryTypes.SELECT,
+    });
+    expect(refund.shares).toEqual({
+      ownerCents: 2_880,
+      feeCents: 100,
+      splits: [{ merchantId: B, amountCents: 1_990 }],
+      advancedCents: 5_030,
+    });
+    expect(await movementCount(`refund-complete:${row.refund_id}`)).toBe(1);
+    await s.trace.step('deadline: default ACCEPT, devolução 10 000 (held 4 870 + fee 100 + advanced 5 030)', {
+      A: { available: 0, reserved: 0, blocked: 0, owed: -3_020 },
+      B: { available: 0, reserved: 0, blocked: 0, owed: -2_010 },
+    });
+    // After the devolução a receipt pays the platform back, once: available → owed.
+    await paidCharge(s.taskQueue, A, 1_000);
+    await s.trace.step('A receives 1 000 (net 990): repays the platform', {
+      A: { available: 0, reserved: 0, blocked: 0, owed: -2_030 },
+      B: { available: 0, reserved: 0, blocked: 0, owed: -2_010 },
+    });
+  });
 });
 
 it('defence wins: the defence reaches the PSP, every hold is released and the debts cancelled, one keyed transaction per party', async () => {
-  await wf.withWorker(
-    gatewayActivities(),
-    async (taskQueue) => {
-      const s = await upToTheDefence('defence wins (REJECT)', taskQueue);
-      const A = s.owner.merchantId;
-      const B = s.partner.merchantId;
-      await outcomes.defenceWins(s);
-      expect(await transfersReturning(s.endToEndId)).toEqual([]);
-      expect(await movementCount(`med-unblock:${s.infractionId}`)).toBe(2);
-      expect(await movementCount(`med-debt-cancel:${s.infractionId}:${A}`)).toBe(1);
-      expect(await movementCount(`med-debt-cancel:${s.infractionId}:${B}`)).toBe(1);
-      const timeline = await s.service.timeline(s.owner.userId, s.infractionId);
-      // Every step, each once (the alerts once per lead). Not their order: OPENED is the PSP's time,
-      // on the sandbox's clock that follows the skipped days, the others the database's wall clock.
-      expect(timeline.steps.map((x) => x.step).sort()).toEqual(
-        ['OPENED', 'BLOCKED', 'ALERT_SENT', 'ALERT_SENT', 'ALERT_SENT', 'DEFENCE_SUBMITTED', 'DECIDED'].sort(),
-      );
-      expect(timeline.steps.filter((x) => x.step === 'ALERT_SENT').map((x) => x.hoursLeft)).toEqual([48, 24, 6]);
-      expect(timeline.steps.find((x) => x.step === 'DECIDED')).toMatchObject({
-        decision: 'REJECT',
-        decidedBy: s.owner.userId,
-      });
-      expect(timeline.defence).toMatchObject({ text: DEFENCE, submittedBy: s.owner.userId });
-      await s.trace.step('defence sent (REJECT): holds released, debts cancelled', {
-        A: { available: 2_880, reserved: 0, blocked: 0, owed: 0 },
-        B: { available: 1_990, reserved: 0, blocked: 0, owed: 0 },
-      });
-      // The case is over: a later receipt is the merchant's.
-      await paidCharge(taskQueue, A, 1_000);
-      await s.trace.step('A receives 1 000 (net 990): all available', {
-        A: { available: 2_880 + 990, reserved: 0, blocked: 0, owed: 0 },
-        B: { available: 1_990, reserved: 0, blocked: 0, owed: 0 },
-      });
-      finish(s);
-    },
-    { prefix: 'medtrace' },
-  );
+  await scenario('defence wins (REJECT)', async (s) => {
+    const A = s.owner.merchantId;
+    const B = s.partner.merchantId;
+    await outcomes.defenceWins(s);
+    expect(await transfersReturning(s.endToEndId)).toEqual([]);
+    expect(await movementCount(`med-unblock:${s.infractionId}`)).toBe(2);
+    expect(await movementCount(`med-debt-cancel:${s.infractionId}:${A}`)).toBe(1);
+    expect(await movementCount(`med-debt-cancel:${s.infractionId}:${B}`)).toBe(1);
+    const read = await s.dashboard.call('GET', `/med/infractions/${s.infractionId}/timeline`);
+    expect(read.status).toBe(200);
+    const timeline = read.body as TimelineView;
+    // Every step, each once (the alerts once per lead). Not their order: OPENED is the PSP's time,
+    // on the sandbox's clock that follows the skipped days, the others the database's wall clock.
+    expect(timeline.steps.map((x) => x.step).sort()).toEqual(
+      ['OPENED', 'BLOCKED', 'ALERT_SENT', 'ALERT_SENT', 'ALERT_SENT', 'DEFENCE_SUBMITTED', 'DECIDED'].sort(),
+    );
+    expect(timeline.steps.filter((x) => x.step === 'ALERT_SENT').map((x) => x.hoursLeft)).toEqual([48, 24, 6]);
+    expect(timeline.steps.find((x) => x.step === 'DECIDED')).toMatchObject({
+      decision: 'REJECT',
+      decidedBy: s.owner.userId,
+    });
+    expect(timeline.defence).toMatchObject({ text: DEFENCE, submittedBy: s.owner.userId });
+    await s.trace.step('defence sent (REJECT): holds released, debts cancelled', {
+      A: { available: 2_880, reserved: 0, blocked: 0, owed: 0 },
+      B: { available: 1_990, reserved: 0, blocked: 0, owed: 0 },
+    });
+    // The case is over: a later receipt is the merchant's.
+    await paidCharge(s.taskQueue, A, 1_000);
+    await s.trace.step('A receives 1 000 (net 990): all available', {
+      A: { available: 2_880 + 990, reserved: 0, blocked: 0, owed: 0 },
+      B: { available: 1_990, reserved: 0, blocked: 0, owed: 0 },
+    });
+  });
 });
