@@ -41,14 +41,14 @@ import type { ChargeLifecycleInput } from '../../workflows/charges/types';
 import { medInfractionWorkflowId } from '../../workflows/med/definitions';
 import { payoutBatchWorkflowId, reserveBatchUpdate } from '../../workflows/payouts/definitions';
 import { requestWithdrawalUpdate, withdrawalWorkflowId } from '../../workflows/withdrawals/definitions';
+import { startMailSink, type MailSink } from '../../scripts/lib/mailSink';
+import { accessTokenMinter } from '../support/accessTokens';
+import { AppClient } from '../support/appClient';
 import { waitFor } from '../support/env';
+import { stackApiDeps } from '../support/integrationStack';
 import { assertLedgerInvariant, balance } from '../support/ledger';
 import { recordIssuedSecrets, testLogFile, testLogger } from '../support/testLogs';
 import { useWorkflowEnv } from '../support/workflowEnv';
-import { accessTokenMinter } from '../support/accessTokens';
-import { AppClient } from '../support/appClient';
-import { stackApiDeps } from '../support/integrationStack';
-import { startMailSink, type MailSink } from '../../scripts/lib/mailSink';
 
 jest.setTimeout(180_000);
 
