@@ -6,7 +6,8 @@
  * (one test each, the same set-up): the claim upheld (the devolução paid once from what was held
  * and recovered, the platform advancing what is still owed) and the defence winning (everything
  * released, debts cancelled). The ledger invariant is asserted after every step and each
- * merchant's balance is traced: the table is written to the run's log directory (med-trace.md).
+ * merchant's balance is traced: the table is written to the run's log directory (med-trace.md)
+ * and to the test logger.
  *
  * Real: the gateway's workflows and activities on a database of the file's own (the sync starts
  * a workflow for every OPEN infraction it can see, so the shared one would pull other files'
@@ -18,9 +19,12 @@
  * sandbox's clock follows the test server's (it sets the infraction's deadline), since the file's
  * server keeps the days an earlier test skipped.
  *
- * Two steps are small functions meant to be switched later: `outcomes` (today the default ACCEPT
- * at the deadline, or the defence's REJECT at once; later the PSP deciding a defended case) and
- * `balancesOf` (today the ledger's accounts; later the per-merchant balance-lines API route).
+ * Each merchant's balances are read as its dashboard reads them, GET /dashboard/balance/lines,
+ * which explains them line by line: each account's lines must sum to its balance and agree with
+ * the ledger (`explained`); the note's table adds every merchant's lines.
+ *
+ * The outcome step is a small function meant to be switched later (`outcomes`: today the default
+ * ACCEPT at the deadline, or the defence's REJECT at once; later the PSP deciding a defended case).
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -125,7 +129,7 @@ async function sandboxCall(method: string, path: string, body?: unknown) {
   return { status: res.status, body: (await res.json()) as any };
 }
 
-// --- what a merchant's balance is: today the ledger's accounts (later: the balance-lines route) ---
+// --- a merchant's balance, explained line by line by the API (GET /dashboard/balance/lines) ----
 
 interface Balances {
   available: number;
@@ -134,7 +138,54 @@ interface Balances {
   owed: number;
 }
 
-async function balancesOf(merchantId: string): Promise<Balances> {
+interface BalanceLine {
+  account: keyof Balances;
+  amountCents: number;
+  balanceAfterCents: number;
+  kind: string;
+  reference: { type: string; id: string };
+}
+
+/**
+ * What the merchant's dashboard reads of its balances: every line (all pages; answered oldest
+ * first) and the balances. Asserted here: each account's lines sum to its balance, the newest line
+ * of each ends at it, and the ledger's own accounts read the same.
+ */
+async function explained(
+  dashboard: AppClient,
+  merchantId: string,
+): Promise<{ balances: Balances; lines: BalanceLine[] }> {
+  const newestFirst: BalanceLine[] = [];
+  let balances: Balances | undefined;
+  let cursor: string | null = null;
+  do {
+    const res = await dashboard.call(
+      'GET',
+      `/dashboard/balance/lines?merchantId=${merchantId}&limit=100${cursor ? `&cursor=${cursor}` : ''}`,
+    );
+    expect(res.status).toBe(200);
+    const b = res.body.balances;
+    balances ??= { available: b.availableCents, reserved: b.reservedCents, blocked: b.blockedCents, owed: b.owedCents };
+    newestFirst.push(...res.body.data);
+    cursor = res.body.pagination.nextCursor;
+  } while (cursor);
+  for (const account of ['available', 'reserved', 'blocked', 'owed'] as const) {
+    const own = newestFirst.filter((l) => l.account === account);
+    expect({
+      account,
+      sum: own.reduce((sum, l) => sum + l.amountCents, 0),
+      last: own[0]?.balanceAfterCents ?? 0,
+    }).toEqual({
+      account,
+      sum: balances![account],
+      last: balances![account],
+    });
+  }
+  expect(balances).toEqual(await ledgerBalances(merchantId));
+  return { balances: balances!, lines: newestFirst.reverse() };
+}
+
+async function ledgerBalances(merchantId: string): Promise<Balances> {
   const of = (code: string) => balance(wf.sequelize, code);
   return {
     available: await of(accounts.merchantAvailable(merchantId)),
@@ -160,7 +211,7 @@ class Trace {
   private baseline: number[] = PLATFORM.map(() => 0);
   constructor(
     private readonly title: string,
-    private readonly merchants: { label: string; id: string }[],
+    private readonly merchants: { label: string; id: string; dashboard: AppClient }[],
   ) {}
 
   /** Asserts the ledger invariant and each merchant's balances, and adds the step's row. */
@@ -168,7 +219,7 @@ class Trace {
     await assertLedgerInvariant(wf.sequelize);
     const cells: string[] = [];
     for (const m of this.merchants) {
-      const b = await balancesOf(m.id);
+      const { balances: b } = await explained(m.dashboard, m.id);
       cells.push(`${b.available}`, `${b.reserved}`, `${b.blocked}`, `${b.owed}`);
       expect({ step, merchant: m.label, ...b }).toEqual({ step, merchant: m.label, ...expected[m.label] });
     }
@@ -182,18 +233,34 @@ class Trace {
     this.baseline = await platformBalances();
   }
 
-  markdown(): string {
+  /** The step table, then each merchant's lines as the API explains them (oldest first). */
+  async markdown(): Promise<string> {
     const heads = [
       ...this.merchants.flatMap((m) => ['available', 'reserved', 'blocked', 'owed'].map((c) => `${m.label} ${c}`)),
       ...PLATFORM.map((a) => `Δ ${a.label}`),
     ];
-    return [
+    const out = [
       `### ${this.title} (cents)`,
       '',
       `| step | ${heads.join(' | ')} |`,
       `|${' --- |'.repeat(heads.length + 1)}`,
       ...this.rows,
-    ].join('\n');
+    ];
+    for (const m of this.merchants) {
+      const { lines } = await explained(m.dashboard, m.id);
+      out.push(
+        '',
+        `#### ${m.label}: GET /dashboard/balance/lines, oldest first`,
+        '',
+        '| kind | reference | account | amount | balance after |',
+        '| --- | --- | --- | --- | --- |',
+        ...lines.map(
+          (l) =>
+            `| ${l.kind} | ${l.reference.type} ${l.reference.id.slice(0, 8)} | ${l.account} | ${l.amountCents} | ${l.balanceAfterCents} |`,
+        ),
+      );
+    }
+    return out.join('\n');
   }
 }
 
@@ -429,9 +496,10 @@ async function upToTheDefence(
   const partner = await merchantWithOwner('Loja B (parceira do split)');
   const A = owner.merchantId;
   const B = partner.merchantId;
+  const dashboard = await api.as(owner.userId);
   const trace = new Trace(title, [
-    { label: 'A', id: A },
-    { label: 'B', id: B },
+    { label: 'A', id: A, dashboard },
+    { label: 'B', id: B, dashboard: await api.as(partner.userId) },
   ]);
   await trace.start();
   const zero = { available: 0, reserved: 0, blocked: 0, owed: 0 };
@@ -456,7 +524,6 @@ async function upToTheDefence(
     deadlineSeconds: PSP_DEADLINE_SECONDS,
   });
   expect(opened.status).toBe(201);
-  const dashboard = await api.as(owner.userId);
   const res = await dashboard.call('POST', '/med/infractions/sync', { body: { merchantId: A } });
   expect(res.status).toBe(200);
   const synced = res.body as { data: { id: string }[] };
@@ -591,7 +658,7 @@ async function scenario(title: string, outcome: (s: Scenario) => Promise<void>):
       try {
         const s = await upToTheDefence(title, taskQueue, api);
         await outcome(s);
-        finish(s);
+        await finish(s);
       } finally {
         await api.close();
       }
@@ -600,8 +667,8 @@ async function scenario(title: string, outcome: (s: Scenario) => Promise<void>):
   );
 }
 
-function finish(s: Scenario): void {
-  const table = s.trace.markdown();
+async function finish(s: Scenario): Promise<void> {
+  const table = await s.trace.markdown();
   traces.push(table);
   log.info({ infractionId: s.infractionId }, `MED trace\n${table}`);
 }
