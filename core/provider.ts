@@ -271,7 +271,14 @@ export function isStatementProvider(p: unknown): p is StatementProvider {
  * (fraud, a scam) and asks the receiving side to analyse it by a deadline. The gateway pulls
  * them (listInfractions) and answers each (answerInfraction: idempotent, the first answer stands).
  */
-export type ProviderInfractionStatus = 'OPEN' | 'ACCEPTED' | 'REJECTED';
+/**
+ * OPEN: not answered; IN_DEFENCE: the account's defence (a REJECT) is in and the PSP analyses it;
+ * ACCEPTED: the claim stands, the devolução is due (the account accepted, or the PSP upheld the claim
+ * over the defence); REJECTED: the PSP dismissed the claim (the defence won); CANCELLED: the PSP
+ * closed the case without a devolução (Efí: CANCELADA_EFI). The last three are final: the receiving
+ * PSP decides a defended case (MED 2.0), not the account.
+ */
+export type ProviderInfractionStatus = 'OPEN' | 'IN_DEFENCE' | 'ACCEPTED' | 'REJECTED' | 'CANCELLED';
 export type InfractionDecision = 'ACCEPT' | 'REJECT';
 
 export interface ProviderInfraction {
@@ -288,6 +295,8 @@ export interface ProviderInfraction {
   decision: InfractionDecision | null;
   justification: string | null;
   answeredAt: string | null;
+  /** When the case reached a final status (Efí: dadosAnalise.finalizacao); absent or null while open. */
+  closedAt?: string | null;
 }
 
 export interface InfractionProvider {

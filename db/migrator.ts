@@ -48,6 +48,7 @@ import { medClaimParties } from './migrations/0040_med_claim_parties';
 import { medCaseSteps } from './migrations/0041_med_case_steps';
 import { pendingConnectedBoletos } from './migrations/0042_pending_connected_boletos';
 import { ledgerPostingsByAccount } from './migrations/0043_ledger_postings_by_account';
+import { medPspOutcome } from './migrations/0044_med_psp_outcome';
 
 export interface Migration {
   name: string;
@@ -95,6 +96,7 @@ const migrations: Migration[] = [
   medCaseSteps,
   pendingConnectedBoletos,
   ledgerPostingsByAccount,
+  medPspOutcome,
 ];
 
 export async function runMigrations(sequelize: Sequelize): Promise<string[]> {

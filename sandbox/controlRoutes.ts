@@ -10,11 +10,12 @@ import { payBoleto, resendBoletoCallback } from './boletos';
 import { payCharge, resendPaidCallback } from './charges';
 import type { SandboxContext } from './context';
 import { setStatementAmount, setTransferStatementAmount } from './statement';
-import { maybeOpenInfraction, openInfraction } from './infractions';
+import { decideDueInfractions, decideInfraction, maybeOpenInfraction, openInfraction } from './infractions';
 import { registerKey } from './dict';
 import type { EfiApi } from './efi';
 import { efiControlRoutes } from './efi/controlRoutes';
 import {
+  decideInfractionSchema,
   dictKeySchema,
   faultsSchema,
   openInfractionSchema,
@@ -48,7 +49,14 @@ export function controlRoutes(ctx: SandboxContext, efi: Pick<EfiApi, 'webhooks'>
   });
 
   router.get('/infractions', (_req, res) => {
+    decideDueInfractions(ctx);
     res.json({ infractions: [...state.infractions.values()] });
+  });
+
+  // Test control: the PSP decides a case (MED 2.0): UPHELD or DISMISSED a defended one, CANCELLED any open one.
+  router.post('/infractions/:id/decision', (req, res) => {
+    const { outcome } = parseBody(decideInfractionSchema, req.body ?? {});
+    res.json(decideInfraction(ctx, req.params.id, outcome));
   });
 
   // Test control: the statement reports this amount for a paid charge (a provider-side disagreement).

@@ -11,8 +11,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { ProviderInfraction, ProviderTransfer } from '../core/provider';
+import type { ProviderTransfer } from '../core/provider';
 import type { SandboxAccount } from './accounts';
+import type { SandboxInfraction } from './infractions';
 import type {
   BoletoRecord,
   ChargeRecord,
@@ -33,7 +34,7 @@ export interface SandboxJournal {
   transfer(transfer: ProviderTransfer): void;
   transferKey(key: string, entry: IdempotencyEntry): void;
   transferStats(reference: string, stats: TransferReferenceStats): void;
-  infraction(infraction: ProviderInfraction): void;
+  infraction(infraction: SandboxInfraction): void;
   devolucao(devolucao: DevolucaoRecord): void;
   pixWebhook(webhook: PixWebhookRecord): void;
   pixWebhookRemoved(chave: string): void;
@@ -51,7 +52,7 @@ type Line =
   | { kind: 'transfer'; value: ProviderTransfer }
   | { kind: 'transferKey'; key: string; value: IdempotencyEntry }
   | { kind: 'transferStats'; key: string; value: TransferReferenceStats }
-  | { kind: 'infraction'; value: ProviderInfraction }
+  | { kind: 'infraction'; value: SandboxInfraction }
   | { kind: 'devolucao'; value: DevolucaoRecord }
   | { kind: 'pixWebhook'; value: PixWebhookRecord }
   | { kind: 'pixWebhookRemoved'; key: string }

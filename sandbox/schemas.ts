@@ -122,18 +122,35 @@ export const payBoletoBodySchema = z.strictObject({
 });
 
 /** Test control: open a Pix infraction against a paid charge (default: the whole paid amount, FRAUD). */
-export const openInfractionSchema = z.strictObject({
-  amountCents: amountCents.optional(),
-  reason: z.enum(['FRAUD', 'SCAM', 'ACCOUNT_TAKEOVER', 'COERCION', 'OTHER']).optional(),
-  // The analysis deadline the PSP gives, in seconds from now (at most the rule's 7 days): short
-  // ones let a test reach a case's deadline, or open one with only hours left.
-  deadlineSeconds: z
-    .number()
-    .int()
-    .positive()
-    .max(7 * 86_400)
-    .optional(),
-});
+export const openInfractionSchema = z
+  .strictObject({
+    amountCents: amountCents.optional(),
+    reason: z.enum(['FRAUD', 'SCAM', 'ACCOUNT_TAKEOVER', 'COERCION', 'OTHER']).optional(),
+    // The analysis deadline the PSP gives, in seconds from now (at most the rule's 7 days): short
+    // ones let a test reach a case's deadline, or open one with only hours left.
+    deadlineSeconds: z
+      .number()
+      .int()
+      .positive()
+      .max(7 * 86_400)
+      .optional(),
+    // The PSP decides the case by itself this long after it opens (UPHELD and DISMISSED once it is
+    // also in defence): a test sets the outcome once, with the case. Both or neither.
+    decideAfterSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(80 * 86_400)
+      .optional(),
+    outcome: z.enum(['UPHELD', 'DISMISSED', 'CANCELLED']).optional(),
+  })
+  .refine((b) => (b.decideAfterSeconds === undefined) === (b.outcome === undefined), {
+    message: 'decideAfterSeconds and outcome go together',
+    path: ['outcome'],
+  });
+
+/** Test control: the PSP decides a case (sandbox/infractions.ts decideInfraction). */
+export const decideInfractionSchema = z.strictObject({ outcome: z.enum(['UPHELD', 'DISMISSED', 'CANCELLED']) });
 
 export const infractionsQuerySchema = z.object({ since: z.iso.datetime({ offset: true }).optional() });
 

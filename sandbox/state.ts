@@ -5,10 +5,10 @@ import type {
   ProviderBoletoCallback,
   ProviderCallback,
   ProviderCharge,
-  ProviderInfraction,
   ProviderTransfer,
 } from '../core/provider';
 import type { SandboxAccount } from './accounts';
+import type { SandboxInfraction } from './infractions';
 
 export interface ChargeRecord {
   /** Stored status is ACTIVE/PAID/CANCELLED; EXPIRED is derived on read from expiresAt. */
@@ -226,7 +226,7 @@ export interface SandboxState {
   /** Test control only, by transfer id: the amount the statement reports instead (not journaled). */
   transferStatementAmounts: Map<string, number>;
   /** Pix infractions (MED) opened against paid charges, by id. */
-  infractions: Map<string, ProviderInfraction>;
+  infractions: Map<string, SandboxInfraction>;
   /** Test control only, by key: the Pix directory's registered e-mail, phone and EVP keys (not journaled). */
   dictKeys: Map<string, DictEntry>;
   /** API Pix devoluções, by `${endToEndId}/${id}`. */

@@ -6,7 +6,7 @@ import type { SandboxContext } from './context';
 import { lookUpKey } from './dict';
 import { SandboxHttpError } from './errors';
 import { requireIdempotencyKey } from './idempotency';
-import { answerInfraction, getInfraction, listInfractions } from './infractions';
+import { answerInfraction, getInfraction, listInfractions, providerView } from './infractions';
 import {
   closeChargeSchema,
   infractionAnalysisSchema,
@@ -64,16 +64,16 @@ export function v1Routes(ctx: SandboxContext): Router {
   // Pix infractions (MED) opened at or after `since` (all when absent), oldest first.
   router.get('/infractions', (req, res) => {
     const { since } = parseBody(infractionsQuerySchema, req.query);
-    res.json({ infractions: listInfractions(ctx, since ? new Date(since) : null) });
+    res.json({ infractions: listInfractions(ctx, since ? new Date(since) : null).map(providerView) });
   });
 
   router.get('/infractions/:id', (req, res) => {
-    res.json(getInfraction(ctx, req.params.id));
+    res.json(providerView(getInfraction(ctx, req.params.id)));
   });
 
   // The receiving PSP's analysis: idempotent (the same answer again is a replay).
   router.post('/infractions/:id/analysis', (req, res) => {
-    res.json(answerInfraction(ctx, req.params.id, parseBody(infractionAnalysisSchema, req.body)));
+    res.json(providerView(answerInfraction(ctx, req.params.id, parseBody(infractionAnalysisSchema, req.body))));
   });
 
   router.post('/boletos', async (req, res) => {

@@ -557,6 +557,67 @@ const scenarios: Scenario[] = [
     },
   },
   {
+    // MED 2.0, the PSP decides (issue 38): three infractions on one charge. Two defended (REJECT:
+    // IN_DEFENCE), then decided at the sandbox: one UPHELD (the devolução through a child
+    // refundLifecycle), one DISMISSED (released); the third CANCELLED by the PSP while OPEN. A
+    // second sync reads the decisions and signals each workflow its pspOutcome.
+    name: 'med-psp-outcome',
+    async run(stack) {
+      const m = await stack.createMerchant({ name: 'Loja MED PSP' });
+      const id = await newCharge(stack, m);
+      await stack.pay(id);
+      await waitClosed(stack.temporal.workflow.getHandle(chargeWorkflowId(id)));
+      const control = async (path: string, body: object) => {
+        const res = await fetch(`${stack.sandboxUrl}/sandbox${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+        if (res.status >= 300) throw new Error(`sandbox ${path}: ${res.status}`);
+        return (await res.json()) as { id: string };
+      };
+      const opened: string[] = [];
+      for (const amountCents of [300, 400, 500])
+        opened.push((await control(`/charges/${pspChargeRef(id)}/infractions`, { amountCents })).id);
+      const sync = async () => {
+        const syncId = `med-infraction-sync-capture-${crypto.randomUUID()}`;
+        const result = await stack.temporal.workflow.execute<typeof medInfractionSync>('medInfractionSync', {
+          taskQueue: stack.taskQueue,
+          workflowId: syncId,
+          args: [{ merchantId: m.merchantId, analysisDeadlineMs: 7 * 86_400_000, reminderBeforeMs: 86_400_000 }],
+        });
+        return { syncId, result };
+      };
+      const first = await sync();
+      const ours = await stack.sequelize.query<{ id: string; provider_infraction_id: string }>(
+        `SELECT id, provider_infraction_id FROM med_infractions WHERE merchant_id = :m`,
+        { replacements: { m: m.merchantId }, type: QueryTypes.SELECT },
+      );
+      const idOf = (providerId: string) => ours.find((r) => r.provider_infraction_id === providerId)!.id;
+      const [upheld, dismissed, cancelled] = opened;
+      for (const providerId of [upheld, dismissed]) {
+        const handle = stack.temporal.workflow.getHandle(medInfractionWorkflowId(idOf(providerId)));
+        await handle.executeUpdate(decideInfractionUpdate, {
+          args: [{ decision: 'REJECT', justification: 'capture-histories defence', decidedBy: 'capture' }],
+        });
+      }
+      await control(`/infractions/${upheld}/decision`, { outcome: 'UPHELD' });
+      await control(`/infractions/${dismissed}/decision`, { outcome: 'DISMISSED' });
+      await control(`/infractions/${cancelled}/decision`, { outcome: 'CANCELLED' });
+      const second = await sync();
+      const made = [first.syncId, second.syncId];
+      for (const providerId of opened) {
+        await waitClosed(stack.temporal.workflow.getHandle(medInfractionWorkflowId(idOf(providerId))));
+        made.push(medInfractionWorkflowId(idOf(providerId)));
+      }
+      const refunds = await stack.sequelize.query<{ refund_id: string }>(
+        `SELECT refund_id FROM med_infractions WHERE refund_id IS NOT NULL AND merchant_id = :m`,
+        { replacements: { m: m.merchantId }, type: QueryTypes.SELECT },
+      );
+      return [...made, ...refunds.map((r) => refundWorkflowId(r.refund_id))];
+    },
+  },
+  {
     // One Pix infraction left unanswered with a deadline seconds away (issue 38): the 6 h alert at
     // once (the others already passed), then, just before the deadline, the default ACCEPT (no
     // defence stored) and its devolução through a child refundLifecycle.

@@ -83,7 +83,8 @@ export async function recoverMedDebts(
         if (!party || left === 0) continue;
         const cents = recoveryOf(left, party.owedCents);
         if (cents === 0) continue;
-        const open = row.status === 'OPEN';
+        // Held (open or in defence): the recovery is held for the case; else the platform advanced it.
+        const open = row.status === 'OPEN' || row.status === 'IN_DEFENCE';
         entries.push(
           medRecover(movements.medInfraction(row.id).recover(merchantId, credit.key), merchantId, cents, open),
         );

@@ -8,8 +8,17 @@ import { refundStore } from '../../db/refunds';
 import type { MedDecisionRequest } from '../../workflows/med/types';
 import { infractionProviderOf, locked, recordInfractionEvent, releaseClaim, type MedActivityDeps } from './infraction';
 
-type Decision = MedDecisionRequest & { infractionId: string; refundId: string };
-type DecisionAnswer = {
+type Decision = MedDecisionRequest & {
+  infractionId: string;
+  refundId: string;
+  /**
+   * MED 2.0 (workflows with the med-psp-outcome patch): a REJECT leaves the case IN_DEFENCE, holds
+   * and debts kept, until the PSP decides it (recordMedPspOutcome). Absent: the REJECT releases at
+   * once, as for the runs started before.
+   */
+  pspDecides?: boolean;
+};
+export type DecisionAnswer = {
   status: string;
   refundId: string | null;
   chargeId: string;
@@ -42,8 +51,10 @@ export async function answerMedAtProvider(
 }
 
 /**
- * Records the decision. REJECT: every party's hold is released (blocked → available) and its debt
- * cancelled, and med.infraction.rejected recorded. ACCEPT: med.infraction.accepted recorded and the
+ * Records the decision. REJECT with `pspDecides`: the case is IN_DEFENCE, nothing moves (the PSP
+ * decides; recordMedPspOutcome). REJECT without it (runs started before the PSP decided cases):
+ * every party's hold is released (blocked → available) and its debt cancelled, and
+ * med.infraction.rejected recorded. ACCEPT: med.infraction.accepted recorded and the
  * refund id set; the holds stay until the refund's reservation consumes them, the debts are paid
  * by the platform at the devolução and stay owed. Idempotent: a decided row answers what it holds.
  */
@@ -51,6 +62,8 @@ export async function recordMedDecision(deps: MedActivityDeps, args: Decision): 
   const { sequelize } = deps;
   return locked(deps, args.infractionId, async (row, transaction) => {
     if (row.status !== 'OPEN') return answerOf(row);
+    if (args.decision === 'REJECT' && args.pspDecides)
+      return answerOf(await medInfractionStore.recordInDefence(sequelize, row.id, decisionOf(args), transaction));
     if (args.decision === 'REJECT') {
       await releaseClaim(deps, row, transaction);
       const updated = await medInfractionStore.recordRejected(sequelize, row.id, decisionOf(args), transaction);
@@ -68,13 +81,7 @@ async function recordAccepted(
   transaction: Transaction,
 ): Promise<DecisionAnswer> {
   const { sequelize } = deps;
-  // The devolução returns the disputed amount, or what is left to return of the payment when
-  // earlier refunds already gave part of it back (the refund flow would refuse more).
-  const charge = await chargeStore.findCharge(row.charge_id, transaction);
-  const refundable = charge
-    ? paidMoney(charge).amountCents - (await refundStore.refundTotal(sequelize, charge.id, 'committed', transaction))
-    : 0;
-  const amountCents = Math.min(Number(row.disputed_cents), refundable);
+  const amountCents = await devolucaoCents(deps, row, transaction);
   if (amountCents <= 0) {
     // Nothing left to return: the holds go back to available and the debts are cancelled.
     await releaseClaim(deps, row, transaction);
@@ -93,11 +100,28 @@ async function recordAccepted(
   return answerOf(updated);
 }
 
+/**
+ * What the devolução returns: the disputed amount, or what is left to return of the payment when
+ * earlier refunds already gave part of it back (the refund flow would refuse more); 0: nothing left.
+ */
+export async function devolucaoCents(
+  deps: MedActivityDeps,
+  row: MedInfractionRow,
+  transaction: Transaction,
+): Promise<number> {
+  const charge = await chargeStore.findCharge(row.charge_id, transaction);
+  const refundable = charge
+    ? paidMoney(charge).amountCents -
+      (await refundStore.refundTotal(deps.sequelize, charge.id, 'committed', transaction))
+    : 0;
+  return Math.min(Number(row.disputed_cents), refundable);
+}
+
 function decisionOf(args: Decision) {
   return { decision: args.decision, justification: args.justification, decidedBy: args.decidedBy };
 }
 
-function answerOf(r: MedInfractionRow): DecisionAnswer {
+export function answerOf(r: MedInfractionRow): DecisionAnswer {
   return {
     status: r.status,
     refundId: r.refund_id,

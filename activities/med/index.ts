@@ -8,6 +8,7 @@ import { answerMedAtProvider, recordMedDecision } from './decide';
 import { alertMedDeadline, decisionAtDeadline, type MedDeadlineDeps } from './deadline';
 import { blockMedInfraction, remindMedDeadline } from './open';
 import { recordMedRefundOutcome } from './outcome';
+import { recordMedPspOutcome } from './pspOutcome';
 import { syncMedInfractions } from './sync';
 
 export function createMedActivities(deps: MedDeadlineDeps) {
@@ -21,6 +22,8 @@ export function createMedActivities(deps: MedDeadlineDeps) {
     answerMedAtProvider: (args: Parameters<typeof answerMedAtProvider>[1]) => answerMedAtProvider(deps, args),
     recordMedDecision: (args: Parameters<typeof recordMedDecision>[1]) => recordMedDecision(deps, args),
     recordMedRefundOutcome: (args: Parameters<typeof recordMedRefundOutcome>[1]) => recordMedRefundOutcome(deps, args),
+    /** MED 2.0: what the PSP decided of a defended case, or its cancellation. */
+    recordMedPspOutcome: (args: Parameters<typeof recordMedPspOutcome>[1]) => recordMedPspOutcome(deps, args),
   };
 }
 

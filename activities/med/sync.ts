@@ -1,14 +1,15 @@
 import crypto from 'node:crypto';
 import { Context } from '@temporalio/activity';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { attributeInfraction } from '../../core/med/attribution';
 import { BusinessStatusKey, MerchantIdKey } from '../../core/temporal/searchAttributes';
-import { startWorkflow } from '../../core/temporal/workflows';
+import type { ProviderInfractionStatus } from '../../core/provider';
+import { startWorkflow, workflowHandle } from '../../core/temporal/workflows';
 import { chargeStore } from '../../db/charges';
 import { eachActiveConnection } from '../provider/accounts/eachActiveConnection';
 import { medInfractionStore } from '../../db/med';
-import { medInfractionWorkflow, medInfractionWorkflowId } from '../../workflows/med/definitions';
-import type { MedInfractionInput, MedSyncInput, MedSyncResult } from '../../workflows/med/types';
+import { medInfractionWorkflow, medInfractionWorkflowId, pspOutcomeSignal } from '../../workflows/med/definitions';
+import type { MedInfractionInput, MedSyncInput, MedSyncResult, PspOutcome } from '../../workflows/med/types';
 import { infractionProviderOf, type MedActivityDeps } from './infraction';
 
 /**
@@ -20,6 +21,12 @@ import { infractionProviderOf, type MedActivityDeps } from './infraction';
  * stored; one naming a charge of another account is logged, not stored. One connection that cannot
  * be read (revoked certificate, expired secret, its PSP down) is logged and skipped, so it stops
  * only its merchant's pull until the next sync; the platform's account failing fails the sync.
+ *
+ * MED 2.0: the receiving PSP decides a defended case. The same read covers every case we still
+ * hold from that account (OPEN or IN_DEFENCE: it goes back to the oldest one's opening), and each
+ * one the PSP decided or cancelled is signalled to its workflow with the PSP's outcome (pspOutcome;
+ * every sync that sees it again signals again until the workflow has recorded it: the workflow
+ * takes the first one).
  */
 export async function syncMedInfractions(deps: MedActivityDeps, input: MedSyncInput): Promise<MedSyncResult> {
   const result: MedSyncResult = {
@@ -29,7 +36,9 @@ export async function syncMedInfractions(deps: MedActivityDeps, input: MedSyncIn
     otherAccount: 0,
     createdIds: [],
     failedConnections: [],
+    decidedAtPsp: 0,
   };
+  const decided: Decided[] = [];
   // Connections first: an infraction a wider list (the bundled sandbox's own API) also shows on the
   // platform's account is then already stored from its own account when the platform's is read.
   const { failed } = await eachActiveConnection(
@@ -37,12 +46,53 @@ export async function syncMedInfractions(deps: MedActivityDeps, input: MedSyncIn
     "MED sync: this connection's infractions could not be read; the next sync tries again",
     // No charge was received at the account before its connection was registered (a charge's account is fixed at issue).
     (connection) =>
-      storeNewInfractions(deps, input, { connectionId: connection.id, from: connection.createdAt }, result),
+      storeNewInfractions(deps, input, { connectionId: connection.id, from: connection.createdAt }, result, decided),
   );
   result.failedConnections.push(...failed.map((c) => ({ connectionId: c.id, merchantId: c.merchantId })));
-  await storeNewInfractions(deps, input, { connectionId: null, from: new Date(0) }, result);
+  await storeNewInfractions(deps, input, { connectionId: null, from: new Date(0) }, result, decided);
   await startOpenInfractions(deps, input);
+  // After the starts: a case cancelled while OPEN has its workflow to end it.
+  result.decidedAtPsp = await signalPspOutcomes(deps, decided);
   return result;
+}
+
+/** A held case the PSP decided or cancelled (our id), with its outcome. */
+interface Decided {
+  infractionId: string;
+  outcome: PspOutcome;
+}
+
+/**
+ * The PSP's final statuses in its outcome's words: ACCEPTED after our defence is the claim upheld
+ * (after our own ACCEPT the workflow, already past its wait, ignores it), REJECTED the defence
+ * dismissed, CANCELLED the case cancelled; OPEN and IN_DEFENCE: not decided yet.
+ */
+const OUTCOME_OF: Partial<Record<ProviderInfractionStatus, PspOutcome>> = {
+  ACCEPTED: 'UPHELD',
+  REJECTED: 'DISMISSED',
+  CANCELLED: 'CANCELLED',
+};
+
+/** Signals each decided case's workflow; one whose run has ended is logged (its row was changed by it). */
+async function signalPspOutcomes(deps: MedActivityDeps, decided: Decided[]): Promise<number> {
+  const ctx = Context.current();
+  let signalled = 0;
+  for (const d of decided) {
+    try {
+      await workflowHandle(ctx.client, medInfractionWorkflow, medInfractionWorkflowId(d.infractionId)).signal(
+        pspOutcomeSignal,
+        { outcome: d.outcome },
+      );
+      signalled++;
+    } catch (err) {
+      if (!(err instanceof WorkflowNotFoundError)) throw err;
+      deps.logger.warn(
+        { infractionId: d.infractionId, outcome: d.outcome },
+        "MED sync: the PSP decided a case whose workflow is not running; the case's row is left as it is",
+      );
+    }
+  }
+  return signalled;
 }
 
 /**
@@ -54,15 +104,26 @@ async function storeNewInfractions(
   input: MedSyncInput,
   account: { connectionId: string | null; from: Date },
   result: MedSyncResult,
+  decided: Decided[],
 ): Promise<void> {
   const { sequelize } = deps;
   const { connectionId } = account;
   const provider = await infractionProviderOf(deps, connectionId);
   const newest = (await medInfractionStore.newestOpenedAt(sequelize, connectionId)) ?? account.from;
-  // A minute back from the newest we have: the provider's clock and ours may differ a little; duplicates are ignored.
-  const since = new Date(Math.max(0, newest.getTime() - 60_000)).toISOString();
+  // The cases the PSP may still decide: the read goes back to the oldest one's opening (at most the
+  // 80-day window), so their statuses come with the new ones.
+  const held = await medInfractionStore.heldAtAccount(sequelize, connectionId);
+  const from = Math.min(newest.getTime(), ...held.map((h) => h.openedAt.getTime()));
+  // A minute back: the provider's clock and ours may differ a little; duplicates are ignored.
+  const since = new Date(Math.max(0, from - 60_000)).toISOString();
   const pulled = await provider.listInfractions(since);
   result.pulled += pulled.length;
+  const heldByProviderId = new Map(held.map((h) => [h.providerInfractionId, h]));
+  for (const p of pulled) {
+    const ours = heldByProviderId.get(p.id);
+    const outcome = OUTCOME_OF[p.status];
+    if (ours && outcome) decided.push({ infractionId: ours.id, outcome });
+  }
   for (const p of pulled) {
     // Decided or cancelled at the PSP before we learnt of it (Efí: ACEITA, REJEITADA,
     // CANCELADA_EFI): nothing to analyse, and no money of the merchant's to block for it.

@@ -129,12 +129,14 @@ export const providerInfractionSchema = z.object({
   reference: z.string().nullable(),
   amountCents: z.number().int().positive(),
   reason: z.string(),
-  status: z.enum(['OPEN', 'ACCEPTED', 'REJECTED']),
+  // REJECTED before the PSP decided cases meant "answered REJECT"; the gateway only reads OPEN and the final ones.
+  status: z.enum(['OPEN', 'IN_DEFENCE', 'ACCEPTED', 'REJECTED', 'CANCELLED']),
   openedAt: z.string(),
   analysisDeadline: z.string(),
   decision: z.enum(['ACCEPT', 'REJECT']).nullable(),
   justification: z.string().nullable(),
   answeredAt: z.string().nullable(),
+  closedAt: z.string().nullish(),
 }) satisfies z.ZodType<ProviderInfraction>;
 
 export const providerInfractionListSchema = z.object({ infractions: z.array(providerInfractionSchema) });

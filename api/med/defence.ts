@@ -151,6 +151,11 @@ export async function timelineOf(
       decision: view.decision,
       decidedBy: view.decidedBy ?? undefined,
     });
+  // MED 2.0: the defence at the PSP (from the REJECT the PSP then decides), and its outcome.
+  if (view.decidedAt && view.decision === 'REJECT' && (row.status === 'IN_DEFENCE' || view.pspOutcome))
+    steps.push({ step: 'IN_DEFENCE', at: view.decidedAt });
+  if (view.pspOutcome && view.pspDecidedAt)
+    steps.push({ step: 'PSP_DECIDED', at: view.pspDecidedAt, outcome: view.pspOutcome });
   if (row.refund_id) {
     const refund = await refundStore.findRefund(row.refund_id);
     if (refund)

@@ -32,8 +32,9 @@ export const Infraction = registry.register(
   infractionView.describe(
     'A Pix infraction (MED): the central bank, through the provider, disputes a payment received by the merchant. On open the disputed amount is blocked ' +
       '(available → blocked; what is available when less). ACCEPT returns it to the payer (a Pix devolução through the refund flow, consuming the block); ' +
-      'REJECT sends the justification to the provider and releases the block. Unanswered by deadlineAt: the default decision ACCEPT is applied ' +
-      "(justification 'no analysis before the deadline', decidedBy DEFAULT), as an unanswered card dispute is lost.",
+      'REJECT sends the justification to the provider as the defence: the case is IN_DEFENCE, blocked and owed money stay held, and the provider (the receiving PSP, MED 2.0) decides: ' +
+      'UPHELD → ACCEPTED and the devolução as after an ACCEPT; DISMISSED → REJECTED, everything released; it may also cancel the case (CANCELLED, released) at any time before. ' +
+      "Unanswered by deadlineAt: the stored defence is sent, or else the default decision ACCEPT is applied (justification 'no analysis before the deadline', decidedBy DEFAULT), as an unanswered card dispute is lost.",
   ),
 );
 const InfractionRead = registry.register(
@@ -135,7 +136,7 @@ path('get', '/med/infractions/{id}', 'getMedInfraction', 'Read a Pix infraction'
 
 path('post', '/med/infractions/{id}/analysis', 'analyseMedInfraction', 'Decide a Pix infraction: ACCEPT or REJECT', {
   description:
-    'Answers once the decision is recorded: REJECT → the justification was sent to the provider and the block released (status REJECTED); ' +
+    'Answers once the decision is recorded: REJECT → the justification was sent to the provider as the defence (status IN_DEFENCE: the block stays until the provider decides: pspOutcome UPHELD → ACCEPTED with the devolução, DISMISSED → REJECTED and released); ' +
     'ACCEPT → the provider was told, status ACCEPTED, and the devolução of the disputed amount runs through the refund flow (refundId, refundStatus PROCESSING then SUCCEEDED; ' +
     'the block is consumed by the refund’s reservation; a devolução that fails or is refused gives the money back to available, refundStatus FAILED/REFUSED). ' +
     'An optional x-idempotency-key makes a retry answer what the first request did (header idempotent-replayed) instead of 409; the same key with another body → 409 DUPLICATE_IDEMPOTENCY_KEY. ' +
@@ -190,7 +191,7 @@ const DefenceResult = registry.register(
 const Timeline = registry.register(
   'MedInfractionTimeline',
   timelineView.describe(
-    'The case’s steps with their times, from stored records: OPENED (at the provider), BLOCKED, ALERT_SENT (48, 24, 6 h before deadlineAt), DEFENCE_SUBMITTED, DECIDED (the answer reached the provider first), DEVOLUCAO.',
+    'The case’s steps with their times, from stored records: OPENED (at the provider), BLOCKED, ALERT_SENT (48, 24, 6 h before deadlineAt), DEFENCE_SUBMITTED, DECIDED (the answer reached the provider first), IN_DEFENCE (a REJECT: the provider decides), PSP_DECIDED (the provider’s outcome: UPHELD, DISMISSED or CANCELLED), DEVOLUCAO.',
   ),
 );
 
@@ -231,12 +232,12 @@ path(
     description:
       `Every evidence file is checked first (a key of this infraction, uploaded, 1 to ${EVIDENCE_MAX_BYTES} bytes, a PDF, PNG or JPEG read from its bytes, not its name or declared type; ` +
       `at most ${MAX_EVIDENCE_FILES}): one refused → 400 EVIDENCE_INVALID, that file deleted and nothing stored. Then the defence is stored and its text sent to the provider as the justification ` +
-      'of a REJECT (the block is released, status REJECTED), as POST .../analysis would. The provider takes text only (Efí: justificativa), so the files stay here as evidence. ' +
+      'of a REJECT (status IN_DEFENCE: the block stays until the provider decides), as POST .../analysis would. The provider takes text only (Efí: justificativa), so the files stay here as evidence. ' +
       'Sending failed → 503 SERVICE_UNAVAILABLE with the defence stored: retry with the same text, or it is sent at the deadline. ' +
       `One defence per infraction (another text → 409 DEFENCE_ALREADY_SUBMITTED); already decided → 409 INFRACTION_ALREADY_DECIDED. ${DECIDE} A merchant neither the charge’s owner nor a party of the claim → 404 INFRACTION_NOT_FOUND.`,
     request: { params: idParam, body: { content: { 'application/json': { schema: DefenceRequest } } } },
     responses: {
-      200: jsonResponse('The defence was sent; the infraction is REJECTED.', DefenceResult),
+      200: jsonResponse('The defence was sent; the infraction is IN_DEFENCE.', DefenceResult),
       ...errorResponses(
         'VALIDATION_ERROR',
         'EVIDENCE_INVALID',

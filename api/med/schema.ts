@@ -9,9 +9,17 @@ export const MAX_JUSTIFICATION_CHARS = 2000;
 
 export const infractionIdParam = z.uuid();
 
+/**
+ * A case's status: OPEN (unanswered), IN_DEFENCE (the merchant's defence is at the PSP, which
+ * decides: holds and debts stay), ACCEPTED (the devolução: accepted by the merchant, or the claim
+ * upheld by the PSP), REJECTED (released: the PSP dismissed the claim), CANCELLED (the PSP
+ * cancelled the case: released).
+ */
+export const INFRACTION_STATUSES = ['OPEN', 'IN_DEFENCE', 'ACCEPTED', 'REJECTED', 'CANCELLED'] as const;
+
 export const listInfractionsQuery = z.strictObject({
   merchantId: z.uuid().optional().meta({ description: 'Default: the merchant you own (or first belong to).' }),
-  status: z.enum(['OPEN', 'ACCEPTED', 'REJECTED']).optional(),
+  status: z.enum(INFRACTION_STATUSES).optional(),
   limit: z.coerce.number().int().min(1).max(100).default(20),
   offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
 });
@@ -66,7 +74,7 @@ export const infractionView = z.object({
       'What was moved from available to blocked when the infraction was opened: the disputed amount, or less when the available balance did not cover it (never negative).',
     ),
   reason: z.string().describe('As the provider reports it, e.g. FRAUD.'),
-  status: z.enum(['OPEN', 'ACCEPTED', 'REJECTED']),
+  status: z.enum(INFRACTION_STATUSES),
   decision: z.enum(['ACCEPT', 'REJECT']).nullable(),
   justification: z.string().nullable(),
   decidedBy: z
@@ -113,6 +121,13 @@ export const infractionView = z.object({
     .describe(
       'Who the claim reaches (the charge owner first, then its split partners) and what each holds and owes; [] for a claim on a charge received on a connection (its PSP blocks the account) or blocked before MED 2.0.',
     ),
+  pspOutcome: z
+    .enum(['UPHELD', 'DISMISSED', 'CANCELLED'])
+    .nullable()
+    .describe(
+      "What the PSP decided (MED 2.0: the receiving PSP decides a defended case): UPHELD (status ACCEPTED: the devolução), DISMISSED (REJECTED: the defence won, everything released), CANCELLED (CANCELLED: released). Null until then, and for a case the merchant's ACCEPT closed.",
+    ),
+  pspDecidedAt: z.iso.datetime().nullable().describe('When the gateway recorded the PSP’s outcome.'),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
 });
@@ -208,7 +223,16 @@ export const defenceView = z.object({
   evidence: z.array(evidenceView),
 });
 
-export const TIMELINE_STEPS = ['OPENED', 'BLOCKED', 'ALERT_SENT', 'DEFENCE_SUBMITTED', 'DECIDED', 'DEVOLUCAO'] as const;
+export const TIMELINE_STEPS = [
+  'OPENED',
+  'BLOCKED',
+  'ALERT_SENT',
+  'DEFENCE_SUBMITTED',
+  'DECIDED',
+  'IN_DEFENCE',
+  'PSP_DECIDED',
+  'DEVOLUCAO',
+] as const;
 
 export const timelineStep = z.object({
   step: z.enum(TIMELINE_STEPS),
@@ -221,12 +245,16 @@ export const timelineStep = z.object({
     .optional()
     .describe('DECIDED: a user id, or DEFAULT (answered for the merchant at the deadline).'),
   evidenceFiles: z.number().int().optional().describe('DEFENCE_SUBMITTED.'),
+  outcome: z
+    .enum(['UPHELD', 'DISMISSED', 'CANCELLED'])
+    .optional()
+    .describe('PSP_DECIDED: what the PSP decided of the defended (or open) case.'),
   status: z.string().optional().describe('DEVOLUCAO: the refund’s status.'),
 });
 
 export const timelineView = z.object({
   infractionId: z.uuid(),
-  status: z.enum(['OPEN', 'ACCEPTED', 'REJECTED']),
+  status: z.enum(INFRACTION_STATUSES),
   deadlineAt: z.iso.datetime(),
   steps: z.array(timelineStep).describe('Oldest first.'),
   defence: defenceView.nullable(),

@@ -23,6 +23,7 @@ export const medEventTypes = [
   'med.infraction.deadline_approaching',
   'med.infraction.accepted',
   'med.infraction.rejected',
+  'med.infraction.cancelled',
 ] as const;
 
 export const subscribableEventTypes = [

@@ -2,5 +2,5 @@
 export * as medInfractionStore from './medInfractionStore';
 export * as medCaseStore from './medCaseStore';
 export { presentInfraction } from './medInfractionStore';
-export type { MedInfractionRow, MedInfractionStatus, MedInfractionView } from './medInfractionStore';
+export type { MedInfractionRow, MedInfractionStatus, MedInfractionView, MedPspOutcome } from './medInfractionStore';
 export type { AlertRow, DefenceRow, EvidenceRow } from './medCaseStore';

@@ -6,8 +6,18 @@
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { ClaimParty } from '../../core/med/claim';
 
-export type MedInfractionStatus = 'OPEN' | 'ACCEPTED' | 'REJECTED';
+/**
+ * OPEN: unanswered; IN_DEFENCE: the merchant's defence (REJECT) is at the PSP, which decides
+ * (migration 0044); ACCEPTED: the devolução (accepted by the merchant, or upheld by the PSP);
+ * REJECTED: released (dismissed by the PSP; before 0042, at the merchant's REJECT); CANCELLED: the
+ * PSP cancelled the case, released.
+ */
+export type MedInfractionStatus = 'OPEN' | 'IN_DEFENCE' | 'ACCEPTED' | 'REJECTED' | 'CANCELLED';
 export type MedDecisionValue = 'ACCEPT' | 'REJECT';
+/** What the PSP decided of the case: the claim upheld, dismissed (the defence won), or the case cancelled. */
+export type MedPspOutcome = 'UPHELD' | 'DISMISSED' | 'CANCELLED';
+/** The statuses of a case still held (blocks and debts kept, recovery going on). */
+export const HELD_STATUSES: readonly MedInfractionStatus[] = ['OPEN', 'IN_DEFENCE'];
 
 export interface MedInfractionRow {
   id: string;
@@ -33,6 +43,8 @@ export interface MedInfractionRow {
   refund_status: string | null;
   /** MED 2.0: each party's share, hold and debt (migration 0040); null: MED 1's owner-only block, or a connection's. */
   parties: ClaimParty[] | null;
+  psp_outcome: MedPspOutcome | null;
+  psp_decided_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -58,6 +70,9 @@ export interface MedInfractionView {
   refundStatus: string | null;
   /** Who the claim reaches and what each holds and still owes; [] for a claim held by the owner's account only. */
   parties: ClaimParty[];
+  /** What the PSP decided of a defended (or cancelled) case, and when the gateway learnt it; null until then. */
+  pspOutcome: MedPspOutcome | null;
+  pspDecidedAt: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -85,6 +100,8 @@ export function presentInfraction(r: MedInfractionRow): MedInfractionView {
     refundAmountCents: r.refund_cents === null ? null : Number(r.refund_cents),
     refundStatus: r.refund_status,
     parties: r.parties ?? [],
+    pspOutcome: r.psp_outcome ?? null,
+    pspDecidedAt: iso(r.psp_decided_at ?? null),
     createdAt: iso(r.created_at) as string,
     updatedAt: iso(r.updated_at) as string,
   };
@@ -228,6 +245,32 @@ export async function insertInfraction(
   return inserted.length > 0;
 }
 
+/**
+ * The cases read from this PSP account (`connectionId` null: the platform's) the PSP may still
+ * decide or cancel: OPEN and IN_DEFENCE, with their provider id and when they opened.
+ */
+export async function heldAtAccount(
+  sequelize: Sequelize,
+  connectionId: string | null,
+): Promise<{ id: string; providerInfractionId: string; status: MedInfractionStatus; openedAt: Date }[]> {
+  const rows = await sequelize.query<{
+    id: string;
+    provider_infraction_id: string;
+    status: MedInfractionStatus;
+    opened_at: Date;
+  }>(
+    `SELECT id, provider_infraction_id, status, opened_at FROM med_infractions
+      WHERE status IN (:held) AND psp_connection_id IS NOT DISTINCT FROM :connectionId ORDER BY opened_at, id`,
+    { replacements: { held: HELD_STATUSES, connectionId }, type: QueryTypes.SELECT },
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    providerInfractionId: r.provider_infraction_id,
+    status: r.status,
+    openedAt: new Date(r.opened_at),
+  }));
+}
+
 /** Every OPEN infraction, with what its workflow needs. */
 export async function openInfractions(
   sequelize: Sequelize,
@@ -291,9 +334,10 @@ export function setParties(
 }
 
 /**
- * The cases on which any of these merchants may still owe (OPEN; ACCEPTED with the devolução paid,
- * its debt advanced by the platform), locked FOR UPDATE in one statement, oldest opened first: one
- * lock order for every writer, whichever merchants it credits. By merchant, those it owes on.
+ * The cases on which any of these merchants may still owe (held: OPEN or IN_DEFENCE; ACCEPTED with
+ * the devolução paid, its debt advanced by the platform), locked FOR UPDATE in one statement, oldest
+ * opened first: one lock order for every writer, whichever merchants it credits. By merchant, those
+ * it owes on.
  */
 export async function casesOwedByAny(
   sequelize: Sequelize,
@@ -310,7 +354,7 @@ export async function casesOwedByAny(
   const rows = await sequelize.query<MedInfractionRow>(
     `SELECT * FROM med_infractions
       WHERE (${containment.join(' OR ')})
-        AND (status = 'OPEN' OR (status = 'ACCEPTED' AND refund_status = 'SUCCEEDED'))
+        AND (status IN ('OPEN', 'IN_DEFENCE') OR (status = 'ACCEPTED' AND refund_status = 'SUCCEEDED'))
       ORDER BY opened_at, id FOR UPDATE`,
     { replacements, type: QueryTypes.SELECT, transaction },
   );
@@ -322,17 +366,16 @@ export async function casesOwedByAny(
   return byMerchant;
 }
 
-/** Whether the charge has an OPEN infraction (its refunds are refused until it is decided). */
+/** Whether the charge has a case still held, OPEN or IN_DEFENCE (its refunds are refused until it ends). */
 export async function hasOpenInfraction(
   sequelize: Sequelize,
   chargeId: string,
   transaction?: Transaction,
 ): Promise<boolean> {
-  const found = await sequelize.query(`SELECT 1 FROM med_infractions WHERE charge_id = :chargeId AND status = 'OPEN'`, {
-    replacements: { chargeId },
-    type: QueryTypes.SELECT,
-    transaction,
-  });
+  const found = await sequelize.query(
+    `SELECT 1 FROM med_infractions WHERE charge_id = :chargeId AND status IN (:held)`,
+    { replacements: { chargeId, held: HELD_STATUSES }, type: QueryTypes.SELECT, transaction },
+  );
   return found.length > 0;
 }
 
@@ -348,6 +391,46 @@ export interface Decision {
 }
 
 const DECIDED = `decision = :decision, justification = :justification, decided_by = :decidedBy, decided_at = now()`;
+
+/** IN_DEFENCE: the merchant's REJECT is at the PSP, which decides (holds and debts stay); answers the row. */
+export function recordInDefence(sequelize: Sequelize, id: string, decision: Decision, transaction: Transaction) {
+  return update(sequelize, id, `status = 'IN_DEFENCE', ${DECIDED}`, { ...decision }, transaction);
+}
+
+const PSP_DECIDED = `psp_outcome = :outcome, psp_decided_at = now()`;
+
+/**
+ * The PSP's decision: DISMISSED → REJECTED, CANCELLED → CANCELLED (the claim released by the
+ * caller); UPHELD → ACCEPTED with the devolução that returns `refund.amountCents` (PROCESSING), or
+ * nothing left to return (refund null). The merchant's own decision fields stay. Answers the row.
+ */
+export function recordPspOutcome(
+  sequelize: Sequelize,
+  id: string,
+  outcome: MedPspOutcome,
+  refund: { refundId: string; amountCents: number } | null,
+  transaction: Transaction,
+) {
+  if (outcome === 'DISMISSED')
+    return update(sequelize, id, `status = 'REJECTED', ${PSP_DECIDED}`, { outcome }, transaction);
+  if (outcome === 'CANCELLED')
+    return update(sequelize, id, `status = 'CANCELLED', ${PSP_DECIDED}`, { outcome }, transaction);
+  return refund
+    ? update(
+        sequelize,
+        id,
+        `status = 'ACCEPTED', ${PSP_DECIDED}, refund_id = :refundId, refund_cents = :amountCents, refund_status = 'PROCESSING'`,
+        { outcome, ...refund },
+        transaction,
+      )
+    : update(
+        sequelize,
+        id,
+        `status = 'ACCEPTED', ${PSP_DECIDED}, refund_cents = 0, refund_status = 'NOTHING_TO_RETURN'`,
+        { outcome },
+        transaction,
+      );
+}
 
 /** REJECTED: answers the row as it is now. */
 export function recordRejected(sequelize: Sequelize, id: string, decision: Decision, transaction: Transaction) {

@@ -4,8 +4,10 @@
  * "Endpoints exclusivos" page and the SDK's medList type. Status: OPEN → ABERTA; after the
  * defence `aceito` (the account accepts: the money goes back) → ACEITA, with
  * dadosAnalise.recebimentoDefesa and finalizacao; after `rejeitado` (the account defends the Pix)
- * → EM_DEFESA, with recebimentoDefesa only: Efí then analyses the defence, and the sandbox never
- * decides it (no REJEITADA or CANCELADA_EFI). Errors are problems, as Efí's page shows them. A token
+ * → EM_DEFESA, with recebimentoDefesa only, until Efí decides it (the sandbox's control
+ * POST /sandbox/infractions/{id}/decision, or the plan it was opened with): ACEITA (the claim
+ * upheld) or REJEITADA (the defence won), with finalizacao; Efí may also cancel an open or defended
+ * case: CANCELADA_EFI, with finalizacao. Errors are problems, as Efí's page shows them. A token
  * sees the infractions of the Pix its account received only.
  */
 import { Router } from 'express';
@@ -13,7 +15,7 @@ import type { ProviderInfraction } from '../../core/provider';
 import { requestAccount, type SandboxAccount } from '../accounts';
 import type { SandboxContext } from '../context';
 import { SandboxHttpError } from '../errors';
-import { answerInfraction } from '../infractions';
+import { answerInfraction, decideDueInfractions } from '../infractions';
 import { paginate, readPage } from '../pixApi/pagination';
 import { pathParam } from '../pixApi/pathParam';
 import { PixProblem } from '../pixApi/problem';
@@ -22,7 +24,13 @@ import { centsToValor } from '../pixApi/valor';
 import { findReceivedPixPaymentByE2e } from '../receivedPayments';
 import { EfiProblem } from './errors';
 
-const STATUS = { OPEN: 'ABERTA', ACCEPTED: 'ACEITA', REJECTED: 'EM_DEFESA' } as const;
+const STATUS = {
+  OPEN: 'ABERTA',
+  IN_DEFENCE: 'EM_DEFESA',
+  ACCEPTED: 'ACEITA',
+  REJECTED: 'REJEITADA',
+  CANCELLED: 'CANCELADA_EFI',
+} as const;
 const TIPO_SITUACAO: Record<string, string> = {
   FRAUD: 'acesso fraudulento',
   SCAM: 'golpe',
@@ -59,7 +67,7 @@ export function infracaoJson(ctx: SandboxContext, i: ProviderInfraction) {
       abertura: i.openedAt,
       prazoFinalizacao: i.analysisDeadline,
       ...(i.answeredAt ? { recebimentoDefesa: i.answeredAt } : {}),
-      ...(i.answeredAt && i.status === 'ACCEPTED' ? { finalizacao: i.answeredAt } : {}),
+      ...(i.closedAt ? { finalizacao: i.closedAt } : {}),
     },
     ...(payment
       ? {
@@ -78,7 +86,7 @@ export function infracaoJson(ctx: SandboxContext, i: ProviderInfraction) {
       documento: account.cnpj,
     },
     criadoEm: i.openedAt,
-    atualizadoEm: i.answeredAt ?? i.openedAt,
+    atualizadoEm: i.closedAt ?? i.answeredAt ?? i.openedAt,
   };
 }
 
@@ -99,6 +107,7 @@ export function medRoutes(ctx: SandboxContext): Router {
       throw err;
     }
     const account = requestAccount(res);
+    decideDueInfractions(ctx);
     const found = [...ctx.state.infractions.values()]
       .filter((i) => {
         const at = Date.parse(i.openedAt);

@@ -627,6 +627,56 @@ describe('MED per connection (issue 37 item 6)', () => {
     expect(await available()).toBe(14_800);
     expect(await blocked()).toBe(0);
   });
+
+  it('a connected merchant defends (Efí EM_DEFESA, IN_DEFENCE here, held); Efí upholds the claim (ACEITA): the devolução leaves its own account once, no debt anywhere', async () => {
+    const account = await sandboxAccount('LOJA MED DEFESA');
+    const creds = await connectedMerchant('Loja MED Defesa', account);
+    const owner = await signedInUser(stack, { emailPrefix: 'med-connected-defence' });
+    await addUserToMerchant({ email: owner.email, merchantId: creds.merchantId, role: 'owner' });
+    const available = () => balance(stack.sequelize, accounts.merchantAvailable(creds.merchantId));
+    const blocked = () => balance(stack.sequelize, accounts.merchantBlocked(creds.merchantId));
+    const owed = () => balance(stack.sequelize, accounts.merchantOwed(creds.merchantId));
+    const charge = await paidSellerCharge(creds, { amountCents: 10_000, description: 'Pedido defendido' });
+    expect(await pspBalance(account.id)).toBe(9_900);
+    const platformBefore = await pspBalance('default');
+    const opened = await sandbox('POST', `/sandbox/charges/${await endToEndIdOf(charge.id)}/infractions`, {
+      amountCents: 3_000,
+    });
+    const sync = () => owner.client.call('POST', '/med/infractions/sync', { body: { merchantId: creds.merchantId } });
+    const mine = (await sync()).body.data.find((i: any) => i.providerInfractionId === opened.body.id);
+    await waitFor(async () => (await infractionRow(mine.id)).blocked_at !== null, 'infraction blocked');
+
+    const defended = await owner.client.call('POST', `/med/infractions/${mine.id}/analysis`, {
+      body: { decision: 'REJECT', justification: 'o cliente recebeu o produto' },
+    });
+    expect(defended.body).toMatchObject({ status: 'IN_DEFENCE', parties: [] });
+    expect(await blocked()).toBe(3_000);
+    // The sync reads the case from the merchant's own account at Efí: still in defence.
+    expect((await sync()).status).toBe(200);
+    expect((await owner.client.call('GET', `/med/infractions/${mine.id}`)).body.status).toBe('IN_DEFENCE');
+
+    expect(
+      (await sandbox('POST', `/sandbox/infractions/${opened.body.id}/decision`, { outcome: 'UPHELD' })).status,
+    ).toBe(200);
+    expect((await sync()).status).toBe(200);
+    await waitFor(async () => (await infractionRow(mine.id)).refund_status === 'SUCCEEDED', 'devolução SUCCEEDED');
+    expect((await owner.client.call('GET', `/med/infractions/${mine.id}`)).body).toMatchObject({
+      status: 'ACCEPTED',
+      pspOutcome: 'UPHELD',
+      refundAmountCents: 3_000,
+    });
+    // Once, from its own account; the platform's untouched; no debt.
+    expect(await pspBalance(account.id)).toBe(6_900);
+    expect(await pspBalance('default')).toBe(platformBefore);
+    expect(await available()).toBe(6_900);
+    expect(await blocked()).toBe(0);
+    expect(await owed()).toBe(0);
+    const [{ n }] = await stack.sequelize.query<{ n: string }>(
+      'SELECT count(*) AS n FROM refunds WHERE med_infraction_id = :id',
+      { replacements: { id: mine.id }, type: QueryTypes.SELECT },
+    );
+    expect(n).toBe('1');
+  });
 });
 
 describe("balances as the connected account's saldo (issue 37 item 5)", () => {

@@ -3,7 +3,9 @@
  * opens infractions against paid charges; POST /med/infractions/sync pulls them and each gets a
  * medInfraction workflow that blocks the disputed amount. ACCEPT returns it to the payer through
  * the refund flow (the sandbox records the devolução; the block is consumed); REJECT sends the
- * justification to the provider and releases the block; an unanswered one gets the default
+ * justification to the provider and leaves the case IN_DEFENCE, held, until the PSP (the sandbox's
+ * decision control, read by the next sync) upholds the claim (the devolução, once), dismisses it or
+ * cancels the case (everything released); an unanswered one gets the default
  * decision (ACCEPT) at its deadline, which the sandbox's PSP makes short for those scenarios only
  * (deadlineSeconds; the others get the rule's 7 days, so their steps never race it). Webhooks are delivered for
  * the events; another merchant's infraction is 404; the ledger invariant holds after each.
@@ -39,6 +41,7 @@ const MED_EVENTS = [
   'med.infraction.deadline_approaching',
   'med.infraction.accepted',
   'med.infraction.rejected',
+  'med.infraction.cancelled',
 ];
 
 beforeAll(async () => {
@@ -151,6 +154,21 @@ async function openAndSync(s: Shop, chargeId: string, amountCents?: number, dead
   return { id: mine.id as string, providerId: opened.body.id as string };
 }
 
+/**
+ * The PSP decides the case at the sandbox (UPHELD, DISMISSED, CANCELLED); the next sync reads it
+ * and signals the case's workflow; answers the case once it shows `status`.
+ */
+async function pspDecides(s: Shop, c: { id: string; providerId: string }, outcome: string, status: string) {
+  const decided = await sandbox('POST', `/sandbox/infractions/${c.providerId}/decision`, { outcome });
+  expect(decided.status).toBe(200);
+  const synced = await s.client.call('POST', '/med/infractions/sync', { body: { merchantId: s.merchantId } });
+  expect(synced.status).toBe(200);
+  return waitFor(async () => {
+    const res = await s.client.call('GET', `/med/infractions/${c.id}`);
+    return res.body.status === status ? res.body : undefined;
+  }, `case ${status} after the PSP's ${outcome}`);
+}
+
 const available = (m: string) => balance(stack.sequelize, accounts.merchantAvailable(m));
 const blocked = (m: string) => balance(stack.sequelize, accounts.merchantBlocked(m));
 const reserved = (m: string) => balance(stack.sequelize, accounts.merchantReserved(m));
@@ -249,7 +267,7 @@ it('ACCEPT: the disputed amount is blocked, then returned to the payer (devoluç
   await eventsReceived(s.receiver, id, ['med.infraction.opened', 'med.infraction.accepted']);
 });
 
-it('REJECT (bulk route): the justification reaches the provider and the block is released; bad input and unknown ids change nothing', async () => {
+it('REJECT (bulk route): the justification reaches the provider, the case is IN_DEFENCE and stays blocked until the PSP dismisses it, then the block is released; bad input and unknown ids change nothing', async () => {
   const s = await shop();
   const charge = await paidCharge(s, 3_000);
   const { id, providerId } = await openAndSync(s, charge.id, 1_000);
@@ -285,7 +303,12 @@ it('REJECT (bulk route): the justification reaches the provider and the block is
     expect.objectContaining({
       id,
       status: 200,
-      infraction: expect.objectContaining({ status: 'REJECTED', decision: 'REJECT', refundId: null }),
+      infraction: expect.objectContaining({
+        status: 'IN_DEFENCE',
+        decision: 'REJECT',
+        refundId: null,
+        pspOutcome: null,
+      }),
     }),
     expect.objectContaining({
       id: unknown,
@@ -293,16 +316,24 @@ it('REJECT (bulk route): the justification reaches the provider and the block is
       error: expect.objectContaining({ code: 'INFRACTION_NOT_FOUND' }),
     }),
   ]);
-  expect(await blocked(s.merchantId)).toBe(0);
-  expect(await available(s.merchantId)).toBe(2_970);
-  const atProvider = (await sandbox('GET', '/sandbox/infractions')).body.infractions.find(
-    (i: any) => i.id === providerId,
-  );
-  expect(atProvider).toMatchObject({
-    status: 'REJECTED',
+  // In defence: the PSP decides; the block stays.
+  expect(await blocked(s.merchantId)).toBe(1_000);
+  const atProvider = async () =>
+    (await sandbox('GET', '/sandbox/infractions')).body.infractions.find((i: any) => i.id === providerId);
+  expect(await atProvider()).toMatchObject({
+    status: 'IN_DEFENCE',
     decision: 'REJECT',
     justification: 'the customer received the goods; delivery proof attached',
   });
+  const inDefence = await s.client.call('GET', `/med/infractions?merchantId=${s.merchantId}&status=IN_DEFENCE`);
+  expect(inDefence.body.data.map((i: any) => i.id)).toEqual([id]);
+  // The PSP dismisses the claim (the defence won): everything released.
+  const dismissed = await pspDecides(s, { id, providerId }, 'DISMISSED', 'REJECTED');
+  expect(dismissed).toMatchObject({ pspOutcome: 'DISMISSED', pspDecidedAt: expect.any(String), refundId: null });
+  expect(await blocked(s.merchantId)).toBe(0);
+  expect(await available(s.merchantId)).toBe(2_970);
+  expect(await atProvider()).toMatchObject({ status: 'REJECTED', closedAt: expect.any(String) });
+  expect(await movementCount(`med-unblock:${id}`)).toBe(1);
   // No devolução was sent for this payment.
   expect((await sandboxTransferList(stack)).filter((t: any) => t.returnOf === charge.endToEndId)).toEqual([]);
   const list = await s.client.call('GET', `/med/infractions?merchantId=${s.merchantId}&status=REJECTED`);
@@ -469,10 +500,14 @@ it('ACCEPT needs the second factor of a user who has one (action "refund"); REJE
     body: { decision: 'REJECT', justification: 'legitimate sale' },
   });
   expect(rejected.status).toBe(200);
+  expect(rejected.body.status).toBe('IN_DEFENCE');
   await waitFor(
     async () => (await s.client.call('GET', `/med/infractions/${first.id}`)).body.refundStatus === 'SUCCEEDED',
     'devolução SUCCEEDED',
   );
+  // The defended one stays held until the PSP decides it.
+  expect(await blocked(s.merchantId)).toBe(1_500);
+  await pspDecides(s, second, 'DISMISSED', 'REJECTED');
   expect(await blocked(s.merchantId)).toBe(0);
 });
 
@@ -601,7 +636,13 @@ it('the Schedule med-infraction-sync-<task queue> (every 15 minutes, created onc
         })
       ).status,
     ).toBe(200);
-    expect(await blocked(s.merchantId)).toBe(0);
+    expect(await blocked(s.merchantId)).toBe(300);
+    // The scheduled sync reads the PSP's decision of the defended case too.
+    expect(
+      (await sandbox('POST', `/sandbox/infractions/${opened.body.id}/decision`, { outcome: 'DISMISSED' })).status,
+    ).toBe(200);
+    await handle.trigger();
+    await waitFor(async () => (await blocked(s.merchantId)) === 0 || undefined, 'released after the PSP dismissed it');
   } finally {
     await handle.delete();
   }
@@ -748,7 +789,7 @@ it('MED 2.0 ACCEPT: a split charge, withdrawn in part by both, claimed in full: 
   expect(await movementCount(`refund-complete:${done.refundId}`)).toBe(1);
 });
 
-it('MED 2.0 REJECT: every hold is released and the debt cancelled, one keyed transaction per party', async () => {
+it('MED 2.0 REJECT: in defence the holds and debts stay and a later receipt still recovers; dismissed by the PSP, every hold is released and the debt cancelled, one keyed transaction per party', async () => {
   const owner = await platformMerchant('Loja MED 2 rejeitada');
   const partner = await platformMerchant('Parceiro MED 2 rejeitado');
   // 4 000, fee 40, 1 000 to the partner: owner net 2 960.
@@ -757,7 +798,8 @@ it('MED 2.0 REJECT: every hold is released and the debt cancelled, one keyed tra
     splits: [{ merchantId: partner.creds.merchantId, amountCents: 1_000 }],
   });
   await withdrawn(owner.creds, 2_000);
-  const { id } = await openAndSync(owner.shop, chargeId, 4_000);
+  const opened = await openAndSync(owner.shop, chargeId, 4_000);
+  const { id } = opened;
   expect(await ledgerOf(owner.creds.merchantId)).toEqual({ available: 0, blocked: 960, reserved: 0, owed: -2_000 });
   expect(await ledgerOf(partner.creds.merchantId)).toEqual({ available: 0, blocked: 1_000, reserved: 0, owed: 0 });
   await sellerCharge(owner.creds, { amountCents: 1_000 });
@@ -769,25 +811,167 @@ it('MED 2.0 REJECT: every hold is released and the debt cancelled, one keyed tra
     headers: key(),
   });
   expect(decided.status).toBe(200);
+  // In defence: nothing released, the debt still owed.
   expect(decided.body).toMatchObject({
-    status: 'REJECTED',
+    status: 'IN_DEFENCE',
     parties: [
-      { merchantId: owner.creds.merchantId, heldCents: 1_950, owedCents: 0 },
+      { merchantId: owner.creds.merchantId, heldCents: 1_950, owedCents: 1_010 },
       { merchantId: partner.creds.merchantId, heldCents: 1_000, owedCents: 0 },
     ],
   });
-  expect(await ledgerOf(owner.creds.merchantId)).toEqual({ available: 1_950, blocked: 0, reserved: 0, owed: 0 });
+  expect(await movementCount(`med-unblock:${id}`)).toBe(0);
+  // Recovery goes on while the PSP analyses the defence: a receipt (net 990) goes to the debt, held.
+  await sellerCharge(owner.creds, { amountCents: 1_000 });
+  expect(await ledgerOf(owner.creds.merchantId)).toEqual({ available: 0, blocked: 2_940, reserved: 0, owed: -20 });
+  // No refund of the contested charge while it is in defence.
+  const whileDefended = await owner.shop.client.call('POST', `/charges/${chargeId}/refund`, {
+    body: { amountCents: 100, reason: 'cliente pediu' },
+    headers: key(),
+  });
+  expect(whileDefended.status).toBe(409);
+  expect(whileDefended.body.error.code).toBe('REFUND_INFRACTION_OPEN');
+  await assertLedgerInvariant(stack.sequelize);
+
+  const dismissed = await pspDecides(owner.shop, opened, 'DISMISSED', 'REJECTED');
+  expect(dismissed).toMatchObject({
+    pspOutcome: 'DISMISSED',
+    parties: [
+      { merchantId: owner.creds.merchantId, heldCents: 2_940, owedCents: 0 },
+      { merchantId: partner.creds.merchantId, heldCents: 1_000, owedCents: 0 },
+    ],
+  });
+  expect(await ledgerOf(owner.creds.merchantId)).toEqual({ available: 2_940, blocked: 0, reserved: 0, owed: 0 });
   expect(await ledgerOf(partner.creds.merchantId)).toEqual({ available: 1_000, blocked: 0, reserved: 0, owed: 0 });
   expect(await movementCount(`med-unblock:${id}`)).toBe(2); // the owner's and the partner's
   expect(await movementCount(`med-debt-cancel:${id}:${owner.creds.merchantId}`)).toBe(1);
+  // No devolução was sent.
+  const [paid] = await stack.sequelize.query<{ end_to_end_id: string }>(
+    `SELECT end_to_end_id FROM charges WHERE id = :id`,
+    { replacements: { id: chargeId }, type: QueryTypes.SELECT },
+  );
+  expect((await sandboxTransferList(stack)).filter((t: any) => t.returnOf === paid.end_to_end_id)).toEqual([]);
   // The case is over: a later receipt is the merchant's, and the charge may be refunded again.
   await sellerCharge(owner.creds, { amountCents: 1_000 });
-  expect(await available(owner.creds.merchantId)).toBe(1_950 + 990);
+  expect(await available(owner.creds.merchantId)).toBe(2_940 + 990);
   const refund = await owner.shop.client.call('POST', `/charges/${chargeId}/refund`, {
     body: { amountCents: 100, reason: 'cliente pediu' },
     headers: key(),
   });
   expect(refund.status).toBe(200);
+});
+
+it('MED 2.0 defended, then upheld by the PSP: the devolução is paid once from what was held and recovered, the platform advances the rest, the ledger balanced', async () => {
+  const owner = await platformMerchant('Loja MED 2 mantida');
+  const partner = await platformMerchant('Parceiro MED 2 mantido');
+  // Money in the platform's account at the sandbox for the devolução (it is one pooled account).
+  const funder = await platformMerchant('Outra loja mantida');
+  await sellerCharge(funder.creds, { amountCents: 10_000 });
+  // 4 000, fee 40, 1 000 to the partner: owner net 2 960; the owner withdraws 2 000.
+  const chargeId = await sellerCharge(owner.creds, {
+    amountCents: 4_000,
+    splits: [{ merchantId: partner.creds.merchantId, amountCents: 1_000 }],
+  });
+  await withdrawn(owner.creds, 2_000);
+  const opened = await openAndSync(owner.shop, chargeId, 4_000);
+  const { id } = opened;
+  expect(await ledgerOf(owner.creds.merchantId)).toEqual({ available: 0, blocked: 960, reserved: 0, owed: -2_000 });
+  const defended = await owner.shop.client.call('POST', `/med/infractions/${id}/analysis`, {
+    body: { decision: 'REJECT', justification: 'o cliente recebeu o produto' },
+    headers: key(),
+  });
+  expect(defended.body.status).toBe('IN_DEFENCE');
+  // Recovery goes on in defence: a receipt (net 990) is held for the case.
+  await sellerCharge(owner.creds, { amountCents: 1_000 });
+  expect(await ledgerOf(owner.creds.merchantId)).toEqual({ available: 0, blocked: 1_950, reserved: 0, owed: -1_010 });
+
+  const upheld = await pspDecides(owner.shop, opened, 'UPHELD', 'ACCEPTED');
+  expect(upheld).toMatchObject({ pspOutcome: 'UPHELD', decision: 'REJECT', refundAmountCents: 4_000 });
+  const done = await waitFor(async () => {
+    const res = await owner.shop.client.call('GET', `/med/infractions/${id}`);
+    return res.body.refundStatus === 'SUCCEEDED' ? res.body : undefined;
+  }, 'devolução SUCCEEDED');
+  // A later sync sees the decision again: nothing more happens (the case is no longer held).
+  expect(
+    (await owner.shop.client.call('POST', '/med/infractions/sync', { body: { merchantId: owner.creds.merchantId } }))
+      .status,
+  ).toBe(200);
+  const [row] = await stack.sequelize.query<{ end_to_end_id: string }>(
+    `SELECT end_to_end_id FROM charges WHERE id = :id`,
+    { replacements: { id: chargeId }, type: QueryTypes.SELECT },
+  );
+  // Paid once, in full, to the payer.
+  expect((await sandboxTransferList(stack)).filter((t: any) => t.returnOf === row.end_to_end_id)).toEqual([
+    expect.objectContaining({ reference: done.refundId, amountCents: 4_000, status: 'COMPLETED' }),
+  ]);
+  // What was held (owner 1 950, partner 1 000) and the fee share (40) went back; the platform advanced
+  // the rest (1 010), which the owner still owes.
+  expect(await ledgerOf(owner.creds.merchantId)).toEqual({ available: 0, blocked: 0, reserved: 0, owed: -1_010 });
+  expect(await ledgerOf(partner.creds.merchantId)).toEqual({ available: 0, blocked: 0, reserved: 0, owed: 0 });
+  const [shares] = await stack.sequelize.query<{ shares: any; requested_by: string | null }>(
+    `SELECT shares, requested_by FROM refunds WHERE id = :id`,
+    { replacements: { id: done.refundId }, type: QueryTypes.SELECT },
+  );
+  expect(shares.shares).toEqual({
+    ownerCents: 1_950,
+    feeCents: 40,
+    splits: [{ merchantId: partner.creds.merchantId, amountCents: 1_000 }],
+    advancedCents: 1_010,
+  });
+  expect(await movementCount(`refund-complete:${done.refundId}`)).toBe(1);
+  const [{ n }] = await stack.sequelize.query<{ n: string }>(
+    `SELECT count(*) AS n FROM refunds WHERE med_infraction_id = :id`,
+    { replacements: { id }, type: QueryTypes.SELECT },
+  );
+  expect(n).toBe('1');
+  const timeline = await owner.shop.client.call('GET', `/med/infractions/${id}/timeline`);
+  expect(timeline.body.steps.map((x: any) => x.step)).toEqual([
+    'OPENED',
+    'BLOCKED',
+    'DECIDED',
+    'IN_DEFENCE',
+    'PSP_DECIDED',
+    'DEVOLUCAO',
+  ]);
+  await assertLedgerInvariant(stack.sequelize);
+});
+
+it('MED 2.0 cancelled by the PSP while open: everything released and the debt cancelled, never answered; the sandbox shows CANCELLED', async () => {
+  const owner = await platformMerchant('Loja MED 2 cancelada');
+  const receiver = await startReceiver();
+  receivers.push(receiver);
+  const chargeId = await sellerCharge(owner.creds, { amountCents: 2_000 });
+  await withdrawn(owner.creds, 1_000);
+  const opened = await openAndSync(owner.shop, chargeId, 2_000);
+  const { id } = opened;
+  // Net 1 980, 1 000 withdrawn: 980 blocked, 1 000 owed (the fee share is the platform's).
+  expect(await ledgerOf(owner.creds.merchantId)).toEqual({ available: 0, blocked: 980, reserved: 0, owed: -1_000 });
+
+  const cancelled = await pspDecides(owner.shop, opened, 'CANCELLED', 'CANCELLED');
+  expect(cancelled).toMatchObject({ pspOutcome: 'CANCELLED', decision: null, refundId: null });
+  expect(await ledgerOf(owner.creds.merchantId)).toEqual({ available: 980, blocked: 0, reserved: 0, owed: 0 });
+  expect(await movementCount(`med-unblock:${id}`)).toBe(1);
+  expect(await movementCount(`med-debt-cancel:${id}:${owner.creds.merchantId}`)).toBe(1);
+  expect(
+    (await sandbox('GET', '/sandbox/infractions')).body.infractions.find((i: any) => i.id === opened.providerId),
+  ).toMatchObject({ status: 'CANCELLED', decision: null, justification: null });
+  // Over: no answer is taken any more.
+  const late = await owner.shop.client.call('POST', `/med/infractions/${id}/analysis`, {
+    body: { decision: 'REJECT', justification: 'tarde' },
+  });
+  expect(late.status).toBe(409);
+  expect(late.body.error.code).toBe('INFRACTION_ALREADY_DECIDED');
+  const timeline = await owner.shop.client.call('GET', `/med/infractions/${id}/timeline`);
+  expect(timeline.body.steps).toEqual([
+    expect.objectContaining({ step: 'OPENED' }),
+    expect.objectContaining({ step: 'BLOCKED' }),
+    expect.objectContaining({ step: 'PSP_DECIDED', outcome: 'CANCELLED' }),
+  ]);
+  const [event] = await stack.sequelize.query<{ n: string }>(
+    `SELECT count(*) AS n FROM outbox_events WHERE type = 'med.infraction.cancelled' AND aggregate_id = :id`,
+    { replacements: { id }, type: QueryTypes.SELECT },
+  );
+  expect(event.n).toBe('1');
+  await assertLedgerInvariant(stack.sequelize);
 });
 
 // --- issue 38: the defence (text and evidence files) and the case's timeline ----------------
@@ -891,16 +1075,16 @@ it('defence: evidence checked by its bytes (a text file named as a PNG and an ov
     body: { text, evidenceKeys: [pdf.key] },
   });
   expect(sent.status).toBe(200);
-  expect(sent.body.infraction).toMatchObject({ id, status: 'REJECTED', decision: 'REJECT', justification: text });
+  expect(sent.body.infraction).toMatchObject({ id, status: 'IN_DEFENCE', decision: 'REJECT', justification: text });
   expect(sent.body.defence).toMatchObject({
     text,
     evidence: [{ id: expect.any(String), contentType: 'application/pdf', sizeBytes: PDF.length }],
   });
-  // The PSP got the text (Efí takes text only); the block is released.
+  // The PSP got the text (Efí takes text only) and analyses it; the block stays meanwhile.
   expect(
     (await sandbox('GET', '/sandbox/infractions')).body.infractions.find((i: any) => i.id === providerId),
-  ).toMatchObject({ status: 'REJECTED', justification: text });
-  expect(await blocked(s.merchantId)).toBe(0);
+  ).toMatchObject({ status: 'IN_DEFENCE', justification: text });
+  expect(await blocked(s.merchantId)).toBe(600);
   // The evidence is kept in the store, and never served to whoever learns its key.
   const [stored] = await stack.sequelize.query<{ object_key: string }>(
     `SELECT object_key FROM med_infraction_evidence WHERE infraction_id = :id`,
@@ -914,23 +1098,31 @@ it('defence: evidence checked by its bytes (a text file named as a PNG and an ov
   expect(again.status).toBe(409);
   expect(again.body.error.code).toBe('INFRACTION_ALREADY_DECIDED');
 
-  const timeline = await s.client.call('GET', `/med/infractions/${id}/timeline`);
-  expect(timeline.status).toBe(200);
-  expect(timeline.body).toMatchObject({ infractionId: id, status: 'REJECTED', defence: { text } });
-  // Read with 5 h left: the 6 h alert only, at once (48 and 24 h skipped).
-  expect(timeline.body.steps.map((x: any) => x.step)).toEqual([
+  const defended = await s.client.call('GET', `/med/infractions/${id}/timeline`);
+  expect(defended.status).toBe(200);
+  expect(defended.body).toMatchObject({ infractionId: id, status: 'IN_DEFENCE', defence: { text } });
+  expect(defended.body.steps.map((x: any) => x.step)).toEqual([
     'OPENED',
     'BLOCKED',
     'ALERT_SENT',
     'DEFENCE_SUBMITTED',
     'DECIDED',
+    'IN_DEFENCE',
   ]);
+  // The PSP dismisses the claim: released, and the timeline shows its decision.
+  await pspDecides(s, { id, providerId }, 'DISMISSED', 'REJECTED');
+  expect(await blocked(s.merchantId)).toBe(0);
+  const timeline = await s.client.call('GET', `/med/infractions/${id}/timeline`);
+  expect(timeline.body).toMatchObject({ infractionId: id, status: 'REJECTED', defence: { text } });
+  // Read with 5 h left: the 6 h alert only, at once (48 and 24 h skipped).
   expect(timeline.body.steps).toEqual([
     expect.objectContaining({ step: 'OPENED' }),
     expect.objectContaining({ step: 'BLOCKED', amountCents: 600 }),
     expect.objectContaining({ step: 'ALERT_SENT', hoursLeft: 6 }),
     expect.objectContaining({ step: 'DEFENCE_SUBMITTED', evidenceFiles: 1 }),
     expect.objectContaining({ step: 'DECIDED', decision: 'REJECT', decidedBy: expect.any(String) }),
+    expect.objectContaining({ step: 'IN_DEFENCE' }),
+    expect.objectContaining({ step: 'PSP_DECIDED', outcome: 'DISMISSED' }),
   ]);
   const events = await eventsReceived(s.receiver, id, [
     'med.infraction.deadline_approaching',

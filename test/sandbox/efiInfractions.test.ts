@@ -2,7 +2,8 @@
  * MED at Efí's routes over real HTTP: the sandbox's infractions (opened by the existing control
  * route) listed by GET /v2/gn/infracoes in Efí's shape over [inicio, fim] with paging, and answered
  * once by POST /v2/gn/infracoes/{idInfracao}/defesa (aceito → ACEITA, rejeitado → EM_DEFESA; the
- * same answer again is a replay, another is 409; past the deadline 422), the same record /v1 reads.
+ * same answer again is a replay, another is 409; past the deadline 422), the same record /v1 reads;
+ * a defended case decided by Efí (ACEITA, REJEITADA) or a case cancelled (CANCELADA_EFI).
  */
 import { chargeRequest } from './harness';
 import { startEfiSandbox, type EfiHarness } from './efiHarness';
@@ -120,7 +121,51 @@ it('records one defence per infraction: aceito → ACEITA, rejeitado → EM_DEFE
   // The one store: /v1 reads the same answers.
   const v1 = (await h.call('GET', '/sandbox/infractions')).json.infractions;
   expect(v1.find((i: any) => i.id === accepted.id)).toMatchObject({ status: 'ACCEPTED', decision: 'ACCEPT' });
-  expect(v1.find((i: any) => i.id === defended.id)).toMatchObject({ status: 'REJECTED', decision: 'REJECT' });
+  expect(v1.find((i: any) => i.id === defended.id)).toMatchObject({ status: 'IN_DEFENCE', decision: 'REJECT' });
+});
+
+it('Efí decides: EM_DEFESA → ACEITA (upheld) or REJEITADA (dismissed), an open case CANCELADA_EFI, each with finalizacao; a planned outcome applies by itself', async () => {
+  h = await startEfiSandbox({ now: () => new Date(Date.now() + skewMs) });
+  const inicio = await freshInstant();
+  const upheld = (await infraction('ref-dec-a')).infraction;
+  const dismissed = (await infraction('ref-dec-b')).infraction;
+  const cancelled = (await infraction('ref-dec-c')).infraction;
+  await h.call('POST', '/sandbox/charges/ref-dec-a/pay', {});
+  const chargeD = await h.provider.issueCharge(chargeRequest({ reference: 'ref-dec-d', amountCents: 900 }));
+  await h.call('POST', `/sandbox/charges/${chargeD.id}/pay`, {});
+  const planned = (
+    await h.call('POST', '/sandbox/charges/ref-dec-d/infractions', { decideAfterSeconds: 60, outcome: 'CANCELLED' })
+  ).json;
+  const defesa = (id: string) =>
+    h!.efi('POST', `/v2/gn/infracoes/${id}/defesa`, { analise: 'rejeitado', justificativa: 'Entregue.' });
+  expect((await defesa(upheld.id)).status).toBe(201);
+  expect((await defesa(dismissed.id)).status).toBe(201);
+  const decide = (id: string, outcome: string) => h!.call('POST', `/sandbox/infractions/${id}/decision`, { outcome });
+  expect((await decide(upheld.id, 'UPHELD')).status).toBe(200);
+  expect((await decide(dismissed.id, 'DISMISSED')).status).toBe(200);
+  expect((await decide(cancelled.id, 'CANCELLED')).status).toBe(200);
+  const list = async () =>
+    new Map<string, any>(
+      (await h!.efi('GET', `/v2/gn/infracoes?inicio=${inicio}&fim=${instant(skewMs + 1_000)}`)).json.infracoes.map(
+        (i: any) => [i.idInfracao, i],
+      ),
+    );
+  let seen = await list();
+  expect(seen.get(upheld.id)).toMatchObject({ status: 'ACEITA', defesa: 'Entregue.' });
+  expect(seen.get(dismissed.id)).toMatchObject({ status: 'REJEITADA' });
+  expect(seen.get(cancelled.id)).toMatchObject({ status: 'CANCELADA_EFI' });
+  for (const id of [upheld.id, dismissed.id, cancelled.id])
+    expect(seen.get(id).dadosAnalise.finalizacao).toEqual(seen.get(id).atualizadoEm);
+  expect(seen.get(cancelled.id).dadosAnalise.recebimentoDefesa).toBeUndefined();
+  // A cancelled case takes no defence.
+  expect((await defesa(cancelled.id)).status).toBe(409);
+  expect(seen.get(planned.id)).toMatchObject({ status: 'ABERTA' });
+  skewMs = 61_000;
+  seen = await list();
+  expect(seen.get(planned.id)).toMatchObject({
+    status: 'CANCELADA_EFI',
+    dadosAnalise: { finalizacao: expect.any(String) },
+  });
 });
 
 it('refuses a malformed defence (400), an unknown infraction (404) and one past the deadline (422)', async () => {

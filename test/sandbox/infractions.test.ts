@@ -61,7 +61,9 @@ it('opens infractions against a paid charge, lists them since a time, and record
 
   const answered = await h.provider.answerInfraction(part.json.id, { decision: 'REJECT', justification: 'delivered' });
   expect(answered).toMatchObject({
-    status: 'REJECTED',
+    // A defence is for the PSP to decide (MED 2.0).
+    status: 'IN_DEFENCE',
+    closedAt: null,
     decision: 'REJECT',
     justification: 'delivered',
     answeredAt: expect.any(String),
@@ -76,6 +78,58 @@ it('opens infractions against a paid charge, lists them since a time, and record
   await expect(
     h.provider.answerInfraction('sbx_inf_nope', { decision: 'ACCEPT', justification: 'x' }),
   ).rejects.toBeInstanceOf(ProviderError);
+});
+
+it('the PSP decides a defended case (UPHELD, DISMISSED) or cancels an open one; a planned decision applies by itself once due', async () => {
+  let skewMs = 0;
+  h = await startSandbox({ now: () => new Date(Date.now() + skewMs) });
+  const before = new Date(Date.now() - 1_000).toISOString();
+  await paidCharge('ref-psp-a');
+  await paidCharge('ref-psp-b');
+  await paidCharge('ref-psp-c');
+  await paidCharge('ref-psp-d');
+  const open = async (ref: string, body: object = {}) => {
+    const opened = await h.call('POST', `/sandbox/charges/${ref}/infractions`, body);
+    expect(opened.status).toBe(201);
+    return opened.json.id as string;
+  };
+  const decide = (id: string, outcome: string) => h.call('POST', `/sandbox/infractions/${id}/decision`, { outcome });
+  const upheld = await open('ref-psp-a');
+  const dismissed = await open('ref-psp-b');
+  const cancelled = await open('ref-psp-c');
+  // Planned: dismissed an hour after it opens, once it is in defence too.
+  const planned = await open('ref-psp-d', { decideAfterSeconds: 3_600, outcome: 'DISMISSED' });
+
+  // Only a defended case is upheld or dismissed.
+  const early = await decide(upheld, 'UPHELD');
+  expect(early.status).toBe(409);
+  expect(early.json.error).toMatchObject({ code: 'INFRACTION_NOT_IN_DEFENCE' });
+  for (const id of [upheld, dismissed, planned])
+    await h.provider.answerInfraction(id, { decision: 'REJECT', justification: 'delivered' });
+
+  const u = await decide(upheld, 'UPHELD');
+  expect(u.status).toBe(200);
+  expect(u.json).toMatchObject({ status: 'ACCEPTED', decision: 'REJECT', closedAt: expect.any(String) });
+  expect((await decide(upheld, 'UPHELD')).json).toEqual(u.json); // a replay
+  expect((await decide(upheld, 'DISMISSED')).json.error).toMatchObject({ code: 'INFRACTION_CLOSED' });
+  expect((await decide(dismissed, 'DISMISSED')).json).toMatchObject({ status: 'REJECTED' });
+  // Cancelled while open: an answer after it is refused.
+  expect((await decide(cancelled, 'CANCELLED')).json).toMatchObject({ status: 'CANCELLED', decision: null });
+  await expect(
+    h.provider.answerInfraction(cancelled, { decision: 'REJECT', justification: 'late' }),
+  ).rejects.toMatchObject({ code: 'INFRACTION_CLOSED', transient: false });
+  expect((await decide('sbx_inf_nope', 'CANCELLED')).status).toBe(404);
+  expect((await h.call('POST', `/sandbox/infractions/${planned}/decision`, { outcome: 'LOST' })).status).toBe(400);
+
+  const statusOf = async (id: string) => (await h.provider.listInfractions(before)).find((i) => i.id === id);
+  expect(await statusOf(planned)).toMatchObject({ status: 'IN_DEFENCE', closedAt: null });
+  skewMs = 3_601_000;
+  expect(await statusOf(planned)).toMatchObject({ status: 'REJECTED', closedAt: expect.any(String) });
+  // The /v1 view is the provider's: the sandbox's own plan is not in it.
+  expect(await statusOf(planned)).not.toHaveProperty('autoDecision');
+  expect((await statusOf(upheld))?.status).toBe('ACCEPTED');
+  // The plan needs both fields.
+  expect((await h.call('POST', '/sandbox/charges/ref-psp-a/infractions', { decideAfterSeconds: 5 })).status).toBe(400);
 });
 
 it('refuses what cannot be disputed: an unpaid charge, more than was paid, a bad body', async () => {

@@ -5,8 +5,11 @@
  * (ACCEPT), whose devolução runs through the refund workflow (child refundLifecycle, whose
  * reservation carries the infraction id so it consumes the block), or the stored defence (REJECT
  * with its text). A case read with 5 hours left gets only the 6 h alert. Answered in time, no
- * alert and no default; a second answer is refused by the update's validator. Activities are
- * recording fakes: the money moves themselves are proven over HTTP in test/integration/med.test.ts.
+ * alert and no default; a second answer is refused by the update's validator. MED 2.0: a defence
+ * (REJECT) leaves the case IN_DEFENCE until the PSP's outcome (pspOutcome signal): UPHELD → the
+ * devolução as after an ACCEPT, DISMISSED or CANCELLED → released; a CANCELLED while OPEN ends the
+ * case without an answer. Activities are recording fakes: the money moves themselves are proven
+ * over HTTP in test/integration/med.test.ts.
  */
 import crypto from 'node:crypto';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
@@ -15,6 +18,7 @@ import {
   decideInfractionUpdate,
   infractionStatusQuery,
   medInfractionWorkflowId,
+  pspOutcomeSignal,
 } from '../../workflows/med/definitions';
 import type { MedInfractionInput } from '../../workflows/med/types';
 import { useWorkflowEnv } from '../support/workflowEnv';
@@ -43,8 +47,15 @@ function fakes(calls: Call[], atDeadline: { decision: string; justification: str
     decisionAtDeadline: record('atDeadline', () => atDeadline),
     answerMedAtProvider: record('answer', () => undefined),
     recordMedDecision: record('decide', (a) => ({
-      status: a.decision === 'ACCEPT' ? 'ACCEPTED' : 'REJECTED',
+      status: a.decision === 'ACCEPT' ? 'ACCEPTED' : a.pspDecides ? 'IN_DEFENCE' : 'REJECTED',
       refundId: a.decision === 'ACCEPT' ? a.refundId : null,
+      chargeId: 'charge-1',
+      amountCents: 1_000,
+      reason: 'FRAUD',
+    })),
+    recordMedPspOutcome: record('pspOutcome', (a) => ({
+      status: { UPHELD: 'ACCEPTED', DISMISSED: 'REJECTED', CANCELLED: 'CANCELLED' }[a.outcome as string],
+      refundId: a.outcome === 'UPHELD' ? a.refundId : null,
       chargeId: 'charge-1',
       amountCents: 1_000,
       reason: 'FRAUD',
@@ -128,7 +139,7 @@ it('unanswered for 7 days: alerts 48, 24 and 6 h before the deadline, then the d
   });
 });
 
-it('answered in time (REJECT): no reminder, no default, no refund; a second answer is refused', async () => {
+it('answered in time (REJECT): no reminder, no default; IN_DEFENCE until the PSP dismisses it, no refund; a second answer is refused', async () => {
   const calls: Call[] = [];
   const args = input(Date.now());
   await run(calls, async (taskQueue) => {
@@ -141,7 +152,7 @@ it('answered in time (REJECT): no reminder, no default, no refund; a second answ
     await handle.executeUpdate(decideInfractionUpdate, {
       args: [{ decision: 'REJECT', justification: 'goods delivered', decidedBy: userId }],
     });
-    expect(await handle.query(infractionStatusQuery)).toBe('REJECTED');
+    expect(await handle.query(infractionStatusQuery)).toBe('IN_DEFENCE');
     // Refused by the validator while the workflow runs, or not found once it has closed: never applied.
     const again = await handle
       .executeUpdate(decideInfractionUpdate, {
@@ -152,10 +163,13 @@ it('answered in time (REJECT): no reminder, no default, no refund; a second answ
         (err: unknown) => err,
       );
     expect(again instanceof WorkflowUpdateFailedError || again instanceof WorkflowNotFoundError).toBe(true);
+    await handle.signal(pspOutcomeSignal, { outcome: 'DISMISSED' });
     expect(await handle.result()).toEqual({ infractionId: args.infractionId, status: 'REJECTED' });
   });
-  expect(calls.map(([name]) => name)).toEqual(['block', 'answer', 'decide']);
+  expect(calls.map(([name]) => name)).toEqual(['block', 'answer', 'decide', 'pspOutcome']);
   expect(calls[1][1]).toMatchObject({ decision: 'REJECT', justification: 'goods delivered' });
+  expect(calls[2][1]).toMatchObject({ decision: 'REJECT', pspDecides: true });
+  expect(calls[3][1]).toMatchObject({ infractionId: args.infractionId, outcome: 'DISMISSED' });
 });
 
 it('read with 5 hours left: only the 6 h alert, at once; unanswered, the stored defence is sent (REJECT with its text), no devolução', async () => {
@@ -166,16 +180,22 @@ it('read with 5 hours left: only the 6 h alert, at once; unanswered, the stored 
   const defence = { decision: 'REJECT', justification: 'goods delivered, tracking BR123', decidedBy: 'DEFAULT' };
   const result = await run(
     calls,
-    (taskQueue) =>
-      wf.env.client.workflow.execute('medInfraction', {
+    async (taskQueue) => {
+      // The PSP's dismissal signalled before the defence is even sent (a sync that read it first):
+      // kept, and applied once the case is in defence.
+      const handle = await wf.env.client.workflow.signalWithStart('medInfraction', {
         taskQueue,
         workflowId: medInfractionWorkflowId(args.infractionId),
         args: [args],
-      }),
+        signal: pspOutcomeSignal,
+        signalArgs: [{ outcome: 'DISMISSED' }],
+      });
+      return handle.result();
+    },
     defence,
   );
   expect(result).toEqual({ infractionId: args.infractionId, status: 'REJECTED' });
-  expect(calls.map(([name]) => name)).toEqual(['block', 'alert', 'atDeadline', 'answer', 'decide']);
+  expect(calls.map(([name]) => name)).toEqual(['block', 'alert', 'atDeadline', 'answer', 'decide', 'pspOutcome']);
   expect(calls[1][1]).toMatchObject({ infractionId: args.infractionId, hoursLeft: 6 });
   expect(at(calls, 'alert') - now).toBeLessThan(60_000);
   expect(calls[3][1]).toMatchObject({ decision: 'REJECT', justification: 'goods delivered, tracking BR123' });
@@ -198,8 +218,126 @@ it('answered between the alerts: the 48 h alert went, the 24 and 6 h ones do not
     await handle.executeUpdate(decideInfractionUpdate, {
       args: [{ decision: 'REJECT', justification: 'goods delivered', decidedBy: crypto.randomUUID() }],
     });
+    await handle.signal(pspOutcomeSignal, { outcome: 'DISMISSED' });
     await handle.result();
   });
-  expect(calls.map(([name]) => name)).toEqual(['block', 'alert', 'answer', 'decide']);
+  expect(calls.map(([name]) => name)).toEqual(['block', 'alert', 'answer', 'decide', 'pspOutcome']);
   expect(calls[1][1]).toMatchObject({ hoursLeft: 48 });
+});
+
+/** Starts a case, defends it (REJECT by a user), and answers the handle once it is IN_DEFENCE. */
+async function defended(taskQueue: string, args: MedInfractionInput) {
+  const handle = await wf.env.client.workflow.start('medInfraction', {
+    taskQueue,
+    workflowId: medInfractionWorkflowId(args.infractionId),
+    args: [args],
+  });
+  await handle.executeUpdate(decideInfractionUpdate, {
+    args: [{ decision: 'REJECT', justification: 'goods delivered', decidedBy: crypto.randomUUID() }],
+  });
+  expect(await handle.query(infractionStatusQuery)).toBe('IN_DEFENCE');
+  return handle;
+}
+
+it('defended, then upheld by the PSP 60 days later: the devolução as after an ACCEPT (refund workflow, once), with a bounded history', async () => {
+  const calls: Call[] = [];
+  const args = input(await wf.env.currentTimeMs());
+  await run(calls, async (taskQueue) => {
+    const handle = await defended(taskQueue, args);
+    // The case waits with no timer: days pass, nothing runs.
+    await wf.env.sleep(60 * DAY);
+    expect(await handle.query(infractionStatusQuery)).toBe('IN_DEFENCE');
+    await handle.signal(pspOutcomeSignal, { outcome: 'UPHELD' });
+    // A later sync that saw it again: ignored, the first outcome counts.
+    await handle.signal(pspOutcomeSignal, { outcome: 'UPHELD' });
+    expect(await handle.result()).toEqual({ infractionId: args.infractionId, status: 'ACCEPTED' });
+    // The whole case (block, alert timers, update, answer, the wait, the devolução child): a few
+    // dozen events whatever the days in defence; no timer was started while it waited.
+    const { events } = await handle.fetchHistory();
+    expect(events!.length).toBeLessThan(100);
+  });
+  expect(calls.map(([name]) => name)).toEqual([
+    'block',
+    'answer',
+    'decide',
+    'pspOutcome',
+    'reserveRefund',
+    'sendRefund',
+    'refundOutcome',
+  ]);
+  const outcome = calls.find(([n]) => n === 'pspOutcome')![1] as { refundId: string };
+  expect(outcome).toMatchObject({ infractionId: args.infractionId, outcome: 'UPHELD' });
+  // The devolução is the one recordMedPspOutcome set, asked by no user of ours.
+  expect(calls.find(([n]) => n === 'reserveRefund')![1]).toMatchObject({
+    refundId: outcome.refundId,
+    amountCents: 1_000,
+    medInfractionId: args.infractionId,
+    requestedBy: null,
+  });
+  expect(calls.find(([n]) => n === 'refundOutcome')![1]).toMatchObject({ refundStatus: 'SUCCEEDED' });
+});
+
+it('defended, then cancelled by the PSP: released (CANCELLED), no devolução', async () => {
+  const calls: Call[] = [];
+  const args = input(await wf.env.currentTimeMs());
+  await run(calls, async (taskQueue) => {
+    const handle = await defended(taskQueue, args);
+    await handle.signal(pspOutcomeSignal, { outcome: 'CANCELLED' });
+    expect(await handle.result()).toEqual({ infractionId: args.infractionId, status: 'CANCELLED' });
+  });
+  expect(calls.map(([name]) => name)).toEqual(['block', 'answer', 'decide', 'pspOutcome']);
+  expect(calls[3][1]).toMatchObject({ outcome: 'CANCELLED' });
+});
+
+it('cancelled by the PSP while OPEN: ended released at once, never answered, no alert; a later answer is refused', async () => {
+  const calls: Call[] = [];
+  const args = input(await wf.env.currentTimeMs());
+  await run(calls, async (taskQueue) => {
+    const handle = await wf.env.client.workflow.start('medInfraction', {
+      taskQueue,
+      workflowId: medInfractionWorkflowId(args.infractionId),
+      args: [args],
+    });
+    // An UPHELD or DISMISSED of a case never answered changes nothing; a CANCELLED ends it.
+    await handle.signal(pspOutcomeSignal, { outcome: 'CANCELLED' });
+    expect(await handle.result()).toEqual({ infractionId: args.infractionId, status: 'CANCELLED' });
+    const late = await handle
+      .executeUpdate(decideInfractionUpdate, {
+        args: [{ decision: 'REJECT', justification: 'late', decidedBy: crypto.randomUUID() }],
+      })
+      .then(
+        () => null,
+        (err: unknown) => err,
+      );
+    expect(late instanceof WorkflowUpdateFailedError || late instanceof WorkflowNotFoundError).toBe(true);
+  });
+  expect(calls.map(([name]) => name)).toEqual(['block', 'pspOutcome']);
+  expect(calls[1][1]).toMatchObject({ infractionId: args.infractionId, outcome: 'CANCELLED' });
+});
+
+it("the merchant's ACCEPT stays as it was: the devolução at once, a PSP outcome signalled later is ignored", async () => {
+  const calls: Call[] = [];
+  const args = input(await wf.env.currentTimeMs());
+  await run(calls, async (taskQueue) => {
+    const handle = await wf.env.client.workflow.start('medInfraction', {
+      taskQueue,
+      workflowId: medInfractionWorkflowId(args.infractionId),
+      args: [args],
+    });
+    const userId = crypto.randomUUID();
+    await handle.executeUpdate(decideInfractionUpdate, {
+      args: [{ decision: 'ACCEPT', justification: 'fraud confirmed', decidedBy: userId }],
+    });
+    await handle.signal(pspOutcomeSignal, { outcome: 'UPHELD' }).catch(() => undefined);
+    expect(await handle.result()).toEqual({ infractionId: args.infractionId, status: 'ACCEPTED' });
+    expect(calls.find(([n]) => n === 'reserveRefund')![1]).toMatchObject({ requestedBy: userId });
+  });
+  expect(calls.map(([name]) => name)).toEqual([
+    'block',
+    'answer',
+    'decide',
+    'reserveRefund',
+    'sendRefund',
+    'refundOutcome',
+  ]);
 });

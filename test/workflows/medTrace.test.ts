@@ -4,8 +4,10 @@
  * available is blocked at once and the rest owed; later receipts recover into blocked; the alerts
  * go 48, 24 and 6 h before the PSP's 7-day deadline (days skipped, not waited); then each outcome
  * (one test each, the same set-up): the claim upheld (the devolução paid once from what was held
- * and recovered, the platform advancing what is still owed) and the defence winning (everything
- * released, debts cancelled). The ledger invariant is asserted after every step and each
+ * and recovered, the platform advancing what is still owed: at the deadline unanswered, or by the
+ * PSP over the merchant's defence) and the defence winning at the PSP (everything released, debts
+ * cancelled). MED 2.0: the receiving PSP decides a defended case (the sandbox's decision control,
+ * read by the next sync). The ledger invariant is asserted after every step and each
  * merchant's balance is traced: the table is written to the run's log directory (med-trace.md)
  * and to the test logger.
  *
@@ -23,8 +25,8 @@
  * which explains them line by line: each account's lines must sum to its balance and agree with
  * the ledger (`explained`); the note's table adds every merchant's lines.
  *
- * The outcome step is a small function meant to be switched later (`outcomes`: today the default
- * ACCEPT at the deadline, or the defence's REJECT at once; later the PSP deciding a defended case).
+ * The outcome step is a small function (`outcomes`): the default ACCEPT at the deadline, or the
+ * defence (IN_DEFENCE, held) then the PSP's decision of it.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -607,7 +609,7 @@ async function upToTheDefence(
   };
 }
 
-// --- the outcomes: today the gateway decides; later, the PSP's decision on a defended case ------
+// --- the outcomes: the default ACCEPT at the deadline, or the PSP's decision on a defended case --
 
 const DEFENCE = 'mercadoria entregue em 20/11, rastreio BR123456789; o pagador confirmou o recebimento';
 
@@ -625,22 +627,40 @@ const outcomes = {
       justification: 'no analysis before the deadline',
     });
   },
-  /** The defence wins: today the defence is the merchant's REJECT, sent to the PSP at once. */
-  async defenceWins(s: Scenario): Promise<void> {
+  /** The merchant defends: the PSP gets the text, the case is IN_DEFENCE and everything stays held. */
+  async defended(s: Scenario): Promise<void> {
     const res = await s.dashboard.call('POST', `/med/infractions/${s.infractionId}/defence`, {
       body: { text: DEFENCE, evidenceKeys: [] },
     });
     expect(res.status).toBe(200);
     const sent = res.body;
     expect(sent.defence).toMatchObject({ text: DEFENCE, evidence: [] });
-    expect(sent.infraction).toMatchObject({ status: 'REJECTED', decision: 'REJECT', justification: DEFENCE });
+    expect(sent.infraction).toMatchObject({ status: 'IN_DEFENCE', decision: 'REJECT', justification: DEFENCE });
     expect(await pspInfraction(s.providerId)).toMatchObject({
-      status: 'REJECTED',
+      status: 'IN_DEFENCE',
       decision: 'REJECT',
       justification: DEFENCE,
     });
+    await s.trace.step('defence sent (REJECT): IN_DEFENCE at the PSP, holds and debts kept', {
+      A: { available: 0, reserved: 0, blocked: 2_880, owed: -3_020 },
+      B: { available: 0, reserved: 0, blocked: 1_990, owed: -2_010 },
+    });
+  },
+  /** The PSP decides the defended case; the next sync reads it and the case's workflow follows it. */
+  async pspDecides(s: Scenario, outcome: 'UPHELD' | 'DISMISSED'): Promise<void> {
+    await followServerClock();
+    expect((await sandboxCall('POST', `/sandbox/infractions/${s.providerId}/decision`, { outcome })).status).toBe(200);
+    const synced = await s.dashboard.call('POST', '/med/infractions/sync', {
+      body: { merchantId: s.owner.merchantId },
+    });
+    expect(synced.status).toBe(200);
     const result = await client.workflow.getHandle(medInfractionWorkflowId(s.infractionId)).result();
-    expect(result).toEqual({ infractionId: s.infractionId, status: 'REJECTED' });
+    expect(result).toEqual({ infractionId: s.infractionId, status: outcome === 'UPHELD' ? 'ACCEPTED' : 'REJECTED' });
+  },
+  /** The defence wins: the merchant defends, the PSP dismisses the claim. */
+  async defenceWins(s: Scenario): Promise<void> {
+    await outcomes.defended(s);
+    await outcomes.pspDecides(s, 'DISMISSED');
   },
 };
 
@@ -708,8 +728,8 @@ it('claim upheld: the devolução of 10 000 is paid once, from what A and B held
   });
 });
 
-it('defence wins: the defence reaches the PSP, every hold is released and the debts cancelled, one keyed transaction per party', async () => {
-  await scenario('defence wins (REJECT)', async (s) => {
+it('defence wins: the defence reaches the PSP, the case is held IN_DEFENCE; dismissed by the PSP, every hold is released and the debts cancelled, one keyed transaction per party', async () => {
+  await scenario('defence wins (REJECT, dismissed by the PSP)', async (s) => {
     const A = s.owner.merchantId;
     const B = s.partner.merchantId;
     await outcomes.defenceWins(s);
@@ -723,15 +743,26 @@ it('defence wins: the defence reaches the PSP, every hold is released and the de
     // Every step, each once (the alerts once per lead). Not their order: OPENED is the PSP's time,
     // on the sandbox's clock that follows the skipped days, the others the database's wall clock.
     expect(timeline.steps.map((x) => x.step).sort()).toEqual(
-      ['OPENED', 'BLOCKED', 'ALERT_SENT', 'ALERT_SENT', 'ALERT_SENT', 'DEFENCE_SUBMITTED', 'DECIDED'].sort(),
+      [
+        'OPENED',
+        'BLOCKED',
+        'ALERT_SENT',
+        'ALERT_SENT',
+        'ALERT_SENT',
+        'DEFENCE_SUBMITTED',
+        'DECIDED',
+        'IN_DEFENCE',
+        'PSP_DECIDED',
+      ].sort(),
     );
+    expect(timeline.steps.find((x) => x.step === 'PSP_DECIDED')).toMatchObject({ outcome: 'DISMISSED' });
     expect(timeline.steps.filter((x) => x.step === 'ALERT_SENT').map((x) => x.hoursLeft)).toEqual([48, 24, 6]);
     expect(timeline.steps.find((x) => x.step === 'DECIDED')).toMatchObject({
       decision: 'REJECT',
       decidedBy: s.owner.userId,
     });
     expect(timeline.defence).toMatchObject({ text: DEFENCE, submittedBy: s.owner.userId });
-    await s.trace.step('defence sent (REJECT): holds released, debts cancelled', {
+    await s.trace.step('the PSP dismisses the claim (the defence won): holds released, debts cancelled', {
       A: { available: 2_880, reserved: 0, blocked: 0, owed: 0 },
       B: { available: 1_990, reserved: 0, blocked: 0, owed: 0 },
     });
@@ -740,6 +771,29 @@ it('defence wins: the defence reaches the PSP, every hold is released and the de
     await s.trace.step('A receives 1 000 (net 990): all available', {
       A: { available: 2_880 + 990, reserved: 0, blocked: 0, owed: 0 },
       B: { available: 1_990, reserved: 0, blocked: 0, owed: 0 },
+    });
+  });
+});
+
+it('defence lost: the PSP upholds the claim over the defence; the devolução of 10 000 is paid once as after an ACCEPT, the debts stay', async () => {
+  await scenario('claim upheld by the PSP over the defence', async (s) => {
+    await outcomes.defended(s);
+    await outcomes.pspDecides(s, 'UPHELD');
+    const row = await infractionRow(s.infractionId);
+    expect(row).toMatchObject({ status: 'ACCEPTED', decision: 'REJECT', psp_outcome: 'UPHELD' });
+    await waitFor(async () => (await infractionRow(s.infractionId)).refund_status === 'SUCCEEDED', 'devolução');
+    expect(await transfersReturning(s.endToEndId)).toEqual([
+      expect.objectContaining({ reference: row.refund_id, amountCents: 10_000, status: 'COMPLETED' }),
+    ]);
+    const [refund] = await wf.sequelize.query<{ shares: any }>(`SELECT shares FROM refunds WHERE id = :id`, {
+      replacements: { id: row.refund_id },
+      type: QueryTypes.SELECT,
+    });
+    expect(refund.shares).toMatchObject({ ownerCents: 2_880, feeCents: 100, advancedCents: 5_030 });
+    expect(await movementCount(`refund-complete:${row.refund_id}`)).toBe(1);
+    await s.trace.step('the PSP upholds the claim: devolução 10 000 (held 4 870 + fee 100 + advanced 5 030)', {
+      A: { available: 0, reserved: 0, blocked: 0, owed: -3_020 },
+      B: { available: 0, reserved: 0, blocked: 0, owed: -2_010 },
     });
   });
 });

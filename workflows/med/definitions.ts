@@ -1,17 +1,23 @@
 /** Messages of the medInfraction workflow, defined once and shared by the workflow and the API. */
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { defineWorkflow } from '../defineWorkflow';
 import type { medInfraction } from './medInfraction';
 import type { medInfractionSync } from './medInfractionSync';
-import type { MedDecisionRequest } from './types';
+import type { MedDecisionRequest, PspOutcomeSignal } from './types';
 
 /** The analysis: answers once the decision is recorded (REJECT: block released; ACCEPT: devolução started). */
 export const decideInfractionUpdate = defineUpdate<void, [MedDecisionRequest]>('decideInfraction');
 export const infractionStatusQuery = defineQuery<string>('status');
+/**
+ * The PSP decided or cancelled the case (sent by the MED sync, activities/med/sync.ts, each time it
+ * sees the decision while the case is held here; the first one counts, the others are ignored).
+ */
+export const pspOutcomeSignal = defineSignal<[PspOutcomeSignal]>('pspOutcome');
 
 export const medInfractionWorkflow = defineWorkflow<typeof medInfraction>('medInfraction').handles(
   decideInfractionUpdate,
   infractionStatusQuery,
+  pspOutcomeSignal,
 );
 /** Reads the provider's infractions and starts a medInfraction for each open one (Schedule and POST /med/infractions/sync). */
 export const medInfractionSyncWorkflow = defineWorkflow<typeof medInfractionSync>('medInfractionSync');

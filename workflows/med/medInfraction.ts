@@ -6,6 +6,14 @@
  * provider → record the decision (REJECT releases the block) → ACCEPT: the devolução through
  * the refund flow (child refundLifecycle; its reservation consumes the block) and its outcome.
  * Once decided everything runs non-cancellable: money decisions are never half applied.
+ *
+ * MED 2.0 (patch med-psp-outcome): the receiving PSP decides a defended case. After a REJECT the
+ * case is IN_DEFENCE (holds and debts stay, recovery goes on) and the workflow waits for the PSP's
+ * outcome (pspOutcome signal, sent by the MED sync): UPHELD → the devolução as after an ACCEPT;
+ * DISMISSED or CANCELLED → everything released. A CANCELLED while still OPEN (before any answer)
+ * ends the case released too. The wait is one condition with no timer: the history grows by the
+ * signals only (one per sync that saw the decision before it was recorded), so a case lasting the
+ * whole 80-day window stays a few dozen events and needs no continue-as-new.
  */
 import {
   ApplicationFailure,
@@ -23,13 +31,14 @@ import { executeChildOf } from '../children';
 import { refundLifecycleWorkflow, refundWorkflowId } from '../refunds/definitions';
 import { answerAtMs, plannedAlerts } from '../../core/med/deadlineAlerts';
 import { BusinessStatusKey } from '../../core/temporal/searchAttributes';
-import { decideInfractionUpdate, infractionStatusQuery } from './definitions';
+import { decideInfractionUpdate, infractionStatusQuery, pspOutcomeSignal } from './definitions';
 import {
   DEFAULT_MED_DECISION,
   MedFailureTypes,
   requesterOf,
   type MedDecisionRequest,
   type MedInfractionInput,
+  type PspOutcome,
 } from './types';
 
 /**
@@ -38,6 +47,12 @@ import {
  * before it replay the old path.
  */
 const MED_DEADLINE_ALERTS_PATCH = 'med-deadline-alerts';
+
+/**
+ * The PSP decides a defended case (IN_DEFENCE, then its outcome) and may cancel an open one,
+ * instead of the REJECT releasing everything at once: histories recorded before replay the old path.
+ */
+const MED_PSP_OUTCOME_PATCH = 'med-psp-outcome';
 
 const acts = proxyActivities<MedActivities>({
   startToCloseTimeout: '30 seconds',
@@ -53,12 +68,21 @@ export async function medInfraction(input: MedInfractionInput): Promise<{ infrac
   let status = 'OPEN';
   let decision: MedDecisionRequest | undefined;
   let recorded = false;
+  /** The PSP's outcome, once signalled (the first one counts). */
+  let pspOutcome: PspOutcome | undefined;
+  /** Whether this run follows MED 2.0's PSP decisions (the med-psp-outcome patch; read after the block). */
+  let pspDecides = false;
+  // The PSP cancelled the case before it was answered there: nothing more to wait for, nor to answer.
+  const cancelledAtPsp = () => pspDecides && pspOutcome === 'CANCELLED';
   const setStatus = (next: string) => {
     status = next;
     upsertSearchAttributes([{ key: BusinessStatusKey, value: next }]);
   };
 
   setHandler(infractionStatusQuery, () => status);
+  setHandler(pspOutcomeSignal, ({ outcome }) => {
+    pspOutcome ??= outcome;
+  });
   setHandler(
     decideInfractionUpdate,
     async (request) => {
@@ -69,16 +93,17 @@ export async function medInfraction(input: MedInfractionInput): Promise<{ infrac
       validator: (request: MedDecisionRequest) => {
         if (request.decision !== 'ACCEPT' && request.decision !== 'REJECT')
           throw ApplicationFailure.nonRetryable('decision must be ACCEPT or REJECT', 'InvalidDecision');
-        if (decision)
+        if (decision || cancelledAtPsp())
           throw ApplicationFailure.nonRetryable('this infraction was already decided', MedFailureTypes.alreadyDecided);
       },
     },
   );
 
   await CancellationScope.nonCancellable(() => acts.blockMedInfraction({ infractionId: input.infractionId }));
+  pspDecides = patched(MED_PSP_OUTCOME_PATCH);
 
   const deadline = Date.parse(input.deadlineAt);
-  const decided = () => decision !== undefined;
+  const decided = () => decision !== undefined || cancelledAtPsp();
   // condition() with a timeout ≤ 0 would not wait at all; 1 ms is "already due".
   const waitUntil = (at: number) => condition(decided, Math.max(1, at - Date.now()));
   if (patched(MED_DEADLINE_ALERTS_PATCH)) {
@@ -103,6 +128,20 @@ export async function medInfraction(input: MedInfractionInput): Promise<{ infrac
       if (!(await waitUntil(deadline))) decision = DEFAULT_MED_DECISION;
     }
   }
+  if (cancelledAtPsp()) {
+    // Cancelled while OPEN (a decision taken meanwhile is not sent: the PSP would refuse it).
+    await CancellationScope.nonCancellable(async () => {
+      const result = await acts.recordMedPspOutcome({
+        infractionId: input.infractionId,
+        outcome: 'CANCELLED',
+        refundId: uuid4(),
+      });
+      recorded = true;
+      setStatus(result.status);
+    });
+    await condition(allHandlersFinished);
+    return { infractionId: input.infractionId, status };
+  }
   const chosen = decision as MedDecisionRequest;
 
   await CancellationScope.nonCancellable(async () => {
@@ -112,9 +151,24 @@ export async function medInfraction(input: MedInfractionInput): Promise<{ infrac
       justification: chosen.justification,
     });
     const refundId = uuid4();
-    const result = await acts.recordMedDecision({ infractionId: input.infractionId, ...chosen, refundId });
+    let result = await acts.recordMedDecision({
+      infractionId: input.infractionId,
+      ...chosen,
+      refundId,
+      ...(pspDecides ? { pspDecides: true } : {}),
+    });
     recorded = true;
     setStatus(result.status);
+    if (result.status === 'IN_DEFENCE') {
+      // The PSP decides the defence: holds and debts stay (recovery goes on) until it does.
+      await condition(() => pspOutcome !== undefined);
+      result = await acts.recordMedPspOutcome({
+        infractionId: input.infractionId,
+        outcome: pspOutcome as PspOutcome,
+        refundId: uuid4(),
+      });
+      setStatus(result.status);
+    }
     if (result.status !== 'ACCEPTED' || !result.refundId) return;
     const outcome = await executeChildOf(refundLifecycleWorkflow, {
       workflowId: refundWorkflowId(result.refundId),
@@ -125,7 +179,8 @@ export async function medInfraction(input: MedInfractionInput): Promise<{ infrac
           amountCents: result.amountCents,
           reason: `MED infraction (${result.reason})`,
           idempotencyKey: null,
-          requestedBy: requesterOf(chosen.decidedBy),
+          // Upheld by the PSP: no user of ours asked for this devolução.
+          requestedBy: pspOutcome === 'UPHELD' && chosen.decision === 'REJECT' ? null : requesterOf(chosen.decidedBy),
           medInfractionId: input.infractionId,
         },
       ],

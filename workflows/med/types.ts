@@ -10,6 +10,17 @@ export interface MedInfractionInput {
   reminderBeforeMs: number;
 }
 
+/**
+ * What the receiving PSP decided of a case (MED 2.0): the claim UPHELD over the merchant's defence
+ * (the devolução is due), DISMISSED (the defence won), or the case CANCELLED (at any time before it
+ * is decided). Read by the MED sync from the PSP and signalled to the case's workflow.
+ */
+export type PspOutcome = 'UPHELD' | 'DISMISSED' | 'CANCELLED';
+
+export interface PspOutcomeSignal {
+  outcome: PspOutcome;
+}
+
 export interface MedDecisionRequest {
   decision: MedDecision;
   justification: string;
@@ -39,6 +50,8 @@ export interface MedSyncResult {
   otherAccount: number;
   /** Infraction ids (ours) created by this sync, for merchantId when given. */
   createdIds: string[];
+  /** Held cases (OPEN, IN_DEFENCE) the PSP decided or cancelled, signalled to their workflows this time. */
+  decidedAtPsp: number;
   /** Connections whose infractions could not be read this time (the others' were). */
   failedConnections: { connectionId: string; merchantId: string }[];
 }

@@ -29,12 +29,14 @@ const REASONS: Readonly<Record<string, string>> = {
 
 const STATUS: Record<EfiInfractionStatus, ProviderInfractionStatus> = {
   ABERTA: 'OPEN',
-  // Our defence is in and the central bank has not ruled: still ours to follow.
-  EM_DEFESA: 'OPEN',
+  // Our defence is in and Efí analyses it: it decides (ACEITA or REJEITADA) or cancels.
+  EM_DEFESA: 'IN_DEFENCE',
+  // Accepted by the account, or the claim upheld over its defence: the devolução is due.
   ACEITA: 'ACCEPTED',
+  // The defence won.
   REJEITADA: 'REJECTED',
   // Cancelled by Efí: nothing is to be returned.
-  CANCELADA_EFI: 'REJECTED',
+  CANCELADA_EFI: 'CANCELLED',
 };
 
 export class EfiInfractions implements InfractionProvider {
@@ -73,5 +75,6 @@ function infractionOf(i: EfiInfraction, nowMs: number): ProviderInfraction {
     decision: null,
     justification: null,
     answeredAt: null,
+    closedAt: i.dadosAnalise?.finalizacao ?? null,
   };
 }

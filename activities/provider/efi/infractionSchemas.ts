@@ -20,7 +20,12 @@ export const efiInfractionSchema = z.object({
   tipoSituacao: z.string().nullish(),
   criadoEm: z.string().nullish(),
   dadosAnalise: z
-    .object({ abertura: z.string().nullish(), prazoFinalizacao: z.string().nullish() })
+    .object({
+      abertura: z.string().nullish(),
+      prazoFinalizacao: z.string().nullish(),
+      /** When Efí closed the case (ACEITA, REJEITADA, CANCELADA_EFI). */
+      finalizacao: z.string().nullish(),
+    })
     .partial()
     .nullish(),
 });
