@@ -12,6 +12,9 @@
  *    operation gets "<METHOD> <path>";
  *  - its servers end in `/api/` while the paths lack the `v2` that its description puts in every
  *    URL; requests are matched below the base path the client is configured with (`apiRoot`).
+ *  - the payload locations (`/{pixUrlAccessToken}`, `/cobv/{…}`, `/rec/{recUrlAccessToken}`) declare
+ *    servers of their own (the receiver's PSP's location host), so they are not under the API root;
+ *    they are left out, or `/rec/{recUrlAccessToken}` would take the requests of `/rec/{idRec}`.
  * Formats (date-time of `inicio`/`fim`, uri of `webhookUrl`) are checked with ajv-formats.
  */
 import addFormats from 'ajv-formats';
@@ -52,7 +55,7 @@ export class PixApiRequestValidator {
 
   private static async make(document: string, apiRoot: string): Promise<PixApiRequestValidator> {
     // The document with the errata every API Pix test applies (test/support/pixApiSpec.ts).
-    const definition = withOperationIds((await pixApiDocument(document)) as Document);
+    const definition = withOperationIds(withoutLocations((await pixApiDocument(document)) as Document));
     const api = new OpenAPIBackend({
       definition,
       apiRoot,
@@ -77,6 +80,17 @@ export class PixApiRequestValidator {
   violationsOf(req: ReceivedRequest): string[] {
     return requestViolations(this.api, req, 'the standard');
   }
+}
+
+/** Drops the operations served on servers of their own (the payload locations), not under the API root. */
+function withoutLocations(document: Document): Document {
+  const paths = document.paths ?? {};
+  for (const [route, item] of Object.entries(paths)) {
+    const operations = item as Record<string, { servers?: unknown } | undefined>;
+    for (const method of METHODS) if (operations[method]?.servers) delete operations[method];
+    if (!METHODS.some((m) => operations[m])) delete paths[route];
+  }
+  return document;
 }
 
 /** openapi-backend routes by operationId; the document has none: "<METHOD> <path>" stands in. */

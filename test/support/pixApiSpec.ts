@@ -73,6 +73,41 @@ export const PIX_API_ERRATA: Erratum[] = [
       for (const p of ['/cob', '/cob/{txid}', '/pix', '/webhook']) doc.paths[p].get.responses['400'] ??= PROBLEM_400;
     },
   },
+  {
+    what: 'RecNotification lists its required properties as ["idRec","status",atualizacao"]: the YAML reads the last item as the string \'atualizacao"\' (a quote lost before it), a property no notification could have; read as "atualizacao", which RecAtualizacao requires anyway.',
+    apply: (doc) => {
+      const schema = doc.components.schemas.RecNotification;
+      schema.required = schema.required.map((r: string) => (r === 'atualizacao"' ? 'atualizacao' : r));
+    },
+  },
+  {
+    what: 'RecBase requires "idRec" and "retentativa": "retentativa" is no property of any schema (the policy is politicaRetentativa, which RecConfiguracao requires), and "idRec" is the id the receiver\'s PSP creates (RecId: "sequencial criado pelo agente"), so no POST /rec body (RecSolicitada) could carry it; the schemas that answer with it list it themselves. Required: calendario and vinculo.',
+    apply: (doc) => {
+      doc.components.schemas.RecBase.required = ['calendario', 'vinculo'];
+    },
+  },
+  {
+    what: 'SolicRecBase requires "pagador", a property it does not define (the payer is "destinatario", which it also requires): not required.',
+    apply: (doc) => {
+      const schema = doc.components.schemas.SolicRecBase;
+      schema.required = schema.required.filter((r: string) => r !== 'pagador');
+    },
+  },
+  {
+    what: 'encerramento (RecEncerramento, CobRAtualizacao) is a oneOf of {rejeicao} and {cancelamento} whose branches require nothing, so every encerramento matches both and no value can pass a oneOf; as the descriptions mean it, each branch requires its property.',
+    apply: (doc) =>
+      walk(doc.components.schemas, (node, key) => {
+        if (key !== 'encerramento' || !Array.isArray(node.oneOf)) return;
+        for (const branch of node.oneOf) branch.required ??= Object.keys(branch.properties ?? {});
+      }),
+  },
+  {
+    what: 'An example of a cobr notification has the attempt date "2024-20-08" (month 20), not a date: read as 2024-08-20, as the other examples write it.',
+    apply: (doc) =>
+      walk(doc.components.examples, (node) => {
+        if (node.dataLiquidacao === '2024-20-08') node.dataLiquidacao = '2024-08-20';
+      }),
+  },
 ];
 
 /** A fresh copy of the document with the errata applied. */
