@@ -264,16 +264,16 @@ export function recRoutes(ctx: SandboxContext, options: { locationHost?: string 
       dataExpiracaoSolicitacao: body.calendario.dataExpiracaoSolicitacao,
       destinatario: body.destinatario,
     });
-    res.status(201).json(solicRecJson(solic));
+    res.status(201).json(solicRecJson(ctx, solic));
   });
 
   router.get('/solicrec/:idSolicRec', requireScope('solicrec.read'), (req, res) => {
-    res.json(solicRecJson(findSolicRec(ctx, requestAccount(res), pathParam(req, 'idSolicRec'))));
+    res.json(solicRecJson(ctx, findSolicRec(ctx, requestAccount(res), pathParam(req, 'idSolicRec'))));
   });
 
   router.patch('/solicrec/:idSolicRec', requireScope('solicrec.write'), (req, res) => {
     parseBody(z.object({ status: z.literal('CANCELADA') }), req.body, 'SolicRecOperacaoInvalida', 'solicrec');
-    res.json(solicRecJson(cancelSolicRec(ctx, requestAccount(res), pathParam(req, 'idSolicRec'))));
+    res.json(solicRecJson(ctx, cancelSolicRec(ctx, requestAccount(res), pathParam(req, 'idSolicRec'))));
   });
 
   // -------------------------------------------------------------------------------------- /cobr

@@ -390,7 +390,9 @@ function accountById(ctx: SandboxContext, id: string): SandboxAccount {
 /** The recurrence as GET /rec/{idRec} answers it (RecCompleta), with dadosQR when asked for. */
 export function recJson(ctx: SandboxContext, rec: RecRecord, opts: { solicitacoes?: boolean } = {}) {
   const loc = rec.locId === null ? null : pa(ctx).locrecs.get(rec.locId);
-  const solicitacao = [...pa(ctx).solicrecs.values()].filter((s) => s.idRec === rec.idRec).map((s) => solicRecJson(s));
+  const solicitacao = [...pa(ctx).solicrecs.values()]
+    .filter((s) => s.idRec === rec.idRec)
+    .map((s) => solicRecJson(ctx, s));
   return {
     idRec: rec.idRec,
     vinculo: rec.vinculo,
@@ -555,7 +557,9 @@ export function answerSolicRec(ctx: SandboxContext, solic: SolicRecRecord, accep
     });
 }
 
-export function solicRecJson(solic: SolicRecRecord) {
+/** SolicRecCompleta, with the recurrence the payer is asked to accept (recPayload), as the document's examples. */
+export function solicRecJson(ctx: SandboxContext, solic: SolicRecRecord) {
+  const rec = pa(ctx).recs.get(solic.idRec)!;
   return {
     idSolicRec: solic.idSolicRec,
     idRec: solic.idRec,
@@ -563,6 +567,7 @@ export function solicRecJson(solic: SolicRecRecord) {
     destinatario: solic.destinatario,
     status: solic.status,
     atualizacao: solic.atualizacao,
+    recPayload: recPayloadJson(ctx, rec),
   };
 }
 

@@ -28,7 +28,21 @@ beforeAll(async () => {
   [h, receiver, conforms, validator] = await Promise.all([
     startPixApiSandbox({ observeApiRequest: (req) => observed.push(req) }),
     startReceiver(),
-    pixApiSchemaValidator(['RecNotification', 'CobRNotification', 'CobRGerada', 'CobRCompleta', 'Problema']),
+    pixApiSchemaValidator([
+      'RecNotification',
+      'CobRNotification',
+      'CobRGerada',
+      'CobRCompleta',
+      'Problema',
+      'RecGerada',
+      'RecCompleta',
+      'RecsConsultadas',
+      'SolicRecCompleta',
+      'PayloadLocationRecGerada',
+      'PayloadLocationRecCompleta',
+      'PayloadLocationRecConsultadas',
+      'CobsRConsultadas',
+    ]),
     PixApiRequestValidator.create(),
   ]);
   expect((await h.pix('PUT', '/webhookrec', { webhookUrl: `${receiver.url}/hooks/s3cret` })).status).toBe(200);
@@ -108,8 +122,10 @@ describe('POST /rec and GET /rec/{idRec}', () => {
       atualizacao: [{ status: 'CRIADA', data: expect.any(String) }],
       ativacao: { tipoJornada: 'AGUARDANDO_DEFINICAO' },
     });
+    expect(conforms('RecGerada', rec)).toEqual([]);
     const read = await h.pix('GET', `/rec/${rec.idRec}`);
     expect(read.status).toBe(200);
+    expect(conforms('RecCompleta', read.json)).toEqual([]);
     expect(read.json.idRec).toBe(rec.idRec);
     expect((await createRec({ politicaRetentativa: 'NAO_PERMITE' })).idRec).toMatch(/^RN/);
   });
@@ -136,6 +152,7 @@ describe('POST /rec and GET /rec/{idRec}', () => {
     const list = await h.pix('GET', `/rec?inicio=${inicio}&fim=${fim}&status=CRIADA&paginacao.itensPorPagina=1000`);
     expect(list.status).toBe(200);
     expect(list.json.recs.map((r: any) => r.idRec)).toContain(rec.idRec);
+    expect(conforms('RecsConsultadas', list.json)).toEqual([]);
     expect(list.json.parametros.paginacao).toMatchObject({ paginaAtual: 0, itensPorPagina: 1000 });
     const bad = await h.pix('GET', `/rec?inicio=${fim}&fim=${inicio}`);
     expect([bad.status, bad.json.type]).toEqual([400, `${ERROR}RecConsultaInvalida`]);
@@ -153,6 +170,7 @@ describe('journey 1: solicrec', () => {
     expect(solic.status).toBe(201);
     expect(solic.json.idSolicRec).toMatch(/^SC99999999\d{8}[a-zA-Z0-9]{11}$/);
     expect(solic.json.atualizacao.map((a: any) => a.status)).toEqual(['CRIADA', 'ENVIADA', 'RECEBIDA']);
+    expect(conforms('SolicRecCompleta', solic.json)).toEqual([]);
     // One live request per recurrence.
     const second = await h.pix('POST', '/solicrec', {
       idRec: rec.idRec,
@@ -204,6 +222,7 @@ describe('journey 2: locrec and the QR that only authorises', () => {
     const loc = await h.pix('POST', '/locrec');
     expect(loc.status).toBe(201);
     expect(loc.json).toMatchObject({ id: expect.any(Number), location: expect.stringContaining('/qr/v2/rec/') });
+    expect(conforms('PayloadLocationRecGerada', loc.json)).toEqual([]);
     const rec = await createRec({ loc: loc.json.id });
     expect(rec.loc).toMatchObject({ id: loc.json.id, idRec: rec.idRec });
     expect((await h.pix('GET', `/locrec/${loc.json.id}`)).json.idRec).toBe(rec.idRec);
@@ -213,6 +232,8 @@ describe('journey 2: locrec and the QR that only authorises', () => {
 
     const read = await h.pix('GET', `/rec/${rec.idRec}`);
     expect(read.json.dadosQR.jornada).toBe('JORNADA_2');
+    expect(conforms('RecCompleta', read.json)).toEqual([]);
+    expect(conforms('PayloadLocationRecCompleta', (await h.pix('GET', `/locrec/${loc.json.id}`)).json)).toEqual([]);
     expect(read.json.dadosQR.pixCopiaECola).toContain(loc.json.location);
     // The payer's PSP reads the location: a signed RecPayload.
     const payload = await fetch(`${h.url}/qr/v2/rec/${loc.json.location.split('/').pop()}`);
@@ -424,6 +445,7 @@ describe('cobr', () => {
     const list = await h.pix('GET', `/cobr?inicio=${inicio}&fim=${fim}&idRec=${idRec}`);
     expect(list.status).toBe(200);
     expect(list.json.cobsr.map((x: any) => x.txid)).toEqual([c.txid]);
+    expect(conforms('CobsRConsultadas', list.json)).toEqual([]);
     expect(list.json.parametros).toMatchObject({ idRec, paginacao: { quantidadeTotalDeItens: 1 } });
   });
 });
