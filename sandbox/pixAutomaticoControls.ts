@@ -14,6 +14,7 @@ import {
   answerSolicRec,
   approveRec,
   endRec,
+  expireRec,
   expireCobR,
   liveSolicRec,
   payCobR,
@@ -114,6 +115,17 @@ export function pixAutomaticoControls(ctx: SandboxContext): Router {
       endRec(ctx, r, 'CANCELADA', {
         cancelamento: { solicitante: 'USUARIO_PAGADOR', codigo: 'SLDB', descricao: 'Cancelada pelo usuário pagador.' },
       });
+      res.json({ idRec: r.idRec, status: r.status });
+    }),
+  );
+
+  // The authorisation is never given in time: a live solicrec and the rec EXPIRADA.
+  router.post(
+    '/recs/:idRec/expire',
+    guarded((req, res) => {
+      const r = rec(req.params.idRec as string);
+      if (r.status !== 'CRIADA') throw new SandboxHttpError(409, 'INVALID_STATE', `the rec is ${r.status}`);
+      expireRec(ctx, r);
       res.json({ idRec: r.idRec, status: r.status });
     }),
   );

@@ -365,6 +365,13 @@ export function endRec(
   notifyRec(ctx, rec);
 }
 
+/** The authorisation was not given in time: the live solicrec, then the rec, EXPIRADA. */
+export function expireRec(ctx: SandboxContext, rec: RecRecord): void {
+  const solic = liveSolicRec(ctx, rec.idRec);
+  if (solic) setSolicRec(ctx, solic, 'EXPIRADA');
+  endRec(ctx, rec, 'EXPIRADA');
+}
+
 export function approveRec(ctx: SandboxContext, rec: RecRecord, jornada: Exclude<Jornada, 'AGUARDANDO_DEFINICAO'>) {
   if (rec.status !== 'CRIADA')
     throw new PixProblem('RecOperacaoInvalida', `A recorrência está ${rec.status} e não pode ser aprovada.`);

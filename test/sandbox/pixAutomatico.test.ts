@@ -451,7 +451,7 @@ describe('cobr', () => {
 });
 
 describe('webhooks and scopes', () => {
-  it('GET and DELETE /webhookrec; a token without rec.write is refused (AcessoNegado)', async () => {
+  it('GET and DELETE /webhookrec; a token without rec.write is refused (AcessoNegado); a refused notification is retried until delivered', async () => {
     expect((await h.pix('GET', '/webhookrec')).json.webhookUrl).toBe(`${receiver.url}/hooks/s3cret`);
     expect((await h.pix('GET', '/webhookcobr')).json.webhookUrl).toBe(`${receiver.url}/hooks/s3cret`);
     const bad = await h.pix('PUT', '/webhookrec', { webhookUrl: 'not a url' });
@@ -460,6 +460,20 @@ describe('webhooks and scopes', () => {
     expect(narrow.status).toBe(200);
     const denied = await h.pix('POST', '/rec', recBody(), narrow.json.access_token);
     expect([denied.status, denied.json.type]).toEqual([403, `${ERROR}AcessoNegado`]);
+    // A notification refused by the receiver is retried by the callback dispatcher until delivered.
+    receiver.status = 503;
+    const rec = await createRec();
+    expect((await h.call('POST', `/sandbox/pix-automatico/recs/${rec.idRec}/expire`)).json.status).toBe('EXPIRADA');
+    await waitFor(() => notified('rec', rec.idRec).length >= 2);
+    receiver.status = 200;
+    const attempts = await waitFor(() => {
+      const log = h.sandbox.state.callbacks.filter((a) => a.chargeId === rec.idRec);
+      return log.some((a) => a.delivered) && log;
+    });
+    expect(attempts.length).toBeGreaterThanOrEqual(3);
+    const note = notified('rec', rec.idRec).at(-1);
+    expect(note).toMatchObject({ idRec: rec.idRec, status: 'EXPIRADA' });
+    expect(conforms('RecNotification', note)).toEqual([]);
     // Last: the other tests' notifications are in by now.
     expect((await h.pix('DELETE', '/webhookcobr')).status).toBe(204);
     expect((await h.pix('GET', '/webhookcobr')).status).toBe(404);
