@@ -74,6 +74,13 @@ export const PIX_API_ERRATA: Erratum[] = [
     },
   },
   {
+    what: 'In the same way, the description section defines 400 RecConsultaInvalida (GET /rec, GET /rec/{idRec}), CobRConsultaInvalida (GET /cobr, GET /cobr/{txid}) and PayloadLocationRecConsultaInvalida (GET /locrec, GET /locrec/{id}); their paths omit the response: added.',
+    apply: (doc) => {
+      for (const p of ['/rec', '/rec/{idRec}', '/cobr', '/cobr/{txid}', '/locrec', '/locrec/{id}'])
+        doc.paths[p].get.responses['400'] ??= PROBLEM_400;
+    },
+  },
+  {
     what: 'RecNotification lists its required properties as ["idRec","status",atualizacao"]: the YAML reads the last item as the string \'atualizacao"\' (a quote lost before it), a property no notification could have; read as "atualizacao", which RecAtualizacao requires anyway.',
     apply: (doc) => {
       const schema = doc.components.schemas.RecNotification;
