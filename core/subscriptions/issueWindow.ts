@@ -24,6 +24,11 @@ export const ISSUE_WINDOW_CLOSES_BUSINESS_DAYS_BEFORE = 2;
 export const ISSUE_TIME_BRASILIA = '09:00:00';
 const BRASILIA = '-03:00';
 
+/** The calendar date in Brasília of an instant (epoch ms): the `today` of the retry rules. */
+export function brasiliaDate(instantMs: number): string {
+  return new Date(instantMs - 3 * 3_600_000).toISOString().slice(0, 10);
+}
+
 export interface IssueWindow {
   /** The first instant the cobr may be sent (ISO 8601, Brasília offset). */
   opensAt: string;

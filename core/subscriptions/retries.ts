@@ -51,8 +51,19 @@ export interface Attempt {
   rejectionCode?: string;
 }
 
+/** The cobr's own status (`CobRStatus`) and, when REJEITADA, its `encerramento.rejeicao.codigo`. */
+export interface CobrOutcome {
+  status: 'CRIADA' | 'ATIVA' | 'CONCLUIDA' | 'EXPIRADA' | 'REJEITADA' | 'CANCELADA';
+  rejectionCode?: string;
+}
+
 export interface RetryInput {
   policy: RetryPolicy;
+  /**
+   * The cobr as a whole; absent: judged by its attempts alone. A cobr can end with no attempt
+   * (the payer's PSP refused to schedule it, e.g. an amount above the payer's maximum).
+   */
+  cobr?: CobrOutcome;
   /** The cycle's settlement date (CycleDue.settlementDate): the first attempt's day. */
   settlementDate: string;
   /** The next cycle's settlement date; absent when this is the recurrence's last cycle. */
@@ -74,8 +85,12 @@ export type RetryDecision =
 export type CycleFailure =
   /** NAO_PERMITE, and the attempt on the due date failed. */
   | 'RETRIES_NOT_ALLOWED'
-  /** A code that rejects the whole cobr. */
+  /** A code that rejects the whole cobr, or the cobr REJEITADA. */
   | 'COBR_REJECTED'
+  /** The cobr was CANCELADA (by the payer, either PSP or the merchant) before it was paid. */
+  | 'COBR_CANCELLED'
+  /** The cobr was EXPIRADA. */
+  | 'COBR_EXPIRED'
   /** Three retries made, all failed. */
   | 'RETRIES_EXHAUSTED'
   /** No future date is left within the 7 days and before the next cycle. */
@@ -83,7 +98,15 @@ export type CycleFailure =
 
 export function retryDecision(input: RetryInput): RetryDecision {
   const attempts = [...input.attempts].sort((a, b) => a.date.localeCompare(b.date));
-  if (attempts.some((a) => a.status === 'PAGA')) return { kind: 'PAID' };
+  if (attempts.some((a) => a.status === 'PAGA') || input.cobr?.status === 'CONCLUIDA') return { kind: 'PAID' };
+  switch (input.cobr?.status) {
+    case 'REJEITADA':
+      return { kind: 'FAILED', reason: 'COBR_REJECTED', rejectionCode: input.cobr.rejectionCode };
+    case 'CANCELADA':
+      return { kind: 'FAILED', reason: 'COBR_CANCELLED' };
+    case 'EXPIRADA':
+      return { kind: 'FAILED', reason: 'COBR_EXPIRED' };
+  }
   if (attempts.length === 0 || attempts.some((a) => a.status === 'SOLICITADA' || a.status === 'AGENDADA')) {
     return { kind: 'WAIT' };
   }

@@ -6,7 +6,7 @@
  */
 import { addDays, daysBetween, fromEpochDay, toEpochDay } from '../../core/boletos/dates';
 import { businessDaysBefore } from '../../core/subscriptions/businessDays';
-import { issueDecision, issueWindow } from '../../core/subscriptions/issueWindow';
+import { brasiliaDate, issueDecision, issueWindow } from '../../core/subscriptions/issueWindow';
 
 describe('the window', () => {
   it('a Wednesday settlement: both readings close on the Monday', () => {
@@ -42,6 +42,11 @@ describe('the window', () => {
       expect(latest <= addDays(settlement, -2)).toBe(true);
     }
   });
+});
+
+it("today in Brasília: the UTC date until 03:00 UTC is still yesterday's", () => {
+  expect(brasiliaDate(Date.parse('2026-03-11T02:59:59.999Z'))).toBe('2026-03-10');
+  expect(brasiliaDate(Date.parse('2026-03-11T03:00:00Z'))).toBe('2026-03-11');
 });
 
 describe('what the workflow does at a given moment', () => {

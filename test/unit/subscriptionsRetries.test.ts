@@ -57,6 +57,36 @@ describe('rejection codes', () => {
   });
 });
 
+describe('the cobr as a whole', () => {
+  it('CONCLUIDA: paid, whatever the attempts show', () => {
+    expect(decide([], S, { cobr: { status: 'CONCLUIDA' } })).toEqual({ kind: 'PAID' });
+  });
+
+  it('REJEITADA with no attempt (the payer PSP refused to schedule it): failed, with its code', () => {
+    expect(decide([], '2026-03-03', { cobr: { status: 'REJEITADA', rejectionCode: 'AM02' } })).toEqual({
+      kind: 'FAILED',
+      reason: 'COBR_REJECTED',
+      rejectionCode: 'AM02',
+    });
+  });
+
+  it('CANCELADA or EXPIRADA: failed, no retry even with retries left', () => {
+    expect(decide([rejected(S)], S, { cobr: { status: 'CANCELADA' } })).toEqual({
+      kind: 'FAILED',
+      reason: 'COBR_CANCELLED',
+    });
+    expect(decide([rejected(S)], S, { cobr: { status: 'EXPIRADA' } })).toEqual({
+      kind: 'FAILED',
+      reason: 'COBR_EXPIRED',
+    });
+  });
+
+  it('CRIADA or ATIVA: judged by its attempts', () => {
+    expect(decide([], '2026-03-03', { cobr: { status: 'ATIVA' } })).toEqual({ kind: 'WAIT' });
+    expect(decide([rejected(S)], S, { cobr: { status: 'ATIVA' } })).toEqual({ kind: 'RETRY', date: '2026-03-11' });
+  });
+});
+
 describe('NAO_PERMITE', () => {
   it('never a retry: a rejected attempt fails the cycle', () => {
     expect(decide([rejected(S, 'AM02')], S, { policy: 'NAO_PERMITE' })).toEqual({
