@@ -4,6 +4,8 @@
  * "retry process" and Celcoin's "retentativas"). Pure: the workflow passes the cobr as the PSP last
  * showed it and today's date in Brasília, and does what this answers.
  *
+ * - A cobr that has ended (CONCLUIDA, REJEITADA, CANCELADA, EXPIRADA) decides the cycle,
+ *   whatever its attempts show.
  * - Under NAO_PERMITE, never.
  * - Under PERMITE_3R_7D: at most 3 retries, each on a date of its own, within the 7 calendar days
  *   after the settlement date and before the next cycle's settlement date, each a future date (the
