@@ -388,6 +388,13 @@ describe('rec', () => {
     expect(await failure(client().cancelRecurrence(ID_REC))).toMatchObject({ code: 'REC_REFUSED', httpStatus: 409 });
   });
 
+  it('a debtor the PSP masks is left out, not a reason to distrust the whole answer', async () => {
+    script.push(
+      answer(200, recAnswer({ vinculo: { contrato: CONTRACT, devedor: { cpf: '***.982.247-**', nome: 'Fulano' } } })),
+    );
+    expect(await client().getRecurrence(ID_REC)).toMatchObject({ idRec: ID_REC, contract: CONTRACT, debtor: null });
+  });
+
   it('a rejected recurrence carries the rejection code', async () => {
     script.push(
       answer(200, recAnswer({ status: 'REJEITADA', encerramento: { rejeicao: { codigo: 'AP13', descricao: 'x' } } })),
@@ -600,6 +607,9 @@ describe('cobr', () => {
     script.push(problem(400, 'CobROperacaoInvalida'), answer(200, withRetry));
     expect(await failure(client().retryCycleCharge(TXID, '2027-02-09'))).toMatchObject({ code: 'COBR_REFUSED' });
     expect(await failure(client().retryCycleCharge(TXID, '8 Feb'))).toMatchObject({ code: 'PIX_API_INVALID_REQUEST' });
+    expect(await failure(client().retryCycleCharge(TXID, '2027-13-01'))).toMatchObject({
+      code: 'PIX_API_INVALID_REQUEST',
+    });
   });
 
   it('a whole-charge rejection carries its code', async () => {

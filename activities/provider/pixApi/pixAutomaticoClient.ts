@@ -20,8 +20,8 @@
  *  - cancellations (PATCH status CANCELADA) and a retry order are answered by the resource when the
  *    PSP refuses them because they already happened.
  */
+import { z } from 'zod';
 import { ProviderError } from '../../../core/provider';
-import { centsToPixAmount, pixAmountToCents } from '../../../core/pix/pixAmount';
 import type {
   CreateAuthorizationRequest,
   CreateCycleChargeRequest,
@@ -32,25 +32,20 @@ import type {
   ProviderRecurrenceLocation,
   RecurrenceDebtor,
 } from '../../../core/pixAutomatico/types';
-import {
-  ACCOUNT_TYPE_TO_WIRE,
-  ATTEMPT_KIND_FROM_WIRE,
-  ATTEMPT_STATUS_FROM_WIRE,
-  COBR_STATUS_FROM_WIRE,
-  JOURNEY_FROM_WIRE,
-  PARTY_FROM_WIRE,
-  PERIOD_FROM_WIRE,
-  PERIOD_TO_WIRE,
-  REC_STATUS_FROM_WIRE,
-  RETRY_POLICY_FROM_WIRE,
-  RETRY_POLICY_TO_WIRE,
-  SOLICREC_STATUS_FROM_WIRE,
-} from '../../../core/pixAutomatico/wireNames';
+import { ACCOUNT_TYPE_TO_WIRE } from '../../../core/pixAutomatico/wireNames';
 import { COBR_TXID, ID_REC } from '../../../core/pixAutomatico/notifications';
 import type { AuthorizedCaller, CallSpec } from './authorizedCall';
 import { id, sameId, valid } from './checks';
 import { outcomeUnknown, PixApiErrorCodes, type OperationCodes } from './errors';
-import { cobrRequestSchema, recRequestSchema, solicRecRequestSchema, type RecRequest } from './recRequests';
+import {
+  amountOf,
+  recRequestOf,
+  toAuthorizationRequest,
+  toCycleCharge,
+  toLocation,
+  toRecurrence,
+} from './pixAutomaticoMapping';
+import { cobrRequestSchema, recRequestSchema, solicRecRequestSchema } from './recRequests';
 import {
   cobrSchema,
   locRecSchema,
@@ -59,13 +54,10 @@ import {
   recWebhookSchema,
   solicRecSchema,
   type CobR,
-  type LocRec,
   type Rec,
   type RecWebhook,
-  type SolicRec,
 } from './recSchemas';
 import { webhookUrlSchema } from './requests';
-import type { z } from 'zod';
 
 const REC: OperationCodes = { refused: PixApiErrorCodes.recRefused, notFound: PixApiErrorCodes.recNotFound };
 const LOCREC: OperationCodes = { refused: PixApiErrorCodes.locRecRefused, notFound: PixApiErrorCodes.locRecNotFound };
@@ -80,7 +72,6 @@ const WEBHOOK: OperationCodes = {
 };
 
 const ID_SOLIC_REC = /^[a-zA-Z0-9]{29}$/;
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
 /** The lookup before a create reaches this far around the first attempt: the PSP's clock is not ours. */
 const CLOCK_MARGIN_MS = 60 * 60 * 1000;
 /** A debtor with more recurrences than this many pages is no subscriber of ours: stop. */
@@ -395,7 +386,7 @@ export class PixAutomaticoClient {
   async retryCycleCharge(txid: string, settlementDate: string): Promise<ProviderCycleCharge> {
     const cobr = await this.required<CobR | ProviderCycleCharge>({
       method: 'POST',
-      path: `/cobr/${id(txid, COBR_TXID, 'txid')}/retentativa/${id(settlementDate, DATE, 'data')}`,
+      path: `/cobr/${id(txid, COBR_TXID, 'txid')}/retentativa/${valid(z.iso.date(), settlementDate, 'data')}`,
       schema: cobrSchema,
       route: 'POST /cobr/{txid}/retentativa/{data}',
       codes: COBR,
@@ -474,120 +465,4 @@ function locId(locationId: number): string {
       false,
     );
   return String(locationId);
-}
-
-function amountOf(cents: number, what: string): string {
-  try {
-    return centsToPixAmount(cents);
-  } catch {
-    throw new ProviderError(
-      `API Pix request not sent: ${what} is no Pix amount`,
-      PixApiErrorCodes.invalidRequest,
-      false,
-    );
-  }
-}
-
-/** Our request in the standard's words (RecSolicitada); checked by recRequestSchema after. */
-export function recRequestOf(req: CreateRecurrenceRequest): RecRequest {
-  const { debtor } = req;
-  let valor: RecRequest['valor'];
-  if (req.amountCents !== null) valor = { valorRec: amountOf(req.amountCents, 'amountCents') };
-  else if (req.minimumAmountCents != null)
-    valor = { valorMinimoRecebedor: amountOf(req.minimumAmountCents, 'minimumAmountCents') };
-  return {
-    vinculo: {
-      contrato: req.contract,
-      devedor:
-        debtor.documentType === 'CPF'
-          ? { cpf: debtor.document, nome: debtor.name }
-          : { cnpj: debtor.document, nome: debtor.name },
-      objeto: req.object,
-    },
-    calendario: {
-      dataInicial: req.firstDueDate,
-      ...(req.lastDueDate ? { dataFinal: req.lastDueDate } : {}),
-      periodicidade: PERIOD_TO_WIRE[req.period],
-    },
-    ...(valor ? { valor } : {}),
-    politicaRetentativa: RETRY_POLICY_TO_WIRE[req.retryPolicy],
-    ...(req.locationId != null ? { loc: req.locationId } : {}),
-    ...(req.firstChargeTxid ? { ativacao: { dadosJornada: { txid: req.firstChargeTxid } } } : {}),
-  };
-}
-
-function toLocation(loc: LocRec): ProviderRecurrenceLocation {
-  return { id: loc.id, url: loc.location, createdAt: loc.criacao, idRec: loc.idRec ?? null };
-}
-
-export function toRecurrence(rec: Rec): ProviderRecurrence {
-  const devedor = rec.vinculo.devedor;
-  const journey = rec.ativacao?.tipoJornada ?? rec.ativacao?.dadosJornada?.tipoJornada;
-  const { rejeicao, cancelamento } = rec.encerramento ?? {};
-  return {
-    idRec: rec.idRec,
-    contract: rec.vinculo.contrato,
-    object: rec.vinculo.objeto ?? null,
-    debtor: !devedor
-      ? null
-      : 'cpf' in devedor
-        ? { documentType: 'CPF', document: devedor.cpf, name: devedor.nome }
-        : { documentType: 'CNPJ', document: devedor.cnpj, name: devedor.nome },
-    status: REC_STATUS_FROM_WIRE[rec.status],
-    firstDueDate: rec.calendario.dataInicial,
-    lastDueDate: rec.calendario.dataFinal ?? null,
-    period: PERIOD_FROM_WIRE[rec.calendario.periodicidade],
-    amountCents: rec.valor?.valorRec !== undefined ? pixAmountToCents(rec.valor.valorRec) : null,
-    minimumAmountCents:
-      rec.valor?.valorMinimoRecebedor !== undefined ? pixAmountToCents(rec.valor.valorMinimoRecebedor) : null,
-    retryPolicy: rec.politicaRetentativa ? RETRY_POLICY_FROM_WIRE[rec.politicaRetentativa] : null,
-    journey: journey ? JOURNEY_FROM_WIRE[journey] : null,
-    firstChargeTxid: rec.ativacao?.dadosJornada?.txid ?? null,
-    location: rec.loc ? toLocation(rec.loc) : null,
-    payerIspb: rec.pagador?.ispbParticipante ?? null,
-    qrCode:
-      rec.dadosQR?.jornada && rec.dadosQR.pixCopiaECola
-        ? { journey: JOURNEY_FROM_WIRE[rec.dadosQR.jornada], copyPaste: rec.dadosQR.pixCopiaECola }
-        : null,
-    ending: cancelamento
-      ? { kind: 'CANCELLED', code: cancelamento.codigo, by: PARTY_FROM_WIRE[cancelamento.solicitante] }
-      : rejeicao
-        ? { kind: 'REJECTED', code: rejeicao.codigo, by: null }
-        : null,
-  };
-}
-
-function toAuthorizationRequest(solic: SolicRec): ProviderAuthorizationRequest {
-  return {
-    id: solic.idSolicRec,
-    idRec: solic.idRec,
-    status: SOLICREC_STATUS_FROM_WIRE[solic.status],
-    expiresAt: solic.calendario.dataExpiracaoSolicitacao,
-  };
-}
-
-export function toCycleCharge(cobr: CobR): ProviderCycleCharge {
-  const { rejeicao, cancelamento } = cobr.encerramento ?? {};
-  return {
-    txid: cobr.txid,
-    idRec: cobr.idRec,
-    status: COBR_STATUS_FROM_WIRE[cobr.status],
-    dueDate: cobr.calendario.dataDeVencimento,
-    amountCents: pixAmountToCents(cobr.valor.original),
-    retryPolicy: cobr.politicaRetentativa ? RETRY_POLICY_FROM_WIRE[cobr.politicaRetentativa] : null,
-    attempts: (cobr.tentativas ?? []).map((t) => ({
-      settlementDate: t.dataLiquidacao,
-      kind: ATTEMPT_KIND_FROM_WIRE[t.tipo],
-      status: ATTEMPT_STATUS_FROM_WIRE[t.status],
-      endToEndId: t.endToEndId ?? null,
-      rejectionCode: t.rejeicao?.codigo ?? null,
-    })),
-    rejectionCode: rejeicao?.codigo ?? null,
-    cancellation: cancelamento ? { by: PARTY_FROM_WIRE[cancelamento.solicitante], code: cancelamento.codigo } : null,
-    payments: (cobr.pix ?? []).map((p) => ({
-      endToEndId: p.endToEndId,
-      amountCents: pixAmountToCents(p.valor),
-      paidAt: p.horario,
-    })),
-  };
 }

@@ -45,7 +45,8 @@ export const recSchema = z.object({
   idRec: z.string().regex(ID_REC),
   vinculo: z.object({
     contrato: z.string().min(1).max(35),
-    devedor: devedorSchema.optional(),
+    // Not acted on, and a PSP may mask the document: a devedor we cannot read is left out.
+    devedor: devedorSchema.optional().catch(undefined),
     objeto: z.string().optional(),
   }),
   calendario: z.object({
@@ -72,7 +73,9 @@ export const recSchema = z.object({
         .regex(/^[0-9A-Z]{8}$/)
         .optional(),
     })
-    .optional(),
+    .optional()
+    // Informative (which PSP the payer uses): an odd one is left out rather than failing the read.
+    .catch(undefined),
   encerramento: z
     .object({
       rejeicao: z.object({ codigo: code }).optional(),
