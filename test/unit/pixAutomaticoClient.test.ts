@@ -10,6 +10,8 @@ import { cycleTxidFor, recContractFor } from '../../core/pix/apiPixIds';
 import type { CreateCycleChargeRequest, CreateRecurrenceRequest } from '../../core/pixAutomatico/types';
 import { AuthorizedCaller } from '../../activities/provider/pixApi/authorizedCall';
 import { PixAutomaticoClient } from '../../activities/provider/pixApi/pixAutomaticoClient';
+import { PixApiClient } from '../../activities/provider/pixApi/pixApiClient';
+import type { PixApiConnection } from '../../activities/provider/pixApi/connection';
 import type { TokenSource } from '../../activities/provider/pixApi/tokenSource';
 import type { HttpAnswer, HttpExchange, PixApiTransport } from '../../activities/provider/pixApi/transport';
 import { PixApiRequestValidator } from '../support/pixApiRequestValidator';
@@ -52,6 +54,11 @@ afterEach(() => {
 
 /** The PSP answers the queued answers in order; a request beyond them fails the test. */
 function client(): PixAutomaticoClient {
+  const { transport, tokens } = fakes();
+  return new PixAutomaticoClient(new AuthorizedCaller(transport, tokens, BASE, () => NOW), () => NOW, 50);
+}
+
+function fakes(): { transport: PixApiTransport; tokens: TokenSource } {
   const transport = {
     send: async (req: HttpExchange) => {
       sent.push(req);
@@ -61,7 +68,7 @@ function client(): PixAutomaticoClient {
     },
   } as unknown as PixApiTransport;
   const tokens = { token: async () => 'token', reject: () => undefined } as unknown as TokenSource;
-  return new PixAutomaticoClient(new AuthorizedCaller(transport, tokens, BASE, () => NOW), () => NOW, 50);
+  return { transport, tokens };
 }
 
 function answer(status: number, body: unknown): Script {
@@ -174,6 +181,26 @@ function cobrAnswer(over: Record<string, unknown> = {}) {
     ...over,
   };
 }
+
+describe('PixApiClient.automatico', () => {
+  it('speaks through the API Pix client’s own connection and base URL, with its bearer token', async () => {
+    const { transport, tokens } = fakes();
+    const connection = {
+      transport,
+      tokens,
+      now: () => NOW,
+      caller: (baseUrl: string) => new AuthorizedCaller(transport, tokens, baseUrl, () => NOW),
+      close: async () => undefined,
+    } as unknown as PixApiConnection;
+    script.push(problem(404, 'NaoEncontrado'));
+    expect(await new PixApiClient({ connection, baseUrl: BASE }).automatico.getCycleCharge(TXID)).toBeNull();
+    expect(sent[0]).toMatchObject({
+      method: 'GET',
+      url: `${BASE}/cobr/${TXID}`,
+      headers: { authorization: 'Bearer token' },
+    });
+  });
+});
 
 describe('locrec', () => {
   it('creates a location with POST /locrec (no body) and reads it back by id', async () => {
