@@ -12,6 +12,11 @@
  *    operation gets "<METHOD> <path>";
  *  - its servers end in `/api/` while the paths lack the `v2` that its description puts in every
  *    URL; requests are matched below the base path the client is configured with (`apiRoot`).
+ *  - the payload routes (`/{pixUrlAccessToken}`, `/cobv/{pixUrlAccessToken}`,
+ *    `/rec/{recUrlAccessToken}`) have servers of their own (the location's host, where the payer's
+ *    PSP reads a payload), which openapi-backend ignores: `/rec/{recUrlAccessToken}` would take
+ *    every `GET /rec/{idRec}` of the API. Operations with their own servers are not under the API
+ *    root, so they are left out here.
  * Formats (date-time of `inicio`/`fim`, uri of `webhookUrl`) are checked with ajv-formats.
  */
 import addFormats from 'ajv-formats';
@@ -79,13 +84,19 @@ export class PixApiRequestValidator {
   }
 }
 
-/** openapi-backend routes by operationId; the document has none: "<METHOD> <path>" stands in. */
+/**
+ * openapi-backend routes by operationId; the document has none: "<METHOD> <path>" stands in.
+ * Operations served at a host of their own (the payload routes, see the file comment) are dropped.
+ */
 function withOperationIds(document: Document): Document {
   for (const [route, item] of Object.entries(document.paths ?? {})) {
+    const operations = item as Record<string, { operationId?: string; servers?: unknown } | undefined>;
     for (const method of METHODS) {
-      const operation = (item as Record<string, { operationId?: string } | undefined>)[method];
-      if (operation && !operation.operationId) operation.operationId = `${method.toUpperCase()} ${route}`;
+      const operation = operations[method];
+      if (operation?.servers) delete operations[method];
+      else if (operation && !operation.operationId) operation.operationId = `${method.toUpperCase()} ${route}`;
     }
+    if (!METHODS.some((m) => operations[m])) delete document.paths?.[route];
   }
   return document;
 }

@@ -73,6 +73,40 @@ export const PIX_API_ERRATA: Erratum[] = [
       for (const p of ['/cob', '/cob/{txid}', '/pix', '/webhook']) doc.paths[p].get.responses['400'] ??= PROBLEM_400;
     },
   },
+  // Pix Automático (issue 39). The first two are the defects the issue names.
+  {
+    what: 'RecNotification.required has a broken item, `atualizacao"` (a stray quote), which no notification can have: read as "atualizacao", the property RecAtualizacao defines.',
+    apply: (doc) => {
+      const rec = doc.components.schemas.RecNotification;
+      rec.required = rec.required.map((r: string) => (r === 'atualizacao"' ? 'atualizacao' : r));
+    },
+  },
+  {
+    what: 'The cobr webhook example (cobRWebhookNotification1) has dataLiquidacao "2024-20-08", no date (format: date): read as 2024-08-20, the date of its own atualizacao.',
+    apply: (doc) =>
+      walk(doc, (node) => {
+        if (node.dataLiquidacao === '2024-20-08') node.dataLiquidacao = '2024-08-20';
+      }),
+  },
+  {
+    what: 'RecBase requires "retentativa", a property no schema defines and no example has (the policy is politicaRetentativa, required by RecConfiguracao): not required. RecSolicitada (POST /rec) inherits RecBase\'s "idRec", which the PSP assigns (RecGerada answers it) and its own examples recBody1/recBody2 lack: not required of the request.',
+    apply: (doc) => {
+      const { RecBase, RecSolicitada } = doc.components.schemas;
+      RecBase.required = RecBase.required.filter((r: string) => r !== 'retentativa');
+      const i = RecSolicitada.allOf.findIndex((s: Json) => s.$ref === '#/components/schemas/RecBase');
+      RecSolicitada.allOf[i] = {
+        ...structuredClone(RecBase),
+        required: RecBase.required.filter((r: string) => r !== 'idRec'),
+      };
+    },
+  },
+  {
+    what: 'SolicRecBase (POST /solicrec) requires "pagador", a property it does not define; its examples have none (the payer\'s account is "destinatario"): not required.',
+    apply: (doc) => {
+      const base = doc.components.schemas.SolicRecBase;
+      base.required = base.required.filter((r: string) => r !== 'pagador');
+    },
+  },
 ];
 
 /** A fresh copy of the document with the errata applied. */
