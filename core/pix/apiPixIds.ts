@@ -4,7 +4,11 @@
  *  - txid of a cob (`PUT /cob/{txid}`, 26 to 35 alphanumerics) from the charge id;
  *  - id of a devolução (`PUT /pix/{e2eid}/devolucao/{id}`, 1 to 35 alphanumerics) from the refund id;
  *  - idEnvio of a sent Pix (Efí's `PUT /v3/gn/pix/{idEnvio}`, 1 to 35 alphanumerics, Efí's
- *    idempotency key) from the transfer's business id (payout item, withdrawal, refund).
+ *    idempotency key) from the transfer's business id (payout item, withdrawal, refund);
+ *  - txid of a Pix Automático cycle charge (`PUT /cobr/{txid}`, 26 to 35 alphanumerics) from the
+ *    cycle's id, and a recurrence's `vinculo.contrato` (at most 35 characters) from the
+ *    subscription's id: `POST /rec` takes no id of ours, so the contract is how a retried create
+ *    finds the recurrence the lost answer created (pixAutomaticoClient.ts).
  *
  * Both of our ids are UUIDs (PostgreSQL UUID columns, issued by crypto.randomUUID()), and a UUID
  * is 32 hex digits. The API id is those 32 digits in lower case:
@@ -71,4 +75,24 @@ export function idEnvioFor(transferReference: string): string {
 /** The transfer reference an idEnvio was derived from, or null when it is not one of ours. */
 export function referenceOfIdEnvio(idEnvio: string): string | null {
   return uuidOf(idEnvio);
+}
+
+/** The txid of the cobr that charges this cycle of a subscription (cobs and cobrs share the txid format). */
+export function cycleTxidFor(cycleId: string): string {
+  return txidFor(cycleId);
+}
+
+/** The cycle id a cobr's txid was derived from, or null when the txid is not one of ours. */
+export function cycleIdOfTxid(txid: string): string | null {
+  return uuidOf(txid);
+}
+
+/** The `vinculo.contrato` of the recurrence that carries this subscription (one recurrence per subscription). */
+export function recContractFor(subscriptionId: string): string {
+  return hexOf(subscriptionId, 'recContractFor: a subscription id is a UUID');
+}
+
+/** The subscription id a recurrence's contrato was derived from, or null when it is not one of ours. */
+export function subscriptionIdOfRecContract(contrato: string): string | null {
+  return uuidOf(contrato);
 }

@@ -13,6 +13,7 @@ import type { MerchantCredentials } from '../../db/identity/merchantAdmin';
 import type { AppClient } from '../support/appClient';
 import { waitFor } from '../support/env';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
+import { completedWithdrawal, paidSellerCharge } from '../support/sellerMoney';
 import { assertLedgerInvariant, balance } from '../support/ledger';
 import { signedInMerchant, signedInUser } from '../support/signedIn';
 
@@ -32,7 +33,6 @@ afterEach(async () => {
   await assertLedgerInvariant(stack.sequelize);
 });
 
-const key = () => ({ 'x-idempotency-key': `lines-${crypto.randomUUID()}` });
 
 /** A merchant with API credentials (charges, withdrawals to its own key) and a dashboard owner. */
 async function platformMerchant(name: string) {
@@ -47,26 +47,9 @@ async function platformMerchant(name: string) {
   return { creds, client, merchantId: creds.merchantId };
 }
 
-async function sellerCharge(creds: MerchantCredentials, body: Record<string, unknown>): Promise<string> {
-  const created = await stack.api('POST', '/sellers/pix', { creds, body, headers: key() });
-  expect(created.status).toBe(201);
-  expect((await stack.pay(created.body.id)).status).toBeLessThan(300);
-  await waitFor(
-    async () => (await stack.api('GET', `/sellers/pix/${created.body.id}`, { creds })).body.status === 'PAID',
-    'seller charge PAID',
-  );
-  return created.body.id as string;
-}
-
-async function withdrawn(creds: MerchantCredentials, amountCents: number): Promise<string> {
-  const res = await stack.api('POST', '/sellers/saques', { creds, body: { amountCents }, headers: key() });
-  expect(res.status).toBe(201);
-  await waitFor(
-    async () => (await stack.api('GET', `/sellers/saques/${res.body.id}`, { creds })).body?.status === 'COMPLETED',
-    'withdrawal COMPLETED',
-  );
-  return res.body.id as string;
-}
+const sellerCharge = (creds: MerchantCredentials, body: Record<string, unknown>) =>
+  paidSellerCharge(stack, creds, body);
+const withdrawn = (creds: MerchantCredentials, amountCents: number) => completedWithdrawal(stack, creds, amountCents);
 
 async function sandbox(method: string, path: string, body?: unknown) {
   const res = await fetch(`${stack.sandboxUrl}${path}`, {

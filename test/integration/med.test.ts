@@ -17,6 +17,7 @@ import { authenticator } from 'otplib';
 import type { AppClient } from '../support/appClient';
 import { waitFor } from '../support/env';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
+import { completedWithdrawal, paidSellerCharge } from '../support/sellerMoney';
 import { assertLedgerInvariant, balance } from '../support/ledger';
 import { checkRecordedEvents } from '../support/webhookEvents';
 import { startReceiver, type Receiver } from '../support/receiver';
@@ -665,25 +666,9 @@ async function platformMerchant(name: string) {
   return { creds, shop: { client, merchantId: creds.merchantId } as Shop };
 }
 
-async function sellerCharge(creds: MerchantCredentials, body: Record<string, unknown>): Promise<string> {
-  const created = await stack.api('POST', '/sellers/pix', { creds, body, headers: key() });
-  expect(created.status).toBe(201);
-  expect((await stack.pay(created.body.id)).status).toBeLessThan(300);
-  await waitFor(
-    async () => (await stack.api('GET', `/sellers/pix/${created.body.id}`, { creds })).body.status === 'PAID',
-    'seller charge PAID',
-  );
-  return created.body.id as string;
-}
-
-async function withdrawn(creds: MerchantCredentials, amountCents: number): Promise<void> {
-  const res = await stack.api('POST', '/sellers/saques', { creds, body: { amountCents }, headers: key() });
-  expect(res.status).toBe(201);
-  await waitFor(
-    async () => (await stack.api('GET', `/sellers/saques/${res.body.id}`, { creds })).body?.status === 'COMPLETED',
-    'withdrawal COMPLETED',
-  );
-}
+const sellerCharge = (creds: MerchantCredentials, body: Record<string, unknown>) =>
+  paidSellerCharge(stack, creds, body);
+const withdrawn = (creds: MerchantCredentials, amountCents: number) => completedWithdrawal(stack, creds, amountCents);
 
 async function movementCount(prefix: string): Promise<number> {
   const [row] = await stack.sequelize.query<{ n: string }>(

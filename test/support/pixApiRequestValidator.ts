@@ -12,9 +12,11 @@
  *    operation gets "<METHOD> <path>";
  *  - its servers end in `/api/` while the paths lack the `v2` that its description puts in every
  *    URL; requests are matched below the base path the client is configured with (`apiRoot`).
- *  - the payload locations (`/{pixUrlAccessToken}`, `/cobv/{…}`, `/rec/{recUrlAccessToken}`) declare
- *    servers of their own (the receiver's PSP's location host), so they are not under the API root;
- *    they are left out, or `/rec/{recUrlAccessToken}` would take the requests of `/rec/{idRec}`.
+ *  - the payload routes (`/{pixUrlAccessToken}`, `/cobv/{pixUrlAccessToken}`,
+ *    `/rec/{recUrlAccessToken}`) have servers of their own (the location's host, where the payer's
+ *    PSP reads a payload), which openapi-backend ignores: `/rec/{recUrlAccessToken}` would take
+ *    every `GET /rec/{idRec}` of the API. Operations with their own servers are not under the API
+ *    root, so they are left out here.
  * Formats (date-time of `inicio`/`fim`, uri of `webhookUrl`) are checked with ajv-formats.
  */
 import addFormats from 'ajv-formats';
@@ -55,7 +57,7 @@ export class PixApiRequestValidator {
 
   private static async make(document: string, apiRoot: string): Promise<PixApiRequestValidator> {
     // The document with the errata every API Pix test applies (test/support/pixApiSpec.ts).
-    const definition = withOperationIds(withoutLocations((await pixApiDocument(document)) as Document));
+    const definition = withOperationIds((await pixApiDocument(document)) as Document);
     const api = new OpenAPIBackend({
       definition,
       apiRoot,
@@ -82,24 +84,19 @@ export class PixApiRequestValidator {
   }
 }
 
-/** Drops the operations served on servers of their own (the payload locations), not under the API root. */
-function withoutLocations(document: Document): Document {
-  const paths = document.paths ?? {};
-  for (const [route, item] of Object.entries(paths)) {
-    const operations = item as Record<string, { servers?: unknown } | undefined>;
-    for (const method of METHODS) if (operations[method]?.servers) delete operations[method];
-    if (!METHODS.some((m) => operations[m])) delete paths[route];
-  }
-  return document;
-}
-
-/** openapi-backend routes by operationId; the document has none: "<METHOD> <path>" stands in. */
+/**
+ * openapi-backend routes by operationId; the document has none: "<METHOD> <path>" stands in.
+ * Operations served at a host of their own (the payload routes, see the file comment) are dropped.
+ */
 function withOperationIds(document: Document): Document {
   for (const [route, item] of Object.entries(document.paths ?? {})) {
+    const operations = item as Record<string, { operationId?: string; servers?: unknown } | undefined>;
     for (const method of METHODS) {
-      const operation = (item as Record<string, { operationId?: string } | undefined>)[method];
-      if (operation && !operation.operationId) operation.operationId = `${method.toUpperCase()} ${route}`;
+      const operation = operations[method];
+      if (operation?.servers) delete operations[method];
+      else if (operation && !operation.operationId) operation.operationId = `${method.toUpperCase()} ${route}`;
     }
+    if (!METHODS.some((m) => operations[m])) delete document.paths?.[route];
   }
   return document;
 }

@@ -73,31 +73,45 @@ export const PIX_API_ERRATA: Erratum[] = [
       for (const p of ['/cob', '/cob/{txid}', '/pix', '/webhook']) doc.paths[p].get.responses['400'] ??= PROBLEM_400;
     },
   },
+  // Pix Automático (issue 39). The first two are the defects the issue names.
   {
-    what: 'In the same way, the description section defines 400 RecConsultaInvalida (GET /rec, GET /rec/{idRec}), CobRConsultaInvalida (GET /cobr, GET /cobr/{txid}) and PayloadLocationRecConsultaInvalida (GET /locrec, GET /locrec/{id}); their paths omit the response: added.',
+    what: 'RecNotification.required has a broken item, `atualizacao"` (a stray quote), which no notification can have: read as "atualizacao", the property RecAtualizacao defines.',
+    apply: (doc) => {
+      const rec = doc.components.schemas.RecNotification;
+      rec.required = rec.required.map((r: string) => (r === 'atualizacao"' ? 'atualizacao' : r));
+    },
+  },
+  {
+    what: 'The cobr webhook example (cobRWebhookNotification1) has dataLiquidacao "2024-20-08", no date (format: date): read as 2024-08-20, the date of its own atualizacao.',
+    apply: (doc) =>
+      walk(doc, (node) => {
+        if (node.dataLiquidacao === '2024-20-08') node.dataLiquidacao = '2024-08-20';
+      }),
+  },
+  {
+    what: 'RecBase requires "retentativa", a property no schema defines and no example has (the policy is politicaRetentativa, required by RecConfiguracao): not required. RecSolicitada (POST /rec) inherits RecBase\'s "idRec", which the PSP assigns (RecGerada answers it) and its own examples recBody1/recBody2 lack: not required of the request.',
+    apply: (doc) => {
+      const { RecBase, RecSolicitada } = doc.components.schemas;
+      RecBase.required = RecBase.required.filter((r: string) => r !== 'retentativa');
+      const i = RecSolicitada.allOf.findIndex((s: Json) => s.$ref === '#/components/schemas/RecBase');
+      RecSolicitada.allOf[i] = {
+        ...structuredClone(RecBase),
+        required: RecBase.required.filter((r: string) => r !== 'idRec'),
+      };
+    },
+  },
+  {
+    what: 'SolicRecBase (POST /solicrec) requires "pagador", a property it does not define; its examples have none (the payer\'s account is "destinatario"): not required.',
+    apply: (doc) => {
+      const base = doc.components.schemas.SolicRecBase;
+      base.required = base.required.filter((r: string) => r !== 'pagador');
+    },
+  },
+  {
+    what: 'As for the cob, pix and webhook lists, the description section defines 400 RecConsultaInvalida (GET /rec, GET /rec/{idRec}), CobRConsultaInvalida (GET /cobr, GET /cobr/{txid}) and PayloadLocationRecConsultaInvalida (GET /locrec, GET /locrec/{id}); their paths omit the response: added.',
     apply: (doc) => {
       for (const p of ['/rec', '/rec/{idRec}', '/cobr', '/cobr/{txid}', '/locrec', '/locrec/{id}'])
         doc.paths[p].get.responses['400'] ??= PROBLEM_400;
-    },
-  },
-  {
-    what: 'RecNotification lists its required properties as ["idRec","status",atualizacao"]: the YAML reads the last item as the string \'atualizacao"\' (a quote lost before it), a property no notification could have; read as "atualizacao", which RecAtualizacao requires anyway.',
-    apply: (doc) => {
-      const schema = doc.components.schemas.RecNotification;
-      schema.required = schema.required.map((r: string) => (r === 'atualizacao"' ? 'atualizacao' : r));
-    },
-  },
-  {
-    what: 'RecBase requires "idRec" and "retentativa": "retentativa" is no property of any schema (the policy is politicaRetentativa, which RecConfiguracao requires), and "idRec" is the id the receiver\'s PSP creates (RecId: "sequencial criado pelo agente"), so no POST /rec body (RecSolicitada) could carry it; the schemas that answer with it list it themselves. Required: calendario and vinculo.',
-    apply: (doc) => {
-      doc.components.schemas.RecBase.required = ['calendario', 'vinculo'];
-    },
-  },
-  {
-    what: 'SolicRecBase requires "pagador", a property it does not define (the payer is "destinatario", which it also requires): not required.',
-    apply: (doc) => {
-      const schema = doc.components.schemas.SolicRecBase;
-      schema.required = schema.required.filter((r: string) => r !== 'pagador');
     },
   },
   {
@@ -122,13 +136,6 @@ export const PIX_API_ERRATA: Erratum[] = [
       walk(doc.components.schemas, (node, key) => {
         if (key !== 'encerramento' || !Array.isArray(node.oneOf)) return;
         for (const branch of node.oneOf) branch.required ??= Object.keys(branch.properties ?? {});
-      }),
-  },
-  {
-    what: 'An example of a cobr notification has the attempt date "2024-20-08" (month 20), not a date: read as 2024-08-20, as the other examples write it.',
-    apply: (doc) =>
-      walk(doc.components.examples, (node) => {
-        if (node.dataLiquidacao === '2024-20-08') node.dataLiquidacao = '2024-08-20';
       }),
   },
 ];

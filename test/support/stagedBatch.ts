@@ -33,22 +33,36 @@ export async function stagedBatch(
       t,
     ),
   );
+  const batchId = await stageBatch(
+    merchantId,
+    Array.from({ length: n }, () => amountCents),
+  );
+  return { merchantId, batchId };
+}
+
+/** A payout batch as the API stages it (status CREATED, items PENDING, no fee): its id. */
+export async function stageBatch(
+  merchantId: string,
+  itemsCents: number[],
+  opts: { description?: string; recipient?: (rowIndex: number) => { pixKey: string; name: string } } = {},
+): Promise<string> {
   const batchId = crypto.randomUUID();
+  const recipient = opts.recipient ?? ((i: number) => ({ pixKey: `r${i}@example.com`, name: `R ${i}` }));
   await PayoutBatch.create({
     id: batchId,
     merchantId,
     idempotencyKey: `wf-${batchId}`,
     status: 'CREATED',
-    description: null,
+    description: opts.description ?? null,
     metadata: null,
-    itemsCount: n,
-    totalAmountCents: n * amountCents,
+    itemsCount: itemsCents.length,
+    totalAmountCents: itemsCents.reduce((sum, c) => sum + c, 0),
     totalFeeCents: 0,
     cancelReason: null,
     completedAt: null,
   });
   await PayoutItem.bulkCreate(
-    Array.from({ length: n }, (_, rowIndex) => ({
+    itemsCents.map((amountCents, rowIndex) => ({
       id: crypto.randomUUID(),
       batchId,
       merchantId,
@@ -56,9 +70,9 @@ export async function stagedBatch(
       status: 'PENDING' as const,
       amountCents,
       feeCents: 0,
-      pixKey: `r${rowIndex}@example.com`,
+      pixKey: recipient(rowIndex).pixKey,
       pixKeyType: 'EMAIL',
-      recipientName: `R ${rowIndex}`,
+      recipientName: recipient(rowIndex).name,
       recipientDocument: null,
       referenceId: null,
       providerTransferId: null,
@@ -69,5 +83,5 @@ export async function stagedBatch(
       releasedAt: null,
     })),
   );
-  return { merchantId, batchId };
+  return batchId;
 }

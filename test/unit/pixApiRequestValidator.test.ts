@@ -7,6 +7,21 @@ import { PixApiRequestValidator, type ReceivedRequest } from '../support/pixApiR
 const TXID = '0123456789abcdef0123456789abcdef';
 const json = { 'content-type': 'application/json' };
 const cob = { calendario: { expiracao: 3600 }, valor: { original: '12.34' }, chave: '11222333000181' };
+const ID_REC = 'RR1234567820261201abcdefghijk';
+// The document's own example bodies recBody1 and cobRBody1, in short.
+const rec = {
+  vinculo: { contrato: '63100862', devedor: { cpf: '45164632481', nome: 'Fulano de Tal' }, objeto: 'Streaming' },
+  calendario: { dataInicial: '2027-01-05', periodicidade: 'MENSAL' },
+  valor: { valorRec: '35.00' },
+  politicaRetentativa: 'NAO_PERMITE',
+};
+const cobr = {
+  idRec: ID_REC,
+  calendario: { dataDeVencimento: '2027-02-05' },
+  valor: { original: '35.00' },
+  ajusteDiaUtil: true,
+  recebedor: { conta: '123456', tipoConta: 'CORRENTE' },
+};
 
 let validator: PixApiRequestValidator;
 
@@ -53,6 +68,32 @@ describe('PixApiRequestValidator', () => {
       'PUT /webhook/{chave}',
       put('/api/v2/webhook/11222333000181', { webhookUrl: 'https://gateway.example/webhooks/pix/s' }),
     ],
+    [
+      'POST /rec without idRec (errata: the PSP assigns it)',
+      { method: 'POST', url: '/api/v2/rec', headers: json, body: JSON.stringify(rec) },
+    ],
+    [
+      'GET /rec/{idRec}?txid (the API route, not the payload route /rec/{recUrlAccessToken})',
+      { method: 'GET', url: `/api/v2/rec/${ID_REC}?txid=${TXID}`, headers: {} },
+    ],
+    [
+      'POST /solicrec without pagador (errata)',
+      {
+        method: 'POST',
+        url: '/api/v2/solicrec',
+        headers: json,
+        body: JSON.stringify({
+          idRec: ID_REC,
+          calendario: { dataExpiracaoSolicitacao: '2026-12-20T12:17:11.926Z' },
+          destinatario: { agencia: '2569', conta: '550689', cpf: '15231470190', ispbParticipante: '91193552' },
+        }),
+      },
+    ],
+    ['PUT /cobr/{txid}', put(`/api/v2/cobr/${TXID}`, cobr)],
+    [
+      'POST /cobr/{txid}/retentativa/{data}',
+      { method: 'POST', url: `/api/v2/cobr/${TXID}/retentativa/2027-02-08`, headers: {} },
+    ],
   ])('accepts %s', (_what, request) => {
     expect(validator.violationsOf(request)).toEqual([]);
   });
@@ -92,6 +133,32 @@ describe('PixApiRequestValidator', () => {
     ],
     ['a webhook URL that is none', put('/api/v2/webhook/11222333000181', { webhookUrl: 'not a url' }), /uri/],
     ['a body not sent as JSON', put(`/api/v2/cob/${TXID}`, cob, { 'content-type': 'text/plain' }), /application\/json/],
+    [
+      'a recurrence without politicaRetentativa',
+      {
+        method: 'POST',
+        url: '/api/v2/rec',
+        headers: json,
+        body: JSON.stringify({ ...rec, politicaRetentativa: undefined }),
+      },
+      /politicaRetentativa/,
+    ],
+    [
+      'a recurrence of another period',
+      {
+        method: 'POST',
+        url: '/api/v2/rec',
+        headers: json,
+        body: JSON.stringify({ ...rec, calendario: { dataInicial: '2027-01-05', periodicidade: 'DIARIA' } }),
+      },
+      /enum|allowed/,
+    ],
+    [
+      'a cobr without the receiver’s account',
+      put(`/api/v2/cobr/${TXID}`, { ...cobr, recebedor: undefined }),
+      /recebedor/,
+    ],
+    ['a retry on no date', { method: 'POST', url: `/api/v2/cobr/${TXID}/retentativa/amanha`, headers: {} }, /date/],
     [
       'a route the standard does not have',
       { method: 'POST', url: '/api/v2/charges', headers: json, body: '{}' },

@@ -40,7 +40,6 @@ import type { TimelineView } from '../../api/med/schema';
 import { accounts } from '../../core/ledger/accounts';
 import { createMerchantWithCredential } from '../../db/identity/merchantAdmin';
 import { addUserToMerchant, createUser } from '../../db/identity/userAdmin';
-import { PayoutBatch, PayoutItem } from '../../db/models';
 import { createSandboxApp, type SandboxApp } from '../../sandbox/app';
 import { chargeWorkflowId, issueChargeUpdate, paymentConfirmedSignal } from '../../workflows/charges/definitions';
 import type { ChargeLifecycleInput } from '../../workflows/charges/types';
@@ -51,6 +50,7 @@ import { startMailSink, type MailSink } from '../../scripts/lib/mailSink';
 import { accessTokenMinter } from '../support/accessTokens';
 import { AppClient } from '../support/appClient';
 import { waitFor } from '../support/env';
+import { stageBatch } from '../support/stagedBatch';
 import { stackApiDeps } from '../support/integrationStack';
 import { assertLedgerInvariant, balance } from '../support/ledger';
 import { recordIssuedSecrets, testLogFile, testLogger } from '../support/testLogs';
@@ -322,42 +322,10 @@ async function withdrawn(taskQueue: string, merchantId: string, amountCents: num
 
 /** A payout batch as the API stages it (status CREATED, items PENDING), then run by its workflow. */
 async function paidOut(taskQueue: string, merchantId: string, itemsCents: number[]): Promise<void> {
-  const batchId = crypto.randomUUID();
-  await PayoutBatch.create({
-    id: batchId,
-    merchantId,
-    idempotencyKey: `trace-${batchId}`,
-    status: 'CREATED',
+  const batchId = await stageBatch(merchantId, itemsCents, {
     description: 'fornecedores',
-    metadata: null,
-    itemsCount: itemsCents.length,
-    totalAmountCents: itemsCents.reduce((s, c) => s + c, 0),
-    totalFeeCents: 0,
-    cancelReason: null,
-    completedAt: null,
+    recipient: (i) => ({ pixKey: `fornecedor${i}@trace.com.br`, name: `Fornecedor ${i}` }),
   });
-  await PayoutItem.bulkCreate(
-    itemsCents.map((amountCents, rowIndex) => ({
-      id: crypto.randomUUID(),
-      batchId,
-      merchantId,
-      rowIndex,
-      status: 'PENDING' as const,
-      amountCents,
-      feeCents: 0,
-      pixKey: `fornecedor${rowIndex}@trace.com.br`,
-      pixKeyType: 'EMAIL',
-      recipientName: `Fornecedor ${rowIndex}`,
-      recipientDocument: null,
-      referenceId: null,
-      providerTransferId: null,
-      endToEndId: null,
-      lastError: null,
-      lastErrorCode: null,
-      settledAt: null,
-      releasedAt: null,
-    })),
-  );
   const handle = await client.workflow.start('payoutBatch', {
     taskQueue,
     workflowId: payoutBatchWorkflowId(batchId),

@@ -39,6 +39,17 @@ export const PixApiErrorCodes = {
   devolucaoRefused: 'DEVOLUCAO_REFUSED',
   webhookNotFound: 'WEBHOOK_NOT_FOUND',
   webhookRefused: 'WEBHOOK_REFUSED',
+  // Pix Automático (pixAutomaticoClient.ts). The standard defines no "not found" type of its own
+  // for these: its general NaoEncontrado (or any 404/410 problem) is the not-found code, any other
+  // 4xx problem (400 RecOperacaoInvalida, a PSP's 409 or 422 for a state conflict) the refusal.
+  recNotFound: 'REC_NOT_FOUND',
+  recRefused: 'REC_REFUSED',
+  locRecNotFound: 'LOCREC_NOT_FOUND',
+  locRecRefused: 'LOCREC_REFUSED',
+  solicRecNotFound: 'SOLICREC_NOT_FOUND',
+  solicRecRefused: 'SOLICREC_REFUSED',
+  cobrNotFound: 'COBR_NOT_FOUND',
+  cobrRefused: 'COBR_REFUSED',
 } as const;
 
 /** Our codes for one operation's refusals: the PSP's problem type picks between them. */
@@ -54,7 +65,8 @@ const NOT_FOUND_TYPES = {
   PixDevolucaoNaoEncontrada: PixApiErrorCodes.devolucaoNotFound,
   WebhookNaoEncontrado: PixApiErrorCodes.webhookNotFound,
 } as const;
-export type NotFoundProblemType = keyof typeof NOT_FOUND_TYPES;
+/** A specific type, or the standard's general NaoEncontrado (the only one its Pix Automático routes define). */
+export type NotFoundProblemType = keyof typeof NOT_FOUND_TYPES | 'NaoEncontrado';
 
 const DETAIL_MAX = 500;
 /** The standard's namespace of problem types ("Tratamento de erros" in the document). */
@@ -141,7 +153,8 @@ export function isNotFoundProblem(answer: HttpAnswer, specificType: NotFoundProb
 
 function refusalCode(status: number, typeName: string | null, codes: OperationCodes): string {
   // Own keys only: a PSP's type named "constructor" must not reach Object.prototype.
-  if (typeName && Object.hasOwn(NOT_FOUND_TYPES, typeName)) return NOT_FOUND_TYPES[typeName as NotFoundProblemType];
+  if (typeName && Object.hasOwn(NOT_FOUND_TYPES, typeName))
+    return NOT_FOUND_TYPES[typeName as keyof typeof NOT_FOUND_TYPES];
   if (status === 404 || status === 410) return codes.notFound;
   return codes.refused;
 }

@@ -4,3 +4,5 @@ export { pixApiClientFrom } from './fromConfig';
 export { PixApiErrorCodes } from './errors';
 export type { CobRequest, DevolucaoRequest, PixRange } from './requests';
 export type { Cob, CobStatus, Devolucao, DevolucaoStatus, Pix, Webhook } from './schemas';
+export { PixAutomaticoClient } from './pixAutomaticoClient';
+export type { RecWebhook } from './recSchemas';

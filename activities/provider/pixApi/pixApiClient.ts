@@ -5,7 +5,8 @@
  * answer is checked, every failure is a ProviderError (errors.ts).
  *
  * Writes are idempotent by id: the caller derives txid and devolução id from its own ids
- * (core/pix/apiPixIds.ts), so a retried PUT addresses the same cob or devolução.
+ * (core/pix/apiPixIds.ts), so a retried PUT addresses the same cob or devolução. Pix Automático
+ * (recurrences and their cycle charges) is `automatico` (pixAutomaticoClient.ts).
  */
 import type { z } from 'zod';
 import { ProviderError } from '../../../core/provider';
@@ -35,6 +36,8 @@ import {
   type Webhook,
 } from './schemas';
 import { PixApiConnection, type PixApiConnectionOptions } from './connection';
+import { id, key, sameId, valid } from './checks';
+import { PixAutomaticoClient } from './pixAutomaticoClient';
 
 export type PixApiClientOptions = (
   | PixApiConnectionOptions
@@ -64,6 +67,8 @@ const MAX_PAGES = 10_000;
 
 export class PixApiClient {
   readonly connection: PixApiConnection;
+  /** The Pix Automático routes (rec, locrec, solicrec, cobr and their webhooks), same connection and base. */
+  readonly automatico: PixAutomaticoClient;
   private readonly caller: AuthorizedCaller;
   private readonly pageSize: number;
 
@@ -73,6 +78,7 @@ export class PixApiClient {
     this.pageSize = opts.pageSize ?? MAX_PAGE_SIZE;
     if (!Number.isInteger(this.pageSize) || this.pageSize < 1 || this.pageSize > MAX_PAGE_SIZE)
       throw new Error(`PixApiClient: pageSize must be 1 to ${MAX_PAGE_SIZE}`);
+    this.automatico = new PixAutomaticoClient(this.caller, this.connection.now, this.pageSize);
   }
 
   /**
@@ -255,42 +261,4 @@ export class PixApiClient {
     if (answer === null) throw new Error('unreachable: null without nullOnNotFound');
     return answer;
   }
-}
-
-function valid<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
-  const parsed = schema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  const where = parsed.error.issues.map((i) => `${[what, ...i.path].join('.')}: ${i.message}`).join('; ');
-  throw new ProviderError(
-    `API Pix request not sent, it breaks the standard: ${where}`,
-    PixApiErrorCodes.invalidRequest,
-    false,
-  );
-}
-
-function id(value: string, format: RegExp, what: string): string {
-  if (!format.test(value))
-    throw new ProviderError(
-      `API Pix request not sent: ${what} is not in the standard's format`,
-      PixApiErrorCodes.invalidRequest,
-      false,
-    );
-  return value;
-}
-
-/** A DICT key in a path: an e-mail or +55 phone must be escaped; the standard caps it at 77. */
-function key(chave: string): string {
-  if (chave.length < 1 || chave.length > 77)
-    throw new ProviderError(
-      'API Pix request not sent: chave must be 1 to 77 characters',
-      PixApiErrorCodes.invalidRequest,
-      false,
-    );
-  return encodeURIComponent(chave);
-}
-
-/** An answer about another resource than the one addressed is no answer to our call. */
-function sameId<T>(answer: T, answered: string, asked: string, route: string): T {
-  if (answered !== asked) throw outcomeUnknown(`API Pix ${route}`, 200, 'the answer is about another resource');
-  return answer;
 }
