@@ -12,6 +12,7 @@ import type { SandboxContext } from './context';
 import { setStatementAmount, setTransferStatementAmount } from './statement';
 import { decideDueInfractions, decideInfraction, maybeOpenInfraction, openInfraction } from './infractions';
 import { registerKey } from './dict';
+import { pixAutomaticoControls } from './pixAutomaticoControls';
 import type { EfiApi } from './efi';
 import { efiControlRoutes } from './efi/controlRoutes';
 import {
@@ -34,6 +35,8 @@ export function controlRoutes(ctx: SandboxContext, efi: Pick<EfiApi, 'webhooks'>
   router.use('/efi', efiControlRoutes(ctx, efi));
   // The PSP's accounts: create one, read its balance and keys (sandbox/accountRoutes.ts).
   router.use('/accounts', accountRoutes(ctx));
+  // Pix Automático's payer: approves, refuses, pays, rejects (sandbox/pixAutomaticoControls.ts).
+  router.use('/pix-automatico', pixAutomaticoControls(ctx));
 
   // :id is the provider charge id or, for convenience, the gateway's reference.
   router.post('/charges/:id/pay', (req, res) => {

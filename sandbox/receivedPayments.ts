@@ -8,8 +8,9 @@ import type { ProviderPayer } from '../core/provider';
 import { findBoletoByReference } from './boletos';
 import { findChargeRecord } from './charges';
 import type { SandboxContext } from './context';
-import { SANDBOX_MERCHANT } from './payer';
+import { defaultPayer, SANDBOX_MERCHANT } from './payer';
 import type { BoletoRecord, ChargeRecord } from './state';
+import { cobrPixKey, type CobRRecord } from './pixApi/recs';
 
 export interface ReceivedPixPayment {
   /** The provider's id of what was paid (sbx_ch_… or sbx_bol_…). */
@@ -65,7 +66,23 @@ function fromBoleto(rec: BoletoRecord): ReceivedPixPayment | null {
   };
 }
 
-/** Every Pix payment received, charges first then boletos (callers sort as they need). */
+/** A paid cobr (Pix Automático): received on the first key of its account; the payer is the sandbox's. */
+function fromCobr(ctx: SandboxContext, cobr: CobRRecord): ReceivedPixPayment | null {
+  if (!cobr.paid) return null;
+  return {
+    providerId: cobr.txid,
+    reference: cobr.txid,
+    endToEndId: cobr.paid.endToEndId,
+    txid: cobr.txid,
+    pixKey: cobrPixKey(ctx, cobr),
+    amountCents: cobr.amountCents,
+    paidAt: cobr.paid.paidAt,
+    payer: defaultPayer(),
+    cob: false,
+  };
+}
+
+/** Every Pix payment received, charges first then boletos, then paid cobrs (callers sort as they need). */
 export function listReceivedPixPayments(ctx: SandboxContext): ReceivedPixPayment[] {
   const out: ReceivedPixPayment[] = [];
   for (const rec of ctx.state.charges.values()) {
@@ -74,6 +91,10 @@ export function listReceivedPixPayments(ctx: SandboxContext): ReceivedPixPayment
   }
   for (const rec of ctx.state.boletos.values()) {
     const payment = fromBoleto(rec);
+    if (payment) out.push(payment);
+  }
+  for (const cobr of ctx.state.pixAutomatico.cobrs.values()) {
+    const payment = fromCobr(ctx, cobr);
     if (payment) out.push(payment);
   }
   return out;

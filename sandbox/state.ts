@@ -9,6 +9,7 @@ import type {
 } from '../core/provider';
 import type { SandboxAccount } from './accounts';
 import type { SandboxInfraction } from './infractions';
+import { createPixAutomaticoState, type PixAutomaticoState } from './pixApi/recs';
 
 export interface ChargeRecord {
   /** Stored status is ACTIVE/PAID/CANCELLED; EXPIRED is derived on read from expiresAt. */
@@ -233,6 +234,8 @@ export interface SandboxState {
   devolucoes: Map<string, DevolucaoRecord>;
   /** API Pix webhooks, by chave. */
   pixWebhooks: Map<string, PixWebhookRecord>;
+  /** Pix Automático (pixApi/recs.ts): recurrences, locations, requests, cobrs, webhooks; in memory only. */
+  pixAutomatico: PixAutomaticoState;
   /** Pix sent through Efí's route, by idEnvio. */
   efiSends: Map<string, EfiSendRecord>;
   /** What POST /sandbox/efi/saldo added to the Efí balance's arithmetic (sandbox/efi/balance.ts). */
@@ -262,6 +265,7 @@ export function createSandboxState(): SandboxState {
     dictKeys: new Map(),
     devolucoes: new Map(),
     pixWebhooks: new Map(),
+    pixAutomatico: createPixAutomaticoState(),
     efiSends: new Map(),
     efiBalanceAdjustmentCents: 0,
     efiWebhooksPaused: false,

@@ -15,11 +15,22 @@ function tlv(id: string, value: string): string {
   return `${id}${String(value.length).padStart(2, '0')}${value}`;
 }
 
-export function buildDynamicBrCode(input: { location: string; merchantName: string; merchantCity: string }): string {
+/**
+ * `location` is a cob's payload location (field 26); `recLocation` a recurrence's (Pix Automático:
+ * field 80, GUI br.gov.bcb.pix, subfield 25), alone for journey 2's QR, beside the cob's for
+ * journey 3's composite QR.
+ */
+export function buildDynamicBrCode(input: {
+  location?: string;
+  recLocation?: string;
+  merchantName: string;
+  merchantCity: string;
+}): string {
   const payload = [
     tlv('00', '01'),
     tlv('01', '12'),
-    tlv('26', tlv('00', 'br.gov.bcb.pix') + tlv('25', input.location)),
+    ...(input.location ? [tlv('26', tlv('00', 'br.gov.bcb.pix') + tlv('25', input.location))] : []),
+    ...(input.recLocation ? [tlv('80', tlv('00', 'br.gov.bcb.pix') + tlv('25', input.recLocation))] : []),
     tlv('52', '0000'),
     tlv('53', '986'),
     tlv('58', 'BR'),

@@ -1,6 +1,6 @@
 /**
  * The sandbox as an API Pix v2 PSP (the BCB's standard, release 2.9.0) for collections:
- * POST /oauth/token, /api/v2/{cob,pix,webhook} behind a bearer token, and the payload locations
+ * POST /oauth/token, /api/v2/{cob,pix,webhook} and Pix Automático's (recRoutes.ts) behind a bearer token, and the payload locations
  * (/qr/v2/{token}, /.well-known/jwks.json). Each token is bound to one account (accounts.ts): a
  * route sees that account's cobs, Pix and webhooks only. Everything here works on the sandbox's one model:
  * a cob is a charge, a devolução is a payment-return transfer (README "API Pix").
@@ -11,6 +11,7 @@ import { cobRoutes, type CobRouteOptions } from './cobRoutes';
 import { DevolucaoSettlements } from './notifications';
 import { AccessTokens, oauthRoutes, requireAccessToken } from './oauth';
 import { pixRoutes } from './pixRoutes';
+import { recRoutes } from './recRoutes';
 import { problemErrorHandler, problemNotFound } from './problem';
 import { webhookRoutes } from './webhookRoutes';
 import { createLocationSigner } from './locationSigner';
@@ -82,6 +83,7 @@ export function createPixApi(ctx: SandboxContext, options: PixApiOptions): PixAp
   api.use(cobRoutes(ctx, cobOptions));
   api.use(pixRoutes(ctx, { devolucaoSettleMs: options.devolucaoSettleMs, settlements }));
   api.use(webhookRoutes(ctx));
+  api.use(recRoutes(ctx, cobOptions));
   api.use(problemNotFound);
   api.use(problemErrorHandler(ctx.logger));
 

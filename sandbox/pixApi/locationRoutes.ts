@@ -12,6 +12,7 @@ import { findCobByLocationToken } from './cobs';
 import { cobPayloadJson } from './cobView';
 import type { LocationSigner } from './locationSigner';
 import { PixProblem, problemErrorHandler } from './problem';
+import { findRecByLocationToken, recPayloadJson } from './recs';
 
 export const JWKS_PATH = '/.well-known/jwks.json';
 
@@ -22,6 +23,16 @@ function jwksUrl(req: Request): string {
 
 export function locationRoutes(ctx: SandboxContext, signer: LocationSigner, logger: Logger): Router {
   const router = Router();
+
+  // A recurrence's location (journeys 2 and 3): its RecPayload, signed the same way.
+  router.get('/qr/v2/rec/:token', async (req, res) => {
+    const rec = findRecByLocationToken(ctx, req.params.token);
+    if (!rec) throw new PixProblem('PayloadLocationRecNaoEncontrado', 'Nenhuma recorrência nesta location.');
+    if (rec.status !== 'CRIADA' && rec.status !== 'APROVADA')
+      throw new PixProblem('RecPayloadOperacaoInvalida', `A recorrência desta location está ${rec.status}.`);
+    const jws = await signer.sign(recPayloadJson(ctx, rec), jwksUrl(req));
+    res.type('application/jose').send(jws);
+  });
 
   router.get('/qr/v2/:token', async (req, res) => {
     const rec = findCobByLocationToken(ctx, req.params.token);

@@ -21,6 +21,19 @@ export const PIX_API_SCOPES = [
   'pix.write',
   'webhook.read',
   'webhook.write',
+  // Pix Automático (recRoutes.ts).
+  'rec.read',
+  'rec.write',
+  'solicrec.read',
+  'solicrec.write',
+  'cobr.read',
+  'cobr.write',
+  'payloadlocationrec.read',
+  'payloadlocationrec.write',
+  'webhookrec.read',
+  'webhookrec.write',
+  'webhookcobr.read',
+  'webhookcobr.write',
 ] as const;
 export type PixApiScope = (typeof PIX_API_SCOPES)[number];
 

@@ -28,6 +28,22 @@ export const PROBLEMS = {
   WebhookOperacaoInvalida: { status: 400, title: 'Webhook inválido.' },
   WebhookNaoEncontrado: { status: 404, title: 'Webhook não encontrado.' },
   WebhookConsultaInvalida: { status: 400, title: 'Consulta de webhooks inválida.' },
+  // Pix Automático (recs.ts), the types the document's "Tratamento de erros" lists for its tags.
+  RecNaoEncontrada: { status: 404, title: 'Recorrência não encontrada.' },
+  RecOperacaoInvalida: { status: 400, title: 'Recorrência inválida.' },
+  RecConsultaInvalida: { status: 400, title: 'Consulta de recorrências inválida.' },
+  SolicRecNaoEncontrada: { status: 404, title: 'Solicitação de recorrência não encontrada.' },
+  SolicRecOperacaoInvalida: { status: 400, title: 'Solicitação de recorrência inválida.' },
+  CobRNaoEncontrado: { status: 404, title: 'Cobrança recorrente não encontrada.' },
+  CobROperacaoInvalida: { status: 400, title: 'Cobrança recorrente inválida.' },
+  CobRConsultaInvalida: { status: 400, title: 'Consulta de cobranças recorrentes inválida.' },
+  PayloadLocationRecNaoEncontrado: { status: 404, title: 'Location de recorrência não encontrada.' },
+  PayloadLocationRecConsultaInvalida: { status: 400, title: 'Consulta de locations de recorrência inválida.' },
+  RecPayloadOperacaoInvalida: { status: 400, title: 'Recorrência indisponível nesta location.' },
+  WebhookRecOperacaoInvalida: { status: 400, title: 'Webhook de recorrências inválido.' },
+  WebhookRecConsultaInvalida: { status: 400, title: 'Consulta de webhooks de recorrências inválida.' },
+  WebhookCobROperacaoInvalida: { status: 400, title: 'Webhook de cobranças recorrentes inválido.' },
+  WebhookCobRConsultaInvalida: { status: 400, title: 'Consulta de webhooks de cobranças recorrentes inválida.' },
 } as const;
 
 export type ProblemType = keyof typeof PROBLEMS;

@@ -21,7 +21,10 @@ describe('API Pix token endpoint (POST /oauth/token)', () => {
       access_token: expect.any(String),
       token_type: 'Bearer',
       expires_in: 1,
-      scope: 'cob.read cob.write pix.read pix.write webhook.read webhook.write',
+      scope:
+        'cob.read cob.write pix.read pix.write webhook.read webhook.write rec.read rec.write solicrec.read solicrec.write ' +
+        'cobr.read cobr.write payloadlocationrec.read payloadlocationrec.write webhookrec.read webhookrec.write ' +
+        'webhookcobr.read webhookcobr.write',
     });
     expect(granted.json.access_token.length).toBeGreaterThanOrEqual(40);
     // Form-encoded credentials in Basic (RFC 6749 2.3.1) are decoded.

@@ -40,10 +40,16 @@ const EXAMPLE_KEYS = [
 const IMPLEMENTED =
   '^/(cob|cob/\\{txid\\}|pix|pix/\\{e2eid\\}|pix/\\{e2eid\\}/devolucao/\\{id\\}|webhook|webhook/\\{chave\\})$';
 
+/** Pix Automático's operations (sandbox/pixApi/recRoutes.ts); not the recurrence's payload location. */
+const IMPLEMENTED_REC =
+  '^/(rec|rec/\\{idRec\\}|locrec|locrec/\\{id\\}|solicrec|solicrec/\\{idSolicRec\\}|cobr|cobr/\\{txid\\}|cobr/\\{txid\\}/retentativa/\\{data\\}|webhookrec|webhookcobr)$';
+
 let h: PixApiHarness;
 let dir: string;
 /** Real resources, so cases reach past "not found". */
 let known: { txid: string; e2eid: string; devolucaoId: string; locationToken: string };
+/** Real Pix Automático resources: an approved rec with a location and a cobr, and a solicrec of another rec. */
+let knownRec: { idRec: string; locId: string; cobrTxid: string; idSolicRec: string };
 
 beforeAll(async () => {
   h = await startPixApiSandbox({ pixReceivingKeys: [RECEIVING_KEY, ...EXAMPLE_KEYS] });
@@ -56,6 +62,34 @@ beforeAll(async () => {
   const open = (await h.pix('PUT', `/cob/${newTxid()}`, cobBody())).json;
   await h.pix('PUT', `/webhook/${RECEIVING_KEY}`, { webhookUrl: 'http://127.0.0.1:9/unused' });
   known = { txid: paid, e2eid, devolucaoId: 'conformance1', locationToken: open.location.split('/').pop() };
+  const day = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
+  const recBody = (loc?: number) => ({
+    vinculo: { contrato: 'c1', devedor: { cpf: '52998224725', nome: 'Joana Pagadora' } },
+    calendario: { dataInicial: day(1), periodicidade: 'MENSAL' },
+    valor: { valorRec: '10.00' },
+    politicaRetentativa: 'PERMITE_3R_7D',
+    ...(loc === undefined ? {} : { loc }),
+  });
+  const loc = (await h.pix('POST', '/locrec')).json.id as number;
+  const idRec = (await h.pix('POST', '/rec', recBody(loc))).json.idRec as string;
+  await h.call('POST', `/sandbox/pix-automatico/recs/${idRec}/approve`, { jornada: 'JORNADA_2' });
+  const cobrTxid = newTxid();
+  await h.pix('PUT', `/cobr/${cobrTxid}`, {
+    idRec,
+    calendario: { dataDeVencimento: day(2) },
+    valor: { original: '10.00' },
+    ajusteDiaUtil: true,
+    recebedor: { conta: '1000001', tipoConta: 'CORRENTE' },
+  });
+  const asked = (await h.pix('POST', '/rec', recBody())).json.idRec as string;
+  const idSolicRec = (
+    await h.pix('POST', '/solicrec', {
+      idRec: asked,
+      calendario: { dataExpiracaoSolicitacao: new Date(Date.now() + 86_400_000).toISOString() },
+      destinatario: { conta: '1', ispbParticipante: '12345678', cpf: '52998224725' },
+    })
+  ).json.idSolicRec as string;
+  knownRec = { idRec, locId: String(loc), cobrTxid, idSolicRec };
 });
 
 afterAll(async () => {
@@ -87,6 +121,10 @@ function configFile(): string {
     ...block('GET /pix/\\{e2eid\\}|PUT /pix/\\{e2eid\\}/devolucao/\\{id\\}', { e2eid: known.e2eid }),
     ...block('GET /webhook/\\{chave\\}', { chave: RECEIVING_KEY }),
     ...block('GET /\\{pixUrlAccessToken\\}', { pixUrlAccessToken: known.locationToken }),
+    ...block('GET /rec/\\{idRec\\}', { idRec: knownRec.idRec }),
+    ...block('GET /locrec/\\{id\\}', { id: knownRec.locId }),
+    ...block('GET /cobr/\\{txid\\}', { txid: knownRec.cobrTxid }),
+    ...block('GET /solicrec/\\{idSolicRec\\}', { idSolicRec: knownRec.idSolicRec }),
   ];
   const file = path.join(dir, 'schemathesis.toml');
   fs.writeFileSync(file, lines.join('\n'));
@@ -131,6 +169,10 @@ async function run(name: string, baseUrl: string, include: string[]): Promise<vo
 
 it('API Pix (/api/v2): no server error and no answer outside the BCB document', async () => {
   await run('api-pix', `${h.url}/api/v2`, ['--include-path-regex', IMPLEMENTED]);
+});
+
+it('Pix Automático (/api/v2/rec, locrec, solicrec, cobr, webhookrec, webhookcobr): no server error and no answer outside the BCB document', async () => {
+  await run('api-pix-automatico', `${h.url}/api/v2`, ['--include-path-regex', IMPLEMENTED_REC]);
 });
 
 it('the payload location (/qr/v2/{pixUrlAccessToken}): no server error and no answer outside the BCB document', async () => {

@@ -107,6 +107,37 @@ export const PIX_API_ERRATA: Erratum[] = [
       base.required = base.required.filter((r: string) => r !== 'pagador');
     },
   },
+  {
+    what: 'As for the cob, pix and webhook lists, the description section defines 400 RecConsultaInvalida (GET /rec, GET /rec/{idRec}), CobRConsultaInvalida (GET /cobr, GET /cobr/{txid}) and PayloadLocationRecConsultaInvalida (GET /locrec, GET /locrec/{id}); their paths omit the response: added.',
+    apply: (doc) => {
+      for (const p of ['/rec', '/rec/{idRec}', '/cobr', '/cobr/{txid}', '/locrec', '/locrec/{id}'])
+        doc.paths[p].get.responses['400'] ??= PROBLEM_400;
+    },
+  },
+  {
+    what: 'SolicRecCompleta requires "rec", a property no schema defines (the recurrence travels as "recPayload", as its examples show) and PayloadLocationRecGerada requires "tipo", which it does not define and its examples lack: neither required.',
+    apply: (doc) => {
+      const { SolicRecCompleta, PayloadLocationRecGerada } = doc.components.schemas;
+      SolicRecCompleta.required = SolicRecCompleta.required.filter((r: string) => r !== 'rec');
+      PayloadLocationRecGerada.required = PayloadLocationRecGerada.required.filter((r: string) => r !== 'tipo');
+    },
+  },
+  {
+    what: 'DadosPagadorRec requires "ispbParticipante" of the recurrence itself, but defines it inside "pagador" (the payer\'s institution, unknown until a payer approves): required only inside pagador, where it is defined.',
+    apply: (doc) => {
+      const schema = doc.components.schemas.DadosPagadorRec;
+      delete schema.required;
+      schema.properties.pagador.required = ['ispbParticipante'];
+    },
+  },
+  {
+    what: 'encerramento (RecEncerramento, CobRAtualizacao) is a oneOf of {rejeicao} and {cancelamento} whose branches require nothing, so every encerramento matches both and no value can pass a oneOf; as the descriptions mean it, each branch requires its property.',
+    apply: (doc) =>
+      walk(doc.components.schemas, (node, key) => {
+        if (key !== 'encerramento' || !Array.isArray(node.oneOf)) return;
+        for (const branch of node.oneOf) branch.required ??= Object.keys(branch.properties ?? {});
+      }),
+  },
 ];
 
 /** A fresh copy of the document with the errata applied. */
