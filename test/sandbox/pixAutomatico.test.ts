@@ -16,7 +16,15 @@ const ERROR = 'https://pix.bcb.gov.br/api/v2/error/';
 const DAY = 86_400_000;
 /** The default account's, where each cycle is credited. */
 const RECEBEDOR = { conta: '1000001', tipoConta: 'CORRENTE', agencia: '0001' };
-const date = (days: number) => new Date(Date.now() + days * DAY).toISOString().slice(0, 10);
+/**
+ * The sandbox's clock starts at noon UTC today and runs with real time, so the day never changes
+ * under a test (the rules compare dates: a run crossing midnight would see "today" move); the
+ * dates below are days from that clock.
+ */
+const startedAt = Date.now();
+const noonToday = new Date(startedAt).setUTCHours(12, 0, 0, 0);
+const sandboxNow = () => new Date(noonToday + (Date.now() - startedAt));
+const date = (days: number) => new Date(sandboxNow().getTime() + days * DAY).toISOString().slice(0, 10);
 
 let h: PixApiHarness;
 let receiver: Receiver;
@@ -26,7 +34,7 @@ const observed: ObservedApiRequest[] = [];
 
 beforeAll(async () => {
   [h, receiver, conforms, validator] = await Promise.all([
-    startPixApiSandbox({ observeApiRequest: (req) => observed.push(req) }),
+    startPixApiSandbox({ now: sandboxNow, observeApiRequest: (req) => observed.push(req) }),
     startReceiver(),
     pixApiSchemaValidator([
       'RecNotification',
@@ -147,8 +155,8 @@ describe('POST /rec and GET /rec/{idRec}', () => {
 
   it('lists the account’s recurrences with paginacao', async () => {
     const rec = await createRec();
-    const inicio = new Date(Date.now() - 60_000).toISOString();
-    const fim = new Date(Date.now() + 60_000).toISOString();
+    const inicio = new Date(sandboxNow().getTime() - 60_000).toISOString();
+    const fim = new Date(sandboxNow().getTime() + 60_000).toISOString();
     const list = await h.pix('GET', `/rec?inicio=${inicio}&fim=${fim}&status=CRIADA&paginacao.itensPorPagina=1000`);
     expect(list.status).toBe(200);
     expect(list.json.recs.map((r: any) => r.idRec)).toContain(rec.idRec);
@@ -164,7 +172,7 @@ describe('journey 1: solicrec', () => {
     const rec = await createRec();
     const solic = await h.pix('POST', '/solicrec', {
       idRec: rec.idRec,
-      calendario: { dataExpiracaoSolicitacao: new Date(Date.now() + 7 * DAY).toISOString() },
+      calendario: { dataExpiracaoSolicitacao: new Date(sandboxNow().getTime() + 7 * DAY).toISOString() },
       destinatario: { conta: '1234567', ispbParticipante: '12345678', agencia: '0001', cpf: '52998224725' },
     });
     expect(solic.status).toBe(201);
@@ -174,7 +182,7 @@ describe('journey 1: solicrec', () => {
     // One live request per recurrence.
     const second = await h.pix('POST', '/solicrec', {
       idRec: rec.idRec,
-      calendario: { dataExpiracaoSolicitacao: new Date(Date.now() + 7 * DAY).toISOString() },
+      calendario: { dataExpiracaoSolicitacao: new Date(sandboxNow().getTime() + 7 * DAY).toISOString() },
       destinatario: { conta: '1234567', ispbParticipante: '12345678', cpf: '52998224725' },
     });
     expect([second.status, second.json.type]).toEqual([400, `${ERROR}SolicRecOperacaoInvalida`]);
@@ -198,7 +206,7 @@ describe('journey 1: solicrec', () => {
     const rec = await createRec();
     const body = (idRec: string) => ({
       idRec,
-      calendario: { dataExpiracaoSolicitacao: new Date(Date.now() + DAY).toISOString() },
+      calendario: { dataExpiracaoSolicitacao: new Date(sandboxNow().getTime() + DAY).toISOString() },
       destinatario: { conta: '1', ispbParticipante: '12345678', cnpj: '11222333000181' },
     });
     const first = await h.pix('POST', '/solicrec', body(rec.idRec));
@@ -440,8 +448,8 @@ describe('cobr', () => {
   it('lists the account’s cobrs by idRec', async () => {
     const idRec = await approvedRec();
     const c = await cobr(idRec, 2);
-    const inicio = new Date(Date.now() - 60_000).toISOString();
-    const fim = new Date(Date.now() + 60_000).toISOString();
+    const inicio = new Date(sandboxNow().getTime() - 60_000).toISOString();
+    const fim = new Date(sandboxNow().getTime() + 60_000).toISOString();
     const list = await h.pix('GET', `/cobr?inicio=${inicio}&fim=${fim}&idRec=${idRec}`);
     expect(list.status).toBe(200);
     expect(list.json.cobsr.map((x: any) => x.txid)).toEqual([c.txid]);
