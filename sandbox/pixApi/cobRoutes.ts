@@ -7,10 +7,10 @@ import { findAccountCob, listCobs, patchCob, putCob, cobStatus, type CobCharge }
 import { cobCompletaJson, cobJson } from './cobView';
 import { requireScope } from './oauth';
 import { pathParam } from './pathParam';
-import { paginate, readPage } from './pagination';
 import { PixProblem } from './problem';
+import { inWindowForDebtor, listPage, readListFilters } from './listFilters';
 import { QueryReader } from './queryReader';
-import { CNPJ_RE, cobCreateSchema, cobReviseSchema, CPF_RE, INT32_MAX, parseBody, TXID_RE } from './schemas';
+import { cobCreateSchema, cobReviseSchema, INT32_MAX, parseBody, TXID_RE } from './schemas';
 
 export interface CobRouteOptions {
   /** host[:port] written in payload locations; the Host the client called when unset. */
@@ -68,50 +68,26 @@ export function cobRoutes(ctx: SandboxContext, options: CobRouteOptions): Router
   });
 
   router.get('/cob', requireScope('cob.read'), (req, res) => {
-    const query = new QueryReader(req.query, 'CobConsultaInvalida');
-    const inicio = query.instant('inicio', true);
-    const fim = query.instant('fim', true);
-    const cpf = query.string('cpf', CPF_RE, '11 dígitos');
-    const cnpj = query.string('cnpj', CNPJ_RE, '14 caracteres, dígitos ou letras maiúsculas');
-    const locationPresente = query.boolean('locationPresente');
-    const status = query.string('status');
-    const page = readPage(query);
-    query.check(!inicio || !fim || inicio.at <= fim.at, 'fim', 'anterior a inicio');
-    query.check(cpf === undefined || cnpj === undefined, 'cpf', 'cpf e cnpj não podem ser usados juntos');
-    query.done();
-    const from = inicio?.at as number;
-    const to = fim?.at as number;
-    const matches = (rec: CobCharge) => {
-      const created = Date.parse(rec.charge.createdAt);
-      const devedor = rec.cob.revisions[rec.cob.revisions.length - 1].devedor;
-      return (
-        created >= from &&
-        created <= to &&
-        (cpf === undefined || (devedor !== null && 'cpf' in devedor && devedor.cpf === cpf)) &&
-        (cnpj === undefined || (devedor !== null && 'cnpj' in devedor && devedor.cnpj === cnpj)) &&
-        // Every cob of this PSP has a location: it is made with the cob.
-        locationPresente !== false &&
-        (status === undefined || cobStatus(rec) === status)
-      );
-    };
+    const filters = readListFilters(
+      new QueryReader(req.query, 'CobConsultaInvalida'),
+      '14 caracteres, dígitos ou letras maiúsculas',
+    );
+    const matches = (rec: CobCharge) =>
+      inWindowForDebtor(
+        filters,
+        Date.parse(rec.charge.createdAt),
+        rec.cob.revisions[rec.cob.revisions.length - 1].devedor,
+      ) &&
+      // Every cob of this PSP has a location: it is made with the cob.
+      filters.locationPresente !== false &&
+      (filters.status === undefined || cobStatus(rec) === filters.status);
     const found = listCobs(ctx, requestAccount(res))
       .filter(matches)
       .sort(
         (a, b) => a.charge.createdAt.localeCompare(b.charge.createdAt) || a.charge.txid.localeCompare(b.charge.txid),
       );
-    const { page: cobs, paginacao } = paginate(found, page);
-    res.json({
-      parametros: {
-        inicio: inicio?.text,
-        fim: fim?.text,
-        ...(cpf !== undefined ? { cpf } : {}),
-        ...(cnpj !== undefined ? { cnpj } : {}),
-        ...(locationPresente !== undefined ? { locationPresente } : {}),
-        ...(status !== undefined ? { status } : {}),
-        paginacao,
-      },
-      cobs: cobs.map((rec) => cobCompletaJson(ctx, rec)),
-    });
+    const { items: cobs, parametros } = listPage(filters, found);
+    res.json({ parametros, cobs: cobs.map((rec) => cobCompletaJson(ctx, rec)) });
   });
 
   return router;

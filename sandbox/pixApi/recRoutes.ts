@@ -13,6 +13,7 @@ import { requireScope } from './oauth';
 import { paginate, readPage } from './pagination';
 import { pathParam } from './pathParam';
 import { PixProblem } from './problem';
+import { inWindowForDebtor, listPage, readListFilters } from './listFilters';
 import { QueryReader } from './queryReader';
 import {
   cancelCobR,
@@ -218,42 +219,15 @@ export function recRoutes(ctx: SandboxContext, options: { locationHost?: string 
   });
 
   router.get('/rec', requireScope('rec.read'), (req, res) => {
-    const query = new QueryReader(req.query, 'RecConsultaInvalida');
-    const inicio = query.instant('inicio', true);
-    const fim = query.instant('fim', true);
-    const cpf = query.string('cpf', CPF_RE, '11 dígitos');
-    const cnpj = query.string('cnpj', CNPJ_RE, '14 caracteres');
-    const locationPresente = query.boolean('locationPresente');
-    const status = query.string('status');
-    const page = readPage(query);
-    query.check(!inicio || !fim || inicio.at <= fim.at, 'fim', 'anterior a inicio');
-    query.check(cpf === undefined || cnpj === undefined, 'cpf', 'cpf e cnpj não podem ser usados juntos');
-    query.done();
-    const found = listRecs(ctx, requestAccount(res)).filter((rec) => {
-      const created = Date.parse(rec.atualizacao[0].data);
-      const d = rec.vinculo.devedor;
-      return (
-        created >= inicio!.at &&
-        created <= fim!.at &&
-        (cpf === undefined || ('cpf' in d && d.cpf === cpf)) &&
-        (cnpj === undefined || ('cnpj' in d && d.cnpj === cnpj)) &&
-        (locationPresente === undefined || (rec.locId !== null) === locationPresente) &&
-        (status === undefined || rec.status === status)
-      );
-    });
-    const { page: recs, paginacao } = paginate(found, page);
-    res.json({
-      parametros: {
-        inicio: inicio!.text,
-        fim: fim!.text,
-        ...(cpf !== undefined ? { cpf } : {}),
-        ...(cnpj !== undefined ? { cnpj } : {}),
-        ...(locationPresente !== undefined ? { locationPresente } : {}),
-        ...(status !== undefined ? { status } : {}),
-        paginacao,
-      },
-      recs: recs.map((rec) => recJson(ctx, rec, { solicitacoes: true })),
-    });
+    const filters = readListFilters(new QueryReader(req.query, 'RecConsultaInvalida'), '14 caracteres');
+    const found = listRecs(ctx, requestAccount(res)).filter(
+      (rec) =>
+        inWindowForDebtor(filters, Date.parse(rec.atualizacao[0].data), rec.vinculo.devedor) &&
+        (filters.locationPresente === undefined || (rec.locId !== null) === filters.locationPresente) &&
+        (filters.status === undefined || rec.status === filters.status),
+    );
+    const { items: recs, parametros } = listPage(filters, found);
+    res.json({ parametros, recs: recs.map((rec) => recJson(ctx, rec, { solicitacoes: true })) });
   });
 
   // ---------------------------------------------------------------------------------- /solicrec
