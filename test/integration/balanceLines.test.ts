@@ -33,7 +33,6 @@ afterEach(async () => {
   await assertLedgerInvariant(stack.sequelize);
 });
 
-
 /** A merchant with API credentials (charges, withdrawals to its own key) and a dashboard owner. */
 async function platformMerchant(name: string) {
   const creds = await stack.createMerchant({
