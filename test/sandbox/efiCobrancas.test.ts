@@ -27,7 +27,11 @@ afterAll(async () => {
   await h.close();
 });
 
-const today = isoDateInBrasilia(new Date());
+// Yesterday to tomorrow (Brasília): the account is this file's own, so the range holds exactly its
+// boletos even if the test runs across midnight.
+const DAY_MS = 86_400_000;
+const fromDay = isoDateInBrasilia(new Date(Date.now() - DAY_MS));
+const toDay = isoDateInBrasilia(new Date(Date.now() + DAY_MS));
 
 async function issue(reference: string): Promise<number> {
   const made = await h.efi(
@@ -47,7 +51,7 @@ async function issue(reference: string): Promise<number> {
 function list(query: string) {
   return h.efi(
     'GET',
-    `/cobrancas/v1/charges?charge_type=billet&begin_date=${today}&end_date=${today}&${query}`,
+    `/cobrancas/v1/charges?charge_type=billet&begin_date=${fromDay}&end_date=${toDay}&${query}`,
     undefined,
     token,
   );
