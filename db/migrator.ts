@@ -49,6 +49,7 @@ import { medCaseSteps } from './migrations/0041_med_case_steps';
 import { pendingConnectedBoletos } from './migrations/0042_pending_connected_boletos';
 import { ledgerPostingsByAccount } from './migrations/0043_ledger_postings_by_account';
 import { medPspOutcome } from './migrations/0044_med_psp_outcome';
+import { subscriptions } from './migrations/0045_subscriptions';
 
 export interface Migration {
   name: string;
@@ -97,6 +98,7 @@ const migrations: Migration[] = [
   pendingConnectedBoletos,
   ledgerPostingsByAccount,
   medPspOutcome,
+  subscriptions,
 ];
 
 export async function runMigrations(sequelize: Sequelize): Promise<string[]> {

@@ -26,11 +26,21 @@ export const medEventTypes = [
   'med.infraction.cancelled',
 ] as const;
 
+/** Subscriptions paid by Pix Automático: payload is the subscription as GET /subscriptions/{id} answers it (core/subscriptions/view.ts). */
+export const subscriptionEventTypes = [
+  'subscription.created',
+  'subscription.authorised',
+  'subscription.cycle.paid',
+  'subscription.cycle.failed',
+  'subscription.cancelled',
+] as const;
+
 export const subscribableEventTypes = [
   ...chargeEventTypes,
   ...withdrawalEventTypes,
   ...payoutEventTypes,
   ...checkoutEventTypes,
   ...medEventTypes,
+  ...subscriptionEventTypes,
 ] as const;
 export type SubscribableEventType = (typeof subscribableEventTypes)[number];
