@@ -66,6 +66,8 @@ export class Charge extends Model<InferAttributes<Charge>, InferCreationAttribut
   declare boletoLate: CreationOptional<boolean>;
   declare boletoUnderpaid: CreationOptional<boolean>;
   declare boletoOverpaid: CreationOptional<boolean>;
+  /** A subscription cycle's charge (migration 0045): settled by the subscription's workflow only, never by a charge lifecycle. */
+  declare subscriptionId: CreationOptional<string | null>;
   declare createdAt: CreationOptional<Date>;
   declare updatedAt: CreationOptional<Date>;
 
@@ -110,6 +112,7 @@ export class Charge extends Model<InferAttributes<Charge>, InferCreationAttribut
         boletoLate: { type: DataTypes.BOOLEAN, defaultValue: false },
         boletoUnderpaid: { type: DataTypes.BOOLEAN, defaultValue: false },
         boletoOverpaid: { type: DataTypes.BOOLEAN, defaultValue: false },
+        subscriptionId: DataTypes.UUID,
         createdAt: DataTypes.DATE,
         updatedAt: DataTypes.DATE,
       },

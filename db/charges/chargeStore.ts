@@ -211,6 +211,61 @@ export async function createChargeOnce(
   return { charge: row, created };
 }
 
+/**
+ * A subscription cycle's charge (issue 39): a PENDING Pix row with subscription_id set, its txid
+ * the cobr's, so GET /charges, receipts, the dashboard and refunds see it; settled only by the
+ * subscription's workflow (never by a charge lifecycle, the pix sweep or the /pix callbacks).
+ * Once: a retry after a lost answer finds the row by its id.
+ */
+export async function createCycleChargeOnce(
+  charge: {
+    id: string;
+    merchantId: string;
+    subscriptionId: string;
+    amountCents: number;
+    feeCents: number;
+    description: string;
+    txid: string;
+    pspConnectionId: string | null;
+    expiresAt: Date;
+  },
+  transaction: Transaction,
+): Promise<Charge> {
+  const { charge: row } = await createChargeOnce(
+    {
+      id: charge.id,
+      merchantId: charge.merchantId,
+      subscriptionId: charge.subscriptionId,
+      amountCents: charge.amountCents,
+      feeCents: charge.feeCents,
+      method: 'PIX',
+      status: 'PENDING',
+      description: charge.description,
+      externalRef: null,
+      metadata: null,
+      pix: null,
+      payerSnapshot: null,
+      providerChargeId: charge.txid,
+      pixTxid: charge.txid,
+      pspConnectionId: charge.pspConnectionId,
+      endToEndId: null,
+      idempotencyKey: null,
+      expiresAt: charge.expiresAt,
+      paidAt: null,
+      expiredAt: null,
+      cancelledAt: null,
+    },
+    transaction,
+  );
+  return row;
+}
+
+/** The subscription of a charge's cycle (charges.subscription_id), or null for any other charge or none. */
+export async function subscriptionOfCharge(chargeId: string, transaction?: Transaction): Promise<string | null> {
+  const row = await Charge.findByPk(chargeId, { attributes: ['subscriptionId'], transaction });
+  return row?.subscriptionId ?? null;
+}
+
 /** The charge's splits, in the order given; answers them as stored (ids included). */
 export async function addSplits(
   chargeId: string,

@@ -7,6 +7,8 @@ import {
   type InferCreationAttributes,
   type Sequelize,
 } from 'sequelize';
+import type { SubscriptionInterval } from '../../core/subscriptions/calendar';
+import type { RetryPolicy } from '../../core/subscriptions/retries';
 import { centsColumn } from '../models/centsColumn';
 
 export const COURSE_STATUSES = ['DRAFT', 'PUBLISHED', 'ARCHIVED'] as const;
@@ -61,6 +63,9 @@ export class CoursePrice extends Model<InferAttributes<CoursePrice>, InferCreati
   declare amountCents: number;
   declare type: CoursePriceType;
   declare active: boolean;
+  /** A SUBSCRIPTION price's period and retry policy (migration 0045); null on the other types. */
+  declare interval: CreationOptional<SubscriptionInterval | null>;
+  declare retryPolicy: CreationOptional<RetryPolicy | null>;
   declare createdAt: CreationOptional<Date>;
   declare updatedAt: CreationOptional<Date>;
 
@@ -73,6 +78,8 @@ export class CoursePrice extends Model<InferAttributes<CoursePrice>, InferCreati
         amountCents: centsColumn('amountCents'),
         type: { type: DataTypes.TEXT, allowNull: false },
         active: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: true },
+        interval: DataTypes.TEXT,
+        retryPolicy: DataTypes.TEXT,
         createdAt: DataTypes.DATE,
         updatedAt: DataTypes.DATE,
       },

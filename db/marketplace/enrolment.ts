@@ -1,7 +1,8 @@
 /**
  * Enrolments, lesson progress and certificates (migration 0020). Enrolments are written by the
  * charge lifecycle (activities/checkouts/checkoutEffects.ts: inserted ACTIVE when a checkout is paid,
- * REVOKED on a full refund) with raw SQL in the charge's transaction; the application API reads
+ * REVOKED on a full refund) and by a subscription's workflow (activities/subscriptions: one per
+ * subscription, following its state) with raw SQL in their transactions; the application API reads
  * them and records progress (api/marketplace/enrolments). A certificate is unique per enrolment.
  */
 import {
@@ -13,14 +14,21 @@ import {
   type Sequelize,
 } from 'sequelize';
 
-export const ENROLMENT_STATUSES = ['ACTIVE', 'REVOKED'] as const;
+/**
+ * A checkout's enrolment is ACTIVE, then REVOKED on a full refund. A subscription's (migration
+ * 0045) follows its state (core/subscriptions/states.ts enrolmentAccess): PENDING until the first
+ * cycle is paid, ACTIVE, PAST_DUE during retries, SUSPENDED after a failed cycle, CANCELLED.
+ */
+export const ENROLMENT_STATUSES = ['PENDING', 'ACTIVE', 'PAST_DUE', 'SUSPENDED', 'CANCELLED', 'REVOKED'] as const;
 export type EnrolmentStatus = (typeof ENROLMENT_STATUSES)[number];
 
 export class Enrolment extends Model<InferAttributes<Enrolment>, InferCreationAttributes<Enrolment>> {
   declare id: string;
   declare merchantId: string;
   declare courseId: string;
-  declare checkoutId: string;
+  /** The paid checkout it came from; null for a subscription's (exactly one of the two is set). */
+  declare checkoutId: string | null;
+  declare subscriptionId: CreationOptional<string | null>;
   declare status: CreationOptional<EnrolmentStatus>;
   /** The Pix payer the provider reported (P0 has no customer object); may be unknown. */
   declare studentName: string | null;
@@ -36,7 +44,8 @@ export class Enrolment extends Model<InferAttributes<Enrolment>, InferCreationAt
         id: { type: DataTypes.UUID, primaryKey: true },
         merchantId: { type: DataTypes.UUID, allowNull: false },
         courseId: { type: DataTypes.UUID, allowNull: false },
-        checkoutId: { type: DataTypes.UUID, allowNull: false },
+        checkoutId: DataTypes.UUID,
+        subscriptionId: DataTypes.UUID,
         status: { type: DataTypes.TEXT, allowNull: false, defaultValue: 'ACTIVE' },
         studentName: DataTypes.TEXT,
         studentDocument: DataTypes.TEXT,

@@ -135,3 +135,34 @@ export async function revokeForCheckout(sequelize: Sequelize, checkoutId: string
     { replacements: { checkoutId }, transaction },
   );
 }
+
+/**
+ * The subscription's enrolment in the course (one per subscription: enrolments.subscription_id is
+ * unique), PENDING until its first cycle is paid; a repeat changes nothing.
+ */
+export async function enrolForSubscription(
+  sequelize: Sequelize,
+  args: { merchantId: string; courseId: string; subscriptionId: string; studentName: string; studentDocument: string },
+  transaction: Transaction,
+): Promise<void> {
+  await sequelize.query(
+    `INSERT INTO enrolments (id, merchant_id, course_id, subscription_id, status, student_name, student_document)
+     VALUES (gen_random_uuid(), :merchantId, :courseId, :subscriptionId, 'PENDING', :studentName, :studentDocument)
+     ON CONFLICT (subscription_id) DO NOTHING`,
+    { replacements: args, transaction },
+  );
+}
+
+/** The subscription's enrolment follows its state (core/subscriptions/states.ts enrolmentAccess). */
+export async function setSubscriptionEnrolmentStatus(
+  sequelize: Sequelize,
+  subscriptionId: string,
+  status: Exclude<EnrolmentStatus, 'REVOKED'>,
+  transaction: Transaction,
+): Promise<void> {
+  await sequelize.query(
+    `UPDATE enrolments SET status = :status, updated_at = now()
+     WHERE subscription_id = :subscriptionId AND status <> :status`,
+    { replacements: { subscriptionId, status }, transaction },
+  );
+}

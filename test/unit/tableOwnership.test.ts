@@ -50,6 +50,9 @@ const OWNERS: Record<string, string> = {
   enrolments: 'db/marketplace/enrolmentStore.ts',
   lesson_progress: 'db/marketplace/enrolmentStore.ts',
   certificates: 'db/marketplace/enrolmentStore.ts',
+  // subscriptions by Pix Automático (their cycles' charges are rows of charges, written by its owner)
+  subscriptions: 'db/subscriptions/subscriptionStore.ts',
+  subscription_cycles: 'db/subscriptions/subscriptionStore.ts',
   // money out
   refunds: 'db/refunds/refundStore.ts',
   withdrawals: 'db/withdrawals/withdrawalStore.ts',

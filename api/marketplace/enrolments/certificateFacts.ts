@@ -3,12 +3,13 @@
  * what the public verify route (GET /receipts/verify, kind CERTIFICATE) recomputes the digest from.
  */
 import { merchantStore } from '../../../db/identity';
-import { enrolmentStore } from '../../../db/marketplace';
+import { enrolmentStore, type EnrolmentStatus } from '../../../db/marketplace';
 import type { CertificateFacts } from '../../../core/receipts/certificate';
 
 export interface LoadedCertificate {
   facts: CertificateFacts;
-  enrolmentStatus: 'ACTIVE' | 'REVOKED';
+  /** Anything but ACTIVE (revoked, or a subscription's that lapsed) is not valid now. */
+  enrolmentStatus: EnrolmentStatus;
   revokedAt: Date | null;
 }
 
