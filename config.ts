@@ -18,6 +18,8 @@ import { parsePrivateReceivers, type PrivateReceiver } from './core/net/destinat
 import { PASSWORD_HASHINGS, type PasswordHashing } from './core/identity/passwords';
 import type { StorageConfig } from './core/storage/createObjectStore';
 import type { TemporalConnectionSettings } from './core/temporal/connection';
+import { ACCOUNT_TYPE_TO_WIRE } from './core/pixAutomatico/wireNames';
+import type { ReceiverAccount } from './core/pixAutomatico/types';
 
 export const ENVIRONMENTS = ['development', 'test', 'production'] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];
@@ -226,6 +228,19 @@ export interface PixApiConfig {
   allowPlainHttp: boolean;
   /** The bundled sandbox (no PIX_API_BASE_URL, not production). */
   sandbox: boolean;
+  /**
+   * Pix Automático: the receiver's account at the PSP every cycle charge (cobr) names as its
+   * `recebedor` (PIX_AUTOMATICO_RECEIVER_*); null where none is configured (subscriptions are then
+   * refused on the platform's account). The sandbox's is its token's account, 1000001.
+   */
+  automaticoReceiver: AutomaticoReceiverAccount | null;
+}
+
+/** The account a cycle charge pays into (core/pixAutomatico/types.ts ReceiverAccount). */
+export interface AutomaticoReceiverAccount {
+  branch: string | null;
+  account: string;
+  accountType: ReceiverAccount['accountType'];
 }
 
 /**
@@ -671,7 +686,27 @@ function pixApi(
     webhookSecret: webhookSecret ?? '',
     allowPlainHttp: !production,
     sandbox,
+    automaticoReceiver: automaticoReceiver(read, sandbox),
   };
+}
+
+// Our names of the account types (core/pixAutomatico/wireNames.ts): not environment variables.
+const RECEIVER_ACCOUNT_TYPES = Object.keys(ACCOUNT_TYPE_TO_WIRE) as AutomaticoReceiverAccount['accountType'][];
+/** The sandbox PSP's account of its development token (sandbox/pixApi: `recebedor.conta` must be it). */
+const SANDBOX_RECEIVER_ACCOUNT = '1000001';
+
+/** PIX_AUTOMATICO_RECEIVER_ACCOUNT, _BRANCH, _ACCOUNT_TYPE: the cobr's `recebedor`; sandbox defaults. */
+function automaticoReceiver(read: EnvReader, sandbox: boolean): AutomaticoReceiverAccount | null {
+  const account = read.raw('PIX_AUTOMATICO_RECEIVER_ACCOUNT') ?? (sandbox ? SANDBOX_RECEIVER_ACCOUNT : undefined);
+  const branch = read.raw('PIX_AUTOMATICO_RECEIVER_BRANCH') ?? (sandbox ? '0001' : undefined);
+  const type = read.raw('PIX_AUTOMATICO_RECEIVER_ACCOUNT_TYPE') ?? RECEIVER_ACCOUNT_TYPES[0];
+  if (account === undefined) return null;
+  if (!/^[0-9]{1,20}$/.test(account)) read.problems.push('PIX_AUTOMATICO_RECEIVER_ACCOUNT must be 1 to 20 digits');
+  if (branch !== undefined && !/^[0-9]{1,4}$/.test(branch))
+    read.problems.push('PIX_AUTOMATICO_RECEIVER_BRANCH must be 1 to 4 digits');
+  if (!(RECEIVER_ACCOUNT_TYPES as string[]).includes(type))
+    read.problems.push(`PIX_AUTOMATICO_RECEIVER_ACCOUNT_TYPE must be one of ${RECEIVER_ACCOUNT_TYPES.join(', ')}`);
+  return { account, branch: branch ?? null, accountType: type as AutomaticoReceiverAccount['accountType'] };
 }
 
 /** https, not loopback, in production; elsewhere https, or http on loopback only (a local PSP simulator). */

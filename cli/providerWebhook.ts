@@ -7,7 +7,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config';
 import { pixApiClientFrom } from '../activities/provider/pixApi';
-import { ensurePixWebhook, webhookKeys } from '../workers/ensurePixWebhook';
+import { ensurePixWebhook, ensureSubscriptionWebhooks, webhookKeys } from '../workers/ensurePixWebhook';
 import { PIX_API_CALLBACK_PATH } from '../core/pix/callbackPath';
 
 export const providerWebhookHelp = `usage: npm run gateway -- provider webhook register
@@ -57,6 +57,11 @@ export async function providerWebhookCommand(argv: string[], env: NodeJS.Process
       });
       process.stdout.write(`API Pix webhook for key ${key}: ${outcome}\n`);
     }
+    const subscriptions = await ensureSubscriptionWebhooks(client, {
+      publicBaseUrl: config.publicBaseUrl,
+      webhookSecret: config.pixApi.webhookSecret,
+    });
+    process.stdout.write(`API Pix webhookrec: ${subscriptions.rec}; webhookcobr: ${subscriptions.cobr}\n`);
   } finally {
     await client.close();
   }

@@ -4,6 +4,15 @@
  * Pure types and error classes only: no I/O here.
  */
 import type { EfiSplitConfigBody, PspAccountIdentity } from './connections/efiSplitConfig';
+import type {
+  CreateAuthorizationRequest,
+  CreateCycleChargeRequest,
+  CreateRecurrenceRequest,
+  ProviderAuthorizationRequest,
+  ProviderCycleCharge,
+  ProviderRecurrence,
+  ProviderRecurrenceLocation,
+} from './pixAutomatico/types';
 
 export type ProviderChargeStatus = 'ACTIVE' | 'PAID' | 'CANCELLED' | 'EXPIRED';
 
@@ -382,6 +391,34 @@ export interface PspAccount {
    * the platform's, whose boletos are the worker's boleto provider (ChargeDeps.boletos).
    */
   boletos?: BoletoProvider;
+  /**
+   * Pix Automático on this account (issue 39: recurrences and their cycle charges, API Pix 2.9.0):
+   * the platform's and a connected one's API Pix; absent where the account has none (then a
+   * subscription is refused, SubscriptionsUnavailable).
+   */
+  recurrences?: RecurrenceProvider;
+}
+
+/**
+ * The receiver's side of Pix Automático as the subscription activities use it; the API Pix client
+ * (activities/provider/pixApi/pixAutomaticoClient.ts) is one. Every call is idempotent or finds
+ * what an earlier attempt created (see that file); null: the PSP has no such resource.
+ */
+export interface RecurrenceProvider {
+  createLocation(): Promise<ProviderRecurrenceLocation>;
+  /** Creates the rec, or answers the one an earlier attempt (since `firstAttemptAt`) created for the same contract. */
+  createRecurrence(req: CreateRecurrenceRequest, firstAttemptAt: string): Promise<ProviderRecurrence>;
+  /** With the txid of journey 3's first cob, `qrCode` is the composite QR (cob + rec). */
+  getRecurrence(idRec: string, opts?: { firstChargeTxid?: string }): Promise<ProviderRecurrence | null>;
+  cancelRecurrence(idRec: string): Promise<ProviderRecurrence>;
+  createAuthorizationRequest(req: CreateAuthorizationRequest): Promise<ProviderAuthorizationRequest>;
+  putCycleCharge(txid: string, req: CreateCycleChargeRequest): Promise<ProviderCycleCharge>;
+  getCycleCharge(txid: string): Promise<ProviderCycleCharge | null>;
+  cancelCycleCharge(txid: string): Promise<ProviderCycleCharge>;
+  retryCycleCharge(txid: string, settlementDate: string): Promise<ProviderCycleCharge>;
+  /** Registers where the PSP notifies recurrences (`<url>/rec`) and cycle charges (`<url>/cobr`). */
+  putRecurrenceWebhook(webhookUrl: string): Promise<void>;
+  putCycleChargeWebhook(webhookUrl: string): Promise<void>;
 }
 
 /** Split Pix on one connected account: where the platform's fee goes, and the two calls an issue makes. */
@@ -408,8 +445,8 @@ export interface PspAccounts {
 }
 
 /** The one directory where every merchant is in the platform model (unit tests, a deployment without connections). */
-export function platformOnly(provider: PixProvider): PspAccounts {
-  const account: PspAccount = { connectionId: null, provider };
+export function platformOnly(provider: PixProvider, recurrences?: RecurrenceProvider): PspAccounts {
+  const account: PspAccount = { connectionId: null, provider, ...(recurrences ? { recurrences } : {}) };
   return {
     forMerchant: async () => account,
     forConnection: async (connectionId) => {

@@ -8,6 +8,7 @@
  */
 import type { PixApiClient } from '../activities/provider/pixApi';
 import {
+  ensureRecurrenceWebhooksAt,
   ensureWebhookAt,
   type WebhookRegistration,
   type WebhookRetry,
@@ -22,6 +23,19 @@ export async function ensurePixWebhook(
 ): Promise<WebhookRegistration> {
   const url = pixWebhookUrl(settings.publicBaseUrl, settings.webhookSecret);
   return ensureWebhookAt(client, settings.receivingKey, url, retry);
+}
+
+/** Pix Automático's webhooks (webhookrec, webhookcobr) at the same URL: subscriptions' notices come beside /pix. */
+export function ensureSubscriptionWebhooks(
+  client: Pick<PixApiClient, 'automatico'>,
+  settings: { publicBaseUrl: string; webhookSecret: string },
+  retry: WebhookRetry = DEFAULT_WEBHOOK_RETRY,
+): Promise<{ rec: WebhookRegistration; cobr: WebhookRegistration }> {
+  return ensureRecurrenceWebhooksAt(
+    client.automatico,
+    pixWebhookUrl(settings.publicBaseUrl, settings.webhookSecret),
+    retry,
+  );
 }
 
 /**

@@ -15,7 +15,7 @@ import { ensureOutboxDispatcher } from './ensureOutboxDispatcher';
 import { ensureJanitorSchedule } from './ensureJanitorSchedule';
 import { ensureReconciliationSchedule } from './ensureReconciliationSchedule';
 import { ensureMedSyncSchedule } from './ensureMedSyncSchedule';
-import { ensurePixWebhook, webhookKeys } from './ensurePixWebhook';
+import { ensurePixWebhook, ensureSubscriptionWebhooks, webhookKeys } from './ensurePixWebhook';
 import { ensurePixSweepSchedule } from './ensurePixSweepSchedule';
 import { ensureBalanceReadingSchedule } from './ensureBalanceReadingSchedule';
 import { Client, Connection } from '@temporalio/client';
@@ -48,7 +48,12 @@ async function main(): Promise<void> {
   const bundlePath = given ?? (await bundleWorkflowsInChild());
   const psp = providerFrom(config, logger);
   const { provider, pixApi } = psp;
-  const accounts = pspAccountsFrom(config, { platform: provider, sequelize, logger });
+  const accounts = pspAccountsFrom(config, {
+    platform: provider,
+    platformRecurrences: pixApi.automatico,
+    sequelize,
+    logger,
+  });
   const worker = await createGatewayWorker({
     workflowBundle: { codePath: bundlePath },
     connection,
@@ -114,7 +119,7 @@ async function main(): Promise<void> {
  * the webhook secret) for an operator to run `npm run gateway -- provider webhook register`.
  */
 async function registerPixWebhook(
-  pixApi: Parameters<typeof ensurePixWebhook>[0],
+  pixApi: Parameters<typeof ensurePixWebhook>[0] & Parameters<typeof ensureSubscriptionWebhooks>[0],
   config: ReturnType<typeof loadConfig>,
   logger: ReturnType<typeof createLogger>,
 ): Promise<void> {
@@ -134,6 +139,19 @@ async function registerPixWebhook(
         'API Pix webhook could not be registered; run `npm run gateway -- provider webhook register`',
       );
     }
+  }
+  // Subscriptions' notices (webhookrec, webhookcobr) at the same URL; a PSP without Pix Automático refuses them.
+  try {
+    const done = await ensureSubscriptionWebhooks(pixApi, {
+      publicBaseUrl: config.publicBaseUrl,
+      webhookSecret: config.pixApi.webhookSecret,
+    });
+    logger.info({ outcome: done }, 'API Pix Pix Automático webhooks');
+  } catch (err) {
+    logger.error(
+      { code: (err as { code?: unknown }).code ?? null, message: (err as Error).message },
+      'API Pix Pix Automático webhooks could not be registered; run `npm run gateway -- provider webhook register`',
+    );
   }
 }
 

@@ -7,7 +7,7 @@
  * (a timeout, a 5xx, a 429) is asked again a few times with a growing wait; a refusal is thrown at once.
  */
 import { ProviderError } from '../../core/provider';
-import type { PixApiClient } from './pixApi';
+import type { PixApiClient, PixAutomaticoClient } from './pixApi';
 
 export type WebhookRegistration = 'registered' | 'already registered';
 
@@ -18,18 +18,60 @@ export interface WebhookRetry {
 
 export const DEFAULT_WEBHOOK_RETRY: WebhookRetry = { attempts: 5, firstWaitMs: 500 };
 
-export async function ensureWebhookAt(
+export function ensureWebhookAt(
   client: Pick<PixApiClient, 'getWebhook' | 'putWebhook'>,
   key: string,
   url: string,
   retry: WebhookRetry = DEFAULT_WEBHOOK_RETRY,
 ): Promise<WebhookRegistration> {
+  return withRetry(
+    () => client.getWebhook(key),
+    () => client.putWebhook(key, url),
+    url,
+    retry,
+  );
+}
+
+/**
+ * Pix Automático's two webhooks (PUT /webhookrec, PUT /webhookcobr) at the same URL as the Pix
+ * one: the PSP posts recurrences to `${url}/rec` and cycle charges to `${url}/cobr`, beside
+ * `${url}/pix` (api/charges/pixApiCallbacks/router.ts).
+ */
+export async function ensureRecurrenceWebhooksAt(
+  client: Pick<
+    PixAutomaticoClient,
+    'getRecurrenceWebhook' | 'putRecurrenceWebhook' | 'getCycleChargeWebhook' | 'putCycleChargeWebhook'
+  >,
+  url: string,
+  retry: WebhookRetry = DEFAULT_WEBHOOK_RETRY,
+): Promise<{ rec: WebhookRegistration; cobr: WebhookRegistration }> {
+  const rec = await withRetry(
+    () => client.getRecurrenceWebhook(),
+    () => client.putRecurrenceWebhook(url),
+    url,
+    retry,
+  );
+  const cobr = await withRetry(
+    () => client.getCycleChargeWebhook(),
+    () => client.putCycleChargeWebhook(url),
+    url,
+    retry,
+  );
+  return { rec, cobr };
+}
+
+async function withRetry(
+  get: () => Promise<{ webhookUrl: string } | null>,
+  put: () => Promise<void>,
+  url: string,
+  retry: WebhookRetry,
+): Promise<WebhookRegistration> {
   for (let attempt = 1; ; attempt++) {
     try {
       // GET then PUT, both idempotent: a retry after a PUT whose answer was lost finds it there.
-      const current = await client.getWebhook(key);
+      const current = await get();
       if (current?.webhookUrl === url) return 'already registered';
-      await client.putWebhook(key, url);
+      await put();
       return 'registered';
     } catch (err) {
       if (!(err instanceof ProviderError && err.transient) || attempt >= retry.attempts) throw err;

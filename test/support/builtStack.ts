@@ -166,6 +166,9 @@ export async function startBuiltStack(opts: BuiltStackOptions): Promise<BuiltSta
     PIX_API_CA_FILE: pki.ca.certFile,
     PIX_RECEIVING_KEY: SANDBOX_MERCHANT.pixKey,
     PIX_WEBHOOK_SECRET: s.webhook,
+    // The sandbox token's own account: a Pix Automático cycle charge's recebedor must be it.
+    PIX_AUTOMATICO_RECEIVER_ACCOUNT: '1000001',
+    PIX_AUTOMATICO_RECEIVER_BRANCH: '0001',
     // Every test call comes from one address; production's 100 a minute would throttle a test.
     RATE_LIMIT_PER_MINUTE: '100000',
     ...opts.env,

@@ -22,7 +22,7 @@ import { pspAccountsFrom } from '../../activities/provider/accounts/pspAccounts'
 import { loadConfig } from '../../config';
 import { pspChargeRef } from '../../core/pix/apiPixIds';
 import { listenSandbox } from '../../sandbox/listen';
-import { ensurePixWebhook } from '../../workers/ensurePixWebhook';
+import { ensurePixWebhook, ensureSubscriptionWebhooks } from '../../workers/ensurePixWebhook';
 import { DEV_PIX_CLIENT_ID, DEV_PIX_CLIENT_SECRET } from '../../sandbox/config';
 import { SANDBOX_MERCHANT } from '../../sandbox/payer';
 import { decryptSecret } from '../../core/crypto/secretBox';
@@ -243,7 +243,7 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
   const { provider, pixApi } = psp;
   const accounts = pspAccountsFrom(
     { ...config, provider: { ...config.provider, timeoutMs: 2000 } },
-    { platform: provider, sequelize, logger: workerLogger },
+    { platform: provider, platformRecurrences: pixApi.automatico, sequelize, logger: workerLogger },
   );
   balanceOf = () => provider.accountBalanceCents();
   // What workers/main.ts does at start: the PSP's notifications come to this stack's API.
@@ -252,6 +252,7 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
     publicBaseUrl: apiListening.url,
     webhookSecret,
   });
+  await ensureSubscriptionWebhooks(pixApi, { publicBaseUrl: apiListening.url, webhookSecret });
   let worker: Worker | undefined;
   let workerConnection: NativeConnection | undefined;
   let running: Promise<void> = Promise.resolve();
@@ -470,6 +471,10 @@ function pixApiEnv(pixApiUrl: string, pki: PkiFiles, webhookSecret: string): Rec
     PIX_API_CA_FILE: pki.caFile,
     PIX_RECEIVING_KEY: SANDBOX_MERCHANT.pixKey,
     PIX_WEBHOOK_SECRET: webhookSecret,
+    // The sandbox token's own account: a cycle charge's recebedor must be it.
+    PIX_AUTOMATICO_RECEIVER_ACCOUNT: '1000001',
+    PIX_AUTOMATICO_RECEIVER_BRANCH: '0001',
+    PIX_AUTOMATICO_RECEIVER_ACCOUNT_TYPE: 'CHECKING',
   };
 }
 

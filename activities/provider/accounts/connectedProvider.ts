@@ -18,7 +18,7 @@ import { EfiInfractions } from '../efi/efiInfractions';
 import { EfiTransfers } from '../efi/efiTransfers';
 import { EfiSplits } from '../efi/efiSplits';
 import { EfiBoletos, efiCobrancasBaseUrl } from '../efi/efiBoletos';
-import type { BoletoProvider } from '../../../core/provider';
+import type { BoletoProvider, RecurrenceProvider } from '../../../core/provider';
 import { PixApiClient } from '../pixApi';
 import { PixApiConnection } from '../pixApi/connection';
 import { RoutedPixProvider } from '../routedPixProvider';
@@ -31,6 +31,8 @@ export interface ConnectedProvider {
   provider: RoutedPixProvider;
   /** Efí's Split Pix on the merchant's account. */
   splits: EfiSplits;
+  /** Pix Automático (recurrences, cycle charges) on the merchant's API Pix. */
+  recurrences: RecurrenceProvider;
   /** Efí's boletos on the merchant's account, notified at `notificationUrl(reference)`. */
   boletos(notificationUrl: (reference: string) => string | null): BoletoProvider;
   close(): Promise<void>;
@@ -97,6 +99,7 @@ export function connectedProvider(
   return {
     provider,
     splits: new EfiSplits(connection, new URL(row.api_base_url).origin),
+    recurrences: pixApi.automatico,
     boletos: (notificationUrl) =>
       new EfiBoletos({
         connection,

@@ -24,6 +24,7 @@ import {
   type PixProvider,
   type PspAccount,
   type PspAccounts,
+  type RecurrenceProvider,
 } from '../../../core/provider';
 import { pspConnectionStore, type PspConnectionRow } from '../../../db/connections';
 import type { PixApiConnection } from '../pixApi/connection';
@@ -36,6 +37,8 @@ import {
 
 export interface PspAccountsOptions {
   platform: PixProvider;
+  /** Pix Automático on the platform's account (its API Pix client's `automatico`); absent: none there. */
+  platformRecurrences?: RecurrenceProvider;
   sequelize: Sequelize;
   /** CREDENTIALS_ENCRYPTION_KEY's keyring; null where none is configured (then no connection opens). */
   keyring: MasterKeyring | null;
@@ -60,7 +63,11 @@ export class ConnectedPspAccounts implements PspAccounts {
   private readonly built = new Map<string, Built>();
 
   constructor(private readonly opts: PspAccountsOptions) {
-    this.platform = { connectionId: null, provider: opts.platform };
+    this.platform = {
+      connectionId: null,
+      provider: opts.platform,
+      ...(opts.platformRecurrences ? { recurrences: opts.platformRecurrences } : {}),
+    };
   }
 
   async forMerchant(merchantId: string): Promise<PspAccount> {
@@ -136,6 +143,7 @@ export class ConnectedPspAccounts implements PspAccounts {
     const account: PspAccount = {
       connectionId: row.id,
       provider: connected.provider,
+      recurrences: connected.recurrences,
       // Efí notifies a boleto's payment at the connection's own route, naming the charge (our reference).
       boletos: connected.boletos((reference) =>
         publicBaseUrl
@@ -197,7 +205,7 @@ export function pspAccountsFrom(
       'credentialsEncryptionKey' | 'connectionMasterKeys' | 'platformPspAccount' | 'accountModelDefault'
     > &
     Partial<Pick<GatewayConfig, 'publicBaseUrl'>>,
-  deps: { platform: PixProvider; sequelize: Sequelize; logger: Logger },
+  deps: { platform: PixProvider; platformRecurrences?: RecurrenceProvider; sequelize: Sequelize; logger: Logger },
 ): ConnectedPspAccounts {
   return new ConnectedPspAccounts({
     ...deps,

@@ -21,7 +21,7 @@
  *    PSP refuses them because they already happened.
  */
 import { z } from 'zod';
-import { ProviderError } from '../../../core/provider';
+import { ProviderError, type RecurrenceProvider } from '../../../core/provider';
 import type {
   CreateAuthorizationRequest,
   CreateCycleChargeRequest,
@@ -77,7 +77,7 @@ const CLOCK_MARGIN_MS = 60 * 60 * 1000;
 /** A debtor with more recurrences than this many pages is no subscriber of ours: stop. */
 const MAX_PAGES = 100;
 
-export class PixAutomaticoClient {
+export class PixAutomaticoClient implements RecurrenceProvider {
   constructor(
     private readonly caller: AuthorizedCaller,
     private readonly now: () => number = Date.now,
