@@ -22,11 +22,13 @@ import type { WebhookActivityDeps } from './events/deps';
 import { createFirstAttempts, withFirstAttempts } from './events/firstAttempts';
 import { createMailActivities, type MailActivityDeps } from './mail/mail';
 import { createConnectionActivities, type ConnectionActivityDeps } from './connections';
+import { createSubscriptionActivities, type SubscriptionActivityDeps } from './subscriptions';
 
 export type ActivityDeps = ChargeActivityDeps &
   Omit<WebhookActivityDeps, 'sequelize'> &
   Omit<MailActivityDeps, 'sequelize'> &
-  Omit<ConnectionActivityDeps, 'sequelize'> & {
+  Omit<ConnectionActivityDeps, 'sequelize'> &
+  Omit<SubscriptionActivityDeps, keyof ChargeActivityDeps> & {
     /** The worker's logger (workers/main.ts makes it from config.log); activities log on children of it. */
     logger: Logger;
   };
@@ -55,6 +57,7 @@ export function activitiesByDomain(deps: ActivityDeps) {
     { domain: 'events', activities: createWebhookActivities(deps) },
     { domain: 'mail', activities: createMailActivities(deps) },
     { domain: 'connections', activities: createConnectionActivities(deps) },
+    { domain: 'subscriptions', activities: createSubscriptionActivities(deps) },
   ] as const satisfies readonly DomainActivities[];
 }
 

@@ -75,6 +75,8 @@ async function main(): Promise<void> {
       mailFrom: config.mailFrom,
       logger,
       platformInstitution: config.platformInstitutionName,
+      automaticoReceiver: config.pixApi.automaticoReceiver,
+      defaultPixFee: { bps: config.defaultPixFeeBps, fixedCents: config.defaultPixFeeFixedCents },
     },
   });
   // The worker has read the bundle: the temporary copy is not needed any more.

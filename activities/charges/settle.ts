@@ -2,6 +2,7 @@
  * Settling a Pix charge's payment on the provider's record (a boleto's: activities/boletos/settleBoleto.ts).
  */
 import { ApplicationFailure } from '@temporalio/activity';
+import type { Transaction } from 'sequelize';
 import { chargePaidEntry } from '../../core/ledger/postings';
 import type { ProviderCharge } from '../../core/provider';
 import { chargeStore, presentChargeRow, type Charge, type PaymentAlertKind } from '../../db/charges';
@@ -67,11 +68,17 @@ export async function settleChargePaid(
   return credited;
 }
 
-/** The confirmed payment credited once, under the charge's row lock: ledger, row, charge.paid, checkout. */
-async function creditPayment(
+/**
+ * The confirmed payment credited once, under the charge's row lock: ledger, row, charge.paid,
+ * checkout. The one credit of a Pix payment: a subscription cycle's charge is credited here too
+ * (activities/subscriptions settleCycle, on the cobr's record), `alsoIn` writing its cycle in the
+ * same transaction (run only when this call credits).
+ */
+export async function creditPayment(
   deps: Pick<ChargeDeps, 'sequelize' | 'checkouts' | 'platformInstitution'>,
   chargeId: string,
-  confirmed: ProviderCharge,
+  confirmed: Pick<ProviderCharge, 'paidAt' | 'endToEndId' | 'payer'>,
+  alsoIn?: (transaction: Transaction) => Promise<void>,
 ): Promise<{ outcome: SettleOutcome }> {
   const { sequelize } = deps;
   return sequelize.transaction(async (transaction) => {
@@ -131,6 +138,7 @@ async function creditPayment(
       },
       transaction,
     );
+    if (alsoIn) await alsoIn(transaction);
     return { outcome: 'SETTLED' as const };
   });
 }

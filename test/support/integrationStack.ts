@@ -276,6 +276,8 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
         allowPrivateDestinations: true,
         smtpUrl,
         logger: workerLogger,
+        automaticoReceiver: config.pixApi.automaticoReceiver,
+        defaultPixFee: { bps: config.defaultPixFeeBps, fixedCents: config.defaultPixFeeFixedCents },
       },
     });
     running = worker.run();
