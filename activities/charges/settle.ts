@@ -31,6 +31,12 @@ export async function settleChargePaid(
   const charge = await chargeStore.findCharge(args.chargeId);
   if (!charge) throw ApplicationFailure.nonRetryable(`charge ${args.chargeId} not found`, 'ChargeNotFound');
   if (charge.method === 'BOLETO') return { outcome: await settleBoleto(deps, charge, args.payment) };
+  // A subscription cycle's charge is credited on its cobr's record only (activities/subscriptions settleCycle).
+  if (charge.subscriptionId)
+    throw ApplicationFailure.nonRetryable(
+      `charge ${charge.id} is a subscription cycle's: settled by its subscription, not here`,
+      'SubscriptionCycleCharge',
+    );
   if (charge.status === 'PAID') {
     // A rerun after a worker died between the credit and the start of its sends starts them now.
     if (charge.pspConnectionId) await startOwedSends(deps.sequelize, charge.id);

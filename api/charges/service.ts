@@ -139,6 +139,8 @@ export class AppChargeService {
     const charge = await this.ownedCharge(userId, chargeId, CHARGE_WRITERS);
     if (charge.status === 'CANCELLED') return this.view(charge);
     if (charge.status !== 'PENDING') throw chargeErrors.notCancellable(this.present(charge).status);
+    // A subscription cycle's charge ends with its cycle: cancel the subscription instead.
+    if (charge.subscriptionId) throw chargeErrors.notCancellable('a subscription cycle (cancel the subscription)');
     try {
       await workflowHandle(this.deps.temporal, chargeLifecycleWorkflow, chargeWorkflowId(charge.id)).executeUpdate(
         cancelChargeUpdate,

@@ -10,6 +10,9 @@
  *   idempotent (ledger key + row lock), so a payment racing expiry or cancel is never dropped.
  * - EXPIRED or CANCELLED charge: settleLatePayment.
  * - PAID charge: the same payment is a duplicate; another endToEndId is stored as an alert.
+ * - A subscription cycle's charge (subscription_id set), whatever its status but PAID: its
+ *   subscription's workflow is signalled (cycleNoticeSignal, the cobr's txid) and nothing else
+ *   happens here: only that workflow settles it, on GET /cobr (activities/subscriptions).
  * Each event is stored once in provider_events with its FIRST outcome: a replay answers that
  * outcome and re-runs nothing.
  */
@@ -31,13 +34,18 @@ import {
   paymentConfirmedSignal,
   settleLatePaymentWorkflow,
 } from '../../workflows/charges/definitions';
+import {
+  cycleNoticeSignal,
+  subscriptionLifecycleWorkflow,
+  subscriptionWorkflowId,
+} from '../../workflows/subscriptions/definitions';
 import type { Charge } from './charge';
 import * as chargeStore from './chargeStore';
 import * as paymentAlertStore from './paymentAlertStore';
 import * as providerEventStore from './providerEventStore';
 
 /**
- * SIGNALLED: passed to the charge's workflow · LATE_PAYMENT: the charge was closed, settled by
+ * SIGNALLED: passed to the charge's workflow (a cycle charge's: its subscription's) · LATE_PAYMENT: the charge was closed, settled by
  * settleLatePayment · ALREADY_PAID: this payment was credited before · DUPLICATE_PAYMENT: another
  * payment for a PAID charge, not credited, stored as an alert · UNKNOWN_CHARGE · IGNORED (not a
  * payment). Every payment is credited only after the provider confirms it. The callback routes
@@ -276,6 +284,7 @@ export class ProviderCallbackService {
 
   /** PENDING: signal the lifecycle (and settle late if it closed meanwhile); closed: settle late. */
   private async deliver(charge: Charge, payment: PaymentConfirmation): Promise<CallbackOutcome> {
+    if (charge.subscriptionId) return this.noticeCycle(charge);
     if (charge.status !== 'PENDING') return this.settleLate(charge, payment);
     try {
       await workflowHandle(this.deps.temporal, chargeLifecycleWorkflow, chargeWorkflowId(charge.id)).signal(
@@ -290,6 +299,30 @@ export class ProviderCallbackService {
     // for a payment: then the signal may never be read, so settle late too.
     await chargeStore.reload(charge);
     if (charge.status !== 'PENDING' && charge.status !== 'PAID') return this.settleLate(charge, payment);
+    return 'SIGNALLED';
+  }
+
+  /**
+   * A Pix on a cycle's cobr: a reason for the subscription's workflow to read it (GET /cobr), never
+   * a claim this path settles or closes. A workflow that is gone (the subscription ended) has
+   * nothing to read: logged, and the payment is for a person to look at through the PSP's record.
+   */
+  private async noticeCycle(charge: Charge): Promise<CallbackOutcome> {
+    const subscriptionId = charge.subscriptionId as string;
+    try {
+      await workflowHandle(
+        this.deps.temporal,
+        subscriptionLifecycleWorkflow,
+        subscriptionWorkflowId(subscriptionId),
+      ).signal(cycleNoticeSignal, { txid: charge.pixTxid as string });
+    } catch (err) {
+      if (!(err instanceof WorkflowNotFoundError)) throw err;
+      this.deps.logger.warn(
+        { chargeId: charge.id, subscriptionId },
+        "Pix received on a cycle charge whose subscription's workflow is not running; nothing credited",
+      );
+      return 'UNKNOWN_CHARGE';
+    }
     return 'SIGNALLED';
   }
 
