@@ -6,3 +6,4 @@
  */
 export * as subscriptionStore from './subscriptionStore';
 export type { NewSubscription, StoredCycle, StoredSubscription } from './subscriptionStore';
+export { noticeCycleCharges, noticeOutcomes, noticeRecurrences, type NoticeDeps, type NoticeOutcome } from './notices';

@@ -63,6 +63,7 @@ export function providerCallbacksApi(deps: ProviderCallbacksApiDeps): Router {
       health,
       logger: deps.logger,
       wrongSecrets: deps.pixWebhookWrongSecrets,
+      subscriptions: { sequelize: deps.sequelize, temporal: deps.temporal },
     }),
   );
   return router;

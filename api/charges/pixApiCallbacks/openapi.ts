@@ -1,8 +1,9 @@
-/** OpenAPI for the API Pix notification route (router.ts), mounted at /webhooks/pix-api. */
+/** OpenAPI for the API Pix notification routes (router.ts: /pix, and Pix Automático's /rec and /cobr), mounted at /webhooks/pix-api. */
 import { z } from 'zod';
 import { callbackOutcome } from '../callbacks/schema';
 import { errorResponses, jsonResponse, registry, security } from '../../openapi/registry';
-import { pixNotificationBody } from './schema';
+import { noticeOutcomes } from '../../../db/subscriptions';
+import { cobrNotificationBody, pixNotificationBody, recNotificationBody } from './schema';
 
 /** The body both notification routes take (this one and a merchant connection's). */
 export const pixApiNotification = registry.register('PixApiNotification', pixNotificationBody);
@@ -40,6 +41,77 @@ registry.registerPath({
   },
   responses: {
     200: jsonResponse('Taken.', pixApiNotificationAnswer),
+    ...errorResponses('VALIDATION_ERROR', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'RATE_LIMITED'),
+  },
+});
+
+const noticeOutcome = z.enum(noticeOutcomes).meta({
+  description:
+    "SIGNALLED: the subscription's workflow will read the PSP · UNKNOWN: no subscription of ours (logged) · ENDED: the subscription's workflow has ended.",
+});
+
+const pixAutomaticoNotice = (what: 'rec' | 'cobr') =>
+  "Called by the PSP, not by merchants: the gateway registers `PUT /webhookrec` and `PUT /webhookcobr` of the BCB's API Pix (Pix Automático) with the same URL as `PUT /webhook/{chave}`, " +
+  `and the PSP appends \`/${what}\`. The secret and its brake are the \`/pix\` route's (404 on a wrong one; 429 past 10 a minute from one IP). ` +
+  (what === 'rec'
+    ? "Each recurrence named is looked up by its idRec and its subscription's workflow told to read it (`GET /rec/{idRec}`): the notice's status is never acted on. "
+    : "Each cycle charge named is looked up by its txid and its subscription's workflow told to read it (`GET /cobr/{txid}`): the notice's status, attempts and Pix are never acted on. ") +
+  'An id of no subscription of ours is logged and answered 200 all the same (UNKNOWN), so the PSP stops retrying it; an item naming no valid id is skipped and counted in `ignored`.';
+
+registry.registerPath({
+  method: 'post',
+  path: '/webhooks/pix-api/{secret}/rec',
+  operationId: 'receivePixAutomaticoRecNotification',
+  tags: ['Provider callbacks'],
+  summary: 'Pix Automático recurrence notification from the PSP (webhookrec)',
+  description: pixAutomaticoNotice('rec'),
+  security: security.none,
+  request: {
+    params: z.object({ secret: z.string().meta({ description: 'PIX_WEBHOOK_SECRET.' }) }),
+    body: {
+      required: true,
+      content: { 'application/json': { schema: registry.register('PixApiRecNotification', recNotificationBody) } },
+    },
+  },
+  responses: {
+    200: jsonResponse(
+      'Taken.',
+      z.object({
+        received: z.literal(true),
+        ignored: z.number().int(),
+        outcomes: z.array(z.object({ idRec: z.string(), outcome: noticeOutcome })),
+      }),
+    ),
+    ...errorResponses('VALIDATION_ERROR', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'RATE_LIMITED'),
+  },
+});
+
+registry.registerPath({
+  method: 'post',
+  path: '/webhooks/pix-api/{secret}/cobr',
+  operationId: 'receivePixAutomaticoCobrNotification',
+  tags: ['Provider callbacks'],
+  summary: 'Pix Automático cycle charge notification from the PSP (webhookcobr)',
+  description: pixAutomaticoNotice('cobr'),
+  security: security.none,
+  request: {
+    params: z.object({ secret: z.string().meta({ description: 'PIX_WEBHOOK_SECRET.' }) }),
+    body: {
+      required: true,
+      content: {
+        'application/json': { schema: registry.register('PixApiCobrNotification', cobrNotificationBody) },
+      },
+    },
+  },
+  responses: {
+    200: jsonResponse(
+      'Taken.',
+      z.object({
+        received: z.literal(true),
+        ignored: z.number().int(),
+        outcomes: z.array(z.object({ txid: z.string(), outcome: noticeOutcome })),
+      }),
+    ),
     ...errorResponses('VALIDATION_ERROR', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'RATE_LIMITED'),
   },
 });

@@ -1,5 +1,9 @@
 /**
- * POST /webhooks/pix-api/:secret/pix: API Pix notifications from the PSP. The secret path
+ * POST /webhooks/pix-api/:secret/pix: API Pix notifications from the PSP; beside it /:secret/rec
+ * and /:secret/cobr, Pix Automático's (webhookrec, webhookcobr registered at the same URL): each
+ * recurrence or cycle charge they name is found (its subscription) and its workflow signalled to
+ * read the PSP (db/subscriptions notices.ts); an id of no subscription of ours is logged and
+ * answered 200 all the same. The secret path
  * segment (PIX_WEBHOOK_SECRET) is compared in constant time; a wrong one is answered like a route
  * that does not exist (404). The body is read only after that (up to 1 MB: a PSP batches), so an
  * anonymous caller cannot make the server parse megabytes.
@@ -19,6 +23,10 @@ import type { Logger } from 'pino';
 import { routeJsonBody } from '../../middleware/jsonBody';
 import type { CallbackHealth } from '../callbacks/callbackHealth';
 import type { ProviderCallbackService } from '../../../db/charges';
+import { noticeCycleCharges, noticeRecurrences, type NoticeDeps } from '../../../db/subscriptions';
+import { cycleChargeClaimsOf, recurrenceClaimsOf } from '../../../core/pixAutomatico/notifications';
+import { parseOrThrow } from '../../validation/validate';
+import { cobrNotificationBody, recNotificationBody } from './schema';
 import {
   parsePixNotification,
   receivePixNotification,
@@ -34,6 +42,8 @@ export function pixApiCallbackRouter(deps: {
   health: CallbackHealth;
   logger: Logger;
   wrongSecrets?: WrongSecretOptions;
+  /** Pix Automático's notices (/rec, /cobr): where subscriptions are found and signalled. */
+  subscriptions: Omit<NoticeDeps, 'logger'>;
 }): Router {
   if (!deps.webhookSecret) throw new Error('pixApiCallbackRouter: the webhook secret is required');
   const expected = secretDigest(deps.webhookSecret);
@@ -55,6 +65,29 @@ export function pixApiCallbackRouter(deps: {
     res.json(await receivePixNotification(deps.service, body));
   };
 
-  router.post('/:secret/pix', knownSecret, routeJsonBody({ largeLimit: '1mb', isLarge: () => true }), receive);
+  const notices: NoticeDeps = {
+    ...deps.subscriptions,
+    logger: deps.logger.child({ module: 'pix-automatico-notices' }),
+  };
+
+  const receiveRecs: RequestHandler = async (req, res) => {
+    parseOrThrow(recNotificationBody, req.body, 'notification body');
+    deps.health.received();
+    // Checked above: an object with its array; items naming no valid id are skipped, counted.
+    const { claims, ignored } = recurrenceClaimsOf(req.body) ?? { claims: [], ignored: 0 };
+    res.json({ received: true, ignored, outcomes: await noticeRecurrences(notices, claims) });
+  };
+
+  const receiveCobrs: RequestHandler = async (req, res) => {
+    parseOrThrow(cobrNotificationBody, req.body, 'notification body');
+    deps.health.received();
+    const { claims, ignored } = cycleChargeClaimsOf(req.body) ?? { claims: [], ignored: 0 };
+    res.json({ received: true, ignored, outcomes: await noticeCycleCharges(notices, claims) });
+  };
+
+  const body = routeJsonBody({ largeLimit: '1mb', isLarge: () => true });
+  router.post('/:secret/pix', knownSecret, body, receive);
+  router.post('/:secret/rec', knownSecret, body, receiveRecs);
+  router.post('/:secret/cobr', knownSecret, body, receiveCobrs);
   return router;
 }

@@ -73,3 +73,46 @@ export const pixNotificationBody = z
     description:
       'An API Pix notification: the Pix received (or, at Efí, sent), each a claim the gateway checks with the PSP before money moves.',
   });
+
+/** A PSP batches notifications; as for Pix, more than this in one body is not a notification. */
+export const MAX_NOTIFIED_RECURRENCES = 1000;
+
+/**
+ * Body of a webhookrec notification (the BCB document's `RecNotification`, posted to the
+ * registered URL + "/rec"): `{"recs": [{idRec, status, atualizacao, …}]}`. Only the shape and the
+ * ids are checked here; an item whose idRec is not one is skipped (core/pixAutomatico/notifications.ts).
+ */
+export const recNotificationBody = z
+  .object({
+    recs: z
+      .array(
+        z
+          .object({
+            idRec: z.string().max(35).meta({ description: 'The recurrence (29 alphanumerics).' }),
+            status: z.string().max(20).optional().meta({ description: 'A hint only: the rec is read with GET /rec.' }),
+          })
+          .passthrough(),
+      )
+      .max(MAX_NOTIFIED_RECURRENCES),
+  })
+  .passthrough();
+
+/**
+ * Body of a webhookcobr notification (`CobRNotification`, posted to the registered URL +
+ * "/cobr"): `{"cobsr": [{txid, idRec, status, tentativas, …}]}`; the cobr is read with GET /cobr.
+ */
+export const cobrNotificationBody = z
+  .object({
+    cobsr: z
+      .array(
+        z
+          .object({
+            txid: z.string().max(35).meta({ description: 'The cycle charge: ours are 32 hex digits.' }),
+            idRec: z.string().max(35).optional(),
+            status: z.string().max(20).optional().meta({ description: 'A hint only.' }),
+          })
+          .passthrough(),
+      )
+      .max(MAX_NOTIFIED_RECURRENCES),
+  })
+  .passthrough();
