@@ -285,6 +285,9 @@ it('journey 3, monthly, a year: cycle 3 healed by a retry (PAST_DUE, ACTIVE), cy
     ...[7, 8, 9, 10, 11, 12].map(paid),
   ]);
   expect(psp.failed).toEqual([{ cycle: 6, reason: 'RETRIES_EXHAUSTED', rejectionCode: null }]);
+  // GET /rec: twice while authorising, then once at the start of each continued run that charges a
+  // cycle (3 to 12): a notice lost as a run continued cannot hide a cancel.
+  expect(psp.recReads).toBe(12);
 
   // Cycles 2 to 12, each sent when core's window says (9 days before, 09:00), never outside it.
   expect([...psp.cycles.keys()]).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);

@@ -193,6 +193,9 @@ class Subscription {
     this.state = carried.state;
     this.idRec = carried.idRec;
     this.cycle = carried.nextCycle;
+    // A recurrence notice that came as the previous run continued is not carried over: the rec is
+    // read once before this cycle is charged, so a payer's cancel is never missed for want of a notice.
+    this.recurrenceNoticed = true;
     this.prepared = {
       subscriptionId: this.input.subscriptionId,
       idRec: carried.idRec,
