@@ -5,7 +5,8 @@
  * date and resolve (paid, rejected with a code, or held) once that day's evening has come. What is
  * asserted is what the workflow did with them: the states and events it recorded per cycle, when
  * it sent each cobr (inside core's issue window), the retries it asked for (at most 3, each on a
- * later date), and that the history stays one cycle long (continue-as-new). The activities
+ * later date), that the history stays one cycle long (continue-as-new), and what a rec the PSP
+ * will not create does to prepareSubscription and to the subscription. The activities
  * themselves (rows, ledger, the PSP over HTTP) are tested where they are written.
  */
 import crypto from 'node:crypto';
@@ -75,6 +76,8 @@ class FakePsp {
   readonly failed: { cycle: number; reason: string; rejectionCode: string | null }[] = [];
   readonly calls: string[] = [];
   recReads = 0;
+  /** createRecurrence refused by the PSP (a non-retryable failure of the activity). */
+  createFails = false;
   /** Called as each cobr is issued (the test's hook to act mid-cycle). */
   onIssue: (cycle: number) => void = () => undefined;
   /** Called on each GET /rec, before answering (the test's hook to move the rec). */
@@ -88,6 +91,7 @@ class FakePsp {
       recordSubscription: async () => void call('recordSubscription'),
       createRecurrence: async ({ subscriptionId }) => {
         call('createRecurrence');
+        if (this.createFails) throw ApplicationFailure.nonRetryable('the PSP refused the rec', 'PspRefused');
         return {
           subscriptionId,
           idRec: `RR1234567820270115${subscriptionId.replace(/-/g, '').slice(0, 11)}`,
@@ -422,4 +426,30 @@ it('continues as new after each cycle: every run of a 4-cycle subscription keeps
   expect(lengths).toHaveLength(5);
   // A cycle's run: a few timers, issue, read, settle, record (≈ 40 events); never the whole year.
   for (const length of lengths) expect(length).toBeLessThan(80);
+});
+
+it("the PSP will not create the rec: prepareSubscription fails (SubscriptionNotPrepared, the PSP's failure as its cause) and the subscription ends EXPIRED", async () => {
+  const today = await serverToday();
+  const args = input({ journey: 'JOURNEY_2', firstDueDate: addDays(today, 12) });
+  const psp = new FakePsp(noneRejected);
+  psp.createFails = true;
+  const { failure, result } = await run(psp, async (taskQueue) => {
+    const handle = await wf.env.client.workflow.start('subscriptionLifecycle', {
+      taskQueue,
+      workflowId: subscriptionWorkflowId(args.subscriptionId),
+      args: [args],
+    });
+    const failure = await handle.executeUpdate(prepareSubscriptionUpdate).then(
+      () => null,
+      (err: unknown) => err,
+    );
+    return { failure, result: await handle.result() };
+  });
+  expect(failure).toBeInstanceOf(WorkflowUpdateFailedError);
+  const cause = (failure as WorkflowUpdateFailedError).cause as ApplicationFailure;
+  expect(cause.type).toBe('SubscriptionNotPrepared');
+  expect((cause.cause as ApplicationFailure).type).toBe('PspRefused');
+  expect(result).toMatchObject({ state: 'EXPIRED', idRec: null });
+  expect(psp.states).toEqual([{ state: 'EXPIRED', event: 'subscription.cancelled', cycle: null }]);
+  expect(psp.calls).toEqual(['recordSubscription', 'createRecurrence', 'recordSubscriptionState']);
 });

@@ -231,10 +231,13 @@ class Subscription {
       this.idRec = prepared.idRec;
       this.prepared = prepared;
     } catch (err) {
-      this.prepareFailure = ApplicationFailure.nonRetryable(
-        `the recurrence could not be created at the PSP: ${failureMessage(err)}`,
-        SubscriptionFailureTypes.notPrepared,
-      );
+      // The PSP's own failure goes along as the cause: the API tells a refusal from an outage by it.
+      this.prepareFailure = ApplicationFailure.create({
+        message: `the recurrence could not be created at the PSP: ${failureMessage(err)}`,
+        type: SubscriptionFailureTypes.notPrepared,
+        nonRetryable: true,
+        cause: failureCause(err),
+      });
       await this.apply({ type: 'RECURRENCE_EXPIRED' }, 'subscription.cancelled');
     }
   }
@@ -482,7 +485,12 @@ function untilMs(atMs: number): number {
 }
 
 /** A regular activity's failure arrives wrapped (ActivityFailure, the reason in `cause`). */
+function failureCause(err: unknown): Error | undefined {
+  const cause = (err as { cause?: unknown }).cause;
+  if (cause instanceof Error) return cause;
+  return err instanceof Error ? err : undefined;
+}
+
 function failureMessage(err: unknown): string {
-  const cause = (err as { cause?: { message?: unknown } }).cause;
-  return String(cause?.message ?? (err as { message?: unknown }).message ?? 'unknown error');
+  return failureCause(err)?.message ?? 'unknown error';
 }
