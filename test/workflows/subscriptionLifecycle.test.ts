@@ -11,7 +11,7 @@
  */
 import crypto from 'node:crypto';
 import { Context } from '@temporalio/activity';
-import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type {
   RecurrenceReading,
@@ -78,6 +78,9 @@ class FakePsp {
   recReads = 0;
   /** createRecurrence refused by the PSP (a non-retryable failure of the activity). */
   createFails = false;
+  /** How many retry requests the PSP refuses before accepting them (a non-retryable failure). */
+  refuseRetries = 0;
+  refusedRetries: string[] = [];
   /** Called as each cobr is issued (the test's hook to act mid-cycle). */
   onIssue: (cycle: number) => void = () => undefined;
   /** Called on each GET /rec, before answering (the test's hook to move the rec). */
@@ -134,6 +137,10 @@ class FakePsp {
       },
       requestCycleRetry: async ({ cycle, date }) => {
         call('requestCycleRetry');
+        if (this.refusedRetries.length < this.refuseRetries) {
+          this.refusedRetries.push(date);
+          throw ApplicationFailure.nonRetryable('the PSP refused the retry', 'PspRefused');
+        }
         const c = this.cobr(cycle);
         c.retries.push({ date, askedAtMs: now() });
         c.attempts.push({ date, status: 'AGENDADA' });
@@ -452,4 +459,49 @@ it("the PSP will not create the rec: prepareSubscription fails (SubscriptionNotP
   expect(result).toMatchObject({ state: 'EXPIRED', idRec: null });
   expect(psp.states).toEqual([{ state: 'EXPIRED', event: 'subscription.cancelled', cycle: null }]);
   expect(psp.calls).toEqual(['recordSubscription', 'createRecurrence', 'recordSubscriptionState']);
+});
+
+it('a retry the PSP refuses leaves the cycle open: the next reading asks for a later date, which pays it', async () => {
+  const today = await serverToday();
+  const firstDueDate = addDays(today, 12);
+  const args = input({ journey: 'JOURNEY_2', firstDueDate, lastDueDate: firstDueDate });
+  const psp = new FakePsp((_cycle, attempt) => (attempt === 0 ? { rejected: 'AM02' } : 'PAGA'));
+  psp.refuseRetries = 1;
+  const result = await run(psp, async (taskQueue) => (await startAndPrepare(taskQueue, args)).handle.result());
+  expect(result).toMatchObject({ state: 'ACTIVE', cycle: 2 });
+  const c = psp.cycles.get(1)!;
+  expect(psp.refusedRetries).toHaveLength(1);
+  expect(c.retries.map((r) => r.date)).toEqual([addDays(psp.refusedRetries[0], 1)]);
+  // AUTHORISED takes a rejected attempt unchanged (nothing recorded); the paid cycle makes it ACTIVE.
+  expect(psp.states).toEqual([
+    { state: 'AUTHORISED', event: 'subscription.authorised', cycle: null },
+    { state: 'ACTIVE', event: 'subscription.cycle.paid', cycle: 1 },
+  ]);
+});
+
+it("cancelled from the Temporal Web UI (the run cancelled): cancelled at the PSP and CANCELLED, as the merchant's cancel; the run reported cancelled", async () => {
+  const today = await serverToday();
+  const args = input({ journey: 'JOURNEY_2', firstDueDate: addDays(today, 20) });
+  const psp = new FakePsp(noneRejected);
+  const failure = await run(psp, async (taskQueue) => {
+    const { handle } = await startAndPrepare(taskQueue, args);
+    for (let i = 0; (await handle.query(subscriptionStatusQuery)).state !== 'AUTHORISED'; i++) {
+      if (i > 100) throw new Error('never AUTHORISED');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await handle.cancel();
+    return handle.result().then(
+      () => null,
+      (err: unknown) => err,
+    );
+  });
+  expect(failure).toBeInstanceOf(WorkflowFailedError);
+  expect(psp.calls.filter((c) => c === 'cancelAtProvider')).toHaveLength(1);
+  expect(psp.states.at(-1)).toEqual({
+    state: 'CANCELLED',
+    event: 'subscription.cancelled',
+    cycle: null,
+    cancelledBy: 'MERCHANT',
+  });
+  expect(psp.cycles.size).toBe(0);
 });

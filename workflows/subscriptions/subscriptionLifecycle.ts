@@ -24,7 +24,10 @@
  *   payer missed no payment, so their access does not change; the next cycle is charged as usual.
  * - The merchant's cancel runs in a non-cancellable scope (cancelAtProvider, then CANCELLED), so it
  *   is never half applied; a cancel arriving as a run ends is applied before the run completes or
- *   continues, never dropped.
+ *   continues, never dropped. A cancel of the run itself (Temporal Web UI, a client) does the same,
+ *   then reports the run cancelled.
+ * - A retry the PSP refuses leaves the cycle open (the next reading asks for a later date, or finds
+ *   the retry window closed and fails the cycle): a refusal never fails the workflow.
  * - Past the recurrence's last due date the run completes with the state unchanged.
  */
 import {
@@ -33,6 +36,7 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
+  isCancellation,
   log,
   proxyActivities,
   setHandler,
@@ -110,10 +114,16 @@ type RunEnd = 'CONTINUE' | 'COMPLETE';
 export async function subscriptionLifecycle(input: SubscriptionLifecycleInput): Promise<SubscriptionStatusView> {
   const subscription = new Subscription(input);
   subscription.listen();
-  if (input.carried) subscription.resume(input.carried);
-  else await subscription.authorise();
-  const end: RunEnd = subscription.ended() ? 'COMPLETE' : await subscription.chargeCycle();
-  await subscription.drainHandlers();
+  let end: RunEnd;
+  try {
+    end = await subscription.run();
+  } catch (err) {
+    if (!isCancellation(err)) throw err;
+    // Cancel from the Temporal Web UI or a client: what the merchant's cancel does
+    // (docs/operations.md promises it), then the run is reported cancelled, as the operator asked.
+    await CancellationScope.nonCancellable(() => subscription.endByOperator());
+    throw err;
+  }
   if (end === 'CONTINUE' && !subscription.ended()) {
     await continueAsNew<typeof subscriptionLifecycle>({ ...input, carried: subscription.carried() });
   }
@@ -174,6 +184,15 @@ class Subscription {
         },
       },
     );
+  }
+
+  /** This run's part: the authorisation (first run) or the carried state, then one cycle. */
+  async run(): Promise<RunEnd> {
+    if (this.input.carried) this.resume(this.input.carried);
+    else await this.authorise();
+    const end: RunEnd = this.ended() ? 'COMPLETE' : await this.chargeCycle();
+    await this.drainHandlers();
+    return end;
   }
 
   ended(): boolean {
@@ -377,7 +396,7 @@ class Subscription {
         // A PSP whose reading lags behind the retry just asked would make the same date come back: asked once.
         if (retriesAsked.has(decision.date)) return false;
         retriesAsked.add(decision.date);
-        await acts.requestCycleRetry({ ...cycle, date: decision.date });
+        if (!(await this.askRetry(due, decision.date))) return false;
         await this.apply({ type: 'ATTEMPT_REJECTED', cycle: due.cycle }, null);
         return false;
       case 'FAILED':
@@ -391,6 +410,27 @@ class Subscription {
         await this.apply({ type: 'CYCLE_PAID', cycle: due.cycle }, 'subscription.cycle.paid');
         return true;
       }
+    }
+  }
+
+  /**
+   * POST /cobr/{txid}/retentativa/{date}; false when the PSP refused it (a domain refusal: the
+   * activity retries everything else). The cycle stays open: the next reading asks for a later date,
+   * or finds the retry window closed and fails the cycle, so a refusal never fails the workflow.
+   */
+  private async askRetry(due: CycleDue, date: string): Promise<boolean> {
+    try {
+      await acts.requestCycleRetry({ subscriptionId: this.input.subscriptionId, cycle: due.cycle, date });
+      return true;
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      log.warn('the PSP refused a retry of this cycle: the next reading decides', {
+        subscriptionId: this.input.subscriptionId,
+        cycle: due.cycle,
+        date,
+        reason: failureMessage(err),
+      });
+      return false;
     }
   }
 
@@ -422,6 +462,18 @@ class Subscription {
       await acts.cancelAtProvider(this.ids());
       await this.apply({ type: 'CANCELLED', by: 'MERCHANT' }, 'subscription.cancelled', { cancelledBy: 'MERCHANT' });
     });
+  }
+
+  /** The run was cancelled (operator): the subscription is cancelled as the merchant would; no handler is left waiting. */
+  async endByOperator(): Promise<void> {
+    if (!this.prepared && !this.prepareFailure) {
+      this.prepareFailure = ApplicationFailure.nonRetryable(
+        'the subscription was cancelled before its recurrence was created',
+        SubscriptionFailureTypes.notPrepared,
+      );
+    }
+    if (!this.ended()) await this.cancelByMerchant();
+    await condition(allHandlersFinished);
   }
 
   /**
