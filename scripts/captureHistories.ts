@@ -54,10 +54,13 @@ import { pspChargeRef } from '../core/pix/apiPixIds';
 import { refundLifecycleWorkflow, refundWorkflowId, requestRefundUpdate } from '../workflows/refunds/definitions';
 import type { MadeSandboxAccount } from '../test/support/sandboxAccounts';
 import type { IntegrationStack } from '../test/support/integrationStack';
+import { captureSubscriptionRuns } from './lib/subscriptionCapture';
 
 const historiesDir = path.join(projectRoot, 'test', 'replay', 'histories');
 /** A scenario's workflows must close within this; a stuck one is terminated and its history kept (a partial history replays too). */
 const SCENARIO_TIMEOUT_MS = 45_000;
+/** Task queues of scenarios whose runs have a worker of their own (stand-in activities): their histories are written too. */
+const ownTaskQueues: string[] = [];
 
 interface Scenario {
   name: string;
@@ -264,6 +267,19 @@ async function chargePaidAfterAFailedAttempt(
 }
 
 const scenarios: Scenario[] = [
+  {
+    // Stand-in activities until activities/subscriptions exists (scripts/lib/subscriptionCapture.ts).
+    name: 'subscription-lifecycle',
+    async run(stack) {
+      const { taskQueue, workflowIds } = await captureSubscriptionRuns(
+        stack.temporal,
+        process.env.TEMPORAL_ADDRESS as string,
+        (handle) => waitClosed(handle),
+      );
+      ownTaskQueues.push(taskQueue);
+      return workflowIds;
+    },
+  },
   {
     // A paid charge refunded twice: 1,000 returned (SUCCEEDED), then 13 cents refused by the
     // sandbox (an amount ending in 13 cents) and released (FAILED).
@@ -1050,7 +1066,8 @@ async function main(): Promise<void> {
     // Every run on this stack's task queue, matched to the scenario that made it by workflow id prefix.
     const written: string[] = [];
     const seen = new Set<string>();
-    for await (const wf of stack.temporal.workflow.list({ query: `TaskQueue = "${stack.taskQueue}"` })) {
+    const query = [stack.taskQueue, ...ownTaskQueues].map((q) => `TaskQueue = "${q}"`).join(' OR ');
+    for await (const wf of stack.temporal.workflow.list({ query })) {
       const scenario = [...made].find(([, prefixes]) => prefixes.some((p) => wf.workflowId.startsWith(p)))?.[0];
       const isDispatcher = wf.workflowId === dispatcherWorkflowId(stack.taskQueue);
       if (!scenario && !isDispatcher) continue;

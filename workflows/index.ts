@@ -21,3 +21,4 @@ export { pixPaymentSweep } from './charges/sweep/pixPaymentSweep';
 export { pspConnectionRotate, pspConnectionTest, pspConnectionWebhook } from './connections/connectionChecks';
 export { pspBalanceReading } from './connections/balanceReading';
 export { splitSend } from './splitSends/splitSend';
+export { subscriptionLifecycle } from './subscriptions/subscriptionLifecycle';

@@ -27,19 +27,30 @@ export async function insertPrice(
   sequelize: Sequelize,
   merchantId: string,
   courseId: string,
-  o: { amountCents?: number; type?: 'ONE_TIME' | 'SUBSCRIPTION' | 'MULTIPLE_PAYMENTS'; active?: boolean } = {},
+  o: {
+    amountCents?: number;
+    type?: 'ONE_TIME' | 'SUBSCRIPTION' | 'MULTIPLE_PAYMENTS';
+    active?: boolean;
+    interval?: 'WEEKLY' | 'MONTHLY' | 'QUARTERLY' | 'SEMIANNUAL' | 'ANNUAL';
+    retryPolicy?: 'NAO_PERMITE' | 'PERMITE_3R_7D';
+  } = {},
 ): Promise<string> {
   const id = crypto.randomUUID();
+  const type = o.type ?? 'ONE_TIME';
   await sequelize.query(
-    `INSERT INTO course_prices (id, course_id, merchant_id, amount_cents, type, active) VALUES (:id, :courseId, :merchantId, :amountCents, :type, :active)`,
+    `INSERT INTO course_prices (id, course_id, merchant_id, amount_cents, type, active, interval, retry_policy)
+     VALUES (:id, :courseId, :merchantId, :amountCents, :type, :active, :interval, :retryPolicy)`,
     {
       replacements: {
         id,
         courseId,
         merchantId,
         amountCents: o.amountCents ?? 4_990,
-        type: o.type ?? 'ONE_TIME',
+        type,
         active: o.active ?? true,
+        // A SUBSCRIPTION price carries its period and retry policy (migration 0045); the others none.
+        interval: type === 'SUBSCRIPTION' ? (o.interval ?? 'MONTHLY') : null,
+        retryPolicy: type === 'SUBSCRIPTION' ? (o.retryPolicy ?? 'PERMITE_3R_7D') : null,
       },
     },
   );

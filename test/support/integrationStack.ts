@@ -158,6 +158,14 @@ export interface StackOptions {
   inProcessWorker?: boolean;
   /** Start the outbox dispatcher, so events become webhook deliveries (only local receivers!). */
   webhookDispatcher?: boolean;
+  /**
+   * Another Temporal server than the run's dev server: the time-skipping one of a workflow test
+   * (useWorkflowEnv), for a scenario that spans months. `client` is the stack's (its API's) client;
+   * the worker polls on `workerConnection`. The stack closes neither.
+   */
+  temporal?: { client: Client; workerConnection: NativeConnection };
+  /** The sandbox's clock (default the wall clock): a time-skipping test makes it follow its server's. */
+  sandboxNow?: () => Date;
 }
 
 export async function startIntegrationStack(opts: StackOptions = {}): Promise<IntegrationStack> {
@@ -189,6 +197,7 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
     logger: testLogger('sandbox-test'),
     devolucaoSettleMs: 200,
     observeApiRequest: audit.observe,
+    ...(opts.sandboxNow ? { now: opts.sandboxNow } : {}),
     // Each sandbox account's own client certificate is signed by the test CA the handshake trusts.
     accountCa: { cert: fs.readFileSync(pki.caFile, 'utf8'), key: fs.readFileSync(pki.caKeyFile, 'utf8') },
   };
@@ -199,8 +208,8 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
   const mail = await startMailSink({ port: 0 });
   const smtpUrl = mail.url;
 
-  const connection = await Connection.connect({ address: env.temporalAddress });
-  const temporal = new Client({ connection, namespace: 'default' });
+  const connection = opts.temporal ? null : await Connection.connect({ address: env.temporalAddress });
+  const temporal = opts.temporal?.client ?? new Client({ connection: connection!, namespace: 'default' });
   const apiDeps = stackApiDeps(
     {
       sequelize,
@@ -260,11 +269,12 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
     // Only with a worker: the worker's shutdown releases the Runtime; one installed without a
     // worker is never released and keeps the jest worker from exiting.
     quietTemporalRuntime();
-    workerConnection = await NativeConnection.connect({ address: env.temporalAddress });
+    workerConnection =
+      opts.temporal?.workerConnection ?? (await NativeConnection.connect({ address: env.temporalAddress }));
     worker = await createGatewayWorker({
       workflowBundle: await workflowBundle(),
       connection: workerConnection,
-      namespace: 'default',
+      namespace: temporal.options.namespace,
       taskQueue,
       deps: {
         sequelize,
@@ -349,14 +359,14 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
           .catch(() => undefined);
       worker?.shutdown();
       await running;
-      await workerConnection?.close();
+      if (!opts.temporal) await workerConnection?.close();
       await new Promise((r) => apiListening.server.close(r));
       await psp.close();
       await accounts.close();
       await closeSandbox();
       await stack.mail.stop();
       fs.rmSync(sandboxOptions.dataFile, { force: true });
-      await connection.close();
+      await connection?.close();
       await sequelize.close();
       // Last, once everything is released: a request that broke the BCB document fails the file.
       audit.assertClean();

@@ -75,3 +75,11 @@ export interface SubscriptionStatusView {
 export interface CycleNotice {
   txid: string;
 }
+
+/** ApplicationFailure types the workflow's updates fail with (the API maps them to its answers). */
+export const SubscriptionFailureTypes = {
+  /** cancelSubscription on a subscription in a final state (CANCELLED, REFUSED, EXPIRED): 409 SUBSCRIPTION_ALREADY_ENDED. */
+  alreadyEnded: 'SubscriptionAlreadyEnded',
+  /** prepareSubscription: the recurrence could not be created at the PSP (the subscription ends EXPIRED). */
+  notPrepared: 'SubscriptionNotPrepared',
+} as const;
