@@ -5,6 +5,8 @@
 import { QueryTypes, type CreationAttributes, type InferAttributes, type Sequelize, type Transaction } from 'sequelize';
 import { Course, CoursePrice, type CourseStatus } from './course';
 import { CourseLesson, CourseModule } from './courseContent';
+import type { SubscriptionInterval } from '../../core/subscriptions/calendar';
+import type { RetryPolicy } from '../../core/subscriptions/retries';
 
 // --- courses --------------------------------------------------------------------------------
 
@@ -159,6 +161,9 @@ export interface CheckoutPrice {
   active: boolean;
   courseStatus: string;
   courseTitle: string;
+  /** SUBSCRIPTION prices: the period and the retry policy a subscription copies; null on the others. */
+  interval: SubscriptionInterval | null;
+  retryPolicy: RetryPolicy | null;
 }
 
 /** The prices with these ids (any merchant's: the caller checks ownership), by lower-cased id. */
@@ -172,8 +177,11 @@ export async function pricesForCheckout(sequelize: Sequelize, priceIds: string[]
     active: boolean;
     course_status: string;
     course_title: string;
+    interval: SubscriptionInterval | null;
+    retry_policy: RetryPolicy | null;
   }>(
-    `SELECT p.id, p.merchant_id, p.course_id, p.amount_cents, p.type, p.active, c.status AS course_status, c.title AS course_title
+    `SELECT p.id, p.merchant_id, p.course_id, p.amount_cents, p.type, p.active, c.status AS course_status, c.title AS course_title,
+            p.interval, p.retry_policy
      FROM course_prices p JOIN courses c ON c.id = p.course_id
      WHERE p.id IN (:priceIds)`,
     { replacements: { priceIds: [...new Set(priceIds.map((id) => id.toLowerCase()))] }, type: QueryTypes.SELECT },
@@ -190,6 +198,8 @@ export async function pricesForCheckout(sequelize: Sequelize, priceIds: string[]
         active: r.active,
         courseStatus: r.course_status,
         courseTitle: r.course_title,
+        interval: r.interval,
+        retryPolicy: r.retry_policy,
       },
     ]),
   );
