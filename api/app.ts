@@ -60,6 +60,9 @@ import { checkoutPageRouter, CHECKOUT_PAGE_PREFIX } from './checkouts/page/route
 import type { PaymentSimulator } from './checkouts/page/simulate';
 import type { StreamOptions } from './checkouts/page/events';
 import { CHECKOUTS_PATH, partnerCheckoutsApi } from './checkouts/partner/router';
+import { PARTNER_SUBSCRIPTIONS_PATH, partnerSubscriptionsApi } from './subscriptions/router';
+import { SubscriptionService } from './subscriptions/service';
+import { subscriptionPageRouter, SUBSCRIPTION_PAGE_PREFIX } from './subscriptions/page/router';
 
 export interface ApiDeps {
   sequelize: Sequelize;
@@ -172,6 +175,8 @@ export function createApp(deps: ApiDeps): express.Express {
       streams: deps.checkoutStreams,
     }),
   );
+  // The hosted subscription page: public HTML, like the checkout page (anyone with the URL is the payer).
+  app.use(SUBSCRIPTION_PAGE_PREFIX, subscriptionPageRouter({ sequelize: deps.sequelize }));
   // Avatar uploads carry image bodies: before the JSON-only gate below.
   app.use(application.beforeBody);
   // Efí posts a connected boleto's notice form-encoded: that one route reads JSON or form itself.
@@ -217,6 +222,13 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(RECEIPTS_PATH, receiptsRouter({ ...family, service: shared.receipts }));
   // With its P0 error handler, on the path itself (api/checkouts/partner/router.ts).
   app.use(CHECKOUTS_PATH, partnerCheckoutsApi(family));
+  app.use(
+    PARTNER_SUBSCRIPTIONS_PATH,
+    partnerSubscriptionsApi({
+      ...family,
+      service: new SubscriptionService({ ...family, production: shared.production }),
+    }),
+  );
   app.use(application.routes); // bearer tokens
 
   app.use(notFoundHandler);
