@@ -52,7 +52,7 @@ registry.registerPath({
   tags: ['Subscriptions'],
   summary: 'Create a subscription (Pix Automático)',
   description:
-    'Role owner, admin or finance on `merchantId`. ' +
+    'Role owner, admin or finance on `merchantId` (default: the merchant you own, or first belong to). ' +
     requiredIdempotencyRule('Idempotency-Key') +
     'The same key and body replay the first answer; another body → 409 DUPLICATE_IDEMPOTENCY_KEY. ' +
     createRules,

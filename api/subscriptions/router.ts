@@ -42,15 +42,16 @@ export function subscriptionsRouter(deps: {
     const body = parseOrThrow(createSubscriptionBody, req.body);
     service.checkUrls(body);
     const key = readIdempotencyKey(req)!; // present: requireIdempotencyKey
+    const merchantId = body.merchantId ?? (await defaultMerchantOf(user.id));
     // The role first (as POST /charges): a key is never claimed for a merchant the caller may not charge for.
-    await requireRole(user.id, body.merchantId, CHARGE_WRITERS);
-    const merchant = await merchantStore.findMerchant(body.merchantId);
+    await requireRole(user.id, merchantId, CHARGE_WRITERS);
+    const merchant = await merchantStore.findMerchant(merchantId);
     if (!merchant || !merchant.active) throw roleErrors.merchantNotFound();
     await respondIdempotently(
       req,
       res,
       idempotency,
-      { scope: 'POST /subscriptions', merchantId: body.merchantId, request: body },
+      { scope: 'POST /subscriptions', merchantId, request: body },
       async (subscriptionId, resuming) => ({
         status: 201,
         body: await service.create(merchant, body, subscriptionId, resuming, key),

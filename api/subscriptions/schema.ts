@@ -74,9 +74,15 @@ function journeyRules(body: { journey: string; payerAccount?: unknown }, ctx: z.
     ctx.addIssue({ code: 'custom', path: ['payerAccount'], message: 'only JOURNEY_1 takes a payerAccount' });
 }
 
-/** POST /subscriptions: for `merchantId`, a merchant the caller may charge for. */
+/** POST /subscriptions: for `merchantId` (default the caller's own merchant), one the caller may charge for. */
 export const createSubscriptionBody = z
-  .strictObject({ merchantId: z.uuid(), ...subscriptionFields })
+  .strictObject({
+    merchantId: z
+      .uuid()
+      .optional()
+      .meta({ description: 'Default: the merchant you own (or first belong to).' }),
+    ...subscriptionFields,
+  })
   .superRefine(journeyRules);
 export type CreateSubscriptionBody = z.output<typeof createSubscriptionBody>;
 

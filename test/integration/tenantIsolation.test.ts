@@ -23,7 +23,8 @@ jest.setTimeout(120_000);
 /**
  * Routes that belong to no merchant: health, metrics (operators, METRICS_TOKEN; platform-wide figures, checked for ids in test/integration/metrics.test.ts), documentation, the provider's HMAC-signed callback,
  * the local upload store (signed URLs), the hosted checkout page (whoever has its URL is the
- * buyer; test/integration/checkoutPage.test.ts checks it shows nothing else). The application API (signed-in people, bearer tokens)
+ * buyer; test/integration/checkoutPage.test.ts checks it shows nothing else), the hosted subscription page (the same,
+ * test/integration/subscriptionRoutes.test.ts). The application API (signed-in people, bearer tokens)
  * has its own matrix: test/integration/tenantIsolationApp.test.ts.
  */
 const PUBLIC_ROUTES = [
@@ -32,6 +33,7 @@ const PUBLIC_ROUTES = [
   /^\/webhooks\/pix-api\//,
   /^\/uploads\//,
   /^\/c\//,
+  /^\/subscribe\//,
 ];
 
 type Fixtures = OwnedResources;
