@@ -77,10 +77,7 @@ function journeyRules(body: { journey: string; payerAccount?: unknown }, ctx: z.
 /** POST /subscriptions: for `merchantId` (default the caller's own merchant), one the caller may charge for. */
 export const createSubscriptionBody = z
   .strictObject({
-    merchantId: z
-      .uuid()
-      .optional()
-      .meta({ description: 'Default: the merchant you own (or first belong to).' }),
+    merchantId: z.uuid().optional().meta({ description: 'Default: the merchant you own (or first belong to).' }),
     ...subscriptionFields,
   })
   .superRefine(journeyRules);
