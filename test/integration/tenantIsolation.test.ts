@@ -149,8 +149,8 @@ it("answers 404 with no data to merchant B for every route given merchant A's id
     if (unresolved.length > 0) continue; // reported by the test above
     const res = await callAs(merchantB, route.method, path, probeBody(route));
     const body = res.body as { error?: { code?: string }; data?: unknown; success?: boolean } | null;
-    // Partner checkout routes answer in the P0 envelope {data: null, success: false, error}; all others in {error}.
-    const p0 = route.path.startsWith('/v1/checkouts');
+    // Partner checkout and subscription routes answer in the P0 envelope {data: null, success: false, error}; all others in {error}.
+    const p0 = /^\/v1\/(checkouts|subscriptions)(\/|$)/.test(route.path);
     const envelopeOk = p0
       ? body !== null &&
         Object.keys(body).sort().join() === 'data,error,success' &&
