@@ -22,7 +22,7 @@ import type { Merchant } from '../../db/identity';
 import { courseStore } from '../../db/marketplace';
 import * as subscriptionQueries from '../../db/subscriptions/subscriptionQueries';
 import { chargeFee } from '../../core/charges/issueRules';
-import { businessDaysAfter, addDays, FIRST_DUE_DATE_DEFAULT_DAYS, FIRST_DUE_DATE_MAX_DAYS } from './dueDates';
+import { firstDueDateOf } from './dueDates';
 import { brasiliaDate } from '../../core/subscriptions/issueWindow';
 import { FINAL_SUBSCRIPTION_STATES } from '../../core/subscriptions/states';
 import { presentSubscription, type SubscriptionView } from '../../core/subscriptions/view';
@@ -40,7 +40,6 @@ import { ApiError, errors } from '../errors/apiError';
 import { temporalErrorToApi } from '../temporal/temporalErrors';
 import type { SubscriptionRequest } from './schema';
 
-export const MIN_FIRST_DUE_BUSINESS_DAYS = 3;
 /** Journey 3's first charge (the cob of the composite QR) is open for a day. */
 const FIRST_CHARGE_TTL_MS = 86_400_000;
 
@@ -73,8 +72,6 @@ export const subscriptionErrors = {
       priceId,
       type,
     }),
-  firstDueDate: (message: string) =>
-    errors.validation('request body is invalid', { fields: [{ field: 'firstDueDate', message }] }),
 };
 
 export interface SubscriptionServiceDeps {
@@ -145,7 +142,8 @@ export class SubscriptionService {
         splits: [],
         expiresAt: new Date(nowMs + FIRST_CHARGE_TTL_MS).toISOString(),
         idempotencyKey,
-        payer: null,
+        // The payer is known: the charge records them (receipts, the student's name).
+        payer: { name: body.payer.name, taxId: body.payer.document, email: null },
         webhook: null,
       });
       firstChargeId = charge.id;
@@ -263,28 +261,6 @@ export class SubscriptionService {
   private now(): number {
     return (this.deps.now ?? Date.now)();
   }
-}
-
-/**
- * Cycle 1's due date: journey 3 today (the cob of the QR pays it now); journeys 1 and 2 the one
- * asked for, at least 3 business days after today (the PSP needs the days to schedule the first
- * cobr) and at most a year ahead, default today + 10 days.
- */
-export function firstDueDateOf(body: { journey: string; firstDueDate?: string }, today: string): string {
-  if (body.journey === 'JOURNEY_3') {
-    if (body.firstDueDate !== undefined && body.firstDueDate !== today)
-      throw subscriptionErrors.firstDueDate(`JOURNEY_3's first cycle is due today (${today}): omit it`);
-    return today;
-  }
-  const date = body.firstDueDate ?? addDays(today, FIRST_DUE_DATE_DEFAULT_DAYS);
-  const earliest = businessDaysAfter(today, MIN_FIRST_DUE_BUSINESS_DAYS);
-  if (date < earliest)
-    throw subscriptionErrors.firstDueDate(
-      `must be at least ${MIN_FIRST_DUE_BUSINESS_DAYS} business days from today: ${earliest} or later`,
-    );
-  const latest = addDays(today, FIRST_DUE_DATE_MAX_DAYS);
-  if (date > latest) throw subscriptionErrors.firstDueDate(`must be at most a year from today: ${latest} or earlier`);
-  return date;
 }
 
 /**
