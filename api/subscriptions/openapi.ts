@@ -36,6 +36,8 @@ const createErrors = [
   'COURSE_PRICE_NOT_SUBSCRIPTION',
   'PIX_NOT_ISSUED',
   'PROVIDER_ERROR',
+  'PSP_CONNECTION_REVOKED',
+  'PSP_CONNECTION_REQUIRED',
   'SERVICE_UNAVAILABLE',
 ] as const;
 const createRules =

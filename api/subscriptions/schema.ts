@@ -6,13 +6,12 @@
 import { z } from 'zod';
 import { isValidCnpj, isValidCpf, onlyDigits } from '../../core/documents';
 import { SUBSCRIPTION_INTERVALS } from '../../core/subscriptions/calendar';
-import { SUBSCRIPTION_STATES } from '../../core/subscriptions/states';
-import { ENROLMENT_ACCESS } from '../../core/subscriptions/states';
+import { ENROLMENT_ACCESS, SUBSCRIPTION_STATES } from '../../core/subscriptions/states';
+import { COURSE_PRICE_RETRY_POLICIES as RETRY_POLICIES } from '../marketplace/courses/schema';
 import { metadata } from '../validation/metadata';
 import { httpUrl, text } from '../validation/text';
 
 export const SUBSCRIPTION_JOURNEYS = ['JOURNEY_1', 'JOURNEY_2', 'JOURNEY_3'] as const;
-export const RETRY_POLICIES = ['NAO_PERMITE', 'PERMITE_3R_7D'] as const;
 export const CYCLE_STATUSES = ['ISSUED', 'RETRYING', 'PAID', 'FAILED', 'CANCELLED'] as const;
 
 const document = () =>

@@ -16,7 +16,7 @@
  * (prepareSubscription answers once the recurrence exists at the PSP), then the row it recorded.
  */
 import crypto from 'node:crypto';
-import type { Client } from '@temporalio/client';
+import type { ApplicationFailure, Client } from '@temporalio/client';
 import type { Sequelize } from 'sequelize';
 import type { Merchant } from '../../db/identity';
 import { courseStore } from '../../db/marketplace';
@@ -36,9 +36,36 @@ import {
 } from '../../workflows/subscriptions/definitions';
 import type { SubscriptionLifecycleInput } from '../../workflows/subscriptions/types';
 import { issueCharge } from '../charges/issueCharge';
+import { accountModelErrors } from '../connections/accountModel';
 import { ApiError, errors } from '../errors/apiError';
 import { temporalErrorToApi } from '../temporal/temporalErrors';
 import type { SubscriptionRequest } from './schema';
+
+/**
+ * The ApplicationFailure types the workflow's updates fail with (workflows/subscriptions/types.ts
+ * SubscriptionFailureTypes, written with the workflow): cancel of an ended subscription; a
+ * recurrence the PSP did not create (its cause: the PSP's failure, as the charge activities type it).
+ */
+const ALREADY_ENDED = 'SubscriptionAlreadyEnded';
+const NOT_PREPARED = 'SubscriptionNotPrepared';
+
+/** prepareSubscription failed: told apart by the PSP's failure it carries, as a failed charge issue is. */
+function notPreparedAnswer(failure: ApplicationFailure): Error {
+  const cause = failure.cause as { type?: string | null } | undefined;
+  switch (cause?.type) {
+    case 'PspConnectionRevoked':
+      return accountModelErrors.connectionRevoked();
+    case 'PspConnectionRequired':
+      return accountModelErrors.connectionRequired();
+    case 'ProviderUnavailable':
+    case 'SubscriptionsUnavailable':
+      return errors.providerError('the Pix provider is unavailable; the subscription was not created, retry later');
+    default:
+      return errors.providerError(
+        'the Pix provider refused to create the recurrence; the subscription was not created',
+      );
+  }
+}
 
 /** Journey 3's first charge (the cob of the composite QR) is open for a day. */
 const FIRST_CHARGE_TTL_MS = 86_400_000;
@@ -181,6 +208,7 @@ export class SubscriptionService {
       });
     } catch (err) {
       throw temporalErrorToApi(err, {
+        failures: { [NOT_PREPARED]: notPreparedAnswer },
         otherFailure: () =>
           errors.providerError('the Pix provider did not create the recurrence; retry with the same idempotency key'),
         unavailable: 'the workflow service is unavailable; retry with the same idempotency key',
@@ -243,7 +271,7 @@ export class SubscriptionService {
       );
     } catch (err) {
       throw temporalErrorToApi(err, {
-        failures: { SubscriptionAlreadyEnded: () => subscriptionErrors.alreadyEnded(row.status) },
+        failures: { [ALREADY_ENDED]: () => subscriptionErrors.alreadyEnded(row.status) },
         notFound: () => subscriptionErrors.alreadyEnded(row.status),
         unavailable: 'the workflow service is unavailable; retry',
       });

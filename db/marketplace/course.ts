@@ -7,9 +7,9 @@ import {
   type InferCreationAttributes,
   type Sequelize,
 } from 'sequelize';
-import { centsColumn } from '../models/centsColumn';
-import { SUBSCRIPTION_INTERVALS, type SubscriptionInterval } from '../../core/subscriptions/calendar';
+import type { SubscriptionInterval } from '../../core/subscriptions/calendar';
 import type { RetryPolicy } from '../../core/subscriptions/retries';
+import { centsColumn } from '../models/centsColumn';
 
 export const COURSE_STATUSES = ['DRAFT', 'PUBLISHED', 'ARCHIVED'] as const;
 export type CourseStatus = (typeof COURSE_STATUSES)[number];
@@ -17,9 +17,6 @@ export const COURSE_ACCESS_TYPES = ['LIFETIME', 'SUBSCRIPTION'] as const;
 export type CourseAccessType = (typeof COURSE_ACCESS_TYPES)[number];
 export const COURSE_PRICE_TYPES = ['ONE_TIME', 'SUBSCRIPTION', 'MULTIPLE_PAYMENTS'] as const;
 export type CoursePriceType = (typeof COURSE_PRICE_TYPES)[number];
-/** A SUBSCRIPTION price's period and retry policy (migration 0045's CHECK: set on SUBSCRIPTION prices only). */
-export const COURSE_PRICE_INTERVALS = SUBSCRIPTION_INTERVALS;
-export const COURSE_PRICE_RETRY_POLICIES = ['NAO_PERMITE', 'PERMITE_3R_7D'] as const satisfies readonly RetryPolicy[];
 
 export class Course extends Model<InferAttributes<Course>, InferCreationAttributes<Course>> {
   declare id: string;
@@ -66,9 +63,8 @@ export class CoursePrice extends Model<InferAttributes<CoursePrice>, InferCreati
   declare amountCents: number;
   declare type: CoursePriceType;
   declare active: boolean;
-  /** SUBSCRIPTION prices only (null on the others): the period each cycle covers. */
+  /** A SUBSCRIPTION price's period and retry policy (migration 0045); null on the other types. */
   declare interval: CreationOptional<SubscriptionInterval | null>;
-  /** SUBSCRIPTION prices only: whether a failed cycle may be retried (the rec's politicaRetentativa). */
   declare retryPolicy: CreationOptional<RetryPolicy | null>;
   declare createdAt: CreationOptional<Date>;
   declare updatedAt: CreationOptional<Date>;

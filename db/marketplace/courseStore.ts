@@ -3,10 +3,10 @@
  * writer and the way to read them.
  */
 import { QueryTypes, type CreationAttributes, type InferAttributes, type Sequelize, type Transaction } from 'sequelize';
-import { Course, CoursePrice, type CourseStatus } from './course';
-import { CourseLesson, CourseModule } from './courseContent';
 import type { SubscriptionInterval } from '../../core/subscriptions/calendar';
 import type { RetryPolicy } from '../../core/subscriptions/retries';
+import { Course, CoursePrice, type CourseStatus } from './course';
+import { CourseLesson, CourseModule } from './courseContent';
 
 // --- courses --------------------------------------------------------------------------------
 
@@ -161,7 +161,7 @@ export interface CheckoutPrice {
   active: boolean;
   courseStatus: string;
   courseTitle: string;
-  /** SUBSCRIPTION prices: the period and the retry policy a subscription copies; null on the others. */
+  /** A SUBSCRIPTION price's period and retry policy (null on the other types). */
   interval: SubscriptionInterval | null;
   retryPolicy: RetryPolicy | null;
 }

@@ -8,8 +8,6 @@ export * as enrolmentStore from './enrolmentStore';
 export {
   COURSE_ACCESS_TYPES,
   COURSE_PRICE_TYPES,
-  COURSE_PRICE_INTERVALS,
-  COURSE_PRICE_RETRY_POLICIES,
   COURSE_STATUSES,
   type Course,
   type CoursePrice,

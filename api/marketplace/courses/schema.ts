@@ -1,12 +1,8 @@
 /** Bodies, queries and answers of /courses (application API); the same schemas validate and document. */
 import { z } from 'zod';
-import {
-  COURSE_ACCESS_TYPES,
-  COURSE_PRICE_INTERVALS,
-  COURSE_PRICE_RETRY_POLICIES,
-  COURSE_PRICE_TYPES,
-  COURSE_STATUSES,
-} from '../../../db/marketplace';
+import { COURSE_ACCESS_TYPES, COURSE_PRICE_TYPES, COURSE_STATUSES } from '../../../db/marketplace';
+import { SUBSCRIPTION_INTERVALS } from '../../../core/subscriptions/calendar';
+import type { RetryPolicy } from '../../../core/subscriptions/retries';
 import { MAX_CHARGE_AMOUNT_CENTS } from '../../charges/sellers/schema';
 import { httpUrl } from '../../validation/text';
 
@@ -14,6 +10,9 @@ import { httpUrl } from '../../validation/text';
 export const MAX_ORDER = 1_000_000;
 /** A price is at most what one charge may be (a checkout is backed by one charge). */
 export const MAX_PRICE_CENTS = MAX_CHARGE_AMOUNT_CENTS;
+/** A SUBSCRIPTION price's period and retry policy (migration 0045's CHECKs). */
+export const COURSE_PRICE_INTERVALS = SUBSCRIPTION_INTERVALS;
+export const COURSE_PRICE_RETRY_POLICIES = ['NAO_PERMITE', 'PERMITE_3R_7D'] as const satisfies readonly RetryPolicy[];
 
 // One pattern (so the OpenAPI document states it): no control characters and at least one
 // character that is not a space; the value is then trimmed.
