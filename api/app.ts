@@ -128,6 +128,11 @@ export interface ApiDeps {
   paymentSimulator?: PaymentSimulator | null;
   /** Production rules (https return URLs, signed POST /v1/checkouts); api/server.ts sets it from NODE_ENV. Default false. */
   production?: boolean;
+  /**
+   * The clock of date rules (a subscription's first due date must be days after today); default the
+   * wall clock. A test on a time-skipping server sets it to the server's time, as the sandbox's.
+   */
+  now?: () => Date;
   /** METRICS_TOKEN: bearer token of /metrics and /metrics/perf-db (api/metrics/access.ts). Unset: open outside production, 404 in production. */
   metricsToken?: string | null;
   /** The PSP account's balance in cents for /metrics (gateway_psp_balance_cents); absent: no gauge. */
@@ -304,6 +309,7 @@ function applicationDeps(deps: ApiDeps, shared: SharedParts): ApplicationDeps {
     verificationKey: shared.receiptKey,
     production: shared.production,
     med: deps.med,
+    now: deps.now,
   };
 }
 

@@ -80,6 +80,8 @@ export interface ApplicationDeps {
   production?: boolean;
   /** Pix infractions (MED): the analysis deadline and its reminder. Default: 7 days, 1 day before. */
   med?: MedSettings;
+  /** The clock of date rules (a subscription's first due date); default the wall clock. */
+  now?: () => Date;
 }
 
 const noMail: MailSender = {
@@ -200,7 +202,7 @@ export function applicationApi(deps: ApplicationDeps): ApplicationApi {
   router.use(
     SUBSCRIPTIONS_PATH,
     subscriptionsRouter({
-      service: new SubscriptionService({ ...deps.charges, production: deps.production ?? false }),
+      service: new SubscriptionService({ ...deps.charges, production: deps.production ?? false, now: deps.now }),
       idempotency: deps.idempotency,
       requireUser: authenticated,
     }),

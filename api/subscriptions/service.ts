@@ -34,7 +34,7 @@ import {
   subscriptionLifecycleWorkflow,
   subscriptionWorkflowId,
 } from '../../workflows/subscriptions/definitions';
-import type { SubscriptionLifecycleInput } from '../../workflows/subscriptions/types';
+import { SubscriptionFailureTypes, type SubscriptionLifecycleInput } from '../../workflows/subscriptions/types';
 import { issueCharge } from '../charges/issueCharge';
 import { accountModelErrors } from '../connections/accountModel';
 import { ApiError, errors } from '../errors/apiError';
@@ -42,12 +42,10 @@ import { temporalErrorToApi } from '../temporal/temporalErrors';
 import type { SubscriptionRequest } from './schema';
 
 /**
- * The ApplicationFailure types the workflow's updates fail with (workflows/subscriptions/types.ts
- * SubscriptionFailureTypes, written with the workflow): cancel of an ended subscription; a
- * recurrence the PSP did not create (its cause: the PSP's failure, as the charge activities type it).
+ * The ApplicationFailure types the workflow's updates fail with: cancel of an ended subscription;
+ * a recurrence the PSP did not create (its cause: the PSP's failure, as the charge activities type it).
  */
-const ALREADY_ENDED = 'SubscriptionAlreadyEnded';
-const NOT_PREPARED = 'SubscriptionNotPrepared';
+const { alreadyEnded: ALREADY_ENDED, notPrepared: NOT_PREPARED } = SubscriptionFailureTypes;
 
 /** prepareSubscription failed: told apart by the PSP's failure it carries, as a failed charge issue is. */
 function notPreparedAnswer(failure: ApplicationFailure): Error {
@@ -109,8 +107,8 @@ export interface SubscriptionServiceDeps {
   publicBaseUrl: string;
   /** NODE_ENV=production: returnUrl must be https. */
   production: boolean;
-  /** The clock (tests move it); default Date.now. */
-  now?: () => number;
+  /** The clock of today's date (firstDueDate) and the first charge's expiry; default the wall clock. */
+  now?: () => Date;
 }
 
 export interface SubscriptionPage {
@@ -287,7 +285,7 @@ export class SubscriptionService {
   }
 
   private now(): number {
-    return (this.deps.now ?? Date.now)();
+    return this.deps.now ? this.deps.now().getTime() : Date.now();
   }
 }
 
