@@ -391,8 +391,8 @@ describe('the hosted page /subscribe/{id}', () => {
   });
 });
 
-// TODO(integrator, issue 39): once the workflow (i39-flow) and its activities (i39-acts) are on
-// main, add here, against the shared stack:
+// TODO(integrator, issue 39): once the workflow's activities (i39-acts) are on main (the workflow
+// is), add here, against the shared stack (subscriptionJourneys.test.ts covers journeys 1 and 2 on skipped time):
 test.todo(
   'POST /subscriptions journey 3: 201 AWAITING_AUTHORISATION with qrCopyPaste and firstChargeId (the charge derived from the id: GET /charges/{firstChargeId})',
 );
