@@ -60,6 +60,9 @@ import { checkoutPageRouter, CHECKOUT_PAGE_PREFIX } from './checkouts/page/route
 import type { PaymentSimulator } from './checkouts/page/simulate';
 import type { StreamOptions } from './checkouts/page/events';
 import { CHECKOUTS_PATH, partnerCheckoutsApi } from './checkouts/partner/router';
+import { PARTNER_SUBSCRIPTIONS_PATH, partnerSubscriptionsApi } from './subscriptions/router';
+import { SubscriptionService } from './subscriptions/service';
+import { subscriptionPageRouter, SUBSCRIPTION_PAGE_PREFIX } from './subscriptions/page/router';
 
 export interface ApiDeps {
   sequelize: Sequelize;
@@ -125,6 +128,11 @@ export interface ApiDeps {
   paymentSimulator?: PaymentSimulator | null;
   /** Production rules (https return URLs, signed POST /v1/checkouts); api/server.ts sets it from NODE_ENV. Default false. */
   production?: boolean;
+  /**
+   * The clock of date rules (a subscription's first due date must be days after today); default the
+   * wall clock. A test on a time-skipping server sets it to the server's time, as the sandbox's.
+   */
+  now?: () => Date;
   /** METRICS_TOKEN: bearer token of /metrics and /metrics/perf-db (api/metrics/access.ts). Unset: open outside production, 404 in production. */
   metricsToken?: string | null;
   /** The PSP account's balance in cents for /metrics (gateway_psp_balance_cents); absent: no gauge. */
@@ -172,6 +180,8 @@ export function createApp(deps: ApiDeps): express.Express {
       streams: deps.checkoutStreams,
     }),
   );
+  // The hosted subscription page: public HTML, like the checkout page (anyone with the URL is the payer).
+  app.use(SUBSCRIPTION_PAGE_PREFIX, subscriptionPageRouter({ sequelize: deps.sequelize }));
   // Avatar uploads carry image bodies: before the JSON-only gate below.
   app.use(application.beforeBody);
   // Efí posts a connected boleto's notice form-encoded: that one route reads JSON or form itself.
@@ -217,6 +227,13 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(RECEIPTS_PATH, receiptsRouter({ ...family, service: shared.receipts }));
   // With its P0 error handler, on the path itself (api/checkouts/partner/router.ts).
   app.use(CHECKOUTS_PATH, partnerCheckoutsApi(family));
+  app.use(
+    PARTNER_SUBSCRIPTIONS_PATH,
+    partnerSubscriptionsApi({
+      ...family,
+      service: new SubscriptionService({ ...family, production: shared.production }),
+    }),
+  );
   app.use(application.routes); // bearer tokens
 
   app.use(notFoundHandler);
@@ -292,6 +309,7 @@ function applicationDeps(deps: ApiDeps, shared: SharedParts): ApplicationDeps {
     verificationKey: shared.receiptKey,
     production: shared.production,
     med: deps.med,
+    now: deps.now,
   };
 }
 

@@ -42,6 +42,8 @@ import type { ReceiptService } from '../receipts/downloads/service';
 import { TwoFactorService, type MailSender } from '../identity/twoFactor/service';
 import { CHECKOUT_SESSIONS_PATH, checkoutSessionsRouter } from '../checkouts/sessions/router';
 import { CheckoutSessionService } from '../checkouts/sessions/service';
+import { SUBSCRIPTIONS_PATH, subscriptionsRouter } from '../subscriptions/router';
+import { SubscriptionService } from '../subscriptions/service';
 import { ENROLMENTS_PATH, enrolmentsRouter } from '../marketplace/enrolments/router';
 import { EnrolmentService } from '../marketplace/enrolments/service';
 import { RECONCILIATIONS_PATH, reconciliationsRouter } from '../reconciliations/router';
@@ -78,6 +80,8 @@ export interface ApplicationDeps {
   production?: boolean;
   /** Pix infractions (MED): the analysis deadline and its reminder. Default: 7 days, 1 day before. */
   med?: MedSettings;
+  /** The clock of date rules (a subscription's first due date); default the wall clock. */
+  now?: () => Date;
 }
 
 const noMail: MailSender = {
@@ -194,6 +198,14 @@ export function applicationApi(deps: ApplicationDeps): ApplicationApi {
   router.use(
     CHECKOUT_SESSIONS_PATH,
     checkoutSessionsRouter({ service: checkoutSessions, idempotency: deps.idempotency, requireUser: authenticated }),
+  );
+  router.use(
+    SUBSCRIPTIONS_PATH,
+    subscriptionsRouter({
+      service: new SubscriptionService({ ...deps.charges, production: deps.production ?? false, now: deps.now }),
+      idempotency: deps.idempotency,
+      requireUser: authenticated,
+    }),
   );
   const courses = new CourseService({ sequelize: deps.sequelize });
   router.use(

@@ -12,7 +12,8 @@
  * (activities/refunds/settle.ts); withdrawal.* presentWithdrawalRows (db/withdrawals/withdrawalView.ts,
  * as GET /sellers/saques/{id}); payout.* activities/payouts/settleItems.ts and finish.ts; checkout.*
  * core/checkouts/present.ts (P0 object, or the session); med.* presentInfraction (db/med/medInfractions.ts,
- * as GET /med/infractions/{id}).
+ * as GET /med/infractions/{id}); subscription.* presentSubscription (core/subscriptions/view.ts, as
+ * GET /subscriptions/{id}).
  */
 import { z } from 'zod';
 import {
@@ -21,6 +22,7 @@ import {
   medEventTypes,
   subscriptionEventTypes,
   subscribableEventTypes,
+  subscriptionEventTypes,
   type SubscribableEventType,
 } from '../../core/events/events';
 import { registry, webhookReceiverResponses } from '../openapi/registry';
@@ -30,6 +32,7 @@ import { P0Checkout } from '../checkouts/partner/openapi';
 import { CheckoutSession } from '../checkouts/sessions/openapi';
 import { Infraction } from '../med/openapi';
 import { infractionView } from '../med/schema';
+import { Subscription } from '../subscriptions/openapi';
 
 // The headers of every delivery, as parameter components: the `webhooks` below and the callbacks
 // of the webhook registrations (registry.ts, webhookCallbacks) both point at them.
@@ -158,6 +161,7 @@ function dataOf(type: SubscribableEventType): z.ZodType {
   if ((checkoutEventTypes as readonly string[]).includes(type)) return CheckoutData;
   if (type === 'med.infraction.deadline_approaching') return InfractionDeadlineApproaching;
   if ((medEventTypes as readonly string[]).includes(type)) return Infraction;
+  if ((subscriptionEventTypes as readonly string[]).includes(type)) return Subscription;
   throw new Error(`api/events/openapi.ts: no payload schema for event type ${type}`);
 }
 
@@ -169,6 +173,8 @@ const DATA_DESCRIPTION: Record<string, string> = {
   'payout.batch': '`data` is the outcome of the payout batch.',
   checkout: '`data` is the checkout: the P0 object or the checkout session.',
   med: '`data` is the Pix infraction (MED) as GET /med/infractions/{id} shows it.',
+  subscription:
+    '`data` is the subscription as GET /subscriptions/{id} shows it (a refused or expired authorisation is `subscription.cancelled` with status REFUSED or EXPIRED).',
 };
 
 /** `charge.paid` → `ChargePaidEvent`, `med.infraction.deadline_approaching` → `MedInfractionDeadlineApproachingEvent`. */

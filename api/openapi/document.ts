@@ -34,6 +34,8 @@ import '../receipts/downloads/openapi';
 import '../checkouts/page/openapi';
 import '../checkouts/partner/openapi';
 import '../checkouts/sessions/openapi';
+import '../subscriptions/openapi';
+import '../subscriptions/page/openapi';
 import '../marketplace/courses/openapi';
 import '../marketplace/enrolments/openapi';
 import '../reconciliations/openapi';
@@ -137,6 +139,20 @@ export function buildOpenApiDocument(): OpenApiDocument {
         name: 'Partner checkouts P0',
         description:
           'Client credentials with scopes checkout:read / checkout:write; every answer in the P0 envelope {data, success, error}.',
+      },
+      {
+        name: 'Subscriptions',
+        description:
+          'Application API: subscriptions to a course’s SUBSCRIPTION price, paid by Pix Automático (docs/api/subscriptions.md).',
+      },
+      {
+        name: 'Partner subscriptions',
+        description:
+          'Client credentials with scopes checkout:read / checkout:write; every answer in the P0 envelope {data, success, error}.',
+      },
+      {
+        name: 'Hosted subscription page',
+        description: 'Public: the page where the payer reads the terms and authorises (QR, copy and paste).',
       },
       {
         name: 'Checkout sessions',

@@ -61,6 +61,7 @@ export const ERROR_CODES = {
   BATCH_NOT_FOUND: { status: 404, message: 'payout batch not found' },
   UPLOAD_NOT_FOUND: { status: 404, message: 'nothing was uploaded under this key' },
   CHECKOUT_NOT_FOUND: { status: 404, message: 'checkout not found' },
+  SUBSCRIPTION_NOT_FOUND: { status: 404, message: 'subscription not found' },
   MERCHANT_NOT_FOUND: {
     status: 404,
     message: 'you have no merchant yet; create one with POST /dashboard/merchant/ensure',
@@ -83,6 +84,7 @@ export const ERROR_CODES = {
     message: 'this merchant has no PSP connection: register one with POST /dashboard/connection',
   },
   DUPLICATE_IDEMPOTENCY_KEY: { status: 409, message: 'this idempotency key was already used with a different payload' },
+  SUBSCRIPTION_ALREADY_ENDED: { status: 409, message: 'the subscription already ended (CANCELLED)' },
   EMAIL_ALREADY_REGISTERED: { status: 409, message: 'an account with this e-mail already exists' },
   CHARGE_NOT_REFUNDABLE: { status: 409, message: 'the charge is PENDING; only a PAID charge can be refunded' },
   REFUND_EXCEEDS_PAID_AMOUNT: { status: 409, message: 'at most 500 cents of this charge can still be refunded' },
@@ -176,6 +178,8 @@ export const ERROR_CODES = {
   COURSE_PRICE_NOT_OWNED_BY_MERCHANT: { status: 422, message: 'course price belongs to another merchant' },
   COURSE_PRICE_TYPE_NOT_ENABLED_YET: { status: 422, message: 'only ONE_TIME course prices are enabled' },
   INVALID_CHECKOUT_ID: { status: 422, message: 'id must have the form bill_*' },
+  COURSE_PRICE_NOT_SUBSCRIPTION: { status: 422, message: 'course price is ONE_TIME, not SUBSCRIPTION' },
+  INVALID_SUBSCRIPTION_ID: { status: 422, message: 'id must be a subscription id (a UUID)' },
   REFUND_DESTINATION_NOT_PAYER: {
     status: 422,
     message: "a boleto is refunded only to a Pix key of its payer; this key's owner is someone else",

@@ -217,16 +217,47 @@ it('transitions: DRAFT → PUBLISHED → ARCHIVED, repeats answer unchanged, ARC
   expect((await archiveCourse(client, draft.id)).status).toBe('ARCHIVED');
 });
 
-it('prices: created (active by default, any type stored), listed, changed; bad input → 400; a price of another course → 404', async () => {
+it('prices: created (active by default, any type stored; SUBSCRIPTION with interval and retryPolicy), listed, changed; bad input → 400; a price of another course → 404', async () => {
   const { client, merchantId } = await owner();
   const { course, price } = await createPublishedCourseWithPrice(client, merchantId, { amountCents: 19_900 });
-  expect(Object.keys(price).sort()).toEqual(['active', 'amountCents', 'courseId', 'id', 'type']);
-  expect(price).toMatchObject({ courseId: course.id, amountCents: 19_900, type: 'ONE_TIME', active: true });
+  expect(Object.keys(price).sort()).toEqual([
+    'active',
+    'amountCents',
+    'courseId',
+    'id',
+    'interval',
+    'retryPolicy',
+    'type',
+  ]);
+  expect(price).toMatchObject({
+    courseId: course.id,
+    amountCents: 19_900,
+    type: 'ONE_TIME',
+    active: true,
+    interval: null,
+    retryPolicy: null,
+  });
+  // A SUBSCRIPTION price: monthly with retries unless told (migration 0045's CHECK needs both).
   const sub = await client.call('POST', `/courses/${course.id}/prices`, {
     body: { amountCents: 2_990, type: 'SUBSCRIPTION', active: false },
   });
   expect(sub.status).toBe(201);
-  expect(sub.body).toMatchObject({ type: 'SUBSCRIPTION', active: false });
+  expect(sub.body).toMatchObject({
+    type: 'SUBSCRIPTION',
+    active: false,
+    interval: 'MONTHLY',
+    retryPolicy: 'PERMITE_3R_7D',
+  });
+  const weekly = await client.call('POST', `/courses/${course.id}/prices`, {
+    body: { amountCents: 990, type: 'SUBSCRIPTION', interval: 'WEEKLY', retryPolicy: 'NAO_PERMITE' },
+  });
+  expect(weekly.status).toBe(201);
+  expect(weekly.body).toMatchObject({ interval: 'WEEKLY', retryPolicy: 'NAO_PERMITE' });
+  const [[weeklyRow]] = (await stack.sequelize.query(
+    `SELECT interval, retry_policy FROM course_prices WHERE id = :id`,
+    { replacements: { id: weekly.body.id } },
+  )) as [{ interval: string; retry_policy: string }[], unknown];
+  expect(weeklyRow).toEqual({ interval: 'WEEKLY', retry_policy: 'NAO_PERMITE' });
   const [[row]] = (await stack.sequelize.query(`SELECT merchant_id, amount_cents FROM course_prices WHERE id = :id`, {
     replacements: { id: price.id },
   })) as [{ merchant_id: string; amount_cents: string }[], unknown];
@@ -234,7 +265,7 @@ it('prices: created (active by default, any type stored), listed, changed; bad i
 
   const list = await client.call('GET', `/courses/${course.id}/prices`);
   expect(list.status).toBe(200);
-  expect(list.body).toEqual({ data: [price, sub.body] });
+  expect(list.body).toEqual({ data: [price, sub.body, weekly.body] });
 
   const changed = await client.call('PATCH', `/courses/${course.id}/prices/${price.id}`, {
     body: { amountCents: 24_900, active: false },
@@ -250,6 +281,10 @@ it('prices: created (active by default, any type stored), listed, changed; bad i
     { amountCents: 100, type: 'WEEKLY' },
     { amountCents: 100, type: 'ONE_TIME', active: 'yes' },
     { amountCents: 100, type: 'ONE_TIME', currency: 'BRL' },
+    { amountCents: 100, type: 'ONE_TIME', interval: 'MONTHLY' },
+    { amountCents: 100, type: 'MULTIPLE_PAYMENTS', retryPolicy: 'NAO_PERMITE' },
+    { amountCents: 100, type: 'SUBSCRIPTION', interval: 'DAILY' },
+    { amountCents: 100, type: 'SUBSCRIPTION', retryPolicy: 'PERMITE_5R' },
   ]) {
     const res = await client.call('POST', `/courses/${course.id}/prices`, { body });
     expect([JSON.stringify(body), res.status, res.body.error.code]).toEqual([
@@ -263,7 +298,7 @@ it('prices: created (active by default, any type stored), listed, changed; bad i
   });
   expect(badPatch.status).toBe(400);
   expect(fieldsOf(badPatch)).toEqual(['amountCents', 'type']);
-  expect(await count('course_prices', 'course_id = :c', { c: course.id })).toBe(2);
+  expect(await count('course_prices', 'course_id = :c', { c: course.id })).toBe(3);
   expect((await client.call('GET', `/courses/${course.id}/prices`)).body.data[0]).toEqual(changed.body);
 
   // The price exists, but under another course: 404 through this one.

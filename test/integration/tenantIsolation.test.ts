@@ -23,7 +23,8 @@ jest.setTimeout(120_000);
 /**
  * Routes that belong to no merchant: health, metrics (operators, METRICS_TOKEN; platform-wide figures, checked for ids in test/integration/metrics.test.ts), documentation, the provider's HMAC-signed callback,
  * the local upload store (signed URLs), the hosted checkout page (whoever has its URL is the
- * buyer; test/integration/checkoutPage.test.ts checks it shows nothing else). The application API (signed-in people, bearer tokens)
+ * buyer; test/integration/checkoutPage.test.ts checks it shows nothing else), the hosted subscription page (the same,
+ * test/integration/subscriptionRoutes.test.ts). The application API (signed-in people, bearer tokens)
  * has its own matrix: test/integration/tenantIsolationApp.test.ts.
  */
 const PUBLIC_ROUTES = [
@@ -32,6 +33,7 @@ const PUBLIC_ROUTES = [
   /^\/webhooks\/pix-api\//,
   /^\/uploads\//,
   /^\/c\//,
+  /^\/subscribe\//,
 ];
 
 type Fixtures = OwnedResources;
@@ -147,8 +149,8 @@ it("answers 404 with no data to merchant B for every route given merchant A's id
     if (unresolved.length > 0) continue; // reported by the test above
     const res = await callAs(merchantB, route.method, path, probeBody(route));
     const body = res.body as { error?: { code?: string }; data?: unknown; success?: boolean } | null;
-    // Partner checkout routes answer in the P0 envelope {data: null, success: false, error}; all others in {error}.
-    const p0 = route.path.startsWith('/v1/checkouts');
+    // Partner checkout and subscription routes answer in the P0 envelope {data: null, success: false, error}; all others in {error}.
+    const p0 = /^\/v1\/(checkouts|subscriptions)(\/|$)/.test(route.path);
     const envelopeOk = p0
       ? body !== null &&
         Object.keys(body).sort().join() === 'data,error,success' &&

@@ -16,6 +16,7 @@ import { startIntegrationStack, type IntegrationStack } from '../support/integra
 import { createCourseContent, createPublishedCourseWithPrice } from '../support/courses';
 import { APPLICATION_ROUTES, listMountedRoutes, type MountedRoute } from '../support/mountedRoutes';
 import { signedInMerchant } from '../support/signedIn';
+import { insertSubscription } from '../support/subscriptions';
 
 jest.setTimeout(120_000);
 
@@ -40,6 +41,7 @@ interface Fixtures {
   reconciliationId: string;
   settlementId: string;
   infractionId: string;
+  subscriptionId: string;
 }
 
 /** Which of A's ids fills a path parameter, by `<segment before it>/{<name>}`. */
@@ -58,6 +60,7 @@ const APP_ID_RULES: Record<string, keyof Fixtures> = {
   'reconciliations/{id}': 'reconciliationId',
   'settlements/{id}': 'settlementId',
   'infractions/{id}': 'infractionId',
+  'subscriptions/{id}': 'subscriptionId',
 };
 
 /** Valid bodies (past validation) for routes that take merchantId in the body; A's id is put in. */
@@ -74,6 +77,8 @@ const PROBE_BODIES: Record<string, Record<string, unknown>> = {
   'POST /settlements': { amountCents: 100 },
   'PUT /settlements/schedule': { frequency: 'D0', minimumAmountCents: 0 },
   'POST /med/infractions/sync': {},
+  // A's subscription price (filled in beforeAll): B is refused on the merchant before the price is read.
+  'POST /subscriptions': { priceId: '', journey: 'JOURNEY_3', payer: { name: 'Bia Souza', document: '52998224725' } },
   // Well-formed but never opened: B's request must be refused as not found before the material is read.
   'POST /dashboard/connection': {
     pspKind: 'efi',
@@ -200,7 +205,11 @@ beforeAll(async () => {
      VALUES (:id, :pid, :m, :c, 'E99999999202611241200abcdefghijk', 500, 'FRAUD', now(), now() + interval '7 days')`,
     { replacements: { id: infractionId, pid: `sbx_inf_${infractionId}`, m: userA.merchantId, c: charge.body.id } },
   );
+  // A's subscription, as its workflow records it (subscriptionRoutes.test.ts covers the routes themselves).
+  const subscription = await insertSubscription(stack.sequelize, userA.merchantId);
+  PROBE_BODIES['POST /subscriptions'].priceId = subscription.priceId;
   a = {
+    subscriptionId: subscription.id,
     settlementId,
     userId: userA.userId,
     email: userA.email,

@@ -22,6 +22,8 @@ export interface PriceAnswer {
   amountCents: number;
   type: 'ONE_TIME' | 'SUBSCRIPTION' | 'MULTIPLE_PAYMENTS';
   active: boolean;
+  interval: 'WEEKLY' | 'MONTHLY' | 'QUARTERLY' | 'SEMIANNUAL' | 'ANNUAL' | null;
+  retryPolicy: 'NAO_PERMITE' | 'PERMITE_3R_7D' | null;
 }
 
 function expectStatus(what: string, res: AppAnswer, status: number): void {

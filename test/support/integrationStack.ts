@@ -221,7 +221,8 @@ export async function startIntegrationStack(opts: StackOptions = {}): Promise<In
       sandboxUrl: sandboxListening.url,
       pixWebhookSecret: webhookSecret,
     },
-    opts.apiOverrides,
+    // On a time-skipping server the API's today is the sandbox's (a first due date after a skip).
+    { ...(opts.sandboxNow ? { now: opts.sandboxNow } : {}), ...opts.apiOverrides },
   );
   const apiListening = await listenFirst();
   apiDeps.publicBaseUrl ??= apiListening.url;

@@ -10,6 +10,7 @@ import { waitFor } from './env';
 import type { StackClient } from './integrationStack';
 import { items, signedCall, waitForBatchEnd } from './payouts';
 import { checkoutBody, idemKey, sellableCourse } from './checkouts';
+import { insertSubscription } from './subscriptions';
 
 export interface OwnedResources {
   chargeId: string;
@@ -21,6 +22,8 @@ export interface OwnedResources {
   payoutItemId: string;
   /** A partner P0 checkout (`bill_<uuid>`). */
   checkoutId: string;
+  /** A subscription (a row as its workflow records it: test/support/subscriptions.ts). */
+  subscriptionId: string;
 }
 
 /**
@@ -41,6 +44,7 @@ export const ID_RULES: Record<string, keyof OwnedResources> = {
   'withdrawals/{id}': 'withdrawalId',
   'payout-items/{id}': 'payoutItemId',
   'checkouts/{id}': 'checkoutId',
+  'subscriptions/{id}': 'subscriptionId',
 };
 
 function expectStatus(what: string, res: { status: number; body: unknown }, status: number): void {
@@ -94,6 +98,7 @@ export async function createOwnedResources(
     headers: idemKey(),
   });
   expectStatus('checkout', checkout, 201);
+  const subscription = await insertSubscription(stack.sequelize, creds.merchantId);
   return {
     chargeId: charge.body.id,
     withdrawalId: withdrawal.body.id,
@@ -103,5 +108,6 @@ export async function createOwnedResources(
     batchId: batch.body.batchId,
     payoutItemId: ended.items[0].id,
     checkoutId: checkout.body.data.id,
+    subscriptionId: subscription.id,
   };
 }

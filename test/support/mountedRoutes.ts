@@ -17,7 +17,7 @@ interface Listable {
 
 /** The application API: signed-in people with bearer tokens (everything else is server to server or public). */
 export const APPLICATION_ROUTES =
-  /^\/(auth|dashboard|charges|boletos|checkout|courses|enrolments|reconciliations|settlements|med)(\/|$)/;
+  /^\/(auth|dashboard|charges|boletos|checkout|courses|enrolments|reconciliations|settlements|med|subscriptions)(\/|$)/;
 
 export interface MountedRoute {
   method: string; // upper case

@@ -237,7 +237,7 @@ describe('OpenAPI document: a contract a generated client can trust', () => {
     expect(callbackOps().length).toBeGreaterThan(0);
   });
 
-  it('has the request signature as header parameters: optional on seller and partner checkout routes, required on payouts and receipts, nowhere else', () => {
+  it('has the request signature as header parameters: optional on seller, partner checkout and partner subscription routes, required on payouts and receipts, nowhere else', () => {
     const found: Record<string, string> = {};
     for (const { method, path, op } of operations()) {
       const signature = headerNames(op).filter((h) => h.startsWith('x-gateway-'));
@@ -247,7 +247,9 @@ describe('OpenAPI document: a contract a generated client can trust', () => {
     }
     const expected = Object.fromEntries(
       operations()
-        .filter(({ path }) => /^\/(sellers|rifeiro|v1\/checkouts|v1\/payouts|v1\/receipts)(\/|$)/.test(path))
+        .filter(({ path }) =>
+          /^\/(sellers|rifeiro|v1\/checkouts|v1\/subscriptions|v1\/payouts|v1\/receipts)(\/|$)/.test(path),
+        )
         .map(({ method, path }) => [
           `${method} ${path}`,
           /^\/v1\/(payouts|receipts)/.test(path)

@@ -20,6 +20,7 @@ const NO_SERVICE: Record<string, string> = {
   openapi: 'kernel: serves the document the other folders register',
   uploads: 'kernel: the local object store answers the uploads itself',
   'checkouts/page': 'kernel: server-rendered HTML over its own store.ts, public, before the JSON gate',
+  'subscriptions/page': 'kernel: server-rendered HTML over db/subscriptions reads, public, before the JSON gate',
   'charges/callbacks':
     "the PSP's notification route: it parses and answers; routing the claim is db/charges/paymentClaims.ts, which the worker's sweep and reconciliation run too",
   'charges/pixApiCallbacks': 'a second door into the same claim routing (API Pix notifications)',

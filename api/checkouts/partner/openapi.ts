@@ -27,9 +27,9 @@ const P0ErrorEnvelope = registry.register(
     .describe('Every error of the partner checkout routes: the P0 envelope with `data: null`.'),
 );
 
-const envelopeOf = (data: z.ZodType) => z.object({ data, success: z.literal(true), error: z.null() });
+export const envelopeOf = (data: z.ZodType) => z.object({ data, success: z.literal(true), error: z.null() });
 
-function p0Errors(...codes: ErrorCode[]): Record<string, ResponseConfig> {
+export function p0Errors(...codes: ErrorCode[]): Record<string, ResponseConfig> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of new Set<ErrorCode>([...codes, 'INTERNAL_ERROR']))
     byStatus.set(ERROR_CODES[code].status, [...(byStatus.get(ERROR_CODES[code].status) ?? []), code]);

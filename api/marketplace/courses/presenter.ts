@@ -16,7 +16,15 @@ export function presentCourse(c: Course) {
 }
 
 export function presentPrice(p: CoursePrice) {
-  return { id: p.id, courseId: p.courseId, amountCents: p.amountCents, type: p.type, active: p.active };
+  return {
+    id: p.id,
+    courseId: p.courseId,
+    amountCents: p.amountCents,
+    type: p.type,
+    active: p.active,
+    interval: p.interval ?? null,
+    retryPolicy: p.retryPolicy ?? null,
+  };
 }
 
 export function presentModule(m: CourseModule) {

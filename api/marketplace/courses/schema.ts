@@ -1,6 +1,8 @@
 /** Bodies, queries and answers of /courses (application API); the same schemas validate and document. */
 import { z } from 'zod';
 import { COURSE_ACCESS_TYPES, COURSE_PRICE_TYPES, COURSE_STATUSES } from '../../../db/marketplace';
+import { SUBSCRIPTION_INTERVALS } from '../../../core/subscriptions/calendar';
+import type { RetryPolicy } from '../../../core/subscriptions/retries';
 import { MAX_CHARGE_AMOUNT_CENTS } from '../../charges/sellers/schema';
 import { httpUrl } from '../../validation/text';
 
@@ -8,6 +10,9 @@ import { httpUrl } from '../../validation/text';
 export const MAX_ORDER = 1_000_000;
 /** A price is at most what one charge may be (a checkout is backed by one charge). */
 export const MAX_PRICE_CENTS = MAX_CHARGE_AMOUNT_CENTS;
+/** A SUBSCRIPTION price's period and retry policy (migration 0045's CHECKs). */
+export const COURSE_PRICE_INTERVALS = SUBSCRIPTION_INTERVALS;
+export const COURSE_PRICE_RETRY_POLICIES = ['NAO_PERMITE', 'PERMITE_3R_7D'] as const satisfies readonly RetryPolicy[];
 
 // One pattern (so the OpenAPI document states it): no control characters and at least one
 // character that is not a space; the value is then trimmed.
@@ -57,14 +62,30 @@ export const listCoursesQuery = z.strictObject({
 });
 export type ListCoursesQuery = z.output<typeof listCoursesQuery>;
 
-export const createPriceBody = z.strictObject({
-  amountCents: z.number().int().min(1).max(MAX_PRICE_CENTS),
-  type: z.enum(COURSE_PRICE_TYPES).meta({
-    description:
-      'Only ONE_TIME sells in P0; the others are stored and refused at checkout (422 COURSE_PRICE_TYPE_NOT_ENABLED_YET).',
-  }),
-  active: z.boolean().default(true),
-});
+export const createPriceBody = z
+  .strictObject({
+    amountCents: z.number().int().min(1).max(MAX_PRICE_CENTS),
+    type: z.enum(COURSE_PRICE_TYPES).meta({
+      description:
+        'ONE_TIME sells through checkouts; SUBSCRIPTION through subscriptions (POST /subscriptions, Pix Automático); ' +
+        'MULTIPLE_PAYMENTS is stored and refused everywhere (422 COURSE_PRICE_TYPE_NOT_ENABLED_YET).',
+    }),
+    active: z.boolean().default(true),
+    interval: z.enum(COURSE_PRICE_INTERVALS).optional().meta({
+      description:
+        'SUBSCRIPTION prices only (default MONTHLY): the period each cycle covers. Sent on another type → 400.',
+    }),
+    retryPolicy: z.enum(COURSE_PRICE_RETRY_POLICIES).optional().meta({
+      description:
+        'SUBSCRIPTION prices only (default PERMITE_3R_7D: up to 3 retries within 7 days of a failed cycle; NAO_PERMITE: none). Sent on another type → 400.',
+    }),
+  })
+  .superRefine((body, ctx) => {
+    if (body.type === 'SUBSCRIPTION') return;
+    for (const field of ['interval', 'retryPolicy'] as const)
+      if (body[field] !== undefined)
+        ctx.addIssue({ code: 'custom', path: [field], message: `only a SUBSCRIPTION price has ${field}` });
+  });
 export type CreatePriceBody = z.output<typeof createPriceBody>;
 
 export const updatePriceBody = z.strictObject({
@@ -115,6 +136,11 @@ export const priceView = z.object({
   amountCents: z.number().int(),
   type: z.enum(COURSE_PRICE_TYPES),
   active: z.boolean(),
+  interval: z.enum(COURSE_PRICE_INTERVALS).nullable().describe('SUBSCRIPTION prices: the period; null otherwise.'),
+  retryPolicy: z
+    .enum(COURSE_PRICE_RETRY_POLICIES)
+    .nullable()
+    .describe('SUBSCRIPTION prices: the retry policy; null otherwise.'),
 });
 
 export const lessonView = z.object({

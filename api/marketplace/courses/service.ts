@@ -172,6 +172,10 @@ export class CourseService {
             amountCents: body.amountCents,
             type: body.type,
             active: body.active,
+            // Migration 0045's CHECK: a SUBSCRIPTION price carries both, the others neither.
+            ...(body.type === 'SUBSCRIPTION'
+              ? { interval: body.interval ?? 'MONTHLY', retryPolicy: body.retryPolicy ?? 'PERMITE_3R_7D' }
+              : { interval: null, retryPolicy: null }),
           },
           transaction,
         );
