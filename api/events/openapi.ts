@@ -20,7 +20,6 @@ import {
   chargeEventTypes,
   checkoutEventTypes,
   medEventTypes,
-  subscriptionEventTypes,
   subscribableEventTypes,
   subscriptionEventTypes,
   type SubscribableEventType,
@@ -140,18 +139,7 @@ const InfractionDeadlineApproaching = registry.register(
     .describe('The infraction as GET /med/infractions/{id} shows it, and which alert before its deadline this is.'),
 );
 
-// Placeholder until the subscription routes register their view (issue 39, the API helper's part):
-// without a schema for subscription.* every process that builds the OpenAPI document fails to start.
-const SubscriptionData = registry.register(
-  'SubscriptionEventData',
-  z
-    .object({ id: z.string(), status: z.string() })
-    .passthrough()
-    .describe('The subscription as GET /subscriptions/{id} shows it (core/subscriptions/view.ts presentSubscription).'),
-);
-
 function dataOf(type: SubscribableEventType): z.ZodType {
-  if ((subscriptionEventTypes as readonly string[]).includes(type)) return SubscriptionData;
   if (type === 'charge.refunded') return ChargeRefund;
   if ((chargeEventTypes as readonly string[]).includes(type)) return SellerPixCharge;
   if (type.startsWith('withdrawal.')) return WithdrawalSchema;

@@ -150,6 +150,10 @@ export const ERROR_CODES = {
     status: 409,
     message: 'the webhook is disabled; enable it (PATCH active: true) before resending',
   },
+  ENROLMENT_WITHOUT_ACCESS: {
+    status: 409,
+    message: 'the enrolment gives no access now (a subscription not yet paid, suspended or cancelled)',
+  },
   ENROLMENT_REVOKED: {
     status: 409,
     message: 'the enrolment is REVOKED (its charge was refunded): progress cannot be recorded',

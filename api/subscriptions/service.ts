@@ -20,7 +20,7 @@ import type { ApplicationFailure, Client } from '@temporalio/client';
 import type { Sequelize } from 'sequelize';
 import type { Merchant } from '../../db/identity';
 import { courseStore } from '../../db/marketplace';
-import * as subscriptionQueries from '../../db/subscriptions/subscriptionQueries';
+import { subscriptionQueries } from '../../db/subscriptions';
 import { chargeFee } from '../../core/charges/issueRules';
 import { firstDueDateOf } from './dueDates';
 import { brasiliaDate } from '../../core/subscriptions/issueWindow';

@@ -22,6 +22,14 @@ import {
 export const ENROLMENT_STATUSES = ['PENDING', 'ACTIVE', 'PAST_DUE', 'SUSPENDED', 'CANCELLED', 'REVOKED'] as const;
 export type EnrolmentStatus = (typeof ENROLMENT_STATUSES)[number];
 
+/**
+ * Whether the student may study now: ACTIVE, or PAST_DUE (a subscription's cycle is being
+ * retried: access is kept while the retries may still pay it; core/subscriptions/states.ts).
+ */
+export function enrolmentHasAccess(status: EnrolmentStatus): boolean {
+  return status === 'ACTIVE' || status === 'PAST_DUE';
+}
+
 export class Enrolment extends Model<InferAttributes<Enrolment>, InferCreationAttributes<Enrolment>> {
   declare id: string;
   declare merchantId: string;

@@ -14,4 +14,10 @@ export {
   type CourseStatus,
 } from './course';
 export type { CourseLesson, CourseModule } from './courseContent';
-export { ENROLMENT_STATUSES, type Certificate, type Enrolment, type EnrolmentStatus } from './enrolment';
+export {
+  ENROLMENT_STATUSES,
+  enrolmentHasAccess,
+  type Certificate,
+  type Enrolment,
+  type EnrolmentStatus,
+} from './enrolment';

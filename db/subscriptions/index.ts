@@ -7,3 +7,5 @@
 export * as subscriptionStore from './subscriptionStore';
 export type { NewSubscription, StoredCycle, StoredSubscription } from './subscriptionStore';
 export { noticeCycleCharges, noticeOutcomes, noticeRecurrences, type NoticeDeps, type NoticeOutcome } from './notices';
+export * as subscriptionQueries from './subscriptionQueries';
+export type { SubscriptionPageExtras } from './subscriptionQueries';

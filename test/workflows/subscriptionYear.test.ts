@@ -175,6 +175,9 @@ test('a SUBSCRIPTION course bought on the hosted page by journey 3: a year of cy
   expect(idRec).toMatch(/^R[RN]/);
   // The payer pays the composite QR: the cob (cycle 1) and the authorisation in one go.
   await sandbox('POST', `/sandbox/pix-automatico/recs/${idRec}/pay-composite`);
+  // The workflow learns the rec is approved from webhookrec at once, and reads its first charge
+  // (settled by the charge's own lifecycle from the /pix notice) again a minute later if it was not yet paid.
+  await skipTo((await wf.env.currentTimeMs()) + 2 * 60_000);
   await untilSubscription(sub.id, 'ACTIVE');
   expect(await enrolmentStatus(sub.id)).toBe('ACTIVE');
   const first = await untilCycle(sub.id, 1, 'PAID');

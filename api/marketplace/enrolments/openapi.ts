@@ -52,7 +52,7 @@ path('post', '/enrolments/{id}/lessons/{lessonId}/complete', 'completeLesson', '
   description:
     'The producer’s platform reports progress on the learner’s behalf (learners have no accounts here): call it when the learner finishes a lesson. ' +
     'Idempotent: completing a lesson again changes nothing and answers the same progress. When every lesson of the course is completed, the certificate is issued, exactly once. ' +
-    'The lesson must belong to the enrolment’s course (else 404 LESSON_NOT_FOUND); a REVOKED enrolment → 409 ENROLMENT_REVOKED. ' +
+    'The lesson must belong to the enrolment’s course (else 404 LESSON_NOT_FOUND); a REVOKED enrolment → 409 ENROLMENT_REVOKED; one without access now (a subscription’s PENDING, SUSPENDED or CANCELLED) → 409 ENROLMENT_WITHOUT_ACCESS. ' +
     'Owner, admin and finance record progress (a viewer → 403 INSUFFICIENT_ROLE). Another merchant’s enrolment → 404 ENROLMENT_NOT_FOUND.',
   request: {
     params: z.object({
@@ -62,7 +62,7 @@ path('post', '/enrolments/{id}/lessons/{lessonId}/complete', 'completeLesson', '
   },
   responses: {
     200: jsonResponse('The progress after it.', EnrolmentProgress),
-    ...readErrors('LESSON_NOT_FOUND', 'ENROLMENT_REVOKED', 'INSUFFICIENT_ROLE'),
+    ...readErrors('LESSON_NOT_FOUND', 'ENROLMENT_REVOKED', 'ENROLMENT_WITHOUT_ACCESS', 'INSUFFICIENT_ROLE'),
   },
 });
 

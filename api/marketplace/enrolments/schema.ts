@@ -47,11 +47,21 @@ export const enrolmentView = z.object({
   id: z.uuid(),
   merchantId: z.uuid(),
   courseId: z.uuid(),
-  checkoutId: z.string().describe('The paid checkout that created it: `bill_<uuid>`.'),
+  checkoutId: z
+    .string()
+    .nullable()
+    .describe('The paid checkout that created it: `bill_<uuid>`; null for a subscription’s enrolment.'),
+  subscriptionId: z
+    .uuid()
+    .nullable()
+    .describe('The subscription (Pix Automático) whose payments it follows; null for a checkout’s enrolment.'),
   status: z
     .enum(ENROLMENT_STATUSES)
     .describe(
-      'ACTIVE when its checkout is paid; REVOKED when the charge is fully refunded (partial refunds keep access).',
+      'A checkout’s: ACTIVE when paid; REVOKED when the charge is fully refunded (partial refunds keep access). ' +
+        'A subscription’s follows it: PENDING until the first cycle is paid, ACTIVE, PAST_DUE while a cycle is ' +
+        'retried (access kept), SUSPENDED when a cycle failed for good, CANCELLED with the recurrence ' +
+        '(docs/api/subscriptions.md). Lessons can be completed while ACTIVE or PAST_DUE.',
     ),
   student: z.object({
     name: z.string().nullable().describe('The Pix payer’s name as the provider reported it.'),

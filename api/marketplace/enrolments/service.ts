@@ -13,7 +13,7 @@
  */
 import type { Sequelize } from 'sequelize';
 import type { MemberRole } from '../../../db/identity';
-import { courseStore, enrolmentStore, type Enrolment } from '../../../db/marketplace';
+import { courseStore, enrolmentHasAccess, enrolmentStore, type Enrolment } from '../../../db/marketplace';
 import type { Tx } from '../../../db/tx';
 import { ANY_ROLE, defaultMerchantOf, requireRole } from '../../identity/auth/roles';
 import { ApiError } from '../../errors/apiError';
@@ -36,6 +36,12 @@ export const enrolmentErrors = {
       409,
       'ENROLMENT_REVOKED',
       'the enrolment is REVOKED (its charge was refunded): progress cannot be recorded',
+    ),
+  withoutAccess: (status: string) =>
+    new ApiError(
+      409,
+      'ENROLMENT_WITHOUT_ACCESS',
+      `the enrolment is ${status} (its subscription is not paid up): progress cannot be recorded`,
     ),
   certificateUnavailable: (why: string) => new ApiError(409, 'CERTIFICATE_UNAVAILABLE', why),
 };
@@ -114,7 +120,8 @@ export class EnrolmentService {
     return this.deps.sequelize.transaction(async (transaction) => {
       const enrolment = await enrolmentStore.lockEnrolment(enrolmentId, transaction);
       if (!enrolment) throw enrolmentErrors.notFound();
-      if (enrolment.status !== 'ACTIVE') throw enrolmentErrors.revoked();
+      if (enrolment.status === 'REVOKED') throw enrolmentErrors.revoked();
+      if (!enrolmentHasAccess(enrolment.status)) throw enrolmentErrors.withoutAccess(enrolment.status);
       const lesson = await courseStore.findLesson(enrolment.courseId, lessonId, transaction);
       if (!lesson) throw enrolmentErrors.lessonNotFound();
       await enrolmentStore.recordLessonCompleted(this.deps.sequelize, enrolmentId, lessonId, transaction);
@@ -128,7 +135,9 @@ export class EnrolmentService {
   /** The certificate PDF of an ACTIVE enrolment that reached 100 %; else 409 CERTIFICATE_UNAVAILABLE. */
   async certificatePdf(enrolment: Enrolment): Promise<{ certificateId: string; pdf: Buffer }> {
     if (enrolment.status !== 'ACTIVE')
-      throw enrolmentErrors.certificateUnavailable('the enrolment is REVOKED: its certificate is no longer valid');
+      throw enrolmentErrors.certificateUnavailable(
+        `the enrolment is ${enrolment.status}: its certificate is not valid now`,
+      );
     const certificate = await enrolmentStore.certificateOfEnrolment(enrolment.id);
     const loaded = certificate ? await loadCertificateFacts(certificate.id) : null;
     if (!loaded)

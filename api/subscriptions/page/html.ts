@@ -9,7 +9,7 @@ import type { SubscriptionInterval } from '../../../core/subscriptions/calendar'
 import type { RetryPolicy } from '../../../core/subscriptions/retries';
 import type { SubscriptionState } from '../../../core/subscriptions/states';
 import type { SubscriptionRow } from '../../../core/subscriptions/view';
-import type { SubscriptionPageExtras } from '../../../db/subscriptions/subscriptionQueries';
+import type { SubscriptionPageExtras } from '../../../db/subscriptions';
 import { brandColors, escapeHtml as e, formatBrl, safeLink, safeLogo } from '../../checkouts/page/format';
 import { ASSET_CSS } from '../../checkouts/page/html';
 

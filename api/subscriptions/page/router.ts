@@ -13,7 +13,7 @@ import { Router, type Response } from 'express';
 import type { Sequelize } from 'sequelize';
 import { z } from 'zod';
 import { qrCodePngBase64 } from '../../../core/pix/qrPng';
-import { findSubscription, pageExtrasOf } from '../../../db/subscriptions/subscriptionQueries';
+import { subscriptionQueries } from '../../../db/subscriptions';
 import { ApiError } from '../../errors/apiError';
 import { SUBSCRIBE_JS } from './assets';
 import { renderNotFound, renderSubscriptionPage, SUBSCRIBE_PAGE_PREFIX_PATH, type SubscriptionPageView } from './html';
@@ -39,8 +39,8 @@ function pageHeaders(res: Response, nonce: string): void {
 async function loadPage(sequelize: Sequelize, raw: unknown): Promise<SubscriptionPageView | null> {
   const id = uuid.safeParse(raw);
   if (!id.success) return null;
-  const row = await findSubscription(sequelize, id.data);
-  const extras = row ? await pageExtrasOf(sequelize, row.id) : null;
+  const row = await subscriptionQueries.findSubscription(sequelize, id.data);
+  const extras = row ? await subscriptionQueries.pageExtrasOf(sequelize, row.id) : null;
   return row && extras ? { ...row, ...extras } : null;
 }
 
@@ -62,7 +62,7 @@ export function subscriptionPageRouter(deps: { sequelize: Sequelize }): Router {
 
   router.get('/:id/qr.png', async (req, res) => {
     const id = uuid.safeParse(req.params.id);
-    const row = id.success ? await findSubscription(deps.sequelize, id.data) : null;
+    const row = id.success ? await subscriptionQueries.findSubscription(deps.sequelize, id.data) : null;
     // No QR once the payer answered (or the recurrence ended): an old code must not be scanned.
     if (!row || row.status !== 'AWAITING_AUTHORISATION' || !row.qrCopyPaste) throw notFound();
     res.setHeader('cache-control', 'no-store');
@@ -71,7 +71,7 @@ export function subscriptionPageRouter(deps: { sequelize: Sequelize }): Router {
 
   router.get('/:id/status', async (req, res) => {
     const id = uuid.safeParse(req.params.id);
-    const row = id.success ? await findSubscription(deps.sequelize, id.data) : null;
+    const row = id.success ? await subscriptionQueries.findSubscription(deps.sequelize, id.data) : null;
     if (!row) throw notFound();
     res.setHeader('cache-control', 'no-store');
     res.json({ status: row.status, updatedAt: row.updatedAt.toISOString() });
