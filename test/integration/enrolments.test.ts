@@ -39,6 +39,7 @@ const ENROLMENT_FIELDS = [
   'revokedReason',
   'status',
   'student',
+  'subscriptionId',
   'updatedAt',
 ];
 
@@ -105,6 +106,7 @@ it('a paid checkout enrols once: listed, filtered by course and status, read wit
     merchantId: shop.merchantId,
     courseId: a.course.id,
     checkoutId: a.checkoutId,
+    subscriptionId: null,
     status: 'ACTIVE',
     student: { name: STUDENT.name, document: '***.982.247-**' },
     progress: { completedLessons: 0, totalLessons: 2, percentage: 0 },

@@ -391,13 +391,65 @@ describe('the hosted page /subscribe/{id}', () => {
   });
 });
 
-// TODO(integrator, issue 39): once the workflow's activities (i39-acts) are on main (the workflow
-// is), add here, against the shared stack (subscriptionJourneys.test.ts covers journeys 1 and 2 on skipped time):
-test.todo(
-  'POST /subscriptions journey 3: 201 AWAITING_AUTHORISATION with qrCopyPaste and firstChargeId (the charge derived from the id: GET /charges/{firstChargeId})',
-);
-test.todo(
-  'POST /subscriptions replayed with the same Idempotency-Key: the same subscription and the same first charge, nothing issued twice',
-);
-test.todo('POST /v1/subscriptions journey 2: 201 in the P0 envelope; GET /v1/subscriptions/{id} reads it');
-test.todo('POST /subscriptions/{id}/cancel of a live subscription: 200 CANCELLED, cancelledBy MERCHANT; again → 409');
+describe('creating for real (the workflow on the stack; journeys over skipped time: test/workflows/subscription*.test.ts)', () => {
+  it('POST /subscriptions journey 3: 201 AWAITING_AUTHORISATION with the composite QR and its first charge; a replay is the same subscription', async () => {
+    const headers = key();
+    const body = { priceId: subscriptionPrice, journey: 'JOURNEY_3', payer };
+    const created = await create(body, headers);
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ status: 'AWAITING_AUTHORISATION', journey: 'JOURNEY_3', amountCents: 2_990 });
+    expect(created.body.qrCopyPaste).toMatch(/^000201/);
+    const charge = await shop.client.call('GET', `/charges/${created.body.firstChargeId}`);
+    expect(charge.status).toBe(200);
+    expect(charge.body).toMatchObject({ status: 'PENDING', amountCents: 2_990 });
+
+    const before = await written(shop.merchantId);
+    const replay = await create(body, headers);
+    expect(replay.status).toBe(201);
+    expect(replay.body).toMatchObject({ id: created.body.id, firstChargeId: created.body.firstChargeId });
+    expect(await written(shop.merchantId)).toEqual(before);
+  });
+
+  it('POST /v1/subscriptions journey 2: 201 in the P0 envelope, read back by GET /v1/subscriptions/{id}', async () => {
+    const created = await stack.api('POST', '/v1/subscriptions', {
+      creds: shop.creds,
+      body: { priceId: subscriptionPrice, journey: 'JOURNEY_2', payer },
+      headers: { 'Idempotency-Key': crypto.randomUUID() },
+    });
+    expect([created.status, created.body.success]).toEqual([201, true]);
+    expect(created.body.data).toMatchObject({
+      status: 'AWAITING_AUTHORISATION',
+      journey: 'JOURNEY_2',
+      firstChargeId: null,
+    });
+    const read = await stack.api('GET', `/v1/subscriptions/${created.body.data.id}`, { creds: shop.creds });
+    expect([read.status, read.body.data.id, read.body.data.qrCopyPaste]).toEqual([
+      200,
+      created.body.data.id,
+      created.body.data.qrCopyPaste,
+    ]);
+  });
+
+  it('POST /subscriptions/{id}/cancel of a live one: 200 CANCELLED by the merchant, the rec CANCELADA at the PSP; again → 409', async () => {
+    const created = await create({ priceId: subscriptionPrice, journey: 'JOURNEY_2', payer });
+    expect(created.status).toBe(201);
+    const { id } = created.body;
+    const cancelled = await shop.client.call('POST', `/subscriptions/${id}/cancel`, { headers: key() });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toMatchObject({ id, status: 'CANCELLED', cancelledBy: 'MERCHANT', hasAccess: false });
+    const [rows] = await stack.sequelize.query('SELECT id_rec FROM subscriptions WHERE id = :id', {
+      replacements: { id },
+    });
+    const idRec = (rows as { id_rec: string }[])[0].id_rec;
+    // The PSP's record: the payer can no longer authorise it (the sandbox's payer control refuses a rec not CRIADA).
+    const approve = await fetch(`${stack.sandboxUrl}/sandbox/pix-automatico/recs/${idRec}/approve`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jornada: 'JORNADA_2' }),
+    });
+    expect(approve.status).toBe(409);
+    expect(JSON.stringify(await approve.json())).toContain('CANCELADA');
+    const again = await shop.client.call('POST', `/subscriptions/${id}/cancel`, { headers: key() });
+    expect([again.status, again.body.error.code]).toEqual([409, 'SUBSCRIPTION_ALREADY_ENDED']);
+  });
+});

@@ -20,6 +20,11 @@ import { useWorkflowEnv } from '../support/workflowEnv';
 
 jest.setTimeout(180_000);
 
+// Declared before useWorkflowEnv's own hooks, so it runs first: the stack's worker lets go of the
+// server's connection before the server is torn down (afterAll hooks run in declaration order).
+afterAll(async () => {
+  await stack?.stop();
+});
 const wf = useWorkflowEnv();
 let stack: IntegrationStack;
 let offsetMs = 0;
@@ -42,9 +47,6 @@ beforeAll(async () => {
   });
 });
 
-afterAll(async () => {
-  await stack?.stop();
-});
 
 afterEach(async () => {
   await assertLedgerInvariant(stack.sequelize);

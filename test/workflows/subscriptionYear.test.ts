@@ -15,6 +15,7 @@
  * every notice reaches the API's webhook routes (webhookrec, webhookcobr, /pix) as the PSP's would.
  */
 import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,6 +24,7 @@ import { accounts } from '../../core/ledger/accounts';
 import { cycleDue, type RecCalendar } from '../../core/subscriptions/calendar';
 import { issueWindow } from '../../core/subscriptions/issueWindow';
 import { waitFor } from '../support/env';
+import { runTool } from '../support/externalTools';
 import { insertCourse, insertPrice } from '../support/checkouts';
 import { startIntegrationStack, type IntegrationStack } from '../support/integrationStack';
 import { assertLedgerInvariant, balance } from '../support/ledger';
@@ -33,6 +35,11 @@ import { useWorkflowEnv } from '../support/workflowEnv';
 jest.setTimeout(300_000);
 
 const PRICE_CENTS = 4_990;
+// Declared before useWorkflowEnv's own hooks, so it runs first: the stack's worker lets go of the
+// server's connection before the server is torn down (afterAll hooks run in declaration order).
+afterAll(async () => {
+  await stack?.stop();
+});
 const wf = useWorkflowEnv();
 
 let stack: IntegrationStack;
@@ -45,10 +52,6 @@ beforeAll(async () => {
     temporal: { client, workerConnection: wf.connection },
     sandboxNow: () => new Date(Date.now() + offsetMs),
   });
-});
-
-afterAll(async () => {
-  await stack?.stop();
 });
 
 /** The sandbox jumps to `targetMs` first, then the server skips there (its timers fire on the way). */
@@ -170,6 +173,16 @@ test('a SUBSCRIPTION course bought on the hosted page by journey 3: a year of cy
   expect(html).toMatch(/mensal/i);
   expect(html).toContain('49,90');
   expect(html).toContain(sub.qrCopyPaste);
+  // The page's QR image holds exactly the composite code, read back by a decoder we did not write.
+  const qr = await fetch(`${sub.url}/qr.png`);
+  expect(qr.status).toBe(200);
+  const qrFile = path.join(os.tmpdir(), `subscription-qr-${sub.id}.png`);
+  fs.writeFileSync(qrFile, Buffer.from(await qr.arrayBuffer()));
+  try {
+    expect((await runTool('zbarimg', ['--quiet', '--raw', qrFile])).trim()).toBe(sub.qrCopyPaste);
+  } finally {
+    fs.rmSync(qrFile, { force: true });
+  }
 
   const idRec = (await subscriptionRow(sub.id))!.id_rec!;
   expect(idRec).toMatch(/^R[RN]/);
@@ -209,6 +222,16 @@ test('a SUBSCRIPTION course bought on the hosted page by journey 3: a year of cy
   await untilCycle(sub.id, 13, 'FAILED');
   await untilSubscription(sub.id, 'SUSPENDED');
   expect(await enrolmentStatus(sub.id)).toBe('SUSPENDED');
+  // The application API's enrolment says so, and no lesson can be completed until a cycle is paid.
+  const enrolments = await owner.client.call('GET', `/enrolments?courseId=${courseId}`);
+  expect(enrolments.body.data).toEqual([
+    expect.objectContaining({ subscriptionId: sub.id, checkoutId: null, status: 'SUSPENDED' }),
+  ]);
+  const lesson = await owner.client.call(
+    'POST',
+    `/enrolments/${enrolments.body.data[0].id}/lessons/${crypto.randomUUID()}/complete`,
+  );
+  expect([lesson.status, lesson.body.error.code]).toEqual([409, 'ENROLMENT_WITHOUT_ACCESS']);
   await assertMoney(owner.merchantId, 12);
 
   await sandbox('POST', `/sandbox/pix-automatico/recs/${idRec}/cancel`);
