@@ -47,7 +47,6 @@ beforeAll(async () => {
   });
 });
 
-
 afterEach(async () => {
   await assertLedgerInvariant(stack.sequelize);
 });
