@@ -6,72 +6,14 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { SubscriptionState } from '../../core/subscriptions/states';
 import type { CycleRow, SubscriptionRow } from '../../core/subscriptions/view';
-
-const SUBSCRIPTION_COLUMNS = `id, merchant_id, course_id, price_id, status, journey, interval, retry_policy,
-  amount_cents, to_char(first_due_date, 'YYYY-MM-DD') AS first_due_date,
-  to_char(last_due_date, 'YYYY-MM-DD') AS last_due_date, payer_name, payer_document, id_rec, first_charge_id,
-  qr_copy_paste, authorization_request_id, external_id, metadata, return_url, cancelled_by, ending_code,
-  authorised_at, ended_at, created_at, updated_at`;
-
-interface SubscriptionDbRow {
-  id: string;
-  merchant_id: string;
-  course_id: string;
-  price_id: string;
-  status: SubscriptionRow['status'];
-  journey: SubscriptionRow['journey'];
-  interval: SubscriptionRow['interval'];
-  retry_policy: SubscriptionRow['retryPolicy'];
-  amount_cents: string | number;
-  first_due_date: string;
-  last_due_date: string | null;
-  payer_name: string;
-  payer_document: string;
-  id_rec: string | null;
-  first_charge_id: string | null;
-  qr_copy_paste: string | null;
-  authorization_request_id: string | null;
-  external_id: string | null;
-  metadata: Record<string, unknown> | null;
-  return_url: string | null;
-  cancelled_by: SubscriptionRow['cancelledBy'];
-  ending_code: string | null;
-  authorised_at: Date | null;
-  ended_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
-function toRow(r: SubscriptionDbRow): SubscriptionRow {
-  return {
-    id: r.id,
-    merchantId: r.merchant_id,
-    courseId: r.course_id,
-    priceId: r.price_id,
-    status: r.status,
-    journey: r.journey,
-    interval: r.interval,
-    retryPolicy: r.retry_policy,
-    amountCents: Number(r.amount_cents),
-    firstDueDate: r.first_due_date,
-    lastDueDate: r.last_due_date,
-    payerName: r.payer_name,
-    payerDocument: r.payer_document,
-    idRec: r.id_rec,
-    firstChargeId: r.first_charge_id,
-    qrCopyPaste: r.qr_copy_paste,
-    authorizationRequestId: r.authorization_request_id,
-    externalId: r.external_id,
-    metadata: r.metadata ?? {},
-    returnUrl: r.return_url,
-    cancelledBy: r.cancelled_by,
-    endingCode: r.ending_code,
-    authorisedAt: r.authorised_at,
-    endedAt: r.ended_at,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  };
-}
+import {
+  CYCLE_COLUMNS,
+  SUBSCRIPTION_COLUMNS,
+  cycleOf,
+  subscriptionOf,
+  type CycleRecord,
+  type SubscriptionRecord,
+} from './rows';
 
 /**
  * The subscription, when it is `merchantId`'s (another merchant's reads as absent, so a route
@@ -82,12 +24,12 @@ export async function findSubscription(
   id: string,
   merchantId?: string,
 ): Promise<SubscriptionRow | null> {
-  const rows = await sequelize.query<SubscriptionDbRow>(
+  const rows = await sequelize.query<SubscriptionRecord>(
     `SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions
      WHERE id = :id ${merchantId !== undefined ? 'AND merchant_id = :merchantId' : ''}`,
     { replacements: { id, merchantId: merchantId ?? null }, type: QueryTypes.SELECT },
   );
-  return rows[0] ? toRow(rows[0]) : null;
+  return rows[0] ? subscriptionOf(rows[0]) : null;
 }
 
 /**
@@ -100,7 +42,7 @@ export async function listSubscriptions(
   sequelize: Sequelize,
   q: { merchantId: string; after: string | null; status?: SubscriptionState; limit: number },
 ): Promise<SubscriptionRow[]> {
-  const rows = await sequelize.query<SubscriptionDbRow>(
+  const rows = await sequelize.query<SubscriptionRecord>(
     `SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions
      WHERE merchant_id = :merchantId
        ${q.after ? 'AND (created_at, id) < (SELECT created_at, id FROM subscriptions WHERE id = :after)' : ''}
@@ -112,52 +54,20 @@ export async function listSubscriptions(
       type: QueryTypes.SELECT,
     },
   );
-  return rows.map(toRow);
-}
-
-interface CycleDbRow {
-  subscription_id: string;
-  cycle: number;
-  txid: string | null;
-  charge_id: string;
-  due_date: string;
-  settlement_date: string;
-  status: CycleRow['status'];
-  retries: number;
-  failure_reason: string | null;
-  rejection_code: string | null;
-  paid_at: Date | null;
+  return rows.map(subscriptionOf);
 }
 
 /** The latest cycle issued of each of these subscriptions (absent: none issued yet), by subscription id. */
 export async function currentCycles(sequelize: Sequelize, subscriptionIds: string[]): Promise<Map<string, CycleRow>> {
   if (subscriptionIds.length === 0) return new Map();
-  const rows = await sequelize.query<CycleDbRow>(
-    `SELECT DISTINCT ON (subscription_id) subscription_id, cycle, txid, charge_id,
-       to_char(due_date, 'YYYY-MM-DD') AS due_date, to_char(settlement_date, 'YYYY-MM-DD') AS settlement_date,
-       status, retries, failure_reason, rejection_code, paid_at
+  const rows = await sequelize.query<CycleRecord>(
+    `SELECT DISTINCT ON (subscription_id) ${CYCLE_COLUMNS}
      FROM subscription_cycles
      WHERE subscription_id IN (:subscriptionIds)
      ORDER BY subscription_id, cycle DESC`,
     { replacements: { subscriptionIds }, type: QueryTypes.SELECT },
   );
-  return new Map(
-    rows.map((r) => [
-      r.subscription_id,
-      {
-        cycle: r.cycle,
-        txid: r.txid,
-        chargeId: r.charge_id,
-        dueDate: r.due_date,
-        settlementDate: r.settlement_date,
-        status: r.status,
-        retries: r.retries,
-        failureReason: r.failure_reason,
-        rejectionCode: r.rejection_code,
-        paidAt: r.paid_at,
-      },
-    ]),
-  );
+  return new Map(rows.map((r) => [r.subscription_id, cycleOf(r)]));
 }
 
 /** The latest cycle issued of one subscription, or null before the first. */
