@@ -36,15 +36,11 @@ a{color:#0b4fb3}
 [hidden]{display:none!important}
 `;
 
-export const CHECKOUT_JS = `(function () {
-  'use strict';
-  var root = document.getElementById('checkout');
-  if (!root) return;
-  var live = document.getElementById('status');
-  var field = document.getElementById('pix-code');
-  var copy = document.getElementById('copy');
-
-  // Copy button: shown only when this script runs (without it, the field is still selectable).
+/**
+ * The copy button of a page that shows a Pix code (the checkout's and the subscription's): shown
+ * only when the script runs (without it, the field is still selectable). Needs the variables field and copy.
+ */
+export const COPY_BUTTON_JS = `  // Copy button: shown only when this script runs (without it, the field is still selectable).
   if (copy && field) {
     copy.hidden = false;
     copy.addEventListener('click', function () {
@@ -57,7 +53,17 @@ export const CHECKOUT_JS = `(function () {
         try { document.execCommand('copy'); done(); } catch (e) { /* the text stays selected */ }
       }
     });
-  }
+  }`;
+
+export const CHECKOUT_JS = `(function () {
+  'use strict';
+  var root = document.getElementById('checkout');
+  if (!root) return;
+  var live = document.getElementById('status');
+  var field = document.getElementById('pix-code');
+  var copy = document.getElementById('copy');
+
+${COPY_BUTTON_JS}
 
   var statusUrl = root.getAttribute('data-status-url');
   var eventsUrl = root.getAttribute('data-events-url');

@@ -4,25 +4,15 @@
  * /subscribe/{id}/status that reloads the page once the state changes (the server renders it).
  * The stylesheet is the checkout page's (/c/assets/checkout.css).
  */
+import { COPY_BUTTON_JS } from '../../checkouts/page/assets';
+
 export const SUBSCRIBE_JS = `(function () {
   'use strict';
   var root = document.getElementById('subscription');
   if (!root) return;
   var field = document.getElementById('pix-code');
   var copy = document.getElementById('copy');
-  if (copy && field) {
-    copy.hidden = false;
-    copy.addEventListener('click', function () {
-      field.focus();
-      field.select();
-      var done = function () { copy.textContent = 'Código copiado'; setTimeout(function () { copy.textContent = 'Copiar código'; }, 2500); };
-      if (navigator.clipboard && navigator.clipboard.writeText) {
-        navigator.clipboard.writeText(field.value).then(done, function () { try { document.execCommand('copy'); done(); } catch (e) { /* the text stays selected */ } });
-      } else {
-        try { document.execCommand('copy'); done(); } catch (e) { /* the text stays selected */ }
-      }
-    });
-  }
+${COPY_BUTTON_JS}
   var statusUrl = root.getAttribute('data-status-url');
   var shown = root.getAttribute('data-status');
   if (!statusUrl) return;
