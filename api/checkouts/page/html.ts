@@ -10,7 +10,8 @@ import type { CheckoutPageView } from './store';
 export const ASSET_CSS = '/c/assets/checkout.css';
 export const ASSET_JS = '/c/assets/checkout.js';
 
-interface Shell {
+/** A hosted page's document (the checkout's and the subscription's): its head, the brand colours, the body. */
+export interface Shell {
   title: string;
   nonce: string;
   brandColor: string | null;
@@ -18,7 +19,7 @@ interface Shell {
   body: string;
 }
 
-function shell(s: Shell): string {
+export function pageShell(s: Shell): string {
   const { brand, onBrand } = brandColors(s.brandColor);
   return `<!doctype html>
 <html lang="pt-BR">
@@ -38,7 +39,8 @@ ${s.body}
 `;
 }
 
-function header(view: CheckoutPageView): string {
+/** The merchant's brand bar at the top of a hosted page. */
+export function brandHeader(view: { logoUrl: string | null; merchantName: string }): string {
   const logo = safeLogo(view.logoUrl);
   return `<header class="brand">
 ${logo ? `<img class="logo" src="${e(logo)}" alt="Logotipo de ${e(view.merchantName)}" width="48" height="48">` : ''}
@@ -85,7 +87,7 @@ function pendingBody(view: CheckoutPageView, opts: PageOptions): string {
 <button type="submit" class="secondary">Simular pagamento</button>
 </form>`
     : '';
-  return `${header(view)}
+  return `${brandHeader(view)}
 <main id="checkout" data-status-url="${base}/status" data-events-url="${base}/events">
 <h1 id="title">Pague com Pix</h1>
 <p id="status" class="status" role="status" aria-live="polite">Aguardando pagamento</p>
@@ -106,7 +108,7 @@ ${backLink(view)}
 
 function paidBody(view: CheckoutPageView): string {
   const next = safeLink(view.completionUrl);
-  return `${header(view)}
+  return `${brandHeader(view)}
 <main id="checkout">
 <h1 id="title">Pagamento confirmado</h1>
 <p id="status" class="status ok" role="status" aria-live="polite">Pagamento confirmado. Obrigado!</p>
@@ -130,7 +132,7 @@ const CLOSED_TEXT: Record<'EXPIRED' | 'CANCELLED' | 'REFUNDED', { title: string;
 
 function closedBody(view: CheckoutPageView, status: 'EXPIRED' | 'CANCELLED' | 'REFUNDED'): string {
   const t = CLOSED_TEXT[status];
-  return `${header(view)}
+  return `${brandHeader(view)}
 <main id="checkout">
 <h1 id="title">${t.title}</h1>
 <p id="status" class="status closed" role="status">${t.text}</p>
@@ -144,19 +146,19 @@ export function renderCheckoutPage(view: CheckoutPageView, opts: PageOptions): s
   if (view.status === 'PENDING') {
     // Without JavaScript the page still follows the payment: it reloads itself every 15 s.
     const head = `<script src="${ASSET_JS}" defer></script>\n<noscript><meta http-equiv="refresh" content="15"></noscript>`;
-    return shell({ title, nonce: opts.nonce, brandColor: view.brandColor, head, body: pendingBody(view, opts) });
+    return pageShell({ title, nonce: opts.nonce, brandColor: view.brandColor, head, body: pendingBody(view, opts) });
   }
   if (view.status === 'PAID') {
     // Without JavaScript: on to the merchant's completion page after a moment.
     const next = safeLink(view.completionUrl);
     const head = next ? `<meta http-equiv="refresh" content="3;url=${e(next)}">` : '';
-    return shell({ title, nonce: opts.nonce, brandColor: view.brandColor, head, body: paidBody(view) });
+    return pageShell({ title, nonce: opts.nonce, brandColor: view.brandColor, head, body: paidBody(view) });
   }
-  return shell({ title, nonce: opts.nonce, brandColor: view.brandColor, body: closedBody(view, view.status) });
+  return pageShell({ title, nonce: opts.nonce, brandColor: view.brandColor, body: closedBody(view, view.status) });
 }
 
 export function renderNotFound(nonce: string): string {
-  return shell({
+  return pageShell({
     title: 'Checkout não encontrado',
     nonce,
     brandColor: null,

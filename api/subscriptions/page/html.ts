@@ -10,8 +10,8 @@ import type { RetryPolicy } from '../../../core/subscriptions/retries';
 import type { SubscriptionState } from '../../../core/subscriptions/states';
 import type { SubscriptionRow } from '../../../core/subscriptions/view';
 import type { SubscriptionPageExtras } from '../../../db/subscriptions';
-import { brandColors, escapeHtml as e, formatBrl, safeLink, safeLogo } from '../../checkouts/page/format';
-import { ASSET_CSS } from '../../checkouts/page/html';
+import { escapeHtml as e, formatBrl, safeLink } from '../../checkouts/page/format';
+import { brandHeader, pageShell } from '../../checkouts/page/html';
 
 export const SUBSCRIBE_PAGE_PREFIX_PATH = '/subscribe';
 export const ASSET_JS = `${SUBSCRIBE_PAGE_PREFIX_PATH}/assets/subscribe.js`;
@@ -77,34 +77,6 @@ export function formatDate(date: string): string {
   return `${d}/${m}/${y}`;
 }
 
-function shell(title: string, nonce: string, brandColor: string | null, body: string, head = ''): string {
-  const { brand, onBrand } = brandColors(brandColor);
-  return `<!doctype html>
-<html lang="pt-BR">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex, nofollow">
-<title>${e(title)}</title>
-<link rel="stylesheet" href="${ASSET_CSS}">
-<style nonce="${nonce}">:root{--brand:${brand};--on-brand:${onBrand}}</style>
-${head}
-</head>
-<body>
-${body}
-</body>
-</html>
-`;
-}
-
-function header(view: SubscriptionPageView): string {
-  const logo = safeLogo(view.logoUrl);
-  return `<header class="brand">
-${logo ? `<img class="logo" src="${e(logo)}" alt="Logotipo de ${e(view.merchantName)}" width="48" height="48">` : ''}
-<p class="merchant">${e(view.merchantName)}</p>
-</header>`;
-}
-
 function terms(view: SubscriptionPageView): string {
   return `<section class="card" aria-labelledby="terms-title">
 <h2 id="terms-title">${e(view.courseTitle)}</h2>
@@ -143,7 +115,7 @@ function awaitingBody(view: SubscriptionPageView): string {
 <button type="button" id="copy" hidden>Copiar código</button>
 </section>`
         : `<p class="status">O QR code está sendo preparado. Atualize a página em instantes.</p>`;
-  return `${header(view)}
+  return `${brandHeader(view)}
 <main id="subscription" data-status="${view.status}" data-status-url="${base}/status">
 <h1 id="title">${STATE_TEXT.AWAITING_AUTHORISATION.title}</h1>
 <p id="status" class="status" role="status" aria-live="polite">${STATE_TEXT.AWAITING_AUTHORISATION.text}</p>
@@ -155,7 +127,7 @@ ${backLink(view)}
 
 function stateBody(view: SubscriptionPageView): string {
   const t = STATE_TEXT[view.status];
-  return `${header(view)}
+  return `${brandHeader(view)}
 <main id="subscription" data-status="${view.status}">
 <h1 id="title">${t.title}</h1>
 <p id="status" class="status${t.tone ? ` ${t.tone}` : ''}" role="status">${t.text}</p>
@@ -169,19 +141,25 @@ export function renderSubscriptionPage(view: SubscriptionPageView, nonce: string
   if (view.status === 'AWAITING_AUTHORISATION') {
     // Without JavaScript the page still follows the authorisation: it reloads itself every 15 s.
     const head = `<script src="${ASSET_JS}" defer></script>\n<noscript><meta http-equiv="refresh" content="15"></noscript>`;
-    return shell(title, nonce, view.brandColor, awaitingBody(view), head);
+    return pageShell({ title, nonce, brandColor: view.brandColor, body: awaitingBody(view), head });
   }
-  return shell(title, nonce, view.brandColor, stateBody(view), `<script src="${ASSET_JS}" defer></script>`);
+  return pageShell({
+    title,
+    nonce,
+    brandColor: view.brandColor,
+    body: stateBody(view),
+    head: `<script src="${ASSET_JS}" defer></script>`,
+  });
 }
 
 export function renderNotFound(nonce: string): string {
-  return shell(
-    'Assinatura não encontrada',
+  return pageShell({
+    title: 'Assinatura não encontrada',
     nonce,
-    null,
-    `<main id="subscription">
+    brandColor: null,
+    body: `<main id="subscription">
 <h1>Assinatura não encontrada</h1>
 <p>Este link de assinatura não existe ou está incorreto. Confira o endereço ou volte à loja onde assinou.</p>
 </main>`,
-  );
+  });
 }
