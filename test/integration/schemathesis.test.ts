@@ -140,7 +140,16 @@ function configFile(dir: string): string {
       .join(', ')} }`,
     '',
   ]);
-  const lines = courseLines.concat(
+  // A price's interval and retryPolicy belong to SUBSCRIPTION prices only (a cross-field rule: 400
+  // naming them); first, so it applies before the course block below that would match it.
+  const priceLines = [
+    '[[operations]]',
+    "include-path-regex = '^/courses/\\{id\\}/prices$'",
+    `parameters = { "path.id" = "${c.courseId}" }`,
+    'checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "409", "429"]',
+    '',
+  ];
+  const lines = priceLines.concat(courseLines).concat(
     Object.entries(ID_RULES).flatMap(([rule, resource]) => {
       const [segment, param] = rule.replace(/[{}]/g, '').split('/');
       return [
@@ -232,6 +241,11 @@ function configFile(dir: string): string {
   ];
   for (const name of refusedByRulesNoSchemaStates)
     lines.push('[[operations]]', `include-name = '${name}'`, stateful, '');
+  // A subscription's purchase: the journey's rules (payerAccount for JOURNEY_1 only), the payer's
+  // CPF/CNPJ check digits and firstDueDate's window from today (400), and whether the price is a
+  // SUBSCRIPTION price of this merchant, active and published (state: 422 COURSE_PRICE_*).
+  for (const name of ['POST /subscriptions', 'POST /v1/subscriptions'])
+    lines.push('[[operations]]', `include-name = '${name}'`, stateful.replace('"409", ', '"409", "422", '), '');
 
   const file = path.join(dir, 'schemathesis.toml');
   fs.writeFileSync(file, lines.join('\n'));
