@@ -74,6 +74,7 @@ import { stopChild } from './lib/stopChild';
 import { ensureTools } from './lib/tools';
 import { projectRoot } from '../cli/lib/projectRoot';
 import { BenchTable } from './lib/benchTable';
+import { describeError } from './lib/loadFetch';
 import { startBenchWatchdog, type BenchWatchdog } from './lib/benchWatchdog';
 import { calibrateHost, calibrationLine, type HostCalibration } from './lib/hostCalibration';
 import { benchWebhooks } from './lib/webhookBench';
@@ -333,7 +334,7 @@ async function main(watchdog: BenchWatchdog, run: BenchRun) {
       await body();
     } catch (err) {
       if (ending) return;
-      const reason = err instanceof Error ? err.message : String(err);
+      const reason = describeError(err);
       table.fail(name, childGone && !reason.includes(childGone) ? `${reason}; ${childGone}` : reason);
       process.stderr.write(`\n${name} part failed: ${err instanceof Error ? (err.stack ?? reason) : reason}\n`);
     } finally {
@@ -498,7 +499,7 @@ function splitArgs(value: string | undefined): string[] {
       const text = err instanceof Error ? (err.stack ?? err.message) : String(err);
       if (childGone && !text.includes(childGone)) process.stderr.write(`${childGone}\n`);
       process.stderr.write(`bench failed: ${text}\n`);
-      run.table.fail(run.current ?? 'setup', err instanceof Error ? err.message : String(err));
+      run.table.fail(run.current ?? 'setup', describeError(err));
       return end('failed', 1);
     },
   );

@@ -57,7 +57,19 @@ export function failureKind(err: unknown): string {
     case 'ECONNREFUSED':
       return 'refused';
   }
-  return code ?? e?.cause?.name ?? e?.name ?? 'error';
+  // No code (undici's 'bad port', an invalid URL…): its message, as it is.
+  return code ?? e?.cause?.message ?? e?.name ?? 'error';
+}
+
+/** An error as one line: its message and, for fetch's 'fetch failed', what undici says caused it. */
+export function describeError(err: unknown): string {
+  // Duck-typed: an error from another realm (undici's, under jest) is no `instanceof Error` here.
+  const e = err as { message?: unknown; cause?: { code?: string; message?: string } } | null;
+  if (typeof e?.message !== 'string') return String(err);
+  const { cause } = e;
+  const message = e.message;
+  const why = cause?.code ?? cause?.message;
+  return why && !message.includes(why) ? `${message} (${why})` : message;
 }
 
 /**

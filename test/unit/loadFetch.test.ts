@@ -4,7 +4,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { failureKind, LoadErrors, loadFetch } from '../../scripts/lib/loadFetch';
+import { describeError, failureKind, LoadErrors, loadFetch } from '../../scripts/lib/loadFetch';
 import { calibrateHost, calibrationLine, CALIBRATION_LOOP } from '../../scripts/lib/hostCalibration';
 
 let server: http.Server;
@@ -61,6 +61,15 @@ describe('loadFetch', () => {
     expect(failureKind(wrapped('UND_ERR_CONNECT_TIMEOUT'))).toBe('timeout (UND_ERR_CONNECT_TIMEOUT)');
     expect(failureKind(wrapped('ECONNRESET'))).toBe('reset (ECONNRESET)');
     expect(failureKind(wrapped('EHOSTUNREACH'))).toBe('EHOSTUNREACH');
+    expect(failureKind(Object.assign(new TypeError('fetch failed'), { cause: new Error('bad port') }))).toBe(
+      'bad port',
+    );
+  });
+
+  it('describes a failed fetch with its cause', async () => {
+    const err = await fetch('http://127.0.0.1:1/').catch((e: unknown) => e);
+    expect(describeError(err)).toBe('fetch failed (bad port)');
+    expect(describeError(new Error('plain'))).toBe('plain');
   });
 });
 
