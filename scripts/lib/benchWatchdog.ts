@@ -8,9 +8,10 @@
  *
  * What it ends: every process carrying the run's marker in its environment (GATEWAY_BENCH_RUN,
  * set by the bench before it starts anything, and inherited by all it starts: the API, the
- * worker, the Temporal dev server or server, the embedded PostgreSQL and its backends — found in
+ * worker, the Temporal dev server or server, the embedded PostgreSQL — found in
  * /proc/<pid>/environ, so a process started a moment before the bench died, not yet told to the
- * watchdog, or already reparented, is found all the same), and every pid the bench told it
+ * watchdog, or already reparented, is found all the same; PostgreSQL's backends write their
+ * titles over their environment, but they end with their postmaster), and every pid the bench told it
  * (watch()), checked against its start time so a reused pid is never hit. Each gets SIGTERM
  * (PostgreSQL SIGINT: its fast shutdown; SIGTERM would wait for clients), and SIGKILL when still
  * there after BENCH_WATCHDOG_GRACE_MS (10 s). A zombie counts as gone: only its parent (or init)
