@@ -9,6 +9,8 @@
  * create: each process group's CPU time (scripts/lib/processCpu.ts) over the concurrent phase,
  * divided by the creates, and the same over the baseline's concurrent phase, where the no-op
  * worker runs in this process (the "bench" group, with the load generator and the sandbox).
+ * A create that fails — a timeout, a reset, a 5xx, any answer but 201 — is counted by kind
+ * (scripts/lib/loadFetch.ts) and shown, never thrown; so is a baseline update that fails.
  */
 import crypto from 'node:crypto';
 import { Client, WithStartWorkflowOperation, type TLSConfig } from '@temporalio/client';
@@ -16,6 +18,7 @@ import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/wo
 import type { Sequelize } from 'sequelize';
 import { createMerchantWithCredential } from '../../db/identity/merchantAdmin';
 import { percentile, timed, type BenchTable } from './benchTable';
+import { failureKind, LoadErrors, loadFetch } from './loadFetch';
 import { cpuDeltaMs, cpuSnapshot, perOp, type ProcessGroups } from './processCpu';
 import { peakRssMib, resetPeakRss } from './processMemory';
 import { noopUpdate } from './benchWorkflows';
@@ -40,8 +43,6 @@ export interface CreateBenchDeps {
   line: (k: string, v: string) => void;
 }
 
-const perSecond = (r: { durations: number[]; wallMs: number }) => r.durations.length / (r.wallMs / 1000);
-
 export async function benchCreates(d: CreateBenchDeps): Promise<void> {
   const creds = await createMerchantWithCredential(d.sequelize, { name: 'Bench Cobranças' }, d.encryptionKey);
   const headers = {
@@ -49,21 +50,23 @@ export async function benchCreates(d: CreateBenchDeps): Promise<void> {
     'x-client-id': creds.clientId,
     'x-client-secret': creds.clientSecret,
   };
-  let errors = 0;
+  const loadErrors = new LoadErrors();
   const create = async (i: number) => {
-    const res = await fetch(`${d.apiUrl}/sellers/pix`, {
+    const res = await loadFetch(loadErrors, `${d.apiUrl}/sellers/pix`, {
       method: 'POST',
       headers,
       body: JSON.stringify({ amountCents: 1_000 + i }),
     });
-    await res.arrayBuffer();
-    if (res.status !== 201) errors++;
+    // A 5xx is counted by loadFetch; any other answer but 201 here.
+    if (res && res.status !== 201 && res.status < 500) loadErrors.count(`answered ${res.status}`);
   };
   await timed(4, 1, create); // warm-up: first-use costs (connections, JIT) are not the steady state
+  const warmUpErrors = loadErrors.total;
 
   resetPeakRss(d.apiPid);
   const cpuBefore = cpuSnapshot(d.cpuGroups);
   const concurrent = await timed(CREATES, CONCURRENCY, create);
+  const concurrentErrors = loadErrors.total - warmUpErrors;
   const cpu = cpuDeltaMs(cpuBefore, cpuSnapshot(d.cpuGroups));
   const peakRss = peakRssMib(d.apiPid);
   const serial = await timed(SERIAL, 1, create);
@@ -73,24 +76,40 @@ export async function benchCreates(d: CreateBenchDeps): Promise<void> {
   process.stdout.write(
     `\ncharge create (POST /sellers/pix: ${CREATES} at concurrency ${CONCURRENCY}, ${SERIAL} one at a time; baseline: no-op Update-With-Start)\n`,
   );
+  const errors = loadErrors.total;
+  // Failed creates are timed too (a timeout takes its deadline): the rate counts the ones that
+  // succeeded, so a failing API never looks fast.
+  const ok = (r: { durations: number[]; wallMs: number }, failed: number) =>
+    Math.max(0, r.durations.length - failed) / (r.wallMs / 1000);
+  const oursRate = ok(concurrent, concurrentErrors);
+  const baseRate = ok(base.concurrent, base.concurrentErrors);
   d.line(
     'concurrent',
-    `${perSecond(concurrent).toFixed(1)} creates/s, p99 ${percentile(concurrent.durations, 99).toFixed(1)} ms, ${errors} errors`,
+    `${oursRate.toFixed(1)} creates/s, p99 ${percentile(concurrent.durations, 99).toFixed(1)} ms, ${concurrentErrors} errors`,
   );
+  d.line('load errors', `${loadErrors.summary()}${warmUpErrors ? ` (${warmUpErrors} in the warm-up)` : ''}`);
+  d.line('baseline errors', base.errors.summary());
   d.line('one at a time', `p50 ${percentile(serial.durations, 50).toFixed(1)} ms`);
-  d.line('baseline concurrent', `${perSecond(base.concurrent).toFixed(1)} updates/s`);
+  d.line('baseline concurrent', `${baseRate.toFixed(1)} updates/s`);
   d.line('baseline one at a time', `p50 ${percentile(base.serial.durations, 50).toFixed(1)} ms`);
   d.line('CPU per create (ms), concurrent', perOp(cpu, CREATES));
   d.line('baseline CPU per update (ms)', perOp(base.cpu, CREATES));
   d.line('API process peak RSS', `${Math.round(peakRss)} MiB (VmHWM over the concurrent creates)`);
 
-  const ratio = perSecond(concurrent) / perSecond(base.concurrent);
+  const note = [
+    errors ? `load errors: ${loadErrors.summary()}` : '',
+    base.errors.total ? `baseline errors: ${base.errors.summary()}` : '',
+  ]
+    .filter(Boolean)
+    .join('; ');
   d.table.add({
     name: `charge create c=${CONCURRENCY} (creates/s)`,
-    ours: perSecond(concurrent),
-    baseline: perSecond(base.concurrent),
+    ours: oursRate,
+    baseline: baseRate,
     goal: '≥ 0.8 × baseline (b), no error',
-    met: ratio >= 0.8 && errors === 0,
+    met: baseRate > 0 && oursRate / baseRate >= 0.8 && errors === 0 && base.errors.total === 0,
+    errors: errors + base.errors.total,
+    note,
   });
   const p50 = percentile(serial.durations, 50);
   d.table.add({
@@ -98,7 +117,9 @@ export async function benchCreates(d: CreateBenchDeps): Promise<void> {
     ours: p50,
     baseline: percentile(base.serial.durations, 50),
     goal: '< 120 ms',
-    met: p50 < 120,
+    met: p50 < 120 && errors === 0,
+    errors,
+    note: errors ? `load errors: ${loadErrors.summary()}` : '',
   });
   d.table.add({
     name: 'API peak RSS under create load (MiB)',
@@ -122,6 +143,8 @@ async function noopBaseline(d: CreateBenchDeps) {
   }
   const connection = await NativeConnection.connect({ address: d.temporalAddress, tls: d.temporalTls });
   const worker = await Worker.create({ connection, taskQueue, workflowsPath: require.resolve('./benchWorkflows') });
+  const errors = new LoadErrors();
+  // Counted, not thrown, as our creates' failures are (a gRPC error by its name or code).
   const run = (i: number) =>
     d.temporal.workflow
       .executeUpdateWithStart(noopUpdate, {
@@ -131,15 +154,20 @@ async function noopBaseline(d: CreateBenchDeps) {
           workflowIdConflictPolicy: 'FAIL',
         }),
       })
-      .then(() => undefined);
+      .then(
+        () => undefined,
+        (err: unknown) => errors.count(failureKind(err)),
+      );
   try {
     return await worker.runUntil(async () => {
       await timed(4, 1, (i) => run(-1 - i));
       const cpuBefore = cpuSnapshot(d.cpuGroups);
+      const before = errors.total;
       const concurrent = await timed(CREATES, CONCURRENCY, run);
+      const concurrentErrors = errors.total - before;
       const cpu = cpuDeltaMs(cpuBefore, cpuSnapshot(d.cpuGroups));
       const serial = await timed(SERIAL, 1, (i) => run(CREATES + i));
-      return { concurrent, serial, cpu };
+      return { concurrent, serial, cpu, errors, concurrentErrors };
     });
   } finally {
     await connection.close();

@@ -30,6 +30,7 @@ import { payoutBatchWorkflowId } from '../../workflows/payouts/definitions';
 import { dispatcherWorkflowId } from '../../workflows/events/definitions';
 import { sentPixNoticeWorkflow } from '../../workflows/transfers/definitions';
 import { timed, type BenchTable } from './benchTable';
+import { LoadErrors, loadFetch } from './loadFetch';
 import { longestHistory } from './history';
 import { ledgerProblems } from './ledgerInvariant';
 import { cpuDeltaMs, cpuSnapshot, perOp, type ProcessGroups } from './processCpu';
@@ -88,6 +89,8 @@ interface SendRun {
   check: RunCheck;
   noticesS: number | null;
   baselinePerS: number;
+  /** The baseline's sends that failed (timeouts, resets, 5xx, another answer: scripts/lib/loadFetch.ts). */
+  baselineErrors: LoadErrors;
   workerPeakMib: number;
   /** CPU ms per item of each process group, POST to the batch's end. */
   cpuPerItem: string;
@@ -136,8 +139,9 @@ export async function benchPayouts(d: PayoutBenchDeps): Promise<void> {
     const check = await checkRun(d, batch, d.items);
     noticesSoFar += d.items;
     const noticesS = await noticesFollowed(d, noticesSoFar);
-    const baselinePerS = await hammerEfi(d, d.items, concurrency);
-    const run = { concurrency, batch, check, noticesS, baselinePerS, workerPeakMib, cpuPerItem };
+    const baselineErrors = new LoadErrors();
+    const baselinePerS = await hammerEfi(d, d.items, concurrency, baselineErrors);
+    const run = { concurrency, batch, check, noticesS, baselinePerS, baselineErrors, workerPeakMib, cpuPerItem };
     runs.push(run);
     process.stdout.write(
       `send concurrency ${concurrency}: ${d.items} items ${batch.status} in ${(batch.wallMs / 1000).toFixed(1)} s (${(d.items / (batch.wallMs / 1000)).toFixed(1)} items/s); baseline ${baselinePerS.toFixed(1)} sends/s; ${check.summary}\n`,
@@ -156,6 +160,7 @@ export async function benchPayouts(d: PayoutBenchDeps): Promise<void> {
     `${(full.batch.wallMs / 1000).toFixed(1)} s at send concurrency ${full.concurrency} (${small} items: ${(first!.wallMs / 1000).toFixed(1)} s)`,
   );
   for (const run of runs) d.line(`CPU ms per item, send c=${run.concurrency}`, run.cpuPerItem);
+  for (const run of runs) d.line(`baseline load errors, send c=${run.concurrency}`, run.baselineErrors.summary());
   d.line('worker peak RSS (VmHWM)', `${Math.max(...runs.map((r) => r.workerPeakMib))} MiB (the largest of the runs)`);
   d.line(
     'history events: batch / largest chunk',
@@ -171,6 +176,8 @@ export async function benchPayouts(d: PayoutBenchDeps): Promise<void> {
     const wallS = run.batch.wallMs / 1000;
     const itemsPerS = d.items / wallS;
     const goalRun = run === full;
+    const errors = run.baselineErrors.total;
+    const note = errors ? `baseline load errors: ${run.baselineErrors.summary()}` : '';
     // The goals are for 10,000 items, on the run at the highest send concurrency (the last):
     // a smaller run cannot meet them, however fast; the other runs are points of the curve.
     d.table.add({
@@ -179,13 +186,17 @@ export async function benchPayouts(d: PayoutBenchDeps): Promise<void> {
       baseline: d.items / run.baselinePerS,
       goal: goalRun ? '≤ 20 s at 10,000 items' : 'none (a point of the curve)',
       met: goalRun ? ok && d.items >= 10_000 && wallS <= 20 : null,
+      errors,
+      note,
     });
     d.table.add({
       name: `payout throughput send c=${run.concurrency}, settle ${d.efiSendSettleMs} ms (items/s)`,
       ours: itemsPerS,
       baseline: run.baselinePerS,
       goal: goalRun ? '≥ 0.6 × baseline (a)' : 'none (a point of the curve)',
-      met: goalRun ? ok && itemsPerS >= 0.6 * run.baselinePerS : null,
+      met: errors ? false : goalRun ? ok && itemsPerS >= 0.6 * run.baselinePerS : null,
+      errors,
+      note,
     });
   }
   const growth = full.batch.wallMs / first!.wallMs;
@@ -346,15 +357,18 @@ type BatchRun = Awaited<ReturnType<typeof runBatch>>;
  * its idEnvio once the settle time has passed; sends/s. The idEnvios are not of our form (bench…,
  * not a UUID's 32 hex digits) and the send webhooks are paused meanwhile, so none reaches the gateway.
  */
-async function hammerEfi(d: PayoutBenchDeps, n: number, concurrency: number): Promise<number> {
+async function hammerEfi(d: PayoutBenchDeps, n: number, concurrency: number, errors: LoadErrors): Promise<number> {
   const token = await sandboxToken(d.sandboxUrl);
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json' };
   const run = crypto.randomBytes(4).toString('hex');
   await pauseSendWebhooks(d.sandboxUrl, true);
   try {
+    // A send that fails is counted (by kind; the status only, never the request: it carries the
+    // token) and ends there; the rate counts the sends that completed.
+    let failed = 0;
     const r = await timed(n, concurrency, async (i) => {
       const idEnvio = `bench${run}n${i}`;
-      const put = await fetch(`${d.sandboxUrl}/v3/gn/pix/${idEnvio}`, {
+      const put = await loadFetch(errors, `${d.sandboxUrl}/v3/gn/pix/${idEnvio}`, {
         method: 'PUT',
         headers,
         body: JSON.stringify({
@@ -363,20 +377,30 @@ async function hammerEfi(d: PayoutBenchDeps, n: number, concurrency: number): Pr
           favorecido: { chave: `recebedor${i}@example.com` },
         }),
       });
-      await put.arrayBuffer();
-      // The status only, never the request: it carries the token.
-      if (put.status !== 201) throw new Error(`sandbox Efí send ${i}: PUT ${put.status}`);
+      if (put?.status !== 201) {
+        if (put && put.status < 500) errors.count(`PUT ${put.status}`);
+        failed++;
+        return;
+      }
       if (d.efiSendSettleMs > 0) await new Promise((resolve) => setTimeout(resolve, d.efiSendSettleMs));
       for (;;) {
-        const got = await fetch(`${d.sandboxUrl}/v2/gn/pix/enviados/id-envio/${idEnvio}`, { headers });
-        if (got.status !== 200) throw new Error(`sandbox Efí send ${i}: GET ${got.status}`);
-        const status = ((await got.json()) as { status: string }).status;
+        const got = await loadFetch(errors, `${d.sandboxUrl}/v2/gn/pix/enviados/id-envio/${idEnvio}`, { headers });
+        if (got?.status !== 200) {
+          if (got && got.status < 500) errors.count(`GET ${got.status}`);
+          failed++;
+          return;
+        }
+        const status = (JSON.parse(got.body.toString('utf8')) as { status: string }).status;
         if (status === 'REALIZADO') return;
-        if (status !== 'EM_PROCESSAMENTO') throw new Error(`sandbox Efí send ${i}: ${status}`);
+        if (status !== 'EM_PROCESSAMENTO') {
+          errors.count(`send ${status}`);
+          failed++;
+          return;
+        }
         await new Promise((resolve) => setTimeout(resolve, 1));
       }
     });
-    return n / (r.wallMs / 1000);
+    return (n - failed) / (r.wallMs / 1000);
   } finally {
     await pauseSendWebhooks(d.sandboxUrl, false);
   }
