@@ -31,7 +31,7 @@ import type { PixApiConnection } from '../activities/provider/pixApi/connection'
 import { pspConnectionOf } from '../activities/provider/accounts/connectedProvider';
 import { PixApiClient } from '../activities/provider/pixApi/pixApiClient';
 import { connectionWebhookUrl } from '../core/pix/callbackPath';
-import { ensureWebhookAt } from '../activities/provider/pixWebhook';
+import { ensureConnectionWebhooksAt } from '../activities/provider/pixWebhook';
 import type { ConnectionCommand, SecretFiles } from './connectionArgs';
 
 export interface ConnectionDeps {
@@ -165,7 +165,8 @@ async function revoke(deps: ConnectionDeps, cmd: { merchantId: string; json: boo
 /**
  * PUT /webhook/{chave} at the merchant's PSP, with its connection, for the connection's Pix key:
  * `<PUBLIC_BASE_URL>/webhooks/pix-api/connections/<id>/<path secret>` (the PSP appends /pix), left
- * alone when already there (the same step as the platform's, workers/ensurePixWebhook.ts). The
+ * alone when already there (the same step as the platform's, workers/ensurePixWebhook.ts), and Pix
+ * Automático's webhookrec and webhookcobr at the same URL (`/rec`, `/cobr`). The
  * output shows the URL with its secret as `…`; a PSP failure is told in our words, never the PSP's.
  */
 async function webhook(deps: ConnectionDeps, cmd: { merchantId: string; json: boolean }): Promise<ConnectionOutcome> {
@@ -181,7 +182,11 @@ async function webhook(deps: ConnectionDeps, cmd: { merchantId: string; json: bo
   const material = parseMaterial(openEnvelope(row.secret_envelope, deps.keyring));
   const outcome = await withPsp(deps, row, material, async (connection) => {
     try {
-      return await ensureWebhookAt(new PixApiClient({ connection, baseUrl: row.api_base_url }), row.pix_key, url);
+      return await ensureConnectionWebhooksAt(
+        new PixApiClient({ connection, baseUrl: row.api_base_url }),
+        row.pix_key,
+        url,
+      );
     } catch (err) {
       throw new Error(`connection webhook: ${webhookRegistrationProblem(err, row.pix_key)}`);
     }
@@ -191,8 +196,10 @@ async function webhook(deps: ConnectionDeps, cmd: { merchantId: string; json: bo
     ok: true,
     output: cmd.json
       ? json(view)
-      : `API Pix webhook for key ${row.pix_key}: ${outcome}
+      : `API Pix webhooks for key ${row.pix_key} and Pix Automático: ${outcome}
   ${shownUrl}/pix
+  ${shownUrl}/rec
+  ${shownUrl}/cobr
 `,
   };
 }

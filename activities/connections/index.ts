@@ -23,7 +23,7 @@ import {
 import { checkConnection, webhookRegistrationProblem } from '../provider/connectionCheck';
 import type { PixApiConnection } from '../provider/pixApi/connection';
 import { PixApiClient } from '../provider/pixApi/pixApiClient';
-import { ensureWebhookAt } from '../provider/pixWebhook';
+import { ensureConnectionWebhooksAt } from '../provider/pixWebhook';
 import { readConnectionBalances, type BalanceReadingDeps } from './balances';
 import { promoteIfItPasses } from './rotation';
 
@@ -72,7 +72,8 @@ export async function testPspConnection(
 
 /**
  * PUT /webhook/{chave} at the merchant's PSP for the connection's Pix key:
- * `<publicBaseUrl>/webhooks/pix-api/connections/<id>/<path secret>`, left alone when already there.
+ * `<publicBaseUrl>/webhooks/pix-api/connections/<id>/<path secret>`, left alone when already there;
+ * PUT /webhookrec and /webhookcobr at the same URL (its subscriptions' notices, `/rec`, `/cobr`).
  */
 export async function registerPspConnectionWebhook(
   deps: ConnectionActivityDeps,
@@ -83,7 +84,11 @@ export async function registerPspConnectionWebhook(
   const outcome = await opening(() =>
     opener.withConnection(row, async (connection) => {
       try {
-        return await ensureWebhookAt(new PixApiClient({ connection, baseUrl: row.api_base_url }), row.pix_key, url);
+        return await ensureConnectionWebhooksAt(
+          new PixApiClient({ connection, baseUrl: row.api_base_url }),
+          row.pix_key,
+          url,
+        );
       } catch (err) {
         throw ApplicationFailure.nonRetryable(
           webhookRegistrationProblem(err, row.pix_key),

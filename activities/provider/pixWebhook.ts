@@ -2,7 +2,8 @@
  * The webhook of a Pix key at the PSP (API Pix GET and PUT /webhook/{chave}) made to point at a
  * URL, left alone when it already does: the platform's at every worker boot
  * (workers/ensurePixWebhook.ts) and a merchant connection's (the CLI's `connection webhook`, the
- * application API's POST /dashboard/connection/webhook through activities/connections/). The URL
+ * application API's POST /dashboard/connection/webhook through activities/connections/), with
+ * Pix Automático's two beside each. The URL
  * holds a secret: callers print neither it nor anything the PSP says about it. A transient answer
  * (a timeout, a 5xx, a 429) is asked again a few times with a growing wait; a refusal is thrown at once.
  */
@@ -58,6 +59,23 @@ export async function ensureRecurrenceWebhooksAt(
     retry,
   );
   return { rec, cobr };
+}
+
+/**
+ * A merchant connection's three webhooks at its own notification URL (issue 39): API Pix's for the
+ * connection's Pix key (the PSP posts `${url}/pix`) and Pix Automático's webhookrec and webhookcobr
+ * (`${url}/rec`, `${url}/cobr`: api/connections/notifications/router.ts), so a connected merchant's
+ * subscriptions are notified as its charges are. `already registered` only when all three were.
+ */
+export async function ensureConnectionWebhooksAt(
+  client: Pick<PixApiClient, 'getWebhook' | 'putWebhook' | 'automatico'>,
+  key: string,
+  url: string,
+  retry: WebhookRetry = DEFAULT_WEBHOOK_RETRY,
+): Promise<WebhookRegistration> {
+  const pix = await ensureWebhookAt(client, key, url, retry);
+  const { rec, cobr } = await ensureRecurrenceWebhooksAt(client.automatico, url, retry);
+  return [pix, rec, cobr].every((o) => o === 'already registered') ? 'already registered' : 'registered';
 }
 
 async function withRetry(

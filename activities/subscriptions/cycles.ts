@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Transaction } from 'sequelize';
 import { addDays } from '../../core/boletos/dates';
-import { chargeFee } from '../../core/charges/issueRules';
+import { chargeFee, undividedChargeFee } from '../../core/charges/issueRules';
 import { cycleTxidFor } from '../../core/pix/apiPixIds';
 import type {
   CycleAttemptStatus,
@@ -25,6 +25,7 @@ import type { CycleReading } from './contract';
 import {
   atProvider,
   cycleOf,
+  receiverOf,
   recurrencesOf,
   subscriptionOf,
   SubscriptionFailureTypes,
@@ -59,13 +60,8 @@ export async function issueCycle(
       SubscriptionFailureTypes.notFound,
     );
   const psp = await recurrencesOf(deps, row);
-  // The cobr's recebedor: the platform's configured account (a connected account's is not known here).
-  if (!deps.receiver || row.pspConnectionId !== null)
-    throw ApplicationFailure.nonRetryable(
-      'no receiver account is configured for Pix Automático on this PSP account (PIX_AUTOMATICO_RECEIVER_ACCOUNT)',
-      SubscriptionFailureTypes.unavailable,
-    );
-  const receiver = deps.receiver;
+  // The cobr's recebedor: the recurrence's account's own (the platform's configured one, or the connection's).
+  const receiver = await receiverOf(deps, row);
   const chargeId = cycleChargeId(row.id, args.cycle);
   const txid = cycleTxidFor(chargeId);
   const merchant = await merchantStore.findMerchant(row.merchantId);
@@ -79,10 +75,14 @@ export async function issueCycle(
         merchantId: row.merchantId,
         subscriptionId: row.id,
         amountCents: row.amountCents,
-        feeCents: chargeFee(
-          { pixFeeBps: merchant?.pixFeeBps ?? null, pixFeeFixedCents: merchant?.pixFeeFixedCents ?? null },
-          deps.defaultFee,
-          row.amountCents,
+        // On a connected account none: the PSP pays the cobr whole into it (no Split Pix on a cobr).
+        feeCents: undividedChargeFee(
+          row.pspConnectionId,
+          chargeFee(
+            { pixFeeBps: merchant?.pixFeeBps ?? null, pixFeeFixedCents: merchant?.pixFeeFixedCents ?? null },
+            deps.defaultFee,
+            row.amountCents,
+          ),
         ),
         description,
         txid,

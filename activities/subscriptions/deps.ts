@@ -2,8 +2,10 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Sequelize } from 'sequelize';
 import type { FeeSchedule } from '../../core/money';
+import { receiverAccountOf } from '../../core/pixAutomatico/receiver';
 import type { ReceiverAccount } from '../../core/pixAutomatico/types';
 import { ProviderError, platformOnly, type RecurrenceProvider } from '../../core/provider';
+import { pspConnectionStore } from '../../db/connections';
 import { subscriptionStore, type StoredCycle, type StoredSubscription } from '../../db/subscriptions';
 import { chargeDeps, type ChargeDeps } from '../charges/deps';
 import type { ChargeActivityDeps } from '../charges';
@@ -11,7 +13,7 @@ import { checkoutBaseUrl } from '../checkouts/checkoutEffects';
 import { toActivityFailure } from '../charges/providerErrors';
 
 export interface SubscriptionActivityDeps extends ChargeActivityDeps {
-  /** config.pixApi.automaticoReceiver: where a cycle charge on the platform's account pays into. */
+  /** config.pixApi.automaticoReceiver: where a cycle charge on the platform's account pays into (a connection's: its row). */
   automaticoReceiver?: ReceiverAccount | null;
   /** DEFAULT_PIX_FEE_*: a cycle's fee for a merchant without its own schedule. */
   defaultPixFee?: FeeSchedule;
@@ -74,6 +76,30 @@ export async function recurrencesOf(
       SubscriptionFailureTypes.unavailable,
     );
   return account.recurrences;
+}
+
+/**
+ * The account a subscription's cycle charges pay into (the cobr's `recebedor`), by its recurrence's
+ * PSP account: the platform's configured one, or its connection's own (core/pixAutomatico/receiver.ts).
+ * None known refuses the subscription for good (SubscriptionsUnavailable): at its creation and at
+ * each cycle's issue.
+ */
+export async function receiverOf(
+  deps: SubscriptionDeps,
+  row: Pick<StoredSubscription, 'pspConnectionId'>,
+): Promise<ReceiverAccount> {
+  const connectionId = row.pspConnectionId;
+  const decision =
+    connectionId === null
+      ? receiverAccountOf({ kind: 'platform', configured: deps.receiver })
+      : receiverAccountOf({
+          kind: 'connected',
+          connectionId,
+          accountNumber:
+            (await pspConnectionStore.findConnectionById(deps.sequelize, connectionId))?.account_number ?? null,
+        });
+  if (!decision.ok) throw ApplicationFailure.nonRetryable(decision.reason, SubscriptionFailureTypes.unavailable);
+  return decision.receiver;
 }
 
 /**

@@ -15,7 +15,14 @@ import { courseStore } from '../../db/marketplace';
 import { subscriptionStore, type StoredSubscription } from '../../db/subscriptions';
 import type { PreparedSubscription } from '../../workflows/subscriptions/types';
 import type { RecurrenceReading } from './contract';
-import { atProvider, recurrencesOf, subscriptionOf, SubscriptionFailureTypes, type SubscriptionDeps } from './deps';
+import {
+  atProvider,
+  receiverOf,
+  recurrencesOf,
+  subscriptionOf,
+  SubscriptionFailureTypes,
+  type SubscriptionDeps,
+} from './deps';
 
 /** The rules keep a journey-1 request open at most 30 days; ours asks for an answer within 7. */
 const SOLICREC_DAYS = 7;
@@ -39,6 +46,8 @@ export async function createRecurrence(
     return prepared(row.idRec, row.qrCopyPaste, row.authorizationRequestId);
 
   const psp = await recurrencesOf(deps, row);
+  // An account whose cycles could not be charged (no receiver account known) sells no subscription.
+  await receiverOf(deps, row);
   const course = await courseStore.findCourse(row.courseId);
   const firstChargeTxid = row.journey === 'JOURNEY_3' ? await firstChargeTxidOf(row) : null;
   const location = row.journey === 'JOURNEY_1' ? null : await atProvider(() => psp.createLocation());

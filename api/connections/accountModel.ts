@@ -4,6 +4,7 @@
  * code, and a merchant whose connection was revoked is told so, before anything is stored.
  */
 import type { Sequelize } from 'sequelize';
+import { undividedChargeFee } from '../../core/charges/issueRules';
 import type { AccountModelDefault } from '../../core/provider';
 import { pspConnectionStore } from '../../db/connections';
 import { ApiError } from '../errors/apiError';
@@ -66,7 +67,7 @@ export async function boletoAccountCheck(
  * (activities/boletos/settleBoleto.ts). docs/account-models.md, "boletos".
  */
 export function boletoFeeCents(connectionId: string | null, platformFeeCents: number): number {
-  return connectionId === null ? platformFeeCents : 0;
+  return undividedChargeFee(connectionId, platformFeeCents);
 }
 
 /**

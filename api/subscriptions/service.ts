@@ -56,8 +56,13 @@ function notPreparedAnswer(failure: ApplicationFailure): Error {
     case 'PspConnectionRequired':
       return accountModelErrors.connectionRequired();
     case 'ProviderUnavailable':
-    case 'SubscriptionsUnavailable':
       return errors.providerError('the Pix provider is unavailable; the subscription was not created, retry later');
+    case 'SubscriptionsUnavailable':
+      // Not the PSP's moment: the account has no Pix Automático or no receiver account known (an
+      // operator's fix, e.g. a connection without its account number); retrying will not help.
+      return errors.providerError(
+        'subscriptions are not available on your PSP account (no Pix Automático, or no receiver account registered for it); the subscription was not created',
+      );
     default:
       return errors.providerError(
         'the Pix provider refused to create the recurrence; the subscription was not created',

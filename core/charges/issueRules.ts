@@ -19,6 +19,17 @@ export function chargeExpiry(requested: string | undefined, now: Date, defaultTt
   return expiresAt;
 }
 
+/**
+ * The platform fee recorded on a charge the PSP pays whole into its account, dividing nothing (a
+ * boleto, a Pix Automático cycle charge: neither can carry Efí's Split Pix, which links cobs): on
+ * the platform's account the merchant's fee (`platformFeeCents`), taken by the ledger; on a
+ * connected merchant's own account none, since the fee could reach the platform only through the
+ * platform's account, and the ledger mirrors what the PSP did (docs/account-models.md).
+ */
+export function undividedChargeFee(connectionId: string | null, platformFeeCents: number): number {
+  return connectionId === null ? platformFeeCents : 0;
+}
+
 /** The platform fee on a charge: the merchant's own schedule, else the default. */
 export function chargeFee(
   merchant: { pixFeeBps: number | null; pixFeeFixedCents: number | null },

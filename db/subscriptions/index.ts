@@ -6,6 +6,13 @@
  */
 export * as subscriptionStore from './subscriptionStore';
 export type { NewSubscription, StoredCycle, StoredSubscription } from './subscriptionStore';
-export { noticeCycleCharges, noticeOutcomes, noticeRecurrences, type NoticeDeps, type NoticeOutcome } from './notices';
+export {
+  noticeCycleCharges,
+  noticeOutcomes,
+  noticeRecurrences,
+  type NoticeDeps,
+  type NoticeOutcome,
+  type NoticeScope,
+} from './notices';
 export * as subscriptionQueries from './subscriptionQueries';
 export type { SubscriptionPageExtras } from './subscriptionQueries';

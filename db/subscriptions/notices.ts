@@ -4,7 +4,8 @@
  * workflow is told to read the PSP (recurrenceNotice / cycleNotice). A notice is only a reason to
  * read: the workflow acts on GET /rec and GET /cobr alone, so a forged one costs a read. An id of
  * no subscription of ours, or of one whose workflow has ended, is logged (the id only) and
- * answered all the same, so the PSP stops retrying it. Run by the API's notification routes.
+ * answered all the same, so the PSP stops retrying it. Run by the API's notification routes: the
+ * platform's (any subscription) and each merchant connection's (that merchant's only: `scope`).
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Logger } from 'pino';
@@ -17,10 +18,13 @@ import {
   subscriptionLifecycleWorkflow,
   subscriptionWorkflowId,
 } from '../../workflows/subscriptions/definitions';
-import { findByRecId, findCycleByTxid } from './subscriptionStore';
+import { findByRecId, findCycleByTxid, findSubscription } from './subscriptionStore';
 
-/** SIGNALLED: its workflow will read the PSP · UNKNOWN: no subscription of ours · ENDED: its workflow is not running. */
-export const noticeOutcomes = ['SIGNALLED', 'UNKNOWN', 'ENDED'] as const;
+/**
+ * SIGNALLED: its workflow will read the PSP · UNKNOWN: no subscription of ours · ENDED: its workflow
+ * is not running · NOT_THIS_CONNECTION: on a connection's URL, a subscription of another merchant's.
+ */
+export const noticeOutcomes = ['SIGNALLED', 'UNKNOWN', 'ENDED', 'NOT_THIS_CONNECTION'] as const;
 export type NoticeOutcome = (typeof noticeOutcomes)[number];
 
 export interface NoticeDeps {
@@ -29,14 +33,25 @@ export interface NoticeDeps {
   logger: Logger;
 }
 
+/**
+ * Whose subscriptions a notice may reach: on a merchant connection's URL (the connected model),
+ * that merchant's only; on the platform's URL, any (`null`).
+ */
+export type NoticeScope = { merchantId: string } | null;
+
 export async function noticeRecurrences(
   deps: NoticeDeps,
   claims: RecurrenceClaim[],
+  scope: NoticeScope = null,
 ): Promise<{ idRec: string; outcome: NoticeOutcome }[]> {
   const outcomes: { idRec: string; outcome: NoticeOutcome }[] = [];
   for (const claim of claims) {
     const row = await findByRecId(deps.sequelize, claim.idRec);
-    const outcome = row ? await signal(deps, row.id, null) : unknown(deps, { idRec: claim.idRec });
+    const outcome = !row
+      ? unknown(deps, { idRec: claim.idRec })
+      : outOfScope(scope, row.merchantId)
+        ? notThisConnection(deps, { idRec: claim.idRec })
+        : await signal(deps, row.id, null);
     outcomes.push({ idRec: claim.idRec, outcome });
   }
   return outcomes;
@@ -45,16 +60,27 @@ export async function noticeRecurrences(
 export async function noticeCycleCharges(
   deps: NoticeDeps,
   claims: CycleChargeClaim[],
+  scope: NoticeScope = null,
 ): Promise<{ txid: string; outcome: NoticeOutcome }[]> {
   const outcomes: { txid: string; outcome: NoticeOutcome }[] = [];
   for (const claim of claims) {
     const cycle = await findCycleByTxid(deps.sequelize, claim.txid);
-    const outcome = cycle
-      ? await signal(deps, cycle.subscriptionId, { txid: claim.txid })
-      : unknown(deps, { txid: claim.txid });
+    const outcome = !cycle
+      ? unknown(deps, { txid: claim.txid })
+      : scope && outOfScope(scope, await merchantOf(deps, cycle.subscriptionId))
+        ? notThisConnection(deps, { txid: claim.txid })
+        : await signal(deps, cycle.subscriptionId, { txid: claim.txid });
     outcomes.push({ txid: claim.txid, outcome });
   }
   return outcomes;
+}
+
+async function merchantOf(deps: NoticeDeps, subscriptionId: string): Promise<string | null> {
+  return (await findSubscription(deps.sequelize, subscriptionId))?.merchantId ?? null;
+}
+
+function outOfScope(scope: NoticeScope, merchantId: string | null): boolean {
+  return scope !== null && scope.merchantId !== merchantId;
 }
 
 /** recurrenceNotice (`cycle` null) or cycleNotice with the cobr's txid. */
@@ -76,6 +102,12 @@ async function signal(
     );
     return 'ENDED';
   }
+}
+
+/** Answered all the same (the PSP stops retrying), and nothing is signalled: another merchant's subscription. */
+function notThisConnection(deps: NoticeDeps, id: { idRec: string } | { txid: string }): NoticeOutcome {
+  deps.logger.warn(id, "Pix Automático notice on a connection's URL naming another merchant's subscription; ignored");
+  return 'NOT_THIS_CONNECTION';
 }
 
 function unknown(deps: NoticeDeps, id: { idRec: string } | { txid: string }): NoticeOutcome {

@@ -337,7 +337,9 @@ it("registers the connection's own notification URL at its PSP account (never pr
     outcome: 'registered',
   });
   const again = await cli(['webhook', '--merchant', merchantId]);
-  expect(again.output).toBe(`API Pix webhook for key ${account.key}: already registered\n  ${base}/…/pix\n`);
+  expect(again.output).toBe(
+    `API Pix webhooks for key ${account.key} and Pix Automático: already registered\n  ${base}/…/pix\n  ${base}/…/rec\n  ${base}/…/cobr\n`,
+  );
   for (const output of [done.output, again.output]) expect(output).not.toContain(pathSecret);
   // At the PSP, on the connection's account and key: the URL with the secret, the platform's left alone.
   expect(await webhookAt(account)).toBe(`${base}/${pathSecret}`);

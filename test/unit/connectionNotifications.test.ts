@@ -13,6 +13,7 @@ import { Writable } from 'node:stream';
 import express from 'express';
 import pino from 'pino';
 import type { Sequelize } from 'sequelize';
+import type { Client } from '@temporalio/client';
 import { connectionNotificationsRouter } from '../../api/connections/notifications/router';
 import { ConnectionNotificationService } from '../../api/connections/notifications/service';
 import type { WrongSecretOptions } from '../../api/charges/pixApiCallbacks/intake';
@@ -102,19 +103,24 @@ async function bed(opts: { rows: Row[]; wrongSecrets?: WrongSecretOptions; now?:
   app.use(requestLogger(logger));
   app.use(
     CONNECTION_CALLBACK_PATH,
-    connectionNotificationsRouter({ connections, claims, logger, wrongSecrets: opts.wrongSecrets }),
+    connectionNotificationsRouter({
+      connections,
+      claims,
+      // Pix Automático's notices look subscriptions up in the same fake database (none there).
+      subscriptions: { sequelize: db as unknown as Sequelize, temporal: {} as Client, logger },
+      logger,
+      wrongSecrets: opts.wrongSecrets,
+    }),
   );
   app.use(notFoundHandler);
   app.use(errorHandler(logger));
   const server = app.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const post = async (
-    id: string,
-    secret: string,
-    body: unknown = { pix: [pix('E'.padEnd(32, '1'), 'a'.repeat(32))] },
-  ) => {
-    const res = await fetch(`${base}${CONNECTION_CALLBACK_PATH}/${id}/${secret}/pix`, {
+  const post = (id: string, secret: string, body: unknown = { pix: [pix('E'.padEnd(32, '1'), 'a'.repeat(32))] }) =>
+    postAt('pix', id, secret, body);
+  const postAt = async (route: 'pix' | 'rec' | 'cobr', id: string, secret: string, body: unknown) => {
+    const res = await fetch(`${base}${CONNECTION_CALLBACK_PATH}/${id}/${secret}/${route}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(body),
@@ -122,7 +128,7 @@ async function bed(opts: { rows: Row[]; wrongSecrets?: WrongSecretOptions; now?:
     return { status: res.status, body: (await res.json()) as Record<string, any> };
   };
   const close = () => new Promise((r) => server.close(r));
-  return { post, close, db, received, sent, lines, raw };
+  return { post, postAt, close, db, received, sent, lines, raw };
 }
 
 const MERCHANT = crypto.randomUUID();
@@ -239,6 +245,44 @@ it('opens a secret once per cache window; a revoked connection is refused once i
     now += 31_000; // past it: read again, and revoked
     expect((await b.post(row.id, secret)).status).toBe(404);
     expect(b.db.reads).toBe(2);
+  } finally {
+    await b.close();
+  }
+});
+
+it("takes Pix Automático's /rec and /cobr beside /pix with the same secret checks, looking each id up", async () => {
+  const { row, secret } = connectionRow(MERCHANT);
+  const other = connectionRow(crypto.randomUUID());
+  const b = await bed({ rows: [row, other.row], wrongSecrets: { perMinute: 100 } });
+  try {
+    const recBody = { recs: [{ idRec: 'R'.repeat(29), status: 'APROVADA' }] };
+    const cobrBody = { cobsr: [{ txid: 't'.repeat(32), idRec: 'R'.repeat(29), status: 'ATIVA' }] };
+    for (const [route, body] of [
+      ['rec', recBody],
+      ['cobr', cobrBody],
+    ] as const) {
+      // A wrong secret, another connection's, an unknown id: the platform route's 404.
+      for (const [id, s] of [
+        [row.id, `${secret}x`],
+        [row.id, other.secret],
+        [crypto.randomUUID(), secret],
+      ])
+        expect((await b.postAt(route, id, s, body)).status).toBe(404);
+      // The right one: each id looked up (no subscription in this database) and answered 200.
+      expect((await b.postAt(route, row.id, secret, body)).status).toBe(200);
+      expect((await b.postAt(route, row.id, secret, { nothing: [] })).status).toBe(400);
+    }
+    expect((await b.postAt('rec', row.id, secret, recBody)).body).toEqual({
+      received: true,
+      ignored: 0,
+      outcomes: [{ idRec: 'R'.repeat(29), outcome: 'UNKNOWN' }],
+    });
+    expect((await b.postAt('cobr', row.id, secret, cobrBody)).body).toEqual({
+      received: true,
+      ignored: 0,
+      outcomes: [{ txid: 't'.repeat(32), outcome: 'UNKNOWN' }],
+    });
+    expect(b.received).toEqual([]);
   } finally {
     await b.close();
   }

@@ -47,7 +47,21 @@ registry.registerPath({
 
 const noticeOutcome = z.enum(noticeOutcomes).meta({
   description:
-    "SIGNALLED: the subscription's workflow will read the PSP · UNKNOWN: no subscription of ours (logged) · ENDED: the subscription's workflow has ended.",
+    "SIGNALLED: the subscription's workflow will read the PSP · UNKNOWN: no subscription of ours (logged) · ENDED: the subscription's workflow has ended · NOT_THIS_CONNECTION: on a merchant connection's URL only, a subscription of another merchant's (logged, not signalled).",
+});
+
+/** The bodies and answers of Pix Automático's notices, shared with a merchant connection's routes. */
+export const pixAutomaticoRecNotification = registry.register('PixApiRecNotification', recNotificationBody);
+export const pixAutomaticoCobrNotification = registry.register('PixApiCobrNotification', cobrNotificationBody);
+export const pixAutomaticoRecAnswer = z.object({
+  received: z.literal(true),
+  ignored: z.number().int(),
+  outcomes: z.array(z.object({ idRec: z.string(), outcome: noticeOutcome })),
+});
+export const pixAutomaticoCobrAnswer = z.object({
+  received: z.literal(true),
+  ignored: z.number().int(),
+  outcomes: z.array(z.object({ txid: z.string(), outcome: noticeOutcome })),
 });
 
 const pixAutomaticoNotice = (what: 'rec' | 'cobr') =>
@@ -70,18 +84,11 @@ registry.registerPath({
     params: z.object({ secret: z.string().meta({ description: 'PIX_WEBHOOK_SECRET.' }) }),
     body: {
       required: true,
-      content: { 'application/json': { schema: registry.register('PixApiRecNotification', recNotificationBody) } },
+      content: { 'application/json': { schema: pixAutomaticoRecNotification } },
     },
   },
   responses: {
-    200: jsonResponse(
-      'Taken.',
-      z.object({
-        received: z.literal(true),
-        ignored: z.number().int(),
-        outcomes: z.array(z.object({ idRec: z.string(), outcome: noticeOutcome })),
-      }),
-    ),
+    200: jsonResponse('Taken.', pixAutomaticoRecAnswer),
     ...errorResponses('VALIDATION_ERROR', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'RATE_LIMITED'),
   },
 });
@@ -98,20 +105,11 @@ registry.registerPath({
     params: z.object({ secret: z.string().meta({ description: 'PIX_WEBHOOK_SECRET.' }) }),
     body: {
       required: true,
-      content: {
-        'application/json': { schema: registry.register('PixApiCobrNotification', cobrNotificationBody) },
-      },
+      content: { 'application/json': { schema: pixAutomaticoCobrNotification } },
     },
   },
   responses: {
-    200: jsonResponse(
-      'Taken.',
-      z.object({
-        received: z.literal(true),
-        ignored: z.number().int(),
-        outcomes: z.array(z.object({ txid: z.string(), outcome: noticeOutcome })),
-      }),
-    ),
+    200: jsonResponse('Taken.', pixAutomaticoCobrAnswer),
     ...errorResponses('VALIDATION_ERROR', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'RATE_LIMITED'),
   },
 });

@@ -23,10 +23,8 @@ import type { Logger } from 'pino';
 import { routeJsonBody } from '../../middleware/jsonBody';
 import type { CallbackHealth } from '../callbacks/callbackHealth';
 import type { ProviderCallbackService } from '../../../db/charges';
-import { noticeCycleCharges, noticeRecurrences, type NoticeDeps } from '../../../db/subscriptions';
-import { cycleChargeClaimsOf, recurrenceClaimsOf } from '../../../core/pixAutomatico/notifications';
-import { parseOrThrow } from '../../validation/validate';
-import { cobrNotificationBody, recNotificationBody } from './schema';
+import type { NoticeDeps } from '../../../db/subscriptions';
+import { answerCobrNotice, answerRecNotice, cobrNoticeClaims, recNoticeClaims } from './automaticoNotices';
 import {
   parsePixNotification,
   receivePixNotification,
@@ -71,18 +69,15 @@ export function pixApiCallbackRouter(deps: {
   };
 
   const receiveRecs: RequestHandler = async (req, res) => {
-    parseOrThrow(recNotificationBody, req.body, 'notification body');
+    const claims = recNoticeClaims(req.body);
     deps.health.received();
-    // Checked above: an object with its array; items naming no valid id are skipped, counted.
-    const { claims, ignored } = recurrenceClaimsOf(req.body) ?? { claims: [], ignored: 0 };
-    res.json({ received: true, ignored, outcomes: await noticeRecurrences(notices, claims) });
+    res.json(await answerRecNotice(notices, claims));
   };
 
   const receiveCobrs: RequestHandler = async (req, res) => {
-    parseOrThrow(cobrNotificationBody, req.body, 'notification body');
+    const claims = cobrNoticeClaims(req.body);
     deps.health.received();
-    const { claims, ignored } = cycleChargeClaimsOf(req.body) ?? { claims: [], ignored: 0 };
-    res.json({ received: true, ignored, outcomes: await noticeCycleCharges(notices, claims) });
+    res.json(await answerCobrNotice(notices, claims));
   };
 
   const body = routeJsonBody({ largeLimit: '1mb', isLarge: () => true });

@@ -1,7 +1,14 @@
-/** OpenAPI for a merchant connection's API Pix notification route (router.ts), mounted at /webhooks/pix-api/connections. */
+/** OpenAPI for a merchant connection's notification routes (router.ts: /pix, /rec, /cobr, /boletos), mounted at /webhooks/pix-api/connections. */
 import { z } from 'zod';
 import { errorResponses, jsonResponse, registry, security } from '../../openapi/registry';
-import { pixApiNotification, pixApiNotificationAnswer } from '../../charges/pixApiCallbacks/openapi';
+import {
+  pixApiNotification,
+  pixApiNotificationAnswer,
+  pixAutomaticoCobrAnswer,
+  pixAutomaticoCobrNotification,
+  pixAutomaticoRecAnswer,
+  pixAutomaticoRecNotification,
+} from '../../charges/pixApiCallbacks/openapi';
 
 registry.registerPath({
   method: 'post',
@@ -69,6 +76,58 @@ registry.registerPath({
   },
   responses: {
     200: jsonResponse('Taken.', z.object({ outcome: z.string() })),
+    ...errorResponses('VALIDATION_ERROR', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'RATE_LIMITED'),
+  },
+});
+
+const connectionParams = z.object({
+  connectionId: z.uuid().meta({ description: "The merchant's PSP connection." }),
+  secret: z.string().meta({ description: "The connection's webhook path secret." }),
+});
+
+const connectionAutomaticoNotice = (what: 'rec' | 'cobr') =>
+  "Called by a connected merchant's PSP, not by merchants: `gateway connection webhook` (and `POST /dashboard/connection/webhook`) registers `PUT /webhookrec` and `PUT /webhookcobr` of the BCB's API Pix (Pix Automático) at the connection's notification URL, as its `PUT /webhook/{chave}`, " +
+  `and the PSP appends \`/${what}\`. The same connection and secret checks as the \`/pix\` route (404 for an unknown id, a revoked connection or a wrong secret; 429 RATE_LIMITED past 10 wrong ones a minute). ` +
+  (what === 'rec'
+    ? "Each recurrence named is looked up by its idRec among the connection's merchant's subscriptions and its workflow told to read it (`GET /rec/{idRec}` at the merchant's account): the notice's status is never acted on. "
+    : "Each cycle charge named is looked up by its txid among the connection's merchant's subscriptions and its workflow told to read it (`GET /cobr/{txid}` at the merchant's account): the notice's status, attempts and Pix are never acted on. ") +
+  "An id of another merchant's subscription is answered 200 NOT_THIS_CONNECTION and not acted on; one of no subscription of ours 200 UNKNOWN (both logged, so the PSP stops retrying); an item naming no valid id is skipped and counted in `ignored`. " +
+  "The platform's twin: `receivePixAutomatico" +
+  (what === 'rec' ? 'Rec' : 'Cobr') +
+  'Notification`.';
+
+registry.registerPath({
+  method: 'post',
+  path: '/webhooks/pix-api/connections/{connectionId}/{secret}/rec',
+  operationId: 'receiveConnectionPixAutomaticoRecNotification',
+  tags: ['Provider callbacks'],
+  summary: "Pix Automático recurrence notification from a merchant's own PSP (webhookrec)",
+  description: connectionAutomaticoNotice('rec'),
+  security: security.none,
+  request: {
+    params: connectionParams,
+    body: { required: true, content: { 'application/json': { schema: pixAutomaticoRecNotification } } },
+  },
+  responses: {
+    200: jsonResponse('Taken.', pixAutomaticoRecAnswer),
+    ...errorResponses('VALIDATION_ERROR', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'RATE_LIMITED'),
+  },
+});
+
+registry.registerPath({
+  method: 'post',
+  path: '/webhooks/pix-api/connections/{connectionId}/{secret}/cobr',
+  operationId: 'receiveConnectionPixAutomaticoCobrNotification',
+  tags: ['Provider callbacks'],
+  summary: "Pix Automático cycle charge notification from a merchant's own PSP (webhookcobr)",
+  description: connectionAutomaticoNotice('cobr'),
+  security: security.none,
+  request: {
+    params: connectionParams,
+    body: { required: true, content: { 'application/json': { schema: pixAutomaticoCobrNotification } } },
+  },
+  responses: {
+    200: jsonResponse('Taken.', pixAutomaticoCobrAnswer),
     ...errorResponses('VALIDATION_ERROR', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'RATE_LIMITED'),
   },
 });

@@ -19,6 +19,12 @@
  * Content-Type is 400 here). The same secret checks; the
  * notice is only a reason to read the boleto at the merchant's account (ProviderCallbackService
  * .handleBoletoNotice), never a payment by itself.
+ *
+ * POST /webhooks/pix-api/connections/:connectionId/:secret/rec and /cobr: Pix Automático's notices
+ * (webhookrec, webhookcobr, registered at the same URL as the Pix one), taken as the platform's
+ * routes take them (api/charges/pixApiCallbacks/automaticoNotices.ts), the same secret checks, each
+ * id looked up among the connection's merchant's subscriptions only: one naming another merchant's
+ * is answered 200 NOT_THIS_CONNECTION and its workflow is not signalled.
  */
 import express, { Router, type RequestHandler } from 'express';
 import { ApiError } from '../../errors/apiError';
@@ -34,6 +40,13 @@ import {
   wrongSecretBrake,
   type WrongSecretOptions,
 } from '../../charges/pixApiCallbacks/intake';
+import type { NoticeDeps } from '../../../db/subscriptions';
+import {
+  answerCobrNotice,
+  answerRecNotice,
+  cobrNoticeClaims,
+  recNoticeClaims,
+} from '../../charges/pixApiCallbacks/automaticoNotices';
 import { ConnectionNotificationService } from './service';
 
 /** Efí's notification token (its examples: a UUID), and our charge ids. */
@@ -65,6 +78,11 @@ export function connectionNotificationsApi(deps: ConnectionNotificationsDeps): R
       taskQueue: deps.taskQueue,
       logger: deps.logger.child({ module: 'provider-callbacks' }),
     }),
+    subscriptions: {
+      sequelize: deps.sequelize,
+      temporal: deps.temporal,
+      logger: deps.logger.child({ module: 'pix-automatico-notices' }),
+    },
     logger: deps.logger,
     wrongSecrets: deps.wrongSecrets,
   });
@@ -73,6 +91,8 @@ export function connectionNotificationsApi(deps: ConnectionNotificationsDeps): R
 export function connectionNotificationsRouter(deps: {
   connections: Pick<ConnectionNotificationService, 'scopeOf'>;
   claims: Pick<ProviderCallbackService, 'handleReceivedPix' | 'handleSentPix' | 'handleBoletoNotice'>;
+  /** Pix Automático's notices (/rec, /cobr): where the merchant's subscriptions are found and signalled. */
+  subscriptions: NoticeDeps;
   logger: Logger;
   wrongSecrets?: WrongSecretOptions;
 }): Router {
@@ -121,12 +141,20 @@ export function connectionNotificationsRouter(deps: {
     res.json({ outcome });
   };
 
+  const recNotice: RequestHandler = async (req, res) => {
+    const claims = recNoticeClaims(req.body);
+    res.json(await answerRecNotice(deps.subscriptions, claims, res.locals.merchantScope as MerchantScope));
+  };
+
+  const cobrNotice: RequestHandler = async (req, res) => {
+    const claims = cobrNoticeClaims(req.body);
+    res.json(await answerCobrNotice(deps.subscriptions, claims, res.locals.merchantScope as MerchantScope));
+  };
+
+  const largeJson = routeJsonBody({ largeLimit: '1mb', isLarge: () => true });
   router.post('/:connectionId/:secret/boletos/:chargeId', knownConnection, noticeBody, boletoNotice);
-  router.post(
-    '/:connectionId/:secret/pix',
-    knownConnection,
-    routeJsonBody({ largeLimit: '1mb', isLarge: () => true }),
-    receive,
-  );
+  router.post('/:connectionId/:secret/rec', knownConnection, largeJson, recNotice);
+  router.post('/:connectionId/:secret/cobr', knownConnection, largeJson, cobrNotice);
+  router.post('/:connectionId/:secret/pix', knownConnection, largeJson, receive);
   return router;
 }
