@@ -19,8 +19,10 @@
  *     the same Temporal.
  *   - receipts (scripts/lib/receiptBench.ts): PDF receipt downloads at 50 concurrent clients;
  *     raw baseline: the same PDF rendered on the main thread. BENCH_RECEIPTS (200).
- *   - dashboard (scripts/lib/dashboardBench.ts): every /dashboard route's p50 and p99 with
- *     1,000,000 charges for one merchant (BENCH_DASHBOARD_CHARGES).
+ *   - dashboard (scripts/lib/dashboardBench.ts): every /dashboard route's p50 and p99 for the
+ *     largest and a median-size merchant over 10,000,000 charges of 1,000 merchants
+ *     (BENCH_DASHBOARD_CHARGES, BENCH_DASHBOARD_MERCHANTS), loaded in minutes
+ *     (scripts/lib/dashboardData.ts), and the load's time.
  *   - payouts (scripts/lib/payoutBench.ts): money out through Efí's send API (the sandbox's
  *     /v3/gn/pix and /v2/gn/pix/enviados routes): a BENCH_ITEMS (10,000) item batch at each Pix
  *     send concurrency of BENCH_SEND_CONCURRENCIES (1,4,16: PIX_SEND_CONCURRENCY, a worker

@@ -95,7 +95,8 @@ async function run(d: DashboardBenchDeps): Promise<void> {
     charges: CHARGES,
     merchants: MERCHANTS,
     ownedIds: { largest: largest.merchantId, median: median.merchantId },
-    log: (l) => process.stdout.write(`${l}
+    log: (l) =>
+      process.stdout.write(`${l}
 `),
   });
   const rate = CHARGES / data.loadS;
@@ -131,7 +132,9 @@ dashboard benchmark (${CHARGES.toLocaleString('en')} charges of ${MERCHANTS.toLo
       const durations: number[] = [];
       for (let i = 0; i < CALLS; i++) {
         const t = performance.now();
-        const res = await loadFetch(errors, `${d.apiUrl}${path}`, { headers: { authorization: `Bearer ${who.token}` } });
+        const res = await loadFetch(errors, `${d.apiUrl}${path}`, {
+          headers: { authorization: `Bearer ${who.token}` },
+        });
         durations.push(performance.now() - t);
         if (res && res.status !== 200 && res.status < 500) errors.count(`answered ${res.status}`);
       }
@@ -163,7 +166,7 @@ dashboard benchmark (${CHARGES.toLocaleString('en')} charges of ${MERCHANTS.toLo
     name: `dashboard data load, ${CHARGES} charges (s)`,
     ours: data.loadS,
     baseline: null,
-    goal: 'minutes, rollup equal to the triggers\'',
+    goal: "minutes, rollup equal to the triggers'",
     met: null,
     note: `${Math.round(rate)} charges/s; rollup proof: ${data.proof.differing} of ${data.proof.rollupRows} rows differ`,
   });

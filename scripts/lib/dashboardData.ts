@@ -138,7 +138,9 @@ async function loadRanks(sequelize: Sequelize, lo: number, hi: number, charges: 
 async function rollupDiff(sequelize: Sequelize, lo: number, hi: number): Promise<{ rows: number; differing: number }> {
   const kept = `SELECT ${ROLLUP_COLUMNS.split(', ')
     .map((c) => `d.${c}`)
-    .join(', ')} FROM dashboard_daily d JOIN ${SIZES} s ON s.merchant_id = d.merchant_id AND s.rank BETWEEN :lo AND :hi`;
+    .join(
+      ', ',
+    )} FROM dashboard_daily d JOIN ${SIZES} s ON s.merchant_id = d.merchant_id AND s.rank BETWEEN :lo AND :hi`;
   const [rows] = await sequelize.query(
     `SELECT (SELECT count(*) FROM (${kept}) k)::int AS rows,
             (SELECT count(*) FROM ((${kept}) EXCEPT ALL (${rollupSelect()})) a)::int
@@ -232,7 +234,9 @@ export async function loadDashboardData(
   }
   const rebuilt = await plainIndexes(sequelize);
   if (JSON.stringify(rebuilt) !== JSON.stringify(indexes))
-    throw new Error(`the charges' indexes differ after the load: ${JSON.stringify({ before: indexes, after: rebuilt })}`);
+    throw new Error(
+      `the charges' indexes differ after the load: ${JSON.stringify({ before: indexes, after: rebuilt })}`,
+    );
   phase(`indexes (${indexes.length} rebuilt, identical)`);
 
   await sequelize.query(
@@ -255,6 +259,11 @@ export async function loadDashboardData(
     loadS: (Date.now() - started) / 1000,
     phases,
     refunds,
-    proof: { charges: proofCharges, merchants: sizes.length - proofFrom, rollupRows: diff.rows, differing: diff.differing },
+    proof: {
+      charges: proofCharges,
+      merchants: sizes.length - proofFrom,
+      rollupRows: diff.rows,
+      differing: diff.differing,
+    },
   };
 }
