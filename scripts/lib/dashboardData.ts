@@ -8,7 +8,8 @@
  *
  * How it loads fast: every row is made by PostgreSQL itself (INSERT ... SELECT FROM generate_series,
  * in time slices, each slice's rows in time order so merchants interleave in the table as they do
- * in production); pg-copy-streams is not a dependency, and nothing crosses the wire per row. The
+ * in production; two slices at a time, one per core); pg-copy-streams is not a dependency, and
+ * nothing crosses the wire per row. The
  * rollup triggers (db/migrations/0022_dashboard.ts) would cost several statements per row, so the
  * bulk is loaded with them disabled and the rollup is then built by one set-based statement
  * (rollupSelect); the charges' plain (non-unique) indexes are dropped for the bulk and recreated
@@ -53,6 +54,8 @@ export function medianRank(merchants: number): number {
 
 const ROLLUP_DAY = `AT TIME ZONE 'America/Sao_Paulo')::date`;
 const SIZES = 'bench_dashboard_sizes';
+/** Connections loading (and indexing) at once: the host's two cores. */
+const LOADERS = 2;
 
 /**
  * The rollup dashboard_daily holds for the merchants of ranks [lo, hi], computed from the rows
@@ -121,17 +124,36 @@ async function loadSlice(
   return (rows as { refunds: number }[])[0].refunds;
 }
 
-/** Loads the merchants of ranks [lo, hi] in slices of about `perSlice` charges; the refunds made. */
+/** Runs the tasks, `width` at a time (the loader's connections: PostgreSQL uses one core per backend). */
+async function inParallel<T>(tasks: (() => Promise<T>)[], width = LOADERS): Promise<T[]> {
+  const results: T[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(width, tasks.length) }, async () => {
+      while (next < tasks.length) {
+        const i = next++;
+        results[i] = await tasks[i]();
+      }
+    }),
+  );
+  return results;
+}
+
+/** Loads the merchants of ranks [lo, hi] in time slices of about 200,000 charges, two at a time; the refunds made. */
 async function loadRanks(sequelize: Sequelize, lo: number, hi: number, charges: number, now: string): Promise<number> {
   const slices = Math.max(1, Math.ceil(charges / 200_000));
-  let refunds = 0;
-  for (let slice = 0; slice < slices; slice++)
-    refunds += await sequelize.transaction(async (t) => {
-      // Per slice: its sort in memory, and no wait on the WAL flush (a crash loses a bench run only).
-      await sequelize.query(`SET LOCAL work_mem = '256MB'; SET LOCAL synchronous_commit = off`, { transaction: t });
-      return loadSlice(sequelize, t, { lo, hi, slice, slices, now });
-    });
-  return refunds;
+  const refunds = await inParallel(
+    Array.from(
+      { length: slices },
+      (_, slice) => () =>
+        sequelize.transaction(async (t) => {
+          // Per slice: its sort in memory, and no wait on the WAL flush (a crash loses a bench run only).
+          await sequelize.query(`SET LOCAL work_mem = '256MB'; SET LOCAL synchronous_commit = off`, { transaction: t });
+          return loadSlice(sequelize, t, { lo, hi, slice, slices, now });
+        }),
+    ),
+  );
+  return refunds.reduce((a, b) => a + b, 0);
 }
 
 /** Rows of dashboard_daily (as the triggers kept them) that rollupSelect does not give, and the reverse. */
@@ -227,10 +249,15 @@ export async function loadDashboardData(
     await sequelize.query(
       `ALTER TABLE charges ENABLE TRIGGER charges_dashboard_rollup; ALTER TABLE refunds ENABLE TRIGGER refunds_dashboard_rollup;`,
     );
-    await sequelize.transaction(async (t) => {
-      await sequelize.query(`SET LOCAL maintenance_work_mem = '1GB'`, { transaction: t });
-      for (const i of indexes) await sequelize.query(i.def, { transaction: t });
-    });
+    await inParallel(
+      indexes.map(
+        (i) => () =>
+          sequelize.transaction(async (t) => {
+            await sequelize.query(`SET LOCAL maintenance_work_mem = '512MB'`, { transaction: t });
+            await sequelize.query(i.def, { transaction: t });
+          }),
+      ),
+    );
   }
   const rebuilt = await plainIndexes(sequelize);
   if (JSON.stringify(rebuilt) !== JSON.stringify(indexes))
@@ -239,15 +266,19 @@ export async function loadDashboardData(
     );
   phase(`indexes (${indexes.length} rebuilt, identical)`);
 
-  await sequelize.query(
-    `INSERT INTO dashboard_daily AS t (${ROLLUP_COLUMNS}) ${rollupSelect()}
+  await sequelize.transaction(async (t) => {
+    // ~730 rows per merchant (a year of days, two methods): the grouping in memory, not spilled to disk.
+    await sequelize.query(`SET LOCAL work_mem = '512MB'; SET LOCAL synchronous_commit = off`, { transaction: t });
+    await sequelize.query(
+      `INSERT INTO dashboard_daily AS t (${ROLLUP_COLUMNS}) ${rollupSelect()}
      ON CONFLICT (merchant_id, day, method) DO UPDATE SET
        created_count = t.created_count + EXCLUDED.created_count, failed_count = t.failed_count + EXCLUDED.failed_count,
        paid_count = t.paid_count + EXCLUDED.paid_count, paid_cents = t.paid_cents + EXCLUDED.paid_cents,
        fee_cents = t.fee_cents + EXCLUDED.fee_cents, refund_count = t.refund_count + EXCLUDED.refund_count,
        refunded_cents = t.refunded_cents + EXCLUDED.refunded_cents`,
-    { replacements: { lo: 0, hi: proofFrom - 1 } },
-  );
+      { replacements: { lo: 0, hi: proofFrom - 1 }, transaction: t },
+    );
+  });
   phase('rollup (one set-based statement)');
   // VACUUM as autovacuum would after a bulk load: statistics, and the visibility map index-only scans need.
   for (const table of ['charges', 'refunds', 'dashboard_daily']) await sequelize.query(`VACUUM ANALYZE ${table}`);
