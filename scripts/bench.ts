@@ -30,7 +30,7 @@
  *     (every item PAID exactly once at the provider, the ledger invariant); throughput against
  *     the provider's own (baseline (a), BENCH_PAYOUT_BASELINE_SENDS, 10,000, at the same
  *     concurrency), linearity time(n)/time(n/10), the worker's peak RSS. Above 10,000 items (the
- *     API's cap per batch) the items go as batches of 10,000 posted at once. The sandbox's Efí
+ *     API's cap per batch) the items go as batches of 10,000, one after the other. The sandbox's Efí
  *     send settles in SANDBOX_EFI_SEND_SETTLE_MS, 0 here unless set (its own default is 150 ms).
  *     Each batch's estimated time is printed before it.
  * BENCH_ONLY=webhooks,creates,receipts,dashboard,payouts (any comma-separated subset) runs those

@@ -1,8 +1,8 @@
 /**
  * One payout batch of the bench, POST to its end, and its checks (scripts/lib/payoutBench.ts runs
  * them per adapter). The API takes at most MAX_BATCH_ITEMS (10,000) items per batch: a larger
- * BENCH_ITEMS is posted as that many batches of at most 10,000 at once, timed from the first POST
- * to the last batch's end (the output and the rows say so). After each: every item PAID, the
+ * BENCH_ITEMS is posted as that many batches of at most 10,000, one after the other, timed from
+ * the first POST to the last batch's end (the output says so). After each: every item PAID, the
  * provider's record of each item's reference created exactly once (the sandbox's transferStats:
  * the idEnvio for Efí's send, the item id for its own /v1), the ledger invariant; for Efí the
  * send notices (Efí's webhook per send → sentPixNotice) are let finish, so one run's tail does
@@ -50,33 +50,44 @@ export function batchParts(n: number): number[] {
   return sizes;
 }
 
-/** `n` items, in as many batches as the cap asks, all posted at once; the wall time to the last one's end. */
+/**
+ * `n` items, in as many batches as the cap asks, each posted when the one before has ended: as
+ * many transfers in flight as one batch of `n` would have (its PAYOUT_PARALLEL_CHUNKS lanes),
+ * where batches posted at once would multiply them (and with Efí queue hundreds of sends on the
+ * account's few send slots, each wait bounded: SEND_SLOTS_BUSY). The wall time runs from the
+ * first POST to the last batch's end; acceptedMs is the slowest POST's answer.
+ */
 export async function runBatch(d: BatchRunDeps, creds: MerchantCredentials, n: number): Promise<BatchRun> {
   const started = Date.now();
-  const batchIds = await Promise.all(
-    batchParts(n).map(async (size, part) => {
-      const body = JSON.stringify({
-        idempotencyKey: `bench-${crypto.randomUUID()}`,
-        items: Array.from({ length: size }, (_, j) => {
-          const i = part * MAX_BATCH_ITEMS + j;
-          return {
-            pixKey: `recebedor${i}@example.com`,
-            pixKeyType: 'EMAIL',
-            amountCents: 100,
-            recipientName: `Recebedor ${i}`,
-            referenceId: `bench-${n}-${i}`,
-          };
-        }),
-      });
-      const created = await signedPost(d.apiUrl, creds, '/v1/payouts/batches', body);
-      if (created.status !== 201)
-        throw new Error(`batch create failed: ${created.status} ${JSON.stringify(created.body).slice(0, 300)}`);
-      return created.body.batchId as string;
-    }),
-  );
-  const acceptedMs = Date.now() - started;
-  const processing = async () => PayoutBatch.count({ where: { id: { [Op.in]: batchIds }, status: 'PROCESSING' } });
-  await d.waitUntil(async () => (await processing()) === 0, 60 * 60_000, 'batch to finish');
+  const batchIds: string[] = [];
+  let acceptedMs = 0;
+  for (const [part, size] of batchParts(n).entries()) {
+    const body = JSON.stringify({
+      idempotencyKey: `bench-${crypto.randomUUID()}`,
+      items: Array.from({ length: size }, (_, j) => {
+        const i = part * MAX_BATCH_ITEMS + j;
+        return {
+          pixKey: `recebedor${i}@example.com`,
+          pixKeyType: 'EMAIL',
+          amountCents: 100,
+          recipientName: `Recebedor ${i}`,
+          referenceId: `bench-${n}-${i}`,
+        };
+      }),
+    });
+    const posted = Date.now();
+    const created = await signedPost(d.apiUrl, creds, '/v1/payouts/batches', body);
+    acceptedMs = Math.max(acceptedMs, Date.now() - posted);
+    if (created.status !== 201)
+      throw new Error(`batch create failed: ${created.status} ${JSON.stringify(created.body).slice(0, 300)}`);
+    const batchId = created.body.batchId as string;
+    batchIds.push(batchId);
+    await d.waitUntil(
+      async () => (await PayoutBatch.findByPk(batchId))!.status !== 'PROCESSING',
+      60 * 60_000,
+      'batch to finish',
+    );
+  }
   const wallMs = Date.now() - started;
   const statuses = (await PayoutBatch.findAll({ where: { id: { [Op.in]: batchIds } }, attributes: ['status'] })).map(
     (b) => b.status as string,

@@ -9,7 +9,8 @@
  *    BENCH_SEND_CONCURRENCIES (1,4,16), the smallest within 5 % of the highest rate;
  *  - sandbox (PIX_TRANSFERS_API=sandbox: the sandbox's own POST /v1/transfers, no send slots): as
  *    many transfers in flight as the batch runs, PAYOUT_PARALLEL_CHUNKS × PAYOUT_ITEM_CONCURRENCY
- *    per batch of at most 10,000 items (the API's cap: scripts/lib/payoutBatchRun.ts).
+ *    (above the API's cap of 10,000 items the batches go one after the other:
+ *    scripts/lib/payoutBatchRun.ts).
  * Per adapter: a batch of a tenth first, then the full one (its worker's peak RSS reset before
  * it), each checked (every item PAID exactly once at the provider, the ledger invariant), then the
  * baseline at the same concurrency with BENCH_PAYOUT_BASELINE_SENDS (10,000) sends. An estimate
@@ -134,7 +135,7 @@ export async function benchPayouts(d: PayoutBenchDeps): Promise<void> {
   const small = Math.max(1, Math.round(d.items / 10));
   await fund(d, creds, (d.items + small) * d.adapters.length * 200);
   process.stdout.write(
-    `\npayouts: ${d.items} items (${batchParts(d.items).length} batch${batchParts(d.items).length > 1 ? 'es posted at once: the API takes at most 10,000 items per batch' : ''}) and ${small} before, through ${d.adapters.join(' then ')}; chunk ${d.settings.chunkSize}, ${d.settings.parallelChunks} chunks in parallel, ${d.settings.itemConcurrency} transfers per chunk, slices of ${d.settings.sliceSize ?? d.settings.itemConcurrency}; the sandbox settles an Efí send in ${d.efiSendSettleMs} ms (our first read of its outcome ${firstOutcomeReadMs(d.efiSendSettleMs)} ms after the PUT)\n`,
+    `\npayouts: ${d.items} items (${batchParts(d.items).length} batch${batchParts(d.items).length > 1 ? 'es of 10,000 one after the other: the API takes at most 10,000 items per batch' : ''}) and ${small} before, through ${d.adapters.join(' then ')}; chunk ${d.settings.chunkSize}, ${d.settings.parallelChunks} chunks in parallel, ${d.settings.itemConcurrency} transfers per chunk, slices of ${d.settings.sliceSize ?? d.settings.itemConcurrency}; the sandbox settles an Efí send in ${d.efiSendSettleMs} ms (our first read of its outcome ${firstOutcomeReadMs(d.efiSendSettleMs)} ms after the PUT)\n`,
   );
 
   const runs: AdapterRun[] = [];
@@ -201,7 +202,7 @@ async function runAdapter(
     workerPid = await d.restartWorker({ PIX_TRANSFERS_API: 'efi', PIX_SEND_CONCURRENCY: String(concurrency) });
   } else {
     // No send slots on this route: the batch's own lanes set how many transfers are in flight.
-    concurrency = batchParts(d.items).length * d.settings.parallelChunks * d.settings.itemConcurrency;
+    concurrency = d.settings.parallelChunks * d.settings.itemConcurrency;
     probe = await hammerSandboxTransfers(d, d.sweepSends, concurrency);
     process.stdout.write(
       `the sandbox's POST /v1/transfers hammered directly at ${concurrency} in flight: ${probe.perS.toFixed(1)} transfers/s (${probe.sends})\n`,
