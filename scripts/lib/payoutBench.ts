@@ -78,6 +78,9 @@ export interface PayoutBenchDeps extends BaselineTarget {
   waitUntil: (probe: () => Promise<boolean>, timeoutMs: number, what: string) => Promise<void>;
 }
 
+/** Sends before a sweep or a probe, not counted. */
+const WARM_UP_SENDS = 300;
+
 /** The goals' load: a lighter run reports its figures with met false. */
 const GOAL_ITEMS = 100_000;
 
@@ -192,6 +195,9 @@ async function runAdapter(
   let probe: BaselineRate;
   const hammer = (n: number, c: number) => (adapter === 'efi' ? hammerEfi(d, n, c) : hammerSandboxTransfers(d, n, c));
   if (adapter === 'efi') {
+    // A warm-up first, not counted: the first few hundred sends of a process run slower (JIT,
+    // connections), which would bias the sweep against whichever concurrency comes first.
+    await hammerEfi(d, Math.min(WARM_UP_SENDS, d.sweepSends), Math.max(...d.sendConcurrencies));
     const sweep: BaselineRate[] = [];
     for (const c of d.sendConcurrencies) sweep.push(await hammerEfi(d, d.sweepSends, c));
     concurrency = bestConcurrency(sweep);
@@ -203,6 +209,7 @@ async function runAdapter(
   } else {
     // No send slots on this route: the batch's own lanes set how many transfers are in flight.
     concurrency = d.settings.parallelChunks * d.settings.itemConcurrency;
+    await hammerSandboxTransfers(d, Math.min(WARM_UP_SENDS, d.sweepSends), concurrency);
     probe = await hammerSandboxTransfers(d, d.sweepSends, concurrency);
     process.stdout.write(
       `the sandbox's POST /v1/transfers hammered directly at ${concurrency} in flight: ${probe.perS.toFixed(1)} transfers/s (${probe.sends})\n`,
