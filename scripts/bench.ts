@@ -342,7 +342,20 @@ async function main(watchdog: BenchWatchdog, run: BenchRun) {
     }
   };
   await part('webhooks', () =>
-    benchWebhooks({ ...common, cpuGroups, sandboxUrl: sandboxHttp.url, sandbox, waitUntil }),
+    benchWebhooks({
+      ...common,
+      cpuGroups,
+      sandboxUrl: sandboxHttp.url,
+      sandbox,
+      waitUntil,
+      // The floor's worker (a process of its own) and its load generator's client.
+      temporal,
+      temporalAddress: temporalServer.address,
+      temporalClientEnv: temporalServer.clientEnv,
+      databaseUrl: db.migrationUrl,
+      watch: (child) => watchdog.watch(child),
+      floorLog: path.join(logDir, `floor-worker-${database}.log`),
+    }),
   );
   await part('creates', () =>
     benchCreates({
