@@ -119,8 +119,8 @@ export async function webhookStep(
   process.stdout.write(
     `\nwebhook latency (${delays.length} charges paid at ${rate}/s: provider callback → merchant receives charge.paid)\n`,
   );
-  d.line('median', `${step.p50} ms`);
-  d.line('p99', `${step.p99} ms`);
+  d.line('median', `${step.p50.toFixed(1)} ms`);
+  d.line('p99', `${step.p99.toFixed(1)} ms`);
   d.line('max', `${delays.length ? Math.max(...delays) : NaN} ms`);
   if (missing > 0)
     d.line('fell behind', `${missing} of ${ids.length} not delivered ${DRAIN_MS / 1000} s after the last payment`);
