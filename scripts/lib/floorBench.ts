@@ -64,8 +64,12 @@ export async function benchFloor(d: FloorBenchDeps): Promise<{ steps: RampStep[]
   d.watch(worker);
   let gone: string | undefined;
   let ready = false;
+  // Its output, read until the line that says it polls (a line may come in two chunks).
+  let output = '';
   worker.stdout!.on('data', (chunk: Buffer) => {
-    if (chunk.toString('utf8').includes('floor worker ready')) ready = true;
+    if (ready) return;
+    output += chunk.toString('utf8');
+    ready = output.includes('floor worker ready');
   });
   worker.once('exit', (code, signal) => {
     gone = `the floor worker exited (${signal ? `signal ${signal}` : `code ${code}`}); see ${d.logFile}`;
