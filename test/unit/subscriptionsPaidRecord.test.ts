@@ -21,7 +21,7 @@ const cobr = (over: Partial<ProviderCycleCharge>): ProviderCycleCharge => ({
   status: 'ACTIVE',
   dueDate: '2027-03-10',
   amountCents: 4_990,
-  retryPolicy: 'PERMITE_3R_7D',
+  retryPolicy: 'THREE_RETRIES_IN_7_DAYS',
   attempts: [],
   rejectionCode: null,
   cancellation: null,
