@@ -8,10 +8,13 @@
  * prints its details as it ends; the run ends with ONE table (each measure, the raw baseline
  * measured in the same run, their ratio, the goal, met or not), also written as JSON
  * to .bench/latest-<engine>.json (scripts/lib/benchTable.ts).
- *   - webhooks (scripts/lib/webhookBench.ts): provider callback → merchant receiver gets
- *     charge.paid, median and p99, and CPU per paid charge, at each of BENCH_WEBHOOK_RATES
- *     (10,25,50 per second) for BENCH_WEBHOOK_SECONDS (60; or BENCH_CHARGES charges); baseline
- *     (c): a bare POST of the same size to the receiver.
+ *   - webhooks (scripts/lib/webhookBench.ts): the knee: paid charges ramped through
+ *     BENCH_WEBHOOK_RATES (5,10,20,40,80 per second), BENCH_WEBHOOK_SECONDS (30; or BENCH_CHARGES
+ *     charges) each, until a step does not hold (all delivered, delivered/s within 2 % of the
+ *     offered rate, provider callback → merchant receiver p99 < 250 ms, no load error); the knee
+ *     is the highest rate that held, and CPU per paid charge. Baseline (c), the floor: the same
+ *     ramp of a bench-only workflow signalled (signalWithStart) that writes one row in one local
+ *     activity, its worker a process of its own (scripts/lib/floorBench.ts).
  *   - creates (scripts/lib/createBench.ts): POST /sellers/pix at concurrency 32 (BENCH_CREATES,
  *     320) and one at a time (BENCH_CREATES_SERIAL, 50); the API process's peak RSS (VmHWM) and
  *     CPU ms per create of each process group (api, worker, temporal, postgres, bench: this
@@ -344,7 +347,20 @@ async function main(watchdog: BenchWatchdog, run: BenchRun) {
     }
   };
   await part('webhooks', () =>
-    benchWebhooks({ ...common, cpuGroups, sandboxUrl: sandboxHttp.url, sandbox, waitUntil }),
+    benchWebhooks({
+      ...common,
+      cpuGroups,
+      sandboxUrl: sandboxHttp.url,
+      sandbox,
+      waitUntil,
+      // The floor's worker (a process of its own) and its load generator's client.
+      temporal,
+      temporalAddress: temporalServer.address,
+      temporalClientEnv: temporalServer.clientEnv,
+      databaseUrl: db.migrationUrl,
+      watch: (child) => watchdog.watch(child),
+      floorLog: path.join(logDir, `floor-worker-${database}.log`),
+    }),
   );
   await part('creates', () =>
     benchCreates({
