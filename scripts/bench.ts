@@ -8,10 +8,13 @@
  * prints its details as it ends; the run ends with ONE table (each measure, the raw baseline
  * measured in the same run, their ratio, the goal, met or not), also written as JSON
  * to .bench/latest-<engine>.json (scripts/lib/benchTable.ts).
- *   - webhooks (scripts/lib/webhookBench.ts): provider callback → merchant receiver gets
- *     charge.paid, median and p99, and CPU per paid charge, at each of BENCH_WEBHOOK_RATES
- *     (10,25,50 per second) for BENCH_WEBHOOK_SECONDS (60; or BENCH_CHARGES charges); baseline
- *     (c): a bare POST of the same size to the receiver.
+ *   - webhooks (scripts/lib/webhookBench.ts): the knee: paid charges ramped through
+ *     BENCH_WEBHOOK_RATES (5,10,20,40,80 per second), BENCH_WEBHOOK_SECONDS (30; or BENCH_CHARGES
+ *     charges) each, until a step does not hold (all delivered, delivered/s within 2 % of the
+ *     offered rate, provider callback → merchant receiver p99 < 250 ms, no load error); the knee
+ *     is the highest rate that held, and CPU per paid charge. Baseline (c), the floor: the same
+ *     ramp of a bench-only workflow signalled (signalWithStart) that writes one row in one local
+ *     activity, its worker a process of its own (scripts/lib/floorBench.ts).
  *   - creates (scripts/lib/createBench.ts): POST /sellers/pix at concurrency 32 (BENCH_CREATES,
  *     320) and one at a time (BENCH_CREATES_SERIAL, 50); the API process's peak RSS (VmHWM) and
  *     CPU ms per create of each process group (api, worker, temporal, postgres, bench: this
@@ -23,17 +26,18 @@
  *     largest and a median-size merchant over 10,000,000 charges of 1,000 merchants
  *     (BENCH_DASHBOARD_CHARGES, BENCH_DASHBOARD_MERCHANTS), loaded in minutes
  *     (scripts/lib/dashboardData.ts), and the load's time.
- *   - payouts (scripts/lib/payoutBench.ts): money out through Efí's send API (the sandbox's
- *     /v3/gn/pix and /v2/gn/pix/enviados routes): a BENCH_ITEMS (10,000) item batch at each Pix
- *     send concurrency of BENCH_SEND_CONCURRENCIES (1,4,16: PIX_SEND_CONCURRENCY, a worker
- *     setting, so the worker is restarted with each), and one of a tenth of that at the last, wall
- *     time POST → batch end, items/s, linearity, the worker's peak RSS, every item PAID exactly
- *     once and the ledger invariant checked; baseline (a): the sandbox's Efí send (PUT, then GET by
- *     idEnvio) hammered directly at the same send concurrency. The sandbox's send settles in
- *     SANDBOX_EFI_SEND_SETTLE_MS, 0 here unless set (the sandbox's own default is 150 ms): 10,000
- *     items one send at a time would take ~26 min at 150 ms, and at 0 the floor is our own first
- *     read of the outcome, 50 ms after the PUT: still at least 500 s at concurrency 1, which the
- *     run prints before it starts (BENCH_SEND_CONCURRENCIES=4,16 leaves that run out).
+ *   - payouts (scripts/lib/payoutBench.ts): a BENCH_ITEMS (100,000) item batch, and one of a
+ *     tenth before it, through each send route of BENCH_PAYOUT_ADAPTERS (efi,sandbox:
+ *     PIX_TRANSFERS_API, a worker setting, so the worker is restarted with each): Efí's send at
+ *     its best per-account concurrency (PIX_SEND_CONCURRENCY), chosen in the run by a sweep of
+ *     Efí's send hammered directly (BENCH_PAYOUT_SWEEP_SENDS, 2,000, at each of
+ *     BENCH_SEND_CONCURRENCIES, 1,4,16), and the sandbox's own /v1 transfers; each batch checked
+ *     (every item PAID exactly once at the provider, the ledger invariant); throughput against
+ *     the provider's own (baseline (a), BENCH_PAYOUT_BASELINE_SENDS, 10,000, at the same
+ *     concurrency), linearity time(n)/time(n/10), the worker's peak RSS. Above 10,000 items (the
+ *     API's cap per batch) the items go as batches of 10,000, one after the other. The sandbox's Efí
+ *     send settles in SANDBOX_EFI_SEND_SETTLE_MS, 0 here unless set (its own default is 150 ms).
+ *     Each batch's estimated time is printed before it.
  * BENCH_ONLY=webhooks,creates,receipts,dashboard,payouts (any comma-separated subset) runs those
  * parts only. BENCH_API_NODE_ARGS and BENCH_WORKER_NODE_ARGS add node flags to those processes.
  * The worker's and the API's output go to log files under .data/bench/ (paths printed); if
@@ -83,7 +87,7 @@ import { benchWebhooks } from './lib/webhookBench';
 import { benchCreates } from './lib/createBench';
 import { benchReceipts } from './lib/receiptBench';
 import { benchDashboard } from './lib/dashboardBench';
-import { benchPayouts, sendConcurrenciesFrom } from './lib/payoutBench';
+import { benchPayouts, payoutAdaptersFrom, sendConcurrenciesFrom } from './lib/payoutBench';
 import { postgresPids, type ProcessGroups } from './lib/processCpu';
 import { builtService, prepareProductionBuild } from './lib/productionBuild';
 import { WORKER_NODE_ARGS } from '../workers/nodeArgs';
@@ -160,8 +164,9 @@ let ending: string | undefined;
 
 async function main(watchdog: BenchWatchdog, run: BenchRun) {
   const parts = selectedParts();
-  const items = Number(process.env.BENCH_ITEMS ?? 10_000);
+  const items = Number(process.env.BENCH_ITEMS ?? 100_000);
   const sendConcurrencies = sendConcurrenciesFrom(process.env.BENCH_SEND_CONCURRENCIES);
+  const payoutAdapters = payoutAdaptersFrom(process.env.BENCH_PAYOUT_ADAPTERS);
   const efiSendSettleMs = benchSettleMs(process.env.SANDBOX_EFI_SEND_SETTLE_MS);
   const engine = run.engine;
   ensureTools(engine === 'server' ? 'server' : 'cli');
@@ -344,7 +349,20 @@ async function main(watchdog: BenchWatchdog, run: BenchRun) {
     }
   };
   await part('webhooks', () =>
-    benchWebhooks({ ...common, cpuGroups, sandboxUrl: sandboxHttp.url, sandbox, waitUntil }),
+    benchWebhooks({
+      ...common,
+      cpuGroups,
+      sandboxUrl: sandboxHttp.url,
+      sandbox,
+      waitUntil,
+      // The floor's worker (a process of its own) and its load generator's client.
+      temporal,
+      temporalAddress: temporalServer.address,
+      temporalClientEnv: temporalServer.clientEnv,
+      databaseUrl: db.migrationUrl,
+      watch: (child) => watchdog.watch(child),
+      floorLog: path.join(logDir, `floor-worker-${database}.log`),
+    }),
   );
   await part('creates', () =>
     benchCreates({
@@ -370,6 +388,10 @@ async function main(watchdog: BenchWatchdog, run: BenchRun) {
       restartWorker: async (workerSettings) => (workerPid = await restartWorker(workerSettings)),
       settings,
       sendConcurrencies,
+      adapters: payoutAdapters,
+      sweepSends: Number(process.env.BENCH_PAYOUT_SWEEP_SENDS ?? 2_000),
+      baselineSends: Number(process.env.BENCH_PAYOUT_BASELINE_SENDS ?? 10_000),
+      sandboxApiKey: secrets.PROVIDER_API_KEY,
       items,
       waitUntil,
     }),

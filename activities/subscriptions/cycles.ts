@@ -9,11 +9,8 @@ import type { Transaction } from 'sequelize';
 import { addDays } from '../../core/boletos/dates';
 import { chargeFee, undividedChargeFee } from '../../core/charges/issueRules';
 import { cycleTxidFor } from '../../core/pix/apiPixIds';
-import type {
-  CycleAttemptStatus,
-  ProviderCycleCharge,
-  ProviderCycleChargeStatus,
-} from '../../core/pixAutomatico/types';
+import type { CycleAttemptStatus, ProviderCycleChargeStatus } from '../../core/pixAutomatico/types';
+import { paidRecord } from '../../core/subscriptions/paidRecord';
 import type { AttemptStatus, CobrOutcome } from '../../core/subscriptions/retries';
 import { chargeStore } from '../../db/charges';
 import { merchantStore } from '../../db/identity';
@@ -181,20 +178,6 @@ export async function requestCycleRetry(
   await deps.sequelize.transaction((transaction) =>
     subscriptionStore.markRetrying(deps.sequelize, args.subscriptionId, args.cycle, args.date, transaction),
   );
-}
-
-/** The cobr's paid record: CONCLUIDA or an attempt PAGA, its endToEndId, and the amount it paid. */
-function paidRecord(cobr: ProviderCycleCharge): { endToEndId: string; amountCents: number; paidAt: string } | null {
-  const attempt = cobr.attempts.find((a) => a.status === 'PAID');
-  if (cobr.status !== 'PAID' && !attempt) return null;
-  const payment = cobr.payments.find((p) => p.endToEndId === attempt?.endToEndId) ?? cobr.payments[0];
-  const endToEndId = attempt?.endToEndId ?? payment?.endToEndId;
-  if (!endToEndId) return null;
-  return {
-    endToEndId,
-    amountCents: payment?.amountCents ?? cobr.amountCents,
-    paidAt: payment?.paidAt ?? new Date().toISOString(),
-  };
 }
 
 export async function settleCycle(

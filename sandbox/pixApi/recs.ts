@@ -847,7 +847,15 @@ export function cobrJson(ctx: SandboxContext, cobr: CobRRecord) {
     atualizacao: cobr.atualizacao,
     ...(cobr.encerramento ? { encerramento: cobr.encerramento } : {}),
     tentativas: cobr.tentativas,
+    ...cobrPix(cobr),
   };
+}
+
+/** The Pix received on a paid cobr (CobRCompleta's and CobRNotification's `pix`): a receiver credits on it. */
+function cobrPix(cobr: CobRRecord) {
+  if (!cobr.paid) return {};
+  const { endToEndId, paidAt } = cobr.paid;
+  return { pix: [{ endToEndId, txid: cobr.txid, valor: centsToValor(cobr.amountCents), horario: paidAt }] };
 }
 
 /** CobRNotification. */
@@ -859,6 +867,7 @@ export function cobrNotificationJson(cobr: CobRRecord) {
     atualizacao: cobr.atualizacao,
     ...(cobr.encerramento ? { encerramento: cobr.encerramento } : {}),
     tentativas: cobr.tentativas,
+    ...cobrPix(cobr),
   };
 }
 

@@ -359,12 +359,17 @@ describe('cobr', () => {
     const read = await h.pix('GET', `/cobr/${created.txid}`);
     expect(conforms('CobRCompleta', read.json)).toEqual([]);
     expect(read.json.tentativas[0].status).toBe('PAGA');
+    // CobRCompleta's pix: the Pix received on it, which is what a receiver credits on.
+    expect(read.json.pix).toEqual([
+      { endToEndId: paid.json.endToEndId, txid: created.txid, valor: '49.90', horario: expect.any(String) },
+    ]);
     const pix = await h.pix('GET', `/pix/${paid.json.endToEndId}`);
     expect(pix.json).toMatchObject({ txid: created.txid, valor: '49.90' });
     const after = (await h.call('GET', '/sandbox/accounts/default')).json;
     expect(after.balanceCents - before.balanceCents).toBe(4990);
     const note = await waitFor(() => notified('cobr', created.txid).find((n) => n.status === 'CONCLUIDA'));
     expect(conforms('CobRNotification', note)).toEqual([]);
+    expect(note.pix).toEqual(read.json.pix);
     // The next cycle may have its cobr.
     expect((await cobr(idRec, 33)).status).toBe('ATIVA');
   });

@@ -131,6 +131,12 @@ export const PIX_API_ERRATA: Erratum[] = [
     },
   },
   {
+    what: 'PixAutomatico.valor (the pix of CobRCompleta and CobRNotification) is "type: string" (pattern \\d{1,10}\\.\\d{2}, "Valor do Pix.") and also anyOf PixValorOriginal, PixValorJuros… — objects, the components Pix lists apart under componentesValor — so no value can be both: read as Pix.valor reads, the string.',
+    apply: (doc) => {
+      delete doc.components.schemas.PixAutomatico.properties.valor.anyOf;
+    },
+  },
+  {
     what: 'encerramento (RecEncerramento, CobRAtualizacao) is a oneOf of {rejeicao} and {cancelamento} whose branches require nothing, so every encerramento matches both and no value can pass a oneOf; as the descriptions mean it, each branch requires its property.',
     apply: (doc) =>
       walk(doc.components.schemas, (node, key) => {

@@ -7,6 +7,7 @@
  * window before the first due date, is paid; and a refusal (REFUSED, no access). Every API Pix
  * request is audited against the BCB document by the stack.
  */
+import crypto from 'node:crypto';
 import { Client } from '@temporalio/client';
 import { accounts } from '../../core/ledger/accounts';
 import { cycleDue } from '../../core/subscriptions/calendar';
@@ -85,7 +86,7 @@ async function until(id: string, status: string) {
 function create(body: Record<string, unknown>) {
   return owner.client.call('POST', '/subscriptions', {
     body: { priceId, payer: { name: 'Bruno Lima', document: '52998224725' }, ...body },
-    headers: { 'idempotency-key': `sub-${Math.random()}` },
+    headers: { 'idempotency-key': `sub-${crypto.randomUUID()}` },
   });
 }
 
