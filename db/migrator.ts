@@ -50,6 +50,7 @@ import { pendingConnectedBoletos } from './migrations/0042_pending_connected_bol
 import { ledgerPostingsByAccount } from './migrations/0043_ledger_postings_by_account';
 import { medPspOutcome } from './migrations/0044_med_psp_outcome';
 import { subscriptions } from './migrations/0045_subscriptions';
+import { chargesByMethod } from './migrations/0046_charges_by_method';
 
 export interface Migration {
   name: string;
@@ -99,6 +100,7 @@ const migrations: Migration[] = [
   ledgerPostingsByAccount,
   medPspOutcome,
   subscriptions,
+  chargesByMethod,
 ];
 
 export async function runMigrations(sequelize: Sequelize): Promise<string[]> {

@@ -22,8 +22,10 @@
  *     the same Temporal.
  *   - receipts (scripts/lib/receiptBench.ts): PDF receipt downloads at 50 concurrent clients;
  *     raw baseline: the same PDF rendered on the main thread. BENCH_RECEIPTS (200).
- *   - dashboard (scripts/lib/dashboardBench.ts): every /dashboard route's p50 and p99 with
- *     1,000,000 charges for one merchant (BENCH_DASHBOARD_CHARGES).
+ *   - dashboard (scripts/lib/dashboardBench.ts): every /dashboard route's p50 and p99 for the
+ *     largest and a median-size merchant over 10,000,000 charges of 1,000 merchants
+ *     (BENCH_DASHBOARD_CHARGES, BENCH_DASHBOARD_MERCHANTS), loaded in minutes
+ *     (scripts/lib/dashboardData.ts), and the load's time.
  *   - payouts (scripts/lib/payoutBench.ts): a BENCH_ITEMS (100,000) item batch, and one of a
  *     tenth before it, through each send route of BENCH_PAYOUT_ADAPTERS (efi,sandbox:
  *     PIX_TRANSFERS_API, a worker setting, so the worker is restarted with each): Efí's send at

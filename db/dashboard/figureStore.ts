@@ -195,6 +195,21 @@ export interface TransactionFilter {
   offset: number;
 }
 
+/**
+ * The total of a list filtered by method and days only, from the rollup: created_count counts
+ * every charge by its São Paulo creation day and method (migration 0022's triggers), the very
+ * days and method the list filters on, so the sum over a few hundred rollup rows equals the
+ * count of the rows themselves (which was an index scan of every one of the merchant's charges:
+ * 168 ms for 1.3 million). By status the rollup has no count by creation day: counted from charges.
+ */
+function rollupCount(q: TransactionFilter): string {
+  const where = ['d.merchant_id = :m'];
+  if (q.method) where.push('d.method = :method');
+  if (q.from) where.push('d.day >= CAST(:from AS date)');
+  if (q.to) where.push('d.day <= CAST(:to AS date)');
+  return `SELECT COALESCE(SUM(d.created_count), 0) AS c FROM dashboard_daily d WHERE ${where.join(' AND ')}`;
+}
+
 /** One page of the merchant's charges, newest first, each with what its refunds gave back; and the total. */
 export async function chargesPage(sequelize: Sequelize, q: TransactionFilter) {
   const where = ['c.merchant_id = :m'];
@@ -213,7 +228,7 @@ export async function chargesPage(sequelize: Sequelize, q: TransactionFilter) {
   };
   const [{ c }] = await select<{ c: string }>(
     sequelize,
-    `SELECT COUNT(*) AS c FROM charges c WHERE ${where.join(' AND ')}`,
+    q.status ? `SELECT COUNT(*) AS c FROM charges c WHERE ${where.join(' AND ')}` : rollupCount(q),
     replacements,
   );
   const rows = await select<Record<string, string | Date | null>>(
