@@ -27,6 +27,7 @@ import { auditSecrets } from './lib/secretsAudit';
 import { freePort } from './lib/ports';
 import { startTemporalDevServer } from './lib/temporalDevServer';
 import { cpuSecondsOfThisRun, jestCpu, timingReport } from './lib/testTimings';
+import { failureLines } from './lib/testFailures';
 import { ensureTools, temporalCliPath, temporalTestServerPath } from './lib/tools';
 import { projectRoot } from '../cli/lib/projectRoot';
 import { DEFAULT_PRODUCTION_BUILD_DIR, prepareProductionBuild } from './lib/productionBuild';
@@ -188,6 +189,8 @@ async function main(): Promise<number> {
         'PSP request audit: every request the gateway sent follows the BCB document (API Pix) or efi-pix.yaml (Efí)',
       );
     }
+    const failures = failureLines(resultsFile, projectRoot);
+    for (const line of failures) step(`FAILED: ${line}`);
     step(`logs of this run: ${logDir}`);
     outcome = {
       summary,
