@@ -22,6 +22,7 @@ import { failureKind, LoadErrors, loadFetch } from './loadFetch';
 import { cpuDeltaMs, cpuSnapshot, perOp, type ProcessGroups } from './processCpu';
 import { peakRssMib, resetPeakRss } from './processMemory';
 import { noopUpdate } from './benchWorkflows';
+import { credentialHeaders } from './credentialHeaders';
 
 const CREATES = Number(process.env.BENCH_CREATES ?? 320);
 const SERIAL = Number(process.env.BENCH_CREATES_SERIAL ?? 50);
@@ -45,11 +46,7 @@ export interface CreateBenchDeps {
 
 export async function benchCreates(d: CreateBenchDeps): Promise<void> {
   const creds = await createMerchantWithCredential(d.sequelize, { name: 'Bench Cobranças' }, d.encryptionKey);
-  const headers = {
-    'content-type': 'application/json',
-    'x-client-id': creds.clientId,
-    'x-client-secret': creds.clientSecret,
-  };
+  const headers = credentialHeaders(creds);
   const loadErrors = new LoadErrors();
   const create = async (i: number) => {
     const res = await loadFetch(loadErrors, `${d.apiUrl}/sellers/pix`, {

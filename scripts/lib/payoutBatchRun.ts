@@ -20,6 +20,7 @@ import type { SandboxApp } from '../../sandbox/app';
 import { payoutBatchWorkflowId } from '../../workflows/payouts/definitions';
 import { sentPixNoticeWorkflow } from '../../workflows/transfers/definitions';
 import { ledgerProblems } from './ledgerInvariant';
+import { credentialHeaders } from './credentialHeaders';
 
 export type PayoutAdapter = 'efi' | 'sandbox';
 
@@ -185,11 +186,7 @@ async function signedPost(apiUrl: string, creds: MerchantCredentials, p: string,
 
 /** A paid Pix charge of `amountCents` to the merchant: the balance the batches draw on. */
 export async function fund(d: BatchRunDeps, creds: MerchantCredentials, amountCents: number): Promise<void> {
-  const headers = {
-    'content-type': 'application/json',
-    'x-client-id': creds.clientId,
-    'x-client-secret': creds.clientSecret,
-  };
+  const headers = credentialHeaders(creds);
   const res = await fetch(`${d.apiUrl}/sellers/pix`, {
     method: 'POST',
     headers,

@@ -22,6 +22,7 @@ import { DEFAULT_PLATFORM_INSTITUTION_NAME } from '../../config';
 import { percentile, timed, type BenchTable } from './benchTable';
 import { LoadErrors, loadFetch } from './loadFetch';
 import { pspChargeRef } from '../../core/pix/apiPixIds';
+import { credentialHeaders } from './credentialHeaders';
 
 const RECEIPTS = Number(process.env.BENCH_RECEIPTS ?? 200);
 const CONCURRENCY = 50;
@@ -39,11 +40,7 @@ const summary = (r: { durations: number[]; wallMs: number }) =>
   `${(r.durations.length / (r.wallMs / 1000)).toFixed(1)} receipts/s, p50 ${percentile(r.durations, 50).toFixed(1)} ms, p99 ${percentile(r.durations, 99).toFixed(1)} ms`;
 
 async function payCharges(d: ReceiptBenchDeps, creds: MerchantCredentials, errors: LoadErrors): Promise<string[]> {
-  const headers = {
-    'content-type': 'application/json',
-    'x-client-id': creds.clientId,
-    'x-client-secret': creds.clientSecret,
-  };
+  const headers = credentialHeaders(creds);
   const ids: string[] = [];
   await timed(RECEIPTS, 20, async (i) => {
     const res = await loadFetch(errors, `${d.apiUrl}/sellers/pix`, {

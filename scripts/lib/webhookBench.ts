@@ -27,6 +27,7 @@ import { countAt, ramp, RATES, type RampStep } from './loadRamp';
 import type { ProcessGroups } from './processCpu';
 import { benchFloor } from './floorBench';
 import { webhookStep, type BenchReceiver } from './webhookStep';
+import { credentialHeaders } from './credentialHeaders';
 
 export interface WebhookBenchDeps {
   apiUrl: string;
@@ -69,11 +70,7 @@ export async function benchWebhooks(d: WebhookBenchDeps): Promise<void> {
   try {
     const base = `http://127.0.0.1:${(receiver.server.address() as AddressInfo).port}`;
     const creds = await createMerchantWithCredential(d.sequelize, { name: 'Bench Loja' }, d.encryptionKey);
-    const headers = {
-      'content-type': 'application/json',
-      'x-client-id': creds.clientId,
-      'x-client-secret': creds.clientSecret,
-    };
+    const headers = credentialHeaders(creds);
     const hook = await fetch(`${d.apiUrl}/sellers/webhooks`, {
       method: 'POST',
       headers,
