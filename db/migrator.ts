@@ -51,6 +51,7 @@ import { ledgerPostingsByAccount } from './migrations/0043_ledger_postings_by_ac
 import { medPspOutcome } from './migrations/0044_med_psp_outcome';
 import { subscriptions } from './migrations/0045_subscriptions';
 import { chargesByMethod } from './migrations/0046_charges_by_method';
+import { dashboardPayerMonths } from './migrations/0047_dashboard_payer_months';
 
 export interface Migration {
   name: string;
@@ -101,6 +102,7 @@ const migrations: Migration[] = [
   medPspOutcome,
   subscriptions,
   chargesByMethod,
+  dashboardPayerMonths,
 ];
 
 export async function runMigrations(sequelize: Sequelize): Promise<string[]> {

@@ -115,11 +115,19 @@ dashboard benchmark (${CHARGES.toLocaleString('en')} charges of ${MERCHANTS.toLo
         .map(([k, v]) => `${k} ${v.toFixed(1)} s`)
         .join('; '),
   );
-  const proofOk = data.proof.differing === 0 && data.proof.rollupRows > 0;
+  const proofOk =
+    data.proof.differing === 0 &&
+    data.proof.rollupRows > 0 &&
+    data.payerProof.differing === 0 &&
+    data.payerProof.rollupRows > 0;
   d.line(
     'rollup proof',
     `${data.proof.charges.toLocaleString('en')} charges of ${data.proof.merchants} merchants loaded with the triggers on: ` +
       `${data.proof.rollupRows} rollup rows, ${data.proof.differing} differ from the set-based statement's`,
+  );
+  d.line(
+    'payer rollup proof',
+    `the same charges: ${data.payerProof.rollupRows} payer rollup rows, ${data.payerProof.differing} differ from the set-based statement's`,
   );
 
   let worst = { ms: 0, what: '' };
@@ -150,7 +158,9 @@ dashboard benchmark (${CHARGES.toLocaleString('en')} charges of ${MERCHANTS.toLo
   const notes = [
     fullSize ? '' : `a smaller data set than the goal's (${GOAL_CHARGES} charges of ${GOAL_MERCHANTS} merchants)`,
     worst.ms < GOAL_MS ? '' : `slowest: ${worst.what}`,
-    proofOk ? '' : `the set-based rollup differs from the triggers' in ${data.proof.differing} rows`,
+    proofOk
+      ? ''
+      : `the set-based rollups differ from the triggers' in ${data.proof.differing} daily and ${data.payerProof.differing} payer rows`,
     errors.total ? `load errors: ${errors.summary()}` : '',
   ].filter(Boolean);
   d.table?.add({
@@ -168,6 +178,8 @@ dashboard benchmark (${CHARGES.toLocaleString('en')} charges of ${MERCHANTS.toLo
     baseline: null,
     goal: "minutes, rollup equal to the triggers'",
     met: null,
-    note: `${Math.round(rate)} charges/s; rollup proof: ${data.proof.differing} of ${data.proof.rollupRows} rows differ`,
+    note:
+      `${Math.round(rate)} charges/s; rollup proof: ${data.proof.differing} of ${data.proof.rollupRows} rows differ; ` +
+      `payer rollup proof: ${data.payerProof.differing} of ${data.payerProof.rollupRows} rows differ`,
   });
 }

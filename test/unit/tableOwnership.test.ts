@@ -85,6 +85,8 @@ const OWNERS: Record<string, string> = {
   idempotency_records: 'db/idempotency/idempotencyStore.ts',
   // Written by triggers on charges and refunds (migration 0022); read through its store.
   dashboard_daily: 'db/dashboard/figureStore.ts',
+  // Written by a trigger on charges (migration 0047); read through its store.
+  dashboard_payer_months: 'db/dashboard/figureStore.ts',
 };
 
 /** Files that still write a table they do not own, or import its model; each with why. */
