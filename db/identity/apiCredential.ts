@@ -4,10 +4,8 @@ import {
   type CreationOptional,
   type InferAttributes,
   type InferCreationAttributes,
-  type NonAttribute,
   type Sequelize,
 } from 'sequelize';
-import type { Merchant } from './merchant';
 
 export class ApiCredential extends Model<InferAttributes<ApiCredential>, InferCreationAttributes<ApiCredential>> {
   declare id: string;
@@ -22,8 +20,6 @@ export class ApiCredential extends Model<InferAttributes<ApiCredential>, InferCr
   declare lastUsedAt: Date | null;
   declare createdAt: CreationOptional<Date>;
   declare updatedAt: CreationOptional<Date>;
-  /** Its merchant, when read with it (findCredentialWithMerchant); null: the credential has none. */
-  declare merchant?: NonAttribute<Merchant | null>;
 
   static initModel(sequelize: Sequelize): void {
     ApiCredential.init(

@@ -1,18 +1,9 @@
 /** The api_credentials table (server-to-server client ids and encrypted secrets): its one writer and the way to read it. */
 import type { CreationAttributes, Transaction } from 'sequelize';
 import { ApiCredential } from './apiCredential';
-import { Merchant } from './merchant';
 
 export function findCredentialByClientId(clientId: string): Promise<ApiCredential | null> {
   return ApiCredential.findOne({ where: { clientId } });
-}
-
-/**
- * The credential with its merchant (`merchant`, null when it has none), in one statement: every
- * request authenticated by client credentials needs both.
- */
-export function findCredentialWithMerchant(clientId: string): Promise<ApiCredential | null> {
-  return ApiCredential.findOne({ where: { clientId }, include: [{ model: Merchant, as: 'merchant' }] });
 }
 
 export function createCredential(

@@ -76,7 +76,5 @@ export function initModels(sequelize: Sequelize): void {
   for (const model of [Course, CoursePrice, CourseModule, CourseLesson]) model.initModel(sequelize);
   for (const model of [Enrolment, LessonProgress, Certificate]) model.initModel(sequelize);
   Charge.hasMany(ChargeSplit, { foreignKey: 'chargeId', as: 'splits' });
-  // A request's credential and its merchant are read in one statement (API client credentials).
-  ApiCredential.belongsTo(Merchant, { foreignKey: 'merchantId', as: 'merchant' });
   initialisedFor = sequelize;
 }

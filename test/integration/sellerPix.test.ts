@@ -76,7 +76,6 @@ describe('client credentials', () => {
   });
 
   it('answers 400 MERCHANT_ID_REQUIRED when the credential’s merchant is not active', async () => {
-    // The credential and its merchant are read in one statement: an inactive merchant still refuses.
     const closed = await stack.createMerchant({ name: 'Loja Fechada' });
     await stack.sequelize.query(`UPDATE merchants SET active = false WHERE id = :id`, {
       replacements: { id: closed.merchantId },

@@ -6,7 +6,7 @@
  */
 import type { Request } from 'express';
 import { Strategy } from 'passport-strategy';
-import { apiCredentialStore, type Merchant } from '../../../db/identity';
+import { apiCredentialStore, merchantStore, type Merchant } from '../../../db/identity';
 import { decryptSecret, safeEqual } from '../../../core/crypto/secretBox';
 import { errors } from '../../errors/apiError';
 
@@ -48,7 +48,7 @@ export class ClientCredentialsStrategy extends Strategy {
     const clientSecret = req.header('x-client-secret');
     if (!clientId || !clientSecret) throw errors.credentialsRequired();
     if (clientId.length > 200 || clientSecret.length > 500) throw errors.invalidCredentials();
-    const credential = await apiCredentialStore.findCredentialWithMerchant(clientId);
+    const credential = await apiCredentialStore.findCredentialByClientId(clientId);
     if (!credential || !credential.active) throw errors.invalidCredentials();
     let storedSecret: string;
     try {
@@ -57,7 +57,7 @@ export class ClientCredentialsStrategy extends Strategy {
       throw errors.invalidCredentials();
     }
     if (!safeEqual(storedSecret, clientSecret)) throw errors.invalidCredentials();
-    const merchant = credential.merchant ?? null;
+    const merchant = credential.merchantId ? await merchantStore.findMerchant(credential.merchantId) : null;
     if (!merchant || !merchant.active) throw errors.merchantIdRequired();
     return {
       merchantId: merchant.id,
