@@ -75,6 +75,16 @@ describe('client credentials', () => {
     expect(unknown.body.error.code).toBe('INVALID_CREDENTIALS');
   });
 
+  it('answers 400 MERCHANT_ID_REQUIRED when the credential’s merchant is not active', async () => {
+    const closed = await stack.createMerchant({ name: 'Loja Fechada' });
+    await stack.sequelize.query(`UPDATE merchants SET active = false WHERE id = :id`, {
+      replacements: { id: closed.merchantId },
+    });
+    const res = await stack.api('GET', '/sellers/pix/x', { creds: closed });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('MERCHANT_ID_REQUIRED');
+  });
+
   it('answers 400 MERCHANT_ID_REQUIRED when the credential has no merchant', async () => {
     const secret = 'sk_orphan_secret';
     await ApiCredential.create({

@@ -4,6 +4,7 @@
  * to itself, and the file is a 300 × 300 grayscale PNG.
  */
 import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,9 +23,9 @@ beforeAll(() => {
   });
 }, 320_000);
 
-function zbar(file: string): string[] {
+function zbar(...files: string[]): string[] {
   // stderr ignored: zbarimg complains about a missing D-Bus on headless machines.
-  const out = execFileSync('zbarimg', ['--quiet', '--raw', '-Sdisable', '-Sqrcode.enable', file], {
+  const out = execFileSync('zbarimg', ['--quiet', '--raw', '-Sdisable', '-Sqrcode.enable', ...files], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'ignore'],
     timeout: 60_000,
@@ -55,6 +56,30 @@ describe('qrCodePng', () => {
     const file = path.join(dir, `qr-${i}.png`);
     fs.writeFileSync(file, qrCodePng(code));
     expect(zbar(file)).toEqual([code]);
+  });
+
+  test('with the mask fixed, 40 BR Codes of every length the gateway issues decode to themselves', () => {
+    // Symbols of several sizes and keys of each kind: a fixed mask must not cost any of them its reading.
+    const many = Array.from({ length: 40 }, (_, i) =>
+      buildPixBrCode({
+        pixKey: [crypto.randomUUID(), 'pagamentos@loja-exemplo.com.br', '+5511987654321', '11222333000181'][i % 4],
+        merchantName: `Loja Número ${i} de Exemplo`.slice(0, 10 + (i % 16)),
+        merchantCity: 'São Paulo',
+        amountCents: 1 + i * 987_654,
+        txid: crypto
+          .randomBytes(20)
+          .toString('hex')
+          .toUpperCase()
+          .slice(0, 26 + (i % 10)),
+      }),
+    );
+    const files = many.map((code, i) => {
+      const file = path.join(dir, `many-${i}.png`);
+      fs.writeFileSync(file, qrCodePng(code));
+      return file;
+    });
+    // One zbarimg for all: it prints each file's symbol in the order given.
+    expect(zbar(...files)).toEqual(many);
   });
 
   test('a 300 × 300 grayscale PNG, black on white, with a quiet zone', () => {
