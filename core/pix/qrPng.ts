@@ -13,13 +13,6 @@ const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0
 /** IHDR: WIDTH × WIDTH, bit depth 1, color type 0 (grayscale), deflate, no filter method, not interlaced. */
 const IHDR = chunk('IHDR', Buffer.from([...u32(WIDTH), ...u32(WIDTH), 1, 0, 0, 0, 0]));
 const IEND = chunk('IEND', Buffer.alloc(0));
-/**
- * The data mask, fixed: qrcode otherwise applies all 8 and scores each (ISO 18004's penalty
- * rules), about 70 % of its matrix time. Any mask is valid (the symbol's format information names
- * it, and every decoder reads it); 2 is the one that scoring picks for most BR Codes (273 of 300
- * generated ones), so the images mostly stay as they were (the figures: docs/benchmarks.md).
- */
-const MASK_PATTERN = 2;
 
 /**
  * qrcode computes the matrix; the image is a 1-bit grayscale PNG (black and white need one bit a
@@ -32,7 +25,7 @@ export async function qrCodePngBase64(text: string): Promise<string> {
 }
 
 export function qrCodePng(text: string): Buffer {
-  const { modules } = QRCode.create(text, { errorCorrectionLevel: 'M', maskPattern: MASK_PATTERN });
+  const { modules } = QRCode.create(text, { errorCorrectionLevel: 'M' });
   const size = modules.size;
   const scale = WIDTH / (size + 2 * MARGIN);
   // Which module each pixel column (and row) falls in; -1 in the quiet zone.
