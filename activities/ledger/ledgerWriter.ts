@@ -1,9 +1,10 @@
 /**
  * Writes balanced ledger entries inside the caller's DB transaction, each exactly once per
- * movement key. Many entries go in one statement after the MED debtors' read (a payout slice
- * settles hundreds of items in one transaction): every entry keeps its own ledger transaction and
- * postings, while each account's balance is updated once with the sum of its applied postings, so concurrent slices
- * hold the hot rows (provider clearing, platform fees) for one UPDATE each, not one per item.
+ * movement key. Any number of entries take three statements (a payout slice settles hundreds of
+ * items in one transaction): the MED debtors' read, the new accounts, then keys, balances and
+ * postings in one (applyEntries). Every entry keeps its own ledger transaction and postings, while
+ * each account's balance is updated once with the sum of its applied postings, so concurrent
+ * slices hold the hot rows (provider clearing, platform fees) for one update each, not one per item.
  * Balances are updated in account-code order so concurrent writers lock rows in the same order
  * (no deadlocks); the CHECK constraint on ledger_accounts refuses any update that would take a
  * non-external account below zero, whatever the concurrency. Credits to a merchant that owes for a
