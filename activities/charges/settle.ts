@@ -5,7 +5,8 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Transaction } from 'sequelize';
 import { chargePaidEntry } from '../../core/ledger/postings';
 import type { ProviderCharge } from '../../core/provider';
-import { chargeStore, presentChargeRow, type Charge, type PaymentAlertKind } from '../../db/charges';
+import { chargeStore, type Charge, type PaymentAlertKind } from '../../db/charges';
+import { presentSellerCharge } from '../../core/charges/presentSellerCharge';
 import type { PaymentConfirmation } from '../../core/charges/paymentConfirmation';
 import type { SettleOutcome } from '../../workflows/charges/types';
 import { settleBoleto } from '../boletos/settleBoleto';
@@ -88,56 +89,64 @@ export async function creditPayment(
 ): Promise<{ outcome: SettleOutcome }> {
   const { sequelize } = deps;
   return sequelize.transaction(async (transaction) => {
-    const locked = await chargeStore.lockCharge(chargeId, transaction);
-    if (!locked) throw ApplicationFailure.nonRetryable(`charge ${chargeId} not found`, 'ChargeNotFound');
-    if (locked.status === 'PAID') return { outcome: 'ALREADY_PAID' as const };
-    const late = locked.status !== 'PENDING';
-    const splits = await chargeStore.splitsOf(locked.id, transaction);
+    // The row lock, the PAID mark and what the rest reads (splits, owner, webhook) in one statement.
+    const paid = await chargeStore.markPaid(
+      sequelize,
+      chargeId,
+      {
+        paidAt: new Date(confirmed.paidAt as string),
+        endToEndId: confirmed.endToEndId,
+        payerSnapshot: confirmed.payer ? { ...confirmed.payer } : null,
+      },
+      transaction,
+    );
+    if (!paid) {
+      if (!(await chargeStore.chargeExists(chargeId, transaction)))
+        throw ApplicationFailure.nonRetryable(`charge ${chargeId} not found`, 'ChargeNotFound');
+      return { outcome: 'ALREADY_PAID' as const };
+    }
+    const { charge, splits, owner, webhook } = paid;
+    if (!owner) throw new Error(`merchant ${charge.merchantId} of charge ${charge.id} is missing`);
     // Shares the PSP left in the owner's account to be sent from there: reserved there, owed from now.
     // Only a split charge issued on a connection has any (no extra statement on the platform's).
-    const sends = owesSends(locked, splits.length)
-      ? await splitSendStore.sendsOfCharge(sequelize, locked.id, transaction)
+    const sends = owesSends(charge, splits.length)
+      ? await splitSendStore.sendsOfCharge(sequelize, charge.id, transaction)
       : [];
-    if (sends.length > 0) await splitSendStore.markOwed(sequelize, locked.id, transaction);
+    if (sends.length > 0) await splitSendStore.markOwed(sequelize, charge.id, transaction);
     await writeLedgerEntry(
       sequelize,
       chargePaidEntry({
-        chargeId: locked.id,
-        merchantId: locked.merchantId,
-        amountCents: locked.amountCents,
-        feeCents: locked.feeCents,
+        chargeId: charge.id,
+        merchantId: charge.merchantId,
+        amountCents: charge.amountCents,
+        feeCents: charge.feeCents,
         splits: splits.map((s) => ({ merchantId: s.merchantId, amountCents: s.amountCents })),
         sentFromOwner: sends.map((s) => s.recipientMerchantId),
       }),
       transaction,
     );
-    await chargeStore.updateCharge(
-      locked,
-      {
-        status: 'PAID',
-        paidAt: new Date(confirmed.paidAt as string),
-        endToEndId: confirmed.endToEndId,
-        payerSnapshot: confirmed.payer ? { ...confirmed.payer } : null,
-        paidAfterExpiry: late,
-      },
-      transaction,
-    );
     await recordEvent(
       {
         type: 'charge.paid',
-        merchantId: locked.merchantId,
+        merchantId: charge.merchantId,
         aggregateType: 'charge',
-        aggregateId: locked.id,
-        // The splits were read above, in this transaction: presented from there, not read again.
-        payload: await presentChargeRow(locked, deps.platformInstitution, transaction, { splits }),
+        aggregateId: charge.id,
+        // Presented from what markPaid read, in this transaction: nothing is read again.
+        payload: presentSellerCharge({
+          charge: charge.get({ plain: true }) as never,
+          splits,
+          merchant: owner,
+          webhook: webhook ? { ...webhook, secret: null } : null,
+          platformInstitution: deps.platformInstitution,
+        }),
       },
       transaction,
     );
     // Money that arrived is never dropped: a late payment moves an EXPIRED/CANCELLED checkout to PAID too.
     await deps.checkouts.paid(
       {
-        chargeId: locked.id,
-        amountCents: locked.amountCents,
+        chargeId: charge.id,
+        amountCents: charge.amountCents,
         paidAt: new Date(confirmed.paidAt as string),
         studentName: confirmed.payer?.name ?? null,
         studentDocument: confirmed.payer?.document ?? null,

@@ -67,6 +67,21 @@ export async function lockMedDebtors(
   return { credits, cases: await medInfractionStore.casesOwedByAny(sequelize, owing, transaction) };
 }
 
+/**
+ * The debtors' credits of the entries the writer applied only (their cases were locked for every
+ * entry, before the writer knew which keys were new): a replayed credit recovers nothing again.
+ */
+export function appliedOnly(debtors: MedDebtors, appliedKeys: ReadonlySet<string>): MedDebtors {
+  if (debtors.cases.size === 0) return debtors;
+  const credits = new Map<string, { key: string; cents: number }[]>();
+  for (const [merchantId, list] of debtors.credits)
+    credits.set(
+      merchantId,
+      list.filter((c) => appliedKeys.has(c.key)),
+    );
+  return { credits, cases: debtors.cases };
+}
+
 /** The recoveries the debtors' credits owe, written through `write` (the ledger writer), and each case's parties updated. */
 export async function recoverMedDebts(
   sequelize: Sequelize,

@@ -7,8 +7,9 @@
  * `type` with no cast. The webhook registrations (POST /sellers/webhooks, `webhook_url` of
  * POST /sellers/pix) point at it as their callbacks.
  *
- * Where each `data` is built: charge.created/paid/expired/cancelled presentChargeRow
- * (db/charges/sellerChargeView.ts, as GET /sellers/pix/{id}); charge.refunded refundedEvent
+ * Where each `data` is built: charge.created/paid/expired/cancelled presentSellerCharge, through
+ * presentChargeRow (db/charges/sellerChargeView.ts, as GET /sellers/pix/{id}; charge.paid of a
+ * Pix from what settling's one statement read, activities/charges/settle.ts); charge.refunded refundedEvent
  * (activities/refunds/settle.ts); withdrawal.* presentWithdrawalRows (db/withdrawals/withdrawalView.ts,
  * as GET /sellers/saques/{id}); payout.* activities/payouts/settleItems.ts and finish.ts; checkout.*
  * core/checkouts/present.ts (P0 object, or the session); med.* presentInfraction (db/med/medInfractions.ts,

@@ -140,6 +140,81 @@ export function lockCharge(id: string, transaction: Transaction): Promise<Charge
   return Charge.findByPk(id, { transaction, lock: transaction.LOCK.UPDATE });
 }
 
+/** What markPaid reads with the row it marks PAID: the presentation of charge.paid and the ledger entry. */
+export interface PaidChargeRow {
+  charge: Charge;
+  splits: { id: string; merchantId: string; amountCents: number; percentage: number | null }[];
+  owner: { id: string; name: string; email: string; document: string; documentType: string } | null;
+  webhook: { id: string; url: string; events: string[] } | null;
+}
+
+/**
+ * Marks a charge PAID with the provider's record of its payment, unless it already is, in one
+ * statement: the UPDATE takes the row lock (a concurrent settle waits for it, then finds PAID and
+ * changes nothing) and its RETURNING reads what settling needs next, the splits, the owner and
+ * the charge's own webhook (with the lock before, they were four more statements).
+ * `paid_after_expiry` is set from the status the row had: any but PENDING is a late payment.
+ * null: the charge was already PAID, or there is none (chargeExists says which).
+ */
+export async function markPaid(
+  sequelize: Sequelize,
+  chargeId: string,
+  payment: { paidAt: Date; endToEndId: string | null; payerSnapshot: Record<string, unknown> | null },
+  transaction: Transaction,
+): Promise<PaidChargeRow | null> {
+  const [row] = await sequelize.query<Record<string, unknown>>(
+    `UPDATE charges c
+        SET status = 'PAID', paid_at = :paidAt, end_to_end_id = :endToEndId, payer_snapshot = CAST(:payerSnapshot AS jsonb),
+            paid_after_expiry = (c.status <> 'PENDING'), updated_at = now()
+      WHERE c.id = :chargeId AND c.status <> 'PAID'
+      RETURNING c.*,
+        (SELECT coalesce(json_agg(json_build_object('id', s.id, 'merchantId', s.merchant_id, 'amountCents', s.amount_cents,
+                  'percentage', s.percentage) ORDER BY s.position), '[]'::json)
+           FROM charge_splits s WHERE s.charge_id = c.id) AS paid_splits,
+        (SELECT json_build_object('id', m.id, 'name', m.name, 'email', m.email, 'document', m.document,
+                  'documentType', m.document_type)
+           FROM merchants m WHERE m.id = c.merchant_id) AS paid_owner,
+        (SELECT json_build_object('id', w.id, 'url', w.url, 'events', w.events)
+           FROM webhook_endpoints w WHERE w.charge_id = c.id LIMIT 1) AS paid_webhook`,
+    {
+      replacements: {
+        chargeId,
+        paidAt: payment.paidAt,
+        endToEndId: payment.endToEndId,
+        payerSnapshot: payment.payerSnapshot ? JSON.stringify(payment.payerSnapshot) : null,
+      },
+      type: QueryTypes.SELECT,
+      transaction,
+    },
+  );
+  if (!row) return null;
+  const { paid_splits, paid_owner, paid_webhook, ...columns } = row;
+  const splits = (paid_splits as PaidChargeRow['splits']).map((s) => ({
+    ...s,
+    amountCents: Number(s.amountCents),
+    percentage: s.percentage === null ? null : Number(s.percentage),
+  }));
+  return {
+    charge: chargeFromColumns(columns),
+    splits,
+    owner: paid_owner as PaidChargeRow['owner'],
+    webhook: paid_webhook as PaidChargeRow['webhook'],
+  };
+}
+
+/** A Charge built from a row of its columns (a raw statement's RETURNING c.*), as findByPk would. */
+function chargeFromColumns(columns: Record<string, unknown>): Charge {
+  const values: Record<string, unknown> = {};
+  for (const [attribute, definition] of Object.entries(Charge.getAttributes()))
+    values[attribute] = columns[definition.field ?? attribute];
+  return Charge.build(values as CreationAttributes<Charge>, { isNewRecord: false, raw: true });
+}
+
+/** Whether the charge exists (a settle that changed nothing: already PAID, or no such charge). */
+export async function chargeExists(chargeId: string, transaction: Transaction): Promise<boolean> {
+  return (await Charge.findByPk(chargeId, { attributes: ['id'], transaction })) !== null;
+}
+
 /**
  * Serialises the record step and the give-up of one charge's issue: a transaction-scoped
  * advisory lock, so a crash frees it.

@@ -385,6 +385,61 @@ it('settleChargePaid called twice in parallel writes one ledger transaction', as
   expect((await Charge.findByPk(args.chargeId))?.status).toBe('PAID');
 });
 
+it('settleChargePaid presents charge.paid with splits, webhook and payer as they read back, credits each share once, and a rerun changes nothing', async () => {
+  const provider = new FakePixProvider();
+  const activities = wf.activities(provider);
+  const { merchantId: other } = await createMerchantWithCredential(
+    wf.sequelize,
+    { name: 'Loja Dividida' },
+    crypto.randomBytes(32).toString('hex'),
+  );
+  const args = await input({
+    amountCents: 7_000,
+    feeCents: 70,
+    splits: [{ merchantId: other, amountCents: 1_500, percentage: 21.43 }],
+    webhook: {
+      id: crypto.randomUUID(),
+      url: 'https://loja.example/paid-events',
+      events: ['charge.paid'],
+      secretCiphertext: 'not-read-here',
+    },
+  });
+  const ownerBefore = await balance(wf.sequelize, accounts.merchantAvailable(merchantId));
+  const otherBefore = await balance(wf.sequelize, accounts.merchantAvailable(other));
+  const providerCharge = await activities.issuePixAtProvider(args);
+  await activities.recordIssuedCharge({ input: args, providerCharge });
+  const paid = provider.markPaid(providerCharge.id);
+  const confirmation = {
+    providerChargeId: paid.id,
+    endToEndId: paid.endToEndId!,
+    amountCents: paid.amountCents,
+    paidAt: paid.paidAt!,
+    payer: paid.payer,
+  };
+  expect(await activities.settleChargePaid({ chargeId: args.chargeId, payment: confirmation })).toEqual({
+    outcome: 'SETTLED',
+  });
+  expect(await activities.settleChargePaid({ chargeId: args.chargeId, payment: confirmation })).toEqual({
+    outcome: 'ALREADY_PAID',
+  });
+  expect(await ledgerTransactions(args.chargeId)).toBe(1);
+  expect(await balance(wf.sequelize, accounts.merchantAvailable(merchantId))).toBe(ownerBefore + 7_000 - 70 - 1_500);
+  expect(await balance(wf.sequelize, accounts.merchantAvailable(other))).toBe(otherBefore + 1_500);
+  expect(await eventTypes(args.chargeId)).toEqual(['charge.created', 'charge.paid']);
+  const event = await OutboxEvent.findOne({ where: { aggregateId: args.chargeId, type: 'charge.paid' } });
+  const stored = await Charge.findByPk(args.chargeId);
+  expect(stored).toMatchObject({ status: 'PAID', paidAfterExpiry: false, endToEndId: paid.endToEndId });
+  expect(event!.payload).toEqual(
+    JSON.parse(JSON.stringify(await presentChargeRow(stored!, DEFAULT_PLATFORM_INSTITUTION_NAME))),
+  );
+  expect(event!.payload).toMatchObject({
+    status: 'PAID',
+    beneficiary: { id: merchantId, name: 'Loja WF' },
+    splits: [{ merchantId: other, amountCents: 1_500, percentage: 21.43 }],
+    webhook: { id: args.webhook!.id, url: args.webhook!.url, events: ['charge.paid'], secret: null },
+  });
+});
+
 it('records a paid amount that differs from the charge, credits nothing, and expires the charge instead of failing', async () => {
   const provider = new FakePixProvider();
   const args = await input({ amountCents: 6_000, feeCents: 60 });
