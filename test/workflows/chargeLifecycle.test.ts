@@ -311,21 +311,12 @@ it('credits once a payment signalled while the provider close is in flight, flag
 it('recordIssuedCharge presents splits and webhook in charge.created as they read back, and a rerun after its commit changes nothing', async () => {
   const provider = new FakePixProvider();
   const activities = wf.activities(provider);
-  const { merchantId: other } = await createMerchantWithCredential(
-    wf.sequelize,
-    { name: 'Loja Parceira' },
-    crypto.randomBytes(32).toString('hex'),
-  );
-  const args = await input({
+  const { other, args } = await splitChargeInput('Loja Parceira', {
     amountCents: 5_000,
-    feeCents: 50,
-    splits: [{ merchantId: other, amountCents: 1_234, percentage: 24.68 }],
-    webhook: {
-      id: crypto.randomUUID(),
-      url: 'https://loja.example/pix-events',
-      events: ['charge.created', 'charge.paid'],
-      secretCiphertext: 'not-read-here',
-    },
+    share: 1_234,
+    percentage: 24.68,
+    url: 'https://loja.example/pix-events',
+    events: ['charge.created', 'charge.paid'],
   });
   const providerCharge = await activities.issuePixAtProvider(args);
   const issued = await activities.recordIssuedCharge({ input: args, providerCharge });
@@ -388,21 +379,12 @@ it('settleChargePaid called twice in parallel writes one ledger transaction', as
 it('settleChargePaid presents charge.paid with splits, webhook and payer as they read back, credits each share once, and a rerun changes nothing', async () => {
   const provider = new FakePixProvider();
   const activities = wf.activities(provider);
-  const { merchantId: other } = await createMerchantWithCredential(
-    wf.sequelize,
-    { name: 'Loja Dividida' },
-    crypto.randomBytes(32).toString('hex'),
-  );
-  const args = await input({
+  const { other, args } = await splitChargeInput('Loja Dividida', {
     amountCents: 7_000,
-    feeCents: 70,
-    splits: [{ merchantId: other, amountCents: 1_500, percentage: 21.43 }],
-    webhook: {
-      id: crypto.randomUUID(),
-      url: 'https://loja.example/paid-events',
-      events: ['charge.paid'],
-      secretCiphertext: 'not-read-here',
-    },
+    share: 1_500,
+    percentage: 21.43,
+    url: 'https://loja.example/paid-events',
+    events: ['charge.paid'],
   });
   const ownerBefore = await balance(wf.sequelize, accounts.merchantAvailable(merchantId));
   const otherBefore = await balance(wf.sequelize, accounts.merchantAvailable(other));
@@ -569,3 +551,22 @@ it('answers the issue update truthfully when the last record attempt did commit'
   expect((await Charge.findByPk(args.chargeId))?.status).toBe('EXPIRED');
   expect(await eventTypes(args.chargeId)).toEqual(['charge.created', 'charge.expired']);
 });
+
+/** A charge's input with one share to a new merchant (`other`) and its own webhook; the fee is 1 %. */
+async function splitChargeInput(
+  otherName: string,
+  c: { amountCents: number; share: number; percentage: number; url: string; events: string[] },
+) {
+  const { merchantId: other } = await createMerchantWithCredential(
+    wf.sequelize,
+    { name: otherName },
+    crypto.randomBytes(32).toString('hex'),
+  );
+  const args = await input({
+    amountCents: c.amountCents,
+    feeCents: c.amountCents / 100,
+    splits: [{ merchantId: other, amountCents: c.share, percentage: c.percentage }],
+    webhook: { id: crypto.randomUUID(), url: c.url, events: c.events, secretCiphertext: 'not-read-here' },
+  });
+  return { other, args };
+}
