@@ -357,16 +357,7 @@ it('settleChargePaid called twice in parallel writes one ledger transaction', as
   const provider = new FakePixProvider();
   const activities = wf.activities(provider);
   const args = await input({ amountCents: 4_000, feeCents: 40 });
-  const providerCharge = await activities.issuePixAtProvider(args);
-  await activities.recordIssuedCharge({ input: args, providerCharge });
-  const paid = provider.markPaid(providerCharge.id);
-  const confirmation = {
-    providerChargeId: paid.id,
-    endToEndId: paid.endToEndId!,
-    amountCents: paid.amountCents,
-    paidAt: paid.paidAt!,
-    payer: paid.payer,
-  };
+  const confirmation = await issuedAndPaidAtProvider(provider, activities, args);
   await Promise.all([
     activities.settleChargePaid({ chargeId: args.chargeId, payment: confirmation }),
     activities.settleChargePaid({ chargeId: args.chargeId, payment: confirmation }),
@@ -388,16 +379,7 @@ it('settleChargePaid presents charge.paid with splits, webhook and payer as they
   });
   const ownerBefore = await balance(wf.sequelize, accounts.merchantAvailable(merchantId));
   const otherBefore = await balance(wf.sequelize, accounts.merchantAvailable(other));
-  const providerCharge = await activities.issuePixAtProvider(args);
-  await activities.recordIssuedCharge({ input: args, providerCharge });
-  const paid = provider.markPaid(providerCharge.id);
-  const confirmation = {
-    providerChargeId: paid.id,
-    endToEndId: paid.endToEndId!,
-    amountCents: paid.amountCents,
-    paidAt: paid.paidAt!,
-    payer: paid.payer,
-  };
+  const confirmation = await issuedAndPaidAtProvider(provider, activities, args);
   expect(await activities.settleChargePaid({ chargeId: args.chargeId, payment: confirmation })).toEqual({
     outcome: 'SETTLED',
   });
@@ -410,7 +392,7 @@ it('settleChargePaid presents charge.paid with splits, webhook and payer as they
   expect(await eventTypes(args.chargeId)).toEqual(['charge.created', 'charge.paid']);
   const event = await OutboxEvent.findOne({ where: { aggregateId: args.chargeId, type: 'charge.paid' } });
   const stored = await Charge.findByPk(args.chargeId);
-  expect(stored).toMatchObject({ status: 'PAID', paidAfterExpiry: false, endToEndId: paid.endToEndId });
+  expect(stored).toMatchObject({ status: 'PAID', paidAfterExpiry: false, endToEndId: confirmation.endToEndId });
   expect(event!.payload).toEqual(
     JSON.parse(JSON.stringify(await presentChargeRow(stored!, DEFAULT_PLATFORM_INSTITUTION_NAME))),
   );
@@ -569,4 +551,22 @@ async function splitChargeInput(
     webhook: { id: crypto.randomUUID(), url: c.url, events: c.events, secretCiphertext: 'not-read-here' },
   });
   return { other, args };
+}
+
+/** Issues and records the charge, has the fake provider mark it paid, and answers its payment confirmation. */
+async function issuedAndPaidAtProvider(
+  provider: FakePixProvider,
+  activities: ReturnType<typeof wf.activities>,
+  args: ChargeLifecycleInput,
+) {
+  const providerCharge = await activities.issuePixAtProvider(args);
+  await activities.recordIssuedCharge({ input: args, providerCharge });
+  const paid = provider.markPaid(providerCharge.id);
+  return {
+    providerChargeId: paid.id,
+    endToEndId: paid.endToEndId!,
+    amountCents: paid.amountCents,
+    paidAt: paid.paidAt!,
+    payer: paid.payer,
+  };
 }
