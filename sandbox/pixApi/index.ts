@@ -51,10 +51,17 @@ export interface PixApi {
   stop(): void;
 }
 
-/** Hands each request to `observe` as received (the raw body from express.json's verify); Efí's routers use it too. */
+/**
+ * Hands each request to `observe` as received (the raw body from express.json's verify); Efí's
+ * routers use it too. A request whose sender went away before its body was read is not handed
+ * on: express.json skips reading a request whose socket is no longer readable, so it would look
+ * like a request sent without its body (a worker killed mid-send did that), which the sender
+ * never sent and nobody answers.
+ */
 export function observer(observe: (req: ObservedApiRequest) => void): RequestHandler {
   return (req, _res, next) => {
     const raw = (req as { rawPixBody?: Buffer }).rawPixBody;
+    if (!raw && senderGone(req)) return next();
     observe({
       method: req.method,
       url: req.originalUrl,
@@ -63,6 +70,10 @@ export function observer(observe: (req: ObservedApiRequest) => void): RequestHan
     });
     next();
   };
+}
+
+function senderGone(req: { socket?: { readable: boolean; destroyed: boolean } | null }): boolean {
+  return !req.socket || req.socket.destroyed || !req.socket.readable;
 }
 
 export function createPixApi(ctx: SandboxContext, options: PixApiOptions): PixApi {
