@@ -3,7 +3,8 @@
  * outbound transfer path (activities/transfers/transferSteps.ts states its rules). What a payout
  * adds: the batch is reserved whole (amount + fee of every item), each item settles or releases
  * its own part, and the items a cancel or a stopped chunk left unsent are released in one entry;
- * items are paid many per activity, in waves claimed, sent and settled in a few transactions; an
+ * items are paid many per activity, claimed a wave at a time, sent through a sliding window and
+ * settled in a few transactions; an
  * item's status moves only forward under row-level conditions, so a retried or re-run activity
  * changes nothing twice; no item is claimed for a first send while the merchant may not pay out
  * (the chunk parks) or the batch carries a cancel intent.

@@ -1,6 +1,8 @@
 /**
- * payItems: a slice of a chunk paid in waves, each claimed (claimItems.ts), sent (sendItem.ts) and
- * settled (settleItems.ts) as a pipeline, so the database round trips overlap the transfers.
+ * payItems: a slice of a chunk paid through a sliding window of transfers: items are claimed
+ * (claimItems.ts) a wave ahead, sent (sendItem.ts) by `concurrency` lanes, each taking the next
+ * claimed item as soon as its transfer is answered, and settled (settleItems.ts) as the answers
+ * come in, so the database round trips overlap the transfers and no transfer waits for a slower one.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { PSP_BALANCE_INSUFFICIENT } from '../../core/transfers/failures';
@@ -9,16 +11,17 @@ import { payoutStore } from '../../db/payouts';
 import { accountCovers } from '../transfers/accountBalance';
 import { TransferFailureTypes } from '../transfers/transferPath';
 import type { TransferDecision, Unconfirmed } from '../transfers/transferSteps';
-import { claimItems, type ClaimedItem } from './claimItems';
+import { ClaimWindow, type Wave } from './claimWindow';
 import { unsettledRows } from './chunkItems';
 import type { PayoutDeps } from './deps';
 import { sendItem } from './sendItem';
+import type { ClaimedItem } from './claimItems';
 import { markUnconfirmed, settleItems } from './settleItems';
 
-/** How long one payItems call starts new waves (a cancel from Temporal is seen between calls). */
+/** How long one payItems call claims new items (a cancel from Temporal is seen between calls). */
 const SLICE_BUDGET_MS = 2_000;
 
-/** Waves of a slice sent but not yet settled, at most: bounds what a retry must look up at the provider. */
+/** Answers of a slice sent but not yet settled, at most, in waves: bounds what a retry must look up at the provider. */
 const MAX_UNSETTLED_WAVES = 4;
 
 type SliceArgs = { batchId: string; fromRow: number; toRow: number; concurrency: number };
@@ -29,14 +32,14 @@ interface Sent {
   sent: TransferDecision | Unconfirmed;
 }
 
-/** What one payItems call has seen so far, shared by its send and settle steps. */
-interface Slice {
+/** What one payItems call has seen so far, shared by its claim, send and settle steps. */
+export interface Slice {
   heartbeat: () => void;
   /** The items the provider refused to take and has no record of. */
   unconfirmed: string[];
   /** The first ProviderUnavailable: thrown once every other item was settled. */
   unavailable: unknown;
-  /** The first other error: no new wave is claimed after it. */
+  /** The first other error: nothing more is claimed or sent after it. */
   stopError: unknown;
   /** Answers sent back and not yet settled. */
   unsettled: Sent[];
@@ -45,18 +48,19 @@ interface Slice {
 }
 
 /**
- * Pays the PENDING and SENDING items of one row range (a slice of a chunk) in waves of
- * `concurrency`: each wave is claimed in one transaction, its transfers sent at once (item id
- * as idempotency key, the provider asked first for an item an earlier attempt may have sent),
- * and its answers settled in one transaction. What stays per item: the claim before the send,
- * the key at the provider, the ledger movement key. A retry of this activity resumes from the
- * database: settled items are not picked again.
+ * Pays the PENDING and SENDING items of one row range (a slice of a chunk), `concurrency`
+ * transfers in flight: items are claimed a wave of `concurrency` at a time in one transaction,
+ * each sent as soon as a lane is free (item id as idempotency key, the provider asked first for
+ * an item an earlier attempt may have sent), and the answers settled, as many as came in, in one
+ * transaction. What stays per item: the claim before the send, the key at the provider, the
+ * ledger movement key. A retry of this activity resumes from the database: settled items are
+ * not picked again.
  *
  * Stops claiming when the merchant may not pay out (parked: true), or when the batch carries a
  * cancel intent. A transfer left unknown by a provider that did not answer is retried by
  * throwing at the end of the slice (Temporal's backoff), after every other item was settled.
  * Returns the items the provider refused to take and has no record of: the caller waits
- * TRANSFER_GRACE, then `resolveItem`s them; and, when it stopped starting waves after
+ * TRANSFER_GRACE, then `resolveItem`s them; and, when it stopped claiming after
  * SLICE_BUDGET_MS, the row to resume from (so a cancel from Temporal is seen within seconds
  * however large the slice).
  */
@@ -75,75 +79,47 @@ export async function payItems(
     settling: null,
   };
   const size = Math.max(1, args.concurrency);
-  const waves: Array<{ ids: string[]; fromRow: number }> = [];
+  const waves: Wave[] = [];
   for (let i = 0; i < rows.length; i += size)
     waves.push({ ids: rows.slice(i, i + size).map((r) => r.id), fromRow: rows[i].row_index });
-  const { parked, resumeFromRow } = await payWaves(deps, slice, args.batchId, waves, size);
+  const window = new ClaimWindow(deps, slice, { batchId: args.batchId, waves, size, budgetMs: SLICE_BUDGET_MS });
+  await Promise.all(Array.from({ length: size }, () => sendLane(deps, slice, window, size)));
   await settled(slice);
   settleWhatCameIn(deps, slice);
   await settled(slice);
   if (slice.stopError !== null) throw slice.stopError;
   if (slice.unavailable !== null) throw slice.unavailable;
-  return { unconfirmed: slice.unconfirmed, parked, resumeFromRow };
+  return { unconfirmed: slice.unconfirmed, parked: window.parked, resumeFromRow: window.resumeFromRow };
 }
 
 /**
- * A pipeline of three steps, so the database round trips overlap the transfers: while wave
- * w is at the provider, wave w+1 is being claimed, and the answers of the waves before are
- * settled, as many as have come in since the last settle, in one transaction (a settle
- * costs more than a wave of transfers, and the hot ledger rows are then taken once for all
- * of them). At most MAX_UNSETTLED_WAVES waves are sent and unsettled at once. A claimed item
- * is always sent; if this attempt dies, the next one follows it through (provider first).
+ * One of the slice's `size` lanes: sends the next claimed item as soon as the one before is
+ * answered, and starts settling what came in. At most MAX_UNSETTLED_WAVES waves of answers wait
+ * for their settle; past that the lane waits for the settle running now. A claimed item left
+ * unsent after an error stays SENDING: the retry follows it through, provider first.
  */
-async function payWaves(
-  deps: PayoutDeps,
-  slice: Slice,
-  batchId: string,
-  waves: Array<{ ids: string[]; fromRow: number }>,
-  size: number,
-): Promise<{ parked: boolean; resumeFromRow: number | null }> {
-  // Past the budget no new wave starts: the chunk looks at a cancel from Temporal between calls.
-  const budgetEnds = Date.now() + SLICE_BUDGET_MS;
-  let resumeFromRow: number | null = null;
-  let parked = false;
-  const claim = (w: number) => observed(claimItems(deps, { itemIds: waves[w].ids, batchId }));
-  let claiming = waves.length > 0 ? claim(0) : null;
-  for (let w = 0; claiming !== null; w++) {
-    const claimed = await claiming;
-    parked ||= claimed.parked;
-    const last = claimed.parked || claimed.cancelled || w + 1 >= waves.length;
-    if (!last && Date.now() >= budgetEnds) resumeFromRow = waves[w + 1].fromRow;
-    claiming = last || resumeFromRow !== null ? null : claim(w + 1);
-    slice.unsettled.push(...(await sendWave(deps, slice, claimed.claimed)));
+async function sendLane(deps: PayoutDeps, slice: Slice, window: ClaimWindow, size: number): Promise<void> {
+  for (let item = await window.next(); item !== null; item = await window.next()) {
+    const sent = await sendOne(deps, slice, item);
+    if (sent !== null) slice.unsettled.push(sent);
     settleWhatCameIn(deps, slice);
-    if (slice.unsettled.length >= MAX_UNSETTLED_WAVES * size) await settled(slice);
-    if (slice.stopError !== null && claiming !== null) {
-      // Stop here: what the next claim took stays SENDING, followed through by the retry.
-      await claiming.catch((err: unknown) => (slice.stopError ??= err));
-      claiming = null;
-    }
+    while (slice.unsettled.length >= MAX_UNSETTLED_WAVES * size && slice.settling !== null) await slice.settling;
   }
-  return { parked, resumeFromRow };
 }
 
-async function sendWave(deps: PayoutDeps, slice: Slice, claimed: ClaimedItem[]): Promise<Sent[]> {
-  const answers: Sent[] = [];
-  await Promise.all(
-    claimed.map(async (item) => {
-      try {
-        answers.push({ itemId: item.id, sent: await sendItem(deps, item) });
-      } catch (err) {
-        // Not ours (reference or amount differ): stays SENDING with its funding reserved, alerted.
-        if (err instanceof ApplicationFailure && err.type === TransferFailureTypes.mismatch) return;
-        if (err instanceof ApplicationFailure && err.type === TransferFailureTypes.unavailable)
-          slice.unavailable ??= err;
-        else slice.stopError ??= err;
-      } finally {
-        slice.heartbeat();
-      }
-    }),
-  );
-  return answers;
+/** Sends one claimed item: its answer, or null when it failed (the failure kept on the slice). */
+async function sendOne(deps: PayoutDeps, slice: Slice, item: ClaimedItem): Promise<Sent | null> {
+  try {
+    return { itemId: item.id, sent: await sendItem(deps, item) };
+  } catch (err) {
+    // Not ours (reference or amount differ): stays SENDING with its funding reserved, alerted.
+    if (err instanceof ApplicationFailure && err.type === TransferFailureTypes.mismatch) return null;
+    if (err instanceof ApplicationFailure && err.type === TransferFailureTypes.unavailable) slice.unavailable ??= err;
+    else slice.stopError ??= err;
+    return null;
+  } finally {
+    slice.heartbeat();
+  }
 }
 
 /** Starts settling the answers that came in, unless a settle is running (it takes them when it ends). */
@@ -197,12 +173,6 @@ async function batchProvider(deps: PayoutDeps, batchId: string): Promise<PixProv
   if (!deps.accounts) return deps.provider;
   const batch = await payoutStore.findBatch(batchId);
   return (await deps.accounts.forConnection(batch?.pspConnectionId ?? null)).provider;
-}
-
-/** Marks a promise whose failure is awaited later as handled, so a failure meanwhile does not end the process. */
-function observed<T>(promise: Promise<T>): Promise<T> {
-  promise.catch(() => undefined);
-  return promise;
 }
 
 /** Heartbeats when running as an activity (so a killed worker's slice is retried in seconds); a no-op when called directly. */

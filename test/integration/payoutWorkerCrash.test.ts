@@ -41,7 +41,7 @@ const workerEnv = () => ({ ...stack.workerEnv, PIX_SEND_CONCURRENCY: '4' });
 beforeAll(async () => {
   stack = await startIntegrationStack({
     inProcessWorker: false,
-    // Two chunks at a time, four items each in flight: while one chunk settles a wave in the
+    // Two chunks at a time, four items each in flight: while one chunk settles its answers in the
     // database the other's sends keep the four slots busy (the rest wait for a slot); slices of
     // 12, so the kill lands inside one.
     apiOverrides: { payoutSettings: { chunkSize: 50, parallelChunks: 2, itemConcurrency: 4, sliceSize: 12 } },

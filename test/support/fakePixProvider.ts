@@ -107,9 +107,13 @@ export class FakePixProvider implements PixProvider {
   /** Real milliseconds each transfer call takes (a slow provider). */
   transferDelayMs = 0;
 
+  /** Awaited at the start of every transfer call: a test holds one transfer while others go on. */
+  beforeTransfer: ((req: TransferRequest) => Promise<void>) | null = null;
+
   /** Like the sandbox: a key containing "invalid" fails with INVALID_PIX_KEY, anything else completes. */
   async transfer(req: TransferRequest): Promise<ProviderTransfer> {
     this.transferCalls++;
+    await this.beforeTransfer?.(req);
     if (this.transferDelayMs > 0) await new Promise((r) => setTimeout(r, this.transferDelayMs));
     const scripted = this.transferScript.shift();
     if (scripted === 'unauthorized')

@@ -77,6 +77,38 @@ it('waits out a long provider outage with backoff and pays every item once', asy
   expect(await balance(wf.sequelize, accounts.merchantReserved(batch.merchantId))).toBe(0);
 });
 
+it('a slow transfer does not hold back the rest of its chunk: the other lanes go on sending', async () => {
+  // One chunk of 6 items, 2 transfers in flight. The first transfer is held until 3 others have
+  // reached the provider: in waves of 2 the chunk would wait for it before sending a third.
+  const provider = new FakePixProvider();
+  let held: string | null = null;
+  let others = 0;
+  let heldUntilOthers = false;
+  provider.beforeTransfer = async (req) => {
+    if (held !== null && held !== req.reference) {
+      others++;
+      return;
+    }
+    held = req.reference;
+    const gaveUpAt = Date.now() + 10_000;
+    while (others < 3 && Date.now() < gaveUpAt) await new Promise((r) => setTimeout(r, 20));
+    heldUntilOthers = others >= 3;
+  };
+  const batch = await stagedBatch(6);
+  const outcome = await runBatch(provider, batch, 6, undefined, {
+    chunkSize: 6,
+    parallelChunks: 1,
+    itemConcurrency: 2,
+    sliceSize: 6,
+  });
+  expect(heldUntilOthers).toBe(true);
+  expect(outcome).toMatchObject({ status: 'COMPLETED', releasedAmountCents: 0 });
+  expect(provider.transfers.size).toBe(6);
+  const items = await PayoutItem.findAll({ where: { batchId: batch.batchId } });
+  expect(items.map((i) => i.status)).toEqual(Array(6).fill('PAID'));
+  expect(await balance(wf.sequelize, accounts.merchantReserved(batch.merchantId))).toBe(0);
+});
+
 it('asks the provider, before sending again, when the provider paid but its answer was lost', async () => {
   const provider = new FakePixProvider();
   provider.loseTransferAnswers = true;

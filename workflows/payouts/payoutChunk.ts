@@ -4,13 +4,13 @@
  * money rules; the batch reserved their funding), with bounded concurrency.
  *
  * What a chunk adds:
- * - A slice of items per activity (`payItems`: claim a wave, send it, settle it in one
- *   transaction, next wave), so a 10,000-item batch costs tens of activities, not 10,000, and its
+ * - A slice of items per activity (`payItems`: items claimed a wave at a time, sent through a
+ *   sliding window, settled as the answers come in), so a 10,000-item batch costs tens of activities, not 10,000, and its
  *   history stays small. The items the provider had no record of are resolved together, after one
  *   grace period, however the chunk was stopped.
  * - On cancel it starts no new call, but a call already started runs in a non-cancellable scope
- *   until it stops starting waves (after 2 s, or at once when the batch carries the cancel
- *   route's intent) and has settled every wave it sent: money sent is settled, not released.
+ *   until it stops claiming (after 2 s, or at once when the batch carries the cancel route's
+ *   intent) and has settled every transfer it sent: money sent is settled, not released.
  * - While the merchant is frozen, inactive or has payouts disabled, no item is sent: the chunk
  *   parks (unsent items stay PENDING, the funding stays reserved) and looks again with backoff,
  *   until the merchant may pay out again or the batch is cancelled.
@@ -69,7 +69,7 @@ async function payInSlices(input: ChunkInput): Promise<ChunkResult> {
     unconfirmed.push(...slice.unconfirmed);
     if (!slice.parked) {
       parkMs = PARK_FIRST_MS;
-      // A call stops starting waves after a couple of seconds: go on from where it stopped.
+      // A call stops claiming after a couple of seconds: go on from where it stopped.
       fromRow = slice.resumeFromRow ?? toRow + 1;
       continue;
     }
