@@ -88,6 +88,8 @@ export interface SandboxApp {
   stop: () => void;
   /** Makes what the sandbox would otherwise make on first use (the payload locations' signing key, the accounts' CA). */
   prepare: () => Promise<void>;
+  /** Callbacks and Efí send notices not yet answered by the gateway (scheduled, in flight, or waiting to retry). */
+  pendingCallbacks: () => number;
 }
 
 export function createSandboxApp(opts: SandboxAppOptions): SandboxApp {
@@ -184,6 +186,7 @@ export function createSandboxApp(opts: SandboxAppOptions): SandboxApp {
     state,
     stop,
     prepare: () => Promise.all([pixApi.prepare(), certificates.prepare()]).then(() => undefined),
+    pendingCallbacks: () => callbacks.pending + efi.webhooks.scheduled,
   };
 }
 

@@ -33,6 +33,7 @@ export interface CallbackDispatcherOptions {
 
 export class CallbackDispatcher {
   private readonly stopper = new AbortController();
+  private deliveries = 0;
 
   constructor(private readonly opts: CallbackDispatcherOptions) {
     // Every in-flight attempt and pending retry listens on this one signal.
@@ -68,6 +69,11 @@ export class CallbackDispatcher {
     });
   }
 
+  /** Deliveries not yet answered 2xx nor given up (in flight, or waiting for a retry). */
+  get pending(): number {
+    return this.deliveries;
+  }
+
   /** Cancels in-flight attempts and pending retries (sandbox shutdown). */
   stop(): void {
     this.stopper.abort();
@@ -75,15 +81,20 @@ export class CallbackDispatcher {
 
   private async run(event: Delivery, url: string, rawBody: string): Promise<void> {
     const { retryDelaysMs, logger } = this.opts;
-    for (let attempt = 1; !this.stopper.signal.aborted; attempt++) {
-      const result = await this.attempt(event, url, rawBody, attempt);
-      if (result.delivered) return;
-      const delay = retryDelaysMs[attempt - 1];
-      if (delay === undefined) {
-        logger.warn({ eventId: event.eventId, attempts: attempt }, 'callback gave up');
-        return;
+    this.deliveries++;
+    try {
+      for (let attempt = 1; !this.stopper.signal.aborted; attempt++) {
+        const result = await this.attempt(event, url, rawBody, attempt);
+        if (result.delivered) return;
+        const delay = retryDelaysMs[attempt - 1];
+        if (delay === undefined) {
+          logger.warn({ eventId: event.eventId, attempts: attempt }, 'callback gave up');
+          return;
+        }
+        await sleep(delay, this.stopper.signal);
       }
-      await sleep(delay, this.stopper.signal);
+    } finally {
+      this.deliveries--;
     }
   }
 

@@ -39,7 +39,8 @@ import { dispatcherWorkflowId, deliveryWorkflowId, replayWorkflowId } from '../w
 import { withdrawalWorkflowId } from '../workflows/withdrawals/definitions';
 import { splitSendWorkflowId } from '../workflows/splitSends/definitions';
 import { splitSendIdFor } from '../core/splitSends/splitSendId';
-import { sentPixNoticeWorkflowId } from '../workflows/transfers/definitions';
+import { executeWorkflow } from '../core/temporal/workflows';
+import { sentPixNoticeWorkflow, sentPixNoticeWorkflowId } from '../workflows/transfers/definitions';
 import { idEnvioFor } from '../core/pix/apiPixIds';
 import { payoutBatchWorkflowId } from '../workflows/payouts/definitions';
 import { mailWorkflowId } from '../workflows/mail/definitions';
@@ -762,21 +763,19 @@ const scenarios: Scenario[] = [
     },
   },
   {
-    // Efí's webhook about the withdrawal's send starts sent-pix-<idEnvio>, which reads the send back.
+    // A notice about the withdrawal's send that may change something (a return, a reason) starts
+    // sent-pix-<idEnvio>, which reads the send back; a plain one about a settled send gets no run
+    // (db/transfers/sentPixNotice.ts), so the run is started here as the notice route would.
     name: 'sent-pix-notice-of-a-withdrawal',
     async run(stack) {
       const withdrawalId = await withdrawalRun(stack, `envio+${key().slice(0, 8)}@loja.com.br`);
-      const notice = sentPixNoticeWorkflowId(idEnvioFor(withdrawalId));
-      for (let tries = 0; ; tries++) {
-        const status = await stack.temporal.workflow
-          .getHandle(notice)
-          .describe()
-          .then((d) => d.status.name)
-          .catch(() => 'NOT_STARTED');
-        if (status === 'COMPLETED') break;
-        if (tries > 300) throw new Error(`${notice}: ${status}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      const idEnvio = idEnvioFor(withdrawalId);
+      const notice = sentPixNoticeWorkflowId(idEnvio);
+      await executeWorkflow(stack.temporal, sentPixNoticeWorkflow, {
+        taskQueue: stack.taskQueue,
+        workflowId: notice,
+        args: [{ idEnvio, reason: null }],
+      });
       return [notice];
     },
   },

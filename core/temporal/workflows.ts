@@ -6,13 +6,14 @@
  * shared operations reach Temporal workflows through these and updateWithStartOrJoin
  * (./updateWithStart.ts, beside this file), never by a type name of their own.
  */
-import type {
-  Client,
-  ScheduleOptionsStartWorkflowAction,
-  WorkflowClient,
-  WorkflowHandle,
-  WorkflowHandleWithStartDetails,
-  WorkflowStartOptions,
+import {
+  WorkflowNotFoundError,
+  type Client,
+  type ScheduleOptionsStartWorkflowAction,
+  type WorkflowClient,
+  type WorkflowHandle,
+  type WorkflowHandleWithStartDetails,
+  type WorkflowStartOptions,
 } from '@temporalio/client';
 import type { Workflow, WorkflowResultType } from '@temporalio/common';
 import type {
@@ -39,6 +40,16 @@ export function startWorkflow<W extends Workflow, M extends WorkflowMessage>(
   options: WorkflowStartOptions<W>,
 ): Promise<WorkflowHandleWithStartDetails<W>> {
   return workflowsOf(client).start<W>(workflow.name, options);
+}
+
+/** True while the run of `workflowId` runs (it owns its money then); false once it ended or never existed. */
+export async function workflowRunning(client: WorkflowsOf, workflowId: string): Promise<boolean> {
+  try {
+    return (await workflowsOf(client).getHandle(workflowId).describe()).status.name === 'RUNNING';
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return false;
+    throw err;
+  }
 }
 
 /** Starts a run and waits for its result. */

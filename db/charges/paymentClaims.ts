@@ -27,6 +27,7 @@ import { chargeIdOfTxid, referenceOfIdEnvio } from '../../core/pix/apiPixIds';
 import { MerchantIdKey } from '../../core/temporal/searchAttributes';
 import { startWorkflow, workflowHandle } from '../../core/temporal/workflows';
 import { sentPixNoticeWorkflow, sentPixNoticeWorkflowId } from '../../workflows/transfers/definitions';
+import { noticeAtRest, type SentPixNotice } from '../transfers/sentPixNotice';
 import {
   chargeLifecycleWorkflow,
   chargeWorkflowId,
@@ -60,6 +61,10 @@ export const callbackOutcomes = [
   'IGNORED',
   /** A notice about a Pix we sent: the PSP's record of it is being read (sentPixNotice). */
   'SENT_PIX_FOLLOWED',
+  /** A notice about a Pix we sent and settled here, reporting no return and no reason: no run needed. */
+  'SENT_PIX_SETTLED',
+  /** A notice, with no return and no reason, about a Pix whose own workflow runs and reads its outcome. */
+  'SENT_PIX_LEFT_TO_ITS_WORKFLOW',
   /**
    * A Pix notified on a merchant's own connection whose txid names another merchant's charge:
    * not claimed, not stored (MerchantScope).
@@ -172,13 +177,16 @@ export class ProviderCallbackService {
   /**
    * A notice about a Pix we sent (Efí: `tipo: SOLICITACAO`, `gnExtras.idEnvio`): only a reason to
    * read the PSP's record of the send, which sentPixNotice does; its status, amount and returns
-   * are never taken from the notice. An idEnvio that is not one of ours is ignored (logged).
+   * are never taken from the notice. A notice no run could act on is answered without one
+   * (db/transfers/sentPixNotice.ts). An idEnvio that is not one of ours is ignored (logged).
    */
-  async handleSentPix(notice: { idEnvio: string; reason: string | null }): Promise<CallbackOutcome> {
+  async handleSentPix(notice: SentPixNotice, scope?: MerchantScope): Promise<CallbackOutcome> {
     if (!referenceOfIdEnvio(notice.idEnvio)) {
       this.deps.logger.warn({ idEnvio: notice.idEnvio.slice(0, 35) }, 'notice about a Pix we did not send; ignored');
       return 'IGNORED';
     }
+    const atRest = await noticeAtRest(this.deps.temporal, notice, scope?.merchantId ?? null);
+    if (atRest) return atRest;
     // A run already reading this send may have read Efí's record before what this notice reports
     // (a return): the new notice replaces it, so the last run reads the latest record. Safe to
     // cut short: each step it takes is idempotent (one ledger key per return, row locks).

@@ -33,6 +33,11 @@ export class EfiSendWebhooks {
     this.timers.add(timer);
   }
 
+  /** Settlement notices still waiting for their send to settle. */
+  get scheduled(): number {
+    return this.timers.size;
+  }
+
   /** POSTs the send as it is now (with its devoluções, if any). */
   notify(idEnvio: string): void {
     const { ctx } = this;

@@ -5,8 +5,8 @@
  * the first POST to the last batch's end (the output says so). After each: every item PAID, the
  * provider's record of each item's reference created exactly once (the sandbox's transferStats:
  * the idEnvio for Efí's send, the item id for its own /v1), the ledger invariant; for Efí the
- * send notices (Efí's webhook per send → sentPixNotice) are let finish, so one run's tail does
- * not slow the next.
+ * send notices (Efí's webhook per send; a sentPixNotice run for those that may change something)
+ * are let finish, so one run's tail does not slow the next.
  */
 import crypto from 'node:crypto';
 import type { Client } from '@temporalio/client';
@@ -146,14 +146,15 @@ export async function checkRun(d: BatchRunDeps, adapter: PayoutAdapter, run: Bat
 }
 
 /**
- * Waits until `expected` send notices (sentPixNotice runs, one per idEnvio) were started and none
- * is running, at most 5 minutes; the seconds it took, null when they did not all finish.
+ * Waits until every send notice the sandbox had to POST was answered (pendingCallbacks) and no
+ * notice's run (sentPixNotice: only the notices that may change something get one) is running,
+ * at most 5 minutes; the seconds it took, null when they did not all finish.
  */
-export async function noticesFollowed(d: BatchRunDeps, expected: number): Promise<number | null> {
+export async function noticesFollowed(d: BatchRunDeps): Promise<number | null> {
   const started = Date.now();
   try {
     await d.waitUntil(
-      async () => (await countNotices(d, false)) >= expected && (await countNotices(d, true)) === 0,
+      async () => d.sandbox.pendingCallbacks() === 0 && (await countNotices(d, true)) === 0,
       5 * 60_000,
       'the send notices to be followed',
     );
@@ -161,12 +162,13 @@ export async function noticesFollowed(d: BatchRunDeps, expected: number): Promis
   } catch (err) {
     if (!(err as Error).message.startsWith('timed out')) throw err;
     process.stdout.write(
-      `send notices: ${await countNotices(d, false)} of ${expected} started, ${await countNotices(d, true)} running after 5 min\n`,
+      `send notices: ${d.sandbox.pendingCallbacks()} not yet answered, ${await countNotices(d, true)} runs going after 5 min\n`,
     );
     return null;
   }
 }
 
+/** sentPixNotice runs: all there are, or only those running. */
 export async function countNotices(d: BatchRunDeps, runningOnly: boolean): Promise<number> {
   const query = `WorkflowType = '${sentPixNoticeWorkflow.name}'${runningOnly ? " AND ExecutionStatus = 'Running'" : ''}`;
   return (await d.temporal.workflow.count(query)).count;

@@ -122,6 +122,8 @@ interface AdapterRun {
   full: BatchRun;
   checks: RunCheck[];
   noticesS: number | null;
+  /** sentPixNotice runs the full batch's notices started (only those that may change something get one). */
+  noticeRuns: number | null;
   baseline: BaselineRate;
   workerPeakSmallMib: number;
   workerPeakMib: number;
@@ -220,24 +222,25 @@ async function runAdapter(
   const estimate = (n: number) =>
     `estimate: ${n} items through ${adapter} (${label}) take at least ${(n / probe.perS).toFixed(0)} s at the provider's ${probe.perS.toFixed(0)}/s, ${(n / (0.9 * probe.perS)).toFixed(0)} s at the goal's 0.9 ×\n`;
 
-  let notices = adapter === 'efi' ? await countNotices(d, false) : 0;
   process.stdout.write(estimate(small));
   resetPeakRss(workerPid);
   const first = await runBatch(d, creds, small);
   const workerPeakSmallMib = Math.round(peakRssMib(workerPid));
   const checks = [await checkRun(d, adapter, first, small)];
-  if (adapter === 'efi') await noticesFollowed(d, (notices += small));
+  if (adapter === 'efi') await noticesFollowed(d);
   process.stdout.write(
     `${adapter} ${small} items ${first.status} in ${(first.wallMs / 1000).toFixed(1)} s; ${checks[0].summary}\n${estimate(d.items)}`,
   );
 
   resetPeakRss(workerPid);
+  const runsBefore = adapter === 'efi' ? await countNotices(d, false) : 0;
   const cpuBefore = cpuSnapshot(d.cpuGroups);
   const full = await runBatch(d, creds, d.items);
   const cpuPerItem = perOp(cpuDeltaMs(cpuBefore, cpuSnapshot(d.cpuGroups)), d.items);
   const workerPeakMib = Math.round(peakRssMib(workerPid));
   checks.push(await checkRun(d, adapter, full, d.items));
-  const noticesS = adapter === 'efi' ? await noticesFollowed(d, (notices += d.items)) : null;
+  const noticesS = adapter === 'efi' ? await noticesFollowed(d) : null;
+  const noticeRuns = adapter === 'efi' ? (await countNotices(d, false)) - runsBefore : null;
   const baseline = await hammer(Math.min(d.baselineSends, d.items), concurrency);
   process.stdout.write(
     `${adapter} ${d.items} items ${full.status} in ${(full.wallMs / 1000).toFixed(1)} s (${(d.items / (full.wallMs / 1000)).toFixed(1)} items/s); baseline ${baseline.perS.toFixed(1)}/s at ${label}; ${checks[1].summary}\n`,
@@ -249,6 +252,7 @@ async function runAdapter(
     full,
     checks,
     noticesS,
+    noticeRuns,
     baseline,
     workerPeakSmallMib,
     workerPeakMib,
@@ -312,6 +316,7 @@ function summaryTable(d: PayoutBenchDeps, runs: AdapterRun[]): string {
     'ratio',
     'worker MiB n/10 · n',
     'notices done +s',
+    'notice runs n',
     'checks',
   ];
   const rows = runs.map((r) => {
@@ -326,6 +331,7 @@ function summaryTable(d: PayoutBenchDeps, runs: AdapterRun[]): string {
       (itemsPerS / r.baseline.perS).toFixed(2),
       `${r.workerPeakSmallMib} · ${r.workerPeakMib}`,
       r.adapter !== 'efi' ? '—' : r.noticesS === null ? 'not all' : r.noticesS.toFixed(1),
+      r.noticeRuns === null ? '—' : String(r.noticeRuns),
       r.checks.every((c) => c.ok) ? 'yes' : 'NO',
     ];
   });

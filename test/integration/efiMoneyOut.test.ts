@@ -1,8 +1,9 @@
 /**
  * Money out through Efí's Pix send API on the real stack, under the failures an operator would
- * try: a send whose answer is lost, a retried PUT answered 409 id_envio_duplicado, a forged
- * REALIZADO notice for a send that failed, a send webhook that never comes, and a sent Pix its
- * recipient returns. Each scenario checks what the merchant sees (API), our rows, the ledger and
+ * try: a send whose answer is lost, a send whose workflow is gone, a retried PUT answered 409
+ * id_envio_duplicado, a forged REALIZADO notice for a send that failed, a send webhook that never
+ * comes, and a sent Pix its recipient returns. A notice that reports no return and no reason gets
+ * a run only when its send may need repair. Each scenario checks what the merchant sees (API), our rows, the ledger and
  * the sandbox's own record of the sends: exactly one accepted send per idEnvio.
  *
  * The shared stack: nothing here restarts the sandbox; faults and the webhook pause are the
@@ -20,6 +21,7 @@ import { ProviderError, type TransferRequest } from '../../core/provider';
 import type { MerchantCredentials } from '../../db/identity/merchantAdmin';
 import { Merchant, PayoutItem } from '../../db/models';
 import { sentPixNoticeWorkflowId } from '../../workflows/transfers/definitions';
+import { withdrawalWorkflowId } from '../../workflows/withdrawals/definitions';
 import { waitFor } from '../support/env';
 import { assertLedgerInvariant, balance } from '../support/ledger';
 import { fundByPaidCharge, items, sandboxTransfers, setFaults, signedCall, waitForBatchEnd } from '../support/payouts';
@@ -161,6 +163,32 @@ async function noticeStarted(idEnvio: string): Promise<boolean> {
   }
 }
 
+/** The sandbox's own notice about the send (POSTed when it settled) was answered 2xx by the gateway. */
+async function noticeDelivered(idEnvio: string): Promise<void> {
+  await waitFor(
+    async () => {
+      const res = await fetch(`${stack.sandboxUrl}/sandbox/callbacks?chargeId=${idEnvio}`);
+      const { attempts } = (await res.json()) as { attempts: Array<{ delivered: boolean }> };
+      return attempts.some((a) => a.delivered);
+    },
+    `the sandbox's notice about ${idEnvio} answered`,
+    90_000,
+  );
+}
+
+/** A notice as Efí sends it for a send made, reporting no return and no reason. */
+function madeNotice(idEnvio: string) {
+  return {
+    endToEndId: 'E12345678202501011200PlainNotice',
+    chave: stack.workerEnv.PIX_RECEIVING_KEY,
+    tipo: 'SOLICITACAO',
+    status: 'REALIZADO',
+    valor: '1.00',
+    horario: new Date().toISOString(),
+    gnExtras: { idEnvio },
+  };
+}
+
 async function ledgerMovements(like: string): Promise<Array<{ key: string; cents: number }>> {
   const rows = await stack.sequelize.query<{ movement_key: string; amount: string }>(
     `SELECT t.movement_key, p.amount_cents AS amount FROM ledger_transactions t
@@ -201,6 +229,13 @@ it('a send whose answer is lost: the retry reads Efí first, the money leaves on
     // Nothing settled or released while no answer comes.
     expect((await stack.api('GET', `/sellers/saques/${withdrawalId}`, { creds: m })).body.status).toBe('PROCESSING');
     expect(await PayoutItem.count({ where: { batchId, status: ['PAID', 'FAILED'] } })).toBe(0);
+    // A notice with no return and no reason, about a send whose own workflow runs: that workflow
+    // reads the outcome itself, so the notice is answered without a run.
+    const idEnvio = idEnvioFor(withdrawalId);
+    expect(await notify({ pix: [madeNotice(idEnvio)] })).toEqual({
+      status: 200,
+      body: { received: true, outcomes: [{ idEnvio, outcome: 'SENT_PIX_LEFT_TO_ITS_WORKFLOW' }] },
+    });
   } finally {
     await setFaults(stack, null);
   }
@@ -222,6 +257,55 @@ it('a send whose answer is lost: the retry reads Efí first, the money leaves on
     expect(r.providerTransferId).toBe(idEnvioFor(r.id));
   }
   expect(await available(m)).toBe(before - (10_000 + WITHDRAWAL_FEE) - 3 * (2_000 + PAYOUT_FEE));
+  expect(await reserved(m)).toBe(0);
+  // The sandbox's own notices came while each send's workflow ran or once it was settled here:
+  // none of them needed a run.
+  for (const id of ids) await noticeDelivered(idEnvioFor(id));
+  for (const id of ids) expect({ id, run: await noticeStarted(idEnvioFor(id)) }).toEqual({ id, run: false });
+  await assertLedgerInvariant(stack.sequelize);
+});
+
+it('a notice about a send whose workflow is gone gets its run, which settles the send by its record', async () => {
+  const m = await merchant();
+  await fundByPaidCharge(stack, m, 50_000);
+  const before = await available(m);
+
+  await setFaults(stack, { timeoutRate: 1 });
+  let withdrawalId: string;
+  let idEnvio: string;
+  try {
+    withdrawalId = await withdraw(m, 8_000);
+    idEnvio = idEnvioFor(withdrawalId);
+    await waitFor(
+      async () => (await enviados()).enviados.some((e) => e.idEnvio === idEnvio && e.status === 'REALIZADO'),
+      'the sandbox to make the send and lose its answer',
+      120_000,
+    );
+    // The sandbox's own notice came while the withdrawal's workflow ran: answered without a run.
+    await noticeDelivered(idEnvio);
+    expect(await noticeStarted(idEnvio)).toBe(false);
+    // The workflow is gone (an operator terminated it) with the money still reserved.
+    await stack.temporal.workflow.getHandle(withdrawalWorkflowId(withdrawalId)).terminate('test: workflow gone');
+    expect((await stack.api('GET', `/sellers/saques/${withdrawalId}`, { creds: m })).body.status).toBe('PROCESSING');
+
+    const res = await notify({ pix: [madeNotice(idEnvio)] });
+    expect(res).toEqual({
+      status: 200,
+      body: { received: true, outcomes: [{ idEnvio, outcome: 'SENT_PIX_FOLLOWED' }] },
+    });
+  } finally {
+    await setFaults(stack, null);
+  }
+  // The run repairs the send by Efí's record, without waiting for the janitor. An attempt of the
+  // terminated run that was still in flight may have settled it just before: either way, once.
+  const result = await stack.temporal.workflow.getHandle(sentPixNoticeWorkflowId(idEnvio)).result();
+  expect(['REPAIRED', 'SETTLED']).toContain(result.outcome);
+  expect(result.credited).toBe(0);
+  const done = await withdrawalEnds(m, withdrawalId);
+  expect(done.status).toBe('COMPLETED');
+  const sends = await expectOneSendEach([withdrawalId]);
+  expect(done.providerEndToEndId).toBe(sends.get(withdrawalId)!.endToEndId);
+  expect(await available(m)).toBe(before - (8_000 + WITHDRAWAL_FEE));
   expect(await reserved(m)).toBe(0);
   await assertLedgerInvariant(stack.sequelize);
 });
@@ -405,9 +489,16 @@ it('a sent Pix returned by its recipient is credited back once per return, never
   const afterSend = before - (10_000 + WITHDRAWAL_FEE);
   expect(await available(m)).toBe(afterSend);
   const idEnvio = idEnvioFor(withdrawalId);
-  // The settlement's notice (the sandbox POSTs it when the send settles) has been followed, so a
-  // return's notice starts a run of its own.
-  await noticeAtRest(idEnvio, { started: true });
+  // The settlement's notice (the sandbox POSTs it when the send settles) reported no return and
+  // no reason: answered without a run, the send being settled here or its workflow running.
+  await noticeDelivered(idEnvio);
+  expect(await noticeStarted(idEnvio)).toBe(false);
+  // The same kind of notice now that the send is settled here: answered at once, still no run.
+  expect(await notify({ pix: [madeNotice(idEnvio)] })).toEqual({
+    status: 200,
+    body: { received: true, outcomes: [{ idEnvio, outcome: 'SENT_PIX_SETTLED' }] },
+  });
+  expect(await noticeStarted(idEnvio)).toBe(false);
 
   const giveBack = (amountCents: number) =>
     fetch(`${stack.sandboxUrl}/sandbox/efi/enviados/${idEnvio}/devolucao`, {

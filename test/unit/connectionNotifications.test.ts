@@ -24,6 +24,7 @@ import { credentialsKeyring, sealEnvelope } from '../../core/crypto/envelope';
 import { CONNECTION_CALLBACK_PATH } from '../../core/pix/callbackPath';
 import type { ReceivedPix } from '../../core/provider';
 import type { CallbackOutcome, MerchantScope } from '../../db/charges';
+import type { SentPixNotice } from '../../db/transfers/sentPixNotice';
 
 const keyring = credentialsKeyring(crypto.randomBytes(32).toString('hex'));
 
@@ -80,14 +81,14 @@ async function bed(opts: { rows: Row[]; wrongSecrets?: WrongSecretOptions; now?:
   const logger = pino({ level: 'info' }, sink);
   const db = fakeDatabase(opts.rows);
   const received: Array<{ pix: ReceivedPix; scope?: MerchantScope }> = [];
-  const sent: Array<{ idEnvio: string; reason: string | null }> = [];
+  const sent: Array<{ notice: SentPixNotice; scope?: MerchantScope }> = [];
   const claims = {
     handleReceivedPix: async (p: ReceivedPix, scope?: MerchantScope): Promise<CallbackOutcome> => {
       received.push({ pix: p, scope });
       return 'SIGNALLED';
     },
-    handleSentPix: async (notice: { idEnvio: string; reason: string | null }): Promise<CallbackOutcome> => {
-      sent.push(notice);
+    handleSentPix: async (notice: SentPixNotice, scope?: MerchantScope): Promise<CallbackOutcome> => {
+      sent.push({ notice, scope });
       return 'SENT_PIX_FOLLOWED';
     },
     handleBoletoNotice: async (): Promise<CallbackOutcome> => 'SIGNALLED',
@@ -204,6 +205,8 @@ it("hands each Pix to the claim path scoped to the connection's merchant, and ea
           gnExtras: { idEnvio: 'c'.repeat(32), erro: { codigo: 'AM04' } },
           status: 'NAO_REALIZADO',
         },
+        { tipo: 'SOLICITACAO', gnExtras: { idEnvio: 'd'.repeat(32) }, status: 'REALIZADO', devolucoes: [{ id: 'D1' }] },
+        { tipo: 'SOLICITACAO', gnExtras: { idEnvio: 'e'.repeat(32) }, status: 'REALIZADO', devolucoes: [] },
       ],
     });
     expect(res).toEqual({
@@ -213,6 +216,8 @@ it("hands each Pix to the claim path scoped to the connection's merchant, and ea
         outcomes: [
           { endToEndId: e2e, outcome: 'SIGNALLED' },
           { idEnvio: 'c'.repeat(32), outcome: 'SENT_PIX_FOLLOWED' },
+          { idEnvio: 'd'.repeat(32), outcome: 'SENT_PIX_FOLLOWED' },
+          { idEnvio: 'e'.repeat(32), outcome: 'SENT_PIX_FOLLOWED' },
         ],
       },
     });
@@ -222,7 +227,13 @@ it("hands each Pix to the claim path scoped to the connection's merchant, and ea
         scope: { merchantId: MERCHANT },
       },
     ]);
-    expect(b.sent).toEqual([{ idEnvio: 'c'.repeat(32), reason: 'AM04' }]);
+    // Each with the connection's merchant, so a notice about another merchant's send always gets its run.
+    const scope = { merchantId: MERCHANT };
+    expect(b.sent).toEqual([
+      { notice: { idEnvio: 'c'.repeat(32), reason: 'AM04', reportsReturn: false }, scope },
+      { notice: { idEnvio: 'd'.repeat(32), reason: null, reportsReturn: true }, scope },
+      { notice: { idEnvio: 'e'.repeat(32), reason: null, reportsReturn: false }, scope },
+    ]);
     // A body the standard does not allow is read only after the secret, and refused.
     expect((await b.post(row.id, secret, { pix: [] })).status).toBe(400);
   } finally {

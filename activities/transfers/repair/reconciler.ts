@@ -15,7 +15,8 @@
  *   same, so a share already paid is not paid twice).
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
+import { workflowRunning } from '../../../core/temporal/workflows';
 import { payoutBatchWorkflowId } from '../../../workflows/payouts/definitions';
 import { splitSendWorkflowId } from '../../../workflows/splitSends/definitions';
 import { withdrawalWorkflowId } from '../../../workflows/withdrawals/definitions';
@@ -54,14 +55,4 @@ export async function reconcileStopped(
   }
   if (target.kind === 'split-send') return restartSplitSend(deps, target.id);
   return target.kind === 'payout-batch' ? reconcileBatch(deps, target.id) : reconcileWithdrawal(deps, target.id);
-}
-
-/** True while the workflow runs (it owns the money then); false when it ended or never existed. */
-export async function workflowRunning(client: Client, workflowId: string): Promise<boolean> {
-  try {
-    return (await client.workflow.getHandle(workflowId).describe()).status.name === 'RUNNING';
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return false;
-    throw err;
-  }
 }

@@ -21,7 +21,7 @@ import { referenceOfIdEnvio } from '../../../core/pix/apiPixIds';
 import { refundStore } from '../../../db/refunds';
 import { reconcileStopped } from '../repair/reconciler';
 import type { SentPixDeps } from './deps';
-import { ownerOf, type Owner } from './owner';
+import { sendOwnerOf, type SendOwner } from '../../../db/transfers/sendOwner';
 import { refineReason } from './reason';
 import { creditReturns } from './returns';
 
@@ -47,7 +47,7 @@ export async function followSentPix(
 ): Promise<{ outcome: SentPixOutcome; credited: number }> {
   const reference = referenceOfIdEnvio(args.idEnvio);
   if (!reference) return { outcome: 'NOT_OURS', credited: 0 };
-  const owner = await ownerOf(reference);
+  const owner = await sendOwnerOf(reference);
   if (!owner) return followRefund(deps, reference);
   // The PSP's record first: amount and reference checked by the transfer path.
   const known = await deps.transfers.lookup({ reference, amountCents: owner.sentCents });
@@ -61,7 +61,7 @@ export async function followSentPix(
     if (outcome === 'LEFT_TO_ITS_WORKFLOW' && more)
       throw ApplicationFailure.retryable(`${owner.type} ${owner.id} is not settled here yet`, 'SentPixNotSettled');
     if (outcome === 'LEFT_TO_ITS_WORKFLOW' || !more) return { outcome, credited: 0 };
-    Object.assign(owner, await ownerOf(reference)); // repaired: read again
+    Object.assign(owner, await sendOwnerOf(reference)); // repaired: read again
   }
   if (known.kind === 'REFUSED') {
     const refined = args.reason ? await refineReason(deps, owner, args.reason) : false;
@@ -92,7 +92,7 @@ async function followRefund(
   return { outcome: known ? 'LEFT_TO_ITS_WORKFLOW' : 'NO_RECORD', credited: 0 };
 }
 
-async function repairIfStopped(deps: SentPixDeps, owner: Owner): Promise<SentPixOutcome> {
+async function repairIfStopped(deps: SentPixDeps, owner: SendOwner): Promise<SentPixOutcome> {
   const target =
     owner.type === 'withdrawal'
       ? { kind: 'withdrawal' as const, id: owner.id }

@@ -2,13 +2,13 @@ import { describeTransferFailure, transferFailureOfIsoReason } from '../../../co
 import { payoutStore } from '../../../db/payouts';
 import { withdrawalStore } from '../../../db/withdrawals';
 import type { SentPixDeps } from './deps';
-import type { Owner } from './owner';
+import type { SendOwner } from '../../../db/transfers/sendOwner';
 
 /** What a NAO_REALIZADO without a reason is released as (transferFailureOfIsoReason of nothing). */
 const GENERIC_REFUSAL = transferFailureOfIsoReason(null);
 
 /** The notice's ISO 20022 reason replaces the generic label of a released send; false when it says no more. */
-export async function refineReason(deps: SentPixDeps, owner: Owner, isoReason: string): Promise<boolean> {
+export async function refineReason(deps: SentPixDeps, owner: SendOwner, isoReason: string): Promise<boolean> {
   const code = transferFailureOfIsoReason(isoReason);
   if (code === GENERIC_REFUSAL) return false;
   const failure = { from: GENERIC_REFUSAL, ...describeTransferFailure(code) };

@@ -2,12 +2,12 @@ import { accounts } from '../../../core/ledger/accounts';
 import { move, movements } from '../../../core/ledger/postings';
 import { writeLedgerEntry } from '../../ledger/ledgerWriter';
 import type { SentPixDeps } from './deps';
-import type { Owner } from './owner';
+import type { SendOwner } from '../../../db/transfers/sendOwner';
 
 /** Each devolução once (its ledger key), up to what was sent in all. */
 export async function creditReturns(
   deps: SentPixDeps,
-  owner: Owner,
+  owner: SendOwner,
   returns: Array<{ id: string; amountCents: number }>,
 ): Promise<number> {
   const { sequelize, logger } = deps;

@@ -101,6 +101,12 @@ export function parsePixNotification(rawBody: unknown): PixNotification {
 
 export type PixNotification = z.infer<typeof pixNotificationBody>;
 
+/** Efí reports a sent Pix given back as `devolucoes[]` on its entry: anything there but an empty list counts. */
+function reportsReturns(entry: { devolucoes?: unknown }): boolean {
+  const returns = entry.devolucoes;
+  return returns !== undefined && returns !== null && !(Array.isArray(returns) && returns.length === 0);
+}
+
 /**
  * Each Pix of a notification body through the claim path: a Pix received to handleReceivedPix
  * (with the connection's merchant as its scope, if any), an Efí notice about a Pix we sent to
@@ -119,7 +125,8 @@ export async function receivePixNotification(
       const { idEnvio, erro } = sent.data.gnExtras;
       const code = erro?.codigo;
       const reason = typeof code === 'string' && /^[A-Z0-9]{2,8}$/.test(code) ? code : null;
-      outcomes.push({ idEnvio, outcome: await service.handleSentPix({ idEnvio, reason }) });
+      const reportsReturn = reportsReturns(sent.data);
+      outcomes.push({ idEnvio, outcome: await service.handleSentPix({ idEnvio, reason, reportsReturn }, scope) });
     } else {
       const received = pix as z.infer<typeof notifiedPixSchema>;
       outcomes.push({

@@ -58,6 +58,11 @@ export const sentPixNoticeSchema = z
       })
       .passthrough(),
     status: z.string().max(40).optional(),
+    // Only whether it is there: a notice naming returns is followed by a run that reads them from Efí.
+    devolucoes: z.unknown().optional().meta({
+      description:
+        "Returns of the sent Pix by its recipient (Efí). When present and not empty, Efí's record is read and each return credited once; never taken from the notice.",
+    }),
   })
   .passthrough()
   .meta({ description: 'A notice about a Pix the gateway sent (Efí): read back from Efí before anything moves.' });
