@@ -27,7 +27,7 @@ import { chargeIdOfTxid, referenceOfIdEnvio } from '../../core/pix/apiPixIds';
 import { MerchantIdKey } from '../../core/temporal/searchAttributes';
 import { startWorkflow, workflowHandle } from '../../core/temporal/workflows';
 import { sentPixNoticeWorkflow, sentPixNoticeWorkflowId } from '../../workflows/transfers/definitions';
-import { noticeAtRest, type SentPixNotice } from '../transfers/sentPixNotice';
+import { runlessAnswer, type SentPixNotice } from '../transfers/sentPixNotice';
 import {
   chargeLifecycleWorkflow,
   chargeWorkflowId,
@@ -181,12 +181,13 @@ export class ProviderCallbackService {
    * (db/transfers/sentPixNotice.ts). An idEnvio that is not one of ours is ignored (logged).
    */
   async handleSentPix(notice: SentPixNotice, scope?: MerchantScope): Promise<CallbackOutcome> {
-    if (!referenceOfIdEnvio(notice.idEnvio)) {
+    const reference = referenceOfIdEnvio(notice.idEnvio);
+    if (!reference) {
       this.deps.logger.warn({ idEnvio: notice.idEnvio.slice(0, 35) }, 'notice about a Pix we did not send; ignored');
       return 'IGNORED';
     }
-    const atRest = await noticeAtRest(this.deps.temporal, notice, scope?.merchantId ?? null);
-    if (atRest) return atRest;
+    const answer = await runlessAnswer(this.deps.temporal, reference, notice, scope?.merchantId ?? null);
+    if (answer) return answer;
     // A run already reading this send may have read Efí's record before what this notice reports
     // (a return): the new notice replaces it, so the last run reads the latest record. Safe to
     // cut short: each step it takes is idempotent (one ledger key per return, row locks).

@@ -12,7 +12,6 @@
  * (a return, a reason, a send released here, a refund, a send whose workflow is gone) gets its run.
  */
 import type { Client } from '@temporalio/client';
-import { referenceOfIdEnvio } from '../../core/pix/apiPixIds';
 import { workflowRunning } from '../../core/temporal/workflows';
 import { ownerWorkflowId, sendOwnerOf } from './sendOwner';
 
@@ -25,21 +24,22 @@ export interface SentPixNotice {
 }
 
 /** What a notice that needs no run is answered: its send is settled here, or its workflow runs. */
-export type NoticeAtRest = 'SENT_PIX_SETTLED' | 'SENT_PIX_LEFT_TO_ITS_WORKFLOW';
+export type RunlessAnswer = 'SENT_PIX_SETTLED' | 'SENT_PIX_LEFT_TO_ITS_WORKFLOW';
 
 /**
- * The answer for a notice no run could act on, or null when it needs its run. `merchantId`: the
+ * The answer for a notice no run could act on, or null when it needs its run. `reference`: the
+ * transfer its idEnvio names (referenceOfIdEnvio, checked by the caller). `merchantId`: the
  * connection the notice came through, if a merchant's own; a send of another merchant gets its
  * run, so the answer never tells one merchant anything about another's send.
  */
-export async function noticeAtRest(
+export async function runlessAnswer(
   temporal: Client,
+  reference: string,
   notice: SentPixNotice,
   merchantId: string | null,
-): Promise<NoticeAtRest | null> {
+): Promise<RunlessAnswer | null> {
   if (notice.reportsReturn || notice.reason) return null;
-  const reference = referenceOfIdEnvio(notice.idEnvio);
-  const owner = reference ? await sendOwnerOf(reference) : null;
+  const owner = await sendOwnerOf(reference);
   if (!owner || (merchantId !== null && owner.merchantId !== merchantId)) return null;
   if (owner.settled) return 'SENT_PIX_SETTLED';
   if (owner.reserved && (await workflowRunning(temporal, ownerWorkflowId(owner))))

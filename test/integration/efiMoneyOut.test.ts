@@ -3,8 +3,8 @@
  * try: a send whose answer is lost, a send whose workflow is gone, a retried PUT answered 409
  * id_envio_duplicado, a forged REALIZADO notice for a send that failed, a send webhook that never
  * comes, and a sent Pix its recipient returns. A notice that reports no return and no reason gets
- * a run only when its send may need repair. Each scenario checks what the merchant sees (API), our rows, the ledger and
- * the sandbox's own record of the sends: exactly one accepted send per idEnvio.
+ * a run only when its send may need repair. Each scenario checks what the merchant sees (API), our
+ * rows, the ledger and the sandbox's own record of the sends: exactly one accepted send per idEnvio.
  *
  * The shared stack: nothing here restarts the sandbox; faults and the webhook pause are the
  * sandbox's control routes, set back in `finally` (and faults reset for the next file anyway).
