@@ -5,10 +5,12 @@
  * Every record belongs to the account of the token that made it, as cobs do. The payer's side (its
  * PSP approving, paying, rejecting) is played by the test controls (pixAutomaticoControls.ts).
  * State lives in memory only (SandboxState.pixAutomatico, not journaled): a restart forgets it.
- * Dates (dataInicial, dataDeVencimento, retries) are calendar dates read in UTC, not Brasília time.
+ * Dates (dataInicial, dataDeVencimento, retries) are calendar dates in Brasília, as the gateway's
+ * (brasiliaDate) and the BCB's: `today` is Brasília's date, also from 21:00 there (00:00 UTC).
  */
 import { randomAlphanumeric } from '../../core/pix/random';
 import { generateEndToEndId } from '../../core/pix/brcode';
+import { brasiliaDate } from '../../core/subscriptions/issueWindow';
 import type { SandboxAccount } from '../accounts';
 import type { SandboxContext } from '../context';
 import { SANDBOX_ISPB, SANDBOX_MERCHANT } from '../payer';
@@ -155,7 +157,7 @@ const isoDate = (d: Date) => d.toISOString().slice(0, 10);
 const compactDate = (d: Date) => isoDate(d).replace(/-/g, '');
 
 export function today(ctx: SandboxContext): string {
-  return isoDate(ctx.now());
+  return brasiliaDate(ctx.now().getTime());
 }
 
 export function daysBetween(from: string, to: string): number {
