@@ -25,7 +25,7 @@ import { sendEfiUnavailable } from './efi/errors';
 import { cobrancasRoutes } from './efi/cobrancas';
 import { errorHandler, notFoundHandler, sendError } from './errors';
 import { applyFaults, releaseFaults, type FaultRuntime } from './faults';
-import { memoryJournal, openFileJournal } from './journal';
+import { memoryJournal, openFileJournal, revisingJournal } from './journal';
 import { SANDBOX_MERCHANT } from './payer';
 import { createPixApi, type ObservedApiRequest } from './pixApi';
 import { notifyCobPaid } from './pixApi/notifications';
@@ -96,7 +96,7 @@ export function createSandboxApp(opts: SandboxAppOptions): SandboxApp {
   if (!opts.apiKey || !opts.callbackSecret) throw new Error('apiKey and callbackSecret are required');
   const logger = opts.logger ?? pino({ level: 'silent' });
   const state = createSandboxState();
-  const journal = opts.dataFile ? openFileJournal(opts.dataFile, state, logger) : memoryJournal;
+  const journal = revisingJournal(opts.dataFile ? openFileJournal(opts.dataFile, state, logger) : memoryJournal, state);
   const callbacks = new CallbackDispatcher({
     state,
     secret: opts.callbackSecret,

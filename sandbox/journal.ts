@@ -80,6 +80,34 @@ export const memoryJournal: SandboxJournal = {
   splitConfig: () => undefined,
 };
 
+/** Writes that record no money: a request's count, an idempotency key, a webhook's registration. */
+const NO_MONEY: ReadonlySet<keyof SandboxJournal> = new Set<keyof SandboxJournal>([
+  'transferStats',
+  'chargeKey',
+  'boletoKey',
+  'transferKey',
+  'pixWebhook',
+  'pixWebhookRemoved',
+]);
+
+/**
+ * `journal`, each write of a record that holds money also counting a change of `state` (its
+ * revision), so the balances kept between reads (balances.ts) are summed again after it.
+ */
+export function revisingJournal(journal: SandboxJournal, state: SandboxState): SandboxJournal {
+  const revising = {} as Record<keyof SandboxJournal, (...args: never[]) => void>;
+  for (const name of Object.keys(journal) as Array<keyof SandboxJournal>) {
+    const write = journal[name] as (...args: never[]) => void;
+    revising[name] = NO_MONEY.has(name)
+      ? write
+      : (...args) => {
+          state.revision++;
+          write(...args);
+        };
+  }
+  return revising as unknown as SandboxJournal;
+}
+
 /** Loads `file` into `state` (creating it when missing), compacts it, and appends from then on. */
 export function openFileJournal(file: string, state: SandboxState, logger: Logger): SandboxJournal {
   fs.mkdirSync(path.dirname(file), { recursive: true });

@@ -213,6 +213,11 @@ export interface DictEntry {
 }
 
 export interface SandboxState {
+  /**
+   * Counts the changes: every write the journal records (journal.ts' revisingJournal) and a cobr's
+   * payment (in memory only). A balance kept between reads (balances.ts) holds while it is unchanged.
+   */
+  revision: number;
   /** Efí's Split Pix configurations, by id. */
   splitConfigs: Map<string, SplitConfigRecord>;
   /** Accounts made by POST /sandbox/accounts, by id (the default account is configuration: accounts.ts). */
@@ -251,6 +256,7 @@ export const MAX_CALLBACK_LOG = 5_000;
 
 export function createSandboxState(): SandboxState {
   return {
+    revision: 0,
     accounts: new Map(),
     splitConfigs: new Map(),
     charges: new Map(),

@@ -16,7 +16,7 @@ import { generateEndToEndId } from '../../core/pix/brcode';
 import { randomAlphanumeric } from '../../core/pix/random';
 import type { PixKeyType, ProviderTransfer } from '../../core/provider';
 import type { SandboxAccount } from '../accounts';
-import { accountBalanceCents } from '../balances';
+import { accountBalanceCents, keepAfterSend } from '../balances';
 import type { SandboxContext } from '../context';
 import { findDictEntry } from '../dict';
 import { SandboxHttpError } from '../errors';
@@ -147,6 +147,7 @@ export function createSend(
       `O ${documentType(input.recipientDocument) === 'CNPJ' ? 'cnpj' : 'cpf'} do favorecido é diferente do documento em posse da chave.`,
     );
 
+  const revision = state.revision;
   const erro = decide(ctx, account, input);
   const now = ctx.now();
   const endToEndId = generateEndToEndId(SANDBOX_ISPB, now);
@@ -184,6 +185,7 @@ export function createSend(
   ctx.journal.transferStats(idEnvio, stats);
   state.transfers.set(transfer.id, transfer);
   state.efiSends.set(idEnvio, send);
+  keepAfterSend(ctx, revision, send);
   ctx.logger.info(
     { idEnvio, transferId: transfer.id, outcome: send.outcome, codigo: erro?.codigo },
     'efi send accepted',

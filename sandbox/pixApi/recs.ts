@@ -801,6 +801,8 @@ export function payCobR(ctx: SandboxContext, cobr: CobRRecord): CobRRecord {
     throw cobrInvalid('Não há tentativa agendada a pagar.', 'cobr.status', `A cobrança está ${cobr.status}.`);
   const attempt = endAttempt(ctx, cobr, 'PAGA')!;
   cobr.paid = { endToEndId: attempt.endToEndId, paidAt: ctx.now().toISOString() };
+  // Not journaled (Pix Automático is in memory only), yet a received Pix: the balances must see it.
+  ctx.state.revision++;
   setCobR(ctx, cobr, 'CONCLUIDA');
   return cobr;
 }
