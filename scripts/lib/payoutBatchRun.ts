@@ -39,6 +39,8 @@ export interface BatchRun {
   /** COMPLETED when every part completed, else the first other status. */
   status: string;
   acceptedMs: number;
+  /** When its first POST went (epoch ms): with wallMs, the window the host's speed is read in. */
+  startedAt: number;
   wallMs: number;
   batchHistory: number;
   largestChunk: number;
@@ -107,7 +109,7 @@ export async function runBatch(d: BatchRunDeps, creds: MerchantCredentials, n: n
       largestChunk = Math.max(largestChunk, chunk?.historyLength ?? 0);
     }
   }
-  return { batchIds, status, acceptedMs, wallMs, batchHistory, largestChunk };
+  return { batchIds, status, acceptedMs, startedAt: started, wallMs, batchHistory, largestChunk };
 }
 
 export interface RunCheck {

@@ -46,6 +46,7 @@ import {
   type PayoutAdapter,
   type RunCheck,
 } from './payoutBatchRun';
+import { hostSpeedNote, PROBE_SLICE, startHostProbe, type HostProbe } from './hostProbe';
 import { describeError } from './loadFetch';
 import { longestHistory } from './history';
 import { cpuDeltaMs, cpuSnapshot, perOp, type ProcessGroups } from './processCpu';
@@ -128,6 +129,9 @@ interface AdapterRun {
   workerPeakSmallMib: number;
   workerPeakMib: number;
   cpuPerItem: string;
+  /** The host's speed during each batch: the probe's median slice, CPU ms (scripts/lib/hostProbe.ts). */
+  hostSmallMs: number | undefined;
+  hostFullMs: number | undefined;
 }
 
 export async function benchPayouts(d: PayoutBenchDeps): Promise<void> {
@@ -144,14 +148,19 @@ export async function benchPayouts(d: PayoutBenchDeps): Promise<void> {
   );
 
   const runs: AdapterRun[] = [];
-  for (const adapter of d.adapters) {
-    try {
-      runs.push(await runAdapter(d, creds, adapter, small));
-    } catch (err) {
-      // A batch that never ended (overload) or a service gone: this adapter's row, then the next.
-      d.table.fail(`payouts ${adapter}`, describeError(err));
-      process.stdout.write(`payouts through ${adapter} failed: ${describeError(err)}\n`);
+  const hostProbe = startHostProbe();
+  try {
+    for (const adapter of d.adapters) {
+      try {
+        runs.push(await runAdapter(d, creds, adapter, small, hostProbe));
+      } catch (err) {
+        // A batch that never ended (overload) or a service gone: this adapter's row, then the next.
+        d.table.fail(`payouts ${adapter}`, describeError(err));
+        process.stdout.write(`payouts through ${adapter} failed: ${describeError(err)}\n`);
+      }
     }
+  } finally {
+    hostProbe.stop();
   }
   if (!runs.length) return;
 
@@ -159,6 +168,10 @@ export async function benchPayouts(d: PayoutBenchDeps): Promise<void> {
   for (const r of runs) {
     d.line(`${r.adapter}: POST answered in`, `${r.full.acceptedMs} ms (validated, staged, reserved)`);
     d.line(`${r.adapter}: CPU ms per item`, r.cpuPerItem);
+    d.line(
+      `${r.adapter}: host speed, n/10 · n`,
+      `${hostMs(r.hostSmallMs)} · ${hostMs(r.hostFullMs)} CPU ms per probe slice (${PROBE_SLICE}; longer is slower)`,
+    );
     d.line(`${r.adapter}: baseline load errors`, r.baseline.errors.summary());
     d.line(
       `${r.adapter}: history batch / largest chunk`,
@@ -191,6 +204,7 @@ async function runAdapter(
   creds: MerchantCredentials,
   adapter: PayoutAdapter,
   small: number,
+  hostProbe: HostProbe,
 ): Promise<AdapterRun> {
   let concurrency: number;
   let workerPid: number;
@@ -257,6 +271,8 @@ async function runAdapter(
     workerPeakSmallMib,
     workerPeakMib,
     cpuPerItem,
+    hostSmallMs: hostProbe.medianBetween(first.startedAt, first.startedAt + first.wallMs),
+    hostFullMs: hostProbe.medianBetween(full.startedAt, full.startedAt + full.wallMs),
   };
 }
 
@@ -289,7 +305,12 @@ function addRows(d: PayoutBenchDeps, r: AdapterRun, small: number): void {
     goal: '≤ 11',
     met: !light && !checked && growth <= 11,
     note: missed(
-      growth > 11 ? `${(r.full.wallMs / 1000).toFixed(0)} s vs ${(r.small.wallMs / 1000).toFixed(0)} s` : '',
+      [
+        growth > 11 ? `${(r.full.wallMs / 1000).toFixed(0)} s vs ${(r.small.wallMs / 1000).toFixed(0)} s` : '',
+        hostSpeedNote(growth, r.hostSmallMs, r.hostFullMs),
+      ]
+        .filter(Boolean)
+        .join('; '),
     ),
   });
   d.table.add({
@@ -303,6 +324,8 @@ function addRows(d: PayoutBenchDeps, r: AdapterRun, small: number): void {
       .join('; '),
   });
 }
+
+const hostMs = (ms: number | undefined) => (ms === undefined ? 'none' : ms.toFixed(1));
 
 /** Per adapter: its concurrency, both batches, the baseline, the ratio, the worker's peaks. */
 function summaryTable(d: PayoutBenchDeps, runs: AdapterRun[]): string {
