@@ -15,18 +15,20 @@
 import { spawn } from 'node:child_process';
 import readline from 'node:readline';
 
-/** What each slice hashes: a fixed share of the calibration's loop (scripts/lib/hostCalibration.ts). */
-export const PROBE_SLICE = '20,000 chained sha256 of 32 B';
+/** Hashes per slice: a fixed share of the calibration's loop (scripts/lib/hostCalibration.ts). */
+const SLICE_HASHES = 20_000;
+export const PROBE_SLICE = `${SLICE_HASHES.toLocaleString('en-US')} chained sha256 of 32 B`;
 
-/** Plain JavaScript for `node -e`. argv: [node, intervalMs]. Prints "<epoch ms> <cpu ms>" per slice. */
+/** Plain JavaScript for `node -e`. argv: [node, intervalMs, hashes]. Prints "<epoch ms> <cpu ms>" per slice. */
 const PROBE_SOURCE = String.raw`
 const crypto = require('crypto');
 const interval = Number(process.argv[1]);
+const hashes = Number(process.argv[2]);
 process.stdin.on('end', () => process.exit(0)).resume();
 const slice = () => {
   const before = process.cpuUsage();
   let digest = Buffer.alloc(32);
-  for (let i = 0; i < 20000; i++) digest = crypto.createHash('sha256').update(digest).digest();
+  for (let i = 0; i < hashes; i++) digest = crypto.createHash('sha256').update(digest).digest();
   const used = process.cpuUsage(before);
   process.stdout.write(Date.now() + ' ' + ((used.user + used.system) / 1000).toFixed(2) + '\n');
   setTimeout(slice, interval);
@@ -51,7 +53,7 @@ export interface HostProbe {
 
 export function startHostProbe(intervalMs = 2_000): HostProbe {
   const samples: ProbeSample[] = [];
-  const child = spawn(process.execPath, ['-e', PROBE_SOURCE, String(intervalMs)], {
+  const child = spawn(process.execPath, ['-e', PROBE_SOURCE, String(intervalMs), String(SLICE_HASHES)], {
     stdio: ['pipe', 'pipe', 'ignore'],
   });
   // It must not keep the bench alive, nor take it down: a probe that dies leaves windows without a figure.

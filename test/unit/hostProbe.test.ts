@@ -1,6 +1,13 @@
 /** The host probe (scripts/lib/hostProbe.ts): its lines, a window's median, the adjusted ratio, and its child's life. */
 import fs from 'node:fs';
-import { hostAdjusted, hostSpeedNote, medianCpuMs, parseProbeLine, startHostProbe } from '../../scripts/lib/hostProbe';
+import {
+  hostAdjusted,
+  hostSpeedNote,
+  medianCpuMs,
+  parseProbeLine,
+  PROBE_SLICE,
+  startHostProbe,
+} from '../../scripts/lib/hostProbe';
 
 const alive = (pid: number) => {
   try {
@@ -21,6 +28,10 @@ async function until(check: () => boolean, timeoutMs: number): Promise<boolean> 
 }
 
 describe('host probe', () => {
+  it('names its slice as the bench prints it', () => {
+    expect(PROBE_SLICE).toBe('20,000 chained sha256 of 32 B');
+  });
+
   it('reads "<epoch ms> <cpu ms>" lines and nothing else', () => {
     expect(parseProbeLine('1796305449561 31.52\n')).toEqual({ at: 1796305449561, cpuMs: 31.52 });
     expect(parseProbeLine('')).toBeUndefined();
