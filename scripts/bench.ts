@@ -35,9 +35,10 @@
  *     (every item PAID exactly once at the provider, the ledger invariant); throughput against
  *     the provider's own (baseline (a), BENCH_PAYOUT_BASELINE_SENDS, 10,000, at the same
  *     concurrency), linearity time(n)/time(n/10) with the host's speed during each batch beside
- *     it (scripts/lib/hostProbe.ts: this host's speed moves within minutes), the worker's peak RSS. Above 10,000 items (the
- *     API's cap per batch) the items go as batches of 10,000, one after the other. The sandbox's Efí
- *     send settles in SANDBOX_EFI_SEND_SETTLE_MS, 0 here unless set (its own default is 150 ms).
+ *     it (scripts/lib/hostProbe.ts: this host's speed moves within minutes), the worker's peak
+ *     RSS. Above 10,000 items (the API's cap per batch) the items go as batches of 10,000, one
+ *     after the other. The sandbox's Efí send settles in SANDBOX_EFI_SEND_SETTLE_MS, 0 here
+ *     unless set (its own default is 150 ms).
  *     Each batch's estimated time is printed before it.
  * BENCH_ONLY=webhooks,creates,receipts,dashboard,payouts (any comma-separated subset) runs those
  * parts only. BENCH_API_NODE_ARGS and BENCH_WORKER_NODE_ARGS add node flags to those processes.

@@ -1,5 +1,4 @@
 /** The host probe (scripts/lib/hostProbe.ts): its lines, a window's median, the adjusted ratio, and its child's life. */
-import fs from 'node:fs';
 import {
   hostAdjusted,
   hostSpeedNote,
@@ -8,24 +7,8 @@ import {
   PROBE_SLICE,
   startHostProbe,
 } from '../../scripts/lib/hostProbe';
-
-const alive = (pid: number) => {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-};
-
-async function until(check: () => boolean, timeoutMs: number): Promise<boolean> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return check();
-}
+import { waitFor } from '../support/env';
+import { processAlive } from '../support/processAlive';
 
 describe('host probe', () => {
   it('names its slice as the bench prints it', () => {
@@ -60,11 +43,11 @@ describe('host probe', () => {
     const from = Date.now();
     const pid = probe.pid!;
     try {
-      expect(await until(() => probe.medianBetween(from, Date.now()) !== undefined, 20_000)).toBe(true);
-      expect(probe.medianBetween(from, Date.now())).toBeGreaterThan(0);
+      const median = await waitFor(async () => probe.medianBetween(from, Date.now()), 'a probe slice', 20_000);
+      expect(median).toBeGreaterThan(0);
     } finally {
       probe.stop();
     }
-    expect(await until(() => !alive(pid), 10_000)).toBe(true);
+    await waitFor(async () => !processAlive(pid), 'the probe child to end', 10_000);
   });
 });
